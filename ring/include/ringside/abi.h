@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside trace region, ABI version 1.
+ *
+ * One contiguous region, power-of-two sized, shared by a guest (producer)
+ * and the host (consumer).  Everything in it is addressed by offsets from the
+ * region start; nothing holds a pointer.  docs/abi.md is the prose version of
+ * this file; the two must agree.
+ *
+ *   page 0                 struct rs_region_header
+ *   ctrl pages             struct rs_ctrl_page, one per ring
+ *   data / AUX areas       each naturally aligned to its own size
+ *
+ * Who writes what:
+ *   host   region header layout fields, rs_config, data_tail, aux_tail,
+ *          the time conversion fields of each control page
+ *   guest  rs_guest_status, data_head, aux_head, rs_ctrl_ext, records,
+ *          AUX bytes
+ * Each side keeps a private copy of what it owns and treats the other side's
+ * values as hints to validate.
+ */
+#ifndef RINGSIDE_ABI_H
+#define RINGSIDE_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringside/perf_format.h"
+
+#define RS_REGION_MAGIC   0x45444953474e4952ull /* "RINGSIDE" little-endian */
+#define RS_ABI_VERSION    1u
+#define RS_PAGE_SIZE      4096u
+#define RS_MAX_RINGS      48u
+#define RS_RECORD_MAX     65528u   /* largest 8-byte aligned u16 size */
+#define RS_RECORD_ALIGN   8u
+#define RS_AREA_MAX       (1ull << 32)  /* largest data or AUX area */
+#define RS_REGION_MAX     (1ull << 40)
+
+/* Ring modes (rs_config.data_mode / aux_mode). */
+enum rs_mode {
+	RS_MODE_NORMAL    = 0, /* forward, consumer-owned tail, drop when full */
+	RS_MODE_OVERWRITE = 1, /* data: written backward; AUX: snapshot mode */
+};
+
+/* What the guest is asked to trace (rs_config.trace_mask). */
+enum rs_trace_bit {
+	RS_TRACE_SAMPLES = 1u << 0, /* perf samples of the guest (SAMPLE) */
+	RS_TRACE_MARKERS = 1u << 1, /* application markers */
+	RS_TRACE_AUX     = 1u << 2, /* AUX data (PT) */
+	RS_TRACE_TEST    = 1u << 3, /* sequence-numbered test records */
+};
+
+/* ringside's own record types; perf's end below 64. */
+enum rs_record_type {
+	RS_RECORD_SEQ    = 64, /* struct rs_rec_seq: test/heartbeat stream */
+	RS_RECORD_MARKER = 65, /* struct rs_rec_marker + text */
+};
+
+/* RS_RECORD_SEQ body: proves delivery.  checksum = rs_seq_checksum(). */
+struct rs_rec_seq {
+	struct rs_perf_header header;
+	uint64_t seq;       /* per producer, from 0, +1 per record attempted */
+	uint64_t time;      /* producer clock (guest TSC in a VM) */
+	uint32_t producer;  /* ring / vCPU index */
+	uint32_t fill;      /* bytes of pattern after this struct */
+	uint64_t checksum;  /* over seq, time, producer, fill and pattern */
+	/* uint8_t pattern[fill], then zero padding to 8 bytes */
+};
+_Static_assert(sizeof(struct rs_rec_seq) == 40, "rs_rec_seq layout");
+
+/* RS_RECORD_MARKER body: an application marker. */
+struct rs_rec_marker {
+	struct rs_perf_header header;
+	uint64_t time;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t id;        /* application-chosen marker id */
+	uint32_t len;       /* text bytes after this struct, no NUL */
+};
+_Static_assert(sizeof(struct rs_rec_marker) == 32, "rs_rec_marker layout");
+
+/* Host-written configuration.  Read by the guest at attach. */
+struct rs_config {
+	uint32_t enabled;
+	uint32_t data_mode;       /* enum rs_mode */
+	uint32_t aux_mode;        /* enum rs_mode */
+	uint32_t data_watermark;  /* bytes between doorbells, normal mode */
+	uint32_t aux_watermark;   /* bytes between AUX wakeups, normal mode */
+	uint32_t reserved0;
+	uint64_t trace_mask;      /* enum rs_trace_bit */
+	uint64_t sample_type;     /* perf sample_type of SAMPLE records */
+	uint64_t sample_freq;     /* samples per second and CPU */
+	uint64_t doorbell_addr;   /* guest-physical doorbell, 0 = none */
+	uint64_t reserved[9];
+};
+_Static_assert(sizeof(struct rs_config) == 128, "rs_config layout");
+
+/* Guest-written status. */
+struct rs_guest_status {
+	uint32_t attached;        /* 1 while an agent writes the rings */
+	uint32_t abi_version;     /* version the agent speaks */
+	uint64_t heartbeat;       /* incremented by the agent while it runs */
+	uint32_t rings_used;
+	uint32_t agent_kind;      /* 1 freestanding, 2 Linux, 3 host test */
+	uint64_t reserved[5];
+};
+_Static_assert(sizeof(struct rs_guest_status) == 64, "rs_guest_status layout");
+
+/* Where one ring lives, as offsets from the region start. */
+struct rs_ring_desc {
+	uint64_t ctrl_offset;
+	uint64_t data_offset;
+	uint64_t data_size;
+	uint64_t aux_offset;      /* 0 when aux_size is 0 */
+	uint64_t aux_size;
+	uint64_t reserved[3];
+};
+_Static_assert(sizeof(struct rs_ring_desc) == 64, "rs_ring_desc layout");
+
+struct rs_region_header {
+	uint64_t magic;
+	uint32_t abi_version;
+	uint32_t header_size;     /* RS_PAGE_SIZE */
+	uint64_t region_size;
+	uint32_t page_size;
+	uint32_t nr_rings;
+	uint64_t reserved0[4];
+	struct rs_config config;            /* offset 64, host */
+	struct rs_guest_status status;      /* offset 192, guest */
+	uint8_t reserved1[1024 - 256];
+	struct rs_ring_desc rings[RS_MAX_RINGS]; /* offset 1024 */
+};
+_Static_assert(offsetof(struct rs_region_header, config) == 64, "config offset");
+_Static_assert(offsetof(struct rs_region_header, status) == 192, "status offset");
+_Static_assert(offsetof(struct rs_region_header, rings) == 1024, "rings offset");
+_Static_assert(sizeof(struct rs_region_header) == RS_PAGE_SIZE, "header is one page");
+
+/*
+ * ringside's guest-written extension of the control page, stored in the
+ * reserved part of perf's layout.  All values are hints for the host.
+ */
+struct rs_ctrl_ext {
+	uint64_t write_head;      /* overwrite mode: lowest reserved position */
+	uint64_t aux_write_limit; /* AUX snapshot mode: bytes below may be written */
+	uint64_t produced;        /* records committed */
+	uint64_t lost;            /* records dropped, total */
+	uint64_t aux_truncated;   /* AUX records flagged TRUNCATED */
+	uint64_t doorbells;       /* doorbells the producer asked for */
+	uint64_t reserved[2];
+};
+_Static_assert(sizeof(struct rs_ctrl_ext) == 64, "rs_ctrl_ext layout");
+
+/*
+ * One per ring.  Byte for byte struct perf_event_mmap_page for the fields
+ * perf defines; data_offset and aux_offset count from this page.
+ */
+struct rs_ctrl_page {
+	uint32_t version;
+	uint32_t compat_version;
+	uint32_t lock;            /* seqcount over the time fields */
+	uint32_t index;
+	int64_t offset;
+	uint64_t time_enabled;
+	uint64_t time_running;
+	uint64_t capabilities;
+	uint16_t pmc_width;
+	uint16_t time_shift;      /* host: guest TSC -> ns, perf's scheme */
+	uint32_t time_mult;
+	uint64_t time_offset;
+	uint64_t time_zero;
+	uint32_t size;
+	uint32_t reserved_1;
+	uint64_t time_cycles;
+	uint64_t time_mask;
+	uint8_t reserved_perf[512 - 96];
+	struct rs_ctrl_ext ext;   /* offset 512, guest */
+	uint8_t reserved_2[1024 - 576];
+	uint64_t data_head;       /* guest */
+	uint64_t data_tail;       /* host */
+	uint64_t data_offset;
+	uint64_t data_size;
+	uint64_t aux_head;        /* guest */
+	uint64_t aux_tail;        /* host */
+	uint64_t aux_offset;
+	uint64_t aux_size;
+	uint8_t reserved_3[RS_PAGE_SIZE - 1088];
+};
+_Static_assert(offsetof(struct rs_ctrl_page, time_shift) == 50, "time_shift");
+_Static_assert(offsetof(struct rs_ctrl_page, time_mult) == 52, "time_mult");
+_Static_assert(offsetof(struct rs_ctrl_page, time_zero) == 64, "time_zero");
+_Static_assert(offsetof(struct rs_ctrl_page, ext) == 512, "ext");
+_Static_assert(offsetof(struct rs_ctrl_page, data_head) == 1024, "data_head");
+_Static_assert(offsetof(struct rs_ctrl_page, data_tail) == 1032, "data_tail");
+_Static_assert(offsetof(struct rs_ctrl_page, data_offset) == 1040, "data_offset");
+_Static_assert(offsetof(struct rs_ctrl_page, data_size) == 1048, "data_size");
+_Static_assert(offsetof(struct rs_ctrl_page, aux_head) == 1056, "aux_head");
+_Static_assert(offsetof(struct rs_ctrl_page, aux_tail) == 1064, "aux_tail");
+_Static_assert(offsetof(struct rs_ctrl_page, aux_offset) == 1072, "aux_offset");
+_Static_assert(offsetof(struct rs_ctrl_page, aux_size) == 1080, "aux_size");
+_Static_assert(sizeof(struct rs_ctrl_page) == RS_PAGE_SIZE, "ctrl is one page");
+
+#endif /* RINGSIDE_ABI_H */

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The parts of the perf record format that travel through a ringside ring.
+ *
+ * These are written from the documented perf ABI (perf_event_open(2),
+ * include/uapi/linux/perf_event.h) so that the ring library does not need
+ * kernel headers and builds freestanding.  tests/ring/test_abi.c checks every
+ * value and offset here against the host's <linux/perf_event.h>.
+ */
+#ifndef RINGSIDE_PERF_FORMAT_H
+#define RINGSIDE_PERF_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Every record starts with this header; size covers header and body. */
+struct rs_perf_header {
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size;
+};
+_Static_assert(sizeof(struct rs_perf_header) == 8, "perf_event_header is 8 bytes");
+
+/* perf's record types that ringside producers emit. */
+enum rs_perf_type {
+	RS_PERF_RECORD_LOST         = 2,
+	RS_PERF_RECORD_SAMPLE       = 9,
+	RS_PERF_RECORD_AUX          = 11,
+	RS_PERF_RECORD_ITRACE_START = 12,
+	RS_PERF_RECORD_LOST_SAMPLES = 13,
+};
+
+/* PERF_RECORD_AUX flags. */
+enum rs_perf_aux_flag {
+	RS_PERF_AUX_FLAG_TRUNCATED = 0x01,
+	RS_PERF_AUX_FLAG_OVERWRITE = 0x02,
+	RS_PERF_AUX_FLAG_PARTIAL   = 0x04,
+	RS_PERF_AUX_FLAG_COLLISION = 0x08,
+};
+
+/* PERF_RECORD_LOST: lost records since the previous LOST record. */
+struct rs_perf_lost {
+	struct rs_perf_header header;
+	uint64_t id;
+	uint64_t lost;
+};
+_Static_assert(sizeof(struct rs_perf_lost) == 24, "LOST record layout");
+
+/* PERF_RECORD_AUX: [aux_offset, aux_offset + aux_size) of the AUX area. */
+struct rs_perf_aux {
+	struct rs_perf_header header;
+	uint64_t aux_offset;
+	uint64_t aux_size;
+	uint64_t flags;
+};
+_Static_assert(sizeof(struct rs_perf_aux) == 32, "AUX record layout");
+
+/* PERF_RECORD_ITRACE_START: AUX tracing started for pid/tid. */
+struct rs_perf_itrace_start {
+	struct rs_perf_header header;
+	uint32_t pid;
+	uint32_t tid;
+};
+_Static_assert(sizeof(struct rs_perf_itrace_start) == 16, "ITRACE_START layout");
+
+/* PERF_RECORD_LOST_SAMPLES: samples the PMU itself dropped. */
+struct rs_perf_lost_samples {
+	struct rs_perf_header header;
+	uint64_t lost;
+};
+_Static_assert(sizeof(struct rs_perf_lost_samples) == 16, "LOST_SAMPLES layout");
+
+/* perf_event_attr.sample_type bits used in the region configuration. */
+enum rs_perf_sample_bit {
+	RS_PERF_SAMPLE_IP        = 1u << 0,
+	RS_PERF_SAMPLE_TID       = 1u << 1,
+	RS_PERF_SAMPLE_TIME      = 1u << 2,
+	RS_PERF_SAMPLE_ADDR      = 1u << 3,
+	RS_PERF_SAMPLE_ID        = 1u << 6,
+	RS_PERF_SAMPLE_CPU       = 1u << 7,
+	RS_PERF_SAMPLE_PERIOD    = 1u << 8,
+	RS_PERF_SAMPLE_CALLCHAIN = 1u << 5,
+	RS_PERF_SAMPLE_RAW       = 1u << 10,
+};
+
+/* header.misc CPU mode values. */
+enum rs_perf_misc {
+	RS_PERF_MISC_KERNEL       = 1,
+	RS_PERF_MISC_USER         = 2,
+	RS_PERF_MISC_GUEST_KERNEL = 4,
+	RS_PERF_MISC_GUEST_USER   = 5,
+};
+
+#endif /* RINGSIDE_PERF_FORMAT_H */

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside ring protocol: region layout, producer, AUX, consumer, snapshot.
+ *
+ * Every function returns an int: >= 0 success (or a count), < 0 the negation
+ * of an enum rs_error.  rs_errstr() names it.  Nothing here prints, exits,
+ * allocates (except rs_consumer_alloc / rs_snapshot_alloc on the host) or
+ * calls libc beyond memcpy/memset, so the same code builds for the host,
+ * a Linux guest and a freestanding guest.
+ *
+ * Threads: a producer is used by one CPU at a time (nested writers from
+ * interrupt or signal context on that CPU are allowed).  A consumer is used
+ * by one host thread.  Producer and consumer run concurrently in different
+ * address spaces; the shared state is hostile to the consumer.
+ */
+#ifndef RINGSIDE_RING_H
+#define RINGSIDE_RING_H
+
+#include <stdint.h>
+
+#include "ringside/abi.h"
+#include "ringside/ring_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum rs_error {
+	rse_ok = 0,
+	rse_internal,   /* a library invariant broke */
+	rse_invalid,    /* the caller passed nonsense (NULL, out-of-range index) */
+	rse_magic,      /* not a ringside region */
+	rse_version,    /* region of an ABI version this library does not speak */
+	rse_geometry,   /* a size that is not a power of two, or does not fit */
+	rse_too_small,  /* buffer or region too small for the layout */
+	rse_too_big,    /* record larger than RS_RECORD_MAX or than the ring */
+	rse_no_space,   /* ring full: the record was dropped and counted */
+	rse_mode,       /* not possible in this ring's mode */
+	rse_corrupt,    /* shared state failed validation */
+	rse_nesting,    /* unbalanced reserve/commit or AUX begin/end */
+	rse_disabled,   /* the host has not enabled tracing */
+	rse_max
+};
+
+/* Never NULL; "unknown error" for values out of range. */
+const char *rs_errstr(int err);
+
+/* ---- region ---------------------------------------------------------- */
+
+/* What a region is to hold; grows at the end, callers set size. */
+struct rs_region_params {
+	uint32_t size;            /* sizeof(struct rs_region_params) */
+	uint32_t nr_rings;        /* 1 .. RS_MAX_RINGS */
+	uint32_t data_pages;      /* power of two, >= 1 */
+	uint32_t aux_pages;       /* power of two, or 0 for no AUX area */
+	uint32_t data_mode;       /* enum rs_mode */
+	uint32_t aux_mode;        /* enum rs_mode */
+	uint32_t data_watermark;  /* bytes, < data size; 0: half the data area */
+	uint32_t aux_watermark;   /* bytes, < AUX size; 0: half (normal mode) */
+	uint64_t trace_mask;      /* enum rs_trace_bit */
+	uint64_t sample_type;
+	uint64_t sample_freq;
+};
+
+/*
+ * Bytes a region for @params needs: the layout's end rounded up to a power
+ * of two.  -rse_invalid, -rse_geometry.
+ */
+int rs_region_size(const struct rs_region_params *params, uint64_t *size);
+
+/*
+ * Lay a region out in @mem (@mem_size bytes, page aligned, a power of two
+ * >= rs_region_size()).  Zeroes it, writes the header, the descriptors, the
+ * configuration (enabled = 0) and every control page.
+ * -rse_invalid, -rse_geometry, -rse_too_small.
+ */
+int rs_region_layout(void *mem, uint64_t mem_size,
+		     const struct rs_region_params *params);
+
+/*
+ * Validate the region in @mem and keep a private copy of its layout in
+ * @region.  Every offset and size is checked against @mem_size and against
+ * each other; after success the copy, not the shared header, is used.
+ * -rse_invalid, -rse_too_small, -rse_magic, -rse_version, -rse_geometry.
+ */
+int rs_region_open(struct rs_region *region, void *mem, uint64_t mem_size);
+
+/* The shared header (for config and status fields). */
+struct rs_region_header *rs_region_header(const struct rs_region *region);
+
+/* Resolve ring @index.  -rse_invalid. */
+int rs_region_ring(const struct rs_region *region, uint32_t index,
+		   struct rs_ring *ring);
+
+/* ---- producer (guest) -------------------------------------------------- */
+
+/*
+ * Attach a producer to ring @index of @region, resuming from the ring's
+ * current heads.  Mode and watermarks come from the region's configuration.
+ * -rse_invalid.
+ */
+int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
+		     uint32_t index);
+
+/*
+ * Reserve @size bytes (header included, multiple of 8, 8 .. RS_RECORD_MAX)
+ * for one record.  Nested reservations on the same producer are allowed;
+ * head is published when the outermost one commits.  In normal mode a full
+ * ring drops the record: it is counted and -rse_no_space is returned; a LOST
+ * record with the count goes in at the next reservation that has room.
+ * -rse_invalid (size < 8 or not a multiple of 8), -rse_too_big (larger than
+ * RS_RECORD_MAX, or than the data area minus room for one LOST record),
+ * -rse_no_space.
+ */
+int rs_producer_reserve(struct rs_producer *p, struct rs_handle *h,
+			uint32_t size);
+
+/* Copy @len bytes into the reserved record after what was written.
+ * -rse_invalid (past the reservation). */
+int rs_producer_write(struct rs_producer *p, struct rs_handle *h,
+		      const void *src, uint32_t len);
+
+/*
+ * Finish a reservation; bytes not written read as zero.  Returns 1 when
+ * the data head crossed the watermark and the consumer should be woken (the
+ * doorbell), 0 otherwise.  -rse_invalid, -rse_nesting.
+ */
+int rs_producer_commit(struct rs_producer *p, struct rs_handle *h);
+
+/* reserve + write header and body + commit.  Same returns as commit, and
+ * reserve's errors. */
+int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
+		       const void *body, uint32_t body_len);
+
+/* Try to write a pending LOST record now.  1 written, 0 nothing pending,
+ * -rse_no_space still no room. */
+int rs_producer_flush_lost(struct rs_producer *p);
+
+/* Records dropped so far, total. */
+uint64_t rs_producer_lost(const struct rs_producer *p);
+
+/* ---- AUX (guest) -------------------------------------------------------- */
+
+/*
+ * Start AUX output of up to @max bytes.  Normal mode: room is limited by
+ * aux_tail; snapshot (overwrite) mode: room is min(@max, AUX size), old data
+ * is overwritten.  Returns the room (0 is not an error: rs_aux_end then
+ * emits a TRUNCATED record).  -rse_invalid, -rse_mode (no AUX area),
+ * -rse_nesting (already inside begin/end).
+ */
+int64_t rs_aux_begin(struct rs_producer *p, struct rs_aux_handle *h,
+		     uint64_t max);
+
+/* Copy up to @len bytes into the AUX area; what does not fit marks the
+ * output TRUNCATED.  Returns bytes copied.  -rse_invalid. */
+int64_t rs_aux_write(struct rs_producer *p, struct rs_aux_handle *h,
+		     const void *src, uint64_t len);
+
+/* Advance over @len bytes written in place (as a PMU would).  Returns bytes
+ * skipped.  -rse_invalid. */
+int64_t rs_aux_skip(struct rs_producer *p, struct rs_aux_handle *h,
+		    uint64_t len);
+
+/*
+ * Publish aux_head and emit PERF_RECORD_AUX with the accumulated flags plus
+ * @flags (PARTIAL, COLLISION, TRUNCATED).  Returns 1 when the AUX head
+ * crossed the AUX watermark (normal mode only), else 0.  A dropped AUX
+ * record is counted like any dropped record.  -rse_invalid, -rse_nesting.
+ */
+int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h,
+	       uint64_t flags);
+
+/* ---- consumer (host) ---------------------------------------------------- */
+
+/* Called for each valid record; @rec is a private, 8-aligned copy valid
+ * until the next call.  Return < 0 to stop: that record is not consumed
+ * and the drain returns the value. */
+typedef int (*rs_record_fn)(const struct rs_perf_header *rec, void *arg);
+
+/* Called with AUX bytes (at most two chunks per drain when data wraps).
+ * @pos is the AUX position of @chunk[0].  Return < 0 to stop. */
+typedef int (*rs_aux_fn)(const void *chunk, uint64_t len, uint64_t pos,
+			 void *arg);
+
+/* Attach to ring @index, starting at the current tails.  -rse_invalid. */
+int rs_consumer_init(struct rs_consumer *c, const struct rs_region *region,
+		     uint32_t index);
+void rs_consumer_fini(struct rs_consumer *c);
+struct rs_consumer *rs_consumer_alloc(const struct rs_region *region,
+				      uint32_t index);
+void rs_consumer_free(struct rs_consumer *c);
+
+/*
+ * One batch: read data_head once, copy out and validate every record up to
+ * it, call @fn for each, publish data_tail once.  A head that claims more
+ * than the ring, or a malformed header, is counted as corruption and the
+ * rest of the batch is discarded (counted in corrupt_bytes).  Returns the
+ * number of records delivered.  -rse_invalid, -rse_mode (overwrite ring),
+ * or @fn's negative return.
+ */
+int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg);
+
+/* Same for the AUX area: returns bytes delivered.  -rse_invalid,
+ * -rse_mode (no AUX area or snapshot mode), or @fn's negative return. */
+int64_t rs_consumer_drain_aux(struct rs_consumer *c, rs_aux_fn fn, void *arg);
+
+/* Bytes between tail and head right now (0 if the head is implausible). */
+uint64_t rs_consumer_pending(const struct rs_consumer *c);
+
+const struct rs_cons_stats *rs_consumer_stats(const struct rs_consumer *c);
+
+/* ---- snapshot (host) ---------------------------------------------------- */
+
+/*
+ * Copy ring @index's data area into @buf (@buf_size >= data size) without
+ * consuming anything, and prepare to iterate.  Overwrite ring: records from
+ * data_head, newest first; after the copy the writer's frontier is re-read
+ * and whatever it may have overwritten meanwhile is cut and counted.
+ * Normal ring: the records between data_tail and data_head, oldest first.
+ * -rse_invalid, -rse_too_small.
+ */
+int rs_snapshot_take(struct rs_snapshot *s, const struct rs_region *region,
+		     uint32_t index, void *buf, uint64_t buf_size);
+
+/* Next record into *@rec (a private copy).  1 record, 0 end. */
+int rs_snapshot_next(struct rs_snapshot *s, const struct rs_perf_header **rec);
+
+const struct rs_snap_stats *rs_snapshot_stats(const struct rs_snapshot *s);
+
+struct rs_snapshot *rs_snapshot_alloc(void);
+void rs_snapshot_free(struct rs_snapshot *s);
+
+/*
+ * Copy the valid part of ring @index's AUX area into @buf (@buf_size >= AUX
+ * size), oldest byte first.  Snapshot mode: the bytes the writer may have
+ * overwritten during the copy are cut.  Normal mode: [aux_tail, aux_head).
+ * -rse_invalid, -rse_mode (no AUX area), -rse_too_small.
+ */
+int rs_snapshot_aux(struct rs_aux_snapshot *a, const struct rs_region *region,
+		    uint32_t index, void *buf, uint64_t buf_size);
+
+/* ---- records ------------------------------------------------------------ */
+
+/* Checksum of an RS_RECORD_SEQ record (header excluded). */
+uint64_t rs_seq_checksum(const struct rs_rec_seq *rec);
+
+/* Size of an RS_RECORD_SEQ record with @fill pattern bytes. */
+uint32_t rs_seq_size(uint32_t fill);
+
+/* Build an RS_RECORD_SEQ record in @buf (rs_seq_size(@fill) bytes).
+ * Returns the size.  -rse_too_big. */
+int rs_seq_build(void *buf, uint64_t seq, uint64_t time, uint32_t producer,
+		 uint32_t fill);
+
+/* 1 if @rec is an intact RS_RECORD_SEQ record, 0 if not. */
+int rs_seq_check(const struct rs_perf_header *rec);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGSIDE_RING_H */

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Full definitions of the ring library's objects.
+ *
+ * They are visible so that a freestanding guest (no malloc) can place them
+ * in static storage or on its stack.  Their fields are private: use the
+ * functions in ringside/ring.h, never the fields.
+ */
+#ifndef RINGSIDE_RING_TYPES_H
+#define RINGSIDE_RING_TYPES_H
+
+#include <stdint.h>
+
+#include "ringside/abi.h"
+
+/* A validated region: the caller's private copy of the layout. */
+struct rs_region {
+	uint8_t *base;
+	uint64_t size;
+	uint32_t nr_rings;
+	uint32_t reserved;
+	struct rs_config config;                 /* as read at open */
+	struct rs_ring_desc rings[RS_MAX_RINGS]; /* validated */
+};
+
+/* One ring, resolved to addresses inside a validated region. */
+struct rs_ring {
+	struct rs_ctrl_page *ctrl;
+	uint8_t *data;
+	uint8_t *aux;
+	uint64_t data_size;
+	uint64_t aux_size;
+	uint32_t data_mode;
+	uint32_t aux_mode;
+	uint32_t index;
+	uint32_t reserved;
+};
+
+/* Producer state: private to the single writer of a ring. */
+struct rs_producer {
+	struct rs_ring ring;
+	uint64_t head;          /* reservation head; changed by nested writers */
+	uint64_t tail_cache;    /* last data_tail seen */
+	uint64_t wakeup;        /* head at the last doorbell */
+	uint64_t lost_pending;  /* dropped since the last LOST record */
+	uint64_t lost_total;
+	uint64_t produced;
+	uint64_t doorbells;
+	uint32_t nest;          /* writers inside reserve..commit */
+	uint32_t watermark;
+	/* AUX */
+	uint64_t aux_head;
+	uint64_t aux_tail_cache;
+	uint64_t aux_wakeup;
+	uint64_t aux_truncated;
+	uint32_t aux_watermark;
+	uint32_t aux_busy;
+};
+
+/* A reservation of one record. */
+struct rs_handle {
+	uint64_t pos;           /* ring position of the record's first byte */
+	uint32_t size;          /* record size */
+	uint32_t written;       /* bytes written so far */
+};
+
+/* An AUX transaction between rs_aux_begin and rs_aux_end. */
+struct rs_aux_handle {
+	uint64_t start;         /* aux position where this output starts */
+	uint64_t room;          /* bytes that may be written */
+	uint64_t written;
+	uint64_t flags;         /* RS_PERF_AUX_FLAG_* accumulated */
+};
+
+/* What a consumer has seen; every loss is counted here. */
+struct rs_cons_stats {
+	uint64_t records;        /* records handed to the callback */
+	uint64_t bytes;          /* their bytes */
+	uint64_t batches;
+	uint64_t lost;           /* sum of the LOST records' counts */
+	uint64_t lost_records;   /* LOST records seen */
+	uint64_t corrupt;        /* corruption events (bad head, bad header) */
+	uint64_t corrupt_bytes;  /* ring bytes discarded because of them */
+	uint64_t aux_records;    /* PERF_RECORD_AUX records */
+	uint64_t aux_truncated;  /* ... with TRUNCATED */
+	uint64_t aux_partial;    /* ... with PARTIAL */
+	uint64_t aux_bytes;      /* AUX bytes drained */
+	uint64_t aux_corrupt;    /* bad aux_head events */
+	uint64_t aux_corrupt_bytes;
+};
+
+/* Consumer state: private to the host reader of a ring. */
+struct rs_consumer {
+	struct rs_ring ring;
+	uint64_t tail;           /* private data_tail */
+	uint64_t aux_tail;       /* private aux_tail */
+	struct rs_cons_stats stats;
+	_Alignas(8) uint8_t rec[RS_RECORD_MAX + 8]; /* copy of the current record */
+};
+
+/* Result of a snapshot of one ring's data area. */
+struct rs_snap_stats {
+	uint64_t records;        /* intact records returned */
+	uint64_t bytes;
+	uint64_t cut_bytes;      /* in the copy, but possibly overwritten during it */
+	uint64_t overwritten;    /* 1 if the oldest record was partly overwritten */
+	uint64_t corrupt;        /* walk stopped at a malformed header */
+	uint64_t lost;           /* sum of LOST records met */
+};
+
+/* A copy of one ring's data area and an iterator over its records. */
+struct rs_snapshot {
+	uint8_t *copy;           /* caller's buffer, data_size bytes */
+	uint64_t size;
+	uint64_t start;          /* ring position of the first record to return */
+	uint64_t limit;          /* readable bytes from start */
+	uint64_t pos;            /* iterator position, relative to start */
+	uint32_t mode;
+	uint32_t done;
+	struct rs_snap_stats stats;
+	_Alignas(8) uint8_t rec[RS_RECORD_MAX + 8];
+};
+
+/* Result of a snapshot of one ring's AUX area. */
+struct rs_aux_snapshot {
+	uint64_t head;           /* aux_head the copy ends at */
+	uint64_t start;          /* aux position of the first valid byte */
+	uint64_t len;            /* valid bytes, oldest first, in the buffer */
+	uint64_t cut_bytes;      /* copied but possibly overwritten during the copy */
+	uint64_t overwritten;    /* bytes written since the start that the ring no longer holds */
+};
+
+#endif /* RINGSIDE_RING_TYPES_H */

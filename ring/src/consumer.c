@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host consumer.  Everything in the region is guest-writable, so:
+ * each shared value is read once and bounded; sizes and addresses come from
+ * the validated private layout, never from the control page; a record is
+ * copied out before its header is trusted; every loop is bounded by the
+ * ring size; and what cannot be read is counted, never skipped silently.
+ */
+#include "barrier.h"
+#include "ring_internal.h"
+
+static void tails_reset(struct rs_consumer *c)
+{
+	struct rs_ctrl_page *ctrl = c->ring.ctrl;
+	uint64_t head = rs_read_head(ctrl), tail = rs_load_hint(&ctrl->data_tail);
+
+	/* Start from the published tail unless it is implausible. */
+	if (head - tail > c->ring.data_size) {
+		c->stats.corrupt++;
+		tail = head;
+	}
+	c->tail = tail;
+	if (c->ring.aux_size) {
+		head = rs_read_aux_head(ctrl);
+		tail = rs_load_hint(&ctrl->aux_tail);
+		if (head - tail > c->ring.aux_size) {
+			c->stats.aux_corrupt++;
+			tail = head;
+		}
+		c->aux_tail = tail;
+	}
+}
+
+int rs_consumer_init(struct rs_consumer *c, const struct rs_region *region,
+		     uint32_t index)
+{
+	int err;
+
+	if (!c)
+		return -rse_invalid;
+	rs_memset(&c->stats, 0, sizeof(c->stats));
+	c->tail = c->aux_tail = 0;
+	err = rs_region_ring(region, index, &c->ring);
+	if (err)
+		return err;
+	tails_reset(c);
+	return 0;
+}
+
+void rs_consumer_fini(struct rs_consumer *c)
+{
+	if (c)
+		rs_memset(&c->ring, 0, sizeof(c->ring));
+}
+
+/* Account for a record the consumer delivers. */
+static void record_stats(struct rs_cons_stats *s, const struct rs_perf_header *rec)
+{
+	s->records++;
+	s->bytes += rec->size;
+	if (rec->type == RS_PERF_RECORD_LOST) {
+		const struct rs_perf_lost *l = (const struct rs_perf_lost *)rec;
+
+		s->lost_records++;
+		s->lost += l->lost;
+	} else if (rec->type == RS_PERF_RECORD_AUX) {
+		const struct rs_perf_aux *a = (const struct rs_perf_aux *)rec;
+
+		s->aux_records++;
+		if (a->flags & RS_PERF_AUX_FLAG_TRUNCATED)
+			s->aux_truncated++;
+		if (a->flags & RS_PERF_AUX_FLAG_PARTIAL)
+			s->aux_partial++;
+	}
+}
+
+/* perf record types with a fixed minimum body. */
+static uint32_t min_size(uint32_t type)
+{
+	switch (type) {
+	case RS_PERF_RECORD_LOST:
+		return sizeof(struct rs_perf_lost);
+	case RS_PERF_RECORD_AUX:
+		return sizeof(struct rs_perf_aux);
+	case RS_PERF_RECORD_ITRACE_START:
+		return sizeof(struct rs_perf_itrace_start);
+	case RS_PERF_RECORD_LOST_SAMPLES:
+		return sizeof(struct rs_perf_lost_samples);
+	case RS_RECORD_SEQ:
+		return sizeof(struct rs_rec_seq);
+	case RS_RECORD_MARKER:
+		return sizeof(struct rs_rec_marker);
+	default:
+		return sizeof(struct rs_perf_header);
+	}
+}
+
+int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
+{
+	uint64_t size, head, pos, left;
+	struct rs_perf_header hdr, *rec;
+	int n = 0, ret = 0;
+
+	if (!c || !fn || !c->ring.ctrl)
+		return -rse_invalid;
+	rec = (struct rs_perf_header *)c->rec;
+	if (c->ring.data_mode != RS_MODE_NORMAL)
+		return -rse_mode;
+	size = c->ring.data_size;
+	head = rs_read_head(c->ring.ctrl);
+	pos = c->tail;
+	if (head == pos)
+		return 0;
+	c->stats.batches++;
+	if (head - pos > size) {
+		/* The guest claims more than the ring holds: nothing in it can
+		 * be trusted.  Skip to head. */
+		c->stats.corrupt++;
+		c->stats.corrupt_bytes += size;
+		pos = head;
+	}
+	/* Each pass consumes >= 8 bytes of at most @size: bounded. */
+	while (pos != head) {
+		left = head - pos;
+		if (left < sizeof(hdr))
+			goto corrupt;
+		rs_copy_from_ring(&hdr, c->ring.data, size, pos, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || (hdr.size & (RS_RECORD_ALIGN - 1)) ||
+		    hdr.size > left)
+			goto corrupt;
+		rs_copy_from_ring(rec, c->ring.data, size, pos, hdr.size);
+		*rec = hdr; /* the header we checked, not a second read */
+		if (hdr.size < min_size(hdr.type)) {
+			/* Framing is intact: drop this record, keep going. */
+			c->stats.corrupt++;
+			c->stats.corrupt_bytes += hdr.size;
+			pos += hdr.size;
+			continue;
+		}
+		ret = fn(rec, arg);
+		if (ret < 0)
+			break;
+		record_stats(&c->stats, rec);
+		pos += hdr.size;
+		n++;
+	}
+	goto publish;
+corrupt:
+	/* Lost framing: the rest of this batch cannot be parsed. */
+	c->stats.corrupt++;
+	c->stats.corrupt_bytes += head - pos;
+	pos = head;
+publish:
+	c->tail = pos;
+	rs_publish_tail(c->ring.ctrl, pos);
+	return ret < 0 ? ret : n;
+}
+
+int64_t rs_consumer_drain_aux(struct rs_consumer *c, rs_aux_fn fn, void *arg)
+{
+	uint64_t size, head, tail, avail, off, first;
+	int ret;
+
+	if (!c || !fn || !c->ring.ctrl)
+		return -rse_invalid;
+	if (!c->ring.aux_size || c->ring.aux_mode != RS_MODE_NORMAL)
+		return -rse_mode;
+	size = c->ring.aux_size;
+	head = rs_read_aux_head(c->ring.ctrl);
+	tail = c->aux_tail;
+	avail = head - tail;
+	if (!avail)
+		return 0;
+	if (avail > size) {
+		c->stats.aux_corrupt++;
+		c->stats.aux_corrupt_bytes += size;
+		c->aux_tail = head;
+		rs_publish_aux_tail(c->ring.ctrl, head);
+		return 0;
+	}
+	/* The chunks point into shared memory: AUX bytes are opaque here and
+	 * a callback that interprets them must copy them first. */
+	off = tail & (size - 1);
+	first = size - off < avail ? size - off : avail;
+	ret = fn(c->ring.aux + off, first, tail, arg);
+	if (ret < 0)
+		return ret;
+	if (first < avail) {
+		ret = fn(c->ring.aux, avail - first, tail + first, arg);
+		if (ret < 0) {
+			avail = first;
+			head = tail + first;
+		}
+	}
+	c->stats.aux_bytes += avail;
+	c->aux_tail = head;
+	rs_publish_aux_tail(c->ring.ctrl, head);
+	return ret < 0 ? ret : (int64_t)avail;
+}
+
+uint64_t rs_consumer_pending(const struct rs_consumer *c)
+{
+	uint64_t head;
+
+	if (!c || !c->ring.ctrl)
+		return 0;
+	head = rs_read_head(c->ring.ctrl);
+	return head - c->tail > c->ring.data_size ? 0 : head - c->tail;
+}
+
+const struct rs_cons_stats *rs_consumer_stats(const struct rs_consumer *c)
+{
+	return c ? &c->stats : (const struct rs_cons_stats *)0;
+}

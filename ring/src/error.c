@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+#include "ringside/ring.h"
+
+static const char *const rs_error_names[rse_max] = {
+	[rse_ok]        = "success",
+	[rse_internal]  = "internal error in the ring library",
+	[rse_invalid]   = "invalid argument",
+	[rse_magic]     = "not a ringside region (bad magic)",
+	[rse_version]   = "unsupported ringside ABI version",
+	[rse_geometry]  = "bad region geometry (size, offset or alignment)",
+	[rse_too_small] = "buffer or region too small",
+	[rse_too_big]   = "record too large",
+	[rse_no_space]  = "ring full, record dropped",
+	[rse_mode]      = "operation not possible in this ring's mode",
+	[rse_corrupt]   = "shared ring state is corrupt",
+	[rse_nesting]   = "unbalanced reserve/commit or AUX begin/end",
+	[rse_disabled]  = "tracing not enabled by the host",
+};
+
+const char *rs_errstr(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err >= rse_max)
+		return "unknown error";
+	return rs_error_names[err];
+}

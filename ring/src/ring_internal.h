@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the ring library's modules; not installed. */
+#ifndef RINGSIDE_RING_INTERNAL_H
+#define RINGSIDE_RING_INTERNAL_H
+
+#include <stdint.h>
+
+#include "ringside/ring.h"
+
+static inline int rs_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static inline uint64_t rs_align_up(uint64_t v, uint64_t align)
+{
+	return (v + align - 1) & ~(align - 1);
+}
+
+/*
+ * Copy between a linear buffer and a power-of-two ring of @size bytes,
+ * starting at ring position @pos and wrapping at the end.  @len <= @size.
+ */
+void rs_copy_from_ring(void *dst, const uint8_t *ring, uint64_t size,
+		       uint64_t pos, uint64_t len);
+void rs_copy_to_ring(uint8_t *ring, uint64_t size, uint64_t pos,
+		     const void *src, uint64_t len);
+
+/* The library's memcpy/memset: builtins, which a freestanding build
+ * resolves to the embedder's memcpy/memset. */
+#define rs_memcpy(d, s, n) __builtin_memcpy((d), (s), (n))
+#define rs_memset(d, c, n) __builtin_memset((d), (c), (n))
+
+#endif /* RINGSIDE_RING_INTERNAL_H */

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Snapshots: copy a ring without consuming it, while its producer may still
+ * be writing (live) or is paused (stable; the same code, nothing gets cut).
+ *
+ * Overwrite ring: read data_head, copy the whole area, then re-read the
+ * producer's write frontier (ext.write_head, announced before it writes).
+ * Everything reserved below the head we copied from may have landed on the
+ * oldest bytes of the copy, so the window is shortened by that distance and
+ * the difference reported as cut.  Records are returned newest first.
+ *
+ * Normal ring: the records between data_tail and data_head, oldest first.
+ * A consumer draining concurrently may move the tail and let the producer
+ * reuse space, so the tail is re-read after the copy and what it passed is
+ * cut the same way.
+ */
+#include "barrier.h"
+#include "ring_internal.h"
+
+static void snap_overwrite(struct rs_snapshot *s, struct rs_ctrl_page *c,
+			   const uint8_t *data)
+{
+	uint64_t head = rs_read_head(c), frontier, moved;
+
+	rs_memcpy(s->copy, data, s->size);
+	frontier = rs_reread_frontier(&c->ext.write_head);
+	moved = head - frontier; /* backward: the frontier only goes down */
+	s->start = head;
+	if (head & (RS_RECORD_ALIGN - 1)) {
+		s->stats.corrupt++;
+		s->limit = 0;
+	} else if (moved > s->size) {
+		s->stats.cut_bytes = s->size;
+		s->limit = 0;
+	} else {
+		s->stats.cut_bytes = moved;
+		s->limit = s->size - moved;
+	}
+}
+
+static void snap_forward(struct rs_snapshot *s, struct rs_ctrl_page *c,
+			 const uint8_t *data)
+{
+	uint64_t head = rs_read_head(c), tail = rs_read_tail(c), tail2;
+
+	rs_memcpy(s->copy, data, s->size);
+	tail2 = rs_reread_frontier(&c->data_tail);
+	if (head - tail > s->size || tail2 - tail > head - tail) {
+		s->stats.corrupt++;
+		s->start = head;
+		s->limit = 0;
+		return;
+	}
+	s->stats.cut_bytes = tail2 - tail;
+	s->start = tail2;
+	s->limit = head - tail2;
+}
+
+int rs_snapshot_take(struct rs_snapshot *s, const struct rs_region *region,
+		     uint32_t index, void *buf, uint64_t buf_size)
+{
+	struct rs_ring ring;
+	int err;
+
+	if (!s || !buf)
+		return -rse_invalid;
+	err = rs_region_ring(region, index, &ring);
+	if (err)
+		return err;
+	if (buf_size < ring.data_size)
+		return -rse_too_small;
+	rs_memset(&s->stats, 0, sizeof(s->stats));
+	s->copy = buf;
+	s->size = ring.data_size;
+	s->mode = ring.data_mode;
+	s->pos = 0;
+	s->done = 0;
+	if (ring.data_mode == RS_MODE_OVERWRITE)
+		snap_overwrite(s, ring.ctrl, ring.data);
+	else
+		snap_forward(s, ring.ctrl, ring.data);
+	return 0;
+}
+
+int rs_snapshot_next(struct rs_snapshot *s, const struct rs_perf_header **rec)
+{
+	struct rs_perf_header hdr, *out;
+	uint64_t at;
+
+	if (!s || !rec)
+		return -rse_invalid;
+	if (s->done || s->limit - s->pos < sizeof(hdr))
+		goto end;
+	at = s->start + s->pos;
+	rs_copy_from_ring(&hdr, s->copy, s->size, at, sizeof(hdr));
+	if (!hdr.size && s->mode == RS_MODE_OVERWRITE)
+		goto end; /* never written: the ring has not wrapped yet */
+	if (hdr.size < sizeof(hdr) || (hdr.size & (RS_RECORD_ALIGN - 1))) {
+		s->stats.corrupt++;
+		goto end;
+	}
+	if (hdr.size > s->limit - s->pos) {
+		/* Past the window: the writer reached it, either long ago (the
+		 * oldest record, partly overwritten) or during the copy (cut). */
+		if (s->mode != RS_MODE_OVERWRITE)
+			s->stats.corrupt++;
+		else if (s->pos + hdr.size > s->size)
+			s->stats.overwritten = 1;
+		goto end;
+	}
+	out = (struct rs_perf_header *)s->rec;
+	rs_copy_from_ring(out, s->copy, s->size, at, hdr.size);
+	s->pos += hdr.size;
+	s->stats.records++;
+	s->stats.bytes += hdr.size;
+	if (hdr.type == RS_PERF_RECORD_LOST && hdr.size >= sizeof(struct rs_perf_lost))
+		s->stats.lost += ((const struct rs_perf_lost *)out)->lost;
+	*rec = out;
+	return 1;
+end:
+	s->done = 1;
+	return 0;
+}
+
+const struct rs_snap_stats *rs_snapshot_stats(const struct rs_snapshot *s)
+{
+	return s ? &s->stats : (const struct rs_snap_stats *)0;
+}
+
+/* Snapshot-mode AUX: [head - size, head) as copied, minus what the writer
+ * may have reached (aux_write_limit) during the copy. */
+static void aux_overwrite(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,
+			  const uint8_t *aux, uint64_t size, uint8_t *buf)
+{
+	uint64_t head = rs_read_aux_head(c), limit, ahead, oldest, skip;
+
+	rs_copy_from_ring(buf, aux, size, head, size);
+	limit = rs_reread_frontier(&c->ext.aux_write_limit);
+	ahead = limit - head;
+	if (ahead > size)
+		ahead = size;
+	oldest = head > size ? head - size : 0;
+	a->head = head;
+	a->overwritten = oldest;
+	a->cut_bytes = ahead;
+	a->start = oldest + ahead;
+	if (a->start > head)
+		a->start = head;
+	a->len = head - a->start;
+	skip = size - a->len;
+	if (skip && a->len)
+		__builtin_memmove(buf, buf + skip, a->len);
+}
+
+static int aux_forward(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,
+		       const uint8_t *aux, uint64_t size, uint8_t *buf)
+{
+	uint64_t head = rs_read_aux_head(c), tail = rs_read_aux_tail(c), tail2;
+
+	if (head - tail > size)
+		return -rse_corrupt;
+	rs_copy_from_ring(buf, aux, size, tail, head - tail);
+	tail2 = rs_reread_frontier(&c->aux_tail);
+	if (tail2 - tail > head - tail)
+		return -rse_corrupt;
+	a->head = head;
+	a->overwritten = 0;
+	a->cut_bytes = tail2 - tail;
+	a->start = tail2;
+	a->len = head - tail2;
+	if (a->cut_bytes && a->len)
+		__builtin_memmove(buf, buf + a->cut_bytes, a->len);
+	return 0;
+}
+
+int rs_snapshot_aux(struct rs_aux_snapshot *a, const struct rs_region *region,
+		    uint32_t index, void *buf, uint64_t buf_size)
+{
+	struct rs_ring ring;
+	int err;
+
+	if (!a || !buf)
+		return -rse_invalid;
+	err = rs_region_ring(region, index, &ring);
+	if (err)
+		return err;
+	if (!ring.aux_size)
+		return -rse_mode;
+	if (buf_size < ring.aux_size)
+		return -rse_too_small;
+	rs_memset(a, 0, sizeof(*a));
+	if (ring.aux_mode == RS_MODE_OVERWRITE) {
+		aux_overwrite(a, ring.ctrl, ring.aux, ring.aux_size, buf);
+		return 0;
+	}
+	return aux_forward(a, ring.ctrl, ring.aux, ring.aux_size, buf);
+}

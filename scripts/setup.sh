@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Install every Debian package ringside needs to build, test and demo.
+# Idempotent: apt-get runs only when something is missing.  Run as root.
+set -euo pipefail
+
+packages=(
+	# build
+	gcc meson ninja-build pkg-config
+	# unit tests, sanitizers, valgrind
+	check libsubunit-dev valgrind
+	# perf.data is judged by the real perf
+	linux-perf
+	# Intel PT encoding/decoding
+	libipt-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup: missing packages: ${missing[*]}; run as root" >&2
+		exit 1
+	fi
+	echo "setup: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# perf refuses to read files it does not own unless told otherwise; ringside's
+# tests hand it files they wrote themselves, so nothing to change here.
+exit 0

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside VMM: a small KVM virtual machine whose vCPUs run a freestanding
+ * payload that writes perf-style rings in a trace region (a memfd mapped
+ * both into the guest, as its own memslot, and into the host).
+ *
+ * Every function returning int returns >= 0 on success and -errno on
+ * failure.  Errors of note:
+ *   -ENOENT, -EACCES   the KVM device could not be opened
+ *   -ENOSYS            KVM lacks a capability the VMM needs
+ *   -EINVAL            bad parameters (sizes not powers of two, ...)
+ *   -ERANGE            more vCPUs than rings, or more than RS_MAX_VCPUS
+ *   -E2BIG             region or payload does not fit the guest memory map
+ *   -ENOEXEC           the payload is not a loadable x86-64 image
+ * A log callback, if given, receives one line of detail per failure; the
+ * library itself never prints.
+ *
+ * Threads: one thread per vCPU.  rs_vmm_pause/resume/info may be called from
+ * any thread; create/load/start/stop/destroy from one controlling thread.
+ * The library installs a handler for RS_VMM_KICK_SIGNAL (a real-time signal)
+ * to kick vCPUs out of KVM_RUN.
+ */
+#ifndef RINGSIDE_VMM_H
+#define RINGSIDE_VMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringside/ring.h"
+#include "ringside/guest_boot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rs_vmm;
+
+typedef void (*rs_vmm_log_fn)(void *arg, const char *msg);
+
+/* Grows at the end; callers set size = sizeof(struct rs_vmm_params). */
+struct rs_vmm_params {
+	uint32_t size;
+	uint32_t nr_vcpus;        /* 1 .. RS_MAX_VCPUS */
+	uint32_t nr_rings;        /* 0: nr_vcpus; must be >= nr_vcpus */
+	uint32_t data_pages;      /* power of two */
+	uint32_t aux_pages;       /* power of two or 0 */
+	uint32_t data_mode;       /* enum rs_mode */
+	uint32_t aux_mode;        /* enum rs_mode */
+	uint32_t data_watermark;  /* bytes; 0: half the data area */
+	uint32_t aux_watermark;
+	uint32_t reserved0;
+	uint64_t trace_mask;      /* 0: SEQ test records + samples (+ AUX) */
+	uint64_t sample_type;     /* 0: IP | TID | TIME | CPU */
+	uint64_t ram_size;        /* 0: 8 MiB */
+	const char *kvm_path;     /* NULL: /dev/kvm */
+	struct rs_boot_info boot; /* workload fields; the VMM fills the rest */
+	rs_vmm_log_fn log;
+	void *log_arg;
+};
+
+/* Fill @p with the defaults (1 vCPU, 1 data page, steady 1000 records). */
+void rs_vmm_params_init(struct rs_vmm_params *p);
+
+/*
+ * Open KVM, create the VM, guest RAM, trace region (laid out, enabled,
+ * clocks published), doorbells and vCPUs.  Nothing runs yet.
+ */
+int rs_vmm_create(struct rs_vmm **vm, const struct rs_vmm_params *p);
+
+/* Stop (if running) and free everything.  NULL is fine. */
+void rs_vmm_destroy(struct rs_vmm *vm);
+
+/* Load an ELF64 x86-64 executable (PT_LOAD segments at their physical
+ * addresses) or, with rs_vmm_load_flat, raw code at RS_BOOT_LOAD_GPA whose
+ * first byte is the entry.  -ENOEXEC, -E2BIG, -EBUSY (already started). */
+int rs_vmm_load_file(struct rs_vmm *vm, const char *path);
+int rs_vmm_load_image(struct rs_vmm *vm, const void *image, size_t len);
+int rs_vmm_load_flat(struct rs_vmm *vm, const void *image, size_t len);
+
+/* Start one thread per vCPU.  -ENOEXEC (nothing loaded), -EBUSY. */
+int rs_vmm_start(struct rs_vmm *vm);
+
+/* Wait until every vCPU stopped (halted, crashed, failed).  @timeout_ms < 0
+ * waits forever.  0 all stopped, -ETIMEDOUT otherwise. */
+int rs_vmm_wait(struct rs_vmm *vm, int timeout_ms);
+
+/* Kick every vCPU out of the guest and join the threads.  The region and
+ * guest memory stay: snapshots still work afterwards. */
+int rs_vmm_stop(struct rs_vmm *vm);
+
+/*
+ * Stable snapshots: after rs_vmm_pause returns, no vCPU runs guest code
+ * until the matching rs_vmm_resume.  Pauses nest (a count).  Works on a
+ * guest spinning with interrupts off; stopped vCPUs count as paused.
+ */
+int rs_vmm_pause(struct rs_vmm *vm);
+int rs_vmm_resume(struct rs_vmm *vm);
+
+/* ---- the trace region ---------------------------------------------------- */
+
+/* The host's validated view of the region (rs_consumer_init, snapshots). */
+const struct rs_region *rs_vmm_region(const struct rs_vmm *vm);
+int rs_vmm_region_fd(const struct rs_vmm *vm);      /* the memfd */
+uint64_t rs_vmm_region_size(const struct rs_vmm *vm);
+uint32_t rs_vmm_nr_vcpus(const struct rs_vmm *vm);
+uint32_t rs_vmm_nr_rings(const struct rs_vmm *vm);
+
+/* ---- doorbells ------------------------------------------------------------ */
+
+/* The eventfd KVM signals when the guest rings ring @ring's doorbell
+ * (KVM_IOEVENTFD, no exit to user space).  -EINVAL. */
+int rs_vmm_doorbell_fd(const struct rs_vmm *vm, uint32_t ring);
+
+/* Read (and reset) ring @ring's eventfd without blocking; adds the count to
+ * the ring's total.  Returns the doorbells just read.  -EINVAL. */
+int64_t rs_vmm_doorbell_collect(struct rs_vmm *vm, uint32_t ring);
+
+/* Total doorbells collected for @ring so far. */
+uint64_t rs_vmm_doorbell_count(const struct rs_vmm *vm, uint32_t ring);
+
+/* ---- vCPUs ---------------------------------------------------------------- */
+
+enum rs_vcpu_state {
+	RS_VCPU_CREATED  = 0,
+	RS_VCPU_RUNNING  = 1,
+	RS_VCPU_HALTED   = 2,  /* hlt (after RS_PORT_DONE: done) */
+	RS_VCPU_SHUTDOWN = 3,  /* triple fault */
+	RS_VCPU_FAILED   = 4,  /* internal error, failed entry, KVM_RUN error */
+	RS_VCPU_STOPPED  = 5,  /* stopped by rs_vmm_stop while running */
+};
+
+/* Exits to user space, by reason.  Kicks (pause, stop) are counted apart
+ * because the guest did not cause them. */
+struct rs_vmm_exits {
+	uint64_t total;        /* KVM_RUN returns, kicks included */
+	uint64_t io;
+	uint64_t mmio;
+	uint64_t doorbell_mmio;/* MMIO writes at the doorbell no ioeventfd took */
+	uint64_t hlt;
+	uint64_t kicks;        /* -EINTR: pause or stop */
+	uint64_t other;
+};
+
+struct rs_vmm_vcpu_info {
+	uint32_t id;
+	uint32_t state;          /* enum rs_vcpu_state */
+	int32_t error;           /* -errno of KVM_RUN, or KVM internal suberror */
+	uint32_t exit_reason;    /* last KVM exit reason */
+	uint32_t done;           /* the guest wrote RS_PORT_DONE */
+	uint32_t done_value;
+	int32_t guest_error;     /* value written to RS_PORT_ERROR */
+	uint32_t reserved;
+	uint64_t rip;            /* at the final exit (SHUTDOWN, FAILED) */
+	struct rs_vmm_exits exits;
+	struct rs_guest_report report;  /* copy of the guest's report */
+	char console[256];       /* last bytes written to RS_PORT_CONSOLE */
+};
+
+/* A consistent-enough copy of vCPU @id's state.  -EINVAL. */
+int rs_vmm_vcpu_info(struct rs_vmm *vm, uint32_t id,
+		     struct rs_vmm_vcpu_info *info);
+
+const char *rs_vmm_state_name(uint32_t state);
+
+/* ---- time ----------------------------------------------------------------- */
+
+/* Guest TSC to host CLOCK_MONOTONIC ns, with the values published in the
+ * control pages (perf's time_zero/time_mult/time_shift).  0 if unknown. */
+uint64_t rs_vmm_tsc_to_ns(const struct rs_vmm *vm, uint64_t tsc);
+uint64_t rs_vmm_tsc_khz(const struct rs_vmm *vm);
+
+/* ---- control socket (docs/vmm.md) ---------------------------------------- */
+
+/* Listen on unix socket @path (created 0660) and serve clients from a thread.
+ * -EBUSY (already listening), -errno. */
+int rs_vmm_control_listen(struct rs_vmm *vm, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGSIDE_VMM_H */

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The trace region: a sealed memfd laid out by ring/ (one ring pair per
+ * vCPU), mapped into the guest as memslot 1 at RS_BOOT_REGION_GPA and into
+ * this process.  Consumers in other processes map the same memfd.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "vmm_internal.h"
+
+/* ring/ speaks enum rs_error; the VMM speaks errno. */
+static int ring_errno(int rse)
+{
+	switch (-rse) {
+	case rse_invalid:
+	case rse_geometry:
+		return -EINVAL;
+	case rse_too_small:
+		return -ENOSPC;
+	case rse_too_big:
+		return -E2BIG;
+	default:
+		return -EPROTO;
+	}
+}
+
+int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp)
+{
+	struct rs_region_header *hdr;
+	uint64_t size;
+	void *mem;
+	int ret;
+
+	ret = rs_region_size(rp, &size);
+	if (ret < 0) {
+		vmm_log(vm, "region layout: %s", rs_errstr(ret));
+		return ring_errno(ret);
+	}
+	if (size > RS_BOOT_REGION_MAX)
+		return vmm_log(vm, "region of %llu bytes: at most %llu",
+			       (unsigned long long)size,
+			       (unsigned long long)RS_BOOT_REGION_MAX), -E2BIG;
+
+	vm->region_fd = memfd_create("ringside-region",
+				     MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (vm->region_fd < 0) {
+		ret = -errno;
+		vmm_log(vm, "memfd_create: %s", strerror(errno));
+		return ret;
+	}
+	if (ftruncate(vm->region_fd, (off_t)size) < 0) {
+		ret = -errno;
+		vmm_log(vm, "region of %llu bytes: %s",
+			(unsigned long long)size, strerror(errno));
+		return ret;
+	}
+	/* A consumer process that got the fd must not be able to shrink it
+	 * under us (SIGBUS in the VMM) or grow it. */
+	if (fcntl(vm->region_fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		ret = -errno;
+		vmm_log(vm, "sealing the region: %s", strerror(errno));
+		return ret;
+	}
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   vm->region_fd, 0);
+	if (mem == MAP_FAILED) {
+		ret = -errno;
+		vmm_log(vm, "mapping the region: %s", strerror(errno));
+		return ret;
+	}
+	vm->region_mem = mem;
+	vm->region_size = size;
+	vm->region_params = *rp;
+	vm->nr_rings = rp->nr_rings;
+
+	ret = rs_region_layout(mem, size, rp);
+	if (ret < 0) {
+		vmm_log(vm, "region layout: %s", rs_errstr(ret));
+		return ring_errno(ret);
+	}
+	/* The guest is not running yet: plain stores are enough. */
+	hdr = mem;
+	hdr->config.doorbell_addr = RS_BOOT_DOORBELL_GPA;
+	hdr->config.enabled = 1;
+	ret = rs_region_open(&vm->region, mem, size);
+	if (ret < 0) {
+		vmm_log(vm, "region open: %s", rs_errstr(ret));
+		return ring_errno(ret);
+	}
+	return vmm_memslot_add(vm, 1, RS_BOOT_REGION_GPA, size, mem);
+}
+
+void vmm_region_fini(struct rs_vmm *vm)
+{
+	if (vm->region_mem)
+		munmap(vm->region_mem, vm->region_size);
+	if (vm->region_fd >= 0)
+		close(vm->region_fd);
+	vm->region_mem = NULL;
+	vm->region_fd = -1;
+}
+
+const struct rs_region *rs_vmm_region(const struct rs_vmm *vm)
+{
+	return vm ? &vm->region : NULL;
+}
+
+int rs_vmm_region_fd(const struct rs_vmm *vm)
+{
+	return vm ? vm->region_fd : -EINVAL;
+}
+
+uint64_t rs_vmm_region_size(const struct rs_vmm *vm)
+{
+	return vm ? vm->region_size : 0;
+}
+
+uint32_t rs_vmm_nr_rings(const struct rs_vmm *vm)
+{
+	return vm ? vm->nr_rings : 0;
+}

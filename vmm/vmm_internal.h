@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to vmm/: the full VM object and the helpers its files share. */
+#ifndef RINGSIDE_VMM_INTERNAL_H
+#define RINGSIDE_VMM_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ringside/vmm.h"
+
+struct kvm_run;
+struct vmm_control;
+
+struct vmm_vcpu {
+	struct rs_vmm *vm;
+	uint32_t id;
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+	bool thread_started;
+	/* Written by the vCPU thread only; others read with vmm_load(). */
+	struct rs_vmm_exits exits;
+	/* Under vm->lock. */
+	uint32_t state;
+	bool parked;
+	int32_t error;
+	uint32_t exit_reason;
+	uint32_t done;
+	uint32_t done_value;
+	int32_t guest_error;
+	uint64_t rip;
+	char console[256];
+	uint32_t console_len;
+};
+
+struct vmm_doorbell {
+	int fd;
+	uint64_t count;
+};
+
+struct rs_vmm {
+	rs_vmm_log_fn log;
+	void *log_arg;
+	int sys_fd;
+	int vm_fd;
+	int run_size;
+	uint32_t nr_memslots;
+	/* guest RAM, memslot 0 at GPA 0 */
+	uint8_t *ram;
+	uint64_t ram_size;
+	/* trace region, memslot 1 at RS_BOOT_REGION_GPA */
+	int region_fd;
+	uint8_t *region_mem;
+	uint64_t region_size;
+	struct rs_region region;
+	struct rs_region_params region_params;
+	uint32_t nr_rings;
+	struct vmm_doorbell doorbells[RS_MAX_RINGS];
+	/* boot */
+	struct rs_boot_info boot;
+	uint64_t entry;
+	bool loaded;
+	bool started;
+	/* time */
+	uint64_t tsc_khz;
+	uint64_t time_zero;
+	uint32_t time_mult;
+	uint16_t time_shift;
+	/* vCPUs */
+	uint32_t nr_vcpus;
+	struct vmm_vcpu *vcpus;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;      /* any vCPU state, park or pause change */
+	uint32_t pause_depth;
+	uint32_t running;         /* vCPU threads in their run loop */
+	bool stopping;
+	struct vmm_control *control;
+};
+
+/* Relaxed accessors for counters with one writer and racing readers. */
+static inline uint64_t vmm_load(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void vmm_inc(uint64_t *p)
+{
+	__atomic_store_n(p, *p + 1, __ATOMIC_RELAXED);
+}
+
+/* kvm.c */
+__attribute__((format(printf, 2, 3)))
+int vmm_log(const struct rs_vmm *vm, const char *fmt, ...);
+int vmm_kvm_open(struct rs_vmm *vm, const char *path);
+void vmm_kvm_close(struct rs_vmm *vm);
+
+/* memory.c */
+int vmm_mem_init(struct rs_vmm *vm, uint64_t size);
+void vmm_mem_fini(struct rs_vmm *vm);
+void *vmm_mem_ptr(const struct rs_vmm *vm, uint64_t gpa, uint64_t len);
+int vmm_memslot_add(struct rs_vmm *vm, uint32_t slot, uint64_t gpa,
+		    uint64_t size, void *host);
+
+/* region.c */
+int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp);
+void vmm_region_fini(struct rs_vmm *vm);
+
+/* doorbell.c */
+int vmm_doorbell_init(struct rs_vmm *vm);
+void vmm_doorbell_fini(struct rs_vmm *vm);
+bool vmm_doorbell_is(uint64_t gpa);
+
+/* boot.c */
+int vmm_boot_tables(struct rs_vmm *vm);
+int vmm_boot_vcpu(struct vmm_vcpu *vcpu);
+
+/* cpu.c */
+int vmm_cpu_init(struct rs_vmm *vm);
+void vmm_cpu_fini(struct rs_vmm *vm);
+
+/* pause.c */
+int vmm_pause_init(void);
+void vmm_pause_bind(struct kvm_run *run);
+bool vmm_pause_park(struct vmm_vcpu *vcpu);
+int vmm_kick(struct vmm_vcpu *vcpu);
+
+/* time.c */
+int vmm_time_init(struct rs_vmm *vm);
+
+/* control.c */
+void vmm_control_fini(struct rs_vmm *vm);
+
+#endif /* RINGSIDE_VMM_INTERNAL_H */
