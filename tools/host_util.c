@@ -88,13 +88,21 @@ void host_shared_free(void *p, uint64_t size)
 		munmap(p, size);
 }
 
-int host_nr_cpus(void)
+int host_cpu_ids(int *ids, int max)
 {
+	int cpu, n = 0;
 	cpu_set_t set;
 
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
-		return 1;
-	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+		return 0;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		if (n < max)
+			ids[n] = cpu;
+		n++;
+	}
+	return n;
 }
 
 int host_pin_cpu(int cpu)

@@ -40,8 +40,9 @@ void host_region_destroy(struct host_region *r);
 void *host_shared_alloc(uint64_t size);
 void host_shared_free(void *p, uint64_t size);
 
-/* CPUs this process may run on (>= 1). */
-int host_nr_cpus(void);
+/* CPUs this process may run on: their count, and the first @max ids in
+ * @ids. */
+int host_cpu_ids(int *ids, int max);
 
 /* Pin the calling process to @cpu.  -errno of sched_setaffinity. */
 int host_pin_cpu(int cpu);

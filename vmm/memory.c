@@ -64,3 +64,13 @@ void *vmm_mem_ptr(const struct rs_vmm *vm, uint64_t gpa, uint64_t len)
 		return NULL;
 	return vm->ram + gpa;
 }
+
+void *rs_vmm_guest_ptr(const struct rs_vmm *vm, uint64_t gpa, uint64_t len)
+{
+	if (!vm)
+		return NULL;
+	if (gpa >= RS_BOOT_REGION_GPA && gpa - RS_BOOT_REGION_GPA <= vm->region_size &&
+	    len <= vm->region_size - (gpa - RS_BOOT_REGION_GPA))
+		return vm->region_mem + (gpa - RS_BOOT_REGION_GPA);
+	return vmm_mem_ptr(vm, gpa, len);
+}

@@ -32,6 +32,9 @@ struct vmm_vcpu {
 	uint64_t rip;
 	char console[256];
 	uint32_t console_len;
+	/* single step (singlestep.c); vCPU thread only */
+	bool step_on;
+	bool step_armed;
 };
 
 struct vmm_doorbell {
@@ -64,9 +67,7 @@ struct rs_vmm {
 	bool started;
 	/* time */
 	uint64_t tsc_khz;
-	uint64_t time_zero;
-	uint32_t time_mult;
-	uint16_t time_shift;
+	struct rs_time_conv time;
 	/* vCPUs */
 	uint32_t nr_vcpus;
 	struct vmm_vcpu *vcpus;
@@ -76,6 +77,11 @@ struct rs_vmm {
 	uint32_t running;         /* vCPU threads in their run loop */
 	bool stopping;
 	struct vmm_control *control;
+	/* tracer hooks (msr.c, singlestep.c), set before start */
+	rs_vmm_msr_fn msr_fn;
+	void *msr_arg;
+	rs_vmm_step_fn step_fn;
+	void *step_arg;
 };
 
 /* Relaxed accessors for counters with one writer and racing readers. */
@@ -111,6 +117,12 @@ int vmm_doorbell_init(struct rs_vmm *vm);
 void vmm_doorbell_fini(struct rs_vmm *vm);
 bool vmm_doorbell_is(uint64_t gpa);
 
+/* Highest byte + 1 a payload may occupy: the vCPU stacks sit above it. */
+static inline uint64_t vmm_payload_limit(const struct rs_vmm *vm)
+{
+	return vm->ram_size - (uint64_t)vm->nr_vcpus * RS_BOOT_STACK_SIZE;
+}
+
 /* boot.c */
 int vmm_boot_tables(struct rs_vmm *vm);
 int vmm_boot_vcpu(struct vmm_vcpu *vcpu);
@@ -127,6 +139,13 @@ int vmm_kick(struct vmm_vcpu *vcpu);
 
 /* time.c */
 int vmm_time_init(struct rs_vmm *vm);
+
+/* msr.c */
+void vmm_msr_exit(struct vmm_vcpu *vcpu);
+
+/* singlestep.c */
+int vmm_step_arm(struct vmm_vcpu *vcpu);
+int vmm_step_exit(struct vmm_vcpu *vcpu);
 
 /* control.c */
 void vmm_control_fini(struct rs_vmm *vm);

@@ -109,6 +109,9 @@ int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h, uint64_t flags)
 	p->aux_head = h->start + h->written;
 	/* Bytes first, then the record that describes them. */
 	rs_publish_aux_head(p->ring.ctrl, p->aux_head);
+	/* Nothing beyond head is being written any more. */
+	if (aux_overwrite(p))
+		rs_announce(&p->ring.ctrl->ext.aux_write_limit, p->aux_head);
 
 	if (flags & RS_PERF_AUX_FLAG_TRUNCATED) {
 		p->aux_truncated++;

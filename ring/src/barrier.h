@@ -103,27 +103,50 @@ static inline void rs_announce(uint64_t *frontier, uint64_t value)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
-/*
- * E for a backward-moving frontier with nested writers: only ever lower it
- * (in ring order), so an interrupted writer cannot put back a stale value.
- * No other CPU writes it; the CAS is against same-CPU nesting.
- */
-static inline void rs_announce_lower(uint64_t *frontier, uint64_t value)
-{
-	uint64_t cur = __atomic_load_n(frontier, __ATOMIC_RELAXED);
-
-	while ((int64_t)(cur - value) > 0 &&
-	       !__atomic_compare_exchange_n(frontier, &cur, value, 0,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-}
-
 /* F: re-read a frontier, ordered after the bytes copied before. */
 static inline uint64_t rs_reread_frontier(const uint64_t *frontier)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(frontier, __ATOMIC_RELAXED);
+}
+
+/*
+ * The control page's time fields sit under perf's seqcount `lock`; only the
+ * host writes them:
+ *
+ *   writer                                 reader
+ *   G1: store(lock, odd); release fence    H1: s = load-acquire(lock)
+ *   store the fields                       load the fields
+ *   G2: store-release(lock, odd + 1)       H2: acquire fence; load(lock)
+ *
+ * G1 pairs with H2: a reader that loaded any field value stored after G1
+ * sees lock != s.  G2 pairs with H1: a reader that sees the even value
+ * sees every field stored before it.  Same s, and even: a consistent set.
+ */
+static inline uint32_t rs_seqcount_write_begin(uint32_t *lock)
+{
+	uint32_t s = __atomic_load_n(lock, __ATOMIC_RELAXED) | 1u;
+
+	__atomic_store_n(lock, s, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	return s;
+}
+
+static inline void rs_seqcount_write_end(uint32_t *lock, uint32_t s)
+{
+	__atomic_store_n(lock, s + 1, __ATOMIC_RELEASE);
+}
+
+static inline uint32_t rs_seqcount_read_begin(const uint32_t *lock)
+{
+	return __atomic_load_n(lock, __ATOMIC_ACQUIRE);
+}
+
+/* 1 when the fields loaded since read_begin returned @s are consistent. */
+static inline int rs_seqcount_read_ok(const uint32_t *lock, uint32_t s)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return !(s & 1u) && __atomic_load_n(lock, __ATOMIC_RELAXED) == s;
 }
 
 /* Hints with no ordering: statistics, status, configuration. */
@@ -137,17 +160,87 @@ static inline uint32_t rs_load_hint32(const uint32_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+static inline uint16_t rs_load_hint16(const uint16_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
 static inline void rs_store_hint(uint64_t *p, uint64_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-/* Same-CPU atomics for nested writers (see "Nesting" above). */
+static inline void rs_store_hint32(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline void rs_store_hint16(uint16_t *p, uint16_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/*
+ * Same-CPU atomics for nested writers (see "Nesting" above).  On x86 a
+ * single read-modify-write instruction cannot be split by an interrupt on
+ * the same CPU, so no lock prefix is needed (the kernel's local_t does the
+ * same); a lock prefix would also wait for the record's stores to drain to
+ * the consumer's core.  Elsewhere, fall back to relaxed atomics.
+ */
 static inline uint64_t rs_local_read(const uint64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+static inline uint32_t rs_local_read32(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void rs_local_set32(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+#if defined(__x86_64__)
+static inline int rs_local_cmpxchg(uint64_t *p, uint64_t old, uint64_t new_value)
+{
+	uint64_t prev;
+
+	__asm__ volatile("cmpxchgq %2, %1"
+			 : "=a"(prev), "+m"(*p)
+			 : "r"(new_value), "0"(old)
+			 : "memory", "cc");
+	return prev == old;
+}
+
+static inline uint64_t rs_local_xchg(uint64_t *p, uint64_t v)
+{
+	/* xchg with memory is always locked; a cmpxchg loop is not. */
+	uint64_t old = rs_local_read(p);
+
+	while (!rs_local_cmpxchg(p, old, v))
+		old = rs_local_read(p);
+	return old;
+}
+
+static inline void rs_local_add(uint64_t *p, uint64_t v)
+{
+	__asm__ volatile("addq %1, %0" : "+m"(*p) : "er"(v) : "memory", "cc");
+}
+
+static inline void rs_local_inc32(uint32_t *p)
+{
+	__asm__ volatile("incl %0" : "+m"(*p) : : "memory", "cc");
+}
+
+/* Returns the value after the decrement. */
+static inline uint32_t rs_local_dec32(uint32_t *p)
+{
+	__asm__ volatile("decl %0" : "+m"(*p) : : "memory", "cc");
+	return rs_local_read32(p);
+}
+#else
 static inline int rs_local_cmpxchg(uint64_t *p, uint64_t old, uint64_t new_value)
 {
 	return __atomic_compare_exchange_n(p, &old, new_value, 0,
@@ -169,20 +262,24 @@ static inline void rs_local_inc32(uint32_t *p)
 	__atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
 }
 
-/* Returns the value after the decrement. */
 static inline uint32_t rs_local_dec32(uint32_t *p)
 {
 	return __atomic_sub_fetch(p, 1, __ATOMIC_RELAXED);
 }
+#endif
 
-static inline void rs_local_set32(uint32_t *p, uint32_t v)
+/*
+ * E for a backward-moving frontier with nested writers: only ever lower it
+ * (in ring order), so an interrupted writer cannot put back a stale value.
+ * No other CPU writes it; the CAS is against same-CPU nesting.
+ */
+static inline void rs_announce_lower(uint64_t *frontier, uint64_t value)
 {
-	__atomic_store_n(p, v, __ATOMIC_RELAXED);
-}
+	uint64_t cur = __atomic_load_n(frontier, __ATOMIC_RELAXED);
 
-static inline uint32_t rs_local_read32(const uint32_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
+	while ((int64_t)(cur - value) > 0 && !rs_local_cmpxchg(frontier, cur, value))
+		cur = __atomic_load_n(frontier, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
 /* Keeps the compiler from moving accesses across it (same-CPU nesting). */

@@ -40,6 +40,7 @@ int rs_consumer_init(struct rs_consumer *c, const struct rs_region *region,
 		return -rse_invalid;
 	rs_memset(&c->stats, 0, sizeof(c->stats));
 	c->tail = c->aux_tail = 0;
+	c->bad_head = c->bad_aux_head = 0;
 	err = rs_region_ring(region, index, &c->ring);
 	if (err)
 		return err;
@@ -74,27 +75,6 @@ static void record_stats(struct rs_cons_stats *s, const struct rs_perf_header *r
 	}
 }
 
-/* perf record types with a fixed minimum body. */
-static uint32_t min_size(uint32_t type)
-{
-	switch (type) {
-	case RS_PERF_RECORD_LOST:
-		return sizeof(struct rs_perf_lost);
-	case RS_PERF_RECORD_AUX:
-		return sizeof(struct rs_perf_aux);
-	case RS_PERF_RECORD_ITRACE_START:
-		return sizeof(struct rs_perf_itrace_start);
-	case RS_PERF_RECORD_LOST_SAMPLES:
-		return sizeof(struct rs_perf_lost_samples);
-	case RS_RECORD_SEQ:
-		return sizeof(struct rs_rec_seq);
-	case RS_RECORD_MARKER:
-		return sizeof(struct rs_rec_marker);
-	default:
-		return sizeof(struct rs_perf_header);
-	}
-}
-
 int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 {
 	uint64_t size, head, pos, left;
@@ -113,11 +93,13 @@ int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 		return 0;
 	c->stats.batches++;
 	if (head - pos > size) {
-		/* The guest claims more than the ring holds: nothing in it can
-		 * be trusted.  Skip to head. */
-		c->stats.corrupt++;
-		c->stats.corrupt_bytes += size;
-		pos = head;
+		/* A head more than a ring ahead of our tail, or behind it, is
+		 * a lie: following it would put the tail where the producer
+		 * never goes.  Count it once and wait for a plausible head. */
+		if (head != c->bad_head)
+			c->stats.corrupt++;
+		c->bad_head = head;
+		return 0;
 	}
 	/* Each pass consumes >= 8 bytes of at most @size: bounded. */
 	while (pos != head) {
@@ -128,9 +110,11 @@ int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 		if (hdr.size < sizeof(hdr) || (hdr.size & (RS_RECORD_ALIGN - 1)) ||
 		    hdr.size > left)
 			goto corrupt;
-		rs_copy_from_ring(rec, c->ring.data, size, pos, hdr.size);
-		*rec = hdr; /* the header we checked, not a second read */
-		if (hdr.size < min_size(hdr.type)) {
+		/* The header we checked, not a second read of it. */
+		*rec = hdr;
+		rs_copy_from_ring(rec + 1, c->ring.data, size, pos + sizeof(hdr),
+				  hdr.size - sizeof(hdr));
+		if (hdr.size < rs_record_min_size(hdr.type)) {
 			/* Framing is intact: drop this record, keep going. */
 			c->stats.corrupt++;
 			c->stats.corrupt_bytes += hdr.size;
@@ -172,10 +156,10 @@ int64_t rs_consumer_drain_aux(struct rs_consumer *c, rs_aux_fn fn, void *arg)
 	if (!avail)
 		return 0;
 	if (avail > size) {
-		c->stats.aux_corrupt++;
-		c->stats.aux_corrupt_bytes += size;
-		c->aux_tail = head;
-		rs_publish_aux_tail(c->ring.ctrl, head);
+		/* As for data_head: count the lie, do not follow it. */
+		if (head != c->bad_aux_head)
+			c->stats.aux_corrupt++;
+		c->bad_aux_head = head;
 		return 0;
 	}
 	/* The chunks point into shared memory: AUX bytes are opaque here and

@@ -7,6 +7,8 @@ void rs_copy_from_ring(void *dst, const uint8_t *ring, uint64_t size,
 	uint64_t off = pos & (size - 1);
 	uint64_t first = size - off;
 
+	if (!len)
+		return;
 	if (first >= len) {
 		rs_memcpy(dst, ring + off, len);
 		return;
@@ -21,6 +23,8 @@ void rs_copy_to_ring(uint8_t *ring, uint64_t size, uint64_t pos,
 	uint64_t off = pos & (size - 1);
 	uint64_t first = size - off;
 
+	if (!len)
+		return;
 	if (first >= len) {
 		rs_memcpy(ring + off, src, len);
 		return;

@@ -19,9 +19,10 @@ static const char *const rs_error_names[rse_max] = {
 
 const char *rs_errstr(int err)
 {
+	/* Compare before negating: -INT_MIN does not exist. */
+	if (err <= -rse_max || err >= rse_max)
+		return "unknown error";
 	if (err < 0)
 		err = -err;
-	if (err >= rse_max)
-		return "unknown error";
 	return rs_error_names[err];
 }

@@ -211,6 +211,14 @@ int rs_producer_commit(struct rs_producer *p, struct rs_handle *h)
 		return -rse_invalid;
 	if (!rs_local_read32(&p->nest))
 		return -rse_nesting;
+	/* A writer that did not even write the header abandoned the record:
+	 * frame it as padding so readers can step over it. */
+	if (h->size && h->written < sizeof(struct rs_perf_header)) {
+		struct rs_perf_header pad = { RS_RECORD_PAD, 0, (uint16_t)h->size };
+
+		h->written = 0;
+		rs_producer_write(p, h, &pad, sizeof(pad));
+	}
 	/* Bytes the writer skipped read as zero, never as stale data. */
 	while (h->written < h->size) {
 		uint32_t n = h->size - h->written;
@@ -233,16 +241,25 @@ int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
 	uint32_t size;
 	int err;
 
+	if (!body && body_len)
+		return -rse_invalid;
 	if (body_len > RS_RECORD_MAX)
 		return -rse_too_big;
 	size = (uint32_t)rs_align_up(sizeof(hdr) + body_len, RS_RECORD_ALIGN);
+	/* Consumers drop a known type that is too short: refuse it here. */
+	if (size < rs_record_min_size(type))
+		return -rse_invalid;
 	err = rs_producer_reserve(p, &h, size);
 	if (err)
 		return err;
 	hdr.type = type;
 	hdr.misc = misc;
 	hdr.size = (uint16_t)size;
-	rs_producer_write(p, &h, &hdr, sizeof(hdr));
+	/* Records start 8-aligned in an area that is a multiple of 8, so the
+	 * header never wraps: one store instead of a wrapping copy. */
+	rs_memcpy(p->ring.data + (h.pos & (p->ring.data_size - 1)), &hdr,
+		  sizeof(hdr));
+	h.written = sizeof(hdr);
 	rs_producer_write(p, &h, body, body_len);
 	return rs_producer_commit(p, &h);
 }
@@ -259,8 +276,7 @@ int rs_producer_flush_lost(struct rs_producer *p)
 	err = reserve(p, &h, 0);
 	if (err)
 		return err;
-	put_handle(p);
-	return 1;
+	return 1 + put_handle(p);
 }
 
 uint64_t rs_producer_lost(const struct rs_producer *p)

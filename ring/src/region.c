@@ -237,7 +237,7 @@ int rs_region_open(struct rs_region *region, void *mem, uint64_t mem_size)
 	uint32_t i;
 	int err;
 
-	if (!region || !mem)
+	if (!region || !mem || ((uintptr_t)mem & (RS_PAGE_SIZE - 1)))
 		return -rse_invalid;
 	if (mem_size < RS_PAGE_SIZE)
 		return -rse_too_small;
@@ -276,6 +276,11 @@ int rs_region_open(struct rs_region *region, void *mem, uint64_t mem_size)
 	for (i = 0; i < h.nr_rings; i++)
 		region->rings[i] = h.rings[i];
 	return 0;
+}
+
+const struct rs_config *rs_region_config(const struct rs_region *region)
+{
+	return region ? &region->config : (const struct rs_config *)0;
 }
 
 struct rs_region_header *rs_region_header(const struct rs_region *region)

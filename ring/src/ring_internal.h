@@ -26,6 +26,9 @@ void rs_copy_from_ring(void *dst, const uint8_t *ring, uint64_t size,
 void rs_copy_to_ring(uint8_t *ring, uint64_t size, uint64_t pos,
 		     const void *src, uint64_t len);
 
+/* Smallest valid size of a record of @type (8 for types it does not know). */
+uint32_t rs_record_min_size(uint32_t type);
+
 /* The library's memcpy/memset: builtins, which a freestanding build
  * resolves to the embedder's memcpy/memset. */
 #define rs_memcpy(d, s, n) __builtin_memcpy((d), (s), (n))

@@ -22,10 +22,14 @@ static uint8_t pattern_byte(uint64_t seq, uint32_t i)
 
 uint64_t rs_seq_checksum(const struct rs_rec_seq *rec)
 {
-	const uint8_t *pat = (const uint8_t *)(rec + 1);
+	const uint8_t *pat;
 	uint64_t h = 0xcbf29ce484222325ull;
-	uint32_t i, fill = rec->fill;
+	uint32_t i, fill;
 
+	if (!rec)
+		return 0;
+	pat = (const uint8_t *)(rec + 1);
+	fill = rec->fill;
 	h = mix(h, rec->seq);
 	h = mix(h, rec->time);
 	h = mix(h, ((uint64_t)rec->producer << 32) | fill);

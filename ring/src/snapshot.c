@@ -92,9 +92,11 @@ int rs_snapshot_next(struct rs_snapshot *s, const struct rs_perf_header **rec)
 	if (s->done || s->limit - s->pos < sizeof(hdr))
 		goto end;
 	at = s->start + s->pos;
+	/* A backward ring is written downwards from position 0: reaching 0
+	 * means every record ever written has been returned. */
+	if (s->mode == RS_MODE_OVERWRITE && at == 0)
+		goto end;
 	rs_copy_from_ring(&hdr, s->copy, s->size, at, sizeof(hdr));
-	if (!hdr.size && s->mode == RS_MODE_OVERWRITE)
-		goto end; /* never written: the ring has not wrapped yet */
 	if (hdr.size < sizeof(hdr) || (hdr.size & (RS_RECORD_ALIGN - 1))) {
 		s->stats.corrupt++;
 		goto end;
@@ -127,29 +129,31 @@ const struct rs_snap_stats *rs_snapshot_stats(const struct rs_snapshot *s)
 	return s ? &s->stats : (const struct rs_snap_stats *)0;
 }
 
-/* Snapshot-mode AUX: [head - size, head) as copied, minus what the writer
- * may have reached (aux_write_limit) during the copy. */
+/*
+ * Snapshot-mode AUX: the copy holds [head - size, head).  A writer may be
+ * filling [head, limit), which lands on [head - size, limit - size) of the
+ * copy, so the valid part starts at the later of the two.
+ */
 static void aux_overwrite(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,
 			  const uint8_t *aux, uint64_t size, uint8_t *buf)
 {
-	uint64_t head = rs_read_aux_head(c), limit, ahead, oldest, skip;
+	uint64_t head = rs_read_aux_head(c), limit, oldest, start;
 
 	rs_copy_from_ring(buf, aux, size, head, size);
 	limit = rs_reread_frontier(&c->ext.aux_write_limit);
-	ahead = limit - head;
-	if (ahead > size)
-		ahead = size;
 	oldest = head > size ? head - size : 0;
+	if (limit - head > size)      /* below head, or absurdly far: trust nothing */
+		start = head;
+	else
+		start = limit > size && limit - size > oldest ? limit - size : oldest;
 	a->head = head;
 	a->overwritten = oldest;
-	a->cut_bytes = ahead;
-	a->start = oldest + ahead;
-	if (a->start > head)
-		a->start = head;
-	a->len = head - a->start;
-	skip = size - a->len;
-	if (skip && a->len)
-		__builtin_memmove(buf, buf + skip, a->len);
+	a->cut_bytes = start - oldest;
+	a->start = start;
+	a->len = head - start;
+	/* buf[0] holds position head - size. */
+	if (a->len && start != head - size)
+		__builtin_memmove(buf, buf + (start - (head - size)), a->len);
 }
 
 static int aux_forward(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,

@@ -22,6 +22,34 @@ void fx_params(struct rs_region_params *p, uint32_t data_pages,
 	p->trace_mask = RS_TRACE_TEST;
 }
 
+static void mark(uint8_t *used, uint64_t off, uint64_t len)
+{
+	for (uint64_t pg = off / RS_PAGE_SIZE; pg < (off + len) / RS_PAGE_SIZE; pg++)
+		used[pg] = 1;
+}
+
+/* The pages of the region no area uses become guards too, so that an
+ * overrun of one area faults instead of reading padding. */
+static void guard_padding(struct fx_region *f)
+{
+	const struct rs_region_header *h = (const void *)f->mem;
+	uint64_t pages = f->size / RS_PAGE_SIZE;
+	uint8_t *used = calloc(pages, 1);
+
+	ck_assert_ptr_nonnull(used);
+	mark(used, 0, RS_PAGE_SIZE);
+	for (uint32_t i = 0; i < h->nr_rings; i++) {
+		mark(used, h->rings[i].ctrl_offset, RS_PAGE_SIZE);
+		mark(used, h->rings[i].data_offset, h->rings[i].data_size);
+		mark(used, h->rings[i].aux_offset, h->rings[i].aux_size);
+	}
+	for (uint64_t pg = 0; pg < pages; pg++)
+		if (!used[pg])
+			ck_assert_int_eq(mprotect(f->mem + pg * RS_PAGE_SIZE,
+						  RS_PAGE_SIZE, PROT_NONE), 0);
+	free(used);
+}
+
 void fx_region_init(struct fx_region *f, const struct rs_region_params *p,
 		    unsigned flags)
 {
@@ -48,6 +76,8 @@ void fx_region_init(struct fx_region *f, const struct rs_region_params *p,
 	}
 
 	ck_assert_int_eq(rs_region_layout(f->mem, size, p), 0);
+	if (guard)
+		guard_padding(f);
 	if (flags & FX_NO_OPEN)
 		return;
 	fx_header(f)->config.enabled = 1;
@@ -127,8 +157,9 @@ int fx_seq_output(struct rs_producer *p, uint64_t seq, uint32_t fill)
 
 uint64_t fx_seq_of(const struct rs_perf_header *rec)
 {
-	ck_assert_uint_eq(rec->type, RS_RECORD_SEQ);
-	ck_assert_int_eq(rs_seq_check(rec), 1);
+	FX_CHECK(rec->type == RS_RECORD_SEQ, "record type %u, not SEQ", rec->type);
+	FX_CHECK(rs_seq_check(rec) == 1, "torn SEQ record (seq field %llu)",
+		 (unsigned long long)((const struct rs_rec_seq *)rec)->seq);
 	return ((const struct rs_rec_seq *)rec)->seq;
 }
 
@@ -152,8 +183,8 @@ int fx_log_record(const struct rs_perf_header *rec, void *arg)
 
 	if (l->stop_ret && l->n == l->stop_at)
 		return l->stop_ret;
-	ck_assert_uint_ge(rec->size, sizeof(*rec));
-	ck_assert_uint_le(rec->size, RS_RECORD_MAX);
+	FX_CHECK(rec->size >= sizeof(*rec) && rec->size <= RS_RECORD_MAX,
+		 "record size %u", rec->size);
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 64;
 		l->recs = realloc(l->recs, l->cap * sizeof(*l->recs));
@@ -182,6 +213,54 @@ uint64_t fx_drain_all(struct rs_consumer *c, struct fx_log *l)
 	}
 	ck_abort_msg("drain never reached the head");
 	return total;
+}
+
+void fx_ring_init(struct fx_ring *t, const struct rs_region_params *p,
+		  unsigned flags)
+{
+	memset(t, 0, sizeof(*t));
+	fx_region_init(&t->f, p, flags);
+	t->ctrl = fx_ctrl(&t->f, 0);
+	t->data = fx_data(&t->f, 0);
+	t->data_size = fx_data_size(&t->f, 0);
+	t->aux = fx_aux(&t->f, 0);
+	t->aux_size = fx_aux_size(&t->f, 0);
+	fx_log_init(&t->log);
+	ck_assert_int_eq(rs_producer_init(&t->p, &t->f.region, 0), 0);
+	if (p->data_mode == RS_MODE_NORMAL) {
+		t->c = rs_consumer_alloc(&t->f.region, 0);
+		ck_assert_ptr_nonnull(t->c);
+	}
+}
+
+void fx_ring_fini(struct fx_ring *t)
+{
+	rs_consumer_free(t->c);
+	fx_log_fini(&t->log);
+	fx_region_fini(&t->f);
+}
+
+const struct rs_perf_header *fx_ring_record(const struct fx_ring *t,
+					    uint64_t pos)
+{
+	static _Alignas(8) uint8_t rec[RS_RECORD_MAX + 8];
+	struct rs_perf_header h;
+
+	fx_ring_read(t->data, t->data_size, pos, &h, sizeof(h));
+	ck_assert_uint_ge(h.size, sizeof(h));
+	ck_assert_uint_le(h.size, t->data_size);
+	fx_ring_read(t->data, t->data_size, pos, rec, h.size);
+	return (const struct rs_perf_header *)rec;
+}
+
+void fx_flush_lost_written(struct fx_ring *t)
+{
+	uint64_t wm = fx_header(&t->f)->config.data_watermark;
+	uint64_t old = t->ctrl->data_head;
+	int ret = rs_producer_flush_lost(&t->p);
+
+	ck_assert_uint_eq(t->ctrl->data_head, old + sizeof(struct rs_perf_lost));
+	ck_assert_int_eq(ret, 1 + (t->ctrl->data_head / wm > old / wm));
 }
 
 uint64_t fx_rand(uint64_t *state)

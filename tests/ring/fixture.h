@@ -17,13 +17,24 @@
 
 #include "ringside/ring.h"
 
+/*
+ * A passing ck_assert costs Check a write to its pipe (it records the last
+ * location); in per-record and per-byte loops use this, which costs
+ * nothing until it fails.
+ */
+#define FX_CHECK(cond, ...) \
+	do { \
+		if (!(cond)) \
+			ck_abort_msg(__VA_ARGS__); \
+	} while (0)
+
 /* 1 in a sanitized build (meson passes it), so long tests can scale down. */
 #ifndef RS_TEST_SANITIZED
 #define RS_TEST_SANITIZED 0
 #endif
 
 enum fx_flag {
-	FX_GUARD    = 1u << 0, /* PROT_NONE pages on both sides of the region */
+	FX_GUARD    = 1u << 0, /* PROT_NONE on both sides and in the padding */
 	FX_NO_OPEN  = 1u << 1, /* lay out only; leave enabled = 0, no open */
 };
 
@@ -79,6 +90,31 @@ void fx_log_fini(struct fx_log *l);
 int fx_log_record(const struct rs_perf_header *rec, void *arg);
 /* Drain @c into @l until nothing is pending; returns records delivered. */
 uint64_t fx_drain_all(struct rs_consumer *c, struct fx_log *l);
+
+/* One ring of a fresh region with its producer and (normal data mode) its
+ * consumer: the setup most cases share. */
+struct fx_ring {
+	struct fx_region f;
+	struct rs_producer p;
+	struct rs_consumer *c;
+	struct fx_log log;
+	struct rs_ctrl_page *ctrl;
+	uint8_t *data;
+	uint64_t data_size;
+	uint8_t *aux;
+	uint64_t aux_size;
+};
+
+void fx_ring_init(struct fx_ring *t, const struct rs_region_params *p,
+		  unsigned flags);
+void fx_ring_fini(struct fx_ring *t);
+/* The record whose first byte is at ring position @pos, copied out. */
+const struct rs_perf_header *fx_ring_record(const struct fx_ring *t,
+					    uint64_t pos);
+
+/* rs_producer_flush_lost on @t, expecting a LOST record to go in: checks
+ * the return is 1, or 2 when that record took head across the watermark. */
+void fx_flush_lost_written(struct fx_ring *t);
 
 /* Deterministic PRNG (xorshift64*). */
 uint64_t fx_rand(uint64_t *state);

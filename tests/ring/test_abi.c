@@ -89,6 +89,20 @@ START_TEST(ctrl_page_ext_in_perf_reserved)
 }
 END_TEST
 
+START_TEST(ctrl_page_cap_bits)
+{
+	struct perf_event_mmap_page pg;
+
+	/* perf defines these as bitfields; compare through its union */
+	memset(&pg, 0, sizeof(pg));
+	pg.cap_user_time = 1;
+	ck_assert_uint_eq(pg.capabilities, RS_CAP_USER_TIME);
+	memset(&pg, 0, sizeof(pg));
+	pg.cap_user_time_zero = 1;
+	ck_assert_uint_eq(pg.capabilities, RS_CAP_USER_TIME_ZERO);
+}
+END_TEST
+
 START_TEST(perf_header_layout)
 {
 	ck_assert_uint_eq(sizeof(struct rs_perf_header),
@@ -199,6 +213,7 @@ int main(void)
 	tcase_add_test(tc, ctrl_page_time_fields);
 	tcase_add_test(tc, ctrl_page_other_fields);
 	tcase_add_test(tc, ctrl_page_ext_in_perf_reserved);
+	tcase_add_test(tc, ctrl_page_cap_bits);
 	tcase_add_test(tc, perf_header_layout);
 	tcase_add_test(tc, perf_record_types);
 	tcase_add_test(tc, perf_aux_flags);

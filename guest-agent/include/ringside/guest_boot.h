@@ -78,7 +78,7 @@ struct rs_boot_info {
 	uint32_t reserved0;
 	uint64_t reserved[4];
 };
-_Static_assert(sizeof(struct rs_boot_info) == 104, "rs_boot_info layout");
+_Static_assert(sizeof(struct rs_boot_info) == 112, "rs_boot_info layout");
 
 /* rs_guest_report.phase */
 enum rs_guest_phase {
@@ -104,7 +104,8 @@ struct rs_guest_report {
 	uint64_t aux_outputs;
 	uint64_t aux_bytes;       /* AUX bytes actually written */
 	uint64_t dropped;         /* reservations refused for lack of room */
-	uint64_t doorbells;       /* doorbell writes */
+	uint64_t doorbells;       /* doorbell writes, data and AUX */
+	uint64_t aux_doorbells;   /* ... of which rs_aux_end asked for */
 	uint64_t first_tsc;
 	uint64_t last_tsc;
 	uint64_t reserved[5];
@@ -112,5 +113,12 @@ struct rs_guest_report {
 _Static_assert(sizeof(struct rs_guest_report) == 128, "rs_guest_report layout");
 _Static_assert(RS_BOOT_REPORT_GPA + RS_MAX_VCPUS * sizeof(struct rs_guest_report)
 	       <= RS_BOOT_LOAD_GPA, "reports fit below the payload");
+
+/* The byte at position @pos of vCPU @id's AUX stream: the agent writes
+ * it, the host checks it. */
+static inline uint8_t rs_guest_aux_byte(uint32_t id, uint64_t pos)
+{
+	return (uint8_t)(pos * 7 + id * 13 + (pos >> 8));
+}
 
 #endif /* RINGSIDE_GUEST_BOOT_H */

@@ -54,6 +54,7 @@ enum rs_trace_bit {
 enum rs_record_type {
 	RS_RECORD_SEQ    = 64, /* struct rs_rec_seq: test/heartbeat stream */
 	RS_RECORD_MARKER = 65, /* struct rs_rec_marker + text */
+	RS_RECORD_PAD    = 66, /* a reservation its writer abandoned: skip */
 };
 
 /* RS_RECORD_SEQ body: proves delivery.  checksum = rs_seq_checksum(). */
@@ -149,6 +150,13 @@ struct rs_ctrl_ext {
 	uint64_t reserved[2];
 };
 _Static_assert(sizeof(struct rs_ctrl_ext) == 64, "rs_ctrl_ext layout");
+
+/* rs_ctrl_page.capabilities bits, perf's (cap_user_time, cap_user_time_zero):
+ * the host published time_shift/time_mult/time_zero. */
+enum rs_ctrl_cap {
+	RS_CAP_USER_TIME      = 1u << 3,
+	RS_CAP_USER_TIME_ZERO = 1u << 4,
+};
 
 /*
  * One per ring.  Byte for byte struct perf_event_mmap_page for the fields

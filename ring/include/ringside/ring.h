@@ -28,17 +28,21 @@ extern "C" {
 enum rs_error {
 	rse_ok = 0,
 	rse_internal,   /* a library invariant broke */
-	rse_invalid,    /* the caller passed nonsense (NULL, out-of-range index) */
+	rse_invalid,    /* the caller passed nonsense (NULL, a ring index the
+			 * region lacks, an unknown mode, a misaligned buffer) */
 	rse_magic,      /* not a ringside region */
 	rse_version,    /* region of an ABI version this library does not speak */
-	rse_geometry,   /* a size that is not a power of two, or does not fit */
+	rse_geometry,   /* a size, count or offset that does not fit (ring
+			 * count, non-power-of-two size, overlap; a region
+			 * header with values no host writes) */
 	rse_too_small,  /* buffer or region too small for the layout */
 	rse_too_big,    /* record larger than RS_RECORD_MAX or than the ring */
 	rse_no_space,   /* ring full: the record was dropped and counted */
 	rse_mode,       /* not possible in this ring's mode */
 	rse_corrupt,    /* shared state failed validation */
 	rse_nesting,    /* unbalanced reserve/commit or AUX begin/end */
-	rse_disabled,   /* the host has not enabled tracing */
+	rse_disabled,   /* the host has not enabled tracing (for agents: the
+			 * library itself does not gate on config.enabled) */
 	rse_max
 };
 
@@ -85,12 +89,74 @@ int rs_region_layout(void *mem, uint64_t mem_size,
  */
 int rs_region_open(struct rs_region *region, void *mem, uint64_t mem_size);
 
-/* The shared header (for config and status fields). */
+/* The configuration as validated at open (a private copy). */
+const struct rs_config *rs_region_config(const struct rs_region *region);
+
+/* Rings in the validated region (0 for NULL). */
+uint32_t rs_region_nr_rings(const struct rs_region *region);
+
+/* The guest's status block and the host's enabled flag, each read once.
+ * Guest-written: display it, never index with it.  -rse_invalid. */
+int rs_region_status_read(const struct rs_region *region,
+			  struct rs_guest_status *status, uint32_t *enabled);
+
+/* The shared header (for the status fields the caller owns). */
 struct rs_region_header *rs_region_header(const struct rs_region *region);
 
-/* Resolve ring @index.  -rse_invalid. */
+/* Resolve ring @index into @ring (its fields are public: a view of the
+ * validated layout).  -rse_invalid. */
 int rs_region_ring(const struct rs_region *region, uint32_t index,
 		   struct rs_ring *ring);
+
+/* One ring's shared positions and counters, each read once. */
+struct rs_ring_state {
+	uint64_t data_head;
+	uint64_t data_tail;
+	uint64_t aux_head;
+	uint64_t aux_tail;
+	uint64_t write_head;      /* overwrite mode frontier */
+	uint64_t produced;        /* guest hints from rs_ctrl_ext */
+	uint64_t lost;
+	uint64_t aux_truncated;
+	uint64_t doorbells;
+};
+
+/* Read @ring's state (for display: the guest may write any of it).
+ * -rse_invalid. */
+int rs_ring_state_read(const struct rs_ring *ring, struct rs_ring_state *st);
+
+/*
+ * Producer clock to nanoseconds, perf's cap_user_time_zero scheme:
+ *   ns = time_zero + (t >> time_shift) * time_mult
+ *                  + (((t & ((1 << time_shift) - 1)) * time_mult) >> time_shift)
+ * A ringside VMM converts the guest TSC to host CLOCK_MONOTONIC this way.
+ */
+struct rs_time_conv {
+	uint64_t time_zero;
+	uint32_t time_mult;       /* 0: no conversion */
+	uint16_t time_shift;      /* < 64 */
+	uint16_t reserved;
+};
+
+/* @t in nanoseconds; @t itself when @tc is NULL or has no multiplier. */
+uint64_t rs_time_to_ns(const struct rs_time_conv *tc, uint64_t t);
+
+/*
+ * Host: publish @tc in @ring's control page (time fields under the lock
+ * seqcount, cap_user_time and cap_user_time_zero set).  -rse_invalid
+ * (NULL, time_mult 0 or time_shift >= 64).
+ */
+int rs_ring_time_publish(const struct rs_ring *ring,
+			 const struct rs_time_conv *tc);
+
+/*
+ * Read the conversion published in @ring's control page, once.  Returns 1
+ * with @tc filled, 0 when none is published (@tc zeroed: times stay as the
+ * producer wrote them).  The page is guest-writable: a torn or implausible
+ * value (shift >= 64, zero multiplier, a seqcount that never settles) reads
+ * as "none".  -rse_invalid.
+ */
+int rs_ring_time_read(const struct rs_ring *ring, struct rs_time_conv *tc);
 
 /* ---- producer (guest) -------------------------------------------------- */
 
@@ -121,19 +187,23 @@ int rs_producer_write(struct rs_producer *p, struct rs_handle *h,
 		      const void *src, uint32_t len);
 
 /*
- * Finish a reservation; bytes not written read as zero.  Returns 1 when
+ * Finish a reservation; bytes not written read as zero, and a record whose
+ * header was not written becomes an RS_RECORD_PAD of the reserved size.
+ * Returns 1 when
  * the data head crossed the watermark and the consumer should be woken (the
  * doorbell), 0 otherwise.  -rse_invalid, -rse_nesting.
  */
 int rs_producer_commit(struct rs_producer *p, struct rs_handle *h);
 
 /* reserve + write header and body + commit.  Same returns as commit, and
- * reserve's errors. */
+ * reserve's errors; -rse_invalid also for a body shorter than @type's
+ * fixed part (consumers would drop such a record). */
 int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
 		       const void *body, uint32_t body_len);
 
-/* Try to write a pending LOST record now.  1 written, 0 nothing pending,
- * -rse_no_space still no room. */
+/* Try to write a pending LOST record now.  0 nothing pending, 1 written,
+ * 2 written and the doorbell is due (as commit's 1).  -rse_no_space: still
+ * no room, try again after the consumer drained. */
 int rs_producer_flush_lost(struct rs_producer *p);
 
 /* Records dropped so far, total. */
@@ -163,8 +233,9 @@ int64_t rs_aux_skip(struct rs_producer *p, struct rs_aux_handle *h,
 
 /*
  * Publish aux_head and emit PERF_RECORD_AUX with the accumulated flags plus
- * @flags (PARTIAL, COLLISION, TRUNCATED).  Returns 1 when the AUX head
- * crossed the AUX watermark (normal mode only), else 0.  A dropped AUX
+ * @flags (PARTIAL, COLLISION, TRUNCATED).  Returns 1 when a doorbell is due:
+ * the AUX head crossed the AUX watermark (normal mode), or the AUX record
+ * took the data head across the data watermark; else 0.  A dropped AUX
  * record is counted like any dropped record.  -rse_invalid, -rse_nesting.
  */
 int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h,
@@ -192,9 +263,11 @@ void rs_consumer_free(struct rs_consumer *c);
 
 /*
  * One batch: read data_head once, copy out and validate every record up to
- * it, call @fn for each, publish data_tail once.  A head that claims more
- * than the ring, or a malformed header, is counted as corruption and the
- * rest of the batch is discarded (counted in corrupt_bytes).  Returns the
+ * it, call @fn for each, publish data_tail once.  A head more than a ring
+ * ahead of the tail (or behind it) is counted as corruption (once per
+ * value) and ignored: nothing is consumed until the head is plausible.  A
+ * malformed header is counted and the rest of the batch up to head is
+ * discarded (counted in corrupt_bytes).  Returns the
  * number of records delivered.  -rse_invalid, -rse_mode (overwrite ring),
  * or @fn's negative return.
  */
@@ -234,14 +307,15 @@ void rs_snapshot_free(struct rs_snapshot *s);
  * Copy the valid part of ring @index's AUX area into @buf (@buf_size >= AUX
  * size), oldest byte first.  Snapshot mode: the bytes the writer may have
  * overwritten during the copy are cut.  Normal mode: [aux_tail, aux_head).
- * -rse_invalid, -rse_mode (no AUX area), -rse_too_small.
+ * -rse_invalid, -rse_mode (no AUX area), -rse_too_small, -rse_corrupt
+ * (normal mode: heads and tails that cannot be true).
  */
 int rs_snapshot_aux(struct rs_aux_snapshot *a, const struct rs_region *region,
 		    uint32_t index, void *buf, uint64_t buf_size);
 
 /* ---- records ------------------------------------------------------------ */
 
-/* Checksum of an RS_RECORD_SEQ record (header excluded). */
+/* Checksum of an RS_RECORD_SEQ record (header excluded); 0 for NULL. */
 uint64_t rs_seq_checksum(const struct rs_rec_seq *rec);
 
 /* Size of an RS_RECORD_SEQ record with @fill pattern bytes. */

@@ -23,7 +23,8 @@ struct rs_region {
 	struct rs_ring_desc rings[RS_MAX_RINGS]; /* validated */
 };
 
-/* One ring, resolved to addresses inside a validated region. */
+/* One ring, resolved to addresses inside a validated region.  Unlike the
+ * other structs here its fields are public and read-only. */
 struct rs_ring {
 	struct rs_ctrl_page *ctrl;
 	uint8_t *data;
@@ -79,14 +80,13 @@ struct rs_cons_stats {
 	uint64_t batches;
 	uint64_t lost;           /* sum of the LOST records' counts */
 	uint64_t lost_records;   /* LOST records seen */
-	uint64_t corrupt;        /* corruption events (bad head, bad header) */
+	uint64_t corrupt;        /* implausible heads and malformed records */
 	uint64_t corrupt_bytes;  /* ring bytes discarded because of them */
 	uint64_t aux_records;    /* PERF_RECORD_AUX records */
 	uint64_t aux_truncated;  /* ... with TRUNCATED */
 	uint64_t aux_partial;    /* ... with PARTIAL */
 	uint64_t aux_bytes;      /* AUX bytes drained */
-	uint64_t aux_corrupt;    /* bad aux_head events */
-	uint64_t aux_corrupt_bytes;
+	uint64_t aux_corrupt;    /* implausible aux_head values seen */
 };
 
 /* Consumer state: private to the host reader of a ring. */
@@ -94,6 +94,8 @@ struct rs_consumer {
 	struct rs_ring ring;
 	uint64_t tail;           /* private data_tail */
 	uint64_t aux_tail;       /* private aux_tail */
+	uint64_t bad_head;       /* last implausible data_head seen */
+	uint64_t bad_aux_head;
 	struct rs_cons_stats stats;
 	_Alignas(8) uint8_t rec[RS_RECORD_MAX + 8]; /* copy of the current record */
 };

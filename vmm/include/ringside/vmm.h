@@ -23,6 +23,7 @@
 #ifndef RINGSIDE_VMM_H
 #define RINGSIDE_VMM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -174,6 +175,62 @@ uint64_t rs_vmm_tsc_khz(const struct rs_vmm *vm);
 /* Listen on unix socket @path (created 0660) and serve clients from a thread.
  * -EBUSY (already listening), -errno. */
 int rs_vmm_control_listen(struct rs_vmm *vm, const char *path);
+
+/* ---- hooks for a tracer: CPUID, MSR exits, single step ------------------ */
+
+/* Set the bits @mask of CPUID.(@function, @index) to @value on every vCPU
+ * (an entry KVM lacks is added).  Before rs_vmm_start.  -EBUSY, -errno. */
+struct rs_vmm_cpuid {
+	uint32_t function;
+	uint32_t index;
+	uint32_t significant_index;   /* 1 if @index selects a sub-leaf */
+	uint32_t value[4];            /* EAX EBX ECX EDX */
+	uint32_t mask[4];
+};
+int rs_vmm_cpuid_override(struct rs_vmm *vm, const struct rs_vmm_cpuid *o,
+			  uint32_t n);
+
+/* A vCPU seen from a hook, which runs on that vCPU's thread. */
+struct rs_vmm_cpu;
+struct kvm_regs;
+struct kvm_sregs;
+
+/* RDMSR/WRMSR of the @n sorted indices @idx exit to @fn (vmm/msr.c).
+ * @fn returns >= 0 (for a read, *value is the result) or < 0: the guest
+ * gets #GP.  Before rs_vmm_start.  -ENOSYS (KVM lacks
+ * KVM_CAP_X86_USER_SPACE_MSR or the MSR filter), -E2BIG, -EBUSY, -errno. */
+typedef int (*rs_vmm_msr_fn)(void *arg, struct rs_vmm_cpu *cpu,
+			     uint32_t index, bool write, uint64_t *value);
+int rs_vmm_msr_intercept(struct rs_vmm *vm, const uint32_t *idx, uint32_t n,
+			 rs_vmm_msr_fn fn, void *arg);
+
+/* What a KVM_EXIT_DEBUG reported: exception 1 after a single step (rip is
+ * the next instruction), 3 for a guest INT3 (rip is the INT3, not yet
+ * delivered: the hook delivers it). */
+struct rs_vmm_debug {
+	uint64_t rip;
+	uint32_t exception;
+	uint32_t reserved;
+	uint64_t dr6;
+};
+
+/* @fn runs on every debug exit of a vCPU whose stepping is on
+ * (vmm/singlestep.c).  Return < 0 to fail the vCPU.  Before start. */
+typedef int (*rs_vmm_step_fn)(void *arg, struct rs_vmm_cpu *cpu,
+			      const struct rs_vmm_debug *d);
+int rs_vmm_step_hook(struct rs_vmm *vm, rs_vmm_step_fn fn, void *arg);
+
+/* From a hook: single-step from the next KVM_RUN on, or stop. */
+int rs_vmm_cpu_step(struct rs_vmm_cpu *cpu, bool on);
+uint32_t rs_vmm_cpu_id(const struct rs_vmm_cpu *cpu);
+struct rs_vmm *rs_vmm_cpu_vm(struct rs_vmm_cpu *cpu);
+int rs_vmm_cpu_get_regs(struct rs_vmm_cpu *cpu, struct kvm_regs *regs);
+int rs_vmm_cpu_set_regs(struct rs_vmm_cpu *cpu, const struct kvm_regs *regs);
+int rs_vmm_cpu_get_sregs(struct rs_vmm_cpu *cpu, struct kvm_sregs *sregs);
+
+/* Host address of guest-physical [gpa, gpa + len) in RAM or in the trace
+ * region, NULL if it is not all inside one of them. */
+void *rs_vmm_guest_ptr(const struct rs_vmm *vm, uint64_t gpa, uint64_t len);
 
 #ifdef __cplusplus
 }

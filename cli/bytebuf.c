@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytebuf.h"
+#include "pdf.h"
+
+void bytebuf_init(struct bytebuf *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void bytebuf_fini(struct bytebuf *b)
+{
+	if (!b)
+		return;
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+static int reserve(struct bytebuf *b, size_t more)
+{
+	size_t cap = b->cap ? b->cap : 256;
+	uint8_t *p;
+
+	if (b->err)
+		return b->err;
+	if (more > SIZE_MAX / 2 - b->len) {
+		b->err = -ENOMEM;
+		return b->err;
+	}
+	while (cap < b->len + more)
+		cap *= 2;
+	if (cap == b->cap)
+		return 0;
+	p = realloc(b->data, cap);
+	if (!p) {
+		b->err = -ENOMEM;
+		return b->err;
+	}
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+void bytebuf_add(struct bytebuf *b, const void *src, size_t len)
+{
+	if (!len || reserve(b, len))
+		return;
+	memcpy(b->data + b->len, src, len);
+	b->len += len;
+}
+
+void bytebuf_add_u32(struct bytebuf *b, uint32_t v)
+{
+	bytebuf_add(b, &v, sizeof(v));
+}
+
+void bytebuf_add_u64(struct bytebuf *b, uint64_t v)
+{
+	bytebuf_add(b, &v, sizeof(v));
+}
+
+void bytebuf_add_string(struct bytebuf *b, const char *s)
+{
+	static const uint8_t zeros[PDF_NAME_ALIGN];
+	size_t n = strlen(s) + 1;
+	size_t padded = (n + PDF_NAME_ALIGN - 1) / PDF_NAME_ALIGN * PDF_NAME_ALIGN;
+
+	if (padded > UINT32_MAX) {
+		b->err = -ENOMEM;
+		return;
+	}
+	bytebuf_add_u32(b, (uint32_t)padded);
+	bytebuf_add(b, s, n);
+	bytebuf_add(b, zeros, padded - n);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ringside command: its subcommands and what they share.
+ *
+ * The command layer prints: main.c, the cmd_*.c files and their helpers
+ * cli.c, file_cmd.c and report_out.c.  Every other module returns a
+ * negative error code (err.h) and leaves the words to them.
+ */
+#ifndef RINGSIDE_CLI_H
+#define RINGSIDE_CLI_H
+
+#include <stdint.h>
+
+enum cli_exit {
+	CLI_EXIT_OK    = 0,  /* success */
+	CLI_EXIT_FAIL  = 1,  /* a runtime failure: the message says what */
+	CLI_EXIT_USAGE = 2,  /* bad usage: the message says what to type */
+};
+
+/* One subcommand.  @run gets argv[0] = the subcommand's name and returns
+ * an enum cli_exit value. */
+struct cli_cmd {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+int cmd_record(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_enable(int argc, char **argv);
+int cmd_disable(int argc, char **argv);
+int cmd_hook(int argc, char **argv);
+
+#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* "ringside CMD: message" on stderr. */
+void cli_err(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* A usage error: the message, a pointer to --help; returns CLI_EXIT_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* A getopt_long() failure (c is '?' or ':'); returns CLI_EXIT_USAGE. */
+int cli_bad_option(const char *cmd, char **argv, int c);
+
+struct rmap;
+/* Explain why region @spec could not be opened; returns CLI_EXIT_FAIL. */
+int cli_region_error(const char *cmd, const char *spec, const struct rmap *m,
+		     int err);
+
+/* The same for the region of a VM behind control socket @sock (--vm):
+ * connection and protocol errors, then region errors. */
+int cli_vm_error(const char *cmd, const char *sock, const struct rmap *m,
+		 int err);
+
+/* Strict number parsing: 0, or -EINVAL for anything but a number in range. */
+int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+int cli_parse_seconds(const char *s, double max, double *out);
+
+/* The full command line, for the perf.data header. */
+void cli_set_argv(int argc, char **argv);
+int cli_argc(void);
+char *const *cli_argv(void);
+
+/* Seconds on CLOCK_MONOTONIC. */
+double cli_now(void);
+
+#endif /* RINGSIDE_CLI_H */

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside disable DOMAIN: take ringside's <shmem> device and <metadata>
+ * element out of the persistent XML.  A domain that has neither is left
+ * alone (status 0).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "domain_meta.h"
+#include "domain_virt.h"
+#include "domain_xml.h"
+#include "err.h"
+
+#define CMD "disable"
+
+struct disable_opts {
+	const char *domain;
+	const char *uri;
+};
+
+static void help(void)
+{
+	printf("usage: ringside disable DOMAIN [--connect URI]\n\n"
+	       "Take libvirt domain DOMAIN out of ringside tracing: remove the\n"
+	       "<shmem name='ringside-DOMAIN'> device and ringside's <metadata>\n"
+	       "element from its persistent XML.  A running domain keeps its region\n"
+	       "until it stops.\n\n"
+	       "  -c, --connect URI  libvirt URI (default: libvirt's, qemu:///system as root)\n"
+	       "  -h, --help         this text\n\n"
+	       "Exit status: 0 success (also when it was not enabled), 1 failure,\n"
+	       "2 bad usage.\n");
+}
+
+static int parse(int argc, char **argv, struct disable_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "connect", required_argument, NULL, 'c' },
+		{ "help",    no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->uri = optarg;
+			break;
+		case 'h':
+			help();
+			return -1;
+		default:
+			return cli_bad_option(CMD, argv, c);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage(CMD, "which domain? give its libvirt name");
+	if (argc - optind > 1)
+		return cli_usage(CMD, "one domain only; '%s' is extra", argv[optind + 1]);
+	o->domain = argv[optind];
+	return 0;
+}
+
+/* Remove what is there; 1 if something was, 0 if nothing. */
+static int remove_both(struct dom_virt *d, const struct dom_xml *x,
+		       const char *shm_name, const char **what)
+{
+	struct dom_cfg c;
+	const char *bad;
+	char *dev = NULL;
+	int have_dev, have_meta, err;
+
+	*what = "";
+	dom_cfg_default(&c);
+	have_meta = dom_xml_meta(x, &c, &bad) != -(ERR_DOM + dome_not_enabled);
+	have_dev = dom_xml_shmem(x, shm_name, NULL, &dev);
+	if (have_dev < 0) {
+		*what = "its <shmem> device";
+		return have_dev;
+	}
+	err = 0;
+	if (have_dev) {
+		/* The device exactly as libvirt keeps it: detach matches on it. */
+		err = dom_virt_detach(d, dev);
+		*what = "the <shmem> device";
+	}
+	free(dev);
+	if (!err && have_meta) {
+		err = dom_virt_meta_set(d, NULL);
+		*what = "the metadata";
+	}
+	return err ? err : (have_dev || have_meta);
+}
+
+int cmd_disable(int argc, char **argv)
+{
+	char shm_name[DOM_NAME_MAX + 16];
+	struct disable_opts o;
+	struct dom_virt *d = NULL;
+	struct dom_xml *x = NULL;
+	const char *what = "";
+	char *xml = NULL;
+	int err, ret;
+
+	ret = parse(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? CLI_EXIT_OK : ret;
+	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
+		cli_err(CMD, "'%s': %s", o.domain, err_str(-(ERR_DOM + dome_name)));
+		return CLI_EXIT_FAIL;
+	}
+	err = dom_virt_open(&d, o.uri, o.domain, 0);
+	if (!err)
+		err = dom_virt_xml(d, 1, &xml);
+	if (!err)
+		err = dom_xml_parse(&x, xml, strlen(xml));
+	if (!err)
+		err = remove_both(d, x, shm_name, &what);
+	ret = CLI_EXIT_OK;
+	if (err < 0) {
+		if (*what)
+			cli_err(CMD, "%s: removing %s failed: %s", o.domain, what,
+				err_str(err));
+		else
+			cli_err(CMD, "%s: %s", o.domain, err_str(err));
+		ret = CLI_EXIT_FAIL;
+	} else if (err == 0) {
+		printf("ringside disable: %s was not enabled; nothing changed\n",
+		       o.domain);
+	} else {
+		printf("ringside disable: %s: ringside metadata and device removed "
+		       "from the persistent XML\n", o.domain);
+	}
+	dom_xml_free(x);
+	free(xml);
+	dom_virt_close(d);
+	return ret;
+}

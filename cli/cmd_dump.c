@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside dump FILE: one line per ring record, in file order:
+ *
+ *   [RING] SECONDS.NANOSECONDS TYPE fields...
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "ringside/ring.h"
+
+#include "cli.h"
+#include "file_cmd.h"
+#include "pdf.h"
+#include "pdf_sample.h"
+#include "rrec.h"
+
+#define CMD "dump"
+#define MARKER_TEXT_MAX 200
+
+static void help(void)
+{
+	printf("usage: ringside dump FILE\n\n"
+	       "Print every record of a perf.data file written by ringside, one line\n"
+	       "each, in file order:\n\n"
+	       "  [RING] SECONDS.NANOSECONDS TYPE FIELDS...\n\n"
+	       "  -h, --help  this text\n\n"
+	       "Exit status: 0 success, 1 unreadable file, 2 bad usage.\n");
+}
+
+static void print_marker(const struct rs_perf_header *rec)
+{
+	const struct rs_rec_marker *m = (const struct rs_rec_marker *)(const void *)rec;
+	const unsigned char *text = (const unsigned char *)(m + 1);
+	uint32_t i, n = m->len < MARKER_TEXT_MAX ? m->len : MARKER_TEXT_MAX;
+
+	printf(" id=%u pid=%u tid=%u \"", m->id, m->pid, m->tid);
+	for (i = 0; i < n; i++) {
+		if (text[i] == '"' || text[i] == '\\')
+			printf("\\%c", text[i]);
+		else if (text[i] >= 0x20 && text[i] < 0x7f)
+			putchar(text[i]);
+		else
+			printf("\\x%02x", text[i]);
+	}
+	printf("\"%s", n < m->len ? "..." : "");
+}
+
+static void print_sample(const struct rs_perf_header *rec, uint64_t type)
+{
+	struct pdf_sample s;
+
+	if (pdf_sample_parse(type, rec + 1, rec->size - sizeof(*rec), &s)) {
+		printf(" size=%u (layout not decoded)", rec->size);
+		return;
+	}
+	if (type & PERF_SAMPLE_IP)
+		printf(" ip=%#" PRIx64, s.ip);
+	if (type & PERF_SAMPLE_TID)
+		printf(" pid=%u tid=%u", s.pid, s.tid);
+	if (type & PERF_SAMPLE_ADDR)
+		printf(" addr=%#" PRIx64, s.addr);
+	if (type & PERF_SAMPLE_PERIOD)
+		printf(" period=%" PRIu64, s.period);
+	if (type & PERF_SAMPLE_CALLCHAIN)
+		printf(" callchain=%" PRIu64, s.callchain_nr);
+	if (type & PERF_SAMPLE_RAW)
+		printf(" raw=%u", s.raw_size);
+}
+
+static void print_record(const struct pdf_event *ev, uint64_t sample_type)
+{
+	const struct rs_perf_header *rec = ev->rec;
+	enum rrec_class cls = rrec_classify(rec, sample_type);
+	const void *body = rec;
+
+	printf("[%03u] %" PRIu64 ".%09" PRIu64 " %-12s", ev->ring,
+	       ev->time / 1000000000, ev->time % 1000000000, rrec_class_name(cls));
+	switch (cls) {
+	case RREC_SEQ: {
+		const struct rs_rec_seq *s = body;
+
+		printf(" seq=%" PRIu64 " producer=%u fill=%u %s", s->seq,
+		       s->producer, s->fill, rs_seq_check(rec) ? "ok" : "BAD-CHECKSUM");
+		break;
+	}
+	case RREC_MARKER:
+		print_marker(rec);
+		break;
+	case RREC_SAMPLE:
+		print_sample(rec, sample_type);
+		break;
+	case RREC_LOST:
+		printf(" lost=%" PRIu64, ((const struct rs_perf_lost *)body)->lost);
+		break;
+	case RREC_AUX: {
+		const struct rs_perf_aux *a = body;
+
+		printf(" offset=%#" PRIx64 " size=%" PRIu64 " flags=%#" PRIx64 "%s%s%s",
+		       a->aux_offset, a->aux_size, a->flags,
+		       (a->flags & RS_PERF_AUX_FLAG_TRUNCATED) ? " truncated" : "",
+		       (a->flags & RS_PERF_AUX_FLAG_PARTIAL) ? " partial" : "",
+		       (a->flags & RS_PERF_AUX_FLAG_COLLISION) ? " collision" : "");
+		break;
+	}
+	case RREC_ITRACE_START: {
+		const struct rs_perf_itrace_start *it = body;
+
+		printf(" pid=%u tid=%u", it->pid, it->tid);
+		break;
+	}
+	case RREC_LOST_SAMPLES:
+		printf(" lost=%" PRIu64,
+		       ((const struct rs_perf_lost_samples *)body)->lost);
+		break;
+	default:
+		printf(" type=%u misc=%#x size=%u", rec->type, rec->misc, rec->size);
+		break;
+	}
+	putchar('\n');
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct pdf_reader *r = NULL;
+	struct pdf_event ev;
+	const char *path;
+	uint64_t type;
+	int ret, n;
+
+	ret = file_cmd_parse(CMD, argc, argv, help, NULL, &path);
+	if (ret)
+		return ret < 0 ? CLI_EXIT_OK : ret;
+	ret = file_cmd_open(CMD, path, &r);
+	if (ret)
+		return ret;
+	type = pdf_reader_info(r)->sample_type;
+	while ((n = pdf_reader_next(r, &ev)) == 1)
+		print_record(&ev, type);
+	ret = n < 0 ? file_cmd_read_error(CMD, path, &ev, n) : CLI_EXIT_OK;
+	pdf_reader_close(r);
+	if (fflush(stdout)) {
+		cli_err(CMD, "writing the output failed");
+		ret = CLI_EXIT_FAIL;
+	}
+	return ret;
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside enable DOMAIN [options]: opt a libvirt domain in.  Writes
+ * ringside's <metadata> element and an ivshmem-plain <shmem> device of the
+ * region's exact size into the persistent XML; both apply at the next
+ * start.  Every option is checked before libvirt is touched, and a failed
+ * metadata write takes the device back out.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "domain_cmd.h"
+#include "domain_meta.h"
+#include "domain_virt.h"
+#include "domain_xml.h"
+#include "err.h"
+#include "report_out.h"
+
+#define CMD "enable"
+
+struct enable_opts {
+	const char *domain;
+	const char *uri;
+	struct dom_cfg cfg;
+	int rings_given;
+};
+
+static void help(void)
+{
+	printf("usage: ringside enable DOMAIN [--rings N] [--data-pages N] [--aux-pages N]\n"
+	       "                      [--mode normal|overwrite] [--trace LIST] [--freq HZ]\n"
+	       "                      [--connect URI]\n\n"
+	       "Opt libvirt domain DOMAIN in to ringside tracing: write ringside's\n"
+	       "<metadata> element and an ivshmem-plain <shmem name='ringside-DOMAIN'>\n"
+	       "device into its persistent XML.  Both apply at the domain's next start;\n"
+	       "the libvirt hook ('ringside hook install') then creates the region.\n"
+	       "Running 'enable' again replaces the settings.\n\n"
+	       "  -r, --rings N        rings (one per vCPU): 1..48 (default: the vCPU count)\n"
+	       "  -p, --data-pages N   4 KiB pages of records per ring, a power of two (64)\n"
+	       "  -a, --aux-pages N    4 KiB pages of AUX per ring, 0 or a power of two (0)\n"
+	       "  -m, --mode MODE      overwrite (flight recorder, default) or normal\n"
+	       "  -t, --trace LIST     samples,markers,aux,test (default samples,markers)\n"
+	       "  -f, --freq HZ        guest samples per second and vCPU, 1..100000 (1000)\n"
+	       "  -c, --connect URI    libvirt URI (default: libvirt's, qemu:///system as root)\n"
+	       "  -h, --help           this text\n\n"
+	       "Exit status: 0 success, 1 failure (nothing changed), 2 bad usage.\n");
+}
+
+static int set(struct enable_opts *o, const char *key, const char *value)
+{
+	const char *bad;
+
+	if (dom_cfg_set(&o->cfg, key, value, &bad)) {
+		size_t n = strlen(key);
+
+		/* bad names the attribute; the option says it already */
+		if (!strncmp(bad, key, n) && bad[n] == ':')
+			bad += n + 2;
+		return cli_usage(CMD, "--%s '%s': %s", key, value, bad);
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct enable_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "rings",      required_argument, NULL, 'r' },
+		{ "data-pages", required_argument, NULL, 'p' },
+		{ "aux-pages",  required_argument, NULL, 'a' },
+		{ "mode",       required_argument, NULL, 'm' },
+		{ "trace",      required_argument, NULL, 't' },
+		{ "freq",       required_argument, NULL, 'f' },
+		{ "connect",    required_argument, NULL, 'c' },
+		{ "help",       no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dom_cfg probe;
+	const char *bad;
+	int c, ret = 0;
+
+	memset(o, 0, sizeof(*o));
+	dom_cfg_default(&o->cfg);
+	opterr = 0;
+	optind = 1;
+	while (!ret && (c = getopt_long(argc, argv, ":r:p:a:m:t:f:c:h",
+					longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			o->rings_given = 1;
+			ret = set(o, "rings", optarg);
+			break;
+		case 'p':
+			ret = set(o, "data-pages", optarg);
+			break;
+		case 'a':
+			ret = set(o, "aux-pages", optarg);
+			break;
+		case 'm':
+			ret = set(o, "mode", optarg);
+			break;
+		case 't':
+			ret = set(o, "trace", optarg);
+			break;
+		case 'f':
+			ret = set(o, "freq", optarg);
+			break;
+		case 'c':
+			o->uri = optarg;
+			break;
+		case 'h':
+			help();
+			return -1;
+		default:
+			return cli_bad_option(CMD, argv, c);
+		}
+	}
+	if (ret)
+		return ret;
+	if (optind >= argc)
+		return cli_usage(CMD, "which domain? give its libvirt name");
+	if (argc - optind > 1)
+		return cli_usage(CMD, "one domain only; '%s' is extra", argv[optind + 1]);
+	o->domain = argv[optind];
+	/* The sizes together, before anything is looked up: with the rings
+	 * given, or the fewest the domain could have. */
+	probe = o->cfg;
+	if (!probe.rings)
+		probe.rings = 1;
+	if (dom_cfg_check(&probe, &bad))
+		return cli_usage(CMD, "%s", bad);
+	return 0;
+}
+
+/* Rings from the vCPU count unless given; then every value checked. */
+static int finish_cfg(struct enable_opts *o, const struct dom_xml *x)
+{
+	const char *bad;
+	uint32_t vcpus;
+
+	if (!o->rings_given) {
+		if (dom_xml_vcpus(x, &vcpus)) {
+			cli_err(CMD, "%s: the domain XML has no <vcpu> count; give "
+				"--rings N", o->domain);
+			return CLI_EXIT_FAIL;
+		}
+		o->cfg.rings = vcpus < RS_MAX_RINGS ? vcpus : RS_MAX_RINGS;
+	}
+	if (dom_cfg_check(&o->cfg, &bad))
+		return cli_usage(CMD, "%s", bad);
+	return 0;
+}
+
+/* Swap the device (if its size changes) and write the metadata; undo the
+ * device change when the metadata cannot be written. */
+static int apply(const struct enable_opts *o, struct dom_virt *d,
+		 const struct dom_xml *x, const char *shm_name)
+{
+	char meta[512], dev[512];
+	uint64_t old_size = 0;
+	char *old_dev = NULL;
+	int err, have;
+
+	have = dom_xml_shmem(x, shm_name, &old_size, &old_dev);
+	if (have < 0) {
+		cli_err(CMD, "%s: its <shmem name='%s'> device is not an "
+			"ivshmem-plain device ringside made; remove it first",
+			o->domain, shm_name);
+		return CLI_EXIT_FAIL;
+	}
+	if (dom_cfg_format(&o->cfg, meta, sizeof(meta)) < 0 ||
+	    dom_cmd_shmem_xml(shm_name, o->cfg.size, dev, sizeof(dev)) < 0) {
+		free(old_dev);
+		cli_err(CMD, "internal error: XML does not fit");
+		return CLI_EXIT_FAIL;
+	}
+	err = 0;
+	if (have && old_size != o->cfg.size)
+		err = dom_virt_detach(d, old_dev);
+	if (!err && (!have || old_size != o->cfg.size)) {
+		err = dom_virt_attach(d, dev);
+		if (err && have)
+			dom_virt_attach(d, old_dev);  /* back as it was */
+	}
+	if (err) {
+		free(old_dev);
+		cli_err(CMD, "%s: cannot add the <shmem> device: %s; nothing "
+			"changed", o->domain, err_str(err));
+		return CLI_EXIT_FAIL;
+	}
+	err = dom_virt_meta_set(d, meta);
+	if (err) {
+		if (!have || old_size != o->cfg.size) {
+			dom_virt_detach(d, dev);
+			if (have)
+				dom_virt_attach(d, old_dev);
+		}
+		free(old_dev);
+		cli_err(CMD, "%s: cannot write the metadata: %s; nothing changed",
+			o->domain, err_str(err));
+		return CLI_EXIT_FAIL;
+	}
+	free(old_dev);
+	return 0;
+}
+
+static void report(const struct enable_opts *o, const char *shm_name,
+		   int active)
+{
+	const struct dom_cfg *c = &o->cfg;
+	char trace[64], size[32];
+
+	printf("ringside enable: %s: region %s/%s of %s (%u rings x %u data + "
+	       "%u AUX pages, %s, %s, %u Hz)\n", o->domain, DOM_SHM_DIR, shm_name,
+	       report_size(size, sizeof(size), c->size), c->rings, c->data_pages,
+	       c->aux_pages, c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
+	       dom_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
+	if (active)
+		printf("  the domain is running: the change applies when it is next "
+		       "started (shut it down, then start it)\n");
+	if (!dom_cmd_hook_installed())
+		printf("  no ringside hook is installed: run 'ringside hook install' "
+		       "before starting the domain\n");
+}
+
+int cmd_enable(int argc, char **argv)
+{
+	char shm_name[DOM_NAME_MAX + 16];
+	struct dom_virt *d = NULL;
+	struct dom_xml *x = NULL;
+	struct enable_opts o;
+	char *xml = NULL;
+	int err, ret, active = 0;
+
+	ret = parse(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? CLI_EXIT_OK : ret;
+	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
+		cli_err(CMD, "'%s': %s", o.domain, err_str(-(ERR_DOM + dome_name)));
+		return CLI_EXIT_FAIL;
+	}
+	ret = CLI_EXIT_FAIL;
+	err = dom_virt_open(&d, o.uri, o.domain, 0);
+	if (!err && (err = dom_virt_persistent(d)) == 0)
+		err = -(ERR_DOM + dome_transient);
+	if (err >= 0 && (active = dom_virt_active(d)) < 0)
+		err = active;
+	if (err >= 0)
+		err = dom_virt_xml(d, 1, &xml);
+	if (!err)
+		err = dom_xml_parse(&x, xml, strlen(xml));
+	if (err < 0) {
+		cli_err(CMD, "%s: %s", o.domain, err_str(err));
+		goto out;
+	}
+	ret = finish_cfg(&o, x);
+	if (!ret)
+		ret = apply(&o, d, x, shm_name);
+	if (!ret)
+		report(&o, shm_name, active);
+out:
+	dom_xml_free(x);
+	free(xml);
+	dom_virt_close(d);
+	return ret;
+}

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside record REGION -o FILE: drain a live region until stopped.
+ *
+ * The loop (recorder.c) takes one batch from every ring, then waits
+ * --interval ms or until a doorbell eventfd fires.  On SIGINT/SIGTERM, at
+ * the end of --duration, or (--vm) once the VM's vCPUs have all stopped, it
+ * takes a last batch from every ring and completes the file.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "err.h"
+#include "recorder.h"
+#include "region_map.h"
+#include "report_out.h"
+#include "stop.h"
+#include "vm_conn.h"
+
+#define CMD "record"
+#define DOORBELL_INTERVAL_MS 250  /* backstop between doorbells (--vm) */
+
+struct record_opts {
+	const char *region;
+	const char *vm;            /* --vm SOCKET instead of REGION */
+	const char *output;
+	double duration;           /* 0: until stopped */
+	uint32_t interval_ms;      /* 0: not given */
+	int doorbell_fd;
+	int quiet;
+};
+
+static void help(void)
+{
+	printf("usage: ringside record REGION -o FILE [--duration S] [--interval MS]\n"
+	       "                      [--doorbell-fd N] [--quiet]\n"
+	       "       ringside record --vm SOCKET -o FILE [--duration S] [--interval MS]\n"
+	       "                      [--quiet]\n\n"
+	       "Drain every ring of a live trace region into FILE (perf.data) until\n"
+	       "Ctrl-C, SIGTERM or --duration.  FILE is written as FILE.tmp and\n"
+	       "renamed when complete.\n\n"
+	       "  REGION                the region: a path (/dev/shm/NAME) or fd:N\n"
+	       "      --vm SOCKET       the region of the ringside VMM serving the control\n"
+	       "                        socket SOCKET ('ringside run --control SOCKET'):\n"
+	       "                        wakes on its doorbells, and ends by itself once\n"
+	       "                        every vCPU has stopped or the VMM has gone\n"
+	       "  -o, --output FILE     the perf.data file to write\n"
+	       "  -d, --duration S      stop after S seconds (fractions allowed)\n"
+	       "  -i, --interval MS     wait at most MS milliseconds between passes\n"
+	       "                        (default 10; with --vm %d, as doorbells wake it)\n"
+	       "      --doorbell-fd N   also wake when eventfd N fires (the VMM's doorbell)\n"
+	       "  -q, --quiet           no progress line and no summary\n"
+	       "  -h, --help            this text\n\n"
+	       "A progress line is shown on a terminal only.  Exit status: 0 success,\n"
+	       "1 failure (FILE is then not created), 2 bad usage.\n",
+	       DOORBELL_INTERVAL_MS);
+}
+
+static int parse(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output",      required_argument, NULL, 'o' },
+		{ "duration",    required_argument, NULL, 'd' },
+		{ "interval",    required_argument, NULL, 'i' },
+		{ "doorbell-fd", required_argument, NULL, 'D' },
+		{ "vm",          required_argument, NULL, 'V' },
+		{ "quiet",       no_argument,       NULL, 'q' },
+		{ "help",        no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t fd;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->doorbell_fd = -1;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:d:i:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'd':
+			if (cli_parse_seconds(optarg, 1e7, &o->duration))
+				return cli_usage(CMD, "--duration wants seconds > 0, not '%s'",
+						 optarg);
+			break;
+		case 'i':
+			if (cli_parse_u32(optarg, 1, 60000, &o->interval_ms))
+				return cli_usage(CMD, "--interval wants milliseconds "
+						 "1..60000, not '%s'", optarg);
+			break;
+		case 'D':
+			if (cli_parse_u32(optarg, 0, 1u << 30, &fd))
+				return cli_usage(CMD, "--doorbell-fd wants a descriptor "
+						 "number, not '%s'", optarg);
+			o->doorbell_fd = (int)fd;
+			break;
+		case 'V':
+			o->vm = optarg;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			help();
+			return -1;
+		default:
+			return cli_bad_option(CMD, argv, c);
+		}
+	}
+	if (o->vm && optind < argc)
+		return cli_usage(CMD, "give a REGION or --vm SOCKET, not both ('%s')",
+				 argv[optind]);
+	if (o->vm && o->doorbell_fd >= 0)
+		return cli_usage(CMD, "--vm brings the VM's doorbells; --doorbell-fd "
+				 "is for a REGION");
+	if (!o->vm && optind >= argc)
+		return cli_usage(CMD, "which region? give its path, fd:N or --vm SOCKET");
+	if (argc - optind > 1)
+		return cli_usage(CMD, "one region only; '%s' is extra", argv[optind + 1]);
+	o->region = o->vm ? o->vm : argv[optind];
+	if (!o->output)
+		return cli_usage(CMD, "where to? give the output file with -o FILE");
+	return 0;
+}
+
+static void summary(const struct record_opts *o, const struct recorder *r,
+		    const struct rmap *m)
+{
+	const struct drain *d = &r->drain;
+	const struct tally *t = &r->tally;
+	struct tally_ring sum;
+	char label[64], size[32];
+	uint32_t i;
+
+	tally_total(t, &sum);
+	printf("ringside record: wrote %" PRIu64 " records (%s) from %u rings to "
+	       "%s in %.1f s%s\n", sum.records,
+	       report_size(size, sizeof(size), sum.bytes), d->nr_rings,
+	       o->output, r->seconds,
+	       r->end == RECORDER_END_SIGNAL ? " (interrupted)" :
+	       r->end == RECORDER_END_FINISHED ? " (the VM ended)" : "");
+	if (m->vm)
+		printf("  woken by doorbells: %" PRIu64 " of %" PRIu64 " passes\n",
+		       r->woken, r->passes);
+	for (i = 0; i < d->nr_rings; i++) {
+		const struct drain_ring *dr = &d->ring[i];
+		const struct rs_cons_stats *cs = drain_cons_stats(d, i);
+
+		snprintf(label, sizeof(label), "  ring %u", i);
+		report_ring_line(stdout, label, &t->ring[i]);
+		if (m->vm && i < m->vm->nr_doorbells)
+			printf("    doorbells: %" PRIu64 "\n", recorder_doorbells(r, i));
+		if (dr->has_aux)
+			printf("    AUX data: %" PRIu64 " bytes drained, not stored "
+			       "(perf.data AUX storage comes with the PT decoder)\n",
+			       dr->aux_bytes);
+		if (cs->corrupt || cs->aux_corrupt)
+			printf("    corrupt: %" PRIu64 " events, %" PRIu64 " bytes "
+			       "discarded (AUX: %" PRIu64 " events)\n", cs->corrupt,
+			       cs->corrupt_bytes, cs->aux_corrupt);
+		if (dr->too_big)
+			printf("    not written: %" PRIu64 " records too big for a "
+			       "perf record\n", dr->too_big);
+	}
+}
+
+static int vm_finished(void *arg)
+{
+	return vm_conn_stopped(arg);
+}
+
+static int run(const struct record_opts *o, struct rmap *m)
+{
+	struct recorder *r = malloc(sizeof(*r));
+	int ret;
+
+	if (!r) {
+		cli_err(CMD, "out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	recorder_init(r, CMD, o->region);
+	r->output = o->output;
+	r->duration = o->duration;
+	r->quiet = o->quiet;
+	if (o->interval_ms)
+		r->interval_ms = o->interval_ms;
+	if (o->doorbell_fd >= 0)
+		recorder_add_wake(r, o->doorbell_fd, -1, 0);
+	if (m->vm) {
+		for (uint32_t i = 0; i < m->vm->nr_doorbells; i++)
+			recorder_add_wake(r, m->vm->doorbell[i], (int)i, 0);
+		recorder_add_wake(r, m->vm->sock, -1, 1);
+		r->finished = vm_finished;
+		r->finished_arg = m->vm;
+		if (!o->interval_ms && m->vm->nr_doorbells)
+			r->interval_ms = DOORBELL_INTERVAL_MS;
+	}
+	ret = recorder_run(r, &m->region);
+	if (ret == CLI_EXIT_OK && !o->quiet)
+		summary(o, r, m);
+	recorder_fini(r);
+	free(r);
+	return ret;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	struct rmap m;
+	int err, ret;
+
+	ret = parse(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? CLI_EXIT_OK : ret;
+	if (o.doorbell_fd >= 0 && fcntl(o.doorbell_fd, F_GETFD) < 0) {
+		cli_err(CMD, "--doorbell-fd %d: not an open descriptor", o.doorbell_fd);
+		return CLI_EXIT_FAIL;
+	}
+	err = stop_install();
+	if (err) {
+		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", err_str(err));
+		return CLI_EXIT_FAIL;
+	}
+	if (o.vm) {
+		err = rmap_open_vm(&m, o.vm, RMAP_WRITE | RMAP_EXCL);
+		if (err)
+			return cli_vm_error(CMD, o.vm, &m, err);
+	} else {
+		err = rmap_open(&m, o.region, RMAP_WRITE | RMAP_EXCL);
+		if (err)
+			return cli_region_error(CMD, o.region, &m, err);
+	}
+	if (rmap_is_file(&m, o.output)) {
+		cli_err(CMD, "-o %s is the region itself; choose another output file",
+			o.output);
+		rmap_close(&m);
+		return CLI_EXIT_FAIL;
+	}
+	ret = run(&o, &m);
+	rmap_close(&m);
+	return ret;
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside run PAYLOAD: boot a freestanding payload in the ringside VMM
+ * (vmm/) with one ring per vCPU, and consume its rings in this process:
+ * normal rings are recorded while it runs (recorder.c, woken by the
+ * doorbells), overwrite rings are snapshotted once the vCPUs stopped
+ * (snapper.c).  With --control it serves the control socket instead and
+ * leaves the rings to 'ringside record|snapshot --vm'.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ringside/vmm.h"
+#include "cli.h"
+#include "err.h"
+#include "recorder.h"
+#include "run.h"
+#include "snapper.h"
+#include "stop.h"
+
+#define CMD "run"
+#define DOORBELL_INTERVAL_MS 250  /* backstop between doorbells */
+#define WAIT_STEP_MS 50
+
+/* What consumed the rings, for the table. */
+struct run_state {
+	struct rs_vmm *vm;
+	struct recorder *rec;      /* normal rings drained here */
+	struct snapper *snap;      /* overwrite rings snapshotted here */
+	double seconds;
+};
+
+static void log_line(void *arg, const char *msg)
+{
+	(void)arg;
+	cli_err(CMD, "%s", msg);
+}
+
+static int boot_error(const struct run_opts *o, int err)
+{
+	switch (err) {
+	case -ENOENT:
+	case -EACCES:
+		cli_err(CMD, "cannot use the KVM device %s; is KVM loaded and "
+			"are you allowed to open it? (--kvm DEVICE names another)",
+			o->params.kvm_path ? o->params.kvm_path : "/dev/kvm");
+		break;
+	case -ENOSYS:
+		cli_err(CMD, "this KVM lacks what the ringside VMM needs (see above)");
+		break;
+	default:
+		cli_err(CMD, "cannot create the VM: %s", err_str(err));
+	}
+	return CLI_EXIT_FAIL;
+}
+
+static int load_error(const char *payload, int err)
+{
+	if (err == -ENOENT)
+		cli_err(CMD, "payload %s does not exist; give the guest image "
+			"(e.g. build/guest-agent/ringside-guest-agent)", payload);
+	else if (err == -ENOEXEC)
+		cli_err(CMD, "payload %s is not a loadable x86-64 ELF executable "
+			"(see above)", payload);
+	else if (err == -E2BIG)
+		cli_err(CMD, "payload %s does not fit the guest's memory", payload);
+	else
+		cli_err(CMD, "cannot load payload %s: %s", payload, err_str(err));
+	return CLI_EXIT_FAIL;
+}
+
+/* Create, load, listen, start; the vCPU and control threads inherit a mask
+ * without SIGINT/SIGTERM, so that those reach this thread. */
+static int boot(const struct run_opts *o, struct rs_vmm **vmp)
+{
+	sigset_t stop_sigs, old;
+	struct rs_vmm *vm;
+	int err;
+
+	err = rs_vmm_create(vmp, &o->params);
+	if (err)
+		return boot_error(o, err);
+	vm = *vmp;
+	err = rs_vmm_load_file(vm, o->payload);
+	if (err)
+		return load_error(o->payload, err);
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old);
+	if (o->control && (err = rs_vmm_control_listen(vm, o->control)) < 0)
+		cli_err(CMD, "cannot serve the control socket %s: %s", o->control,
+			err_str(err));
+	else if ((err = rs_vmm_start(vm)) < 0)
+		cli_err(CMD, "cannot start the vCPUs: %s", err_str(err));
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+/* Until a signal, the end of --duration, or (@until_stopped) every vCPU
+ * stopped. */
+static void wait_end(const struct run_opts *o, struct rs_vmm *vm,
+		     int until_stopped)
+{
+	double start = cli_now();
+
+	while (!stop_requested() &&
+	       !(o->duration && cli_now() - start >= o->duration)) {
+		if (until_stopped && rs_vmm_wait(vm, 0) == 0)
+			break;
+		stop_wait_fds(NULL, 0, WAIT_STEP_MS);
+	}
+}
+
+static int all_stopped(void *arg)
+{
+	return rs_vmm_wait(arg, 0) == 0;
+}
+
+static int record(const struct run_opts *o, struct run_state *st)
+{
+	struct recorder *r = malloc(sizeof(*r));
+
+	if (!r) {
+		cli_err(CMD, "out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	st->rec = r;
+	recorder_init(r, CMD, o->payload);
+	r->output = o->output;
+	r->duration = o->duration;
+	r->quiet = o->quiet;
+	r->interval_ms = DOORBELL_INTERVAL_MS;
+	r->finished = all_stopped;
+	r->finished_arg = st->vm;
+	for (uint32_t i = 0; i < rs_vmm_nr_rings(st->vm); i++)
+		recorder_add_wake(r, rs_vmm_doorbell_fd(st->vm, i), (int)i, 0);
+	return recorder_run(r, rs_vmm_region(st->vm));
+}
+
+/* The flight recorder once nothing runs: a stable copy by construction. */
+static int snapshot(const struct run_opts *o, struct run_state *st)
+{
+	struct snapper *s = malloc(sizeof(*s));
+	int ret;
+
+	if (!s) {
+		cli_err(CMD, "out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	st->snap = s;
+	snapper_init(s, CMD, o->payload);
+	s->output = o->output;
+	s->stable = 1;
+	ret = snapper_copy(s, rs_vmm_region(st->vm));
+	return ret ? ret : snapper_write(s);
+}
+
+/* Consume the rings as the options say; stops the vCPUs. */
+static int consume(const struct run_opts *o, struct run_state *st)
+{
+	double start = cli_now();
+	int ret = CLI_EXIT_OK;
+
+	if (o->control) {
+		if (!o->quiet)
+			printf("ringside run: serving %s; 'ringside record|snapshot "
+			       "--vm %s' reads the rings; Ctrl-C ends\n", o->control,
+			       o->control);
+		fflush(stdout);
+		wait_end(o, st->vm, 0);
+	} else if (o->params.data_mode == RS_MODE_NORMAL) {
+		ret = record(o, st);
+	} else {
+		wait_end(o, st->vm, 1);
+	}
+	rs_vmm_stop(st->vm);
+	if (!ret && !o->control && o->params.data_mode == RS_MODE_OVERWRITE)
+		ret = snapshot(o, st);
+	st->seconds = cli_now() - start;
+	return ret;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_state st = { 0 };
+	struct run_opts o;
+	int err, ret;
+
+	ret = run_opts_parse(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? CLI_EXIT_OK : ret;
+	o.params.log = log_line;
+	err = stop_install();
+	if (err) {
+		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", err_str(err));
+		return CLI_EXIT_FAIL;
+	}
+	ret = boot(&o, &st.vm);
+	if (ret == CLI_EXIT_OK)
+		ret = consume(&o, &st);
+	if (ret == CLI_EXIT_OK && !o.quiet) {
+		if (st.snap)
+			snapper_summary(st.snap);
+		if (run_print_rings(&o, st.vm, st.rec ? &st.rec->tally :
+				    st.snap ? &st.snap->tally : NULL, st.rec,
+				    st.seconds))
+			ret = CLI_EXIT_FAIL;
+	}
+	if (st.rec)
+		recorder_fini(st.rec);
+	if (st.snap)
+		snapper_fini(st.snap);
+	free(st.rec);
+	free(st.snap);
+	rs_vmm_destroy(st.vm);
+	return ret;
+}

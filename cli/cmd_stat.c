@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside stat REGION: the rings as they are now.  Heads, tails and the
+ * counters are what the guest last wrote: hints, shown as read.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "region_map.h"
+#include "report_out.h"
+#include "ring_info.h"
+
+#define CMD "stat"
+
+struct stat_opts {
+	const char *region;
+	double interval;       /* 0: once */
+	uint32_t count;        /* 0: until interrupted */
+};
+
+static void help(void)
+{
+	printf("usage: ringside stat REGION [--interval S [--count N]]\n\n"
+	       "Show a trace region's rings right now: data and AUX heads and tails,\n"
+	       "fill, records produced and lost (as the guest counts them), mode.\n\n"
+	       "  REGION              the region: a path (/dev/shm/NAME) or fd:N\n"
+	       "  -i, --interval S    repeat every S seconds (fractions allowed)\n"
+	       "  -c, --count N       stop after N reports (with --interval)\n"
+	       "  -h, --help          this text\n\n"
+	       "Exit status: 0 success, 1 failure, 2 bad usage.\n");
+}
+
+static int parse(int argc, char **argv, struct stat_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count",    required_argument, NULL, 'c' },
+		{ "help",     no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":i:c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (cli_parse_seconds(optarg, 86400.0, &o->interval))
+				return cli_usage(CMD, "--interval wants seconds > 0, not '%s'",
+						 optarg);
+			break;
+		case 'c':
+			if (cli_parse_u32(optarg, 1, UINT32_MAX, &o->count))
+				return cli_usage(CMD, "--count wants a number >= 1, not '%s'",
+						 optarg);
+			break;
+		case 'h':
+			help();
+			return -1;
+		default:
+			return cli_bad_option(CMD, argv, c);
+		}
+	}
+	if (o->count && !o->interval)
+		return cli_usage(CMD, "--count needs --interval");
+	if (optind >= argc)
+		return cli_usage(CMD, "which region? give its path or fd:N");
+	if (argc - optind > 1)
+		return cli_usage(CMD, "one region only; '%s' is extra", argv[optind + 1]);
+	o->region = argv[optind];
+	return 0;
+}
+
+static const char *mode_name(uint32_t mode)
+{
+	return mode == RS_MODE_OVERWRITE ? "overwrite" : "normal";
+}
+
+static void show(const char *spec, const struct rmap *m)
+{
+	uint32_t nr = rinfo_count(&m->region), i;
+	struct rinfo_region rr;
+	char size[32];
+
+	rinfo_region_get(&m->region, &rr);
+	printf("region %s: %u rings, %s, ABI %u, tracing %s, data %s, AUX %s\n",
+	       spec, nr, report_size(size, sizeof(size), m->size), RS_ABI_VERSION,
+	       rr.enabled ? "enabled" : "disabled", mode_name(rr.data_mode),
+	       mode_name(rr.aux_mode));
+	printf("guest: agent %s (kind %u, ABI %u, %u rings used), heartbeat %" PRIu64 "\n",
+	       rr.attached ? "attached" : "not attached", rr.agent_kind,
+	       rr.agent_abi, rr.rings_used, rr.heartbeat);
+	printf("%4s %-9s %12s %12s %10s %10s %6s %12s %10s %12s %12s %10s\n",
+	       "ring", "mode", "data_head", "data_tail", "fill", "size", "fill%",
+	       "produced", "lost", "aux_head", "aux_tail", "aux_size");
+	for (i = 0; i < nr; i++) {
+		struct rinfo ri;
+		char head[24];
+		uint64_t fill;
+
+		if (rinfo_get(&m->region, i, &ri))
+			continue;
+		fill = rinfo_fill(&ri);
+		/* an overwrite ring is written backward: its head counts down */
+		if (ri.data_mode == RS_MODE_OVERWRITE)
+			snprintf(head, sizeof(head), "%" PRId64, (int64_t)ri.data_head);
+		else
+			snprintf(head, sizeof(head), "%" PRIu64, ri.data_head);
+		printf("%4u %-9s %12s %12" PRIu64 " %10" PRIu64 " %10" PRIu64
+		       " %5.1f%% %12" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64
+		       " %10" PRIu64 "\n", i, mode_name(ri.data_mode), head,
+		       ri.data_tail, fill, ri.data_size,
+		       ri.data_size ? 100.0 * (double)fill / (double)ri.data_size : 0.0,
+		       ri.produced, ri.lost, ri.aux_head, ri.aux_tail, ri.aux_size);
+	}
+	fflush(stdout);
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o;
+	struct rmap m;
+	uint32_t n;
+	int err, ret;
+
+	ret = parse(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? CLI_EXIT_OK : ret;
+	err = rmap_open(&m, o.region, 0);
+	if (err)
+		return cli_region_error(CMD, o.region, &m, err);
+	for (n = 1;; n++) {
+		struct timespec ts;
+
+		show(o.region, &m);
+		if (!o.interval || (o.count && n >= o.count))
+			break;
+		ts.tv_sec = (time_t)o.interval;
+		ts.tv_nsec = (long)((o.interval - (double)ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);
+		putchar('\n');
+	}
+	rmap_close(&m);
+	return CLI_EXIT_OK;
+}

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "domain_meta.h"
+#include "err.h"
+
+#define DOM_ERR(e) (-(ERR_DOM + (e)))
+
+static const struct {
+	const char *name;
+	uint64_t bit;
+} trace_bits[] = {
+	{ "samples", RS_TRACE_SAMPLES },
+	{ "markers", RS_TRACE_MARKERS },
+	{ "aux",     RS_TRACE_AUX },
+	{ "test",    RS_TRACE_TEST },
+};
+#define NR_TRACE_BITS (sizeof(trace_bits) / sizeof(trace_bits[0]))
+
+static char detail[512];
+
+const char *dom_errstr(int err)
+{
+	static const char *const msg[dome_max] = {
+		[dome_ok]          = "success",
+		[dome_invalid]     = "invalid argument",
+		[dome_option]      = "invalid ringside option",
+		[dome_too_big]     = "the trace region would be larger than 1 GiB",
+		[dome_name]        = "a domain name ringside cannot use in a file "
+				     "name (letters, digits, '.', '_', '+', '-')",
+		[dome_xml]         = "malformed domain XML",
+		[dome_version]     = "ringside metadata of another version",
+		[dome_no_domain]   = "no libvirt domain of that name",
+		[dome_not_enabled] = "the domain is not enabled for ringside "
+				     "(no ringside metadata; see 'ringside enable')",
+		[dome_no_shmem]    = "the domain has ringside metadata but no "
+				     "ringside <shmem> device; run 'ringside enable' again",
+		[dome_size]        = "the <shmem> size does not match the ringside "
+				     "metadata; run 'ringside enable' again",
+		[dome_transient]   = "a transient domain has no persistent XML to change",
+		[dome_not_running] = "the domain is not running, so it has no trace region",
+		[dome_libvirt]     = "libvirt call failed",
+		[dome_no_libvirt]  = "this ringside was built without libvirt",
+	};
+	static char with_detail[600];
+	int e = -err - ERR_DOM;
+
+	if (e == dome_libvirt && detail[0]) {
+		snprintf(with_detail, sizeof(with_detail), "libvirt: %s", detail);
+		return with_detail;
+	}
+	return (e >= 0 && e < dome_max && msg[e]) ? msg[e] : "unknown domain error";
+}
+
+void dom_detail_set(const char *msg)
+{
+	snprintf(detail, sizeof(detail), "%s", msg ? msg : "");
+}
+
+const char *dom_detail(void)
+{
+	return detail;
+}
+
+void dom_cfg_default(struct dom_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->data_pages = 64;
+	c->mode = RS_MODE_OVERWRITE;
+	c->trace_mask = RS_TRACE_SAMPLES | RS_TRACE_MARKERS;
+	c->freq = 1000;
+}
+
+static int parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int parse_trace(const char *s, uint64_t *mask)
+{
+	uint64_t m = 0;
+
+	while (*s) {
+		size_t n = strcspn(s, ","), i;
+
+		for (i = 0; i < NR_TRACE_BITS; i++)
+			if (strlen(trace_bits[i].name) == n &&
+			    !strncmp(s, trace_bits[i].name, n))
+				break;
+		if (i == NR_TRACE_BITS)
+			return -EINVAL;
+		m |= trace_bits[i].bit;
+		s += n;
+		if (*s == ',' && *++s == '\0')
+			return -EINVAL;
+	}
+	*mask = m;
+	return 0;
+}
+
+int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
+		const char **bad)
+{
+	uint32_t v;
+
+	*bad = NULL;
+	if (!strcmp(key, "version")) {
+		if (parse_u32(value, UINT32_MAX, &v) || v != DOM_META_VERSION) {
+			*bad = "version: this ringside writes and reads version 1";
+			return DOM_ERR(dome_version);
+		}
+		return 0;
+	}
+	if (!strcmp(key, "rings")) {
+		if (parse_u32(value, RS_MAX_RINGS, &c->rings) || !c->rings)
+			*bad = "rings: a number of rings from 1 to 48";
+	} else if (!strcmp(key, "data-pages")) {
+		if (parse_u32(value, UINT32_MAX, &c->data_pages) ||
+		    !is_pow2(c->data_pages))
+			*bad = "data-pages: a power of two >= 1 (4 KiB pages per ring)";
+	} else if (!strcmp(key, "aux-pages")) {
+		if (parse_u32(value, UINT32_MAX, &c->aux_pages) ||
+		    (c->aux_pages && !is_pow2(c->aux_pages)))
+			*bad = "aux-pages: 0 or a power of two (4 KiB pages per ring)";
+	} else if (!strcmp(key, "mode")) {
+		if (!strcmp(value, "normal"))
+			c->mode = RS_MODE_NORMAL;
+		else if (!strcmp(value, "overwrite"))
+			c->mode = RS_MODE_OVERWRITE;
+		else
+			*bad = "mode: 'normal' or 'overwrite'";
+	} else if (!strcmp(key, "trace")) {
+		if (parse_trace(value, &c->trace_mask))
+			*bad = "trace: a comma-separated list of samples, markers, "
+			       "aux, test";
+	} else if (!strcmp(key, "freq")) {
+		if (parse_u32(value, DOM_FREQ_MAX, &c->freq) || !c->freq)
+			*bad = "freq: samples per second from 1 to 100000";
+	} else {
+		*bad = "an attribute this version of ringside does not know";
+	}
+	return *bad ? DOM_ERR(dome_option) : 0;
+}
+
+int dom_cfg_check(struct dom_cfg *c, const char **bad)
+{
+	struct rs_region_params p;
+	uint64_t size;
+
+	*bad = NULL;
+	if (!c->rings || c->rings > RS_MAX_RINGS)
+		*bad = "rings: a number of rings from 1 to 48";
+	else if (!is_pow2(c->data_pages))
+		*bad = "data-pages: a power of two >= 1";
+	else if (c->aux_pages && !is_pow2(c->aux_pages))
+		*bad = "aux-pages: 0 or a power of two";
+	else if (c->mode != RS_MODE_NORMAL && c->mode != RS_MODE_OVERWRITE)
+		*bad = "mode: 'normal' or 'overwrite'";
+	else if (!c->freq || c->freq > DOM_FREQ_MAX)
+		*bad = "freq: samples per second from 1 to 100000";
+	else if ((uint64_t)c->data_pages * RS_PAGE_SIZE > DOM_REGION_MAX ||
+		 (uint64_t)c->aux_pages * RS_PAGE_SIZE > DOM_REGION_MAX) {
+		*bad = "data-pages, aux-pages: the region would exceed 1 GiB";
+		return DOM_ERR(dome_too_big);
+	}
+	if (*bad)
+		return DOM_ERR(dome_option);
+	dom_cfg_params(c, &p);
+	if (rs_region_size(&p, &size) < 0) {
+		*bad = "data-pages, aux-pages: no valid layout for these sizes";
+		return DOM_ERR(dome_option);
+	}
+	if (size < DOM_REGION_MIN)
+		size = DOM_REGION_MIN;
+	if (size > DOM_REGION_MAX) {
+		*bad = "rings x (data-pages + aux-pages): the region would exceed 1 GiB";
+		return DOM_ERR(dome_too_big);
+	}
+	c->size = size;
+	return 0;
+}
+
+void dom_cfg_params(const struct dom_cfg *c, struct rs_region_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->nr_rings = c->rings;
+	p->data_pages = c->data_pages;
+	p->aux_pages = c->aux_pages;
+	p->data_mode = c->mode;
+	p->aux_mode = c->mode;
+	p->trace_mask = c->trace_mask;
+	p->sample_type = DOM_SAMPLE_TYPE;
+	p->sample_freq = c->freq;
+}
+
+const char *dom_trace_names(uint64_t mask, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	if (!len)
+		return "";
+	buf[0] = '\0';
+	for (i = 0; i < NR_TRACE_BITS; i++) {
+		int n;
+
+		if (!(mask & trace_bits[i].bit))
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+			     trace_bits[i].name);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	return buf;
+}
+
+int dom_cfg_format(const struct dom_cfg *c, char *buf, size_t len)
+{
+	char trace[64];
+	int n;
+
+	n = snprintf(buf, len, "<%s version='%u' rings='%u' data-pages='%u' "
+		     "aux-pages='%u' mode='%s' trace='%s' freq='%u'/>",
+		     DOM_META_ELEMENT, DOM_META_VERSION, c->rings, c->data_pages,
+		     c->aux_pages, c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
+		     dom_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
+	if (n < 0 || (size_t)n >= len)
+		return DOM_ERR(dome_invalid);
+	return n;
+}
+
+int dom_name_check(const char *name)
+{
+	size_t i, n = name ? strlen(name) : 0;
+
+	if (!n || n > DOM_NAME_MAX || name[0] == '.' || name[0] == '-')
+		return DOM_ERR(dome_name);
+	for (i = 0; i < n; i++) {
+		char ch = name[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+		      ch == '+' || ch == '-'))
+			return DOM_ERR(dome_name);
+	}
+	return 0;
+}
+
+int dom_shm_name(const char *domain, char *buf, size_t len)
+{
+	int n;
+
+	if (dom_name_check(domain))
+		return DOM_ERR(dome_name);
+	n = snprintf(buf, len, "%s%s", DOM_SHM_PREFIX, domain);
+	return (n < 0 || (size_t)n >= len) ? DOM_ERR(dome_name) : 0;
+}

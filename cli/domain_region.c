@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "domain_region.h"
+#include "domain_virt.h"
+#include "domain_xml.h"
+#include "err.h"
+
+#define DOM_ERR(e) (-(ERR_DOM + (e)))
+
+int dom_region_is_domain(const char *spec)
+{
+	struct stat st;
+
+	if (!spec || !*spec || strchr(spec, '/') || !strncmp(spec, "fd:", 3))
+		return 0;
+	return lstat(spec, &st) && errno == ENOENT;
+}
+
+/* The live metadata and device of @d, checked against each other. */
+static int lookup(struct dom_virt *d, const char *shm_name)
+{
+	struct dom_xml *x = NULL;
+	struct dom_cfg c;
+	const char *bad;
+	char *text = NULL;
+	int err;
+
+	err = dom_virt_active(d);
+	if (err <= 0)
+		return err ? err : DOM_ERR(dome_not_running);
+	err = dom_virt_meta_get(d, 0, &text);
+	if (err)
+		return err;
+	dom_cfg_default(&c);
+	err = dom_meta_parse(text, &c, &bad);
+	free(text);
+	text = NULL;
+	if (err)
+		return err;
+	err = dom_virt_xml(d, 0, &text);
+	if (!err)
+		err = dom_xml_parse(&x, text, strlen(text));
+	if (!err) {
+		err = dom_xml_shmem(x, shm_name, NULL, NULL);
+		err = err < 0 ? err : err ? 0 : DOM_ERR(dome_no_shmem);
+	}
+	dom_xml_free(x);
+	free(text);
+	return err;
+}
+
+int dom_region_path(const char *name, char *path, size_t len)
+{
+	char shm_name[DOM_NAME_MAX + 16];
+	struct dom_virt *d = NULL;
+	int err, n;
+
+	err = dom_shm_name(name, shm_name, sizeof(shm_name));
+	if (err)
+		return err;
+	err = dom_virt_open(&d, NULL, name, 1);
+	if (!err)
+		err = lookup(d, shm_name);
+	dom_virt_close(d);
+	if (err)
+		return err;
+	n = snprintf(path, len, "%s/%s", DOM_SHM_DIR, shm_name);
+	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
+}
+
+int dom_region_pause(const char *name, int *paused)
+{
+	struct dom_virt *d = NULL;
+	int err;
+
+	*paused = 0;
+	err = dom_virt_open(&d, NULL, name, 0);
+	if (!err)
+		err = dom_virt_suspend(d);
+	dom_virt_close(d);
+	if (err < 0)
+		return err;
+	*paused = err;
+	return 0;
+}
+
+int dom_region_resume(const char *name)
+{
+	struct dom_virt *d = NULL;
+	int err;
+
+	err = dom_virt_open(&d, NULL, name, 0);
+	if (!err)
+		err = dom_virt_resume(d);
+	dom_virt_close(d);
+	return err;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The region file of a libvirt domain: created by the hook at "prepare",
+ * removed at "release".  See docs/operator-guide.md, "Security model".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "domain_shm.h"
+#include "err.h"
+
+#define REGION_MODE 0660
+
+/* Lay the region out in @fd (already c->size bytes) and switch it on. */
+static int layout(int fd, const struct dom_cfg *c)
+{
+	struct rs_region_params p;
+	struct rs_region_header *h;
+	void *mem;
+	int err;
+
+	mem = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED)
+		return -errno;
+	dom_cfg_params(c, &p);
+	err = err_from_ring(rs_region_layout(mem, c->size, &p));
+	if (!err) {
+		/* No guest runs yet: a plain store is enough. */
+		h = mem;
+		h->config.enabled = 1;
+	}
+	munmap(mem, c->size);
+	return err;
+}
+
+int dom_shm_create(const char *dir, const char *shm_name,
+		   const struct dom_cfg *c, gid_t gid)
+{
+	char path[4096], tmp[4096];
+	int fd, err, n;
+
+	if (!dir || !shm_name || !c || !c->size)
+		return -EINVAL;
+	n = snprintf(path, sizeof(path), "%s/%s", dir, shm_name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	n = snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, shm_name);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	/* mkostemp: O_EXCL, mode 0600; nobody else can have opened it. */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Reserve the pages now: a full /dev/shm must fail here, not as a
+	 * SIGBUS in QEMU when the guest first writes a page. */
+	err = -posix_fallocate(fd, 0, (off_t)c->size);
+	if (!err)
+		err = layout(fd, c);
+	if (!err && fchown(fd, 0, gid))
+		err = -errno;
+	if (!err && fchmod(fd, REGION_MODE))
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	close(fd);
+	return err;
+}
+
+int dom_shm_remove(const char *dir, const char *shm_name)
+{
+	char path[4096];
+	struct stat st;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/%s", dir, shm_name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ENODEV;
+	return unlink(path) ? -errno : 0;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "domain_meta.h"
+#include "domain_virt.h"
+#include "err.h"
+
+#define DOM_ERR(e) (-(ERR_DOM + (e)))
+
+struct dom_virt {
+	virConnectPtr conn;
+	virDomainPtr dom;
+};
+
+static void silent(void *arg, virErrorPtr err)
+{
+	(void)arg;
+	(void)err;
+}
+
+/* Keep libvirt's words for the failure and map its code to ours. */
+static int failed(int fallback)
+{
+	const char *msg = virGetLastErrorMessage();
+	int code = virGetLastErrorCode();
+
+	dom_detail_set(msg);
+	virResetLastError();
+	switch (code) {
+	case VIR_ERR_NO_DOMAIN:
+		return DOM_ERR(dome_no_domain);
+	case VIR_ERR_NO_DOMAIN_METADATA:
+		return DOM_ERR(dome_not_enabled);
+	default:
+		return DOM_ERR(fallback);
+	}
+}
+
+int dom_virt_open(struct dom_virt **dp, const char *uri, const char *name,
+		  int readonly)
+{
+	struct dom_virt *d;
+
+	*dp = NULL;
+	dom_detail_set(NULL);
+	if (virInitialize() < 0)
+		return failed(dome_libvirt);
+	virSetErrorFunc(NULL, silent);
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->conn = readonly ? virConnectOpenReadOnly(uri) : virConnectOpen(uri);
+	if (!d->conn) {
+		free(d);
+		return failed(dome_libvirt);
+	}
+	d->dom = virDomainLookupByName(d->conn, name);
+	if (!d->dom) {
+		int err = failed(dome_libvirt);
+
+		dom_virt_close(d);
+		return err;
+	}
+	*dp = d;
+	return 0;
+}
+
+void dom_virt_close(struct dom_virt *d)
+{
+	if (!d)
+		return;
+	if (d->dom)
+		virDomainFree(d->dom);
+	if (d->conn)
+		virConnectClose(d->conn);
+	free(d);
+}
+
+int dom_virt_active(struct dom_virt *d)
+{
+	int r = virDomainIsActive(d->dom);
+
+	return r < 0 ? failed(dome_libvirt) : r;
+}
+
+int dom_virt_persistent(struct dom_virt *d)
+{
+	int r = virDomainIsPersistent(d->dom);
+
+	return r < 0 ? failed(dome_libvirt) : r;
+}
+
+int dom_virt_xml(struct dom_virt *d, int inactive, char **xml)
+{
+	*xml = virDomainGetXMLDesc(d->dom, inactive ? VIR_DOMAIN_XML_INACTIVE : 0);
+	return *xml ? 0 : failed(dome_libvirt);
+}
+
+int dom_virt_meta_get(struct dom_virt *d, int inactive, char **xml)
+{
+	unsigned flags = inactive ? VIR_DOMAIN_AFFECT_CONFIG : VIR_DOMAIN_AFFECT_LIVE;
+
+	*xml = virDomainGetMetadata(d->dom, VIR_DOMAIN_METADATA_ELEMENT,
+				    DOM_XMLNS, flags);
+	return *xml ? 0 : failed(dome_libvirt);
+}
+
+int dom_virt_meta_set(struct dom_virt *d, const char *xml)
+{
+	if (virDomainSetMetadata(d->dom, VIR_DOMAIN_METADATA_ELEMENT, xml,
+				 xml ? DOM_XMLNS_KEY : NULL, DOM_XMLNS,
+				 VIR_DOMAIN_AFFECT_CONFIG) < 0)
+		return failed(dome_libvirt);
+	return 0;
+}
+
+int dom_virt_attach(struct dom_virt *d, const char *xml)
+{
+	if (virDomainAttachDeviceFlags(d->dom, xml, VIR_DOMAIN_AFFECT_CONFIG) < 0)
+		return failed(dome_libvirt);
+	return 0;
+}
+
+int dom_virt_detach(struct dom_virt *d, const char *xml)
+{
+	if (virDomainDetachDeviceFlags(d->dom, xml, VIR_DOMAIN_AFFECT_CONFIG) < 0)
+		return failed(dome_libvirt);
+	return 0;
+}
+
+int dom_virt_suspend(struct dom_virt *d)
+{
+	int state, reason;
+
+	if (virDomainGetState(d->dom, &state, &reason, 0) < 0)
+		return failed(dome_libvirt);
+	if (state == VIR_DOMAIN_PAUSED || state == VIR_DOMAIN_CRASHED)
+		return 0;  /* stopped already: leave it as it is */
+	if (state != VIR_DOMAIN_RUNNING && state != VIR_DOMAIN_BLOCKED)
+		return DOM_ERR(dome_not_running);
+	return virDomainSuspend(d->dom) < 0 ? failed(dome_libvirt) : 1;
+}
+
+int dom_virt_resume(struct dom_virt *d)
+{
+	return virDomainResume(d->dom) < 0 ? failed(dome_libvirt) : 0;
+}

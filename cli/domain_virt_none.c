@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * domain_virt.h for a ringside built without libvirt: every call says so,
+ * and the rest of ringside works as before.
+ */
+#include <stddef.h>
+
+#include "domain_meta.h"
+#include "domain_virt.h"
+#include "err.h"
+
+#define NO_LIBVIRT (-(ERR_DOM + dome_no_libvirt))
+
+int dom_virt_open(struct dom_virt **dp, const char *uri, const char *name,
+		  int readonly)
+{
+	(void)uri;
+	(void)name;
+	(void)readonly;
+	*dp = NULL;
+	return NO_LIBVIRT;
+}
+
+void dom_virt_close(struct dom_virt *d)
+{
+	(void)d;
+}
+
+int dom_virt_active(struct dom_virt *d)
+{
+	(void)d;
+	return NO_LIBVIRT;
+}
+
+int dom_virt_persistent(struct dom_virt *d)
+{
+	(void)d;
+	return NO_LIBVIRT;
+}
+
+int dom_virt_xml(struct dom_virt *d, int inactive, char **xml)
+{
+	(void)d;
+	(void)inactive;
+	*xml = NULL;
+	return NO_LIBVIRT;
+}
+
+int dom_virt_meta_get(struct dom_virt *d, int inactive, char **xml)
+{
+	return dom_virt_xml(d, inactive, xml);
+}
+
+int dom_virt_meta_set(struct dom_virt *d, const char *xml)
+{
+	(void)d;
+	(void)xml;
+	return NO_LIBVIRT;
+}
+
+int dom_virt_attach(struct dom_virt *d, const char *xml)
+{
+	return dom_virt_meta_set(d, xml);
+}
+
+int dom_virt_detach(struct dom_virt *d, const char *xml)
+{
+	return dom_virt_meta_set(d, xml);
+}
+
+int dom_virt_suspend(struct dom_virt *d)
+{
+	return dom_virt_active(d);
+}
+
+int dom_virt_resume(struct dom_virt *d)
+{
+	return dom_virt_active(d);
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * AUX bytes are counted, not stored: perf accepts AUXTRACE data only with
+ * an AUXTRACE_INFO record of a decoder it knows (Intel PT), which comes
+ * with the PT work.  The AUX records in the data ring, which say what was
+ * written where, are stored.
+ */
+#include <string.h>
+
+#include "drain.h"
+#include "err.h"
+#include "pdf.h"
+#include "ring_info.h"
+
+static int on_record(const struct rs_perf_header *rec, void *arg)
+{
+	struct drain_ring *r = arg;
+	struct drain *d = r->drain;
+	uint64_t time = rrec_stamp(&r->clock, rec, d->sample_type);
+	int err;
+
+	err = d->writer ? pdf_writer_add(d->writer, r->index, time, rec) : 0;
+	if (err == -(ERR_PDF + pdfe_too_big)) {
+		r->too_big++;
+		return 0;
+	}
+	if (err) {
+		d->write_err = err;
+		return -1; /* leaves the record in the ring */
+	}
+	tally_add(d->tally, r->index, time, rec);
+	return 0;
+}
+
+static int on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
+{
+	struct drain_ring *r = arg;
+
+	(void)chunk;
+	(void)pos;
+	r->aux_bytes += len;
+	return 0;
+}
+
+int drain_init(struct drain *d, const struct rs_region *region,
+	       uint64_t sample_type, struct pdf_writer *w, struct tally *t)
+{
+	struct rinfo ri;
+	uint32_t i;
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	d->writer = w;
+	d->tally = t;
+	d->sample_type = sample_type;
+	for (i = 0; i < rinfo_count(region); i++) {
+		struct drain_ring *r = &d->ring[i];
+
+		err = rinfo_get(region, i, &ri);
+		if (err)
+			goto fail;
+		if (ri.data_mode != RS_MODE_NORMAL) {
+			err = err_from_ring(-rse_mode);
+			goto fail;
+		}
+		r->drain = d;
+		r->index = i;
+		r->has_aux = ri.aux_size && ri.aux_mode == RS_MODE_NORMAL;
+		rrec_clock_init(&r->clock, region, i);
+		r->cons = rs_consumer_alloc(region, i);
+		if (!r->cons) {
+			err = err_from_ring(-rse_invalid);
+			goto fail;
+		}
+		d->nr_rings = i + 1;
+	}
+	return 0;
+fail:
+	drain_fini(d);
+	return err;
+}
+
+int drain_pass(struct drain *d)
+{
+	int total = 0, n;
+	int64_t a;
+	uint32_t i;
+
+	for (i = 0; i < d->nr_rings; i++) {
+		struct drain_ring *r = &d->ring[i];
+
+		n = rs_consumer_drain(r->cons, on_record, r);
+		if (n < 0)
+			return d->write_err ? d->write_err : err_from_ring(n);
+		total += n;
+		if (!r->has_aux)
+			continue;
+		a = rs_consumer_drain_aux(r->cons, on_aux, r);
+		if (a < 0)
+			return err_from_ring((int)a);
+	}
+	return total;
+}
+
+const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i)
+{
+	return rs_consumer_stats(d->ring[i].cons);
+}
+
+void drain_fini(struct drain *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < RS_MAX_RINGS; i++) {
+		rs_consumer_free(d->ring[i].cons);
+		d->ring[i].cons = NULL;
+	}
+	d->nr_rings = 0;
+}

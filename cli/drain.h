@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Draining every ring of a region into a perf.data writer: one consumer per
+ * ring; a pass takes one batch from each ring's data area and AUX area.
+ */
+#ifndef RINGSIDE_CLI_DRAIN_H
+#define RINGSIDE_CLI_DRAIN_H
+
+#include <stdint.h>
+
+#include "ringside/ring.h"
+#include "pdf_writer.h"
+#include "rrec.h"
+#include "tally.h"
+
+struct drain;
+
+struct drain_ring {
+	struct drain *drain;
+	struct rs_consumer *cons;
+	struct rrec_clock clock;
+	uint32_t index;
+	int has_aux;              /* an AUX area in normal mode */
+	uint64_t aux_bytes;       /* AUX bytes drained (not stored yet) */
+	uint64_t too_big;         /* records perf.data cannot carry */
+};
+
+struct drain {
+	struct pdf_writer *writer;
+	struct tally *tally;      /* of what went into the file */
+	uint64_t sample_type;
+	uint32_t nr_rings;
+	int write_err;            /* a writer failure stops the drain */
+	struct drain_ring ring[RS_MAX_RINGS];
+};
+
+/*
+ * Attach a consumer to every ring of @region; records go to @w, or are only
+ * counted in @t when @w is NULL.  Times are converted to ns where the
+ * region publishes how (rrec_clock_init).  A ring error (err.h):
+ * rse_mode when a data ring is in overwrite mode (snapshot it instead).
+ */
+int drain_init(struct drain *d, const struct rs_region *region,
+	       uint64_t sample_type, struct pdf_writer *w, struct tally *t);
+
+/* One pass over all rings.  Returns records written, or an error (err.h):
+ * the writer's (-errno) or the ring library's. */
+int drain_pass(struct drain *d);
+
+/* Consumer statistics of ring @i (corruption counts). */
+const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i);
+
+void drain_fini(struct drain *d);
+
+#endif /* RINGSIDE_CLI_DRAIN_H */

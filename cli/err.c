@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "ringside/ring.h"
+
+#include "domain_meta.h"
+#include "err.h"
+#include "pdf.h"
+
+const char *err_str(int err)
+{
+	int e = -err;
+
+	if (err >= 0)
+		return "success";
+	if (e < ERR_RING)
+		return strerror(e);
+	if (e < ERR_PDF)
+		return rs_errstr(e - ERR_RING);
+	if (e >= ERR_DOM)
+		return dom_errstr(err);
+	return pdf_errstr(err);
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf.data as ringside writes and reads it.
+ *
+ * The on-disk format is perf's own (tools/perf/Documentation/
+ * perf.data-file-format.txt): a file header, one attribute per event with its
+ * ids, the data section of records, then the feature sections.  The mapping
+ * of ring records onto it (docs/cli.md, "perf.data mapping"):
+ *
+ *   ring record            perf.data record                 event (attr)
+ *   SAMPLE (9)             SAMPLE, IDENTIFIER/TIME/CPU added ringside:sample
+ *   RS_RECORD_SEQ (64)     SAMPLE, whole record in RAW       ringside:seq
+ *   RS_RECORD_MARKER (65)  SAMPLE, whole record in RAW       ringside:marker
+ *   anything else          SAMPLE, whole record in RAW       ringside:ring
+ *   LOST, AUX, ITRACE_START, LOST_SAMPLES
+ *                          the same perf record, sample_id   ringside:ring
+ *
+ * Every event has sample_id_all and IDENTIFIER|TIME|CPU; CPU is the ring
+ * index.  ringside's own types never appear as record types in the file:
+ * perf reserves types >= 64 for its synthesized records.
+ */
+#ifndef RINGSIDE_CLI_PDF_H
+#define RINGSIDE_CLI_PDF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/perf_event.h>
+
+#include "ringside/perf_format.h"
+
+#define PDF_MAGIC        0x32454c4946524550ull /* "PERFILE2" */
+#define PDF_ATTR_SIZE    PERF_ATTR_SIZE_VER5   /* read by perf >= 4.1 */
+#define PDF_NAME_ALIGN   64u                   /* feature strings */
+#define PDF_REC_MAX      65535u                /* perf_event_header.size is u16 */
+#define PDF_FEAT_BITS    256u
+
+/* perf's feature bits (HEADER_*) that ringside writes or reads. */
+enum pdf_feature {
+	PDF_FEAT_HOSTNAME    = 3,
+	PDF_FEAT_OSRELEASE   = 4,
+	PDF_FEAT_VERSION     = 5,
+	PDF_FEAT_ARCH        = 6,
+	PDF_FEAT_NRCPUS      = 7,
+	PDF_FEAT_CMDLINE     = 11,
+	PDF_FEAT_EVENT_DESC  = 12,
+	PDF_FEAT_SAMPLE_TIME = 21,
+};
+
+/* perf's synthesized record types (user types start at 64). */
+enum pdf_user_type {
+	PDF_USER_TYPE_START     = 64,
+	PDF_RECORD_FINISHED_ROUND = 68,
+};
+
+struct pdf_section {
+	uint64_t offset;
+	uint64_t size;
+};
+
+struct pdf_file_header {
+	uint64_t magic;
+	uint64_t size;              /* sizeof(struct pdf_file_header) */
+	uint64_t attr_size;         /* attr.size + sizeof(struct pdf_section) */
+	struct pdf_section attrs;
+	struct pdf_section data;
+	struct pdf_section event_types; /* unused, zero */
+	uint64_t features[PDF_FEAT_BITS / 64];
+};
+_Static_assert(sizeof(struct pdf_file_header) == 104, "perf_file_header");
+
+/* The events ringside declares, one attr each. */
+enum pdf_kind {
+	PDF_KIND_SAMPLE = 0,  /* the guest's own samples */
+	PDF_KIND_SEQ,         /* RS_RECORD_SEQ, carried in RAW */
+	PDF_KIND_MARKER,      /* RS_RECORD_MARKER, carried in RAW */
+	PDF_KIND_RING,        /* everything else; owns the non-sample records */
+	PDF_KIND_MAX
+};
+
+/* Sample fields ringside adds to every event. */
+#define PDF_SAMPLE_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | \
+			 PERF_SAMPLE_CPU)
+/* Guest sample_type bits ringside can lay out and check. */
+#define PDF_SAMPLE_KNOWN (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+			  PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			  PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+			  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | \
+			  PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | \
+			  PERF_SAMPLE_RAW)
+/* Bytes of the sample_id trailer of ringside:ring (TIME, CPU, IDENTIFIER). */
+#define PDF_TRAILER_SIZE 24u
+
+/* How a file's events are laid out; the same for writer and reader. */
+struct pdf_layout {
+	uint64_t guest_sample_type;          /* as the region configured it */
+	uint64_t sample_type[PDF_KIND_MAX];
+	uint64_t id[PDF_KIND_MAX];
+	int native_samples;                  /* guest samples as perf samples */
+};
+
+/* perf.data errors, returned as -(ERR_PDF + e). */
+enum pdf_error {
+	pdfe_ok = 0,
+	pdfe_internal,     /* a broken invariant of these modules */
+	pdfe_invalid,      /* the caller passed nonsense */
+	pdfe_magic,        /* not a perf.data file */
+	pdfe_format,       /* malformed header, section or record */
+	pdfe_attr_size,    /* an attr size this reader does not know */
+	pdfe_not_ringside, /* a perf.data file ringside did not write */
+	pdfe_truncated,    /* a section or record runs past the file */
+	pdfe_too_big,      /* the record does not fit a perf record (u16 size) */
+	pdfe_max
+};
+
+/* Never NULL; takes the code as returned (negative). */
+const char *pdf_errstr(int err);
+
+/* The event name of @kind ("ringside:seq", ...). */
+const char *pdf_kind_name(enum pdf_kind kind);
+
+/* Fill @lay for a region whose guest samples use @guest_sample_type. */
+void pdf_layout_init(struct pdf_layout *lay, uint64_t guest_sample_type);
+
+/* The attr ringside writes for @kind of @lay. */
+void pdf_layout_attr(const struct pdf_layout *lay, enum pdf_kind kind,
+		     struct perf_event_attr *attr);
+
+#endif /* RINGSIDE_CLI_PDF_H */

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside writes HOSTNAME, OSRELEASE, VERSION, ARCH (of the host that
+ * wrote the file), NRCPUS (one CPU per ring), CMDLINE, EVENT_DESC (the
+ * event names perf shows) and SAMPLE_TIME.  perf needs none of the others
+ * to open, report and script a file of software events.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "err.h"
+#include "pdf_feature.h"
+
+#ifndef RINGSIDE_VERSION
+#define RINGSIDE_VERSION "unknown"
+#endif
+
+#define FORMAT (-(ERR_PDF + pdfe_format))
+
+static void add_event_desc(struct bytebuf *b, const struct pdf_layout *lay)
+{
+	struct perf_event_attr attr;
+	unsigned k;
+
+	bytebuf_add_u32(b, PDF_KIND_MAX);
+	bytebuf_add_u32(b, PDF_ATTR_SIZE);
+	for (k = 0; k < PDF_KIND_MAX; k++) {
+		pdf_layout_attr(lay, (enum pdf_kind)k, &attr);
+		bytebuf_add(b, &attr, PDF_ATTR_SIZE);
+		bytebuf_add_u32(b, 1);
+		bytebuf_add_string(b, pdf_kind_name((enum pdf_kind)k));
+		bytebuf_add_u64(b, lay->id[k]);
+	}
+}
+
+static void add_feature(struct bytebuf *b, unsigned bit,
+			const struct pdf_feat_info *info,
+			const struct utsname *uts)
+{
+	int i;
+
+	switch (bit) {
+	case PDF_FEAT_HOSTNAME:
+		bytebuf_add_string(b, uts->nodename);
+		break;
+	case PDF_FEAT_OSRELEASE:
+		bytebuf_add_string(b, uts->release);
+		break;
+	case PDF_FEAT_VERSION:
+		bytebuf_add_string(b, "ringside " RINGSIDE_VERSION);
+		break;
+	case PDF_FEAT_ARCH:
+		bytebuf_add_string(b, uts->machine);
+		break;
+	case PDF_FEAT_NRCPUS:
+		bytebuf_add_u32(b, info->nr_rings); /* online */
+		bytebuf_add_u32(b, info->nr_rings); /* available */
+		break;
+	case PDF_FEAT_CMDLINE:
+		bytebuf_add_u32(b, (uint32_t)(info->argc > 0 ? info->argc : 0));
+		for (i = 0; i < info->argc; i++)
+			bytebuf_add_string(b, info->argv[i]);
+		break;
+	case PDF_FEAT_EVENT_DESC:
+		add_event_desc(b, info->lay);
+		break;
+	case PDF_FEAT_SAMPLE_TIME:
+		bytebuf_add_u64(b, info->first_time);
+		bytebuf_add_u64(b, info->last_time);
+		break;
+	default:
+		break;
+	}
+}
+
+int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
+		       uint64_t features[PDF_FEAT_BITS / 64],
+		       struct bytebuf *out)
+{
+	static const unsigned bits[] = {
+		PDF_FEAT_HOSTNAME, PDF_FEAT_OSRELEASE, PDF_FEAT_VERSION,
+		PDF_FEAT_ARCH, PDF_FEAT_NRCPUS, PDF_FEAT_CMDLINE,
+		PDF_FEAT_EVENT_DESC, PDF_FEAT_SAMPLE_TIME,
+	};
+	struct pdf_section index[sizeof(bits) / sizeof(bits[0])];
+	struct bytebuf body;
+	struct utsname uts;
+	unsigned i, n = 0;
+	int err;
+
+	if (uname(&uts))
+		memset(&uts, 0, sizeof(uts));
+	memset(features, 0, PDF_FEAT_BITS / 8);
+	bytebuf_init(&body);
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		size_t start = body.len;
+
+		if (bits[i] == PDF_FEAT_SAMPLE_TIME && !info->have_time)
+			continue;
+		add_feature(&body, bits[i], info, &uts);
+		features[bits[i] / 64] |= 1ull << (bits[i] % 64);
+		index[n].offset = start; /* made absolute below */
+		index[n].size = body.len - start;
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		index[i].offset += offset + n * sizeof(index[0]);
+	bytebuf_add(out, index, n * sizeof(index[0]));
+	bytebuf_add(out, body.data, body.len);
+	err = body.err ? body.err : out->err;
+	bytebuf_fini(&body);
+	return err;
+}
+
+int pdf_string_parse(const uint8_t *sec, uint64_t len, char *dst,
+		     size_t dst_size)
+{
+	uint32_t n;
+	size_t copy;
+
+	if (len < 4)
+		return FORMAT;
+	memcpy(&n, sec, 4);
+	if (n > len - 4 || n > INT32_MAX - 4)
+		return FORMAT;
+	copy = strnlen((const char *)sec + 4, n);
+	if (copy >= dst_size)
+		copy = dst_size - 1;
+	memcpy(dst, sec + 4, copy);
+	dst[copy] = 0;
+	return (int)(n + 4);
+}
+
+int pdf_event_desc_parse(const uint8_t *sec, uint64_t len,
+			 struct pdf_event_desc *descs, unsigned max)
+{
+	const uint8_t *p = sec, *end = sec + len;
+	uint32_t nr, attr_size, i, nr_ids;
+	int used;
+
+	if (len < 8)
+		return FORMAT;
+	memcpy(&nr, p, 4);
+	memcpy(&attr_size, p + 4, 4);
+	p += 8;
+	if (nr > max || attr_size < PERF_ATTR_SIZE_VER0 || attr_size > 4096)
+		return FORMAT;
+	for (i = 0; i < nr; i++) {
+		if ((uint64_t)(end - p) < attr_size + 4u)
+			return FORMAT;
+		p += attr_size;
+		memcpy(&nr_ids, p, 4);
+		p += 4;
+		used = pdf_string_parse(p, (uint64_t)(end - p), descs[i].name,
+					sizeof(descs[i].name));
+		if (used < 0)
+			return used;
+		p += used;
+		if (nr_ids > (uint64_t)(end - p) / 8)
+			return FORMAT;
+		descs[i].id = 0;
+		if (nr_ids)
+			memcpy(&descs[i].id, p, 8);
+		p += (size_t)nr_ids * 8;
+	}
+	return (int)nr;
+}

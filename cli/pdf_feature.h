@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The feature sections of a perf.data file: which ringside writes, and
+ * reading the few it needs back.
+ */
+#ifndef RINGSIDE_CLI_PDF_FEATURE_H
+#define RINGSIDE_CLI_PDF_FEATURE_H
+
+#include <stdint.h>
+
+#include "bytebuf.h"
+#include "pdf.h"
+
+/* What goes into the features of one file. */
+struct pdf_feat_info {
+	const struct pdf_layout *lay;
+	uint32_t nr_rings;
+	int argc;                 /* HEADER_CMDLINE */
+	char *const *argv;
+	int have_time;            /* HEADER_SAMPLE_TIME only when set */
+	uint64_t first_time;
+	uint64_t last_time;
+};
+
+/*
+ * Build the feature index and sections for a file whose features start at
+ * @offset: @out receives the bytes to write there, @features the header's
+ * bitmap.  0, or -ENOMEM.
+ */
+int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
+		       uint64_t features[PDF_FEAT_BITS / 64],
+		       struct bytebuf *out);
+
+/* One event as HEADER_EVENT_DESC describes it. */
+struct pdf_event_desc {
+	char name[64];
+	uint64_t id;              /* its first id, 0 if none */
+};
+
+/*
+ * Parse HEADER_EVENT_DESC from @len bytes at @sec into at most @max
+ * entries.  Returns the number of events.  -(ERR_PDF + pdfe_format).
+ */
+int pdf_event_desc_parse(const uint8_t *sec, uint64_t len,
+			 struct pdf_event_desc *descs, unsigned max);
+
+/*
+ * A perf feature string at @sec (@len bytes) into @dst (NUL-terminated,
+ * truncated to @dst_size).  Returns bytes consumed, -(ERR_PDF + pdfe_format).
+ */
+int pdf_string_parse(const uint8_t *sec, uint64_t len, char *dst,
+		     size_t dst_size);
+
+#endif /* RINGSIDE_CLI_PDF_FEATURE_H */

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "fileio.h"
+#include "pdf_codec.h"
+#include "pdf_feature.h"
+#include "pdf_reader.h"
+
+#define PDFE(e)      (-(ERR_PDF + (e)))
+#define WINDOW       (1u << 20)
+#define MAX_ATTRS    64u
+#define MAX_FEAT_LEN (16u << 20)
+
+struct file_attr {
+	uint64_t sample_type;
+	uint64_t config1;
+	uint64_t id;               /* its first id, 0 if none */
+};
+
+struct pdf_reader {
+	int fd;
+	uint64_t file_size;
+	struct pdf_file_header hdr;
+	struct pdf_layout lay;
+	struct pdf_info info;
+	uint32_t nr_attrs;
+	struct file_attr attrs[MAX_ATTRS];
+	struct pdf_event_desc descs[MAX_ATTRS];
+	int nr_descs;
+	uint64_t pos;              /* next record, relative to the data section */
+	uint64_t win_start;        /* data-relative offset of win[0] */
+	uint64_t win_len;
+	uint64_t skipped;
+	uint8_t *win;
+	_Alignas(8) uint8_t rec[PDF_CODEC_BUF];
+	_Alignas(8) uint8_t out[PDF_CODEC_BUF];
+};
+
+static int read_at(struct pdf_reader *r, void *buf, uint64_t len, uint64_t off)
+{
+	int err;
+
+	if (off > r->file_size || len > r->file_size - off)
+		return PDFE(pdfe_truncated);
+	err = fio_pread_all(r->fd, buf, (size_t)len, off);
+	return err == -EIO ? PDFE(pdfe_truncated) : err;
+}
+
+static int read_attrs(struct pdf_reader *r)
+{
+	const struct pdf_file_header *h = &r->hdr;
+	uint8_t buf[4096 + sizeof(struct pdf_section)];
+	struct perf_event_attr attr;
+	struct pdf_section ids;
+	uint64_t attr_len, i;
+	int err;
+
+	if (h->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(ids) ||
+	    h->attr_size > sizeof(buf))
+		return PDFE(pdfe_attr_size);
+	attr_len = h->attr_size - sizeof(ids);
+	if (h->attrs.size % h->attr_size || h->attrs.size / h->attr_size > MAX_ATTRS)
+		return PDFE(pdfe_format);
+	r->nr_attrs = (uint32_t)(h->attrs.size / h->attr_size);
+	for (i = 0; i < r->nr_attrs; i++) {
+		err = read_at(r, buf, h->attr_size, h->attrs.offset + i * h->attr_size);
+		if (err)
+			return err;
+		memset(&attr, 0, sizeof(attr));
+		memcpy(&attr, buf, attr_len < sizeof(attr) ? attr_len : sizeof(attr));
+		memcpy(&ids, buf + attr_len, sizeof(ids));
+		r->attrs[i].sample_type = attr.sample_type;
+		r->attrs[i].config1 = attr.config1;
+		if (ids.size >= 8) {
+			err = read_at(r, &r->attrs[i].id, 8, ids.offset);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static void parse_cmdline(struct pdf_info *info, const uint8_t *p, uint64_t len)
+{
+	size_t used = 0;
+	uint32_t nr, i;
+	char arg[256];
+	int n;
+
+	if (len < 4)
+		return;
+	memcpy(&nr, p, 4);
+	p += 4;
+	len -= 4;
+	for (i = 0; i < nr && len; i++) {
+		n = pdf_string_parse(p, len, arg, sizeof(arg));
+		if (n < 0)
+			return;
+		p += n;
+		len -= (uint64_t)n;
+		if (used + strlen(arg) + 2 > sizeof(info->cmdline))
+			return;
+		if (used)
+			info->cmdline[used++] = ' ';
+		memcpy(info->cmdline + used, arg, strlen(arg) + 1);
+		used += strlen(arg);
+	}
+}
+
+static int read_feature(struct pdf_reader *r, unsigned bit,
+			const struct pdf_section *sec)
+{
+	struct pdf_info *info = &r->info;
+	uint8_t *buf;
+	int err;
+
+	if (sec->size > MAX_FEAT_LEN)
+		return PDFE(pdfe_format);
+	buf = malloc(sec->size ? sec->size : 1);
+	if (!buf)
+		return -ENOMEM;
+	err = read_at(r, buf, sec->size, sec->offset);
+	if (err)
+		goto out;
+	switch (bit) {
+	case PDF_FEAT_HOSTNAME:
+		err = pdf_string_parse(buf, sec->size, info->hostname,
+				       sizeof(info->hostname));
+		break;
+	case PDF_FEAT_VERSION:
+		err = pdf_string_parse(buf, sec->size, info->version,
+				       sizeof(info->version));
+		break;
+	case PDF_FEAT_NRCPUS:
+		if (sec->size >= 4)
+			memcpy(&info->nr_rings, buf, 4);
+		break;
+	case PDF_FEAT_CMDLINE:
+		parse_cmdline(info, buf, sec->size);
+		break;
+	case PDF_FEAT_EVENT_DESC:
+		r->nr_descs = err = pdf_event_desc_parse(buf, sec->size, r->descs,
+							 MAX_ATTRS);
+		break;
+	case PDF_FEAT_SAMPLE_TIME:
+		if (sec->size >= 16) {
+			memcpy(&info->first_time, buf, 8);
+			memcpy(&info->last_time, buf + 8, 8);
+			info->have_time = 1;
+		}
+		break;
+	default:
+		break;
+	}
+	err = err < 0 ? err : 0;
+out:
+	free(buf);
+	return err;
+}
+
+static int read_features(struct pdf_reader *r)
+{
+	struct pdf_section index[PDF_FEAT_BITS];
+	uint64_t at = r->hdr.data.offset + r->hdr.data.size;
+	unsigned bit, n = 0, i = 0;
+	int err;
+
+	for (bit = 0; bit < PDF_FEAT_BITS; bit++)
+		n += (r->hdr.features[bit / 64] >> (bit % 64)) & 1;
+	if (!n)
+		return 0;
+	err = read_at(r, index, n * sizeof(index[0]), at);
+	if (err)
+		return err;
+	for (bit = 0; bit < PDF_FEAT_BITS; bit++) {
+		if (!((r->hdr.features[bit / 64] >> (bit % 64)) & 1))
+			continue;
+		err = read_feature(r, bit, &index[i++]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Match the attrs to ringside's events by the names in EVENT_DESC. */
+static int build_layout(struct pdf_reader *r)
+{
+	const struct file_attr *found[PDF_KIND_MAX] = { 0 };
+	uint32_t i;
+	int d, k;
+
+	for (d = 0; d < r->nr_descs; d++) {
+		for (k = 0; k < PDF_KIND_MAX; k++)
+			if (!strcmp(r->descs[d].name, pdf_kind_name((enum pdf_kind)k)))
+				break;
+		if (k == PDF_KIND_MAX)
+			continue;
+		for (i = 0; i < r->nr_attrs; i++)
+			if (r->attrs[i].id && r->attrs[i].id == r->descs[d].id)
+				found[k] = &r->attrs[i];
+	}
+	for (k = 0; k < PDF_KIND_MAX; k++)
+		if (!found[k])
+			return PDFE(pdfe_not_ringside);
+	pdf_layout_init(&r->lay, found[PDF_KIND_SAMPLE]->config1);
+	for (k = 0; k < PDF_KIND_MAX; k++) {
+		if (found[k]->sample_type != r->lay.sample_type[k])
+			return PDFE(pdfe_not_ringside);
+		r->lay.id[k] = found[k]->id;
+	}
+	r->info.sample_type = r->lay.guest_sample_type;
+	r->info.data_size = r->hdr.data.size;
+	return 0;
+}
+
+static int read_header(struct pdf_reader *r)
+{
+	struct pdf_file_header *h = &r->hdr;
+	int err;
+
+	err = read_at(r, h, sizeof(*h), 0);
+	if (err)
+		return err == PDFE(pdfe_truncated) ? PDFE(pdfe_magic) : err;
+	if (h->magic != PDF_MAGIC)
+		return PDFE(pdfe_magic);
+	if (h->size != sizeof(*h))
+		return PDFE(pdfe_format);
+	if (h->data.offset > r->file_size ||
+	    h->data.size > r->file_size - h->data.offset)
+		return PDFE(pdfe_truncated);
+	return 0;
+}
+
+int pdf_reader_open(struct pdf_reader **rp, const char *path)
+{
+	struct pdf_reader *r;
+	struct stat st;
+	int err;
+
+	if (!rp || !path)
+		return PDFE(pdfe_invalid);
+	*rp = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->win = malloc(WINDOW);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0 || !r->win) {
+		err = r->fd < 0 ? -errno : -ENOMEM;
+		goto fail;
+	}
+	if (fstat(r->fd, &st)) {
+		err = -errno;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = S_ISDIR(st.st_mode) ? -EISDIR : PDFE(pdfe_magic);
+		goto fail;
+	}
+	r->file_size = (uint64_t)st.st_size;
+	err = read_header(r);
+	if (!err)
+		err = read_attrs(r);
+	if (!err)
+		err = read_features(r);
+	if (!err)
+		err = build_layout(r);
+	if (err)
+		goto fail;
+	*rp = r;
+	return 0;
+fail:
+	pdf_reader_close(r);
+	return err;
+}
+
+const struct pdf_info *pdf_reader_info(const struct pdf_reader *r)
+{
+	return &r->info;
+}
+
+uint64_t pdf_reader_skipped(const struct pdf_reader *r)
+{
+	return r->skipped;
+}
+
+/* Make [pos, pos + len) of the data section readable at the return value. */
+static const uint8_t *window(struct pdf_reader *r, uint64_t pos, uint64_t len,
+			     int *err)
+{
+	uint64_t want;
+
+	if (pos >= r->win_start && pos + len <= r->win_start + r->win_len)
+		return r->win + (pos - r->win_start);
+	want = r->hdr.data.size - pos;
+	if (want > WINDOW)
+		want = WINDOW;
+	*err = read_at(r, r->win, want, r->hdr.data.offset + pos);
+	if (*err)
+		return NULL;
+	r->win_start = pos;
+	r->win_len = want;
+	return r->win;
+}
+
+int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev)
+{
+	struct rs_perf_header hdr;
+	const uint8_t *p;
+	int err = 0, n;
+
+	for (;;) {
+		uint64_t left = r->hdr.data.size - r->pos;
+
+		ev->offset = r->hdr.data.offset + r->pos;
+		if (!left)
+			return 0;
+		if (left < sizeof(hdr))
+			return PDFE(pdfe_truncated);
+		p = window(r, r->pos, sizeof(hdr), &err);
+		if (!p)
+			return err;
+		memcpy(&hdr, p, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size > left)
+			return PDFE(pdfe_format);
+		p = window(r, r->pos, hdr.size, &err);
+		if (!p)
+			return err;
+		memcpy(r->rec, p, hdr.size);
+		r->pos += hdr.size;
+		n = pdf_decode(&r->lay, (const struct rs_perf_header *)r->rec,
+			       r->out, sizeof(r->out), &ev->ring, &ev->time);
+		if (n < 0)
+			return n;
+		if (n == 0) {
+			r->skipped++;
+			continue;
+		}
+		if (ev->ring >= RS_MAX_RINGS)
+			return PDFE(pdfe_format);
+		ev->rec = (const struct rs_perf_header *)r->out;
+		return 1;
+	}
+}
+
+void pdf_reader_close(struct pdf_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->win);
+	free(r);
+}

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * File layout: header | attrs (attr + ids section, one per event) | ids |
+ * data | feature index | features.  The header is written last, in place,
+ * once the data size is known.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bytebuf.h"
+#include "err.h"
+#include "fileio.h"
+#include "pdf_codec.h"
+#include "pdf_feature.h"
+#include "pdf_writer.h"
+
+#define OUT_BUF (1u << 20)
+
+struct pdf_writer {
+	int fd;
+	char *path;
+	char *tmp;
+	struct pdf_layout lay;
+	uint32_t nr_rings;
+	int argc;
+	char *const *argv;
+	uint64_t data_offset;
+	int have_time;
+	uint64_t first_time;
+	uint64_t last_time;
+	struct pdf_writer_stats stats;
+	size_t used;
+	uint8_t *out;               /* OUT_BUF bytes of pending data */
+	uint8_t enc[PDF_CODEC_BUF];
+};
+
+static int write_attrs(struct pdf_writer *w)
+{
+	uint8_t buf[sizeof(struct pdf_file_header) +
+		    PDF_KIND_MAX * (PDF_ATTR_SIZE + sizeof(struct pdf_section)) +
+		    PDF_KIND_MAX * sizeof(uint64_t)];
+	uint64_t ids_at = sizeof(struct pdf_file_header) +
+			  PDF_KIND_MAX * (PDF_ATTR_SIZE + sizeof(struct pdf_section));
+	uint8_t *p = buf + sizeof(struct pdf_file_header);
+	struct perf_event_attr attr;
+	struct pdf_section ids;
+	unsigned k;
+
+	memset(buf, 0, sizeof(buf)); /* the header is filled in at the end */
+	for (k = 0; k < PDF_KIND_MAX; k++) {
+		pdf_layout_attr(&w->lay, (enum pdf_kind)k, &attr);
+		memcpy(p, &attr, PDF_ATTR_SIZE);
+		p += PDF_ATTR_SIZE;
+		ids.offset = ids_at + k * sizeof(uint64_t);
+		ids.size = sizeof(uint64_t);
+		memcpy(p, &ids, sizeof(ids));
+		p += sizeof(ids);
+	}
+	for (k = 0; k < PDF_KIND_MAX; k++) {
+		memcpy(p, &w->lay.id[k], sizeof(uint64_t));
+		p += sizeof(uint64_t);
+	}
+	w->data_offset = sizeof(buf);
+	return fio_write_all(w->fd, buf, sizeof(buf));
+}
+
+static char *concat(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = malloc(la + lb + 1);
+
+	if (s) {
+		memcpy(s, a, la);
+		memcpy(s + la, b, lb + 1);
+	}
+	return s;
+}
+
+int pdf_writer_open(struct pdf_writer **wp, const char *path,
+		    const struct pdf_writer_params *params)
+{
+	struct pdf_writer *w;
+	int err;
+
+	if (!wp || !path || !params ||
+	    params->size < sizeof(struct pdf_writer_params))
+		return -(ERR_PDF + pdfe_invalid);
+	*wp = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->path = strdup(path);
+	w->tmp = concat(path, ".tmp");
+	w->out = malloc(OUT_BUF);
+	if (!w->path || !w->tmp || !w->out) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	pdf_layout_init(&w->lay, params->sample_type);
+	w->nr_rings = params->nr_rings;
+	w->argc = params->argc;
+	w->argv = params->argv;
+	/* trace data is the guest's: readable by the owner only */
+	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = write_attrs(w);
+	if (err)
+		goto fail;
+	*wp = w;
+	return 0;
+fail:
+	pdf_writer_discard(w);
+	return err;
+}
+
+static int flush_out(struct pdf_writer *w)
+{
+	int err = fio_write_all(w->fd, w->out, w->used);
+
+	w->used = 0;
+	return err;
+}
+
+static int append(struct pdf_writer *w, const void *rec, size_t size)
+{
+	int err;
+
+	if (w->used + size > OUT_BUF) {
+		err = flush_out(w);
+		if (err)
+			return err;
+	}
+	memcpy(w->out + w->used, rec, size);
+	w->used += size;
+	w->stats.bytes += size;
+	return 0;
+}
+
+int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
+		   const struct rs_perf_header *rec)
+{
+	int n, err;
+
+	if (!w || !rec)
+		return -(ERR_PDF + pdfe_invalid);
+	n = pdf_encode(&w->lay, ring, time, rec, w->enc, sizeof(w->enc));
+	if (n < 0)
+		return n;
+	err = append(w, w->enc, (size_t)n);
+	if (err)
+		return err;
+	w->stats.records++;
+	if (!w->have_time || time < w->first_time)
+		w->first_time = time;
+	if (!w->have_time || time > w->last_time)
+		w->last_time = time;
+	w->have_time = 1;
+	return 0;
+}
+
+const struct pdf_writer_stats *pdf_writer_stats(const struct pdf_writer *w)
+{
+	return &w->stats;
+}
+
+const char *pdf_writer_tmp_path(const struct pdf_writer *w)
+{
+	return w->tmp;
+}
+
+static int write_tail(struct pdf_writer *w)
+{
+	struct pdf_file_header hdr;
+	struct pdf_feat_info info;
+	struct bytebuf feat;
+	int err;
+
+	if (!w->stats.bytes) {
+		/* perf takes an empty data section for an unfinished file */
+		struct rs_perf_header round = {
+			PDF_RECORD_FINISHED_ROUND, 0, sizeof(round) };
+
+		err = append(w, &round, sizeof(round));
+		if (err)
+			return err;
+	}
+	err = flush_out(w);
+	if (err)
+		return err;
+
+	memset(&info, 0, sizeof(info));
+	info.lay = &w->lay;
+	info.nr_rings = w->nr_rings;
+	info.argc = w->argc;
+	info.argv = w->argv;
+	info.have_time = w->have_time;
+	info.first_time = w->first_time;
+	info.last_time = w->last_time;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.magic = PDF_MAGIC;
+	hdr.size = sizeof(hdr);
+	hdr.attr_size = PDF_ATTR_SIZE + sizeof(struct pdf_section);
+	hdr.attrs.offset = sizeof(hdr);
+	hdr.attrs.size = PDF_KIND_MAX * hdr.attr_size;
+	hdr.data.offset = w->data_offset;
+	hdr.data.size = w->stats.bytes;
+
+	bytebuf_init(&feat);
+	err = pdf_features_build(&info, hdr.data.offset + hdr.data.size,
+				 hdr.features, &feat);
+	if (!err)
+		err = fio_write_all(w->fd, feat.data, feat.len);
+	bytebuf_fini(&feat);
+	if (!err)
+		err = fio_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
+	if (!err && fsync(w->fd))
+		err = -errno;
+	return err;
+}
+
+int pdf_writer_finish(struct pdf_writer *w)
+{
+	int err;
+
+	if (!w)
+		return -(ERR_PDF + pdfe_invalid);
+	err = write_tail(w);
+	if (!err && close(w->fd))
+		err = -errno;
+	w->fd = -1;
+	if (!err && rename(w->tmp, w->path))
+		err = -errno;
+	if (err) {
+		pdf_writer_discard(w);
+		return err;
+	}
+	free(w->out);
+	free(w->path);
+	free(w->tmp);
+	free(w);
+	return 0;
+}
+
+void pdf_writer_discard(struct pdf_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->tmp)
+		unlink(w->tmp);
+	free(w->out);
+	free(w->path);
+	free(w->tmp);
+	free(w);
+}

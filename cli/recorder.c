@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "err.h"
+#include "recorder.h"
+#include "report_out.h"
+#include "ring_info.h"
+
+#define PROGRESS_PERIOD 0.25  /* seconds between progress lines */
+#define FINISHED_PERIOD 0.05  /* seconds between asking whether it ended */
+
+void recorder_init(struct recorder *r, const char *cmd, const char *source)
+{
+	memset(r, 0, sizeof(*r));
+	r->cmd = cmd;
+	r->source = source;
+	r->interval_ms = 10;
+}
+
+int recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only)
+{
+	if (r->nr_wake == RECORDER_MAX_WAKE)
+		return -ENOSPC;
+	r->wake[r->nr_wake] = (struct stop_fd){ .fd = fd,
+						.hangup_only = hangup_only };
+	r->wake_ring[r->nr_wake++] = ring;
+	return 0;
+}
+
+uint64_t recorder_doorbells(const struct recorder *r, uint32_t ring)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < r->nr_wake; i++)
+		if (r->wake_ring[i] == (int)ring)
+			n += r->wake[i].count;
+	return n;
+}
+
+/* The next sleep: the interval, cut short by the end of --duration. */
+static int wait_ms(const struct recorder *r, double elapsed)
+{
+	double left;
+
+	if (!r->duration)
+		return (int)r->interval_ms;
+	left = (r->duration - elapsed) * 1000.0;
+	if (left < 0.0)
+		return 0;
+	return left < (double)r->interval_ms ? (int)left + 1 : (int)r->interval_ms;
+}
+
+static void progress(const struct recorder *r, int final)
+{
+	const struct tally *t = &r->tally;
+	struct tally_ring sum;
+	char size[32];
+	uint32_t i;
+
+	if (final) {
+		fprintf(stderr, "\r\033[K");
+		return;
+	}
+	tally_total(t, &sum);
+	fprintf(stderr, "\r\033[K%s: %" PRIu64 " records, %s, lost %" PRIu64,
+		r->output ? "recording" : "draining", sum.records,
+		report_size(size, sizeof(size), sum.bytes), sum.lost);
+	for (i = 0; i < r->drain.nr_rings && i < 8; i++)
+		fprintf(stderr, " | %u: %" PRIu64 "/%" PRIu64, i,
+			t->ring[i].records, t->ring[i].lost);
+	if (r->drain.nr_rings > 8)
+		fprintf(stderr, " | ...");
+	fflush(stderr);
+}
+
+/* Say once that a doorbell went away; 1 if the producer's end hung up. */
+static int check_hangups(struct recorder *r, int *said)
+{
+	int gone = 0;
+
+	for (unsigned i = 0; i < r->nr_wake; i++) {
+		if (!r->wake[i].hung_up || (said[i] && !r->wake[i].hangup_only))
+			continue;
+		if (r->wake[i].hangup_only) {
+			gone = 1;
+		} else {
+			cli_err(r->cmd, "doorbell fd %d hung up; polling every %u ms",
+				r->wake[i].fd, r->interval_ms);
+			said[i] = 1;
+		}
+	}
+	return gone;
+}
+
+/* Passes until stopped, and one last pass after the stop for what came in
+ * meanwhile.  0, or the error that ended it (err.h). */
+static int loop(struct recorder *r)
+{
+	int show = !r->quiet && isatty(STDERR_FILENO);
+	double start = cli_now(), last_shown = 0.0, last_asked = 0.0;
+	int said[RECORDER_MAX_WAKE] = { 0 };
+	int err, gone = 0;
+
+	for (;;) {
+		double now = cli_now();
+
+		if (stop_requested())
+			r->end = RECORDER_END_SIGNAL;
+		else if (r->duration && now - start >= r->duration)
+			r->end = RECORDER_END_DURATION;
+		else if (gone)
+			r->end = RECORDER_END_FINISHED;
+		err = drain_pass(&r->drain);
+		r->passes++;
+		if (err < 0 || r->end)
+			break;
+		if (show && now - last_shown >= PROGRESS_PERIOD) {
+			progress(r, 0);
+			last_shown = now;
+		}
+		if (r->finished && now - last_asked >= FINISHED_PERIOD) {
+			last_asked = now;
+			/* one more pass takes what it wrote before it ended */
+			if (r->finished(r->finished_arg) == 1) {
+				gone = 1;
+				continue;
+			}
+		}
+		if (stop_wait_fds(r->wake, r->nr_wake,
+				  wait_ms(r, cli_now() - start)) > 0)
+			r->woken++;
+		gone = check_hangups(r, said);
+	}
+	stop_collect_fds(r->wake, r->nr_wake);
+	r->seconds = cli_now() - start;
+	if (show)
+		progress(r, 1);
+	return err < 0 ? err : 0;
+}
+
+int recorder_run(struct recorder *r, const struct rs_region *region)
+{
+	struct pdf_writer_params wp = {
+		.size = sizeof(wp),
+		.nr_rings = rinfo_count(region),
+		.sample_type = rinfo_sample_type(region),
+		.argc = cli_argc(),
+		.argv = cli_argv(),
+	};
+	struct pdf_writer *w = NULL;
+	int err;
+
+	tally_init(&r->tally, wp.nr_rings, wp.sample_type);
+	if (r->output) {
+		err = pdf_writer_open(&w, r->output, &wp);
+		if (err) {
+			cli_err(r->cmd, "cannot create %s.tmp: %s; choose a writable "
+				"-o path", r->output, err_str(err));
+			return CLI_EXIT_FAIL;
+		}
+	}
+	err = drain_init(&r->drain, region, wp.sample_type, w, &r->tally);
+	if (err) {
+		if (err_ring_code(err) == rse_mode)
+			cli_err(r->cmd, "%s holds overwrite-mode (flight recorder) "
+				"rings, which have no tail to drain; use 'ringside "
+				"snapshot'", r->source);
+		else
+			cli_err(r->cmd, "cannot attach to %s: %s", r->source,
+				err_str(err));
+		pdf_writer_discard(w);
+		return CLI_EXIT_FAIL;
+	}
+	err = loop(r);
+	if (err) {
+		if (err_ring_code(err) || !w)
+			cli_err(r->cmd, "draining %s failed: %s; nothing was kept",
+				r->source, err_str(err));
+		else
+			cli_err(r->cmd, "writing %s failed: %s; nothing was kept",
+				pdf_writer_tmp_path(w), err_str(err));
+		pdf_writer_discard(w);
+		return CLI_EXIT_FAIL;
+	}
+	if (w && (err = pdf_writer_finish(w))) {
+		cli_err(r->cmd, "completing %s failed: %s; nothing was kept",
+			r->output, err_str(err));
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
+void recorder_fini(struct recorder *r)
+{
+	drain_fini(&r->drain);
+}

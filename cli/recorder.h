@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A recording session, shared by `record` and `run`: open the perf.data
+ * writer, attach a consumer to every ring (drain.h), take batches until
+ * stopped, complete the file.  Between passes it sleeps until a wake
+ * descriptor fires (the rings' doorbells) or the interval runs out.  Part
+ * of the command layer: it prints the progress line and its errors.
+ */
+#ifndef RINGSIDE_CLI_RECORDER_H
+#define RINGSIDE_CLI_RECORDER_H
+
+#include <stdint.h>
+
+#include "drain.h"
+#include "stop.h"
+#include "tally.h"
+
+#define RECORDER_MAX_WAKE (RS_MAX_RINGS + 2)
+
+/* Why the recording ended. */
+enum recorder_end {
+	RECORDER_END_SIGNAL = 1,   /* SIGINT or SIGTERM */
+	RECORDER_END_DURATION,     /* --duration ran out */
+	RECORDER_END_FINISHED,     /* the producer is gone for good */
+};
+
+struct recorder {
+	/* set by the caller (recorder_init gives the defaults) */
+	const char *cmd;           /* for messages */
+	const char *source;        /* the region, for messages */
+	const char *output;        /* NULL: count the records, write no file */
+	double duration;           /* 0: until stopped */
+	uint32_t interval_ms;      /* the longest sleep between passes */
+	int quiet;                 /* no progress line */
+	int (*finished)(void *arg);/* 1 once no record can come any more */
+	void *finished_arg;
+	/* what it wakes on; see recorder_add_wake */
+	struct stop_fd wake[RECORDER_MAX_WAKE];
+	int wake_ring[RECORDER_MAX_WAKE];
+	unsigned nr_wake;
+	/* results, valid after recorder_run until recorder_fini */
+	struct tally tally;
+	struct drain drain;
+	double seconds;
+	uint64_t passes;
+	uint64_t woken;            /* passes that a wake descriptor started */
+	enum recorder_end end;
+};
+
+void recorder_init(struct recorder *r, const char *cmd, const char *source);
+
+/*
+ * Wake on @fd: an eventfd or pipe, read when it fires (@ring >= 0: ring
+ * @ring's doorbell, counted per ring), or with @hangup_only a descriptor
+ * whose hang-up means the producer is gone (a VMM's control socket).
+ * -ENOSPC when full.
+ */
+int recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only);
+
+/* Record @region until stopped.  Returns an enum cli_exit value; on
+ * failure the message is printed and no output file is left. */
+int recorder_run(struct recorder *r, const struct rs_region *region);
+
+/* Doorbells of ring @ring read while recording. */
+uint64_t recorder_doorbells(const struct recorder *r, uint32_t ring);
+
+void recorder_fini(struct recorder *r);
+
+#endif /* RINGSIDE_CLI_RECORDER_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A trace region, from the operator's name for it to a validated
+ * struct rs_region: a path (/dev/shm/NAME) or "fd:N" (a memfd or shm file
+ * another process handed over, already open as descriptor N).
+ */
+#ifndef RINGSIDE_CLI_REGION_MAP_H
+#define RINGSIDE_CLI_REGION_MAP_H
+
+#include <stdint.h>
+
+#include "ringside/ring.h"
+
+enum rmap_flag {
+	RMAP_WRITE = 1u << 0,  /* map writable: a consumer publishes tails */
+	RMAP_EXCL  = 1u << 1,  /* the only consumer: flock(LOCK_EX) the file */
+};
+
+struct rmap {
+	struct rs_region region;
+	void *base;
+	uint64_t size;
+	int fd;
+	int own_fd;              /* opened here (closed by rmap_close) */
+	int locked;              /* RMAP_EXCL taken */
+	uint32_t abi_version;    /* what the header claims, for messages */
+	struct vm_conn *vm;      /* --vm: the VMM's control connection */
+	char *domain;            /* REGION named a libvirt domain (domain_region.h) */
+	int domain_paused;       /* rmap_pause suspended it */
+};
+
+/*
+ * Open, map and validate @spec (a libvirt domain's region when @spec is a
+ * bare name with no file of that name, see dom_region_is_domain).  -errno (open, fstat, mmap; -EBADF for a
+ * bad "fd:N", -EACCES for an fd without the access @flags need, -ENODEV
+ * for something that is not a regular file, -EWOULDBLOCK when RMAP_EXCL
+ * finds another consumer holding the lock), or a ring error (see err.h):
+ * rse_magic, rse_version, rse_too_small, rse_geometry; for a domain
+ * dom_region_path()'s errors.
+ */
+int rmap_open(struct rmap *m, const char *spec, unsigned flags);
+
+/*
+ * The region of the ringside VMM serving control socket @sock_path, with
+ * its doorbells (m->vm, vm_conn.h).  Errors as rmap_open and vm_conn_open.
+ */
+int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags);
+
+/* Stop / restart the region's writers around a stable snapshot.
+ * -EOPNOTSUPP when the source cannot pause them (a plain file). */
+int rmap_pause(struct rmap *m);
+int rmap_resume(struct rmap *m);
+
+/* 1 if @path names the region's own file (an output must never replace it). */
+int rmap_is_file(const struct rmap *m, const char *path);
+
+/* Unmap; closes the descriptor if rmap_open opened it.  Accepts NULL. */
+void rmap_close(struct rmap *m);
+
+#endif /* RINGSIDE_CLI_REGION_MAP_H */

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report_out.h"
+
+const char *report_size(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	unsigned u = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+		return buf;
+	}
+	v /= 1024.0;
+	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+void report_ring_line(FILE *f, const char *label, const struct tally_ring *r)
+{
+	char size[32];
+
+	fprintf(f, "%s: %" PRIu64 " records (%s), lost %" PRIu64, label,
+		r->records, report_size(size, sizeof(size), r->bytes), r->lost);
+	if (r->by_class[RREC_AUX])
+		fprintf(f, ", AUX %" PRIu64 " records (%" PRIu64 " bytes, %"
+			PRIu64 " truncated)", r->by_class[RREC_AUX],
+			r->aux_bytes, r->aux_truncated);
+	fputc('\n', f);
+}
+
+static void class_detail(FILE *f, enum rrec_class c, const struct tally_ring *r)
+{
+	switch (c) {
+	case RREC_SEQ:
+		fprintf(f, "   gaps %" PRIu64 ", out of order %" PRIu64
+			", checksum errors %" PRIu64, r->seq_gaps, r->seq_back,
+			r->seq_bad);
+		if (r->have_seq)
+			fprintf(f, ", seq %" PRIu64 "..%" PRIu64, r->seq_first,
+				r->seq_last);
+		break;
+	case RREC_LOST:
+		fprintf(f, "   records lost %" PRIu64, r->lost);
+		break;
+	case RREC_LOST_SAMPLES:
+		fprintf(f, "   samples lost %" PRIu64, r->lost_samples);
+		break;
+	case RREC_AUX:
+		fprintf(f, "   %" PRIu64 " bytes, truncated %" PRIu64 ", partial %"
+			PRIu64 ", collision %" PRIu64, r->aux_bytes,
+			r->aux_truncated, r->aux_partial, r->aux_collision);
+		break;
+	default:
+		break;
+	}
+}
+
+static void text_block(FILE *f, const char *label, const struct tally_ring *r)
+{
+	unsigned c;
+
+	report_ring_line(f, label, r);
+	for (c = 0; c < RREC_MAX; c++) {
+		if (!r->by_class[c])
+			continue;
+		fprintf(f, "  %-13s %12" PRIu64, rrec_class_name((enum rrec_class)c),
+			r->by_class[c]);
+		class_detail(f, (enum rrec_class)c, r);
+		fputc('\n', f);
+	}
+	if (r->have_time)
+		fprintf(f, "  time          %" PRIu64 ".%09" PRIu64 " .. %" PRIu64
+			".%09" PRIu64 " (%.6f s), %.0f records/s\n",
+			r->first_time / 1000000000, r->first_time % 1000000000,
+			r->last_time / 1000000000, r->last_time % 1000000000,
+			(double)(r->last_time - r->first_time) * 1e-9,
+			tally_rate(r));
+}
+
+void report_text(FILE *f, const char *path, const struct pdf_info *info,
+		 const struct tally *t)
+{
+	struct tally_ring sum;
+	char label[32];
+	uint32_t i;
+
+	fprintf(f, "%s: written by %s on %s\n", path,
+		info->version[0] ? info->version : "?",
+		info->hostname[0] ? info->hostname : "?");
+	if (info->cmdline[0])
+		fprintf(f, "command: %s\n", info->cmdline);
+	fprintf(f, "times in ns: host CLOCK_MONOTONIC where the region published its\n"
+		   "guest clock's conversion (a ringside VMM), else the producer's clock\n\n");
+	for (i = 0; i < t->nr_rings; i++) {
+		snprintf(label, sizeof(label), "ring %u", i);
+		text_block(f, label, &t->ring[i]);
+	}
+	tally_total(t, &sum);
+	fputc('\n', f);
+	text_block(f, "total", &sum);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void json_ring(FILE *f, const struct tally_ring *r)
+{
+	unsigned c;
+
+	fprintf(f, "\"records\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"types\": {",
+		r->records, r->bytes);
+	for (c = 0; c < RREC_MAX; c++)
+		fprintf(f, "%s\"%s\": %" PRIu64, c ? ", " : "",
+			rrec_class_key((enum rrec_class)c), r->by_class[c]);
+	fprintf(f, "}, \"lost\": %" PRIu64 ", \"lost_samples\": %" PRIu64
+		", \"aux_bytes\": %" PRIu64 ", \"aux_truncated\": %" PRIu64
+		", \"aux_partial\": %" PRIu64 ", \"aux_collision\": %" PRIu64,
+		r->lost, r->lost_samples, r->aux_bytes, r->aux_truncated,
+		r->aux_partial, r->aux_collision);
+	fprintf(f, ", \"seq_gaps\": %" PRIu64 ", \"seq_out_of_order\": %" PRIu64
+		", \"seq_bad\": %" PRIu64, r->seq_gaps, r->seq_back, r->seq_bad);
+	if (r->have_seq)
+		fprintf(f, ", \"seq_first\": %" PRIu64 ", \"seq_last\": %" PRIu64,
+			r->seq_first, r->seq_last);
+	else
+		fprintf(f, ", \"seq_first\": null, \"seq_last\": null");
+	if (r->have_time)
+		fprintf(f, ", \"first_time\": %" PRIu64 ", \"last_time\": %" PRIu64
+			", \"span_ns\": %" PRIu64 ", \"rate\": %.3f",
+			r->first_time, r->last_time, r->last_time - r->first_time,
+			tally_rate(r));
+	else
+		fprintf(f, ", \"first_time\": null, \"last_time\": null, "
+			"\"span_ns\": 0, \"rate\": 0");
+}
+
+void report_json(FILE *f, const char *path, const struct pdf_info *info,
+		 const struct tally *t)
+{
+	struct tally_ring sum;
+	uint32_t i;
+
+	fprintf(f, "{\"file\": ");
+	json_string(f, path);
+	fprintf(f, ", \"version\": ");
+	json_string(f, info->version);
+	fprintf(f, ", \"hostname\": ");
+	json_string(f, info->hostname);
+	fprintf(f, ", \"cmdline\": ");
+	json_string(f, info->cmdline);
+	fprintf(f, ", \"rings\": [");
+	for (i = 0; i < t->nr_rings; i++) {
+		fprintf(f, "%s\n  {\"ring\": %u, ", i ? "," : "", i);
+		json_ring(f, &t->ring[i]);
+		fputc('}', f);
+	}
+	tally_total(t, &sum);
+	fprintf(f, "\n ],\n \"total\": {");
+	json_ring(f, &sum);
+	fprintf(f, "}}\n");
+}

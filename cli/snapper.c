@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Overwrite rings come newest first and are filed oldest first; normal
+ * rings give [tail, head), oldest first.  AUX areas are copied to measure
+ * them, not stored (docs/cli.md).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "err.h"
+#include "pdf.h"
+#include "pdf_writer.h"
+#include "report_out.h"
+#include "ring_info.h"
+#include "snapper.h"
+
+void snapper_init(struct snapper *s, const char *cmd, const char *source)
+{
+	memset(s, 0, sizeof(*s));
+	s->cmd = cmd;
+	s->source = source;
+	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
+		bytebuf_init(&s->ring[i].stash);
+		bytebuf_init(&s->ring[i].offs);
+	}
+}
+
+void snapper_fini(struct snapper *s)
+{
+	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
+		bytebuf_fini(&s->ring[i].stash);
+		bytebuf_fini(&s->ring[i].offs);
+	}
+}
+
+/* One ring's records into its stash, its AUX area measured.  err.h. */
+static int copy_ring(const struct rs_region *region, uint32_t i,
+		     struct snap_ring *sr)
+{
+	const struct rs_perf_header *rec;
+	struct rs_snapshot *snap = NULL;
+	void *copy = NULL;
+	struct rinfo ri;
+	int err;
+
+	err = rinfo_get(region, i, &ri);
+	if (err)
+		return err;
+	sr->data_mode = ri.data_mode;
+	sr->produced = ri.produced;
+	rrec_clock_init(&sr->clock, region, i);
+	copy = malloc(ri.data_size);
+	snap = rs_snapshot_alloc();
+	if (!copy || !snap) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = err_from_ring(rs_snapshot_take(snap, region, i, copy, ri.data_size));
+	if (err)
+		goto out;
+	while (rs_snapshot_next(snap, &rec) == 1) {
+		bytebuf_add_u64(&sr->offs, sr->stash.len);
+		bytebuf_add(&sr->stash, rec, rec->size);
+	}
+	sr->data = *rs_snapshot_stats(snap);
+	err = sr->stash.err ? sr->stash.err : sr->offs.err;
+	if (err || !ri.aux_size)
+		goto out;
+	free(copy);
+	copy = malloc(ri.aux_size);
+	if (!copy) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = err_from_ring(rs_snapshot_aux(&sr->aux, region, i, copy, ri.aux_size));
+	sr->has_aux = !err;
+out:
+	rs_snapshot_free(snap);
+	free(copy);
+	return err;
+}
+
+int snapper_copy(struct snapper *s, const struct rs_region *region)
+{
+	uint32_t i;
+	int err;
+
+	s->nr_rings = rinfo_count(region);
+	s->sample_type = rinfo_sample_type(region);
+	for (i = 0; i < s->nr_rings; i++) {
+		err = copy_ring(region, i, &s->ring[i]);
+		if (err) {
+			cli_err(s->cmd, "copying ring %u of %s: %s; nothing was kept",
+				i, s->source, err_str(err));
+			return CLI_EXIT_FAIL;
+		}
+	}
+	return CLI_EXIT_OK;
+}
+
+/* Ring @ring's stashed records, oldest first, to @w (if any) and the tally. */
+static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
+{
+	struct snap_ring *sr = &s->ring[ring];
+	size_t n = sr->offs.len / sizeof(uint64_t), i;
+	int newest_first = sr->data_mode == RS_MODE_OVERWRITE;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		const struct rs_perf_header *rec;
+		uint64_t off, time;
+
+		memcpy(&off, sr->offs.data + (newest_first ? n - 1 - i : i) *
+		       sizeof(off), sizeof(off));
+		rec = (const struct rs_perf_header *)(const void *)(sr->stash.data + off);
+		time = rrec_stamp(&sr->clock, rec, s->sample_type);
+		err = w ? pdf_writer_add(w, ring, time, rec) : 0;
+		if (err == -(ERR_PDF + pdfe_too_big)) {
+			sr->too_big++;
+			continue;
+		}
+		if (err)
+			return err;
+		tally_add(&s->tally, ring, time, rec);
+	}
+	return 0;
+}
+
+int snapper_write(struct snapper *s)
+{
+	struct pdf_writer_params wp = {
+		.size = sizeof(wp),
+		.nr_rings = s->nr_rings,
+		.sample_type = s->sample_type,
+		.argc = cli_argc(),
+		.argv = cli_argv(),
+	};
+	struct pdf_writer *w = NULL;
+	uint32_t i;
+	int err;
+
+	tally_init(&s->tally, s->nr_rings, s->sample_type);
+	if (s->output) {
+		err = pdf_writer_open(&w, s->output, &wp);
+		if (err) {
+			cli_err(s->cmd, "cannot create %s.tmp: %s; choose a writable "
+				"-o path", s->output, err_str(err));
+			return CLI_EXIT_FAIL;
+		}
+	}
+	for (i = 0; i < s->nr_rings; i++) {
+		err = write_ring(s, w, i);
+		if (err) {
+			cli_err(s->cmd, "ring %u into %s.tmp: %s; nothing was kept",
+				i, s->output, err_str(err));
+			pdf_writer_discard(w);
+			return CLI_EXIT_FAIL;
+		}
+	}
+	if (w && (err = pdf_writer_finish(w))) {
+		cli_err(s->cmd, "completing %s failed: %s; nothing was kept",
+			s->output, err_str(err));
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
+void snapper_summary(const struct snapper *s)
+{
+	struct tally_ring sum;
+	char label[32], size[32];
+	uint32_t i;
+
+	tally_total(&s->tally, &sum);
+	printf("ringside %s: %s copy of %u rings: %" PRIu64 " records (%s)",
+	       s->cmd, s->stable ? "stable (vCPUs paused)" : "live", s->nr_rings,
+	       sum.records, report_size(size, sizeof(size), sum.bytes));
+	if (s->output)
+		printf(" written to %s", s->output);
+	putchar('\n');
+	for (i = 0; i < s->nr_rings; i++) {
+		const struct snap_ring *sr = &s->ring[i];
+		const struct rs_snap_stats *ds = &sr->data;
+
+		snprintf(label, sizeof(label), "  ring %u", i);
+		report_ring_line(stdout, label, &s->tally.ring[i]);
+		printf("    cut %" PRIu64 " bytes%s, oldest record %s, corrupt %"
+		       PRIu64 "\n", ds->cut_bytes, !ds->cut_bytes ? "" : s->stable ?
+		       " (a record was being written when the vCPU paused)" :
+		       " (overwritten during the copy)",
+		       ds->overwritten ? "partly overwritten (dropped)" : "intact",
+		       ds->corrupt);
+		if (sr->data_mode == RS_MODE_OVERWRITE && sr->produced >= ds->records)
+			printf("    holds the newest %" PRIu64 " of the %" PRIu64
+			       " records the producer says it wrote; %" PRIu64
+			       " older ones were overwritten\n", ds->records,
+			       sr->produced, sr->produced - ds->records);
+		if (sr->has_aux)
+			printf("    AUX: %" PRIu64 " bytes valid, cut %" PRIu64
+			       ", overwritten %" PRIu64 "; not stored (perf.data "
+			       "AUX storage comes with the PT decoder)\n",
+			       sr->aux.len, sr->aux.cut_bytes, sr->aux.overwritten);
+		if (sr->too_big)
+			printf("    not written: %" PRIu64 " records too big for a "
+			       "perf record\n", sr->too_big);
+	}
+}

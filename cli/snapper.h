@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A flight-recorder snapshot of every ring, shared by `snapshot` and `run`.
+ * Two steps: snapper_copy copies every ring's records (and measures its AUX
+ * area) into memory; snapper_write files them oldest first.  A stable
+ * snapshot pauses the writers around the copy only.  Part of the command
+ * layer: prints its errors and the summary.
+ */
+#ifndef RINGSIDE_CLI_SNAPPER_H
+#define RINGSIDE_CLI_SNAPPER_H
+
+#include <stdint.h>
+
+#include "ringside/ring.h"
+#include "bytebuf.h"
+#include "rrec.h"
+#include "tally.h"
+
+struct snap_ring {
+	struct rs_snap_stats data;
+	int has_aux;
+	struct rs_aux_snapshot aux;
+	uint32_t data_mode;
+	uint64_t produced;        /* the producer's own count at the copy (hint) */
+	uint64_t too_big;         /* records perf.data cannot carry */
+	struct rrec_clock clock;
+	struct bytebuf stash;     /* the records, in the order the copy gave them */
+	struct bytebuf offs;      /* u64 offset of each record in stash */
+};
+
+struct snapper {
+	const char *cmd;          /* for messages */
+	const char *source;
+	const char *output;       /* NULL: count the records, write no file */
+	int stable;               /* the writers were stopped during the copy */
+	uint32_t nr_rings;
+	uint64_t sample_type;
+	struct tally tally;
+	struct snap_ring ring[RS_MAX_RINGS];
+};
+
+void snapper_init(struct snapper *s, const char *cmd, const char *source);
+
+/* Copy every ring of @region.  An enum cli_exit value. */
+int snapper_copy(struct snapper *s, const struct rs_region *region);
+
+/* File the copied records in s->output (or only count them).  An enum
+ * cli_exit value; on failure no output file is left. */
+int snapper_write(struct snapper *s);
+
+/* What was copied, cut and lost, per ring, on stdout. */
+void snapper_summary(const struct snapper *s);
+
+void snapper_fini(struct snapper *s);
+
+#endif /* RINGSIDE_CLI_SNAPPER_H */

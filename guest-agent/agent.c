@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The freestanding guest agent: one instance per vCPU, entered from
+ * entry.S.  It validates the region the VMM gave it, reads the host's
+ * configuration, reports its status, runs the workload on its own ring and
+ * then ends the way the boot info asks: cleanly, or by hanging or crashing
+ * on purpose so the host can prove its flight recorder survives.
+ */
+#include "agent.h"
+
+static struct agent agents[RS_MAX_VCPUS];
+
+static void console(const char *s)
+{
+	while (*s)
+		outb(RS_PORT_CONSOLE, (uint8_t)*s++);
+}
+
+static _Noreturn void halt_forever(void)
+{
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+static _Noreturn void fail(struct agent *a, int err)
+{
+	if (a->rep) {
+		a->rep->error = err;
+		__atomic_store_n(&a->rep->phase, RS_PHASE_FAILED, __ATOMIC_RELEASE);
+	}
+	console("ringside agent: failed\n");
+	outl(RS_PORT_ERROR, (uint32_t)err);
+	halt_forever();
+}
+
+/* The region header is shared with the host: read it once per field. */
+static int wait_enabled(struct agent *a)
+{
+	for (uint64_t spins = 0;; spins++) {
+		if (__atomic_load_n(&a->hdr->config.enabled, __ATOMIC_ACQUIRE))
+			return 0;
+		if (!a->boot->wait_enabled || spins > (1u << 20))
+			return -rse_disabled;
+		cpu_relax();
+	}
+}
+
+/* One read of each host-written value the agent uses. */
+static void read_config(struct agent *a)
+{
+	const struct rs_region_header *h = a->hdr;
+	uint64_t bell;
+
+	a->mask = (uint32_t)__atomic_load_n(&h->config.trace_mask, __ATOMIC_RELAXED);
+	a->sample_type = __atomic_load_n(&h->config.sample_type, __ATOMIC_RELAXED);
+	a->aux_size = __atomic_load_n(&h->rings[a->id].aux_size, __ATOMIC_RELAXED);
+	bell = __atomic_load_n(&h->config.doorbell_addr, __ATOMIC_RELAXED);
+	/* Only an address the identity map covers and RAM does not. */
+	if (bell >= RS_BOOT_DOORBELL_GPA && bell < RS_BOOT_IDMAP_END)
+		a->doorbell = (volatile uint32_t *)(uintptr_t)bell;
+}
+
+static void attach_status(struct agent *a, uint32_t nr_vcpus)
+{
+	struct rs_guest_status *st = &a->hdr->status;
+
+	/* vCPU 0 speaks for the agent; the others only beat the heart. */
+	if (a->id != 0)
+		return;
+	__atomic_store_n(&st->abi_version, RS_ABI_VERSION, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->agent_kind, 1u, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->rings_used, nr_vcpus, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->attached, 1u, __ATOMIC_RELEASE);
+}
+
+void agent_main(const struct rs_boot_info *boot, uint64_t id,
+		uint64_t region_gpa, uint64_t nr_rings)
+{
+	struct agent *a;
+	int err;
+
+	if (id >= RS_MAX_VCPUS || boot->magic != RS_BOOT_MAGIC ||
+	    boot->version != RS_BOOT_VERSION || id >= boot->nr_vcpus) {
+		console("ringside agent: bad boot info\n");
+		halt_forever();
+	}
+	a = &agents[id];
+	a->boot = boot;
+	a->id = (uint32_t)id;
+	a->rep = (struct rs_guest_report *)(uintptr_t)
+		 (boot->report_gpa + id * sizeof(struct rs_guest_report));
+	memset(a->rep, 0, sizeof(*a->rep));
+	a->rep->phase = RS_PHASE_RUNNING;
+	a->rep->first_tsc = rdtsc();
+	if (region_gpa != boot->region_gpa || nr_rings != boot->nr_rings)
+		fail(a, -rse_invalid);
+
+	err = rs_region_open(&a->region, (void *)(uintptr_t)region_gpa,
+			     boot->region_size);
+	if (err)
+		fail(a, err);
+	a->hdr = rs_region_header(&a->region);
+	err = wait_enabled(a);
+	if (err)
+		fail(a, err);
+	/* Re-open: the configuration is copied at open, and may have changed
+	 * while we waited for enabled. */
+	err = rs_region_open(&a->region, (void *)(uintptr_t)region_gpa,
+			     boot->region_size);
+	if (err)
+		fail(a, err);
+	err = rs_producer_init(&a->prod, &a->region, a->id);
+	if (err)
+		fail(a, err);
+	read_config(a);
+	attach_status(a, boot->nr_vcpus);
+
+	err = agent_workload(a);
+	if (err)
+		fail(a, err);
+	agent_finish(a);
+}
+
+/* How the run ends: the crash variants stop here with records in place. */
+_Noreturn void agent_finish(struct agent *a)
+{
+	static const struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) null_idt = { 0, 0 };
+
+	a->rep->last_tsc = rdtsc();
+	__atomic_store_n(&a->rep->phase, RS_PHASE_DONE, __ATOMIC_RELEASE);
+	switch (a->boot->workload) {
+	case RS_WL_HANG:
+		for (;;)
+			__asm__ volatile("cli; 1: jmp 1b");
+	case RS_WL_HALT:
+		halt_forever();
+	case RS_WL_CRASH:
+		/* A fault with no IDT: #GP, then #DF, then shutdown.  ud2 rather
+		 * than int3: a software interrupt needs KVM to emulate its
+		 * injection on some hosts, which fails there as an internal
+		 * error instead of a triple fault. */
+		__asm__ volatile("cli; lidt %0; ud2" : : "m"(null_idt));
+		halt_forever();
+	default:
+		outl(RS_PORT_DONE, (uint32_t)a->rep->attempted);
+		halt_forever();
+	}
+}

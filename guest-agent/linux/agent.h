@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ringside Linux guest agent: one process, one thread.  It maps the
+ * trace region from the ivshmem-plain device's BAR2, opens the guest
+ * kernel's perf events on every CPU and copies their records, and the
+ * markers guest programs send, into the rings.  Ring i is fed by CPU
+ * i % nr_rings; markers go to ring 0.  Only this thread writes any ring,
+ * so each ring has exactly one writer, as the producer requires.
+ *
+ * Modules: device (find and map the region), kbuf (one CPU's perf events
+ * and the kernel buffer they share), tracepoint (names to ids), forward
+ * (kernel records to ring records), comm (names for the pids of samples),
+ * markers (the marker socket), status (what the agent says in the header),
+ * main (options and the loop).  Modules return -errno or agent_ring_err()
+ * and never print; main does.
+ */
+#ifndef RINGSIDE_LINUX_AGENT_H
+#define RINGSIDE_LINUX_AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringside/ring.h"
+
+#define AGENT_MAX_CPUS      256
+#define AGENT_MAX_TPS       8       /* tracepoints per run */
+#define AGENT_COMM_PENDING  64      /* distinct tids named per ring and tick */
+#define AGENT_REC_MAX       65536   /* a perf record's size is 16 bits */
+
+/* Errors: -errno, or a ring library error moved out of errno's way. */
+#define AGENT_ERR_RING      4096
+
+static inline int agent_ring_err(int err)
+{
+	return err < 0 ? err - AGENT_ERR_RING : err;
+}
+
+/* Never NULL. */
+const char *agent_errstr(int err);
+
+/* ---- device: the region on the ivshmem BAR --------------------------- */
+
+struct agent_dev {
+	char bdf[32];             /* 0000:00:03.0 */
+	void *mem;
+	uint64_t size;
+	struct rs_region region;
+};
+
+/* What a failed search found, for the message. */
+struct agent_dev_scan {
+	uint32_t ivshmem;         /* 1af4:1110 devices seen */
+	uint32_t unmappable;      /* their resource2 would not map */
+	int last_err;             /* why the last candidate was refused */
+	char last_bdf[32];
+};
+
+/*
+ * Map the BAR2 of the ivshmem-plain device @bdf (NULL: the first 1af4:1110
+ * device whose BAR2 validates as a ringside region) and rs_region_open it.
+ * -ENODEV (none found; @scan says what was seen), -errno,
+ * agent_ring_err(-rse_*).
+ */
+int agent_dev_open(struct agent_dev *d, const char *sysfs, const char *bdf,
+		   struct agent_dev_scan *scan);
+void agent_dev_close(struct agent_dev *d);
+
+/* ---- kbuf: one CPU's perf events ----------------------------------------- */
+
+struct agent_events {
+	uint64_t sample_type;
+	uint64_t freq;            /* cpu-clock samples per second */
+	uint32_t nr_tps;
+	uint64_t tp_id[AGENT_MAX_TPS];
+	uint32_t buf_pages;       /* kernel buffer data pages, a power of two */
+};
+
+struct kbuf {
+	int cpu;
+	int fd;                   /* cpu-clock: the buffer's owner */
+	int tp_fd[AGENT_MAX_TPS];
+	uint32_t nr_tp;
+	void *base;               /* control page + data */
+	uint64_t data_size;
+	uint64_t tail;            /* our copy; the kernel reads it */
+	uint8_t rec[AGENT_REC_MAX] __attribute__((aligned(8)));
+};
+
+/* Open @cpu's events (disabled) and map their shared buffer.  -errno. */
+int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev);
+int kbuf_enable(struct kbuf *k, int on);
+void kbuf_close(struct kbuf *k);
+
+/* Called for each record in the kernel buffer (a private copy). */
+typedef void (*kbuf_fn)(const struct rs_perf_header *rec, void *arg);
+
+/* Hand every record between our tail and the kernel's head to @fn, then
+ * give the space back.  Returns the number of records.  At most @max
+ * bytes per call, so one busy CPU cannot starve the others. */
+int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg);
+
+/* ---- tracepoint ---------------------------------------------------------- */
+
+/* "sched:sched_switch" -> its id from tracefs (mounted if needed).
+ * -ENOENT (no such tracepoint), -EINVAL (not SYSTEM:NAME), -errno. */
+int agent_tracepoint_id(const char *name, uint64_t *id);
+
+/* ---- forward: kernel records into a ring ---------------------------------- */
+
+struct agent_ring {
+	struct rs_producer prod;
+	uint32_t index;
+	uint64_t written;         /* records committed */
+	uint64_t dropped;         /* records the ring refused */
+	uint32_t nr_pending;      /* tids sampled this tick, to be named */
+	uint32_t pending_pid[AGENT_COMM_PENDING];
+	uint32_t pending_tid[AGENT_COMM_PENDING];
+};
+
+/* One kernel record (from the CPU feeding @r) into @r. */
+void agent_forward(struct agent_ring *r, uint64_t sample_type,
+		   const struct rs_perf_header *rec);
+
+/* Write @r with @type/@misc/@body, counting what the ring refused.  0 or
+ * agent_ring_err(-rse_*). */
+int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
+		   const void *body, uint32_t len);
+
+/* ---- comm ------------------------------------------------------------------ */
+
+/* Remember that @tid (of @pid) was sampled on @r this tick. */
+void agent_comm_note(struct agent_ring *r, uint32_t pid, uint32_t tid);
+
+/* After the tick's samples: one PERF_RECORD_COMM per noted tid, newer than
+ * its samples, so a ring that still holds a sample holds its name. */
+void agent_comm_flush(struct agent_ring *r);
+
+/* PERF_RECORD_COMM for @pid/@tid named @comm, misc @misc. */
+int agent_comm_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
+		   const char *comm, uint16_t misc);
+
+/* ---- markers -------------------------------------------------------------- */
+
+struct agent_markers {
+	int fd;
+	char path[108];
+	uint64_t received;
+	uint64_t refused;         /* malformed or agent ids */
+};
+
+/* Bind the marker socket at @path (mode 0666, the directory made).  -errno. */
+int agent_markers_open(struct agent_markers *mk, const char *path);
+void agent_markers_close(struct agent_markers *mk);
+
+/* Take every waiting marker into @r (or drop them when !@accept).
+ * Returns the number written. */
+int agent_markers_drain(struct agent_markers *mk, struct agent_ring *r,
+			int accept);
+
+/* An agent marker (id >= RS_MARK_ID_AGENT) into @r. */
+int agent_marker_put(struct agent_ring *r, uint32_t id, uint32_t pid,
+		     uint32_t tid, uint64_t time, const char *text, uint32_t len);
+
+/* CLOCK_MONOTONIC in ns: the clock of samples and markers. */
+uint64_t agent_now(void);
+
+/* ---- status ----------------------------------------------------------------- */
+
+/* The host's switches, each read once. */
+struct agent_config {
+	uint32_t enabled;
+	uint64_t trace_mask;
+};
+
+void agent_config_read(const struct rs_region *region, struct agent_config *c);
+void agent_status_attach(const struct rs_region *region, uint32_t rings_used);
+void agent_status_beat(const struct rs_region *region);
+void agent_status_detach(const struct rs_region *region);
+
+#endif /* RINGSIDE_LINUX_AGENT_H */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The agent's command line. */
+#ifndef RINGSIDE_LINUX_AGENT_OPTS_H
+#define RINGSIDE_LINUX_AGENT_OPTS_H
+
+#include <stdint.h>
+
+#include "agent.h"
+
+/* perf sample fields this agent can ask for, and its default layout (the
+ * same as `ringside enable` configures). */
+#define AGENT_SAMPLE_KNOWN (RS_PERF_SAMPLE_IP | RS_PERF_SAMPLE_TID | \
+			    RS_PERF_SAMPLE_TIME | RS_PERF_SAMPLE_ADDR | \
+			    RS_PERF_SAMPLE_CPU | RS_PERF_SAMPLE_PERIOD | \
+			    RS_PERF_SAMPLE_CALLCHAIN | RS_PERF_SAMPLE_RAW)
+#define AGENT_SAMPLE_DEFAULT (RS_PERF_SAMPLE_IP | RS_PERF_SAMPLE_TID | \
+			      RS_PERF_SAMPLE_TIME | RS_PERF_SAMPLE_CPU | \
+			      RS_PERF_SAMPLE_PERIOD | RS_PERF_SAMPLE_CALLCHAIN | \
+			      RS_PERF_SAMPLE_RAW)
+
+struct agent_opts {
+	const char *device;       /* BDF, or NULL to search */
+	const char *sysfs;        /* /sys/bus/pci/devices */
+	const char *mark_socket;
+	const char *tp[AGENT_MAX_TPS];
+	uint32_t nr_tps;
+	uint32_t freq;            /* 0: the host's */
+	uint32_t buf_pages;       /* kernel buffer pages per CPU */
+	uint32_t tick_ms;
+	uint32_t nr_cpus;         /* CPUs of this guest, at most AGENT_MAX_CPUS */
+	int quiet;
+};
+
+/* 0 to run, -1 after --help, 2 on bad usage (printed). */
+int agent_opts_parse(struct agent_opts *o, int argc, char **argv);
+
+/* The frequency to sample at: the option, else the host's @host_freq,
+ * capped by the kernel's perf_event_max_sample_rate. */
+uint64_t agent_opts_freq(const struct agent_opts *o, uint64_t host_freq);
+
+#endif /* RINGSIDE_LINUX_AGENT_OPTS_H */

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guest kernel's records into a ring.  Samples and COMM records go in
+ * as the kernel wrote them: the agent asked for the region's sample_type,
+ * so the layout is the one the host expects.  The kernel's LOST (its own
+ * buffer overflowed because the agent was late) becomes LOST_SAMPLES, so
+ * that the host can tell it from the ring's own LOST.
+ */
+#include <linux/perf_event.h>
+#include <string.h>
+
+#include "agent.h"
+
+int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
+		   const void *body, uint32_t len)
+{
+	int err = rs_producer_output(&r->prod, type, misc, body, len);
+
+	if (err < 0) {
+		r->dropped++;
+		return agent_ring_err(err);
+	}
+	r->written++;
+	return 0;
+}
+
+/* pid and tid of a sample laid out for @type.  0 when it has none. */
+static int sample_tid(uint64_t type, const struct rs_perf_header *rec,
+		      uint32_t *pid, uint32_t *tid)
+{
+	size_t off = sizeof(*rec);
+	uint32_t v[2];
+
+	if (!(type & PERF_SAMPLE_TID))
+		return 0;
+	off += (type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	off += (type & PERF_SAMPLE_IP) ? 8 : 0;
+	if (off + sizeof(v) > rec->size)
+		return 0;
+	memcpy(v, (const uint8_t *)rec + off, sizeof(v));
+	*pid = v[0];
+	*tid = v[1];
+	return 1;
+}
+
+void agent_forward(struct agent_ring *r, uint64_t sample_type,
+		   const struct rs_perf_header *rec)
+{
+	const void *body = rec + 1;
+	uint32_t len = rec->size - (uint32_t)sizeof(*rec);
+	uint32_t pid, tid;
+
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		if (!agent_ring_put(r, rec->type, rec->misc, body, len) &&
+		    sample_tid(sample_type, rec, &pid, &tid))
+			agent_comm_note(r, pid, tid);
+		break;
+	case PERF_RECORD_COMM:
+		agent_ring_put(r, rec->type, rec->misc, body, len);
+		break;
+	case PERF_RECORD_LOST: {
+		struct { uint64_t id, lost; } l;
+
+		if (len >= sizeof(l)) {
+			memcpy(&l, body, sizeof(l));
+			agent_ring_put(r, RS_PERF_RECORD_LOST_SAMPLES, 0,
+				       &l.lost, sizeof(l.lost));
+		}
+		break;
+	}
+	case PERF_RECORD_LOST_SAMPLES:
+		agent_ring_put(r, rec->type, rec->misc, body, len);
+		break;
+	default:
+		break;  /* THROTTLE and friends: the host has no use for them */
+	}
+}

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One guest CPU's perf events and the kernel ring buffer they share: the
+ * cpu-clock sampler owns the buffer, the tracepoints are redirected into it
+ * (PERF_EVENT_IOC_SET_OUTPUT), so one reader sees one CPU in time order.
+ *
+ * The buffer follows the kernel's contract (perf_event_open(2), "The
+ * mmap layout"): the kernel writes records, then store-releases data_head
+ * (A); we load-acquire data_head (B), read the records, then store-release
+ * data_tail (C); the kernel reads data_tail with a full barrier (D) before
+ * reusing space.  A pairs with B, C with D.  read_head() and write_tail()
+ * below are the only places that order memory.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define PAGE 4096u
+
+static uint64_t read_head(const struct perf_event_mmap_page *pg)
+{
+	return __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);       /* B */
+}
+
+static void write_tail(struct perf_event_mmap_page *pg, uint64_t tail)
+{
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);       /* C */
+}
+
+static int perf_open(struct perf_event_attr *a, int cpu)
+{
+	long fd = syscall(SYS_perf_event_open, a, -1, cpu, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* What every event of the agent shares: layout and clock of its samples. */
+static void attr_base(struct perf_event_attr *a, const struct agent_events *ev)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->sample_type = ev->sample_type;
+	a->disabled = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;   /* the markers' clock too */
+}
+
+static int open_tracepoints(struct kbuf *k, const struct agent_events *ev)
+{
+	struct perf_event_attr a;
+	uint32_t i;
+	int fd;
+
+	for (i = 0; i < ev->nr_tps; i++) {
+		attr_base(&a, ev);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = ev->tp_id[i];
+		a.sample_period = 1;
+		fd = perf_open(&a, k->cpu);
+		if (fd < 0)
+			return fd;
+		k->tp_fd[k->nr_tp++] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, k->fd))
+			return -errno;
+	}
+	return 0;
+}
+
+int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
+{
+	struct perf_event_attr a;
+	size_t len;
+	int err;
+
+	k->cpu = cpu;
+	k->fd = -1;
+	k->nr_tp = 0;
+	k->base = NULL;
+	k->tail = 0;
+	k->data_size = (uint64_t)ev->buf_pages * PAGE;
+	attr_base(&a, ev);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.freq = 1;
+	a.sample_freq = ev->freq;
+	a.comm = 1;                 /* the kernel's own COMM at exec/prctl */
+	a.comm_exec = 1;
+	a.watermark = 1;
+	a.wakeup_watermark = (uint32_t)(k->data_size / 2);
+	err = perf_open(&a, cpu);
+	if (err < 0)
+		return err;
+	k->fd = err;
+	len = (size_t)(k->data_size + PAGE);
+	k->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd, 0);
+	if (k->base == MAP_FAILED) {
+		err = -errno;
+		k->base = NULL;
+		kbuf_close(k);
+		return err;
+	}
+	err = open_tracepoints(k, ev);
+	if (err)
+		kbuf_close(k);
+	return err;
+}
+
+int kbuf_enable(struct kbuf *k, int on)
+{
+	unsigned long req = on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+	uint32_t i;
+
+	if (ioctl(k->fd, req, 0))
+		return -errno;
+	for (i = 0; i < k->nr_tp; i++)
+		if (ioctl(k->tp_fd[i], req, 0))
+			return -errno;
+	return 0;
+}
+
+void kbuf_close(struct kbuf *k)
+{
+	uint32_t i;
+
+	for (i = 0; i < k->nr_tp; i++)
+		close(k->tp_fd[i]);
+	k->nr_tp = 0;
+	if (k->base)
+		munmap(k->base, (size_t)(k->data_size + PAGE));
+	k->base = NULL;
+	if (k->fd >= 0)
+		close(k->fd);
+	k->fd = -1;
+}
+
+/* Copy @len bytes at ring position @pos out of the data area, wrapping. */
+static void copy_out(const struct kbuf *k, uint64_t pos, void *dst, size_t len)
+{
+	const uint8_t *data = (const uint8_t *)k->base + PAGE;
+	size_t off = (size_t)(pos & (k->data_size - 1));
+	size_t first = len < k->data_size - off ? len : (size_t)(k->data_size - off);
+
+	memcpy(dst, data + off, first);
+	memcpy((uint8_t *)dst + first, data, len - first);
+}
+
+int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg)
+{
+	struct perf_event_mmap_page *pg = k->base;
+	const struct rs_perf_header *rec = (const void *)k->rec;
+	uint64_t head = read_head(pg), start = k->tail;
+	int n = 0;
+
+	while (k->tail < head && k->tail - start < max) {
+		struct rs_perf_header h;
+
+		copy_out(k, k->tail, &h, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - k->tail) {
+			k->tail = head;   /* cannot happen with a sane kernel */
+			break;
+		}
+		copy_out(k, k->tail, k->rec, h.size);
+		fn(rec, arg);
+		k->tail += h.size;
+		n++;
+	}
+	write_tail(pg, k->tail);
+	return n;
+}

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside-agent: the Linux guest agent (see agent.h).  It runs until
+ * SIGTERM or SIGINT, then detaches: last records in, status cleared.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "agent_opts.h"
+#include "mark.h"
+
+struct agent {
+	struct agent_opts opts;
+	struct agent_dev dev;
+	struct agent_config cfg;
+	struct agent_events ev;
+	struct agent_markers mk;
+	uint32_t nr_rings;            /* rings used */
+	uint32_t nr_cpus;             /* CPUs sampled (kbuf[0..nr_cpus)) */
+	int sigfd;
+	int sampling;                 /* events enabled right now */
+	struct agent_ring ring[RS_MAX_RINGS];
+	struct kbuf *kbuf[AGENT_MAX_CPUS];
+};
+
+static struct agent the_agent;
+
+const char *agent_errstr(int err)
+{
+	if (err <= -AGENT_ERR_RING)
+		return rs_errstr(err + AGENT_ERR_RING);
+	return strerror(-err);
+}
+
+static void say(const struct agent *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say(const struct agent *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->opts.quiet)
+		return;
+	fputs("ringside-agent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ringside-agent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void find_region(struct agent *a)
+{
+	struct agent_dev_scan scan;
+	int err;
+
+	err = agent_dev_open(&a->dev, a->opts.sysfs, a->opts.device, &scan);
+	if (!err)
+		return;
+	if (a->opts.device && !scan.ivshmem)
+		die("%s is not an ivshmem-plain PCI device (1af4:1110)", a->opts.device);
+	if (err != -ENODEV)
+		die("cannot use the BAR2 of %s: %s", a->opts.device, agent_errstr(err));
+	if (!scan.ivshmem)
+		die("no ivshmem-plain PCI device (1af4:1110) in this guest: has the "
+		    "host run 'ringside enable' on this domain and restarted it?");
+	die("none of the %u ivshmem-plain devices holds a ringside region "
+	    "(last: %s: %s)%s", scan.ivshmem, scan.last_bdf,
+	    agent_errstr(scan.last_err), scan.unmappable ?
+	    "; mapping resource2 needs root" : "; is the host's libvirt hook "
+	    "installed ('ringside hook install')?");
+}
+
+/* Until the host enables tracing, or a signal. */
+static int wait_enabled(struct agent *a)
+{
+	struct pollfd p = { .fd = a->sigfd, .events = POLLIN };
+	int told = 0;
+
+	for (;;) {
+		agent_config_read(&a->dev.region, &a->cfg);
+		if (a->cfg.enabled)
+			return 0;
+		if (!told++)
+			say(a, "waiting for the host to enable tracing");
+		if (poll(&p, 1, (int)a->opts.tick_ms) > 0)
+			return -EINTR;
+	}
+}
+
+static void open_events(struct agent *a)
+{
+	const struct rs_config *c = rs_region_config(&a->dev.region);
+	uint32_t i, cpus = a->opts.nr_cpus;
+	int err;
+
+	a->ev.sample_type = c->sample_type ? c->sample_type : AGENT_SAMPLE_DEFAULT;
+	if (a->ev.sample_type & ~AGENT_SAMPLE_KNOWN)
+		die("the host asks for sample_type %#" PRIx64 "; this agent knows %#x",
+		    a->ev.sample_type, AGENT_SAMPLE_KNOWN);
+	a->ev.freq = agent_opts_freq(&a->opts, c->sample_freq);
+	a->ev.buf_pages = a->opts.buf_pages;
+	for (i = 0; i < a->opts.nr_tps; i++) {
+		err = agent_tracepoint_id(a->opts.tp[i], &a->ev.tp_id[i]);
+		if (err)
+			die("tracepoint %s: %s", a->opts.tp[i], err == -ENOENT ?
+			    "no such tracepoint in this kernel" : agent_errstr(err));
+	}
+	a->ev.nr_tps = a->opts.nr_tps;
+	for (i = 0; i < cpus; i++) {
+		a->kbuf[i] = malloc(sizeof(*a->kbuf[i]));
+		if (!a->kbuf[i])
+			die("out of memory");
+		err = kbuf_open(a->kbuf[i], (int)i, &a->ev);
+		if (err == -ENODEV) {          /* an offline CPU */
+			free(a->kbuf[i]);
+			a->kbuf[i] = NULL;
+			continue;
+		}
+		if (err)
+			die("perf events on CPU %u: %s%s", i, agent_errstr(err),
+			    err == -EACCES || err == -EPERM ?
+			    " (run as root, or lower kernel.perf_event_paranoid)" : "");
+	}
+	a->nr_cpus = cpus;
+}
+
+static void attach(struct agent *a)
+{
+	uint32_t i, rings = rs_region_nr_rings(&a->dev.region);
+	char text[512];
+	int err, n;
+
+	a->nr_rings = a->opts.nr_cpus < rings ? a->opts.nr_cpus : rings;
+	for (i = 0; i < a->nr_rings; i++) {
+		a->ring[i].index = i;
+		err = rs_producer_init(&a->ring[i].prod, &a->dev.region, i);
+		if (err)
+			die("ring %u: %s", i, rs_errstr(err));
+	}
+	n = snprintf(text, sizeof(text), "linux agent attached: %u cpus, %u rings, "
+		     "%" PRIu64 " Hz, sample_type %#" PRIx64, a->nr_cpus,
+		     a->nr_rings, a->ev.freq, a->ev.sample_type);
+	agent_marker_put(&a->ring[0], RS_MARK_AGENT_ATTACH, (uint32_t)getpid(),
+			 (uint32_t)getpid(), agent_now(), text, (uint32_t)n);
+	for (i = 0; i < a->ev.nr_tps; i++) {
+		n = snprintf(text, sizeof(text), "%s id=%" PRIu64, a->opts.tp[i],
+			     a->ev.tp_id[i]);
+		agent_marker_put(&a->ring[0], RS_MARK_AGENT_TRACEPOINT,
+				 (uint32_t)getpid(), (uint32_t)getpid(),
+				 agent_now(), text, (uint32_t)n);
+	}
+	agent_status_attach(&a->dev.region, a->nr_rings);
+}
+
+/* Events on or off as the host's switches say. */
+static void follow_config(struct agent *a)
+{
+	int want, i;
+
+	agent_config_read(&a->dev.region, &a->cfg);
+	want = a->cfg.enabled && (a->cfg.trace_mask & RS_TRACE_SAMPLES);
+	if (want == a->sampling)
+		return;
+	for (i = 0; i < (int)a->nr_cpus; i++)
+		if (a->kbuf[i])
+			kbuf_enable(a->kbuf[i], want);
+	a->sampling = want;
+	agent_marker_put(&a->ring[0], RS_MARK_AGENT_CONFIG, (uint32_t)getpid(),
+			 (uint32_t)getpid(), agent_now(),
+			 want ? "sampling on" : "sampling off", want ? 11 : 12);
+}
+
+struct fwd_arg {
+	struct agent_ring *ring;
+	uint64_t sample_type;
+};
+
+static void fwd(const struct rs_perf_header *rec, void *arg)
+{
+	const struct fwd_arg *f = arg;
+
+	agent_forward(f->ring, f->sample_type, rec);
+}
+
+static void drain(struct agent *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->nr_cpus; i++) {
+		struct fwd_arg f = {
+			.ring = &a->ring[i % a->nr_rings],
+			.sample_type = a->ev.sample_type,
+		};
+
+		if (a->kbuf[i])
+			kbuf_drain(a->kbuf[i], a->kbuf[i]->data_size, fwd, &f);
+	}
+	agent_markers_drain(&a->mk, &a->ring[0],
+			    a->cfg.enabled && (a->cfg.trace_mask & RS_TRACE_MARKERS));
+}
+
+static void tick(struct agent *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->nr_rings; i++)
+		agent_comm_flush(&a->ring[i]);
+	agent_status_beat(&a->dev.region);
+	follow_config(a);
+}
+
+static void run(struct agent *a)
+{
+	struct pollfd p[2 + AGENT_MAX_CPUS];
+	uint64_t next = agent_now(), period = a->opts.tick_ms * 1000000ull;
+	uint32_t i, n;
+
+	for (;;) {
+		uint64_t now = agent_now();
+		int timeout;
+
+		if (now >= next) {
+			tick(a);
+			next = now + period;
+		}
+		timeout = (int)((next - now) / 1000000ull) + 1;
+		n = 0;
+		p[n++] = (struct pollfd){ .fd = a->sigfd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = a->mk.fd, .events = POLLIN };
+		for (i = 0; i < a->nr_cpus; i++)
+			if (a->kbuf[i])
+				p[n++] = (struct pollfd){ .fd = a->kbuf[i]->fd,
+							  .events = POLLIN };
+		if (poll(p, n, timeout) < 0 && errno != EINTR)
+			die("poll: %s", strerror(errno));
+		drain(a);
+		if (p[0].revents)
+			return;
+	}
+}
+
+static void detach(struct agent *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->nr_cpus; i++)
+		if (a->kbuf[i])
+			kbuf_enable(a->kbuf[i], 0);
+	drain(a);
+	for (i = 0; i < a->nr_rings; i++)
+		agent_comm_flush(&a->ring[i]);
+	agent_marker_put(&a->ring[0], RS_MARK_AGENT_DETACH, (uint32_t)getpid(),
+			 (uint32_t)getpid(), agent_now(), "detached", 8);
+	agent_status_detach(&a->dev.region);
+	for (i = 0; i < a->nr_cpus; i++) {
+		if (a->kbuf[i])
+			kbuf_close(a->kbuf[i]);
+		free(a->kbuf[i]);
+	}
+	agent_markers_close(&a->mk);
+	agent_dev_close(&a->dev);
+}
+
+int main(int argc, char **argv)
+{
+	struct agent *a = &the_agent;
+	uint64_t written = 0, dropped = 0;
+	sigset_t sigs;
+	uint32_t i;
+	int err;
+
+	err = agent_opts_parse(&a->opts, argc, argv);
+	if (err)
+		return err < 0 ? 0 : err;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	a->sigfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (a->sigfd < 0)
+		die("signalfd: %s", strerror(errno));
+	a->mk.fd = -1;
+	find_region(a);
+	if (wait_enabled(a))
+		return 0;
+	/* the configuration is copied at open: take it as enabled */
+	err = rs_region_open(&a->dev.region, a->dev.mem, a->dev.size);
+	if (err)
+		die("region on %s: %s", a->dev.bdf, rs_errstr(err));
+	open_events(a);
+	err = agent_markers_open(&a->mk, a->opts.mark_socket);
+	if (err)
+		say(a, "no markers: cannot bind %s: %s", a->opts.mark_socket,
+		    strerror(-err));
+	attach(a);
+	say(a, "attached to the region on %s: %u rings, %u cpus, %" PRIu64 " Hz, "
+	    "%s mode", a->dev.bdf, a->nr_rings, a->nr_cpus, a->ev.freq,
+	    rs_region_config(&a->dev.region)->data_mode == RS_MODE_OVERWRITE ?
+	    "overwrite" : "normal");
+	run(a);
+	detach(a);
+	for (i = 0; i < a->nr_rings; i++) {
+		written += a->ring[i].written;
+		dropped += a->ring[i].dropped;
+	}
+	say(a, "detached: %" PRIu64 " records written, %" PRIu64 " dropped, "
+	    "%" PRIu64 " markers", written, dropped, a->mk.received);
+	return 0;
+}

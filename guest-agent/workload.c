@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The deterministic workload: RS_RECORD_SEQ records (sequence numbers and
+ * checksums, time = rdtsc), a PERF_RECORD_SAMPLE of the agent's own IP every
+ * sample_every records, and an AUX output every aux_every records.  Every
+ * attempt is counted in the report, so the host can check
+ * delivered + lost == attempted.
+ */
+#include "agent.h"
+
+static void ring_doorbell(struct agent *a)
+{
+	if (!a->doorbell)
+		return;
+	/* An MMIO write KVM turns into an eventfd signal (ioeventfd). */
+	*a->doorbell = a->id;
+	a->rep->doorbells++;
+}
+
+/* Account one attempt; ret is what the ring library returned. */
+static int account(struct agent *a, int ret)
+{
+	a->rep->attempted++;
+	if (ret == -rse_no_space) {
+		a->rep->dropped++;
+		return 0;
+	}
+	if (ret < 0)
+		return ret;
+	if (ret > 0)
+		ring_doorbell(a);
+	return 0;
+}
+
+static int emit_seq(struct agent *a, uint64_t seq)
+{
+	struct rs_handle h;
+	int size, ret;
+
+	/* Counted before the attempt: a host that pauses us anywhere sees
+	 * seq_attempted - 1 committed or in flight, never more. */
+	a->rep->seq_attempted = seq + 1;
+	size = rs_seq_build(a->rec, seq, rdtsc(), a->id, a->boot->fill);
+	if (size < 0)
+		return size;
+	ret = rs_producer_reserve(&a->prod, &h, (uint32_t)size);
+	if (ret == 0) {
+		rs_producer_write(&a->prod, &h, a->rec, (uint32_t)size);
+		ret = rs_producer_commit(&a->prod, &h);
+	}
+	return account(a, ret);
+}
+
+static uint64_t here(void)
+{
+	uint64_t ip;
+
+	__asm__ volatile("leaq 0(%%rip), %0" : "=r"(ip));
+	return ip;
+}
+
+/* Body laid out in perf's order for the sample_type bits ringside uses. */
+static int emit_sample(struct agent *a)
+{
+	uint64_t body[8], t = a->sample_type;
+	uint32_t n = 0;
+
+	if (t & RS_PERF_SAMPLE_IP)
+		body[n++] = here();
+	if (t & RS_PERF_SAMPLE_TID)
+		body[n++] = (uint64_t)a->id << 32;  /* pid 0, tid = vCPU */
+	if (t & RS_PERF_SAMPLE_TIME)
+		body[n++] = rdtsc();
+	if (t & RS_PERF_SAMPLE_ADDR)
+		body[n++] = 0;
+	if (t & RS_PERF_SAMPLE_ID)
+		body[n++] = a->id;
+	if (t & RS_PERF_SAMPLE_CPU)
+		body[n++] = a->id;                  /* cpu, reserved 0 */
+	if (t & RS_PERF_SAMPLE_PERIOD)
+		body[n++] = 1;
+	a->rep->samples++;
+	return account(a, rs_producer_output(&a->prod, RS_PERF_RECORD_SAMPLE,
+					     RS_PERF_MISC_GUEST_KERNEL, body,
+					     n * sizeof(body[0])));
+}
+
+static int emit_aux(struct agent *a)
+{
+	struct rs_aux_handle h;
+	uint8_t chunk[64];
+	uint64_t left;
+	int64_t room, n;
+	int ret;
+
+	room = rs_aux_begin(&a->prod, &h, a->boot->aux_bytes);
+	if (room < 0)
+		return (int)room;
+	for (left = (uint64_t)room; left; left -= (uint64_t)n) {
+		uint64_t len = left < sizeof(chunk) ? left : sizeof(chunk);
+
+		for (uint64_t i = 0; i < len; i++)
+			chunk[i] = rs_guest_aux_byte(a->id, a->aux_stream + i);
+		n = rs_aux_write(&a->prod, &h, chunk, len);
+		if (n <= 0)
+			break;
+		a->aux_stream += (uint64_t)n;
+		a->rep->aux_bytes += (uint64_t)n;
+	}
+	ret = rs_aux_end(&a->prod, &h, 0);
+	a->rep->aux_outputs++;
+	if (ret > 0)
+		a->rep->aux_doorbells++;
+	return account(a, ret);
+}
+
+/*
+ * Dropped records leave a LOST count pending in the producer; it reaches
+ * the ring only when there is room.  Wait for the host to drain so that the
+ * count is in the ring before the agent says it is done.
+ */
+static int flush_lost(struct agent *a)
+{
+	int ret;
+
+	__atomic_store_n(&a->rep->phase, RS_PHASE_FLUSHING, __ATOMIC_RELEASE);
+	while ((ret = rs_producer_flush_lost(&a->prod)) == -rse_no_space)
+		cpu_relax();
+	if (ret == 2)
+		ring_doorbell(a);
+	return ret < 0 ? ret : 0;
+}
+
+int agent_workload(struct agent *a)
+{
+	const struct rs_boot_info *b = a->boot;
+	int aux = (a->mask & RS_TRACE_AUX) && b->aux_every &&
+		  a->aux_size;
+	int samples = (a->mask & RS_TRACE_SAMPLES) && b->sample_every;
+	int ret;
+
+	for (uint64_t seq = 0; seq < b->records; seq++) {
+		ret = emit_seq(a, seq);
+		if (!ret && samples && seq % b->sample_every == 0)
+			ret = emit_sample(a);
+		if (!ret && aux && seq % b->aux_every == 0)
+			ret = emit_aux(a);
+		if (ret)
+			return ret;
+		__atomic_fetch_add(&a->hdr->status.heartbeat, 1, __ATOMIC_RELAXED);
+	}
+	return flush_lost(a);
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Instruction classes with Zydis, in the categories libipt's decoder uses
+ * to ask for trace: conditional branches want a TNT bit, indirect branches
+ * and far transfers a TIP, near returns either.  A direct call to the next
+ * instruction is still a call here; the generator mirrors libipt in not
+ * counting it for return compression.
+ */
+#include <Zydis/Zydis.h>
+
+#include "pv_internal.h"
+
+static uint8_t far_or(const ZydisDecodedInstruction *in, uint8_t near_class)
+{
+	return in->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR ? PV_INSN_FAR :
+	       near_class;
+}
+
+int pv_insn_classify(const uint8_t *bytes, size_t len, uint64_t ip,
+		     struct pv_insn *insn)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction in;
+	bool rel;
+
+	if (!bytes || !insn)
+		return -pve_invalid;
+	memset(insn, 0, sizeof(*insn));
+	if (ZYAN_FAILED(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					 ZYDIS_STACK_WIDTH_64)))
+		return -pve_internal;
+	if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&dec, NULL, bytes, len, &in)))
+		return -pve_insn;
+	insn->ip = ip;
+	insn->len = in.length;
+	rel = in.raw.imm[0].is_relative;
+	if (rel)
+		insn->target = ip + in.length + (uint64_t)in.raw.imm[0].value.s;
+	switch (in.meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+		insn->iclass = PV_INSN_JCC;
+		break;
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		insn->iclass = far_or(&in, rel ? PV_INSN_JMP : PV_INSN_JMP_IND);
+		break;
+	case ZYDIS_CATEGORY_CALL:
+		insn->iclass = far_or(&in, rel ? PV_INSN_CALL : PV_INSN_CALL_IND);
+		break;
+	case ZYDIS_CATEGORY_RET:
+		insn->iclass = in.mnemonic == ZYDIS_MNEMONIC_RET ?
+			       far_or(&in, PV_INSN_RET) : PV_INSN_FAR;
+		break;
+	case ZYDIS_CATEGORY_INTERRUPT:
+	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_SYSRET:
+		insn->iclass = PV_INSN_FAR;
+		break;
+	default:
+		if (in.mnemonic == ZYDIS_MNEMONIC_SYSENTER ||
+		    in.mnemonic == ZYDIS_MNEMONIC_SYSEXIT ||
+		    in.mnemonic == ZYDIS_MNEMONIC_IRETQ ||
+		    in.mnemonic == ZYDIS_MNEMONIC_IRETD ||
+		    in.mnemonic == ZYDIS_MNEMONIC_IRET)
+			insn->iclass = PV_INSN_FAR;
+		else
+			insn->iclass = PV_INSN_OTHER;
+		break;
+	}
+	insn->hlt = in.mnemonic == ZYDIS_MNEMONIC_HLT;
+	insn->wrmsr = in.mnemonic == ZYDIS_MNEMONIC_WRMSR;
+	return 0;
+}

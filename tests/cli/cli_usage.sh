@@ -1,0 +1,61 @@
+#!/bin/bash
+# Command line handling: help for every command, exit status 2 for bad usage.
+. "$(dirname "$0")/lib.sh"
+
+R=$RINGSIDE
+
+note "top level"
+run 2 noargs "$R"
+expect_in "$WORK/noargs.err" "usage: ringside COMMAND"
+run 0 help "$R" --help
+for c in record snapshot report dump stat; do
+	expect_in "$WORK/help.out" "  $c "
+done
+run 0 version "$R" --version
+expect_in "$WORK/version.out" "ringside "
+run 2 bogus "$R" frobnicate
+expect_in "$WORK/bogus.err" "'frobnicate' is not a ringside command"
+run 0 helpcmd "$R" help record
+expect_in "$WORK/helpcmd.out" "usage: ringside record"
+run 2 helpbogus "$R" help frobnicate
+
+note "--help of every command"
+for c in record snapshot report dump stat; do
+	run 0 "help-$c" "$R" "$c" --help
+	expect_in "$WORK/help-$c.out" "usage: ringside $c"
+	run 0 "h-$c" "$R" "$c" -h
+done
+
+note "bad usage exits 2 and says what is wrong"
+run 2 rec-noregion "$R" record -o x.data
+expect_in "$WORK/rec-noregion.err" "which region"
+run 2 rec-nooutput "$R" record /dev/shm/whatever
+expect_in "$WORK/rec-nooutput.err" "-o FILE"
+run 2 rec-two "$R" record a b -o x.data
+expect_in "$WORK/rec-two.err" "'b' is extra"
+run 2 rec-interval "$R" record a -o x --interval 0
+expect_in "$WORK/rec-interval.err" "--interval"
+run 2 rec-interval2 "$R" record a -o x --interval 12ms
+run 2 rec-duration "$R" record a -o x --duration abc
+expect_in "$WORK/rec-duration.err" "--duration"
+run 2 rec-duration0 "$R" record a -o x --duration 0
+run 2 rec-unknown "$R" record a -o x --frobnicate
+expect_in "$WORK/rec-unknown.err" "unknown option '--frobnicate'"
+run 2 rec-short "$R" record a -o x -z
+expect_in "$WORK/rec-short.err" "unknown option '-z'"
+run 2 rec-noval "$R" record a -o
+expect_in "$WORK/rec-noval.err" "needs a value"
+run 2 rec-doorbell "$R" record a -o x --doorbell-fd -3
+run 2 snap-nooutput "$R" snapshot /dev/shm/whatever
+run 2 snap-noregion "$R" snapshot -o x
+run 2 rep-nofile "$R" report
+expect_in "$WORK/rep-nofile.err" "which file"
+run 2 rep-two "$R" report a b
+run 2 rep-unknown "$R" report --frobnicate x
+run 2 dump-json "$R" dump --json x
+run 2 stat-count "$R" stat r --count 3
+expect_in "$WORK/stat-count.err" "--count needs --interval"
+run 2 stat-interval "$R" stat r --interval -1
+run 2 stat-count0 "$R" stat r --interval 1 --count 0
+run 2 stat-noregion "$R" stat
+echo "ok"

@@ -1,0 +1,149 @@
+# Shared by the cli_*.sh tests.  Usage: . lib.sh RINGSIDE PRODUCER
+# Every test works in its own temporary directory and /dev/shm names, and
+# removes them on exit (RS_KEEP_WORK=1 keeps the directory).
+set -u
+
+# shellcheck disable=SC2034 # used by the scripts that source this
+RINGSIDE=$1
+# shellcheck disable=SC2034
+PRODUCER=$2
+TEST_NAME=$(basename "$0" .sh)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ringside-$TEST_NAME.XXXXXX")
+SHM_PREFIX=/dev/shm/rs-$TEST_NAME-$$
+BG_PIDS=""
+
+cleanup() {
+	local pid
+	for pid in $BG_PIDS; do
+		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	if [ -n "${RS_KEEP_WORK:-}" ]; then
+		echo "kept $WORK" >&2
+	else
+		rm -rf "$WORK"
+	fi
+	rm -f "$SHM_PREFIX"-*
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+note() {
+	echo "--- $*"
+}
+
+# A region path for @name.
+region() {
+	echo "$SHM_PREFIX-$1"
+}
+
+# run EXPECTED_RC NAME CMD...: run CMD, keep its output in $WORK/NAME.out
+# and .err, and fail unless it exits with EXPECTED_RC.
+run() {
+	local want=$1 name=$2 rc
+	shift 2
+	"$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "command: $*" >&2
+		echo "stdout:" >&2; cat "$WORK/$name.out" >&2
+		echo "stderr:" >&2; cat "$WORK/$name.err" >&2
+		fail "$name: exit status $rc, expected $want"
+	fi
+}
+
+# expect_in FILE TEXT: fail unless FILE contains TEXT.
+expect_in() {
+	grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "'$2' not in $(basename "$1")"; }
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"
+}
+
+# no_output_file PATH: neither PATH nor PATH.tmp may exist.
+no_output_file() {
+	[ ! -e "$1" ] || fail "$1 exists after a failure"
+	[ ! -e "$1.tmp" ] || fail "$1.tmp left behind"
+}
+
+# json FILE QUERY: a value from a report --json output.  QUERY is a small
+# jq-like path: ".total.records", ".rings[1].types | .seq + .aux",
+# ".rings | length".  python3 is there wherever meson is.
+PYTHON3=$(command -v /usr/bin/python3 || command -v python3)
+json() {
+	"$PYTHON3" - "$1" "$2" <<'PY' || fail "query '$2' on $1"
+import json, re, sys
+value = json.load(open(sys.argv[1]))
+def path(v, p):
+    for key, idx in re.findall(r"\.(\w+)|\[(\d+)\]", p.strip()):
+        v = v[key] if key else v[int(idx)]
+    return v
+for stage in sys.argv[2].split("|"):
+    stage = stage.strip()
+    if stage == "length":
+        value = len(value)
+    else:
+        terms = [path(value, t) for t in stage.split("+")]
+        value = terms[0] if len(terms) == 1 else sum(terms)
+print("null" if value is None else value)
+PY
+}
+
+# wait_for FILE SECONDS: until FILE exists.
+wait_for() {
+	local i=0
+	while [ ! -e "$1" ]; do
+		i=$((i + 1))
+		[ "$i" -le $(($2 * 100)) ] || fail "timed out waiting for $1"
+		sleep 0.01
+	done
+}
+
+# producer_field STATS RING FIELD: a number from the producer's stats line.
+producer_field() {
+	awk -v r="$2" -v f="$3" '$1 == "ring" && $2 == r {
+		for (i = 3; i < NF; i += 2) if ($i == f) print $(i + 1) }' "$1"
+}
+
+# check_balance STATS REPORT_JSON RINGS [seq-only]: per ring, everything the
+# producer attempted is either in the file or counted in a LOST record, and
+# the sequence numbers agree (exactly, when only sequence records were sent).
+check_balance() {
+	local stats=$1 rep=$2 rings=$3 exact=${4:-} r attempted lost seq got_lost delivered
+	local gaps last tail
+	for r in $(seq 0 $((rings - 1))); do
+		attempted=$(producer_field "$stats" "$r" attempted)
+		lost=$(producer_field "$stats" "$r" lost)
+		seq=$(producer_field "$stats" "$r" seq)
+		got_lost=$(json "$rep" ".rings[$r].lost")
+		delivered=$(json "$rep" ".rings[$r].types | .seq + .sample + .marker + .aux")
+		expect_eq "ring $r: lost (file vs producer)" "$got_lost" "$lost"
+		expect_eq "ring $r: delivered + lost" "$((delivered + got_lost))" "$attempted"
+		expect_eq "ring $r: checksum errors" "$(json "$rep" ".rings[$r].seq_bad")" 0
+		expect_eq "ring $r: out of order" "$(json "$rep" ".rings[$r].seq_out_of_order")" 0
+		gaps=$(json "$rep" ".rings[$r].seq_gaps")
+		last=$(json "$rep" ".rings[$r].seq_last")
+		tail=$((seq - 1 - last))
+		expect_eq "ring $r: first seq" "$(json "$rep" ".rings[$r].seq_first")" 0
+		[ "$((gaps + tail))" -le "$lost" ] ||
+			fail "ring $r: $gaps gaps + $tail missing at the end > $lost lost"
+		[ -z "$exact" ] || expect_eq "ring $r: seq missing vs lost" \
+			"$((gaps + tail))" "$lost"
+	done
+}
+
+# Is a usable perf here?  Sets PERF or skips with the reason.
+need_perf() {
+	PERF=$(command -v perf) || skip "perf is not installed (apt-get install linux-perf)"
+	"$PERF" version >/dev/null 2>&1 || skip "perf does not run here: $("$PERF" version 2>&1 | head -1)"
+}

@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test producer for the cli suite: creates regions and writes into them
+ * through the ring library's producer API, then says what it attempted.
+ *
+ *   producer create PATH [--rings N] [--data-pages P] [--aux-pages A]
+ *                        [--overwrite] [--aux-overwrite] [--sample-type T]
+ *   producer write PATH [--records N] [--fill F] [--samples K] [--markers K]
+ *                       [--aux K] [--aux-size B] [--burst B] [--rate R]
+ *                       [--ready FILE] [--flush-timeout S]
+ *   producer poke PATH --abi-version V
+ *
+ * write: per ring, N sequence records (RS_RECORD_SEQ), plus K samples,
+ * K markers and K AUX outputs spread among them.  The first B records per
+ * ring go in at once (so a small ring overflows before anybody drains it),
+ * then --ready FILE is created, then the rest at R records/s per ring
+ * (0: as fast as possible).  Pending LOST records are flushed before exit.
+ * One line per ring on stdout:
+ *   ring I attempted A lost L seq S samples X markers M aux R aux_bytes B
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ringside/ring.h"
+
+struct opts {
+	uint32_t rings, data_pages, aux_pages, overwrite, aux_overwrite;
+	uint64_t sample_type;
+	uint64_t records, fill, samples, markers, aux, aux_size, burst, rate;
+	double flush_timeout;
+	const char *ready;
+	int abi_version;
+};
+
+struct ring_state {
+	struct rs_producer p;
+	uint64_t attempted, seq, samples, markers, aux, aux_bytes;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "producer: %s: %s\n", what,
+		err < 0 ? rs_errstr(-err) : strerror(err));
+	exit(1);
+}
+
+static void *map_file(const char *path, uint64_t *size, int create,
+		      uint64_t want)
+{
+	int fd = open(path, O_RDWR | (create ? O_CREAT | O_TRUNC : 0), 0660);
+	struct stat st;
+	void *mem;
+
+	if (fd < 0)
+		die(path, errno);
+	if (create && ftruncate(fd, (off_t)want))
+		die("ftruncate", errno);
+	if (fstat(fd, &st))
+		die("fstat", errno);
+	*size = (uint64_t)st.st_size;
+	mem = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED)
+		die("mmap", errno);
+	close(fd);
+	return mem;
+}
+
+static int create(const char *path, const struct opts *o)
+{
+	struct rs_region_params params = {
+		.size = sizeof(params),
+		.nr_rings = o->rings,
+		.data_pages = o->data_pages,
+		.aux_pages = o->aux_pages,
+		.data_mode = o->overwrite ? RS_MODE_OVERWRITE : RS_MODE_NORMAL,
+		.aux_mode = o->aux_overwrite ? RS_MODE_OVERWRITE : RS_MODE_NORMAL,
+		.trace_mask = RS_TRACE_TEST | RS_TRACE_SAMPLES | RS_TRACE_MARKERS,
+		.sample_type = o->sample_type,
+	};
+	uint64_t size, mapped;
+	void *mem;
+	int err;
+
+	err = rs_region_size(&params, &size);
+	if (err)
+		die("rs_region_size", err);
+	mem = map_file(path, &mapped, 1, size);
+	err = rs_region_layout(mem, mapped, &params);
+	if (err)
+		die("rs_region_layout", err);
+	((struct rs_region_header *)mem)->config.enabled = 1;
+	return 0;
+}
+
+static void put_seq(struct ring_state *r, uint32_t ring, uint32_t fill)
+{
+	_Alignas(8) uint8_t buf[RS_RECORD_MAX];
+	int size = rs_seq_build(buf, r->seq++, now_ns(), ring, fill);
+
+	if (size < 0)
+		die("rs_seq_build", size);
+	r->attempted++;
+	rs_producer_output(&r->p, RS_RECORD_SEQ, 0, buf + 8, (uint32_t)size - 8);
+}
+
+static void put_sample(struct ring_state *r, uint64_t type)
+{
+	uint64_t body[8], n = 0;
+
+	if (type & RS_PERF_SAMPLE_IP)
+		body[n++] = 0x401000 + r->samples;
+	if (type & RS_PERF_SAMPLE_TID)
+		body[n++] = 4242u | (uint64_t)4243u << 32;
+	if (type & RS_PERF_SAMPLE_TIME)
+		body[n++] = now_ns();
+	if (type & RS_PERF_SAMPLE_PERIOD)
+		body[n++] = 1;
+	r->samples++;
+	r->attempted++;
+	rs_producer_output(&r->p, RS_PERF_RECORD_SAMPLE, RS_PERF_MISC_USER, body,
+			   (uint32_t)(n * 8));
+}
+
+static void put_marker(struct ring_state *r)
+{
+	struct {
+		struct rs_rec_marker m;
+		char text[24];
+	} rec;
+	int len = snprintf(rec.text, sizeof(rec.text), "marker %" PRIu64, r->markers);
+
+	memset(&rec.m, 0, sizeof(rec.m));
+	rec.m.time = now_ns();
+	rec.m.pid = 4242;
+	rec.m.tid = 4243;
+	rec.m.id = (uint32_t)r->markers++;
+	rec.m.len = (uint32_t)len;
+	r->attempted++;
+	rs_producer_output(&r->p, RS_RECORD_MARKER, 0, (uint8_t *)&rec + 8,
+			   (uint32_t)(sizeof(rec.m) - 8 + (uint32_t)len));
+}
+
+static void put_aux(struct ring_state *r, uint64_t size)
+{
+	static uint8_t bytes[1 << 16];
+	struct rs_aux_handle h;
+	int64_t n;
+
+	if (rs_aux_begin(&r->p, &h, size) < 0)
+		die("rs_aux_begin", -rse_mode);
+	n = rs_aux_write(&r->p, &h, bytes, size < sizeof(bytes) ? size : sizeof(bytes));
+	if (n > 0)
+		r->aux_bytes += (uint64_t)n;
+	r->aux++;
+	r->attempted++;
+	rs_aux_end(&r->p, &h, 0);
+}
+
+static void touch(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		die(path, errno);
+	fclose(f);
+}
+
+/* Whether record @i of @total gets a companion: @k of them, spread evenly. */
+static int due(uint64_t i, uint64_t total, uint64_t k)
+{
+	return k && (i * k / total) != ((i + 1) * k / total);
+}
+
+static void pace(uint64_t start, uint64_t done, uint64_t rate)
+{
+	uint64_t target, now;
+
+	if (!rate)
+		return;
+	target = start + done * 1000000000u / rate;
+	now = now_ns();
+	if (target > now) {
+		struct timespec ts = { (time_t)((target - now) / 1000000000u),
+				       (long)((target - now) % 1000000000u) };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int write_records(const char *path, const struct opts *o)
+{
+	struct ring_state *rs;
+	struct rs_region region;
+	const struct rs_region_header *hdr;
+	uint64_t size, i, start = 0, deadline;
+	uint32_t nr, j;
+	void *mem;
+	int err;
+
+	mem = map_file(path, &size, 0, 0);
+	err = rs_region_open(&region, mem, size);
+	if (err)
+		die("rs_region_open", err);
+	hdr = mem;
+	nr = hdr->nr_rings;
+	rs = calloc(nr, sizeof(*rs));
+	if (!rs)
+		die("calloc", ENOMEM);
+	for (j = 0; j < nr; j++) {
+		err = rs_producer_init(&rs[j].p, &region, j);
+		if (err)
+			die("rs_producer_init", err);
+	}
+	for (i = 0; i < o->records; i++) {
+		if (i == o->burst) {
+			if (o->ready)
+				touch(o->ready);
+			start = now_ns();
+		}
+		if (i >= o->burst)
+			pace(start, i - o->burst, o->rate);
+		for (j = 0; j < nr; j++) {
+			struct ring_state *r = &rs[j];
+
+			put_seq(r, j, (uint32_t)o->fill);
+			if (due(i, o->records, o->samples))
+				put_sample(r, hdr->config.sample_type);
+			if (due(i, o->records, o->markers))
+				put_marker(r);
+			if (due(i, o->records, o->aux))
+				put_aux(r, o->aux_size);
+		}
+	}
+	if (o->ready && o->burst >= o->records)
+		touch(o->ready);
+	/* Every loss must be on record before we say what we lost. */
+	deadline = now_ns() + (uint64_t)(o->flush_timeout * 1e9);
+	for (j = 0; j < nr; j++) {
+		while ((err = rs_producer_flush_lost(&rs[j].p)) != 0) {
+			struct timespec ts = { 0, 1000000 };
+
+			if (err > 0)
+				continue;
+			if (now_ns() > deadline) {
+				fprintf(stderr, "producer: ring %u: LOST record not "
+					"flushed within %.1f s\n", j, o->flush_timeout);
+				return 1;
+			}
+			nanosleep(&ts, NULL);
+		}
+	}
+	for (j = 0; j < nr; j++)
+		printf("ring %u attempted %" PRIu64 " lost %" PRIu64 " seq %" PRIu64
+		       " samples %" PRIu64 " markers %" PRIu64 " aux %" PRIu64
+		       " aux_bytes %" PRIu64 "\n", j, rs[j].attempted,
+		       rs_producer_lost(&rs[j].p), rs[j].seq, rs[j].samples,
+		       rs[j].markers, rs[j].aux, rs[j].aux_bytes);
+	free(rs);
+	return 0;
+}
+
+static int poke(const char *path, const struct opts *o)
+{
+	uint64_t size;
+	struct rs_region_header *h = map_file(path, &size, 0, 0);
+
+	if (o->abi_version >= 0)
+		h->abi_version = (uint32_t)o->abi_version;
+	return 0;
+}
+
+static uint64_t num(const char *s)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+
+	if (*end) {
+		fprintf(stderr, "producer: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.rings = 2, .data_pages = 4, .records = 1000, .fill = 24,
+		.aux_size = 512, .flush_timeout = 10.0, .abi_version = -1,
+		.sample_type = RS_PERF_SAMPLE_IP | RS_PERF_SAMPLE_TID |
+			       RS_PERF_SAMPLE_TIME | RS_PERF_SAMPLE_PERIOD,
+	};
+	int i;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: producer create|write|poke PATH [options]\n");
+		return 2;
+	}
+	for (i = 3; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+
+		if (!strcmp(a, "--overwrite")) { o.overwrite = 1; continue; }
+		if (!strcmp(a, "--aux-overwrite")) { o.aux_overwrite = 1; continue; }
+		i++;
+		if (!strcmp(a, "--rings")) o.rings = (uint32_t)num(v);
+		else if (!strcmp(a, "--data-pages")) o.data_pages = (uint32_t)num(v);
+		else if (!strcmp(a, "--aux-pages")) o.aux_pages = (uint32_t)num(v);
+		else if (!strcmp(a, "--sample-type")) o.sample_type = num(v);
+		else if (!strcmp(a, "--records")) o.records = num(v);
+		else if (!strcmp(a, "--fill")) o.fill = num(v);
+		else if (!strcmp(a, "--samples")) o.samples = num(v);
+		else if (!strcmp(a, "--markers")) o.markers = num(v);
+		else if (!strcmp(a, "--aux")) o.aux = num(v);
+		else if (!strcmp(a, "--aux-size")) o.aux_size = num(v);
+		else if (!strcmp(a, "--burst")) o.burst = num(v);
+		else if (!strcmp(a, "--rate")) o.rate = num(v);
+		else if (!strcmp(a, "--ready")) o.ready = v;
+		else if (!strcmp(a, "--flush-timeout")) o.flush_timeout = (double)num(v);
+		else if (!strcmp(a, "--abi-version")) o.abi_version = (int)num(v);
+		else {
+			fprintf(stderr, "producer: unknown option '%s'\n", a);
+			return 2;
+		}
+	}
+	if (!strcmp(argv[1], "create"))
+		return create(argv[2], &o);
+	if (!strcmp(argv[1], "write"))
+		return write_records(argv[2], &o);
+	if (!strcmp(argv[1], "poke"))
+		return poke(argv[2], &o);
+	fprintf(stderr, "producer: unknown command '%s'\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: MIT */
+/* The perf.data mapping of one record: pdf_sample.c and pdf_codec.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "ringside/ring.h"
+
+#include "err.h"
+#include "pdf_codec.h"
+#include "pdf_sample.h"
+#include "rrec.h"
+
+#define GUEST_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+		    PERF_SAMPLE_PERIOD)
+#define FORMAT  (-(ERR_PDF + pdfe_format))
+#define TOO_BIG (-(ERR_PDF + pdfe_too_big))
+
+static _Alignas(8) uint8_t in[PDF_CODEC_BUF];
+static _Alignas(8) uint8_t enc[PDF_CODEC_BUF];
+static _Alignas(8) uint8_t dec[PDF_CODEC_BUF];
+static struct pdf_layout lay;
+
+static void setup(void)
+{
+	pdf_layout_init(&lay, GUEST_TYPE);
+	memset(in, 0, sizeof(in));
+}
+
+static struct rs_perf_header *rec_init(uint32_t type, uint16_t size)
+{
+	struct rs_perf_header *h = (struct rs_perf_header *)in;
+
+	h->type = type;
+	h->misc = 0;
+	h->size = size;
+	return h;
+}
+
+/* Encode @rec, decode it back, compare; returns the encoded header. */
+static const struct rs_perf_header *roundtrip(const struct rs_perf_header *rec,
+					      uint32_t ring, uint64_t time)
+{
+	const struct rs_perf_header *e = (const void *)enc;
+	uint64_t t = 0;
+	uint32_t r = 99;
+	int n, m;
+
+	n = pdf_encode(&lay, ring, time, rec, enc, sizeof(enc));
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(n, e->size);
+	ck_assert_int_eq(n % 8, 0);
+	m = pdf_decode(&lay, e, dec, sizeof(dec), &r, &t);
+	ck_assert_int_eq(m, rec->size);
+	ck_assert_uint_eq(r, ring);
+	ck_assert_uint_eq(t, time);
+	return e;
+}
+
+START_TEST(pdf_encode_seq)
+{
+	const struct rs_perf_header *e;
+	int size = rs_seq_build(in, 41, 123456789, 3, 17);
+
+	ck_assert_int_gt(size, 0);
+	e = roundtrip((const void *)in, 3, 123456789);
+	ck_assert_uint_eq(e->type, PERF_RECORD_SAMPLE);
+	ck_assert_uint_eq(e->size, size + 40);
+	ck_assert_mem_eq(dec, in, (size_t)size);
+	ck_assert_int_eq(rs_seq_check((const void *)dec), 1);
+}
+END_TEST
+
+START_TEST(pdf_encode_marker)
+{
+	struct rs_rec_marker *m = (void *)rec_init(RS_RECORD_MARKER, 48);
+
+	m->time = 5;
+	m->len = 11;
+	memcpy(m + 1, "hello world", 11);
+	roundtrip(&m->header, 0, 5);
+	ck_assert_mem_eq(dec, in, 48);
+	ck_assert_int_eq(rrec_classify((const void *)dec, GUEST_TYPE), RREC_MARKER);
+}
+END_TEST
+
+START_TEST(pdf_encode_sample)
+{
+	struct rs_perf_header *h = rec_init(PERF_RECORD_SAMPLE, 40);
+	uint64_t *b = (uint64_t *)(h + 1);
+	const struct rs_perf_header *e;
+	struct pdf_sample s;
+
+	h->misc = PERF_RECORD_MISC_USER;
+	b[0] = 0x401000;
+	b[1] = 7 | (uint64_t)8 << 32;
+	b[2] = 1000;
+	b[3] = 1;
+	e = roundtrip(h, 5, 1000);
+	ck_assert_uint_eq(e->type, PERF_RECORD_SAMPLE);
+	ck_assert_uint_eq(e->misc, PERF_RECORD_MISC_USER);
+	ck_assert_int_eq(pdf_sample_parse(lay.sample_type[PDF_KIND_SAMPLE], e + 1,
+					  e->size - 8u, &s), 0);
+	ck_assert_uint_eq(s.identifier, lay.id[PDF_KIND_SAMPLE]);
+	ck_assert_uint_eq(s.ip, 0x401000);
+	ck_assert_uint_eq(s.pid, 7);
+	ck_assert_uint_eq(s.tid, 8);
+	ck_assert_uint_eq(s.time, 1000);
+	ck_assert_uint_eq(s.cpu, 5);
+	ck_assert_uint_eq(s.period, 1);
+	ck_assert_mem_eq(dec, in, 40);
+}
+END_TEST
+
+START_TEST(pdf_encode_native_types)
+{
+	struct rs_perf_lost *l = (void *)rec_init(PERF_RECORD_LOST, 24);
+	const struct rs_perf_header *e;
+
+	l->id = 1234;
+	l->lost = 77;
+	e = roundtrip(&l->header, 1, 9);
+	ck_assert_uint_eq(e->type, PERF_RECORD_LOST);
+	ck_assert_uint_eq(e->size, 24 + PDF_TRAILER_SIZE);
+	ck_assert_uint_eq(((const struct rs_perf_lost *)(const void *)dec)->lost, 77);
+	ck_assert_uint_eq(((const struct rs_perf_lost *)(const void *)dec)->id,
+			  lay.id[PDF_KIND_RING]);
+
+	{
+		struct rs_perf_aux *a = (void *)rec_init(PERF_RECORD_AUX, 32);
+
+		a->aux_offset = 4096;
+		a->aux_size = 512;
+		a->flags = RS_PERF_AUX_FLAG_TRUNCATED;
+		e = roundtrip(&a->header, 2, 10);
+		ck_assert_uint_eq(e->type, PERF_RECORD_AUX);
+		ck_assert_mem_eq(dec, in, 32);
+	}
+	{
+		struct rs_perf_itrace_start *it = (void *)rec_init(PERF_RECORD_ITRACE_START, 16);
+
+		it->pid = 1;
+		it->tid = 2;
+		roundtrip(&it->header, 0, 11);
+		ck_assert_mem_eq(dec, in, 16);
+	}
+	{
+		struct rs_perf_lost_samples *ls = (void *)rec_init(PERF_RECORD_LOST_SAMPLES, 16);
+
+		ls->lost = 3;
+		roundtrip(&ls->header, 0, 12);
+		ck_assert_mem_eq(dec, in, 16);
+	}
+}
+END_TEST
+
+START_TEST(pdf_encode_guest_trailer_dropped)
+{
+	struct rs_perf_lost *l = (void *)rec_init(PERF_RECORD_LOST, 48);
+	uint64_t t;
+	uint32_t r;
+	int n;
+
+	l->lost = 5;
+	n = pdf_encode(&lay, 0, 1, &l->header, enc, sizeof(enc));
+	ck_assert_int_eq(n, 24 + PDF_TRAILER_SIZE);
+	ck_assert_int_eq(pdf_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 24);
+	ck_assert_uint_eq(((const struct rs_perf_lost *)(const void *)dec)->lost, 5);
+}
+END_TEST
+
+START_TEST(pdf_encode_other)
+{
+	struct rs_perf_header *h;
+
+	/* an unknown type, a LOST too short for its body, a bad marker */
+	h = rec_init(77, 16);
+	roundtrip(h, 0, 1);
+	ck_assert_mem_eq(dec, in, 16);
+	h = rec_init(PERF_RECORD_LOST, 16);
+	roundtrip(h, 0, 1);
+	ck_assert_int_eq(rrec_classify((const void *)dec, GUEST_TYPE), RREC_OTHER);
+	h = rec_init(RS_RECORD_MARKER, 32);
+	((struct rs_rec_marker *)(void *)h)->len = 1;
+	roundtrip(h, 0, 1);
+	ck_assert_int_eq(rrec_classify((const void *)dec, GUEST_TYPE), RREC_OTHER);
+	/* a sample that does not parse against the layout */
+	h = rec_init(PERF_RECORD_SAMPLE, 16);
+	roundtrip(h, 0, 1);
+	ck_assert_int_eq(rrec_classify((const void *)dec, GUEST_TYPE), RREC_OTHER);
+}
+END_TEST
+
+START_TEST(pdf_encode_too_big)
+{
+	struct rs_perf_header *h = rec_init(RS_RECORD_MARKER, 65488);
+
+	ck_assert_int_gt(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), 0);
+	h->size = 65496;
+	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), TOO_BIG);
+	h->size = 64;
+	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, 16), TOO_BIG);
+}
+END_TEST
+
+START_TEST(pdf_encode_null)
+{
+	struct rs_perf_header *h = rec_init(64, 8);
+	uint64_t t;
+	uint32_t r;
+
+	ck_assert_int_eq(pdf_encode(NULL, 0, 0, h, enc, sizeof(enc)), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(pdf_encode(&lay, 0, 0, NULL, enc, sizeof(enc)), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, NULL, sizeof(enc)), -(ERR_PDF + pdfe_invalid));
+	h->size = 4;
+	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(pdf_decode(NULL, h, dec, sizeof(dec), &r, &t), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(pdf_decode(&lay, NULL, dec, sizeof(dec), &r, &t), -(ERR_PDF + pdfe_invalid));
+}
+END_TEST
+
+START_TEST(pdf_decode_rejects)
+{
+	struct rs_perf_header *e = (void *)enc;
+	uint64_t t;
+	uint32_t r;
+	int n;
+
+	n = pdf_encode(&lay, 0, 0, rec_init(77, 16), enc, sizeof(enc));
+	ck_assert_int_gt(n, 0);
+	/* an id no event has */
+	memset(enc + 8, 0xee, 8);
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	/* a seq event whose payload is not a seq record */
+	memcpy(enc + 8, &lay.id[PDF_KIND_SEQ], 8);
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	/* raw size that disagrees with the carried record */
+	memcpy(enc + 8, &lay.id[PDF_KIND_RING], 8);
+	enc[36 + 6] = 24;
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	/* perf's own records are not ring records */
+	e->type = 68;
+	e->size = 8;
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), 0);
+	/* a LOST record without ringside's trailer */
+	e->type = PERF_RECORD_LOST;
+	e->size = 24;
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+}
+END_TEST
+
+/* Guest layouts with and without the fields ringside adds. */
+START_TEST(pdf_sample_widen_narrow)
+{
+	static const uint64_t types[] = {
+		0,
+		PERF_SAMPLE_IP,
+		PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_CPU,
+		PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_PERIOD |
+			PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct rs_perf_header *h = rec_init(PERF_RECORD_SAMPLE, 8);
+		uint8_t *p = (uint8_t *)(h + 1);
+		uint64_t t = types[i], v, outt = 0, file_type;
+		uint32_t ring = 0, raw = 12;
+		struct pdf_sample s;
+		int n, m, k;
+
+		for (k = 0; k < 7; k++) {
+			static const uint64_t fixed[] = {
+				PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID,
+				PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR, PERF_SAMPLE_ID,
+				PERF_SAMPLE_STREAM_ID };
+
+			if (t & fixed[k]) {
+				v = 0x1000 + (uint64_t)k;
+				memcpy(p, &v, 8);
+				p += 8;
+			}
+		}
+		if (t & PERF_SAMPLE_CPU) {
+			uint32_t cpu[2] = { 33, 44 };
+
+			memcpy(p, cpu, 8);
+			p += 8;
+		}
+		if (t & PERF_SAMPLE_PERIOD) {
+			v = 9;
+			memcpy(p, &v, 8);
+			p += 8;
+		}
+		if (t & PERF_SAMPLE_CALLCHAIN) {
+			v = 2;
+			memcpy(p, &v, 8);
+			p += 24;
+		}
+		if (t & PERF_SAMPLE_RAW) {
+			memcpy(p, &raw, 4);
+			memset(p + 4, 0xab, raw);
+			p += 4 + raw;
+		}
+		h->size = (uint16_t)(p - in);
+		pdf_layout_init(&lay, t);
+		file_type = lay.sample_type[PDF_KIND_SAMPLE];
+		n = pdf_sample_widen(t, 77, 6, 555, h, enc, sizeof(enc));
+		ck_assert_int_gt(n, 0);
+		ck_assert_int_eq(pdf_sample_parse(file_type, enc + 8, (size_t)n - 8, &s), 0);
+		ck_assert_uint_eq(s.identifier, 77);
+		ck_assert_uint_eq(s.cpu, 6);
+		/* TIME is the time the record is filed under, which the caller
+		 * derived from the guest's own (converted to ns where it can) */
+		ck_assert_uint_eq(s.time, 555);
+		ck_assert_uint_eq(s.len, (size_t)n - 8);
+		m = pdf_sample_narrow(t, file_type, (const void *)enc, dec, &ring, &outt);
+		ck_assert_int_eq(m, h->size);
+		ck_assert_uint_eq(ring, 6);
+		/* the guest's CPU (33) is replaced by the ring, res (44) kept */
+		if (t & PERF_SAMPLE_CPU) {
+			uint32_t cpu[2] = { 6, 44 };
+			size_t at = 8 + 8 * (size_t)__builtin_popcountll(t &
+				(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+				 PERF_SAMPLE_STREAM_ID));
+
+			ck_assert_mem_eq(dec + at, cpu, 8);
+			memcpy(in + at, cpu, 8);
+		}
+		if (t & PERF_SAMPLE_IDENTIFIER)
+			memcpy(in + 8, dec + 8, 8); /* replaced by the event's id */
+		if (t & PERF_SAMPLE_TIME) {
+			size_t at = 8 + 8 * (size_t)__builtin_popcountll(t &
+				(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID));
+
+			ck_assert_uint_eq(outt, 555);
+			memcpy(in + at, &outt, 8);
+		}
+		ck_assert_mem_eq(dec, in, h->size);
+	}
+}
+END_TEST
+
+START_TEST(pdf_sample_parse_rejects)
+{
+	uint64_t body[4] = { 0 };
+	struct pdf_sample s;
+	uint32_t raw;
+
+	/* bits ringside does not lay out */
+	ck_assert_int_eq(pdf_sample_parse(PERF_SAMPLE_READ, body, 32, &s), FORMAT);
+	ck_assert_int_eq(pdf_sample_parse(PERF_SAMPLE_BRANCH_STACK, body, 32, &s), FORMAT);
+	/* fields past the end */
+	ck_assert_int_eq(pdf_sample_parse(PERF_SAMPLE_IP | PERF_SAMPLE_TIME, body, 8, &s), FORMAT);
+	/* a callchain longer than the record */
+	body[0] = 4;
+	ck_assert_int_eq(pdf_sample_parse(PERF_SAMPLE_CALLCHAIN, body, 32, &s), FORMAT);
+	body[0] = UINT64_MAX / 4;
+	ck_assert_int_eq(pdf_sample_parse(PERF_SAMPLE_CALLCHAIN, body, 32, &s), FORMAT);
+	body[0] = 3;
+	ck_assert_int_eq(pdf_sample_parse(PERF_SAMPLE_CALLCHAIN, body, 32, &s), 0);
+	/* raw data past the end, or breaking the 8-byte alignment */
+	raw = 100;
+	memcpy(body, &raw, 4);
+	ck_assert_int_eq(pdf_sample_parse(PERF_SAMPLE_RAW, body, 32, &s), FORMAT);
+	raw = 8;
+	memcpy(body, &raw, 4);
+	ck_assert_int_eq(pdf_sample_parse(PERF_SAMPLE_RAW, body, 32, &s), FORMAT);
+	raw = 12;
+	memcpy(body, &raw, 4);
+	ck_assert_int_eq(pdf_sample_parse(PERF_SAMPLE_RAW, body, 32, &s), 0);
+	ck_assert_uint_eq(s.raw_offset, 4);
+}
+END_TEST
+
+START_TEST(pdf_layout_unknown_bits)
+{
+	struct rs_perf_header *h;
+
+	pdf_layout_init(&lay, GUEST_TYPE | PERF_SAMPLE_READ);
+	ck_assert_int_eq(lay.native_samples, 0);
+	ck_assert_uint_eq(lay.sample_type[PDF_KIND_SAMPLE], PDF_SAMPLE_BASE);
+	/* such samples travel whole in ringside:ring */
+	h = rec_init(PERF_RECORD_SAMPLE, 48);
+	roundtrip(h, 0, 3);
+	ck_assert_mem_eq(enc + 8, &lay.id[PDF_KIND_RING], 8);
+	ck_assert_mem_eq(dec, in, 48);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("pdf_codec");
+	TCase *tc = tcase_create("codec");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, pdf_encode_seq);
+	tcase_add_test(tc, pdf_encode_marker);
+	tcase_add_test(tc, pdf_encode_sample);
+	tcase_add_test(tc, pdf_encode_native_types);
+	tcase_add_test(tc, pdf_encode_guest_trailer_dropped);
+	tcase_add_test(tc, pdf_encode_other);
+	tcase_add_test(tc, pdf_encode_too_big);
+	tcase_add_test(tc, pdf_encode_null);
+	tcase_add_test(tc, pdf_decode_rejects);
+	tcase_add_test(tc, pdf_sample_widen_narrow);
+	tcase_add_test(tc, pdf_sample_parse_rejects);
+	tcase_add_test(tc, pdf_layout_unknown_bits);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

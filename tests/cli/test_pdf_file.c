@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/* Whole files: pdf_writer.c, pdf_feature.c and pdf_reader.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "ringside/ring.h"
+
+#include "err.h"
+#include "pdf.h"
+#include "pdf_reader.h"
+#include "pdf_writer.h"
+
+#define GUEST_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+		    PERF_SAMPLE_PERIOD)
+
+static char dir[64];
+static char path[128];
+static char *argv_[] = { (char[]){ "ringside" }, (char[]){ "test" }, NULL };
+static struct pdf_writer_params params = {
+	.size = sizeof(params), .nr_rings = 3, .sample_type = GUEST_TYPE,
+	.argc = 2, .argv = argv_,
+};
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/rs-test-pdf.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.data", dir);
+}
+
+static void teardown(void)
+{
+	char tmp[160];
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	unlink(path);
+	unlink(tmp);
+	rmdir(dir);
+}
+
+static int exists(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st);
+}
+
+static int tmp_exists(void)
+{
+	char tmp[160];
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	return exists(tmp);
+}
+
+/* Record @i of the test stream: a seq, a marker or a sample. */
+static const struct rs_perf_header *make(unsigned i, uint8_t *buf)
+{
+	struct rs_perf_header *h = (void *)buf;
+
+	memset(buf, 0, 256);
+	switch (i % 3) {
+	case 0:
+		rs_seq_build(buf, i, 1000 + i, i % 3, i % 50);
+		break;
+	case 1: {
+		struct rs_rec_marker *m = (void *)buf;
+
+		h->type = RS_RECORD_MARKER;
+		h->size = 48;
+		m->time = 1000 + i;
+		m->id = i;
+		m->len = 5;
+		memcpy(m + 1, "hello", 5);
+		break;
+	}
+	default: {
+		uint64_t *b = (uint64_t *)(h + 1);
+
+		h->type = PERF_RECORD_SAMPLE;
+		h->misc = PERF_RECORD_MISC_USER;
+		h->size = 40;
+		b[0] = 0x400000 + i;
+		b[1] = i;
+		b[2] = 1000 + i;
+		b[3] = 1;
+		break;
+	}
+	}
+	return h;
+}
+
+START_TEST(pdf_writer_roundtrip)
+{
+	_Alignas(8) uint8_t buf[256];
+	const struct pdf_info *info;
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+	unsigned i, n = 3000;
+
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	ck_assert_int_eq(tmp_exists(), 1);
+	ck_assert_int_eq(exists(path), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(pdf_writer_add(w, i % 3, 1000 + i, make(i, buf)), 0);
+	ck_assert_uint_eq(pdf_writer_stats(w)->records, n);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	ck_assert_int_eq(tmp_exists(), 0);
+
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	info = pdf_reader_info(r);
+	ck_assert_uint_eq(info->nr_rings, 3);
+	ck_assert_uint_eq(info->sample_type, GUEST_TYPE);
+	ck_assert_str_eq(info->cmdline, "ringside test");
+	ck_assert_int_eq(strncmp(info->version, "ringside ", 9), 0);
+	ck_assert_int_eq(info->have_time, 1);
+	ck_assert_uint_eq(info->first_time, 1000);
+	ck_assert_uint_eq(info->last_time, 1000 + n - 1);
+	for (i = 0; i < n; i++) {
+		const struct rs_perf_header *want = make(i, buf);
+
+		ck_assert_int_eq(pdf_reader_next(r, &ev), 1);
+		ck_assert_uint_eq(ev.ring, i % 3);
+		ck_assert_uint_eq(ev.time, 1000 + i);
+		ck_assert_uint_eq(ev.rec->size, want->size);
+		ck_assert_mem_eq(ev.rec, want, want->size);
+	}
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 0);
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 0);
+	ck_assert_uint_eq(pdf_reader_skipped(r), 0);
+	pdf_reader_close(r);
+}
+END_TEST
+
+START_TEST(pdf_writer_empty)
+{
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	ck_assert_int_eq(pdf_reader_info(r)->have_time, 0);
+	ck_assert_uint_eq(pdf_reader_info(r)->data_size, 8);
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 0);
+	ck_assert_uint_eq(pdf_reader_skipped(r), 1); /* the FINISHED_ROUND */
+	pdf_reader_close(r);
+}
+END_TEST
+
+START_TEST(pdf_writer_discard_leaves_nothing)
+{
+	_Alignas(8) uint8_t buf[256];
+	struct pdf_writer *w;
+
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	ck_assert_int_eq(pdf_writer_add(w, 0, 1, make(0, buf)), 0);
+	pdf_writer_discard(w);
+	ck_assert_int_eq(tmp_exists(), 0);
+	ck_assert_int_eq(exists(path), 0);
+	pdf_writer_discard(NULL);
+}
+END_TEST
+
+START_TEST(pdf_writer_open_fails)
+{
+	struct pdf_writer *w = (void *)1;
+	char bad[160];
+
+	snprintf(bad, sizeof(bad), "%s/no/dir/out.data", dir);
+	ck_assert_int_eq(pdf_writer_open(&w, bad, &params), -ENOENT);
+	ck_assert_ptr_null(w);
+	ck_assert_int_eq(pdf_writer_open(NULL, path, &params), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_open(&w, path, NULL), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_add(NULL, 0, 0, NULL), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_finish(NULL), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(tmp_exists(), 0);
+}
+END_TEST
+
+START_TEST(pdf_writer_too_big_skipped)
+{
+	static _Alignas(8) uint8_t big[RS_RECORD_MAX];
+	struct rs_perf_header *h = (void *)big;
+	_Alignas(8) uint8_t buf[256];
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+
+	h->type = 90;
+	h->size = RS_RECORD_MAX;
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	ck_assert_int_eq(pdf_writer_add(w, 0, 1, h), -(ERR_PDF + pdfe_too_big));
+	ck_assert_int_eq(pdf_writer_add(w, 0, 2, make(0, buf)), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 1);
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 0);
+	pdf_reader_close(r);
+}
+END_TEST
+
+/* Write a small valid file and return its bytes. */
+static uint8_t *valid_file(size_t *len)
+{
+	_Alignas(8) uint8_t buf[256];
+	struct pdf_writer *w;
+	uint8_t *data;
+	struct stat st;
+	unsigned i;
+	int fd;
+
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	for (i = 0; i < 30; i++)
+		ck_assert_int_eq(pdf_writer_add(w, i % 3, i, make(i, buf)), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	*len = (size_t)st.st_size;
+	data = malloc(*len);
+	ck_assert_int_eq(read(fd, data, *len), (ssize_t)*len);
+	close(fd);
+	return data;
+}
+
+static int reopen_with(const uint8_t *data, size_t len)
+{
+	struct pdf_reader *r = NULL;
+	FILE *f = fopen(path, "w");
+	int err;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
+	err = pdf_reader_open(&r, path);
+	pdf_reader_close(r);
+	return err;
+}
+
+START_TEST(pdf_reader_rejects)
+{
+	size_t len;
+	uint8_t *data = valid_file(&len), *copy = malloc(len);
+	struct pdf_reader *r = (void *)1;
+	uint8_t *name;
+
+	ck_assert_int_eq(reopen_with(data, len), 0);
+	/* not a perf.data file */
+	memset(copy, 0, len);
+	ck_assert_int_eq(reopen_with(copy, len), -(ERR_PDF + pdfe_magic));
+	ck_assert_int_eq(reopen_with(data, 50), -(ERR_PDF + pdfe_magic));
+	/* cut in the data section */
+	ck_assert_int_eq(reopen_with(data, 900), -(ERR_PDF + pdfe_truncated));
+	/* an attr size nobody has */
+	memcpy(copy, data, len);
+	copy[16] = 7;
+	ck_assert_int_eq(reopen_with(copy, len), -(ERR_PDF + pdfe_attr_size));
+	/* a perf.data whose events are not ringside's */
+	memcpy(copy, data, len);
+	name = memmem(copy, len, "ringside:seq", 12);
+	ck_assert_ptr_nonnull(name);
+	name[9] = 'x';
+	ck_assert_int_eq(reopen_with(copy, len), -(ERR_PDF + pdfe_not_ringside));
+	unlink(path);
+	ck_assert_int_eq(pdf_reader_open(&r, path), -ENOENT);
+	ck_assert_ptr_null(r);
+	ck_assert_int_eq(pdf_reader_open(&r, dir), -EISDIR);
+	ck_assert_int_eq(pdf_reader_open(NULL, path), -(ERR_PDF + pdfe_invalid));
+	pdf_reader_close(NULL);
+	free(copy);
+	free(data);
+}
+END_TEST
+
+START_TEST(pdf_reader_bad_record)
+{
+	size_t len;
+	uint8_t *data = valid_file(&len);
+	const struct pdf_file_header *h = (const void *)data;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+	uint16_t size = 4;
+	int n, seen = 0;
+
+	/* the third record claims 4 bytes */
+	uint64_t at = h->data.offset, i;
+
+	for (i = 0; i < 2; i++) {
+		uint16_t s;
+
+		memcpy(&s, data + at + 6, 2);
+		at += s;
+	}
+	memcpy(data + at + 6, &size, 2);
+	ck_assert_int_eq(reopen_with(data, len), 0);
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	while ((n = pdf_reader_next(r, &ev)) == 1)
+		seen++;
+	ck_assert_int_eq(n, -(ERR_PDF + pdfe_format));
+	ck_assert_int_eq(seen, 2);
+	ck_assert_uint_eq(ev.offset, at);
+	pdf_reader_close(r);
+	free(data);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("pdf_file");
+	TCase *tc = tcase_create("file");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, pdf_writer_roundtrip);
+	tcase_add_test(tc, pdf_writer_empty);
+	tcase_add_test(tc, pdf_writer_discard_leaves_nothing);
+	tcase_add_test(tc, pdf_writer_open_fails);
+	tcase_add_test(tc, pdf_writer_too_big_skipped);
+	tcase_add_test(tc, pdf_reader_rejects);
+	tcase_add_test(tc, pdf_reader_bad_record);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

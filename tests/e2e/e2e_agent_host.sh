@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The Linux agent and the hook without a VM, in a few seconds:
+#
+#   e2e_agent_host.sh RINGSIDE AGENT MARK WORKLOAD CHECK
+#
+# `ringside hook run` (as libvirt would call it, XML on stdin) creates the
+# region; a fake sysfs shows it as the BAR2 of an ivshmem device; the agent
+# runs on this host against it.  Checks the agent's errors (no device, no
+# region, bad usage), attach and heartbeat, markers (plain and --sync),
+# samples of a workload with its comm, following the host's enabled switch,
+# detach on SIGTERM, and that a snapshot after the agent stopped still
+# holds everything; then `hook run ... release end` removes the region.
+# Needs root (perf events of every CPU, /dev/shm files owned by root).
+set -u
+
+RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5
+NAME=rs-agent-test-$$
+SHM=/dev/shm/ringside-$NAME
+
+skip() { echo "SKIP: $*"; exit 77; }
+fails=0
+ok()  { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+[ "$(id -u)" = 0 ] || skip "needs root"
+[ -x "$AGENT" ] || skip "no Linux agent (sanitized builds do not make one)"
+getent group libvirt-qemu >/dev/null && GROUP=libvirt-qemu || GROUP=root
+
+W=$(mktemp -d /tmp/rs-agent.XXXXXX)
+AGENT_PID=
+cleanup() {
+	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID"
+	rm -f "$SHM"
+	if [ $fails = 0 ]; then rm -rf "$W"; else echo "work directory kept: $W"; fi
+}
+trap cleanup EXIT
+
+DEV=$W/sys/0000:00:03.0
+mkdir -p "$DEV" "$W/empty"
+echo 0x1af4 > "$DEV/vendor"
+echo 0x1110 > "$DEV/device"
+SOCK=$W/mark.sock
+export RINGSIDE_MARK_SOCKET=$SOCK
+
+# ---- errors ----------------------------------------------------------------
+"$AGENT" --sysfs "$W/empty" -m "$SOCK" > /dev/null 2> "$W/err"
+[ $? = 1 ] && grep -q "no ivshmem-plain PCI device (1af4:1110)" "$W/err" &&
+	ok "no device: $(cat "$W/err")" || { bad "no device"; cat "$W/err"; }
+head -c 1048576 /dev/zero > "$DEV/resource2"
+"$AGENT" --sysfs "$W/sys" -m "$SOCK" > /dev/null 2> "$W/err"
+[ $? = 1 ] && grep -q "holds a ringside region" "$W/err" &&
+	ok "no region: $(cat "$W/err")" || { bad "no region"; cat "$W/err"; }
+"$AGENT" --bogus > /dev/null 2>&1
+[ $? = 2 ] && ok "bad usage: status 2" || bad "bad usage"
+
+# ---- the hook makes the region ---------------------------------------------------
+cat > "$W/domain.xml" <<EOF
+<domain type='qemu'>
+  <name>$NAME</name>
+  <metadata>
+    <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1" version="1" rings="2" data-pages="64" aux-pages="0" mode="overwrite" trace="samples,markers" freq="500"/>
+  </metadata>
+  <vcpu placement='static'>2</vcpu>
+  <devices>
+    <shmem name='ringside-$NAME'><model type='ivshmem-plain'/><size unit='M'>1</size></shmem>
+  </devices>
+</domain>
+EOF
+"$RINGSIDE" hook run --group $GROUP $NAME prepare begin - < "$W/domain.xml" ||
+	bad "hook run prepare begin"
+st=$(stat -c '%U %G %a %s' "$SHM" 2>/dev/null)
+[ "$st" = "root $GROUP 660 1048576" ] && ok "hook made $SHM: $st" || bad "region file: '$st'"
+sed 's/<name>[^<]*</<name>other</' "$W/domain.xml" |
+	"$RINGSIDE" hook run other prepare begin - && [ ! -e /dev/shm/ringside-other ] &&
+	ok "hook leaves a domain it does not know alone" || bad "hook on a foreign domain"
+sed "s/size unit='M'>1</size unit='M'>2</" "$W/domain.xml" |
+	"$RINGSIDE" hook run $NAME prepare begin - 2> "$W/err"
+[ $? = 1 ] && grep -q "metadata needs 1048576" "$W/err" && ok "hook refuses a wrong size" ||
+	{ bad "hook with a wrong size"; cat "$W/err"; }
+rm -f "$DEV/resource2"
+ln -s "$SHM" "$DEV/resource2"
+
+# ---- the agent ---------------------------------------------------------------------
+"$AGENT" --sysfs "$W/sys" -m "$SOCK" -t 50 -e sched:sched_switch 2> "$W/agent.err" &
+AGENT_PID=$!
+for i in $(seq 100); do
+	"$RINGSIDE" stat "$SHM" 2>/dev/null | grep -q "agent attached (kind 2" && break
+	sleep 0.1
+done
+"$RINGSIDE" stat "$SHM" > "$W/stat" 2>&1
+grep -q "agent attached (kind 2, ABI 1, 2 rings used)" "$W/stat" && ok "agent attached" ||
+	{ bad "agent did not attach"; cat "$W/stat" "$W/agent.err"; }
+"$MARK" 7 plain marker && "$MARK" --sync 8 synced marker && ok "ringside-mark (plain, --sync)" ||
+	bad "ringside-mark"
+"$MARK" 4294901761 agent id > /dev/null 2>&1
+[ $? = 2 ] && ok "ringside-mark refuses the agent's ids" || bad "ringside-mark with an agent id"
+"$WORKLOAD" 4 > "$W/workload.out" || bad "workload"
+WPID=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/workload.out")
+
+# The host switches tracing off and on again (config.enabled, offset 64).
+printf '\0' | dd of="$SHM" bs=1 seek=64 conv=notrunc status=none
+sleep 0.3
+printf '\1' | dd of="$SHM" bs=1 seek=64 conv=notrunc status=none
+sleep 0.3
+
+kill -TERM $AGENT_PID
+wait $AGENT_PID
+rc=$?
+AGENT_PID=
+[ $rc = 0 ] && ok "agent detached on SIGTERM: $(tail -n 1 "$W/agent.err")" ||
+	{ bad "agent exit status $rc"; cat "$W/agent.err"; }
+"$RINGSIDE" stat "$SHM" | grep -q "agent not attached" && ok "status: not attached" ||
+	bad "status still attached"
+
+# ---- the flight recorder after the agent stopped --------------------------------------
+"$RINGSIDE" snapshot "$SHM" -o "$W/snap.data" -q || bad "snapshot"
+"$RINGSIDE" dump "$W/snap.data" > "$W/dump"
+for m in '"plain marker"' '"synced marker"' '"sampling off"' '"sampling on"' '"detached"'; do
+	grep -q "marker .*$m" "$W/dump" && ok "marker $m" || bad "marker $m missing"
+done
+if "$CHECK" "$W/snap.data" --pid "$WPID" --comm rs-workload --steps 4 \
+	--tracepoint > "$W/check"; then
+	ok "snapshot: $(cat "$W/check")"
+else
+	bad "snapshot:"; sed 's/^/     /' "$W/check"
+fi
+
+"$RINGSIDE" hook run $NAME release end < /dev/null || bad "hook run release end"
+[ -e "$SHM" ] && bad "release left $SHM" || ok "hook release removed the region"
+[ $fails = 0 ]

@@ -1,0 +1,292 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# End to end with a real Linux guest, real QEMU and a real libvirtd:
+#
+#   e2e_libvirt.sh RINGSIDE AGENT MARK WORKLOAD CHECK GUEST_INIT
+#
+# Starts virtlogd and libvirtd (no systemd here), installs ringside's hook,
+# builds a busybox initramfs holding the agent and the workload, defines a
+# domain with the Debian kernel from /boot, and checks:
+#   A. enable/disable round trip on the persistent XML; bad options refused
+#      with nothing changed; bad metadata refused by the hook at start
+#   B. normal mode: the hook's region file (size, owner root, group
+#      libvirt-qemu, 0660); `record DOMAIN` while the guest runs; samples
+#      with the workload's pid and comm; markers in order; sched_switch;
+#      `perf script` opens the file; the agent detaches on SIGTERM; the
+#      region file goes away with the domain
+#   C. overwrite mode: the guest panics (sysrq c); `snapshot --stable DOMAIN`
+#      still returns what was written before, and the domain runs on
+# Installs no package.  Exit 77 when something it needs is missing.
+# RS_E2E_ACCEL=tcg|kvm (default tcg: Linux guests hang under this host's
+# slow KVM); RS_E2E_KEEP=1 keeps the work directory.
+set -u
+
+RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 GUEST_INIT=$6
+ACCEL=${RS_E2E_ACCEL:-tcg}
+DOM=rs-e2e-$$
+URI=qemu:///system
+SHM=/dev/shm/ringside-$DOM
+HOOK=/etc/libvirt/hooks/qemu.d/ringside
+STEPS=20
+T0=$(date +%s)
+
+skip() { echo "SKIP: $*"; exit 77; }
+fails=0
+ok()   { echo "ok   $*"; }
+bad()  { echo "FAIL $*"; fails=$((fails + 1)); }
+note() { echo "--   [$(($(date +%s) - T0)) s] $*"; }
+
+# ---- what this test needs --------------------------------------------------
+[ "$(id -u)" = 0 ] || skip "needs root (libvirtd, /dev/shm, the hook)"
+[ -x "$AGENT" ] || skip "no Linux agent (sanitized builds do not make one)"
+for p in qemu-system-x86_64 libvirtd virtlogd virsh busybox cpio gzip perf; do
+	command -v $p >/dev/null || skip "$p is missing (see scripts/setup.sh)"
+done
+KERNEL=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
+[ -n "$KERNEL" ] || skip "no kernel in /boot (install linux-image-amd64)"
+BUSYBOX=$(command -v busybox)
+ldd "$BUSYBOX" >/dev/null 2>&1 && skip "$BUSYBOX is dynamic: install busybox-static"
+getent group libvirt-qemu >/dev/null || skip "no libvirt-qemu group"
+case $ACCEL in
+tcg) DOMTYPE=qemu ;;
+kvm) [ -c /dev/kvm ] || skip "RS_E2E_ACCEL=kvm but no /dev/kvm"; DOMTYPE=kvm ;;
+*) echo "RS_E2E_ACCEL: tcg or kvm, not '$ACCEL'"; exit 2 ;;
+esac
+for d in libvirtd virtlogd; do
+	pid=$(pgrep -x $d | head -n 1)
+	[ -z "$pid" ] || skip "$d already runs (pid $pid); this test starts and stops its own"
+done
+[ -e "$HOOK" ] && skip "$HOOK exists; this test installs and removes its own"
+
+W=$(mktemp -d /tmp/rs-e2e.XXXXXX)
+chmod 755 "$W"   # QEMU (libvirt-qemu) reads the kernel and initrd here
+LIBVIRTD_PID= VIRTLOGD_PID= RECORD_PID= DEFINED= HOOKED=
+
+kill_wait() {   # PID: SIGTERM, then SIGKILL after 10 s
+	local i
+	[ -n "$1" ] || return 0
+	kill "$1" 2>/dev/null || return 0
+	for i in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	kill -KILL "$1" 2>/dev/null
+}
+
+cleanup() {
+	[ -n "$RECORD_PID" ] && kill_wait "$RECORD_PID"
+	if [ -n "$DEFINED" ]; then
+		virsh -q -c $URI destroy $DOM >/dev/null 2>&1
+		virsh -q -c $URI undefine $DOM >/dev/null 2>&1
+	fi
+	kill_wait "$LIBVIRTD_PID"
+	kill_wait "$VIRTLOGD_PID"
+	[ -n "$HOOKED" ] && "$RINGSIDE" hook uninstall >/dev/null
+	rm -f "$SHM"
+	if [ "${RS_E2E_KEEP:-0}" = 1 ] || [ $fails != 0 ]; then
+		echo "work directory kept: $W"
+	else
+		rm -rf "$W"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+vsh() { virsh -q -c $URI "$@"; }
+
+# wait_console PATTERN SECONDS
+wait_console() {
+	local i
+	for i in $(seq $(($2 * 5))); do
+		grep -q -- "$1" "$W/console.log" 2>/dev/null && return 0
+		grep -q "E2E-FAIL" "$W/console.log" 2>/dev/null && break
+		sleep 0.2
+	done
+	bad "no '$1' on the console within $2 s"
+	tail -n 30 "$W/console.log" 2>/dev/null | sed 's/^/     console: /'
+	return 1
+}
+
+# ---- the guest --------------------------------------------------------------
+note "initramfs from $BUSYBOX, kernel $KERNEL, accelerator $ACCEL"
+mkdir -p "$W/root/bin" "$W/root/dev" "$W/root/proc" "$W/root/sys" "$W/root/run"
+cp "$BUSYBOX" "$W/root/bin/busybox"
+cp "$AGENT" "$W/root/bin/ringside-agent"
+cp "$MARK" "$W/root/bin/ringside-mark"
+cp "$WORKLOAD" "$W/root/bin/rs-workload"
+cp "$GUEST_INIT" "$W/root/init"
+chmod 755 "$W/root/init"
+(cd "$W/root" && find . | cpio -o -H newc --quiet | gzip -1 > "$W/initrd.gz") ||
+	{ bad "building the initramfs"; exit 1; }
+cp "$KERNEL" "$W/vmlinuz"
+
+domain_xml() {   # MODE
+	cat <<EOF
+<domain type='$DOMTYPE'>
+  <name>$DOM</name>
+  <memory unit='MiB'>256</memory>
+  <vcpu>2</vcpu>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+    <kernel>$W/vmlinuz</kernel>
+    <initrd>$W/initrd.gz</initrd>
+    <cmdline>console=ttyS0 panic=0 quiet rs_e2e=$1</cmdline>
+  </os>
+  <features><acpi/></features>
+  <on_poweroff>destroy</on_poweroff>
+  <devices>
+    <serial type='file'><source path='$W/console.log'/></serial>
+    <memballoon model='none'/>
+  </devices>
+</domain>
+EOF
+}
+
+# ---- daemons and hook --------------------------------------------------------
+"$RINGSIDE" hook install >/dev/null || { bad "ringside hook install"; exit 1; }
+HOOKED=1
+[ -x "$HOOK" ] && ok "hook installed as $HOOK" || bad "no executable $HOOK"
+virtlogd -d -p "$W/virtlogd.pid" || { bad "virtlogd -d"; exit 1; }
+VIRTLOGD_PID=$(cat "$W/virtlogd.pid")
+libvirtd -d -p "$W/libvirtd.pid" || { bad "libvirtd -d"; exit 1; }
+LIBVIRTD_PID=$(cat "$W/libvirtd.pid")
+for i in $(seq 50); do vsh version >/dev/null 2>&1 && break; sleep 0.2; done
+vsh version >/dev/null 2>&1 || { bad "libvirtd does not answer"; exit 1; }
+note "virtlogd $VIRTLOGD_PID, libvirtd $LIBVIRTD_PID"
+
+domain_xml normal > "$W/domain.xml"
+vsh define "$W/domain.xml" >/dev/null || { bad "virsh define"; exit 1; }
+DEFINED=1
+
+# ---- A: the XML ---------------------------------------------------------------
+vsh dumpxml --inactive $DOM > "$W/xml0"
+for opts in "--data-pages 3" "--aux-pages 6" "--mode fast" "--trace samples,bogus" \
+	    "--freq 0" "--rings 49" "--data-pages 262144" "--bogus"; do
+	# shellcheck disable=SC2086  # word splitting of the options is wanted
+	"$RINGSIDE" enable $DOM $opts >/dev/null 2>"$W/err"
+	rc=$?
+	vsh dumpxml --inactive $DOM > "$W/xml1"
+	if [ $rc = 2 ] && cmp -s "$W/xml0" "$W/xml1"; then
+		ok "enable $opts refused (status 2), XML unchanged"
+	else
+		bad "enable $opts: status $rc, XML $(cmp -s "$W/xml0" "$W/xml1" && echo unchanged || echo CHANGED)"
+	fi
+done
+"$RINGSIDE" enable nosuch-$$ >/dev/null 2>&1
+[ $? = 1 ] && ok "enable of an unknown domain fails" || bad "enable nosuch: not status 1"
+
+"$RINGSIDE" enable $DOM --data-pages 32 >/dev/null || bad "enable"
+vsh dumpxml --inactive $DOM > "$W/xml1"
+grep -q "<ringside:region xmlns:ringside=\"https://ringside.dev/xmlns/1\"" "$W/xml1" &&
+grep -q "<shmem name='ringside-$DOM'>" "$W/xml1" &&
+grep -q "<model type='ivshmem-plain'/>" "$W/xml1" &&
+	ok "enable wrote the metadata and the ivshmem-plain device" ||
+	bad "enable: metadata or device missing from the XML"
+"$RINGSIDE" disable $DOM >/dev/null || bad "disable"
+# libvirt keeps an empty <metadata/> once its last element is gone
+vsh dumpxml --inactive $DOM | grep -v '^ *<metadata/>$' > "$W/xml2"
+cmp -s "$W/xml0" "$W/xml2" && ok "enable + disable: the XML is as before" ||
+	{ bad "enable + disable changed the XML"; diff "$W/xml0" "$W/xml2" | head; }
+"$RINGSIDE" disable $DOM | grep -q "was not enabled" &&
+	ok "disable of a domain not enabled changes nothing" || bad "second disable"
+
+# Metadata ringside would not write: the hook stops the start.
+"$RINGSIDE" enable $DOM >/dev/null
+vsh metadata $DOM --config --uri https://ringside.dev/xmlns/1 --key ringside \
+	--set "<region version='1' rings='2' data-pages='3'/>" >/dev/null
+if vsh start $DOM >/dev/null 2>"$W/err"; then
+	bad "a domain with bad ringside metadata started"
+	vsh destroy $DOM >/dev/null 2>&1
+else
+	grep -q "data-pages" "$W/err" && ok "the hook refused bad metadata: $(grep -o 'ringside hook: [^;]*' "$W/err" | head -n 1)" ||
+		{ bad "start failed, but not with the hook's message"; cat "$W/err"; }
+fi
+[ -e "$SHM" ] && bad "a region file was left by the refused start"
+
+# ---- B: normal mode, record ------------------------------------------------------
+"$RINGSIDE" enable $DOM --mode normal --data-pages 256 --freq 1000 >/dev/null ||
+	bad "enable --mode normal"
+size_m=$(vsh dumpxml --inactive $DOM | sed -n "/shmem name='ringside-$DOM'/,/shmem>/s/.*<size unit='M'>\([0-9]*\)<.*/\1/p")
+note "start ($ACCEL) with a ${size_m} MiB region in normal mode"
+rm -f "$W/console.log"
+vsh start $DOM >/dev/null || { bad "virsh start"; exit 1; }
+st=$(stat -c '%U %G %a %s' "$SHM" 2>/dev/null)
+[ "$st" = "root libvirt-qemu 660 $((size_m << 20))" ] &&
+	ok "region file: $st" || bad "region file: '$st', want 'root libvirt-qemu 660 $((size_m << 20))'"
+"$RINGSIDE" record $DOM -o "$W/rec.data" -q -i 20 &
+RECORD_PID=$!
+wait_console "E2E-WORKLOAD-OK" 120 && note "workload done"
+WPID=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/console.log" | head -n 1)
+"$RINGSIDE" stat $DOM > "$W/stat1" 2>&1
+sleep 0.5
+"$RINGSIDE" stat $DOM > "$W/stat2" 2>&1
+hb1=$(sed -n 's/.*heartbeat \([0-9]*\).*/\1/p' "$W/stat1")
+hb2=$(sed -n 's/.*heartbeat \([0-9]*\).*/\1/p' "$W/stat2")
+grep -q "agent attached (kind 2, ABI 1, 2 rings used)" "$W/stat1" && [ "${hb2:-0}" -gt "${hb1:-0}" ] &&
+	ok "stat DOMAIN: Linux agent attached, heartbeat $hb1 -> $hb2" ||
+	{ bad "stat DOMAIN while the agent runs"; cat "$W/stat1"; }
+wait_console "E2E-DONE" 60
+grep -q "E2E-AGENT-EXIT rc=0" "$W/console.log" && ok "agent detached on SIGTERM, status 0" ||
+	bad "agent exit: $(grep -a E2E-AGENT-EXIT "$W/console.log")"
+"$RINGSIDE" stat $DOM 2>&1 | grep -q "agent not attached" && ok "stat: not attached after detach" ||
+	bad "stat still shows an attached agent"
+kill -INT $RECORD_PID
+wait $RECORD_PID
+rc=$?
+RECORD_PID=
+[ $rc = 0 ] && ok "record DOMAIN" || bad "record DOMAIN: status $rc"
+if [ -n "$WPID" ] && "$CHECK" "$W/rec.data" --pid "$WPID" --comm rs-workload \
+	--steps $STEPS --tracepoint --shell-marker > "$W/check1"; then
+	ok "recorded: $(cat "$W/check1")"
+else
+	bad "recorded file (workload pid '${WPID}'):"
+	sed 's/^/     /' "$W/check1" 2>/dev/null
+fi
+perf script -i "$W/rec.data" --show-lost-events > "$W/script.out" 2> "$W/script.err"
+rc=$?
+n=$(grep -c "ringside:sample" "$W/script.out")
+wn=$(grep -c "^ *rs-workload *$WPID " "$W/script.out")
+if [ $rc = 0 ] && [ "$n" -gt 0 ] && [ ! -s "$W/script.err" ]; then
+	ok "perf script: $n guest samples, nothing on stderr"
+else
+	bad "perf script: status $rc, $n samples"; head -n 5 "$W/script.err"
+fi
+note "perf script names the workload in $wn lines (needs COMM carried natively)"
+vsh destroy $DOM >/dev/null
+for i in $(seq 50); do [ -e "$SHM" ] || break; sleep 0.1; done
+[ -e "$SHM" ] && bad "region file left after the domain stopped" ||
+	ok "the hook removed the region file at release"
+
+# ---- C: overwrite mode, panic, stable snapshot --------------------------------------
+"$RINGSIDE" enable $DOM >/dev/null || bad "enable (overwrite)"
+vsh dumpxml --inactive $DOM | sed 's/rs_e2e=normal/rs_e2e=panic/' > "$W/domain2.xml"
+vsh define "$W/domain2.xml" >/dev/null || bad "redefine for the panic run"
+note "start in overwrite mode; the guest will panic"
+rm -f "$W/console.log"
+vsh start $DOM >/dev/null || { bad "virsh start (panic run)"; exit 1; }
+wait_console "E2E-PANIC" 120
+wait_console "Kernel panic" 30 && ok "the guest kernel panicked"
+WPID=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/console.log" | head -n 1)
+"$RINGSIDE" snapshot $DOM --stable -o "$W/snap.data" > "$W/snap.out" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q "stable" "$W/snap.out" && ok "snapshot --stable DOMAIN after the panic" ||
+	{ bad "snapshot --stable: status $rc"; cat "$W/snap.out"; }
+state=$(vsh domstate $DOM)
+[ "$state" = running ] && ok "domain resumed after the stable snapshot" ||
+	bad "domain state after the stable snapshot: $state"
+if [ -n "$WPID" ] && "$CHECK" "$W/snap.data" --pid "$WPID" --comm rs-workload \
+	--steps $STEPS --panic > "$W/check2"; then
+	ok "flight recorder after the panic: $(cat "$W/check2")"
+else
+	bad "flight recorder after the panic:"; sed 's/^/     /' "$W/check2" 2>/dev/null
+fi
+perf script -i "$W/snap.data" > /dev/null 2> "$W/script.err" && [ ! -s "$W/script.err" ] &&
+	ok "perf script opens the snapshot" || bad "perf script on the snapshot"
+"$RINGSIDE" snapshot $DOM -o "$W/snap2.data" -q && ok "live snapshot DOMAIN" ||
+	bad "live snapshot DOMAIN"
+vsh destroy $DOM >/dev/null
+
+"$RINGSIDE" disable $DOM >/dev/null
+vsh dumpxml --inactive $DOM | grep -q ringside && bad "disable left ringside in the XML" ||
+	ok "disable removed ringside from the XML"
+
+note "done: $fails failed"
+[ $fails = 0 ]

@@ -1,0 +1,42 @@
+#!/bin/busybox sh
+# /init of the e2e guest (a busybox initramfs).  Kernel parameter
+# rs_e2e=normal|panic picks the run; the harness reads the E2E-* lines on
+# the serial console.
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs run /run
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+
+mode=normal
+for a in $(cat /proc/cmdline); do
+	case "$a" in rs_e2e=*) mode=${a#rs_e2e=} ;; esac
+done
+echo "E2E-BOOT mode=$mode"
+
+ringside-agent -e sched:sched_switch &
+agent=$!
+i=0
+while [ ! -S /run/ringside/mark.sock ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ ! -S /run/ringside/mark.sock ]; then
+	echo "E2E-FAIL the agent did not start"
+	poweroff -f
+fi
+
+if [ "$mode" = panic ]; then
+	rs-workload 20 --panic
+	echo "E2E-FAIL the guest survived its panic"
+else
+	rs-workload 20 && echo "E2E-WORKLOAD-OK"
+	ringside-mark 9 "from the shell"
+	sleep 4   # the harness looks at the attached agent meanwhile
+	kill -TERM $agent
+	wait $agent
+	echo "E2E-AGENT-EXIT rc=$?"
+fi
+echo "E2E-DONE"
+while :; do sleep 1000; done

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The e2e guest workload, run from the initramfs as "rs-workload" (its comm
+ * name).  It prints its pid, then does STEPS steps of busy work, marking
+ * each ("step K", id 1) and the end ("done", id 2).  With --panic it marks
+ * "panic" (id 3, synchronously: the marker is in the ring before it
+ * returns) and crashes the guest kernel through /proc/sysrq-trigger.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mark.h"
+
+#define STEP_NS 50000000ull   /* 50 ms of CPU per step */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Work the samples can land in: a loop the compiler cannot remove. */
+static uint64_t spin(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns, acc = 1;
+
+	while (now_ns() < end)
+		for (int i = 0; i < 1000; i++)
+			acc = acc * 6364136223846793005ull + 1442695040888963407ull;
+	return acc;
+}
+
+static int mark(struct rs_marker *m, uint32_t id, const char *text,
+		uint32_t flags)
+{
+	int err = rs_mark_send(m, id, text, (uint32_t)strlen(text), flags);
+
+	if (err)
+		fprintf(stderr, "rs-workload: marker %u: %s\n", id, strerror(-err));
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	int steps = argc > 1 ? atoi(argv[1]) : 20;
+	int panic = argc > 2 && !strcmp(argv[2], "--panic");
+	volatile uint64_t sink = 0;
+	struct rs_marker m;
+	char text[64];
+	int i, fd;
+
+	printf("E2E-WORKLOAD pid=%d\n", (int)getpid());
+	fflush(stdout);
+	if (rs_mark_open(&m, NULL)) {
+		fprintf(stderr, "rs-workload: no marker socket\n");
+		return 1;
+	}
+	for (i = 0; i < steps; i++) {
+		sink += spin(STEP_NS);
+		snprintf(text, sizeof(text), "step %d", i);
+		if (mark(&m, 1, text, 0))
+			return 1;
+	}
+	if (mark(&m, 2, "done", RS_MARK_SYNC))
+		return 1;
+	if (!panic)
+		return 0;
+	if (mark(&m, 3, "panic", RS_MARK_SYNC))
+		return 1;
+	printf("E2E-PANIC\n");
+	fflush(stdout);
+	fd = open("/proc/sysrq-trigger", O_WRONLY);
+	if (fd < 0 || write(fd, "c", 1) != 1)
+		perror("rs-workload: sysrq-trigger");
+	return 1;
+}

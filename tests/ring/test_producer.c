@@ -1,0 +1,806 @@
+/* SPDX-License-Identifier: MIT */
+/* rs_producer_*: reservation, commit, loss accounting, watermark, overwrite. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+
+#define SEQ_HDR ((uint32_t)sizeof(struct rs_rec_seq))
+
+static void ring_init(struct fx_ring *t, uint32_t data_pages, uint32_t mode,
+		      uint32_t watermark)
+{
+	struct rs_region_params p;
+
+	fx_params(&p, data_pages, 0);
+	p.data_mode = mode;
+	p.data_watermark = watermark;
+	fx_ring_init(t, &p, 0);
+}
+
+/* A seq record of exactly @size bytes (>= 40, multiple of 8). */
+static int output_sized(struct rs_producer *p, uint64_t seq, uint32_t size)
+{
+	return fx_seq_output(p, seq, size - SEQ_HDR);
+}
+
+/*
+ * Walks delivered records the way a consumer of the stream must be able to:
+ * every gap in the sequence is explained, exactly, by the LOST records
+ * before the next delivered record.
+ */
+struct seq_model {
+	uint64_t expected;      /* next seq if nothing is lost */
+	uint64_t delivered;
+	uint64_t lost;
+	uint64_t lost_records;
+	size_t next;            /* first log entry not yet checked */
+};
+
+static void model_check(struct seq_model *m, const struct fx_log *l)
+{
+	for (; m->next < l->n; m->next++) {
+		const struct rs_perf_header *r = l->recs[m->next];
+
+		if (r->type == RS_PERF_RECORD_LOST) {
+			const struct rs_perf_lost *lost = (const void *)r;
+
+			ck_assert_uint_eq(r->size, sizeof(*lost));
+			ck_assert_uint_gt(lost->lost, 0);
+			m->expected += lost->lost;
+			m->lost += lost->lost;
+			m->lost_records++;
+			continue;
+		}
+		ck_assert_uint_eq(fx_seq_of(r), m->expected);
+		m->expected++;
+		m->delivered++;
+	}
+}
+
+START_TEST(reserve_exact_fill)
+{
+	struct fx_ring t;
+	uint64_t seq = 0, state = 0x1234 + (uint64_t)_i;
+	struct seq_model m = { 0 };
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	/* varied sizes that end exactly at the last byte of the area */
+	while (t.ctrl->data_head < t.data_size) {
+		uint64_t rem = t.data_size - t.ctrl->data_head;
+		uint32_t size = SEQ_HDR + 8 * (uint32_t)(fx_rand(&state) % 24);
+
+		if (rem <= 2 * 256)
+			size = rem >= 2 * SEQ_HDR ? SEQ_HDR : (uint32_t)rem;
+		ck_assert_int_ge(output_sized(&t.p, seq++, size), 0);
+	}
+	ck_assert_uint_eq(t.ctrl->data_head, t.data_size);
+	/* full: even the smallest record is dropped, and counted */
+	ck_assert_int_eq(rs_producer_output(&t.p, RS_PERF_RECORD_SAMPLE, 0, NULL, 0),
+			 -rse_no_space);
+	ck_assert_int_eq(fx_seq_output(&t.p, seq++, 0), -rse_no_space);
+	ck_assert_uint_eq(t.ctrl->data_head, t.data_size);
+	ck_assert_uint_eq(rs_producer_lost(&t.p), 2);
+
+	/* seq counts the dropped seq record, not the dropped empty one */
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), seq - 1);
+	model_check(&m, &t.log);
+	ck_assert_uint_eq(m.delivered, seq - 1);
+	ck_assert_uint_eq(m.lost_records, 0);
+	ck_assert_uint_eq(t.ctrl->data_tail, t.data_size);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(reserve_wrap)
+{
+	struct fx_ring t;
+	struct seq_model m = { 0 };
+	uint64_t wrapped = 0;
+	const uint32_t size = 200;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	for (uint64_t seq = 0; seq < 3 * t.data_size / size; seq++) {
+		uint64_t pos = t.ctrl->data_head;
+
+		ck_assert_int_ge(output_sized(&t.p, seq, size), 0);
+		if (pos / t.data_size != (pos + size - 1) / t.data_size)
+			wrapped++;
+		ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 1);
+		model_check(&m, &t.log);
+	}
+	ck_assert_uint_ge(wrapped, 2);
+	ck_assert_uint_eq(m.delivered, t.log.n);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* SAMPLE with an empty sample_type: a record with no body at all. */
+START_TEST(output_zero_body)
+{
+	struct fx_ring t;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_ge(rs_producer_output(&t.p, RS_PERF_RECORD_SAMPLE,
+					    RS_PERF_MISC_USER, NULL, 0), 0);
+	ck_assert_uint_eq(t.ctrl->data_head, sizeof(struct rs_perf_header));
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 1);
+	ck_assert_uint_eq(t.log.recs[0]->size, sizeof(struct rs_perf_header));
+	ck_assert_uint_eq(t.log.recs[0]->type, RS_PERF_RECORD_SAMPLE);
+	ck_assert_uint_eq(t.log.recs[0]->misc, RS_PERF_MISC_USER);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(output_padded_body)
+{
+	struct fx_ring t;
+	const char body[] = "odd";
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_ge(rs_producer_output(&t.p, RS_PERF_RECORD_SAMPLE, 0, body, 3), 0);
+	ck_assert_uint_eq(t.ctrl->data_head, 16);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 1);
+	ck_assert_uint_eq(t.log.recs[0]->size, 16);
+	ck_assert_int_eq(memcmp(t.log.recs[0] + 1, body, 3), 0);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/*
+ * The largest record a ring takes leaves room for a LOST record beside it,
+ * so a pending loss can always go out in front of the next record: 16
+ * pages are not enough for RS_RECORD_MAX, 32 are.  ring.h says "larger
+ * than the ring"; the implementation's rule is the one tested.
+ */
+#define LOST_SIZE ((uint32_t)sizeof(struct rs_perf_lost))
+
+START_TEST(output_max_size)
+{
+	struct fx_ring t;
+	uint8_t *body = malloc(RS_RECORD_MAX);
+	const uint32_t body_len = RS_RECORD_MAX - sizeof(struct rs_perf_header);
+
+	ck_assert_ptr_nonnull(body);
+	for (uint32_t i = 0; i < body_len; i++)
+		body[i] = (uint8_t)(i * 31 + 7);
+	ring_init(&t, 32, RS_MODE_NORMAL, 0);
+	for (int round = 0; round < 4; round++) {
+		const struct rs_perf_header *r;
+
+		ck_assert_int_ge(rs_producer_output(&t.p, RS_RECORD_MARKER, 0,
+						    body, body_len), 0);
+		ck_assert_int_ge(fx_seq_output(&t.p, (uint64_t)round,
+					       RS_RECORD_MAX - SEQ_HDR), 0);
+		/* full now: this one is dropped */
+		ck_assert_int_eq(rs_producer_output(&t.p, RS_RECORD_MARKER, 0,
+						    body, body_len), -rse_no_space);
+		ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 2);
+		r = t.log.recs[t.log.n - 2];
+		ck_assert_uint_eq(r->size, RS_RECORD_MAX);
+		ck_assert_int_eq(memcmp(r + 1, body, body_len), 0);
+		ck_assert_uint_eq(fx_seq_of(t.log.recs[t.log.n - 1]), (uint64_t)round);
+		ck_assert_uint_eq(t.log.recs[t.log.n - 1]->size, RS_RECORD_MAX);
+		fx_flush_lost_written(&t);
+		ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 1);
+		ck_assert_uint_eq(t.log.recs[t.log.n - 1]->type, RS_PERF_RECORD_LOST);
+	}
+	free(body);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(reserve_too_big)
+{
+	struct fx_ring t;
+	struct rs_handle h;
+	static uint8_t body[RS_RECORD_MAX + 16];
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &h, RS_RECORD_MAX + 8), -rse_too_big);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &h, UINT32_MAX - 7), -rse_too_big);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &h, (uint32_t)t.data_size + 8),
+			 -rse_too_big);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &h, (uint32_t)t.data_size),
+			 -rse_too_big);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &h,
+					     (uint32_t)t.data_size - LOST_SIZE + 8),
+			 -rse_too_big);
+	ck_assert_int_eq(rs_producer_output(&t.p, RS_RECORD_MARKER, 0, body,
+					    RS_RECORD_MAX - 7), -rse_too_big);
+	ck_assert_int_eq(rs_producer_output(&t.p, RS_RECORD_MARKER, 0, body,
+					    UINT32_MAX - 3), -rse_too_big);
+	ck_assert_uint_eq(t.ctrl->data_head, 0);
+	ck_assert_uint_eq(rs_producer_lost(&t.p), 0);
+	/* still usable, and the largest record this ring takes fits */
+	ck_assert_int_ge(output_sized(&t.p, 0, (uint32_t)t.data_size - LOST_SIZE), 0);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 1);
+	ck_assert_uint_eq(fx_seq_of(t.log.recs[0]), 0);
+	ck_assert_uint_eq(t.log.recs[0]->size, t.data_size - LOST_SIZE);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(reserve_largest_after_loss)
+{
+	struct fx_ring t;
+	struct seq_model m = { 0 };
+	const uint32_t big = 4096 - LOST_SIZE;
+	uint64_t seq = 0;
+
+	/* a stream of the largest records still gets its LOST records out */
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	for (int round = 0; round < 5; round++) {
+		ck_assert_int_ge(output_sized(&t.p, seq++, big), 0);
+		ck_assert_int_eq(output_sized(&t.p, seq++, big), -rse_no_space);
+		fx_drain_all(t.c, &t.log);
+		model_check(&m, &t.log);
+	}
+	ck_assert_uint_eq(m.lost, 4);
+	ck_assert_uint_eq(m.delivered, 5);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(reserve_invalid_size)
+{
+	struct fx_ring t;
+	struct rs_handle h;
+	const uint32_t bad[] = { 0, 1, 4, 7, 12, 65 };
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(rs_producer_reserve(&t.p, &h, bad[i]), -rse_invalid);
+	ck_assert_uint_eq(t.ctrl->data_head, 0);
+	ck_assert_uint_eq(rs_producer_lost(&t.p), 0);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(reserve_nested)
+{
+	struct fx_ring t;
+	struct rs_handle a, b;
+	_Alignas(8) uint8_t ra[64], rb[48];
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_seq_build(ra, 0, 0, 0, 64 - SEQ_HDR), 64);
+	ck_assert_int_eq(rs_seq_build(rb, 1, 0, 0, 48 - SEQ_HDR), 48);
+
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &a, 64), 0);
+	ck_assert_int_eq(rs_producer_write(&t.p, &a, ra, 32), 0);
+	/* an interrupt handler nests a whole record inside A */
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &b, 48), 0);
+	ck_assert_int_eq(rs_producer_write(&t.p, &b, rb, 48), 0);
+	ck_assert_int_eq(rs_producer_commit(&t.p, &b), 0);
+	/* A is not written yet: publishing B's end would expose it */
+	ck_assert_uint_eq(t.ctrl->data_head, 0);
+	ck_assert_int_eq(rs_consumer_drain(t.c, fx_log_record, &t.log), 0);
+
+	ck_assert_int_eq(rs_producer_write(&t.p, &a, ra + 32, 32), 0);
+	ck_assert_int_ge(rs_producer_commit(&t.p, &a), 0);
+	ck_assert_uint_eq(t.ctrl->data_head, 64 + 48);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 2);
+	ck_assert_uint_eq(fx_seq_of(t.log.recs[0]), 0);
+	ck_assert_uint_eq(fx_seq_of(t.log.recs[1]), 1);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(reserve_nested_deep)
+{
+	struct fx_ring t;
+	struct rs_handle h[8];
+	_Alignas(8) uint8_t rec[8][64];
+	struct seq_model m = { 0 };
+
+	/* outer-most reserved first; inner ones commit first */
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	for (int i = 0; i < 8; i++) {
+		ck_assert_int_eq(rs_seq_build(rec[i], (uint64_t)i, 0, 0, 24), 64);
+		ck_assert_int_eq(rs_producer_reserve(&t.p, &h[i], 64), 0);
+	}
+	for (int i = 7; i >= 0; i--) {
+		ck_assert_int_eq(rs_producer_write(&t.p, &h[i], rec[i], 64), 0);
+		ck_assert_int_ge(rs_producer_commit(&t.p, &h[i]), 0);
+		ck_assert_uint_eq(t.ctrl->data_head, i ? 0 : 8 * 64);
+	}
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 8);
+	model_check(&m, &t.log);
+	ck_assert_uint_eq(m.delivered, 8);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(commit_unbalanced)
+{
+	struct fx_ring t;
+	struct rs_handle h = { 0 };
+	_Alignas(8) uint8_t rec[64];
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_producer_commit(&t.p, &h), -rse_nesting);
+	ck_assert_int_eq(rs_seq_build(rec, 0, 0, 0, 24), 64);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &h, 64), 0);
+	ck_assert_int_eq(rs_producer_write(&t.p, &h, rec, 64), 0);
+	ck_assert_int_ge(rs_producer_commit(&t.p, &h), 0);
+	ck_assert_int_eq(rs_producer_commit(&t.p, &h), -rse_nesting);
+	ck_assert_uint_eq(t.ctrl->data_head, 64);
+	/* the producer is still usable */
+	ck_assert_int_ge(fx_seq_output(&t.p, 1, 0), 0);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 2);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(commit_zero_fills)
+{
+	struct fx_ring t;
+	struct rs_handle h;
+	_Alignas(8) uint8_t rec[64];
+	const uint8_t *got;
+
+	/* ring.h: bytes not written read as zero, never as the old data */
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	memset(t.data, 0xab, t.data_size);
+	memset(rec, 0x11, sizeof(rec));
+	((struct rs_perf_header *)rec)->type = RS_PERF_RECORD_SAMPLE;
+	((struct rs_perf_header *)rec)->size = 64;
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &h, 64), 0);
+	ck_assert_int_eq(rs_producer_write(&t.p, &h, rec, 20), 0);
+	ck_assert_int_ge(rs_producer_commit(&t.p, &h), 0);
+	ck_assert_uint_eq(t.ctrl->data_head, 64);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 1);
+	got = (const uint8_t *)t.log.recs[0];
+	ck_assert_int_eq(memcmp(got, rec, 20), 0);
+	for (int i = 20; i < 64; i++)
+		ck_assert_uint_eq(got[i], 0);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(write_past_reservation)
+{
+	struct fx_ring t;
+	struct rs_handle h;
+	_Alignas(8) uint8_t rec[128] = { 0 };
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &h, 64), 0);
+	ck_assert_int_eq(rs_producer_write(&t.p, &h, rec, 65), -rse_invalid);
+	ck_assert_int_eq(rs_producer_write(&t.p, &h, rec, 60), 0);
+	ck_assert_int_eq(rs_producer_write(&t.p, &h, rec, 8), -rse_invalid);
+	ck_assert_int_eq(rs_producer_write(&t.p, &h, rec, UINT32_MAX), -rse_invalid);
+	ck_assert_int_eq(rs_producer_write(&t.p, &h, rec, 4), 0);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(output_lost_exact)
+{
+	struct fx_ring t;
+	struct seq_model m = { 0 };
+	uint64_t seq = 0;
+	const uint64_t drops = 5 + (uint64_t)_i * 1000;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	for (int round = 0; round < 3; round++) {
+		uint64_t before = rs_producer_lost(&t.p);
+
+		while (fx_seq_output(&t.p, seq, 24) >= 0)
+			seq++;
+		seq++; /* the one that failed was attempted */
+		for (uint64_t i = 1; i < drops; i++)
+			ck_assert_int_eq(fx_seq_output(&t.p, seq++, 24), -rse_no_space);
+		ck_assert_uint_eq(rs_producer_lost(&t.p), before + drops);
+		ck_assert_uint_eq(t.ctrl->ext.lost, before + drops);
+
+		fx_drain_all(t.c, &t.log);
+		model_check(&m, &t.log);
+		/* the LOST record goes in with the next record, before it */
+		ck_assert_int_ge(fx_seq_output(&t.p, seq++, 24), 0);
+		fx_drain_all(t.c, &t.log);
+		ck_assert_uint_eq(t.log.recs[t.log.n - 2]->type, RS_PERF_RECORD_LOST);
+		ck_assert_uint_eq(((struct rs_perf_lost *)t.log.recs[t.log.n - 2])->lost,
+				  drops);
+		model_check(&m, &t.log);
+	}
+	ck_assert_uint_eq(m.lost, 3 * drops);
+	ck_assert_uint_eq(m.lost_records, 3);
+	ck_assert_uint_eq(m.expected, seq);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->lost, 3 * drops);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->lost_records, 3);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* Records of random size against a consumer that takes a random number of
+ * them at a time: every attempt is either delivered or counted lost. */
+START_TEST(output_lost_random)
+{
+	struct fx_ring t;
+	struct seq_model m = { 0 };
+	uint64_t seq = 0, dropped = 0, state = 0x9e3779b97f4a7c15ull + (uint64_t)_i;
+
+	ring_init(&t, 2, RS_MODE_NORMAL, 0);
+	for (int step = 0; step < 20000; step++) {
+		uint64_t r = fx_rand(&state);
+
+		if (r % 4) {
+			int ret = fx_seq_output(&t.p, seq++, (uint32_t)(r >> 8) % 600);
+
+			if (ret == -rse_no_space)
+				dropped++;
+			else
+				ck_assert_int_ge(ret, 0);
+		} else {
+			/* take up to a few records, leave the rest */
+			t.log.stop_at = t.log.n + (r >> 8) % 6;
+			t.log.stop_ret = -1000;
+			int n = rs_consumer_drain(t.c, fx_log_record, &t.log);
+
+			ck_assert(n >= 0 || n == -1000);
+			t.log.stop_ret = 0;
+			model_check(&m, &t.log);
+		}
+	}
+	for (int i = 0; rs_producer_flush_lost(&t.p) < 0; i++) {
+		ck_assert_int_lt(i, 2);
+		fx_drain_all(t.c, &t.log);
+	}
+	fx_drain_all(t.c, &t.log);
+	model_check(&m, &t.log);
+	ck_assert_uint_gt(dropped, 0);
+	ck_assert_uint_gt(m.delivered, 0);
+	ck_assert_uint_eq(m.lost, dropped);
+	ck_assert_uint_eq(rs_producer_lost(&t.p), dropped);
+	ck_assert_uint_eq(m.expected, seq);
+	ck_assert_uint_eq(m.delivered + m.lost, seq);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(flush_lost)
+{
+	struct fx_ring t;
+	uint64_t seq = 0;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_producer_flush_lost(&t.p), 0);
+	while (fx_seq_output(&t.p, seq, 0) >= 0)
+		seq++;
+	ck_assert_int_eq(rs_producer_flush_lost(&t.p), -rse_no_space);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), seq);
+	fx_flush_lost_written(&t);
+	ck_assert_int_eq(rs_producer_flush_lost(&t.p), 0);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 1);
+	ck_assert_uint_eq(t.log.recs[seq]->type, RS_PERF_RECORD_LOST);
+	ck_assert_uint_eq(((struct rs_perf_lost *)t.log.recs[seq])->lost, 1);
+	/* nothing pending any more: the next record comes alone */
+	ck_assert_int_ge(fx_seq_output(&t.p, seq + 1, 0), 0);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 1);
+	ck_assert_uint_eq(fx_seq_of(t.log.recs[seq + 1]), seq + 1);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* A doorbell is due when the published head passes a multiple of wm. */
+static void check_doorbells(struct fx_ring *t, uint64_t wm, uint64_t bytes,
+			    uint64_t seed)
+{
+	uint64_t state = seed, rung = 0, expected = 0, seq = 0;
+
+	while (t->ctrl->data_head < bytes) {
+		uint64_t old = t->ctrl->data_head;
+		uint32_t size = SEQ_HDR + 8 * (uint32_t)(fx_rand(&state) % 40);
+		int ret, due;
+
+		/* landing exactly on a multiple is left to the wakeup test */
+		if ((old + size) % wm == 0)
+			size += 8;
+		due = (old + size) / wm > old / wm;
+		ret = output_sized(&t->p, seq++, size);
+		FX_CHECK(ret == due, "head %llu -> %llu, wm %llu: got %d",
+			 (unsigned long long)old, (unsigned long long)(old + size),
+			 (unsigned long long)wm, ret);
+		expected += (uint64_t)due;
+		rung += (uint64_t)(ret == 1);
+		fx_drain_all(t->c, &t->log);
+		fx_log_fini(&t->log);
+	}
+	ck_assert_uint_eq(rung, expected);
+	ck_assert_uint_ge(rung, bytes / wm - 1);
+	ck_assert_uint_eq(t->ctrl->ext.doorbells, rung);
+}
+
+START_TEST(commit_watermark)
+{
+	struct fx_ring t;
+
+	ring_init(&t, 4, RS_MODE_NORMAL, 1001);
+	check_doorbells(&t, 1001, 40 * t.data_size, 7);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(commit_watermark_default)
+{
+	struct fx_ring t;
+
+	ring_init(&t, 4, RS_MODE_NORMAL, 0);
+	check_doorbells(&t, t.data_size / 2, 20 * t.data_size, 11);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(commit_watermark_nested)
+{
+	struct fx_ring t;
+	struct rs_handle a, b;
+	_Alignas(8) uint8_t rec[512];
+
+	/* the doorbell goes with the commit that publishes the head */
+	ring_init(&t, 1, RS_MODE_NORMAL, 256);
+	ck_assert_int_eq(rs_seq_build(rec, 0, 0, 0, 512 - SEQ_HDR), 512);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &a, 512), 0);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &b, 512), 0);
+	ck_assert_int_eq(rs_producer_write(&t.p, &b, rec, 512), 0);
+	ck_assert_int_eq(rs_producer_commit(&t.p, &b), 0);
+	ck_assert_int_eq(rs_producer_write(&t.p, &a, rec, 512), 0);
+	ck_assert_int_eq(rs_producer_commit(&t.p, &a), 1);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(overwrite_head_newest)
+{
+	struct fx_ring t;
+	uint64_t state = 99;
+
+	ring_init(&t, 1, RS_MODE_OVERWRITE, 0);
+	for (uint64_t seq = 0; seq < 2000; seq++) {
+		uint32_t fill = (uint32_t)(fx_rand(&state) % 300);
+
+		ck_assert_int_ge(fx_seq_output(&t.p, seq, fill), 0);
+		ck_assert_uint_eq(fx_seq_of(fx_ring_record(&t, t.ctrl->data_head)), seq);
+	}
+	ck_assert_uint_eq(rs_producer_lost(&t.p), 0);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(overwrite_snapshot_walk)
+{
+	struct fx_ring t;
+	struct rs_snapshot *s = rs_snapshot_alloc();
+	const struct rs_perf_header *rec;
+	uint32_t *sizes;
+	uint64_t state = 5 + (uint64_t)_i, n = 3000 + (uint64_t)_i * 7;
+	uint64_t fit = 0, bytes = 0;
+	uint8_t *buf;
+	int ret;
+
+	ring_init(&t, 2, RS_MODE_OVERWRITE, 0);
+	buf = malloc(t.data_size);
+	sizes = malloc(n * sizeof(*sizes));
+	ck_assert_ptr_nonnull(s);
+	for (uint64_t seq = 0; seq < n; seq++) {
+		uint32_t fill = (uint32_t)(fx_rand(&state) % 500);
+
+		sizes[seq] = rs_seq_size(fill);
+		ck_assert_int_ge(fx_seq_output(&t.p, seq, fill), 0);
+	}
+	/* what the ring must still hold: the newest records that fit whole */
+	while (fit < n && bytes + sizes[n - 1 - fit] <= t.data_size)
+		bytes += sizes[n - 1 - fit++];
+
+	ck_assert_int_eq(rs_snapshot_take(s, &t.f.region, 0, buf, t.data_size), 0);
+	for (uint64_t i = 0; (ret = rs_snapshot_next(s, &rec)) == 1; i++)
+		ck_assert_uint_eq(fx_seq_of(rec), n - 1 - i);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_uint_eq(rs_snapshot_stats(s)->records, fit);
+	ck_assert_uint_eq(rs_snapshot_stats(s)->bytes, bytes);
+	ck_assert_uint_eq(rs_snapshot_stats(s)->corrupt, 0);
+	ck_assert_uint_eq(rs_snapshot_stats(s)->cut_bytes, 0);
+	ck_assert_uint_eq(rs_snapshot_stats(s)->overwritten, bytes != t.data_size);
+	/* the walk consumed nothing */
+	ck_assert_uint_eq(fx_seq_of(fx_ring_record(&t, t.ctrl->data_head)), n - 1);
+	free(sizes);
+	free(buf);
+	rs_snapshot_free(s);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(producer_init_resume)
+{
+	struct fx_ring t;
+	struct seq_model m = { 0 };
+	struct rs_producer again;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	for (uint64_t seq = 0; seq < 50; seq++) {
+		ck_assert_int_ge(fx_seq_output(&t.p, seq, 40), 0);
+		if (seq % 20 == 0)
+			fx_drain_all(t.c, &t.log);
+	}
+	ck_assert_int_eq(rs_producer_init(&again, &t.f.region, 0), 0);
+	for (uint64_t seq = 50; seq < 60; seq++)
+		ck_assert_int_ge(fx_seq_output(&again, seq, 40), 0);
+	fx_drain_all(t.c, &t.log);
+	model_check(&m, &t.log);
+	ck_assert_uint_eq(m.delivered, 60);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(ring_state_read_hints)
+{
+	struct fx_ring t;
+	struct rs_ring ring;
+	struct rs_ring_state st;
+	uint64_t seq = 0, rung = 0;
+
+	/* what a tool shows is what the producer published */
+	ring_init(&t, 1, RS_MODE_NORMAL, 512);
+	for (; seq < 100; seq++) {
+		int ret = fx_seq_output(&t.p, seq, 24);
+
+		if (ret == -rse_no_space)
+			continue;
+		ck_assert_int_ge(ret, 0);
+		rung += (uint64_t)ret;
+	}
+	ck_assert_int_eq(rs_region_ring(&t.f.region, 0, &ring), 0);
+	ck_assert_int_eq(rs_ring_state_read(&ring, &st), 0);
+	ck_assert_uint_eq(st.data_head, t.ctrl->data_head);
+	ck_assert_uint_eq(st.data_tail, 0);
+	ck_assert_uint_eq(st.produced, t.data_size / 64);
+	ck_assert_uint_eq(st.lost, 100 - t.data_size / 64);
+	ck_assert_uint_eq(st.lost, rs_producer_lost(&t.p));
+	ck_assert_uint_eq(st.doorbells, rung);
+	fx_drain_all(t.c, &t.log);
+	ck_assert_int_eq(rs_ring_state_read(&ring, &st), 0);
+	ck_assert_uint_eq(st.data_tail, st.data_head);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(ring_state_read_null)
+{
+	struct fx_ring t;
+	struct rs_ring ring;
+	struct rs_ring_state st;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_region_ring(&t.f.region, 0, &ring), 0);
+	ck_assert_int_eq(rs_ring_state_read(NULL, &st), -rse_invalid);
+	ck_assert_int_eq(rs_ring_state_read(&ring, NULL), -rse_invalid);
+	ck_assert_int_eq(rs_ring_state_read(&(struct rs_ring){ 0 }, &st), -rse_invalid);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(producer_init_null)
+{
+	struct fx_ring t;
+	struct rs_producer p;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_producer_init(NULL, &t.f.region, 0), -rse_invalid);
+	ck_assert_int_eq(rs_producer_init(&p, NULL, 0), -rse_invalid);
+	ck_assert_int_eq(rs_producer_init(&p, &t.f.region, 1), -rse_invalid);
+	ck_assert_int_eq(rs_producer_init(&p, &t.f.region, UINT32_MAX), -rse_invalid);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(reserve_null)
+{
+	struct fx_ring t;
+	struct rs_handle h;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_producer_reserve(NULL, &h, 64), -rse_invalid);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, NULL, 64), -rse_invalid);
+	ck_assert_uint_eq(t.ctrl->data_head, 0);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(write_null)
+{
+	struct fx_ring t;
+	struct rs_handle h;
+	uint8_t rec[64] = { 0 };
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &h, 64), 0);
+	ck_assert_int_eq(rs_producer_write(NULL, &h, rec, 8), -rse_invalid);
+	ck_assert_int_eq(rs_producer_write(&t.p, NULL, rec, 8), -rse_invalid);
+	ck_assert_int_eq(rs_producer_write(&t.p, &h, NULL, 8), -rse_invalid);
+	ck_assert_int_eq(rs_producer_write(&t.p, &h, NULL, 0), 0);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(commit_null)
+{
+	struct fx_ring t;
+	struct rs_handle h;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_producer_reserve(&t.p, &h, 64), 0);
+	ck_assert_int_eq(rs_producer_commit(NULL, &h), -rse_invalid);
+	ck_assert_int_eq(rs_producer_commit(&t.p, NULL), -rse_invalid);
+	ck_assert_uint_eq(t.ctrl->data_head, 0);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(output_null)
+{
+	struct fx_ring t;
+	uint8_t body[8] = { 0 };
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_producer_output(NULL, RS_PERF_RECORD_SAMPLE, 0, body, 8),
+			 -rse_invalid);
+	/* a body that is not there is not a body of zeros */
+	ck_assert_int_eq(rs_producer_output(&t.p, RS_PERF_RECORD_SAMPLE, 0, NULL, 8),
+			 -rse_invalid);
+	ck_assert_uint_eq(t.ctrl->data_head, 0);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+START_TEST(flush_lost_null)
+{
+	ck_assert_int_eq(rs_producer_flush_lost(NULL), -rse_invalid);
+}
+END_TEST
+
+START_TEST(lost_null)
+{
+	ck_assert_uint_eq(rs_producer_lost(NULL), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("producer");
+	TCase *tc = fx_tcase(s, "producer");
+
+	tcase_add_loop_test(tc, reserve_exact_fill, 0, 8);
+	tcase_add_test(tc, reserve_wrap);
+	tcase_add_test(tc, output_zero_body);
+	tcase_add_test(tc, output_padded_body);
+	tcase_add_test(tc, output_max_size);
+	tcase_add_test(tc, reserve_too_big);
+	tcase_add_test(tc, reserve_largest_after_loss);
+	tcase_add_test(tc, reserve_invalid_size);
+	tcase_add_test(tc, reserve_nested);
+	tcase_add_test(tc, reserve_nested_deep);
+	tcase_add_test(tc, commit_unbalanced);
+	tcase_add_test(tc, commit_zero_fills);
+	tcase_add_test(tc, write_past_reservation);
+	tcase_add_loop_test(tc, output_lost_exact, 0, 2);
+	tcase_add_loop_test(tc, output_lost_random, 0, 4);
+	tcase_add_test(tc, flush_lost);
+	tcase_add_test(tc, commit_watermark);
+	tcase_add_test(tc, commit_watermark_default);
+	tcase_add_test(tc, commit_watermark_nested);
+	tcase_add_test(tc, overwrite_head_newest);
+	tcase_add_loop_test(tc, overwrite_snapshot_walk, 0, 4);
+	tcase_add_test(tc, producer_init_resume);
+	tcase_add_test(tc, ring_state_read_hints);
+	tcase_add_test(tc, ring_state_read_null);
+	tcase_add_test(tc, producer_init_null);
+	tcase_add_test(tc, reserve_null);
+	tcase_add_test(tc, write_null);
+	tcase_add_test(tc, commit_null);
+	tcase_add_test(tc, output_null);
+	tcase_add_test(tc, flush_lost_null);
+	tcase_add_test(tc, lost_null);
+	return fx_run(s);
+}

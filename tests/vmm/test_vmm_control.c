@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The control socket: a consumer in a separate process gets the region
+ * memfd and the doorbell eventfds over SCM_RIGHTS, drains every ring, takes
+ * stable snapshots through PAUSE/RESUME, and accounts for every record.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ringside/vmm_control.h"
+#include "vmm_fixture.h"
+
+#define NR_VCPUS 2
+
+static struct vt t;
+static char sock_path[64];
+
+static void setup(void)
+{
+	snprintf(sock_path, sizeof(sock_path), "/tmp/rs-vmm-test-%d.sock", getpid());
+}
+
+static void teardown(void)
+{
+	vt_fini(&t);
+	unlink(sock_path);
+}
+
+/* What the remote consumer reports back through a pipe. */
+struct remote_result {
+	int32_t error;            /* 0, or the line that failed */
+	uint32_t snapshots;
+	uint64_t doorbells[NR_VCPUS];
+	struct vt_ring rings[NR_VCPUS];
+	uint64_t cons_lost[NR_VCPUS];
+	uint64_t corrupt[NR_VCPUS];
+};
+
+#define REMOTE_CHECK(c) do { if (!(c)) return __LINE__; } while (0)
+
+static int remote_connect(void)
+{
+	for (int i = 0; i < 3000; i++) {
+		int fd = rs_vmm_client_connect(sock_path);
+
+		if (fd >= 0)
+			return fd;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int all_stopped(int sock, uint32_t n)
+{
+	struct rs_vmm_vcpu_info info;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (rs_vmm_client_status(sock, i, &info) < 0 ||
+		    info.state == RS_VCPU_RUNNING)
+			return 0;
+	}
+	return 1;
+}
+
+static int remote_snapshot(int sock, const struct rs_region *region,
+			   uint64_t size, struct remote_result *res)
+{
+	struct rs_snapshot *snap = rs_snapshot_alloc();
+	const struct rs_perf_header *rec;
+	void *buf = malloc(size);
+	int ok = snap && buf;
+
+	ok = ok && rs_vmm_client_pause(sock) == 0;
+	ok = ok && rs_snapshot_take(snap, region, 0, buf, size) == 0;
+	ok = ok && rs_vmm_client_resume(sock) == 0;
+	if (ok) {
+		struct vt_ring s = { .id = 0 };
+
+		while (rs_snapshot_next(snap, &rec) == 1)
+			vt_on_record(rec, &s);
+		ok = s.bad == 0 && s.order_errors == 0;
+		res->snapshots++;
+	}
+	rs_snapshot_free(snap);
+	free(buf);
+	return ok;
+}
+
+static int remote_consumer(struct remote_result *res)
+{
+	struct rs_consumer *cons[NR_VCPUS];
+	struct pollfd pfd[NR_VCPUS];
+	struct rs_ctl_hello hello;
+	struct rs_region region;
+	int fds[RS_CTL_MAX_FDS], sock, n, done = 0;
+	uint64_t size;
+	void *mem;
+
+	sock = remote_connect();
+	REMOTE_CHECK(sock >= 0);
+	n = rs_vmm_client_hello(sock, &hello, fds, RS_CTL_MAX_FDS);
+	REMOTE_CHECK(n == 1 + NR_VCPUS && hello.nr_rings == NR_VCPUS);
+	REMOTE_CHECK(rs_vmm_client_map(fds[0], &mem, &size) == 0);
+	REMOTE_CHECK(size == hello.region_size);
+	REMOTE_CHECK(rs_region_open(&region, mem, size) == 0);
+	for (uint32_t r = 0; r < NR_VCPUS; r++) {
+		cons[r] = rs_consumer_alloc(&region, r);
+		REMOTE_CHECK(cons[r]);
+		res->rings[r].id = r;
+		pfd[r] = (struct pollfd){ .fd = fds[1 + r], .events = POLLIN };
+	}
+	for (int iter = 0; !done; iter++) {
+		done = all_stopped(sock, NR_VCPUS);
+		poll(pfd, NR_VCPUS, 10);
+		for (uint32_t r = 0; r < NR_VCPUS; r++) {
+			uint64_t bells;
+
+			if (read(fds[1 + r], &bells, sizeof(bells)) == sizeof(bells))
+				res->doorbells[r] += bells;
+			REMOTE_CHECK(rs_consumer_drain(cons[r], vt_on_record,
+						       &res->rings[r]) >= 0);
+		}
+		if (iter % 20 == 0)
+			REMOTE_CHECK(remote_snapshot(sock, &region,
+						     hello.region_size, res));
+	}
+	for (uint32_t r = 0; r < NR_VCPUS; r++) {
+		res->cons_lost[r] = rs_consumer_stats(cons[r])->lost;
+		res->corrupt[r] = rs_consumer_stats(cons[r])->corrupt;
+		rs_consumer_free(cons[r]);
+	}
+	munmap(mem, size);
+	close(sock);
+	return 0;
+}
+
+START_TEST(control_remote_consumer)
+{
+	struct remote_result res;
+	int pipefd[2], status;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(pipefd), 0);
+	/* Fork before the VM exists: the child is a plain process that knows
+	 * nothing but the socket path. */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		memset(&res, 0, sizeof(res));
+		close(pipefd[0]);
+		res.error = remote_consumer(&res);
+		_exit(write(pipefd[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	close(pipefd[1]);
+
+	vt_params(&t.p);
+	t.p.nr_vcpus = NR_VCPUS;
+	t.p.data_pages = 4;
+	t.p.boot.records = 1500;
+	vt_boot(&t, 0);
+	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), 0);
+	ck_assert_int_eq(rs_vmm_start(t.vm), 0);
+	/* This process does not drain: the other one does.  The child ends
+	 * once every vCPU stopped, or early if it failed. */
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(read(pipefd[0], &res, sizeof(res)), sizeof(res));
+	close(pipefd[0]);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child died");
+	ck_assert_msg(res.error == 0, "remote consumer failed at line %d", res.error);
+	ck_assert_int_eq(rs_vmm_wait(t.vm, 0), 0);
+	ck_assert_uint_gt(res.snapshots, 0);
+	for (uint32_t r = 0; r < NR_VCPUS; r++) {
+		const struct vt_ring *s = &res.rings[r];
+		struct rs_vmm_vcpu_info info;
+
+		ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, r, &info), 0);
+		ck_assert_uint_eq(s->bad + s->order_errors + res.corrupt[r], 0);
+		ck_assert_uint_eq(s->lost, res.cons_lost[r]);
+		ck_assert_uint_eq(s->seq + s->samples + s->aux_recs + s->lost,
+				  info.report.attempted);
+		ck_assert_uint_eq(res.doorbells[r], info.report.doorbells);
+		ck_assert_uint_eq(info.exits.mmio, 0);
+	}
+}
+END_TEST
+
+/* A client that pauses and disappears must not leave the guest frozen. */
+START_TEST(control_pause_undone_on_close)
+{
+	struct rs_vmm_vcpu_info a, b;
+	int sock;
+
+	vt_params(&t.p);
+	t.p.boot.records = 1500;
+	vt_boot(&t, 0);
+	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), 0);
+	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), -EBUSY);
+	ck_assert_int_eq(rs_vmm_start(t.vm), 0);
+	sock = rs_vmm_client_connect(sock_path);
+	ck_assert_int_ge(sock, 0);
+	vt_wait_phase(&t, 0, RS_PHASE_RUNNING, 1);
+	ck_assert_int_eq(rs_vmm_client_pause(sock), 0);
+	ck_assert_int_eq(rs_vmm_client_pause(sock), 0);   /* nests */
+	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &a), 0);
+	usleep(50000);
+	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &b), 0);
+	ck_assert_uint_eq(a.report.attempted, b.report.attempted);
+	close(sock);
+	vt_run(&t, 1);
+	vt_check_accounting(&t, 0);
+}
+END_TEST
+
+static int32_t raw_call(int sock, const void *req, size_t len)
+{
+	struct rs_ctl_reply rep;
+
+	ck_assert_int_eq(send(sock, req, len, 0), (ssize_t)len);
+	ck_assert_int_ge(recv(sock, &rep, sizeof(rep), 0), (ssize_t)sizeof(rep));
+	ck_assert_uint_eq(rep.magic, RS_CTL_MAGIC);
+	return rep.status;
+}
+
+START_TEST(control_bad_requests)
+{
+	struct rs_ctl_msg m = { RS_CTL_MAGIC, RS_CTL_VERSION, 99, 0, 0 };
+	struct rs_vmm_vcpu_info info;
+	int sock;
+
+	vt_params(&t.p);
+	vt_boot(&t, 0);
+	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), 0);
+	sock = rs_vmm_client_connect(sock_path);
+	ck_assert_int_ge(sock, 0);
+	ck_assert_int_eq(raw_call(sock, "abc", 3), -EPROTO);
+	ck_assert_int_eq(raw_call(sock, &m, sizeof(m)), -EOPNOTSUPP);
+	m.magic = 0x12345678;
+	m.op = RS_CTL_PAUSE;
+	ck_assert_int_eq(raw_call(sock, &m, sizeof(m)), -EPROTO);
+	ck_assert_int_eq(rs_vmm_client_resume(sock), -EALREADY);
+	ck_assert_int_eq(rs_vmm_client_status(sock, 7, &info), -EINVAL);
+	ck_assert_int_eq(rs_vmm_client_status(sock, 0, &info), 0);
+	ck_assert_uint_eq(info.state, RS_VCPU_CREATED);
+	close(sock);
+	ck_assert_int_eq(rs_vmm_client_connect("/nonexistent/sock"), -ENOENT);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vmm_control");
+	TCase *tc = tcase_create("control");
+	SRunner *sr;
+	int failed;
+
+	vt_require_kvm();
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, control_remote_consumer);
+	tcase_add_test(tc, control_pause_undone_on_close);
+	tcase_add_test(tc, control_bad_requests);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Snapshots: overwrite rings read stable (vCPUs paused) and live, and the
+ * flight recorder of a guest that hung, halted for good or triple-faulted.
+ */
+#include <errno.h>
+
+#include "vmm_fixture.h"
+
+static struct vt t;
+
+static void teardown(void)
+{
+	vt_fini(&t);
+}
+
+static uint64_t seq_attempted(uint32_t id)
+{
+	struct rs_vmm_vcpu_info info;
+
+	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, id, &info), 0);
+	return info.report.seq_attempted;
+}
+
+static void overwrite_params(void)
+{
+	vt_params(&t.p);
+	t.p.nr_vcpus = 2;
+	t.p.data_pages = 2;
+	t.p.data_mode = RS_MODE_OVERWRITE;
+	t.p.boot.records = 3000;
+}
+
+/* Paused: the newest record is exactly the last one the guest attempted,
+ * and the ring holds an unbroken run of the newest records. */
+START_TEST(overwrite_stable)
+{
+	int taken = 0;
+
+	overwrite_params();
+	vt_boot(&t, 1);
+	while (rs_vmm_wait(t.vm, 30) == -ETIMEDOUT || taken < 1) {
+		for (uint32_t r = 0; r < 2; r++) {
+			struct vt_ring s;
+			uint64_t n;
+
+			ck_assert_int_eq(rs_vmm_pause(t.vm), 0);
+			n = seq_attempted(r);
+			s = vt_snapshot(&t, r, 0);
+			ck_assert_int_eq(rs_vmm_resume(t.vm), 0);
+			if (n == 0)
+				continue;
+			/* Record n - 1 is committed, or still being written
+			 * (then it is not in the ring and n - 2 is newest). */
+			if (n == 1 && s.seq == 0)
+				continue;
+			ck_assert_uint_gt(s.seq, 0);
+			ck_assert_uint_ge(s.newest_seq + 2, n);
+			ck_assert_uint_le(s.newest_seq + 1, n);
+			ck_assert_uint_eq(s.next_seq, s.newest_seq + 1 - s.seq);
+		}
+		taken++;
+	}
+	for (uint32_t r = 0; r < 2; r++) {
+		struct vt_ring s = vt_snapshot(&t, r, 1);
+
+		ck_assert_uint_eq(s.newest_seq, 2999);
+		/* 8 KiB of 56-byte SEQ and 40-byte SAMPLE records. */
+		ck_assert_uint_gt(s.seq, 100);
+	}
+}
+END_TEST
+
+/* Live: no pause; whatever the snapshot returns is intact and consecutive,
+ * and it is at least as new as the guest was before the copy. */
+START_TEST(overwrite_live)
+{
+	int taken = 0;
+
+	overwrite_params();
+	t.p.nr_vcpus = 1;
+	vt_boot(&t, 1);
+	while (rs_vmm_wait(t.vm, 5) == -ETIMEDOUT) {
+		uint64_t before = seq_attempted(0), after;
+		struct vt_ring s = vt_snapshot(&t, 0, 0);
+
+		after = seq_attempted(0);
+		if (s.seq) {
+			/* before - 1 was at least in flight before the copy. */
+			ck_assert_uint_ge(s.newest_seq + 2, before);
+			ck_assert_uint_lt(s.newest_seq, after);
+			taken++;
+		}
+	}
+	ck_assert_int_gt(taken, 0);
+	ck_assert_uint_eq(vt_snapshot(&t, 0, 0).newest_seq, 2999);
+}
+END_TEST
+
+/* Normal ring, nobody draining, guest dead: the snapshot returns all of
+ * its records, 0 .. N-1. */
+static void check_flight_recorder(uint32_t records)
+{
+	for (uint32_t r = 0; r < t.p.nr_vcpus; r++) {
+		struct vt_ring s = vt_snapshot(&t, r, 1);
+
+		ck_assert_uint_eq(s.seq, records);
+		ck_assert_uint_eq(s.skipped_seqs, 0);
+		ck_assert_uint_eq(s.newest_seq, records - 1);
+	}
+}
+
+static void dead_params(uint32_t workload, uint32_t mode)
+{
+	vt_params(&t.p);
+	t.p.nr_vcpus = 2;
+	t.p.data_pages = 16;
+	t.p.data_mode = mode;
+	t.p.boot.workload = workload;
+	t.p.boot.records = 400;
+}
+
+START_TEST(hung_guest_snapshot)
+{
+	struct rs_vmm_vcpu_info info;
+
+	dead_params(RS_WL_HANG, RS_MODE_NORMAL);
+	vt_boot(&t, 1);
+	vt_wait_phase(&t, 0, RS_PHASE_DONE, 0);
+	vt_wait_phase(&t, 1, RS_PHASE_DONE, 0);
+	check_flight_recorder(400);
+	/* Still spinning with interrupts off, and pausable again. */
+	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &info), 0);
+	ck_assert_uint_eq(info.state, RS_VCPU_RUNNING);
+	ck_assert_uint_gt(info.exits.kicks, 0);
+	check_flight_recorder(400);
+	ck_assert_int_eq(rs_vmm_stop(t.vm), 0);
+	check_flight_recorder(400);
+}
+END_TEST
+
+START_TEST(halted_guest_snapshot)
+{
+	dead_params(RS_WL_HALT, RS_MODE_NORMAL);
+	vt_boot(&t, 1);
+	vt_wait_state(&t, 0, RS_VCPU_HALTED);
+	vt_wait_state(&t, 1, RS_VCPU_HALTED);
+	check_flight_recorder(400);
+}
+END_TEST
+
+START_TEST(crashed_guest_snapshot)
+{
+	struct rs_vmm_vcpu_info info;
+
+	dead_params(RS_WL_CRASH, RS_MODE_NORMAL);
+	vt_boot(&t, 1);
+	vt_wait_state(&t, 0, RS_VCPU_SHUTDOWN);
+	vt_wait_state(&t, 1, RS_VCPU_SHUTDOWN);
+	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 1, &info), 0);
+	ck_assert_uint_eq(info.report.phase, RS_PHASE_DONE);
+	ck_assert_uint_eq(info.done, 0);
+	check_flight_recorder(400);
+}
+END_TEST
+
+/* The flight recorder proper: an overwrite ring that wrapped many times,
+ * then a triple fault; the newest records before the crash are there. */
+START_TEST(crashed_guest_overwrite)
+{
+	dead_params(RS_WL_CRASH, RS_MODE_OVERWRITE);
+	t.p.data_pages = 1;
+	t.p.boot.records = 1000;
+	vt_boot(&t, 1);
+	vt_wait_state(&t, 0, RS_VCPU_SHUTDOWN);
+	vt_wait_state(&t, 1, RS_VCPU_SHUTDOWN);
+	for (uint32_t r = 0; r < 2; r++) {
+		struct vt_ring s = vt_snapshot(&t, r, 1);
+
+		ck_assert_uint_eq(s.newest_seq, 999);
+		ck_assert_uint_gt(s.seq, 30);
+		ck_assert_uint_eq(s.next_seq, 1000 - s.seq);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vmm_snapshot");
+	TCase *tc = tcase_create("snapshot");
+	SRunner *sr;
+	int failed;
+
+	vt_require_kvm();
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, overwrite_stable);
+	tcase_add_test(tc, overwrite_live);
+	tcase_add_test(tc, hung_guest_snapshot);
+	tcase_add_test(tc, halted_guest_snapshot);
+	tcase_add_test(tc, crashed_guest_snapshot);
+	tcase_add_test(tc, crashed_guest_overwrite);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

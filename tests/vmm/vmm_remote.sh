@@ -1,0 +1,71 @@
+#!/bin/bash
+# The consumer in another process: `ringside run --control` serves the
+# region, `ringside record --vm` receives the memfd and the doorbell
+# eventfds over the socket, wakes on the doorbells and accounts for every
+# record; one consumer at a time; a VMM that goes away ends the recording.
+. "$(dirname "$0")/vmm_lib.sh"
+need_perf
+
+# summary_bells OUT RING: doorbells record read for RING.
+summary_bells() {
+	awk -v r="$2" '$1 == "ring" && $2 == r":" { f = 1; next }
+		f && $1 == "doorbells:" { print $2; exit }' "$1"
+}
+
+note "a consumer that attaches late: the guest overran its rings meanwhile"
+start_vm late --vcpus 2 --records 2000 --data-pages 1
+sleep 1
+run 0 late-rec "$R" record --vm "$SOCK" -o "$WORK/late.data"
+cat "$WORK/late-rec.out"
+expect_in "$WORK/late-rec.out" "(the VM ended)"
+stop_vm
+cat "$WORK/late.out"
+judge late "$WORK/late.data" guest >/dev/null
+balance "$WORK/late.out" "$WORK/late.rep" 2
+[ "$(json "$WORK/late.rep" .total.lost)" -gt 0 ] || fail "nothing lost: the test did not overrun"
+for r in 0 1; do
+	expect_eq "ring $r: state" "$(ring_col "$WORK/late.out" $r state)" halted
+	bells=$(summary_bells "$WORK/late-rec.out" $r)
+	[ -n "$bells" ] && [ "$bells" -gt 0 ] || fail "ring $r: record read no doorbell"
+	expect_eq "ring $r: doorbells read by record == rung by the guest" "$bells" \
+		"$(ring_col "$WORK/late.out" $r guest-bells)"
+	expect_eq "ring $r: mmio exits" "$(ring_col "$WORK/late.out" $r mmio)" 0
+done
+woken=$(awk '$1 == "woken" { print $4 }' "$WORK/late-rec.out")
+[ "$woken" -gt 0 ] || fail "record was never woken by a doorbell"
+
+note "one consumer at a time; snapshots while it records"
+start_vm excl --vcpus 1 --records 600 --workload hang
+"$R" record --vm "$SOCK" -o "$WORK/excl.data" >"$WORK/excl-rec.out" 2>"$WORK/excl-rec.err" &
+REC=$!
+BG_PIDS="$BG_PIDS $REC"
+sleep 1
+run 1 second "$R" record --vm "$SOCK" -o "$WORK/second.data"
+expect_in "$WORK/second.err" "another consumer"
+no_output_file "$WORK/second.data"
+run 0 while-rec "$R" snapshot --vm "$SOCK" -o "$WORK/while.data"
+expect_in "$WORK/while-rec.out" "live copy of 1 rings"
+wait_attempted 1 675   # 600 sequence records and 75 samples, then the hang
+kill -INT "$REC"
+wait "$REC" || { cat "$WORK/excl-rec.err" >&2; fail "record --vm exited $?"; }
+BG_PIDS=${BG_PIDS/ $REC/}
+expect_in "$WORK/excl-rec.out" "(interrupted)"
+stop_vm
+expect_eq "hung vCPU" "$(ring_col "$WORK/excl.out" 0 state)" stopped
+judge excl "$WORK/excl.data" guest >/dev/null
+balance "$WORK/excl.out" "$WORK/excl.rep" 1
+expect_eq "last seq" "$(json "$WORK/excl.rep" ".rings[0].seq_last")" 599
+
+note "the VMM goes away while record runs: the file is still complete"
+start_vm gone --vcpus 1 --records 300 --workload hang
+"$R" record --vm "$SOCK" -o "$WORK/gone.data" >"$WORK/gone-rec.out" 2>"$WORK/gone-rec.err" &
+REC=$!
+BG_PIDS="$BG_PIDS $REC"
+sleep 1
+stop_vm
+wait "$REC" || { cat "$WORK/gone-rec.err" >&2; fail "record --vm exited $?"; }
+BG_PIDS=${BG_PIDS/ $REC/}
+expect_in "$WORK/gone-rec.out" "(the VM ended)"
+run 0 gone-rep "$R" report "$WORK/gone.data" --json
+[ "$(json "$WORK/gone-rep.out" .total.records)" -gt 0 ] || fail "nothing recorded"
+echo "ok"

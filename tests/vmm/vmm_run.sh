@@ -1,0 +1,71 @@
+#!/bin/bash
+# ringside run: the guest agent on two vCPUs, its rings drained in the same
+# process into a perf.data file that the real perf opens, every record
+# accounted for, guest TSC converted to host time, doorbells without exits.
+. "$(dirname "$0")/vmm_lib.sh"
+need_perf
+
+note "two vCPUs, normal rings, recorded in-process"
+t0=$(now_ns)
+run 0 steady "$R" run "$PAYLOAD" --vcpus 2 --records 2000 --data-pages 4 \
+	-o "$WORK/steady.data"
+t1=$(now_ns)
+cat "$WORK/steady.out"
+expect_in "$WORK/steady.out" "balance: delivered + lost == produced on every ring"
+[ ! -s "$WORK/steady.err" ] || { cat "$WORK/steady.err" >&2; fail "run wrote to stderr"; }
+judge steady "$WORK/steady.data" guest >/dev/null
+balance "$WORK/steady.out" "$WORK/steady.rep" 2
+for r in 0 1; do
+	expect_eq "ring $r: state" "$(ring_col "$WORK/steady.out" $r state)" halted
+	expect_eq "ring $r: seq records" "$(json "$WORK/steady.rep" ".rings[$r].types.seq")" 2000
+	expect_eq "ring $r: last seq" "$(json "$WORK/steady.rep" ".rings[$r].seq_last")" 1999
+	bells=$(ring_col "$WORK/steady.out" $r doorbells)
+	[ "$bells" -gt 0 ] || fail "ring $r: no doorbell reached the host"
+	expect_eq "ring $r: doorbells read == rung" "$bells" \
+		"$(ring_col "$WORK/steady.out" $r guest-bells)"
+	# a doorbell is an ioeventfd: no exit; the only exits are done and hlt
+	expect_eq "ring $r: mmio exits" "$(ring_col "$WORK/steady.out" $r mmio)" 0
+	expect_eq "ring $r: exits" "$(ring_col "$WORK/steady.out" $r exits)" 2
+	# guest TSC converted to host CLOCK_MONOTONIC: inside the run
+	first=$(json "$WORK/steady.rep" ".rings[$r].first_time")
+	last=$(json "$WORK/steady.rep" ".rings[$r].last_time")
+	[ "$first" -ge "$t0" ] && [ "$last" -le "$t1" ] && [ "$first" -lt "$last" ] ||
+		fail "ring $r: times $first..$last not within the run $t0..$t1"
+done
+
+note "AUX areas, and a one-page ring the guest overruns"
+run 0 aux "$R" run "$PAYLOAD" --vcpus 2 --records 1500 --data-pages 1 \
+	--aux-pages 2 --watermark 1024 -o "$WORK/aux.data"
+expect_in "$WORK/aux.out" "balance: delivered + lost == produced on every ring"
+judge aux "$WORK/aux.data" guest >/dev/null
+balance "$WORK/aux.out" "$WORK/aux.rep" 2
+[ "$(json "$WORK/aux.rep" .total.types.aux)" -gt 0 ] || fail "no AUX records"
+
+note "overwrite rings: a stable snapshot once the vCPUs stopped"
+run 0 ow "$R" run "$PAYLOAD" --vcpus 2 --records 1500 --mode overwrite \
+	-o "$WORK/ow.data"
+expect_in "$WORK/ow.out" "stable (vCPUs paused) copy of 2 rings"
+judge ow "$WORK/ow.data" guest >/dev/null
+for r in 0 1; do
+	expect_eq "ring $r: newest seq" "$(json "$WORK/ow.rep" ".rings[$r].seq_last")" 1499
+	expect_eq "ring $r: gaps" "$(json "$WORK/ow.rep" ".rings[$r].seq_gaps")" 0
+	expect_eq "ring $r: order" "$(json "$WORK/ow.rep" ".rings[$r].seq_out_of_order")" 0
+	expect_eq "ring $r: checksums" "$(json "$WORK/ow.rep" ".rings[$r].seq_bad")" 0
+	held=$(json "$WORK/ow.rep" ".rings[$r].records")
+	[ "$held" -gt 0 ] && [ "$held" -lt "$(ring_col "$WORK/ow.out" $r produced)" ] ||
+		fail "ring $r: holds $held records: the flight recorder did not wrap"
+done
+
+note "without -o: counted, no file"
+ls "$WORK" >"$WORK/before.ls"
+run 0 nofile "$R" run "$PAYLOAD" --records 200
+expect_in "$WORK/nofile.out" "balance: delivered + lost == produced on every ring"
+ls "$WORK" | grep -vxF -e nofile.out -e nofile.err | cmp -s - "$WORK/before.ls" ||
+	fail "run without -o created a file"
+
+note "--duration stops a guest that never ends"
+run 0 hang "$R" run "$PAYLOAD" --vcpus 2 --records 300 --workload hang \
+	--duration 2 -o "$WORK/hang.data"
+expect_eq "hung vCPU stopped by run" "$(ring_col "$WORK/hang.out" 0 state)" stopped
+expect_in "$WORK/hang.out" "balance: delivered + lost == produced on every ring"
+echo "ok"

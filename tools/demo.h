@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring-demo's two scenes.  Each forks a producer process and a consumer
+ * process on one memfd region; the children report through a MAP_SHARED
+ * block and the parent prints, so the output does not interleave.
+ */
+#ifndef RINGSIDE_DEMO_H
+#define RINGSIDE_DEMO_H
+
+#include <stdint.h>
+
+struct demo_env {
+	int cpu[2];        /* producer, consumer; -1 when not pinned */
+};
+
+/* A child that runs @fn(@arg) on @cpu and exits with its return; it is
+ * killed by SIGALRM after @timeout_s.  The pid, or -errno. */
+int demo_fork(int (*fn)(void *arg), void *arg, int cpu, unsigned timeout_s);
+
+/* Wait for @pid; 0 when it exited with 0, else -1. */
+int demo_wait(int pid);
+
+void demo_sleep_us(uint64_t us);
+
+/* 0 when every check of the scene passed, 1 when one failed, < 0 setup. */
+int demo_normal(const struct demo_env *env);
+int demo_overwrite(const struct demo_env *env);
+
+#endif /* RINGSIDE_DEMO_H */

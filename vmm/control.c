@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The control socket's server side: one thread polls the listening socket
+ * and its clients and answers each request in turn (protocol in
+ * ringside/vmm_control.h and docs/vmm.md).  Clients are local processes of
+ * the operator (the socket is 0660), but a request is still checked for
+ * size, magic and version before anything acts on it.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ringside/vmm_control.h"
+#include "vmm_internal.h"
+
+#define CTL_MAX_CLIENTS 8
+
+struct ctl_client {
+	int fd;
+	uint32_t pauses;   /* outstanding PAUSEs, undone on disconnect */
+};
+
+struct vmm_control {
+	int listen_fd;
+	int wake_fd;
+	pthread_t thread;
+	struct sockaddr_un addr;
+	struct ctl_client clients[CTL_MAX_CLIENTS];
+};
+
+static int send_reply(int fd, uint16_t op, int32_t status, const void *payload,
+		      uint32_t len, const int *fds, unsigned nfds)
+{
+	struct rs_ctl_reply rep = {
+		.magic = RS_CTL_MAGIC, .version = RS_CTL_VERSION,
+		.op = op, .status = status, .len = len,
+	};
+	struct iovec iov[2] = {
+		{ .iov_base = &rep, .iov_len = sizeof(rep) },
+		{ .iov_base = (void *)(uintptr_t)payload, .iov_len = len },
+	};
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int) * RS_CTL_MAX_FDS)];
+	} cbuf;
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+
+	if (nfds) {
+		struct cmsghdr *cm;
+
+		memset(&cbuf, 0, sizeof(cbuf));
+		msg.msg_control = cbuf.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+	}
+	return sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+static int do_hello(struct rs_vmm *vm, int fd)
+{
+	struct rs_ctl_hello h;
+	int fds[RS_CTL_MAX_FDS];
+
+	memset(&h, 0, sizeof(h));
+	h.region_size = vm->region_size;
+	h.region_gpa = RS_BOOT_REGION_GPA;
+	h.nr_rings = vm->nr_rings;
+	h.nr_vcpus = vm->nr_vcpus;
+	h.nr_fds = 1 + vm->nr_rings;
+	h.tsc_khz = vm->tsc_khz;
+	fds[0] = vm->region_fd;
+	for (uint32_t i = 0; i < vm->nr_rings; i++)
+		fds[1 + i] = vm->doorbells[i].fd;
+	return send_reply(fd, RS_CTL_HELLO, 0, &h, sizeof(h), fds, h.nr_fds);
+}
+
+/* One request; returns < 0 when the client should be dropped. */
+static int serve(struct rs_vmm *vm, struct ctl_client *c)
+{
+	struct rs_vmm_vcpu_info info;
+	struct rs_ctl_msg m;
+	ssize_t n;
+	int st;
+
+	n = recv(c->fd, &m, sizeof(m), MSG_TRUNC);
+	if (n <= 0)
+		return -1;
+	if (n != sizeof(m) || m.magic != RS_CTL_MAGIC || m.version != RS_CTL_VERSION)
+		return send_reply(c->fd, 0, -EPROTO, NULL, 0, NULL, 0);
+	switch (m.op) {
+	case RS_CTL_HELLO:
+		return do_hello(vm, c->fd);
+	case RS_CTL_PAUSE:
+		st = rs_vmm_pause(vm);
+		if (!st)
+			c->pauses++;
+		return send_reply(c->fd, m.op, st, NULL, 0, NULL, 0);
+	case RS_CTL_RESUME:
+		st = c->pauses ? rs_vmm_resume(vm) : -EALREADY;
+		if (!st)
+			c->pauses--;
+		return send_reply(c->fd, m.op, st, NULL, 0, NULL, 0);
+	case RS_CTL_STATUS:
+		st = rs_vmm_vcpu_info(vm, m.arg, &info);
+		return send_reply(c->fd, m.op, st, &info, st ? 0 : sizeof(info),
+				  NULL, 0);
+	default:
+		return send_reply(c->fd, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
+	}
+}
+
+static void drop(struct rs_vmm *vm, struct ctl_client *c)
+{
+	while (c->pauses) {
+		rs_vmm_resume(vm);
+		c->pauses--;
+	}
+	close(c->fd);
+	c->fd = -1;
+}
+
+static void accept_client(struct vmm_control *ctl)
+{
+	int fd = accept4(ctl->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++) {
+		if (ctl->clients[i].fd < 0) {
+			ctl->clients[i].fd = fd;
+			ctl->clients[i].pauses = 0;
+			return;
+		}
+	}
+	close(fd);   /* full: the client sees EOF */
+}
+
+static void *control_thread(void *arg)
+{
+	struct rs_vmm *vm = arg;
+	struct vmm_control *ctl = vm->control;
+	struct pollfd pfd[2 + CTL_MAX_CLIENTS];
+
+	for (;;) {
+		pfd[0] = (struct pollfd){ .fd = ctl->wake_fd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = ctl->listen_fd, .events = POLLIN };
+		for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++)
+			pfd[2 + i] = (struct pollfd){ .fd = ctl->clients[i].fd,
+						      .events = POLLIN };
+		if (poll(pfd, 2 + CTL_MAX_CLIENTS, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents)
+			break;
+		if (pfd[1].revents & POLLIN)
+			accept_client(ctl);
+		for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++) {
+			struct ctl_client *c = &ctl->clients[i];
+
+			if (c->fd >= 0 && pfd[2 + i].revents && serve(vm, c) < 0)
+				drop(vm, c);
+		}
+	}
+	return NULL;
+}
+
+static void control_free(struct vmm_control *ctl)
+{
+	if (ctl->listen_fd >= 0)
+		close(ctl->listen_fd);
+	if (ctl->wake_fd >= 0)
+		close(ctl->wake_fd);
+	free(ctl);
+}
+
+int rs_vmm_control_listen(struct rs_vmm *vm, const char *path)
+{
+	struct vmm_control *ctl;
+	struct stat st;
+	int ret;
+
+	if (!vm || !path)
+		return -EINVAL;
+	if (vm->control)
+		return -EBUSY;
+	if (strlen(path) >= sizeof(ctl->addr.sun_path))
+		return vmm_log(vm, "control socket path too long"), -ENAMETOOLONG;
+	ctl = calloc(1, sizeof(*ctl));
+	if (!ctl)
+		return -ENOMEM;
+	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++)
+		ctl->clients[i].fd = -1;
+	ctl->addr.sun_family = AF_UNIX;
+	strcpy(ctl->addr.sun_path, path);
+	ctl->wake_fd = eventfd(0, EFD_CLOEXEC);
+	ctl->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (ctl->wake_fd < 0 || ctl->listen_fd < 0)
+		goto fail_errno;
+	/* A stale socket from a previous run; never remove anything else. */
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	if (bind(ctl->listen_fd, (struct sockaddr *)&ctl->addr,
+		 sizeof(ctl->addr)) < 0)
+		goto fail_errno;
+	/* Connecting needs write permission: owner and group only. */
+	if (chmod(path, 0660) < 0 || listen(ctl->listen_fd, 4) < 0) {
+		ret = -errno;
+		unlink(path);
+		goto fail;
+	}
+	vm->control = ctl;
+	ret = -pthread_create(&ctl->thread, NULL, control_thread, vm);
+	if (ret) {
+		vm->control = NULL;
+		unlink(path);
+		goto fail;
+	}
+	return 0;
+fail_errno:
+	ret = -errno;
+fail:
+	vmm_log(vm, "control socket %s: %s", path, strerror(-ret));
+	control_free(ctl);
+	return ret;
+}
+
+void vmm_control_fini(struct rs_vmm *vm)
+{
+	struct vmm_control *ctl = vm->control;
+	uint64_t one = 1;
+
+	if (!ctl)
+		return;
+	if (write(ctl->wake_fd, &one, sizeof(one)) == sizeof(one))
+		pthread_join(ctl->thread, NULL);
+	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++)
+		if (ctl->clients[i].fd >= 0)
+			drop(vm, &ctl->clients[i]);
+	unlink(ctl->addr.sun_path);
+	vm->control = NULL;
+	control_free(ctl);
+}

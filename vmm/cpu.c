@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vCPUs: creation (KVM_CREATE_VCPU, the kvm_run mapping, CPUID with a
+ * per-vCPU APIC id) and the state other threads may read.  The run loop is
+ * in run.c.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "vmm_internal.h"
+
+static int set_cpuid(struct vmm_vcpu *vcpu)
+{
+	struct rs_vmm *vm = vcpu->vm;
+	struct kvm_cpuid2 *cpuid = NULL;
+	uint32_t nent = 64;
+	int ret;
+
+	/* KVM says E2BIG until the buffer is large enough. */
+	for (;;) {
+		free(cpuid);
+		cpuid = calloc(1, sizeof(*cpuid) + nent * sizeof(cpuid->entries[0]));
+		if (!cpuid)
+			return -ENOMEM;
+		cpuid->nent = nent;
+		if (ioctl(vm->sys_fd, KVM_GET_SUPPORTED_CPUID, cpuid) == 0)
+			break;
+		if (errno != E2BIG || nent >= 4096) {
+			ret = -errno;
+			vmm_log(vm, "KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
+			free(cpuid);
+			return ret;
+		}
+		nent *= 2;
+	}
+	for (uint32_t i = 0; i < cpuid->nent; i++) {
+		struct kvm_cpuid_entry2 *e = &cpuid->entries[i];
+
+		/* Each vCPU sees its own APIC id. */
+		if (e->function == 1)
+			e->ebx = (e->ebx & 0x00ffffffu) | (vcpu->id << 24);
+		if (e->function == 0xb || e->function == 0x1f)
+			e->edx = vcpu->id;
+	}
+	ret = ioctl(vcpu->fd, KVM_SET_CPUID2, cpuid) < 0 ? -errno : 0;
+	if (ret < 0)
+		vmm_log(vm, "KVM_SET_CPUID2: %s", strerror(-ret));
+	free(cpuid);
+	return ret;
+}
+
+static int vcpu_create(struct rs_vmm *vm, struct vmm_vcpu *vcpu, uint32_t id)
+{
+	void *run;
+	int ret;
+
+	vcpu->vm = vm;
+	vcpu->id = id;
+	vcpu->state = RS_VCPU_CREATED;
+	vcpu->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, id);
+	if (vcpu->fd < 0) {
+		ret = -errno;
+		vmm_log(vm, "KVM_CREATE_VCPU %u: %s", id, strerror(errno));
+		return ret;
+	}
+	run = mmap(NULL, (size_t)vm->run_size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED, vcpu->fd, 0);
+	if (run == MAP_FAILED) {
+		ret = -errno;
+		vmm_log(vm, "mapping kvm_run of vCPU %u: %s", id, strerror(errno));
+		return ret;
+	}
+	vcpu->run = run;
+	return set_cpuid(vcpu);
+}
+
+int vmm_cpu_init(struct rs_vmm *vm)
+{
+	int ret;
+
+	vm->vcpus = calloc(vm->nr_vcpus, sizeof(*vm->vcpus));
+	if (!vm->vcpus)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++)
+		vm->vcpus[i].fd = -1;
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		ret = vcpu_create(vm, &vm->vcpus[i], i);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+void vmm_cpu_fini(struct rs_vmm *vm)
+{
+	if (!vm->vcpus)
+		return;
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		struct vmm_vcpu *vcpu = &vm->vcpus[i];
+
+		if (vcpu->run)
+			munmap(vcpu->run, (size_t)vm->run_size);
+		if (vcpu->fd >= 0)
+			close(vcpu->fd);
+	}
+	free(vm->vcpus);
+	vm->vcpus = NULL;
+}
+
+int rs_vmm_vcpu_info(struct rs_vmm *vm, uint32_t id,
+		     struct rs_vmm_vcpu_info *info)
+{
+	const struct rs_guest_report *rep;
+	struct vmm_vcpu *vcpu;
+
+	if (!vm || !info || id >= vm->nr_vcpus)
+		return -EINVAL;
+	vcpu = &vm->vcpus[id];
+	memset(info, 0, sizeof(*info));
+	pthread_mutex_lock(&vm->lock);
+	info->id = id;
+	info->state = vcpu->state;
+	info->error = vcpu->error;
+	info->exit_reason = vcpu->exit_reason;
+	info->done = vcpu->done;
+	info->done_value = vcpu->done_value;
+	info->guest_error = vcpu->guest_error;
+	info->rip = vcpu->rip;
+	memcpy(info->console, vcpu->console, sizeof(info->console));
+	pthread_mutex_unlock(&vm->lock);
+	info->exits.total = vmm_load(&vcpu->exits.total);
+	info->exits.io = vmm_load(&vcpu->exits.io);
+	info->exits.mmio = vmm_load(&vcpu->exits.mmio);
+	info->exits.doorbell_mmio = vmm_load(&vcpu->exits.doorbell_mmio);
+	info->exits.hlt = vmm_load(&vcpu->exits.hlt);
+	info->exits.kicks = vmm_load(&vcpu->exits.kicks);
+	info->exits.other = vmm_load(&vcpu->exits.other);
+	/* Guest memory: a hint, exact once the vCPU is paused or stopped. */
+	rep = vmm_mem_ptr(vm, RS_BOOT_REPORT_GPA + id * sizeof(*rep),
+			  sizeof(*rep));
+	if (rep)
+		memcpy(&info->report, rep, sizeof(*rep));
+	return 0;
+}
+
+const char *rs_vmm_state_name(uint32_t state)
+{
+	static const char *const names[] = {
+		[RS_VCPU_CREATED] = "created",
+		[RS_VCPU_RUNNING] = "running",
+		[RS_VCPU_HALTED] = "halted",
+		[RS_VCPU_SHUTDOWN] = "shutdown (triple fault)",
+		[RS_VCPU_FAILED] = "failed",
+		[RS_VCPU_STOPPED] = "stopped",
+	};
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Pausing every vCPU for a stable snapshot.
+ *
+ * rs_vmm_pause raises pause_depth and kicks each running vCPU with a
+ * real-time signal.  The handler sets the thread's kvm_run.immediate_exit,
+ * so the kick cannot be lost whatever the thread is doing: inside KVM_RUN
+ * the signal itself makes KVM_RUN return -EINTR; just before KVM_RUN,
+ * immediate_exit makes it return -EINTR at once; elsewhere the run loop
+ * reaches vmm_pause_park before it enters the guest again.  The vCPU parks
+ * under vm->lock; rs_vmm_pause returns once every vCPU is parked or has
+ * stopped for good.  A guest spinning with interrupts off is still kicked:
+ * the signal interrupts the host thread, not the guest.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <signal.h>
+#include <string.h>
+
+#include "vmm_internal.h"
+
+static __thread struct kvm_run *kick_run;
+
+static void kick_handler(int sig)
+{
+	(void)sig;
+	if (kick_run)
+		kick_run->immediate_exit = 1;
+}
+
+int vmm_pause_init(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = kick_handler;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: KVM_RUN must come back with EINTR. */
+	if (sigaction(SIGRTMIN, &sa, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+void vmm_pause_bind(struct kvm_run *run)
+{
+	sigset_t set;
+
+	kick_run = run;
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* Called with vm->lock held. */
+int vmm_kick(struct vmm_vcpu *vcpu)
+{
+	int ret = pthread_kill(vcpu->thread, SIGRTMIN);
+
+	return -ret;
+}
+
+/*
+ * Run-loop side: park while a pause is in force.  Returns true when the
+ * VMM is stopping and the thread should leave its loop.
+ */
+bool vmm_pause_park(struct vmm_vcpu *vcpu)
+{
+	struct rs_vmm *vm = vcpu->vm;
+	bool stop;
+
+	pthread_mutex_lock(&vm->lock);
+	while (vm->pause_depth && !vm->stopping) {
+		if (!vcpu->parked) {
+			vcpu->parked = true;
+			pthread_cond_broadcast(&vm->cond);
+		}
+		pthread_cond_wait(&vm->cond, &vm->lock);
+	}
+	vcpu->parked = false;
+	stop = vm->stopping;
+	pthread_mutex_unlock(&vm->lock);
+	/* A kick that arrived while parked is stale now. */
+	vcpu->run->immediate_exit = 0;
+	return stop;
+}
+
+static bool all_parked(const struct rs_vmm *vm)
+{
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		const struct vmm_vcpu *vcpu = &vm->vcpus[i];
+
+		if (vcpu->state == RS_VCPU_RUNNING && !vcpu->parked)
+			return false;
+	}
+	return true;
+}
+
+int rs_vmm_pause(struct rs_vmm *vm)
+{
+	if (!vm)
+		return -EINVAL;
+	pthread_mutex_lock(&vm->lock);
+	if (vm->pause_depth++ == 0) {
+		for (uint32_t i = 0; i < vm->nr_vcpus; i++)
+			if (vm->vcpus[i].state == RS_VCPU_RUNNING &&
+			    vm->vcpus[i].thread_started)
+				vmm_kick(&vm->vcpus[i]);
+	}
+	while (!all_parked(vm) && !vm->stopping)
+		pthread_cond_wait(&vm->cond, &vm->lock);
+	pthread_mutex_unlock(&vm->lock);
+	return 0;
+}
+
+int rs_vmm_resume(struct rs_vmm *vm)
+{
+	int ret = 0;
+
+	if (!vm)
+		return -EINVAL;
+	pthread_mutex_lock(&vm->lock);
+	if (vm->pause_depth == 0)
+		ret = -EALREADY;
+	else if (--vm->pause_depth == 0)
+		pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+	return ret;
+}

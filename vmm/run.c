@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The vCPU run loop: one thread per vCPU calling KVM_RUN, and the exits
+ * this guest can cause: port I/O (console, done, error), MMIO (a doorbell
+ * no ioeventfd took, or a stray access), HLT, SHUTDOWN (triple fault),
+ * internal errors.  A vCPU that stops leaves guest memory and the region
+ * alone, so the flight recorder survives a crashed guest.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "vmm_internal.h"
+
+static void console_put(struct vmm_vcpu *vcpu, uint8_t c)
+{
+	/* Keep the last bytes: a chatty guest cannot grow host memory. */
+	if (vcpu->console_len == sizeof(vcpu->console) - 1) {
+		memmove(vcpu->console, vcpu->console + 1, vcpu->console_len - 1);
+		vcpu->console_len--;
+	}
+	vcpu->console[vcpu->console_len++] = (char)c;
+	vcpu->console[vcpu->console_len] = 0;
+}
+
+static uint32_t io_value(const struct kvm_run *run)
+{
+	const uint8_t *data = (const uint8_t *)run + run->io.data_offset;
+	uint32_t v = 0;
+
+	memcpy(&v, data, run->io.size <= 4 ? run->io.size : 4);
+	return v;
+}
+
+static void handle_io(struct vmm_vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	struct rs_vmm *vm = vcpu->vm;
+
+	vmm_inc(&vcpu->exits.io);
+	if (run->io.direction == KVM_EXIT_IO_IN) {
+		/* Nothing to read on any port: all ones, like an empty bus. */
+		memset((uint8_t *)run + run->io.data_offset, 0xff,
+		       (size_t)run->io.size * run->io.count);
+		return;
+	}
+	pthread_mutex_lock(&vm->lock);
+	switch (run->io.port) {
+	case RS_PORT_CONSOLE:
+		console_put(vcpu, (uint8_t)io_value(run));
+		break;
+	case RS_PORT_DONE:
+		vcpu->done = 1;
+		vcpu->done_value = io_value(run);
+		break;
+	case RS_PORT_ERROR:
+		vcpu->guest_error = (int32_t)io_value(run);
+		break;
+	}
+	pthread_mutex_unlock(&vm->lock);
+}
+
+static void handle_mmio(struct vmm_vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	vmm_inc(&vcpu->exits.mmio);
+	if (run->mmio.is_write && vmm_doorbell_is(run->mmio.phys_addr))
+		vmm_inc(&vcpu->exits.doorbell_mmio);
+	if (!run->mmio.is_write)
+		memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
+}
+
+static uint64_t vcpu_rip(struct vmm_vcpu *vcpu)
+{
+	struct kvm_regs regs;
+
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0)
+		return 0;
+	return regs.rip;
+}
+
+/* One exit; returns the vCPU's final state, or RS_VCPU_RUNNING to go on. */
+static uint32_t handle_exit(struct vmm_vcpu *vcpu, int32_t *err)
+{
+	struct kvm_run *run = vcpu->run;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		handle_io(vcpu);
+		return RS_VCPU_RUNNING;
+	case KVM_EXIT_MMIO:
+		handle_mmio(vcpu);
+		return RS_VCPU_RUNNING;
+	case KVM_EXIT_X86_RDMSR:
+	case KVM_EXIT_X86_WRMSR:
+		vmm_msr_exit(vcpu);
+		return RS_VCPU_RUNNING;
+	case KVM_EXIT_DEBUG:
+		*err = vmm_step_exit(vcpu);
+		return *err < 0 ? RS_VCPU_FAILED : RS_VCPU_RUNNING;
+	case KVM_EXIT_HLT:
+		/* No in-kernel irqchip, so nothing could ever wake it. */
+		vmm_inc(&vcpu->exits.hlt);
+		return RS_VCPU_HALTED;
+	case KVM_EXIT_INTR:
+		vmm_inc(&vcpu->exits.kicks);
+		return RS_VCPU_RUNNING;
+	case KVM_EXIT_SHUTDOWN:
+		vmm_inc(&vcpu->exits.other);
+		return RS_VCPU_SHUTDOWN;
+	case KVM_EXIT_INTERNAL_ERROR:
+		vmm_inc(&vcpu->exits.other);
+		*err = (int32_t)run->internal.suberror;
+		return RS_VCPU_FAILED;
+	case KVM_EXIT_FAIL_ENTRY:
+		vmm_inc(&vcpu->exits.other);
+		*err = (int32_t)run->fail_entry.hardware_entry_failure_reason;
+		return RS_VCPU_FAILED;
+	default:
+		vmm_inc(&vcpu->exits.other);
+		return RS_VCPU_FAILED;
+	}
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct vmm_vcpu *vcpu = arg;
+	struct rs_vmm *vm = vcpu->vm;
+	uint32_t state = RS_VCPU_RUNNING;
+	int32_t err = 0;
+	uint64_t rip;
+
+	vmm_pause_bind(vcpu->run);
+	while (state == RS_VCPU_RUNNING) {
+		if (vmm_pause_park(vcpu)) {
+			state = RS_VCPU_STOPPED;
+			break;
+		}
+		err = vmm_step_arm(vcpu);
+		if (err < 0) {
+			state = RS_VCPU_FAILED;
+			break;
+		}
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			vmm_inc(&vcpu->exits.total);
+			if (errno == EINTR || errno == EAGAIN) {
+				/* A kick: pause or stop; park decides. */
+				vmm_inc(&vcpu->exits.kicks);
+				continue;
+			}
+			err = -errno;
+			state = RS_VCPU_FAILED;
+			break;
+		}
+		vmm_inc(&vcpu->exits.total);
+		state = handle_exit(vcpu, &err);
+	}
+	rip = vcpu_rip(vcpu);
+
+	pthread_mutex_lock(&vm->lock);
+	vcpu->rip = rip;
+	vcpu->error = err;
+	vcpu->exit_reason = vcpu->run->exit_reason;
+	vcpu->state = state;
+	vm->running--;
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+	return NULL;
+}
+
+int rs_vmm_start(struct rs_vmm *vm)
+{
+	int ret;
+
+	if (!vm)
+		return -EINVAL;
+	if (!vm->loaded)
+		return vmm_log(vm, "no payload loaded"), -ENOEXEC;
+	if (vm->started)
+		return -EBUSY;
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		ret = vmm_boot_vcpu(&vm->vcpus[i]);
+		if (ret < 0)
+			return ret;
+	}
+	vm->started = true;
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		struct vmm_vcpu *vcpu = &vm->vcpus[i];
+
+		/* Under the lock so that pause and stop see a thread to kick
+		 * whenever they see a running vCPU. */
+		pthread_mutex_lock(&vm->lock);
+		ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
+		if (!ret) {
+			vcpu->thread_started = true;
+			vcpu->state = RS_VCPU_RUNNING;
+			vm->running++;
+		}
+		pthread_mutex_unlock(&vm->lock);
+		if (ret) {
+			vmm_log(vm, "vCPU %u thread: %s", i, strerror(ret));
+			rs_vmm_stop(vm);
+			return -ret;
+		}
+	}
+	return 0;
+}
+
+int rs_vmm_wait(struct rs_vmm *vm, int timeout_ms)
+{
+	struct timespec dl;
+	int ret = 0;
+
+	if (!vm)
+		return -EINVAL;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	if (timeout_ms >= 0) {
+		dl.tv_sec += timeout_ms / 1000;
+		dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+		if (dl.tv_nsec >= 1000000000) {
+			dl.tv_sec++;
+			dl.tv_nsec -= 1000000000;
+		}
+	}
+	pthread_mutex_lock(&vm->lock);
+	while (vm->running && ret == 0) {
+		if (timeout_ms < 0)
+			pthread_cond_wait(&vm->cond, &vm->lock);
+		else
+			ret = pthread_cond_timedwait(&vm->cond, &vm->lock, &dl);
+	}
+	ret = vm->running ? -ETIMEDOUT : 0;
+	pthread_mutex_unlock(&vm->lock);
+	return ret;
+}
+
+int rs_vmm_stop(struct rs_vmm *vm)
+{
+	if (!vm || !vm->vcpus)
+		return vm ? 0 : -EINVAL;
+	pthread_mutex_lock(&vm->lock);
+	vm->stopping = true;
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++)
+		if (vm->vcpus[i].state == RS_VCPU_RUNNING &&
+		    vm->vcpus[i].thread_started)
+			vmm_kick(&vm->vcpus[i]);
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+	/* Only the controlling thread starts threads, so reading
+	 * thread_started outside the lock is safe here. */
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		if (!vm->vcpus[i].thread_started)
+			continue;
+		pthread_join(vm->vcpus[i].thread, NULL);
+		pthread_mutex_lock(&vm->lock);
+		vm->vcpus[i].thread_started = false;
+		pthread_mutex_unlock(&vm->lock);
+	}
+	return 0;
+}

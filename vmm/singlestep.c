@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Single-stepping for software PT.  While a vCPU's stepping is on, every
+ * KVM_RUN is preceded by KVM_SET_GUEST_DEBUG(SINGLESTEP | USE_SW_BP): the
+ * call re-arms the trap flag KVM keeps on the guest, which an IRET or POPF
+ * of the guest would otherwise clear, and makes a guest INT3 exit too (the
+ * hook delivers it, so the handler gets stepped as well).  Each
+ * KVM_EXIT_DEBUG goes to the hook.  The hook may also edit the registers
+ * (interrupt delivery) through the rs_vmm_cpu_* calls.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "vmm_internal.h"
+
+#define VCPU(cpu) ((struct vmm_vcpu *)(cpu))
+
+int rs_vmm_step_hook(struct rs_vmm *vm, rs_vmm_step_fn fn, void *arg)
+{
+	if (!vm || !fn)
+		return -EINVAL;
+	if (vm->started)
+		return -EBUSY;
+	vm->step_fn = fn;
+	vm->step_arg = arg;
+	return 0;
+}
+
+int rs_vmm_cpu_step(struct rs_vmm_cpu *cpu, bool on)
+{
+	if (!cpu)
+		return -EINVAL;
+	VCPU(cpu)->step_on = on;
+	return 0;
+}
+
+uint32_t rs_vmm_cpu_id(const struct rs_vmm_cpu *cpu)
+{
+	return cpu ? ((const struct vmm_vcpu *)cpu)->id : 0;
+}
+
+struct rs_vmm *rs_vmm_cpu_vm(struct rs_vmm_cpu *cpu)
+{
+	return cpu ? VCPU(cpu)->vm : NULL;
+}
+
+int rs_vmm_cpu_get_regs(struct rs_vmm_cpu *cpu, struct kvm_regs *regs)
+{
+	if (!cpu || !regs)
+		return -EINVAL;
+	return ioctl(VCPU(cpu)->fd, KVM_GET_REGS, regs) < 0 ? -errno : 0;
+}
+
+int rs_vmm_cpu_set_regs(struct rs_vmm_cpu *cpu, const struct kvm_regs *regs)
+{
+	if (!cpu || !regs)
+		return -EINVAL;
+	return ioctl(VCPU(cpu)->fd, KVM_SET_REGS, regs) < 0 ? -errno : 0;
+}
+
+int rs_vmm_cpu_get_sregs(struct rs_vmm_cpu *cpu, struct kvm_sregs *sregs)
+{
+	if (!cpu || !sregs)
+		return -EINVAL;
+	return ioctl(VCPU(cpu)->fd, KVM_GET_SREGS, sregs) < 0 ? -errno : 0;
+}
+
+/* Before each KVM_RUN on the vCPU thread. */
+int vmm_step_arm(struct vmm_vcpu *vcpu)
+{
+	struct kvm_guest_debug dbg;
+
+	if (!vcpu->step_on && !vcpu->step_armed)
+		return 0;
+	memset(&dbg, 0, sizeof(dbg));
+	if (vcpu->step_on)
+		dbg.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP |
+			      KVM_GUESTDBG_USE_SW_BP;
+	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
+		vmm_log(vcpu->vm, "KVM_SET_GUEST_DEBUG: %s", strerror(errno));
+		return -errno;
+	}
+	vcpu->step_armed = vcpu->step_on;
+	return 0;
+}
+
+/* KVM_EXIT_DEBUG: returns 0 to go on, < 0 to fail the vCPU. */
+int vmm_step_exit(struct vmm_vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	struct rs_vmm *vm = vcpu->vm;
+	struct rs_vmm_debug d = {
+		.rip = run->debug.arch.pc,
+		.exception = run->debug.arch.exception,
+		.dr6 = run->debug.arch.dr6,
+	};
+
+	vmm_inc(&vcpu->exits.other);
+	if (!vm->step_fn)
+		return -ENOSYS;
+	return vm->step_fn(vm->step_arg, (struct rs_vmm_cpu *)vcpu, &d);
+}

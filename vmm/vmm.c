@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The VM object: parameter checks, then rs_vmm_create brings the parts up
+ * in the order KVM needs them and rs_vmm_destroy takes them down in reverse.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm_internal.h"
+
+void rs_vmm_params_init(struct rs_vmm_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->nr_vcpus = 1;
+	p->data_pages = 1;
+	p->data_mode = RS_MODE_NORMAL;
+	p->aux_mode = RS_MODE_NORMAL;
+	p->boot.workload = RS_WL_STEADY;
+	p->boot.records = 1000;
+	p->boot.fill = 16;
+	p->boot.sample_every = 8;
+	p->boot.aux_every = 16;
+	p->boot.aux_bytes = 256;
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int check_params(struct rs_vmm *vm, const struct rs_vmm_params *p)
+{
+	uint32_t rings = p->nr_rings ? p->nr_rings : p->nr_vcpus;
+	uint64_t stacks = (uint64_t)p->nr_vcpus * RS_BOOT_STACK_SIZE;
+
+	if (p->nr_vcpus == 0)
+		return vmm_log(vm, "need at least one vCPU"), -EINVAL;
+	if (p->nr_vcpus > RS_MAX_VCPUS || rings > RS_MAX_RINGS)
+		return vmm_log(vm, "%u vCPUs / %u rings: at most %u",
+			       p->nr_vcpus, rings, RS_MAX_RINGS), -ERANGE;
+	if (rings < p->nr_vcpus)
+		return vmm_log(vm, "%u vCPUs but only %u rings: one ring per vCPU",
+			       p->nr_vcpus, rings), -ERANGE;
+	if (!is_pow2(p->data_pages))
+		return vmm_log(vm, "data pages %u: not a power of two",
+			       p->data_pages), -EINVAL;
+	if (p->aux_pages && !is_pow2(p->aux_pages))
+		return vmm_log(vm, "aux pages %u: not a power of two",
+			       p->aux_pages), -EINVAL;
+	if (p->data_mode > RS_MODE_OVERWRITE || p->aux_mode > RS_MODE_OVERWRITE)
+		return vmm_log(vm, "unknown ring mode"), -EINVAL;
+	if (p->boot.workload >= RS_WL_MAX)
+		return vmm_log(vm, "unknown workload %u", p->boot.workload), -EINVAL;
+	if (p->ram_size && (p->ram_size & (RS_PAGE_SIZE - 1)))
+		return vmm_log(vm, "RAM size not page aligned"), -EINVAL;
+	if (p->ram_size > RS_BOOT_REGION_GPA ||
+	    (p->ram_size && p->ram_size < RS_BOOT_LOAD_GPA + stacks + (1u << 20)))
+		return vmm_log(vm, "RAM size %llu out of range",
+			       (unsigned long long)p->ram_size), -E2BIG;
+	return 0;
+}
+
+static void fill_region_params(struct rs_region_params *rp,
+			       const struct rs_vmm_params *p)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->size = sizeof(*rp);
+	rp->nr_rings = p->nr_rings ? p->nr_rings : p->nr_vcpus;
+	rp->data_pages = p->data_pages;
+	rp->aux_pages = p->aux_pages;
+	rp->data_mode = p->data_mode;
+	rp->aux_mode = p->aux_mode;
+	rp->data_watermark = p->data_watermark;
+	rp->aux_watermark = p->aux_watermark;
+	rp->trace_mask = p->trace_mask;
+	if (!rp->trace_mask)
+		rp->trace_mask = RS_TRACE_TEST | RS_TRACE_SAMPLES |
+				 (p->aux_pages ? RS_TRACE_AUX : 0);
+	rp->sample_type = p->sample_type;
+	if (!rp->sample_type)
+		rp->sample_type = RS_PERF_SAMPLE_IP | RS_PERF_SAMPLE_TID |
+				  RS_PERF_SAMPLE_TIME | RS_PERF_SAMPLE_CPU;
+}
+
+int rs_vmm_create(struct rs_vmm **out, const struct rs_vmm_params *user)
+{
+	struct rs_vmm_params p;
+	struct rs_region_params rp;
+	struct rs_vmm *vm;
+	int ret;
+
+	if (!out || !user || user->size < offsetof(struct rs_vmm_params, log))
+		return -EINVAL;
+	*out = NULL;
+	/* Accept older, shorter params: what they lack stays zero. */
+	memset(&p, 0, sizeof(p));
+	memcpy(&p, user, user->size < sizeof(p) ? user->size : sizeof(p));
+
+	vm = calloc(1, sizeof(*vm));
+	if (!vm)
+		return -ENOMEM;
+	vm->log = p.log;
+	vm->log_arg = p.log_arg;
+	vm->sys_fd = vm->vm_fd = vm->region_fd = -1;
+	for (uint32_t i = 0; i < RS_MAX_RINGS; i++)
+		vm->doorbells[i].fd = -1;
+	pthread_mutex_init(&vm->lock, NULL);
+	pthread_cond_init(&vm->cond, NULL);
+
+	ret = check_params(vm, &p);
+	if (ret < 0)
+		goto fail;
+	vm->nr_vcpus = p.nr_vcpus;
+	vm->boot = p.boot;
+	fill_region_params(&rp, &p);
+
+	ret = vmm_pause_init();
+	if (ret < 0)
+		goto fail;
+	ret = vmm_kvm_open(vm, p.kvm_path ? p.kvm_path : "/dev/kvm");
+	if (ret < 0)
+		goto fail;
+	ret = vmm_mem_init(vm, p.ram_size ? p.ram_size : 8ull << 20);
+	if (ret < 0)
+		goto fail;
+	ret = vmm_region_init(vm, &rp);
+	if (ret < 0)
+		goto fail;
+	ret = vmm_doorbell_init(vm);
+	if (ret < 0)
+		goto fail;
+	ret = vmm_boot_tables(vm);
+	if (ret < 0)
+		goto fail;
+	ret = vmm_cpu_init(vm);
+	if (ret < 0)
+		goto fail;
+	ret = vmm_time_init(vm);
+	if (ret < 0)
+		goto fail;
+	*out = vm;
+	return 0;
+fail:
+	rs_vmm_destroy(vm);
+	return ret;
+}
+
+void rs_vmm_destroy(struct rs_vmm *vm)
+{
+	if (!vm)
+		return;
+	rs_vmm_stop(vm);
+	vmm_control_fini(vm);
+	vmm_cpu_fini(vm);
+	/* The VM goes before the memory and eventfds it holds. */
+	vmm_kvm_close(vm);
+	vmm_doorbell_fini(vm);
+	vmm_region_fini(vm);
+	vmm_mem_fini(vm);
+	pthread_cond_destroy(&vm->cond);
+	pthread_mutex_destroy(&vm->lock);
+	free(vm);
+}
+
+uint32_t rs_vmm_nr_vcpus(const struct rs_vmm *vm)
+{
+	return vm ? vm->nr_vcpus : 0;
+}
