@@ -3,8 +3,9 @@
  * The ringside command: its subcommands and what they share.
  *
  * The command layer prints: main.c, the cmd_*.c files and their helpers
- * cli.c, file_cmd.c and report_out.c.  Every other module returns a
- * negative error code (err.h) and leaves the words to them.
+ * cli.c, file_cmd.c, report_out.c, recorder.c, snapper.c, run_opts.c and
+ * run_out.c.  Every other module returns a negative error code (err.h) and
+ * leaves the words to them.
  */
 #ifndef RINGSIDE_CLI_H
 #define RINGSIDE_CLI_H
@@ -30,6 +31,7 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);

@@ -52,6 +52,7 @@ static void help(void)
 	       "  -g, --group G     group of the QEMU processes (default " DEFAULT_GROUP ")\n"
 	       "  -l, --legacy      install as DIR/qemu (libvirt without qemu.d support)\n"
 	       "  -f, --force       replace a hook file ringside did not write\n"
+	       "  -r, --ringside P  the ringside the hook runs (default: this one)\n"
 	       "  -h, --help        this text\n\n"
 	       "run is what libvirt calls; it reads the domain XML on stdin and never\n"
 	       "calls libvirt.  Exit status: 0 success, 1 failure (at 'prepare' libvirt\n"

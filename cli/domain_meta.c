@@ -99,6 +99,8 @@ static int parse_trace(const char *s, uint64_t *mask)
 {
 	uint64_t m = 0;
 
+	if (!*s)
+		return -EINVAL;   /* tracing nothing: say disable instead */
 	while (*s) {
 		size_t n = strcspn(s, ","), i;
 

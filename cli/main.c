@@ -18,6 +18,7 @@ static const struct cli_cmd commands[] = {
 	{ "snapshot", "copy every ring of a region into a perf.data file now", cmd_snapshot },
 	{ "report",   "summarize a ringside perf.data file per ring", cmd_report },
 	{ "dump",     "print every record of a ringside perf.data file", cmd_dump },
+	{ "decode",   "decode a pt-virt capture (Intel PT) with libipt", cmd_decode },
 	{ "stat",     "show the rings of a region as they are right now", cmd_stat },
 	{ "run",      "boot a payload in the ringside VMM and read its rings", cmd_run },
 	{ "enable",   "opt a libvirt domain in (metadata and <shmem> device)", cmd_enable },

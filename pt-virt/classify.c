@@ -66,6 +66,11 @@ int pv_insn_classify(const uint8_t *bytes, size_t len, uint64_t ip,
 			insn->iclass = PV_INSN_OTHER;
 		break;
 	}
+	insn->vector = -1;
+	if (in.mnemonic == ZYDIS_MNEMONIC_INT3)
+		insn->vector = 3;
+	else if (in.mnemonic == ZYDIS_MNEMONIC_INT)
+		insn->vector = (int16_t)(in.raw.imm[0].value.u & 0xff);
 	insn->hlt = in.mnemonic == ZYDIS_MNEMONIC_HLT;
 	insn->wrmsr = in.mnemonic == ZYDIS_MNEMONIC_WRMSR;
 	return 0;

@@ -8,8 +8,6 @@
  */
 #include "trace_internal.h"
 
-#define WRMSR_LEN 2
-
 static int start(struct pv_trace *t, struct rs_vmm_cpu *cpu)
 {
 	struct kvm_regs regs;
@@ -58,16 +56,22 @@ int pv_trace_on_msr(void *arg, struct rs_vmm_cpu *cpu, uint32_t index,
 		t->st.msr_reads++;
 		ret = pv_msr_read(&t->msr, index, value);
 	} else {
+		/* Checked on a copy: clearing TraceEn flushes the last
+		 * packets first, which needs TraceEn still set. */
+		struct pv_msr next = t->msr;
+
 		t->st.msr_writes++;
-		ret = pv_msr_write(&t->msr, index, *value);
-		if (ret == 1)
-			(void)((t->msr.ctl & PV_CTL_TRACEEN) ? start(t, cpu) :
-			       stop(t, cpu));
+		ret = pv_msr_write(&next, index, *value);
+		if (ret == 1 && !(next.ctl & PV_CTL_TRACEEN))
+			stop(t, cpu);
+		if (ret >= 0)
+			t->msr = next;
+		if (ret == 1 && (next.ctl & PV_CTL_TRACEEN))
+			start(t, cpu);
 	}
 	if (ret < 0) {
 		t->st.msr_gp++;
 		return -1;
 	}
-	(void)WRMSR_LEN;
 	return 0;
 }

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Single-stepping for software PT.  While a vCPU's stepping is on, every
- * KVM_RUN is preceded by KVM_SET_GUEST_DEBUG(SINGLESTEP | USE_SW_BP): the
- * call re-arms the trap flag KVM keeps on the guest, which an IRET or POPF
- * of the guest would otherwise clear, and makes a guest INT3 exit too (the
- * hook delivers it, so the handler gets stepped as well).  Each
- * KVM_EXIT_DEBUG goes to the hook.  The hook may also edit the registers
- * (interrupt delivery) through the rs_vmm_cpu_* calls.
+ * KVM_RUN is preceded by KVM_SET_GUEST_DEBUG(SINGLESTEP): the call re-arms
+ * the trap flag KVM keeps on the guest, which an IRET or POPF of the guest
+ * would otherwise clear.  Each KVM_EXIT_DEBUG goes to the hook, which may
+ * edit the registers (interrupt delivery, an emulated INT3) through the
+ * rs_vmm_cpu_* calls.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -76,8 +75,7 @@ int vmm_step_arm(struct vmm_vcpu *vcpu)
 		return 0;
 	memset(&dbg, 0, sizeof(dbg));
 	if (vcpu->step_on)
-		dbg.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP |
-			      KVM_GUESTDBG_USE_SW_BP;
+		dbg.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP;
 	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
 		vmm_log(vcpu->vm, "KVM_SET_GUEST_DEBUG: %s", strerror(errno));
 		return -errno;

@@ -25,6 +25,7 @@
 #define AGENT_MAX_CPUS      256
 #define AGENT_MAX_TPS       8       /* tracepoints per run */
 #define AGENT_COMM_PENDING  64      /* distinct tids named per ring and tick */
+#define AGENT_COMM_LEN      16      /* TASK_COMM_LEN */
 #define AGENT_REC_MAX       65536   /* a perf record's size is 16 bits */
 
 /* Errors: -errno, or a ring library error moved out of errno's way. */
@@ -115,6 +116,7 @@ struct agent_ring {
 	uint32_t nr_pending;      /* tids sampled this tick, to be named */
 	uint32_t pending_pid[AGENT_COMM_PENDING];
 	uint32_t pending_tid[AGENT_COMM_PENDING];
+	char pending_comm[AGENT_COMM_PENDING][AGENT_COMM_LEN];
 };
 
 /* One kernel record (from the CPU feeding @r) into @r. */

@@ -15,7 +15,7 @@
 
 #include "agent.h"
 
-#define COMM_LEN 16   /* TASK_COMM_LEN */
+#define COMM_LEN AGENT_COMM_LEN
 
 int agent_comm_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const char *comm, uint16_t misc)
@@ -45,7 +45,7 @@ static int read_comm(uint32_t pid, uint32_t tid, char *buf)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, COMM_LEN);
+	n = read(fd, buf, COMM_LEN);   /* the name and its newline */
 	close(fd);
 	if (n <= 0)
 		return -1;
@@ -55,30 +55,38 @@ static int read_comm(uint32_t pid, uint32_t tid, char *buf)
 	return 0;
 }
 
-static void name(struct agent_ring *r, uint32_t pid, uint32_t tid)
+/* The name of @tid now ("swapper" for the idle task, which has no /proc
+ * entry).  -1 if it is gone already: its exec COMM may still be in the ring. */
+static int name_of(uint32_t pid, uint32_t tid, char *comm)
 {
-	char comm[COMM_LEN + 1];
-
-	if (tid == 0)   /* the idle task has no /proc entry */
-		agent_comm_put(r, 0, 0, "swapper", 0);
-	else if (!read_comm(pid, tid, comm))
-		agent_comm_put(r, pid, tid, comm, 0);
-	/* else: gone already; its exec COMM may still be in the ring */
+	if (tid == 0) {
+		strcpy(comm, "swapper");
+		return 0;
+	}
+	return read_comm(pid, tid, comm);
 }
 
 void agent_comm_note(struct agent_ring *r, uint32_t pid, uint32_t tid)
 {
+	char comm[COMM_LEN + 1];
 	uint32_t i;
 
 	for (i = 0; i < r->nr_pending; i++)
 		if (r->pending_tid[i] == tid && r->pending_pid[i] == pid)
 			return;
+	/* Read it now, while a short-lived thread is still there; write it
+	 * at the end of the tick, after the thread's samples.  A thread that
+	 * is gone is remembered nameless, so that it is looked up once. */
+	if (name_of(pid, tid, comm))
+		comm[0] = '\0';
 	if (r->nr_pending == AGENT_COMM_PENDING) {
-		name(r, pid, tid);   /* a busy tick: name it right away */
+		if (comm[0])
+			agent_comm_put(r, pid, tid, comm, 0);   /* a busy tick */
 		return;
 	}
 	r->pending_pid[r->nr_pending] = pid;
 	r->pending_tid[r->nr_pending] = tid;
+	memcpy(r->pending_comm[r->nr_pending], comm, COMM_LEN);
 	r->nr_pending++;
 }
 
@@ -87,6 +95,8 @@ void agent_comm_flush(struct agent_ring *r)
 	uint32_t i;
 
 	for (i = 0; i < r->nr_pending; i++)
-		name(r, r->pending_pid[i], r->pending_tid[i]);
+		if (r->pending_comm[i][0])
+			agent_comm_put(r, r->pending_pid[i], r->pending_tid[i],
+				       r->pending_comm[i], 0);
 	r->nr_pending = 0;
 }

@@ -176,11 +176,13 @@ void pt_main(void)
 		outl(RS_PORT_ERROR, 1);
 		return;
 	}
+	/* Leaf 7 EBX[25] says "Intel PT"; some KVMs (this project's CI
+	 * hosts) rewrite leaf 7 from the host, so leaf 0x14 decides. */
 	cpuid(7, 0, r);
-	if (r[1] & PV_CPUID7_EBX_PT) {
-		cpuid(PV_CPUID_PT_LEAF, 0, r);
-		mb->cpuid_pt = (r[2] & PV_CAP0_ECX_TOPA) != 0;
-	}
+	mb->cpuid7_ebx = r[1];
+	cpuid(PV_CPUID_PT_LEAF, 0, r);
+	mb->cpuid14_ecx = r[2];
+	mb->cpuid_pt = (r[2] & PV_CAP0_ECX_TOPA) != 0;
 	if (!mb->cpuid_pt) {
 		mb->phase = PV_PHASE_FAILED;
 		outl(RS_PORT_ERROR, 2);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * e2e-check FILE --pid P --comm NAME --steps N [--panic] [--tracepoint]
- *                 [--shell-marker]
+ *                 [--shell-marker] [--min-named PCT]
  *
  * Judges a perf.data file that ringside wrote from a Linux guest running
  * tests/e2e/workload.c under the Linux agent:
@@ -10,6 +10,9 @@
  *  - markers: the workload's "step K" markers come from pid P, in order,
  *    without a gap, times never going back; all N and "done" (or, with
  *    --panic, the newest steps up to N-1, then "done" and "panic" last);
+ *  - named: PCT% of the samples have a COMM for their thread (default 99,
+ *    90 with --panic: a thread that forks and exits within one agent tick
+ *    leaves no name);
  *  - with --tracepoint: the agent announced sched:sched_switch and samples
  *    of it (RAW data whose common_type is its id) are there;
  *  - with --shell-marker: `ringside-mark 9 "from the shell"` arrived.
@@ -39,6 +42,7 @@ struct check {
 	uint32_t pid, steps;
 	const char *comm;
 	int panic, tracepoint, shell;
+	uint32_t min_named;
 	/* what the file holds */
 	struct name names[MAX_TIDS];
 	uint32_t nr_names;
@@ -182,9 +186,13 @@ static int parse(struct check *c, int argc, char **argv)
 			c->tracepoint = 1;
 		else if (!strcmp(argv[i], "--shell-marker"))
 			c->shell = 1;
+		else if (!strcmp(argv[i], "--min-named") && i + 1 < argc)
+			c->min_named = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else
 			return -1;
 	}
+	if (!c->min_named)
+		c->min_named = c->panic ? 90 : 99;
 	return argc < 2 || !c->pid || !c->comm || !c->steps ? -1 : 0;
 }
 
@@ -208,7 +216,7 @@ static void judge(struct check *c, uint64_t named)
 	else if (strcmp(n->comm, c->comm))
 		printf("FAIL: the workload's pid is named '%s', not '%s'\n",
 		       n->comm, c->comm), c->failed = 1;
-	if (named * 100 < c->samples * (c->panic ? 90 : 99))
+	if (named * 100 < c->samples * c->min_named)
 		fail(c, "too many samples without a COMM for their thread");
 	if (c->bad_pid)
 		fail(c, "workload markers from another pid");
@@ -238,7 +246,7 @@ int main(int argc, char **argv)
 
 	if (!c || parse(c, argc, argv)) {
 		fprintf(stderr, "usage: e2e-check FILE --pid P --comm NAME --steps N "
-			"[--panic] [--tracepoint] [--shell-marker]\n");
+			"[--panic] [--tracepoint] [--shell-marker] [--min-named PCT]\n");
 		return 2;
 	}
 	err = pdf_reader_open(&r, argv[1]);

@@ -20,6 +20,7 @@
 # Installs no package.  Exit 77 when something it needs is missing.
 # RS_E2E_ACCEL=tcg|kvm (default tcg: Linux guests hang under this host's
 # slow KVM); RS_E2E_KEEP=1 keeps the work directory.
+# shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
 set -u
 
 RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 GUEST_INIT=$6
@@ -43,7 +44,7 @@ note() { echo "--   [$(($(date +%s) - T0)) s] $*"; }
 for p in qemu-system-x86_64 libvirtd virtlogd virsh busybox cpio gzip perf; do
 	command -v $p >/dev/null || skip "$p is missing (see scripts/setup.sh)"
 done
-KERNEL=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
+KERNEL=$(find /boot -maxdepth 1 -name 'vmlinuz-*' | sort -V | tail -n 1)
 [ -n "$KERNEL" ] || skip "no kernel in /boot (install linux-image-amd64)"
 BUSYBOX=$(command -v busybox)
 ldd "$BUSYBOX" >/dev/null 2>&1 && skip "$BUSYBOX is dynamic: install busybox-static"
@@ -57,17 +58,19 @@ for d in libvirtd virtlogd; do
 	pid=$(pgrep -x $d | head -n 1)
 	[ -z "$pid" ] || skip "$d already runs (pid $pid); this test starts and stops its own"
 done
-[ -e "$HOOK" ] && skip "$HOOK exists; this test installs and removes its own"
+if [ -e "$HOOK" ] && ! grep -q "ringside libvirt hook" "$HOOK"; then
+	skip "$HOOK exists and is not ringside's"
+fi
 
 W=$(mktemp -d /tmp/rs-e2e.XXXXXX)
 chmod 755 "$W"   # QEMU (libvirt-qemu) reads the kernel and initrd here
-LIBVIRTD_PID= VIRTLOGD_PID= RECORD_PID= DEFINED= HOOKED=
+LIBVIRTD_PID='' VIRTLOGD_PID='' RECORD_PID='' DEFINED='' HOOKED=''
 
 kill_wait() {   # PID: SIGTERM, then SIGKILL after 10 s
-	local i
+	local _
 	[ -n "$1" ] || return 0
 	kill "$1" 2>/dev/null || return 0
-	for i in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
 	kill -KILL "$1" 2>/dev/null
 }
 
@@ -94,8 +97,8 @@ vsh() { virsh -q -c $URI "$@"; }
 
 # wait_console PATTERN SECONDS
 wait_console() {
-	local i
-	for i in $(seq $(($2 * 5))); do
+	local _
+	for _ in $(seq $(($2 * 5))); do
 		grep -q -- "$1" "$W/console.log" 2>/dev/null && return 0
 		grep -q "E2E-FAIL" "$W/console.log" 2>/dev/null && break
 		sleep 0.2
@@ -148,7 +151,7 @@ virtlogd -d -p "$W/virtlogd.pid" || { bad "virtlogd -d"; exit 1; }
 VIRTLOGD_PID=$(cat "$W/virtlogd.pid")
 libvirtd -d -p "$W/libvirtd.pid" || { bad "libvirtd -d"; exit 1; }
 LIBVIRTD_PID=$(cat "$W/libvirtd.pid")
-for i in $(seq 50); do vsh version >/dev/null 2>&1 && break; sleep 0.2; done
+for _ in $(seq 50); do vsh version >/dev/null 2>&1 && break; sleep 0.2; done
 vsh version >/dev/null 2>&1 || { bad "libvirtd does not answer"; exit 1; }
 note "virtlogd $VIRTLOGD_PID, libvirtd $LIBVIRTD_PID"
 
@@ -251,7 +254,7 @@ else
 fi
 note "perf script names the workload in $wn lines (needs COMM carried natively)"
 vsh destroy $DOM >/dev/null
-for i in $(seq 50); do [ -e "$SHM" ] || break; sleep 0.1; done
+for _ in $(seq 50); do [ -e "$SHM" ] || break; sleep 0.1; done
 [ -e "$SHM" ] && bad "region file left after the domain stopped" ||
 	ok "the hook removed the region file at release"
 

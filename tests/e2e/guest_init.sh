@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of the e2e guest (a busybox initramfs).  Kernel parameter
 # rs_e2e=normal|panic picks the run; the harness reads the E2E-* lines on
 # the serial console.
@@ -10,7 +11,8 @@ mount -t tmpfs run /run
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 
 mode=normal
-for a in $(cat /proc/cmdline); do
+read -r cmdline < /proc/cmdline
+for a in $cmdline; do
 	case "$a" in rs_e2e=*) mode=${a#rs_e2e=} ;; esac
 done
 echo "E2E-BOOT mode=$mode"

@@ -7,6 +7,7 @@
  * interrupt, an overflow, decoding from the last PSB.
  */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "pt_fixture.h"
 
@@ -270,6 +271,49 @@ START_TEST(classify_classes)
 }
 END_TEST
 
+START_TEST(capture_roundtrip_and_hostile)
+{
+	struct pv_gen *g = gen(4096, false);
+	struct pv_capture c = { 0 }, r;
+	char path[] = "/tmp/pt-capXXXXXX";
+	struct pv_mem m;
+	FILE *f;
+	int fd;
+
+	ck_assert_int_eq(pv_gen_enable(g, 0x1000, 1), 0);
+	for (size_t i = 0; i < NSCRIPT; i++)
+		step(g, script[i][0], script[i][1]);
+	ck_assert_int_eq(pv_gen_disable(g, 0x1025), 0);
+	ck_assert_int_eq(pv_cap_add(&c, PV_CAP_MEM, CODE, code, sizeof(code)), 0);
+	ck_assert_int_eq(pv_cap_add(&c, PV_CAP_TRACE, 0, trace, trace_len), 0);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(pv_cap_write(&c, path), 0);
+	ck_assert_int_eq(pv_cap_read(&r, path), 0);
+	ck_assert_uint_eq(r.nr, 2);
+	ck_assert_uint_eq(pv_cap_find(&r, PV_CAP_TRACE)->len, trace_len);
+	m = pv_cap_mem(&r);
+	ck_assert_ptr_nonnull(m.ptr(m.arg, 0x1000, 5));
+	ck_assert_ptr_null(m.ptr(m.arg, 0x1000, sizeof(code) + 1));
+	ck_assert_ptr_null(pv_cap_find(&r, PV_CAP_TRUTH));
+	pv_cap_fini(&r);
+	/* Cut the file short: every cut is refused, never read past. */
+	for (long cut = 0; cut < 64; cut += 7) {
+		ck_assert_int_eq(truncate(path, cut), 0);
+		ck_assert_int_eq(pv_cap_read(&r, path), -pve_format);
+	}
+	f = fopen(path, "wb");
+	fwrite("RSPTCAP1\1\0\0\0\xff\xff\xff\xff", 16, 1, f);
+	fclose(f);
+	ck_assert_int_eq(pv_cap_read(&r, path), -pve_format);
+	ck_assert_int_eq(pv_cap_read(&r, "/nonexistent/x"), -pve_io);
+	unlink(path);
+	pv_cap_fini(&c);
+	pv_gen_free(g);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pt-gen");
@@ -283,6 +327,7 @@ int main(void)
 	tcase_add_test(t, roundtrip_interrupt);
 	tcase_add_test(t, roundtrip_overflow);
 	tcase_add_test(t, decode_from_last_psb);
+	tcase_add_test(t, capture_roundtrip_and_hostile);
 	suite_add_tcase(s, t);
 	return fx_run(s);
 }

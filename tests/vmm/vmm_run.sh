@@ -68,4 +68,17 @@ run 0 hang "$R" run "$PAYLOAD" --vcpus 2 --records 300 --workload hang \
 	--duration 2 -o "$WORK/hang.data"
 expect_eq "hung vCPU stopped by run" "$(ring_col "$WORK/hang.out" 0 state)" stopped
 expect_in "$WORK/hang.out" "balance: delivered + lost == produced on every ring"
+
+note "Ctrl-C ends run with a complete file"
+"$R" run "$PAYLOAD" --records 200 --workload hang -o "$WORK/int.data" \
+	>"$WORK/int.out" 2>"$WORK/int.err" &
+pid=$!
+BG_PIDS="$BG_PIDS $pid"
+sleep 1.5
+kill -INT "$pid"
+wait "$pid" || { cat "$WORK/int.err" >&2; fail "run after SIGINT exited $?"; }
+BG_PIDS=${BG_PIDS/ $pid/}
+run 0 int-rep "$R" report "$WORK/int.data" --json
+[ "$(json "$WORK/int-rep.out" .total.records)" -gt 0 ] || fail "nothing recorded before SIGINT"
+[ ! -e "$WORK/int.data.tmp" ] || fail "int.data.tmp left behind"
 echo "ok"

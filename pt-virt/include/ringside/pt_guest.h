@@ -55,7 +55,9 @@ struct pv_guest_mailbox {
 	uint32_t interrupts;
 	uint64_t rdmsr_ctl;       /* CTL read back while tracing */
 	uint64_t rdmsr_status;    /* STATUS read back after tracing */
-	uint64_t reserved[4];
+	uint32_t cpuid7_ebx;      /* as the guest saw them */
+	uint32_t cpuid14_ecx;
+	uint64_t reserved[3];
 };
 _Static_assert(sizeof(struct pv_guest_mailbox) == 128, "mailbox layout");
 

@@ -358,6 +358,7 @@ struct pv_insn {
 	uint8_t iclass;     /* enum pv_insn_class */
 	bool hlt;
 	bool wrmsr;
+	int16_t vector;     /* INT3: 3, INT n: n, else -1 */
 };
 
 /* Decode the 64-bit instruction in @bytes (@len available) at @ip.

@@ -205,8 +205,7 @@ int rs_vmm_msr_intercept(struct rs_vmm *vm, const uint32_t *idx, uint32_t n,
 			 rs_vmm_msr_fn fn, void *arg);
 
 /* What a KVM_EXIT_DEBUG reported: exception 1 after a single step (rip is
- * the next instruction), 3 for a guest INT3 (rip is the INT3, not yet
- * delivered: the hook delivers it). */
+ * the next instruction), 3 for an intercepted INT3 (rip is the INT3). */
 struct rs_vmm_debug {
 	uint64_t rip;
 	uint32_t exception;

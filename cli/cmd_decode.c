@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside decode FILE: the instruction flow of a pt-virt capture (PT
+ * bytes + the guest memory they ran on), decoded with libipt and printed
+ * the way ptxed prints it, then a summary; --check compares it with the
+ * single-step ground truth the capture carries.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "cli.h"
+#include "ringside/pt_virt.h"
+
+#define CMD "decode"
+
+struct dec_out {
+	int quiet;
+	int check;
+	const uint64_t *truth;
+	uint64_t ntruth;
+	uint64_t n;              /* instructions decoded */
+	uint64_t executed;       /* instructions in the ground truth */
+	uint64_t mismatch_at;    /* first difference + 1, 0 none */
+	uint64_t mismatch_ip;
+};
+
+static void help(void)
+{
+	printf("usage: ringside decode FILE [--last-psb] [--check] [--quiet]\n\n"
+	       "Decode a pt-virt capture file (Intel PT bytes from a guest's AUX\n"
+	       "ring plus the guest memory the code ran from) with libipt's\n"
+	       "instruction decoder.  One line per instruction, ptxed style:\n"
+	       "the address and the instruction; events in brackets ([enabled],\n"
+	       "[disabled], [interrupt], [overflow], errors with their trace\n"
+	       "offset); a summary at the end.  Decode errors resynchronize at\n"
+	       "the next PSB.\n\n"
+	       "  --last-psb  start at the last PSB (snapshot-mode data; the\n"
+	       "              default when the capture says snapshot)\n"
+	       "  --check     compare with the ground truth in the capture: the\n"
+	       "              decoded flow must be the executed flow (or, from a\n"
+	       "              PSB or up to a cut, a contiguous part of it)\n"
+	       "  --quiet     the summary only\n"
+	       "  -h, --help  this text\n\n"
+	       "Exit status: 0 success, 1 unreadable file or --check mismatch,\n"
+	       "2 bad usage.\n");
+}
+
+static void print_insn(const struct pv_dec_item *it)
+{
+	ZydisDisassembledInstruction d;
+
+	if (ZYAN_SUCCESS(ZydisDisassembleATT(ZYDIS_MACHINE_MODE_LONG_64, it->ip,
+					     it->raw, it->size, &d)))
+		printf("%016" PRIx64 "  %s\n", it->ip, d.text);
+	else
+		printf("%016" PRIx64 "  (bad)\n", it->ip);
+}
+
+static int on_item(void *arg, const struct pv_dec_item *it)
+{
+	struct dec_out *o = arg;
+
+	if (it->kind == PV_DEC_INSN) {
+		if (o->check && !o->mismatch_at &&
+		    (o->n >= o->ntruth || o->truth[o->n] != it->ip)) {
+			o->mismatch_at = o->n + 1;
+			o->mismatch_ip = it->ip;
+		}
+		o->n++;
+	}
+	if (o->quiet)
+		return 0;
+	switch (it->kind) {
+	case PV_DEC_INSN:
+		print_insn(it);
+		break;
+	case PV_DEC_ENABLED:
+		printf("[enabled]\n");
+		break;
+	case PV_DEC_DISABLED:
+		printf("[disabled]\n");
+		break;
+	case PV_DEC_INTERRUPT:
+		printf("[interrupt %016" PRIx64 " -> %016" PRIx64 "]\n",
+		       it->ip, it->to);
+		break;
+	case PV_DEC_OVERFLOW:
+		printf("[overflow]\n");
+		break;
+	case PV_DEC_SYNC:
+		printf("[sync at offset %" PRIu64 "]\n", it->offset);
+		break;
+	case PV_DEC_ERROR:
+		printf("[%" PRIu64 ": error: %d]\n", it->offset, it->code);
+		break;
+	}
+	return 0;
+}
+
+/* With --check from a PSB, the decode is a suffix of the truth: align the
+ * truth to the first decoded instruction by matching its position. */
+static void align_truth(struct dec_out *o, uint64_t skip)
+{
+	o->truth += skip;
+	o->ntruth -= skip;
+}
+
+static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
+		 const char **path)
+{
+	static const struct option opts[] = {
+		{ "last-psb", no_argument, NULL, 'l' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l': *last_psb = 1; break;
+		case 'c': o->check = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': help(); return -1;
+		default: return cli_bad_option(CMD, argv, c);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage(CMD, "expected one FILE");
+	*path = argv[optind];
+	return 0;
+}
+
+static int run(const struct pv_capture *cap, int last_psb, struct dec_out *o,
+	       struct pv_dec_stats *st)
+{
+	const struct pv_cap_sec *trace = pv_cap_find(cap, PV_CAP_TRACE);
+	const struct pv_cap_sec *truth = pv_cap_find(cap, PV_CAP_TRUTH);
+	struct pv_dec_params p = {
+		.size = sizeof(p), .from_last_psb = last_psb,
+		.code = pv_cap_mem(cap), .fn = on_item, .arg = o,
+	};
+
+	if (!trace)
+		return -pve_format;
+	p.trace = trace->data;
+	p.len = trace->len;
+	if (o->check && truth) {
+		o->truth = (const uint64_t *)(const void *)truth->data;
+		o->ntruth = truth->len / sizeof(uint64_t);
+		o->executed = o->ntruth;
+	}
+	if (o->check && last_psb) {
+		/* Decode once quietly to learn how many instructions the
+		 * suffix has, then align. */
+		struct dec_out q = { .quiet = 1 };
+		struct pv_dec_params qp = p;
+		int ret;
+
+		qp.arg = &q;
+		if ((ret = pv_dec_run(&qp, NULL)) < 0)
+			return ret;
+		if (q.n <= o->ntruth)
+			align_truth(o, o->ntruth - q.n);
+	}
+	return pv_dec_run(&p, st);
+}
+
+int cmd_decode(int argc, char **argv)
+{
+	struct dec_out o = { 0 };
+	struct pv_capture cap;
+	struct pv_dec_stats st;
+	const struct pv_cap_sec *info_sec, *trace;
+	struct pv_cap_info info = { 0 };
+	const char *path = NULL;
+	int last_psb = 0, ret;
+
+	ret = parse(argc, argv, &last_psb, &o, &path);
+	if (ret)
+		return ret < 0 ? CLI_EXIT_OK : ret;
+	ret = pv_cap_read(&cap, path);
+	if (ret < 0) {
+		cli_err(CMD, "%s: %s", path, pv_errstr(ret));
+		return CLI_EXIT_FAIL;
+	}
+	info_sec = pv_cap_find(&cap, PV_CAP_INFO);
+	if (info_sec && info_sec->len >= sizeof(info))
+		memcpy(&info, info_sec->data, sizeof(info));
+	if (info.snapshot)
+		last_psb = 1;
+	if (o.check && !pv_cap_find(&cap, PV_CAP_TRUTH)) {
+		pv_cap_fini(&cap);
+		return cli_usage(CMD, "%s carries no ground truth to --check", path);
+	}
+	ret = run(&cap, last_psb, &o, &st);
+	if (ret < 0) {
+		cli_err(CMD, "%s: %s", path, pv_errstr(ret));
+		pv_cap_fini(&cap);
+		return CLI_EXIT_FAIL;
+	}
+	trace = pv_cap_find(&cap, PV_CAP_TRACE);
+	printf("summary: %" PRIu64 " instructions, %" PRIu64 " enabled, %"
+	       PRIu64 " disabled, %" PRIu64 " interrupts, %" PRIu64
+	       " overflows, %" PRIu64 " syncs (first at %" PRIu64 "), %" PRIu64
+	       " errors; %" PRIu64 " trace bytes%s%s\n",
+	       st.insns, st.enabled, st.disabled, st.interrupts, st.overflows,
+	       st.syncs, st.first_sync, st.errors, trace->len,
+	       info.snapshot ? ", snapshot" : "",
+	       info.truncated ? ", truncated" : "");
+	ret = CLI_EXIT_OK;
+	if (o.check) {
+		if (o.mismatch_at) {
+			printf("check: MISMATCH at instruction %" PRIu64
+			       ": decoded %#" PRIx64 ", ground truth %#" PRIx64 "\n",
+			       o.mismatch_at - 1, o.mismatch_ip,
+			       o.mismatch_at - 1 < o.ntruth ?
+			       o.truth[o.mismatch_at - 1] : 0);
+			ret = CLI_EXIT_FAIL;
+		} else {
+			printf("check: %" PRIu64 " decoded instructions match the "
+			       "ground truth (%" PRIu64 " executed)%s\n", o.n,
+			       o.executed, o.n == o.executed ? ", all of them" :
+			       last_psb ? ", its end" : ", its start");
+		}
+	}
+	pv_cap_fini(&cap);
+	return ret;
+}

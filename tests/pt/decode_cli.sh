@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# ringside decode on captures written by ringside-pt-trace: a full trace,
+# a wrapped snapshot-mode buffer (decoded from its last PSB) and a buffer
+# cut by a ToPA STOP; each --check'ed against the single-step ground truth.
+# Usage: decode_cli.sh RINGSIDE PT_TRACE PAYLOAD
+set -euo pipefail
+ringside=$1 pt_trace=$2 payload=$3
+[ -r /dev/kvm ] && [ -w /dev/kvm ] || { echo "SKIP: /dev/kvm not usable"; exit 77; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$pt_trace" --payload "$payload" --out "$dir/all.rspt" --workload all \
+	--iterations 40 --irq-at 100 >/dev/null
+"$ringside" decode "$dir/all.rspt" --check >"$dir/all.txt" || fail "all: check"
+grep -q '^\[enabled\]' "$dir/all.txt" || fail "all: no [enabled]"
+grep -q '^\[interrupt ' "$dir/all.txt" || fail "all: no [interrupt]"
+grep -q ', all of them$' "$dir/all.txt" || fail "all: not all instructions"
+grep -Eq '^0000000000100[0-9a-f]{3}  call ' "$dir/all.txt" || fail "all: no call line"
+
+"$pt_trace" --payload "$payload" --out "$dir/snap.rspt" --workload indirect \
+	--iterations 900 --aux-pages 1 --snapshot >/dev/null
+"$ringside" decode "$dir/snap.rspt" --check --quiet >"$dir/snap.txt" ||
+	fail "snapshot: check"
+grep -q ', snapshot$' "$dir/snap.txt" || fail "snapshot: not flagged"
+grep -q ' 0 errors' "$dir/snap.txt" || fail "snapshot: errors"
+grep -q ', its end$' "$dir/snap.txt" || fail "snapshot: not a suffix"
+
+"$pt_trace" --payload "$payload" --out "$dir/stop.rspt" --workload indirect \
+	--iterations 900 --aux-pages 1 --no-drain >/dev/null
+"$ringside" decode "$dir/stop.rspt" --check --quiet >"$dir/stop.txt" ||
+	fail "stop: check"
+grep -q ', truncated$' "$dir/stop.txt" || fail "stop: not flagged truncated"
+grep -q ' 0 errors' "$dir/stop.txt" || fail "stop: errors"
+
+# Hostile input: not a capture.
+head -c 100 /dev/urandom >"$dir/bad.rspt"
+if "$ringside" decode "$dir/bad.rspt" 2>/dev/null; then fail "bad file accepted"; fi
+"$ringside" decode 2>/dev/null && fail "no FILE accepted"
+echo "ok"
