@@ -4,6 +4,7 @@
  * vCPU, collect the AUX ring (drained as it fills, or snapshotted at the
  * end in snapshot mode) and write a capture for `ringside decode`.
  */
+#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -30,7 +31,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: ringside-pt-trace --payload FILE --out FILE [--workload "
 		   "branches|calls|indirect|exception|all]\n"
 		   "       [--iterations N] [--aux-pages N] [--snapshot] "
-		   "[--irq-at N] [--no-drain]\n");
+		   "[--irq-at N] [--no-drain] [--perf-data FILE]\n");
 }
 
 static int on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
@@ -55,6 +56,36 @@ static int on_rec(const struct rs_perf_header *rec, void *arg)
 	return 0;
 }
 
+/* The payload's executable PT_LOAD: what perf reads the code from. */
+static int elf_text(const char *path, struct pv_perf_code *code)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	FILE *f = fopen(path, "rb");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	if (fread(&eh, sizeof(eh), 1, f) != 1 || eh.e_phentsize != sizeof(ph))
+		goto out;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		if (fseek(f, (long)(eh.e_phoff + i * sizeof(ph)), SEEK_SET) < 0 ||
+		    fread(&ph, sizeof(ph), 1, f) != 1)
+			goto out;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			code->elf = path;
+			code->vaddr = ph.p_vaddr;
+			code->len = ph.p_filesz;
+			code->file_offset = ph.p_offset;
+			ret = 0;
+			break;
+		}
+	}
+out:
+	fclose(f);
+	return ret;
+}
+
 static void on_log(void *arg, const char *msg)
 {
 	(void)arg;
@@ -72,12 +103,13 @@ int main(int argc, char **argv)
 		{ "snapshot", no_argument, NULL, 's' },
 		{ "irq-at", required_argument, NULL, 'q' },
 		{ "no-drain", no_argument, NULL, 'n' },
+		{ "perf-data", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pv_trace_params tp = { .size = sizeof(tp), .workload = PV_WL_ALL,
 				      .iterations = 40 };
-	const char *payload = NULL, *out = NULL;
+	const char *payload = NULL, *out = NULL, *perf_out = NULL;
 	struct rs_vmm_params p;
 	struct rs_consumer *cons = NULL;
 	struct pv_trace *t = NULL;
@@ -104,6 +136,7 @@ int main(int argc, char **argv)
 		case 's': snapshot = 1; break;
 		case 'q': tp.irq_at = strtoull(optarg, NULL, 0); break;
 		case 'n': drain = 0; break;
+		case 'P': perf_out = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -150,6 +183,19 @@ int main(int argc, char **argv)
 	    pv_cap_write(&cap, out) < 0) {
 		fprintf(stderr, "ringside-pt-trace: cannot write %s\n", out);
 		goto out;
+	}
+	if (perf_out) {
+		struct pv_perf_code code;
+		char *abs = realpath(payload, NULL);
+
+		if (!abs || elf_text(abs, &code) < 0 ||
+		    pv_perf_write(&cap, &code, perf_out) < 0) {
+			fprintf(stderr, "ringside-pt-trace: cannot write %s\n",
+				perf_out);
+			free(abs);
+			goto out;
+		}
+		free(abs);
 	}
 	{
 		const struct pv_trace_stats *st = pv_trace_stats(t);

@@ -12,7 +12,7 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$pt_trace" --payload "$payload" --out "$dir/all.rspt" --workload all \
-	--iterations 40 --irq-at 100 >/dev/null
+	--iterations 40 --irq-at 100 --perf-data "$dir/pt.data" >/dev/null
 "$ringside" decode "$dir/all.rspt" --check >"$dir/all.txt" || fail "all: check"
 grep -q '^\[enabled\]' "$dir/all.txt" || fail "all: no [enabled]"
 grep -q '^\[interrupt ' "$dir/all.txt" || fail "all: no [interrupt]"
@@ -33,6 +33,18 @@ grep -q ', its end$' "$dir/snap.txt" || fail "snapshot: not a suffix"
 	fail "stop: check"
 grep -q ', truncated$' "$dir/stop.txt" || fail "stop: not flagged truncated"
 grep -q ' 0 errors' "$dir/stop.txt" || fail "stop: errors"
+
+# perf's own intel_pt decoder on the same trace (perf.data with
+# AUXTRACE_INFO of type intel_pt): the same instructions, in order.
+if command -v perf >/dev/null; then
+	grep -E '^[0-9a-f]{16}  ' "$dir/all.txt" | awk '{print $1}' |
+		sed 's/^0*//' >"$dir/ours.ips"
+	perf script -i "$dir/pt.data" --itrace=i0ns -F ip 2>"$dir/perf.err" |
+		awk '{print $1}' >"$dir/perf.ips" || fail "perf script: $(cat "$dir/perf.err")"
+	[ -s "$dir/perf.ips" ] || fail "perf decoded nothing: $(cat "$dir/perf.err")"
+	cmp -s "$dir/ours.ips" "$dir/perf.ips" ||
+		fail "perf and libipt disagree ($(wc -l <"$dir/perf.ips") vs $(wc -l <"$dir/ours.ips"))"
+fi
 
 # Hostile input: not a capture.
 head -c 100 /dev/urandom >"$dir/bad.rspt"

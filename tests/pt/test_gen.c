@@ -93,10 +93,6 @@ static void step(struct pv_gen *g, uint64_t ip, uint64_t next)
 static int on_item(void *arg, const struct pv_dec_item *it)
 {
 	(void)arg;
-	if (getenv("PT_DEBUG"))
-		fprintf(stderr, "kind %u ip %llx to %llx off %llu code %d\n", it->kind,
-			(unsigned long long)it->ip, (unsigned long long)it->to,
-			(unsigned long long)it->offset, it->code);
 	if (it->kind == PV_DEC_INSN)
 		decoded[ndecoded++] = it->ip;
 	if (it->kind < 8)
@@ -227,11 +223,6 @@ START_TEST(decode_from_last_psb)
 		step(g, script[i][0], script[i][1]);
 	ck_assert_int_eq(pv_gen_disable(g, 0x1025), 0);
 	ck_assert_uint_gt(pv_gen_stats(g)->psb, 2);
-	if (getenv("PT_DUMP")) {
-		FILE *f = fopen(getenv("PT_DUMP"), "wb");
-		fwrite(trace, 1, trace_len, f);
-		fclose(f);
-	}
 	st = decode(true);
 	ck_assert_uint_eq(st.errors, 0);
 	ck_assert_uint_gt(st.first_sync, 0);

@@ -3,6 +3,8 @@
  * The KVM half of the pt suite: boot the PT payload under the ringside VMM
  * with a tracer attached, collect its AUX data (drained, or snapshotted),
  * decode it with libipt and compare with the single-step ground truth.
+ * PT_DEBUG=1 in the environment prints the tracer's counters per run and
+ * the tail of the ground truth when a decode falls short.
  */
 #ifndef PT_TRACE_FIXTURE_H
 #define PT_TRACE_FIXTURE_H

@@ -13,6 +13,7 @@ summary_bells() {
 }
 
 note "a consumer that attaches late: the guest overran its rings meanwhile"
+# (it may even have finished: its LOST counts are in the ring either way)
 start_vm late --vcpus 2 --records 2000 --data-pages 1
 sleep 1
 run 0 late-rec "$R" record --vm "$SOCK" -o "$WORK/late.data"
@@ -31,8 +32,9 @@ for r in 0 1; do
 		"$(ring_col "$WORK/late.out" $r guest-bells)"
 	expect_eq "ring $r: mmio exits" "$(ring_col "$WORK/late.out" $r mmio)" 0
 done
-woken=$(awk '$1 == "woken" { print $4 }' "$WORK/late-rec.out")
-[ "$woken" -gt 0 ] || fail "record was never woken by a doorbell"
+# How many passes a doorbell started depends on how far the guest got
+# before record attached: shown, not asserted.
+expect_in "$WORK/late-rec.out" "woken by doorbells:"
 
 note "one consumer at a time; snapshots while it records"
 start_vm excl --vcpus 1 --records 600 --workload hang

@@ -43,7 +43,7 @@ judge hang-stable "$WORK/hang-stable.data" guest >/dev/null
 stop_vm
 
 note "a guest that keeps writing: every snapshot intact, each newer"
-start_vm busy --vcpus 2 --records 1000000 --mode overwrite
+start_vm busy --vcpus 2 --records 4000000000 --mode overwrite
 sleep 1
 prev=-1
 for i in 1 2 3; do
