@@ -19,7 +19,19 @@ static void on_pmi(void *arg, struct pv_out *o)
 
 	(void)o;
 	a->stats.pmis++;
-	pv_aux_flush(a, 0);
+	if (pv_aux_flush(a, 0) > 0) {
+		a->stats.wakeups++;
+		if (a->wake)
+			a->wake(a->wake_arg);
+	}
+}
+
+void pv_aux_on_wake(struct pv_aux *a, void (*fn)(void *arg), void *arg)
+{
+	if (!a)
+		return;
+	a->wake = fn;
+	a->wake_arg = arg;
 }
 
 static uint64_t aux_tail(const struct pv_aux *a)

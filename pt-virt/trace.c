@@ -6,6 +6,7 @@
  */
 #include <cpuid.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "trace_internal.h"
 
@@ -28,6 +29,18 @@ static int64_t to_aux(void *arg, const void *buf, uint64_t len)
 	struct pv_trace *t = arg;
 
 	return pv_aux_write(&t->aux, buf, len);
+}
+
+/* A PMI that crossed the AUX watermark rings the ring's doorbell, as the
+ * guest's driver would: the host consumer polls that eventfd. */
+static void ring_doorbell(void *arg)
+{
+	struct pv_trace *t = arg;
+	uint64_t one = 1;
+	int fd = rs_vmm_doorbell_fd(t->vm, t->p.ring);
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) == sizeof(one))
+		t->st.doorbells++;
 }
 
 /* Leaf 0 high enough, leaf 7 EBX[25], leaf 0x14 sub-leaves 0 and 1. */
@@ -84,6 +97,7 @@ static int build(struct pv_trace *t)
 			  PV_GUEST_TABLE_MAX);
 	if (ret < 0)
 		return ret;
+	pv_aux_on_wake(&t->aux, ring_doorbell, t);
 
 	t->mb = rs_vmm_guest_ptr(t->vm, PV_GUEST_MAILBOX_GPA, sizeof(*t->mb));
 	if (!t->mb)

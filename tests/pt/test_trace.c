@@ -97,6 +97,11 @@ START_TEST(roundtrip_all_chained_tables_no_retcomp)
 	ck_assert_uint_gt(pv_trace_out_stats(x.t)->ends, 0);
 	ck_assert_uint_gt(x.aux_recs, 1);
 	ck_assert_uint_eq(x.aux_truncated, 0);
+	/* The PMI at the 8 KiB watermark rang the host's doorbell. */
+	ck_assert_uint_ge(pv_trace_aux_stats(x.t)->wakeups, 1);
+	ck_assert_uint_eq(pv_trace_stats(x.t)->doorbells,
+			  pv_trace_aux_stats(x.t)->wakeups);
+	ck_assert_int_ge(rs_vmm_doorbell_collect(x.vm, 0), 1);
 }
 END_TEST
 

@@ -283,6 +283,7 @@ struct pv_aux_stats {
 	uint64_t truncated;        /* ... with TRUNCATED */
 	uint64_t partial;          /* ... with PARTIAL */
 	uint64_t pmis;
+	uint64_t wakeups;          /* PMIs whose flush asked for a wakeup */
 	uint64_t restarts;         /* output resumed after a ToPA STOP */
 	uint64_t no_space;         /* marker placements that found no room */
 };
@@ -305,6 +306,8 @@ struct pv_aux {
 	bool snapshot;
 	bool resync;               /* bytes were lost: the generator needs a PSB */
 	bool stop_reported;        /* the TRUNCATED record of this STOP is out */
+	void (*wake)(void *arg);   /* a PMI's record crossed the watermark */
+	void *wake_arg;
 	struct pv_aux_stats stats;
 };
 
@@ -318,6 +321,10 @@ struct pv_aux {
 int pv_aux_init(struct pv_aux *a, struct rs_producer *prod, struct pv_out *out,
 		uint64_t aux_gpa, struct pv_topa_params *tp, void *tables,
 		uint64_t tables_size);
+
+/* Call @fn when a PMI's flush says the consumer should be woken (the
+ * host's doorbell).  NULL turns it off. */
+void pv_aux_on_wake(struct pv_aux *a, void (*fn)(void *arg), void *arg);
 
 /* OUTPUT_BASE and OUTPUT_MASK_PTRS for the current head: what the guest's
  * driver writes before it sets TraceEn. */
@@ -542,6 +549,7 @@ struct pv_trace_stats {
 	uint64_t msr_reads, msr_writes, msr_gp;
 	uint64_t enables, disables;
 	uint64_t hlt_stops;        /* tracing ended before a HLT */
+	uint64_t doorbells;        /* host doorbells rung for PMIs */
 	int32_t error;             /* first failure inside a hook */
 };
 
