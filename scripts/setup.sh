@@ -10,8 +10,8 @@ packages=(
 	check libsubunit-dev valgrind
 	# perf.data is judged by the real perf
 	linux-perf
-	# Intel PT encoding/decoding
-	libipt-dev
+	# Intel PT: libipt encodes/decodes packets, Zydis classifies instructions
+	libipt-dev libzydis-dev
 	# Linux guests under QEMU and libvirt (e2e suite), domain XML parsing
 	qemu-system-x86 linux-image-amd64 busybox-static cpio
 	libvirt-daemon-system libvirt-daemon-driver-qemu libvirt-clients
