@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ringside/ring.h"
 
@@ -28,13 +29,12 @@ static void help(void)
 	       "Exit status: 0 success, 1 unreadable file, 2 bad usage.\n");
 }
 
-static void print_marker(const struct rs_perf_header *rec)
+/* @n bytes of guest text, quoted, unprintable bytes escaped. */
+static void print_text(const unsigned char *text, uint32_t n)
 {
-	const struct rs_rec_marker *m = (const struct rs_rec_marker *)(const void *)rec;
-	const unsigned char *text = (const unsigned char *)(m + 1);
-	uint32_t i, n = m->len < MARKER_TEXT_MAX ? m->len : MARKER_TEXT_MAX;
+	uint32_t i;
 
-	printf(" id=%u pid=%u tid=%u \"", m->id, m->pid, m->tid);
+	putchar('"');
 	for (i = 0; i < n; i++) {
 		if (text[i] == '"' || text[i] == '\\')
 			printf("\\%c", text[i]);
@@ -43,7 +43,29 @@ static void print_marker(const struct rs_perf_header *rec)
 		else
 			printf("\\x%02x", text[i]);
 	}
-	printf("\"%s", n < m->len ? "..." : "");
+	putchar('"');
+}
+
+static void print_marker(const struct rs_perf_header *rec)
+{
+	const struct rs_rec_marker *m = (const struct rs_rec_marker *)(const void *)rec;
+	uint32_t n = m->len < MARKER_TEXT_MAX ? m->len : MARKER_TEXT_MAX;
+
+	printf(" id=%u pid=%u tid=%u ", m->id, m->pid, m->tid);
+	print_text((const unsigned char *)(m + 1), n);
+	printf("%s", n < m->len ? "..." : "");
+}
+
+/* pid, tid, the name (rrec_classify made sure it ends in a NUL). */
+static void print_comm(const struct rs_perf_header *rec)
+{
+	const uint32_t *ids = (const uint32_t *)(const void *)(rec + 1);
+	const char *name = (const char *)(ids + 2);
+
+	printf(" pid=%u tid=%u comm=", ids[0], ids[1]);
+	print_text((const unsigned char *)name, (uint32_t)strlen(name));
+	if (rec->misc & PERF_RECORD_MISC_COMM_EXEC)
+		printf(" exec");
 }
 
 static void print_sample(const struct rs_perf_header *rec, uint64_t type)
@@ -112,6 +134,9 @@ static void print_record(const struct pdf_event *ev, uint64_t sample_type)
 	case RREC_LOST_SAMPLES:
 		printf(" lost=%" PRIu64,
 		       ((const struct rs_perf_lost_samples *)body)->lost);
+		break;
+	case RREC_COMM:
+		print_comm(rec);
 		break;
 	default:
 		printf(" type=%u misc=%#x size=%u", rec->type, rec->misc, rec->size);

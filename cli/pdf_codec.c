@@ -3,8 +3,9 @@
  * The mapping itself.  Carried records: a SAMPLE of IDENTIFIER, TIME, CPU
  * and RAW, where RAW is the ring record byte for byte followed by four zero
  * bytes (perf keeps the u32 raw size and the data 8-byte aligned together).
- * perf's own non-sample types keep their body and get the sample_id trailer
- * of ringside:ring; a guest-written trailer is not kept.
+ * perf's own non-sample types that ringside knows (rrec_perf_body) keep
+ * their body and get the sample_id trailer of ringside:ring; a
+ * guest-written trailer is not kept.
  */
 #include <string.h>
 
@@ -16,16 +17,15 @@
 #define FORMAT  (-(ERR_PDF + pdfe_format))
 #define TOO_BIG (-(ERR_PDF + pdfe_too_big))
 
-/* Body bytes ringside keeps of perf's non-sample types. */
-static size_t native_body(uint32_t type)
+/* The misc bits perf reads of a carried type: a COMM's CPU mode (which
+ * machine, host or guest, the thread belongs to) and whether it came from
+ * an exec.  The other types get none. */
+static uint16_t native_misc(const struct rs_perf_header *rec)
 {
-	switch (type) {
-	case RS_PERF_RECORD_LOST:         return 16;
-	case RS_PERF_RECORD_AUX:          return 24;
-	case RS_PERF_RECORD_ITRACE_START: return 8;
-	case RS_PERF_RECORD_LOST_SAMPLES: return 8;
-	default:                          return 0;
-	}
+	if (rec->type != PERF_RECORD_COMM)
+		return 0;
+	return rec->misc & (PERF_RECORD_MISC_CPUMODE_MASK |
+			    PERF_RECORD_MISC_COMM_EXEC);
 }
 
 struct trailer {
@@ -72,12 +72,12 @@ static int encode_native(const struct pdf_layout *lay, uint32_t ring,
 			 uint64_t time, const struct rs_perf_header *rec,
 			 uint8_t *out, size_t out_size)
 {
-	size_t body = native_body(rec->type);
+	size_t body = rrec_perf_body(rec);
 	size_t size = sizeof(*rec) + body + PDF_TRAILER_SIZE;
-	struct rs_perf_header hdr = { rec->type, 0, (uint16_t)size };
+	struct rs_perf_header hdr = { rec->type, native_misc(rec), (uint16_t)size };
 	struct trailer tr = { time, ring, 0, lay->id[PDF_KIND_RING] };
 
-	if (size > out_size)
+	if (size > PDF_REC_MAX || size > out_size)
 		return TOO_BIG;
 	memcpy(out, &hdr, sizeof(hdr));
 	memcpy(out + sizeof(hdr), rec + 1, body);
@@ -107,6 +107,7 @@ int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
 	case RREC_AUX:
 	case RREC_ITRACE_START:
 	case RREC_LOST_SAMPLES:
+	case RREC_COMM:
 		return encode_native(lay, ring, time, rec, out, out_size);
 	default:
 		break;
@@ -151,23 +152,29 @@ static int decode_carried(const struct pdf_layout *lay, enum pdf_kind kind,
 	return rec.size;
 }
 
+/* Header and body back as the ring record; valid only if it is exactly
+ * what encode_native() makes of one (perf's body, nothing after it). */
 static int decode_native(const struct pdf_layout *lay,
 			 const struct rs_perf_header *in, uint8_t *out,
 			 size_t out_size, uint32_t *ring, uint64_t *time)
 {
-	size_t body = native_body(in->type);
-	struct rs_perf_header hdr = { in->type, in->misc,
-				      (uint16_t)(sizeof(hdr) + body) };
+	struct rs_perf_header hdr = { in->type, in->misc, 0 };
 	struct trailer tr;
+	size_t body;
 
-	if (in->size != sizeof(*in) + body + PDF_TRAILER_SIZE ||
-	    hdr.size > out_size)
+	if (in->size < sizeof(*in) + PDF_TRAILER_SIZE)
 		return FORMAT;
-	memcpy(&tr, (const uint8_t *)in + sizeof(*in) + body, sizeof(tr));
-	if (tr.id != lay->id[PDF_KIND_RING])
+	body = in->size - sizeof(*in) - PDF_TRAILER_SIZE;
+	hdr.size = (uint16_t)(sizeof(hdr) + body);
+	if (hdr.size > out_size)
 		return FORMAT;
 	memcpy(out, &hdr, sizeof(hdr));
 	memcpy(out + sizeof(hdr), in + 1, body);
+	if (rrec_perf_body((const struct rs_perf_header *)(void *)out) != body)
+		return FORMAT;
+	memcpy(&tr, (const uint8_t *)(in + 1) + body, sizeof(tr));
+	if (tr.id != lay->id[PDF_KIND_RING])
+		return FORMAT;
 	*ring = tr.cpu;
 	*time = tr.time;
 	return hdr.size;
@@ -183,9 +190,9 @@ int pdf_decode(const struct pdf_layout *lay, const struct rs_perf_header *in,
 		return -(ERR_PDF + pdfe_invalid);
 	if (in->type >= PDF_USER_TYPE_START)
 		return 0;
-	if (native_body(in->type))
+	if (in->type != RS_PERF_RECORD_SAMPLE)
 		return decode_native(lay, in, out, out_size, ring, time);
-	if (in->type != RS_PERF_RECORD_SAMPLE || in->size < sizeof(*in) + 8)
+	if (in->size < sizeof(*in) + 8)
 		return FORMAT;
 	memcpy(&id, in + 1, sizeof(id));
 	kind = kind_of(lay, id);

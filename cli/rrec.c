@@ -13,6 +13,7 @@ static const char *const class_names[RREC_MAX] = {
 	[RREC_AUX]          = "AUX",
 	[RREC_ITRACE_START] = "ITRACE_START",
 	[RREC_LOST_SAMPLES] = "LOST_SAMPLES",
+	[RREC_COMM]         = "COMM",
 	[RREC_OTHER]        = "other",
 };
 
@@ -24,6 +25,7 @@ static const char *const class_keys[RREC_MAX] = {
 	[RREC_AUX]          = "aux",
 	[RREC_ITRACE_START] = "itrace_start",
 	[RREC_LOST_SAMPLES] = "lost_samples",
+	[RREC_COMM]         = "comm",
 	[RREC_OTHER]        = "other",
 };
 
@@ -44,9 +46,57 @@ static int marker_ok(const struct rs_perf_header *rec)
 	return rec->size >= sizeof(*m) && m->len <= rec->size - sizeof(*m);
 }
 
+/* A COMM: pid and tid, then the name up to its NUL, padded to 8 bytes. */
+static size_t comm_body(const struct rs_perf_header *rec)
+{
+	const size_t ids = 8;
+	const char *name = (const char *)(rec + 1) + ids;
+	size_t room, len, body;
+
+	if (rec->size <= sizeof(*rec) + ids)
+		return 0;
+	room = rec->size - sizeof(*rec) - ids;
+	len = strnlen(name, room);
+	if (len == room)
+		return 0;
+	body = ids + ((len + 1 + 7) & ~(size_t)7);
+	return body <= rec->size - sizeof(*rec) ? body : 0;
+}
+
+/* A fixed-size type whose whole record is @full bytes. */
+static size_t fixed_body(const struct rs_perf_header *rec, size_t full)
+{
+	return rec->size >= full ? full - sizeof(*rec) : 0;
+}
+
+size_t rrec_perf_body(const struct rs_perf_header *rec)
+{
+	switch (rec->type) {
+	case RS_PERF_RECORD_LOST:
+		return fixed_body(rec, sizeof(struct rs_perf_lost));
+	case RS_PERF_RECORD_AUX:
+		return fixed_body(rec, sizeof(struct rs_perf_aux));
+	case RS_PERF_RECORD_ITRACE_START:
+		return fixed_body(rec, sizeof(struct rs_perf_itrace_start));
+	case RS_PERF_RECORD_LOST_SAMPLES:
+		return fixed_body(rec, sizeof(struct rs_perf_lost_samples));
+	case PERF_RECORD_COMM:
+		return comm_body(rec);
+	default:
+		return 0;
+	}
+}
+
 enum rrec_class rrec_classify(const struct rs_perf_header *rec,
 			      uint64_t sample_type)
 {
+	static const enum rrec_class native[] = {
+		[RS_PERF_RECORD_LOST]         = RREC_LOST,
+		[RS_PERF_RECORD_AUX]          = RREC_AUX,
+		[RS_PERF_RECORD_ITRACE_START] = RREC_ITRACE_START,
+		[RS_PERF_RECORD_LOST_SAMPLES] = RREC_LOST_SAMPLES,
+		[PERF_RECORD_COMM]            = RREC_COMM,
+	};
 	struct pdf_sample s;
 
 	switch (rec->type) {
@@ -60,18 +110,8 @@ enum rrec_class rrec_classify(const struct rs_perf_header *rec,
 		return pdf_sample_parse(sample_type, rec + 1,
 					rec->size - sizeof(*rec), &s) ?
 		       RREC_OTHER : RREC_SAMPLE;
-	case RS_PERF_RECORD_LOST:
-		return rec->size >= sizeof(struct rs_perf_lost) ? RREC_LOST : RREC_OTHER;
-	case RS_PERF_RECORD_AUX:
-		return rec->size >= sizeof(struct rs_perf_aux) ? RREC_AUX : RREC_OTHER;
-	case RS_PERF_RECORD_ITRACE_START:
-		return rec->size >= sizeof(struct rs_perf_itrace_start) ?
-		       RREC_ITRACE_START : RREC_OTHER;
-	case RS_PERF_RECORD_LOST_SAMPLES:
-		return rec->size >= sizeof(struct rs_perf_lost_samples) ?
-		       RREC_LOST_SAMPLES : RREC_OTHER;
-	default:
-		return RREC_OTHER;
+	default:   /* rrec_perf_body() knows no type outside native[] */
+		return rrec_perf_body(rec) ? native[rec->type] : RREC_OTHER;
 	}
 }
 

@@ -6,6 +6,7 @@
 #ifndef RINGSIDE_CLI_RREC_H
 #define RINGSIDE_CLI_RREC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ringside/abi.h"
@@ -19,6 +20,7 @@ enum rrec_class {
 	RREC_AUX,
 	RREC_ITRACE_START,
 	RREC_LOST_SAMPLES,
+	RREC_COMM,         /* a thread's name: pid, tid, NUL-terminated comm */
 	RREC_OTHER,        /* unknown type, or malformed for its type */
 	RREC_MAX
 };
@@ -27,6 +29,16 @@ enum rrec_class {
  * holds what the type needs (for a sample: against @sample_type). */
 enum rrec_class rrec_classify(const struct rs_perf_header *rec,
 			      uint64_t sample_type);
+
+/*
+ * The body bytes perf reads of @rec, one of perf's non-sample types that
+ * ringside knows (LOST, AUX, ITRACE_START, LOST_SAMPLES: their struct; COMM:
+ * pid, tid and the name with its NUL, padded to 8 bytes as perf pads it).
+ * Anything after that (a guest's sample_id trailer) is not counted.  0 for
+ * another type, or a record too short for its type (a COMM whose name has
+ * no NUL, or whose padding runs past the record).
+ */
+size_t rrec_perf_body(const struct rs_perf_header *rec);
 
 /* Short names: "seq", "marker", "sample", "LOST", ... */
 const char *rrec_class_name(enum rrec_class cls);

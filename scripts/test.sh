@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set everything up and run every test: the development build (warnings are
 # errors) with all suites; then, under ASan+UBSan, every suite but the
-# QEMU/libvirt one; then the unit programs under valgrind.  Ends with one line "N passed, N failed, N skipped".
+# QEMU/libvirt one; then the unit programs under valgrind.  Ends with one
+# line "N passed, N failed, N skipped" over all runs.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -9,23 +10,33 @@ cd "$top"
 bash scripts/setup.sh || exit 1
 
 status=0
+logs=()
+# run DIR LOGBASE [--setup NAME] [meson test args...]
 run() {
-	echo "== $*"
-	"$@" || status=1
+	local dir=$1 base=$2 log
+	shift 2
+	log=$dir/meson-logs/$base
+	# meson names a setup's log LOGBASE-SETUP
+	[ "${1:-}" = --setup ] && log=$log-$2
+	rm -f "$log.json"
+	echo "== meson test -C $dir $*"
+	meson test -C "$dir" --print-errorlogs --logbase "$base" "$@" || status=1
+	logs+=("$log.json")
 }
 
-# The unit programs: each tests one library in isolation (no KVM, no QEMU).
-unit_tests=(--suite ring pdf_codec pdf_file topa msr out gen domain)
-
 bash scripts/build.sh build || exit 1
-run meson test -C build --print-errorlogs --num-processes 2
+run build all --num-processes 2
 
 bash scripts/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false || exit 1
-run env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	meson test -C build-asan --print-errorlogs --suite ring --suite cli --suite pt --suite vmm domain
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+run build-asan asan --suite ring --suite cli --suite pt --suite vmm
+run build-asan asan-domain domain
 
-run meson test -C build --setup valgrind --print-errorlogs "${unit_tests[@]}"
+# Unit programs: each tests one library alone (no KVM, no QEMU).  meson
+# intersects names with --suite, so suites and names run separately.
+run build valgrind-ring --setup valgrind --suite ring
+run build valgrind-units --setup valgrind pdf_codec pdf_file topa msr out gen domain
 
-python3 scripts/test-summary.py build/meson-logs/testlog.json \
-	build-asan/meson-logs/testlog.json build/meson-logs/testlog-valgrind.json
+python3 scripts/test-summary.py "${logs[@]}"
 exit $status

@@ -7,16 +7,20 @@
  *                        [--overwrite] [--aux-overwrite] [--sample-type T]
  *   producer write PATH [--records N] [--fill F] [--samples K] [--markers K]
  *                       [--aux K] [--aux-size B] [--burst B] [--rate R]
- *                       [--ready FILE] [--flush-timeout S]
+ *                       [--comm NAME] [--guest] [--ready FILE]
+ *                       [--flush-timeout S]
  *   producer poke PATH --abi-version V
  *
  * write: per ring, N sequence records (RS_RECORD_SEQ), plus K samples,
- * K markers and K AUX outputs spread among them.  The first B records per
+ * K markers and K AUX outputs spread among them.  Samples are pid 4242,
+ * tid 4243, in user mode; --comm first names that thread NAME in every ring
+ * (a PERF_RECORD_COMM as the kernel writes one at exec); --guest marks
+ * samples and COMM records as a guest's (misc GUEST_USER).  The first B records per
  * ring go in at once (so a small ring overflows before anybody drains it),
  * then --ready FILE is created, then the rest at R records/s per ring
  * (0: as fast as possible).  Pending LOST records are flushed before exit.
  * One line per ring on stdout:
- *   ring I attempted A lost L seq S samples X markers M aux R aux_bytes B
+ *   ring I attempted A lost L seq S samples X markers M aux R aux_bytes B comms C
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,12 +41,14 @@ struct opts {
 	uint64_t records, fill, samples, markers, aux, aux_size, burst, rate;
 	double flush_timeout;
 	const char *ready;
+	const char *comm;
+	int guest;
 	int abi_version;
 };
 
 struct ring_state {
 	struct rs_producer p;
-	uint64_t attempted, seq, samples, markers, aux, aux_bytes;
+	uint64_t attempted, seq, samples, markers, aux, aux_bytes, comms;
 };
 
 static uint64_t now_ns(void)
@@ -119,7 +125,7 @@ static void put_seq(struct ring_state *r, uint32_t ring, uint32_t fill)
 	rs_producer_output(&r->p, RS_RECORD_SEQ, 0, buf + 8, (uint32_t)size - 8);
 }
 
-static void put_sample(struct ring_state *r, uint64_t type)
+static void put_sample(struct ring_state *r, uint64_t type, int guest)
 {
 	uint64_t body[8], n = 0;
 
@@ -133,8 +139,27 @@ static void put_sample(struct ring_state *r, uint64_t type)
 		body[n++] = 1;
 	r->samples++;
 	r->attempted++;
-	rs_producer_output(&r->p, RS_PERF_RECORD_SAMPLE, RS_PERF_MISC_USER, body,
-			   (uint32_t)(n * 8));
+	rs_producer_output(&r->p, RS_PERF_RECORD_SAMPLE,
+			   guest ? RS_PERF_MISC_GUEST_USER : RS_PERF_MISC_USER,
+			   body, (uint32_t)(n * 8));
+}
+
+/* PERF_RECORD_COMM for the samples' thread: pid, tid, the name padded
+ * with NULs to 8 bytes; misc COMM_EXEC (1 << 13) and the CPU mode. */
+static void put_comm(struct ring_state *r, const char *name, int guest)
+{
+	struct {
+		uint32_t pid, tid;
+		char comm[16];
+	} body = { 4242, 4243, { 0 } };
+	size_t n = strlen(name) < 15 ? strlen(name) : 15;
+	uint16_t misc = (uint16_t)((1u << 13) | (guest ? RS_PERF_MISC_GUEST_USER : 0));
+
+	memcpy(body.comm, name, n);
+	r->comms++;
+	r->attempted++;
+	rs_producer_output(&r->p, 3 /* PERF_RECORD_COMM */, misc, &body,
+			   (uint32_t)(8 + ((n + 1 + 7) & ~(size_t)7)));
 }
 
 static void put_marker(struct ring_state *r)
@@ -227,6 +252,8 @@ static int write_records(const char *path, const struct opts *o)
 		if (err)
 			die("rs_producer_init", err);
 	}
+	for (j = 0; j < nr && o->comm; j++)
+		put_comm(&rs[j], o->comm, o->guest);
 	for (i = 0; i < o->records; i++) {
 		if (i == o->burst) {
 			if (o->ready)
@@ -240,7 +267,7 @@ static int write_records(const char *path, const struct opts *o)
 
 			put_seq(r, j, (uint32_t)o->fill);
 			if (due(i, o->records, o->samples))
-				put_sample(r, hdr->config.sample_type);
+				put_sample(r, hdr->config.sample_type, o->guest);
 			if (due(i, o->records, o->markers))
 				put_marker(r);
 			if (due(i, o->records, o->aux))
@@ -268,9 +295,10 @@ static int write_records(const char *path, const struct opts *o)
 	for (j = 0; j < nr; j++)
 		printf("ring %u attempted %" PRIu64 " lost %" PRIu64 " seq %" PRIu64
 		       " samples %" PRIu64 " markers %" PRIu64 " aux %" PRIu64
-		       " aux_bytes %" PRIu64 "\n", j, rs[j].attempted,
-		       rs_producer_lost(&rs[j].p), rs[j].seq, rs[j].samples,
-		       rs[j].markers, rs[j].aux, rs[j].aux_bytes);
+		       " aux_bytes %" PRIu64 " comms %" PRIu64 "\n", j,
+		       rs[j].attempted, rs_producer_lost(&rs[j].p), rs[j].seq,
+		       rs[j].samples, rs[j].markers, rs[j].aux, rs[j].aux_bytes,
+		       rs[j].comms);
 	free(rs);
 	return 0;
 }
@@ -316,6 +344,7 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "--overwrite")) { o.overwrite = 1; continue; }
 		if (!strcmp(a, "--aux-overwrite")) { o.aux_overwrite = 1; continue; }
+		if (!strcmp(a, "--guest")) { o.guest = 1; continue; }
 		i++;
 		if (!strcmp(a, "--rings")) o.rings = (uint32_t)num(v);
 		else if (!strcmp(a, "--data-pages")) o.data_pages = (uint32_t)num(v);
@@ -330,6 +359,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--burst")) o.burst = num(v);
 		else if (!strcmp(a, "--rate")) o.rate = num(v);
 		else if (!strcmp(a, "--ready")) o.ready = v;
+		else if (!strcmp(a, "--comm")) o.comm = v;
 		else if (!strcmp(a, "--flush-timeout")) o.flush_timeout = (double)num(v);
 		else if (!strcmp(a, "--abi-version")) o.abi_version = (int)num(v);
 		else {
