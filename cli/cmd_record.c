@@ -38,7 +38,7 @@ struct record_opts {
 
 static void help(void)
 {
-	printf("usage: ringside record REGION -o FILE [--duration S] [--interval MS]\n"
+	printf("usage: ringside record REGION|DOMAIN -o FILE [--duration S] [--interval MS]\n"
 	       "                      [--doorbell-fd N] [--quiet]\n"
 	       "       ringside record --vm SOCKET -o FILE [--duration S] [--interval MS]\n"
 	       "                      [--quiet]\n\n"
@@ -46,6 +46,8 @@ static void help(void)
 	       "Ctrl-C, SIGTERM or --duration.  FILE is written as FILE.tmp and\n"
 	       "renamed when complete.\n\n"
 	       "  REGION                the region: a path (/dev/shm/NAME) or fd:N\n"
+	       "  DOMAIN                the region of running libvirt domain DOMAIN (looked\n"
+	       "                        up through libvirt when no file of that name exists)\n"
 	       "      --vm SOCKET       the region of the ringside VMM serving the control\n"
 	       "                        socket SOCKET ('ringside run --control SOCKET'):\n"
 	       "                        wakes on its doorbells, and ends by itself once\n"
@@ -122,7 +124,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		return cli_usage(CMD, "--vm brings the VM's doorbells; --doorbell-fd "
 				 "is for a REGION");
 	if (!o->vm && optind >= argc)
-		return cli_usage(CMD, "which region? give its path, fd:N or --vm SOCKET");
+		return cli_usage(CMD, "which region? give its path, fd:N, a libvirt "
+				 "DOMAIN or --vm SOCKET");
 	if (argc - optind > 1)
 		return cli_usage(CMD, "one region only; '%s' is extra", argv[optind + 1]);
 	o->region = o->vm ? o->vm : argv[optind];

@@ -4,8 +4,8 @@
  *
  * Live (copy, then verify): the producer keeps writing; whatever it may
  * have overwritten during the copy is cut and reported.  Stable (--stable,
- * a source that can pause its writers, such as --vm): the vCPUs are paused
- * for the copy and resumed before the file is written.
+ * a source that can pause its writers: --vm, a libvirt domain): the vCPUs
+ * are paused for the copy and resumed before the file is written.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,18 +33,21 @@ struct snap_opts {
 static void help(void)
 {
 	printf("usage: ringside snapshot REGION -o FILE [--quiet]\n"
-	       "       ringside snapshot --vm SOCKET [--stable] -o FILE [--quiet]\n\n"
+	       "       ringside snapshot DOMAIN|--vm SOCKET [--stable] -o FILE [--quiet]\n\n"
 	       "Copy every ring of a trace region into FILE (perf.data) now, without\n"
 	       "consuming anything: the flight recorder's view.  By default the copy\n"
 	       "is live: the guest keeps running, and records it may have overwritten\n"
 	       "during the copy are cut and counted.\n\n"
 	       "  REGION             the region: a path (/dev/shm/NAME) or fd:N\n"
+	       "  DOMAIN             the region of running libvirt domain DOMAIN (looked\n"
+	       "                     up through libvirt when no file of that name exists)\n"
 	       "      --vm SOCKET    the region of the ringside VMM serving the control\n"
 	       "                     socket SOCKET ('ringside run --control SOCKET'); works\n"
 	       "                     on a hung or crashed guest too\n"
-	       "  -s, --stable       pause the guest for the copy, resume it after:\n"
-	       "                     nothing is cut (a --vm VM or a libvirt domain,\n"
-	       "                     not a plain region file)\n"
+	       "  -s, --stable       stop the guest for the copy, resume it after: nothing\n"
+	       "                     is cut.  --vm pauses the vCPUs; a DOMAIN is suspended\n"
+	       "                     through libvirt (one already paused stays so).  Not\n"
+	       "                     for a path or fd:N: nothing can stop their writers\n"
 	       "  -o, --output FILE  the perf.data file to write\n"
 	       "  -q, --quiet        no summary\n"
 	       "  -h, --help         this text\n\n"
@@ -91,7 +94,8 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 		return cli_usage(CMD, "give a REGION or --vm SOCKET, not both ('%s')",
 				 argv[optind]);
 	if (!o->vm && optind >= argc)
-		return cli_usage(CMD, "which region? give its path, fd:N or --vm SOCKET");
+		return cli_usage(CMD, "which region? give its path, fd:N, a libvirt "
+				 "DOMAIN or --vm SOCKET");
 	if (argc - optind > 1)
 		return cli_usage(CMD, "one region only; '%s' is extra", argv[optind + 1]);
 	o->region = o->vm ? o->vm : argv[optind];
@@ -124,8 +128,8 @@ static int copy(struct snapper *s, struct rmap *m, int stable)
 	if (stable && (err = rmap_pause(m))) {
 		if (err == -EOPNOTSUPP)
 			return cli_usage(CMD, "--stable needs a source whose writers can "
-					 "be paused (--vm SOCKET); %s is a plain region",
-					 s->source);
+					 "be paused (--vm SOCKET or a libvirt DOMAIN); "
+					 "%s is a plain region", s->source);
 		cli_err(CMD, "cannot pause the vCPUs of %s: %s", s->source,
 			err_str(err));
 		return CLI_EXIT_FAIL;

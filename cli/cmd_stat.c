@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ringside stat REGION: the rings as they are now.  Heads, tails and the
- * counters are what the guest last wrote: hints, shown as read.
+ * ringside stat REGION | --vm SOCKET: the rings as they are now.  Heads,
+ * tails and the counters are what the guest last wrote: hints, shown as
+ * read.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -18,16 +19,22 @@
 
 struct stat_opts {
 	const char *region;
+	const char *vm;        /* --vm SOCKET instead of REGION */
 	double interval;       /* 0: once */
 	uint32_t count;        /* 0: until interrupted */
 };
 
 static void help(void)
 {
-	printf("usage: ringside stat REGION [--interval S [--count N]]\n\n"
+	printf("usage: ringside stat REGION|DOMAIN [--interval S [--count N]]\n"
+	       "       ringside stat --vm SOCKET [--interval S [--count N]]\n\n"
 	       "Show a trace region's rings right now: data and AUX heads and tails,\n"
 	       "fill, records produced and lost (as the guest counts them), mode.\n\n"
 	       "  REGION              the region: a path (/dev/shm/NAME) or fd:N\n"
+	       "  DOMAIN              the region of running libvirt domain DOMAIN (looked\n"
+	       "                      up through libvirt when no file of that name exists)\n"
+	       "      --vm SOCKET     the region of the ringside VMM serving the control\n"
+	       "                      socket SOCKET ('ringside run --control SOCKET')\n"
 	       "  -i, --interval S    repeat every S seconds (fractions allowed)\n"
 	       "  -c, --count N       stop after N reports (with --interval)\n"
 	       "  -h, --help          this text\n\n"
@@ -39,6 +46,7 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 	static const struct option longopts[] = {
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count",    required_argument, NULL, 'c' },
+		{ "vm",       required_argument, NULL, 'V' },
 		{ "help",     no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -59,6 +67,9 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 				return cli_usage(CMD, "--count wants a number >= 1, not '%s'",
 						 optarg);
 			break;
+		case 'V':
+			o->vm = optarg;
+			break;
 		case 'h':
 			help();
 			return -1;
@@ -68,11 +79,15 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 	}
 	if (o->count && !o->interval)
 		return cli_usage(CMD, "--count needs --interval");
-	if (optind >= argc)
-		return cli_usage(CMD, "which region? give its path or fd:N");
+	if (o->vm && optind < argc)
+		return cli_usage(CMD, "give a REGION or --vm SOCKET, not both ('%s')",
+				 argv[optind]);
+	if (!o->vm && optind >= argc)
+		return cli_usage(CMD, "which region? give its path, fd:N, a libvirt "
+				 "DOMAIN or --vm SOCKET");
 	if (argc - optind > 1)
 		return cli_usage(CMD, "one region only; '%s' is extra", argv[optind + 1]);
-	o->region = argv[optind];
+	o->region = o->vm ? o->vm : argv[optind];
 	return 0;
 }
 
@@ -131,9 +146,10 @@ int cmd_stat(int argc, char **argv)
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
-	err = rmap_open(&m, o.region, 0);
+	err = o.vm ? rmap_open_vm(&m, o.vm, 0) : rmap_open(&m, o.region, 0);
 	if (err)
-		return cli_region_error(CMD, o.region, &m, err);
+		return o.vm ? cli_vm_error(CMD, o.vm, &m, err)
+			    : cli_region_error(CMD, o.region, &m, err);
 	for (n = 1;; n++) {
 		struct timespec ts;
 

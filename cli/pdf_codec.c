@@ -170,7 +170,9 @@ static int decode_native(const struct pdf_layout *lay,
 		return FORMAT;
 	memcpy(out, &hdr, sizeof(hdr));
 	memcpy(out + sizeof(hdr), in + 1, body);
-	if (rrec_perf_body((const struct rs_perf_header *)(void *)out) != body)
+	/* every type ringside carries has a body: an empty one is no record */
+	if (!body ||
+	    rrec_perf_body((const struct rs_perf_header *)(void *)out) != body)
 		return FORMAT;
 	memcpy(&tr, (const uint8_t *)(in + 1) + body, sizeof(tr));
 	if (tr.id != lay->id[PDF_KIND_RING])

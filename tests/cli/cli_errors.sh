@@ -39,6 +39,12 @@ for c in record snapshot; do
 	no_output_file "$OUT"
 done
 
+note "--vm SOCKET where no ringside VMM serves"
+run 1 stat-nosock "$R" stat --vm "$WORK/nothing.sock"
+expect_in "$WORK/stat-nosock.err" "no control socket $WORK/nothing.sock"
+run 1 stat-notsock "$R" stat --vm "$WORK/zeros"
+expect_in "$WORK/stat-notsock.err" "nothing listens on $WORK/zeros"
+
 note "regions handed over as fd:N"
 REG=$(region fd)
 "$PRODUCER" create "$REG" --rings 2 --data-pages 1 || fail "producer create"
@@ -61,6 +67,13 @@ expect_in "$WORK/nodir.err" "No such file or directory"
 no_output_file "$WORK/no/such/dir/out.data"
 run 1 notdir "$R" record "$REG" -o "$WORK/small/out.data" --duration 0.1
 expect_in "$WORK/notdir.err" "Not a directory"
+
+note "--stable needs writers that can be stopped: not a path or fd:N"
+run 2 stable-path "$R" snapshot "$REG" --stable -o "$OUT"
+expect_in "$WORK/stable-path.err" "(--vm SOCKET or a libvirt DOMAIN)"
+no_output_file "$OUT"
+run 2 stable-fd "$R" snapshot fd:7 --stable -o "$OUT" 7<"$REG"
+no_output_file "$OUT"
 
 note "the output must not replace the region"
 run 1 self "$R" snapshot "$REG" -o "$REG"

@@ -4,27 +4,50 @@
 
 R=$RINGSIDE
 
+# Every command of main.c's table.  --help must list exactly these: a
+# command added there and not here fails, so it gets its help checked too.
+COMMANDS="record snapshot report dump decode stat run enable disable hook"
+
 note "top level"
 run 2 noargs "$R"
 expect_in "$WORK/noargs.err" "usage: ringside COMMAND"
 run 0 help "$R" --help
-for c in record snapshot report dump stat; do
-	expect_in "$WORK/help.out" "  $c "
-done
+listed=$(awk '/^commands:$/ { f = 1; next } f && NF == 0 { exit } f { print $1 }' \
+	"$WORK/help.out" | sort | xargs)
+# shellcheck disable=SC2086 # one word per command
+expect_eq "commands listed by --help" "$listed" "$(printf '%s\n' $COMMANDS | sort | xargs)"
+run 0 h "$R" -h
+cmp -s "$WORK/help.out" "$WORK/h.out" || fail "-h and --help differ"
+run 0 helpnone "$R" help
+cmp -s "$WORK/help.out" "$WORK/helpnone.out" || fail "'help' and --help differ"
 run 0 version "$R" --version
 expect_in "$WORK/version.out" "ringside "
 run 2 bogus "$R" frobnicate
 expect_in "$WORK/bogus.err" "'frobnicate' is not a ringside command"
-run 0 helpcmd "$R" help record
-expect_in "$WORK/helpcmd.out" "usage: ringside record"
 run 2 helpbogus "$R" help frobnicate
+expect_in "$WORK/helpbogus.err" "no command 'frobnicate'"
 
-note "--help of every command"
-for c in record snapshot report dump stat; do
+note "--help, -h and 'help COMMAND' of every command"
+for c in $COMMANDS; do
 	run 0 "help-$c" "$R" "$c" --help
 	expect_in "$WORK/help-$c.out" "usage: ringside $c"
+	[ ! -s "$WORK/help-$c.err" ] || fail "$c --help wrote to stderr"
 	run 0 "h-$c" "$R" "$c" -h
+	cmp -s "$WORK/help-$c.out" "$WORK/h-$c.out" || fail "$c: -h and --help differ"
+	run 0 "helpcmd-$c" "$R" help "$c"
+	cmp -s "$WORK/help-$c.out" "$WORK/helpcmd-$c.out" ||
+		fail "'help $c' and '$c --help' differ"
+	long=$(awk 'length > 80' "$WORK/help-$c.out")
+	[ -z "$long" ] || fail "$c --help: lines wider than 80 columns: $long"
 done
+
+note "the region commands name every source: path, fd:N, DOMAIN, --vm SOCKET"
+for c in record snapshot stat; do
+	for w in "REGION" "fd:N" "DOMAIN" "--vm SOCKET"; do
+		expect_in "$WORK/help-$c.out" "$w"
+	done
+done
+expect_in "$WORK/help-snapshot.out" "--vm pauses the vCPUs; a DOMAIN is suspended"
 
 note "bad usage exits 2 and says what is wrong"
 run 2 rec-noregion "$R" record -o x.data
@@ -58,4 +81,9 @@ expect_in "$WORK/stat-count.err" "--count needs --interval"
 run 2 stat-interval "$R" stat r --interval -1
 run 2 stat-count0 "$R" stat r --interval 1 --count 0
 run 2 stat-noregion "$R" stat
+expect_in "$WORK/stat-noregion.err" "a libvirt DOMAIN or --vm SOCKET"
+run 2 stat-both "$R" stat r --vm s
+expect_in "$WORK/stat-both.err" "not both"
+run 2 stat-vm-noval "$R" stat --vm
+expect_in "$WORK/stat-vm-noval.err" "needs a value"
 echo "ok"

@@ -75,6 +75,8 @@ judge() {
 		"$(json "$rep" .total.types.lost)"
 	expect_eq "$name: perf AUX events" "$(perf_stat "$st" AUX)" \
 		"$(json "$rep" .total.types.aux)"
+	expect_eq "$name: perf COMM events" "$(perf_stat "$st" COMM)" \
+		"$(json "$rep" .total.types.comm)"
 	expect_eq "$name: ringside:seq samples" \
 		"$(perf_event_samples "$st" ringside:seq)" "$(json "$rep" .total.types.seq)"
 	expect_eq "$name: ringside:marker samples" \

@@ -155,6 +155,120 @@ START_TEST(pdf_encode_native_types)
 }
 END_TEST
 
+/* A COMM of pid 7, tid 8 named @name, @pad bytes after the padded name
+ * (a guest's own sample_id trailer). */
+static struct rs_perf_header *comm_init(const char *name, uint16_t misc,
+					uint16_t pad)
+{
+	size_t n = strlen(name);
+	struct rs_perf_header *h = rec_init(PERF_RECORD_COMM,
+		(uint16_t)(16 + ((n + 1 + 7) & ~(size_t)7) + pad));
+	uint32_t ids[2] = { 7, 8 };
+
+	memset(h + 1, 0, h->size - sizeof(*h));
+	h->misc = misc;
+	memcpy(h + 1, ids, sizeof(ids));
+	memcpy((uint8_t *)(h + 1) + 8, name, n);
+	return h;
+}
+
+START_TEST(pdf_encode_comm)
+{
+	struct rs_perf_header *h = comm_init("rs-workload", PERF_RECORD_MISC_COMM_EXEC |
+					     PERF_RECORD_MISC_GUEST_USER, 0);
+	const struct rs_perf_header *e;
+	uint64_t id;
+
+	ck_assert_int_eq(rrec_classify(h, GUEST_TYPE), RREC_COMM);
+	ck_assert_uint_eq(rrec_perf_body(h), 8 + 16);
+	e = roundtrip(h, 3, 77);
+	ck_assert_uint_eq(e->type, PERF_RECORD_COMM);
+	ck_assert_uint_eq(e->misc, PERF_RECORD_MISC_COMM_EXEC | PERF_RECORD_MISC_GUEST_USER);
+	ck_assert_uint_eq(e->size, 32 + PDF_TRAILER_SIZE);
+	ck_assert_mem_eq(e + 1, h + 1, 24);            /* perf reads the body as is */
+	memcpy(&id, enc + e->size - 8, 8);             /* the trailer ends in the id */
+	ck_assert_uint_eq(id, lay.id[PDF_KIND_RING]);
+	ck_assert_mem_eq(dec, in, 32);
+	ck_assert_int_eq(rrec_classify((const void *)dec, GUEST_TYPE), RREC_COMM);
+}
+END_TEST
+
+START_TEST(pdf_encode_comm_misc)
+{
+	/* only the CPU mode and COMM_EXEC reach perf */
+	struct rs_perf_header *h = comm_init("sh", 0xffff, 0);
+
+	pdf_encode(&lay, 0, 0, h, enc, sizeof(enc));
+	ck_assert_uint_eq(((const struct rs_perf_header *)(const void *)enc)->misc,
+			  PERF_RECORD_MISC_CPUMODE_MASK | PERF_RECORD_MISC_COMM_EXEC);
+}
+END_TEST
+
+START_TEST(pdf_encode_comm_trailer_dropped)
+{
+	struct rs_perf_header *h = comm_init("swapper", 0, 24);
+	uint64_t t;
+	uint32_t r;
+
+	ck_assert_uint_eq(rrec_perf_body(h), 16);
+	ck_assert_int_eq(pdf_encode(&lay, 0, 1, h, enc, sizeof(enc)),
+			 8 + 16 + PDF_TRAILER_SIZE);
+	ck_assert_int_eq(pdf_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 24);
+	ck_assert_str_eq((const char *)dec + 16, "swapper");
+}
+END_TEST
+
+START_TEST(pdf_encode_comm_malformed)
+{
+	struct rs_perf_header *h;
+
+	/* a name without its NUL: carried whole, as an unknown record */
+	h = comm_init("12345678", 0, 0);
+	h->size = 24;
+	ck_assert_uint_eq(rrec_perf_body(h), 0);
+	ck_assert_int_eq(rrec_classify(h, GUEST_TYPE), RREC_OTHER);
+	roundtrip(h, 0, 1);
+	ck_assert_mem_eq(enc + 8, &lay.id[PDF_KIND_RING], 8);
+	ck_assert_uint_eq(((const struct rs_perf_header *)(const void *)enc)->type,
+			  PERF_RECORD_SAMPLE);
+	ck_assert_mem_eq(dec, in, 24);
+	/* no name at all */
+	h = rec_init(PERF_RECORD_COMM, 16);
+	ck_assert_int_eq(rrec_classify(h, GUEST_TYPE), RREC_OTHER);
+	/* a name whose padding would run past the record */
+	h = comm_init("abcd", 0, 0);
+	h->size = 21;
+	ck_assert_uint_eq(rrec_perf_body(h), 0);
+}
+END_TEST
+
+START_TEST(pdf_decode_comm_rejects)
+{
+	struct rs_perf_header *e = (void *)enc;
+	uint64_t t;
+	uint32_t r;
+	int n;
+
+	n = pdf_encode(&lay, 0, 0, comm_init("rs-workload", 0, 0), enc, sizeof(enc));
+	ck_assert_int_eq(n, 56);
+	/* the name's NUL overwritten: no longer a COMM perf could read */
+	memset(enc + 16, 'x', 16);
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	/* more body than the name needs: not what ringside writes */
+	pdf_encode(&lay, 0, 0, comm_init("sh", 0, 8), enc, sizeof(enc));
+	memmove(enc + 24 + 8, enc + 24, PDF_TRAILER_SIZE);
+	memset(enc + 24, 0, 8);
+	e->size += 8;
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	/* a trailer of another event */
+	e->size -= 8;
+	memmove(enc + 24, enc + 32, PDF_TRAILER_SIZE);
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), 24);
+	memset(enc + 24 + 16, 0xee, 8);
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+}
+END_TEST
+
 START_TEST(pdf_encode_guest_trailer_dropped)
 {
 	struct rs_perf_lost *l = (void *)rec_init(PERF_RECORD_LOST, 48);
@@ -246,6 +360,11 @@ START_TEST(pdf_decode_rejects)
 	/* a LOST record without ringside's trailer */
 	e->type = PERF_RECORD_LOST;
 	e->size = 24;
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	/* a type ringside does not carry as itself, with ringside's trailer */
+	e->type = PERF_RECORD_THROTTLE;
+	e->size = 8 + PDF_TRAILER_SIZE;
+	memcpy(enc + 8 + 16, &lay.id[PDF_KIND_RING], 8);
 	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 }
 END_TEST
@@ -402,6 +521,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_encode_marker);
 	tcase_add_test(tc, pdf_encode_sample);
 	tcase_add_test(tc, pdf_encode_native_types);
+	tcase_add_test(tc, pdf_encode_comm);
+	tcase_add_test(tc, pdf_encode_comm_misc);
+	tcase_add_test(tc, pdf_encode_comm_trailer_dropped);
+	tcase_add_test(tc, pdf_encode_comm_malformed);
+	tcase_add_test(tc, pdf_decode_comm_rejects);
 	tcase_add_test(tc, pdf_encode_guest_trailer_dropped);
 	tcase_add_test(tc, pdf_encode_other);
 	tcase_add_test(tc, pdf_encode_too_big);

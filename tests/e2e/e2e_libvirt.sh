@@ -13,10 +13,12 @@
 #   B. normal mode: the hook's region file (size, owner root, group
 #      libvirt-qemu, 0660); `record DOMAIN` while the guest runs; samples
 #      with the workload's pid and comm; markers in order; sched_switch;
-#      `perf script` opens the file; the agent detaches on SIGTERM; the
-#      region file goes away with the domain
+#      `perf script` opens the file and names the workload's thread (the
+#      guest's COMM records carried as perf's own); the agent detaches on
+#      SIGTERM; the region file goes away with the domain
 #   C. overwrite mode: the guest panics (sysrq c); `snapshot --stable DOMAIN`
-#      still returns what was written before, and the domain runs on
+#      still returns what was written before, perf names the workload in it,
+#      and the domain runs on
 # Installs no package.  Exit 77 when something it needs is missing.
 # RS_E2E_ACCEL=tcg|kvm (default tcg: Linux guests hang under this host's
 # slow KVM); RS_E2E_KEEP=1 keeps the work directory.
@@ -106,6 +108,30 @@ wait_console() {
 	bad "no '$1' on the console within $2 s"
 	tail -n 30 "$W/console.log" 2>/dev/null | sed 's/^/     console: /'
 	return 1
+}
+
+# perf_names FILE WHAT: perf names pid $WPID rs-workload.  `perf script`
+# prints each sample with its thread's name at that time: all but the
+# samples older than the thread's first COMM record (before its exec, or in
+# a flight recorder the oldest tick's, whose COMM was overwritten) must say
+# rs-workload.  `perf report` gives a thread's first name to its earlier
+# samples too.
+perf_names() {
+	local all named
+	perf script -i "$1" -F comm,pid,tid,event 2>/dev/null |
+		awk -v p="$WPID" '$2 ~ "^"p"/" && / ringside:sample:/' > "$W/names"
+	all=$(wc -l < "$W/names")
+	named=$(grep -c "^ *rs-workload " "$W/names")
+	if [ "$all" -gt 0 ] && [ $((named * 100)) -ge $((all * 90)) ]; then
+		ok "$2: perf script names $named of pid $WPID's $all samples rs-workload"
+	else
+		bad "$2: perf script names $named of pid $WPID's $all samples rs-workload"
+		sort "$W/names" | uniq -c | sort -rn | head -n 5
+	fi
+	perf report -i "$1" --stdio --sort comm,pid 2>/dev/null |
+		grep -Eq " rs-workload +$WPID:rs-workload *\$" &&
+		ok "$2: perf report names pid $WPID rs-workload" ||
+		bad "$2: perf report --sort comm,pid does not name pid $WPID rs-workload"
 }
 
 # ---- the guest --------------------------------------------------------------
@@ -246,13 +272,25 @@ fi
 perf script -i "$W/rec.data" --show-lost-events > "$W/script.out" 2> "$W/script.err"
 rc=$?
 n=$(grep -c "ringside:sample" "$W/script.out")
-wn=$(grep -c "^ *rs-workload *$WPID " "$W/script.out")
 if [ $rc = 0 ] && [ "$n" -gt 0 ] && [ ! -s "$W/script.err" ]; then
 	ok "perf script: $n guest samples, nothing on stderr"
 else
 	bad "perf script: status $rc, $n samples"; head -n 5 "$W/script.err"
 fi
-note "perf script names the workload in $wn lines (needs COMM carried natively)"
+[ -n "$WPID" ] && perf_names "$W/rec.data" "record"
+# the COMM records are perf's own: counted as such, shown as task events
+"$RINGSIDE" report "$W/rec.data" --json > "$W/rec.json"
+comms=$(python3 -c 'import json,sys; t = json.load(open(sys.argv[1]))["total"]["types"]; print(t["comm"], t["other"])' "$W/rec.json")
+pcomms=$(perf report -i "$W/rec.data" --stats 2>/dev/null | awk '$1 == "COMM" && $2 == "events:" { print $3; exit }')
+[ "${comms% *}" -gt 0 ] && [ "${comms#* }" = 0 ] && [ "$pcomms" = "${comms% *}" ] &&
+	ok "COMM records: ${comms% *} in ringside report, $pcomms in perf report --stats, none carried as 'other'" ||
+	bad "COMM records: ringside report (comm other) '$comms', perf report --stats '$pcomms'"
+perf script -i "$W/rec.data" --show-task-events 2>/dev/null |
+	grep -q "PERF_RECORD_COMM exec: rs-workload:$WPID/$WPID\$" &&
+	ok "perf script --show-task-events: the exec of rs-workload (pid $WPID)" ||
+	bad "perf script --show-task-events: no exec COMM of rs-workload:$WPID/$WPID"
+"$RINGSIDE" dump "$W/rec.data" | grep -q " COMM  *pid=$WPID tid=$WPID comm=\"rs-workload\"" &&
+	ok "ringside dump decodes the COMM records" || bad "ringside dump: no COMM of pid $WPID"
 vsh destroy $DOM >/dev/null
 for _ in $(seq 50); do [ -e "$SHM" ] || break; sleep 0.1; done
 [ -e "$SHM" ] && bad "region file left after the domain stopped" ||
@@ -283,6 +321,7 @@ else
 fi
 perf script -i "$W/snap.data" > /dev/null 2> "$W/script.err" && [ ! -s "$W/script.err" ] &&
 	ok "perf script opens the snapshot" || bad "perf script on the snapshot"
+[ -n "$WPID" ] && perf_names "$W/snap.data" "snapshot"
 "$RINGSIDE" snapshot $DOM -o "$W/snap2.data" -q && ok "live snapshot DOMAIN" ||
 	bad "live snapshot DOMAIN"
 vsh destroy $DOM >/dev/null

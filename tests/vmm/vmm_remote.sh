@@ -2,7 +2,8 @@
 # The consumer in another process: `ringside run --control` serves the
 # region, `ringside record --vm` receives the memfd and the doorbell
 # eventfds over the socket, wakes on the doorbells and accounts for every
-# record; one consumer at a time; a VMM that goes away ends the recording.
+# record; one consumer at a time (snapshot and stat --vm alongside it); a
+# VMM that goes away ends the recording.
 . "$(dirname "$0")/vmm_lib.sh"
 need_perf
 
@@ -47,6 +48,9 @@ expect_in "$WORK/second.err" "another consumer"
 no_output_file "$WORK/second.data"
 run 0 while-rec "$R" snapshot --vm "$SOCK" -o "$WORK/while.data"
 expect_in "$WORK/while-rec.out" "live copy of 1 rings"
+run 0 stat-vm "$R" stat --vm "$SOCK"
+expect_in "$WORK/stat-vm.out" "region $SOCK: 1 rings"
+expect_in "$WORK/stat-vm.out" "agent attached (kind 1"
 wait_attempted 1 675   # 600 sequence records and 75 samples, then the hang
 kill -INT "$REC"
 wait "$REC" || { cat "$WORK/excl-rec.err" >&2; fail "record --vm exited $?"; }

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Thread names: PERF_RECORD_COMM records in the rings become perf's own
+# COMM records (with ringside:ring's sample_id trailer), so perf names the
+# threads of the samples; report and dump read them back.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/perf_judge.sh"
+need_perf
+
+R=$RINGSIDE
+NAMED="rs-producer  4242/4243"   # perf script -F comm,pid,tid
+
+note "a recording whose samples' thread is named (host CPU mode, as the Linux agent's)"
+REG=$(region host)
+"$PRODUCER" create "$REG" --rings 2 --data-pages 16 || fail "create"
+"$R" record "$REG" -o "$WORK/host.data" --interval 1 >/dev/null 2>"$WORK/rec.err" &
+REC=$!
+BG_PIDS=$REC
+"$PRODUCER" write "$REG" --records 300 --samples 40 --markers 10 --comm rs-producer \
+	>"$WORK/host.p" || fail "producer"
+sleep 0.2
+kill -INT "$REC"; wait "$REC" || fail "record: $(cat "$WORK/rec.err")"
+BG_PIDS=""
+judge host "$WORK/host.data"
+check_balance "$WORK/host.p" "$WORK/host.rep" 2
+expect_eq "COMM records" "$(json "$WORK/host.rep" .total.types.comm)" 2
+expect_eq "other records" "$(json "$WORK/host.rep" .total.types.other)" 0
+
+run 0 dump "$R" dump "$WORK/host.data"
+expect_eq "dump: COMM lines" \
+	"$(grep -c '^\[00[01]\] [0-9.]* COMM  *pid=4242 tid=4243 comm="rs-producer" exec$' "$WORK/dump.out")" 2
+run 0 report "$R" report "$WORK/host.data"
+expect_in "$WORK/report.out" "COMM"
+
+# perf names every sample's thread, in perf script as in perf report
+"$PERF" script -i "$WORK/host.data" -F comm,pid,tid,event >"$WORK/names" 2>/dev/null
+expect_eq "perf script: samples named rs-producer" \
+	"$(grep -c "^ *$NAMED *ringside:sample:" "$WORK/names")" \
+	"$(json "$WORK/host.rep" .total.types.sample)"
+grep -q ":4242" "$WORK/names" && fail "perf script shows an unnamed thread: $(grep -m1 ':4242' "$WORK/names")"
+"$PERF" script -i "$WORK/host.data" --show-task-events >"$WORK/tasks" 2>/dev/null
+expect_eq "perf script --show-task-events: COMM lines" \
+	"$(grep -c "PERF_RECORD_COMM exec: rs-producer:4242/4243$" "$WORK/tasks")" 2
+"$PERF" report -i "$WORK/host.data" --stdio --sort comm,pid >"$WORK/byname" 2>/dev/null
+grep -Eq "^ +[0-9.]+% +rs-producer +4243:rs-producer$" "$WORK/byname" ||
+	{ cat "$WORK/byname" >&2; fail "perf report --sort comm,pid does not name thread 4243"; }
+
+note "a flight recorder whose samples and names are a guest's (misc GUEST_USER)"
+REG=$(region guest)
+"$PRODUCER" create "$REG" --rings 2 --data-pages 16 --overwrite || fail "create"
+"$PRODUCER" write "$REG" --records 200 --samples 20 --comm rs-producer --guest \
+	>/dev/null || fail "producer"
+"$R" snapshot "$REG" -o "$WORK/guest.data" >/dev/null || fail "snapshot"
+judge guest "$WORK/guest.data" guest
+expect_eq "guest: COMM records" "$(json "$WORK/guest.rep" .total.types.comm)" 2
+"$PERF" script -i "$WORK/guest.data" --show-task-events >"$WORK/gtasks" 2>/dev/null
+expect_eq "guest: perf script --show-task-events: COMM lines" \
+	"$(grep -c "PERF_RECORD_COMM exec: rs-producer:4242/4243$" "$WORK/gtasks")" 2
+# perf 6.1 files a COMM under the machine of its sample_id's pid; ringside's
+# trailer has none (-1, perf's host), so `perf kvm --guest` leaves guest-mode
+# threads unnamed.  Shown, not asserted: it is perf's doing (docs/cli.md).
+"$PERF" kvm --guest report -i "$WORK/guest.data" --stdio --sort comm,pid 2>/dev/null |
+	awk '!/^#/ && NF { print "    perf kvm --guest report: " $0 }'
+echo "ok"
