@@ -68,6 +68,21 @@ int cli_bad_option(const char *cmd, char **argv, int c)
 	return cli_usage(cmd, "unknown option '%s'", arg);
 }
 
+int cli_region_operand(const char *cmd, int argc, char **argv, const char *vm,
+		       const char **region)
+{
+	if (vm && optind < argc)
+		return cli_usage(cmd, "give a REGION or --vm SOCKET, not both ('%s')",
+				 argv[optind]);
+	if (!vm && optind >= argc)
+		return cli_usage(cmd, "which region? give its path, fd:N, a libvirt "
+				 "DOMAIN or --vm SOCKET");
+	if (argc - optind > 1)
+		return cli_usage(cmd, "one region only; '%s' is extra", argv[optind + 1]);
+	*region = vm ? vm : argv[optind];
+	return 0;
+}
+
 int cli_region_error(const char *cmd, const char *spec, const struct rmap *m,
 		     int err)
 {

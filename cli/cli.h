@@ -48,6 +48,14 @@ int cli_usage(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* A getopt_long() failure (c is '?' or ':'); returns CLI_EXIT_USAGE. */
 int cli_bad_option(const char *cmd, char **argv, int c);
 
+/*
+ * The one region a command reads, after getopt: either --vm SOCKET (@vm)
+ * or one REGION operand (path, fd:N, libvirt DOMAIN).  Sets *@region;
+ * returns 0, or CLI_EXIT_USAGE after saying what is wrong.
+ */
+int cli_region_operand(const char *cmd, int argc, char **argv, const char *vm,
+		       const char **region);
+
 struct rmap;
 /* Explain why region @spec could not be opened; returns CLI_EXIT_FAIL. */
 int cli_region_error(const char *cmd, const char *spec, const struct rmap *m,

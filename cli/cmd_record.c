@@ -117,18 +117,11 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			return cli_bad_option(CMD, argv, c);
 		}
 	}
-	if (o->vm && optind < argc)
-		return cli_usage(CMD, "give a REGION or --vm SOCKET, not both ('%s')",
-				 argv[optind]);
 	if (o->vm && o->doorbell_fd >= 0)
 		return cli_usage(CMD, "--vm brings the VM's doorbells; --doorbell-fd "
 				 "is for a REGION");
-	if (!o->vm && optind >= argc)
-		return cli_usage(CMD, "which region? give its path, fd:N, a libvirt "
-				 "DOMAIN or --vm SOCKET");
-	if (argc - optind > 1)
-		return cli_usage(CMD, "one region only; '%s' is extra", argv[optind + 1]);
-	o->region = o->vm ? o->vm : argv[optind];
+	if (cli_region_operand(CMD, argc, argv, o->vm, &o->region))
+		return CLI_EXIT_USAGE;
 	if (!o->output)
 		return cli_usage(CMD, "where to? give the output file with -o FILE");
 	return 0;

@@ -90,15 +90,8 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 			return cli_bad_option(CMD, argv, c);
 		}
 	}
-	if (o->vm && optind < argc)
-		return cli_usage(CMD, "give a REGION or --vm SOCKET, not both ('%s')",
-				 argv[optind]);
-	if (!o->vm && optind >= argc)
-		return cli_usage(CMD, "which region? give its path, fd:N, a libvirt "
-				 "DOMAIN or --vm SOCKET");
-	if (argc - optind > 1)
-		return cli_usage(CMD, "one region only; '%s' is extra", argv[optind + 1]);
-	o->region = o->vm ? o->vm : argv[optind];
+	if (cli_region_operand(CMD, argc, argv, o->vm, &o->region))
+		return CLI_EXIT_USAGE;
 	if (!o->output)
 		return cli_usage(CMD, "where to? give the output file with -o FILE");
 	return 0;

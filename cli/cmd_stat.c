@@ -79,16 +79,7 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 	}
 	if (o->count && !o->interval)
 		return cli_usage(CMD, "--count needs --interval");
-	if (o->vm && optind < argc)
-		return cli_usage(CMD, "give a REGION or --vm SOCKET, not both ('%s')",
-				 argv[optind]);
-	if (!o->vm && optind >= argc)
-		return cli_usage(CMD, "which region? give its path, fd:N, a libvirt "
-				 "DOMAIN or --vm SOCKET");
-	if (argc - optind > 1)
-		return cli_usage(CMD, "one region only; '%s' is extra", argv[optind + 1]);
-	o->region = o->vm ? o->vm : argv[optind];
-	return 0;
+	return cli_region_operand(CMD, argc, argv, o->vm, &o->region);
 }
 
 static const char *mode_name(uint32_t mode)
