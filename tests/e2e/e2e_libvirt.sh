@@ -21,14 +21,17 @@
 #      and the domain runs on
 # Installs no package.  Exit 77 when something it needs is missing.
 # RS_E2E_ACCEL=tcg|kvm (default tcg: Linux guests hang under this host's
-# slow KVM); RS_E2E_KEEP=1 keeps the work directory.
+# slow KVM); RS_E2E_KEEP=1 keeps the work directory.  The daemons, the
+# initramfs, the domain XML and the console come from
+# scripts/lib/libvirt-guest.sh, which scripts/demo-libvirt.sh shares.
 # shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
 set -u
+# shellcheck source=scripts/lib/libvirt-guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/libvirt-guest.sh"
 
 RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 GUEST_INIT=$6
 ACCEL=${RS_E2E_ACCEL:-tcg}
 DOM=rs-e2e-$$
-URI=qemu:///system
 SHM=/dev/shm/ringside-$DOM
 HOOK=/etc/libvirt/hooks/qemu.d/ringside
 STEPS=20
@@ -43,47 +46,30 @@ note() { echo "--   [$(($(date +%s) - T0)) s] $*"; }
 # ---- what this test needs --------------------------------------------------
 [ "$(id -u)" = 0 ] || skip "needs root (libvirtd, /dev/shm, the hook)"
 [ -x "$AGENT" ] || skip "no Linux agent (sanitized builds do not make one)"
-for p in qemu-system-x86_64 libvirtd virtlogd virsh busybox cpio gzip perf; do
-	command -v $p >/dev/null || skip "$p is missing (see scripts/setup.sh)"
-done
-KERNEL=$(find /boot -maxdepth 1 -name 'vmlinuz-*' | sort -V | tail -n 1)
-[ -n "$KERNEL" ] || skip "no kernel in /boot (install linux-image-amd64)"
-BUSYBOX=$(command -v busybox)
-ldd "$BUSYBOX" >/dev/null 2>&1 && skip "$BUSYBOX is dynamic: install busybox-static"
-getent group libvirt-qemu >/dev/null || skip "no libvirt-qemu group"
+lg_prereq || skip "$LG_WHY"
 case $ACCEL in
 tcg) DOMTYPE=qemu ;;
 kvm) [ -c /dev/kvm ] || skip "RS_E2E_ACCEL=kvm but no /dev/kvm"; DOMTYPE=kvm ;;
 *) echo "RS_E2E_ACCEL: tcg or kvm, not '$ACCEL'"; exit 2 ;;
 esac
 for d in libvirtd virtlogd; do
-	pid=$(pgrep -x $d | head -n 1)
+	pid=$(lg_running $d)
 	[ -z "$pid" ] || skip "$d already runs (pid $pid); this test starts and stops its own"
 done
 if [ -e "$HOOK" ] && ! grep -q "ringside libvirt hook" "$HOOK"; then
 	skip "$HOOK exists and is not ringside's"
 fi
 
-W=$(mktemp -d /tmp/rs-e2e.XXXXXX)
-chmod 755 "$W"   # QEMU (libvirt-qemu) reads the kernel and initrd here
-LIBVIRTD_PID='' VIRTLOGD_PID='' RECORD_PID='' DEFINED='' HOOKED=''
-
-kill_wait() {   # PID: SIGTERM, then SIGKILL after 10 s
-	local _
-	[ -n "$1" ] || return 0
-	kill "$1" 2>/dev/null || return 0
-	for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-	kill -KILL "$1" 2>/dev/null
-}
+W=$(lg_workdir /tmp/rs-e2e.XXXXXX)
+RECORD_PID='' DEFINED='' HOOKED=''
 
 cleanup() {
-	[ -n "$RECORD_PID" ] && kill_wait "$RECORD_PID"
+	[ -n "$RECORD_PID" ] && lg_kill_wait "$RECORD_PID"
 	if [ -n "$DEFINED" ]; then
-		virsh -q -c $URI destroy $DOM >/dev/null 2>&1
-		virsh -q -c $URI undefine $DOM >/dev/null 2>&1
+		vsh destroy $DOM >/dev/null 2>&1
+		vsh undefine $DOM >/dev/null 2>&1
 	fi
-	kill_wait "$LIBVIRTD_PID"
-	kill_wait "$VIRTLOGD_PID"
+	lg_daemons_stop
 	[ -n "$HOOKED" ] && "$RINGSIDE" hook uninstall >/dev/null
 	rm -f "$SHM"
 	if [ "${RS_E2E_KEEP:-0}" = 1 ] || [ $fails != 0 ]; then
@@ -95,18 +81,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-vsh() { virsh -q -c $URI "$@"; }
-
 # wait_console PATTERN SECONDS
 wait_console() {
-	local _
-	for _ in $(seq $(($2 * 5))); do
-		grep -q -- "$1" "$W/console.log" 2>/dev/null && return 0
-		grep -q "E2E-FAIL" "$W/console.log" 2>/dev/null && break
-		sleep 0.2
-	done
-	bad "no '$1' on the console within $2 s"
-	tail -n 30 "$W/console.log" 2>/dev/null | sed 's/^/     console: /'
+	lg_wait_console "$W/console.log" "$1" "$2" && return 0
+	bad "$LG_WHY"
+	lg_console_tail "$W/console.log"
 	return 1
 }
 
@@ -135,53 +114,18 @@ perf_names() {
 }
 
 # ---- the guest --------------------------------------------------------------
-note "initramfs from $BUSYBOX, kernel $KERNEL, accelerator $ACCEL"
-mkdir -p "$W/root/bin" "$W/root/dev" "$W/root/proc" "$W/root/sys" "$W/root/run"
-cp "$BUSYBOX" "$W/root/bin/busybox"
-cp "$AGENT" "$W/root/bin/ringside-agent"
-cp "$MARK" "$W/root/bin/ringside-mark"
-cp "$WORKLOAD" "$W/root/bin/rs-workload"
-cp "$GUEST_INIT" "$W/root/init"
-chmod 755 "$W/root/init"
-(cd "$W/root" && find . | cpio -o -H newc --quiet | gzip -1 > "$W/initrd.gz") ||
-	{ bad "building the initramfs"; exit 1; }
-cp "$KERNEL" "$W/vmlinuz"
-
-domain_xml() {   # MODE
-	cat <<EOF
-<domain type='$DOMTYPE'>
-  <name>$DOM</name>
-  <memory unit='MiB'>256</memory>
-  <vcpu>2</vcpu>
-  <os>
-    <type arch='x86_64' machine='pc'>hvm</type>
-    <kernel>$W/vmlinuz</kernel>
-    <initrd>$W/initrd.gz</initrd>
-    <cmdline>console=ttyS0 panic=0 quiet rs_e2e=$1</cmdline>
-  </os>
-  <features><acpi/></features>
-  <on_poweroff>destroy</on_poweroff>
-  <devices>
-    <serial type='file'><source path='$W/console.log'/></serial>
-    <memballoon model='none'/>
-  </devices>
-</domain>
-EOF
-}
+note "initramfs from $LG_BUSYBOX, kernel $LG_KERNEL, accelerator $ACCEL"
+lg_initramfs "$W" "$AGENT" "$MARK" "$WORKLOAD" "$GUEST_INIT" ||
+	{ bad "$LG_WHY"; exit 1; }
 
 # ---- daemons and hook --------------------------------------------------------
 "$RINGSIDE" hook install >/dev/null || { bad "ringside hook install"; exit 1; }
 HOOKED=1
 [ -x "$HOOK" ] && ok "hook installed as $HOOK" || bad "no executable $HOOK"
-virtlogd -d -p "$W/virtlogd.pid" || { bad "virtlogd -d"; exit 1; }
-VIRTLOGD_PID=$(cat "$W/virtlogd.pid")
-libvirtd -d -p "$W/libvirtd.pid" || { bad "libvirtd -d"; exit 1; }
-LIBVIRTD_PID=$(cat "$W/libvirtd.pid")
-for _ in $(seq 50); do vsh version >/dev/null 2>&1 && break; sleep 0.2; done
-vsh version >/dev/null 2>&1 || { bad "libvirtd does not answer"; exit 1; }
-note "virtlogd $VIRTLOGD_PID, libvirtd $LIBVIRTD_PID"
+lg_daemons_start "$W" || { bad "$LG_WHY"; exit 1; }
+note "virtlogd $LG_VIRTLOGD_PID, libvirtd $LG_LIBVIRTD_PID"
 
-domain_xml normal > "$W/domain.xml"
+lg_domain_xml $DOM $DOMTYPE "$W" normal > "$W/domain.xml"
 vsh define "$W/domain.xml" >/dev/null || { bad "virsh define"; exit 1; }
 DEFINED=1
 
