@@ -5,12 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "domain_region.h"
-#include "domain_virt.h"
-#include "domain_xml.h"
-#include "err.h"
-
-#define DOM_ERR(e) (-(ERR_DOM + (e)))
+#include "ringside/domain_virt.h"
 
 int dom_region_is_domain(const char *spec)
 {
@@ -32,7 +27,7 @@ static int lookup(struct dom_virt *d, const char *shm_name)
 
 	err = dom_virt_active(d);
 	if (err <= 0)
-		return err ? err : DOM_ERR(dome_not_running);
+		return err ? err : -dome_not_running;
 	err = dom_virt_meta_get(d, 0, &text);
 	if (err)
 		return err;
@@ -47,7 +42,7 @@ static int lookup(struct dom_virt *d, const char *shm_name)
 		err = dom_xml_parse(&x, text, strlen(text));
 	if (!err) {
 		err = dom_xml_shmem(x, shm_name, NULL, NULL);
-		err = err < 0 ? err : err ? 0 : DOM_ERR(dome_no_shmem);
+		err = err < 0 ? err : err ? 0 : -dome_no_shmem;
 	}
 	dom_xml_free(x);
 	free(text);
@@ -56,7 +51,7 @@ static int lookup(struct dom_virt *d, const char *shm_name)
 
 int dom_region_path(const char *name, char *path, size_t len)
 {
-	char shm_name[DOM_NAME_MAX + 16];
+	char shm_name[DOM_SHM_NAME_MAX];
 	struct dom_virt *d = NULL;
 	int err, n;
 
