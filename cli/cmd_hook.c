@@ -44,6 +44,7 @@ struct hook_opts {
 static void help(void)
 {
 	printf("usage: ringside hook install [--dir DIR] [--group G] [--legacy] [--force]\n"
+	       "                             [--program P]\n"
 	       "       ringside hook uninstall [--dir DIR] [--legacy]\n"
 	       "       ringside hook run [--group G] DOMAIN OPERATION SUB-OPERATION [EXTRA]\n\n"
 	       "install writes DIR/qemu.d/ringside (DIR/qemu with --legacy), a script\n"
@@ -145,9 +146,11 @@ static int program_beside_me(char *buf, size_t len)
 	ssize_t n;
 	int k;
 
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
+	n = readlink("/proc/self/exe", self, sizeof(self));
+	if (n < 0)
 		return -errno;
+	if (n == 0 || (size_t)n >= sizeof(self))
+		return -ENAMETOOLONG;
 	self[n] = '\0';
 	slash = strrchr(self, '/');
 	if (!slash)

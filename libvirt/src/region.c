@@ -68,30 +68,28 @@ int dom_region_path(const char *name, char *path, size_t len)
 	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
 }
 
-int dom_region_pause(const char *name, int *paused)
+/* Connect to domain @name read-write, apply @op, disconnect. */
+static int on_domain(const char *name, int (*op)(struct dom_virt *d))
 {
 	struct dom_virt *d = NULL;
 	int err;
 
-	*paused = 0;
 	err = dom_virt_open(&d, NULL, name, 0);
 	if (!err)
-		err = dom_virt_suspend(d);
+		err = op(d);
 	dom_virt_close(d);
-	if (err < 0)
-		return err;
-	*paused = err;
-	return 0;
+	return err;
+}
+
+int dom_region_pause(const char *name, int *paused)
+{
+	int r = on_domain(name, dom_virt_suspend);
+
+	*paused = r > 0;
+	return r < 0 ? r : 0;
 }
 
 int dom_region_resume(const char *name)
 {
-	struct dom_virt *d = NULL;
-	int err;
-
-	err = dom_virt_open(&d, NULL, name, 0);
-	if (!err)
-		err = dom_virt_resume(d);
-	dom_virt_close(d);
-	return err;
+	return on_domain(name, dom_virt_resume);
 }

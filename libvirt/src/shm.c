@@ -80,6 +80,8 @@ int dom_shm_remove(const char *dir, const char *shm_name)
 	struct stat st;
 	int n;
 
+	if (!dir || !shm_name)
+		return -EINVAL;
 	n = snprintf(path, sizeof(path), "%s/%s", dir, shm_name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;

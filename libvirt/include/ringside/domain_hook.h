@@ -42,7 +42,8 @@ int dom_shm_create(const char *dir, const char *shm_name,
 		   const struct dom_cfg *c, gid_t gid);
 
 /* Remove @dir/@shm_name if it is a regular file.  0 also when absent.
- * -ENAMETOOLONG, -ENODEV (not a regular file), -errno of lstat, unlink. */
+ * -EINVAL (NULL), -ENAMETOOLONG, -ENODEV (not a regular file), -errno of
+ * lstat and unlink. */
 int dom_shm_remove(const char *dir, const char *shm_name);
 
 /* --- what the hook does ---------------------------------------------------- */

@@ -11,8 +11,9 @@
  * configuration only (VIR_DOMAIN_AFFECT_CONFIG): it applies at the next
  * start, never to a running guest.
  *
- * Errors as in domain.h: -errno or -dome_*.  Every call below can also
- * fail with -dome_libvirt (libvirt refused) and -dome_no_libvirt.
+ * Errors as in domain.h: -errno or -dome_*.  Every call below that talks
+ * to libvirt can also fail with -dome_libvirt (libvirt refused) and
+ * -dome_no_libvirt.
  */
 #ifndef RINGSIDE_DOMAIN_VIRT_H
 #define RINGSIDE_DOMAIN_VIRT_H
