@@ -34,15 +34,20 @@ char *const *cli_argv(void)
 	return saved_argv;
 }
 
+void cli_verr(const char *cmd, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "ringside %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void cli_err(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "ringside %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_verr(cmd, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...)

@@ -10,6 +10,7 @@
 #ifndef RINGSIDE_CLI_H
 #define RINGSIDE_CLI_H
 
+#include <stdarg.h>
 #include <stdint.h>
 
 enum cli_exit {
@@ -41,6 +42,7 @@ int cmd_hook(int argc, char **argv);
 
 /* "ringside CMD: message" on stderr. */
 void cli_err(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+void cli_verr(const char *cmd, const char *fmt, va_list ap) CLI_PRINTF(2, 0);
 
 /* A usage error: the message, a pointer to --help; returns CLI_EXIT_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);

@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ringside/domain_virt.h"
+
 #include "cli.h"
-#include "domain_meta.h"
-#include "domain_virt.h"
-#include "domain_xml.h"
 #include "err.h"
 
 #define CMD "disable"
@@ -78,7 +77,7 @@ static int remove_both(struct dom_virt *d, const struct dom_xml *x,
 
 	*what = "";
 	dom_cfg_default(&c);
-	have_meta = dom_xml_meta(x, &c, &bad) != -(ERR_DOM + dome_not_enabled);
+	have_meta = dom_xml_meta(x, &c, &bad) != -dome_not_enabled;
 	have_dev = dom_xml_shmem(x, shm_name, NULL, &dev);
 	if (have_dev < 0) {
 		*what = "its <shmem> device";
@@ -100,7 +99,7 @@ static int remove_both(struct dom_virt *d, const struct dom_xml *x,
 
 int cmd_disable(int argc, char **argv)
 {
-	char shm_name[DOM_NAME_MAX + 16];
+	char shm_name[DOM_SHM_NAME_MAX];
 	struct disable_opts o;
 	struct dom_virt *d = NULL;
 	struct dom_xml *x = NULL;
@@ -112,7 +111,7 @@ int cmd_disable(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
-		cli_err(CMD, "'%s': %s", o.domain, err_str(-(ERR_DOM + dome_name)));
+		cli_err(CMD, "'%s': %s", o.domain, err_str(-dome_name));
 		return CLI_EXIT_FAIL;
 	}
 	err = dom_virt_open(&d, o.uri, o.domain, 0);

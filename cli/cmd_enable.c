@@ -13,11 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ringside/domain_hook.h"
+#include "ringside/domain_virt.h"
+
 #include "cli.h"
-#include "domain_cmd.h"
-#include "domain_meta.h"
-#include "domain_virt.h"
-#include "domain_xml.h"
 #include "err.h"
 #include "report_out.h"
 
@@ -173,7 +172,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 		return CLI_EXIT_FAIL;
 	}
 	if (dom_cfg_format(&o->cfg, meta, sizeof(meta)) < 0 ||
-	    dom_cmd_shmem_xml(shm_name, o->cfg.size, dev, sizeof(dev)) < 0) {
+	    dom_shmem_xml(shm_name, o->cfg.size, dev, sizeof(dev)) < 0) {
 		free(old_dev);
 		cli_err(CMD, "internal error: XML does not fit");
 		return CLI_EXIT_FAIL;
@@ -222,14 +221,14 @@ static void report(const struct enable_opts *o, const char *shm_name,
 	if (active)
 		printf("  the domain is running: the change applies when it is next "
 		       "started (shut it down, then start it)\n");
-	if (!dom_cmd_hook_installed())
+	if (!dom_hook_installed())
 		printf("  no ringside hook is installed: run 'ringside hook install' "
 		       "before starting the domain\n");
 }
 
 int cmd_enable(int argc, char **argv)
 {
-	char shm_name[DOM_NAME_MAX + 16];
+	char shm_name[DOM_SHM_NAME_MAX];
 	struct dom_virt *d = NULL;
 	struct dom_xml *x = NULL;
 	struct enable_opts o;
@@ -240,13 +239,13 @@ int cmd_enable(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
-		cli_err(CMD, "'%s': %s", o.domain, err_str(-(ERR_DOM + dome_name)));
+		cli_err(CMD, "'%s': %s", o.domain, err_str(-dome_name));
 		return CLI_EXIT_FAIL;
 	}
 	ret = CLI_EXIT_FAIL;
 	err = dom_virt_open(&d, o.uri, o.domain, 0);
 	if (!err && (err = dom_virt_persistent(d)) == 0)
-		err = -(ERR_DOM + dome_transient);
+		err = -dome_transient;
 	if (err >= 0 && (active = dom_virt_active(d)) < 0)
 		err = active;
 	if (err >= 0)

@@ -5,32 +5,36 @@
  *
  * libvirt runs /etc/libvirt/hooks/qemu.d/ringside with DOMAIN OPERATION
  * SUB-OPERATION EXTRA and the domain XML on stdin.  The installed script
- * execs 'ringside hook run', which reads only that XML: a hook must never
- * call back into libvirt (libvirtd holds the domain's lock while it waits).
+ * execs ringside-hook (libvirt/hook_main.c), a small program of its own
+ * that links neither libvirt nor the VMM; 'ringside hook run' does the same
+ * work in this process (dom_hook_run), for whoever lays a region out by
+ * hand.  Neither calls back into libvirt (libvirtd holds the domain's lock
+ * while it waits).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ringside/domain_hook.h"
+
 #include "cli.h"
-#include "domain_cmd.h"
-#include "domain_hook.h"
 #include "err.h"
 
 #define CMD "hook"
-#define DEFAULT_GROUP "libvirt-qemu"
+#define HOOK_PROGRAM "ringside-hook"
 
 struct hook_opts {
 	const char *action;     /* install, uninstall, run */
 	const char *dir;        /* hooks directory */
 	const char *group;      /* owner group of region files */
-	const char *binary;     /* ringside, as the script runs it */
+	const char *program;    /* ringside-hook, as the script runs it */
 	int legacy;             /* DIR/qemu instead of DIR/qemu.d/ringside */
 	int force;
 	char **args;            /* run: DOMAIN OPERATION SUB-OPERATION ... */
@@ -40,23 +44,27 @@ struct hook_opts {
 static void help(void)
 {
 	printf("usage: ringside hook install [--dir DIR] [--group G] [--legacy] [--force]\n"
+	       "                             [--program P]\n"
 	       "       ringside hook uninstall [--dir DIR] [--legacy]\n"
 	       "       ringside hook run [--group G] DOMAIN OPERATION SUB-OPERATION [EXTRA]\n\n"
 	       "install writes DIR/qemu.d/ringside (DIR/qemu with --legacy), a script\n"
-	       "that libvirt runs for every QEMU domain.  For a domain opted in with\n"
+	       "that libvirt runs for every QEMU domain; it execs ringside-hook, which\n"
+	       "links neither libvirt nor the VMM.  For a domain opted in with\n"
 	       "'ringside enable' it creates /dev/shm/ringside-DOMAIN at 'prepare begin'\n"
 	       "(laid out, exact size, mode 0660, owner root, group G) and removes it\n"
 	       "at 'release end'.  Other domains are left alone.  libvirtd looks for\n"
 	       "hooks when it starts: restart it after installing.\n\n"
 	       "  -d, --dir DIR     libvirt's hooks directory (default " DOM_HOOK_DIR ")\n"
-	       "  -g, --group G     group of the QEMU processes (default " DEFAULT_GROUP ")\n"
+	       "  -g, --group G     group of the QEMU processes (default " DOM_HOOK_GROUP ")\n"
 	       "  -l, --legacy      install as DIR/qemu (libvirt without qemu.d support)\n"
 	       "  -f, --force       replace a hook file ringside did not write\n"
-	       "  -r, --ringside P  the ringside the hook runs (default: this one)\n"
+	       "  -p, --program P   the hook program libvirt runs (default: ringside-hook\n"
+	       "                    beside this ringside)\n"
 	       "  -h, --help        this text\n\n"
-	       "run is what libvirt calls; it reads the domain XML on stdin and never\n"
-	       "calls libvirt.  Exit status: 0 success, 1 failure (at 'prepare' libvirt\n"
-	       "then refuses to start the domain, with this message), 2 bad usage.\n");
+	       "run does what ringside-hook does, in this process: it reads the domain\n"
+	       "XML on stdin and never calls libvirt.  Exit status: 0 success,\n"
+	       "1 failure (at 'prepare' libvirt then refuses to start the domain, with\n"
+	       "this message), 2 bad usage.\n");
 }
 
 static int parse(int argc, char **argv, struct hook_opts *o)
@@ -64,7 +72,7 @@ static int parse(int argc, char **argv, struct hook_opts *o)
 	static const struct option longopts[] = {
 		{ "dir",      required_argument, NULL, 'd' },
 		{ "group",    required_argument, NULL, 'g' },
-		{ "ringside", required_argument, NULL, 'r' },
+		{ "program",  required_argument, NULL, 'p' },
 		{ "legacy",   no_argument,       NULL, 'l' },
 		{ "force",    no_argument,       NULL, 'f' },
 		{ "help",     no_argument,       NULL, 'h' },
@@ -74,7 +82,7 @@ static int parse(int argc, char **argv, struct hook_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->dir = DOM_HOOK_DIR;
-	o->group = DEFAULT_GROUP;
+	o->group = DOM_HOOK_GROUP;
 	if (argc < 2)
 		return cli_usage(CMD, "install, uninstall or run?");
 	o->action = argv[1];
@@ -88,7 +96,7 @@ static int parse(int argc, char **argv, struct hook_opts *o)
 	opterr = 0;
 	optind = 2;
 	/* '+': stop at the first operand, so a DOMAIN "-x" stays one */
-	while ((c = getopt_long(argc, argv, "+:d:g:r:lfh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:d:g:p:lfh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o->dir = optarg;
@@ -96,8 +104,8 @@ static int parse(int argc, char **argv, struct hook_opts *o)
 		case 'g':
 			o->group = optarg;
 			break;
-		case 'r':
-			o->binary = optarg;
+		case 'p':
+			o->program = optarg;
 			break;
 		case 'l':
 			o->legacy = 1;
@@ -131,46 +139,30 @@ static int hook_path(const struct hook_opts *o, char *buf, size_t len)
 	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
 }
 
-/* The script libvirt runs; single quotes around everything variable. */
-static int write_script(const char *path, const char *binary,
-			const char *group)
+/* ringside-hook in the directory of this ringside, into @buf. */
+static int program_beside_me(char *buf, size_t len)
 {
-	char tmp[PATH_MAX + 16];
-	FILE *f;
-	int fd, err = 0;
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+	int k;
 
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
+	n = readlink("/proc/self/exe", self, sizeof(self));
+	if (n < 0)
 		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		close(fd);
-		unlink(tmp);
-		return err;
-	}
-	fprintf(f, "#!/bin/sh\n"
-		   DOM_HOOK_MARK " (written by 'ringside hook install').\n"
-		   "# libvirt runs it with: DOMAIN OPERATION SUB-OPERATION EXTRA,\n"
-		   "# and the domain XML on stdin.  See docs/operator-guide.md.\n"
-		   "exec '%s' hook run --group '%s' \"$@\"\n", binary, group);
-	if (fflush(f) || fchmod(fd, 0755) || fsync(fd))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	if (n == 0 || (size_t)n >= sizeof(self))
+		return -ENAMETOOLONG;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	k = snprintf(buf, len, "%s/%s", self, HOOK_PROGRAM);
+	return (k < 0 || (size_t)k >= len) ? -ENAMETOOLONG : 0;
 }
 
 static int install(const struct hook_opts *o)
 {
-	char path[PATH_MAX], sub[PATH_MAX], self[PATH_MAX];
-	const char *binary = o->binary;
-	ssize_t n;
+	char path[PATH_MAX], sub[PATH_MAX], program[PATH_MAX];
 	int err;
 
 	if (hook_path(o, path, sizeof(path))) {
@@ -183,21 +175,23 @@ static int install(const struct hook_opts *o)
 			o->group);
 		return CLI_EXIT_FAIL;
 	}
-	if (!binary) {
-		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (n <= 0) {
-			cli_err(CMD, "cannot find my own path; give --ringside PATH");
-			return CLI_EXIT_FAIL;
-		}
-		self[n] = '\0';
-		binary = self;
-	}
-	if (strchr(binary, '\'') || strchr(o->group, '\'') || binary[0] != '/') {
-		cli_err(CMD, "'%s' / '%s': the binary must be an absolute path, and "
-			"neither may contain a quote", binary, o->group);
+	if (o->program)
+		err = realpath(o->program, program) ? 0 : -errno;
+	else
+		err = program_beside_me(program, sizeof(program));
+	if (!err && access(program, X_OK))
+		err = -errno;
+	if (err) {
+		cli_err(CMD, "%s: %s; give the hook program with --program PATH",
+			o->program ? o->program : program, strerror(-err));
 		return CLI_EXIT_FAIL;
 	}
-	if (!access(path, F_OK) && !dom_cmd_is_hook(path) && !o->force) {
+	if (strchr(program, '\'') || strchr(o->group, '\'')) {
+		cli_err(CMD, "'%s' / '%s': neither may contain a quote", program,
+			o->group);
+		return CLI_EXIT_FAIL;
+	}
+	if (!access(path, F_OK) && !dom_hook_file_is_ours(path) && !o->force) {
 		cli_err(CMD, "%s exists and is not ringside's; move it away (or "
 			"into %s/%s/) or use --force", path, o->dir, DOM_HOOK_SUB);
 		return CLI_EXIT_FAIL;
@@ -209,13 +203,13 @@ static int install(const struct hook_opts *o)
 			strerror(errno));
 		return CLI_EXIT_FAIL;
 	}
-	err = write_script(path, binary, o->group);
+	err = dom_hook_file_write(path, program, o->group);
 	if (err) {
 		cli_err(CMD, "cannot write %s: %s", path, err_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	printf("ringside hook: installed %s (runs %s); restart libvirtd so that "
-	       "it sees the hook\n", path, binary);
+	       "it sees the hook\n", path, program);
 	return CLI_EXIT_OK;
 }
 
@@ -229,7 +223,7 @@ static int uninstall(const struct hook_opts *o)
 		printf("ringside hook: %s is not installed; nothing changed\n", path);
 		return CLI_EXIT_OK;
 	}
-	if (!dom_cmd_is_hook(path)) {
+	if (!dom_hook_file_is_ours(path)) {
 		cli_err(CMD, "%s is not ringside's hook; left alone", path);
 		return CLI_EXIT_FAIL;
 	}
@@ -241,18 +235,23 @@ static int uninstall(const struct hook_opts *o)
 	return CLI_EXIT_OK;
 }
 
+static void hook_log(void *arg, const char *fmt, va_list ap)
+{
+	(void)arg;
+	cli_verr(CMD, fmt, ap);
+}
+
 static int run(const struct hook_opts *o)
 {
-	const char *domain = o->args[0], *op = o->args[1], *sub = o->args[2];
+	struct dom_hook_call call = {
+		.domain = o->args[0],
+		.op = o->args[1],
+		.subop = o->args[2],
+		.group = o->group,
+		.xml_fd = STDIN_FILENO,
+	};
 
-	if (!strcmp(op, "prepare") && !strcmp(sub, "begin"))
-		return dom_hook_prepare(CMD, domain, o->group);
-	if (!strcmp(op, "release") && !strcmp(sub, "end"))
-		return dom_hook_release(CMD, domain);
-	/* Anything else is not ours; take libvirt's XML so it sees no EPIPE. */
-	while (getchar() != EOF)
-		;
-	return CLI_EXIT_OK;
+	return dom_hook_run(&call, hook_log, NULL) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
 int cmd_hook(int argc, char **argv)

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
+#include "ringside/domain.h"
 #include "ringside/ring.h"
 
-#include "domain_meta.h"
 #include "err.h"
 #include "pdf.h"
+
+/* The libvirt library's codes pass through unchanged. */
+_Static_assert(DOM_ERROR_BASE == ERR_DOM, "libvirt library errors at ERR_DOM");
 
 const char *err_str(int err)
 {

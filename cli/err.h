@@ -5,7 +5,9 @@
  *   -1 .. -4095         -errno from a system call
  *   -(ERR_RING + e)     enum rs_error e from the ring library
  *   -(ERR_PDF + e)      enum pdf_error e from the perf.data modules
- *   -(ERR_DOM + e)      enum dom_error e from the libvirt modules (domain_*)
+ *   -e, e >= ERR_DOM    enum dom_error e of the libvirt library
+ *                       (libvirt/include/ringside/domain.h), as it returns
+ *                       them: its codes start at ERR_DOM (DOM_ERROR_BASE)
  *
  * err_str() names any of them; only the cmd_* layer prints it.
  */

@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "domain_region.h"
+#include "ringside/domain_virt.h"
+
 #include "err.h"
 #include "region_map.h"
 #include "vm_conn.h"

@@ -25,7 +25,7 @@ struct rmap {
 	int locked;              /* RMAP_EXCL taken */
 	uint32_t abi_version;    /* what the header claims, for messages */
 	struct vm_conn *vm;      /* --vm: the VMM's control connection */
-	char *domain;            /* REGION named a libvirt domain (domain_region.h) */
+	char *domain;            /* REGION named a libvirt domain (ringside/domain_virt.h) */
 	int domain_paused;       /* rmap_pause suspended it */
 };
 

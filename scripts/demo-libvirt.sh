@@ -35,6 +35,7 @@ step() { printf '\n== [%d s] %s\n' $(($(date +%s) - T0)) "$*"; }
 [ "$(id -u)" = 0 ] || die "run me as root (libvirtd, /dev/shm, the libvirt hook)"
 bash scripts/build.sh "$build"
 R=$(realpath "$build/cli/ringside")
+HOOK_PROGRAM=$(realpath "$build/libvirt/ringside-hook")
 AGENT=$build/guest-agent/linux/ringside-agent
 MARK=$build/guest-agent/linux/ringside-mark
 WORKLOAD=$build/tests/e2e/rs-workload
@@ -126,7 +127,8 @@ fail_console() {
 
 # A libvirtd that was running before the hook was installed never runs it
 # (libvirtd looks for hooks when it starts): lay the region out by hand with
-# the command the hook runs.  Where libvirtd is ours the hook does it.
+# `ringside hook run`, which does what the hook does.  Where libvirtd is
+# ours the hook does it.
 prepare_region() {
 	[ -z "$LG_LIBVIRTD_PID" ] || return 0
 	vsh dumpxml --inactive "$DOM" | "$R" hook run "$DOM" prepare begin -
@@ -148,15 +150,15 @@ wait_guest() {
 
 step "1. libvirtd and ringside's hook"
 W=$(lg_workdir /tmp/rs-demo.XXXXXX)
-if [ -e "$HOOK" ] && grep -qF "exec '$R' " "$HOOK"; then
-	echo "ringside's hook is installed already and runs $R"
+if [ -e "$HOOK" ] && grep -qF "exec '$HOOK_PROGRAM' " "$HOOK"; then
+	echo "ringside's hook is installed already and runs $HOOK_PROGRAM"
 else
 	[ ! -e "$HOOK" ] || cp -p "$HOOK" "$W/hook.orig"
 	for d in /etc/libvirt/hooks/qemu.d /etc/libvirt/hooks; do
 		[ -d "$d" ] || MADE_DIRS+=("$d")
 	done
 	HOOKED=1
-	"$R" hook install
+	"$R" hook install --program "$HOOK_PROGRAM"
 fi
 libvirtd_before=$(lg_running libvirtd)
 lg_daemons_start "$W" || die "$LG_WHY"

@@ -3,20 +3,21 @@
 #
 # The Linux agent and the hook without a VM, in a few seconds:
 #
-#   e2e_agent_host.sh RINGSIDE AGENT MARK WORKLOAD CHECK
+#   e2e_agent_host.sh RINGSIDE AGENT MARK WORKLOAD CHECK HOOK
 #
-# `ringside hook run` (as libvirt would call it, XML on stdin) creates the
-# region; a fake sysfs shows it as the BAR2 of an ivshmem device; the agent
-# runs on this host against it.  Checks the agent's errors (no device, no
+# HOOK (ringside-hook, as libvirt would call it, XML on stdin) creates the
+# region, and links neither libvirt nor libipt nor Zydis; `ringside hook
+# run` does the same; a fake sysfs shows the region as the BAR2 of an
+# ivshmem device; the agent runs on this host against it.  Checks the agent's errors (no device, no
 # region, bad usage), attach and heartbeat, markers (plain and --sync),
 # samples of a workload with its comm, following the host's enabled switch,
 # detach on SIGTERM, and that a snapshot after the agent stopped still
-# holds everything; then `hook run ... release end` removes the region.
+# holds everything; then HOOK ... release end removes the region.
 # Needs root (perf events of every CPU, /dev/shm files owned by root).
 # shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
 set -u
 
-RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5
+RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 HOOK=$6
 NAME=rs-agent-test-$$
 SHM=/dev/shm/ringside-$NAME
 
@@ -69,17 +70,32 @@ cat > "$W/domain.xml" <<EOF
   </devices>
 </domain>
 EOF
-"$RINGSIDE" hook run --group "$GROUP" $NAME prepare begin - < "$W/domain.xml" ||
-	bad "hook run prepare begin"
+# What libvirtd runs as root: nothing of libvirt (a hook must never call
+# it), nor of the decoders or the VMM.
+libs=$(ldd "$HOOK" | grep -E 'libvirt|libipt|Zydis')
+[ -z "$libs" ] && ok "ringside-hook links no libvirt, libipt, Zydis" || bad "ringside-hook links: $libs"
+"$HOOK" --group "$GROUP" $NAME prepare begin - < "$W/domain.xml" ||
+	bad "ringside-hook prepare begin"
 st=$(stat -c '%U %G %a %s' "$SHM" 2>/dev/null)
 [ "$st" = "root $GROUP 660 16777216" ] && ok "hook made $SHM: $st" || bad "region file: '$st'"
 sed 's/<name>[^<]*</<name>other</; /ringside:region/d' "$W/domain.xml" |
-	"$RINGSIDE" hook run other prepare begin - && [ ! -e /dev/shm/ringside-other ] &&
+	"$HOOK" other prepare begin - && [ ! -e /dev/shm/ringside-other ] &&
 	ok "hook leaves a domain it does not know alone" || bad "hook on a foreign domain"
 sed "s/size unit='M'>16</size unit='M'>8</" "$W/domain.xml" |
-	"$RINGSIDE" hook run $NAME prepare begin - 2> "$W/err"
-[ $? = 1 ] && grep -q "metadata needs 16777216" "$W/err" && ok "hook refuses a wrong size" ||
-	{ bad "hook with a wrong size"; cat "$W/err"; }
+	"$HOOK" $NAME prepare begin - 2> "$W/err"
+[ $? = 1 ] && grep -q "^ringside hook: $NAME: .*metadata needs 16777216" "$W/err" &&
+	ok "hook refuses a wrong size" || { bad "hook with a wrong size"; cat "$W/err"; }
+"$HOOK" $NAME prepare > /dev/null 2>&1 < /dev/null
+[ $? = 2 ] && ok "ringside-hook: bad usage, status 2" || bad "ringside-hook bad usage"
+# `ringside hook run` is the same hook, in the ringside command.
+rm -f "$SHM"
+"$RINGSIDE" hook run --group "$GROUP" $NAME prepare begin - < "$W/domain.xml" &&
+	[ "$(stat -c '%U %G %a %s' "$SHM" 2>/dev/null)" = "$st" ] &&
+	ok "ringside hook run made the same region" || bad "ringside hook run prepare begin"
+sed "s/size unit='M'>16</size unit='M'>8</" "$W/domain.xml" |
+	"$RINGSIDE" hook run $NAME prepare begin - 2> "$W/err2"
+[ $? = 1 ] && cmp -s "$W/err" "$W/err2" && ok "ringside hook run: the same message" ||
+	{ bad "ringside hook run with a wrong size"; cat "$W/err2"; }
 rm -f "$DEV/resource2"
 ln -s "$SHM" "$DEV/resource2"
 
@@ -129,6 +145,6 @@ else
 	bad "snapshot:"; sed 's/^/     /' "$W/check"
 fi
 
-"$RINGSIDE" hook run $NAME release end < /dev/null || bad "hook run release end"
+"$HOOK" $NAME release end < /dev/null || bad "ringside-hook release end"
 [ -e "$SHM" ] && bad "release left $SHM" || ok "hook release removed the region"
 [ $fails = 0 ]

@@ -3,9 +3,10 @@
 #
 # End to end with a real Linux guest, real QEMU and a real libvirtd:
 #
-#   e2e_libvirt.sh RINGSIDE AGENT MARK WORKLOAD CHECK GUEST_INIT
+#   e2e_libvirt.sh RINGSIDE AGENT MARK WORKLOAD CHECK GUEST_INIT HOOK
 #
-# Starts virtlogd and libvirtd (no systemd here), installs ringside's hook,
+# Starts virtlogd and libvirtd (no systemd here), installs ringside's hook
+# (the script that execs HOOK, ringside-hook),
 # builds a busybox initramfs holding the agent and the workload, defines a
 # domain with the Debian kernel from /boot, and checks:
 #   A. enable/disable round trip on the persistent XML; bad options refused
@@ -29,7 +30,7 @@ set -u
 # shellcheck source=scripts/lib/libvirt-guest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/libvirt-guest.sh"
 
-RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 GUEST_INIT=$6
+RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 GUEST_INIT=$6 HOOK_PROGRAM=$7
 ACCEL=${RS_E2E_ACCEL:-tcg}
 DOM=rs-e2e-$$
 SHM=/dev/shm/ringside-$DOM
@@ -119,9 +120,11 @@ lg_initramfs "$W" "$AGENT" "$MARK" "$WORKLOAD" "$GUEST_INIT" ||
 	{ bad "$LG_WHY"; exit 1; }
 
 # ---- daemons and hook --------------------------------------------------------
-"$RINGSIDE" hook install >/dev/null || { bad "ringside hook install"; exit 1; }
+"$RINGSIDE" hook install --program "$HOOK_PROGRAM" >/dev/null ||
+	{ bad "ringside hook install"; exit 1; }
 HOOKED=1
-[ -x "$HOOK" ] && ok "hook installed as $HOOK" || bad "no executable $HOOK"
+[ -x "$HOOK" ] && grep -q "^exec '$(realpath "$HOOK_PROGRAM")' --group " "$HOOK" &&
+	ok "hook installed as $HOOK, runs ringside-hook" || bad "no executable $HOOK running $HOOK_PROGRAM"
 lg_daemons_start "$W" || { bad "$LG_WHY"; exit 1; }
 note "virtlogd $LG_VIRTLOGD_PID, libvirtd $LG_LIBVIRTD_PID"
 

@@ -1,18 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The libvirt opt-in without libvirt: domain_meta.c (the metadata element
- * and the region it asks for) and domain_xml.c (reading domain XML).
+ * The libvirt library without libvirt (libvirt/src): meta.c (the metadata
+ * element and the region it asks for), xml.c (reading domain XML),
+ * error.c, and what the hook does: hook.c, shm.c (the region file) and
+ * hook_file.c.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <check.h>
 
-#include "domain_meta.h"
-#include "domain_xml.h"
-#include "err.h"
+#include "ringside/domain_hook.h"
 
-#define DERR(e) (-(ERR_DOM + (e)))
+#include "domain_internal.h"
 
 static const char domain_xml[] =
 	"<domain type='qemu'>\n"
@@ -80,10 +87,10 @@ START_TEST(dom_cfg_set_invalid)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		dom_cfg_default(&c);
 		ck_assert_msg(dom_cfg_set(&c, cases[i][0], cases[i][1], &bad) ==
-			      DERR(dome_option), "%s=%s", cases[i][0], cases[i][1]);
+			      -dome_option, "%s=%s", cases[i][0], cases[i][1]);
 		ck_assert_ptr_nonnull(bad);
 	}
-	ck_assert_int_eq(dom_cfg_set(&c, "version", "2", &bad), DERR(dome_version));
+	ck_assert_int_eq(dom_cfg_set(&c, "version", "2", &bad), -dome_version);
 }
 END_TEST
 
@@ -93,7 +100,7 @@ START_TEST(dom_cfg_check_sizes)
 	const char *bad;
 
 	dom_cfg_default(&c);
-	ck_assert_int_eq(dom_cfg_check(&c, &bad), DERR(dome_option)); /* rings 0 */
+	ck_assert_int_eq(dom_cfg_check(&c, &bad), -dome_option); /* rings 0 */
 	c.rings = 2;
 	ck_assert_int_eq(dom_cfg_check(&c, &bad), 0);
 	ck_assert_uint_eq(c.size, 1u << 20);          /* at least 1 MiB */
@@ -102,9 +109,9 @@ START_TEST(dom_cfg_check_sizes)
 	ck_assert_uint_eq(c.size, 4u << 20);          /* 2 MiB + pages, rounded */
 	c.rings = 48;
 	c.data_pages = 8192;                          /* 48 x 32 MiB */
-	ck_assert_int_eq(dom_cfg_check(&c, &bad), DERR(dome_too_big));
+	ck_assert_int_eq(dom_cfg_check(&c, &bad), -dome_too_big);
 	c.data_pages = 1u << 31;
-	ck_assert_int_eq(dom_cfg_check(&c, &bad), DERR(dome_too_big));
+	ck_assert_int_eq(dom_cfg_check(&c, &bad), -dome_too_big);
 }
 END_TEST
 
@@ -125,7 +132,7 @@ START_TEST(dom_cfg_format_roundtrip)
 	memset(&b, 0, sizeof(b));
 	ck_assert_int_eq(dom_meta_parse(buf, &b, &bad), 0);
 	ck_assert_int_eq(memcmp(&a, &b, sizeof(a)), 0);
-	ck_assert_int_eq(dom_cfg_format(&a, buf, 10), DERR(dome_invalid));
+	ck_assert_int_eq(dom_cfg_format(&a, buf, 10), -dome_invalid);
 }
 END_TEST
 
@@ -136,14 +143,14 @@ START_TEST(dom_meta_parse_invalid)
 
 	dom_cfg_default(&c);
 	ck_assert_int_eq(dom_meta_parse("<region rings='2'/>", &c, &bad),
-			 DERR(dome_version));
+			 -dome_version);
 	ck_assert_int_eq(dom_meta_parse("<region version='1' rings='2' x='1'/>",
-					&c, &bad), DERR(dome_option));
+					&c, &bad), -dome_option);
 	ck_assert_int_eq(dom_meta_parse("<other version='1'/>", &c, &bad),
-			 DERR(dome_xml));
+			 -dome_xml);
 	ck_assert_int_eq(dom_meta_parse("<region version='1'", &c, &bad),
-			 DERR(dome_xml));
-	ck_assert_int_eq(dom_meta_parse("", &c, &bad), DERR(dome_xml));
+			 -dome_xml);
+	ck_assert_int_eq(dom_meta_parse("", &c, &bad), -dome_xml);
 }
 END_TEST
 
@@ -165,7 +172,7 @@ START_TEST(dom_xml_meta_found)
 	ck_assert_uint_eq(vcpus, 4);
 	ck_assert_int_eq(dom_xml_name(x, name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "web1");
-	ck_assert_int_eq(dom_xml_name(x, name, 4), DERR(dome_xml));
+	ck_assert_int_eq(dom_xml_name(x, name, 4), -dome_xml);
 	dom_xml_free(x);
 }
 END_TEST
@@ -179,7 +186,7 @@ START_TEST(dom_xml_meta_absent)
 	const char *bad;
 
 	dom_cfg_default(&c);
-	ck_assert_int_eq(dom_xml_meta(x, &c, &bad), DERR(dome_not_enabled));
+	ck_assert_int_eq(dom_xml_meta(x, &c, &bad), -dome_not_enabled);
 	dom_xml_free(x);
 }
 END_TEST
@@ -206,7 +213,7 @@ START_TEST(dom_xml_shmem_not_plain)
 				  "<model type='ivshmem-doorbell'/><size unit='M'>1"
 				  "</size></shmem></devices></domain>");
 
-	ck_assert_int_eq(dom_xml_shmem(x, "ringside-a", NULL, NULL), DERR(dome_xml));
+	ck_assert_int_eq(dom_xml_shmem(x, "ringside-a", NULL, NULL), -dome_xml);
 	dom_xml_free(x);
 }
 END_TEST
@@ -223,9 +230,9 @@ START_TEST(dom_xml_scaled_units)
 	ck_assert_uint_eq(b, 1u << 30);
 	ck_assert_int_eq(dom_xml_scaled("2", "KB", &b), 0);
 	ck_assert_uint_eq(b, 2000);
-	ck_assert_int_eq(dom_xml_scaled("1", "parsec", &b), DERR(dome_xml));
-	ck_assert_int_eq(dom_xml_scaled("-1", "M", &b), DERR(dome_xml));
-	ck_assert_int_eq(dom_xml_scaled("99999999999", "TiB", &b), DERR(dome_xml));
+	ck_assert_int_eq(dom_xml_scaled("1", "parsec", &b), -dome_xml);
+	ck_assert_int_eq(dom_xml_scaled("-1", "M", &b), -dome_xml);
+	ck_assert_int_eq(dom_xml_scaled("99999999999", "TiB", &b), -dome_xml);
 }
 END_TEST
 
@@ -238,9 +245,9 @@ START_TEST(dom_xml_parse_invalid)
 	struct dom_xml *x = NULL;
 	char name[256];
 
-	ck_assert_int_eq(dom_xml_parse(&x, "<domain>", 8), DERR(dome_xml));
-	ck_assert_int_eq(dom_xml_parse(&x, "<network/>", 10), DERR(dome_xml));
-	ck_assert_int_eq(dom_xml_parse(&x, "", 0), DERR(dome_xml));
+	ck_assert_int_eq(dom_xml_parse(&x, "<domain>", 8), -dome_xml);
+	ck_assert_int_eq(dom_xml_parse(&x, "<network/>", 10), -dome_xml);
+	ck_assert_int_eq(dom_xml_parse(&x, "", 0), -dome_xml);
 	ck_assert_ptr_null(x);
 	/* External entities are never fetched. */
 	if (dom_xml_parse(&x, xxe, sizeof(xxe) - 1) == 0) {
@@ -256,16 +263,16 @@ START_TEST(dom_name_check_names)
 	char buf[64];
 
 	ck_assert_int_eq(dom_name_check("web-1.example_a+b"), 0);
-	ck_assert_int_eq(dom_name_check(""), DERR(dome_name));
-	ck_assert_int_eq(dom_name_check(".hidden"), DERR(dome_name));
-	ck_assert_int_eq(dom_name_check("-x"), DERR(dome_name));
-	ck_assert_int_eq(dom_name_check("a/b"), DERR(dome_name));
-	ck_assert_int_eq(dom_name_check("a b"), DERR(dome_name));
-	ck_assert_int_eq(dom_name_check("a'b"), DERR(dome_name));
-	ck_assert_int_eq(dom_name_check(NULL), DERR(dome_name));
+	ck_assert_int_eq(dom_name_check(""), -dome_name);
+	ck_assert_int_eq(dom_name_check(".hidden"), -dome_name);
+	ck_assert_int_eq(dom_name_check("-x"), -dome_name);
+	ck_assert_int_eq(dom_name_check("a/b"), -dome_name);
+	ck_assert_int_eq(dom_name_check("a b"), -dome_name);
+	ck_assert_int_eq(dom_name_check("a'b"), -dome_name);
+	ck_assert_int_eq(dom_name_check(NULL), -dome_name);
 	ck_assert_int_eq(dom_shm_name("web1", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "ringside-web1");
-	ck_assert_int_eq(dom_shm_name("web1", buf, 8), DERR(dome_name));
+	ck_assert_int_eq(dom_shm_name("web1", buf, 8), -dome_name);
 }
 END_TEST
 
@@ -273,14 +280,230 @@ START_TEST(dom_errstr_all)
 {
 	int e;
 
-	for (e = 0; e < dome_max; e++)
-		ck_assert_ptr_nonnull(dom_errstr(-(ERR_DOM + e)));
-	ck_assert_str_eq(dom_errstr(-(ERR_DOM + dome_max)), "unknown domain error");
-	ck_assert_str_eq(err_str(DERR(dome_no_domain)), "no libvirt domain of that name");
+	for (e = dome_invalid; e < dome_max; e++)
+		ck_assert_str_ne(dom_errstr(-e), "unknown domain error");
+	ck_assert_str_eq(dom_errstr(-dome_max), "unknown domain error");
+	ck_assert_str_eq(dom_errstr(-2 * DOM_ERROR_BASE), "unknown domain error");
+	ck_assert_str_eq(dom_errstr(-dome_no_domain), "no libvirt domain of that name");
+	ck_assert_str_eq(dom_errstr(-ENOENT), strerror(ENOENT));
+	ck_assert_str_eq(dom_errstr(0), "success");
 	dom_detail_set("connection refused");
-	ck_assert_str_eq(dom_errstr(DERR(dome_libvirt)), "libvirt: connection refused");
+	ck_assert_str_eq(dom_errstr(-dome_libvirt), "libvirt: connection refused");
 	dom_detail_set(NULL);
-	ck_assert_str_eq(dom_errstr(DERR(dome_libvirt)), "libvirt call failed");
+	ck_assert_str_eq(dom_errstr(-dome_libvirt), "libvirt call failed");
+}
+END_TEST
+
+START_TEST(dom_shmem_xml_device)
+{
+	char buf[256];
+
+	ck_assert_int_gt(dom_shmem_xml("ringside-web1", 4u << 20, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "<shmem name='ringside-web1'><model type='ivshmem-plain'/>"
+			 "<size unit='M'>4</size></shmem>");
+	ck_assert_int_eq(dom_shmem_xml("ringside-web1", 4u << 20, buf, 16),
+			 -dome_invalid);
+}
+END_TEST
+
+/* ---- the hook, up to the region file (the e2e scripts make that) ---- */
+
+static char logged[1024];
+
+static void capture(void *arg, const char *fmt, va_list ap)
+{
+	++*(int *)arg;
+	vsnprintf(logged, sizeof(logged), fmt, ap);
+}
+
+/* dom_hook_run on @xml as stdin; *@said counts the messages. */
+static int hook(const char *domain, const char *op, const char *subop,
+		const char *xml, int *said)
+{
+	struct dom_hook_call call = { domain, op, subop, NULL, -1 };
+	FILE *f = tmpfile();
+	int err;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(xml, 1, strlen(xml), f), strlen(xml));
+	ck_assert_int_eq(fflush(f), 0);
+	rewind(f);
+	call.xml_fd = fileno(f);
+	*said = 0;
+	logged[0] = '\0';
+	err = dom_hook_run(&call, capture, said);
+	/* every operation reads libvirt's XML to its end */
+	ck_assert_int_eq(lseek(call.xml_fd, 0, SEEK_CUR), (off_t)strlen(xml));
+	fclose(f);
+	return err;
+}
+
+/* domain_xml with @from replaced by @to. */
+static char *edited(const char *from, const char *to)
+{
+	const char *at = strstr(domain_xml, from);
+	char *out;
+
+	ck_assert_ptr_nonnull(at);
+	out = malloc(sizeof(domain_xml) + strlen(to));
+	ck_assert_ptr_nonnull(out);
+	sprintf(out, "%.*s%s%s", (int)(at - domain_xml), domain_xml, to,
+		at + strlen(from));
+	return out;
+}
+
+START_TEST(dom_hook_run_null)
+{
+	struct dom_hook_call call = { NULL, "prepare", "begin", NULL, -1 };
+
+	ck_assert_int_eq(dom_hook_run(NULL, NULL, NULL), -dome_invalid);
+	ck_assert_int_eq(dom_hook_run(&call, NULL, NULL), -dome_invalid);
+}
+END_TEST
+
+START_TEST(dom_hook_run_not_ours)
+{
+	int said;
+
+	/* no ringside namespace: not even parsed */
+	ck_assert_int_eq(hook("web1", "prepare", "begin",
+			      "<domain><name>web1</name></domain> not XML <", &said), 0);
+	ck_assert_int_eq(said, 0);
+	/* operations the hook has nothing to do at */
+	ck_assert_int_eq(hook("web1", "start", "begin", domain_xml, &said), 0);
+	ck_assert_int_eq(hook("web1", "stopped", "end", domain_xml, &said), 0);
+	ck_assert_int_eq(said, 0);
+	/* a name no region was ever made for */
+	ck_assert_int_eq(hook("a/b", "release", "end", "", &said), 0);
+	ck_assert_int_eq(said, 0);
+}
+END_TEST
+
+START_TEST(dom_hook_run_refuses)
+{
+	char *bad_pages = edited("data-pages=\"256\"", "data-pages=\"3\"");
+	char *other = edited("<name>web1</name>", "<name>web2</name>");
+	char *small = edited("<size unit='M'>4</size>", "<size unit='M'>2</size>");
+	char *doorbell = edited("<model type='ivshmem-plain'/>\n",
+				"<model type='ivshmem-doorbell'/>\n");
+	char *no_dev = edited("name='ringside-web1'", "name='ringside-x'");
+	int said;
+
+	ck_assert_int_eq(hook("web1", "prepare", "begin", bad_pages, &said),
+			 -dome_option);
+	ck_assert_int_eq(said, 1);
+	ck_assert_str_eq(logged, "web1: ringside metadata: data-pages: a power "
+			 "of two >= 1 (4 KiB pages per ring); fix it with "
+			 "'ringside enable web1'");
+	ck_assert_int_eq(hook("web1", "prepare", "begin", other, &said), -dome_xml);
+	ck_assert_str_eq(logged, "web1: the XML on stdin is of another domain");
+	ck_assert_int_eq(hook("web1", "prepare", "begin", small, &said), -dome_size);
+	ck_assert_str_eq(logged, "web1: <shmem name='ringside-web1'> is 2097152 "
+			 "bytes, the metadata needs 4194304; run 'ringside "
+			 "enable web1' again");
+	ck_assert_int_eq(hook("web1", "prepare", "begin", doorbell, &said), -dome_xml);
+	ck_assert_str_eq(logged, "web1: its ringside <shmem> device is not "
+			 "ivshmem-plain");
+	ck_assert_int_eq(hook("web1", "prepare", "begin", no_dev, &said),
+			 -dome_no_shmem);
+	ck_assert_str_eq(logged + 6, dom_errstr(-dome_no_shmem));
+	ck_assert_int_eq(hook("web1", "prepare", "begin", "<domain xmlns:r='"
+			      DOM_XMLNS "'", &said), -dome_xml);
+	ck_assert_str_eq(logged, "web1: the domain XML on stdin does not parse");
+	ck_assert_int_eq(hook("a b", "prepare", "begin", domain_xml, &said),
+			 -dome_name);
+	ck_assert_int_eq(said, 1);
+	free(bad_pages);
+	free(other);
+	free(small);
+	free(doorbell);
+	free(no_dev);
+}
+END_TEST
+
+/* A private directory for region and hook files. */
+static char *tmp_dir(char *buf)
+{
+	strcpy(buf, "/tmp/rs-test-domain.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(buf));
+	return buf;
+}
+
+START_TEST(dom_shm_create_region)
+{
+	char dir[64], path[128];
+	struct rs_region region;
+	struct dom_cfg c;
+	struct stat st;
+	const char *bad;
+	void *mem;
+	int fd;
+
+	if (geteuid() != 0)
+		return;   /* the file is root's */
+	tmp_dir(dir);
+	dom_cfg_default(&c);
+	c.rings = 2;
+	ck_assert_int_eq(dom_cfg_check(&c, &bad), 0);
+	ck_assert_int_eq(dom_shm_create(dir, "ringside-t", &c, 0), 0);
+	snprintf(path, sizeof(path), "%s/ringside-t", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_size, c.size);
+	ck_assert_uint_eq(st.st_mode & 07777, 0660);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	mem = mmap(NULL, c.size, PROT_READ, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(mem, MAP_FAILED);
+	ck_assert_int_eq(rs_region_open(&region, mem, c.size), 0);
+	ck_assert_uint_eq(((const struct rs_region_header *)mem)->config.enabled, 1);
+	munmap(mem, c.size);
+	close(fd);
+	/* made again over the old one */
+	ck_assert_int_eq(dom_shm_create(dir, "ringside-t", &c, 0), 0);
+	ck_assert_int_eq(dom_shm_remove(dir, "ringside-t"), 0);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	ck_assert_int_eq(dom_shm_remove(dir, "ringside-t"), 0);   /* absent */
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(dom_shm_remove(dir, "ringside-t"), -ENODEV);
+	ck_assert_int_eq(rmdir(path), 0);
+	c.size = 0;
+	ck_assert_int_eq(dom_shm_create(dir, "ringside-t", &c, 0), -EINVAL);
+	ck_assert_int_eq(dom_shm_create(NULL, "ringside-t", &c, 0), -EINVAL);
+	ck_assert_int_eq(dom_shm_remove(NULL, "ringside-t"), -EINVAL);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+START_TEST(dom_hook_file_write_script)
+{
+	char dir[64], path[128], text[512];
+	size_t n;
+	FILE *f;
+
+	tmp_dir(dir);
+	snprintf(path, sizeof(path), "%s/ringside", dir);
+	ck_assert_int_eq(dom_hook_file_is_ours(path), 0);
+	ck_assert_int_eq(dom_hook_file_write(path, "/usr/bin/ringside-hook",
+					     "kvm"), 0);
+	ck_assert_int_eq(dom_hook_file_is_ours(path), 1);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	ck_assert_ptr_nonnull(strstr(text, "#!/bin/sh\n" DOM_HOOK_MARK));
+	ck_assert_ptr_nonnull(strstr(text, "\nexec '/usr/bin/ringside-hook' "
+				     "--group 'kvm' \"$@\"\n"));
+	ck_assert_int_eq(dom_hook_file_write(path, "ringside-hook", "kvm"),
+			 -dome_invalid);
+	ck_assert_int_eq(dom_hook_file_write(path, "/a'b", "kvm"), -dome_invalid);
+	ck_assert_int_eq(dom_hook_file_write(path, "/ab", "k'vm"), -dome_invalid);
+	ck_assert_int_eq(dom_hook_file_write(NULL, "/ab", "kvm"), -dome_invalid);
+	ck_assert_int_eq(chmod(path, 0644), 0);   /* not executable: not a hook */
+	ck_assert_int_eq(dom_hook_file_is_ours(path), 0);
+	ck_assert_int_eq(dom_hook_file_is_ours(NULL), 0);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -302,6 +525,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, dom_xml_parse_invalid);
 	tcase_add_test(tc, dom_name_check_names);
 	tcase_add_test(tc, dom_errstr_all);
+	tcase_add_test(tc, dom_shmem_xml_device);
+	tcase_add_test(tc, dom_hook_run_null);
+	tcase_add_test(tc, dom_hook_run_not_ours);
+	tcase_add_test(tc, dom_hook_run_refuses);
+	tcase_add_test(tc, dom_shm_create_region);
+	tcase_add_test(tc, dom_hook_file_write_script);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,12 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "domain_region.h"
-#include "domain_virt.h"
-#include "domain_xml.h"
-#include "err.h"
-
-#define DOM_ERR(e) (-(ERR_DOM + (e)))
+#include "ringside/domain_virt.h"
 
 int dom_region_is_domain(const char *spec)
 {
@@ -32,7 +27,7 @@ static int lookup(struct dom_virt *d, const char *shm_name)
 
 	err = dom_virt_active(d);
 	if (err <= 0)
-		return err ? err : DOM_ERR(dome_not_running);
+		return err ? err : -dome_not_running;
 	err = dom_virt_meta_get(d, 0, &text);
 	if (err)
 		return err;
@@ -47,7 +42,7 @@ static int lookup(struct dom_virt *d, const char *shm_name)
 		err = dom_xml_parse(&x, text, strlen(text));
 	if (!err) {
 		err = dom_xml_shmem(x, shm_name, NULL, NULL);
-		err = err < 0 ? err : err ? 0 : DOM_ERR(dome_no_shmem);
+		err = err < 0 ? err : err ? 0 : -dome_no_shmem;
 	}
 	dom_xml_free(x);
 	free(text);
@@ -56,7 +51,7 @@ static int lookup(struct dom_virt *d, const char *shm_name)
 
 int dom_region_path(const char *name, char *path, size_t len)
 {
-	char shm_name[DOM_NAME_MAX + 16];
+	char shm_name[DOM_SHM_NAME_MAX];
 	struct dom_virt *d = NULL;
 	int err, n;
 
@@ -73,30 +68,28 @@ int dom_region_path(const char *name, char *path, size_t len)
 	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
 }
 
-int dom_region_pause(const char *name, int *paused)
+/* Connect to domain @name read-write, apply @op, disconnect. */
+static int on_domain(const char *name, int (*op)(struct dom_virt *d))
 {
 	struct dom_virt *d = NULL;
 	int err;
 
-	*paused = 0;
 	err = dom_virt_open(&d, NULL, name, 0);
 	if (!err)
-		err = dom_virt_suspend(d);
+		err = op(d);
 	dom_virt_close(d);
-	if (err < 0)
-		return err;
-	*paused = err;
-	return 0;
+	return err;
+}
+
+int dom_region_pause(const char *name, int *paused)
+{
+	int r = on_domain(name, dom_virt_suspend);
+
+	*paused = r > 0;
+	return r < 0 ? r : 0;
 }
 
 int dom_region_resume(const char *name)
 {
-	struct dom_virt *d = NULL;
-	int err;
-
-	err = dom_virt_open(&d, NULL, name, 0);
-	if (!err)
-		err = dom_virt_resume(d);
-	dom_virt_close(d);
-	return err;
+	return on_domain(name, dom_virt_resume);
 }

@@ -12,8 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "domain_shm.h"
-#include "err.h"
+#include "ringside/domain_hook.h"
 
 #define REGION_MODE 0660
 
@@ -29,7 +28,8 @@ static int layout(int fd, const struct dom_cfg *c)
 	if (mem == MAP_FAILED)
 		return -errno;
 	dom_cfg_params(c, &p);
-	err = err_from_ring(rs_region_layout(mem, c->size, &p));
+	/* dom_cfg_check() found this layout valid: a refusal is ours */
+	err = rs_region_layout(mem, c->size, &p) < 0 ? -dome_internal : 0;
 	if (!err) {
 		/* No guest runs yet: a plain store is enough. */
 		h = mem;
@@ -80,6 +80,8 @@ int dom_shm_remove(const char *dir, const char *shm_name)
 	struct stat st;
 	int n;
 
+	if (!dir || !shm_name)
+		return -EINVAL;
 	n = snprintf(path, sizeof(path), "%s/%s", dir, shm_name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;

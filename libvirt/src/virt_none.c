@@ -5,11 +5,9 @@
  */
 #include <stddef.h>
 
-#include "domain_meta.h"
-#include "domain_virt.h"
-#include "err.h"
+#include "ringside/domain_virt.h"
 
-#define NO_LIBVIRT (-(ERR_DOM + dome_no_libvirt))
+#define NO_LIBVIRT (-dome_no_libvirt)
 
 int dom_virt_open(struct dom_virt **dp, const char *uri, const char *name,
 		  int readonly)

@@ -5,10 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "domain_meta.h"
-#include "err.h"
-
-#define DOM_ERR(e) (-(ERR_DOM + (e)))
+#include "ringside/domain.h"
 
 static const struct {
 	const char *name;
@@ -20,51 +17,6 @@ static const struct {
 	{ "test",    RS_TRACE_TEST },
 };
 #define NR_TRACE_BITS (sizeof(trace_bits) / sizeof(trace_bits[0]))
-
-static char detail[512];
-
-const char *dom_errstr(int err)
-{
-	static const char *const msg[dome_max] = {
-		[dome_ok]          = "success",
-		[dome_invalid]     = "invalid argument",
-		[dome_option]      = "invalid ringside option",
-		[dome_too_big]     = "the trace region would be larger than 1 GiB",
-		[dome_name]        = "a domain name ringside cannot use in a file "
-				     "name (letters, digits, '.', '_', '+', '-')",
-		[dome_xml]         = "malformed domain XML",
-		[dome_version]     = "ringside metadata of another version",
-		[dome_no_domain]   = "no libvirt domain of that name",
-		[dome_not_enabled] = "the domain is not enabled for ringside "
-				     "(no ringside metadata; see 'ringside enable')",
-		[dome_no_shmem]    = "the domain has ringside metadata but no "
-				     "ringside <shmem> device; run 'ringside enable' again",
-		[dome_size]        = "the <shmem> size does not match the ringside "
-				     "metadata; run 'ringside enable' again",
-		[dome_transient]   = "a transient domain has no persistent XML to change",
-		[dome_not_running] = "the domain is not running, so it has no trace region",
-		[dome_libvirt]     = "libvirt call failed",
-		[dome_no_libvirt]  = "this ringside was built without libvirt",
-	};
-	static char with_detail[600];
-	int e = -err - ERR_DOM;
-
-	if (e == dome_libvirt && detail[0]) {
-		snprintf(with_detail, sizeof(with_detail), "libvirt: %s", detail);
-		return with_detail;
-	}
-	return (e >= 0 && e < dome_max && msg[e]) ? msg[e] : "unknown domain error";
-}
-
-void dom_detail_set(const char *msg)
-{
-	snprintf(detail, sizeof(detail), "%s", msg ? msg : "");
-}
-
-const char *dom_detail(void)
-{
-	return detail;
-}
 
 void dom_cfg_default(struct dom_cfg *c)
 {
@@ -128,7 +80,7 @@ int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
 	if (!strcmp(key, "version")) {
 		if (parse_u32(value, UINT32_MAX, &v) || v != DOM_META_VERSION) {
 			*bad = "version: this ringside writes and reads version 1";
-			return DOM_ERR(dome_version);
+			return -dome_version;
 		}
 		return 0;
 	}
@@ -160,7 +112,7 @@ int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
 	} else {
 		*bad = "an attribute this version of ringside does not know";
 	}
-	return *bad ? DOM_ERR(dome_option) : 0;
+	return *bad ? -dome_option : 0;
 }
 
 int dom_cfg_check(struct dom_cfg *c, const char **bad)
@@ -182,20 +134,20 @@ int dom_cfg_check(struct dom_cfg *c, const char **bad)
 	else if ((uint64_t)c->data_pages * RS_PAGE_SIZE > DOM_REGION_MAX ||
 		 (uint64_t)c->aux_pages * RS_PAGE_SIZE > DOM_REGION_MAX) {
 		*bad = "data-pages, aux-pages: the region would exceed 1 GiB";
-		return DOM_ERR(dome_too_big);
+		return -dome_too_big;
 	}
 	if (*bad)
-		return DOM_ERR(dome_option);
+		return -dome_option;
 	dom_cfg_params(c, &p);
 	if (rs_region_size(&p, &size) < 0) {
 		*bad = "data-pages, aux-pages: no valid layout for these sizes";
-		return DOM_ERR(dome_option);
+		return -dome_option;
 	}
 	if (size < DOM_REGION_MIN)
 		size = DOM_REGION_MIN;
 	if (size > DOM_REGION_MAX) {
 		*bad = "rings x (data-pages + aux-pages): the region would exceed 1 GiB";
-		return DOM_ERR(dome_too_big);
+		return -dome_too_big;
 	}
 	c->size = size;
 	return 0;
@@ -247,7 +199,7 @@ int dom_cfg_format(const struct dom_cfg *c, char *buf, size_t len)
 		     c->aux_pages, c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
 		     dom_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
 	if (n < 0 || (size_t)n >= len)
-		return DOM_ERR(dome_invalid);
+		return -dome_invalid;
 	return n;
 }
 
@@ -256,14 +208,14 @@ int dom_name_check(const char *name)
 	size_t i, n = name ? strlen(name) : 0;
 
 	if (!n || n > DOM_NAME_MAX || name[0] == '.' || name[0] == '-')
-		return DOM_ERR(dome_name);
+		return -dome_name;
 	for (i = 0; i < n; i++) {
 		char ch = name[i];
 
 		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
 		      ch == '+' || ch == '-'))
-			return DOM_ERR(dome_name);
+			return -dome_name;
 	}
 	return 0;
 }
@@ -273,7 +225,19 @@ int dom_shm_name(const char *domain, char *buf, size_t len)
 	int n;
 
 	if (dom_name_check(domain))
-		return DOM_ERR(dome_name);
+		return -dome_name;
 	n = snprintf(buf, len, "%s%s", DOM_SHM_PREFIX, domain);
-	return (n < 0 || (size_t)n >= len) ? DOM_ERR(dome_name) : 0;
+	return (n < 0 || (size_t)n >= len) ? -dome_name : 0;
+}
+
+int dom_shmem_xml(const char *shm_name, uint64_t size, char *buf, size_t len)
+{
+	int n;
+
+	/* libvirt writes sizes back in MiB; writing them so keeps the device
+	 * XML identical across enable, dumpxml and detach. */
+	n = snprintf(buf, len, "<shmem name='%s'><model type='ivshmem-plain'/>"
+		     "<size unit='M'>%" PRIu64 "</size></shmem>", shm_name,
+		     size >> 20);
+	return (n < 0 || (size_t)n >= len) ? -dome_invalid : n;
 }

@@ -6,10 +6,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "domain_xml.h"
-#include "err.h"
+#include "ringside/domain.h"
 
-#define DOM_ERR(e) (-(ERR_DOM + (e)))
 #define PARSE_OPTS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
 
 struct dom_xml {
@@ -84,14 +82,14 @@ int dom_xml_parse(struct dom_xml **xp, const char *text, size_t len)
 
 	*xp = NULL;
 	if (!text || !len || len > DOM_XML_MAX)
-		return DOM_ERR(dome_xml);
+		return -dome_xml;
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
 	x->doc = xmlReadMemory(text, (int)len, "domain.xml", NULL, PARSE_OPTS);
 	if (!x->doc || !root(x, "domain")) {
 		dom_xml_free(x);
-		return DOM_ERR(dome_xml);
+		return -dome_xml;
 	}
 	*xp = x;
 	return 0;
@@ -110,7 +108,7 @@ int dom_xml_name(const struct dom_xml *x, char *buf, size_t len)
 {
 	xmlNode *n = child(root(x, "domain"), "name");
 
-	return (n && !node_text(n, buf, len) && buf[0]) ? 0 : DOM_ERR(dome_xml);
+	return (n && !node_text(n, buf, len) && buf[0]) ? 0 : -dome_xml;
 }
 
 int dom_xml_vcpus(const struct dom_xml *x, uint32_t *nr)
@@ -120,11 +118,11 @@ int dom_xml_vcpus(const struct dom_xml *x, uint32_t *nr)
 	unsigned long v;
 
 	if (!n || node_text(n, buf, sizeof(buf)) || buf[0] < '0' || buf[0] > '9')
-		return DOM_ERR(dome_xml);
+		return -dome_xml;
 	errno = 0;
 	v = strtoul(buf, &end, 10);
 	if (errno || *end || !v || v > UINT32_MAX)
-		return DOM_ERR(dome_xml);
+		return -dome_xml;
 	*nr = (uint32_t)v;
 	return 0;
 }
@@ -150,7 +148,7 @@ static int meta_from_node(const xmlNode *n, struct dom_cfg *c, const char **bad)
 	}
 	if (!seen_version) {
 		*bad = "version: missing";
-		return DOM_ERR(dome_version);
+		return -dome_version;
 	}
 	return 0;
 }
@@ -170,7 +168,7 @@ int dom_xml_meta(const struct dom_xml *x, struct dom_cfg *c, const char **bad)
 	for (n = meta ? meta->children : NULL; n; n = n->next)
 		if (is_ours(n))
 			return meta_from_node(n, c, bad);
-	return DOM_ERR(dome_not_enabled);
+	return -dome_not_enabled;
 }
 
 int dom_meta_parse(const char *text, struct dom_cfg *c, const char **bad)
@@ -182,16 +180,16 @@ int dom_meta_parse(const char *text, struct dom_cfg *c, const char **bad)
 
 	*bad = NULL;
 	if (!len || len > DOM_XML_MAX)
-		return DOM_ERR(dome_xml);
+		return -dome_xml;
 	doc = xmlReadMemory(text, (int)len, "metadata.xml", NULL, PARSE_OPTS);
 	if (!doc)
-		return DOM_ERR(dome_xml);
+		return -dome_xml;
 	r = xmlDocGetRootElement(doc);
 	if (r && r->type == XML_ELEMENT_NODE &&
 	    !strcmp((const char *)r->name, DOM_META_ELEMENT))
 		err = meta_from_node(r, c, bad);
 	else
-		err = DOM_ERR(dome_xml);
+		err = -dome_xml;
 	xmlFreeDoc(doc);
 	return err;
 }
@@ -214,20 +212,20 @@ int dom_xml_scaled(const char *value, const char *unit, uint64_t *bytes)
 	size_t i;
 
 	if (!value || value[0] < '0' || value[0] > '9')
-		return DOM_ERR(dome_xml);
+		return -dome_xml;
 	errno = 0;
 	v = strtoull(value, &end, 10);
 	if (errno || *end)
-		return DOM_ERR(dome_xml);
+		return -dome_xml;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(unit ? unit : "", units[i].name))
 			continue;
 		if (v > UINT64_MAX / units[i].scale)
-			return DOM_ERR(dome_xml);
+			return -dome_xml;
 		*bytes = v * units[i].scale;
 		return 0;
 	}
-	return DOM_ERR(dome_xml);
+	return -dome_xml;
 }
 
 static int shmem_size(const xmlNode *dev, uint64_t *size)
@@ -238,9 +236,9 @@ static int shmem_size(const xmlNode *dev, uint64_t *size)
 	/* ivshmem-plain is what the guest agent looks for (1af4:1110) */
 	if (!model || attr(model, "type", type, sizeof(type)) ||
 	    strcmp(type, "ivshmem-plain"))
-		return DOM_ERR(dome_xml);
+		return -dome_xml;
 	if (!sz || node_text(sz, value, sizeof(value)))
-		return DOM_ERR(dome_xml);
+		return -dome_xml;
 	if (attr(sz, "unit", unit, sizeof(unit)))
 		unit[0] = '\0';
 	return dom_xml_scaled(value, unit, size);
@@ -266,7 +264,7 @@ int dom_xml_shmem(const struct dom_xml *x, const char *name, uint64_t *size,
 		  char **xml)
 {
 	xmlNode *devs = child(root(x, "domain"), "devices"), *n;
-	char found[DOM_NAME_MAX + 16];
+	char found[DOM_SHM_NAME_MAX];
 	uint64_t bytes;
 	int err;
 

@@ -7,11 +7,9 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
-#include "domain_meta.h"
-#include "domain_virt.h"
-#include "err.h"
+#include "ringside/domain_virt.h"
 
-#define DOM_ERR(e) (-(ERR_DOM + (e)))
+#include "domain_internal.h"
 
 struct dom_virt {
 	virConnectPtr conn;
@@ -34,11 +32,11 @@ static int failed(int fallback)
 	virResetLastError();
 	switch (code) {
 	case VIR_ERR_NO_DOMAIN:
-		return DOM_ERR(dome_no_domain);
+		return -dome_no_domain;
 	case VIR_ERR_NO_DOMAIN_METADATA:
-		return DOM_ERR(dome_not_enabled);
+		return -dome_not_enabled;
 	default:
-		return DOM_ERR(fallback);
+		return -fallback;
 	}
 }
 
@@ -143,7 +141,7 @@ int dom_virt_suspend(struct dom_virt *d)
 	if (state == VIR_DOMAIN_PAUSED || state == VIR_DOMAIN_CRASHED)
 		return 0;  /* stopped already: leave it as it is */
 	if (state != VIR_DOMAIN_RUNNING && state != VIR_DOMAIN_BLOCKED)
-		return DOM_ERR(dome_not_running);
+		return -dome_not_running;
 	return virDomainSuspend(d->dom) < 0 ? failed(dome_libvirt) : 1;
 }
 

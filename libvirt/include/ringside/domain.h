@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside's opt-in of a libvirt domain: what its <metadata> element says
+ * (struct dom_cfg), how that is written and read back, the region it asks
+ * for, and the parts of libvirt's domain XML ringside reads.  Needs the
+ * ring library and libxml2; never libvirt (that is domain_virt.h).
+ *
+ *   <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1"
+ *       version="1" rings="2" data-pages="64" aux-pages="0"
+ *       mode="overwrite" trace="samples,markers" freq="1000"/>
+ *
+ * The region lives in /dev/shm/ringside-DOMAIN, shared with the guest by an
+ * ivshmem-plain <shmem name="ringside-DOMAIN"> device of dom_cfg.size bytes.
+ *
+ * Errors: every function that can fail returns a negative code, either
+ * -errno (1 .. 4095) from a system call or an allocation, or -dome_*
+ * (enum dom_error).  dom_errstr() names both.  The library never prints
+ * and never exits.
+ */
+#ifndef RINGSIDE_DOMAIN_H
+#define RINGSIDE_DOMAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringside/ring.h"
+
+#define DOM_XMLNS        "https://ringside.dev/xmlns/1"
+#define DOM_XMLNS_KEY    "ringside"   /* the namespace prefix libvirt writes */
+#define DOM_META_ELEMENT "region"
+#define DOM_META_VERSION 1u
+#define DOM_SHM_PREFIX   "ringside-"
+#define DOM_SHM_DIR      "/dev/shm"
+#define DOM_NAME_MAX     200u         /* domain name bytes we accept */
+#define DOM_SHM_NAME_MAX (DOM_NAME_MAX + sizeof(DOM_SHM_PREFIX))
+#define DOM_REGION_MIN   (1ull << 20) /* QEMU's ivshmem minimum */
+#define DOM_REGION_MAX   (1ull << 30) /* ringside's own ceiling */
+#define DOM_FREQ_MAX     100000u
+#define DOM_XML_MAX      (16u << 20)  /* bytes of domain XML we accept */
+
+/* The guest's samples: what a Linux agent asks its kernel for. */
+#define DOM_SAMPLE_TYPE (RS_PERF_SAMPLE_IP | RS_PERF_SAMPLE_TID | \
+			 RS_PERF_SAMPLE_TIME | RS_PERF_SAMPLE_CPU | \
+			 RS_PERF_SAMPLE_PERIOD | RS_PERF_SAMPLE_CALLCHAIN | \
+			 RS_PERF_SAMPLE_RAW)
+
+/*
+ * The library's own failures.  They start at DOM_ERROR_BASE, above every
+ * errno, so that one negative int carries either; the ringside command
+ * keeps them at that value in its own error space (cli/err.h).
+ */
+#define DOM_ERROR_BASE 12288
+
+enum dom_error {
+	dome_ok = 0,
+	dome_invalid = DOM_ERROR_BASE, /* caller passed nonsense */
+	dome_option,       /* a value out of range (*bad names the key) */
+	dome_too_big,      /* the region would exceed DOM_REGION_MAX */
+	dome_name,         /* a domain name ringside cannot use in a file name */
+	dome_xml,          /* XML that does not parse or lacks what it must have */
+	dome_version,      /* metadata of another version of this namespace */
+	dome_no_domain,    /* libvirt has no domain of that name */
+	dome_not_enabled,  /* the domain has no ringside metadata */
+	dome_no_shmem,     /* metadata without its <shmem> device */
+	dome_size,         /* <shmem> size does not match the metadata */
+	dome_transient,    /* a transient domain: no persistent XML to change */
+	dome_not_running,  /* the domain is not running: it has no region */
+	dome_libvirt,      /* a libvirt call failed (dom_errstr() says why) */
+	dome_no_libvirt,   /* the library was built without libvirt */
+	dome_internal,     /* a broken invariant of this library */
+	dome_max
+};
+
+/*
+ * Never NULL.  Takes a code as returned (negative): strerror() for -errno,
+ * the library's words for -dome_*; for -dome_libvirt libvirt's own message
+ * for the last failure when there is one ("libvirt: ...").  >= 0 is
+ * "success".  The text of -dome_libvirt lives until the next libvirt call.
+ */
+const char *dom_errstr(int err);
+
+/* --- the metadata element (pure: no XML library, no I/O) ------------------ */
+
+struct dom_cfg {
+	uint32_t rings;       /* 1 .. RS_MAX_RINGS, normally the vCPU count */
+	uint32_t data_pages;  /* power of two >= 1 */
+	uint32_t aux_pages;   /* power of two, or 0 */
+	uint32_t mode;        /* enum rs_mode, for data and AUX */
+	uint64_t trace_mask;  /* enum rs_trace_bit */
+	uint32_t freq;        /* samples per second and vCPU, 1 .. DOM_FREQ_MAX */
+	uint64_t size;        /* region bytes, set by dom_cfg_check() */
+};
+
+/* Defaults: rings 0 (= the vCPU count), 64 data pages, no AUX, overwrite,
+ * samples and markers, 1000 Hz. */
+void dom_cfg_default(struct dom_cfg *c);
+
+/*
+ * Set one attribute from its text (the names of the XML above, e.g.
+ * "data-pages", "mode", "trace").  Sets *@bad to a static description of
+ * what is wrong on failure, NULL on success.
+ * -dome_option (a value out of range, an unknown key), -dome_version
+ * ("version" other than DOM_META_VERSION).
+ */
+int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
+		const char **bad);
+
+/*
+ * Check every value and their sum, and set c->size: the layout rounded up
+ * to a power of two, at least DOM_REGION_MIN.  *@bad as above.
+ * -dome_option, -dome_too_big (more than DOM_REGION_MAX).
+ */
+int dom_cfg_check(struct dom_cfg *c, const char **bad);
+
+/* The region parameters for rs_region_layout (after dom_cfg_check). */
+void dom_cfg_params(const struct dom_cfg *c, struct rs_region_params *p);
+
+/*
+ * The metadata element, without namespace prefix (libvirt adds it), as
+ * virDomainSetMetadata takes it.  Returns its length.
+ * -dome_invalid: @len is too small.
+ */
+int dom_cfg_format(const struct dom_cfg *c, char *buf, size_t len);
+
+/* "samples,markers" for a trace mask; @buf >= 64 bytes.  Returns @buf. */
+const char *dom_trace_names(uint64_t mask, char *buf, size_t len);
+
+/*
+ * The <shmem name=@shm_name> ivshmem-plain device of @size bytes (a power
+ * of two >= 1 MiB), as `ringside enable` attaches it.  Returns its length.
+ * -dome_invalid: @len is too small.
+ */
+int dom_shmem_xml(const char *shm_name, uint64_t size, char *buf, size_t len);
+
+/* 0 if @name may be part of the region's file name.  -dome_name. */
+int dom_name_check(const char *name);
+
+/* "ringside-NAME" into @buf (DOM_SHM_NAME_MAX bytes always do).
+ * -dome_name: a bad name, or @len too small. */
+int dom_shm_name(const char *domain, char *buf, size_t len);
+
+/* --- reading domain XML (libxml2) -----------------------------------------
+ * The parts ringside needs: name, vCPU count, ringside's <metadata>
+ * element, the ringside <shmem> device.  Used on libvirt's persistent XML
+ * and by the hook on the XML libvirt hands it, which it must never ask
+ * libvirt for.  Parsed without network access and without entity
+ * expansion.
+ */
+
+struct dom_xml;
+
+/* Parse @len bytes of a <domain> document into *@xp (NULL on failure).
+ * -dome_xml (not XML, not a <domain>, empty, more than DOM_XML_MAX),
+ * -ENOMEM. */
+int dom_xml_parse(struct dom_xml **xp, const char *text, size_t len);
+
+/* Accepts NULL. */
+void dom_xml_free(struct dom_xml *x);
+
+/* <name> into @buf.  -dome_xml: missing, empty or longer than @len. */
+int dom_xml_name(const struct dom_xml *x, char *buf, size_t len);
+
+/* <vcpu> (the maximum).  -dome_xml: missing, 0 or not a number. */
+int dom_xml_vcpus(const struct dom_xml *x, uint32_t *nr);
+
+/*
+ * ringside's <metadata> element into @c (on top of what @c holds).
+ * -dome_not_enabled when there is none; dom_cfg_set()'s errors with *@bad
+ * set; -dome_version with *@bad set when "version" is missing; -ENOMEM.
+ */
+int dom_xml_meta(const struct dom_xml *x, struct dom_cfg *c, const char **bad);
+
+/* The same for the element alone, as virDomainGetMetadata returns it.
+ * Also -dome_xml: not XML, or not a <region> element. */
+int dom_meta_parse(const char *text, struct dom_cfg *c, const char **bad);
+
+/*
+ * The <shmem name=@name> device: 1 found (its size in *@size when not
+ * NULL, its XML in *@xml, malloc'ed, when not NULL), 0 none.
+ * -dome_xml: a device of that name that is not ivshmem-plain, or whose
+ * size does not parse.  -ENOMEM.
+ */
+int dom_xml_shmem(const struct dom_xml *x, const char *name, uint64_t *size,
+		  char **xml);
+
+/* "4" + "M" -> bytes, libvirt's scaled units (@unit NULL or "" = bytes).
+ * -dome_xml: not a number, an unknown unit, or more than 64 bits. */
+int dom_xml_scaled(const char *value, const char *unit, uint64_t *bytes);
+
+#endif /* RINGSIDE_DOMAIN_H */

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The libvirt calls ringside makes on one domain, and what `ringside
+ * record|snapshot|stat DOMAIN` build on them.  This part links libvirt;
+ * built without it, every call fails with -dome_no_libvirt.  libvirt's
+ * default error handler, which prints, is replaced: its words for the last
+ * failure are what dom_errstr(-dome_libvirt) says.
+ *
+ * @uri NULL means libvirt's default (LIBVIRT_DEFAULT_URI, else
+ * qemu:///system for root).  Every change goes to the persistent
+ * configuration only (VIR_DOMAIN_AFFECT_CONFIG): it applies at the next
+ * start, never to a running guest.
+ *
+ * Errors as in domain.h: -errno or -dome_*.  Every call below that talks
+ * to libvirt can also fail with -dome_libvirt (libvirt refused) and
+ * -dome_no_libvirt.
+ */
+#ifndef RINGSIDE_DOMAIN_VIRT_H
+#define RINGSIDE_DOMAIN_VIRT_H
+
+#include <stddef.h>
+
+#include "ringside/domain.h"
+
+struct dom_virt;
+
+/* Connect and look @name up into *@dp (NULL on failure).
+ * -dome_no_domain, -ENOMEM. */
+int dom_virt_open(struct dom_virt **dp, const char *uri, const char *name,
+		  int readonly);
+
+/* Accepts NULL. */
+void dom_virt_close(struct dom_virt *d);
+
+/* 1 yes, 0 no. */
+int dom_virt_active(struct dom_virt *d);
+int dom_virt_persistent(struct dom_virt *d);
+
+/* The domain XML (persistent with @inactive, else live), malloc'ed. */
+int dom_virt_xml(struct dom_virt *d, int inactive, char **xml);
+
+/* ringside's metadata element, malloc'ed (persistent with @inactive).
+ * -dome_not_enabled. */
+int dom_virt_meta_get(struct dom_virt *d, int inactive, char **xml);
+
+/* Set (@xml, as dom_cfg_format writes it) or remove (NULL) ringside's
+ * metadata element. */
+int dom_virt_meta_set(struct dom_virt *d, const char *xml);
+
+/* Add or remove a device (@xml as dom_shmem_xml or dom_xml_shmem give it). */
+int dom_virt_attach(struct dom_virt *d, const char *xml);
+int dom_virt_detach(struct dom_virt *d, const char *xml);
+
+/* Pause the guest's vCPUs: 1 paused here, 0 it was paused already (leave
+ * it paused).  Resume them.  -dome_not_running. */
+int dom_virt_suspend(struct dom_virt *d);
+int dom_virt_resume(struct dom_virt *d);
+
+/* --- a domain's trace region --------------------------------------------- */
+
+/*
+ * 1 if REGION @spec names a libvirt domain rather than a file: no '/', not
+ * "fd:N", and no file of that name in the current directory.  Else 0.
+ */
+int dom_region_is_domain(const char *spec);
+
+/*
+ * The region file of running domain @name, found through libvirt: its
+ * ringside metadata, then its <shmem> device, then /dev/shm/NAME.
+ * -dome_name, -dome_no_domain, -dome_not_running, -dome_not_enabled,
+ * -dome_version, -dome_option, -dome_xml, -dome_no_shmem, -ENAMETOOLONG,
+ * -ENOMEM.
+ */
+int dom_region_path(const char *name, char *path, size_t len);
+
+/*
+ * Pause running domain @name's vCPUs for a stable snapshot: *@paused is 1
+ * when this call paused it (resume it after), 0 when it was stopped
+ * already (leave it).  -dome_no_domain, -dome_not_running, -ENOMEM.
+ */
+int dom_region_pause(const char *name, int *paused);
+int dom_region_resume(const char *name);
+
+#endif /* RINGSIDE_DOMAIN_VIRT_H */

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the libvirt hook does: the region file of an opted-in domain at
+ * "prepare begin" and "release end".  Reads only the XML libvirt hands
+ * over; every failure goes to the caller's log function, which passes it
+ * on to libvirt (and so to whoever started the domain).
+ */
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ringside/domain_hook.h"
+
+struct hook {
+	const struct dom_hook_call *call;
+	dom_log_fn log;
+	void *arg;
+};
+
+static void say(const struct hook *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say(const struct hook *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!h->log)
+		return;
+	va_start(ap, fmt);
+	h->log(h->arg, fmt, ap);
+	va_end(ap);
+}
+
+/* All of @fd to its end into *@text, NUL-terminated.  At most DOM_XML_MAX
+ * bytes are kept; the rest is read and dropped.  -EFBIG (more than that),
+ * -ENOMEM, -errno of read. */
+static int read_all(int fd, char **text, size_t *len)
+{
+	size_t cap = 0, n = 0;
+	char *buf = NULL, *p, sink[4096];
+	int err = 0;
+
+	for (;;) {
+		char *dst = sink;
+		size_t room = sizeof(sink);
+		ssize_t got;
+
+		if (n <= DOM_XML_MAX) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64 << 10;
+				if (cap > DOM_XML_MAX + 1)
+					cap = DOM_XML_MAX + 1;
+				p = realloc(buf, cap + 1);
+				if (!p) {
+					err = -ENOMEM;
+					break;
+				}
+				buf = p;
+			}
+			dst = buf + n;
+			room = cap - n;
+		}
+		got = read(fd, dst, room);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			err = got ? -errno : 0;
+			break;
+		}
+		if (dst != sink)
+			n += (size_t)got;
+	}
+	if (!err && n > DOM_XML_MAX)
+		err = -EFBIG;
+	if (err) {
+		free(buf);
+		*text = NULL;
+		return err;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* The domain's opt-in, checked. */
+static int config(const struct hook *h, const struct dom_xml *x,
+		  const char *shm_name, struct dom_cfg *c)
+{
+	const char *domain = h->call->domain, *bad;
+	char name[DOM_NAME_MAX + 1];
+	uint64_t size = 0;
+	int err, have;
+
+	if (dom_xml_name(x, name, sizeof(name)) || strcmp(name, domain)) {
+		say(h, "%s: the XML on stdin is of another domain", domain);
+		return -dome_xml;
+	}
+	dom_cfg_default(c);
+	err = dom_xml_meta(x, c, &bad);
+	if (!err && !c->rings && dom_xml_vcpus(x, &c->rings)) {
+		bad = "rings: missing, and no <vcpu> count";
+		err = -dome_option;
+	}
+	if (!err)
+		err = dom_cfg_check(c, &bad);
+	if (err) {
+		say(h, "%s: ringside metadata: %s; fix it with 'ringside enable %s'",
+		    domain, bad ? bad : dom_errstr(err), domain);
+		return err;
+	}
+	have = dom_xml_shmem(x, shm_name, &size, NULL);
+	if (have <= 0) {
+		say(h, "%s: %s", domain, have < 0 ?
+		    "its ringside <shmem> device is not ivshmem-plain" :
+		    dom_errstr(-dome_no_shmem));
+		return have < 0 ? have : -dome_no_shmem;
+	}
+	if (size != c->size) {
+		say(h, "%s: <shmem name='%s'> is %" PRIu64 " bytes, the metadata "
+		    "needs %" PRIu64 "; run 'ringside enable %s' again", domain,
+		    shm_name, size, c->size, domain);
+		return -dome_size;
+	}
+	return 0;
+}
+
+static int prepare(const struct hook *h, const char *text, size_t len)
+{
+	const char *domain = h->call->domain, *group = h->call->group;
+	char shm_name[DOM_SHM_NAME_MAX];
+	struct dom_xml *x = NULL;
+	struct dom_cfg c;
+	struct group *gr;
+	int err;
+
+	/* Most domains are not ours: leave them without parsing anything. */
+	if (!strstr(text, DOM_XMLNS))
+		return 0;
+	err = dom_shm_name(domain, shm_name, sizeof(shm_name));
+	if (err) {
+		say(h, "'%s': %s", domain, dom_errstr(err));
+		return err;
+	}
+	err = dom_xml_parse(&x, text, len);
+	if (err) {
+		say(h, "%s: the domain XML on stdin does not parse", domain);
+		return err;
+	}
+	err = config(h, x, shm_name, &c);
+	dom_xml_free(x);
+	if (err)
+		return err;
+	gr = getgrnam(group ? group : DOM_HOOK_GROUP);
+	if (!gr) {
+		say(h, "%s: no group '%s' for the region file; reinstall the "
+		    "hook with --group", domain, group ? group : DOM_HOOK_GROUP);
+		return -ENOENT;
+	}
+	err = dom_shm_create(DOM_SHM_DIR, shm_name, &c, gr->gr_gid);
+	if (err)
+		say(h, "%s: cannot create %s/%s: %s", domain, DOM_SHM_DIR,
+		    shm_name, dom_errstr(err));
+	return err;
+}
+
+static int release(const struct hook *h)
+{
+	const char *domain = h->call->domain;
+	char shm_name[DOM_SHM_NAME_MAX];
+	int err;
+
+	if (dom_shm_name(domain, shm_name, sizeof(shm_name)))
+		return 0;  /* a name we never made a region for */
+	err = dom_shm_remove(DOM_SHM_DIR, shm_name);
+	if (err)
+		say(h, "%s: cannot remove %s/%s: %s", domain, DOM_SHM_DIR,
+		    shm_name, dom_errstr(err));
+	return err;
+}
+
+int dom_hook_run(const struct dom_hook_call *call, dom_log_fn log, void *arg)
+{
+	struct hook h = { call, log, arg };
+	size_t len = 0;
+	char *text;
+	int err;
+
+	if (!call || !call->domain || !call->op || !call->subop)
+		return -dome_invalid;
+	/* Whatever the operation, take all of libvirt's XML: it must see no
+	 * EPIPE. */
+	err = read_all(call->xml_fd, &text, &len);
+	if (!strcmp(call->op, "prepare") && !strcmp(call->subop, "begin")) {
+		if (err)
+			say(&h, "%s: cannot read the domain XML on stdin",
+			    call->domain);
+		else
+			err = prepare(&h, text, len);
+	} else if (!strcmp(call->op, "release") && !strcmp(call->subop, "end")) {
+		err = release(&h);
+	} else {
+		err = 0;  /* not ours */
+	}
+	free(text);
+	return err;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The file libvirtd runs: a script that execs the hook program.  A script
+ * rather than the program itself, so that it can carry the group and be
+ * recognised as ringside's by its mark.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ringside/domain_hook.h"
+
+int dom_hook_file_is_ours(const char *path)
+{
+	char head[256];
+	size_t n;
+	FILE *f;
+
+	if (!path || access(path, X_OK))
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = '\0';
+	return strstr(head, DOM_HOOK_MARK) != NULL;
+}
+
+int dom_hook_installed(void)
+{
+	return dom_hook_file_is_ours(DOM_HOOK_DIR "/" DOM_HOOK_SUB "/" DOM_HOOK_NAME) ||
+	       dom_hook_file_is_ours(DOM_HOOK_DIR "/qemu");
+}
+
+int dom_hook_file_write(const char *path, const char *program,
+			const char *group)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int fd, n, err = 0;
+
+	/* Single quotes around everything variable: no quote may be inside. */
+	if (!path || !program || !group || program[0] != '/' ||
+	    strchr(program, '\'') || strchr(group, '\''))
+		return -dome_invalid;
+	n = snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
+	fprintf(f, "#!/bin/sh\n"
+		   DOM_HOOK_MARK " (written by 'ringside hook install').\n"
+		   "# libvirt runs it with: DOMAIN OPERATION SUB-OPERATION EXTRA,\n"
+		   "# and the domain XML on stdin.  See docs/operator-guide.md.\n"
+		   "exec '%s' --group '%s' \"$@\"\n", program, group);
+	if (fflush(f) || fchmod(fd, 0755) || fsync(fd))
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
