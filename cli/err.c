@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
+#include "ringside/perfdata.h"
 #include "ringside/ring.h"
 
 #include "domain_meta.h"
 #include "err.h"
-#include "pdf.h"
+
+_Static_assert(ERR_PDF == PDF_ERR_BASE, "perfdata codes pass through unchanged");
 
 const char *err_str(int err)
 {

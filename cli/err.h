@@ -4,7 +4,8 @@
  *
  *   -1 .. -4095         -errno from a system call
  *   -(ERR_RING + e)     enum rs_error e from the ring library
- *   -(ERR_PDF + e)      enum pdf_error e from the perf.data modules
+ *   -(ERR_PDF + e)      enum pdf_error e from the perf.data library: its
+ *                       own PDF_ERR(e) (ringside/perfdata.h), unchanged
  *   -(ERR_DOM + e)      enum dom_error e from the libvirt modules (domain_*)
  *
  * err_str() names any of them; only the cmd_* layer prints it.

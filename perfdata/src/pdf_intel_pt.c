@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /*
  * A perf.data that perf's own intel_pt decoder accepts: one attr of the
  * intel_pt PMU type (sample_id_all: intel_pt wants ordered events), COMM
@@ -7,18 +7,21 @@
  * numbers it), one AUXTRACE record carrying the PT bytes, and an EXIT
  * (perf sets its decoder queues up on the event after the data).
  * Timeless decoding: TSCEn's bit is given, cap_user_time_zero is not.
+ *
+ * File layout: header | the attr's id | attr + ids section | data; no
+ * features.  The whole file is built in memory, then written.
  */
-#include <linux/perf_event.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 
-#include "pv_internal.h"
+#include "ringside/perfdata.h"
+
+#include "pdf_format.h"
+#include "pdf_io.h"
 
 #define PT_PMU_TYPE 8u       /* any non-builtin type; perf matches priv[0] */
 #define PID 4242u
-#define AUXTRACE_INFO 70u
-#define AUXTRACE 71u
-#define AUXTRACE_INTEL_PT 1u
+#define ATTR_ID 1u
+#define FN_MAX 4096u         /* perf's MMAP filename, NUL included */
 
 enum {                       /* tools/perf/util/intel-pt.h */
 	IPT_PMU_TYPE, IPT_TIME_SHIFT, IPT_TIME_MULT, IPT_TIME_ZERO,
@@ -28,77 +31,95 @@ enum {                       /* tools/perf/util/intel-pt.h */
 	IPT_CYC_BIT, IPT_MAX_NONTURBO_RATIO, IPT_FILTER_STR_LEN, IPT_PRIV_MAX
 };
 
-struct section { uint64_t offset, size; };
-struct file_header {
-	uint64_t magic, size, attr_size;
-	struct section attrs, data, event_types;
-	uint64_t features[4];
+/* PERF_RECORD_AUXTRACE_INFO of type intel_pt. */
+struct ipt_info {
+	uint32_t type;
+	uint32_t reserved;
+	uint64_t priv[IPT_PRIV_MAX];
 };
-/* sample_id_all trailer for IP|TID|TIME|CPU|IDENTIFIER */
-struct sample_id { uint32_t pid, tid; uint64_t time; uint32_t cpu, res; uint64_t id; };
+_Static_assert(sizeof(struct ipt_info) == 144, "intel_pt AUXTRACE_INFO");
 
-struct out {
-	uint8_t *p;
-	size_t len, cap;
+/* The sample_id_all trailer of the attr (TID, TIME, CPU, IDENTIFIER). */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+	uint64_t id;
+};
+_Static_assert(sizeof(struct sample_id) == 32, "sample_id trailer");
+
+struct comm_body {
+	uint32_t pid, tid;
+	char comm[16];
 };
 
-static int put(struct out *o, const void *src, size_t n)
-{
-	if (o->len + n > o->cap) {
-		size_t cap = (o->len + n) * 2;
-		uint8_t *p = realloc(o->p, cap);
+struct mmap_body {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	char fn[FN_MAX];
+};
 
-		if (!p)
-			return -pve_nomem;
-		o->p = p;
-		o->cap = cap;
-	}
-	memcpy(o->p + o->len, src, n);
-	o->len += n;
-	return 0;
-}
+struct exit_body {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
 
-static int record(struct out *o, uint32_t type, uint16_t misc, const void *body,
-		  size_t len, uint64_t time, bool sid)
+/* A record: header, @len bytes of body padded to 8, and the sample_id
+ * trailer at @time when @sid is set. */
+static void add_record(struct pdf_buf *b, uint32_t type, uint16_t misc,
+		       const void *body, size_t len, uint64_t time, int sid)
 {
-	struct perf_event_header h = { type, misc, 0 };
-	struct sample_id s = { PID, PID, time, 0, 0, 1 };
 	static const uint8_t zero[8];
+	struct sample_id s = { PID, PID, time, 0, 0, ATTR_ID };
 	size_t pad = (8 - len % 8) % 8;
-	int ret;
+	struct rs_perf_header h = {
+		type, misc,
+		(uint16_t)(sizeof(h) + len + pad + (sid ? sizeof(s) : 0)) };
 
-	h.size = (uint16_t)(sizeof(h) + len + pad + (sid ? sizeof(s) : 0));
-	if ((ret = put(o, &h, sizeof(h))) < 0 || (ret = put(o, body, len)) < 0 ||
-	    (ret = put(o, zero, pad)) < 0)
-		return ret;
-	return sid ? put(o, &s, sizeof(s)) : 0;
+	pdf_buf_add(b, &h, sizeof(h));
+	pdf_buf_add(b, body, len);
+	pdf_buf_add(b, zero, pad);
+	if (sid)
+		pdf_buf_add(b, &s, sizeof(s));
 }
 
-static int events(struct out *o, const struct pv_capture *c,
-		  const struct pv_perf_code *code)
+static void add_attr(struct pdf_buf *b)
 {
-	const struct pv_cap_sec *t = pv_cap_find(c, PV_CAP_TRACE);
-	struct { uint32_t pid, tid; char comm[16]; } comm = { PID, PID, "guest" };
-	struct mmap_body { uint32_t pid, tid; uint64_t addr, len, pgoff; char fn[4096]; } mm;
-	struct { uint32_t type, reserved; uint64_t priv[IPT_PRIV_MAX]; } info;
-	struct { uint64_t size, offset, reference; uint32_t idx, tid, cpu, res; } ax;
-	struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } ex = {
-		PID, PID, PID, PID, 3 };
-	static const uint8_t zero[8];
-	size_t fn_len;
-	int ret;
+	struct perf_event_attr attr;
+	uint64_t id = ATTR_ID;
+	/* ids first, then the attr, both right after the header */
+	struct pdf_section ids = { sizeof(struct pdf_file_header), sizeof(id) };
 
-	if (!t || !code || !code->elf || strlen(code->elf) >= sizeof(mm.fn))
-		return -pve_invalid;
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PT_PMU_TYPE;
+	attr.size = sizeof(attr);
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			   PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+	attr.sample_period = 1;
+	attr.sample_id_all = 1;
+	pdf_buf_add(b, &id, sizeof(id));
+	pdf_buf_add(b, &attr, sizeof(attr));
+	pdf_buf_add(b, &ids, sizeof(ids));
+}
+
+static void add_events(struct pdf_buf *b, const struct pdf_intel_pt_params *p)
+{
+	static const uint8_t zero[8];
+	struct comm_body comm = { PID, PID, "guest" };
+	struct exit_body ex = { PID, PID, PID, PID, 3 };
+	struct ipt_info info;
+	struct pdf_auxtrace ax;
+	struct mmap_body mm;
+	size_t fn_len = strlen(p->elf) + 1;
+
 	memset(&mm, 0, sizeof(mm));
 	mm.pid = mm.tid = PID;
-	mm.addr = code->vaddr;
-	mm.len = code->len;
-	mm.pgoff = code->file_offset;
-	fn_len = strlen(code->elf) + 1;
-	memcpy(mm.fn, code->elf, fn_len);
+	mm.addr = p->code_vaddr;
+	mm.len = p->code_len;
+	mm.pgoff = p->code_offset;
+	memcpy(mm.fn, p->elf, fn_len);
 	memset(&info, 0, sizeof(info));
-	info.type = AUXTRACE_INTEL_PT;
+	info.type = PDF_AUXTRACE_INTEL_PT;
 	info.priv[IPT_PMU_TYPE] = PT_PMU_TYPE;
 	info.priv[IPT_TIME_MULT] = 1;
 	info.priv[IPT_TSC_BIT] = 10;          /* CTL bit positions */
@@ -109,62 +130,48 @@ static int events(struct out *o, const struct pv_capture *c,
 	info.priv[IPT_TSC_CTC_D] = 1;
 	info.priv[IPT_CYC_BIT] = 1;
 	memset(&ax, 0, sizeof(ax));
-	ax.size = (t->len + 7) & ~7ull;       /* PAD bytes (0) fill up */
+	ax.size = (p->trace_len + 7) & ~7ull; /* PAD bytes (0) fill up */
 	ax.tid = PID;
 	ax.cpu = UINT32_MAX;
-	if ((ret = record(o, PERF_RECORD_COMM, 0, &comm, sizeof(comm), 1, true)) < 0 ||
-	    (ret = record(o, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER, &mm,
-			  offsetof(struct mmap_body, fn) + fn_len, 2, true)) < 0 ||
-	    (ret = record(o, AUXTRACE_INFO, 0, &info, sizeof(info), 0, false)) < 0 ||
-	    (ret = record(o, AUXTRACE, 0, &ax, sizeof(ax), 0, false)) < 0 ||
-	    (ret = put(o, t->data, t->len)) < 0 ||
-	    (ret = put(o, zero, ax.size - t->len)) < 0)
-		return ret;
-	return record(o, PERF_RECORD_EXIT, 0, &ex, sizeof(ex), 3, true);
+
+	add_record(b, PERF_RECORD_COMM, 0, &comm, sizeof(comm), 1, 1);
+	add_record(b, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER, &mm,
+		   offsetof(struct mmap_body, fn) + fn_len, 2, 1);
+	add_record(b, PDF_RECORD_AUXTRACE_INFO, 0, &info, sizeof(info), 0, 0);
+	add_record(b, PDF_RECORD_AUXTRACE, 0, &ax, sizeof(ax), 0, 0);
+	pdf_buf_add(b, p->trace, p->trace_len);
+	pdf_buf_add(b, zero, ax.size - p->trace_len);
+	add_record(b, PERF_RECORD_EXIT, 0, &ex, sizeof(ex), 3, 1);
 }
 
-int pv_perf_write(const struct pv_capture *c, const struct pv_perf_code *code,
-		  const char *path)
+int pdf_intel_pt_write(const char *path, const struct pdf_intel_pt_params *p)
 {
-	struct perf_event_attr attr;
-	struct file_header h;
-	struct section ids;
-	struct out o = { 0 };
-	uint64_t id = 1;
-	FILE *f;
-	int ret, ok;
+	struct pdf_file_header h;
+	struct pdf_buf b;
+	int err;
 
-	if (!c || !path)
-		return -pve_invalid;
-	if ((ret = events(&o, c, code)) < 0)
-		goto out;
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PT_PMU_TYPE;
-	attr.size = sizeof(attr);
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			   PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
-	attr.sample_period = 1;
-	attr.sample_id_all = 1;
+	if (!path || !p || p->size < sizeof(*p) || (!p->trace && p->trace_len) ||
+	    !p->elf ||
+	    strlen(p->elf) >= FN_MAX || p->trace_len > SIZE_MAX - 8)
+		return PDF_ERR(pdfe_invalid);
 	memset(&h, 0, sizeof(h));
-	h.magic = 0x32454c4946524550ull;      /* "PERFILE2" */
+	h.magic = PDF_MAGIC;
 	h.size = sizeof(h);
-	h.attr_size = sizeof(attr) + sizeof(ids);
-	ids.offset = sizeof(h);
-	ids.size = sizeof(id);
-	h.attrs.offset = sizeof(h) + sizeof(id);
+	h.attr_size = sizeof(struct perf_event_attr) + sizeof(struct pdf_section);
+	h.attrs.offset = sizeof(h) + sizeof(uint64_t);
 	h.attrs.size = h.attr_size;
 	h.data.offset = h.attrs.offset + h.attrs.size;
-	h.data.size = o.len;
-	f = fopen(path, "wb");
-	if (!f) {
-		ret = -pve_io;
-		goto out;
+
+	pdf_buf_init(&b);
+	pdf_buf_add(&b, &h, sizeof(h));   /* data.size filled in below */
+	add_attr(&b);
+	add_events(&b, p);
+	err = b.err;
+	if (!err) {
+		h.data.size = b.len - h.data.offset;
+		memcpy(b.data, &h, sizeof(h));
+		err = pdf_file_write(path, b.data, b.len);
 	}
-	ok = fwrite(&h, sizeof(h), 1, f) == 1 && fwrite(&id, sizeof(id), 1, f) == 1 &&
-	     fwrite(&attr, sizeof(attr), 1, f) == 1 &&
-	     fwrite(&ids, sizeof(ids), 1, f) == 1 && fwrite(o.p, o.len, 1, f) == 1;
-	ret = (fclose(f) == 0 && ok) ? 0 : -pve_io;
-out:
-	free(o.p);
-	return ret;
+	pdf_buf_fini(&b);
+	return err;
 }
