@@ -9,7 +9,8 @@
 
 void pdf_buf_init(struct pdf_buf *b)
 {
-	memset(b, 0, sizeof(*b));
+	if (b)
+		memset(b, 0, sizeof(*b));
 }
 
 void pdf_buf_fini(struct pdf_buf *b)

@@ -439,6 +439,7 @@ START_TEST(pdf_buf_string_pads)
 	ck_assert_uint_eq(b.len, 4 + PDF_NAME_ALIGN);
 	pdf_buf_fini(&b);
 	ck_assert_ptr_null(b.data);
+	pdf_buf_init(NULL);
 	pdf_buf_fini(NULL);
 }
 END_TEST

@@ -61,8 +61,8 @@ struct pdf_buf {
 	int err;          /* sticky: -ENOMEM once an append failed */
 };
 
+/* An empty buffer.  Both accept NULL; fini frees the bytes and empties @b. */
 void pdf_buf_init(struct pdf_buf *b);
-/* Frees the bytes and empties @b.  Accepts NULL. */
 void pdf_buf_fini(struct pdf_buf *b);
 /* Appends; on failure sets b->err and drops this and later appends. */
 void pdf_buf_add(struct pdf_buf *b, const void *src, size_t len);
