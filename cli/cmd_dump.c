@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/perf_event.h>
+
+#include "ringside/perfdata.h"
 #include "ringside/ring.h"
 
 #include "cli.h"
 #include "file_cmd.h"
-#include "pdf.h"
-#include "pdf_sample.h"
-#include "rrec.h"
 
 #define CMD "dump"
 #define MARKER_TEXT_MAX 200
@@ -56,7 +56,7 @@ static void print_marker(const struct rs_perf_header *rec)
 	printf("%s", n < m->len ? "..." : "");
 }
 
-/* pid, tid, the name (rrec_classify made sure it ends in a NUL). */
+/* pid, tid, the name (pdf_rrec_classify made sure it ends in a NUL). */
 static void print_comm(const struct rs_perf_header *rec)
 {
 	const uint32_t *ids = (const uint32_t *)(const void *)(rec + 1);
@@ -93,29 +93,29 @@ static void print_sample(const struct rs_perf_header *rec, uint64_t type)
 static void print_record(const struct pdf_event *ev, uint64_t sample_type)
 {
 	const struct rs_perf_header *rec = ev->rec;
-	enum rrec_class cls = rrec_classify(rec, sample_type);
+	enum pdf_rrec_class cls = pdf_rrec_classify(rec, sample_type);
 	const void *body = rec;
 
 	printf("[%03u] %" PRIu64 ".%09" PRIu64 " %-12s", ev->ring,
-	       ev->time / 1000000000, ev->time % 1000000000, rrec_class_name(cls));
+	       ev->time / 1000000000, ev->time % 1000000000, pdf_rrec_class_name(cls));
 	switch (cls) {
-	case RREC_SEQ: {
+	case PDF_RREC_SEQ: {
 		const struct rs_rec_seq *s = body;
 
 		printf(" seq=%" PRIu64 " producer=%u fill=%u %s", s->seq,
 		       s->producer, s->fill, rs_seq_check(rec) ? "ok" : "BAD-CHECKSUM");
 		break;
 	}
-	case RREC_MARKER:
+	case PDF_RREC_MARKER:
 		print_marker(rec);
 		break;
-	case RREC_SAMPLE:
+	case PDF_RREC_SAMPLE:
 		print_sample(rec, sample_type);
 		break;
-	case RREC_LOST:
+	case PDF_RREC_LOST:
 		printf(" lost=%" PRIu64, ((const struct rs_perf_lost *)body)->lost);
 		break;
-	case RREC_AUX: {
+	case PDF_RREC_AUX: {
 		const struct rs_perf_aux *a = body;
 
 		printf(" offset=%#" PRIx64 " size=%" PRIu64 " flags=%#" PRIx64 "%s%s%s",
@@ -125,17 +125,17 @@ static void print_record(const struct pdf_event *ev, uint64_t sample_type)
 		       (a->flags & RS_PERF_AUX_FLAG_COLLISION) ? " collision" : "");
 		break;
 	}
-	case RREC_ITRACE_START: {
+	case PDF_RREC_ITRACE_START: {
 		const struct rs_perf_itrace_start *it = body;
 
 		printf(" pid=%u tid=%u", it->pid, it->tid);
 		break;
 	}
-	case RREC_LOST_SAMPLES:
+	case PDF_RREC_LOST_SAMPLES:
 		printf(" lost=%" PRIu64,
 		       ((const struct rs_perf_lost_samples *)body)->lost);
 		break;
-	case RREC_COMM:
+	case PDF_RREC_COMM:
 		print_comm(rec);
 		break;
 	default:

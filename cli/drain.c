@@ -9,14 +9,13 @@
 
 #include "drain.h"
 #include "err.h"
-#include "pdf.h"
 #include "ring_info.h"
 
 static int on_record(const struct rs_perf_header *rec, void *arg)
 {
 	struct drain_ring *r = arg;
 	struct drain *d = r->drain;
-	uint64_t time = rrec_stamp(&r->clock, rec, d->sample_type);
+	uint64_t time = pdf_rrec_stamp(&r->clock, rec, d->sample_type);
 	int err;
 
 	err = d->writer ? pdf_writer_add(d->writer, r->index, time, rec) : 0;
@@ -66,7 +65,7 @@ int drain_init(struct drain *d, const struct rs_region *region,
 		r->drain = d;
 		r->index = i;
 		r->has_aux = ri.aux_size && ri.aux_mode == RS_MODE_NORMAL;
-		rrec_clock_init(&r->clock, region, i);
+		pdf_rrec_clock_init(&r->clock, region, i);
 		r->cons = rs_consumer_alloc(region, i);
 		if (!r->cons) {
 			err = err_from_ring(-rse_invalid);

@@ -8,9 +8,9 @@
 
 #include <stdint.h>
 
+#include "ringside/perfdata.h"
 #include "ringside/ring.h"
-#include "pdf_writer.h"
-#include "rrec.h"
+
 #include "tally.h"
 
 struct drain;
@@ -18,7 +18,7 @@ struct drain;
 struct drain_ring {
 	struct drain *drain;
 	struct rs_consumer *cons;
-	struct rrec_clock clock;
+	struct pdf_rrec_clock clock;
 	uint32_t index;
 	int has_aux;              /* an AUX area in normal mode */
 	uint64_t aux_bytes;       /* AUX bytes drained (not stored yet) */
@@ -37,7 +37,7 @@ struct drain {
 /*
  * Attach a consumer to every ring of @region; records go to @w, or are only
  * counted in @t when @w is NULL.  Times are converted to ns where the
- * region publishes how (rrec_clock_init).  A ring error (err.h):
+ * region publishes how (pdf_rrec_clock_init).  A ring error (err.h):
  * rse_mode when a data ring is in overwrite mode (snapshot it instead).
  */
 int drain_init(struct drain *d, const struct rs_region *region,

@@ -2,10 +2,12 @@
 #include <string.h>
 
 #include "ringside/domain.h"
+#include "ringside/perfdata.h"
 #include "ringside/ring.h"
 
 #include "err.h"
-#include "pdf.h"
+
+_Static_assert(ERR_PDF == PDF_ERR_BASE, "perfdata codes pass through unchanged");
 
 /* The libvirt library's codes pass through unchanged. */
 _Static_assert(DOM_ERROR_BASE == ERR_DOM, "libvirt library errors at ERR_DOM");

@@ -4,7 +4,8 @@
  *
  *   -1 .. -4095         -errno from a system call
  *   -(ERR_RING + e)     enum rs_error e from the ring library
- *   -(ERR_PDF + e)      enum pdf_error e from the perf.data modules
+ *   -(ERR_PDF + e)      enum pdf_error e from the perf.data library: its
+ *                       own PDF_ERR(e) (ringside/perfdata.h), unchanged
  *   -e, e >= ERR_DOM    enum dom_error e of the libvirt library
  *                       (libvirt/include/ringside/domain.h), as it returns
  *                       them: its codes start at ERR_DOM (DOM_ERROR_BASE)

@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "err.h"
 #include "file_cmd.h"
-#include "pdf.h"
 
 int file_cmd_open(const char *cmd, const char *path, struct pdf_reader **r)
 {

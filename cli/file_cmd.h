@@ -4,7 +4,7 @@
 #ifndef RINGSIDE_CLI_FILE_CMD_H
 #define RINGSIDE_CLI_FILE_CMD_H
 
-#include "pdf_reader.h"
+#include "ringside/perfdata.h"
 
 /* Open @path for @cmd; prints why not.  0 or CLI_EXIT_FAIL. */
 int file_cmd_open(const char *cmd, const char *path, struct pdf_reader **r);

@@ -29,17 +29,17 @@ void report_ring_line(FILE *f, const char *label, const struct tally_ring *r)
 
 	fprintf(f, "%s: %" PRIu64 " records (%s), lost %" PRIu64, label,
 		r->records, report_size(size, sizeof(size), r->bytes), r->lost);
-	if (r->by_class[RREC_AUX])
+	if (r->by_class[PDF_RREC_AUX])
 		fprintf(f, ", AUX %" PRIu64 " records (%" PRIu64 " bytes, %"
-			PRIu64 " truncated)", r->by_class[RREC_AUX],
+			PRIu64 " truncated)", r->by_class[PDF_RREC_AUX],
 			r->aux_bytes, r->aux_truncated);
 	fputc('\n', f);
 }
 
-static void class_detail(FILE *f, enum rrec_class c, const struct tally_ring *r)
+static void class_detail(FILE *f, enum pdf_rrec_class c, const struct tally_ring *r)
 {
 	switch (c) {
-	case RREC_SEQ:
+	case PDF_RREC_SEQ:
 		fprintf(f, "   gaps %" PRIu64 ", out of order %" PRIu64
 			", checksum errors %" PRIu64, r->seq_gaps, r->seq_back,
 			r->seq_bad);
@@ -47,13 +47,13 @@ static void class_detail(FILE *f, enum rrec_class c, const struct tally_ring *r)
 			fprintf(f, ", seq %" PRIu64 "..%" PRIu64, r->seq_first,
 				r->seq_last);
 		break;
-	case RREC_LOST:
+	case PDF_RREC_LOST:
 		fprintf(f, "   records lost %" PRIu64, r->lost);
 		break;
-	case RREC_LOST_SAMPLES:
+	case PDF_RREC_LOST_SAMPLES:
 		fprintf(f, "   samples lost %" PRIu64, r->lost_samples);
 		break;
-	case RREC_AUX:
+	case PDF_RREC_AUX:
 		fprintf(f, "   %" PRIu64 " bytes, truncated %" PRIu64 ", partial %"
 			PRIu64 ", collision %" PRIu64, r->aux_bytes,
 			r->aux_truncated, r->aux_partial, r->aux_collision);
@@ -68,12 +68,12 @@ static void text_block(FILE *f, const char *label, const struct tally_ring *r)
 	unsigned c;
 
 	report_ring_line(f, label, r);
-	for (c = 0; c < RREC_MAX; c++) {
+	for (c = 0; c < PDF_RREC_MAX; c++) {
 		if (!r->by_class[c])
 			continue;
-		fprintf(f, "  %-13s %12" PRIu64, rrec_class_name((enum rrec_class)c),
+		fprintf(f, "  %-13s %12" PRIu64, pdf_rrec_class_name((enum pdf_rrec_class)c),
 			r->by_class[c]);
-		class_detail(f, (enum rrec_class)c, r);
+		class_detail(f, (enum pdf_rrec_class)c, r);
 		fputc('\n', f);
 	}
 	if (r->have_time)
@@ -130,9 +130,9 @@ static void json_ring(FILE *f, const struct tally_ring *r)
 
 	fprintf(f, "\"records\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"types\": {",
 		r->records, r->bytes);
-	for (c = 0; c < RREC_MAX; c++)
+	for (c = 0; c < PDF_RREC_MAX; c++)
 		fprintf(f, "%s\"%s\": %" PRIu64, c ? ", " : "",
-			rrec_class_key((enum rrec_class)c), r->by_class[c]);
+			pdf_rrec_class_key((enum pdf_rrec_class)c), r->by_class[c]);
 	fprintf(f, "}, \"lost\": %" PRIu64 ", \"lost_samples\": %" PRIu64
 		", \"aux_bytes\": %" PRIu64 ", \"aux_truncated\": %" PRIu64
 		", \"aux_partial\": %" PRIu64 ", \"aux_collision\": %" PRIu64,

@@ -6,7 +6,8 @@
 
 #include <stdio.h>
 
-#include "pdf_reader.h"
+#include "ringside/perfdata.h"
+
 #include "tally.h"
 
 void report_text(FILE *f, const char *path, const struct pdf_info *info,

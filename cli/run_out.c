@@ -51,7 +51,7 @@ uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
 		if (rs_vmm_vcpu_info(vm, i, &info))
 			continue;
 		if (t) {
-			delivered = t->ring[i].records - t->ring[i].by_class[RREC_LOST];
+			delivered = t->ring[i].records - t->ring[i].by_class[PDF_RREC_LOST];
 			lost = t->ring[i].lost;
 		}
 		done += info.report.phase == RS_PHASE_DONE;

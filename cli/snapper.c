@@ -12,8 +12,6 @@
 
 #include "cli.h"
 #include "err.h"
-#include "pdf.h"
-#include "pdf_writer.h"
 #include "report_out.h"
 #include "ring_info.h"
 #include "snapper.h"
@@ -24,16 +22,16 @@ void snapper_init(struct snapper *s, const char *cmd, const char *source)
 	s->cmd = cmd;
 	s->source = source;
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
-		bytebuf_init(&s->ring[i].stash);
-		bytebuf_init(&s->ring[i].offs);
+		pdf_buf_init(&s->ring[i].stash);
+		pdf_buf_init(&s->ring[i].offs);
 	}
 }
 
 void snapper_fini(struct snapper *s)
 {
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
-		bytebuf_fini(&s->ring[i].stash);
-		bytebuf_fini(&s->ring[i].offs);
+		pdf_buf_fini(&s->ring[i].stash);
+		pdf_buf_fini(&s->ring[i].offs);
 	}
 }
 
@@ -52,7 +50,7 @@ static int copy_ring(const struct rs_region *region, uint32_t i,
 		return err;
 	sr->data_mode = ri.data_mode;
 	sr->produced = ri.produced;
-	rrec_clock_init(&sr->clock, region, i);
+	pdf_rrec_clock_init(&sr->clock, region, i);
 	copy = malloc(ri.data_size);
 	snap = rs_snapshot_alloc();
 	if (!copy || !snap) {
@@ -63,8 +61,8 @@ static int copy_ring(const struct rs_region *region, uint32_t i,
 	if (err)
 		goto out;
 	while (rs_snapshot_next(snap, &rec) == 1) {
-		bytebuf_add_u64(&sr->offs, sr->stash.len);
-		bytebuf_add(&sr->stash, rec, rec->size);
+		pdf_buf_add_u64(&sr->offs, sr->stash.len);
+		pdf_buf_add(&sr->stash, rec, rec->size);
 	}
 	sr->data = *rs_snapshot_stats(snap);
 	err = sr->stash.err ? sr->stash.err : sr->offs.err;
@@ -117,7 +115,7 @@ static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 		memcpy(&off, sr->offs.data + (newest_first ? n - 1 - i : i) *
 		       sizeof(off), sizeof(off));
 		rec = (const struct rs_perf_header *)(const void *)(sr->stash.data + off);
-		time = rrec_stamp(&sr->clock, rec, s->sample_type);
+		time = pdf_rrec_stamp(&sr->clock, rec, s->sample_type);
 		err = w ? pdf_writer_add(w, ring, time, rec) : 0;
 		if (err == -(ERR_PDF + pdfe_too_big)) {
 			sr->too_big++;

@@ -11,9 +11,9 @@
 
 #include <stdint.h>
 
+#include "ringside/perfdata.h"
 #include "ringside/ring.h"
-#include "bytebuf.h"
-#include "rrec.h"
+
 #include "tally.h"
 
 struct snap_ring {
@@ -23,9 +23,9 @@ struct snap_ring {
 	uint32_t data_mode;
 	uint64_t produced;        /* the producer's own count at the copy (hint) */
 	uint64_t too_big;         /* records perf.data cannot carry */
-	struct rrec_clock clock;
-	struct bytebuf stash;     /* the records, in the order the copy gave them */
-	struct bytebuf offs;      /* u64 offset of each record in stash */
+	struct pdf_rrec_clock clock;
+	struct pdf_buf stash;     /* the records, in the order the copy gave them */
+	struct pdf_buf offs;      /* u64 offset of each record in stash */
 };
 
 struct snapper {

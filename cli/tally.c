@@ -45,7 +45,7 @@ static void add_aux(struct tally_ring *r, const struct rs_perf_header *rec)
 void tally_add(struct tally *t, uint32_t ring, uint64_t time,
 	       const struct rs_perf_header *rec)
 {
-	enum rrec_class cls = rrec_classify(rec, t->sample_type);
+	enum pdf_rrec_class cls = pdf_rrec_classify(rec, t->sample_type);
 	struct tally_ring *r;
 
 	if (ring >= RS_MAX_RINGS)
@@ -57,17 +57,17 @@ void tally_add(struct tally *t, uint32_t ring, uint64_t time,
 	r->bytes += rec->size;
 	r->by_class[cls]++;
 	switch (cls) {
-	case RREC_SEQ:
+	case PDF_RREC_SEQ:
 		add_seq(r, rec);
 		break;
-	case RREC_LOST:
+	case PDF_RREC_LOST:
 		r->lost += ((const struct rs_perf_lost *)(const void *)rec)->lost;
 		break;
-	case RREC_LOST_SAMPLES:
+	case PDF_RREC_LOST_SAMPLES:
 		r->lost_samples +=
 			((const struct rs_perf_lost_samples *)(const void *)rec)->lost;
 		break;
-	case RREC_AUX:
+	case PDF_RREC_AUX:
 		add_aux(r, rec);
 		break;
 	default:
@@ -91,7 +91,7 @@ void tally_total(const struct tally *t, struct tally_ring *sum)
 
 		sum->records += r->records;
 		sum->bytes += r->bytes;
-		for (c = 0; c < RREC_MAX; c++)
+		for (c = 0; c < PDF_RREC_MAX; c++)
 			sum->by_class[c] += r->by_class[c];
 		sum->lost += r->lost;
 		sum->lost_samples += r->lost_samples;

@@ -10,12 +10,12 @@
 #include <stdint.h>
 
 #include "ringside/abi.h"
-#include "rrec.h"
+#include "ringside/perfdata.h"
 
 struct tally_ring {
 	uint64_t records;
 	uint64_t bytes;
-	uint64_t by_class[RREC_MAX];
+	uint64_t by_class[PDF_RREC_MAX];
 	uint64_t lost;            /* sum of the LOST records' counts */
 	uint64_t lost_samples;    /* sum of the LOST_SAMPLES records' counts */
 	uint64_t aux_bytes;       /* sum of the AUX records' sizes */

@@ -2,7 +2,8 @@
 /*
  * ringside-pt-trace: boot the PT payload in the ringside VMM with a traced
  * vCPU, collect the AUX ring (drained as it fills, or snapshotted at the
- * end in snapshot mode) and write a capture for `ringside decode`.
+ * end in snapshot mode) and write a capture for `ringside decode`, and
+ * with --perf-data a perf.data for perf's intel_pt decoder (perfdata).
  */
 #include <elf.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ringside/perfdata.h"
 #include "ringside/pt_guest.h"
 #include "ringside/pt_virt.h"
 #include "ringside/ring.h"
@@ -57,7 +59,7 @@ static int on_rec(const struct rs_perf_header *rec, void *arg)
 }
 
 /* The payload's executable PT_LOAD: what perf reads the code from. */
-static int elf_text(const char *path, struct pv_perf_code *code)
+static int elf_text(const char *path, struct pdf_intel_pt_params *code)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
@@ -74,9 +76,9 @@ static int elf_text(const char *path, struct pv_perf_code *code)
 			goto out;
 		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
 			code->elf = path;
-			code->vaddr = ph.p_vaddr;
-			code->len = ph.p_filesz;
-			code->file_offset = ph.p_offset;
+			code->code_vaddr = ph.p_vaddr;
+			code->code_len = ph.p_filesz;
+			code->code_offset = ph.p_offset;
 			ret = 0;
 			break;
 		}
@@ -185,11 +187,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (perf_out) {
-		struct pv_perf_code code;
+		struct pdf_intel_pt_params pp = { .size = sizeof(pp),
+						  .trace = b.p,
+						  .trace_len = b.len };
 		char *abs = realpath(payload, NULL);
 
-		if (!abs || elf_text(abs, &code) < 0 ||
-		    pv_perf_write(&cap, &code, perf_out) < 0) {
+		if (!abs || elf_text(abs, &pp) < 0 ||
+		    pdf_intel_pt_write(perf_out, &pp) < 0) {
 			fprintf(stderr, "ringside-pt-trace: cannot write %s\n",
 				perf_out);
 			free(abs);

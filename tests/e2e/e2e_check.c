@@ -25,9 +25,7 @@
 
 #include <linux/perf_event.h>
 
-#include "err.h"
-#include "pdf_reader.h"
-#include "pdf_sample.h"
+#include "ringside/perfdata.h"
 
 #define MAX_TIDS 4096
 #define MARK_AGENT_TRACEPOINT 0xffff0002u
@@ -251,7 +249,7 @@ int main(int argc, char **argv)
 	}
 	err = pdf_reader_open(&r, argv[1]);
 	if (err) {
-		printf("FAIL: %s: %s\n", argv[1], err_str(err));
+		printf("FAIL: %s: %s\n", argv[1], pdf_errstr(err));
 		return 1;
 	}
 	type = pdf_reader_info(r)->sample_type;
@@ -266,7 +264,7 @@ int main(int argc, char **argv)
 	}
 	pdf_reader_close(r);
 	if (err < 0) {
-		printf("FAIL: reading %s: %s\n", argv[1], err_str(err));
+		printf("FAIL: reading %s: %s\n", argv[1], pdf_errstr(err));
 		return 1;
 	}
 	/* names may come after their samples: count them once all are known */

@@ -586,25 +586,6 @@ const uint64_t *pv_trace_truth(const struct pv_trace *t, uint64_t *n);
 int pv_trace_capture(const struct pv_trace *t, struct pv_capture *c,
 		     const void *trace, uint64_t len, uint64_t pos);
 
-/* ---- perf.data for perf's own intel_pt decoder ------------------------------ */
-
-/* Where the traced code comes from: an ELF whose bytes at @file_offset
- * (@len of them) are the guest's code at @vaddr. */
-struct pv_perf_code {
-	const char *elf;
-	uint64_t vaddr;
-	uint64_t len;
-	uint64_t file_offset;
-};
-
-/*
- * Write the capture's TRACE as a perf.data that `perf script --itrace`
- * decodes: AUXTRACE_INFO of type intel_pt, one AUXTRACE record, an MMAP of
- * @code for a made-up thread.  -pve_invalid, -pve_nomem, -pve_io.
- */
-int pv_perf_write(const struct pv_capture *c, const struct pv_perf_code *code,
-		  const char *path);
-
 #ifdef __cplusplus
 }
 #endif

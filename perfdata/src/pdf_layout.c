@@ -12,8 +12,7 @@
  */
 #include <string.h>
 
-#include "err.h"
-#include "pdf.h"
+#include "pdf_format.h"
 
 static const char *const kind_names[PDF_KIND_MAX] = {
 	[PDF_KIND_SAMPLE] = "ringside:sample",
@@ -36,8 +35,11 @@ static const char *const pdf_errors[pdfe_max] = {
 
 const char *pdf_errstr(int err)
 {
-	int e = -err - ERR_PDF;
+	int e;
 
+	if (err < 0 && err > -PDF_ERR_BASE)
+		return strerror(-err);
+	e = -err - PDF_ERR_BASE;
 	if (e < 0 || e >= pdfe_max)
 		return "unknown perf.data error";
 	return pdf_errors[e];

@@ -3,19 +3,19 @@
  * The mapping itself.  Carried records: a SAMPLE of IDENTIFIER, TIME, CPU
  * and RAW, where RAW is the ring record byte for byte followed by four zero
  * bytes (perf keeps the u32 raw size and the data 8-byte aligned together).
- * perf's own non-sample types that ringside knows (rrec_perf_body) keep
+ * perf's own non-sample types that ringside knows (pdf_rrec_perf_body) keep
  * their body and get the sample_id trailer of ringside:ring; a
  * guest-written trailer is not kept.
  */
 #include <string.h>
 
-#include "err.h"
+#include "ringside/perfdata.h"
+
 #include "pdf_codec.h"
 #include "pdf_sample.h"
-#include "rrec.h"
 
-#define FORMAT  (-(ERR_PDF + pdfe_format))
-#define TOO_BIG (-(ERR_PDF + pdfe_too_big))
+#define FORMAT  PDF_ERR(pdfe_format)
+#define TOO_BIG PDF_ERR(pdfe_too_big)
 
 /* The misc bits perf reads of a carried type: a COMM's CPU mode (which
  * machine, host or guest, the thread belongs to) and whether it came from
@@ -72,7 +72,7 @@ static int encode_native(const struct pdf_layout *lay, uint32_t ring,
 			 uint64_t time, const struct rs_perf_header *rec,
 			 uint8_t *out, size_t out_size)
 {
-	size_t body = rrec_perf_body(rec);
+	size_t body = pdf_rrec_perf_body(rec);
 	size_t size = sizeof(*rec) + body + PDF_TRAILER_SIZE;
 	struct rs_perf_header hdr = { rec->type, native_misc(rec), (uint16_t)size };
 	struct trailer tr = { time, ring, 0, lay->id[PDF_KIND_RING] };
@@ -91,23 +91,23 @@ int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
 	       const struct rs_perf_header *rec, void *out, size_t out_size)
 {
 	if (!lay || !rec || !out || rec->size < sizeof(*rec))
-		return -(ERR_PDF + pdfe_invalid);
-	switch (rrec_classify(rec, lay->guest_sample_type)) {
-	case RREC_SEQ:
+		return PDF_ERR(pdfe_invalid);
+	switch (pdf_rrec_classify(rec, lay->guest_sample_type)) {
+	case PDF_RREC_SEQ:
 		return encode_carried(lay, PDF_KIND_SEQ, ring, time, rec, out, out_size);
-	case RREC_MARKER:
+	case PDF_RREC_MARKER:
 		return encode_carried(lay, PDF_KIND_MARKER, ring, time, rec, out, out_size);
-	case RREC_SAMPLE:
+	case PDF_RREC_SAMPLE:
 		if (lay->native_samples)
 			return pdf_sample_widen(lay->guest_sample_type,
 						lay->id[PDF_KIND_SAMPLE], ring,
 						time, rec, out, out_size);
 		break;
-	case RREC_LOST:
-	case RREC_AUX:
-	case RREC_ITRACE_START:
-	case RREC_LOST_SAMPLES:
-	case RREC_COMM:
+	case PDF_RREC_LOST:
+	case PDF_RREC_AUX:
+	case PDF_RREC_ITRACE_START:
+	case PDF_RREC_LOST_SAMPLES:
+	case PDF_RREC_COMM:
 		return encode_native(lay, ring, time, rec, out, out_size);
 	default:
 		break;
@@ -172,7 +172,7 @@ static int decode_native(const struct pdf_layout *lay,
 	memcpy(out + sizeof(hdr), in + 1, body);
 	/* every type ringside carries has a body: an empty one is no record */
 	if (!body ||
-	    rrec_perf_body((const struct rs_perf_header *)(void *)out) != body)
+	    pdf_rrec_perf_body((const struct rs_perf_header *)(void *)out) != body)
 		return FORMAT;
 	memcpy(&tr, (const uint8_t *)(in + 1) + body, sizeof(tr));
 	if (tr.id != lay->id[PDF_KIND_RING])
@@ -189,7 +189,7 @@ int pdf_decode(const struct pdf_layout *lay, const struct rs_perf_header *in,
 	int kind;
 
 	if (!lay || !in || !out || !ring || !time || in->size < sizeof(*in))
-		return -(ERR_PDF + pdfe_invalid);
+		return PDF_ERR(pdfe_invalid);
 	if (in->type >= PDF_USER_TYPE_START)
 		return 0;
 	if (in->type != RS_PERF_RECORD_SAMPLE)

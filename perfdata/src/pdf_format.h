@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * perf.data as ringside writes and reads it.
+ * Private to perfdata/: the perf.data file format, and the events of a
+ * ringside file.
  *
  * The on-disk format is perf's own (tools/perf/Documentation/
  * perf.data-file-format.txt): a file header, one attribute per event with its
@@ -19,15 +20,15 @@
  * index.  ringside's own types never appear as record types in the file:
  * perf reserves types >= 64 for its synthesized records.
  */
-#ifndef RINGSIDE_CLI_PDF_H
-#define RINGSIDE_CLI_PDF_H
+#ifndef RINGSIDE_PDF_FORMAT_H
+#define RINGSIDE_PDF_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <linux/perf_event.h>
 
-#include "ringside/perf_format.h"
+#include "ringside/perfdata.h"
 
 #define PDF_MAGIC        0x32454c4946524550ull /* "PERFILE2" */
 #define PDF_ATTR_SIZE    PERF_ATTR_SIZE_VER5   /* read by perf >= 4.1 */
@@ -49,8 +50,10 @@ enum pdf_feature {
 
 /* perf's synthesized record types (user types start at 64). */
 enum pdf_user_type {
-	PDF_USER_TYPE_START     = 64,
+	PDF_USER_TYPE_START       = 64,
 	PDF_RECORD_FINISHED_ROUND = 68,
+	PDF_RECORD_AUXTRACE_INFO  = 70,
+	PDF_RECORD_AUXTRACE       = 71,
 };
 
 struct pdf_section {
@@ -68,6 +71,29 @@ struct pdf_file_header {
 	uint64_t features[PDF_FEAT_BITS / 64];
 };
 _Static_assert(sizeof(struct pdf_file_header) == 104, "perf_file_header");
+_Static_assert(offsetof(struct pdf_file_header, data) == 40, "perf_file_header");
+_Static_assert(offsetof(struct pdf_file_header, features) == 72,
+	       "perf_file_header");
+
+/* PERF_RECORD_AUXTRACE_INFO's body starts with the decoder's type, then
+ * its private words (tools/perf/util/auxtrace.h); pdf_intel_pt.c has
+ * intel_pt's. */
+enum pdf_auxtrace_type {
+	PDF_AUXTRACE_INTEL_PT = 1,
+};
+
+/* PERF_RECORD_AUXTRACE's body; @size bytes of trace follow the record. */
+struct pdf_auxtrace {
+	uint64_t size;
+	uint64_t offset;
+	uint64_t reference;
+	uint32_t idx;
+	uint32_t tid;
+	uint32_t cpu;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pdf_auxtrace) == 40, "perf_record_auxtrace");
+_Static_assert(offsetof(struct pdf_auxtrace, tid) == 28, "perf_record_auxtrace");
 
 /* The events ringside declares, one attr each. */
 enum pdf_kind {
@@ -99,23 +125,6 @@ struct pdf_layout {
 	int native_samples;                  /* guest samples as perf samples */
 };
 
-/* perf.data errors, returned as -(ERR_PDF + e). */
-enum pdf_error {
-	pdfe_ok = 0,
-	pdfe_internal,     /* a broken invariant of these modules */
-	pdfe_invalid,      /* the caller passed nonsense */
-	pdfe_magic,        /* not a perf.data file */
-	pdfe_format,       /* malformed header, section or record */
-	pdfe_attr_size,    /* an attr size this reader does not know */
-	pdfe_not_ringside, /* a perf.data file ringside did not write */
-	pdfe_truncated,    /* a section or record runs past the file */
-	pdfe_too_big,      /* the record does not fit a perf record (u16 size) */
-	pdfe_max
-};
-
-/* Never NULL; takes the code as returned (negative). */
-const char *pdf_errstr(int err);
-
 /* The event name of @kind ("ringside:seq", ...). */
 const char *pdf_kind_name(enum pdf_kind kind);
 
@@ -126,4 +135,4 @@ void pdf_layout_init(struct pdf_layout *lay, uint64_t guest_sample_type);
 void pdf_layout_attr(const struct pdf_layout *lay, enum pdf_kind kind,
 		     struct perf_event_attr *attr);
 
-#endif /* RINGSIDE_CLI_PDF_H */
+#endif /* RINGSIDE_PDF_FORMAT_H */

@@ -5,17 +5,16 @@
 
 #include <check.h>
 
+#include "ringside/perfdata.h"
 #include "ringside/ring.h"
 
-#include "err.h"
 #include "pdf_codec.h"
 #include "pdf_sample.h"
-#include "rrec.h"
 
 #define GUEST_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 		    PERF_SAMPLE_PERIOD)
-#define FORMAT  (-(ERR_PDF + pdfe_format))
-#define TOO_BIG (-(ERR_PDF + pdfe_too_big))
+#define FORMAT  PDF_ERR(pdfe_format)
+#define TOO_BIG PDF_ERR(pdfe_too_big)
 
 static _Alignas(8) uint8_t in[PDF_CODEC_BUF];
 static _Alignas(8) uint8_t enc[PDF_CODEC_BUF];
@@ -81,7 +80,7 @@ START_TEST(pdf_encode_marker)
 	memcpy(m + 1, "hello world", 11);
 	roundtrip(&m->header, 0, 5);
 	ck_assert_mem_eq(dec, in, 48);
-	ck_assert_int_eq(rrec_classify((const void *)dec, GUEST_TYPE), RREC_MARKER);
+	ck_assert_int_eq(pdf_rrec_classify((const void *)dec, GUEST_TYPE), PDF_RREC_MARKER);
 }
 END_TEST
 
@@ -179,8 +178,8 @@ START_TEST(pdf_encode_comm)
 	const struct rs_perf_header *e;
 	uint64_t id;
 
-	ck_assert_int_eq(rrec_classify(h, GUEST_TYPE), RREC_COMM);
-	ck_assert_uint_eq(rrec_perf_body(h), 8 + 16);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_COMM);
+	ck_assert_uint_eq(pdf_rrec_perf_body(h), 8 + 16);
 	e = roundtrip(h, 3, 77);
 	ck_assert_uint_eq(e->type, PERF_RECORD_COMM);
 	ck_assert_uint_eq(e->misc, PERF_RECORD_MISC_COMM_EXEC | PERF_RECORD_MISC_GUEST_USER);
@@ -189,7 +188,7 @@ START_TEST(pdf_encode_comm)
 	memcpy(&id, enc + e->size - 8, 8);             /* the trailer ends in the id */
 	ck_assert_uint_eq(id, lay.id[PDF_KIND_RING]);
 	ck_assert_mem_eq(dec, in, 32);
-	ck_assert_int_eq(rrec_classify((const void *)dec, GUEST_TYPE), RREC_COMM);
+	ck_assert_int_eq(pdf_rrec_classify((const void *)dec, GUEST_TYPE), PDF_RREC_COMM);
 }
 END_TEST
 
@@ -210,7 +209,7 @@ START_TEST(pdf_encode_comm_trailer_dropped)
 	uint64_t t;
 	uint32_t r;
 
-	ck_assert_uint_eq(rrec_perf_body(h), 16);
+	ck_assert_uint_eq(pdf_rrec_perf_body(h), 16);
 	ck_assert_int_eq(pdf_encode(&lay, 0, 1, h, enc, sizeof(enc)),
 			 8 + 16 + PDF_TRAILER_SIZE);
 	ck_assert_int_eq(pdf_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 24);
@@ -225,8 +224,8 @@ START_TEST(pdf_encode_comm_malformed)
 	/* a name without its NUL: carried whole, as an unknown record */
 	h = comm_init("12345678", 0, 0);
 	h->size = 24;
-	ck_assert_uint_eq(rrec_perf_body(h), 0);
-	ck_assert_int_eq(rrec_classify(h, GUEST_TYPE), RREC_OTHER);
+	ck_assert_uint_eq(pdf_rrec_perf_body(h), 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
 	roundtrip(h, 0, 1);
 	ck_assert_mem_eq(enc + 8, &lay.id[PDF_KIND_RING], 8);
 	ck_assert_uint_eq(((const struct rs_perf_header *)(const void *)enc)->type,
@@ -234,11 +233,11 @@ START_TEST(pdf_encode_comm_malformed)
 	ck_assert_mem_eq(dec, in, 24);
 	/* no name at all */
 	h = rec_init(PERF_RECORD_COMM, 16);
-	ck_assert_int_eq(rrec_classify(h, GUEST_TYPE), RREC_OTHER);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
 	/* a name whose padding would run past the record */
 	h = comm_init("abcd", 0, 0);
 	h->size = 21;
-	ck_assert_uint_eq(rrec_perf_body(h), 0);
+	ck_assert_uint_eq(pdf_rrec_perf_body(h), 0);
 }
 END_TEST
 
@@ -294,15 +293,15 @@ START_TEST(pdf_encode_other)
 	ck_assert_mem_eq(dec, in, 16);
 	h = rec_init(PERF_RECORD_LOST, 16);
 	roundtrip(h, 0, 1);
-	ck_assert_int_eq(rrec_classify((const void *)dec, GUEST_TYPE), RREC_OTHER);
+	ck_assert_int_eq(pdf_rrec_classify((const void *)dec, GUEST_TYPE), PDF_RREC_OTHER);
 	h = rec_init(RS_RECORD_MARKER, 32);
 	((struct rs_rec_marker *)(void *)h)->len = 1;
 	roundtrip(h, 0, 1);
-	ck_assert_int_eq(rrec_classify((const void *)dec, GUEST_TYPE), RREC_OTHER);
+	ck_assert_int_eq(pdf_rrec_classify((const void *)dec, GUEST_TYPE), PDF_RREC_OTHER);
 	/* a sample that does not parse against the layout */
 	h = rec_init(PERF_RECORD_SAMPLE, 16);
 	roundtrip(h, 0, 1);
-	ck_assert_int_eq(rrec_classify((const void *)dec, GUEST_TYPE), RREC_OTHER);
+	ck_assert_int_eq(pdf_rrec_classify((const void *)dec, GUEST_TYPE), PDF_RREC_OTHER);
 }
 END_TEST
 
@@ -324,13 +323,13 @@ START_TEST(pdf_encode_null)
 	uint64_t t;
 	uint32_t r;
 
-	ck_assert_int_eq(pdf_encode(NULL, 0, 0, h, enc, sizeof(enc)), -(ERR_PDF + pdfe_invalid));
-	ck_assert_int_eq(pdf_encode(&lay, 0, 0, NULL, enc, sizeof(enc)), -(ERR_PDF + pdfe_invalid));
-	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, NULL, sizeof(enc)), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(pdf_encode(NULL, 0, 0, h, enc, sizeof(enc)), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_encode(&lay, 0, 0, NULL, enc, sizeof(enc)), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, NULL, sizeof(enc)), PDF_ERR(pdfe_invalid));
 	h->size = 4;
-	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), -(ERR_PDF + pdfe_invalid));
-	ck_assert_int_eq(pdf_decode(NULL, h, dec, sizeof(dec), &r, &t), -(ERR_PDF + pdfe_invalid));
-	ck_assert_int_eq(pdf_decode(&lay, NULL, dec, sizeof(dec), &r, &t), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_decode(NULL, h, dec, sizeof(dec), &r, &t), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_decode(&lay, NULL, dec, sizeof(dec), &r, &t), PDF_ERR(pdfe_invalid));
 }
 END_TEST
 

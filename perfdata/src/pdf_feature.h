@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The feature sections of a perf.data file: which ringside writes, and
+ * Private to perfdata/: the feature sections of a perf.data file: which ringside writes, and
  * reading the few it needs back.
  */
-#ifndef RINGSIDE_CLI_PDF_FEATURE_H
-#define RINGSIDE_CLI_PDF_FEATURE_H
+#ifndef RINGSIDE_PDF_FEATURE_H
+#define RINGSIDE_PDF_FEATURE_H
 
 #include <stdint.h>
 
-#include "bytebuf.h"
-#include "pdf.h"
+#include "pdf_format.h"
 
 /* What goes into the features of one file. */
 struct pdf_feat_info {
@@ -29,7 +28,7 @@ struct pdf_feat_info {
  */
 int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 		       uint64_t features[PDF_FEAT_BITS / 64],
-		       struct bytebuf *out);
+		       struct pdf_buf *out);
 
 /* One event as HEADER_EVENT_DESC describes it. */
 struct pdf_event_desc {
@@ -39,16 +38,16 @@ struct pdf_event_desc {
 
 /*
  * Parse HEADER_EVENT_DESC from @len bytes at @sec into at most @max
- * entries.  Returns the number of events.  -(ERR_PDF + pdfe_format).
+ * entries.  Returns the number of events.  PDF_ERR(pdfe_format).
  */
 int pdf_event_desc_parse(const uint8_t *sec, uint64_t len,
 			 struct pdf_event_desc *descs, unsigned max);
 
 /*
  * A perf feature string at @sec (@len bytes) into @dst (NUL-terminated,
- * truncated to @dst_size).  Returns bytes consumed, -(ERR_PDF + pdfe_format).
+ * truncated to @dst_size).  Returns bytes consumed, PDF_ERR(pdfe_format).
  */
 int pdf_string_parse(const uint8_t *sec, uint64_t len, char *dst,
 		     size_t dst_size);
 
-#endif /* RINGSIDE_CLI_PDF_FEATURE_H */
+#endif /* RINGSIDE_PDF_FEATURE_H */

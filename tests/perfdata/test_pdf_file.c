@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Whole files: pdf_writer.c, pdf_feature.c and pdf_reader.c. */
+/* Whole files: pdf_writer.c, pdf_feature.c, pdf_reader.c and pdf_intel_pt.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,12 +10,10 @@
 
 #include <check.h>
 
+#include "ringside/perfdata.h"
 #include "ringside/ring.h"
 
-#include "err.h"
-#include "pdf.h"
-#include "pdf_reader.h"
-#include "pdf_writer.h"
+#include "pdf_format.h"
 
 #define GUEST_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 		    PERF_SAMPLE_PERIOD)
@@ -179,10 +177,10 @@ START_TEST(pdf_writer_open_fails)
 	snprintf(bad, sizeof(bad), "%s/no/dir/out.data", dir);
 	ck_assert_int_eq(pdf_writer_open(&w, bad, &params), -ENOENT);
 	ck_assert_ptr_null(w);
-	ck_assert_int_eq(pdf_writer_open(NULL, path, &params), -(ERR_PDF + pdfe_invalid));
-	ck_assert_int_eq(pdf_writer_open(&w, path, NULL), -(ERR_PDF + pdfe_invalid));
-	ck_assert_int_eq(pdf_writer_add(NULL, 0, 0, NULL), -(ERR_PDF + pdfe_invalid));
-	ck_assert_int_eq(pdf_writer_finish(NULL), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_open(NULL, path, &params), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_open(&w, path, NULL), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_add(NULL, 0, 0, NULL), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_finish(NULL), PDF_ERR(pdfe_invalid));
 	ck_assert_int_eq(tmp_exists(), 0);
 }
 END_TEST
@@ -199,7 +197,7 @@ START_TEST(pdf_writer_too_big_skipped)
 	h->type = 90;
 	h->size = RS_RECORD_MAX;
 	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
-	ck_assert_int_eq(pdf_writer_add(w, 0, 1, h), -(ERR_PDF + pdfe_too_big));
+	ck_assert_int_eq(pdf_writer_add(w, 0, 1, h), PDF_ERR(pdfe_too_big));
 	ck_assert_int_eq(pdf_writer_add(w, 0, 2, make(0, buf)), 0);
 	ck_assert_int_eq(pdf_writer_finish(w), 0);
 	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
@@ -209,20 +207,13 @@ START_TEST(pdf_writer_too_big_skipped)
 }
 END_TEST
 
-/* Write a small valid file and return its bytes. */
-static uint8_t *valid_file(size_t *len)
+/* The bytes of the file at @path (malloc'ed, 8-byte aligned). */
+static uint8_t *slurp(size_t *len)
 {
-	_Alignas(8) uint8_t buf[256];
-	struct pdf_writer *w;
 	uint8_t *data;
 	struct stat st;
-	unsigned i;
 	int fd;
 
-	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
-	for (i = 0; i < 30; i++)
-		ck_assert_int_eq(pdf_writer_add(w, i % 3, i, make(i, buf)), 0);
-	ck_assert_int_eq(pdf_writer_finish(w), 0);
 	fd = open(path, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(fstat(fd, &st), 0);
@@ -231,6 +222,20 @@ static uint8_t *valid_file(size_t *len)
 	ck_assert_int_eq(read(fd, data, *len), (ssize_t)*len);
 	close(fd);
 	return data;
+}
+
+/* Write a small valid file and return its bytes. */
+static uint8_t *valid_file(size_t *len)
+{
+	_Alignas(8) uint8_t buf[256];
+	struct pdf_writer *w;
+	unsigned i;
+
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	for (i = 0; i < 30; i++)
+		ck_assert_int_eq(pdf_writer_add(w, i % 3, i, make(i, buf)), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	return slurp(len);
 }
 
 static int reopen_with(const uint8_t *data, size_t len)
@@ -257,25 +262,25 @@ START_TEST(pdf_reader_rejects)
 	ck_assert_int_eq(reopen_with(data, len), 0);
 	/* not a perf.data file */
 	memset(copy, 0, len);
-	ck_assert_int_eq(reopen_with(copy, len), -(ERR_PDF + pdfe_magic));
-	ck_assert_int_eq(reopen_with(data, 50), -(ERR_PDF + pdfe_magic));
+	ck_assert_int_eq(reopen_with(copy, len), PDF_ERR(pdfe_magic));
+	ck_assert_int_eq(reopen_with(data, 50), PDF_ERR(pdfe_magic));
 	/* cut in the data section */
-	ck_assert_int_eq(reopen_with(data, 900), -(ERR_PDF + pdfe_truncated));
+	ck_assert_int_eq(reopen_with(data, 900), PDF_ERR(pdfe_truncated));
 	/* an attr size nobody has */
 	memcpy(copy, data, len);
 	copy[16] = 7;
-	ck_assert_int_eq(reopen_with(copy, len), -(ERR_PDF + pdfe_attr_size));
+	ck_assert_int_eq(reopen_with(copy, len), PDF_ERR(pdfe_attr_size));
 	/* a perf.data whose events are not ringside's */
 	memcpy(copy, data, len);
 	name = memmem(copy, len, "ringside:seq", 12);
 	ck_assert_ptr_nonnull(name);
 	name[9] = 'x';
-	ck_assert_int_eq(reopen_with(copy, len), -(ERR_PDF + pdfe_not_ringside));
+	ck_assert_int_eq(reopen_with(copy, len), PDF_ERR(pdfe_not_ringside));
 	unlink(path);
 	ck_assert_int_eq(pdf_reader_open(&r, path), -ENOENT);
 	ck_assert_ptr_null(r);
 	ck_assert_int_eq(pdf_reader_open(&r, dir), -EISDIR);
-	ck_assert_int_eq(pdf_reader_open(NULL, path), -(ERR_PDF + pdfe_invalid));
+	ck_assert_int_eq(pdf_reader_open(NULL, path), PDF_ERR(pdfe_invalid));
 	pdf_reader_close(NULL);
 	free(copy);
 	free(data);
@@ -306,11 +311,136 @@ START_TEST(pdf_reader_bad_record)
 	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
 	while ((n = pdf_reader_next(r, &ev)) == 1)
 		seen++;
-	ck_assert_int_eq(n, -(ERR_PDF + pdfe_format));
+	ck_assert_int_eq(n, PDF_ERR(pdfe_format));
 	ck_assert_int_eq(seen, 2);
 	ck_assert_uint_eq(ev.offset, at);
 	pdf_reader_close(r);
 	free(data);
+}
+END_TEST
+
+static const uint8_t pt_bytes[13] = {
+	0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x23, 0x99, 0, 0,
+};
+
+static struct pdf_intel_pt_params pt_params = {
+	.size = sizeof(pt_params), .trace = pt_bytes, .trace_len = 13,
+	.elf = "/ringside/payload", .code_vaddr = 0x100000, .code_len = 0x2000,
+	.code_offset = 0x1000,
+};
+
+/* The next record of @data at *@at, checked against @type and @size. */
+static const uint8_t *next_record(const uint8_t *data, uint64_t *at,
+				  uint32_t type, uint16_t size)
+{
+	const struct rs_perf_header *h = (const void *)(data + *at);
+
+	ck_assert_uint_eq(h->type, type);
+	ck_assert_uint_eq(h->size, size);
+	*at += size;
+	return (const uint8_t *)(h + 1);
+}
+
+START_TEST(pdf_intel_pt_write_layout)
+{
+	size_t len;
+	uint8_t *data;
+	const struct pdf_file_header *h;
+	const struct perf_event_attr *attr;
+	const struct pdf_auxtrace *ax;
+	const uint64_t *info;
+	const uint8_t *body;
+	uint64_t at, id;
+
+	ck_assert_int_eq(pdf_intel_pt_write(path, &pt_params), 0);
+	data = slurp(&len);
+	h = (const void *)data;
+	ck_assert_uint_eq(h->magic, PDF_MAGIC);
+	ck_assert_uint_eq(h->attrs.size, h->attr_size);
+	ck_assert_uint_eq(h->data.offset + h->data.size, len);
+	memcpy(&id, data + sizeof(*h), sizeof(id));
+	ck_assert_uint_eq(id, 1);
+	attr = (const void *)(data + h->attrs.offset);
+	ck_assert_uint_eq(attr->type, 8);
+	ck_assert_uint_eq(attr->sample_id_all, 1);
+
+	at = h->data.offset;
+	body = next_record(data, &at, PERF_RECORD_COMM, 8 + 24 + 32);
+	ck_assert_str_eq((const char *)body + 8, "guest");
+	body = next_record(data, &at, PERF_RECORD_MMAP,
+			   8 + 32 + 24 /* "/ringside/payload", padded */ + 32);
+	ck_assert_str_eq((const char *)body + 32, pt_params.elf);
+	info = (const void *)next_record(data, &at, PDF_RECORD_AUXTRACE_INFO,
+					 8 + 8 + 17 * 8);
+	ck_assert_uint_eq(info[0], PDF_AUXTRACE_INTEL_PT);
+	ck_assert_uint_eq(info[1], 8);   /* priv[0]: the PMU type */
+	ax = (const void *)next_record(data, &at, PDF_RECORD_AUXTRACE, 48);
+	ck_assert_uint_eq(ax->size, 16); /* 13 bytes and 3 PAD */
+	ck_assert_uint_eq(ax->cpu, UINT32_MAX);
+	ck_assert_mem_eq(data + at, pt_bytes, sizeof(pt_bytes));
+	at += ax->size;
+	next_record(data, &at, PERF_RECORD_EXIT, 8 + 24 + 32);
+	ck_assert_uint_eq(at, len);
+	free(data);
+}
+END_TEST
+
+START_TEST(pdf_intel_pt_write_null)
+{
+	struct pdf_intel_pt_params p = pt_params;
+	char bad[160], long_elf[4097];
+
+	ck_assert_int_eq(pdf_intel_pt_write(NULL, &p), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_intel_pt_write(path, NULL), PDF_ERR(pdfe_invalid));
+	p.size = 4;
+	ck_assert_int_eq(pdf_intel_pt_write(path, &p), PDF_ERR(pdfe_invalid));
+	p = pt_params;
+	p.elf = NULL;
+	ck_assert_int_eq(pdf_intel_pt_write(path, &p), PDF_ERR(pdfe_invalid));
+	memset(long_elf, 'a', sizeof(long_elf) - 1);
+	long_elf[sizeof(long_elf) - 1] = 0;
+	p.elf = long_elf;
+	ck_assert_int_eq(pdf_intel_pt_write(path, &p), PDF_ERR(pdfe_invalid));
+	p = pt_params;
+	p.trace = NULL;
+	ck_assert_int_eq(pdf_intel_pt_write(path, &p), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(exists(path), 0);
+	p.trace_len = 0;                 /* an empty trace is a trace */
+	ck_assert_int_eq(pdf_intel_pt_write(path, &p), 0);
+	snprintf(bad, sizeof(bad), "%s/no/dir/pt.data", dir);
+	ck_assert_int_eq(pdf_intel_pt_write(bad, &pt_params), -ENOENT);
+}
+END_TEST
+
+START_TEST(pdf_errstr_names)
+{
+	ck_assert_str_eq(pdf_errstr(PDF_ERR(pdfe_magic)),
+			 "not a perf.data file (no PERFILE2 magic)");
+	ck_assert_str_eq(pdf_errstr(-ENOENT), strerror(ENOENT));
+	ck_assert_str_eq(pdf_errstr(PDF_ERR(pdfe_max)), "unknown perf.data error");
+	ck_assert_str_eq(pdf_errstr(PDF_ERR(pdfe_too_big)),
+			 "record too big for a perf record");
+}
+END_TEST
+
+START_TEST(pdf_buf_string_pads)
+{
+	struct pdf_buf b;
+	uint32_t n;
+
+	pdf_buf_init(&b);
+	pdf_buf_add_string(&b, "ringside");
+	ck_assert_int_eq(b.err, 0);
+	ck_assert_uint_eq(b.len, 4 + PDF_NAME_ALIGN);
+	memcpy(&n, b.data, 4);
+	ck_assert_uint_eq(n, PDF_NAME_ALIGN);
+	ck_assert_str_eq((const char *)b.data + 4, "ringside");
+	pdf_buf_add(&b, NULL, 0);
+	ck_assert_uint_eq(b.len, 4 + PDF_NAME_ALIGN);
+	pdf_buf_fini(&b);
+	ck_assert_ptr_null(b.data);
+	pdf_buf_init(NULL);
+	pdf_buf_fini(NULL);
 }
 END_TEST
 
@@ -327,6 +457,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_writer_too_big_skipped);
 	tcase_add_test(tc, pdf_reader_rejects);
 	tcase_add_test(tc, pdf_reader_bad_record);
+	tcase_add_test(tc, pdf_intel_pt_write_layout);
+	tcase_add_test(tc, pdf_intel_pt_write_null);
+	tcase_add_test(tc, pdf_errstr_names);
+	tcase_add_test(tc, pdf_buf_string_pads);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,32 +9,31 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "err.h"
 #include "pdf_feature.h"
 
 #ifndef RINGSIDE_VERSION
 #define RINGSIDE_VERSION "unknown"
 #endif
 
-#define FORMAT (-(ERR_PDF + pdfe_format))
+#define FORMAT PDF_ERR(pdfe_format)
 
-static void add_event_desc(struct bytebuf *b, const struct pdf_layout *lay)
+static void add_event_desc(struct pdf_buf *b, const struct pdf_layout *lay)
 {
 	struct perf_event_attr attr;
 	unsigned k;
 
-	bytebuf_add_u32(b, PDF_KIND_MAX);
-	bytebuf_add_u32(b, PDF_ATTR_SIZE);
+	pdf_buf_add_u32(b, PDF_KIND_MAX);
+	pdf_buf_add_u32(b, PDF_ATTR_SIZE);
 	for (k = 0; k < PDF_KIND_MAX; k++) {
 		pdf_layout_attr(lay, (enum pdf_kind)k, &attr);
-		bytebuf_add(b, &attr, PDF_ATTR_SIZE);
-		bytebuf_add_u32(b, 1);
-		bytebuf_add_string(b, pdf_kind_name((enum pdf_kind)k));
-		bytebuf_add_u64(b, lay->id[k]);
+		pdf_buf_add(b, &attr, PDF_ATTR_SIZE);
+		pdf_buf_add_u32(b, 1);
+		pdf_buf_add_string(b, pdf_kind_name((enum pdf_kind)k));
+		pdf_buf_add_u64(b, lay->id[k]);
 	}
 }
 
-static void add_feature(struct bytebuf *b, unsigned bit,
+static void add_feature(struct pdf_buf *b, unsigned bit,
 			const struct pdf_feat_info *info,
 			const struct utsname *uts)
 {
@@ -42,32 +41,32 @@ static void add_feature(struct bytebuf *b, unsigned bit,
 
 	switch (bit) {
 	case PDF_FEAT_HOSTNAME:
-		bytebuf_add_string(b, uts->nodename);
+		pdf_buf_add_string(b, uts->nodename);
 		break;
 	case PDF_FEAT_OSRELEASE:
-		bytebuf_add_string(b, uts->release);
+		pdf_buf_add_string(b, uts->release);
 		break;
 	case PDF_FEAT_VERSION:
-		bytebuf_add_string(b, "ringside " RINGSIDE_VERSION);
+		pdf_buf_add_string(b, "ringside " RINGSIDE_VERSION);
 		break;
 	case PDF_FEAT_ARCH:
-		bytebuf_add_string(b, uts->machine);
+		pdf_buf_add_string(b, uts->machine);
 		break;
 	case PDF_FEAT_NRCPUS:
-		bytebuf_add_u32(b, info->nr_rings); /* online */
-		bytebuf_add_u32(b, info->nr_rings); /* available */
+		pdf_buf_add_u32(b, info->nr_rings); /* online */
+		pdf_buf_add_u32(b, info->nr_rings); /* available */
 		break;
 	case PDF_FEAT_CMDLINE:
-		bytebuf_add_u32(b, (uint32_t)(info->argc > 0 ? info->argc : 0));
+		pdf_buf_add_u32(b, (uint32_t)(info->argc > 0 ? info->argc : 0));
 		for (i = 0; i < info->argc; i++)
-			bytebuf_add_string(b, info->argv[i]);
+			pdf_buf_add_string(b, info->argv[i]);
 		break;
 	case PDF_FEAT_EVENT_DESC:
 		add_event_desc(b, info->lay);
 		break;
 	case PDF_FEAT_SAMPLE_TIME:
-		bytebuf_add_u64(b, info->first_time);
-		bytebuf_add_u64(b, info->last_time);
+		pdf_buf_add_u64(b, info->first_time);
+		pdf_buf_add_u64(b, info->last_time);
 		break;
 	default:
 		break;
@@ -76,7 +75,7 @@ static void add_feature(struct bytebuf *b, unsigned bit,
 
 int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 		       uint64_t features[PDF_FEAT_BITS / 64],
-		       struct bytebuf *out)
+		       struct pdf_buf *out)
 {
 	static const unsigned bits[] = {
 		PDF_FEAT_HOSTNAME, PDF_FEAT_OSRELEASE, PDF_FEAT_VERSION,
@@ -84,7 +83,7 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 		PDF_FEAT_EVENT_DESC, PDF_FEAT_SAMPLE_TIME,
 	};
 	struct pdf_section index[sizeof(bits) / sizeof(bits[0])];
-	struct bytebuf body;
+	struct pdf_buf body;
 	struct utsname uts;
 	unsigned i, n = 0;
 	int err;
@@ -92,7 +91,7 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 	if (uname(&uts))
 		memset(&uts, 0, sizeof(uts));
 	memset(features, 0, PDF_FEAT_BITS / 8);
-	bytebuf_init(&body);
+	pdf_buf_init(&body);
 	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
 		size_t start = body.len;
 
@@ -106,10 +105,10 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 	}
 	for (i = 0; i < n; i++)
 		index[i].offset += offset + n * sizeof(index[0]);
-	bytebuf_add(out, index, n * sizeof(index[0]));
-	bytebuf_add(out, body.data, body.len);
+	pdf_buf_add(out, index, n * sizeof(index[0]));
+	pdf_buf_add(out, body.data, body.len);
 	err = body.err ? body.err : out->err;
-	bytebuf_fini(&body);
+	pdf_buf_fini(&body);
 	return err;
 }
 

@@ -1,42 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
-#include "pdf.h"
-#include "pdf_sample.h"
-#include "rrec.h"
+#include "ringside/perfdata.h"
 
-static const char *const class_names[RREC_MAX] = {
-	[RREC_SEQ]          = "seq",
-	[RREC_MARKER]       = "marker",
-	[RREC_SAMPLE]       = "sample",
-	[RREC_LOST]         = "LOST",
-	[RREC_AUX]          = "AUX",
-	[RREC_ITRACE_START] = "ITRACE_START",
-	[RREC_LOST_SAMPLES] = "LOST_SAMPLES",
-	[RREC_COMM]         = "COMM",
-	[RREC_OTHER]        = "other",
+#include "pdf_format.h"
+
+static const char *const class_names[PDF_RREC_MAX] = {
+	[PDF_RREC_SEQ]          = "seq",
+	[PDF_RREC_MARKER]       = "marker",
+	[PDF_RREC_SAMPLE]       = "sample",
+	[PDF_RREC_LOST]         = "LOST",
+	[PDF_RREC_AUX]          = "AUX",
+	[PDF_RREC_ITRACE_START] = "ITRACE_START",
+	[PDF_RREC_LOST_SAMPLES] = "LOST_SAMPLES",
+	[PDF_RREC_COMM]         = "COMM",
+	[PDF_RREC_OTHER]        = "other",
 };
 
-static const char *const class_keys[RREC_MAX] = {
-	[RREC_SEQ]          = "seq",
-	[RREC_MARKER]       = "marker",
-	[RREC_SAMPLE]       = "sample",
-	[RREC_LOST]         = "lost",
-	[RREC_AUX]          = "aux",
-	[RREC_ITRACE_START] = "itrace_start",
-	[RREC_LOST_SAMPLES] = "lost_samples",
-	[RREC_COMM]         = "comm",
-	[RREC_OTHER]        = "other",
+static const char *const class_keys[PDF_RREC_MAX] = {
+	[PDF_RREC_SEQ]          = "seq",
+	[PDF_RREC_MARKER]       = "marker",
+	[PDF_RREC_SAMPLE]       = "sample",
+	[PDF_RREC_LOST]         = "lost",
+	[PDF_RREC_AUX]          = "aux",
+	[PDF_RREC_ITRACE_START] = "itrace_start",
+	[PDF_RREC_LOST_SAMPLES] = "lost_samples",
+	[PDF_RREC_COMM]         = "comm",
+	[PDF_RREC_OTHER]        = "other",
 };
 
-const char *rrec_class_name(enum rrec_class cls)
+const char *pdf_rrec_class_name(enum pdf_rrec_class cls)
 {
-	return (unsigned)cls < RREC_MAX ? class_names[cls] : "?";
+	return (unsigned)cls < PDF_RREC_MAX ? class_names[cls] : "?";
 }
 
-const char *rrec_class_key(enum rrec_class cls)
+const char *pdf_rrec_class_key(enum pdf_rrec_class cls)
 {
-	return (unsigned)cls < RREC_MAX ? class_keys[cls] : "unknown";
+	return (unsigned)cls < PDF_RREC_MAX ? class_keys[cls] : "unknown";
 }
 
 static int marker_ok(const struct rs_perf_header *rec)
@@ -69,7 +69,7 @@ static size_t fixed_body(const struct rs_perf_header *rec, size_t full)
 	return rec->size >= full ? full - sizeof(*rec) : 0;
 }
 
-size_t rrec_perf_body(const struct rs_perf_header *rec)
+size_t pdf_rrec_perf_body(const struct rs_perf_header *rec)
 {
 	switch (rec->type) {
 	case RS_PERF_RECORD_LOST:
@@ -87,35 +87,35 @@ size_t rrec_perf_body(const struct rs_perf_header *rec)
 	}
 }
 
-enum rrec_class rrec_classify(const struct rs_perf_header *rec,
+enum pdf_rrec_class pdf_rrec_classify(const struct rs_perf_header *rec,
 			      uint64_t sample_type)
 {
-	static const enum rrec_class native[] = {
-		[RS_PERF_RECORD_LOST]         = RREC_LOST,
-		[RS_PERF_RECORD_AUX]          = RREC_AUX,
-		[RS_PERF_RECORD_ITRACE_START] = RREC_ITRACE_START,
-		[RS_PERF_RECORD_LOST_SAMPLES] = RREC_LOST_SAMPLES,
-		[PERF_RECORD_COMM]            = RREC_COMM,
+	static const enum pdf_rrec_class native[] = {
+		[RS_PERF_RECORD_LOST]         = PDF_RREC_LOST,
+		[RS_PERF_RECORD_AUX]          = PDF_RREC_AUX,
+		[RS_PERF_RECORD_ITRACE_START] = PDF_RREC_ITRACE_START,
+		[RS_PERF_RECORD_LOST_SAMPLES] = PDF_RREC_LOST_SAMPLES,
+		[PERF_RECORD_COMM]            = PDF_RREC_COMM,
 	};
 	struct pdf_sample s;
 
 	switch (rec->type) {
 	case RS_RECORD_SEQ:
-		return rec->size >= sizeof(struct rs_rec_seq) ? RREC_SEQ : RREC_OTHER;
+		return rec->size >= sizeof(struct rs_rec_seq) ? PDF_RREC_SEQ : PDF_RREC_OTHER;
 	case RS_RECORD_MARKER:
-		return marker_ok(rec) ? RREC_MARKER : RREC_OTHER;
+		return marker_ok(rec) ? PDF_RREC_MARKER : PDF_RREC_OTHER;
 	case RS_PERF_RECORD_SAMPLE:
 		if (sample_type & ~(uint64_t)PDF_SAMPLE_KNOWN)
-			return RREC_SAMPLE; /* a layout ringside cannot check */
+			return PDF_RREC_SAMPLE; /* a layout ringside cannot check */
 		return pdf_sample_parse(sample_type, rec + 1,
 					rec->size - sizeof(*rec), &s) ?
-		       RREC_OTHER : RREC_SAMPLE;
-	default:   /* rrec_perf_body() knows no type outside native[] */
-		return rrec_perf_body(rec) ? native[rec->type] : RREC_OTHER;
+		       PDF_RREC_OTHER : PDF_RREC_SAMPLE;
+	default:   /* pdf_rrec_perf_body() knows no type outside native[] */
+		return pdf_rrec_perf_body(rec) ? native[rec->type] : PDF_RREC_OTHER;
 	}
 }
 
-int rrec_clock_init(struct rrec_clock *clk, const struct rs_region *region,
+int pdf_rrec_clock_init(struct pdf_rrec_clock *clk, const struct rs_region *region,
 		    uint32_t index)
 {
 	struct rs_ring ring;
@@ -126,22 +126,22 @@ int rrec_clock_init(struct rrec_clock *clk, const struct rs_region *region,
 	return rs_ring_time_read(&ring, &clk->conv) == 1;
 }
 
-uint64_t rrec_stamp(struct rrec_clock *clk, const struct rs_perf_header *rec,
+uint64_t pdf_rrec_stamp(struct pdf_rrec_clock *clk, const struct rs_perf_header *rec,
 		    uint64_t sample_type)
 {
 	const struct rs_time_conv *tc = &clk->conv;
 	struct pdf_sample s;
 
-	switch (rrec_classify(rec, sample_type)) {
-	case RREC_SEQ:
+	switch (pdf_rrec_classify(rec, sample_type)) {
+	case PDF_RREC_SEQ:
 		clk->last = rs_time_to_ns(tc,
 			((const struct rs_rec_seq *)(const void *)rec)->time);
 		break;
-	case RREC_MARKER:
+	case PDF_RREC_MARKER:
 		clk->last = rs_time_to_ns(tc,
 			((const struct rs_rec_marker *)(const void *)rec)->time);
 		break;
-	case RREC_SAMPLE:
+	case PDF_RREC_SAMPLE:
 		if ((sample_type & PERF_SAMPLE_TIME) &&
 		    !pdf_sample_parse(sample_type, rec + 1,
 				      rec->size - sizeof(*rec), &s))

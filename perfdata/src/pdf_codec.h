@@ -1,23 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One ring record <-> one perf.data record, per the mapping in pdf.h.
+ * Private to perfdata/: one ring record <-> one perf.data record, per the
+ * mapping in pdf_format.h.
  */
-#ifndef RINGSIDE_CLI_PDF_CODEC_H
-#define RINGSIDE_CLI_PDF_CODEC_H
+#ifndef RINGSIDE_PDF_CODEC_H
+#define RINGSIDE_PDF_CODEC_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pdf.h"
+#include "pdf_format.h"
 
 /* Largest encoded record, and the buffer either direction needs. */
 #define PDF_CODEC_BUF (PDF_REC_MAX + 1u)
 
 /*
  * Encode ring record @rec of ring @ring, filed at @time, into @out (at most
- * @out_size bytes).  Returns the size.  -(ERR_PDF + pdfe_too_big) when the
- * record cannot be carried in a perf record (u16 size), -(ERR_PDF +
- * pdfe_invalid) for a record shorter than its header.
+ * @out_size bytes).  Returns the size.  PDF_ERR(pdfe_too_big) when the
+ * record cannot be carried in a perf record (u16 size),
+ * PDF_ERR(pdfe_invalid) for a record shorter than its header.
  */
 int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
 	       const struct rs_perf_header *rec, void *out, size_t out_size);
@@ -26,10 +27,10 @@ int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
  * Decode file record @in (already bounded: in->size bytes readable) back to
  * the ring record in @out (at most @out_size bytes) with its ring and time.
  * Returns the size, or 0 for a record that is no ring record (perf's own
- * synthesized records).  -(ERR_PDF + pdfe_format) for a record that does
+ * synthesized records).  PDF_ERR(pdfe_format) for a record that does
  * not follow the mapping.
  */
 int pdf_decode(const struct pdf_layout *lay, const struct rs_perf_header *in,
 	       void *out, size_t out_size, uint32_t *ring, uint64_t *time);
 
-#endif /* RINGSIDE_CLI_PDF_CODEC_H */
+#endif /* RINGSIDE_PDF_CODEC_H */

@@ -6,13 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "fileio.h"
+#include "ringside/perfdata.h"
+
 #include "pdf_codec.h"
 #include "pdf_feature.h"
-#include "pdf_reader.h"
+#include "pdf_io.h"
 
-#define PDFE(e)      (-(ERR_PDF + (e)))
 #define WINDOW       (1u << 20)
 #define MAX_ATTRS    64u
 #define MAX_FEAT_LEN (16u << 20)
@@ -47,9 +46,9 @@ static int read_at(struct pdf_reader *r, void *buf, uint64_t len, uint64_t off)
 	int err;
 
 	if (off > r->file_size || len > r->file_size - off)
-		return PDFE(pdfe_truncated);
-	err = fio_pread_all(r->fd, buf, (size_t)len, off);
-	return err == -EIO ? PDFE(pdfe_truncated) : err;
+		return PDF_ERR(pdfe_truncated);
+	err = pdf_pread_all(r->fd, buf, (size_t)len, off);
+	return err == -EIO ? PDF_ERR(pdfe_truncated) : err;
 }
 
 static int read_attrs(struct pdf_reader *r)
@@ -63,10 +62,10 @@ static int read_attrs(struct pdf_reader *r)
 
 	if (h->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(ids) ||
 	    h->attr_size > sizeof(buf))
-		return PDFE(pdfe_attr_size);
+		return PDF_ERR(pdfe_attr_size);
 	attr_len = h->attr_size - sizeof(ids);
 	if (h->attrs.size % h->attr_size || h->attrs.size / h->attr_size > MAX_ATTRS)
-		return PDFE(pdfe_format);
+		return PDF_ERR(pdfe_format);
 	r->nr_attrs = (uint32_t)(h->attrs.size / h->attr_size);
 	for (i = 0; i < r->nr_attrs; i++) {
 		err = read_at(r, buf, h->attr_size, h->attrs.offset + i * h->attr_size);
@@ -121,7 +120,7 @@ static int read_feature(struct pdf_reader *r, unsigned bit,
 	int err;
 
 	if (sec->size > MAX_FEAT_LEN)
-		return PDFE(pdfe_format);
+		return PDF_ERR(pdfe_format);
 	buf = malloc(sec->size ? sec->size : 1);
 	if (!buf)
 		return -ENOMEM;
@@ -207,11 +206,11 @@ static int build_layout(struct pdf_reader *r)
 	}
 	for (k = 0; k < PDF_KIND_MAX; k++)
 		if (!found[k])
-			return PDFE(pdfe_not_ringside);
+			return PDF_ERR(pdfe_not_ringside);
 	pdf_layout_init(&r->lay, found[PDF_KIND_SAMPLE]->config1);
 	for (k = 0; k < PDF_KIND_MAX; k++) {
 		if (found[k]->sample_type != r->lay.sample_type[k])
-			return PDFE(pdfe_not_ringside);
+			return PDF_ERR(pdfe_not_ringside);
 		r->lay.id[k] = found[k]->id;
 	}
 	r->info.sample_type = r->lay.guest_sample_type;
@@ -226,14 +225,14 @@ static int read_header(struct pdf_reader *r)
 
 	err = read_at(r, h, sizeof(*h), 0);
 	if (err)
-		return err == PDFE(pdfe_truncated) ? PDFE(pdfe_magic) : err;
+		return err == PDF_ERR(pdfe_truncated) ? PDF_ERR(pdfe_magic) : err;
 	if (h->magic != PDF_MAGIC)
-		return PDFE(pdfe_magic);
+		return PDF_ERR(pdfe_magic);
 	if (h->size != sizeof(*h))
-		return PDFE(pdfe_format);
+		return PDF_ERR(pdfe_format);
 	if (h->data.offset > r->file_size ||
 	    h->data.size > r->file_size - h->data.offset)
-		return PDFE(pdfe_truncated);
+		return PDF_ERR(pdfe_truncated);
 	return 0;
 }
 
@@ -244,7 +243,7 @@ int pdf_reader_open(struct pdf_reader **rp, const char *path)
 	int err;
 
 	if (!rp || !path)
-		return PDFE(pdfe_invalid);
+		return PDF_ERR(pdfe_invalid);
 	*rp = NULL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -260,7 +259,7 @@ int pdf_reader_open(struct pdf_reader **rp, const char *path)
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		err = S_ISDIR(st.st_mode) ? -EISDIR : PDFE(pdfe_magic);
+		err = S_ISDIR(st.st_mode) ? -EISDIR : PDF_ERR(pdfe_magic);
 		goto fail;
 	}
 	r->file_size = (uint64_t)st.st_size;
@@ -322,13 +321,13 @@ int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev)
 		if (!left)
 			return 0;
 		if (left < sizeof(hdr))
-			return PDFE(pdfe_truncated);
+			return PDF_ERR(pdfe_truncated);
 		p = window(r, r->pos, sizeof(hdr), &err);
 		if (!p)
 			return err;
 		memcpy(&hdr, p, sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || hdr.size > left)
-			return PDFE(pdfe_format);
+			return PDF_ERR(pdfe_format);
 		p = window(r, r->pos, hdr.size, &err);
 		if (!p)
 			return err;
@@ -343,7 +342,7 @@ int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev)
 			continue;
 		}
 		if (ev->ring >= RS_MAX_RINGS)
-			return PDFE(pdfe_format);
+			return PDF_ERR(pdfe_format);
 		ev->rec = (const struct rs_perf_header *)r->out;
 		return 1;
 	}

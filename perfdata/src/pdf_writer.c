@@ -11,12 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bytebuf.h"
-#include "err.h"
-#include "fileio.h"
+#include "ringside/perfdata.h"
+
 #include "pdf_codec.h"
 #include "pdf_feature.h"
-#include "pdf_writer.h"
+#include "pdf_io.h"
 
 #define OUT_BUF (1u << 20)
 
@@ -65,7 +64,7 @@ static int write_attrs(struct pdf_writer *w)
 		p += sizeof(uint64_t);
 	}
 	w->data_offset = sizeof(buf);
-	return fio_write_all(w->fd, buf, sizeof(buf));
+	return pdf_write_all(w->fd, buf, sizeof(buf));
 }
 
 static char *concat(const char *a, const char *b)
@@ -88,7 +87,7 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 
 	if (!wp || !path || !params ||
 	    params->size < sizeof(struct pdf_writer_params))
-		return -(ERR_PDF + pdfe_invalid);
+		return PDF_ERR(pdfe_invalid);
 	*wp = NULL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -123,7 +122,7 @@ fail:
 
 static int flush_out(struct pdf_writer *w)
 {
-	int err = fio_write_all(w->fd, w->out, w->used);
+	int err = pdf_write_all(w->fd, w->out, w->used);
 
 	w->used = 0;
 	return err;
@@ -150,7 +149,7 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 	int n, err;
 
 	if (!w || !rec)
-		return -(ERR_PDF + pdfe_invalid);
+		return PDF_ERR(pdfe_invalid);
 	n = pdf_encode(&w->lay, ring, time, rec, w->enc, sizeof(w->enc));
 	if (n < 0)
 		return n;
@@ -180,7 +179,7 @@ static int write_tail(struct pdf_writer *w)
 {
 	struct pdf_file_header hdr;
 	struct pdf_feat_info info;
-	struct bytebuf feat;
+	struct pdf_buf feat;
 	int err;
 
 	if (!w->stats.bytes) {
@@ -214,14 +213,14 @@ static int write_tail(struct pdf_writer *w)
 	hdr.data.offset = w->data_offset;
 	hdr.data.size = w->stats.bytes;
 
-	bytebuf_init(&feat);
+	pdf_buf_init(&feat);
 	err = pdf_features_build(&info, hdr.data.offset + hdr.data.size,
 				 hdr.features, &feat);
 	if (!err)
-		err = fio_write_all(w->fd, feat.data, feat.len);
-	bytebuf_fini(&feat);
+		err = pdf_write_all(w->fd, feat.data, feat.len);
+	pdf_buf_fini(&feat);
 	if (!err)
-		err = fio_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
+		err = pdf_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
 	if (!err && fsync(w->fd))
 		err = -errno;
 	return err;
@@ -232,7 +231,7 @@ int pdf_writer_finish(struct pdf_writer *w)
 	int err;
 
 	if (!w)
-		return -(ERR_PDF + pdfe_invalid);
+		return PDF_ERR(pdfe_invalid);
 	err = write_tail(w);
 	if (!err && close(w->fd))
 		err = -errno;

@@ -3,15 +3,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytebuf.h"
-#include "pdf.h"
+#include "ringside/perfdata.h"
 
-void bytebuf_init(struct bytebuf *b)
+#include "pdf_format.h"
+
+void pdf_buf_init(struct pdf_buf *b)
 {
-	memset(b, 0, sizeof(*b));
+	if (b)
+		memset(b, 0, sizeof(*b));
 }
 
-void bytebuf_fini(struct bytebuf *b)
+void pdf_buf_fini(struct pdf_buf *b)
 {
 	if (!b)
 		return;
@@ -19,7 +21,7 @@ void bytebuf_fini(struct bytebuf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static int reserve(struct bytebuf *b, size_t more)
+static int reserve(struct pdf_buf *b, size_t more)
 {
 	size_t cap = b->cap ? b->cap : 256;
 	uint8_t *p;
@@ -44,7 +46,7 @@ static int reserve(struct bytebuf *b, size_t more)
 	return 0;
 }
 
-void bytebuf_add(struct bytebuf *b, const void *src, size_t len)
+void pdf_buf_add(struct pdf_buf *b, const void *src, size_t len)
 {
 	if (!len || reserve(b, len))
 		return;
@@ -52,17 +54,17 @@ void bytebuf_add(struct bytebuf *b, const void *src, size_t len)
 	b->len += len;
 }
 
-void bytebuf_add_u32(struct bytebuf *b, uint32_t v)
+void pdf_buf_add_u32(struct pdf_buf *b, uint32_t v)
 {
-	bytebuf_add(b, &v, sizeof(v));
+	pdf_buf_add(b, &v, sizeof(v));
 }
 
-void bytebuf_add_u64(struct bytebuf *b, uint64_t v)
+void pdf_buf_add_u64(struct pdf_buf *b, uint64_t v)
 {
-	bytebuf_add(b, &v, sizeof(v));
+	pdf_buf_add(b, &v, sizeof(v));
 }
 
-void bytebuf_add_string(struct bytebuf *b, const char *s)
+void pdf_buf_add_string(struct pdf_buf *b, const char *s)
 {
 	static const uint8_t zeros[PDF_NAME_ALIGN];
 	size_t n = strlen(s) + 1;
@@ -72,7 +74,7 @@ void bytebuf_add_string(struct bytebuf *b, const char *s)
 		b->err = -ENOMEM;
 		return;
 	}
-	bytebuf_add_u32(b, (uint32_t)padded);
-	bytebuf_add(b, s, n);
-	bytebuf_add(b, zeros, padded - n);
+	pdf_buf_add_u32(b, (uint32_t)padded);
+	pdf_buf_add(b, s, n);
+	pdf_buf_add(b, zeros, padded - n);
 }

@@ -7,12 +7,11 @@
  */
 #include <string.h>
 
-#include "err.h"
-#include "pdf.h"
+#include "pdf_format.h"
 #include "pdf_sample.h"
 
-#define FORMAT   (-(ERR_PDF + pdfe_format))
-#define TOO_BIG  (-(ERR_PDF + pdfe_too_big))
+#define FORMAT   PDF_ERR(pdfe_format)
+#define TOO_BIG  PDF_ERR(pdfe_too_big)
 
 /* The fixed words after IDENTIFIER, in layout order. */
 static const uint64_t fixed_words[] = {

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "pdf_io.h"
 
-int fio_write_all(int fd, const void *buf, size_t len)
+int pdf_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 
@@ -24,7 +25,7 @@ int fio_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int fio_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset)
+int pdf_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset)
 {
 	const char *p = buf;
 
@@ -45,7 +46,7 @@ int fio_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset)
 	return 0;
 }
 
-int fio_pread_all(int fd, void *buf, size_t len, uint64_t offset)
+int pdf_pread_all(int fd, void *buf, size_t len, uint64_t offset)
 {
 	char *p = buf;
 
@@ -64,4 +65,17 @@ int fio_pread_all(int fd, void *buf, size_t len, uint64_t offset)
 		offset += (uint64_t)n;
 	}
 	return 0;
+}
+
+int pdf_file_write(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = pdf_write_all(fd, buf, len);
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
 }

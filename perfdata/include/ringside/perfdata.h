@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside-perfdata: perf.data files as ringside writes and reads them.
+ * docs/perfdata.md describes the library, docs/cli.md ("The perf.data
+ * mapping") what a ring record becomes in the file.
+ *
+ *   pdf_writer_*    a file of ring records (record, snapshot, run)
+ *   pdf_reader_*    such a file read back into ring records
+ *   pdf_rrec_*      ring records as the host sees them: class, perf body,
+ *                   the time a record is filed under
+ *   pdf_sample_*    PERF_RECORD_SAMPLE bodies
+ *   pdf_intel_pt_*  an Intel PT trace for perf's own intel_pt decoder
+ *   pdf_buf_*       a growable byte buffer
+ *
+ * Every function returning int returns >= 0 on success (or a count), or
+ * a negative code: -errno where a system call failed (-1 .. -4095), or
+ * PDF_ERR(e) for an enum pdf_error e.  pdf_errstr() names both.  Nothing
+ * here prints or exits.
+ */
+#ifndef RINGSIDE_PERFDATA_H
+#define RINGSIDE_PERFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringside/ring.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors --------------------------------------------------------------- */
+
+/* Above every errno value, so that -errno and PDF_ERR() never meet. */
+#define PDF_ERR_BASE 8192
+#define PDF_ERR(e)   (-(PDF_ERR_BASE + (int)(e)))
+
+enum pdf_error {
+	pdfe_ok = 0,
+	pdfe_internal,     /* a broken invariant of this library */
+	pdfe_invalid,      /* the caller passed nonsense */
+	pdfe_magic,        /* not a perf.data file */
+	pdfe_format,       /* malformed header, section or record */
+	pdfe_attr_size,    /* an attr size this reader does not know */
+	pdfe_not_ringside, /* a perf.data file ringside did not write */
+	pdfe_truncated,    /* a section or record runs past the file */
+	pdfe_too_big,      /* the record does not fit a perf record (u16 size) */
+	pdfe_max
+};
+
+/* Never NULL; takes any negative return of this library, -errno too. */
+const char *pdf_errstr(int err);
+
+/* ---- a growable byte buffer (pdf_buf_*) ----------------------------------- */
+
+/* Caller-owned; file sections are built in it, records stashed in it. */
+struct pdf_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+	int err;          /* sticky: -ENOMEM once an append failed */
+};
+
+/* An empty buffer.  Both accept NULL; fini frees the bytes and empties @b. */
+void pdf_buf_init(struct pdf_buf *b);
+void pdf_buf_fini(struct pdf_buf *b);
+/* Appends; on failure sets b->err and drops this and later appends. */
+void pdf_buf_add(struct pdf_buf *b, const void *src, size_t len);
+void pdf_buf_add_u32(struct pdf_buf *b, uint32_t v);
+void pdf_buf_add_u64(struct pdf_buf *b, uint64_t v);
+/* perf's feature string: u32 length (NUL included, padded to 64), bytes. */
+void pdf_buf_add_string(struct pdf_buf *b, const char *s);
+
+/* ---- ring records (pdf_rrec_*) -------------------------------------------- */
+
+/* Record classes in reports, in display order. */
+enum pdf_rrec_class {
+	PDF_RREC_SEQ = 0,
+	PDF_RREC_MARKER,
+	PDF_RREC_SAMPLE,
+	PDF_RREC_LOST,
+	PDF_RREC_AUX,
+	PDF_RREC_ITRACE_START,
+	PDF_RREC_LOST_SAMPLES,
+	PDF_RREC_COMM,         /* a thread's name: pid, tid, NUL-terminated comm */
+	PDF_RREC_OTHER,        /* unknown type, or malformed for its type */
+	PDF_RREC_MAX
+};
+
+/* The class of @rec: PDF_RREC_OTHER unless its type is known and its size
+ * holds what the type needs (for a sample: against @sample_type). */
+enum pdf_rrec_class pdf_rrec_classify(const struct rs_perf_header *rec,
+				      uint64_t sample_type);
+
+/*
+ * The body bytes perf reads of @rec, one of perf's non-sample types that
+ * ringside knows (LOST, AUX, ITRACE_START, LOST_SAMPLES: their struct; COMM:
+ * pid, tid and the name with its NUL, padded to 8 bytes as perf pads it).
+ * Anything after that (a guest's sample_id trailer) is not counted.  0 for
+ * another type, or a record too short for its type (a COMM whose name has
+ * no NUL, or whose padding runs past the record).
+ */
+size_t pdf_rrec_perf_body(const struct rs_perf_header *rec);
+
+/* Short names: "seq", "marker", "sample", "LOST", ... */
+const char *pdf_rrec_class_name(enum pdf_rrec_class cls);
+/* Names for JSON keys: "seq", "marker", "sample", "lost", ... */
+const char *pdf_rrec_class_key(enum pdf_rrec_class cls);
+
+/* Per ring: the time of the last record that carried one, and how the
+ * producer's clock converts to ns (time_mult 0: it is taken as ns). */
+struct pdf_rrec_clock {
+	uint64_t last;
+	struct rs_time_conv conv;
+};
+
+/* A clock for ring @index of @region, with the conversion its control page
+ * publishes (a ringside VMM: guest TSC to host CLOCK_MONOTONIC ns).
+ * Returns 1 with a conversion, 0 without. */
+int pdf_rrec_clock_init(struct pdf_rrec_clock *clk,
+			const struct rs_region *region, uint32_t index);
+
+/*
+ * The time @rec is filed under, in ns: its own (SEQ, MARKER, a sample with
+ * TIME) converted with the clock's conversion, else the ring's last one.
+ * Moves the clock forward.
+ */
+uint64_t pdf_rrec_stamp(struct pdf_rrec_clock *clk,
+			const struct rs_perf_header *rec, uint64_t sample_type);
+
+/* ---- sample bodies (pdf_sample_*) ----------------------------------------- */
+
+/* One PERF_RECORD_SAMPLE body.  The fields ringside understands are
+ * IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN
+ * and RAW; a sample_type with any other bit does not parse. */
+struct pdf_sample {
+	uint64_t identifier, ip, time, addr, id, stream_id, period;
+	uint32_t pid, tid, cpu, cpu_res;
+	uint64_t callchain_nr;
+	uint32_t raw_size;
+	size_t raw_offset;   /* of the raw bytes in the body */
+	size_t len;          /* body bytes the fields take */
+};
+
+/*
+ * Parse @len bytes of sample body laid out for @type into @s.
+ * PDF_ERR(pdfe_format): unknown bits or fields past @len.
+ */
+int pdf_sample_parse(uint64_t type, const void *body, size_t len,
+		     struct pdf_sample *s);
+
+/* ---- writing a file of ring records (pdf_writer_*) ------------------------ */
+
+/*
+ * The file is built as PATH.tmp and renamed to PATH by pdf_writer_finish()
+ * once it is complete, so a file at PATH is always whole; any failure, or
+ * pdf_writer_discard(), removes PATH.tmp.
+ */
+struct pdf_writer;
+
+struct pdf_writer_params {
+	uint32_t size;            /* sizeof(struct pdf_writer_params) */
+	uint32_t nr_rings;        /* written as the number of CPUs */
+	uint64_t sample_type;     /* the region's sample_type (guest samples) */
+	int argc;                 /* the command line, for HEADER_CMDLINE */
+	char *const *argv;
+};
+
+struct pdf_writer_stats {
+	uint64_t records;         /* ring records written */
+	uint64_t bytes;           /* data section bytes */
+};
+
+/*
+ * Create PATH.tmp and write the header and attrs.  -errno (the open or
+ * write failed; nothing is left behind), PDF_ERR(pdfe_invalid).
+ */
+int pdf_writer_open(struct pdf_writer **wp, const char *path,
+		    const struct pdf_writer_params *params);
+
+/*
+ * Append ring record @rec of ring @ring, filed at @time.
+ * PDF_ERR(pdfe_too_big): the record cannot be carried and was not written
+ * (the file stays usable); -errno: a write failed, the file is lost
+ * (discard).  PDF_ERR(pdfe_invalid).
+ */
+int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
+		   const struct rs_perf_header *rec);
+
+const struct pdf_writer_stats *pdf_writer_stats(const struct pdf_writer *w);
+
+/* The temporary path being written (for messages). */
+const char *pdf_writer_tmp_path(const struct pdf_writer *w);
+
+/*
+ * Write the features and the final header, sync, rename PATH.tmp to PATH.
+ * Frees @w in all cases; on failure PATH.tmp is removed.  -errno,
+ * PDF_ERR(pdfe_invalid).
+ */
+int pdf_writer_finish(struct pdf_writer *w);
+
+/* Remove PATH.tmp and free @w.  Accepts NULL. */
+void pdf_writer_discard(struct pdf_writer *w);
+
+/* ---- reading it back (pdf_reader_*) --------------------------------------- */
+
+/* The file is untrusted input: every offset, size and count is bounded
+ * before use. */
+struct pdf_reader;
+
+struct pdf_info {
+	uint32_t nr_rings;        /* HEADER_NRCPUS, 0 when absent */
+	uint64_t sample_type;     /* the region's sample_type (guest samples) */
+	uint64_t data_size;
+	int have_time;            /* HEADER_SAMPLE_TIME present */
+	uint64_t first_time;
+	uint64_t last_time;
+	char hostname[72];
+	char version[72];
+	char cmdline[1024];
+};
+
+/* One ring record of the file; @rec is valid until the next call. */
+struct pdf_event {
+	uint32_t ring;
+	uint64_t time;
+	uint64_t offset;          /* of the perf record in the file */
+	const struct rs_perf_header *rec;
+};
+
+/*
+ * Open @path and read its header, attrs and features.  -errno,
+ * PDF_ERR(e) for pdfe_invalid, pdfe_magic, pdfe_format, pdfe_attr_size,
+ * pdfe_not_ringside, pdfe_truncated.
+ */
+int pdf_reader_open(struct pdf_reader **rp, const char *path);
+
+const struct pdf_info *pdf_reader_info(const struct pdf_reader *r);
+
+/*
+ * The next ring record.  1 a record, 0 the end of the data section.
+ * -errno, PDF_ERR(pdfe_format | pdfe_truncated): @ev->offset says where.
+ */
+int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev);
+
+/* perf's own records met so far (skipped, not ring records). */
+uint64_t pdf_reader_skipped(const struct pdf_reader *r);
+
+/* Accepts NULL. */
+void pdf_reader_close(struct pdf_reader *r);
+
+/* ---- Intel PT for perf's intel_pt decoder (pdf_intel_pt_*) ---------------- */
+
+struct pdf_intel_pt_params {
+	uint32_t size;            /* sizeof(struct pdf_intel_pt_params) */
+	const void *trace;        /* the PT packet bytes */
+	uint64_t trace_len;
+	/* Where the traced code comes from: an ELF whose bytes at
+	 * @code_offset (@code_len of them) are the code at @code_vaddr. */
+	const char *elf;
+	uint64_t code_vaddr;
+	uint64_t code_len;
+	uint64_t code_offset;
+};
+
+/*
+ * Write @p's trace to @path as a perf.data that `perf script --itrace`
+ * decodes with perf's own intel_pt decoder: AUXTRACE_INFO of type
+ * intel_pt, one AUXTRACE record, an MMAP of the code for a made-up thread
+ * (docs/pt-virt.md).  @path is opened as fopen(path, "wb") would open it.
+ * PDF_ERR(pdfe_invalid) (a NULL, a short @p->size, an ELF path of 4096
+ * bytes or more), -ENOMEM, -errno (nothing is written before the open).
+ */
+int pdf_intel_pt_write(const char *path, const struct pdf_intel_pt_params *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGSIDE_PERFDATA_H */

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to perfdata/: whole writes and reads on files, 0 or -errno. */
+#ifndef RINGSIDE_PDF_IO_H
+#define RINGSIDE_PDF_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int pdf_write_all(int fd, const void *buf, size_t len);
+int pdf_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset);
+/* Exactly @len bytes at @offset; -EIO (short) at end of file. */
+int pdf_pread_all(int fd, void *buf, size_t len, uint64_t offset);
+
+/* @len bytes at @buf as the whole of file @path, created (mode 0666 less
+ * the umask) or truncated. */
+int pdf_file_write(const char *path, const void *buf, size_t len);
+
+#endif /* RINGSIDE_PDF_IO_H */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to perfdata/: moving PERF_RECORD_SAMPLE bodies between the
+ * guest's layout and the file's (IDENTIFIER, TIME and CPU added).  Only
+ * the bits in PDF_SAMPLE_KNOWN are understood; pdf_sample_parse() is
+ * public (ringside/perfdata.h).
+ */
+#ifndef RINGSIDE_PDF_SAMPLE_H
+#define RINGSIDE_PDF_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdf_format.h"
+
+/*
+ * The guest sample @in (type @guest_type) as the file's sample: IDENTIFIER
+ * @id first, TIME = @time (the time the record is filed under: the guest's
+ * own, converted to ns where the region says how), CPU = @ring (a guest
+ * CPU value is replaced).  Writes at most @out_size bytes; returns the size.
+ * PDF_ERR(pdfe_format), PDF_ERR(pdfe_too_big).
+ */
+int pdf_sample_widen(uint64_t guest_type, uint64_t id, uint32_t ring,
+		     uint64_t time, const struct rs_perf_header *in,
+		     void *out, size_t out_size);
+
+/*
+ * The reverse: the file's sample @in, laid out for @file_type, back to the
+ * guest's layout @guest_type in @out (>= in->size bytes), with the ring and
+ * the time it carried.  Returns the size.  PDF_ERR(pdfe_format).
+ */
+int pdf_sample_narrow(uint64_t guest_type, uint64_t file_type,
+		      const struct rs_perf_header *in, void *out,
+		      uint32_t *ring, uint64_t *time);
+
+#endif /* RINGSIDE_PDF_SAMPLE_H */
