@@ -14,30 +14,24 @@
 
 #include "vmm_internal.h"
 
+static int get_supported(void *arg, struct kvm_cpuid2 *c)
+{
+	const struct rs_vmm *vm = arg;
+
+	return ioctl(vm->sys_fd, KVM_GET_SUPPORTED_CPUID, c) < 0 ? -errno : 0;
+}
+
 static int set_cpuid(struct vmm_vcpu *vcpu)
 {
 	struct rs_vmm *vm = vcpu->vm;
-	struct kvm_cpuid2 *cpuid = NULL;
-	uint32_t nent = 64;
+	struct kvm_cpuid2 *cpuid;
 	int ret;
 
-	/* KVM says E2BIG until the buffer is large enough. */
-	for (;;) {
-		free(cpuid);
-		cpuid = calloc(1, sizeof(*cpuid) + nent * sizeof(cpuid->entries[0]));
-		if (!cpuid)
-			return -ENOMEM;
-		cpuid->nent = nent;
-		if (ioctl(vm->sys_fd, KVM_GET_SUPPORTED_CPUID, cpuid) == 0)
-			break;
-		if (errno != E2BIG || nent >= 4096) {
-			ret = -errno;
-			vmm_log(vm, "KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
-			free(cpuid);
-			return ret;
-		}
-		nent *= 2;
-	}
+	/* As large as KVM's table, however large that is. */
+	ret = vmm_cpuid_fetch(get_supported, vm, &cpuid);
+	if (ret < 0)
+		return vmm_log(vm, "KVM_GET_SUPPORTED_CPUID: %s", strerror(-ret)),
+		       ret;
 	for (uint32_t i = 0; i < cpuid->nent; i++) {
 		struct kvm_cpuid_entry2 *e = &cpuid->entries[i];
 
@@ -47,10 +41,10 @@ static int set_cpuid(struct vmm_vcpu *vcpu)
 		if (e->function == 0xb || e->function == 0x1f)
 			e->edx = vcpu->id;
 	}
-	ret = ioctl(vcpu->fd, KVM_SET_CPUID2, cpuid) < 0 ? -errno : 0;
+	/* Kept by the vCPU: overrides (cpuid.c) merge into this copy. */
+	ret = vmm_cpuid_set(vcpu, cpuid);
 	if (ret < 0)
 		vmm_log(vm, "KVM_SET_CPUID2: %s", strerror(-ret));
-	free(cpuid);
 	return ret;
 }
 
@@ -107,6 +101,7 @@ void vmm_cpu_fini(struct rs_vmm *vm)
 			munmap(vcpu->run, (size_t)vm->run_size);
 		if (vcpu->fd >= 0)
 			close(vcpu->fd);
+		free(vcpu->cpuid);
 	}
 	free(vm->vcpus);
 	vm->vcpus = NULL;

@@ -10,6 +10,8 @@
 #include "ringside/vmm.h"
 
 struct kvm_run;
+struct kvm_cpuid2;
+struct kvm_cpuid_entry2;
 struct vmm_control;
 
 struct vmm_vcpu {
@@ -17,6 +19,7 @@ struct vmm_vcpu {
 	uint32_t id;
 	int fd;
 	struct kvm_run *run;
+	struct kvm_cpuid2 *cpuid;   /* the table KVM_SET_CPUID2 was given */
 	pthread_t thread;
 	bool thread_started;
 	/* Written by the vCPU thread only; others read with vmm_load(). */
@@ -130,6 +133,21 @@ int vmm_boot_vcpu(struct vmm_vcpu *vcpu);
 /* cpu.c */
 int vmm_cpu_init(struct rs_vmm *vm);
 void vmm_cpu_fini(struct rs_vmm *vm);
+
+/* cpuid.c */
+/* Fill @c (c->nent entries of room) with a CPUID table: 0 or -errno. */
+typedef int (*vmm_cpuid_get_fn)(void *arg, struct kvm_cpuid2 *c);
+/* A table from @get in a buffer that grows while @get says -E2BIG; *@out
+ * is malloc'd.  -ENOMEM, -EOVERFLOW (@get claimed more entries than it
+ * had room for), or @get's error (-E2BIG past 65536 entries). */
+int vmm_cpuid_fetch(vmm_cpuid_get_fn get, void *arg, struct kvm_cpuid2 **out);
+/* Apply @n overrides to the @nent entries at @e, which has room for
+ * @nent + @n; an entry the table lacks is appended.  Returns the count. */
+uint32_t vmm_cpuid_merge(struct kvm_cpuid_entry2 *e, uint32_t nent,
+			 const struct rs_vmm_cpuid *o, uint32_t n);
+/* KVM_SET_CPUID2 @c on @vcpu, which then keeps @c (freed on failure).
+ * -errno. */
+int vmm_cpuid_set(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c);
 
 /* pause.c */
 int vmm_pause_init(void);
