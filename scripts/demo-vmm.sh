@@ -31,8 +31,8 @@ step() {
 	printf '\n== %s\n' "$*"
 }
 
-step "1. two vCPUs record into $dir/record.data (normal rings, in-process, woken by doorbells)"
-"$R" run "$PAYLOAD" --vcpus 2 --records 4000 --data-pages 8 --duration 30 \
+step "1. two vCPUs record into $dir/record.data (normal rings of 512 KiB, a doorbell every 32 KiB)"
+"$R" run "$PAYLOAD" --vcpus 2 --records 4000 --data-pages 128 --watermark 32768 --duration 30 \
 	-o "$dir/record.data"
 
 step "2. a flight recorder that crashes: overwrite rings, the guest triple-faults"

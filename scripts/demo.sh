@@ -3,7 +3,8 @@
 #   1. scripts/demo-libvirt.sh, the operator's job on any machine: a
 #      throwaway libvirt guest traced through ringside's shared rings
 #      (record, perf report by thread, a panic and the flight recorder);
-#   2. scripts/demo-vmm.sh, ringside's own VMM, where /dev/kvm works.
+#   2. scripts/demo-vmm.sh, ringside's own VMM: on /dev/kvm where it works,
+#      otherwise in a nested guest that has KVM (tests/nested/kvm-run).
 # scripts/demo-ring.sh shows the ring protocol alone between two host
 # processes.  BUILD=DIR picks the build directory (default build);
 # DEMO_KEEP=1 keeps the demos' files; see the scripts for the rest.
@@ -24,5 +25,12 @@ if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
 	fi
 	bash scripts/demo-vmm.sh
 else
-	echo "demo: ringside's own VMM (scripts/demo-vmm.sh) needs a usable /dev/kvm; none here, so that part is skipped"
+	# No KVM here: the same demo in a QEMU TCG guest with nested SVM that
+	# has one (tests/nested/kvm-run, as the test suites use it), powered
+	# off afterwards.  Its files live in that guest's /tmp and go with it.
+	export RS_NESTED_DIR=/var/tmp/ringside-nested-demo
+	trap 'tests/nested/kvm-run --stop' EXIT
+	echo
+	echo "== no usable /dev/kvm here: ringside's own VMM runs in a nested guest (QEMU TCG, nested SVM, this host's kernel and kvm-amd)"
+	RS_KVM=nested tests/nested/kvm-run bash scripts/demo-vmm.sh
 fi
