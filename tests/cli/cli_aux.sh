@@ -13,8 +13,7 @@ REG=$(region fit)
 REC=$!
 BG_PIDS=$REC
 "$PRODUCER" write "$REG" --records 200 --aux 20 --aux-size 512 >"$WORK/p.out" || fail "producer"
-sleep 0.2
-kill -INT "$REC"; wait "$REC" || fail "record failed: $(cat "$WORK/rec.err")"
+stop_record "$REC" "$OUT" || fail "record failed: $(cat "$WORK/rec.err")"
 BG_PIDS=""
 cat "$WORK/rec.out"
 run 0 rep "$R" report "$OUT" --json

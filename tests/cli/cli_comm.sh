@@ -17,8 +17,7 @@ REC=$!
 BG_PIDS=$REC
 "$PRODUCER" write "$REG" --records 300 --samples 40 --markers 10 --comm rs-producer \
 	>"$WORK/host.p" || fail "producer"
-sleep 0.2
-kill -INT "$REC"; wait "$REC" || fail "record: $(cat "$WORK/rec.err")"
+stop_record "$REC" "$WORK/host.data" || fail "record: $(cat "$WORK/rec.err")"
 BG_PIDS=""
 judge host "$WORK/host.data"
 check_balance "$WORK/host.p" "$WORK/host.rep" 2

@@ -16,8 +16,7 @@ REC=$!
 BG_PIDS=$REC
 "$PRODUCER" write "$REG" --records 300 --samples 40 --markers 30 --aux 10 \
 	>"$WORK/clean.p" || fail "producer"
-sleep 0.2
-kill -INT "$REC"; wait "$REC" || fail "record: $(cat "$WORK/rec.err")"
+stop_record "$REC" "$WORK/clean.data" || fail "record: $(cat "$WORK/rec.err")"
 BG_PIDS=""
 judge clean "$WORK/clean.data"
 check_balance "$WORK/clean.p" "$WORK/clean.rep" 2
@@ -41,8 +40,7 @@ wait_for "$WORK/ready" 30
 REC=$!
 BG_PIDS="$BG_PIDS $REC"
 wait "${BG_PIDS%% *}" || fail "producer"
-sleep 0.2
-kill -INT "$REC"; wait "$REC" || fail "record"
+stop_record "$REC" "$WORK/lossy.data" || fail "record"
 BG_PIDS=""
 judge lossy "$WORK/lossy.data"
 check_balance "$WORK/lossy.p" "$WORK/lossy.rep" 2 seq-only
@@ -64,8 +62,9 @@ BG_PIDS=$PROD
 "$R" record "$REG" -o "$WORK/sig.data" --interval 2 >/dev/null 2>&1 &
 REC=$!
 BG_PIDS="$PROD $REC"
-sleep 0.5
-kill -INT "$REC"; wait "$REC" || fail "record"
+wait_for "$WORK/sig.data.tmp" 60
+wait_rings "$R" "$REG" data_tail 60
+stop_record "$REC" "$WORK/sig.data" || fail "record"
 kill "$PROD"; wait "$PROD" 2>/dev/null
 BG_PIDS=""
 judge sigint "$WORK/sig.data"

@@ -21,9 +21,7 @@ REC=$!
 BG_PIDS="$PROD $REC"
 wait "$PROD" || { cat "$WORK/producer.err" >&2; fail "producer failed"; }
 BG_PIDS="$REC"
-sleep 0.2
-kill -INT "$REC"
-wait "$REC" || { cat "$WORK/record.err" >&2; fail "record exited $?"; }
+stop_record "$REC" "$OUT" || { cat "$WORK/record.err" >&2; fail "record exited $?"; }
 BG_PIDS=""
 cat "$WORK/producer.out"
 cat "$WORK/record.out"
@@ -89,9 +87,10 @@ exec 6<>"$WORK/bell"
 	>"$WORK/bell.out" 2>"$WORK/bell.err" &
 REC=$!
 BG_PIDS=$REC
-sleep 0.3
+# its first pass done, record waits for the doorbell (or 60000 s)
+wait_for "$WORK/bell.data.tmp" 60
+wait_polling "$REC" 60
 "$PRODUCER" write "$REG" --records 50 >/dev/null || fail "producer"
-sleep 0.3
 run 0 bell-stat1 "$R" stat "$REG"
 fill=$(awk '$1 == "0" { print $5 }' "$WORK/bell-stat1.out")
 [ "$fill" -gt 0 ] || fail "record drained without a doorbell (fill $fill)"
@@ -103,7 +102,7 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 expect_eq "fill after the doorbell (after $i tries)" "$fill" 0
-kill -INT "$REC"; wait "$REC" || fail "record with doorbell: $(cat "$WORK/bell.err")"
+stop_record "$REC" "$WORK/bell.data" || fail "record with doorbell: $(cat "$WORK/bell.err")"
 BG_PIDS=""
 exec 6>&-
 run 0 bell-rep "$R" report "$WORK/bell.data" --json

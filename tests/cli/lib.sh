@@ -109,6 +109,45 @@ wait_for() {
 	done
 }
 
+# wait_rings RINGSIDE REGION COLUMN SECONDS: until COLUMN of `ringside
+# stat` is above 0 on every ring: data_tail (a consumer drained each ring
+# at least once) or produced (the producer wrote into each).
+wait_rings() {
+	local i=0
+	while "$1" stat "$2" | awk -v c="$3" '
+		$1 == "ring" && $2 == "mode" { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 ~ /^[0-9]+$/ && $(col[c]) == 0 { n++ } END { exit !n }'; do
+		i=$((i + 1))
+		[ "$i" -le $(($4 * 10)) ] || fail "no ring of $2 has $3 > 0 after $4 s"
+		sleep 0.1
+	done
+}
+
+# wait_polling PID SECONDS: until PID sleeps in poll(2), as `ringside
+# record` does between passes, once its first pass is done.
+wait_polling() {
+	local i=0 nr
+	while :; do
+		read -r nr _ <"/proc/$1/syscall" 2>/dev/null || fail "process $1 is gone"
+		# x86-64: 7 poll, 271 ppoll
+		[ "$nr" = 7 ] || [ "$nr" = 271 ] && return 0
+		i=$((i + 1))
+		[ "$i" -le $(($2 * 100)) ] || fail "process $1 never waited in poll"
+		sleep 0.01
+	done
+}
+
+# stop_record PID OUT: SIGINT to a background `ringside record -o OUT`,
+# then its exit status.  The signal goes only once record catches it: it
+# creates OUT.tmp after installing its handler, and a background job of a
+# script starts with SIGINT ignored, so an earlier one would be lost.  Its
+# last pass after the signal takes what it had not drained yet.
+stop_record() {
+	wait_for "$2.tmp" 60
+	kill -INT "$1"
+	wait "$1"
+}
+
 # producer_field STATS RING FIELD: a number from the producer's stats line.
 producer_field() {
 	awk -v r="$2" -v f="$3" '$1 == "ring" && $2 == r {
