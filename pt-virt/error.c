@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Error strings of the library and of the ToPA validator. */
+/* Error strings: one enum for the library and the ToPA validator. */
 #include "ringside/pt_virt.h"
 
 const char *pv_errstr(int err)
@@ -13,40 +13,29 @@ const char *pv_errstr(int err)
 		[pve_gp] = "general-protection fault (#GP)",
 		[pve_no_msr] = "not an RTIT MSR",
 		[pve_unmapped] = "guest-physical range outside guest memory",
-		[pve_operr] = "Intel PT operational error",
 		[pve_no_space] = "no free output region",
+		[pve_topa_rsvd] = "ToPA entry reserved bit set",
+		[pve_topa_maxphys] = "ToPA base above MAXPHYADDR",
+		[pve_topa_table_align] = "ToPA table base not 4 KiB aligned",
+		[pve_topa_region_align] = "ToPA region base not aligned to its size",
+		[pve_topa_offset] = "OutputOffset not below the region size",
+		[pve_topa_end_flags] = "STOP or INT on an END entry",
+		[pve_topa_end_first] = "END in entry 0 of a ToPA table",
+		[pve_topa_single_not_end] = "single-entry ToPA: entry 1 is not END",
+		[pve_topa_single_base] = "single-entry ToPA: END does not point back to the table",
 		[pve_insn] = "undecodable instruction",
 		[pve_encode] = "packet encoder error",
 		[pve_decode] = "trace decoder error",
-		[pve_kvm] = "KVM call failed",
 		[pve_format] = "malformed capture file",
 		[pve_io] = "I/O error",
+		[pve_kvm] = "KVM call failed",
 	};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == pve_max,
+		       "a name for every enum pv_error");
 
 	if (err < 0)
 		err = -err;
 	if (err >= pve_max || !names[err])
 		return "unknown error";
-	return names[err];
-}
-
-const char *pv_topa_errstr(int err)
-{
-	static const char *const names[] = {
-		[pv_topa_ok] = "no error",
-		[pv_topa_rsvd] = "ToPA entry reserved bit set",
-		[pv_topa_maxphys] = "ToPA base above MAXPHYADDR",
-		[pv_topa_table_align] = "ToPA table base not 4 KiB aligned",
-		[pv_topa_region_align] = "ToPA region base not aligned to its size",
-		[pv_topa_offset] = "OutputOffset not below the region size",
-		[pv_topa_end_flags] = "STOP or INT on an END entry",
-		[pv_topa_end_first] = "END in entry 0 of a ToPA table",
-		[pv_topa_single_not_end] = "single-entry ToPA: entry 1 is not END",
-		[pv_topa_single_base] = "single-entry ToPA: END does not point back to the table",
-		[pv_topa_unmapped] = "ToPA table or region outside guest memory",
-	};
-
-	if (err < 0 || err >= pv_topa_err_max)
-		return "unknown ToPA error";
 	return names[err];
 }

@@ -15,8 +15,9 @@
  *
  * Every function returning int returns >= 0 on success (or a count) and
  * the negation of an enum pv_error on failure.  Nothing here prints or
- * exits.  The ToPA validator reports what the hardware would report as an
- * enum pv_topa_err (pv_topa_errstr()), not as a failure of the call.
+ * exits.  The ToPA validator's verdict is an error of the same enum: 0, or
+ * -pve_topa_* / -pve_unmapped for the operational error the hardware would
+ * raise.
  */
 #ifndef RINGSIDE_PT_VIRT_H
 #define RINGSIDE_PT_VIRT_H
@@ -39,15 +40,26 @@ enum pv_error {
 	pve_geometry,   /* sizes that are not powers of two or do not fit */
 	pve_gp,         /* the MSR access raises #GP */
 	pve_no_msr,     /* not an RTIT MSR */
-	pve_unmapped,   /* a guest-physical range outside guest memory */
-	pve_operr,      /* the output engine hit an operational error */
+	pve_unmapped,   /* a guest-physical range outside guest memory (as a
+			 * ToPA error: the SDM's restricted-memory case) */
 	pve_no_space,   /* normal mode: no free region left for output */
+	/* The operational errors of "ToPA Errors" (SDM 36.2.6.2): the
+	 * validator's verdict and the output engine's fault. */
+	pve_topa_rsvd,             /* a reserved bit set: 1, 3, 5, 11:10 */
+	pve_topa_maxphys,          /* base sets bits at or above MAXPHYADDR */
+	pve_topa_table_align,      /* table base not 4 KiB aligned */
+	pve_topa_region_align,     /* region base not aligned to its size */
+	pve_topa_offset,           /* OutputOffset >= region size, Stopped=0 */
+	pve_topa_end_flags,        /* STOP or INT on an END entry */
+	pve_topa_end_first,        /* END in entry 0 of a table */
+	pve_topa_single_not_end,   /* single-entry CPU: entry 1 has END=0 */
+	pve_topa_single_base,      /* single-entry CPU: END not back to table */
 	pve_insn,       /* the x86 decoder could not decode an instruction */
 	pve_encode,     /* libipt's encoder refused a packet */
 	pve_decode,     /* libipt's decoder failed */
-	pve_kvm,        /* a KVM call failed */
 	pve_format,     /* a capture file is malformed */
 	pve_io,
+	pve_kvm,        /* a KVM call failed */
 	pve_max
 };
 
@@ -66,25 +78,6 @@ struct pv_mem {
 };
 
 /* ---- ToPA ------------------------------------------------------------------ */
-
-/* The operational errors of "ToPA Errors" (SDM 36.2.6.2), plus one for
- * memory the VMM cannot reach (the SDM's restricted-memory case). */
-enum pv_topa_err {
-	pv_topa_ok = 0,
-	pv_topa_rsvd,              /* a reserved bit set: 1, 3, 5, 11:10 */
-	pv_topa_maxphys,           /* base sets bits at or above MAXPHYADDR */
-	pv_topa_table_align,       /* table base not 4 KiB aligned */
-	pv_topa_region_align,      /* region base not aligned to its size */
-	pv_topa_offset,            /* OutputOffset >= region size, Stopped=0 */
-	pv_topa_end_flags,         /* STOP or INT on an END entry */
-	pv_topa_end_first,         /* END in entry 0 of a table */
-	pv_topa_single_not_end,    /* single-entry CPU: entry 1 has END=0 */
-	pv_topa_single_base,       /* single-entry CPU: END not back to table */
-	pv_topa_unmapped,          /* table or region outside guest memory */
-	pv_topa_err_max
-};
-
-const char *pv_topa_errstr(int err);
 
 /* pv_topa_params.flags */
 enum pv_topa_flag {
@@ -156,13 +149,14 @@ uint64_t pv_topa_entry(const struct pv_topa *t, uint32_t table, uint32_t index);
 /*
  * Validator.  One entry in isolation: @index is its position in its
  * table, @table its table's base, @single for CPUs that allow one output
- * entry per table (CPUID.(14H,0):ECX.MENTRY = 0).  Returns enum pv_topa_err.
+ * entry per table (CPUID.(14H,0):ECX.MENTRY = 0).  0 if the entry is
+ * valid there, else its operational error: -pve_topa_*.
  */
 int pv_topa_check_entry(uint64_t entry, uint64_t table, uint32_t index,
 			uint32_t maxphyaddr, bool single);
 
 struct pv_topa_fault {
-	int err;                   /* enum pv_topa_err */
+	int err;                   /* 0, -pve_topa_* or -pve_unmapped */
 	uint64_t table;            /* table of the offending entry */
 	uint32_t index;
 	uint64_t entry;
@@ -172,8 +166,9 @@ struct pv_topa_fault {
  * Walk the ToPA as the hardware would from OUTPUT_BASE @base and
  * OUTPUT_MASK_PTRS @mask_ptrs (@stopped: STATUS.Stopped), following END
  * entries, through at most @max_entries entries or until back at the
- * start.  Returns the enum pv_topa_err of the first error (details in
- * @fault, may be NULL), pv_topa_ok if none.
+ * start.  0 if the walk finds no error, else the first operational error
+ * (details in @fault, may be NULL): -pve_topa_*, or -pve_unmapped for a
+ * table or region outside guest memory (also when @mem is NULL).
  */
 int pv_topa_check(const struct pv_mem *mem, uint64_t base, uint64_t mask_ptrs,
 		  bool stopped, uint32_t maxphyaddr, bool single,
