@@ -368,6 +368,16 @@ struct pv_insn {
 int pv_insn_classify(const uint8_t *bytes, size_t len, uint64_t ip,
 		     struct pv_insn *insn);
 
+/* Bytes of text that hold any instruction's disassembly. */
+#define PV_INSN_TEXT 96
+
+/* The 64-bit instruction in @bytes (@len available) at @ip as AT&T text
+ * (what `ringside decode` prints), NUL-terminated in @buf (@size bytes;
+ * PV_INSN_TEXT always suffices).  Returns the text's length.
+ * -pve_invalid, -pve_insn. */
+int pv_insn_disasm(const uint8_t *bytes, size_t len, uint64_t ip, char *buf,
+		   size_t size);
+
 /* ---- packet generator (libipt's encoder) ---------------------------------- */
 
 /* Where packet bytes go: returns bytes accepted (fewer: the rest was lost)
