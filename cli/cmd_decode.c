@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ringside/pt_virt.h"
+#include "ringside/pt_codec.h"
 
 #define CMD "decode"
 

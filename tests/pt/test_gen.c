@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "ringside/pt_codec.h"
 #include "pt_fixture.h"
 
 #define CODE 0x1000ull

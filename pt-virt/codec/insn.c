@@ -8,10 +8,11 @@
  * instruction, for `ringside decode`.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <Zydis/Zydis.h>
 
-#include "pv_internal.h"
+#include "ringside/pt_codec.h"
 
 static uint8_t far_or(const ZydisDecodedInstruction *in, uint8_t near_class)
 {

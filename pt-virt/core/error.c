@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Error strings: one enum for the library and the ToPA validator. */
-#include "ringside/pt_virt.h"
+#include "ringside/pt_core.h"
 
 const char *pv_errstr(int err)
 {
