@@ -10,10 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <Zydis/Zydis.h>
-
 #include "cli.h"
-#include "ringside/pt_virt.h"
+#include "ringside/pt_codec.h"
 
 #define CMD "decode"
 
@@ -51,11 +49,10 @@ static void help(void)
 
 static void print_insn(const struct pv_dec_item *it)
 {
-	ZydisDisassembledInstruction d;
+	char text[PV_INSN_TEXT];
 
-	if (ZYAN_SUCCESS(ZydisDisassembleATT(ZYDIS_MACHINE_MODE_LONG_64, it->ip,
-					     it->raw, it->size, &d)))
-		printf("%016" PRIx64 "  %s\n", it->ip, d.text);
+	if (pv_insn_disasm(it->raw, it->size, it->ip, text, sizeof(text)) >= 0)
+		printf("%016" PRIx64 "  %s\n", it->ip, text);
 	else
 		printf("%016" PRIx64 "  (bad)\n", it->ip);
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/pt_virt.h"
+#include "ringside/pt_core.h"
 
 #define FX_TABLE_GPA 0x10000ull
 #define FX_AUX_GPA   0x80040000ull

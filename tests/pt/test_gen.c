@@ -4,11 +4,13 @@
  * scripted execution (what single-stepping would report), packets from
  * pv_gen, and libipt's instruction decoder must give back exactly the
  * scripted instructions.  Variants: frequent PSBs, no RET compression, an
- * interrupt, an overflow, decoding from the last PSB.
+ * interrupt, an overflow, decoding from the last PSB.  Also the
+ * classifier and the disassembly `ringside decode` prints.
  */
 #include <stdio.h>
 #include <unistd.h>
 
+#include "ringside/pt_codec.h"
 #include "pt_fixture.h"
 
 #define CODE 0x1000ull
@@ -262,6 +264,36 @@ START_TEST(classify_classes)
 }
 END_TEST
 
+START_TEST(disasm_att)
+{
+	char text[PV_INSN_TEXT];
+
+	ck_assert_int_eq(pv_insn_disasm(code + 0x05, 5, 0x1005, text,
+					sizeof(text)), 23);
+	ck_assert_str_eq(text, "call 0x0000000000001010");
+	ck_assert_int_eq(pv_insn_disasm(code + 0x0e, 2, 0x100e, text,
+					sizeof(text)), 8);
+	ck_assert_str_eq(text, "jmp %rax");
+	/* Too small a buffer: truncated, the full length returned. */
+	ck_assert_int_eq(pv_insn_disasm(code + 0x0e, 2, 0x100e, text, 4), 8);
+	ck_assert_str_eq(text, "jmp");
+	ck_assert_int_eq(pv_insn_disasm(code + 0x05, 2, 0x1005, text,
+					sizeof(text)), -pve_insn);
+}
+END_TEST
+
+START_TEST(disasm_null)
+{
+	char text[PV_INSN_TEXT];
+
+	ck_assert_int_eq(pv_insn_disasm(NULL, 2, 0, text, sizeof(text)),
+			 -pve_invalid);
+	ck_assert_int_eq(pv_insn_disasm(code, 2, 0, NULL, sizeof(text)),
+			 -pve_invalid);
+	ck_assert_int_eq(pv_insn_disasm(code, 2, 0, text, 0), -pve_invalid);
+}
+END_TEST
+
 START_TEST(capture_roundtrip_and_hostile)
 {
 	struct pv_gen *g = gen(4096, false);
@@ -312,6 +344,8 @@ int main(void)
 
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, classify_classes);
+	tcase_add_test(t, disasm_att);
+	tcase_add_test(t, disasm_null);
 	tcase_add_test(t, roundtrip_plain);
 	tcase_add_test(t, roundtrip_psb_every_few_bytes);
 	tcase_add_test(t, roundtrip_no_retcomp);

@@ -138,7 +138,7 @@ START_TEST(stop_sets_stopped_and_drops)
 				      PV_CTL_TOPA | PV_CTL_BRANCHEN), 1);
 	ck_assert_int_eq(pv_out_write(&out, pattern, 1), 0);
 	ck_assert(msr.status & PV_STATUS_ERROR);
-	ck_assert_int_eq(out.fault.err, pv_topa_offset);
+	ck_assert_int_eq(out.fault.err, -pve_topa_offset);
 }
 END_TEST
 
@@ -149,7 +149,7 @@ START_TEST(operational_error_on_bad_entry)
 	memcpy(tables + 8, &bad, 8);
 	ck_assert_int_eq(pv_out_write(&out, pattern, 0x1800), 0x1000);
 	ck_assert(msr.status & PV_STATUS_ERROR);
-	ck_assert_int_eq(out.fault.err, pv_topa_end_flags);
+	ck_assert_int_eq(out.fault.err, -pve_topa_end_flags);
 	ck_assert_uint_eq(out.fault.index, 1);
 	ck_assert_uint_eq(out.stats.errors, 1);
 	ck_assert_uint_eq(out.stats.dropped, 0x800);
@@ -160,7 +160,7 @@ START_TEST(misaligned_table_base)
 {
 	msr.output_base = FX_TABLE_GPA + 0x80;
 	ck_assert_int_eq(pv_out_write(&out, pattern, 1), 0);
-	ck_assert_int_eq(out.fault.err, pv_topa_table_align);
+	ck_assert_int_eq(out.fault.err, -pve_topa_table_align);
 }
 END_TEST
 

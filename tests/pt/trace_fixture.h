@@ -10,7 +10,7 @@
 #define PT_TRACE_FIXTURE_H
 
 #include "ringside/pt_guest.h"
-#include "ringside/pt_virt.h"
+#include "ringside/pt_tracer.h"
 #include "ringside/ring.h"
 #include "ringside/vmm.h"
 

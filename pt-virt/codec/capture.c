@@ -8,8 +8,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "pv_internal.h"
+#include "ringside/pt_codec.h"
 
 #define MAGIC "RSPTCAP1"
 #define VERSION 1u

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pt-virt: Intel PT output virtualized into ToPA regions over a ringside
- * AUX ring.  docs/pt-virt.md is the prose.
+ * pt-virt's core: Intel PT output virtualized into ToPA regions over a
+ * ringside AUX ring, the hardware's side of it only.  Depends on the ring
+ * library alone (no libipt, no Zydis, no VMM).  docs/pt-virt.md is the prose.
  *
  *   pv_topa_*   ToPA tables over an AUX area: builder, markers, validator
  *   pv_msr_*    the RTIT MSRs and their write rules; pv_cpuid_* leaf 0x14
@@ -9,17 +10,16 @@
  *               memory, as the hardware writes them
  *   pv_aux_*    the AUX side of a perf driver: aux_head follows the engine,
  *               PERF_RECORD_AUX records, STOP/INT markers follow aux_tail
- *   pv_gen_*    software packet generation with libipt's encoder
- *   pv_trace_*  a traced vCPU of the ringside VMM (single-step + decoder)
- *   pv_dec_*    decoding with libipt's instruction decoder
  *
- * Every function returning int returns >= 0 on success (or a count) and
- * the negation of an enum pv_error on failure.  Nothing here prints or
- * exits.  The ToPA validator reports what the hardware would report as an
- * enum pv_topa_err (pv_topa_errstr()), not as a failure of the call.
+ * The codec (pt_codec.h) and the tracer (pt_tracer.h) build on it.  In all
+ * three, every function returning int returns >= 0 on success (or a count)
+ * and the negation of an enum pv_error on failure; nothing prints or exits.
+ * The ToPA validator's verdict is an error of the same enum: 0, or
+ * -pve_topa_* / -pve_unmapped for the operational error the hardware would
+ * raise.
  */
-#ifndef RINGSIDE_PT_VIRT_H
-#define RINGSIDE_PT_VIRT_H
+#ifndef RINGSIDE_PT_CORE_H
+#define RINGSIDE_PT_CORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,6 +31,7 @@
 extern "C" {
 #endif
 
+/* The errors of the core, the codec and the tracer: one enum. */
 enum pv_error {
 	pve_ok = 0,
 	pve_internal,   /* a library invariant broke */
@@ -39,15 +40,28 @@ enum pv_error {
 	pve_geometry,   /* sizes that are not powers of two or do not fit */
 	pve_gp,         /* the MSR access raises #GP */
 	pve_no_msr,     /* not an RTIT MSR */
-	pve_unmapped,   /* a guest-physical range outside guest memory */
-	pve_operr,      /* the output engine hit an operational error */
+	pve_unmapped,   /* a guest-physical range outside guest memory (as a
+			 * ToPA error: the SDM's restricted-memory case) */
 	pve_no_space,   /* normal mode: no free region left for output */
+	/* The operational errors of "ToPA Errors" (SDM 36.2.6.2): the
+	 * validator's verdict and the output engine's fault. */
+	pve_topa_rsvd,             /* a reserved bit set: 1, 3, 5, 11:10 */
+	pve_topa_maxphys,          /* base sets bits at or above MAXPHYADDR */
+	pve_topa_table_align,      /* table base not 4 KiB aligned */
+	pve_topa_region_align,     /* region base not aligned to its size */
+	pve_topa_offset,           /* OutputOffset >= region size, Stopped=0 */
+	pve_topa_end_flags,        /* STOP or INT on an END entry */
+	pve_topa_end_first,        /* END in entry 0 of a table */
+	pve_topa_single_not_end,   /* single-entry CPU: entry 1 has END=0 */
+	pve_topa_single_base,      /* single-entry CPU: END not back to table */
+	/* The codec's. */
 	pve_insn,       /* the x86 decoder could not decode an instruction */
 	pve_encode,     /* libipt's encoder refused a packet */
 	pve_decode,     /* libipt's decoder failed */
-	pve_kvm,        /* a KVM call failed */
 	pve_format,     /* a capture file is malformed */
 	pve_io,
+	/* The tracer's. */
+	pve_kvm,        /* a KVM call failed */
 	pve_max
 };
 
@@ -66,25 +80,6 @@ struct pv_mem {
 };
 
 /* ---- ToPA ------------------------------------------------------------------ */
-
-/* The operational errors of "ToPA Errors" (SDM 36.2.6.2), plus one for
- * memory the VMM cannot reach (the SDM's restricted-memory case). */
-enum pv_topa_err {
-	pv_topa_ok = 0,
-	pv_topa_rsvd,              /* a reserved bit set: 1, 3, 5, 11:10 */
-	pv_topa_maxphys,           /* base sets bits at or above MAXPHYADDR */
-	pv_topa_table_align,       /* table base not 4 KiB aligned */
-	pv_topa_region_align,      /* region base not aligned to its size */
-	pv_topa_offset,            /* OutputOffset >= region size, Stopped=0 */
-	pv_topa_end_flags,         /* STOP or INT on an END entry */
-	pv_topa_end_first,         /* END in entry 0 of a table */
-	pv_topa_single_not_end,    /* single-entry CPU: entry 1 has END=0 */
-	pv_topa_single_base,       /* single-entry CPU: END not back to table */
-	pv_topa_unmapped,          /* table or region outside guest memory */
-	pv_topa_err_max
-};
-
-const char *pv_topa_errstr(int err);
 
 /* pv_topa_params.flags */
 enum pv_topa_flag {
@@ -156,13 +151,14 @@ uint64_t pv_topa_entry(const struct pv_topa *t, uint32_t table, uint32_t index);
 /*
  * Validator.  One entry in isolation: @index is its position in its
  * table, @table its table's base, @single for CPUs that allow one output
- * entry per table (CPUID.(14H,0):ECX.MENTRY = 0).  Returns enum pv_topa_err.
+ * entry per table (CPUID.(14H,0):ECX.MENTRY = 0).  0 if the entry is
+ * valid there, else its operational error: -pve_topa_*.
  */
 int pv_topa_check_entry(uint64_t entry, uint64_t table, uint32_t index,
 			uint32_t maxphyaddr, bool single);
 
 struct pv_topa_fault {
-	int err;                   /* enum pv_topa_err */
+	int err;                   /* 0, -pve_topa_* or -pve_unmapped */
 	uint64_t table;            /* table of the offending entry */
 	uint32_t index;
 	uint64_t entry;
@@ -172,8 +168,9 @@ struct pv_topa_fault {
  * Walk the ToPA as the hardware would from OUTPUT_BASE @base and
  * OUTPUT_MASK_PTRS @mask_ptrs (@stopped: STATUS.Stopped), following END
  * entries, through at most @max_entries entries or until back at the
- * start.  Returns the enum pv_topa_err of the first error (details in
- * @fault, may be NULL), pv_topa_ok if none.
+ * start.  0 if the walk finds no error, else the first operational error
+ * (details in @fault, may be NULL): -pve_topa_*, or -pve_unmapped for a
+ * table or region outside guest memory (also when @mem is NULL).
  */
 int pv_topa_check(const struct pv_mem *mem, uint64_t base, uint64_t mask_ptrs,
 		  bool stopped, uint32_t maxphyaddr, bool single,
@@ -274,9 +271,7 @@ bool pv_out_active(const struct pv_out *o);
 
 /* ---- the AUX side of the driver ------------------------------------------ */
 
-struct rs_region;
 struct rs_producer;
-struct pv_guest_mailbox;
 
 struct pv_aux_stats {
 	uint64_t records;          /* PERF_RECORD_AUX emitted */
@@ -344,250 +339,8 @@ int64_t pv_aux_write(struct pv_aux *a, const void *buf, uint64_t len);
  */
 int pv_aux_flush(struct pv_aux *a, uint64_t flags);
 
-/* ---- instruction classes (x86 decoder: Zydis) ------------------------- */
-
-/* How an instruction changes the flow, in the terms PT packets use. */
-enum pv_insn_class {
-	PV_INSN_OTHER = 0,
-	PV_INSN_JCC,        /* conditional direct: TNT bit */
-	PV_INSN_JMP,        /* near direct: no packet */
-	PV_INSN_CALL,       /* near direct: no packet, return address pushed */
-	PV_INSN_JMP_IND,    /* near indirect: TIP */
-	PV_INSN_CALL_IND,   /* near indirect: TIP, return address pushed */
-	PV_INSN_RET,        /* near return: TNT (compressed) or TIP */
-	PV_INSN_FAR,        /* INT n, INT3, IRET, far jmp/call/ret, SYSCALL: TIP */
-};
-
-struct pv_insn {
-	uint64_t ip;
-	uint64_t target;    /* direct branches */
-	uint8_t len;
-	uint8_t iclass;     /* enum pv_insn_class */
-	bool hlt;
-	bool wrmsr;
-	int16_t vector;     /* INT3: 3, INT n: n, else -1 */
-};
-
-/* Decode the 64-bit instruction in @bytes (@len available) at @ip.
- * -pve_invalid, -pve_insn. */
-int pv_insn_classify(const uint8_t *bytes, size_t len, uint64_t ip,
-		     struct pv_insn *insn);
-
-/* ---- packet generator (libipt's encoder) ---------------------------------- */
-
-/* Where packet bytes go: returns bytes accepted (fewer: the rest was lost)
- * or < 0. */
-typedef int64_t (*pv_sink_fn)(void *arg, const void *buf, uint64_t len);
-
-struct pv_gen_params {
-	uint32_t size;
-	uint32_t reserved;
-	uint64_t psb_period;   /* bytes between PSB+; 0: 4096 */
-	bool tsc;              /* TSC packets in PSB+ (CTL.TSCEn) */
-	bool no_retcomp;       /* CTL.DisRETC */
-	pv_sink_fn sink;
-	void *sink_arg;
-};
-
-struct pv_gen_stats {
-	uint64_t packets;
-	uint64_t bytes;        /* offered to the sink */
-	uint64_t lost;         /* refused by the sink */
-	uint64_t psb, tnt, tip, fup, pge, pgd, mode, tsc, ovf;
-	uint64_t insns;
-};
-
-struct pv_gen;
-
-/* NULL on bad parameters or no memory. */
-struct pv_gen *pv_gen_alloc(const struct pv_gen_params *p);
-void pv_gen_free(struct pv_gen *g);
-
-/* Follow a new CTL: PSB period, TSCEn, DisRETC.  -pve_invalid. */
-int pv_gen_config(struct pv_gen *g, uint64_t psb_period, bool tsc,
-		  bool no_retcomp);
-
-/* PacketEn 0 -> 1 at @ip: PSB+ (TSC, MODE.exec), then TIP.PGE(@ip). */
-int pv_gen_enable(struct pv_gen *g, uint64_t ip, uint64_t tsc);
-
-/* @insn retired and the next instruction is at @next: TNT bit, TIP, or
- * nothing; PSB+ (with FUP @next) when the PSB period has passed. */
-int pv_gen_insn(struct pv_gen *g, const struct pv_insn *insn, uint64_t next,
-		uint64_t tsc);
-
-/* An interrupt or exception before the instruction at @from: FUP(@from),
- * TIP(@to). */
-int pv_gen_event(struct pv_gen *g, uint64_t from, uint64_t to);
-
-/* PacketEn 1 -> 0 before the instruction at @ip: FUP(@ip), TIP.PGD. */
-int pv_gen_disable(struct pv_gen *g, uint64_t ip);
-
-/* Packets were lost; tracing goes on at @ip: OVF, FUP(@ip). */
-int pv_gen_overflow(struct pv_gen *g, uint64_t ip);
-
-/* PSB+ now, with FUP(@ip) if PacketEn: a sync point after lost bytes. */
-int pv_gen_psb(struct pv_gen *g, uint64_t ip, uint64_t tsc);
-
-const struct pv_gen_stats *pv_gen_stats(const struct pv_gen *g);
-
-/* ---- decoding (libipt's instruction decoder) ------------------------------ */
-
-enum pv_dec_kind {
-	PV_DEC_INSN = 0,
-	PV_DEC_ENABLED,       /* tracing (re)starts at ip */
-	PV_DEC_DISABLED,      /* tracing stops (ip: where, if known) */
-	PV_DEC_INTERRUPT,     /* asynchronous branch from ip to to */
-	PV_DEC_OVERFLOW,      /* packets lost; resumes at ip */
-	PV_DEC_ERROR,         /* decode error (code: libipt's) at offset */
-	PV_DEC_SYNC,          /* (re)synchronized at the PSB at offset */
-};
-
-struct pv_dec_item {
-	uint32_t kind;        /* enum pv_dec_kind */
-	int32_t code;         /* PV_DEC_ERROR: negative pt_error_code */
-	uint64_t ip;
-	uint64_t to;
-	uint64_t offset;      /* trace offset */
-	uint8_t size;         /* PV_DEC_INSN */
-	uint8_t iclass;       /* libipt's enum pt_insn_class */
-	uint8_t raw[15];
-};
-
-typedef int (*pv_dec_fn)(void *arg, const struct pv_dec_item *item);
-
-struct pv_dec_params {
-	uint32_t size;
-	bool from_last_psb;   /* snapshot data: start at the last PSB */
-	const uint8_t *trace;
-	uint64_t len;
-	struct pv_mem code;   /* guest memory to read instructions from */
-	pv_dec_fn fn;         /* < 0 stops the decode with that value */
-	void *arg;
-};
-
-struct pv_dec_stats {
-	uint64_t insns, enabled, disabled, interrupts, overflows;
-	uint64_t errors, syncs;
-	uint64_t first_sync;  /* offset of the first PSB used */
-	int32_t last_error;   /* libipt code of the last error, 0 none */
-};
-
-/* Decode the whole buffer; errors resynchronize at the next PSB and are
- * counted.  -pve_invalid, -pve_nomem, or fn's negative return. */
-int pv_dec_run(const struct pv_dec_params *p, struct pv_dec_stats *st);
-
-/* ---- capture files: trace + guest memory, for `ringside decode` ---------- */
-
-enum pv_cap_section {
-	PV_CAP_TRACE = 1,     /* PT bytes; addr: AUX position of the first */
-	PV_CAP_MEM   = 2,     /* guest memory; addr: its (identity) address */
-	PV_CAP_TRUTH = 3,     /* u64 IPs the single-stepped guest retired */
-	PV_CAP_INFO  = 4,     /* struct pv_cap_info */
-};
-
-struct pv_cap_info {
-	uint32_t snapshot;    /* the AUX ring was in snapshot mode */
-	uint32_t truncated;   /* an AUX record said TRUNCATED */
-	uint64_t psb_period;
-	uint64_t reserved[6];
-};
-
-struct pv_cap_sec {
-	uint32_t type;
-	uint32_t reserved;
-	uint64_t addr;
-	uint64_t len;
-	uint8_t *data;
-};
-
-struct pv_capture {
-	struct pv_cap_sec *secs;
-	uint32_t nr;
-	uint32_t cap;
-};
-
-/* Append a section (the data is copied).  -pve_invalid, -pve_nomem. */
-int pv_cap_add(struct pv_capture *c, uint32_t type, uint64_t addr,
-	       const void *data, uint64_t len);
-/* The first section of @type, or NULL. */
-const struct pv_cap_sec *pv_cap_find(const struct pv_capture *c, uint32_t type);
-/* -pve_io, -pve_format, -pve_nomem. */
-int pv_cap_write(const struct pv_capture *c, const char *path);
-int pv_cap_read(struct pv_capture *c, const char *path);
-void pv_cap_fini(struct pv_capture *c);
-/* A pv_mem over the capture's PV_CAP_MEM sections. */
-struct pv_mem pv_cap_mem(const struct pv_capture *c);
-
-/* ---- a traced vCPU of the ringside VMM (pv_trace_*) ------------------------ */
-
-struct rs_vmm;
-struct pv_trace;
-
-struct pv_trace_params {
-	uint32_t size;
-	uint32_t ring;             /* the ring whose AUX area takes the trace */
-	uint32_t workload;         /* for the PT payload's mailbox */
-	uint32_t iterations;
-	uint64_t ctl;              /* CTL the guest programs; 0: TraceEn ToPA
-				    * OS BranchEn TSCEn, PSBFreq 0 */
-	uint64_t region_size;      /* ToPA region bytes; 0: 4 KiB */
-	uint32_t entries_per_table;/* 0: 511 */
-	uint32_t single;           /* one region over the AUX area */
-	uint64_t irq_at;           /* inject the guest's timer vector before
-				    * this traced instruction (1-based); 0 none */
-	uint64_t max_insns;        /* stop tracing after these; 0: 1 << 20 */
-	uint64_t code_gpa;         /* what a capture keeps of guest memory; */
-	uint64_t code_len;         /* 0: the payload area, 1 MiB + 256 KiB */
-};
-
-struct pv_trace_stats {
-	uint64_t steps;            /* debug exits */
-	uint64_t insns;            /* retired while tracing (the ground truth) */
-	uint64_t async;            /* interrupts/exceptions seen as FUP+TIP */
-	uint64_t breakpoints;      /* INT3 delivered by the VMM */
-	uint64_t irqs;             /* interrupts injected */
-	uint64_t msr_reads, msr_writes, msr_gp;
-	uint64_t enables, disables;
-	uint64_t hlt_stops;        /* tracing ended before a HLT */
-	uint64_t doorbells;        /* host doorbells rung for PMIs */
-	int32_t error;             /* first failure inside a hook */
-};
-
-/*
- * Make vCPU 0 of @vm a traced CPU: CPUID advertises Intel PT (leaf 7
- * EBX[25], leaf 0x14 from pv_caps_default), RTIT MSR accesses exit to the
- * MSR model (invalid writes #GP), ToPA tables over ring @ring's AUX area
- * are built at PV_GUEST_TABLE_GPA, and the mailbox tells the guest what
- * to program.  While the guest has TraceEn set the vCPU is single-stepped
- * and packets flow through the output engine into the AUX ring.  Before
- * rs_vmm_start.  -pve_invalid, -pve_nomem, -pve_kvm, -pve_geometry.
- */
-int pv_trace_attach(struct pv_trace **t, struct rs_vmm *vm,
-		    const struct pv_trace_params *p);
-
-/* After the guest stopped: flush the last AUX record.  Returns 0 or the
- * hook's first error. */
-int pv_trace_finish(struct pv_trace *t);
-
-void pv_trace_free(struct pv_trace *t);
-
-const struct pv_trace_stats *pv_trace_stats(const struct pv_trace *t);
-const struct pv_gen_stats *pv_trace_gen_stats(const struct pv_trace *t);
-const struct pv_out_stats *pv_trace_out_stats(const struct pv_trace *t);
-const struct pv_aux_stats *pv_trace_aux_stats(const struct pv_trace *t);
-const struct pv_msr *pv_trace_msr(const struct pv_trace *t);
-/* The mailbox as the guest left it (host view of guest memory). */
-const struct pv_guest_mailbox *pv_trace_mailbox(const struct pv_trace *t);
-/* The IPs of every instruction retired while tracing, in order. */
-const uint64_t *pv_trace_truth(const struct pv_trace *t, uint64_t *n);
-
-/* Add INFO, MEM (code_gpa/code_len), TRUTH and TRACE (@trace, @len bytes
- * read from the AUX ring, first byte at AUX position @pos) to @c. */
-int pv_trace_capture(const struct pv_trace *t, struct pv_capture *c,
-		     const void *trace, uint64_t len, uint64_t pos);
-
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* RINGSIDE_PT_VIRT_H */
+#endif /* RINGSIDE_PT_CORE_H */

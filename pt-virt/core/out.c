@@ -51,7 +51,9 @@ static void set_ptrs(struct pv_msr *m, uint32_t index, uint64_t offset)
 	m->output_mask = PV_MASK_PTRS(index, offset);
 }
 
-static void operr(struct pv_out *o, int err, uint64_t entry)
+/* Record operational error @err (-pve_topa_*, -pve_unmapped) and set
+ * STATUS.Error; returns @err. */
+static int operr(struct pv_out *o, int err, uint64_t entry)
 {
 	struct pv_msr *m = o->msr;
 
@@ -61,41 +63,35 @@ static void operr(struct pv_out *o, int err, uint64_t entry)
 	o->fault.entry = entry;
 	m->status |= PV_STATUS_ERROR;
 	o->stats.errors++;
+	return err;
 }
 
 /* Resolve the current output entry, following END entries.  0 and the
- * entry in @e, or -pve_operr (STATUS.Error set). */
+ * entry in @e, or the operational error (STATUS.Error set). */
 static int current_entry(struct pv_out *o, uint64_t *e)
 {
 	struct pv_msr *m = o->msr;
 	bool single = !(m->caps.leaf0[2] & PV_CAP0_ECX_MENTRY);
 	int err;
 
-	if (m->output_base & 0xfff) {
-		operr(o, pv_topa_table_align, 0);
-		return -pve_operr;
-	}
+	if (m->output_base & 0xfff)
+		return operr(o, -pve_topa_table_align, 0);
 	for (int hop = 0; hop <= MAX_HOPS; hop++) {
 		uint64_t gpa = m->output_base + (uint64_t)cur_index(m) * 8;
 
-		if (pv_entry_load(&o->mem, gpa, e) < 0) {
-			operr(o, pv_topa_unmapped, 0);
-			return -pve_operr;
-		}
+		if (pv_entry_load(&o->mem, gpa, e) < 0)
+			return operr(o, -pve_unmapped, 0);
 		err = pv_topa_check_entry(*e, m->output_base, cur_index(m),
 					  m->caps.maxphyaddr, single);
-		if (err) {
-			operr(o, err, *e);
-			return -pve_operr;
-		}
+		if (err)
+			return operr(o, err, *e);
 		if (!(*e & PV_TOPA_END))
 			return 0;
 		m->output_base = pv_entry_base(*e);
 		set_ptrs(m, 0, 0);
 		o->stats.ends++;
 	}
-	operr(o, pv_topa_end_first, *e);
-	return -pve_operr;
+	return operr(o, -pve_topa_end_first, *e);
 }
 
 int64_t pv_out_write(struct pv_out *o, const void *buf, uint64_t len)
@@ -115,12 +111,12 @@ int64_t pv_out_write(struct pv_out *o, const void *buf, uint64_t len)
 		size = pv_entry_bytes(e);
 		off = cur_offset(m);
 		if (off >= size) {
-			operr(o, pv_topa_offset, e);
+			operr(o, -pve_topa_offset, e);
 			break;
 		}
 		dst = o->mem.ptr(o->mem.arg, pv_entry_base(e), size);
 		if (!dst) {
-			operr(o, pv_topa_unmapped, e);
+			operr(o, -pve_unmapped, e);
 			break;
 		}
 		n = len - done < size - off ? len - done : size - off;

@@ -4,11 +4,15 @@
  * to ask for trace: conditional branches want a TNT bit, indirect branches
  * and far transfers a TIP, near returns either.  A direct call to the next
  * instruction is still a call here; the generator mirrors libipt in not
- * counting it for return compression.
+ * counting it for return compression.  And the AT&T text of an
+ * instruction, for `ringside decode`.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include <Zydis/Zydis.h>
 
-#include "pv_internal.h"
+#include "ringside/pt_codec.h"
 
 static uint8_t far_or(const ZydisDecodedInstruction *in, uint8_t near_class)
 {
@@ -74,4 +78,20 @@ int pv_insn_classify(const uint8_t *bytes, size_t len, uint64_t ip,
 	insn->hlt = in.mnemonic == ZYDIS_MNEMONIC_HLT;
 	insn->wrmsr = in.mnemonic == ZYDIS_MNEMONIC_WRMSR;
 	return 0;
+}
+
+_Static_assert(sizeof(((ZydisDisassembledInstruction *)0)->text) <=
+	       PV_INSN_TEXT, "PV_INSN_TEXT holds Zydis' text");
+
+int pv_insn_disasm(const uint8_t *bytes, size_t len, uint64_t ip, char *buf,
+		   size_t size)
+{
+	ZydisDisassembledInstruction d;
+
+	if (!bytes || !buf || !size)
+		return -pve_invalid;
+	if (ZYAN_FAILED(ZydisDisassembleATT(ZYDIS_MACHINE_MODE_LONG_64, ip,
+					    bytes, len, &d)))
+		return -pve_insn;
+	return snprintf(buf, size, "%s", d.text);
 }

@@ -6,8 +6,9 @@
  */
 #include <intel-pt.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "pv_internal.h"
+#include "ringside/pt_codec.h"
 
 static int read_code(uint8_t *buf, size_t size, const struct pt_asid *asid,
 		     uint64_t ip, void *ctx)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to pt-virt/: small helpers its files share. */
+/* Private to pt-virt/core/: small helpers its files share. */
 #ifndef PV_INTERNAL_H
 #define PV_INTERNAL_H
 
 #include <string.h>
 
-#include "ringside/pt_virt.h"
+#include "ringside/pt_core.h"
 
 static inline bool pv_pow2(uint64_t v)
 {

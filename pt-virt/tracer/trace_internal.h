@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to the pv_trace_* files: the traced vCPU's state. */
+/* Private to pt-virt/tracer/: the traced vCPU's state. */
 #ifndef PV_TRACE_INTERNAL_H
 #define PV_TRACE_INTERNAL_H
 
 #include <linux/kvm.h>
+#include <string.h>
 
 #include "ringside/pt_guest.h"
+#include "ringside/pt_tracer.h"
 #include "ringside/ring.h"
 #include "ringside/vmm.h"
-#include "pv_internal.h"
 
 struct pv_trace {
 	struct rs_vmm *vm;

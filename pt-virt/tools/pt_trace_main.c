@@ -15,7 +15,7 @@
 
 #include "ringside/perfdata.h"
 #include "ringside/pt_guest.h"
-#include "ringside/pt_virt.h"
+#include "ringside/pt_tracer.h"
 #include "ringside/ring.h"
 #include "ringside/vmm.h"
 

@@ -11,8 +11,9 @@
  */
 #include <intel-pt.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "pv_internal.h"
+#include "ringside/pt_codec.h"
 
 #define RETSTACK 64
 #define BUF_SIZE 4096
