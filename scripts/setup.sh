@@ -6,8 +6,8 @@ set -euo pipefail
 packages=(
 	# build
 	gcc meson ninja-build pkg-config
-	# unit tests, sanitizers, valgrind
-	check libsubunit-dev valgrind
+	# unit tests, sanitizers, valgrind; jq reads the JSON reports in scripts
+	check libsubunit-dev valgrind jq
 	# perf.data is judged by the real perf
 	linux-perf
 	# Intel PT: libipt encodes/decodes packets, Zydis classifies instructions
