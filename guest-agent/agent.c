@@ -110,6 +110,8 @@ void agent_main(const struct rs_boot_info *boot, uint64_t id,
 	if (err)
 		fail(a, err);
 	err = rs_producer_init(&a->prod, &a->region, a->id);
+	if (!err)
+		err = rs_region_ring(&a->region, a->id, &a->ring);
 	if (err)
 		fail(a, err);
 	read_config(a);

@@ -27,6 +27,8 @@ struct agent {
 	uint64_t aux_stream;      /* AUX bytes written so far: the pattern index */
 	struct rs_region region;
 	struct rs_producer prod;
+	struct rs_ring ring;      /* this vCPU's ring (wait_space) */
+	uint64_t tail_seen;       /* data_tail as wait_space last read it */
 	_Alignas(8) uint8_t rec[4096];
 };
 

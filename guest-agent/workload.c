@@ -17,6 +17,38 @@ static void ring_doorbell(struct agent *a)
 	a->rep->doorbells++;
 }
 
+/*
+ * Tests only (boot->wait_space): before a record of @size goes in, spin
+ * until the host has freed room for it and for a LOST record in front of
+ * it, so that a test can ask for "nothing lost" whatever the guest's speed
+ * relative to the host.  The shared tail is read only when the last one
+ * seen shows no room; it is a hint (reserve re-reads it with acquire before
+ * it reuses space).  Bounded: after WAIT_SPINS reads the record is tried
+ * anyway, and dropped and counted if there is still no room.  A real agent
+ * never waits for the host: it drops and counts.
+ */
+#define WAIT_SPINS (1ull << 32)
+
+static void wait_space(struct agent *a, uint32_t size)
+{
+	const struct rs_ctrl_page *c = a->ring.ctrl;
+	uint64_t need = size + sizeof(struct rs_perf_lost), head;
+
+	if (!a->boot->wait_space || a->ring.data_mode != RS_MODE_NORMAL)
+		return;
+	head = __atomic_load_n(&c->data_head, __ATOMIC_RELAXED);
+	if (head - a->tail_seen + need <= a->ring.data_size)
+		return;
+	a->rep->space_waits++;
+	for (uint64_t spins = 0; spins < WAIT_SPINS; spins++) {
+		a->tail_seen = __atomic_load_n(&c->data_tail, __ATOMIC_RELAXED);
+		if (head - a->tail_seen + need <= a->ring.data_size)
+			return;
+		cpu_relax();
+	}
+	a->rep->space_gave_up++;
+}
+
 /* Account one attempt; ret is what the ring library returned. */
 static int account(struct agent *a, int ret)
 {
@@ -43,6 +75,7 @@ static int emit_seq(struct agent *a, uint64_t seq)
 	size = rs_seq_build(a->rec, seq, rdtsc(), a->id, a->boot->fill);
 	if (size < 0)
 		return size;
+	wait_space(a, (uint32_t)size);
 	ret = rs_producer_reserve(&a->prod, &h, (uint32_t)size);
 	if (ret == 0) {
 		rs_producer_write(&a->prod, &h, a->rec, (uint32_t)size);
@@ -80,6 +113,8 @@ static int emit_sample(struct agent *a)
 	if (t & RS_PERF_SAMPLE_PERIOD)
 		body[n++] = 1;
 	a->rep->samples++;
+	wait_space(a, (uint32_t)(sizeof(struct rs_perf_header) +
+				 n * sizeof(body[0])));
 	return account(a, rs_producer_output(&a->prod, RS_PERF_RECORD_SAMPLE,
 					     RS_PERF_MISC_GUEST_KERNEL, body,
 					     n * sizeof(body[0])));
@@ -93,6 +128,8 @@ static int emit_aux(struct agent *a)
 	int64_t room, n;
 	int ret;
 
+	/* wait_space covers the AUX record; the bytes may be cut (TRUNCATED) */
+	wait_space(a, sizeof(struct rs_perf_aux));
 	room = rs_aux_begin(&a->prod, &h, a->boot->aux_bytes);
 	if (room < 0)
 		return (int)room;
@@ -134,7 +171,9 @@ static int flush_lost(struct agent *a)
 int agent_workload(struct agent *a)
 {
 	const struct rs_boot_info *b = a->boot;
-	int aux = (a->mask & RS_TRACE_AUX) && b->aux_every &&
+	/* An output of 0 bytes makes no AUX record: it would be an attempt
+	 * that neither arrives nor is lost. */
+	int aux = (a->mask & RS_TRACE_AUX) && b->aux_every && b->aux_bytes &&
 		  a->aux_size;
 	int samples = (a->mask & RS_TRACE_SAMPLES) && b->sample_every;
 	int ret;

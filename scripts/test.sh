@@ -37,7 +37,10 @@ run build all --num-processes 2
 bash scripts/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false || exit 1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-run build-asan asan --suite ring --suite perfdata --suite cli --suite pt --suite vmm
+run build-asan asan --suite ring --suite perfdata --suite cli --suite pt
+# the VMM's Check programs; its command-line scripts run in build/ only
+run build-asan asan-vmm test_vmm_bad test_vmm_deliver test_vmm_snapshot \
+	test_vmm_control test_vmm_cpuid
 run build-asan asan-domain domain
 
 # Unit programs: each tests one library alone (no KVM, no QEMU).  meson

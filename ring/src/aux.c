@@ -99,7 +99,7 @@ int64_t rs_aux_skip(struct rs_producer *p, struct rs_aux_handle *h,
 int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h, uint64_t flags)
 {
 	struct rs_perf_aux rec;
-	int wake = 0, ret;
+	int wake = 0, ret = 0;
 
 	if (!p || !h)
 		return -rse_invalid;
@@ -127,11 +127,15 @@ int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h, uint64_t flags)
 		if (ret > 0)
 			wake = 1;
 	}
-	if (!aux_overwrite(p) && p->aux_head - p->aux_wakeup >= p->aux_watermark) {
+	/* A dropped record is reported like any other (-rse_no_space), so a
+	 * caller that counts its drops counts this one.  An AUX wakeup due
+	 * now then stays due, and the next rs_aux_end reports it. */
+	if (ret >= 0 && !aux_overwrite(p) &&
+	    p->aux_head - p->aux_wakeup >= p->aux_watermark) {
 		p->aux_wakeup = p->aux_head - p->aux_head % p->aux_watermark;
 		wake = 1;
 	}
 	rs_compiler_barrier();
 	p->aux_busy = 0;
-	return wake;
+	return ret < 0 ? ret : wake;
 }

@@ -16,6 +16,11 @@
  */
 #include "barrier.h"
 #include "ring_internal.h"
+#include "test_hook.h"
+
+#ifdef RS_RING_TEST_HOOKS
+rs_test_hook_fn rs_test_hook;
+#endif
 
 static uint32_t watermark_clamp(uint64_t wm, uint64_t size)
 {
@@ -88,9 +93,11 @@ static int forward_room(struct rs_producer *p, uint64_t offset, uint64_t need)
  * Head is published before nest drops to zero: otherwise a handler could
  * publish a newer head in between and this writer would then store an older
  * one, and a consumer would see head move backwards.  Returns 1 when the
- * doorbell should ring.
+ * doorbell should ring.  A caller that cannot pass that on (a reservation
+ * that failed) says @can_ring 0: a doorbell due, for records nested into
+ * it, then stays due for the next commit instead of being lost.
  */
-static int put_handle(struct rs_producer *p)
+static int put_handle(struct rs_producer *p, int can_ring)
 {
 	struct rs_ctrl_page *c = p->ring.ctrl;
 	uint64_t head;
@@ -103,14 +110,16 @@ again:
 	head = rs_local_read(&p->head);
 	rs_publish_head(c, head);
 	rs_compiler_barrier();
+	RS_TEST_HOOK(p, RS_HOOK_PUBLISHED);
 	rs_local_set32(&p->nest, 0);
 	rs_compiler_barrier();
+	RS_TEST_HOOK(p, RS_HOOK_UNNESTED);
 	/* A handler may have reserved after we read head. */
 	if (head != rs_local_read(&p->head)) {
 		rs_local_inc32(&p->nest);
 		goto again;
 	}
-	if (p->ring.data_mode == RS_MODE_OVERWRITE ||
+	if (!can_ring || p->ring.data_mode == RS_MODE_OVERWRITE ||
 	    head - p->wakeup < p->watermark)
 		return 0;
 	p->wakeup = head - head % p->watermark;
@@ -155,12 +164,14 @@ static int reserve(struct rs_producer *p, struct rs_handle *h, uint32_t size)
 			if (!forward_room(p, offset, need)) {
 				if (size)
 					count_drop(p);
-				put_handle(p);
+				put_handle(p, 0);
 				return -rse_no_space;
 			}
 			next = offset + need;
 		}
+		RS_TEST_HOOK(p, RS_HOOK_RESERVE_READ);
 	} while (!rs_local_cmpxchg(&p->head, offset, next));
+	RS_TEST_HOOK(p, RS_HOOK_RESERVE_TAKEN);
 
 	if (backward) {
 		rs_announce_lower(&p->ring.ctrl->ext.write_head, next);
@@ -230,7 +241,7 @@ int rs_producer_commit(struct rs_producer *p, struct rs_handle *h)
 		rs_store_hint(&p->ring.ctrl->ext.produced,
 			      rs_local_read(&p->produced));
 	}
-	return put_handle(p);
+	return put_handle(p, 1);
 }
 
 int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
@@ -276,7 +287,7 @@ int rs_producer_flush_lost(struct rs_producer *p)
 	err = reserve(p, &h, 0);
 	if (err)
 		return err;
-	return 1 + put_handle(p);
+	return 1 + put_handle(p, 1);
 }
 
 uint64_t rs_producer_lost(const struct rs_producer *p)

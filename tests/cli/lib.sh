@@ -76,27 +76,13 @@ no_output_file() {
 	[ ! -e "$1.tmp" ] || fail "$1.tmp left behind"
 }
 
-# json FILE QUERY: a value from a report --json output.  QUERY is a small
-# jq-like path: ".total.records", ".rings[1].types | .seq + .aux",
-# ".rings | length".  python3 is there wherever meson is.
-PYTHON3=$(command -v /usr/bin/python3 || command -v python3)
+# json FILE QUERY: a value from a report --json output, "null" where it
+# has none.  QUERY is jq's: ".total.records", ".rings[1].types | .seq +
+# .aux", ".rings | length".  jq (scripts/setup.sh installs it) starts in a
+# millisecond where python would take seconds in a nested guest.
+command -v jq >/dev/null || fail "jq is missing (scripts/setup.sh installs it)"
 json() {
-	"$PYTHON3" - "$1" "$2" <<'PY' || fail "query '$2' on $1"
-import json, re, sys
-value = json.load(open(sys.argv[1]))
-def path(v, p):
-    for key, idx in re.findall(r"\.(\w+)|\[(\d+)\]", p.strip()):
-        v = v[key] if key else v[int(idx)]
-    return v
-for stage in sys.argv[2].split("|"):
-    stage = stage.strip()
-    if stage == "length":
-        value = len(value)
-    else:
-        terms = [path(value, t) for t in stage.split("+")]
-        value = terms[0] if len(terms) == 1 else sum(terms)
-print("null" if value is None else value)
-PY
+	jq -r "$2" "$1" || fail "query '$2' on $1"
 }
 
 # wait_for FILE SECONDS: until FILE exists.

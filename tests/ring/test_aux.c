@@ -506,7 +506,11 @@ START_TEST(drain_aux_wrap)
 		}
 		ck_assert_int_eq(rs_consumer_drain_aux(t.c, aux_sink_fn, &sink),
 				 (int64_t)want);
+		/* and the AUX records, so that none is dropped */
+		fx_drain_all(t.c, &t.log);
+		fx_log_fini(&t.log);
 	}
+	ck_assert_uint_eq(rs_producer_lost(&t.p), 0);
 	ck_assert_uint_eq(sink.next, t.ctrl->aux_head);
 	ck_assert_uint_eq(rs_consumer_stats(t.c)->aux_bytes, sink.bytes);
 	fx_ring_fini(&t);
@@ -572,7 +576,7 @@ START_TEST(aux_end_record_dropped)
 		seq++;
 	ck_assert_uint_eq(t.ctrl->data_head, t.data_size);
 	lost = rs_producer_lost(&t.p);
-	ck_assert_int_ge(aux_emit(&t, 256, 256, 0, NULL), 0);
+	ck_assert_int_eq(aux_emit(&t, 256, 256, 0, NULL), -rse_no_space);
 	ck_assert_uint_eq(rs_producer_lost(&t.p), lost + 1);
 	/* the bytes are published even though their record is not */
 	ck_assert_uint_eq(t.ctrl->aux_head, 256);
@@ -583,6 +587,83 @@ START_TEST(aux_end_record_dropped)
 	ck_assert_uint_eq(t.log.recs[t.log.n - 1]->type, RS_PERF_RECORD_LOST);
 	ck_assert_uint_eq(((struct rs_perf_lost *)t.log.recs[t.log.n - 1])->lost,
 			  lost + 1);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* An AUX wakeup that falls on a dropped record is not lost: the next
+ * rs_aux_end that places its record reports it. */
+START_TEST(aux_end_drop_keeps_wakeup)
+{
+	struct fx_ring t;
+	uint64_t seq = 0;
+
+	aux_ring_init(&t, 1, RS_MODE_NORMAL, 1000);
+	while (fx_seq_output(&t.p, seq, 24) >= 0)
+		seq++;
+	ck_assert_int_eq(aux_emit(&t, 1200, 1200, 0, NULL), -rse_no_space);
+	ck_assert_uint_eq(t.ctrl->aux_head, 1200);
+	fx_drain_all(t.c, &t.log);
+	ck_assert_int_eq(aux_emit(&t, 100, 100, 0, NULL), 1);
+	ck_assert_int_eq(aux_emit(&t, 100, 100, 0, NULL), 0);
+	/* LOST (the SEQ that found the ring full, and the AUX record), then
+	 * the two AUX records */
+	fx_drain_all(t.c, &t.log);
+	ck_assert_uint_eq(t.log.recs[t.log.n - 3]->type, RS_PERF_RECORD_LOST);
+	ck_assert_uint_eq(((struct rs_perf_lost *)t.log.recs[t.log.n - 3])->lost, 2);
+	ck_assert_uint_eq(t.log.recs[t.log.n - 2]->type, RS_PERF_RECORD_AUX);
+	ck_assert_uint_eq(t.log.recs[t.log.n - 1]->type, RS_PERF_RECORD_AUX);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/*
+ * The guest agent's bookkeeping, deterministically: SEQ records with an AUX
+ * output every 4th, a consumer that comes by every 500 steps, so the data
+ * ring overflows in between.  A caller that counts a drop for every
+ * -rse_no_space must count exactly what the LOST records add up to, AUX
+ * records included, and delivered + lost == attempted.
+ */
+START_TEST(aux_end_drop_counted)
+{
+	struct fx_ring t;
+	struct aux_sink sink = { 0 };
+	uint64_t attempted = 0, dropped = 0, aux_dropped = 0, delivered = 0;
+	int ret;
+
+	aux_ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	for (uint64_t step = 0; step < 4000; step++) {
+		ret = fx_seq_output(&t.p, step, 24);
+		ck_assert(ret >= 0 || ret == -rse_no_space);
+		attempted++;
+		dropped += ret == -rse_no_space;
+		if (step % 4 == 0) {
+			ret = aux_emit(&t, 300, 300, 0, NULL);
+			ck_assert(ret >= 0 || ret == -rse_no_space);
+			attempted++;
+			dropped += ret == -rse_no_space;
+			aux_dropped += ret == -rse_no_space;
+		}
+		if (step % 500 == 499) {
+			fx_drain_all(t.c, &t.log);
+			ck_assert_int_ge(rs_consumer_drain_aux(t.c, aux_sink_fn,
+							       &sink), 0);
+		}
+	}
+	fx_drain_all(t.c, &t.log);
+	fx_flush_lost_written(&t);
+	fx_drain_all(t.c, &t.log);
+	for (size_t i = 0; i < t.log.n; i++)
+		delivered += t.log.recs[i]->type != RS_PERF_RECORD_LOST;
+	ck_assert_msg(rs_consumer_stats(t.c)->lost == dropped,
+		      "LOST records say %llu, the caller counted %llu",
+		      (unsigned long long)rs_consumer_stats(t.c)->lost,
+		      (unsigned long long)dropped);
+	ck_assert_uint_eq(rs_producer_lost(&t.p), dropped);
+	ck_assert_uint_eq(delivered + dropped, attempted);
+	/* the case is reached: AUX records were among the dropped */
+	ck_assert_uint_gt(aux_dropped, 0);
+	ck_assert_uint_gt(dropped, aux_dropped);
 	fx_ring_fini(&t);
 }
 END_TEST
@@ -741,6 +822,8 @@ int main(void)
 	tcase_add_test(tc, drain_aux_abort);
 	tcase_add_test(tc, aux_skip_in_place);
 	tcase_add_test(tc, aux_end_record_dropped);
+	tcase_add_test(tc, aux_end_drop_counted);
+	tcase_add_test(tc, aux_end_drop_keeps_wakeup);
 	tcase_add_test(tc, aux_nesting);
 	tcase_add_test(tc, aux_no_area);
 	tcase_add_test(tc, aux_begin_null);

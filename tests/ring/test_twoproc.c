@@ -106,7 +106,10 @@ static int produce_aux(const struct rs_region *region, struct rs_ctrl_page *ctrl
 		w = rs_aux_write(&p, &h, buf, len);
 		if (w != (len < (uint64_t)room ? (int64_t)len : room))
 			return CHILD_AUX;
-		if (rs_aux_end(&p, &h, 0) < 0)
+		/* a full data ring drops the AUX record: counted as lost */
+		int end = rs_aux_end(&p, &h, 0);
+
+		if (end < 0 && end != -rse_no_space)
 			return CHILD_AUX;
 		done += (uint64_t)w;
 		if (!room)

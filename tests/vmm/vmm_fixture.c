@@ -232,6 +232,24 @@ void vt_wait_state(struct vt *t, uint32_t id, uint32_t state)
 	}
 }
 
+uint64_t vt_wait_seq(struct vt *t, uint32_t id, uint64_t n)
+{
+	struct rs_vmm_vcpu_info info;
+	double end = now_s() + 90;
+
+	for (;;) {
+		ck_assert_int_eq(rs_vmm_vcpu_info(t->vm, id, &info), 0);
+		if (info.report.seq_attempted > n)
+			return info.report.seq_attempted;
+		ck_assert_msg(info.state == RS_VCPU_RUNNING, "vCPU %u is %s at %llu records",
+			      id, rs_vmm_state_name(info.state),
+			      (unsigned long long)info.report.seq_attempted);
+		ck_assert_msg(now_s() < end, "vCPU %u not past %llu records in 90 s",
+			      id, (unsigned long long)n);
+		usleep(2000);
+	}
+}
+
 void vt_check_accounting(struct vt *t, uint32_t id)
 {
 	const struct vt_ring *s = &t->rings[id];
@@ -285,6 +303,7 @@ struct vt_ring vt_snapshot(struct vt *t, uint32_t id, int pause)
 	while (rs_snapshot_next(snap, &rec) == 1)
 		vt_on_record(rec, &s);
 	ck_assert_uint_eq(rs_snapshot_stats(snap)->corrupt, 0);
+	s.cut_bytes = rs_snapshot_stats(snap)->cut_bytes;
 	ck_assert_uint_eq(s.bad, 0);
 	ck_assert_uint_eq(s.other, 0);
 	ck_assert_uint_eq(s.order_errors, 0);

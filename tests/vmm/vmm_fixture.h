@@ -25,6 +25,7 @@ struct vt_ring {
 	uint64_t aux_bytes;      /* AUX bytes checked */
 	uint64_t aux_bad;        /* AUX bytes that broke the pattern */
 	uint64_t aux_next;       /* next expected AUX position */
+	uint64_t cut_bytes;      /* snapshot: cut as possibly overwritten */
 	int backward;            /* snapshot of an overwrite ring */
 };
 
@@ -54,6 +55,9 @@ void vt_run(struct vt *t, int drain);
 /* Poll until vCPU @id's report reaches @phase (or the vCPU stopped). */
 void vt_wait_phase(struct vt *t, uint32_t id, uint32_t phase, int drain);
 void vt_wait_state(struct vt *t, uint32_t id, uint32_t state);
+/* Poll until vCPU @id has attempted more than @n SEQ records (it must keep
+ * running meanwhile); returns its seq_attempted. */
+uint64_t vt_wait_seq(struct vt *t, uint32_t id, uint64_t n);
 
 int vt_on_record(const struct rs_perf_header *rec, void *arg);
 int vt_on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg);

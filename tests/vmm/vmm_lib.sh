@@ -1,7 +1,10 @@
 # Shared by the vmm_*.sh tests: the ringside command end to end on a real
 # /dev/kvm.  Usage: . vmm_lib.sh RINGSIDE PAYLOAD
-# Guest code runs at ~1 us per instruction here: workloads are thousands of
-# records, and nothing is asserted about time.
+# The guest may run 1000x faster or slower than the host's consumer: no
+# step waits a fixed time for the other side.  A "nothing lost" ring holds
+# the whole workload; a consumer meant to find losses attaches after the
+# guest finished (wait_attempted); one that must be attached first is
+# waited for (wait_consumer).  Sleeps and bounds only catch hangs.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/../cli/perf_judge.sh"
 
@@ -21,6 +24,8 @@ ring_col() {
 		$1 == "ring" && $2 == "state" { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		(c in col) && $1 == r && $2 ~ /^[a-z]/ { print $(col[c]); exit }' "$1"
 }
+
+PYTHON3=$(command -v /usr/bin/python3 || command -v python3)
 
 # now_ns: host CLOCK_MONOTONIC in ns (what a guest TSC converts to).
 now_ns() {
@@ -89,4 +94,33 @@ wait_attempted() {
 	done
 	cat "$WORK/wait.out" >&2
 	fail "the guest did not reach $2 records on $1 vCPUs"
+}
+
+# wait_attempted_any VCPUS N: until every vCPU has attempted N records or
+# more (a guest that keeps writing), 60 s at most.
+wait_attempted_any() {
+	local i
+	for i in $(seq 300); do
+		"$R" snapshot --vm "$SOCK" -o "$WORK/wait.data" >"$WORK/wait.out" 2>&1 ||
+			fail "snapshot while waiting: $(cat "$WORK/wait.out")"
+		awk -v want="$2" -v vcpus="$1" '
+			$1 == "vCPU" && $(NF - 2) + 0 >= want { n++ }
+			END { exit n != vcpus }' "$WORK/wait.out" && return
+		sleep 0.2
+	done
+	cat "$WORK/wait.out" >&2
+	fail "the guest did not reach $2 records on $1 vCPUs"
+}
+
+# wait_consumer PID: until PID, a `ringside record --vm`, holds its
+# consumer lock on the region (it has attached), 60 s at most.
+wait_consumer() {
+	local i
+	for i in $(seq 3000); do
+		awk -v p="$1" '$2 == "FLOCK" && $5 == p { f = 1 } END { exit !f }' \
+			/proc/locks && return
+		kill -0 "$1" 2>/dev/null || fail "consumer $1 ended before it attached"
+		sleep 0.02
+	done
+	fail "consumer $1 did not attach in 60 s"
 }

@@ -14,9 +14,10 @@ summary_bells() {
 }
 
 note "a consumer that attaches late: the guest overran its rings meanwhile"
-# (it may even have finished: its LOST counts are in the ring either way)
+# It attaches once both vCPUs attempted all 2000 SEQ and 250 SAMPLE
+# records (they wait to place their LOST record): a one-page ring overran.
 start_vm late --vcpus 2 --records 2000 --data-pages 1
-sleep 1
+wait_attempted 2 2250
 run 0 late-rec "$R" record --vm "$SOCK" -o "$WORK/late.data"
 cat "$WORK/late-rec.out"
 expect_in "$WORK/late-rec.out" "(the VM ended)"
@@ -33,16 +34,18 @@ for r in 0 1; do
 		"$(ring_col "$WORK/late.out" $r guest-bells)"
 	expect_eq "ring $r: mmio exits" "$(ring_col "$WORK/late.out" $r mmio)" 0
 done
-# How many passes a doorbell started depends on how far the guest got
-# before record attached: shown, not asserted.
+# How many passes a doorbell started depends on how the two sides
+# interleaved: shown, not asserted.
 expect_in "$WORK/late-rec.out" "woken by doorbells:"
 
 note "one consumer at a time; snapshots while it records"
-start_vm excl --vcpus 1 --records 600 --workload hang
+# 600 SEQ and 75 SAMPLE records fit in 64 KiB: nothing lost, whenever
+# record attaches.
+start_vm excl --vcpus 1 --records 600 --workload hang --data-pages 16
 "$R" record --vm "$SOCK" -o "$WORK/excl.data" >"$WORK/excl-rec.out" 2>"$WORK/excl-rec.err" &
 REC=$!
 BG_PIDS="$BG_PIDS $REC"
-sleep 1
+wait_consumer "$REC"
 run 1 second "$R" record --vm "$SOCK" -o "$WORK/second.data"
 expect_in "$WORK/second.err" "another consumer"
 no_output_file "$WORK/second.data"
@@ -60,18 +63,24 @@ stop_vm
 expect_eq "hung vCPU" "$(ring_col "$WORK/excl.out" 0 state)" stopped
 judge excl "$WORK/excl.data" guest >/dev/null
 balance "$WORK/excl.out" "$WORK/excl.rep" 1
+expect_eq "lost" "$(json "$WORK/excl.rep" ".rings[0].lost")" 0
+expect_eq "seq records" "$(json "$WORK/excl.rep" ".rings[0].types.seq")" 600
 expect_eq "last seq" "$(json "$WORK/excl.rep" ".rings[0].seq_last")" 599
 
 note "the VMM goes away while record runs: the file is still complete"
-start_vm gone --vcpus 1 --records 300 --workload hang
+# record attached, the guest through its 300 SEQ and 38 SAMPLE records
+# (~19 KB, in 64 KiB): then the VMM ends.
+start_vm gone --vcpus 1 --records 300 --workload hang --data-pages 16
 "$R" record --vm "$SOCK" -o "$WORK/gone.data" >"$WORK/gone-rec.out" 2>"$WORK/gone-rec.err" &
 REC=$!
 BG_PIDS="$BG_PIDS $REC"
-sleep 1
+wait_consumer "$REC"
+wait_attempted 1 338
 stop_vm
 wait "$REC" || { cat "$WORK/gone-rec.err" >&2; fail "record --vm exited $?"; }
 BG_PIDS=${BG_PIDS/ $REC/}
 expect_in "$WORK/gone-rec.out" "(the VM ended)"
 run 0 gone-rep "$R" report "$WORK/gone.data" --json
-[ "$(json "$WORK/gone-rep.out" .total.records)" -gt 0 ] || fail "nothing recorded"
+expect_eq "seq records" "$(json "$WORK/gone-rep.out" ".rings[0].types.seq")" 300
+expect_eq "lost" "$(json "$WORK/gone-rep.out" ".rings[0].lost")" 0
 echo "ok"

@@ -6,9 +6,12 @@
 need_perf
 
 note "two vCPUs, normal rings, recorded in-process"
+# 2000 SEQ and 250 SAMPLE records (~122 KB) fit in 256 KiB: nothing can be
+# lost however fast the guest runs, and it never waits, so its only exits
+# are done and hlt.  A doorbell every 4 KiB.
 t0=$(now_ns)
-run 0 steady "$R" run "$PAYLOAD" --vcpus 2 --records 2000 --data-pages 4 \
-	-o "$WORK/steady.data"
+run 0 steady "$R" run "$PAYLOAD" --vcpus 2 --records 2000 --data-pages 64 \
+	--watermark 4096 -o "$WORK/steady.data"
 t1=$(now_ns)
 cat "$WORK/steady.out"
 expect_in "$WORK/steady.out" "balance: delivered + lost == produced on every ring"
@@ -67,9 +70,13 @@ note "--duration stops a guest that never ends"
 run 0 hang "$R" run "$PAYLOAD" --vcpus 2 --records 300 --workload hang \
 	--duration 2 -o "$WORK/hang.data"
 expect_eq "hung vCPU stopped by run" "$(ring_col "$WORK/hang.out" 0 state)" stopped
-expect_in "$WORK/hang.out" "balance: delivered + lost == produced on every ring"
+# balanced, or (a guest too slow to finish its records in 2 s) not checked
+grep -qE "^balance: (delivered \+ lost == produced on every ring|not checked)" \
+	"$WORK/hang.out" || fail "hang: $(grep '^balance' "$WORK/hang.out")"
 
 note "Ctrl-C ends run with a complete file"
+# However far the guest got before the signal (run shows nothing until it
+# ends), the file holds exactly what run says it delivered.
 "$R" run "$PAYLOAD" --records 200 --workload hang -o "$WORK/int.data" \
 	>"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
@@ -79,6 +86,10 @@ kill -INT "$pid"
 wait "$pid" || { cat "$WORK/int.err" >&2; fail "run after SIGINT exited $?"; }
 BG_PIDS=${BG_PIDS/ $pid/}
 run 0 int-rep "$R" report "$WORK/int.data" --json
-[ "$(json "$WORK/int-rep.out" .total.records)" -gt 0 ] || fail "nothing recorded before SIGINT"
 [ ! -e "$WORK/int.data.tmp" ] || fail "int.data.tmp left behind"
+expect_eq "records in the file == delivered by run" \
+	"$(json "$WORK/int-rep.out" ".rings[0].types | .seq + .sample + .marker + .aux")" \
+	"$(ring_col "$WORK/int.out" 0 delivered)"
+expect_eq "LOST in the file == lost by run" "$(json "$WORK/int-rep.out" ".rings[0].lost")" \
+	"$(ring_col "$WORK/int.out" 0 lost)"
 echo "ok"

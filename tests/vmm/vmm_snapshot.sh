@@ -43,23 +43,42 @@ judge hang-stable "$WORK/hang-stable.data" guest >/dev/null
 stop_vm
 
 note "a guest that keeps writing: every snapshot intact, each newer"
-start_vm busy --vcpus 2 --records 4000000000 --mode overwrite
-sleep 1
+# One vCPU, so that the snapshots get the nested guest's other CPU.  A live
+# copy can lose the whole ring to the writer while it copies (its reader
+# descheduled meanwhile): then it holds nothing, and says what it cut.
+start_vm busy --vcpus 1 --records 4000000000 --mode overwrite
+wait_attempted_any 1 100
 prev=-1
+first=""
 for i in 1 2 3; do
 	for kind in live stable; do
 		flag=""; [ $kind = stable ] && flag=--stable
 		run 0 "busy-$kind$i" "$R" snapshot --vm "$SOCK" $flag \
 			-o "$WORK/busy-$kind$i.data"
-		intact "busy-$kind$i" 2
+		run 0 "busy-$kind$i-rep" "$R" report "$WORK/busy-$kind$i.data" --json
+		if [ $kind = live ] &&
+		   [ "$(json "$WORK/busy-$kind$i-rep.out" ".rings[0].types.seq")" = 0 ]; then
+			grep -q "cut [1-9][0-9]* bytes" "$WORK/busy-$kind$i.out" ||
+				fail "busy-$kind$i: no records, and nothing cut"
+			continue
+		fi
+		intact "busy-$kind$i" 1
 		n=$(newest "busy-$kind$i" 0)
 		[ "$n" -ge "$prev" ] || fail "busy: snapshot $kind$i went back: $n < $prev"
 		prev=$n
+		[ -n "$first" ] || first=$n
 	done
 	expect_in "$WORK/busy-stable$i.out" "stable (vCPUs paused)"
 	expect_in "$WORK/busy-live$i.out" "live copy"
 done
-[ "$(newest busy-stable3 0)" -gt "$(newest busy-live1 0)" ] ||
+# the guest moves on between snapshots, however slowly
+for i in $(seq 300); do
+	[ "$(newest busy-stable3 0)" -gt "$first" ] && break
+	sleep 0.2
+	run 0 busy-stable3 "$R" snapshot --vm "$SOCK" --stable -o "$WORK/busy-stable3.data"
+	intact busy-stable3 1
+done
+[ "$(newest busy-stable3 0)" -gt "$first" ] ||
 	fail "busy: the guest did not move between the snapshots"
 stop_vm
 expect_eq "busy: vCPU stopped by run" "$(ring_col "$WORK/busy.out" 0 state)" stopped

@@ -75,7 +75,8 @@ struct rs_boot_info {
 	uint32_t aux_every;       /* an AUX output every N SEQ records, 0 none */
 	uint32_t aux_bytes;       /* bytes per AUX output */
 	uint32_t wait_enabled;    /* spin until config.enabled (else fail) */
-	uint32_t reserved0;
+	uint32_t wait_space;      /* tests only: before each record, spin until
+				   * the host freed room for it (bounded) */
 	uint64_t reserved[4];
 };
 _Static_assert(sizeof(struct rs_boot_info) == 112, "rs_boot_info layout");
@@ -108,7 +109,9 @@ struct rs_guest_report {
 	uint64_t aux_doorbells;   /* ... of which rs_aux_end asked for */
 	uint64_t first_tsc;
 	uint64_t last_tsc;
-	uint64_t reserved[5];
+	uint64_t space_waits;     /* wait_space: records that had to wait */
+	uint64_t space_gave_up;   /* ... and waited in vain, then were tried */
+	uint64_t reserved[3];
 };
 _Static_assert(sizeof(struct rs_guest_report) == 128, "rs_guest_report layout");
 _Static_assert(RS_BOOT_REPORT_GPA + RS_MAX_VCPUS * sizeof(struct rs_guest_report)

@@ -235,8 +235,11 @@ int64_t rs_aux_skip(struct rs_producer *p, struct rs_aux_handle *h,
  * Publish aux_head and emit PERF_RECORD_AUX with the accumulated flags plus
  * @flags (PARTIAL, COLLISION, TRUNCATED).  Returns 1 when a doorbell is due:
  * the AUX head crossed the AUX watermark (normal mode), or the AUX record
- * took the data head across the data watermark; else 0.  A dropped AUX
- * record is counted like any dropped record.  -rse_invalid, -rse_nesting.
+ * took the data head across the data watermark; else 0.  -rse_no_space: the
+ * AUX record found the data ring full and was dropped and counted, like any
+ * record (the bytes are published all the same and the output is over); an
+ * AUX wakeup due then is reported by the next rs_aux_end that places its
+ * record.  -rse_invalid, -rse_nesting.
  */
 int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h,
 	       uint64_t flags);
