@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <getopt.h>
 
 #include "ringside/ring.h"
 
@@ -52,39 +49,28 @@ void cli_err(const char *cmd, const char *fmt, ...)
 
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
+	char prog[64];
 	va_list ap;
 
-	fprintf(stderr, "ringside %s: ", cmd);
+	snprintf(prog, sizeof(prog), CLI_PROG("%s"), cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	opt_vusage(prog, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'ringside %s --help'.\n", cmd);
 	return CLI_EXIT_USAGE;
 }
 
-int cli_bad_option(const char *cmd, char **argv, int c)
-{
-	const char *arg = argv[optind - 1];
-
-	if (c == ':')
-		return cli_usage(cmd, "option '%s' needs a value", arg);
-	if (optopt)
-		return cli_usage(cmd, "unknown option '-%c'", optopt);
-	return cli_usage(cmd, "unknown option '%s'", arg);
-}
-
-int cli_region_operand(const char *cmd, int argc, char **argv, const char *vm,
+int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 		       const char **region)
 {
-	if (vm && optind < argc)
+	if (vm && nargs > 0)
 		return cli_usage(cmd, "give a REGION or --vm SOCKET, not both ('%s')",
-				 argv[optind]);
-	if (!vm && optind >= argc)
+				 args[0]);
+	if (!vm && nargs < 1)
 		return cli_usage(cmd, "which region? give its path, fd:N, a libvirt "
 				 "DOMAIN or --vm SOCKET");
-	if (argc - optind > 1)
-		return cli_usage(cmd, "one region only; '%s' is extra", argv[optind + 1]);
-	*region = vm ? vm : argv[optind];
+	if (nargs > 1)
+		return cli_usage(cmd, "one region only; '%s' is extra", args[1]);
+	*region = vm ? vm : args[0];
 	return 0;
 }
 
@@ -169,36 +155,6 @@ int cli_vm_error(const char *cmd, const char *sock, const struct rmap *m,
 		return cli_region_error(cmd, sock, m, err);
 	}
 	return CLI_EXIT_FAIL;
-}
-
-int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
-}
-
-int cli_parse_seconds(const char *s, double max, double *out)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0.0 || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 double cli_now(void)

@@ -13,11 +13,16 @@
 #include <stdarg.h>
 #include <stdint.h>
 
+#include "ringside/opt.h"
+
 enum cli_exit {
 	CLI_EXIT_OK    = 0,  /* success */
 	CLI_EXIT_FAIL  = 1,  /* a runtime failure: the message says what */
-	CLI_EXIT_USAGE = 2,  /* bad usage: the message says what to type */
+	CLI_EXIT_USAGE = OPT_EXIT_USAGE, /* bad usage: the message says what to type */
 };
+
+/* A command's name as its messages and help say it: "ringside record". */
+#define CLI_PROG(cmd) "ringside " cmd
 
 /* One subcommand.  @run gets argv[0] = the subcommand's name and returns
  * an enum cli_exit value. */
@@ -44,18 +49,20 @@ int cmd_hook(int argc, char **argv);
 void cli_err(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 void cli_verr(const char *cmd, const char *fmt, va_list ap) CLI_PRINTF(2, 0);
 
-/* A usage error: the message, a pointer to --help; returns CLI_EXIT_USAGE. */
+/*
+ * A usage error found after opt_parse() (options that do not go together,
+ * operands): the message, a pointer to --help; returns CLI_EXIT_USAGE.
+ * Errors in single options are opt_parse()'s.
+ */
 int cli_usage(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 
-/* A getopt_long() failure (c is '?' or ':'); returns CLI_EXIT_USAGE. */
-int cli_bad_option(const char *cmd, char **argv, int c);
-
 /*
- * The one region a command reads, after getopt: either --vm SOCKET (@vm)
- * or one REGION operand (path, fd:N, libvirt DOMAIN).  Sets *@region;
- * returns 0, or CLI_EXIT_USAGE after saying what is wrong.
+ * The one region a command reads, from its operands @args[0 .. @nargs-1]:
+ * either --vm SOCKET (@vm) or one REGION operand (path, fd:N, libvirt
+ * DOMAIN).  Sets *@region; returns 0, or CLI_EXIT_USAGE after saying what
+ * is wrong.
  */
-int cli_region_operand(const char *cmd, int argc, char **argv, const char *vm,
+int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 		       const char **region);
 
 struct rmap;
@@ -67,10 +74,6 @@ int cli_region_error(const char *cmd, const char *spec, const struct rmap *m,
  * connection and protocol errors, then region errors. */
 int cli_vm_error(const char *cmd, const char *sock, const struct rmap *m,
 		 int err);
-
-/* Strict number parsing: 0, or -EINVAL for anything but a number in range. */
-int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
-int cli_parse_seconds(const char *s, double max, double *out);
 
 /* The full command line, for the perf.data header. */
 void cli_set_argv(int argc, char **argv);

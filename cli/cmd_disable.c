@@ -4,7 +4,6 @@
  * element out of the persistent XML.  A domain that has neither is left
  * alone (status 0).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,49 +20,39 @@ struct disable_opts {
 	const char *uri;
 };
 
-static void help(void)
-{
-	printf("usage: ringside disable DOMAIN [--connect URI]\n\n"
-	       "Take libvirt domain DOMAIN out of ringside tracing: remove the\n"
-	       "<shmem name='ringside-DOMAIN'> device and ringside's <metadata>\n"
-	       "element from its persistent XML.  A running domain keeps its region\n"
-	       "until it stops.\n\n"
-	       "  -c, --connect URI  libvirt URI (default: libvirt's, qemu:///system as root)\n"
-	       "  -h, --help         this text\n\n"
-	       "Exit status: 0 success (also when it was not enabled), 1 failure,\n"
-	       "2 bad usage.\n");
-}
-
 static int parse(int argc, char **argv, struct disable_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "connect", required_argument, NULL, 'c' },
-		{ "help",    no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt opts[] = {
+		OPT_STRING('c', "connect", &o->uri, "URI", "libvirt URI (default: "
+			   "libvirt's, qemu:///system as root)"),
+		OPT_END
 	};
-	int c;
+	static const struct opt_arg args[] = {
+		{ "DOMAIN", "the libvirt domain's name" },
+		{ NULL, NULL },
+	};
+	const struct opt_cmd cmd = {
+		.prog = CLI_PROG(CMD),
+		.usage = "DOMAIN [--connect URI]",
+		.about = "Take libvirt domain DOMAIN out of ringside tracing: "
+			 "remove the <shmem name='ringside-DOMAIN'> device and "
+			 "ringside's <metadata> element from its persistent XML.  A "
+			 "running domain keeps its region until it stops.",
+		.args = args,
+		.opts = opts,
+		.notes = "Exit status: 0 success (also when it was not enabled), "
+			 "1 failure, 2 bad usage.",
+		.min_args = 1,
+		.max_args = 1,
+		.missing = "which domain? give its libvirt name",
+	};
+	int first, ret;
 
 	memset(o, 0, sizeof(*o));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			o->uri = optarg;
-			break;
-		case 'h':
-			help();
-			return -1;
-		default:
-			return cli_bad_option(CMD, argv, c);
-		}
-	}
-	if (optind >= argc)
-		return cli_usage(CMD, "which domain? give its libvirt name");
-	if (argc - optind > 1)
-		return cli_usage(CMD, "one domain only; '%s' is extra", argv[optind + 1]);
-	o->domain = argv[optind];
-	return 0;
+	ret = opt_parse(&cmd, argc, argv, &first);
+	if (!ret)
+		o->domain = argv[first];
+	return ret;
 }
 
 /* Remove what is there; 1 if something was, 0 if nothing. */

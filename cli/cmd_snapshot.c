@@ -8,7 +8,6 @@
  * are paused for the copy and resumed before the file is written.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,67 +29,51 @@ struct snap_opts {
 	int quiet;
 };
 
-static void help(void)
-{
-	printf("usage: ringside snapshot REGION -o FILE [--quiet]\n"
-	       "       ringside snapshot DOMAIN|--vm SOCKET [--stable] -o FILE [--quiet]\n\n"
-	       "Copy every ring of a trace region into FILE (perf.data) now, without\n"
-	       "consuming anything: the flight recorder's view.  By default the copy\n"
-	       "is live: the guest keeps running, and records it may have overwritten\n"
-	       "during the copy are cut and counted.\n\n"
-	       "  REGION             the region: a path (/dev/shm/NAME) or fd:N\n"
-	       "  DOMAIN             the region of running libvirt domain DOMAIN (looked\n"
-	       "                     up through libvirt when no file of that name exists)\n"
-	       "      --vm SOCKET    the region of the ringside VMM serving the control\n"
-	       "                     socket SOCKET ('ringside run --control SOCKET'); works\n"
-	       "                     on a hung or crashed guest too\n"
-	       "  -s, --stable       stop the guest for the copy, resume it after: nothing\n"
-	       "                     is cut.  --vm pauses the vCPUs; a DOMAIN is suspended\n"
-	       "                     through libvirt (one already paused stays so).  Not\n"
-	       "                     for a path or fd:N: nothing can stop their writers\n"
-	       "  -o, --output FILE  the perf.data file to write\n"
-	       "  -q, --quiet        no summary\n"
-	       "  -h, --help         this text\n\n"
-	       "Exit status: 0 success, 1 failure (FILE is then not created), 2 bad usage.\n");
-}
-
 static int parse(int argc, char **argv, struct snap_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "vm",     required_argument, NULL, 'V' },
-		{ "stable", no_argument,       NULL, 's' },
-		{ "quiet",  no_argument,       NULL, 'q' },
-		{ "help",   no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt opts[] = {
+		OPT_STRING(0, "vm", &o->vm, "SOCKET",
+			   "the region of the ringside VMM serving the control socket "
+			   "SOCKET ('ringside run --control SOCKET'); works on a hung "
+			   "or crashed guest too"),
+		OPT_FLAG('s', "stable", &o->stable,
+			 "stop the guest for the copy, resume it after: nothing is "
+			 "cut.  --vm pauses the vCPUs; a DOMAIN is suspended through "
+			 "libvirt (one already paused stays so).  Not for a path or "
+			 "fd:N: nothing can stop their writers"),
+		OPT_STRING('o', "output", &o->output, "FILE",
+			   "the perf.data file to write"),
+		OPT_FLAG('q', "quiet", &o->quiet, "no summary"),
+		OPT_END
 	};
-	int c;
+	static const struct opt_arg args[] = {
+		{ "REGION", "the region: a path (/dev/shm/NAME) or fd:N" },
+		{ "DOMAIN", "the region of running libvirt domain DOMAIN (looked up "
+			    "through libvirt when no file of that name exists)" },
+		{ NULL, NULL },
+	};
+	const struct opt_cmd cmd = {
+		.prog = CLI_PROG(CMD),
+		.usage = "REGION -o FILE [--quiet]\n"
+			 "DOMAIN|--vm SOCKET [--stable] -o FILE [--quiet]",
+		.about = "Copy every ring of a trace region into FILE (perf.data) "
+			 "now, without consuming anything: the flight recorder's "
+			 "view.  By default the copy is live: the guest keeps "
+			 "running, and records it may have overwritten during the "
+			 "copy are cut and counted.",
+		.args = args,
+		.opts = opts,
+		.notes = "Exit status: 0 success, 1 failure (FILE is then not "
+			 "created), 2 bad usage.",
+		.max_args = OPT_ANY_ARGS,
+	};
+	int first, ret;
 
 	memset(o, 0, sizeof(*o));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:sqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'V':
-			o->vm = optarg;
-			break;
-		case 's':
-			o->stable = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			help();
-			return -1;
-		default:
-			return cli_bad_option(CMD, argv, c);
-		}
-	}
-	if (cli_region_operand(CMD, argc, argv, o->vm, &o->region))
+	ret = opt_parse(&cmd, argc, argv, &first);
+	if (ret)
+		return ret;
+	if (cli_region_operand(CMD, argc - first, argv + first, o->vm, &o->region))
 		return CLI_EXIT_USAGE;
 	if (!o->output)
 		return cli_usage(CMD, "where to? give the output file with -o FILE");

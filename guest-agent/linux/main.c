@@ -4,7 +4,6 @@
  * SIGTERM or SIGINT, then detaches: last records in, status cleared.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
