@@ -9,7 +9,6 @@
 #include "ringside/ring.h"
 
 #include "cli.h"
-#include "err.h"
 #include "region_map.h"
 
 static int saved_argc;
@@ -74,30 +73,32 @@ int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 	return 0;
 }
 
-int cli_region_error(const char *cmd, const char *spec, const struct rmap *m,
-		     int err)
+/* Why region @spec could not be opened (@e from rmap_open). */
+static void region_error(const char *cmd, const char *spec,
+			 const struct rmap *m, const struct liberr *e)
 {
 	int is_fd = !strncmp(spec, "fd:", 3);
+	int err = liberr_from(e, liberr_sys) ? e->code : 0;
 
-	switch (err_ring_code(err)) {
+	switch (liberr_from(e, rs_errstr) ? -e->code : 0) {
 	case rse_magic:
 		cli_err(cmd, "%s is not a ringside trace region (no RINGSIDE "
 			"magic in its first page); give the region file the VM "
 			"was started with", spec);
-		return CLI_EXIT_FAIL;
+		return;
 	case rse_version:
 		cli_err(cmd, "%s is a ringside region of ABI version %u; this "
 			"ringside speaks version %u: use a matching ringside",
 			spec, m->abi_version, RS_ABI_VERSION);
-		return CLI_EXIT_FAIL;
+		return;
 	case rse_too_small:
 		cli_err(cmd, "%s is too small to be a ringside region; give the "
 			"region file the VM was started with", spec);
-		return CLI_EXIT_FAIL;
+		return;
 	case rse_geometry:
 		cli_err(cmd, "%s is not a valid ringside region (its layout does "
 			"not add up); was it created by ringside?", spec);
-		return CLI_EXIT_FAIL;
+		return;
 	default:
 		break;
 	}
@@ -117,14 +118,15 @@ int cli_region_error(const char *cmd, const char *spec, const struct rmap *m,
 		cli_err(cmd, "%s is not a region file (not a regular file or "
 			"memfd)", spec);
 	else
-		cli_err(cmd, "cannot map region %s: %s", spec, err_str(err));
-	return CLI_EXIT_FAIL;
+		cli_err(cmd, "cannot map region %s: %s", spec, liberr_str(e));
 }
 
-int cli_vm_error(const char *cmd, const char *sock, const struct rmap *m,
-		 int err)
+/* The same for the region of a VM behind control socket @sock (@e from
+ * rmap_open_vm): connection and protocol errors, then region errors. */
+static void vm_error(const char *cmd, const char *sock, const struct rmap *m,
+		     const struct liberr *e)
 {
-	switch (err) {
+	switch (liberr_from(e, liberr_sys) ? e->code : 0) {
 	case -ENOENT:
 		cli_err(cmd, "no control socket %s; start the VM with 'ringside "
 			"run PAYLOAD --control %s'", sock, sock);
@@ -138,7 +140,7 @@ int cli_vm_error(const char *cmd, const char *sock, const struct rmap *m,
 	case -EPROTO:
 	case -ECONNRESET:
 		cli_err(cmd, "%s is not a ringside VMM control socket (%s); give "
-			"the --control socket of 'ringside run'", sock, err_str(err));
+			"the --control socket of 'ringside run'", sock, liberr_str(e));
 		break;
 	case -ETIMEDOUT:
 		cli_err(cmd, "%s did not answer; it is not a ringside VMM control "
@@ -152,9 +154,29 @@ int cli_vm_error(const char *cmd, const char *sock, const struct rmap *m,
 		cli_err(cmd, "%s: not a usable socket path (too long?)", sock);
 		break;
 	default:
-		return cli_region_error(cmd, sock, m, err);
+		region_error(cmd, sock, m, e);
 	}
-	return CLI_EXIT_FAIL;
+}
+
+int cli_region_open(const char *cmd, struct rmap *m, const char *vm,
+		    const char *region, unsigned flags, const char *output)
+{
+	struct liberr e = { 0 };
+
+	if (vm ? rmap_open_vm(m, vm, flags, &e) : rmap_open(m, region, flags, &e)) {
+		if (vm)
+			vm_error(cmd, vm, m, &e);
+		else
+			region_error(cmd, region, m, &e);
+		return CLI_EXIT_FAIL;
+	}
+	if (output && rmap_is_file(m, output)) {
+		cli_err(cmd, "-o %s is the region itself; choose another output "
+			"file", output);
+		rmap_close(m);
+		return CLI_EXIT_FAIL;
+	}
+	return 0;
 }
 
 double cli_now(void)

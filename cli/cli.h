@@ -4,8 +4,11 @@
  *
  * The command layer prints: main.c, the cmd_*.c files and their helpers
  * cli.c, file_cmd.c, report_out.c, recorder.c, snapper.c, run_opts.c and
- * run_out.c.  Every other module returns a negative error code (err.h) and
- * leaves the words to them.
+ * run_out.c.  Every other module returns a negative error code and leaves
+ * the words to them: the code of the one library it called, or, where its
+ * failures come from several, the code with the errstr of the library
+ * that returned it (liberr.h).  Options are parsed and --help printed from
+ * one table per command (ringside/opt.h).
  */
 #ifndef RINGSIDE_CLI_H
 #define RINGSIDE_CLI_H
@@ -66,14 +69,14 @@ int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 		       const char **region);
 
 struct rmap;
-/* Explain why region @spec could not be opened; returns CLI_EXIT_FAIL. */
-int cli_region_error(const char *cmd, const char *spec, const struct rmap *m,
-		     int err);
-
-/* The same for the region of a VM behind control socket @sock (--vm):
- * connection and protocol errors, then region errors. */
-int cli_vm_error(const char *cmd, const char *sock, const struct rmap *m,
-		 int err);
+/*
+ * Open the region a command reads with @flags (region_map.h): the VM's
+ * behind control socket @vm (--vm), else @region; then make sure @output
+ * (NULL: none) is not the region's own file.  0, or CLI_EXIT_FAIL after
+ * saying what is wrong and what to do (@m is then closed).
+ */
+int cli_region_open(const char *cmd, struct rmap *m, const char *vm,
+		    const char *region, unsigned flags, const char *output);
 
 /* The full command line, for the perf.data header. */
 void cli_set_argv(int argc, char **argv);

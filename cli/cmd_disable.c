@@ -11,7 +11,6 @@
 #include "ringside/domain_virt.h"
 
 #include "cli.h"
-#include "err.h"
 
 #define CMD "disable"
 
@@ -100,7 +99,7 @@ int cmd_disable(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
-		cli_err(CMD, "'%s': %s", o.domain, err_str(-dome_name));
+		cli_err(CMD, "'%s': %s", o.domain, dom_errstr(-dome_name));
 		return CLI_EXIT_FAIL;
 	}
 	err = dom_virt_open(&d, o.uri, o.domain, 0);
@@ -114,9 +113,9 @@ int cmd_disable(int argc, char **argv)
 	if (err < 0) {
 		if (*what)
 			cli_err(CMD, "%s: removing %s failed: %s", o.domain, what,
-				err_str(err));
+				dom_errstr(err));
 		else
-			cli_err(CMD, "%s: %s", o.domain, err_str(err));
+			cli_err(CMD, "%s: %s", o.domain, dom_errstr(err));
 		ret = CLI_EXIT_FAIL;
 	} else if (err == 0) {
 		printf("ringside disable: %s was not enabled; nothing changed\n",

@@ -16,7 +16,6 @@
 #include "ringside/domain_virt.h"
 
 #include "cli.h"
-#include "err.h"
 #include "report_out.h"
 
 #define CMD "enable"
@@ -155,7 +154,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 	if (err) {
 		free(old_dev);
 		cli_err(CMD, "%s: cannot add the <shmem> device: %s; nothing "
-			"changed", o->domain, err_str(err));
+			"changed", o->domain, dom_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
 	err = dom_virt_meta_set(d, meta);
@@ -167,7 +166,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 		}
 		free(old_dev);
 		cli_err(CMD, "%s: cannot write the metadata: %s; nothing changed",
-			o->domain, err_str(err));
+			o->domain, dom_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
 	free(old_dev);
@@ -206,7 +205,7 @@ int cmd_enable(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
-		cli_err(CMD, "'%s': %s", o.domain, err_str(-dome_name));
+		cli_err(CMD, "'%s': %s", o.domain, dom_errstr(-dome_name));
 		return CLI_EXIT_FAIL;
 	}
 	ret = CLI_EXIT_FAIL;
@@ -220,7 +219,7 @@ int cmd_enable(int argc, char **argv)
 	if (!err)
 		err = dom_xml_parse(&x, xml, strlen(xml));
 	if (err < 0) {
-		cli_err(CMD, "%s: %s", o.domain, err_str(err));
+		cli_err(CMD, "%s: %s", o.domain, dom_errstr(err));
 		goto out;
 	}
 	ret = finish_cfg(&o, x);

@@ -24,7 +24,6 @@
 #include "ringside/domain_hook.h"
 
 #include "cli.h"
-#include "err.h"
 
 #define CMD "hook"
 #define HOOK_PROGRAM "ringside-hook"
@@ -185,7 +184,7 @@ static int install(const struct hook_opts *o)
 	}
 	err = dom_hook_file_write(path, program, o->group);
 	if (err) {
-		cli_err(CMD, "cannot write %s: %s", path, err_str(err));
+		cli_err(CMD, "cannot write %s: %s", path, dom_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
 	printf("ringside hook: installed %s (runs %s); restart libvirtd so that "

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "err.h"
 #include "recorder.h"
 #include "region_map.h"
 #include "report_out.h"
@@ -193,24 +192,12 @@ int cmd_record(int argc, char **argv)
 	}
 	err = stop_install();
 	if (err) {
-		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", err_str(err));
+		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", strerror(-err));
 		return CLI_EXIT_FAIL;
 	}
-	if (o.vm) {
-		err = rmap_open_vm(&m, o.vm, RMAP_WRITE | RMAP_EXCL);
-		if (err)
-			return cli_vm_error(CMD, o.vm, &m, err);
-	} else {
-		err = rmap_open(&m, o.region, RMAP_WRITE | RMAP_EXCL);
-		if (err)
-			return cli_region_error(CMD, o.region, &m, err);
-	}
-	if (rmap_is_file(&m, o.output)) {
-		cli_err(CMD, "-o %s is the region itself; choose another output file",
-			o.output);
-		rmap_close(&m);
+	if (cli_region_open(CMD, &m, o.vm, o.region, RMAP_WRITE | RMAP_EXCL,
+			    o.output))
 		return CLI_EXIT_FAIL;
-	}
 	ret = run(&o, &m);
 	rmap_close(&m);
 	return ret;

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "err.h"
 #include "region_map.h"
 #include "snapper.h"
 #include "vm_conn.h"
@@ -99,22 +98,23 @@ static void vm_status(struct vm_conn *v)
 /* Copy under a pause when asked; resume before anything is written. */
 static int copy(struct snapper *s, struct rmap *m, int stable)
 {
-	int err, ret;
+	struct liberr e = { 0 };
+	int ret;
 
-	if (stable && (err = rmap_pause(m))) {
-		if (err == -EOPNOTSUPP)
+	if (stable && rmap_pause(m, &e)) {
+		if (liberr_is(&e, liberr_sys, -EOPNOTSUPP))
 			return cli_usage(CMD, "--stable needs a source whose writers can "
 					 "be paused (--vm SOCKET or a libvirt DOMAIN); "
 					 "%s is a plain region", s->source);
 		cli_err(CMD, "cannot pause the vCPUs of %s: %s", s->source,
-			err_str(err));
+			liberr_str(&e));
 		return CLI_EXIT_FAIL;
 	}
 	s->stable = stable;
 	ret = snapper_copy(s, &m->region);
-	if (stable && (err = rmap_resume(m))) {
+	if (stable && rmap_resume(m, &e)) {
 		cli_err(CMD, "cannot resume the vCPUs of %s: %s (closing the "
-			"connection resumes them)", s->source, err_str(err));
+			"connection resumes them)", s->source, liberr_str(&e));
 		ret = CLI_EXIT_FAIL;
 	}
 	return ret;
@@ -125,21 +125,13 @@ int cmd_snapshot(int argc, char **argv)
 	struct snapper *s = NULL;
 	struct snap_opts o;
 	struct rmap m;
-	int err, ret;
+	int ret;
 
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
-	err = o.vm ? rmap_open_vm(&m, o.vm, 0) : rmap_open(&m, o.region, 0);
-	if (err)
-		return o.vm ? cli_vm_error(CMD, o.vm, &m, err)
-			    : cli_region_error(CMD, o.region, &m, err);
-	if (rmap_is_file(&m, o.output)) {
-		cli_err(CMD, "-o %s is the region itself; choose another output file",
-			o.output);
-		ret = CLI_EXIT_FAIL;
-		goto out;
-	}
+	if (cli_region_open(CMD, &m, o.vm, o.region, 0, o.output))
+		return CLI_EXIT_FAIL;
 	s = malloc(sizeof(*s));
 	if (!s) {
 		cli_err(CMD, "out of memory");

@@ -115,15 +115,13 @@ int cmd_stat(int argc, char **argv)
 	struct stat_opts o;
 	struct rmap m;
 	uint32_t n;
-	int err, ret;
+	int ret;
 
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
-	err = o.vm ? rmap_open_vm(&m, o.vm, 0) : rmap_open(&m, o.region, 0);
-	if (err)
-		return o.vm ? cli_vm_error(CMD, o.vm, &m, err)
-			    : cli_region_error(CMD, o.region, &m, err);
+	if (cli_region_open(CMD, &m, o.vm, o.region, 0, NULL))
+		return CLI_EXIT_FAIL;
 	for (n = 1;; n++) {
 		struct timespec ts;
 

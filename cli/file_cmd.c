@@ -4,7 +4,6 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "err.h"
 #include "file_cmd.h"
 
 int file_cmd_parse(const char *prog, const char *usage, const char *about,
@@ -43,14 +42,14 @@ int file_cmd_open(const char *cmd, const char *path, struct pdf_reader **r)
 	if (err == -ENOENT)
 		cli_err(cmd, "%s does not exist; give a file written by 'ringside "
 			"record' or 'ringside snapshot'", path);
-	else if (err == -(ERR_PDF + pdfe_magic))
+	else if (err == PDF_ERR(pdfe_magic))
 		cli_err(cmd, "%s is not a perf.data file; give a file written by "
 			"'ringside record' or 'ringside snapshot'", path);
-	else if (err == -(ERR_PDF + pdfe_not_ringside))
+	else if (err == PDF_ERR(pdfe_not_ringside))
 		cli_err(cmd, "%s is a perf.data file without ringside's events; "
 			"read it with perf, or give a file ringside wrote", path);
 	else
-		cli_err(cmd, "cannot read %s: %s", path, err_str(err));
+		cli_err(cmd, "cannot read %s: %s", path, pdf_errstr(err));
 	return CLI_EXIT_FAIL;
 }
 
@@ -58,6 +57,6 @@ int file_cmd_read_error(const char *cmd, const char *path,
 			const struct pdf_event *ev, int err)
 {
 	cli_err(cmd, "%s: %s at offset %" PRIu64 "; the records before it were "
-		"read", path, err_str(err), ev->offset);
+		"read", path, pdf_errstr(err), ev->offset);
 	return CLI_EXIT_FAIL;
 }

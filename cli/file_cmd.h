@@ -8,10 +8,11 @@
 #include "ringside/opt.h"
 #include "ringside/perfdata.h"
 
-/* Open @path for @cmd; prints why not.  0 or CLI_EXIT_FAIL. */
+/* Open @path for @cmd; prints why not (pdf_errstr).  0 or CLI_EXIT_FAIL. */
 int file_cmd_open(const char *cmd, const char *path, struct pdf_reader **r);
 
-/* Report a pdf_reader_next() failure at @ev->offset; returns CLI_EXIT_FAIL. */
+/* Report @err, a pdf_reader_next() failure at @ev->offset; returns
+ * CLI_EXIT_FAIL. */
 int file_cmd_read_error(const char *cmd, const char *path,
 			const struct pdf_event *ev, int err);
 
