@@ -58,6 +58,18 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	return CLI_EXIT_USAGE;
 }
 
+const struct opt_arg cli_region_args[] = {
+	{ "REGION", "the region: a path (/dev/shm/NAME) or fd:N" },
+	{ "DOMAIN", "the region of running libvirt domain DOMAIN (looked up "
+		    "through libvirt when no file of that name exists)" },
+	{ NULL, NULL },
+};
+
+const struct opt_arg cli_domain_args[] = {
+	{ "DOMAIN", "the libvirt domain's name" },
+	{ NULL, NULL },
+};
+
 int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 		       const char **region)
 {

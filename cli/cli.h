@@ -60,6 +60,23 @@ void cli_verr(const char *cmd, const char *fmt, va_list ap) CLI_PRINTF(2, 0);
 int cli_usage(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 
 /*
+ * What the option tables of several commands share: the operands of those
+ * that read a region (record, snapshot, stat) and of those that change a
+ * libvirt domain (enable, disable), --vm SOCKET with a command's own words
+ * on what it does there (a string literal), --connect URI.
+ */
+extern const struct opt_arg cli_region_args[];
+extern const struct opt_arg cli_domain_args[];
+#define CLI_DOMAIN_MISSING "which domain? give its libvirt name"
+#define CLI_OPT_VM(dest, more) \
+	OPT_STRING(0, "vm", dest, "SOCKET", "the region of the ringside VMM " \
+		   "serving the control socket SOCKET ('ringside run --control " \
+		   "SOCKET')" more)
+#define CLI_OPT_CONNECT(dest) \
+	OPT_STRING('c', "connect", dest, "URI", "libvirt URI (default: " \
+		   "libvirt's, qemu:///system as root)")
+
+/*
  * The one region a command reads, from its operands @args[0 .. @nargs-1]:
  * either --vm SOCKET (@vm) or one REGION operand (path, fd:N, libvirt
  * DOMAIN).  Sets *@region; returns 0, or CLI_EXIT_USAGE after saying what

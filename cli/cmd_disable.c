@@ -22,13 +22,8 @@ struct disable_opts {
 static int parse(int argc, char **argv, struct disable_opts *o)
 {
 	const struct opt opts[] = {
-		OPT_STRING('c', "connect", &o->uri, "URI", "libvirt URI (default: "
-			   "libvirt's, qemu:///system as root)"),
+		CLI_OPT_CONNECT(&o->uri),
 		OPT_END
-	};
-	static const struct opt_arg args[] = {
-		{ "DOMAIN", "the libvirt domain's name" },
-		{ NULL, NULL },
 	};
 	const struct opt_cmd cmd = {
 		.prog = CLI_PROG(CMD),
@@ -37,13 +32,13 @@ static int parse(int argc, char **argv, struct disable_opts *o)
 			 "remove the <shmem name='ringside-DOMAIN'> device and "
 			 "ringside's <metadata> element from its persistent XML.  A "
 			 "running domain keeps its region until it stops.",
-		.args = args,
+		.args = cli_domain_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success (also when it was not enabled), "
 			 "1 failure, 2 bad usage.",
 		.min_args = 1,
 		.max_args = 1,
-		.missing = "which domain? give its libvirt name",
+		.missing = CLI_DOMAIN_MISSING,
 	};
 	int first, ret;
 

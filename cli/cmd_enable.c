@@ -56,13 +56,8 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 		       "test (default samples,markers)"),
 		OPT_FN('f', "freq", set, &o->cfg, "HZ", "guest samples per second "
 		       "and vCPU, 1..100000 (1000)"),
-		OPT_STRING('c', "connect", &o->uri, "URI", "libvirt URI (default: "
-			   "libvirt's, qemu:///system as root)"),
+		CLI_OPT_CONNECT(&o->uri),
 		OPT_END
-	};
-	static const struct opt_arg args[] = {
-		{ "DOMAIN", "the libvirt domain's name" },
-		{ NULL, NULL },
 	};
 	const struct opt_cmd cmd = {
 		.prog = CLI_PROG(CMD),
@@ -73,13 +68,13 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 			 "Both apply at the domain's next start; the libvirt hook "
 			 "('ringside hook install') then creates the region.  "
 			 "Running 'enable' again replaces the settings.",
-		.args = args,
+		.args = cli_domain_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 failure (nothing changed), "
 			 "2 bad usage.",
 		.min_args = 1,
 		.max_args = 1,
-		.missing = "which domain? give its libvirt name",
+		.missing = CLI_DOMAIN_MISSING,
 	};
 	struct dom_cfg probe;
 	const char *bad;

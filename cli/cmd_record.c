@@ -41,11 +41,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 {
 	uint32_t fd = UINT32_MAX;
 	const struct opt opts[] = {
-		OPT_STRING(0, "vm", &o->vm, "SOCKET",
-			   "the region of the ringside VMM serving the control socket "
-			   "SOCKET ('ringside run --control SOCKET'): wakes on its "
-			   "doorbells, and ends by itself once every vCPU has stopped "
-			   "or the VMM has gone"),
+		CLI_OPT_VM(&o->vm, ": wakes on its doorbells, and ends by itself "
+			   "once every vCPU has stopped or the VMM has gone"),
 		OPT_STRING('o', "output", &o->output, "FILE",
 			   "the perf.data file to write"),
 		OPT_SECONDS('d', "duration", &o->duration, "S", 10000000,
@@ -60,12 +57,6 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		OPT_FLAG('q', "quiet", &o->quiet, "no progress line and no summary"),
 		OPT_END
 	};
-	static const struct opt_arg args[] = {
-		{ "REGION", "the region: a path (/dev/shm/NAME) or fd:N" },
-		{ "DOMAIN", "the region of running libvirt domain DOMAIN (looked up "
-			    "through libvirt when no file of that name exists)" },
-		{ NULL, NULL },
-	};
 	const struct opt_cmd cmd = {
 		.prog = CLI_PROG(CMD),
 		.usage = "REGION|DOMAIN -o FILE [OPTIONS]\n"
@@ -73,7 +64,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		.about = "Drain every ring of a live trace region into FILE "
 			 "(perf.data) until Ctrl-C, SIGTERM or --duration.  FILE is "
 			 "written as FILE.tmp and renamed when complete.",
-		.args = args,
+		.args = cli_region_args,
 		.opts = opts,
 		.notes = "A progress line is shown on a terminal only.  Exit "
 			 "status: 0 success, 1 failure (FILE is then not created), "

@@ -31,10 +31,7 @@ struct snap_opts {
 static int parse(int argc, char **argv, struct snap_opts *o)
 {
 	const struct opt opts[] = {
-		OPT_STRING(0, "vm", &o->vm, "SOCKET",
-			   "the region of the ringside VMM serving the control socket "
-			   "SOCKET ('ringside run --control SOCKET'); works on a hung "
-			   "or crashed guest too"),
+		CLI_OPT_VM(&o->vm, "; works on a hung or crashed guest too"),
 		OPT_FLAG('s', "stable", &o->stable,
 			 "stop the guest for the copy, resume it after: nothing is "
 			 "cut.  --vm pauses the vCPUs; a DOMAIN is suspended through "
@@ -45,12 +42,6 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 		OPT_FLAG('q', "quiet", &o->quiet, "no summary"),
 		OPT_END
 	};
-	static const struct opt_arg args[] = {
-		{ "REGION", "the region: a path (/dev/shm/NAME) or fd:N" },
-		{ "DOMAIN", "the region of running libvirt domain DOMAIN (looked up "
-			    "through libvirt when no file of that name exists)" },
-		{ NULL, NULL },
-	};
 	const struct opt_cmd cmd = {
 		.prog = CLI_PROG(CMD),
 		.usage = "REGION -o FILE [--quiet]\n"
@@ -60,7 +51,7 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 			 "view.  By default the copy is live: the guest keeps "
 			 "running, and records it may have overwritten during the "
 			 "copy are cut and counted.",
-		.args = args,
+		.args = cli_region_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 failure (FILE is then not "
 			 "created), 2 bad usage.",

@@ -26,20 +26,12 @@ struct stat_opts {
 static int parse(int argc, char **argv, struct stat_opts *o)
 {
 	const struct opt opts[] = {
-		OPT_STRING(0, "vm", &o->vm, "SOCKET",
-			   "the region of the ringside VMM serving the control socket "
-			   "SOCKET ('ringside run --control SOCKET')"),
+		CLI_OPT_VM(&o->vm, ""),
 		OPT_SECONDS('i', "interval", &o->interval, "S", 86400,
 			    "repeat every S seconds (fractions allowed)"),
 		OPT_U32('c', "count", &o->count, "N", 1, UINT32_MAX, NULL,
 			"stop after N reports (with --interval)"),
 		OPT_END
-	};
-	static const struct opt_arg args[] = {
-		{ "REGION", "the region: a path (/dev/shm/NAME) or fd:N" },
-		{ "DOMAIN", "the region of running libvirt domain DOMAIN (looked up "
-			    "through libvirt when no file of that name exists)" },
-		{ NULL, NULL },
 	};
 	const struct opt_cmd cmd = {
 		.prog = CLI_PROG(CMD),
@@ -48,7 +40,7 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 		.about = "Show a trace region's rings right now: data and AUX heads "
 			 "and tails, fill, records produced and lost (as the guest "
 			 "counts them), mode.",
-		.args = args,
+		.args = cli_region_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 failure, 2 bad usage.",
 		.max_args = OPT_ANY_ARGS,
