@@ -31,8 +31,7 @@ struct drain {
 	struct tally *tally;      /* of what went into the file */
 	uint64_t sample_type;
 	uint32_t nr_rings;
-	int write_err;            /* the writer's failure (pdf_errstr) stops
-				   * the drain */
+	int write_err;            /* the writer's (pdf_errstr): ends the drain */
 	struct drain_ring ring[RS_MAX_RINGS];
 };
 

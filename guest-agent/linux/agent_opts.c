@@ -36,7 +36,7 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	};
 	const struct opt_cmd cmd = {
 		.prog = "ringside-agent",
-		.usage = "[-e SYSTEM:TRACEPOINT]... [--freq HZ] [--device BDF] "
+		.usage = "[-e SYS:NAME]... [--freq HZ] [--device BDF] "
 			 "[--mark-socket PATH] [--quiet]",
 		.about = "The ringside guest agent: forwards this guest's perf "
 			 "samples and its programs' markers into the trace region "

@@ -199,12 +199,12 @@ static const struct opt *find_long(const struct opt_cmd *c, const char *arg,
 	size_t i, at = 0;
 	int n = 0;
 
-	for (i = 0; (o = opt_at(c, i)); i++) {
+	for (i = 0; len && (o = opt_at(c, i)); i++) {
 		if (strncmp(o->name, arg, len))
 			continue;
 		if (strlen(o->name) == len)
 			return o;
-		if (n++)
+		if (n++ && at < sizeof(also))
 			at += (size_t)snprintf(also + at, sizeof(also) - at, "%s--%s",
 					       at ? ", " : "", match->name);
 		match = o;
@@ -399,16 +399,12 @@ static const char *expand(const struct opt *o, char *buf, size_t len)
 	size_t at = 0;
 
 	while (*s && at + 1 < len) {
-		uint32_t v = 0;
-		int k = 0;
+		int is_min = !strncmp(s, "{min}", 5);
 
-		if (!strncmp(s, "{min}", 5))
-			v = o->min, k = 5;
-		else if (!strncmp(s, "{max}", 5))
-			v = o->max, k = 5;
-		if (k) {
-			at += (size_t)snprintf(buf + at, len - at, "%u", v);
-			s += k;
+		if (is_min || !strncmp(s, "{max}", 5)) {
+			at += (size_t)snprintf(buf + at, len - at, "%u",
+					       is_min ? o->min : o->max);
+			s += 5;
 		} else {
 			buf[at++] = *s++;
 		}

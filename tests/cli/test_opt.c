@@ -193,6 +193,8 @@ START_TEST(opt_parse_unknown)
 		  "Try 't cmd --help'.\n");
 	ck_assert_int_eq(parse(ARGV("-qz"), NULL), OPT_EXIT_USAGE);
 	ck_assert_ptr_nonnull(strstr(said, "unknown option '-z'"));
+	ck_assert_int_eq(parse(ARGV("--=x"), NULL), OPT_EXIT_USAGE);
+	ck_assert_ptr_nonnull(strstr(said, "unknown option '--'"));
 	ck_assert_int_eq(parse(ARGV("--st=1"), NULL), OPT_EXIT_USAGE);
 	ck_assert_ptr_nonnull(strstr(said, "option '--stable' takes no value"));
 	ck_assert_int_eq(parse(ARGV("x", "--out"), NULL), OPT_EXIT_USAGE);
