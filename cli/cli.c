@@ -1,18 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <getopt.h>
 
 #include "ringside/ring.h"
 
 #include "cli.h"
-#include "err.h"
 #include "region_map.h"
 
 static int saved_argc;
@@ -52,66 +48,69 @@ void cli_err(const char *cmd, const char *fmt, ...)
 
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
+	char prog[64];
 	va_list ap;
 
-	fprintf(stderr, "ringside %s: ", cmd);
+	snprintf(prog, sizeof(prog), CLI_PROG("%s"), cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	opt_vusage(prog, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'ringside %s --help'.\n", cmd);
 	return CLI_EXIT_USAGE;
 }
 
-int cli_bad_option(const char *cmd, char **argv, int c)
-{
-	const char *arg = argv[optind - 1];
+const struct opt_arg cli_region_args[] = {
+	{ "REGION", "the region: a path (/dev/shm/NAME) or fd:N" },
+	{ "DOMAIN", "the region of running libvirt domain DOMAIN (looked up "
+		    "through libvirt when no file of that name exists)" },
+	{ NULL, NULL },
+};
 
-	if (c == ':')
-		return cli_usage(cmd, "option '%s' needs a value", arg);
-	if (optopt)
-		return cli_usage(cmd, "unknown option '-%c'", optopt);
-	return cli_usage(cmd, "unknown option '%s'", arg);
-}
+const struct opt_arg cli_domain_args[] = {
+	{ "DOMAIN", "the libvirt domain's name" },
+	{ NULL, NULL },
+};
 
-int cli_region_operand(const char *cmd, int argc, char **argv, const char *vm,
+int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 		       const char **region)
 {
-	if (vm && optind < argc)
+	if (vm && nargs > 0)
 		return cli_usage(cmd, "give a REGION or --vm SOCKET, not both ('%s')",
-				 argv[optind]);
-	if (!vm && optind >= argc)
+				 args[0]);
+	if (!vm && nargs < 1)
 		return cli_usage(cmd, "which region? give its path, fd:N, a libvirt "
 				 "DOMAIN or --vm SOCKET");
-	if (argc - optind > 1)
-		return cli_usage(cmd, "one region only; '%s' is extra", argv[optind + 1]);
-	*region = vm ? vm : argv[optind];
+	if (nargs > 1)
+		return cli_usage(cmd, "one region only; '%s' is extra", args[1]);
+	*region = vm ? vm : args[0];
 	return 0;
 }
 
-int cli_region_error(const char *cmd, const char *spec, const struct rmap *m,
-		     int err)
+/* Why region @spec could not be opened (@e from rmap_open). */
+static void region_error(const char *cmd, const char *spec,
+			 const struct rmap *m, const struct liberr *e)
 {
 	int is_fd = !strncmp(spec, "fd:", 3);
+	int err = liberr_from(e, liberr_sys) ? e->code : 0;
 
-	switch (err_ring_code(err)) {
+	switch (liberr_from(e, rs_errstr) ? -e->code : 0) {
 	case rse_magic:
 		cli_err(cmd, "%s is not a ringside trace region (no RINGSIDE "
 			"magic in its first page); give the region file the VM "
 			"was started with", spec);
-		return CLI_EXIT_FAIL;
+		return;
 	case rse_version:
 		cli_err(cmd, "%s is a ringside region of ABI version %u; this "
 			"ringside speaks version %u: use a matching ringside",
 			spec, m->abi_version, RS_ABI_VERSION);
-		return CLI_EXIT_FAIL;
+		return;
 	case rse_too_small:
 		cli_err(cmd, "%s is too small to be a ringside region; give the "
 			"region file the VM was started with", spec);
-		return CLI_EXIT_FAIL;
+		return;
 	case rse_geometry:
 		cli_err(cmd, "%s is not a valid ringside region (its layout does "
 			"not add up); was it created by ringside?", spec);
-		return CLI_EXIT_FAIL;
+		return;
 	default:
 		break;
 	}
@@ -131,14 +130,15 @@ int cli_region_error(const char *cmd, const char *spec, const struct rmap *m,
 		cli_err(cmd, "%s is not a region file (not a regular file or "
 			"memfd)", spec);
 	else
-		cli_err(cmd, "cannot map region %s: %s", spec, err_str(err));
-	return CLI_EXIT_FAIL;
+		cli_err(cmd, "cannot map region %s: %s", spec, liberr_str(e));
 }
 
-int cli_vm_error(const char *cmd, const char *sock, const struct rmap *m,
-		 int err)
+/* The same for the region of a VM behind control socket @sock (@e from
+ * rmap_open_vm): connection and protocol errors, then region errors. */
+static void vm_error(const char *cmd, const char *sock, const struct rmap *m,
+		     const struct liberr *e)
 {
-	switch (err) {
+	switch (liberr_from(e, liberr_sys) ? e->code : 0) {
 	case -ENOENT:
 		cli_err(cmd, "no control socket %s; start the VM with 'ringside "
 			"run PAYLOAD --control %s'", sock, sock);
@@ -152,7 +152,7 @@ int cli_vm_error(const char *cmd, const char *sock, const struct rmap *m,
 	case -EPROTO:
 	case -ECONNRESET:
 		cli_err(cmd, "%s is not a ringside VMM control socket (%s); give "
-			"the --control socket of 'ringside run'", sock, err_str(err));
+			"the --control socket of 'ringside run'", sock, liberr_str(e));
 		break;
 	case -ETIMEDOUT:
 		cli_err(cmd, "%s did not answer; it is not a ringside VMM control "
@@ -166,38 +166,28 @@ int cli_vm_error(const char *cmd, const char *sock, const struct rmap *m,
 		cli_err(cmd, "%s: not a usable socket path (too long?)", sock);
 		break;
 	default:
-		return cli_region_error(cmd, sock, m, err);
+		region_error(cmd, sock, m, e);
 	}
-	return CLI_EXIT_FAIL;
 }
 
-int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+int cli_region_open(const char *cmd, struct rmap *m, const char *vm,
+		    const char *region, unsigned flags, const char *output)
 {
-	unsigned long long v;
-	char *end;
+	struct liberr e = { 0 };
 
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
-}
-
-int cli_parse_seconds(const char *s, double max, double *out)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0.0 || v > max)
-		return -EINVAL;
-	*out = v;
+	if (vm ? rmap_open_vm(m, vm, flags, &e) : rmap_open(m, region, flags, &e)) {
+		if (vm)
+			vm_error(cmd, vm, m, &e);
+		else
+			region_error(cmd, region, m, &e);
+		return CLI_EXIT_FAIL;
+	}
+	if (output && rmap_is_file(m, output)) {
+		cli_err(cmd, "-o %s is the region itself; choose another output "
+			"file", output);
+		rmap_close(m);
+		return CLI_EXIT_FAIL;
+	}
 	return 0;
 }
 

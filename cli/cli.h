@@ -4,8 +4,11 @@
  *
  * The command layer prints: main.c, the cmd_*.c files and their helpers
  * cli.c, file_cmd.c, report_out.c, recorder.c, snapper.c, run_opts.c and
- * run_out.c.  Every other module returns a negative error code (err.h) and
- * leaves the words to them.
+ * run_out.c.  Every other module returns a negative error code and leaves
+ * the words to them: the code of the one library it called, or, where its
+ * failures come from several, the code with the errstr of the library
+ * that returned it (liberr.h).  Options are parsed and --help printed from
+ * one table per command (ringside/opt.h).
  */
 #ifndef RINGSIDE_CLI_H
 #define RINGSIDE_CLI_H
@@ -13,11 +16,16 @@
 #include <stdarg.h>
 #include <stdint.h>
 
+#include "ringside/opt.h"
+
 enum cli_exit {
 	CLI_EXIT_OK    = 0,  /* success */
 	CLI_EXIT_FAIL  = 1,  /* a runtime failure: the message says what */
-	CLI_EXIT_USAGE = 2,  /* bad usage: the message says what to type */
+	CLI_EXIT_USAGE = OPT_EXIT_USAGE, /* bad usage: the message says what to type */
 };
+
+/* A command's name as its messages and help say it: "ringside record". */
+#define CLI_PROG(cmd) "ringside " cmd
 
 /* One subcommand.  @run gets argv[0] = the subcommand's name and returns
  * an enum cli_exit value. */
@@ -44,33 +52,48 @@ int cmd_hook(int argc, char **argv);
 void cli_err(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 void cli_verr(const char *cmd, const char *fmt, va_list ap) CLI_PRINTF(2, 0);
 
-/* A usage error: the message, a pointer to --help; returns CLI_EXIT_USAGE. */
+/*
+ * A usage error found after opt_parse() (options that do not go together,
+ * operands): the message, a pointer to --help; returns CLI_EXIT_USAGE.
+ * Errors in single options are opt_parse()'s.
+ */
 int cli_usage(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 
-/* A getopt_long() failure (c is '?' or ':'); returns CLI_EXIT_USAGE. */
-int cli_bad_option(const char *cmd, char **argv, int c);
+/*
+ * What the option tables of several commands share: the operands of those
+ * that read a region (record, snapshot, stat) and of those that change a
+ * libvirt domain (enable, disable), --vm SOCKET with a command's own words
+ * on what it does there (a string literal), --connect URI.
+ */
+extern const struct opt_arg cli_region_args[];
+extern const struct opt_arg cli_domain_args[];
+#define CLI_DOMAIN_MISSING "which domain? give its libvirt name"
+#define CLI_OPT_VM(dest, more) \
+	OPT_STRING(0, "vm", dest, "SOCKET", "the region of the ringside VMM " \
+		   "serving the control socket SOCKET ('ringside run --control " \
+		   "SOCKET')" more)
+#define CLI_OPT_CONNECT(dest) \
+	OPT_STRING('c', "connect", dest, "URI", "libvirt URI (default: " \
+		   "libvirt's, qemu:///system as root)")
 
 /*
- * The one region a command reads, after getopt: either --vm SOCKET (@vm)
- * or one REGION operand (path, fd:N, libvirt DOMAIN).  Sets *@region;
- * returns 0, or CLI_EXIT_USAGE after saying what is wrong.
+ * The one region a command reads, from its operands @args[0 .. @nargs-1]:
+ * either --vm SOCKET (@vm) or one REGION operand (path, fd:N, libvirt
+ * DOMAIN).  Sets *@region; returns 0, or CLI_EXIT_USAGE after saying what
+ * is wrong.
  */
-int cli_region_operand(const char *cmd, int argc, char **argv, const char *vm,
+int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 		       const char **region);
 
 struct rmap;
-/* Explain why region @spec could not be opened; returns CLI_EXIT_FAIL. */
-int cli_region_error(const char *cmd, const char *spec, const struct rmap *m,
-		     int err);
-
-/* The same for the region of a VM behind control socket @sock (--vm):
- * connection and protocol errors, then region errors. */
-int cli_vm_error(const char *cmd, const char *sock, const struct rmap *m,
-		 int err);
-
-/* Strict number parsing: 0, or -EINVAL for anything but a number in range. */
-int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
-int cli_parse_seconds(const char *s, double max, double *out);
+/*
+ * Open the region a command reads with @flags (region_map.h): the VM's
+ * behind control socket @vm (--vm), else @region; then make sure @output
+ * (NULL: none) is not the region's own file.  0, or CLI_EXIT_FAIL after
+ * saying what is wrong and what to do (@m is then closed).
+ */
+int cli_region_open(const char *cmd, struct rmap *m, const char *vm,
+		    const char *region, unsigned flags, const char *output);
 
 /* The full command line, for the perf.data header. */
 void cli_set_argv(int argc, char **argv);

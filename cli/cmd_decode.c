@@ -5,7 +5,6 @@
  * the way ptxed prints it, then a summary; --check compares it with the
  * single-step ground truth the capture carries.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,27 +24,6 @@ struct dec_out {
 	uint64_t mismatch_at;    /* first difference + 1, 0 none */
 	uint64_t mismatch_ip;
 };
-
-static void help(void)
-{
-	printf("usage: ringside decode FILE [--last-psb] [--check] [--quiet]\n\n"
-	       "Decode a pt-virt capture file (Intel PT bytes from a guest's AUX\n"
-	       "ring plus the guest memory the code ran from) with libipt's\n"
-	       "instruction decoder.  One line per instruction, ptxed style:\n"
-	       "the address and the instruction; events in brackets ([enabled],\n"
-	       "[disabled], [interrupt], [overflow], errors with their trace\n"
-	       "offset); a summary at the end.  Decode errors resynchronize at\n"
-	       "the next PSB.\n\n"
-	       "  --last-psb  start at the last PSB (snapshot-mode data; the\n"
-	       "              default when the capture says snapshot)\n"
-	       "  --check     compare with the ground truth in the capture: the\n"
-	       "              decoded flow must be the executed flow (or, from a\n"
-	       "              PSB or up to a cut, a contiguous part of it)\n"
-	       "  --quiet     the summary only\n"
-	       "  -h, --help  this text\n\n"
-	       "Exit status: 0 success, 1 unreadable file or --check mismatch,\n"
-	       "2 bad usage.\n");
-}
 
 static void print_insn(const struct pv_dec_item *it)
 {
@@ -109,29 +87,45 @@ static void align_truth(struct dec_out *o, uint64_t skip)
 static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
 		 const char **path)
 {
-	static const struct option opts[] = {
-		{ "last-psb", no_argument, NULL, 'l' },
-		{ "check", no_argument, NULL, 'c' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt opts[] = {
+		OPT_FLAG(0, "last-psb", last_psb, "start at the last PSB "
+			 "(snapshot-mode data; the default when the capture says "
+			 "snapshot)"),
+		OPT_FLAG(0, "check", &o->check, "compare with the ground truth in "
+			 "the capture: the decoded flow must be the executed flow "
+			 "(or, from a PSB or up to a cut, a contiguous part of it)"),
+		OPT_FLAG(0, "quiet", &o->quiet, "the summary only"),
+		OPT_END
 	};
-	int c;
+	static const struct opt_arg args[] = {
+		{ "FILE", "a pt-virt capture (ringside-pt-trace --out)" },
+		{ NULL, NULL },
+	};
+	const struct opt_cmd cmd = {
+		.prog = CLI_PROG(CMD),
+		.usage = "FILE [--last-psb] [--check] [--quiet]",
+		.about = "Decode a pt-virt capture file (Intel PT bytes from a "
+			 "guest's AUX ring plus the guest memory the code ran from) "
+			 "with libipt's instruction decoder.  One line per "
+			 "instruction, ptxed style: the address and the "
+			 "instruction; events in brackets ([enabled], [disabled], "
+			 "[interrupt], [overflow], errors with their trace offset); a "
+			 "summary at the end.  Decode errors resynchronize at the "
+			 "next PSB.",
+		.args = args,
+		.opts = opts,
+		.notes = "Exit status: 0 success, 1 unreadable file or --check "
+			 "mismatch, 2 bad usage.",
+		.min_args = 1,
+		.max_args = 1,
+		.missing = "which capture? give a file ringside-pt-trace wrote",
+	};
+	int first, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l': *last_psb = 1; break;
-		case 'c': o->check = 1; break;
-		case 'q': o->quiet = 1; break;
-		case 'h': help(); return -1;
-		default: return cli_bad_option(CMD, argv, c);
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage(CMD, "expected one FILE");
-	*path = argv[optind];
-	return 0;
+	ret = opt_parse(&cmd, argc, argv, &first);
+	if (!ret)
+		*path = argv[first];
+	return ret;
 }
 
 static int run(const struct pv_capture *cap, int last_psb, struct dec_out *o,

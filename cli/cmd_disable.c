@@ -4,7 +4,6 @@
  * element out of the persistent XML.  A domain that has neither is left
  * alone (status 0).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +11,6 @@
 #include "ringside/domain_virt.h"
 
 #include "cli.h"
-#include "err.h"
 
 #define CMD "disable"
 
@@ -21,49 +19,34 @@ struct disable_opts {
 	const char *uri;
 };
 
-static void help(void)
-{
-	printf("usage: ringside disable DOMAIN [--connect URI]\n\n"
-	       "Take libvirt domain DOMAIN out of ringside tracing: remove the\n"
-	       "<shmem name='ringside-DOMAIN'> device and ringside's <metadata>\n"
-	       "element from its persistent XML.  A running domain keeps its region\n"
-	       "until it stops.\n\n"
-	       "  -c, --connect URI  libvirt URI (default: libvirt's, qemu:///system as root)\n"
-	       "  -h, --help         this text\n\n"
-	       "Exit status: 0 success (also when it was not enabled), 1 failure,\n"
-	       "2 bad usage.\n");
-}
-
 static int parse(int argc, char **argv, struct disable_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "connect", required_argument, NULL, 'c' },
-		{ "help",    no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt opts[] = {
+		CLI_OPT_CONNECT(&o->uri),
+		OPT_END
 	};
-	int c;
+	const struct opt_cmd cmd = {
+		.prog = CLI_PROG(CMD),
+		.usage = "DOMAIN [--connect URI]",
+		.about = "Take libvirt domain DOMAIN out of ringside tracing: "
+			 "remove the <shmem name='ringside-DOMAIN'> device and "
+			 "ringside's <metadata> element from its persistent XML.  A "
+			 "running domain keeps its region until it stops.",
+		.args = cli_domain_args,
+		.opts = opts,
+		.notes = "Exit status: 0 success (also when it was not enabled), "
+			 "1 failure, 2 bad usage.",
+		.min_args = 1,
+		.max_args = 1,
+		.missing = CLI_DOMAIN_MISSING,
+	};
+	int first, ret;
 
 	memset(o, 0, sizeof(*o));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			o->uri = optarg;
-			break;
-		case 'h':
-			help();
-			return -1;
-		default:
-			return cli_bad_option(CMD, argv, c);
-		}
-	}
-	if (optind >= argc)
-		return cli_usage(CMD, "which domain? give its libvirt name");
-	if (argc - optind > 1)
-		return cli_usage(CMD, "one domain only; '%s' is extra", argv[optind + 1]);
-	o->domain = argv[optind];
-	return 0;
+	ret = opt_parse(&cmd, argc, argv, &first);
+	if (!ret)
+		o->domain = argv[first];
+	return ret;
 }
 
 /* Remove what is there; 1 if something was, 0 if nothing. */
@@ -111,7 +94,7 @@ int cmd_disable(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
-		cli_err(CMD, "'%s': %s", o.domain, err_str(-dome_name));
+		cli_err(CMD, "'%s': %s", o.domain, dom_errstr(-dome_name));
 		return CLI_EXIT_FAIL;
 	}
 	err = dom_virt_open(&d, o.uri, o.domain, 0);
@@ -125,9 +108,9 @@ int cmd_disable(int argc, char **argv)
 	if (err < 0) {
 		if (*what)
 			cli_err(CMD, "%s: removing %s failed: %s", o.domain, what,
-				err_str(err));
+				dom_errstr(err));
 		else
-			cli_err(CMD, "%s: %s", o.domain, err_str(err));
+			cli_err(CMD, "%s: %s", o.domain, dom_errstr(err));
 		ret = CLI_EXIT_FAIL;
 	} else if (err == 0) {
 		printf("ringside disable: %s was not enabled; nothing changed\n",

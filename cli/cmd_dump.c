@@ -19,14 +19,13 @@
 #define CMD "dump"
 #define MARKER_TEXT_MAX 200
 
-static void help(void)
+static int parse(int argc, char **argv, const char **path)
 {
-	printf("usage: ringside dump FILE\n\n"
-	       "Print every record of a perf.data file written by ringside, one line\n"
-	       "each, in file order:\n\n"
-	       "  [RING] SECONDS.NANOSECONDS TYPE FIELDS...\n\n"
-	       "  -h, --help  this text\n\n"
-	       "Exit status: 0 success, 1 unreadable file, 2 bad usage.\n");
+	return file_cmd_parse(CLI_PROG(CMD), "FILE",
+			      "Print every record of a perf.data file written by "
+			      "ringside, one line each, in file order:\n\n"
+			      "  [RING] SECONDS.NANOSECONDS TYPE FIELDS...",
+			      NULL, argc, argv, path);
 }
 
 /* @n bytes of guest text, quoted, unprintable bytes escaped. */
@@ -153,7 +152,7 @@ int cmd_dump(int argc, char **argv)
 	uint64_t type;
 	int ret, n;
 
-	ret = file_cmd_parse(CMD, argc, argv, help, NULL, &path);
+	ret = parse(argc, argv, &path);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	ret = file_cmd_open(CMD, path, &r);

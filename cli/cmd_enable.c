@@ -6,7 +6,6 @@
  * start.  Every option is checked before libvirt is touched, and a failed
  * metadata write takes the device back out.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +16,6 @@
 #include "ringside/domain_virt.h"
 
 #include "cli.h"
-#include "err.h"
 #include "report_out.h"
 
 #define CMD "enable"
@@ -25,106 +23,69 @@
 struct enable_opts {
 	const char *domain;
 	const char *uri;
-	struct dom_cfg cfg;
-	int rings_given;
+	struct dom_cfg cfg;        /* cfg.rings 0: the domain's vCPU count */
 };
 
-static void help(void)
+/* Each option is the metadata attribute of its name: dom_cfg_set says
+ * what a good value is. */
+static const char *set(const struct opt *opt, const char *value)
 {
-	printf("usage: ringside enable DOMAIN [--rings N] [--data-pages N] [--aux-pages N]\n"
-	       "                      [--mode normal|overwrite] [--trace LIST] [--freq HZ]\n"
-	       "                      [--connect URI]\n\n"
-	       "Opt libvirt domain DOMAIN in to ringside tracing: write ringside's\n"
-	       "<metadata> element and an ivshmem-plain <shmem name='ringside-DOMAIN'>\n"
-	       "device into its persistent XML.  Both apply at the domain's next start;\n"
-	       "the libvirt hook ('ringside hook install') then creates the region.\n"
-	       "Running 'enable' again replaces the settings.\n\n"
-	       "  -r, --rings N        rings (one per vCPU): 1..48 (default: the vCPU count)\n"
-	       "  -p, --data-pages N   4 KiB pages of records per ring, a power of two (64)\n"
-	       "  -a, --aux-pages N    4 KiB pages of AUX per ring, 0 or a power of two (0)\n"
-	       "  -m, --mode MODE      overwrite (flight recorder, default) or normal\n"
-	       "  -t, --trace LIST     samples,markers,aux,test (default samples,markers)\n"
-	       "  -f, --freq HZ        guest samples per second and vCPU, 1..100000 (1000)\n"
-	       "  -c, --connect URI    libvirt URI (default: libvirt's, qemu:///system as root)\n"
-	       "  -h, --help           this text\n\n"
-	       "Exit status: 0 success, 1 failure (nothing changed), 2 bad usage.\n");
-}
-
-static int set(struct enable_opts *o, const char *key, const char *value)
-{
+	size_t n = strlen(opt->name);
 	const char *bad;
 
-	if (dom_cfg_set(&o->cfg, key, value, &bad)) {
-		size_t n = strlen(key);
-
-		/* bad names the attribute; the option says it already */
-		if (!strncmp(bad, key, n) && bad[n] == ':')
-			bad += n + 2;
-		return cli_usage(CMD, "--%s '%s': %s", key, value, bad);
-	}
-	return 0;
+	if (!dom_cfg_set(opt->dest, opt->name, value, &bad))
+		return NULL;
+	/* bad names the attribute; the option says it already */
+	if (!strncmp(bad, opt->name, n) && bad[n] == ':')
+		bad += n + 2;
+	return bad;
 }
 
 static int parse(int argc, char **argv, struct enable_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "rings",      required_argument, NULL, 'r' },
-		{ "data-pages", required_argument, NULL, 'p' },
-		{ "aux-pages",  required_argument, NULL, 'a' },
-		{ "mode",       required_argument, NULL, 'm' },
-		{ "trace",      required_argument, NULL, 't' },
-		{ "freq",       required_argument, NULL, 'f' },
-		{ "connect",    required_argument, NULL, 'c' },
-		{ "help",       no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt opts[] = {
+		OPT_FN('r', "rings", set, &o->cfg, "N", "rings (one per vCPU): "
+		       "1..48 (default: the vCPU count)"),
+		OPT_FN('p', "data-pages", set, &o->cfg, "N", "4 KiB pages of "
+		       "records per ring, a power of two (64)"),
+		OPT_FN('a', "aux-pages", set, &o->cfg, "N", "4 KiB pages of AUX "
+		       "per ring, 0 or a power of two (0)"),
+		OPT_FN('m', "mode", set, &o->cfg, "MODE", "overwrite (flight "
+		       "recorder, default) or normal"),
+		OPT_FN('t', "trace", set, &o->cfg, "LIST", "samples,markers,aux,"
+		       "test (default samples,markers)"),
+		OPT_FN('f', "freq", set, &o->cfg, "HZ", "guest samples per second "
+		       "and vCPU, 1..100000 (1000)"),
+		CLI_OPT_CONNECT(&o->uri),
+		OPT_END
+	};
+	const struct opt_cmd cmd = {
+		.prog = CLI_PROG(CMD),
+		.usage = "DOMAIN [OPTIONS]",
+		.about = "Opt libvirt domain DOMAIN in to ringside tracing: write "
+			 "ringside's <metadata> element and an ivshmem-plain <shmem "
+			 "name='ringside-DOMAIN'> device into its persistent XML.  "
+			 "Both apply at the domain's next start; the libvirt hook "
+			 "('ringside hook install') then creates the region.  "
+			 "Running 'enable' again replaces the settings.",
+		.args = cli_domain_args,
+		.opts = opts,
+		.notes = "Exit status: 0 success, 1 failure (nothing changed), "
+			 "2 bad usage.",
+		.min_args = 1,
+		.max_args = 1,
+		.missing = CLI_DOMAIN_MISSING,
 	};
 	struct dom_cfg probe;
 	const char *bad;
-	int c, ret = 0;
+	int first, ret;
 
 	memset(o, 0, sizeof(*o));
 	dom_cfg_default(&o->cfg);
-	opterr = 0;
-	optind = 1;
-	while (!ret && (c = getopt_long(argc, argv, ":r:p:a:m:t:f:c:h",
-					longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			o->rings_given = 1;
-			ret = set(o, "rings", optarg);
-			break;
-		case 'p':
-			ret = set(o, "data-pages", optarg);
-			break;
-		case 'a':
-			ret = set(o, "aux-pages", optarg);
-			break;
-		case 'm':
-			ret = set(o, "mode", optarg);
-			break;
-		case 't':
-			ret = set(o, "trace", optarg);
-			break;
-		case 'f':
-			ret = set(o, "freq", optarg);
-			break;
-		case 'c':
-			o->uri = optarg;
-			break;
-		case 'h':
-			help();
-			return -1;
-		default:
-			return cli_bad_option(CMD, argv, c);
-		}
-	}
+	ret = opt_parse(&cmd, argc, argv, &first);
 	if (ret)
 		return ret;
-	if (optind >= argc)
-		return cli_usage(CMD, "which domain? give its libvirt name");
-	if (argc - optind > 1)
-		return cli_usage(CMD, "one domain only; '%s' is extra", argv[optind + 1]);
-	o->domain = argv[optind];
+	o->domain = argv[first];
 	/* The sizes together, before anything is looked up: with the rings
 	 * given, or the fewest the domain could have. */
 	probe = o->cfg;
@@ -141,7 +102,7 @@ static int finish_cfg(struct enable_opts *o, const struct dom_xml *x)
 	const char *bad;
 	uint32_t vcpus;
 
-	if (!o->rings_given) {
+	if (!o->cfg.rings) {
 		if (dom_xml_vcpus(x, &vcpus)) {
 			cli_err(CMD, "%s: the domain XML has no <vcpu> count; give "
 				"--rings N", o->domain);
@@ -188,7 +149,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 	if (err) {
 		free(old_dev);
 		cli_err(CMD, "%s: cannot add the <shmem> device: %s; nothing "
-			"changed", o->domain, err_str(err));
+			"changed", o->domain, dom_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
 	err = dom_virt_meta_set(d, meta);
@@ -200,7 +161,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 		}
 		free(old_dev);
 		cli_err(CMD, "%s: cannot write the metadata: %s; nothing changed",
-			o->domain, err_str(err));
+			o->domain, dom_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
 	free(old_dev);
@@ -239,7 +200,7 @@ int cmd_enable(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
-		cli_err(CMD, "'%s': %s", o.domain, err_str(-dome_name));
+		cli_err(CMD, "'%s': %s", o.domain, dom_errstr(-dome_name));
 		return CLI_EXIT_FAIL;
 	}
 	ret = CLI_EXIT_FAIL;
@@ -253,7 +214,7 @@ int cmd_enable(int argc, char **argv)
 	if (!err)
 		err = dom_xml_parse(&x, xml, strlen(xml));
 	if (err < 0) {
-		cli_err(CMD, "%s: %s", o.domain, err_str(err));
+		cli_err(CMD, "%s: %s", o.domain, dom_errstr(err));
 		goto out;
 	}
 	ret = finish_cfg(&o, x);

@@ -12,7 +12,6 @@
  * while it waits).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <grp.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -25,7 +24,6 @@
 #include "ringside/domain_hook.h"
 
 #include "cli.h"
-#include "err.h"
 
 #define CMD "hook"
 #define HOOK_PROGRAM "ringside-hook"
@@ -41,44 +39,48 @@ struct hook_opts {
 	int nargs;
 };
 
-static void help(void)
-{
-	printf("usage: ringside hook install [--dir DIR] [--group G] [--legacy] [--force]\n"
-	       "                             [--program P]\n"
-	       "       ringside hook uninstall [--dir DIR] [--legacy]\n"
-	       "       ringside hook run [--group G] DOMAIN OPERATION SUB-OPERATION [EXTRA]\n\n"
-	       "install writes DIR/qemu.d/ringside (DIR/qemu with --legacy), a script\n"
-	       "that libvirt runs for every QEMU domain; it execs ringside-hook, which\n"
-	       "links neither libvirt nor the VMM.  For a domain opted in with\n"
-	       "'ringside enable' it creates /dev/shm/ringside-DOMAIN at 'prepare begin'\n"
-	       "(laid out, exact size, mode 0660, owner root, group G) and removes it\n"
-	       "at 'release end'.  Other domains are left alone.  libvirtd looks for\n"
-	       "hooks when it starts: restart it after installing.\n\n"
-	       "  -d, --dir DIR     libvirt's hooks directory (default " DOM_HOOK_DIR ")\n"
-	       "  -g, --group G     group of the QEMU processes (default " DOM_HOOK_GROUP ")\n"
-	       "  -l, --legacy      install as DIR/qemu (libvirt without qemu.d support)\n"
-	       "  -f, --force       replace a hook file ringside did not write\n"
-	       "  -p, --program P   the hook program libvirt runs (default: ringside-hook\n"
-	       "                    beside this ringside)\n"
-	       "  -h, --help        this text\n\n"
-	       "run does what ringside-hook does, in this process: it reads the domain\n"
-	       "XML on stdin and never calls libvirt.  Exit status: 0 success,\n"
-	       "1 failure (at 'prepare' libvirt then refuses to start the domain, with\n"
-	       "this message), 2 bad usage.\n");
-}
-
 static int parse(int argc, char **argv, struct hook_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "dir",      required_argument, NULL, 'd' },
-		{ "group",    required_argument, NULL, 'g' },
-		{ "program",  required_argument, NULL, 'p' },
-		{ "legacy",   no_argument,       NULL, 'l' },
-		{ "force",    no_argument,       NULL, 'f' },
-		{ "help",     no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt opts[] = {
+		OPT_STRING('d', "dir", &o->dir, "DIR", "libvirt's hooks directory "
+			   "(default " DOM_HOOK_DIR ")"),
+		OPT_STRING('g', "group", &o->group, "G", "group of the QEMU "
+			   "processes (default " DOM_HOOK_GROUP ")"),
+		OPT_FLAG('l', "legacy", &o->legacy, "install as DIR/qemu (libvirt "
+			 "without qemu.d support)"),
+		OPT_FLAG('f', "force", &o->force, "replace a hook file ringside did "
+			 "not write"),
+		OPT_STRING('p', "program", &o->program, "P", "the hook program "
+			   "libvirt runs (default: ringside-hook beside this "
+			   "ringside)"),
+		OPT_END
 	};
-	int c, is_run;
+	const struct opt_cmd cmd = {
+		.prog = CLI_PROG(CMD),
+		.usage = "install [--dir DIR] [--group G] [--legacy] [--force] "
+			 "[--program P]\n"
+			 "uninstall [--dir DIR] [--legacy]\n"
+			 "run [--group G] DOMAIN OPERATION SUB-OPERATION [EXTRA]",
+		.about = "install writes DIR/qemu.d/ringside (DIR/qemu with "
+			 "--legacy), a script that libvirt runs for every QEMU "
+			 "domain; it execs ringside-hook, which links neither "
+			 "libvirt nor the VMM.  For a domain opted in with 'ringside "
+			 "enable' it creates /dev/shm/ringside-DOMAIN at 'prepare "
+			 "begin' (laid out, exact size, mode 0660, owner root, group "
+			 "G) and removes it at 'release end'.  Other domains are left "
+			 "alone.  libvirtd looks for hooks when it starts: restart it "
+			 "after installing.",
+		.opts = opts,
+		.notes = "run does what ringside-hook does, in this process: it "
+			 "reads the domain XML on stdin and never calls libvirt.  "
+			 "Exit status: 0 success, 1 failure (at 'prepare' libvirt "
+			 "then refuses to start the domain, with this message), "
+			 "2 bad usage.",
+		/* options end at DOMAIN, so that a DOMAIN "-x" stays one */
+		.flags = OPT_IN_ORDER,
+		.max_args = OPT_ANY_ARGS,
+	};
+	int first, ret, is_run;
 
 	memset(o, 0, sizeof(*o));
 	o->dir = DOM_HOOK_DIR;
@@ -87,41 +89,18 @@ static int parse(int argc, char **argv, struct hook_opts *o)
 		return cli_usage(CMD, "install, uninstall or run?");
 	o->action = argv[1];
 	if (!strcmp(o->action, "-h") || !strcmp(o->action, "--help")) {
-		help();
-		return -1;
+		opt_help(&cmd);
+		return OPT_HELP;
 	}
 	is_run = !strcmp(o->action, "run");
 	if (!is_run && strcmp(o->action, "install") && strcmp(o->action, "uninstall"))
 		return cli_usage(CMD, "'%s': install, uninstall or run?", o->action);
-	opterr = 0;
-	optind = 2;
-	/* '+': stop at the first operand, so a DOMAIN "-x" stays one */
-	while ((c = getopt_long(argc, argv, "+:d:g:p:lfh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			o->dir = optarg;
-			break;
-		case 'g':
-			o->group = optarg;
-			break;
-		case 'p':
-			o->program = optarg;
-			break;
-		case 'l':
-			o->legacy = 1;
-			break;
-		case 'f':
-			o->force = 1;
-			break;
-		case 'h':
-			help();
-			return -1;
-		default:
-			return cli_bad_option(CMD, argv, c);
-		}
-	}
-	o->args = argv + optind;
-	o->nargs = argc - optind;
+	/* the action is the command line's argv[0] */
+	ret = opt_parse(&cmd, argc - 1, argv + 1, &first);
+	if (ret)
+		return ret;
+	o->args = argv + 1 + first;
+	o->nargs = argc - 1 - first;
 	if (is_run && o->nargs < 3)
 		return cli_usage(CMD, "run wants DOMAIN OPERATION SUB-OPERATION "
 				 "(what libvirt passes)");
@@ -205,7 +184,7 @@ static int install(const struct hook_opts *o)
 	}
 	err = dom_hook_file_write(path, program, o->group);
 	if (err) {
-		cli_err(CMD, "cannot write %s: %s", path, err_str(err));
+		cli_err(CMD, "cannot write %s: %s", path, dom_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
 	printf("ringside hook: installed %s (runs %s); restart libvirtd so that "

@@ -8,7 +8,6 @@
  * takes a last batch from every ring and completes the file.
  */
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +15,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "err.h"
 #include "recorder.h"
 #include "region_map.h"
 #include "report_out.h"
@@ -36,91 +34,54 @@ struct record_opts {
 	int quiet;
 };
 
-static void help(void)
-{
-	printf("usage: ringside record REGION|DOMAIN -o FILE [--duration S] [--interval MS]\n"
-	       "                      [--doorbell-fd N] [--quiet]\n"
-	       "       ringside record --vm SOCKET -o FILE [--duration S] [--interval MS]\n"
-	       "                      [--quiet]\n\n"
-	       "Drain every ring of a live trace region into FILE (perf.data) until\n"
-	       "Ctrl-C, SIGTERM or --duration.  FILE is written as FILE.tmp and\n"
-	       "renamed when complete.\n\n"
-	       "  REGION                the region: a path (/dev/shm/NAME) or fd:N\n"
-	       "  DOMAIN                the region of running libvirt domain DOMAIN (looked\n"
-	       "                        up through libvirt when no file of that name exists)\n"
-	       "      --vm SOCKET       the region of the ringside VMM serving the control\n"
-	       "                        socket SOCKET ('ringside run --control SOCKET'):\n"
-	       "                        wakes on its doorbells, and ends by itself once\n"
-	       "                        every vCPU has stopped or the VMM has gone\n"
-	       "  -o, --output FILE     the perf.data file to write\n"
-	       "  -d, --duration S      stop after S seconds (fractions allowed)\n"
-	       "  -i, --interval MS     wait at most MS milliseconds between passes\n"
-	       "                        (default 10; with --vm %d, as doorbells wake it)\n"
-	       "      --doorbell-fd N   also wake when eventfd N fires (the VMM's doorbell)\n"
-	       "  -q, --quiet           no progress line and no summary\n"
-	       "  -h, --help            this text\n\n"
-	       "A progress line is shown on a terminal only.  Exit status: 0 success,\n"
-	       "1 failure (FILE is then not created), 2 bad usage.\n",
-	       DOORBELL_INTERVAL_MS);
-}
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static int parse(int argc, char **argv, struct record_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "output",      required_argument, NULL, 'o' },
-		{ "duration",    required_argument, NULL, 'd' },
-		{ "interval",    required_argument, NULL, 'i' },
-		{ "doorbell-fd", required_argument, NULL, 'D' },
-		{ "vm",          required_argument, NULL, 'V' },
-		{ "quiet",       no_argument,       NULL, 'q' },
-		{ "help",        no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	uint32_t fd = UINT32_MAX;
+	const struct opt opts[] = {
+		CLI_OPT_VM(&o->vm, ": wakes on its doorbells, and ends by itself "
+			   "once every vCPU has stopped or the VMM has gone"),
+		OPT_STRING('o', "output", &o->output, "FILE",
+			   "the perf.data file to write"),
+		OPT_SECONDS('d', "duration", &o->duration, "S", 10000000,
+			    "stop after S seconds (fractions allowed)"),
+		OPT_U32('i', "interval", &o->interval_ms, "MS", 1, 60000,
+			"milliseconds", "wait at most MS milliseconds between passes "
+			"(default 10; with --vm " STR(DOORBELL_INTERVAL_MS) ", as "
+			"doorbells wake it)"),
+		OPT_U32(0, "doorbell-fd", &fd, "N", 0, 1u << 30,
+			"a descriptor number", "also wake when eventfd N fires (the "
+			"VMM's doorbell; not with --vm)"),
+		OPT_FLAG('q', "quiet", &o->quiet, "no progress line and no summary"),
+		OPT_END
 	};
-	uint32_t fd;
-	int c;
+	const struct opt_cmd cmd = {
+		.prog = CLI_PROG(CMD),
+		.usage = "REGION|DOMAIN -o FILE [OPTIONS]\n"
+			 "--vm SOCKET -o FILE [OPTIONS]",
+		.about = "Drain every ring of a live trace region into FILE "
+			 "(perf.data) until Ctrl-C, SIGTERM or --duration.  FILE is "
+			 "written as FILE.tmp and renamed when complete.",
+		.args = cli_region_args,
+		.opts = opts,
+		.notes = "A progress line is shown on a terminal only.  Exit "
+			 "status: 0 success, 1 failure (FILE is then not created), "
+			 "2 bad usage.",
+		.max_args = OPT_ANY_ARGS,
+	};
+	int first, ret;
 
 	memset(o, 0, sizeof(*o));
-	o->doorbell_fd = -1;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:d:i:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'd':
-			if (cli_parse_seconds(optarg, 1e7, &o->duration))
-				return cli_usage(CMD, "--duration wants seconds > 0, not '%s'",
-						 optarg);
-			break;
-		case 'i':
-			if (cli_parse_u32(optarg, 1, 60000, &o->interval_ms))
-				return cli_usage(CMD, "--interval wants milliseconds "
-						 "1..60000, not '%s'", optarg);
-			break;
-		case 'D':
-			if (cli_parse_u32(optarg, 0, 1u << 30, &fd))
-				return cli_usage(CMD, "--doorbell-fd wants a descriptor "
-						 "number, not '%s'", optarg);
-			o->doorbell_fd = (int)fd;
-			break;
-		case 'V':
-			o->vm = optarg;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			help();
-			return -1;
-		default:
-			return cli_bad_option(CMD, argv, c);
-		}
-	}
+	ret = opt_parse(&cmd, argc, argv, &first);
+	if (ret)
+		return ret;
+	o->doorbell_fd = fd == UINT32_MAX ? -1 : (int)fd;
 	if (o->vm && o->doorbell_fd >= 0)
 		return cli_usage(CMD, "--vm brings the VM's doorbells; --doorbell-fd "
 				 "is for a REGION");
-	if (cli_region_operand(CMD, argc, argv, o->vm, &o->region))
+	if (cli_region_operand(CMD, argc - first, argv + first, o->vm, &o->region))
 		return CLI_EXIT_USAGE;
 	if (!o->output)
 		return cli_usage(CMD, "where to? give the output file with -o FILE");
@@ -222,24 +183,12 @@ int cmd_record(int argc, char **argv)
 	}
 	err = stop_install();
 	if (err) {
-		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", err_str(err));
+		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", strerror(-err));
 		return CLI_EXIT_FAIL;
 	}
-	if (o.vm) {
-		err = rmap_open_vm(&m, o.vm, RMAP_WRITE | RMAP_EXCL);
-		if (err)
-			return cli_vm_error(CMD, o.vm, &m, err);
-	} else {
-		err = rmap_open(&m, o.region, RMAP_WRITE | RMAP_EXCL);
-		if (err)
-			return cli_region_error(CMD, o.region, &m, err);
-	}
-	if (rmap_is_file(&m, o.output)) {
-		cli_err(CMD, "-o %s is the region itself; choose another output file",
-			o.output);
-		rmap_close(&m);
+	if (cli_region_open(CMD, &m, o.vm, o.region, RMAP_WRITE | RMAP_EXCL,
+			    o.output))
 		return CLI_EXIT_FAIL;
-	}
 	ret = run(&o, &m);
 	rmap_close(&m);
 	return ret;

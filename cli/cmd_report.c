@@ -10,17 +10,21 @@
 
 #define CMD "report"
 
-static void help(void)
+static int parse(int argc, char **argv, int *json, const char **path)
 {
-	printf("usage: ringside report FILE [--json]\n\n"
-	       "Summarize a perf.data file written by ringside record or snapshot,\n"
-	       "per ring: records by type, records lost (the sum of the LOST\n"
-	       "records), AUX records and how many were truncated, the time span\n"
-	       "and the rate.  ringside's own records are decoded from the events\n"
-	       "that carry them.\n\n"
-	       "  --json      one JSON object instead of text\n"
-	       "  -h, --help  this text\n\n"
-	       "Exit status: 0 success, 1 unreadable file, 2 bad usage.\n");
+	const struct opt opts[] = {
+		OPT_FLAG(0, "json", json, "one JSON object instead of text"),
+		OPT_END
+	};
+
+	return file_cmd_parse(CLI_PROG(CMD), "FILE [--json]",
+			      "Summarize a perf.data file written by ringside "
+			      "record or snapshot, per ring: records by type, "
+			      "records lost (the sum of the LOST records), AUX "
+			      "records and how many were truncated, the time span "
+			      "and the rate.  ringside's own records are decoded "
+			      "from the events that carry them.",
+			      opts, argc, argv, path);
 }
 
 int cmd_report(int argc, char **argv)
@@ -31,7 +35,7 @@ int cmd_report(int argc, char **argv)
 	struct tally *t;
 	int json = 0, ret, n;
 
-	ret = file_cmd_parse(CMD, argc, argv, help, &json, &path);
+	ret = parse(argc, argv, &json, &path);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	ret = file_cmd_open(CMD, path, &r);

@@ -16,7 +16,6 @@
 
 #include "ringside/vmm.h"
 #include "cli.h"
-#include "err.h"
 #include "recorder.h"
 #include "run.h"
 #include "snapper.h"
@@ -53,7 +52,7 @@ static int boot_error(const struct run_opts *o, int err)
 		cli_err(CMD, "this KVM lacks what the ringside VMM needs (see above)");
 		break;
 	default:
-		cli_err(CMD, "cannot create the VM: %s", err_str(err));
+		cli_err(CMD, "cannot create the VM: %s", strerror(-err));
 	}
 	return CLI_EXIT_FAIL;
 }
@@ -69,7 +68,7 @@ static int load_error(const char *payload, int err)
 	else if (err == -E2BIG)
 		cli_err(CMD, "payload %s does not fit the guest's memory", payload);
 	else
-		cli_err(CMD, "cannot load payload %s: %s", payload, err_str(err));
+		cli_err(CMD, "cannot load payload %s: %s", payload, strerror(-err));
 	return CLI_EXIT_FAIL;
 }
 
@@ -94,9 +93,9 @@ static int boot(const struct run_opts *o, struct rs_vmm **vmp)
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old);
 	if (o->control && (err = rs_vmm_control_listen(vm, o->control)) < 0)
 		cli_err(CMD, "cannot serve the control socket %s: %s", o->control,
-			err_str(err));
+			strerror(-err));
 	else if ((err = rs_vmm_start(vm)) < 0)
-		cli_err(CMD, "cannot start the vCPUs: %s", err_str(err));
+		cli_err(CMD, "cannot start the vCPUs: %s", strerror(-err));
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
@@ -197,7 +196,7 @@ int cmd_run(int argc, char **argv)
 	o.params.log = log_line;
 	err = stop_install();
 	if (err) {
-		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", err_str(err));
+		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", strerror(-err));
 		return CLI_EXIT_FAIL;
 	}
 	ret = boot(&o, &st.vm);

@@ -4,7 +4,6 @@
  * tails and the counters are what the guest last wrote: hints, shown as
  * read.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,62 +23,38 @@ struct stat_opts {
 	uint32_t count;        /* 0: until interrupted */
 };
 
-static void help(void)
-{
-	printf("usage: ringside stat REGION|DOMAIN [--interval S [--count N]]\n"
-	       "       ringside stat --vm SOCKET [--interval S [--count N]]\n\n"
-	       "Show a trace region's rings right now: data and AUX heads and tails,\n"
-	       "fill, records produced and lost (as the guest counts them), mode.\n\n"
-	       "  REGION              the region: a path (/dev/shm/NAME) or fd:N\n"
-	       "  DOMAIN              the region of running libvirt domain DOMAIN (looked\n"
-	       "                      up through libvirt when no file of that name exists)\n"
-	       "      --vm SOCKET     the region of the ringside VMM serving the control\n"
-	       "                      socket SOCKET ('ringside run --control SOCKET')\n"
-	       "  -i, --interval S    repeat every S seconds (fractions allowed)\n"
-	       "  -c, --count N       stop after N reports (with --interval)\n"
-	       "  -h, --help          this text\n\n"
-	       "Exit status: 0 success, 1 failure, 2 bad usage.\n");
-}
-
 static int parse(int argc, char **argv, struct stat_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count",    required_argument, NULL, 'c' },
-		{ "vm",       required_argument, NULL, 'V' },
-		{ "help",     no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt opts[] = {
+		CLI_OPT_VM(&o->vm, ""),
+		OPT_SECONDS('i', "interval", &o->interval, "S", 86400,
+			    "repeat every S seconds (fractions allowed)"),
+		OPT_U32('c', "count", &o->count, "N", 1, UINT32_MAX, NULL,
+			"stop after N reports (with --interval)"),
+		OPT_END
 	};
-	int c;
+	const struct opt_cmd cmd = {
+		.prog = CLI_PROG(CMD),
+		.usage = "REGION|DOMAIN [--interval S [--count N]]\n"
+			 "--vm SOCKET [--interval S [--count N]]",
+		.about = "Show a trace region's rings right now: data and AUX heads "
+			 "and tails, fill, records produced and lost (as the guest "
+			 "counts them), mode.",
+		.args = cli_region_args,
+		.opts = opts,
+		.notes = "Exit status: 0 success, 1 failure, 2 bad usage.",
+		.max_args = OPT_ANY_ARGS,
+	};
+	int first, ret;
 
 	memset(o, 0, sizeof(*o));
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:c:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (cli_parse_seconds(optarg, 86400.0, &o->interval))
-				return cli_usage(CMD, "--interval wants seconds > 0, not '%s'",
-						 optarg);
-			break;
-		case 'c':
-			if (cli_parse_u32(optarg, 1, UINT32_MAX, &o->count))
-				return cli_usage(CMD, "--count wants a number >= 1, not '%s'",
-						 optarg);
-			break;
-		case 'V':
-			o->vm = optarg;
-			break;
-		case 'h':
-			help();
-			return -1;
-		default:
-			return cli_bad_option(CMD, argv, c);
-		}
-	}
+	ret = opt_parse(&cmd, argc, argv, &first);
+	if (ret)
+		return ret;
 	if (o->count && !o->interval)
 		return cli_usage(CMD, "--count needs --interval");
-	return cli_region_operand(CMD, argc, argv, o->vm, &o->region);
+	return cli_region_operand(CMD, argc - first, argv + first, o->vm,
+				  &o->region);
 }
 
 static const char *mode_name(uint32_t mode)
@@ -132,15 +107,13 @@ int cmd_stat(int argc, char **argv)
 	struct stat_opts o;
 	struct rmap m;
 	uint32_t n;
-	int err, ret;
+	int ret;
 
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
-	err = o.vm ? rmap_open_vm(&m, o.vm, 0) : rmap_open(&m, o.region, 0);
-	if (err)
-		return o.vm ? cli_vm_error(CMD, o.vm, &m, err)
-			    : cli_region_error(CMD, o.region, &m, err);
+	if (cli_region_open(CMD, &m, o.vm, o.region, 0, NULL))
+		return CLI_EXIT_FAIL;
 	for (n = 1;; n++) {
 		struct timespec ts;
 

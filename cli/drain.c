@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "drain.h"
-#include "err.h"
 #include "ring_info.h"
 
 static int on_record(const struct rs_perf_header *rec, void *arg)
@@ -19,7 +18,7 @@ static int on_record(const struct rs_perf_header *rec, void *arg)
 	int err;
 
 	err = d->writer ? pdf_writer_add(d->writer, r->index, time, rec) : 0;
-	if (err == -(ERR_PDF + pdfe_too_big)) {
+	if (err == PDF_ERR(pdfe_too_big)) {
 		r->too_big++;
 		return 0;
 	}
@@ -59,7 +58,7 @@ int drain_init(struct drain *d, const struct rs_region *region,
 		if (err)
 			goto fail;
 		if (ri.data_mode != RS_MODE_NORMAL) {
-			err = err_from_ring(-rse_mode);
+			err = -rse_mode;
 			goto fail;
 		}
 		r->drain = d;
@@ -68,7 +67,7 @@ int drain_init(struct drain *d, const struct rs_region *region,
 		pdf_rrec_clock_init(&r->clock, region, i);
 		r->cons = rs_consumer_alloc(region, i);
 		if (!r->cons) {
-			err = err_from_ring(-rse_invalid);
+			err = -rse_invalid;
 			goto fail;
 		}
 		d->nr_rings = i + 1;
@@ -79,7 +78,7 @@ fail:
 	return err;
 }
 
-int drain_pass(struct drain *d)
+int drain_pass(struct drain *d, struct liberr *e)
 {
 	int total = 0, n;
 	int64_t a;
@@ -90,13 +89,14 @@ int drain_pass(struct drain *d)
 
 		n = rs_consumer_drain(r->cons, on_record, r);
 		if (n < 0)
-			return d->write_err ? d->write_err : err_from_ring(n);
+			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
+					      liberr_note(e, n, rs_errstr);
 		total += n;
 		if (!r->has_aux)
 			continue;
 		a = rs_consumer_drain_aux(r->cons, on_aux, r);
 		if (a < 0)
-			return err_from_ring((int)a);
+			return liberr_note(e, (int)a, rs_errstr);
 	}
 	return total;
 }

@@ -11,6 +11,7 @@
 #include "ringside/perfdata.h"
 #include "ringside/ring.h"
 
+#include "liberr.h"
 #include "tally.h"
 
 struct drain;
@@ -30,22 +31,24 @@ struct drain {
 	struct tally *tally;      /* of what went into the file */
 	uint64_t sample_type;
 	uint32_t nr_rings;
-	int write_err;            /* a writer failure stops the drain */
+	int write_err;            /* the writer's (pdf_errstr): ends the drain */
 	struct drain_ring ring[RS_MAX_RINGS];
 };
 
 /*
  * Attach a consumer to every ring of @region; records go to @w, or are only
  * counted in @t when @w is NULL.  Times are converted to ns where the
- * region publishes how (pdf_rrec_clock_init).  A ring error (err.h):
- * rse_mode when a data ring is in overwrite mode (snapshot it instead).
+ * region publishes how (pdf_rrec_clock_init).  0, or the ring library's
+ * -rse_* (rs_errstr): -rse_mode when a data ring is in overwrite mode
+ * (snapshot it instead).
  */
 int drain_init(struct drain *d, const struct rs_region *region,
 	       uint64_t sample_type, struct pdf_writer *w, struct tally *t);
 
-/* One pass over all rings.  Returns records written, or an error (err.h):
- * the writer's (-errno) or the ring library's. */
-int drain_pass(struct drain *d);
+/* One pass over all rings.  Returns records written, or a negative code
+ * noted in @e (liberr.h): the writer's (pdf_errstr) or the ring
+ * library's (rs_errstr). */
+int drain_pass(struct drain *d, struct liberr *e);
 
 /* Consumer statistics of ring @i (corruption counts). */
 const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i);

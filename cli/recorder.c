@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "err.h"
 #include "recorder.h"
 #include "report_out.h"
 #include "ring_info.h"
@@ -98,8 +97,8 @@ static int check_hangups(struct recorder *r, int *said)
 }
 
 /* Passes until stopped, and one last pass after the stop for what came in
- * meanwhile.  0, or the error that ended it (err.h). */
-static int loop(struct recorder *r)
+ * meanwhile.  0, or the error that ended it, noted in @e (drain_pass). */
+static int loop(struct recorder *r, struct liberr *e)
 {
 	int show = !r->quiet && isatty(STDERR_FILENO);
 	double start = cli_now(), last_shown = 0.0, last_asked = 0.0;
@@ -115,7 +114,7 @@ static int loop(struct recorder *r)
 			r->end = RECORDER_END_DURATION;
 		else if (gone)
 			r->end = RECORDER_END_FINISHED;
-		err = drain_pass(&r->drain);
+		err = drain_pass(&r->drain, e);
 		r->passes++;
 		if (err < 0 || r->end)
 			break;
@@ -153,6 +152,7 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		.argv = cli_argv(),
 	};
 	struct pdf_writer *w = NULL;
+	struct liberr e = { 0 };
 	int err;
 
 	tally_init(&r->tally, wp.nr_rings, wp.sample_type);
@@ -160,36 +160,36 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		err = pdf_writer_open(&w, r->output, &wp);
 		if (err) {
 			cli_err(r->cmd, "cannot create %s.tmp: %s; choose a writable "
-				"-o path", r->output, err_str(err));
+				"-o path", r->output, pdf_errstr(err));
 			return CLI_EXIT_FAIL;
 		}
 	}
 	err = drain_init(&r->drain, region, wp.sample_type, w, &r->tally);
 	if (err) {
-		if (err_ring_code(err) == rse_mode)
+		if (err == -rse_mode)
 			cli_err(r->cmd, "%s holds overwrite-mode (flight recorder) "
 				"rings, which have no tail to drain; use 'ringside "
 				"snapshot'", r->source);
 		else
 			cli_err(r->cmd, "cannot attach to %s: %s", r->source,
-				err_str(err));
+				rs_errstr(err));
 		pdf_writer_discard(w);
 		return CLI_EXIT_FAIL;
 	}
-	err = loop(r);
+	err = loop(r, &e);
 	if (err) {
-		if (err_ring_code(err) || !w)
+		if (liberr_from(&e, rs_errstr) || !w)
 			cli_err(r->cmd, "draining %s failed: %s; nothing was kept",
-				r->source, err_str(err));
+				r->source, liberr_str(&e));
 		else
 			cli_err(r->cmd, "writing %s failed: %s; nothing was kept",
-				pdf_writer_tmp_path(w), err_str(err));
+				pdf_writer_tmp_path(w), liberr_str(&e));
 		pdf_writer_discard(w);
 		return CLI_EXIT_FAIL;
 	}
 	if (w && (err = pdf_writer_finish(w))) {
 		cli_err(r->cmd, "completing %s failed: %s; nothing was kept",
-			r->output, err_str(err));
+			r->output, pdf_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
 	return CLI_EXIT_OK;

@@ -11,7 +11,6 @@
 
 #include "ringside/domain_virt.h"
 
-#include "err.h"
 #include "region_map.h"
 #include "vm_conn.h"
 
@@ -43,34 +42,36 @@ static int check_access(int fd, unsigned flags)
 	return 0;
 }
 
-static int map_fd(struct rmap *m, unsigned flags);
+static int map_fd(struct rmap *m, unsigned flags, struct liberr *e);
 
-int rmap_open(struct rmap *m, const char *spec, unsigned flags)
+int rmap_open(struct rmap *m, const char *spec, unsigned flags,
+	      struct liberr *e)
 {
 	int err;
 
 	if (!m || !spec)
-		return -EINVAL;
+		return liberr_note(e, -EINVAL, liberr_sys);
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
 	err = parse_fd(spec, &m->fd);
 	if (err < 0)
-		return err;
+		return liberr_note(e, err, liberr_sys);
 	if (!err) {
 		char path[PATH_MAX];
 
 		if (dom_region_is_domain(spec)) {
 			err = dom_region_path(spec, path, sizeof(path));
-			if (!err && !(m->domain = strdup(spec)))
-				err = -ENOMEM;
 			if (err)
-				return err;
+				return liberr_note(e, err, dom_errstr);
+			m->domain = strdup(spec);
+			if (!m->domain)
+				return liberr_note(e, -ENOMEM, liberr_sys);
 			spec = path;
 		}
 		m->fd = open(spec, ((flags & RMAP_WRITE) ? O_RDWR : O_RDONLY) |
 				   O_CLOEXEC);
 		if (m->fd < 0) {
-			err = -errno;
+			err = liberr_note(e, -errno, liberr_sys);
 			rmap_close(m);
 			return err;
 		}
@@ -78,85 +79,91 @@ int rmap_open(struct rmap *m, const char *spec, unsigned flags)
 	} else {
 		err = check_access(m->fd, flags);
 		if (err)
-			return err;
+			return liberr_note(e, err, liberr_sys);
 	}
-	return map_fd(m, flags);
+	return map_fd(m, flags, e);
 }
 
-int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags)
+int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags,
+		 struct liberr *e)
 {
 	int err;
 
 	if (!m || !sock_path)
-		return -EINVAL;
+		return liberr_note(e, -EINVAL, liberr_sys);
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
 	m->vm = malloc(sizeof(*m->vm));
 	if (!m->vm)
-		return -ENOMEM;
+		return liberr_note(e, -ENOMEM, liberr_sys);
 	err = vm_conn_open(m->vm, sock_path);
 	if (err) {
 		free(m->vm);
 		m->vm = NULL;
-		return err;
+		return liberr_note(e, err, liberr_sys);
 	}
 	m->fd = m->vm->region_fd;   /* closed by vm_conn_close */
-	return map_fd(m, flags);
+	return map_fd(m, flags, e);
 }
 
-int rmap_pause(struct rmap *m)
+int rmap_pause(struct rmap *m, struct liberr *e)
 {
 	if (m->domain)
-		return dom_region_pause(m->domain, &m->domain_paused);
-	return m->vm ? vm_conn_pause(m->vm) : -EOPNOTSUPP;
+		return liberr_note(e, dom_region_pause(m->domain, &m->domain_paused),
+				   dom_errstr);
+	return liberr_note(e, m->vm ? vm_conn_pause(m->vm) : -EOPNOTSUPP,
+			   liberr_sys);
 }
 
-int rmap_resume(struct rmap *m)
+int rmap_resume(struct rmap *m, struct liberr *e)
 {
 	if (m->domain) {
 		if (!m->domain_paused)
 			return 0;  /* it was stopped before we came */
 		m->domain_paused = 0;
-		return dom_region_resume(m->domain);
+		return liberr_note(e, dom_region_resume(m->domain), dom_errstr);
 	}
-	return m->vm ? vm_conn_resume(m->vm) : -EOPNOTSUPP;
+	return liberr_note(e, m->vm ? vm_conn_resume(m->vm) : -EOPNOTSUPP,
+			   liberr_sys);
 }
 
 /* Map and validate m->fd: the part every source shares. */
-static int map_fd(struct rmap *m, unsigned flags)
+static int map_fd(struct rmap *m, unsigned flags, struct liberr *e)
 {
 	int prot = PROT_READ | ((flags & RMAP_WRITE) ? PROT_WRITE : 0);
 	struct stat st;
 	int err;
 
 	if (fstat(m->fd, &st)) {
-		err = -errno;
+		err = liberr_note(e, -errno, liberr_sys);
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		err = S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV;
+		err = liberr_note(e, S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV,
+				  liberr_sys);
 		goto fail;
 	}
 	/* Two consumers would move one tail; the second one is refused.  A
 	 * BSD lock: QEMU's own file locks are OFD locks, which do not meet it. */
 	if ((flags & RMAP_EXCL) && flock(m->fd, LOCK_EX | LOCK_NB)) {
-		err = -errno;
+		err = liberr_note(e, -errno, liberr_sys);
 		goto fail;
 	}
 	m->locked = !!(flags & RMAP_EXCL);
 	m->size = (uint64_t)st.st_size;
 	if (m->size < sizeof(struct rs_region_header)) {
-		err = err_from_ring(-rse_too_small);
+		err = liberr_note(e, -rse_too_small, rs_errstr);
 		goto fail;
 	}
 	m->base = mmap(NULL, m->size, prot, MAP_SHARED, m->fd, 0);
 	if (m->base == MAP_FAILED) {
 		m->base = NULL;
-		err = -errno;
+		err = liberr_note(e, -errno, liberr_sys);
 		goto fail;
 	}
 	m->abi_version = ((const struct rs_region_header *)m->base)->abi_version;
-	err = err_from_ring(rs_region_open(&m->region, m->base, m->size));
+	err = liberr_note(e, rs_region_open(&m->region, m->base, m->size),
+			  rs_errstr);
 	if (err)
 		goto fail;
 	return 0;

@@ -11,6 +11,8 @@
 
 #include "ringside/ring.h"
 
+#include "liberr.h"
+
 enum rmap_flag {
 	RMAP_WRITE = 1u << 0,  /* map writable: a consumer publishes tails */
 	RMAP_EXCL  = 1u << 1,  /* the only consumer: flock(LOCK_EX) the file */
@@ -31,25 +33,32 @@ struct rmap {
 
 /*
  * Open, map and validate @spec (a libvirt domain's region when @spec is a
- * bare name with no file of that name, see dom_region_is_domain).  -errno (open, fstat, mmap; -EBADF for a
- * bad "fd:N", -EACCES for an fd without the access @flags need, -ENODEV
- * for something that is not a regular file, -EWOULDBLOCK when RMAP_EXCL
- * finds another consumer holding the lock), or a ring error (see err.h):
- * rse_magic, rse_version, rse_too_small, rse_geometry; for a domain
- * dom_region_path()'s errors.
+ * bare name with no file of that name, see dom_region_is_domain).  0, or a
+ * negative code noted in @e (liberr.h) as one of:
+ *   liberr_sys: -errno of open, fstat, mmap; -EBADF for a bad "fd:N",
+ *     -EACCES for an fd without the access @flags need, -ENODEV (-EISDIR)
+ *     for something that is not a regular file, -EWOULDBLOCK when
+ *     RMAP_EXCL finds another consumer holding the lock;
+ *   rs_errstr: -rse_magic, -rse_version, -rse_too_small, -rse_geometry
+ *     (m->abi_version says which version a -rse_version region claims);
+ *   dom_errstr: dom_region_path()'s, for a domain.
  */
-int rmap_open(struct rmap *m, const char *spec, unsigned flags);
+int rmap_open(struct rmap *m, const char *spec, unsigned flags,
+	      struct liberr *e);
 
 /*
  * The region of the ringside VMM serving control socket @sock_path, with
- * its doorbells (m->vm, vm_conn.h).  Errors as rmap_open and vm_conn_open.
+ * its doorbells (m->vm, vm_conn.h).  Errors as rmap_open, and
+ * vm_conn_open's -errno (liberr_sys).
  */
-int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags);
+int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags,
+		 struct liberr *e);
 
-/* Stop / restart the region's writers around a stable snapshot.
- * -EOPNOTSUPP when the source cannot pause them (a plain file). */
-int rmap_pause(struct rmap *m);
-int rmap_resume(struct rmap *m);
+/* Stop / restart the region's writers around a stable snapshot.  0, or in
+ * @e: -EOPNOTSUPP (liberr_sys) when the source cannot pause them (a plain
+ * file), vm_conn's -errno (liberr_sys), dom_region_pause's (dom_errstr). */
+int rmap_pause(struct rmap *m, struct liberr *e);
+int rmap_resume(struct rmap *m, struct liberr *e);
 
 /* 1 if @path names the region's own file (an output must never replace it). */
 int rmap_is_file(const struct rmap *m, const char *path);

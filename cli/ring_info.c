@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
-#include "err.h"
 #include "ring_info.h"
 
 void rinfo_region_get(const struct rs_region *region, struct rinfo_region *rr)
@@ -43,7 +42,7 @@ int rinfo_get(const struct rs_region *region, uint32_t index,
 	if (!err)
 		err = rs_ring_state_read(&ring, &st);
 	if (err)
-		return err_from_ring(err);
+		return err;
 	memset(ri, 0, sizeof(*ri));
 	ri->index = index;
 	ri->data_mode = ring.data_mode;

@@ -49,7 +49,8 @@ uint32_t rinfo_count(const struct rs_region *region);
 /* The sample_type of the region's SAMPLE records, as validated at open. */
 uint64_t rinfo_sample_type(const struct rs_region *region);
 
-/* Geometry and current counters of ring @index.  A ring error (err.h). */
+/* Geometry and current counters of ring @index.  0, or the ring
+ * library's -rse_* (rs_errstr names it). */
 int rinfo_get(const struct rs_region *region, uint32_t index,
 	      struct rinfo *ri);
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "err.h"
+#include "liberr.h"
 #include "report_out.h"
 #include "ring_info.h"
 #include "snapper.h"
@@ -35,9 +35,10 @@ void snapper_fini(struct snapper *s)
 	}
 }
 
-/* One ring's records into its stash, its AUX area measured.  err.h. */
+/* One ring's records into its stash, its AUX area measured.  0, or a
+ * negative code noted in @e: the ring library's, or -ENOMEM. */
 static int copy_ring(const struct rs_region *region, uint32_t i,
-		     struct snap_ring *sr)
+		     struct snap_ring *sr, struct liberr *e)
 {
 	const struct rs_perf_header *rec;
 	struct rs_snapshot *snap = NULL;
@@ -45,7 +46,7 @@ static int copy_ring(const struct rs_region *region, uint32_t i,
 	struct rinfo ri;
 	int err;
 
-	err = rinfo_get(region, i, &ri);
+	err = liberr_note(e, rinfo_get(region, i, &ri), rs_errstr);
 	if (err)
 		return err;
 	sr->data_mode = ri.data_mode;
@@ -54,10 +55,11 @@ static int copy_ring(const struct rs_region *region, uint32_t i,
 	copy = malloc(ri.data_size);
 	snap = rs_snapshot_alloc();
 	if (!copy || !snap) {
-		err = -ENOMEM;
+		err = liberr_note(e, -ENOMEM, liberr_sys);
 		goto out;
 	}
-	err = err_from_ring(rs_snapshot_take(snap, region, i, copy, ri.data_size));
+	err = liberr_note(e, rs_snapshot_take(snap, region, i, copy, ri.data_size),
+			  rs_errstr);
 	if (err)
 		goto out;
 	while (rs_snapshot_next(snap, &rec) == 1) {
@@ -65,16 +67,19 @@ static int copy_ring(const struct rs_region *region, uint32_t i,
 		pdf_buf_add(&sr->stash, rec, rec->size);
 	}
 	sr->data = *rs_snapshot_stats(snap);
-	err = sr->stash.err ? sr->stash.err : sr->offs.err;
+	/* pdf_buf's sticky error is -ENOMEM */
+	err = liberr_note(e, sr->stash.err ? sr->stash.err : sr->offs.err,
+			  liberr_sys);
 	if (err || !ri.aux_size)
 		goto out;
 	free(copy);
 	copy = malloc(ri.aux_size);
 	if (!copy) {
-		err = -ENOMEM;
+		err = liberr_note(e, -ENOMEM, liberr_sys);
 		goto out;
 	}
-	err = err_from_ring(rs_snapshot_aux(&sr->aux, region, i, copy, ri.aux_size));
+	err = liberr_note(e, rs_snapshot_aux(&sr->aux, region, i, copy,
+					     ri.aux_size), rs_errstr);
 	sr->has_aux = !err;
 out:
 	rs_snapshot_free(snap);
@@ -84,23 +89,23 @@ out:
 
 int snapper_copy(struct snapper *s, const struct rs_region *region)
 {
+	struct liberr e = { 0 };
 	uint32_t i;
-	int err;
 
 	s->nr_rings = rinfo_count(region);
 	s->sample_type = rinfo_sample_type(region);
 	for (i = 0; i < s->nr_rings; i++) {
-		err = copy_ring(region, i, &s->ring[i]);
-		if (err) {
+		if (copy_ring(region, i, &s->ring[i], &e)) {
 			cli_err(s->cmd, "copying ring %u of %s: %s; nothing was kept",
-				i, s->source, err_str(err));
+				i, s->source, liberr_str(&e));
 			return CLI_EXIT_FAIL;
 		}
 	}
 	return CLI_EXIT_OK;
 }
 
-/* Ring @ring's stashed records, oldest first, to @w (if any) and the tally. */
+/* Ring @ring's stashed records, oldest first, to @w (if any) and the tally.
+ * 0, or the writer's error (pdf_errstr). */
 static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 {
 	struct snap_ring *sr = &s->ring[ring];
@@ -117,7 +122,7 @@ static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 		rec = (const struct rs_perf_header *)(const void *)(sr->stash.data + off);
 		time = pdf_rrec_stamp(&sr->clock, rec, s->sample_type);
 		err = w ? pdf_writer_add(w, ring, time, rec) : 0;
-		if (err == -(ERR_PDF + pdfe_too_big)) {
+		if (err == PDF_ERR(pdfe_too_big)) {
 			sr->too_big++;
 			continue;
 		}
@@ -146,7 +151,7 @@ int snapper_write(struct snapper *s)
 		err = pdf_writer_open(&w, s->output, &wp);
 		if (err) {
 			cli_err(s->cmd, "cannot create %s.tmp: %s; choose a writable "
-				"-o path", s->output, err_str(err));
+				"-o path", s->output, pdf_errstr(err));
 			return CLI_EXIT_FAIL;
 		}
 	}
@@ -154,14 +159,14 @@ int snapper_write(struct snapper *s)
 		err = write_ring(s, w, i);
 		if (err) {
 			cli_err(s->cmd, "ring %u into %s.tmp: %s; nothing was kept",
-				i, s->output, err_str(err));
+				i, s->output, pdf_errstr(err));
 			pdf_writer_discard(w);
 			return CLI_EXIT_FAIL;
 		}
 	}
 	if (w && (err = pdf_writer_finish(w))) {
 		cli_err(s->cmd, "completing %s failed: %s; nothing was kept",
-			s->output, err_str(err));
+			s->output, pdf_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
 	return CLI_EXIT_OK;

@@ -11,8 +11,10 @@
  * and the kernel buffer they share), tracepoint (names to ids), forward
  * (kernel records to ring records), comm (names for the pids of samples),
  * markers (the marker socket), status (what the agent says in the header),
- * main (options and the loop).  Modules return -errno or agent_ring_err()
- * and never print; main does.
+ * main (options and the loop).  Modules never print; main does.  They
+ * return -errno, or the ring library's -rse_* where a ring refused
+ * (rs_errstr names it), as each declaration says; no function returns
+ * both.
  */
 #ifndef RINGSIDE_LINUX_AGENT_H
 #define RINGSIDE_LINUX_AGENT_H
@@ -28,17 +30,6 @@
 #define AGENT_COMM_LEN      16      /* TASK_COMM_LEN */
 #define AGENT_REC_MAX       65536   /* a perf record's size is 16 bits */
 
-/* Errors: -errno, or a ring library error moved out of errno's way. */
-#define AGENT_ERR_RING      4096
-
-static inline int agent_ring_err(int err)
-{
-	return err < 0 ? err - AGENT_ERR_RING : err;
-}
-
-/* Never NULL. */
-const char *agent_errstr(int err);
-
 /* ---- device: the region on the ivshmem BAR --------------------------- */
 
 struct agent_dev {
@@ -52,15 +43,17 @@ struct agent_dev {
 struct agent_dev_scan {
 	uint32_t ivshmem;         /* 1af4:1110 devices seen */
 	uint32_t unmappable;      /* their resource2 would not map */
-	int last_err;             /* why the last candidate was refused */
-	char last_bdf[32];
+	char last_bdf[32];        /* the last candidate refused, and why: */
+	int last_errno;           /* -errno: its resource2 would not map */
+	int last_ring_err;        /* -rse_*: it maps, and rs_region_open
+				   * refused what it holds */
 };
 
 /*
  * Map the BAR2 of the ivshmem-plain device @bdf (NULL: the first 1af4:1110
  * device whose BAR2 validates as a ringside region) and rs_region_open it.
- * -ENODEV (none found; @scan says what was seen), -errno,
- * agent_ring_err(-rse_*).
+ * 0; -ENODEV when no device was usable (@scan says what was seen and why
+ * the last candidate was refused); -errno when @sysfs cannot be read.
  */
 int agent_dev_open(struct agent_dev *d, const char *sysfs, const char *bdf,
 		   struct agent_dev_scan *scan);
@@ -124,7 +117,7 @@ void agent_forward(struct agent_ring *r, uint64_t sample_type,
 		   const struct rs_perf_header *rec);
 
 /* Write @r with @type/@misc/@body, counting what the ring refused.  0 or
- * agent_ring_err(-rse_*). */
+ * the ring's -rse_*. */
 int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 		   const void *body, uint32_t len);
 
@@ -137,7 +130,8 @@ void agent_comm_note(struct agent_ring *r, uint32_t pid, uint32_t tid);
  * its samples, so a ring that still holds a sample holds its name. */
 void agent_comm_flush(struct agent_ring *r);
 
-/* PERF_RECORD_COMM for @pid/@tid named @comm, misc @misc. */
+/* PERF_RECORD_COMM for @pid/@tid named @comm, misc @misc.  0 or the
+ * ring's -rse_*. */
 int agent_comm_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const char *comm, uint16_t misc);
 
@@ -159,7 +153,8 @@ void agent_markers_close(struct agent_markers *mk);
 int agent_markers_drain(struct agent_markers *mk, struct agent_ring *r,
 			int accept);
 
-/* An agent marker (id >= RS_MARK_ID_AGENT) into @r. */
+/* An agent marker (id >= RS_MARK_ID_AGENT) into @r.  0 or the ring's
+ * -rse_*. */
 int agent_marker_put(struct agent_ring *r, uint32_t id, uint32_t pid,
 		     uint32_t tid, uint64_t time, const char *text, uint32_t len);
 

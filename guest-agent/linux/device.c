@@ -44,8 +44,9 @@ static int is_ivshmem(const char *dir, const char *bdf)
 	       read_hex(dir, bdf, "device") == IVSHMEM_DEVICE;
 }
 
-/* Map @bdf's BAR2 and validate it.  0, -errno or agent_ring_err(). */
-static int try_map(struct agent_dev *d, const char *dir, const char *bdf)
+/* Map @bdf's BAR2 and validate it.  0, or -1 with why in @scan. */
+static int try_map(struct agent_dev *d, const char *dir, const char *bdf,
+		   struct agent_dev_scan *scan)
 {
 	char path[512];
 	struct stat st;
@@ -53,33 +54,40 @@ static int try_map(struct agent_dev *d, const char *dir, const char *bdf)
 	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/%s/resource2", dir, bdf);
+	snprintf(scan->last_bdf, sizeof(scan->last_bdf), "%.31s", bdf);
+	scan->last_errno = scan->last_ring_err = 0;
 	fd = open(path, O_RDWR | O_CLOEXEC | O_SYNC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
-		return err;
+	if (fd < 0 || fstat(fd, &st)) {
+		scan->last_errno = -errno;
+		goto unmappable;
 	}
 	if (st.st_size < (off_t)sizeof(struct rs_region_header)) {
 		close(fd);
-		return agent_ring_err(-rse_too_small);
+		scan->last_ring_err = -rse_too_small;
+		return -1;
 	}
 	mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   fd, 0);
-	err = mem == MAP_FAILED ? -errno : 0;
+	if (mem == MAP_FAILED) {
+		scan->last_errno = -errno;
+		goto unmappable;
+	}
 	close(fd);
-	if (err)
-		return err;
-	err = agent_ring_err(rs_region_open(&d->region, mem, (uint64_t)st.st_size));
+	err = rs_region_open(&d->region, mem, (uint64_t)st.st_size);
 	if (err) {
 		munmap(mem, (size_t)st.st_size);
-		return err;
+		scan->last_ring_err = err;
+		return -1;
 	}
 	d->mem = mem;
 	d->size = (uint64_t)st.st_size;
 	snprintf(d->bdf, sizeof(d->bdf), "%.31s", bdf);
 	return 0;
+unmappable:
+	if (fd >= 0)
+		close(fd);
+	scan->unmappable++;
+	return -1;
 }
 
 int agent_dev_open(struct agent_dev *d, const char *sysfs, const char *bdf,
@@ -95,7 +103,7 @@ int agent_dev_open(struct agent_dev *d, const char *sysfs, const char *bdf,
 		if (!is_ivshmem(sysfs, bdf))
 			return -ENODEV;
 		scan->ivshmem = 1;
-		return try_map(d, sysfs, bdf);
+		return try_map(d, sysfs, bdf, scan) ? -ENODEV : 0;
 	}
 	dir = opendir(sysfs);
 	if (!dir)
@@ -105,14 +113,10 @@ int agent_dev_open(struct agent_dev *d, const char *sysfs, const char *bdf,
 		if (e->d_name[0] == '.' || !is_ivshmem(sysfs, e->d_name))
 			continue;
 		scan->ivshmem++;
-		err = try_map(d, sysfs, e->d_name);
-		if (!err)
+		if (!try_map(d, sysfs, e->d_name, scan)) {
+			err = 0;
 			break;
-		if (err > -AGENT_ERR_RING)
-			scan->unmappable++;
-		scan->last_err = err;
-		snprintf(scan->last_bdf, sizeof(scan->last_bdf), "%.31s", e->d_name);
-		err = -ENODEV;
+		}
 	}
 	closedir(dir);
 	return err;

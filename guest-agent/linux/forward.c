@@ -18,7 +18,7 @@ int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 
 	if (err < 0) {
 		r->dropped++;
-		return agent_ring_err(err);
+		return err;
 	}
 	r->written++;
 	return 0;

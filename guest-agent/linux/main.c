@@ -4,7 +4,6 @@
  * SIGTERM or SIGINT, then detaches: last records in, status cleared.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -34,13 +33,6 @@ struct agent {
 };
 
 static struct agent the_agent;
-
-const char *agent_errstr(int err)
-{
-	if (err <= -AGENT_ERR_RING)
-		return rs_errstr(err + AGENT_ERR_RING);
-	return strerror(-err);
-}
 
 static void say(const struct agent *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -72,6 +64,13 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
+/* Why the last candidate device was refused. */
+static const char *refused(const struct agent_dev_scan *scan)
+{
+	return scan->last_ring_err ? rs_errstr(scan->last_ring_err) :
+				     strerror(-scan->last_errno);
+}
+
 static void find_region(struct agent *a)
 {
 	struct agent_dev_scan scan;
@@ -80,16 +79,18 @@ static void find_region(struct agent *a)
 	err = agent_dev_open(&a->dev, a->opts.sysfs, a->opts.device, &scan);
 	if (!err)
 		return;
+	if (err != -ENODEV)
+		die("cannot read %s: %s", a->opts.sysfs, strerror(-err));
 	if (a->opts.device && !scan.ivshmem)
 		die("%s is not an ivshmem-plain PCI device (1af4:1110)", a->opts.device);
-	if (err != -ENODEV)
-		die("cannot use the BAR2 of %s: %s", a->opts.device, agent_errstr(err));
+	if (a->opts.device)
+		die("cannot use the BAR2 of %s: %s", a->opts.device, refused(&scan));
 	if (!scan.ivshmem)
 		die("no ivshmem-plain PCI device (1af4:1110) in this guest: has the "
 		    "host run 'ringside enable' on this domain and restarted it?");
 	die("none of the %u ivshmem-plain devices holds a ringside region "
 	    "(last: %s: %s)%s", scan.ivshmem, scan.last_bdf,
-	    agent_errstr(scan.last_err), scan.unmappable ?
+	    refused(&scan), scan.unmappable ?
 	    "; mapping resource2 needs root" : "; is the host's libvirt hook "
 	    "installed ('ringside hook install')?");
 }
@@ -127,7 +128,7 @@ static void open_events(struct agent *a)
 		err = agent_tracepoint_id(a->opts.tp[i], &a->ev.tp_id[i]);
 		if (err)
 			die("tracepoint %s: %s", a->opts.tp[i], err == -ENOENT ?
-			    "no such tracepoint in this kernel" : agent_errstr(err));
+			    "no such tracepoint in this kernel" : strerror(-err));
 	}
 	a->ev.nr_tps = a->opts.nr_tps;
 	for (i = 0; i < cpus; i++) {
@@ -141,7 +142,7 @@ static void open_events(struct agent *a)
 			continue;
 		}
 		if (err)
-			die("perf events on CPU %u: %s%s", i, agent_errstr(err),
+			die("perf events on CPU %u: %s%s", i, strerror(-err),
 			    err == -EACCES || err == -EPERM ?
 			    " (run as root, or lower kernel.perf_event_paranoid)" : "");
 	}

@@ -46,8 +46,7 @@
 
 /*
  * The library's own failures.  They start at DOM_ERROR_BASE, above every
- * errno, so that one negative int carries either; the ringside command
- * keeps them at that value in its own error space (cli/err.h).
+ * errno, so that one negative int carries either; dom_errstr() names both.
  */
 #define DOM_ERROR_BASE 12288
 
