@@ -3,14 +3,14 @@
  * A ringside VMM's control socket as a source of a region (`--vm SOCKET`):
  * HELLO hands over the region memfd and one doorbell eventfd per ring,
  * PAUSE/RESUME bracket a stable snapshot, STATUS says whether any vCPU
- * still runs.  The protocol is vmm/include/ringside/vmm_control.h.
+ * still runs.  The protocol is abi/include/ringside/vmm_control.h.
  */
 #ifndef RINGSIDE_CLI_VM_CONN_H
 #define RINGSIDE_CLI_VM_CONN_H
 
 #include <stdint.h>
 
-#include "ringside/vmm_control.h"
+#include "ringside/vmm_client.h"
 
 struct vm_conn {
 	int sock;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The control socket's client side (ringside/vmm_control.h). */
+/* The control socket's client side (ringside/vmm_client.h; the protocol is
+ * ringside/vmm_control.h). */
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -8,7 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ringside/vmm_control.h"
+#include "ringside/vmm_client.h"
 
 int rs_vmm_client_connect(const char *path)
 {

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ringside/vmm_control.h"
+#include "ringside/vmm_client.h"
 #include "vmm_fixture.h"
 
 #define NR_VCPUS 2

@@ -29,6 +29,7 @@
 
 #include "ringside/ring.h"
 #include "ringside/guest_boot.h"
+#include "ringside/vmm_control.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,41 +122,8 @@ uint64_t rs_vmm_doorbell_count(const struct rs_vmm *vm, uint32_t ring);
 
 /* ---- vCPUs ---------------------------------------------------------------- */
 
-enum rs_vcpu_state {
-	RS_VCPU_CREATED  = 0,
-	RS_VCPU_RUNNING  = 1,
-	RS_VCPU_HALTED   = 2,  /* hlt (after RS_PORT_DONE: done) */
-	RS_VCPU_SHUTDOWN = 3,  /* triple fault */
-	RS_VCPU_FAILED   = 4,  /* internal error, failed entry, KVM_RUN error */
-	RS_VCPU_STOPPED  = 5,  /* stopped by rs_vmm_stop while running */
-};
-
-/* Exits to user space, by reason.  Kicks (pause, stop) are counted apart
- * because the guest did not cause them. */
-struct rs_vmm_exits {
-	uint64_t total;        /* KVM_RUN returns, kicks included */
-	uint64_t io;
-	uint64_t mmio;
-	uint64_t doorbell_mmio;/* MMIO writes at the doorbell no ioeventfd took */
-	uint64_t hlt;
-	uint64_t kicks;        /* -EINTR: pause or stop */
-	uint64_t other;
-};
-
-struct rs_vmm_vcpu_info {
-	uint32_t id;
-	uint32_t state;          /* enum rs_vcpu_state */
-	int32_t error;           /* -errno of KVM_RUN, or KVM internal suberror */
-	uint32_t exit_reason;    /* last KVM exit reason */
-	uint32_t done;           /* the guest wrote RS_PORT_DONE */
-	uint32_t done_value;
-	int32_t guest_error;     /* value written to RS_PORT_ERROR */
-	uint32_t reserved;
-	uint64_t rip;            /* at the final exit (SHUTDOWN, FAILED) */
-	struct rs_vmm_exits exits;
-	struct rs_guest_report report;  /* copy of the guest's report */
-	char console[256];       /* last bytes written to RS_PORT_CONSOLE */
-};
+/* enum rs_vcpu_state and struct rs_vmm_vcpu_info are the control socket's
+ * STATUS payload: ringside/vmm_control.h. */
 
 /* A consistent-enough copy of vCPU @id's state.  -EINVAL. */
 int rs_vmm_vcpu_info(struct rs_vmm *vm, uint32_t id,

@@ -3,7 +3,7 @@
  * The ringside VMM control socket: how a separate process (ringside record,
  * ringside snapshot, a test) gets the trace region and asks for stable
  * snapshots.  docs/vmm.md describes the protocol; this header is its
- * definition.
+ * definition (the client calls are the vmm library's: ringside/vmm_client.h).
  *
  * A unix SOCK_SEQPACKET socket: every request is one struct rs_ctl_msg,
  * every reply one struct rs_ctl_reply followed by reply.len payload bytes,
@@ -23,7 +23,8 @@
 
 #include <stdint.h>
 
-#include "ringside/vmm.h"
+#include "ringside/abi.h"
+#include "ringside/guest_boot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,27 +72,44 @@ _Static_assert(sizeof(struct rs_ctl_hello) == 64, "rs_ctl_hello layout");
 
 #define RS_CTL_MAX_FDS (1 + RS_MAX_RINGS)
 
-/* ---- client side ---------------------------------------------------------- */
+/* ---- RS_CTL_STATUS payload: one vCPU as the VMM sees it ------------------ */
 
-/* Connect to the VMM listening on @path.  Returns the socket fd or -errno. */
-int rs_vmm_client_connect(const char *path);
+enum rs_vcpu_state {
+	RS_VCPU_CREATED  = 0,
+	RS_VCPU_RUNNING  = 1,
+	RS_VCPU_HALTED   = 2,  /* hlt (after RS_PORT_DONE: done) */
+	RS_VCPU_SHUTDOWN = 3,  /* triple fault */
+	RS_VCPU_FAILED   = 4,  /* internal error, failed entry, KVM_RUN error */
+	RS_VCPU_STOPPED  = 5,  /* stopped by rs_vmm_stop while running */
+};
 
-/*
- * HELLO: fill @hello and store up to @max_fds received fds in @fds (the
- * region memfd first).  Returns the number of fds received; the caller owns
- * them.  -EPROTO on a malformed reply.
- */
-int rs_vmm_client_hello(int sock, struct rs_ctl_hello *hello, int *fds,
-			unsigned max_fds);
+/* Exits to user space, by reason.  Kicks (pause, stop) are counted apart
+ * because the guest did not cause them. */
+struct rs_vmm_exits {
+	uint64_t total;        /* KVM_RUN returns, kicks included */
+	uint64_t io;
+	uint64_t mmio;
+	uint64_t doorbell_mmio;/* MMIO writes at the doorbell no ioeventfd took */
+	uint64_t hlt;
+	uint64_t kicks;        /* -EINTR: pause or stop */
+	uint64_t other;
+};
 
-int rs_vmm_client_pause(int sock);
-int rs_vmm_client_resume(int sock);
-int rs_vmm_client_status(int sock, uint32_t vcpu,
-			 struct rs_vmm_vcpu_info *info);
-
-/* Map the region memfd read-write (consumers write data_tail).  Its size
- * comes from the fd, not from the peer.  -errno. */
-int rs_vmm_client_map(int region_fd, void **mem, uint64_t *size);
+struct rs_vmm_vcpu_info {
+	uint32_t id;
+	uint32_t state;          /* enum rs_vcpu_state */
+	int32_t error;           /* -errno of KVM_RUN, or KVM internal suberror */
+	uint32_t exit_reason;    /* last KVM exit reason */
+	uint32_t done;           /* the guest wrote RS_PORT_DONE */
+	uint32_t done_value;
+	int32_t guest_error;     /* value written to RS_PORT_ERROR */
+	uint32_t reserved;
+	uint64_t rip;            /* at the final exit (SHUTDOWN, FAILED) */
+	struct rs_vmm_exits exits;
+	struct rs_guest_report report;  /* copy of the guest's report */
+	char console[256];       /* last bytes written to RS_PORT_CONSOLE */
+};
+_Static_assert(sizeof(struct rs_vmm_vcpu_info) == 480, "rs_vmm_vcpu_info layout");
 
 #ifdef __cplusplus
 }
