@@ -61,7 +61,8 @@ static int load_error(const char *payload, int err)
 {
 	if (err == -ENOENT)
 		cli_err(CMD, "payload %s does not exist; give the guest image "
-			"(e.g. build/guest-agent/ringside-guest-agent)", payload);
+			"(e.g. build/guest-agent/payload/ringside-guest-agent)",
+			payload);
 	else if (err == -ENOEXEC)
 		cli_err(CMD, "payload %s is not a loadable x86-64 ELF executable "
 			"(see above)", payload);

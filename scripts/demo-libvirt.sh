@@ -37,7 +37,7 @@ bash scripts/build.sh "$build"
 R=$(realpath "$build/cli/ringside")
 HOOK_PROGRAM=$(realpath "$build/libvirt/ringside-hook")
 AGENT=$build/guest-agent/linux/ringside-agent
-MARK=$build/guest-agent/linux/ringside-mark
+MARK=$build/guest-agent/mark-tool/ringside-mark
 WORKLOAD=$build/tests/e2e/rs-workload
 for f in "$AGENT" "$MARK" "$WORKLOAD"; do
 	[ -x "$f" ] || die "no $f in $build (a sanitized build makes no Linux agent)"

@@ -16,7 +16,7 @@ build=${BUILD:-build}
 
 bash scripts/build.sh "$build"
 R=$build/cli/ringside
-PAYLOAD=$build/guest-agent/ringside-guest-agent
+PAYLOAD=$build/guest-agent/payload/ringside-guest-agent
 if [ ! -e /dev/kvm ]; then
 	echo "demo-vmm: no /dev/kvm here; the ringside VMM needs KVM" >&2
 	exit 1

@@ -13,6 +13,8 @@ struct demo_env {
 	int cpu[2];        /* producer, consumer; -1 when not pinned */
 };
 
+/* ---- demo_proc.c: the scenes' processes ---- */
+
 /* A child that runs @fn(@arg) on @cpu and exits with its return; it is
  * killed by SIGALRM after @timeout_s.  The pid, or -errno. */
 int demo_fork(int (*fn)(void *arg), void *arg, int cpu, unsigned timeout_s);
@@ -21,6 +23,8 @@ int demo_fork(int (*fn)(void *arg), void *arg, int cpu, unsigned timeout_s);
 int demo_wait(int pid);
 
 void demo_sleep_us(uint64_t us);
+
+/* ---- demo_normal.c, demo_overwrite.c: the scenes ---- */
 
 /* 0 when every check of the scene passed, 1 when one failed, < 0 setup. */
 int demo_normal(const struct demo_env *env);

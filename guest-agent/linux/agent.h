@@ -8,10 +8,12 @@
  * so each ring has exactly one writer, as the producer requires.
  *
  * Modules: device (find and map the region), kbuf (one CPU's perf events
- * and the kernel buffer they share), tracepoint (names to ids), forward
- * (kernel records to ring records), comm (names for the pids of samples),
- * markers (the marker socket), status (what the agent says in the header),
- * main (options and the loop).  Modules never print; main does.  They
+ * and the kernel buffer they share), tracepoint (names to ids), agent_ring
+ * (a ring and its counts: every write goes through it), forward (kernel
+ * records to ring records), comm (names for the pids of samples), markers
+ * (the marker socket), status (what the agent says in the header), main
+ * (options and the loop).  Calls go one way: main -> forward -> comm ->
+ * agent_ring, main -> markers -> agent_ring.  Modules never print; main does.  They
  * return -errno, or the ring library's -rse_* where a ring refused
  * (rs_errstr names it), as each declaration says; no function returns
  * both.
@@ -99,7 +101,7 @@ int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg);
  * -ENOENT (no such tracepoint), -EINVAL (not SYSTEM:NAME), -errno. */
 int agent_tracepoint_id(const char *name, uint64_t *id);
 
-/* ---- forward: kernel records into a ring ---------------------------------- */
+/* ---- agent_ring: one ring, every record the agent writes ------------------ */
 
 struct agent_ring {
 	struct rs_producer prod;
@@ -112,14 +114,16 @@ struct agent_ring {
 	char pending_comm[AGENT_COMM_PENDING][AGENT_COMM_LEN];
 };
 
-/* One kernel record (from the CPU feeding @r) into @r. */
-void agent_forward(struct agent_ring *r, uint64_t sample_type,
-		   const struct rs_perf_header *rec);
-
 /* Write @r with @type/@misc/@body, counting what the ring refused.  0 or
  * the ring's -rse_*. */
 int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 		   const void *body, uint32_t len);
+
+/* ---- forward: kernel records into a ring ---------------------------------- */
+
+/* One kernel record (from the CPU feeding @r) into @r. */
+void agent_forward(struct agent_ring *r, uint64_t sample_type,
+		   const struct rs_perf_header *rec);
 
 /* ---- comm ------------------------------------------------------------------ */
 

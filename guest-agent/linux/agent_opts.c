@@ -6,7 +6,7 @@
 #include "ringside/opt.h"
 
 #include "agent_opts.h"
-#include "mark.h"
+#include "ringside/mark_wire.h"
 
 #define DEFAULT_FREQ 1000u
 

@@ -11,19 +11,6 @@
 
 #include "agent.h"
 
-int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
-		   const void *body, uint32_t len)
-{
-	int err = rs_producer_output(&r->prod, type, misc, body, len);
-
-	if (err < 0) {
-		r->dropped++;
-		return err;
-	}
-	r->written++;
-	return 0;
-}
-
 /* pid and tid of a sample laid out for @type.  0 when it has none. */
 static int sample_tid(uint64_t type, const struct rs_perf_header *rec,
 		      uint32_t *pid, uint32_t *tid)

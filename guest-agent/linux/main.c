@@ -16,7 +16,7 @@
 
 #include "agent.h"
 #include "agent_opts.h"
-#include "mark.h"
+#include "ringside/mark_wire.h"
 
 struct agent {
 	struct agent_opts opts;

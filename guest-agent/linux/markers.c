@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "mark.h"
+#include "ringside/mark_wire.h"
 
 #define DRAIN_MAX 1024   /* markers per call: a flood cannot stall the loop */
 

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mark.h"
+#include "ringside/mark.h"
 
 #define STEP_NS 50000000ull   /* 50 ms of CPU per step */
 

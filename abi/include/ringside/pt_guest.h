@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Contract between pt-virt's tracer and the PT guest payload
- * (guest-agent/pt/): a mailbox page at a fixed guest-physical address.
+ * (guest-agent/pt-payload/): a mailbox page at a fixed guest-physical address.
  * The host writes what the guest's "driver" must program (the output MSRs
  * for the ToPA the VMM built, and CTL); the guest writes back what it saw.
  * Freestanding: constants and plain structs only.

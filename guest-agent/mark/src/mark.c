@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mark.h"
+#include "ringside/mark.h"
 
 int rs_mark_open(struct rs_marker *m, const char *path)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mark.h"
+#include "ringside/mark.h"
 
 static int usage(void)
 {
