@@ -37,7 +37,7 @@ run build all --num-processes 2
 bash scripts/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false || exit 1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-run build-asan asan --suite ring --suite perfdata --suite cli --suite pt
+run build-asan asan --suite ring --suite perfdata --suite cli --suite install --suite pt
 # the VMM's Check programs; its command-line scripts run in build/ only
 run build-asan asan-vmm test_vmm_bad test_vmm_deliver test_vmm_snapshot \
 	test_vmm_control test_vmm_cpuid

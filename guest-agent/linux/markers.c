@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The marker socket (mark.h).  Any guest process may send; the pid of a
- * marker is the kernel's word (SO_PASSCRED), its tid and time the
- * sender's.  Markers are written into ring 0 in arrival order.
+ * The marker socket (ringside/mark_wire.h).  Any guest process may send;
+ * the pid of a marker is the kernel's word (SO_PASSCRED), its tid and
+ * time the sender's.  Markers are written into ring 0 in arrival order.
  */
 #include <errno.h>
 #include <stdio.h>
