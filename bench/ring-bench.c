@@ -366,8 +366,7 @@ static int parse(int argc, char **argv, struct bench_cfg *cfg)
 			break;
 		case 'p':
 			pages = strtoull(optarg, &end, 0);
-			if (*end || !pages || (pages & (pages - 1)) ||
-			    pages > (1u << 20))
+			if (*end || !rs_is_pow2(pages) || pages > (1u << 20))
 				return -1;
 			break;
 		case 'h':

@@ -14,10 +14,10 @@
  */
 #include "demo.h"
 #include "host_util.h"
+#include "ringside/shared.h"
 
 #include <errno.h>
 #include <poll.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -43,9 +43,9 @@ struct seen {
 enum { SEEN_FIRST, SEEN_BEFORE, SEEN_LOST, SEEN_AFTER, SEEN_LAST, SEEN_N };
 
 struct normal_shared {
-	_Alignas(64) atomic_uint phase;
-	_Alignas(64) atomic_uint ack;
-	_Alignas(64) atomic_uint done;
+	_Alignas(64) uint32_t phase;
+	_Alignas(64) uint32_t ack;
+	_Alignas(64) uint32_t done;
 	_Alignas(64) struct {
 		uint64_t seq_attempted;
 		uint64_t seq_dropped;      /* -rse_no_space */
@@ -172,7 +172,7 @@ static int producer_main(void *arg)
 		rc = aux_output(x, &p, &aux_pos, 6144);
 	if (!rc)
 		rc = aux_output(x, &p, &aux_pos, 8192);
-	atomic_store(&sh->phase, 1);
+	rs_shared_store32(&sh->phase, 1);
 
 	end = host_now_ns() + BURST_MS * 1000000ull;
 	while (!rc && host_now_ns() < end) {
@@ -189,8 +189,8 @@ static int producer_main(void *arg)
 		if (rc > 0)
 			rc = 0;
 	}
-	atomic_store(&sh->phase, 2);
-	while (atomic_load(&sh->ack) < 2)
+	rs_shared_store32(&sh->phase, 2);
+	while (rs_shared_load32(&sh->ack) < 2)
 		demo_sleep_us(100);
 	if (!rc)
 		rc = aux_output(x, &p, &aux_pos, 2048);
@@ -199,7 +199,7 @@ static int producer_main(void *arg)
 	sh->prod.lost_total = rs_producer_lost(&p);
 	if (!sh->prod.err)
 		sh->prod.err = rc;
-	atomic_store_explicit(&sh->done, 1, memory_order_release);
+	rs_shared_store32(&sh->done, 1);
 	return sh->prod.err ? 1 : 0;
 }
 
@@ -306,7 +306,7 @@ static int consumer_main(void *arg)
 
 	if (!rc && !(c = rs_consumer_alloc(&region, 0)))
 		rc = -ENOMEM;
-	while (!rc && atomic_load(&sh->phase) < 1)
+	while (!rc && rs_shared_load32(&sh->phase) < 1)
 		demo_sleep_us(100);
 	start = host_now_ns();
 	while (!rc) {
@@ -320,11 +320,12 @@ static int consumer_main(void *arg)
 			demo_sleep_us(STALL_MS * 1000u);
 			sh->cons.stall_ms = STALL_MS;
 		}
-		if (atomic_load(&sh->phase) == 2 && atomic_load(&sh->ack) < 2) {
+		if (rs_shared_load32(&sh->phase) == 2 &&
+		    rs_shared_load32(&sh->ack) < 2) {
 			rc = drain_all(c, sh);
-			atomic_store(&sh->ack, 2);
+			rs_shared_store32(&sh->ack, 2);
 		}
-		if (atomic_load_explicit(&sh->done, memory_order_acquire)) {
+		if (rs_shared_load32(&sh->done)) {
 			rc = rc ? rc : drain_all(c, sh);
 			read_doorbells(x);
 			break;

@@ -9,9 +9,9 @@
  */
 #include "demo.h"
 #include "host_util.h"
+#include "ringside/shared.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +40,9 @@ struct snap_report {
 };
 
 struct ow_shared {
-	_Alignas(64) atomic_ullong written;   /* producer progress, a hint */
-	_Alignas(64) atomic_uint stop;
-	_Alignas(64) atomic_uint done;
+	_Alignas(64) uint64_t written;   /* producer progress, a hint */
+	_Alignas(64) uint32_t stop;
+	_Alignas(64) uint32_t done;
 	_Alignas(64) uint64_t last_seq;
 	int prod_err;
 	_Alignas(64) struct snap_report snap[NSNAP];
@@ -68,7 +68,7 @@ static int producer_main(void *arg)
 	rc = rs_region_open(&region, x->hr.mem, x->hr.size);
 	if (!rc)
 		rc = rs_producer_init(&p, &region, 0);
-	while (!rc && !atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+	while (!rc && !rs_shared_load32(&sh->stop)) {
 		for (i = 0; i < 64 && !rc; i++, seq++) {
 			size = rs_seq_build(buf, seq, host_now_ns(), 0,
 					    (uint32_t)(seq * 37 % 217));
@@ -76,11 +76,11 @@ static int producer_main(void *arg)
 				rs_producer_output(&p, RS_RECORD_SEQ, 0, buf + 8,
 						   (uint32_t)size - 8);
 		}
-		atomic_store_explicit(&sh->written, seq, memory_order_relaxed);
+		rs_shared_store(&sh->written, seq);
 	}
 	sh->last_seq = seq - 1;
 	sh->prod_err = rc < 0 ? rc : 0;
-	atomic_store_explicit(&sh->done, 1, memory_order_release);
+	rs_shared_store32(&sh->done, 1);
 	return sh->prod_err ? 1 : 0;
 }
 
@@ -135,22 +135,22 @@ static int consumer_main(void *arg)
 	/* Fault the copy buffer in now, not during the first live copy. */
 	memset(buf, 0, x->data_size);
 	rc = rs_region_open(&region, x->hr.mem, x->hr.size);
-	while (!rc && atomic_load(&sh->written) < WARMUP)
+	while (!rc && rs_shared_load(&sh->written) < WARMUP)
 		demo_sleep_us(100);
 	for (i = 0; !rc && i < NSNAP; i++) {
 		if (i == 1)
 			demo_sleep_us(20000);
 		if (i == NSNAP - 1) {
 			/* Stop the writer: the stand-in for pausing vCPUs. */
-			atomic_store(&sh->stop, 1);
-			while (!atomic_load_explicit(&sh->done, memory_order_acquire))
+			rs_shared_store32(&sh->stop, 1);
+			while (!rs_shared_load32(&sh->done))
 				demo_sleep_us(100);
 			sh->snap[i].stable = 1;
 		}
-		sh->snap[i].producer_at = atomic_load(&sh->written);
+		sh->snap[i].producer_at = rs_shared_load(&sh->written);
 		rc = take(s, &region, buf, x->data_size, &sh->snap[i]);
 	}
-	atomic_store(&sh->stop, 1);
+	rs_shared_store32(&sh->stop, 1);
 out:
 	rs_snapshot_free(s);
 	free(buf);
@@ -247,7 +247,7 @@ int demo_overwrite(const struct demo_env *env)
 	prod = demo_fork(producer_main, &x, env->cpu[0], 5);
 	cons = demo_fork(consumer_main, &x, env->cpu[1], 5);
 	if (cons < 0)
-		atomic_store(&x.sh->stop, 1);
+		rs_shared_store32(&x.sh->stop, 1);
 	printf("  producer pid %d (CPU %d), snapshot taker pid %d (CPU %d)\n\n",
 	       prod, env->cpu[0], cons, env->cpu[1]);
 	rc = demo_wait(cons);

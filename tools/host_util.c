@@ -11,13 +11,14 @@ static int layout(struct host_region *r, const struct rs_region_params *params)
 {
 	int rc = rs_region_layout(r->mem, r->size, params);
 
+	/* The host enables tracing once the layout is complete; producers
+	 * attached before this would see a disabled region. */
+	if (rc >= 0)
+		rc = rs_region_enable(r->mem);
 	if (rc < 0) {
 		r->ring_err = rc;
 		return -EPROTO;
 	}
-	/* The host enables tracing once the layout is complete; producers
-	 * attached before this would see a disabled region. */
-	((struct rs_region_header *)r->mem)->config.enabled = 1;
 	return 0;
 }
 

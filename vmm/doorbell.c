@@ -76,7 +76,7 @@ int64_t rs_vmm_doorbell_collect(struct rs_vmm *vm, uint32_t ring)
 	/* An eventfd read returns the sum since the last read and resets it. */
 	if (read(vm->doorbells[ring].fd, &n, sizeof(n)) != sizeof(n))
 		return errno == EAGAIN ? 0 : -errno;
-	__atomic_fetch_add(&vm->doorbells[ring].count, n, __ATOMIC_RELAXED);
+	rs_shared_add(&vm->doorbells[ring].count, n);
 	return (int64_t)n;
 }
 

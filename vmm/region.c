@@ -30,7 +30,6 @@ static int ring_errno(int rse)
 
 int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp)
 {
-	struct rs_region_header *hdr;
 	uint64_t size;
 	void *mem;
 	int ret;
@@ -78,15 +77,15 @@ int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp)
 	vm->region_params = *rp;
 	vm->nr_rings = rp->nr_rings;
 
+	/* The layout carries the doorbell (rp->doorbell_addr); tracing is on
+	 * from the start, and the private copy is taken with it on. */
 	ret = rs_region_layout(mem, size, rp);
+	if (!ret)
+		ret = rs_region_enable(mem);
 	if (ret < 0) {
 		vmm_log(vm, "region layout: %s", rs_errstr(ret));
 		return ring_errno(ret);
 	}
-	/* The guest is not running yet: plain stores are enough. */
-	hdr = mem;
-	hdr->config.doorbell_addr = RS_BOOT_DOORBELL_GPA;
-	hdr->config.enabled = 1;
 	ret = rs_region_open(&vm->region, mem, size);
 	if (ret < 0) {
 		vmm_log(vm, "region open: %s", rs_errstr(ret));

@@ -25,11 +25,6 @@ void rs_vmm_params_init(struct rs_vmm_params *p)
 	p->boot.aux_bytes = 256;
 }
 
-static bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
 static int check_params(struct rs_vmm *vm, const struct rs_vmm_params *p)
 {
 	uint32_t rings = p->nr_rings ? p->nr_rings : p->nr_vcpus;
@@ -43,10 +38,10 @@ static int check_params(struct rs_vmm *vm, const struct rs_vmm_params *p)
 	if (rings < p->nr_vcpus)
 		return vmm_log(vm, "%u vCPUs but only %u rings: one ring per vCPU",
 			       p->nr_vcpus, rings), -ERANGE;
-	if (!is_pow2(p->data_pages))
+	if (!rs_is_pow2(p->data_pages))
 		return vmm_log(vm, "data pages %u: not a power of two",
 			       p->data_pages), -EINVAL;
-	if (p->aux_pages && !is_pow2(p->aux_pages))
+	if (p->aux_pages && !rs_is_pow2(p->aux_pages))
 		return vmm_log(vm, "aux pages %u: not a power of two",
 			       p->aux_pages), -EINVAL;
 	if (p->data_mode > RS_MODE_OVERWRITE || p->aux_mode > RS_MODE_OVERWRITE)
@@ -65,13 +60,11 @@ static int check_params(struct rs_vmm *vm, const struct rs_vmm_params *p)
 static void fill_region_params(struct rs_region_params *rp,
 			       const struct rs_vmm_params *p)
 {
-	memset(rp, 0, sizeof(*rp));
-	rp->size = sizeof(*rp);
-	rp->nr_rings = p->nr_rings ? p->nr_rings : p->nr_vcpus;
-	rp->data_pages = p->data_pages;
-	rp->aux_pages = p->aux_pages;
-	rp->data_mode = p->data_mode;
-	rp->aux_mode = p->aux_mode;
+	/* check_params() passed: rs_region_size() judges the rest. */
+	rs_region_params_init(rp, p->nr_rings ? p->nr_rings : p->nr_vcpus,
+			      p->data_pages, p->aux_pages, p->data_mode,
+			      p->aux_mode);
+	rp->doorbell_addr = RS_BOOT_DOORBELL_GPA;
 	rp->data_watermark = p->data_watermark;
 	rp->aux_watermark = p->aux_watermark;
 	rp->trace_mask = p->trace_mask;

@@ -168,14 +168,4 @@ uint64_t agent_now(void);
 /* ---- status ----------------------------------------------------------------- */
 
 /* The host's switches, each read once. */
-struct agent_config {
-	uint32_t enabled;
-	uint64_t trace_mask;
-};
-
-void agent_config_read(const struct rs_region *region, struct agent_config *c);
-void agent_status_attach(const struct rs_region *region, uint32_t rings_used);
-void agent_status_beat(const struct rs_region *region);
-void agent_status_detach(const struct rs_region *region);
-
 #endif /* RINGSIDE_LINUX_AGENT_H */

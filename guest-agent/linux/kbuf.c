@@ -9,7 +9,7 @@
  * (A); we load-acquire data_head (B), read the records, then store-release
  * data_tail (C); the kernel reads data_tail with a full barrier (D) before
  * reusing space.  A pairs with B, C with D.  read_head() and write_tail()
- * below are the only places that order memory.
+ * below are the only places that order memory, through the ring library.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -24,14 +24,16 @@
 
 #define PAGE 4096u
 
+/* The mmap page is a struct rs_ctrl_page as far as these two go (abi.h
+ * asserts the offsets; tests/ring/test_abi.c compares with the kernel's). */
 static uint64_t read_head(const struct perf_event_mmap_page *pg)
 {
-	return __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);       /* B */
+	return rs_perf_page_read_head((const void *)pg);                /* B */
 }
 
 static void write_tail(struct perf_event_mmap_page *pg, uint64_t tail)
 {
-	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);       /* C */
+	rs_perf_page_publish_tail((void *)pg, tail);                    /* C */
 }
 
 static int perf_open(struct perf_event_attr *a, int cpu)

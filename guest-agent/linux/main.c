@@ -21,7 +21,7 @@
 struct agent {
 	struct agent_opts opts;
 	struct agent_dev dev;
-	struct agent_config cfg;
+	struct rs_config cfg;        /* the host's, as last read */
 	struct agent_events ev;
 	struct agent_markers mk;
 	uint32_t nr_rings;            /* rings used */
@@ -95,6 +95,15 @@ static void find_region(struct agent *a)
 	    "installed ('ringside hook install')?");
 }
 
+/* The host may switch tracing and what to trace while the agent runs. */
+static void config_read(struct agent *a)
+{
+	int err = rs_region_config_read(&a->dev.region, &a->cfg);
+
+	if (err)
+		die("reading the host's configuration: %s", rs_errstr(err));
+}
+
 /* Until the host enables tracing, or a signal. */
 static int wait_enabled(struct agent *a)
 {
@@ -102,7 +111,7 @@ static int wait_enabled(struct agent *a)
 	int told = 0;
 
 	for (;;) {
-		agent_config_read(&a->dev.region, &a->cfg);
+		config_read(a);
 		if (a->cfg.enabled)
 			return 0;
 		if (!told++)
@@ -174,7 +183,10 @@ static void attach(struct agent *a)
 				 (uint32_t)getpid(), (uint32_t)getpid(),
 				 agent_now(), text, (uint32_t)n);
 	}
-	agent_status_attach(&a->dev.region, a->nr_rings);
+	err = rs_guest_attach(&a->dev.region, RS_AGENT_LINUX, a->nr_rings,
+			      &a->cfg);
+	if (err < 0)
+		die("attaching to the region: %s", rs_errstr(err));
 }
 
 /* Events on or off as the host's switches say. */
@@ -182,7 +194,7 @@ static void follow_config(struct agent *a)
 {
 	int want, i;
 
-	agent_config_read(&a->dev.region, &a->cfg);
+	config_read(a);
 	want = a->cfg.enabled && (a->cfg.trace_mask & RS_TRACE_SAMPLES);
 	if (want == a->sampling)
 		return;
@@ -230,7 +242,7 @@ static void tick(struct agent *a)
 
 	for (i = 0; i < a->nr_rings; i++)
 		agent_comm_flush(&a->ring[i]);
-	agent_status_beat(&a->dev.region);
+	rs_guest_heartbeat(&a->dev.region);
 	follow_config(a);
 }
 
@@ -276,7 +288,7 @@ static void detach(struct agent *a)
 		agent_comm_flush(&a->ring[i]);
 	agent_marker_put(&a->ring[0], RS_MARK_AGENT_DETACH, (uint32_t)getpid(),
 			 (uint32_t)getpid(), agent_now(), "detached", 8);
-	agent_status_detach(&a->dev.region);
+	rs_guest_detach(&a->dev.region);
 	for (i = 0; i < a->nr_cpus; i++) {
 		if (a->kbuf[i])
 			kbuf_close(a->kbuf[i]);

@@ -26,18 +26,18 @@ static _Noreturn void fail(struct agent *a, int err)
 {
 	if (a->rep) {
 		a->rep->error = err;
-		__atomic_store_n(&a->rep->phase, RS_PHASE_FAILED, __ATOMIC_RELEASE);
+		rs_shared_store32(&a->rep->phase, RS_PHASE_FAILED);
 	}
 	console("ringside agent: failed\n");
 	outl(RS_PORT_ERROR, (uint32_t)err);
 	halt_forever();
 }
 
-/* The region header is shared with the host: read it once per field. */
+/* The region header is shared with the host: the ring library reads it. */
 static int wait_enabled(struct agent *a)
 {
 	for (uint64_t spins = 0;; spins++) {
-		if (__atomic_load_n(&a->hdr->config.enabled, __ATOMIC_ACQUIRE))
+		if (rs_region_enabled(&a->region) == 1)
 			return 0;
 		if (!a->boot->wait_enabled || spins > (1u << 20))
 			return -rse_disabled;
@@ -45,32 +45,31 @@ static int wait_enabled(struct agent *a)
 	}
 }
 
-/* One read of each host-written value the agent uses. */
-static void read_config(struct agent *a)
+/*
+ * One read of each host-written value the agent uses.  vCPU 0 speaks for
+ * the agent in the region's status; the others only beat the heart.
+ */
+static int attach(struct agent *a, uint32_t nr_vcpus)
 {
-	const struct rs_region_header *h = a->hdr;
+	struct rs_config cfg;
 	uint64_t bell;
+	int err;
 
-	a->mask = (uint32_t)__atomic_load_n(&h->config.trace_mask, __ATOMIC_RELAXED);
-	a->sample_type = __atomic_load_n(&h->config.sample_type, __ATOMIC_RELAXED);
-	a->aux_size = __atomic_load_n(&h->rings[a->id].aux_size, __ATOMIC_RELAXED);
-	bell = __atomic_load_n(&h->config.doorbell_addr, __ATOMIC_RELAXED);
+	if (a->id == 0)
+		err = rs_guest_attach(&a->region, RS_AGENT_FREESTANDING,
+				      nr_vcpus, &cfg);
+	else
+		err = rs_region_config_read(&a->region, &cfg);
+	if (err < 0)
+		return err;
+	a->mask = (uint32_t)cfg.trace_mask;
+	a->sample_type = cfg.sample_type;
+	a->aux_size = a->ring.aux_size;
+	bell = cfg.doorbell_addr;
 	/* Only an address the identity map covers and RAM does not. */
 	if (bell >= RS_BOOT_DOORBELL_GPA && bell < RS_BOOT_IDMAP_END)
 		a->doorbell = (volatile uint32_t *)(uintptr_t)bell;
-}
-
-static void attach_status(struct agent *a, uint32_t nr_vcpus)
-{
-	struct rs_guest_status *st = &a->hdr->status;
-
-	/* vCPU 0 speaks for the agent; the others only beat the heart. */
-	if (a->id != 0)
-		return;
-	__atomic_store_n(&st->abi_version, RS_ABI_VERSION, __ATOMIC_RELAXED);
-	__atomic_store_n(&st->agent_kind, 1u, __ATOMIC_RELAXED);
-	__atomic_store_n(&st->rings_used, nr_vcpus, __ATOMIC_RELAXED);
-	__atomic_store_n(&st->attached, 1u, __ATOMIC_RELEASE);
+	return 0;
 }
 
 void agent_main(const struct rs_boot_info *boot, uint64_t id,
@@ -99,7 +98,6 @@ void agent_main(const struct rs_boot_info *boot, uint64_t id,
 			     boot->region_size);
 	if (err)
 		fail(a, err);
-	a->hdr = rs_region_header(&a->region);
 	err = wait_enabled(a);
 	if (err)
 		fail(a, err);
@@ -112,10 +110,10 @@ void agent_main(const struct rs_boot_info *boot, uint64_t id,
 	err = rs_producer_init(&a->prod, &a->region, a->id);
 	if (!err)
 		err = rs_region_ring(&a->region, a->id, &a->ring);
+	if (!err)
+		err = attach(a, boot->nr_vcpus);
 	if (err)
 		fail(a, err);
-	read_config(a);
-	attach_status(a, boot->nr_vcpus);
 
 	err = agent_workload(a);
 	if (err)
@@ -132,7 +130,7 @@ _Noreturn void agent_finish(struct agent *a)
 	} __attribute__((packed)) null_idt = { 0, 0 };
 
 	a->rep->last_tsc = rdtsc();
-	__atomic_store_n(&a->rep->phase, RS_PHASE_DONE, __ATOMIC_RELEASE);
+	rs_shared_store32(&a->rep->phase, RS_PHASE_DONE);
 	switch (a->boot->workload) {
 	case RS_WL_HANG:
 		for (;;)

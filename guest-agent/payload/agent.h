@@ -8,6 +8,7 @@
 
 #include "ringside/guest_boot.h"
 #include "ringside/ring.h"
+#include "ringside/shared.h"
 
 void *memcpy(void *dst, const void *src, size_t n);
 void *memmove(void *dst, const void *src, size_t n);
@@ -18,7 +19,6 @@ int memcmp(const void *a, const void *b, size_t n);
 struct agent {
 	const struct rs_boot_info *boot;
 	struct rs_guest_report *rep;
-	struct rs_region_header *hdr;
 	uint32_t id;
 	uint32_t mask;            /* config.trace_mask */
 	uint64_t sample_type;

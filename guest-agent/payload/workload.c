@@ -21,7 +21,7 @@ static void ring_doorbell(struct agent *a)
  * Tests only (boot->wait_space): before a record of @size goes in, spin
  * until the host has freed room for it and for a LOST record in front of
  * it, so that a test can ask for "nothing lost" whatever the guest's speed
- * relative to the host.  The shared tail is read only when the last one
+ * relative to the host.  The shared tail counts only when the last one
  * seen shows no room; it is a hint (reserve re-reads it with acquire before
  * it reuses space).  Bounded: after WAIT_SPINS reads the record is tried
  * anyway, and dropped and counted if there is still no room.  A real agent
@@ -31,17 +31,19 @@ static void ring_doorbell(struct agent *a)
 
 static void wait_space(struct agent *a, uint32_t size)
 {
-	const struct rs_ctrl_page *c = a->ring.ctrl;
 	uint64_t need = size + sizeof(struct rs_perf_lost), head;
+	struct rs_ring_state st;
 
 	if (!a->boot->wait_space || a->ring.data_mode != RS_MODE_NORMAL)
 		return;
-	head = __atomic_load_n(&c->data_head, __ATOMIC_RELAXED);
+	rs_ring_state_read(&a->ring, &st);
+	head = st.data_head;
 	if (head - a->tail_seen + need <= a->ring.data_size)
 		return;
 	a->rep->space_waits++;
 	for (uint64_t spins = 0; spins < WAIT_SPINS; spins++) {
-		a->tail_seen = __atomic_load_n(&c->data_tail, __ATOMIC_RELAXED);
+		rs_ring_state_read(&a->ring, &st);
+		a->tail_seen = st.data_tail;
 		if (head - a->tail_seen + need <= a->ring.data_size)
 			return;
 		cpu_relax();
@@ -160,7 +162,7 @@ static int flush_lost(struct agent *a)
 {
 	int ret;
 
-	__atomic_store_n(&a->rep->phase, RS_PHASE_FLUSHING, __ATOMIC_RELEASE);
+	rs_shared_store32(&a->rep->phase, RS_PHASE_FLUSHING);
 	while ((ret = rs_producer_flush_lost(&a->prod)) == -rse_no_space)
 		cpu_relax();
 	if (ret == 2)
@@ -186,7 +188,7 @@ int agent_workload(struct agent *a)
 			ret = emit_aux(a);
 		if (ret)
 			return ret;
-		__atomic_fetch_add(&a->hdr->status.heartbeat, 1, __ATOMIC_RELAXED);
+		rs_guest_heartbeat(&a->region);
 	}
 	return flush_lost(a);
 }

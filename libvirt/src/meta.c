@@ -42,11 +42,6 @@ static int parse_u32(const char *s, uint32_t max, uint32_t *out)
 	return 0;
 }
 
-static int is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
 static int parse_trace(const char *s, uint64_t *mask)
 {
 	uint64_t m = 0;
@@ -89,11 +84,11 @@ int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
 			*bad = "rings: a number of rings from 1 to 48";
 	} else if (!strcmp(key, "data-pages")) {
 		if (parse_u32(value, UINT32_MAX, &c->data_pages) ||
-		    !is_pow2(c->data_pages))
+		    !rs_is_pow2(c->data_pages))
 			*bad = "data-pages: a power of two >= 1 (4 KiB pages per ring)";
 	} else if (!strcmp(key, "aux-pages")) {
 		if (parse_u32(value, UINT32_MAX, &c->aux_pages) ||
-		    (c->aux_pages && !is_pow2(c->aux_pages)))
+		    (c->aux_pages && !rs_is_pow2(c->aux_pages)))
 			*bad = "aux-pages: 0 or a power of two (4 KiB pages per ring)";
 	} else if (!strcmp(key, "mode")) {
 		if (!strcmp(value, "normal"))
@@ -123,9 +118,9 @@ int dom_cfg_check(struct dom_cfg *c, const char **bad)
 	*bad = NULL;
 	if (!c->rings || c->rings > RS_MAX_RINGS)
 		*bad = "rings: a number of rings from 1 to 48";
-	else if (!is_pow2(c->data_pages))
+	else if (!rs_is_pow2(c->data_pages))
 		*bad = "data-pages: a power of two >= 1";
-	else if (c->aux_pages && !is_pow2(c->aux_pages))
+	else if (c->aux_pages && !rs_is_pow2(c->aux_pages))
 		*bad = "aux-pages: 0 or a power of two";
 	else if (c->mode != RS_MODE_NORMAL && c->mode != RS_MODE_OVERWRITE)
 		*bad = "mode: 'normal' or 'overwrite'";
@@ -155,13 +150,9 @@ int dom_cfg_check(struct dom_cfg *c, const char **bad)
 
 void dom_cfg_params(const struct dom_cfg *c, struct rs_region_params *p)
 {
-	memset(p, 0, sizeof(*p));
-	p->size = sizeof(*p);
-	p->nr_rings = c->rings;
-	p->data_pages = c->data_pages;
-	p->aux_pages = c->aux_pages;
-	p->data_mode = c->mode;
-	p->aux_mode = c->mode;
+	/* dom_cfg_check() judges the values (rs_region_size refuses them) */
+	rs_region_params_init(p, c->rings, c->data_pages, c->aux_pages,
+			      c->mode, c->mode);
 	p->trace_mask = c->trace_mask;
 	p->sample_type = DOM_SAMPLE_TYPE;
 	p->sample_freq = c->freq;

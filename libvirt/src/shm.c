@@ -20,7 +20,6 @@
 static int layout(int fd, const struct dom_cfg *c)
 {
 	struct rs_region_params p;
-	struct rs_region_header *h;
 	void *mem;
 	int err;
 
@@ -29,12 +28,8 @@ static int layout(int fd, const struct dom_cfg *c)
 		return -errno;
 	dom_cfg_params(c, &p);
 	/* dom_cfg_check() found this layout valid: a refusal is ours */
-	err = rs_region_layout(mem, c->size, &p) < 0 ? -dome_internal : 0;
-	if (!err) {
-		/* No guest runs yet: a plain store is enough. */
-		h = mem;
-		h->config.enabled = 1;
-	}
+	err = rs_region_layout(mem, c->size, &p) < 0 ||
+	      rs_region_enable(mem) < 0 ? -dome_internal : 0;
 	munmap(mem, c->size);
 	return err;
 }

@@ -6,11 +6,7 @@
 #include <string.h>
 
 #include "ringside/pt_core.h"
-
-static inline bool pv_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
+#include "ringside/ring.h"
 
 static inline unsigned pv_log2(uint64_t v)
 {

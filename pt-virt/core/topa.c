@@ -25,7 +25,7 @@ static int geometry(const struct pv_topa_params *p, uint64_t *region,
 	if (!p || p->size < sizeof(*p))
 		return -pve_invalid;
 	r = (p->flags & PV_TOPA_SINGLE) ? p->aux_size : p->region_size;
-	if (!pv_pow2(p->aux_size) || !pv_pow2(r) || r < 4096 ||
+	if (!rs_is_pow2(p->aux_size) || !rs_is_pow2(r) || r < 4096 ||
 	    r > PV_TOPA_REGION_BYTES(PV_TOPA_MAX_SIZE_CODE) || r > p->aux_size)
 		return -pve_geometry;
 	if ((p->aux_gpa & (r - 1)) || (p->table_gpa & (TABLE_ALIGN - 1)))

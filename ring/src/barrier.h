@@ -111,6 +111,87 @@ static inline uint64_t rs_reread_frontier(const uint64_t *frontier)
 }
 
 /*
+ * The region header:
+ *
+ *   host                                   guest
+ *   ----                                   -----
+ *   write the layout and config
+ *   I: store-release(magic)                check the magic, copy the layout
+ *   change config fields
+ *   K: store-release(config.enabled, e)    L: e = load-acquire(config.enabled)
+ *                                          load the config fields
+ *                                          store the status fields
+ *   read the status fields (hints)         M: store-release(status.attached)
+ *
+ * K pairs with L: a guest that sees enabled = 1 sees every configuration
+ * field the host stored before it.  The magic goes last (I), so a layout
+ * read after the guest saw it is complete; the host lays a region out
+ * before any guest runs on it.  M orders the status fields before attached
+ * for a host that reads attached first; it treats all of them as hints.
+ */
+
+/* I */
+static inline void rs_publish_magic(uint64_t *magic, uint64_t value)
+{
+	__atomic_store_n(magic, value, __ATOMIC_RELEASE);
+}
+
+/* K */
+static inline void rs_publish_enabled(uint32_t *enabled, uint32_t value)
+{
+	__atomic_store_n(enabled, value, __ATOMIC_RELEASE);
+}
+
+/* L */
+static inline uint32_t rs_read_enabled(const uint32_t *enabled)
+{
+	return __atomic_load_n(enabled, __ATOMIC_ACQUIRE);
+}
+
+/* M */
+static inline void rs_publish_attached(uint32_t *attached, uint32_t value)
+{
+	__atomic_store_n(attached, value, __ATOMIC_RELEASE);
+}
+
+/* A counter several CPUs may bump at once (the guest's heartbeat: every
+ * vCPU of a freestanding agent beats it), published with release. */
+static inline void rs_heartbeat_inc(uint64_t *p)
+{
+	__atomic_fetch_add(p, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Words outside the ring protocol that threads or processes share (a boot
+ * report, a VMM's counters, a test's handshake): ringside/shared.h wraps
+ * these out of line, so that this header stays the only place with atomics.
+ */
+static inline uint32_t rs_word_acquire32(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void rs_word_release32(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t rs_word_acquire(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void rs_word_release(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline void rs_word_add(uint64_t *p, uint64_t n)
+{
+	__atomic_fetch_add(p, n, __ATOMIC_RELAXED);
+}
+
+/*
  * The control page's time fields sit under perf's seqcount `lock`; only the
  * host writes them:
  *

@@ -5,6 +5,7 @@
  * consumer in another process) validates it and works from a private copy
  * of the layout, because the shared header is writable by the guest.
  */
+#include "barrier.h"
 #include "ring_internal.h"
 
 struct layout {
@@ -35,6 +36,22 @@ static int params_check(const struct rs_region_params *p)
 	if (p->aux_watermark && p->aux_watermark >= aux_size)
 		return -rse_geometry;
 	return 0;
+}
+
+int rs_region_params_init(struct rs_region_params *params, uint32_t nr_rings,
+			  uint32_t data_pages, uint32_t aux_pages,
+			  uint32_t data_mode, uint32_t aux_mode)
+{
+	if (!params)
+		return -rse_invalid;
+	rs_memset(params, 0, sizeof(*params));
+	params->size = sizeof(*params);
+	params->nr_rings = nr_rings;
+	params->data_pages = data_pages;
+	params->aux_pages = aux_pages;
+	params->data_mode = data_mode;
+	params->aux_mode = aux_mode;
+	return params_check(params);
 }
 
 /* Areas are placed largest kind first, each aligned to its own size, so
@@ -137,6 +154,7 @@ int rs_region_layout(void *mem, uint64_t mem_size,
 	hdr->config.trace_mask = params->trace_mask;
 	hdr->config.sample_type = params->sample_type;
 	hdr->config.sample_freq = params->sample_freq;
+	hdr->config.doorbell_addr = params->doorbell_addr;
 
 	for (i = 0; i < params->nr_rings; i++) {
 		struct rs_ctrl_page *c;
@@ -154,7 +172,7 @@ int rs_region_layout(void *mem, uint64_t mem_size,
 		c->aux_size = l.rings[i].aux_size;
 	}
 	/* Readers check the magic first: make it the last thing they see. */
-	__atomic_store_n(&hdr->magic, RS_REGION_MAGIC, __ATOMIC_RELEASE);
+	rs_publish_magic(&hdr->magic, RS_REGION_MAGIC);
 	return 0;
 }
 

@@ -7,11 +7,6 @@
 
 #include "ringside/ring.h"
 
-static inline int rs_is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
 static inline uint64_t rs_align_up(uint64_t v, uint64_t align)
 {
 	return (v + align - 1) & ~(align - 1);

@@ -110,7 +110,9 @@ static int create(const char *path, const struct opts *o)
 	err = rs_region_layout(mem, mapped, &params);
 	if (err)
 		die("rs_region_layout", err);
-	((struct rs_region_header *)mem)->config.enabled = 1;
+	err = rs_region_enable(mem);
+	if (err)
+		die("rs_region_enable", err);
 	return 0;
 }
 

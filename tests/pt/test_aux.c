@@ -41,8 +41,7 @@ static void ring_setup(uint32_t aux_mode)
 	ck_assert_int_eq(rs_region_size(&rp, &size), 0);
 	region_mem = aligned_alloc(4096, size);
 	ck_assert_int_eq(rs_region_layout(region_mem, size, &rp), 0);
-	ck_assert_int_eq(rs_region_open(&region, region_mem, size), 0);
-	rs_region_header(&region)->config.enabled = 1;
+	ck_assert_int_eq(rs_region_enable(region_mem), 0);
 	ck_assert_int_eq(rs_region_open(&region, region_mem, size), 0);
 	ck_assert_int_eq(rs_region_ring(&region, 0, &ring), 0);
 	ck_assert_int_eq(rs_producer_init(&prod, &region, 0), 0);

@@ -80,7 +80,7 @@ void fx_region_init(struct fx_region *f, const struct rs_region_params *p,
 		guard_padding(f);
 	if (flags & FX_NO_OPEN)
 		return;
-	fx_header(f)->config.enabled = 1;
+	ck_assert_int_eq(rs_region_enable(f->mem), 0);
 	fx_region_reopen(f);
 }
 

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "barrier.h"
 #include "ringside/ring.h"
 #include "test_hook.h"
 
@@ -181,12 +182,12 @@ static void nest_now(void)
 {
 	nested_ret = write_seq(1, nested_seq++, 8, NULL);
 	nested++;
-	head_inside = __atomic_load_n(&rg.ctrl->data_head, __ATOMIC_ACQUIRE);
+	head_inside = rs_read_head(rg.ctrl);
 }
 
 static void nest_hook(struct rs_producer *p, enum rs_hook_point at)
 {
-	uint64_t head = __atomic_load_n(&rg.ctrl->data_head, __ATOMIC_ACQUIRE);
+	uint64_t head = rs_read_head(rg.ctrl);
 
 	ck_assert_ptr_eq(p, &producer);
 	if (producer.ring.data_mode == RS_MODE_NORMAL) {
@@ -495,7 +496,7 @@ struct shared_result {
 	uint64_t lost;
 	uint64_t bad;
 	uint64_t corrupt;
-	int producer_done;
+	uint32_t producer_done;
 };
 
 static struct shared_result *res;
@@ -559,7 +560,7 @@ static void consume(void)
 		_exit(2);
 	/* After the producer is done, one empty drain means everything. */
 	while (quiet < 2) {
-		int done = __atomic_load_n(&res->producer_done, __ATOMIC_ACQUIRE);
+		int done = (int)rs_word_acquire32(&res->producer_done);
 		int n = rs_consumer_drain(c, seen_fn, &s);
 
 		if (n < 0)
@@ -605,7 +606,7 @@ START_TEST(signal_nested_concurrent_consumer)
 	rs_test_hook = NULL;
 	while (rs_producer_flush_lost(&producer) == -rse_no_space)
 		usleep(100);
-	__atomic_store_n(&res->producer_done, 1, __ATOMIC_RELEASE);
+	rs_word_release32(&res->producer_done, 1);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 

@@ -6,11 +6,6 @@
 
 #include "fixture.h"
 
-static int is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
 /* Anonymous page-aligned memory, pre-filled so that zeroing is visible. */
 static uint8_t *map_mem(uint64_t size)
 {
@@ -114,7 +109,7 @@ static void check_layout(const uint8_t *mem, uint64_t mem_size,
 		uint64_t need = 0;
 
 		ck_assert_int_eq(rs_region_size(p, &need), 0);
-		ck_assert(is_pow2(need));
+		ck_assert(rs_is_pow2(need));
 		ck_assert_uint_ge(need, end);
 		ck_assert_uint_lt(need / 2, end);
 	}
@@ -128,7 +123,7 @@ static void layout_and_check(const struct rs_region_params *p)
 	struct rs_region region;
 
 	ck_assert_int_eq(rs_region_size(p, &size), 0);
-	ck_assert(is_pow2(size));
+	ck_assert(rs_is_pow2(size));
 	mem = map_mem(size);
 	memset(mem, 0xa5, size);
 	ck_assert_int_eq(rs_region_layout(mem, size, p), 0);
@@ -219,14 +214,14 @@ START_TEST(region_size_area_max)
 	/* Sizes only: a layout this big would need gigabytes. */
 	fx_params(&p, 1, max_pages);
 	ck_assert_int_eq(rs_region_size(&p, &size), 0);
-	ck_assert(is_pow2(size));
+	ck_assert(rs_is_pow2(size));
 	ck_assert_uint_gt(size, RS_AREA_MAX);
 	ck_assert_uint_le(size, RS_REGION_MAX);
 
 	fx_params(&p, max_pages, max_pages);
 	p.nr_rings = RS_MAX_RINGS;
 	ck_assert_int_eq(rs_region_size(&p, &size), 0);
-	ck_assert(is_pow2(size));
+	ck_assert(rs_is_pow2(size));
 	ck_assert_uint_ge(size, 2 * RS_AREA_MAX * RS_MAX_RINGS);
 	ck_assert_uint_le(size, RS_REGION_MAX);
 }
@@ -242,7 +237,7 @@ START_TEST(region_size_grows)
 		fx_params(&p, 2, 1);
 		p.nr_rings = n;
 		ck_assert_int_eq(rs_region_size(&p, &size), 0);
-		ck_assert(is_pow2(size));
+		ck_assert(rs_is_pow2(size));
 		ck_assert_uint_ge(size, RS_PAGE_SIZE + n * (3u + 1u) * RS_PAGE_SIZE);
 		ck_assert_uint_ge(size, prev);
 		prev = size;

@@ -96,6 +96,13 @@ struct rs_config {
 };
 _Static_assert(sizeof(struct rs_config) == 128, "rs_config layout");
 
+/* Who attached (rs_guest_status.agent_kind). */
+enum rs_agent_kind {
+	RS_AGENT_FREESTANDING = 1, /* the payload the ringside VMM boots */
+	RS_AGENT_LINUX        = 2, /* the Linux agent */
+	RS_AGENT_HOST_TEST    = 3, /* a host test program */
+};
+
 /* Guest-written status. */
 struct rs_guest_status {
 	uint32_t attached;        /* 1 while an agent writes the rings */

@@ -64,7 +64,25 @@ struct rs_region_params {
 	uint64_t trace_mask;      /* enum rs_trace_bit */
 	uint64_t sample_type;
 	uint64_t sample_freq;
+	uint64_t doorbell_addr;   /* guest-physical doorbell, 0 for none */
 };
+
+/* 1 if @v is a power of two, 0 if not (0 is not). */
+static inline int rs_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/*
+ * Fill @params for @nr_rings rings of @data_pages data and @aux_pages AUX
+ * pages each, in @data_mode and @aux_mode (enum rs_mode); everything else
+ * zero: default watermarks, nothing traced, no doorbell (set those fields
+ * afterwards).  @params is filled even when the values are refused.
+ * -rse_invalid (NULL, unknown mode), -rse_geometry (as rs_region_size).
+ */
+int rs_region_params_init(struct rs_region_params *params, uint32_t nr_rings,
+			  uint32_t data_pages, uint32_t aux_pages,
+			  uint32_t data_mode, uint32_t aux_mode);
 
 /*
  * Bytes a region for @params needs: the layout's end rounded up to a power
@@ -80,6 +98,17 @@ int rs_region_size(const struct rs_region_params *params, uint64_t *size);
  */
 int rs_region_layout(void *mem, uint64_t mem_size,
 		     const struct rs_region_params *params);
+
+/*
+ * Host: switch tracing on (rs_region_enable) or off (rs_region_disable) in
+ * the region laid out at @mem: config.enabled, stored with release
+ * semantics after whatever configuration the host wrote before, so a guest
+ * that sees the switch (rs_region_enabled) sees that configuration too.
+ * The host never needs the guest-writable header for this: only the flag
+ * is written.  -rse_invalid (NULL or not page aligned).
+ */
+int rs_region_enable(void *mem);
+int rs_region_disable(void *mem);
 
 /*
  * Validate the region in @mem and keep a private copy of its layout in
@@ -157,6 +186,52 @@ int rs_ring_time_publish(const struct rs_ring *ring,
  * as "none".  -rse_invalid.
  */
 int rs_ring_time_read(const struct rs_ring *ring, struct rs_time_conv *tc);
+
+/* ---- guest status (guest) ---------------------------------------------- */
+
+/*
+ * The host's configuration as it is now, each field read once: enabled
+ * with acquire semantics first, so the other fields are at least as new
+ * as the switch (rs_region_enable).  Unlike rs_region_config() (the copy
+ * validated at open) this follows a host that changes trace_mask or
+ * enabled while the guest runs.  -rse_invalid.
+ */
+int rs_region_config_read(const struct rs_region *region, struct rs_config *cfg);
+
+/* 1 if the host has enabled tracing, 0 if not (one acquire load, for a
+ * guest waiting for the switch).  -rse_invalid. */
+int rs_region_enabled(const struct rs_region *region);
+
+/*
+ * Attach an agent of @agent_kind (enum rs_agent_kind) that writes
+ * @rings_used rings: read the configuration into @cfg (as
+ * rs_region_config_read), check it against the layout validated at open,
+ * then publish the status: abi_version, agent_kind, rings_used, and
+ * attached = 1 last, with release semantics.  Returns 1 when the host has
+ * enabled tracing, 0 when not (the agent is attached either way; it
+ * decides whether to wait).  Refused, with nothing published:
+ * -rse_invalid (NULL, unknown kind, no rings or more than the region has),
+ * -rse_geometry (a mode no host writes, or modes and watermarks other than
+ * those the region was opened with: open it again).
+ */
+int rs_guest_attach(const struct rs_region *region, uint32_t agent_kind,
+		    uint32_t rings_used, struct rs_config *cfg);
+
+/* One heartbeat: status.heartbeat + 1, atomically (several vCPUs may
+ * beat at once), with release semantics.  -rse_invalid. */
+int rs_guest_heartbeat(const struct rs_region *region);
+
+/* attached = 0, with release semantics, after the agent's last record.
+ * -rse_invalid. */
+int rs_guest_detach(const struct rs_region *region);
+
+/*
+ * A reader of a perf ring buffer (Linux's own, whose mmap page has the
+ * control page's layout: struct rs_ctrl_page): load-acquire data_head
+ * before reading the records below it, store-release data_tail after.
+ */
+uint64_t rs_perf_page_read_head(const struct rs_ctrl_page *page);
+void rs_perf_page_publish_tail(struct rs_ctrl_page *page, uint64_t tail);
 
 /* ---- producer (guest) -------------------------------------------------- */
 

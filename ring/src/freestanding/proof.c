@@ -3,13 +3,15 @@
  * Proof that ring/ needs nothing from libc: a static program linked with
  * -nostdlib against the freestanding build.  It supplies only what GCC may
  * call in a freestanding environment (memcpy, memmove, memset, memcmp), as
- * the guest agent does, then lays out a region, produces, drains and checks.
+ * the guest agent does, then lays out a region, attaches as a guest agent
+ * would, produces, drains and checks.
  * Exit status 0 means every check passed.
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "ringside/ring.h"
+#include "ringside/shared.h"
 
 void *memcpy(void *dst, const void *src, size_t n);
 void *memmove(void *dst, const void *src, size_t n);
@@ -93,12 +95,21 @@ static int run(void)
 		.size = sizeof(p), .nr_rings = 1, .data_pages = 4,
 		.trace_mask = RS_TRACE_TEST,
 	};
+	struct rs_config cfg;
+	uint32_t word = 0;
 	uint64_t seq;
 	int size;
 
-	if (rs_region_layout(region_mem, REGION_SIZE, &p) < 0)
+	if (rs_region_layout(region_mem, REGION_SIZE, &p) < 0 ||
+	    rs_region_enable(region_mem) < 0 ||
+	    rs_region_open(&region, region_mem, REGION_SIZE) < 0)
 		return 1;
-	if (rs_region_open(&region, region_mem, REGION_SIZE) < 0)
+	if (rs_region_enabled(&region) != 1 ||
+	    rs_guest_attach(&region, RS_AGENT_FREESTANDING, 1, &cfg) != 1 ||
+	    rs_guest_heartbeat(&region) < 0)
+		return 2;
+	rs_shared_store32(&word, 1);
+	if (rs_shared_load32(&word) != 1)
 		return 2;
 	if (rs_producer_init(&producer, &region, 0) < 0 ||
 	    rs_consumer_init(&consumer, &region, 0) < 0)
@@ -114,7 +125,8 @@ static int run(void)
 		if (seq % 16 == 15 && rs_consumer_drain(&consumer, on_record, 0) < 0)
 			return 6;
 	}
-	if (rs_consumer_drain(&consumer, on_record, 0) < 0)
+	if (rs_consumer_drain(&consumer, on_record, 0) < 0 ||
+	    rs_guest_detach(&region) < 0)
 		return 7;
 	return seen == 1000 && next_seq == 1000 ? 0 : 8;
 }
