@@ -156,6 +156,8 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 	int err;
 
 	tally_init(&r->tally, wp.nr_rings, wp.sample_type);
+	if (r->syms)
+		gsyms_writer_params(r->syms, &wp);
 	if (r->output) {
 		err = pdf_writer_open(&w, r->output, &wp);
 		if (err) {
@@ -163,6 +165,7 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 				"-o path", r->output, pdf_errstr(err));
 			return CLI_EXIT_FAIL;
 		}
+		r->wstats = *pdf_writer_stats(w);
 	}
 	err = drain_init(&r->drain, region, wp.sample_type, w, &r->tally);
 	if (err) {
