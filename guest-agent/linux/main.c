@@ -189,7 +189,8 @@ static void attach(struct agent *a)
 		die("attaching to the region: %s", rs_errstr(err));
 }
 
-/* The kernel's symbols into the sideband, once; what went wrong is said
+/* The kernel's symbols into the sideband, once, before the attach; what
+ * went wrong is said
  * here and, for the host, in the sideband (TRUNCATED, an empty table). */
 static void publish_symbols(struct agent *a)
 {
@@ -368,12 +369,15 @@ int main(int argc, char **argv)
 	if (err)
 		die("region on %s: %s", a->dev.bdf, rs_errstr(err));
 	open_events(a);
+	/* Before the marker socket and the attach: a host that sees the
+	 * agent attached (or a program that finds the socket) finds the
+	 * symbols complete. */
+	publish_symbols(a);
 	err = agent_markers_open(&a->mk, a->opts.mark_socket);
 	if (err)
 		say(a, "no markers: cannot bind %s: %s", a->opts.mark_socket,
 		    strerror(-err));
 	attach(a);
-	publish_symbols(a);
 	say(a, "attached to the region on %s: %u rings, %u cpus, %" PRIu64 " Hz, "
 	    "%s mode", a->dev.bdf, a->nr_rings, a->nr_cpus, a->ev.freq,
 	    rs_region_config(&a->dev.region)->data_mode == RS_MODE_OVERWRITE ?

@@ -28,6 +28,13 @@ if [ ! -S /run/ringside/mark.sock ]; then
 	echo "E2E-FAIL the agent did not start"
 	poweroff -f
 fi
+# The kernel's symbols as this guest sees them, for the harness to judge
+# perf's names by: captured here, apart from ringside (the agent has
+# published its copy before it made the socket).
+echo "E2E-KALLSYMS-BEGIN"
+awk '$2 ~ /^[TtWw]$/ || $3 == "_text" || $3 == "_stext" || $3 == "_etext"' \
+	/proc/kallsyms | gzip -c | base64
+echo "E2E-KALLSYMS-END"
 
 if [ "$mode" = panic ]; then
 	rs-workload 20 --panic
