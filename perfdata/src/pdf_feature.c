@@ -2,8 +2,9 @@
 /*
  * ringside writes HOSTNAME, OSRELEASE, VERSION, ARCH (of the host that
  * wrote the file), NRCPUS (one CPU per ring), CMDLINE, EVENT_DESC (the
- * event names perf shows) and SAMPLE_TIME.  perf needs none of the others
- * to open, report and script a file of software events.
+ * event names perf shows) and SAMPLE_TIME; BUILD_ID too when the writer
+ * has a guest kernel's symbols (pdf_ksyms.c).  perf needs none of the
+ * others to open, report and script a file of software events.
  */
 #include <errno.h>
 #include <string.h>

@@ -449,6 +449,63 @@ static int write_file(const char *path, const char *ks, size_t len,
 	return pdf_writer_finish(w);
 }
 
+/* The maps of `good`, first in the data section: the kernel, the modules */
+static void check_mmaps(int fd, uint64_t at)
+{
+	static const struct { uint64_t start, len, pgoff; const char *name; } want[] = {
+		{ 0xffffffff81000000ull, 0x1001000, 0xffffffff81000000ull,
+		  "[kernel.kallsyms]_text" },
+		{ 0xffffffffc0100000ull, 0x1000, 0, "[mod_a]" },
+		{ 0xffffffffc0201000ull, 0x2000, 0, "[mod_b]" },
+	};
+	_Alignas(8) uint8_t rec[256];
+	struct rs_perf_header *h = (void *)rec;
+	uint64_t v[4];
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(pread(fd, rec, sizeof(rec), (off_t)at), sizeof(rec));
+		ck_assert_uint_eq(h->type, PERF_RECORD_MMAP);
+		ck_assert_uint_eq(h->misc, PERF_RECORD_MISC_KERNEL);
+		memcpy(v, h + 1, sizeof(v));
+		ck_assert_uint_eq(v[0], 0xffffffffull);   /* pid -1, tid 0 */
+		ck_assert_uint_eq(v[1], want[i].start);
+		ck_assert_uint_eq(v[2], want[i].len);
+		ck_assert_uint_eq(v[3], want[i].pgoff);
+		ck_assert_str_eq((const char *)(h + 1) + 32, want[i].name);
+		at += h->size;
+	}
+}
+
+/* HEADER_BUILD_ID, the first feature: one entry as perf writes it */
+static void check_build_id_feature(const char *path, const uint8_t *id)
+{
+	struct pdf_file_header hdr;
+	struct pdf_section sec;
+	uint8_t e[100];
+	int32_t pid;
+	int fd = open(path, O_RDONLY);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, &hdr, sizeof(hdr), 0), sizeof(hdr));
+	ck_assert_uint_eq(hdr.features[0] & (1u << PDF_FEAT_BUILD_ID),
+			  1u << PDF_FEAT_BUILD_ID);
+	ck_assert_int_eq(pread(fd, &sec, sizeof(sec),
+			       (off_t)(hdr.data.offset + hdr.data.size)),
+			 sizeof(sec));
+	ck_assert_uint_eq(sec.size, sizeof(e));
+	ck_assert_int_eq(pread(fd, e, sizeof(e), (off_t)sec.offset), sizeof(e));
+	check_mmaps(fd, hdr.data.offset);
+	close(fd);
+	ck_assert_uint_eq(e[4] | e[5] << 8, PERF_RECORD_MISC_KERNEL | 1u << 15);
+	ck_assert_uint_eq(e[6] | e[7] << 8, sizeof(e));
+	memcpy(&pid, e + 8, 4);
+	ck_assert_int_eq(pid, -1);
+	ck_assert_mem_eq(e + 12, id, 20);
+	ck_assert_uint_eq(e[32], 20);              /* the id's size */
+	ck_assert_str_eq((const char *)e + 36, "[kernel.kallsyms]");
+}
+
 START_TEST(ksyms_writer)
 {
 	static const uint8_t guest[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
@@ -472,6 +529,7 @@ START_TEST(ksyms_writer)
 	ck_assert_int_eq(st.ksyms_err, 0);
 	ck_assert_uint_eq(st.build_id_len, 20);
 	ck_assert_mem_eq(st.build_id, content, 20);
+	check_build_id_feature(path, content);
 	/* the ring records read back; the 3 MMAPs are perf's, skipped */
 	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
 	ck_assert_int_eq(pdf_reader_next(r, &ev), 1);

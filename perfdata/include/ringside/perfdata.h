@@ -233,8 +233,10 @@ struct pdf_ksym {
 };
 
 /*
- * The symbol perf would give @addr: the last one at or below it, in the same
- * map (the kernel's or one module's).  1 found, 0 none (outside every map).
+ * The symbol for @addr as perf finds it: the last one at or below it in the
+ * same map (the kernel's or one module's).  Of aliases (several symbols at
+ * one address) this gives the last by name; perf picks one by rules of its
+ * own (symbols__fixup_duplicate()).  1 found, 0 none (outside every map).
  */
 int pdf_ksyms_find(const struct pdf_ksyms *k, uint64_t addr,
 		   struct pdf_ksym *sym);
