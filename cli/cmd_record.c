@@ -139,10 +139,10 @@ static int vm_finished(void *arg)
 static int run(const struct record_opts *o, struct rmap *m)
 {
 	struct recorder *r = malloc(sizeof(*r));
-	struct gsyms syms;
+	struct gsyms syms = { 0 };
 	int ret;
 
-	if (!r || gsyms_read(&syms, &m->region)) {
+	if (!r || gsyms_read(&syms, &m->region, 1)) {
 		free(r);
 		cli_err(CMD, "out of memory");
 		return CLI_EXIT_FAIL;

@@ -126,7 +126,7 @@ int cmd_snapshot(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	s = malloc(sizeof(*s));
 	/* before the pause: a guest still writing them can finish */
-	if (!s || gsyms_read(&syms, &m.region)) {
+	if (!s || gsyms_read(&syms, &m.region, 1)) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 		goto out;

@@ -9,26 +9,34 @@
 
 #define BUSY_TRIES 20      /* x 50 ms: a guest writing its symbols */
 
-int gsyms_read(struct gsyms *g, const struct rs_region *region)
+int gsyms_pending(const struct gsyms *g)
+{
+	return g->state == GSYMS_NONE || g->state == GSYMS_BUSY;
+}
+
+int gsyms_read(struct gsyms *g, const struct rs_region *region, int wait)
 {
 	uint64_t size = rs_sideband_size(region);
 	const struct pdf_ksyms_stats *ks;
+	uint8_t *text = g->text;
 	struct pdf_ksyms *k;
 	int ret = -rse_busy, i;
 
 	memset(g, 0, sizeof(*g));
+	g->text = text;
 	if (!size) {
 		g->state = GSYMS_ABSENT;
 		return 0;
 	}
-	g->text = malloc(size);
+	if (!g->text)
+		g->text = malloc(size);
 	if (!g->text)
 		return -ENOMEM;
-	for (i = 0; i < BUSY_TRIES; i++) {
+	for (i = 0; i < (wait ? BUSY_TRIES : 1); i++) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 
 		ret = rs_sideband_read(region, g->text, size, &g->info);
-		if (ret != -rse_busy)
+		if (ret != -rse_busy || !wait)
 			break;
 		nanosleep(&ts, NULL);
 	}
@@ -129,8 +137,9 @@ void gsyms_summary(FILE *out, const struct gsyms *g,
 				 memcmp(ws->build_id, g->info.build_id,
 					ws->build_id_len))
 				fprintf(out, " (of the table: the guest's own, %s, "
-					"was not usable)", hex(id, g->info.build_id,
-							       g->info.build_id_len));
+					"is the host's or names another table in the "
+					"cache, e.g. of another boot)",
+					hex(id, g->info.build_id, g->info.build_id_len));
 			fputc('\n', out);
 		} else {
 			fprintf(out, ", build id %s\n", hex(id, g->info.build_id,

@@ -33,10 +33,15 @@ struct gsyms {
 	uint32_t modules;
 };
 
-/* Read @region's sideband once (a write in progress is waited for, up to
- * about a second) and check the text.  Never fails: the state says what
- * there is.  -ENOMEM only. */
-int gsyms_read(struct gsyms *g, const struct rs_region *region);
+/* Read @region's sideband once (with @wait, a write in progress is waited
+ * for, up to about a second) and check the text.  Never fails: the state
+ * says what there is.  @g zeroed (or read before: its buffer is reused).
+ * -ENOMEM only. */
+int gsyms_read(struct gsyms *g, const struct rs_region *region, int wait);
+
+/* 1 when a later read may find more: nothing written yet, or being
+ * written. */
+int gsyms_pending(const struct gsyms *g);
 
 /* Give the writer the text and build id, when they are usable. */
 void gsyms_writer_params(const struct gsyms *g, struct pdf_writer_params *wp);

@@ -33,6 +33,7 @@ struct pdf_writer {
 	uint64_t first_time;
 	uint64_t last_time;
 	struct pdf_writer_stats stats;
+	int have_ksyms;             /* guest kernel symbols given */
 	size_t used;
 	uint8_t *out;               /* OUT_BUF bytes of pending data */
 	uint8_t enc[PDF_CODEC_BUF];
@@ -164,8 +165,10 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		goto fail;
 	}
 	err = write_attrs(w);
-	if (!err && params->guest_kallsyms)
+	if (!err && params->guest_kallsyms) {
+		w->have_ksyms = 1;
 		err = pdf_writer_ksyms(w, params);
+	}
 	if (err)
 		goto fail;
 	*wp = w;
@@ -173,6 +176,23 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 fail:
 	pdf_writer_discard(w);
 	return err;
+}
+
+/* The maps carry time 0, which perf delivers where it meets them instead
+ * of queueing them with the samples (ordered_events__queue refuses a zero
+ * timestamp), and ringside writes no FINISHED_ROUND before the end: so
+ * perf has the kernel's maps before it delivers any sample, wherever in
+ * the data section they are. */
+int pdf_writer_add_ksyms(struct pdf_writer *w,
+			 const struct pdf_writer_params *params)
+{
+	if (!w || !params || params->size < sizeof(struct pdf_writer_params) ||
+	    !params->guest_kallsyms)
+		return PDF_ERR(pdfe_invalid);
+	if (w->have_ksyms)
+		return -EALREADY;
+	w->have_ksyms = 1;
+	return pdf_writer_ksyms(w, params);
 }
 
 static int flush_out(struct pdf_writer *w)

@@ -70,6 +70,27 @@ cat "$WORK/rec.out"
 expect_in "$WORK/rec.out" "guest kernel symbols: 8 functions (1 modules), build id $ID"
 sym_check "$WORK/rec.data"
 
+note "record started before the guest published its symbols: they come in late"
+REG=$(region late)
+"$PRODUCER" create "$REG" --rings 2 --data-pages 16 --sideband-pages 4 || fail "create"
+"$R" record "$REG" -o "$WORK/late.data" --interval 1 >"$WORK/late.out" 2>"$WORK/late.err" &
+REC=$!
+BG_PIDS=$REC
+wait_for "$WORK/late.data.tmp" 60
+"$PRODUCER" write "$REG" --records 100 --samples 20 --kernel-ip 0xffffffff81002010 \
+	>/dev/null || fail "producer"
+sleep 0.5
+"$PRODUCER" sideband "$REG" --kallsyms "$WORK/kallsyms" --build-id $ID >/dev/null ||
+	fail "sideband"
+"$PRODUCER" write "$REG" --records 100 --samples 20 --kernel-ip 0xffffffff81002010 \
+	>/dev/null || fail "producer"
+stop_record "$REC" "$WORK/late.data" || fail "record: $(cat "$WORK/late.err")"
+BG_PIDS=""
+cat "$WORK/late.out"
+expect_in "$WORK/late.out" "guest kernel symbols: 8 functions (1 modules), build id $ID"
+sym_check "$WORK/late.data"
+expect_eq "late: kernel samples in perf script" "$(wc -l <"$WORK/syms")" 80
+
 # snap_says NAME TEXT: a snapshot of region NAME writes its file and says TEXT
 snap_says() {
 	run 0 "$1" "$R" snapshot "$(region "$1")" -o "$WORK/$1.data"

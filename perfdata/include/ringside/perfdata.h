@@ -316,6 +316,21 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		    const struct pdf_writer_params *params);
 
 /*
+ * The guest kernel's symbols for a writer opened without them (a recording
+ * that began before the guest published them): @params' guest_kallsyms,
+ * guest_kallsyms_len, guest_build_id, guest_build_id_len and buildid_dir,
+ * taken as pdf_writer_open takes them, the other fields ignored.  Their
+ * maps go into the data section here (perf still has them before any
+ * sample: they carry time 0, which perf does not queue), the build id into
+ * the header at pdf_writer_finish; what went wrong with them is in the
+ * stats, as at open.  Once per writer.  0; -EALREADY (given already, at
+ * open or here), PDF_ERR(pdfe_invalid), or a write error (as
+ * pdf_writer_add's).
+ */
+int pdf_writer_add_ksyms(struct pdf_writer *w,
+			 const struct pdf_writer_params *params);
+
+/*
  * Append ring record @rec of ring @ring, filed at @time.
  * PDF_ERR(pdfe_too_big): the record cannot be carried and was not written
  * (the file stays usable); -errno: a write failed, the file is lost
