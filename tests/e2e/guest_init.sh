@@ -17,7 +17,12 @@ for a in $cmdline; do
 done
 echo "E2E-BOOT mode=$mode"
 
-ringside-agent -e sched:sched_switch &
+# Before a panic, a 10 ms tick: the crash path's samples (the sysrq
+# message printed on the way to panic()) sit in this kernel's perf buffer
+# until the agent copies them, and panic() stops the agent's CPU soon.
+tick=100
+[ "$mode" = panic ] && tick=10
+ringside-agent -e sched:sched_switch -t $tick &
 agent=$!
 i=0
 while [ ! -S /run/ringside/mark.sock ] && [ $i -lt 300 ]; do
