@@ -56,6 +56,8 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 		       "test (default samples,markers)"),
 		OPT_FN('f', "freq", set, &o->cfg, "HZ", "guest samples per second "
 		       "and vCPU, 1..100000 (1000)"),
+		OPT_FN('s', "sideband-pages", set, &o->cfg, "N", "4 KiB pages for "
+		       "the guest kernel's symbols, 0 (none)..16384 (1024)"),
 		CLI_OPT_CONNECT(&o->uri),
 		OPT_END
 	};
@@ -175,9 +177,10 @@ static void report(const struct enable_opts *o, const char *shm_name,
 	char trace[64], size[32];
 
 	printf("ringside enable: %s: region %s/%s of %s (%u rings x %u data + "
-	       "%u AUX pages, %s, %s, %u Hz)\n", o->domain, DOM_SHM_DIR, shm_name,
-	       report_size(size, sizeof(size), c->size), c->rings, c->data_pages,
-	       c->aux_pages, c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
+	       "%u AUX pages, %u sideband pages, %s, %s, %u Hz)\n", o->domain,
+	       DOM_SHM_DIR, shm_name, report_size(size, sizeof(size), c->size),
+	       c->rings, c->data_pages, c->aux_pages, c->sideband_pages,
+	       c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
 	       dom_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
 	if (active)
 		printf("  the domain is running: the change applies when it is next "

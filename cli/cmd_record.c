@@ -104,6 +104,8 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 	       o->output, r->seconds,
 	       r->end == RECORDER_END_SIGNAL ? " (interrupted)" :
 	       r->end == RECORDER_END_FINISHED ? " (the VM ended)" : "");
+	if (r->syms)
+		gsyms_summary(stdout, r->syms, &r->wstats);
 	if (m->vm)
 		printf("  woken by doorbells: %" PRIu64 " of %" PRIu64 " passes\n",
 		       r->woken, r->passes);
@@ -137,13 +139,16 @@ static int vm_finished(void *arg)
 static int run(const struct record_opts *o, struct rmap *m)
 {
 	struct recorder *r = malloc(sizeof(*r));
+	struct gsyms syms = { 0 };
 	int ret;
 
-	if (!r) {
+	if (!r || gsyms_read(&syms, &m->region, 1)) {
+		free(r);
 		cli_err(CMD, "out of memory");
 		return CLI_EXIT_FAIL;
 	}
 	recorder_init(r, CMD, o->region);
+	r->syms = &syms;
 	r->output = o->output;
 	r->duration = o->duration;
 	r->quiet = o->quiet;
@@ -165,6 +170,7 @@ static int run(const struct record_opts *o, struct rmap *m)
 		summary(o, r, m);
 	recorder_fini(r);
 	free(r);
+	gsyms_fini(&syms);
 	return ret;
 }
 

@@ -114,6 +114,7 @@ static int copy(struct snapper *s, struct rmap *m, int stable)
 int cmd_snapshot(int argc, char **argv)
 {
 	struct snapper *s = NULL;
+	struct gsyms syms = { 0 };
 	struct snap_opts o;
 	struct rmap m;
 	int ret;
@@ -124,13 +125,15 @@ int cmd_snapshot(int argc, char **argv)
 	if (cli_region_open(CMD, &m, o.vm, o.region, 0, o.output))
 		return CLI_EXIT_FAIL;
 	s = malloc(sizeof(*s));
-	if (!s) {
+	/* before the pause: a guest still writing them can finish */
+	if (!s || gsyms_read(&syms, &m.region, 1)) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 		goto out;
 	}
 	snapper_init(s, CMD, o.region);
 	s->output = o.output;
+	s->syms = &syms;
 	ret = copy(s, &m, o.stable);
 	if (ret == CLI_EXIT_OK)
 		ret = snapper_write(s);
@@ -141,6 +144,7 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	snapper_fini(s);
 out:
+	gsyms_fini(&syms);
 	free(s);
 	rmap_close(&m);
 	return ret;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "guest_syms.h"
 #include "region_map.h"
 #include "report_out.h"
 #include "ring_info.h"
@@ -66,6 +67,7 @@ static void show(const char *spec, const struct rmap *m)
 {
 	uint32_t nr = rinfo_count(&m->region), i;
 	struct rinfo_region rr;
+	struct gsyms syms = { 0 };
 	char size[32];
 
 	rinfo_region_get(&m->region, &rr);
@@ -76,6 +78,9 @@ static void show(const char *spec, const struct rmap *m)
 	printf("guest: agent %s (kind %u, ABI %u, %u rings used), heartbeat %" PRIu64 "\n",
 	       rr.attached ? "attached" : "not attached", rr.agent_kind,
 	       rr.agent_abi, rr.rings_used, rr.heartbeat);
+	if (gsyms_read(&syms, &m->region, 1) == 0)
+		gsyms_summary(stdout, &syms, NULL);
+	gsyms_fini(&syms);
 	printf("%4s %-9s %12s %12s %10s %10s %6s %12s %10s %12s %12s %10s\n",
 	       "ring", "mode", "data_head", "data_tail", "fill", "size", "fill%",
 	       "produced", "lost", "aux_head", "aux_tail", "aux_size");

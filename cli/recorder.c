@@ -12,6 +12,7 @@
 
 #define PROGRESS_PERIOD 0.25  /* seconds between progress lines */
 #define FINISHED_PERIOD 0.05  /* seconds between asking whether it ended */
+#define SYMS_PERIOD     0.25  /* seconds between looks at the sideband */
 
 void recorder_init(struct recorder *r, const char *cmd, const char *source)
 {
@@ -96,12 +97,36 @@ static int check_hangups(struct recorder *r, int *said)
 	return gone;
 }
 
+/*
+ * The guest published its kernel's symbols after the recording began (an
+ * agent that started with its domain): into the file now.  0, or the
+ * writer's error (the file is lost), noted in @e.
+ */
+static int late_syms(struct recorder *r, const struct rs_region *region,
+		     struct pdf_writer *w, struct liberr *e)
+{
+	struct pdf_writer_params wp = { .size = sizeof(wp) };
+	int err;
+
+	if (gsyms_read(r->syms, region, 0) || r->syms->state != GSYMS_OK)
+		return 0;
+	gsyms_writer_params(r->syms, &wp);
+	err = pdf_writer_add_ksyms(w, &wp);
+	if (err == -EALREADY)
+		return 0;
+	r->wstats = *pdf_writer_stats(w);
+	r->syms_late = 1;
+	return liberr_note(e, err, pdf_errstr);
+}
+
 /* Passes until stopped, and one last pass after the stop for what came in
  * meanwhile.  0, or the error that ended it, noted in @e (drain_pass). */
-static int loop(struct recorder *r, struct liberr *e)
+static int loop(struct recorder *r, const struct rs_region *region,
+		struct pdf_writer *w, struct liberr *e)
 {
 	int show = !r->quiet && isatty(STDERR_FILENO);
 	double start = cli_now(), last_shown = 0.0, last_asked = 0.0;
+	double last_syms = 0.0;
 	int said[RECORDER_MAX_WAKE] = { 0 };
 	int err, gone = 0;
 
@@ -116,6 +141,11 @@ static int loop(struct recorder *r, struct liberr *e)
 			r->end = RECORDER_END_FINISHED;
 		err = drain_pass(&r->drain, e);
 		r->passes++;
+		if (!err && w && r->syms && gsyms_pending(r->syms) &&
+		    (r->end || now - last_syms >= SYMS_PERIOD)) {
+			last_syms = now;
+			err = late_syms(r, region, w, e);
+		}
 		if (err < 0 || r->end)
 			break;
 		if (show && now - last_shown >= PROGRESS_PERIOD) {
@@ -156,6 +186,8 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 	int err;
 
 	tally_init(&r->tally, wp.nr_rings, wp.sample_type);
+	if (r->syms)
+		gsyms_writer_params(r->syms, &wp);
 	if (r->output) {
 		err = pdf_writer_open(&w, r->output, &wp);
 		if (err) {
@@ -163,6 +195,7 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 				"-o path", r->output, pdf_errstr(err));
 			return CLI_EXIT_FAIL;
 		}
+		r->wstats = *pdf_writer_stats(w);
 	}
 	err = drain_init(&r->drain, region, wp.sample_type, w, &r->tally);
 	if (err) {
@@ -176,7 +209,7 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		pdf_writer_discard(w);
 		return CLI_EXIT_FAIL;
 	}
-	err = loop(r, &e);
+	err = loop(r, region, w, &e);
 	if (err) {
 		if (liberr_from(&e, rs_errstr) || !w)
 			cli_err(r->cmd, "draining %s failed: %s; nothing was kept",

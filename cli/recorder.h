@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "drain.h"
+#include "guest_syms.h"
 #include "stop.h"
 #include "tally.h"
 
@@ -34,6 +35,9 @@ struct recorder {
 	int quiet;                 /* no progress line */
 	int (*finished)(void *arg);/* 1 once no record can come any more */
 	void *finished_arg;
+	struct gsyms *syms;        /* the guest kernel's symbols, or NULL;
+				    * read again while the guest has not
+				    * published them */
 	/* what it wakes on; see recorder_add_wake */
 	struct stop_fd wake[RECORDER_MAX_WAKE];
 	int wake_ring[RECORDER_MAX_WAKE];
@@ -45,6 +49,8 @@ struct recorder {
 	uint64_t passes;
 	uint64_t woken;            /* passes that a wake descriptor started */
 	enum recorder_end end;
+	struct pdf_writer_stats wstats; /* the writer's (symbols) */
+	int syms_late;             /* the symbols came after the start */
 };
 
 void recorder_init(struct recorder *r, const char *cmd, const char *source);

@@ -147,6 +147,8 @@ int snapper_write(struct snapper *s)
 	int err;
 
 	tally_init(&s->tally, s->nr_rings, s->sample_type);
+	if (s->syms)
+		gsyms_writer_params(s->syms, &wp);
 	if (s->output) {
 		err = pdf_writer_open(&w, s->output, &wp);
 		if (err) {
@@ -154,6 +156,7 @@ int snapper_write(struct snapper *s)
 				"-o path", s->output, pdf_errstr(err));
 			return CLI_EXIT_FAIL;
 		}
+		s->wstats = *pdf_writer_stats(w);
 	}
 	for (i = 0; i < s->nr_rings; i++) {
 		err = write_ring(s, w, i);
@@ -185,6 +188,8 @@ void snapper_summary(const struct snapper *s)
 	if (s->output)
 		printf(" written to %s", s->output);
 	putchar('\n');
+	if (s->syms)
+		gsyms_summary(stdout, s->syms, s->output ? &s->wstats : NULL);
 	for (i = 0; i < s->nr_rings; i++) {
 		const struct snap_ring *sr = &s->ring[i];
 		const struct rs_snap_stats *ds = &sr->data;

@@ -14,6 +14,7 @@
 #include "ringside/perfdata.h"
 #include "ringside/ring.h"
 
+#include "guest_syms.h"
 #include "tally.h"
 
 struct snap_ring {
@@ -35,6 +36,8 @@ struct snapper {
 	int stable;               /* the writers were stopped during the copy */
 	uint32_t nr_rings;
 	uint64_t sample_type;
+	const struct gsyms *syms; /* the guest kernel's symbols, or NULL */
+	struct pdf_writer_stats wstats; /* the writer's (symbols) */
 	struct tally tally;
 	struct snap_ring ring[RS_MAX_RINGS];
 };

@@ -11,7 +11,8 @@
  * and the kernel buffer they share), tracepoint (names to ids), agent_ring
  * (a ring and its counts: every write goes through it), forward (kernel
  * records to ring records), comm (names for the pids of samples), markers
- * (the marker socket), status (what the agent says in the header), main
+ * (the marker socket), ksyms (the kernel's symbols into the sideband),
+ * status (what the agent says in the header), main
  * (options and the loop).  Calls go one way: main -> forward -> comm ->
  * agent_ring, main -> markers -> agent_ring.  Modules never print; main does.  They
  * return -errno, or the ring library's -rse_* where a ring refused
@@ -164,6 +165,47 @@ int agent_marker_put(struct agent_ring *r, uint32_t id, uint32_t pid,
 
 /* CLOCK_MONOTONIC in ns: the clock of samples and markers. */
 uint64_t agent_now(void);
+
+/* ---- ksyms: the kernel's symbols into the sideband ------------------------- */
+
+struct agent_ksyms_paths {
+	const char *kallsyms;       /* /proc/kallsyms */
+	const char *notes;          /* /sys/kernel/notes */
+	const char *kptr_restrict;  /* /proc/sys/kernel/kptr_restrict */
+};
+
+struct agent_ksyms {
+	uint64_t lines;           /* read from kallsyms */
+	uint64_t kept;            /* lines perf reads, offered to the sideband */
+	uint64_t cut;             /* of those, not written: the area was full */
+	uint64_t zero_addrs;      /* kept-type lines with a zero address: hidden */
+	uint64_t skipped;         /* lines too long to be kallsyms lines */
+	uint64_t length;          /* bytes written */
+	uint64_t wanted;          /* bytes offered */
+	int kptr_restrict;        /* its value, or -errno */
+	int kptr_lowered;         /* set to 0 for the read, then restored */
+	int read_err;             /* -EIO: reading kallsyms failed midway */
+	int build_id_err;         /* 0, -ENOENT (no GNU build id note), -errno */
+	uint32_t build_id_len;
+	uint8_t build_id[RS_SIDEBAND_BUILD_ID_MAX];
+};
+
+/*
+ * Publish the running kernel's symbols (the kallsyms lines perf reads for
+ * function names) and its build id in @region's sideband, once: what does
+ * not fit is counted (TRUNCATED, with the length wanted), never silently
+ * dropped.  Lines whose address reads as zero (kptr_restrict in force
+ * despite root) are not published.  0; -ENXIO (the region has no
+ * sideband area), -errno (kallsyms unreadable).
+ */
+int agent_ksyms_publish(const struct rs_region *region,
+			const struct agent_ksyms_paths *paths,
+			struct agent_ksyms *res);
+
+/* The GNU build id in an ELF note list (/sys/kernel/notes).  0; -ENOENT,
+ * -EINVAL (a malformed list or an id over @max bytes), -errno. */
+int agent_ksyms_build_id(const char *notes_path, uint8_t *id, uint32_t max,
+			 uint32_t *len);
 
 /* ---- status ----------------------------------------------------------------- */
 

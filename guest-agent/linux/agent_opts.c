@@ -31,6 +31,13 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 			"heartbeat and name period (default 100)"),
 		OPT_STRING(0, "sysfs", &o->sysfs, "DIR", "where PCI devices are "
 			   "(default /sys/bus/pci/devices; for tests)"),
+		OPT_FLAG(0, "no-symbols", &o->no_symbols, "publish no kernel "
+			 "symbols in the region's sideband"),
+		OPT_STRING(0, "kallsyms", &o->ksyms.kallsyms, "PATH", "the kernel's "
+			   "symbols (default /proc/kallsyms; for tests)"),
+		OPT_STRING(0, "kernel-notes", &o->ksyms.notes, "PATH", "the "
+			   "kernel's ELF notes, for its build id (default "
+			   "/sys/kernel/notes; for tests)"),
 		OPT_FLAG('q', "quiet", &o->quiet, "no messages but errors"),
 		OPT_END
 	};
@@ -54,6 +61,9 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	o->mark_socket = RS_MARK_SOCKET;
 	o->buf_pages = 64;
 	o->tick_ms = 100;
+	o->ksyms.kallsyms = "/proc/kallsyms";
+	o->ksyms.notes = "/sys/kernel/notes";
+	o->ksyms.kptr_restrict = "/proc/sys/kernel/kptr_restrict";
 	ret = opt_parse(&cmd, argc, argv, NULL);
 	if (ret)
 		return ret;

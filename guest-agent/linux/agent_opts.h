@@ -29,6 +29,8 @@ struct agent_opts {
 	uint32_t tick_ms;
 	uint32_t nr_cpus;         /* CPUs of this guest, at most AGENT_MAX_CPUS */
 	int quiet;
+	int no_symbols;           /* publish no kernel symbols */
+	struct agent_ksyms_paths ksyms;
 };
 
 /* 0 to run, -1 after --help, 2 on bad usage (printed). */

@@ -189,6 +189,50 @@ static void attach(struct agent *a)
 		die("attaching to the region: %s", rs_errstr(err));
 }
 
+/* The kernel's symbols into the sideband, once, before the attach; what
+ * went wrong is said
+ * here and, for the host, in the sideband (TRUNCATED, an empty table). */
+static void publish_symbols(struct agent *a)
+{
+	struct agent_ksyms k;
+	char id[2 * RS_SIDEBAND_BUILD_ID_MAX + 1] = "none";
+	uint32_t i;
+	int err;
+
+	if (a->opts.no_symbols)
+		return;
+	err = agent_ksyms_publish(&a->dev.region, &a->opts.ksyms, &k);
+	if (err == -ENXIO) {
+		say(a, "kernel symbols: the region has no sideband area "
+		    "(ringside enable --sideband-pages N)");
+		return;
+	}
+	if (err) {
+		say(a, "kernel symbols: %s: %s", a->opts.ksyms.kallsyms,
+		    strerror(-err));
+		return;
+	}
+	for (i = 0; i < k.build_id_len; i++)
+		snprintf(id + 2 * i, 3, "%02x", k.build_id[i]);
+	say(a, "kernel symbols: %" PRIu64 " of %" PRIu64 " lines published "
+	    "(%" PRIu64 " bytes), build id %s", k.kept - k.cut, k.lines,
+	    k.length, id);
+	if (k.cut)
+		say(a, "kernel symbols truncated: %" PRIu64 " of %" PRIu64
+		    " bytes fit the sideband; ask the host for more "
+		    "(--sideband-pages)", k.length, k.wanted);
+	if (k.zero_addrs)
+		say(a, "kernel symbols: %" PRIu64 " with a zero address left out "
+		    "(kernel.kptr_restrict %d hides them)", k.zero_addrs,
+		    k.kptr_restrict);
+	if (k.build_id_err)
+		say(a, "kernel build id: %s: %s", a->opts.ksyms.notes,
+		    strerror(-k.build_id_err));
+	if (k.read_err)
+		say(a, "kernel symbols: reading %s failed midway",
+		    a->opts.ksyms.kallsyms);
+}
+
 /* Events on or off as the host's switches say. */
 static void follow_config(struct agent *a)
 {
@@ -325,6 +369,10 @@ int main(int argc, char **argv)
 	if (err)
 		die("region on %s: %s", a->dev.bdf, rs_errstr(err));
 	open_events(a);
+	/* Before the marker socket and the attach: a host that sees the
+	 * agent attached (or a program that finds the socket) finds the
+	 * symbols complete. */
+	publish_symbols(a);
 	err = agent_markers_open(&a->mk, a->opts.mark_socket);
 	if (err)
 		say(a, "no markers: cannot bind %s: %s", a->opts.mark_socket,

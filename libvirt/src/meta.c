@@ -25,6 +25,7 @@ void dom_cfg_default(struct dom_cfg *c)
 	c->mode = RS_MODE_OVERWRITE;
 	c->trace_mask = RS_TRACE_SAMPLES | RS_TRACE_MARKERS;
 	c->freq = 1000;
+	c->sideband_pages = DOM_SIDEBAND_PAGES_DEFAULT;
 }
 
 static int parse_u32(const char *s, uint32_t max, uint32_t *out)
@@ -104,6 +105,10 @@ int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
 	} else if (!strcmp(key, "freq")) {
 		if (parse_u32(value, DOM_FREQ_MAX, &c->freq) || !c->freq)
 			*bad = "freq: samples per second from 1 to 100000";
+	} else if (!strcmp(key, "sideband-pages")) {
+		if (parse_u32(value, DOM_SIDEBAND_PAGES_MAX, &c->sideband_pages))
+			*bad = "sideband-pages: 4 KiB pages for the guest kernel's "
+			       "symbols, 0 (none) to 16384";
 	} else {
 		*bad = "an attribute this version of ringside does not know";
 	}
@@ -126,6 +131,8 @@ int dom_cfg_check(struct dom_cfg *c, const char **bad)
 		*bad = "mode: 'normal' or 'overwrite'";
 	else if (!c->freq || c->freq > DOM_FREQ_MAX)
 		*bad = "freq: samples per second from 1 to 100000";
+	else if (c->sideband_pages > DOM_SIDEBAND_PAGES_MAX)
+		*bad = "sideband-pages: 0 (none) to 16384";
 	else if ((uint64_t)c->data_pages * RS_PAGE_SIZE > DOM_REGION_MAX ||
 		 (uint64_t)c->aux_pages * RS_PAGE_SIZE > DOM_REGION_MAX) {
 		*bad = "data-pages, aux-pages: the region would exceed 1 GiB";
@@ -156,6 +163,7 @@ void dom_cfg_params(const struct dom_cfg *c, struct rs_region_params *p)
 	p->trace_mask = c->trace_mask;
 	p->sample_type = DOM_SAMPLE_TYPE;
 	p->sample_freq = c->freq;
+	p->sideband_pages = c->sideband_pages;
 }
 
 const char *dom_trace_names(uint64_t mask, char *buf, size_t len)
@@ -185,10 +193,12 @@ int dom_cfg_format(const struct dom_cfg *c, char *buf, size_t len)
 	int n;
 
 	n = snprintf(buf, len, "<%s version='%u' rings='%u' data-pages='%u' "
-		     "aux-pages='%u' mode='%s' trace='%s' freq='%u'/>",
+		     "aux-pages='%u' mode='%s' trace='%s' freq='%u' "
+		     "sideband-pages='%u'/>",
 		     DOM_META_ELEMENT, DOM_META_VERSION, c->rings, c->data_pages,
 		     c->aux_pages, c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
-		     dom_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
+		     dom_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq,
+		     c->sideband_pages);
 	if (n < 0 || (size_t)n >= len)
 		return -dome_invalid;
 	return n;

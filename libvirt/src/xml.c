@@ -134,6 +134,9 @@ static int meta_from_node(const xmlNode *n, struct dom_cfg *c, const char **bad)
 	int seen_version = 0, err;
 
 	*bad = NULL;
+	/* No attribute, no sideband: the element predates them, and so does
+	 * the size of its <shmem> device. */
+	c->sideband_pages = 0;
 	for (a = n->properties; a; a = a->next) {
 		xmlChar *v = xmlNodeListGetString(n->doc, a->children, 1);
 		const char *name = (const char *)a->name;

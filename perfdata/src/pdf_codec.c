@@ -190,7 +190,8 @@ int pdf_decode(const struct pdf_layout *lay, const struct rs_perf_header *in,
 
 	if (!lay || !in || !out || !ring || !time || in->size < sizeof(*in))
 		return PDF_ERR(pdfe_invalid);
-	if (in->type >= PDF_USER_TYPE_START)
+	/* perf's own records: a guest kernel's maps (pdf_ksyms.c) too */
+	if (in->type >= PDF_USER_TYPE_START || in->type == PERF_RECORD_MMAP)
 		return 0;
 	if (in->type != RS_PERF_RECORD_SAMPLE)
 		return decode_native(lay, in, out, out_size, ring, time);

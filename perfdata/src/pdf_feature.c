@@ -2,14 +2,16 @@
 /*
  * ringside writes HOSTNAME, OSRELEASE, VERSION, ARCH (of the host that
  * wrote the file), NRCPUS (one CPU per ring), CMDLINE, EVENT_DESC (the
- * event names perf shows) and SAMPLE_TIME.  perf needs none of the others
- * to open, report and script a file of software events.
+ * event names perf shows) and SAMPLE_TIME; BUILD_ID too when the writer
+ * has a guest kernel's symbols (pdf_ksyms.c).  perf needs none of the
+ * others to open, report and script a file of software events.
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "pdf_feature.h"
+#include "pdf_kernel.h"
 
 #ifndef RINGSIDE_VERSION
 #define RINGSIDE_VERSION "unknown"
@@ -40,6 +42,9 @@ static void add_feature(struct pdf_buf *b, unsigned bit,
 	int i;
 
 	switch (bit) {
+	case PDF_FEAT_BUILD_ID: /* a guest kernel's (pdf_ksyms.c) */
+		pdf_build_id_entry(b, info->build_id, info->build_id_len);
+		break;
 	case PDF_FEAT_HOSTNAME:
 		pdf_buf_add_string(b, uts->nodename);
 		break;
@@ -78,7 +83,7 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 		       struct pdf_buf *out)
 {
 	static const unsigned bits[] = {
-		PDF_FEAT_HOSTNAME, PDF_FEAT_OSRELEASE, PDF_FEAT_VERSION,
+		PDF_FEAT_BUILD_ID, PDF_FEAT_HOSTNAME, PDF_FEAT_OSRELEASE, PDF_FEAT_VERSION,
 		PDF_FEAT_ARCH, PDF_FEAT_NRCPUS, PDF_FEAT_CMDLINE,
 		PDF_FEAT_EVENT_DESC, PDF_FEAT_SAMPLE_TIME,
 	};
@@ -95,7 +100,8 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
 		size_t start = body.len;
 
-		if (bits[i] == PDF_FEAT_SAMPLE_TIME && !info->have_time)
+		if ((bits[i] == PDF_FEAT_SAMPLE_TIME && !info->have_time) ||
+		    (bits[i] == PDF_FEAT_BUILD_ID && !info->build_id_len))
 			continue;
 		add_feature(&body, bits[i], info, &uts);
 		features[bits[i] / 64] |= 1ull << (bits[i] % 64);

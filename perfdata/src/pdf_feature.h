@@ -19,6 +19,8 @@ struct pdf_feat_info {
 	int have_time;            /* HEADER_SAMPLE_TIME only when set */
 	uint64_t first_time;
 	uint64_t last_time;
+	const uint8_t *build_id;  /* HEADER_BUILD_ID of the kernel when set */
+	uint32_t build_id_len;
 };
 
 /*

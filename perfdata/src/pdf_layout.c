@@ -31,6 +31,11 @@ static const char *const pdf_errors[pdfe_max] = {
 	[pdfe_not_ringside] = "perf.data file was not written by ringside",
 	[pdfe_truncated]    = "perf.data file is truncated",
 	[pdfe_too_big]      = "record too big for a perf record",
+	[pdfe_ksyms_format] = "guest kallsyms: a line is not in /proc/kallsyms form",
+	[pdfe_ksyms_range]  = "guest kallsyms: a function address outside the kernel half (kptr_restrict?)",
+	[pdfe_ksyms_overlap] = "guest kallsyms: a module's symbols overlap another module or the kernel",
+	[pdfe_ksyms_empty]  = "guest kallsyms: no function symbol",
+	[pdfe_ksyms_size]   = "guest kallsyms: too big (PDF_KSYMS_MAX_BYTES, _LINES, _MODULES)",
 };
 
 const char *pdf_errstr(int err)

@@ -16,6 +16,7 @@
 #include "pdf_codec.h"
 #include "pdf_feature.h"
 #include "pdf_io.h"
+#include "pdf_kernel.h"
 
 #define OUT_BUF (1u << 20)
 
@@ -32,6 +33,7 @@ struct pdf_writer {
 	uint64_t first_time;
 	uint64_t last_time;
 	struct pdf_writer_stats stats;
+	int have_ksyms;             /* guest kernel symbols given */
 	size_t used;
 	uint8_t *out;               /* OUT_BUF bytes of pending data */
 	uint8_t enc[PDF_CODEC_BUF];
@@ -79,6 +81,58 @@ static char *concat(const char *a, const char *b)
 	return s;
 }
 
+static int append(struct pdf_writer *w, const void *rec, size_t size);
+
+/*
+ * A guest kernel's symbols (pdf_ksyms.c): its maps first in the data
+ * section, its build id for HEADER_BUILD_ID, its table in perf's build-id
+ * cache.  The guest's own build id is used unless it is the host's or
+ * names other symbols in the cache; else the content's.  Whatever fails
+ * is in stats.ksyms_err, not the caller's: the trace is written anyway.
+ * Only a failed write of the file itself is returned.
+ */
+static int pdf_writer_ksyms(struct pdf_writer *w,
+			    const struct pdf_writer_params *p)
+{
+	uint8_t host[PDF_BUILD_ID_SIZE], *id = w->stats.build_id;
+	uint32_t len = p->guest_build_id_len;
+	struct pdf_ksyms *k;
+	struct pdf_buf recs;
+	int err, put = 1;
+
+	err = pdf_ksyms_parse(&k, p->guest_kallsyms, p->guest_kallsyms_len);
+	if (err) {
+		w->stats.ksyms_err = err;
+		return 0;
+	}
+	if (p->guest_build_id && len >= 1 && len <= PDF_BUILD_ID_SIZE &&
+	    !(pdf_host_build_id(host) == len &&
+	      !memcmp(host, p->guest_build_id, len))) {
+		put = pdf_ksyms_cache_put(k, p->guest_build_id, len,
+					  p->buildid_dir);
+		if (!put)
+			memcpy(id, p->guest_build_id, len);
+	}
+	if (put) {
+		len = PDF_BUILD_ID_SIZE;
+		put = pdf_ksyms_content_id(k, id);
+		if (!put)
+			put = pdf_ksyms_cache_put(k, id, len, p->buildid_dir);
+	}
+	w->stats.build_id_len = len;
+	if (put)
+		w->stats.ksyms_err = put > 0 ? -EEXIST : put;
+	pdf_buf_init(&recs);
+	err = pdf_ksyms_mmaps(k, &w->lay, &recs);
+	pdf_ksyms_free(k);
+	if (!err && recs.len > OUT_BUF)
+		err = -E2BIG;
+	if (!err)
+		err = append(w, recs.data, recs.len);
+	pdf_buf_fini(&recs);
+	return err;
+}
+
 int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		    const struct pdf_writer_params *params)
 {
@@ -111,6 +165,10 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		goto fail;
 	}
 	err = write_attrs(w);
+	if (!err && params->guest_kallsyms) {
+		w->have_ksyms = 1;
+		err = pdf_writer_ksyms(w, params);
+	}
 	if (err)
 		goto fail;
 	*wp = w;
@@ -118,6 +176,23 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 fail:
 	pdf_writer_discard(w);
 	return err;
+}
+
+/* The maps carry time 0, which perf delivers where it meets them instead
+ * of queueing them with the samples (ordered_events__queue refuses a zero
+ * timestamp), and ringside writes no FINISHED_ROUND before the end: so
+ * perf has the kernel's maps before it delivers any sample, wherever in
+ * the data section they are. */
+int pdf_writer_add_ksyms(struct pdf_writer *w,
+			 const struct pdf_writer_params *params)
+{
+	if (!w || !params || params->size < sizeof(struct pdf_writer_params) ||
+	    !params->guest_kallsyms)
+		return PDF_ERR(pdfe_invalid);
+	if (w->have_ksyms)
+		return -EALREADY;
+	w->have_ksyms = 1;
+	return pdf_writer_ksyms(w, params);
 }
 
 static int flush_out(struct pdf_writer *w)
@@ -203,6 +278,8 @@ static int write_tail(struct pdf_writer *w)
 	info.have_time = w->have_time;
 	info.first_time = w->first_time;
 	info.last_time = w->last_time;
+	info.build_id = w->stats.build_id;
+	info.build_id_len = w->stats.build_id_len;
 
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.magic = PDF_MAGIC;

@@ -15,6 +15,8 @@ static const char *const rs_error_names[rse_max] = {
 	[rse_corrupt]   = "shared ring state is corrupt",
 	[rse_nesting]   = "unbalanced reserve/commit or AUX begin/end",
 	[rse_disabled]  = "tracing not enabled by the host",
+	[rse_absent]    = "the region has no such area",
+	[rse_busy]      = "being written by the other side",
 };
 
 const char *rs_errstr(int err)

@@ -12,14 +12,29 @@ struct layout {
 	uint64_t end;
 	uint64_t data_size;
 	uint64_t aux_size;
+	uint64_t sideband_offset;
+	uint64_t sideband_size;
 	struct rs_ring_desc rings[RS_MAX_RINGS];
 };
+
+_Static_assert(offsetof(struct rs_region_params, sideband_pages) ==
+	       RS_REGION_PARAMS_SIZE_V1, "params grow at the end");
+
+/* The fields after the first version's read as 0 for a caller that
+ * predates them (params->size says how far it knows the struct). */
+static uint32_t sideband_pages(const struct rs_region_params *p)
+{
+	if (p->size < offsetof(struct rs_region_params, sideband_pages) +
+		      sizeof(p->sideband_pages))
+		return 0;
+	return p->sideband_pages;
+}
 
 static int params_check(const struct rs_region_params *p)
 {
 	uint64_t data_size, aux_size;
 
-	if (!p || p->size < sizeof(*p))
+	if (!p || p->size < RS_REGION_PARAMS_SIZE_V1)
 		return -rse_invalid;
 	if (p->data_mode > RS_MODE_OVERWRITE || p->aux_mode > RS_MODE_OVERWRITE)
 		return -rse_invalid;
@@ -34,6 +49,8 @@ static int params_check(const struct rs_region_params *p)
 	if (p->data_watermark >= data_size)
 		return -rse_geometry;
 	if (p->aux_watermark && p->aux_watermark >= aux_size)
+		return -rse_geometry;
+	if ((uint64_t)sideband_pages(p) * RS_PAGE_SIZE > RS_SIDEBAND_MAX)
 		return -rse_geometry;
 	return 0;
 }
@@ -89,6 +106,10 @@ static void layout_compute(const struct rs_region_params *p, struct layout *l)
 	if (!aux_first && l->aux_size)
 		for (i = 0; i < p->nr_rings; i++)
 			place(&cursor, l->aux_size, &l->rings[i].aux_offset);
+	/* The sideband after the rings: whole pages, no alignment of its own. */
+	l->sideband_size = (uint64_t)sideband_pages(p) * RS_PAGE_SIZE;
+	l->sideband_offset = l->sideband_size ? cursor : 0;
+	cursor += l->sideband_size;
 	l->end = cursor;
 }
 
@@ -144,6 +165,8 @@ int rs_region_layout(void *mem, uint64_t mem_size,
 	hdr->region_size = mem_size;
 	hdr->page_size = RS_PAGE_SIZE;
 	hdr->nr_rings = params->nr_rings;
+	hdr->sideband_offset = l.sideband_offset;
+	hdr->sideband_size = l.sideband_size;
 	hdr->config.data_mode = params->data_mode;
 	hdr->config.aux_mode = params->aux_mode;
 	hdr->config.data_watermark = params->data_watermark ?
@@ -202,10 +225,19 @@ struct span {
 
 static int descs_check(const struct rs_region_header *h, uint64_t size)
 {
-	struct span s[1 + 3 * RS_MAX_RINGS];
+	struct span s[2 + 3 * RS_MAX_RINGS];
 	uint32_t n = 0, i, j;
 
 	s[n++] = (struct span){ 0, RS_PAGE_SIZE };
+	if (h->sideband_size) {
+		if ((h->sideband_offset | h->sideband_size) & (RS_PAGE_SIZE - 1) ||
+		    h->sideband_size > RS_SIDEBAND_MAX ||
+		    !in_region(h->sideband_offset, h->sideband_size, size))
+			return -rse_geometry;
+		s[n++] = (struct span){ h->sideband_offset, h->sideband_size };
+	} else if (h->sideband_offset) {
+		return -rse_geometry;
+	}
 	for (i = 0; i < h->nr_rings; i++) {
 		const struct rs_ring_desc *d = &h->rings[i];
 
@@ -293,6 +325,8 @@ int rs_region_open(struct rs_region *region, void *mem, uint64_t mem_size)
 	region->config = h.config;
 	for (i = 0; i < h.nr_rings; i++)
 		region->rings[i] = h.rings[i];
+	region->sideband_offset = h.sideband_offset;
+	region->sideband_size = h.sideband_size;
 	return 0;
 }
 

@@ -10,6 +10,8 @@
  *                       [--comm NAME] [--guest] [--ready FILE]
  *                       [--flush-timeout S]
  *   producer poke PATH --abi-version V
+ *   producer sideband PATH --kallsyms FILE [--build-id HEX] [--torn]
+ *                          [--lie-length N]
  *
  * write: per ring, N sequence records (RS_RECORD_SEQ), plus K samples,
  * K markers and K AUX outputs spread among them.  Samples are pid 4242,
@@ -19,6 +21,12 @@
  * ring go in at once (so a small ring overflows before anybody drains it),
  * then --ready FILE is created, then the rest at R records/s per ring
  * (0: as fast as possible).  Pending LOST records are flushed before exit.
+ * --kernel-ip A: samples are kernel-mode (misc KERNEL, as the Linux agent
+ * forwards its kernel's), at A, A + 1, ... A + 15.
+ * create --sideband-pages P: a sideband area of P pages.
+ * sideband: FILE's lines into the sideband, as the Linux agent writes its
+ * kernel's symbols (TRUNCATED when they do not fit); --torn stops before
+ * the commit (seq stays odd), --lie-length N then claims N bytes.
  * One line per ring on stdout:
  *   ring I attempted A lost L seq S samples X markers M aux R aux_bytes B comms C
  */
@@ -39,6 +47,10 @@ struct opts {
 	uint32_t rings, data_pages, aux_pages, overwrite, aux_overwrite;
 	uint64_t sample_type;
 	uint64_t records, fill, samples, markers, aux, aux_size, burst, rate;
+	uint64_t kernel_ip, lie_length;
+	uint32_t sideband_pages;
+	const char *kallsyms, *build_id;
+	int torn;
 	double flush_timeout;
 	const char *ready;
 	const char *comm;
@@ -98,6 +110,7 @@ static int create(const char *path, const struct opts *o)
 		.aux_mode = o->aux_overwrite ? RS_MODE_OVERWRITE : RS_MODE_NORMAL,
 		.trace_mask = RS_TRACE_TEST | RS_TRACE_SAMPLES | RS_TRACE_MARKERS,
 		.sample_type = o->sample_type,
+		.sideband_pages = o->sideband_pages,
 	};
 	uint64_t size, mapped;
 	void *mem;
@@ -127,12 +140,17 @@ static void put_seq(struct ring_state *r, uint32_t ring, uint32_t fill)
 	rs_producer_output(&r->p, RS_RECORD_SEQ, 0, buf + 8, (uint32_t)size - 8);
 }
 
-static void put_sample(struct ring_state *r, uint64_t type, int guest)
+static void put_sample(struct ring_state *r, uint64_t type, int guest,
+		       uint64_t kernel_ip)
 {
 	uint64_t body[8], n = 0;
+	uint16_t misc = guest ? RS_PERF_MISC_GUEST_USER : RS_PERF_MISC_USER;
 
+	if (kernel_ip)
+		misc = RS_PERF_MISC_KERNEL;
 	if (type & RS_PERF_SAMPLE_IP)
-		body[n++] = 0x401000 + r->samples;
+		body[n++] = kernel_ip ? kernel_ip + r->samples % 16 :
+			    0x401000 + r->samples;
 	if (type & RS_PERF_SAMPLE_TID)
 		body[n++] = 4242u | (uint64_t)4243u << 32;
 	if (type & RS_PERF_SAMPLE_TIME)
@@ -141,9 +159,8 @@ static void put_sample(struct ring_state *r, uint64_t type, int guest)
 		body[n++] = 1;
 	r->samples++;
 	r->attempted++;
-	rs_producer_output(&r->p, RS_PERF_RECORD_SAMPLE,
-			   guest ? RS_PERF_MISC_GUEST_USER : RS_PERF_MISC_USER,
-			   body, (uint32_t)(n * 8));
+	rs_producer_output(&r->p, RS_PERF_RECORD_SAMPLE, misc, body,
+			   (uint32_t)(n * 8));
 }
 
 /* PERF_RECORD_COMM for the samples' thread: pid, tid, the name padded
@@ -269,7 +286,8 @@ static int write_records(const char *path, const struct opts *o)
 
 			put_seq(r, j, (uint32_t)o->fill);
 			if (due(i, o->records, o->samples))
-				put_sample(r, hdr->config.sample_type, o->guest);
+				put_sample(r, hdr->config.sample_type, o->guest,
+					   o->kernel_ip);
 			if (due(i, o->records, o->markers))
 				put_marker(r);
 			if (due(i, o->records, o->aux))
@@ -315,6 +333,58 @@ static int poke(const char *path, const struct opts *o)
 	return 0;
 }
 
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ?
+	       c - 'a' + 10 : -1;
+}
+
+static int sideband(const char *path, const struct opts *o)
+{
+	struct rs_sideband_writer w;
+	struct rs_region region;
+	struct rs_region_header *h;
+	uint8_t id[RS_SIDEBAND_BUILD_ID_MAX];
+	uint32_t id_len = 0;
+	char line[4096];
+	uint64_t size;
+	void *mem;
+	FILE *f;
+	int err;
+
+	mem = map_file(path, &size, 0, 0);
+	err = rs_region_open(&region, mem, size);
+	if (err)
+		die("rs_region_open", err);
+	f = fopen(o->kallsyms, "r");
+	if (!f)
+		die(o->kallsyms, errno);
+	err = rs_sideband_begin(&region, &w);
+	if (err)
+		die("rs_sideband_begin", err);
+	while (fgets(line, sizeof(line), f))
+		rs_sideband_append(&w, line, strlen(line));
+	fclose(f);
+	for (const char *p = o->build_id; p && p[0] && p[1] &&
+	     id_len < sizeof(id); p += 2) {
+		if (hexval(p[0]) < 0 || hexval(p[1]) < 0)
+			die("--build-id", EINVAL);
+		id[id_len++] = (uint8_t)(hexval(p[0]) << 4 | hexval(p[1]));
+	}
+	rs_sideband_set_build_id(&w, id, id_len);
+	if (o->torn)
+		return 0;
+	err = rs_sideband_commit(&w, RS_SIDEBAND_KALLSYMS);
+	if (err)
+		die("rs_sideband_commit", err);
+	h = mem;
+	if (o->lie_length)
+		h->sideband.length = o->lie_length;
+	printf("sideband length %" PRIu64 " wanted %" PRIu64 "\n", w.length,
+	       w.wanted);
+	return 0;
+}
+
 static uint64_t num(const char *s)
 {
 	char *end;
@@ -338,7 +408,8 @@ int main(int argc, char **argv)
 	int i;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: producer create|write|poke PATH [options]\n");
+		fprintf(stderr, "usage: producer create|write|poke|sideband PATH "
+			"[options]\n");
 		return 2;
 	}
 	for (i = 3; i < argc; i++) {
@@ -347,6 +418,7 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--overwrite")) { o.overwrite = 1; continue; }
 		if (!strcmp(a, "--aux-overwrite")) { o.aux_overwrite = 1; continue; }
 		if (!strcmp(a, "--guest")) { o.guest = 1; continue; }
+		if (!strcmp(a, "--torn")) { o.torn = 1; continue; }
 		i++;
 		if (!strcmp(a, "--rings")) o.rings = (uint32_t)num(v);
 		else if (!strcmp(a, "--data-pages")) o.data_pages = (uint32_t)num(v);
@@ -364,6 +436,11 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--comm")) o.comm = v;
 		else if (!strcmp(a, "--flush-timeout")) o.flush_timeout = (double)num(v);
 		else if (!strcmp(a, "--abi-version")) o.abi_version = (int)num(v);
+		else if (!strcmp(a, "--kernel-ip")) o.kernel_ip = num(v);
+		else if (!strcmp(a, "--sideband-pages")) o.sideband_pages = (uint32_t)num(v);
+		else if (!strcmp(a, "--kallsyms")) o.kallsyms = v;
+		else if (!strcmp(a, "--build-id")) o.build_id = v;
+		else if (!strcmp(a, "--lie-length")) o.lie_length = num(v);
 		else {
 			fprintf(stderr, "producer: unknown option '%s'\n", a);
 			return 2;
@@ -375,6 +452,8 @@ int main(int argc, char **argv)
 		return write_records(argv[2], &o);
 	if (!strcmp(argv[1], "poke"))
 		return poke(argv[2], &o);
+	if (!strcmp(argv[1], "sideband") && o.kallsyms)
+		return sideband(argv[2], &o);
 	fprintf(stderr, "producer: unknown command '%s'\n", argv[1]);
 	return 2;
 }

@@ -12,7 +12,9 @@
 # region, bad usage), attach and heartbeat, markers (plain and --sync),
 # samples of a workload with its comm, following the host's enabled switch,
 # detach on SIGTERM, and that a snapshot after the agent stopped still
-# holds everything; then HOOK ... release end removes the region.
+# holds everything; the kernel symbols the agent publishes in the sideband
+# (this host's are larger than the 2 MiB asked for: truncated, and said
+# so); then HOOK ... release end removes the region.
 # Needs root (perf events of every CPU, /dev/shm files owned by root).
 # shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
 set -u
@@ -31,6 +33,8 @@ bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 getent group libvirt-qemu >/dev/null && GROUP=libvirt-qemu || GROUP=root
 
 W=$(mktemp -d /tmp/rs-agent.XXXXXX)
+export HOME=$W/home   # the build-id cache the snapshot fills
+mkdir -p "$HOME"
 AGENT_PID=
 cleanup() {
 	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID"
@@ -62,7 +66,7 @@ cat > "$W/domain.xml" <<EOF
 <domain type='qemu'>
   <name>$NAME</name>
   <metadata>
-    <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1" version="1" rings="2" data-pages="1024" aux-pages="0" mode="overwrite" trace="samples,markers" freq="500"/>
+    <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1" version="1" rings="2" data-pages="1024" aux-pages="0" mode="overwrite" trace="samples,markers" freq="500" sideband-pages="512"/>
   </metadata>
   <vcpu placement='static'>2</vcpu>
   <devices>
@@ -109,6 +113,20 @@ done
 "$RINGSIDE" stat "$SHM" > "$W/stat" 2>&1
 grep -q "agent attached (kind 2, ABI 1, 2 rings used)" "$W/stat" && ok "agent attached" ||
 	{ bad "agent did not attach"; cat "$W/stat" "$W/agent.err"; }
+# The host's own kallsyms: what the agent kept, published (cut at 2 MiB
+# when this host's kernel has more) and the host read back.
+want=$(awk '$2 ~ /^[TtWw]$/ || $3 == "_text" || $3 == "_stext" || $3 == "_etext"' \
+	/proc/kallsyms | wc -c)
+line=$(grep -o "guest kernel symbols: [0-9]* functions.*" "$W/stat")
+if [ "$want" -gt 2097152 ]; then
+	grep -q "guest kernel symbols truncated: [0-9]* of $want bytes" "$W/stat" &&
+	grep -q "kernel symbols truncated: [0-9]* of $want bytes" "$W/agent.err" &&
+		ok "kernel symbols: $line, truncated, said by the agent and stat" ||
+		{ bad "kernel symbols of $want bytes in a 2 MiB sideband"; cat "$W/stat" "$W/agent.err"; }
+else
+	[ -n "$line" ] && ok "kernel symbols: $line" ||
+		{ bad "kernel symbols"; cat "$W/stat" "$W/agent.err"; }
+fi
 "$MARK" 7 plain marker && "$MARK" --sync 8 synced marker && ok "ringside-mark (plain, --sync)" ||
 	bad "ringside-mark"
 "$MARK" 4294901761 agent id > /dev/null 2>&1

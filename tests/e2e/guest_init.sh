@@ -17,7 +17,12 @@ for a in $cmdline; do
 done
 echo "E2E-BOOT mode=$mode"
 
-ringside-agent -e sched:sched_switch &
+# Before a panic, a 10 ms tick: the crash path's samples (the sysrq
+# message printed on the way to panic()) sit in this kernel's perf buffer
+# until the agent copies them, and panic() stops the agent's CPU soon.
+tick=100
+[ "$mode" = panic ] && tick=10
+ringside-agent -e sched:sched_switch -t $tick &
 agent=$!
 i=0
 while [ ! -S /run/ringside/mark.sock ] && [ $i -lt 300 ]; do
@@ -28,6 +33,13 @@ if [ ! -S /run/ringside/mark.sock ]; then
 	echo "E2E-FAIL the agent did not start"
 	poweroff -f
 fi
+# The kernel's symbols as this guest sees them, for the harness to judge
+# perf's names by: captured here, apart from ringside (the agent has
+# published its copy before it made the socket).
+echo "E2E-KALLSYMS-BEGIN"
+awk '$2 ~ /^[TtWw]$/ || $3 == "_text" || $3 == "_stext" || $3 == "_etext"' \
+	/proc/kallsyms | gzip -c | base64
+echo "E2E-KALLSYMS-END"
 
 if [ "$mode" = panic ]; then
 	rs-workload 20 --panic

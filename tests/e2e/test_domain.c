@@ -79,6 +79,8 @@ START_TEST(dom_cfg_set_invalid)
 		{ "trace", "samples," }, { "trace", ",samples" },
 		{ "trace", "samples,,markers" }, { "trace", "sample" },
 		{ "freq", "0" }, { "freq", "100001" }, { "colour", "blue" },
+		{ "sideband-pages", "16385" }, { "sideband-pages", "-1" },
+		{ "sideband-pages", "" },
 	};
 	struct dom_cfg c;
 	const char *bad;
@@ -102,6 +104,12 @@ START_TEST(dom_cfg_check_sizes)
 	dom_cfg_default(&c);
 	ck_assert_int_eq(dom_cfg_check(&c, &bad), -dome_option); /* rings 0 */
 	c.rings = 2;
+	ck_assert_uint_eq(c.sideband_pages, DOM_SIDEBAND_PAGES_DEFAULT);
+	ck_assert_int_eq(dom_cfg_check(&c, &bad), 0);
+	ck_assert_uint_eq(c.size, 8u << 20);          /* 4 MiB sideband + rings */
+	c.sideband_pages = DOM_SIDEBAND_PAGES_MAX + 1;
+	ck_assert_int_eq(dom_cfg_check(&c, &bad), -dome_option);
+	c.sideband_pages = 0;
 	ck_assert_int_eq(dom_cfg_check(&c, &bad), 0);
 	ck_assert_uint_eq(c.size, 1u << 20);          /* at least 1 MiB */
 	c.data_pages = 256;
@@ -127,11 +135,18 @@ START_TEST(dom_cfg_format_roundtrip)
 	a.mode = RS_MODE_NORMAL;
 	a.trace_mask = RS_TRACE_SAMPLES | RS_TRACE_TEST;
 	a.freq = 4000;
+	a.sideband_pages = 77;
 	ck_assert_int_gt(dom_cfg_format(&a, buf, sizeof(buf)), 0);
 	ck_assert_ptr_nonnull(strstr(buf, "trace='samples,test'"));
+	ck_assert_ptr_nonnull(strstr(buf, "sideband-pages='77'"));
 	memset(&b, 0, sizeof(b));
 	ck_assert_int_eq(dom_meta_parse(buf, &b, &bad), 0);
 	ck_assert_int_eq(memcmp(&a, &b, sizeof(a)), 0);
+	/* an element from before sidebands: none, whatever the default */
+	dom_cfg_default(&b);
+	ck_assert_int_eq(dom_meta_parse("<region version='1' rings='2'/>", &b,
+					&bad), 0);
+	ck_assert_uint_eq(b.sideband_pages, 0);
 	ck_assert_int_eq(dom_cfg_format(&a, buf, 10), -dome_invalid);
 }
 END_TEST

@@ -38,6 +38,7 @@ static void guard_padding(struct fx_region *f)
 
 	ck_assert_ptr_nonnull(used);
 	mark(used, 0, RS_PAGE_SIZE);
+	mark(used, h->sideband_offset, h->sideband_size);
 	for (uint32_t i = 0; i < h->nr_rings; i++) {
 		mark(used, h->rings[i].ctrl_offset, RS_PAGE_SIZE);
 		mark(used, h->rings[i].data_offset, h->rings[i].data_size);

@@ -10,12 +10,14 @@
  *   page 0                 struct rs_region_header
  *   ctrl pages             struct rs_ctrl_page, one per ring
  *   data / AUX areas       each naturally aligned to its own size
+ *   sideband area          optional, whole pages (sideband_size 0: none)
  *
  * Who writes what:
- *   host   region header layout fields, rs_config, data_tail, aux_tail,
- *          the time conversion fields of each control page
+ *   host   region header layout fields (sideband_offset/size included),
+ *          rs_config, data_tail, aux_tail, the time conversion fields of
+ *          each control page
  *   guest  rs_guest_status, data_head, aux_head, rs_ctrl_ext, records,
- *          AUX bytes
+ *          AUX bytes, rs_sideband_desc and the sideband area
  * Each side keeps a private copy of what it owns and treats the other side's
  * values as hints to validate.
  */
@@ -114,6 +116,49 @@ struct rs_guest_status {
 };
 _Static_assert(sizeof(struct rs_guest_status) == 64, "rs_guest_status layout");
 
+/*
+ * The sideband: what the host needs to read the records, written once by
+ * the guest after attach and read once by the host (a flight recorder
+ * reads it long after, from a guest that may have panicked), so it lives
+ * outside the rings, in an area of its own that nothing overwrites.  The
+ * host lays the area out (rs_region_header.sideband_offset/size); the
+ * guest fills it and describes it here, under a seqcount: seq is odd while
+ * the guest writes, even when the content is complete, 0 before the first
+ * write.  Every field is a guest claim: the host bounds length by its own
+ * layout and copies once (rs_sideband_read).
+ */
+#define RS_SIDEBAND_MAGIC        0x42534452u /* "RDSB" little-endian */
+#define RS_SIDEBAND_MAX          (64ull << 20) /* largest area, bytes */
+#define RS_SIDEBAND_BUILD_ID_MAX 64u
+
+/* What the area holds (rs_sideband_desc.kind). */
+enum rs_sideband_kind {
+	/* The guest kernel's /proc/kallsyms lines ("ADDR TYPE NAME" or
+	 * "ADDR TYPE NAME\t[MODULE]", '\n' after each), build_id the
+	 * kernel's NT_GNU_BUILD_ID. */
+	RS_SIDEBAND_KALLSYMS = 1,
+};
+
+/* rs_sideband_desc.flags */
+enum rs_sideband_flag {
+	RS_SIDEBAND_TRUNCATED = 1u << 0, /* wanted > length: the rest did not fit */
+};
+
+/* Guest-written, at offset 256 of the region header. */
+struct rs_sideband_desc {
+	uint32_t magic;           /* RS_SIDEBAND_MAGIC once written */
+	uint32_t seq;             /* odd: being written; even: complete */
+	uint32_t kind;            /* enum rs_sideband_kind */
+	uint32_t flags;           /* enum rs_sideband_flag */
+	uint64_t length;          /* content bytes from the area's start */
+	uint64_t wanted;          /* content bytes the guest had (>= length) */
+	uint32_t build_id_len;    /* 0 .. RS_SIDEBAND_BUILD_ID_MAX */
+	uint32_t reserved0;
+	uint8_t build_id[RS_SIDEBAND_BUILD_ID_MAX];
+	uint64_t reserved[3];
+};
+_Static_assert(sizeof(struct rs_sideband_desc) == 128, "rs_sideband_desc layout");
+
 /* Where one ring lives, as offsets from the region start. */
 struct rs_ring_desc {
 	uint64_t ctrl_offset;
@@ -132,14 +177,19 @@ struct rs_region_header {
 	uint64_t region_size;
 	uint32_t page_size;
 	uint32_t nr_rings;
-	uint64_t reserved0[4];
+	uint64_t sideband_offset; /* 0 when sideband_size is 0 */
+	uint64_t sideband_size;   /* bytes, whole pages; 0: no sideband */
+	uint64_t reserved0[2];
 	struct rs_config config;            /* offset 64, host */
 	struct rs_guest_status status;      /* offset 192, guest */
-	uint8_t reserved1[1024 - 256];
+	struct rs_sideband_desc sideband;   /* offset 256, guest */
+	uint8_t reserved1[1024 - 384];
 	struct rs_ring_desc rings[RS_MAX_RINGS]; /* offset 1024 */
 };
 _Static_assert(offsetof(struct rs_region_header, config) == 64, "config offset");
 _Static_assert(offsetof(struct rs_region_header, status) == 192, "status offset");
+_Static_assert(offsetof(struct rs_region_header, sideband_offset) == 32, "sideband_offset");
+_Static_assert(offsetof(struct rs_region_header, sideband) == 256, "sideband offset");
 _Static_assert(offsetof(struct rs_region_header, rings) == 1024, "rings offset");
 _Static_assert(sizeof(struct rs_region_header) == RS_PAGE_SIZE, "header is one page");
 

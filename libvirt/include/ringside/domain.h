@@ -7,7 +7,8 @@
  *
  *   <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1"
  *       version="1" rings="2" data-pages="64" aux-pages="0"
- *       mode="overwrite" trace="samples,markers" freq="1000"/>
+ *       mode="overwrite" trace="samples,markers" freq="1000"
+ *       sideband-pages="1024"/>
  *
  * The region lives in /dev/shm/ringside-DOMAIN, shared with the guest by an
  * ivshmem-plain <shmem name="ringside-DOMAIN"> device of dom_cfg.size bytes.
@@ -36,6 +37,11 @@
 #define DOM_REGION_MIN   (1ull << 20) /* QEMU's ivshmem minimum */
 #define DOM_REGION_MAX   (1ull << 30) /* ringside's own ceiling */
 #define DOM_FREQ_MAX     100000u
+/* The sideband (the guest kernel's symbols, docs/abi.md): 4 MiB.  Debian
+ * 12's 6.1 kernel has 1.9 MiB of /proc/kallsyms lines perf reads (49,674
+ * functions, no module loaded); twice that leaves room for modules. */
+#define DOM_SIDEBAND_PAGES_DEFAULT 1024u
+#define DOM_SIDEBAND_PAGES_MAX     ((uint32_t)(RS_SIDEBAND_MAX / RS_PAGE_SIZE))
 #define DOM_XML_MAX      (16u << 20)  /* bytes of domain XML we accept */
 
 /* The guest's samples: what a Linux agent asks its kernel for. */
@@ -88,10 +94,13 @@ struct dom_cfg {
 	uint64_t trace_mask;  /* enum rs_trace_bit */
 	uint32_t freq;        /* samples per second and vCPU, 1 .. DOM_FREQ_MAX */
 	uint64_t size;        /* region bytes, set by dom_cfg_check() */
+	uint32_t sideband_pages; /* 0 .. DOM_SIDEBAND_PAGES_MAX; 0: none */
 };
 
 /* Defaults: rings 0 (= the vCPU count), 64 data pages, no AUX, overwrite,
- * samples and markers, 1000 Hz. */
+ * samples and markers, 1000 Hz, DOM_SIDEBAND_PAGES_DEFAULT sideband pages.
+ * Metadata read back from XML has no sideband unless it says so (an
+ * element written before sidebands existed describes a region without). */
 void dom_cfg_default(struct dom_cfg *c);
 
 /*

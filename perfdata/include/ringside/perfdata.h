@@ -10,6 +10,7 @@
  *                   the time a record is filed under
  *   pdf_sample_*    PERF_RECORD_SAMPLE bodies
  *   pdf_intel_pt_*  an Intel PT trace for perf's own intel_pt decoder
+ *   pdf_ksyms_*     a guest kernel's symbols, for perf to name its samples
  *   pdf_buf_*       a growable byte buffer
  *
  * Every function returning int returns >= 0 on success (or a count), or
@@ -45,6 +46,11 @@ enum pdf_error {
 	pdfe_not_ringside, /* a perf.data file ringside did not write */
 	pdfe_truncated,    /* a section or record runs past the file */
 	pdfe_too_big,      /* the record does not fit a perf record (u16 size) */
+	pdfe_ksyms_format, /* guest kallsyms: a line that is no kallsyms line */
+	pdfe_ksyms_range,  /* guest kallsyms: a function outside the kernel half */
+	pdfe_ksyms_overlap,/* guest kallsyms: a module's symbols amid another's */
+	pdfe_ksyms_empty,  /* guest kallsyms: no function perf could name */
+	pdfe_ksyms_size,   /* guest kallsyms: over PDF_KSYMS_MAX_* */
 	pdfe_max
 };
 
@@ -149,6 +155,121 @@ struct pdf_sample {
 int pdf_sample_parse(uint64_t type, const void *body, size_t len,
 		     struct pdf_sample *s);
 
+/* ---- a guest kernel's symbols (pdf_ksyms_*) ------------------------------- */
+
+/*
+ * A guest's /proc/kallsyms ("ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]"
+ * lines), checked as untrusted input and put in the form perf 6.1 reads
+ * from its build-id cache (docs/perfdata.md, "Guest kernel symbols").
+ *
+ * Refused, the whole text (a kallsyms that is wrong in one place is not
+ * trusted anywhere else):
+ *   pdfe_ksyms_size     more than PDF_KSYMS_MAX_BYTES bytes or
+ *                       PDF_KSYMS_MAX_LINES lines, or more than
+ *                       PDF_KSYMS_MAX_MODULES modules;
+ *   pdfe_ksyms_format   a line not of that form: an address that is not 1-16
+ *                       hex digits, a type that is not an ASCII letter, a
+ *                       name that is empty, longer than PDF_KSYMS_NAME_MAX
+ *                       (the kernel's own bound) or has a byte outside
+ *                       '!'..'~' or a '[' or ']' (so no NUL, newline, space
+ *                       or tab), a module that is not [A-Za-z0-9_-]{1,55}
+ *                       in brackets after one tab, or is one of perf's own
+ *                       names (vdso, vdso32, vdsox32, vsyscall); an empty
+ *                       line;
+ *   pdfe_ksyms_range    a function (type T, t, W or w) below
+ *                       PDF_KSYMS_MIN_ADDR: no kernel has one there, and
+ *                       all-zero addresses are what kptr_restrict prints;
+ *   pdfe_ksyms_overlap  a module's functions among another module's or the
+ *                       kernel's symbols (by address);
+ *   pdfe_ksyms_empty    no function of the kernel proper.
+ * Read but not kept (counted in pdf_ksyms_stats): lines of a type perf does
+ * not read (it keeps T t W w D d B b), data symbols (D d B b) below
+ * PDF_KSYMS_MIN_ADDR (x86-64's per-CPU offsets) and of modules (a module's
+ * data need not lie next to its text), the symbols of the pseudo-modules
+ * [bpf] and [__builtin__*] (they have no range of their own), and repeats
+ * of an identical line.  The rest is sorted by address (the input need not
+ * be); symbols at one address are all kept.  The last line may lack its
+ * newline.
+ */
+#define PDF_KSYMS_MAX_BYTES   (64u << 20)
+#define PDF_KSYMS_MAX_LINES   (1u << 21)
+#define PDF_KSYMS_MAX_MODULES 4096u
+#define PDF_KSYMS_NAME_MAX    511u     /* bytes of a name: KSYM_NAME_LEN - 1 */
+#define PDF_KSYMS_MODULE_MAX  55u      /* bytes of a module name */
+#define PDF_KSYMS_MIN_ADDR    0xffff800000000000ull
+#define PDF_BUILD_ID_SIZE     20u
+
+struct pdf_ksyms;
+
+struct pdf_ksyms_stats {
+	uint64_t lines;           /* lines read */
+	uint64_t symbols;         /* kept: what perf gets */
+	uint64_t ignored;         /* of a type perf does not read */
+	uint64_t dropped;         /* low or module data, pseudo-modules, repeats */
+	uint32_t modules;         /* modules named by the kept symbols */
+	int have_text;            /* "_text" present (perf's reference symbol) */
+	uint64_t text;            /* its address */
+	uint64_t kernel_start;    /* the kernel's map (its MMAP record) */
+	uint64_t kernel_end;
+};
+
+/*
+ * Parse and check @len bytes of kallsyms text at @text.  0 and *@kp, or
+ * PDF_ERR(pdfe_ksyms_*) as above, PDF_ERR(pdfe_invalid), -ENOMEM.
+ */
+int pdf_ksyms_parse(struct pdf_ksyms **kp, const void *text, size_t len);
+
+/* Accepts NULL. */
+void pdf_ksyms_free(struct pdf_ksyms *k);
+
+const struct pdf_ksyms_stats *pdf_ksyms_stats(const struct pdf_ksyms *k);
+
+/* A kept symbol; @name and @module stay valid while @k lives. */
+struct pdf_ksym {
+	uint64_t addr;
+	char type;
+	const char *name;         /* NUL-terminated */
+	const char *module;       /* without brackets; NULL for the kernel */
+};
+
+/*
+ * The symbol for @addr as perf finds it: the last one at or below it in the
+ * same map (the kernel's or one module's).  Of aliases (several symbols at
+ * one address) this gives the last by name; perf picks one by rules of its
+ * own (symbols__fixup_duplicate()).  1 found, 0 none (outside every map).
+ */
+int pdf_ksyms_find(const struct pdf_ksyms *k, uint64_t addr,
+		   struct pdf_ksym *sym);
+
+/* The kept symbols as kallsyms text, sorted: what the cache entry holds. */
+int pdf_ksyms_text(const struct pdf_ksyms *k, struct pdf_buf *out);
+
+/* The build id perf is given when the guest's own is not used: the first
+ * 20 bytes of SHA-256 over pdf_ksyms_text(). */
+int pdf_ksyms_content_id(const struct pdf_ksyms *k,
+			 uint8_t id[PDF_BUILD_ID_SIZE]);
+
+/*
+ * The build-id cache a plain perf 6.1 reads: "dir" of section [buildid] in
+ * the perfconfig perf reads ($PERF_CONFIG alone if set, else
+ * /etc/perfconfig then $HOME/.perfconfig), else $HOME/.debug.  perf does
+ * not read PERF_BUILDID_DIR (it sets it for the programs it runs), so
+ * neither does this.  -ENAMETOOLONG, -ENOENT (no HOME).
+ */
+int pdf_ksyms_cache_dir(char *dst, size_t size);
+
+/*
+ * Make DIR/[kernel.kallsyms]/HEX(@id)/kallsyms hold pdf_ksyms_text(@k)
+ * (DIR: @dir, or pdf_ksyms_cache_dir() when NULL), as perf's cache does:
+ * directories 0755, the file written aside and renamed into place.  An
+ * entry already there is never replaced: 0 when it holds the same bytes,
+ * 1 when it holds others (@id then names another table; the writer takes
+ * the content id instead).  -errno.
+ */
+int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
+			const uint8_t *id, size_t id_len, const char *dir);
+
+
 /* ---- writing a file of ring records (pdf_writer_*) ------------------------ */
 
 /*
@@ -164,11 +285,27 @@ struct pdf_writer_params {
 	uint64_t sample_type;     /* the region's sample_type (guest samples) */
 	int argc;                 /* the command line, for HEADER_CMDLINE */
 	char *const *argv;
+	/* Optional: the guest kernel's symbols, so that plain `perf report`
+	 * and `perf script` name its kernel samples (docs/perfdata.md, "Guest
+	 * kernel symbols").  The text of its /proc/kallsyms, its build id if
+	 * known, and the build-id cache to fill (NULL: perf's own). */
+	const void *guest_kallsyms;
+	size_t guest_kallsyms_len;
+	const uint8_t *guest_build_id;
+	uint32_t guest_build_id_len;  /* 0: unknown */
+	const char *buildid_dir;
 };
 
 struct pdf_writer_stats {
 	uint64_t records;         /* ring records written */
 	uint64_t bytes;           /* data section bytes */
+	/* Guest kernel symbols: 0 when none were given or all went well;
+	 * else why perf will not name the guest's kernel samples (the
+	 * pdf_ksyms_parse() or pdf_ksyms_cache_put() error).  The file is
+	 * written either way. */
+	int ksyms_err;
+	uint8_t build_id[PDF_BUILD_ID_SIZE]; /* the kernel's, in the file */
+	uint32_t build_id_len;    /* 0: none */
 };
 
 /*
@@ -177,6 +314,21 @@ struct pdf_writer_stats {
  */
 int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		    const struct pdf_writer_params *params);
+
+/*
+ * The guest kernel's symbols for a writer opened without them (a recording
+ * that began before the guest published them): @params' guest_kallsyms,
+ * guest_kallsyms_len, guest_build_id, guest_build_id_len and buildid_dir,
+ * taken as pdf_writer_open takes them, the other fields ignored.  Their
+ * maps go into the data section here (perf still has them before any
+ * sample: they carry time 0, which perf does not queue), the build id into
+ * the header at pdf_writer_finish; what went wrong with them is in the
+ * stats, as at open.  Once per writer.  0; -EALREADY (given already, at
+ * open or here), PDF_ERR(pdfe_invalid), or a write error (as
+ * pdf_writer_add's).
+ */
+int pdf_writer_add_ksyms(struct pdf_writer *w,
+			 const struct pdf_writer_params *params);
 
 /*
  * Append ring record @rec of ring @ring, filed at @time.

@@ -43,6 +43,8 @@ enum rs_error {
 	rse_nesting,    /* unbalanced reserve/commit or AUX begin/end */
 	rse_disabled,   /* the host has not enabled tracing (for agents: the
 			 * library itself does not gate on config.enabled) */
+	rse_absent,     /* the region has no such area (no sideband) */
+	rse_busy,       /* the other side is writing it right now */
 	rse_max
 };
 
@@ -65,7 +67,12 @@ struct rs_region_params {
 	uint64_t sample_type;
 	uint64_t sample_freq;
 	uint64_t doorbell_addr;   /* guest-physical doorbell, 0 for none */
+	uint32_t sideband_pages;  /* 0 .. RS_SIDEBAND_MAX / 4 KiB; 0: none */
 };
+
+/* A caller built against the first version of the struct (no
+ * sideband_pages) sets size to this; everything after it reads as 0. */
+#define RS_REGION_PARAMS_SIZE_V1 64u
 
 /* 1 if @v is a power of two, 0 if not (0 is not). */
 static inline int rs_is_pow2(uint64_t v)
@@ -77,7 +84,8 @@ static inline int rs_is_pow2(uint64_t v)
  * Fill @params for @nr_rings rings of @data_pages data and @aux_pages AUX
  * pages each, in @data_mode and @aux_mode (enum rs_mode); everything else
  * zero: default watermarks, nothing traced, no doorbell (set those fields
- * afterwards).  @params is filled even when the values are refused.
+ * afterwards; no sideband either: set sideband_pages).  @params is filled
+ * even when the values are refused.
  * -rse_invalid (NULL, unknown mode), -rse_geometry (as rs_region_size).
  */
 int rs_region_params_init(struct rs_region_params *params, uint32_t nr_rings,
@@ -232,6 +240,58 @@ int rs_guest_detach(const struct rs_region *region);
  */
 uint64_t rs_perf_page_read_head(const struct rs_ctrl_page *page);
 void rs_perf_page_publish_tail(struct rs_ctrl_page *page, uint64_t tail);
+
+/* ---- sideband (guest writes once, host reads once) --------------------- */
+
+/* Bytes of the region's sideband area, from the validated layout (0: none). */
+uint64_t rs_sideband_size(const struct rs_region *region);
+
+/*
+ * Guest: fill the sideband.  rs_sideband_begin marks the descriptor as
+ * being written (seq odd); rs_sideband_append adds @len bytes of content
+ * whole or not at all: a piece that does not fit is not written, the
+ * content is TRUNCATED from then on (later pieces are counted, not
+ * written), and wanted counts every byte offered; rs_sideband_set_build_id
+ * records up to RS_SIDEBAND_BUILD_ID_MAX bytes of build id;
+ * rs_sideband_commit publishes kind, flags, length, wanted and the build
+ * id, then seq even, with release semantics.
+ * begin: -rse_invalid, -rse_absent (the region has no sideband area).
+ * append: 1 written, 0 not written (truncated), -rse_invalid.
+ * set_build_id: -rse_invalid (NULL, or longer than the maximum).
+ * commit: -rse_invalid (NULL, kind 0).
+ */
+int rs_sideband_begin(const struct rs_region *region,
+		      struct rs_sideband_writer *w);
+int rs_sideband_append(struct rs_sideband_writer *w, const void *src,
+		       uint64_t len);
+int rs_sideband_set_build_id(struct rs_sideband_writer *w, const void *id,
+			     uint32_t len);
+int rs_sideband_commit(struct rs_sideband_writer *w, uint32_t kind);
+
+/* What the host read: the guest's descriptor, validated. */
+struct rs_sideband_info {
+	uint32_t kind;            /* enum rs_sideband_kind (claim) */
+	uint32_t flags;           /* RS_SIDEBAND_TRUNCATED (claim) */
+	uint64_t length;          /* bytes copied to the caller's buffer */
+	uint64_t wanted;          /* the guest's total (claim, >= length) */
+	uint32_t seq;
+	uint32_t build_id_len;
+	uint8_t build_id[RS_SIDEBAND_BUILD_ID_MAX];
+};
+
+/*
+ * Host: copy the sideband once into @buf (@buf_size >= rs_sideband_size())
+ * and describe it in @info.  The descriptor is read under its seqcount and
+ * every length is bounded by the host's own layout before anything is
+ * copied.  1: complete content copied; 0: the guest has written none yet
+ * (@info zeroed).  -rse_invalid, -rse_absent (no sideband area),
+ * -rse_too_small (@buf), -rse_busy (the guest is writing it: seq odd, or
+ * it changed under every try), -rse_corrupt (a descriptor no writer
+ * produces: bad magic, kind 0, length beyond the area, wanted below length,
+ * TRUNCATED without more wanted or the reverse, build id too long).
+ */
+int rs_sideband_read(const struct rs_region *region, void *buf,
+		     uint64_t buf_size, struct rs_sideband_info *info);
 
 /* ---- producer (guest) -------------------------------------------------- */
 

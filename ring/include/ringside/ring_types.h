@@ -21,6 +21,8 @@ struct rs_region {
 	uint32_t reserved;
 	struct rs_config config;                 /* as read at open */
 	struct rs_ring_desc rings[RS_MAX_RINGS]; /* validated */
+	uint64_t sideband_offset;                /* validated; 0 size: none */
+	uint64_t sideband_size;
 };
 
 /* One ring, resolved to addresses inside a validated region.  Unlike the
@@ -56,6 +58,20 @@ struct rs_producer {
 	uint64_t aux_truncated;
 	uint32_t aux_watermark;
 	uint32_t aux_busy;
+};
+
+/* The guest's sideband in the making (rs_sideband_begin .. commit). */
+struct rs_sideband_writer {
+	uint8_t *area;
+	uint64_t size;
+	uint64_t length;        /* content bytes written */
+	uint64_t wanted;        /* content bytes offered */
+	uint32_t flags;
+	uint32_t seq;           /* the odd value begin stored */
+	uint32_t build_id_len;
+	uint32_t reserved;
+	struct rs_sideband_desc *desc;
+	uint8_t build_id[RS_SIDEBAND_BUILD_ID_MAX];
 };
 
 /* A reservation of one record. */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to perfdata/: what a file needs so that perf names a guest
+ * kernel's samples (pdf_ksyms.c; docs/perfdata.md, "Guest kernel
+ * symbols"): the kernel's and modules' PERF_RECORD_MMAPs and the
+ * HEADER_BUILD_ID entry of "[kernel.kallsyms]".
+ */
+#ifndef RINGSIDE_PDF_KERNEL_H
+#define RINGSIDE_PDF_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdf_format.h"
+
+/* perf's name of the host kernel's DSO (machine->mmap_name), and the
+ * feature bit of HEADER_BUILD_ID. */
+#define PDF_KERNEL_DSO    "[kernel.kallsyms]"
+#define PDF_FEAT_BUILD_ID 2u
+/* perf's own misc bit of a HEADER_BUILD_ID entry (tools/perf/util/event.h):
+ * the entry says how many of its 20 bytes the id has. */
+#define PDF_MISC_BUILD_ID_SIZE (1u << 15)
+
+/*
+ * Append to @out the PERF_RECORD_MMAPs perf 6.1 makes its kernel maps of:
+ * the kernel ("[kernel.kallsyms]_text", pgoff the address of _text, as
+ * `perf record` writes it), then each module ("[name]"); pid -1 (perf's
+ * host kernel), misc KERNEL, the sample_id trailer of ringside:ring at
+ * time 0.  0, -ENOMEM.
+ */
+int pdf_ksyms_mmaps(const struct pdf_ksyms *k, const struct pdf_layout *lay,
+		    struct pdf_buf *out);
+
+/* One HEADER_BUILD_ID entry: "[kernel.kallsyms]" of the host machine
+ * (pid -1, misc KERNEL) with build id @id (@len <= 20 bytes). */
+void pdf_build_id_entry(struct pdf_buf *b, const uint8_t *id, size_t len);
+
+/* The running kernel's build id (/sys/kernel/notes): its length, or 0
+ * when there is none to read. */
+size_t pdf_host_build_id(uint8_t id[PDF_BUILD_ID_SIZE]);
+
+#endif /* RINGSIDE_PDF_KERNEL_H */

@@ -1,0 +1,873 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A guest kernel's symbols, checked, and put where perf 6.1 looks for a
+ * kernel that is not the one it runs on (docs/perfdata.md, "Guest kernel
+ * symbols"):
+ *
+ *  - the kernel's map: a PERF_RECORD_MMAP of "[kernel.kallsyms]_text"
+ *    (machine__process_kernel_mmap_event() makes the kernel map of it; its
+ *    pgoff, the address of _text, is the reference perf relocates by);
+ *  - one PERF_RECORD_MMAP "[name]" per module (a module map whose symbols
+ *    dso__split_kallsyms() moves there from the kernel's);
+ *  - the kernel's build id in HEADER_BUILD_ID: with it dso__find_kallsyms()
+ *    reads BUILDID_DIR/[kernel.kallsyms]/ID/kallsyms; without one it reads
+ *    the host's /proc/kallsyms, which is the wrong kernel;
+ *  - that cache entry: the checked, sorted text.
+ *
+ * The text is untrusted: pdf_ksyms_parse() bounds and checks all of it
+ * before anything is built from it (perfdata.h says what it refuses).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ringside/perfdata.h"
+
+#include "pdf_io.h"
+#include "pdf_kernel.h"
+#include "pdf_sha256.h"
+
+#define PAGE 4096ull
+#define NO_MOD 0xffffu
+#define MOD_SLOTS 8192u              /* > 2 * PDF_KSYMS_MAX_MODULES */
+
+struct ksym {
+	uint64_t addr;
+	uint32_t name;               /* offset in pdf_ksyms.str */
+	uint16_t name_len;
+	uint16_t mod;                /* index in pdf_ksyms.mods, NO_MOD: kernel */
+	char type;
+};
+
+/* A map: the kernel's (mod NO_MOD) or a module's. */
+struct kmap {
+	uint64_t lo, hi;             /* its lowest and highest symbol */
+	uint64_t start, end;         /* its MMAP */
+	uint16_t mod;
+	uint32_t first, nr;          /* its symbols in pdf_ksyms.syms */
+};
+
+struct kmod {
+	uint32_t name;               /* offset in pdf_ksyms.str, NUL-terminated */
+	uint16_t name_len;
+};
+
+struct pdf_ksyms {
+	char *str;                   /* the text, NULs after names and modules */
+	struct ksym *syms;
+	size_t nr;
+	struct kmod *mods;
+	unsigned nr_mods;
+	struct kmap *maps;           /* by address; maps[i].mod */
+	unsigned nr_maps;
+	struct pdf_ksyms_stats stats;
+};
+
+#define E(e) PDF_ERR(pdfe_ksyms_##e)
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int name_byte(unsigned char c)
+{
+	return c >= '!' && c <= '~' && c != '[' && c != ']';
+}
+
+static int mod_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+/* Names perf gives a meaning of its own (kmod_path__parse_name()). */
+static int perf_reserved(const char *m, size_t len)
+{
+	static const char *const names[] = { "vdso", "vdso32", "vdsox32",
+					     "vsyscall" };
+	unsigned i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !memcmp(m, names[i], len))
+			return 1;
+	return 0;
+}
+
+/* Modules whose symbols have no range of their own: BPF programs and
+ * kprobe/ftrace trampolines sit anywhere in the module area. */
+static int pseudo_module(const char *m, size_t len)
+{
+	return (len == 3 && !memcmp(m, "bpf", 3)) ||
+	       (len >= 11 && !memcmp(m, "__builtin__", 11));
+}
+
+static int is_func(char t)
+{
+	return t == 'T' || t == 't' || t == 'W' || t == 'w';
+}
+
+static int is_kept_type(char t)
+{
+	int u = toupper((unsigned char)t);
+
+	return u == 'T' || u == 'W' || u == 'D' || u == 'B';
+}
+
+struct parse {
+	struct pdf_ksyms *k;
+	size_t cap;
+	uint16_t slot[MOD_SLOTS];    /* module index + 1, 0: free */
+};
+
+static uint32_t hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* The index of module @name (in k->str), added if new.  -1: too many. */
+static int module_index(struct parse *ps, uint32_t name, uint16_t len)
+{
+	struct pdf_ksyms *k = ps->k;
+	const char *s = k->str + name;
+	uint32_t i = hash(s, len) % MOD_SLOTS;
+
+	for (;; i = (i + 1) % MOD_SLOTS) {
+		uint16_t m = ps->slot[i];
+
+		if (!m)
+			break;
+		if (k->mods[m - 1].name_len == len &&
+		    !memcmp(k->str + k->mods[m - 1].name, s, len))
+			return m - 1;
+	}
+	if (k->nr_mods >= PDF_KSYMS_MAX_MODULES)
+		return -1;
+	k->mods[k->nr_mods].name = name;
+	k->mods[k->nr_mods].name_len = len;
+	ps->slot[i] = (uint16_t)(++k->nr_mods);
+	return (int)k->nr_mods - 1;
+}
+
+/* One line [p, end) of k->str.  0 kept or skipped, or an error. */
+static int parse_line(struct parse *ps, char *p, char *end)
+{
+	struct pdf_ksyms *k = ps->k;
+	struct ksym s = { 0, 0, 0, NO_MOD, 0 };
+	char *name, *mod = NULL;
+	size_t name_len, mod_len = 0, digits = 0;
+	int v;
+
+	while (p < end && (v = hexval((unsigned char)*p)) >= 0) {
+		if (++digits > 16)
+			return E(format);
+		s.addr = s.addr << 4 | (uint64_t)v;
+		p++;
+	}
+	if (!digits || end - p < 4 || p[0] != ' ' ||
+	    !isalpha((unsigned char)p[1]) || (unsigned char)p[1] > 0x7f ||
+	    p[2] != ' ')
+		return E(format);
+	s.type = p[1];
+	name = p += 3;
+	while (p < end && name_byte((unsigned char)*p))
+		p++;
+	name_len = (size_t)(p - name);
+	if (!name_len || name_len > PDF_KSYMS_NAME_MAX)
+		return E(format);
+	if (p < end) {
+		if (*p != '\t' || end - p < 4 || p[1] != '[' || end[-1] != ']')
+			return E(format);
+		*p = 0; /* ends the name */
+		mod = p + 2;
+		mod_len = (size_t)(end - 1 - mod);
+		for (p = mod; p < end - 1; p++)
+			if (!mod_byte((unsigned char)*p))
+				return E(format);
+		if (!mod_len || mod_len > PDF_KSYMS_MODULE_MAX ||
+		    perf_reserved(mod, mod_len))
+			return E(format);
+		end[-1] = 0;
+	}
+	*end = 0; /* the newline, or the byte after the text */
+
+	if (!is_kept_type(s.type)) {
+		k->stats.ignored++;
+		return 0;
+	}
+	if (mod && (pseudo_module(mod, mod_len) || !is_func(s.type))) {
+		k->stats.dropped++;
+		return 0;
+	}
+	if (s.addr < PDF_KSYMS_MIN_ADDR) {
+		if (is_func(s.type))
+			return E(range);
+		k->stats.dropped++; /* x86-64's per-CPU offsets */
+		return 0;
+	}
+	s.name = (uint32_t)(name - k->str);
+	s.name_len = (uint16_t)name_len;
+	if (mod) {
+		int m = module_index(ps, (uint32_t)(mod - k->str),
+				     (uint16_t)mod_len);
+
+		if (m < 0)
+			return E(size);
+		s.mod = (uint16_t)m;
+	}
+	if (k->nr == ps->cap) {
+		size_t cap = ps->cap ? 2 * ps->cap : 4096;
+		struct ksym *n = realloc(k->syms, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		k->syms = n;
+		ps->cap = cap;
+	}
+	k->syms[k->nr++] = s;
+	return 0;
+}
+
+static _Thread_local const char *sort_str; /* qsort has no context argument */
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	size_t n;
+	int c;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->mod != y->mod)
+		return x->mod < y->mod ? -1 : 1;
+	n = x->name_len < y->name_len ? x->name_len : y->name_len;
+	c = memcmp(sort_str + x->name, sort_str + y->name, n);
+	if (c)
+		return c;
+	if (x->name_len != y->name_len)
+		return x->name_len < y->name_len ? -1 : 1;
+	return (unsigned char)x->type - (unsigned char)y->type;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The maps: per module and the kernel, by address, none amid another;
+ * each MMAP from its lowest symbol's page to a page past its highest
+ * (perf's own end for a last symbol), never into the next map. */
+static int build_maps(struct pdf_ksyms *k)
+{
+	unsigned i, n = 0;
+	size_t j;
+	int have_core = 0;
+	uint8_t *seen; /* per module, the kernel last */
+
+	k->maps = calloc((size_t)k->nr_mods + 1, sizeof(*k->maps));
+	seen = calloc((size_t)k->nr_mods + 1, 1);
+	if (!k->maps || !seen) {
+		free(seen);
+		return -ENOMEM;
+	}
+	for (j = 0; j < k->nr; j++) {
+		const struct ksym *s = &k->syms[j];
+		struct kmap *m = n ? &k->maps[n - 1] : NULL;
+
+		if (s->mod == NO_MOD && is_func(s->type))
+			have_core = 1;
+		if (m && m->mod == s->mod) {
+			m->hi = s->addr;
+			m->nr++;
+			continue;
+		}
+		/* two maps at one address */
+		if (m && s->addr == m->hi) {
+			free(seen);
+			return E(overlap);
+		}
+		/* a new run: a map already seen means interleaved symbols */
+		i = s->mod == NO_MOD ? k->nr_mods : s->mod;
+		if (seen[i]++ || n == k->nr_mods + 1) {
+			free(seen);
+			return E(overlap);
+		}
+		m = &k->maps[n++];
+		m->mod = s->mod;
+		m->lo = m->hi = s->addr;
+		m->first = (uint32_t)j;
+		m->nr = 1;
+	}
+	free(seen);
+	if (!have_core)
+		return E(empty);
+	k->nr_maps = n;
+	for (i = 0; i < n; i++) {
+		struct kmap *m = &k->maps[i];
+
+		m->start = m->lo & ~(PAGE - 1);
+		if (i && m->start <= k->maps[i - 1].hi)
+			m->start = m->lo;
+	}
+	for (i = 0; i < n; i++) {
+		struct kmap *m = &k->maps[i];
+
+		m->end = sat_add(sat_add(m->hi, PAGE - 1) & ~(PAGE - 1), PAGE);
+		if (m->end <= m->hi) /* saturated at the top of the space */
+			m->end = UINT64_MAX;
+		if (i + 1 < n && m->end > k->maps[i + 1].start)
+			m->end = k->maps[i + 1].start;
+		if (m->mod == NO_MOD) {
+			k->stats.kernel_start = m->start;
+			k->stats.kernel_end = m->end;
+		}
+	}
+	return 0;
+}
+
+int pdf_ksyms_parse(struct pdf_ksyms **kp, const void *text, size_t len)
+{
+	struct pdf_ksyms *k;
+	struct parse *ps;
+	char *p, *end;
+	size_t j, out;
+	int err = 0;
+
+	if (!kp || (!text && len))
+		return PDF_ERR(pdfe_invalid);
+	*kp = NULL;
+	if (len > PDF_KSYMS_MAX_BYTES)
+		return E(size);
+	k = calloc(1, sizeof(*k));
+	ps = calloc(1, sizeof(*ps));
+	if (!k || !ps) {
+		free(k);
+		free(ps);
+		return -ENOMEM;
+	}
+	ps->k = k;
+	k->str = malloc(len + 1);
+	k->mods = malloc(PDF_KSYMS_MAX_MODULES * sizeof(*k->mods));
+	if (!k->str || !k->mods) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (len)
+		memcpy(k->str, text, len);
+	k->str[len] = 0;
+	for (p = k->str, end = k->str + len; p < end && !err;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *lend = nl ? nl : end;
+
+		if (++k->stats.lines > PDF_KSYMS_MAX_LINES)
+			err = E(size);
+		else
+			err = parse_line(ps, p, lend);
+		p = lend + 1;
+	}
+	if (err)
+		goto out;
+	if (!k->nr) {
+		err = E(empty);
+		goto out;
+	}
+	sort_str = k->str;
+	qsort(k->syms, k->nr, sizeof(*k->syms), cmp_sym);
+	for (j = 1, out = 1; j < k->nr; j++) {
+		if (!cmp_sym(&k->syms[j], &k->syms[out - 1])) {
+			k->stats.dropped++;
+			continue;
+		}
+		k->syms[out++] = k->syms[j];
+	}
+	k->nr = out;
+	err = build_maps(k);
+	if (err)
+		goto out;
+	for (j = 0; j < k->nr; j++) {
+		const struct ksym *s = &k->syms[j];
+
+		if (s->mod == NO_MOD && s->name_len == 5 &&
+		    !memcmp(k->str + s->name, "_text", 5)) {
+			k->stats.have_text = 1;
+			k->stats.text = s->addr;
+			break;
+		}
+	}
+	k->stats.symbols = k->nr;
+	k->stats.modules = k->nr_mods;
+out:
+	free(ps);
+	if (err) {
+		pdf_ksyms_free(k);
+		return err;
+	}
+	*kp = k;
+	return 0;
+}
+
+void pdf_ksyms_free(struct pdf_ksyms *k)
+{
+	if (!k)
+		return;
+	free(k->str);
+	free(k->syms);
+	free(k->mods);
+	free(k->maps);
+	free(k);
+}
+
+const struct pdf_ksyms_stats *pdf_ksyms_stats(const struct pdf_ksyms *k)
+{
+	return &k->stats;
+}
+
+int pdf_ksyms_find(const struct pdf_ksyms *k, uint64_t addr,
+		   struct pdf_ksym *sym)
+{
+	const struct kmap *m = NULL;
+	size_t lo, hi;
+	unsigned i;
+
+	if (!k || !sym)
+		return 0;
+	for (i = 0; i < k->nr_maps; i++)
+		if (addr >= k->maps[i].start && addr < k->maps[i].end)
+			m = &k->maps[i];
+	if (!m || addr < m->lo)
+		return 0;
+	/* the last symbol of the map at or below @addr */
+	lo = m->first;
+	hi = m->first + m->nr;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	sym->addr = k->syms[lo].addr;
+	sym->type = k->syms[lo].type;
+	sym->name = k->str + k->syms[lo].name;
+	sym->module = k->syms[lo].mod == NO_MOD ? NULL :
+		      k->str + k->mods[k->syms[lo].mod].name;
+	return 1;
+}
+
+static void add_line(struct pdf_buf *out, const struct pdf_ksyms *k,
+		     const struct ksym *s, const char *line, size_t n);
+
+int pdf_ksyms_text(const struct pdf_ksyms *k, struct pdf_buf *out)
+{
+	char line[64];
+	size_t j;
+
+	if (!k || !out)
+		return PDF_ERR(pdfe_invalid);
+	for (j = 0; j < k->nr && !out->err; j++) {
+		const struct ksym *s = &k->syms[j];
+		int n;
+
+		/* Before a module's first symbol, a copy of it one byte lower:
+		 * perf 6.1 drops the symbol a module's run of lines starts
+		 * with when it tried to load that module before the kernel
+		 * (dso__split_kallsyms() discards the symbol it switches to a
+		 * map whose dso counts as loaded).  The copy is dropped
+		 * instead; kept, it lies below the module's map where no
+		 * sample finds it.  (An exact duplicate would not do: perf
+		 * removes those before splitting.) */
+		if (s->mod != NO_MOD && j && k->syms[j - 1].mod != s->mod &&
+		    k->syms[j - 1].addr != s->addr - 1) {
+			n = snprintf(line, sizeof(line), "%016llx %c ",
+				     (unsigned long long)(s->addr - 1), s->type);
+			add_line(out, k, s, line, (size_t)n);
+		}
+		n = snprintf(line, sizeof(line), "%016llx %c ",
+			     (unsigned long long)s->addr, s->type);
+		add_line(out, k, s, line, (size_t)n);
+	}
+	return out->err;
+}
+
+static void add_line(struct pdf_buf *out, const struct pdf_ksyms *k,
+		     const struct ksym *s, const char *line, size_t n)
+{
+	pdf_buf_add(out, line, n);
+	pdf_buf_add(out, k->str + s->name, s->name_len);
+	if (s->mod != NO_MOD) {
+		const struct kmod *m = &k->mods[s->mod];
+
+		pdf_buf_add(out, "\t[", 2);
+		pdf_buf_add(out, k->str + m->name, m->name_len);
+		pdf_buf_add(out, "]", 1);
+	}
+	pdf_buf_add(out, "\n", 1);
+}
+
+int pdf_ksyms_content_id(const struct pdf_ksyms *k,
+			 uint8_t id[PDF_BUILD_ID_SIZE])
+{
+	uint8_t digest[32];
+	struct pdf_sha256 sha;
+	struct pdf_buf text;
+	int err;
+
+	if (!k || !id)
+		return PDF_ERR(pdfe_invalid);
+	pdf_buf_init(&text);
+	err = pdf_ksyms_text(k, &text);
+	if (!err) {
+		pdf_sha256_init(&sha);
+		pdf_sha256_add(&sha, text.data, text.len);
+		pdf_sha256_end(&sha, digest);
+		memcpy(id, digest, PDF_BUILD_ID_SIZE);
+	}
+	pdf_buf_fini(&text);
+	return err;
+}
+
+/* ---- perf's build-id cache ------------------------------------------------ */
+
+static int truthy(const char *v)
+{
+	return v && (!strcasecmp(v, "1") || !strcasecmp(v, "true") ||
+		     !strcasecmp(v, "yes") || !strcasecmp(v, "on"));
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+/* "dir" of section [buildid] in perfconfig @path into @dst, if there. */
+static void config_buildid_dir(const char *path, char *dst, size_t size)
+{
+	char line[PATH_MAX + 64];
+	int in_section = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *s = trim(line), *eq, *v;
+		size_t n;
+
+		s[strcspn(s, "\n")] = 0;
+		s = trim(s);
+		if (*s == '[') {
+			char *e = strchr(s, ']');
+
+			if (e)
+				*e = 0;
+			in_section = !strcasecmp(trim(s + 1), "buildid");
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (!in_section || !eq)
+			continue;
+		*eq = 0;
+		if (strcasecmp(trim(s), "dir"))
+			continue;
+		v = trim(eq + 1);
+		v[strcspn(v, "#;")] = 0;
+		v = trim(v);
+		n = strlen(v);
+		if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+			v[n - 1] = 0;
+			v++;
+		}
+		if (*v && strlen(v) < size)
+			strcpy(dst, v);
+	}
+	fclose(f);
+}
+
+int pdf_ksyms_cache_dir(char *dst, size_t size)
+{
+	const char *home = getenv("HOME");
+	const char *cfg = getenv("PERF_CONFIG");
+	char dir[PATH_MAX] = "";
+	int n;
+
+	if (!dst || !size)
+		return PDF_ERR(pdfe_invalid);
+	/* perf_config(): $PERF_CONFIG alone, else the system's file, then the
+	 * user's; the last "dir" wins.  set_buildid_dir(): else ~/.debug.
+	 * (PERF_BUILDID_DIR is what perf exports to its children; it does
+	 * not read it.) */
+	if (cfg) {
+		config_buildid_dir(cfg, dir, sizeof(dir));
+	} else {
+		if (!truthy(getenv("PERF_CONFIG_NOSYSTEM")))
+			config_buildid_dir("/etc/perfconfig", dir, sizeof(dir));
+		if (home && !truthy(getenv("PERF_CONFIG_NOGLOBAL"))) {
+			char user[PATH_MAX];
+
+			n = snprintf(user, sizeof(user), "%s/.perfconfig", home);
+			if (n > 0 && (size_t)n < sizeof(user))
+				config_buildid_dir(user, dir, sizeof(dir));
+		}
+	}
+	if (*dir)
+		n = snprintf(dst, size, "%s", dir);
+	else if (home)
+		n = snprintf(dst, size, "%s/.debug", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int mkdir_one(const char *path)
+{
+	struct stat st;
+
+	if (!mkdir(path, 0755))
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	if (stat(path, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+/* 0 @path holds exactly @len bytes @buf, 1 it holds others, -errno. */
+static int same_file(const char *path, const uint8_t *buf, size_t len)
+{
+	uint8_t chunk[65536];
+	size_t at = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), differ = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return (int)n;
+		}
+		if (!n)
+			break;
+		if ((size_t)n > len - at || memcmp(chunk, buf + at, (size_t)n)) {
+			differ = 1;
+			break;
+		}
+		at += (size_t)n;
+	}
+	close(fd);
+	return differ || at != len;
+}
+
+int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
+			const uint8_t *id, size_t id_len, const char *dir)
+{
+	char base[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX], hex[2 * 20 + 1];
+	struct pdf_buf text;
+	size_t i;
+	int n, fd, err;
+
+	if (!k || !id || !id_len || id_len > PDF_BUILD_ID_SIZE)
+		return PDF_ERR(pdfe_invalid);
+	if (dir) {
+		n = snprintf(base, sizeof(base), "%s", dir);
+		if (n < 0 || (size_t)n >= sizeof(base))
+			return -ENAMETOOLONG;
+	} else {
+		err = pdf_ksyms_cache_dir(base, sizeof(base));
+		if (err)
+			return err;
+	}
+	for (i = 0; i < id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	err = mkdir_one(base);
+	if (!err) {
+		n = snprintf(path, sizeof(path), "%s/" PDF_KERNEL_DSO, base);
+		err = n < 0 || (size_t)n >= sizeof(path) ? -ENAMETOOLONG
+							 : mkdir_one(path);
+	}
+	if (!err) {
+		n = snprintf(path, sizeof(path), "%s/" PDF_KERNEL_DSO "/%s",
+			     base, hex);
+		err = n < 0 || (size_t)n >= sizeof(path) ? -ENAMETOOLONG
+							 : mkdir_one(path);
+	}
+	if (err)
+		return err;
+	n = snprintf(tmp, sizeof(tmp), "%s/kallsyms.XXXXXX", path);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	strcat(path, "/kallsyms");
+
+	pdf_buf_init(&text);
+	err = pdf_ksyms_text(k, &text);
+	if (err)
+		goto out;
+	err = same_file(path, text.data, text.len);
+	if (err != -ENOENT)
+		goto out;
+	fd = mkstemp(tmp); /* 0600: the guest's symbols, like its trace */
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	err = pdf_write_all(fd, text.data, text.len);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	/* link, not rename: an entry that appeared meanwhile is kept */
+	if (!err && link(tmp, path))
+		err = errno == EEXIST ? same_file(path, text.data, text.len)
+				      : -errno;
+	unlink(tmp);
+out:
+	pdf_buf_fini(&text);
+	return err;
+}
+
+/* ---- what the file holds -------------------------------------------------- */
+
+struct mmap_body {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+};
+
+struct trailer {
+	uint64_t time;
+	uint32_t cpu, res;
+	uint64_t id;
+};
+
+static void add_mmap(struct pdf_buf *out, const struct pdf_layout *lay,
+		     uint64_t start, uint64_t end, uint64_t pgoff,
+		     const char *name, size_t name_len, const char *suffix)
+{
+	size_t slen = strlen(suffix);
+	size_t fname = (name_len + slen + 1 + 7) & ~(size_t)7;
+	struct mmap_body body = { (uint32_t)-1, 0, start, end - start, pgoff };
+	struct trailer tr = { 0, 0, 0, lay->id[PDF_KIND_RING] };
+	struct rs_perf_header hdr = { PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
+		(uint16_t)(sizeof(hdr) + sizeof(body) + fname + sizeof(tr)) };
+	static const uint8_t zero[8];
+
+	pdf_buf_add(out, &hdr, sizeof(hdr));
+	pdf_buf_add(out, &body, sizeof(body));
+	pdf_buf_add(out, name, name_len);
+	pdf_buf_add(out, suffix, slen);
+	pdf_buf_add(out, zero, fname - name_len - slen);
+	pdf_buf_add(out, &tr, sizeof(tr));
+}
+
+int pdf_ksyms_mmaps(const struct pdf_ksyms *k, const struct pdf_layout *lay,
+		    struct pdf_buf *out)
+{
+	char name[PDF_KSYMS_MODULE_MAX + 3];
+	unsigned i;
+
+	for (i = 0; i < k->nr_maps; i++) {
+		const struct kmap *m = &k->maps[i];
+
+		if (m->mod != NO_MOD)
+			continue;
+		if (k->stats.have_text)
+			add_mmap(out, lay, m->start, m->end, k->stats.text,
+				 PDF_KERNEL_DSO, strlen(PDF_KERNEL_DSO), "_text");
+		else
+			add_mmap(out, lay, m->start, m->end, 0,
+				 PDF_KERNEL_DSO, strlen(PDF_KERNEL_DSO), "");
+	}
+	for (i = 0; i < k->nr_maps; i++) {
+		const struct kmap *m = &k->maps[i];
+		const struct kmod *mod = &k->mods[m->mod];
+
+		if (m->mod == NO_MOD)
+			continue;
+		name[0] = '[';
+		memcpy(name + 1, k->str + mod->name, mod->name_len);
+		name[mod->name_len + 1] = ']';
+		add_mmap(out, lay, m->start, m->end, 0, name,
+			 mod->name_len + 2u, "");
+	}
+	return out->err;
+}
+
+void pdf_build_id_entry(struct pdf_buf *b, const uint8_t *id, size_t len)
+{
+	/* perf_record_header_build_id: header, pid, 20 bytes of id, its size,
+	 * 3 reserved; then the name, NUL-padded to 64 */
+	uint8_t bid[24] = { 0 };
+	char name[64] = PDF_KERNEL_DSO;
+	struct rs_perf_header hdr = { 0,
+		PERF_RECORD_MISC_KERNEL | PDF_MISC_BUILD_ID_SIZE,
+		(uint16_t)(sizeof(hdr) + 4 + sizeof(bid) + sizeof(name)) };
+	int32_t pid = -1;
+
+	if (len > PDF_BUILD_ID_SIZE)
+		len = PDF_BUILD_ID_SIZE;
+	memcpy(bid, id, len);
+	bid[20] = (uint8_t)len;
+	pdf_buf_add(b, &hdr, sizeof(hdr));
+	pdf_buf_add(b, &pid, sizeof(pid));
+	pdf_buf_add(b, bid, sizeof(bid));
+	pdf_buf_add(b, name, sizeof(name));
+}
+
+size_t pdf_host_build_id(uint8_t id[PDF_BUILD_ID_SIZE])
+{
+	uint8_t notes[4096];
+	ssize_t n;
+	size_t at = 0;
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, notes, sizeof(notes));
+	close(fd);
+	while (n > 0 && at + 12 <= (size_t)n) {
+		uint32_t namesz, descsz, type;
+		size_t name_at = at + 12, desc_at;
+
+		memcpy(&namesz, notes + at, 4);
+		memcpy(&descsz, notes + at + 4, 4);
+		memcpy(&type, notes + at + 8, 4);
+		if (namesz > sizeof(notes) || descsz > sizeof(notes))
+			break;
+		desc_at = name_at + ((namesz + 3u) & ~3u);
+		if (desc_at + descsz > (size_t)n)
+			break;
+		if (type == 3 && namesz == 4 && !memcmp(notes + name_at, "GNU", 4) &&
+		    descsz && descsz <= PDF_BUILD_ID_SIZE) {
+			memcpy(id, notes + desc_at, descsz);
+			return descsz;
+		}
+		at = desc_at + ((descsz + 3u) & ~3u);
+	}
+	return 0;
+}

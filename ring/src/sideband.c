@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sideband: one area the guest fills once after attach (the kernel's
+ * symbols, its build id) and the host copies once, described by
+ * rs_sideband_desc in the region header under a seqcount (barrier.h's G/H
+ * pairs, with the guest as the writer):
+ *
+ *   guest                                  host
+ *   G1: seq odd; release fence             H1: s = load-acquire(seq)
+ *   write the area, then the descriptor    check s even, read the
+ *   G2: store-release(seq, odd + 1)        descriptor once, bound it,
+ *                                          copy the area
+ *                                          H2: acquire fence; seq == s
+ *
+ * The area is where the layout validated at open says (the private copy),
+ * never where the guest-writable header says now.
+ */
+#include "barrier.h"
+#include "ring_internal.h"
+
+#define READ_TRIES 8  /* seqcount retries before the host gives up */
+
+static struct rs_sideband_desc *desc(const struct rs_region *region)
+{
+	return &((struct rs_region_header *)region->base)->sideband;
+}
+
+uint64_t rs_sideband_size(const struct rs_region *region)
+{
+	return region ? region->sideband_size : 0;
+}
+
+int rs_sideband_begin(const struct rs_region *region,
+		      struct rs_sideband_writer *w)
+{
+	if (!region || !region->base || !w)
+		return -rse_invalid;
+	if (!region->sideband_size)
+		return -rse_absent;
+	rs_memset(w, 0, sizeof(*w));
+	w->area = region->base + region->sideband_offset;
+	w->size = region->sideband_size;
+	w->desc = desc(region);
+	w->seq = rs_seqcount_write_begin(&w->desc->seq);
+	return 0;
+}
+
+int rs_sideband_append(struct rs_sideband_writer *w, const void *src,
+		       uint64_t len)
+{
+	if (!w || !w->desc || (!src && len))
+		return -rse_invalid;
+	w->wanted += len;
+	if (w->flags & RS_SIDEBAND_TRUNCATED)
+		return 0;
+	if (len > w->size - w->length) {
+		w->flags |= RS_SIDEBAND_TRUNCATED;
+		return 0;
+	}
+	if (len)
+		rs_memcpy(w->area + w->length, src, len);
+	w->length += len;
+	return 1;
+}
+
+int rs_sideband_set_build_id(struct rs_sideband_writer *w, const void *id,
+			     uint32_t len)
+{
+	if (!w || !w->desc || (!id && len) || len > RS_SIDEBAND_BUILD_ID_MAX)
+		return -rse_invalid;
+	rs_memset(w->build_id, 0, sizeof(w->build_id));
+	if (len)
+		rs_memcpy(w->build_id, id, len);
+	w->build_id_len = len;
+	return 0;
+}
+
+int rs_sideband_commit(struct rs_sideband_writer *w, uint32_t kind)
+{
+	struct rs_sideband_desc *d;
+
+	if (!w || !w->desc || !kind)
+		return -rse_invalid;
+	d = w->desc;
+	rs_store_hint32(&d->magic, RS_SIDEBAND_MAGIC);
+	rs_store_hint32(&d->kind, kind);
+	rs_store_hint32(&d->flags, w->flags);
+	rs_store_hint(&d->length, w->length);
+	rs_store_hint(&d->wanted, w->wanted);
+	rs_store_hint32(&d->build_id_len, w->build_id_len);
+	rs_memcpy(d->build_id, w->build_id, sizeof(d->build_id));
+	rs_seqcount_write_end(&d->seq, w->seq);
+	w->desc = (struct rs_sideband_desc *)0;  /* one commit per begin */
+	return 0;
+}
+
+/* A descriptor some writer could have produced, in an area of @size. */
+static int desc_check(const struct rs_sideband_info *in, uint32_t magic,
+		      uint64_t size)
+{
+	int truncated = !!(in->flags & RS_SIDEBAND_TRUNCATED);
+
+	if (magic != RS_SIDEBAND_MAGIC || !in->kind)
+		return -rse_corrupt;
+	if (in->length > size || in->wanted < in->length)
+		return -rse_corrupt;
+	if (truncated != (in->wanted > in->length))
+		return -rse_corrupt;
+	if (in->flags & ~(uint32_t)RS_SIDEBAND_TRUNCATED)
+		return -rse_corrupt;
+	if (in->build_id_len > RS_SIDEBAND_BUILD_ID_MAX)
+		return -rse_corrupt;
+	return 0;
+}
+
+int rs_sideband_read(const struct rs_region *region, void *buf,
+		     uint64_t buf_size, struct rs_sideband_info *info)
+{
+	const struct rs_sideband_desc *d;
+	const uint8_t *area;
+	int tries, err = -rse_busy;
+
+	if (!region || !region->base || !info || (!buf && buf_size))
+		return -rse_invalid;
+	rs_memset(info, 0, sizeof(*info));
+	if (!region->sideband_size)
+		return -rse_absent;
+	if (buf_size < region->sideband_size)
+		return -rse_too_small;
+	d = desc(region);
+	area = region->base + region->sideband_offset;
+	for (tries = 0; tries < READ_TRIES; tries++) {
+		struct rs_sideband_info in;
+		uint32_t s, magic;
+
+		s = rs_seqcount_read_begin(&d->seq);
+		if (!s)
+			return 0;           /* never written */
+		if (s & 1u)
+			continue;           /* being written */
+		rs_memset(&in, 0, sizeof(in));
+		/* Each field once, into the private copy; judged there. */
+		magic = rs_load_hint32(&d->magic);
+		in.seq = s;
+		in.kind = rs_load_hint32(&d->kind);
+		in.flags = rs_load_hint32(&d->flags);
+		in.length = rs_load_hint(&d->length);
+		in.wanted = rs_load_hint(&d->wanted);
+		in.build_id_len = rs_load_hint32(&d->build_id_len);
+		rs_memcpy(in.build_id, d->build_id, sizeof(in.build_id));
+		err = desc_check(&in, magic, region->sideband_size);
+		if (!err)
+			rs_memcpy(buf, area, in.length);
+		if (!rs_seqcount_read_ok(&d->seq, s)) {
+			err = -rse_busy;    /* changed under the copy */
+			continue;
+		}
+		if (err)
+			return err;
+		/* bytes of the unused id tail are not the guest's business */
+		rs_memset(in.build_id + in.build_id_len, 0,
+			  RS_SIDEBAND_BUILD_ID_MAX - in.build_id_len);
+		*info = in;
+		return 1;
+	}
+	return err;
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Judge perf's names of a guest's kernel samples against the guest's own
+/proc/kallsyms, captured independently of ringside: guest_init.sh prints
+it (the lines perf reads, gzip + base64) on the serial console between
+E2E-KALLSYMS-BEGIN and E2E-KALLSYMS-END.
+
+  ksyms_check.py table CONSOLE
+      the captured table's size: "LINES lines, BYTES bytes"
+  ksyms_check.py names CONSOLE SCRIPT MIN_PERCENT
+      SCRIPT: `perf script -F event,ip,sym -G`; every ringside:sample at a
+      kernel address must carry the name the table gives that address
+      (the last symbol at or below it); fails below MIN_PERCENT
+  ksyms_check.py report REPORT MIN_PERCENT
+      REPORT: `perf report --stdio --sort sym -g none --no-children`; the
+      share of ringside:sample's kernel ([k]) samples with a name
+  ksyms_check.py crash SCRIPT LAST NAME...
+      SCRIPT: `perf script -F event,ip,sym` (call chains); one of the LAST
+      newest ringside:sample samples has one of NAMEs in its chain
+"""
+import base64
+import bisect
+import gzip
+import re
+import sys
+
+KERNEL_MIN = 0xffff800000000000
+
+
+def captured(console):
+    text = open(console, 'rb').read().decode('latin-1').replace('\r', '')
+    begin = text.find('E2E-KALLSYMS-BEGIN\n')
+    end = text.find('E2E-KALLSYMS-END', begin)
+    if begin < 0 or end < 0:
+        sys.exit('no E2E-KALLSYMS-BEGIN .. END on the console')
+    body = text[begin + len('E2E-KALLSYMS-BEGIN\n'):end]
+    blob = ''.join(l for l in body.split('\n')
+                   if re.fullmatch(r'[A-Za-z0-9+/=]+', l))
+    try:
+        return gzip.decompress(base64.b64decode(blob)).decode()
+    except Exception as e:  # a kernel message amid the lines, a cut
+        sys.exit('the captured kallsyms does not decode: %s' % e)
+
+
+def table(console):
+    by_addr = {}
+    for line in captured(console).splitlines():
+        f = line.split()
+        if len(f) < 3:
+            continue
+        a = int(f[0], 16)
+        if a:
+            by_addr.setdefault(a, set()).add(f[2])
+    addrs = sorted(by_addr)
+    return addrs, by_addr
+
+
+def names(console, script, min_pct):
+    addrs, by_addr = table(console)
+    total = good = unnamed = 0
+    wrong = []
+    for line in open(script, errors='replace'):
+        f = line.split()
+        if len(f) < 3 or f[0] != 'ringside:sample:':
+            continue
+        try:
+            ip = int(f[1], 16)
+        except ValueError:
+            continue
+        if ip < KERNEL_MIN:
+            continue
+        total += 1
+        i = bisect.bisect_right(addrs, ip) - 1
+        want = by_addr[addrs[i]] if i >= 0 else set()
+        got = f[2]
+        if got in want:
+            good += 1
+        elif got == '[unknown]':
+            unnamed += 1
+        else:
+            wrong.append('%x: perf says %s, the table %s' %
+                         (ip, got, '/'.join(sorted(want)) or 'nothing'))
+    pct = 100.0 * good / total if total else 0.0
+    print('%d of %d kernel samples named as the guest\'s kallsyms says '
+          '(%.1f%%), %d unnamed, %d named otherwise' %
+          (good, total, pct, unnamed, len(wrong)))
+    for w in wrong[:5]:
+        print('   ', w)
+    return 0 if total and pct >= min_pct else 1
+
+
+def report(path, min_pct):
+    section = None
+    named = unnamed = 0.0
+    for line in open(path, errors='replace'):
+        m = re.match(r"# Samples: .* of event '([^']+)'", line)
+        if m:
+            section = m.group(1)
+            continue
+        m = re.match(r'\s+([\d.]+)%\s+\[k\]\s+(\S+)', line)
+        if not m or section != 'ringside:sample':
+            continue
+        if m.group(2).startswith('0x'):
+            unnamed += float(m.group(1))
+        else:
+            named += float(m.group(1))
+    total = named + unnamed
+    pct = 100.0 * named / total if total else 0.0
+    print('perf report: %.1f%% of ringside:sample\'s kernel samples named '
+          '(%.2f%% of all samples named, %.2f%% not)' % (pct, named, unnamed))
+    return 0 if total and pct >= min_pct else 1
+
+
+def crash(script, last, wanted):
+    samples, cur = [], None
+    for line in open(script, errors='replace'):
+        if line.strip() == '':
+            cur = None
+            continue
+        if not line[0].isspace() or 'ringside:' in line.split()[0]:
+            cur = [line] if 'ringside:sample:' in line else None
+            if cur is not None:
+                samples.append(cur)
+            continue
+        if cur is not None:
+            cur.append(line)
+    tail = samples[-last:]
+    hits = [s for s in tail if any(re.search(r'\s%s(\+0x[0-9a-f]+)?\s*$' %
+                                             re.escape(n), l)
+                                   for l in s for n in wanted)]
+    print('%d of the newest %d samples (of %d) have %s in their call chain' %
+          (len(hits), len(tail), len(samples), ' or '.join(wanted)))
+    for s in hits[-1:]:
+        print(''.join('    ' + l.strip() + '\n' for l in s[:12]), end='')
+    return 0 if hits else 1
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == 'table':
+        text = captured(argv[2])
+        print('%d lines, %d bytes' % (text.count('\n'), len(text)))
+        return 0
+    if len(argv) == 5 and argv[1] == 'names':
+        return names(argv[2], argv[3], float(argv[4]))
+    if len(argv) == 4 and argv[1] == 'report':
+        return report(argv[2], float(argv[3]))
+    if len(argv) >= 5 and argv[1] == 'crash':
+        return crash(argv[2], int(argv[3]), argv[4:])
+    sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
