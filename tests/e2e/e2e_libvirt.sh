@@ -15,8 +15,10 @@
 #      libvirt-qemu, 0660); `record DOMAIN` while the guest runs; samples
 #      with the workload's pid and comm; markers in order; sched_switch;
 #      `perf script` opens the file and names the workload's thread (the
-#      guest's COMM records carried as perf's own); the agent detaches on
-#      SIGTERM; the region file goes away with the domain
+#      guest's COMM records carried as perf's own); perf names >= 95% of the
+#      workload's user samples hot_loop from the guest's MMAP2 records and
+#      the initramfs tree as --symfs; the agent detaches on SIGTERM; the
+#      region file goes away with the domain
 #   C. overwrite mode: the guest panics (sysrq c); `snapshot --stable DOMAIN`
 #      still returns what was written before, perf names the workload in it,
 #      and the domain runs on
@@ -112,6 +114,53 @@ perf_names() {
 		grep -Eq " rs-workload +$WPID:rs-workload *\$" &&
 		ok "$2: perf report names pid $WPID rs-workload" ||
 		bad "$2: perf report --sort comm,pid does not name pid $WPID rs-workload"
+}
+
+# user_syms FILE WHAT MODE: perf names pid $WPID's user samples from the
+# guest's MMAP2 records, with the initramfs's tree ($W/root, the guest's
+# root file system) as --symfs and an empty HOME (no build-id cache): at
+# least 95% of them are in the workload's hot_loop, by `perf report` and by
+# `perf script`.  MODE assert fails the test below 95%; MODE note only says.
+user_syms() {
+	local home pct what=$2 mode=$3 hot all
+	home=$(mktemp -d "$W/home.XXXXXX")
+	# perf report: one section per event; the guest's samples are
+	# ringside:sample's.  Columns: overhead, samples, dso, [.] or [k], symbol.
+	HOME=$home perf report -i "$1" --stdio -n --no-children -g none \
+		--symfs "$W/root" --sort dso,sym --pid "$WPID" \
+		> "$W/$what.syms" 2> "$W/$what.syms.err"
+	read -r hot all < <(awk '
+		/^# Samples: / { ev = index($0, "of event '\''ringside:sample'\''") > 0; next }
+		/^#/ || NF < 5 { next }
+		ev && $4 == "[.]" { all += $2; if ($5 == "hot_loop") hot += $2 }
+		END { printf "%d %d\n", hot, all }' "$W/$what.syms")
+	pct=$((all ? hot * 100 / all : 0))
+	if [ "$all" -gt 0 ] && [ $((hot * 100)) -ge $((all * 95)) ]; then
+		ok "$what: perf report --symfs names $hot of pid $WPID's $all user samples hot_loop ($pct%)"
+	elif [ "$mode" = note ]; then
+		note "$what: perf report --symfs names $hot of pid $WPID's $all user samples hot_loop ($pct%)"
+	else
+		bad "$what: perf report --symfs names $hot of pid $WPID's $all user samples hot_loop ($pct%)"
+		grep -v '^#' "$W/$what.syms" | grep . | head -n 8 | sed 's/^/     /'
+	fi
+	# perf script: comm, pid, ip, symbol; user addresses are shorter
+	# than the guest kernel's 16 hex digits; no call chains (-G)
+	HOME=$home perf script -i "$1" --symfs "$W/root" -G -F comm,pid,ip,sym \
+		> "$W/$what.script" 2> "$W/$what.script.err"
+	read -r hot all < <(awk -v p="$WPID" '
+		$1 == "rs-workload" && $2 == p && NF >= 4 && length($3) < 16 {
+			all++; if ($4 == "hot_loop") hot++ }
+		END { printf "%d %d\n", hot, all }' "$W/$what.script")
+	pct=$((all ? hot * 100 / all : 0))
+	if [ "$all" -gt 0 ] && [ $((hot * 100)) -ge $((all * 95)) ]; then
+		ok "$what: perf script --symfs names $hot of pid $WPID's $all user samples hot_loop ($pct%)"
+	elif [ "$mode" = note ]; then
+		note "$what: perf script --symfs names $hot of pid $WPID's $all user samples hot_loop ($pct%)"
+	else
+		bad "$what: perf script --symfs names $hot of pid $WPID's $all user samples hot_loop ($pct%)"
+		awk -v p="$WPID" '$1 == "rs-workload" && $2 == p' "$W/$what.script" |
+			sort -k4 | uniq -c -f3 | sort -rn | head -n 5 | sed 's/^/     /'
+	fi
 }
 
 # ---- the guest --------------------------------------------------------------
@@ -229,7 +278,6 @@ else
 	bad "perf script: status $rc, $n samples"; head -n 5 "$W/script.err"
 fi
 [ -n "$WPID" ] && perf_names "$W/rec.data" "record"
-# the COMM records are perf's own: counted as such, shown as task events
 "$RINGSIDE" report "$W/rec.data" --json > "$W/rec.json"
 comms=$(python3 -c 'import json,sys; t = json.load(open(sys.argv[1]))["total"]["types"]; print(t["comm"], t["other"])' "$W/rec.json")
 pcomms=$(perf report -i "$W/rec.data" --stats 2>/dev/null | awk '$1 == "COMM" && $2 == "events:" { print $3; exit }')
@@ -242,6 +290,18 @@ perf script -i "$W/rec.data" --show-task-events 2>/dev/null |
 	bad "perf script --show-task-events: no exec COMM of rs-workload:$WPID/$WPID"
 "$RINGSIDE" dump "$W/rec.data" | grep -q " COMM  *pid=$WPID tid=$WPID comm=\"rs-workload\"" &&
 	ok "ringside dump decodes the COMM records" || bad "ringside dump: no COMM of pid $WPID"
+# the workload's mappings: MMAP2 records (the kernel's at its exec, the
+# agent's before its first sample), which perf counts as its own
+[ -n "$WPID" ] && user_syms "$W/rec.data" record assert
+mmaps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["types"]["mmap2"])' "$W/rec.json" 2>/dev/null)
+pmmaps=$(perf report -i "$W/rec.data" --stats 2>/dev/null | awk '$1 == "MMAP2" && $2 == "events:" { print $3; exit }')
+[ "${mmaps:-0}" -gt 0 ] && [ "$pmmaps" = "$mmaps" ] &&
+	ok "MMAP2 records: $mmaps in ringside report, $pmmaps in perf report --stats" ||
+	bad "MMAP2 records: ringside report '$mmaps', perf report --stats '$pmmaps'"
+"$RINGSIDE" dump "$W/rec.data" | grep -q " MMAP2  *pid=$WPID tid=$WPID .* file=\"/bin/rs-workload\"" &&
+	ok "ringside dump shows the MMAP2 of /bin/rs-workload (pid $WPID)" ||
+	bad "ringside dump: no MMAP2 of /bin/rs-workload for pid $WPID"
+# the COMM records are perf's own: counted as such, shown as task events
 vsh destroy $DOM >/dev/null
 for _ in $(seq 50); do [ -e "$SHM" ] || break; sleep 0.1; done
 [ -e "$SHM" ] && bad "region file left after the domain stopped" ||
@@ -273,6 +333,9 @@ fi
 perf script -i "$W/snap.data" > /dev/null 2> "$W/script.err" && [ ! -s "$W/script.err" ] &&
 	ok "perf script opens the snapshot" || bad "perf script on the snapshot"
 [ -n "$WPID" ] && perf_names "$W/snap.data" "snapshot"
+# a flight recorder may have overwritten the workload's MMAP2 records
+# (written once per process and ring): said, not asserted
+[ -n "$WPID" ] && user_syms "$W/snap.data" snapshot note
 "$RINGSIDE" snapshot $DOM -o "$W/snap2.data" -q && ok "live snapshot DOMAIN" ||
 	bad "live snapshot DOMAIN"
 vsh destroy $DOM >/dev/null
