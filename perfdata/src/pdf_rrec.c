@@ -76,18 +76,29 @@ static size_t comm_body(const struct rs_perf_header *rec)
 	return named_body(rec, 8, SIZE_MAX);
 }
 
-/* An MMAP2 perf can take: a name (not empty, shorter than perf's PATH_MAX),
- * and a build id that fits perf's array. */
+/* Does @name have a ".." component?  The kernel's names never do (d_path
+ * resolves them); perf would join one to --symfs and leave that tree. */
+static int has_dotdot(const char *name)
+{
+	const char *p;
+
+	for (p = name; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == name || p[-1] == '/') && (p[2] == '/' || !p[2]))
+			return 1;
+	return 0;
+}
+
+/* An MMAP2 perf can take: a name (not empty, shorter than perf's PATH_MAX,
+ * no ".." component), and a build id that fits perf's array. */
 static size_t mmap2_body(const struct rs_perf_header *rec)
 {
 	struct pdf_mmap2 m;
 	size_t body = named_body(rec, sizeof(m), PDF_MMAP2_NAME_MAX - 1);
+	const char *name = (const char *)(rec + 1) + sizeof(m);
 
-	if (!body)
+	if (!body || !*name || has_dotdot(name))
 		return 0;
 	memcpy(&m, rec + 1, sizeof(m));
-	if (!*((const char *)(rec + 1) + sizeof(m)))
-		return 0;
 	if ((rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
 	    m.u.build_id.size > sizeof(m.u.build_id.id))
 		return 0;

@@ -392,6 +392,17 @@ START_TEST(pdf_encode_mmap2_malformed)
 	h = mmap2_init(longname, 0, 20, 0);
 	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_MMAP2);
 	roundtrip(h, 0, 1);
+	/* ".." components: refused; dots in names: kept */
+	h = mmap2_init("/../etc/shadow", 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	h = mmap2_init("../x", 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	h = mmap2_init("/usr/lib/..", 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	h = mmap2_init("/opt/a..b/lib.so..1", 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_MMAP2);
+	h = mmap2_init("/opt/..a/...", 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_MMAP2);
 	/* a ring's MMAP (type 1) is carried whole */
 	h = rec_init(PERF_RECORD_MMAP, 8 + 32 + 8);
 	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);

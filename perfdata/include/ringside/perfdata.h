@@ -110,8 +110,10 @@ size_t pdf_rrec_perf_body(const struct rs_perf_header *rec);
  * the build id's size (at most 20), 3 reserved bytes and the id; without, the
  * device, inode and generation.  A guest's MMAP2 is refused (classified
  * OTHER, carried whole) when the build id's size is over 20 (perf 6.1
- * copies that many bytes into a 20-byte array) or its name is empty or
- * PDF_MMAP2_NAME_MAX bytes or longer (perf's PATH_MAX). */
+ * copies that many bytes into a 20-byte array) or its name is empty,
+ * PDF_MMAP2_NAME_MAX bytes or longer (perf's PATH_MAX) or has a ".."
+ * component (which the kernel never writes, and which would lead perf out
+ * of its --symfs tree). */
 struct pdf_mmap2 {
 	uint32_t pid, tid;
 	uint64_t addr, len, pgoff;
