@@ -91,4 +91,15 @@ HOME=$WORK "$PERF" script -i "$WORK/mmap.data" --symfs "$WORK/root" -F event,ip,
 expect_eq "perf script: samples in /bin/rs-producer" \
 	"$(grep -c "ringside:sample: *[0-9a-f]* *(/bin/rs-producer)$" "$WORK/dsos")" \
 	"$(json "$WORK/mmap.rep" .total.types.sample)"
+# ringside report: the same samples by function of that file
+"$R" report "$WORK/mmap.data" --symfs "$WORK/root" >"$WORK/urep" ||
+	fail "report --symfs"
+expect_in "$WORK/urep" "guest user samples: $(json "$WORK/mmap.rep" .total.types.sample), in 1 mapped files; not in a mapped file: 0"
+expect_eq "report --symfs: samples in /bin/rs-producer" \
+	"$(awk '$NF == "/bin/rs-producer" { n += $1 } END { print n + 0 }' "$WORK/urep")" \
+	"$(json "$WORK/mmap.rep" .total.types.sample)"
+"$R" report "$WORK/mmap.data" >"$WORK/urep2" || fail "report"
+expect_in "$WORK/urep2" "functions not named: no --symfs"
+"$R" report "$WORK/host.data" >"$WORK/urep3" || fail "report"
+expect_in "$WORK/urep3" "guest user samples: $(json "$WORK/host.rep" .total.types.sample), in 0 mapped files; not in a mapped file: $(json "$WORK/host.rep" .total.types.sample)"
 echo "ok"

@@ -313,6 +313,11 @@ pmmaps=$(perf report -i "$W/rec.data" --stats 2>/dev/null | awk '$1 == "MMAP2" &
 "$RINGSIDE" dump "$W/rec.data" | grep -q " MMAP2  *pid=$WPID tid=$WPID .* file=\"/bin/rs-workload\"" &&
 	ok "ringside dump shows the MMAP2 of /bin/rs-workload (pid $WPID)" ||
 	bad "ringside dump: no MMAP2 of /bin/rs-workload for pid $WPID"
+"$RINGSIDE" report "$W/rec.data" --symfs "$W/root" --top 3 > "$W/rec.urep"
+top=$(awk '/^ +samples +% +function +file$/ { getline; print $3, $4; exit }' "$W/rec.urep")
+[ "$top" = "hot_loop /bin/rs-workload" ] &&
+	ok "ringside report --symfs: the top guest user function is $top" ||
+	{ bad "ringside report --symfs: top user function '$top'"; sed 's/^/     /' "$W/rec.urep" | tail -n 8; }
 # the COMM records are perf's own: counted as such, shown as task events
 vsh destroy $DOM >/dev/null
 for _ in $(seq 50); do [ -e "$SHM" ] || break; sleep 0.1; done
