@@ -109,18 +109,21 @@ int agent_tracepoint_id(const char *name, uint64_t *id);
 struct agent_mmap_stats {
 	uint64_t pids;            /* processes whose maps were read */
 	uint64_t records;         /* MMAP2 records synthesized */
-	uint64_t no_build_id;     /* of them, without a build id */
+	uint64_t no_build_id;     /* of them, files without a build id */
 	uint64_t skipped;         /* executable mappings not described: over
 				   * the bound per process, or the ring
 				   * refused the record */
 	uint64_t truncated;       /* maps files longer than the agent reads */
 	uint64_t unreadable;      /* processes whose maps could not be read */
+	uint64_t refreshes;       /* overwrite mode: the ring's processes
+				   * described anew, half a ring later */
 };
 
 struct agent_ring {
 	struct rs_producer prod;
 	uint32_t index;
 	uint64_t written;         /* records committed */
+	uint64_t written_bytes;   /* their bytes */
 	uint64_t dropped;         /* records the ring refused */
 	uint32_t nr_pending;      /* tids sampled this tick, to be named */
 	uint32_t pending_pid[AGENT_COMM_PENDING];
@@ -128,6 +131,7 @@ struct agent_ring {
 	char pending_comm[AGENT_COMM_PENDING][AGENT_COMM_LEN];
 	uint32_t nr_mmap_pids;    /* pids whose mappings this ring holds */
 	uint32_t mmap_pid[AGENT_MMAP_PIDS];
+	uint64_t mmap_epoch;      /* written_bytes when the set was emptied */
 	struct agent_mmap_stats mmap_stats;
 };
 
@@ -170,8 +174,9 @@ struct agent_mmap {
 };
 
 /* Before the first sample of @pid in @r: one MMAP2 per executable mapping
- * of @pid (from /proc/PID/maps), once per pid and ring.  Counted in
- * r->mmap_stats. */
+ * of @pid (from /proc/PID/maps), once per pid and ring; in an overwrite
+ * ring again once half the ring has been written since (the older ones
+ * are about to be overwritten).  Counted in r->mmap_stats. */
 void agent_mmaps_note(struct agent_ring *r, uint32_t pid);
 
 /* PERF_RECORD_MMAP2 of @m for @pid/@tid, misc USER (and MMAP_BUILD_ID

@@ -313,12 +313,14 @@ static void mmap_summary(const struct agent *a)
 		sum.skipped += st->skipped;
 		sum.truncated += st->truncated;
 		sum.unreadable += st->unreadable;
+		sum.refreshes += st->refreshes;
 	}
 	say(a, "mappings: %" PRIu64 " MMAP2 records for %" PRIu64 " processes "
-	    "(%" PRIu64 " without a build id); not described: %" PRIu64
-	    " mappings, %" PRIu64 " maps files cut short, %" PRIu64
-	    " processes gone or unreadable", sum.records, sum.pids,
-	    sum.no_build_id, sum.skipped, sum.truncated, sum.unreadable);
+	    "(%" PRIu64 " of files without a build id, %" PRIu64 " rounds of "
+	    "renewal); not described: %" PRIu64 " mappings, %" PRIu64
+	    " maps files cut short, %" PRIu64 " processes gone or unreadable",
+	    sum.records, sum.pids, sum.no_build_id, sum.refreshes, sum.skipped,
+	    sum.truncated, sum.unreadable);
 }
 
 int main(int argc, char **argv)

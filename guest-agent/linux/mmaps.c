@@ -12,6 +12,13 @@
  * The work per pid is bounded (MAPS_MAX bytes of maps, MMAPS_PER_PID
  * records, NOTE_MAX bytes of notes per file); what is not described is
  * counted in the ring's agent_mmap_stats.
+ *
+ * A flight recorder (an overwrite ring) overwrites a process's MMAP2
+ * records long before the samples of a process that runs on: there the
+ * set of processes described is emptied whenever half the ring has been
+ * written since it last was, so each process still sampled is described
+ * again, at most once per half ring.  Only the samples of the oldest part
+ * of a wrapped ring can have lost their process's mappings.
  */
 #include <elf.h>
 #include <stddef.h>
@@ -290,7 +297,7 @@ static void describe(struct agent_ring *r, uint32_t pid)
 		}
 		done++;
 		st->records++;
-		if (!m.build_id_size)
+		if (!m.build_id_size && ml.path[0] == '/')
 			st->no_build_id++;
 	}
 	if (len == MAPS_MAX)
@@ -321,7 +328,17 @@ static int seen(struct agent_ring *r, uint32_t pid)
 
 void agent_mmaps_note(struct agent_ring *r, uint32_t pid)
 {
-	if (pid == 0 || pid == (uint32_t)-1 || seen(r, pid))
+	const struct rs_ring *ring = &r->prod.ring;
+
+	if (pid == 0 || pid == (uint32_t)-1)
 		return;     /* the idle task has no maps */
-	describe(r, pid);
+	if (ring->data_mode == RS_MODE_OVERWRITE &&
+	    r->written_bytes - r->mmap_epoch >= ring->data_size / 2) {
+		memset(r->mmap_pid, 0, sizeof(r->mmap_pid));
+		r->nr_mmap_pids = 0;
+		r->mmap_epoch = r->written_bytes;
+		r->mmap_stats.refreshes++;
+	}
+	if (!seen(r, pid))
+		describe(r, pid);
 }
