@@ -109,6 +109,7 @@ int agent_tracepoint_id(const char *name, uint64_t *id);
 struct agent_mmap_stats {
 	uint64_t pids;            /* processes whose maps were read */
 	uint64_t records;         /* MMAP2 records synthesized */
+	uint64_t bytes;           /* their bytes */
 	uint64_t no_build_id;     /* of them, files without a build id */
 	uint64_t skipped;         /* executable mappings not described: over
 				   * the bound per process, or the ring
@@ -131,7 +132,8 @@ struct agent_ring {
 	char pending_comm[AGENT_COMM_PENDING][AGENT_COMM_LEN];
 	uint32_t nr_mmap_pids;    /* pids whose mappings this ring holds */
 	uint32_t mmap_pid[AGENT_MMAP_PIDS];
-	uint64_t mmap_epoch;      /* written_bytes when the set was emptied */
+	uint64_t mmap_epoch;      /* written_bytes - mmap_stats.bytes when the
+				   * set was emptied */
 	struct agent_mmap_stats mmap_stats;
 };
 
@@ -175,8 +177,9 @@ struct agent_mmap {
 
 /* Before the first sample of @pid in @r: one MMAP2 per executable mapping
  * of @pid (from /proc/PID/maps), once per pid and ring; in an overwrite
- * ring again once half the ring has been written since (the older ones
- * are about to be overwritten).  Counted in r->mmap_stats. */
+ * ring again once half the ring has been written since with other records
+ * (the older ones are about to be overwritten).  Counted in
+ * r->mmap_stats. */
 void agent_mmaps_note(struct agent_ring *r, uint32_t pid);
 
 /* PERF_RECORD_MMAP2 of @m for @pid/@tid, misc USER (and MMAP_BUILD_ID

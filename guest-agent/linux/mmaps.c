@@ -16,8 +16,8 @@
  * A flight recorder (an overwrite ring) overwrites a process's MMAP2
  * records long before the samples of a process that runs on: there the
  * set of processes described is emptied whenever half the ring has been
- * written since it last was, so each process still sampled is described
- * again, at most once per half ring.  Only the samples of the oldest part
+ * written with other records since it last was, so each process still
+ * sampled is described again, at most once per half ring.  Only the samples of the oldest part
  * of a wrapped ring can have lost their process's mappings.
  */
 #include <elf.h>
@@ -297,6 +297,8 @@ static void describe(struct agent_ring *r, uint32_t pid)
 		}
 		done++;
 		st->records++;
+		st->bytes += sizeof(struct rs_perf_header) + 64 +
+			     ((strlen(m.path) + 1 + 7) & ~(size_t)7);
 		if (!m.build_id_size && ml.path[0] == '/')
 			st->no_build_id++;
 	}
@@ -329,14 +331,18 @@ static int seen(struct agent_ring *r, uint32_t pid)
 void agent_mmaps_note(struct agent_ring *r, uint32_t pid)
 {
 	const struct rs_ring *ring = &r->prod.ring;
+	/* the ring's other records: its own cannot renew it, so a ring that
+	 * can hold little more than the mappings does not describe them
+	 * over and over */
+	uint64_t others = r->written_bytes - r->mmap_stats.bytes;
 
 	if (pid == 0 || pid == (uint32_t)-1)
 		return;     /* the idle task has no maps */
 	if (ring->data_mode == RS_MODE_OVERWRITE &&
-	    r->written_bytes - r->mmap_epoch >= ring->data_size / 2) {
+	    others - r->mmap_epoch >= ring->data_size / 2) {
 		memset(r->mmap_pid, 0, sizeof(r->mmap_pid));
 		r->nr_mmap_pids = 0;
-		r->mmap_epoch = r->written_bytes;
+		r->mmap_epoch = others;
 		r->mmap_stats.refreshes++;
 	}
 	if (!seen(r, pid))
