@@ -67,6 +67,32 @@ static void print_comm(const struct rs_perf_header *rec)
 		printf(" exec");
 }
 
+/* An MMAP2 (pdf_rrec_classify made sure its name ends in a NUL and its
+ * build id fits). */
+static void print_mmap2(const struct rs_perf_header *rec)
+{
+	struct pdf_mmap2 m;
+	const char *name = (const char *)(rec + 1) + sizeof(m);
+	uint32_t i;
+
+	memcpy(&m, rec + 1, sizeof(m));
+	printf(" pid=%u tid=%u addr=%#" PRIx64 " len=%#" PRIx64 " pgoff=%#"
+	       PRIx64 " prot=%#x flags=%#x", m.pid, m.tid, m.addr, m.len,
+	       m.pgoff, m.prot, m.flags);
+	if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		printf(" build_id=");
+		for (i = 0; i < m.u.build_id.size; i++)
+			printf("%02x", m.u.build_id.id[i]);
+	} else {
+		printf(" dev=%x:%x ino=%" PRIu64, m.u.file.maj, m.u.file.min,
+		       m.u.file.ino);
+	}
+	printf(" file=");
+	print_text((const unsigned char *)name, (uint32_t)strlen(name));
+	if (rec->misc & PERF_RECORD_MISC_MMAP_DATA)
+		printf(" data");
+}
+
 static void print_sample(const struct rs_perf_header *rec, uint64_t type)
 {
 	struct pdf_sample s;
@@ -136,6 +162,9 @@ static void print_record(const struct pdf_event *ev, uint64_t sample_type)
 		break;
 	case PDF_RREC_COMM:
 		print_comm(rec);
+		break;
+	case PDF_RREC_MMAP2:
+		print_mmap2(rec);
 		break;
 	default:
 		printf(" type=%u misc=%#x size=%u", rec->type, rec->misc, rec->size);

@@ -7,35 +7,86 @@
 #include "file_cmd.h"
 #include "report_out.h"
 #include "tally.h"
+#include "usyms.h"
 
 #define CMD "report"
 
-static int parse(int argc, char **argv, int *json, const char **path)
+struct report_opts {
+	int json;
+	const char *symfs;
+	uint32_t top;
+};
+
+static int parse(int argc, char **argv, struct report_opts *o, const char **path)
 {
 	const struct opt opts[] = {
-		OPT_FLAG(0, "json", json, "one JSON object instead of text"),
+		OPT_FLAG(0, "json", &o->json, "one JSON object instead of text"),
+		OPT_STRING(0, "symfs", &o->symfs, "DIR", "name the guest's user "
+			   "functions from the ELF files under DIR (a copy of the "
+			   "guest's files, at the guest's paths)"),
+		OPT_U32(0, "top", &o->top, "N", 0, 1000, "functions", "show the "
+			"N functions with the most user samples (default 10; 0: "
+			"none)"),
 		OPT_END
 	};
 
-	return file_cmd_parse(CLI_PROG(CMD), "FILE [--json]",
+	return file_cmd_parse(CLI_PROG(CMD), "FILE [--json] [--symfs DIR] [--top N]",
 			      "Summarize a perf.data file written by ringside "
 			      "record or snapshot, per ring: records by type, "
 			      "records lost (the sum of the LOST records), AUX "
 			      "records and how many were truncated, the time span "
 			      "and the rate.  ringside's own records are decoded "
-			      "from the events that carry them.",
+			      "from the events that carry them.  Then the guest's "
+			      "user-mode samples by function: the file and offset "
+			      "from the guest's MMAP2 records, the name from the "
+			      "file's symbols under --symfs (text output only).",
 			      opts, argc, argv, path);
+}
+
+/* The user samples' table after the tallies. */
+static int report_usyms(struct pdf_reader *r, const char *path,
+			const struct report_opts *o)
+{
+	struct usyms_summary sum;
+	struct usyms_row *rows;
+	struct pdf_event ev;
+	struct usyms *u;
+	uint64_t type = pdf_reader_info(r)->sample_type;
+	int n, ret;
+
+	rows = calloc(o->top ? o->top : 1, sizeof(*rows));
+	if (!rows || usyms_new(&u, o->symfs)) {
+		free(rows);
+		cli_err(CMD, "out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	while ((n = pdf_reader_next(r, &ev)) == 1)
+		usyms_add(u, ev.rec, type);
+	if (n < 0) {
+		ret = file_cmd_read_error(CMD, path, &ev, n);
+	} else if ((n = usyms_top(u, rows, o->top, &sum)) < 0) {
+		cli_err(CMD, "out of memory");
+		ret = CLI_EXIT_FAIL;
+	} else {
+		if (sum.samples)
+			report_usyms_text(stdout, &sum, rows, n, o->symfs);
+		ret = CLI_EXIT_OK;
+	}
+	usyms_free(u);
+	free(rows);
+	return ret;
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct pdf_reader *r = NULL;
 	struct pdf_event ev;
+	struct report_opts o = { .top = 10 };
 	const char *path;
 	struct tally *t;
-	int json = 0, ret, n;
+	int ret, n;
 
-	ret = parse(argc, argv, &json, &path);
+	ret = parse(argc, argv, &o, &path);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	ret = file_cmd_open(CMD, path, &r);
@@ -53,7 +104,7 @@ int cmd_report(int argc, char **argv)
 	if (n < 0) {
 		ret = file_cmd_read_error(CMD, path, &ev, n);
 	} else {
-		if (json)
+		if (o.json)
 			report_json(stdout, path, pdf_reader_info(r), t);
 		else
 			report_text(stdout, path, pdf_reader_info(r), t);
@@ -61,5 +112,13 @@ int cmd_report(int argc, char **argv)
 	}
 	free(t);
 	pdf_reader_close(r);
+	/* a second pass: the mappings and samples, in file order */
+	if (ret == CLI_EXIT_OK && !o.json && o.top) {
+		ret = file_cmd_open(CMD, path, &r);
+		if (ret)
+			return ret;
+		ret = report_usyms(r, path, &o);
+		pdf_reader_close(r);
+	}
 	return ret;
 }

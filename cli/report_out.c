@@ -108,6 +108,53 @@ void report_text(FILE *f, const char *path, const struct pdf_info *info,
 	text_block(f, "total", &sum);
 }
 
+/* @s as printable ASCII ('?' for the rest: names are the guest's and the
+ * symfs files'), cut at @len - 1 bytes. */
+static const char *printable(char *buf, size_t len, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
+void report_usyms_text(FILE *f, const struct usyms_summary *sum,
+		       const struct usyms_row *rows, int n, const char *symfs)
+{
+	int i;
+
+	fprintf(f, "\nguest user samples: %" PRIu64 ", in %u mapped files; not in a "
+		"mapped file: %" PRIu64 "\n", sum->samples, sum->files,
+		sum->unmapped);
+	if (!symfs)
+		fprintf(f, "  functions not named: no --symfs (a copy of the guest's "
+			"files)\n");
+	else if (sum->unnamed_files)
+		fprintf(f, "  functions not named in %u of them: not found, not ELF "
+			"or no symbols under %s%s\n", sum->unnamed_files, symfs,
+			sum->mismatched ? " (some have another build id)" : "");
+	if (sum->dropped || sum->maps_dropped)
+		fprintf(f, "  not counted: %" PRIu64 " samples, %" PRIu64 " mappings "
+			"(over ringside's bounds)\n", sum->dropped,
+			sum->maps_dropped);
+	if (n <= 0)
+		return;
+	fprintf(f, "  %10s %6s  %-32s %s\n", "samples", "%", "function", "file");
+	for (i = 0; i < n; i++) {
+		char name[256], file[512];
+
+		if (rows[i].function)
+			printable(name, sizeof(name), rows[i].function);
+		else
+			snprintf(name, sizeof(name), "+%#" PRIx64, rows[i].offset);
+		fprintf(f, "  %10" PRIu64 " %6.2f  %-32s %s\n", rows[i].samples,
+			100.0 * (double)rows[i].samples / (double)sum->samples,
+			name, printable(file, sizeof(file), rows[i].file));
+	}
+}
+
 static void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);

@@ -41,12 +41,13 @@ run build-asan asan --suite ring --suite perfdata --suite cli --suite install --
 # the VMM's Check programs; its command-line scripts run in build/ only
 run build-asan asan-vmm test_vmm_bad test_vmm_deliver test_vmm_snapshot \
 	test_vmm_control test_vmm_cpuid
-run build-asan asan-domain domain
+run build-asan asan-domain domain agent_mmaps
 
 # Unit programs: each tests one library alone (no KVM, no QEMU).  meson
 # intersects names with --suite, so suites and names run separately.
 run build valgrind-ring --setup valgrind --suite ring
-run build valgrind-units --setup valgrind pdf_codec pdf_file topa msr out gen domain opt
+run build valgrind-units --setup valgrind pdf_codec pdf_file topa msr out gen domain opt \
+	agent_mmaps
 
 python3 scripts/test-summary.py "${logs[@]}"
 exit $status

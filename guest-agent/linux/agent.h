@@ -10,10 +10,11 @@
  * Modules: device (find and map the region), kbuf (one CPU's perf events
  * and the kernel buffer they share), tracepoint (names to ids), agent_ring
  * (a ring and its counts: every write goes through it), forward (kernel
- * records to ring records), comm (names for the pids of samples), markers
- * (the marker socket), ksyms (the kernel's symbols into the sideband),
- * status (what the agent says in the header), main
- * (options and the loop).  Calls go one way: main -> forward -> comm ->
+ * records to ring records), comm (names for the pids of samples), mmaps
+ * (the mappings of the pids of samples), markers (the marker socket),
+ * ksyms (the kernel's symbols into the sideband), main (options, the
+ * status in the header, and the loop).  Calls go one way:
+ * main -> forward -> comm -> agent_ring, main -> forward -> mmaps ->
  * agent_ring, main -> markers -> agent_ring.  Modules never print; main does.  They
  * return -errno, or the ring library's -rse_* where a ring refused
  * (rs_errstr names it), as each declaration says; no function returns
@@ -32,6 +33,7 @@
 #define AGENT_COMM_PENDING  64      /* distinct tids named per ring and tick */
 #define AGENT_COMM_LEN      16      /* TASK_COMM_LEN */
 #define AGENT_REC_MAX       65536   /* a perf record's size is 16 bits */
+#define AGENT_MMAP_PIDS     1024    /* pids whose mappings a ring described */
 
 /* ---- device: the region on the ivshmem BAR --------------------------- */
 
@@ -104,15 +106,36 @@ int agent_tracepoint_id(const char *name, uint64_t *id);
 
 /* ---- agent_ring: one ring, every record the agent writes ------------------ */
 
+/* What mmaps wrote of the processes' mappings, and what it could not. */
+struct agent_mmap_stats {
+	uint64_t pids;            /* processes whose maps were read */
+	uint64_t records;         /* MMAP2 records synthesized */
+	uint64_t bytes;           /* their bytes */
+	uint64_t no_build_id;     /* of them, files without a build id */
+	uint64_t skipped;         /* executable mappings not described: over
+				   * the bound per process, or the ring
+				   * refused the record */
+	uint64_t truncated;       /* maps files longer than the agent reads */
+	uint64_t unreadable;      /* processes whose maps could not be read */
+	uint64_t refreshes;       /* overwrite mode: the ring's processes
+				   * described anew, half a ring later */
+};
+
 struct agent_ring {
 	struct rs_producer prod;
 	uint32_t index;
 	uint64_t written;         /* records committed */
+	uint64_t written_bytes;   /* their bytes */
 	uint64_t dropped;         /* records the ring refused */
 	uint32_t nr_pending;      /* tids sampled this tick, to be named */
 	uint32_t pending_pid[AGENT_COMM_PENDING];
 	uint32_t pending_tid[AGENT_COMM_PENDING];
 	char pending_comm[AGENT_COMM_PENDING][AGENT_COMM_LEN];
+	uint32_t nr_mmap_pids;    /* pids whose mappings this ring holds */
+	uint32_t mmap_pid[AGENT_MMAP_PIDS];
+	uint64_t mmap_epoch;      /* written_bytes - mmap_stats.bytes when the
+				   * set was emptied */
+	struct agent_mmap_stats mmap_stats;
 };
 
 /* Write @r with @type/@misc/@body, counting what the ring refused.  0 or
@@ -139,6 +162,31 @@ void agent_comm_flush(struct agent_ring *r);
  * ring's -rse_*. */
 int agent_comm_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const char *comm, uint16_t misc);
+
+/* ---- mmaps ----------------------------------------------------------------- */
+
+/* One mapping, as PERF_RECORD_MMAP2 describes it. */
+struct agent_mmap {
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino;
+	uint32_t prot, flags;     /* PROT_*, MAP_SHARED or MAP_PRIVATE */
+	uint8_t build_id_size;    /* 1..20, or 0: none (maj, min, ino instead) */
+	uint8_t build_id[20];
+	const char *path;         /* at most 4095 bytes of it are written */
+};
+
+/* Before the first sample of @pid in @r: one MMAP2 per executable mapping
+ * of @pid (from /proc/PID/maps), once per pid and ring; in an overwrite
+ * ring again once half the ring has been written since with other records
+ * (the older ones are about to be overwritten).  Counted in
+ * r->mmap_stats. */
+void agent_mmaps_note(struct agent_ring *r, uint32_t pid);
+
+/* PERF_RECORD_MMAP2 of @m for @pid/@tid, misc USER (and MMAP_BUILD_ID
+ * with a build id).  0 or the ring's -rse_*. */
+int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
+		   const struct agent_mmap *m);
 
 /* ---- markers -------------------------------------------------------------- */
 

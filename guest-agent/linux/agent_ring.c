@@ -17,5 +17,6 @@ int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 		return err;
 	}
 	r->written++;
+	r->written_bytes += sizeof(struct rs_perf_header) + len;
 	return 0;
 }

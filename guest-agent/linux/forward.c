@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The guest kernel's records into a ring.  Samples and COMM records go in
- * as the kernel wrote them: the agent asked for the region's sample_type,
- * so the layout is the one the host expects.  The kernel's LOST (its own
+ * The guest kernel's records into a ring.  Samples, COMM and MMAP2 records
+ * go in as the kernel wrote them: the agent asked for the region's
+ * sample_type, so the layout is the one the host expects.  Before the
+ * first sample of a process in a ring go MMAP2 records of its mappings
+ * (mmaps.c): older than the sample, so perf has the process's maps when it
+ * meets the sample.  The kernel's LOST (its own
  * buffer overflowed because the agent was late) becomes LOST_SAMPLES, so
  * that the host can tell it from the ring's own LOST.
  */
@@ -38,12 +41,18 @@ void agent_forward(struct agent_ring *r, uint64_t sample_type,
 	uint32_t pid, tid;
 
 	switch (rec->type) {
-	case PERF_RECORD_SAMPLE:
-		if (!agent_ring_put(r, rec->type, rec->misc, body, len) &&
-		    sample_tid(sample_type, rec, &pid, &tid))
+	case PERF_RECORD_SAMPLE: {
+		int ids = sample_tid(sample_type, rec, &pid, &tid);
+
+		if (ids)
+			agent_mmaps_note(r, pid);
+		if (!agent_ring_put(r, rec->type, rec->misc, body, len) && ids)
 			agent_comm_note(r, pid, tid);
 		break;
+	}
 	case PERF_RECORD_COMM:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
 		agent_ring_put(r, rec->type, rec->misc, body, len);
 		break;
 	case PERF_RECORD_LOST: {

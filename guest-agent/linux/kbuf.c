@@ -95,9 +95,16 @@ int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
 	a.sample_freq = ev->freq;
 	a.comm = 1;                 /* the kernel's own COMM at exec/prctl */
 	a.comm_exec = 1;
+	a.mmap = 1;                 /* and MMAP2 of code mapped, with the */
+	a.mmap2 = 1;                /* file's build id, as perf asks for them */
+	a.build_id = 1;
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)(k->data_size / 2);
 	err = perf_open(&a, cpu);
+	if (err == -EINVAL) {       /* a kernel before 5.12: dev and inode */
+		a.build_id = 0;
+		err = perf_open(&a, cpu);
+	}
 	if (err < 0)
 		return err;
 	k->fd = err;

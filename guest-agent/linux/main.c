@@ -342,6 +342,31 @@ static void detach(struct agent *a)
 	agent_dev_close(&a->dev);
 }
 
+/* What the agent said of the processes' mappings, and what it could not. */
+static void mmap_summary(const struct agent *a)
+{
+	struct agent_mmap_stats sum = { 0 };
+	uint32_t i;
+
+	for (i = 0; i < a->nr_rings; i++) {
+		const struct agent_mmap_stats *st = &a->ring[i].mmap_stats;
+
+		sum.pids += st->pids;
+		sum.records += st->records;
+		sum.no_build_id += st->no_build_id;
+		sum.skipped += st->skipped;
+		sum.truncated += st->truncated;
+		sum.unreadable += st->unreadable;
+		sum.refreshes += st->refreshes;
+	}
+	say(a, "mappings: %" PRIu64 " MMAP2 records for %" PRIu64 " processes "
+	    "(%" PRIu64 " of files without a build id, %" PRIu64 " rounds of "
+	    "renewal); not described: %" PRIu64 " mappings, %" PRIu64
+	    " maps files cut short, %" PRIu64 " processes gone or unreadable",
+	    sum.records, sum.pids, sum.no_build_id, sum.refreshes, sum.skipped,
+	    sum.truncated, sum.unreadable);
+}
+
 int main(int argc, char **argv)
 {
 	struct agent *a = &the_agent;
@@ -390,5 +415,6 @@ int main(int argc, char **argv)
 	}
 	say(a, "detached: %" PRIu64 " records written, %" PRIu64 " dropped, "
 	    "%" PRIu64 " markers", written, dropped, a->mk.received);
+	mmap_summary(a);
 	return 0;
 }

@@ -5,7 +5,9 @@
  * bytes (perf keeps the u32 raw size and the data 8-byte aligned together).
  * perf's own non-sample types that ringside knows (pdf_rrec_perf_body) keep
  * their body and get the sample_id trailer of ringside:ring; a
- * guest-written trailer is not kept.
+ * guest-written trailer is not kept.  A ring's PERF_RECORD_MMAP (type 1)
+ * is carried whole: the Linux agent asks for MMAP2, and MMAP records in a
+ * file are left to the host's own use (a guest kernel's maps).
  */
 #include <string.h>
 
@@ -19,13 +21,21 @@
 
 /* The misc bits perf reads of a carried type: a COMM's CPU mode (which
  * machine, host or guest, the thread belongs to) and whether it came from
- * an exec.  The other types get none. */
+ * an exec; an MMAP2's CPU mode (a user or a kernel map), whether it maps
+ * data and whether it carries a build id.  The other types get none. */
 static uint16_t native_misc(const struct rs_perf_header *rec)
 {
-	if (rec->type != PERF_RECORD_COMM)
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		return rec->misc & (PERF_RECORD_MISC_CPUMODE_MASK |
+				    PERF_RECORD_MISC_COMM_EXEC);
+	case PERF_RECORD_MMAP2:
+		return rec->misc & (PERF_RECORD_MISC_CPUMODE_MASK |
+				    PERF_RECORD_MISC_MMAP_DATA |
+				    PERF_RECORD_MISC_MMAP_BUILD_ID);
+	default:
 		return 0;
-	return rec->misc & (PERF_RECORD_MISC_CPUMODE_MASK |
-			    PERF_RECORD_MISC_COMM_EXEC);
+	}
 }
 
 struct trailer {
@@ -108,6 +118,7 @@ int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
 	case PDF_RREC_ITRACE_START:
 	case PDF_RREC_LOST_SAMPLES:
 	case PDF_RREC_COMM:
+	case PDF_RREC_MMAP2:
 		return encode_native(lay, ring, time, rec, out, out_size);
 	default:
 		break;

@@ -13,7 +13,7 @@
  *   RS_RECORD_SEQ (64)     SAMPLE, whole record in RAW       ringside:seq
  *   RS_RECORD_MARKER (65)  SAMPLE, whole record in RAW       ringside:marker
  *   anything else          SAMPLE, whole record in RAW       ringside:ring
- *   LOST, AUX, ITRACE_START, LOST_SAMPLES, COMM
+ *   LOST, AUX, ITRACE_START, LOST_SAMPLES, COMM, MMAP2
  *                          the same perf record, sample_id   ringside:ring
  *
  * Every event has sample_id_all and IDENTIFIER|TIME|CPU; CPU is the ring

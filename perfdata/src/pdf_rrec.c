@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdint.h>
 #include <string.h>
 
 #include "ringside/perfdata.h"
 
 #include "pdf_format.h"
+
+_Static_assert(sizeof(struct pdf_mmap2) == 64, "perf_record_mmap2's fixed part");
 
 static const char *const class_names[PDF_RREC_MAX] = {
 	[PDF_RREC_SEQ]          = "seq",
@@ -14,6 +17,7 @@ static const char *const class_names[PDF_RREC_MAX] = {
 	[PDF_RREC_ITRACE_START] = "ITRACE_START",
 	[PDF_RREC_LOST_SAMPLES] = "LOST_SAMPLES",
 	[PDF_RREC_COMM]         = "COMM",
+	[PDF_RREC_MMAP2]        = "MMAP2",
 	[PDF_RREC_OTHER]        = "other",
 };
 
@@ -26,6 +30,7 @@ static const char *const class_keys[PDF_RREC_MAX] = {
 	[PDF_RREC_ITRACE_START] = "itrace_start",
 	[PDF_RREC_LOST_SAMPLES] = "lost_samples",
 	[PDF_RREC_COMM]         = "comm",
+	[PDF_RREC_MMAP2]        = "mmap2",
 	[PDF_RREC_OTHER]        = "other",
 };
 
@@ -46,21 +51,58 @@ static int marker_ok(const struct rs_perf_header *rec)
 	return rec->size >= sizeof(*m) && m->len <= rec->size - sizeof(*m);
 }
 
+/* @fixed bytes, then a name up to its NUL, padded to 8 bytes: COMM
+ * (pid and tid) and MMAP2.  0 when the name has no NUL in the record, or
+ * is longer than @max bytes. */
+static size_t named_body(const struct rs_perf_header *rec, size_t fixed,
+			 size_t max)
+{
+	const char *name = (const char *)(rec + 1) + fixed;
+	size_t room, len, body;
+
+	if (rec->size <= sizeof(*rec) + fixed)
+		return 0;
+	room = rec->size - sizeof(*rec) - fixed;
+	len = strnlen(name, room);
+	if (len == room || len > max)
+		return 0;
+	body = fixed + ((len + 1 + 7) & ~(size_t)7);
+	return body <= rec->size - sizeof(*rec) ? body : 0;
+}
+
 /* A COMM: pid and tid, then the name up to its NUL, padded to 8 bytes. */
 static size_t comm_body(const struct rs_perf_header *rec)
 {
-	const size_t ids = 8;
-	const char *name = (const char *)(rec + 1) + ids;
-	size_t room, len, body;
+	return named_body(rec, 8, SIZE_MAX);
+}
 
-	if (rec->size <= sizeof(*rec) + ids)
+/* Does @name have a ".." component?  The kernel's names never do (d_path
+ * resolves them); perf would join one to --symfs and leave that tree. */
+static int has_dotdot(const char *name)
+{
+	const char *p;
+
+	for (p = name; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == name || p[-1] == '/') && (p[2] == '/' || !p[2]))
+			return 1;
+	return 0;
+}
+
+/* An MMAP2 perf can take: a name (not empty, shorter than perf's PATH_MAX,
+ * no ".." component), and a build id that fits perf's array. */
+static size_t mmap2_body(const struct rs_perf_header *rec)
+{
+	struct pdf_mmap2 m;
+	size_t body = named_body(rec, sizeof(m), PDF_MMAP2_NAME_MAX - 1);
+	const char *name = (const char *)(rec + 1) + sizeof(m);
+
+	if (!body || !*name || has_dotdot(name))
 		return 0;
-	room = rec->size - sizeof(*rec) - ids;
-	len = strnlen(name, room);
-	if (len == room)
+	memcpy(&m, rec + 1, sizeof(m));
+	if ((rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+	    m.u.build_id.size > sizeof(m.u.build_id.id))
 		return 0;
-	body = ids + ((len + 1 + 7) & ~(size_t)7);
-	return body <= rec->size - sizeof(*rec) ? body : 0;
+	return body;
 }
 
 /* A fixed-size type whose whole record is @full bytes. */
@@ -82,6 +124,8 @@ size_t pdf_rrec_perf_body(const struct rs_perf_header *rec)
 		return fixed_body(rec, sizeof(struct rs_perf_lost_samples));
 	case PERF_RECORD_COMM:
 		return comm_body(rec);
+	case PERF_RECORD_MMAP2:
+		return mmap2_body(rec);
 	default:
 		return 0;
 	}
@@ -96,6 +140,7 @@ enum pdf_rrec_class pdf_rrec_classify(const struct rs_perf_header *rec,
 		[RS_PERF_RECORD_ITRACE_START] = PDF_RREC_ITRACE_START,
 		[RS_PERF_RECORD_LOST_SAMPLES] = PDF_RREC_LOST_SAMPLES,
 		[PERF_RECORD_COMM]            = PDF_RREC_COMM,
+		[PERF_RECORD_MMAP2]           = PDF_RREC_MMAP2,
 	};
 	struct pdf_sample s;
 

@@ -151,7 +151,7 @@ check_balance() {
 		lost=$(producer_field "$stats" "$r" lost)
 		seq=$(producer_field "$stats" "$r" seq)
 		got_lost=$(json "$rep" ".rings[$r].lost")
-		delivered=$(json "$rep" ".rings[$r].types | .seq + .sample + .marker + .aux + .comm")
+		delivered=$(json "$rep" ".rings[$r].types | .seq + .sample + .marker + .aux + .comm + .mmap2")
 		expect_eq "ring $r: lost (file vs producer)" "$got_lost" "$lost"
 		expect_eq "ring $r: delivered + lost" "$((delivered + got_lost))" "$attempted"
 		expect_eq "ring $r: checksum errors" "$(json "$rep" ".rings[$r].seq_bad")" 0

@@ -77,6 +77,8 @@ judge() {
 		"$(json "$rep" .total.types.aux)"
 	expect_eq "$name: perf COMM events" "$(perf_stat "$st" COMM)" \
 		"$(json "$rep" .total.types.comm)"
+	expect_eq "$name: perf MMAP2 events" "$(perf_stat "$st" MMAP2)" \
+		"$(json "$rep" .total.types.mmap2)"
 	expect_eq "$name: ringside:seq samples" \
 		"$(perf_event_samples "$st" ringside:seq)" "$(json "$rep" .total.types.seq)"
 	expect_eq "$name: ringside:marker samples" \

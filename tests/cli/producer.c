@@ -7,7 +7,7 @@
  *                        [--overwrite] [--aux-overwrite] [--sample-type T]
  *   producer write PATH [--records N] [--fill F] [--samples K] [--markers K]
  *                       [--aux K] [--aux-size B] [--burst B] [--rate R]
- *                       [--comm NAME] [--guest] [--ready FILE]
+ *                       [--comm NAME] [--mmap2 FILE] [--guest] [--ready FILE]
  *                       [--flush-timeout S]
  *   producer poke PATH --abi-version V
  *   producer sideband PATH --kallsyms FILE [--build-id HEX] [--torn]
@@ -16,8 +16,11 @@
  * write: per ring, N sequence records (RS_RECORD_SEQ), plus K samples,
  * K markers and K AUX outputs spread among them.  Samples are pid 4242,
  * tid 4243, in user mode; --comm first names that thread NAME in every ring
- * (a PERF_RECORD_COMM as the kernel writes one at exec); --guest marks
- * samples and COMM records as a guest's (misc GUEST_USER).  The first B records per
+ * (a PERF_RECORD_COMM as the kernel writes one at exec); --mmap2 then maps
+ * FILE at 0x400000 (0x100000 bytes from offset 0) for pid 4242 in every
+ * ring, where the samples' IPs are (a PERF_RECORD_MMAP2 without build id,
+ * misc USER); --guest marks samples, COMM and MMAP2 records as a guest's
+ * (misc GUEST_USER).  The first B records per
  * ring go in at once (so a small ring overflows before anybody drains it),
  * then --ready FILE is created, then the rest at R records/s per ring
  * (0: as fast as possible).  Pending LOST records are flushed before exit.
@@ -29,6 +32,7 @@
  * the commit (seq stays odd), --lie-length N then claims N bytes.
  * One line per ring on stdout:
  *   ring I attempted A lost L seq S samples X markers M aux R aux_bytes B comms C
+ *     mmaps P
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,13 +58,14 @@ struct opts {
 	double flush_timeout;
 	const char *ready;
 	const char *comm;
+	const char *mmap2;
 	int guest;
 	int abi_version;
 };
 
 struct ring_state {
 	struct rs_producer p;
-	uint64_t attempted, seq, samples, markers, aux, aux_bytes, comms;
+	uint64_t attempted, seq, samples, markers, aux, aux_bytes, comms, mmaps;
 };
 
 static uint64_t now_ns(void)
@@ -181,6 +186,29 @@ static void put_comm(struct ring_state *r, const char *name, int guest)
 			   (uint32_t)(8 + ((n + 1 + 7) & ~(size_t)7)));
 }
 
+/* PERF_RECORD_MMAP2 of @file for pid 4242: the kernel's layout, with
+ * device and inode (zero) instead of a build id. */
+static void put_mmap2(struct ring_state *r, const char *file, int guest)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+		char name[256];
+	} body = { 4242, 4242, 0x400000, 0x100000, 0, 0, 0, 0, 0,
+		   5 /* PROT_READ | PROT_EXEC */, 2 /* MAP_PRIVATE */, { 0 } };
+	size_t n = strlen(file) < 255 ? strlen(file) : 255;
+
+	memcpy(body.name, file, n);
+	r->mmaps++;
+	r->attempted++;
+	rs_producer_output(&r->p, 10 /* PERF_RECORD_MMAP2 */,
+			   guest ? RS_PERF_MISC_GUEST_USER : RS_PERF_MISC_USER,
+			   &body, (uint32_t)(64 + ((n + 1 + 7) & ~(size_t)7)));
+}
+
 static void put_marker(struct ring_state *r)
 {
 	struct {
@@ -273,6 +301,8 @@ static int write_records(const char *path, const struct opts *o)
 	}
 	for (j = 0; j < nr && o->comm; j++)
 		put_comm(&rs[j], o->comm, o->guest);
+	for (j = 0; j < nr && o->mmap2; j++)
+		put_mmap2(&rs[j], o->mmap2, o->guest);
 	for (i = 0; i < o->records; i++) {
 		if (i == o->burst) {
 			if (o->ready)
@@ -315,10 +345,10 @@ static int write_records(const char *path, const struct opts *o)
 	for (j = 0; j < nr; j++)
 		printf("ring %u attempted %" PRIu64 " lost %" PRIu64 " seq %" PRIu64
 		       " samples %" PRIu64 " markers %" PRIu64 " aux %" PRIu64
-		       " aux_bytes %" PRIu64 " comms %" PRIu64 "\n", j,
-		       rs[j].attempted, rs_producer_lost(&rs[j].p), rs[j].seq,
-		       rs[j].samples, rs[j].markers, rs[j].aux, rs[j].aux_bytes,
-		       rs[j].comms);
+		       " aux_bytes %" PRIu64 " comms %" PRIu64 " mmaps %" PRIu64
+		       "\n", j, rs[j].attempted, rs_producer_lost(&rs[j].p),
+		       rs[j].seq, rs[j].samples, rs[j].markers, rs[j].aux,
+		       rs[j].aux_bytes, rs[j].comms, rs[j].mmaps);
 	free(rs);
 	return 0;
 }
@@ -434,6 +464,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--rate")) o.rate = num(v);
 		else if (!strcmp(a, "--ready")) o.ready = v;
 		else if (!strcmp(a, "--comm")) o.comm = v;
+		else if (!strcmp(a, "--mmap2")) o.mmap2 = v;
 		else if (!strcmp(a, "--flush-timeout")) o.flush_timeout = (double)num(v);
 		else if (!strcmp(a, "--abi-version")) o.abi_version = (int)num(v);
 		else if (!strcmp(a, "--kernel-ip")) o.kernel_ip = num(v);

@@ -15,11 +15,13 @@
 #      libvirt-qemu, 0660); `record DOMAIN` while the guest runs; samples
 #      with the workload's pid and comm; markers in order; sched_switch;
 #      `perf script` opens the file and names the workload's thread (the
-#      guest's COMM records carried as perf's own); the agent detaches on
+#      guest's COMM records carried as perf's own); perf names >= 95% of the
+#      workload's user samples by its functions (>= 90% hot_loop) from the
+#      guest's MMAP2 records and the initramfs tree as --symfs; the guest
+#      kernel's symbols (the agent's sideband): `perf script` and `perf
+#      report` name >= 95% of the kernel samples as the guest's own
+#      /proc/kallsyms (printed on its console) says; the agent detaches on
 #      SIGTERM; the region file goes away with the domain
-#      the guest kernel's symbols (the agent's sideband): `perf script` and
-#      `perf report` name >= 95% of the kernel samples as the guest's own
-#      /proc/kallsyms (printed on its console) says
 #   C. overwrite mode: the guest panics (sysrq c); `snapshot --stable DOMAIN`
 #      still returns what was written before, perf names the workload in it,
 #      its kernel samples by the guest's symbols (and the crash path, when
@@ -136,6 +138,65 @@ ksyms_judge() {
 	perf report -i "$1" --stdio --sort sym -g none --no-children > "$W/$3.report" 2>/dev/null
 	python3 "$KCHECK" report "$W/$3.report" 95 > "$W/$3.rep" &&
 		ok "$3: $(cat "$W/$3.rep")" || bad "$3: $(cat "$W/$3.rep")"
+}
+
+# user_syms FILE WHAT MODE: perf names pid $WPID's user samples from the
+# guest's MMAP2 records, with the initramfs's tree ($W/root, the guest's
+# root file system) as --symfs and an empty HOME (no build-id cache): at
+# least 95% of them by one of the workload's functions, and at least 90% of
+# them hot_loop (the rest: its start and exit, the clock it reads), by
+# `perf report` and by `perf script`.  MODE assert fails the test short of
+# that; MODE note only says.
+user_syms() {
+	local home what=$2 mode=$3 counts
+	home=$(mktemp -d "$W/home.XXXXXX")
+	# perf report: one section per event; the guest's samples are
+	# ringside:sample's.  Columns: overhead, samples, dso, [.] or [k],
+	# symbol (an address, 0x..., when perf could not name it).
+	HOME=$home perf report -i "$1" --stdio -n --no-children -g none \
+		--symfs "$W/root" --sort dso,sym --pid "$WPID" \
+		> "$W/$what.syms" 2> "$W/$what.syms.err"
+	counts=$(awk '
+		/^# Samples: / { ev = index($0, "of event '\''ringside:sample'\''") > 0; next }
+		/^#/ || NF < 5 { next }
+		ev && $4 == "[.]" {
+			all += $2
+			if ($3 == "rs-workload" && $5 !~ /^0x/) named += $2
+			if ($5 == "hot_loop") hot += $2 }
+		END { printf "%d %d %d\n", hot, named, all }' "$W/$what.syms")
+	# shellcheck disable=SC2086  # three numbers, one word each
+	user_syms_judge "$what: perf report --symfs" "$mode" $counts ||
+		grep -v '^#' "$W/$what.syms" | grep -F '[.]' | head -n 8 | sed 's/^/     /'
+	# perf script: comm, pid, ip, symbol ([unknown] when perf could not
+	# name it); user addresses are shorter than the guest kernel's 16 hex
+	# digits; no call chains (-G)
+	HOME=$home perf script -i "$1" --symfs "$W/root" -G -F comm,pid,ip,sym \
+		> "$W/$what.script" 2> "$W/$what.script.err"
+	counts=$(awk -v p="$WPID" '
+		$1 == "rs-workload" && $2 == p && NF >= 4 && length($3) < 16 {
+			all++
+			if ($4 != "[unknown]") named++
+			if ($4 == "hot_loop") hot++ }
+		END { printf "%d %d %d\n", hot, named, all }' "$W/$what.script")
+	# shellcheck disable=SC2086  # three numbers, one word each
+	user_syms_judge "$what: perf script --symfs" "$mode" $counts ||
+		awk -v p="$WPID" '$1 == "rs-workload" && $2 == p && length($3) < 16 { print $4 }' \
+			"$W/$what.script" | sort | uniq -c | sort -rn | head -n 5 | sed 's/^/     /'
+}
+
+# user_syms_judge WHAT MODE HOT NAMED ALL: says it; status 1 when short
+user_syms_judge() {
+	local what=$1 mode=$2 hot=$3 named=$4 all=$5 line
+	line="$what: of pid $WPID's $all user samples, $named ($((all ? named * 100 / all : 0))%) named, $hot ($((all ? hot * 100 / all : 0))%) hot_loop"
+	if [ "$all" -gt 0 ] && [ $((named * 100)) -ge $((all * 95)) ] &&
+	   [ $((hot * 100)) -ge $((all * 90)) ]; then
+		ok "$line"
+	elif [ "$mode" = note ]; then
+		note "$line"
+	else
+		bad "$line"
+		return 1
+	fi
 }
 
 # ---- the guest --------------------------------------------------------------
@@ -257,7 +318,6 @@ else
 	bad "perf script: status $rc, $n samples"; head -n 5 "$W/script.err"
 fi
 [ -n "$WPID" ] && perf_names "$W/rec.data" "record"
-# the COMM records are perf's own: counted as such, shown as task events
 "$RINGSIDE" report "$W/rec.data" --json > "$W/rec.json"
 comms=$(python3 -c 'import json,sys; t = json.load(open(sys.argv[1]))["total"]["types"]; print(t["comm"], t["other"])' "$W/rec.json")
 pcomms=$(perf report -i "$W/rec.data" --stats 2>/dev/null | awk '$1 == "COMM" && $2 == "events:" { print $3; exit }')
@@ -274,6 +334,23 @@ perf script -i "$W/rec.data" --show-task-events 2>/dev/null |
 # build-id cache; judged against the table the guest printed itself
 cp "$W/console.log" "$W/console-normal.log"
 ksyms_judge "$W/rec.data" "$W/console-normal.log" record "$W/stat1"
+# the workload's mappings: MMAP2 records (the kernel's at its exec, the
+# agent's before its first sample), which perf counts as its own
+[ -n "$WPID" ] && user_syms "$W/rec.data" record assert
+mmaps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["types"]["mmap2"])' "$W/rec.json" 2>/dev/null)
+pmmaps=$(perf report -i "$W/rec.data" --stats 2>/dev/null | awk '$1 == "MMAP2" && $2 == "events:" { print $3; exit }')
+[ "${mmaps:-0}" -gt 0 ] && [ "$pmmaps" = "$mmaps" ] &&
+	ok "MMAP2 records: $mmaps in ringside report, $pmmaps in perf report --stats" ||
+	bad "MMAP2 records: ringside report '$mmaps', perf report --stats '$pmmaps'"
+"$RINGSIDE" dump "$W/rec.data" | grep -q " MMAP2  *pid=$WPID tid=$WPID .* file=\"/bin/rs-workload\"" &&
+	ok "ringside dump shows the MMAP2 of /bin/rs-workload (pid $WPID)" ||
+	bad "ringside dump: no MMAP2 of /bin/rs-workload for pid $WPID"
+"$RINGSIDE" report "$W/rec.data" --symfs "$W/root" --top 3 > "$W/rec.urep"
+top=$(awk '/^ +samples +% +function +file$/ { getline; print $3, $4; exit }' "$W/rec.urep")
+[ "$top" = "hot_loop /bin/rs-workload" ] &&
+	ok "ringside report --symfs: the top guest user function is $top" ||
+	{ bad "ringside report --symfs: top user function '$top'"; sed 's/^/     /' "$W/rec.urep" | tail -n 8; }
+# the COMM records are perf's own: counted as such, shown as task events
 vsh destroy $DOM >/dev/null
 for _ in $(seq 50); do [ -e "$SHM" ] || break; sleep 0.1; done
 [ -e "$SHM" ] && bad "region file left after the domain stopped" ||
@@ -320,6 +397,9 @@ else
 	note "snapshot: $(head -n 1 "$W/crash") (the race above)"
 fi
 sed -n '2,$p' "$W/crash"
+# a flight recorder may have overwritten the workload's MMAP2 records
+# (written once per process and ring): said, not asserted
+[ -n "$WPID" ] && user_syms "$W/snap.data" snapshot note
 "$RINGSIDE" snapshot $DOM -o "$W/snap2.data" -q && ok "live snapshot DOMAIN" ||
 	bad "live snapshot DOMAIN"
 vsh destroy $DOM >/dev/null

@@ -2,7 +2,8 @@
 /*
  * The e2e guest workload, run from the initramfs as "rs-workload" (its comm
  * name).  It prints its pid, then does STEPS steps of busy work, marking
- * each ("step K", id 1) and the end ("done", id 2).  With --panic it marks
+ * each ("step K", id 1) and the end ("done", id 2).  The busy work is
+ * hot_loop(), where nearly all of its user samples must land.  With --panic it marks
  * "panic" (id 3, synchronously: the marker is in the ring before it
  * returns) and crashes the guest kernel through /proc/sysrq-trigger.
  */
@@ -25,14 +26,30 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Work the samples can land in: a loop the compiler cannot remove. */
+/* Iterations of hot_loop() between two looks at the clock: nearly all of
+ * the workload's user time is in hot_loop, whatever the clock costs.
+ * Read at run time, so that the compiler makes no copy of hot_loop for a
+ * constant count (a "hot_loop.constprop.0" the e2e check would not name). */
+static volatile uint64_t hot_iters = 20000;
+
+/* The work the samples land in: exported, never inlined, in the symbol
+ * table of the unstripped static binary, so that perf names it from the
+ * guest's mappings (tests/e2e/e2e_libvirt.sh, --symfs). */
+uint64_t hot_loop(uint64_t iters, uint64_t acc) __attribute__((noinline));
+
+uint64_t hot_loop(uint64_t iters, uint64_t acc)
+{
+	for (uint64_t i = 0; i < iters; i++)
+		acc = acc * 6364136223846793005ull + 1442695040888963407ull;
+	return acc;
+}
+
 static uint64_t spin(uint64_t ns)
 {
 	uint64_t end = now_ns() + ns, acc = 1;
 
 	while (now_ns() < end)
-		for (int i = 0; i < 1000; i++)
-			acc = acc * 6364136223846793005ull + 1442695040888963407ull;
+		acc = hot_loop(hot_iters, acc);
 	return acc;
 }
 

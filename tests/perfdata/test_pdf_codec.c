@@ -268,6 +268,150 @@ START_TEST(pdf_decode_comm_rejects)
 }
 END_TEST
 
+/* An MMAP2 of pid 7, tid 8 for @name, with a build id of @bid_size bytes
+ * (misc MMAP_BUILD_ID) or a device and inode (@bid_size 0), @pad bytes
+ * after the padded name (a guest's own sample_id trailer). */
+static struct rs_perf_header *mmap2_init(const char *name, uint16_t misc,
+					 uint8_t bid_size, uint16_t pad)
+{
+	size_t n = strlen(name);
+	struct rs_perf_header *h = rec_init(PERF_RECORD_MMAP2,
+		(uint16_t)(8 + 64 + ((n + 1 + 7) & ~(size_t)7) + pad));
+	struct pdf_mmap2 m;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = 7;
+	m.tid = 8;
+	m.addr = 0x401000;
+	m.len = 0x2000;
+	m.pgoff = 0x1000;
+	m.prot = 5;
+	m.flags = 2;
+	if (bid_size) {
+		m.u.build_id.size = bid_size;
+		memset(m.u.build_id.id, 0xab, sizeof(m.u.build_id.id));
+		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	} else {
+		m.u.file.maj = 8;
+		m.u.file.ino = 1234;
+	}
+	memset(h + 1, 0, h->size - sizeof(*h));
+	h->misc = misc;
+	memcpy(h + 1, &m, sizeof(m));
+	memcpy((uint8_t *)(h + 1) + sizeof(m), name, n);
+	return h;
+}
+
+START_TEST(pdf_encode_mmap2)
+{
+	struct rs_perf_header *h = mmap2_init("/bin/rs-workload",
+					      PERF_RECORD_MISC_USER, 20, 0);
+	const struct rs_perf_header *e;
+	uint64_t id;
+
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_MMAP2);
+	ck_assert_str_eq(pdf_rrec_class_key(PDF_RREC_MMAP2), "mmap2");
+	ck_assert_uint_eq(pdf_rrec_perf_body(h), 64 + 24);
+	e = roundtrip(h, 1, 55);
+	ck_assert_uint_eq(e->type, PERF_RECORD_MMAP2);
+	ck_assert_uint_eq(e->misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+	ck_assert_uint_eq(e->size, 8 + 88 + PDF_TRAILER_SIZE);
+	ck_assert_mem_eq(e + 1, h + 1, 88);            /* perf reads the body as is */
+	memcpy(&id, enc + e->size - 8, 8);
+	ck_assert_uint_eq(id, lay.id[PDF_KIND_RING]);
+	ck_assert_mem_eq(dec, in, 96);
+	ck_assert_int_eq(pdf_rrec_classify((const void *)dec, GUEST_TYPE), PDF_RREC_MMAP2);
+	/* without a build id: device and inode */
+	h = mmap2_init("/lib/x86_64-linux-gnu/libc.so.6", PERF_RECORD_MISC_USER, 0, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_MMAP2);
+	roundtrip(h, 0, 1);
+	ck_assert_mem_eq(dec, in, h->size);
+}
+END_TEST
+
+START_TEST(pdf_encode_mmap2_misc)
+{
+	/* the CPU mode, MMAP_DATA and MMAP_BUILD_ID reach perf, nothing else */
+	struct rs_perf_header *h = mmap2_init("x", 0xffff, 20, 0);
+
+	pdf_encode(&lay, 0, 0, h, enc, sizeof(enc));
+	ck_assert_uint_eq(((const struct rs_perf_header *)(const void *)enc)->misc,
+			  PERF_RECORD_MISC_CPUMODE_MASK | PERF_RECORD_MISC_MMAP_DATA |
+			  PERF_RECORD_MISC_MMAP_BUILD_ID);
+}
+END_TEST
+
+START_TEST(pdf_encode_mmap2_trailer_dropped)
+{
+	struct rs_perf_header *h = mmap2_init("/bin/sh", PERF_RECORD_MISC_USER, 20, 40);
+	uint64_t t;
+	uint32_t r;
+
+	ck_assert_uint_eq(pdf_rrec_perf_body(h), 64 + 8);
+	ck_assert_int_eq(pdf_encode(&lay, 0, 1, h, enc, sizeof(enc)),
+			 8 + 72 + PDF_TRAILER_SIZE);
+	ck_assert_int_eq(pdf_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 80);
+	ck_assert_str_eq((const char *)dec + 72, "/bin/sh");
+}
+END_TEST
+
+START_TEST(pdf_encode_mmap2_malformed)
+{
+	static char longname[PDF_MMAP2_NAME_MAX + 1];
+	struct rs_perf_header *h;
+
+	/* a build id bigger than perf's array: carried whole */
+	h = mmap2_init("/bin/sh", PERF_RECORD_MISC_USER, 21, 0);
+	ck_assert_uint_eq(pdf_rrec_perf_body(h), 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	roundtrip(h, 0, 1);
+	ck_assert_uint_eq(((const struct rs_perf_header *)(const void *)enc)->type,
+			  PERF_RECORD_SAMPLE);
+	ck_assert_mem_eq(enc + 8, &lay.id[PDF_KIND_RING], 8);
+	ck_assert_mem_eq(dec, in, h->size);
+	/* the same bytes without the build-id bit are a device and inode */
+	h->misc = PERF_RECORD_MISC_USER;
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_MMAP2);
+	/* a name without its NUL */
+	h = mmap2_init("12345678", 0, 20, 0);
+	h->size = 8 + 64 + 8;
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	/* no name, an empty name, padding past the record */
+	h = rec_init(PERF_RECORD_MMAP2, 8 + 64);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	h = mmap2_init("", 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	h = mmap2_init("abcd", 0, 20, 0);
+	h->size = 8 + 64 + 5;
+	ck_assert_uint_eq(pdf_rrec_perf_body(h), 0);
+	/* a name of perf's PATH_MAX or more: refused; one byte less: kept */
+	memset(longname, 'a', PDF_MMAP2_NAME_MAX);
+	h = mmap2_init(longname, 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	longname[PDF_MMAP2_NAME_MAX - 1] = '\0';
+	h = mmap2_init(longname, 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_MMAP2);
+	roundtrip(h, 0, 1);
+	/* ".." components: refused; dots in names: kept */
+	h = mmap2_init("/../etc/shadow", 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	h = mmap2_init("../x", 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	h = mmap2_init("/usr/lib/..", 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	h = mmap2_init("/opt/a..b/lib.so..1", 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_MMAP2);
+	h = mmap2_init("/opt/..a/...", 0, 20, 0);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_MMAP2);
+	/* a ring's MMAP (type 1) is carried whole */
+	h = rec_init(PERF_RECORD_MMAP, 8 + 32 + 8);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_OTHER);
+	roundtrip(h, 0, 1);
+	ck_assert_uint_eq(((const struct rs_perf_header *)(const void *)enc)->type,
+			  PERF_RECORD_SAMPLE);
+}
+END_TEST
+
 START_TEST(pdf_encode_guest_trailer_dropped)
 {
 	struct rs_perf_lost *l = (void *)rec_init(PERF_RECORD_LOST, 48);
@@ -525,6 +669,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_encode_comm_trailer_dropped);
 	tcase_add_test(tc, pdf_encode_comm_malformed);
 	tcase_add_test(tc, pdf_decode_comm_rejects);
+	tcase_add_test(tc, pdf_encode_mmap2);
+	tcase_add_test(tc, pdf_encode_mmap2_misc);
+	tcase_add_test(tc, pdf_encode_mmap2_trailer_dropped);
+	tcase_add_test(tc, pdf_encode_mmap2_malformed);
 	tcase_add_test(tc, pdf_encode_guest_trailer_dropped);
 	tcase_add_test(tc, pdf_encode_other);
 	tcase_add_test(tc, pdf_encode_too_big);

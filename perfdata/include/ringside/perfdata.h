@@ -89,6 +89,7 @@ enum pdf_rrec_class {
 	PDF_RREC_ITRACE_START,
 	PDF_RREC_LOST_SAMPLES,
 	PDF_RREC_COMM,         /* a thread's name: pid, tid, NUL-terminated comm */
+	PDF_RREC_MMAP2,        /* a mapping of a process: PERF_RECORD_MMAP2 */
 	PDF_RREC_OTHER,        /* unknown type, or malformed for its type */
 	PDF_RREC_MAX
 };
@@ -101,12 +102,43 @@ enum pdf_rrec_class pdf_rrec_classify(const struct rs_perf_header *rec,
 /*
  * The body bytes perf reads of @rec, one of perf's non-sample types that
  * ringside knows (LOST, AUX, ITRACE_START, LOST_SAMPLES: their struct; COMM:
- * pid, tid and the name with its NUL, padded to 8 bytes as perf pads it).
- * Anything after that (a guest's sample_id trailer) is not counted.  0 for
- * another type, or a record too short for its type (a COMM whose name has
- * no NUL, or whose padding runs past the record).
+ * pid, tid and the name with its NUL, padded to 8 bytes as perf pads it;
+ * MMAP2: its 64 fixed bytes and the file name the same way).  Anything
+ * after that (a guest's sample_id trailer) is not counted.  0 for another
+ * type, or a record too short for its type (a COMM or MMAP2 whose name has
+ * no NUL, or whose padding runs past the record), or an MMAP2 perf could
+ * not take safely (see struct pdf_mmap2).
  */
 size_t pdf_rrec_perf_body(const struct rs_perf_header *rec);
+
+/* PERF_RECORD_MMAP2's fixed part (the kernel's struct, after the header).
+ * With PERF_RECORD_MISC_MMAP_BUILD_ID in misc, the 24 bytes after pgoff are
+ * the build id's size (at most 20), 3 reserved bytes and the id; without, the
+ * device, inode and generation.  A guest's MMAP2 is refused (classified
+ * OTHER, carried whole) when the build id's size is over 20 (perf 6.1
+ * copies that many bytes into a 20-byte array) or its name is empty,
+ * PDF_MMAP2_NAME_MAX bytes or longer (perf's PATH_MAX) or has a ".."
+ * component (which the kernel never writes, and which would lead perf out
+ * of its --symfs tree). */
+struct pdf_mmap2 {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	union {
+		struct {
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+		} file;
+		struct {
+			uint8_t size;
+			uint8_t res1;
+			uint16_t res2;
+			uint8_t id[20];
+		} build_id;
+	} u;
+	uint32_t prot, flags;
+	/* char filename[]: NUL-terminated, padded to 8 bytes */
+};
+#define PDF_MMAP2_NAME_MAX 4096u
 
 /* Short names: "seq", "marker", "sample", "LOST", ... */
 const char *pdf_rrec_class_name(enum pdf_rrec_class cls);

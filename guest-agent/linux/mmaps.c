@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The mappings of the processes in a ring.  The guest kernel sends
+ * PERF_RECORD_MMAP2 (with the file's build id) only when a process maps
+ * something while the events are open; a process that ran before the
+ * agent started, or mapped its program before tracing was enabled, has
+ * none.  So before the first sample of a pid in a ring, the agent writes
+ * one MMAP2 per executable mapping listed in /proc/PID/maps, as perf
+ * itself synthesizes them at `perf record` start: misc USER, the build id
+ * read from the mapped file's ELF notes when it has one (misc
+ * MMAP_BUILD_ID, as the kernel marks its own), else the device and inode.
+ * The work per pid is bounded (MAPS_MAX bytes of maps, MMAPS_PER_PID
+ * records, NOTE_MAX bytes of notes per file); what is not described is
+ * counted in the ring's agent_mmap_stats.
+ *
+ * A flight recorder (an overwrite ring) overwrites a process's MMAP2
+ * records long before the samples of a process that runs on: there the
+ * set of processes described is emptied whenever half the ring has been
+ * written with other records since it last was, so each process still
+ * sampled is described again, at most once per half ring.  Only the samples of the oldest part
+ * of a wrapped ring can have lost their process's mappings.
+ */
+#include <elf.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define MAPS_MAX       (64u * 1024u)  /* bytes of /proc/PID/maps read */
+#define MMAPS_PER_PID  64u            /* executable mappings described */
+#define PHDRS_MAX      64u            /* program headers looked at */
+#define NOTE_MAX       4096u          /* bytes of one PT_NOTE read */
+#define BID_CACHE      32u            /* files whose build id is known */
+#define NAME_MAX_LEN   4095u          /* perf's PATH_MAX, its NUL aside */
+#define BUILD_ID_MAX   20u
+
+/* ---- build ids --------------------------------------------------------- */
+
+struct bid_entry {
+	uint32_t maj, min;
+	uint64_t ino;
+	uint8_t size;                 /* 0: the file has none (or unreadable) */
+	uint8_t id[BUILD_ID_MAX];
+};
+
+/* The agent has one thread: one cache, filled round robin. */
+static struct bid_entry bid_cache[BID_CACHE];
+static uint32_t bid_used, bid_next;
+
+static int read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n = pread(fd, buf, len, (off_t)off);
+
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* The GNU build id in @len bytes of notes aligned to @align.  Its size, 0
+ * when there is none. */
+static uint8_t notes_build_id(const uint8_t *p, size_t len, size_t align,
+			      uint8_t *id)
+{
+	size_t off = 0;
+
+	while (len - off >= sizeof(Elf64_Nhdr)) {
+		Elf64_Nhdr n;
+		size_t name, desc;
+
+		memcpy(&n, p + off, sizeof(n));
+		off += sizeof(n);
+		name = ((size_t)n.n_namesz + align - 1) & ~(align - 1);
+		desc = ((size_t)n.n_descsz + align - 1) & ~(align - 1);
+		if (n.n_namesz > len || n.n_descsz > len ||
+		    name > len - off || desc > len - off - name)
+			return 0;
+		if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
+		    !memcmp(p + off, "GNU", 4) && n.n_descsz >= 1 &&
+		    n.n_descsz <= BUILD_ID_MAX) {
+			memcpy(id, p + off + name, n.n_descsz);
+			return (uint8_t)n.n_descsz;
+		}
+		off += name + desc;
+	}
+	return 0;
+}
+
+/* The build id of the 64-bit ELF file open at @fd, from its PT_NOTE
+ * segments; 0 when it has none, or is no such file. */
+static uint8_t elf_build_id(int fd, uint8_t *id)
+{
+	static uint8_t note[NOTE_MAX];
+	Elf64_Phdr ph[PHDRS_MAX];
+	Elf64_Ehdr eh;
+	uint8_t size;
+	unsigned i;
+
+	if (read_at(fd, &eh, sizeof(eh), 0) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || !eh.e_phnum ||
+	    eh.e_phnum > PHDRS_MAX ||
+	    read_at(fd, ph, (size_t)eh.e_phnum * sizeof(ph[0]), eh.e_phoff))
+		return 0;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type != PT_NOTE || ph[i].p_filesz < sizeof(Elf64_Nhdr) ||
+		    ph[i].p_filesz > NOTE_MAX ||
+		    read_at(fd, note, (size_t)ph[i].p_filesz, ph[i].p_offset))
+			continue;
+		size = notes_build_id(note, (size_t)ph[i].p_filesz,
+				      ph[i].p_align == 8 ? 8 : 4, id);
+		if (size)
+			return size;
+	}
+	return 0;
+}
+
+/* The build id of the file mapped at @start-@end of @pid, through
+ * /proc/PID/map_files (the very file mapped, even if it was deleted or
+ * replaced), else @path.  Cached by device and inode. */
+static uint8_t build_id_of(uint32_t pid, uint64_t start, uint64_t end,
+			   uint32_t maj, uint32_t min, uint64_t ino,
+			   const char *path, uint8_t *id)
+{
+	struct bid_entry *e;
+	char link[96];
+	uint32_t i;
+	int fd;
+
+	for (i = 0; i < bid_used; i++) {
+		e = &bid_cache[i];
+		if (e->ino == ino && e->maj == maj && e->min == min) {
+			memcpy(id, e->id, e->size);
+			return e->size;
+		}
+	}
+	snprintf(link, sizeof(link), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)start, (unsigned long long)end);
+	fd = open(link, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && path[0] == '/')
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;          /* not cached: it may be readable next time */
+	e = &bid_cache[bid_next];
+	bid_next = (bid_next + 1) % BID_CACHE;
+	if (bid_used < BID_CACHE)
+		bid_used++;
+	e->maj = maj;
+	e->min = min;
+	e->ino = ino;
+	e->size = elf_build_id(fd, e->id);
+	close(fd);
+	memcpy(id, e->id, e->size);
+	return e->size;
+}
+
+/* ---- /proc/PID/maps ------------------------------------------------------ */
+
+struct maps_line {
+	uint64_t start, end, pgoff, ino;
+	uint32_t maj, min, prot, flags;
+	const char *path;
+};
+
+/* "START-END PERMS OFFSET MAJ:MIN INODE   PATH": 0 for an executable
+ * mapping of a file or the vdso, the line's NUL-terminated path in it. */
+static int parse_line(char *line, struct maps_line *m)
+{
+	char perms[5];
+	unsigned long long s, e, off, ino;
+	unsigned maj, min;
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &s, &e, perms, &off,
+		   &maj, &min, &ino, &n) != 7 || !n || strlen(perms) != 4 ||
+	    e <= s)
+		return -1;
+	if (perms[2] != 'x')
+		return -1;
+	m->path = line + n;
+	if (m->path[0] != '/' && strcmp(m->path, "[vdso]"))
+		return -1;      /* anonymous code (JITs) has no file to name */
+	if (strlen(m->path) > NAME_MAX_LEN)
+		return -1;
+	m->start = s;
+	m->end = e;
+	m->pgoff = off;
+	m->maj = maj;
+	m->min = min;
+	m->ino = ino;
+	m->prot = (perms[0] == 'r' ? PROT_READ : 0) |
+		  (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+	m->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	return 0;
+}
+
+/* PERF_RECORD_MMAP2's body as the kernel lays it out. */
+struct mmap2_body {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	union {
+		struct { uint32_t maj, min; uint64_t ino, ino_gen; } f;
+		struct { uint8_t size, r1; uint16_t r2;
+			 uint8_t id[BUILD_ID_MAX]; } b;
+	} u;
+	uint32_t prot, flags;
+	char name[NAME_MAX_LEN + 1 + 7];
+};
+_Static_assert(offsetof(struct mmap2_body, name) == 64, "perf_record_mmap2");
+
+int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
+		   const struct agent_mmap *m)
+{
+	struct mmap2_body body;
+	size_t n = strnlen(m->path, NAME_MAX_LEN);
+	uint16_t misc = PERF_RECORD_MISC_USER;
+
+	memset(&body, 0, offsetof(struct mmap2_body, name));
+	body.pid = pid;
+	body.tid = tid;
+	body.addr = m->start;
+	body.len = m->len;
+	body.pgoff = m->pgoff;
+	if (m->build_id_size && m->build_id_size <= BUILD_ID_MAX) {
+		body.u.b.size = m->build_id_size;
+		memcpy(body.u.b.id, m->build_id, m->build_id_size);
+		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	} else {
+		body.u.f.maj = m->maj;
+		body.u.f.min = m->min;
+		body.u.f.ino = m->ino;
+	}
+	body.prot = m->prot;
+	body.flags = m->flags;
+	memcpy(body.name, m->path, n);
+	/* perf pads the NUL-terminated name to 8 bytes */
+	memset(body.name + n, 0, 8);
+	return agent_ring_put(r, PERF_RECORD_MMAP2, misc, &body,
+			      (uint32_t)(64 + ((n + 1 + 7) & ~(size_t)7)));
+}
+
+/* Describe @pid's executable mappings into @r. */
+static void describe(struct agent_ring *r, uint32_t pid)
+{
+	static char buf[MAPS_MAX + 1];
+	struct agent_mmap_stats *st = &r->mmap_stats;
+	char path[64], *line, *nl;
+	size_t len = 0;
+	uint32_t done = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		st->unreadable++;
+		return;
+	}
+	while (len < MAPS_MAX &&
+	       (n = read(fd, buf + len, MAPS_MAX - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	st->pids++;
+	for (line = buf; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+		struct maps_line ml;
+		struct agent_mmap m;
+
+		*nl = '\0';
+		if (parse_line(line, &ml))
+			continue;
+		if (done == MMAPS_PER_PID) {
+			st->skipped++;
+			continue;
+		}
+		memset(&m, 0, sizeof(m));
+		m.start = ml.start;
+		m.len = ml.end - ml.start;
+		m.pgoff = ml.pgoff;
+		m.maj = ml.maj;
+		m.min = ml.min;
+		m.ino = ml.ino;
+		m.prot = ml.prot;
+		m.flags = ml.flags;
+		m.path = ml.path;
+		if (ml.path[0] == '/')
+			m.build_id_size = build_id_of(pid, ml.start, ml.end,
+						      ml.maj, ml.min, ml.ino,
+						      ml.path, m.build_id);
+		if (agent_mmap_put(r, pid, pid, &m)) {
+			st->skipped++;
+			continue;
+		}
+		done++;
+		st->records++;
+		st->bytes += sizeof(struct rs_perf_header) + 64 +
+			     ((strlen(m.path) + 1 + 7) & ~(size_t)7);
+		if (!m.build_id_size && ml.path[0] == '/')
+			st->no_build_id++;
+	}
+	if (len == MAPS_MAX)
+		st->truncated++;   /* the lines past MAPS_MAX are not counted */
+}
+
+/* The ring's set of pids described: open addressing, emptied when 3/4
+ * full (the pids met since are described again: bounded work, no stale
+ * entries forever). */
+static int seen(struct agent_ring *r, uint32_t pid)
+{
+	uint32_t i = (pid * 2654435761u) % AGENT_MMAP_PIDS;
+
+	while (r->mmap_pid[i]) {
+		if (r->mmap_pid[i] == pid)
+			return 1;
+		i = (i + 1) % AGENT_MMAP_PIDS;
+	}
+	if (r->nr_mmap_pids >= AGENT_MMAP_PIDS / 4 * 3) {
+		memset(r->mmap_pid, 0, sizeof(r->mmap_pid));
+		r->nr_mmap_pids = 0;
+		i = (pid * 2654435761u) % AGENT_MMAP_PIDS;
+	}
+	r->mmap_pid[i] = pid;
+	r->nr_mmap_pids++;
+	return 0;
+}
+
+void agent_mmaps_note(struct agent_ring *r, uint32_t pid)
+{
+	const struct rs_ring *ring = &r->prod.ring;
+	/* the ring's other records: its own cannot renew it, so a ring that
+	 * can hold little more than the mappings does not describe them
+	 * over and over */
+	uint64_t others = r->written_bytes - r->mmap_stats.bytes;
+
+	if (pid == 0 || pid == (uint32_t)-1)
+		return;     /* the idle task has no maps */
+	if (ring->data_mode == RS_MODE_OVERWRITE &&
+	    others - r->mmap_epoch >= ring->data_size / 2) {
+		memset(r->mmap_pid, 0, sizeof(r->mmap_pid));
+		r->nr_mmap_pids = 0;
+		r->mmap_epoch = others;
+		r->mmap_stats.refreshes++;
+	}
+	if (!seen(r, pid))
+		describe(r, pid);
+}

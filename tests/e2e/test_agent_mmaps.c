@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Linux agent's mappings (guest-agent/linux/mmaps.c) alone: maps lines,
+ * ELF notes and build ids read from hostile files, the MMAP2 records it
+ * writes, once per process and ring, renewed in an overwrite ring.  The
+ * module is included whole to reach its static parsers; the ring is a
+ * stub that keeps the records.
+ */
+#include <check.h>
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../guest-agent/linux/mmaps.c"
+
+#define MAX_RECS 256
+
+static struct { uint32_t type; uint16_t misc; uint32_t len; uint8_t body[8192]; }
+	recs[MAX_RECS];
+static unsigned nr_recs;
+static int refuse;
+
+int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
+		   const void *body, uint32_t len)
+{
+	if (refuse || nr_recs == MAX_RECS || len > sizeof(recs[0].body))
+		return -1;
+	recs[nr_recs].type = type;
+	recs[nr_recs].misc = misc;
+	recs[nr_recs].len = len;
+	memcpy(recs[nr_recs].body, body, len);
+	nr_recs++;
+	r->written++;
+	r->written_bytes += 8 + len;
+	return 0;
+}
+
+static struct agent_ring ring;
+
+static void setup(void)
+{
+	memset(&ring, 0, sizeof(ring));
+	nr_recs = 0;
+	refuse = 0;
+	bid_used = bid_next = 0;
+}
+
+START_TEST(maps_lines)
+{
+	char l1[] = "00400000-00401000 r-xp 00001000 fd:01 1234     /bin/rs workload";
+	char l2[] = "7fff0000-7fff2000 r-xp 00000000 00:00 0        [vdso]";
+	char l3[] = "7f000000-7f001000 r-xp 00000000 00:00 0 ";
+	char l4[] = "00400000-00401000 r--p 00000000 fd:01 1234     /bin/x";
+	char l5[] = "00401000-00400000 r-xp 00000000 fd:01 1234     /bin/x";
+	char l6[] = "garbage";
+	char l7[] = "7f000000-7f001000 rwxs 00000000 00:05 9        [heap]";
+	struct maps_line m;
+
+	ck_assert_int_eq(parse_line(l1, &m), 0);
+	ck_assert_uint_eq(m.start, 0x400000);
+	ck_assert_uint_eq(m.end, 0x401000);
+	ck_assert_uint_eq(m.pgoff, 0x1000);
+	ck_assert_uint_eq(m.maj, 0xfd);
+	ck_assert_uint_eq(m.min, 1);
+	ck_assert_uint_eq(m.ino, 1234);
+	ck_assert_uint_eq(m.prot, PROT_READ | PROT_EXEC);
+	ck_assert_uint_eq(m.flags, MAP_PRIVATE);
+	ck_assert_str_eq(m.path, "/bin/rs workload");
+	ck_assert_int_eq(parse_line(l2, &m), 0);
+	ck_assert_str_eq(m.path, "[vdso]");
+	ck_assert_int_eq(parse_line(l3, &m), -1);    /* anonymous code */
+	ck_assert_int_eq(parse_line(l4, &m), -1);    /* not executable */
+	ck_assert_int_eq(parse_line(l5, &m), -1);    /* end before start */
+	ck_assert_int_eq(parse_line(l6, &m), -1);
+	ck_assert_int_eq(parse_line(l7, &m), -1);    /* [heap]: no file */
+}
+END_TEST
+
+/* A note list: GNU build id @id of @len bytes after a note of another
+ * owner, aligned to @align. */
+static size_t make_notes(uint8_t *p, const uint8_t *id, uint32_t len, size_t align)
+{
+	Elf64_Nhdr n = { 8, 4, 1 };
+	size_t off = 0;
+
+	memcpy(p + off, &n, sizeof(n));
+	off += sizeof(n);
+	memcpy(p + off, "Linux\0\0\0", 8);
+	off += 8;
+	memset(p + off, 0, (4 + align - 1) & ~(align - 1));
+	off += (4 + align - 1) & ~(align - 1);
+	n = (Elf64_Nhdr){ 4, len, NT_GNU_BUILD_ID };
+	memcpy(p + off, &n, sizeof(n));
+	off += sizeof(n);
+	memcpy(p + off, "GNU", 4);
+	off += (4 + align - 1) & ~(align - 1);
+	memcpy(p + off, id, len);
+	off += (len + align - 1) & ~(align - 1);
+	return off;
+}
+
+START_TEST(note_lists)
+{
+	static const uint8_t id[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+					13, 14, 15, 16, 17, 18, 19, 20 };
+	uint8_t p[256], out[20];
+	Elf64_Nhdr n;
+	size_t len;
+
+	len = make_notes(p, id, 20, 4);
+	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 20);
+	ck_assert_mem_eq(out, id, 20);
+	len = make_notes(p, id, 20, 8);
+	ck_assert_uint_eq(notes_build_id(p, len, 8, out), 20);
+	len = make_notes(p, id, 8, 4);
+	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 8);
+	/* cut anywhere: never read past the end */
+	len = make_notes(p, id, 20, 4);
+	for (size_t cut = 0; cut < len; cut++)
+		ck_assert_uint_eq(notes_build_id(p, cut, 4, out), 0);
+	/* an id over 20 bytes, a name size past the list */
+	len = make_notes(p, id, 20, 4);
+	n = (Elf64_Nhdr){ 4, 21, NT_GNU_BUILD_ID };
+	memcpy(p + 24, &n, sizeof(n));
+	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 0);
+	n = (Elf64_Nhdr){ 0xfffffff0u, 4, 1 };
+	memcpy(p, &n, sizeof(n));
+	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 0);
+}
+END_TEST
+
+/* An ELF file at @path: a header, @phnum program headers, the last a
+ * PT_NOTE of @notes_len bytes of notes at @note_off. */
+static int write_elf(const char *path, uint16_t phnum, uint64_t note_off,
+		     uint64_t note_len, const uint8_t *notes, size_t len)
+{
+	uint8_t buf[8192];
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	FILE *f;
+	uint16_t i;
+
+	memset(buf, 0, sizeof(buf));
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_phoff = sizeof(eh);
+	eh.e_phentsize = sizeof(Elf64_Phdr);
+	eh.e_phnum = phnum;
+	memcpy(buf, &eh, sizeof(eh));
+	for (i = 0; i < phnum && sizeof(eh) + (i + 1u) * sizeof(ph) <= 4096; i++) {
+		memset(&ph, 0, sizeof(ph));
+		ph.p_type = i + 1u == phnum ? PT_NOTE : PT_LOAD;
+		ph.p_offset = note_off;
+		ph.p_filesz = note_len;
+		ph.p_align = 4;
+		memcpy(buf + sizeof(eh) + i * sizeof(ph), &ph, sizeof(ph));
+	}
+	memcpy(buf + 4096, notes, len);
+	f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	fwrite(buf, 1, 4096 + len, f);
+	return fclose(f);
+}
+
+START_TEST(elf_files)
+{
+	static const uint8_t id[20] = { 0xab, 0xcd };
+	char path[] = "/tmp/rs-mmaps-XXXXXX";
+	uint8_t notes[256], out[20];
+	size_t len = make_notes(notes, id, 20, 4);
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(write_elf(path, 3, 4096, len, notes, len), 0);
+	fd = open(path, O_RDONLY);
+	ck_assert_uint_eq(elf_build_id(fd, out), 20);
+	ck_assert_mem_eq(out, id, 20);
+	close(fd);
+	/* notes past the end of the file, too many headers, a huge note */
+	ck_assert_int_eq(write_elf(path, 3, 1u << 30, len, notes, len), 0);
+	fd = open(path, O_RDONLY);
+	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	close(fd);
+	ck_assert_int_eq(write_elf(path, PHDRS_MAX + 1, 4096, len, notes, len), 0);
+	fd = open(path, O_RDONLY);
+	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	close(fd);
+	ck_assert_int_eq(write_elf(path, 2, 4096, NOTE_MAX + 1, notes, len), 0);
+	fd = open(path, O_RDONLY);
+	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	close(fd);
+	/* not an ELF file at all */
+	fd = open("/proc/self/maps", O_RDONLY);
+	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(mmap2_record)
+{
+	static char name[5000];
+	struct agent_mmap m = { .start = 0x401000, .len = 0x2000, .pgoff = 0x1000,
+				.maj = 8, .min = 1, .ino = 99, .prot = 5,
+				.flags = MAP_PRIVATE, .path = "/bin/sh" };
+	struct mmap2_body b;
+
+	ck_assert_int_eq(agent_mmap_put(&ring, 7, 8, &m), 0);
+	ck_assert_uint_eq(recs[0].type, PERF_RECORD_MMAP2);
+	ck_assert_uint_eq(recs[0].misc, PERF_RECORD_MISC_USER);
+	ck_assert_uint_eq(recs[0].len, 64 + 8);
+	memcpy(&b, recs[0].body, recs[0].len);
+	ck_assert_uint_eq(b.pid, 7);
+	ck_assert_uint_eq(b.tid, 8);
+	ck_assert_uint_eq(b.u.f.maj, 8);
+	ck_assert_uint_eq(b.u.f.ino, 99);
+	ck_assert_str_eq(b.name, "/bin/sh");
+	/* with a build id; a name longer than perf's PATH_MAX is cut */
+	m.build_id_size = 20;
+	memset(m.build_id, 0x5a, 20);
+	memset(name, 'a', sizeof(name) - 1);
+	name[0] = '/';
+	m.path = name;
+	ck_assert_int_eq(agent_mmap_put(&ring, 7, 8, &m), 0);
+	ck_assert_uint_eq(recs[1].misc, PERF_RECORD_MISC_USER |
+			  PERF_RECORD_MISC_MMAP_BUILD_ID);
+	ck_assert_uint_eq(recs[1].len, 64 + 4096);
+	ck_assert_uint_eq(recs[1].body[32], 20);
+	ck_assert_uint_eq(recs[1].body[36], 0x5a);
+	ck_assert_uint_eq(strnlen((const char *)recs[1].body + 64, 4096), 4095);
+}
+END_TEST
+
+START_TEST(own_process)
+{
+	uint32_t pid = (uint32_t)getpid();
+	unsigned i, n, exe = 0;
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	ck_assert_int_gt(len, 0);
+	self[len] = '\0';
+	agent_mmaps_note(&ring, pid);
+	n = nr_recs;
+	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_eq(ring.mmap_stats.records, n);
+	ck_assert_uint_eq(ring.mmap_stats.pids, 1);
+	for (i = 0; i < n; i++) {
+		ck_assert_uint_eq(recs[i].type, PERF_RECORD_MMAP2);
+		ck_assert_uint_eq(recs[i].len % 8, 0);
+		if (!strcmp((const char *)recs[i].body + 64, self)) {
+			exe++;
+			ck_assert(recs[i].misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
+		}
+	}
+	ck_assert_uint_eq(exe, 1);
+	/* once per process and ring; never the idle task */
+	agent_mmaps_note(&ring, pid);
+	agent_mmaps_note(&ring, 0);
+	ck_assert_uint_eq(nr_recs, n);
+	/* a process that is gone: counted */
+	agent_mmaps_note(&ring, 0x7ffffff0u);
+	ck_assert_uint_eq(ring.mmap_stats.unreadable, 1);
+	/* a ring that refuses: the mappings are counted as not described */
+	refuse = 1;
+	memset(ring.mmap_pid, 0, sizeof(ring.mmap_pid));
+	ring.nr_mmap_pids = 0;
+	agent_mmaps_note(&ring, pid);
+	ck_assert_uint_eq(ring.mmap_stats.skipped, n);
+}
+END_TEST
+
+START_TEST(overwrite_renewal)
+{
+	uint32_t pid = (uint32_t)getpid();
+	unsigned n;
+
+	ring.prod.ring.data_mode = RS_MODE_OVERWRITE;
+	ring.prod.ring.data_size = 1u << 16;
+	agent_mmaps_note(&ring, pid);
+	n = nr_recs;
+	/* its own records never renew it */
+	agent_mmaps_note(&ring, pid);
+	ck_assert_uint_eq(nr_recs, n);
+	ring.written_bytes += (1u << 15) - 8;      /* other records */
+	agent_mmaps_note(&ring, pid);
+	ck_assert_uint_eq(nr_recs, n);
+	ring.written_bytes += 8;                   /* half the ring */
+	agent_mmaps_note(&ring, pid);
+	ck_assert_uint_eq(nr_recs, 2 * n);
+	ck_assert_uint_eq(ring.mmap_stats.refreshes, 1);
+	agent_mmaps_note(&ring, pid);
+	ck_assert_uint_eq(nr_recs, 2 * n);
+	/* a normal ring: never */
+	ring.prod.ring.data_mode = RS_MODE_NORMAL;
+	ring.written_bytes += 1u << 20;
+	agent_mmaps_note(&ring, pid);
+	ck_assert_uint_eq(nr_recs, 2 * n);
+}
+END_TEST
+
+START_TEST(pid_set_bound)
+{
+	uint32_t i;
+
+	/* more pids than the set holds: it empties, never overflows */
+	for (i = 1; i <= 4 * AGENT_MMAP_PIDS; i++)
+		ck_assert_int_eq(seen(&ring, i), 0);
+	ck_assert_uint_lt(ring.nr_mmap_pids, AGENT_MMAP_PIDS);
+	ck_assert_int_eq(seen(&ring, 4 * AGENT_MMAP_PIDS), 1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("agent_mmaps");
+	TCase *tc = tcase_create("mmaps");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, maps_lines);
+	tcase_add_test(tc, note_lists);
+	tcase_add_test(tc, elf_files);
+	tcase_add_test(tc, mmap2_record);
+	tcase_add_test(tc, own_process);
+	tcase_add_test(tc, overwrite_renewal);
+	tcase_add_test(tc, pid_set_bound);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
