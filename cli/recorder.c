@@ -141,7 +141,8 @@ static int loop(struct recorder *r, const struct rs_region *region,
 			r->end = RECORDER_END_FINISHED;
 		err = drain_pass(&r->drain, e);
 		r->passes++;
-		if (!err && w && r->syms && gsyms_pending(r->syms) &&
+		/* drain_pass returns how many records it took: >= 0 is fine */
+		if (err >= 0 && w && r->syms && gsyms_pending(r->syms) &&
 		    (r->end || now - last_syms >= SYMS_PERIOD)) {
 			last_syms = now;
 			err = late_syms(r, region, w, e);
