@@ -15,6 +15,7 @@ static const char *const rs_error_names[rse_max] = {
 	[rse_corrupt]   = "shared ring state is corrupt",
 	[rse_nesting]   = "unbalanced reserve/commit or AUX begin/end",
 	[rse_disabled]  = "tracing not enabled by the host",
+	[rse_timeout]   = "the other side did not answer in time",
 };
 
 const char *rs_errstr(int err)
