@@ -104,6 +104,8 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 	       o->output, r->seconds,
 	       r->end == RECORDER_END_SIGNAL ? " (interrupted)" :
 	       r->end == RECORDER_END_FINISHED ? " (the VM ended)" : "");
+	if (r->sync)
+		csync_print(r->sync, stdout);
 	if (m->vm)
 		printf("  woken by doorbells: %" PRIu64 " of %" PRIu64 " passes\n",
 		       r->woken, r->passes);
@@ -137,6 +139,7 @@ static int vm_finished(void *arg)
 static int run(const struct record_opts *o, struct rmap *m)
 {
 	struct recorder *r = malloc(sizeof(*r));
+	struct csync sync;
 	int ret;
 
 	if (!r) {
@@ -144,6 +147,9 @@ static int run(const struct record_opts *o, struct rmap *m)
 		return CLI_EXIT_FAIL;
 	}
 	recorder_init(r, CMD, o->region);
+	csync_init(&sync);
+	r->sync = &sync;
+	r->sync_mem = m->base;
 	r->output = o->output;
 	r->duration = o->duration;
 	r->quiet = o->quiet;

@@ -176,7 +176,14 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		pdf_writer_discard(w);
 		return CLI_EXIT_FAIL;
 	}
+	if (r->sync)
+		csync_take(r->sync, region, r->sync_mem);
 	err = loop(r, &e);
+	if (!err && r->sync) {
+		csync_take(r->sync, region, r->sync_mem);
+		if (w)   /* only refuses what csync never builds */
+			pdf_writer_set_clock(w, &r->sync->cs);
+	}
 	if (err) {
 		if (liberr_from(&e, rs_errstr) || !w)
 			cli_err(r->cmd, "draining %s failed: %s; nothing was kept",

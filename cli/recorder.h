@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "clock_sync.h"
 #include "drain.h"
 #include "stop.h"
 #include "tally.h"
@@ -34,6 +35,9 @@ struct recorder {
 	int quiet;                 /* no progress line */
 	int (*finished)(void *arg);/* 1 once no record can come any more */
 	void *finished_arg;
+	struct csync *sync;        /* NULL: no time sync; else one at the start
+				    * and one at the end, into the file */
+	void *sync_mem;            /* the region, mapped writable */
 	/* what it wakes on; see recorder_add_wake */
 	struct stop_fd wake[RECORDER_MAX_WAKE];
 	int wake_ring[RECORDER_MAX_WAKE];

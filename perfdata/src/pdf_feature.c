@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "pdf_clock.h"
 #include "pdf_feature.h"
 
 #ifndef RINGSIDE_VERSION
@@ -68,6 +69,11 @@ static void add_feature(struct pdf_buf *b, unsigned bit,
 		pdf_buf_add_u64(b, info->first_time);
 		pdf_buf_add_u64(b, info->last_time);
 		break;
+	case PDF_FEAT_CLOCKID:
+	case PDF_FEAT_CLOCK_DATA:
+	case PDF_FEAT_RS_CLOCK:
+		pdf_clock_add_features(b, bit, info->clock);
+		break;
 	default:
 		break;
 	}
@@ -80,7 +86,8 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 	static const unsigned bits[] = {
 		PDF_FEAT_HOSTNAME, PDF_FEAT_OSRELEASE, PDF_FEAT_VERSION,
 		PDF_FEAT_ARCH, PDF_FEAT_NRCPUS, PDF_FEAT_CMDLINE,
-		PDF_FEAT_EVENT_DESC, PDF_FEAT_SAMPLE_TIME,
+		PDF_FEAT_EVENT_DESC, PDF_FEAT_SAMPLE_TIME, PDF_FEAT_CLOCKID,
+		PDF_FEAT_CLOCK_DATA, PDF_FEAT_RS_CLOCK,
 	};
 	struct pdf_section index[sizeof(bits) / sizeof(bits[0])];
 	struct pdf_buf body;
@@ -96,6 +103,12 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 		size_t start = body.len;
 
 		if (bits[i] == PDF_FEAT_SAMPLE_TIME && !info->have_time)
+			continue;
+		if ((bits[i] == PDF_FEAT_CLOCKID || bits[i] == PDF_FEAT_CLOCK_DATA) &&
+		    !pdf_clock_usable(info->clock))
+			continue;
+		if (bits[i] == PDF_FEAT_RS_CLOCK &&
+		    (!info->clock || info->clock->state == PDF_CLOCK_NONE))
 			continue;
 		add_feature(&body, bits[i], info, &uts);
 		features[bits[i] / 64] |= 1ull << (bits[i] % 64);

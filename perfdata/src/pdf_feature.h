@@ -19,6 +19,7 @@ struct pdf_feat_info {
 	int have_time;            /* HEADER_SAMPLE_TIME only when set */
 	uint64_t first_time;
 	uint64_t last_time;
+	const struct pdf_clock_sync *clock; /* NULL or state NONE: nothing said */
 };
 
 /*
