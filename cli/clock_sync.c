@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "clock_sync.h"
 
 /* Drift beyond this (parts per million) is no clock's: the end's sync is
@@ -60,7 +61,7 @@ void csync_unmap(void *hdr)
 void csync_init(struct csync *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->ret[0] = c->ret[1] = 1;
+	c->last_try = -1e9;
 }
 
 /* 1 when a VMM converts some ring's times to host CLOCK_MONOTONIC. */
@@ -112,17 +113,16 @@ static void check_drift(struct csync *c)
 	}
 }
 
-void csync_take(struct csync *c, const struct rs_region *region, void *wmem)
+void csync_take(struct csync *c, const struct rs_region *region, void *wmem,
+		int final)
 {
 	const struct rs_tsync_clock clk = { host_now, host_relax, NULL };
 	struct rs_tsync_params p;
 	struct rs_guest_status st;
-	struct rs_tsync_result *res;
 	uint32_t enabled;
-	int i = c->tried;
 
-	if (i >= 2 || c->cs.state == PDF_CLOCK_HOST ||
-	    c->cs.state == PDF_CLOCK_NO_AGENT || c->why_not)
+	c->last_try = cli_now();
+	if (c->cs.state == PDF_CLOCK_HOST || c->why_not)
 		return;
 	if (vmm_converts(region)) {
 		c->cs.state = PDF_CLOCK_HOST;
@@ -131,33 +131,62 @@ void csync_take(struct csync *c, const struct rs_region *region, void *wmem)
 	if (rs_region_status_read(region, &st, &enabled) || st.attached != 1) {
 		if (!c->cs.nr)
 			c->cs.state = PDF_CLOCK_NO_AGENT;
+		if (final)
+			c->final = CSYNC_FINAL_NO_AGENT;
 		return;
 	}
 	if (!wmem) {
 		c->why_not = "no time sync: the region is not writable here";
 		return;
 	}
-	c->tried++;
-	res = &c->res[i];
 	rs_tsync_params_init(&p);
-	c->ret[i] = rs_tsync_host_run(wmem, &p, &clk, res);
-	if (c->ret[i]) {
+	c->last_ret = rs_tsync_host_run(wmem, &p, &clk, &c->last);
+	if (c->last_ret) {
 		if (!c->cs.nr)
-			c->cs.state = c->ret[i] == -rse_timeout ?
+			c->cs.state = c->last_ret == -rse_timeout ?
 				      PDF_CLOCK_NO_ANSWER : PDF_CLOCK_REFUSED;
+		c->gave_up = 1;
+		if (final)
+			c->final = CSYNC_FINAL_FAILED;
 		return;
 	}
+	if (final)
+		c->final = CSYNC_FINAL_OK;
 	if (!c->cs.nr)
 		wall_pair(&c->cs);
 	c->cs.state = PDF_CLOCK_SYNCED;
-	c->cs.pt[c->cs.nr++] = (struct pdf_clock_point){
-		.guest_ns = res->guest_time,
-		.offset_ns = res->offset,
-		.bound_ns = res->bound,
-		.rounds = res->rounds,
-		.refused = rs_tsync_refused(res),
+	c->cs.pt[c->cs.nr ? 1 : 0] = (struct pdf_clock_point){
+		.guest_ns = c->last.guest_time,
+		.offset_ns = c->last.offset,
+		.bound_ns = c->last.bound,
+		.rounds = c->last.rounds,
+		.refused = rs_tsync_refused(&c->last),
 	};
+	if (c->cs.nr < 2)
+		c->cs.nr++;
+	c->end_dropped = 0;
 	check_drift(c);
+}
+
+void csync_poll(struct csync *c, const struct rs_region *region, void *wmem)
+{
+	struct rs_guest_status st;
+	uint32_t enabled;
+	double now;
+
+	if (c->gave_up || c->why_not || c->cs.state == PDF_CLOCK_HOST)
+		return;
+	now = cli_now();
+	if (c->cs.nr) {
+		if (now - c->last_try >= CSYNC_PERIOD)
+			csync_take(c, region, wmem, 0);
+		return;
+	}
+	if (now - c->last_try < 0.25)
+		return;
+	c->last_try = now;
+	if (!rs_region_status_read(region, &st, &enabled) && st.attached == 1)
+		csync_take(c, region, wmem, 0);
 }
 
 static void point(FILE *out, const char *label, const struct pdf_clock_point *pt)
@@ -205,19 +234,21 @@ void csync_print(const struct csync *c, FILE *out)
 	}
 	point(out, "guest clock", &cs->pt[0]);
 	if (cs->nr == 2) {
-		point(out, "  at the end", &cs->pt[1]);
+		point(out, c->final == CSYNC_FINAL_OK ? "  at the end" :
+		      "  last sync", &cs->pt[1]);
 		drift_line(out, cs);
 	} else if (c->end_dropped) {
-		fprintf(out, "  at the end: host CLOCK_MONOTONIC %c %" PRIu64 " ns "
-			"implies a drift no clock has; the start's offset is used "
-			"throughout\n", c->res[1].offset < 0 ? '-' : '+',
-			udiff(c->res[1].offset, 0));
-	} else if (c->tried == 2 && c->ret[1]) {
-		fprintf(out, "  at the end: %s; the start's offset is used "
-			"throughout\n", c->ret[1] == -rse_timeout ?
+		fprintf(out, "  last sync: host CLOCK_MONOTONIC %c %" PRIu64 " ns "
+			"implies a drift no clock has; the first sync's offset is "
+			"used throughout\n", c->last.offset < 0 ? '-' : '+',
+			udiff(c->last.offset, 0));
+	}
+	if (c->final == CSYNC_FINAL_NO_AGENT)
+		fputs("  at the end: no agent attached any more\n", out);
+	else if (c->final == CSYNC_FINAL_FAILED)
+		fprintf(out, "  at the end: %s\n", c->last_ret == -rse_timeout ?
 			"no time sync: the guest did not answer" :
 			"no time sync: every answer of the guest was refused");
-	}
 }
 
 void csync_print_file(const struct pdf_info *info, FILE *out)

@@ -140,7 +140,7 @@ int cmd_snapshot(int argc, char **argv)
 		/* after the copy, with the writers running again: a guest
 		 * that hangs costs the bounded wait, never the snapshot */
 		hdr = m.vm ? NULL : csync_map_header(m.fd);
-		csync_take(&sync, &m.region, hdr);
+		csync_take(&sync, &m.region, hdr, 1);
 		csync_unmap(hdr);
 		s->clock = &sync.cs;
 		ret = snapper_write(s);

@@ -116,6 +116,8 @@ static int loop(struct recorder *r, struct liberr *e)
 			r->end = RECORDER_END_FINISHED;
 		err = drain_pass(&r->drain, e);
 		r->passes++;
+		if (r->sync && !r->end)
+			csync_poll(r->sync, r->region, r->sync_mem);
 		if (err < 0 || r->end)
 			break;
 		if (show && now - last_shown >= PROGRESS_PERIOD) {
@@ -176,11 +178,12 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		pdf_writer_discard(w);
 		return CLI_EXIT_FAIL;
 	}
+	r->region = region;
 	if (r->sync)
-		csync_take(r->sync, region, r->sync_mem);
+		csync_take(r->sync, region, r->sync_mem, 0);
 	err = loop(r, &e);
 	if (!err && r->sync) {
-		csync_take(r->sync, region, r->sync_mem);
+		csync_take(r->sync, region, r->sync_mem, 1);
 		if (w)   /* only refuses what csync never builds */
 			pdf_writer_set_clock(w, &r->sync->cs);
 	}

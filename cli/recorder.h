@@ -38,6 +38,7 @@ struct recorder {
 	struct csync *sync;        /* NULL: no time sync; else one at the start
 				    * and one at the end, into the file */
 	void *sync_mem;            /* the region, mapped writable */
+	const struct rs_region *region; /* set by recorder_run */
 	/* what it wakes on; see recorder_add_wake */
 	struct stop_fd wake[RECORDER_MAX_WAKE];
 	int wake_ring[RECORDER_MAX_WAKE];

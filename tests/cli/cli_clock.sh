@@ -95,6 +95,19 @@ wait "$BG_PIDS" || fail "producer"
 BG_PIDS=""
 expect_in "$WORK/p.out" "tsync answers"
 
+note "record started before the agent attaches: synced once it does"
+REG=$(region late)
+"$PRODUCER" create "$REG" --rings 1 --data-pages 16 || fail "create"
+"$R" record "$REG" -o "$WORK/late.data" --duration 2 >"$WORK/late.out" 2>"$WORK/late.err" &
+REC=$!
+sleep 0.5
+"$PRODUCER" write "$REG" --tsync $OFF --records 50 --linger 4 >/dev/null &
+BG_PIDS=$!
+wait "$REC" || { cat "$WORK/late.err" >&2; fail "record (late agent)"; }
+expect_re "$WORK/late.out" "^guest clock: $SYNCED"
+kill "$BG_PIDS" 2>/dev/null; wait "$BG_PIDS" 2>/dev/null
+BG_PIDS=""
+
 note "snapshot: one sync"
 REG=$(region snap)
 "$PRODUCER" create "$REG" --rings 1 --data-pages 4 --overwrite || fail "create"
