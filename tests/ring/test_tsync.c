@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "fixture.h"
+#include "ringside/shared.h"
 
 #define OFFSET_NS 5000000000ll   /* the guest's clock: host + 5 s */
 
@@ -98,15 +99,15 @@ static void *guest_main(void *arg)
 
 			for (int i = 0; i < 16; i++) {
 				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-				__atomic_store_n(&w[x % 16], x, __ATOMIC_RELAXED);
+				rs_shared_store(&w[x % 16], x);
 			}
 			continue;
 		}
 		if (g->kind == G_WRONG_SEQ) {
-			uint64_t s = __atomic_load_n(&cells()->seq, __ATOMIC_ACQUIRE);
+			uint64_t s = rs_shared_load(&cells()->seq);
 
-			__atomic_store_n(&cells()->guest_time, mono(), __ATOMIC_RELAXED);
-			__atomic_store_n(&cells()->echo, s + 77, __ATOMIC_RELEASE);
+			rs_shared_store(&cells()->guest_time, mono());
+			rs_shared_store(&cells()->echo, s + 77);
 			nanosleep(&ts, NULL);
 			continue;
 		}
@@ -269,7 +270,7 @@ START_TEST(tsync_guest_answers_once)
 
 	rs_tsync_guest_init(&g, RS_TSYNC_CLOCK_MONOTONIC);
 	ts->seq = 41;
-	__atomic_store_n(&ts->request, 7, __ATOMIC_RELEASE);
+	rs_shared_store32(&ts->request, 7);
 	ck_assert_int_eq(rs_tsync_guest_pending(&f.region), 1);
 	t0 = mono();
 	ck_assert_int_eq(rs_tsync_guest_answer(&g, &f.region, &host_clk, 20000000ull), 1);
