@@ -66,6 +66,7 @@ struct host {
 	const struct rs_tsync_clock *clk;
 	struct rs_tsync_result *res;
 	uint64_t seq;           /* the ping in flight */
+	uint64_t rng;           /* xorshift state: the step to the next seq */
 	uint64_t first_seq;     /* this window's first: echoes below are foreign */
 	uint64_t odd_echo;      /* the last foreign echo counted */
 	int answered;           /* the guest answered something this window */
@@ -80,7 +81,12 @@ static int ping(struct host *h, uint64_t limit, uint64_t *t1, uint64_t *t2,
 	const struct rs_tsync_clock *clk = h->clk;
 	uint32_t n;
 
-	h->seq++;
+	/* An unpredictable step: a guest cannot echo a ping before it was
+	 * sent, so every answer was made between t1 and t2. */
+	h->rng ^= h->rng << 13;
+	h->rng ^= h->rng >> 7;
+	h->rng ^= h->rng << 17;
+	h->seq += 1 + (h->rng & 0xffffu);
 	*t1 = clk->now(clk->arg);
 	rs_store_hint(&h->ts->host_time, *t1);
 	rs_tsync_store_seq(&h->ts->seq, h->seq);                        /* P */
@@ -166,6 +172,7 @@ int rs_tsync_host_run(void *mem, const struct rs_tsync_params *p,
 	 * earlier host process can never match. */
 	h.seq = start | 1;
 	h.first_seq = h.seq;
+	h.rng = start ^ 0x9e3779b97f4a7c15ull;
 	/* whatever echo holds now is from before this window: not counted */
 	h.odd_echo = rs_tsync_load_echo(&h.ts->echo);
 	window = (uint32_t)(start >> 16) | 1u;
