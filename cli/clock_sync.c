@@ -10,6 +10,10 @@
 #include "cli.h"
 #include "clock_sync.h"
 
+/* A sync less precise than the point it would replace by this much is
+ * not kept (csync_poll's periodic ones; the final one always is). */
+#define CSYNC_WORSE_NS 100000ull
+
 /* Drift beyond this (parts per million) is no clock's: the end's sync is
  * then not used for interpolation. */
 #define DRIFT_MAX_PPM 1000
@@ -113,6 +117,24 @@ static void check_drift(struct csync *c)
 	}
 }
 
+/*
+ * A sync between the first and the final one that would not help: much
+ * less precise than the point it would replace (a guest busy or preempted
+ * just then).  A first point that was poor (taken while the guest booted,
+ * say) is replaced by a much better one instead.  1: drop this sync.
+ */
+static int worse(struct csync *c)
+{
+	struct pdf_clock_point *cur = &c->cs.pt[c->cs.nr - 1];
+
+	if (c->cs.nr == 1 && cur->bound_ns > CSYNC_WORSE_NS &&
+	    c->last.bound < cur->bound_ns / 4) {
+		c->cs.nr = 0;   /* the better one becomes the first */
+		return 0;
+	}
+	return c->last.bound > cur->bound_ns + CSYNC_WORSE_NS;
+}
+
 void csync_take(struct csync *c, const struct rs_region *region, void *wmem,
 		int final)
 {
@@ -152,6 +174,8 @@ void csync_take(struct csync *c, const struct rs_region *region, void *wmem,
 	}
 	if (final)
 		c->final = CSYNC_FINAL_OK;
+	if (!final && c->cs.nr && worse(c))
+		return;
 	if (!c->cs.nr)
 		wall_pair(&c->cs);
 	c->cs.state = PDF_CLOCK_SYNCED;

@@ -22,6 +22,9 @@
 #define POLL_MAX      (1u << 26)
 /* Pings per window beyond the valid rounds wanted. */
 #define EXTRA_PINGS   32u
+/* Pings in a row without an answer after which a window ends: the guest
+ * stopped answering (it hung, or its burst ended and it does not look). */
+#define SILENT_MAX    3u
 /* Clock rate difference tolerated between answers: 1/1000 (1000 ppm,
  * far beyond any real oscillator), plus a fixed slack. */
 #define RATE_SLACK_DIV 1000u
@@ -38,9 +41,11 @@ void rs_tsync_params_init(struct rs_tsync_params *p)
 		return;
 	rs_memset(p, 0, sizeof(*p));
 	p->rounds = 16;
+	p->max_rounds = 64;
+	p->target_ns = 20000;
 	p->host_clock = RS_TSYNC_CLOCK_MONOTONIC;
 	p->wait_ns = 1000000000ull;
-	p->round_ns = 10000000ull;
+	p->round_ns = 60000000ull;
 }
 
 uint32_t rs_tsync_refused(const struct rs_tsync_result *r)
@@ -153,21 +158,25 @@ int rs_tsync_host_run(void *mem, const struct rs_tsync_params *p,
 	struct round rounds[RS_TSYNC_MAX_ROUNDS];
 	struct host h;
 	uint64_t start, end_first, end_all, max_pings;
-	uint32_t window, i, best = 0;
+	uint32_t window, i, best = 0, max_rounds, silent = 0;
 
 	if (res)
 		rs_memset(res, 0, sizeof(*res));
 	if (!mem || ((uintptr_t)mem & (RS_PAGE_SIZE - 1)) || !p || !clk ||
-	    !clk->now || !res || !p->rounds || p->rounds > RS_TSYNC_MAX_ROUNDS)
+	    !clk->now || !res || !p->rounds || p->rounds > RS_TSYNC_MAX_ROUNDS ||
+	    p->max_rounds > RS_TSYNC_MAX_ROUNDS)
 		return -rse_invalid;
+	max_rounds = p->max_rounds > p->rounds ? p->max_rounds : p->rounds;
 	rs_memset(&h, 0, sizeof(h));
 	h.ts = &((struct rs_region_header *)mem)->time_sync;
 	h.clk = clk;
 	h.res = res;
 	start = clk->now(clk->arg);
 	end_first = start + p->wait_ns;
+	/* extra rounds for precision only within the budget of the rounds
+	 * wanted: a guest cannot stretch a window by answering slowly */
 	end_all = end_first + 2ull * p->rounds * p->round_ns;
-	max_pings = p->rounds + EXTRA_PINGS;
+	max_pings = max_rounds + EXTRA_PINGS;
 	/* A fresh seq and window for every window: an echo left over from an
 	 * earlier host process can never match. */
 	h.seq = start | 1;
@@ -181,9 +190,12 @@ int rs_tsync_host_run(void *mem, const struct rs_tsync_params *p,
 	rs_store_hint(&h.ts->seq, h.seq);
 	rs_word_release32(&h.ts->request, window);                      /* T1 */
 
-	while (res->rounds < p->rounds && res->pings < max_pings) {
+	while (res->rounds < max_rounds && res->pings < max_pings) {
 		uint64_t t1, t2 = 0, g = 0, e = 0, e2 = 0, limit;
 		uint64_t now = clk->now(clk->arg);
+
+		if (res->rounds >= p->rounds && res->bound <= p->target_ns)
+			break;   /* enough, and good enough */
 
 		if (now > end_all)
 			break;
@@ -192,11 +204,12 @@ int rs_tsync_host_run(void *mem, const struct rs_tsync_params *p,
 			limit = end_all;
 		if (ping(&h, limit, &t1, &t2, &g, &e, &e2) == PING_TIMEOUT) {
 			res->timeouts++;
-			if (!h.answered)
-				break;   /* nobody is there */
+			if (!h.answered || ++silent >= SILENT_MAX)
+				break;   /* nobody is there (any more) */
 			continue;
 		}
 		h.answered = 1;
+		silent = 0;
 		if (t2 < t1 || !plausible(&h, t2, g, e, e2))
 			continue;
 		h.have_last = 1;

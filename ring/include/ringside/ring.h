@@ -211,15 +211,21 @@ struct rs_tsync_clock {
 #define RS_TSYNC_MAX_ROUNDS 64u
 
 struct rs_tsync_params {
-	uint32_t rounds;          /* valid rounds wanted, 1 .. RS_TSYNC_MAX_ROUNDS */
+	uint32_t rounds;          /* valid rounds wanted, 1 .. max_rounds */
 	uint32_t host_clock;      /* RS_TSYNC_CLOCK_* of @now, told to the guest */
 	uint64_t wait_ns;         /* longest wait for the first answer */
 	uint64_t round_ns;        /* longest wait for each later answer */
+	uint32_t max_rounds;      /* valid rounds at most, rounds ..
+				   * RS_TSYNC_MAX_ROUNDS: more rounds while
+				   * the best bound is above target_ns */
+	uint32_t reserved;
+	uint64_t target_ns;       /* a bound good enough to stop at @rounds */
 };
 
-/* Defaults: 16 rounds, CLOCK_MONOTONIC, 1 s for the first answer (the
- * Linux agent looks at the window once per loop, at least every tick),
- * 10 ms for each later one. */
+/* Defaults: 16 rounds (up to 64 while the best bound is above 20 us),
+ * CLOCK_MONOTONIC, 1 s for the first answer (the Linux agent looks at the
+ * window at least every 50 ms), 60 ms for each later one (a guest whose
+ * burst ended answers at its next look). */
 void rs_tsync_params_init(struct rs_tsync_params *p);
 
 struct rs_tsync_result {
@@ -248,13 +254,15 @@ uint32_t rs_tsync_refused(const struct rs_tsync_result *r);
 /*
  * Host: one synchronization window on the region laid out at @mem (page
  * aligned, mapped writable; only the header's time_sync cells are
- * touched, as rs_region_enable touches only its flag).  Opens the window, pings until
- * @p->rounds rounds were valid or the time runs out (at most @p->wait_ns +
- * @p->rounds * 2 * @p->round_ns), closes it.  Every answer is read once and
- * checked; refused answers are counted in @res.  0 with @res filled;
- * -rse_timeout: the guest did not answer at all; -rse_corrupt: it
- * answered, but no answer was acceptable; -rse_invalid.  @res is filled
- * in every case (counts for the message).
+ * touched, as rs_region_enable touches only its flag).  Opens the window,
+ * pings until @p->rounds rounds were valid and the best bound is at most
+ * @p->target_ns (or @p->max_rounds were valid), or the time runs out (at
+ * most @p->wait_ns + @p->rounds * 2 * @p->round_ns; 3 pings in a row
+ * without an answer end it too), closes it.  Every
+ * answer is read once and checked; refused answers are counted in @res.
+ * 0 with @res filled; -rse_timeout: the guest did not answer at all;
+ * -rse_corrupt: it answered, but no answer was acceptable; -rse_invalid.
+ * @res is filled in every case (counts for the message).
  */
 int rs_tsync_host_run(void *mem, const struct rs_tsync_params *p,
 		      const struct rs_tsync_clock *clk,
