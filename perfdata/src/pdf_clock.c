@@ -17,6 +17,7 @@
  *   ringside's own feature (PDF_FEAT_RS_CLOCK): the state, and each sync's
  *                   guest time, offset, error bound, rounds and refusals
  */
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,9 +41,15 @@ static int64_t offset_at(const struct pdf_clock_sync *cs, uint64_t g)
 
 	if (cs->nr < 2 || b->guest_ns <= a->guest_ns)
 		return a->offset_ns;
-	d = (__int128)(b->offset_ns - a->offset_ns) *
+	/* 128 bits throughout: no guest-given value can overflow it */
+	d = ((__int128)b->offset_ns - (__int128)a->offset_ns) *
 	    (__int128)((int64_t)(g - a->guest_ns));
-	return a->offset_ns + (int64_t)(d / (__int128)(b->guest_ns - a->guest_ns));
+	d = (__int128)a->offset_ns + d / (__int128)(b->guest_ns - a->guest_ns);
+	if (d > INT64_MAX)
+		return INT64_MAX;
+	if (d < INT64_MIN)
+		return INT64_MIN;
+	return (int64_t)d;
 }
 
 uint64_t pdf_clock_to_host(const struct pdf_clock_sync *cs, uint64_t guest)
