@@ -106,6 +106,8 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 	       r->end == RECORDER_END_FINISHED ? " (the VM ended)" : "");
 	if (r->syms)
 		gsyms_summary(stdout, r->syms, &r->wstats);
+	if (r->sync)
+		csync_print(r->sync, stdout);
 	if (m->vm)
 		printf("  woken by doorbells: %" PRIu64 " of %" PRIu64 " passes\n",
 		       r->woken, r->passes);
@@ -140,6 +142,7 @@ static int run(const struct record_opts *o, struct rmap *m)
 {
 	struct recorder *r = malloc(sizeof(*r));
 	struct gsyms syms = { 0 };
+	struct csync sync;
 	int ret;
 
 	if (!r || gsyms_read(&syms, &m->region, 1)) {
@@ -149,6 +152,9 @@ static int run(const struct record_opts *o, struct rmap *m)
 	}
 	recorder_init(r, CMD, o->region);
 	r->syms = &syms;
+	csync_init(&sync);
+	r->sync = &sync;
+	r->sync_mem = m->base;
 	r->output = o->output;
 	r->duration = o->duration;
 	r->quiet = o->quiet;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "clock_sync.h"
 #include "region_map.h"
 #include "snapper.h"
 #include "vm_conn.h"
@@ -116,9 +117,12 @@ int cmd_snapshot(int argc, char **argv)
 	struct snapper *s = NULL;
 	struct gsyms syms = { 0 };
 	struct snap_opts o;
+	struct csync sync;
 	struct rmap m;
+	void *hdr;
 	int ret;
 
+	csync_init(&sync);
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
@@ -135,10 +139,18 @@ int cmd_snapshot(int argc, char **argv)
 	s->output = o.output;
 	s->syms = &syms;
 	ret = copy(s, &m, o.stable);
-	if (ret == CLI_EXIT_OK)
+	if (ret == CLI_EXIT_OK) {
+		/* after the copy, with the writers running again: a guest
+		 * that hangs costs the bounded wait, never the snapshot */
+		hdr = m.vm ? NULL : csync_map_header(m.fd);
+		csync_take(&sync, &m.region, hdr, 1);
+		csync_unmap(hdr);
+		s->clock = &sync.cs;
 		ret = snapper_write(s);
+	}
 	if (ret == CLI_EXIT_OK && !o.quiet) {
 		snapper_summary(s);
+		csync_print(&sync, stdout);
 		if (m.vm)
 			vm_status(m.vm);
 	}

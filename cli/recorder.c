@@ -147,6 +147,8 @@ static int loop(struct recorder *r, const struct rs_region *region,
 			last_syms = now;
 			err = late_syms(r, region, w, e);
 		}
+		if (r->sync && !r->end)
+			csync_poll(r->sync, r->region, r->sync_mem);
 		if (err < 0 || r->end)
 			break;
 		if (show && now - last_shown >= PROGRESS_PERIOD) {
@@ -210,7 +212,15 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		pdf_writer_discard(w);
 		return CLI_EXIT_FAIL;
 	}
+	r->region = region;
+	if (r->sync)
+		csync_take(r->sync, region, r->sync_mem, 0);
 	err = loop(r, region, w, &e);
+	if (!err && r->sync) {
+		csync_take(r->sync, region, r->sync_mem, 1);
+		if (w)   /* only refuses what csync never builds */
+			pdf_writer_set_clock(w, &r->sync->cs);
+	}
 	if (err) {
 		if (liberr_from(&e, rs_errstr) || !w)
 			cli_err(r->cmd, "draining %s failed: %s; nothing was kept",

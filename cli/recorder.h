@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "clock_sync.h"
 #include "drain.h"
 #include "guest_syms.h"
 #include "stop.h"
@@ -38,6 +39,10 @@ struct recorder {
 	struct gsyms *syms;        /* the guest kernel's symbols, or NULL;
 				    * read again while the guest has not
 				    * published them */
+	struct csync *sync;        /* NULL: no time sync; else one at the start
+				    * and one at the end, into the file */
+	void *sync_mem;            /* the region, mapped writable */
+	const struct rs_region *region; /* set by recorder_run */
 	/* what it wakes on; see recorder_add_wake */
 	struct stop_fd wake[RECORDER_MAX_WAKE];
 	int wake_ring[RECORDER_MAX_WAKE];

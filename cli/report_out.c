@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "clock_sync.h"
 #include "report_out.h"
 
 const char *report_size(char *buf, size_t len, uint64_t bytes)
@@ -97,8 +98,12 @@ void report_text(FILE *f, const char *path, const struct pdf_info *info,
 		info->hostname[0] ? info->hostname : "?");
 	if (info->cmdline[0])
 		fprintf(f, "command: %s\n", info->cmdline);
-	fprintf(f, "times in ns: host CLOCK_MONOTONIC where the region published its\n"
-		   "guest clock's conversion (a ringside VMM), else the producer's clock\n\n");
+	if (info->clock.state == PDF_CLOCK_NONE)
+		fprintf(f, "times in ns: host CLOCK_MONOTONIC where the region published its\n"
+			   "guest clock's conversion (a ringside VMM), else the producer's clock\n");
+	else
+		csync_print_file(info, f);
+	fputc('\n', f);
 	for (i = 0; i < t->nr_rings; i++) {
 		snprintf(label, sizeof(label), "ring %u", i);
 		text_block(f, label, &t->ring[i]);
@@ -202,6 +207,26 @@ static void json_ring(FILE *f, const struct tally_ring *r)
 			"\"span_ns\": 0, \"rate\": 0");
 }
 
+/* "clock": {"state": ..., "points": [{"guest_ns", "offset_ns",
+ * "bound_ns", "rounds", "refused"}, ...]} */
+static void json_clock(FILE *f, const struct pdf_clock_sync *cs)
+{
+	static const char *const names[PDF_CLOCK_STATE_MAX] = {
+		"none", "synced", "no_answer", "refused", "no_agent", "host",
+	};
+	uint32_t i;
+
+	fprintf(f, ", \"clock\": {\"state\": \"%s\", \"points\": [",
+		cs->state < PDF_CLOCK_STATE_MAX ? names[cs->state] : "none");
+	for (i = 0; i < cs->nr && i < 2; i++)
+		fprintf(f, "%s{\"guest_ns\": %" PRIu64 ", \"offset_ns\": %" PRId64
+			", \"bound_ns\": %" PRIu64 ", \"rounds\": %u, "
+			"\"refused\": %u}", i ? ", " : "", cs->pt[i].guest_ns,
+			cs->pt[i].offset_ns, cs->pt[i].bound_ns, cs->pt[i].rounds,
+			cs->pt[i].refused);
+	fprintf(f, "]}");
+}
+
 void report_json(FILE *f, const char *path, const struct pdf_info *info,
 		 const struct tally *t)
 {
@@ -216,6 +241,7 @@ void report_json(FILE *f, const char *path, const struct pdf_info *info,
 	json_string(f, info->hostname);
 	fprintf(f, ", \"cmdline\": ");
 	json_string(f, info->cmdline);
+	json_clock(f, &info->clock);
 	fprintf(f, ", \"rings\": [");
 	for (i = 0; i < t->nr_rings; i++) {
 		fprintf(f, "%s\n  {\"ring\": %u, ", i ? "," : "", i);

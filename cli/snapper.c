@@ -167,6 +167,8 @@ int snapper_write(struct snapper *s)
 			return CLI_EXIT_FAIL;
 		}
 	}
+	if (w && s->clock)   /* only refuses what csync never builds */
+		pdf_writer_set_clock(w, s->clock);
 	if (w && (err = pdf_writer_finish(w))) {
 		cli_err(s->cmd, "completing %s failed: %s; nothing was kept",
 			s->output, pdf_errstr(err));

@@ -34,6 +34,7 @@ struct snapper {
 	const char *source;
 	const char *output;       /* NULL: count the records, write no file */
 	int stable;               /* the writers were stopped during the copy */
+	const struct pdf_clock_sync *clock; /* NULL: the file says nothing */
 	uint32_t nr_rings;
 	uint64_t sample_type;
 	const struct gsyms *syms; /* the guest kernel's symbols, or NULL */

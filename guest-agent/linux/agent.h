@@ -255,6 +255,22 @@ int agent_ksyms_publish(const struct rs_region *region,
 int agent_ksyms_build_id(const char *notes_path, uint8_t *id, uint32_t max,
 			 uint32_t *len);
 
+/* ---- tsync: answering the host's time synchronization ----------------------- */
+
+#define AGENT_TSYNC_BURST_NS  50000000ull  /* longest answering burst */
+#define AGENT_TSYNC_POLL_MS   50           /* longest sleep between looks */
+
+struct agent_tsync {
+	struct rs_tsync_guest guest;
+	uint64_t bursts;
+};
+
+void agent_tsync_init(struct agent_tsync *t);
+
+/* If the host has a window open, answer its pings for a bounded burst.
+ * Returns the answers given (0: no window). */
+int agent_tsync_poll(struct agent_tsync *t, const struct rs_region *region);
+
 /* ---- status ----------------------------------------------------------------- */
 
 /* The host's switches, each read once. */

@@ -24,6 +24,7 @@ struct agent {
 	struct rs_config cfg;        /* the host's, as last read */
 	struct agent_events ev;
 	struct agent_markers mk;
+	struct agent_tsync ts;
 	uint32_t nr_rings;            /* rings used */
 	uint32_t nr_cpus;             /* CPUs sampled (kbuf[0..nr_cpus)) */
 	int sigfd;
@@ -305,6 +306,8 @@ static void run(struct agent *a)
 			next = now + period;
 		}
 		timeout = (int)((next - now) / 1000000ull) + 1;
+		if (timeout > AGENT_TSYNC_POLL_MS)   /* the host's sync windows */
+			timeout = AGENT_TSYNC_POLL_MS;
 		n = 0;
 		p[n++] = (struct pollfd){ .fd = a->sigfd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = a->mk.fd, .events = POLLIN };
@@ -315,6 +318,7 @@ static void run(struct agent *a)
 		if (poll(p, n, timeout) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
 		drain(a);
+		agent_tsync_poll(&a->ts, &a->dev.region);
 		if (p[0].revents)
 			return;
 	}
@@ -402,6 +406,7 @@ int main(int argc, char **argv)
 	if (err)
 		say(a, "no markers: cannot bind %s: %s", a->opts.mark_socket,
 		    strerror(-err));
+	agent_tsync_init(&a->ts);
 	attach(a);
 	say(a, "attached to the region on %s: %u rings, %u cpus, %" PRIu64 " Hz, "
 	    "%s mode", a->dev.bdf, a->nr_rings, a->nr_cpus, a->ev.freq,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "pdf_clock.h"
 #include "pdf_feature.h"
 #include "pdf_kernel.h"
 
@@ -73,6 +74,11 @@ static void add_feature(struct pdf_buf *b, unsigned bit,
 		pdf_buf_add_u64(b, info->first_time);
 		pdf_buf_add_u64(b, info->last_time);
 		break;
+	case PDF_FEAT_CLOCKID:
+	case PDF_FEAT_CLOCK_DATA:
+	case PDF_FEAT_RS_CLOCK:
+		pdf_clock_add_features(b, bit, info->clock);
+		break;
 	default:
 		break;
 	}
@@ -85,7 +91,8 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 	static const unsigned bits[] = {
 		PDF_FEAT_BUILD_ID, PDF_FEAT_HOSTNAME, PDF_FEAT_OSRELEASE, PDF_FEAT_VERSION,
 		PDF_FEAT_ARCH, PDF_FEAT_NRCPUS, PDF_FEAT_CMDLINE,
-		PDF_FEAT_EVENT_DESC, PDF_FEAT_SAMPLE_TIME,
+		PDF_FEAT_EVENT_DESC, PDF_FEAT_SAMPLE_TIME, PDF_FEAT_CLOCKID,
+		PDF_FEAT_CLOCK_DATA, PDF_FEAT_RS_CLOCK,
 	};
 	struct pdf_section index[sizeof(bits) / sizeof(bits[0])];
 	struct pdf_buf body;
@@ -102,6 +109,12 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 
 		if ((bits[i] == PDF_FEAT_SAMPLE_TIME && !info->have_time) ||
 		    (bits[i] == PDF_FEAT_BUILD_ID && !info->build_id_len))
+			continue;
+		if ((bits[i] == PDF_FEAT_CLOCKID || bits[i] == PDF_FEAT_CLOCK_DATA) &&
+		    !pdf_clock_usable(info->clock))
+			continue;
+		if (bits[i] == PDF_FEAT_RS_CLOCK &&
+		    (!info->clock || info->clock->state == PDF_CLOCK_NONE))
 			continue;
 		add_feature(&body, bits[i], info, &uts);
 		features[bits[i] / 64] |= 1ull << (bits[i] % 64);

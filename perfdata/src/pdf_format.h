@@ -46,6 +46,11 @@ enum pdf_feature {
 	PDF_FEAT_CMDLINE     = 11,
 	PDF_FEAT_EVENT_DESC  = 12,
 	PDF_FEAT_SAMPLE_TIME = 21,
+	PDF_FEAT_CLOCKID     = 23,
+	PDF_FEAT_CLOCK_DATA  = 29,
+	/* ringside's own, far above perf's (perf 6.1 ends at 31 and skips
+	 * bits it does not know): the guest clock's sync (pdf_clock.c) */
+	PDF_FEAT_RS_CLOCK    = 250,
 };
 
 /* perf's synthesized record types (user types start at 64). */
@@ -123,6 +128,7 @@ struct pdf_layout {
 	uint64_t sample_type[PDF_KIND_MAX];
 	uint64_t id[PDF_KIND_MAX];
 	int native_samples;                  /* guest samples as perf samples */
+	int use_clockid;                     /* times are CLOCK_MONOTONIC */
 };
 
 /* The event name of @kind ("ringside:seq", ...). */

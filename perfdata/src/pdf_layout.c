@@ -87,4 +87,8 @@ void pdf_layout_attr(const struct pdf_layout *lay, enum pdf_kind kind,
 	attr->exclude_kernel = 1;
 	if (kind == PDF_KIND_SAMPLE)
 		attr->config1 = lay->guest_sample_type;
+	if (lay->use_clockid) {   /* as perf record -k CLOCK_MONOTONIC */
+		attr->use_clockid = 1;
+		attr->clockid = 1;
+	}
 }

@@ -8,6 +8,7 @@
 
 #include "ringside/perfdata.h"
 
+#include "pdf_clock.h"
 #include "pdf_codec.h"
 #include "pdf_feature.h"
 #include "pdf_io.h"
@@ -146,6 +147,16 @@ static int read_feature(struct pdf_reader *r, unsigned bit,
 	case PDF_FEAT_EVENT_DESC:
 		r->nr_descs = err = pdf_event_desc_parse(buf, sec->size, r->descs,
 							 MAX_ATTRS);
+		break;
+	case PDF_FEAT_CLOCK_DATA:
+		if (sec->size >= 24) {
+			memcpy(&info->clockid, buf + 4, 4);
+			info->have_clock_data = 1;
+		}
+		break;
+	case PDF_FEAT_RS_CLOCK:
+		/* a malformed one reads as "nothing said", not a bad file */
+		pdf_clock_parse(buf, sec->size, &info->clock);
 		break;
 	case PDF_FEAT_SAMPLE_TIME:
 		if (sec->size >= 16) {

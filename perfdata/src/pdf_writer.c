@@ -13,6 +13,7 @@
 
 #include "ringside/perfdata.h"
 
+#include "pdf_clock.h"
 #include "pdf_codec.h"
 #include "pdf_feature.h"
 #include "pdf_io.h"
@@ -32,6 +33,7 @@ struct pdf_writer {
 	int have_time;
 	uint64_t first_time;
 	uint64_t last_time;
+	struct pdf_clock_sync clock;  /* state NONE until set */
 	struct pdf_writer_stats stats;
 	int have_ksyms;             /* guest kernel symbols given */
 	size_t used;
@@ -39,7 +41,9 @@ struct pdf_writer {
 	uint8_t enc[PDF_CODEC_BUF];
 };
 
-static int write_attrs(struct pdf_writer *w)
+/* At open, in sequence; again at the end (@again) in place, when the
+ * clock changed the attrs. */
+static int write_attrs(struct pdf_writer *w, int again)
 {
 	uint8_t buf[sizeof(struct pdf_file_header) +
 		    PDF_KIND_MAX * (PDF_ATTR_SIZE + sizeof(struct pdf_section)) +
@@ -66,6 +70,8 @@ static int write_attrs(struct pdf_writer *w)
 		p += sizeof(uint64_t);
 	}
 	w->data_offset = sizeof(buf);
+	if (again)   /* the header part is written last, over these zeros */
+		return pdf_pwrite_all(w->fd, buf, sizeof(buf), 0);
 	return pdf_write_all(w->fd, buf, sizeof(buf));
 }
 
@@ -158,13 +164,14 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 	w->nr_rings = params->nr_rings;
 	w->argc = params->argc;
 	w->argv = params->argv;
-	/* trace data is the guest's: readable by the owner only */
-	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* trace data is the guest's: readable by the owner only; read back
+	 * when the clock rewrites its times */
+	w->fd = open(w->tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
 		err = -errno;
 		goto fail;
 	}
-	err = write_attrs(w);
+	err = write_attrs(w, 0);
 	if (!err && params->guest_kallsyms) {
 		w->have_ksyms = 1;
 		err = pdf_writer_ksyms(w, params);
@@ -250,6 +257,33 @@ const char *pdf_writer_tmp_path(const struct pdf_writer *w)
 	return w->tmp;
 }
 
+int pdf_writer_set_clock(struct pdf_writer *w, const struct pdf_clock_sync *cs)
+{
+	if (!w || !cs || cs->state >= PDF_CLOCK_STATE_MAX || cs->nr > 2 ||
+	    (cs->state == PDF_CLOCK_SYNCED && !cs->nr))
+		return PDF_ERR(pdfe_invalid);
+	w->clock = *cs;
+	return 0;
+}
+
+/* Guest times to host CLOCK_MONOTONIC in the data section, the attrs and
+ * SAMPLE_TIME, when a sync says how.  0, -errno, PDF_ERR(). */
+static int apply_clock(struct pdf_writer *w)
+{
+	int err;
+
+	if (!pdf_clock_usable(&w->clock))
+		return 0;
+	err = pdf_clock_rewrite(w->fd, w->data_offset, w->stats.bytes, &w->lay,
+				&w->clock, w->out);
+	if (err)
+		return err;
+	w->first_time = pdf_clock_to_host(&w->clock, w->first_time);
+	w->last_time = pdf_clock_to_host(&w->clock, w->last_time);
+	w->lay.use_clockid = 1;
+	return write_attrs(w, 1);
+}
+
 static int write_tail(struct pdf_writer *w)
 {
 	struct pdf_file_header hdr;
@@ -267,10 +301,13 @@ static int write_tail(struct pdf_writer *w)
 			return err;
 	}
 	err = flush_out(w);
+	if (!err)
+		err = apply_clock(w);
 	if (err)
 		return err;
 
 	memset(&info, 0, sizeof(info));
+	info.clock = &w->clock;
 	info.lay = &w->lay;
 	info.nr_rings = w->nr_rings;
 	info.argc = w->argc;

@@ -230,6 +230,53 @@ static inline int rs_seqcount_read_ok(const uint32_t *lock, uint32_t s)
 	return !(s & 1u) && __atomic_load_n(lock, __ATOMIC_RELAXED) == s;
 }
 
+/*
+ * Time synchronization (struct rs_time_sync in the region header):
+ *
+ *   host                                   guest
+ *   ----                                   -----
+ *   T1: store-release(request, w)          T2: w = load-acquire(request)
+ *   t1 = now(); store(host_time, t1)
+ *   P: store-release(seq, s)               Q: s = load-acquire(seq)
+ *                                          g = now(); store(guest_time, g)
+ *   R: e = load-acquire(echo)              E: store-release(echo, s)
+ *   load(guest_time)
+ *   R2: acquire fence; e2 = load(echo)
+ *   t2 = now()
+ *
+ * P pairs with Q: a guest that sees seq s sees host_time of that ping.
+ * E pairs with R: a host that sees echo == s sees the guest_time stored
+ * for s.  R2 re-reads echo after guest_time: a guest that rewrote its
+ * cells meanwhile is caught (echo changed) and the answer refused.  The
+ * host reads time before P and after R2 with its own clock: whatever the
+ * guest's clock said lies between t1 and t2 if the guest is honest.
+ */
+static inline void rs_tsync_store_seq(uint64_t *seq, uint64_t s)       /* P */
+{
+	__atomic_store_n(seq, s, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t rs_tsync_load_seq(const uint64_t *seq)          /* Q */
+{
+	return __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+}
+
+static inline void rs_tsync_store_echo(uint64_t *echo, uint64_t s)     /* E */
+{
+	__atomic_store_n(echo, s, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t rs_tsync_load_echo(const uint64_t *echo)        /* R */
+{
+	return __atomic_load_n(echo, __ATOMIC_ACQUIRE);
+}
+
+static inline uint64_t rs_tsync_reload_echo(const uint64_t *echo)      /* R2 */
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(echo, __ATOMIC_RELAXED);
+}
+
 /* Hints with no ordering: statistics, status, configuration. */
 static inline uint64_t rs_load_hint(const uint64_t *p)
 {

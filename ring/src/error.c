@@ -17,6 +17,7 @@ static const char *const rs_error_names[rse_max] = {
 	[rse_disabled]  = "tracing not enabled by the host",
 	[rse_absent]    = "the region has no such area",
 	[rse_busy]      = "being written by the other side",
+	[rse_timeout]   = "the other side did not answer in time",
 };
 
 const char *rs_errstr(int err)

@@ -12,6 +12,15 @@
  *   producer poke PATH --abi-version V
  *   producer sideband PATH --kallsyms FILE [--build-id HEX] [--torn]
  *                          [--lie-length N]
+ *   producer now
+ *
+ * --tsync NS (write): act as a guest agent whose clock is the host's
+ * CLOCK_MONOTONIC + NS: attach (agent kind "host test"), stamp every
+ * record with that clock, and answer the host's time synchronization
+ * (rs_tsync_guest_*) from a thread while writing and for --linger S
+ * seconds after; with --mute it attaches but never answers (a hung
+ * guest).  `now` prints the host's CLOCK_MONOTONIC in ns (for
+ * scripts that bracket a recording).
  *
  * write: per ring, N sequence records (RS_RECORD_SEQ), plus K samples,
  * K markers and K AUX outputs spread among them.  Samples are pid 4242,
@@ -36,6 +45,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +71,14 @@ struct opts {
 	const char *mmap2;
 	int guest;
 	int abi_version;
+	int tsync;                /* --tsync given */
+	int mute;                 /* attached, but never answers */
+	uint64_t clock_offset;    /* its NS */
+	double linger;
 };
+
+/* The producer's clock: the host's CLOCK_MONOTONIC + this (--tsync). */
+static uint64_t clock_offset;
 
 struct ring_state {
 	struct rs_producer p;
@@ -73,7 +90,42 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec +
+	       clock_offset;
+}
+
+/* The answering side of time sync, as an agent's loop would run it. */
+struct answerer {
+	struct rs_region *region;
+	volatile int stop;
+	uint64_t answers;
+};
+
+static uint64_t tsync_now(void *arg)
+{
+	(void)arg;
+	return now_ns();
+}
+
+static void *answer_main(void *arg)
+{
+	struct answerer *a = arg;
+	const struct rs_tsync_clock clk = { tsync_now, NULL, NULL };
+	struct rs_tsync_guest g;
+
+	rs_tsync_guest_init(&g, RS_TSYNC_CLOCK_MONOTONIC);
+	while (!a->stop) {
+		struct timespec ts = { 0, 1000000 };
+		int n = 0;
+
+		if (rs_tsync_guest_pending(a->region) == 1)
+			n = rs_tsync_guest_answer(&g, a->region, &clk, 50000000ull);
+		if (n > 0)
+			a->answers += (uint64_t)n;
+		else
+			nanosleep(&ts, NULL);
+	}
+	return NULL;
 }
 
 static void die(const char *what, int err)
@@ -281,6 +333,9 @@ static int write_records(const char *path, const struct opts *o)
 	struct rs_region region;
 	const struct rs_region_header *hdr;
 	uint64_t size, i, start = 0, deadline;
+	struct answerer ans = { 0 };
+	pthread_t answer_thread;
+	struct rs_config cfg;
 	uint32_t nr, j;
 	void *mem;
 	int err;
@@ -298,6 +353,15 @@ static int write_records(const char *path, const struct opts *o)
 		err = rs_producer_init(&rs[j].p, &region, j);
 		if (err)
 			die("rs_producer_init", err);
+	}
+	if (o->tsync) {
+		err = rs_guest_attach(&region, RS_AGENT_HOST_TEST, nr, &cfg);
+		if (err < 0)
+			die("rs_guest_attach", err);
+		ans.region = &region;
+		ans.stop = o->mute;
+		if (pthread_create(&answer_thread, NULL, answer_main, &ans))
+			die("pthread_create", EAGAIN);
 	}
 	for (j = 0; j < nr && o->comm; j++)
 		put_comm(&rs[j], o->comm, o->guest);
@@ -349,6 +413,16 @@ static int write_records(const char *path, const struct opts *o)
 		       "\n", j, rs[j].attempted, rs_producer_lost(&rs[j].p),
 		       rs[j].seq, rs[j].samples, rs[j].markers, rs[j].aux,
 		       rs[j].aux_bytes, rs[j].comms, rs[j].mmaps);
+	if (o->tsync) {
+		struct timespec ts = { (time_t)o->linger,
+				       (long)((o->linger - (double)(time_t)o->linger) * 1e9) };
+
+		nanosleep(&ts, NULL);
+		ans.stop = 1;
+		pthread_join(answer_thread, NULL);
+		rs_guest_detach(&region);
+		printf("tsync answers %" PRIu64 "\n", ans.answers);
+	}
 	free(rs);
 	return 0;
 }
@@ -437,6 +511,10 @@ int main(int argc, char **argv)
 	};
 	int i;
 
+	if (argc == 2 && !strcmp(argv[1], "now")) {
+		printf("%" PRIu64 "\n", now_ns());
+		return 0;
+	}
 	if (argc < 3) {
 		fprintf(stderr, "usage: producer create|write|poke|sideband PATH "
 			"[options]\n");
@@ -449,6 +527,7 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--aux-overwrite")) { o.aux_overwrite = 1; continue; }
 		if (!strcmp(a, "--guest")) { o.guest = 1; continue; }
 		if (!strcmp(a, "--torn")) { o.torn = 1; continue; }
+		if (!strcmp(a, "--mute")) { o.mute = 1; continue; }
 		i++;
 		if (!strcmp(a, "--rings")) o.rings = (uint32_t)num(v);
 		else if (!strcmp(a, "--data-pages")) o.data_pages = (uint32_t)num(v);
@@ -472,6 +551,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--kallsyms")) o.kallsyms = v;
 		else if (!strcmp(a, "--build-id")) o.build_id = v;
 		else if (!strcmp(a, "--lie-length")) o.lie_length = num(v);
+		else if (!strcmp(a, "--tsync")) { o.tsync = 1; o.clock_offset = num(v); }
+		else if (!strcmp(a, "--linger")) o.linger = (double)num(v);
 		else {
 			fprintf(stderr, "producer: unknown option '%s'\n", a);
 			return 2;
@@ -479,8 +560,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "create"))
 		return create(argv[2], &o);
-	if (!strcmp(argv[1], "write"))
+	if (!strcmp(argv[1], "write")) {
+		clock_offset = o.clock_offset;
 		return write_records(argv[2], &o);
+	}
 	if (!strcmp(argv[1], "poke"))
 		return poke(argv[2], &o);
 	if (!strcmp(argv[1], "sideband") && o.kallsyms)

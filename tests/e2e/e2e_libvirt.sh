@@ -21,11 +21,16 @@
 #      kernel's symbols (the agent's sideband): `perf script` and `perf
 #      report` name >= 95% of the kernel samples as the guest's own
 #      /proc/kallsyms (printed on its console) says; the agent detaches on
-#      SIGTERM; the region file goes away with the domain
+#      SIGTERM; the region file goes away with the domain; host-correlated
+#      time: the printed sync bound is below 1 ms, a snapshot syncs too, and
+#      a marker the guest writes when the host sends a key lands, in host
+#      CLOCK_MONOTONIC, between the host's clock before the key and after
+#      the marker was in the ring, widened by the bound
 #   C. overwrite mode: the guest panics (sysrq c); `snapshot --stable DOMAIN`
 #      still returns what was written before, perf names the workload in it,
 #      its kernel samples by the guest's symbols (and the crash path, when
-#      the agent forwarded its samples in time: shown), and the domain runs on
+#      the agent forwarded its samples in time: shown), says the dead guest
+#      did not answer the time sync, and the domain runs on
 # Installs no package.  Exit 77 when something it needs is missing.
 # RS_E2E_ACCEL=tcg|kvm (default tcg: Linux guests hang under this host's
 # slow KVM); RS_E2E_KEEP=1 keeps the work directory.  The daemons, the
@@ -199,6 +204,14 @@ user_syms_judge() {
 	fi
 }
 
+# The host's CLOCK_MONOTONIC in ns (the clock ringside's files are in).
+mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
+
+# bound_of REPORT_JSON: the largest sync bound of a file, ns ("" if none).
+bound_of() {
+	python3 -c 'import json,sys; p = json.load(open(sys.argv[1]))["clock"]["points"]; print(max(x["bound_ns"] for x in p) if p else "")' "$1"
+}
+
 # ---- the guest --------------------------------------------------------------
 note "initramfs from $LG_BUSYBOX, kernel $LG_KERNEL, accelerator $ACCEL"
 lg_initramfs "$W" "$AGENT" "$MARK" "$WORKLOAD" "$GUEST_INIT" ||
@@ -276,7 +289,7 @@ vsh start $DOM >/dev/null || { bad "virsh start"; exit 1; }
 st=$(stat -c '%U %G %a %s' "$SHM" 2>/dev/null)
 [ "$st" = "root libvirt-qemu 660 $((size_m << 20))" ] &&
 	ok "region file: $st" || bad "region file: '$st', want 'root libvirt-qemu 660 $((size_m << 20))'"
-"$RINGSIDE" record $DOM -o "$W/rec.data" -q -i 20 &
+"$RINGSIDE" record $DOM -o "$W/rec.data" -i 20 > "$W/rec.out" 2> "$W/rec.err" &
 RECORD_PID=$!
 wait_console "E2E-WORKLOAD-OK" 240 && note "workload done"
 WPID=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/console.log" | head -n 1)
@@ -292,6 +305,19 @@ done
 grep -q "agent attached (kind 2, ABI 1, 2 rings used)" "$W/stat1" && [ "${hb2:-0}" -gt "${hb1:-0}" ] &&
 	ok "stat DOMAIN: Linux agent attached, heartbeat $hb1 -> $hb2" ||
 	{ bad "stat DOMAIN while the agent runs"; cat "$W/stat1"; }
+# host-correlated time: one snapshot syncs once; then a marker at a known
+# host time (nothing below depends on how fast the guest runs)
+KEY_TB='' KEY_TA=''
+if wait_console "E2E-KEY-WAIT" 60; then
+	"$RINGSIDE" snapshot $DOM -o "$W/live.data" > "$W/live.out" 2>&1
+	line=$(grep "^guest clock:" "$W/live.out")
+	grep -qE "^guest clock: host CLOCK_MONOTONIC [+-] [0-9]+ ns, error bound ±[0-9.]+ µs \([0-9]+ rounds" "$W/live.out" &&
+		ok "snapshot DOMAIN synced the guest clock: ${line#guest clock: }" ||
+		{ bad "snapshot DOMAIN: no time sync"; cat "$W/live.out"; }
+	KEY_TB=$(mono_ns)
+	vsh send-key $DOM KEY_ENTER >/dev/null || bad "virsh send-key"
+	wait_console "E2E-KEY-MARKED" 60 && KEY_TA=$(mono_ns)
+fi
 wait_console "E2E-DONE" 60
 grep -q "E2E-AGENT-EXIT rc=0" "$W/console.log" && ok "agent detached on SIGTERM, status 0" ||
 	bad "agent exit: $(grep -a E2E-AGENT-EXIT "$W/console.log")"
@@ -301,7 +327,27 @@ kill -INT $RECORD_PID
 wait $RECORD_PID
 rc=$?
 RECORD_PID=
-[ $rc = 0 ] && ok "record DOMAIN" || bad "record DOMAIN: status $rc"
+[ $rc = 0 ] && ok "record DOMAIN" || { bad "record DOMAIN: status $rc"; cat "$W/rec.err"; }
+"$RINGSIDE" report "$W/rec.data" --json > "$W/rec.json"
+b=$(bound_of "$W/rec.json")
+line=$(grep "^guest clock:" "$W/rec.out")
+if [ -n "$b" ] && [ "$b" -lt 1000000 ]; then
+	ok "record DOMAIN: sync bound $b ns < 1 ms: ${line#guest clock: }"
+else
+	bad "record DOMAIN: sync bound '$b' ns, not below 1 ms"; cat "$W/rec.out"
+fi
+# the key's marker, filed in host CLOCK_MONOTONIC: [before - bound, after + bound]
+t=$("$RINGSIDE" dump "$W/rec.data" | awk '$3 == "marker" && $4 == "id=10" { print $2; exit }')
+if [ -n "$t" ] && [ -n "$KEY_TB" ] && [ -n "$KEY_TA" ] && [ -n "$b" ]; then
+	tm=$(( ${t%.*} * 1000000000 + 10#${t#*.} ))
+	if [ $((KEY_TB - b)) -le "$tm" ] && [ "$tm" -le $((KEY_TA + b)) ]; then
+		ok "the key's marker at host $tm ns: $((tm - KEY_TB)) ns after the key was sent, $((KEY_TA - tm)) ns before the host saw it (bound $b ns)"
+	else
+		bad "the key's marker at host $tm ns, outside [$KEY_TB - $b, $KEY_TA + $b]"
+	fi
+else
+	bad "the key's marker: time '$t', host clock before '$KEY_TB' after '$KEY_TA', bound '$b'"
+fi
 if [ -n "$WPID" ] && "$CHECK" "$W/rec.data" --pid "$WPID" --comm rs-workload \
 	--steps $STEPS --tracepoint --shell-marker > "$W/check1"; then
 	ok "recorded: $(cat "$W/check1")"
@@ -319,6 +365,7 @@ else
 fi
 [ -n "$WPID" ] && perf_names "$W/rec.data" "record"
 "$RINGSIDE" report "$W/rec.data" --json > "$W/rec.json"
+# the COMM records are perf's own: counted as such, shown as task events
 comms=$(python3 -c 'import json,sys; t = json.load(open(sys.argv[1]))["total"]["types"]; print(t["comm"], t["other"])' "$W/rec.json")
 pcomms=$(perf report -i "$W/rec.data" --stats 2>/dev/null | awk '$1 == "COMM" && $2 == "events:" { print $3; exit }')
 [ "${comms% *}" -gt 0 ] && [ "${comms#* }" = 0 ] && [ "$pcomms" = "${comms% *}" ] &&
@@ -370,6 +417,9 @@ WPID=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/console.log" | head -
 rc=$?
 [ $rc = 0 ] && grep -q "stable" "$W/snap.out" && ok "snapshot --stable DOMAIN after the panic" ||
 	{ bad "snapshot --stable: status $rc"; cat "$W/snap.out"; }
+grep -q "^guest clock: no time sync: the guest did not answer" "$W/snap.out" &&
+	ok "the panicked guest did not answer the time sync; times unconverted" ||
+	{ bad "snapshot after the panic: no 'did not answer'"; grep "guest clock" "$W/snap.out"; }
 state=$(vsh domstate $DOM)
 [ "$state" = running ] && ok "domain resumed after the stable snapshot" ||
 	bad "domain state after the stable snapshot: $state"

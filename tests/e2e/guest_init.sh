@@ -47,6 +47,13 @@ if [ "$mode" = panic ]; then
 else
 	rs-workload 20 && echo "E2E-WORKLOAD-OK"
 	ringside-mark 9 "from the shell"
+	# Host-correlated time: the harness notes its clock, sends a key
+	# (virsh send-key), and notes its clock again once this line says the
+	# marker is in the ring (--sync: written before ringside-mark returns).
+	echo "E2E-KEY-WAIT"
+	if read -r -t 60 _ < /dev/tty1; then
+		ringside-mark --sync 10 "key seen" && echo "E2E-KEY-MARKED"
+	fi
 	sleep 4   # the harness looks at the attached agent meanwhile
 	kill -TERM $agent
 	wait $agent

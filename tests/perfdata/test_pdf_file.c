@@ -138,6 +138,108 @@ START_TEST(pdf_writer_roundtrip)
 }
 END_TEST
 
+/* Offset of the test clock at guest time @g: 5 s, plus 300 ns over 3 ms. */
+static uint64_t clock_host(uint64_t g)
+{
+	int64_t off = 5000000000ll + (int64_t)(g - 10000000000ull) * 300 / 3000000;
+
+	return g - (uint64_t)off;
+}
+
+/* Guest times to host CLOCK_MONOTONIC: rewritten in place at finish,
+ * across the writer's 1 MiB chunks, for every kind of record; the clock
+ * features read back. */
+START_TEST(pdf_writer_clock)
+{
+	const struct pdf_clock_sync cs = {
+		.state = PDF_CLOCK_SYNCED, .nr = 2,
+		.pt = { { 10000000000ull, 5000000000ll, 1000, 16, 0 },
+			{ 10003000000ull, 5000000300ll, 2000, 16, 3 } },
+		.wall_ns = 1700000000000000000ull, .mono_ns = 123,
+	};
+	struct pdf_clock_sync bad = cs;
+	_Alignas(8) uint8_t buf[256];
+	const struct pdf_info *info;
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+	unsigned i, n = 40000;
+	struct { struct rs_perf_header h; uint64_t id, lost; } lost = {
+		{ PERF_RECORD_LOST, 0, 24 }, 0, 7 };
+
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	for (i = 0; i < n; i++) {
+		uint64_t g = 10000000000ull + (uint64_t)i * 75;
+
+		if (i % 1000 == 999)
+			ck_assert_int_eq(pdf_writer_add(w, 0, g, &lost.h), 0);
+		else
+			ck_assert_int_eq(pdf_writer_add(w, i % 3, g, make(i, buf)), 0);
+	}
+	bad.nr = 3;
+	ck_assert_int_eq(pdf_writer_set_clock(w, &bad), PDF_ERR(pdfe_invalid));
+	bad = cs;
+	bad.nr = 0;
+	ck_assert_int_eq(pdf_writer_set_clock(w, &bad), PDF_ERR(pdfe_invalid));
+	bad.state = PDF_CLOCK_STATE_MAX;
+	ck_assert_int_eq(pdf_writer_set_clock(w, &bad), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_set_clock(NULL, &cs), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_set_clock(w, &cs), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	info = pdf_reader_info(r);
+	ck_assert_uint_eq(info->clock.state, PDF_CLOCK_SYNCED);
+	ck_assert_uint_eq(info->clock.nr, 2);
+	ck_assert_int_eq(info->clock.pt[1].offset_ns, 5000000300ll);
+	ck_assert_uint_eq(info->clock.pt[1].bound_ns, 2000);
+	ck_assert_uint_eq(info->clock.pt[1].refused, 3);
+	ck_assert_int_eq(info->have_clock_data, 1);
+	ck_assert_uint_eq(info->clockid, 1);
+	ck_assert_uint_eq(info->first_time, clock_host(10000000000ull));
+	ck_assert_uint_eq(info->last_time,
+			  clock_host(10000000000ull + (uint64_t)(n - 1) * 75));
+	for (i = 0; i < n; i++) {
+		uint64_t g = 10000000000ull + (uint64_t)i * 75;
+
+		ck_assert_int_eq(pdf_reader_next(r, &ev), 1);
+		if (ev.time != clock_host(g))
+			ck_abort_msg("record %u: time %llu, want %llu", i,
+				     (unsigned long long)ev.time,
+				     (unsigned long long)clock_host(g));
+	}
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 0);
+	pdf_reader_close(r);
+	ck_assert_uint_eq(pdf_clock_to_host(&cs, 10003000000ull),
+			  10003000000ull - 5000000300ull);
+	ck_assert_uint_eq(pdf_clock_to_host(NULL, 42), 42);
+}
+END_TEST
+
+/* A file whose sync failed keeps its times and says why. */
+START_TEST(pdf_writer_clock_unsynced)
+{
+	const struct pdf_clock_sync cs = { .state = PDF_CLOCK_NO_ANSWER };
+	_Alignas(8) uint8_t buf[256];
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	ck_assert_int_eq(pdf_writer_add(w, 0, 4242, make(0, buf)), 0);
+	ck_assert_int_eq(pdf_writer_set_clock(w, &cs), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	ck_assert_uint_eq(pdf_reader_info(r)->clock.state, PDF_CLOCK_NO_ANSWER);
+	ck_assert_int_eq(pdf_reader_info(r)->have_clock_data, 0);
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 1);
+	ck_assert_uint_eq(ev.time, 4242);
+	pdf_reader_close(r);
+	ck_assert_str_eq(pdf_clock_state_str(PDF_CLOCK_NO_ANSWER),
+			 "no time sync: the guest did not answer");
+}
+END_TEST
+
 START_TEST(pdf_writer_empty)
 {
 	struct pdf_writer *w;
@@ -451,6 +553,8 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, pdf_writer_roundtrip);
+	tcase_add_test(tc, pdf_writer_clock);
+	tcase_add_test(tc, pdf_writer_clock_unsynced);
 	tcase_add_test(tc, pdf_writer_empty);
 	tcase_add_test(tc, pdf_writer_discard_leaves_nothing);
 	tcase_add_test(tc, pdf_writer_open_fails);

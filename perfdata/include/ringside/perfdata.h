@@ -166,6 +166,46 @@ int pdf_rrec_clock_init(struct pdf_rrec_clock *clk,
 uint64_t pdf_rrec_stamp(struct pdf_rrec_clock *clk,
 			const struct rs_perf_header *rec, uint64_t sample_type);
 
+/* ---- the clock of a file's times (pdf_clock_*) ----------------------------- */
+
+/* What a file says about its clock (ringside's clock feature). */
+enum pdf_clock_state {
+	PDF_CLOCK_NONE = 0,       /* nothing said: times as the producer wrote them */
+	PDF_CLOCK_SYNCED,         /* guest times converted to host CLOCK_MONOTONIC */
+	PDF_CLOCK_NO_ANSWER,      /* a sync was tried; the guest did not answer */
+	PDF_CLOCK_REFUSED,        /* it answered; no answer was acceptable */
+	PDF_CLOCK_NO_AGENT,       /* no agent attached: no sync tried */
+	PDF_CLOCK_HOST,           /* times were host CLOCK_MONOTONIC already
+				   * (a ringside VMM's TSC conversion) */
+	PDF_CLOCK_STATE_MAX
+};
+
+/* One sync: guest time = host time + offset_ns, within +-bound_ns. */
+struct pdf_clock_point {
+	uint64_t guest_ns;        /* the guest's time at the sync */
+	int64_t offset_ns;        /* guest - host */
+	uint64_t bound_ns;
+	uint32_t rounds;          /* valid rounds of the sync */
+	uint32_t refused;         /* answers refused (guest claims that failed) */
+};
+
+struct pdf_clock_sync {
+	uint32_t state;           /* enum pdf_clock_state */
+	uint32_t nr;              /* points: 0, 1 (constant offset) or 2 (start
+				   * and end: interpolated for drift) */
+	struct pdf_clock_point pt[2];
+	uint64_t wall_ns;         /* host CLOCK_REALTIME and CLOCK_MONOTONIC */
+	uint64_t mono_ns;         /* read together (HEADER_CLOCK_DATA) */
+};
+
+/* Guest time @guest in host CLOCK_MONOTONIC ns: guest - offset, the offset
+ * interpolated between two points (a line through them, also outside).
+ * @guest itself when @cs does not convert. */
+uint64_t pdf_clock_to_host(const struct pdf_clock_sync *cs, uint64_t guest);
+
+/* "synchronized", "no time sync: the guest did not answer", ... */
+const char *pdf_clock_state_str(uint32_t state);
+
 /* ---- sample bodies (pdf_sample_*) ----------------------------------------- */
 
 /* One PERF_RECORD_SAMPLE body.  The fields ringside understands are
@@ -383,6 +423,17 @@ const char *pdf_writer_tmp_path(const struct pdf_writer *w);
  */
 int pdf_writer_finish(struct pdf_writer *w);
 
+/*
+ * Say which clock the file's times are in (before pdf_writer_finish).
+ * With state PDF_CLOCK_SYNCED, finish converts every record's time from
+ * the guest's clock to host CLOCK_MONOTONIC (pdf_clock_to_host), marks the
+ * events use_clockid/CLOCK_MONOTONIC and writes HEADER_CLOCKID and
+ * HEADER_CLOCK_DATA; any state other than NONE is kept in ringside's
+ * clock feature.  PDF_ERR(pdfe_invalid): NULL, or a state or point count
+ * out of range.
+ */
+int pdf_writer_set_clock(struct pdf_writer *w, const struct pdf_clock_sync *cs);
+
 /* Remove PATH.tmp and free @w.  Accepts NULL. */
 void pdf_writer_discard(struct pdf_writer *w);
 
@@ -402,6 +453,10 @@ struct pdf_info {
 	char hostname[72];
 	char version[72];
 	char cmdline[1024];
+	struct pdf_clock_sync clock;  /* ringside's clock feature (state NONE
+				       * when absent or malformed) */
+	int have_clock_data;          /* HEADER_CLOCK_DATA present */
+	uint32_t clockid;             /* its clockid */
 };
 
 /* One ring record of the file; @rec is valid until the next call. */

@@ -39,6 +39,14 @@ struct rs_ring {
 	uint32_t reserved;
 };
 
+/* The answering side of time synchronization (rs_tsync_guest_*). */
+struct rs_tsync_guest {
+	uint64_t last_seq;      /* the seq answered last: never twice */
+	uint64_t answers;
+	uint32_t guest_clock;   /* RS_TSYNC_CLOCK_* of the answers */
+	uint32_t window;
+};
+
 /* Producer state: private to the single writer of a ring. */
 struct rs_producer {
 	struct rs_ring ring;
