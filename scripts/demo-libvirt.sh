@@ -8,9 +8,12 @@
 #      initramfs: ringside-agent, ringside-mark and the e2e workload
 #      rs-workload, under tests/e2e/guest_init.sh as /init;
 #   3. `ringside enable --mode normal`, start, `ringside record DOMAIN` while
-#      the workload runs, `perf report` of the guest's samples by thread;
+#      the workload runs, `perf report` of the guest's samples by thread,
+#      then by function: guest kernel functions named from the symbols the
+#      agent published in the region, rs-workload's from its binary;
 #   4. `ringside enable` (overwrite mode: the flight recorder), start, the
-#      guest panics, `ringside snapshot --stable DOMAIN`, the last markers;
+#      guest panics, `ringside snapshot --stable DOMAIN`, the last markers
+#      and the last samples' named call chains before the panic;
 #   5. `ringside disable`, and everything made here goes again: domain,
 #      region file, hook, daemons, files.
 # Exits non-zero if any step fails, cleaning up all the same.
@@ -168,6 +171,12 @@ else
 	echo "started virtlogd ${LG_VIRTLOGD_PID:-(one ran already)} and libvirtd $LG_LIBVIRTD_PID (stopped at the end)"
 fi
 
+# perf's build-id cache (where ringside record and snapshot file the guest
+# kernel's symbols, and plain perf finds them) in the work directory, so
+# that the demo leaves nothing behind
+export HOME=$W/home
+mkdir -p "$HOME"
+
 step "2. a throwaway domain $DOM: $(basename "$LG_KERNEL") + busybox initramfs with the agent and rs-workload"
 lg_initramfs "$W" "$AGENT" "$MARK" "$WORKLOAD" tests/e2e/guest_init.sh || die "$LG_WHY"
 lg_domain_xml "$DOM" "$domtype" "$W" normal > "$W/domain.xml"
@@ -184,6 +193,9 @@ RECORD_PID=$!
 wait_guest "E2E-WORKLOAD-OK" 120 "the workload did not finish"
 echo "guest: $(grep -a -m 1 'E2E-WORKLOAD pid=' "$W/console.log" | tr -d '\r'), done after $(($(date +%s) - BOOTED)) s"
 "$R" stat "$DOM" | sed 's/^/  /'
+# the guest marks "key seen" when a key reaches its console
+wait_guest "E2E-KEY-WAIT" 60 "the guest did not wait for its key"
+vsh send-key "$DOM" KEY_ENTER >/dev/null
 wait_guest "E2E-DONE" 60 "the agent did not detach"
 kill -INT "$RECORD_PID"
 wait "$RECORD_PID" || { cat "$W/record.err" >&2; die "ringside record $DOM failed"; }
@@ -197,6 +209,21 @@ grep -m 1 '^# Samples' "$W/report.txt" || true
 awk '!/^#/ && NF && n++ < 12' "$W/report.txt" > "$W/report.top"
 cat "$W/report.top"
 grep -q ' rs-workload ' "$W/report.top" || die "perf report names no rs-workload thread"
+
+step "   perf report -i record.data --sort dso,sym: the guest's functions by name"
+# Plain perf: ringside record filed the guest kernel's symbols (published
+# by its agent in the region's sideband) in perf's build-id cache.
+perf report -i "$W/record.data" --stdio --sort dso,sym --no-children -g none \
+	2>/dev/null > "$W/functions.txt"
+awk '!/^#/ && NF && n++ < 10' "$W/functions.txt" | tee "$W/functions.top"
+grep -Eq '\[k\] [A-Za-z_]' "$W/functions.top" || die "perf report names no guest kernel function"
+
+step "   perf report --symfs ROOT --comm rs-workload: its user functions, from the guest's binaries"
+# User names come from the guest's own files: here the initramfs tree.
+perf report -i "$W/record.data" --stdio --sort dso,sym --no-children -g none \
+	--symfs "$W/root" --comm rs-workload 2>/dev/null > "$W/user.txt"
+awk '!/^#/ && NF && n++ < 5' "$W/user.txt" | tee "$W/user.top"
+grep -q ' hot_loop' "$W/user.top" || die "perf report does not name rs-workload's hot_loop"
 
 step "4. flight recorder: ringside enable $DOM (overwrite), start it, the guest panics"
 "$R" enable "$DOM"
@@ -212,6 +239,15 @@ echo "domain after the stable snapshot: $(vsh domstate "$DOM")"
 step "   ringside dump flight.data: the last markers before the panic"
 "$R" dump "$W/flight.data" | grep ' marker ' | tail -n 6 | tee "$W/markers.txt"
 grep -q '"panic"' "$W/markers.txt" || die "no 'panic' marker in the snapshot"
+
+step "   perf script -i flight.data: the guest's last samples before the panic, named"
+perf script -i "$W/flight.data" -F comm,tid,time,ip,sym 2>/dev/null \
+	> "$W/flight.txt"
+# the last samples with their call chains (a blank line ends each)
+awk 'BEGIN { RS = ""; ORS = "\n\n" } { s[NR % 4] = $0 } END {
+	for (i = NR - 3; i <= NR; i++) if (i > 0) print s[i % 4] }' "$W/flight.txt" |
+	tee "$W/flight.last"
+grep -Eq '^[[:space:]]+[0-9a-f]+ [a-z_]' "$W/flight.last" || die "perf script names none of the last stacks"
 
 step "5. clean up: ringside disable, undefine, hook, daemons, files"
 teardown

@@ -685,6 +685,40 @@ static int same_file(const char *path, const uint8_t *buf, size_t len)
 	return differ || at != len;
 }
 
+/*
+ * DIR/.build-id/XX/REST -> ../../[kernel.kallsyms]/XXREST, as perf's own
+ * cache links its entries: perf looks there first, and only there when it
+ * reads its cache under a --symfs tree.  A link already there is kept.
+ */
+static int link_build_id(const char *base, const char *hex)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	int n, err;
+
+	n = snprintf(path, sizeof(path), "%s/.build-id", base);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	err = mkdir_one(path);
+	if (err)
+		return err;
+	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s", base, hex);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	err = mkdir_one(path);
+	if (err)
+		return err;
+	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", base, hex,
+		     hex + 2);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	n = snprintf(target, sizeof(target), "../../" PDF_KERNEL_DSO "/%s", hex);
+	if (n < 0 || (size_t)n >= sizeof(target))
+		return -ENAMETOOLONG;
+	if (symlink(target, path) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
 			const uint8_t *id, size_t id_len, const char *dir)
 {
@@ -748,6 +782,8 @@ int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
 				      : -errno;
 	unlink(tmp);
 out:
+	if (!err)
+		err = link_build_id(base, hex);
 	pdf_buf_fini(&text);
 	return err;
 }

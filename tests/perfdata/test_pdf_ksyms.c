@@ -381,6 +381,15 @@ START_TEST(ksyms_cache)
 	ck_assert_uint_eq(len, text.len);
 	ck_assert_mem_eq(file, text.data, len);
 	free(file);
+	/* perf's link to the entry, which it reads under --symfs */
+	snprintf(path, sizeof(path), "%s/.build-id/12/34ab%032dff", cache, 0);
+	len = (size_t)readlink(path, got, sizeof(got) - 1);
+	ck_assert_int_gt((ssize_t)len, 0);
+	got[len] = 0;
+	snprintf(path, sizeof(path), "../../[kernel.kallsyms]/1234ab%032dff", 0);
+	ck_assert_str_eq(got, path);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/1234ab%032dff/kallsyms",
+		 cache, 0);
 	/* again: the same bytes are there; other bytes are not put there */
 	ck_assert_int_eq(pdf_ksyms_cache_put(k, id, sizeof(id), cache), 0);
 	ck_assert_int_eq(pdf_ksyms_cache_put(other, id, sizeof(id), cache), 1);

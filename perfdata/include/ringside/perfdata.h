@@ -333,8 +333,9 @@ int pdf_ksyms_cache_dir(char *dst, size_t size);
 /*
  * Make DIR/[kernel.kallsyms]/HEX(@id)/kallsyms hold pdf_ksyms_text(@k)
  * (DIR: @dir, or pdf_ksyms_cache_dir() when NULL), as perf's cache does:
- * directories 0755, the file written aside and renamed into place.  An
- * entry already there is never replaced: 0 when it holds the same bytes,
+ * directories 0755, the file written aside and renamed into place, and
+ * DIR/.build-id/XX/REST linked to it (perf reads its cache through that
+ * link alone under --symfs).  An entry already there is never replaced: 0 when it holds the same bytes,
  * 1 when it holds others (@id then names another table; the writer takes
  * the content id instead).  -errno.
  */
