@@ -46,7 +46,7 @@ run build-asan asan-domain domain agent_mmaps
 # Unit programs: each tests one library alone (no KVM, no QEMU).  meson
 # intersects names with --suite, so suites and names run separately.
 run build valgrind-ring --setup valgrind --suite ring
-run build valgrind-units --setup valgrind pdf_codec pdf_file topa msr out gen domain opt \
+run build valgrind-units --setup valgrind pdf_codec pdf_file pdf_ksyms topa msr out gen domain opt \
 	agent_mmaps
 
 python3 scripts/test-summary.py "${logs[@]}"
