@@ -393,6 +393,9 @@ static void detach(struct agent *a)
 	agent_marker_put(&a->ring[0], RS_MARK_AGENT_DETACH, (uint32_t)getpid(),
 			 (uint32_t)getpid(), agent_now(), "detached", 8);
 	rs_guest_detach(&a->dev.region);
+	/* the buffers' pages go back to the kernel: no table may name them */
+	if (a->sideband_room)
+		rs_kbuf_withdraw(&a->dev.region);
 	for (i = 0; i < a->nr_cpus; i++) {
 		if (a->kbuf[i])
 			kbuf_close(a->kbuf[i]);

@@ -67,6 +67,23 @@ int rs_kbuf_publish(const struct rs_region *region, struct rs_kbuf_info *info,
 	return 0;
 }
 
+int rs_kbuf_withdraw(const struct rs_region *region)
+{
+	struct rs_kbuf_desc *d;
+	uint32_t s;
+
+	if (!region || !region->base)
+		return -rse_invalid;
+	if (!region->sideband_size)
+		return -rse_absent;
+	d = desc(region);
+	s = rs_seqcount_write_begin(&d->seq);
+	rs_store_hint32(&d->magic, 0);
+	rs_store_hint32(&d->nr_cpus, 0);
+	rs_seqcount_write_end(&d->seq, s);
+	return 0;
+}
+
 int rs_kbuf_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 		 struct rs_kbuf_info *info)
 {
@@ -100,6 +117,8 @@ int rs_kbuf_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 		in.table_offset = rs_load_hint(&d->table_offset);
 		in.table_len = rs_load_hint(&d->table_len);
 		in.sample_type = rs_load_hint(&d->sample_type);
+		if (!magic && !in.nr_cpus && rs_seqcount_read_ok(&d->seq, s))
+			return 0;           /* withdrawn */
 		err = magic != RS_KBUF_MAGIC ||
 		      shape_check(&in, region->sideband_size) ? -rse_corrupt : 0;
 		if (!err)

@@ -268,6 +268,8 @@ START_TEST(kbuf_table_below_symbols)
 	ck_assert_int_eq(memcmp(host_buf, rows, sizeof(rows)), 0);
 	ck_assert_int_eq(rs_kbuf_read(&f.region, host_buf,
 				      2 * RS_PAGE_SIZE - 1, &got), -rse_too_small);
+	ck_assert_int_eq(rs_kbuf_withdraw(&f.region), 0);
+	ck_assert_int_eq(rs_kbuf_read(&f.region, host_buf, SB_SIZE, &got), 0);
 	/* a table bigger than the area, shapes no agent writes */
 	kb.nr_cpus = 256;
 	kb.data_pages = 1024;

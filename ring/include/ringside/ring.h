@@ -421,9 +421,13 @@ struct rs_kbuf_info {
 int rs_kbuf_publish(const struct rs_region *region, struct rs_kbuf_info *info,
 		    const uint64_t *rows);
 
+/* Guest: the buffers are going away (the agent stops): magic 0 under the
+ * seqcount, which the host reads as no table.  -rse_invalid. */
+int rs_kbuf_withdraw(const struct rs_region *region);
+
 /*
  * Host: copy the table once into @buf (@buf_size >= rs_sideband_size()):
- * 1 copied (@info says its shape), 0 never written, -rse_invalid,
+ * 1 copied (@info says its shape), 0 never written or withdrawn, -rse_invalid,
  * -rse_absent, -rse_too_small (@buf), -rse_busy, -rse_corrupt (bad magic,
  * counts beyond abi.h's bounds, data_pages not a power of two, a length
  * that does not match them, a table outside the host's own area).
