@@ -203,7 +203,7 @@ static void publish_kbufs(struct agent *a)
 	uint32_t i;
 	int fd, err = 0;
 
-	if (a->opts.no_symbols || !rs_sideband_size(&a->dev.region) ||
+	if (!rs_sideband_size(&a->dev.region) ||
 	    a->ev.buf_pages > RS_KBUF_MAX_PAGES)
 		return;
 	rows = calloc((size_t)(a->nr_cpus * words), sizeof(*rows));
