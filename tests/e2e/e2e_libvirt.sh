@@ -462,7 +462,9 @@ sed -n '2,$p' "$W/crash"
 "$RINGSIDE" snapshot $DOM --stable --no-guest-buffers -o "$W/snap0.data" -q &&
 	perf script -i "$W/snap0.data" -F event,ip,sym > "$W/snap0.chains" 2>/dev/null &&
 	note "without the guest perf buffers: $(python3 "$KCHECK" crash "$W/snap0.chains" 50 \
-		panic sysrq_handle_crash __handle_sysrq write_sysrq_trigger | head -n 1)"
+		panic sysrq_handle_crash __handle_sysrq write_sysrq_trigger | head -n 1)" &&
+	python3 "$KCHECK" extra "$W/snap.chains" "$W/snap0.chains" panic \
+		sysrq_handle_crash __handle_sysrq write_sysrq_trigger | sed 's/^/     /'
 # a flight recorder may have overwritten the workload's MMAP2 records
 # (written once per process and ring): said, not asserted
 [ -n "$WPID" ] && user_syms "$W/snap.data" snapshot note
