@@ -254,16 +254,19 @@ void gkbuf_summary(FILE *out, const struct gkbuf *g, const char *why,
 		   uint64_t refused)
 {
 	static const char *const state[] = {
-		[GKBUF_ABSENT] = "not read",
+		[GKBUF_ABSENT] = "not read: the region has no sideband area",
 		[GKBUF_NONE] = "not read: the agent published no table",
 		[GKBUF_BUSY] = "not read: the agent was writing the table",
 		[GKBUF_CORRUPT] = "not read: a table no agent writes (corrupt)",
 		[GKBUF_MISMATCH] = "not read: their sample_type is not the region's",
 	};
 
+	if (why) {
+		fprintf(out, "guest perf buffers: not read: %s\n", why);
+		return;
+	}
 	if (g->state != GKBUF_OK) {
-		fprintf(out, "guest perf buffers: %s%s%s\n", state[g->state],
-			why ? ": " : "", why ? why : "");
+		fprintf(out, "guest perf buffers: %s\n", state[g->state]);
 		return;
 	}
 	fprintf(out, "guest perf buffers: %" PRIu64 " records recovered from %u "

@@ -91,8 +91,8 @@ const struct rs_perf_header *gkbuf_record(const struct gkbuf *g, size_t i,
 void gkbuf_drop(struct gkbuf *g, size_t i);
 int gkbuf_dropped(const struct gkbuf *g, size_t i);
 
-/* "guest perf buffers: ..." lines on @out; @why (may be NULL) says why
- * nothing was read when the state is GKBUF_ABSENT. */
+/* "guest perf buffers: ..." lines on @out; @why (NULL: none) says why
+ * nothing could be read (the source could not be reached). */
 void gkbuf_summary(FILE *out, const struct gkbuf *g, const char *why,
 		   uint64_t refused);
 

@@ -4,6 +4,7 @@
  * SIGTERM or SIGINT, then detaches: last records in, status cleared.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -11,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
