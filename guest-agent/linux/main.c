@@ -203,9 +203,14 @@ static void publish_kbufs(struct agent *a)
 	uint32_t i;
 	int fd, err = 0;
 
-	if (!rs_sideband_size(&a->dev.region) ||
-	    a->ev.buf_pages > RS_KBUF_MAX_PAGES)
+	if (!rs_sideband_size(&a->dev.region))
 		return;
+	if (a->ev.buf_pages > RS_KBUF_MAX_PAGES) {
+		say(a, "kernel perf buffers: not published: %u pages per CPU, "
+		    "the table takes at most %u", a->ev.buf_pages,
+		    RS_KBUF_MAX_PAGES);
+		return;
+	}
 	rows = calloc((size_t)(a->nr_cpus * words), sizeof(*rows));
 	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (!rows || fd < 0) {
