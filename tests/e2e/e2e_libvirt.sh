@@ -26,12 +26,14 @@
 #      a marker the guest writes when the host sends a key lands, in host
 #      CLOCK_MONOTONIC, between the host's clock before the key and after
 #      the marker was in the ring, widened by the bound
-#   C. overwrite mode: the guest panics (sysrq c); `snapshot --stable DOMAIN`
+#   C. overwrite mode: the guest panics (sysrq c) after the workload stopped
+#      the agent (SIGSTOP: the race with panic() lost on purpose);
+#      `snapshot --stable DOMAIN`
 #      still returns what was written before, perf names the workload in it,
 #      its kernel samples by the guest's symbols, the crash path (panic,
 #      sysrq_handle_crash, __handle_sysrq) in the call chains of its newest
-#      samples: forwarded by the agent, or recovered from the guest
-#      kernel's perf buffers in guest memory (the summary says how many),
+#      samples, which only the guest kernel's perf buffers in guest memory
+#      can have given (the summary says how many were recovered),
 #      says the dead guest did not answer the time sync, and the domain
 #      runs on
 # Installs no package.  Exit 77 when something it needs is missing.
@@ -461,10 +463,21 @@ sed -n '2,$p' "$W/crash"
 # what the rings alone hold (the race the recovery closes): shown
 "$RINGSIDE" snapshot $DOM --stable --no-guest-buffers -o "$W/snap0.data" -q &&
 	perf script -i "$W/snap0.data" -F event,ip,sym > "$W/snap0.chains" 2>/dev/null &&
-	note "without the guest perf buffers: $(python3 "$KCHECK" crash "$W/snap0.chains" 50 \
-		panic sysrq_handle_crash __handle_sysrq write_sysrq_trigger | head -n 1)" &&
+	{ python3 "$KCHECK" crash "$W/snap0.chains" 50 panic sysrq_handle_crash \
+		__handle_sysrq write_sysrq_trigger > "$W/crash0"; true; } &&
+	note "without the guest perf buffers: $(head -n 1 "$W/crash0")" &&
 	python3 "$KCHECK" extra "$W/snap.chains" "$W/snap0.chains" panic \
-		sysrq_handle_crash __handle_sysrq write_sysrq_trigger | sed 's/^/     /'
+		sysrq_handle_crash __handle_sysrq write_sysrq_trigger > "$W/extra"
+# The workload stopped the agent before the crash (guest_init.sh): the
+# crash path can only have come from the guest's perf buffers.
+if grep -aq "E2E-PANIC agent stopped" "$W/console.log"; then
+	grep -q "^[1-9][0-9]* samples only from the guest perf buffers, [1-9]" "$W/extra" &&
+		ok "recovered from the guest perf buffers: $(head -n 1 "$W/extra")" ||
+		bad "recovered from the guest perf buffers: $(head -n 1 "$W/extra")"
+else
+	note "recovered from the guest perf buffers: $(head -n 1 "$W/extra")"
+fi
+sed -n '2,$p' "$W/extra" | sed 's/^/     /'
 # a flight recorder may have overwritten the workload's MMAP2 records
 # (written once per process and ring): said, not asserted
 [ -n "$WPID" ] && user_syms "$W/snap.data" snapshot note
