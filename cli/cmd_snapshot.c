@@ -13,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ringside/domain_virt.h"
+
 #include "cli.h"
 #include "clock_sync.h"
+#include "guest_kbuf.h"
 #include "region_map.h"
 #include "snapper.h"
 #include "vm_conn.h"
@@ -27,6 +30,7 @@ struct snap_opts {
 	const char *output;
 	int stable;
 	int quiet;
+	int no_guest_buffers;
 };
 
 static int parse(int argc, char **argv, struct snap_opts *o)
@@ -40,6 +44,10 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 			 "fd:N: nothing can stop their writers"),
 		OPT_STRING('o', "output", &o->output, "FILE",
 			   "the perf.data file to write"),
+		OPT_FLAG(0, "no-guest-buffers", &o->no_guest_buffers,
+			 "a DOMAIN: do not read the samples still in the guest "
+			 "kernel's perf buffers (those the agent had not "
+			 "forwarded when the guest stopped) from guest memory"),
 		OPT_FLAG('q', "quiet", &o->quiet, "no summary"),
 		OPT_END
 	};
@@ -87,8 +95,43 @@ static void vm_status(struct vm_conn *v)
 	}
 }
 
+static int dom_peek(void *ctx, uint64_t gpa, void *buf, size_t len)
+{
+	return dom_virt_peek_phys(ctx, gpa, len, buf);
+}
+
+/* The records the agent published the place of but had not forwarded,
+ * from the domain's memory (docs/abi.md).  Never a reason to fail: @why
+ * says what stood in the way. */
+static int recover_kbufs(struct snapper *s, struct rmap *m, char *why,
+			 size_t len)
+{
+	struct gkbuf_src src = { .peek = dom_peek, .errstr = dom_errstr };
+	struct dom_virt *d = NULL;
+	unsigned long long ram;
+	int err;
+
+	err = dom_virt_open(&d, NULL, m->domain, 0);
+	if (!err)
+		err = dom_virt_ram_bytes(d, &ram);
+	if (err) {
+		snprintf(why, len, "cannot reach the domain through libvirt: %s",
+			 dom_errstr(err));
+		dom_virt_close(d);
+		return 0;
+	}
+	gkbuf_x86_ram(src.ram, ram);
+	src.ctx = d;
+	err = gkbuf_recover(s->kbuf, &m->region, &src, s->sample_type);
+	dom_virt_close(d);
+	if (!err)
+		snapper_kbuf_dedup(s);
+	return err;
+}
+
 /* Copy under a pause when asked; resume before anything is written. */
-static int copy(struct snapper *s, struct rmap *m, int stable)
+static int copy(struct snapper *s, struct rmap *m, int stable, char *why,
+		size_t len)
 {
 	struct liberr e = { 0 };
 	int ret;
@@ -104,6 +147,10 @@ static int copy(struct snapper *s, struct rmap *m, int stable)
 	}
 	s->stable = stable;
 	ret = snapper_copy(s, &m->region);
+	if (ret == CLI_EXIT_OK && s->kbuf && recover_kbufs(s, m, why, len)) {
+		cli_err(CMD, "out of memory");
+		ret = CLI_EXIT_FAIL;
+	}
 	if (stable && rmap_resume(m, &e)) {
 		cli_err(CMD, "cannot resume the vCPUs of %s: %s (closing the "
 			"connection resumes them)", s->source, liberr_str(&e));
@@ -116,6 +163,8 @@ int cmd_snapshot(int argc, char **argv)
 {
 	struct snapper *s = NULL;
 	struct gsyms syms = { 0 };
+	struct gkbuf kb;
+	char why[256] = "";
 	struct snap_opts o;
 	struct csync sync;
 	struct rmap m;
@@ -123,6 +172,7 @@ int cmd_snapshot(int argc, char **argv)
 	int ret;
 
 	csync_init(&sync);
+	gkbuf_init(&kb);
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
@@ -138,7 +188,9 @@ int cmd_snapshot(int argc, char **argv)
 	snapper_init(s, CMD, o.region);
 	s->output = o.output;
 	s->syms = &syms;
-	ret = copy(s, &m, o.stable);
+	if (m.domain && !o.no_guest_buffers)
+		s->kbuf = &kb;
+	ret = copy(s, &m, o.stable, why, sizeof(why));
 	if (ret == CLI_EXIT_OK) {
 		/* after the copy, with the writers running again: a guest
 		 * that hangs costs the bounded wait, never the snapshot */
@@ -150,12 +202,16 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	if (ret == CLI_EXIT_OK && !o.quiet) {
 		snapper_summary(s);
+		if (s->kbuf)
+			gkbuf_summary(stdout, &kb, why[0] ? why : NULL,
+				      s->kbuf_refused);
 		csync_print(&sync, stdout);
 		if (m.vm)
 			vm_status(m.vm);
 	}
 	snapper_fini(s);
 out:
+	gkbuf_fini(&kb);
 	gsyms_fini(&syms);
 	free(s);
 	rmap_close(&m);

@@ -133,6 +133,70 @@ static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 	return 0;
 }
 
+/* Records the agent forwarded but whose space it had not given back are
+ * both in the ring and in the buffer: byte for byte, among the ring's
+ * newest.  How many of a ring's newest are compared. */
+#define DEDUP_WINDOW 8192u
+
+void snapper_kbuf_dedup(struct snapper *s)
+{
+	size_t n, i, j;
+
+	if (!s->kbuf || !s->nr_rings)
+		return;
+	n = gkbuf_count(s->kbuf);
+	for (i = 0; i < n; i++) {
+		uint32_t cpu;
+		const struct rs_perf_header *rec = gkbuf_record(s->kbuf, i, &cpu);
+		const struct snap_ring *sr = &s->ring[cpu % s->nr_rings];
+		size_t m = sr->offs.len / sizeof(uint64_t);
+		int newest_first = sr->data_mode == RS_MODE_OVERWRITE;
+
+		for (j = 0; j < m && j < DEDUP_WINDOW; j++) {
+			const struct rs_perf_header *r;
+			uint64_t off;
+
+			memcpy(&off, sr->offs.data + (newest_first ? j : m - 1 - j) *
+			       sizeof(off), sizeof(off));
+			r = (const void *)(sr->stash.data + off);
+			if (r->size == rec->size && !memcmp(r, rec, rec->size)) {
+				gkbuf_drop(s->kbuf, i);
+				break;
+			}
+		}
+	}
+}
+
+/* The recovered records of the CPUs that fed @ring, after the ring's own:
+ * the writer's time order is perf's business (it sorts by time).  A record
+ * the writer refuses is counted, never a reason to fail. */
+static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
+{
+	struct snap_ring *sr = &s->ring[ring];
+	size_t n = gkbuf_count(s->kbuf), i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		const struct rs_perf_header *rec;
+		uint32_t cpu;
+		uint64_t time;
+
+		rec = gkbuf_record(s->kbuf, i, &cpu);
+		if (cpu % s->nr_rings != ring || gkbuf_dropped(s->kbuf, i))
+			continue;
+		time = pdf_rrec_stamp(&sr->clock, rec, s->sample_type);
+		err = w ? pdf_writer_add(w, ring, time, rec) : 0;
+		if (err && err > -PDF_ERR_BASE)
+			return err;     /* -errno: the file, not the record */
+		if (err) {
+			s->kbuf_refused++;
+			continue;
+		}
+		tally_add(&s->tally, ring, time, rec);
+	}
+	return 0;
+}
+
 int snapper_write(struct snapper *s)
 {
 	struct pdf_writer_params wp = {
@@ -160,6 +224,8 @@ int snapper_write(struct snapper *s)
 	}
 	for (i = 0; i < s->nr_rings; i++) {
 		err = write_ring(s, w, i);
+		if (!err && s->kbuf)
+			err = write_kbuf(s, w, i);
 		if (err) {
 			cli_err(s->cmd, "ring %u into %s.tmp: %s; nothing was kept",
 				i, s->output, pdf_errstr(err));

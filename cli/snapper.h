@@ -14,6 +14,7 @@
 #include "ringside/perfdata.h"
 #include "ringside/ring.h"
 
+#include "guest_kbuf.h"
 #include "guest_syms.h"
 #include "tally.h"
 
@@ -38,6 +39,9 @@ struct snapper {
 	uint32_t nr_rings;
 	uint64_t sample_type;
 	const struct gsyms *syms; /* the guest kernel's symbols, or NULL */
+	struct gkbuf *kbuf;       /* records recovered from the guest
+				   * kernel's perf buffers, or NULL */
+	uint64_t kbuf_refused;    /* of them, refused by the writer */
 	struct pdf_writer_stats wstats; /* the writer's (symbols) */
 	struct tally tally;
 	struct snap_ring ring[RS_MAX_RINGS];
@@ -47,6 +51,10 @@ void snapper_init(struct snapper *s, const char *cmd, const char *source);
 
 /* Copy every ring of @region.  An enum cli_exit value. */
 int snapper_copy(struct snapper *s, const struct rs_region *region);
+
+/* Mark the recovered records (s->kbuf) that the copied rings hold already:
+ * the agent forwarded them but had not published its tail. */
+void snapper_kbuf_dedup(struct snapper *s);
 
 /* File the copied records in s->output (or only count them).  An enum
  * cli_exit value; on failure no output file is left. */

@@ -98,6 +98,15 @@ typedef void (*kbuf_fn)(const struct rs_perf_header *rec, void *arg);
  * bytes per call, so one busy CPU cannot starve the others. */
 int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg);
 
+/*
+ * The guest-physical address of the buffer's control page and of each
+ * data page, into @row[0 .. 1 + data_pages) (abi.h, struct rs_kbuf_desc),
+ * through @pagemap_fd (/proc/self/pagemap, root).  Every page is touched
+ * first; the kernel's perf pages are pinned, so they stay where they are.
+ * 0; -ENOENT (a page not present), -EPERM (no PFNs: not root), -errno.
+ */
+int kbuf_gpas(const struct kbuf *k, int pagemap_fd, uint64_t *row);
+
 /* ---- tracepoint ---------------------------------------------------------- */
 
 /* "sched:sched_switch" -> its id from tracefs (mounted if needed).
@@ -242,12 +251,13 @@ struct agent_ksyms {
  * Publish the running kernel's symbols (the kallsyms lines perf reads for
  * function names) and its build id in @region's sideband, once: what does
  * not fit is counted (TRUNCATED, with the length wanted), never silently
- * dropped.  Lines whose address reads as zero (kptr_restrict in force
+ * dropped; @room (0: all) bounds the bytes it may use from the area's
+ * start (the perf buffer table follows).  Lines whose address reads as zero (kptr_restrict in force
  * despite root) are not published.  0; -ENXIO (the region has no
  * sideband area), -errno (kallsyms unreadable).
  */
 int agent_ksyms_publish(const struct rs_region *region,
-			const struct agent_ksyms_paths *paths,
+			const struct agent_ksyms_paths *paths, uint64_t room,
 			struct agent_ksyms *res);
 
 /* The GNU build id in an ELF note list (/sys/kernel/notes).  0; -ENOENT,

@@ -184,3 +184,32 @@ int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg)
 	write_tail(pg, k->tail);
 	return n;
 }
+
+#define PM_PRESENT  (1ull << 63)
+#define PM_PFN_MASK ((1ull << 55) - 1)
+
+int kbuf_gpas(const struct kbuf *k, int pagemap_fd, uint64_t *row)
+{
+	const volatile uint8_t *p = k->base;
+	uint64_t n = 1 + k->data_size / PAGE, i;
+
+	if (!p)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		uintptr_t va = (uintptr_t)(p + i * PAGE);
+		uint64_t e;
+		ssize_t r;
+
+		(void)p[i * PAGE];            /* fault it in */
+		r = pread(pagemap_fd, &e, sizeof(e),
+			  (off_t)((va / PAGE) * sizeof(e)));
+		if (r < 0)
+			return -errno;
+		if (r != sizeof(e) || !(e & PM_PRESENT))
+			return -ENOENT;
+		if (!(e & PM_PFN_MASK))
+			return -EPERM;        /* PFNs are zeroed for non-root */
+		row[i] = (e & PM_PFN_MASK) * PAGE;
+	}
+	return 0;
+}

@@ -131,7 +131,7 @@ static int kptr_restrict_set(const char *path, int value)
 }
 
 int agent_ksyms_publish(const struct rs_region *region,
-			const struct agent_ksyms_paths *paths,
+			const struct agent_ksyms_paths *paths, uint64_t room,
 			struct agent_ksyms *res)
 {
 	struct rs_sideband_writer w;
@@ -159,6 +159,12 @@ int agent_ksyms_publish(const struct rs_region *region,
 	if (err) {
 		fclose(f);
 		err = err == -rse_absent ? -ENXIO : -EINVAL;
+		goto out;
+	}
+	if (room && rs_sideband_limit(&w, room)) {
+		rs_sideband_commit(&w, RS_SIDEBAND_KALLSYMS);
+		fclose(f);
+		err = -EINVAL;
 		goto out;
 	}
 	while (fgets(line, sizeof(line), f)) {

@@ -4,6 +4,7 @@
  * SIGTERM or SIGINT, then detaches: last records in, status cleared.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,6 +28,7 @@ struct agent {
 	struct agent_tsync ts;
 	uint32_t nr_rings;            /* rings used */
 	uint32_t nr_cpus;             /* CPUs sampled (kbuf[0..nr_cpus)) */
+	uint64_t sideband_room;       /* for the symbols: the kbuf table follows */
 	int sigfd;
 	int sampling;                 /* events enabled right now */
 	struct agent_ring ring[RS_MAX_RINGS];
@@ -190,6 +192,64 @@ static void attach(struct agent *a)
 		die("attaching to the region: %s", rs_errstr(err));
 }
 
+/* Where the kernel's perf buffers are in guest-physical memory, for a host
+ * that reads the samples the agent had no time to copy (a panic stops our
+ * vCPU first).  Once, before the symbols, which end before the table. */
+static void publish_kbufs(struct agent *a)
+{
+	struct rs_kbuf_info info = { .data_pages = a->ev.buf_pages,
+				     .sample_type = a->ev.sample_type };
+	uint64_t words = RS_KBUF_ROW_WORDS(a->ev.buf_pages), *rows;
+	uint32_t i;
+	int fd, err = 0;
+
+	if (!rs_sideband_size(&a->dev.region))
+		return;
+	if (a->ev.buf_pages > RS_KBUF_MAX_PAGES) {
+		say(a, "kernel perf buffers: not published: %u pages per CPU, "
+		    "the table takes at most %u", a->ev.buf_pages,
+		    RS_KBUF_MAX_PAGES);
+		return;
+	}
+	rows = calloc((size_t)(a->nr_cpus * words), sizeof(*rows));
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (!rows || fd < 0) {
+		say(a, "kernel perf buffers: not published: %s",
+		    !rows ? "out of memory" : strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < a->nr_cpus && !err; i++) {
+		uint64_t *row = rows + (uint64_t)info.nr_cpus * words;
+
+		if (!a->kbuf[i])
+			continue;
+		row[0] = i;
+		err = kbuf_gpas(a->kbuf[i], fd, row + 1);
+		if (err)
+			say(a, "kernel perf buffers: not published: CPU %u: %s", i,
+			    err == -ENOENT ? "a page is not present" :
+			    err == -EPERM ? "no page frame numbers (not root)" :
+			    strerror(-err));
+		info.nr_cpus++;
+	}
+	if (!err && info.nr_cpus) {
+		err = rs_kbuf_publish(&a->dev.region, &info, rows);
+		if (err)
+			say(a, "kernel perf buffers: not published: %s",
+			    rs_errstr(err));
+		else
+			a->sideband_room = info.table_offset;
+	}
+	if (!err && info.nr_cpus)
+		say(a, "kernel perf buffers: %u CPUs x %u pages published "
+		    "(%" PRIu64 " bytes at the sideband's end)", info.nr_cpus,
+		    info.data_pages, info.table_len);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(rows);
+}
+
 /* The kernel's symbols into the sideband, once, before the attach; what
  * went wrong is said
  * here and, for the host, in the sideband (TRUNCATED, an empty table). */
@@ -202,7 +262,8 @@ static void publish_symbols(struct agent *a)
 
 	if (a->opts.no_symbols)
 		return;
-	err = agent_ksyms_publish(&a->dev.region, &a->opts.ksyms, &k);
+	err = agent_ksyms_publish(&a->dev.region, &a->opts.ksyms,
+				  a->sideband_room, &k);
 	if (err == -ENXIO) {
 		say(a, "kernel symbols: the region has no sideband area "
 		    "(ringside enable --sideband-pages N)");
@@ -337,6 +398,9 @@ static void detach(struct agent *a)
 	agent_marker_put(&a->ring[0], RS_MARK_AGENT_DETACH, (uint32_t)getpid(),
 			 (uint32_t)getpid(), agent_now(), "detached", 8);
 	rs_guest_detach(&a->dev.region);
+	/* the buffers' pages go back to the kernel: no table may name them */
+	if (a->sideband_room)
+		rs_kbuf_withdraw(&a->dev.region);
 	for (i = 0; i < a->nr_cpus; i++) {
 		if (a->kbuf[i])
 			kbuf_close(a->kbuf[i]);
@@ -401,6 +465,7 @@ int main(int argc, char **argv)
 	/* Before the marker socket and the attach: a host that sees the
 	 * agent attached (or a program that finds the socket) finds the
 	 * symbols complete. */
+	publish_kbufs(a);
 	publish_symbols(a);
 	err = agent_markers_open(&a->mk, a->opts.mark_socket);
 	if (err)

@@ -149,3 +149,23 @@ int dom_virt_resume(struct dom_virt *d)
 {
 	return virDomainResume(d->dom) < 0 ? failed(dome_libvirt) : 0;
 }
+
+int dom_virt_ram_bytes(struct dom_virt *d, unsigned long long *bytes)
+{
+	virDomainInfo info;
+
+	if (virDomainGetInfo(d->dom, &info) < 0)
+		return failed(dome_libvirt);
+	*bytes = (unsigned long long)info.maxMem * 1024u;
+	return 0;
+}
+
+int dom_virt_peek_phys(struct dom_virt *d, unsigned long long gpa, size_t len,
+		       void *buf)
+{
+	if (len > DOM_PEEK_MAX)
+		return -EINVAL;
+	if (virDomainMemoryPeek(d->dom, gpa, len, buf, VIR_MEMORY_PHYSICAL) < 0)
+		return failed(dome_libvirt);
+	return 0;
+}

@@ -165,3 +165,11 @@ int rs_sideband_read(const struct rs_region *region, void *buf,
 	}
 	return err;
 }
+
+int rs_sideband_limit(struct rs_sideband_writer *w, uint64_t room)
+{
+	if (!w || !w->desc || w->length || room > w->size)
+		return -rse_invalid;
+	w->size = room;
+	return 0;
+}

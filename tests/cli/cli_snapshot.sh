@@ -15,6 +15,8 @@ run 0 snap "$R" snapshot "$REG" -o "$OUT"
 cat "$WORK/snap.out"
 expect_in "$WORK/snap.out" "live copy of 2 rings"
 expect_in "$WORK/snap.out" "cut 0 bytes"
+# a path has no guest memory to read the guest's perf buffers from
+grep -q "guest perf buffers" "$WORK/snap.out" && fail "a path: guest perf buffers read"
 run 0 rep "$R" report "$OUT" --json
 for r in 0 1; do
 	n=$(json "$WORK/rep.out" ".rings[$r].types.seq")

@@ -42,7 +42,9 @@ awk '$2 ~ /^[TtWw]$/ || $3 == "_text" || $3 == "_stext" || $3 == "_etext"' \
 echo "E2E-KALLSYMS-END"
 
 if [ "$mode" = panic ]; then
-	rs-workload 20 --panic
+	# the agent stopped before the crash: the crash path's samples stay
+	# in this kernel's perf buffer, for the host to read from our memory
+	rs-workload 20 --panic $agent
 	echo "E2E-FAIL the guest survived its panic"
 else
 	rs-workload 20 && echo "E2E-WORKLOAD-OK"

@@ -17,6 +17,10 @@ E2E-KALLSYMS-BEGIN and E2E-KALLSYMS-END.
   ksyms_check.py crash SCRIPT LAST NAME...
       SCRIPT: `perf script -F event,ip,sym` (call chains); one of the LAST
       newest ringside:sample samples has one of NAMEs in its chain
+  ksyms_check.py extra SCRIPT BASE NAME...
+      the ringside:sample samples of SCRIPT that BASE (the same rings
+      without the guest perf buffers) does not have: how many, how many
+      name one of NAMEs, the newest of them; status 0 always
 """
 import base64
 import bisect
@@ -111,7 +115,7 @@ def report(path, min_pct):
     return 0 if total and pct >= min_pct else 1
 
 
-def crash(script, last, wanted):
+def samples_of(script):
     samples, cur = [], None
     for line in open(script, errors='replace'):
         if line.strip() == '':
@@ -124,10 +128,38 @@ def crash(script, last, wanted):
             continue
         if cur is not None:
             cur.append(line)
+    return samples
+
+
+def names_any(sample, wanted):
+    return any(re.search(r'\s%s(\+0x[0-9a-f]+)?\s*$' % re.escape(n), l)
+               for l in sample for n in wanted)
+
+
+def extra(script, base, wanted):
+    have = {}
+    for s in samples_of(base):
+        k = ''.join(s)
+        have[k] = have.get(k, 0) + 1
+    more = []
+    for s in samples_of(script):
+        k = ''.join(s)
+        if have.get(k, 0):
+            have[k] -= 1
+        else:
+            more.append(s)
+    hits = [s for s in more if names_any(s, wanted)]
+    print('%d samples only from the guest perf buffers, %d with %s' %
+          (len(more), len(hits), ' or '.join(wanted)))
+    for s in (hits or more)[-1:]:
+        print(''.join('    ' + l.strip() + '\n' for l in s[:8]), end='')
+    return 0
+
+
+def crash(script, last, wanted):
+    samples = samples_of(script)
     tail = samples[-last:]
-    hits = [s for s in tail if any(re.search(r'\s%s(\+0x[0-9a-f]+)?\s*$' %
-                                             re.escape(n), l)
-                                   for l in s for n in wanted)]
+    hits = [s for s in tail if names_any(s, wanted)]
     print('%d of the newest %d samples (of %d) have %s in their call chain' %
           (len(hits), len(tail), len(samples), ' or '.join(wanted)))
     for s in hits[-1:]:
@@ -144,6 +176,8 @@ def main(argv):
         return names(argv[2], argv[3], float(argv[4]))
     if len(argv) == 4 and argv[1] == 'report':
         return report(argv[2], float(argv[3]))
+    if len(argv) >= 5 and argv[1] == 'extra':
+        return extra(argv[2], argv[3], argv[4:])
     if len(argv) >= 5 and argv[1] == 'crash':
         return crash(argv[2], int(argv[3]), argv[4:])
     sys.exit(__doc__)

@@ -6,8 +6,13 @@
  * hot_loop(), where nearly all of its user samples must land.  With --panic it marks
  * "panic" (id 3, synchronously: the marker is in the ring before it
  * returns) and crashes the guest kernel through /proc/sysrq-trigger.
+ * With --panic AGENT_PID it first stops the agent (SIGSTOP): the race a
+ * user-space agent loses at times, lost every time, so that the crash
+ * path's samples are only in the kernel's perf buffer, where the host's
+ * snapshot must find them.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +72,7 @@ int main(int argc, char **argv)
 {
 	int steps = argc > 1 ? atoi(argv[1]) : 20;
 	int panic = argc > 2 && !strcmp(argv[2], "--panic");
+	int agent = panic && argc > 3 ? atoi(argv[3]) : 0;
 	volatile uint64_t sink = 0;
 	struct rs_marker m;
 	char text[64];
@@ -90,7 +96,9 @@ int main(int argc, char **argv)
 		return 0;
 	if (mark(&m, 3, "panic", RS_MARK_SYNC))
 		return 1;
-	printf("E2E-PANIC\n");
+	if (agent > 0 && kill(agent, SIGSTOP))
+		perror("rs-workload: stopping the agent");
+	printf("E2E-PANIC%s\n", agent > 0 ? " agent stopped" : "");
 	fflush(stdout);
 	fd = open("/proc/sysrq-trigger", O_WRONLY);
 	if (fd < 0 || write(fd, "c", 1) != 1)

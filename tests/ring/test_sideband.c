@@ -228,6 +228,65 @@ START_TEST(truncated_reported)
 }
 END_TEST
 
+/* The perf buffer table at the area's end, the symbols kept below it
+ * (rs_kbuf_publish, rs_sideband_limit, rs_kbuf_read). */
+START_TEST(kbuf_table_below_symbols)
+{
+	struct rs_region_params p;
+	struct rs_sideband_writer w;
+	struct rs_sideband_info info;
+	struct rs_kbuf_info kb = { .nr_cpus = 2, .data_pages = 4,
+				   .sample_type = 7 }, got;
+	uint64_t rows[2][6] = { { 0, 0x1000, 0x2000, 0x3000, 0x4000, 0x5000 },
+				{ 1, 0x6000, 0x7000, 0x8000, 0x9000, 0xa000 } };
+	struct fx_region f;
+	static char line[1000];
+	int n = 0;
+
+	params_sb(&p, 1, 2);
+	fx_region_init(&f, &p, FX_GUARD);
+	ck_assert_int_eq(rs_kbuf_read(&f.region, host_buf, SB_SIZE, &got), 0);
+	ck_assert_int_eq(rs_kbuf_publish(&f.region, &kb, &rows[0][0]), 0);
+	ck_assert_uint_eq(kb.table_len, 2 * 6 * 8);
+	ck_assert_uint_eq(kb.table_offset, RS_PAGE_SIZE);   /* the last page */
+	memset(line, 'a', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\n';
+	ck_assert_int_eq(rs_sideband_begin(&f.region, &w), 0);
+	ck_assert_int_eq(rs_sideband_limit(&w, 3 * RS_PAGE_SIZE), -rse_invalid);
+	ck_assert_int_eq(rs_sideband_limit(&w, kb.table_offset), 0);
+	for (int i = 0; i < 10; i++)
+		n += rs_sideband_append(&w, line, sizeof(line));
+	ck_assert_int_eq(n, 4);
+	ck_assert_int_eq(rs_sideband_limit(&w, 1), -rse_invalid); /* too late */
+	ck_assert_int_eq(rs_sideband_commit(&w, RS_SIDEBAND_KALLSYMS), 0);
+	ck_assert_int_eq(rs_sideband_read(&f.region, host_buf, SB_SIZE, &info), 1);
+	ck_assert_uint_eq(info.flags, RS_SIDEBAND_TRUNCATED);
+	ck_assert_int_eq(rs_kbuf_read(&f.region, host_buf, SB_SIZE, &got), 1);
+	ck_assert_uint_eq(got.nr_cpus, 2);
+	ck_assert_uint_eq(got.data_pages, 4);
+	ck_assert_uint_eq(got.sample_type, 7);
+	ck_assert_int_eq(memcmp(host_buf, rows, sizeof(rows)), 0);
+	ck_assert_int_eq(rs_kbuf_read(&f.region, host_buf,
+				      2 * RS_PAGE_SIZE - 1, &got), -rse_too_small);
+	ck_assert_int_eq(rs_kbuf_withdraw(&f.region), 0);
+	ck_assert_int_eq(rs_kbuf_read(&f.region, host_buf, SB_SIZE, &got), 0);
+	/* a table bigger than the area, shapes no agent writes */
+	kb.nr_cpus = 256;
+	kb.data_pages = 1024;
+	ck_assert_int_eq(rs_kbuf_publish(&f.region, &kb, &rows[0][0]),
+			 -rse_too_small);
+	kb.nr_cpus = 1;
+	kb.data_pages = 3;
+	ck_assert_int_eq(rs_kbuf_publish(&f.region, &kb, &rows[0][0]),
+			 -rse_invalid);
+	kb.nr_cpus = 0;
+	kb.data_pages = 4;
+	ck_assert_int_eq(rs_kbuf_publish(&f.region, &kb, &rows[0][0]),
+			 -rse_invalid);
+	fx_region_fini(&f);
+}
+END_TEST
+
 START_TEST(no_sideband_and_caller_nonsense)
 {
 	struct rs_region_params p;
@@ -442,6 +501,7 @@ int main(void)
 	tcase_add_test(tc, write_then_read);
 	tcase_add_test(tc, torn_write_refused);
 	tcase_add_test(tc, truncated_reported);
+	tcase_add_test(tc, kbuf_table_below_symbols);
 	tcase_add_test(tc, no_sideband_and_caller_nonsense);
 	tcase_add_loop_test(tc, hostile_descriptor_refused, 0, NR_LIES);
 	tcase_add_test(tc, hostile_random);

@@ -159,6 +159,39 @@ struct rs_sideband_desc {
 };
 _Static_assert(sizeof(struct rs_sideband_desc) == 128, "rs_sideband_desc layout");
 
+/*
+ * The guest kernel's own perf buffers, where they are in guest-physical
+ * memory (a Linux agent that reads the kernel's per-CPU perf buffers
+ * publishes it): samples the kernel wrote there but the agent had not
+ * copied into a ring when the guest stopped (a panic stops the agent's
+ * vCPU first) can be read by the host from guest memory.  The table lives
+ * in the sideband area, at table_offset from the area's start (the
+ * kallsyms content ends before it); one row per CPU of
+ * RS_KBUF_ROW_WORDS(data_pages) u64: the CPU number, the guest-physical
+ * address of the buffer's control page (a struct perf_event_mmap_page:
+ * data_tail there is the agent's consumed position), then of each data
+ * page in buffer order.  Same seqcount protocol as the sideband; every
+ * field, every address a guest claim (the host reads only page-aligned
+ * addresses within guest RAM, read-only, at most the bounds below).
+ */
+#define RS_KBUF_MAGIC      0x424b4452u /* "RDKB" little-endian */
+#define RS_KBUF_MAX_CPUS   256u
+#define RS_KBUF_MAX_PAGES  1024u      /* data pages per CPU buffer */
+#define RS_KBUF_ROW_WORDS(pages) (2ull + (pages))
+
+/* Guest-written, at offset 384 of the region header. */
+struct rs_kbuf_desc {
+	uint32_t magic;           /* RS_KBUF_MAGIC once written */
+	uint32_t seq;             /* odd: being written; even: complete */
+	uint32_t nr_cpus;         /* rows, 1 .. RS_KBUF_MAX_CPUS */
+	uint32_t data_pages;      /* per buffer, a power of two <= RS_KBUF_MAX_PAGES */
+	uint64_t table_offset;    /* from the sideband area's start, 8-aligned */
+	uint64_t table_len;       /* nr_cpus * RS_KBUF_ROW_WORDS(data_pages) * 8 */
+	uint64_t sample_type;     /* the buffers' records' (config.sample_type) */
+	uint64_t reserved[3];
+};
+_Static_assert(sizeof(struct rs_kbuf_desc) == 64, "rs_kbuf_desc layout");
+
 /* Where one ring lives, as offsets from the region start. */
 struct rs_ring_desc {
 	uint64_t ctrl_offset;
@@ -215,7 +248,8 @@ struct rs_region_header {
 	struct rs_config config;            /* offset 64, host */
 	struct rs_guest_status status;      /* offset 192, guest */
 	struct rs_sideband_desc sideband;   /* offset 256, guest */
-	uint8_t reserved1[RS_TSYNC_OFFSET - 384];
+	struct rs_kbuf_desc kbuf;           /* offset 384, guest */
+	uint8_t reserved1[RS_TSYNC_OFFSET - 448];
 	struct rs_time_sync time_sync;      /* offset 640, host and guest */
 	uint8_t reserved2[1024 - RS_TSYNC_OFFSET - 128];
 	struct rs_ring_desc rings[RS_MAX_RINGS]; /* offset 1024 */
@@ -224,6 +258,7 @@ _Static_assert(offsetof(struct rs_region_header, config) == 64, "config offset")
 _Static_assert(offsetof(struct rs_region_header, status) == 192, "status offset");
 _Static_assert(offsetof(struct rs_region_header, sideband_offset) == 32, "sideband_offset");
 _Static_assert(offsetof(struct rs_region_header, sideband) == 256, "sideband offset");
+_Static_assert(offsetof(struct rs_region_header, kbuf) == 384, "kbuf offset");
 _Static_assert(offsetof(struct rs_region_header, time_sync) == RS_TSYNC_OFFSET,
 	       "time_sync offset");
 _Static_assert(offsetof(struct rs_region_header, rings) == 1024, "rings offset");

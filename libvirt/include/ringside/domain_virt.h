@@ -56,6 +56,16 @@ int dom_virt_detach(struct dom_virt *d, const char *xml);
 int dom_virt_suspend(struct dom_virt *d);
 int dom_virt_resume(struct dom_virt *d);
 
+/* The guest's largest RAM, bytes (libvirt's maxMem). */
+int dom_virt_ram_bytes(struct dom_virt *d, unsigned long long *bytes);
+
+/* Read @len bytes (at most DOM_PEEK_MAX per call: libvirt's remote
+ * driver's limit) of guest-physical memory at @gpa into @buf: QEMU's
+ * pmemsave, read-only.  -EINVAL (@len beyond the limit). */
+#define DOM_PEEK_MAX 65536u
+int dom_virt_peek_phys(struct dom_virt *d, unsigned long long gpa, size_t len,
+		       void *buf);
+
 /* --- a domain's trace region --------------------------------------------- */
 
 /*
