@@ -91,13 +91,11 @@ int rs_kbuf_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 	const uint8_t *area;
 	int tries, err = -rse_busy;
 
-	if (!region || !region->base || !info || (!buf && buf_size))
-		return -rse_invalid;
-	rs_memset(info, 0, sizeof(*info));
-	if (!region->sideband_size)
-		return -rse_absent;
-	if (buf_size < region->sideband_size)
-		return -rse_too_small;
+	int err0 = rs_sideband_read_check(region, buf, buf_size, info,
+					  sizeof(*info));
+
+	if (err0)
+		return err0;
 	d = desc(region);
 	area = region->base + region->sideband_offset;
 	for (tries = 0; tries < READ_TRIES; tries++) {

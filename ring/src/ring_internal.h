@@ -29,4 +29,10 @@ uint32_t rs_record_min_size(uint32_t type);
 #define rs_memcpy(d, s, n) __builtin_memcpy((d), (s), (n))
 #define rs_memset(d, c, n) __builtin_memset((d), (c), (n))
 
+/* sideband.c: the checks both readers of the sideband area make before
+ * they copy (@info zeroed first); 0, -rse_invalid, -rse_absent,
+ * -rse_too_small. */
+int rs_sideband_read_check(const struct rs_region *region, const void *buf,
+			   uint64_t buf_size, void *info, size_t info_size);
+
 #endif /* RINGSIDE_RING_INTERNAL_H */

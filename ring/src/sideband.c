@@ -113,6 +113,19 @@ static int desc_check(const struct rs_sideband_info *in, uint32_t magic,
 	return 0;
 }
 
+int rs_sideband_read_check(const struct rs_region *region, const void *buf,
+			   uint64_t buf_size, void *info, size_t info_size)
+{
+	if (!region || !region->base || !info || (!buf && buf_size))
+		return -rse_invalid;
+	rs_memset(info, 0, info_size);
+	if (!region->sideband_size)
+		return -rse_absent;
+	if (buf_size < region->sideband_size)
+		return -rse_too_small;
+	return 0;
+}
+
 int rs_sideband_read(const struct rs_region *region, void *buf,
 		     uint64_t buf_size, struct rs_sideband_info *info)
 {
@@ -120,13 +133,11 @@ int rs_sideband_read(const struct rs_region *region, void *buf,
 	const uint8_t *area;
 	int tries, err = -rse_busy;
 
-	if (!region || !region->base || !info || (!buf && buf_size))
-		return -rse_invalid;
-	rs_memset(info, 0, sizeof(*info));
-	if (!region->sideband_size)
-		return -rse_absent;
-	if (buf_size < region->sideband_size)
-		return -rse_too_small;
+	int err0 = rs_sideband_read_check(region, buf, buf_size, info,
+					  sizeof(*info));
+
+	if (err0)
+		return err0;
 	d = desc(region);
 	area = region->base + region->sideband_offset;
 	for (tries = 0; tries < READ_TRIES; tries++) {
