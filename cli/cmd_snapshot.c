@@ -31,6 +31,7 @@ struct snap_opts {
 	int stable;
 	int quiet;
 	int no_guest_buffers;
+	int no_vcpu_stacks;
 };
 
 static int parse(int argc, char **argv, struct snap_opts *o)
@@ -48,6 +49,10 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 			 "a DOMAIN: do not read the samples still in the guest "
 			 "kernel's perf buffers (those the agent had not "
 			 "forwarded when the guest stopped) from guest memory"),
+		OPT_FLAG(0, "no-vcpu-stacks", &o->no_vcpu_stacks,
+			 "a DOMAIN: do not read each vCPU's registers (through "
+			 "QEMU's monitor) and kernel stack (from guest memory) "
+			 "into a last sample per vCPU"),
 		OPT_FLAG('q', "quiet", &o->quiet, "no summary"),
 		OPT_END
 	};
@@ -129,9 +134,42 @@ static int recover_kbufs(struct snapper *s, struct rmap *m, char *why,
 	return err;
 }
 
+static int dom_peek_virt(void *ctx, uint64_t gva, void *buf, size_t len)
+{
+	return dom_virt_peek_virt(ctx, gva, len, buf);
+}
+
+static int dom_registers(void *ctx, char **text)
+{
+	return dom_virt_vcpu_registers(ctx, text);
+}
+
+/* Each vCPU's registers and stack, with the vCPUs stopped if they are
+ * (--stable, a panicked or hung guest).  Never a reason to fail. */
+static int take_vcpus(struct snapper *s, struct rmap *m,
+		      const struct pdf_ksyms *ksyms)
+{
+	struct gvcpu_src src = { .registers = dom_registers,
+				 .peek = dom_peek_virt, .errstr = dom_errstr };
+	struct dom_virt *d = NULL;
+	int err;
+
+	err = dom_virt_open(&d, NULL, m->domain, 0);
+	if (err) {
+		s->vcpu->state = GVCPU_NO_REGISTERS;
+		s->vcpu->err = err;
+		s->vcpu->errstr = dom_errstr;
+		return 0;
+	}
+	src.ctx = d;
+	err = gvcpu_take(s->vcpu, &src, ksyms);
+	dom_virt_close(d);
+	return err;
+}
+
 /* Copy under a pause when asked; resume before anything is written. */
-static int copy(struct snapper *s, struct rmap *m, int stable, char *why,
-		size_t len)
+static int copy(struct snapper *s, struct rmap *m, int stable,
+		const struct pdf_ksyms *ksyms, char *why, size_t len)
 {
 	struct liberr e = { 0 };
 	int ret;
@@ -151,6 +189,10 @@ static int copy(struct snapper *s, struct rmap *m, int stable, char *why,
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 	}
+	if (ret == CLI_EXIT_OK && s->vcpu && take_vcpus(s, m, ksyms)) {
+		cli_err(CMD, "out of memory");
+		ret = CLI_EXIT_FAIL;
+	}
 	if (stable && rmap_resume(m, &e)) {
 		cli_err(CMD, "cannot resume the vCPUs of %s: %s (closing the "
 			"connection resumes them)", s->source, liberr_str(&e));
@@ -164,6 +206,8 @@ int cmd_snapshot(int argc, char **argv)
 	struct snapper *s = NULL;
 	struct gsyms syms = { 0 };
 	struct gkbuf kb;
+	struct gvcpu vcpu;
+	struct pdf_ksyms *ksyms = NULL;
 	char why[256] = "";
 	struct snap_opts o;
 	struct csync sync;
@@ -173,6 +217,7 @@ int cmd_snapshot(int argc, char **argv)
 
 	csync_init(&sync);
 	gkbuf_init(&kb);
+	gvcpu_init(&vcpu);
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
@@ -190,7 +235,14 @@ int cmd_snapshot(int argc, char **argv)
 	s->syms = &syms;
 	if (m.domain && !o.no_guest_buffers)
 		s->kbuf = &kb;
-	ret = copy(s, &m, o.stable, why, sizeof(why));
+	if (m.domain && !o.no_vcpu_stacks) {
+		s->vcpu = &vcpu;
+		/* refused symbols are GVCPU_NO_SYMBOLS, not a failure */
+		if (syms.state == GSYMS_OK &&
+		    pdf_ksyms_parse(&ksyms, syms.text, syms.info.length) == -ENOMEM)
+			ksyms = NULL;   /* the stacks are not worth failing for */
+	}
+	ret = copy(s, &m, o.stable, ksyms, why, sizeof(why));
 	if (ret == CLI_EXIT_OK) {
 		/* after the copy, with the writers running again: a guest
 		 * that hangs costs the bounded wait, never the snapshot */
@@ -205,12 +257,16 @@ int cmd_snapshot(int argc, char **argv)
 		if (s->kbuf)
 			gkbuf_summary(stdout, &kb, why[0] ? why : NULL,
 				      s->kbuf_refused);
+		if (s->vcpu)
+			gvcpu_summary(stdout, &vcpu);
 		csync_print(&sync, stdout);
 		if (m.vm)
 			vm_status(m.vm);
 	}
 	snapper_fini(s);
 out:
+	gvcpu_fini(&vcpu);
+	pdf_ksyms_free(ksyms);
 	gkbuf_fini(&kb);
 	gsyms_fini(&syms);
 	free(s);

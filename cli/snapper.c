@@ -197,6 +197,41 @@ static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 	return 0;
 }
 
+/* One sample per vCPU, filed after the newest record of the snapshot:
+ * the host read them last, and has no guest time for them. */
+static int write_vcpus(struct snapper *s, struct pdf_writer *w)
+{
+	struct tally_ring sum;
+	struct pdf_buf rec;
+	uint64_t time;
+	uint32_t i, ring;
+	int err = 0;
+
+	tally_total(&s->tally, &sum);
+	time = sum.last_time < UINT64_MAX - VCPU_REGS_MAX ? sum.last_time + 1
+							  : UINT64_MAX - VCPU_REGS_MAX;
+	pdf_buf_init(&rec);
+	for (i = 0; i < s->vcpu->nr && !err; i++) {
+		ring = s->vcpu->cpu[i].regs.cpu % s->nr_rings;
+		err = gvcpu_sample(s->vcpu, i, s->sample_type, time + i, &rec);
+		if (err == -ENOMEM)
+			break;
+		if (!err && w) {
+			err = pdf_writer_add(w, ring, time + i, (const void *)rec.data);
+			if (err && err > -PDF_ERR_BASE)
+				break;  /* -errno: the file, not the record */
+		}
+		if (err) {      /* a sample_type it cannot fill, too big */
+			s->vcpu->refused++;
+			err = 0;
+			continue;
+		}
+		tally_add(&s->tally, ring, time + i, (const void *)rec.data);
+	}
+	pdf_buf_fini(&rec);
+	return err;
+}
+
 int snapper_write(struct snapper *s)
 {
 	struct pdf_writer_params wp = {
@@ -232,6 +267,13 @@ int snapper_write(struct snapper *s)
 			pdf_writer_discard(w);
 			return CLI_EXIT_FAIL;
 		}
+	}
+	if (s->vcpu && s->vcpu->state == GVCPU_OK && s->nr_rings &&
+	    (err = write_vcpus(s, w))) {
+		cli_err(s->cmd, "vCPU stacks into %s.tmp: %s; nothing was kept",
+			s->output, pdf_errstr(err));
+		pdf_writer_discard(w);
+		return CLI_EXIT_FAIL;
 	}
 	if (w && s->clock)   /* only refuses what csync never builds */
 		pdf_writer_set_clock(w, s->clock);

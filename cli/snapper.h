@@ -15,6 +15,7 @@
 #include "ringside/ring.h"
 
 #include "guest_kbuf.h"
+#include "guest_vcpu.h"
 #include "guest_syms.h"
 #include "tally.h"
 
@@ -42,6 +43,7 @@ struct snapper {
 	struct gkbuf *kbuf;       /* records recovered from the guest
 				   * kernel's perf buffers, or NULL */
 	uint64_t kbuf_refused;    /* of them, refused by the writer */
+	struct gvcpu *vcpu;       /* where each vCPU was, or NULL */
 	struct pdf_writer_stats wstats; /* the writer's (symbols) */
 	struct tally tally;
 	struct snap_ring ring[RS_MAX_RINGS];

@@ -240,7 +240,7 @@ step "   ringside dump flight.data: the last markers before the panic"
 "$R" dump "$W/flight.data" | grep ' marker ' | tail -n 6 | tee "$W/markers.txt"
 grep -q '"panic"' "$W/markers.txt" || die "no 'panic' marker in the snapshot"
 
-step "   perf script -i flight.data: the guest's last samples before the panic, named"
+step "   perf script -i flight.data: the guest's last samples, then where each vCPU was (pid -1), named"
 perf script -i "$W/flight.data" -F comm,tid,time,ip,sym 2>/dev/null \
 	> "$W/flight.txt"
 # the last samples with their call chains (a blank line ends each)
@@ -248,6 +248,9 @@ awk 'BEGIN { RS = ""; ORS = "\n\n" } { s[NR % 4] = $0 } END {
 	for (i = NR - 3; i <= NR; i++) if (i > 0) print s[i % 4] }' "$W/flight.txt" |
 	tee "$W/flight.last"
 grep -Eq '^[[:space:]]+[0-9a-f]+ [a-z_]' "$W/flight.last" || die "perf script names none of the last stacks"
+# the last samples are each vCPU where the host found it (registers and
+# kernel stack read through libvirt): the panicked one is in panic()
+grep -Eq '^[[:space:]]+[0-9a-f]+ panic$' "$W/flight.last" || die "the last stacks do not show panic()"
 
 step "5. clean up: ringside disable, undefine, hook, daemons, files"
 teardown

@@ -47,7 +47,7 @@ run build-asan asan-domain domain agent_mmaps
 # intersects names with --suite, so suites and names run separately.
 run build valgrind-ring --setup valgrind --suite ring
 run build valgrind-units --setup valgrind pdf_codec pdf_file pdf_ksyms topa msr out gen domain opt \
-	agent_mmaps
+	agent_mmaps vcpu_stack gkbuf
 
 python3 scripts/test-summary.py "${logs[@]}"
 exit $status

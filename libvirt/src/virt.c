@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <libvirt/libvirt.h>
+#include <libvirt/libvirt-qemu.h>
 #include <libvirt/virterror.h>
 
 #include "ringside/domain_virt.h"
@@ -167,5 +168,29 @@ int dom_virt_peek_phys(struct dom_virt *d, unsigned long long gpa, size_t len,
 		return -EINVAL;
 	if (virDomainMemoryPeek(d->dom, gpa, len, buf, VIR_MEMORY_PHYSICAL) < 0)
 		return failed(dome_libvirt);
+	return 0;
+}
+
+int dom_virt_peek_virt(struct dom_virt *d, unsigned long long gva, size_t len,
+		       void *buf)
+{
+	if (len > DOM_PEEK_MAX)
+		return -EINVAL;
+	if (virDomainMemoryPeek(d->dom, gva, len, buf, VIR_MEMORY_VIRTUAL) < 0)
+		return failed(dome_libvirt);
+	return 0;
+}
+
+int dom_virt_vcpu_registers(struct dom_virt *d, char **text)
+{
+	/* No libvirt API returns a vCPU's registers; QEMU's monitor does, and
+	 * libvirt passes the command through (it marks the domain tainted
+	 * "custom-monitor" in its log: the command changes nothing). */
+	*text = NULL;
+	if (virDomainQemuMonitorCommand(d->dom, "info registers -a", text,
+					VIR_DOMAIN_QEMU_MONITOR_COMMAND_HMP) < 0) {
+		*text = NULL;
+		return failed(dome_libvirt);
+	}
 	return 0;
 }

@@ -90,3 +90,18 @@ int dom_virt_peek_phys(struct dom_virt *d, unsigned long long gpa, size_t len,
 	(void)buf;
 	return dom_virt_active(d);
 }
+
+int dom_virt_peek_virt(struct dom_virt *d, unsigned long long gva, size_t len,
+		       void *buf)
+{
+	(void)gva;
+	(void)len;
+	(void)buf;
+	return dom_virt_active(d);
+}
+
+int dom_virt_vcpu_registers(struct dom_virt *d, char **text)
+{
+	*text = NULL;
+	return dom_virt_active(d);
+}

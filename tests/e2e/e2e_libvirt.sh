@@ -34,7 +34,8 @@
 #      the agent stopped, which only the guest kernel's perf buffers in
 #      guest memory can have given (the summary says how many; the newest
 #      sample is one of them), the crash path (panic, sysrq_handle_crash,
-#      __handle_sysrq) when the kernel sampled it (shown),
+#      __handle_sysrq) in the panicked vCPU's stack, read by the host
+#      (asserted), and in the guest kernel's samples when it took any,
 #      says the dead guest did not answer the time sync, and the domain
 #      runs on
 # Installs no package.  Exit 77 when something it needs is missing.
@@ -455,13 +456,18 @@ esac
 grep -A4 "^guest perf buffers: " "$W/snap.out" | sed -n '2,$p'
 note "the agent said: $(tr -d '\r' < "$W/console.log" | grep -a -m 1 "kernel perf buffers")"
 perf script -i "$W/snap.data" -F event,ip,sym > "$W/snap.chains" 2>/dev/null
-"$RINGSIDE" snapshot $DOM --stable --no-guest-buffers -o "$W/snap0.data" -q ||
-	bad "snapshot --no-guest-buffers"
+# the same without the vCPU stacks (read anew each time), with and
+# without the guest perf buffers
+"$RINGSIDE" snapshot $DOM --stable --no-vcpu-stacks -o "$W/snap1.data" -q ||
+	bad "snapshot --no-vcpu-stacks"
+"$RINGSIDE" snapshot $DOM --stable --no-guest-buffers --no-vcpu-stacks \
+	-o "$W/snap0.data" -q || bad "snapshot --no-guest-buffers"
+perf script -i "$W/snap1.data" -F event,ip,sym > "$W/snap1.chains" 2>/dev/null
 perf script -i "$W/snap0.data" -F event,ip,sym > "$W/snap0.chains" 2>/dev/null
-python3 "$KCHECK" extra "$W/snap.chains" "$W/snap0.chains" panic \
+python3 "$KCHECK" extra "$W/snap1.chains" "$W/snap0.chains" panic \
 	sysrq_handle_crash __handle_sysrq write_sysrq_trigger > "$W/extra"
 newest() { perf script -i "$1" -F time 2>/dev/null | tr -d ' :' | sort -n | tail -n 1; }
-t1=$(newest "$W/snap.data") t0=$(newest "$W/snap0.data")
+t1=$(newest "$W/snap1.data") t0=$(newest "$W/snap0.data")
 if grep -aq "E2E-PANIC agent stopped" "$W/console.log"; then
 	grep -q "^[1-9][0-9]* samples only from the guest perf buffers" "$W/extra" &&
 		ok "recovered from the guest perf buffers: $(head -n 1 "$W/extra")" ||
@@ -474,16 +480,23 @@ else
 	note "recovered from the guest perf buffers: $(head -n 1 "$W/extra")"
 fi
 sed -n '2,$p' "$W/extra" | sed 's/^/     /'
-# The crash path (the sysrq message printed on the way to panic(), under
-# __handle_sysrq; panic() itself runs with interrupts off): in the file
-# whenever the guest kernel sampled it at all.  At 1000 Hz under TCG a
-# path this short is not sampled every time; the buffers were read in
-# full, so a miss is the kernel's (the line above says 0 with ...): shown.
+# The crash path, always: the host read each vCPU's registers and walked
+# its kernel stack (cli/guest_vcpu.c), and the panicked vCPU sits in
+# panic() under sysrq_handle_crash.  Its sample is among the newest (filed
+# after every record), so the check of the last 50 samples' chains is
+# deterministic; the guest kernel's own samples of that path, when it
+# took any, come on top.
+vs=$(sed -n '/^vCPU stacks: /,/^[^ ]/p' "$W/snap.out")
+if printf '%s\n' "$vs" | grep -q "^    vCPU [0-9]* (kernel.*panic+0x[0-9a-f]* <- sysrq_handle_crash+"; then
+	ok "snapshot: the panicked vCPU's stack: $(printf '%s\n' "$vs" | grep -m 1 'panic+' | sed 's/^ *//' | cut -c1-150)"
+else
+	bad "snapshot: no vCPU stack with panic <- sysrq_handle_crash"; printf '%s\n' "$vs"
+fi
 if python3 "$KCHECK" crash "$W/snap.chains" 50 panic sysrq_handle_crash \
 	__handle_sysrq write_sysrq_trigger > "$W/crash"; then
 	ok "snapshot: $(head -n 1 "$W/crash")"
 else
-	note "snapshot: $(head -n 1 "$W/crash") (not sampled by the guest kernel this time)"
+	bad "snapshot: $(head -n 1 "$W/crash")"
 fi
 sed -n '2,$p' "$W/crash"
 # a flight recorder may have overwritten the workload's MMAP2 records

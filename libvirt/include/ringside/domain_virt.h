@@ -66,6 +66,18 @@ int dom_virt_ram_bytes(struct dom_virt *d, unsigned long long *bytes);
 int dom_virt_peek_phys(struct dom_virt *d, unsigned long long gpa, size_t len,
 		       void *buf);
 
+/* The same at guest-virtual address @gva, translated by QEMU through the
+ * page tables of the guest's first vCPU (the kernel's half is the same in
+ * all of them). */
+int dom_virt_peek_virt(struct dom_virt *d, unsigned long long gva, size_t len,
+		       void *buf);
+
+/* Every vCPU's registers as QEMU's monitor prints them ("info registers
+ * -a": "CPU#N" then "RIP=..." lines), malloc'ed into *@text.  Needs a
+ * read-write connection; libvirt logs the domain as tainted by a monitor
+ * command. */
+int dom_virt_vcpu_registers(struct dom_virt *d, char **text);
+
 /* --- a domain's trace region --------------------------------------------- */
 
 /*
