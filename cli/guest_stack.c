@@ -30,6 +30,8 @@ struct walk {
 	struct text_cache *text;
 	uint8_t *stack;
 	struct candidate *cand;
+	int32_t *score, *from;
+	uint8_t *keep;
 	struct gstack *st;
 };
 
@@ -131,22 +133,54 @@ static int is_trampoline(const struct pdf_ksym *s)
 	return 0;
 }
 
-static int fits(const struct candidate *c, const struct pdf_ksym *below)
+/* What @c adds to a chain whose last frame is in @below: one for being a
+ * frame, and for its link a direct call to that very function, strong
+ * evidence; an indirect call (through a register, memory, a retpoline
+ * thunk or a static-call trampoline), which cannot be checked; or a
+ * direct call to another function: a tail call in between (a leaf such
+ * as delay_tsc is often reached by one) or a stale word. */
+enum { FRAME = 1, LINK_STRONG = 3, LINK_WEAK = 1, LINK_MISMATCH = -2 };
+
+static int link_score(const struct candidate *c, const struct pdf_ksym *below)
 {
 	if (!c->direct || (c->has_target && is_trampoline(&c->target)))
-		return 1;
-	return c->has_target && same_function(&c->target, below);
+		return FRAME + LINK_WEAK;
+	if (c->has_target && same_function(&c->target, below))
+		return FRAME + LINK_STRONG;
+	return FRAME + LINK_MISMATCH;
 }
 
-/* A later frame that called @c's function vouches for @c. */
-static int vouched(const struct candidate *c, const struct candidate *later,
-		   uint32_t n)
+/* The chain through the candidates (in stack order) that scores best:
+ * stale return addresses left in locals rarely link to the frames around
+ * them, real frames do.  O(n^2) over at most MAX_CANDIDATES.  Marks the
+ * chosen ones in @keep; their count. */
+static uint32_t best_chain(const struct candidate *c, uint32_t n,
+			   const struct pdf_ksym *below, int32_t *score,
+			   int32_t *from, uint8_t *keep)
 {
-	for (uint32_t j = 0; j < n; j++)
-		if (later[j].direct && later[j].has_target &&
-		    same_function(&later[j].target, &c->sym))
-			return 1;
-	return 0;
+	int32_t best = 0, end = -1;
+	uint32_t i, j, kept = 0;
+
+	for (j = 0; j < n; j++) {
+		score[j] = link_score(&c[j], below);
+		from[j] = -1;
+		for (i = 0; i < j; i++) {
+			int32_t v = score[i] + link_score(&c[j], &c[i].sym);
+
+			if (v > score[j]) {
+				score[j] = v;
+				from[j] = (int32_t)i;
+			}
+		}
+		if (score[j] > best) {
+			best = score[j];
+			end = (int32_t)j;
+		}
+	}
+	memset(keep, 0, n);
+	for (; end >= 0; end = from[end], kept++)
+		keep[end] = 1;
+	return kept;
 }
 
 /* Read the stack from @sp up to its end: the first page that cannot be
@@ -212,15 +246,15 @@ static int walk_stacks(struct walk *w, uint64_t sp, struct pdf_ksym below)
 		st->bytes += len - (sp - base);
 		n = scan(w, base, sp, len);
 		st->candidates += n;
-		for (i = 0; i < n && st->nr < GSTACK_MAX_FRAMES; i++) {
-			const struct candidate *c = &w->cand[i];
-
-			if (!fits(c, &below) && !vouched(c, c + 1, n - i - 1)) {
+		best_chain(w->cand, n, &below, w->score, w->from, w->keep);
+		for (i = 0; i < n; i++) {
+			if (!w->keep[i]) {
 				st->refused++;
 				continue;
 			}
-			st->ip[st->nr++] = c->ret - 1;
-			below = c->sym;
+			if (st->nr < GSTACK_MAX_FRAMES)
+				st->ip[st->nr++] = w->cand[i].ret - 1;
+			below = w->cand[i].sym;
 		}
 		/* the interrupted stack's pointer, saved at the top of an
 		 * interrupt stack; a task stack ends in user registers */
@@ -249,12 +283,18 @@ int gstack_walk(const struct gstack_src *src, uint64_t rip, uint64_t rsp,
 	w.text = calloc(1, sizeof(*w.text));
 	w.stack = malloc(GSTACK_STACK_MAX);
 	w.cand = malloc(MAX_CANDIDATES * sizeof(*w.cand));
-	if (!w.text || !w.stack || !w.cand)
+	w.score = malloc(MAX_CANDIDATES * sizeof(*w.score));
+	w.from = malloc(MAX_CANDIDATES * sizeof(*w.from));
+	w.keep = malloc(MAX_CANDIDATES);
+	if (!w.text || !w.stack || !w.cand || !w.score || !w.from || !w.keep)
 		err = -ENOMEM;
 	else
 		err = walk_stacks(&w, rsp, below);
 	free(w.text);
 	free(w.stack);
 	free(w.cand);
+	free(w.score);
+	free(w.from);
+	free(w.keep);
 	return err;
 }

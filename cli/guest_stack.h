@@ -4,12 +4,14 @@
  * kernel stack, read by the host (no help from the guest: it may have
  * panicked or hung).  The guest kernel is built without frame pointers
  * (Debian's uses ORC, whose tables the host does not have), so the stack is
- * scanned: a word is taken as a return address only if it points into a
- * kernel function (by the guest's own symbols) just after a call
- * instruction, and only if the call fits the chain (a direct call must
- * target the function of the frame below it, unless a later frame vouches
- * for it; indirect calls cannot be checked).  Stale return addresses left
- * in locals can still pass; frames reached by a tail call are missed.
+ * scanned: a word is a candidate only if it points into a kernel function
+ * (by the guest's own symbols) just after a call instruction.  Of the
+ * candidates, the chain kept is the one that scores best: each frame
+ * counts, a direct call to the function of the frame below it counts
+ * most, an indirect call (not checkable) a little, a direct call to
+ * another function (a tail call in between, or a stale word) against.
+ * Stale return addresses left in locals can still pass, mostly among the
+ * outer frames; frames reached by a tail call are missed.
  *
  * A vCPU on an interrupt stack: the word at the top of that stack (where
  * x86-64 Linux saves the interrupted stack pointer) leads to the next one,

@@ -157,6 +157,29 @@ START_TEST(crash_path)
 }
 END_TEST
 
+/* The leaf reached by a tail call (panic() called __const_udelay, which
+ * jumped on to delay_tsc): panic's call does not target the leaf, and the
+ * chain is kept all the same, because the frames above it link. */
+START_TEST(tail_called_leaf)
+{
+	struct gstack_src src = { .peek = peek, .ksyms = ksyms };
+	const char *want[] = { "delay_tsc", "panic", "sysrq_handle_crash",
+			       "__handle_sysrq.cold", "write_sysrq_trigger" };
+	uint64_t sp = TASK + 3 * PAGE + 0x800, a = sp;
+	struct gstack st;
+
+	put(task, TASK, a, ret_panic), a += 8;
+	put(task, TASK, a, 0x77), a += 8;
+	put(task, TASK, a, ret_crash), a += 8;
+	put(task, TASK, a, ret_cold), a += 8;
+	put(task, TASK, a, ret_write);
+	ck_assert_int_eq(gstack_walk(&src, TEXT + F_DELAY + 0x10, sp, &st), 0);
+	ck_assert_uint_eq(st.nr, 5);
+	for (unsigned i = 0; i < 5; i++)
+		ck_assert_str_eq(name_at(st.ip[i]), want[i]);
+}
+END_TEST
+
 /* An interrupt on the panicking CPU: the chain runs from the interrupt
  * stack, through the pointer saved at its top, into the task's. */
 START_TEST(irq_stack)
@@ -388,6 +411,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, crash_path);
+	tcase_add_test(tc, tail_called_leaf);
 	tcase_add_test(tc, irq_stack);
 	tcase_add_test(tc, stack_loop);
 	tcase_add_test(tc, frame_limit);
