@@ -278,6 +278,39 @@ static void topa(void)
 	put("topa", "two_regions", img, sizeof(img));
 }
 
+/* fuzz_guest_kbuf.c: shape (two sideband pages, one CPU, one data page),
+ * the row (control page 1, data page 2), the kallsyms, no patches, then
+ * guest memory: a perf control page and two samples. */
+static void guest_kbuf(void)
+{
+	static uint8_t buf[4 + sizeof(kallsyms) + 16 * 4096];
+	struct rs_ctrl_page *ctrl;
+	uint64_t *rec;
+	size_t n = 0;
+
+	buf[n++] = 0x01;
+	buf[n++] = 1;
+	buf[n++] = 2;
+	buf[n++] = sizeof(kallsyms) - 1;
+	memcpy(buf + n, kallsyms, sizeof(kallsyms) - 1);
+	n += sizeof(kallsyms) - 1;
+	buf[n++] = 0;
+	ctrl = (void *)(buf + n + 4096);
+	ctrl->data_head = 64;
+	ctrl->data_tail = 0;
+	ctrl->data_size = 4096;
+	rec = (void *)(buf + n + 2 * 4096);
+	for (unsigned i = 0; i < 2; i++, rec += 4) {
+		struct rs_perf_header h = { RS_PERF_RECORD_SAMPLE, 0, 32 };
+
+		memcpy(rec, &h, sizeof(h));
+		rec[1] = 0xffffffff81001010ull;
+		rec[2] = 1;
+		rec[3] = 1000 + i;
+	}
+	put("guest_kbuf", "two_samples", buf, n + 3 * 4096);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -293,5 +326,6 @@ int main(int argc, char **argv)
 	ctl_server();
 	ctl_client();
 	topa();
+	guest_kbuf();
 	return 0;
 }
