@@ -19,7 +19,7 @@ dir=build-fuzz
 targets=$(sed -n "s/^  '\([a-z_]*\)': \[.*/\1/p" tests/fuzz/meson.build)
 
 if [ "${1:-}" = --list ] || [ $# -lt 1 ]; then
-	echo "targets: $targets"
+	echo "targets:" $targets
 	[ $# -ge 1 ] || { echo "usage: $0 TARGET|all [SECONDS] [libFuzzer options...]" >&2; exit 2; }
 	exit 0
 fi
