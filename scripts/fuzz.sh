@@ -53,7 +53,7 @@ for t in $what; do
 		-timeout=30 -print_final_stats=1 "${jobs[@]}" \
 		-artifact_prefix="$work/findings/" "$@" "$work/corpus" \
 		"${seeds[@]}" >"$work/last.log" 2>&1 || rc=$?
-	grep -E '^(#[0-9]+ +(INITED|DONE)|stat::(number_of_executed_units|new_units_added)|SUMMARY|Test unit written)' \
+	grep -E '^(#[0-9]+[[:space:]]+(INITED|DONE)|stat::(number_of_executed_units|new_units_added)|SUMMARY|Test unit written)' \
 		"$work/last.log" || true
 	[ $rc -eq 0 ] || { status=1; echo "fuzz_$t: FINDING (exit $rc, see $work/last.log)"; }
 done
