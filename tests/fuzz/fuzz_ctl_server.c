@@ -85,8 +85,12 @@ static int take_reply(void)
 		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
 	};
 	struct rs_ctl_reply rep;
-	ssize_t n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
+	ssize_t n;
 
+	/* libFuzzer's timer signal may interrupt the wait for the reply. */
+	do
+		n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return -1;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm;
@@ -114,8 +118,15 @@ static void settle(void)
 	struct rs_ctl_reply rep;
 
 	for (;;) {
-		if (send(conn, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m) ||
-		    recv(conn, &rep, sizeof(rep), 0) != sizeof(rep)) {
+		ssize_t n;
+
+		if (send(conn, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
+			n = -1;
+		else
+			do
+				n = recv(conn, &rep, sizeof(rep), 0);
+			while (n < 0 && errno == EINTR);
+		if (n != sizeof(rep)) {
 			close(conn);
 			conn = -1;
 			return;
