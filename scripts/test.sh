@@ -53,7 +53,7 @@ run build valgrind-units --setup valgrind pdf_codec pdf_file pdf_ksyms topa msr 
 run build valgrind-fuzz --setup valgrind --suite fuzz-replay
 
 # Fuzzing, bounded: each target of tests/fuzz for a fixed number of
-# executions (a minute at most) under ASan+UBSan; scripts/fuzz.sh runs
+# executions (30 s at most) under ASan+UBSan; scripts/fuzz.sh runs
 # them for longer.  The fuzz build has its own warnings policy (fuzz.sh).
 CC=clang bash scripts/build.sh build-fuzz -Dfuzz=true -Dtests=disabled -Dwerror=false \
 	-Db_sanitize=address,undefined -Db_lundef=false || exit 1

@@ -12,5 +12,5 @@ shift 2
 work=$(mktemp -d "${TMPDIR:-/tmp}/ringside-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 set -- "$work" $(for d in "$@"; do [ -d "$d" ] && echo "$d"; done)
-"$exe" -runs="$runs" -max_total_time=60 -timeout=30 -print_final_stats=1 \
+"$exe" -runs="$runs" -max_total_time=30 -timeout=30 -print_final_stats=1 \
 	-artifact_prefix="$PWD/$(basename "$exe")-" "$@"
