@@ -152,7 +152,10 @@ static int decode_carried(const struct pdf_layout *lay, enum pdf_kind kind,
 	if (s.raw_size < sizeof(rec) + 4)
 		return FORMAT;
 	memcpy(&rec, body + s.raw_offset, sizeof(rec));
-	if (rec.size != s.raw_size - 4 || rec.size > out_size)
+	/* a ring record is a multiple of 8 bytes (RS_RECORD_ALIGN); the
+	 * ring's readers may rely on it */
+	if (rec.size != s.raw_size - 4 || rec.size > out_size ||
+	    rec.size % RS_RECORD_ALIGN)
 		return FORMAT;
 	if ((kind == PDF_KIND_SEQ && rec.type != RS_RECORD_SEQ) ||
 	    (kind == PDF_KIND_MARKER && rec.type != RS_RECORD_MARKER))
@@ -204,6 +207,10 @@ int pdf_decode(const struct pdf_layout *lay, const struct rs_perf_header *in,
 	/* perf's own records: a guest kernel's maps (pdf_ksyms.c) too */
 	if (in->type >= PDF_USER_TYPE_START || in->type == PERF_RECORD_MMAP)
 		return 0;
+	/* perf pads every record to 8 bytes, and the sizes of the ring
+	 * records decoded from it follow from this one */
+	if (in->size % RS_RECORD_ALIGN)
+		return FORMAT;
 	if (in->type != RS_PERF_RECORD_SAMPLE)
 		return decode_native(lay, in, out, out_size, ring, time);
 	if (in->size < sizeof(*in) + 8)

@@ -28,7 +28,8 @@ int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
  * the ring record in @out (at most @out_size bytes) with its ring and time.
  * Returns the size, or 0 for a record that is no ring record (perf's own
  * synthesized records).  PDF_ERR(pdfe_format) for a record that does
- * not follow the mapping.
+ * not follow the mapping, among them any whose size, or the ring record
+ * it carries, is not a multiple of 8.
  */
 int pdf_decode(const struct pdf_layout *lay, const struct rs_perf_header *in,
 	       void *out, size_t out_size, uint32_t *ring, uint64_t *time);

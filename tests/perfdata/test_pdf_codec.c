@@ -112,6 +112,43 @@ START_TEST(pdf_encode_sample)
 }
 END_TEST
 
+/* Ring records are 8-aligned (RS_RECORD_ALIGN) and so is every record
+ * perf writes: a file that says otherwise is malformed, whichever way the
+ * record is carried (found by tests/fuzz/fuzz_perfdata). */
+START_TEST(pdf_decode_unaligned)
+{
+	struct rs_perf_header *e = (void *)enc;
+	struct rs_perf_header *h;
+	uint64_t *b, t;
+	uint32_t r, raw;
+	uint16_t size;
+
+	/* carried: the raw record inside a well-formed sample says 12 bytes
+	 * less (and the raw field 12 less), leaving 4 past a multiple of 8 */
+	ck_assert_int_gt(rs_seq_build(in, 1, 2, 0, 16), 0);
+	ck_assert_int_gt(pdf_encode(&lay, 0, 1, (const void *)in, enc, sizeof(enc)), 0);
+	ck_assert_int_gt(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), 0);
+	memcpy(&raw, enc + 32, 4);
+	memcpy(&size, enc + 36 + 6, 2);
+	raw -= 12;
+	size -= 12;
+	memcpy(enc + 32, &raw, 4);
+	memcpy(enc + 36 + 6, &size, 2);
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+
+	/* native sample: 4 bytes more than its fields, carried along */
+	h = rec_init(PERF_RECORD_SAMPLE, 40);
+	b = (uint64_t *)(h + 1);
+	b[0] = 0x401000;
+	b[2] = 1000;
+	memset(enc, 0, sizeof(enc));
+	ck_assert_int_gt(pdf_encode(&lay, 0, 1000, h, enc, sizeof(enc)), 0);
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), 40);
+	e->size += 4;
+	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+}
+END_TEST
+
 START_TEST(pdf_encode_native_types)
 {
 	struct rs_perf_lost *l = (void *)rec_init(PERF_RECORD_LOST, 24);
@@ -669,6 +706,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_encode_comm_trailer_dropped);
 	tcase_add_test(tc, pdf_encode_comm_malformed);
 	tcase_add_test(tc, pdf_decode_comm_rejects);
+	tcase_add_test(tc, pdf_decode_unaligned);
 	tcase_add_test(tc, pdf_encode_mmap2);
 	tcase_add_test(tc, pdf_encode_mmap2_misc);
 	tcase_add_test(tc, pdf_encode_mmap2_trailer_dropped);
