@@ -64,6 +64,8 @@ int drain_init(struct drain *d, const struct rs_region *region,
 		r->drain = d;
 		r->index = i;
 		r->has_aux = ri.aux_size && ri.aux_mode == RS_MODE_NORMAL;
+		r->data_size = ri.data_size;
+		r->aux_size = ri.aux_size;
 		pdf_rrec_clock_init(&r->clock, region, i);
 		r->cons = rs_consumer_alloc(region, i);
 		if (!r->cons) {
@@ -104,6 +106,44 @@ int drain_pass(struct drain *d, struct liberr *e)
 const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i)
 {
 	return rs_consumer_stats(d->ring[i].cons);
+}
+
+void drain_host_facts(const struct drain *d, struct pdf_host_facts *h)
+{
+	uint32_t i;
+
+	h->nr_rings = d->nr_rings;
+	for (i = 0; i < d->nr_rings; i++) {
+		const struct drain_ring *r = &d->ring[i];
+		const struct rs_cons_stats *cs = rs_consumer_stats(r->cons);
+		struct pdf_host_ring *hr = &h->ring[i];
+
+		memset(hr, 0, sizeof(*hr));
+		hr->data_size = r->data_size;
+		hr->aux_size = r->aux_size;
+		hr->corrupt = cs->corrupt;
+		hr->corrupt_bytes = cs->corrupt_bytes;
+		hr->bad_heads = cs->bad_heads;
+		hr->aux_bad_heads = cs->aux_corrupt;
+		hr->aux_bytes = r->aux_bytes;
+		hr->aux_stored = r->aux_stored;
+		hr->not_written = r->too_big;
+	}
+}
+
+void drain_bounds(const struct drain *d, uint64_t start_ns,
+		  struct tally_bounds *b)
+{
+	uint32_t i;
+
+	memset(b, 0, sizeof(*b));
+	b->kind = PDF_HOST_DRAIN;
+	b->start_ns = start_ns;
+	/* end 0: now; times not checked live (a sync converts them later) */
+	for (i = 0; i < d->nr_rings; i++) {
+		b->data_size[i] = d->ring[i].data_size;
+		b->aux_size[i] = d->ring[i].aux_size;
+	}
 }
 
 void drain_fini(struct drain *d)

@@ -11,6 +11,7 @@
 #include "pdf_clock.h"
 #include "pdf_codec.h"
 #include "pdf_feature.h"
+#include "pdf_host.h"
 #include "pdf_io.h"
 
 #define WINDOW       (1u << 20)
@@ -157,6 +158,10 @@ static int read_feature(struct pdf_reader *r, unsigned bit,
 	case PDF_FEAT_RS_CLOCK:
 		/* a malformed one reads as "nothing said", not a bad file */
 		pdf_clock_parse(buf, sec->size, &info->clock);
+		break;
+	case PDF_FEAT_RS_HOST:
+		/* likewise: a malformed one says nothing */
+		pdf_host_parse(buf, sec->size, &info->host);
 		break;
 	case PDF_FEAT_SAMPLE_TIME:
 		if (sec->size >= 16) {

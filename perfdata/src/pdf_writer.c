@@ -16,6 +16,7 @@
 #include "pdf_clock.h"
 #include "pdf_codec.h"
 #include "pdf_feature.h"
+#include "pdf_host.h"
 #include "pdf_io.h"
 #include "pdf_kernel.h"
 
@@ -34,6 +35,7 @@ struct pdf_writer {
 	uint64_t first_time;
 	uint64_t last_time;
 	struct pdf_clock_sync clock;  /* state NONE until set */
+	struct pdf_host_facts host;   /* kind NONE until set */
 	struct pdf_writer_stats stats;
 	int have_ksyms;             /* guest kernel symbols given */
 	size_t used;
@@ -266,6 +268,20 @@ int pdf_writer_set_clock(struct pdf_writer *w, const struct pdf_clock_sync *cs)
 	return 0;
 }
 
+int pdf_writer_set_host(struct pdf_writer *w, const struct pdf_host_facts *h)
+{
+	if (!w)
+		return PDF_ERR(pdfe_invalid);
+	if (!h || h->kind == PDF_HOST_NONE) {
+		w->host.kind = PDF_HOST_NONE;
+		return 0;
+	}
+	if (!pdf_host_valid(h))
+		return PDF_ERR(pdfe_invalid);
+	w->host = *h;
+	return 0;
+}
+
 /* Guest times to host CLOCK_MONOTONIC in the data section, the attrs and
  * SAMPLE_TIME, when a sync says how.  0, -errno, PDF_ERR(). */
 static int apply_clock(struct pdf_writer *w)
@@ -308,6 +324,7 @@ static int write_tail(struct pdf_writer *w)
 
 	memset(&info, 0, sizeof(info));
 	info.clock = &w->clock;
+	info.host = &w->host;
 	info.lay = &w->lay;
 	info.nr_rings = w->nr_rings;
 	info.argc = w->argc;

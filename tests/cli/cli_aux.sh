@@ -22,7 +22,7 @@ for r in 0 1; do
 	expect_eq "ring $r AUX bytes" "$(json "$WORK/rep.out" ".rings[$r].aux_bytes")" 10240
 	expect_eq "ring $r truncated" "$(json "$WORK/rep.out" ".rings[$r].aux_truncated")" 0
 done
-expect_in "$WORK/rec.out" "AUX data: 10240 bytes drained, not stored"
+expect_in "$WORK/rec.out" "AUX 10240 bytes taken"
 check_balance "$WORK/p.out" "$WORK/rep.out" 2
 run 0 dump "$R" dump "$OUT"
 expect_in "$WORK/dump.out" "AUX          offset=0 size=512 flags=0"

@@ -206,6 +206,47 @@ uint64_t pdf_clock_to_host(const struct pdf_clock_sync *cs, uint64_t guest);
 /* "synchronized", "no time sync: the guest did not answer", ... */
 const char *pdf_clock_state_str(uint32_t state);
 
+/* ---- what the host itself observed (pdf_host_*) -------------------------- */
+
+/*
+ * A file's records are what the guest wrote: their contents, LOST counts
+ * and times are the guest's claims.  What the host saw while it read the
+ * rings is kept apart, in ringside's host feature: when it read them (host
+ * CLOCK_MONOTONIC), each ring's geometry from the validated layout, and
+ * what it had to discard.  `ringside report` checks the claims against it
+ * (docs/cli.md, "Host facts and guest claims").
+ */
+enum pdf_host_kind {
+	PDF_HOST_NONE = 0,        /* the file says nothing (an older ringside) */
+	PDF_HOST_DRAIN,           /* record: consumers drained the rings */
+	PDF_HOST_SNAPSHOT,        /* snapshot: the rings were copied */
+	PDF_HOST_KIND_MAX
+};
+
+struct pdf_host_ring {
+	uint64_t data_size;       /* data area bytes (the host's layout) */
+	uint64_t aux_size;        /* AUX area bytes, 0: none */
+	uint64_t corrupt;         /* corruption events: malformed records,
+				   * heads or tails that cannot be true */
+	uint64_t corrupt_bytes;   /* ring bytes discarded because of them */
+	uint64_t bad_heads;       /* of corrupt: impossible data heads/tails */
+	uint64_t aux_bad_heads;   /* impossible AUX heads/tails */
+	uint64_t aux_bytes;       /* AUX bytes taken from the ring */
+	uint64_t aux_stored;      /* of them, in the file (AUXTRACE) */
+	uint64_t cut_bytes;       /* snapshot: cut as possibly overwritten */
+	uint64_t not_written;     /* records perf.data cannot carry */
+};
+#define PDF_HOST_RING_WORDS 10u   /* u64 words of pdf_host_ring in the file */
+
+struct pdf_host_facts {
+	uint32_t kind;            /* enum pdf_host_kind */
+	uint32_t nr_rings;        /* entries of ring[] in use */
+	uint64_t start_ns;        /* host CLOCK_MONOTONIC before the first
+				   * read of a ring (attach, or the copy) */
+	uint64_t end_ns;          /* ... after the last one */
+	struct pdf_host_ring ring[RS_MAX_RINGS];
+};
+
 /* ---- sample bodies (pdf_sample_*) ----------------------------------------- */
 
 /* One PERF_RECORD_SAMPLE body.  The fields ringside understands are
@@ -435,6 +476,13 @@ int pdf_writer_finish(struct pdf_writer *w);
  */
 int pdf_writer_set_clock(struct pdf_writer *w, const struct pdf_clock_sync *cs);
 
+/*
+ * What the host observed while reading the rings, kept in ringside's host
+ * feature (before pdf_writer_finish; NULL or kind NONE: nothing said).
+ * PDF_ERR(pdfe_invalid): a kind or ring count out of range.
+ */
+int pdf_writer_set_host(struct pdf_writer *w, const struct pdf_host_facts *h);
+
 /* Remove PATH.tmp and free @w.  Accepts NULL. */
 void pdf_writer_discard(struct pdf_writer *w);
 
@@ -458,6 +506,8 @@ struct pdf_info {
 				       * when absent or malformed) */
 	int have_clock_data;          /* HEADER_CLOCK_DATA present */
 	uint32_t clockid;             /* its clockid */
+	struct pdf_host_facts host;   /* ringside's host feature (kind NONE
+				       * when absent or malformed) */
 };
 
 /* One ring record of the file; @rec is valid until the next call. */
