@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AUX bytes are counted, not stored: perf accepts AUXTRACE data only with
- * an AUXTRACE_INFO record of a decoder it knows (Intel PT), which comes
- * with the PT work.  The AUX records in the data ring, which say what was
- * written where, are stored.
+ * AUX bytes go into the file as AUXTRACE records (the writer was opened
+ * with the region's AUX format), beside the AUX records of the data ring
+ * that say what was written where.
  */
 #include <string.h>
 
@@ -33,10 +32,19 @@ static int on_record(const struct rs_perf_header *rec, void *arg)
 static int on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
 {
 	struct drain_ring *r = arg;
+	struct drain *d = r->drain;
+	int err;
 
-	(void)chunk;
-	(void)pos;
+	/* the chunk is shared memory: the writer copies it once */
+	err = d->writer ? pdf_writer_add_aux(d->writer, r->index, pos, chunk,
+					     len) : 0;
+	if (err) {
+		d->write_err = err;
+		return -1; /* leaves the bytes in the ring */
+	}
 	r->aux_bytes += len;
+	if (d->writer)
+		r->aux_stored += len;
 	return 0;
 }
 
@@ -98,7 +106,8 @@ int drain_pass(struct drain *d, struct liberr *e)
 			continue;
 		a = rs_consumer_drain_aux(r->cons, on_aux, r);
 		if (a < 0)
-			return liberr_note(e, (int)a, rs_errstr);
+			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
+					      liberr_note(e, (int)a, rs_errstr);
 	}
 	return total;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Overwrite rings come newest first and are filed oldest first; normal
- * rings give [tail, head), oldest first.  AUX areas are copied to measure
- * them, not stored (docs/cli.md).
+ * rings give [tail, head), oldest first.  Each AUX area's valid bytes are
+ * kept and filed after the ring's records as one AUXTRACE record
+ * (docs/cli.md, "AUX data").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +25,7 @@ void snapper_init(struct snapper *s, const char *cmd, const char *source)
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
 		pdf_buf_init(&s->ring[i].stash);
 		pdf_buf_init(&s->ring[i].offs);
+		pdf_buf_init(&s->ring[i].aux_data);
 	}
 }
 
@@ -32,6 +34,7 @@ void snapper_fini(struct snapper *s)
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
 		pdf_buf_fini(&s->ring[i].stash);
 		pdf_buf_fini(&s->ring[i].offs);
+		pdf_buf_fini(&s->ring[i].aux_data);
 	}
 }
 
@@ -89,6 +92,10 @@ static int copy_ring(const struct rs_region *region, uint32_t i,
 		err = liberr_note(e, err, rs_errstr);
 		sr->has_aux = !err;
 	}
+	if (sr->has_aux) {
+		pdf_buf_add(&sr->aux_data, copy, sr->aux.len);
+		err = liberr_note(e, sr->aux_data.err, liberr_sys);
+	}
 out:
 	rs_snapshot_free(snap);
 	free(copy);
@@ -102,6 +109,7 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 
 	s->nr_rings = rinfo_count(region);
 	s->sample_type = rinfo_sample_type(region);
+	s->aux_format = rinfo_aux_format(region);
 	s->host.kind = PDF_HOST_SNAPSHOT;
 	s->host.start_ns = cli_now_ns();
 	for (i = 0; i < s->nr_rings; i++) {
@@ -224,6 +232,7 @@ static void host_facts(struct snapper *s)
 		h->corrupt = sr->data.corrupt;
 		h->aux_bad_heads = sr->aux_bad_heads;
 		h->aux_bytes = sr->has_aux ? sr->aux.len : 0;
+		h->aux_stored = sr->aux_stored;
 		h->cut_bytes = sr->data.cut_bytes;
 		h->not_written = sr->too_big;
 	}
@@ -251,6 +260,7 @@ int snapper_write(struct snapper *s)
 		.sample_type = s->sample_type,
 		.argc = cli_argc(),
 		.argv = cli_argv(),
+		.aux_format = s->aux_format,
 	};
 	struct pdf_writer *w = NULL;
 	uint32_t i;
@@ -272,6 +282,14 @@ int snapper_write(struct snapper *s)
 		err = write_ring(s, w, i);
 		if (!err && s->kbuf)
 			err = write_kbuf(s, w, i);
+		if (!err && w && s->ring[i].aux_data.len) {
+			struct snap_ring *sr = &s->ring[i];
+
+			err = pdf_writer_add_aux(w, i, sr->aux.start,
+						 sr->aux_data.data, sr->aux_data.len);
+			if (!err)
+				sr->aux_stored = sr->aux_data.len;
+		}
 		if (err) {
 			cli_err(s->cmd, "ring %u into %s.tmp: %s; nothing was kept",
 				i, s->output, pdf_errstr(err));
@@ -331,9 +349,9 @@ void snapper_summary(const struct snapper *s)
 			       sr->produced, sr->produced - ds->records);
 		if (sr->has_aux)
 			printf("    AUX: %" PRIu64 " bytes valid, cut %" PRIu64
-			       ", overwritten %" PRIu64 "; not stored (perf.data "
-			       "AUX storage comes with the PT decoder)\n",
-			       sr->aux.len, sr->aux.cut_bytes, sr->aux.overwritten);
+			       ", overwritten %" PRIu64 "; %" PRIu64 " stored\n",
+			       sr->aux.len, sr->aux.cut_bytes, sr->aux.overwritten,
+			       sr->aux_stored);
 		if (sr->too_big)
 			printf("    not written: %" PRIu64 " records too big for a "
 			       "perf record\n", sr->too_big);

@@ -32,6 +32,8 @@ struct snap_ring {
 	struct pdf_rrec_clock clock;
 	struct pdf_buf stash;     /* the records, in the order the copy gave them */
 	struct pdf_buf offs;      /* u64 offset of each record in stash */
+	struct pdf_buf aux_data;  /* the AUX area's valid bytes, oldest first */
+	uint64_t aux_stored;      /* of them, in the file */
 };
 
 struct snapper {
@@ -42,6 +44,7 @@ struct snapper {
 	const struct pdf_clock_sync *clock; /* NULL: the file says nothing */
 	uint32_t nr_rings;
 	uint64_t sample_type;
+	uint32_t aux_format;      /* enum pdf_aux_format of the region */
 	const struct gsyms *syms; /* the guest kernel's symbols, or NULL */
 	struct gkbuf *kbuf;       /* records recovered from the guest
 				   * kernel's perf buffers, or NULL */

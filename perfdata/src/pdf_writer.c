@@ -13,6 +13,7 @@
 
 #include "ringside/perfdata.h"
 
+#include "pdf_auxtrace.h"
 #include "pdf_clock.h"
 #include "pdf_codec.h"
 #include "pdf_feature.h"
@@ -38,6 +39,7 @@ struct pdf_writer {
 	struct pdf_host_facts host;   /* kind NONE until set */
 	struct pdf_writer_stats stats;
 	int have_ksyms;             /* guest kernel symbols given */
+	uint32_t aux_format;        /* enum pdf_aux_format */
 	size_t used;
 	uint8_t *out;               /* OUT_BUF bytes of pending data */
 	uint8_t enc[PDF_CODEC_BUF];
@@ -141,6 +143,21 @@ static int pdf_writer_ksyms(struct pdf_writer *w,
 	return err;
 }
 
+/* The AUXTRACE_INFO first in the data section: perf sets its decoder up
+ * from it before it meets any AUXTRACE record. */
+static int aux_info(struct pdf_writer *w, uint32_t format)
+{
+	struct pdf_buf b;
+	int err;
+
+	pdf_buf_init(&b);
+	pdf_auxtrace_info_record(&b, format);
+	err = b.err ? b.err : append(w, b.data, b.len);
+	pdf_buf_fini(&b);
+	w->aux_format = format;
+	return err;
+}
+
 int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		    const struct pdf_writer_params *params)
 {
@@ -148,7 +165,8 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 	int err;
 
 	if (!wp || !path || !params ||
-	    params->size < sizeof(struct pdf_writer_params))
+	    params->size < sizeof(struct pdf_writer_params) ||
+	    params->aux_format >= PDF_AUX_FORMAT_MAX)
 		return PDF_ERR(pdfe_invalid);
 	*wp = NULL;
 	w = calloc(1, sizeof(*w));
@@ -174,6 +192,8 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		goto fail;
 	}
 	err = write_attrs(w, 0);
+	if (!err && params->aux_format)
+		err = aux_info(w, params->aux_format);
 	if (!err && params->guest_kallsyms) {
 		w->have_ksyms = 1;
 		err = pdf_writer_ksyms(w, params);
@@ -247,6 +267,38 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 		w->last_time = time;
 	w->have_time = 1;
 	return 0;
+}
+
+int pdf_writer_add_aux(struct pdf_writer *w, uint32_t ring, uint64_t offset,
+		       const void *data, uint64_t len)
+{
+	static const uint8_t zero[8];
+	const uint8_t *p = data;
+	uint64_t left = len;
+	struct pdf_buf b;
+	int err;
+
+	if (!w || !w->aux_format || ring >= RS_MAX_RINGS || (!data && len))
+		return PDF_ERR(pdfe_invalid);
+	if (!len)
+		return 0;
+	pdf_buf_init(&b);
+	pdf_auxtrace_record(&b, ring, offset, len);
+	err = b.err ? b.err : append(w, b.data, b.len);
+	pdf_buf_fini(&b);
+	/* the payload in pieces the output buffer takes, read once */
+	while (!err && left) {
+		size_t n = left < OUT_BUF ? (size_t)left : OUT_BUF;
+
+		err = append(w, p, n);
+		p += n;
+		left -= n;
+	}
+	if (!err && len % 8)
+		err = append(w, zero, 8 - len % 8);
+	if (!err)
+		w->stats.aux_bytes += len;
+	return err;
 }
 
 const struct pdf_writer_stats *pdf_writer_stats(const struct pdf_writer *w)

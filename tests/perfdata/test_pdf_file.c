@@ -241,6 +241,59 @@ START_TEST(pdf_writer_clock_unsynced)
 }
 END_TEST
 
+/* AUX bytes as AUXTRACE records: stepped over by the reader (their bytes
+ * are no records, even when they look like some) and by the clock's
+ * rewrite, across its 1 MiB chunks; refused without an AUX format. */
+START_TEST(pdf_writer_aux)
+{
+	const struct pdf_clock_sync cs = {
+		.state = PDF_CLOCK_SYNCED, .nr = 1,
+		.pt = { { 10000000000ull, 5000000000ll, 1000, 16, 0 } },
+	};
+	struct pdf_writer_params ap = params;
+	_Alignas(8) uint8_t buf[256];
+	static uint8_t aux[(3u << 20) + 5];
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+	unsigned i;
+
+	/* AUX bytes that read like records (size 8, type LOST) */
+	for (i = 0; i + 8 <= sizeof(aux); i += 8) {
+		struct rs_perf_header h = { PERF_RECORD_LOST, 0, 8 };
+
+		memcpy(aux + i, &h, sizeof(h));
+	}
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	ck_assert_int_eq(pdf_writer_add_aux(w, 0, 0, aux, 8), PDF_ERR(pdfe_invalid));
+	pdf_writer_discard(w);
+	ap.aux_format = PDF_AUX_FORMAT_MAX;
+	ck_assert_int_eq(pdf_writer_open(&w, path, &ap), PDF_ERR(pdfe_invalid));
+	ap.aux_format = PDF_AUX_OPAQUE;
+	ck_assert_int_eq(pdf_writer_open(&w, path, &ap), 0);
+	ck_assert_int_eq(pdf_writer_add(w, 0, 10000000000ull, make(0, buf)), 0);
+	ck_assert_int_eq(pdf_writer_add_aux(w, 1, 4096, aux, sizeof(aux)), 0);
+	ck_assert_int_eq(pdf_writer_add_aux(w, RS_MAX_RINGS, 0, aux, 8),
+			 PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_add_aux(w, 0, 0, NULL, 8), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_add_aux(w, 0, 0, NULL, 0), 0);
+	ck_assert_int_eq(pdf_writer_add(w, 2, 10000000100ull, make(1, buf)), 0);
+	ck_assert_uint_eq(pdf_writer_stats(w)->aux_bytes, sizeof(aux));
+	ck_assert_int_eq(pdf_writer_set_clock(w, &cs), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 1);
+	ck_assert_uint_eq(ev.ring, 0);
+	ck_assert_uint_eq(ev.time, 5000000000ull);
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 1);
+	ck_assert_uint_eq(ev.ring, 2);
+	ck_assert_uint_eq(ev.time, 5000000100ull);
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 0);
+	ck_assert_uint_eq(pdf_reader_aux_bytes(r), (sizeof(aux) + 7) & ~7ul);
+	pdf_reader_close(r);
+}
+END_TEST
+
 START_TEST(pdf_writer_host_facts)
 {
 	static struct pdf_host_facts h, bad;
@@ -616,6 +669,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_writer_roundtrip);
 	tcase_add_test(tc, pdf_writer_clock);
 	tcase_add_test(tc, pdf_writer_clock_unsynced);
+	tcase_add_test(tc, pdf_writer_aux);
 	tcase_add_test(tc, pdf_writer_host_facts);
 	tcase_add_test(tc, pdf_writer_empty);
 	tcase_add_test(tc, pdf_writer_discard_leaves_nothing);

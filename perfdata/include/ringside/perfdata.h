@@ -408,10 +408,24 @@ struct pdf_writer_params {
 	const uint8_t *guest_build_id;
 	uint32_t guest_build_id_len;  /* 0: unknown */
 	const char *buildid_dir;
+	/* What the rings' AUX areas hold (enum pdf_aux_format): with one,
+	 * the file starts with an AUXTRACE_INFO saying so, and
+	 * pdf_writer_add_aux() stores AUX bytes as AUXTRACE records. */
+	uint32_t aux_format;
+};
+
+/* What AUX bytes are, for perf (docs/perfdata.md, "AUX data"). */
+enum pdf_aux_format {
+	PDF_AUX_NONE = 0,         /* no AUX data in the file */
+	PDF_AUX_INTEL_PT,         /* Intel PT packets: perf's intel_pt decoder */
+	PDF_AUX_OPAQUE,           /* bytes ringside cannot name: stored for
+				   * the file's reader, never decoded */
+	PDF_AUX_FORMAT_MAX
 };
 
 struct pdf_writer_stats {
 	uint64_t records;         /* ring records written */
+	uint64_t aux_bytes;       /* AUX bytes stored (AUXTRACE payloads) */
 	uint64_t bytes;           /* data section bytes */
 	/* Guest kernel symbols: 0 when none were given or all went well;
 	 * else why perf will not name the guest's kernel samples (the
@@ -452,6 +466,17 @@ int pdf_writer_add_ksyms(struct pdf_writer *w,
  */
 int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 		   const struct rs_perf_header *rec);
+
+/*
+ * Store @len bytes of ring @ring's AUX area, which began at position
+ * @offset of its AUX stream, as one PERF_RECORD_AUXTRACE (the bytes
+ * follow the record, padded to 8).  @data may be memory another party
+ * writes meanwhile: it is copied once, never interpreted.
+ * PDF_ERR(pdfe_invalid) (no aux_format at open, a ring of RS_MAX_RINGS or
+ * more, NULL data), -errno: a write failed, the file is lost.
+ */
+int pdf_writer_add_aux(struct pdf_writer *w, uint32_t ring, uint64_t offset,
+		       const void *data, uint64_t len);
 
 const struct pdf_writer_stats *pdf_writer_stats(const struct pdf_writer *w);
 
@@ -535,6 +560,10 @@ int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev);
 
 /* perf's own records met so far (skipped, not ring records). */
 uint64_t pdf_reader_skipped(const struct pdf_reader *r);
+
+/* AUX bytes met so far: the payloads of the AUXTRACE records, which the
+ * reader steps over (padding included). */
+uint64_t pdf_reader_aux_bytes(const struct pdf_reader *r);
 
 /* Accepts NULL. */
 void pdf_reader_close(struct pdf_reader *r);
