@@ -37,8 +37,8 @@ static void host_line(FILE *f, const char *indent, const struct pdf_host_ring *h
 	if (kind == PDF_HOST_SNAPSHOT)
 		fprintf(f, "; cut %" PRIu64 " bytes", h->cut_bytes);
 	if (h->not_written)
-		fprintf(f, "; %" PRIu64 " records too big for perf.data",
-			h->not_written);
+		fprintf(f, "; not written: %" PRIu64 " records too big for a "
+			"perf record", h->not_written);
 	fputc('\n', f);
 }
 

@@ -352,9 +352,6 @@ void snapper_summary(const struct snapper *s)
 			       ", overwritten %" PRIu64 "; %" PRIu64 " stored\n",
 			       sr->aux.len, sr->aux.cut_bytes, sr->aux.overwritten,
 			       sr->aux_stored);
-		if (sr->too_big)
-			printf("    not written: %" PRIu64 " records too big for a "
-			       "perf record\n", sr->too_big);
 	}
 }
 

@@ -55,9 +55,17 @@ static int64_t offset_at(const struct pdf_clock_sync *cs, uint64_t g)
 
 uint64_t pdf_clock_to_host(const struct pdf_clock_sync *cs, uint64_t guest)
 {
+	int64_t off;
+
 	if (!pdf_clock_usable(cs))
 		return guest;
-	return guest - (uint64_t)offset_at(cs, guest);
+	/* a guest time near either end must not wrap to the other: a time
+	 * of 2^64-1 stays the latest there is, for report to flag */
+	off = offset_at(cs, guest);
+	if (off >= 0)
+		return guest < (uint64_t)off ? 0 : guest - (uint64_t)off;
+	return guest > UINT64_MAX - ((uint64_t)-(off + 1) + 1) ? UINT64_MAX :
+	       guest + ((uint64_t)-(off + 1) + 1);
 }
 
 /* Where the perf TIME word of file record @rec is, or 0 for none. */

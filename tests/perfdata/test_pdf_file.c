@@ -214,6 +214,17 @@ START_TEST(pdf_writer_clock)
 	ck_assert_uint_eq(pdf_clock_to_host(&cs, 10003000000ull),
 			  10003000000ull - 5000000300ull);
 	ck_assert_uint_eq(pdf_clock_to_host(NULL, 42), 42);
+	/* a guest's times at either end saturate, never wrap (issue 13) */
+	ck_assert_uint_eq(pdf_clock_to_host(&cs, 1), 0);
+	ck_assert_uint_ge(pdf_clock_to_host(&cs, UINT64_MAX), 1ull << 63);
+	bad = cs;
+	bad.nr = 1;
+	bad.pt[0].offset_ns = -5000000000ll;
+	ck_assert_uint_eq(pdf_clock_to_host(&bad, UINT64_MAX - 7), UINT64_MAX);
+	ck_assert_uint_eq(pdf_clock_to_host(&bad, 7), 5000000007ull);
+	bad.pt[0].offset_ns = INT64_MIN;
+	ck_assert_uint_eq(pdf_clock_to_host(&bad, 1ull << 63), UINT64_MAX);
+	ck_assert_uint_eq(pdf_clock_to_host(&bad, (1ull << 63) - 1), UINT64_MAX);
 }
 END_TEST
 

@@ -199,8 +199,9 @@ struct pdf_clock_sync {
 };
 
 /* Guest time @guest in host CLOCK_MONOTONIC ns: guest - offset, the offset
- * interpolated between two points (a line through them, also outside).
- * @guest itself when @cs does not convert. */
+ * interpolated between two points (a line through them, also outside),
+ * saturated at 0 and UINT64_MAX (never wrapped).  @guest itself when @cs
+ * does not convert. */
 uint64_t pdf_clock_to_host(const struct pdf_clock_sync *cs, uint64_t guest);
 
 /* "synchronized", "no time sync: the guest did not answer", ... */
