@@ -22,6 +22,9 @@ enum cli_exit {
 	CLI_EXIT_OK    = 0,  /* success */
 	CLI_EXIT_FAIL  = 1,  /* a runtime failure: the message says what */
 	CLI_EXIT_USAGE = OPT_EXIT_USAGE, /* bad usage: the message says what to type */
+	CLI_EXIT_CORRUPT = 3, /* record, snapshot: the file is written and
+			       * whole, but the source was corrupt or its
+			       * claims implausible (stderr says what) */
 };
 
 /* A command's name as its messages and help say it: "ringside record". */
@@ -102,5 +105,7 @@ char *const *cli_argv(void);
 
 /* Seconds on CLOCK_MONOTONIC. */
 double cli_now(void);
+/* The same clock in ns: what a file's host facts are in. */
+uint64_t cli_now_ns(void);
 
 #endif /* RINGSIDE_CLI_H */

@@ -54,7 +54,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		OPT_U32(0, "doorbell-fd", &fd, "N", 0, 1u << 30,
 			"a descriptor number", "also wake when eventfd N fires (the "
 			"VMM's doorbell; not with --vm)"),
-		OPT_FLAG('q', "quiet", &o->quiet, "no progress line and no summary"),
+		OPT_FLAG('q', "quiet", &o->quiet, "no progress line and no summary "
+			 "(corruption is still reported on stderr)"),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
@@ -68,7 +69,10 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		.opts = opts,
 		.notes = "A progress line is shown on a terminal only.  Exit "
 			 "status: 0 success, 1 failure (FILE is then not created), "
-			 "2 bad usage.",
+			 "2 bad usage, 3 FILE is written and whole but the region "
+			 "was corrupt (bytes discarded, impossible heads) or its "
+			 "records make implausible claims: stderr says what, "
+			 "--quiet or not.",
 		.max_args = OPT_ANY_ARGS,
 	};
 	int first, ret;
@@ -92,7 +96,7 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 		    const struct rmap *m)
 {
 	const struct drain *d = &r->drain;
-	const struct tally *t = &r->tally;
+	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
 	struct tally_ring sum;
 	char label[64], size[32];
 	uint32_t i;
@@ -112,24 +116,11 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 		printf("  woken by doorbells: %" PRIu64 " of %" PRIu64 " passes\n",
 		       r->woken, r->passes);
 	for (i = 0; i < d->nr_rings; i++) {
-		const struct drain_ring *dr = &d->ring[i];
-		const struct rs_cons_stats *cs = drain_cons_stats(d, i);
-
 		snprintf(label, sizeof(label), "  ring %u", i);
-		report_ring_line(stdout, label, &t->ring[i]);
+		report_ring_lines(stdout, label, "  ", &t->ring[i],
+				  &r->host.ring[i], &t->bounds);
 		if (m->vm && i < m->vm->nr_doorbells)
 			printf("    doorbells: %" PRIu64 "\n", recorder_doorbells(r, i));
-		if (dr->has_aux)
-			printf("    AUX data: %" PRIu64 " bytes drained, not stored "
-			       "(perf.data AUX storage comes with the PT decoder)\n",
-			       dr->aux_bytes);
-		if (cs->corrupt || cs->aux_corrupt)
-			printf("    corrupt: %" PRIu64 " events, %" PRIu64 " bytes "
-			       "discarded (AUX: %" PRIu64 " events)\n", cs->corrupt,
-			       cs->corrupt_bytes, cs->aux_corrupt);
-		if (dr->too_big)
-			printf("    not written: %" PRIu64 " records too big for a "
-			       "perf record\n", dr->too_big);
 	}
 }
 
@@ -174,6 +165,11 @@ static int run(const struct record_opts *o, struct rmap *m)
 	ret = recorder_run(r, &m->region);
 	if (ret == CLI_EXIT_OK && !o->quiet)
 		summary(o, r, m);
+	/* --quiet or not: corruption and lies are never silent */
+	if (ret == CLI_EXIT_OK &&
+	    report_warn(CMD, &r->host, r->have_file_tally ? &r->file_tally :
+			&r->tally))
+		ret = CLI_EXIT_CORRUPT;
 	recorder_fini(r);
 	free(r);
 	gsyms_fini(&syms);

@@ -32,10 +32,18 @@ static int parse(int argc, char **argv, struct report_opts *o, const char **path
 
 	return file_cmd_parse(CLI_PROG(CMD), "FILE [--json] [--symfs DIR] [--top N]",
 			      "Summarize a perf.data file written by ringside "
-			      "record or snapshot, per ring: records by type, "
+			      "record or snapshot, per ring: what the host "
+			      "observed reading the rings (corruption, bytes "
+			      "discarded, AUX bytes taken and stored), then what "
+			      "the guest's records claim: records by type, "
 			      "records lost (the sum of the LOST records), AUX "
 			      "records and how many were truncated, the time span "
-			      "and the rate.  ringside's own records are decoded "
+			      "and the rate.  Claims no honest guest could make "
+			      "(a LOST count above one per nanosecond the ring "
+			      "could have run, an AUX size above the AUX area, a "
+			      "time outside the host's recording window) are "
+			      "flagged and left out of the sums.  ringside's own "
+			      "records are decoded "
 			      "from the events that carry them.  Then the guest's "
 			      "user-mode samples by function: the file and offset "
 			      "from the guest's MMAP2 records, the name from the "
@@ -99,6 +107,7 @@ int cmd_report(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	tally_init(t, pdf_reader_info(r)->nr_rings, pdf_reader_info(r)->sample_type);
+	tally_bounds_from_info(&t->bounds, pdf_reader_info(r));
 	while ((n = pdf_reader_next(r, &ev)) == 1)
 		tally_add(t, ev.ring, ev.time, ev.rec);
 	if (n < 0) {

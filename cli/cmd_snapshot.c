@@ -53,7 +53,8 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 			 "a DOMAIN: do not read each vCPU's registers (through "
 			 "QEMU's monitor) and kernel stack (from guest memory) "
 			 "into a last sample per vCPU"),
-		OPT_FLAG('q', "quiet", &o->quiet, "no summary"),
+		OPT_FLAG('q', "quiet", &o->quiet, "no summary (corruption is still "
+			 "reported on stderr)"),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
@@ -68,7 +69,10 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 		.args = cli_region_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 failure (FILE is then not "
-			 "created), 2 bad usage.",
+			 "created), 2 bad usage, 3 FILE is written and whole but "
+			 "the region was corrupt (records discarded, impossible "
+			 "heads) or its records make implausible claims: stderr "
+			 "says what, --quiet or not.",
 		.max_args = OPT_ANY_ARGS,
 	};
 	int first, ret;
@@ -263,6 +267,9 @@ int cmd_snapshot(int argc, char **argv)
 		if (m.vm)
 			vm_status(m.vm);
 	}
+	/* --quiet or not: corruption and lies are never silent */
+	if (ret == CLI_EXIT_OK && snapper_warn(s))
+		ret = CLI_EXIT_CORRUPT;
 	snapper_fini(s);
 out:
 	gvcpu_fini(&vcpu);

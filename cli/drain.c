@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AUX bytes are counted, not stored: perf accepts AUXTRACE data only with
- * an AUXTRACE_INFO record of a decoder it knows (Intel PT), which comes
- * with the PT work.  The AUX records in the data ring, which say what was
- * written where, are stored.
+ * AUX bytes go into the file as AUXTRACE records (the writer was opened
+ * with the region's AUX format), beside the AUX records of the data ring
+ * that say what was written where.
  */
 #include <string.h>
 
@@ -33,10 +32,19 @@ static int on_record(const struct rs_perf_header *rec, void *arg)
 static int on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
 {
 	struct drain_ring *r = arg;
+	struct drain *d = r->drain;
+	int err;
 
-	(void)chunk;
-	(void)pos;
+	/* the chunk is shared memory: the writer copies it once */
+	err = d->writer ? pdf_writer_add_aux(d->writer, r->index, pos, chunk,
+					     len) : 0;
+	if (err) {
+		d->write_err = err;
+		return -1; /* leaves the bytes in the ring */
+	}
 	r->aux_bytes += len;
+	if (d->writer)
+		r->aux_stored += len;
 	return 0;
 }
 
@@ -64,6 +72,8 @@ int drain_init(struct drain *d, const struct rs_region *region,
 		r->drain = d;
 		r->index = i;
 		r->has_aux = ri.aux_size && ri.aux_mode == RS_MODE_NORMAL;
+		r->data_size = ri.data_size;
+		r->aux_size = ri.aux_size;
 		pdf_rrec_clock_init(&r->clock, region, i);
 		r->cons = rs_consumer_alloc(region, i);
 		if (!r->cons) {
@@ -96,7 +106,8 @@ int drain_pass(struct drain *d, struct liberr *e)
 			continue;
 		a = rs_consumer_drain_aux(r->cons, on_aux, r);
 		if (a < 0)
-			return liberr_note(e, (int)a, rs_errstr);
+			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
+					      liberr_note(e, (int)a, rs_errstr);
 	}
 	return total;
 }
@@ -104,6 +115,44 @@ int drain_pass(struct drain *d, struct liberr *e)
 const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i)
 {
 	return rs_consumer_stats(d->ring[i].cons);
+}
+
+void drain_host_facts(const struct drain *d, struct pdf_host_facts *h)
+{
+	uint32_t i;
+
+	h->nr_rings = d->nr_rings;
+	for (i = 0; i < d->nr_rings; i++) {
+		const struct drain_ring *r = &d->ring[i];
+		const struct rs_cons_stats *cs = rs_consumer_stats(r->cons);
+		struct pdf_host_ring *hr = &h->ring[i];
+
+		memset(hr, 0, sizeof(*hr));
+		hr->data_size = r->data_size;
+		hr->aux_size = r->aux_size;
+		hr->corrupt = cs->corrupt;
+		hr->corrupt_bytes = cs->corrupt_bytes;
+		hr->bad_heads = cs->bad_heads;
+		hr->aux_bad_heads = cs->aux_corrupt;
+		hr->aux_bytes = r->aux_bytes;
+		hr->aux_stored = r->aux_stored;
+		hr->not_written = r->too_big;
+	}
+}
+
+void drain_bounds(const struct drain *d, uint64_t start_ns,
+		  struct tally_bounds *b)
+{
+	uint32_t i;
+
+	memset(b, 0, sizeof(*b));
+	b->kind = PDF_HOST_DRAIN;
+	b->start_ns = start_ns;
+	/* end 0: now; times not checked live (a sync converts them later) */
+	for (i = 0; i < d->nr_rings; i++) {
+		b->data_size[i] = d->ring[i].data_size;
+		b->aux_size[i] = d->ring[i].aux_size;
+	}
 }
 
 void drain_fini(struct drain *d)

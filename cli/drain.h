@@ -22,7 +22,10 @@ struct drain_ring {
 	struct pdf_rrec_clock clock;
 	uint32_t index;
 	int has_aux;              /* an AUX area in normal mode */
-	uint64_t aux_bytes;       /* AUX bytes drained (not stored yet) */
+	uint64_t data_size;       /* the host's layout */
+	uint64_t aux_size;
+	uint64_t aux_bytes;       /* AUX bytes drained */
+	uint64_t aux_stored;      /* of them, in the file */
 	uint64_t too_big;         /* records perf.data cannot carry */
 };
 
@@ -52,6 +55,15 @@ int drain_pass(struct drain *d, struct liberr *e);
 
 /* Consumer statistics of ring @i (corruption counts). */
 const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i);
+
+/* What the host observed on every ring so far, into @h (kind, times and
+ * the AUX bytes stored are the caller's). */
+void drain_host_facts(const struct drain *d, struct pdf_host_facts *h);
+
+/* The bounds the live tally checks claims against: those of a drain
+ * that attached at @start_ns (host CLOCK_MONOTONIC). */
+void drain_bounds(const struct drain *d, uint64_t start_ns,
+		  struct tally_bounds *b);
 
 void drain_fini(struct drain *d);
 

@@ -175,6 +175,23 @@ static int loop(struct recorder *r, const struct rs_region *region,
 	return err < 0 ? err : 0;
 }
 
+/* The summary's claims come from the file as report reads it: times
+ * converted, checked against the window. */
+static int file_tally(struct recorder *r)
+{
+	uint64_t at;
+	int err = tally_file(r->output, &r->file_tally, NULL, &at);
+
+	if (err) {   /* the file is whole; only the summary is the poorer */
+		cli_err(r->cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
+			"the summary shows the claims unconverted", r->output, at,
+			pdf_errstr(err));
+		return CLI_EXIT_OK;
+	}
+	r->have_file_tally = 1;
+	return CLI_EXIT_OK;
+}
+
 int recorder_run(struct recorder *r, const struct rs_region *region)
 {
 	struct pdf_writer_params wp = {
@@ -183,8 +200,10 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		.sample_type = rinfo_sample_type(region),
 		.argc = cli_argc(),
 		.argv = cli_argv(),
+		.aux_format = rinfo_aux_format(region),
 	};
 	struct pdf_writer *w = NULL;
+	struct tally_bounds bounds;
 	struct liberr e = { 0 };
 	int err;
 
@@ -200,6 +219,8 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		}
 		r->wstats = *pdf_writer_stats(w);
 	}
+	/* before the attach: what the ring held then may predate it */
+	r->host.start_ns = cli_now_ns();
 	err = drain_init(&r->drain, region, wp.sample_type, w, &r->tally);
 	if (err) {
 		if (err == -rse_mode)
@@ -213,9 +234,14 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		return CLI_EXIT_FAIL;
 	}
 	r->region = region;
+	r->host.kind = PDF_HOST_DRAIN;
+	drain_bounds(&r->drain, r->host.start_ns, &bounds);
+	tally_set_bounds(&r->tally, &bounds);
 	if (r->sync)
 		csync_take(r->sync, region, r->sync_mem, 0);
 	err = loop(r, region, w, &e);
+	r->host.end_ns = cli_now_ns();
+	drain_host_facts(&r->drain, &r->host);
 	if (!err && r->sync) {
 		csync_take(r->sync, region, r->sync_mem, 1);
 		if (w)   /* only refuses what csync never builds */
@@ -231,12 +257,14 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		pdf_writer_discard(w);
 		return CLI_EXIT_FAIL;
 	}
+	if (w)   /* only refuses what drain never builds */
+		pdf_writer_set_host(w, &r->host);
 	if (w && (err = pdf_writer_finish(w))) {
 		cli_err(r->cmd, "completing %s failed: %s; nothing was kept",
 			r->output, pdf_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
-	return CLI_EXIT_OK;
+	return w ? file_tally(r) : CLI_EXIT_OK;
 }
 
 void recorder_fini(struct recorder *r)

@@ -54,6 +54,10 @@ struct recorder {
 	uint64_t passes;
 	uint64_t woken;            /* passes that a wake descriptor started */
 	enum recorder_end end;
+	struct pdf_host_facts host;   /* what the host observed, as filed */
+	struct tally file_tally;      /* the file read back: claims checked
+				       * against host facts and clock */
+	int have_file_tally;
 	struct pdf_writer_stats wstats; /* the writer's (symbols) */
 	int syms_late;             /* the symbols came after the start */
 };

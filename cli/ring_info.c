@@ -21,6 +21,20 @@ void rinfo_region_get(const struct rs_region *region, struct rinfo_region *rr)
 	rr->heartbeat = st.heartbeat;
 }
 
+uint32_t rinfo_aux_format(const struct rs_region *region)
+{
+	struct rinfo ri;
+	uint32_t i, any = 0;
+
+	for (i = 0; i < rinfo_count(region); i++)
+		if (!rinfo_get(region, i, &ri) && ri.aux_size)
+			any = 1;
+	if (!any)
+		return PDF_AUX_NONE;
+	return rs_region_config(region)->trace_mask & RS_TRACE_AUX ?
+	       PDF_AUX_INTEL_PT : PDF_AUX_OPAQUE;
+}
+
 uint32_t rinfo_count(const struct rs_region *region)
 {
 	return rs_region_nr_rings(region);

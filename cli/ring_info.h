@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "ringside/perfdata.h"
 #include "ringside/ring.h"
 
 struct rinfo {
@@ -42,6 +43,11 @@ struct rinfo_region {
 };
 
 void rinfo_region_get(const struct rs_region *region, struct rinfo_region *rr);
+
+/* What the region's AUX areas hold, for the perf.data writer: PDF_AUX_NONE
+ * without AUX areas, PDF_AUX_INTEL_PT where the region traces PT
+ * (RS_TRACE_AUX), else PDF_AUX_OPAQUE. */
+uint32_t rinfo_aux_format(const struct rs_region *region);
 
 /* Rings in the validated region. */
 uint32_t rinfo_count(const struct rs_region *region);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Overwrite rings come newest first and are filed oldest first; normal
- * rings give [tail, head), oldest first.  AUX areas are copied to measure
- * them, not stored (docs/cli.md).
+ * rings give [tail, head), oldest first.  Each AUX area's valid bytes are
+ * kept and filed after the ring's records as one AUXTRACE record
+ * (docs/cli.md, "AUX data").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +25,7 @@ void snapper_init(struct snapper *s, const char *cmd, const char *source)
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
 		pdf_buf_init(&s->ring[i].stash);
 		pdf_buf_init(&s->ring[i].offs);
+		pdf_buf_init(&s->ring[i].aux_data);
 	}
 }
 
@@ -32,6 +34,7 @@ void snapper_fini(struct snapper *s)
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
 		pdf_buf_fini(&s->ring[i].stash);
 		pdf_buf_fini(&s->ring[i].offs);
+		pdf_buf_fini(&s->ring[i].aux_data);
 	}
 }
 
@@ -51,6 +54,8 @@ static int copy_ring(const struct rs_region *region, uint32_t i,
 		return err;
 	sr->data_mode = ri.data_mode;
 	sr->produced = ri.produced;
+	sr->data_size = ri.data_size;
+	sr->aux_size = ri.aux_size;
 	pdf_rrec_clock_init(&sr->clock, region, i);
 	copy = malloc(ri.data_size);
 	snap = rs_snapshot_alloc();
@@ -78,9 +83,19 @@ static int copy_ring(const struct rs_region *region, uint32_t i,
 		err = liberr_note(e, -ENOMEM, liberr_sys);
 		goto out;
 	}
-	err = liberr_note(e, rs_snapshot_aux(&sr->aux, region, i, copy,
-					     ri.aux_size), rs_errstr);
-	sr->has_aux = !err;
+	err = rs_snapshot_aux(&sr->aux, region, i, copy, ri.aux_size);
+	if (err == -rse_corrupt) {
+		/* the guest's AUX head and tail: counted, never the snapshot */
+		sr->aux_bad_heads++;
+		err = 0;
+	} else {
+		err = liberr_note(e, err, rs_errstr);
+		sr->has_aux = !err;
+	}
+	if (sr->has_aux) {
+		pdf_buf_add(&sr->aux_data, copy, sr->aux.len);
+		err = liberr_note(e, sr->aux_data.err, liberr_sys);
+	}
 out:
 	rs_snapshot_free(snap);
 	free(copy);
@@ -94,6 +109,9 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 
 	s->nr_rings = rinfo_count(region);
 	s->sample_type = rinfo_sample_type(region);
+	s->aux_format = rinfo_aux_format(region);
+	s->host.kind = PDF_HOST_SNAPSHOT;
+	s->host.start_ns = cli_now_ns();
 	for (i = 0; i < s->nr_rings; i++) {
 		if (copy_ring(region, i, &s->ring[i], &e)) {
 			cli_err(s->cmd, "copying ring %u of %s: %s; nothing was kept",
@@ -101,6 +119,7 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 			return CLI_EXIT_FAIL;
 		}
 	}
+	s->host.end_ns = cli_now_ns();
 	return CLI_EXIT_OK;
 }
 
@@ -232,6 +251,42 @@ static int write_vcpus(struct snapper *s, struct pdf_writer *w)
 	return err;
 }
 
+/* What the host observed copying each ring (the times are snapper_copy's). */
+static void host_facts(struct snapper *s)
+{
+	uint32_t i;
+
+	s->host.nr_rings = s->nr_rings;
+	for (i = 0; i < s->nr_rings; i++) {
+		const struct snap_ring *sr = &s->ring[i];
+		struct pdf_host_ring *h = &s->host.ring[i];
+
+		memset(h, 0, sizeof(*h));
+		h->data_size = sr->data_size;
+		h->aux_size = sr->aux_size;
+		h->corrupt = sr->data.corrupt;
+		h->aux_bad_heads = sr->aux_bad_heads;
+		h->aux_bytes = sr->has_aux ? sr->aux.len : 0;
+		h->aux_stored = sr->aux_stored;
+		h->cut_bytes = sr->data.cut_bytes;
+		h->not_written = sr->too_big;
+	}
+}
+
+/* The summary's claims from the file as report reads it (times converted,
+ * checked against the copy's window); without it, the live tally's. */
+static void file_tally(struct snapper *s)
+{
+	uint64_t at;
+	int err = tally_file(s->output, &s->file_tally, NULL, &at);
+
+	if (err)
+		cli_err(s->cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
+			"the summary shows the claims unchecked", s->output, at,
+			pdf_errstr(err));
+	s->have_file_tally = !err;
+}
+
 int snapper_write(struct snapper *s)
 {
 	struct pdf_writer_params wp = {
@@ -240,6 +295,7 @@ int snapper_write(struct snapper *s)
 		.sample_type = s->sample_type,
 		.argc = cli_argc(),
 		.argv = cli_argv(),
+		.aux_format = s->aux_format,
 	};
 	struct pdf_writer *w = NULL;
 	uint32_t i;
@@ -261,6 +317,14 @@ int snapper_write(struct snapper *s)
 		err = write_ring(s, w, i);
 		if (!err && s->kbuf)
 			err = write_kbuf(s, w, i);
+		if (!err && w && s->ring[i].aux_data.len) {
+			struct snap_ring *sr = &s->ring[i];
+
+			err = pdf_writer_add_aux(w, i, sr->aux.start,
+						 sr->aux_data.data, sr->aux_data.len);
+			if (!err)
+				sr->aux_stored = sr->aux_data.len;
+		}
 		if (err) {
 			cli_err(s->cmd, "ring %u into %s.tmp: %s; nothing was kept",
 				i, s->output, pdf_errstr(err));
@@ -277,21 +341,28 @@ int snapper_write(struct snapper *s)
 	}
 	if (w && s->clock)   /* only refuses what csync never builds */
 		pdf_writer_set_clock(w, s->clock);
+	host_facts(s);
+	if (w)   /* likewise */
+		pdf_writer_set_host(w, &s->host);
 	if (w && (err = pdf_writer_finish(w))) {
 		cli_err(s->cmd, "completing %s failed: %s; nothing was kept",
 			s->output, pdf_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
+	if (w)
+		file_tally(s);
 	return CLI_EXIT_OK;
 }
 
 void snapper_summary(const struct snapper *s)
 {
 	struct tally_ring sum;
+	const struct tally *t = s->have_file_tally ? &s->file_tally : &s->tally;
 	char label[32], size[32];
 	uint32_t i;
 
-	tally_total(&s->tally, &sum);
+
+	tally_total(t, &sum);
 	printf("ringside %s: %s copy of %u rings: %" PRIu64 " records (%s)",
 	       s->cmd, s->stable ? "stable (vCPUs paused)" : "live", s->nr_rings,
 	       sum.records, report_size(size, sizeof(size), sum.bytes));
@@ -305,7 +376,8 @@ void snapper_summary(const struct snapper *s)
 		const struct rs_snap_stats *ds = &sr->data;
 
 		snprintf(label, sizeof(label), "  ring %u", i);
-		report_ring_line(stdout, label, &s->tally.ring[i]);
+		report_ring_lines(stdout, label, "  ", &t->ring[i], &s->host.ring[i],
+				  &t->bounds);
 		printf("    cut %" PRIu64 " bytes%s, oldest record %s, corrupt %"
 		       PRIu64 "\n", ds->cut_bytes, !ds->cut_bytes ? "" : s->stable ?
 		       " (a record was being written when the vCPU paused)" :
@@ -319,11 +391,14 @@ void snapper_summary(const struct snapper *s)
 			       sr->produced, sr->produced - ds->records);
 		if (sr->has_aux)
 			printf("    AUX: %" PRIu64 " bytes valid, cut %" PRIu64
-			       ", overwritten %" PRIu64 "; not stored (perf.data "
-			       "AUX storage comes with the PT decoder)\n",
-			       sr->aux.len, sr->aux.cut_bytes, sr->aux.overwritten);
-		if (sr->too_big)
-			printf("    not written: %" PRIu64 " records too big for a "
-			       "perf record\n", sr->too_big);
+			       ", overwritten %" PRIu64 "; %" PRIu64 " stored\n",
+			       sr->aux.len, sr->aux.cut_bytes, sr->aux.overwritten,
+			       sr->aux_stored);
 	}
+}
+
+int snapper_warn(const struct snapper *s)
+{
+	return report_warn(s->cmd, &s->host,
+			   s->have_file_tally ? &s->file_tally : &s->tally);
 }

@@ -26,9 +26,15 @@ struct snap_ring {
 	uint32_t data_mode;
 	uint64_t produced;        /* the producer's own count at the copy (hint) */
 	uint64_t too_big;         /* records perf.data cannot carry */
+	uint64_t data_size;       /* the host's layout */
+	uint64_t aux_size;
+	uint64_t aux_bad_heads;   /* a normal AUX ring's head and tail cannot
+				   * be true: nothing copied from it */
 	struct pdf_rrec_clock clock;
 	struct pdf_buf stash;     /* the records, in the order the copy gave them */
 	struct pdf_buf offs;      /* u64 offset of each record in stash */
+	struct pdf_buf aux_data;  /* the AUX area's valid bytes, oldest first */
+	uint64_t aux_stored;      /* of them, in the file */
 };
 
 struct snapper {
@@ -39,13 +45,17 @@ struct snapper {
 	const struct pdf_clock_sync *clock; /* NULL: the file says nothing */
 	uint32_t nr_rings;
 	uint64_t sample_type;
+	uint32_t aux_format;      /* enum pdf_aux_format of the region */
 	const struct gsyms *syms; /* the guest kernel's symbols, or NULL */
 	struct gkbuf *kbuf;       /* records recovered from the guest
 				   * kernel's perf buffers, or NULL */
 	uint64_t kbuf_refused;    /* of them, refused by the writer */
 	struct gvcpu *vcpu;       /* where each vCPU was, or NULL */
 	struct pdf_writer_stats wstats; /* the writer's (symbols) */
+	struct pdf_host_facts host; /* what the host observed, as filed */
 	struct tally tally;
+	struct tally file_tally;  /* the file read back: claims checked */
+	int have_file_tally;
 	struct snap_ring ring[RS_MAX_RINGS];
 };
 
@@ -64,6 +74,10 @@ int snapper_write(struct snapper *s);
 
 /* What was copied, cut and lost, per ring, on stdout. */
 void snapper_summary(const struct snapper *s);
+
+/* Corruption and flagged claims on stderr (report_warn); 1 when there
+ * were any: the command exits CLI_EXIT_CORRUPT. */
+int snapper_warn(const struct snapper *s);
 
 void snapper_fini(struct snapper *s);
 

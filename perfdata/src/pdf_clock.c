@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pdf_auxtrace.h"
 #include "pdf_clock.h"
 #include "pdf_io.h"
 
@@ -54,9 +55,17 @@ static int64_t offset_at(const struct pdf_clock_sync *cs, uint64_t g)
 
 uint64_t pdf_clock_to_host(const struct pdf_clock_sync *cs, uint64_t guest)
 {
+	int64_t off;
+
 	if (!pdf_clock_usable(cs))
 		return guest;
-	return guest - (uint64_t)offset_at(cs, guest);
+	/* a guest time near either end must not wrap to the other: a time
+	 * of 2^64-1 stays the latest there is, for report to flag */
+	off = offset_at(cs, guest);
+	if (off >= 0)
+		return guest < (uint64_t)off ? 0 : guest - (uint64_t)off;
+	return guest > UINT64_MAX - ((uint64_t)-(off + 1) + 1) ? UINT64_MAX :
+	       guest + ((uint64_t)-(off + 1) + 1);
 }
 
 /* Where the perf TIME word of file record @rec is, or 0 for none. */
@@ -92,15 +101,23 @@ int pdf_clock_rewrite(int fd, uint64_t data_offset, uint64_t data_size,
 		      const struct pdf_layout *lay,
 		      const struct pdf_clock_sync *cs, uint8_t *buf)
 {
-	uint64_t pos = 0;
+	uint64_t pos = 0, skip = 0;
 	int err;
 
 	if (!pdf_clock_usable(cs))
 		return 0;
 	while (pos < data_size) {
-		uint64_t want = data_size - pos < CHUNK ? data_size - pos : CHUNK;
-		uint64_t done = 0;
+		uint64_t want, done = 0;
 
+		/* an AUXTRACE payload has no times: stepped over unread */
+		if (skip) {
+			if (skip > data_size - pos)
+				return PDF_ERR(pdfe_internal);
+			pos += skip;
+			skip = 0;
+			continue;
+		}
+		want = data_size - pos < CHUNK ? data_size - pos : CHUNK;
 		err = pdf_pread_all(fd, buf, (size_t)want, data_offset + pos);
 		if (err)
 			return err;
@@ -124,6 +141,11 @@ int pdf_clock_rewrite(int fd, uint64_t data_offset, uint64_t data_size,
 				memcpy(buf + done + at, &t, 8);
 			}
 			done += h.size;
+			if (h.type == PDF_RECORD_AUXTRACE) {
+				skip = pdf_auxtrace_payload(buf + done - h.size,
+							    h.size);
+				break;
+			}
 		}
 		if (!done)
 			return PDF_ERR(pdfe_internal);

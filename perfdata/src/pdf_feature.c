@@ -12,6 +12,7 @@
 
 #include "pdf_clock.h"
 #include "pdf_feature.h"
+#include "pdf_host.h"
 #include "pdf_kernel.h"
 
 #ifndef RINGSIDE_VERSION
@@ -79,6 +80,9 @@ static void add_feature(struct pdf_buf *b, unsigned bit,
 	case PDF_FEAT_RS_CLOCK:
 		pdf_clock_add_features(b, bit, info->clock);
 		break;
+	case PDF_FEAT_RS_HOST:
+		pdf_host_add_feature(b, info->host);
+		break;
 	default:
 		break;
 	}
@@ -92,7 +96,7 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 		PDF_FEAT_BUILD_ID, PDF_FEAT_HOSTNAME, PDF_FEAT_OSRELEASE, PDF_FEAT_VERSION,
 		PDF_FEAT_ARCH, PDF_FEAT_NRCPUS, PDF_FEAT_CMDLINE,
 		PDF_FEAT_EVENT_DESC, PDF_FEAT_SAMPLE_TIME, PDF_FEAT_CLOCKID,
-		PDF_FEAT_CLOCK_DATA, PDF_FEAT_RS_CLOCK,
+		PDF_FEAT_CLOCK_DATA, PDF_FEAT_RS_CLOCK, PDF_FEAT_RS_HOST,
 	};
 	struct pdf_section index[sizeof(bits) / sizeof(bits[0])];
 	struct pdf_buf body;
@@ -115,6 +119,8 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 			continue;
 		if (bits[i] == PDF_FEAT_RS_CLOCK &&
 		    (!info->clock || info->clock->state == PDF_CLOCK_NONE))
+			continue;
+		if (bits[i] == PDF_FEAT_RS_HOST && !pdf_host_valid(info->host))
 			continue;
 		add_feature(&body, bits[i], info, &uts);
 		features[bits[i] / 64] |= 1ull << (bits[i] % 64);

@@ -51,6 +51,8 @@ enum pdf_feature {
 	/* ringside's own, far above perf's (perf 6.1 ends at 31 and skips
 	 * bits it does not know): the guest clock's sync (pdf_clock.c) */
 	PDF_FEAT_RS_CLOCK    = 250,
+	/* what the host observed reading the rings (pdf_host.c) */
+	PDF_FEAT_RS_HOST     = 251,
 };
 
 /* perf's synthesized record types (user types start at 64). */

@@ -15,6 +15,7 @@
 
 #include "ringside/perfdata.h"
 
+#include "pdf_auxtrace.h"
 #include "pdf_format.h"
 #include "pdf_io.h"
 
@@ -22,22 +23,6 @@
 #define PID 4242u
 #define ATTR_ID 1u
 #define FN_MAX 4096u         /* perf's MMAP filename, NUL included */
-
-enum {                       /* tools/perf/util/intel-pt.h */
-	IPT_PMU_TYPE, IPT_TIME_SHIFT, IPT_TIME_MULT, IPT_TIME_ZERO,
-	IPT_CAP_USER_TIME_ZERO, IPT_TSC_BIT, IPT_NORETCOMP_BIT,
-	IPT_HAVE_SCHED_SWITCH, IPT_SNAPSHOT_MODE, IPT_PER_CPU_MMAPS,
-	IPT_MTC_BIT, IPT_MTC_FREQ_BITS, IPT_TSC_CTC_N, IPT_TSC_CTC_D,
-	IPT_CYC_BIT, IPT_MAX_NONTURBO_RATIO, IPT_FILTER_STR_LEN, IPT_PRIV_MAX
-};
-
-/* PERF_RECORD_AUXTRACE_INFO of type intel_pt. */
-struct ipt_info {
-	uint32_t type;
-	uint32_t reserved;
-	uint64_t priv[IPT_PRIV_MAX];
-};
-_Static_assert(sizeof(struct ipt_info) == 144, "intel_pt AUXTRACE_INFO");
 
 /* The sample_id_all trailer of the attr (TID, TIME, CPU, IDENTIFIER). */
 struct sample_id {
@@ -107,7 +92,7 @@ static void add_events(struct pdf_buf *b, const struct pdf_intel_pt_params *p)
 	static const uint8_t zero[8];
 	struct comm_body comm = { PID, PID, "guest" };
 	struct exit_body ex = { PID, PID, PID, PID, 3 };
-	struct ipt_info info;
+	struct pdf_ipt_info info;
 	struct pdf_auxtrace ax;
 	struct mmap_body mm;
 	size_t fn_len = strlen(p->elf) + 1;
@@ -118,17 +103,7 @@ static void add_events(struct pdf_buf *b, const struct pdf_intel_pt_params *p)
 	mm.len = p->code_len;
 	mm.pgoff = p->code_offset;
 	memcpy(mm.fn, p->elf, fn_len);
-	memset(&info, 0, sizeof(info));
-	info.type = PDF_AUXTRACE_INTEL_PT;
-	info.priv[IPT_PMU_TYPE] = PT_PMU_TYPE;
-	info.priv[IPT_TIME_MULT] = 1;
-	info.priv[IPT_TSC_BIT] = 10;          /* CTL bit positions */
-	info.priv[IPT_NORETCOMP_BIT] = 11;
-	info.priv[IPT_MTC_BIT] = 9;
-	info.priv[IPT_MTC_FREQ_BITS] = 14;
-	info.priv[IPT_TSC_CTC_N] = 1;
-	info.priv[IPT_TSC_CTC_D] = 1;
-	info.priv[IPT_CYC_BIT] = 1;
+	pdf_ipt_info(&info, PT_PMU_TYPE);
 	memset(&ax, 0, sizeof(ax));
 	ax.size = (p->trace_len + 7) & ~7ull; /* PAD bytes (0) fill up */
 	ax.tid = PID;

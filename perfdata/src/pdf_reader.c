@@ -8,9 +8,11 @@
 
 #include "ringside/perfdata.h"
 
+#include "pdf_auxtrace.h"
 #include "pdf_clock.h"
 #include "pdf_codec.h"
 #include "pdf_feature.h"
+#include "pdf_host.h"
 #include "pdf_io.h"
 
 #define WINDOW       (1u << 20)
@@ -37,6 +39,7 @@ struct pdf_reader {
 	uint64_t win_start;        /* data-relative offset of win[0] */
 	uint64_t win_len;
 	uint64_t skipped;
+	uint64_t aux_bytes;        /* AUXTRACE payload bytes met so far */
 	uint8_t *win;
 	_Alignas(8) uint8_t rec[PDF_CODEC_BUF];
 	_Alignas(8) uint8_t out[PDF_CODEC_BUF];
@@ -157,6 +160,10 @@ static int read_feature(struct pdf_reader *r, unsigned bit,
 	case PDF_FEAT_RS_CLOCK:
 		/* a malformed one reads as "nothing said", not a bad file */
 		pdf_clock_parse(buf, sec->size, &info->clock);
+		break;
+	case PDF_FEAT_RS_HOST:
+		/* likewise: a malformed one says nothing */
+		pdf_host_parse(buf, sec->size, &info->host);
 		break;
 	case PDF_FEAT_SAMPLE_TIME:
 		if (sec->size >= 16) {
@@ -300,6 +307,11 @@ uint64_t pdf_reader_skipped(const struct pdf_reader *r)
 	return r->skipped;
 }
 
+uint64_t pdf_reader_aux_bytes(const struct pdf_reader *r)
+{
+	return r->aux_bytes;
+}
+
 /* Make [pos, pos + len) of the data section readable at the return value. */
 static const uint8_t *window(struct pdf_reader *r, uint64_t pos, uint64_t len,
 			     int *err)
@@ -344,6 +356,19 @@ int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev)
 			return err;
 		memcpy(r->rec, p, hdr.size);
 		r->pos += hdr.size;
+		if (hdr.type == PDF_RECORD_AUXTRACE) {
+			/* its bytes follow, outside its size: bounded by the
+			 * data section, stepped over (AUX data is opaque) */
+			uint64_t pay = pdf_auxtrace_payload(r->rec, hdr.size);
+
+			if (hdr.size < sizeof(hdr) + sizeof(struct pdf_auxtrace) ||
+			    pay % 8 || pay > r->hdr.data.size - r->pos)
+				return PDF_ERR(pdfe_format);
+			r->pos += pay;
+			r->aux_bytes += pay;
+			r->skipped++;
+			continue;
+		}
 		n = pdf_decode(&r->lay, (const struct rs_perf_header *)r->rec,
 			       r->out, sizeof(r->out), &ev->ring, &ev->time);
 		if (n < 0)

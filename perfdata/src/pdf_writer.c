@@ -13,9 +13,11 @@
 
 #include "ringside/perfdata.h"
 
+#include "pdf_auxtrace.h"
 #include "pdf_clock.h"
 #include "pdf_codec.h"
 #include "pdf_feature.h"
+#include "pdf_host.h"
 #include "pdf_io.h"
 #include "pdf_kernel.h"
 
@@ -34,8 +36,10 @@ struct pdf_writer {
 	uint64_t first_time;
 	uint64_t last_time;
 	struct pdf_clock_sync clock;  /* state NONE until set */
+	struct pdf_host_facts host;   /* kind NONE until set */
 	struct pdf_writer_stats stats;
 	int have_ksyms;             /* guest kernel symbols given */
+	uint32_t aux_format;        /* enum pdf_aux_format */
 	size_t used;
 	uint8_t *out;               /* OUT_BUF bytes of pending data */
 	uint8_t enc[PDF_CODEC_BUF];
@@ -139,6 +143,21 @@ static int pdf_writer_ksyms(struct pdf_writer *w,
 	return err;
 }
 
+/* The AUXTRACE_INFO first in the data section: perf sets its decoder up
+ * from it before it meets any AUXTRACE record. */
+static int aux_info(struct pdf_writer *w, uint32_t format)
+{
+	struct pdf_buf b;
+	int err;
+
+	pdf_buf_init(&b);
+	pdf_auxtrace_info_record(&b, format);
+	err = b.err ? b.err : append(w, b.data, b.len);
+	pdf_buf_fini(&b);
+	w->aux_format = format;
+	return err;
+}
+
 int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		    const struct pdf_writer_params *params)
 {
@@ -146,7 +165,8 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 	int err;
 
 	if (!wp || !path || !params ||
-	    params->size < sizeof(struct pdf_writer_params))
+	    params->size < sizeof(struct pdf_writer_params) ||
+	    params->aux_format >= PDF_AUX_FORMAT_MAX)
 		return PDF_ERR(pdfe_invalid);
 	*wp = NULL;
 	w = calloc(1, sizeof(*w));
@@ -172,6 +192,8 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		goto fail;
 	}
 	err = write_attrs(w, 0);
+	if (!err && params->aux_format)
+		err = aux_info(w, params->aux_format);
 	if (!err && params->guest_kallsyms) {
 		w->have_ksyms = 1;
 		err = pdf_writer_ksyms(w, params);
@@ -247,6 +269,38 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 	return 0;
 }
 
+int pdf_writer_add_aux(struct pdf_writer *w, uint32_t ring, uint64_t offset,
+		       const void *data, uint64_t len)
+{
+	static const uint8_t zero[8];
+	const uint8_t *p = data;
+	uint64_t left = len;
+	struct pdf_buf b;
+	int err;
+
+	if (!w || !w->aux_format || ring >= RS_MAX_RINGS || (!data && len))
+		return PDF_ERR(pdfe_invalid);
+	if (!len)
+		return 0;
+	pdf_buf_init(&b);
+	pdf_auxtrace_record(&b, ring, offset, len);
+	err = b.err ? b.err : append(w, b.data, b.len);
+	pdf_buf_fini(&b);
+	/* the payload in pieces the output buffer takes, read once */
+	while (!err && left) {
+		size_t n = left < OUT_BUF ? (size_t)left : OUT_BUF;
+
+		err = append(w, p, n);
+		p += n;
+		left -= n;
+	}
+	if (!err && len % 8)
+		err = append(w, zero, 8 - len % 8);
+	if (!err)
+		w->stats.aux_bytes += len;
+	return err;
+}
+
 const struct pdf_writer_stats *pdf_writer_stats(const struct pdf_writer *w)
 {
 	return &w->stats;
@@ -263,6 +317,20 @@ int pdf_writer_set_clock(struct pdf_writer *w, const struct pdf_clock_sync *cs)
 	    (cs->state == PDF_CLOCK_SYNCED && !cs->nr))
 		return PDF_ERR(pdfe_invalid);
 	w->clock = *cs;
+	return 0;
+}
+
+int pdf_writer_set_host(struct pdf_writer *w, const struct pdf_host_facts *h)
+{
+	if (!w)
+		return PDF_ERR(pdfe_invalid);
+	if (!h || h->kind == PDF_HOST_NONE) {
+		w->host.kind = PDF_HOST_NONE;
+		return 0;
+	}
+	if (!pdf_host_valid(h))
+		return PDF_ERR(pdfe_invalid);
+	w->host = *h;
 	return 0;
 }
 
@@ -308,6 +376,7 @@ static int write_tail(struct pdf_writer *w)
 
 	memset(&info, 0, sizeof(info));
 	info.clock = &w->clock;
+	info.host = &w->host;
 	info.lay = &w->lay;
 	info.nr_rings = w->nr_rings;
 	info.argc = w->argc;

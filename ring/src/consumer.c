@@ -17,6 +17,7 @@ static void tails_reset(struct rs_consumer *c)
 	/* Start from the published tail unless it is implausible. */
 	if (head - tail > c->ring.data_size) {
 		c->stats.corrupt++;
+		c->stats.bad_heads++;
 		tail = head;
 	}
 	c->tail = tail;
@@ -63,7 +64,9 @@ static void record_stats(struct rs_cons_stats *s, const struct rs_perf_header *r
 		const struct rs_perf_lost *l = (const struct rs_perf_lost *)rec;
 
 		s->lost_records++;
-		s->lost += l->lost;
+		/* the guest's count: saturate rather than wrap */
+		s->lost = s->lost + l->lost < s->lost ? UINT64_MAX :
+			  s->lost + l->lost;
 	} else if (rec->type == RS_PERF_RECORD_AUX) {
 		const struct rs_perf_aux *a = (const struct rs_perf_aux *)rec;
 
@@ -96,8 +99,10 @@ int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 		/* A head more than a ring ahead of our tail, or behind it, is
 		 * a lie: following it would put the tail where the producer
 		 * never goes.  Count it once and wait for a plausible head. */
-		if (head != c->bad_head)
+		if (head != c->bad_head) {
 			c->stats.corrupt++;
+			c->stats.bad_heads++;
+		}
 		c->bad_head = head;
 		return 0;
 	}

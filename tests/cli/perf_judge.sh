@@ -17,14 +17,16 @@ perf_event_samples() {
 		f && / stats:$/ { exit }' "$1" | { read -r n; echo "${n:-0}"; }
 }
 
-# quiet_or_lost NAME ERRFILE REPORT: perf said nothing on stderr; or, for a
-# file with LOST records, exactly the notice perf script prints for any
-# perf.data with LOST records ("Processed N events and lost M chunks!"),
-# whose numbers must then be ringside's: N records, M LOST records.
+# quiet_or_lost NAME ERRFILE REPORT [AUX_EVENTS]: perf said nothing on
+# stderr; or, for a file with LOST records, exactly the notice perf script
+# prints for any perf.data with LOST records ("Processed N events and lost
+# M chunks!"), whose numbers must then be ringside's: N records (plus the
+# AUXTRACE_INFO and AUXTRACE records holding AUX data, which perf counts
+# too), M LOST records.
 quiet_or_lost() {
-	local name=$1 err=$2 rep=$3 lost_recs total
+	local name=$1 err=$2 rep=$3 aux=${4:-0} lost_recs total
 	lost_recs=$(json "$rep" .total.types.lost)
-	total=$(json "$rep" .total.records)
+	total=$(($(json "$rep" .total.records) + aux))
 	if [ "$lost_recs" = 0 ]; then
 		[ ! -s "$err" ] || { cat "$err" >&2; fail "$name: perf wrote to stderr"; }
 		return
@@ -60,14 +62,15 @@ judge() {
 	note "perf judges $name"
 	"$R" report "$file" --json >"$rep" || fail "$name: ringside report failed"
 
-	"$PERF" script -i "$file" >"$WORK/$name.script" 2>"$WORK/$name.script.err" ||
-		fail "$name: perf script exited $?: $(cat "$WORK/$name.script.err")"
-	quiet_or_lost "$name: perf script" "$WORK/$name.script.err" "$rep"
 	"$PERF" report -i "$file" --stats >"$st" 2>"$WORK/$name.stats.err" ||
 		fail "$name: perf report --stats exited $?: $(cat "$WORK/$name.stats.err")"
 	[ ! -s "$WORK/$name.stats.err" ] ||
 		{ cat "$WORK/$name.stats.err" >&2; fail "$name: perf report --stats wrote to stderr"; }
 	cat "$st"
+	"$PERF" script -i "$file" >"$WORK/$name.script" 2>"$WORK/$name.script.err" ||
+		fail "$name: perf script exited $?: $(cat "$WORK/$name.script.err")"
+	quiet_or_lost "$name: perf script" "$WORK/$name.script.err" "$rep" \
+		$(($(perf_stat "$st" AUXTRACE_INFO) + $(perf_stat "$st" AUXTRACE)))
 
 	want=$(json "$rep" '.total.types | .seq + .marker + .sample + .other')
 	expect_eq "$name: perf SAMPLE events" "$(perf_stat "$st" SAMPLE)" "$want"

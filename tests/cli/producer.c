@@ -39,6 +39,13 @@
  * sideband: FILE's lines into the sideband, as the Linux agent writes its
  * kernel's symbols (TRUNCATED when they do not fit); --torn stops before
  * the commit (seq stays odd), --lie-length N then claims N bytes.
+ * --hostile (write): after the records, per ring, the claims of a lying
+ * guest (issue 13): LOST 2219460346403425822, LOST 2^64-1, LOST 7 (the
+ * one honest count), LOST_SAMPLES 2^64-1, an AUX record of 2^62 bytes,
+ * and last a marker stamped 2^64-1 ns; before --ready.
+ * --corrupt (write): the header of each ring's last sequence record is
+ * overwritten with size 12 (not a multiple of 8) after it was committed:
+ * a consumer loses framing there and discards the rest of its batch.
  * One line per ring on stdout:
  *   ring I attempted A lost L seq S samples X markers M aux R aux_bytes B comms C
  *     mmaps P
@@ -70,6 +77,8 @@ struct opts {
 	const char *comm;
 	const char *mmap2;
 	int guest;
+	int hostile;
+	int corrupt;
 	int abi_version;
 	int tsync;                /* --tsync given */
 	int mute;                 /* attached, but never answers */
@@ -296,6 +305,47 @@ static void put_aux(struct ring_state *r, uint64_t size)
 	rs_aux_end(&r->p, &h, 0);
 }
 
+/* The hostile claims of --hostile, in one ring (the order matters: the
+ * marker's time is the one every later record of the ring is filed at). */
+static void put_hostile(struct ring_state *r, uint32_t ring)
+{
+	static const uint64_t lost[] = { 2219460346403425822ull, UINT64_MAX, 7 };
+	uint64_t body[3];
+	struct {
+		struct rs_rec_marker m;
+		char text[8];
+	} mk;
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		body[0] = ring;
+		body[1] = lost[i];
+		rs_producer_output(&r->p, RS_PERF_RECORD_LOST, 0, body, 16);
+	}
+	body[0] = UINT64_MAX;
+	rs_producer_output(&r->p, 13 /* PERF_RECORD_LOST_SAMPLES */, 0, body, 8);
+	body[0] = 0;
+	body[1] = 1ull << 62;
+	body[2] = 0;
+	rs_producer_output(&r->p, RS_PERF_RECORD_AUX, 0, body, 24);
+	memset(&mk, 0, sizeof(mk));
+	mk.m.time = UINT64_MAX;
+	mk.m.len = 4;
+	memcpy(mk.text, "late", 4);
+	rs_producer_output(&r->p, RS_RECORD_MARKER, 0, (uint8_t *)&mk + 8,
+			   (uint32_t)(sizeof(mk.m) - 8 + 4));
+}
+
+/* --corrupt: the committed sequence record at ring position @pos gets a
+ * header size no record can have. */
+static void corrupt_at(struct ring_state *r, uint64_t pos)
+{
+	struct rs_perf_header *h = (struct rs_perf_header *)(void *)
+		(r->p.ring.data + (pos & (r->p.ring.data_size - 1)));
+
+	h->size = 12;
+}
+
 static void touch(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -388,6 +438,14 @@ static int write_records(const char *path, const struct opts *o)
 				put_aux(r, o->aux_size);
 		}
 	}
+	for (j = 0; j < nr && o->corrupt; j++) {
+		uint64_t pos = rs[j].p.head;   /* where the next record goes */
+
+		put_seq(&rs[j], j, 0);
+		corrupt_at(&rs[j], pos);
+	}
+	for (j = 0; j < nr && o->hostile; j++)
+		put_hostile(&rs[j], j);
 	if (o->ready && o->burst >= o->records)
 		touch(o->ready);
 	/* Every loss must be on record before we say what we lost. */
@@ -528,6 +586,8 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--guest")) { o.guest = 1; continue; }
 		if (!strcmp(a, "--torn")) { o.torn = 1; continue; }
 		if (!strcmp(a, "--mute")) { o.mute = 1; continue; }
+		if (!strcmp(a, "--hostile")) { o.hostile = 1; continue; }
+		if (!strcmp(a, "--corrupt")) { o.corrupt = 1; continue; }
 		i++;
 		if (!strcmp(a, "--rings")) o.rings = (uint32_t)num(v);
 		else if (!strcmp(a, "--data-pages")) o.data_pages = (uint32_t)num(v);

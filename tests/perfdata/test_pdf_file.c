@@ -14,6 +14,7 @@
 #include "ringside/ring.h"
 
 #include "pdf_format.h"
+#include "pdf_host.h"
 
 #define GUEST_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 		    PERF_SAMPLE_PERIOD)
@@ -213,6 +214,17 @@ START_TEST(pdf_writer_clock)
 	ck_assert_uint_eq(pdf_clock_to_host(&cs, 10003000000ull),
 			  10003000000ull - 5000000300ull);
 	ck_assert_uint_eq(pdf_clock_to_host(NULL, 42), 42);
+	/* a guest's times at either end saturate, never wrap (issue 13) */
+	ck_assert_uint_eq(pdf_clock_to_host(&cs, 1), 0);
+	ck_assert_uint_ge(pdf_clock_to_host(&cs, UINT64_MAX), 1ull << 63);
+	bad = cs;
+	bad.nr = 1;
+	bad.pt[0].offset_ns = -5000000000ll;
+	ck_assert_uint_eq(pdf_clock_to_host(&bad, UINT64_MAX - 7), UINT64_MAX);
+	ck_assert_uint_eq(pdf_clock_to_host(&bad, 7), 5000000007ull);
+	bad.pt[0].offset_ns = INT64_MIN;
+	ck_assert_uint_eq(pdf_clock_to_host(&bad, 1ull << 63), UINT64_MAX);
+	ck_assert_uint_eq(pdf_clock_to_host(&bad, (1ull << 63) - 1), UINT64_MAX);
 }
 END_TEST
 
@@ -240,6 +252,118 @@ START_TEST(pdf_writer_clock_unsynced)
 }
 END_TEST
 
+/* AUX bytes as AUXTRACE records: stepped over by the reader (their bytes
+ * are no records, even when they look like some) and by the clock's
+ * rewrite, across its 1 MiB chunks; refused without an AUX format. */
+START_TEST(pdf_writer_aux)
+{
+	const struct pdf_clock_sync cs = {
+		.state = PDF_CLOCK_SYNCED, .nr = 1,
+		.pt = { { 10000000000ull, 5000000000ll, 1000, 16, 0 } },
+	};
+	struct pdf_writer_params ap = params;
+	_Alignas(8) uint8_t buf[256];
+	static uint8_t aux[(3u << 20) + 5];
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+	unsigned i;
+
+	/* AUX bytes that read like records (size 8, type LOST) */
+	for (i = 0; i + 8 <= sizeof(aux); i += 8) {
+		struct rs_perf_header h = { PERF_RECORD_LOST, 0, 8 };
+
+		memcpy(aux + i, &h, sizeof(h));
+	}
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	ck_assert_int_eq(pdf_writer_add_aux(w, 0, 0, aux, 8), PDF_ERR(pdfe_invalid));
+	pdf_writer_discard(w);
+	ap.aux_format = PDF_AUX_FORMAT_MAX;
+	ck_assert_int_eq(pdf_writer_open(&w, path, &ap), PDF_ERR(pdfe_invalid));
+	ap.aux_format = PDF_AUX_OPAQUE;
+	ck_assert_int_eq(pdf_writer_open(&w, path, &ap), 0);
+	ck_assert_int_eq(pdf_writer_add(w, 0, 10000000000ull, make(0, buf)), 0);
+	ck_assert_int_eq(pdf_writer_add_aux(w, 1, 4096, aux, sizeof(aux)), 0);
+	ck_assert_int_eq(pdf_writer_add_aux(w, RS_MAX_RINGS, 0, aux, 8),
+			 PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_add_aux(w, 0, 0, NULL, 8), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_add_aux(w, 0, 0, NULL, 0), 0);
+	ck_assert_int_eq(pdf_writer_add(w, 2, 10000000100ull, make(1, buf)), 0);
+	ck_assert_uint_eq(pdf_writer_stats(w)->aux_bytes, sizeof(aux));
+	ck_assert_int_eq(pdf_writer_set_clock(w, &cs), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 1);
+	ck_assert_uint_eq(ev.ring, 0);
+	ck_assert_uint_eq(ev.time, 5000000000ull);
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 1);
+	ck_assert_uint_eq(ev.ring, 2);
+	ck_assert_uint_eq(ev.time, 5000000100ull);
+	ck_assert_int_eq(pdf_reader_next(r, &ev), 0);
+	ck_assert_uint_eq(pdf_reader_aux_bytes(r), (sizeof(aux) + 7) & ~7ul);
+	pdf_reader_close(r);
+}
+END_TEST
+
+START_TEST(pdf_writer_host_facts)
+{
+	static struct pdf_host_facts h, bad;
+	_Alignas(8) uint8_t buf[256];
+	const struct pdf_host_facts *got;
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_buf b;
+	uint32_t i;
+
+	memset(&h, 0, sizeof(h));
+	h.kind = PDF_HOST_DRAIN;
+	h.nr_rings = 2;
+	h.start_ns = 1000;
+	h.end_ns = 2000;
+	for (i = 0; i < 2; i++) {
+		h.ring[i].data_size = 4096u << i;
+		h.ring[i].corrupt = 3 + i;
+		h.ring[i].corrupt_bytes = UINT64_MAX - i;
+		h.ring[i].not_written = 9;
+	}
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	ck_assert_int_eq(pdf_writer_add(w, 0, 1500, make(0, buf)), 0);
+	bad = h;
+	bad.kind = PDF_HOST_KIND_MAX;
+	ck_assert_int_eq(pdf_writer_set_host(w, &bad), PDF_ERR(pdfe_invalid));
+	bad = h;
+	bad.nr_rings = RS_MAX_RINGS + 1;
+	ck_assert_int_eq(pdf_writer_set_host(w, &bad), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_set_host(NULL, &h), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_writer_set_host(w, &h), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	got = &pdf_reader_info(r)->host;
+	ck_assert_uint_eq(got->kind, PDF_HOST_DRAIN);
+	ck_assert_uint_eq(got->nr_rings, 2);
+	ck_assert_uint_eq(got->end_ns, 2000);
+	ck_assert_int_eq(memcmp(got->ring, h.ring, 2 * sizeof(h.ring[0])), 0);
+	pdf_reader_close(r);
+
+	/* malformed sections say nothing, never more than they hold */
+	pdf_buf_init(&b);
+	pdf_host_add_feature(&b, &h);
+	ck_assert_int_eq(pdf_host_parse(b.data, b.len, &bad), 0);
+	ck_assert_uint_eq(bad.ring[1].corrupt, 4);
+	ck_assert_int_eq(pdf_host_parse(b.data, b.len - 8, &bad), PDF_ERR(pdfe_format));
+	ck_assert_uint_eq(bad.kind, PDF_HOST_NONE);
+	ck_assert_int_eq(pdf_host_parse(b.data, 31, &bad), PDF_ERR(pdfe_format));
+	b.data[8] = RS_MAX_RINGS + 1;           /* rings */
+	ck_assert_int_eq(pdf_host_parse(b.data, b.len, &bad), PDF_ERR(pdfe_format));
+	b.data[8] = 2;
+	b.data[12] = 9;                         /* words per ring below 10 */
+	ck_assert_int_eq(pdf_host_parse(b.data, b.len, &bad), PDF_ERR(pdfe_format));
+	memset(b.data + 12, 0xff, 4);           /* words: 2^32-1 */
+	ck_assert_int_eq(pdf_host_parse(b.data, b.len, &bad), PDF_ERR(pdfe_format));
+	pdf_buf_fini(&b);
+}
+END_TEST
+
 START_TEST(pdf_writer_empty)
 {
 	struct pdf_writer *w;
@@ -250,6 +374,7 @@ START_TEST(pdf_writer_empty)
 	ck_assert_int_eq(pdf_writer_finish(w), 0);
 	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
 	ck_assert_int_eq(pdf_reader_info(r)->have_time, 0);
+	ck_assert_uint_eq(pdf_reader_info(r)->host.kind, PDF_HOST_NONE);
 	ck_assert_uint_eq(pdf_reader_info(r)->data_size, 8);
 	ck_assert_int_eq(pdf_reader_next(r, &ev), 0);
 	ck_assert_uint_eq(pdf_reader_skipped(r), 1); /* the FINISHED_ROUND */
@@ -555,6 +680,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_writer_roundtrip);
 	tcase_add_test(tc, pdf_writer_clock);
 	tcase_add_test(tc, pdf_writer_clock_unsynced);
+	tcase_add_test(tc, pdf_writer_aux);
+	tcase_add_test(tc, pdf_writer_host_facts);
 	tcase_add_test(tc, pdf_writer_empty);
 	tcase_add_test(tc, pdf_writer_discard_leaves_nothing);
 	tcase_add_test(tc, pdf_writer_open_fails);

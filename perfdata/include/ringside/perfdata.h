@@ -199,12 +199,54 @@ struct pdf_clock_sync {
 };
 
 /* Guest time @guest in host CLOCK_MONOTONIC ns: guest - offset, the offset
- * interpolated between two points (a line through them, also outside).
- * @guest itself when @cs does not convert. */
+ * interpolated between two points (a line through them, also outside),
+ * saturated at 0 and UINT64_MAX (never wrapped).  @guest itself when @cs
+ * does not convert. */
 uint64_t pdf_clock_to_host(const struct pdf_clock_sync *cs, uint64_t guest);
 
 /* "synchronized", "no time sync: the guest did not answer", ... */
 const char *pdf_clock_state_str(uint32_t state);
+
+/* ---- what the host itself observed (pdf_host_*) -------------------------- */
+
+/*
+ * A file's records are what the guest wrote: their contents, LOST counts
+ * and times are the guest's claims.  What the host saw while it read the
+ * rings is kept apart, in ringside's host feature: when it read them (host
+ * CLOCK_MONOTONIC), each ring's geometry from the validated layout, and
+ * what it had to discard.  `ringside report` checks the claims against it
+ * (docs/cli.md, "Host facts and guest claims").
+ */
+enum pdf_host_kind {
+	PDF_HOST_NONE = 0,        /* the file says nothing (an older ringside) */
+	PDF_HOST_DRAIN,           /* record: consumers drained the rings */
+	PDF_HOST_SNAPSHOT,        /* snapshot: the rings were copied */
+	PDF_HOST_KIND_MAX
+};
+
+struct pdf_host_ring {
+	uint64_t data_size;       /* data area bytes (the host's layout) */
+	uint64_t aux_size;        /* AUX area bytes, 0: none */
+	uint64_t corrupt;         /* corruption events: malformed records,
+				   * heads or tails that cannot be true */
+	uint64_t corrupt_bytes;   /* ring bytes discarded because of them */
+	uint64_t bad_heads;       /* of corrupt: impossible data heads/tails */
+	uint64_t aux_bad_heads;   /* impossible AUX heads/tails */
+	uint64_t aux_bytes;       /* AUX bytes taken from the ring */
+	uint64_t aux_stored;      /* of them, in the file (AUXTRACE) */
+	uint64_t cut_bytes;       /* snapshot: cut as possibly overwritten */
+	uint64_t not_written;     /* records perf.data cannot carry */
+};
+#define PDF_HOST_RING_WORDS 10u   /* u64 words of pdf_host_ring in the file */
+
+struct pdf_host_facts {
+	uint32_t kind;            /* enum pdf_host_kind */
+	uint32_t nr_rings;        /* entries of ring[] in use */
+	uint64_t start_ns;        /* host CLOCK_MONOTONIC before the first
+				   * read of a ring (attach, or the copy) */
+	uint64_t end_ns;          /* ... after the last one */
+	struct pdf_host_ring ring[RS_MAX_RINGS];
+};
 
 /* ---- sample bodies (pdf_sample_*) ----------------------------------------- */
 
@@ -367,10 +409,24 @@ struct pdf_writer_params {
 	const uint8_t *guest_build_id;
 	uint32_t guest_build_id_len;  /* 0: unknown */
 	const char *buildid_dir;
+	/* What the rings' AUX areas hold (enum pdf_aux_format): with one,
+	 * the file starts with an AUXTRACE_INFO saying so, and
+	 * pdf_writer_add_aux() stores AUX bytes as AUXTRACE records. */
+	uint32_t aux_format;
+};
+
+/* What AUX bytes are, for perf (docs/perfdata.md, "AUX data"). */
+enum pdf_aux_format {
+	PDF_AUX_NONE = 0,         /* no AUX data in the file */
+	PDF_AUX_INTEL_PT,         /* Intel PT packets: perf's intel_pt decoder */
+	PDF_AUX_OPAQUE,           /* bytes ringside cannot name: stored for
+				   * the file's reader, never decoded */
+	PDF_AUX_FORMAT_MAX
 };
 
 struct pdf_writer_stats {
 	uint64_t records;         /* ring records written */
+	uint64_t aux_bytes;       /* AUX bytes stored (AUXTRACE payloads) */
 	uint64_t bytes;           /* data section bytes */
 	/* Guest kernel symbols: 0 when none were given or all went well;
 	 * else why perf will not name the guest's kernel samples (the
@@ -412,6 +468,17 @@ int pdf_writer_add_ksyms(struct pdf_writer *w,
 int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 		   const struct rs_perf_header *rec);
 
+/*
+ * Store @len bytes of ring @ring's AUX area, which began at position
+ * @offset of its AUX stream, as one PERF_RECORD_AUXTRACE (the bytes
+ * follow the record, padded to 8).  @data may be memory another party
+ * writes meanwhile: it is copied once, never interpreted.
+ * PDF_ERR(pdfe_invalid) (no aux_format at open, a ring of RS_MAX_RINGS or
+ * more, NULL data), -errno: a write failed, the file is lost.
+ */
+int pdf_writer_add_aux(struct pdf_writer *w, uint32_t ring, uint64_t offset,
+		       const void *data, uint64_t len);
+
 const struct pdf_writer_stats *pdf_writer_stats(const struct pdf_writer *w);
 
 /* The temporary path being written (for messages). */
@@ -434,6 +501,13 @@ int pdf_writer_finish(struct pdf_writer *w);
  * out of range.
  */
 int pdf_writer_set_clock(struct pdf_writer *w, const struct pdf_clock_sync *cs);
+
+/*
+ * What the host observed while reading the rings, kept in ringside's host
+ * feature (before pdf_writer_finish; NULL or kind NONE: nothing said).
+ * PDF_ERR(pdfe_invalid): a kind or ring count out of range.
+ */
+int pdf_writer_set_host(struct pdf_writer *w, const struct pdf_host_facts *h);
 
 /* Remove PATH.tmp and free @w.  Accepts NULL. */
 void pdf_writer_discard(struct pdf_writer *w);
@@ -458,6 +532,8 @@ struct pdf_info {
 				       * when absent or malformed) */
 	int have_clock_data;          /* HEADER_CLOCK_DATA present */
 	uint32_t clockid;             /* its clockid */
+	struct pdf_host_facts host;   /* ringside's host feature (kind NONE
+				       * when absent or malformed) */
 };
 
 /* One ring record of the file; @rec is valid until the next call. */
@@ -485,6 +561,10 @@ int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev);
 
 /* perf's own records met so far (skipped, not ring records). */
 uint64_t pdf_reader_skipped(const struct pdf_reader *r);
+
+/* AUX bytes met so far: the payloads of the AUXTRACE records, which the
+ * reader steps over (padding included). */
+uint64_t pdf_reader_aux_bytes(const struct pdf_reader *r);
 
 /* Accepts NULL. */
 void pdf_reader_close(struct pdf_reader *r);

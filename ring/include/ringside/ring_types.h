@@ -111,6 +111,8 @@ struct rs_cons_stats {
 	uint64_t aux_partial;    /* ... with PARTIAL */
 	uint64_t aux_bytes;      /* AUX bytes drained */
 	uint64_t aux_corrupt;    /* implausible aux_head values seen */
+	uint64_t bad_heads;      /* of corrupt: data heads/tails that cannot
+				  * be true (the rest are malformed records) */
 };
 
 /* Consumer state: private to the host reader of a ring. */
