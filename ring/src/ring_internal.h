@@ -29,6 +29,23 @@ uint32_t rs_record_min_size(uint32_t type);
 #define rs_memcpy(d, s, n) __builtin_memcpy((d), (s), (n))
 #define rs_memset(d, c, n) __builtin_memset((d), (c), (n))
 
+/*
+ * Ask for the cache line @RS_PREFETCH_AHEAD bytes past ring position @pos,
+ * for writing: on a ring a consumer on another core reads, the line comes
+ * back from that core while the producer writes the lines before it,
+ * instead of stalling the store that needs it.  A hint; it costs a few
+ * cycles when the line is already here.
+ */
+#define RS_PREFETCH_AHEAD 1024u
+
+static inline void rs_prefetch_own(const uint8_t *ring, uint64_t size,
+				   uint64_t pos)
+{
+	if (size >= 8 * RS_PREFETCH_AHEAD)
+		__builtin_prefetch(ring + ((pos + RS_PREFETCH_AHEAD) & (size - 1)),
+				   1, 3);
+}
+
 /* sideband.c: the checks both readers of the sideband area make before
  * they copy (@info zeroed first); 0, -rse_invalid, -rse_absent,
  * -rse_too_small. */
