@@ -76,6 +76,9 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 	p->watermark = watermark_clamp(region->config.data_watermark,
 				       p->ring.data_size);
 	p->wakeup = head - head % p->watermark;
+	/* Worth it only on a ring much larger than the distance. */
+	p->prefetch = p->ring.data_size >= 8 * RS_PREFETCH_AHEAD &&
+		      rs_cpu_has_prefetchw();
 	if (p->ring.data_mode == RS_MODE_OVERWRITE) {
 		rs_announce(&c->ext.write_head, head);
 	} else {
@@ -98,6 +101,17 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 		rs_announce(&c->ext.aux_write_limit, p->aux_head);
 	}
 	return 0;
+}
+
+/* Each line that starts in [@from, @to) + RS_PREFETCH_AHEAD, so that
+ * consecutive reservations ask for every line once. */
+static void prefetch_ahead(const struct rs_producer *p, uint64_t from,
+			   uint64_t to)
+{
+	uint64_t line = (from + RS_PREFETCH_AHEAD + 63) & ~(uint64_t)63;
+
+	for (; line < to + RS_PREFETCH_AHEAD; line += 64)
+		rs_prefetchw(p->ring.data + (line & (p->ring.data_size - 1)));
 }
 
 /* Room check for a forward ring; re-reads the tail only when the cached
@@ -237,8 +251,8 @@ static int reserve(struct rs_producer *p, struct rs_handle *h, uint32_t size)
 		RS_TEST_HOOK(p, RS_HOOK_RESERVE_READ);
 	} while (!rs_local_cmpxchg(&p->head, offset, next));
 	RS_TEST_HOOK(p, RS_HOOK_RESERVE_TAKEN);
-	if (!backward)
-		rs_prefetch_own(p->ring.data, p->ring.data_size, next);
+	if (!backward && p->prefetch)
+		prefetch_ahead(p, offset, next);
 
 	if (backward) {
 		rs_announce_lower(&p->ring.ctrl->ext.write_head, next);

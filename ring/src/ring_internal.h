@@ -30,21 +30,47 @@ uint32_t rs_record_min_size(uint32_t type);
 #define rs_memset(d, c, n) __builtin_memset((d), (c), (n))
 
 /*
- * Ask for the cache line @RS_PREFETCH_AHEAD bytes past ring position @pos,
- * for writing: on a ring a consumer on another core reads, the line comes
- * back from that core while the producer writes the lines before it,
- * instead of stalling the store that needs it.  A hint; it costs a few
- * cycles when the line is already here.
+ * Prefetch for ownership (x86's PREFETCHW): a line the consumer on the
+ * other core has read must be taken back from it before the producer can
+ * write it again, and a store that waits for that stalls the producer once
+ * its store buffer is full.  Asked for RS_PREFETCH_AHEAD bytes ahead of the
+ * head, the line is on its way while the producer writes the ones before
+ * it.  The instruction exists only where CPUID says so (every AMD64 CPU,
+ * Intel since Broadwell); elsewhere nothing is prefetched.
  */
-#define RS_PREFETCH_AHEAD 1024u
+#ifndef RS_PREFETCH_AHEAD
+#define RS_PREFETCH_AHEAD 4096u
+#endif
 
-static inline void rs_prefetch_own(const uint8_t *ring, uint64_t size,
-				   uint64_t pos)
+#if defined(__x86_64__)
+static inline uint32_t rs_cpu_has_prefetchw(void)
 {
-	if (size >= 8 * RS_PREFETCH_AHEAD)
-		__builtin_prefetch(ring + ((pos + RS_PREFETCH_AHEAD) & (size - 1)),
-				   1, 3);
+	uint32_t a, b, c, d;
+
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+			 : "a"(0x80000000u), "c"(0u));
+	if (a < 0x80000001u)
+		return 0;
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+			 : "a"(0x80000001u), "c"(0u));
+	return (c >> 8) & 1u; /* PRFCHW */
 }
+
+static inline void rs_prefetchw(const uint8_t *p)
+{
+	__asm__ volatile("prefetchw %0" : : "m"(*p));
+}
+#else
+static inline uint32_t rs_cpu_has_prefetchw(void)
+{
+	return 0;
+}
+
+static inline void rs_prefetchw(const uint8_t *p)
+{
+	(void)p;
+}
+#endif
 
 /* sideband.c: the checks both readers of the sideband area make before
  * they copy (@info zeroed first); 0, -rse_invalid, -rse_absent,

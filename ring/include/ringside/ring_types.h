@@ -59,7 +59,7 @@ struct rs_producer {
 	uint64_t doorbells;
 	uint64_t published;     /* data_head as last stored */
 	uint32_t batch;         /* publish data_head per this many bytes; 0: per commit */
-	uint32_t reserved;
+	uint32_t prefetch;      /* 1: the CPU has PREFETCHW */
 	uint32_t nest;          /* writers inside reserve..commit */
 	uint32_t watermark;
 	/* AUX */
