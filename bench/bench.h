@@ -14,6 +14,7 @@ struct bench_cfg {
 	uint32_t data_pages;   /* data area of the benchmark ring */
 	uint64_t data_size;
 	int reps;              /* repetitions; the median is reported */
+	uint32_t batch;        /* rs_producer_set_batch: bytes per data_head store */
 	int prod_cpu;          /* -1: not pinned (one CPU) */
 	int cons_cpu;
 };

@@ -332,7 +332,10 @@ static void usage(FILE *f)
 		   "  --quick         200000 records, 3 repetitions\n"
 		   "  --reps R        repetitions, median reported (1..15, default 5)\n"
 		   "  --data-pages P  data area in 4 KiB pages, power of two "
-		   "(default 64)\n");
+		   "(default 64)\n"
+		   "  --batch B       bytes per data_head publication, 0 = per "
+		   "record\n"
+		   "                  (default: a sixteenth of the data area)\n");
 }
 
 static int parse(int argc, char **argv, struct bench_cfg *cfg)
@@ -342,14 +345,15 @@ static int parse(int argc, char **argv, struct bench_cfg *cfg)
 		{ "quick", no_argument, NULL, 'q' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "data-pages", required_argument, NULL, 'p' },
+		{ "batch", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long records = 0, reps = 0, pages = 64;
+	unsigned long long records = 0, reps = 0, pages = 64, batch = ~0ull;
 	int opt, quick = 0;
 	char *end;
 
-	while ((opt = getopt_long(argc, argv, "n:qr:p:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:qr:p:b:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			records = strtoull(optarg, &end, 0);
@@ -369,6 +373,11 @@ static int parse(int argc, char **argv, struct bench_cfg *cfg)
 			if (*end || !rs_is_pow2(pages) || pages > (1u << 20))
 				return -1;
 			break;
+		case 'b':
+			batch = strtoull(optarg, &end, 0);
+			if (*end || batch > (1u << 30))
+				return -1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -382,6 +391,9 @@ static int parse(int argc, char **argv, struct bench_cfg *cfg)
 	cfg->reps = (int)(reps ? reps : quick ? 3 : 5);
 	cfg->data_pages = (uint32_t)pages;
 	cfg->data_size = pages * RS_PAGE_SIZE;
+	cfg->batch = (uint32_t)(batch == ~0ull ? cfg->data_size / 16 : batch);
+	if (cfg->batch > cfg->data_size / 2)
+		return -1;
 	return 0;
 }
 
@@ -429,10 +441,10 @@ int main(int argc, char **argv)
 	}
 	cpu_model(model, sizeof(model));
 	printf("{\"bench\":\"env\",\"cpu\":\"%s\",\"cpus\":%d,\"pinned\":%s,"
-	       "\"data_size\":%llu,\"records\":%llu,\"reps\":%d,"
+	       "\"data_size\":%llu,\"batch\":%u,\"records\":%llu,\"reps\":%d,"
 	       "\"clock\":\"CLOCK_MONOTONIC\",\"loadavg_1m\":%.2f}\n", model,
 	       ncpu, cfg.prod_cpu >= 0 ? "true" : "false",
-	       (unsigned long long)cfg.data_size,
+	       (unsigned long long)cfg.data_size, cfg.batch,
 	       (unsigned long long)cfg.records, cfg.reps, loadavg());
 
 	bench_bulk("64MiB", 64u << 20, cfg.reps);

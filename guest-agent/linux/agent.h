@@ -151,6 +151,10 @@ struct agent_ring {
  * the ring's -rse_*. */
 int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 		   const void *body, uint32_t len);
+/* Publish data_head per batch (set once, after rs_producer_init), and
+ * publish it now (after each pass: the host then sees every record). */
+void agent_ring_batch(struct agent_ring *r, const struct rs_region *region);
+void agent_ring_publish(struct agent_ring *r);
 
 /* ---- forward: kernel records into a ring ---------------------------------- */
 

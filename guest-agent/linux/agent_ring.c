@@ -20,3 +20,22 @@ int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 	r->written_bytes += sizeof(struct rs_perf_header) + len;
 	return 0;
 }
+
+/* data_head per sixteenth of the data area rather than per record: a host
+ * reader on another core then pays for the head's line once per batch.  A
+ * ring too small for a batch keeps publishing per record. */
+void agent_ring_batch(struct agent_ring *r, const struct rs_region *region)
+{
+	struct rs_ring ring;
+
+	if (!rs_region_ring(region, r->index, &ring) &&
+	    ring.data_mode == RS_MODE_NORMAL)
+		(void)rs_producer_set_batch(&r->prod, (uint32_t)(ring.data_size / 16));
+}
+
+/* After a pass over the agent's inputs: what the batch held back becomes
+ * visible to the host. */
+void agent_ring_publish(struct agent_ring *r)
+{
+	(void)rs_producer_flush(&r->prod);
+}

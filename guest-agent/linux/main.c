@@ -173,6 +173,7 @@ static void attach(struct agent *a)
 		err = rs_producer_init(&a->ring[i].prod, &a->dev.region, i);
 		if (err)
 			die("ring %u: %s", i, rs_errstr(err));
+		agent_ring_batch(&a->ring[i], &a->dev.region);
 	}
 	n = snprintf(text, sizeof(text), "linux agent attached: %u cpus, %u rings, "
 		     "%" PRIu64 " Hz, sample_type %#" PRIx64, a->nr_cpus,
@@ -340,14 +341,19 @@ static void drain(struct agent *a)
 	}
 	agent_markers_drain(&a->mk, &a->ring[0],
 			    a->cfg.enabled && (a->cfg.trace_mask & RS_TRACE_MARKERS));
+	/* The end of a pass: the host sees all of it. */
+	for (i = 0; i < a->nr_rings; i++)
+		agent_ring_publish(&a->ring[i]);
 }
 
 static void tick(struct agent *a)
 {
 	uint32_t i;
 
-	for (i = 0; i < a->nr_rings; i++)
+	for (i = 0; i < a->nr_rings; i++) {
 		agent_comm_flush(&a->ring[i]);
+		agent_ring_publish(&a->ring[i]);
+	}
 	rs_guest_heartbeat(&a->dev.region);
 	follow_config(a);
 }
@@ -397,6 +403,8 @@ static void detach(struct agent *a)
 		agent_comm_flush(&a->ring[i]);
 	agent_marker_put(&a->ring[0], RS_MARK_AGENT_DETACH, (uint32_t)getpid(),
 			 (uint32_t)getpid(), agent_now(), "detached", 8);
+	for (i = 0; i < a->nr_rings; i++)
+		agent_ring_publish(&a->ring[i]);
 	rs_guest_detach(&a->dev.region);
 	/* the buffers' pages go back to the kernel: no table may name them */
 	if (a->sideband_room)

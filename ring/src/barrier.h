@@ -18,6 +18,20 @@
  *   D pairs with B: a producer that sees tail t knows the consumer has
  *   finished reading every byte below t, so it may overwrite them.
  *
+ * A record's header is its seal (normal mode).  The producer writes the
+ * body first and the header last, and before it takes a reservation it
+ * clears the header slot that follows it, so records past data_head can be
+ * found by walking headers until a zero one:
+ *
+ *   S1: store(next header slot, 0)         T: h = load-acquire(header)
+ *   take the reservation                   h == 0: stop, nothing further
+ *   write record bytes                     else read the record's bytes
+ *   S2: store-release(header, h)
+ *
+ *   S2 pairs with T: a reader that sees a header sees the record's bytes
+ *   and the cleared slot after it (or the newer header sealed there), so
+ *   it never takes a torn record or a stale one from an earlier lap.
+ *
  * Overwrite (backward) mode has no tail.  For live snapshots the producer
  * announces where it is about to write before it writes:
  *
@@ -94,6 +108,35 @@ static inline void rs_publish_aux_tail(struct rs_ctrl_page *c, uint64_t tail)
 static inline uint64_t rs_read_aux_tail(const struct rs_ctrl_page *c)
 {
 	return __atomic_load_n(&c->aux_tail, __ATOMIC_ACQUIRE);
+}
+
+/* S1: clear the header slot after a reservation, before taking it. */
+static inline void rs_header_clear(uint64_t *slot)
+{
+	__atomic_store_n(slot, 0, __ATOMIC_RELAXED);
+}
+
+/* S2: seal a record: its header, after every byte of its body. */
+static inline void rs_header_seal(uint64_t *slot, uint64_t header)
+{
+	__atomic_store_n(slot, header, __ATOMIC_RELEASE);
+}
+
+/* T: a header past data_head, before the bytes it covers are read. */
+static inline uint64_t rs_header_peek(const uint64_t *slot)
+{
+	return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+}
+
+/* S0: ext.flags' RS_EXT_SEALED, after the slot it vouches for was cleared. */
+static inline void rs_publish_flags(uint64_t *flags, uint64_t value)
+{
+	__atomic_store_n(flags, value, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t rs_read_flags(const uint64_t *flags)
+{
+	return __atomic_load_n(flags, __ATOMIC_ACQUIRE);
 }
 
 /* E: announce a write frontier, ordered before the bytes that follow. */

@@ -80,8 +80,9 @@ static void record_stats(struct rs_cons_stats *s, const struct rs_perf_header *r
 
 int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 {
-	uint64_t size, head, pos, left;
+	uint64_t size, head, pos, left, off;
 	struct rs_perf_header hdr, *rec;
+	const uint8_t *data;
 	int n = 0, ret = 0;
 
 	if (!c || !fn || !c->ring.ctrl)
@@ -90,6 +91,7 @@ int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 	if (c->ring.data_mode != RS_MODE_NORMAL)
 		return -rse_mode;
 	size = c->ring.data_size;
+	data = c->ring.data;
 	head = rs_read_head(c->ring.ctrl);
 	pos = c->tail;
 	if (head == pos)
@@ -111,14 +113,23 @@ int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 		left = head - pos;
 		if (left < sizeof(hdr))
 			goto corrupt;
-		rs_copy_from_ring(&hdr, c->ring.data, size, pos, sizeof(hdr));
+		off = pos & (size - 1);
+		/* Most records do not wrap: one copy each, header included,
+		 * and the wrapping copy only at the end of the area.  (A tail
+		 * the guest misaligned can put a header across the end.) */
+		if (off <= size - sizeof(hdr))
+			rs_memcpy(&hdr, data + off, sizeof(hdr));
+		else
+			rs_copy_from_ring(&hdr, data, size, pos, sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || (hdr.size & (RS_RECORD_ALIGN - 1)) ||
 		    hdr.size > left)
 			goto corrupt;
+		if (off <= size - hdr.size)
+			rs_memcpy(rec, data + off, hdr.size);
+		else
+			rs_copy_from_ring(rec, data, size, pos, hdr.size);
 		/* The header we checked, not a second read of it. */
 		*rec = hdr;
-		rs_copy_from_ring(rec + 1, c->ring.data, size, pos + sizeof(hdr),
-				  hdr.size - sizeof(hdr));
 		if (hdr.size < rs_record_min_size(hdr.type)) {
 			/* Framing is intact: drop this record, keep going. */
 			c->stats.corrupt++;

@@ -10,7 +10,16 @@
  *
  * Normal mode writes forward and respects data_tail; a record that does not
  * fit is dropped and counted, and the count goes out as PERF_RECORD_LOST in
- * front of the next record that fits.  Overwrite mode writes backward
+ * front of the next record that fits.  Its records are sealed: the body is
+ * written first and the header last (store-release), and the header slot
+ * after a reservation is cleared before the reservation is taken, so that
+ * a reader who walks past data_head (a snapshot of a guest that stopped
+ * between two publications) finds every committed record and stops at the
+ * first one that is not.  The slot is part of the room a record needs.
+ * A producer given a batch (rs_producer_set_batch) publishes data_head only
+ * every that many bytes, at the watermark, when the ring is full and on
+ * rs_producer_flush: the consumer on the other core then sees the head's
+ * cache line move once per batch instead of once per record.  Overwrite mode writes backward
  * (perf's write_backward): head moves down and always points at the newest
  * record, so a reader walks from head towards older records without a tail.
  */
@@ -21,6 +30,22 @@
 #ifdef RS_RING_TEST_HOOKS
 rs_test_hook_fn rs_test_hook;
 #endif
+
+/* The 8 header bytes of the record at @pos: records start 8-aligned in an
+ * area that is a multiple of 8, so a header never wraps. */
+static uint64_t *header_slot(const struct rs_producer *p, uint64_t pos)
+{
+	return (uint64_t *)(void *)(p->ring.data + (pos & (p->ring.data_size - 1)));
+}
+
+static uint64_t header_bytes(uint32_t type, uint16_t misc, uint16_t size)
+{
+	struct rs_perf_header hdr = { type, misc, size };
+	uint64_t v;
+
+	rs_memcpy(&v, &hdr, sizeof(v));
+	return v;
+}
 
 static uint32_t watermark_clamp(uint64_t wm, uint64_t size)
 {
@@ -47,15 +72,22 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 	/* Resume where a previous producer left off. */
 	head = rs_load_hint(&c->data_head);
 	p->head = head;
+	p->published = head;
 	p->watermark = watermark_clamp(region->config.data_watermark,
 				       p->ring.data_size);
 	p->wakeup = head - head % p->watermark;
+	/* Worth it only on a ring much larger than the distance. */
+	p->prefetch = p->ring.data_size >= 8 * RS_PREFETCH_AHEAD &&
+		      rs_cpu_has_prefetchw();
 	if (p->ring.data_mode == RS_MODE_OVERWRITE) {
 		rs_announce(&c->ext.write_head, head);
 	} else {
 		tail = rs_read_tail(c);
 		p->tail_cache = head - tail > p->ring.data_size ?
 			head - p->ring.data_size : tail;
+		/* Past data_head nothing is sealed until a batch is set. */
+		rs_store_hint(&c->ext.flags, rs_load_hint(&c->ext.flags) &
+					     ~(uint64_t)RS_EXT_SEALED);
 	}
 
 	if (p->ring.aux_size) {
@@ -69,6 +101,17 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 		rs_announce(&c->ext.aux_write_limit, p->aux_head);
 	}
 	return 0;
+}
+
+/* Each line that starts in [@from, @to) + RS_PREFETCH_AHEAD, so that
+ * consecutive reservations ask for every line once. */
+static void prefetch_ahead(const struct rs_producer *p, uint64_t from,
+			   uint64_t to)
+{
+	uint64_t line = (from + RS_PREFETCH_AHEAD + 63) & ~(uint64_t)63;
+
+	for (; line < to + RS_PREFETCH_AHEAD; line += 64)
+		rs_prefetchw(p->ring.data + (line & (p->ring.data_size - 1)));
 }
 
 /* Room check for a forward ring; re-reads the tail only when the cached
@@ -96,11 +139,17 @@ static int forward_room(struct rs_producer *p, uint64_t offset, uint64_t need)
  * doorbell should ring.  A caller that cannot pass that on (a reservation
  * that failed) says @can_ring 0: a doorbell due, for records nested into
  * it, then stays due for the next commit instead of being lost.
+ *
+ * With a batch, head is published only when a batch's worth of bytes is
+ * unpublished, when the doorbell is due, or when @force says so (a full
+ * ring, a flush): the consumer never waits on a record it could not see
+ * for longer than that.
  */
-static int put_handle(struct rs_producer *p, int can_ring)
+static int put_handle(struct rs_producer *p, int can_ring, int force)
 {
 	struct rs_ctrl_page *c = p->ring.ctrl;
 	uint64_t head;
+	int due;
 
 again:
 	if (rs_local_read32(&p->nest) > 1) {
@@ -108,7 +157,12 @@ again:
 		return 0;
 	}
 	head = rs_local_read(&p->head);
-	rs_publish_head(c, head);
+	due = can_ring && p->ring.data_mode != RS_MODE_OVERWRITE &&
+	      head - p->wakeup >= p->watermark;
+	if (force || due || !p->batch || head - p->published >= p->batch) {
+		rs_publish_head(c, head);
+		p->published = head;
+	}
 	rs_compiler_barrier();
 	RS_TEST_HOOK(p, RS_HOOK_PUBLISHED);
 	rs_local_set32(&p->nest, 0);
@@ -119,8 +173,7 @@ again:
 		rs_local_inc32(&p->nest);
 		goto again;
 	}
-	if (!can_ring || p->ring.data_mode == RS_MODE_OVERWRITE ||
-	    head - p->wakeup < p->watermark)
+	if (!due)
 		return 0;
 	p->wakeup = head - head % p->watermark;
 	p->doorbells++;
@@ -128,15 +181,31 @@ again:
 	return 1;
 }
 
+/* A LOST record's body; its header is the seal, stored after the record
+ * that follows it (seal()). */
 static void write_lost(struct rs_producer *p, uint64_t pos, uint64_t count)
 {
 	struct rs_perf_lost rec = {
-		.header = { RS_PERF_RECORD_LOST, 0, sizeof(rec) },
 		.id = p->ring.index,
 		.lost = count,
 	};
 
-	rs_copy_to_ring(p->ring.data, p->ring.data_size, pos, &rec, sizeof(rec));
+	rs_copy_to_ring(p->ring.data, p->ring.data_size,
+			pos + sizeof(rec.header), &rec.id,
+			sizeof(rec) - sizeof(rec.header));
+}
+
+/* Store a reservation's headers, last: the record's, then the LOST record
+ * in front of it, whose header is the first a reader walking from the
+ * older records meets. */
+static void seal(struct rs_producer *p, const struct rs_handle *h)
+{
+	if (h->size)
+		rs_header_seal(header_slot(p, h->pos), h->header);
+	if (h->lost)
+		rs_header_seal(header_slot(p, h->pos - sizeof(struct rs_perf_lost)),
+			       header_bytes(RS_PERF_RECORD_LOST, 0,
+					    sizeof(struct rs_perf_lost)));
 }
 
 static void count_drop(struct rs_producer *p)
@@ -150,10 +219,11 @@ static void count_drop(struct rs_producer *p)
 static int reserve(struct rs_producer *p, struct rs_handle *h, uint32_t size)
 {
 	int backward = p->ring.data_mode == RS_MODE_OVERWRITE;
-	uint64_t offset, next, need, pending;
+	uint64_t offset, next, need, pending, slot;
 
 	rs_local_inc32(&p->nest);
 	rs_compiler_barrier();
+	slot = p->batch ? sizeof(uint64_t) : 0;
 	do {
 		pending = backward ? 0 : rs_local_read(&p->lost_pending);
 		need = size + (pending ? sizeof(struct rs_perf_lost) : 0);
@@ -161,17 +231,28 @@ static int reserve(struct rs_producer *p, struct rs_handle *h, uint32_t size)
 		if (backward) {
 			next = offset - need;
 		} else {
-			if (!forward_room(p, offset, need)) {
+			/* With a batch: the record and the header slot after
+			 * it, which must never hold an older lap's bytes. */
+			if (!forward_room(p, offset, need + slot)) {
 				if (size)
 					count_drop(p);
-				put_handle(p, 0);
+				put_handle(p, 0, 1);
 				return -rse_no_space;
 			}
 			next = offset + need;
+			/* Before the reservation is taken: once it is, a nested
+			 * writer may reserve and seal a record at @next, and a
+			 * late clear would erase its header.  A clear for a try
+			 * that loses the race lands in a nested writer's space
+			 * before it writes there, or beyond its head. */
+			if (slot)
+				rs_header_clear(header_slot(p, next));
 		}
 		RS_TEST_HOOK(p, RS_HOOK_RESERVE_READ);
 	} while (!rs_local_cmpxchg(&p->head, offset, next));
 	RS_TEST_HOOK(p, RS_HOOK_RESERVE_TAKEN);
+	if (!backward && p->prefetch)
+		prefetch_ahead(p, offset, next);
 
 	if (backward) {
 		rs_announce_lower(&p->ring.ctrl->ext.write_head, next);
@@ -187,6 +268,8 @@ static int reserve(struct rs_producer *p, struct rs_handle *h, uint32_t size)
 	}
 	h->size = size;
 	h->written = 0;
+	h->header = 0;
+	h->lost = pending ? 1 : 0;
 	return 0;
 }
 
@@ -206,10 +289,23 @@ int rs_producer_reserve(struct rs_producer *p, struct rs_handle *h,
 int rs_producer_write(struct rs_producer *p, struct rs_handle *h,
 		      const void *src, uint32_t len)
 {
+	const uint8_t *from = src;
+	uint32_t n;
+
 	if (!p || !h || (!src && len) || len > h->size - h->written)
 		return -rse_invalid;
+	/* The header's bytes wait in the handle for commit to seal. */
+	if (h->written < sizeof(h->header) && len) {
+		n = (uint32_t)sizeof(h->header) - h->written;
+		if (n > len)
+			n = len;
+		rs_memcpy((uint8_t *)&h->header + h->written, from, n);
+		h->written += n;
+		from += n;
+		len -= n;
+	}
 	rs_copy_to_ring(p->ring.data, p->ring.data_size, h->pos + h->written,
-			src, len);
+			from, len);
 	h->written += len;
 	return 0;
 }
@@ -225,10 +321,8 @@ int rs_producer_commit(struct rs_producer *p, struct rs_handle *h)
 	/* A writer that did not even write the header abandoned the record:
 	 * frame it as padding so readers can step over it. */
 	if (h->size && h->written < sizeof(struct rs_perf_header)) {
-		struct rs_perf_header pad = { RS_RECORD_PAD, 0, (uint16_t)h->size };
-
-		h->written = 0;
-		rs_producer_write(p, h, &pad, sizeof(pad));
+		h->header = header_bytes(RS_RECORD_PAD, 0, (uint16_t)h->size);
+		h->written = sizeof(struct rs_perf_header);
 	}
 	/* Bytes the writer skipped read as zero, never as stale data. */
 	while (h->written < h->size) {
@@ -236,12 +330,13 @@ int rs_producer_commit(struct rs_producer *p, struct rs_handle *h)
 
 		rs_producer_write(p, h, zero, n < sizeof(zero) ? n : sizeof(zero));
 	}
+	seal(p, h);
 	if (h->size) {
 		rs_local_add(&p->produced, 1);
 		rs_store_hint(&p->ring.ctrl->ext.produced,
 			      rs_local_read(&p->produced));
 	}
-	return put_handle(p, 1);
+	return put_handle(p, 1, 0);
 }
 
 int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
@@ -263,13 +358,8 @@ int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
 	err = rs_producer_reserve(p, &h, size);
 	if (err)
 		return err;
-	hdr.type = type;
-	hdr.misc = misc;
-	hdr.size = (uint16_t)size;
-	/* Records start 8-aligned in an area that is a multiple of 8, so the
-	 * header never wraps: one store instead of a wrapping copy. */
-	rs_memcpy(p->ring.data + (h.pos & (p->ring.data_size - 1)), &hdr,
-		  sizeof(hdr));
+	/* The header goes in at commit, as one store. */
+	h.header = header_bytes(type, misc, (uint16_t)size);
 	h.written = sizeof(hdr);
 	rs_producer_write(p, &h, body, body_len);
 	return rs_producer_commit(p, &h);
@@ -287,7 +377,55 @@ int rs_producer_flush_lost(struct rs_producer *p)
 	err = reserve(p, &h, 0);
 	if (err)
 		return err;
-	return 1 + put_handle(p, 1);
+	seal(p, &h);
+	return 1 + put_handle(p, 1, 1);
+}
+
+/*
+ * A batch needs the header slot at head cleared before anything past the
+ * published head can be sealed, and says so in ext.flags; without one the
+ * head is published at every commit and the flag goes, after the head.
+ */
+int rs_producer_set_batch(struct rs_producer *p, uint32_t bytes)
+{
+	struct rs_ctrl_page *c;
+	uint64_t head, flags;
+
+	if (!p || !p->ring.data || (bytes && bytes > p->ring.data_size / 2))
+		return -rse_invalid;
+	if (p->ring.data_mode == RS_MODE_OVERWRITE)
+		return -rse_mode;
+	if (rs_local_read32(&p->nest))
+		return -rse_nesting;
+	c = p->ring.ctrl;
+	head = rs_local_read(&p->head);
+	flags = rs_load_hint(&c->ext.flags);
+	if (!bytes) {
+		p->batch = 0;
+		rs_producer_flush(p);
+		rs_store_hint(&c->ext.flags, flags & ~(uint64_t)RS_EXT_SEALED);
+		return 0;
+	}
+	if (!p->batch) {
+		/* The slot at head holds the oldest record of a full ring. */
+		if (!forward_room(p, head, sizeof(uint64_t)))
+			return -rse_no_space;
+		rs_header_clear(header_slot(p, head));
+		rs_publish_flags(&c->ext.flags, flags | RS_EXT_SEALED);
+	}
+	p->batch = bytes;
+	return 0;
+}
+
+int rs_producer_flush(struct rs_producer *p)
+{
+	if (!p || !p->ring.data)
+		return -rse_invalid;
+	if (rs_local_read32(&p->nest))
+		return -rse_nesting;
+	rs_local_inc32(&p->nest);
+	rs_compiler_barrier();
+	return put_handle(p, 1, 1);
 }
 
 uint64_t rs_producer_lost(const struct rs_producer *p)

@@ -29,6 +29,49 @@ uint32_t rs_record_min_size(uint32_t type);
 #define rs_memcpy(d, s, n) __builtin_memcpy((d), (s), (n))
 #define rs_memset(d, c, n) __builtin_memset((d), (c), (n))
 
+/*
+ * Prefetch for ownership (x86's PREFETCHW): a line the consumer on the
+ * other core has read must be taken back from it before the producer can
+ * write it again, and a store that waits for that stalls the producer once
+ * its store buffer is full.  Asked for RS_PREFETCH_AHEAD bytes ahead of the
+ * head, the line is on its way while the producer writes the ones before
+ * it.  The instruction exists only where CPUID says so (every AMD64 CPU,
+ * Intel since Broadwell); elsewhere nothing is prefetched.
+ */
+#ifndef RS_PREFETCH_AHEAD
+#define RS_PREFETCH_AHEAD 4096u
+#endif
+
+#if defined(__x86_64__)
+static inline uint32_t rs_cpu_has_prefetchw(void)
+{
+	uint32_t a, b, c, d;
+
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+			 : "a"(0x80000000u), "c"(0u));
+	if (a < 0x80000001u)
+		return 0;
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+			 : "a"(0x80000001u), "c"(0u));
+	return (c >> 8) & 1u; /* PRFCHW */
+}
+
+static inline void rs_prefetchw(const uint8_t *p)
+{
+	__asm__ volatile("prefetchw %0" : : "m"(*p));
+}
+#else
+static inline uint32_t rs_cpu_has_prefetchw(void)
+{
+	return 0;
+}
+
+static inline void rs_prefetchw(const uint8_t *p)
+{
+	(void)p;
+}
+#endif
+
 /* sideband.c: the checks both readers of the sideband area make before
  * they copy (@info zeroed first); 0, -rse_invalid, -rse_absent,
  * -rse_too_small. */

@@ -9,7 +9,12 @@
  * oldest bytes of the copy, so the window is shortened by that distance and
  * the difference reported as cut.  Records are returned newest first.
  *
- * Normal ring: the records between data_tail and data_head, oldest first.
+ * Normal ring: the records between data_tail and data_head, oldest first,
+ * and then those committed past data_head: a producer that publishes its
+ * head per batch, and stopped (crashed, hung, paused) between two
+ * publications, has sealed records there (barrier.h, S and T).  They are
+ * read from the ring itself, header first with acquire, up to the first
+ * header that is zero or malformed, and never beyond a ring from the tail.
  * A consumer draining concurrently may move the tail and let the producer
  * reuse space, so the tail is re-read after the copy and what it passed is
  * cut the same way.
@@ -38,22 +43,76 @@ static void snap_overwrite(struct rs_snapshot *s, struct rs_ctrl_page *c,
 	}
 }
 
+/* Copy ring bytes [@pos, @pos + @len) of the live area into the same
+ * positions of the copy. */
+static void copy_live(struct rs_snapshot *s, const uint8_t *data,
+		      uint64_t pos, uint64_t len)
+{
+	uint64_t off = pos & (s->size - 1), first = s->size - off;
+
+	if (first >= len) {
+		rs_memcpy(s->copy + off, data + off, len);
+		return;
+	}
+	rs_memcpy(s->copy + off, data + off, first);
+	rs_memcpy(s->copy, data, len - first);
+}
+
+/*
+ * The sealed records from @pos on, up to @bound (at most a ring from the
+ * tail): each header is loaded once, with acquire, and checked before the
+ * bytes it covers are copied, so a record whose header was not stored yet,
+ * or that runs past @bound, is not taken.  Returns where the walk stopped.
+ * Each step takes >= 8 bytes of at most a ring: bounded.
+ */
+static uint64_t walk_sealed(struct rs_snapshot *s, const uint8_t *data,
+			    uint64_t pos, uint64_t bound)
+{
+	struct rs_perf_header hdr;
+	uint64_t v, off;
+
+	if (pos & (RS_RECORD_ALIGN - 1))
+		return pos;
+	while (bound - pos >= sizeof(hdr)) {
+		off = pos & (s->size - 1);
+		v = rs_header_peek((const uint64_t *)(const void *)(data + off));
+		if (!v)
+			break;
+		rs_memcpy(&hdr, &v, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || (hdr.size & (RS_RECORD_ALIGN - 1)) ||
+		    hdr.size > bound - pos) {
+			s->stats.corrupt++;
+			break;
+		}
+		rs_memcpy(s->copy + off, &v, sizeof(v));
+		copy_live(s, data, pos + sizeof(hdr), hdr.size - sizeof(hdr));
+		pos += hdr.size;
+		s->stats.sealed_bytes += hdr.size;
+	}
+	return pos;
+}
+
 static void snap_forward(struct rs_snapshot *s, struct rs_ctrl_page *c,
 			 const uint8_t *data)
 {
-	uint64_t head = rs_read_head(c), tail = rs_read_tail(c), tail2;
+	uint64_t head = rs_read_head(c), tail = rs_read_tail(c), tail2, end;
 
 	rs_memcpy(s->copy, data, s->size);
+	end = head;
+	if (head - tail <= s->size &&
+	    (rs_read_flags(&c->ext.flags) & RS_EXT_SEALED))
+		end = walk_sealed(s, data, head, tail + s->size);
 	tail2 = rs_reread_frontier(&c->data_tail);
-	if (head - tail > s->size || tail2 - tail > head - tail) {
+	if (head - tail > s->size || tail2 - tail > end - tail) {
 		s->stats.corrupt++;
+		s->stats.sealed_bytes = 0;
 		s->start = head;
 		s->limit = 0;
 		return;
 	}
 	s->stats.cut_bytes = tail2 - tail;
 	s->start = tail2;
-	s->limit = head - tail2;
+	s->limit = end - tail2;
 }
 
 int rs_snapshot_take(struct rs_snapshot *s, const struct rs_region *region,

@@ -405,6 +405,9 @@ START_TEST(rotate_normal)
 	int ret;
 
 	nest_setup(2, RS_MODE_NORMAL);
+	/* _i: data_head published per 1 KiB batch, flushed before each drain */
+	if (_i)
+		ck_assert_int_eq(rs_producer_set_batch(&producer, 1024), 0);
 	c = rs_consumer_alloc(&rg.region, 0);
 	for (uint64_t i = 0; i < 20000; i++) {
 		uint64_t before = nested;
@@ -423,12 +426,21 @@ START_TEST(rotate_normal)
 			dropped += nested_ret == -rse_no_space;
 			bells += nested_ret == 1;
 		}
-		if (i % 50 == 49)
+		if (i % 50 == 49) {
+			if (_i) {
+				ret = rs_producer_flush(&producer);
+				ck_assert_int_ge(ret, 0);
+				bells += ret == 1;
+			}
 			drain_all(c, &s);
+		}
 	}
 	while ((ret = rs_producer_flush_lost(&producer)) == -rse_no_space)
 		drain_all(c, &s);
 	bells += ret == 2;
+	ret = rs_producer_flush(&producer);
+	ck_assert_int_ge(ret, 0);
+	bells += ret == 1;
 	drain_all(c, &s);
 
 	/* commit and put_handle are on every path: nested every time there;
@@ -644,7 +656,7 @@ int main(void)
 	tcase_add_test(tc, nest_published);
 	tcase_add_test(tc, nest_unnested);
 	tcase_add_test(tc, nest_published_on_drop);
-	tcase_add_test(tc, rotate_normal);
+	tcase_add_loop_test(tc, rotate_normal, 0, 2);
 	tcase_add_test(tc, rotate_overwrite);
 	tcase_add_test(sig, signal_nested_concurrent_consumer);
 	suite_add_tcase(s, tc);

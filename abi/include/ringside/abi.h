@@ -275,7 +275,16 @@ struct rs_ctrl_ext {
 	uint64_t lost;            /* records dropped, total */
 	uint64_t aux_truncated;   /* AUX records flagged TRUNCATED */
 	uint64_t doorbells;       /* doorbells the producer asked for */
-	uint64_t reserved[2];
+	uint64_t flags;           /* RS_EXT_* */
+	uint64_t reserved;
+};
+
+/* rs_ctrl_ext.flags (guest claims, like every field of the page). */
+enum rs_ext_flag {
+	/* Normal mode: records are sealed by their header, stored last, and
+	 * the header slot after the last record is zero, so committed
+	 * records past data_head can be found (docs/abi.md, "Publication"). */
+	RS_EXT_SEALED = 1u << 0,
 };
 _Static_assert(sizeof(struct rs_ctrl_ext) == 64, "rs_ctrl_ext layout");
 

@@ -487,6 +487,24 @@ int rs_producer_flush_lost(struct rs_producer *p);
 /* Records dropped so far, total. */
 uint64_t rs_producer_lost(const struct rs_producer *p);
 
+/*
+ * Normal mode: publish data_head only when @bytes or more are unpublished
+ * (0, the default: at every commit), when the doorbell is due, when a
+ * reservation finds the ring full, and on rs_producer_flush.  A consumer
+ * on another core then pays for the head's cache line once per batch.
+ * Committed records past data_head stay findable by snapshots (sealed
+ * records, docs/abi.md).  A producer that sets a batch must call
+ * rs_producer_flush when it goes idle: until then the consumer may lag
+ * by up to @bytes.  -rse_invalid (@bytes above half the data area),
+ * -rse_mode (overwrite ring).
+ */
+int rs_producer_set_batch(struct rs_producer *p, uint32_t bytes);
+
+/* Publish data_head now.  Returns 1 when the doorbell is due (as commit's
+ * 1), else 0.  -rse_invalid, -rse_nesting (inside a reservation: its
+ * commit publishes). */
+int rs_producer_flush(struct rs_producer *p);
+
 /* ---- AUX (guest) -------------------------------------------------------- */
 
 /*

@@ -57,6 +57,9 @@ struct rs_producer {
 	uint64_t lost_total;
 	uint64_t produced;
 	uint64_t doorbells;
+	uint64_t published;     /* data_head as last stored */
+	uint32_t batch;         /* publish data_head per this many bytes; 0: per commit */
+	uint32_t prefetch;      /* 1: the CPU has PREFETCHW */
 	uint32_t nest;          /* writers inside reserve..commit */
 	uint32_t watermark;
 	/* AUX */
@@ -87,6 +90,9 @@ struct rs_handle {
 	uint64_t pos;           /* ring position of the record's first byte */
 	uint32_t size;          /* record size */
 	uint32_t written;       /* bytes written so far */
+	uint64_t header;        /* the header's bytes: stored last, at commit */
+	uint32_t lost;          /* 1: a LOST record in front, sealed after this one */
+	uint32_t reserved;
 };
 
 /* An AUX transaction between rs_aux_begin and rs_aux_end. */
@@ -134,6 +140,7 @@ struct rs_snap_stats {
 	uint64_t overwritten;    /* 1 if the oldest record was partly overwritten */
 	uint64_t corrupt;        /* walk stopped at a malformed header */
 	uint64_t lost;           /* sum of LOST records met */
+	uint64_t sealed_bytes;   /* of the records, bytes found past data_head */
 };
 
 /* A copy of one ring's data area and an iterator over its records. */
