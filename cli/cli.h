@@ -22,6 +22,8 @@ enum cli_exit {
 	CLI_EXIT_OK    = 0,  /* success */
 	CLI_EXIT_FAIL  = 1,  /* a runtime failure: the message says what */
 	CLI_EXIT_USAGE = OPT_EXIT_USAGE, /* bad usage: the message says what to type */
+	CLI_EXIT_DAMAGED = 3, /* done, but the source was damaged: stderr says
+			       * what, and what was recovered */
 };
 
 /* A command's name as its messages and help say it: "ringside record". */

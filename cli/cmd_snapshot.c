@@ -208,7 +208,10 @@ int cmd_snapshot(int argc, char **argv)
 		csync_print(&sync, stdout);
 		if (m.vm)
 			vm_status(m.vm);
+		rmap_guard_print(&m, stdout);
 	}
+	if (ret == CLI_EXIT_OK && m.damaged)
+		ret = CLI_EXIT_DAMAGED;
 	snapper_fini(s);
 out:
 	gkbuf_fini(&kb);

@@ -95,6 +95,9 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 	s->nr_rings = rinfo_count(region);
 	s->sample_type = rinfo_sample_type(region);
 	for (i = 0; i < s->nr_rings; i++) {
+		/* its control page is damaged: said at open, left empty here */
+		if (rs_region_ring_skipped(region, i))
+			continue;
 		if (copy_ring(region, i, &s->ring[i], &e)) {
 			cli_err(s->cmd, "copying ring %u of %s: %s; nothing was kept",
 				i, s->source, liberr_str(&e));
