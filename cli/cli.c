@@ -188,6 +188,9 @@ int cli_region_open(const char *cmd, struct rmap *m, const char *vm,
 		rmap_close(m);
 		return CLI_EXIT_FAIL;
 	}
+	/* Always on stderr, --quiet or not: the command's exit status says
+	 * it too (CLI_EXIT_CORRUPT). */
+	rmap_damage_report(m, cmd, vm ? vm : region);
 	return 0;
 }
 

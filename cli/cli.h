@@ -22,9 +22,12 @@ enum cli_exit {
 	CLI_EXIT_OK    = 0,  /* success */
 	CLI_EXIT_FAIL  = 1,  /* a runtime failure: the message says what */
 	CLI_EXIT_USAGE = OPT_EXIT_USAGE, /* bad usage: the message says what to type */
-	CLI_EXIT_CORRUPT = 3, /* record, snapshot: the file is written and
-			       * whole, but the source was corrupt or its
-			       * claims implausible (stderr says what) */
+	CLI_EXIT_CORRUPT = 3, /* done, and the file (if any) is whole, but the
+			       * source was corrupt or damaged (records
+			       * discarded, a region header or control page
+			       * not as the host laid it out) or its claims
+			       * implausible: stderr says what, and what was
+			       * recovered */
 };
 
 /* A command's name as its messages and help say it: "ringside record". */

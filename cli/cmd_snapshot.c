@@ -266,9 +266,10 @@ int cmd_snapshot(int argc, char **argv)
 		csync_print(&sync, stdout);
 		if (m.vm)
 			vm_status(m.vm);
+		rmap_guard_print(&m, stdout);
 	}
-	/* --quiet or not: corruption and lies are never silent */
-	if (ret == CLI_EXIT_OK && snapper_warn(s))
+	/* --quiet or not: corruption, damage and lies are never silent */
+	if (ret == CLI_EXIT_OK && (snapper_warn(s) || m.damaged))
 		ret = CLI_EXIT_CORRUPT;
 	snapper_fini(s);
 out:

@@ -89,8 +89,12 @@ static void show(const char *spec, const struct rmap *m)
 		char head[24];
 		uint64_t fill;
 
-		if (rinfo_get(&m->region, i, &ri))
+		if (rinfo_get(&m->region, i, &ri)) {
+			if (rs_region_ring_skipped(&m->region, i))
+				printf("%4u skipped: its control page does not "
+				       "match the host's layout\n", i);
 			continue;
+		}
 		fill = rinfo_fill(&ri);
 		/* an overwrite ring is written backward: its head counts down */
 		if (ri.data_mode == RS_MODE_OVERWRITE)
@@ -104,6 +108,7 @@ static void show(const char *spec, const struct rmap *m)
 		       ri.data_size ? 100.0 * (double)fill / (double)ri.data_size : 0.0,
 		       ri.produced, ri.lost, ri.aux_head, ri.aux_tail, ri.aux_size);
 	}
+	rmap_guard_print(m, stdout);
 	fflush(stdout);
 }
 
@@ -130,6 +135,7 @@ int cmd_stat(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		putchar('\n');
 	}
+	ret = m.damaged ? CLI_EXIT_CORRUPT : CLI_EXIT_OK;
 	rmap_close(&m);
-	return CLI_EXIT_OK;
+	return ret;
 }

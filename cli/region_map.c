@@ -60,9 +60,11 @@ int rmap_open(struct rmap *m, const char *spec, unsigned flags,
 		char path[PATH_MAX];
 
 		if (dom_region_is_domain(spec)) {
-			err = dom_region_path(spec, path, sizeof(path));
+			err = dom_region_layout(spec, path, sizeof(path),
+						&m->layout);
 			if (err)
 				return liberr_note(e, err, dom_errstr);
+			m->have_layout = 1;
 			m->domain = strdup(spec);
 			if (!m->domain)
 				return liberr_note(e, -ENOMEM, liberr_sys);
@@ -103,6 +105,20 @@ int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags,
 		return liberr_note(e, err, liberr_sys);
 	}
 	m->fd = m->vm->region_fd;   /* closed by vm_conn_close */
+	/* A VMM older than REGION: the header is all there is to go by. */
+	err = vm_conn_region(m->vm, &m->vm_guard);
+	if (!err) {
+		m->have_guard = 1;
+		err = rmap_vm_params(&m->vm_guard, &m->layout);
+		if (err) {
+			rmap_close(m);
+			return liberr_note(e, err, liberr_sys);
+		}
+		m->have_layout = 1;
+	} else if (err != -EOPNOTSUPP) {
+		rmap_close(m);
+		return liberr_note(e, err, liberr_sys);
+	}
 	return map_fd(m, flags, e);
 }
 
@@ -162,8 +178,15 @@ static int map_fd(struct rmap *m, unsigned flags, struct liberr *e)
 		goto fail;
 	}
 	m->abi_version = ((const struct rs_region_header *)m->base)->abi_version;
-	err = liberr_note(e, rs_region_open(&m->region, m->base, m->size),
-			  rs_errstr);
+	if (m->have_layout) {
+		err = rs_region_open_layout(&m->region, m->base, m->size,
+					    &m->layout, &m->damage);
+		m->damaged = err > 0;
+		err = liberr_note(e, err < 0 ? err : 0, rs_errstr);
+	} else {
+		err = liberr_note(e, rs_region_open(&m->region, m->base, m->size),
+				  rs_errstr);
+	}
 	if (err)
 		goto fail;
 	return 0;

@@ -8,8 +8,10 @@
 #define RINGSIDE_CLI_REGION_MAP_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ringside/ring.h"
+#include "ringside/vmm_control.h"
 
 #include "liberr.h"
 
@@ -29,6 +31,14 @@ struct rmap {
 	struct vm_conn *vm;      /* --vm: the VMM's control connection */
 	char *domain;            /* REGION named a libvirt domain (ringside/domain_virt.h) */
 	int domain_paused;       /* rmap_pause suspended it */
+	/* A domain's or a VM's region is opened by the layout its host laid
+	 * it out with, not by its guest-writable header (region_check.c). */
+	int have_layout;
+	struct rs_region_params layout;
+	int damaged;             /* the header or a control page differs */
+	struct rs_region_damage damage;
+	int have_guard;          /* --vm: vm_guard is the VMM's REGION answer */
+	struct rs_ctl_region vm_guard;
 };
 
 /*
@@ -62,6 +72,20 @@ int rmap_resume(struct rmap *m, struct liberr *e);
 
 /* 1 if @path names the region's own file (an output must never replace it). */
 int rmap_is_file(const struct rmap *m, const char *path);
+
+/* region_check.c: the damage rmap_open found, and for --vm the header
+ * page guard's count, on stderr as @cmd's messages about @spec (nothing
+ * when the region is whole and the guard refused nothing).  Returns
+ * m->damaged. */
+int rmap_damage_report(const struct rmap *m, const char *cmd, const char *spec);
+
+/* --vm: one line on the header page guard, with the VMM's counts as of
+ * now.  Nothing for other sources. */
+void rmap_guard_print(const struct rmap *m, FILE *f);
+
+/* The params of a VMM's REGION answer.  0, or -EPROTO for geometry no
+ * ringside VMM lays out. */
+int rmap_vm_params(const struct rs_ctl_region *r, struct rs_region_params *p);
 
 /* Unmap; closes the descriptor if rmap_open opened it.  Accepts NULL. */
 void rmap_close(struct rmap *m);

@@ -14,6 +14,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	static const char *const workloads[RS_WL_MAX + 1] = {
 		[RS_WL_STEADY] = "steady", [RS_WL_BURST] = "burst",
 		[RS_WL_HANG] = "hang", [RS_WL_HALT] = "halt", [RS_WL_CRASH] = "crash",
+		[RS_WL_SCRIBBLE] = "scribble",
 	};
 	struct rs_vmm_params *p = &o->params;
 	const struct opt opts[] = {
@@ -35,7 +36,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			   "write the records to FILE (perf.data)"),
 		OPT_ENUM('w', "workload", &p->boot.workload, "W", workloads,
 			 "what the guest agent does: steady (default), burst, hang, "
-			 "halt or crash (a triple fault) after its records"),
+			 "halt, crash (a triple fault) or scribble (over the "
+			 "region header, then hang) after its records"),
 		OPT_U32('r', "records", &p->boot.records, "N", 0, UINT32_MAX, NULL,
 			"sequence records per vCPU (default 1000)"),
 		OPT_U32(0, "fill", &p->boot.fill, "N", 0,

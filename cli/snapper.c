@@ -113,6 +113,9 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 	s->host.kind = PDF_HOST_SNAPSHOT;
 	s->host.start_ns = cli_now_ns();
 	for (i = 0; i < s->nr_rings; i++) {
+		/* its control page is damaged: said at open, left empty here */
+		if (rs_region_ring_skipped(region, i))
+			continue;
 		if (copy_ring(region, i, &s->ring[i], &e)) {
 			cli_err(s->cmd, "copying ring %u of %s: %s; nothing was kept",
 				i, s->source, liberr_str(&e));

@@ -117,6 +117,11 @@ int vm_conn_status(struct vm_conn *v, uint32_t id,
 	return fix_err(rs_vmm_client_status(v->sock, id, info));
 }
 
+int vm_conn_region(struct vm_conn *v, struct rs_ctl_region *r)
+{
+	return fix_err(rs_vmm_client_region(v->sock, r));
+}
+
 int vm_conn_stopped(struct vm_conn *v)
 {
 	struct rs_vmm_vcpu_info info;

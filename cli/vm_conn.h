@@ -35,6 +35,10 @@ int vm_conn_open(struct vm_conn *v, const char *path);
 int vm_conn_pause(struct vm_conn *v);
 int vm_conn_resume(struct vm_conn *v);
 
+/* REGION: how the VMM laid the region out, and its header page guard.
+ * -errno; -EOPNOTSUPP from a VMM that predates it. */
+int vm_conn_region(struct vm_conn *v, struct rs_ctl_region *r);
+
 /* vCPU @id's state, exits and the guest's report.  -errno. */
 int vm_conn_status(struct vm_conn *v, uint32_t id,
 		   struct rs_vmm_vcpu_info *info);

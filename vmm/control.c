@@ -84,6 +84,14 @@ static int do_hello(struct rs_vmm *vm, int fd)
 	return send_reply(fd, RS_CTL_HELLO, 0, &h, sizeof(h), fds, h.nr_fds);
 }
 
+static int do_region(struct rs_vmm *vm, int fd)
+{
+	struct rs_ctl_region r;
+
+	rs_vmm_region_info(vm, &r);
+	return send_reply(fd, RS_CTL_REGION, 0, &r, sizeof(r), NULL, 0);
+}
+
 /* One request; returns < 0 when the client should be dropped. */
 static int serve(struct rs_vmm *vm, struct ctl_client *c)
 {
@@ -114,6 +122,8 @@ static int serve(struct rs_vmm *vm, struct ctl_client *c)
 		st = rs_vmm_vcpu_info(vm, m.arg, &info);
 		return send_reply(c->fd, m.op, st, &info, st ? 0 : sizeof(info),
 				  NULL, 0);
+	case RS_CTL_REGION:
+		return do_region(vm, c->fd);
 	default:
 		return send_reply(c->fd, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
 	}

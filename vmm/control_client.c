@@ -128,6 +128,13 @@ int rs_vmm_client_status(int sock, uint32_t vcpu, struct rs_vmm_vcpu_info *info)
 	return call(sock, RS_CTL_STATUS, vcpu, info, sizeof(*info), NULL, 0);
 }
 
+int rs_vmm_client_region(int sock, struct rs_ctl_region *region)
+{
+	if (!region)
+		return -EINVAL;
+	return call(sock, RS_CTL_REGION, 0, region, sizeof(*region), NULL, 0);
+}
+
 int rs_vmm_client_map(int region_fd, void **mem, uint64_t *size)
 {
 	struct stat st;

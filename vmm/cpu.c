@@ -128,6 +128,12 @@ int rs_vmm_vcpu_info(struct rs_vmm *vm, uint32_t id,
 	info->rip = vcpu->rip;
 	memcpy(info->console, vcpu->console, sizeof(info->console));
 	pthread_mutex_unlock(&vm->lock);
+	{
+		uint64_t refused = vmm_load(&vcpu->header_refused);
+
+		info->header_refused = refused > UINT32_MAX ? UINT32_MAX :
+				       (uint32_t)refused;
+	}
 	info->exits.total = vmm_load(&vcpu->exits.total);
 	info->exits.io = vmm_load(&vcpu->exits.io);
 	info->exits.mmio = vmm_load(&vcpu->exits.mmio);

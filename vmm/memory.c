@@ -9,10 +9,11 @@
 #include "vmm_internal.h"
 
 int vmm_memslot_add(struct rs_vmm *vm, uint32_t slot, uint64_t gpa,
-		    uint64_t size, void *host)
+		    uint64_t size, void *host, uint32_t flags)
 {
 	struct kvm_userspace_memory_region mr = {
 		.slot = slot,
+		.flags = flags,
 		.guest_phys_addr = gpa,
 		.memory_size = size,
 		.userspace_addr = (uintptr_t)host,
@@ -46,7 +47,7 @@ int vmm_mem_init(struct rs_vmm *vm, uint64_t size)
 	}
 	vm->ram = ram;
 	vm->ram_size = size;
-	return vmm_memslot_add(vm, 0, 0, size, ram);
+	return vmm_memslot_add(vm, 0, 0, size, ram, 0);
 }
 
 void vmm_mem_fini(struct rs_vmm *vm)

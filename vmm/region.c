@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The trace region: a sealed memfd laid out by ring/ (one ring pair per
- * vCPU), mapped into the guest as memslot 1 at RS_BOOT_REGION_GPA and into
- * this process.  Consumers in other processes map the same memfd.
+ * vCPU), mapped into the guest at RS_BOOT_REGION_GPA (header_guard.c) and
+ * into this process.  Consumers in other processes map the same memfd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,7 +91,7 @@ int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp)
 		vmm_log(vm, "region open: %s", rs_errstr(ret));
 		return ring_errno(ret);
 	}
-	return vmm_memslot_add(vm, 1, RS_BOOT_REGION_GPA, size, mem);
+	return vmm_guard_map(vm);
 }
 
 void vmm_region_fini(struct rs_vmm *vm)

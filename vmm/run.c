@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The vCPU run loop: one thread per vCPU calling KVM_RUN, and the exits
- * this guest can cause: port I/O (console, done, error), MMIO (a doorbell
- * no ioeventfd took, or a stray access), HLT, SHUTDOWN (triple fault),
+ * this guest can cause: port I/O (console, done, error), MMIO (a write to
+ * the guarded header page, a doorbell no ioeventfd took, or a stray
+ * access), HLT, SHUTDOWN (triple fault),
  * internal errors.  A vCPU that stops leaves guest memory and the region
  * alone, so the flight recorder survives a crashed guest.
  */
@@ -155,6 +156,10 @@ static void *vcpu_thread(void *arg)
 			state = RS_VCPU_FAILED;
 			break;
 		}
+		/* The header guard's exits are counted as its own
+		 * (rs_vmm_region_info), apart from the guest's other exits. */
+		if (vcpu->run->exit_reason == KVM_EXIT_MMIO && vmm_guard_mmio(vcpu))
+			continue;
 		vmm_inc(&vcpu->exits.total);
 		state = handle_exit(vcpu, &err);
 	}

@@ -36,6 +36,9 @@ struct vmm_vcpu {
 	uint64_t rip;
 	char console[256];
 	uint32_t console_len;
+	/* header page guard (header_guard.c); vCPU thread writes */
+	uint64_t header_refused;
+	uint64_t header_applied;
 	/* single step (singlestep.c); vCPU thread only */
 	bool step_on;
 	bool step_armed;
@@ -56,13 +59,15 @@ struct rs_vmm {
 	/* guest RAM, memslot 0 at GPA 0 */
 	uint8_t *ram;
 	uint64_t ram_size;
-	/* trace region, memslot 1 at RS_BOOT_REGION_GPA */
+	/* trace region at RS_BOOT_REGION_GPA: memslot 1 its header page
+	 * (read-only when header_guarded), memslot 2 the rest */
 	int region_fd;
 	uint8_t *region_mem;
 	uint64_t region_size;
 	struct rs_region region;
 	struct rs_region_params region_params;
 	uint32_t nr_rings;
+	bool header_guarded;
 	struct vmm_doorbell doorbells[RS_MAX_RINGS];
 	/* boot */
 	struct rs_boot_info boot;
@@ -111,11 +116,19 @@ int vmm_mem_init(struct rs_vmm *vm, uint64_t size);
 void vmm_mem_fini(struct rs_vmm *vm);
 void *vmm_mem_ptr(const struct rs_vmm *vm, uint64_t gpa, uint64_t len);
 int vmm_memslot_add(struct rs_vmm *vm, uint32_t slot, uint64_t gpa,
-		    uint64_t size, void *host);
+		    uint64_t size, void *host, uint32_t flags);
 
 /* region.c */
 int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp);
 void vmm_region_fini(struct rs_vmm *vm);
+
+/* header_guard.c */
+/* Map the region (vm->region_mem) into the guest, its header page
+ * read-only when KVM can.  -errno. */
+int vmm_guard_map(struct rs_vmm *vm);
+/* A KVM_EXIT_MMIO at the header page: applied or dropped, true; false
+ * for any other address. */
+bool vmm_guard_mmio(struct vmm_vcpu *vcpu);
 
 /* doorbell.c */
 int vmm_doorbell_init(struct rs_vmm *vm);

@@ -16,8 +16,10 @@ int dom_region_is_domain(const char *spec)
 	return lstat(spec, &st) && errno == ENOENT;
 }
 
-/* The live metadata and device of @d, checked against each other. */
-static int lookup(struct dom_virt *d, const char *shm_name)
+/* The live metadata and device of @d, checked against each other; the
+ * params the hook laid the region out with into @p (when not NULL). */
+static int lookup(struct dom_virt *d, const char *shm_name,
+		  struct rs_region_params *p)
 {
 	struct dom_xml *x = NULL;
 	struct dom_cfg c;
@@ -44,12 +46,18 @@ static int lookup(struct dom_virt *d, const char *shm_name)
 		err = dom_xml_shmem(x, shm_name, NULL, NULL);
 		err = err < 0 ? err : err ? 0 : -dome_no_shmem;
 	}
+	/* As the hook does: no rings in the metadata means one per vCPU. */
+	if (!err && !c.rings && dom_xml_vcpus(x, &c.rings))
+		err = -dome_xml;
+	if (!err && p)
+		dom_cfg_params(&c, p);
 	dom_xml_free(x);
 	free(text);
 	return err;
 }
 
-int dom_region_path(const char *name, char *path, size_t len)
+int dom_region_layout(const char *name, char *path, size_t len,
+		      struct rs_region_params *params)
 {
 	char shm_name[DOM_SHM_NAME_MAX];
 	struct dom_virt *d = NULL;
@@ -60,12 +68,17 @@ int dom_region_path(const char *name, char *path, size_t len)
 		return err;
 	err = dom_virt_open(&d, NULL, name, 1);
 	if (!err)
-		err = lookup(d, shm_name);
+		err = lookup(d, shm_name, params);
 	dom_virt_close(d);
 	if (err)
 		return err;
 	n = snprintf(path, len, "%s/%s", DOM_SHM_DIR, shm_name);
 	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
+}
+
+int dom_region_path(const char *name, char *path, size_t len)
+{
+	return dom_region_layout(name, path, len, NULL);
 }
 
 /* Connect to domain @name read-write, apply @op, disconnect. */

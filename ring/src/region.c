@@ -8,15 +8,6 @@
 #include "barrier.h"
 #include "ring_internal.h"
 
-struct layout {
-	uint64_t end;
-	uint64_t data_size;
-	uint64_t aux_size;
-	uint64_t sideband_offset;
-	uint64_t sideband_size;
-	struct rs_ring_desc rings[RS_MAX_RINGS];
-};
-
 _Static_assert(offsetof(struct rs_region_params, sideband_pages) ==
 	       RS_REGION_PARAMS_SIZE_V1, "params grow at the end");
 
@@ -30,7 +21,7 @@ static uint32_t sideband_pages(const struct rs_region_params *p)
 	return p->sideband_pages;
 }
 
-static int params_check(const struct rs_region_params *p)
+int rs_params_check(const struct rs_region_params *p)
 {
 	uint64_t data_size, aux_size;
 
@@ -68,7 +59,7 @@ int rs_region_params_init(struct rs_region_params *params, uint32_t nr_rings,
 	params->aux_pages = aux_pages;
 	params->data_mode = data_mode;
 	params->aux_mode = aux_mode;
-	return params_check(params);
+	return rs_params_check(params);
 }
 
 /* Areas are placed largest kind first, each aligned to its own size, so
@@ -81,7 +72,7 @@ static void place(uint64_t *cursor, uint64_t size, uint64_t *offset)
 	*cursor += size;
 }
 
-static void layout_compute(const struct rs_region_params *p, struct layout *l)
+void rs_layout_compute(const struct rs_region_params *p, struct rs_layout *l)
 {
 	uint64_t cursor = RS_PAGE_SIZE;
 	uint32_t i;
@@ -124,26 +115,56 @@ static uint64_t round_pow2(uint64_t v)
 
 int rs_region_size(const struct rs_region_params *params, uint64_t *size)
 {
-	struct layout l;
+	struct rs_layout l;
 	int err;
 
-	err = params_check(params);
+	err = rs_params_check(params);
 	if (err)
 		return err;
 	if (!size)
 		return -rse_invalid;
-	layout_compute(params, &l);
+	rs_layout_compute(params, &l);
 	if (l.end > RS_REGION_MAX)
 		return -rse_geometry;
 	*size = round_pow2(l.end);
 	return 0;
 }
 
+/* Everything of the header the host writes at layout, but the magic. */
+void rs_header_fill(struct rs_region_header *hdr, uint64_t mem_size,
+		    const struct rs_region_params *params,
+		    const struct rs_layout *l)
+{
+	uint32_t i;
+
+	hdr->abi_version = RS_ABI_VERSION;
+	hdr->header_size = RS_PAGE_SIZE;
+	hdr->region_size = mem_size;
+	hdr->page_size = RS_PAGE_SIZE;
+	hdr->nr_rings = params->nr_rings;
+	hdr->sideband_offset = l->sideband_offset;
+	hdr->sideband_size = l->sideband_size;
+	hdr->config.data_mode = params->data_mode;
+	hdr->config.aux_mode = params->aux_mode;
+	hdr->config.data_watermark = params->data_watermark ?
+		params->data_watermark : (uint32_t)(l->data_size / 2);
+	hdr->config.aux_watermark = params->aux_watermark;
+	if (!params->aux_watermark && params->aux_mode == RS_MODE_NORMAL)
+		hdr->config.aux_watermark = (uint32_t)(l->aux_size / 2);
+	hdr->config.trace_mask = params->trace_mask;
+	hdr->config.sample_type = params->sample_type;
+	hdr->config.sample_freq = params->sample_freq;
+	hdr->config.doorbell_addr = params->doorbell_addr;
+
+	for (i = 0; i < params->nr_rings; i++)
+		hdr->rings[i] = l->rings[i];
+}
+
 int rs_region_layout(void *mem, uint64_t mem_size,
 		     const struct rs_region_params *params)
 {
 	struct rs_region_header *hdr = mem;
-	struct layout l;
+	struct rs_layout l;
 	uint64_t need;
 	uint32_t i;
 	int err;
@@ -157,32 +178,13 @@ int rs_region_layout(void *mem, uint64_t mem_size,
 		return -rse_geometry;
 	if (mem_size < need)
 		return -rse_too_small;
-	layout_compute(params, &l);
+	rs_layout_compute(params, &l);
 
 	rs_memset(mem, 0, mem_size);
-	hdr->abi_version = RS_ABI_VERSION;
-	hdr->header_size = RS_PAGE_SIZE;
-	hdr->region_size = mem_size;
-	hdr->page_size = RS_PAGE_SIZE;
-	hdr->nr_rings = params->nr_rings;
-	hdr->sideband_offset = l.sideband_offset;
-	hdr->sideband_size = l.sideband_size;
-	hdr->config.data_mode = params->data_mode;
-	hdr->config.aux_mode = params->aux_mode;
-	hdr->config.data_watermark = params->data_watermark ?
-		params->data_watermark : (uint32_t)(l.data_size / 2);
-	hdr->config.aux_watermark = params->aux_watermark;
-	if (!params->aux_watermark && params->aux_mode == RS_MODE_NORMAL)
-		hdr->config.aux_watermark = (uint32_t)(l.aux_size / 2);
-	hdr->config.trace_mask = params->trace_mask;
-	hdr->config.sample_type = params->sample_type;
-	hdr->config.sample_freq = params->sample_freq;
-	hdr->config.doorbell_addr = params->doorbell_addr;
-
+	rs_header_fill(hdr, mem_size, params, &l);
 	for (i = 0; i < params->nr_rings; i++) {
 		struct rs_ctrl_page *c;
 
-		hdr->rings[i] = l.rings[i];
 		c = (struct rs_ctrl_page *)((uint8_t *)mem + l.rings[i].ctrl_offset);
 		c->version = 0;
 		c->compat_version = 0;
@@ -264,7 +266,7 @@ static int descs_check(const struct rs_region_header *h, uint64_t size)
 }
 
 /* The control page repeats the descriptor in perf's terms; they must agree. */
-static int ctrl_check(const uint8_t *mem, const struct rs_ring_desc *d)
+int rs_ctrl_check(const uint8_t *mem, const struct rs_ring_desc *d)
 {
 	const struct rs_ctrl_page *c =
 		(const struct rs_ctrl_page *)(mem + d->ctrl_offset);
@@ -313,7 +315,7 @@ int rs_region_open(struct rs_region *region, void *mem, uint64_t mem_size)
 	if (err)
 		return err;
 	for (i = 0; i < h.nr_rings; i++) {
-		err = ctrl_check(mem, &h.rings[i]);
+		err = rs_ctrl_check(mem, &h.rings[i]);
 		if (err)
 			return err;
 	}
@@ -347,6 +349,8 @@ int rs_region_ring(const struct rs_region *region, uint32_t index,
 
 	if (!region || !ring || !region->base || index >= region->nr_rings)
 		return -rse_invalid;
+	if (region->skipped & (1ull << index))
+		return -rse_corrupt;
 	d = &region->rings[index];
 	ring->ctrl = (struct rs_ctrl_page *)(region->base + d->ctrl_offset);
 	ring->data = region->base + d->data_offset;

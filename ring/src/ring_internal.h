@@ -78,4 +78,27 @@ static inline void rs_prefetchw(const uint8_t *p)
 int rs_sideband_read_check(const struct rs_region *region, const void *buf,
 			   uint64_t buf_size, void *info, size_t info_size);
 
+/* region.c: a layout as rs_region_layout computes it from the params,
+ * shared with region_recover.c, which rebuilds it instead of trusting the
+ * header. */
+struct rs_layout {
+	uint64_t end;
+	uint64_t data_size;
+	uint64_t aux_size;
+	uint64_t sideband_offset;
+	uint64_t sideband_size;
+	struct rs_ring_desc rings[RS_MAX_RINGS];
+};
+
+/* 0, -rse_invalid, -rse_geometry. */
+int rs_params_check(const struct rs_region_params *p);
+/* @p passed rs_params_check. */
+void rs_layout_compute(const struct rs_region_params *p, struct rs_layout *l);
+/* Every header field rs_region_layout writes, but the magic. */
+void rs_header_fill(struct rs_region_header *hdr, uint64_t mem_size,
+		    const struct rs_region_params *params,
+		    const struct rs_layout *l);
+/* The control page at d->ctrl_offset repeats @d; 0 or -rse_geometry. */
+int rs_ctrl_check(const uint8_t *mem, const struct rs_ring_desc *d);
+
 #endif /* RINGSIDE_RING_INTERNAL_H */

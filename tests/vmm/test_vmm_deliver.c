@@ -105,12 +105,14 @@ END_TEST
 static void doorbells_at(uint32_t watermark)
 {
 	struct rs_vmm_vcpu_info info;
+	struct rs_ctl_region guard;
 	struct rs_ring_state st;
 	struct rs_ring ring;
 	uint64_t head, bells;
 
 	/* 1500 records of 56 bytes fit in 128 KiB: nothing can be lost, and
-	 * the guest never waits, so its only exits are done and hlt. */
+	 * the guest never waits, so its only exits are done, hlt and its
+	 * header writes. */
 	vt_params(&t.p);
 	t.p.data_pages = 32;
 	t.p.data_watermark = watermark;
@@ -131,7 +133,14 @@ static void doorbells_at(uint32_t watermark)
 	/* Records are smaller than the watermark: one per boundary crossed. */
 	ck_assert_uint_eq(bells, head / watermark);
 	ck_assert_uint_gt(bells, 10);
-	/* The only exits: the done port write and the final hlt. */
+	/* The only exits: the done port write and the final hlt, besides
+	 * the header guard's (counted apart): the agent's writes to its own
+	 * header fields (attach, heartbeats), applied; none to the host's. */
+	ck_assert_int_eq(rs_vmm_region_info(t.vm, &guard), 0);
+	ck_assert_uint_eq(guard.header_guarded, 1);
+	ck_assert_uint_eq(guard.header_refused, 0);
+	ck_assert_uint_eq(info.header_refused, 0);
+	ck_assert_uint_gt(guard.header_applied, 0);
 	ck_assert_uint_eq(info.exits.mmio, 0);
 	ck_assert_uint_eq(info.exits.doorbell_mmio, 0);
 	ck_assert_uint_eq(info.exits.io, 1);

@@ -52,6 +52,8 @@ enum rs_workload {
 	RS_WL_HANG   = 2,  /* records, then cli; jmp . */
 	RS_WL_HALT   = 3,  /* records, then cli; hlt forever */
 	RS_WL_CRASH  = 4,  /* records, then null IDT + int3: triple fault */
+	RS_WL_SCRIBBLE = 5, /* records, then vCPU 0 zeroes the region's header
+			     * page (8-byte stores), then as HANG */
 	RS_WL_MAX
 };
 

@@ -14,6 +14,9 @@
  *   RS_CTL_PAUSE   reply once no vCPU runs guest code (nests)
  *   RS_CTL_RESUME  undo one PAUSE of this connection
  *   RS_CTL_STATUS  arg = vCPU; payload struct rs_vmm_vcpu_info
+ *   RS_CTL_REGION  payload struct rs_ctl_region: how the VMM laid the
+ *                  region out (a client opens it by that, not by the
+ *                  guest-writable header) and the header page's guard
  *
  * A connection that closes with pauses outstanding has them undone, so a
  * crashed snapshot tool cannot leave the guest frozen.
@@ -38,6 +41,7 @@ enum rs_ctl_op {
 	RS_CTL_PAUSE  = 2,
 	RS_CTL_RESUME = 3,
 	RS_CTL_STATUS = 4,
+	RS_CTL_REGION = 5,
 };
 
 struct rs_ctl_msg {
@@ -72,6 +76,37 @@ _Static_assert(sizeof(struct rs_ctl_hello) == 64, "rs_ctl_hello layout");
 
 #define RS_CTL_MAX_FDS (1 + RS_MAX_RINGS)
 
+/*
+ * RS_CTL_REGION payload.  The first block is the VMM's struct
+ * rs_region_params, field for field (the ring library's
+ * rs_region_layout(mem, region_size, params) made the region); the second
+ * is the guard on the header page (docs/abi.md, "The header page guard").
+ */
+struct rs_ctl_region {
+	uint64_t region_size;
+	uint32_t nr_rings;
+	uint32_t data_pages;
+	uint32_t aux_pages;
+	uint32_t data_mode;
+	uint32_t aux_mode;
+	uint32_t data_watermark;
+	uint32_t aux_watermark;
+	uint32_t sideband_pages;
+	uint64_t trace_mask;
+	uint64_t sample_type;
+	uint64_t sample_freq;
+	uint64_t doorbell_addr;
+	uint32_t header_guarded;   /* 1: the guest cannot write the header
+				    * page but through the VMM */
+	uint32_t reserved0;
+	uint64_t header_refused;   /* guest writes to host-only header bytes,
+				    * dropped (all vCPUs) */
+	uint64_t header_applied;   /* guest writes to its own header fields,
+				    * applied by the VMM */
+	uint64_t reserved[4];
+};
+_Static_assert(sizeof(struct rs_ctl_region) == 128, "rs_ctl_region layout");
+
 /* ---- RS_CTL_STATUS payload: one vCPU as the VMM sees it ------------------ */
 
 enum rs_vcpu_state {
@@ -84,7 +119,8 @@ enum rs_vcpu_state {
 };
 
 /* Exits to user space, by reason.  Kicks (pause, stop) are counted apart
- * because the guest did not cause them. */
+ * because the guest did not cause them; the header page guard's MMIO
+ * exits are not here but in struct rs_ctl_region. */
 struct rs_vmm_exits {
 	uint64_t total;        /* KVM_RUN returns, kicks included */
 	uint64_t io;
@@ -103,7 +139,8 @@ struct rs_vmm_vcpu_info {
 	uint32_t done;           /* the guest wrote RS_PORT_DONE */
 	uint32_t done_value;
 	int32_t guest_error;     /* value written to RS_PORT_ERROR */
-	uint32_t reserved;
+	uint32_t header_refused; /* this vCPU's writes to host-only bytes of
+				  * the header page, dropped (saturates) */
 	uint64_t rip;            /* at the final exit (SHUTDOWN, FAILED) */
 	struct rs_vmm_exits exits;
 	struct rs_guest_report report;  /* copy of the guest's report */

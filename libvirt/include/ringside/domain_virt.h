@@ -96,6 +96,15 @@ int dom_region_is_domain(const char *spec);
 int dom_region_path(const char *name, char *path, size_t len);
 
 /*
+ * dom_region_path, and the params the hook laid the region out with (from
+ * the same live metadata, rings resolved to the vCPU count as the hook
+ * does) into @params: the geometry without the guest-writable header.
+ * Errors as dom_region_path.
+ */
+int dom_region_layout(const char *name, char *path, size_t len,
+		      struct rs_region_params *params);
+
+/*
  * Pause running domain @name's vCPUs for a stable snapshot: *@paused is 1
  * when this call paused it (resume it after), 0 when it was stopped
  * already (leave it).  -dome_no_domain, -dome_not_running, -ENOMEM.

@@ -127,6 +127,84 @@ int rs_region_disable(void *mem);
  */
 int rs_region_open(struct rs_region *region, void *mem, uint64_t mem_size);
 
+/* --- A region opened by the host's own layout ------------------------------
+ * The header page is guest-writable, and a guest that goes wrong may have
+ * scribbled over it: exactly when its flight recorder matters most.  A host
+ * that laid the region out knows its geometry without the header; it opens
+ * the region from the params it laid it out with, and learns what the
+ * header says differently. */
+
+/* A field of the header the host writes at layout (rs_region_diff.field). */
+enum rs_hdr_field {
+	rs_hf_magic,
+	rs_hf_abi_version,
+	rs_hf_header_size,
+	rs_hf_region_size,
+	rs_hf_page_size,
+	rs_hf_nr_rings,
+	rs_hf_sideband_offset,
+	rs_hf_sideband_size,
+	rs_hf_data_mode,
+	rs_hf_aux_mode,
+	rs_hf_data_watermark,
+	rs_hf_aux_watermark,
+	rs_hf_trace_mask,
+	rs_hf_sample_type,
+	rs_hf_sample_freq,
+	rs_hf_doorbell_addr,
+	rs_hf_ctrl_offset,     /* of rings[ring] */
+	rs_hf_data_offset,
+	rs_hf_data_size,
+	rs_hf_aux_offset,
+	rs_hf_aux_size,
+	rs_hf_max
+};
+
+/* One header field that differs from the layout. */
+struct rs_region_diff {
+	uint32_t field;       /* enum rs_hdr_field */
+	uint32_t ring;        /* for the per-ring fields (rs_hf_ctrl_offset..) */
+	uint64_t seen;        /* what the header says (guest-writable) */
+	uint64_t laid_out;    /* what the host laid out */
+};
+
+#define RS_REGION_DIFF_MAX 16u
+
+struct rs_region_damage {
+	uint32_t nr_diffs;        /* entries of diff[] */
+	uint32_t more_diffs;      /* differences found beyond those listed */
+	uint64_t bad_rings;       /* bit i: ring i's control page disagrees with
+				   * the layout; the ring is skipped */
+	struct rs_region_diff diff[RS_REGION_DIFF_MAX];
+};
+
+/* The field's name in the header ("magic", "nr_rings", "rings[].data_size"
+ * without the index).  Never NULL. */
+const char *rs_hdr_field_name(uint32_t field);
+
+/*
+ * Open the region in @mem (@mem_size bytes, what the host laid out with
+ * rs_region_layout(mem, mem_size, @params)) from @params alone: the private
+ * copy of the layout and of the configuration is the host's (only
+ * config.enabled, which the host flips at run time, is read from the
+ * header).  Every header field the layout wrote is compared with what the
+ * header says now; @damage lists those that differ.  Each ring's control
+ * page is checked against the layout; a ring whose page disagrees is
+ * marked in damage->bad_rings and skipped (rs_region_ring refuses it with
+ * -rse_corrupt), the others stay readable.  Returns the number of
+ * differences found plus the number of rings skipped (0: nothing is
+ * damaged), or -rse_invalid (NULL, @mem
+ * not page aligned), -rse_geometry (@params not valid, @mem_size not a
+ * power of two), -rse_too_small (@mem_size below the layout's size).
+ */
+int rs_region_open_layout(struct rs_region *region, void *mem,
+			  uint64_t mem_size,
+			  const struct rs_region_params *params,
+			  struct rs_region_damage *damage);
+
+/* 1 if ring @index was skipped by rs_region_open_layout, else 0. */
+int rs_region_ring_skipped(const struct rs_region *region, uint32_t index);
+
 /* The configuration as validated at open (a private copy). */
 const struct rs_config *rs_region_config(const struct rs_region *region);
 
@@ -142,7 +220,8 @@ int rs_region_status_read(const struct rs_region *region,
 struct rs_region_header *rs_region_header(const struct rs_region *region);
 
 /* Resolve ring @index into @ring (its fields are public: a view of the
- * validated layout).  -rse_invalid. */
+ * validated layout).  -rse_invalid; -rse_corrupt for a ring
+ * rs_region_open_layout skipped. */
 int rs_region_ring(const struct rs_region *region, uint32_t index,
 		   struct rs_ring *ring);
 

@@ -23,6 +23,7 @@ struct rs_region {
 	struct rs_ring_desc rings[RS_MAX_RINGS]; /* validated */
 	uint64_t sideband_offset;                /* validated; 0 size: none */
 	uint64_t sideband_size;
+	uint64_t skipped;      /* bit i: ring i failed rs_region_open_layout */
 };
 
 /* One ring, resolved to addresses inside a validated region.  Unlike the

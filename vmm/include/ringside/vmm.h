@@ -107,6 +107,11 @@ uint64_t rs_vmm_region_size(const struct rs_vmm *vm);
 uint32_t rs_vmm_nr_vcpus(const struct rs_vmm *vm);
 uint32_t rs_vmm_nr_rings(const struct rs_vmm *vm);
 
+/* How the region was laid out and what the header page guard saw (the
+ * control socket's REGION payload, ringside/vmm_control.h).  -EINVAL. */
+struct rs_ctl_region;
+int rs_vmm_region_info(const struct rs_vmm *vm, struct rs_ctl_region *r);
+
 /* ---- doorbells ------------------------------------------------------------ */
 
 /* The eventfd KVM signals when the guest rings ring @ring's doorbell

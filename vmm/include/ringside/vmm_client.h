@@ -31,6 +31,9 @@ int rs_vmm_client_pause(int sock);
 int rs_vmm_client_resume(int sock);
 int rs_vmm_client_status(int sock, uint32_t vcpu,
 			 struct rs_vmm_vcpu_info *info);
+/* REGION: the layout and the header guard.  -errno, -EOPNOTSUPP from a VMM
+ * that predates it. */
+int rs_vmm_client_region(int sock, struct rs_ctl_region *region);
 
 /* Map the region memfd read-write (consumers write data_tail).  Its size
  * comes from the fd, not from the peer.  -errno. */

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A stand-in for a ringside VMM's control socket, for the cli suite (no KVM
+ * needed): it serves a region file a test producer wrote, as `ringside run
+ * --control` serves its memfd, and answers REGION with the layout read
+ * from the header at start, before the test scribbles over it, as the real
+ * VMM answers with the params it laid the region out with.
+ *
+ *   fake_vmm SOCKET REGION [--refused N]
+ *
+ * Serves one client after another until SIGTERM.  --refused N: REGION
+ * says the header guard refused N guest writes.  nr_vcpus is 0 (STATUS
+ * has nothing to report); PAUSE and RESUME succeed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ringside/abi.h"
+#include "ringside/vmm_control.h"
+
+static int reply(int fd, uint16_t op, int32_t status, const void *payload,
+		 uint32_t len, const int *fds, unsigned nfds)
+{
+	struct rs_ctl_reply rep = {
+		.magic = RS_CTL_MAGIC, .version = RS_CTL_VERSION,
+		.op = op, .status = status, .len = len,
+	};
+	struct iovec iov[2] = {
+		{ .iov_base = &rep, .iov_len = sizeof(rep) },
+		{ .iov_base = (void *)(uintptr_t)payload, .iov_len = len },
+	};
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int) * RS_CTL_MAX_FDS)];
+	} cbuf;
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+
+	if (nfds) {
+		struct cmsghdr *cm;
+
+		memset(&cbuf, 0, sizeof(cbuf));
+		msg.msg_control = cbuf.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+	}
+	return sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+/* The layout, from the header while it is whole. */
+static int layout_of(int fd, struct rs_ctl_region *r)
+{
+	struct rs_region_header h;
+
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    h.magic != RS_REGION_MAGIC || !h.nr_rings || h.nr_rings > RS_MAX_RINGS)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	r->region_size = h.region_size;
+	r->nr_rings = h.nr_rings;
+	r->data_pages = (uint32_t)(h.rings[0].data_size / RS_PAGE_SIZE);
+	r->aux_pages = (uint32_t)(h.rings[0].aux_size / RS_PAGE_SIZE);
+	r->data_mode = h.config.data_mode;
+	r->aux_mode = h.config.aux_mode;
+	r->data_watermark = h.config.data_watermark;
+	r->aux_watermark = h.config.aux_watermark;
+	r->sideband_pages = (uint32_t)(h.sideband_size / RS_PAGE_SIZE);
+	r->trace_mask = h.config.trace_mask;
+	r->sample_type = h.config.sample_type;
+	r->sample_freq = h.config.sample_freq;
+	r->doorbell_addr = h.config.doorbell_addr;
+	r->header_guarded = 1;
+	return 0;
+}
+
+static void serve(int c, int region_fd, const struct rs_ctl_region *r,
+		  const int *bells)
+{
+	struct rs_ctl_msg m;
+	int fds[RS_CTL_MAX_FDS];
+
+	while (recv(c, &m, sizeof(m), 0) == (ssize_t)sizeof(m)) {
+		switch (m.op) {
+		case RS_CTL_HELLO: {
+			struct rs_ctl_hello h = {
+				.region_size = r->region_size,
+				.nr_rings = r->nr_rings,
+				.nr_fds = 1 + r->nr_rings,
+			};
+
+			fds[0] = region_fd;
+			memcpy(fds + 1, bells, sizeof(int) * r->nr_rings);
+			reply(c, m.op, 0, &h, sizeof(h), fds, h.nr_fds);
+			break;
+		}
+		case RS_CTL_REGION:
+			reply(c, m.op, 0, r, sizeof(*r), NULL, 0);
+			break;
+		case RS_CTL_PAUSE:
+		case RS_CTL_RESUME:
+			reply(c, m.op, 0, NULL, 0, NULL, 0);
+			break;
+		default:
+			reply(c, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int bells[RS_MAX_RINGS];
+	struct rs_ctl_region r;
+	int region_fd, ls;
+
+	if (argc != 3 && !(argc == 5 && !strcmp(argv[3], "--refused"))) {
+		fprintf(stderr, "usage: fake_vmm SOCKET REGION [--refused N]\n");
+		return 2;
+	}
+	region_fd = open(argv[2], O_RDWR | O_CLOEXEC);
+	if (region_fd < 0 || layout_of(region_fd, &r)) {
+		fprintf(stderr, "fake_vmm: %s: not a whole region\n", argv[2]);
+		return 1;
+	}
+	if (argc == 5)
+		r.header_refused = strtoull(argv[4], NULL, 10);
+	for (uint32_t i = 0; i < r.nr_rings; i++)
+		bells[i] = eventfd(0, EFD_CLOEXEC);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", argv[1]);
+	ls = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    listen(ls, 4)) {
+		perror("fake_vmm: socket");
+		return 1;
+	}
+	for (;;) {
+		int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+
+		if (c < 0)
+			continue;
+		serve(c, region_fd, &r, bells);
+		close(c);
+	}
+}
