@@ -66,10 +66,11 @@ int vmm_kick(struct vmm_vcpu *vcpu)
 bool vmm_pause_park(struct vmm_vcpu *vcpu)
 {
 	struct rs_vmm *vm = vcpu->vm;
-	bool stop;
+	bool stop, waited = false;
 
 	pthread_mutex_lock(&vm->lock);
 	while (vm->pause_depth && !vm->stopping) {
+		waited = true;
 		if (!vcpu->parked) {
 			vcpu->parked = true;
 			pthread_cond_broadcast(&vm->cond);
@@ -81,6 +82,14 @@ bool vmm_pause_park(struct vmm_vcpu *vcpu)
 	pthread_mutex_unlock(&vm->lock);
 	/* A kick that arrived while parked is stale now. */
 	vcpu->run->immediate_exit = 0;
+	/* A pause that found the thread outside KVM_RUN (between exits the
+	 * VMM handles itself, such as the header guard's) stopped it all the
+	 * same: counted as a kick, once, like one that interrupted KVM_RUN. */
+	if (waited && !vcpu->kick_counted) {
+		vmm_inc(&vcpu->exits.total);
+		vmm_inc(&vcpu->exits.kicks);
+	}
+	vcpu->kick_counted = false;
 	return stop;
 }
 

@@ -150,6 +150,7 @@ static void *vcpu_thread(void *arg)
 			if (errno == EINTR || errno == EAGAIN) {
 				/* A kick: pause or stop; park decides. */
 				vmm_inc(&vcpu->exits.kicks);
+				vcpu->kick_counted = true;
 				continue;
 			}
 			err = -errno;

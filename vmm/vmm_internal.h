@@ -28,6 +28,7 @@ struct vmm_vcpu {
 	/* Under vm->lock. */
 	uint32_t state;
 	bool parked;
+	bool kick_counted;     /* the last KVM_RUN ended in a kick, counted */
 	int32_t error;
 	uint32_t exit_reason;
 	uint32_t done;
