@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ringside/vmm_client.h"
 #include "ringside/vmm_control.h"
 #include "vmm_internal.h"
 
@@ -34,38 +35,6 @@ struct vmm_control {
 	struct ctl_client clients[CTL_MAX_CLIENTS];
 };
 
-static int send_reply(int fd, uint16_t op, int32_t status, const void *payload,
-		      uint32_t len, const int *fds, unsigned nfds)
-{
-	struct rs_ctl_reply rep = {
-		.magic = RS_CTL_MAGIC, .version = RS_CTL_VERSION,
-		.op = op, .status = status, .len = len,
-	};
-	struct iovec iov[2] = {
-		{ .iov_base = &rep, .iov_len = sizeof(rep) },
-		{ .iov_base = (void *)(uintptr_t)payload, .iov_len = len },
-	};
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int) * RS_CTL_MAX_FDS)];
-	} cbuf;
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
-
-	if (nfds) {
-		struct cmsghdr *cm;
-
-		memset(&cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf.buf;
-		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
-	}
-	return sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
-}
-
 static int do_hello(struct rs_vmm *vm, int fd)
 {
 	struct rs_ctl_hello h;
@@ -81,7 +50,7 @@ static int do_hello(struct rs_vmm *vm, int fd)
 	fds[0] = vm->region_fd;
 	for (uint32_t i = 0; i < vm->nr_rings; i++)
 		fds[1 + i] = vm->doorbells[i].fd;
-	return send_reply(fd, RS_CTL_HELLO, 0, &h, sizeof(h), fds, h.nr_fds);
+	return rs_vmm_ctl_reply(fd, RS_CTL_HELLO, 0, &h, sizeof(h), fds, h.nr_fds);
 }
 
 static int do_region(struct rs_vmm *vm, int fd)
@@ -89,7 +58,7 @@ static int do_region(struct rs_vmm *vm, int fd)
 	struct rs_ctl_region r;
 
 	rs_vmm_region_info(vm, &r);
-	return send_reply(fd, RS_CTL_REGION, 0, &r, sizeof(r), NULL, 0);
+	return rs_vmm_ctl_reply(fd, RS_CTL_REGION, 0, &r, sizeof(r), NULL, 0);
 }
 
 /* One request; returns < 0 when the client should be dropped. */
@@ -104,7 +73,7 @@ static int serve(struct rs_vmm *vm, struct ctl_client *c)
 	if (n <= 0)
 		return -1;
 	if (n != sizeof(m) || m.magic != RS_CTL_MAGIC || m.version != RS_CTL_VERSION)
-		return send_reply(c->fd, 0, -EPROTO, NULL, 0, NULL, 0);
+		return rs_vmm_ctl_reply(c->fd, 0, -EPROTO, NULL, 0, NULL, 0);
 	switch (m.op) {
 	case RS_CTL_HELLO:
 		return do_hello(vm, c->fd);
@@ -112,20 +81,20 @@ static int serve(struct rs_vmm *vm, struct ctl_client *c)
 		st = rs_vmm_pause(vm);
 		if (!st)
 			c->pauses++;
-		return send_reply(c->fd, m.op, st, NULL, 0, NULL, 0);
+		return rs_vmm_ctl_reply(c->fd, m.op, st, NULL, 0, NULL, 0);
 	case RS_CTL_RESUME:
 		st = c->pauses ? rs_vmm_resume(vm) : -EALREADY;
 		if (!st)
 			c->pauses--;
-		return send_reply(c->fd, m.op, st, NULL, 0, NULL, 0);
+		return rs_vmm_ctl_reply(c->fd, m.op, st, NULL, 0, NULL, 0);
 	case RS_CTL_STATUS:
 		st = rs_vmm_vcpu_info(vm, m.arg, &info);
-		return send_reply(c->fd, m.op, st, &info, st ? 0 : sizeof(info),
+		return rs_vmm_ctl_reply(c->fd, m.op, st, &info, st ? 0 : sizeof(info),
 				  NULL, 0);
 	case RS_CTL_REGION:
 		return do_region(vm, c->fd);
 	default:
-		return send_reply(c->fd, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
+		return rs_vmm_ctl_reply(c->fd, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
 	}
 }
 

@@ -24,39 +24,8 @@
 #include <unistd.h>
 
 #include "ringside/abi.h"
+#include "ringside/vmm_client.h"
 #include "ringside/vmm_control.h"
-
-static int reply(int fd, uint16_t op, int32_t status, const void *payload,
-		 uint32_t len, const int *fds, unsigned nfds)
-{
-	struct rs_ctl_reply rep = {
-		.magic = RS_CTL_MAGIC, .version = RS_CTL_VERSION,
-		.op = op, .status = status, .len = len,
-	};
-	struct iovec iov[2] = {
-		{ .iov_base = &rep, .iov_len = sizeof(rep) },
-		{ .iov_base = (void *)(uintptr_t)payload, .iov_len = len },
-	};
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int) * RS_CTL_MAX_FDS)];
-	} cbuf;
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
-
-	if (nfds) {
-		struct cmsghdr *cm;
-
-		memset(&cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf.buf;
-		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
-	}
-	return sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 ? -1 : 0;
-}
 
 /* The layout, from the header while it is whole. */
 static int layout_of(int fd, struct rs_ctl_region *r)
@@ -101,18 +70,18 @@ static void serve(int c, int region_fd, const struct rs_ctl_region *r,
 
 			fds[0] = region_fd;
 			memcpy(fds + 1, bells, sizeof(int) * r->nr_rings);
-			reply(c, m.op, 0, &h, sizeof(h), fds, h.nr_fds);
+			rs_vmm_ctl_reply(c, m.op, 0, &h, sizeof(h), fds, h.nr_fds);
 			break;
 		}
 		case RS_CTL_REGION:
-			reply(c, m.op, 0, r, sizeof(*r), NULL, 0);
+			rs_vmm_ctl_reply(c, m.op, 0, r, sizeof(*r), NULL, 0);
 			break;
 		case RS_CTL_PAUSE:
 		case RS_CTL_RESUME:
-			reply(c, m.op, 0, NULL, 0, NULL, 0);
+			rs_vmm_ctl_reply(c, m.op, 0, NULL, 0, NULL, 0);
 			break;
 		default:
-			reply(c, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
+			rs_vmm_ctl_reply(c, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
 		}
 	}
 }

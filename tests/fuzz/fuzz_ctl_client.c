@@ -17,6 +17,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ringside/vmm_client.h"
+
 #include "fuzz_fds.h"
 #include "fuzz_input.h"
 #include "vm_conn.h"
@@ -33,29 +35,12 @@ static void send_reply(int fd, struct fz_in *in)
 	uint8_t nfds = fz_u8(in) % (RS_CTL_MAX_FDS + 2);
 	uint8_t buf[1024];
 	size_t len = fz_take(in, buf, fz_u16(in) % sizeof(buf));
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int) * (RS_CTL_MAX_FDS + 2))];
-	} cbuf;
-	int fds[RS_CTL_MAX_FDS + 2];
+	int fds[RS_CTL_SEND_MAX_FDS];
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (nfds) {
-		struct cmsghdr *cm;
-
-		for (unsigned i = 0; i < nfds; i++)
-			fds[i] = memfd;   /* the kernel installs fresh copies */
-		memset(&cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf.buf;
-		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
-	}
-	sendmsg(fd, &msg, MSG_NOSIGNAL);
+	for (unsigned i = 0; i < nfds; i++)
+		fds[i] = memfd;   /* the kernel installs fresh copies */
+	rs_vmm_ctl_sendmsg(fd, &iov, 1, fds, nfds);
 }
 
 static void *peer(void *arg)

@@ -7,7 +7,9 @@
 #ifndef RINGSIDE_VMM_CLIENT_H
 #define RINGSIDE_VMM_CLIENT_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "ringside/vmm.h"
 #include "ringside/vmm_control.h"
@@ -15,6 +17,19 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * The server's side of the wire (vmm/control_send.c), for the VMM and for
+ * stand-ins that speak for one: send @niov buffers with up to
+ * RS_CTL_SEND_MAX_FDS descriptors; send one reply (header, @len bytes of
+ * @payload, up to RS_CTL_MAX_FDS descriptors).  0 or -errno (-EINVAL: too
+ * many descriptors).
+ */
+#define RS_CTL_SEND_MAX_FDS (RS_CTL_MAX_FDS + 2)
+int rs_vmm_ctl_sendmsg(int fd, struct iovec *iov, size_t niov,
+		       const int *fds, unsigned nfds);
+int rs_vmm_ctl_reply(int fd, uint16_t op, int32_t status, const void *payload,
+		     uint32_t len, const int *fds, unsigned nfds);
 
 /* Connect to the VMM listening on @path.  Returns the socket fd or -errno. */
 int rs_vmm_client_connect(const char *path);
