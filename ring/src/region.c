@@ -160,13 +160,10 @@ void rs_header_fill(struct rs_region_header *hdr, uint64_t mem_size,
 		hdr->rings[i] = l->rings[i];
 }
 
-int rs_region_layout(void *mem, uint64_t mem_size,
-		     const struct rs_region_params *params)
+int rs_layout_for(const void *mem, uint64_t mem_size,
+		  const struct rs_region_params *params, struct rs_layout *l)
 {
-	struct rs_region_header *hdr = mem;
-	struct rs_layout l;
 	uint64_t need;
-	uint32_t i;
 	int err;
 
 	if (!mem || ((uintptr_t)mem & (RS_PAGE_SIZE - 1)))
@@ -178,7 +175,21 @@ int rs_region_layout(void *mem, uint64_t mem_size,
 		return -rse_geometry;
 	if (mem_size < need)
 		return -rse_too_small;
-	rs_layout_compute(params, &l);
+	rs_layout_compute(params, l);
+	return 0;
+}
+
+int rs_region_layout(void *mem, uint64_t mem_size,
+		     const struct rs_region_params *params)
+{
+	struct rs_region_header *hdr = mem;
+	struct rs_layout l;
+	uint32_t i;
+	int err;
+
+	err = rs_layout_for(mem, mem_size, params, &l);
+	if (err)
+		return err;
 
 	rs_memset(mem, 0, mem_size);
 	rs_header_fill(hdr, mem_size, params, &l);

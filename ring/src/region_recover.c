@@ -99,20 +99,14 @@ int rs_region_open_layout(struct rs_region *region, void *mem,
 	/* Two pages of stack: this is host code (never the guest's build). */
 	struct rs_region_header seen, want;
 	struct rs_layout l;
-	uint64_t need;
 	uint32_t i;
 	int err;
 
-	if (!region || !mem || !damage || ((uintptr_t)mem & (RS_PAGE_SIZE - 1)))
+	if (!region || !damage)
 		return -rse_invalid;
-	err = rs_region_size(params, &need);
+	err = rs_layout_for(mem, mem_size, params, &l);
 	if (err)
 		return err;
-	if (!rs_is_pow2(mem_size) || mem_size > RS_REGION_MAX)
-		return -rse_geometry;
-	if (mem_size < need)
-		return -rse_too_small;
-	rs_layout_compute(params, &l);
 	rs_memset(&want, 0, sizeof(want));
 	rs_header_fill(&want, mem_size, params, &l);
 	rs_memcpy(&seen, mem, sizeof(seen));

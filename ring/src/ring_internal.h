@@ -94,6 +94,11 @@ struct rs_layout {
 int rs_params_check(const struct rs_region_params *p);
 /* @p passed rs_params_check. */
 void rs_layout_compute(const struct rs_region_params *p, struct rs_layout *l);
+/* Check @mem (page-aligned) and @mem_size (a power of two, at most
+ * RS_REGION_MAX, enough for @params) and compute the layout into @l.
+ * -rse_invalid, -rse_geometry, -rse_too_small, or rs_region_size's. */
+int rs_layout_for(const void *mem, uint64_t mem_size,
+		  const struct rs_region_params *params, struct rs_layout *l);
 /* Every header field rs_region_layout writes, but the magic. */
 void rs_header_fill(struct rs_region_header *hdr, uint64_t mem_size,
 		    const struct rs_region_params *params,
