@@ -218,7 +218,8 @@ static void window_text(FILE *f, const struct pdf_info *info,
 		h->start_ns / 1000000000, h->start_ns % 1000000000,
 		h->end_ns / 1000000000, h->end_ns % 1000000000,
 		b->times_host ? "checked against it" :
-		"not checked (they are the guest's clock)");
+		"not checked (the guest's clock, or a conversion with no "
+		"measured error bound)");
 }
 
 void report_text(FILE *f, const char *path, const struct pdf_info *info,

@@ -164,6 +164,11 @@ START_TEST(tally_bounds_from_file_info)
 	info.clock.state = PDF_CLOCK_NO_ANSWER;
 	tally_bounds_from_info(&b, &info);
 	ck_assert_int_eq(b.times_host, 0);
+	/* host time by a VMM's conversion, with no measured bound */
+	info.clock.state = PDF_CLOCK_HOST;
+	info.clock.nr = 0;
+	tally_bounds_from_info(&b, &info);
+	ck_assert_int_eq(b.times_host, 0);
 	info.host.end_ns = 1;           /* ends before it starts: nothing */
 	tally_bounds_from_info(&b, &info);
 	ck_assert_uint_eq(b.kind, PDF_HOST_NONE);
