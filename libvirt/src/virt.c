@@ -161,24 +161,27 @@ int dom_virt_ram_bytes(struct dom_virt *d, unsigned long long *bytes)
 	return 0;
 }
 
-int dom_virt_peek_phys(struct dom_virt *d, unsigned long long gpa, size_t len,
-		       void *buf)
+/* One bounded read through QEMU's memsave/pmemsave. */
+static int peek(struct dom_virt *d, unsigned long long addr, size_t len,
+		void *buf, unsigned int flags)
 {
 	if (len > DOM_PEEK_MAX)
 		return -EINVAL;
-	if (virDomainMemoryPeek(d->dom, gpa, len, buf, VIR_MEMORY_PHYSICAL) < 0)
+	if (virDomainMemoryPeek(d->dom, addr, len, buf, flags) < 0)
 		return failed(dome_libvirt);
 	return 0;
+}
+
+int dom_virt_peek_phys(struct dom_virt *d, unsigned long long gpa, size_t len,
+		       void *buf)
+{
+	return peek(d, gpa, len, buf, VIR_MEMORY_PHYSICAL);
 }
 
 int dom_virt_peek_virt(struct dom_virt *d, unsigned long long gva, size_t len,
 		       void *buf)
 {
-	if (len > DOM_PEEK_MAX)
-		return -EINVAL;
-	if (virDomainMemoryPeek(d->dom, gva, len, buf, VIR_MEMORY_VIRTUAL) < 0)
-		return failed(dome_libvirt);
-	return 0;
+	return peek(d, gva, len, buf, VIR_MEMORY_VIRTUAL);
 }
 
 int dom_virt_vcpu_registers(struct dom_virt *d, char **text)
