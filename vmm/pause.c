@@ -79,9 +79,14 @@ bool vmm_pause_park(struct vmm_vcpu *vcpu)
 	}
 	vcpu->parked = false;
 	stop = vm->stopping;
-	pthread_mutex_unlock(&vm->lock);
-	/* A kick that arrived while parked is stale now. */
+	/* A kick that arrived while parked is stale now.  Cleared under the
+	 * lock: pause and stop kick under it too, so a kick sent for a pause
+	 * or stop that begins after this unlock sets immediate_exit again and
+	 * KVM_RUN returns at once.  Cleared after the unlock, such a kick
+	 * could be wiped out and the guest run on until its next exit (for a
+	 * guest that spins, never: pause and stop hung). */
 	vcpu->run->immediate_exit = 0;
+	pthread_mutex_unlock(&vm->lock);
 	/* A pause that found the thread outside KVM_RUN (between exits the
 	 * VMM handles itself, such as the header guard's) stopped it all the
 	 * same: counted as a kick, once, like one that interrupted KVM_RUN. */
