@@ -81,7 +81,14 @@ note "Ctrl-C ends run with a complete file"
 	>"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
 BG_PIDS="$BG_PIDS $pid"
-sleep 1.5
+# run catches SIGINT before it boots the VM; its output file exists only
+# after that.  A signal sent sooner would kill it, however slow the host.
+for _ in $(seq 6000); do
+	[ -e "$WORK/int.data.tmp" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.05
+done
+[ -e "$WORK/int.data.tmp" ] || { cat "$WORK/int.err" >&2; fail "run never opened its output file"; }
 kill -INT "$pid"
 wait "$pid" || { cat "$WORK/int.err" >&2; fail "run after SIGINT exited $?"; }
 BG_PIDS=${BG_PIDS/ $pid/}
