@@ -125,6 +125,9 @@ static int read_feature(struct pdf_reader *r, unsigned bit,
 
 	if (sec->size > MAX_FEAT_LEN)
 		return PDF_ERR(pdfe_format);
+	/* A section the file cannot hold costs no allocation. */
+	if (sec->offset > r->file_size || sec->size > r->file_size - sec->offset)
+		return PDF_ERR(pdfe_truncated);
 	buf = malloc(sec->size ? sec->size : 1);
 	if (!buf)
 		return -ENOMEM;
