@@ -97,6 +97,21 @@ static int check_hangups(struct recorder *r, int *said)
 	return gone;
 }
 
+/* The kernel's code beside its symbols, once they are in the cache: a
+ * PT region of a domain.  Never costs the recording. */
+static void put_kcode(struct recorder *r, struct pdf_writer *w, uint32_t format)
+{
+	if (!r->kcode || !r->kcode_src || format != PDF_AUX_INTEL_PT ||
+	    r->kcode->state != GKCODE_ABSENT ||
+	    pdf_writer_code_ranges(w, NULL, 0) <= 0)
+		return;
+	if (gkcode_put(r->kcode, r->kcode_src, w)) {
+		r->kcode->state = GKCODE_FAILED;
+		r->kcode->err = -ENOMEM;
+		r->kcode->errstr = pdf_errstr;
+	}
+}
+
 /*
  * The guest published its kernel's symbols after the recording began (an
  * agent that started with its domain): into the file now.  0, or the
@@ -116,6 +131,8 @@ static int late_syms(struct recorder *r, const struct rs_region *region,
 		return 0;
 	r->wstats = *pdf_writer_stats(w);
 	r->syms_late = 1;
+	if (!err)
+		put_kcode(r, w, rinfo_aux_format(region));
 	return liberr_note(e, err, pdf_errstr);
 }
 
@@ -218,6 +235,7 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 			return CLI_EXIT_FAIL;
 		}
 		r->wstats = *pdf_writer_stats(w);
+		put_kcode(r, w, wp.aux_format);
 	}
 	/* before the attach: what the ring held then may predate it */
 	r->host.start_ns = cli_now_ns();

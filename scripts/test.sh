@@ -48,7 +48,7 @@ run build-asan asan-domain domain domain_pt agent_mmaps
 # Unit programs: each tests one library alone (no KVM, no QEMU).  meson
 # intersects names with --suite, so suites and names run separately.
 run build valgrind-ring --setup valgrind --suite ring
-run build valgrind-units --setup valgrind pdf_codec pdf_file pdf_ksyms topa msr out gen domain domain_pt opt \
+run build valgrind-units --setup valgrind pdf_codec pdf_file pdf_ksyms topa msr out gen domain domain_pt opt gkcode \
 	agent_mmaps vcpu_stack gkbuf
 run build valgrind-fuzz --setup valgrind --suite fuzz-replay
 
