@@ -10,59 +10,42 @@
 #define MAX_RANGES PDF_KCORE_MAX_SEGS
 
 /* Read [start, end) into @buf by chunks; a chunk the peek refuses is read
- * page by page, and a page that cannot be read ends the segment: what was
- * read before it is one segment, the next readable page starts another. */
-static int read_range(struct gkcode *g, const struct gkcode_src *src,
-		      uint64_t start, uint64_t end, uint8_t *buf,
-		      struct pdf_kcore_seg *segs, uint32_t *nr)
+ * page by page, and a page that cannot be read is INT3s (0xcc), counted.
+ * Such a page is not mapped in the guest (QEMU translates through its page
+ * tables): the guest could not run it either, and its symbols (freed init
+ * text, say) stay named in perf, which drops those outside every segment. */
+static void read_range(struct gkcode *g, const struct gkcode_src *src,
+		       uint64_t start, uint64_t end, uint8_t *buf)
 {
-	uint64_t at = start, seg_start = start;
-	int open = 0;
+	uint64_t at = start;
 
 	while (at < end) {
 		uint64_t n = end - at < src->chunk ? end - at : src->chunk;
 		uint64_t p;
-		int err = src->peek(src->ctx, at, buf + (at - start), (size_t)n);
 
-		if (!err) {
-			if (!open)
-				seg_start = at;
-			open = 1;
+		if (!src->peek(src->ctx, at, buf + (at - start), (size_t)n)) {
+			g->bytes += n;
 			at += n;
 			continue;
 		}
 		for (p = at; p < at + n; ) {
 			uint64_t pn = (p & ~(PAGE - 1)) + PAGE - p;
+			int err;
 
 			if (pn > at + n - p)
 				pn = at + n - p;
 			err = src->peek(src->ctx, p, buf + (p - start), (size_t)pn);
-			if (!err) {
-				if (!open)
-					seg_start = p;
-				open = 1;
-			} else {
+			if (err) {
+				memset(buf + (p - start), 0xcc, (size_t)pn);
 				g->err = err;
 				g->pages_unread++;
-				if (open && *nr < MAX_RANGES) {
-					segs[*nr].addr = seg_start;
-					segs[*nr].len = p - seg_start;
-					segs[*nr].data = buf + (seg_start - start);
-					(*nr)++;
-				}
-				open = 0;
+			} else {
+				g->bytes += pn;
 			}
 			p += pn;
 		}
 		at += n;
 	}
-	if (open && *nr < MAX_RANGES) {
-		segs[*nr].addr = seg_start;
-		segs[*nr].len = end - seg_start;
-		segs[*nr].data = buf + (seg_start - start);
-		(*nr)++;
-	}
-	return 0;
 }
 
 int gkcode_put(struct gkcode *g, const struct gkcode_src *src,
@@ -73,6 +56,7 @@ int gkcode_put(struct gkcode *g, const struct gkcode_src *src,
 	uint8_t **bufs = NULL;
 	uint32_t nsegs = 0;
 	int n, i, err = 0;
+	int read_err;
 
 	memset(g, 0, sizeof(*g));
 	g->errstr = src->errstr;
@@ -103,18 +87,25 @@ int gkcode_put(struct gkcode *g, const struct gkcode_src *src,
 			err = -ENOMEM;
 			goto out;
 		}
-		read_range(g, src, r[i].start, r[i].end, bufs[i], segs, &nsegs);
+		read_range(g, src, r[i].start, r[i].end, bufs[i]);
+		segs[nsegs].addr = r[i].start;
+		segs[nsegs].len = len;
+		segs[nsegs].data = bufs[i];
+		nsegs++;
 	}
-	for (i = 0; i < (int)nsegs; i++)
-		g->bytes += segs[i].len;
 	g->segments = nsegs;
-	if (!nsegs) {
+	if (!g->bytes) {
 		g->state = GKCODE_UNREADABLE;
 		goto out;
 	}
+	read_err = g->err;
 	g->err = pdf_writer_add_kcore(w, segs, nsegs);
 	g->errstr = pdf_errstr;
 	g->state = g->err < 0 ? GKCODE_FAILED : g->err ? GKCODE_KEPT : GKCODE_OK;
+	if (g->state != GKCODE_FAILED) {
+		g->err = read_err;   /* the last unread page's, for the summary */
+		g->errstr = src->errstr;
+	}
 out:
 	for (i = 0; bufs && i < n; i++)
 		free(bufs[i]);
@@ -146,7 +137,7 @@ void gkcode_summary(FILE *out, const struct gkcode *g)
 		fprintf(out, "  guest kernel code: %" PRIu64 " of %" PRIu64
 			" bytes in %u segments%s, kcore in the build-id cache%s\n",
 			g->bytes, g->wanted, g->segments,
-			g->pages_unread ? " (pages unreadable left out)" : "",
+			g->pages_unread ? " (unreadable pages as INT3s)" : "",
 			g->state == GKCODE_KEPT ? " (the one there was kept)" : "");
 		break;
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guest kernel's code, for perf's PT decoder: the ranges the writer's
- * kernel symbols name (its text, _text to _etext, and each module's map),
+ * kernel symbols name (clusters of the kernel's functions: its text, init
+ * and exit text; each module's map),
  * read from the guest at their virtual addresses through a peek function
  * (libvirt's virDomainMemoryPeek for a DOMAIN; anything in tests) and put
  * in the build-id cache beside the kallsyms (pdf_writer_add_kcore).
@@ -31,7 +32,7 @@ struct gkcode_src {
 enum gkcode_state {
 	GKCODE_ABSENT = 0,  /* not asked: no PT, or no source */
 	GKCODE_NO_SYMBOLS,  /* the file has no guest kernel symbols in the cache */
-	GKCODE_UNREADABLE,  /* not one page could be read */
+	GKCODE_UNREADABLE,  /* not one byte could be read */
 	GKCODE_FAILED,      /* the cache entry could not be written (err) */
 	GKCODE_KEPT,        /* the entry had other code already: kept */
 	GKCODE_OK,
@@ -44,7 +45,7 @@ struct gkcode {
 	uint64_t wanted;          /* bytes of the ranges */
 	uint64_t bytes;           /* read */
 	uint32_t segments;
-	uint32_t pages_unread;    /* pages a peek refused: left out */
+	uint32_t pages_unread;    /* pages a peek refused: INT3s in the image */
 };
 
 /* The code of @w's kernel ranges from @src into the cache.  Only -ENOMEM

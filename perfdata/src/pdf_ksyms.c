@@ -805,51 +805,69 @@ int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
 	return err;
 }
 
-/* The address of the kernel's (not a module's) symbol @name. */
-static int kernel_symbol(const struct pdf_ksyms *k, const char *name,
-			 uint64_t *addr)
+static int cmp_range(const void *a, const void *b)
 {
-	size_t j, n = strlen(name);
+	const struct pdf_code_range *x = a, *y = b;
 
-	for (j = 0; j < k->nr; j++) {
-		const struct ksym *s = &k->syms[j];
-
-		if (s->mod == NO_MOD && s->name_len == n &&
-		    !memcmp(k->str + s->name, name, n)) {
-			*addr = s->addr;
-			return 1;
-		}
-	}
-	return 0;
+	return x->start < y->start ? -1 : x->start > y->start;
 }
+
+/* Kernel functions closer than this share a range: the text, the init
+ * text and the exit text each become one, the data between them none. */
+#define CODE_GAP (1ull << 20)
 
 int pdf_ksyms_code_ranges(const struct pdf_ksyms *k,
 			  struct pdf_code_range *r, unsigned max)
 {
+	uint64_t start = 0, end = 0;
 	unsigned i, n = 0;
+	int open = 0;
+	size_t j;
 
 	if (!k || (!r && max))
 		return PDF_ERR(pdfe_invalid);
+	/* the kernel's: clusters of its functions, from each one's page to a
+	 * page past the last (perf's own end for a last symbol) */
+	for (j = 0; j < k->nr; j++) {
+		const struct ksym *sym = &k->syms[j];
+		uint64_t lo = sym->addr & ~(PAGE - 1);
+		uint64_t hi = sat_add(lo, 2 * PAGE);
+
+		if (sym->mod != NO_MOD || !is_func(sym->type))
+			continue;
+		if (hi > k->stats.kernel_end)
+			hi = k->stats.kernel_end;
+		if (open && lo <= sat_add(end, CODE_GAP)) {
+			if (hi > end)
+				end = hi;
+			continue;
+		}
+		if (open && n++ < max) {
+			r[n - 1].start = start;
+			r[n - 1].end = end;
+		}
+		start = lo < k->stats.kernel_start ? k->stats.kernel_start : lo;
+		end = hi;
+		open = 1;
+	}
+	if (open && n++ < max) {
+		r[n - 1].start = start;
+		r[n - 1].end = end;
+	}
 	for (i = 0; i < k->nr_maps; i++) {
 		const struct kmap *m = &k->maps[i];
-		uint64_t start = m->start, end = m->end, a;
 
-		if (m->mod == NO_MOD) {
-			/* the kernel's text, not its data: _text (or _stext)
-			 * to _etext, within its map */
-			if ((kernel_symbol(k, "_text", &a) ||
-			     kernel_symbol(k, "_stext", &a)) && a > start &&
-			    a < end)
-				start = a;
-			if (kernel_symbol(k, "_etext", &a) && a > start && a < end)
-				end = a;
-		}
+		if (m->mod == NO_MOD)
+			continue;
 		if (n < max) {
-			r[n].start = start;
-			r[n].end = end;
+			r[n].start = m->start;
+			r[n].end = m->end;
 		}
 		n++;
 	}
+	/* by address (a module may lie below the kernel) */
+	if (n <= max)
+		qsort(r, n, sizeof(*r), cmp_range);
 	return (int)n;
 }
 

@@ -22,7 +22,7 @@
 #include "ringside/pt_codec.h"
 
 #define KBASE 0xffffffff81000000ull
-#define CODE_LEN 0x1000u
+#define CODE_LEN 0x2000u   /* pdf_writer_code_ranges: to the map's end */
 
 /* Position-independent code, so that it runs at KBASE as it would at 0. */
 static const uint8_t code[CODE_LEN] = {

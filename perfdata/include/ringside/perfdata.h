@@ -390,10 +390,13 @@ struct pdf_code_range {
 };
 
 /*
- * The kernel's text (_text, else _stext, to _etext, within its map; the
- * map when they are missing) and each module's map, by address: where
- * perf looks for the instructions a kernel PT trace ran.  Fills up to @max
- * of @r; returns how many there are.  PDF_ERR(pdfe_invalid).
+ * Where perf looks for the instructions of a kernel PT trace, by address:
+ * the kernel's functions in clusters (from a function's page to two pages
+ * on, joined while less than 1 MiB apart: its text, init text and exit
+ * text each one range, the data between them none; within its map), then
+ * each module's map.  perf drops the symbols outside these, so they hold
+ * every function.  Fills up to @max of @r (sorted only when all fit);
+ * returns how many there are.  PDF_ERR(pdfe_invalid).
  */
 int pdf_ksyms_code_ranges(const struct pdf_ksyms *k,
 			  struct pdf_code_range *r, unsigned max);
