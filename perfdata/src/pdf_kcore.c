@@ -6,8 +6,17 @@
  * address, its bytes at a page-aligned file offset), no sections.  perf
  * 6.1 takes every PT_LOAD with PF_X as a map of the kernel
  * (file__read_maps(), symbol-elf.c) and reads code at the segment's offset.
+ *
+ * The order of the program headers matters to perf 6.1: dso__load_kcore()
+ * (symbol.c) takes kcore's maps in reverse header order, and merges each
+ * into the kernel's maps, dropping one that lies inside a map already
+ * there; the kernel map from the file's MMAP spans all the kernel's
+ * symbols until the segment holding _stext replaces it.  So that segment's
+ * header comes last (its bytes stay in address order): tried, a Debian
+ * guest's init and entry text lost their names otherwise.
  */
 #include <elf.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ringside/perfdata.h"
@@ -41,13 +50,28 @@ static int segs_ok(const struct pdf_kcore_seg *segs, uint32_t nr)
 	return 1;
 }
 
+static void add_phdr(struct pdf_buf *out, const struct pdf_kcore_seg *s,
+		     uint64_t offset)
+{
+	Elf64_Phdr ph;
+
+	memset(&ph, 0, sizeof(ph));
+	ph.p_type = PT_LOAD;
+	ph.p_flags = PF_R | PF_X;
+	ph.p_offset = offset;
+	ph.p_vaddr = s->addr;
+	ph.p_filesz = ph.p_memsz = s->len;
+	ph.p_align = PAGE;
+	pdf_buf_add(out, &ph, sizeof(ph));
+}
+
 int pdf_kcore_image(const struct pdf_kcore_seg *segs, uint32_t nr,
-		    struct pdf_buf *out)
+		    uint64_t last, struct pdf_buf *out)
 {
 	static const uint8_t zero[PAGE];
-	uint64_t at;
+	uint64_t at, last_at = 0;
+	uint32_t i, last_i = nr;
 	Elf64_Ehdr eh;
-	uint32_t i;
 
 	if (!out || !segs_ok(segs, nr))
 		return PDF_ERR(pdfe_invalid);
@@ -68,23 +92,28 @@ int pdf_kcore_image(const struct pdf_kcore_seg *segs, uint32_t nr,
 
 	at = page_up(sizeof(eh) + (uint64_t)nr * sizeof(Elf64_Phdr));
 	for (i = 0; i < nr; i++) {
-		Elf64_Phdr ph;
-
-		memset(&ph, 0, sizeof(ph));
-		ph.p_type = PT_LOAD;
-		ph.p_flags = PF_R | PF_X;
-		ph.p_offset = at;
-		ph.p_vaddr = segs[i].addr;
-		ph.p_filesz = ph.p_memsz = segs[i].len;
-		ph.p_align = PAGE;
-		pdf_buf_add(out, &ph, sizeof(ph));
+		if (last - segs[i].addr < segs[i].len && last_i == nr) {
+			last_i = i;   /* its header after the others */
+			last_at = at;
+		} else {
+			add_phdr(out, &segs[i], at);
+		}
 		at = page_up(at + segs[i].len);
 	}
+	if (last_i < nr)
+		add_phdr(out, &segs[last_i], last_at);
 	for (i = 0; i < nr; i++) {
 		pdf_buf_add(out, zero, page_up(out->len) - out->len);
 		pdf_buf_add(out, segs[i].data, segs[i].len);
 	}
 	return out->err;
+}
+
+static int cmp_seg(const void *a, const void *b)
+{
+	const struct pdf_kcore_seg *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 int pdf_kcore_parse(const uint8_t *image, uint64_t len,
@@ -112,9 +141,7 @@ int pdf_kcore_parse(const uint8_t *image, uint64_t len,
 			continue;
 		if (ph.p_offset > len || ph.p_filesz > len - ph.p_offset ||
 		    ph.p_vaddr < PDF_KSYMS_MIN_ADDR ||
-		    ph.p_vaddr + ph.p_filesz < ph.p_vaddr ||
-		    (n && n <= max && ph.p_vaddr <
-		     segs[n - 1].addr + segs[n - 1].len))
+		    ph.p_vaddr + ph.p_filesz < ph.p_vaddr)
 			return PDF_ERR(pdfe_format);
 		if (n < max) {
 			segs[n].addr = ph.p_vaddr;
@@ -122,6 +149,13 @@ int pdf_kcore_parse(const uint8_t *image, uint64_t len,
 			segs[n].data = image + ph.p_offset;
 		}
 		n++;
+	}
+	/* by address, none overlapping (checked when all fit) */
+	if (n <= max && n) {
+		qsort(segs, n, sizeof(*segs), cmp_seg);
+		for (i = 1; i < n; i++)
+			if (segs[i].addr < segs[i - 1].addr + segs[i - 1].len)
+				return PDF_ERR(pdfe_format);
 	}
 	return (int)n;
 }

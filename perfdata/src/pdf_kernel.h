@@ -59,4 +59,8 @@ int pdf_cache_file_put(const char *entry, const char *name,
  * perf checks kcore's modules against the file's maps.  0, -ENOMEM. */
 int pdf_ksyms_modules_text(const struct pdf_ksyms *k, struct pdf_buf *out);
 
+/* Where perf finds the kernel's own kcore segment: _stext's address, else
+ * _text's, else the kernel map's start. */
+uint64_t pdf_ksyms_stext(const struct pdf_ksyms *k);
+
 #endif /* RINGSIDE_PDF_KERNEL_H */

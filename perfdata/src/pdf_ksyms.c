@@ -805,6 +805,21 @@ int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
 	return err;
 }
 
+uint64_t pdf_ksyms_stext(const struct pdf_ksyms *k)
+{
+	static const char name[] = "_stext";
+	size_t j;
+
+	for (j = 0; j < k->nr; j++) {
+		const struct ksym *s = &k->syms[j];
+
+		if (s->mod == NO_MOD && s->name_len == sizeof(name) - 1 &&
+		    !memcmp(k->str + s->name, name, sizeof(name) - 1))
+			return s->addr;
+	}
+	return k->stats.have_text ? k->stats.text : k->stats.kernel_start;
+}
+
 static int cmp_range(const void *a, const void *b)
 {
 	const struct pdf_code_range *x = a, *y = b;

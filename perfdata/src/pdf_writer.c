@@ -454,7 +454,7 @@ int pdf_writer_add_kcore(struct pdf_writer *w, const struct pdf_kcore_seg *segs,
 		return err;
 	pdf_buf_init(&mods);
 	pdf_buf_init(&image);
-	err = pdf_kcore_image(segs, nr, &image);
+	err = pdf_kcore_image(segs, nr, pdf_ksyms_stext(w->ksyms), &image);
 	if (!err)
 		err = pdf_ksyms_modules_text(w->ksyms, &mods);
 	if (!err)

@@ -419,18 +419,20 @@ struct pdf_kcore_seg {
 
 /*
  * The ELF image of @nr segments (sorted, none overlapping, in the kernel
- * half, @len > 0, PDF_KCORE_MAX_BYTES at most in all) into @out.
- * PDF_ERR(pdfe_invalid), -ENOMEM.
+ * half, @len > 0, PDF_KCORE_MAX_BYTES at most in all) into @out; the
+ * program header of the segment holding address @last (the kernel's
+ * _stext: perf 6.1 must meet it first, and takes them in reverse) comes
+ * last.  PDF_ERR(pdfe_invalid), -ENOMEM.
  */
 int pdf_kcore_image(const struct pdf_kcore_seg *segs, uint32_t nr,
-		    struct pdf_buf *out);
+		    uint64_t last, struct pdf_buf *out);
 
 /*
  * The PT_LOAD segments of a kcore image (@len bytes at @image, which the
  * segments' data then point into): 64-bit little-endian ELF, each segment
- * inside the image, in the kernel half, sorted and not overlapping (what
- * pdf_kcore_image writes, and /proc/kcore's form).  Fills up to @max;
- * returns how many.  PDF_ERR(pdfe_format).
+ * inside the image and in the kernel half; when all fit in @max, sorted by
+ * address and refused if any overlap (what pdf_kcore_image writes, and
+ * /proc/kcore's form).  Returns how many there are.  PDF_ERR(pdfe_format).
  */
 int pdf_kcore_parse(const uint8_t *image, uint64_t len,
 		    struct pdf_kcore_seg *segs, uint32_t max);
