@@ -98,7 +98,8 @@ static int check_hangups(struct recorder *r, int *said)
 }
 
 /* The kernel's code beside its symbols, once they are in the cache: a
- * PT region of a domain.  Never costs the recording. */
+ * PT region of a domain, at the end of the recording.  Never costs the
+ * recording. */
 static void put_kcode(struct recorder *r, struct pdf_writer *w, uint32_t format)
 {
 	if (!r->kcode || !r->kcode_src || format != PDF_AUX_INTEL_PT ||
@@ -131,8 +132,6 @@ static int late_syms(struct recorder *r, const struct rs_region *region,
 		return 0;
 	r->wstats = *pdf_writer_stats(w);
 	r->syms_late = 1;
-	if (!err)
-		put_kcode(r, w, rinfo_aux_format(region));
 	return liberr_note(e, err, pdf_errstr);
 }
 
@@ -235,7 +234,6 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 			return CLI_EXIT_FAIL;
 		}
 		r->wstats = *pdf_writer_stats(w);
-		put_kcode(r, w, wp.aux_format);
 	}
 	/* before the attach: what the ring held then may predate it */
 	r->host.start_ns = cli_now_ns();
@@ -277,6 +275,10 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 	}
 	if (w)   /* only refuses what drain never builds */
 		pdf_writer_set_host(w, &r->host);
+	/* after the last pass: reading the code takes seconds, which the
+	 * rings must not wait for */
+	if (w)
+		put_kcode(r, w, rinfo_aux_format(region));
 	if (w && (err = pdf_writer_finish(w))) {
 		cli_err(r->cmd, "completing %s failed: %s; nothing was kept",
 			r->output, pdf_errstr(err));

@@ -18,7 +18,7 @@ export HOME=$dir/home PERF_CONFIG=/dev/null
 mkdir -p "$HOME"
 "$gen" "$dir/pt.data" "$dir/truth" "$HOME/.debug" || fail "pt_kernel_data"
 n=$(wc -l < "$dir/truth")
-entry=$(ls -d "$HOME/.debug/[kernel.kallsyms]"/*)
+entry=$(find "$HOME/.debug/[kernel.kallsyms]" -mindepth 1 -maxdepth 1 -type d)
 for f in kallsyms kcore modules; do
 	[ -f "$entry/$f" ] || fail "no $f in the cache entry $entry"
 done
@@ -34,8 +34,9 @@ else
 	head -n 20 "$dir/perf.err"
 	exit 1
 fi
-grep -q ' rs_leaf$' "$dir/perf.txt" && grep -q ' rs_handler$' "$dir/perf.txt" ||
+if ! grep -q ' rs_leaf$' "$dir/perf.txt" || ! grep -q ' rs_handler$' "$dir/perf.txt"; then
 	fail "perf names no guest kernel function: $(head -n 3 "$dir/perf.txt")"
+fi
 echo "ok   perf names them from the guest's kallsyms (rs_leaf, rs_handler)"
 [ "$(perf script -i "$dir/pt.data" --itrace=i 2>/dev/null | wc -l)" -le 1 ] ||
 	fail "--itrace=i (one sample per 100000 instructions) gave more than one"
