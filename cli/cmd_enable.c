@@ -99,6 +99,8 @@ static const char *set(const struct opt *opt, const char *value)
 	}
 	if (!dom_cfg_set(&o->cfg, opt->name, value, &bad))
 		return NULL;
+	if (!strcmp(opt->name, "trace"))   /* pt is this command's item */
+		return "a comma-separated list of samples, markers, aux, test, pt";
 	/* bad names the attribute; the option says it already */
 	if (!strncmp(bad, opt->name, n) && bad[n] == ':')
 		bad += n + 2;
