@@ -325,9 +325,9 @@ static int apply_pt(const struct enable_opts *o, struct dom_virt *d,
 	free(now);
 	if (!err)
 		return defined;
-	cli_err(CMD, "%s: cannot %s ringside's QEMU plugin on its command "
-		"line: %s; nothing changed", o->domain, o->pt ? "put" : "take",
-		dom_errstr(err));
+	cli_err(CMD, "%s: cannot %s its command line: %s; nothing changed",
+		o->domain, o->pt ? "put ringside's QEMU plugin on" :
+		"take ringside's QEMU plugin off", dom_errstr(err));
 	if (dom_virt_define(d, orig))
 		cli_err(CMD, "%s: and defining it back failed: %s; its ringside "
 			"<metadata> and <shmem> may stay: check 'virsh dumpxml'",
