@@ -3,13 +3,17 @@
  * ringside decode FILE: the instruction flow of a pt-virt capture (PT
  * bytes + the guest memory they ran on), decoded with libipt and printed
  * the way ptxed prints it, then a summary; --check compares it with the
- * single-step ground truth the capture carries.
+ * single-step ground truth the capture carries.  A perf.data file of
+ * `record` or `snapshot` (AUXTRACE) is decoded ring by ring with the
+ * guest kernel's code from its build-id cache entry (pt_perfdata.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "pt_perfdata.h"
+#include "ringside/perfdata.h"
 #include "ringside/pt_codec.h"
 
 #define CMD "decode"
@@ -85,7 +89,7 @@ static void align_truth(struct dec_out *o, uint64_t skip)
 }
 
 static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
-		 const char **path)
+		 const char **path, const char **buildid_dir)
 {
 	const struct opt opts[] = {
 		OPT_FLAG(0, "last-psb", last_psb, "start at the last PSB "
@@ -95,15 +99,19 @@ static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
 			 "the capture: the decoded flow must be the executed flow "
 			 "(or, from a PSB or up to a cut, a contiguous part of it)"),
 		OPT_FLAG(0, "quiet", &o->quiet, "the summary only"),
+		OPT_STRING(0, "buildid-dir", buildid_dir, "DIR", "perf.data: "
+			   "the build-id cache with the guest kernel's code "
+			   "(default: perf's, ~/.debug)"),
 		OPT_END
 	};
 	static const struct opt_arg args[] = {
-		{ "FILE", "a pt-virt capture (ringside-pt-trace --out)" },
+		{ "FILE", "a pt-virt capture (ringside-pt-trace --out), or a "
+			  "perf.data file of 'ringside record|snapshot' with PT" },
 		{ NULL, NULL },
 	};
 	const struct opt_cmd cmd = {
 		.prog = CLI_PROG(CMD),
-		.usage = "FILE [--last-psb] [--check] [--quiet]",
+		.usage = "FILE [--last-psb] [--check] [--quiet] [--buildid-dir DIR]",
 		.about = "Decode a pt-virt capture file (Intel PT bytes from a "
 			 "guest's AUX ring plus the guest memory the code ran from) "
 			 "with libipt's instruction decoder.  One line per "
@@ -111,7 +119,10 @@ static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
 			 "instruction; events in brackets ([enabled], [disabled], "
 			 "[interrupt], [overflow], errors with their trace offset); a "
 			 "summary at the end.  Decode errors resynchronize at the "
-			 "next PSB.",
+			 "next PSB.  A perf.data file is decoded ring by ring "
+			 "([ring N: BYTES bytes] first) with the guest kernel's "
+			 "code that 'record' or 'snapshot' put beside its kallsyms "
+			 "in the build-id cache.",
 		.args = args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 unreadable file or --check "
@@ -126,6 +137,50 @@ static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
 	if (!ret)
 		*path = argv[first];
 	return ret;
+}
+
+static void on_ring(void *arg, uint32_t ring, uint64_t bytes)
+{
+	const struct dec_out *o = arg;
+
+	if (!o->quiet)
+		printf("[ring %u: %" PRIu64 " bytes]\n", ring, bytes);
+}
+
+/* A perf.data file: every ring's AUXTRACE, the kernel code from kcore. */
+static int decode_perf(const char *path, const char *buildid_dir,
+		       int last_psb, struct dec_out *o)
+{
+	struct ptpd_params p = {
+		.path = path, .buildid_dir = buildid_dir, .last_psb = last_psb,
+		.fn = on_item, .arg = o, .ring = on_ring,
+	};
+	static struct ptpd_result res;
+	const char *why;
+	int pv, err;
+
+	if (o->check)
+		return cli_usage(CMD, "%s: --check needs a capture's ground "
+				 "truth; a perf.data file has none", path);
+	err = ptpd_decode(&p, &res, &why, &pv);
+	if (err) {
+		cli_err(CMD, "%s: %s: %s%s%s", path, why,
+			pv ? pv_errstr(err) : pdf_errstr(err),
+			res.kcore[0] ? "; code from " : "", res.kcore);
+		return CLI_EXIT_FAIL;
+	}
+	if (!res.rings) {
+		cli_err(CMD, "%s: no PT in the file (no AUXTRACE bytes)", path);
+		return CLI_EXIT_FAIL;
+	}
+	printf("summary: %" PRIu64 " instructions, %" PRIu64 " enabled, %"
+	       PRIu64 " disabled, %" PRIu64 " interrupts, %" PRIu64
+	       " overflows, %" PRIu64 " syncs, %" PRIu64 " errors; %" PRIu64
+	       " trace bytes in %u rings; code: %u segments of %s\n",
+	       res.st.insns, res.st.enabled, res.st.disabled, res.st.interrupts,
+	       res.st.overflows, res.st.syncs, res.st.errors, res.bytes,
+	       res.rings, res.segments, res.kcore);
+	return CLI_EXIT_OK;
 }
 
 static int run(const struct pv_capture *cap, int last_psb, struct dec_out *o,
@@ -170,12 +225,14 @@ int cmd_decode(int argc, char **argv)
 	struct pv_dec_stats st;
 	const struct pv_cap_sec *info_sec, *trace;
 	struct pv_cap_info info = { 0 };
-	const char *path = NULL;
+	const char *path = NULL, *buildid_dir = NULL;
 	int last_psb = 0, ret;
 
-	ret = parse(argc, argv, &last_psb, &o, &path);
+	ret = parse(argc, argv, &last_psb, &o, &path, &buildid_dir);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
+	if (ptpd_is_perfdata(path) > 0)
+		return decode_perf(path, buildid_dir, last_psb, &o);
 	ret = pv_cap_read(&cap, path);
 	if (ret < 0) {
 		cli_err(CMD, "%s: %s", path, pv_errstr(ret));

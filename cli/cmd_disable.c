@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ringside disable DOMAIN: take ringside's <shmem> device and <metadata>
- * element out of the persistent XML.  A domain that has neither is left
- * alone (status 0).
+ * ringside disable DOMAIN: take ringside's <shmem> device, <metadata>
+ * element and QEMU plugin arguments out of the persistent XML.  A domain
+ * that has none of them is left alone (status 0).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +29,11 @@ static int parse(int argc, char **argv, struct disable_opts *o)
 		.prog = CLI_PROG(CMD),
 		.usage = "DOMAIN [--connect URI]",
 		.about = "Take libvirt domain DOMAIN out of ringside tracing: "
-			 "remove the <shmem name='ringside-DOMAIN'> device and "
-			 "ringside's <metadata> element from its persistent XML.  A "
-			 "running domain keeps its region until it stops.",
+			 "remove the <shmem name='ringside-DOMAIN'> device, "
+			 "ringside's <metadata> element and ringside's '-plugin' "
+			 "pair (--trace pt) from its persistent XML; the domain's "
+			 "other <qemu:commandline> arguments stay.  A running "
+			 "domain keeps its region until it stops.",
 		.args = cli_domain_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success (also when it was not enabled), "
@@ -80,6 +82,31 @@ static int remove_both(struct dom_virt *d, const struct dom_xml *x,
 	return err ? err : (have_dev || have_meta);
 }
 
+/* ringside's plugin pair off the command line: 1 taken off, 0 none. */
+static int remove_pt(struct dom_virt *d, const char *shm_name)
+{
+	struct dom_xml *x = NULL;
+	char *xml = NULL, *text = NULL;
+	int err, n;
+
+	err = dom_virt_xml_define(d, &xml);
+	if (!err)
+		err = dom_xml_parse(&x, xml, strlen(xml));
+	n = err ? err : dom_xml_pt_set(x, shm_name, NULL);
+	err = n < 0 ? n : 0;
+	/* The domain is defined anew from this text: the <metadata> element
+	 * ringside's metadata left empty would stay for good (libvirt keeps
+	 * an empty element it parsed). */
+	if (n > 0)
+		dom_xml_metadata_tidy(x);
+	if (n > 0 && !(err = dom_xml_format(x, &text)))
+		err = dom_virt_define(d, text);
+	dom_xml_free(x);
+	free(text);
+	free(xml);
+	return err ? err : n > 0;
+}
+
 int cmd_disable(int argc, char **argv)
 {
 	char shm_name[DOM_SHM_NAME_MAX];
@@ -88,7 +115,7 @@ int cmd_disable(int argc, char **argv)
 	struct dom_xml *x = NULL;
 	const char *what = "";
 	char *xml = NULL;
-	int err, ret;
+	int err, ret, pt = 0;
 
 	ret = parse(argc, argv, &o);
 	if (ret)
@@ -104,6 +131,12 @@ int cmd_disable(int argc, char **argv)
 		err = dom_xml_parse(&x, xml, strlen(xml));
 	if (!err)
 		err = remove_both(d, x, shm_name, &what);
+	if (err >= 0) {
+		pt = remove_pt(d, shm_name);
+		if (pt < 0)
+			what = "ringside's QEMU plugin arguments";
+		err = pt < 0 ? pt : (err || pt);
+	}
 	ret = CLI_EXIT_OK;
 	if (err < 0) {
 		if (*what)
@@ -116,8 +149,9 @@ int cmd_disable(int argc, char **argv)
 		printf("ringside disable: %s was not enabled; nothing changed\n",
 		       o.domain);
 	} else {
-		printf("ringside disable: %s: ringside metadata and device removed "
-		       "from the persistent XML\n", o.domain);
+		printf("ringside disable: %s: ringside metadata, device and QEMU "
+		       "plugin arguments removed from the persistent XML\n",
+		       o.domain);
 	}
 	dom_xml_free(x);
 	free(xml);

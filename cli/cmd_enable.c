@@ -4,12 +4,17 @@
  * ringside's <metadata> element and an ivshmem-plain <shmem> device of the
  * region's exact size into the persistent XML; both apply at the next
  * start.  Every option is checked before libvirt is touched, and a failed
- * metadata write takes the device back out.
+ * metadata write takes the device back out.  --trace pt also puts
+ * ringside's QEMU TCG plugin on the domain's command line (<qemu:arg>,
+ * domain.h); a failure there defines the domain back as it was.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ringside/domain_hook.h"
@@ -20,21 +25,82 @@
 
 #define CMD "enable"
 
+/* Where meson installs the plugin (pt-virt/qemu): libdir/ringside. */
+#ifndef RS_PT_PLUGIN_PATH
+#define RS_PT_PLUGIN_PATH "/usr/local/lib/ringside/" DOM_PT_PLUGIN_FILE
+#endif
+
+#define PT_FILTER_UNSET UINT32_MAX
+
 struct enable_opts {
 	const char *domain;
 	const char *uri;
 	struct dom_cfg cfg;        /* cfg.rings 0: the domain's vCPU count */
+	int aux_given;             /* --aux-pages was on the command line */
+	int pt;                    /* --trace had pt: the QEMU plugin */
+	uint32_t pt_filter;        /* index into pt_filters; PT_FILTER_UNSET */
+	uint32_t pt_psb;           /* 0: the plugin's default */
+	const char *pt_plugin;     /* NULL: RS_PT_PLUGIN_PATH */
+	char plugin[PATH_MAX];     /* the plugin's resolved path */
 };
+
+static const char *const pt_filters[] = { "kernel", "all", NULL };
+
+/* "pt" is no region attribute: it is the AUX area plus the plugin.  Take
+ * it out of the list and put "aux" in its place. */
+static const char *trace_list(struct enable_opts *o, const char *value,
+			      char *buf, size_t len)
+{
+	const char *s = value;
+	size_t used = 0;
+	int aux = 0;
+
+	buf[0] = '\0';
+	while (*s) {
+		size_t n = strcspn(s, ",");
+
+		if (n == 2 && !strncmp(s, "pt", 2)) {
+			o->pt = 1;
+		} else {
+			aux |= n == 3 && !strncmp(s, "aux", 3);
+			if (used + n + 2 > len)
+				return value;   /* dom_cfg_set will say why */
+			if (used)
+				buf[used++] = ',';
+			memcpy(buf + used, s, n);
+			buf[used += n] = '\0';
+		}
+		s += n;
+		if (*s == ',' && *++s == '\0')
+			return value;
+	}
+	if (o->pt && !aux) {
+		if (used + 5 > len)
+			return value;
+		snprintf(buf + used, len - used, "%saux", used ? "," : "");
+	}
+	return o->pt ? buf : value;
+}
 
 /* Each option is the metadata attribute of its name: dom_cfg_set says
  * what a good value is. */
 static const char *set(const struct opt *opt, const char *value)
 {
+	struct enable_opts *o = opt->dest;
 	size_t n = strlen(opt->name);
 	const char *bad;
+	char list[128];
 
-	if (!dom_cfg_set(opt->dest, opt->name, value, &bad))
+	if (!strcmp(opt->name, "aux-pages"))
+		o->aux_given = 1;
+	if (!strcmp(opt->name, "trace")) {
+		o->pt = 0;   /* the last --trace counts, as with every option */
+		value = trace_list(o, value, list, sizeof(list));
+	}
+	if (!dom_cfg_set(&o->cfg, opt->name, value, &bad))
 		return NULL;
+	if (!strcmp(opt->name, "trace"))   /* pt is this command's item */
+		return "a comma-separated list of samples, markers, aux, test, pt";
 	/* bad names the attribute; the option says it already */
 	if (!strncmp(bad, opt->name, n) && bad[n] == ':')
 		bad += n + 2;
@@ -44,20 +110,30 @@ static const char *set(const struct opt *opt, const char *value)
 static int parse(int argc, char **argv, struct enable_opts *o)
 {
 	const struct opt opts[] = {
-		OPT_FN('r', "rings", set, &o->cfg, "N", "rings (one per vCPU): "
+		OPT_FN('r', "rings", set, o, "N", "rings (one per vCPU): "
 		       "1..48 (default: the vCPU count)"),
-		OPT_FN('p', "data-pages", set, &o->cfg, "N", "4 KiB pages of "
+		OPT_FN('p', "data-pages", set, o, "N", "4 KiB pages of "
 		       "records per ring, a power of two (64)"),
-		OPT_FN('a', "aux-pages", set, &o->cfg, "N", "4 KiB pages of AUX "
+		OPT_FN('a', "aux-pages", set, o, "N", "4 KiB pages of AUX "
 		       "per ring, 0 or a power of two (0)"),
-		OPT_FN('m', "mode", set, &o->cfg, "MODE", "overwrite (flight "
+		OPT_FN('m', "mode", set, o, "MODE", "overwrite (flight "
 		       "recorder, default) or normal"),
-		OPT_FN('t', "trace", set, &o->cfg, "LIST", "samples,markers,aux,"
-		       "test (default samples,markers)"),
-		OPT_FN('f', "freq", set, &o->cfg, "HZ", "guest samples per second "
+		OPT_FN('t', "trace", set, o, "LIST", "samples,markers,aux,"
+		       "test,pt (default samples,markers); pt: Intel PT from "
+		       "ringside's QEMU TCG plugin (aux-pages default 256)"),
+		OPT_FN('f', "freq", set, o, "HZ", "guest samples per second "
 		       "and vCPU, 1..100000 (1000)"),
-		OPT_FN('s', "sideband-pages", set, &o->cfg, "N", "4 KiB pages for "
+		OPT_FN('s', "sideband-pages", set, o, "N", "4 KiB pages for "
 		       "the guest kernel's symbols, 0 (none)..16384 (1024)"),
+		OPT_ENUM(0, "pt-filter", &o->pt_filter, "F", pt_filters,
+			 "with --trace pt: kernel (addresses from "
+			 "0xffff800000000000, default) or all"),
+		OPT_POW2(0, "pt-psb", &o->pt_psb, "BYTES", DOM_PT_PSB_MIN,
+			 DOM_PT_PSB_MAX, "with --trace pt: bytes between PSB "
+			 "packets (the plugin's default)"),
+		OPT_STRING(0, "pt-plugin", &o->pt_plugin, "PATH", "with --trace "
+			   "pt: the plugin file (default: the installed one, "
+			   "below)"),
 		CLI_OPT_CONNECT(&o->uri),
 		OPT_END
 	};
@@ -72,8 +148,13 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 			 "Running 'enable' again replaces the settings.",
 		.args = cli_domain_args,
 		.opts = opts,
-		.notes = "Exit status: 0 success, 1 failure (nothing changed), "
-			 "2 bad usage.",
+		.notes = "--trace pt needs a domain of type 'qemu' (TCG) and the "
+			 "plugin file; it adds '-plugin PATH,region=FILE,...' to "
+			 "the domain's <qemu:commandline>, after the operator's own "
+			 "arguments.  The installed plugin: " RS_PT_PLUGIN_PATH
+			 ".  Exit status: 0 success, 1 failure (nothing "
+			 "changed; also: no plugin file), 2 bad usage (also: --trace "
+			 "pt on a domain that is not TCG).",
 		.min_args = 1,
 		.max_args = 1,
 		.missing = CLI_DOMAIN_MISSING,
@@ -84,10 +165,21 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	dom_cfg_default(&o->cfg);
+	o->pt_filter = PT_FILTER_UNSET;
 	ret = opt_parse(&cmd, argc, argv, &first);
 	if (ret)
 		return ret;
 	o->domain = argv[first];
+	if (!o->pt && (o->pt_plugin || o->pt_psb ||
+		       o->pt_filter != PT_FILTER_UNSET))
+		return cli_usage(CMD, "--pt-filter, --pt-psb and --pt-plugin go "
+				 "with --trace pt");
+	if (o->pt && o->aux_given && !o->cfg.aux_pages)
+		return cli_usage(CMD, "--trace pt writes into AUX areas: "
+				 "--aux-pages N (a power of two), or leave it "
+				 "out for %u", DOM_PT_AUX_PAGES_DEFAULT);
+	if (o->pt && !o->aux_given)
+		o->cfg.aux_pages = DOM_PT_AUX_PAGES_DEFAULT;
 	/* The sizes together, before anything is looked up: with the rings
 	 * given, or the fewest the domain could have. */
 	probe = o->cfg;
@@ -170,8 +262,81 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 	return 0;
 }
 
+/* The plugin's path made absolute (QEMU runs elsewhere), and checked to
+ * be a file, before libvirt is touched. */
+static int find_plugin(struct enable_opts *o)
+{
+	const char *path = o->pt_plugin ? o->pt_plugin : RS_PT_PLUGIN_PATH;
+	struct dom_pt pt = { .plugin = o->plugin };
+	const char *bad;
+	struct stat st;
+
+	if (!realpath(path, o->plugin) || stat(o->plugin, &st)) {
+		cli_err(CMD, "QEMU plugin %s: %s; build ringside with the QEMU "
+			"plugin header (pt-virt/qemu) and install it, or give "
+			"--pt-plugin PATH", path, strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		cli_err(CMD, "QEMU plugin %s: not a regular file", path);
+		return CLI_EXIT_FAIL;
+	}
+	if (dom_pt_check(&pt, &bad))
+		return cli_usage(CMD, "%s", bad);
+	return 0;
+}
+
+/*
+ * Put ringside's plugin pair on the command line (@o->pt), or take it off
+ * (a domain enabled with pt before): the persistent XML as it is now,
+ * edited, defined.  1 changed, 0 nothing to do; on failure the domain is
+ * defined back from @orig, as it was before enable.
+ */
+static int apply_pt(const struct enable_opts *o, struct dom_virt *d,
+		    const char *orig, const char *shm_name)
+{
+	struct dom_pt pt = {
+		.plugin = o->plugin,
+		.all = o->pt_filter == 1,
+		.psb = o->pt_psb,
+	};
+	char arg[DOM_PT_ARG_MAX];
+	struct dom_xml *x = NULL;
+	char *now = NULL, *text = NULL;
+	int err, n, defined = 0;
+
+	if (o->pt && dom_pt_arg(&pt, shm_name, arg, sizeof(arg)) < 0) {
+		cli_err(CMD, "internal error: the plugin's argument does not fit");
+		return -dome_internal;
+	}
+	err = dom_virt_xml_define(d, &now);
+	if (!err)
+		err = dom_xml_parse(&x, now, strlen(now));
+	n = err ? err : dom_xml_pt_set(x, shm_name, o->pt ? arg : NULL);
+	err = n < 0 ? n : 0;
+	if (!err && (n || o->pt))
+		err = dom_xml_format(x, &text);
+	if (!err && text) {
+		err = dom_virt_define(d, text);
+		defined = !err;
+	}
+	dom_xml_free(x);
+	free(text);
+	free(now);
+	if (!err)
+		return defined;
+	cli_err(CMD, "%s: cannot %s its command line: %s; nothing changed",
+		o->domain, o->pt ? "put ringside's QEMU plugin on" :
+		"take ringside's QEMU plugin off", dom_errstr(err));
+	if (dom_virt_define(d, orig))
+		cli_err(CMD, "%s: and defining it back failed: %s; its ringside "
+			"<metadata> and <shmem> may stay: check 'virsh dumpxml'",
+			o->domain, dom_errstr(-dome_libvirt));
+	return err;
+}
+
 static void report(const struct enable_opts *o, const char *shm_name,
-		   int active)
+		   int active, int pt_changed)
 {
 	const struct dom_cfg *c = &o->cfg;
 	char trace[64], size[32];
@@ -182,6 +347,14 @@ static void report(const struct enable_opts *o, const char *shm_name,
 	       c->rings, c->data_pages, c->aux_pages, c->sideband_pages,
 	       c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
 	       dom_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
+	if (o->pt)
+		printf("  PT: QEMU TCG plugin %s (filter=%s%s%s) on the domain's "
+		       "<qemu:commandline>\n", o->plugin,
+		       o->pt_filter == 1 ? "all" : "kernel", o->pt_psb ? ", psb=" : "",
+		       o->pt_psb ? report_size(size, sizeof(size), o->pt_psb) : "");
+	else if (pt_changed)
+		printf("  PT: ringside's QEMU plugin taken off the domain's "
+		       "<qemu:commandline>\n");
 	if (active)
 		printf("  the domain is running: the change applies when it is next "
 		       "started (shut it down, then start it)\n");
@@ -195,13 +368,15 @@ int cmd_enable(int argc, char **argv)
 	char shm_name[DOM_SHM_NAME_MAX];
 	struct dom_virt *d = NULL;
 	struct dom_xml *x = NULL;
-	struct enable_opts o;
+	static struct enable_opts o;   /* PATH_MAX inside: not on the stack */
 	char *xml = NULL;
-	int err, ret, active = 0;
+	int err, ret, active = 0, pt_changed = 0;
 
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
+	if (o.pt && (ret = find_plugin(&o)))
+		return ret;
 	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
 		cli_err(CMD, "'%s': %s", o.domain, dom_errstr(-dome_name));
 		return CLI_EXIT_FAIL;
@@ -213,9 +388,18 @@ int cmd_enable(int argc, char **argv)
 	if (err >= 0 && (active = dom_virt_active(d)) < 0)
 		err = active;
 	if (err >= 0)
-		err = dom_virt_xml(d, 1, &xml);
+		err = dom_virt_xml_define(d, &xml);
 	if (!err)
 		err = dom_xml_parse(&x, xml, strlen(xml));
+	if (!err && o.pt && (err = dom_xml_tcg(x)) == -dome_not_tcg) {
+		char type[32] = "?";
+
+		dom_xml_type(x, type, sizeof(type));
+		cli_err(CMD, "%s: --trace pt: the domain's type is '%s'; %s",
+			o.domain, type, dom_errstr(err));
+		ret = CLI_EXIT_USAGE;
+		goto out;
+	}
 	if (err < 0) {
 		cli_err(CMD, "%s: %s", o.domain, dom_errstr(err));
 		goto out;
@@ -223,8 +407,13 @@ int cmd_enable(int argc, char **argv)
 	ret = finish_cfg(&o, x);
 	if (!ret)
 		ret = apply(&o, d, x, shm_name);
+	if (!ret) {
+		pt_changed = apply_pt(&o, d, xml, shm_name);
+		if (pt_changed < 0)
+			ret = CLI_EXIT_FAIL;
+	}
 	if (!ret)
-		report(&o, shm_name, active);
+		report(&o, shm_name, active, pt_changed);
 out:
 	dom_xml_free(x);
 	free(xml);

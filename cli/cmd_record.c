@@ -14,7 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ringside/domain_virt.h"
+
 #include "cli.h"
+#include "ring_info.h"
 #include "recorder.h"
 #include "region_map.h"
 #include "report_out.h"
@@ -110,6 +113,8 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 	       r->end == RECORDER_END_FINISHED ? " (the VM ended)" : "");
 	if (r->syms)
 		gsyms_summary(stdout, r->syms, &r->wstats);
+	if (r->kcode && r->kcode->state != GKCODE_ABSENT)
+		gkcode_summary(stdout, r->kcode);
 	if (r->sync)
 		csync_print(r->sync, stdout);
 	if (m->vm)
@@ -129,9 +134,19 @@ static int vm_finished(void *arg)
 	return vm_conn_stopped(arg);
 }
 
+static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
+{
+	return dom_virt_peek_virt(ctx, gva, len, buf);
+}
+
 static int run(const struct record_opts *o, struct rmap *m)
 {
 	struct recorder *r = malloc(sizeof(*r));
+	struct gkcode_src kcode_src = { .peek = dom_peek_code,
+					.errstr = dom_errstr,
+					.chunk = DOM_PEEK_MAX };
+	struct dom_virt *kcode_dom = NULL;
+	struct gkcode kcode = { 0 };
 	struct gsyms syms = { 0 };
 	struct csync sync;
 	int ret;
@@ -162,6 +177,15 @@ static int run(const struct record_opts *o, struct rmap *m)
 		if (!o->interval_ms && m->vm->nr_doorbells)
 			r->interval_ms = DOORBELL_INTERVAL_MS;
 	}
+	/* a DOMAIN with PT: the kernel's code for perf's decoder */
+	if (m->domain && o->output &&
+	    rinfo_aux_format(&m->region) == PDF_AUX_INTEL_PT) {
+		r->kcode = &kcode;
+		if (!dom_virt_open(&kcode_dom, NULL, m->domain, 0)) {
+			kcode_src.ctx = kcode_dom;
+			r->kcode_src = &kcode_src;
+		}
+	}
 	ret = recorder_run(r, &m->region);
 	if (ret == CLI_EXIT_OK && !o->quiet)
 		summary(o, r, m);
@@ -172,6 +196,7 @@ static int run(const struct record_opts *o, struct rmap *m)
 		ret = CLI_EXIT_CORRUPT;
 	recorder_fini(r);
 	free(r);
+	dom_virt_close(kcode_dom);
 	gsyms_fini(&syms);
 	return ret;
 }

@@ -205,8 +205,18 @@ static int copy(struct snapper *s, struct rmap *m, int stable,
 	return ret;
 }
 
+static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
+{
+	return dom_virt_peek_virt(ctx, gva, len, buf);
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
+	struct gkcode_src kcode_src = { .peek = dom_peek_code,
+					.errstr = dom_errstr,
+					.chunk = DOM_PEEK_MAX };
+	struct dom_virt *kcode_dom = NULL;
+	struct gkcode kcode = { 0 };
 	struct snapper *s = NULL;
 	struct gsyms syms = { 0 };
 	struct gkbuf kb;
@@ -254,6 +264,20 @@ int cmd_snapshot(int argc, char **argv)
 		csync_take(&sync, &m.region, hdr, 1);
 		csync_unmap(hdr);
 		s->clock = &sync.cs;
+		/* a DOMAIN with PT: the kernel's code for perf's decoder */
+		if (m.domain && s->aux_format == PDF_AUX_INTEL_PT && o.output) {
+			int err = dom_virt_open(&kcode_dom, NULL, m.domain, 0);
+
+			s->kcode = &kcode;
+			if (!err) {
+				kcode_src.ctx = kcode_dom;
+				s->kcode_src = &kcode_src;
+			} else {
+				kcode.state = GKCODE_UNREADABLE;
+				kcode.err = err;
+				kcode.errstr = dom_errstr;
+			}
+		}
 		ret = snapper_write(s);
 	}
 	if (ret == CLI_EXIT_OK && !o.quiet) {
@@ -273,6 +297,7 @@ int cmd_snapshot(int argc, char **argv)
 		ret = CLI_EXIT_CORRUPT;
 	snapper_fini(s);
 out:
+	dom_virt_close(kcode_dom);
 	gvcpu_fini(&vcpu);
 	pdf_ksyms_free(ksyms);
 	gkbuf_fini(&kb);

@@ -6,8 +6,11 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "ringside/domain_virt.h"
 
 #include "cli.h"
 #include "guest_syms.h"
@@ -112,6 +115,22 @@ static void show(const char *spec, const struct rmap *m)
 	fflush(stdout);
 }
 
+/* A domain's PT source: ringside's QEMU plugin on its command line. */
+static void show_pt(const char *domain)
+{
+	char *arg = NULL;
+	int r = dom_region_pt(domain, &arg);
+
+	if (r > 0)
+		printf("PT: QEMU TCG plugin -plugin %s\n", arg);
+	else if (!r)
+		printf("PT: none (no ringside QEMU plugin on the domain's command "
+		       "line; 'ringside enable --trace pt')\n");
+	else
+		printf("PT: unknown (%s)\n", dom_errstr(r));
+	free(arg);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o;
@@ -128,6 +147,8 @@ int cmd_stat(int argc, char **argv)
 		struct timespec ts;
 
 		show(o.region, &m);
+		if (n == 1 && !o.vm && dom_region_is_domain(o.region))
+			show_pt(o.region);
 		if (!o.interval || (o.count && n >= o.count))
 			break;
 		ts.tv_sec = (time_t)o.interval;

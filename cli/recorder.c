@@ -97,6 +97,22 @@ static int check_hangups(struct recorder *r, int *said)
 	return gone;
 }
 
+/* The kernel's code beside its symbols, once they are in the cache: a
+ * PT region of a domain, at the end of the recording.  Never costs the
+ * recording. */
+static void put_kcode(struct recorder *r, struct pdf_writer *w, uint32_t format)
+{
+	if (!r->kcode || !r->kcode_src || format != PDF_AUX_INTEL_PT ||
+	    r->kcode->state != GKCODE_ABSENT ||
+	    pdf_writer_code_ranges(w, NULL, 0) <= 0)
+		return;
+	if (gkcode_put(r->kcode, r->kcode_src, w)) {
+		r->kcode->state = GKCODE_FAILED;
+		r->kcode->err = -ENOMEM;
+		r->kcode->errstr = pdf_errstr;
+	}
+}
+
 /*
  * The guest published its kernel's symbols after the recording began (an
  * agent that started with its domain): into the file now.  0, or the
@@ -259,6 +275,10 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 	}
 	if (w)   /* only refuses what drain never builds */
 		pdf_writer_set_host(w, &r->host);
+	/* after the last pass: reading the code takes seconds, which the
+	 * rings must not wait for */
+	if (w)
+		put_kcode(r, w, rinfo_aux_format(region));
 	if (w && (err = pdf_writer_finish(w))) {
 		cli_err(r->cmd, "completing %s failed: %s; nothing was kept",
 			r->output, pdf_errstr(err));

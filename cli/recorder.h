@@ -13,6 +13,7 @@
 
 #include "clock_sync.h"
 #include "drain.h"
+#include "guest_kcode.h"
 #include "guest_syms.h"
 #include "stop.h"
 #include "tally.h"
@@ -39,6 +40,8 @@ struct recorder {
 	struct gsyms *syms;        /* the guest kernel's symbols, or NULL;
 				    * read again while the guest has not
 				    * published them */
+	struct gkcode *kcode;      /* the guest kernel's code for PT, or NULL */
+	const struct gkcode_src *kcode_src;
 	struct csync *sync;        /* NULL: no time sync; else one at the start
 				    * and one at the end, into the file */
 	void *sync_mem;            /* the region, mapped writable */

@@ -315,6 +315,13 @@ int snapper_write(struct snapper *s)
 			return CLI_EXIT_FAIL;
 		}
 		s->wstats = *pdf_writer_stats(w);
+		/* the code a PT decoder follows, beside the symbols */
+		if (s->kcode && s->kcode_src && s->aux_format == PDF_AUX_INTEL_PT &&
+		    gkcode_put(s->kcode, s->kcode_src, w)) {
+			cli_err(s->cmd, "out of memory");
+			pdf_writer_discard(w);
+			return CLI_EXIT_FAIL;
+		}
 	}
 	for (i = 0; i < s->nr_rings; i++) {
 		err = write_ring(s, w, i);
@@ -374,6 +381,8 @@ void snapper_summary(const struct snapper *s)
 	putchar('\n');
 	if (s->syms)
 		gsyms_summary(stdout, s->syms, s->output ? &s->wstats : NULL);
+	if (s->kcode)
+		gkcode_summary(stdout, s->kcode);
 	for (i = 0; i < s->nr_rings; i++) {
 		const struct snap_ring *sr = &s->ring[i];
 		const struct rs_snap_stats *ds = &sr->data;

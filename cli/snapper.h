@@ -15,8 +15,9 @@
 #include "ringside/ring.h"
 
 #include "guest_kbuf.h"
-#include "guest_vcpu.h"
+#include "guest_kcode.h"
 #include "guest_syms.h"
+#include "guest_vcpu.h"
 #include "tally.h"
 
 struct snap_ring {
@@ -51,6 +52,8 @@ struct snapper {
 				   * kernel's perf buffers, or NULL */
 	uint64_t kbuf_refused;    /* of them, refused by the writer */
 	struct gvcpu *vcpu;       /* where each vCPU was, or NULL */
+	struct gkcode *kcode;     /* the guest kernel's code for PT, or NULL */
+	const struct gkcode_src *kcode_src;
 	struct pdf_writer_stats wstats; /* the writer's (symbols) */
 	struct pdf_host_facts host; /* what the host observed, as filed */
 	struct tally tally;

@@ -43,12 +43,12 @@ run build-asan asan --suite ring --suite perfdata --suite cli --suite install --
 # the VMM's Check programs; its command-line scripts run in build/ only
 run build-asan asan-vmm test_vmm_bad test_vmm_deliver test_vmm_snapshot \
 	test_vmm_control test_vmm_cpuid
-run build-asan asan-domain domain agent_mmaps
+run build-asan asan-domain domain domain_pt agent_mmaps
 
 # Unit programs: each tests one library alone (no KVM, no QEMU).  meson
 # intersects names with --suite, so suites and names run separately.
 run build valgrind-ring --setup valgrind --suite ring
-run build valgrind-units --setup valgrind pdf_codec pdf_file pdf_ksyms topa msr out gen domain opt \
+run build valgrind-units --setup valgrind pdf_codec pdf_file pdf_ksyms topa msr out gen domain domain_pt opt gkcode \
 	agent_mmaps vcpu_stack gkbuf
 run build valgrind-fuzz --setup valgrind --suite fuzz-replay
 

@@ -5,7 +5,15 @@
 #ifndef RINGSIDE_DOMAIN_INTERNAL_H
 #define RINGSIDE_DOMAIN_INTERNAL_H
 
+#include <libxml/tree.h>
+
 #include "ringside/domain.h"
+
+/* A parsed domain document (xml.c parses and frees it; pt_args.c edits
+ * its <qemu:commandline>). */
+struct dom_xml {
+	xmlDocPtr doc;
+};
 
 /* libvirt's words for the last failure, for dom_errstr(-dome_libvirt);
  * NULL forgets them. */

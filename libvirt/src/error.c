@@ -29,6 +29,9 @@ const char *dom_errstr(int err)
 		M(dome_libvirt)     = "libvirt call failed",
 		M(dome_no_libvirt)  = "this ringside was built without libvirt",
 		M(dome_internal)    = "internal error of ringside's libvirt library",
+		M(dome_not_tcg)     = "the domain does not run on QEMU's TCG "
+				      "(<domain type='qemu'>): PT comes from a TCG "
+				      "plugin, which KVM does not run",
 #undef M
 	};
 	static char with_detail[600];

@@ -76,6 +76,30 @@ int dom_region_layout(const char *name, char *path, size_t len,
 	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
 }
 
+int dom_region_pt(const char *name, char **arg)
+{
+	char shm_name[DOM_SHM_NAME_MAX];
+	struct dom_virt *d = NULL;
+	struct dom_xml *x = NULL;
+	char *text = NULL;
+	int err;
+
+	*arg = NULL;
+	err = dom_shm_name(name, shm_name, sizeof(shm_name));
+	if (!err)
+		err = dom_virt_open(&d, NULL, name, 1);
+	if (!err)
+		err = dom_virt_xml(d, 0, &text);
+	if (!err)
+		err = dom_xml_parse(&x, text, strlen(text));
+	if (!err)
+		err = dom_xml_pt(x, shm_name, arg);
+	dom_xml_free(x);
+	free(text);
+	dom_virt_close(d);
+	return err;
+}
+
 int dom_region_path(const char *name, char *path, size_t len)
 {
 	return dom_region_layout(name, path, len, NULL);

@@ -101,6 +101,25 @@ int dom_virt_xml(struct dom_virt *d, int inactive, char **xml)
 	return *xml ? 0 : failed(dome_libvirt);
 }
 
+int dom_virt_xml_define(struct dom_virt *d, char **xml)
+{
+	/* What `virsh edit` reads: secrets (VNC passwords) included, or
+	 * defining the text back would drop them. */
+	*xml = virDomainGetXMLDesc(d->dom, VIR_DOMAIN_XML_INACTIVE |
+				   VIR_DOMAIN_XML_SECURE);
+	return *xml ? 0 : failed(dome_libvirt);
+}
+
+int dom_virt_define(struct dom_virt *d, const char *xml)
+{
+	virDomainPtr dom = virDomainDefineXML(d->conn, xml);
+
+	if (!dom)
+		return failed(dome_libvirt);
+	virDomainFree(dom);
+	return 0;
+}
+
 int dom_virt_meta_get(struct dom_virt *d, int inactive, char **xml)
 {
 	unsigned flags = inactive ? VIR_DOMAIN_AFFECT_CONFIG : VIR_DOMAIN_AFFECT_LIVE;

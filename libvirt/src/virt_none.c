@@ -36,6 +36,20 @@ int dom_virt_persistent(struct dom_virt *d)
 	return NO_LIBVIRT;
 }
 
+int dom_virt_xml_define(struct dom_virt *d, char **xml)
+{
+	(void)d;
+	*xml = NULL;
+	return NO_LIBVIRT;
+}
+
+int dom_virt_define(struct dom_virt *d, const char *xml)
+{
+	(void)d;
+	(void)xml;
+	return NO_LIBVIRT;
+}
+
 int dom_virt_xml(struct dom_virt *d, int inactive, char **xml)
 {
 	(void)d;

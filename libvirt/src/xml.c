@@ -6,13 +6,9 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "ringside/domain.h"
+#include "domain_internal.h"
 
 #define PARSE_OPTS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
-
-struct dom_xml {
-	xmlDocPtr doc;
-};
 
 static int is_elem(const xmlNode *n, const char *name)
 {

@@ -8,7 +8,7 @@
  * none (docs/perfdata.md, "AUX data").  PT: any type that is not one of
  * perf's built-in ones, as pdf_intel_pt.c's; opaque bytes: one no PMU
  * has, so that no event can ever select them for decoding. */
-#define RS_PT_PMU_TYPE     8u
+#define RS_PT_PMU_TYPE     PDF_PT_PMU_TYPE
 #define RS_OPAQUE_PMU_TYPE 0xffffffffu
 
 void pdf_ipt_info(struct pdf_ipt_info *info, uint64_t pmu_type)

@@ -26,7 +26,7 @@ static void add_event_desc(struct pdf_buf *b, const struct pdf_layout *lay)
 	struct perf_event_attr attr;
 	unsigned k;
 
-	pdf_buf_add_u32(b, PDF_KIND_MAX);
+	pdf_buf_add_u32(b, pdf_layout_nr_attrs(lay));
 	pdf_buf_add_u32(b, PDF_ATTR_SIZE);
 	for (k = 0; k < PDF_KIND_MAX; k++) {
 		pdf_layout_attr(lay, (enum pdf_kind)k, &attr);
@@ -34,6 +34,13 @@ static void add_event_desc(struct pdf_buf *b, const struct pdf_layout *lay)
 		pdf_buf_add_u32(b, 1);
 		pdf_buf_add_string(b, pdf_kind_name((enum pdf_kind)k));
 		pdf_buf_add_u64(b, lay->id[k]);
+	}
+	if (lay->pt) {
+		pdf_layout_pt_attr(lay, &attr);
+		pdf_buf_add(b, &attr, PDF_ATTR_SIZE);
+		pdf_buf_add_u32(b, 1);
+		pdf_buf_add_string(b, PDF_PT_NAME);
+		pdf_buf_add_u64(b, PDF_PT_ID);
 	}
 }
 

@@ -131,7 +131,25 @@ struct pdf_layout {
 	uint64_t id[PDF_KIND_MAX];
 	int native_samples;                  /* guest samples as perf samples */
 	int use_clockid;                     /* times are CLOCK_MONOTONIC */
+	int pt;                              /* the file has Intel PT: one more
+					      * attr, intel_pt's (PDF_PT_ID) */
 };
+
+/* The intel_pt event of a file with PT: perf's decoder works for an event
+ * whose attr has the AUXTRACE_INFO's PMU type and an id. */
+#define PDF_PT_ID        (PDF_KIND_MAX + 1u)
+#define PDF_PT_NAME      "intel_pt//"
+#define PDF_PT_PMU_TYPE  8u   /* any type not one of perf's built-in ones */
+
+/* The attrs in a file of @lay: one per kind, and intel_pt's. */
+static inline unsigned pdf_layout_nr_attrs(const struct pdf_layout *lay)
+{
+	return PDF_KIND_MAX + (lay->pt ? 1u : 0u);
+}
+
+/* intel_pt's attr of @lay (the sample fields and clock of the others). */
+void pdf_layout_pt_attr(const struct pdf_layout *lay,
+			struct perf_event_attr *attr);
 
 /* The event name of @kind ("ringside:seq", ...). */
 const char *pdf_kind_name(enum pdf_kind kind);

@@ -39,4 +39,28 @@ void pdf_build_id_entry(struct pdf_buf *b, const uint8_t *id, size_t len);
  * when there is none to read. */
 size_t pdf_host_build_id(uint8_t id[PDF_BUILD_ID_SIZE]);
 
+/*
+ * The cache entry of build id @id: DIR/[kernel.kallsyms]/HEX made (0755)
+ * and its path in @path; DIR (@dir, or pdf_ksyms_cache_dir()) in @base.
+ * -errno, PDF_ERR(pdfe_invalid).
+ */
+int pdf_cache_entry(const char *dir, const uint8_t *id, size_t id_len,
+		    char *path, size_t size, char *base, size_t base_size);
+
+/*
+ * ENTRY/NAME to hold @len bytes @data: written aside (0600) and linked
+ * into place, never replacing what is there.  0 (written, or there with
+ * the same bytes), 1 (there with other bytes, kept), -errno.
+ */
+int pdf_cache_file_put(const char *entry, const char *name,
+		       const void *data, size_t len);
+
+/* One /proc/modules line per module map of @k (name, size, address), as
+ * perf checks kcore's modules against the file's maps.  0, -ENOMEM. */
+int pdf_ksyms_modules_text(const struct pdf_ksyms *k, struct pdf_buf *out);
+
+/* Where perf finds the kernel's own kcore segment: _stext's address, else
+ * _text's, else the kernel map's start. */
+uint64_t pdf_ksyms_stext(const struct pdf_ksyms *k);
+
 #endif /* RINGSIDE_PDF_KERNEL_H */

@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -719,22 +720,21 @@ static int link_build_id(const char *base, const char *hex)
 	return 0;
 }
 
-int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
-			const uint8_t *id, size_t id_len, const char *dir)
+int pdf_cache_entry(const char *dir, const uint8_t *id, size_t id_len,
+		    char *path, size_t size, char *base, size_t base_size)
 {
-	char base[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX], hex[2 * 20 + 1];
-	struct pdf_buf text;
+	char hex[2 * PDF_BUILD_ID_SIZE + 1];
 	size_t i;
-	int n, fd, err;
+	int n, err;
 
-	if (!k || !id || !id_len || id_len > PDF_BUILD_ID_SIZE)
+	if (!id || !id_len || id_len > PDF_BUILD_ID_SIZE)
 		return PDF_ERR(pdfe_invalid);
 	if (dir) {
-		n = snprintf(base, sizeof(base), "%s", dir);
-		if (n < 0 || (size_t)n >= sizeof(base))
+		n = snprintf(base, base_size, "%s", dir);
+		if (n < 0 || (size_t)n >= base_size)
 			return -ENAMETOOLONG;
 	} else {
-		err = pdf_ksyms_cache_dir(base, sizeof(base));
+		err = pdf_ksyms_cache_dir(base, base_size);
 		if (err)
 			return err;
 	}
@@ -742,50 +742,171 @@ int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 	err = mkdir_one(base);
 	if (!err) {
-		n = snprintf(path, sizeof(path), "%s/" PDF_KERNEL_DSO, base);
-		err = n < 0 || (size_t)n >= sizeof(path) ? -ENAMETOOLONG
-							 : mkdir_one(path);
+		n = snprintf(path, size, "%s/" PDF_KERNEL_DSO, base);
+		err = n < 0 || (size_t)n >= size ? -ENAMETOOLONG
+						 : mkdir_one(path);
 	}
 	if (!err) {
-		n = snprintf(path, sizeof(path), "%s/" PDF_KERNEL_DSO "/%s",
-			     base, hex);
-		err = n < 0 || (size_t)n >= sizeof(path) ? -ENAMETOOLONG
-							 : mkdir_one(path);
+		n = snprintf(path, size, "%s/" PDF_KERNEL_DSO "/%s", base, hex);
+		err = n < 0 || (size_t)n >= size ? -ENAMETOOLONG
+						 : mkdir_one(path);
 	}
-	if (err)
-		return err;
-	n = snprintf(tmp, sizeof(tmp), "%s/kallsyms.XXXXXX", path);
+	return err;
+}
+
+int pdf_cache_file_put(const char *entry, const char *name,
+		       const void *data, size_t len)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	int n, fd, err;
+
+	n = snprintf(tmp, sizeof(tmp), "%s/%s.XXXXXX", entry, name);
 	if (n < 0 || (size_t)n >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	strcat(path, "/kallsyms");
-
-	pdf_buf_init(&text);
-	err = pdf_ksyms_text(k, &text);
-	if (err)
-		goto out;
-	err = same_file(path, text.data, text.len);
+	snprintf(path, sizeof(path), "%s/%s", entry, name);
+	err = same_file(path, data, len);
 	if (err != -ENOENT)
-		goto out;
-	fd = mkstemp(tmp); /* 0600: the guest's symbols, like its trace */
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	err = pdf_write_all(fd, text.data, text.len);
+		return err;
+	fd = mkstemp(tmp); /* 0600: the guest's, like its trace */
+	if (fd < 0)
+		return -errno;
+	err = pdf_write_all(fd, data, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
 	/* link, not rename: an entry that appeared meanwhile is kept */
 	if (!err && link(tmp, path))
-		err = errno == EEXIST ? same_file(path, text.data, text.len)
-				      : -errno;
+		err = errno == EEXIST ? same_file(path, data, len) : -errno;
 	unlink(tmp);
-out:
+	return err;
+}
+
+int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
+			const uint8_t *id, size_t id_len, const char *dir)
+{
+	char base[PATH_MAX], path[PATH_MAX];
+	struct pdf_buf text;
+	int err;
+
+	if (!k)
+		return PDF_ERR(pdfe_invalid);
+	err = pdf_cache_entry(dir, id, id_len, path, sizeof(path), base,
+			      sizeof(base));
+	if (err)
+		return err;
+	pdf_buf_init(&text);
+	err = pdf_ksyms_text(k, &text);
 	if (!err)
-		err = link_build_id(base, hex);
+		err = pdf_cache_file_put(path, "kallsyms", text.data, text.len);
+	if (!err)
+		err = link_build_id(base, strrchr(path, '/') + 1);
 	pdf_buf_fini(&text);
 	return err;
+}
+
+uint64_t pdf_ksyms_stext(const struct pdf_ksyms *k)
+{
+	static const char name[] = "_stext";
+	size_t j;
+
+	for (j = 0; j < k->nr; j++) {
+		const struct ksym *s = &k->syms[j];
+
+		if (s->mod == NO_MOD && s->name_len == sizeof(name) - 1 &&
+		    !memcmp(k->str + s->name, name, sizeof(name) - 1))
+			return s->addr;
+	}
+	return k->stats.have_text ? k->stats.text : k->stats.kernel_start;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct pdf_code_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Kernel functions closer than this share a range: the text, the init
+ * text and the exit text each become one, the data between them none. */
+#define CODE_GAP (1ull << 20)
+
+int pdf_ksyms_code_ranges(const struct pdf_ksyms *k,
+			  struct pdf_code_range *r, unsigned max)
+{
+	uint64_t start = 0, end = 0;
+	unsigned i, n = 0;
+	int open = 0;
+	size_t j;
+
+	if (!k || (!r && max))
+		return PDF_ERR(pdfe_invalid);
+	/* the kernel's: clusters of its functions, from each one's page to a
+	 * page past the last (perf's own end for a last symbol) */
+	for (j = 0; j < k->nr; j++) {
+		const struct ksym *sym = &k->syms[j];
+		uint64_t lo = sym->addr & ~(PAGE - 1);
+		uint64_t hi = sat_add(lo, 2 * PAGE);
+
+		if (sym->mod != NO_MOD || !is_func(sym->type))
+			continue;
+		if (hi > k->stats.kernel_end)
+			hi = k->stats.kernel_end;
+		if (open && lo <= sat_add(end, CODE_GAP)) {
+			if (hi > end)
+				end = hi;
+			continue;
+		}
+		if (open && n++ < max) {
+			r[n - 1].start = start;
+			r[n - 1].end = end;
+		}
+		start = lo < k->stats.kernel_start ? k->stats.kernel_start : lo;
+		end = hi;
+		open = 1;
+	}
+	if (open && n++ < max) {
+		r[n - 1].start = start;
+		r[n - 1].end = end;
+	}
+	for (i = 0; i < k->nr_maps; i++) {
+		const struct kmap *m = &k->maps[i];
+
+		if (m->mod == NO_MOD)
+			continue;
+		if (n < max) {
+			r[n].start = m->start;
+			r[n].end = m->end;
+		}
+		n++;
+	}
+	/* by address (a module may lie below the kernel) */
+	if (n <= max)
+		qsort(r, n, sizeof(*r), cmp_range);
+	return (int)n;
+}
+
+int pdf_ksyms_modules_text(const struct pdf_ksyms *k, struct pdf_buf *out)
+{
+	char line[PDF_KSYMS_MODULE_MAX + 64];
+	unsigned i;
+
+	/* /proc/modules' form, what perf's modules__parse() reads: the name,
+	 * the size, then the address after the last 'x' */
+	for (i = 0; i < k->nr_maps; i++) {
+		const struct kmap *m = &k->maps[i];
+		const struct kmod *mod;
+		int n;
+
+		if (m->mod == NO_MOD)
+			continue;
+		mod = &k->mods[m->mod];
+		n = snprintf(line, sizeof(line), "%.*s %" PRIu64 " 0 - Live "
+			     "0x%016" PRIx64 "\n", (int)mod->name_len,
+			     k->str + mod->name, m->end - m->start, m->start);
+		pdf_buf_add(out, line, (size_t)n);
+	}
+	return out->err;
 }
 
 /* ---- what the file holds -------------------------------------------------- */

@@ -92,3 +92,25 @@ void pdf_layout_attr(const struct pdf_layout *lay, enum pdf_kind kind,
 		attr->clockid = 1;
 	}
 }
+
+void pdf_layout_pt_attr(const struct pdf_layout *lay,
+			struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = PDF_PT_PMU_TYPE;
+	attr->size = PDF_ATTR_SIZE;
+	/* TSCEn (bit 10 of RTIT_CTL, as the AUXTRACE_INFO numbers it): the
+	 * generator puts TSC packets in PSB+ */
+	attr->config = 1ull << 10;
+	attr->sample_period = 1;
+	/* the fields every other event has, so that perf finds the id of
+	 * any record at the same place; and IP, which perf's decoder gives
+	 * its instruction samples (`perf script -F ip` checks it here) */
+	attr->sample_type = PDF_SAMPLE_BASE | PERF_SAMPLE_IP;
+	attr->sample_id_all = 1;
+	attr->exclude_user = 0;
+	if (lay->use_clockid) {
+		attr->use_clockid = 1;
+		attr->clockid = 1;
+	}
+}

@@ -12,6 +12,7 @@
 #include "pdf_clock.h"
 #include "pdf_codec.h"
 #include "pdf_feature.h"
+#include "pdf_kernel.h"
 #include "pdf_host.h"
 #include "pdf_io.h"
 
@@ -116,6 +117,39 @@ static void parse_cmdline(struct pdf_info *info, const uint8_t *p, uint64_t len)
 	}
 }
 
+/* The kernel's entry of HEADER_BUILD_ID: header, pid, 24 bytes of id (its
+ * size in byte 20 when misc says so), the name.  Others are skipped; a
+ * malformed section says nothing. */
+static void parse_build_id(struct pdf_info *info, const uint8_t *buf,
+			   uint64_t len)
+{
+	static const char kname[] = PDF_KERNEL_DSO;
+	uint64_t at = 0;
+
+	while (len - at >= 8 + 4 + 24) {
+		struct rs_perf_header h;
+		const uint8_t *e = buf + at;
+		uint64_t name_len;
+
+		memcpy(&h, e, sizeof(h));
+		if (h.size < 8 + 4 + 24 || h.size > len - at)
+			return;
+		name_len = h.size - (8 + 4 + 24);
+		if (name_len >= sizeof(kname) - 1 &&
+		    !memcmp(e + 36, kname, sizeof(kname) - 1)) {
+			uint32_t n = PDF_BUILD_ID_SIZE;
+
+			if ((h.misc & PDF_MISC_BUILD_ID_SIZE) && e[12 + 20] &&
+			    e[12 + 20] <= PDF_BUILD_ID_SIZE)
+				n = e[12 + 20];
+			memcpy(info->build_id, e + 12, n);
+			info->build_id_len = n;
+			return;
+		}
+		at += h.size;
+	}
+}
+
 static int read_feature(struct pdf_reader *r, unsigned bit,
 			const struct pdf_section *sec)
 {
@@ -167,6 +201,9 @@ static int read_feature(struct pdf_reader *r, unsigned bit,
 	case PDF_FEAT_RS_HOST:
 		/* likewise: a malformed one says nothing */
 		pdf_host_parse(buf, sec->size, &info->host);
+		break;
+	case PDF_FEAT_BUILD_ID:
+		parse_build_id(info, buf, sec->size);
 		break;
 	case PDF_FEAT_SAMPLE_TIME:
 		if (sec->size >= 16) {
@@ -385,6 +422,58 @@ int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev)
 		ev->rec = (const struct rs_perf_header *)r->out;
 		return 1;
 	}
+}
+
+int pdf_reader_aux(struct pdf_reader *r, pdf_aux_fn fn, void *arg)
+{
+	uint64_t pos = 0, size = r ? r->hdr.data.size : 0;
+	uint8_t *data = NULL;
+	int given = 0, err = 0;
+
+	if (!r || !fn)
+		return PDF_ERR(pdfe_invalid);
+	while (!err && size - pos >= sizeof(struct rs_perf_header)) {
+		struct rs_perf_header hdr;
+		struct pdf_auxtrace ax;
+		uint8_t *grown;
+
+		err = read_at(r, &hdr, sizeof(hdr), r->hdr.data.offset + pos);
+		if (err)
+			break;
+		if (hdr.size < sizeof(hdr) || hdr.size > size - pos) {
+			err = PDF_ERR(pdfe_format);
+			break;
+		}
+		pos += hdr.size;
+		if (hdr.type != PDF_RECORD_AUXTRACE)
+			continue;
+		if (hdr.size < sizeof(hdr) + sizeof(ax)) {
+			err = PDF_ERR(pdfe_format);
+			break;
+		}
+		err = read_at(r, &ax, sizeof(ax), r->hdr.data.offset + pos -
+			      hdr.size + sizeof(hdr));
+		if (err)
+			break;
+		if (ax.size % 8 || ax.size > size - pos ||
+		    ax.size > PDF_KCORE_MAX_BYTES) {
+			err = PDF_ERR(pdfe_format);
+			break;
+		}
+		grown = realloc(data, ax.size ? ax.size : 1);
+		if (!grown) {
+			err = -ENOMEM;
+			break;
+		}
+		data = grown;
+		err = read_at(r, data, ax.size, r->hdr.data.offset + pos);
+		if (!err)
+			err = fn(arg, ax.idx, ax.offset, data, ax.size);
+		pos += ax.size;
+		given++;
+	}
+	free(data);
+	return err ? err : given;
 }
 
 void pdf_reader_close(struct pdf_reader *r)

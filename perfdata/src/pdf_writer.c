@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,9 @@ struct pdf_writer {
 	struct pdf_host_facts host;   /* kind NONE until set */
 	struct pdf_writer_stats stats;
 	int have_ksyms;             /* guest kernel symbols given */
+	struct pdf_ksyms *ksyms;    /* kept for pdf_writer_add_kcore */
+	int ksyms_cached;           /* in the cache under stats.build_id */
+	char *buildid_dir;          /* the cache given at open; NULL perf's */
 	uint32_t aux_format;        /* enum pdf_aux_format */
 	size_t used;
 	uint8_t *out;               /* OUT_BUF bytes of pending data */
@@ -49,19 +53,27 @@ struct pdf_writer {
  * clock changed the attrs. */
 static int write_attrs(struct pdf_writer *w, int again)
 {
+	enum { MAX = PDF_KIND_MAX + 1 };
 	uint8_t buf[sizeof(struct pdf_file_header) +
-		    PDF_KIND_MAX * (PDF_ATTR_SIZE + sizeof(struct pdf_section)) +
-		    PDF_KIND_MAX * sizeof(uint64_t)];
+		    MAX * (PDF_ATTR_SIZE + sizeof(struct pdf_section)) +
+		    MAX * sizeof(uint64_t)];
+	unsigned nr = pdf_layout_nr_attrs(&w->lay), k;
+	size_t len = sizeof(struct pdf_file_header) +
+		     nr * (PDF_ATTR_SIZE + sizeof(struct pdf_section) +
+			   sizeof(uint64_t));
 	uint64_t ids_at = sizeof(struct pdf_file_header) +
-			  PDF_KIND_MAX * (PDF_ATTR_SIZE + sizeof(struct pdf_section));
+			  nr * (PDF_ATTR_SIZE + sizeof(struct pdf_section));
 	uint8_t *p = buf + sizeof(struct pdf_file_header);
 	struct perf_event_attr attr;
 	struct pdf_section ids;
-	unsigned k;
+	uint64_t id;
 
 	memset(buf, 0, sizeof(buf)); /* the header is filled in at the end */
-	for (k = 0; k < PDF_KIND_MAX; k++) {
-		pdf_layout_attr(&w->lay, (enum pdf_kind)k, &attr);
+	for (k = 0; k < nr; k++) {
+		if (k < PDF_KIND_MAX)
+			pdf_layout_attr(&w->lay, (enum pdf_kind)k, &attr);
+		else
+			pdf_layout_pt_attr(&w->lay, &attr);
 		memcpy(p, &attr, PDF_ATTR_SIZE);
 		p += PDF_ATTR_SIZE;
 		ids.offset = ids_at + k * sizeof(uint64_t);
@@ -69,14 +81,15 @@ static int write_attrs(struct pdf_writer *w, int again)
 		memcpy(p, &ids, sizeof(ids));
 		p += sizeof(ids);
 	}
-	for (k = 0; k < PDF_KIND_MAX; k++) {
-		memcpy(p, &w->lay.id[k], sizeof(uint64_t));
+	for (k = 0; k < nr; k++) {
+		id = k < PDF_KIND_MAX ? w->lay.id[k] : PDF_PT_ID;
+		memcpy(p, &id, sizeof(uint64_t));
 		p += sizeof(uint64_t);
 	}
-	w->data_offset = sizeof(buf);
+	w->data_offset = len;
 	if (again)   /* the header part is written last, over these zeros */
-		return pdf_pwrite_all(w->fd, buf, sizeof(buf), 0);
-	return pdf_write_all(w->fd, buf, sizeof(buf));
+		return pdf_pwrite_all(w->fd, buf, len, 0);
+	return pdf_write_all(w->fd, buf, len);
 }
 
 static char *concat(const char *a, const char *b)
@@ -134,7 +147,10 @@ static int pdf_writer_ksyms(struct pdf_writer *w,
 		w->stats.ksyms_err = put > 0 ? -EEXIST : put;
 	pdf_buf_init(&recs);
 	err = pdf_ksyms_mmaps(k, &w->lay, &recs);
-	pdf_ksyms_free(k);
+	w->ksyms = k;
+	w->ksyms_cached = !put;
+	if (p->buildid_dir && !(w->buildid_dir = strdup(p->buildid_dir)))
+		err = -ENOMEM;
 	if (!err && recs.len > OUT_BUF)
 		err = -E2BIG;
 	if (!err)
@@ -181,6 +197,7 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		goto fail;
 	}
 	pdf_layout_init(&w->lay, params->sample_type);
+	w->lay.pt = params->aux_format == PDF_AUX_INTEL_PT;
 	w->nr_rings = params->nr_rings;
 	w->argc = params->argc;
 	w->argv = params->argv;
@@ -392,7 +409,7 @@ static int write_tail(struct pdf_writer *w)
 	hdr.size = sizeof(hdr);
 	hdr.attr_size = PDF_ATTR_SIZE + sizeof(struct pdf_section);
 	hdr.attrs.offset = sizeof(hdr);
-	hdr.attrs.size = PDF_KIND_MAX * hdr.attr_size;
+	hdr.attrs.size = pdf_layout_nr_attrs(&w->lay) * hdr.attr_size;
 	hdr.data.offset = w->data_offset;
 	hdr.data.size = w->stats.bytes;
 
@@ -406,6 +423,46 @@ static int write_tail(struct pdf_writer *w)
 		err = pdf_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
 	if (!err && fsync(w->fd))
 		err = -errno;
+	return err;
+}
+
+int pdf_writer_code_ranges(const struct pdf_writer *w,
+			   struct pdf_code_range *r, unsigned max)
+{
+	if (!w || !w->ksyms || !w->ksyms_cached)
+		return 0;
+	return pdf_ksyms_code_ranges(w->ksyms, r, max);
+}
+
+/* "modules" first: perf uses a kcore only with it, so a kcore never
+ * stands alone half-checked. */
+int pdf_writer_add_kcore(struct pdf_writer *w, const struct pdf_kcore_seg *segs,
+			 uint32_t nr)
+{
+	char base[PATH_MAX], entry[PATH_MAX];
+	struct pdf_buf mods, image;
+	int err;
+
+	if (!w || !segs || !nr)
+		return PDF_ERR(pdfe_invalid);
+	if (!w->ksyms || !w->ksyms_cached)
+		return -ENOENT;
+	err = pdf_cache_entry(w->buildid_dir, w->stats.build_id,
+			      w->stats.build_id_len, entry, sizeof(entry), base,
+			      sizeof(base));
+	if (err)
+		return err;
+	pdf_buf_init(&mods);
+	pdf_buf_init(&image);
+	err = pdf_kcore_image(segs, nr, pdf_ksyms_stext(w->ksyms), &image);
+	if (!err)
+		err = pdf_ksyms_modules_text(w->ksyms, &mods);
+	if (!err)
+		err = pdf_cache_file_put(entry, "modules", mods.data, mods.len);
+	if (!err)
+		err = pdf_cache_file_put(entry, "kcore", image.data, image.len);
+	pdf_buf_fini(&mods);
+	pdf_buf_fini(&image);
 	return err;
 }
 
@@ -425,6 +482,8 @@ int pdf_writer_finish(struct pdf_writer *w)
 		pdf_writer_discard(w);
 		return err;
 	}
+	pdf_ksyms_free(w->ksyms);
+	free(w->buildid_dir);
 	free(w->out);
 	free(w->path);
 	free(w->tmp);
@@ -440,6 +499,8 @@ void pdf_writer_discard(struct pdf_writer *w)
 		close(w->fd);
 	if (w->tmp)
 		unlink(w->tmp);
+	pdf_ksyms_free(w->ksyms);
+	free(w->buildid_dir);
 	free(w->out);
 	free(w->path);
 	free(w->tmp);

@@ -5,7 +5,9 @@
  * whole <domain> document (name, vCPUs, metadata, the shmem device), or
  * the <region> element alone as virDomainGetMetadata returns it.  Whatever
  * parses is then checked, formatted and turned into region parameters, as
- * enable and the hook do.
+ * enable and the hook do; and ringside's QEMU plugin pair is looked for,
+ * put in, formatted, parsed again and taken out, as enable --trace pt and
+ * disable do.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,26 @@ static void use_cfg(struct dom_cfg *c)
 		return;
 	dom_cfg_params(c, &p);
 	dom_cfg_format(c, buf, sizeof(buf));
+}
+
+/* enable --trace pt, then disable, on whatever the document holds. */
+static void pt_args(struct dom_xml *x, const char *shm)
+{
+	struct dom_xml *y = NULL;
+	char *arg = NULL, *out = NULL;
+
+	dom_xml_tcg(x);
+	if (dom_xml_pt(x, shm, &arg) == 1)
+		free(arg);
+	if (dom_xml_pt_set(x, shm, "/p/ringside-qemu-pt.so,region=/dev/shm/x") < 0 ||
+	    dom_xml_format(x, &out) < 0)
+		return;
+	if (dom_xml_parse(&y, out, strlen(out)) == 0) {
+		dom_xml_pt_set(y, shm, NULL);
+		dom_xml_metadata_tidy(y);
+		dom_xml_free(y);
+	}
+	free(out);
 }
 
 static void whole_domain(const char *text, size_t len)
@@ -46,6 +68,7 @@ static void whole_domain(const char *text, size_t len)
 	    dom_shm_name(name, shm, sizeof(shm)) == 0 &&
 	    dom_xml_shmem(x, shm, &size, &dev) == 1)
 		free(dev);
+	pt_args(x, "ringside-web1");
 	dom_xml_free(x);
 }
 

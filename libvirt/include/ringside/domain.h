@@ -73,6 +73,7 @@ enum dom_error {
 	dome_libvirt,      /* a libvirt call failed (dom_errstr() says why) */
 	dome_no_libvirt,   /* the library was built without libvirt */
 	dome_internal,     /* a broken invariant of this library */
+	dome_not_tcg,      /* PT asked of a domain not run by QEMU's TCG */
 	dome_max
 };
 
@@ -194,5 +195,82 @@ int dom_xml_shmem(const struct dom_xml *x, const char *name, uint64_t *size,
 /* "4" + "M" -> bytes, libvirt's scaled units (@unit NULL or "" = bytes).
  * -dome_xml: not a number, an unknown unit, or more than 64 bits. */
 int dom_xml_scaled(const char *value, const char *unit, uint64_t *bytes);
+
+/* --- PT: ringside's QEMU TCG plugin on the domain's command line ---------
+ * `ringside enable --trace pt` adds two arguments through libvirt's QEMU
+ * passthrough, after any the operator has there:
+ *
+ *   <domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
+ *     <qemu:commandline>
+ *       <qemu:arg value='-plugin'/>
+ *       <qemu:arg value='/usr/lib/.../ringside-qemu-pt.so,region=/dev/shm/ringside-web1,filter=kernel'/>
+ *     </qemu:commandline>
+ *
+ * ringside's pair is a "-plugin" argument followed by one whose options
+ * include region=DOM_SHM_DIR/ringside-DOMAIN: no other plugin maps that
+ * file.  The namespace is found by its URI, never by its prefix.
+ */
+#define DOM_QEMU_XMLNS     "http://libvirt.org/schemas/domain/qemu/1.0"
+#define DOM_PT_PLUGIN_FILE "ringside-qemu-pt.so"
+/* AUX pages per ring when --trace pt is asked without --aux-pages: 1 MiB
+ * per vCPU, a few hundred thousand kernel branches of PT. */
+#define DOM_PT_AUX_PAGES_DEFAULT 256u
+/* Intel PT's PSB periods (2 KiB << PSBFreq, PSBFreq 0..15). */
+#define DOM_PT_PSB_MIN     2048ull
+#define DOM_PT_PSB_MAX     (2048ull << 15)
+#define DOM_PT_ARG_MAX     4200u      /* bytes of the plugin's argument */
+
+struct dom_pt {
+	const char *plugin;   /* absolute path of the plugin */
+	int all;              /* 0: filter=kernel (the default), 1: filter=all */
+	uint64_t psb;         /* bytes between PSB+; 0: the plugin's default */
+};
+
+/*
+ * Check @pt: an absolute plugin path without ',' (QEMU's option separator)
+ * of at most PATH_MAX bytes, a PSB period 0 or a power of two from
+ * DOM_PT_PSB_MIN to DOM_PT_PSB_MAX.  -dome_option with *@bad set.
+ */
+int dom_pt_check(const struct dom_pt *pt, const char **bad);
+
+/* The plugin's argument for the domain whose region file is @shm_name
+ * (dom_shm_name()): "PLUGIN,region=/dev/shm/SHM,filter=kernel[,psb=N]".
+ * Returns its length.  -dome_option (dom_pt_check), -dome_invalid (@len
+ * too small). */
+int dom_pt_arg(const struct dom_pt *pt, const char *shm_name, char *buf,
+	       size_t len);
+
+/* <domain type='...'> into @buf ("qemu", "kvm", ...).  -dome_xml. */
+int dom_xml_type(const struct dom_xml *x, char *buf, size_t len);
+
+/* 0 if the domain runs on QEMU's TCG (type 'qemu'), where the plugin sees
+ * the guest's code.  -dome_not_tcg (kvm, xen, ...), -dome_xml. */
+int dom_xml_tcg(const struct dom_xml *x);
+
+/*
+ * ringside's plugin argument (the one after "-plugin") for region file
+ * @shm_name: 1 found (its value malloc'ed into *@arg when not NULL), 0
+ * none.  -ENOMEM.
+ */
+int dom_xml_pt(const struct dom_xml *x, const char *shm_name, char **arg);
+
+/*
+ * Take every ringside pair for @shm_name out of the document's
+ * <qemu:commandline> elements, leaving every other argument, environment
+ * variable and element as it was (a <qemu:commandline> left empty goes, as
+ * libvirt drops it); then, with @arg, append "-plugin" and @arg to the
+ * first <qemu:commandline> (one is made, and the namespace declared on
+ * <domain>, when there is none).  Returns the pairs taken out.
+ * -dome_xml (no <domain>), -ENOMEM.
+ */
+int dom_xml_pt_set(struct dom_xml *x, const char *shm_name, const char *arg);
+
+/* Take out a <metadata> element with nothing but blanks in it (what
+ * removing ringside's metadata leaves in a domain libvirt parsed from
+ * text).  Returns the elements taken out. */
+int dom_xml_metadata_tidy(struct dom_xml *x);
+
+/* The document as text, malloc'ed, for virDomainDefineXML.  -ENOMEM. */
+int dom_xml_format(const struct dom_xml *x, char **text);
 
 #endif /* RINGSIDE_DOMAIN_H */

@@ -39,6 +39,14 @@ int dom_virt_persistent(struct dom_virt *d);
 /* The domain XML (persistent with @inactive, else live), malloc'ed. */
 int dom_virt_xml(struct dom_virt *d, int inactive, char **xml);
 
+/* The persistent XML with its secrets, malloc'ed: the text to edit and
+ * give back to dom_virt_define().  Needs a read-write connection. */
+int dom_virt_xml_define(struct dom_virt *d, char **xml);
+
+/* Define the domain anew from @xml (its persistent configuration; a
+ * running domain keeps its own until it restarts). */
+int dom_virt_define(struct dom_virt *d, const char *xml);
+
 /* ringside's metadata element, malloc'ed (persistent with @inactive).
  * -dome_not_enabled. */
 int dom_virt_meta_get(struct dom_virt *d, int inactive, char **xml);
@@ -103,6 +111,10 @@ int dom_region_path(const char *name, char *path, size_t len);
  */
 int dom_region_layout(const char *name, char *path, size_t len,
 		      struct rs_region_params *params);
+
+/* ringside's QEMU plugin argument on running domain @name's command line
+ * (the live XML): 1 (malloc'ed into *@arg), 0 none. */
+int dom_region_pt(const char *name, char **arg);
 
 /*
  * Pause running domain @name's vCPUs for a stable snapshot: *@paused is 1

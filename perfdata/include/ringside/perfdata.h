@@ -384,6 +384,59 @@ int pdf_ksyms_cache_dir(char *dst, size_t size);
 int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
 			const uint8_t *id, size_t id_len, const char *dir);
 
+/* Guest code perf reads to decode Intel PT of the kernel: [start, end). */
+struct pdf_code_range {
+	uint64_t start, end;
+};
+
+/*
+ * Where perf looks for the instructions of a kernel PT trace, by address:
+ * the kernel's functions in clusters (from a function's page to two pages
+ * on, joined while less than 1 MiB apart: its text, init text and exit
+ * text each one range, the data between them none; within its map), then
+ * each module's map.  perf drops the symbols outside these, so they hold
+ * every function.  Fills up to @max of @r (sorted only when all fit);
+ * returns how many there are.  PDF_ERR(pdfe_invalid).
+ */
+int pdf_ksyms_code_ranges(const struct pdf_ksyms *k,
+			  struct pdf_code_range *r, unsigned max);
+
+/* ---- the guest kernel's code, for perf's PT decoder (pdf_kcore.c) ---------
+ * perf 6.1 reads kernel instructions from a "kcore" file beside the
+ * kallsyms of the kernel's build-id cache entry (dso__load_kcore(),
+ * symbol.c): an ELF core file whose executable PT_LOAD segments sit at
+ * their kernel addresses, checked against a "modules" file there
+ * (docs/perfdata.md, "Guest kernel code").
+ */
+#define PDF_KCORE_MAX_SEGS  (PDF_KSYMS_MAX_MODULES + 1u)
+#define PDF_KCORE_MAX_BYTES (512ull << 20)
+
+struct pdf_kcore_seg {
+	uint64_t addr;            /* kernel virtual address, >= PDF_KSYMS_MIN_ADDR */
+	uint64_t len;
+	const void *data;
+};
+
+/*
+ * The ELF image of @nr segments (sorted, none overlapping, in the kernel
+ * half, @len > 0, PDF_KCORE_MAX_BYTES at most in all) into @out; the
+ * program header of the segment holding address @last (the kernel's
+ * _stext: perf 6.1 must meet it first, and takes them in reverse) comes
+ * last.  PDF_ERR(pdfe_invalid), -ENOMEM.
+ */
+int pdf_kcore_image(const struct pdf_kcore_seg *segs, uint32_t nr,
+		    uint64_t last, struct pdf_buf *out);
+
+/*
+ * The PT_LOAD segments of a kcore image (@len bytes at @image, which the
+ * segments' data then point into): 64-bit little-endian ELF, each segment
+ * inside the image and in the kernel half; when all fit in @max, sorted by
+ * address and refused if any overlap (what pdf_kcore_image writes, and
+ * /proc/kcore's form).  Returns how many there are.  PDF_ERR(pdfe_format).
+ */
+int pdf_kcore_parse(const uint8_t *image, uint64_t len,
+		    struct pdf_kcore_seg *segs, uint32_t max);
+
 
 /* ---- writing a file of ring records (pdf_writer_*) ------------------------ */
 
@@ -479,6 +532,28 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 int pdf_writer_add_aux(struct pdf_writer *w, uint32_t ring, uint64_t offset,
 		       const void *data, uint64_t len);
 
+/*
+ * The guest code ranges of the writer's kernel symbols
+ * (pdf_ksyms_code_ranges()), for the caller to read from the guest and
+ * give to pdf_writer_add_kcore().  Returns how many (0: no symbols, or
+ * they were refused).
+ */
+int pdf_writer_code_ranges(const struct pdf_writer *w,
+			   struct pdf_code_range *r, unsigned max);
+
+/*
+ * The guest kernel's code bytes (@nr segments, as pdf_kcore_image takes
+ * them, normally within pdf_writer_code_ranges()), put beside the
+ * kallsyms of the file's build-id cache entry as "kcore" and "modules",
+ * so that `perf script --itrace` decodes the kernel's PT.  Like the
+ * symbols, never replaces what the entry holds.  0 (there now, or there
+ * already with the same bytes); 1 (the entry had other code: kept);
+ * -ENOENT (the writer put no symbols in the cache), -errno,
+ * PDF_ERR(pdfe_invalid).  The file itself does not depend on it.
+ */
+int pdf_writer_add_kcore(struct pdf_writer *w, const struct pdf_kcore_seg *segs,
+			 uint32_t nr);
+
 const struct pdf_writer_stats *pdf_writer_stats(const struct pdf_writer *w);
 
 /* The temporary path being written (for messages). */
@@ -534,6 +609,8 @@ struct pdf_info {
 	uint32_t clockid;             /* its clockid */
 	struct pdf_host_facts host;   /* ringside's host feature (kind NONE
 				       * when absent or malformed) */
+	uint8_t build_id[PDF_BUILD_ID_SIZE]; /* HEADER_BUILD_ID's kernel entry */
+	uint32_t build_id_len;        /* 0: none */
 };
 
 /* One ring record of the file; @rec is valid until the next call. */
@@ -565,6 +642,20 @@ uint64_t pdf_reader_skipped(const struct pdf_reader *r);
 /* AUX bytes met so far: the payloads of the AUXTRACE records, which the
  * reader steps over (padding included). */
 uint64_t pdf_reader_aux_bytes(const struct pdf_reader *r);
+
+/* One AUXTRACE record's bytes: ring @ring's AUX stream from @offset,
+ * @len bytes (padded to 8 with zeros, PT's PAD packets).  Non-zero stops
+ * the walk with that value. */
+typedef int (*pdf_aux_fn)(void *arg, uint32_t ring, uint64_t offset,
+			  const uint8_t *data, uint64_t len);
+
+/*
+ * Every AUXTRACE record of the data section, in file order, to @fn; a
+ * walk of its own (pdf_reader_next's position stays).  Returns the
+ * records given, or @fn's value, -ENOMEM, PDF_ERR(pdfe_format |
+ * pdfe_truncated).  A payload is read whole: PDF_KCORE_MAX_BYTES at most.
+ */
+int pdf_reader_aux(struct pdf_reader *r, pdf_aux_fn fn, void *arg);
 
 /* Accepts NULL. */
 void pdf_reader_close(struct pdf_reader *r);
