@@ -81,6 +81,10 @@ note "Ctrl-C ends run with a complete file"
 	>"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
 BG_PIDS="$BG_PIDS $pid"
+# Only once run catches SIGINT (it creates FILE.tmp after installing its
+# handler): a background job of a script starts with SIGINT ignored, and
+# nested, run can take longer than any fixed sleep to get there.
+wait_for "$WORK/int.data.tmp" 60
 sleep 1.5
 kill -INT "$pid"
 wait "$pid" || { cat "$WORK/int.err" >&2; fail "run after SIGINT exited $?"; }
