@@ -61,6 +61,11 @@ static void *vcpu_main(void *arg)
 
 	while (!atomic_load(v->go))
 		host_cpu_relax();
+	/* 2: the setup failed, and nobody would drain. */
+	if (atomic_load(v->go) == 2) {
+		atomic_fetch_add(v->done, 1);
+		return NULL;
+	}
 	/* The guest's span is first_tsc (the agent's entry) to last_tsc (its
 	 * end): here the same, from the region's open to the flush. */
 	t0 = host_now_ns();
@@ -194,7 +199,7 @@ int e2e_host(const struct e2e_cfg *cfg, struct e2e_result *res)
 out:
 	pthread_attr_destroy(&attr);
 	if (!ok)
-		atomic_store(&go, 1);
+		atomic_store(&go, 2);
 	for (uint32_t i = 0; i < started; i++)
 		pthread_join(v[i].th, NULL);
 	if (ok) {

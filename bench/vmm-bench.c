@@ -15,8 +15,8 @@
  *   vmm_e2e_guest   the payload in the VMM
  *   vmm_e2e         both rates and the ratio guest / host
  *   end             load average, failures
- * Exit status: 0; 1 when a run failed or its accounting did not hold;
- * 2 bad usage.
+ * Exit status: 0; 1 when a run failed, its accounting did not hold, or
+ * the guest half could not run (no /dev/kvm); 2 bad usage.
  */
 #include "e2e.h"
 
