@@ -121,6 +121,14 @@ static int all_stopped(void *arg)
 	return rs_vmm_wait(arg, 0) == 0;
 }
 
+/* The vCPUs stop before the recorder's last pass: a guest that finished
+ * its records after that pass would be counted done with records that
+ * were neither delivered nor lost. */
+static void stop_vcpus(void *arg)
+{
+	rs_vmm_stop(arg);
+}
+
 static int record(const struct run_opts *o, struct run_state *st)
 {
 	struct recorder *r = malloc(sizeof(*r));
@@ -137,6 +145,7 @@ static int record(const struct run_opts *o, struct run_state *st)
 	r->interval_ms = DOORBELL_INTERVAL_MS;
 	r->finished = all_stopped;
 	r->finished_arg = st->vm;
+	r->stopping = stop_vcpus;
 	for (uint32_t i = 0; i < rs_vmm_nr_rings(st->vm); i++)
 		recorder_add_wake(r, rs_vmm_doorbell_fd(st->vm, i), (int)i, 0);
 	return recorder_run(r, rs_vmm_region(st->vm));

@@ -155,6 +155,9 @@ static int loop(struct recorder *r, const struct rs_region *region,
 			r->end = RECORDER_END_DURATION;
 		else if (gone)
 			r->end = RECORDER_END_FINISHED;
+		if (r->stopping && (r->end == RECORDER_END_SIGNAL ||
+				    r->end == RECORDER_END_DURATION))
+			r->stopping(r->finished_arg);
 		err = drain_pass(&r->drain, e);
 		r->passes++;
 		/* drain_pass returns how many records it took: >= 0 is fine */

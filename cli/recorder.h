@@ -37,6 +37,10 @@ struct recorder {
 	int quiet;                 /* no progress line */
 	int (*finished)(void *arg);/* 1 once no record can come any more */
 	void *finished_arg;
+	/* NULL, or called with finished_arg once a signal or --duration
+	 * ends the recording, before the last pass: a producer it stops
+	 * there writes nothing that pass could miss */
+	void (*stopping)(void *arg);
 	struct gsyms *syms;        /* the guest kernel's symbols, or NULL;
 				    * read again while the guest has not
 				    * published them */

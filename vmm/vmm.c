@@ -23,6 +23,9 @@ void rs_vmm_params_init(struct rs_vmm_params *p)
 	p->boot.sample_every = 8;
 	p->boot.aux_every = 16;
 	p->boot.aux_bytes = 256;
+	/* data_head per 16 KiB rather than per record (the agent lowers it
+	 * to half a smaller data area): docs/benchmarks.md, vmm-bench. */
+	p->boot.data_batch = 16384;
 }
 
 static int check_params(struct rs_vmm *vm, const struct rs_vmm_params *p)

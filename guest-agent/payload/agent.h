@@ -29,6 +29,7 @@ struct agent {
 	struct rs_producer prod;
 	struct rs_ring ring;      /* this vCPU's ring (wait_space) */
 	uint64_t tail_seen;       /* data_tail as wait_space last read it */
+	uint32_t batch;           /* data_head published per this many bytes */
 	_Alignas(8) uint8_t rec[4096];
 };
 

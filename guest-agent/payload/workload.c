@@ -21,11 +21,15 @@ static void ring_doorbell(struct agent *a)
  * Tests only (boot->wait_space): before a record of @size goes in, spin
  * until the host has freed room for it and for a LOST record in front of
  * it, so that a test can ask for "nothing lost" whatever the guest's speed
- * relative to the host.  The shared tail counts only when the last one
- * seen shows no room; it is a hint (reserve re-reads it with acquire before
- * it reuses space).  Bounded: after WAIT_SPINS reads the record is tried
- * anyway, and dropped and counted if there is still no room.  A real agent
- * never waits for the host: it drops and counts.
+ * relative to the host.  Room is measured from the producer's own head:
+ * with a batch, data_head lags it, and the record also needs the header
+ * slot after it kept clear.  Before spinning the head is published, or the
+ * host could not see the records it has to drain to make room.  The shared
+ * tail counts only when the last one seen shows no room; it is a hint
+ * (reserve re-reads it with acquire before it reuses space).  Bounded:
+ * after WAIT_SPINS reads the record is tried anyway, and dropped and
+ * counted if there is still no room.  A real agent never waits for the
+ * host: it drops and counts.
  */
 #define WAIT_SPINS (1ull << 32)
 
@@ -36,11 +40,14 @@ static void wait_space(struct agent *a, uint32_t size)
 
 	if (!a->boot->wait_space || a->ring.data_mode != RS_MODE_NORMAL)
 		return;
-	rs_ring_state_read(&a->ring, &st);
-	head = st.data_head;
+	if (a->batch)
+		need += sizeof(uint64_t);
+	head = rs_producer_head(&a->prod);
 	if (head - a->tail_seen + need <= a->ring.data_size)
 		return;
 	a->rep->space_waits++;
+	if (rs_producer_flush(&a->prod) > 0)
+		ring_doorbell(a);
 	for (uint64_t spins = 0; spins < WAIT_SPINS; spins++) {
 		rs_ring_state_read(&a->ring, &st);
 		a->tail_seen = st.data_tail;
@@ -163,11 +170,44 @@ static int flush_lost(struct agent *a)
 	int ret;
 
 	rs_shared_store32(&a->rep->phase, RS_PHASE_FLUSHING);
+	/* The end of the burst: records of an unfinished batch become
+	 * visible now (a LOST record below publishes too, but there may be
+	 * none). */
+	ret = rs_producer_flush(&a->prod);
+	if (ret < 0)
+		return ret;
+	if (ret > 0)
+		ring_doorbell(a);
 	while ((ret = rs_producer_flush_lost(&a->prod)) == -rse_no_space)
 		cpu_relax();
 	if (ret == 2)
 		ring_doorbell(a);
 	return ret < 0 ? ret : 0;
+}
+
+/*
+ * data_head is published per boot->data_batch bytes rather than per record:
+ * the host's side of the line that holds it then moves once per batch.
+ * Above half the data area (the library's limit) the batch is lowered to
+ * that.  A ring full at its head cannot start one (the header slot there
+ * is the oldest record's); it then publishes per record, which is always
+ * correct.  Overwrite rings publish their newest record every time.
+ */
+static int start_batch(struct agent *a)
+{
+	uint64_t bytes = a->boot->data_batch;
+	int ret;
+
+	if (!bytes || a->ring.data_mode != RS_MODE_NORMAL)
+		return 0;
+	if (bytes > a->ring.data_size / 2)
+		bytes = a->ring.data_size / 2;
+	ret = rs_producer_set_batch(&a->prod, (uint32_t)bytes);
+	if (ret == -rse_no_space)
+		return 0;
+	if (ret == 0)
+		a->batch = (uint32_t)bytes;
+	return ret;
 }
 
 int agent_workload(struct agent *a)
@@ -180,6 +220,9 @@ int agent_workload(struct agent *a)
 	int samples = (a->mask & RS_TRACE_SAMPLES) && b->sample_every;
 	int ret;
 
+	ret = start_batch(a);
+	if (ret)
+		return ret;
 	for (uint64_t seq = 0; seq < b->records; seq++) {
 		ret = emit_seq(a, seq);
 		if (!ret && samples && seq % b->sample_every == 0)

@@ -55,11 +55,10 @@ void rs_consumer_fini(struct rs_consumer *c)
 		rs_memset(&c->ring, 0, sizeof(c->ring));
 }
 
-/* Account for a record the consumer delivers. */
+/* Account for a LOST or AUX record the consumer delivers (drain counts
+ * records and bytes of every type itself). */
 static void record_stats(struct rs_cons_stats *s, const struct rs_perf_header *rec)
 {
-	s->records++;
-	s->bytes += rec->size;
 	if (rec->type == RS_PERF_RECORD_LOST) {
 		const struct rs_perf_lost *l = (const struct rs_perf_lost *)rec;
 
@@ -78,9 +77,33 @@ static void record_stats(struct rs_cons_stats *s, const struct rs_perf_header *r
 	}
 }
 
+/*
+ * Copy a record of @len bytes (a multiple of 8) out of the ring, where it
+ * does not wrap.  Most records are at most 64 bytes: two fixed-size moves
+ * that may overlap, which the compiler inlines, cost less than a call to
+ * memcpy for a size it cannot know.
+ */
+static inline void copy_record(void *dst, const uint8_t *src, uint64_t len)
+{
+	uint8_t *d = dst;
+
+	if (len <= 16) {
+		rs_memcpy(d, src, 8);
+		rs_memcpy(d + len - 8, src + len - 8, 8);
+	} else if (len <= 32) {
+		rs_memcpy(d, src, 16);
+		rs_memcpy(d + len - 16, src + len - 16, 16);
+	} else if (len <= 64) {
+		rs_memcpy(d, src, 32);
+		rs_memcpy(d + len - 32, src + len - 32, 32);
+	} else {
+		rs_memcpy(d, src, len);
+	}
+}
+
 int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 {
-	uint64_t size, head, pos, left, off;
+	uint64_t size, head, pos, left, off, records = 0, bytes = 0;
 	struct rs_perf_header hdr, *rec;
 	const uint8_t *data;
 	int n = 0, ret = 0;
@@ -125,7 +148,7 @@ int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 		    hdr.size > left)
 			goto corrupt;
 		if (off <= size - hdr.size)
-			rs_memcpy(rec, data + off, hdr.size);
+			copy_record(rec, data + off, hdr.size);
 		else
 			rs_copy_from_ring(rec, data, size, pos, hdr.size);
 		/* The header we checked, not a second read of it. */
@@ -140,7 +163,13 @@ int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 		ret = fn(rec, arg);
 		if (ret < 0)
 			break;
-		record_stats(&c->stats, rec);
+		/* Counted here, stored once at the end: the callback is
+		 * opaque, and fields of *c would be stored around each call. */
+		records++;
+		bytes += hdr.size;
+		if (hdr.type == RS_PERF_RECORD_LOST ||
+		    hdr.type == RS_PERF_RECORD_AUX)
+			record_stats(&c->stats, rec);
 		pos += hdr.size;
 		n++;
 	}
@@ -151,6 +180,8 @@ corrupt:
 	c->stats.corrupt_bytes += head - pos;
 	pos = head;
 publish:
+	c->stats.records += records;
+	c->stats.bytes += bytes;
 	c->tail = pos;
 	rs_publish_tail(c->ring.ctrl, pos);
 	return ret < 0 ? ret : n;

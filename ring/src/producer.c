@@ -432,3 +432,8 @@ uint64_t rs_producer_lost(const struct rs_producer *p)
 {
 	return p ? rs_local_read(&p->lost_total) : 0;
 }
+
+uint64_t rs_producer_head(const struct rs_producer *p)
+{
+	return p ? rs_local_read(&p->head) : 0;
+}

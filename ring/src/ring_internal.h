@@ -21,13 +21,33 @@ void rs_copy_from_ring(void *dst, const uint8_t *ring, uint64_t size,
 void rs_copy_to_ring(uint8_t *ring, uint64_t size, uint64_t pos,
 		     const void *src, uint64_t len);
 
-/* Smallest valid size of a record of @type (8 for types it does not know). */
-uint32_t rs_record_min_size(uint32_t type);
 
 /* The library's memcpy/memset: builtins, which a freestanding build
  * resolves to the embedder's memcpy/memset. */
 #define rs_memcpy(d, s, n) __builtin_memcpy((d), (s), (n))
 #define rs_memset(d, c, n) __builtin_memset((d), (c), (n))
+
+/* Smallest valid size of a record of @type (8 for types it does not know).
+ * Inline: the consumer asks for every record. */
+static inline uint32_t rs_record_min_size(uint32_t type)
+{
+	switch (type) {
+	case RS_PERF_RECORD_LOST:
+		return sizeof(struct rs_perf_lost);
+	case RS_PERF_RECORD_AUX:
+		return sizeof(struct rs_perf_aux);
+	case RS_PERF_RECORD_ITRACE_START:
+		return sizeof(struct rs_perf_itrace_start);
+	case RS_PERF_RECORD_LOST_SAMPLES:
+		return sizeof(struct rs_perf_lost_samples);
+	case RS_RECORD_SEQ:
+		return sizeof(struct rs_rec_seq);
+	case RS_RECORD_MARKER:
+		return sizeof(struct rs_rec_marker);
+	default:
+		return sizeof(struct rs_perf_header);
+	}
+}
 
 /*
  * Prefetch for ownership (x86's PREFETCHW): a line the consumer on the

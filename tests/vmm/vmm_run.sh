@@ -81,8 +81,9 @@ note "Ctrl-C ends run with a complete file"
 	>"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
 BG_PIDS="$BG_PIDS $pid"
-# run catches SIGINT before it boots the VM; its output file exists only
-# after that.  A signal sent sooner would kill it, however slow the host.
+# Only once run catches SIGINT (it creates FILE.tmp after installing its
+# handler): a background job of a script starts with SIGINT ignored, and
+# nested, run can take longer than any fixed sleep to get there.
 for _ in $(seq 6000); do
 	[ -e "$WORK/int.data.tmp" ] && break
 	kill -0 "$pid" 2>/dev/null || break

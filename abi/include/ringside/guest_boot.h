@@ -79,7 +79,12 @@ struct rs_boot_info {
 	uint32_t wait_enabled;    /* spin until config.enabled (else fail) */
 	uint32_t wait_space;      /* tests only: before each record, spin until
 				   * the host freed room for it (bounded) */
-	uint64_t reserved[4];
+	uint32_t data_batch;      /* bytes per data_head publication
+				   * (rs_producer_set_batch), at most half the
+				   * data area: the agent lowers a larger one
+				   * to that; 0: at every record */
+	uint32_t reserved0;
+	uint64_t reserved[3];
 };
 _Static_assert(sizeof(struct rs_boot_info) == 112, "rs_boot_info layout");
 

@@ -566,6 +566,12 @@ int rs_producer_flush_lost(struct rs_producer *p);
 /* Records dropped so far, total. */
 uint64_t rs_producer_lost(const struct rs_producer *p);
 
+/* Where the next record goes: data_head once published.  With a batch the
+ * published data_head lags it by up to the batch; a producer that waits
+ * for room measures it from here (and flushes first, so that the consumer
+ * can see what it must free). */
+uint64_t rs_producer_head(const struct rs_producer *p);
+
 /*
  * Normal mode: publish data_head only when @bytes or more are unpublished
  * (0, the default: at every commit), when the doorbell is due, when a

@@ -60,7 +60,8 @@ struct rs_vmm_params {
 	void *log_arg;
 };
 
-/* Fill @p with the defaults (1 vCPU, 1 data page, steady 1000 records). */
+/* Fill @p with the defaults (1 vCPU, 1 data page, steady 1000 records,
+ * data_head published per 16 KiB: boot.data_batch). */
 void rs_vmm_params_init(struct rs_vmm_params *p);
 
 /*
