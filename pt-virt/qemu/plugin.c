@@ -83,6 +83,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		return;
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_exec, QEMU_PLUGIN_CB_NO_REGS,
 					     t);
+	if (t->inside)
+		qemu_plugin_register_vcpu_tb_exec_inline(tb,
+			QEMU_PLUGIN_INLINE_ADD_U64, &q.insns, n);
 	if (!q.o.truth || !t->inside)
 		return;
 	qpt_truth_code(&q, t, this_vcpu);
@@ -122,7 +125,8 @@ static void summary(void)
 	}
 	fprintf(stderr, "ringside-qemu-pt: total: %" PRIu64 " packets, %" PRIu64
 		" bytes, %" PRIu64 " lost, %" PRIu64 " events; %" PRIu64
-		" blocks translated\n", tot[0], tot[1], tot[2], tot[3], q.ntb);
+		" blocks translated, ~%" PRIu64 " traced instructions\n",
+		tot[0], tot[1], tot[2], tot[3], q.ntb, q.insns);
 }
 
 static void on_exit_cb(qemu_plugin_id_t id, void *udata)

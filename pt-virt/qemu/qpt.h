@@ -107,6 +107,9 @@ struct qpt {
 	pthread_mutex_t tb_lock;
 	struct qpt_tb **buckets;
 	uint64_t ntb;
+	/* Traced instructions executed, by inline adds per block: exact with
+	 * one vCPU, approximate with more (7.2's inline ops are not atomic). */
+	uint64_t insns;
 	/* Truth: code bytes as translated, in order. */
 	pthread_mutex_t truth_lock;
 	int truth_fd;
