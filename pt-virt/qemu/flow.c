@@ -70,6 +70,13 @@ static bool reaches(const struct qpt_tb *t, uint64_t next)
 	}
 }
 
+/* Does the block end in a branch whose targets the block itself says? */
+static bool reaches_direct(const struct qpt_tb *t)
+{
+	return t->last.iclass == PV_INSN_OTHER || t->last.iclass == PV_INSN_JCC ||
+	       t->last.iclass == PV_INSN_JMP || t->last.iclass == PV_INSN_CALL;
+}
+
 /* Does an instruction of block @t start at @ip? */
 static bool insn_of(const struct qpt_tb *t, uint64_t ip)
 {
@@ -91,6 +98,54 @@ static bool resume_point(const struct qpt_tb *t, uint64_t ip)
 	return reaches(t, ip) || insn_of(t, ip);
 }
 
+
+/* Entry points: where events and entries into the filter (user to
+ * kernel) went.  Nothing but an event or INT n enters them. */
+static void handler_add(struct qpt_vcpu *v, uint64_t ip)
+{
+	for (uint32_t i = 0, h = (uint32_t)(ip >> 4); i < QPT_HANDLERS; i++) {
+		uint64_t *e = &v->handlers[(h + i) % QPT_HANDLERS];
+
+		if (*e == ip)
+			return;
+		if (!*e) {
+			*e = ip;
+			return;
+		}
+	}
+}
+
+static bool handler_is(const struct qpt_vcpu *v, uint64_t ip)
+{
+	for (uint32_t i = 0, h = (uint32_t)(ip >> 4); i < QPT_HANDLERS; i++) {
+		uint64_t e = v->handlers[(h + i) % QPT_HANDLERS];
+
+		if (e == ip)
+			return true;
+		if (!e)
+			return false;
+	}
+	return false;
+}
+
+/* Can the block's last instruction have gone to @b?  An indirect branch,
+ * RET or far transfer can go anywhere, but not to an entry point (INT n
+ * and INT3 excepted): there an exception stopped the block part-way, or
+ * an interrupt came right after it. */
+static bool branched(const struct qpt_vcpu *v, const struct qpt_tb *p,
+		     const struct qpt_tb *b)
+{
+	switch (p->last.iclass) {
+	case PV_INSN_JMP_IND:
+	case PV_INSN_CALL_IND:
+	case PV_INSN_RET:
+		return !handler_is(v, b->start);
+	case PV_INSN_FAR:
+		return p->last.vector >= 0 || !handler_is(v, b->start);
+	default:
+		return reaches(p, b->start);
+	}
+}
 
 static void hold(struct qpt_vcpu *v, const struct qpt_tb *b, uint64_t mark)
 {
@@ -120,7 +175,8 @@ static void resolve(struct qpt_vcpu *v, uint64_t r)
 	v->nhold = v->hold_cap = 0;
 	/* Both when a loop's block branches to its own start: the
 	 * interrupt after the branch is taken to be the likelier. */
-	if (reaches(at, r) && !(at->rep && r == at->last.ip)) {
+	if (reaches(at, r) && !(at->rep && r == at->last.ip) &&
+	    !(!reaches_direct(at) && insn_of(at, r))) {
 		check(v, pv_gen_insn(v->gen, &at->last, r, qpt_tsc()));
 		resync(v, r);
 	} else {
@@ -159,6 +215,8 @@ static void step(struct qpt_vcpu *v, const struct qpt_tb *b, uint64_t mark)
 			return;
 		v->en = true;
 		v->enables++;
+		if (p)
+			handler_add(v, b->start);
 		if (!v->started) {
 			v->started = true;
 			check(v, pv_gen_enable(v->gen, b->start, qpt_tsc()));
@@ -169,7 +227,7 @@ static void step(struct qpt_vcpu *v, const struct qpt_tb *b, uint64_t mark)
 		return;
 	}
 	/* PacketEn: p is inside the filter. */
-	if (reaches(p, b->start) && !p->bad) {
+	if (branched(v, p, b) && !p->bad) {
 		if (b->inside) {
 			check(v, pv_gen_insn(v->gen, &p->last, b->start, qpt_tsc()));
 		} else {
@@ -189,10 +247,12 @@ static void step(struct qpt_vcpu *v, const struct qpt_tb *b, uint64_t mark)
 		return;
 	}
 	v->events++;
+	handler_add(v, b->start);
 	v->pending = true;
 	v->ev_at = p;
 	v->ev_to = b;
 	v->ev_mark = mark;
+	v->depth = 0;
 	v->hold_prev = b;
 }
 
@@ -208,11 +268,19 @@ void qpt_flow_block(struct qpt_vcpu *v, const struct qpt_tb *b, uint64_t mark)
 	}
 	p = v->hold_prev;
 	v->hold_prev = b;
-	if (p->inside && p->last.iclass == PV_INSN_FAR &&
-	    resume_point(v->ev_at, b->start)) {
-		resolve(v, b->start);
-		qpt_flow_block(v, b, mark);
-		return;
+	/* Nested events raise the depth, returns lower it; the return at
+	 * depth 0 that lands on a resume point resolves the event.  (After
+	 * an indirect branch any address can be its target.) */
+	if (p->inside && p->last.iclass == PV_INSN_FAR && p->last.vector < 0) {
+		if (!v->depth && resume_point(v->ev_at, b->start)) {
+			resolve(v, b->start);
+			qpt_flow_block(v, b, mark);
+			return;
+		}
+		if (v->depth)
+			v->depth--;
+	} else if (handler_is(v, b->start)) {
+		v->depth++;
 	}
 	hold(v, b, mark);
 	if (v->nhold >= QPT_HOLD_MAX) {

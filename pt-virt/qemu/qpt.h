@@ -28,6 +28,9 @@
  * this the event is resolved by a guess, counted. */
 #define QPT_HOLD_MAX (1u << 16)
 
+/* Entry points remembered per vCPU (open addressing). */
+#define QPT_HANDLERS 256
+
 struct qpt_opts {
 	const char *region;
 	const char *truth;
@@ -72,9 +75,12 @@ struct qpt_vcpu {
 	const struct qpt_tb *ev_at;      /* the block it interrupted */
 	const struct qpt_tb *ev_to;      /* the handler's first block */
 	uint64_t ev_mark;                /* ntruth when the handler began */
+	uint32_t depth;                  /* nested events while held */
 	const struct qpt_tb *hold_prev;  /* the last block held */
 	struct qpt_held *hold;
 	uint32_t nhold, hold_cap;
+	/* Handler entry points seen (event targets, filter entries). */
+	uint64_t handlers[QPT_HANDLERS];
 	/* Output. */
 	struct rs_producer prod;
 	struct pv_msr msr;

@@ -10,8 +10,10 @@
  *       truth's instructions one for one.  Normal mode decodes from the
  *       start against the truth's first instructions, reading each block's
  *       code as it was translated by then (the kernel patches its text
- *       while it boots); snapshot mode decodes from the last PSB against
- *       the truth's latest instructions and the code as it is at the end.
+ *       while it boots); snapshot mode decodes from the first PSB in the
+ *       buffer (with --last-psb: from the last one, and then whatever
+ *       follows it must agree, however little) against the truth's latest
+ *       instructions and the code as it is at the end.
  *       The decode is aligned with the truth where MATCH_RUN instructions
  *       agree, then every decoded instruction from there must be the
  *       truth's next one, skipping those the truth lists as faulted
@@ -223,6 +225,8 @@ struct item {
 static struct item *items;
 static uint64_t nitems, keep, seen;
 static int keep_last;           /* snapshot: the last `keep`, else the first */
+static uint64_t match_run = MATCH_RUN;  /* agreeing instructions to align */
+static int last_psb;            /* decode from the last PSB only */
 
 #define ENOUGH (-1000)          /* collect's "stop: the window is full" */
 
@@ -358,7 +362,7 @@ static int check(const char *region_path, const char *truth_path,
 		fprintf(stderr, "rs_snapshot_aux: %s\n", rs_errstr(-ret));
 		return 1;
 	}
-	dp.from_last_psb = snapshot;
+	dp.from_last_psb = last_psb;
 	dp.trace = buf;
 	dp.len = snap.len;
 	dp.code = (struct pv_mem){ code_ptr, NULL };
@@ -384,29 +388,40 @@ static int check(const char *region_path, const char *truth_path,
 		fprintf(stderr, "FAIL decode: %s\n", pv_errstr(-ret));
 		return 1;
 	}
+	/* From the last PSB: whatever follows it, all of it, must agree. */
+	if (last_psb)
+		match_run = ds.insns < MATCH_RUN ? ds.insns : MATCH_RUN;
+	if (!match_run) {
+		printf("FAIL nothing decoded\n");
+		return 1;
+	}
 	/* Align: the first decoded instruction where MATCH_RUN agree.  In
 	 * snapshot mode only the decode's start may be cut; in normal mode
 	 * the truth's start is (it keeps the last truth_max). */
+	/* A loop can make a wrong alignment agree for a while: the one that
+	 * agrees to the end wins; the longest failed one is reported. */
+	struct walk best = { .bad = 1 };
+	uint64_t best_i = 0;
+
 	for (uint64_t i = 0; i < nitems; i++) {
 		if (items[i].kind != PV_DEC_INSN || items[i].ip != truth[0])
 			continue;
-		struct walk w = walk(i, 0, MATCH_RUN);
+		struct walk w = walk(i, 0, match_run);
 
-		if (w.bad || w.insns < MATCH_RUN)
+		if (w.bad || w.insns < match_run)
 			continue;
 		w = walk(i, 0, UINT64_MAX);
+		if (w.bad && w.i < nitems) {
+			if (best.bad && w.insns >= best.insns) {
+				best = w;
+				best_i = i;
+			}
+			continue;
+		}
 		printf("aligned decoded item %" PRIu64 " with truth #%" PRIu64
 		       ": %" PRIu64 " instructions match, %" PRIu64
 		       " interrupts (%" PRIu64 " faulted instructions skipped)\n",
 		       i, truth_first, w.insns, w.interrupts, w.faults);
-		if (w.bad && w.i < nitems) {
-			printf("FAIL at decoded item %" PRIu64 " (kind %u ip %#"
-			       PRIx64 "), truth #%" PRIu64 " %#" PRIx64 "\n",
-			       w.i, items[w.i].kind, items[w.i].ip,
-			       truth_first + w.j, truth[w.j]);
-			context(w);
-			return 1;
-		}
 		if (w.insns < min || !w.interrupts) {
 			printf("FAIL window too small: %" PRIu64 " instructions "
 			       "(want %" PRIu64 "), %" PRIu64 " interrupts\n",
@@ -415,6 +430,16 @@ static int check(const char *region_path, const char *truth_path,
 		}
 		printf("PASS\n");
 		return 0;
+	}
+	if (best.insns) {
+		printf("FAIL: the best alignment, decoded item %" PRIu64
+		       " with truth #%" PRIu64 ", agrees for %" PRIu64
+		       " instructions, then decoded item %" PRIu64 " (kind %u ip %#"
+		       PRIx64 ") against truth #%" PRIu64 " %#" PRIx64 "\n",
+		       best_i, truth_first, best.insns, best.i, items[best.i].kind,
+		       items[best.i].ip, truth_first + best.j, truth[best.j]);
+		context(best);
+		return 1;
 	}
 	/* Snapshot: the truth's start may be older than the decode. */
 	for (uint64_t j = 1; j < ntruth && nitems; j++) {
@@ -426,13 +451,13 @@ static int check(const char *region_path, const char *truth_path,
 			continue;
 		struct walk w = walk(i, j, UINT64_MAX);
 
-		if (w.bad || w.insns < MATCH_RUN)
+		if (w.bad || w.insns < match_run)
 			continue;
 		printf("aligned the decode's start with truth #%" PRIu64 ": %"
 		       PRIu64 " instructions match to the decode's end, %" PRIu64
 		       " interrupts (%" PRIu64 " faulted instructions skipped)\n",
 		       truth_first + j, w.insns, w.interrupts, w.faults);
-		if (w.insns < min || !w.interrupts) {
+		if (!last_psb && (w.insns < min || !w.interrupts)) {
 			printf("FAIL window too small: %" PRIu64 " instructions "
 			       "(want %" PRIu64 "), %" PRIu64 " interrupts\n",
 			       w.insns, min, w.interrupts);
@@ -502,11 +527,15 @@ int main(int argc, char **argv)
 			      (uint32_t)atoi(argv[4]),
 			      strcmp(argv[5], "overwrite") ? RS_MODE_NORMAL :
 							     RS_MODE_OVERWRITE);
+	if (argc == 7 && !strcmp(argv[6], "--last-psb")) {
+		last_psb = 1;
+		argc--;
+	}
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "check"))
 		return check(argv[2], argv[3], (uint32_t)atoi(argv[4]),
 			     argc == 6 ? strtoull(argv[5], NULL, 0) : 100000);
 	fprintf(stderr, "usage: pt-qemu-check layout FILE RINGS AUX_PAGES "
 		"normal|overwrite\n       pt-qemu-check check FILE TRUTH VCPU "
-		"[MIN_INSNS]\n");
+		"[MIN_INSNS [--last-psb]]\n");
 	return 2;
 }
