@@ -63,7 +63,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	bool fresh;
 
 	(void)id;
-	if (!n || n > sizeof(lens))
+	/* Nothing to trace and no truth to keep: cost QEMU nothing. */
+	if (!q.tracing || !n || n > sizeof(lens))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
@@ -212,6 +213,7 @@ static void setup_vcpus(void)
 			continue;
 		}
 		v->gen = pv_gen_alloc(&gp);
+		q.tracing |= v->gen != NULL;
 	}
 	if (untraced)
 		fprintf(stderr, "ringside-qemu-pt: %u of %u vCPUs not traced\n",
@@ -242,6 +244,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return -1;
 	}
 	setup_vcpus();
+	q.tracing |= q.o.truth != NULL;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
 	return 0;

@@ -109,6 +109,7 @@ struct qpt {
 	uint64_t mem_size;
 	struct rs_region region;
 	bool region_ok;
+	bool tracing;              /* some vCPU has output, or truth= */
 	/* Translated blocks. */
 	pthread_mutex_t tb_lock;
 	struct qpt_tb **buckets;
