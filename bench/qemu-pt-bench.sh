@@ -18,10 +18,15 @@ BUILD=$1 RUNS=${2:-2}
 top=$(cd "$(dirname "$0")/.." && pwd)
 PLUGIN=$BUILD/pt-virt/qemu/ringside-qemu-pt.so
 CHECK=$BUILD/tests/pt-qemu/pt-qemu-check
-[ -f "$PLUGIN" ] && [ -x "$CHECK" ] || { echo "build $BUILD first (with the plugin)" >&2; exit 1; }
+if [ ! -f "$PLUGIN" ] || [ ! -x "$CHECK" ]; then
+	echo "build $BUILD first (with the plugin)" >&2
+	exit 1
+fi
 # shellcheck source=scripts/lib/libvirt-guest.sh
 . "$top/scripts/lib/libvirt-guest.sh"
+# shellcheck disable=SC2034  # LG_KERNEL, LG_BUSYBOX: read by lg_initramfs_pack
 LG_KERNEL=$(find /boot -maxdepth 1 -name 'vmlinuz-*' | sort -V | tail -n 1)
+# shellcheck disable=SC2034
 LG_BUSYBOX=$(command -v busybox)
 W=$(mktemp -d /tmp/rs-pt-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT

@@ -22,6 +22,7 @@
 # Each run also checks the plugin's summary on stderr.  Nothing depends on
 # timing: the guest powers itself off, however slowly it runs.
 # Exit 77 only when qemu-system-x86_64 is absent.
+# shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
 set -u
 
 PLUGIN=$1 CHECK=$2 GUEST_INIT=$3
@@ -34,7 +35,10 @@ command -v qemu-system-x86_64 >/dev/null || { echo "SKIP: no qemu-system-x86_64"
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/libvirt-guest.sh"
 LG_KERNEL=$(find /boot -maxdepth 1 -name 'vmlinuz-*' | sort -V | tail -n 1)
 LG_BUSYBOX=$(command -v busybox)
-[ -n "$LG_KERNEL" ] && [ -r "$LG_KERNEL" ] || { echo "FAIL no kernel in /boot (scripts/setup.sh)"; exit 1; }
+if [ -z "$LG_KERNEL" ] || [ ! -r "$LG_KERNEL" ]; then
+	echo "FAIL no kernel in /boot (scripts/setup.sh)"
+	exit 1
+fi
 [ -n "$LG_BUSYBOX" ] || { echo "FAIL no busybox (scripts/setup.sh)"; exit 1; }
 
 W=$(mktemp -d /tmp/rs-pt-qemu.XXXXXX)
