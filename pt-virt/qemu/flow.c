@@ -128,6 +128,28 @@ static bool handler_is(const struct qpt_vcpu *v, uint64_t ip)
 	return false;
 }
 
+/* Exception entries: handlers that returned into the middle of the block
+ * they interrupted (a fault, retried).  Interrupts never do that. */
+static void exc_add(struct qpt_vcpu *v, uint64_t ip)
+{
+	for (uint32_t i = 0; i < QPT_EXC_ENTRIES; i++) {
+		if (v->exc[i] == ip)
+			return;
+		if (!v->exc[i]) {
+			v->exc[i] = ip;
+			return;
+		}
+	}
+}
+
+static bool exc_is(const struct qpt_vcpu *v, uint64_t ip)
+{
+	for (uint32_t i = 0; i < QPT_EXC_ENTRIES && v->exc[i]; i++)
+		if (v->exc[i] == ip)
+			return true;
+	return false;
+}
+
 /* Can the block's last instruction have gone to @b?  An indirect branch,
  * RET or far transfer can go anywhere, but not to an entry point (INT n
  * and INT3 excepted): there an exception stopped the block part-way, or
@@ -173,14 +195,24 @@ static void resolve(struct qpt_vcpu *v, uint64_t r)
 	v->pending = false;
 	v->hold = NULL;
 	v->nhold = v->hold_cap = 0;
-	/* Both when a loop's block branches to its own start: the
-	 * interrupt after the branch is taken to be the likelier. */
-	if (reaches(at, r) && !(at->rep && r == at->last.ip) &&
-	    !(!reaches_direct(at) && insn_of(at, r))) {
+	if (exc_is(v, to->start) && at->last.iclass == PV_INSN_OTHER &&
+	    r == at->end && !at->rep) {
+		/* An exception handler (one that has returned into a block
+		 * before) came back after the block's last instruction: that
+		 * instruction faulted and its fixup skipped it. */
+		r = at->last.ip;
+		v->exceptions++;
+		if (v->ev_mark)
+			qpt_truth_fault(v, v->ev_mark - 1);
+	} else if (reaches(at, r) && !(at->rep && r == at->last.ip) &&
+		   !(!reaches_direct(at) && insn_of(at, r))) {
+		/* Both when a loop's block branches to its own start: the
+		 * interrupt after the branch is taken to be the likelier. */
 		check(v, pv_gen_insn(v->gen, &at->last, r, qpt_tsc()));
 		resync(v, r);
 	} else {
 		v->exceptions++;
+		exc_add(v, to->start);
 		/* The faulting instruction is the last one started before
 		 * the handler: in the truth, it started and did not retire. */
 		if (v->ev_mark)

@@ -30,6 +30,7 @@
 
 /* Entry points remembered per vCPU (open addressing). */
 #define QPT_HANDLERS 256
+#define QPT_EXC_ENTRIES 16
 
 struct qpt_opts {
 	const char *region;
@@ -81,6 +82,7 @@ struct qpt_vcpu {
 	uint32_t nhold, hold_cap;
 	/* Handler entry points seen (event targets, filter entries). */
 	uint64_t handlers[QPT_HANDLERS];
+	uint64_t exc[QPT_EXC_ENTRIES];   /* exception entries among them */
 	/* Output. */
 	struct rs_producer prod;
 	struct pv_msr msr;

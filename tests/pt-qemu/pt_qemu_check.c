@@ -275,7 +275,7 @@ static int linearize(void)
  * disagreement or after @limit instructions.  Returns instructions
  * matched; *@bad says whether it stopped on a disagreement. */
 struct walk {
-	uint64_t insns, interrupts, faults, i, j;
+	uint64_t insns, interrupts, faults, fixups, i, j;
 	int bad;
 };
 
@@ -288,6 +288,19 @@ static struct walk walk(uint64_t i, uint64_t j, uint64_t limit)
 
 		if (it->kind == PV_DEC_INTERRUPT) {
 			w.interrupts++;
+			continue;
+		}
+		/* A fault whose fixup resumed after it, at the block's next
+		 * instruction: the plugin cannot tell that from a retried
+		 * fault there (docs/pt-virt.md), so the decode shows it
+		 * retired, then the event.  Counted, not a disagreement. */
+		if (w.j < ntruth && is_fault(truth_first + w.j) &&
+		    truth[w.j] == it->ip && w.i + 1 < nitems &&
+		    items[w.i + 1].kind == PV_DEC_INTERRUPT &&
+		    items[w.i + 1].ip > it->ip && items[w.i + 1].ip <= it->ip + 15) {
+			w.fixups++;
+			w.insns++;
+			w.j++;
 			continue;
 		}
 		while (w.j < ntruth && is_fault(truth_first + w.j)) {
@@ -420,8 +433,9 @@ static int check(const char *region_path, const char *truth_path,
 		}
 		printf("aligned decoded item %" PRIu64 " with truth #%" PRIu64
 		       ": %" PRIu64 " instructions match, %" PRIu64
-		       " interrupts (%" PRIu64 " faulted instructions skipped)\n",
-		       i, truth_first, w.insns, w.interrupts, w.faults);
+		       " interrupts (%" PRIu64 " faulted instructions skipped, %"
+		       PRIu64 " shown retired before a fixup)\n",
+		       i, truth_first, w.insns, w.interrupts, w.faults, w.fixups);
 		if (w.insns < min || !w.interrupts) {
 			printf("FAIL window too small: %" PRIu64 " instructions "
 			       "(want %" PRIu64 "), %" PRIu64 " interrupts\n",
@@ -455,8 +469,9 @@ static int check(const char *region_path, const char *truth_path,
 			continue;
 		printf("aligned the decode's start with truth #%" PRIu64 ": %"
 		       PRIu64 " instructions match to the decode's end, %" PRIu64
-		       " interrupts (%" PRIu64 " faulted instructions skipped)\n",
-		       truth_first + j, w.insns, w.interrupts, w.faults);
+		       " interrupts (%" PRIu64 " faulted instructions skipped, %"
+		       PRIu64 " shown retired before a fixup)\n",
+		       truth_first + j, w.insns, w.interrupts, w.faults, w.fixups);
 		if (!last_psb && (w.insns < min || !w.interrupts)) {
 			printf("FAIL window too small: %" PRIu64 " instructions "
 			       "(want %" PRIu64 "), %" PRIu64 " interrupts\n",
