@@ -7,7 +7,10 @@
 #   ${RS_QEMU_PLUGIN_DIR:-/var/cache/ringside/qemu-plugin}/VERSION/qemu-plugin.h
 # and the path is printed on stdout.  Idempotent; run as root (apt).
 # Exit 0 with the path, 1 when it cannot be had (no network, no source).
+# --cached: only look in the cache (no apt, no network; what meson runs).
 set -euo pipefail
+cached=0
+[ "${1:-}" = --cached ] && cached=1
 
 pkg=qemu-system-x86
 bin=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
@@ -18,6 +21,7 @@ if [ -s "$dir/qemu-plugin.h" ]; then
 	echo "$dir/qemu-plugin.h"
 	exit 0
 fi
+[ $cached = 0 ] || exit 1
 
 # apt needs a deb-src line for the suites the binary came from
 list=/etc/apt/sources.list.d/ringside-deb-src.sources

@@ -16,6 +16,8 @@ packages=(
 	libipt-dev libzydis-dev
 	# Linux guests under QEMU and libvirt (e2e suite), domain XML parsing
 	qemu-system-x86 linux-image-amd64 busybox-static cpio
+	# the QEMU plugin header's Debian patches, if any (qemu-plugin-header.sh)
+	patchutils dpkg-dev
 	libvirt-daemon-system libvirt-daemon-driver-qemu libvirt-clients
 	libvirt-dev libxml2-dev procps
 )
@@ -46,6 +48,14 @@ if ((${#missing[@]})); then
 	apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}" || status=$?
 	[ "$own_policy" = 1 ] && rm -f "$policy"
 	[ "$status" = 0 ] || exit "$status"
+fi
+
+# QEMU's plugin header (qemu-plugin.h) for exactly the installed QEMU, from
+# Debian's source package: meson builds the PT plugin (pt-virt/qemu/) only
+# when it is there.  Needs the network once; cached afterwards.
+if [ "$(id -u)" -eq 0 ]; then
+	bash "$(dirname "$0")/qemu-plugin-header.sh" >/dev/null ||
+		echo "setup: no QEMU plugin header: ringside-qemu-pt.so will not be built" >&2
 fi
 
 # perf refuses to read files it does not own unless told otherwise; ringside's

@@ -352,3 +352,38 @@ int pv_gen_overflow(struct pv_gen *g, uint64_t ip)
 		return ret;
 	return drain(g);
 }
+
+int pv_gen_reenable(struct pv_gen *g, uint64_t ip)
+{
+	int ret;
+
+	if (!g)
+		return -pve_invalid;
+	if (g->enabled)
+		return 0;
+	g->enabled = true;
+	if ((ret = tip(g, ppt_tip_pge, ip, false)) < 0)
+		return ret;
+	return drain(g);
+}
+
+int pv_gen_leave(struct pv_gen *g, const struct pv_insn *in, uint64_t next)
+{
+	int ret = 0;
+
+	if (!g || !in)
+		return -pve_invalid;
+	if (!g->enabled)
+		return 0;
+	g->st.insns++;
+	/* A conditional branch still has its bit; any other branch's
+	 * packet is the TIP.PGD itself, which carries the target. */
+	if (in->iclass == PV_INSN_JCC)
+		ret = tnt_bit(g, next != in->ip + in->len);
+	else if (in->iclass == PV_INSN_CALL || in->iclass == PV_INSN_CALL_IND)
+		ret_push(g, in->ip + in->len);
+	if (ret < 0 || (ret = tip(g, ppt_tip_pgd, next, false)) < 0)
+		return ret;
+	g->enabled = false;
+	return drain(g);
+}

@@ -80,6 +80,12 @@ int pv_aux_init(struct pv_aux *a, struct rs_producer *prod, struct pv_out *out,
 	return 0;
 }
 
+void pv_aux_no_records(struct pv_aux *a)
+{
+	if (a)
+		a->no_records = true;
+}
+
 int pv_aux_output_msrs(const struct pv_aux *a, uint64_t *base, uint64_t *mask)
 {
 	uint64_t off;
@@ -162,7 +168,8 @@ int pv_aux_flush(struct pv_aux *a, uint64_t flags)
 		if (room < 0)
 			return -pve_internal;
 		rs_aux_skip(a->prod, &h, a->head - a->flushed);
-		ret = rs_aux_end(a->prod, &h, flags);
+		ret = a->no_records ? rs_aux_publish(a->prod, &h, flags) :
+				      rs_aux_end(a->prod, &h, flags);
 		if (ret > 0)
 			wake = 1;
 		a->flushed = a->head;

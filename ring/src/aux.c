@@ -139,3 +139,24 @@ int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h, uint64_t flags)
 	p->aux_busy = 0;
 	return ret < 0 ? ret : wake;
 }
+
+int rs_aux_publish(struct rs_producer *p, struct rs_aux_handle *h,
+		   uint64_t flags)
+{
+	if (!p || !h)
+		return -rse_invalid;
+	if (!p->aux_busy)
+		return -rse_nesting;
+	flags |= h->flags;
+	p->aux_head = h->start + h->written;
+	rs_publish_aux_head(p->ring.ctrl, p->aux_head);
+	if (aux_overwrite(p))
+		rs_announce(&p->ring.ctrl->ext.aux_write_limit, p->aux_head);
+	if (flags & RS_PERF_AUX_FLAG_TRUNCATED) {
+		p->aux_truncated++;
+		rs_store_hint(&p->ring.ctrl->ext.aux_truncated, p->aux_truncated);
+	}
+	rs_compiler_barrier();
+	p->aux_busy = 0;
+	return 0;
+}

@@ -54,6 +54,9 @@ static uint32_t watermark_clamp(uint64_t wm, uint64_t size)
 	return (uint32_t)wm;
 }
 
+static int aux_init(struct rs_producer *p, const struct rs_region *region,
+		    struct rs_ctrl_page *c);
+
 int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 		     uint32_t index)
 {
@@ -90,6 +93,15 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 					     ~(uint64_t)RS_EXT_SEALED);
 	}
 
+	return aux_init(p, region, c);
+}
+
+/* The AUX half of a producer's state, from the ring's AUX positions. */
+static int aux_init(struct rs_producer *p, const struct rs_region *region,
+		    struct rs_ctrl_page *c)
+{
+	uint64_t tail;
+
 	if (p->ring.aux_size) {
 		p->aux_head = rs_load_hint(&c->aux_head);
 		tail = rs_read_aux_tail(c);
@@ -101,6 +113,22 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 		rs_announce(&c->ext.aux_write_limit, p->aux_head);
 	}
 	return 0;
+}
+
+int rs_aux_producer_init(struct rs_producer *p, const struct rs_region *region,
+			 uint32_t index)
+{
+	int err;
+
+	if (!p)
+		return -rse_invalid;
+	rs_memset(p, 0, sizeof(*p));
+	err = rs_region_ring(region, index, &p->ring);
+	if (err)
+		return err;
+	if (!p->ring.aux_size)
+		return -rse_mode;
+	return aux_init(p, region, p->ring.ctrl);
 }
 
 /* Each line that starts in [@from, @to) + RS_PREFETCH_AHEAD, so that

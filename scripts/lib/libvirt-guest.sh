@@ -8,6 +8,7 @@
 #   lg_daemons_start DIR       virtlogd + libvirtd without systemd, where none runs
 #   lg_daemons_stop            stop exactly those, by pid
 #   lg_initramfs DIR AGENT MARK WORKLOAD INIT    DIR/initrd.gz and DIR/vmlinuz
+#   lg_initramfs_pack DIR INIT                   the same from DIR/root alone
 #   lg_domain_xml NAME TYPE DIR MODE             the domain booting them
 #   lg_wait_console FILE PATTERN SECONDS         wait for the guest to say so
 #   lg_kill_wait PID, lg_running NAME, vsh ARGS...
@@ -102,12 +103,24 @@ lg_daemons_stop() {
 # rs-workload in /bin (static programs); DIR/vmlinuz, the host's kernel.
 lg_initramfs() {
 	local r=$1/root
-	if ! { mkdir -p "$r/bin" "$r/dev" "$r/proc" "$r/sys" "$r/run" &&
-		cp "$LG_BUSYBOX" "$r/bin/busybox" &&
+	if ! { mkdir -p "$r/bin" &&
 		cp "$2" "$r/bin/ringside-agent" &&
 		cp "$3" "$r/bin/ringside-mark" &&
-		cp "$4" "$r/bin/rs-workload" &&
-		cp "$5" "$r/init" && chmod 755 "$r/init" &&
+		cp "$4" "$r/bin/rs-workload"; }; then
+		LG_WHY="building the initramfs"
+		return 1
+	fi
+	lg_initramfs_pack "$1" "$5"
+}
+
+# lg_initramfs_pack DIR INIT: DIR/initrd.gz from the tree DIR/root (what
+# the caller put in it) plus busybox and /init = INIT; DIR/vmlinuz, the
+# host's kernel.  Needs LG_BUSYBOX and LG_KERNEL (lg_prereq sets them).
+lg_initramfs_pack() {
+	local r=$1/root
+	if ! { mkdir -p "$r/bin" "$r/dev" "$r/proc" "$r/sys" "$r/run" "$r/tmp" &&
+		cp "$LG_BUSYBOX" "$r/bin/busybox" &&
+		cp "$2" "$r/init" && chmod 755 "$r/init" &&
 		(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1 > "$1/initrd.gz") &&
 		cp "$LG_KERNEL" "$1/vmlinuz"; }; then
 		LG_WHY="building the initramfs"

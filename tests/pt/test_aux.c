@@ -136,6 +136,27 @@ START_TEST(pmi_publishes_head_and_record)
 }
 END_TEST
 
+/* pv_aux_no_records (the QEMU plugin): aux_head moves at PMIs and
+ * flushes, the data ring gets nothing. */
+START_TEST(no_records_publishes_head_only)
+{
+	struct rs_ring_state st;
+
+	pv_aux_no_records(&aux);
+	ck_assert_int_eq(pv_aux_write(&aux, pattern, 0x2800), 0x2800);
+	ck_assert_int_eq(rs_ring_state_read(&prod.ring, &st), 0);
+	ck_assert_uint_eq(st.aux_head, 0x2000);      /* INT at the watermark */
+	ck_assert_int_eq(pv_aux_flush(&aux, 0), 0);
+	ck_assert_int_eq(rs_ring_state_read(&prod.ring, &st), 0);
+	ck_assert_uint_eq(st.aux_head, 0x2800);
+	ck_assert_uint_eq(st.data_head, 0);
+	ck_assert_int_eq(rs_consumer_drain(cons, on_record, NULL), 0);
+	ck_assert_int_eq(nrecs, 0);
+	ck_assert_int_eq(rs_consumer_drain_aux(cons, on_aux, NULL), 0x2800);
+	ck_assert_mem_eq(drained, pattern, 0x2800);
+}
+END_TEST
+
 START_TEST(stop_truncates_then_resumes)
 {
 	struct rs_ring_state st;
@@ -196,6 +217,7 @@ int main(void)
 	tcase_add_checked_fixture(n, normal_setup, teardown);
 	tcase_add_test(n, pmi_publishes_head_and_record);
 	tcase_add_test(n, stop_truncates_then_resumes);
+	tcase_add_test(n, no_records_publishes_head_only);
 	suite_add_tcase(s, n);
 	tcase_add_checked_fixture(o, snapshot_setup, teardown);
 	tcase_add_test(o, snapshot_wraps_and_keeps_the_newest);

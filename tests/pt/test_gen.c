@@ -187,6 +187,45 @@ START_TEST(roundtrip_interrupt)
 }
 END_TEST
 
+/* The QEMU plugin's filter: a branch out of it is TIP.PGD with its
+ * target (pv_gen_leave), coming back is TIP.PGE alone (pv_gen_reenable). */
+START_TEST(roundtrip_leave_and_reenable)
+{
+	struct pv_gen *g = gen(4096, false);
+	struct pv_dec_stats st;
+	struct pv_insn in;
+	uint64_t pge = 0;
+
+	ck_assert_int_eq(pv_gen_enable(g, 0x1000, 1), 0);
+	step(g, 0x1000, 0x1005);
+	step(g, 0x1005, 0x1010);
+	step(g, 0x1010, 0x100a);
+	step(g, 0x100a, 0x100c);
+	step(g, 0x100c, 0x100e);
+	/* jmp rax to 0x1020, outside the filter */
+	ck_assert_int_eq(pv_insn_classify(code + 0xe, 15, 0x100e, &in), 0);
+	ck_assert_int_eq(pv_gen_leave(g, &in, 0x1020), 0);
+	truth[ntruth++] = 0x100e;
+	ck_assert_int_eq(pv_gen_leave(g, &in, 0x1020), 0);   /* off: nothing */
+	pge = pv_gen_stats(g)->psb;
+	ck_assert_int_eq(pv_gen_reenable(g, 0x1021), 0);
+	ck_assert_uint_eq(pv_gen_stats(g)->psb, pge);          /* no PSB+ */
+	step(g, 0x1021, 0x1022);
+	step(g, 0x1022, 0x1040);
+	step(g, 0x1040, 0x1024);
+	step(g, 0x1024, 0x1025);
+	ck_assert_int_eq(pv_gen_disable(g, 0x1025), 0);
+	st = decode(false);
+	ck_assert_uint_eq(st.errors, 0);
+	ck_assert_uint_eq(st.enabled, 2);
+	ck_assert_uint_eq(st.disabled, 2);
+	same(0);
+	ck_assert_uint_eq(pv_gen_stats(g)->pgd, 2);
+	ck_assert_uint_eq(pv_gen_stats(g)->pge, 2);
+	pv_gen_free(g);
+}
+END_TEST
+
 START_TEST(roundtrip_overflow)
 {
 	struct pv_gen *g = gen(4096, false);
@@ -351,6 +390,7 @@ int main(void)
 	tcase_add_test(t, roundtrip_no_retcomp);
 	tcase_add_test(t, roundtrip_interrupt);
 	tcase_add_test(t, roundtrip_overflow);
+	tcase_add_test(t, roundtrip_leave_and_reenable);
 	tcase_add_test(t, decode_from_last_psb);
 	tcase_add_test(t, capture_roundtrip_and_hostile);
 	suite_add_tcase(s, t);

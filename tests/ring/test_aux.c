@@ -702,6 +702,47 @@ START_TEST(aux_no_area)
 }
 END_TEST
 
+/* The AUX-only producer (the QEMU PT plugin's): aux_head moves, the data
+ * ring's state and contents stay exactly as the data producer left them. */
+START_TEST(aux_publish_only)
+{
+	struct fx_ring t;
+	struct rs_producer ap;
+	struct rs_aux_handle h;
+	uint8_t before[4096], bytes[300];
+	uint64_t flags_before;
+
+	aux_ring_init(&t, 4, RS_MODE_NORMAL, 0);
+	ck_assert_int_ge(rs_producer_output(&t.p, RS_RECORD_PAD, 0, NULL, 0), 0);
+	t.ctrl->ext.flags |= RS_EXT_SEALED;
+	flags_before = t.ctrl->ext.flags;
+	memcpy(before, t.ctrl, sizeof(before) < 4096 ? sizeof(before) : 4096);
+	ck_assert_int_eq(rs_aux_producer_init(&ap, &t.f.region, 0), 0);
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = pat(i);
+	ck_assert_int_eq(rs_aux_begin(&ap, &h, sizeof(bytes)), sizeof(bytes));
+	ck_assert_int_eq(rs_aux_write(&ap, &h, bytes, sizeof(bytes)), sizeof(bytes));
+	ck_assert_int_eq(rs_aux_publish(&ap, &h, 0), 0);
+	ck_assert_uint_eq(t.ctrl->aux_head, sizeof(bytes));
+	ck_assert_int_eq(memcmp(t.aux, bytes, sizeof(bytes)), 0);
+	/* Nothing of the data side moved: head, tail, flags, records. */
+	ck_assert_uint_eq(t.ctrl->data_head,
+			  ((struct rs_ctrl_page *)(void *)before)->data_head);
+	ck_assert_uint_eq(t.ctrl->ext.flags, flags_before);
+	fx_drain_all(t.c, &t.log);
+	ck_assert_uint_eq(t.log.n, 1);
+	ck_assert_uint_eq(t.log.recs[0]->type, RS_RECORD_PAD);
+	/* Misuse. */
+	ck_assert_int_eq(rs_aux_publish(&ap, &h, 0), -rse_nesting);
+	ck_assert_int_eq(rs_aux_publish(NULL, &h, 0), -rse_invalid);
+	fx_ring_fini(&t);
+	aux_ring_init(&t, 0, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_aux_producer_init(&ap, &t.f.region, 0), -rse_mode);
+	ck_assert_int_eq(rs_aux_producer_init(NULL, &t.f.region, 0), -rse_invalid);
+	fx_ring_fini(&t);
+}
+END_TEST
+
 START_TEST(aux_begin_null)
 {
 	struct fx_ring t;
@@ -826,6 +867,7 @@ int main(void)
 	tcase_add_test(tc, aux_end_drop_keeps_wakeup);
 	tcase_add_test(tc, aux_nesting);
 	tcase_add_test(tc, aux_no_area);
+	tcase_add_test(tc, aux_publish_only);
 	tcase_add_test(tc, aux_begin_null);
 	tcase_add_test(tc, aux_write_null);
 	tcase_add_test(tc, aux_skip_null);

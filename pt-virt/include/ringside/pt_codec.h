@@ -111,6 +111,14 @@ int pv_gen_event(struct pv_gen *g, uint64_t from, uint64_t to);
 /* PacketEn 1 -> 0 before the instruction at @ip: FUP(@ip), TIP.PGD. */
 int pv_gen_disable(struct pv_gen *g, uint64_t ip);
 
+/* PacketEn 0 -> 1 again at @ip after pv_gen_leave or pv_gen_disable,
+ * as a filter region is entered: TIP.PGE(@ip) alone (no PSB+). */
+int pv_gen_reenable(struct pv_gen *g, uint64_t ip);
+
+/* @insn retired and branched to @next outside the filter: its TNT bit if
+ * conditional, then TIP.PGD(@next) as the branch's own packet. */
+int pv_gen_leave(struct pv_gen *g, const struct pv_insn *in, uint64_t next);
+
 /* Packets were lost; tracing goes on at @ip: OVF, FUP(@ip). */
 int pv_gen_overflow(struct pv_gen *g, uint64_t ip);
 

@@ -301,6 +301,7 @@ struct pv_aux {
 	bool snapshot;
 	bool resync;               /* bytes were lost: the generator needs a PSB */
 	bool stop_reported;        /* the TRUNCATED record of this STOP is out */
+	bool no_records;           /* publish aux_head only (pv_aux_no_records) */
 	void (*wake)(void *arg);   /* a PMI's record crossed the watermark */
 	void *wake_arg;
 	struct pv_aux_stats stats;
@@ -320,6 +321,12 @@ int pv_aux_init(struct pv_aux *a, struct rs_producer *prod, struct pv_out *out,
 /* Call @fn when a PMI's flush says the consumer should be woken (the
  * host's doorbell).  NULL turns it off. */
 void pv_aux_on_wake(struct pv_aux *a, void (*fn)(void *arg), void *arg);
+
+/* From now on, flushes publish aux_head without PERF_RECORD_AUX records:
+ * for a VMM that plays the hardware beside a guest agent that owns the
+ * ring's data area (the QEMU plugin).  The flags such a record would have
+ * carried are still counted in the stats. */
+void pv_aux_no_records(struct pv_aux *a);
 
 /* OUTPUT_BASE and OUTPUT_MASK_PTRS for the current head: what the guest's
  * driver writes before it sets TraceEn. */

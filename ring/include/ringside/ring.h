@@ -526,6 +526,16 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 		     uint32_t index);
 
 /*
+ * A producer of ring @index's AUX area only: reads the AUX positions and
+ * writes nothing of the data ring's state, for a writer beside the data
+ * ring's own producer (the QEMU PT plugin beside the guest agent).  Use it
+ * with rs_aux_begin/write/skip and rs_aux_publish only, never rs_aux_end
+ * or the data calls.  -rse_invalid, -rse_mode (no AUX area).
+ */
+int rs_aux_producer_init(struct rs_producer *p, const struct rs_region *region,
+			 uint32_t index);
+
+/*
  * Reserve @size bytes (header included, multiple of 8, 8 .. RS_RECORD_MAX)
  * for one record.  Nested reservations on the same producer are allowed;
  * head is published when the outermost one commits.  In normal mode a full
@@ -624,6 +634,16 @@ int64_t rs_aux_skip(struct rs_producer *p, struct rs_aux_handle *h,
  */
 int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h,
 	       uint64_t flags);
+
+/*
+ * rs_aux_end without the PERF_RECORD_AUX: publish aux_head (and count a
+ * TRUNCATED output) but leave the data ring alone.  For a producer that
+ * plays the hardware beside a guest that owns the data ring (the QEMU PT
+ * plugin): the data ring keeps its single producer.  -rse_invalid,
+ * -rse_nesting.
+ */
+int rs_aux_publish(struct rs_producer *p, struct rs_aux_handle *h,
+		   uint64_t flags);
 
 /* ---- consumer (host) ---------------------------------------------------- */
 
