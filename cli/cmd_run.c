@@ -139,6 +139,9 @@ static int record(const struct run_opts *o, struct run_state *st)
 	}
 	st->rec = r;
 	recorder_init(r, CMD, o->payload);
+	/* the freestanding payload fills AUX with its test pattern; PT from
+	 * the ringside VMM comes through ringside-pt-trace */
+	r->aux_opaque = 1;
 	r->output = o->output;
 	r->duration = o->duration;
 	r->quiet = o->quiet;
@@ -163,6 +166,7 @@ static int snapshot(const struct run_opts *o, struct run_state *st)
 	}
 	st->snap = s;
 	snapper_init(s, CMD, o->payload);
+	s->aux_opaque = 1;
 	s->output = o->output;
 	s->stable = 1;
 	ret = snapper_copy(s, rs_vmm_region(st->vm));

@@ -219,7 +219,7 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		.sample_type = rinfo_sample_type(region),
 		.argc = cli_argc(),
 		.argv = cli_argv(),
-		.aux_format = rinfo_aux_format(region),
+		.aux_format = rinfo_aux_format_of(region, r->aux_opaque),
 	};
 	struct pdf_writer *w = NULL;
 	struct tally_bounds bounds;

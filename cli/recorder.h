@@ -35,6 +35,8 @@ struct recorder {
 	double duration;           /* 0: until stopped */
 	uint32_t interval_ms;      /* the longest sleep between passes */
 	int quiet;                 /* no progress line */
+	int aux_opaque;            /* the AUX areas hold bytes that are not PT
+				    * whatever the region's trace mask says */
 	int (*finished)(void *arg);/* 1 once no record can come any more */
 	void *finished_arg;
 	/* NULL, or called with finished_arg once a signal or --duration

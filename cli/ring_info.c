@@ -21,6 +21,13 @@ void rinfo_region_get(const struct rs_region *region, struct rinfo_region *rr)
 	rr->heartbeat = st.heartbeat;
 }
 
+uint32_t rinfo_aux_format_of(const struct rs_region *region, int opaque)
+{
+	uint32_t f = rinfo_aux_format(region);
+
+	return opaque && f != PDF_AUX_NONE ? PDF_AUX_OPAQUE : f;
+}
+
 uint32_t rinfo_aux_format(const struct rs_region *region)
 {
 	struct rinfo ri;

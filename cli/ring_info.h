@@ -48,6 +48,8 @@ void rinfo_region_get(const struct rs_region *region, struct rinfo_region *rr);
  * without AUX areas, PDF_AUX_INTEL_PT where the region traces PT
  * (RS_TRACE_AUX), else PDF_AUX_OPAQUE. */
 uint32_t rinfo_aux_format(const struct rs_region *region);
+/* The same, but PDF_AUX_OPAQUE for AUX areas that @opaque says hold no PT. */
+uint32_t rinfo_aux_format_of(const struct rs_region *region, int opaque);
 
 /* Rings in the validated region. */
 uint32_t rinfo_count(const struct rs_region *region);

@@ -109,7 +109,7 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 
 	s->nr_rings = rinfo_count(region);
 	s->sample_type = rinfo_sample_type(region);
-	s->aux_format = rinfo_aux_format(region);
+	s->aux_format = rinfo_aux_format_of(region, s->aux_opaque);
 	s->host.kind = PDF_HOST_SNAPSHOT;
 	s->host.start_ns = cli_now_ns();
 	for (i = 0; i < s->nr_rings; i++) {

@@ -43,6 +43,7 @@ struct snapper {
 	const char *source;
 	const char *output;       /* NULL: count the records, write no file */
 	int stable;               /* the writers were stopped during the copy */
+	int aux_opaque;           /* as struct recorder's */
 	const struct pdf_clock_sync *clock; /* NULL: the file says nothing */
 	uint32_t nr_rings;
 	uint64_t sample_type;
