@@ -126,6 +126,11 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 	return CLI_EXIT_OK;
 }
 
+void snapper_read_more(struct snapper *s)
+{
+	s->host.end_ns = cli_now_ns();
+}
+
 /* Ring @ring's stashed records, oldest first, to @w (if any) and the tally.
  * 0, or the writer's error (pdf_errstr). */
 static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
