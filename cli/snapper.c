@@ -224,8 +224,8 @@ static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 	return 0;
 }
 
-/* One sample per vCPU, filed after the newest record of the snapshot:
- * the host read them last, and has no guest time for them. */
+/* One sample per vCPU, at the end of the host's reading (gvcpu_time):
+ * after the newest record the host read. */
 static int write_vcpus(struct snapper *s, struct pdf_writer *w)
 {
 	struct tally_ring sum;
@@ -235,8 +235,7 @@ static int write_vcpus(struct snapper *s, struct pdf_writer *w)
 	int err = 0;
 
 	tally_total(&s->tally, &sum);
-	time = sum.last_time < UINT64_MAX - VCPU_REGS_MAX ? sum.last_time + 1
-							  : UINT64_MAX - VCPU_REGS_MAX;
+	time = gvcpu_time(s->clock, s->host.end_ns, sum.last_time);
 	pdf_buf_init(&rec);
 	for (i = 0; i < s->vcpu->nr && !err; i++) {
 		ring = s->vcpu->cpu[i].regs.cpu % s->nr_rings;
