@@ -197,6 +197,11 @@ static int copy(struct snapper *s, struct rmap *m, int stable,
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 	}
+	/* a live guest wrote on while its buffers were read: the records
+	 * recovered there, and the vCPU samples filed after the newest of
+	 * them, are held against a window that ends after those reads */
+	if (ret == CLI_EXIT_OK && (s->kbuf || s->vcpu))
+		snapper_read_more(s);
 	if (stable && rmap_resume(m, &e)) {
 		cli_err(CMD, "cannot resume the vCPUs of %s: %s (closing the "
 			"connection resumes them)", s->source, liberr_str(&e));

@@ -143,6 +143,32 @@ int gvcpu_sample(const struct gvcpu *g, uint32_t i, uint64_t sample_type,
 	return 0;
 }
 
+/* @a + @b - @c, held to what a sample time may be (room for every vCPU) */
+static uint64_t shift(uint64_t a, uint64_t b, uint64_t c)
+{
+	__int128 t = (__int128)a + (__int128)b - (__int128)c;
+
+	if (t < 0)
+		return 0;
+	return t > UINT64_MAX - VCPU_REGS_MAX ? UINT64_MAX - VCPU_REGS_MAX
+					      : (uint64_t)t;
+}
+
+uint64_t gvcpu_time(const struct pdf_clock_sync *cs, uint64_t host_ns,
+		    uint64_t newest)
+{
+	uint64_t g;
+
+	/* what converts a file's times (pdf_writer_set_clock) */
+	if (!cs || cs->state != PDF_CLOCK_SYNCED || !cs->nr || cs->nr > 2 ||
+	    !host_ns)
+		return shift(newest, 1, 0);
+	/* the sync converts guest to host; its inverse at @host_ns by two
+	 * steps: the offset hardly changes (a clock's drift) between them */
+	g = shift(host_ns, host_ns, pdf_clock_to_host(cs, host_ns));
+	return shift(host_ns, g, pdf_clock_to_host(cs, g));
+}
+
 static void frame(FILE *out, const struct pdf_ksyms *k, uint64_t ip)
 {
 	struct pdf_ksym s;

@@ -6,8 +6,8 @@
  * This needs nothing from the guest, so it holds for a guest that
  * panicked or hung with its last samples still in flight: the panicked
  * vCPU sits in panic() with the crash path on its stack.  Each vCPU
- * becomes one sample, filed after the newest record of the snapshot
- * (docs/cli.md, `snapshot`).
+ * becomes one sample, filed after the newest record of the snapshot, at
+ * the end of the host's reading (gvcpu_time; docs/cli.md, `snapshot`).
  */
 #ifndef RINGSIDE_CLI_GUEST_VCPU_H
 #define RINGSIDE_CLI_GUEST_VCPU_H
@@ -70,6 +70,18 @@ int gvcpu_take(struct gvcpu *g, const struct gvcpu_src *src,
  */
 int gvcpu_sample(const struct gvcpu *g, uint32_t i, uint64_t sample_type,
 		 uint64_t time, struct pdf_buf *out);
+
+/*
+ * The time of the first vCPU sample (the others follow it by 1 ns each),
+ * in the guest's clock as the records are: the moment @host_ns (host
+ * CLOCK_MONOTONIC) the host had read everything, by @cs's time sync; the
+ * vCPUs were where they are then, and every record the host read was
+ * written before.  Without a usable sync, just after @newest, the newest
+ * record's time.  Never a time a guest claimed when the sync can say it
+ * (a record stamped in the far future stays that record's lie alone).
+ */
+uint64_t gvcpu_time(const struct pdf_clock_sync *cs, uint64_t host_ns,
+		    uint64_t newest);
 
 /* "vCPU stacks: ..." lines on @out. */
 void gvcpu_summary(FILE *out, const struct gvcpu *g);

@@ -126,6 +126,11 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 	return CLI_EXIT_OK;
 }
 
+void snapper_read_more(struct snapper *s)
+{
+	s->host.end_ns = cli_now_ns();
+}
+
 /* Ring @ring's stashed records, oldest first, to @w (if any) and the tally.
  * 0, or the writer's error (pdf_errstr). */
 static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
@@ -219,8 +224,8 @@ static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 	return 0;
 }
 
-/* One sample per vCPU, filed after the newest record of the snapshot:
- * the host read them last, and has no guest time for them. */
+/* One sample per vCPU, at the end of the host's reading (gvcpu_time):
+ * after the newest record the host read. */
 static int write_vcpus(struct snapper *s, struct pdf_writer *w)
 {
 	struct tally_ring sum;
@@ -230,8 +235,7 @@ static int write_vcpus(struct snapper *s, struct pdf_writer *w)
 	int err = 0;
 
 	tally_total(&s->tally, &sum);
-	time = sum.last_time < UINT64_MAX - VCPU_REGS_MAX ? sum.last_time + 1
-							  : UINT64_MAX - VCPU_REGS_MAX;
+	time = gvcpu_time(s->clock, s->host.end_ns, sum.last_time);
 	pdf_buf_init(&rec);
 	for (i = 0; i < s->vcpu->nr && !err; i++) {
 		ring = s->vcpu->cpu[i].regs.cpu % s->nr_rings;

@@ -68,6 +68,11 @@ void snapper_init(struct snapper *s, const char *cmd, const char *source);
 /* Copy every ring of @region.  An enum cli_exit value. */
 int snapper_copy(struct snapper *s, const struct rs_region *region);
 
+/* The host has just read the guest once more after the copy (its kernel's
+ * perf buffers, its vCPUs): a live guest may have written what it read
+ * there after the copy ended, so the window ends now. */
+void snapper_read_more(struct snapper *s);
+
 /* Mark the recovered records (s->kbuf) that the copied rings hold already:
  * the agent forwarded them but had not published its tail. */
 void snapper_kbuf_dedup(struct snapper *s);

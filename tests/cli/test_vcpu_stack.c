@@ -3,7 +3,7 @@
  * kernel (cli/vcpu_regs.c, cli/guest_stack.c, cli/guest_vcpu.c): QEMU's
  * register text taken apart, a panicked task's stack walked by its call
  * sites, an interrupt stack followed to the task's, and hostile stacks
- * (loops, garbage, unreadable) bounded. */
+ * (loops, garbage, unreadable) bounded; the samples' time. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +402,48 @@ START_TEST(vcpu_samples)
 }
 END_TEST
 
+/* The vCPU samples' time: when the host had read everything, in the
+ * guest's clock by the time sync, whatever time a record claimed; only
+ * without a sync after the newest record. */
+START_TEST(vcpu_time)
+{
+	struct pdf_clock_sync cs = { .state = PDF_CLOCK_SYNCED, .nr = 1 };
+	const uint64_t host = 100000000000ull;   /* 100 s */
+	uint64_t t;
+
+	/* guest CLOCK_MONOTONIC 5 s ahead of the host's */
+	cs.pt[0] = (struct pdf_clock_point){ .guest_ns = 90000000000ull,
+					     .offset_ns = 5000000000ll,
+					     .bound_ns = 1000 };
+	ck_assert_uint_eq(gvcpu_time(&cs, host, 97000000000ull), 105000000000ull);
+	/* a record stamped far in the future drags nothing along */
+	ck_assert_uint_eq(gvcpu_time(&cs, host, UINT64_MAX), 105000000000ull);
+	ck_assert_uint_eq(gvcpu_time(&cs, host, 0), 105000000000ull);
+	/* two syncs, 10 us of drift over 10 s: back to @host within 1 ns */
+	cs.nr = 2;
+	cs.pt[1] = (struct pdf_clock_point){ .guest_ns = 100000000000ull,
+					     .offset_ns = 5000010000ll,
+					     .bound_ns = 1000 };
+	t = gvcpu_time(&cs, host, UINT64_MAX);
+	ck_assert_uint_ge(pdf_clock_to_host(&cs, t) + 1, host);
+	ck_assert_uint_le(pdf_clock_to_host(&cs, t), host + 1);
+	ck_assert_uint_gt(t, 105000000000ull);
+	/* a guest clock behind the host's by more than the host ran: 0 */
+	cs.nr = 1;
+	cs.pt[0].offset_ns = -200000000000ll;
+	ck_assert_uint_eq(gvcpu_time(&cs, host, 5), 0);
+	/* no sync: the records' clock, just after the newest */
+	cs.state = PDF_CLOCK_NO_ANSWER;
+	ck_assert_uint_eq(gvcpu_time(&cs, host, 5), 6);
+	ck_assert_uint_eq(gvcpu_time(NULL, host, 5), 6);
+	ck_assert_uint_eq(gvcpu_time(&cs, host, UINT64_MAX),
+			  UINT64_MAX - VCPU_REGS_MAX);
+	/* a sync but no end of the reading known: likewise */
+	cs.state = PDF_CLOCK_SYNCED;
+	ck_assert_uint_eq(gvcpu_time(&cs, 0, 5), 6);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vcpu_stack");
@@ -419,6 +461,7 @@ int main(void)
 	tcase_add_test(tc, regs_parse);
 	tcase_add_test(tc, regs_hostile);
 	tcase_add_test(tc, vcpu_samples);
+	tcase_add_test(tc, vcpu_time);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
