@@ -109,6 +109,30 @@ static void account(struct pv_aux *a)
 	a->out_bytes = a->out->stats.bytes;
 }
 
+static int flush(struct pv_aux *a, uint64_t flags, struct rs_aux_handle *begun);
+
+/*
+ * A flight recorder without PERF_RECORD_AUX records (the QEMU plugin's):
+ * there publishing aux_head is a store, so every write is published at
+ * once, and a snapshot of a guest that stopped for good (a panic) holds
+ * its newest bytes.  The write limit is announced before the bytes go in,
+ * as rs_aux_begin does: a live snapshot then cuts the part of its copy
+ * this write may be overwriting instead of returning it torn (abi.md,
+ * "Live").
+ */
+static int64_t write_announced(struct pv_aux *a, const void *buf, uint64_t len)
+{
+	struct rs_aux_handle h;
+	int64_t n;
+
+	account(a);
+	if (rs_aux_begin(a->prod, &h, a->head - a->flushed + len) < 0)
+		return -pve_internal;
+	n = pv_out_write(a->out, buf, len);
+	flush(a, 0, &h);
+	return n;
+}
+
 int64_t pv_aux_write(struct pv_aux *a, const void *buf, uint64_t len)
 {
 	int64_t n;
@@ -118,6 +142,8 @@ int64_t pv_aux_write(struct pv_aux *a, const void *buf, uint64_t len)
 	/* Stopped: the driver resumes as soon as the consumer made room. */
 	if (a->out->msr->status & PV_STATUS_STOPPED)
 		pv_aux_flush(a, 0);
+	if (a->snapshot && a->no_records)
+		return write_announced(a, buf, len);
 	n = pv_out_write(a->out, buf, len);
 	if (n < 0)
 		return n;
@@ -146,13 +172,21 @@ static void restart(struct pv_aux *a)
 
 int pv_aux_flush(struct pv_aux *a, uint64_t flags)
 {
-	struct rs_aux_handle h;
+	if (!a)
+		return -pve_invalid;
+	return flush(a, flags, NULL);
+}
+
+/* Publish what the engine wrote since the last flush.  @begun: the handle
+ * of an rs_aux_begin made before the bytes were written (write_announced),
+ * else NULL and it is begun here. */
+static int flush(struct pv_aux *a, uint64_t flags, struct rs_aux_handle *begun)
+{
+	struct rs_aux_handle own, *h = begun ? begun : &own;
 	bool stopped;
 	int64_t room;
 	int wake = 0, ret;
 
-	if (!a)
-		return -pve_invalid;
 	account(a);
 	stopped = a->out->msr->status & PV_STATUS_STOPPED;
 	if (stopped && !a->stop_reported) {
@@ -163,18 +197,20 @@ int pv_aux_flush(struct pv_aux *a, uint64_t flags)
 		flags |= RS_PERF_AUX_FLAG_PARTIAL;
 	a->out_dropped = a->out->stats.dropped;
 
-	if (a->head != a->flushed || flags) {
-		room = rs_aux_begin(a->prod, &h, a->head - a->flushed);
-		if (room < 0)
-			return -pve_internal;
-		rs_aux_skip(a->prod, &h, a->head - a->flushed);
-		ret = a->no_records ? rs_aux_publish(a->prod, &h, flags) :
-				      rs_aux_end(a->prod, &h, flags);
+	if (a->head != a->flushed || flags || begun) {
+		if (!begun) {
+			room = rs_aux_begin(a->prod, h, a->head - a->flushed);
+			if (room < 0)
+				return -pve_internal;
+		}
+		rs_aux_skip(a->prod, h, a->head - a->flushed);
+		ret = a->no_records ? rs_aux_publish(a->prod, h, flags) :
+				      rs_aux_end(a->prod, h, flags);
 		if (ret > 0)
 			wake = 1;
 		a->flushed = a->head;
 		a->stats.records++;
-		if ((flags | h.flags) & RS_PERF_AUX_FLAG_TRUNCATED)
+		if ((flags | h->flags) & RS_PERF_AUX_FLAG_TRUNCATED)
 			a->stats.truncated++;
 		if (flags & RS_PERF_AUX_FLAG_PARTIAL)
 			a->stats.partial++;

@@ -16,6 +16,11 @@ for a in $cmdline; do
 	case "$a" in rs_e2e=*) mode=${a#rs_e2e=} ;; esac
 done
 echo "E2E-BOOT mode=$mode"
+# Kernel modules a harness put in the initramfs (e2e_libvirt_ptrun.sh:
+# pvpanic), loaded in the order of their names
+for m in /lib/modules/*.ko; do
+	[ -e "$m" ] && insmod "$m"
+done
 
 # Before a panic, a 10 ms tick: the crash path's samples (the sysrq
 # message printed on the way to panic()) sit in this kernel's perf buffer

@@ -21,7 +21,16 @@ E2E-KALLSYMS-BEGIN and E2E-KALLSYMS-END.
       the ringside:sample samples of SCRIPT that BASE (the same rings
       without the guest perf buffers) does not have: how many, how many
       name one of NAMEs, the newest of them; status 0 always
+  ksyms_check.py itrace CONSOLE SCRIPT MIN_PERCENT
+      SCRIPT (- for stdin): `perf script --itrace=i0ns -F cpu,ip,sym`, one
+      line per decoded instruction; every kernel instruction should carry
+      a name, the one the table gives its address; fails when there is
+      none or fewer than MIN_PERCENT are named so
+  ksyms_check.py itrace-last SCRIPT LAST NAME...
+      the same output: one CPU's LAST newest instructions run in one of
+      NAMEs (a flight recorder's end)
 """
+import collections
 import base64
 import bisect
 import gzip
@@ -167,6 +176,68 @@ def crash(script, last, wanted):
     return 0 if hits else 1
 
 
+ITRACE = re.compile(r'\s*\[(\d+)\]\s+([0-9a-f]+)\s+(\S+)')
+
+
+def itrace_lines(script):
+    f = sys.stdin if script == '-' else open(script, errors='replace')
+    for line in f:
+        m = ITRACE.match(line)
+        if m:
+            yield int(m.group(1)), int(m.group(2), 16), m.group(3)
+
+
+def itrace(console, script, min_pct):
+    addrs, by_addr = table(console)
+    total = named = agree = user = 0
+    cpus = collections.Counter()
+    wrong = []
+    funcs = collections.Counter()
+    for cpu, ip, sym in itrace_lines(script):
+        if ip < KERNEL_MIN:
+            user += 1
+            continue
+        total += 1
+        cpus[cpu] += 1
+        if sym == '[unknown]':
+            continue
+        named += 1
+        funcs[sym] += 1
+        i = bisect.bisect_right(addrs, ip) - 1
+        if i >= 0 and sym in by_addr[addrs[i]]:
+            agree += 1
+        elif len(wrong) < 5:
+            wrong.append('%x: perf says %s, the table %s' %
+                         (ip, sym, '/'.join(sorted(by_addr[addrs[i]]))
+                          if i >= 0 else 'nothing'))
+    pct = 100.0 * agree / total if total else 0.0
+    print('%d kernel instructions decoded (%s), %d named (%.1f%%), %d as '
+          'the guest\'s kallsyms says (%.1f%%), %d functions; %d user' %
+          (total, ', '.join('cpu %d: %d' % c for c in sorted(cpus.items())),
+           named, 100.0 * named / total if total else 0.0, agree, pct,
+           len(funcs), user))
+    print('    most run: ' + ', '.join('%s %d' % f for f in funcs.most_common(6)))
+    for w in wrong:
+        print('   ', w)
+    return 0 if total and pct >= min_pct else 1
+
+
+def itrace_last(script, last, wanted):
+    tails = {}
+    for cpu, _, sym in itrace_lines(script):
+        tails.setdefault(cpu, collections.deque(maxlen=last)).append(sym)
+    hit = []
+    for cpu in sorted(tails):
+        seen = list(dict.fromkeys(reversed(tails[cpu])))
+        print('cpu %d: the newest of %d instructions in %s' %
+              (cpu, len(tails[cpu]), ', '.join(seen[:12])))
+        if any(n in seen for n in wanted):
+            hit.append(cpu)
+    print('%s in the newest %d instructions of cpu %s' %
+          (' or '.join(wanted), last, ', '.join(map(str, hit)) or 'none'))
+    return 0 if hit else 1
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == 'table':
         text = captured(argv[2])
@@ -180,6 +251,10 @@ def main(argv):
         return extra(argv[2], argv[3], argv[4:])
     if len(argv) >= 5 and argv[1] == 'crash':
         return crash(argv[2], int(argv[3]), argv[4:])
+    if len(argv) == 5 and argv[1] == 'itrace':
+        return itrace(argv[2], argv[3], float(argv[4]))
+    if len(argv) >= 5 and argv[1] == 'itrace-last':
+        return itrace_last(argv[2], int(argv[3]), argv[4:])
     sys.exit(__doc__)
 
 

@@ -333,7 +333,9 @@ void pv_aux_no_records(struct pv_aux *a);
 int pv_aux_output_msrs(const struct pv_aux *a, uint64_t *base, uint64_t *mask);
 
 /* pv_out_write, then account the bytes; in snapshot mode publishes head
- * every half buffer.  Returns bytes stored, or pv_out_write's errors. */
+ * every half buffer, or, without records (pv_aux_no_records), at every
+ * write, with the write limit announced before it.  Returns bytes stored,
+ * or pv_out_write's errors. */
 int64_t pv_aux_write(struct pv_aux *a, const void *buf, uint64_t len);
 
 /*
