@@ -31,7 +31,7 @@ int dom_pt_check(const struct dom_pt *pt, const char **bad)
 	else if (pt->psb && (pt->psb < DOM_PT_PSB_MIN ||
 			     pt->psb > DOM_PT_PSB_MAX || (pt->psb & (pt->psb - 1))))
 		*bad = "pt-psb: bytes between PSBs, a power of two from 2048 to "
-		       "67108864";
+		       "1048576";
 	return *bad ? -dome_option : 0;
 }
 

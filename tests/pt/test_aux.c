@@ -208,6 +208,33 @@ START_TEST(snapshot_wraps_and_keeps_the_newest)
 }
 END_TEST
 
+/* The QEMU plugin's flight recorder: no records, so every write is
+ * published at once; a snapshot without any flush sees the newest byte,
+ * and the write limit is back at head between writes. */
+START_TEST(snapshot_no_records_publishes_every_write)
+{
+	static uint8_t buf[AUX_SIZE];
+	struct rs_aux_snapshot s;
+	struct rs_ring_state st;
+
+	pv_aux_no_records(&aux);
+	ck_assert_int_eq(pv_aux_write(&aux, pattern, 0x300), 0x300);
+	ck_assert_int_eq(rs_ring_state_read(&prod.ring, &st), 0);
+	ck_assert_uint_eq(st.aux_head, 0x300);
+	ck_assert_uint_eq(prod.ring.ctrl->ext.aux_write_limit, 0x300);
+	for (int i = 0; i < 9; i++)
+		ck_assert_int_eq(pv_aux_write(&aux, pattern + 0x300 + i * 0x1000,
+					      0x1000), 0x1000);
+	ck_assert_int_eq(rs_snapshot_aux(&s, &region, 0, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(s.head, 0x9300);
+	ck_assert_uint_eq(s.cut_bytes, 0);
+	ck_assert_uint_eq(s.len, AUX_SIZE);
+	ck_assert_mem_eq(buf, pattern + 0x9300 - AUX_SIZE, AUX_SIZE);
+	ck_assert_uint_eq(prod.ring.ctrl->ext.aux_write_limit, 0x9300);
+	ck_assert_uint_eq(st.data_head, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pt-aux");
@@ -221,6 +248,7 @@ int main(void)
 	suite_add_tcase(s, n);
 	tcase_add_checked_fixture(o, snapshot_setup, teardown);
 	tcase_add_test(o, snapshot_wraps_and_keeps_the_newest);
+	tcase_add_test(o, snapshot_no_records_publishes_every_write);
 	suite_add_tcase(s, o);
 	return fx_run(s);
 }

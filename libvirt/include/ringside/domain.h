@@ -215,9 +215,10 @@ int dom_xml_scaled(const char *value, const char *unit, uint64_t *bytes);
 /* AUX pages per ring when --trace pt is asked without --aux-pages: 1 MiB
  * per vCPU, a few hundred thousand kernel branches of PT. */
 #define DOM_PT_AUX_PAGES_DEFAULT 256u
-/* Intel PT's PSB periods (2 KiB << PSBFreq, PSBFreq 0..15). */
+/* Intel PT's PSB periods (2 KiB << PSBFreq), up to 1 MiB: the largest
+ * the plugin takes (pt-virt/qemu/plugin.c); QEMU would not start with more. */
 #define DOM_PT_PSB_MIN     2048ull
-#define DOM_PT_PSB_MAX     (2048ull << 15)
+#define DOM_PT_PSB_MAX     (2048ull << 9)
 #define DOM_PT_ARG_MAX     4200u      /* bytes of the plugin's argument */
 
 struct dom_pt {
