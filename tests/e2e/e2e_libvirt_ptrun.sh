@@ -13,7 +13,8 @@
 #   A. `snapshot DOMAIN`: the summary names the AUX bytes and the guest
 #      kernel's code; `perf script --itrace=i0ns -F cpu,ip,sym` prints
 #      kernel instructions, >= 95% of them named as the guest's own
-#      /proc/kallsyms (printed on its console) names their address;
+#      /proc/kallsyms (printed on its console) names their address, and
+#      no instruction trace error;
 #      `ringside decode FILE` decodes instructions too, without errors
 #   B. the guest panics (Alt-SysRq-C through virsh send-key; the domain
 #      boots with sysrq_always_enabled, has a pvpanic device and
@@ -120,8 +121,7 @@ ok "QEMU started under libvirt with the plugin"
 # the workload ran, the agent is attached and has published the symbols
 LG_PROGRESS=60 lg_wait_console "$W/console.log" E2E-KEY-WAIT 900 ||
 	{ bad "$LG_WHY"; lg_console_tail "$W/console.log"; exit 1; }
-grep -q "ringside-qemu-pt" /var/log/libvirt/qemu/$DOM.log &&
-	{ note "the plugin said:"; grep "ringside-qemu-pt" /var/log/libvirt/qemu/$DOM.log | head -n 5; }
+grep "^ringside-qemu-pt:" /var/log/libvirt/qemu/$DOM.log | head -n 5 | sed 's/^/--   QEMU log: /'
 
 # ---- A: a live guest's kernel, instruction by instruction ---------------------
 snap "$W/a.data" || exit 1

@@ -25,7 +25,8 @@ E2E-KALLSYMS-BEGIN and E2E-KALLSYMS-END.
       SCRIPT (- for stdin): `perf script --itrace=i0ns -F cpu,ip,sym`, one
       line per decoded instruction; every kernel instruction should carry
       a name, the one the table gives its address; fails when there is
-      none or fewer than MIN_PERCENT are named so
+      none, fewer than MIN_PERCENT are named so, or perf printed an
+      instruction trace error
   ksyms_check.py itrace-last SCRIPT LAST NAME...
       the same output: one CPU's LAST newest instructions run in one of
       NAMEs (a flight recorder's end)
@@ -179,12 +180,14 @@ def crash(script, last, wanted):
 ITRACE = re.compile(r'\s*\[(\d+)\]\s+([0-9a-f]+)\s+(\S+)')
 
 
-def itrace_lines(script):
+def itrace_lines(script, errors=None):
     f = sys.stdin if script == '-' else open(script, errors='replace')
     for line in f:
         m = ITRACE.match(line)
         if m:
             yield int(m.group(1)), int(m.group(2), 16), m.group(3)
+        elif errors is not None and 'instruction trace error' in line:
+            errors.append(line.strip())
 
 
 def itrace(console, script, min_pct):
@@ -193,7 +196,8 @@ def itrace(console, script, min_pct):
     cpus = collections.Counter()
     wrong = []
     funcs = collections.Counter()
-    for cpu, ip, sym in itrace_lines(script):
+    errors = []
+    for cpu, ip, sym in itrace_lines(script, errors):
         if ip < KERNEL_MIN:
             user += 1
             continue
@@ -212,14 +216,15 @@ def itrace(console, script, min_pct):
                           if i >= 0 else 'nothing'))
     pct = 100.0 * agree / total if total else 0.0
     print('%d kernel instructions decoded (%s), %d named (%.1f%%), %d as '
-          'the guest\'s kallsyms says (%.1f%%), %d functions; %d user' %
+          'the guest\'s kallsyms says (%.1f%%), %d functions; %d user, '
+          '%d trace errors' %
           (total, ', '.join('cpu %d: %d' % c for c in sorted(cpus.items())),
            named, 100.0 * named / total if total else 0.0, agree, pct,
-           len(funcs), user))
+           len(funcs), user, len(errors)))
     print('    most run: ' + ', '.join('%s %d' % f for f in funcs.most_common(6)))
-    for w in wrong:
+    for w in wrong + errors[:5]:
         print('   ', w)
-    return 0 if total and pct >= min_pct else 1
+    return 0 if total and pct >= min_pct and not errors else 1
 
 
 def itrace_last(script, last, wanted):
