@@ -58,25 +58,6 @@ static int cmp_timing(const void *a, const void *b)
 		       &((const struct timing *)b)->ns);
 }
 
-static void cpu_model(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[256], *p;
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "model name", 10) || !(p = strchr(line, ':')))
-			continue;
-		p += 1 + strspn(p + 1, " \t");
-		p[strcspn(p, "\n\"\\")] = '\0';
-		snprintf(buf, len, "%s", p);
-		break;
-	}
-	fclose(f);
-}
-
 /* The 1-minute load average: other work on a 2-CPU machine skews
  * everything here, so the output says how busy it was. */
 static double loadavg(void)
@@ -439,7 +420,7 @@ int main(int argc, char **argv)
 		host_region_destroy(&hr);
 		return 2;
 	}
-	cpu_model(model, sizeof(model));
+	host_cpu_model(model, sizeof(model));
 	printf("{\"bench\":\"env\",\"cpu\":\"%s\",\"cpus\":%d,\"pinned\":%s,"
 	       "\"data_size\":%llu,\"batch\":%u,\"records\":%llu,\"reps\":%d,"
 	       "\"clock\":\"CLOCK_MONOTONIC\",\"loadavg_1m\":%.2f}\n", model,

@@ -50,27 +50,6 @@ static double loadavg(void)
 	return v;
 }
 
-/* The CPU's model name: under QEMU TCG it says so ("QEMU Virtual CPU" or
- * the model QEMU was told to show), which tells nested numbers apart. */
-static void cpu_model(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[256], *p;
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "model name", 10) || !(p = strchr(line, ':')))
-			continue;
-		p += 1 + strspn(p + 1, " \t");
-		p[strcspn(p, "\n\"\\")] = '\0';
-		snprintf(buf, len, "%s", p);
-		break;
-	}
-	fclose(f);
-}
-
 static int cmp_res(const void *a, const void *b)
 {
 	double x = ((const struct e2e_result *)a)->rps_per_vcpu;
@@ -267,7 +246,9 @@ int main(int argc, char **argv)
 	cfg.prod_cpu = ncpu >= 2 ? ids[0] : -1;
 	cfg.cons_cpu = ncpu >= 2 ? ids[1] : -1;
 	kvm = access("/dev/kvm", R_OK | W_OK) == 0;
-	cpu_model(model, sizeof(model));
+	/* under QEMU TCG the model says so ("QEMU Virtual CPU" or the model
+	 * QEMU was told to show): it tells nested numbers apart */
+	host_cpu_model(model, sizeof(model));
 	printf("{\"bench\":\"env\",\"what\":\"vmm_e2e\",\"cpu\":\"%s\","
 	       "\"cpus\":%d,\"pinned\":%s,\"kvm\":%s,\"records_per_vcpu\":%u,"
 	       "\"vcpus\":%u,\"record_size\":%u,\"data_pages\":%u,"

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -121,4 +123,23 @@ uint64_t host_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void host_cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256], *p;
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "model name", 10) || !(p = strchr(line, ':')))
+			continue;
+		p += 1 + strspn(p + 1, " \t");
+		p[strcspn(p, "\n\"\\")] = '\0';
+		snprintf(buf, len, "%s", p);
+		break;
+	}
+	fclose(f);
 }

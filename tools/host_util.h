@@ -50,6 +50,10 @@ int host_pin_cpu(int cpu);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t host_now_ns(void);
 
+/* /proc/cpuinfo's first "model name", without quotes or backslashes (it
+ * goes into JSON), or "unknown". */
+void host_cpu_model(char *buf, size_t len);
+
 /* Spin-wait hint. */
 static inline void host_cpu_relax(void)
 {

@@ -95,3 +95,20 @@ int pv_insn_disasm(const uint8_t *bytes, size_t len, uint64_t ip, char *buf,
 		return -pve_insn;
 	return snprintf(buf, size, "%s", d.text);
 }
+
+bool pv_insn_can_reach(const struct pv_insn *in, uint64_t next)
+{
+	uint64_t fall = in->ip + in->len;
+
+	switch (in->iclass) {
+	case PV_INSN_OTHER:
+		return next == fall;
+	case PV_INSN_JCC:
+		return next == fall || next == in->target;
+	case PV_INSN_JMP:
+	case PV_INSN_CALL:
+		return next == in->target;
+	default:
+		return true;
+	}
+}

@@ -50,24 +50,11 @@ static void resync(struct qpt_vcpu *v, uint64_t ip)
 
 static bool reaches(const struct qpt_tb *t, uint64_t next)
 {
-	const struct pv_insn *in = &t->last;
-	uint64_t fall = in->ip + in->len;
-
 	/* Another iteration of a REP string instruction: still the same
 	 * instruction, no packet. */
-	if (t->rep && next == in->ip)
+	if (t->rep && next == t->last.ip)
 		return true;
-	switch (in->iclass) {
-	case PV_INSN_OTHER:
-		return next == fall;
-	case PV_INSN_JCC:
-		return next == fall || next == in->target;
-	case PV_INSN_JMP:
-	case PV_INSN_CALL:
-		return next == in->target;
-	default:
-		return true;
-	}
+	return pv_insn_can_reach(&t->last, next);
 }
 
 /* Does the block end in a branch whose targets the block itself says? */

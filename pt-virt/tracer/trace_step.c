@@ -75,23 +75,6 @@ int pv_trace_retire(struct pv_trace *t, const struct pv_insn *in, uint64_t next)
 	return ret;
 }
 
-static bool can_reach(const struct pv_insn *in, uint64_t next)
-{
-	uint64_t fall = in->ip + in->len;
-
-	switch (in->iclass) {
-	case PV_INSN_OTHER:
-		return next == fall;
-	case PV_INSN_JCC:
-		return next == fall || next == in->target;
-	case PV_INSN_JMP:
-	case PV_INSN_CALL:
-		return next == in->target;
-	default:
-		return true;
-	}
-}
-
 /* Deliver vector @vec through the guest's IDT (64-bit interrupt gate) as
  * the CPU would, returning to @ret_ip.  The new RIP in *@handler. */
 static int deliver(struct pv_trace *t, struct rs_vmm_cpu *cpu, unsigned vec,
@@ -210,7 +193,7 @@ static int step(struct pv_trace *t, struct rs_vmm_cpu *cpu, uint64_t rip)
 		return 0;
 	if ((ret = pv_trace_insn_at(t, t->prev_ip, &in)) < 0)
 		return ret;
-	if (can_reach(&in, rip)) {
+	if (pv_insn_can_reach(&in, rip)) {
 		ret = pv_trace_retire(t, &in, rip);
 	} else {
 		t->st.async++;

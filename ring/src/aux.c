@@ -96,6 +96,24 @@ int64_t rs_aux_skip(struct rs_producer *p, struct rs_aux_handle *h,
 	return aux_advance(h, len);
 }
 
+/* Publish what @h wrote: aux_head, the write limit of an overwrite area
+ * (nothing beyond head is being written any more), the TRUNCATED count.
+ * Returns the flags the output ends with. */
+static uint64_t aux_commit(struct rs_producer *p, const struct rs_aux_handle *h,
+			   uint64_t flags)
+{
+	flags |= h->flags;
+	p->aux_head = h->start + h->written;
+	rs_publish_aux_head(p->ring.ctrl, p->aux_head);
+	if (aux_overwrite(p))
+		rs_announce(&p->ring.ctrl->ext.aux_write_limit, p->aux_head);
+	if (flags & RS_PERF_AUX_FLAG_TRUNCATED) {
+		p->aux_truncated++;
+		rs_store_hint(&p->ring.ctrl->ext.aux_truncated, p->aux_truncated);
+	}
+	return flags;
+}
+
 int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h, uint64_t flags)
 {
 	struct rs_perf_aux rec;
@@ -105,18 +123,9 @@ int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h, uint64_t flags)
 		return -rse_invalid;
 	if (!p->aux_busy)
 		return -rse_nesting;
-	flags |= h->flags;
-	p->aux_head = h->start + h->written;
-	/* Bytes first, then the record that describes them. */
-	rs_publish_aux_head(p->ring.ctrl, p->aux_head);
-	/* Nothing beyond head is being written any more. */
-	if (aux_overwrite(p))
-		rs_announce(&p->ring.ctrl->ext.aux_write_limit, p->aux_head);
-
-	if (flags & RS_PERF_AUX_FLAG_TRUNCATED) {
-		p->aux_truncated++;
-		rs_store_hint(&p->ring.ctrl->ext.aux_truncated, p->aux_truncated);
-	}
+	flags = aux_commit(p, h, flags);
+	/* Bytes first (published above), then the record that describes
+	 * them. */
 	if (h->written || (flags & ~(uint64_t)RS_PERF_AUX_FLAG_OVERWRITE)) {
 		rec.aux_offset = h->start;
 		rec.aux_size = h->written;
@@ -147,15 +156,7 @@ int rs_aux_publish(struct rs_producer *p, struct rs_aux_handle *h,
 		return -rse_invalid;
 	if (!p->aux_busy)
 		return -rse_nesting;
-	flags |= h->flags;
-	p->aux_head = h->start + h->written;
-	rs_publish_aux_head(p->ring.ctrl, p->aux_head);
-	if (aux_overwrite(p))
-		rs_announce(&p->ring.ctrl->ext.aux_write_limit, p->aux_head);
-	if (flags & RS_PERF_AUX_FLAG_TRUNCATED) {
-		p->aux_truncated++;
-		rs_store_hint(&p->ring.ctrl->ext.aux_truncated, p->aux_truncated);
-	}
+	aux_commit(p, h, flags);
 	rs_compiler_barrier();
 	p->aux_busy = 0;
 	return 0;

@@ -52,6 +52,12 @@ struct pv_insn {
 int pv_insn_classify(const uint8_t *bytes, size_t len, uint64_t ip,
 		     struct pv_insn *insn);
 
+/* Can @insn, retiring, pass control to @next by itself?  The fall-through
+ * or direct target where the instruction names them; any address for
+ * indirect branches, returns and far transfers.  No: an interrupt or
+ * exception came between. */
+bool pv_insn_can_reach(const struct pv_insn *insn, uint64_t next);
+
 /* Bytes of text that hold any instruction's disassembly. */
 #define PV_INSN_TEXT 96
 
