@@ -53,6 +53,7 @@
 set -u
 # shellcheck source=scripts/lib/libvirt-guest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/libvirt-guest.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
 RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 GUEST_INIT=$6 HOOK_PROGRAM=$7
 KCHECK=$(dirname "${BASH_SOURCE[0]}")/ksyms_check.py
@@ -63,57 +64,25 @@ HOOK=/etc/libvirt/hooks/qemu.d/ringside
 STEPS=20
 T0=$(date +%s)
 
-skip() { echo "SKIP: $*"; exit 77; }
-fails=0
-ok()   { echo "ok   $*"; }
-bad()  { echo "FAIL $*"; fails=$((fails + 1)); }
-note() { echo "--   [$(($(date +%s) - T0)) s] $*"; }
 
 # ---- what this test needs --------------------------------------------------
-[ "$(id -u)" = 0 ] || skip "needs root (libvirtd, /dev/shm, the hook)"
-[ -x "$AGENT" ] || skip "no Linux agent (sanitized builds do not make one)"
-lg_prereq || skip "$LG_WHY"
+e2e_need_own_libvirt
 case $ACCEL in
 tcg) DOMTYPE=qemu ;;
 kvm) [ -c /dev/kvm ] || skip "RS_E2E_ACCEL=kvm but no /dev/kvm"; DOMTYPE=kvm ;;
 *) echo "RS_E2E_ACCEL: tcg or kvm, not '$ACCEL'"; exit 2 ;;
 esac
-for d in libvirtd virtlogd; do
-	pid=$(lg_running $d)
-	[ -z "$pid" ] || skip "$d already runs (pid $pid); this test starts and stops its own"
-done
-if [ -e "$HOOK" ] && ! grep -q "ringside libvirt hook" "$HOOK"; then
-	skip "$HOOK exists and is not ringside's"
-fi
 
 W=$(lg_workdir /tmp/rs-e2e.XXXXXX)
 RECORD_PID='' DEFINED='' HOOKED=''
 
 cleanup() {
 	[ -n "$RECORD_PID" ] && lg_kill_wait "$RECORD_PID"
-	if [ -n "$DEFINED" ]; then
-		vsh destroy $DOM >/dev/null 2>&1
-		vsh undefine $DOM >/dev/null 2>&1
-	fi
-	lg_daemons_stop
-	[ -n "$HOOKED" ] && "$RINGSIDE" hook uninstall >/dev/null
+	e2e_teardown
 	rm -f "$SHM"
-	if [ "${RS_E2E_KEEP:-0}" = 1 ] || [ $fails != 0 ]; then
-		echo "work directory kept: $W"
-	else
-		rm -rf "$W"
-	fi
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-# wait_console PATTERN SECONDS
-wait_console() {
-	lg_wait_console "$W/console.log" "$1" "$2" && return 0
-	bad "$LG_WHY"
-	lg_console_tail "$W/console.log"
-	return 1
-}
 
 # perf_names FILE WHAT: perf names pid $WPID rs-workload.  `perf script`
 # prints each sample with its thread's name at that time: all but the

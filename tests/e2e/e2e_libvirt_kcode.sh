@@ -21,34 +21,19 @@
 set -u
 # shellcheck source=scripts/lib/libvirt-guest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/libvirt-guest.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
 RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 GUEST_INIT=$5 HOOK_PROGRAM=$6
 DOM=rs-ptv-kc-$$
 HOOK=/etc/libvirt/hooks/qemu.d/ringside
 
-skip() { echo "SKIP: $*"; exit 77; }
-fails=0
-ok()   { echo "ok   $*"; }
-bad()  { echo "FAIL $*"; fails=$((fails + 1)); }
 
-[ "$(id -u)" = 0 ] || skip "needs root (libvirtd, /dev/shm, the hook)"
-[ -x "$AGENT" ] || skip "no Linux agent (sanitized builds do not make one)"
-lg_prereq || skip "$LG_WHY"
-if [ -e "$HOOK" ] && ! grep -q "ringside libvirt hook" "$HOOK"; then
-	skip "$HOOK exists and is not ringside's"
-fi
-[ -z "$(lg_running libvirtd)" ] || skip "libvirtd already runs; this test starts its own (it installs a hook)"
+e2e_need_own_libvirt
 
 W=$(lg_workdir /tmp/rs-ptv-kc.XXXXXX)
 DEFINED='' HOOKED=''
 cleanup() {
-	if [ -n "$DEFINED" ]; then
-		vsh destroy $DOM >/dev/null 2>&1
-		vsh undefine $DOM >/dev/null 2>&1
-	fi
-	lg_daemons_stop
-	[ -n "$HOOKED" ] && "$RINGSIDE" hook uninstall >/dev/null
-	if [ $fails != 0 ]; then echo "work directory kept: $W"; else rm -rf "$W"; fi
+	e2e_teardown
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -66,8 +51,7 @@ DEFINED=1
 	{ bad "enable"; exit 1; }
 vsh start $DOM >/dev/null || { bad "virsh start"; exit 1; }
 # the workload ran, the agent is attached and has published the symbols
-lg_wait_console "$W/console.log" E2E-KEY-WAIT 600 ||
-	{ bad "$LG_WHY"; lg_console_tail "$W/console.log"; exit 1; }
+wait_console E2E-KEY-WAIT 600 || exit 1
 
 "$RINGSIDE" snapshot $DOM -o "$W/s.data" > "$W/out" 2>"$W/err"
 rc=$?

@@ -27,6 +27,7 @@
 set -u
 # shellcheck source=scripts/lib/libvirt-guest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/libvirt-guest.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
 RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 GUEST_INIT=$5 HOOK_PROGRAM=$6 PLUGIN=$7
 KCHECK=$(dirname "${BASH_SOURCE[0]}")/ksyms_check.py
@@ -34,45 +35,16 @@ DOM=rs-pti-$$
 HOOK=/etc/libvirt/hooks/qemu.d/ringside
 T0=$(date +%s)
 
-skip() { echo "SKIP: $*"; exit 77; }
-fails=0
-ok()   { echo "ok   $*"; }
-bad()  { echo "FAIL $*"; fails=$((fails + 1)); }
-note() { echo "--   [$(($(date +%s) - T0)) s] $*"; }
 
-[ "$(id -u)" = 0 ] || skip "needs root (libvirtd, /dev/shm, the hook)"
-[ -x "$AGENT" ] || skip "no Linux agent (sanitized builds do not make one)"
-lg_prereq || skip "$LG_WHY"
-if [ -e "$HOOK" ] && ! grep -q "ringside libvirt hook" "$HOOK"; then
-	skip "$HOOK exists and is not ringside's"
-fi
-[ -z "$(lg_running libvirtd)" ] || skip "libvirtd already runs; this test starts its own (it installs a hook)"
+e2e_need_own_libvirt
 
 W=$(lg_workdir /tmp/rs-pti.XXXXXX)
 DEFINED='' HOOKED=''
 cleanup() {
-	if [ -n "$DEFINED" ]; then
-		vsh destroy $DOM >/dev/null 2>&1
-		vsh undefine $DOM >/dev/null 2>&1
-	fi
-	lg_daemons_stop
-	[ -n "$HOOKED" ] && "$RINGSIDE" hook uninstall >/dev/null
-	if [ "${RS_E2E_KEEP:-0}" = 1 ] || [ $fails != 0 ]; then
-		echo "work directory kept: $W"
-	else
-		rm -rf "$W"
-	fi
+	e2e_teardown
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-# wait_console PATTERN SECONDS
-wait_console() {
-	lg_wait_console "$W/console.log" "$1" "$2" && return 0
-	bad "$LG_WHY"
-	lg_console_tail "$W/console.log"
-	return 1
-}
 
 # snap FILE: `snapshot DOMAIN -o FILE`, its summary in FILE.out
 snap() {
