@@ -74,7 +74,12 @@ static int on_item(void *arg, const struct pv_dec_item *it)
 		printf("[sync at offset %" PRIu64 "]\n", it->offset);
 		break;
 	case PV_DEC_ERROR:
-		printf("[%" PRIu64 ": error: %d]\n", it->offset, it->code);
+		if (it->code == PV_DEC_ERR_STALL)
+			printf("[%" PRIu64 ": error: %u instructions without "
+			       "trace: an endless loop, not what ran]\n",
+			       it->offset, PV_DEC_STALL);
+		else
+			printf("[%" PRIu64 ": error: %d]\n", it->offset, it->code);
 		break;
 	}
 	return 0;

@@ -131,7 +131,7 @@ int pv_dec_run(const struct pv_dec_params *p, struct pv_dec_stats *st)
 	status = p->from_last_psb ? sync_last(dec) : pt_insn_sync_forward(dec);
 	if ((ret = synced(p, st, dec, status)) < 0)
 		goto out;
-	for (;;) {
+	for (uint64_t at = UINT64_MAX, same = 0;;) {
 		struct pv_dec_item it;
 		struct pt_insn insn;
 		uint64_t off = 0;
@@ -139,6 +139,16 @@ int pv_dec_run(const struct pv_dec_params *p, struct pv_dec_stats *st)
 		pt_insn_get_offset(dec, &off);
 		if (status == -pte_eos)
 			break;
+		/* Progress: the trace offset moves within PV_DEC_STALL
+		 * instructions, or this is an endless loop of code that
+		 * needs no packet; on to the next PSB. */
+		if (off != at) {
+			at = off;
+			same = 0;
+		} else if (status >= 0 && ++same > PV_DEC_STALL) {
+			status = PV_DEC_ERR_STALL;
+			same = 0;
+		}
 		if (status < 0) {
 			memset(&it, 0, sizeof(it));
 			it.kind = PV_DEC_ERROR;

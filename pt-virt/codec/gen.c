@@ -336,15 +336,31 @@ int pv_gen_disable(struct pv_gen *g, uint64_t ip)
 	return drain(g);
 }
 
+int pv_gen_flush(struct pv_gen *g)
+{
+	int ret;
+
+	if (!g)
+		return -pve_invalid;
+	if ((ret = flush_tnt(g)) < 0)
+		return ret;
+	return drain(g);
+}
+
 int pv_gen_overflow(struct pv_gen *g, uint64_t ip)
 {
 	int ret;
 
 	if (!g)
 		return -pve_invalid;
-	/* Whatever TNT bits were pending are part of what was lost. */
+	/* Whatever TNT bits were pending are part of what was lost.  So
+	 * were packets this generator made and the output dropped: the
+	 * decoder's last IP and return stack are not ours.  The FUP goes
+	 * out whole, and a RET is a TIP until the stack is rebuilt. */
 	g->tnt = 0;
 	g->tnt_bits = 0;
+	g->have_ip = false;
+	g->ret_n = 0;
 	if ((ret = simple(g, ppt_ovf)) < 0)
 		return ret;
 	g->st.ovf++;

@@ -29,7 +29,12 @@ static const uint8_t code[] = {
 	[0x25] = 0xf4,                          /* hlt */
 	[0x30] = 0x48, 0xcf,                    /* iretq */
 	[0x40] = 0xc3,                          /* ret */
+	[0x50] = 0xeb, 0xfe,                    /* jmp . */
 };
+
+/* Code far from CODE: its addresses share no upper bits with it. */
+#define FAR 0x7f0000001000ull
+static const uint8_t far_code[] = { 0x90, 0x90, 0x90, 0xf4 }; /* nop x3, hlt */
 
 /* The scripted run: pairs (ip, next). */
 static const uint64_t script[][2] = {
@@ -49,9 +54,13 @@ static uint64_t trace_len;
 static uint64_t truth[256], decoded[256];
 static size_t ntruth, ndecoded, nevents[8];
 
+static bool drop;       /* the output loses what the generator made */
+
 static int64_t sink(void *arg, const void *buf, uint64_t len)
 {
 	(void)arg;
+	if (drop)
+		return 0;
 	ck_assert_uint_le(trace_len + len, sizeof(trace));
 	memcpy(trace + trace_len, buf, len);
 	trace_len += len;
@@ -62,7 +71,9 @@ static void setup(void)
 {
 	memset(&mem, 0, sizeof(mem));
 	memcpy(fx_mem_add(&mem, CODE, 0x1000), code, sizeof(code));
+	memcpy(fx_mem_add(&mem, FAR, 0x1000), far_code, sizeof(far_code));
 	trace_len = ntruth = ndecoded = 0;
+	drop = false;
 	memset(nevents, 0, sizeof(nevents));
 }
 
@@ -253,6 +264,81 @@ START_TEST(roundtrip_overflow)
 }
 END_TEST
 
+/*
+ * Packets the generator made and the output dropped (a full ToPA) moved
+ * the generator's last IP where the decoder's never went: the FUP after
+ * the OVF must not be compressed against it.  Here the lost TIP went far
+ * away, and the trace resumes next to it.
+ */
+START_TEST(overflow_after_dropped_packets)
+{
+	struct pv_gen *g = gen(4096, false);
+	struct pv_insn in;
+	struct pv_dec_stats st;
+
+	ck_assert_int_eq(pv_gen_enable(g, 0x1000, 1), 0);
+	for (size_t i = 0; i < 13; i++)
+		step(g, script[i][0], script[i][1]);
+	ck_assert_int_eq(pv_gen_flush(g), 0);
+	drop = true;
+	/* jmp rax to FAR: its TIP is lost */
+	ck_assert_int_eq(pv_insn_classify(code + 0x0e, 15, 0x100e, &in), 0);
+	ck_assert_int_eq(pv_gen_insn(g, &in, FAR, 2000), 0);
+	ck_assert_int_eq(pv_gen_flush(g), 0);
+	ck_assert_uint_gt(pv_gen_stats(g)->lost, 0);
+	drop = false;
+	ck_assert_int_eq(pv_gen_overflow(g, FAR + 1), 0);
+	ck_assert_int_eq(pv_insn_classify(far_code + 1, 3, FAR + 1, &in), 0);
+	ck_assert_int_eq(pv_gen_insn(g, &in, FAR + 2, 2001), 0);
+	ck_assert_int_eq(pv_gen_disable(g, FAR + 2), 0);
+	st = decode(false);
+	ck_assert_uint_eq(st.overflows, 1);
+	ck_assert_uint_eq(st.errors, 0);
+	ck_assert_uint_gt(ndecoded, 1);
+	ck_assert_msg(decoded[ndecoded - 1] == FAR + 1,
+		      "the last decoded instruction is %#llx, not FAR + 1",
+		      (unsigned long long)decoded[ndecoded - 1]);
+	pv_gen_free(g);
+}
+END_TEST
+
+static uint64_t nstall, stall_errors;
+static int32_t stall_code;
+
+static int count_item(void *arg, const struct pv_dec_item *it)
+{
+	(void)arg;
+	nstall += it->kind == PV_DEC_INSN;
+	if (it->kind == PV_DEC_ERROR) {
+		stall_errors++;
+		stall_code = it->code;
+	}
+	return 0;
+}
+
+/* Code that needs no packet and never ends (jmp .): the decoder stops it
+ * after PV_DEC_STALL instructions instead of looping for ever. */
+START_TEST(decode_endless_loop_stops)
+{
+	struct pv_gen *g = gen(4096, false);
+	struct pv_dec_params p = {
+		.size = sizeof(p), .trace = trace, .code = fx_pv_mem(&mem),
+		.fn = count_item,
+	};
+	struct pv_dec_stats st;
+
+	ck_assert_int_eq(pv_gen_enable(g, 0x1050, 1), 0);
+	ck_assert_int_eq(pv_gen_flush(g), 0);
+	p.len = trace_len;
+	nstall = stall_errors = 0;
+	ck_assert_int_eq(pv_dec_run(&p, &st), 0);
+	ck_assert_uint_eq(stall_errors, 1);
+	ck_assert_int_eq(stall_code, PV_DEC_ERR_STALL);
+	ck_assert_uint_eq(nstall, PV_DEC_STALL);
+	pv_gen_free(g);
+}
+END_TEST
+
 START_TEST(decode_from_last_psb)
 {
 	struct pv_gen *g = gen(4, false);
@@ -392,6 +478,8 @@ int main(void)
 	tcase_add_test(t, roundtrip_overflow);
 	tcase_add_test(t, roundtrip_leave_and_reenable);
 	tcase_add_test(t, decode_from_last_psb);
+	tcase_add_test(t, overflow_after_dropped_packets);
+	tcase_add_test(t, decode_endless_loop_stops);
 	tcase_add_test(t, capture_roundtrip_and_hostile);
 	suite_add_tcase(s, t);
 	return fx_run(s);

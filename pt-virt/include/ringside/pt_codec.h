@@ -125,6 +125,12 @@ int pv_gen_reenable(struct pv_gen *g, uint64_t ip);
  * conditional, then TIP.PGD(@next) as the branch's own packet. */
 int pv_gen_leave(struct pv_gen *g, const struct pv_insn *in, uint64_t next);
 
+/* Everything known so far to the sink now: the branch outcomes waiting
+ * for a full TNT packet (a shorter TNT is as valid), then the packets
+ * buffered here.  For a tracer whose CPU stops (halts, is paused): the
+ * decoder then sees every branch that retired before it stopped. */
+int pv_gen_flush(struct pv_gen *g);
+
 /* Packets were lost; tracing goes on at @ip: OVF, FUP(@ip). */
 int pv_gen_overflow(struct pv_gen *g, uint64_t ip);
 
@@ -145,9 +151,17 @@ enum pv_dec_kind {
 	PV_DEC_SYNC,          /* (re)synchronized at the PSB at offset */
 };
 
+/* PV_DEC_ERROR's code when PV_DEC_STALL instructions in a row decoded
+ * without a byte of trace: code that needs no packet and never ends (a
+ * jump to itself), which the trace's own code never was; the decoder
+ * would loop forever (a hostile trace, or code that is not what ran). */
+#define PV_DEC_ERR_STALL (-1000)
+#define PV_DEC_STALL     (1u << 20)
+
 struct pv_dec_item {
 	uint32_t kind;        /* enum pv_dec_kind */
-	int32_t code;         /* PV_DEC_ERROR: negative pt_error_code */
+	int32_t code;         /* PV_DEC_ERROR: negative pt_error_code, or
+			       * PV_DEC_ERR_STALL */
 	uint64_t ip;
 	uint64_t to;
 	uint64_t offset;      /* trace offset */
