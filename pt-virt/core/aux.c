@@ -13,17 +13,46 @@
 #include "ringside/ring.h"
 #include "pv_internal.h"
 
+static void pmi_flush(struct pv_aux *a)
+{
+	if (pv_aux_flush(a, 0) > 0) {
+		a->stats.wakeups++;
+		if (a->wake)
+			a->wake(a->wake_arg);
+	}
+}
+
+/* The engine raises the PMI where a region fills, which may be between
+ * two bytes of one packet.  A driver reads the output position after the
+ * packets that were being written (hardware writes them whole), and a
+ * consumer given a head inside a packet hands perf a record that ends in
+ * half of it: the flush waits for the end of the write. */
 static void on_pmi(void *arg, struct pv_out *o)
 {
 	struct pv_aux *a = arg;
 
 	(void)o;
 	a->stats.pmis++;
-	if (pv_aux_flush(a, 0) > 0) {
-		a->stats.wakeups++;
-		if (a->wake)
-			a->wake(a->wake_arg);
+	if (a->writing) {
+		a->pmi_pending = true;
+		return;
 	}
+	pmi_flush(a);
+}
+
+/* pv_out_write, with a PMI during it taken at its end. */
+static int64_t out_write(struct pv_aux *a, const void *buf, uint64_t len)
+{
+	int64_t n;
+
+	a->writing = true;
+	n = pv_out_write(a->out, buf, len);
+	a->writing = false;
+	if (a->pmi_pending) {
+		a->pmi_pending = false;
+		pmi_flush(a);
+	}
+	return n;
 }
 
 void pv_aux_on_wake(struct pv_aux *a, void (*fn)(void *arg), void *arg)
@@ -128,7 +157,7 @@ static int64_t write_announced(struct pv_aux *a, const void *buf, uint64_t len)
 	account(a);
 	if (rs_aux_begin(a->prod, &h, a->head - a->flushed + len) < 0)
 		return -pve_internal;
-	n = pv_out_write(a->out, buf, len);
+	n = out_write(a, buf, len);
 	flush(a, 0, &h);
 	return n;
 }
@@ -144,7 +173,7 @@ int64_t pv_aux_write(struct pv_aux *a, const void *buf, uint64_t len)
 		pv_aux_flush(a, 0);
 	if (a->snapshot && a->no_records)
 		return write_announced(a, buf, len);
-	n = pv_out_write(a->out, buf, len);
+	n = out_write(a, buf, len);
 	if (n < 0)
 		return n;
 	account(a);

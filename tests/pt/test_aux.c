@@ -118,21 +118,25 @@ START_TEST(pmi_publishes_head_and_record)
 	ck_assert_int_eq(pv_aux_write(&aux, pattern, 0x1800), 0x1800);
 	ck_assert_int_eq(rs_ring_state_read(&prod.ring, &st), 0);
 	ck_assert_uint_eq(st.aux_head, 0);           /* no PMI yet */
+	/* INT at the watermark (0x2000), inside this write: taken at its
+	 * end, so the head never stands inside what one write put out (a
+	 * packet) */
 	ck_assert_int_eq(pv_aux_write(&aux, pattern + 0x1800, 0x1000), 0x1000);
 	ck_assert_int_eq(rs_ring_state_read(&prod.ring, &st), 0);
-	ck_assert_uint_eq(st.aux_head, 0x2000);      /* INT at the watermark */
+	ck_assert_uint_eq(st.aux_head, 0x2800);
 	ck_assert_uint_eq(aux.stats.pmis, 1);
 	ck_assert_int_eq(rs_consumer_drain(cons, on_record, NULL), 1);
 	ck_assert_int_eq(nrecs, 1);
 	ck_assert_uint_eq(recs[0].aux_offset, 0);
-	ck_assert_uint_eq(recs[0].aux_size, 0x2000);
+	ck_assert_uint_eq(recs[0].aux_size, 0x2800);
 	ck_assert_uint_eq(recs[0].flags, 0);
+	ck_assert_int_eq(pv_aux_write(&aux, pattern + 0x2800, 0x100), 0x100);
 	ck_assert_int_eq(pv_aux_flush(&aux, 0) >= 0, 1);
 	ck_assert_int_eq(rs_consumer_drain(cons, on_record, NULL), 1);
-	ck_assert_uint_eq(recs[1].aux_offset, 0x2000);
-	ck_assert_uint_eq(recs[1].aux_size, 0x800);
-	ck_assert_int_eq(rs_consumer_drain_aux(cons, on_aux, NULL), 0x2800);
-	ck_assert_mem_eq(drained, pattern, 0x2800);
+	ck_assert_uint_eq(recs[1].aux_offset, 0x2800);
+	ck_assert_uint_eq(recs[1].aux_size, 0x100);
+	ck_assert_int_eq(rs_consumer_drain_aux(cons, on_aux, NULL), 0x2900);
+	ck_assert_mem_eq(drained, pattern, 0x2900);
 }
 END_TEST
 
@@ -143,9 +147,12 @@ START_TEST(no_records_publishes_head_only)
 	struct rs_ring_state st;
 
 	pv_aux_no_records(&aux);
-	ck_assert_int_eq(pv_aux_write(&aux, pattern, 0x2800), 0x2800);
+	ck_assert_int_eq(pv_aux_write(&aux, pattern, 0x2000), 0x2000);
 	ck_assert_int_eq(rs_ring_state_read(&prod.ring, &st), 0);
 	ck_assert_uint_eq(st.aux_head, 0x2000);      /* INT at the watermark */
+	ck_assert_int_eq(pv_aux_write(&aux, pattern + 0x2000, 0x800), 0x800);
+	ck_assert_int_eq(rs_ring_state_read(&prod.ring, &st), 0);
+	ck_assert_uint_eq(st.aux_head, 0x2000);      /* no PMI: not yet */
 	ck_assert_int_eq(pv_aux_flush(&aux, 0), 0);
 	ck_assert_int_eq(rs_ring_state_read(&prod.ring, &st), 0);
 	ck_assert_uint_eq(st.aux_head, 0x2800);
@@ -165,10 +172,13 @@ START_TEST(stop_truncates_then_resumes)
 	/* Nobody drains: output stops at the end of the buffer. */
 	ck_assert_int_eq(pv_aux_write(&aux, pattern, 0x5000), 0x4000);
 	ck_assert(msr.status & PV_STATUS_STOPPED);
-	ck_assert_int_eq(rs_consumer_drain(cons, on_record, NULL), 2);
-	ck_assert_uint_eq(recs[1].aux_offset, 0x2000);
-	ck_assert_uint_eq(recs[1].aux_size, 0x2000);
-	ck_assert_uint_eq(recs[1].flags & RS_PERF_AUX_FLAG_TRUNCATED,
+	/* Both PMIs (the watermark, the STOP) inside the one write: one
+	 * flush at its end */
+	ck_assert_uint_eq(aux.stats.pmis, 2);
+	ck_assert_int_eq(rs_consumer_drain(cons, on_record, NULL), 1);
+	ck_assert_uint_eq(recs[0].aux_offset, 0);
+	ck_assert_uint_eq(recs[0].aux_size, 0x4000);
+	ck_assert_uint_eq(recs[0].flags & RS_PERF_AUX_FLAG_TRUNCATED,
 			  RS_PERF_AUX_FLAG_TRUNCATED);
 	ck_assert_uint_eq(aux.stats.truncated, 1);
 	/* Still nothing consumed: still stopped, no further record. */

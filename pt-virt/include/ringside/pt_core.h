@@ -302,6 +302,8 @@ struct pv_aux {
 	bool resync;               /* bytes were lost: the generator needs a PSB */
 	bool stop_reported;        /* the TRUNCATED record of this STOP is out */
 	bool no_records;           /* publish aux_head only (pv_aux_no_records) */
+	bool writing;              /* inside pv_out_write: a PMI waits ... */
+	bool pmi_pending;          /* ... and is taken after it */
 	void (*wake)(void *arg);   /* a PMI's record crossed the watermark */
 	void *wake_arg;
 	struct pv_aux_stats stats;
