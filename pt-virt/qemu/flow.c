@@ -308,6 +308,29 @@ void qpt_flow_block(struct qpt_vcpu *v, const struct qpt_tb *b, uint64_t mark)
 	}
 }
 
+/*
+ * The vCPU stopped: it halted, or QEMU paused the VM (a pause, a panic
+ * with on_crash preserve).  It may never run again, so what it did must be
+ * in the AUX area now: a held event is resolved by the guess (a CPU that
+ * halts in a handler, as Linux's stop_this_cpu does, never returns from
+ * it), the branch outcomes waiting for a full TNT go out, and aux_head is
+ * published.  Cheap enough for every HLT: a few bytes, one store.
+ */
+void qpt_flow_idle(struct qpt_vcpu *v)
+{
+	if (!v->gen)
+		return;
+	v->idles++;
+	for (int i = 0; i < 64 && v->pending; i++) {
+		v->guessed++;
+		v->idle_guessed++;
+		resolve(v, guess(v->ev_at));
+	}
+	check(v, pv_gen_flush(v->gen));
+	if (v->out_ok)
+		pv_aux_flush(&v->aux, 0);
+}
+
 void qpt_flow_finish(struct qpt_vcpu *v)
 {
 	/* Held events at the end: nothing will tell, so guess. */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "qpt.h"
@@ -79,6 +80,7 @@ int qpt_output_vcpu(struct qpt *q, struct qpt_vcpu *v, char *err, size_t size)
 {
 	struct pv_topa_params tp = { .size = sizeof(tp) };
 	struct pv_mem mem = { space, v };
+	struct rs_ring_state st;
 	uint64_t base, mask;
 	int ret;
 
@@ -127,6 +129,7 @@ int qpt_output_vcpu(struct qpt *q, struct qpt_vcpu *v, char *err, size_t size)
 	v->msr.ctl = PV_CTL_TRACEEN | PV_CTL_TOPA | PV_CTL_OS | PV_CTL_BRANCHEN |
 		     PV_CTL_TSCEN | (q->o.filter_all ? PV_CTL_USER : 0);
 	v->out_ok = true;
+	v->tail0 = rs_ring_state_read(&v->prod.ring, &st) == 0 ? st.aux_tail : 0;
 	return 0;
 fail:
 	snprintf(err, size, "vCPU %u: AUX output: %s", v->index, pv_errstr(ret));
@@ -143,4 +146,63 @@ void qpt_output_close(struct qpt *q)
 	}
 	if (q->mem)
 		msync(q->mem, q->mem_size, MS_SYNC);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * wait=: a lossless capture.  The ToPA stops output at the end of the
+ * last region the consumer has left whole, (aux_tail + aux_size) rounded
+ * down to a region; bytes that would cross it are lost (OVF).  Instead,
+ * the vCPU waits here until they fit below it, publishing first so the
+ * consumer sees what it must take.  Only once a consumer has moved
+ * aux_tail: before that nobody drains, and a guest that waited would
+ * never run (the ring fills and stops as without wait=).  Only in normal
+ * mode: a flight recorder overwrites.  The limit is strict, so the region
+ * never fills and the ToPA never stops: no OVF without a loss.
+ */
+void qpt_output_wait(struct qpt *q, struct qpt_vcpu *v, uint64_t len)
+{
+	struct pv_aux *a = &v->aux;
+	uint64_t r = a->topa.region_size, t0 = 0;
+	struct rs_ring_state st;
+	struct timespec nap = { 0, 50000 };
+
+	if (!q->o.wait_s || !v->out_ok || a->snapshot || a->head + len < v->room_limit)
+		return;
+	for (;;) {
+		if (rs_ring_state_read(&v->prod.ring, &st) < 0)
+			break;
+		if (!v->consumer && st.aux_tail == v->tail0)
+			break;
+		v->consumer = true;
+		/* A tail ahead of head or a lap behind: a consumer that lies
+		 * gets the ToPA's STOP, not a vCPU waiting for it. */
+		if (a->head - st.aux_tail > a->aux_size)
+			break;
+		/* The ToPA's STOP moves only at a flush, to where the tail
+		 * is then (this one or later): after it, the limit below
+		 * holds.  The flush also publishes what the consumer must
+		 * take before there is room. */
+		pv_aux_flush(a, 0);
+		v->room_limit = (st.aux_tail + a->aux_size) / r * r;
+		if (a->head + len < v->room_limit)
+			break;
+		if (!t0) {
+			t0 = now_ns();
+			v->waits++;
+		} else if (now_ns() - t0 >= q->o.wait_s * 1000000000u) {
+			v->wait_gaveup++;
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (t0)
+		v->wait_ns += now_ns() - t0;
 }

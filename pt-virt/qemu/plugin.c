@@ -3,7 +3,7 @@
  * QEMU's side of the PT plugin (QEMU 7.2's TCG plugin API):
  *
  *   -plugin ringside-qemu-pt.so,region=FILE[,filter=kernel|all][,psb=BYTES]
- *           [,truth=FILE][,truth_max=N]
+ *           [,wait=SECONDS][,truth=FILE][,truth_max=N]
  *
  * At translation each block is interned (tb.c) and gets an execution
  * callback carrying it; in test mode each traced instruction also gets one
@@ -31,6 +31,7 @@ static int64_t to_aux(void *arg, const void *buf, uint64_t len)
 {
 	struct qpt_vcpu *v = arg;
 
+	qpt_output_wait(&q, v, len);
 	return pv_aux_write(&v->aux, buf, len);
 }
 
@@ -45,6 +46,13 @@ static void on_exec(unsigned int vcpu, void *udata)
 		q.v[vcpu].blocks++;
 		qpt_flow_block(&q.v[vcpu], udata, q.v[vcpu].ntruth);
 	}
+}
+
+static void on_idle(qemu_plugin_id_t id, unsigned int vcpu)
+{
+	(void)id;
+	if (vcpu < q.nvcpus)
+		qpt_flow_idle(&q.v[vcpu]);
 }
 
 static void on_insn(unsigned int vcpu, void *udata)
@@ -114,11 +122,17 @@ static void summary(void)
 			PRIu64 " exceptions, %" PRIu64 " guessed), %" PRIu64
 			" overflows, %" PRIu64 " restarts, %" PRIu64 " PSB, %" PRIu64 " enables, %"
 			PRIu64 " blocks, %" PRIu64 " branches, %" PRIu64
-			" errors; AUX %s, head %" PRIu64 "\n", i, g->packets,
+			" errors; AUX %s, head %" PRIu64 "; %" PRIu64 " idle (%"
+			PRIu64 " guessed there)", i, g->packets,
 			g->bytes, g->lost, v->events, v->exceptions, v->guessed,
 			v->overflows, v->restarts, g->psb, v->enables, v->blocks, g->insns,
 			v->gen_errors, v->aux.snapshot ? "snapshot" : "normal",
-			v->aux.head);
+			v->aux.head, v->idles, v->idle_guessed);
+		if (q.o.wait_s)
+			fprintf(stderr, "; waited for room %" PRIu64 " times, %"
+				PRIu64 " ms, gave up %" PRIu64, v->waits,
+				v->wait_ns / 1000000, v->wait_gaveup);
+		fprintf(stderr, "\n");
 		tot[0] += g->packets;
 		tot[1] += g->bytes;
 		tot[2] += g->lost;
@@ -170,6 +184,8 @@ static int parse(int argc, char **argv)
 		} else if (kl == 3 && !strncmp(k, "psb", 3) &&
 			   number(val, &q.o.psb) && q.o.psb >= 256 &&
 			   q.o.psb <= (1u << 20)) {
+		} else if (kl == 4 && !strncmp(k, "wait", 4) &&
+			   number(val, &q.o.wait_s) && q.o.wait_s <= 3600) {
 		} else if (kl == 5 && !strncmp(k, "truth", 5) && *val) {
 			q.o.truth = val;
 		} else if (kl == 9 && !strncmp(k, "truth_max", 9) &&
@@ -178,7 +194,8 @@ static int parse(int argc, char **argv)
 		} else {
 			fprintf(stderr, "ringside-qemu-pt: bad argument '%s' "
 				"(region=FILE[,filter=kernel|all][,psb=256..1048576]"
-				"[,truth=FILE][,truth_max=1..2^28])\n", argv[i]);
+				"[,wait=0..3600][,truth=FILE][,truth_max=1..2^28])\n",
+				argv[i]);
 			return -1;
 		}
 	}
@@ -246,6 +263,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	setup_vcpus();
 	q.tracing |= q.o.truth != NULL;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+	qemu_plugin_register_vcpu_idle_cb(id, on_idle);
 	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
 	return 0;
 }

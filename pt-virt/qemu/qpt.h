@@ -37,6 +37,7 @@ struct qpt_opts {
 	const char *truth;
 	uint64_t truth_max;       /* instructions kept per vCPU */
 	uint64_t psb;             /* PSB period in bytes */
+	uint64_t wait_s;          /* wait=: longest wait for AUX room, 0 off */
 	bool filter_all;
 };
 
@@ -94,6 +95,12 @@ struct qpt_vcpu {
 	/* Counters for the summary. */
 	uint64_t blocks, events, exceptions, guessed, enables, leaves;
 	uint64_t overflows, gen_errors, restarts;
+	uint64_t idles, idle_guessed;
+	/* wait= (output.c): AUX room known without reading aux_tail below
+	 * this position, whether a consumer was ever seen, the waits. */
+	uint64_t room_limit, tail0;
+	bool consumer;
+	uint64_t waits, wait_ns, wait_gaveup;
 	/* Truth (test mode). */
 	uint64_t *truth;
 	uint64_t ntruth;          /* started in all (qpt_truth_insn) */
@@ -138,6 +145,8 @@ bool qpt_inside(const struct qpt *q, uint64_t ip);
 /* flow.c */
 void qpt_flow_block(struct qpt_vcpu *v, const struct qpt_tb *tb,
 		    uint64_t mark);
+/* The vCPU went idle (halted or paused): everything out, published. */
+void qpt_flow_idle(struct qpt_vcpu *v);
 void qpt_flow_finish(struct qpt_vcpu *v);
 uint64_t qpt_tsc(void);
 
@@ -145,6 +154,10 @@ uint64_t qpt_tsc(void);
 int qpt_output_open(struct qpt *q, char *err, size_t size);
 int qpt_output_vcpu(struct qpt *q, struct qpt_vcpu *v, char *err, size_t size);
 void qpt_output_close(struct qpt *q);
+/* wait=: before @len bytes go to vCPU @v's AUX area, wait for the
+ * consumer to make room for them (normal mode, once a consumer moved
+ * aux_tail), at most wait_s seconds. */
+void qpt_output_wait(struct qpt *q, struct qpt_vcpu *v, uint64_t len);
 
 /* truth.c */
 int qpt_truth_open(struct qpt *q);
