@@ -29,23 +29,48 @@ static int on_record(const struct rs_perf_header *rec, void *arg)
 	return 0;
 }
 
-static int on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
+/* Whatever of a wrapped read is held, with @chunk after it: one record. */
+static int aux_out(struct drain_ring *r, const void *chunk, uint64_t len,
+		   uint64_t pos)
 {
-	struct drain_ring *r = arg;
 	struct drain *d = r->drain;
+	uint64_t at = r->held ? r->held_pos : pos, all = r->held_len + len;
 	int err;
 
-	/* the chunk is shared memory: the writer copies it once */
-	err = d->writer ? pdf_writer_add_aux(d->writer, r->index, pos, chunk,
-					     len) : 0;
+	/* shared memory: the writer copies it once */
+	err = d->writer ? pdf_writer_add_aux2(d->writer, r->index, at,
+					      r->held, r->held_len, chunk,
+					      len) : 0;
+	r->held = NULL;
+	r->held_len = 0;
 	if (err) {
 		d->write_err = err;
 		return -1; /* leaves the bytes in the ring */
 	}
-	r->aux_bytes += len;
+	r->aux_bytes += all;
 	if (d->writer)
-		r->aux_stored += len;
+		r->aux_stored += all;
 	return 0;
+}
+
+/*
+ * A read that reaches the AUX area's end comes in two parts; the bytes
+ * are a stream of packets, and perf does not join a packet that two
+ * AUXTRACE records split.  So the part that ends at the area's end is
+ * held (the consumer moves aux_tail only after both) and written with
+ * the next, or alone after the drain if none came.
+ */
+static int on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
+{
+	struct drain_ring *r = arg;
+
+	if (!r->held && (pos + len) % r->aux_size == 0) {
+		r->held = chunk;
+		r->held_len = len;
+		r->held_pos = pos;
+		return 0;
+	}
+	return aux_out(r, chunk, len, pos);
 }
 
 int drain_init(struct drain *d, const struct rs_region *region,
@@ -105,6 +130,8 @@ int drain_pass(struct drain *d, struct liberr *e)
 		if (!r->has_aux)
 			continue;
 		a = rs_consumer_drain_aux(r->cons, on_aux, r);
+		if (a >= 0 && r->held && aux_out(r, NULL, 0, 0) < 0)
+			a = -1;
 		if (a < 0)
 			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
 					      liberr_note(e, (int)a, rs_errstr);

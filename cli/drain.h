@@ -27,6 +27,9 @@ struct drain_ring {
 	uint64_t aux_bytes;       /* AUX bytes drained */
 	uint64_t aux_stored;      /* of them, in the file */
 	uint64_t too_big;         /* records perf.data cannot carry */
+	/* The first part of a read that wraps, written with the second. */
+	const void *held;
+	uint64_t held_len, held_pos;
 };
 
 struct drain {

@@ -95,7 +95,8 @@ int gkcode_put(struct gkcode *g, const struct gkcode_src *src,
 	}
 	g->segments = nsegs;
 	if (!g->bytes) {
-		g->state = GKCODE_UNREADABLE;
+		g->state = pdf_writer_has_kcore(w) ? GKCODE_UNREADABLE_CACHED :
+						     GKCODE_UNREADABLE;
 		goto out;
 	}
 	read_err = g->err;
@@ -127,6 +128,11 @@ void gkcode_summary(FILE *out, const struct gkcode *g)
 	case GKCODE_UNREADABLE:
 		fprintf(out, "  guest kernel code: unreadable (%s): perf cannot "
 			"decode the PT\n", g->errstr ? g->errstr(g->err) : "?");
+		break;
+	case GKCODE_UNREADABLE_CACHED:
+		fprintf(out, "  guest kernel code: unreadable (%s); the build-id "
+			"cache holds this kernel's from an earlier read: perf "
+			"decodes with it\n", g->errstr ? g->errstr(g->err) : "?");
 		break;
 	case GKCODE_FAILED:
 		fprintf(out, "  guest kernel code: read, not cached (%s)\n",

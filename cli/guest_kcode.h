@@ -33,6 +33,7 @@ enum gkcode_state {
 	GKCODE_ABSENT = 0,  /* not asked: no PT, or no source */
 	GKCODE_NO_SYMBOLS,  /* the file has no guest kernel symbols in the cache */
 	GKCODE_UNREADABLE,  /* not one byte could be read */
+	GKCODE_UNREADABLE_CACHED, /* ... but the cache has it from before */
 	GKCODE_FAILED,      /* the cache entry could not be written (err) */
 	GKCODE_KEPT,        /* the entry had other code already: kept */
 	GKCODE_OK,

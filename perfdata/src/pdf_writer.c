@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ringside/perfdata.h"
@@ -286,36 +287,55 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 	return 0;
 }
 
-int pdf_writer_add_aux(struct pdf_writer *w, uint32_t ring, uint64_t offset,
-		       const void *data, uint64_t len)
+/* @len bytes at @data into the output in pieces it takes, read once. */
+static int append_payload(struct pdf_writer *w, const void *data, uint64_t len)
 {
-	static const uint8_t zero[8];
 	const uint8_t *p = data;
-	uint64_t left = len;
-	struct pdf_buf b;
-	int err;
+	int err = 0;
 
-	if (!w || !w->aux_format || ring >= RS_MAX_RINGS || (!data && len))
-		return PDF_ERR(pdfe_invalid);
-	if (!len)
-		return 0;
-	pdf_buf_init(&b);
-	pdf_auxtrace_record(&b, ring, offset, len);
-	err = b.err ? b.err : append(w, b.data, b.len);
-	pdf_buf_fini(&b);
-	/* the payload in pieces the output buffer takes, read once */
-	while (!err && left) {
-		size_t n = left < OUT_BUF ? (size_t)left : OUT_BUF;
+	while (!err && len) {
+		size_t n = len < OUT_BUF ? (size_t)len : OUT_BUF;
 
 		err = append(w, p, n);
 		p += n;
-		left -= n;
+		len -= n;
 	}
-	if (!err && len % 8)
-		err = append(w, zero, 8 - len % 8);
-	if (!err)
-		w->stats.aux_bytes += len;
 	return err;
+}
+
+int pdf_writer_add_aux2(struct pdf_writer *w, uint32_t ring, uint64_t offset,
+			const void *data, uint64_t len, const void *data2,
+			uint64_t len2)
+{
+	static const uint8_t zero[8];
+	uint64_t total = len + len2;
+	struct pdf_buf b;
+	int err;
+
+	if (!w || !w->aux_format || ring >= RS_MAX_RINGS || (!data && len) ||
+	    (!data2 && len2) || total < len)
+		return PDF_ERR(pdfe_invalid);
+	if (!total)
+		return 0;
+	pdf_buf_init(&b);
+	pdf_auxtrace_record(&b, ring, offset, total);
+	err = b.err ? b.err : append(w, b.data, b.len);
+	pdf_buf_fini(&b);
+	if (!err)
+		err = append_payload(w, data, len);
+	if (!err)
+		err = append_payload(w, data2, len2);
+	if (!err && total % 8)
+		err = append(w, zero, 8 - total % 8);
+	if (!err)
+		w->stats.aux_bytes += total;
+	return err;
+}
+
+int pdf_writer_add_aux(struct pdf_writer *w, uint32_t ring, uint64_t offset,
+		       const void *data, uint64_t len)
+{
+	return pdf_writer_add_aux2(w, ring, offset, data, len, NULL, 0);
 }
 
 const struct pdf_writer_stats *pdf_writer_stats(const struct pdf_writer *w)
@@ -464,6 +484,22 @@ int pdf_writer_add_kcore(struct pdf_writer *w, const struct pdf_kcore_seg *segs,
 	pdf_buf_fini(&mods);
 	pdf_buf_fini(&image);
 	return err;
+}
+
+int pdf_writer_has_kcore(const struct pdf_writer *w)
+{
+	char base[PATH_MAX], entry[PATH_MAX], path[PATH_MAX + 8];
+	struct stat st;
+	int n;
+
+	if (!w || !w->ksyms || !w->ksyms_cached ||
+	    pdf_cache_entry(w->buildid_dir, w->stats.build_id,
+			    w->stats.build_id_len, entry, sizeof(entry), base,
+			    sizeof(base)))
+		return 0;
+	n = snprintf(path, sizeof(path), "%s/kcore", entry);
+	return n > 0 && (size_t)n < sizeof(path) && stat(path, &st) == 0 &&
+	       S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
 int pdf_writer_finish(struct pdf_writer *w)

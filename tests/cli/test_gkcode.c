@@ -180,6 +180,54 @@ START_TEST(gkcode_reads_and_caches)
 }
 END_TEST
 
+static int peek_nothing(void *ctx, uint64_t gva, void *buf, size_t len)
+{
+	(void)ctx;
+	(void)gva;
+	(void)buf;
+	(void)len;
+	return -EFAULT;
+}
+
+/* A guest whose memory cannot be read (a domain that has gone): perf can
+ * still decode when an earlier read of the same kernel left its code in
+ * the cache, and the summary must not say otherwise. */
+START_TEST(gkcode_unreadable_with_and_without_cache)
+{
+	struct gkcode_src src = { peek, NULL, errname, 16384 };
+	struct gkcode_src gone = { peek_nothing, NULL, errname, 16384 };
+	char out[512], text[512];
+	struct pdf_writer *w;
+	struct gkcode g;
+	FILE *f;
+
+	snprintf(out, sizeof(out), "%s/first.data", dir);
+	w = writer(out, 1, 1);
+	ck_assert_int_eq(pdf_writer_has_kcore(w), 0);
+	ck_assert_int_eq(gkcode_put(&g, &gone, w), 0);
+	ck_assert_int_eq(g.state, GKCODE_UNREADABLE);
+	pdf_writer_discard(w);
+
+	w = writer(out, 1, 1);
+	ck_assert_int_eq(gkcode_put(&g, &src, w), 0);
+	ck_assert_int_eq(g.state, GKCODE_OK);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+
+	snprintf(out, sizeof(out), "%s/later.data", dir);
+	w = writer(out, 1, 1);
+	ck_assert_int_eq(pdf_writer_has_kcore(w), 1);
+	ck_assert_int_eq(gkcode_put(&g, &gone, w), 0);
+	ck_assert_int_eq(g.state, GKCODE_UNREADABLE_CACHED);
+	f = fmemopen(text, sizeof(text), "w");
+	ck_assert_ptr_nonnull(f);
+	gkcode_summary(f, &g);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "perf decodes with it"));
+	ck_assert_ptr_null(strstr(text, "cannot"));
+	pdf_writer_discard(w);
+}
+END_TEST
+
 START_TEST(gkcode_without_symbols_or_memory)
 {
 	struct gkcode_src src = { peek, NULL, errname, 16384 };
@@ -257,6 +305,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, gkcode_reads_and_caches);
 	tcase_add_test(tc, gkcode_without_symbols_or_memory);
+	tcase_add_test(tc, gkcode_unreadable_with_and_without_cache);
 	tcase_add_test(tc, kcore_image_refuses);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -533,6 +533,20 @@ int pdf_writer_add_aux(struct pdf_writer *w, uint32_t ring, uint64_t offset,
 		       const void *data, uint64_t len);
 
 /*
+ * The same for a read that wrapped: @len bytes at @data then @len2 at
+ * @data2, one PERF_RECORD_AUXTRACE.  perf (64-bit) decodes each AUXTRACE
+ * on its own and does not join a packet split across two of them: one
+ * read, one record, as perf record writes them.
+ */
+int pdf_writer_add_aux2(struct pdf_writer *w, uint32_t ring, uint64_t offset,
+			const void *data, uint64_t len, const void *data2,
+			uint64_t len2);
+
+/* 1 when the build-id cache entry of the writer's kernel symbols already
+ * holds a kcore (an earlier read of the same kernel, same boot), else 0. */
+int pdf_writer_has_kcore(const struct pdf_writer *w);
+
+/*
  * The guest code ranges of the writer's kernel symbols
  * (pdf_ksyms_code_ranges()), for the caller to read from the guest and
  * give to pdf_writer_add_kcore().  Returns how many (0: no symbols, or
