@@ -21,7 +21,22 @@
 #      <on_crash>preserve</on_crash>: QEMU stops its vCPUs in panic()):
 #      a second snapshot's PT, decoded by perf, has panic() among the
 #      newest 20000 instructions of some vCPU: the flight recorder (the
-#      region's default overwrite mode) holds the crash.
+#      region's default overwrite mode) holds the crash; and the other
+#      vCPU's trace reaches stop_this_cpu, where Linux parks a CPU at a
+#      panic (the plugin flushes a vCPU that halts for good).
+#   C. `record`, against the plugin's truth: the domain again with one
+#      vCPU, the AUX ring in normal mode (32 pages) and the plugin's test
+#      arguments (truth=, every instruction it traced; wait=, a vCPU
+#      waits for AUX room instead of losing packets once a consumer has
+#      drained).  Its ring filled while the guest booted; `record DOMAIN`
+#      drains it; once aux_tail moved, a key lets the guest crash itself
+#      (echo c > /proc/sysrq-trigger); the domain is destroyed, so the
+#      plugin ends the trace and writes the truth; then record stops.
+#      perf script --itrace=i0nse: after the overflow that ends the boot's
+#      part, >= 95% of the kernel instructions are named as the guest's
+#      kallsyms says, and pt-qemu-check ips holds them against the truth:
+#      every one the truth's next, the counts equal but for the last
+#      block (docs/testing.md).
 # Exit 77 when QEMU, libvirt, a kernel or perf is missing.
 # shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
 set -u
@@ -30,6 +45,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
 RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 GUEST_INIT=$5 HOOK_PROGRAM=$6 PLUGIN=$7
+PTCHECK=$8
 KCHECK=$(dirname "${BASH_SOURCE[0]}")/ksyms_check.py
 DOM=rs-pti-$$
 HOOK=/etc/libvirt/hooks/qemu.d/ringside
@@ -125,6 +141,85 @@ perf script -i "$W/b.data" --itrace=i0ns -F cpu,ip,sym 2>"$W/b.perr" |
 	ok "after the panic: $(tail -n 1 "$W/b.last")" ||
 	bad "after the panic: $(tail -n 1 "$W/b.last")"
 head -n -1 "$W/b.last" | sed 's/^/     /'
+perf script -i "$W/b.data" --itrace=i0ns -F cpu,ip,sym 2>/dev/null |
+	python3 "$KCHECK" itrace-last - 20000 stop_this_cpu > "$W/b.stop" &&
+	ok "after the panic, the other vCPU: $(tail -n 1 "$W/b.stop")" ||
+	bad "after the panic, the other vCPU: $(tail -n 1 "$W/b.stop")"
+
+# ---- C: record, against the plugin's truth ----------------------------------
+note "C: one vCPU, normal-mode AUX, the plugin with truth= and wait="
+vsh destroy $DOM >/dev/null 2>&1
+mkdir -p "$W/c" && chmod 1777 "$W/c"     # QEMU (libvirt-qemu) writes the truth
+# the domain as libvirt has it (its UUID, ringside's metadata), changed
+vsh dumpxml --inactive $DOM |
+	sed -e "s|<vcpu placement='static'>2</vcpu>|<vcpu placement='static'>1</vcpu>|" \
+	    -e 's|<vcpu>2</vcpu>|<vcpu>1</vcpu>|' -e 's/rs_e2e=normal/rs_e2e=ptrec/' \
+	    -e "s|$W/console.log|$W/c/console.log|" > "$W/c/domain.xml"
+vsh define "$W/c/domain.xml" > "$W/c/define.out" 2>&1 ||
+	{ bad "C: virsh define: $(cat "$W/c/define.out")"; exit 1; }
+"$RINGSIDE" enable $DOM --trace samples,markers,pt --mode normal --aux-pages 32 \
+	--pt-plugin "$PLUGIN" > "$W/c/enable.out" 2>&1 ||
+	{ bad "C: enable: $(cat "$W/c/enable.out")"; exit 1; }
+# the plugin's test arguments, after the ones enable wrote
+vsh dumpxml $DOM | sed "s|filter=kernel|&,wait=120,truth=$W/c/truth,truth_max=16777216|" \
+	> "$W/c/test.xml"
+grep -q "truth=$W/c/truth" "$W/c/test.xml" || { bad "C: no plugin argument to extend"; exit 1; }
+vsh define "$W/c/test.xml" > "$W/c/define.out" 2>&1 ||
+	{ bad "C: virsh define (truth): $(cat "$W/c/define.out")"; exit 1; }
+vsh start $DOM > "$W/c/start.out" 2>&1 ||
+	{ bad "C: virsh start: $(cat "$W/c/start.out")"; exit 1; }
+LG_PROGRESS=60 lg_wait_console "$W/c/console.log" E2E-PT-WAIT 900 ||
+	{ bad "C: $LG_WHY"; lg_console_tail "$W/c/console.log"; exit 1; }
+# the guest kernel's code into the build-id cache while the domain runs:
+# record reads it at its end, when this domain is gone (the same boot, the
+# same build id: perf finds it there)
+snap "$W/c/code.data" || exit 1
+"$RINGSIDE" record $DOM -o "$W/c/rec.data" --interval 5 > "$W/c/rec.out" 2> "$W/c/rec.err" &
+REC=$!
+# aux_tail of ring 0, by its column in stat's header
+aux_tail() {
+	"$RINGSIDE" stat $DOM 2>/dev/null | awk '
+		$1 == "ring" { for (i = 1; i <= NF; i++) if ($i == "aux_tail") c = i }
+		c && $1 == "0" { print $c; exit }'
+}
+for _ in $(seq 3000); do
+	t=$(aux_tail)
+	[ -n "$t" ] && [ "$t" != 0 ] && break
+	kill -0 $REC 2>/dev/null || break
+	sleep 0.1
+done
+[ -n "$t" ] && [ "$t" != 0 ] && note "record drained the AUX ring (aux_tail $t)" ||
+	{ bad "C: record never drained the AUX ring: $(cat "$W/c/rec.err")"; exit 1; }
+vsh send-key $DOM KEY_ENTER >/dev/null || bad "C: virsh send-key"
+for _ in $(seq 3000); do
+	state=$(vsh domstate --reason $DOM 2>/dev/null)
+	case $state in crashed*) break ;; esac
+	sleep 0.2
+done
+case $state in
+crashed*) ok "C: the guest crashed itself: domain $state" ;;
+*) bad "C: no crash: domain $state"; lg_console_tail "$W/c/console.log"; exit 1 ;;
+esac
+# QEMU exits: the plugin ends the trace (TIP.PGD), publishes it, and
+# writes the truth; then record takes the rest and stops
+for _ in $(seq 60); do
+	vsh destroy --graceful $DOM >/dev/null 2>&1
+	case $(vsh domstate $DOM 2>/dev/null) in "shut off"*) break ;; esac
+	sleep 1
+done
+grep "^ringside-qemu-pt: vCPU 0" /var/log/libvirt/qemu/$DOM.log | tail -n 1 | sed 's/^/--   QEMU log: /'
+kill -TERM $REC
+wait $REC
+rc=$?
+[ $rc = 0 ] || [ $rc = 3 ] && ok "C: record: $(head -n 1 "$W/c/rec.out")" ||
+	{ bad "C: record: status $rc: $(head -n 5 "$W/c/rec.err")"; exit 1; }
+perf script -i "$W/c/rec.data" --itrace=i0nse -F cpu,ip,sym 2>"$W/c/perr" |
+	python3 "$KCHECK" itrace-segment "$W/c/console.log" - 95 "$W/c/ips" > "$W/c/itrace" &&
+	ok "C: perf script --itrace=i0nse: $(tail -n 1 "$W/c/itrace")" ||
+	{ bad "C: perf script --itrace=i0nse: $(cat "$W/c/itrace")"; head -n 5 "$W/c/perr"; }
+"$PTCHECK" ips "$W/c/truth" 0 "$W/c/ips.0" 100000 > "$W/c/check" 2>&1 &&
+	ok "C: perf's decode = the plugin's truth: $(grep -m 1 '^aligned' "$W/c/check") $(grep '^PASS' "$W/c/check")" ||
+	{ bad "C: perf's decode against the truth"; cat "$W/c/check"; }
 
 echo "$fails failure(s)"
 [ $fails = 0 ]

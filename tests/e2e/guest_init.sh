@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # shellcheck shell=dash
 # /init of the e2e guest (a busybox initramfs).  Kernel parameter
-# rs_e2e=normal|panic picks the run; the harness reads the E2E-* lines on
+# rs_e2e=normal|panic|ptrec picks the run; the harness reads the E2E-* lines on
 # the serial console.
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -46,7 +46,16 @@ awk '$2 ~ /^[TtWw]$/ || $3 == "_text" || $3 == "_stext" || $3 == "_etext"' \
 	/proc/kallsyms | gzip -c | base64
 echo "E2E-KALLSYMS-END"
 
-if [ "$mode" = panic ]; then
+if [ "$mode" = ptrec ]; then
+	# PT recorded by the host (e2e_libvirt_ptrun.sh, part C): the harness
+	# sends a key once `ringside record` runs, then the crash comes from
+	# a system call, with no interrupt handler on the way to panic()
+	echo "E2E-PT-WAIT"
+	read -r _ < /dev/tty1
+	echo "E2E-PT-CRASH"
+	echo c > /proc/sysrq-trigger
+	echo "E2E-FAIL the guest survived its panic"
+elif [ "$mode" = panic ]; then
 	# the agent stopped before the crash: the crash path's samples stay
 	# in this kernel's perf buffer, for the host to read from our memory
 	rs-workload 20 --panic $agent

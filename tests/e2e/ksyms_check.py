@@ -27,6 +27,12 @@ E2E-KALLSYMS-BEGIN and E2E-KALLSYMS-END.
       a name, the one the table gives its address; fails when there is
       none, fewer than MIN_PERCENT are named so, or perf printed an
       instruction trace error
+  ksyms_check.py itrace-segment CONSOLE SCRIPT MIN_PERCENT PREFIX
+      the same output with errors (--itrace=i0nse): per CPU, what follows
+      its last instruction trace error, named as above (MIN_PERCENT), and
+      written to PREFIX.CPU, a hex address a line (pt-qemu-check ips);
+      fails on any error after a CPU's first overflow (what follows the
+      loss must decode whole)
   ksyms_check.py itrace-last SCRIPT LAST NAME...
       the same output: one CPU's LAST newest instructions run in one of
       NAMEs (a flight recorder's end)
@@ -227,6 +233,56 @@ def itrace(console, script, min_pct):
     return 0 if total and pct >= min_pct and not errors else 1
 
 
+ERROR_CPU = re.compile(r'instruction trace error .*\bcpu (-?\d+)')
+
+
+def itrace_segment(console, script, min_pct, prefix):
+    """The instructions after each CPU's last trace error (an overflow: a
+    recording that began with a full AUX ring), named as with itrace, and
+    written as hex addresses to PREFIX.CPU for pt-qemu-check ips."""
+    addrs, by_addr = table(console)
+    segs = collections.defaultdict(list)
+    resets = collections.Counter()
+    overflowed = set()
+    later = []       # errors after a CPU's first overflow
+    f = sys.stdin if script == '-' else open(script, errors='replace')
+    for line in f:
+        m = ITRACE.match(line)
+        if m:
+            segs[int(m.group(1))].append((int(m.group(2), 16), m.group(3)))
+            continue
+        e = ERROR_CPU.search(line)
+        if e:
+            cpu = int(e.group(1))
+            for c in (list(segs) if cpu < 0 else [cpu]):
+                if c in overflowed:
+                    later.append(line.strip())
+                segs[c] = []
+                resets[c] += 1
+                if 'Overflow' in line:
+                    overflowed.add(c)
+    total = agree = 0
+    for cpu in sorted(segs):
+        with open('%s.%d' % (prefix, cpu), 'w') as out:
+            for ip, sym in segs[cpu]:
+                out.write('%x\n' % ip)
+                if ip < KERNEL_MIN:
+                    continue
+                total += 1
+                i = bisect.bisect_right(addrs, ip) - 1
+                if sym != '[unknown]' and i >= 0 and sym in by_addr[addrs[i]]:
+                    agree += 1
+        print('cpu %d: %d instructions after its last of %d trace errors' %
+              (cpu, len(segs[cpu]), resets[cpu]))
+    pct = 100.0 * agree / total if total else 0.0
+    print('%d kernel instructions after the last trace errors, %d named as '
+          'the guest\'s kallsyms says (%.1f%%); %d errors after an '
+          'overflow' % (total, agree, pct, len(later)))
+    for line in later[:5]:
+        print('   ', line)
+    return 0 if total and pct >= min_pct and not later else 1
+
+
 def itrace_last(script, last, wanted):
     tails = {}
     for cpu, _, sym in itrace_lines(script):
@@ -258,6 +314,8 @@ def main(argv):
         return crash(argv[2], int(argv[3]), argv[4:])
     if len(argv) == 5 and argv[1] == 'itrace':
         return itrace(argv[2], argv[3], float(argv[4]))
+    if len(argv) == 6 and argv[1] == 'itrace-segment':
+        return itrace_segment(argv[2], argv[3], float(argv[4]), argv[5])
     if len(argv) >= 5 and argv[1] == 'itrace-last':
         return itrace_last(argv[2], int(argv[3]), argv[4:])
     sys.exit(__doc__)

@@ -19,6 +19,9 @@
  *       truth's next one, skipping those the truth lists as faulted
  *       (started, not retired).  Passes when at least MIN_INSNS matched,
  *       with at least one interrupt among them, and nothing disagreed.
+ *   pt-qemu-check ips TRUTH VCPU FILE MIN_INSNS
+ *       another decoder's instructions (perf's) against the end of the
+ *       truth: see ips() below.
  * Exit 0 pass, 1 fail (said why), 2 usage.
  */
 #include <fcntl.h>
@@ -182,9 +185,21 @@ static int load_truth(const char *path, uint32_t vcpu, int from_start)
 		/* From the start (normal mode) or the latest. */
 		if (r.type == PV_TRUTH_IPS && r.vcpu == vcpu &&
 		    (!truth || (!from_start && r.addr > truth_first))) {
-			truth = (uint64_t *)(void *)p;
-			ntruth = r.len / 8;
-			truth_first = r.addr;
+			/* The latest right after the first (the ring never
+			 * wrapped): one run, kept whole. */
+			uint64_t *both = truth && r.addr == truth_first + ntruth ?
+					 malloc((ntruth + r.len / 8) * 8) : NULL;
+
+			if (both) {
+				memcpy(both, truth, ntruth * 8);
+				memcpy(both + ntruth, p, r.len);
+				truth = both;
+				ntruth += r.len / 8;
+			} else {
+				truth = (uint64_t *)(void *)p;
+				ntruth = r.len / 8;
+				truth_first = r.addr;
+			}
 		}
 		if (r.type == PV_TRUTH_FAULTS && r.vcpu == vcpu) {
 			nfaults = r.len / 8;
@@ -227,6 +242,10 @@ static uint64_t nitems, keep, seen;
 static int keep_last;           /* snapshot: the last `keep`, else the first */
 static uint64_t match_run = MATCH_RUN;  /* agreeing instructions to align */
 static int last_psb;            /* decode from the last PSB only */
+/* Instructions only, no events (ips: perf's --itrace=i).  A faulted
+ * instruction of the truth that the decode shows is then a fixup's: a
+ * retried fault's handler comes first in the decode, never the fault. */
+static int no_events;
 
 #define ENOUGH (-1000)          /* collect's "stop: the window is full" */
 
@@ -276,8 +295,37 @@ static int linearize(void)
  * matched; *@bad says whether it stopped on a disagreement. */
 struct walk {
 	uint64_t insns, interrupts, faults, fixups, i, j;
+	uint64_t early, early_insns;
 	int bad;
 };
+
+/*
+ * ips (no events to go by): the decode shows instructions the truth runs
+ * only after an event, at most EARLY_MAX of them, then agrees again for
+ * EARLY_AGREE.  The plugin's documented guess (pt-virt.md): a handler that
+ * returns to an instruction of the interrupted block which is also the
+ * target of that block's last branch is taken to have come after the
+ * branch, and QEMU had left the block before that instruction.  How many
+ * times, and how many instructions, is printed, never hidden.
+ */
+#define EARLY_MAX 64
+#define EARLY_AGREE 64
+
+static uint64_t early_skip(uint64_t i, uint64_t j)
+{
+	for (uint64_t k = 1; k <= EARLY_MAX && i + k < nitems; k++) {
+		uint64_t n = 0;
+
+		if (items[i + k].ip != truth[j])
+			continue;
+		while (n < EARLY_AGREE && i + k + n < nitems && j + n < ntruth &&
+		       items[i + k + n].ip == truth[j + n])
+			n++;
+		if (n == EARLY_AGREE || i + k + n == nitems || j + n == ntruth)
+			return k;
+	}
+	return 0;
+}
 
 static struct walk walk(uint64_t i, uint64_t j, uint64_t limit)
 {
@@ -295,9 +343,11 @@ static struct walk walk(uint64_t i, uint64_t j, uint64_t limit)
 		 * fault there (docs/pt-virt.md), so the decode shows it
 		 * retired, then the event.  Counted, not a disagreement. */
 		if (w.j < ntruth && is_fault(truth_first + w.j) &&
-		    truth[w.j] == it->ip && w.i + 1 < nitems &&
-		    items[w.i + 1].kind == PV_DEC_INTERRUPT &&
-		    items[w.i + 1].ip > it->ip && items[w.i + 1].ip <= it->ip + 15) {
+		    truth[w.j] == it->ip &&
+		    (no_events || (w.i + 1 < nitems &&
+		     items[w.i + 1].kind == PV_DEC_INTERRUPT &&
+		     items[w.i + 1].ip > it->ip &&
+		     items[w.i + 1].ip <= it->ip + 15))) {
 			w.fixups++;
 			w.insns++;
 			w.j++;
@@ -314,8 +364,16 @@ static struct walk walk(uint64_t i, uint64_t j, uint64_t limit)
 			break;
 		}
 		if (truth[w.j] != it->ip) {
-			w.bad = 1;
-			break;
+			uint64_t k = no_events ? early_skip(w.i, w.j) : 0;
+
+			if (!k) {
+				w.bad = 1;
+				break;
+			}
+			w.early++;
+			w.early_insns += k;
+			w.i += k - 1;
+			continue;
 		}
 		w.insns++;
 		w.j++;
@@ -503,6 +561,122 @@ static int check(const char *region_path, const char *truth_path,
 	return 1;
 }
 
+/*
+ * ips: another decoder's instructions for one vCPU (perf script
+ * --itrace=i0nse, filtered by the harness): a hex address a line, "E"
+ * where it reported an error or an overflow.  What follows the last E is
+ * held against the end of the truth.  Every instruction must be the
+ * truth's next one, and the two must end together but for at most TAIL:
+ * the truth may hold a few more (the last block, whose last branch no
+ * packet told before the vCPU stopped), the decode may walk a few past
+ * the end (code that needs no packet).  Passes with at least MIN_INSNS.
+ */
+#define TAIL 512
+
+static int ips(const char *truth_path, uint32_t vcpu, const char *path,
+	       uint64_t min)
+{
+	FILE *f = fopen(path, "r");
+	char line[128];
+	uint64_t errors = 0, lines = 0;
+
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	if (load_truth(truth_path, vcpu, 0) < 0)
+		return 1;
+	keep = 1u << 16;
+	items = malloc(keep * sizeof(*items));
+	while (items && fgets(line, sizeof(line), f)) {
+		char *end;
+		uint64_t ip;
+
+		lines++;
+		if (line[0] == 'E') {
+			errors++;
+			nitems = 0;      /* only the last segment counts */
+			continue;
+		}
+		ip = strtoull(line, &end, 16);
+		if (end == line || (*end && *end != '\n')) {
+			fprintf(stderr, "%s:%" PRIu64 ": not an address\n", path,
+				lines);
+			return 1;
+		}
+		if (nitems == keep) {
+			struct item *n = realloc(items, 2 * keep * sizeof(*n));
+
+			if (!n)
+				break;
+			items = n;
+			keep *= 2;
+		}
+		items[nitems++] = (struct item){ PV_DEC_INSN, ip, 0 };
+	}
+	fclose(f);
+	if (!items) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
+	no_events = 1;
+	printf("decode: %" PRIu64 " instructions after the last of %" PRIu64
+	       " errors; truth: %" PRIu64 " instructions of vCPU %u from #%"
+	       PRIu64 " (%" PRIu64 " faulted)\n", nitems, errors, ntruth, vcpu,
+	       truth_first, nfaults);
+	if (nitems < min) {
+		printf("FAIL fewer than %" PRIu64 " instructions decoded\n", min);
+		return 1;
+	}
+	match_run = nitems < MATCH_RUN ? nitems : MATCH_RUN;
+	/* The decode's first instruction in the truth: the first place
+	 * from where they agree to the end of either. */
+	struct walk best = { .bad = 1 };
+
+	for (uint64_t j = 0; j < ntruth; j++) {
+		if (truth[j] != items[0].ip)
+			continue;
+		struct walk w = walk(0, j, UINT64_MAX);
+
+		if (w.bad) {
+			if (w.insns > best.insns)
+				best = w;
+			continue;
+		}
+		uint64_t left = 0, past = nitems - w.i;
+
+		for (uint64_t k = w.j; k < ntruth; k++)
+			left += !is_fault(truth_first + k);
+		printf("aligned with truth #%" PRIu64 ": %" PRIu64 " of %" PRIu64
+		       " decoded instructions are the truth's, in order (%"
+		       PRIu64 " faulted skipped, %" PRIu64 " shown retired "
+		       "before a fixup; %" PRIu64 " times %" PRIu64 " shown "
+		       "before an event the truth runs them after); the truth "
+		       "goes on for %" PRIu64 ", the decode for %" PRIu64 "\n",
+		       truth_first + j, w.insns, nitems, w.faults, w.fixups,
+		       w.early, w.early_insns, left, past);
+		if (left > TAIL || past > TAIL) {
+			printf("FAIL the two end more than %d instructions "
+			       "apart\n", TAIL);
+			return 1;
+		}
+		printf("PASS count: decoded %" PRIu64 " = truth %" PRIu64
+		       " + %" PRIu64 " shown early\n", nitems, w.insns + left,
+		       w.early_insns);
+		return 0;
+	}
+	printf("FAIL the decode's start (%#" PRIx64 ") is nowhere in the truth "
+	       "from where both agree to the end (the truth kept %" PRIu64
+	       " instructions: a larger truth_max?)\n", items[0].ip, ntruth);
+	if (best.insns) {
+		printf("  the longest agreement: %" PRIu64 " instructions, then "
+		       "decoded #%" PRIu64 " against truth #%" PRIu64 "\n",
+		       best.insns, best.i, truth_first + best.j);
+		context(best);
+	}
+	return 1;
+}
+
 static int layout(const char *path, uint32_t rings, uint32_t aux_pages,
 		  uint32_t mode)
 {
@@ -546,11 +720,15 @@ int main(int argc, char **argv)
 		last_psb = 1;
 		argc--;
 	}
+	if (argc == 6 && !strcmp(argv[1], "ips"))
+		return ips(argv[2], (uint32_t)atoi(argv[3]), argv[4],
+			   strtoull(argv[5], NULL, 0));
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "check"))
 		return check(argv[2], argv[3], (uint32_t)atoi(argv[4]),
 			     argc == 6 ? strtoull(argv[5], NULL, 0) : 100000);
 	fprintf(stderr, "usage: pt-qemu-check layout FILE RINGS AUX_PAGES "
 		"normal|overwrite\n       pt-qemu-check check FILE TRUTH VCPU "
-		"[MIN_INSNS [--last-psb]]\n");
+		"[MIN_INSNS [--last-psb]]\n       pt-qemu-check ips TRUTH "
+		"VCPU FILE MIN_INSNS\n");
 	return 2;
 }
