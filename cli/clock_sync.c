@@ -162,6 +162,7 @@ void csync_take(struct csync *c, const struct rs_region *region, void *wmem,
 		return;
 	}
 	rs_tsync_params_init(&p);
+	c->wait_ns = p.wait_ns;
 	c->last_ret = rs_tsync_host_run(wmem, &p, &clk, &c->last);
 	if (c->last_ret) {
 		if (!c->cs.nr)
@@ -254,6 +255,12 @@ void csync_print(const struct csync *c, FILE *out)
 	}
 	if (cs->state != PDF_CLOCK_SYNCED) {
 		state_line(out, cs);
+		/* what the wait cost, in attempts rather than seconds: a
+		 * count that says the wait was bounded on any machine */
+		if (cs->state == PDF_CLOCK_NO_ANSWER)
+			fprintf(out, "  pings: %u sent, %u unanswered (at most "
+				"%.1f s for a first answer)\n", c->last.pings,
+				c->last.timeouts, (double)c->wait_ns / 1e9);
 		return;
 	}
 	point(out, "guest clock", &cs->pt[0]);

@@ -28,6 +28,7 @@ struct csync {
 					 * the last one */
 	struct rs_tsync_result last;    /* of the last sync tried */
 	int last_ret;                   /* rs_tsync_host_run's */
+	uint64_t wait_ns;               /* its longest wait for a first answer */
 	int final;                      /* enum csync_final */
 	int end_dropped;                /* the last sync implied a drift no
 					 * clock has: not used */

@@ -190,9 +190,7 @@ static int run(const struct record_opts *o, struct rmap *m)
 	if (ret == CLI_EXIT_OK && !o->quiet)
 		summary(o, r, m);
 	/* --quiet or not: corruption and lies are never silent */
-	if (ret == CLI_EXIT_OK &&
-	    report_warn(CMD, &r->host, r->have_file_tally ? &r->file_tally :
-			&r->tally))
+	if (ret == CLI_EXIT_OK && recorder_warn(r))
 		ret = CLI_EXIT_CORRUPT;
 	recorder_fini(r);
 	free(r);

@@ -202,7 +202,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct run_state st = { 0 };
 	struct run_opts o;
-	int err, ret;
+	int err, ret, unbalanced = 0;
 
 	ret = run_opts_parse(argc, argv, &o);
 	if (ret)
@@ -219,11 +219,17 @@ int cmd_run(int argc, char **argv)
 	if (ret == CLI_EXIT_OK && !o.quiet) {
 		if (st.snap)
 			snapper_summary(st.snap);
-		if (run_print_rings(&o, st.vm, st.rec ? &st.rec->tally :
-				    st.snap ? &st.snap->tally : NULL, st.rec,
-				    st.seconds))
-			ret = CLI_EXIT_FAIL;
+		unbalanced = run_print_rings(&o, st.vm, st.rec ? &st.rec->tally :
+					     st.snap ? &st.snap->tally : NULL,
+					     st.rec, st.seconds) != 0;
 	}
+	/* as record and snapshot: --quiet or not, corruption and lies are
+	 * never silent, and the status says so unless a worse one applies */
+	if (ret == CLI_EXIT_OK && ((st.rec && recorder_warn(st.rec)) ||
+				   (st.snap && snapper_warn(st.snap))))
+		ret = CLI_EXIT_CORRUPT;
+	if (unbalanced)
+		ret = CLI_EXIT_FAIL;
 	if (st.rec)
 		recorder_fini(st.rec);
 	if (st.snap)

@@ -42,8 +42,9 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 		.usage = "REGION|DOMAIN [--interval S [--count N]]\n"
 			 "--vm SOCKET [--interval S [--count N]]",
 		.about = "Show a trace region's rings right now: data and AUX heads "
-			 "and tails, fill, records produced and lost (as the guest "
-			 "counts them), mode.",
+			 "and tails, fill, mode, and the records the guest says "
+			 "it produced and lost (guest_produced, guest_lost: its "
+			 "claims).",
 		.args = cli_region_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 failure, 2 bad usage.",
@@ -84,9 +85,13 @@ static void show(const char *spec, const struct rmap *m)
 	if (gsyms_read(&syms, &m->region, 1) == 0)
 		gsyms_summary(stdout, &syms, NULL);
 	gsyms_fini(&syms);
-	printf("%4s %-9s %12s %12s %10s %10s %6s %12s %10s %12s %12s %10s\n",
+	/* the guest's own counters last, under names that say whose they
+	 * are, and a legend: claims are never shown as host facts (issue
+	 * 13) */
+	printf("%4s %-9s %12s %12s %10s %10s %6s %12s %12s %10s %14s %10s\n",
 	       "ring", "mode", "data_head", "data_tail", "fill", "size", "fill%",
-	       "produced", "lost", "aux_head", "aux_tail", "aux_size");
+	       "aux_head", "aux_tail", "aux_size", "guest_produced",
+	       "guest_lost");
 	for (i = 0; i < nr; i++) {
 		struct rinfo ri;
 		char head[24];
@@ -105,12 +110,14 @@ static void show(const char *spec, const struct rmap *m)
 		else
 			snprintf(head, sizeof(head), "%" PRIu64, ri.data_head);
 		printf("%4u %-9s %12s %12" PRIu64 " %10" PRIu64 " %10" PRIu64
-		       " %5.1f%% %12" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64
+		       " %5.1f%% %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %14" PRIu64
 		       " %10" PRIu64 "\n", i, mode_name(ri.data_mode), head,
 		       ri.data_tail, fill, ri.data_size,
 		       ri.data_size ? 100.0 * (double)fill / (double)ri.data_size : 0.0,
-		       ri.produced, ri.lost, ri.aux_head, ri.aux_tail, ri.aux_size);
+		       ri.aux_head, ri.aux_tail, ri.aux_size, ri.produced, ri.lost);
 	}
+	printf("guest_produced, guest_lost: the guest's claims (its producer's "
+	       "own counters), as read, never checked or summed\n");
 	rmap_guard_print(m, stdout);
 	fflush(stdout);
 }

@@ -32,6 +32,12 @@ int recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only)
 	return 0;
 }
 
+int recorder_warn(const struct recorder *r)
+{
+	return report_warn(r->cmd, &r->host,
+			   r->have_file_tally ? &r->file_tally : &r->tally);
+}
+
 uint64_t recorder_doorbells(const struct recorder *r, uint32_t ring)
 {
 	uint64_t n = 0;

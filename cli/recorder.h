@@ -85,6 +85,11 @@ int recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only);
  * failure the message is printed and no output file is left. */
 int recorder_run(struct recorder *r, const struct rs_region *region);
 
+/* Corruption the host met and claims flagged, on stderr (report_warn),
+ * whatever r->quiet says; the file's tally when it was read back.  1 when
+ * there were any: the command exits CLI_EXIT_CORRUPT. */
+int recorder_warn(const struct recorder *r);
+
 /* Doorbells of ring @ring read while recording. */
 uint64_t recorder_doorbells(const struct recorder *r, uint32_t ring);
 

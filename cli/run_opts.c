@@ -14,7 +14,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	static const char *const workloads[RS_WL_MAX + 1] = {
 		[RS_WL_STEADY] = "steady", [RS_WL_BURST] = "burst",
 		[RS_WL_HANG] = "hang", [RS_WL_HALT] = "halt", [RS_WL_CRASH] = "crash",
-		[RS_WL_SCRIBBLE] = "scribble",
+		[RS_WL_SCRIBBLE] = "scribble", [RS_WL_CORRUPT] = "corrupt",
 	};
 	struct rs_vmm_params *p = &o->params;
 	const struct opt opts[] = {
@@ -36,8 +36,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			   "write the records to FILE (perf.data)"),
 		OPT_ENUM('w', "workload", &p->boot.workload, "W", workloads,
 			 "what the guest agent does: steady (default), burst, hang, "
-			 "halt, crash (a triple fault) or scribble (over the "
-			 "region header, then hang) after its records"),
+			 "halt, crash (a triple fault), scribble (over the "
+			 "region header, then hang) or corrupt (a last record "
+			 "whose header no record can have) after its records"),
 		OPT_U32('r', "records", &p->boot.records, "N", 0, UINT32_MAX, NULL,
 			"sequence records per vCPU (default 1000)"),
 		OPT_U32(0, "fill", &p->boot.fill, "N", 0,
@@ -71,7 +72,11 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		.args = args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 failure (FILE is then not "
-			 "created), 2 bad usage.",
+			 "created; or a finished guest's records do not balance), "
+			 "2 bad usage, 3 done and FILE whole, but the rings were "
+			 "corrupt (bytes discarded, impossible heads) or their "
+			 "records make implausible claims: stderr says what, "
+			 "--quiet or not.",
 		.min_args = 1,
 		.max_args = 1,
 		.missing = "which payload? give the guest image to boot",

@@ -49,7 +49,7 @@ run build-asan asan-domain domain domain_pt agent_mmaps
 # intersects names with --suite, so suites and names run separately.
 run build valgrind-ring --setup valgrind --suite ring
 run build valgrind-units --setup valgrind pdf_codec pdf_file pdf_ksyms topa msr out gen domain domain_pt opt gkcode \
-	agent_mmaps vcpu_stack gkbuf
+	agent_mmaps vcpu_stack gkbuf recorder
 run build valgrind-fuzz --setup valgrind --suite fuzz-replay
 
 # Fuzzing, bounded: each target of tests/fuzz for a fixed number of

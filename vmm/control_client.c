@@ -46,6 +46,34 @@ static void close_fds(const struct msghdr *msg)
 }
 
 /*
+ * A signal handled in this process (the CLI's SIGINT handler, installed
+ * without SA_RESTART) breaks a blocked send or recvmsg with EINTR.  Both
+ * are retried: on a SOCK_SEQPACKET socket a request is queued whole or
+ * not at all, so an interrupted send sent nothing and the request cannot
+ * go out twice; an interrupted recvmsg took nothing, so the reply is
+ * still read whole.  The caller sees its flag once the call returns.
+ */
+static ssize_t send_request(int sock, const struct rs_ctl_msg *m)
+{
+	ssize_t n;
+
+	do
+		n = send(sock, m, sizeof(*m), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+static ssize_t recv_reply(int sock, struct msghdr *msg)
+{
+	ssize_t n;
+
+	do
+		n = recvmsg(sock, msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/*
  * One request, one reply.  The payload must be exactly @len bytes.  Any
  * fds go to @fds (at most @max_fds, the rest are closed); returns their
  * number, or the reply's negative status, or -EPROTO.
@@ -71,9 +99,9 @@ static int call(int sock, uint16_t op, uint32_t arg, void *payload,
 	unsigned got = 0;
 	ssize_t n;
 
-	if (send(sock, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
+	if (send_request(sock, &m) != sizeof(m))
 		return -errno;
-	n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	n = recv_reply(sock, &msg);
 	if (n < 0)
 		return -errno;
 	cm = CMSG_FIRSTHDR(&msg);

@@ -101,6 +101,32 @@ static uint64_t here(void)
 	return ip;
 }
 
+/*
+ * RS_WL_CORRUPT: a kernel that tears its own ring.  One more sequence
+ * record, counted as attempted, whose header claims 12 bytes: no record
+ * can have that size, so the host loses framing there.  The header goes
+ * in through the handle and is sealed at commit like any other, so the
+ * host never sees the record intact first, whenever it drains.
+ */
+static int emit_corrupt(struct agent *a, uint64_t seq)
+{
+	struct rs_handle h;
+	int size, ret;
+
+	a->rep->seq_attempted = seq + 1;
+	size = rs_seq_build(a->rec, seq, rdtsc(), a->id, a->boot->fill);
+	if (size < 0)
+		return size;
+	wait_space(a, (uint32_t)size);
+	((struct rs_perf_header *)(void *)a->rec)->size = 12;
+	ret = rs_producer_reserve(&a->prod, &h, (uint32_t)size);
+	if (ret == 0) {
+		rs_producer_write(&a->prod, &h, a->rec, (uint32_t)size);
+		ret = rs_producer_commit(&a->prod, &h);
+	}
+	return account(a, ret);
+}
+
 /* Body laid out in perf's order for the sample_type bits ringside uses. */
 static int emit_sample(struct agent *a)
 {
@@ -235,6 +261,11 @@ int agent_workload(struct agent *a)
 		 * the header page is an exit (docs/abi.md). */
 		if ((seq & 63) == 63 || seq + 1 == b->records)
 			rs_guest_heartbeat(&a->region);
+	}
+	if (b->workload == RS_WL_CORRUPT) {
+		ret = emit_corrupt(a, b->records);
+		if (ret)
+			return ret;
 	}
 	return flush_lost(a);
 }

@@ -66,7 +66,7 @@ note "snapshot: the lies flagged, exit 3, said on stderr"
 REG=$(region snap)
 "$PRODUCER" create "$REG" --rings 2 --data-pages 8 --aux-pages 4 || fail "create"
 "$PRODUCER" write "$REG" --tsync $OFF --records 20 --burst 20 --hostile \
-	--linger 30 --ready "$WORK/ready" >/dev/null &
+	--until "$WORK/release" --ready "$WORK/ready" >/dev/null &
 BG_PIDS=$!
 wait_for "$WORK/ready" 30
 run 3 snap "$R" snapshot "$REG" -o "$WORK/snap.data"
@@ -93,7 +93,8 @@ run 0 repr "$R" report "$WORK/rec.data" --json
 claims "$WORK/repr.out" record
 run 0 reprt "$R" report "$WORK/rec.data"
 text "$WORK/reprt.out" drained
-kill "$BG_PIDS" 2>/dev/null; wait "$BG_PIDS" 2>/dev/null
+touch "$WORK/release"
+wait "$BG_PIDS" || fail "producer"
 BG_PIDS=""
 
 note "dump still shows each record as the guest wrote it"

@@ -79,7 +79,8 @@ BG_PIDS=$REC
 wait_for "$WORK/late.data.tmp" 60
 "$PRODUCER" write "$REG" --records 100 --samples 20 --kernel-ip 0xffffffff81002010 \
 	>/dev/null || fail "producer"
-sleep 0.5
+# record has drained every ring once before the symbols exist
+wait_rings "$R" "$REG" data_tail 60
 "$PRODUCER" sideband "$REG" --kallsyms "$WORK/kallsyms" --build-id $ID >/dev/null ||
 	fail "sideband"
 "$PRODUCER" write "$REG" --records 100 --samples 20 --kernel-ip 0xffffffff81002010 \

@@ -57,7 +57,7 @@ REG=$(region live)
 "$PRODUCER" create "$REG" --rings 2 --data-pages 2 --overwrite || fail "create"
 "$PRODUCER" write "$REG" --records 400000 --rate 200000 >/dev/null 2>&1 &
 BG_PIDS=$!
-wait_rings "$R" "$REG" produced 60
+wait_rings "$R" "$REG" guest_produced 60
 for i in 1 2 3 4 5; do
 	run 0 "live$i" "$R" snapshot "$REG" -o "$WORK/live$i.data"
 	run 0 "liverep$i" "$R" report "$WORK/live$i.data" --json

@@ -95,14 +95,29 @@ wait_for() {
 	done
 }
 
+# stat_col STAT_OUT RING COLUMN: ring RING's COLUMN (named as in the
+# header line) of a `ringside stat` output.
+stat_col() {
+	awk -v r="$2" -v c="$3" '
+		$1 == "ring" && $2 == "mode" { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == r && (c in col) { print $(col[c]) }' "$1"
+}
+
 # wait_rings RINGSIDE REGION COLUMN SECONDS: until COLUMN of `ringside
 # stat` is above 0 on every ring: data_tail (a consumer drained each ring
-# at least once) or produced (the producer wrote into each).
+# at least once) or guest_produced (the producer says it wrote into each).
 wait_rings() {
-	local i=0
-	while "$1" stat "$2" | awk -v c="$3" '
+	local i=0 rc
+	# awk: 0 while some ring has COLUMN 0, 1 once none has, 2 if stat
+	# has no such column (a renamed one must not pass unnoticed)
+	while :; do
+		rc=0
+		"$1" stat "$2" | awk -v c="$3" '
 		$1 == "ring" && $2 == "mode" { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$1 ~ /^[0-9]+$/ && $(col[c]) == 0 { n++ } END { exit !n }'; do
+		$1 ~ /^[0-9]+$/ && $(col[c]) == 0 { n++ }
+		END { if (!(c in col)) exit 2; exit !n }' || rc=$?
+		[ "$rc" != 2 ] || fail "ringside stat has no column $3"
+		[ "$rc" = 0 ] || return 0
 		i=$((i + 1))
 		[ "$i" -le $(($4 * 10)) ] || fail "no ring of $2 has $3 > 0 after $4 s"
 		sleep 0.1

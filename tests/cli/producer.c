@@ -19,8 +19,14 @@
  * record with that clock, and answer the host's time synchronization
  * (rs_tsync_guest_*) from a thread while writing and for --linger S
  * seconds after; with --mute it attaches but never answers (a hung
- * guest).  `now` prints the host's CLOCK_MONOTONIC in ns (for
+ * guest).  --until FILE instead of --linger: answer (or stay attached,
+ * --mute) until FILE exists, so that a script ends the agent when what it
+ * checks has happened, however slowly anything runs.  --synced FILE: FILE
+ * is created once the first ping was answered (a host's sync reached this
+ * agent).  `now` prints the host's CLOCK_MONOTONIC in ns (for
  * scripts that bracket a recording).
+ * --done FILE (write): created once every record is written, every loss
+ * flushed and the stats lines are on stdout.
  *
  * write: per ring, N sequence records (RS_RECORD_SEQ), plus K samples,
  * K markers and K AUX outputs spread among them.  Samples are pid 4242,
@@ -84,6 +90,9 @@ struct opts {
 	int mute;                 /* attached, but never answers */
 	uint64_t clock_offset;    /* its NS */
 	double linger;
+	const char *until;        /* linger until this file exists */
+	const char *synced;       /* created at the first answer */
+	const char *done;         /* created once everything is written */
 };
 
 /* The producer's clock: the host's CLOCK_MONOTONIC + this (--tsync). */
@@ -107,8 +116,12 @@ static uint64_t now_ns(void)
 struct answerer {
 	struct rs_region *region;
 	volatile int stop;
+	int mute;
 	uint64_t answers;
+	const char *synced;       /* touched at the first answer */
 };
+
+static void touch(const char *path);
 
 static uint64_t tsync_now(void *arg)
 {
@@ -127,8 +140,10 @@ static void *answer_main(void *arg)
 		struct timespec ts = { 0, 1000000 };
 		int n = 0;
 
-		if (rs_tsync_guest_pending(a->region) == 1)
+		if (!a->mute && rs_tsync_guest_pending(a->region) == 1)
 			n = rs_tsync_guest_answer(&g, a->region, &clk, 50000000ull);
+		if (n > 0 && !a->answers && a->synced)
+			touch(a->synced);
 		if (n > 0)
 			a->answers += (uint64_t)n;
 		else
@@ -409,7 +424,8 @@ static int write_records(const char *path, const struct opts *o)
 		if (err < 0)
 			die("rs_guest_attach", err);
 		ans.region = &region;
-		ans.stop = o->mute;
+		ans.mute = o->mute;
+		ans.synced = o->synced;
 		if (pthread_create(&answer_thread, NULL, answer_main, &ans))
 			die("pthread_create", EAGAIN);
 	}
@@ -471,11 +487,18 @@ static int write_records(const char *path, const struct opts *o)
 		       "\n", j, rs[j].attempted, rs_producer_lost(&rs[j].p),
 		       rs[j].seq, rs[j].samples, rs[j].markers, rs[j].aux,
 		       rs[j].aux_bytes, rs[j].comms, rs[j].mmaps);
+	fflush(stdout);
+	if (o->done)
+		touch(o->done);
 	if (o->tsync) {
 		struct timespec ts = { (time_t)o->linger,
 				       (long)((o->linger - (double)(time_t)o->linger) * 1e9) };
+		struct timespec step = { 0, 10000000 };
 
-		nanosleep(&ts, NULL);
+		if (!o->until)
+			nanosleep(&ts, NULL);
+		while (o->until && access(o->until, F_OK))
+			nanosleep(&step, NULL);
 		ans.stop = 1;
 		pthread_join(answer_thread, NULL);
 		rs_guest_detach(&region);
@@ -613,6 +636,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--lie-length")) o.lie_length = num(v);
 		else if (!strcmp(a, "--tsync")) { o.tsync = 1; o.clock_offset = num(v); }
 		else if (!strcmp(a, "--linger")) o.linger = (double)num(v);
+		else if (!strcmp(a, "--until")) o.until = v;
+		else if (!strcmp(a, "--synced")) o.synced = v;
+		else if (!strcmp(a, "--done")) o.done = v;
 		else {
 			fprintf(stderr, "producer: unknown option '%s'\n", a);
 			return 2;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # ringside run: the guest agent on two vCPUs, its rings drained in the same
 # process into a perf.data file that the real perf opens, every record
-# accounted for, guest TSC converted to host time, doorbells without exits.
+# accounted for, guest TSC converted to host time, doorbells without exits;
+# a torn ring said on stderr with exit 3, as record and snapshot do.
 . "$(dirname "$0")/vmm_lib.sh"
 need_perf
 
@@ -58,6 +59,22 @@ for r in 0 1; do
 	[ "$held" -gt 0 ] && [ "$held" -lt "$(ring_col "$WORK/ow.out" $r produced)" ] ||
 		fail "ring $r: holds $held records: the flight recorder did not wrap"
 done
+
+note "a guest that tears its ring: said on stderr, --quiet too, exit 3"
+# The corrupt workload's last record says 12 bytes; its header is sealed
+# at commit, so the host meets it torn whenever it drains.  With --quiet
+# the balance is not checked: the status is the corruption's.
+run 3 corrupt-q "$R" run "$PAYLOAD" --records 200 --workload corrupt --quiet \
+	-o "$WORK/corrupt.data"
+[ ! -s "$WORK/corrupt-q.out" ] || { cat "$WORK/corrupt-q.out"; fail "--quiet printed"; }
+expect_in "$WORK/corrupt-q.err" "ringside run: warning: the source was corrupt: 1 events (0 impossible heads)"
+run 0 corrupt-rep "$R" report "$WORK/corrupt.data" --json
+expect_eq "corrupt, as filed" "$(json "$WORK/corrupt-rep.out" .rings[0].host.corrupt)" 1
+# Without --quiet the torn record is neither delivered nor lost: the
+# balance fails, and its status 1 wins over 3; the warning stays.
+run 1 corrupt "$R" run "$PAYLOAD" --records 200 --workload corrupt
+expect_in "$WORK/corrupt.out" "balance: WRONG on 1 rings"
+expect_in "$WORK/corrupt.err" "ringside run: warning: the source was corrupt: 1 events"
 
 note "without -o: counted, no file"
 ls "$WORK" >"$WORK/before.ls"

@@ -54,6 +54,8 @@ enum rs_workload {
 	RS_WL_CRASH  = 4,  /* records, then null IDT + int3: triple fault */
 	RS_WL_SCRIBBLE = 5, /* records, then vCPU 0 zeroes the region's header
 			     * page (8-byte stores), then as HANG */
+	RS_WL_CORRUPT = 6, /* records, then one more whose header says 12
+			    * bytes (no record's size), then as STEADY */
 	RS_WL_MAX
 };
 

@@ -31,6 +31,17 @@ int rs_vmm_ctl_sendmsg(int fd, struct iovec *iov, size_t niov,
 int rs_vmm_ctl_reply(int fd, uint16_t op, int32_t status, const void *payload,
 		     uint32_t len, const int *fds, unsigned nfds);
 
+/*
+ * HELLO, PAUSE, RESUME, STATUS and REGION (below) are each one request
+ * and one reply.  A signal that interrupts the wait (a handler installed
+ * without SA_RESTART, such as a CLI's SIGINT handler) does not end a
+ * call: it sends its request once and goes on waiting for the reply, so
+ * -EINTR is never returned and the caller looks at its own flag once the
+ * call is back.  A socket with
+ * SO_RCVTIMEO or SO_SNDTIMEO bounds each wait; a wait resumed after a
+ * signal starts that timeout again (-EAGAIN when it runs out).
+ */
+
 /* Connect to the VMM listening on @path.  Returns the socket fd or -errno. */
 int rs_vmm_client_connect(const char *path);
 
