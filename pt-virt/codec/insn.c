@@ -75,6 +75,16 @@ int pv_insn_classify(const uint8_t *bytes, size_t len, uint64_t ip,
 		insn->vector = 3;
 	else if (in.mnemonic == ZYDIS_MNEMONIC_INT)
 		insn->vector = (int16_t)(in.raw.imm[0].value.u & 0xff);
+	/* An explicit memory operand it accesses, not on the stack: what
+	 * can fault and be fixed up (the kernel's stack does not fault; a
+	 * ModRM memory form that is an address (LEA) or a hint (NOP,
+	 * prefetch) accesses nothing). */
+	insn->mem = (in.attributes & ZYDIS_ATTRIB_HAS_MODRM) &&
+		    in.raw.modrm.mod != 3 && in.mnemonic != ZYDIS_MNEMONIC_LEA &&
+		    in.mnemonic != ZYDIS_MNEMONIC_NOP &&
+		    in.meta.category != ZYDIS_CATEGORY_PREFETCH &&
+		    !((in.attributes & ZYDIS_ATTRIB_HAS_SIB) &&
+		      in.raw.sib.base == 4 && !in.raw.rex.B);
 	insn->hlt = in.mnemonic == ZYDIS_MNEMONIC_HLT;
 	insn->wrmsr = in.mnemonic == ZYDIS_MNEMONIC_WRMSR;
 	return 0;

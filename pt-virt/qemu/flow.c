@@ -156,7 +156,37 @@ static bool branched(const struct qpt_vcpu *v, const struct qpt_tb *p,
 	}
 }
 
-static void hold(struct qpt_vcpu *v, const struct qpt_tb *b, uint64_t mark)
+/*
+ * A fault fixed up elsewhere.  An exception handler can resume past the
+ * faulting instruction, at a fixup: Linux's user-access helpers end in a
+ * RET (`__get_user_8`: a load from the user's address, then RET), and a
+ * fixup address is one the RET could have gone to, so the return alone
+ * reads as an interrupt after the RET.  What tells them apart is whether
+ * the block's memory accesses completed: QEMU reports a completed access
+ * (a faulting one never), so the watched instructions of a RET-ending
+ * block (tb.c) record theirs.  Of block @p, the one that ran last: the
+ * first watched instruction that did not complete, or 0 (all did, or
+ * none is watched).  A block held while an event waits keeps this for
+ * the one before it (qpt_held.pfault): by the replay it is long past.
+ */
+static uint64_t fault_in(const struct qpt_vcpu *v, const struct qpt_tb *p)
+{
+	uint32_t k = 0;
+
+	if (!p || !p->nmem)
+		return 0;
+	/* on_exec counted p's execution, then this block's: no access of
+	 * p completed, the first faulted */
+	if (v->mem_seq != v->blocks - 1)
+		return p->mem_ip[0];
+	while (k < p->nmem && p->mem_ip[k] != v->mem_ip)
+		k++;
+	/* the one after the last that completed, if any */
+	return k + 1 < p->nmem ? p->mem_ip[k + 1] : 0;
+}
+
+static void hold(struct qpt_vcpu *v, const struct qpt_tb *b, uint64_t mark,
+		 uint64_t pfault)
 {
 	if (v->nhold == v->hold_cap) {
 		uint32_t cap = v->hold_cap ? 2 * v->hold_cap : 256;
@@ -169,7 +199,7 @@ static void hold(struct qpt_vcpu *v, const struct qpt_tb *b, uint64_t mark)
 		v->hold = n;
 		v->hold_cap = cap;
 	}
-	v->hold[v->nhold++] = (struct qpt_held){ b, mark };
+	v->hold[v->nhold++] = (struct qpt_held){ b, mark, pfault };
 }
 
 /* The held event returns to @r: its packets, then the held blocks. */
@@ -182,7 +212,16 @@ static void resolve(struct qpt_vcpu *v, uint64_t r)
 	v->pending = false;
 	v->hold = NULL;
 	v->nhold = v->hold_cap = 0;
-	if (exc_is(v, to->start) && at->last.iclass == PV_INSN_OTHER &&
+	if (v->ev_fault && !insn_of(at, r)) {
+		/* A watched access of the block did not complete, and the
+		 * handler went on elsewhere: a fault fixed up (FUP at the
+		 * faulting instruction; the IRET's TIP goes to r). */
+		r = v->ev_fault;
+		v->exceptions++;
+		v->fixups++;
+		if (v->ev_mark)
+			qpt_truth_fault(v, v->ev_mark - 1);
+	} else if (exc_is(v, to->start) && at->last.iclass == PV_INSN_OTHER &&
 	    r == at->end && !at->rep) {
 		/* An exception handler (one that has returned into a block
 		 * before) came back after the block's last instruction: that
@@ -213,8 +252,17 @@ static void resolve(struct qpt_vcpu *v, uint64_t r)
 	}
 	resync(v, to->start);
 	v->prev = to;
-	for (uint32_t i = 0; i < n; i++)
+	/* a replay may resolve a nested event and replay within it */
+	bool was = v->replaying;
+	uint64_t was_pfault = v->replay_pfault;
+
+	v->replaying = true;
+	for (uint32_t i = 0; i < n; i++) {
+		v->replay_pfault = held[i].pfault;
 		qpt_flow_block(v, held[i].tb, held[i].mark);
+	}
+	v->replaying = was;
+	v->replay_pfault = was_pfault;
 	free(held);
 }
 
@@ -268,6 +316,7 @@ static void step(struct qpt_vcpu *v, const struct qpt_tb *b, uint64_t mark)
 	v->events++;
 	handler_add(v, b->start);
 	v->pending = true;
+	v->ev_fault = v->replaying ? v->replay_pfault : fault_in(v, p);
 	v->ev_at = p;
 	v->ev_to = b;
 	v->ev_mark = mark;
@@ -301,7 +350,7 @@ void qpt_flow_block(struct qpt_vcpu *v, const struct qpt_tb *b, uint64_t mark)
 	} else if (handler_is(v, b->start)) {
 		v->depth++;
 	}
-	hold(v, b, mark);
+	hold(v, b, mark, v->replaying ? v->replay_pfault : fault_in(v, p));
 	if (v->nhold >= QPT_HOLD_MAX) {
 		v->guessed++;
 		resolve(v, guess(v->ev_at));

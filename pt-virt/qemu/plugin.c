@@ -55,6 +55,18 @@ static void on_idle(qemu_plugin_id_t id, unsigned int vcpu)
 		qpt_flow_idle(&q.v[vcpu]);
 }
 
+/* A watched memory access completed (a faulting one never gets here). */
+static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
+		   uint64_t vaddr, void *udata)
+{
+	(void)info;
+	(void)vaddr;
+	if (vcpu < q.nvcpus) {
+		q.v[vcpu].mem_ip = (uint64_t)(uintptr_t)udata;
+		q.v[vcpu].mem_seq = q.v[vcpu].blocks;
+	}
+}
+
 static void on_insn(unsigned int vcpu, void *udata)
 {
 	if (vcpu < q.nvcpus)
@@ -95,6 +107,16 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (t->inside)
 		qemu_plugin_register_vcpu_tb_exec_inline(tb,
 			QEMU_PLUGIN_INLINE_ADD_U64, &q.insns, n);
+	for (size_t i = 0, k = 0; i < n && k < t->nmem; i++) {
+		struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
+
+		if (qemu_plugin_insn_vaddr(in) != t->mem_ip[k])
+			continue;
+		qemu_plugin_register_vcpu_mem_cb(in, on_mem,
+			QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
+			(void *)(uintptr_t)t->mem_ip[k]);
+		k++;
+	}
 	if (!q.o.truth || !t->inside)
 		return;
 	qpt_truth_code(&q, t, this_vcpu);
@@ -119,12 +141,14 @@ static void summary(void)
 			continue;
 		fprintf(stderr, "ringside-qemu-pt: vCPU %u: %" PRIu64 " packets, %"
 			PRIu64 " bytes, %" PRIu64 " lost, %" PRIu64 " events (%"
-			PRIu64 " exceptions, %" PRIu64 " guessed), %" PRIu64
+			PRIu64 " exceptions, %" PRIu64 " fixed up elsewhere, %"
+			PRIu64 " guessed), %" PRIu64
 			" overflows, %" PRIu64 " restarts, %" PRIu64 " PSB, %" PRIu64 " enables, %"
 			PRIu64 " blocks, %" PRIu64 " branches, %" PRIu64
 			" errors; AUX %s, head %" PRIu64 "; %" PRIu64 " idle (%"
 			PRIu64 " guessed there)", i, g->packets,
-			g->bytes, g->lost, v->events, v->exceptions, v->guessed,
+			g->bytes, g->lost, v->events, v->exceptions, v->fixups,
+			v->guessed,
 			v->overflows, v->restarts, g->psb, v->enables, v->blocks, g->insns,
 			v->gen_errors, v->aux.snapshot ? "snapshot" : "normal",
 			v->aux.head, v->idles, v->idle_guessed);

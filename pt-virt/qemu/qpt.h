@@ -28,6 +28,9 @@
  * this the event is resolved by a guess, counted. */
 #define QPT_HOLD_MAX (1u << 16)
 
+/* Memory instructions watched per RET-ending block. */
+#define QPT_MEM_WATCH 4
+
 /* Entry points remembered per vCPU (open addressing). */
 #define QPT_HANDLERS 256
 #define QPT_EXC_ENTRIES 16
@@ -51,6 +54,11 @@ struct qpt_tb {
 	bool bad;                 /* the last instruction did not decode */
 	bool rep;                 /* ... is a REP string instruction */
 	uint32_t n;               /* instructions */
+	/* A block that ends in a RET: its instructions that access memory
+	 * (pv_insn.mem), in order; their completions are watched (flow.c,
+	 * "A fault fixed up elsewhere"). */
+	uint8_t nmem;
+	uint64_t mem_ip[QPT_MEM_WATCH];
 	uint32_t nbytes;
 	uint64_t hash;
 	struct qpt_tb *next;      /* hash chain */
@@ -62,6 +70,7 @@ struct qpt_tb {
 struct qpt_held {
 	const struct qpt_tb *tb;
 	uint64_t mark;
+	uint64_t pfault;          /* fault_in() of the block before it, live */
 };
 
 /* One vCPU's trace: touched only by that vCPU's thread (plus the summary
@@ -77,6 +86,8 @@ struct qpt_vcpu {
 	const struct qpt_tb *ev_at;      /* the block it interrupted */
 	const struct qpt_tb *ev_to;      /* the handler's first block */
 	uint64_t ev_mark;                /* ntruth when the handler began */
+	uint64_t ev_fault;               /* its watched instruction that did
+					  * not complete, 0 none or unknown */
 	uint32_t depth;                  /* nested events while held */
 	const struct qpt_tb *hold_prev;  /* the last block held */
 	struct qpt_held *hold;
@@ -96,6 +107,12 @@ struct qpt_vcpu {
 	uint64_t blocks, events, exceptions, guessed, enables, leaves;
 	uint64_t overflows, gen_errors, restarts;
 	uint64_t idles, idle_guessed;
+	uint64_t fixups;          /* faults fixed up elsewhere */
+	/* The last watched memory access that completed: its instruction,
+	 * and `blocks` then (the block it was in). */
+	uint64_t mem_ip, mem_seq;
+	bool replaying;           /* resolve() replays held blocks ... */
+	uint64_t replay_pfault;   /* ... and this is the held one's pfault */
 	/* wait= (output.c): AUX room known without reading aux_tail below
 	 * this position, whether a consumer was ever seen, the waits. */
 	uint64_t room_limit, tail0;

@@ -94,6 +94,18 @@ static struct qpt_tb *make(const struct qpt *q, uint64_t start,
 		t->bad = t->inside;
 	}
 	t->rep = rep_string(bytes + off, lens[n - 1]);
+	if (t->last.iclass == PV_INSN_RET) {
+		uint64_t a = start;
+
+		for (uint32_t i = 0; i + 1 < n && t->nmem < QPT_MEM_WATCH;
+		     a += lens[i++]) {
+			struct pv_insn in;
+
+			if (pv_insn_classify(bytes + (a - start), lens[i], a,
+					     &in) == 0 && in.mem)
+				t->mem_ip[t->nmem++] = a;
+		}
+	}
 	return t;
 }
 

@@ -372,6 +372,12 @@ static struct walk walk(uint64_t i, uint64_t j, uint64_t limit)
 			}
 			w.early++;
 			w.early_insns += k;
+			if (getenv("PTQ_DEBUG"))
+				printf("early: decoded %#" PRIx64 "..%#" PRIx64
+				       " (%" PRIu64 "), truth goes to %#" PRIx64
+				       " after %#" PRIx64 "\n", it->ip,
+				       items[w.i + k - 1].ip, k, truth[w.j],
+				       w.j ? truth[w.j - 1] : 0);
 			w.i += k - 1;
 			continue;
 		}

@@ -386,6 +386,25 @@ START_TEST(classify_classes)
 	ck_assert(in.hlt);
 	ck_assert_int_eq(pv_insn_classify(code + 0x05, 2, 0x1005, &in), -pve_insn);
 	ck_assert_int_eq(pv_insn_classify(NULL, 2, 0, &in), -pve_invalid);
+	/* memory it accesses, off the stack: what a fault can be fixed up in */
+	{
+		static const uint8_t load[] = { 0x48, 0x8b, 0x10 };  /* mov (%rax),%rdx */
+		static const uint8_t nopl[] = { 0x0f, 0x1f, 0x00 };  /* nopl (%rax) */
+		static const uint8_t lea[] = { 0x48, 0x8d, 0x10 };   /* lea (%rax),%rdx */
+		static const uint8_t reg[] = { 0x48, 0x89, 0xc2 };   /* mov %rax,%rdx */
+		static const uint8_t stk[] = { 0x48, 0x89, 0x04, 0x24 }; /* mov %rax,(%rsp) */
+
+		ck_assert_int_eq(pv_insn_classify(load, 3, 0, &in), 0);
+		ck_assert(in.mem);
+		ck_assert_int_eq(pv_insn_classify(nopl, 3, 0, &in), 0);
+		ck_assert(!in.mem);
+		ck_assert_int_eq(pv_insn_classify(lea, 3, 0, &in), 0);
+		ck_assert(!in.mem);
+		ck_assert_int_eq(pv_insn_classify(reg, 3, 0, &in), 0);
+		ck_assert(!in.mem);
+		ck_assert_int_eq(pv_insn_classify(stk, 4, 0, &in), 0);
+		ck_assert(!in.mem);
+	}
 }
 END_TEST
 

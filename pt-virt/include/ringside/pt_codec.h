@@ -44,6 +44,8 @@ struct pv_insn {
 	uint8_t iclass;     /* enum pv_insn_class */
 	bool hlt;
 	bool wrmsr;
+	bool mem;           /* an explicit memory operand it accesses, not
+			     * through the stack pointer */
 	int16_t vector;     /* INT3: 3, INT n: n, else -1 */
 };
 
