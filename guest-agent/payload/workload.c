@@ -73,7 +73,14 @@ static int account(struct agent *a, int ret)
 	return 0;
 }
 
-static int emit_seq(struct agent *a, uint64_t seq)
+/*
+ * One sequence record.  @torn (RS_WL_CORRUPT: a kernel that tears its own
+ * ring): its header claims 12 bytes, a size no record can have, so the
+ * host loses framing there.  The header goes in through the handle and is
+ * sealed at commit like any other, so the host never sees the record
+ * intact first, whenever it drains.
+ */
+static int emit_seq(struct agent *a, uint64_t seq, int torn)
 {
 	struct rs_handle h;
 	int size, ret;
@@ -85,6 +92,8 @@ static int emit_seq(struct agent *a, uint64_t seq)
 	if (size < 0)
 		return size;
 	wait_space(a, (uint32_t)size);
+	if (torn)
+		((struct rs_perf_header *)(void *)a->rec)->size = 12;
 	ret = rs_producer_reserve(&a->prod, &h, (uint32_t)size);
 	if (ret == 0) {
 		rs_producer_write(&a->prod, &h, a->rec, (uint32_t)size);
@@ -99,32 +108,6 @@ static uint64_t here(void)
 
 	__asm__ volatile("leaq 0(%%rip), %0" : "=r"(ip));
 	return ip;
-}
-
-/*
- * RS_WL_CORRUPT: a kernel that tears its own ring.  One more sequence
- * record, counted as attempted, whose header claims 12 bytes: no record
- * can have that size, so the host loses framing there.  The header goes
- * in through the handle and is sealed at commit like any other, so the
- * host never sees the record intact first, whenever it drains.
- */
-static int emit_corrupt(struct agent *a, uint64_t seq)
-{
-	struct rs_handle h;
-	int size, ret;
-
-	a->rep->seq_attempted = seq + 1;
-	size = rs_seq_build(a->rec, seq, rdtsc(), a->id, a->boot->fill);
-	if (size < 0)
-		return size;
-	wait_space(a, (uint32_t)size);
-	((struct rs_perf_header *)(void *)a->rec)->size = 12;
-	ret = rs_producer_reserve(&a->prod, &h, (uint32_t)size);
-	if (ret == 0) {
-		rs_producer_write(&a->prod, &h, a->rec, (uint32_t)size);
-		ret = rs_producer_commit(&a->prod, &h);
-	}
-	return account(a, ret);
 }
 
 /* Body laid out in perf's order for the sample_type bits ringside uses. */
@@ -250,7 +233,7 @@ int agent_workload(struct agent *a)
 	if (ret)
 		return ret;
 	for (uint64_t seq = 0; seq < b->records; seq++) {
-		ret = emit_seq(a, seq);
+		ret = emit_seq(a, seq, 0);
 		if (!ret && samples && seq % b->sample_every == 0)
 			ret = emit_sample(a);
 		if (!ret && aux && seq % b->aux_every == 0)
@@ -263,7 +246,7 @@ int agent_workload(struct agent *a)
 			rs_guest_heartbeat(&a->region);
 	}
 	if (b->workload == RS_WL_CORRUPT) {
-		ret = emit_corrupt(a, b->records);
+		ret = emit_seq(a, b->records, 1);
 		if (ret)
 			return ret;
 	}
