@@ -57,6 +57,16 @@ static uint32_t watermark_clamp(uint64_t wm, uint64_t size)
 static int aux_init(struct rs_producer *p, const struct rs_region *region,
 		    struct rs_ctrl_page *c);
 
+/* A producer of ring @index, zeroed but for its ring. */
+static int producer_ring(struct rs_producer *p, const struct rs_region *region,
+			 uint32_t index)
+{
+	if (!p)
+		return -rse_invalid;
+	rs_memset(p, 0, sizeof(*p));
+	return rs_region_ring(region, index, &p->ring);
+}
+
 int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 		     uint32_t index)
 {
@@ -64,10 +74,7 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 	uint64_t head, tail;
 	int err;
 
-	if (!p)
-		return -rse_invalid;
-	rs_memset(p, 0, sizeof(*p));
-	err = rs_region_ring(region, index, &p->ring);
+	err = producer_ring(p, region, index);
 	if (err)
 		return err;
 	c = p->ring.ctrl;
@@ -120,10 +127,7 @@ int rs_aux_producer_init(struct rs_producer *p, const struct rs_region *region,
 {
 	int err;
 
-	if (!p)
-		return -rse_invalid;
-	rs_memset(p, 0, sizeof(*p));
-	err = rs_region_ring(region, index, &p->ring);
+	err = producer_ring(p, region, index);
 	if (err)
 		return err;
 	if (!p->ring.aux_size)

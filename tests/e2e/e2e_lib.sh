@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Shared by the e2e scripts that boot a Debian guest under their own
 # libvirtd (e2e_libvirt*.sh): the verdict helpers, the checks that the test
-# may take libvirt over, the teardown, a console wait.  Source after
-# scripts/lib/libvirt-guest.sh; the script sets AGENT, HOOK, RINGSIDE and,
-# once it has one, W (its work directory), DOM and DEFINED/HOOKED.
+# may take libvirt over, the set-up before a boot, the teardown, the
+# console and crash waits.  Source after scripts/lib/libvirt-guest.sh; the
+# script sets RINGSIDE, AGENT, MARK, WORKLOAD, GUEST_INIT, HOOK and
+# HOOK_PROGRAM and, once it has one, W (its work directory), DOM and
+# DEFINED.
 T0=${T0:-$(date +%s)}
 fails=0
 skip() { echo "SKIP: $*"; exit 77; }
@@ -48,5 +50,29 @@ wait_console() {
 	lg_wait_console "$W/console.log" "$1" "$2" && return 0
 	bad "$LG_WHY"
 	lg_console_tail "$W/console.log"
+	return 1
+}
+
+# e2e_prepare: the guest's initramfs (LG_* set, W), ringside's hook, the
+# daemons, and a HOME of the test's own for perf's build-id cache.
+# Exits the script with a verdict when a step fails.
+e2e_prepare() {
+	lg_initramfs "$W" "$AGENT" "$MARK" "$WORKLOAD" "$GUEST_INIT" || { bad "$LG_WHY"; exit 1; }
+	"$RINGSIDE" hook install --program "$HOOK_PROGRAM" >/dev/null || { bad "hook install"; exit 1; }
+	HOOKED=1
+	lg_daemons_start "$W" || { bad "$LG_WHY"; exit 1; }
+	export HOME=$W/home PERF_CONFIG=/dev/null
+	mkdir -p "$HOME"
+}
+
+# e2e_wait_crashed: until the domain's state says it panicked (pvpanic
+# with <on_crash>preserve</on_crash>); its `domstate --reason` in STATE.
+e2e_wait_crashed() {
+	local _
+	for _ in $(seq 3000); do
+		STATE=$(vsh domstate --reason "$DOM" 2>/dev/null)
+		case $STATE in crashed*) return 0 ;; esac
+		sleep 0.2
+	done
 	return 1
 }

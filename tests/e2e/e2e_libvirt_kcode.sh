@@ -38,12 +38,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-lg_initramfs "$W" "$AGENT" "$MARK" "$WORKLOAD" "$GUEST_INIT" || { bad "$LG_WHY"; exit 1; }
-"$RINGSIDE" hook install --program "$HOOK_PROGRAM" >/dev/null || { bad "hook install"; exit 1; }
-HOOKED=1
-lg_daemons_start "$W" || { bad "$LG_WHY"; exit 1; }
-export HOME=$W/home PERF_CONFIG=/dev/null
-mkdir -p "$HOME"
+e2e_prepare
 lg_domain_xml $DOM qemu "$W" normal > "$W/domain.xml"
 vsh define "$W/domain.xml" >/dev/null || { bad "virsh define"; exit 1; }
 DEFINED=1

@@ -85,12 +85,7 @@ mkdir -p "$W/root/lib/modules"
 cp "$PVDIR/pvpanic.ko" "$W/root/lib/modules/1-pvpanic.ko" &&
 	cp "$PVDIR/pvpanic-mmio.ko" "$W/root/lib/modules/2-pvpanic-mmio.ko" ||
 	{ bad "no pvpanic modules in $PVDIR (linux-image-amd64 has them)"; exit 1; }
-lg_initramfs "$W" "$AGENT" "$MARK" "$WORKLOAD" "$GUEST_INIT" || { bad "$LG_WHY"; exit 1; }
-"$RINGSIDE" hook install --program "$HOOK_PROGRAM" >/dev/null || { bad "hook install"; exit 1; }
-HOOKED=1
-lg_daemons_start "$W" || { bad "$LG_WHY"; exit 1; }
-export HOME=$W/home PERF_CONFIG=/dev/null
-mkdir -p "$HOME"
+e2e_prepare
 # sysrq_always_enabled: Debian's kernel.sysrq (438) leaves out the crash key
 lg_domain_xml $DOM qemu "$W" normal |
 	sed -e 's/rs_e2e=normal/rs_e2e=normal sysrq_always_enabled/' \
@@ -126,15 +121,9 @@ sum=$(grep -m 1 "^summary:" "$W/a.dec")
 
 # ---- B: the crash, from the flight recorder -----------------------------------
 vsh send-key $DOM KEY_LEFTALT KEY_SYSRQ KEY_C >/dev/null || bad "virsh send-key Alt-SysRq-C"
-for _ in $(seq 1500); do
-	state=$(vsh domstate --reason $DOM 2>/dev/null)
-	case $state in crashed*) break ;; esac
-	sleep 0.2
-done
-case $state in
-crashed*) ok "the guest kernel panicked (Alt-SysRq-C); pvpanic: domain $state" ;;
-*) bad "no crash after Alt-SysRq-C: domain $state"; lg_console_tail "$W/console.log" ;;
-esac
+e2e_wait_crashed &&
+	ok "the guest kernel panicked (Alt-SysRq-C); pvpanic: domain $STATE" ||
+	{ bad "no crash after Alt-SysRq-C: domain $STATE"; lg_console_tail "$W/console.log"; }
 snap "$W/b.data" || exit 1
 perf script -i "$W/b.data" --itrace=i0ns -F cpu,ip,sym 2>"$W/b.perr" |
 	python3 "$KCHECK" itrace-last - 20000 panic > "$W/b.last" &&
@@ -191,15 +180,8 @@ done
 [ -n "$t" ] && [ "$t" != 0 ] && note "record drained the AUX ring (aux_tail $t)" ||
 	{ bad "C: record never drained the AUX ring: $(cat "$W/c/rec.err")"; exit 1; }
 vsh send-key $DOM KEY_ENTER >/dev/null || bad "C: virsh send-key"
-for _ in $(seq 3000); do
-	state=$(vsh domstate --reason $DOM 2>/dev/null)
-	case $state in crashed*) break ;; esac
-	sleep 0.2
-done
-case $state in
-crashed*) ok "C: the guest crashed itself: domain $state" ;;
-*) bad "C: no crash: domain $state"; lg_console_tail "$W/c/console.log"; exit 1 ;;
-esac
+e2e_wait_crashed && ok "C: the guest crashed itself: domain $STATE" ||
+	{ bad "C: no crash: domain $STATE"; lg_console_tail "$W/c/console.log"; exit 1; }
 # QEMU exits: the plugin ends the trace (TIP.PGD), publishes it, and
 # writes the truth; then record takes the rest and stops
 for _ in $(seq 60); do

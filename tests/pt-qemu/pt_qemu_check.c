@@ -404,6 +404,20 @@ static void context(struct walk w)
 	}
 }
 
+/* A walk that agreed to the end: enough of it, with an event among them
+ * (@min 0: whatever there was, as from the last PSB)? */
+static int verdict(struct walk w, uint64_t min)
+{
+	if (min && (w.insns < min || !w.interrupts)) {
+		printf("FAIL window too small: %" PRIu64 " instructions "
+		       "(want %" PRIu64 "), %" PRIu64 " interrupts\n",
+		       w.insns, min, w.interrupts);
+		return 1;
+	}
+	printf("PASS\n");
+	return 0;
+}
+
 static int check(const char *region_path, const char *truth_path,
 		 uint32_t vcpu, uint64_t min)
 {
@@ -500,14 +514,7 @@ static int check(const char *region_path, const char *truth_path,
 		       " interrupts (%" PRIu64 " faulted instructions skipped, %"
 		       PRIu64 " shown retired before a fixup)\n",
 		       i, truth_first, w.insns, w.interrupts, w.faults, w.fixups);
-		if (w.insns < min || !w.interrupts) {
-			printf("FAIL window too small: %" PRIu64 " instructions "
-			       "(want %" PRIu64 "), %" PRIu64 " interrupts\n",
-			       w.insns, min, w.interrupts);
-			return 1;
-		}
-		printf("PASS\n");
-		return 0;
+		return verdict(w, min);
 	}
 	if (best.insns) {
 		printf("FAIL: the best alignment, decoded item %" PRIu64
@@ -536,14 +543,7 @@ static int check(const char *region_path, const char *truth_path,
 		       " interrupts (%" PRIu64 " faulted instructions skipped, %"
 		       PRIu64 " shown retired before a fixup)\n",
 		       truth_first + j, w.insns, w.interrupts, w.faults, w.fixups);
-		if (!last_psb && (w.insns < min || !w.interrupts)) {
-			printf("FAIL window too small: %" PRIu64 " instructions "
-			       "(want %" PRIu64 "), %" PRIu64 " interrupts\n",
-			       w.insns, min, w.interrupts);
-			return 1;
-		}
-		printf("PASS\n");
-		return 0;
+		return verdict(w, last_psb ? 0 : min);
 	}
 	printf("FAIL no alignment of the decode with the truth\n");
 	if (getenv("PTQ_DEBUG")) {
