@@ -27,18 +27,19 @@ E2E-KALLSYMS-BEGIN and E2E-KALLSYMS-END.
       a name, the one the table gives its address; fails when there is
       none, fewer than MIN_PERCENT are named so, or perf printed an
       instruction trace error
-  ksyms_check.py itrace-segment CONSOLE SCRIPT MIN_PERCENT PREFIX
+  ksyms_check.py itrace-segment CONSOLE SCRIPT MIN_PERCENT PREFIX [MOST]
       the same output with errors (--itrace=i0nse): per CPU, what follows
       its last instruction trace error, named as above (MIN_PERCENT), and
       written to PREFIX.CPU, a hex address a line (pt-qemu-check ips);
       fails on any error after a CPU's first overflow (what follows the
-      loss must decode whole)
+      loss must decode whole), and after MOST lines (a runaway decode)
   ksyms_check.py itrace-last SCRIPT LAST NAME...
       the same output: one CPU's LAST newest instructions run in one of
       NAMEs (a flight recorder's end)
 """
-import collections
+import array
 import base64
+import collections
 import bisect
 import gzip
 import re
@@ -236,20 +237,35 @@ def itrace(console, script, min_pct):
 ERROR_CPU = re.compile(r'instruction trace error .*\bcpu (-?\d+)')
 
 
-def itrace_segment(console, script, min_pct, prefix):
+def itrace_segment(console, script, min_pct, prefix, most=None):
     """The instructions after each CPU's last trace error (an overflow: a
     recording that began with a full AUX ring), named as with itrace, and
-    written as hex addresses to PREFIX.CPU for pt-qemu-check ips."""
+    written as hex addresses to PREFIX.CPU for pt-qemu-check ips.  A
+    segment is kept as 9 bytes an instruction (its address, whether its
+    name agrees), and is judged as it is read; more than MOST lines of
+    input in all is a runaway decode, a failure before memory runs out."""
     addrs, by_addr = table(console)
-    segs = collections.defaultdict(list)
+    segs = collections.defaultdict(lambda: (array.array('Q'), bytearray()))
     resets = collections.Counter()
     overflowed = set()
     later = []       # errors after a CPU's first overflow
     f = sys.stdin if script == '-' else open(script, errors='replace')
+    lines = 0
     for line in f:
+        lines += 1
+        if most is not None and lines > most:
+            print('more than %d lines from perf: a runaway decode; the '
+                  'longest segment %d instructions' %
+                  (most, max(len(a) for a, _ in segs.values())))
+            return 1
         m = ITRACE.match(line)
         if m:
-            segs[int(m.group(1))].append((int(m.group(2), 16), m.group(3)))
+            ip, sym = int(m.group(2), 16), m.group(3)
+            ips, agrees = segs[int(m.group(1))]
+            ips.append(ip)
+            i = bisect.bisect_right(addrs, ip) - 1
+            agrees.append(ip >= KERNEL_MIN and sym != '[unknown]' and
+                          i >= 0 and sym in by_addr[addrs[i]])
             continue
         e = ERROR_CPU.search(line)
         if e:
@@ -257,23 +273,19 @@ def itrace_segment(console, script, min_pct, prefix):
             for c in (list(segs) if cpu < 0 else [cpu]):
                 if c in overflowed:
                     later.append(line.strip())
-                segs[c] = []
+                segs[c] = (array.array('Q'), bytearray())
                 resets[c] += 1
                 if 'Overflow' in line:
                     overflowed.add(c)
     total = agree = 0
     for cpu in sorted(segs):
+        ips, agrees = segs[cpu]
         with open('%s.%d' % (prefix, cpu), 'w') as out:
-            for ip, sym in segs[cpu]:
-                out.write('%x\n' % ip)
-                if ip < KERNEL_MIN:
-                    continue
-                total += 1
-                i = bisect.bisect_right(addrs, ip) - 1
-                if sym != '[unknown]' and i >= 0 and sym in by_addr[addrs[i]]:
-                    agree += 1
+            out.writelines('%x\n' % ip for ip in ips)
+        total += sum(1 for ip in ips if ip >= KERNEL_MIN)
+        agree += sum(agrees)
         print('cpu %d: %d instructions after its last of %d trace errors' %
-              (cpu, len(segs[cpu]), resets[cpu]))
+              (cpu, len(ips), resets[cpu]))
     pct = 100.0 * agree / total if total else 0.0
     print('%d kernel instructions after the last trace errors, %d named as '
           'the guest\'s kallsyms says (%.1f%%); %d errors after an '
@@ -314,8 +326,9 @@ def main(argv):
         return crash(argv[2], int(argv[3]), argv[4:])
     if len(argv) == 5 and argv[1] == 'itrace':
         return itrace(argv[2], argv[3], float(argv[4]))
-    if len(argv) == 6 and argv[1] == 'itrace-segment':
-        return itrace_segment(argv[2], argv[3], float(argv[4]), argv[5])
+    if len(argv) in (6, 7) and argv[1] == 'itrace-segment':
+        return itrace_segment(argv[2], argv[3], float(argv[4]), argv[5],
+                              int(argv[6]) if len(argv) == 7 else None)
     if len(argv) >= 5 and argv[1] == 'itrace-last':
         return itrace_last(argv[2], int(argv[3]), argv[4:])
     sys.exit(__doc__)
