@@ -173,6 +173,14 @@ int64_t pv_aux_write(struct pv_aux *a, const void *buf, uint64_t len)
 		pv_aux_flush(a, 0);
 	if (a->snapshot && a->no_records)
 		return write_announced(a, buf, len);
+	/* Published every half buffer: what goes in meanwhile overwrites the
+	 * oldest bytes a live snapshot may be reading, so it is announced
+	 * first (the next flush brings the limit back to aux_head). */
+	if (a->snapshot) {
+		account(a);
+		if (rs_aux_announce(a->prod, a->head - a->flushed + len) < 0)
+			return -pve_internal;
+	}
 	n = out_write(a, buf, len);
 	if (n < 0)
 		return n;

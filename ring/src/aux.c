@@ -62,6 +62,21 @@ int64_t rs_aux_begin(struct rs_producer *p, struct rs_aux_handle *h,
 	return (int64_t)room;
 }
 
+int rs_aux_announce(struct rs_producer *p, uint64_t len)
+{
+	if (!p)
+		return -rse_invalid;
+	if (!p->ring.aux_size)
+		return -rse_mode;
+	if (p->aux_busy)
+		return -rse_nesting;
+	if (aux_overwrite(p))
+		rs_announce(&p->ring.ctrl->ext.aux_write_limit,
+			    p->aux_head + (len < p->ring.aux_size ?
+					   len : p->ring.aux_size));
+	return 0;
+}
+
 static int64_t aux_advance(struct rs_aux_handle *h, uint64_t len)
 {
 	uint64_t n = h->room - h->written;

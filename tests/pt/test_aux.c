@@ -218,6 +218,43 @@ START_TEST(snapshot_wraps_and_keeps_the_newest)
 }
 END_TEST
 
+/* The ringside VMM's flight recorder: PERF_RECORD_AUX every half buffer,
+ * so between two the engine overwrites the oldest bytes behind aux_head.
+ * A live snapshot then must not return them as they were: the write limit
+ * is announced before each write, and the snapshot cuts what it covers. */
+START_TEST(snapshot_cuts_what_unpublished_writes_overwrite)
+{
+	static uint8_t buf[AUX_SIZE];
+	struct rs_aux_snapshot s;
+	struct rs_ring_state st;
+
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(pv_aux_write(&aux, pattern + i * 0x1000, 0x1000),
+				 0x1000);
+	ck_assert_int_eq(rs_ring_state_read(&prod.ring, &st), 0);
+	ck_assert_uint_eq(st.aux_head, 0x4000);      /* two half-buffer flushes */
+	ck_assert_uint_eq(prod.ring.ctrl->ext.aux_write_limit, 0x4000);
+	/* 0x1800 more, not yet published: over the ring's first 0x1800 */
+	ck_assert_int_eq(pv_aux_write(&aux, pattern + 0x4000, 0x1000), 0x1000);
+	ck_assert_int_eq(pv_aux_write(&aux, pattern + 0x5000, 0x800), 0x800);
+	ck_assert_int_eq(rs_ring_state_read(&prod.ring, &st), 0);
+	ck_assert_uint_eq(st.aux_head, 0x4000);
+	ck_assert_uint_eq(prod.ring.ctrl->ext.aux_write_limit, 0x5800);
+	ck_assert_int_eq(rs_snapshot_aux(&s, &region, 0, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(s.head, 0x4000);
+	ck_assert_uint_eq(s.cut_bytes, 0x1800);
+	ck_assert_uint_eq(s.len, AUX_SIZE - 0x1800);
+	ck_assert_mem_eq(buf, pattern + 0x1800, AUX_SIZE - 0x1800);
+	/* published: the limit is back at the head, nothing is cut */
+	ck_assert_int_eq(pv_aux_flush(&aux, 0), 0);
+	ck_assert_uint_eq(prod.ring.ctrl->ext.aux_write_limit, 0x5800);
+	ck_assert_int_eq(rs_snapshot_aux(&s, &region, 0, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(s.head, 0x5800);
+	ck_assert_uint_eq(s.cut_bytes, 0);
+	ck_assert_mem_eq(buf, pattern + 0x5800 - AUX_SIZE, AUX_SIZE);
+}
+END_TEST
+
 /* The QEMU plugin's flight recorder: no records, so every write is
  * published at once; a snapshot without any flush sees the newest byte,
  * and the write limit is back at head between writes. */
@@ -259,6 +296,7 @@ int main(void)
 	tcase_add_checked_fixture(o, snapshot_setup, teardown);
 	tcase_add_test(o, snapshot_wraps_and_keeps_the_newest);
 	tcase_add_test(o, snapshot_no_records_publishes_every_write);
+	tcase_add_test(o, snapshot_cuts_what_unpublished_writes_overwrite);
 	suite_add_tcase(s, o);
 	return fx_run(s);
 }

@@ -685,6 +685,36 @@ START_TEST(aux_nesting)
 }
 END_TEST
 
+/* rs_aux_announce: an overwrite area's limit, ahead of aux_head by what is
+ * about to be written in place (at most the area); nothing in normal mode;
+ * refused inside begin/end, where the begin's announcement holds. */
+START_TEST(aux_announce)
+{
+	struct fx_ring t;
+	struct rs_aux_handle h;
+
+	aux_ring_init(&t, 1, RS_MODE_OVERWRITE, 0);
+	ck_assert_int_eq(rs_aux_begin(&t.p, &h, 100), 100);
+	ck_assert_int_eq(rs_aux_skip(&t.p, &h, 100), 100);
+	ck_assert_int_eq(rs_aux_announce(&t.p, 50), -rse_nesting);
+	ck_assert_int_ge(rs_aux_end(&t.p, &h, 0), 0);
+	ck_assert_uint_eq(t.ctrl->ext.aux_write_limit, 100);
+	ck_assert_int_eq(rs_aux_announce(&t.p, 300), 0);
+	ck_assert_uint_eq(t.ctrl->ext.aux_write_limit, 400);
+	ck_assert_int_eq(rs_aux_announce(&t.p, 1u << 20), 0);
+	ck_assert_uint_eq(t.ctrl->ext.aux_write_limit, 100 + 4096);
+	ck_assert_int_eq(rs_aux_announce(NULL, 1), -rse_invalid);
+	fx_ring_fini(&t);
+	aux_ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_aux_announce(&t.p, 300), 0);
+	ck_assert_uint_eq(t.ctrl->ext.aux_write_limit, 0);
+	fx_ring_fini(&t);
+	aux_ring_init(&t, 0, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_aux_announce(&t.p, 300), -rse_mode);
+	fx_ring_fini(&t);
+}
+END_TEST
+
 START_TEST(aux_no_area)
 {
 	struct fx_ring t;
@@ -854,6 +884,7 @@ int main(void)
 	tcase_add_test(tc, aux_end_wakeup_rounded);
 	tcase_add_test(tc, aux_end_wakeup_default);
 	tcase_add_test(tc, aux_snapshot_mode);
+	tcase_add_test(tc, aux_announce);
 	tcase_add_test(tc, snapshot_aux_normal);
 	tcase_add_test(tc, snapshot_aux_overwrite);
 	tcase_add_test(tc, snapshot_aux_overwrite_unwrapped_live);

@@ -645,6 +645,18 @@ int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h,
 int rs_aux_publish(struct rs_producer *p, struct rs_aux_handle *h,
 		   uint64_t flags);
 
+/*
+ * An overwrite area written in place outside rs_aux_begin/end (a PMU that
+ * publishes only now and then: pt-virt's engine between two PERF_RECORD_AUX):
+ * announce that up to @len bytes past aux_head are about to be written,
+ * before writing them, so that a live snapshot cuts what they overwrite
+ * (at most the AUX size).  The next rs_aux_begin re-announces, and its
+ * end brings the limit back to aux_head.  Normal mode: nothing to announce
+ * (aux_tail keeps the writer out of unread bytes); returns 0.
+ * -rse_invalid, -rse_mode (no AUX area), -rse_nesting (inside begin/end).
+ */
+int rs_aux_announce(struct rs_producer *p, uint64_t len);
+
 /* ---- consumer (host) ---------------------------------------------------- */
 
 /* Called for each valid record; @rec is a private, 8-aligned copy valid
