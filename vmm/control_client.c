@@ -22,7 +22,14 @@ int rs_vmm_client_connect(const char *path)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+	/* A connect waits while the server's backlog is full; a signal
+	 * (the CLI's SIGINT handler) breaks that wait with EINTR.  A Unix
+	 * socket's connect either completed or left the socket unconnected,
+	 * so it is simply made again. */
+	do
+		ret = connect(fd, (struct sockaddr *)&addr, sizeof(addr));
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0) {
 		ret = -errno;
 		close(fd);
 		return ret;
