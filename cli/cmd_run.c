@@ -222,6 +222,14 @@ int cmd_run(int argc, char **argv)
 		unbalanced = run_print_rings(&o, st.vm, st.rec ? &st.rec->tally :
 					     st.snap ? &st.snap->tally : NULL,
 					     st.rec, st.seconds) != 0;
+	} else if (ret == CLI_EXIT_OK && st.rec) {
+		/* --quiet prints no table, but a count that does not add up
+		 * is an error all the same */
+		uint32_t n = run_balance(st.vm, &st.rec->tally, st.rec);
+
+		if (n)
+			cli_err(CMD, "delivered + lost != produced on %u rings", n);
+		unbalanced = n != 0;
 	}
 	/* as record and snapshot: --quiet or not, corruption and lies are
 	 * never silent, and the status says so unless a worse one applies */

@@ -27,4 +27,9 @@ uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
 		     const struct tally *t, const struct recorder *rec,
 		     double seconds);
 
+/* The same check without the table (--quiet): the rings where a finished
+ * guest's records do not balance; 0 when nothing was consumed here. */
+uint32_t run_balance(struct rs_vmm *vm, const struct tally *t,
+		     const struct recorder *rec);
+
 #endif /* RINGSIDE_CLI_RUN_H */

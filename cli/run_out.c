@@ -35,6 +35,35 @@ static void headline(const struct run_opts *o, const struct tally *t,
 	putchar('\n');
 }
 
+/* Delivered plus lost against what each ring's guest produced; *@done:
+ * the rings whose guest finished its records (the others have records in
+ * flight, in no count). */
+static uint32_t unbalanced_rings(struct rs_vmm *vm, const struct tally *t,
+				 uint32_t *done)
+{
+	struct rs_vmm_vcpu_info info;
+	uint32_t n = rs_vmm_nr_vcpus(vm), unbalanced = 0;
+
+	*done = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (rs_vmm_vcpu_info(vm, i, &info))
+			continue;
+		*done += info.report.phase == RS_PHASE_DONE;
+		if (t->ring[i].records - t->ring[i].by_class[PDF_RREC_LOST] +
+		    t->ring[i].lost != info.report.attempted)
+			unbalanced++;
+	}
+	return *done < n ? 0 : unbalanced;
+}
+
+uint32_t run_balance(struct rs_vmm *vm, const struct tally *t,
+		     const struct recorder *rec)
+{
+	uint32_t done;
+
+	return rec && t ? unbalanced_rings(vm, t, &done) : 0;
+}
+
 uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
 		     const struct tally *t, const struct recorder *rec,
 		     double seconds)
@@ -54,9 +83,6 @@ uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
 			delivered = t->ring[i].records - t->ring[i].by_class[PDF_RREC_LOST];
 			lost = t->ring[i].lost;
 		}
-		done += info.report.phase == RS_PHASE_DONE;
-		if (rec && delivered + lost != info.report.attempted)
-			unbalanced++;
 		printf("%4u %-9.9s", i, rs_vmm_state_name(info.state));
 		col(9, 1, info.report.attempted);
 		col(9, t != NULL, delivered);
@@ -76,8 +102,9 @@ uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
 			printf("     the guest agent failed: error %d\n",
 			       info.guest_error);
 	}
-	if (!rec)
+	if (!rec || !t)
 		return 0;
+	unbalanced = unbalanced_rings(vm, t, &done);
 	if (done < n)
 		printf("balance: not checked, the guest was stopped before it "
 		       "finished its records (those in flight are in no count)\n");
@@ -86,5 +113,5 @@ uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
 		       unbalanced);
 	else
 		printf("balance: delivered + lost == produced on every ring\n");
-	return done < n ? 0 : unbalanced;
+	return unbalanced;
 }
