@@ -20,6 +20,7 @@
 
 struct dec_out {
 	int quiet;
+	int events;              /* a count for each run of instructions */
 	int check;
 	const uint64_t *truth;
 	uint64_t ntruth;
@@ -27,7 +28,16 @@ struct dec_out {
 	uint64_t executed;       /* instructions in the ground truth */
 	uint64_t mismatch_at;    /* first difference + 1, 0 none */
 	uint64_t mismatch_ip;
+	uint64_t run;            /* --events: instructions since the last line */
 };
+
+/* --events: the run of instructions before an event, as one line. */
+static void flush_run(struct dec_out *o)
+{
+	if (o->run && !o->quiet)
+		printf("[%" PRIu64 " instructions]\n", o->run);
+	o->run = 0;
+}
 
 static void print_insn(const struct pv_dec_item *it)
 {
@@ -53,6 +63,13 @@ static int on_item(void *arg, const struct pv_dec_item *it)
 	}
 	if (o->quiet)
 		return 0;
+	if (o->events) {
+		if (it->kind == PV_DEC_INSN) {
+			o->run++;
+			return 0;
+		}
+		flush_run(o);
+	}
 	switch (it->kind) {
 	case PV_DEC_INSN:
 		print_insn(it);
@@ -104,6 +121,9 @@ static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
 			 "the capture: the decoded flow must be the executed flow "
 			 "(or, from a PSB or up to a cut, a contiguous part of it)"),
 		OPT_FLAG(0, "quiet", &o->quiet, "the summary only"),
+		OPT_FLAG(0, "events", &o->events, "the events and errors, each "
+			 "run of instructions between them as one line "
+			 "([N instructions]): where a long trace went wrong"),
 		OPT_STRING(0, "buildid-dir", buildid_dir, "DIR", "perf.data: "
 			   "the build-id cache with the guest kernel's code "
 			   "(default: perf's, ~/.debug)"),
@@ -116,7 +136,8 @@ static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
 	};
 	const struct opt_cmd cmd = {
 		.prog = CLI_PROG(CMD),
-		.usage = "FILE [--last-psb] [--check] [--quiet] [--buildid-dir DIR]",
+		.usage = "FILE [--last-psb] [--check] [--quiet | --events] "
+			 "[--buildid-dir DIR]",
 		.about = "Decode a pt-virt capture file (Intel PT bytes from a "
 			 "guest's AUX ring plus the guest memory the code ran from) "
 			 "with libipt's instruction decoder.  One line per "
@@ -146,8 +167,9 @@ static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
 
 static void on_ring(void *arg, uint32_t ring, uint64_t bytes)
 {
-	const struct dec_out *o = arg;
+	struct dec_out *o = arg;
 
+	flush_run(o);
 	if (!o->quiet)
 		printf("[ring %u: %" PRIu64 " bytes]\n", ring, bytes);
 }
@@ -168,6 +190,7 @@ static int decode_perf(const char *path, const char *buildid_dir,
 		return cli_usage(CMD, "%s: --check needs a capture's ground "
 				 "truth; a perf.data file has none", path);
 	err = ptpd_decode(&p, &res, &why, &pv);
+	flush_run(o);
 	if (err) {
 		cli_err(CMD, "%s: %s: %s%s%s", path, why,
 			pv ? pv_errstr(err) : pdf_errstr(err),
@@ -253,6 +276,7 @@ int cmd_decode(int argc, char **argv)
 		return cli_usage(CMD, "%s carries no ground truth to --check", path);
 	}
 	ret = run(&cap, last_psb, &o, &st);
+	flush_run(&o);
 	if (ret < 0) {
 		cli_err(CMD, "%s: %s", path, pv_errstr(ret));
 		pv_cap_fini(&cap);

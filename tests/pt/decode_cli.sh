@@ -18,6 +18,18 @@ grep -q '^\[enabled\]' "$dir/all.txt" || fail "all: no [enabled]"
 grep -q '^\[interrupt ' "$dir/all.txt" || fail "all: no [interrupt]"
 grep -q ', all of them$' "$dir/all.txt" || fail "all: not all instructions"
 grep -Eq '^0000000000100[0-9a-f]{3}  call ' "$dir/all.txt" || fail "all: no call line"
+# --events: the same events, each run of instructions as a count that
+# adds up to the instructions the full decode printed
+"$ringside" decode "$dir/all.rspt" --events >"$dir/events.txt" || fail "events"
+grep -Eq '^[0-9a-f]{16}  ' "$dir/events.txt" && fail "events: instruction lines"
+grep -q '^\[interrupt ' "$dir/events.txt" || fail "events: no [interrupt]"
+[ "$(grep -c '^\[' "$dir/all.txt")" = \
+  "$(grep '^\[' "$dir/events.txt" | grep -Evc '^\[[0-9]+ instructions\]$')" ] ||
+	fail "events: not the same events as the full decode"
+n_all=$(grep -Ec '^[0-9a-f]{16}  ' "$dir/all.txt")
+n_ev=$(sed -n 's/^\[\([0-9]*\) instructions\]$/\1/p' "$dir/events.txt" | awk '{s += $1} END {print s + 0}')
+[ "$n_all" = "$n_ev" ] && [ "$n_all" -gt 0 ] ||
+	fail "events: $n_ev instructions in the counts, $n_all decoded"
 
 "$pt_trace" --payload "$payload" --out "$dir/snap.rspt" --workload indirect \
 	--iterations 900 --aux-pages 1 --snapshot >/dev/null
