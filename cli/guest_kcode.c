@@ -48,72 +48,110 @@ static void read_range(struct gkcode *g, const struct gkcode_src *src,
 	}
 }
 
-int gkcode_put(struct gkcode *g, const struct gkcode_src *src,
-	       struct pdf_writer *w)
+void gkcode_image_free(struct gkcode_image *im)
 {
-	struct pdf_code_range *r = NULL;
-	struct pdf_kcore_seg *segs = NULL;
-	uint8_t **bufs = NULL;
-	uint32_t nsegs = 0;
-	int n, i, err = 0;
-	int read_err;
+	for (uint32_t i = 0; im->bufs && i < im->nsegs; i++)
+		free(im->bufs[i]);
+	free(im->bufs);
+	free(im->segs);
+	memset(im, 0, sizeof(*im));
+}
 
-	memset(g, 0, sizeof(*g));
+int gkcode_read(struct gkcode_image *im, const struct gkcode_src *src,
+		const struct pdf_code_range *r, unsigned n)
+{
+	struct gkcode *g = &im->read;
+
+	memset(im, 0, sizeof(*im));
 	g->errstr = src->errstr;
-	n = pdf_writer_code_ranges(w, NULL, 0);
-	if (n <= 0) {
-		g->state = GKCODE_NO_SYMBOLS;
-		return 0;
+	if (n > MAX_RANGES)
+		n = MAX_RANGES;
+	im->segs = calloc(n ? n : 1, sizeof(*im->segs));
+	im->bufs = calloc(n ? n : 1, sizeof(*im->bufs));
+	if (!im->segs || !im->bufs) {
+		gkcode_image_free(im);
+		return -ENOMEM;
 	}
-	if (n > (int)MAX_RANGES)
-		n = (int)MAX_RANGES;
-	r = calloc((size_t)n, sizeof(*r));
-	segs = calloc(MAX_RANGES, sizeof(*segs));
-	bufs = calloc((size_t)n, sizeof(*bufs));
-	if (!r || !segs || !bufs) {
-		err = -ENOMEM;
-		goto out;
-	}
-	pdf_writer_code_ranges(w, r, (unsigned)n);
-	for (i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		uint64_t len = r[i].end - r[i].start;
+		uint8_t *buf;
 
 		/* the guest's symbols say how much: bounded as the cache is */
 		if (g->wanted + len > PDF_KCORE_MAX_BYTES)
 			break;
-		g->wanted += len;
-		bufs[i] = malloc(len);
-		if (!bufs[i]) {
-			err = -ENOMEM;
-			goto out;
+		buf = malloc(len);
+		if (!buf) {
+			gkcode_image_free(im);
+			return -ENOMEM;
 		}
-		read_range(g, src, r[i].start, r[i].end, bufs[i]);
-		segs[nsegs].addr = r[i].start;
-		segs[nsegs].len = len;
-		segs[nsegs].data = bufs[i];
-		nsegs++;
+		g->wanted += len;
+		read_range(g, src, r[i].start, r[i].end, buf);
+		im->segs[im->nsegs].addr = r[i].start;
+		im->segs[im->nsegs].len = len;
+		im->segs[im->nsegs].data = buf;
+		im->bufs[im->nsegs++] = buf;
 	}
-	g->segments = nsegs;
+	g->segments = im->nsegs;
+	return 0;
+}
+
+void gkcode_store(struct gkcode *g, const struct gkcode_image *im,
+		  struct pdf_writer *w)
+{
+	*g = im->read;
 	if (!g->bytes) {
 		g->state = pdf_writer_has_kcore(w) ? GKCODE_UNREADABLE_CACHED :
 						     GKCODE_UNREADABLE;
-		goto out;
+		return;
 	}
-	read_err = g->err;
-	g->err = pdf_writer_add_kcore(w, segs, nsegs);
+	g->err = pdf_writer_add_kcore(w, im->segs, im->nsegs);
 	g->errstr = pdf_errstr;
 	g->state = g->err < 0 ? GKCODE_FAILED : g->err ? GKCODE_KEPT : GKCODE_OK;
 	if (g->state != GKCODE_FAILED) {
-		g->err = read_err;   /* the last unread page's, for the summary */
-		g->errstr = src->errstr;
+		g->err = im->read.err;   /* the last unread page's, for the summary */
+		g->errstr = im->read.errstr;
 	}
-out:
-	for (i = 0; bufs && i < n; i++)
-		free(bufs[i]);
-	free(bufs);
-	free(segs);
+}
+
+int gkcode_ranges(struct pdf_writer *w, struct pdf_code_range **r)
+{
+	int n = pdf_writer_code_ranges(w, NULL, 0);
+
+	*r = NULL;
+	if (n <= 0)
+		return 0;
+	if (n > (int)MAX_RANGES)
+		n = (int)MAX_RANGES;
+	*r = calloc((size_t)n, sizeof(**r));
+	if (!*r)
+		return -ENOMEM;
+	pdf_writer_code_ranges(w, *r, (unsigned)n);
+	return n;
+}
+
+int gkcode_put(struct gkcode *g, const struct gkcode_src *src,
+	       struct pdf_writer *w)
+{
+	struct pdf_code_range *r;
+	struct gkcode_image im;
+	int n, err;
+
+	memset(g, 0, sizeof(*g));
+	g->errstr = src->errstr;
+	n = gkcode_ranges(w, &r);
+	if (n < 0)
+		return n;
+	if (!n) {
+		g->state = GKCODE_NO_SYMBOLS;
+		return 0;
+	}
+	err = gkcode_read(&im, src, r, (unsigned)n);
 	free(r);
-	return err;
+	if (err)
+		return err;
+	gkcode_store(g, &im, w);
+	gkcode_image_free(&im);
+	return 0;
 }
 
 void gkcode_summary(FILE *out, const struct gkcode *g)
@@ -141,10 +179,11 @@ void gkcode_summary(FILE *out, const struct gkcode *g)
 	case GKCODE_KEPT:
 	case GKCODE_OK:
 		fprintf(out, "  guest kernel code: %" PRIu64 " of %" PRIu64
-			" bytes in %u segments%s, kcore in the build-id cache%s\n",
+			" bytes in %u segments%s, kcore in the build-id cache%s%s\n",
 			g->bytes, g->wanted, g->segments,
 			g->pages_unread ? " (unreadable pages as INT3s)" : "",
-			g->state == GKCODE_KEPT ? " (the one there was kept)" : "");
+			g->state == GKCODE_KEPT ? " (the one there was kept)" : "",
+			g->early ? " (read as the recording began)" : "");
 		break;
 	}
 }

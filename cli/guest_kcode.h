@@ -47,12 +47,38 @@ struct gkcode {
 	uint64_t bytes;           /* read */
 	uint32_t segments;
 	uint32_t pages_unread;    /* pages a peek refused: INT3s in the image */
+	int early;                /* the bytes are the read made at the start */
 };
 
 /* The code of @w's kernel ranges from @src into the cache.  Only -ENOMEM
  * is returned; everything else is in @g. */
 int gkcode_put(struct gkcode *g, const struct gkcode_src *src,
 	       struct pdf_writer *w);
+
+/* gkcode_put in its parts, for a read made apart from the writer (a
+ * recording reads the code while its domain still runs, in a thread, and
+ * files it at its end if the domain is gone by then). */
+struct gkcode_image {
+	struct gkcode read;        /* wanted, bytes, segments, pages_unread */
+	struct pdf_kcore_seg *segs;
+	uint8_t **bufs;            /* the segments' data, malloc'ed */
+	uint32_t nsegs;
+};
+
+/* @w's kernel ranges, as many as a kcore holds, into *@r (malloc'ed).
+ * Returns how many (0: no symbols), or -ENOMEM. */
+int gkcode_ranges(struct pdf_writer *w, struct pdf_code_range **r);
+
+/* Read @n ranges through @src.  Touches nothing but @im and what @src's
+ * peek touches.  0, or -ENOMEM (@im is then empty). */
+int gkcode_read(struct gkcode_image *im, const struct gkcode_src *src,
+		const struct pdf_code_range *r, unsigned n);
+
+/* Into @w's cache entry; @g says how it went (as gkcode_put). */
+void gkcode_store(struct gkcode *g, const struct gkcode_image *im,
+		  struct pdf_writer *w);
+
+void gkcode_image_free(struct gkcode_image *im);
 
 /* "guest kernel code: ..." on @out, when it was asked for. */
 void gkcode_summary(FILE *out, const struct gkcode *g);

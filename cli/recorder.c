@@ -108,15 +108,46 @@ static int check_hangups(struct recorder *r, int *said)
  * recording. */
 static void put_kcode(struct recorder *r, struct pdf_writer *w, uint32_t format)
 {
+	const struct gkcode *early;
+
 	if (!r->kcode || !r->kcode_src || format != PDF_AUX_INTEL_PT ||
 	    r->kcode->state != GKCODE_ABSENT ||
 	    pdf_writer_code_ranges(w, NULL, 0) <= 0)
 		return;
+	/* the source is the reader's until it is done; what it cached
+	 * stays (a cache entry is never replaced), so it is the answer */
+	early = kcode_reader_join(&r->kread);
+	if (early && (early->state == GKCODE_OK || early->state == GKCODE_KEPT)) {
+		*r->kcode = *early;
+		return;
+	}
 	if (gkcode_put(r->kcode, r->kcode_src, w)) {
 		r->kcode->state = GKCODE_FAILED;
 		r->kcode->err = -ENOMEM;
 		r->kcode->errstr = pdf_errstr;
 	}
+}
+
+/* The code, read and cached in a thread as soon as the file has the
+ * kernel's symbols (at the start, or once a late agent published them):
+ * the domain may be gone when the recording ends.  Said once it is in the
+ * cache, so an operator (or a test) knows the domain may go. */
+static void early_kcode(struct recorder *r, struct pdf_writer *w,
+			uint32_t format)
+{
+	if (!r->kcode || !r->kcode_src || !w || format != PDF_AUX_INTEL_PT)
+		return;
+	if (!r->kread.started && !r->kread_failed)
+		r->kread_failed = kcode_reader_start(&r->kread, r->kcode_src,
+						     w) < 0;
+	if (r->kread_said || !kcode_reader_done(&r->kread))
+		return;
+	r->kread_said = 1;
+	if (r->quiet || r->kread.err)
+		return;
+	printf("ringside %s:", r->cmd);
+	gkcode_summary(stdout, &r->kread.g);   /* "  guest kernel code: ..." */
+	fflush(stdout);
 }
 
 /*
@@ -174,6 +205,8 @@ static int loop(struct recorder *r, const struct rs_region *region,
 		}
 		if (r->sync && !r->end)
 			csync_poll(r->sync, r->region, r->sync_mem);
+		if (err >= 0 && !r->end)
+			early_kcode(r, w, rinfo_aux_format(region));
 		if (err < 0 || r->end)
 			break;
 		if (show && now - last_shown >= PROGRESS_PERIOD) {
@@ -265,6 +298,8 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 	if (r->sync)
 		csync_take(r->sync, region, r->sync_mem, 0);
 	err = loop(r, region, w, &e);
+	/* the code's reader uses the writer: done before anything ends it */
+	kcode_reader_join(&r->kread);
 	r->host.end_ns = cli_now_ns();
 	drain_host_facts(&r->drain, &r->host);
 	if (!err && r->sync) {
@@ -298,5 +333,6 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 
 void recorder_fini(struct recorder *r)
 {
+	kcode_reader_fini(&r->kread);
 	drain_fini(&r->drain);
 }

@@ -15,6 +15,7 @@
 #include "drain.h"
 #include "guest_kcode.h"
 #include "guest_syms.h"
+#include "kcode_reader.h"
 #include "stop.h"
 #include "tally.h"
 
@@ -47,7 +48,11 @@ struct recorder {
 				    * read again while the guest has not
 				    * published them */
 	struct gkcode *kcode;      /* the guest kernel's code for PT, or NULL */
-	const struct gkcode_src *kcode_src;
+	const struct gkcode_src *kcode_src; /* read and cached early, in a
+				    * thread (kcode_reader.h); read at the
+				    * end when that did not work */
+	struct kcode_reader kread;
+	int kread_failed, kread_said;
 	struct csync *sync;        /* NULL: no time sync; else one at the start
 				    * and one at the end, into the file */
 	void *sync_mem;            /* the region, mapped writable */

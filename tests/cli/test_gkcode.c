@@ -18,6 +18,7 @@
 #include <check.h>
 
 #include "guest_kcode.h"
+#include "kcode_reader.h"
 
 #define KTEXT 0xffffffff81000000ull
 #define KLEN  0x8000ull              /* _text .. _etext's page + 2 pages */
@@ -228,6 +229,53 @@ START_TEST(gkcode_unreadable_with_and_without_cache)
 }
 END_TEST
 
+/* A recording's reader (cli/kcode_reader.c): the code read and cached in
+ * a thread while the guest runs, byte for byte, said so in the summary;
+ * nothing started without symbols. */
+START_TEST(gkcode_reader_caches_early)
+{
+	struct gkcode_src src = { peek, NULL, errname, 16384 };
+	struct gkcode_src gone = { peek_nothing, NULL, errname, 16384 };
+	struct kcode_reader k = { 0 }, none = { 0 };
+	const struct gkcode *g;
+	struct pdf_writer *w, *bare;
+	char out[512], text[600];
+	struct gkcode end;
+	FILE *f;
+
+	snprintf(out, sizeof(out), "%s/early.data", dir);
+	bare = writer(out, 1, 0);
+	ck_assert_int_eq(kcode_reader_start(&none, &src, bare), 1);
+	ck_assert_int_eq(kcode_reader_done(&none), 0);
+	ck_assert_ptr_null(kcode_reader_join(&none));
+	pdf_writer_discard(bare);
+
+	w = writer(out, 1, 1);
+	ck_assert_int_eq(kcode_reader_start(&k, &src, w), 0);
+	ck_assert_int_eq(kcode_reader_start(&k, &src, w), 0);   /* once */
+	g = kcode_reader_join(&k);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(kcode_reader_done(&k), 1);
+	ck_assert(g->state == GKCODE_OK || g->state == GKCODE_KEPT);
+	ck_assert_int_eq(g->early, 1);
+	ck_assert_uint_eq(g->bytes, KLEN + MODLEN - 4096);
+	ck_assert_uint_eq(g->pages_unread, 1);
+	ck_assert_int_eq(pdf_writer_has_kcore(w), 1);
+	/* the guest gone at the end: the cache has the code */
+	ck_assert_int_eq(gkcode_put(&end, &gone, w), 0);
+	ck_assert_int_eq(end.state, GKCODE_UNREADABLE_CACHED);
+	f = fmemopen(text, sizeof(text), "w");
+	ck_assert_ptr_nonnull(f);
+	gkcode_summary(f, g);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "kcore in the build-id cache"));
+	ck_assert_ptr_nonnull(strstr(text, "(read as the recording began)"));
+	kcode_reader_fini(&k);
+	kcode_reader_fini(&none);
+	pdf_writer_discard(w);
+}
+END_TEST
+
 START_TEST(gkcode_without_symbols_or_memory)
 {
 	struct gkcode_src src = { peek, NULL, errname, 16384 };
@@ -306,6 +354,7 @@ int main(void)
 	tcase_add_test(tc, gkcode_reads_and_caches);
 	tcase_add_test(tc, gkcode_without_symbols_or_memory);
 	tcase_add_test(tc, gkcode_unreadable_with_and_without_cache);
+	tcase_add_test(tc, gkcode_reader_caches_early);
 	tcase_add_test(tc, kcore_image_refuses);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

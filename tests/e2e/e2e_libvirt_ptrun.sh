@@ -29,7 +29,9 @@
 #      arguments (truth=, every instruction it traced; wait=, a vCPU
 #      waits for AUX room instead of losing packets once a consumer has
 #      drained).  Its ring filled while the guest booted; `record DOMAIN`
-#      drains it; once aux_tail moved, a key lets the guest crash itself
+#      drains it and caches the kernel's code while the domain runs (it
+#      says so; its summary names that read, the domain being gone at
+#      its end); once aux_tail moved, a key lets the guest crash itself
 #      (echo c > /proc/sysrq-trigger); the domain is destroyed, so the
 #      plugin ends the trace and writes the truth; then record stops.
 #      perf script --itrace=i0nse: after the overflow that ends the boot's
@@ -159,10 +161,10 @@ vsh start $DOM > "$W/c/start.out" 2>&1 ||
 	{ bad "C: virsh start: $(cat "$W/c/start.out")"; exit 1; }
 LG_PROGRESS=60 lg_wait_console "$W/c/console.log" E2E-PT-WAIT 900 ||
 	{ bad "C: $LG_WHY"; lg_console_tail "$W/c/console.log"; exit 1; }
-# the guest kernel's code into the build-id cache while the domain runs:
-# record reads it at its end, when this domain is gone (the same boot, the
-# same build id: perf finds it there)
-snap "$W/c/code.data" || exit 1
+# record reads the guest kernel's code into the build-id cache as it
+# begins, while the domain is there (at its end this domain is gone), and
+# says so: the domain is destroyed only after that line (it reads on
+# while the crashed guest is paused, so the trace does not grow)
 "$RINGSIDE" record $DOM -o "$W/c/rec.data" --interval 5 > "$W/c/rec.out" 2> "$W/c/rec.err" &
 REC=$!
 # aux_tail of ring 0, by its column in stat's header
@@ -182,6 +184,14 @@ done
 vsh send-key $DOM KEY_ENTER >/dev/null || bad "C: virsh send-key"
 e2e_wait_crashed && ok "C: the guest crashed itself: domain $STATE" ||
 	{ bad "C: no crash: domain $STATE"; lg_console_tail "$W/c/console.log"; exit 1; }
+for _ in $(seq 3000); do
+	grep -q "guest kernel code:" "$W/c/rec.out" && break
+	kill -0 $REC 2>/dev/null || break
+	sleep 0.1
+done
+grep -q "^ringside record:  guest kernel code: .*kcore in the build-id cache (read as the recording began)" \
+	"$W/c/rec.out" && ok "C: record cached the code early: $(grep -m 1 'guest kernel code' "$W/c/rec.out")" ||
+	{ bad "C: record did not cache the code while the domain was there: $(cat "$W/c/rec.out" "$W/c/rec.err")"; exit 1; }
 # QEMU exits: the plugin ends the trace (TIP.PGD), publishes it, and
 # writes the truth; then record takes the rest and stops
 for _ in $(seq 60); do
@@ -193,8 +203,12 @@ grep "^ringside-qemu-pt: vCPU 0" /var/log/libvirt/qemu/$DOM.log | tail -n 1 | se
 kill -TERM $REC
 wait $REC
 rc=$?
-[ $rc = 0 ] || [ $rc = 3 ] && ok "C: record: $(head -n 1 "$W/c/rec.out")" ||
+[ $rc = 0 ] || [ $rc = 3 ] && ok "C: record: $(grep -m 1 '^ringside record: wrote' "$W/c/rec.out")" ||
 	{ bad "C: record: status $rc: $(head -n 5 "$W/c/rec.err")"; exit 1; }
+# the domain was gone at the end: the summary names the early read
+grep -q "^  guest kernel code: .*(read as the recording began)" "$W/c/rec.out" &&
+	ok "C: the file's code is the early read" ||
+	{ bad "C: record's summary: $(cat "$W/c/rec.out")"; }
 # streamed and kept as 9 bytes an instruction; more than 40 M lines
 # (the truth holds 2-4 M) is a runaway decode, failed before it fills the
 # memory (the work directory keeps rec.data for a look)
@@ -203,6 +217,14 @@ perf script -i "$W/c/rec.data" --itrace=i0nse -F cpu,ip,sym 2>"$W/c/perr" |
 		> "$W/c/itrace" &&
 	ok "C: perf script --itrace=i0nse: $(tail -n 1 "$W/c/itrace")" ||
 	{ bad "C: perf script --itrace=i0nse: $(cat "$W/c/itrace")"; head -n 5 "$W/c/perr"; }
+# the truth keeps the newest 8 M instructions (truth_max / 2, after the
+# first 8 M); a recording that ran longer is held against it by its
+# newest 6 M, the same check from an instruction inside the truth
+n=$(wc -l < "$W/c/ips.0" 2>/dev/null || echo 0)
+if [ "$n" -gt 6000000 ]; then
+	note "C: $n instructions decoded; the newest 6000000 are checked"
+	tail -n 6000000 "$W/c/ips.0" > "$W/c/ips.tail" && mv "$W/c/ips.tail" "$W/c/ips.0"
+fi
 "$PTCHECK" ips "$W/c/truth" 0 "$W/c/ips.0" 100000 > "$W/c/check" 2>&1 &&
 	ok "C: perf's decode = the plugin's truth: $(grep -m 1 '^aligned' "$W/c/check") $(grep '^PASS' "$W/c/check")" ||
 	{ bad "C: perf's decode against the truth"; cat "$W/c/check"; }

@@ -249,19 +249,25 @@ def itrace_segment(console, script, min_pct, prefix, most=None):
     resets = collections.Counter()
     overflowed = set()
     later = []       # errors after a CPU's first overflow
+    funcs = collections.Counter()   # since the last error, for a runaway
     f = sys.stdin if script == '-' else open(script, errors='replace')
     lines = 0
     for line in f:
         lines += 1
         if most is not None and lines > most:
-            print('more than %d lines from perf: a runaway decode; the '
-                  'longest segment %d instructions' %
-                  (most, max(len(a) for a, _ in segs.values())))
+            print('more than %d lines from perf: a runaway decode; %d '
+                  'trace errors; the segments now: %s; the most run in '
+                  'them: %s' %
+                  (most, sum(resets.values()),
+                   ', '.join('cpu %d %d' % (c, len(segs[c][0]))
+                             for c in sorted(segs)),
+                   ', '.join('%s %d' % f for f in funcs.most_common(8))))
             return 1
         m = ITRACE.match(line)
         if m:
-            ip, sym = int(m.group(2), 16), m.group(3)
-            ips, agrees = segs[int(m.group(1))]
+            cpu, ip, sym = int(m.group(1)), int(m.group(2), 16), m.group(3)
+            funcs[sym] += 1
+            ips, agrees = segs[cpu]
             ips.append(ip)
             i = bisect.bisect_right(addrs, ip) - 1
             agrees.append(ip >= KERNEL_MIN and sym != '[unknown]' and
@@ -270,6 +276,7 @@ def itrace_segment(console, script, min_pct, prefix, most=None):
         e = ERROR_CPU.search(line)
         if e:
             cpu = int(e.group(1))
+            funcs.clear()
             for c in (list(segs) if cpu < 0 else [cpu]):
                 if c in overflowed:
                     later.append(line.strip())
