@@ -110,7 +110,8 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 	       report_size(size, sizeof(size), sum.bytes), d->nr_rings,
 	       o->output, r->seconds,
 	       r->end == RECORDER_END_SIGNAL ? " (interrupted)" :
-	       r->end == RECORDER_END_FINISHED ? " (the VM ended)" : "");
+	       r->end == RECORDER_END_FINISHED ?
+	       (m->domain ? " (the domain stopped)" : " (the VM ended)") : "");
 	if (r->syms)
 		gsyms_summary(stdout, r->syms, &r->wstats);
 	if (r->kcode && r->kcode->state != GKCODE_ABSENT)
@@ -134,6 +135,16 @@ static int vm_finished(void *arg)
 	return vm_conn_stopped(arg);
 }
 
+/* A domain that is shut off (destroyed, powered off) or undefined writes
+ * nothing more.  A crashed one kept by on_crash=preserve is still active:
+ * its rings can still be read, and the recording goes on. */
+static int dom_finished(void *arg)
+{
+	int r = dom_virt_active(arg);
+
+	return r == 0 || r == -dome_no_domain;
+}
+
 static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
 {
 	return dom_virt_peek_virt(ctx, gva, len, buf);
@@ -145,7 +156,7 @@ static int run(const struct record_opts *o, struct rmap *m)
 	struct gkcode_src kcode_src = { .peek = dom_peek_code,
 					.errstr = dom_errstr,
 					.chunk = DOM_PEEK_MAX };
-	struct dom_virt *kcode_dom = NULL;
+	struct dom_virt *kcode_dom = NULL, *state_dom = NULL;
 	struct gkcode kcode = { 0 };
 	struct gsyms syms = { 0 };
 	struct csync sync;
@@ -177,6 +188,12 @@ static int run(const struct record_opts *o, struct rmap *m)
 		if (!o->interval_ms && m->vm->nr_doorbells)
 			r->interval_ms = DOORBELL_INTERVAL_MS;
 	}
+	/* a DOMAIN: it ends when the domain stops (its own connection: the
+	 * code's reader has the other one) */
+	if (m->domain && !dom_virt_open(&state_dom, NULL, m->domain, 1)) {
+		r->finished = dom_finished;
+		r->finished_arg = state_dom;
+	}
 	/* a DOMAIN with PT: the kernel's code for perf's decoder */
 	if (m->domain && o->output &&
 	    rinfo_aux_format(&m->region) == PDF_AUX_INTEL_PT) {
@@ -195,6 +212,7 @@ static int run(const struct record_opts *o, struct rmap *m)
 	recorder_fini(r);
 	free(r);
 	dom_virt_close(kcode_dom);
+	dom_virt_close(state_dom);
 	gsyms_fini(&syms);
 	return ret;
 }

@@ -57,8 +57,9 @@ T0=$(date +%s)
 e2e_need_own_libvirt
 
 W=$(lg_workdir /tmp/rs-pti.XXXXXX)
-DEFINED='' HOOKED=''
+DEFINED='' HOOKED='' REC=''
 cleanup() {
+	[ -n "$REC" ] && kill -TERM "$REC" 2>/dev/null && wait "$REC"
 	e2e_teardown
 }
 trap cleanup EXIT
@@ -200,11 +201,23 @@ for _ in $(seq 60); do
 	sleep 1
 done
 grep "^ringside-qemu-pt: vCPU 0" /var/log/libvirt/qemu/$DOM.log | tail -n 1 | sed 's/^/--   QEMU log: /'
-kill -TERM $REC
+# record ends by itself once the domain is shut off (it asks libvirt)
+for _ in $(seq 600); do
+	kill -0 $REC 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 $REC 2>/dev/null; then
+	bad "C: record still runs with its domain shut off"
+	kill -TERM $REC
+fi
 wait $REC
 rc=$?
+REC=
 [ $rc = 0 ] || [ $rc = 3 ] && ok "C: record: $(grep -m 1 '^ringside record: wrote' "$W/c/rec.out")" ||
 	{ bad "C: record: status $rc: $(head -n 5 "$W/c/rec.err")"; exit 1; }
+grep -q "^ringside record: wrote .*(the domain stopped)$" "$W/c/rec.out" &&
+	ok "C: record ended with its domain" ||
+	bad "C: record's end: $(grep -m 1 '^ringside record: wrote' "$W/c/rec.out")"
 # the domain was gone at the end: the summary names the early read
 grep -q "^  guest kernel code: .*(read as the recording began)" "$W/c/rec.out" &&
 	ok "C: the file's code is the early read" ||
