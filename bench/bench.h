@@ -17,6 +17,7 @@ struct bench_cfg {
 	uint32_t batch;        /* rs_producer_set_batch: bytes per data_head store */
 	int prod_cpu;          /* -1: not pinned (one CPU) */
 	int cons_cpu;
+	uint32_t stall_ms;     /* the "stalls" lines' duration; 0: none */
 };
 
 /* One prebuilt record of the size under test.  Sizes >= 40 are
@@ -30,6 +31,11 @@ struct rec_proto {
 };
 
 int proto_build(struct rec_proto *r, uint32_t size);
+
+/* The "stalls" lines (stalls.c): for @run_ms, how often and for how long
+ * each of the benchmark's CPUs was taken from a thread pinned to it.
+ * -1 when a thread could not be started or pinned. */
+int bench_stalls(const struct bench_cfg *cfg, uint64_t run_ms);
 
 /* One record through rs_producer_output.  Its return. */
 int proto_output(struct rs_producer *p, struct rec_proto *r, uint64_t seq);

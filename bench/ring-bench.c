@@ -316,7 +316,10 @@ static void usage(FILE *f)
 		   "(default 64)\n"
 		   "  --batch B       bytes per data_head publication, 0 = per "
 		   "record\n"
-		   "                  (default: a sixteenth of the data area)\n");
+		   "                  (default: a sixteenth of the data area)\n"
+		   "  --stall-ms MS   how long the \"stalls\" lines watch each CPU "
+		   "(default 2000,\n"
+		   "                  --quick 200; 0 = not at all)\n");
 }
 
 static int parse(int argc, char **argv, struct bench_cfg *cfg)
@@ -327,14 +330,16 @@ static int parse(int argc, char **argv, struct bench_cfg *cfg)
 		{ "reps", required_argument, NULL, 'r' },
 		{ "data-pages", required_argument, NULL, 'p' },
 		{ "batch", required_argument, NULL, 'b' },
+		{ "stall-ms", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long records = 0, reps = 0, pages = 64, batch = ~0ull;
+	unsigned long long stall_ms = ~0ull;
 	int opt, quick = 0;
 	char *end;
 
-	while ((opt = getopt_long(argc, argv, "n:qr:p:b:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:qr:p:b:s:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			records = strtoull(optarg, &end, 0);
@@ -359,6 +364,11 @@ static int parse(int argc, char **argv, struct bench_cfg *cfg)
 			if (*end || batch > (1u << 30))
 				return -1;
 			break;
+		case 's':
+			stall_ms = strtoull(optarg, &end, 0);
+			if (*end || stall_ms > 600000)
+				return -1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -370,6 +380,8 @@ static int parse(int argc, char **argv, struct bench_cfg *cfg)
 		return -1;
 	cfg->records = records ? records : quick ? 200000 : 2000000;
 	cfg->reps = (int)(reps ? reps : quick ? 3 : 5);
+	cfg->stall_ms = (uint32_t)(stall_ms != ~0ull ? stall_ms :
+				   quick ? 200 : 2000);
 	cfg->data_pages = (uint32_t)pages;
 	cfg->data_size = pages * RS_PAGE_SIZE;
 	cfg->batch = (uint32_t)(batch == ~0ull ? cfg->data_size / 16 : batch);
@@ -428,6 +440,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)cfg.data_size, cfg.batch,
 	       (unsigned long long)cfg.records, cfg.reps, loadavg());
 
+	if (cfg.stall_ms && bench_stalls(&cfg, cfg.stall_ms) < 0) {
+		printf("{\"bench\":\"error\",\"what\":\"stalls: a thread could not be started or pinned\"}\n");
+		failures++;
+	}
 	bench_bulk("64MiB", 64u << 20, cfg.reps);
 	bench_bulk("256KiB", 256u << 10, 400);
 	for (i = 0; i < sizeof(record_sizes) / sizeof(record_sizes[0]); i++) {

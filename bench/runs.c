@@ -292,6 +292,7 @@ static void consumer_child(const struct bench_cfg *cfg, struct host_region *hr,
 
 	if (cfg->cons_cpu >= 0)
 		host_pin_cpu(cfg->cons_cpu);
+	host_region_prefault(hr);
 	if (rs_region_open(&region, hr->mem, hr->size) < 0)
 		_exit(2);
 	c = rs_consumer_alloc(&region, 0);

@@ -77,6 +77,15 @@ void host_region_destroy(struct host_region *r)
 	r->fd = -1;
 }
 
+void host_region_prefault(const struct host_region *r)
+{
+	const volatile uint8_t *p = r->mem;
+	uint64_t off;
+
+	for (off = 0; off < r->size; off += 4096)
+		(void)p[off];
+}
+
 void *host_shared_alloc(uint64_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,

@@ -35,6 +35,15 @@ int host_region_reset(struct host_region *r,
 /* Unmap and close; accepts a zeroed or destroyed @r. */
 void host_region_destroy(struct host_region *r);
 
+/*
+ * Touch every page of @r's mapping in the calling process.  A forked child
+ * does not inherit the page tables of a shared mapping: its first pass
+ * over the region would take a page fault per page while the other side
+ * runs at full speed.  A consumer that lives on (ringside record) pays that
+ * once; a benchmark that forks one per repetition calls this first.
+ */
+void host_region_prefault(const struct host_region *r);
+
 /* A MAP_SHARED anonymous mapping of @size bytes (zeroed) that forked
  * children share; NULL on failure (errno set).  Free with host_shared_free. */
 void *host_shared_alloc(uint64_t size);
