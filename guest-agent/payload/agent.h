@@ -30,6 +30,7 @@ struct agent {
 	struct rs_ring ring;      /* this vCPU's ring (wait_space) */
 	uint64_t tail_seen;       /* data_tail as wait_space last read it */
 	uint32_t batch;           /* data_head published per this many bytes */
+	uint64_t last_beat;       /* rdtsc() at the last heartbeat */
 	_Alignas(8) uint8_t rec[4096];
 };
 
