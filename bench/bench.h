@@ -107,6 +107,12 @@ int anchor_drain(const struct bench_cfg *cfg, uint32_t size, uint32_t rounds,
 /* One big memcpy of @bytes, @loops times: the machine's bandwidth. */
 int anchor_bulk(uint64_t bytes, uint32_t loops, struct timing *t);
 
+/* anchor_xcore.c: @cfg->records copies of @size bytes into a buffer of the
+ * ring's size while a reader on the other CPU copies them out, positions
+ * exchanged per @cfg->batch bytes; the writer's time.  -EINVAL with one
+ * CPU, -EIO when the reader did not take every byte. */
+int anchor_xcore(const struct bench_cfg *cfg, uint32_t size, struct timing *t);
+
 /* ---- runs.c: the ring ---- */
 
 struct prod_result {

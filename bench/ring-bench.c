@@ -114,6 +114,14 @@ static int timed_anchor_produce(const struct bench_cfg *cfg, void *arg,
 	return anchor_produce(cfg->data_size, a->size, cfg->records, t);
 }
 
+static int timed_anchor_xcore(const struct bench_cfg *cfg, void *arg,
+			      struct timing *t)
+{
+	const struct run_arg *a = arg;
+
+	return anchor_xcore(cfg, a->size, t);
+}
+
 static int timed_producer_local(const struct bench_cfg *cfg, void *arg,
 				struct timing *t)
 {
@@ -268,6 +276,14 @@ static void bench_size(const struct bench_cfg *cfg, struct run_arg *a)
 	}
 	bench_producer(cfg, a, CONS_BUSY_POLL, &anchor[cfg->reps / 2]);
 	bench_producer(cfg, a, CONS_DOORBELL, &anchor[cfg->reps / 2]);
+	if (cfg->cons_cpu >= 0) {
+		rc = median_of(cfg, timed_anchor_xcore, a, ring);
+		if (rc < 0)
+			fail("xcore_copy", a->size, rc);
+		else
+			print_timed("xcore_copy", cfg, a->size, ring,
+				    &anchor[cfg->reps / 2]);
+	}
 
 	rc = median_of(cfg, timed_producer_local, a, ring);
 	if (rc < 0) {
