@@ -19,7 +19,10 @@ times each (the median is kept), the anchors:
 
 and prints one JSON line per anchor with the ratio of its cost per event to
 ringside's (the producer with a live doorbell consumer, 64-byte records, and
-the producer alone).  Needs root for perf's tracepoints and tracefs; what it
+the producer alone).  Before them, one "ratios" line per record size: the
+producer with each consumer against the producer alone and against the
+cross-core floor (xcore_copy), what each lost, and the drains against
+memcpy.  Needs root for perf's tracepoints and tracefs; what it
 cannot measure is a line with "measured": false and the reason.  Exit 0
 unless ring-bench failed.  docs/benchmarks.md explains the figures.
 """
@@ -183,6 +186,29 @@ def lttng(bench, n, reps, tmp):
             "sessiond": "started and stopped by anchors.py"}
 
 
+def ratios(size, lines):
+    """One size's figures as the ratios issue 14 states its goals in."""
+    def ns(key):
+        return lines[key]["ns_per_record"] if key in lines else None
+
+    def div(a, b):
+        return round(a / b, 2) if a is not None and b else None
+
+    local, xcore = ns("producer_local:"), ns("xcore_copy:")
+    r = {"bench": "ratios", "record_size": size}
+    for cons in ("doorbell", "busy_poll"):
+        live = ns("producer:" + cons)
+        r[cons + "_to_local"] = div(live, local)
+        r[cons + "_to_xcore_copy"] = div(live, xcore)
+        if "producer:" + cons in lines:
+            r[cons + "_lost"] = lines["producer:" + cons]["lost"]
+    r["xcore_copy_to_local"] = div(xcore, local)
+    for d in ("drain_local", "drain_xproc"):
+        if d + ":" in lines:
+            r[d + "_to_memcpy"] = lines[d + ":"]["ratio_to_memcpy"]
+    return r
+
+
 def main():
     args = sys.argv[1:]
     rb_args = []
@@ -208,15 +234,21 @@ def main():
     out({"bench": "anchors_env", "loadavg_1m": loadavg(), "events": n,
          "reps": reps, "root": os.geteuid() == 0})
     ring = {}
+    by_size = {}
     p = subprocess.Popen([bench + "/ring-bench"] + rb_args, stdout=subprocess.PIPE,
                          text=True)
     for line in p.stdout:
         sys.stdout.write(line)
         sys.stdout.flush()
         j = json.loads(line)
+        if "record_size" in j and "ns_per_record" in j:
+            key = j["bench"] + ":" + j.get("consumer", "")
+            by_size.setdefault(j["record_size"], {})[key] = j
         if j.get("bench") in ("producer", "producer_local") and j["record_size"] == 64:
             ring[j["bench"] + ":" + j.get("consumer", "")] = j["ns_per_record"]
     rc = p.wait()
+    for size in sorted(by_size):
+        out(ratios(size, by_size[size]))
 
     live = ring.get("producer:doorbell")
     alone = ring.get("producer_local:")
