@@ -120,6 +120,7 @@ struct prod_result {
 	uint64_t ns;
 	uint64_t dropped;      /* -rse_no_space returns */
 	uint64_t doorbells;
+	uint64_t doorbell_ns;  /* of the timed loop's eventfd writes */
 	uint64_t preempted;    /* involuntary context switches in the loop */
 	struct cons_result cons;
 };

@@ -230,6 +230,7 @@ static void bench_producer(const struct bench_cfg *cfg, struct run_arg *a,
 	       "\"records_per_batch\":%.1f,\"head_reads_per_record\":%.4f,"
 	       "\"tail_publications_per_record\":%.4f,"
 	       "\"doorbells_per_record\":%.6f,"
+	       "\"ns_per_doorbell\":%.0f,\"doorbell_ns_per_record\":%.2f,"
 	       "\"producer_tail_reads_per_record\":null}\n",
 	       how, a->size, (unsigned long long)c->delivered,
 	       (unsigned long long)c->wakeups,
@@ -239,7 +240,9 @@ static void bench_producer(const struct bench_cfg *cfg, struct run_arg *a,
 	       ratio((double)(c->delivered + c->lost_records), (double)c->batches),
 	       ratio((double)c->drain_calls, (double)c->delivered),
 	       ratio((double)c->batches, (double)c->delivered),
-	       ratio((double)m->doorbells, (double)m->records));
+	       ratio((double)m->doorbells, (double)m->records),
+	       ratio((double)m->doorbell_ns, (double)m->doorbells),
+	       ratio((double)m->doorbell_ns, (double)m->records));
 }
 
 static void print_timed(const char *bench, const struct bench_cfg *cfg,

@@ -399,7 +399,11 @@ int run_producer(const struct bench_cfg *cfg, struct host_region *hr,
 		rc = proto_output(&p, &proto, i);
 		if (rc > 0) {
 			out->doorbells++;
-			doorbell(efd);
+			if (efd >= 0) {
+				t1 = host_now_ns();
+				doorbell(efd);
+				out->doorbell_ns += host_now_ns() - t1;
+			}
 		} else if (rc == -rse_no_space) {
 			out->dropped++;
 		} else if (rc < 0) {
