@@ -196,7 +196,7 @@ def ratios(size, lines):
 
     local, xcore = ns("producer_local:"), ns("xcore_copy:")
     r = {"bench": "ratios", "record_size": size}
-    for cons in ("doorbell", "busy_poll"):
+    for cons in ("doorbell", "busy_poll", "adaptive"):
         live = ns("producer:" + cons)
         r[cons + "_to_local"] = div(live, local)
         r[cons + "_to_xcore_copy"] = div(live, xcore)

@@ -162,7 +162,8 @@ static int prod_ok(const struct prod_result *r, uint64_t *missing)
 static void bench_producer(const struct bench_cfg *cfg, struct run_arg *a,
 			   enum cons_wait wait, const struct timing *anchor)
 {
-	const char *how = wait == CONS_DOORBELL ? "doorbell" : "busy_poll";
+	const char *how = wait == CONS_DOORBELL ? "doorbell" :
+			  wait == CONS_ADAPTIVE ? "adaptive" : "busy_poll";
 	struct prod_result res[16], tmp, *m;
 	const struct cons_result *c;
 	double mbs, anchor_mbs;
@@ -230,6 +231,7 @@ static void bench_producer(const struct bench_cfg *cfg, struct run_arg *a,
 	       "\"records_per_batch\":%.1f,\"head_reads_per_record\":%.4f,"
 	       "\"tail_publications_per_record\":%.4f,"
 	       "\"doorbells_per_record\":%.6f,"
+	       "\"doorbells_rung\":%llu,"
 	       "\"ns_per_doorbell\":%.0f,\"doorbell_ns_per_record\":%.2f,"
 	       "\"producer_tail_reads_per_record\":null}\n",
 	       how, a->size, (unsigned long long)c->delivered,
@@ -241,7 +243,8 @@ static void bench_producer(const struct bench_cfg *cfg, struct run_arg *a,
 	       ratio((double)c->drain_calls, (double)c->delivered),
 	       ratio((double)c->batches, (double)c->delivered),
 	       ratio((double)m->doorbells, (double)m->records),
-	       ratio((double)m->doorbell_ns, (double)m->doorbells),
+	       (unsigned long long)m->rung,
+	       ratio((double)m->doorbell_ns, (double)m->rung),
 	       ratio((double)m->doorbell_ns, (double)m->records));
 }
 
@@ -279,6 +282,7 @@ static void bench_size(const struct bench_cfg *cfg, struct run_arg *a)
 	}
 	bench_producer(cfg, a, CONS_BUSY_POLL, &anchor[cfg->reps / 2]);
 	bench_producer(cfg, a, CONS_DOORBELL, &anchor[cfg->reps / 2]);
+	bench_producer(cfg, a, CONS_ADAPTIVE, &anchor[cfg->reps / 2]);
 	if (cfg->cons_cpu >= 0) {
 		rc = median_of(cfg, timed_anchor_xcore, a, ring);
 		if (rc < 0)

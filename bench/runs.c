@@ -277,10 +277,47 @@ int run_producer_local(const struct bench_cfg *cfg, struct host_region *hr,
 	return rc;
 }
 
+/* How long CONS_ADAPTIVE polls an empty ring before it blocks: longer
+ * than the producer takes to publish a batch, shorter than a wakeup. */
+#define ADAPTIVE_SPIN_NS 50000u
+
+/*
+ * CONS_ADAPTIVE's wait: poll; then set x->asleep, look once more and
+ * block.  The producer publishes its head, then (after a full fence) reads
+ * x->asleep; the consumer sets x->asleep, then reads the head: one of the
+ * two sees the other's store, so a doorbell is never skipped while the
+ * consumer sleeps on an unseen head.
+ */
+static void adaptive_wait(const struct rs_consumer *c, int efd,
+			  struct xshared *x)
+{
+	uint64_t t0 = host_now_ns(), v;
+
+	do {
+		if (rs_consumer_pending(c) ||
+		    atomic_load_explicit(&x->done, memory_order_acquire))
+			return;
+		host_cpu_relax();
+	} while (host_now_ns() - t0 < ADAPTIVE_SPIN_NS);
+	atomic_store(&x->asleep, 1);
+	if (!rs_consumer_pending(c) && !atomic_load(&x->done) &&
+	    read(efd, &v, sizeof(v)) == sizeof(v))
+		x->res.wakeups++;
+	atomic_store(&x->asleep, 0);
+}
+
+/* Whether CONS_ADAPTIVE's consumer may be blocked (see adaptive_wait). */
+static int consumer_asleep(struct xshared *x)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	return (int)atomic_load_explicit(&x->asleep, memory_order_relaxed);
+}
+
 /* The forked consumer of run_producer: drains until the producer is done
- * and the ring is empty, either in a busy loop or woken by the doorbell. */
+ * and the ring is empty, in a busy loop, woken by the doorbell, or
+ * polling for a while before it waits for the doorbell. */
 static void consumer_child(const struct bench_cfg *cfg, struct host_region *hr,
-			   int efd, struct xshared *x)
+			   int efd, enum cons_wait wait, struct xshared *x)
 {
 	struct cons_result *res = &x->res;
 	struct count_ctx count = { 0 };
@@ -303,13 +340,16 @@ static void consumer_child(const struct bench_cfg *cfg, struct host_region *hr,
 	t0 = host_now_ns();
 	res->preempted = preemptions();
 	for (;;) {
-		if (efd >= 0 && read(efd, &v, sizeof(v)) == sizeof(v))
+		if (wait == CONS_DOORBELL &&
+		    read(efd, &v, sizeof(v)) == sizeof(v))
 			res->wakeups++;
-		/* Busy poll: one drain per turn.  Doorbell: until empty. */
+		else if (wait == CONS_ADAPTIVE)
+			adaptive_wait(c, efd, x);
+		/* Busy poll: one drain per turn.  The others: until empty. */
 		do {
 			n = rs_consumer_drain(c, count_record, &count);
 			res->drain_calls++;
-		} while (efd >= 0 && n > 0);
+		} while (wait != CONS_BUSY_POLL && n > 0);
 		if (n < 0) {
 			res->err = n;
 			break;
@@ -330,7 +370,7 @@ static void consumer_child(const struct bench_cfg *cfg, struct host_region *hr,
 			}
 			continue;
 		}
-		if (efd >= 0)
+		if (wait != CONS_BUSY_POLL)
 			continue;
 		if (yield)
 			sched_yield();
@@ -380,7 +420,7 @@ int run_producer(const struct bench_cfg *cfg, struct host_region *hr,
 	    rs_producer_init(&p, &region, 0) < 0 ||
 	    rs_producer_set_batch(&p, cfg->batch) < 0)
 		return -EINVAL;
-	if (wait == CONS_DOORBELL && (efd = eventfd(0, EFD_CLOEXEC)) < 0)
+	if (wait != CONS_BUSY_POLL && (efd = eventfd(0, EFD_CLOEXEC)) < 0)
 		return -errno;
 	pid = fork();
 	if (pid < 0) {
@@ -388,7 +428,7 @@ int run_producer(const struct bench_cfg *cfg, struct host_region *hr,
 		goto out;
 	}
 	if (pid == 0)
-		consumer_child(cfg, hr, efd, x);
+		consumer_child(cfg, hr, efd, wait, x);
 	pin_child(pid, cfg->cons_cpu);
 
 	wait_flag(&x->ready, 1, yield);
@@ -399,10 +439,12 @@ int run_producer(const struct bench_cfg *cfg, struct host_region *hr,
 		rc = proto_output(&p, &proto, i);
 		if (rc > 0) {
 			out->doorbells++;
-			if (efd >= 0) {
+			if (efd >= 0 && (wait != CONS_ADAPTIVE ||
+					 consumer_asleep(x))) {
 				t1 = host_now_ns();
 				doorbell(efd);
 				out->doorbell_ns += host_now_ns() - t1;
+				out->rung++;
 			}
 		} else if (rc == -rse_no_space) {
 			out->dropped++;
