@@ -300,6 +300,7 @@ static void adaptive_wait(const struct rs_consumer *c, int efd,
 		host_cpu_relax();
 	} while (host_now_ns() - t0 < ADAPTIVE_SPIN_NS);
 	atomic_store(&x->asleep, 1);
+	atomic_thread_fence(memory_order_seq_cst);
 	if (!rs_consumer_pending(c) && !atomic_load(&x->done) &&
 	    read(efd, &v, sizeof(v)) == sizeof(v))
 		x->res.wakeups++;
