@@ -15,7 +15,7 @@
  * expands a copy it can bound (size <= 512) into `rep movsq`, which costs
  * ~9 ns to start on this machine and would make the anchor the slow side.
  */
-static void *(*volatile plain_memcpy)(void *, const void *, size_t) = memcpy;
+void *(*volatile plain_memcpy)(void *, const void *, size_t) = memcpy;
 
 /* Keeps the compiler from dropping copies nobody reads. */
 static inline void sink(const void *p)

@@ -4,6 +4,7 @@
 #define RINGSIDE_BENCH_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ringside/ring.h"
@@ -93,6 +94,10 @@ int run_rounds(const struct bench_cfg *cfg, const struct round_ops *ops,
 	       uint32_t rounds, int xproc, struct xshared *x, struct timing *t);
 
 /* ---- anchor.c: plain memcpy in the same shapes ---- */
+
+/* libc's memcpy, called through a volatile pointer as the ring's copies
+ * are calls (anchor.c says why); the anchors' only copy. */
+extern void *(*volatile plain_memcpy)(void *, const void *, size_t);
 
 /* @records copies of @size bytes from one hot record into a @ring_size
  * buffer, wrapping: what a producer moves. */
