@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "ringside/vmm_client.h"
 #include "ringside/vmm_control.h"
 #include "vmm_internal.h"
 
@@ -115,28 +116,14 @@ bool vmm_guard_mmio(struct vmm_vcpu *vcpu)
 
 int rs_vmm_region_info(const struct rs_vmm *vm, struct rs_ctl_region *r)
 {
-	const struct rs_region_params *p;
+	int ret;
 
 	if (!vm || !r)
 		return -EINVAL;
-	p = &vm->region_params;
-	memset(r, 0, sizeof(*r));
-	r->region_size = vm->region_size;
-	r->nr_rings = p->nr_rings;
-	r->data_pages = p->data_pages;
-	r->aux_pages = p->aux_pages;
-	r->data_mode = p->data_mode;
-	r->aux_mode = p->aux_mode;
-	r->data_watermark = p->data_watermark;
-	r->aux_watermark = p->aux_watermark;
-	r->sideband_pages = p->size >= offsetof(struct rs_region_params,
-						 sideband_pages) +
-				       sizeof(p->sideband_pages) ?
-			    p->sideband_pages : 0;
-	r->trace_mask = p->trace_mask;
-	r->sample_type = p->sample_type;
-	r->sample_freq = p->sample_freq;
-	r->doorbell_addr = p->doorbell_addr;
+	ret = rs_vmm_ctl_region_from_params(r, &vm->region_params,
+					    vm->region_size);
+	if (ret < 0)
+		return ret;
 	r->header_guarded = vm->header_guarded;
 	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
 		r->header_refused += vmm_load(&vm->vcpus[i].header_refused);

@@ -32,6 +32,27 @@ int rs_vmm_ctl_reply(int fd, uint16_t op, int32_t status, const void *payload,
 		     uint32_t len, const int *fds, unsigned nfds);
 
 /*
+ * The REGION payload and the ring library's struct rs_region_params
+ * (vmm/control_region.c), the one translation both sides of the socket use.
+ *
+ * From params: @r gets @p's layout fields and @region_size; the header
+ * guard's fields (header_guarded, header_refused, header_applied) are 0,
+ * and so is sideband_pages when @p->size does not reach it (a caller
+ * built against RS_REGION_PARAMS_SIZE_V1).  Nothing is judged.  -EINVAL
+ * (NULL).
+ *
+ * To params: @p (size = sizeof(*p)) from @r's layout fields, judged as a
+ * peer's answer.  -EPROTO when rs_region_size() refuses the geometry or
+ * needs more than @r->region_size (@p is filled all the same); -EINVAL
+ * (NULL).
+ */
+int rs_vmm_ctl_region_from_params(struct rs_ctl_region *r,
+				  const struct rs_region_params *p,
+				  uint64_t region_size);
+int rs_vmm_ctl_region_params(const struct rs_ctl_region *r,
+			     struct rs_region_params *p);
+
+/*
  * HELLO, PAUSE, RESUME, STATUS and REGION (below) are each one request
  * and one reply.  A signal that interrupts the wait (a handler installed
  * without SA_RESTART, such as a CLI's SIGINT handler) does not end a

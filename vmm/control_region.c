@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The REGION payload (struct rs_ctl_region) and the ring library's struct
+ * rs_region_params: the one translation between them, for the VMM that
+ * answers REGION and for the clients that open the region by it.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "ringside/vmm_client.h"
+
+int rs_vmm_ctl_region_from_params(struct rs_ctl_region *r,
+				  const struct rs_region_params *p,
+				  uint64_t region_size)
+{
+	if (!r || !p)
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	r->region_size = region_size;
+	r->nr_rings = p->nr_rings;
+	r->data_pages = p->data_pages;
+	r->aux_pages = p->aux_pages;
+	r->data_mode = p->data_mode;
+	r->aux_mode = p->aux_mode;
+	r->data_watermark = p->data_watermark;
+	r->aux_watermark = p->aux_watermark;
+	/* A caller built against the first version of the struct
+	 * (RS_REGION_PARAMS_SIZE_V1) has no sideband. */
+	if (p->size >= offsetof(struct rs_region_params, sideband_pages) +
+		       sizeof(p->sideband_pages))
+		r->sideband_pages = p->sideband_pages;
+	r->trace_mask = p->trace_mask;
+	r->sample_type = p->sample_type;
+	r->sample_freq = p->sample_freq;
+	r->doorbell_addr = p->doorbell_addr;
+	return 0;
+}
+
+int rs_vmm_ctl_region_params(const struct rs_ctl_region *r,
+			     struct rs_region_params *p)
+{
+	uint64_t size;
+
+	if (!r || !p)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->nr_rings = r->nr_rings;
+	p->data_pages = r->data_pages;
+	p->aux_pages = r->aux_pages;
+	p->data_mode = r->data_mode;
+	p->aux_mode = r->aux_mode;
+	p->data_watermark = r->data_watermark;
+	p->aux_watermark = r->aux_watermark;
+	p->trace_mask = r->trace_mask;
+	p->sample_type = r->sample_type;
+	p->sample_freq = r->sample_freq;
+	p->doorbell_addr = r->doorbell_addr;
+	p->sideband_pages = r->sideband_pages;
+	/* A peer's answer: the ring library judges the geometry, and the
+	 * region it needs must fit the one the peer says it made. */
+	if (rs_region_size(p, &size) < 0 || size > r->region_size)
+		return -EPROTO;
+	return 0;
+}
