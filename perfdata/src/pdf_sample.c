@@ -3,22 +3,52 @@
  * Sample layout, in perf's order: IDENTIFIER, IP, TID, TIME, ADDR, ID,
  * STREAM_ID, CPU, PERIOD, (READ), CALLCHAIN, RAW.  The fields up to CPU are
  * fixed 8-byte words, which is what lets ringside insert IDENTIFIER, TIME
- * and CPU without understanding the rest.
+ * and CPU without understanding the rest.  One table says it; the parser,
+ * the builder, widen and narrow all walk it.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "pdf_format.h"
 #include "pdf_sample.h"
 
 #define FORMAT   PDF_ERR(pdfe_format)
+#define INVALID  PDF_ERR(pdfe_invalid)
 #define TOO_BIG  PDF_ERR(pdfe_too_big)
 
-/* The fixed words after IDENTIFIER, in layout order. */
-static const uint64_t fixed_words[] = {
-	PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR,
-	PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+enum field_kind {
+	F_WORD,       /* a u64 */
+	F_PAIR,       /* two u32 in one word: TID (pid, tid), CPU (cpu, res) */
+	F_CALLCHAIN,  /* u64 nr, then nr u64 entries */
+	F_RAW,        /* u32 size, then the bytes: (size + 4) % 8 == 0 */
 };
-#define NR_FIXED (sizeof(fixed_words) / sizeof(fixed_words[0]))
+
+#define AT(m) offsetof(struct pdf_sample, m)
+
+/* Every field of PDF_SAMPLE_KNOWN in layout order, with where struct
+ * pdf_sample keeps it. */
+static const struct field {
+	uint64_t bit;
+	enum field_kind kind;
+	size_t at, at2;           /* the u64, or the two u32 of a pair */
+} layout[] = {
+	{ PERF_SAMPLE_IDENTIFIER, F_WORD,      AT(identifier), 0 },
+	{ PERF_SAMPLE_IP,         F_WORD,      AT(ip),        0 },
+	{ PERF_SAMPLE_TID,        F_PAIR,      AT(pid),       AT(tid) },
+	{ PERF_SAMPLE_TIME,       F_WORD,      AT(time),      0 },
+	{ PERF_SAMPLE_ADDR,       F_WORD,      AT(addr),      0 },
+	{ PERF_SAMPLE_ID,         F_WORD,      AT(id),        0 },
+	{ PERF_SAMPLE_STREAM_ID,  F_WORD,      AT(stream_id), 0 },
+	{ PERF_SAMPLE_CPU,        F_PAIR,      AT(cpu),       AT(cpu_res) },
+	{ PERF_SAMPLE_PERIOD,     F_WORD,      AT(period),    0 },
+	{ PERF_SAMPLE_CALLCHAIN,  F_CALLCHAIN, 0,             0 },
+	{ PERF_SAMPLE_RAW,        F_RAW,       0,             0 },
+};
+#define NR_FIELDS (sizeof(layout) / sizeof(layout[0]))
+/* The fixed words after IDENTIFIER, IP to CPU: layout[FIXED_FIRST] to
+ * layout[FIXED_END - 1] (widen and narrow move these, copy the rest). */
+#define FIXED_FIRST 1u
+#define FIXED_END   8u
 
 static uint64_t get64(const uint8_t *p)
 {
@@ -37,70 +67,130 @@ int pdf_sample_parse(uint64_t type, const void *body, size_t len,
 		     struct pdf_sample *s)
 {
 	const uint8_t *p = body, *end = p + len;
+	uint8_t *dst = (uint8_t *)s;
 	unsigned i;
 
 	memset(s, 0, sizeof(*s));
 	if (type & ~(uint64_t)PDF_SAMPLE_KNOWN)
 		return FORMAT;
-	if (type & PERF_SAMPLE_IDENTIFIER) {
-		if (end - p < 8)
-			return FORMAT;
-		s->identifier = get64(p);
-		p += 8;
-	}
-	for (i = 0; i < NR_FIXED; i++) {
-		uint32_t pair[2]; /* TID and CPU are two u32 in one word */
-		uint64_t v;
-
-		if (!(type & fixed_words[i]))
-			continue;
-		if (end - p < 8)
-			return FORMAT;
-		v = get64(p);
-		memcpy(pair, p, sizeof(pair));
-		p += 8;
-		switch (fixed_words[i]) {
-		case PERF_SAMPLE_IP:        s->ip = v; break;
-		case PERF_SAMPLE_TID:       s->pid = pair[0];
-					    s->tid = pair[1]; break;
-		case PERF_SAMPLE_TIME:      s->time = v; break;
-		case PERF_SAMPLE_ADDR:      s->addr = v; break;
-		case PERF_SAMPLE_ID:        s->id = v; break;
-		case PERF_SAMPLE_STREAM_ID: s->stream_id = v; break;
-		default:                    s->cpu = pair[0];
-					    s->cpu_res = pair[1]; break;
-		}
-	}
-	if (type & PERF_SAMPLE_PERIOD) {
-		if (end - p < 8)
-			return FORMAT;
-		s->period = get64(p);
-		p += 8;
-	}
-	if (type & PERF_SAMPLE_CALLCHAIN) {
-		if (end - p < 8)
-			return FORMAT;
-		s->callchain_nr = get64(p);
-		p += 8;
-		if (s->callchain_nr > (uint64_t)(end - p) / 8)
-			return FORMAT;
-		p += s->callchain_nr * 8;
-	}
-	if (type & PERF_SAMPLE_RAW) {
+	for (i = 0; i < NR_FIELDS; i++) {
+		const struct field *f = &layout[i];
 		uint32_t raw;
 
-		if (end - p < 4)
-			return FORMAT;
-		memcpy(&raw, p, sizeof(raw));
-		p += 4;
-		/* perf keeps the u32 size and the data 8-byte aligned together */
-		if (raw > (size_t)(end - p) || (raw + 4) % 8)
-			return FORMAT;
-		s->raw_size = raw;
-		s->raw_offset = (size_t)(p - (const uint8_t *)body);
-		p += raw;
+		if (!(type & f->bit))
+			continue;
+		switch (f->kind) {
+		case F_WORD:
+			if (end - p < 8)
+				return FORMAT;
+			memcpy(dst + f->at, p, 8);
+			p += 8;
+			break;
+		case F_PAIR:
+			if (end - p < 8)
+				return FORMAT;
+			memcpy(dst + f->at, p, 4);
+			memcpy(dst + f->at2, p + 4, 4);
+			p += 8;
+			break;
+		case F_CALLCHAIN:
+			if (end - p < 8)
+				return FORMAT;
+			s->callchain_nr = get64(p);
+			p += 8;
+			if (s->callchain_nr > (uint64_t)(end - p) / 8)
+				return FORMAT;
+			s->callchain = p;
+			p += s->callchain_nr * 8;
+			break;
+		case F_RAW:
+			if (end - p < 4)
+				return FORMAT;
+			memcpy(&raw, p, sizeof(raw));
+			p += 4;
+			/* perf keeps the u32 size and the data 8-byte aligned
+			 * together */
+			if (raw > (size_t)(end - p) || (raw + 4) % 8)
+				return FORMAT;
+			s->raw_size = raw;
+			s->raw = p;
+			s->raw_offset = (size_t)(p - (const uint8_t *)body);
+			p += raw;
+			break;
+		}
 	}
 	s->len = (size_t)(p - (const uint8_t *)body);
+	return 0;
+}
+
+int pdf_sample_build(uint64_t type, uint16_t misc, const struct pdf_sample *s,
+		     struct pdf_buf *out)
+{
+	struct rs_perf_header h = { .type = RS_PERF_RECORD_SAMPLE, .misc = misc };
+	const uint8_t *src = (const uint8_t *)s;
+	uint64_t size = sizeof(h);
+	size_t start;
+	unsigned i;
+
+	if (!s || !out || (type & ~(uint64_t)PDF_SAMPLE_KNOWN))
+		return INVALID;
+	if (out->err)
+		return out->err;
+	for (i = 0; i < NR_FIELDS; i++) {
+		if (!(type & layout[i].bit))
+			continue;
+		switch (layout[i].kind) {
+		case F_WORD:
+		case F_PAIR:
+			size += 8;
+			break;
+		case F_CALLCHAIN:
+			if (s->callchain_nr && !s->callchain)
+				return INVALID;
+			if (s->callchain_nr > PDF_REC_MAX / 8)
+				return TOO_BIG;
+			size += 8 + 8 * s->callchain_nr;
+			break;
+		case F_RAW:
+			if ((s->raw_size && !s->raw) ||
+			    ((uint64_t)s->raw_size + 4) % 8)
+				return INVALID;
+			size += 4 + (uint64_t)s->raw_size;
+			break;
+		}
+	}
+	if (size > PDF_REC_MAX)
+		return TOO_BIG;
+	h.size = (uint16_t)size;
+	start = out->len;
+	pdf_buf_add(out, &h, sizeof(h));
+	for (i = 0; i < NR_FIELDS; i++) {
+		const struct field *f = &layout[i];
+
+		if (!(type & f->bit))
+			continue;
+		switch (f->kind) {
+		case F_WORD:
+			pdf_buf_add(out, src + f->at, 8);
+			break;
+		case F_PAIR:
+			pdf_buf_add(out, src + f->at, 4);
+			pdf_buf_add(out, src + f->at2, 4);
+			break;
+		case F_CALLCHAIN:
+			pdf_buf_add_u64(out, s->callchain_nr);
+			pdf_buf_add(out, s->callchain, 8 * s->callchain_nr);
+			break;
+		case F_RAW:
+			pdf_buf_add_u32(out, s->raw_size);
+			pdf_buf_add(out, s->raw, s->raw_size);
+			break;
+		}
+	}
+	if (out->err) {
+		out->len = start;
+		return out->err;
+	}
 	return 0;
 }
 
@@ -136,8 +226,8 @@ int pdf_sample_widen(uint64_t guest_type, uint64_t id, uint32_t ring,
 	dst += 8;
 	if (guest_type & PERF_SAMPLE_IDENTIFIER)
 		src += 8;
-	for (i = 0; i < NR_FIXED; i++) {
-		uint64_t bit = fixed_words[i], have = guest_type & bit;
+	for (i = FIXED_FIRST; i < FIXED_END; i++) {
+		uint64_t bit = layout[i].bit, have = guest_type & bit;
 
 		if (bit == PERF_SAMPLE_TIME) {
 			put64(dst, time);
@@ -188,10 +278,10 @@ int pdf_sample_narrow(uint64_t guest_type, uint64_t file_type,
 		dst += 8;
 	}
 	src += 8;
-	for (i = 0; i < NR_FIXED; i++) {
-		if (!(file_type & fixed_words[i]))
+	for (i = FIXED_FIRST; i < FIXED_END; i++) {
+		if (!(file_type & layout[i].bit))
 			continue;
-		if (guest_type & fixed_words[i]) {
+		if (guest_type & layout[i].bit) {
 			memcpy(dst, src, 8);
 			dst += 8;
 		}

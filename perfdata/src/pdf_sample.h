@@ -2,8 +2,8 @@
 /*
  * Private to perfdata/: moving PERF_RECORD_SAMPLE bodies between the
  * guest's layout and the file's (IDENTIFIER, TIME and CPU added).  Only
- * the bits in PDF_SAMPLE_KNOWN are understood; pdf_sample_parse() is
- * public (ringside/perfdata.h).
+ * the bits in PDF_SAMPLE_KNOWN are understood; pdf_sample_parse() and
+ * pdf_sample_build() are public (ringside/perfdata.h).
  */
 #ifndef RINGSIDE_PDF_SAMPLE_H
 #define RINGSIDE_PDF_SAMPLE_H

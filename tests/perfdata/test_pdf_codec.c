@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The perf.data mapping of one record: pdf_sample.c and pdf_codec.c. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 		    PERF_SAMPLE_PERIOD)
 #define FORMAT  PDF_ERR(pdfe_format)
 #define TOO_BIG PDF_ERR(pdfe_too_big)
+#define INVALID PDF_ERR(pdfe_invalid)
 
 static _Alignas(8) uint8_t in[PDF_CODEC_BUF];
 static _Alignas(8) uint8_t enc[PDF_CODEC_BUF];
@@ -676,6 +678,222 @@ START_TEST(pdf_sample_parse_rejects)
 }
 END_TEST
 
+/* Fields with distinct values; the callchain and raw bytes are static. */
+static struct pdf_sample sample_values(void)
+{
+	static const uint64_t chain[] = { PERF_CONTEXT_KERNEL,
+		0xffffffff81000010ull, 0xffffffff81000020ull };
+	static const uint8_t raw[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+	struct pdf_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.identifier = 0x1001;
+	s.ip = 0xffffffff81234567ull;
+	s.pid = 41;
+	s.tid = 42;
+	s.time = 0x1003;
+	s.addr = 0x1004;
+	s.id = 0x1005;
+	s.stream_id = 0x1006;
+	s.cpu = 7;
+	s.cpu_res = 8;
+	s.period = 0x1009;
+	s.callchain_nr = 3;
+	s.callchain = chain;
+	s.raw_size = sizeof(raw);
+	s.raw = raw;
+	return s;
+}
+
+/* Build @vals for @type into @b (emptied first), check the header, parse the
+ * body back into @out. */
+static void build_parse(uint64_t type, const struct pdf_sample *vals,
+			struct pdf_buf *b, struct pdf_sample *out)
+{
+	struct rs_perf_header h;
+
+	b->len = 0;
+	ck_assert_int_eq(pdf_sample_build(type, PERF_RECORD_MISC_USER, vals, b), 0);
+	ck_assert_uint_ge(b->len, sizeof(h));
+	memcpy(&h, b->data, sizeof(h));
+	ck_assert_uint_eq(h.type, PERF_RECORD_SAMPLE);
+	ck_assert_uint_eq(h.misc, PERF_RECORD_MISC_USER);
+	ck_assert_uint_eq(h.size, b->len);
+	ck_assert_uint_eq(h.size % 8, 0);
+	ck_assert_int_eq(pdf_sample_parse(type, b->data + 8, b->len - 8, out), 0);
+	ck_assert_uint_eq(out->len, b->len - 8);
+}
+
+START_TEST(pdf_sample_build_roundtrip)
+{
+	static const uint64_t types[] = {
+		0,
+		PERF_SAMPLE_IP,
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN,
+		PERF_SAMPLE_CALLCHAIN,
+		PERF_SAMPLE_RAW,
+		PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW,
+		PDF_SAMPLE_KNOWN,
+	};
+	const struct pdf_sample vals = sample_values();
+	struct pdf_sample out, again;
+	struct pdf_buf b, b2;
+	size_t i;
+
+	pdf_buf_init(&b);
+	pdf_buf_init(&b2);
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		uint64_t t = types[i];
+
+		build_parse(t, &vals, &b, &out);
+#define SAME(bit, f) ck_assert_uint_eq(out.f, (t & (bit)) ? vals.f : 0)
+		SAME(PERF_SAMPLE_IDENTIFIER, identifier);
+		SAME(PERF_SAMPLE_IP, ip);
+		SAME(PERF_SAMPLE_TID, pid);
+		SAME(PERF_SAMPLE_TID, tid);
+		SAME(PERF_SAMPLE_TIME, time);
+		SAME(PERF_SAMPLE_ADDR, addr);
+		SAME(PERF_SAMPLE_ID, id);
+		SAME(PERF_SAMPLE_STREAM_ID, stream_id);
+		SAME(PERF_SAMPLE_CPU, cpu);
+		SAME(PERF_SAMPLE_CPU, cpu_res);
+		SAME(PERF_SAMPLE_PERIOD, period);
+		SAME(PERF_SAMPLE_CALLCHAIN, callchain_nr);
+		SAME(PERF_SAMPLE_RAW, raw_size);
+#undef SAME
+		if (t & PERF_SAMPLE_CALLCHAIN)
+			ck_assert_mem_eq(out.callchain, vals.callchain, 8 * vals.callchain_nr);
+		else
+			ck_assert_ptr_null(out.callchain);
+		if (t & PERF_SAMPLE_RAW)
+			ck_assert_mem_eq(out.raw, vals.raw, vals.raw_size);
+		else
+			ck_assert_ptr_null(out.raw);
+		/* what the parser gives builds the same record again */
+		build_parse(t, &out, &b2, &again);
+		ck_assert_uint_eq(b2.len, b.len);
+		ck_assert_mem_eq(b2.data, b.data, b.len);
+	}
+	pdf_buf_fini(&b);
+	pdf_buf_fini(&b2);
+}
+END_TEST
+
+/* Every field, laid out by hand vals perf's order, against the builder;
+ * appended after what the buffer holds already. */
+START_TEST(pdf_sample_build_layout)
+{
+	const struct pdf_sample vals = sample_values();
+	uint8_t want[8 + 8 * 9 + 8 + 24 + 4 + 12], *p = want;
+	struct rs_perf_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
+				    sizeof(want) };
+	uint32_t u32[2];
+	struct pdf_buf b;
+
+	ck_assert_uint_eq(sizeof(want), 128);
+	memcpy(p, &h, 8);
+	p += 8;
+#define PUT64(v) do { uint64_t v_ = (v); memcpy(p, &v_, 8); p += 8; } while (0)
+#define PUT32X2(a, c) do { u32[0] = (a); u32[1] = (c); memcpy(p, u32, 8); \
+			   p += 8; } while (0)
+	PUT64(vals.identifier);
+	PUT64(vals.ip);
+	PUT32X2(vals.pid, vals.tid);
+	PUT64(vals.time);
+	PUT64(vals.addr);
+	PUT64(vals.id);
+	PUT64(vals.stream_id);
+	PUT32X2(vals.cpu, vals.cpu_res);
+	PUT64(vals.period);
+	PUT64(vals.callchain_nr);
+#undef PUT64
+#undef PUT32X2
+	memcpy(p, vals.callchain, 24);
+	p += 24;
+	memcpy(p, &vals.raw_size, 4);
+	memcpy(p + 4, vals.raw, 12);
+	p += 16;
+	ck_assert_uint_eq((size_t)(p - want), sizeof(want));
+
+	pdf_buf_init(&b);
+	pdf_buf_add(&b, "prefix!!", 8);
+	ck_assert_int_eq(pdf_sample_build(PDF_SAMPLE_KNOWN, PERF_RECORD_MISC_KERNEL,
+					  &vals, &b), 0);
+	ck_assert_uint_eq(b.len, 8 + sizeof(want));
+	ck_assert_mem_eq(b.data, "prefix!!", 8);
+	ck_assert_mem_eq(b.data + 8, want, sizeof(want));
+	pdf_buf_fini(&b);
+}
+END_TEST
+
+START_TEST(pdf_sample_build_refuses)
+{
+	static const uint64_t chain[8190];
+	struct pdf_sample s = sample_values();
+	struct pdf_buf b;
+
+	pdf_buf_init(&b);
+	pdf_buf_add(&b, "x", 1);
+	/* bits ringside does not lay out */
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_READ, 0, &s, &b), INVALID);
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK,
+					  0, &s, &b), INVALID);
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_REGS_USER, 0, &s, &b), INVALID);
+	/* raw bytes that break perf's alignment, or are not there */
+	s.raw_size = 8;
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_RAW, 0, &s, &b), INVALID);
+	s.raw_size = 0;
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_RAW, 0, &s, &b), INVALID);
+	s.raw_size = 4;
+	s.raw = NULL;
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_RAW, 0, &s, &b), INVALID);
+	/* ... which matters only when RAW is asked for */
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_IP, 0, &s, &b), 0);
+	b.len = 1;
+	/* callchain entries that are not there */
+	s.callchain = NULL;
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_CALLCHAIN, 0, &s, &b), INVALID);
+	s.callchain_nr = 0;
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_CALLCHAIN, 0, &s, &b), 0);
+	b.len = 1;
+	/* the largest record perf's u16 size holds, and one entry more */
+	s.callchain = chain;
+	s.callchain_nr = 8189;
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_CALLCHAIN, 0, &s, &b), 0);
+	ck_assert_uint_eq(b.len, 1 + 65528);
+	b.len = 1;
+	s.callchain_nr = 8190;
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_CALLCHAIN, 0, &s, &b), TOO_BIG);
+	s.callchain_nr = UINT64_MAX;
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_CALLCHAIN, 0, &s, &b), TOO_BIG);
+	/* nothing was appended by a refusal */
+	ck_assert_uint_eq(b.len, 1);
+	ck_assert_int_eq(b.err, 0);
+	/* a buffer that failed already */
+	b.err = -ENOMEM;
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_IP, 0, &s, &b), -ENOMEM);
+	ck_assert_uint_eq(b.len, 1);
+	b.err = 0;
+	pdf_buf_fini(&b);
+}
+END_TEST
+
+START_TEST(pdf_sample_build_null)
+{
+	struct pdf_sample s = sample_values();
+	struct pdf_buf b;
+
+	pdf_buf_init(&b);
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_IP, 0, NULL, &b), INVALID);
+	ck_assert_int_eq(pdf_sample_build(PERF_SAMPLE_IP, 0, &s, NULL), INVALID);
+	ck_assert_uint_eq(b.len, 0);
+	pdf_buf_fini(&b);
+}
+END_TEST
+
 START_TEST(pdf_layout_unknown_bits)
 {
 	struct rs_perf_header *h;
@@ -718,6 +936,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_decode_rejects);
 	tcase_add_test(tc, pdf_sample_widen_narrow);
 	tcase_add_test(tc, pdf_sample_parse_rejects);
+	tcase_add_test(tc, pdf_sample_build_roundtrip);
+	tcase_add_test(tc, pdf_sample_build_layout);
+	tcase_add_test(tc, pdf_sample_build_refuses);
+	tcase_add_test(tc, pdf_sample_build_null);
 	tcase_add_test(tc, pdf_layout_unknown_bits);
 	suite_add_tcase(s, tc);
 	return s;
