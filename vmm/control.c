@@ -5,9 +5,13 @@
  * ringside/vmm_control.h and docs/vmm.md).  Clients are local processes of
  * the operator (the socket is 0660), but a request is still checked for
  * size, magic and version before anything acts on it.
+ *
+ * A layer on the public API (ringside/vmm.h) and nothing more: the VM
+ * knows of it only as a destroy hook, which takes the server down with it.
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -16,9 +20,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ringside/vmm.h"
 #include "ringside/vmm_client.h"
 #include "ringside/vmm_control.h"
-#include "vmm_internal.h"
 
 #define CTL_MAX_CLIENTS 8
 
@@ -28,6 +32,7 @@ struct ctl_client {
 };
 
 struct vmm_control {
+	struct rs_vmm *vm;
 	int listen_fd;
 	int wake_fd;
 	pthread_t thread;
@@ -41,24 +46,25 @@ static int do_hello(struct rs_vmm *vm, int fd)
 	int fds[RS_CTL_MAX_FDS];
 
 	memset(&h, 0, sizeof(h));
-	h.region_size = vm->region_size;
+	h.region_size = rs_vmm_region_size(vm);
 	h.region_gpa = RS_BOOT_REGION_GPA;
-	h.nr_rings = vm->nr_rings;
-	h.nr_vcpus = vm->nr_vcpus;
-	h.nr_fds = 1 + vm->nr_rings;
-	h.tsc_khz = vm->tsc_khz;
-	fds[0] = vm->region_fd;
-	for (uint32_t i = 0; i < vm->nr_rings; i++)
-		fds[1 + i] = vm->doorbells[i].fd;
+	h.nr_rings = rs_vmm_nr_rings(vm);
+	h.nr_vcpus = rs_vmm_nr_vcpus(vm);
+	h.nr_fds = 1 + h.nr_rings;
+	h.tsc_khz = rs_vmm_tsc_khz(vm);
+	fds[0] = rs_vmm_region_fd(vm);
+	for (uint32_t i = 0; i < h.nr_rings; i++)
+		fds[1 + i] = rs_vmm_doorbell_fd(vm, i);
 	return rs_vmm_ctl_reply(fd, RS_CTL_HELLO, 0, &h, sizeof(h), fds, h.nr_fds);
 }
 
 static int do_region(struct rs_vmm *vm, int fd)
 {
 	struct rs_ctl_region r;
+	int st = rs_vmm_region_info(vm, &r);
 
-	rs_vmm_region_info(vm, &r);
-	return rs_vmm_ctl_reply(fd, RS_CTL_REGION, 0, &r, sizeof(r), NULL, 0);
+	return rs_vmm_ctl_reply(fd, RS_CTL_REGION, st, &r, st ? 0 : sizeof(r),
+				NULL, 0);
 }
 
 /* One request; returns < 0 when the client should be dropped. */
@@ -126,8 +132,8 @@ static void accept_client(struct vmm_control *ctl)
 
 static void *control_thread(void *arg)
 {
-	struct rs_vmm *vm = arg;
-	struct vmm_control *ctl = vm->control;
+	struct vmm_control *ctl = arg;
+	struct rs_vmm *vm = ctl->vm;
 	struct pollfd pfd[2 + CTL_MAX_CLIENTS];
 
 	for (;;) {
@@ -164,6 +170,22 @@ static void control_free(struct vmm_control *ctl)
 	free(ctl);
 }
 
+/* The destroy hook: the thread ends, the clients' pauses are undone,
+ * the socket goes. */
+static void control_destroy(struct rs_vmm *vm, void *arg)
+{
+	struct vmm_control *ctl = arg;
+	uint64_t one = 1;
+
+	if (write(ctl->wake_fd, &one, sizeof(one)) == sizeof(one))
+		pthread_join(ctl->thread, NULL);
+	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++)
+		if (ctl->clients[i].fd >= 0)
+			drop(vm, &ctl->clients[i]);
+	unlink(ctl->addr.sun_path);
+	control_free(ctl);
+}
+
 int rs_vmm_control_listen(struct rs_vmm *vm, const char *path)
 {
 	struct vmm_control *ctl;
@@ -172,15 +194,24 @@ int rs_vmm_control_listen(struct rs_vmm *vm, const char *path)
 
 	if (!vm || !path)
 		return -EINVAL;
-	if (vm->control)
-		return -EBUSY;
-	if (strlen(path) >= sizeof(ctl->addr.sun_path))
-		return vmm_log(vm, "control socket path too long"), -ENAMETOOLONG;
 	ctl = calloc(1, sizeof(*ctl));
 	if (!ctl)
 		return -ENOMEM;
+	ctl->vm = vm;
+	ctl->wake_fd = ctl->listen_fd = -1;
 	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++)
 		ctl->clients[i].fd = -1;
+	/* One server per VM: its hook says it is there (-EBUSY). */
+	ret = rs_vmm_destroy_hook(vm, control_destroy, ctl);
+	if (ret) {
+		free(ctl);
+		return ret;
+	}
+	if (strlen(path) >= sizeof(ctl->addr.sun_path)) {
+		rs_vmm_log(vm, "control socket path too long");
+		ret = -ENAMETOOLONG;
+		goto unhook;
+	}
 	ctl->addr.sun_family = AF_UNIX;
 	strcpy(ctl->addr.sun_path, path);
 	ctl->wake_fd = eventfd(0, EFD_CLOEXEC);
@@ -199,10 +230,8 @@ int rs_vmm_control_listen(struct rs_vmm *vm, const char *path)
 		unlink(path);
 		goto fail;
 	}
-	vm->control = ctl;
-	ret = -pthread_create(&ctl->thread, NULL, control_thread, vm);
+	ret = -pthread_create(&ctl->thread, NULL, control_thread, ctl);
 	if (ret) {
-		vm->control = NULL;
 		unlink(path);
 		goto fail;
 	}
@@ -210,24 +239,9 @@ int rs_vmm_control_listen(struct rs_vmm *vm, const char *path)
 fail_errno:
 	ret = -errno;
 fail:
-	vmm_log(vm, "control socket %s: %s", path, strerror(-ret));
+	rs_vmm_log(vm, "control socket %s: %s", path, strerror(-ret));
+unhook:
+	rs_vmm_destroy_unhook(vm, control_destroy);
 	control_free(ctl);
 	return ret;
-}
-
-void vmm_control_fini(struct rs_vmm *vm)
-{
-	struct vmm_control *ctl = vm->control;
-	uint64_t one = 1;
-
-	if (!ctl)
-		return;
-	if (write(ctl->wake_fd, &one, sizeof(one)) == sizeof(one))
-		pthread_join(ctl->thread, NULL);
-	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++)
-		if (ctl->clients[i].fd >= 0)
-			drop(vm, &ctl->clients[i]);
-	unlink(ctl->addr.sun_path);
-	vm->control = NULL;
-	control_free(ctl);
 }

@@ -15,20 +15,36 @@
 
 #include "vmm_internal.h"
 
-/* Formats one line for the caller's callback; returns nothing useful, so
- * callers can write "return vmm_log(...), -err" style without caring. */
-int vmm_log(const struct rs_vmm *vm, const char *fmt, ...)
+__attribute__((format(printf, 2, 0)))
+static void log_line(const struct rs_vmm *vm, const char *fmt, va_list ap)
 {
 	char msg[256];
-	va_list ap;
 
 	if (!vm || !vm->log)
-		return 0;
-	va_start(ap, fmt);
+		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	vm->log(vm->log_arg, msg);
+}
+
+/* Returns nothing useful, so callers can write "return vmm_log(...), -err"
+ * style without caring. */
+int vmm_log(const struct rs_vmm *vm, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(vm, fmt, ap);
+	va_end(ap);
 	return 0;
+}
+
+void rs_vmm_log(const struct rs_vmm *vm, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(vm, fmt, ap);
+	va_end(ap);
 }
 
 static const struct {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The VM object: parameter checks, then rs_vmm_create brings the parts up
- * in the order KVM needs them and rs_vmm_destroy takes them down in reverse.
+ * in the order KVM needs them and rs_vmm_destroy takes them down in reverse,
+ * after the destroy hooks of what was built on top (the control server).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -148,7 +149,11 @@ void rs_vmm_destroy(struct rs_vmm *vm)
 	if (!vm)
 		return;
 	rs_vmm_stop(vm);
-	vmm_control_fini(vm);
+	while (vm->nr_destroy_hooks) {
+		uint32_t i = --vm->nr_destroy_hooks;
+
+		vm->destroy_hooks[i].fn(vm, vm->destroy_hooks[i].arg);
+	}
 	vmm_cpu_fini(vm);
 	/* The VM goes before the memory and eventfds it holds. */
 	vmm_kvm_close(vm);
@@ -158,6 +163,38 @@ void rs_vmm_destroy(struct rs_vmm *vm)
 	pthread_cond_destroy(&vm->cond);
 	pthread_mutex_destroy(&vm->lock);
 	free(vm);
+}
+
+int rs_vmm_destroy_hook(struct rs_vmm *vm, rs_vmm_destroy_fn fn, void *arg)
+{
+	if (!vm || !fn)
+		return -EINVAL;
+	for (uint32_t i = 0; i < vm->nr_destroy_hooks; i++)
+		if (vm->destroy_hooks[i].fn == fn)
+			return -EBUSY;
+	if (vm->nr_destroy_hooks == VMM_MAX_DESTROY_HOOKS)
+		return -ENOSPC;
+	vm->destroy_hooks[vm->nr_destroy_hooks].fn = fn;
+	vm->destroy_hooks[vm->nr_destroy_hooks].arg = arg;
+	vm->nr_destroy_hooks++;
+	return 0;
+}
+
+int rs_vmm_destroy_unhook(struct rs_vmm *vm, rs_vmm_destroy_fn fn)
+{
+	if (!vm || !fn)
+		return -EINVAL;
+	for (uint32_t i = 0; i < vm->nr_destroy_hooks; i++) {
+		if (vm->destroy_hooks[i].fn != fn)
+			continue;
+		/* the others keep their order */
+		memmove(&vm->destroy_hooks[i], &vm->destroy_hooks[i + 1],
+			(vm->nr_destroy_hooks - i - 1) *
+			sizeof(vm->destroy_hooks[0]));
+		vm->nr_destroy_hooks--;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 uint32_t rs_vmm_nr_vcpus(const struct rs_vmm *vm)

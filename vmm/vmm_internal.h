@@ -13,7 +13,6 @@
 struct kvm_run;
 struct kvm_cpuid2;
 struct kvm_cpuid_entry2;
-struct vmm_control;
 
 struct vmm_vcpu {
 	struct rs_vmm *vm;
@@ -44,6 +43,8 @@ struct vmm_vcpu {
 	bool step_on;
 	bool step_armed;
 };
+
+#define VMM_MAX_DESTROY_HOOKS 4
 
 struct vmm_doorbell {
 	int fd;
@@ -86,7 +87,13 @@ struct rs_vmm {
 	uint32_t pause_depth;
 	uint32_t running;         /* vCPU threads in their run loop */
 	bool stopping;
-	struct vmm_control *control;
+	/* rs_vmm_destroy_hook: layers on the public API (the control
+	 * server), taken down by rs_vmm_destroy, the latest first */
+	struct {
+		rs_vmm_destroy_fn fn;
+		void *arg;
+	} destroy_hooks[VMM_MAX_DESTROY_HOOKS];
+	uint32_t nr_destroy_hooks;
 	/* tracer hooks (msr.c, singlestep.c), set before start */
 	rs_vmm_msr_fn msr_fn;
 	void *msr_arg;
@@ -180,8 +187,5 @@ void vmm_msr_exit(struct vmm_vcpu *vcpu);
 /* singlestep.c */
 int vmm_step_arm(struct vmm_vcpu *vcpu);
 int vmm_step_exit(struct vmm_vcpu *vcpu);
-
-/* control.c */
-void vmm_control_fini(struct rs_vmm *vm);
 
 #endif /* RINGSIDE_VMM_INTERNAL_H */

@@ -153,6 +153,12 @@ START_TEST(bad_images)
 }
 END_TEST
 
+static void no_hook(struct rs_vmm *vm, void *arg)
+{
+	(void)vm;
+	(void)arg;
+}
+
 START_TEST(bad_null)
 {
 	struct rs_vmm_vcpu_info info;
@@ -179,6 +185,9 @@ START_TEST(bad_null)
 	ck_assert_int_eq(rs_vmm_vcpu_info(NULL, 0, &info), -EINVAL);
 	ck_assert_uint_eq(rs_vmm_tsc_to_ns(NULL, 1), 0);
 	ck_assert_int_eq(rs_vmm_control_listen(NULL, "x"), -EINVAL);
+	ck_assert_int_eq(rs_vmm_destroy_hook(NULL, no_hook, NULL), -EINVAL);
+	ck_assert_int_eq(rs_vmm_destroy_unhook(NULL, no_hook), -EINVAL);
+	rs_vmm_log(NULL, "nowhere");
 	ck_assert_str_eq(rs_vmm_state_name(999), "?");
 
 	vt_params(&t.p);

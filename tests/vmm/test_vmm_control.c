@@ -260,6 +260,85 @@ START_TEST(control_bad_requests)
 }
 END_TEST
 
+/* What each destroy hook saw when it ran. */
+struct hook_seen {
+	int order;           /* 1 for the first hook to run */
+	int stopped;         /* every vCPU had stopped */
+	int sock_there;      /* the control socket still existed */
+};
+
+static int hooks_run;
+
+static void hook_seen(struct rs_vmm *vm, void *arg)
+{
+	struct hook_seen *h = arg;
+
+	h->order = ++hooks_run;
+	h->stopped = rs_vmm_wait(vm, 0) == 0;
+	h->sock_there = access(sock_path, F_OK) == 0;
+}
+
+static void hook_a(struct rs_vmm *vm, void *arg)
+{
+	hook_seen(vm, arg);
+}
+
+static void hook_b(struct rs_vmm *vm, void *arg)
+{
+	hook_seen(vm, arg);
+}
+
+static void hook_c(struct rs_vmm *vm, void *arg)
+{
+	hook_seen(vm, arg);
+}
+
+/* The control server is one destroy hook among others: they run in
+ * rs_vmm_destroy once the vCPUs stopped, the latest first, and the server
+ * takes its socket and its clients with it. */
+START_TEST(control_destroy_hooks)
+{
+	struct hook_seen a = { 0 }, b = { 0 }, c = { 0 };
+	char byte;
+	int sock;
+
+	hooks_run = 0;
+	vt_params(&t.p);
+	t.p.data_mode = RS_MODE_OVERWRITE;
+	t.p.boot.records = UINT32_MAX;
+	vt_boot(&t, 0);
+	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, hook_a, &a), 0);
+	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, hook_a, &a), -EBUSY);
+	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), 0);
+	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, hook_b, &b), 0);
+	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, hook_c, &c), 0);
+	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, hook_seen, NULL), -ENOSPC);
+	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), -EBUSY);
+	ck_assert_int_eq(rs_vmm_destroy_unhook(t.vm, hook_c), 0);
+	ck_assert_int_eq(rs_vmm_destroy_unhook(t.vm, hook_c), -ENOENT);
+	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(rs_vmm_destroy_unhook(t.vm, NULL), -EINVAL);
+	rs_vmm_log(t.vm, "through the %s callback", "params'");
+	ck_assert_str_eq(t.log, "through the params' callback");
+
+	ck_assert_int_eq(rs_vmm_start(t.vm), 0);
+	sock = rs_vmm_client_connect(sock_path);
+	ck_assert_int_ge(sock, 0);
+	vt_wait_seq(&t, 0, 0);
+	ck_assert_int_eq(rs_vmm_client_pause(sock), 0);
+	vt_fini(&t);
+	ck_assert_int_eq(hooks_run, 2);
+	ck_assert_int_eq(b.order, 1);
+	ck_assert_int_eq(a.order, 2);
+	ck_assert_int_eq(c.order, 0);
+	ck_assert(a.stopped && b.stopped);
+	ck_assert_int_eq(b.sock_there, 1);    /* before the server's hook */
+	ck_assert_int_eq(a.sock_there, 0);    /* after it */
+	ck_assert_int_eq(recv(sock, &byte, 1, 0), 0);
+	close(sock);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmm_control");
@@ -273,6 +352,7 @@ int main(void)
 	tcase_add_test(tc, control_remote_consumer);
 	tcase_add_test(tc, control_pause_undone_on_close);
 	tcase_add_test(tc, control_bad_requests);
+	tcase_add_test(tc, control_destroy_hooks);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

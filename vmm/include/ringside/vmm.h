@@ -70,8 +70,28 @@ void rs_vmm_params_init(struct rs_vmm_params *p);
  */
 int rs_vmm_create(struct rs_vmm **vm, const struct rs_vmm_params *p);
 
-/* Stop (if running) and free everything.  NULL is fine. */
+/* Stop (if running), run the destroy hooks, free everything.  NULL is
+ * fine. */
 void rs_vmm_destroy(struct rs_vmm *vm);
+
+/*
+ * For a layer built on this API (the control server, vmm/control.c): @fn
+ * (@vm, @arg) runs in rs_vmm_destroy once the vCPUs stopped and before
+ * anything is freed, the latest added first, so that the layer goes down
+ * with the VM.  A hook is named by its function: one per @fn.  From the
+ * controlling thread.  -EINVAL (NULL), -EBUSY (@fn has a hook already),
+ * -ENOSPC (four hooks are there).
+ */
+typedef void (*rs_vmm_destroy_fn)(struct rs_vmm *vm, void *arg);
+int rs_vmm_destroy_hook(struct rs_vmm *vm, rs_vmm_destroy_fn fn, void *arg);
+
+/* Remove @fn's hook without running it.  -EINVAL (NULL), -ENOENT. */
+int rs_vmm_destroy_unhook(struct rs_vmm *vm, rs_vmm_destroy_fn fn);
+
+/* One line through the log callback of the params @vm was created with
+ * (nothing without one), for a layer built on this API. */
+__attribute__((format(printf, 2, 3)))
+void rs_vmm_log(const struct rs_vmm *vm, const char *fmt, ...);
 
 /* Load an ELF64 x86-64 executable (PT_LOAD segments at their physical
  * addresses) or, with rs_vmm_load_flat, raw code at RS_BOOT_LOAD_GPA whose
@@ -146,8 +166,10 @@ uint64_t rs_vmm_tsc_khz(const struct rs_vmm *vm);
 
 /* ---- control socket (docs/vmm.md) ---------------------------------------- */
 
-/* Listen on unix socket @path (created 0660) and serve clients from a thread.
- * -EBUSY (already listening), -errno. */
+/* Listen on unix socket @path (created 0660) and serve clients from a thread
+ * until rs_vmm_destroy (vmm/control.c, a destroy hook: the socket goes, the
+ * clients' pauses are undone).  -EBUSY (already listening), -ENOSPC (no
+ * room for its destroy hook), -ENAMETOOLONG, -errno. */
 int rs_vmm_control_listen(struct rs_vmm *vm, const char *path);
 
 /* ---- hooks for a tracer: CPUID, MSR exits, single step ------------------ */
