@@ -6,10 +6,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "ringside/capture.h"
 #include "ringside/ring.h"
 
 #include "cli.h"
-#include "region_map.h"
+#include "print.h"
 
 static int saved_argc;
 static char **saved_argv;
@@ -190,22 +191,6 @@ int cli_region_open(const char *cmd, struct rmap *m, const char *vm,
 	}
 	/* Always on stderr, --quiet or not: the command's exit status says
 	 * it too (CLI_EXIT_CORRUPT). */
-	rmap_damage_report(m, cmd, vm ? vm : region);
+	print_rmap_damage(cmd, m, vm ? vm : region);
 	return 0;
-}
-
-double cli_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-uint64_t cli_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

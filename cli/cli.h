@@ -3,7 +3,7 @@
  * The ringside command: its subcommands and what they share.
  *
  * The command layer prints: main.c, the cmd_*.c files and their helpers
- * cli.c, file_cmd.c, report_out.c, recorder.c, snapper.c, run_opts.c and
+ * cli.c, file_cmd.c, print.c, recorder.c, snapper.c, run_opts.c and
  * run_out.c.  Every other module returns a negative error code and leaves
  * the words to them: the code of the one library it called, or, where its
  * failures come from several, the code with the errstr of the library
@@ -105,10 +105,5 @@ int cli_region_open(const char *cmd, struct rmap *m, const char *vm,
 void cli_set_argv(int argc, char **argv);
 int cli_argc(void);
 char *const *cli_argv(void);
-
-/* Seconds on CLOCK_MONOTONIC. */
-double cli_now(void);
-/* The same clock in ns: what a file's host facts are in. */
-uint64_t cli_now_ns(void);
 
 #endif /* RINGSIDE_CLI_H */

@@ -11,10 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "pt_perfdata.h"
 #include "ringside/perfdata.h"
 #include "ringside/pt_codec.h"
+#include "ringside/pt_perfdata.h"
+
+#include "cli.h"
 
 #define CMD "decode"
 
@@ -178,18 +179,18 @@ static void on_ring(void *arg, uint32_t ring, uint64_t bytes)
 static int decode_perf(const char *path, const char *buildid_dir,
 		       int last_psb, struct dec_out *o)
 {
-	struct ptpd_params p = {
+	struct pv_perfdata_params p = {
 		.path = path, .buildid_dir = buildid_dir, .last_psb = last_psb,
 		.fn = on_item, .arg = o, .ring = on_ring,
 	};
-	static struct ptpd_result res;
+	static struct pv_perfdata_result res;
 	const char *why;
 	int pv, err;
 
 	if (o->check)
 		return cli_usage(CMD, "%s: --check needs a capture's ground "
 				 "truth; a perf.data file has none", path);
-	err = ptpd_decode(&p, &res, &why, &pv);
+	err = pv_perfdata_decode(&p, &res, &why, &pv);
 	flush_run(o);
 	if (err) {
 		cli_err(CMD, "%s: %s: %s%s%s", path, why,
@@ -259,7 +260,7 @@ int cmd_decode(int argc, char **argv)
 	ret = parse(argc, argv, &last_psb, &o, &path, &buildid_dir);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
-	if (ptpd_is_perfdata(path) > 0)
+	if (pv_perfdata_is_file(path) > 0)
 		return decode_perf(path, buildid_dir, last_psb, &o);
 	ret = pv_cap_read(&cap, path);
 	if (ret < 0) {

@@ -21,7 +21,7 @@
 #include "ringside/domain_virt.h"
 
 #include "cli.h"
-#include "report_out.h"
+#include "print.h"
 
 #define CMD "enable"
 
@@ -343,7 +343,7 @@ static void report(const struct enable_opts *o, const char *shm_name,
 
 	printf("ringside enable: %s: region %s/%s of %s (%u rings x %u data + "
 	       "%u AUX pages, %u sideband pages, %s, %s, %u Hz)\n", o->domain,
-	       DOM_SHM_DIR, shm_name, report_size(size, sizeof(size), c->size),
+	       DOM_SHM_DIR, shm_name, print_size(size, sizeof(size), c->size),
 	       c->rings, c->data_pages, c->aux_pages, c->sideband_pages,
 	       c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
 	       dom_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
@@ -351,7 +351,7 @@ static void report(const struct enable_opts *o, const char *shm_name,
 		printf("  PT: QEMU TCG plugin %s (filter=%s%s%s) on the domain's "
 		       "<qemu:commandline>\n", o->plugin,
 		       o->pt_filter == 1 ? "all" : "kernel", o->pt_psb ? ", psb=" : "",
-		       o->pt_psb ? report_size(size, sizeof(size), o->pt_psb) : "");
+		       o->pt_psb ? print_size(size, sizeof(size), o->pt_psb) : "");
 	else if (pt_changed)
 		printf("  PT: ringside's QEMU plugin taken off the domain's "
 		       "<qemu:commandline>\n");

@@ -14,15 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ringside/capture.h"
 #include "ringside/domain_virt.h"
 
 #include "cli.h"
-#include "ring_info.h"
-#include "recorder.h"
-#include "region_map.h"
-#include "report_out.h"
-#include "stop.h"
-#include "vm_conn.h"
+#include "print.h"
 
 #define CMD "record"
 #define DOORBELL_INTERVAL_MS 250  /* backstop between doorbells (--vm) */
@@ -107,23 +103,23 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 	tally_total(t, &sum);
 	printf("ringside record: wrote %" PRIu64 " records (%s) from %u rings to "
 	       "%s in %.1f s%s\n", sum.records,
-	       report_size(size, sizeof(size), sum.bytes), d->nr_rings,
+	       print_size(size, sizeof(size), sum.bytes), d->nr_rings,
 	       o->output, r->seconds,
 	       r->end == RECORDER_END_SIGNAL ? " (interrupted)" :
 	       r->end == RECORDER_END_FINISHED ?
 	       (m->domain ? " (the domain stopped)" : " (the VM ended)") : "");
 	if (r->syms)
-		gsyms_summary(stdout, r->syms, &r->wstats);
+		print_gsyms(stdout, r->syms, &r->wstats);
 	if (r->kcode && r->kcode->state != GKCODE_ABSENT)
-		gkcode_summary(stdout, r->kcode);
+		print_gkcode(stdout, r->kcode);
 	if (r->sync)
-		csync_print(r->sync, stdout);
+		print_csync(stdout, r->sync);
 	if (m->vm)
 		printf("  woken by doorbells: %" PRIu64 " of %" PRIu64 " passes\n",
 		       r->woken, r->passes);
 	for (i = 0; i < d->nr_rings; i++) {
 		snprintf(label, sizeof(label), "  ring %u", i);
-		report_ring_lines(stdout, label, "  ", &t->ring[i],
+		print_ring_lines(stdout, label, "  ", &t->ring[i],
 				  &r->host.ring[i], &t->bounds);
 		if (m->vm && i < m->vm->nr_doorbells)
 			printf("    doorbells: %" PRIu64 "\n", recorder_doorbells(r, i));
@@ -167,14 +163,13 @@ static int run(const struct record_opts *o, struct rmap *m)
 		cli_err(CMD, "out of memory");
 		return CLI_EXIT_FAIL;
 	}
-	recorder_init(r, CMD, o->region);
+	recorder_init(r, o->region);
 	r->syms = &syms;
 	csync_init(&sync);
 	r->sync = &sync;
 	r->sync_mem = m->base;
 	r->output = o->output;
 	r->duration = o->duration;
-	r->quiet = o->quiet;
 	if (o->interval_ms)
 		r->interval_ms = o->interval_ms;
 	if (o->doorbell_fd >= 0)
@@ -203,11 +198,11 @@ static int run(const struct record_opts *o, struct rmap *m)
 			r->kcode_src = &kcode_src;
 		}
 	}
-	ret = recorder_run(r, &m->region);
+	ret = print_recorder_run(CMD, r, &m->region, o->quiet);
 	if (ret == CLI_EXIT_OK && !o->quiet)
 		summary(o, r, m);
 	/* --quiet or not: corruption and lies are never silent */
-	if (ret == CLI_EXIT_OK && recorder_warn(r))
+	if (ret == CLI_EXIT_OK && print_recorder_warn(CMD, r))
 		ret = CLI_EXIT_CORRUPT;
 	recorder_fini(r);
 	free(r);

@@ -3,11 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ringside/capture.h"
+#include "ringside/introspect.h"
+
 #include "cli.h"
 #include "file_cmd.h"
-#include "report_out.h"
-#include "tally.h"
-#include "usyms.h"
+#include "print.h"
 
 #define CMD "report"
 
@@ -77,7 +78,7 @@ static int report_usyms(struct pdf_reader *r, const char *path,
 		ret = CLI_EXIT_FAIL;
 	} else {
 		if (sum.samples)
-			report_usyms_text(stdout, &sum, rows, n, o->symfs);
+			print_usyms(stdout, &sum, rows, n, o->symfs);
 		ret = CLI_EXIT_OK;
 	}
 	usyms_free(u);
@@ -114,9 +115,9 @@ int cmd_report(int argc, char **argv)
 		ret = file_cmd_read_error(CMD, path, &ev, n);
 	} else {
 		if (o.json)
-			report_json(stdout, path, pdf_reader_info(r), t);
+			print_report_json(stdout, path, pdf_reader_info(r), t);
 		else
-			report_text(stdout, path, pdf_reader_info(r), t);
+			print_report_text(stdout, path, pdf_reader_info(r), t);
 		ret = CLI_EXIT_OK;
 	}
 	free(t);

@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ringside/capture.h"
 #include "ringside/vmm.h"
+
 #include "cli.h"
-#include "recorder.h"
-#include "run.h"
-#include "snapper.h"
-#include "stop.h"
+#include "cmd_run.h"
+#include "print.h"
 
 #define CMD "run"
 #define DOORBELL_INTERVAL_MS 250  /* backstop between doorbells */
@@ -106,10 +106,10 @@ static int boot(const struct run_opts *o, struct rs_vmm **vmp)
 static void wait_end(const struct run_opts *o, struct rs_vmm *vm,
 		     int until_stopped)
 {
-	double start = cli_now();
+	double start = cap_time_now();
 
 	while (!stop_requested() &&
-	       !(o->duration && cli_now() - start >= o->duration)) {
+	       !(o->duration && cap_time_now() - start >= o->duration)) {
 		if (until_stopped && rs_vmm_wait(vm, 0) == 0)
 			break;
 		stop_wait_fds(NULL, 0, WAIT_STEP_MS);
@@ -138,20 +138,19 @@ static int record(const struct run_opts *o, struct run_state *st)
 		return CLI_EXIT_FAIL;
 	}
 	st->rec = r;
-	recorder_init(r, CMD, o->payload);
+	recorder_init(r, o->payload);
 	/* the freestanding payload fills AUX with its test pattern; PT from
 	 * the ringside VMM comes through ringside-pt-trace */
 	r->aux_opaque = 1;
 	r->output = o->output;
 	r->duration = o->duration;
-	r->quiet = o->quiet;
 	r->interval_ms = DOORBELL_INTERVAL_MS;
 	r->finished = all_stopped;
 	r->finished_arg = st->vm;
 	r->stopping = stop_vcpus;
 	for (uint32_t i = 0; i < rs_vmm_nr_rings(st->vm); i++)
 		recorder_add_wake(r, rs_vmm_doorbell_fd(st->vm, i), (int)i, 0);
-	return recorder_run(r, rs_vmm_region(st->vm));
+	return print_recorder_run(CMD, r, rs_vmm_region(st->vm), o->quiet);
 }
 
 /* The flight recorder once nothing runs: a stable copy by construction. */
@@ -165,18 +164,18 @@ static int snapshot(const struct run_opts *o, struct run_state *st)
 		return CLI_EXIT_FAIL;
 	}
 	st->snap = s;
-	snapper_init(s, CMD, o->payload);
+	snapper_init(s, o->payload);
 	s->aux_opaque = 1;
 	s->output = o->output;
 	s->stable = 1;
-	ret = snapper_copy(s, rs_vmm_region(st->vm));
-	return ret ? ret : snapper_write(s);
+	ret = print_snapper_copy(CMD, s, rs_vmm_region(st->vm));
+	return ret ? ret : print_snapper_write(CMD, s);
 }
 
 /* Consume the rings as the options say; stops the vCPUs. */
 static int consume(const struct run_opts *o, struct run_state *st)
 {
-	double start = cli_now();
+	double start = cap_time_now();
 	int ret = CLI_EXIT_OK;
 
 	if (o->control) {
@@ -194,7 +193,7 @@ static int consume(const struct run_opts *o, struct run_state *st)
 	rs_vmm_stop(st->vm);
 	if (!ret && !o->control && o->params.data_mode == RS_MODE_OVERWRITE)
 		ret = snapshot(o, st);
-	st->seconds = cli_now() - start;
+	st->seconds = cap_time_now() - start;
 	return ret;
 }
 
@@ -218,7 +217,7 @@ int cmd_run(int argc, char **argv)
 		ret = consume(&o, &st);
 	if (ret == CLI_EXIT_OK && !o.quiet) {
 		if (st.snap)
-			snapper_summary(st.snap);
+			print_snapper(CMD, st.snap);
 		unbalanced = run_print_rings(&o, st.vm, st.rec ? &st.rec->tally :
 					     st.snap ? &st.snap->tally : NULL,
 					     st.rec, st.seconds) != 0;
@@ -233,8 +232,8 @@ int cmd_run(int argc, char **argv)
 	}
 	/* as record and snapshot: --quiet or not, corruption and lies are
 	 * never silent, and the status says so unless a worse one applies */
-	if (ret == CLI_EXIT_OK && ((st.rec && recorder_warn(st.rec)) ||
-				   (st.snap && snapper_warn(st.snap))))
+	if (ret == CLI_EXIT_OK && ((st.rec && print_recorder_warn(CMD, st.rec)) ||
+				   (st.snap && print_snapper_warn(CMD, st.snap))))
 		ret = CLI_EXIT_CORRUPT;
 	if (unbalanced)
 		ret = CLI_EXIT_FAIL;

@@ -13,14 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ringside/capture.h"
 #include "ringside/domain_virt.h"
+#include "ringside/introspect.h"
 
 #include "cli.h"
-#include "clock_sync.h"
-#include "guest_kbuf.h"
-#include "region_map.h"
-#include "snapper.h"
-#include "vm_conn.h"
+#include "print.h"
 
 #define CMD "snapshot"
 
@@ -188,7 +186,7 @@ static int copy(struct snapper *s, struct rmap *m, int stable,
 		return CLI_EXIT_FAIL;
 	}
 	s->stable = stable;
-	ret = snapper_copy(s, &m->region);
+	ret = print_snapper_copy(CMD, s, &m->region);
 	if (ret == CLI_EXIT_OK && s->kbuf && recover_kbufs(s, m, why, len)) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
@@ -249,7 +247,7 @@ int cmd_snapshot(int argc, char **argv)
 		ret = CLI_EXIT_FAIL;
 		goto out;
 	}
-	snapper_init(s, CMD, o.region);
+	snapper_init(s, o.region);
 	s->output = o.output;
 	s->syms = &syms;
 	if (m.domain && !o.no_guest_buffers)
@@ -283,22 +281,22 @@ int cmd_snapshot(int argc, char **argv)
 				kcode.errstr = dom_errstr;
 			}
 		}
-		ret = snapper_write(s);
+		ret = print_snapper_write(CMD, s);
 	}
 	if (ret == CLI_EXIT_OK && !o.quiet) {
-		snapper_summary(s);
+		print_snapper(CMD, s);
 		if (s->kbuf)
-			gkbuf_summary(stdout, &kb, why[0] ? why : NULL,
+			print_gkbuf(stdout, &kb, why[0] ? why : NULL,
 				      s->kbuf_refused);
 		if (s->vcpu)
-			gvcpu_summary(stdout, &vcpu);
-		csync_print(&sync, stdout);
+			print_gvcpu(stdout, &vcpu);
+		print_csync(stdout, &sync);
 		if (m.vm)
 			vm_status(m.vm);
-		rmap_guard_print(&m, stdout);
+		print_rmap_guard(stdout, &m);
 	}
 	/* --quiet or not: corruption, damage and lies are never silent */
-	if (ret == CLI_EXIT_OK && (snapper_warn(s) || m.damaged))
+	if (ret == CLI_EXIT_OK && (print_snapper_warn(CMD, s) || m.damaged))
 		ret = CLI_EXIT_CORRUPT;
 	snapper_fini(s);
 out:

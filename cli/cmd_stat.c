@@ -10,13 +10,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "ringside/capture.h"
 #include "ringside/domain_virt.h"
+#include "ringside/introspect.h"
 
 #include "cli.h"
-#include "guest_syms.h"
-#include "region_map.h"
-#include "report_out.h"
-#include "ring_info.h"
+#include "print.h"
 
 #define CMD "stat"
 
@@ -76,14 +75,14 @@ static void show(const char *spec, const struct rmap *m)
 
 	rinfo_region_get(&m->region, &rr);
 	printf("region %s: %u rings, %s, ABI %u, tracing %s, data %s, AUX %s\n",
-	       spec, nr, report_size(size, sizeof(size), m->size), RS_ABI_VERSION,
+	       spec, nr, print_size(size, sizeof(size), m->size), RS_ABI_VERSION,
 	       rr.enabled ? "enabled" : "disabled", mode_name(rr.data_mode),
 	       mode_name(rr.aux_mode));
 	printf("guest: agent %s (kind %u, ABI %u, %u rings used), heartbeat %" PRIu64 "\n",
 	       rr.attached ? "attached" : "not attached", rr.agent_kind,
 	       rr.agent_abi, rr.rings_used, rr.heartbeat);
 	if (gsyms_read(&syms, &m->region, 1) == 0)
-		gsyms_summary(stdout, &syms, NULL);
+		print_gsyms(stdout, &syms, NULL);
 	gsyms_fini(&syms);
 	/* the guest's own counters last, under names that say whose they
 	 * are, and a legend: claims are never shown as host facts (issue
@@ -118,7 +117,7 @@ static void show(const char *spec, const struct rmap *m)
 	}
 	printf("guest_produced, guest_lost: the guest's claims (its producer's "
 	       "own counters), as read, never checked or summed\n");
-	rmap_guard_print(m, stdout);
+	print_rmap_guard(stdout, m);
 	fflush(stdout);
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Set everything up and run every test: the development build (warnings are
-# errors) with all suites; then, under ASan+UBSan, every suite but the
-# QEMU/libvirt one; then the unit programs under valgrind; then every fuzz
-# target for a bounded number of runs (clang, libFuzzer).  Ends with one
+# errors) with all suites; then, under ASan+UBSan, the unit programs and
+# every suite but the QEMU/libvirt ones; then the unit programs under
+# valgrind; then every fuzz target for a bounded number of runs (clang,
+# libFuzzer).  The sanitizer and valgrind runs are chosen by suite tags
+# ('unit', 'kvm-unit': tests/meson.build), never by test names.  Ends with one
 # line "N passed, N failed, N skipped" over all runs.  Nothing skips for
 # want of /dev/kvm: see tests/nested/kvm-run.
 set -uo pipefail
@@ -38,19 +40,14 @@ run build all --num-processes 2
 bash scripts/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false || exit 1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-run build-asan asan --suite ring --suite perfdata --suite cli --suite install --suite pt \
-	--suite fuzz-replay
-# the VMM's Check programs; its command-line scripts run in build/ only
-run build-asan asan-vmm test_vmm_bad test_vmm_deliver test_vmm_snapshot \
-	test_vmm_control test_vmm_cpuid
-run build-asan asan-domain domain domain_pt agent_mmaps
+# Every unit program (suite 'unit': one library alone; 'kvm-unit': the
+# VMM's Check programs), the command's scripts, install, pt and the fuzz
+# replays; the QEMU/libvirt suites run in build/ only.
+run build-asan asan --suite unit --suite kvm-unit --suite cli --suite install \
+	--suite pt --suite fuzz-replay
 
-# Unit programs: each tests one library alone (no KVM, no QEMU).  meson
-# intersects names with --suite, so suites and names run separately.
-run build valgrind-ring --setup valgrind --suite ring
-run build valgrind-units --setup valgrind pdf_codec pdf_file pdf_ksyms topa msr out gen domain domain_pt opt gkcode \
-	agent_mmaps vcpu_stack gkbuf recorder
-run build valgrind-fuzz --setup valgrind --suite fuzz-replay
+# The unit programs and the fuzz replays under valgrind (no KVM, no QEMU).
+run build valgrind --setup valgrind --suite unit --suite fuzz-replay
 
 # Fuzzing, bounded: each target of tests/fuzz for a fixed number of
 # executions (30 s at most) under ASan+UBSan; scripts/fuzz.sh runs

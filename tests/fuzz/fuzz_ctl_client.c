@@ -21,7 +21,7 @@
 
 #include "fuzz_fds.h"
 #include "fuzz_input.h"
-#include "vm_conn.h"
+#include "ringside/capture.h"
 
 static char sock_path[108];
 static int listen_fd = -1, memfd = -1;

@@ -1,0 +1,770 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside-capture: taking a guest's rings off its region, the machinery
+ * `ringside record`, `snapshot` and `stat` share with any other program
+ * that links it (a host service).  A source is opened by the layout its
+ * host laid out (a libvirt DOMAIN, a ringside VMM's control socket, a
+ * region file); a record session drains its rings into perf.data files; a
+ * snapshot session copies a flight recorder's rings and files them; the
+ * guest clock is synced through the region; every record and every loss
+ * is tallied, the guest's claims apart from what the host observed.
+ *
+ * The library never prints: it reports through return values and the
+ * structs below, and the caller says it in its own words.  One section
+ * per module; the prefix of each section is its file in src/.
+ */
+#ifndef RINGSIDE_CAPTURE_H
+#define RINGSIDE_CAPTURE_H
+
+#include <stdint.h>
+
+#include "ringside/abi.h"
+#include "ringside/introspect.h"
+#include "ringside/perfdata.h"
+#include "ringside/ring.h"
+#include "ringside/vmm_client.h"
+#include "ringside/vmm_control.h"
+
+/* ---- liberr (src/liberr.c) ---- */
+/*
+ * Errors as this library hands them up.  Its modules (rmap, drain,
+ * snapper, recorder, ...) call several libraries, and each library
+ * keeps its own negative codes and its own *_errstr(): the ring library's
+ * -rse_*, the perf.data library's (-errno or PDF_ERR(e)), the libvirt
+ * library's (-errno or -dome_*), a system call's -errno.  Those codes
+ * overlap, so a module whose failures come from more than one of them
+ * returns the code as the library gave it, and notes in a struct liberr
+ * which errstr names it.  Nothing is renumbered: the caller prints
+ * liberr_str(), and tests liberr_is() or liberr_from() to say more.  A
+ * module whose errors all come from one library returns them plainly and
+ * says which beside its declaration.
+ *
+ *	struct liberr e = { 0 };
+ *
+ *	if (rmap_open(&m, spec, 0, &e))
+ *		cli_err(CMD, "cannot map %s: %s", spec, liberr_str(&e));
+ */
+
+typedef const char *(*liberr_fn)(int code);
+
+struct liberr {
+	int code;                 /* < 0, as the library returned it */
+	liberr_fn str;            /* rs_errstr, pdf_errstr, dom_errstr, liberr_sys */
+};
+
+/* strerror() of a system call's -errno. */
+const char *liberr_sys(int code);
+
+/* @ret, a return of the library that @str names; a failure (< 0) is noted
+ * in @e.  Returns @ret. */
+static inline int liberr_note(struct liberr *e, int ret, liberr_fn str)
+{
+	if (ret < 0) {
+		e->code = ret;
+		e->str = str;
+	}
+	return ret;
+}
+
+/* The words for @e; one that nothing was noted in (declared = { 0 })
+ * says so. */
+static inline const char *liberr_str(const struct liberr *e)
+{
+	return e->str ? e->str(e->code) : "unknown error";
+}
+
+/* 1 if @e came from the library @str names. */
+static inline int liberr_from(const struct liberr *e, liberr_fn str)
+{
+	return e->str == str;
+}
+
+/* 1 if @e is @code of the library @str names. */
+static inline int liberr_is(const struct liberr *e, liberr_fn str, int code)
+{
+	return e->str == str && e->code == code;
+}
+
+/* Which step of a record or snapshot session failed: the caller words it
+ * (its source, its output, the ring) with @e's code. */
+enum cap_fail {
+	CAP_FAIL_NONE = 0,
+	CAP_FAIL_OPEN,      /* creating the output's .tmp (pdf_errstr) */
+	CAP_FAIL_ATTACH,    /* a consumer on every ring (rs_errstr; -rse_mode:
+			     * overwrite-mode rings, which have no tail) */
+	CAP_FAIL_DRAIN,     /* a pass over the rings (rs_errstr), or any pass
+			     * when no file is written */
+	CAP_FAIL_WRITE,     /* a pass into the file (pdf_errstr); path is the
+			     * .tmp that was discarded */
+	CAP_FAIL_FINISH,    /* completing the file (pdf_errstr) */
+	CAP_FAIL_COPY,      /* copying ring @ring (rs_errstr, liberr_sys) */
+	CAP_FAIL_RING,      /* filing ring @ring's records (pdf_errstr) */
+	CAP_FAIL_KCODE,     /* the guest kernel's code: out of memory */
+	CAP_FAIL_VCPUS,     /* filing the vCPUs' samples (pdf_errstr) */
+};
+
+struct cap_failure {
+	enum cap_fail what;
+	struct liberr e;
+	uint32_t ring;
+	char path[4096];
+};
+
+/* ---- cap_time (src/cap_time.c) ---- */
+/* The host's CLOCK_MONOTONIC, what every host fact is in: seconds, and
+ * ns. */
+double cap_time_now(void);
+uint64_t cap_time_now_ns(void);
+
+/* ---- stop (src/stop.c) ---- */
+/* SIGINT/SIGTERM as a request to finish, and waiting for work. */
+
+/* Make SIGINT and SIGTERM set the stop flag instead of killing.  -errno. */
+int stop_install(void);
+
+/* The signal that asked to stop, 0 if none. */
+int stop_requested(void);
+
+/* A descriptor to wake on while waiting. */
+struct stop_fd {
+	int fd;                /* < 0: not watched */
+	int hangup_only;       /* wake only when it hangs up (a peer's socket) */
+	int hung_up;           /* it hung up or failed: no longer watched */
+	uint64_t count;        /* eventfd counts read from it so far */
+	uint64_t wakeups;      /* waits it ended */
+};
+
+/*
+ * Sleep @timeout_ms (< 0: until woken), less if a signal arrives or one of
+ * the @n descriptors in @fds becomes readable or hangs up.  A readable one
+ * is read: an eventfd (such as a KVM_IOEVENTFD doorbell) resets and its
+ * count is added to ->count; a pipe just gets drained.  One that hung up or
+ * failed gets ->hung_up and is not watched again.  Returns the number of
+ * descriptors that fired, 0 on timeout or signal.
+ */
+int stop_wait_fds(struct stop_fd *fds, unsigned n, int timeout_ms);
+
+/* Read what the descriptors hold right now, without waiting (the last
+ * doorbell counts at the end, a stop request or not). */
+void stop_collect_fds(struct stop_fd *fds, unsigned n);
+
+/* ---- rinfo (src/rinfo.c) ---- */
+/*
+ * A ring's geometry, mode and shared counters right now, gathered from the
+ * ring library's read-once accessors into one struct for display
+ * (`ringside stat`, `snapshot` buffer sizing).
+ */
+
+struct rinfo {
+	uint32_t index;
+	uint32_t data_mode;
+	uint32_t aux_mode;
+	uint64_t data_size;
+	uint64_t aux_size;
+	/* guest-written hints, each read once, for display only */
+	uint64_t data_head;
+	uint64_t data_tail;
+	uint64_t aux_head;
+	uint64_t aux_tail;
+	uint64_t produced;
+	uint64_t lost;
+	uint64_t aux_truncated;
+	uint64_t doorbells;
+};
+
+/* The region's shared configuration and guest status, read once. */
+struct rinfo_region {
+	uint32_t enabled;
+	uint32_t data_mode;
+	uint32_t aux_mode;
+	uint64_t trace_mask;
+	uint32_t attached;
+	uint32_t agent_abi;
+	uint32_t agent_kind;
+	uint32_t rings_used;
+	uint64_t heartbeat;
+};
+
+void rinfo_region_get(const struct rs_region *region, struct rinfo_region *rr);
+
+/* What the region's AUX areas hold, for the perf.data writer: PDF_AUX_NONE
+ * without AUX areas, PDF_AUX_INTEL_PT where the region traces PT
+ * (RS_TRACE_AUX), else PDF_AUX_OPAQUE. */
+uint32_t rinfo_aux_format(const struct rs_region *region);
+/* The same, but PDF_AUX_OPAQUE for AUX areas that @opaque says hold no PT. */
+uint32_t rinfo_aux_format_of(const struct rs_region *region, int opaque);
+
+/* Rings in the validated region. */
+uint32_t rinfo_count(const struct rs_region *region);
+
+/* The sample_type of the region's SAMPLE records, as validated at open. */
+uint64_t rinfo_sample_type(const struct rs_region *region);
+
+/* Geometry and current counters of ring @index.  0, or the ring
+ * library's -rse_* (rs_errstr names it). */
+int rinfo_get(const struct rs_region *region, uint32_t index,
+	      struct rinfo *ri);
+
+/* Bytes of ring data not yet consumed (normal) or held (overwrite). */
+uint64_t rinfo_fill(const struct rinfo *ri);
+
+/* ---- tally (src/tally.c) ---- */
+/*
+ * Per-ring accounting of ring records: what `ringside report` shows, and
+ * what record and snapshot say at the end.  The same code counts records
+ * live from the rings and read back from a file, so the two must agree.
+ *
+ * Every record is the guest's: its LOST counts, AUX sizes and times are
+ * claims.  With the host's own facts about the reading (struct
+ * tally_bounds: when it read the rings, their geometry) a claim no honest
+ * producer could make is flagged and left out of the sums and the time
+ * span instead of being added up.  Every sum saturates at UINT64_MAX.
+ */
+
+/*
+ * A producer drops a record only when it tries to write one into a full
+ * ring, and each try costs it far more than a nanosecond (the kernel's
+ * perf output path, ringside's producer: hundreds).  So a ring cannot
+ * lose more than one record per nanosecond of the time it ran, and LOST
+ * (and LOST_SAMPLES) counts beyond that are flagged; docs/cli.md, "Host
+ * facts and guest claims", has the windows this is applied to.
+ */
+#define TALLY_LOST_PER_NS 1u
+
+struct tally_ring {
+	uint64_t records;
+	uint64_t bytes;
+	uint64_t by_class[PDF_RREC_MAX];
+	uint64_t lost;            /* sum of the LOST records' counts (claims
+				   * not flagged) */
+	uint64_t lost_samples;    /* sum of the LOST_SAMPLES records' counts */
+	uint64_t aux_bytes;       /* sum of the AUX records' sizes */
+	uint64_t aux_truncated;   /* AUX records flagged TRUNCATED */
+	uint64_t aux_partial;
+	uint64_t aux_collision;
+	uint64_t seq_bad;         /* RS_RECORD_SEQ failing its checksum */
+	uint64_t seq_gaps;        /* sequence numbers skipped */
+	uint64_t seq_back;        /* sequence numbers repeated or going back */
+	uint64_t seq_first;
+	uint64_t seq_last;
+	int have_seq;
+	int have_time;
+	uint64_t first_time;      /* of the times not flagged */
+	uint64_t last_time;
+	/* claims flagged as implausible: records, not summed */
+	uint64_t flag_lost;       /* LOST records, count over the bound */
+	uint64_t flag_lost_samples; /* LOST_SAMPLES records, likewise */
+	uint64_t flag_aux;        /* AUX records larger than the AUX area */
+	uint64_t flag_time;       /* records filed outside the window */
+	/* private: the bounds' bookkeeping */
+	uint64_t lost_late;       /* LOST counts of drops after the attach */
+	uint64_t lost_samples_late;
+	uint64_t prev_size;       /* the ring's previous record */
+};
+
+/* What the host knows about the reading, to bound the claims against. */
+struct tally_bounds {
+	uint32_t kind;            /* PDF_HOST_DRAIN, _SNAPSHOT; NONE: nothing
+				   * known, nothing flagged */
+	uint64_t start_ns;        /* host CLOCK_MONOTONIC: the attach or copy */
+	uint64_t end_ns;          /* ... the last read; 0: now (live) */
+	int times_host;           /* record times are host CLOCK_MONOTONIC:
+				   * check them against the window */
+	uint64_t slack_ns;        /* the times' error allowed around it */
+	uint64_t data_size[RS_MAX_RINGS];
+	uint64_t aux_size[RS_MAX_RINGS]; /* 0: not known */
+};
+
+struct tally {
+	uint64_t sample_type;     /* of the region's SAMPLE records */
+	uint32_t nr_rings;        /* highest ring seen + 1, or as set */
+	struct tally_bounds bounds;
+	struct tally_ring ring[RS_MAX_RINGS];
+};
+
+void tally_init(struct tally *t, uint32_t nr_rings, uint64_t sample_type);
+
+/* Check the claims counted from now on against @b. */
+void tally_set_bounds(struct tally *t, const struct tally_bounds *b);
+
+/* The bounds a file's host feature and clock give (kind NONE: none). */
+void tally_bounds_from_info(struct tally_bounds *b, const struct pdf_info *info);
+
+/* Count @rec of ring @ring (< RS_MAX_RINGS, else ignored), filed at @time. */
+void tally_add(struct tally *t, uint32_t ring, uint64_t time,
+	       const struct rs_perf_header *rec);
+
+/* Sum of all rings into @sum (times: the earliest and latest). */
+void tally_total(const struct tally *t, struct tally_ring *sum);
+
+/* Claims flagged on @r, all kinds. */
+uint64_t tally_flagged(const struct tally_ring *r);
+
+/* Records per second over the ring's time span (ns); 0 when no span. */
+double tally_rate(const struct tally_ring *r);
+
+/* @a + @b, UINT64_MAX where that would wrap. */
+static inline uint64_t tally_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/*
+ * Tally the file at @path (tally_init with its rings, bounds from its host
+ * feature and clock) into @t; its info into *@info when not NULL.  0, or
+ * the perf.data library's code (pdf_errstr), with the offset of a bad
+ * record in *@bad_offset.
+ */
+int tally_file(const char *path, struct tally *t, struct pdf_info *info,
+	       uint64_t *bad_offset);
+
+/* ---- drain (src/drain.c) ---- */
+/*
+ * Draining every ring of a region into a perf.data writer: one consumer per
+ * ring; a pass takes one batch from each ring's data area and AUX area.
+ */
+
+struct drain;
+
+struct drain_ring {
+	struct drain *drain;
+	struct rs_consumer *cons;
+	struct pdf_rrec_clock clock;
+	uint32_t index;
+	int has_aux;              /* an AUX area in normal mode */
+	uint64_t data_size;       /* the host's layout */
+	uint64_t aux_size;
+	uint64_t aux_bytes;       /* AUX bytes drained */
+	uint64_t aux_stored;      /* of them, in the file */
+	uint64_t too_big;         /* records perf.data cannot carry */
+	/* The first part of a read that wraps, written with the second. */
+	const void *held;
+	uint64_t held_len, held_pos;
+};
+
+struct drain {
+	struct pdf_writer *writer;
+	struct tally *tally;      /* of what went into the file */
+	uint64_t sample_type;
+	uint32_t nr_rings;
+	int write_err;            /* the writer's (pdf_errstr): ends the drain */
+	struct drain_ring ring[RS_MAX_RINGS];
+};
+
+/*
+ * Attach a consumer to every ring of @region; records go to @w, or are only
+ * counted in @t when @w is NULL.  Times are converted to ns where the
+ * region publishes how (pdf_rrec_clock_init).  0, or the ring library's
+ * -rse_* (rs_errstr): -rse_mode when a data ring is in overwrite mode
+ * (snapshot it instead).
+ */
+int drain_init(struct drain *d, const struct rs_region *region,
+	       uint64_t sample_type, struct pdf_writer *w, struct tally *t);
+
+/* One pass over all rings.  Returns records written, or a negative code
+ * noted in @e (liberr.h): the writer's (pdf_errstr) or the ring
+ * library's (rs_errstr). */
+int drain_pass(struct drain *d, struct liberr *e);
+
+/* Consumer statistics of ring @i (corruption counts). */
+const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i);
+
+/* What the host observed on every ring so far, into @h (kind, times and
+ * the AUX bytes stored are the caller's). */
+void drain_host_facts(const struct drain *d, struct pdf_host_facts *h);
+
+/* The bounds the live tally checks claims against: those of a drain
+ * that attached at @start_ns (host CLOCK_MONOTONIC). */
+void drain_bounds(const struct drain *d, uint64_t start_ns,
+		  struct tally_bounds *b);
+
+void drain_fini(struct drain *d);
+
+/* ---- vm_conn (src/vm_conn.c) ---- */
+/*
+ * A ringside VMM's control socket as a source of a region (`--vm SOCKET`):
+ * HELLO hands over the region memfd and one doorbell eventfd per ring,
+ * PAUSE/RESUME bracket a stable snapshot, STATUS says whether any vCPU
+ * still runs.  The protocol is abi/include/ringside/vmm_control.h.
+ */
+
+struct vm_conn {
+	int sock;
+	int region_fd;            /* an open file description of our own */
+	uint32_t nr_rings;
+	uint32_t nr_vcpus;
+	uint32_t nr_doorbells;    /* doorbell[i] is ring i's eventfd */
+	int doorbell[RS_MAX_RINGS];
+	uint64_t tsc_khz;
+	uint32_t pauses;          /* outstanding PAUSEs */
+};
+
+/*
+ * Connect to @path and say HELLO.  -errno: -ENOENT (no such path),
+ * -ECONNREFUSED (nobody listens there, or it is not a socket), -EPROTOTYPE
+ * (a socket of another kind), -ETIMEDOUT (no answer), -EPROTO (the peer
+ * does not speak the ringside VMM protocol), -ECONNRESET (it hung up).
+ */
+int vm_conn_open(struct vm_conn *v, const char *path);
+
+/* PAUSE: returns once no vCPU runs guest code.  RESUME undoes one.  -errno. */
+int vm_conn_pause(struct vm_conn *v);
+int vm_conn_resume(struct vm_conn *v);
+
+/* REGION: how the VMM laid the region out, and its header page guard.
+ * -errno; -EOPNOTSUPP from a VMM that predates it. */
+int vm_conn_region(struct vm_conn *v, struct rs_ctl_region *r);
+
+/* vCPU @id's state, exits and the guest's report.  -errno. */
+int vm_conn_status(struct vm_conn *v, uint32_t id,
+		   struct rs_vmm_vcpu_info *info);
+
+/* 1 when every vCPU has stopped for good (halted, crashed, failed, stopped),
+ * 0 while one still runs or has not started, -errno. */
+int vm_conn_stopped(struct vm_conn *v);
+
+/* Undo outstanding pauses, close everything.  Accepts NULL. */
+void vm_conn_close(struct vm_conn *v);
+
+/* ---- rmap (src/rmap.c) ---- */
+/*
+ * A trace region, from the operator's name for it to a validated
+ * struct rs_region: a path (/dev/shm/NAME) or "fd:N" (a memfd or shm file
+ * another process handed over, already open as descriptor N).
+ */
+
+enum rmap_flag {
+	RMAP_WRITE = 1u << 0,  /* map writable: a consumer publishes tails */
+	RMAP_EXCL  = 1u << 1,  /* the only consumer: flock(LOCK_EX) the file */
+};
+
+struct rmap {
+	struct rs_region region;
+	void *base;
+	uint64_t size;
+	int fd;
+	int own_fd;              /* opened here (closed by rmap_close) */
+	int locked;              /* RMAP_EXCL taken */
+	uint32_t abi_version;    /* what the header claims, for messages */
+	struct vm_conn *vm;      /* --vm: the VMM's control connection */
+	char *domain;            /* REGION named a libvirt domain (ringside/domain_virt.h) */
+	int domain_paused;       /* rmap_pause suspended it */
+	/* A domain's or a VM's region is opened by the layout its host laid
+	 * it out with, not by its guest-writable header (region_check.c). */
+	int have_layout;
+	struct rs_region_params layout;
+	int damaged;             /* the header or a control page differs */
+	struct rs_region_damage damage;
+	int have_guard;          /* --vm: vm_guard is the VMM's REGION answer */
+	struct rs_ctl_region vm_guard;
+};
+
+/*
+ * Open, map and validate @spec (a libvirt domain's region when @spec is a
+ * bare name with no file of that name, see dom_region_is_domain).  0, or a
+ * negative code noted in @e (liberr.h) as one of:
+ *   liberr_sys: -errno of open, fstat, mmap; -EBADF for a bad "fd:N",
+ *     -EACCES for an fd without the access @flags need, -ENODEV (-EISDIR)
+ *     for something that is not a regular file, -EWOULDBLOCK when
+ *     RMAP_EXCL finds another consumer holding the lock;
+ *   rs_errstr: -rse_magic, -rse_version, -rse_too_small, -rse_geometry
+ *     (m->abi_version says which version a -rse_version region claims);
+ *   dom_errstr: dom_region_path()'s, for a domain.
+ */
+int rmap_open(struct rmap *m, const char *spec, unsigned flags,
+	      struct liberr *e);
+
+/*
+ * The region of the ringside VMM serving control socket @sock_path, with
+ * its doorbells (m->vm, vm_conn.h).  Errors as rmap_open, and
+ * vm_conn_open's -errno (liberr_sys).
+ */
+int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags,
+		 struct liberr *e);
+
+/* Stop / restart the region's writers around a stable snapshot.  0, or in
+ * @e: -EOPNOTSUPP (liberr_sys) when the source cannot pause them (a plain
+ * file), vm_conn's -errno (liberr_sys), dom_region_pause's (dom_errstr). */
+int rmap_pause(struct rmap *m, struct liberr *e);
+int rmap_resume(struct rmap *m, struct liberr *e);
+
+/* A read-write open file description of our own of the file behind @fd
+ * (through /proc/self/fd): a flock or a writable map another process's
+ * description would not give.  The new descriptor, or -errno. */
+int rmap_reopen(int fd);
+
+/* 1 if @path names the region's own file (an output must never replace it). */
+int rmap_is_file(const struct rmap *m, const char *path);
+
+/* "magic (guest says 0x0, host laid out 0x...)": one damaged field of
+ * @d as text in @buf (snprintf's return). */
+int rmap_diff_text(char *buf, size_t len, const struct rs_region_diff *d);
+
+/* Unmap; closes the descriptor if rmap_open opened it.  Accepts NULL. */
+void rmap_close(struct rmap *m);
+
+/* ---- csync (src/csync.c) ---- */
+/*
+ * The guest's clock against the host's CLOCK_MONOTONIC for `record` (a
+ * sync at the start and one at the end) and `snapshot` (one): the ring
+ * library's rs_tsync_host_run through the region header, never blocking
+ * longer than its bounded wait, never failing the command.  What it found
+ * goes into the perf.data file (pdf_writer_set_clock) and the struct
+ * below, which the caller describes.
+ */
+
+/* How the last sync of a recording went (csync_take with @final). */
+enum csync_final {
+	CSYNC_FINAL_NONE = 0,      /* not tried */
+	CSYNC_FINAL_OK,
+	CSYNC_FINAL_NO_AGENT,      /* the agent had detached */
+	CSYNC_FINAL_FAILED,        /* timed out, or every answer refused */
+};
+
+struct csync {
+	struct pdf_clock_sync cs;       /* for the file: the first sync and
+					 * the last one */
+	struct rs_tsync_result last;    /* of the last sync tried */
+	int last_ret;                   /* rs_tsync_host_run's */
+	uint64_t wait_ns;               /* its longest wait for a first answer */
+	int final;                      /* enum csync_final */
+	int end_dropped;                /* the last sync implied a drift no
+					 * clock has: not used */
+	int gave_up;                    /* a sync failed: no more before the
+					 * final one (a hung guest would stall
+					 * every drain for the wait) */
+	double last_try;                /* cap_time_now() of the last look / sync */
+	const char *why_not;            /* no sync, and no state says why */
+};
+
+void csync_init(struct csync *c);
+
+/*
+ * One sync of the region @region, whose header is mapped writable at
+ * @wmem (NULL: not writable here, no sync).  Decides first whether a sync
+ * makes sense: rings whose time a VMM converts already (PDF_CLOCK_HOST),
+ * no agent attached (PDF_CLOCK_NO_AGENT).  Waits at most about a second
+ * for a guest that does not answer.  The first successful sync is the
+ * file's first point, the latest one its second.  @final: the last one
+ * (the end of a recording), whose outcome the summary reports.
+ */
+void csync_take(struct csync *c, const struct rs_region *region, void *wmem,
+		int final);
+
+/*
+ * Between passes of a recording: a sync as soon as an agent attaches if
+ * none succeeded yet (a recording started before the guest's agent), and
+ * one every CSYNC_PERIOD seconds after, so that a guest whose agent
+ * detaches before the end still has a late point.  Nothing after a sync
+ * failed.  Cheap when nothing is due: one clock read.
+ */
+#define CSYNC_PERIOD 5.0
+void csync_poll(struct csync *c, const struct rs_region *region, void *wmem);
+
+/*
+ * The region header behind descriptor @fd mapped writable (one page), for
+ * a command that opened the region read-only (snapshot): reopened through
+ * /proc/self/fd.  NULL when that is not allowed.  csync_unmap(NULL) is
+ * fine.
+ */
+void *csync_map_header(int fd);
+void csync_unmap(void *hdr);
+
+/* ---- recorder (src/recorder.c) ---- */
+/*
+ * A record session: open the perf.data writer, attach a consumer to every
+ * ring (drain), take batches until stopped, complete the file.  Between
+ * passes it sleeps until a wake descriptor fires (the rings' doorbells) or
+ * the interval runs out.  What happens while it runs reaches the caller
+ * through hooks; where it failed, through r->fail.  The next_output hook
+ * rotates files: each is complete on its own (its records and their
+ * tally, the host facts of its window, the symbols, the clock).
+ */
+#define RECORDER_MAX_WAKE (RS_MAX_RINGS + 2)
+
+/* Why the recording ended. */
+enum recorder_end {
+	RECORDER_END_SIGNAL = 1,   /* SIGINT or SIGTERM */
+	RECORDER_END_DURATION,     /* --duration ran out */
+	RECORDER_END_FINISHED,     /* the producer is gone for good */
+};
+
+struct recorder;
+
+/* Each hook may be NULL; @arg is the hooks' own. */
+struct recorder_hooks {
+	/* every quarter second while recording (@final 0), and once when it
+	 * ends (@final 1) */
+	void (*progress)(void *arg, const struct recorder *r, int final);
+	/* doorbell descriptor @fd hung up: polling every interval_ms */
+	void (*doorbell_lost)(void *arg, const struct recorder *r, int fd);
+	/* the guest kernel's code is in the build-id cache (r->kread.g):
+	 * the domain may go */
+	void (*kcode_cached)(void *arg, const struct recorder *r);
+	/* after each pass that did not end the recording: the path of the
+	 * next file, or NULL to go on with this one.  The string must live
+	 * until the next call.  Only when an output is written. */
+	const char *(*next_output)(void *arg, const struct recorder *r);
+	/* a file was completed because of next_output: r->output, r->tally,
+	 * r->file_tally, r->host are that file's */
+	void (*file_done)(void *arg, const struct recorder *r);
+	void *arg;
+};
+
+struct recorder {
+	/* set by the caller (recorder_init gives the defaults) */
+	const char *source;        /* the region, for the caller's words */
+	const char *output;        /* NULL: count the records, write no file */
+	int argc;                  /* the command line, for the file's header */
+	char *const *argv;
+	double duration;           /* 0: until stopped */
+	uint32_t interval_ms;      /* the longest sleep between passes */
+	int aux_opaque;            /* the AUX areas hold bytes that are not PT
+				    * whatever the region's trace mask says */
+	struct recorder_hooks hooks;
+	int (*finished)(void *arg);/* 1 once no record can come any more */
+	void *finished_arg;
+	/* NULL, or called with finished_arg once a signal or --duration
+	 * ends the recording, before the last pass: a producer it stops
+	 * there writes nothing that pass could miss */
+	void (*stopping)(void *arg);
+	struct gsyms *syms;        /* the guest kernel's symbols, or NULL;
+				    * read again while the guest has not
+				    * published them */
+	struct gkcode *kcode;      /* the guest kernel's code for PT, or NULL */
+	const struct gkcode_src *kcode_src; /* read and cached early, in a
+				    * thread (gkcode_reader); read at the
+				    * end when that did not work */
+	struct gkcode_reader kread;
+	int kread_failed, kread_said;
+	struct csync *sync;        /* NULL: no time sync; else one at the start
+				    * and one at the end, into the file */
+	void *sync_mem;            /* the region, mapped writable */
+	const struct rs_region *region; /* set by recorder_run */
+	/* what it wakes on; see recorder_add_wake */
+	struct stop_fd wake[RECORDER_MAX_WAKE];
+	int wake_ring[RECORDER_MAX_WAKE];
+	unsigned nr_wake;
+	/* results, valid after recorder_run until recorder_fini; those of
+	 * the file are the last file's */
+	struct cap_failure fail;   /* where recorder_run failed */
+	struct tally tally;
+	struct drain drain;
+	double seconds;
+	uint64_t passes;
+	uint64_t woken;            /* passes that a wake descriptor started */
+	uint32_t files;            /* files opened, rotations included */
+	enum recorder_end end;
+	struct pdf_host_facts host;   /* what the host observed, as filed */
+	struct tally file_tally;      /* the file read back: claims checked
+				       * against host facts and clock */
+	int have_file_tally;
+	int readback_err;             /* reading it back failed (pdf_errstr)
+				       * at offset readback_at: the file is
+				       * whole, the summary the poorer */
+	uint64_t readback_at;
+	struct pdf_writer_stats wstats; /* the writer's (symbols) */
+	int syms_late;             /* the symbols came after the start */
+	/* private */
+	struct pdf_writer *w;      /* the current file's */
+	uint64_t file_start_ns;
+	struct pdf_host_facts base;   /* the counters when it was opened */
+};
+
+void recorder_init(struct recorder *r, const char *source);
+
+/*
+ * Wake on @fd: an eventfd or pipe, read when it fires (@ring >= 0: ring
+ * @ring's doorbell, counted per ring), or with @hangup_only a descriptor
+ * whose hang-up means the producer is gone (a VMM's control socket).
+ * -ENOSPC when full.
+ */
+int recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only);
+
+/* Record @region until stopped.  0, or the negative code of the step
+ * r->fail names (no output file is left of the file it was writing). */
+int recorder_run(struct recorder *r, const struct rs_region *region);
+
+/* Doorbells of ring @ring read while recording. */
+uint64_t recorder_doorbells(const struct recorder *r, uint32_t ring);
+
+void recorder_fini(struct recorder *r);
+
+/* ---- snapper (src/snapper.c) ---- */
+/*
+ * A flight-recorder snapshot of every ring, shared by `snapshot` and `run`.
+ * Two steps: snapper_copy copies every ring's records (and measures its AUX
+ * area) into memory; snapper_write files them oldest first.  A stable
+ * snapshot pauses the writers around the copy only.  Where it failed,
+ * s->fail says; what it copied, cut and lost, the struct.
+ */
+
+struct snap_ring {
+	struct rs_snap_stats data;
+	int has_aux;
+	struct rs_aux_snapshot aux;
+	uint32_t data_mode;
+	uint64_t produced;        /* the producer's own count at the copy (hint) */
+	uint64_t too_big;         /* records perf.data cannot carry */
+	uint64_t data_size;       /* the host's layout */
+	uint64_t aux_size;
+	uint64_t aux_bad_heads;   /* a normal AUX ring's head and tail cannot
+				   * be true: nothing copied from it */
+	struct pdf_rrec_clock clock;
+	struct pdf_buf stash;     /* the records, in the order the copy gave them */
+	struct pdf_buf offs;      /* u64 offset of each record in stash */
+	struct pdf_buf aux_data;  /* the AUX area's valid bytes, oldest first */
+	uint64_t aux_stored;      /* of them, in the file */
+};
+
+struct snapper {
+	const char *source;       /* the region, for the caller's words */
+	const char *output;       /* NULL: count the records, write no file */
+	int argc;                 /* the command line, for the file's header */
+	char *const *argv;
+	int stable;               /* the writers were stopped during the copy */
+	int aux_opaque;           /* as struct recorder's */
+	const struct pdf_clock_sync *clock; /* NULL: the file says nothing */
+	uint32_t nr_rings;
+	uint64_t sample_type;
+	uint32_t aux_format;      /* enum pdf_aux_format of the region */
+	const struct gsyms *syms; /* the guest kernel's symbols, or NULL */
+	struct gkbuf *kbuf;       /* records recovered from the guest
+				   * kernel's perf buffers, or NULL */
+	uint64_t kbuf_refused;    /* of them, refused by the writer */
+	struct gvcpu *vcpu;       /* where each vCPU was, or NULL */
+	struct gkcode *kcode;     /* the guest kernel's code for PT, or NULL */
+	const struct gkcode_src *kcode_src;
+	struct pdf_writer_stats wstats; /* the writer's (symbols) */
+	struct pdf_host_facts host; /* what the host observed, as filed */
+	struct tally tally;
+	struct tally file_tally;  /* the file read back: claims checked */
+	int have_file_tally;
+	int readback_err;         /* reading it back failed (pdf_errstr) at
+				   * readback_at: the summary is unchecked */
+	uint64_t readback_at;
+	struct cap_failure fail;  /* where snapper_copy or _write failed */
+	struct snap_ring ring[RS_MAX_RINGS];
+};
+
+void snapper_init(struct snapper *s, const char *source);
+
+/* Copy every ring of @region.  0, or the negative code s->fail names. */
+int snapper_copy(struct snapper *s, const struct rs_region *region);
+
+/* The host has just read the guest once more after the copy (its kernel's
+ * perf buffers, its vCPUs): a live guest may have written what it read
+ * there after the copy ended, so the window ends now. */
+void snapper_read_more(struct snapper *s);
+
+/* Mark the recovered records (s->kbuf) that the copied rings hold already:
+ * the agent forwarded them but had not published its tail. */
+void snapper_kbuf_dedup(struct snapper *s);
+
+/* File the copied records in s->output (or only count them).  0, or the
+ * negative code s->fail names; on failure no output file is left. */
+int snapper_write(struct snapper *s);
+
+void snapper_fini(struct snapper *s);
+
+#endif /* RINGSIDE_CAPTURE_H */

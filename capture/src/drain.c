@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * AUX bytes go into the file as AUXTRACE records (the writer was opened
+ * with the region's AUX format), beside the AUX records of the data ring
+ * that say what was written where.
+ */
+#include <string.h>
+
+#include "ringside/capture.h"
+
+static int on_record(const struct rs_perf_header *rec, void *arg)
+{
+	struct drain_ring *r = arg;
+	struct drain *d = r->drain;
+	uint64_t time = pdf_rrec_stamp(&r->clock, rec, d->sample_type);
+	int err;
+
+	err = d->writer ? pdf_writer_add(d->writer, r->index, time, rec) : 0;
+	if (err == PDF_ERR(pdfe_too_big)) {
+		r->too_big++;
+		return 0;
+	}
+	if (err) {
+		d->write_err = err;
+		return -1; /* leaves the record in the ring */
+	}
+	tally_add(d->tally, r->index, time, rec);
+	return 0;
+}
+
+/* Whatever of a wrapped read is held, with @chunk after it: one record. */
+static int aux_out(struct drain_ring *r, const void *chunk, uint64_t len,
+		   uint64_t pos)
+{
+	struct drain *d = r->drain;
+	uint64_t at = r->held ? r->held_pos : pos, all = r->held_len + len;
+	int err;
+
+	/* shared memory: the writer copies it once */
+	err = d->writer ? pdf_writer_add_aux2(d->writer, r->index, at,
+					      r->held, r->held_len, chunk,
+					      len) : 0;
+	r->held = NULL;
+	r->held_len = 0;
+	if (err) {
+		d->write_err = err;
+		return -1; /* leaves the bytes in the ring */
+	}
+	r->aux_bytes += all;
+	if (d->writer)
+		r->aux_stored += all;
+	return 0;
+}
+
+/*
+ * A read that reaches the AUX area's end comes in two parts; the bytes
+ * are a stream of packets, and perf does not join a packet that two
+ * AUXTRACE records split.  So the part that ends at the area's end is
+ * held (the consumer moves aux_tail only after both) and written with
+ * the next, or alone after the drain if none came.
+ */
+static int on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
+{
+	struct drain_ring *r = arg;
+
+	if (!r->held && (pos + len) % r->aux_size == 0) {
+		r->held = chunk;
+		r->held_len = len;
+		r->held_pos = pos;
+		return 0;
+	}
+	return aux_out(r, chunk, len, pos);
+}
+
+int drain_init(struct drain *d, const struct rs_region *region,
+	       uint64_t sample_type, struct pdf_writer *w, struct tally *t)
+{
+	struct rinfo ri;
+	uint32_t i;
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	d->writer = w;
+	d->tally = t;
+	d->sample_type = sample_type;
+	for (i = 0; i < rinfo_count(region); i++) {
+		struct drain_ring *r = &d->ring[i];
+
+		err = rinfo_get(region, i, &ri);
+		if (err)
+			goto fail;
+		if (ri.data_mode != RS_MODE_NORMAL) {
+			err = -rse_mode;
+			goto fail;
+		}
+		r->drain = d;
+		r->index = i;
+		r->has_aux = ri.aux_size && ri.aux_mode == RS_MODE_NORMAL;
+		r->data_size = ri.data_size;
+		r->aux_size = ri.aux_size;
+		pdf_rrec_clock_init(&r->clock, region, i);
+		r->cons = rs_consumer_alloc(region, i);
+		if (!r->cons) {
+			err = -rse_invalid;
+			goto fail;
+		}
+		d->nr_rings = i + 1;
+	}
+	return 0;
+fail:
+	drain_fini(d);
+	return err;
+}
+
+int drain_pass(struct drain *d, struct liberr *e)
+{
+	int total = 0, n;
+	int64_t a;
+	uint32_t i;
+
+	for (i = 0; i < d->nr_rings; i++) {
+		struct drain_ring *r = &d->ring[i];
+
+		n = rs_consumer_drain(r->cons, on_record, r);
+		if (n < 0)
+			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
+					      liberr_note(e, n, rs_errstr);
+		total += n;
+		if (!r->has_aux)
+			continue;
+		a = rs_consumer_drain_aux(r->cons, on_aux, r);
+		if (a >= 0 && r->held && aux_out(r, NULL, 0, 0) < 0)
+			a = -1;
+		if (a < 0)
+			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
+					      liberr_note(e, (int)a, rs_errstr);
+	}
+	return total;
+}
+
+const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i)
+{
+	return rs_consumer_stats(d->ring[i].cons);
+}
+
+void drain_host_facts(const struct drain *d, struct pdf_host_facts *h)
+{
+	uint32_t i;
+
+	h->nr_rings = d->nr_rings;
+	for (i = 0; i < d->nr_rings; i++) {
+		const struct drain_ring *r = &d->ring[i];
+		const struct rs_cons_stats *cs = rs_consumer_stats(r->cons);
+		struct pdf_host_ring *hr = &h->ring[i];
+
+		memset(hr, 0, sizeof(*hr));
+		hr->data_size = r->data_size;
+		hr->aux_size = r->aux_size;
+		hr->corrupt = cs->corrupt;
+		hr->corrupt_bytes = cs->corrupt_bytes;
+		hr->bad_heads = cs->bad_heads;
+		hr->aux_bad_heads = cs->aux_corrupt;
+		hr->aux_bytes = r->aux_bytes;
+		hr->aux_stored = r->aux_stored;
+		hr->not_written = r->too_big;
+	}
+}
+
+void drain_bounds(const struct drain *d, uint64_t start_ns,
+		  struct tally_bounds *b)
+{
+	uint32_t i;
+
+	memset(b, 0, sizeof(*b));
+	b->kind = PDF_HOST_DRAIN;
+	b->start_ns = start_ns;
+	/* end 0: now; times not checked live (a sync converts them later) */
+	for (i = 0; i < d->nr_rings; i++) {
+		b->data_size[i] = d->ring[i].data_size;
+		b->aux_size[i] = d->ring[i].aux_size;
+	}
+}
+
+void drain_fini(struct drain *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < RS_MAX_RINGS; i++) {
+		rs_consumer_free(d->ring[i].cons);
+		d->ring[i].cons = NULL;
+	}
+	d->nr_rings = 0;
+}

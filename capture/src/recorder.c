@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ringside/capture.h"
+
+#define PROGRESS_PERIOD 0.25  /* seconds between progress lines */
+#define FINISHED_PERIOD 0.05  /* seconds between asking whether it ended */
+#define SYMS_PERIOD     0.25  /* seconds between looks at the sideband */
+
+void recorder_init(struct recorder *r, const char *source)
+{
+	memset(r, 0, sizeof(*r));
+	r->source = source;
+	r->interval_ms = 10;
+}
+
+/* A failure the caller will word: what failed, the code and whose. */
+static int fail(struct recorder *r, enum cap_fail what, int err,
+		liberr_fn str)
+{
+	r->fail.what = what;
+	liberr_note(&r->fail.e, err, str);
+	return err;
+}
+
+int recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only)
+{
+	if (r->nr_wake == RECORDER_MAX_WAKE)
+		return -ENOSPC;
+	r->wake[r->nr_wake] = (struct stop_fd){ .fd = fd,
+						.hangup_only = hangup_only };
+	r->wake_ring[r->nr_wake++] = ring;
+	return 0;
+}
+
+uint64_t recorder_doorbells(const struct recorder *r, uint32_t ring)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < r->nr_wake; i++)
+		if (r->wake_ring[i] == (int)ring)
+			n += r->wake[i].count;
+	return n;
+}
+
+/* The next sleep: the interval, cut short by the end of --duration. */
+static int wait_ms(const struct recorder *r, double elapsed)
+{
+	double left;
+
+	if (!r->duration)
+		return (int)r->interval_ms;
+	left = (r->duration - elapsed) * 1000.0;
+	if (left < 0.0)
+		return 0;
+	return left < (double)r->interval_ms ? (int)left + 1 : (int)r->interval_ms;
+}
+
+/* Say once that a doorbell went away; 1 if the producer's end hung up. */
+static int check_hangups(struct recorder *r, int *said)
+{
+	int gone = 0;
+
+	for (unsigned i = 0; i < r->nr_wake; i++) {
+		if (!r->wake[i].hung_up || (said[i] && !r->wake[i].hangup_only))
+			continue;
+		if (r->wake[i].hangup_only) {
+			gone = 1;
+		} else {
+			if (r->hooks.doorbell_lost)
+				r->hooks.doorbell_lost(r->hooks.arg, r, r->wake[i].fd);
+			said[i] = 1;
+		}
+	}
+	return gone;
+}
+
+/* The kernel's code beside its symbols, once they are in the cache: a
+ * PT region of a domain, at the end of the recording.  Never costs the
+ * recording. */
+static void put_kcode(struct recorder *r, struct pdf_writer *w, uint32_t format)
+{
+	const struct gkcode *early;
+
+	if (!r->kcode || !r->kcode_src || format != PDF_AUX_INTEL_PT ||
+	    r->kcode->state != GKCODE_ABSENT ||
+	    pdf_writer_code_ranges(w, NULL, 0) <= 0)
+		return;
+	/* the source is the reader's until it is done; what it cached
+	 * stays (a cache entry is never replaced), so it is the answer */
+	early = gkcode_reader_join(&r->kread);
+	if (early && (early->state == GKCODE_OK || early->state == GKCODE_KEPT)) {
+		*r->kcode = *early;
+		return;
+	}
+	if (gkcode_put(r->kcode, r->kcode_src, w)) {
+		r->kcode->state = GKCODE_FAILED;
+		r->kcode->err = -ENOMEM;
+		r->kcode->errstr = pdf_errstr;
+	}
+}
+
+/* The code, read and cached in a thread as soon as the file has the
+ * kernel's symbols (at the start, or once a late agent published them):
+ * the domain may be gone when the recording ends.  Said once it is in the
+ * cache (the kcode_cached hook), so an operator (or a test) knows the
+ * domain may go. */
+static void early_kcode(struct recorder *r, struct pdf_writer *w,
+			uint32_t format)
+{
+	if (!r->kcode || !r->kcode_src || !w || format != PDF_AUX_INTEL_PT)
+		return;
+	if (!r->kread.started && !r->kread_failed)
+		r->kread_failed = gkcode_reader_start(&r->kread, r->kcode_src,
+						     w) < 0;
+	if (r->kread_said || !gkcode_reader_done(&r->kread))
+		return;
+	r->kread_said = 1;
+	if (!r->kread.err && r->hooks.kcode_cached)
+		r->hooks.kcode_cached(r->hooks.arg, r);
+}
+
+/*
+ * The guest published its kernel's symbols after the recording began (an
+ * agent that started with its domain): into the file now.  0, or the
+ * writer's error (the file is lost), noted in @e.
+ */
+static int late_syms(struct recorder *r, const struct rs_region *region,
+		     struct pdf_writer *w, struct liberr *e)
+{
+	struct pdf_writer_params wp = { .size = sizeof(wp) };
+	int err;
+
+	if (gsyms_read(r->syms, region, 0) || r->syms->state != GSYMS_OK)
+		return 0;
+	gsyms_writer_params(r->syms, &wp);
+	err = pdf_writer_add_ksyms(w, &wp);
+	if (err == -EALREADY)
+		return 0;
+	r->wstats = *pdf_writer_stats(w);
+	r->syms_late = 1;
+	return liberr_note(e, err, pdf_errstr);
+}
+
+/* The host facts of the current file: the counters since it was opened
+ * (r->base, what they were then), its own window. */
+static void file_facts(struct recorder *r)
+{
+	uint32_t i;
+
+	r->host.kind = PDF_HOST_DRAIN;
+	r->host.start_ns = r->file_start_ns;
+	r->host.end_ns = cap_time_now_ns();
+	drain_host_facts(&r->drain, &r->host);
+	for (i = 0; i < r->host.nr_rings; i++) {
+		struct pdf_host_ring *h = &r->host.ring[i];
+		const struct pdf_host_ring *b = &r->base.ring[i];
+
+		h->corrupt -= b->corrupt;
+		h->corrupt_bytes -= b->corrupt_bytes;
+		h->bad_heads -= b->bad_heads;
+		h->aux_bad_heads -= b->aux_bad_heads;
+		h->aux_bytes -= b->aux_bytes;
+		h->aux_stored -= b->aux_stored;
+		h->not_written -= b->not_written;
+	}
+}
+
+/* The summary's claims come from the file as report reads it: times
+ * converted, checked against the window.  A failure costs only the
+ * summary (r->readback_err): the file is whole. */
+static void file_tally(struct recorder *r)
+{
+	r->readback_err = tally_file(r->output, &r->file_tally, NULL,
+				     &r->readback_at);
+	r->have_file_tally = !r->readback_err;
+}
+
+/* Open r->output (if any) for the records from now on: the writer, the
+ * tally and the bounds its claims are checked against.  0, or the
+ * writer's error (CAP_FAIL_OPEN). */
+static int file_open(struct recorder *r, const struct rs_region *region)
+{
+	struct pdf_writer_params wp = {
+		.size = sizeof(wp),
+		.nr_rings = rinfo_count(region),
+		.sample_type = rinfo_sample_type(region),
+		.argc = r->argc,
+		.argv = r->argv,
+		.aux_format = rinfo_aux_format_of(region, r->aux_opaque),
+	};
+	int err;
+
+	r->w = NULL;
+	tally_init(&r->tally, wp.nr_rings, wp.sample_type);
+	if (r->syms)
+		gsyms_writer_params(r->syms, &wp);
+	if (r->output) {
+		err = pdf_writer_open(&r->w, r->output, &wp);
+		if (err)
+			return fail(r, CAP_FAIL_OPEN, err, pdf_errstr);
+		r->wstats = *pdf_writer_stats(r->w);
+	}
+	r->have_file_tally = 0;
+	r->readback_err = 0;
+	return 0;
+}
+
+/* Complete the current file with its host facts (file_facts), the
+ * clock and the kernel's code, then read it back.  0, or the writer's error (CAP_FAIL_FINISH; the file is
+ * not kept). */
+static int file_close(struct recorder *r, const struct rs_region *region)
+{
+	struct pdf_writer *w = r->w;
+	int err;
+
+	if (!w)
+		return 0;
+	r->w = NULL;
+	r->drain.writer = NULL;
+	/* each only refuses what drain and csync never build */
+	if (r->sync)
+		pdf_writer_set_clock(w, &r->sync->cs);
+	pdf_writer_set_host(w, &r->host);
+	/* after the last pass: reading the code takes seconds, which the
+	 * rings must not wait for */
+	put_kcode(r, w, rinfo_aux_format(region));
+	err = pdf_writer_finish(w);
+	if (err)
+		return fail(r, CAP_FAIL_FINISH, err, pdf_errstr);
+	file_tally(r);
+	return 0;
+}
+
+/* The caller's next file: the current one is completed (its own tally,
+ * host facts and window) and the records from here on go to @path.  0,
+ * or the failure (no current file then; the recording ends). */
+static int rotate(struct recorder *r, const struct rs_region *region,
+		  const char *path)
+{
+	struct tally_bounds bounds;
+	int err;
+
+	/* the code's reader writes into the current file's cache entry */
+	gkcode_reader_join(&r->kread);
+	file_facts(r);
+	if (r->sync)
+		csync_poll(r->sync, region, r->sync_mem);
+	err = file_close(r, region);
+	if (err)
+		return err;
+	if (r->hooks.file_done)
+		r->hooks.file_done(r->hooks.arg, r);
+	r->base = r->host;
+	r->base.start_ns = r->base.end_ns = 0;
+	r->output = path;
+	r->file_start_ns = cap_time_now_ns();
+	err = file_open(r, region);
+	if (err)
+		return err;
+	r->drain.writer = r->w;
+	drain_bounds(&r->drain, r->file_start_ns, &bounds);
+	tally_set_bounds(&r->tally, &bounds);
+	r->files++;
+	return 0;
+}
+
+/* Passes until stopped, and one last pass after the stop for what came in
+ * meanwhile.  0, or the error that ended it (r->fail says where). */
+static int loop(struct recorder *r, const struct rs_region *region)
+{
+	double start = cap_time_now(), last_shown = 0.0, last_asked = 0.0;
+	double last_syms = 0.0;
+	int said[RECORDER_MAX_WAKE] = { 0 };
+	struct liberr e = { 0 };
+	int err, gone = 0;
+
+	for (;;) {
+		double now = cap_time_now();
+		const char *next;
+
+		if (stop_requested())
+			r->end = RECORDER_END_SIGNAL;
+		else if (r->duration && now - start >= r->duration)
+			r->end = RECORDER_END_DURATION;
+		else if (gone)
+			r->end = RECORDER_END_FINISHED;
+		if (r->stopping && (r->end == RECORDER_END_SIGNAL ||
+				    r->end == RECORDER_END_DURATION))
+			r->stopping(r->finished_arg);
+		err = drain_pass(&r->drain, &e);
+		r->passes++;
+		/* drain_pass returns how many records it took: >= 0 is fine */
+		if (err >= 0 && r->w && r->syms && gsyms_pending(r->syms) &&
+		    (r->end || now - last_syms >= SYMS_PERIOD)) {
+			last_syms = now;
+			err = late_syms(r, region, r->w, &e);
+		}
+		if (err < 0) {
+			r->fail.e = e;
+			r->fail.what = liberr_from(&e, rs_errstr) || !r->w ?
+				       CAP_FAIL_DRAIN : CAP_FAIL_WRITE;
+			break;
+		}
+		if (r->sync && !r->end)
+			csync_poll(r->sync, r->region, r->sync_mem);
+		if (!r->end)
+			early_kcode(r, r->w, rinfo_aux_format(region));
+		if (r->end)
+			break;
+		if (r->hooks.next_output && r->output &&
+		    (next = r->hooks.next_output(r->hooks.arg, r)) &&
+		    (err = rotate(r, region, next)) < 0)
+			break;
+		if (r->hooks.progress && now - last_shown >= PROGRESS_PERIOD) {
+			r->hooks.progress(r->hooks.arg, r, 0);
+			last_shown = now;
+		}
+		if (r->finished && now - last_asked >= FINISHED_PERIOD) {
+			last_asked = now;
+			/* one more pass takes what it wrote before it ended */
+			if (r->finished(r->finished_arg) == 1) {
+				gone = 1;
+				continue;
+			}
+		}
+		if (stop_wait_fds(r->wake, r->nr_wake,
+				  wait_ms(r, cap_time_now() - start)) > 0)
+			r->woken++;
+		gone = check_hangups(r, said);
+	}
+	stop_collect_fds(r->wake, r->nr_wake);
+	r->seconds = cap_time_now() - start;
+	if (r->hooks.progress)
+		r->hooks.progress(r->hooks.arg, r, 1);
+	return err < 0 ? err : 0;
+}
+
+int recorder_run(struct recorder *r, const struct rs_region *region)
+{
+	struct tally_bounds bounds;
+	int err;
+
+	memset(&r->fail, 0, sizeof(r->fail));
+	memset(&r->base, 0, sizeof(r->base));
+	r->files = 1;
+	err = file_open(r, region);
+	if (err)
+		return err;
+	/* before the attach: what the ring held then may predate it */
+	r->file_start_ns = r->host.start_ns = cap_time_now_ns();
+	err = drain_init(&r->drain, region, rinfo_sample_type(region), r->w,
+			 &r->tally);
+	if (err) {
+		/* -rse_mode: overwrite-mode rings have no tail to drain */
+		pdf_writer_discard(r->w);
+		r->w = NULL;
+		return fail(r, CAP_FAIL_ATTACH, err, rs_errstr);
+	}
+	r->region = region;
+	r->host.kind = PDF_HOST_DRAIN;
+	drain_bounds(&r->drain, r->host.start_ns, &bounds);
+	tally_set_bounds(&r->tally, &bounds);
+	if (r->sync)
+		csync_take(r->sync, region, r->sync_mem, 0);
+	err = loop(r, region);
+	/* the code's reader uses the writer: done before anything ends it */
+	gkcode_reader_join(&r->kread);
+	if (err) {
+		file_facts(r);
+		if (r->fail.what == CAP_FAIL_WRITE && r->w)
+			snprintf(r->fail.path, sizeof(r->fail.path), "%s",
+				 pdf_writer_tmp_path(r->w));
+		pdf_writer_discard(r->w);
+		r->w = NULL;
+		return err;
+	}
+	file_facts(r);
+	if (r->sync)
+		csync_take(r->sync, region, r->sync_mem, 1);
+	return file_close(r, region);
+}
+
+void recorder_fini(struct recorder *r)
+{
+	gkcode_reader_fini(&r->kread);
+	drain_fini(&r->drain);
+}

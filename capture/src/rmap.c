@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ringside/capture.h"
+#include "ringside/domain_virt.h"
+
+static int parse_fd(const char *spec, int *fd)
+{
+	char *end;
+	long v;
+
+	if (strncmp(spec, "fd:", 3))
+		return 0;
+	errno = 0;
+	v = strtol(spec + 3, &end, 10);
+	if (errno || end == spec + 3 || *end || v < 0 || v > INT_MAX)
+		return -EBADF;
+	*fd = (int)v;
+	return 1;
+}
+
+static int check_access(int fd, unsigned flags)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	if ((flags & RMAP_WRITE) && (fl & O_ACCMODE) != O_RDWR)
+		return -EACCES;
+	if ((fl & O_ACCMODE) == O_WRONLY)
+		return -EACCES;
+	return 0;
+}
+
+static int map_fd(struct rmap *m, unsigned flags, struct liberr *e);
+
+int rmap_open(struct rmap *m, const char *spec, unsigned flags,
+	      struct liberr *e)
+{
+	int err;
+
+	if (!m || !spec)
+		return liberr_note(e, -EINVAL, liberr_sys);
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	err = parse_fd(spec, &m->fd);
+	if (err < 0)
+		return liberr_note(e, err, liberr_sys);
+	if (!err) {
+		char path[PATH_MAX];
+
+		if (dom_region_is_domain(spec)) {
+			err = dom_region_layout(spec, path, sizeof(path),
+						&m->layout);
+			if (err)
+				return liberr_note(e, err, dom_errstr);
+			m->have_layout = 1;
+			m->domain = strdup(spec);
+			if (!m->domain)
+				return liberr_note(e, -ENOMEM, liberr_sys);
+			spec = path;
+		}
+		m->fd = open(spec, ((flags & RMAP_WRITE) ? O_RDWR : O_RDONLY) |
+				   O_CLOEXEC);
+		if (m->fd < 0) {
+			err = liberr_note(e, -errno, liberr_sys);
+			rmap_close(m);
+			return err;
+		}
+		m->own_fd = 1;
+	} else {
+		err = check_access(m->fd, flags);
+		if (err)
+			return liberr_note(e, err, liberr_sys);
+	}
+	return map_fd(m, flags, e);
+}
+
+int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags,
+		 struct liberr *e)
+{
+	int err;
+
+	if (!m || !sock_path)
+		return liberr_note(e, -EINVAL, liberr_sys);
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	m->vm = malloc(sizeof(*m->vm));
+	if (!m->vm)
+		return liberr_note(e, -ENOMEM, liberr_sys);
+	err = vm_conn_open(m->vm, sock_path);
+	if (err) {
+		free(m->vm);
+		m->vm = NULL;
+		return liberr_note(e, err, liberr_sys);
+	}
+	m->fd = m->vm->region_fd;   /* closed by vm_conn_close */
+	/* A VMM older than REGION: the header is all there is to go by. */
+	err = vm_conn_region(m->vm, &m->vm_guard);
+	if (!err) {
+		m->have_guard = 1;
+		err = rs_vmm_ctl_region_params(&m->vm_guard, &m->layout);
+		if (err) {
+			rmap_close(m);
+			return liberr_note(e, err, liberr_sys);
+		}
+		m->have_layout = 1;
+	} else if (err != -EOPNOTSUPP) {
+		rmap_close(m);
+		return liberr_note(e, err, liberr_sys);
+	}
+	return map_fd(m, flags, e);
+}
+
+int rmap_pause(struct rmap *m, struct liberr *e)
+{
+	if (m->domain)
+		return liberr_note(e, dom_region_pause(m->domain, &m->domain_paused),
+				   dom_errstr);
+	return liberr_note(e, m->vm ? vm_conn_pause(m->vm) : -EOPNOTSUPP,
+			   liberr_sys);
+}
+
+int rmap_resume(struct rmap *m, struct liberr *e)
+{
+	if (m->domain) {
+		if (!m->domain_paused)
+			return 0;  /* it was stopped before we came */
+		m->domain_paused = 0;
+		return liberr_note(e, dom_region_resume(m->domain), dom_errstr);
+	}
+	return liberr_note(e, m->vm ? vm_conn_resume(m->vm) : -EOPNOTSUPP,
+			   liberr_sys);
+}
+
+/* Map and validate m->fd: the part every source shares. */
+static int map_fd(struct rmap *m, unsigned flags, struct liberr *e)
+{
+	int prot = PROT_READ | ((flags & RMAP_WRITE) ? PROT_WRITE : 0);
+	struct stat st;
+	int err;
+
+	if (fstat(m->fd, &st)) {
+		err = liberr_note(e, -errno, liberr_sys);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = liberr_note(e, S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV,
+				  liberr_sys);
+		goto fail;
+	}
+	/* Two consumers would move one tail; the second one is refused.  A
+	 * BSD lock: QEMU's own file locks are OFD locks, which do not meet it. */
+	if ((flags & RMAP_EXCL) && flock(m->fd, LOCK_EX | LOCK_NB)) {
+		err = liberr_note(e, -errno, liberr_sys);
+		goto fail;
+	}
+	m->locked = !!(flags & RMAP_EXCL);
+	m->size = (uint64_t)st.st_size;
+	if (m->size < sizeof(struct rs_region_header)) {
+		err = liberr_note(e, -rse_too_small, rs_errstr);
+		goto fail;
+	}
+	m->base = mmap(NULL, m->size, prot, MAP_SHARED, m->fd, 0);
+	if (m->base == MAP_FAILED) {
+		m->base = NULL;
+		err = liberr_note(e, -errno, liberr_sys);
+		goto fail;
+	}
+	m->abi_version = ((const struct rs_region_header *)m->base)->abi_version;
+	if (m->have_layout) {
+		err = rs_region_open_layout(&m->region, m->base, m->size,
+					    &m->layout, &m->damage);
+		m->damaged = err > 0;
+		err = liberr_note(e, err < 0 ? err : 0, rs_errstr);
+	} else {
+		err = liberr_note(e, rs_region_open(&m->region, m->base, m->size),
+				  rs_errstr);
+	}
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	rmap_close(m);
+	return err;
+}
+
+int rmap_is_file(const struct rmap *m, const char *path)
+{
+	struct stat a, b;
+
+	if (stat(path, &a) || fstat(m->fd, &b))
+		return 0;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+void rmap_close(struct rmap *m)
+{
+	if (!m)
+		return;
+	if (m->base)
+		munmap(m->base, m->size);
+	if (m->locked)
+		flock(m->fd, LOCK_UN); /* an inherited fd outlives us */
+	if (m->own_fd && m->fd >= 0)
+		close(m->fd);
+	vm_conn_close(m->vm);
+	free(m->vm);
+	m->vm = NULL;
+	free(m->domain);
+	m->domain = NULL;
+	m->base = NULL;
+	m->fd = -1;
+	m->own_fd = 0;
+	m->locked = 0;
+}
+
+int rmap_reopen(int fd)
+{
+	char path[64];
+	int nfd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	nfd = open(path, O_RDWR | O_CLOEXEC);
+	return nfd < 0 ? -errno : nfd;
+}

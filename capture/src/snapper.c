@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Overwrite rings come newest first and are filed oldest first; normal
+ * rings give [tail, head), oldest first.  Each AUX area's valid bytes are
+ * kept and filed after the ring's records as one AUXTRACE record
+ * (docs/cli.md, "AUX data").
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ringside/capture.h"
+
+void snapper_init(struct snapper *s, const char *source)
+{
+	memset(s, 0, sizeof(*s));
+	s->source = source;
+	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
+		pdf_buf_init(&s->ring[i].stash);
+		pdf_buf_init(&s->ring[i].offs);
+		pdf_buf_init(&s->ring[i].aux_data);
+	}
+}
+
+void snapper_fini(struct snapper *s)
+{
+	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
+		pdf_buf_fini(&s->ring[i].stash);
+		pdf_buf_fini(&s->ring[i].offs);
+		pdf_buf_fini(&s->ring[i].aux_data);
+	}
+}
+
+/* A failure the caller will word (see enum cap_fail). */
+static int fail(struct snapper *s, enum cap_fail what, uint32_t ring, int err,
+		liberr_fn str)
+{
+	s->fail.what = what;
+	s->fail.ring = ring;
+	liberr_note(&s->fail.e, err, str);
+	return err;
+}
+
+/* One ring's records into its stash, its AUX area measured.  0, or a
+ * negative code noted in @e: the ring library's, or -ENOMEM. */
+static int copy_ring(const struct rs_region *region, uint32_t i,
+		     struct snap_ring *sr, struct liberr *e)
+{
+	const struct rs_perf_header *rec;
+	struct rs_snapshot *snap = NULL;
+	void *copy = NULL;
+	struct rinfo ri;
+	int err;
+
+	err = liberr_note(e, rinfo_get(region, i, &ri), rs_errstr);
+	if (err)
+		return err;
+	sr->data_mode = ri.data_mode;
+	sr->produced = ri.produced;
+	sr->data_size = ri.data_size;
+	sr->aux_size = ri.aux_size;
+	pdf_rrec_clock_init(&sr->clock, region, i);
+	copy = malloc(ri.data_size);
+	snap = rs_snapshot_alloc();
+	if (!copy || !snap) {
+		err = liberr_note(e, -ENOMEM, liberr_sys);
+		goto out;
+	}
+	err = liberr_note(e, rs_snapshot_take(snap, region, i, copy, ri.data_size),
+			  rs_errstr);
+	if (err)
+		goto out;
+	while (rs_snapshot_next(snap, &rec) == 1) {
+		pdf_buf_add_u64(&sr->offs, sr->stash.len);
+		pdf_buf_add(&sr->stash, rec, rec->size);
+	}
+	sr->data = *rs_snapshot_stats(snap);
+	/* pdf_buf's sticky error is -ENOMEM */
+	err = liberr_note(e, sr->stash.err ? sr->stash.err : sr->offs.err,
+			  liberr_sys);
+	if (err || !ri.aux_size)
+		goto out;
+	free(copy);
+	copy = malloc(ri.aux_size);
+	if (!copy) {
+		err = liberr_note(e, -ENOMEM, liberr_sys);
+		goto out;
+	}
+	err = rs_snapshot_aux(&sr->aux, region, i, copy, ri.aux_size);
+	if (err == -rse_corrupt) {
+		/* the guest's AUX head and tail: counted, never the snapshot */
+		sr->aux_bad_heads++;
+		err = 0;
+	} else {
+		err = liberr_note(e, err, rs_errstr);
+		sr->has_aux = !err;
+	}
+	if (sr->has_aux) {
+		pdf_buf_add(&sr->aux_data, copy, sr->aux.len);
+		err = liberr_note(e, sr->aux_data.err, liberr_sys);
+	}
+out:
+	rs_snapshot_free(snap);
+	free(copy);
+	return err;
+}
+
+int snapper_copy(struct snapper *s, const struct rs_region *region)
+{
+	struct liberr e = { 0 };
+	uint32_t i;
+	int err;
+
+	s->nr_rings = rinfo_count(region);
+	s->sample_type = rinfo_sample_type(region);
+	s->aux_format = rinfo_aux_format_of(region, s->aux_opaque);
+	s->host.kind = PDF_HOST_SNAPSHOT;
+	s->host.start_ns = cap_time_now_ns();
+	for (i = 0; i < s->nr_rings; i++) {
+		/* its control page is damaged: said at open, left empty here */
+		if (rs_region_ring_skipped(region, i))
+			continue;
+		err = copy_ring(region, i, &s->ring[i], &e);
+		if (err)
+			return fail(s, CAP_FAIL_COPY, i, err, e.str);
+	}
+	s->host.end_ns = cap_time_now_ns();
+	return 0;
+}
+
+void snapper_read_more(struct snapper *s)
+{
+	s->host.end_ns = cap_time_now_ns();
+}
+
+/* Ring @ring's stashed records, oldest first, to @w (if any) and the tally.
+ * 0, or the writer's error (pdf_errstr). */
+static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
+{
+	struct snap_ring *sr = &s->ring[ring];
+	size_t n = sr->offs.len / sizeof(uint64_t), i;
+	int newest_first = sr->data_mode == RS_MODE_OVERWRITE;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		const struct rs_perf_header *rec;
+		uint64_t off, time;
+
+		memcpy(&off, sr->offs.data + (newest_first ? n - 1 - i : i) *
+		       sizeof(off), sizeof(off));
+		rec = (const struct rs_perf_header *)(const void *)(sr->stash.data + off);
+		time = pdf_rrec_stamp(&sr->clock, rec, s->sample_type);
+		err = w ? pdf_writer_add(w, ring, time, rec) : 0;
+		if (err == PDF_ERR(pdfe_too_big)) {
+			sr->too_big++;
+			continue;
+		}
+		if (err)
+			return err;
+		tally_add(&s->tally, ring, time, rec);
+	}
+	return 0;
+}
+
+/* Records the agent forwarded but whose space it had not given back are
+ * both in the ring and in the buffer: byte for byte, among the ring's
+ * newest.  How many of a ring's newest are compared. */
+#define DEDUP_WINDOW 8192u
+
+void snapper_kbuf_dedup(struct snapper *s)
+{
+	size_t n, i, j;
+
+	if (!s->kbuf || !s->nr_rings)
+		return;
+	n = gkbuf_count(s->kbuf);
+	for (i = 0; i < n; i++) {
+		uint32_t cpu;
+		const struct rs_perf_header *rec = gkbuf_record(s->kbuf, i, &cpu);
+		const struct snap_ring *sr = &s->ring[cpu % s->nr_rings];
+		size_t m = sr->offs.len / sizeof(uint64_t);
+		int newest_first = sr->data_mode == RS_MODE_OVERWRITE;
+
+		for (j = 0; j < m && j < DEDUP_WINDOW; j++) {
+			const struct rs_perf_header *r;
+			uint64_t off;
+
+			memcpy(&off, sr->offs.data + (newest_first ? j : m - 1 - j) *
+			       sizeof(off), sizeof(off));
+			r = (const void *)(sr->stash.data + off);
+			if (r->size == rec->size && !memcmp(r, rec, rec->size)) {
+				gkbuf_drop(s->kbuf, i);
+				break;
+			}
+		}
+	}
+}
+
+/* The recovered records of the CPUs that fed @ring, after the ring's own:
+ * the writer's time order is perf's business (it sorts by time).  A record
+ * the writer refuses is counted, never a reason to fail. */
+static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
+{
+	struct snap_ring *sr = &s->ring[ring];
+	size_t n = gkbuf_count(s->kbuf), i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		const struct rs_perf_header *rec;
+		uint32_t cpu;
+		uint64_t time;
+
+		rec = gkbuf_record(s->kbuf, i, &cpu);
+		if (cpu % s->nr_rings != ring || gkbuf_dropped(s->kbuf, i))
+			continue;
+		time = pdf_rrec_stamp(&sr->clock, rec, s->sample_type);
+		err = w ? pdf_writer_add(w, ring, time, rec) : 0;
+		if (err && err > -PDF_ERR_BASE)
+			return err;     /* -errno: the file, not the record */
+		if (err) {
+			s->kbuf_refused++;
+			continue;
+		}
+		tally_add(&s->tally, ring, time, rec);
+	}
+	return 0;
+}
+
+/* One sample per vCPU, at the end of the host's reading (gvcpu_time):
+ * after the newest record the host read. */
+static int write_vcpus(struct snapper *s, struct pdf_writer *w)
+{
+	struct tally_ring sum;
+	struct pdf_buf rec;
+	uint64_t time;
+	uint32_t i, ring;
+	int err = 0;
+
+	tally_total(&s->tally, &sum);
+	time = gvcpu_time(s->clock, s->host.end_ns, sum.last_time);
+	pdf_buf_init(&rec);
+	for (i = 0; i < s->vcpu->nr && !err; i++) {
+		ring = s->vcpu->cpu[i].regs.cpu % s->nr_rings;
+		err = gvcpu_sample(s->vcpu, i, s->sample_type, time + i, &rec);
+		if (err == -ENOMEM)
+			break;
+		if (!err && w) {
+			err = pdf_writer_add(w, ring, time + i, (const void *)rec.data);
+			if (err && err > -PDF_ERR_BASE)
+				break;  /* -errno: the file, not the record */
+		}
+		if (err) {      /* a sample_type it cannot fill, too big */
+			s->vcpu->refused++;
+			err = 0;
+			continue;
+		}
+		tally_add(&s->tally, ring, time + i, (const void *)rec.data);
+	}
+	pdf_buf_fini(&rec);
+	return err;
+}
+
+/* What the host observed copying each ring (the times are snapper_copy's). */
+static void host_facts(struct snapper *s)
+{
+	uint32_t i;
+
+	s->host.nr_rings = s->nr_rings;
+	for (i = 0; i < s->nr_rings; i++) {
+		const struct snap_ring *sr = &s->ring[i];
+		struct pdf_host_ring *h = &s->host.ring[i];
+
+		memset(h, 0, sizeof(*h));
+		h->data_size = sr->data_size;
+		h->aux_size = sr->aux_size;
+		h->corrupt = sr->data.corrupt;
+		h->aux_bad_heads = sr->aux_bad_heads;
+		h->aux_bytes = sr->has_aux ? sr->aux.len : 0;
+		h->aux_stored = sr->aux_stored;
+		h->cut_bytes = sr->data.cut_bytes;
+		h->not_written = sr->too_big;
+	}
+}
+
+/* The summary's claims from the file as report reads it (times converted,
+ * checked against the copy's window); without it, the live tally's. */
+static void file_tally(struct snapper *s)
+{
+	s->readback_err = tally_file(s->output, &s->file_tally, NULL,
+				     &s->readback_at);
+	s->have_file_tally = !s->readback_err;
+}
+
+int snapper_write(struct snapper *s)
+{
+	struct pdf_writer_params wp = {
+		.size = sizeof(wp),
+		.nr_rings = s->nr_rings,
+		.sample_type = s->sample_type,
+		.argc = s->argc,
+		.argv = s->argv,
+		.aux_format = s->aux_format,
+	};
+	struct pdf_writer *w = NULL;
+	uint32_t i;
+	int err;
+
+	tally_init(&s->tally, s->nr_rings, s->sample_type);
+	if (s->syms)
+		gsyms_writer_params(s->syms, &wp);
+	if (s->output) {
+		err = pdf_writer_open(&w, s->output, &wp);
+		if (err)
+			return fail(s, CAP_FAIL_OPEN, 0, err, pdf_errstr);
+		s->wstats = *pdf_writer_stats(w);
+		/* the code a PT decoder follows, beside the symbols */
+		if (s->kcode && s->kcode_src && s->aux_format == PDF_AUX_INTEL_PT &&
+		    gkcode_put(s->kcode, s->kcode_src, w)) {
+			pdf_writer_discard(w);
+			return fail(s, CAP_FAIL_KCODE, 0, -ENOMEM, liberr_sys);
+		}
+	}
+	for (i = 0; i < s->nr_rings; i++) {
+		err = write_ring(s, w, i);
+		if (!err && s->kbuf)
+			err = write_kbuf(s, w, i);
+		if (!err && w && s->ring[i].aux_data.len) {
+			struct snap_ring *sr = &s->ring[i];
+
+			err = pdf_writer_add_aux(w, i, sr->aux.start,
+						 sr->aux_data.data, sr->aux_data.len);
+			if (!err)
+				sr->aux_stored = sr->aux_data.len;
+		}
+		if (err) {
+			pdf_writer_discard(w);
+			return fail(s, CAP_FAIL_RING, i, err, pdf_errstr);
+		}
+	}
+	if (s->vcpu && s->vcpu->state == GVCPU_OK && s->nr_rings &&
+	    (err = write_vcpus(s, w))) {
+		pdf_writer_discard(w);
+		return fail(s, CAP_FAIL_VCPUS, 0, err, pdf_errstr);
+	}
+	if (w && s->clock)   /* only refuses what csync never builds */
+		pdf_writer_set_clock(w, s->clock);
+	host_facts(s);
+	if (w)   /* likewise */
+		pdf_writer_set_host(w, &s->host);
+	if (w && (err = pdf_writer_finish(w)))
+		return fail(s, CAP_FAIL_FINISH, 0, err, pdf_errstr);
+	if (w)
+		file_tally(s);
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "ringside/capture.h"
+
+/* A VMM answers at once; a peer that says nothing is not one. */
+#define VM_CONN_TIMEOUT_S 10
+
+/*
+ * The memfd arrives as the VMM's open file description, which every client
+ * shares: a flock on it would not keep two consumers apart.  Opening it
+ * again through /proc gives this process a description of its own.
+ */
+static int reopen(int fd)
+{
+	int nfd = rmap_reopen(fd);
+
+	if (nfd < 0)
+		return fd;
+	close(fd);
+	return nfd;
+}
+
+static int set_timeout(int sock)
+{
+	struct timeval tv = { .tv_sec = VM_CONN_TIMEOUT_S };
+
+	if (setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		return -errno;
+	return 0;
+}
+
+/* A receive that timed out is an unanswered request. */
+static int fix_err(int err)
+{
+	return err == -EAGAIN ? -ETIMEDOUT : err;
+}
+
+int vm_conn_open(struct vm_conn *v, const char *path)
+{
+	int fds[RS_CTL_MAX_FDS];
+	struct rs_ctl_hello h;
+	int n, err;
+
+	memset(v, 0, sizeof(*v));
+	v->sock = v->region_fd = -1;
+	for (unsigned i = 0; i < RS_MAX_RINGS; i++)
+		v->doorbell[i] = -1;
+	v->sock = rs_vmm_client_connect(path);
+	if (v->sock < 0) {
+		err = v->sock;
+		v->sock = -1;
+		return err;
+	}
+	err = set_timeout(v->sock);
+	if (err)
+		goto fail;
+	n = rs_vmm_client_hello(v->sock, &h, fds, RS_CTL_MAX_FDS);
+	if (n < 0) {
+		err = fix_err(n);
+		goto fail;
+	}
+	if (n < 1 || h.nr_rings > RS_MAX_RINGS || h.nr_vcpus > h.nr_rings ||
+	    (uint32_t)n != h.nr_fds || h.nr_fds != 1 + h.nr_rings) {
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+		err = -EPROTO;
+		goto fail;
+	}
+	v->region_fd = reopen(fds[0]);
+	v->nr_rings = h.nr_rings;
+	v->nr_vcpus = h.nr_vcpus;
+	v->tsc_khz = h.tsc_khz;
+	v->nr_doorbells = (uint32_t)n - 1;
+	for (uint32_t i = 0; i < v->nr_doorbells; i++)
+		v->doorbell[i] = fds[1 + i];
+	return 0;
+fail:
+	vm_conn_close(v);
+	return err;
+}
+
+int vm_conn_pause(struct vm_conn *v)
+{
+	int err = fix_err(rs_vmm_client_pause(v->sock));
+
+	if (!err)
+		v->pauses++;
+	return err;
+}
+
+int vm_conn_resume(struct vm_conn *v)
+{
+	int err;
+
+	if (!v->pauses)
+		return -EALREADY;
+	err = fix_err(rs_vmm_client_resume(v->sock));
+	if (!err)
+		v->pauses--;
+	return err;
+}
+
+int vm_conn_status(struct vm_conn *v, uint32_t id,
+		   struct rs_vmm_vcpu_info *info)
+{
+	return fix_err(rs_vmm_client_status(v->sock, id, info));
+}
+
+int vm_conn_region(struct vm_conn *v, struct rs_ctl_region *r)
+{
+	return fix_err(rs_vmm_client_region(v->sock, r));
+}
+
+int vm_conn_stopped(struct vm_conn *v)
+{
+	struct rs_vmm_vcpu_info info;
+	int err;
+
+	for (uint32_t i = 0; i < v->nr_vcpus; i++) {
+		err = vm_conn_status(v, i, &info);
+		if (err)
+			return err;
+		if (info.state == RS_VCPU_RUNNING || info.state == RS_VCPU_CREATED)
+			return 0;
+	}
+	return 1;
+}
+
+void vm_conn_close(struct vm_conn *v)
+{
+	if (!v)
+		return;
+	while (v->pauses && v->sock >= 0 && vm_conn_resume(v) == 0)
+		;
+	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
+		if (v->doorbell[i] >= 0)
+			close(v->doorbell[i]);
+		v->doorbell[i] = -1;
+	}
+	if (v->region_fd >= 0)
+		close(v->region_fd);
+	if (v->sock >= 0)
+		close(v->sock);  /* the VMM undoes what is left */
+	v->region_fd = v->sock = -1;
+	v->nr_doorbells = 0;
+	v->pauses = 0;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/* The table `ringside run` ends with. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cmd_run.h"
+#include "print.h"
+
+/* "-" where this process did not see the value. */
+static void col(int width, int known, uint64_t v)
+{
+	if (known)
+		printf(" %*" PRIu64, width, v);
+	else
+		printf(" %*s", width, "-");
+}
+
+static void headline(const struct run_opts *o, const struct tally *t,
+		     double seconds)
+{
+	struct tally_ring sum;
+	char size[32];
+
+	printf("ringside run: %s on %u vCPUs, %s rings, %.1f s", o->payload,
+	       o->params.nr_vcpus,
+	       o->params.data_mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
+	       seconds);
+	if (t) {
+		tally_total(t, &sum);
+		printf("; %" PRIu64 " records (%s)", sum.records,
+		       print_size(size, sizeof(size), sum.bytes));
+		if (o->output)
+			printf(" written to %s", o->output);
+	}
+	putchar('\n');
+}
+
+/* Delivered plus lost against what each ring's guest produced; *@done:
+ * the rings whose guest finished its records (the others have records in
+ * flight, in no count). */
+static uint32_t unbalanced_rings(struct rs_vmm *vm, const struct tally *t,
+				 uint32_t *done)
+{
+	struct rs_vmm_vcpu_info info;
+	uint32_t n = rs_vmm_nr_vcpus(vm), unbalanced = 0;
+
+	*done = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (rs_vmm_vcpu_info(vm, i, &info))
+			continue;
+		*done += info.report.phase == RS_PHASE_DONE;
+		if (t->ring[i].records - t->ring[i].by_class[PDF_RREC_LOST] +
+		    t->ring[i].lost != info.report.attempted)
+			unbalanced++;
+	}
+	return *done < n ? 0 : unbalanced;
+}
+
+uint32_t run_balance(struct rs_vmm *vm, const struct tally *t,
+		     const struct recorder *rec)
+{
+	uint32_t done;
+
+	return rec && t ? unbalanced_rings(vm, t, &done) : 0;
+}
+
+uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
+		     const struct tally *t, const struct recorder *rec,
+		     double seconds)
+{
+	struct rs_vmm_vcpu_info info;
+	uint32_t n = rs_vmm_nr_vcpus(vm), unbalanced = 0, done = 0;
+
+	headline(o, t, seconds);
+	printf("ring state      produced delivered     lost doorbells guest-bells"
+	       "   exits     io   mmio    hlt  kicks\n");
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t delivered = 0, lost = 0;
+
+		if (rs_vmm_vcpu_info(vm, i, &info))
+			continue;
+		if (t) {
+			delivered = t->ring[i].records - t->ring[i].by_class[PDF_RREC_LOST];
+			lost = t->ring[i].lost;
+		}
+		printf("%4u %-9.9s", i, rs_vmm_state_name(info.state));
+		col(9, 1, info.report.attempted);
+		col(9, t != NULL, delivered);
+		col(8, t != NULL, lost);
+		col(9, rec != NULL, rec ? recorder_doorbells(rec, i) : 0);
+		col(11, 1, info.report.doorbells);
+		col(7, 1, info.exits.total);
+		col(6, 1, info.exits.io);
+		col(6, 1, info.exits.mmio);
+		col(6, 1, info.exits.hlt);
+		col(6, 1, info.exits.kicks);
+		putchar('\n');
+		if (info.state == RS_VCPU_SHUTDOWN || info.state == RS_VCPU_FAILED)
+			printf("     exit reason %u, error %d, rip %#" PRIx64 "\n",
+			       info.exit_reason, info.error, info.rip);
+		if (info.guest_error)
+			printf("     the guest agent failed: error %d\n",
+			       info.guest_error);
+	}
+	if (!rec || !t)
+		return 0;
+	unbalanced = unbalanced_rings(vm, t, &done);
+	if (done < n)
+		printf("balance: not checked, the guest was stopped before it "
+		       "finished its records (those in flight are in no count)\n");
+	else if (unbalanced)
+		printf("balance: WRONG on %u rings: delivered + lost != produced\n",
+		       unbalanced);
+	else
+		printf("balance: delivered + lost == produced on every ring\n");
+	return unbalanced;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the commands print of what the libraries found: tallies (the text
+ * and JSON of `ringside report`, the per-ring lines record and snapshot
+ * end with; print.c), what the host read of a guest (print_guest.c), the
+ * guest clock (print_clock.c), a region's damaged header (print_region.c),
+ * and how a record or snapshot session went (print_session.c).
+ */
+#ifndef RINGSIDE_CLI_PRINT_H
+#define RINGSIDE_CLI_PRINT_H
+
+#include <stdio.h>
+
+#include "ringside/capture.h"
+#include "ringside/introspect.h"
+#include "ringside/perfdata.h"
+
+void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
+		 const struct tally *t);
+void print_report_json(FILE *f, const char *path, const struct pdf_info *info,
+		 const struct tally *t);
+
+/* The guest's user samples by function (usyms_top()'s @n @rows), after
+ * print_report_text's tallies; @symfs as given (NULL: none). */
+void print_usyms(FILE *f, const struct usyms_summary *sum,
+		       const struct usyms_row *rows, int n, const char *symfs);
+
+/*
+ * The lines every summary gives a ring (or the total), @indent before each
+ * but the first: what the host observed (@h, NULL when the file says
+ * nothing), the guest's claims (@r), and the claims flagged as implausible:
+ *
+ *   ring 0: 123 records (4.0 KiB)
+ *     host: corrupt 0 (0 impossible heads), 0 bytes discarded; AUX 512 bytes taken, 512 stored
+ *     guest claims: lost 5 in 1 LOST records; AUX 2 records (512 bytes, 0 truncated)
+ *     flagged, not summed: 1 LOST count above 1/ns of host uptime
+ */
+void print_ring_lines(FILE *f, const char *label, const char *indent,
+		       const struct tally_ring *r, const struct pdf_host_ring *h,
+		       const struct tally_bounds *b);
+
+/* The sum of @n rings' host facts (saturating) into @sum. */
+void print_host_total(const struct pdf_host_facts *hf, struct pdf_host_ring *sum);
+
+/*
+ * On stderr, whatever --quiet hides: corruption the host met (@h: every
+ * ring of it; NULL: none known) and claims flagged in @t.  Returns 1 when
+ * it printed anything (the command then exits CLI_EXIT_CORRUPT), else 0.
+ */
+int print_warn(const char *cmd, const struct pdf_host_facts *h,
+		const struct tally *t);
+
+/* Bytes in B, KiB, MiB or GiB, into @buf. */
+const char *print_size(char *buf, size_t len, uint64_t bytes);
+
+/* print_guest.c: "  guest kernel symbols: ..." lines, with what the
+ * writer made of them (@ws: NULL when no file was written). */
+void print_gsyms(FILE *out, const struct gsyms *g,
+		 const struct pdf_writer_stats *ws);
+/* "  guest kernel code: ...", when it was asked for. */
+void print_gkcode(FILE *out, const struct gkcode *g);
+/* "guest perf buffers: ..." lines; @why (NULL: none) says why nothing
+ * could be read (the source could not be reached); @refused: records the
+ * writer refused. */
+void print_gkbuf(FILE *out, const struct gkbuf *g, const char *why,
+		 uint64_t refused);
+/* "vCPU stacks: ..." lines, each chain's first frames named. */
+void print_gvcpu(FILE *out, const struct gvcpu *g);
+
+/* print_clock.c: "guest clock: host CLOCK_MONOTONIC + X ns, error bound
+ * ..." lines of a recording's or snapshot's sync. */
+void print_csync(FILE *out, const struct csync *c);
+/* The same for a file's clock feature (report). */
+void print_clock_file(FILE *out, const struct pdf_info *info);
+
+/* print_region.c: the damage rmap_open found and, for --vm, the header
+ * page guard's count, on stderr as @cmd's messages about @spec (nothing
+ * when the region is whole and the guard refused nothing).  Returns
+ * m->damaged. */
+int print_rmap_damage(const char *cmd, const struct rmap *m, const char *spec);
+/* --vm: one line on the header page guard, with the VMM's counts as of
+ * now.  Nothing for other sources. */
+void print_rmap_guard(FILE *f, const struct rmap *m);
+
+/* print_session.c: recorder_run with the command's hooks (the progress
+ * line unless @quiet or stderr is no terminal, the doorbell that hung
+ * up, the kernel's code once cached unless @quiet) and its words on a
+ * failure or a file that cannot be read back.  An enum cli_exit value. */
+int print_recorder_run(const char *cmd, struct recorder *r,
+		       const struct rs_region *region, int quiet);
+/* snapper_copy and snapper_write, likewise. */
+int print_snapper_copy(const char *cmd, struct snapper *s,
+		       const struct rs_region *region);
+int print_snapper_write(const char *cmd, struct snapper *s);
+/* Where a record (@r) or snapshot session failed, as
+ * @cmd's message on stderr. */
+void print_recorder_fail(const char *cmd, const struct recorder *r);
+void print_snapper_fail(const char *cmd, const struct snapper *s);
+/* A file read back for the summary that could not be (the file is
+ * whole): said on stderr. */
+void print_recorder_readback(const char *cmd, const struct recorder *r);
+void print_snapper_readback(const char *cmd, const struct snapper *s);
+/* The progress line on stderr (the recorder's progress hook; @arg
+ * unused). */
+void print_progress(void *arg, const struct recorder *r, int final);
+/* What was copied, cut and lost, per ring, on stdout. */
+void print_snapper(const char *cmd, const struct snapper *s);
+/* Corruption and flagged claims on stderr (print_warn); 1 when there
+ * were any: the command exits CLI_EXIT_CORRUPT. */
+int print_recorder_warn(const char *cmd, const struct recorder *r);
+int print_snapper_warn(const char *cmd, const struct snapper *s);
+
+#endif /* RINGSIDE_CLI_PRINT_H */

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the host read of a guest (ringside/introspect.h), in the words
+ * `snapshot`, `stat` and `record` print: one function per module, each
+ * on @out.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ringside/introspect.h"
+
+#include "print.h"
+
+/* Frames of each vCPU's chain on its summary line. */
+#define SUMMARY_FRAMES 8u
+
+static const char *hex(char *buf, const uint8_t *id, uint32_t len)
+{
+	uint32_t i;
+
+	if (!len)
+		return "none";
+	for (i = 0; i < len; i++)
+		sprintf(buf + 2 * i, "%02x", id[i]);
+	return buf;
+}
+
+void print_gsyms(FILE *out, const struct gsyms *g,
+		   const struct pdf_writer_stats *ws)
+{
+	char id[2 * RS_SIDEBAND_BUILD_ID_MAX + 1];
+
+	switch (g->state) {
+	case GSYMS_ABSENT:
+		fprintf(out, "  guest kernel symbols: none (the region has no "
+			"sideband area; 'ringside enable --sideband-pages N')\n");
+		return;
+	case GSYMS_NONE:
+		fprintf(out, "  guest kernel symbols: none (the guest agent has not "
+			"published them)\n");
+		return;
+	case GSYMS_BUSY:
+		fprintf(out, "  guest kernel symbols: none (the guest was still "
+			"writing them)\n");
+		return;
+	case GSYMS_CORRUPT:
+		fprintf(out, "  guest kernel symbols: refused: the guest's sideband "
+			"descriptor is implausible (lengths beyond the area, or "
+			"flags no agent writes)\n");
+		return;
+	case GSYMS_OTHER:
+		fprintf(out, "  guest kernel symbols: none (the sideband holds "
+			"content of kind %u)\n", g->info.kind);
+		return;
+	case GSYMS_REFUSED:
+		fprintf(out, "  guest kernel symbols: refused: %s; kernel samples "
+			"are not named\n", pdf_errstr(g->parse_err));
+		break;
+	case GSYMS_OK:
+		if (ws && ws->ksyms_err) {
+			fprintf(out, "  guest kernel symbols: %" PRIu64 " functions, "
+				"not used: %s; kernel samples are not named\n",
+				g->functions, pdf_errstr(ws->ksyms_err));
+			break;
+		}
+		fprintf(out, "  guest kernel symbols: %" PRIu64 " functions",
+			g->functions);
+		if (g->modules)
+			fprintf(out, " (%u modules)", g->modules);
+		if (ws && ws->build_id_len) {
+			fprintf(out, ", build id %s", hex(id, ws->build_id,
+							  ws->build_id_len));
+			if (!g->info.build_id_len)
+				fprintf(out, " (of the table: the guest gave none)");
+			else if (ws->build_id_len != g->info.build_id_len ||
+				 memcmp(ws->build_id, g->info.build_id,
+					ws->build_id_len))
+				fprintf(out, " (of the table: the guest's own, %s, "
+					"is the host's or names another table in the "
+					"cache, e.g. of another boot)",
+					hex(id, g->info.build_id, g->info.build_id_len));
+			fputc('\n', out);
+		} else {
+			fprintf(out, ", build id %s\n", hex(id, g->info.build_id,
+							    g->info.build_id_len));
+		}
+		break;
+	}
+	if (g->info.flags & RS_SIDEBAND_TRUNCATED)
+		fprintf(out, "  guest kernel symbols truncated: %" PRIu64 " of %"
+			PRIu64 " bytes (the guest's count); 'ringside enable "
+			"--sideband-pages N' makes room\n", g->info.length,
+			g->info.wanted);
+}
+
+void print_gkcode(FILE *out, const struct gkcode *g)
+{
+	switch (g->state) {
+	case GKCODE_ABSENT:
+		break;
+	case GKCODE_NO_SYMBOLS:
+		fprintf(out, "  guest kernel code: not read (no guest kernel symbols "
+			"in the build-id cache: perf cannot decode the PT)\n");
+		break;
+	case GKCODE_UNREADABLE:
+		fprintf(out, "  guest kernel code: unreadable (%s): perf cannot "
+			"decode the PT\n", g->errstr ? g->errstr(g->err) : "?");
+		break;
+	case GKCODE_UNREADABLE_CACHED:
+		fprintf(out, "  guest kernel code: unreadable (%s); the build-id "
+			"cache holds this kernel's from an earlier read: perf "
+			"decodes with it\n", g->errstr ? g->errstr(g->err) : "?");
+		break;
+	case GKCODE_FAILED:
+		fprintf(out, "  guest kernel code: read, not cached (%s)\n",
+			pdf_errstr(g->err));
+		break;
+	case GKCODE_KEPT:
+	case GKCODE_OK:
+		fprintf(out, "  guest kernel code: %" PRIu64 " of %" PRIu64
+			" bytes in %u segments%s, kcore in the build-id cache%s%s\n",
+			g->bytes, g->wanted, g->segments,
+			g->pages_unread ? " (unreadable pages as INT3s)" : "",
+			g->state == GKCODE_KEPT ? " (the one there was kept)" : "",
+			g->early ? " (read as the recording began)" : "");
+		break;
+	}
+}
+
+void print_gkbuf(FILE *out, const struct gkbuf *g, const char *why,
+		   uint64_t refused)
+{
+	static const char *const state[] = {
+		[GKBUF_ABSENT] = "not read: the region has no sideband area",
+		[GKBUF_NONE] = "not read: the agent published no table",
+		[GKBUF_BUSY] = "not read: the agent was writing the table",
+		[GKBUF_CORRUPT] = "not read: a table no agent writes (corrupt)",
+		[GKBUF_MISMATCH] = "not read: their sample_type is not the region's",
+	};
+
+	if (why) {
+		fprintf(out, "guest perf buffers: not read: %s\n", why);
+		return;
+	}
+	if (g->state != GKBUF_OK) {
+		fprintf(out, "guest perf buffers: %s\n", state[g->state]);
+		return;
+	}
+	fprintf(out, "guest perf buffers: %" PRIu64 " records recovered from %u "
+		"CPUs (not forwarded by the agent before it stopped)",
+		g->records - g->duplicates - refused, g->cpus_recovered);
+	if (g->records - g->duplicates - refused == 0)
+		fprintf(out, "; the agent had forwarded everything");
+	fprintf(out, "\n    %u buffers read, %" PRIu64 " corrupt, %" PRIu64
+		" already in the rings, %" PRIu64 " of other types, %" PRIu64
+		" refused by the writer\n", g->cpus, g->corrupt, g->duplicates,
+		g->other, refused);
+	if (g->bad_rows)
+		fprintf(out, "    %u buffers refused: an address outside guest "
+			"RAM or not page-aligned (corrupt)\n", g->bad_rows);
+	if (g->bad_pages)
+		fprintf(out, "    %u buffers refused: head, tail or size out of "
+			"bounds (corrupt)\n", g->bad_pages);
+	if (g->peek_failed)
+		fprintf(out, "    %u buffers unread: reading guest memory failed: "
+			"%s\n", g->peek_failed, g->peek_err && g->errstr ?
+			g->errstr(g->peek_err) : "error");
+}
+
+static void frame(FILE *out, const struct pdf_ksyms *k, uint64_t ip)
+{
+	struct pdf_ksym s;
+
+	if (k && pdf_ksyms_find(k, ip, &s))
+		fprintf(out, "%s+%#" PRIx64, s.name, ip - s.addr);
+	else
+		fprintf(out, "%#" PRIx64, ip);
+}
+
+void print_gvcpu(FILE *out, const struct gvcpu *g)
+{
+	uint32_t i, f;
+
+	switch (g->state) {
+	case GVCPU_ABSENT:
+		return;
+	case GVCPU_NO_SYMBOLS:
+		fprintf(out, "vCPU stacks: not read: no guest kernel symbols to "
+			"check them with\n");
+		return;
+	case GVCPU_NO_REGISTERS:
+		fprintf(out, "vCPU stacks: not read: the registers: %s\n",
+			g->errstr ? g->errstr(g->err) : "error");
+		return;
+	case GVCPU_BAD_REGISTERS:
+		fprintf(out, "vCPU stacks: not read: the monitor's registers are "
+			"not an x86-64 guest's\n");
+		return;
+	case GVCPU_OK:
+		break;
+	}
+	fprintf(out, "vCPU stacks: %u vCPUs, one sample each after the newest "
+		"record%s\n", g->nr, g->refused ? " (some refused by the writer)" : "");
+	for (i = 0; i < g->nr; i++) {
+		const struct gvcpu_one *c = &g->cpu[i];
+
+		fprintf(out, "    vCPU %u (%s%s): ", c->regs.cpu,
+			c->regs.cpl == 3 ? "user" : "kernel",
+			c->regs.halted ? ", halted" : "");
+		for (f = 0; f < c->stack.nr && f < SUMMARY_FRAMES; f++) {
+			if (f)
+				fputs(" <- ", out);
+			frame(out, g->ksyms, c->stack.ip[f]);
+		}
+		if (c->stack.nr > SUMMARY_FRAMES)
+			fprintf(out, " <- ... (%u frames)", c->stack.nr);
+		if (c->stack.peek_err)
+			fputs(" (its stack could not be read)", out);
+		fputc('\n', out);
+	}
+}

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How a record or snapshot session (ringside/capture.h) went, in the
+ * words of `record`, `snapshot` and `run`: the progress line, failures,
+ * the snapshot's summary, corruption and flagged claims.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "ringside/capture.h"
+
+#include "cli.h"
+#include "print.h"
+
+void print_recorder_fail(const char *cmd, const struct recorder *r)
+{
+	const struct cap_failure *f = &r->fail;
+	const char *why = liberr_str(&f->e);
+
+	switch (f->what) {
+	case CAP_FAIL_OPEN:
+		cli_err(cmd, "cannot create %s.tmp: %s; choose a writable -o path",
+			r->output, why);
+		break;
+	case CAP_FAIL_ATTACH:
+		if (liberr_is(&f->e, rs_errstr, -rse_mode))
+			cli_err(cmd, "%s holds overwrite-mode (flight recorder) "
+				"rings, which have no tail to drain; use 'ringside "
+				"snapshot'", r->source);
+		else
+			cli_err(cmd, "cannot attach to %s: %s", r->source, why);
+		break;
+	case CAP_FAIL_DRAIN:
+		cli_err(cmd, "draining %s failed: %s; nothing was kept",
+			r->source, why);
+		break;
+	case CAP_FAIL_WRITE:
+		cli_err(cmd, "writing %s failed: %s; nothing was kept",
+			f->path, why);
+		break;
+	case CAP_FAIL_FINISH:
+		cli_err(cmd, "completing %s failed: %s; nothing was kept",
+			r->output, why);
+		break;
+	default:
+		cli_err(cmd, "recording %s failed: %s", r->source, why);
+		break;
+	}
+}
+
+void print_recorder_readback(const char *cmd, const struct recorder *r)
+{
+	if (r->readback_err)
+		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
+			"the summary shows the claims unconverted", r->output,
+			r->readback_at, pdf_errstr(r->readback_err));
+}
+
+void print_snapper_fail(const char *cmd, const struct snapper *s)
+{
+	const struct cap_failure *f = &s->fail;
+	const char *why = liberr_str(&f->e);
+
+	switch (f->what) {
+	case CAP_FAIL_COPY:
+		cli_err(cmd, "copying ring %u of %s: %s; nothing was kept",
+			f->ring, s->source, why);
+		break;
+	case CAP_FAIL_OPEN:
+		cli_err(cmd, "cannot create %s.tmp: %s; choose a writable -o path",
+			s->output, why);
+		break;
+	case CAP_FAIL_KCODE:
+		cli_err(cmd, "out of memory");
+		break;
+	case CAP_FAIL_RING:
+		cli_err(cmd, "ring %u into %s.tmp: %s; nothing was kept",
+			f->ring, s->output, why);
+		break;
+	case CAP_FAIL_VCPUS:
+		cli_err(cmd, "vCPU stacks into %s.tmp: %s; nothing was kept",
+			s->output, why);
+		break;
+	case CAP_FAIL_FINISH:
+		cli_err(cmd, "completing %s failed: %s; nothing was kept",
+			s->output, why);
+		break;
+	default:
+		cli_err(cmd, "snapshot of %s failed: %s", s->source, why);
+		break;
+	}
+}
+
+void print_snapper_readback(const char *cmd, const struct snapper *s)
+{
+	if (s->readback_err)
+		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
+			"the summary shows the claims unchecked", s->output,
+			s->readback_at, pdf_errstr(s->readback_err));
+}
+
+void print_progress(void *arg, const struct recorder *r, int final)
+{
+	const struct tally *t = &r->tally;
+	struct tally_ring sum;
+	char size[32];
+	uint32_t i;
+
+	(void)arg;
+	if (final) {
+		fprintf(stderr, "\r\033[K");
+		return;
+	}
+	tally_total(t, &sum);
+	fprintf(stderr, "\r\033[K%s: %" PRIu64 " records, %s, lost %" PRIu64,
+		r->output ? "recording" : "draining", sum.records,
+		print_size(size, sizeof(size), sum.bytes), sum.lost);
+	for (i = 0; i < r->drain.nr_rings && i < 8; i++)
+		fprintf(stderr, " | %u: %" PRIu64 "/%" PRIu64, i,
+			t->ring[i].records, t->ring[i].lost);
+	if (r->drain.nr_rings > 8)
+		fprintf(stderr, " | ...");
+	fflush(stderr);
+}
+
+int print_recorder_warn(const char *cmd, const struct recorder *r)
+{
+	return print_warn(cmd, &r->host,
+			  r->have_file_tally ? &r->file_tally : &r->tally);
+}
+
+void print_snapper(const char *cmd, const struct snapper *s)
+{
+	struct tally_ring sum;
+	const struct tally *t = s->have_file_tally ? &s->file_tally : &s->tally;
+	char label[32], size[32];
+	uint32_t i;
+
+	tally_total(t, &sum);
+	printf("ringside %s: %s copy of %u rings: %" PRIu64 " records (%s)",
+	       cmd, s->stable ? "stable (vCPUs paused)" : "live", s->nr_rings,
+	       sum.records, print_size(size, sizeof(size), sum.bytes));
+	if (s->output)
+		printf(" written to %s", s->output);
+	putchar('\n');
+	if (s->syms)
+		print_gsyms(stdout, s->syms, s->output ? &s->wstats : NULL);
+	if (s->kcode)
+		print_gkcode(stdout, s->kcode);
+	for (i = 0; i < s->nr_rings; i++) {
+		const struct snap_ring *sr = &s->ring[i];
+		const struct rs_snap_stats *ds = &sr->data;
+
+		snprintf(label, sizeof(label), "  ring %u", i);
+		print_ring_lines(stdout, label, "  ", &t->ring[i], &s->host.ring[i],
+				  &t->bounds);
+		printf("    cut %" PRIu64 " bytes%s, oldest record %s, corrupt %"
+		       PRIu64 "\n", ds->cut_bytes, !ds->cut_bytes ? "" : s->stable ?
+		       " (a record was being written when the vCPU paused)" :
+		       " (overwritten during the copy)",
+		       ds->overwritten ? "partly overwritten (dropped)" : "intact",
+		       ds->corrupt);
+		if (sr->data_mode == RS_MODE_OVERWRITE && sr->produced >= ds->records)
+			printf("    holds the newest %" PRIu64 " of the %" PRIu64
+			       " records the producer says it wrote; %" PRIu64
+			       " older ones were overwritten\n", ds->records,
+			       sr->produced, sr->produced - ds->records);
+		if (sr->has_aux)
+			printf("    AUX: %" PRIu64 " bytes valid, cut %" PRIu64
+			       ", overwritten %" PRIu64 "; %" PRIu64 " stored\n",
+			       sr->aux.len, sr->aux.cut_bytes, sr->aux.overwritten,
+			       sr->aux_stored);
+	}
+}
+
+
+int print_snapper_warn(const char *cmd, const struct snapper *s)
+{
+	return print_warn(cmd, &s->host,
+			   s->have_file_tally ? &s->file_tally : &s->tally);
+}
+
+/* The hooks' words are the one command's that runs the recorder. */
+static const char *hook_cmd;
+
+static void doorbell_lost(void *arg, const struct recorder *r, int fd)
+{
+	(void)arg;
+	cli_err(hook_cmd, "doorbell fd %d hung up; polling every %u ms", fd,
+		r->interval_ms);
+}
+
+static void kcode_cached(void *arg, const struct recorder *r)
+{
+	(void)arg;
+	printf("ringside %s:", hook_cmd);
+	print_gkcode(stdout, &r->kread.g);   /* "  guest kernel code: ..." */
+	fflush(stdout);
+}
+
+int print_recorder_run(const char *cmd, struct recorder *r,
+		       const struct rs_region *region, int quiet)
+{
+	hook_cmd = cmd;
+	r->argc = cli_argc();
+	r->argv = cli_argv();
+	r->hooks.doorbell_lost = doorbell_lost;
+	if (!quiet) {
+		r->hooks.kcode_cached = kcode_cached;
+		if (isatty(STDERR_FILENO))
+			r->hooks.progress = print_progress;
+	}
+	if (recorder_run(r, region)) {
+		print_recorder_fail(cmd, r);
+		return CLI_EXIT_FAIL;
+	}
+	print_recorder_readback(cmd, r);
+	return CLI_EXIT_OK;
+}
+
+int print_snapper_copy(const char *cmd, struct snapper *s,
+		       const struct rs_region *region)
+{
+	if (snapper_copy(s, region)) {
+		print_snapper_fail(cmd, s);
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
+int print_snapper_write(const char *cmd, struct snapper *s)
+{
+	s->argc = cli_argc();
+	s->argv = cli_argv();
+	if (snapper_write(s)) {
+		print_snapper_fail(cmd, s);
+		return CLI_EXIT_FAIL;
+	}
+	print_snapper_readback(cmd, s);
+	return CLI_EXIT_OK;
+}

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringside-introspect: what the host reads of a guest without the guest's
+ * help.  The guest kernel's symbols and code, the records left in its own
+ * perf buffers, each vCPU's registers and kernel stack, the guest's user
+ * code by function.  Every byte read here is the guest's (or a guest
+ * file's) claim: bounded, checked, counted when refused, used only to name
+ * addresses (docs/threat-model.md).  Guest memory reaches the library
+ * through peek callbacks (libvirt's virDomainMemoryPeek for a domain,
+ * anything in tests).
+ *
+ * The library never prints: each module's state is a struct whose fields
+ * the caller formats.  One section per module, in the order the modules
+ * build on each other; the prefix of each section is its file in src/.
+ */
+#ifndef RINGSIDE_INTROSPECT_H
+#define RINGSIDE_INTROSPECT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringside/perfdata.h"
+#include "ringside/ring.h"
+
+/* ---- gsyms (src/gsyms.c) ---- */
+/*
+ * The guest kernel's symbols, from the region's sideband (docs/abi.md,
+ * "Sideband"): read once, checked, handed to the perf.data writer, and
+ * described by the caller.  Everything in them is the guest's
+ * claim, used only to name addresses (docs/threat-model.md).
+ */
+
+enum gsyms_state {
+	GSYMS_ABSENT = 0,  /* the region has no sideband area */
+	GSYMS_NONE,        /* the guest has not written it (yet) */
+	GSYMS_BUSY,        /* the guest was still writing it */
+	GSYMS_CORRUPT,     /* a descriptor no agent writes */
+	GSYMS_OTHER,       /* another kind of content */
+	GSYMS_REFUSED,     /* kallsyms text perf must not get (parse_err) */
+	GSYMS_OK,
+};
+
+struct gsyms {
+	enum gsyms_state state;
+	int parse_err;            /* GSYMS_REFUSED: pdf_ksyms_parse's */
+	struct rs_sideband_info info;
+	uint8_t *text;            /* info.length bytes, private copy */
+	uint64_t functions;       /* what perf gets (GSYMS_OK) */
+	uint32_t modules;
+};
+
+/* Read @region's sideband once (with @wait, a write in progress is waited
+ * for, up to about a second) and check the text.  Never fails: the state
+ * says what there is.  @g zeroed (or read before: its buffer is reused).
+ * -ENOMEM only. */
+int gsyms_read(struct gsyms *g, const struct rs_region *region, int wait);
+
+/* 1 when a later read may find more: nothing written yet, or being
+ * written. */
+int gsyms_pending(const struct gsyms *g);
+
+/* Give the writer the text and build id, when they are usable. */
+void gsyms_writer_params(const struct gsyms *g, struct pdf_writer_params *wp);
+
+void gsyms_fini(struct gsyms *g);
+
+/* ---- gkcode (src/gkcode.c) ---- */
+/*
+ * The guest kernel's code, for perf's PT decoder: the ranges the writer's
+ * kernel symbols name (clusters of the kernel's functions: its text, init
+ * and exit text; each module's map),
+ * read from the guest at their virtual addresses through a peek function
+ * (libvirt's virDomainMemoryPeek for a DOMAIN; anything in tests) and put
+ * in the build-id cache beside the kallsyms (pdf_writer_add_kcore).
+ * Read-only; the bytes are the guest's, used only as the code a decoder
+ * follows (docs/threat-model.md).  Never a reason to lose the file.
+ */
+
+/* Read @len bytes at guest-virtual @gva into @buf.  0, or a negative code
+ * @errstr names. */
+typedef int (*gkcode_peek_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
+
+struct gkcode_src {
+	gkcode_peek_fn peek;
+	void *ctx;
+	const char *(*errstr)(int err);
+	size_t chunk;             /* bytes a peek may read (>= 4096) */
+};
+
+enum gkcode_state {
+	GKCODE_ABSENT = 0,  /* not asked: no PT, or no source */
+	GKCODE_NO_SYMBOLS,  /* the file has no guest kernel symbols in the cache */
+	GKCODE_UNREADABLE,  /* not one byte could be read */
+	GKCODE_UNREADABLE_CACHED, /* ... but the cache has it from before */
+	GKCODE_FAILED,      /* the cache entry could not be written (err) */
+	GKCODE_KEPT,        /* the entry had other code already: kept */
+	GKCODE_OK,
+};
+
+struct gkcode {
+	enum gkcode_state state;
+	int err;                  /* the last failure (peek or cache) */
+	const char *(*errstr)(int err);
+	uint64_t wanted;          /* bytes of the ranges */
+	uint64_t bytes;           /* read */
+	uint32_t segments;
+	uint32_t pages_unread;    /* pages a peek refused: INT3s in the image */
+	int early;                /* the bytes are the read made at the start */
+};
+
+/* The code of @w's kernel ranges from @src into the cache.  Only -ENOMEM
+ * is returned; everything else is in @g. */
+int gkcode_put(struct gkcode *g, const struct gkcode_src *src,
+	       struct pdf_writer *w);
+
+/* gkcode_put in its parts, for a read made apart from the writer (a
+ * recording reads the code while its domain still runs, in a thread, and
+ * files it at its end if the domain is gone by then). */
+struct gkcode_image {
+	struct gkcode read;        /* wanted, bytes, segments, pages_unread */
+	struct pdf_kcore_seg *segs;
+	uint8_t **bufs;            /* the segments' data, malloc'ed */
+	uint32_t nsegs;
+};
+
+/* @w's kernel ranges, as many as a kcore holds, into *@r (malloc'ed).
+ * Returns how many (0: no symbols), or -ENOMEM. */
+int gkcode_ranges(struct pdf_writer *w, struct pdf_code_range **r);
+
+/* Read @n ranges through @src.  Touches nothing but @im and what @src's
+ * peek touches.  0, or -ENOMEM (@im is then empty). */
+int gkcode_read(struct gkcode_image *im, const struct gkcode_src *src,
+		const struct pdf_code_range *r, unsigned n);
+
+/* Into @w's cache entry; @g says how it went (as gkcode_put). */
+void gkcode_store(struct gkcode *g, const struct gkcode_image *im,
+		  struct pdf_writer *w);
+
+void gkcode_image_free(struct gkcode_image *im);
+
+/* ---- gkcode_reader (src/gkcode_reader.c) ---- */
+/*
+ * The guest kernel's code read and cached in a thread while a recording
+ * runs: the domain is alive when `record` starts and may be gone
+ * (destroyed after a crash) when it stops, and reading takes seconds the
+ * rings must not wait for.  The thread uses only the writer's kernel
+ * symbols, build id and cache directory, which do not change once the
+ * symbols are in (pdf_writer_code_ranges > 0), and the source's peek.
+ */
+
+struct gkcode_reader {
+	const struct gkcode_src *src;
+	struct pdf_writer *w;
+	struct pdf_code_range *ranges;
+	unsigned nranges;
+	struct gkcode g;          /* how the read and the cache went */
+	int err;                  /* -ENOMEM, or 0 */
+	pthread_mutex_t lock;     /* guards done (once started) */
+	int done;                 /* set by the thread, last */
+	int started, joined;
+	pthread_t thread;
+};
+
+/* Start reading @w's kernel ranges through @src into @w's cache entry
+ * (nothing else may use @src until gkcode_reader_join).  0: started, or
+ * was; 1: not yet, @w has no kernel symbols; -ENOMEM, or pthread_create's
+ * error. */
+int gkcode_reader_start(struct gkcode_reader *k, const struct gkcode_src *src,
+		       struct pdf_writer *w);
+
+/* 1 once the thread has finished (the result is then in k->g). */
+int gkcode_reader_done(struct gkcode_reader *k);
+
+/* Wait for the thread.  Its result, or NULL when none was started or it
+ * ran out of memory. */
+const struct gkcode *gkcode_reader_join(struct gkcode_reader *k);
+
+void gkcode_reader_fini(struct gkcode_reader *k);
+
+/* ---- gkbuf (src/gkbuf.c) ---- */
+/*
+ * Samples the guest kernel wrote into its own perf buffers that the agent
+ * had not copied into a ring when the guest stopped (a panic stops the
+ * agent's vCPU before its last drain): the agent published where the
+ * buffers are (docs/abi.md, "The guest kernel's perf buffers"); the host
+ * reads those guest-physical pages, read-only, through a peek function
+ * (libvirt's virDomainMemoryPeek for a DOMAIN; anything in tests), and
+ * takes the records between the agent's data_tail and the kernel's
+ * data_head.  Every address, position and record is a guest claim
+ * (docs/threat-model.md): checked before use, counted when refused.
+ */
+
+/* The RAM ranges of an x86 QEMU guest of @bytes: below 2 GiB (every
+ * machine type has RAM there), and from 4 GiB what is certainly above its
+ * low part (q35 splits at 2 GiB, pc at 3 GiB). */
+void gkbuf_x86_ram(uint64_t ram[2][2], uint64_t bytes);
+
+/* Read @len (<= 4096) bytes of guest-physical memory at @gpa into @buf.
+ * 0, or a negative code @errstr names. */
+typedef int (*gkbuf_peek_fn)(void *ctx, uint64_t gpa, void *buf, size_t len);
+
+struct gkbuf_src {
+	gkbuf_peek_fn peek;
+	void *ctx;
+	const char *(*errstr)(int err);
+	/* guest RAM the host reads, [start, end) pairs: only pages wholly
+	 * inside one (never MMIO: a device read may have side effects) */
+	uint64_t ram[2][2];
+};
+
+enum gkbuf_state {
+	GKBUF_ABSENT = 0,  /* no sideband area, or no source to read from */
+	GKBUF_NONE,        /* the agent published no table */
+	GKBUF_BUSY,        /* it was being written */
+	GKBUF_CORRUPT,     /* a descriptor no agent writes */
+	GKBUF_MISMATCH,    /* the buffers' sample_type is not the region's */
+	GKBUF_OK,          /* read: see the counts */
+};
+
+struct gkbuf {
+	enum gkbuf_state state;
+	struct rs_kbuf_info info;
+	uint32_t cpus;            /* rows looked at */
+	uint32_t cpus_recovered;  /* rows that gave records */
+	uint32_t bad_rows;        /* refused: CPU number, an address outside
+				   * guest RAM or not page-aligned */
+	uint32_t bad_pages;       /* control pages refused: data_size not the
+				   * table's, tail beyond head, more than
+				   * a buffer between them */
+	uint32_t peek_failed;     /* rows whose pages could not be read */
+	int peek_err;             /* the last failure, src->errstr's */
+	const char *(*errstr)(int err);
+	uint64_t records;         /* recovered */
+	uint64_t bytes;
+	uint64_t corrupt;         /* records refused: size 0, unaligned, past
+				   * head; the rest of that buffer with it */
+	uint64_t other;           /* records of types not carried (THROTTLE..) */
+	uint64_t duplicates;      /* the agent had forwarded them already
+				   * (gkbuf_dedup) */
+	struct pdf_buf stash;     /* records, per CPU oldest first */
+	struct pdf_buf offs;      /* per record: u64 offset in stash, u64 CPU */
+};
+
+void gkbuf_init(struct gkbuf *g);
+void gkbuf_fini(struct gkbuf *g);
+
+/*
+ * Read the table in @region's sideband and, through @src, every published
+ * buffer's unread records.  Never fails on what the guest wrote: the
+ * state and counts say.  -ENOMEM only.
+ */
+int gkbuf_recover(struct gkbuf *g, const struct rs_region *region,
+		  const struct gkbuf_src *src, uint64_t sample_type);
+
+/* Record @i (< gkbuf_count): its CPU and bytes. */
+size_t gkbuf_count(const struct gkbuf *g);
+const struct rs_perf_header *gkbuf_record(const struct gkbuf *g, size_t i,
+					  uint32_t *cpu);
+
+/* Mark record @i as one the agent forwarded (a copy is in its ring). */
+void gkbuf_drop(struct gkbuf *g, size_t i);
+int gkbuf_dropped(const struct gkbuf *g, size_t i);
+
+/* ---- gstack (src/gstack.c) ---- */
+/*
+ * The call chain of a stopped guest vCPU, from its registers and its
+ * kernel stack, read by the host (no help from the guest: it may have
+ * panicked or hung).  The guest kernel is built without frame pointers
+ * (Debian's uses ORC, whose tables the host does not have), so the stack is
+ * scanned: a word is a candidate only if it points into a kernel function
+ * (by the guest's own symbols) just after a call instruction.  Of the
+ * candidates, the chain kept is the one that scores best: each frame
+ * counts, a direct call to the function of the frame below it counts
+ * most, an indirect call (not checkable) a little, a direct call to
+ * another function (a tail call in between, or a stale word) against.
+ * Stale return addresses left in locals can still pass, mostly among the
+ * outer frames; frames reached by a tail call are missed.
+ *
+ * A vCPU on an interrupt stack: the word at the top of that stack (where
+ * x86-64 Linux saves the interrupted stack pointer) leads to the next one,
+ * up to GSTACK_MAX_STACKS stacks.  Everything read is guest memory: bounded,
+ * never trusted beyond naming.
+ */
+
+#define GSTACK_MAX_FRAMES 64u
+#define GSTACK_MAX_STACKS 3u
+#define GSTACK_STACK_MAX  (32u << 10)  /* bytes read of one stack, at most */
+
+/* Read @len (<= 4096) bytes at guest-virtual @gva.  0 or a negative code. */
+typedef int (*gstack_peek_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
+
+struct gstack_src {
+	gstack_peek_fn peek;
+	void *ctx;
+	const struct pdf_ksyms *ksyms;   /* the guest kernel's symbols */
+};
+
+struct gstack {
+	/* [0] the vCPU's RIP; then each caller's call site, as the
+	 * kernel's own backtraces name it: the byte before the return
+	 * address (a call to a function that does not return, panic(), can
+	 * be the last instruction of its caller) */
+	uint64_t ip[GSTACK_MAX_FRAMES];
+	uint32_t nr;
+	uint32_t stacks;          /* stacks scanned */
+	uint64_t bytes;           /* of stack read */
+	uint32_t candidates;      /* words after a call into kernel text */
+	uint32_t refused;         /* of them, not fitting the chain */
+	int peek_err;             /* the stack could not be read at RSP */
+};
+
+/*
+ * Walk the kernel stack of a vCPU at @rip, @rsp into @st.  @rip outside
+ * the guest kernel's text gives a chain of that address alone.  0;
+ * -ENOMEM.
+ */
+int gstack_walk(const struct gstack_src *src, uint64_t rip, uint64_t rsp,
+		struct gstack *st);
+
+/* 1 when @addr is in a kernel or module function (types T t W w). */
+int gstack_is_text(const struct pdf_ksyms *k, uint64_t addr,
+		   struct pdf_ksym *sym);
+
+/* ---- vcpu_regs (src/vcpu_regs.c) ---- */
+/*
+ * A guest's vCPU registers as QEMU's monitor prints them ("info registers
+ * -a" of an x86-64 guest: a "CPU#N" line, then "RAX=... RSP=...",
+ * "RIP=... CPL=n ... HLT=n" lines), taken apart.  The text comes from
+ * QEMU, not the guest, but is parsed as untrusted all the same: bounded,
+ * and a CPU without RIP or RSP is not reported.
+ */
+
+#define VCPU_REGS_MAX 256u
+
+struct vcpu_regs {
+	uint32_t cpu;             /* QEMU's CPU index */
+	uint32_t cpl;             /* privilege level: 0 kernel, 3 user */
+	int halted;               /* HLT=1: waiting for an interrupt */
+	uint64_t rip, rsp, rbp;
+};
+
+/*
+ * Parse @text into at most @max entries of @out; *@n gets how many.
+ * 0; -EINVAL: no CPU with both RIP and RSP in @text (not that command's
+ * output: another target, an error message).
+ */
+int vcpu_regs_parse(const char *text, struct vcpu_regs *out, uint32_t max,
+		    uint32_t *n);
+
+/* ---- gvcpu (src/gvcpu.c) ---- */
+/*
+ * Where each vCPU of a guest was when the snapshot was taken: its
+ * registers, read by the host (QEMU's monitor for a libvirt domain), and
+ * its kernel stack, read from guest memory and walked (guest_stack.h).
+ * This needs nothing from the guest, so it holds for a guest that
+ * panicked or hung with its last samples still in flight: the panicked
+ * vCPU sits in panic() with the crash path on its stack.  Each vCPU
+ * becomes one sample, filed after the newest record of the snapshot, at
+ * the end of the host's reading (gvcpu_time; docs/cli.md, `snapshot`).
+ */
+
+struct gvcpu_src {
+	/* Every vCPU's registers, as "info registers -a" prints them,
+	 * malloc'ed.  0 or a negative code @errstr names. */
+	int (*registers)(void *ctx, char **text);
+	gstack_peek_fn peek;      /* guest-virtual memory */
+	void *ctx;
+	const char *(*errstr)(int err);
+};
+
+enum gvcpu_state {
+	GVCPU_ABSENT = 0,         /* not asked for */
+	GVCPU_NO_SYMBOLS,         /* no usable guest kernel symbols */
+	GVCPU_NO_REGISTERS,       /* the registers could not be read: err */
+	GVCPU_BAD_REGISTERS,      /* text that is not an x86-64 guest's */
+	GVCPU_OK,
+};
+
+struct gvcpu_one {
+	struct vcpu_regs regs;
+	struct gstack stack;
+};
+
+struct gvcpu {
+	enum gvcpu_state state;
+	int err;
+	const char *(*errstr)(int err);
+	const struct pdf_ksyms *ksyms;
+	uint32_t nr;
+	struct gvcpu_one *cpu;    /* nr of them */
+	uint64_t refused;         /* samples the writer refused */
+};
+
+void gvcpu_init(struct gvcpu *g);
+void gvcpu_fini(struct gvcpu *g);
+
+/* Read every vCPU's registers and walk its stack, naming with @ksyms
+ * (NULL: GVCPU_NO_SYMBOLS).  Never fails on what it reads: the state
+ * says.  -ENOMEM only. */
+int gvcpu_take(struct gvcpu *g, const struct gvcpu_src *src,
+	       const struct pdf_ksyms *ksyms);
+
+/*
+ * vCPU @i's state as a PERF_RECORD_SAMPLE of @sample_type (the region's)
+ * at @time, into @out (replaced): IP the vCPU's RIP, the stack as its
+ * call chain, pid/tid -1 (which task ran is not known to the host),
+ * period 1.  0; -EOPNOTSUPP: @sample_type has fields this cannot fill;
+ * -E2BIG.
+ */
+int gvcpu_sample(const struct gvcpu *g, uint32_t i, uint64_t sample_type,
+		 uint64_t time, struct pdf_buf *out);
+
+/*
+ * The time of the first vCPU sample (the others follow it by 1 ns each),
+ * in the guest's clock as the records are: the moment @host_ns (host
+ * CLOCK_MONOTONIC) the host had read everything, by @cs's time sync; the
+ * vCPUs were where they are then, and every record the host read was
+ * written before.  Without a usable sync, just after @newest, the newest
+ * record's time.  Never a time a guest claimed when the sync can say it
+ * (a record stamped in the far future stays that record's lie alone).
+ */
+uint64_t gvcpu_time(const struct pdf_clock_sync *cs, uint64_t host_ns,
+		    uint64_t newest);
+
+/* ---- usyms (src/usyms.c) ---- */
+/*
+ * The guest's user samples by function, for `ringside report`: the
+ * MMAP2 records of a file say which guest file and offset each user-mode
+ * sample hit; the functions are named from that file's ELF symbol table
+ * under a --symfs directory (a copy of the guest's files), as perf does.
+ * Everything in the file is the guest's claim and the symfs files are
+ * read as untrusted input: every count, size and offset is bounded.
+ * Returns codes, never prints (print.c does).
+ */
+
+#define USYMS_MAX_MAPS   8192u    /* mappings kept, all processes */
+#define USYMS_MAX_FILES  1024u    /* distinct mapped files */
+#define USYMS_MAX_HITS   65536u   /* distinct (file, offset) pairs */
+
+struct usyms;
+
+struct usyms_summary {
+	uint64_t samples;         /* user-mode samples seen */
+	uint64_t unmapped;        /* of them, in no mapping of their process */
+	uint64_t dropped;         /* of them, past USYMS_MAX_HITS */
+	uint64_t maps_dropped;    /* MMAP2 records past USYMS_MAX_MAPS/_FILES */
+	uint32_t files;           /* files the samples are in */
+	uint32_t unnamed_files;   /* of them, not found or not usable under
+				   * --symfs (or no --symfs) */
+	uint32_t mismatched;      /* of them, found with another build id */
+};
+
+/* One row of the table: samples in one function of one file, or at one
+ * offset of it when no symbol covers it. */
+struct usyms_row {
+	const char *file;         /* the guest's path, as its MMAP2 said */
+	const char *function;     /* NULL: not named (see @offset) */
+	uint64_t offset;          /* in the file, when @function is NULL */
+	uint64_t samples;
+};
+
+/* @symfs: the directory the guest's files are under (NULL: name none).
+ * 0, -ENOMEM. */
+int usyms_new(struct usyms **up, const char *symfs);
+void usyms_free(struct usyms *u);
+
+/* One ring record in file order: MMAP2 records map, user-mode samples
+ * (laid out for @sample_type, with IP and TID) count. */
+void usyms_add(struct usyms *u, const struct rs_perf_header *rec,
+	       uint64_t sample_type);
+
+/* Name what was counted and fill up to @max rows, most samples first.
+ * Returns the number of rows, or -ENOMEM.  Rows stay valid while @u
+ * lives. */
+int usyms_top(struct usyms *u, struct usyms_row *rows, unsigned max,
+	      struct usyms_summary *sum);
+
+#endif /* RINGSIDE_INTROSPECT_H */

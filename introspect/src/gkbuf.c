@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ringside/introspect.h"
+
+
+/* perf's record types the agent carries besides SAMPLE and LOST (forward.c) */
+enum { REC_MMAP = 1, REC_COMM = 3, REC_MMAP2 = 10 };
+
+void gkbuf_init(struct gkbuf *g)
+{
+	memset(g, 0, sizeof(*g));
+	pdf_buf_init(&g->stash);
+	pdf_buf_init(&g->offs);
+}
+
+void gkbuf_fini(struct gkbuf *g)
+{
+	pdf_buf_fini(&g->stash);
+	pdf_buf_fini(&g->offs);
+}
+
+/* A guest-physical page the host may read: aligned, inside guest RAM. */
+static int gpa_ok(const struct gkbuf_src *src, uint64_t gpa)
+{
+	if (gpa & (RS_PAGE_SIZE - 1))
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (gpa >= src->ram[i][0] && gpa < src->ram[i][1] &&
+		    src->ram[i][1] - gpa >= RS_PAGE_SIZE)
+			return 1;
+	return 0;
+}
+
+void gkbuf_x86_ram(uint64_t ram[2][2], uint64_t bytes)
+{
+	const uint64_t g = 1ull << 30;
+
+	ram[0][0] = 0;
+	ram[0][1] = bytes < 2 * g ? bytes : 2 * g;
+	ram[1][0] = 4 * g;
+	ram[1][1] = bytes > 3 * g ? 4 * g + (bytes - 3 * g) : 4 * g;
+}
+
+/* @len bytes at buffer position @pos out of the private copy, wrapping. */
+static void copy_out(const uint8_t *data, uint64_t size, uint64_t pos,
+		     void *dst, size_t len)
+{
+	size_t off = (size_t)(pos & (size - 1));
+	size_t first = len < size - off ? len : (size_t)(size - off);
+
+	memcpy(dst, data + off, first);
+	memcpy((uint8_t *)dst + first, data, len - first);
+}
+
+static void keep(struct gkbuf *g, uint32_t cpu, const void *rec, size_t len)
+{
+	pdf_buf_add_u64(&g->offs, g->stash.len);
+	pdf_buf_add_u64(&g->offs, cpu);
+	pdf_buf_add(&g->stash, rec, len);
+	g->records++;
+	g->bytes += len;
+}
+
+/* The records in [tail, head) of a copy of the data area, into the stash
+ * as the agent would have forwarded them.  Returns the count. */
+static uint64_t walk(struct gkbuf *g, uint32_t cpu, const uint8_t *data,
+		     uint64_t size, uint64_t tail, uint64_t head, uint8_t *rec)
+{
+	uint64_t pos = tail, n = 0;
+
+	while (pos < head) {     /* each step advances by >= 8 */
+		struct rs_perf_header h;
+
+		if (head - pos < sizeof(h)) {
+			g->corrupt++;
+			break;
+		}
+		copy_out(data, size, pos, &h, sizeof(h));
+		if (h.size < sizeof(h) || (h.size & 7u) || h.size > head - pos) {
+			g->corrupt++;    /* nothing after it can be trusted */
+			break;
+		}
+		copy_out(data, size, pos, rec, h.size);
+		pos += h.size;
+		switch (h.type) {
+		case RS_PERF_RECORD_SAMPLE:
+		case REC_MMAP:
+		case REC_COMM:
+		case REC_MMAP2:
+		case RS_PERF_RECORD_LOST_SAMPLES:
+			keep(g, cpu, rec, h.size);
+			n++;
+			break;
+		case RS_PERF_RECORD_LOST: {   /* as forward.c: LOST_SAMPLES */
+			struct { struct rs_perf_header h; uint64_t lost; } l;
+
+			if (h.size < sizeof(h) + 16) {
+				g->corrupt++;
+				break;
+			}
+			memcpy(&l.lost, rec + sizeof(h) + 8, sizeof(l.lost));
+			l.h.type = RS_PERF_RECORD_LOST_SAMPLES;
+			l.h.misc = 0;
+			l.h.size = sizeof(l);
+			keep(g, cpu, &l, sizeof(l));
+			n++;
+			break;
+		}
+		default:
+			g->other++;
+			break;
+		}
+	}
+	return n;
+}
+
+/* One row of the table: check it, read its control page and the data
+ * pages holding [tail, head), take the records. */
+static void one_cpu(struct gkbuf *g, const struct gkbuf_src *src,
+		    const uint64_t *row, uint8_t *data, uint8_t *rec)
+{
+	uint32_t pages = g->info.data_pages, i;
+	uint64_t size = (uint64_t)pages * RS_PAGE_SIZE, head, tail, pos;
+	struct rs_ctrl_page ctrl;
+	int err;
+
+	g->cpus++;
+	if (row[0] >= RS_KBUF_MAX_CPUS) {
+		g->bad_rows++;
+		return;
+	}
+	for (i = 0; i < 1 + pages; i++)
+		if (!gpa_ok(src, row[1 + i])) {
+			g->bad_rows++;
+			return;
+		}
+	err = src->peek(src->ctx, row[1], &ctrl, sizeof(ctrl));
+	if (err) {
+		g->peek_failed++;
+		g->peek_err = err;
+		return;
+	}
+	head = ctrl.data_head;
+	tail = ctrl.data_tail;
+	/* the kernel writes data_size and data_offset (Linux >= 4.1) */
+	if ((ctrl.data_size && ctrl.data_size != size) || tail > head ||
+	    head - tail > size) {
+		g->bad_pages++;
+		return;
+	}
+	if (head == tail)
+		return;
+	/* only the pages [tail, head) touches; at most the whole buffer */
+	for (pos = tail & ~(uint64_t)(RS_PAGE_SIZE - 1); pos < head; pos += RS_PAGE_SIZE) {
+		uint64_t idx = (pos / RS_PAGE_SIZE) & (pages - 1);
+
+		err = src->peek(src->ctx, row[2 + idx], data + idx * RS_PAGE_SIZE, RS_PAGE_SIZE);
+		if (err) {
+			g->peek_failed++;
+			g->peek_err = err;
+			return;
+		}
+	}
+	if (walk(g, (uint32_t)row[0], data, size, tail, head, rec))
+		g->cpus_recovered++;
+}
+
+int gkbuf_recover(struct gkbuf *g, const struct rs_region *region,
+		  const struct gkbuf_src *src, uint64_t sample_type)
+{
+	uint64_t words, sb = rs_sideband_size(region);
+	uint8_t *table = NULL, *data = NULL, *rec = NULL;
+	int r, err = 0;
+
+	g->state = GKBUF_ABSENT;
+	g->errstr = src ? src->errstr : NULL;
+	if (!sb || !src || !src->peek)
+		return 0;
+	table = malloc(sb);
+	if (!table)
+		return -ENOMEM;
+	r = rs_kbuf_read(region, table, sb, &g->info);
+	g->state = r == 1 ? GKBUF_OK : r == 0 ? GKBUF_NONE :
+		   r == -rse_busy ? GKBUF_BUSY : r == -rse_absent ?
+		   GKBUF_ABSENT : GKBUF_CORRUPT;
+	if (g->state == GKBUF_OK && g->info.sample_type != sample_type)
+		g->state = GKBUF_MISMATCH;
+	if (g->state != GKBUF_OK)
+		goto out;
+	data = malloc((size_t)g->info.data_pages * RS_PAGE_SIZE);
+	rec = malloc(65536);
+	if (!data || !rec) {
+		err = -ENOMEM;
+		goto out;
+	}
+	words = RS_KBUF_ROW_WORDS(g->info.data_pages);
+	for (uint32_t i = 0; i < g->info.nr_cpus; i++) {
+		uint64_t *row = (uint64_t *)(void *)table + (uint64_t)i * words;
+
+		one_cpu(g, src, row, data, rec);
+	}
+	if (g->stash.err || g->offs.err)
+		err = -ENOMEM;
+out:
+	free(rec);
+	free(data);
+	free(table);
+	return err;
+}
+
+size_t gkbuf_count(const struct gkbuf *g)
+{
+	return g->offs.len / (2 * sizeof(uint64_t));
+}
+
+const struct rs_perf_header *gkbuf_record(const struct gkbuf *g, size_t i,
+					  uint32_t *cpu)
+{
+	uint64_t v[2];
+
+	memcpy(v, g->offs.data + i * sizeof(v), sizeof(v));
+	if (cpu)
+		*cpu = (uint32_t)(v[1] & 0xffffffffu);
+	return (const struct rs_perf_header *)(const void *)(g->stash.data + v[0]);
+}
+
+/* A dropped record keeps its place; bit 63 of its CPU word says so. */
+void gkbuf_drop(struct gkbuf *g, size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, g->offs.data + i * 16 + 8, sizeof(v));
+	if (v >> 63)
+		return;
+	v |= 1ull << 63;
+	memcpy(g->offs.data + i * 16 + 8, &v, sizeof(v));
+	g->duplicates++;
+}
+
+int gkbuf_dropped(const struct gkbuf *g, size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, g->offs.data + i * 16 + 8, sizeof(v));
+	return (int)(v >> 63);
+}
+

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A second program over ringside-capture, beside `ringside`: it opens
+ * region files as any front end does (rmap_open), records one with a
+ * rotation (the next_output hook: each file complete on its own), and
+ * snapshots a flight recorder, linking the libraries alone (nothing of
+ * cli/).  Each file is read back as `ringside report` reads it
+ * (tally_file), and every record written is in exactly one file.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "ringside/capture.h"
+#include "ringside/ring.h"
+
+#define FIRST  40     /* records in the first file */
+#define SECOND 25     /* written after the first pass: the second file */
+#define FLIGHT 30     /* in the flight recorder */
+
+struct region_file {
+	char path[256];
+	void *mem;
+	uint64_t size;
+	struct rs_region region;
+	struct rs_producer prod;
+	uint64_t seq;
+};
+
+static void tmp_path(char *buf, size_t len, const char *what)
+{
+	snprintf(buf, len, "%s/rs-capture-%d-%s",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid(),
+		 what);
+}
+
+/* A region file of one ring in @mode, enabled, with a producer on it. */
+static void region_file_make(struct region_file *rf, const char *name,
+			     uint32_t mode)
+{
+	struct rs_region_params params = {
+		.size = sizeof(params),
+		.nr_rings = 1,
+		.data_pages = 8,
+		.data_mode = mode,
+		.aux_mode = RS_MODE_NORMAL,
+		.trace_mask = RS_TRACE_TEST,
+	};
+	int fd;
+
+	memset(rf, 0, sizeof(*rf));
+	tmp_path(rf->path, sizeof(rf->path), name);
+	ck_assert_int_eq(rs_region_size(&params, &rf->size), 0);
+	fd = open(rf->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)rf->size), 0);
+	rf->mem = mmap(NULL, rf->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	ck_assert_ptr_ne(rf->mem, MAP_FAILED);
+	ck_assert_int_eq(rs_region_layout(rf->mem, rf->size, &params), 0);
+	ck_assert_int_eq(rs_region_enable(rf->mem), 0);
+	ck_assert_int_eq(rs_region_open(&rf->region, rf->mem, rf->size), 0);
+	ck_assert_int_eq(rs_producer_init(&rf->prod, &rf->region, 0), 0);
+}
+
+static void region_file_put(struct region_file *rf, unsigned n)
+{
+	_Alignas(8) uint8_t buf[RS_RECORD_MAX];
+
+	while (n--) {
+		int size = rs_seq_build(buf, rf->seq, 1000 + rf->seq, 0, 0);
+
+		ck_assert_int_gt(size, 8);
+		ck_assert_int_eq(rs_producer_output(&rf->prod, RS_RECORD_SEQ, 0,
+						    buf + 8, (uint32_t)size - 8), 0);
+		rf->seq++;
+	}
+}
+
+static void region_file_free(struct region_file *rf)
+{
+	munmap(rf->mem, rf->size);
+	unlink(rf->path);
+}
+
+/* Records in @path as report reads them. */
+static uint64_t file_records(const char *path)
+{
+	struct tally t;
+	struct tally_ring sum;
+	uint64_t at;
+
+	ck_assert_int_eq(tally_file(path, &t, NULL, &at), 0);
+	tally_total(&t, &sum);
+	ck_assert_uint_eq(tally_flagged(&sum), 0);
+	return sum.records;
+}
+
+struct rotation {
+	struct region_file *rf;
+	char next[256];
+	unsigned asked;
+	unsigned done;
+	char done_path[256];
+	uint64_t done_records;
+};
+
+/* Once: the guest writes SECOND more records, and they go to a new file. */
+static const char *next_output(void *arg, const struct recorder *r)
+{
+	struct rotation *x = arg;
+
+	(void)r;
+	if (x->asked++)
+		return NULL;
+	region_file_put(x->rf, SECOND);
+	return x->next;
+}
+
+static void file_done(void *arg, const struct recorder *r)
+{
+	struct rotation *x = arg;
+	struct tally_ring sum;
+
+	x->done++;
+	snprintf(x->done_path, sizeof(x->done_path), "%s", r->output);
+	ck_assert_int_eq(r->have_file_tally, 1);
+	tally_total(&r->file_tally, &sum);
+	x->done_records = sum.records;
+}
+
+static int finished(void *arg)
+{
+	(void)arg;
+	return 1;
+}
+
+START_TEST(record_rotates)
+{
+	struct recorder *r = malloc(sizeof(*r));
+	struct rotation x = { 0 };
+	struct region_file rf;
+	struct liberr e = { 0 };
+	char first[256];
+	struct rmap m;
+
+	ck_assert_ptr_nonnull(r);
+	region_file_make(&rf, "normal.region", RS_MODE_NORMAL);
+	region_file_put(&rf, FIRST);
+	ck_assert_int_eq(rmap_open(&m, rf.path, RMAP_WRITE | RMAP_EXCL, &e), 0);
+	/* a second consumer is refused while this one holds the region */
+	{
+		struct rmap other;
+		struct liberr e2 = { 0 };
+
+		ck_assert_int_ne(rmap_open(&other, rf.path, RMAP_WRITE | RMAP_EXCL,
+					   &e2), 0);
+		ck_assert(liberr_from(&e2, liberr_sys));
+	}
+	tmp_path(first, sizeof(first), "1.data");
+	tmp_path(x.next, sizeof(x.next), "2.data");
+	x.rf = &rf;
+	recorder_init(r, rf.path);
+	r->output = first;
+	r->finished = finished;
+	r->hooks.next_output = next_output;
+	r->hooks.file_done = file_done;
+	r->hooks.arg = &x;
+	ck_assert_int_eq(recorder_run(r, &m.region), 0);
+	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
+	ck_assert_uint_eq(r->files, 2);
+	ck_assert_uint_eq(x.done, 1);
+	ck_assert_str_eq(x.done_path, first);
+	ck_assert_uint_eq(x.done_records, FIRST);
+	ck_assert_str_eq(r->output, x.next);
+	/* each file whole on its own, every record in one of them */
+	ck_assert_uint_eq(file_records(first), FIRST);
+	ck_assert_uint_eq(file_records(x.next), SECOND);
+	ck_assert_uint_eq(r->host.ring[0].corrupt, 0);
+	ck_assert_uint_ge(r->host.end_ns, r->host.start_ns);
+	recorder_fini(r);
+	free(r);
+	rmap_close(&m);
+	unlink(first);
+	unlink(x.next);
+	region_file_free(&rf);
+}
+END_TEST
+
+START_TEST(snapshot_flight_recorder)
+{
+	struct snapper *s = malloc(sizeof(*s));
+	struct region_file rf;
+	struct liberr e = { 0 };
+	char out[256];
+	struct rmap m;
+
+	ck_assert_ptr_nonnull(s);
+	region_file_make(&rf, "overwrite.region", RS_MODE_OVERWRITE);
+	region_file_put(&rf, FLIGHT);
+	ck_assert_int_eq(rmap_open(&m, rf.path, 0, &e), 0);
+	tmp_path(out, sizeof(out), "snap.data");
+	snapper_init(s, rf.path);
+	s->output = out;
+	ck_assert_int_eq(snapper_copy(s, &m.region), 0);
+	ck_assert_uint_eq(s->nr_rings, 1);
+	ck_assert_uint_eq(s->ring[0].data.records, FLIGHT);
+	ck_assert_uint_eq(s->ring[0].data.corrupt, 0);
+	ck_assert_int_eq(snapper_write(s), 0);
+	ck_assert_int_eq(s->fail.what, CAP_FAIL_NONE);
+	ck_assert_int_eq(s->have_file_tally, 1);
+	ck_assert_uint_eq(file_records(out), FLIGHT);
+	ck_assert_uint_eq(s->host.kind, PDF_HOST_SNAPSHOT);
+	snapper_fini(s);
+	free(s);
+	rmap_close(&m);
+	unlink(out);
+	region_file_free(&rf);
+}
+END_TEST
+
+/* A snapshot's output that cannot be created: the step, no file. */
+START_TEST(snapshot_open_fails)
+{
+	struct snapper *s = malloc(sizeof(*s));
+	struct region_file rf;
+	struct liberr e = { 0 };
+	struct rmap m;
+
+	ck_assert_ptr_nonnull(s);
+	region_file_make(&rf, "bad-out.region", RS_MODE_OVERWRITE);
+	region_file_put(&rf, 3);
+	ck_assert_int_eq(rmap_open(&m, rf.path, 0, &e), 0);
+	snapper_init(s, rf.path);
+	s->output = "/nonexistent-dir/snap.data";
+	ck_assert_int_eq(snapper_copy(s, &m.region), 0);
+	ck_assert_int_lt(snapper_write(s), 0);
+	ck_assert_int_eq(s->fail.what, CAP_FAIL_OPEN);
+	snapper_fini(s);
+	free(s);
+	rmap_close(&m);
+	region_file_free(&rf);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("capture_session");
+	TCase *tc = tcase_create("session");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, record_rotates);
+	tcase_add_test(tc, snapshot_flight_recorder);
+	tcase_add_test(tc, snapshot_open_fails);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The record session (capture/src/recorder.c), set up as `run` sets it up
+ * (no file or a file, ended by its producer having finished), over a
+ * region in memory: the corruption the host met is in its host facts, a
+ * healthy ring leaves none, and every record is tallied.  A corrupt ring
+ * is made as tests/cli/producer.c's --corrupt makes it: a committed
+ * record's size rewritten to 12.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "ringside/capture.h"
+#include "ringside/ring.h"
+
+#define RECORDS 10
+
+struct fixture {
+	void *mem;
+	uint64_t size;
+	struct rs_region region;
+};
+
+static void put_seq(struct rs_producer *p, uint64_t seq)
+{
+	_Alignas(8) uint8_t buf[RS_RECORD_MAX];
+	int size = rs_seq_build(buf, seq, 1000 + seq, 0, 0);
+
+	ck_assert_int_gt(size, 8);
+	ck_assert_int_eq(rs_producer_output(p, RS_RECORD_SEQ, 0, buf + 8,
+					    (uint32_t)size - 8), 0);
+}
+
+/* One normal ring with RECORDS sequence records, then (@corrupt) one more
+ * whose header no longer frames it. */
+static void region_make(struct fixture *f, int corrupt)
+{
+	struct rs_region_params params = {
+		.size = sizeof(params),
+		.nr_rings = 1,
+		.data_pages = 4,
+		.data_mode = RS_MODE_NORMAL,
+		.aux_mode = RS_MODE_NORMAL,
+		.trace_mask = RS_TRACE_TEST,
+	};
+	struct rs_producer p;
+	uint64_t i;
+
+	ck_assert_int_eq(rs_region_size(&params, &f->size), 0);
+	f->mem = aligned_alloc(RS_PAGE_SIZE, f->size);
+	ck_assert_ptr_nonnull(f->mem);
+	ck_assert_int_eq(rs_region_layout(f->mem, f->size, &params), 0);
+	ck_assert_int_eq(rs_region_enable(f->mem), 0);
+	ck_assert_int_eq(rs_region_open(&f->region, f->mem, f->size), 0);
+	ck_assert_int_eq(rs_producer_init(&p, &f->region, 0), 0);
+	for (i = 0; i < RECORDS; i++)
+		put_seq(&p, i);
+	if (corrupt) {
+		uint64_t pos = p.head;
+		struct rs_perf_header *h;
+
+		put_seq(&p, RECORDS);
+		h = (struct rs_perf_header *)(void *)
+			(p.ring.data + (pos & (p.ring.data_size - 1)));
+		h->size = 12;
+	}
+}
+
+/* `run`'s producer: the vCPUs have stopped, one more pass and done. */
+static int finished(void *arg)
+{
+	(void)arg;
+	return 1;
+}
+
+/* recorder_run as `run` sets it up; its results in @r (the caller's to
+ * recorder_fini and free). */
+static struct recorder *record(struct fixture *f, const char *output)
+{
+	struct recorder *r = malloc(sizeof(*r));
+
+	ck_assert_ptr_nonnull(r);
+	recorder_init(r, "payload");
+	r->aux_opaque = 1;
+	r->output = output;
+	r->finished = finished;
+	ck_assert_int_eq(recorder_run(r, &f->region), 0);
+	ck_assert_uint_eq(r->end, RECORDER_END_FINISHED);
+	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
+	return r;
+}
+
+static void done(struct recorder *r)
+{
+	recorder_fini(r);
+	free(r);
+}
+
+static char *out_path(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/rs-test-recorder-%d.data",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	return buf;
+}
+
+/* The corruption the host met, and the records before it. */
+static void assert_corrupt(const struct recorder *r)
+{
+	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
+
+	ck_assert_uint_eq(r->host.nr_rings, 1);
+	ck_assert_uint_eq(r->host.ring[0].corrupt, 1);
+	ck_assert_uint_eq(r->host.ring[0].bad_heads, 0);
+	ck_assert_uint_gt(r->host.ring[0].corrupt_bytes, 0);
+	ck_assert_uint_eq(t->ring[0].records, RECORDS);
+}
+
+START_TEST(recorder_corrupt_no_file)
+{
+	struct fixture f;
+	struct recorder *r;
+
+	region_make(&f, 1);
+	r = record(&f, NULL);
+	assert_corrupt(r);
+	ck_assert_int_eq(r->have_file_tally, 0);
+	done(r);
+	free(f.mem);
+}
+END_TEST
+
+START_TEST(recorder_corrupt_file)
+{
+	struct fixture f;
+	struct recorder *r;
+	char path[256];
+
+	region_make(&f, 1);
+	r = record(&f, out_path(path, sizeof(path)));
+	ck_assert_int_eq(r->have_file_tally, 1);
+	ck_assert_int_eq(r->readback_err, 0);
+	assert_corrupt(r);
+	ck_assert_uint_eq(r->files, 1);
+	unlink(path);
+	done(r);
+	free(f.mem);
+}
+END_TEST
+
+START_TEST(recorder_healthy)
+{
+	struct fixture f;
+	struct tally_ring sum;
+	struct recorder *r;
+	char path[256];
+
+	region_make(&f, 0);
+	r = record(&f, NULL);
+	ck_assert_uint_eq(r->host.ring[0].corrupt, 0);
+	ck_assert_uint_eq(r->tally.ring[0].records, RECORDS);
+	done(r);
+	free(f.mem);
+	region_make(&f, 0);
+	r = record(&f, out_path(path, sizeof(path)));
+	ck_assert_uint_eq(r->host.ring[0].corrupt, 0);
+	tally_total(&r->file_tally, &sum);
+	ck_assert_uint_eq(sum.records, RECORDS);
+	ck_assert_uint_eq(tally_flagged(&sum), 0);
+	unlink(path);
+	done(r);
+	free(f.mem);
+}
+END_TEST
+
+/* An output that cannot be created: the step and the code, no words. */
+START_TEST(recorder_open_fails)
+{
+	struct recorder *r = malloc(sizeof(*r));
+	struct fixture f;
+
+	ck_assert_ptr_nonnull(r);
+	region_make(&f, 0);
+	recorder_init(r, "payload");
+	r->output = "/nonexistent-dir/rs.data";
+	r->finished = finished;
+	ck_assert_int_lt(recorder_run(r, &f.region), 0);
+	ck_assert_int_eq(r->fail.what, CAP_FAIL_OPEN);
+	ck_assert(liberr_from(&r->fail.e, pdf_errstr));
+	ck_assert_int_ne(access("/nonexistent-dir/rs.data.tmp", F_OK), 0);
+	done(r);
+	free(f.mem);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("recorder");
+	TCase *tc = tcase_create("session");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, recorder_corrupt_no_file);
+	tcase_add_test(tc, recorder_corrupt_file);
+	tcase_add_test(tc, recorder_healthy);
+	tcase_add_test(tc, recorder_open_fails);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/* Recovering the guest kernel's unforwarded perf records (introspect/src/gkbuf.c)
+ * from a synthesized "guest memory" through a fake peek: the agent's table
+ * in a real region's sideband, hostile buffers, hostile tables.  Never a
+ * read outside guest RAM, never a crash, clear counts. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "ringside/introspect.h"
+
+#define PAGE     4096u
+#define MEM      (1u << 20)          /* guest RAM: 1 MiB */
+#define PAGES    4u                  /* data pages per buffer */
+
+
+#define ST       0x107ull          /* IP, TID, TIME, PERIOD, say */
+
+static uint8_t *mem;                 /* guest-physical memory */
+static void *rmem;                   /* the region */
+static uint64_t rsize;
+static struct rs_region guest, host;
+static uint64_t rows[2][2 + PAGES];
+static uint64_t peeks, wild, fail_at;
+
+static int peek(void *ctx, uint64_t gpa, void *buf, size_t len)
+{
+	(void)ctx;
+	peeks++;
+	if (fail_at && peeks == fail_at)
+		return -EIO;
+	if (gpa >= MEM || len > MEM - gpa) {
+		wild++;
+		return -EFAULT;
+	}
+	memcpy(buf, mem + gpa, len);
+	return 0;
+}
+
+static const char *errname(int err)
+{
+	return strerror(-err);
+}
+
+static struct gkbuf_src src = {
+	.peek = peek, .errstr = errname, .ram = { { 0, MEM }, { 0, 0 } },
+};
+
+/* CPU @c's buffer: control page at 64 KiB + c * 64 KiB, data pages in
+ * reverse order after it, so that the table's order matters. */
+static void layout(uint32_t c)
+{
+	uint64_t base = 0x10000 + (uint64_t)c * 0x10000;
+
+	rows[c][0] = c;
+	rows[c][1] = base;
+	for (uint32_t i = 0; i < PAGES; i++)
+		rows[c][2 + i] = base + (uint64_t)(PAGES - i) * PAGE;
+}
+
+static struct rs_ctrl_page *ctrl(uint32_t c)
+{
+	return (struct rs_ctrl_page *)(void *)(mem + rows[c][1]);
+}
+
+/* @len bytes at buffer position @pos of CPU @c, through the page table. */
+static void put(uint32_t c, uint64_t pos, const void *src_, size_t len)
+{
+	const uint8_t *s = src_;
+
+	for (size_t i = 0; i < len; i++) {
+		uint64_t p = (pos + i) & (PAGES * PAGE - 1);
+
+		mem[rows[c][2 + p / PAGE] + p % PAGE] = s[i];
+	}
+}
+
+/* A record of @type and @size at @pos, its body a pattern. */
+static void rec(uint32_t c, uint64_t pos, uint32_t type, uint16_t size)
+{
+	uint8_t buf[65536];
+	struct rs_perf_header h = { .type = type, .misc = 0, .size = size };
+
+	memset(buf, 0xa5 ^ (uint8_t)pos, sizeof(buf));
+	memcpy(buf, &h, sizeof(h));
+	put(c, pos, buf, size >= sizeof(h) ? size : sizeof(h));
+}
+
+static void publish(uint32_t cpus, uint64_t sample_type)
+{
+	struct rs_kbuf_info info = { .nr_cpus = cpus, .data_pages = PAGES,
+				     .sample_type = sample_type };
+
+	ck_assert_int_eq(rs_kbuf_publish(&guest, &info, &rows[0][0]), 0);
+}
+
+static void setup(void)
+{
+	struct rs_region_params p;
+
+	mem = calloc(1, MEM);
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(rs_region_params_init(&p, 1, 1, 0, RS_MODE_OVERWRITE,
+					       RS_MODE_NORMAL), 0);
+	p.sideband_pages = 2;
+	p.sample_type = ST;
+	ck_assert_int_eq(rs_region_size(&p, &rsize), 0);
+	rmem = aligned_alloc(PAGE, rsize);
+	ck_assert_ptr_nonnull(rmem);
+	ck_assert_int_eq(rs_region_layout(rmem, rsize, &p), 0);
+	ck_assert_int_eq(rs_region_open(&guest, rmem, rsize), 0);
+	ck_assert_int_eq(rs_region_open(&host, rmem, rsize), 0);
+	layout(0);
+	layout(1);
+	for (uint32_t c = 0; c < 2; c++)
+		ctrl(c)->data_size = PAGES * PAGE;
+	peeks = wild = fail_at = 0;
+}
+
+static void teardown(void)
+{
+	free(rmem);
+	free(mem);
+}
+
+static void recover(struct gkbuf *g)
+{
+	gkbuf_init(g);
+	ck_assert_int_eq(gkbuf_recover(g, &host, &src, ST), 0);
+	ck_assert_uint_eq(wild, 0);
+}
+
+START_TEST(wrapping_records_recovered)
+{
+	const uint64_t size = PAGES * PAGE;
+	uint64_t tail = 5 * size - 48, head = tail + 48 + 64 + 32;
+	struct gkbuf g;
+	uint32_t cpu;
+
+	rec(0, tail, RS_PERF_RECORD_SAMPLE, 48);         /* ends at the end */
+	rec(0, tail + 48, RS_PERF_RECORD_SAMPLE, 64);
+	rec(0, tail + 112, 3 /* COMM */, 32);
+	ctrl(0)->data_tail = tail;
+	ctrl(0)->data_head = head;
+	/* CPU 1: a record crossing the end, then a LOST */
+	rec(1, size - 16, RS_PERF_RECORD_SAMPLE, 40);
+	rec(1, size + 24, RS_PERF_RECORD_LOST, 24);
+	ctrl(1)->data_tail = size - 16;
+	ctrl(1)->data_head = size + 48;
+	publish(2, ST);
+	recover(&g);
+	ck_assert_int_eq(g.state, GKBUF_OK);
+	ck_assert_uint_eq(g.cpus, 2);
+	ck_assert_uint_eq(g.cpus_recovered, 2);
+	ck_assert_uint_eq(g.records, 5);
+	ck_assert_uint_eq(g.corrupt, 0);
+	ck_assert_uint_eq(gkbuf_count(&g), 5);
+	ck_assert_uint_eq(gkbuf_record(&g, 1, &cpu)->size, 64);
+	ck_assert_uint_eq(cpu, 0);
+	ck_assert_uint_eq(gkbuf_record(&g, 3, &cpu)->size, 40);
+	ck_assert_uint_eq(cpu, 1);
+	ck_assert_uint_eq(gkbuf_record(&g, 4, NULL)->type,
+			  RS_PERF_RECORD_LOST_SAMPLES);
+	gkbuf_drop(&g, 0);
+	gkbuf_drop(&g, 0);
+	ck_assert_uint_eq(g.duplicates, 1);
+	ck_assert_int_eq(gkbuf_dropped(&g, 0), 1);
+	ck_assert_int_eq(gkbuf_dropped(&g, 1), 0);
+	gkbuf_fini(&g);
+}
+END_TEST
+
+START_TEST(nothing_unforwarded)
+{
+	struct gkbuf g;
+
+	ctrl(0)->data_tail = ctrl(0)->data_head = 12345 * 8;
+	publish(1, ST);
+	recover(&g);
+	ck_assert_int_eq(g.state, GKBUF_OK);
+	ck_assert_uint_eq(g.records, 0);
+	ck_assert_uint_eq(g.cpus_recovered, 0);
+	ck_assert_uint_eq(peeks, 1);       /* the control page only */
+	gkbuf_fini(&g);
+}
+END_TEST
+
+START_TEST(hostile_positions)
+{
+	struct gkbuf g;
+
+	ctrl(0)->data_tail = 0;
+	ctrl(0)->data_head = PAGES * PAGE + 8;          /* more than a buffer */
+	ctrl(1)->data_tail = 4096;
+	ctrl(1)->data_head = 8;                         /* tail beyond head */
+	publish(2, ST);
+	recover(&g);
+	ck_assert_uint_eq(g.bad_pages, 2);
+	ck_assert_uint_eq(g.records, 0);
+	gkbuf_fini(&g);
+	ctrl(0)->data_head = 8;
+	ctrl(0)->data_size = 2 * PAGES * PAGE;          /* not the table's */
+	recover(&g);
+	ck_assert_uint_eq(g.bad_pages, 2);
+	gkbuf_fini(&g);
+}
+END_TEST
+
+START_TEST(hostile_records)
+{
+	struct gkbuf g;
+
+	/* CPU 0: one good record, then one running past head */
+	rec(0, 0, RS_PERF_RECORD_SAMPLE, 32);
+	rec(0, 32, RS_PERF_RECORD_SAMPLE, 200);
+	ctrl(0)->data_tail = 0;
+	ctrl(0)->data_head = 128;
+	/* CPU 1: size 0 first (a reader that trusts it loops forever) */
+	rec(1, 0, RS_PERF_RECORD_SAMPLE, 0);
+	ctrl(1)->data_tail = 0;
+	ctrl(1)->data_head = PAGES * PAGE;
+	publish(2, ST);
+	recover(&g);
+	ck_assert_uint_eq(g.records, 1);
+	ck_assert_uint_eq(g.corrupt, 2);
+	gkbuf_fini(&g);
+	/* a huge size that would wrap the buffer many times */
+	put(0, 32, &(struct rs_perf_header){ RS_PERF_RECORD_SAMPLE, 0, 65528 }, 8);
+	ctrl(0)->data_head = PAGES * PAGE;
+	recover(&g);
+	ck_assert_uint_eq(g.records, 1);
+	ck_assert_uint_eq(g.corrupt, 2);
+	gkbuf_fini(&g);
+	ctrl(0)->data_head = 128;
+	/* unaligned size, and a head that cuts a header */
+	rec(1, 0, RS_PERF_RECORD_SAMPLE, 20);
+	recover(&g);
+	ck_assert_uint_eq(g.corrupt, 2);
+	gkbuf_fini(&g);
+	rec(1, 0, RS_PERF_RECORD_SAMPLE, 16);
+	ctrl(1)->data_head = 20;
+	recover(&g);
+	ck_assert_uint_eq(g.records, 2);        /* one per CPU */
+	ck_assert_uint_eq(g.corrupt, 2);        /* CPU 0's huge one; the cut */
+	gkbuf_fini(&g);
+}
+END_TEST
+
+START_TEST(hostile_addresses)
+{
+	struct gkbuf g;
+
+	rows[0][1] = MEM;                       /* past guest RAM */
+	rows[1][2 + 1] = 0x20000 + 8;           /* not page-aligned */
+	publish(2, ST);
+	recover(&g);
+	ck_assert_uint_eq(g.bad_rows, 2);
+	ck_assert_uint_eq(peeks, 0);
+	gkbuf_fini(&g);
+	layout(0);
+	layout(1);
+	rows[1][0] = 100000;                    /* no such CPU */
+	rows[0][2] = ~0ull & ~(uint64_t)(PAGE - 1); /* wraps */
+	publish(2, ST);
+	recover(&g);
+	ck_assert_uint_eq(g.bad_rows, 2);
+	ck_assert_uint_eq(peeks, 0);
+	gkbuf_fini(&g);
+}
+END_TEST
+
+START_TEST(peek_fails)
+{
+	struct gkbuf g;
+
+	rec(0, 0, RS_PERF_RECORD_SAMPLE, 32);
+	ctrl(0)->data_head = 32;
+	publish(1, ST);
+	fail_at = 2;                            /* the data page */
+	recover(&g);
+	ck_assert_uint_eq(g.peek_failed, 1);
+	ck_assert_int_eq(g.peek_err, -EIO);
+	ck_assert_uint_eq(g.records, 0);
+	gkbuf_fini(&g);
+}
+END_TEST
+
+START_TEST(hostile_tables)
+{
+	struct rs_region_header *h = rmem;
+	struct gkbuf g;
+
+	recover(&g);
+	ck_assert_int_eq(g.state, GKBUF_NONE);
+	gkbuf_fini(&g);
+	publish(1, ST + 1);
+	recover(&g);
+	ck_assert_int_eq(g.state, GKBUF_MISMATCH);
+	gkbuf_fini(&g);
+	publish(1, ST);
+	h->kbuf.table_len += 8;
+	recover(&g);
+	ck_assert_int_eq(g.state, GKBUF_CORRUPT);
+	gkbuf_fini(&g);
+	publish(1, ST);
+	h->kbuf.table_offset = rs_sideband_size(&host);   /* past the area */
+	recover(&g);
+	ck_assert_int_eq(g.state, GKBUF_CORRUPT);
+	gkbuf_fini(&g);
+	publish(1, ST);
+	h->kbuf.data_pages = 3;
+	recover(&g);
+	ck_assert_int_eq(g.state, GKBUF_CORRUPT);
+	gkbuf_fini(&g);
+	publish(1, ST);
+	h->kbuf.seq |= 1;                        /* forever being written */
+	recover(&g);
+	ck_assert_int_eq(g.state, GKBUF_BUSY);
+	gkbuf_fini(&g);
+	ck_assert_uint_eq(peeks, 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("gkbuf");
+	TCase *t = tcase_create("recover");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, wrapping_records_recovered);
+	tcase_add_test(t, nothing_unforwarded);
+	tcase_add_test(t, hostile_positions);
+	tcase_add_test(t, hostile_records);
+	tcase_add_test(t, hostile_addresses);
+	tcase_add_test(t, peek_fails);
+	tcase_add_test(t, hostile_tables);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
