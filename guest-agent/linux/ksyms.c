@@ -12,9 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ringside/elf_note.h"
+
 #include "agent.h"
 
-#define NT_GNU_BUILD_ID 3
 #define NOTES_MAX       (64u << 10)
 
 static int read_small(const char *path, char *buf, size_t size, size_t *len)
@@ -40,18 +41,11 @@ static int read_small(const char *path, char *buf, size_t size, size_t *len)
 	return 0;
 }
 
-static uint32_t u32_at(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 int agent_ksyms_build_id(const char *notes_path, uint8_t *id, uint32_t max,
 			 uint32_t *len)
 {
 	static uint8_t notes[NOTES_MAX];
+	struct rs_elf_note note;
 	size_t n = 0, off = 0;
 	int err;
 
@@ -59,28 +53,18 @@ int agent_ksyms_build_id(const char *notes_path, uint8_t *id, uint32_t max,
 	err = read_small(notes_path, (char *)notes, sizeof(notes), &n);
 	if (err)
 		return err;
-	/* Elf64_Nhdr: namesz, descsz, type; name and desc padded to 4. */
-	while (n - off >= 12) {
-		uint32_t namesz = u32_at(notes + off);
-		uint32_t descsz = u32_at(notes + off + 4);
-		uint32_t type = u32_at(notes + off + 8);
-		size_t name_pad = ((size_t)namesz + 3) & ~(size_t)3;
-		size_t desc_pad = ((size_t)descsz + 3) & ~(size_t)3;
-
-		off += 12;
-		if (name_pad > n - off || desc_pad > n - off - name_pad)
+	/* the first GNU build id note decides: one of a size not taken is
+	 * an error, not passed over */
+	while ((err = rs_elf_note_next(notes, n, 4, &off, &note)) > 0) {
+		if (!rs_elf_note_is_buildid(&note))
+			continue;
+		if (!note.descsz || note.descsz > max)
 			return -EINVAL;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
-		    !memcmp(notes + off, "GNU", 4)) {
-			if (!descsz || descsz > max)
-				return -EINVAL;
-			memcpy(id, notes + off + name_pad, descsz);
-			*len = descsz;
-			return 0;
-		}
-		off += name_pad + desc_pad;
+		memcpy(id, note.desc, note.descsz);
+		*len = note.descsz;
+		return 0;
 	}
-	return -ENOENT;
+	return err ? -EINVAL : -ENOENT;
 }
 
 /* A line perf reads for a function name: "ADDR TYPE NAME[\t[MOD]]\n". */

@@ -30,6 +30,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "ringside/elf_note.h"
+
 #include "agent.h"
 
 #define MAPS_MAX       (64u * 1024u)  /* bytes of /proc/PID/maps read */
@@ -65,28 +67,9 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 static uint8_t notes_build_id(const uint8_t *p, size_t len, size_t align,
 			      uint8_t *id)
 {
-	size_t off = 0;
+	size_t size = BUILD_ID_MAX;
 
-	while (len - off >= sizeof(Elf64_Nhdr)) {
-		Elf64_Nhdr n;
-		size_t name, desc;
-
-		memcpy(&n, p + off, sizeof(n));
-		off += sizeof(n);
-		name = ((size_t)n.n_namesz + align - 1) & ~(align - 1);
-		desc = ((size_t)n.n_descsz + align - 1) & ~(align - 1);
-		if (n.n_namesz > len || n.n_descsz > len ||
-		    name > len - off || desc > len - off - name)
-			return 0;
-		if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
-		    !memcmp(p + off, "GNU", 4) && n.n_descsz >= 1 &&
-		    n.n_descsz <= BUILD_ID_MAX) {
-			memcpy(id, p + off + name, n.n_descsz);
-			return (uint8_t)n.n_descsz;
-		}
-		off += name + desc;
-	}
-	return 0;
+	return rs_elf_note_buildid(p, len, align, id, &size) ? 0 : (uint8_t)size;
 }
 
 /* The build id of the 64-bit ELF file open at @fd, from its PT_NOTE

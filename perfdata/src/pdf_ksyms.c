@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ringside/elf_note.h"
 #include "ringside/perfdata.h"
 
 #include "pdf_io.h"
@@ -999,32 +1000,15 @@ void pdf_build_id_entry(struct pdf_buf *b, const uint8_t *id, size_t len)
 size_t pdf_host_build_id(uint8_t id[PDF_BUILD_ID_SIZE])
 {
 	uint8_t notes[4096];
+	size_t len = PDF_BUILD_ID_SIZE;
 	ssize_t n;
-	size_t at = 0;
 	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return 0;
 	n = read(fd, notes, sizeof(notes));
 	close(fd);
-	while (n > 0 && at + 12 <= (size_t)n) {
-		uint32_t namesz, descsz, type;
-		size_t name_at = at + 12, desc_at;
-
-		memcpy(&namesz, notes + at, 4);
-		memcpy(&descsz, notes + at + 4, 4);
-		memcpy(&type, notes + at + 8, 4);
-		if (namesz > sizeof(notes) || descsz > sizeof(notes))
-			break;
-		desc_at = name_at + ((namesz + 3u) & ~3u);
-		if (desc_at + descsz > (size_t)n)
-			break;
-		if (type == 3 && namesz == 4 && !memcmp(notes + name_at, "GNU", 4) &&
-		    descsz && descsz <= PDF_BUILD_ID_SIZE) {
-			memcpy(id, notes + desc_at, descsz);
-			return descsz;
-		}
-		at = desc_at + ((descsz + 3u) & ~3u);
-	}
-	return 0;
+	if (n <= 0 || rs_elf_note_buildid(notes, (size_t)n, 4, id, &len))
+		return 0;
+	return len;
 }
