@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to perfdata/: what a file needs so that perf names a guest
- * kernel's samples (pdf_ksyms.c; docs/perfdata.md, "Guest kernel
- * symbols"): the kernel's and modules' PERF_RECORD_MMAPs and the
- * HEADER_BUILD_ID entry of "[kernel.kallsyms]".
+ * kernel's samples (pdf_ksyms.c, pdf_buildid_cache.c, pdf_host_buildid.c;
+ * docs/perfdata.md, "Guest kernel symbols"): the kernel's and modules'
+ * PERF_RECORD_MMAPs, the HEADER_BUILD_ID entry of "[kernel.kallsyms]",
+ * the host's own build id and perf's build-id cache.
  */
 #ifndef RINGSIDE_PDF_KERNEL_H
 #define RINGSIDE_PDF_KERNEL_H

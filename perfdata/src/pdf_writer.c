@@ -110,10 +110,11 @@ static int append(struct pdf_writer *w, const void *rec, size_t size);
 /*
  * A guest kernel's symbols (pdf_ksyms.c): its maps first in the data
  * section, its build id for HEADER_BUILD_ID, its table in perf's build-id
- * cache.  The guest's own build id is used unless it is the host's or
- * names other symbols in the cache; else the content's.  Whatever fails
- * is in stats.ksyms_err, not the caller's: the trace is written anyway.
- * Only a failed write of the file itself is returned.
+ * cache (pdf_buildid_cache.c).  The guest's own build id is used unless
+ * it is the host's or names other symbols in the cache; else the
+ * content's.  Whatever fails is in stats.ksyms_err, not the caller's: the
+ * trace is written anyway.  Only a failed write of the file itself is
+ * returned.
  */
 static int pdf_writer_ksyms(struct pdf_writer *w,
 			    const struct pdf_writer_params *p)

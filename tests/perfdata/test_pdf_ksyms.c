@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pdf_ksyms.c: a guest's kallsyms checked as untrusted input (each hostile
- * case with its exact outcome), the cache entry, the writer's use of it;
- * pdf_sha256.c against FIPS 180-4's examples.
+ * case with its exact outcome); pdf_buildid_cache.c: the cache entry; the
+ * writer's use of them; pdf_sha256.c against FIPS 180-4's examples.
  */
 #include <errno.h>
 #include <fcntl.h>
