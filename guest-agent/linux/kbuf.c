@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "ringside/abi.h"
 
-#define PAGE 4096u
+#include "agent.h"
 
 /* The mmap page is a struct rs_ctrl_page as far as these two go (abi.h
  * asserts the offsets; tests/ring/test_abi.c compares with the kernel's). */
@@ -87,7 +87,7 @@ int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
 	k->nr_tp = 0;
 	k->base = NULL;
 	k->tail = 0;
-	k->data_size = (uint64_t)ev->buf_pages * PAGE;
+	k->data_size = (uint64_t)ev->buf_pages * RS_PAGE_SIZE;
 	attr_base(&a, ev);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
@@ -108,7 +108,7 @@ int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
 	if (err < 0)
 		return err;
 	k->fd = err;
-	len = (size_t)(k->data_size + PAGE);
+	len = (size_t)(k->data_size + RS_PAGE_SIZE);
 	k->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd, 0);
 	if (k->base == MAP_FAILED) {
 		err = -errno;
@@ -143,7 +143,7 @@ void kbuf_close(struct kbuf *k)
 		close(k->tp_fd[i]);
 	k->nr_tp = 0;
 	if (k->base)
-		munmap(k->base, (size_t)(k->data_size + PAGE));
+		munmap(k->base, (size_t)(k->data_size + RS_PAGE_SIZE));
 	k->base = NULL;
 	if (k->fd >= 0)
 		close(k->fd);
@@ -153,7 +153,7 @@ void kbuf_close(struct kbuf *k)
 /* Copy @len bytes at ring position @pos out of the data area, wrapping. */
 static void copy_out(const struct kbuf *k, uint64_t pos, void *dst, size_t len)
 {
-	const uint8_t *data = (const uint8_t *)k->base + PAGE;
+	const uint8_t *data = (const uint8_t *)k->base + RS_PAGE_SIZE;
 	size_t off = (size_t)(pos & (k->data_size - 1));
 	size_t first = len < k->data_size - off ? len : (size_t)(k->data_size - off);
 
@@ -191,25 +191,25 @@ int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg)
 int kbuf_gpas(const struct kbuf *k, int pagemap_fd, uint64_t *row)
 {
 	const volatile uint8_t *p = k->base;
-	uint64_t n = 1 + k->data_size / PAGE, i;
+	uint64_t n = 1 + k->data_size / RS_PAGE_SIZE, i;
 
 	if (!p)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
-		uintptr_t va = (uintptr_t)(p + i * PAGE);
+		uintptr_t va = (uintptr_t)(p + i * RS_PAGE_SIZE);
 		uint64_t e;
 		ssize_t r;
 
-		(void)p[i * PAGE];            /* fault it in */
+		(void)p[i * RS_PAGE_SIZE];    /* fault it in */
 		r = pread(pagemap_fd, &e, sizeof(e),
-			  (off_t)((va / PAGE) * sizeof(e)));
+			  (off_t)((va / RS_PAGE_SIZE) * sizeof(e)));
 		if (r < 0)
 			return -errno;
 		if (r != sizeof(e) || !(e & PM_PRESENT))
 			return -ENOENT;
 		if (!(e & PM_PFN_MASK))
 			return -EPERM;        /* PFNs are zeroed for non-root */
-		row[i] = (e & PM_PFN_MASK) * PAGE;
+		row[i] = (e & PM_PFN_MASK) * RS_PAGE_SIZE;
 	}
 	return 0;
 }

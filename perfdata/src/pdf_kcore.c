@@ -19,13 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ringside/abi.h"
 #include "ringside/perfdata.h"
-
-#define PAGE 4096ull
 
 static uint64_t page_up(uint64_t v)
 {
-	return (v + PAGE - 1) & ~(PAGE - 1);
+	return (v + RS_PAGE_SIZE - 1) & ~((uint64_t)RS_PAGE_SIZE - 1);
 }
 
 static int segs_ok(const struct pdf_kcore_seg *segs, uint32_t nr)
@@ -61,14 +60,14 @@ static void add_phdr(struct pdf_buf *out, const struct pdf_kcore_seg *s,
 	ph.p_offset = offset;
 	ph.p_vaddr = s->addr;
 	ph.p_filesz = ph.p_memsz = s->len;
-	ph.p_align = PAGE;
+	ph.p_align = RS_PAGE_SIZE;
 	pdf_buf_add(out, &ph, sizeof(ph));
 }
 
 int pdf_kcore_image(const struct pdf_kcore_seg *segs, uint32_t nr,
 		    uint64_t last, struct pdf_buf *out)
 {
-	static const uint8_t zero[PAGE];
+	static const uint8_t zero[RS_PAGE_SIZE];
 	uint64_t at, last_at = 0;
 	uint32_t i, last_i = nr;
 	Elf64_Ehdr eh;

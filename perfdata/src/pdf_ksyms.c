@@ -25,12 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ringside/abi.h"
 #include "ringside/perfdata.h"
 
 #include "pdf_kernel.h"
 #include "pdf_sha256.h"
 
-#define PAGE 4096ull
 #define NO_MOD 0xffffu
 #define MOD_SLOTS 8192u              /* > 2 * PDF_KSYMS_MAX_MODULES */
 
@@ -318,14 +318,15 @@ static int build_maps(struct pdf_ksyms *k)
 	for (i = 0; i < n; i++) {
 		struct kmap *m = &k->maps[i];
 
-		m->start = m->lo & ~(PAGE - 1);
+		m->start = m->lo & ~((uint64_t)RS_PAGE_SIZE - 1);
 		if (i && m->start <= k->maps[i - 1].hi)
 			m->start = m->lo;
 	}
 	for (i = 0; i < n; i++) {
 		struct kmap *m = &k->maps[i];
 
-		m->end = sat_add(sat_add(m->hi, PAGE - 1) & ~(PAGE - 1), PAGE);
+		m->end = sat_add(sat_add(m->hi, RS_PAGE_SIZE - 1) &
+				 ~((uint64_t)RS_PAGE_SIZE - 1), RS_PAGE_SIZE);
 		if (m->end <= m->hi) /* saturated at the top of the space */
 			m->end = UINT64_MAX;
 		if (i + 1 < n && m->end > k->maps[i + 1].start)
@@ -580,8 +581,8 @@ int pdf_ksyms_code_ranges(const struct pdf_ksyms *k,
 	 * page past the last (perf's own end for a last symbol) */
 	for (j = 0; j < k->nr; j++) {
 		const struct ksym *sym = &k->syms[j];
-		uint64_t lo = sym->addr & ~(PAGE - 1);
-		uint64_t hi = sat_add(lo, 2 * PAGE);
+		uint64_t lo = sym->addr & ~((uint64_t)RS_PAGE_SIZE - 1);
+		uint64_t hi = sat_add(lo, 2 * (uint64_t)RS_PAGE_SIZE);
 
 		if (sym->mod != NO_MOD || !is_func(sym->type))
 			continue;
