@@ -28,6 +28,23 @@ for p in "${packages[@]}"; do
 		missing+=("$p")
 done
 
+# What this script wrote to the host, removed on every way out of it: an
+# install that fails or is interrupted must not leave a host whose
+# services can no longer start.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+remove_policy() {
+	if [ "$own_policy" = 1 ]; then
+		rm -f "$policy"
+		own_policy=0
+	fi
+}
+trap remove_policy EXIT
+# A signal ends the script as that signal, once the policy is gone.
+for sig in HUP INT TERM; do
+	trap "remove_policy; trap - $sig; kill -$sig \$\$" "$sig"
+done
+
 if ((${#missing[@]})); then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "setup: missing packages: ${missing[*]}; run as root" >&2
@@ -37,17 +54,15 @@ if ((${#missing[@]})); then
 	export DEBIAN_FRONTEND=noninteractive
 	# No service may start during the install: the e2e tests start their
 	# own virtlogd and libvirtd and refuse to run beside another one.
-	policy=/usr/sbin/policy-rc.d
-	own_policy=0
+	# Owned before it is written, so that no way out can leave it.
 	if [ ! -e "$policy" ]; then
+		own_policy=1
 		printf '#!/bin/sh\nexit 101\n' >"$policy"
 		chmod 755 "$policy"
-		own_policy=1
 	fi
-	status=0
-	apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}" || status=$?
-	[ "$own_policy" = 1 ] && rm -f "$policy"
-	[ "$status" = 0 ] || exit "$status"
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+	remove_policy
 fi
 
 # QEMU's plugin header (qemu-plugin.h) for exactly the installed QEMU, from
