@@ -91,54 +91,32 @@ int gvcpu_sample(const struct gvcpu *g, uint32_t i, uint64_t sample_type,
 		 uint64_t time, struct pdf_buf *out)
 {
 	const struct gvcpu_one *c = &g->cpu[i];
-	struct rs_perf_header h = { .type = RS_PERF_RECORD_SAMPLE };
-	size_t size;
+	uint64_t chain[1 + GSTACK_MAX_FRAMES];
+	static const uint8_t no_raw[4];   /* none, as the kernel writes it */
+	struct pdf_sample smp = {
+		.ip = c->regs.rip,
+		.pid = UINT32_MAX,
+		.tid = UINT32_MAX,
+		.time = time,
+		.cpu = c->regs.cpu,
+		.period = 1,                  /* weighs nothing in a report */
+		.callchain_nr = 1 + c->stack.nr,
+		.callchain = chain,
+		.raw_size = sizeof(no_raw),
+		.raw = no_raw,
+	};
+	int err;
 
 	if (sample_type & ~(uint64_t)FILLABLE)
 		return -EOPNOTSUPP;
-	h.misc = c->regs.cpl == 3 ? RS_PERF_MISC_USER : RS_PERF_MISC_KERNEL;
+	chain[0] = c->regs.cpl == 3 ? PERF_CONTEXT_USER : PERF_CONTEXT_KERNEL;
+	memcpy(chain + 1, c->stack.ip, c->stack.nr * sizeof(uint64_t));
 	out->len = 0;
-	pdf_buf_add(out, &h, sizeof(h));
-	if (sample_type & PERF_SAMPLE_IDENTIFIER)
-		pdf_buf_add_u64(out, 0);
-	if (sample_type & PERF_SAMPLE_IP)
-		pdf_buf_add_u64(out, c->regs.rip);
-	if (sample_type & PERF_SAMPLE_TID) {
-		pdf_buf_add_u32(out, UINT32_MAX);
-		pdf_buf_add_u32(out, UINT32_MAX);
-	}
-	if (sample_type & PERF_SAMPLE_TIME)
-		pdf_buf_add_u64(out, time);
-	if (sample_type & PERF_SAMPLE_ADDR)
-		pdf_buf_add_u64(out, 0);
-	if (sample_type & PERF_SAMPLE_ID)
-		pdf_buf_add_u64(out, 0);
-	if (sample_type & PERF_SAMPLE_STREAM_ID)
-		pdf_buf_add_u64(out, 0);
-	if (sample_type & PERF_SAMPLE_CPU) {
-		pdf_buf_add_u32(out, c->regs.cpu);
-		pdf_buf_add_u32(out, 0);
-	}
-	if (sample_type & PERF_SAMPLE_PERIOD)
-		pdf_buf_add_u64(out, 1);     /* weighs nothing in a report */
-	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
-		pdf_buf_add_u64(out, c->stack.nr + 1);
-		pdf_buf_add_u64(out, c->regs.cpl == 3 ? PERF_CONTEXT_USER
-						      : PERF_CONTEXT_KERNEL);
-		pdf_buf_add(out, c->stack.ip, c->stack.nr * sizeof(uint64_t));
-	}
-	if (sample_type & PERF_SAMPLE_RAW) {  /* none, as the kernel writes it */
-		pdf_buf_add_u32(out, 4);
-		pdf_buf_add_u32(out, 0);
-	}
-	if (out->err)
-		return out->err;
-	size = out->len;
-	if (size > UINT16_MAX)
+	err = pdf_sample_build(sample_type, c->regs.cpl == 3 ?
+			       RS_PERF_MISC_USER : RS_PERF_MISC_KERNEL, &smp, out);
+	if (err == PDF_ERR(pdfe_too_big))
 		return -E2BIG;
-	h.size = (uint16_t)size;
-	memcpy(out->data, &h, sizeof(h));
-	return 0;
+	return err == PDF_ERR(pdfe_invalid) ? -EOPNOTSUPP : err;
 }
 
 /* @a + @b - @c, held to what a sample time may be (room for every vCPU) */
