@@ -10,6 +10,7 @@
 
 #include <linux/perf_event.h>
 
+#include "ringside/elf_note.h"
 #include "ringside/introspect.h"
 
 #define BUILD_ID_MAX  20u
@@ -261,27 +262,15 @@ static int build_id_matches(int fd, const struct ufile *f,
 	for (i = 0; i < nr; i++) {
 		size_t off = 0, len = (size_t)ph[i].p_filesz;
 		size_t align = ph[i].p_align == 8 ? 8 : 4;
+		struct rs_elf_note n;
 
 		if (ph[i].p_type != PT_NOTE || len > NOTE_MAX ||
 		    read_at(fd, note, len, ph[i].p_offset))
 			continue;
-		while (len - off >= sizeof(Elf64_Nhdr)) {
-			Elf64_Nhdr n;
-			size_t name, desc;
-
-			memcpy(&n, note + off, sizeof(n));
-			off += sizeof(n);
-			name = ((size_t)n.n_namesz + align - 1) & ~(align - 1);
-			desc = ((size_t)n.n_descsz + align - 1) & ~(align - 1);
-			if (n.n_namesz > len || n.n_descsz > len ||
-			    name > len - off || desc > len - off - name)
-				break;
-			if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
-			    !memcmp(note + off, "GNU", 4))
-				return n.n_descsz == f->bid_len &&
-				       !memcmp(note + off + name, f->bid, f->bid_len);
-			off += name + desc;
-		}
+		while (rs_elf_note_next(note, len, align, &off, &n) > 0)
+			if (rs_elf_note_is_buildid(&n))
+				return n.descsz == f->bid_len &&
+				       !memcmp(n.desc, f->bid, f->bid_len);
 	}
 	return 0;
 }
