@@ -2,13 +2,15 @@
 /*
  * The ringside command: its subcommands and what they share.
  *
- * The command layer prints: main.c, the cmd_*.c files and their helpers
- * cli.c, file_cmd.c, print.c, recorder.c, snapper.c, run_opts.c and
- * run_out.c.  Every other module returns a negative error code and leaves
- * the words to them: the code of the one library it called, or, where its
- * failures come from several, the code with the errstr of the library
- * that returned it (liberr.h).  Options are parsed and --help printed from
- * one table per command (ringside/opt.h).
+ * Everything in cli/ is the command layer, and only it prints: main.c,
+ * the cmd_*.c files, cli.c and file_cmd.c (what several commands share),
+ * print*.c (the words for what the libraries found).  The libraries
+ * below (ringside/capture.h, ringside/introspect.h, perfdata, the VMM's,
+ * the libvirt ones) return a negative error code, and where failures
+ * come from several libraries, the code with the errstr of the library
+ * that returned it (struct liberr); a session says which step failed
+ * (struct cap_failure).  Options are parsed and --help printed from one
+ * table per command (ringside/opt.h).
  */
 #ifndef RINGSIDE_CLI_H
 #define RINGSIDE_CLI_H
