@@ -217,7 +217,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 	char meta[512], dev[512];
 	uint64_t old_size = 0;
 	char *old_dev = NULL;
-	int err, have;
+	int err, have, swap;
 
 	have = dom_xml_shmem(x, shm_name, &old_size, &old_dev);
 	if (have < 0) {
@@ -232,10 +232,14 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 		cli_err(CMD, "internal error: XML does not fit");
 		return CLI_EXIT_FAIL;
 	}
+	/* a device of another size, or one without role='master' (as enable
+	 * made it before: it pins the domain to its host), is replaced */
+	swap = have && (old_size != o->cfg.size ||
+			!dom_xml_shmem_master(x, shm_name));
 	err = 0;
-	if (have && old_size != o->cfg.size)
+	if (swap)
 		err = dom_virt_detach(d, old_dev);
-	if (!err && (!have || old_size != o->cfg.size)) {
+	if (!err && (!have || swap)) {
 		err = dom_virt_attach(d, dev);
 		if (err && have)
 			dom_virt_attach(d, old_dev);  /* back as it was */
@@ -248,7 +252,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 	}
 	err = dom_virt_meta_set(d, meta);
 	if (err) {
-		if (!have || old_size != o->cfg.size) {
+		if (!have || swap) {
 			dom_virt_detach(d, dev);
 			if (have)
 				dom_virt_attach(d, old_dev);

@@ -236,8 +236,11 @@ int dom_shmem_xml(const char *shm_name, uint64_t size, char *buf, size_t len)
 	int n;
 
 	/* libvirt writes sizes back in MiB; writing them so keeps the device
-	 * XML identical across enable, dumpxml and detach. */
-	n = snprintf(buf, len, "<shmem name='%s'><model type='ivshmem-plain'/>"
+	 * XML identical across enable, dumpxml and detach.  role='master'
+	 * (QEMU's master=on): QEMU migrates the region with the guest's
+	 * memory; without it save, managedsave and migration are refused. */
+	n = snprintf(buf, len, "<shmem name='%s' role='master'>"
+		     "<model type='ivshmem-plain'/>"
 		     "<size unit='M'>%" PRIu64 "</size></shmem>", shm_name,
 		     size >> 20);
 	return (n < 0 || (size_t)n >= len) ? -dome_invalid : n;

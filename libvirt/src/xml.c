@@ -284,3 +284,18 @@ int dom_xml_shmem(const struct dom_xml *x, const char *name, uint64_t *size,
 	}
 	return 0;
 }
+
+int dom_xml_shmem_master(const struct dom_xml *x, const char *name)
+{
+	xmlNode *devs = child(root(x, "domain"), "devices"), *n;
+	char found[DOM_SHM_NAME_MAX], role[16];
+
+	for (n = devs ? devs->children : NULL; n; n = n->next) {
+		if (!is_elem(n, "shmem") || attr(n, "name", found, sizeof(found)) ||
+		    strcmp(found, name))
+			continue;
+		return !attr(n, "role", role, sizeof(role)) &&
+		       !strcmp(role, "master");
+	}
+	return 0;
+}

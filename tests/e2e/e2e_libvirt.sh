@@ -237,7 +237,7 @@ done
 "$RINGSIDE" enable $DOM --data-pages 32 >/dev/null || bad "enable"
 vsh dumpxml --inactive $DOM > "$W/xml1"
 grep -q "<ringside:region xmlns:ringside=\"https://ringside.dev/xmlns/1\"" "$W/xml1" &&
-grep -q "<shmem name='ringside-$DOM'>" "$W/xml1" &&
+grep -q "<shmem name='ringside-$DOM' role='master'>" "$W/xml1" &&
 grep -q "<model type='ivshmem-plain'/>" "$W/xml1" &&
 	ok "enable wrote the metadata and the ivshmem-plain device" ||
 	bad "enable: metadata or device missing from the XML"

@@ -141,8 +141,8 @@ grep -q "<qemu:env name='RS_OPERATOR' value='kept'/>" "$W/xml2" &&
 grep -q 'aux-pages="256"' "$W/xml2" && grep -q 'trace="samples,aux"' "$W/xml2" &&
 	ok "metadata: 256 AUX pages a ring (the default), trace samples,aux" ||
 	bad "metadata after enable --trace pt: $(grep -o '<ringside:region[^>]*>' "$W/xml2")"
-grep -q "<shmem name='ringside-$DOM'>" "$W/xml2" &&
-	ok "the region's <shmem> device is there" || bad "no <shmem> device"
+grep -q "<shmem name='ringside-$DOM' role='master'>" "$W/xml2" &&
+	ok "the region's <shmem> device is there, role='master' (migratable)" || bad "no <shmem role='master'> device"
 
 # again, other PT options: one pair, replaced
 "$RINGSIDE" enable $DOM --trace pt --pt-plugin "$PLUGIN" --pt-filter all \
@@ -172,6 +172,25 @@ cmp -s "$W/xml0" "$W/xml5" &&
 	{ bad "enable --trace pt + disable changed the XML"; diff "$W/xml0" "$W/xml5" | head; }
 "$RINGSIDE" disable $DOM | grep -q "was not enabled" &&
 	ok "a second disable changes nothing" || bad "second disable"
+
+# ---- a device of an older enable, without role='master', is upgraded ---------
+"$RINGSIDE" enable $DOM >/dev/null 2>"$W/err" || bad "enable: $(cat "$W/err")"
+size_m=$(vsh dumpxml --inactive $DOM | sed -n "/shmem name='ringside-$DOM'/,/shmem>/s/.*<size unit='M'>\([0-9]*\)<.*/\1/p")
+vsh detach-device $DOM --config /dev/stdin >/dev/null 2>"$W/err" <<XML || bad "detach: $(cat "$W/err")"
+<shmem name='ringside-$DOM' role='master'><model type='ivshmem-plain'/><size unit='M'>$size_m</size></shmem>
+XML
+vsh attach-device $DOM --config /dev/stdin >/dev/null 2>"$W/err" <<XML || bad "attach: $(cat "$W/err")"
+<shmem name='ringside-$DOM'><model type='ivshmem-plain'/><size unit='M'>$size_m</size></shmem>
+XML
+dump $DOM "$W/xml6"
+grep -q "<shmem name='ringside-$DOM'>" "$W/xml6" || bad "could not make a role-less <shmem> device"
+"$RINGSIDE" enable $DOM >/dev/null 2>"$W/err" || bad "enable over a role-less device: $(cat "$W/err")"
+dump $DOM "$W/xml7"
+[ "$(grep -c "<shmem name='ringside-$DOM' role='master'>" "$W/xml7")" = 1 ] &&
+	[ "$(grep -c "<shmem " "$W/xml7")" = 1 ] &&
+	ok "enable upgrades a role-less <shmem> to role='master', one device" ||
+	bad "after enable over a role-less device: $(grep -A3 '<shmem' "$W/xml7")"
+"$RINGSIDE" disable $DOM >/dev/null 2>"$W/err" || bad "disable: $(cat "$W/err")"
 
 # ---- a KVM domain ---------------------------------------------------------------
 domain_xml $KVMDOM kvm > "$W/kvm.xml"

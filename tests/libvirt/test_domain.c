@@ -218,7 +218,31 @@ START_TEST(dom_xml_shmem_found)
 	ck_assert_ptr_nonnull(strstr(dev, "slot=\"0x03\""));
 	free(dev);
 	ck_assert_int_eq(dom_xml_shmem(x, "ringside-web2", &size, NULL), 0);
+	/* an old device, as enable made it before: no role */
+	ck_assert_int_eq(dom_xml_shmem_master(x, "ringside-web1"), 0);
 	dom_xml_free(x);
+}
+END_TEST
+
+/* The role QEMU's migration needs, found; other roles and none are not. */
+START_TEST(dom_xml_shmem_role)
+{
+	static const char *const roles[] = { " role='master'", " role='peer'", "",
+					     " role='masterful'" };
+	char text[256];
+
+	for (unsigned i = 0; i < 4; i++) {
+		struct dom_xml *x;
+
+		snprintf(text, sizeof(text), "<domain><devices><shmem "
+			 "name='ringside-a'%s><model type='ivshmem-plain'/>"
+			 "<size unit='M'>1</size></shmem></devices></domain>",
+			 roles[i]);
+		x = parse(text);
+		ck_assert_int_eq(dom_xml_shmem_master(x, "ringside-a"), i == 0);
+		ck_assert_int_eq(dom_xml_shmem_master(x, "ringside-b"), 0);
+		dom_xml_free(x);
+	}
 }
 END_TEST
 
@@ -314,8 +338,9 @@ START_TEST(dom_shmem_xml_device)
 	char buf[256];
 
 	ck_assert_int_gt(dom_shmem_xml("ringside-web1", 4u << 20, buf, sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "<shmem name='ringside-web1'><model type='ivshmem-plain'/>"
-			 "<size unit='M'>4</size></shmem>");
+	ck_assert_str_eq(buf, "<shmem name='ringside-web1' role='master'>"
+			 "<model type='ivshmem-plain'/><size unit='M'>4</size>"
+			 "</shmem>");
 	ck_assert_int_eq(dom_shmem_xml("ringside-web1", 4u << 20, buf, 16),
 			 -dome_invalid);
 }
@@ -536,6 +561,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, dom_xml_meta_absent);
 	tcase_add_test(tc, dom_xml_shmem_found);
 	tcase_add_test(tc, dom_xml_shmem_not_plain);
+	tcase_add_test(tc, dom_xml_shmem_role);
 	tcase_add_test(tc, dom_xml_scaled_units);
 	tcase_add_test(tc, dom_xml_parse_invalid);
 	tcase_add_test(tc, dom_name_check_names);

@@ -135,8 +135,9 @@ int dom_cfg_format(const struct dom_cfg *c, char *buf, size_t len);
 const char *dom_trace_names(uint64_t mask, char *buf, size_t len);
 
 /*
- * The <shmem name=@shm_name> ivshmem-plain device of @size bytes (a power
- * of two >= 1 MiB), as `ringside enable` attaches it.  Returns its length.
+ * The <shmem name=@shm_name role='master'> ivshmem-plain device of @size
+ * bytes (a power of two >= 1 MiB), as `ringside enable` attaches it: the
+ * master role makes the region migratable (save, managedsave, migration).  Returns its length.
  * -dome_invalid: @len is too small.
  */
 int dom_shmem_xml(const char *shm_name, uint64_t size, char *buf, size_t len);
@@ -186,11 +187,14 @@ int dom_meta_parse(const char *text, struct dom_cfg *c, const char **bad);
 /*
  * The <shmem name=@name> device: 1 found (its size in *@size when not
  * NULL, its XML in *@xml, malloc'ed, when not NULL), 0 none.
+ * dom_xml_shmem_master: 1 when that device has role='master' (QEMU
+ * migrates its bytes), 0 when it has another role, none, or is absent.
  * -dome_xml: a device of that name that is not ivshmem-plain, or whose
  * size does not parse.  -ENOMEM.
  */
 int dom_xml_shmem(const struct dom_xml *x, const char *name, uint64_t *size,
 		  char **xml);
+int dom_xml_shmem_master(const struct dom_xml *x, const char *name);
 
 /* "4" + "M" -> bytes, libvirt's scaled units (@unit NULL or "" = bytes).
  * -dome_xml: not a number, an unknown unit, or more than 64 bits. */
