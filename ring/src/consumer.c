@@ -229,6 +229,120 @@ int64_t rs_consumer_drain_aux(struct rs_consumer *c, rs_aux_fn fn, void *arg)
 	return ret < 0 ? ret : (int64_t)avail;
 }
 
+/* Count the records in [@from, @to) of the data area (at most a ring),
+ * delivered already: skip_records, and skip_unframed for what the walk
+ * cannot frame.  Bounded: each step passes >= 8 bytes. */
+static void skip_walk(struct rs_consumer *c, uint64_t from, uint64_t to)
+{
+	uint64_t size = c->ring.data_size, pos = from;
+	struct rs_perf_header hdr;
+
+	c->stats.skip_bytes += to - from;
+	while (pos != to) {
+		rs_copy_from_ring(&hdr, c->ring.data, size, pos, sizeof(hdr));
+		if (to - pos < sizeof(hdr) || hdr.size < sizeof(hdr) ||
+		    (hdr.size & (RS_RECORD_ALIGN - 1)) || hdr.size > to - pos) {
+			c->stats.skip_unframed += to - pos;
+			return;
+		}
+		c->stats.skip_records++;
+		pos += hdr.size;
+	}
+}
+
+/* Where to go on in one area (data or AUX) of a restored region: @own
+ * our position, @tail and @head the restored ones.  Sets *@bits, and the
+ * bytes skipped as delivered [*skip_from, *skip_to), head_back and
+ * tail_ahead bytes in *@back and *@ahead. */
+static uint64_t resume_at(uint64_t own, uint64_t tail, uint64_t head,
+			  int *bits, uint64_t *skip_from, uint64_t *skip_to,
+			  uint64_t *back, uint64_t *ahead)
+{
+	*skip_from = *skip_to = *back = *ahead = 0;
+	if (own < tail) {
+		*bits |= RS_REATTACH_TAIL_AHEAD;
+		*ahead = tail - own;
+		return tail;
+	}
+	if (own > tail)
+		*bits |= RS_REATTACH_TAIL_BACK;
+	*skip_from = tail;
+	if (own <= head) {
+		*skip_to = own;
+		return own;
+	}
+	*bits |= RS_REATTACH_HEAD_BACK;
+	*back = own - head;
+	*skip_to = head;
+	return head;
+}
+
+int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
+			 uint32_t index)
+{
+	uint64_t head, tail, from, to, back, ahead, pos;
+	struct rs_ring ring;
+	int bits = 0, err;
+
+	if (!c || !c->ring.ctrl)
+		return -rse_invalid;
+	err = rs_region_ring(region, index, &ring);
+	if (err)
+		return err;
+	if (ring.data_size != c->ring.data_size ||
+	    ring.aux_size != c->ring.aux_size ||
+	    ring.data_mode != c->ring.data_mode ||
+	    ring.aux_mode != c->ring.aux_mode)
+		return -rse_geometry;
+	c->ring = ring;
+	c->stats.reattaches++;
+	c->bad_head = c->bad_aux_head = 0;
+
+	head = rs_read_head(ring.ctrl);
+	tail = rs_load_hint(&ring.ctrl->data_tail);
+	if (head - tail > ring.data_size) {
+		c->stats.corrupt++;
+		c->stats.bad_heads++;
+		bits |= RS_REATTACH_CORRUPT;
+		tail = head;
+	}
+	pos = resume_at(c->tail, tail, head, &bits, &from, &to, &back, &ahead);
+	if (to > from)
+		skip_walk(c, from, to);
+	if (bits & RS_REATTACH_TAIL_BACK)
+		c->stats.tail_back++;
+	if (back) {
+		c->stats.head_back++;
+		c->stats.head_back_bytes += back;
+	}
+	if (ahead) {
+		c->stats.tail_ahead++;
+		c->stats.tail_ahead_bytes += ahead;
+	}
+	c->tail = pos;
+	rs_publish_tail(ring.ctrl, pos);
+
+	if (ring.aux_size) {
+		head = rs_read_aux_head(ring.ctrl);
+		tail = rs_load_hint(&ring.ctrl->aux_tail);
+		if (head - tail > ring.aux_size) {
+			c->stats.aux_corrupt++;
+			bits |= RS_REATTACH_CORRUPT;
+			tail = head;
+		}
+		pos = resume_at(c->aux_tail, tail, head, &bits, &from, &to,
+				&back, &ahead);
+		c->stats.aux_skip_bytes += to - from;
+		c->stats.aux_head_back_bytes += back;
+		c->stats.aux_tail_ahead_bytes += ahead;
+		c->aux_tail = pos;
+		/* only a normal-mode AUX area has a tail the producer reads */
+		if (ring.aux_mode == RS_MODE_NORMAL)
+			rs_publish_aux_tail(ring.ctrl, pos);
+	}
+	return bits;
+}
+
 uint64_t rs_consumer_pending(const struct rs_consumer *c)
 {
 	uint64_t head;

@@ -457,6 +457,307 @@ START_TEST(stats_null)
 }
 END_TEST
 
+/* ---- a region restored under the consumer (save/restore, migration) ----
+ * "save": a copy of the region's bytes at one moment; "restore": a new
+ * region (another memfd, another mapping) holding that copy, which the
+ * consumer reattaches to, as QEMU restores a guest's region. */
+
+struct restored {
+	struct fx_region f;
+	struct rs_producer p;   /* the restored guest's producer */
+	struct rs_ctrl_page *ctrl;
+};
+
+static void restore(struct restored *r, const struct fx_ring *t,
+		    const uint8_t *copy)
+{
+	struct rs_region_params p;
+
+	fx_params(&p, (uint32_t)(t->data_size / RS_PAGE_SIZE),
+		  (uint32_t)(t->aux_size / RS_PAGE_SIZE));
+	fx_region_init(&r->f, &p, 0);
+	ck_assert_uint_eq(r->f.size, t->f.size);
+	if (copy)
+		memcpy(r->f.mem, copy, r->f.size);
+	fx_region_reopen(&r->f);
+	r->ctrl = fx_ctrl(&r->f, 0);
+	ck_assert_int_eq(rs_producer_init(&r->p, &r->f.region, 0), 0);
+}
+
+static uint8_t *save(const struct fx_ring *t)
+{
+	uint8_t *copy = malloc(t->f.size);
+
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, t->f.mem, t->f.size);
+	return copy;
+}
+
+/* The copy was taken after the consumer took 4 of 10 records; it took the
+ * other 6 before the guest stopped: they come back behind the restored
+ * tail and are not delivered again; what the guest writes next is. */
+START_TEST(reattach_tail_back)
+{
+	struct fx_ring t;
+	struct restored r;
+	const struct rs_cons_stats *st;
+	uint8_t *copy;
+
+	ring_init(&t, 1);
+	put(&t, 0, 10, 64);
+	t.log.stop_at = 4;
+	t.log.stop_ret = -1;
+	ck_assert_int_eq(rs_consumer_drain(t.c, fx_log_record, &t.log), -1);
+	t.log.stop_ret = 0;
+	copy = save(&t);
+	ck_assert_int_eq(rs_consumer_drain(t.c, fx_log_record, &t.log), 6);
+	restore(&r, &t, copy);
+	ck_assert_uint_eq(r.ctrl->data_tail, 4 * 64);
+	ck_assert_int_eq(rs_consumer_reattach(t.c, &r.f.region, 0),
+			 RS_REATTACH_TAIL_BACK);
+	/* our tail written back at once: the producer gets its room */
+	ck_assert_uint_eq(r.ctrl->data_tail, 10 * 64);
+	st = rs_consumer_stats(t.c);
+	ck_assert_uint_eq(st->reattaches, 1);
+	ck_assert_uint_eq(st->tail_back, 1);
+	ck_assert_uint_eq(st->skip_records, 6);
+	ck_assert_uint_eq(st->skip_bytes, 6 * 64);
+	ck_assert_uint_eq(st->skip_unframed, 0);
+	ck_assert_uint_eq(st->head_back + st->tail_ahead + st->corrupt, 0);
+	/* the guest's count as copied: what we hold before the new ones */
+	ck_assert_uint_eq(r.ctrl->ext.produced, 10);
+	ck_assert_uint_eq(st->records, 10);
+	for (uint64_t i = 10; i < 13; i++)
+		ck_assert_int_ge(fx_seq_output(&r.p, i, 64 - sizeof(struct rs_rec_seq)), 0);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 3);
+	ck_assert_uint_eq(t.log.n, 13);
+	for (uint64_t i = 0; i < 13; i++)
+		ck_assert_uint_eq(fx_seq_of(t.log.recs[i]), i);
+	free(copy);
+	fx_region_fini(&r.f);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* The tails were where we left them: nothing to do, nothing counted. */
+START_TEST(reattach_same)
+{
+	struct fx_ring t;
+	struct restored r;
+	uint8_t *copy;
+
+	ring_init(&t, 1);
+	put(&t, 0, 5, 64);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 5);
+	put(&t, 5, 2, 64);
+	copy = save(&t);
+	restore(&r, &t, copy);
+	ck_assert_int_eq(rs_consumer_reattach(t.c, &r.f.region, 0), 0);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->skip_records, 0);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->reattaches, 1);
+	ck_assert_uint_eq(rs_consumer_pending(t.c), 2 * 64);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 2);
+	ck_assert_uint_eq(fx_seq_of(t.log.recs[6]), 6);
+	free(copy);
+	fx_region_fini(&r.f);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* The copy predates records the consumer took (a guest copied at head
+ * 320 that wrote 5 more before it stopped, say an older image): the
+ * restored guest writes its next records from 320, and they are new. */
+START_TEST(reattach_head_back)
+{
+	struct fx_ring t;
+	struct restored r;
+	const struct rs_cons_stats *st;
+	uint8_t *copy;
+
+	ring_init(&t, 1);
+	put(&t, 0, 5, 64);
+	copy = save(&t);
+	put(&t, 5, 5, 64);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 10);
+	restore(&r, &t, copy);
+	ck_assert_int_eq(rs_consumer_reattach(t.c, &r.f.region, 0),
+			 RS_REATTACH_TAIL_BACK | RS_REATTACH_HEAD_BACK);
+	st = rs_consumer_stats(t.c);
+	/* [0, 320) is what we delivered first: not again */
+	ck_assert_uint_eq(st->skip_records, 5);
+	ck_assert_uint_eq(st->skip_bytes, 5 * 64);
+	ck_assert_uint_eq(st->head_back, 1);
+	ck_assert_uint_eq(st->head_back_bytes, 5 * 64);
+	ck_assert_uint_eq(r.ctrl->data_tail, 5 * 64);
+	for (uint64_t i = 100; i < 103; i++)
+		ck_assert_int_ge(fx_seq_output(&r.p, i, 64 - sizeof(struct rs_rec_seq)), 0);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 3);
+	for (uint64_t i = 0; i < 3; i++)
+		ck_assert_uint_eq(fx_seq_of(t.log.recs[10 + i]), 100 + i);
+	ck_assert_uint_eq(st->corrupt, 0);
+	free(copy);
+	fx_region_fini(&r.f);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* A region laid out anew (the domain booted afresh, not restored): head
+ * and tail 0, everything it writes is new, nothing skipped. */
+START_TEST(reattach_fresh_region)
+{
+	struct fx_ring t;
+	struct restored r;
+	const struct rs_cons_stats *st;
+
+	ring_init(&t, 1);
+	put(&t, 0, 30, 64);   /* wraps a 4 KiB ring */
+	ck_assert_uint_ge(fx_drain_all(t.c, &t.log), 1);
+	restore(&r, &t, NULL);
+	ck_assert_int_eq(rs_consumer_reattach(t.c, &r.f.region, 0),
+			 RS_REATTACH_TAIL_BACK | RS_REATTACH_HEAD_BACK);
+	st = rs_consumer_stats(t.c);
+	ck_assert_uint_eq(st->skip_bytes, 0);
+	ck_assert_uint_eq(st->head_back_bytes, t.ctrl->data_head);
+	ck_assert_int_ge(fx_seq_output(&r.p, 7, 0), 0);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 1);
+	ck_assert_uint_eq(fx_seq_of(t.log.recs[t.log.n - 1]), 7);
+	ck_assert_uint_eq(st->corrupt, 0);
+	fx_region_fini(&r.f);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* A restored tail ahead of ours (not ours: another reader's, or another
+ * history's): resume there, and count the bytes never read here. */
+START_TEST(reattach_tail_ahead)
+{
+	struct fx_ring t;
+	struct restored r;
+	uint8_t *copy;
+
+	ring_init(&t, 1);
+	put(&t, 0, 10, 64);
+	t.log.stop_at = 2;
+	t.log.stop_ret = -1;
+	ck_assert_int_eq(rs_consumer_drain(t.c, fx_log_record, &t.log), -1);
+	t.log.stop_ret = 0;
+	copy = save(&t);
+	restore(&r, &t, copy);
+	r.ctrl->data_tail = 6 * 64;
+	ck_assert_int_eq(rs_consumer_reattach(t.c, &r.f.region, 0),
+			 RS_REATTACH_TAIL_AHEAD);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->tail_ahead_bytes, 4 * 64);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->skip_bytes, 0);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 4);
+	ck_assert_uint_eq(fx_seq_of(t.log.recs[2]), 6);
+	free(copy);
+	fx_region_fini(&r.f);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* Restored bytes that are not what we delivered (the guest changed them):
+ * the walk counts what it cannot frame, and the reattach goes on. */
+START_TEST(reattach_unframed_skip)
+{
+	struct fx_ring t;
+	struct restored r;
+	uint8_t *copy;
+	struct rs_perf_header *h;
+
+	ring_init(&t, 1);
+	put(&t, 0, 4, 64);
+	copy = save(&t);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 4);
+	restore(&r, &t, copy);
+	h = (struct rs_perf_header *)(fx_data(&r.f, 0) + 128);
+	h->size = 0;
+	ck_assert_int_eq(rs_consumer_reattach(t.c, &r.f.region, 0),
+			 RS_REATTACH_TAIL_BACK);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->skip_records, 2);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->skip_unframed, 128);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->skip_bytes, 256);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->corrupt, 0);
+	ck_assert_uint_eq(r.ctrl->data_tail, 256);
+	free(copy);
+	fx_region_fini(&r.f);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* A restored head more than a ring past its tail: counted as at init. */
+START_TEST(reattach_corrupt_head)
+{
+	struct fx_ring t;
+	struct restored r;
+	uint8_t *copy;
+
+	ring_init(&t, 1);
+	put(&t, 0, 3, 64);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 3);
+	copy = save(&t);
+	restore(&r, &t, copy);
+	r.ctrl->data_head = 3 * 64 + 5 * t.data_size;
+	ck_assert_int_eq(rs_consumer_reattach(t.c, &r.f.region, 0) &
+			 RS_REATTACH_CORRUPT, RS_REATTACH_CORRUPT);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->bad_heads, 1);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->skip_bytes, 0);
+	ck_assert_uint_eq(rs_consumer_pending(t.c), 0);
+	free(copy);
+	fx_region_fini(&r.f);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* The AUX area: the bytes behind the restored aux_tail are not given again. */
+START_TEST(reattach_aux)
+{
+	struct fx_ring t;
+	struct restored r;
+	struct aux_count cnt = { 0 };
+	uint8_t *copy;
+
+	ring_init(&t, 1);
+	aux_put(&t, 100);
+	copy = save(&t);
+	ck_assert_int_eq(rs_consumer_drain_aux(t.c, aux_count_fn, &cnt), 100);
+	restore(&r, &t, copy);
+	ck_assert_uint_eq(r.ctrl->aux_tail, 0);
+	ck_assert_int_eq(rs_consumer_reattach(t.c, &r.f.region, 0),
+			 RS_REATTACH_TAIL_BACK);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->aux_skip_bytes, 100);
+	ck_assert_uint_eq(r.ctrl->aux_tail, 100);
+	ck_assert_int_eq(rs_consumer_drain_aux(t.c, aux_count_fn, &cnt), 0);
+	free(copy);
+	fx_region_fini(&r.f);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* Another geometry is another region: refused, the consumer unchanged. */
+START_TEST(reattach_geometry)
+{
+	struct fx_ring t;
+	struct fx_region other;
+	struct rs_region_params p;
+
+	ring_init(&t, 1);
+	fx_params(&p, 2, 1);
+	fx_region_init(&other, &p, 0);
+	put(&t, 0, 2, 64);
+	ck_assert_int_eq(rs_consumer_reattach(t.c, &other.region, 0),
+			 -rse_geometry);
+	ck_assert_int_eq(rs_consumer_reattach(t.c, &other.region, 5),
+			 -rse_invalid);
+	ck_assert_int_eq(rs_consumer_reattach(NULL, &other.region, 0),
+			 -rse_invalid);
+	ck_assert_uint_eq(rs_consumer_stats(t.c)->reattaches, 0);
+	ck_assert_uint_eq(fx_drain_all(t.c, &t.log), 2);
+	fx_region_fini(&other);
+	fx_ring_fini(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("consumer");
@@ -479,5 +780,14 @@ int main(void)
 	tcase_add_test(tc, drain_null);
 	tcase_add_test(tc, pending_null);
 	tcase_add_test(tc, stats_null);
+	tcase_add_test(tc, reattach_tail_back);
+	tcase_add_test(tc, reattach_same);
+	tcase_add_test(tc, reattach_head_back);
+	tcase_add_test(tc, reattach_fresh_region);
+	tcase_add_test(tc, reattach_tail_ahead);
+	tcase_add_test(tc, reattach_unframed_skip);
+	tcase_add_test(tc, reattach_corrupt_head);
+	tcase_add_test(tc, reattach_aux);
+	tcase_add_test(tc, reattach_geometry);
 	return fx_run(s);
 }

@@ -693,6 +693,44 @@ int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg);
  * -rse_mode (no AUX area or snapshot mode), or @fn's negative return. */
 int64_t rs_consumer_drain_aux(struct rs_consumer *c, rs_aux_fn fn, void *arg);
 
+/* What rs_consumer_reattach found, as a mask (0: the restored tails
+ * were where the consumer had left them). */
+enum rs_reattach_event {
+	RS_REATTACH_TAIL_BACK  = 1u << 0, /* a tail behind our position */
+	RS_REATTACH_HEAD_BACK  = 1u << 1, /* a head behind our position */
+	RS_REATTACH_TAIL_AHEAD = 1u << 2, /* a tail ahead of it */
+	RS_REATTACH_CORRUPT    = 1u << 3, /* a head and tail that cannot be
+					   * true (counted as at init) */
+};
+
+/*
+ * Go on reading ring @index of @region, a new mapping of the region @c
+ * read until now, restored under it (QEMU restores a saved or migrated
+ * guest's region with its memory), keeping the 64-bit positions @c has
+ * reached.  The host-written tails come back as they were when the page
+ * was copied, which may be older than what @c has taken since, and the
+ * guest's heads as the guest then was.  Per area, with P our position and
+ * T, H the restored tail and head, read once:
+ *   T <= P <= H: resume at P; the bytes in [T, P) were delivered already
+ *     and are not delivered again (skip_records, skip_bytes; tail_back).
+ *   H < P: the copy predates records @c took: the guest writes its next
+ *     records from H, so resume at H.  [T, H) is skipped as delivered
+ *     before (skip_*); the P - H bytes taken beyond H are counted
+ *     (head_back, head_back_bytes): delivered, but the restored guest's
+ *     counters do not count them.  A region laid out anew (H = T = 0)
+ *     is this case with nothing skipped.
+ *   P < T: resume at T; the T - P bytes between were never read here
+ *     (tail_ahead, tail_ahead_bytes).
+ * A restored head more than a ring ahead of its tail is counted as at
+ * rs_consumer_init (corrupt, bad_heads) and read from the head.  The
+ * tails resumed from are written back at once.  Skipped records are
+ * counted by walking their headers in the restored bytes.  Returns a
+ * mask of enum rs_reattach_event.  -rse_invalid; -rse_geometry: the
+ * ring's sizes or modes differ from those @c read (nothing changed).
+ */
+int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
+			 uint32_t index);
+
 /* Bytes between tail and head right now (0 if the head is implausible). */
 uint64_t rs_consumer_pending(const struct rs_consumer *c);
 

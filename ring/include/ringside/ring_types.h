@@ -120,6 +120,28 @@ struct rs_cons_stats {
 	uint64_t aux_corrupt;    /* implausible aux_head values seen */
 	uint64_t bad_heads;      /* of corrupt: data heads/tails that cannot
 				  * be true (the rest are malformed records) */
+	/* The region restored under the consumer (rs_consumer_reattach): a
+	 * save and restore, a managed save, a migration.  Events the host
+	 * expects, never corruption. */
+	uint64_t reattaches;
+	uint64_t tail_back;      /* the restored data_tail was behind ours */
+	uint64_t skip_records;   /* records behind our position (or the
+				  * restored head) that were delivered
+				  * already: not delivered again */
+	uint64_t skip_bytes;     /* their bytes, and any the walk could not
+				  * frame (skip_unframed) */
+	uint64_t skip_unframed;  /* of skip_bytes, not framed as records */
+	uint64_t head_back;      /* the restored data_head was behind our
+				  * position: the copy predates records we
+				  * had taken */
+	uint64_t head_back_bytes;/* bytes taken beyond it: delivered, but not
+				  * in the restored guest's history (its
+				  * counters do not count them) */
+	uint64_t tail_ahead;     /* the restored data_tail was ahead of ours */
+	uint64_t tail_ahead_bytes; /* bytes between: never read here */
+	uint64_t aux_skip_bytes; /* the same for the AUX area */
+	uint64_t aux_head_back_bytes;
+	uint64_t aux_tail_ahead_bytes;
 };
 
 /* Consumer state: private to the host reader of a ring. */
