@@ -216,3 +216,26 @@ int dom_virt_vcpu_registers(struct dom_virt *d, char **text)
 	}
 	return 0;
 }
+
+int dom_virt_life(struct dom_virt *d)
+{
+	int state, reason, saved;
+
+	if (virDomainGetState(d->dom, &state, &reason, 0) < 0)
+		return failed(dome_libvirt);
+	switch (state) {
+	case VIR_DOMAIN_RUNNING:
+	case VIR_DOMAIN_BLOCKED:
+	case VIR_DOMAIN_SHUTDOWN:
+		return DOM_LIFE_RUNNING;
+	case VIR_DOMAIN_SHUTOFF:
+		if (reason == VIR_DOMAIN_SHUTOFF_SAVED)
+			return DOM_LIFE_SAVED;
+		saved = virDomainHasManagedSaveImage(d->dom, 0);
+		if (saved < 0)
+			return failed(dome_libvirt);
+		return saved ? DOM_LIFE_SAVED : DOM_LIFE_OFF;
+	default:
+		return DOM_LIFE_PAUSED;
+	}
+}

@@ -119,3 +119,8 @@ int dom_virt_vcpu_registers(struct dom_virt *d, char **text)
 	*text = NULL;
 	return dom_virt_active(d);
 }
+
+int dom_virt_life(struct dom_virt *d)
+{
+	return dom_virt_active(d);
+}

@@ -124,4 +124,20 @@ int dom_region_pt(const char *name, char **arg);
 int dom_region_pause(const char *name, int *paused);
 int dom_region_resume(const char *name);
 
+/* Where a domain is in its life, for a recording that outlives a save
+ * (dom_virt_life). */
+enum dom_life {
+	DOM_LIFE_RUNNING = 1,  /* active, its vCPUs running */
+	DOM_LIFE_PAUSED,       /* active, its vCPUs stopped (paused, being
+				* restored or migrated in, crashed and kept) */
+	DOM_LIFE_SAVED,        /* shut off with its memory saved: `virsh save`
+				* or a managed save; it may run on */
+	DOM_LIFE_OFF,          /* shut off otherwise */
+};
+
+/* The domain's enum dom_life now, read only (virDomainGetState, and
+ * whether a managed save image exists).  -dome_no_domain once it is gone
+ * (a transient domain that was saved is gone). */
+int dom_virt_life(struct dom_virt *d);
+
 #endif /* RINGSIDE_DOMAIN_VIRT_H */
