@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ringside/capture.h"
 #include "ringside/domain_hook.h"
 
 #include "cli.h"
@@ -34,6 +35,9 @@ struct hook_opts {
 	const char *group;      /* owner group of region files */
 	const char *program;    /* ringside-hook, as the script runs it */
 	int legacy;             /* DIR/qemu instead of DIR/qemu.d/ringside */
+	const char *capture_dir; /* stopped domains' captures (NULL: the
+				  * hook's FLIGHT_DIR) */
+	uint32_t keep, keep_mb;  /* per domain (0: the hook's default) */
 	int force;
 	char **args;            /* run: DOMAIN OPERATION SUB-OPERATION ... */
 	int nargs;
@@ -53,21 +57,34 @@ static int parse(int argc, char **argv, struct hook_opts *o)
 		OPT_STRING('p', "program", &o->program, "P", "the hook program "
 			   "libvirt runs (default: ringside-hook beside this "
 			   "ringside)"),
+		OPT_STRING('C', "capture-dir", &o->capture_dir, "DIR", "where a "
+			   "stopped domain's flight recorder is captured, as "
+			   "DIR/DOMAIN/TIME.data (default " FLIGHT_DIR ")"),
+		OPT_U32('k', "keep", &o->keep, "N", 1, 100000, NULL, "captures "
+			"kept per domain, the oldest removed first (default 8)"),
+		OPT_U32('m', "keep-mb", &o->keep_mb, "M", 1, 1u << 30, NULL,
+			"MiB of captures kept per domain (default 1024)"),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
 		.prog = CLI_PROG(CMD),
 		.usage = "install [--dir DIR] [--group G] [--legacy] [--force] "
-			 "[--program P]\n"
+			 "[--program P] [--capture-dir DIR] [--keep N] "
+			 "[--keep-mb M]\n"
 			 "uninstall [--dir DIR] [--legacy]\n"
-			 "run [--group G] DOMAIN OPERATION SUB-OPERATION [EXTRA]",
+			 "run [--group G] [--capture-dir DIR] [--keep N] [--keep-mb M] "
+			 "DOMAIN OPERATION SUB-OPERATION [EXTRA]",
 		.about = "install writes DIR/qemu.d/ringside (DIR/qemu with "
 			 "--legacy), a script that libvirt runs for every QEMU "
 			 "domain; it execs ringside-hook, which links neither "
 			 "libvirt nor the VMM.  For a domain opted in with 'ringside "
 			 "enable' it creates /dev/shm/ringside-DOMAIN at 'prepare "
 			 "begin' (laid out, exact size, mode 0660, owner root, group "
-			 "G) and removes it at 'release end'.  Other domains are left "
+			 "G) and removes it at 'release end', once its rings are "
+			 "captured as a perf.data file in DIR/DOMAIN/ (the guest "
+			 "kernel's symbols in DIR/.debug, for perf --buildid-dir): "
+			 "the flight recorder outlives a domain that crashed, was "
+			 "destroyed or powered off.  Other domains are left "
 			 "alone.  libvirtd looks for hooks when it starts: restart it "
 			 "after installing.",
 		.opts = opts,
@@ -142,6 +159,7 @@ static int program_beside_me(char *buf, size_t len)
 static int install(const struct hook_opts *o)
 {
 	char path[PATH_MAX], sub[PATH_MAX], program[PATH_MAX];
+	struct dom_hook_keep keep;
 	int err;
 
 	if (hook_path(o, path, sizeof(path))) {
@@ -182,7 +200,16 @@ static int install(const struct hook_opts *o)
 			strerror(errno));
 		return CLI_EXIT_FAIL;
 	}
-	err = dom_hook_file_write(path, program, o->group);
+	if (o->capture_dir && (o->capture_dir[0] != '/' ||
+			       strchr(o->capture_dir, '\''))) {
+		cli_err(CMD, "--capture-dir '%s': an absolute path without a "
+			"quote", o->capture_dir);
+		return CLI_EXIT_USAGE;
+	}
+	keep.capture_dir = o->capture_dir;
+	keep.keep = o->keep;
+	keep.keep_mb = o->keep_mb;
+	err = dom_hook_file_write(path, program, o->group, &keep);
 	if (err) {
 		cli_err(CMD, "cannot write %s: %s", path, dom_errstr(err));
 		return CLI_EXIT_FAIL;
@@ -222,13 +249,28 @@ static void hook_log(void *arg, const char *fmt, va_list ap)
 
 static int run(const struct hook_opts *o)
 {
+	struct flight_opts fo = {
+		.dir = o->capture_dir,
+		.keep = o->keep ? o->keep : FLIGHT_KEEP,
+		.keep_bytes = o->keep_mb ? (uint64_t)o->keep_mb << 20 :
+			      FLIGHT_KEEP_BYTES,
+		.argc = cli_argc(),
+		.argv = cli_argv(),
+	};
 	struct dom_hook_call call = {
 		.domain = o->args[0],
 		.op = o->args[1],
 		.subop = o->args[2],
 		.group = o->group,
 		.xml_fd = STDIN_FILENO,
+		.capture = flight_hook,
+		.capture_arg = &fo,
 	};
+	char cache[PATH_MAX];
+
+	snprintf(cache, sizeof(cache), "%s/.debug",
+		 o->capture_dir ? o->capture_dir : FLIGHT_DIR);
+	fo.buildid_dir = cache;
 
 	return dom_hook_run(&call, hook_log, NULL) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }

@@ -310,6 +310,7 @@ int snapper_write(struct snapper *s)
 	tally_init(&s->tally, s->nr_rings, s->sample_type);
 	if (s->syms)
 		gsyms_writer_params(s->syms, &wp);
+	wp.buildid_dir = s->buildid_dir;
 	if (s->output) {
 		err = pdf_writer_open(&w, s->output, &wp);
 		if (err)

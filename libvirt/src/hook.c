@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the libvirt hook does: the region file of an opted-in domain at
- * "prepare begin" and "release end".  Reads only the XML libvirt hands
+ * "prepare begin" and "release end", where the rings are kept (the
+ * caller's capture) before the file goes.  Reads only the XML libvirt hands
  * over; every failure goes to the caller's log function, which passes it
  * on to libvirt (and so to whoever started the domain).
  */
@@ -9,6 +10,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -168,19 +170,79 @@ static int prepare(const struct hook *h, const char *text, size_t len)
 	return err;
 }
 
-static int release(const struct hook *h)
+/* The configuration a stopping domain's region was laid out with, or
+ * NULL when its metadata does not say (the capture reads the header). */
+static const struct dom_cfg *laid_out(const struct hook *h, const char *text,
+				      size_t len, struct dom_cfg *c)
+{
+	const char *domain = h->call->domain, *bad;
+	char name[DOM_NAME_MAX + 1];
+	struct dom_xml *x = NULL;
+	int ok;
+
+	if (dom_xml_parse(&x, text, len))
+		return NULL;
+	dom_cfg_default(c);
+	ok = !dom_xml_name(x, name, sizeof(name)) && !strcmp(name, domain) &&
+	     !dom_xml_meta(x, c, &bad) &&
+	     (c->rings || !dom_xml_vcpus(x, &c->rings)) &&
+	     !dom_cfg_check(c, &bad);
+	dom_xml_free(x);
+	return ok ? c : NULL;
+}
+
+/* The rings of a domain that stopped, kept before the file goes (by
+ * h->call->capture).  0: the file may go; else it was renamed to keep
+ * it, and said. */
+static int keep_rings(const struct hook *h, const char *text, size_t len,
+		      const char *shm_name)
+{
+	const char *domain = h->call->domain;
+	char path[sizeof(DOM_SHM_DIR) + DOM_SHM_NAME_MAX + 1];
+	char kept[sizeof(path) + sizeof(DOM_SHM_KEPT)];
+	const struct dom_cfg *cfg;
+	struct dom_cfg c;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", DOM_SHM_DIR, shm_name);
+	if (access(path, F_OK))
+		return 0;   /* it never started, or was disabled live */
+	cfg = laid_out(h, text, len, &c);
+	err = h->call->capture(h->call->capture_arg, domain, path, cfg, h->log,
+			       h->arg);
+	if (!err)
+		return 0;
+	snprintf(kept, sizeof(kept), "%s%s", path, DOM_SHM_KEPT);
+	if (rename(path, kept)) {
+		err = -errno;
+		say(h, "%s: its rings could not be kept, and %s could not be "
+		    "set aside either: %s", domain, path, dom_errstr(err));
+		return err;
+	}
+	say(h, "%s: its rings are kept in %s until they can be captured "
+	    "('ringside snapshot %s -o FILE')", domain, kept, kept);
+	return err;
+}
+
+static int release(const struct hook *h, const char *text, size_t len)
 {
 	const char *domain = h->call->domain;
 	char shm_name[DOM_SHM_NAME_MAX];
-	int err;
+	int err, kept = 0;
 
 	if (dom_shm_name(domain, shm_name, sizeof(shm_name)))
 		return 0;  /* a name we never made a region for */
+	/* A domain stopped for any reason (a crash with on_crash destroy or
+	 * restart, virsh destroy, a power-off, a save): its flight recorder
+	 * is kept before the file goes.  A domain without our metadata has
+	 * none to keep. */
+	if (h->call->capture && text && strstr(text, DOM_XMLNS))
+		kept = keep_rings(h, text, len, shm_name);
 	err = dom_shm_remove(DOM_SHM_DIR, shm_name);
 	if (err)
 		say(h, "%s: cannot remove %s/%s: %s", domain, DOM_SHM_DIR,
 		    shm_name, dom_errstr(err));
-	return err;
+	return kept ? kept : err;
 }
 
 int dom_hook_run(const struct dom_hook_call *call, dom_log_fn log, void *arg)
@@ -202,7 +264,7 @@ int dom_hook_run(const struct dom_hook_call *call, dom_log_fn log, void *arg)
 		else
 			err = prepare(&h, text, len);
 	} else if (!strcmp(call->op, "release") && !strcmp(call->subop, "end")) {
-		err = release(&h);
+		err = release(&h, err ? NULL : text, len);
 	} else {
 		err = 0;  /* not ours */
 	}

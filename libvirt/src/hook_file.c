@@ -5,6 +5,7 @@
  * recognised as ringside's by its mark.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,16 +39,28 @@ int dom_hook_installed(void)
 }
 
 int dom_hook_file_write(const char *path, const char *program,
-			const char *group)
+			const char *group, const struct dom_hook_keep *keep)
 {
-	char tmp[PATH_MAX];
+	const char *cdir = keep ? keep->capture_dir : NULL;
+	char tmp[PATH_MAX], opts[PATH_MAX + 96];
 	FILE *f;
 	int fd, n, err = 0;
 
 	/* Single quotes around everything variable: no quote may be inside. */
 	if (!path || !program || !group || program[0] != '/' ||
-	    strchr(program, '\'') || strchr(group, '\''))
+	    strchr(program, '\'') || strchr(group, '\'') ||
+	    (cdir && (cdir[0] != '/' || strchr(cdir, '\''))))
 		return -dome_invalid;
+	n = snprintf(opts, sizeof(opts), "%s%s%s", cdir ? " --capture-dir '" : "",
+		     cdir ? cdir : "", cdir ? "'" : "");
+	if (n >= 0 && (size_t)n < sizeof(opts) && keep && keep->keep)
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n, " --keep %u",
+			      keep->keep);
+	if (n >= 0 && (size_t)n < sizeof(opts) && keep && keep->keep_mb)
+		n += snprintf(opts + n, sizeof(opts) - (size_t)n,
+			      " --keep-mb %" PRIu64, keep->keep_mb);
+	if (n < 0 || (size_t)n >= sizeof(opts))
+		return -ENAMETOOLONG;
 	n = snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	if (n < 0 || (size_t)n >= sizeof(tmp))
 		return -ENAMETOOLONG;
@@ -65,7 +78,7 @@ int dom_hook_file_write(const char *path, const char *program,
 		   DOM_HOOK_MARK " (written by 'ringside hook install').\n"
 		   "# libvirt runs it with: DOMAIN OPERATION SUB-OPERATION EXTRA,\n"
 		   "# and the domain XML on stdin.  See docs/operator-guide.md.\n"
-		   "exec '%s' --group '%s' \"$@\"\n", program, group);
+		   "exec '%s' --group '%s'%s \"$@\"\n", program, group, opts);
 	if (fflush(f) || fchmod(fd, 0755) || fsync(fd))
 		err = -errno;
 	if (fclose(f) && !err)

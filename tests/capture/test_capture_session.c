@@ -7,11 +7,14 @@
  * cli/).  Each file is read back as `ringside report` reads it
  * (tally_file), and every record written is in exactly one file.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -248,6 +251,147 @@ START_TEST(snapshot_open_fails)
 }
 END_TEST
 
+/* ---- a stopped domain's flight recorder, kept (flight) ---- */
+
+static void tmp_dir(char *buf, size_t len, const char *what)
+{
+	tmp_path(buf, len, what);
+	ck_assert_int_eq(mkdir(buf, 0700), 0);
+}
+
+static void rm_tree(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static unsigned count_captures(const char *ddir)
+{
+	DIR *d = opendir(ddir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += strstr(e->d_name, FLIGHT_SUFFIX) != NULL;
+	closedir(d);
+	return n;
+}
+
+/* Captured whole, by the host's layout, beside nothing else; the bounds
+ * keep the newest; the region file untouched. */
+START_TEST(flight_captures_and_prunes)
+{
+	struct rs_region_params params;
+	struct flight_result res;
+	struct region_file rf;
+	char dir[256], ddir[512], first[4096];
+	struct flight_req q = { .domain = "web1", .keep = 2 };
+	void *before;
+
+	region_file_make(&rf, "flight.region", RS_MODE_OVERWRITE);
+	region_file_put(&rf, FLIGHT);
+	ck_assert_int_eq(rs_region_params_init(&params, 1, 8, 0,
+					       RS_MODE_OVERWRITE,
+					       RS_MODE_NORMAL), 0);
+	params.trace_mask = RS_TRACE_TEST;
+	tmp_dir(dir, sizeof(dir), "flight");
+	snprintf(ddir, sizeof(ddir), "%s/web1", dir);
+	q.region_path = rf.path;
+	q.dir = dir;
+	q.layout = &params;
+	ck_assert_int_eq(flight_capture(&q, &res), 0);
+	ck_assert_int_eq(res.damaged, 0);
+	ck_assert_uint_eq(res.rings, 1);
+	ck_assert_uint_eq(res.records, FLIGHT);
+	ck_assert_uint_eq(file_records(res.path), FLIGHT);
+	ck_assert_uint_gt(res.bytes, 0);
+	ck_assert_int_eq(strncmp(res.path, ddir, strlen(ddir)), 0);
+	snprintf(first, sizeof(first), "%s", res.path);
+	/* three more: two kept, the oldest (the first) gone */
+	for (int i = 0; i < 3; i++) {
+		region_file_put(&rf, 1);
+		ck_assert_int_eq(flight_capture(&q, &res), 0);
+		ck_assert_int_eq(res.prune_err, 0);
+	}
+	ck_assert_uint_eq(count_captures(ddir), 2);
+	ck_assert_int_ne(access(first, F_OK), 0);
+	ck_assert_int_eq(access(res.path, F_OK), 0);
+	ck_assert_uint_eq(file_records(res.path), FLIGHT + 3);
+	/* a byte bound below one capture keeps the newest alone */
+	before = malloc(rf.size);
+	ck_assert_ptr_nonnull(before);
+	memcpy(before, rf.mem, rf.size);
+	q.keep = 0;
+	q.keep_bytes = 1;
+	ck_assert_int_eq(flight_capture(&q, &res), 0);
+	ck_assert_uint_eq(res.pruned, 2);
+	ck_assert_uint_eq(count_captures(ddir), 1);
+	ck_assert_int_eq(access(res.path, F_OK), 0);
+	/* the region is as the producer left it */
+	ck_assert_int_eq(memcmp(rf.mem, before, rf.size), 0);
+	free(before);
+	rm_tree(dir);
+	region_file_free(&rf);
+}
+END_TEST
+
+/* A header the guest scribbled on: read by the host's layout all the
+ * same, and said; by its header alone it cannot be read. */
+START_TEST(flight_damaged_header)
+{
+	struct rs_region_params params;
+	struct flight_result res;
+	struct region_file rf;
+	char dir[256];
+	struct flight_req q = { .domain = "web2" };
+
+	region_file_make(&rf, "damaged.region", RS_MODE_OVERWRITE);
+	region_file_put(&rf, FLIGHT);
+	ck_assert_int_eq(rs_region_params_init(&params, 1, 8, 0,
+					       RS_MODE_OVERWRITE,
+					       RS_MODE_NORMAL), 0);
+	params.trace_mask = RS_TRACE_TEST;
+	((struct rs_region_header *)rf.mem)->magic = 0;
+	tmp_dir(dir, sizeof(dir), "flight2");
+	q.region_path = rf.path;
+	q.dir = dir;
+	ck_assert_int_lt(flight_capture(&q, &res), 0);
+	ck_assert_int_eq(res.fail.what, CAP_FAIL_COPY);
+	ck_assert(liberr_from(&res.fail.e, rs_errstr));
+	q.layout = &params;
+	ck_assert_int_eq(flight_capture(&q, &res), 0);
+	ck_assert_int_eq(res.damaged, 1);
+	ck_assert_uint_eq(file_records(res.path), FLIGHT);
+	rm_tree(dir);
+	region_file_free(&rf);
+}
+END_TEST
+
+/* No region file, no writable directory: the step and the code, and no
+ * capture file left behind. */
+START_TEST(flight_failures)
+{
+	struct flight_result res;
+	char dir[256], ddir[512];
+	struct flight_req q = { .domain = "web3", .region_path = "/nonexistent" };
+
+	tmp_dir(dir, sizeof(dir), "flight3");
+	q.dir = dir;
+	ck_assert_int_eq(flight_capture(&q, &res), -ENOENT);
+	ck_assert_int_eq(res.fail.what, CAP_FAIL_COPY);
+	snprintf(ddir, sizeof(ddir), "%s/web3", dir);
+	ck_assert_uint_eq(count_captures(ddir), 0);
+	q.dir = "/proc/rs-no-such-dir";
+	ck_assert_int_lt(flight_capture(&q, &res), 0);
+	ck_assert_int_eq(res.fail.what, CAP_FAIL_OPEN);
+	ck_assert_int_lt(flight_capture(NULL, &res), 0);
+	rm_tree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("capture_session");
@@ -258,6 +402,9 @@ int main(void)
 	tcase_add_test(tc, record_rotates);
 	tcase_add_test(tc, snapshot_flight_recorder);
 	tcase_add_test(tc, snapshot_open_fails);
+	tcase_add_test(tc, flight_captures_and_prunes);
+	tcase_add_test(tc, flight_damaged_header);
+	tcase_add_test(tc, flight_failures);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -392,6 +392,124 @@ static char *edited(const char *from, const char *to)
 	return out;
 }
 
+/* ---- release: the rings kept before the region file goes ---- */
+
+struct kept_call {
+	int calls;
+	int ret;
+	char path[256];
+	int have_cfg;
+	uint32_t rings;
+};
+
+static int fake_capture(void *arg, const char *domain, const char *path,
+			const struct dom_cfg *c, dom_log_fn log, void *log_arg)
+{
+	struct kept_call *k = arg;
+
+	(void)domain;
+	(void)log;
+	(void)log_arg;
+	k->calls++;
+	snprintf(k->path, sizeof(k->path), "%s", path);
+	k->have_cfg = c != NULL;
+	k->rings = c ? c->rings : 0;
+	return k->ret;
+}
+
+/* dom_hook_run "release end" of @xml with fake_capture. */
+static int release_with(const char *domain, const char *xml,
+			struct kept_call *k, int *said)
+{
+	struct dom_hook_call call = { domain, "release", "end", NULL, -1,
+				      fake_capture, k };
+	FILE *f = tmpfile();
+	int err;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(xml, 1, strlen(xml), f), strlen(xml));
+	ck_assert_int_eq(fflush(f), 0);
+	rewind(f);
+	call.xml_fd = fileno(f);
+	*said = 0;
+	err = dom_hook_run(&call, capture, said);
+	fclose(f);
+	return err;
+}
+
+static void region_file(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs("rings", f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(dom_hook_release_keeps_rings)
+{
+	char name[64], xml_name[96], path[160], kept[192];
+	struct kept_call k = { 0 };
+	char *xml;
+	int said;
+
+	snprintf(name, sizeof(name), "rs-hook-test-%d", (int)getpid());
+	snprintf(xml_name, sizeof(xml_name), "<name>%s</name>", name);
+	snprintf(path, sizeof(path), DOM_SHM_DIR "/" DOM_SHM_PREFIX "%s", name);
+	snprintf(kept, sizeof(kept), "%s" DOM_SHM_KEPT, path);
+	xml = edited("<name>web1</name>", xml_name);
+
+	/* captured, then the file goes; the metadata's layout handed over */
+	region_file(path);
+	ck_assert_int_eq(release_with(name, xml, &k, &said), 0);
+	ck_assert_int_eq(k.calls, 1);
+	ck_assert_str_eq(k.path, path);
+	ck_assert_int_eq(k.have_cfg, 1);
+	ck_assert_uint_eq(k.rings, 2);
+	ck_assert_int_ne(access(path, F_OK), 0);
+
+	/* no file (it never started, or went live): nothing to capture */
+	ck_assert_int_eq(release_with(name, xml, &k, &said), 0);
+	ck_assert_int_eq(k.calls, 1);
+
+	/* a capture that fails: the rings stay, under another name, said */
+	k.ret = -ENOSPC;
+	region_file(path);
+	ck_assert_int_eq(release_with(name, xml, &k, &said), -ENOSPC);
+	ck_assert_int_eq(k.calls, 2);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	ck_assert_int_eq(access(kept, F_OK), 0);
+	ck_assert_int_ge(said, 1);
+	ck_assert_ptr_nonnull(strstr(logged, kept));
+	ck_assert_int_eq(unlink(kept), 0);
+
+	/* metadata that does not parse: captured by its header (no layout) */
+	k.ret = 0;
+	free(xml);
+	xml = edited("mode=\"normal\"", "mode=\"sideways\"");
+	{
+		char *named = malloc(strlen(xml) + 64), *at = strstr(xml, "web1");
+
+		ck_assert_ptr_nonnull(named);
+		sprintf(named, "%.*s%s%s", (int)(at - xml), xml, name, at + 4);
+		region_file(path);
+		ck_assert_int_eq(release_with(name, named, &k, &said), 0);
+		ck_assert_int_eq(k.calls, 3);
+		ck_assert_int_eq(k.have_cfg, 0);
+		free(named);
+	}
+	ck_assert_int_ne(access(path, F_OK), 0);
+
+	/* a domain without ringside metadata: nothing captured */
+	region_file(path);
+	ck_assert_int_eq(release_with(name, "<domain><name>x</name></domain>",
+				      &k, &said), 0);
+	ck_assert_int_eq(k.calls, 3);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	free(xml);
+}
+END_TEST
+
 START_TEST(dom_hook_run_null)
 {
 	struct dom_hook_call call = { NULL, "prepare", "begin", NULL, -1 };
@@ -524,7 +642,7 @@ START_TEST(dom_hook_file_write_script)
 	snprintf(path, sizeof(path), "%s/ringside", dir);
 	ck_assert_int_eq(dom_hook_file_is_ours(path), 0);
 	ck_assert_int_eq(dom_hook_file_write(path, "/usr/bin/ringside-hook",
-					     "kvm"), 0);
+					     "kvm", NULL), 0);
 	ck_assert_int_eq(dom_hook_file_is_ours(path), 1);
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
@@ -534,11 +652,33 @@ START_TEST(dom_hook_file_write_script)
 	ck_assert_ptr_nonnull(strstr(text, "#!/bin/sh\n" DOM_HOOK_MARK));
 	ck_assert_ptr_nonnull(strstr(text, "\nexec '/usr/bin/ringside-hook' "
 				     "--group 'kvm' \"$@\"\n"));
-	ck_assert_int_eq(dom_hook_file_write(path, "ringside-hook", "kvm"),
+	ck_assert_int_eq(dom_hook_file_write(path, "ringside-hook", "kvm", NULL),
 			 -dome_invalid);
-	ck_assert_int_eq(dom_hook_file_write(path, "/a'b", "kvm"), -dome_invalid);
-	ck_assert_int_eq(dom_hook_file_write(path, "/ab", "k'vm"), -dome_invalid);
-	ck_assert_int_eq(dom_hook_file_write(NULL, "/ab", "kvm"), -dome_invalid);
+	ck_assert_int_eq(dom_hook_file_write(path, "/a'b", "kvm", NULL),
+			 -dome_invalid);
+	ck_assert_int_eq(dom_hook_file_write(path, "/ab", "k'vm", NULL),
+			 -dome_invalid);
+	ck_assert_int_eq(dom_hook_file_write(NULL, "/ab", "kvm", NULL),
+			 -dome_invalid);
+	{
+		struct dom_hook_keep k = { "/var/x y", 3, 100 };
+		struct dom_hook_keep rel = { "var/x", 0, 0 };
+		struct dom_hook_keep quote = { "/var/x'", 0, 0 };
+
+		ck_assert_int_eq(dom_hook_file_write(path, "/ab", "kvm", &rel),
+				 -dome_invalid);
+		ck_assert_int_eq(dom_hook_file_write(path, "/ab", "kvm", &quote),
+				 -dome_invalid);
+		ck_assert_int_eq(dom_hook_file_write(path, "/ab", "kvm", &k), 0);
+		f = fopen(path, "r");
+		ck_assert_ptr_nonnull(f);
+		n = fread(text, 1, sizeof(text) - 1, f);
+		fclose(f);
+		text[n] = '\0';
+		ck_assert_ptr_nonnull(strstr(text, "\nexec '/ab' --group 'kvm' "
+					     "--capture-dir '/var/x y' --keep 3 "
+					     "--keep-mb 100 \"$@\"\n"));
+	}
 	ck_assert_int_eq(chmod(path, 0644), 0);   /* not executable: not a hook */
 	ck_assert_int_eq(dom_hook_file_is_ours(path), 0);
 	ck_assert_int_eq(dom_hook_file_is_ours(NULL), 0);
@@ -572,6 +712,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, dom_hook_run_refuses);
 	tcase_add_test(tc, dom_shm_create_region);
 	tcase_add_test(tc, dom_hook_file_write_script);
+	tcase_add_test(tc, dom_hook_release_keeps_rings);
 	suite_add_tcase(s, tc);
 	return s;
 }

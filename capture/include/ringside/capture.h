@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "ringside/abi.h"
+#include "ringside/domain_hook.h"
 #include "ringside/introspect.h"
 #include "ringside/perfdata.h"
 #include "ringside/ring.h"
@@ -729,6 +730,8 @@ struct snapper {
 	uint64_t sample_type;
 	uint32_t aux_format;      /* enum pdf_aux_format of the region */
 	const struct gsyms *syms; /* the guest kernel's symbols, or NULL */
+	const char *buildid_dir;  /* the cache their table goes to (NULL:
+				   * perf's own, pdf_ksyms_cache_dir) */
 	struct gkbuf *kbuf;       /* records recovered from the guest
 				   * kernel's perf buffers, or NULL */
 	uint64_t kbuf_refused;    /* of them, refused by the writer */
@@ -766,5 +769,83 @@ void snapper_kbuf_dedup(struct snapper *s);
 int snapper_write(struct snapper *s);
 
 void snapper_fini(struct snapper *s);
+
+/* ---- flight (src/flight.c) ---- */
+/*
+ * A stopped domain's flight recorder, kept: its region file, read by the
+ * host's layout, filed as a perf.data capture (every ring, the guest
+ * kernel's symbols) in DIR/DOMAIN/, the domain's oldest captures pruned
+ * to the bounds.  Reads the file alone: it runs in libvirt's hook, which
+ * must never call libvirt.  docs/operator-guide.md, "The flight recorder
+ * after the domain stops".
+ */
+#define FLIGHT_DIR    "/var/lib/ringside/captures"
+#define FLIGHT_SUFFIX ".data"
+#define FLIGHT_KEEP        8u             /* captures per domain */
+#define FLIGHT_KEEP_BYTES  (1ull << 30)   /* bytes of them per domain */
+
+struct flight_req {
+	const char *domain;
+	const char *region_path;
+	const struct rs_region_params *layout; /* the host's; NULL: the
+					 * header's (a damaged one fails) */
+	const char *dir;              /* captures go in DIR/DOMAIN/ */
+	uint32_t keep;                /* at most this many per domain (0: any) */
+	uint64_t keep_bytes;          /* and this many bytes (0: any) */
+	const char *buildid_dir;      /* where the symbols' table goes (NULL:
+				       * perf's own cache) */
+	int argc;                     /* the command line, for the header */
+	char *const *argv;
+};
+
+struct flight_result {
+	char path[4096];              /* the capture */
+	uint64_t bytes;               /* its size */
+	uint32_t rings;
+	uint64_t records;             /* records in it */
+	uint64_t lost;                /* the guest's LOST claims in it */
+	uint64_t overwritten;         /* overwrite rings: records the producer
+				       * wrote that the ring no longer held */
+	uint64_t cut_bytes;           /* bytes cut as possibly overwritten */
+	uint64_t corrupt;             /* corruption events met */
+	int damaged;                  /* the header differed from the layout */
+	int syms_state;               /* enum gsyms_state */
+	uint32_t pruned;              /* older captures removed */
+	uint64_t pruned_bytes;
+	int prune_err;                /* -errno: the bound may not hold */
+	struct cap_failure fail;      /* where flight_capture failed */
+};
+
+/*
+ * Capture @q->region_path.  0, or the negative code res->fail names:
+ * CAP_FAIL_OPEN (the directory or name: -errno), CAP_FAIL_COPY (the
+ * region file: -errno, or the ring library's -rse_*), or snapper's.  No
+ * partial capture is left; the region file is never changed.
+ */
+int flight_capture(const struct flight_req *q, struct flight_result *res);
+
+/* What the libvirt hook's capture is told (its arg). */
+struct flight_opts {
+	const char *dir;              /* NULL: FLIGHT_DIR */
+	uint32_t keep;
+	uint64_t keep_bytes;
+	const char *buildid_dir;
+	int argc;
+	char *const *argv;
+};
+
+/* flight_capture as a dom_capture_fn (ringside/domain_hook.h), @arg a
+ * struct flight_opts: the outcome in one line to @log, as a hook says
+ * it.  0 or flight_capture's code. */
+int flight_hook(void *arg, const char *domain, const char *region_path,
+		const struct dom_cfg *c, dom_log_fn log, void *log_arg);
+
+/*
+ * Remove the oldest captures (*.data, by name) of directory @ddir until
+ * at most @keep remain and they hold at most @keep_bytes (0: no bound),
+ * never @keep_path.  0 or -errno, -ENOMEM; counts in *@removed, *@freed.
+ */
+int flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
+		 uint64_t keep_bytes, uint32_t *removed, uint64_t *freed);
 
 #endif /* RINGSIDE_CAPTURE_H */

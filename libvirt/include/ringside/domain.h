@@ -32,6 +32,9 @@
 #define DOM_META_VERSION 1u
 #define DOM_SHM_PREFIX   "ringside-"
 #define DOM_SHM_DIR      "/dev/shm"
+/* A region file whose rings could not be kept when its domain stopped is
+ * renamed DOM_SHM_PREFIX DOMAIN DOM_SHM_KEPT ('~' is in no domain name). */
+#define DOM_SHM_KEPT     "~kept"
 #define DOM_NAME_MAX     200u         /* domain name bytes we accept */
 #define DOM_SHM_NAME_MAX (DOM_NAME_MAX + sizeof(DOM_SHM_PREFIX))
 #define DOM_REGION_MIN   (1ull << 20) /* QEMU's ivshmem minimum */

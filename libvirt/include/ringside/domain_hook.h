@@ -53,6 +53,18 @@ int dom_shm_remove(const char *dir, const char *shm_name);
  * shows it to whoever started the domain. */
 typedef void (*dom_log_fn)(void *arg, const char *fmt, va_list ap);
 
+/*
+ * What keeps a stopped domain's flight recorder before its region file
+ * goes: called with the domain, the file's path and, when its metadata
+ * is sound, the configuration it was laid out with (NULL: read it by its
+ * header).  0 once the rings are safe elsewhere; negative (after saying
+ * why through @log) to keep the file.  ringside-hook and `ringside hook
+ * run` give the capture library's (ringside/capture.h, flight).
+ */
+typedef int (*dom_capture_fn)(void *arg, const char *domain,
+			      const char *region_path, const struct dom_cfg *c,
+			      dom_log_fn log, void *log_arg);
+
 /* One call of the hook, as libvirt makes it. */
 struct dom_hook_call {
 	const char *domain;    /* DOMAIN */
@@ -60,6 +72,8 @@ struct dom_hook_call {
 	const char *subop;     /* SUB-OPERATION: begin, end, - */
 	const char *group;     /* group of region files; NULL: DOM_HOOK_GROUP */
 	int xml_fd;            /* the domain XML (libvirt's stdin) */
+	dom_capture_fn capture; /* NULL: the region file just goes */
+	void *capture_arg;
 };
 
 /*
@@ -67,7 +81,10 @@ struct dom_hook_call {
  *  - "prepare begin" of a domain with ringside metadata: check the
  *    metadata against the <shmem> device and create the region file in
  *    DOM_SHM_DIR (dom_shm_create), group @call->group;
- *  - "release end": remove the domain's region file, if there is one;
+ *  - "release end": when the domain has ringside metadata and a region
+ *    file, @call->capture keeps its rings first; then the file goes.  If
+ *    the capture fails the file is kept, renamed DOM_SHM_PREFIX DOMAIN
+ *    DOM_SHM_KEPT, and said;
  *  - anything else, and any domain without ringside metadata (its XML is
  *    not even parsed): nothing.
  * The XML is read to its end in every case, so that libvirt sees no EPIPE.
@@ -90,14 +107,24 @@ int dom_hook_file_is_ours(const char *path);
  * DOM_HOOK_NAME or as qemu), else 0. */
 int dom_hook_installed(void);
 
+/* Where the hook keeps stopped domains' captures, and how many: each 0 or
+ * NULL leaves the hook program's default. */
+struct dom_hook_keep {
+	const char *capture_dir;  /* absolute */
+	uint32_t keep;            /* captures per domain */
+	uint64_t keep_mb;         /* MiB of them per domain */
+};
+
 /*
  * Write @path: a shell script carrying DOM_HOOK_MARK that execs @program
- * --group @group with libvirt's arguments.  Written under a temporary name,
- * mode 0755, and renamed into place.  -dome_invalid (NULL, @program not an
- * absolute path, or a quote in @program or @group), -ENAMETOOLONG, -errno
- * of mkstemp, write, fchmod, fsync and rename.
+ * --group @group, and what @keep (NULL: nothing) says as --capture-dir,
+ * --keep and --keep-mb, with libvirt's arguments.  Written under a
+ * temporary name, mode 0755, and renamed into place.  -dome_invalid
+ * (NULL, @program or the capture directory not an absolute path, or a
+ * quote in @program, @group or the directory), -ENAMETOOLONG, -errno of
+ * mkstemp, write, fchmod, fsync and rename.
  */
 int dom_hook_file_write(const char *path, const char *program,
-			const char *group);
+			const char *group, const struct dom_hook_keep *keep);
 
 #endif /* RINGSIDE_DOMAIN_HOOK_H */

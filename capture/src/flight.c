@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flight recorder of a domain that stopped, kept: its region file is
+ * read as the host laid it out, every ring copied (overwrite rings whole,
+ * normal rings from their tail) and filed with the guest kernel's symbols
+ * as DIR/DOMAIN/CAPTURE.data, then the domain's oldest captures pruned to
+ * the bounds.  Runs where nothing may call libvirt (its hook): the file
+ * alone is read.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ringside/capture.h"
+
+static int fail(struct flight_result *res, enum cap_fail what, int err,
+		liberr_fn str)
+{
+	res->fail.what = what;
+	liberr_note(&res->fail.e, err, str);
+	return err;
+}
+
+/* DIR/DOMAIN, made if absent (and DIR with it); 0 or -errno. */
+static int domain_dir(const struct flight_req *q, char *buf, size_t len)
+{
+	int n;
+
+	if (mkdir(q->dir, 0750) && errno != EEXIST)
+		return -errno;
+	n = snprintf(buf, len, "%s/%s", q->dir, q->domain);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	if (mkdir(buf, 0750) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* DIR/DOMAIN/YYYYmmddTHHMMSS.nnnnnnnnnZ-NNN.data (UTC), a name no
+ * capture has: the names sort by age. */
+static int capture_name(const char *ddir, char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char stamp[32];
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) || !gmtime_r(&ts.tv_sec, &tm) ||
+	    !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm))
+		return -EINVAL;
+	for (unsigned i = 0; i < 1000; i++) {
+		int n = snprintf(buf, len, "%s/%s.%09ldZ-%03u%s", ddir, stamp,
+				 ts.tv_nsec, i, FLIGHT_SUFFIX);
+
+		if (n < 0 || (size_t)n >= len)
+			return -ENAMETOOLONG;
+		if (access(buf, F_OK) && errno == ENOENT)
+			return 0;
+	}
+	return -EEXIST;
+}
+
+static int is_capture(const char *name)
+{
+	size_t n = strlen(name), s = strlen(FLIGHT_SUFFIX);
+
+	return name[0] != '.' && n > s && !strcmp(name + n - s, FLIGHT_SUFFIX);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
+		 uint64_t keep_bytes, uint32_t *removed, uint64_t *freed)
+{
+	DIR *d = opendir(ddir);
+	char **names = NULL, path[4096];
+	uint64_t *sizes = NULL, total = 0;
+	size_t n = 0, cap = 0, i;
+	struct dirent *e;
+	int err = 0;
+
+	*removed = 0;
+	*freed = 0;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (!is_capture(e->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ddir, e->d_name);
+		if (stat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			size_t c = cap ? 2 * cap : 16;
+			char **nn = realloc(names, c * sizeof(*nn));
+			uint64_t *ns;
+
+			if (!nn) {
+				err = -ENOMEM;
+				break;
+			}
+			names = nn;
+			ns = realloc(sizes, c * sizeof(*ns));
+			if (!ns) {
+				err = -ENOMEM;
+				break;
+			}
+			sizes = ns;
+			cap = c;
+		}
+		names[n] = strdup(path);
+		if (!names[n]) {
+			err = -ENOMEM;
+			break;
+		}
+		sizes[n++] = (uint64_t)st.st_size;
+		total += (uint64_t)st.st_size;
+	}
+	closedir(d);
+	if (!err)
+		qsort(names, n, sizeof(*names), by_name);
+	/* the oldest first; the capture just written always stays */
+	for (i = 0; !err && i < n; i++) {
+		size_t left = n - i;
+
+		if ((!keep || left <= keep) && (!keep_bytes || total <= keep_bytes))
+			break;
+		if (keep_path && !strcmp(names[i], keep_path))
+			continue;
+		if (unlink(names[i])) {
+			err = -errno;
+			break;
+		}
+		total -= sizes[i];
+		*freed += sizes[i];
+		(*removed)++;
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(sizes);
+	return err;
+}
+
+/* Map @path read-only and open it by @layout (or its header). */
+static int region_map(const struct flight_req *q, void **mem, uint64_t *size,
+		      struct rs_region *region, struct flight_result *res)
+{
+	struct rs_region_damage damage;
+	struct stat st;
+	int fd, err;
+
+	fd = open(q->region_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(res, CAP_FAIL_COPY, -errno, liberr_sys);
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return fail(res, CAP_FAIL_COPY, err, liberr_sys);
+	}
+	*size = (uint64_t)st.st_size;
+	*mem = *size ? mmap(NULL, *size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+	err = *mem == MAP_FAILED ? (*size ? -errno : -EINVAL) : 0;
+	close(fd);
+	if (err) {
+		*mem = NULL;
+		return fail(res, CAP_FAIL_COPY, err, liberr_sys);
+	}
+	if (q->layout) {
+		err = rs_region_open_layout(region, *mem, *size, q->layout, &damage);
+		res->damaged = err > 0;
+		err = err < 0 ? err : 0;
+	} else {
+		err = rs_region_open(region, *mem, *size);
+	}
+	if (err) {
+		munmap(*mem, *size);
+		*mem = NULL;
+		return fail(res, CAP_FAIL_COPY, err, rs_errstr);
+	}
+	return 0;
+}
+
+int flight_capture(const struct flight_req *q, struct flight_result *res)
+{
+	struct snapper *s = NULL;
+	struct tally_ring sum;
+	struct rs_region region;
+	struct gsyms syms = { 0 };
+	char ddir[4096];
+	uint64_t size = 0;
+	void *mem = NULL;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (!q || !q->domain || !q->region_path || !q->dir)
+		return fail(res, CAP_FAIL_OPEN, -EINVAL, liberr_sys);
+	err = domain_dir(q, ddir, sizeof(ddir));
+	if (!err)
+		err = capture_name(ddir, res->path, sizeof(res->path));
+	if (err)
+		return fail(res, CAP_FAIL_OPEN, err, liberr_sys);
+	err = region_map(q, &mem, &size, &region, res);
+	if (err)
+		return err;
+	s = malloc(sizeof(*s));
+	if (!s || gsyms_read(&syms, &region, 0)) {
+		err = fail(res, CAP_FAIL_COPY, -ENOMEM, liberr_sys);
+		goto out;
+	}
+	res->syms_state = syms.state;
+	snapper_init(s, q->region_path);
+	s->output = res->path;
+	s->argc = q->argc;
+	s->argv = q->argv;
+	s->syms = &syms;
+	s->buildid_dir = q->buildid_dir;
+	err = snapper_copy(s, &region);
+	if (!err)
+		err = snapper_write(s);
+	if (err) {
+		res->fail = s->fail;
+		goto out;
+	}
+	res->rings = s->nr_rings;
+	tally_total(s->have_file_tally ? &s->file_tally : &s->tally, &sum);
+	res->records = sum.records;
+	res->lost = sum.lost;
+	for (uint32_t i = 0; i < s->nr_rings; i++) {
+		res->overwritten += s->ring[i].data_mode == RS_MODE_OVERWRITE &&
+				    s->ring[i].produced > s->ring[i].data.records ?
+				    s->ring[i].produced - s->ring[i].data.records : 0;
+		res->cut_bytes += s->ring[i].data.cut_bytes;
+		res->corrupt += s->ring[i].data.corrupt;
+	}
+	{
+		struct stat st;
+
+		if (!stat(res->path, &st))
+			res->bytes = (uint64_t)st.st_size;
+	}
+	/* a failed prune costs the bound, never the capture */
+	res->prune_err = flight_prune(ddir, res->path, q->keep, q->keep_bytes,
+				      &res->pruned, &res->pruned_bytes);
+out:
+	if (s)
+		snapper_fini(s);
+	free(s);
+	gsyms_fini(&syms);
+	if (mem)
+		munmap(mem, size);
+	return err;
+}

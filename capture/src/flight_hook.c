@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flight_capture as the libvirt hook calls it at "release end"
+ * (dom_capture_fn): the domain's configuration turned into the host's
+ * layout, the outcome given to the hook's log in one line.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "ringside/capture.h"
+
+static void say(dom_log_fn log, void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(dom_log_fn log, void *arg, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log)
+		return;
+	va_start(ap, fmt);
+	log(arg, fmt, ap);
+	va_end(ap);
+}
+
+static const char *syms_word(int state)
+{
+	switch (state) {
+	case GSYMS_OK:
+		return "its kernel symbols";
+	case GSYMS_REFUSED:
+	case GSYMS_CORRUPT:
+		return "its kernel symbols refused";
+	default:
+		return "no kernel symbols";
+	}
+}
+
+int flight_hook(void *arg, const char *domain, const char *region_path,
+		const struct dom_cfg *c, dom_log_fn log, void *log_arg)
+{
+	const struct flight_opts *o = arg;
+	struct rs_region_params layout;
+	struct flight_req q = {
+		.domain = domain,
+		.region_path = region_path,
+		.dir = o->dir ? o->dir : FLIGHT_DIR,
+		.keep = o->keep,
+		.keep_bytes = o->keep_bytes,
+		.buildid_dir = o->buildid_dir,
+		.argc = o->argc,
+		.argv = o->argv,
+	};
+	struct flight_result res;
+	int err;
+
+	if (c) {
+		dom_cfg_params(c, &layout);
+		q.layout = &layout;
+	}
+	err = flight_capture(&q, &res);
+	if (err) {
+		say(log, log_arg, "%s: the flight recorder could not be captured "
+		    "into %s/%s: %s", domain, q.dir, domain, liberr_str(&res.fail.e));
+		return err;
+	}
+	say(log, log_arg, "%s: flight recorder captured: %s (%" PRIu64 " records "
+	    "of %u rings, %" PRIu64 " bytes, %s%s; %" PRIu64 " overwritten, %"
+	    PRIu64 " lost, %" PRIu64 " corrupt); %u older captures removed",
+	    domain, res.path, res.records, res.rings, res.bytes,
+	    syms_word(res.syms_state), res.damaged ? ", header damaged" : "",
+	    res.overwritten, res.lost, res.corrupt, res.pruned);
+	if (res.prune_err)
+		say(log, log_arg, "%s: removing older captures: %s", domain,
+		    liberr_sys(res.prune_err));
+	return 0;
+}
