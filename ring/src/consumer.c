@@ -229,36 +229,38 @@ int64_t rs_consumer_drain_aux(struct rs_consumer *c, rs_aux_fn fn, void *arg)
 	return ret < 0 ? ret : (int64_t)avail;
 }
 
-/* Count the records in [@from, @to) of the data area (at most a ring),
- * delivered already: skip_records, and skip_unframed for what the walk
- * cannot frame.  Bounded: each step passes >= 8 bytes. */
-static void skip_walk(struct rs_consumer *c, uint64_t from, uint64_t to)
+/* Count the records in [@from, @to) of the data area (at most a ring)
+ * into *@records, and what the walk cannot frame into *@unframed.
+ * Bounded: each step passes >= 8 bytes. */
+static void walk(const struct rs_consumer *c, uint64_t from, uint64_t to,
+		 uint64_t *records, uint64_t *unframed)
 {
 	uint64_t size = c->ring.data_size, pos = from;
 	struct rs_perf_header hdr;
 
-	c->stats.skip_bytes += to - from;
 	while (pos != to) {
 		rs_copy_from_ring(&hdr, c->ring.data, size, pos, sizeof(hdr));
 		if (to - pos < sizeof(hdr) || hdr.size < sizeof(hdr) ||
 		    (hdr.size & (RS_RECORD_ALIGN - 1)) || hdr.size > to - pos) {
-			c->stats.skip_unframed += to - pos;
+			*unframed += to - pos;
 			return;
 		}
-		c->stats.skip_records++;
+		++*records;
 		pos += hdr.size;
 	}
 }
 
 /* Where to go on in one area (data or AUX) of a restored region: @own
- * our position, @tail and @head the restored ones.  Sets *@bits, and the
- * bytes skipped as delivered [*skip_from, *skip_to), head_back and
- * tail_ahead bytes in *@back and *@ahead. */
+ * our position, @tail and @head the restored ones.  Adds to *@bits;
+ * [*@from, *@to) is what lies between the restored tail and where we go
+ * on: delivered already (skipped) when *@bits has no HEAD_BACK, else
+ * delivered from here on though it may repeat what was.  *@back and
+ * *@ahead: the head_back and tail_ahead bytes. */
 static uint64_t resume_at(uint64_t own, uint64_t tail, uint64_t head,
-			  int *bits, uint64_t *skip_from, uint64_t *skip_to,
+			  int *bits, uint64_t *from, uint64_t *to,
 			  uint64_t *back, uint64_t *ahead)
 {
-	*skip_from = *skip_to = *back = *ahead = 0;
+	*from = *to = *back = *ahead = 0;
 	if (own < tail) {
 		*bits |= RS_REATTACH_TAIL_AHEAD;
 		*ahead = tail - own;
@@ -266,21 +268,22 @@ static uint64_t resume_at(uint64_t own, uint64_t tail, uint64_t head,
 	}
 	if (own > tail)
 		*bits |= RS_REATTACH_TAIL_BACK;
-	*skip_from = tail;
+	*from = tail;
 	if (own <= head) {
-		*skip_to = own;
+		*to = own;
 		return own;
 	}
+	/* Not the history we read, or an older copy of it: from its tail */
 	*bits |= RS_REATTACH_HEAD_BACK;
 	*back = own - head;
-	*skip_to = head;
-	return head;
+	*to = head;
+	return tail;
 }
 
 int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
 			 uint32_t index)
 {
-	uint64_t head, tail, from, to, back, ahead, pos;
+	uint64_t head, tail, from, to, back, ahead, pos, unframed = 0;
 	struct rs_ring ring;
 	int bits = 0, err;
 
@@ -307,13 +310,18 @@ int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
 		tail = head;
 	}
 	pos = resume_at(c->tail, tail, head, &bits, &from, &to, &back, &ahead);
-	if (to > from)
-		skip_walk(c, from, to);
 	if (bits & RS_REATTACH_TAIL_BACK)
 		c->stats.tail_back++;
 	if (back) {
 		c->stats.head_back++;
 		c->stats.head_back_bytes += back;
+		/* delivered by the drain, which frames them itself */
+		c->stats.unsure_bytes += to - from;
+		walk(c, from, to, &c->stats.unsure_records, &unframed);
+	} else {
+		c->stats.skip_bytes += to - from;
+		walk(c, from, to, &c->stats.skip_records,
+		     &c->stats.skip_unframed);
 	}
 	if (ahead) {
 		c->stats.tail_ahead++;
@@ -332,7 +340,10 @@ int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
 		}
 		pos = resume_at(c->aux_tail, tail, head, &bits, &from, &to,
 				&back, &ahead);
-		c->stats.aux_skip_bytes += to - from;
+		if (back)
+			c->stats.aux_unsure_bytes += to - from;
+		else
+			c->stats.aux_skip_bytes += to - from;
 		c->stats.aux_head_back_bytes += back;
 		c->stats.aux_tail_ahead_bytes += ahead;
 		c->aux_tail = pos;

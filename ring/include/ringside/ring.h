@@ -713,12 +713,16 @@ enum rs_reattach_event {
  * T, H the restored tail and head, read once:
  *   T <= P <= H: resume at P; the bytes in [T, P) were delivered already
  *     and are not delivered again (skip_records, skip_bytes; tail_back).
- *   H < P: the copy predates records @c took: the guest writes its next
- *     records from H, so resume at H.  [T, H) is skipped as delivered
- *     before (skip_*); the P - H bytes taken beyond H are counted
- *     (head_back, head_back_bytes): delivered, but the restored guest's
- *     counters do not count them.  A region laid out anew (H = T = 0)
- *     is this case with nothing skipped.
+ *   H < P: the region's history is not the one @c read up to P: a
+ *     region laid out anew (a fresh boot: H and T from 0), or a copy
+ *     older than what @c took.  Resume at T: what it holds is delivered,
+ *     and what cannot be known is counted: the H - T bytes (and their
+ *     records, by walking them) may repeat records delivered before
+ *     (unsure_records, unsure_bytes), and the P - H bytes taken beyond
+ *     H are not in the restored guest's history, whose counters do not
+ *     count them (head_back, head_back_bytes).  A save with the guest's
+ *     vCPUs stopped (virsh save, managedsave) never gives this case: the
+ *     guest's head cannot move after its copy.
  *   P < T: resume at T; the T - P bytes between were never read here
  *     (tail_ahead, tail_ahead_bytes).
  * A restored head more than a ring ahead of its tail is counted as at

@@ -137,9 +137,15 @@ struct rs_cons_stats {
 	uint64_t head_back_bytes;/* bytes taken beyond it: delivered, but not
 				  * in the restored guest's history (its
 				  * counters do not count them) */
+	uint64_t unsure_records; /* then read from the restored tail: records
+				  * delivered that may repeat earlier ones
+				  * (an older copy of what we read) or may
+				  * be new (a region laid out anew) */
+	uint64_t unsure_bytes;
 	uint64_t tail_ahead;     /* the restored data_tail was ahead of ours */
 	uint64_t tail_ahead_bytes; /* bytes between: never read here */
 	uint64_t aux_skip_bytes; /* the same for the AUX area */
+	uint64_t aux_unsure_bytes;
 	uint64_t aux_head_back_bytes;
 	uint64_t aux_tail_ahead_bytes;
 };
