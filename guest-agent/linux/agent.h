@@ -39,6 +39,8 @@
 
 struct agent_dev {
 	char bdf[32];             /* 0000:00:03.0 */
+	uint64_t ino;             /* its sysfs directory's, to tell it from
+				   * another device at the same address */
 	void *mem;
 	uint64_t size;
 	struct rs_region region;
@@ -63,6 +65,24 @@ struct agent_dev_scan {
 int agent_dev_open(struct agent_dev *d, const char *sysfs, const char *bdf,
 		   struct agent_dev_scan *scan);
 void agent_dev_close(struct agent_dev *d);
+
+/*
+ * The device can be unplugged while the agent runs; the guest's kernel
+ * then revokes the BAR's mapping, and the next access to it would be a
+ * SIGBUS.  agent_dev_guard() (once, at start) installs a SIGBUS handler
+ * that puts anonymous pages in place of the open device's mapping, so
+ * the faulting access completes into nothing, and notes it; a SIGBUS
+ * anywhere else still kills.  -errno of sigaction.
+ *
+ * agent_dev_gone(): whether the open device went away: 0 present,
+ * AGENT_DEV_FAULTED (an access faulted: whatever was written since the
+ * last look may not have reached the host), AGENT_DEV_REMOVED (its sysfs
+ * entry is gone or is another device's).  Touches no BAR.
+ */
+#define AGENT_DEV_FAULTED 1
+#define AGENT_DEV_REMOVED 2
+int agent_dev_guard(void);
+int agent_dev_gone(const struct agent_dev *d, const char *sysfs);
 
 /* ---- kbuf: one CPU's perf events ----------------------------------------- */
 

@@ -38,20 +38,25 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 		OPT_STRING(0, "kernel-notes", &o->ksyms.notes, "PATH", "the "
 			   "kernel's ELF notes, for its build id (default "
 			   "/sys/kernel/notes; for tests)"),
+		OPT_FLAG('w', "follow", &o->follow, "follow the device: wait for "
+			 "one, attach, and when it goes away (hot-unplug) detach "
+			 "and wait for the next; without it the agent ends when "
+			 "there is no device or it goes"),
 		OPT_FLAG('q', "quiet", &o->quiet, "no messages but errors"),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
 		.prog = "ringside-agent",
 		.usage = "[-e SYS:NAME]... [--freq HZ] [--device BDF] "
-			 "[--mark-socket PATH] [--quiet]",
+			 "[--mark-socket PATH] [--follow] [--quiet]",
 		.about = "The ringside guest agent: forwards this guest's perf "
 			 "samples and its programs' markers into the trace region "
 			 "the host shares through an ivshmem-plain PCI device.  Runs "
 			 "until SIGTERM or SIGINT.  Needs root.",
 		.opts = opts,
-		.notes = "Exit status: 0 detached cleanly, 1 failure (no device, no "
-			 "region, no perf events), 2 bad usage.",
+		.notes = "Exit status: 0 detached cleanly (on a signal, or when "
+			 "the device went away), 1 failure (no device or region "
+			 "without --follow, no perf events), 2 bad usage.",
 	};
 	long cpus;
 	int ret;

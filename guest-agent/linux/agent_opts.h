@@ -29,6 +29,7 @@ struct agent_opts {
 	uint32_t tick_ms;
 	uint32_t nr_cpus;         /* CPUs of this guest, at most AGENT_MAX_CPUS */
 	int quiet;
+	int follow;               /* wait for the device, follow it */
 	int no_symbols;           /* publish no kernel symbols */
 	struct agent_ksyms_paths ksyms;
 };

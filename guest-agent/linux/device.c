@@ -4,10 +4,21 @@
  * the shared file as its BAR2, which sysfs lets root map through
  * /sys/bus/pci/devices/<bdf>/resource2.  A guest may have other ivshmem
  * devices: only a BAR that validates as a ringside region is taken.
+ *
+ * The device can go while the agent runs (PCI hot-unplug, `ringside
+ * disable --live`): the guest kernel removes it whatever maps its BAR,
+ * and revokes the sysfs mapping, so the next access to it is a SIGBUS.
+ * agent_dev_guard()'s handler turns that into a flag: for a fault inside
+ * the mapping of the device in use it puts anonymous pages in the
+ * mapping's place, so that the interrupted access completes into nothing,
+ * and the agent learns at the end of its pass that the device is gone
+ * (agent_dev_gone, which also notices the sysfs entry gone between two
+ * accesses).  Any other SIGBUS kills as before.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +30,50 @@
 
 #define IVSHMEM_VENDOR 0x1af4
 #define IVSHMEM_DEVICE 0x1110
+
+/* The mapping the SIGBUS handler may replace: one device at a time. */
+static void *volatile guard_mem;
+static volatile size_t guard_size;
+static volatile sig_atomic_t guard_lost;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	char *mem = guard_mem, *at = si->si_addr;
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+	(void)ctx;
+	if (mem && at >= mem && at < mem + guard_size &&
+	    mmap(mem, guard_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+		guard_lost = 1;
+		return;   /* the access is made again, on the new pages */
+	}
+	/* not ours: returning makes the same fault again, and it kills */
+	sigaction(sig, &dfl, NULL);
+}
+
+int agent_dev_guard(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus,
+				.sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGBUS, &sa, NULL) ? -errno : 0;
+}
+
+static void guard_set(void *mem, size_t size)
+{
+	guard_lost = 0;
+	guard_size = size;
+	guard_mem = mem;
+}
+
+static void guard_clear(void)
+{
+	guard_mem = NULL;
+	guard_size = 0;
+	guard_lost = 0;
+}
 
 static long read_hex(const char *dir, const char *bdf, const char *file)
 {
@@ -42,6 +97,17 @@ static int is_ivshmem(const char *dir, const char *bdf)
 {
 	return read_hex(dir, bdf, "vendor") == IVSHMEM_VENDOR &&
 	       read_hex(dir, bdf, "device") == IVSHMEM_DEVICE;
+}
+
+/* The inode of @bdf's sysfs directory: a device removed and another
+ * plugged in at the same address has another.  0: none. */
+static uint64_t dev_ino(const char *dir, const char *bdf)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, bdf);
+	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
 /* Map @bdf's BAR2 and validate it.  0, or -1 with why in @scan. */
@@ -73,8 +139,13 @@ static int try_map(struct agent_dev *d, const char *dir, const char *bdf,
 		goto unmappable;
 	}
 	close(fd);
+	/* a device that goes while we look at it is a SIGBUS like any */
+	guard_set(mem, (size_t)st.st_size);
 	err = rs_region_open(&d->region, mem, (uint64_t)st.st_size);
+	if (!err && guard_lost)
+		err = -rse_magic;   /* it read the pages put in its place */
 	if (err) {
+		guard_clear();
 		munmap(mem, (size_t)st.st_size);
 		scan->last_ring_err = err;
 		return -1;
@@ -82,6 +153,7 @@ static int try_map(struct agent_dev *d, const char *dir, const char *bdf,
 	d->mem = mem;
 	d->size = (uint64_t)st.st_size;
 	snprintf(d->bdf, sizeof(d->bdf), "%.31s", bdf);
+	d->ino = dev_ino(dir, bdf);
 	return 0;
 unmappable:
 	if (fd >= 0)
@@ -122,9 +194,20 @@ int agent_dev_open(struct agent_dev *d, const char *sysfs, const char *bdf,
 	return err;
 }
 
+int agent_dev_gone(const struct agent_dev *d, const char *sysfs)
+{
+	if (!d->mem)
+		return 0;
+	if (guard_lost)
+		return AGENT_DEV_FAULTED;
+	return dev_ino(sysfs, d->bdf) != d->ino ? AGENT_DEV_REMOVED : 0;
+}
+
 void agent_dev_close(struct agent_dev *d)
 {
-	if (d->mem)
+	if (d->mem) {
+		guard_clear();
 		munmap(d->mem, d->size);
+	}
 	d->mem = NULL;
 }

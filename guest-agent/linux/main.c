@@ -2,6 +2,10 @@
 /*
  * ringside-agent: the Linux guest agent (see agent.h).  It runs until
  * SIGTERM or SIGINT, then detaches: last records in, status cleared.
+ * When the device goes away under it (PCI hot-unplug) it lets go of
+ * everything without touching the BAR again, counts what the removal
+ * cost, and ends, or with --follow waits for the next device: one
+ * attachment (a session) per device.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,11 +35,16 @@ struct agent {
 	uint64_t sideband_room;       /* for the symbols: the kbuf table follows */
 	int sigfd;
 	int sampling;                 /* events enabled right now */
+	uint64_t confirmed;           /* records written when the device was
+				       * last seen present */
 	struct agent_ring ring[RS_MAX_RINGS];
 	struct kbuf *kbuf[AGENT_MAX_CPUS];
 };
 
 static struct agent the_agent;
+
+/* How a wait or a session ended. */
+enum { END_SIGNAL = 1, END_GONE = 2 };
 
 static void say(const struct agent *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -74,14 +83,45 @@ static const char *refused(const struct agent_dev_scan *scan)
 				     strerror(-scan->last_errno);
 }
 
-static void find_region(struct agent *a)
+/* One tick's wait on the signals: 1 if one came. */
+static int wait_tick(const struct agent *a)
+{
+	struct pollfd p = { .fd = a->sigfd, .events = POLLIN };
+
+	return poll(&p, 1, (int)a->opts.tick_ms) > 0;
+}
+
+/* 0 with a device open; END_SIGNAL.  Without --follow, no device is the
+ * end (status 1); with it, the agent looks again every tick. */
+static int find_region(struct agent *a)
 {
 	struct agent_dev_scan scan;
+	uint32_t told = UINT32_MAX;
 	int err;
 
-	err = agent_dev_open(&a->dev, a->opts.sysfs, a->opts.device, &scan);
-	if (!err)
-		return;
+	for (;;) {
+		err = agent_dev_open(&a->dev, a->opts.sysfs, a->opts.device,
+				     &scan);
+		if (!err)
+			return 0;
+		if (err != -ENODEV || !a->opts.follow)
+			break;
+		/* said once, and again when what is there changes */
+		if (told != scan.ivshmem) {
+			told = scan.ivshmem;
+			if (scan.ivshmem)
+				say(a, "waiting for a ringside device: %u ivshmem-plain "
+				    "devices, none holds a ringside region (last: "
+				    "%s: %s)", scan.ivshmem, scan.last_bdf,
+				    scan.last_ring_err ? rs_errstr(scan.last_ring_err) :
+				    strerror(-scan.last_errno));
+			else
+				say(a, "waiting for a ringside device (ivshmem-plain "
+				    "1af4:1110) to be plugged in");
+		}
+		if (wait_tick(a))
+			return END_SIGNAL;
+	}
 	if (err != -ENODEV)
 		die("cannot read %s: %s", a->opts.sysfs, strerror(-err));
 	if (a->opts.device && !scan.ivshmem)
@@ -98,29 +138,49 @@ static void find_region(struct agent *a)
 	    "installed ('ringside hook install')?");
 }
 
-/* The host may switch tracing and what to trace while the agent runs. */
-static void config_read(struct agent *a)
+/* The device is there, as far as the agent can tell: what was written
+ * until now reached the host. */
+static int gone(struct agent *a)
+{
+	uint64_t written = 0;
+	uint32_t i;
+	int g = agent_dev_gone(&a->dev, a->opts.sysfs);
+
+	if (g)
+		return g;
+	for (i = 0; i < a->nr_rings; i++)
+		written += a->ring[i].written;
+	a->confirmed = written;
+	return 0;
+}
+
+/* The host may switch tracing and what to trace while the agent runs.
+ * 0; -1 when the device went away (what was read is not the host's). */
+static int config_read(struct agent *a)
 {
 	int err = rs_region_config_read(&a->dev.region, &a->cfg);
 
+	if (agent_dev_gone(&a->dev, a->opts.sysfs))
+		return -1;
 	if (err)
 		die("reading the host's configuration: %s", rs_errstr(err));
+	return 0;
 }
 
-/* Until the host enables tracing, or a signal. */
+/* Until the host enables tracing: 0; END_SIGNAL, END_GONE. */
 static int wait_enabled(struct agent *a)
 {
-	struct pollfd p = { .fd = a->sigfd, .events = POLLIN };
 	int told = 0;
 
 	for (;;) {
-		config_read(a);
+		if (config_read(a))
+			return END_GONE;
 		if (a->cfg.enabled)
 			return 0;
 		if (!told++)
 			say(a, "waiting for the host to enable tracing");
-		if (poll(&p, 1, (int)a->opts.tick_ms) > 0)
-			return -EINTR;
+		if (wait_tick(a))
+			return END_SIGNAL;
 	}
 }
 
@@ -301,7 +361,8 @@ static void follow_config(struct agent *a)
 {
 	int want, i;
 
-	config_read(a);
+	if (config_read(a))
+		return;   /* the loop sees the device gone */
 	want = a->cfg.enabled && (a->cfg.trace_mask & RS_TRACE_SAMPLES);
 	if (want == a->sampling)
 		return;
@@ -358,7 +419,8 @@ static void tick(struct agent *a)
 	follow_config(a);
 }
 
-static void run(struct agent *a)
+/* Until a signal (END_SIGNAL) or the device went away (END_GONE). */
+static int run(struct agent *a)
 {
 	struct pollfd p[2 + AGENT_MAX_CPUS];
 	uint64_t next = agent_now(), period = a->opts.tick_ms * 1000000ull;
@@ -386,8 +448,11 @@ static void run(struct agent *a)
 			die("poll: %s", strerror(errno));
 		drain(a);
 		agent_tsync_poll(&a->ts, &a->dev.region);
+		/* after the pass: a fault in it, or the device gone since */
+		if (gone(a))
+			return END_GONE;
 		if (p[0].revents)
-			return;
+			return END_SIGNAL;
 	}
 }
 
@@ -413,8 +478,56 @@ static void detach(struct agent *a)
 		if (a->kbuf[i])
 			kbuf_close(a->kbuf[i]);
 		free(a->kbuf[i]);
+		a->kbuf[i] = NULL;
 	}
 	agent_markers_close(&a->mk);
+	agent_dev_close(&a->dev);
+}
+
+static void count_rec(const struct rs_perf_header *rec, void *arg)
+{
+	(void)rec;
+	++*(uint64_t *)arg;
+}
+
+/*
+ * The device went away: let go of everything without touching the BAR
+ * (its pages are revoked, or anonymous ones stand in for them).  What was
+ * on its way is counted: the kernel's records not yet copied and the
+ * markers waiting on the socket are dropped; after a fault, the records
+ * written since the device was last seen may not have reached the host.
+ */
+static void detach_gone(struct agent *a, int how)
+{
+	uint64_t written = 0, dropped = 0, kernel = 0, marks = a->mk.received;
+	uint32_t i;
+
+	for (i = 0; i < a->nr_cpus; i++)
+		if (a->kbuf[i]) {
+			kbuf_enable(a->kbuf[i], 0);
+			kbuf_drain(a->kbuf[i], a->kbuf[i]->data_size, count_rec,
+				   &kernel);
+			kbuf_close(a->kbuf[i]);
+			free(a->kbuf[i]);
+			a->kbuf[i] = NULL;
+		}
+	agent_markers_drain(&a->mk, &a->ring[0], 0);
+	marks = a->mk.received - marks;
+	agent_markers_close(&a->mk);
+	for (i = 0; i < a->nr_rings; i++) {
+		written += a->ring[i].written;
+		dropped += a->ring[i].dropped;
+	}
+	say(a, "the device %s went away (%s): detached: %" PRIu64 " records "
+	    "written, %" PRIu64 " dropped, %" PRIu64 " markers; lost to the "
+	    "removal: %" PRIu64 " kernel records not yet copied, %" PRIu64
+	    " markers waiting", a->dev.bdf, how == AGENT_DEV_FAULTED ?
+	    "its BAR faulted" : "unplugged", written, dropped, a->mk.received,
+	    kernel, marks);
+	if (how == AGENT_DEV_FAULTED)
+		say(a, "of the records written, the last %" PRIu64 " (since the "
+		    "device was last seen) may not have reached the host",
+		    written - a->confirmed);
 	agent_dev_close(&a->dev);
 }
 
@@ -443,30 +556,35 @@ static void mmap_summary(const struct agent *a)
 	    sum.truncated, sum.unreadable);
 }
 
-int main(int argc, char **argv)
+/* One device, attached until a signal or until it goes: END_SIGNAL,
+ * END_GONE. */
+static int session(struct agent *a)
 {
-	struct agent *a = &the_agent;
 	uint64_t written = 0, dropped = 0;
-	sigset_t sigs;
 	uint32_t i;
-	int err;
+	int err, end;
 
-	err = agent_opts_parse(&a->opts, argc, argv);
-	if (err)
-		return err < 0 ? 0 : err;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	a->sigfd = signalfd(-1, &sigs, SFD_CLOEXEC);
-	if (a->sigfd < 0)
-		die("signalfd: %s", strerror(errno));
-	a->mk.fd = -1;
-	find_region(a);
-	if (wait_enabled(a))
-		return 0;
+	memset(a->ring, 0, sizeof(a->ring));
+	a->nr_rings = 0;
+	a->sampling = 0;
+	a->sideband_room = 0;
+	a->confirmed = 0;
+	end = wait_enabled(a);
+	if (end) {
+		if (end == END_GONE)
+			say(a, "the device %s went away before the host enabled "
+			    "tracing", a->dev.bdf);
+		agent_dev_close(&a->dev);
+		return end;
+	}
 	/* the configuration is copied at open: take it as enabled */
 	err = rs_region_open(&a->dev.region, a->dev.mem, a->dev.size);
+	if (err && agent_dev_gone(&a->dev, a->opts.sysfs)) {
+		say(a, "the device %s went away before the agent attached",
+		    a->dev.bdf);
+		agent_dev_close(&a->dev);
+		return END_GONE;
+	}
 	if (err)
 		die("region on %s: %s", a->dev.bdf, rs_errstr(err));
 	open_events(a);
@@ -485,7 +603,12 @@ int main(int argc, char **argv)
 	    "%s mode", a->dev.bdf, a->nr_rings, a->nr_cpus, a->ev.freq,
 	    rs_region_config(&a->dev.region)->data_mode == RS_MODE_OVERWRITE ?
 	    "overwrite" : "normal");
-	run(a);
+	end = gone(a) ? END_GONE : run(a);
+	if (end == END_GONE) {
+		detach_gone(a, agent_dev_gone(&a->dev, a->opts.sysfs));
+		mmap_summary(a);
+		return end;
+	}
 	detach(a);
 	for (i = 0; i < a->nr_rings; i++) {
 		written += a->ring[i].written;
@@ -494,5 +617,32 @@ int main(int argc, char **argv)
 	say(a, "detached: %" PRIu64 " records written, %" PRIu64 " dropped, "
 	    "%" PRIu64 " markers", written, dropped, a->mk.received);
 	mmap_summary(a);
+	return end;
+}
+
+int main(int argc, char **argv)
+{
+	struct agent *a = &the_agent;
+	sigset_t sigs;
+	int err;
+
+	err = agent_opts_parse(&a->opts, argc, argv);
+	if (err)
+		return err < 0 ? 0 : err;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	a->sigfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (a->sigfd < 0)
+		die("signalfd: %s", strerror(errno));
+	err = agent_dev_guard();
+	if (err)
+		die("sigaction SIGBUS: %s", strerror(-err));
+	a->mk.fd = -1;
+	do {
+		if (find_region(a))
+			return 0;
+	} while (session(a) == END_GONE && a->opts.follow);
 	return 0;
 }
