@@ -181,6 +181,38 @@ void drain_bounds(const struct drain *d, uint64_t start_ns,
 	}
 }
 
+int drain_reattach(struct drain *d, const struct rs_region *region)
+{
+	struct rinfo ri;
+	uint32_t i;
+	int err, bits = 0;
+
+	if (rinfo_count(region) != d->nr_rings)
+		return -rse_geometry;
+	/* every ring first: a refusal leaves the drain as it was */
+	for (i = 0; i < d->nr_rings; i++) {
+		err = rinfo_get(region, i, &ri);
+		if (err)
+			return err;
+		if (ri.data_mode != RS_MODE_NORMAL ||
+		    ri.data_size != d->ring[i].data_size ||
+		    ri.aux_size != d->ring[i].aux_size)
+			return -rse_geometry;
+	}
+	for (i = 0; i < d->nr_rings; i++) {
+		struct drain_ring *r = &d->ring[i];
+
+		err = rs_consumer_reattach(r->cons, region, i);
+		if (err < 0)
+			return err;
+		bits |= err;
+		pdf_rrec_clock_init(&r->clock, region, i);
+		r->held = NULL;
+		r->held_len = 0;
+	}
+	return bits;
+}
+
 void drain_fini(struct drain *d)
 {
 	uint32_t i;

@@ -247,7 +247,7 @@ static int rotate(struct recorder *r, const struct rs_region *region,
 	/* the code's reader writes into the current file's cache entry */
 	gkcode_reader_join(&r->kread);
 	file_facts(r);
-	if (r->sync)
+	if (r->sync && !r->away)
 		csync_poll(r->sync, region, r->sync_mem);
 	err = file_close(r, region);
 	if (err)
@@ -268,15 +268,57 @@ static int rotate(struct recorder *r, const struct rs_region *region,
 	return 0;
 }
 
+/* The source runs again, its region mapped anew: every consumer goes
+ * on there, and the records from now on go to a file of their own with a
+ * clock synced anew.  0, or the failure (r->fail). */
+static int come_back(struct recorder *r, const struct rs_region **regionp,
+		     const struct rs_region *region, void *mem)
+{
+	const char *next = NULL;
+	int events, err;
+
+	if (r->w) {
+		next = r->hooks.back_output ?
+		       r->hooks.back_output(r->hooks.arg, r) : NULL;
+		if (!next)
+			return fail(r, CAP_FAIL_OPEN, -EINVAL, liberr_sys);
+	}
+	events = drain_reattach(&r->drain, region);
+	if (events < 0)
+		return fail(r, CAP_FAIL_ATTACH, events, rs_errstr);
+	if (next) {
+		/* the file of the time before: its clock as it stood */
+		err = rotate(r, *regionp, next);
+		if (err)
+			return err;
+	}
+	*regionp = region;
+	r->region = region;
+	r->sync_mem = mem;
+	r->away = 0;
+	r->backs++;
+	r->back_events |= events;
+	if (r->sync) {
+		/* another host time, another offset: measured anew */
+		csync_init(r->sync);
+		csync_take(r->sync, region, mem, 0);
+	}
+	if (r->hooks.came_back)
+		r->hooks.came_back(r->hooks.arg, r, events);
+	return 0;
+}
+
 /* Passes until stopped, and one last pass after the stop for what came in
- * meanwhile.  0, or the error that ended it (r->fail says where). */
+ * meanwhile.  A source that goes away (RECORDER_AWAY) gets its last pass,
+ * then no pass until it comes back.  0, or the error that ended it
+ * (r->fail says where). */
 static int loop(struct recorder *r, const struct rs_region *region)
 {
 	double start = cap_time_now(), last_shown = 0.0, last_asked = 0.0;
 	double last_syms = 0.0;
 	int said[RECORDER_MAX_WAKE] = { 0 };
 	struct liberr e = { 0 };
-	int err, gone = 0;
+	int err, gone = 0, leaving = 0;
 
 	for (;;) {
 		double now = cap_time_now();
@@ -291,10 +333,14 @@ static int loop(struct recorder *r, const struct rs_region *region)
 		if (r->stopping && (r->end == RECORDER_END_SIGNAL ||
 				    r->end == RECORDER_END_DURATION))
 			r->stopping(r->finished_arg);
-		err = drain_pass(&r->drain, &e);
-		r->passes++;
+		err = 0;
+		if (!r->away) {
+			err = drain_pass(&r->drain, &e);
+			r->passes++;
+		}
 		/* drain_pass returns how many records it took: >= 0 is fine */
-		if (err >= 0 && r->w && r->syms && gsyms_pending(r->syms) &&
+		if (err >= 0 && !r->away && r->w && r->syms &&
+		    gsyms_pending(r->syms) &&
 		    (r->end || now - last_syms >= SYMS_PERIOD)) {
 			last_syms = now;
 			err = late_syms(r, region, r->w, &e);
@@ -305,13 +351,21 @@ static int loop(struct recorder *r, const struct rs_region *region)
 				       CAP_FAIL_DRAIN : CAP_FAIL_WRITE;
 			break;
 		}
-		if (r->sync && !r->end)
+		if (leaving) {
+			/* its last pass is done: nothing more until it is back */
+			leaving = 0;
+			r->away = 1;
+			r->aways++;
+			if (r->hooks.gone_away)
+				r->hooks.gone_away(r->hooks.arg, r);
+		}
+		if (r->sync && !r->end && !r->away)
 			csync_poll(r->sync, r->region, r->sync_mem);
-		if (!r->end)
+		if (!r->end && !r->away)
 			early_kcode(r, r->w, rinfo_aux_format(region));
 		if (r->end)
 			break;
-		if (r->hooks.next_output && r->output &&
+		if (!r->away && r->hooks.next_output && r->output &&
 		    (next = r->hooks.next_output(r->hooks.arg, r)) &&
 		    (err = rotate(r, region, next)) < 0)
 			break;
@@ -319,11 +373,43 @@ static int loop(struct recorder *r, const struct rs_region *region)
 			r->hooks.progress(r->hooks.arg, r, 0);
 			last_shown = now;
 		}
-		if (r->finished && now - last_asked >= FINISHED_PERIOD) {
+		if (r->away && now - last_asked >= FINISHED_PERIOD) {
+			const struct rs_region *nregion = NULL;
+			void *nmem = NULL;
+			int back;
+
+			last_asked = now;
+			back = r->reopen(r->finished_arg, &nregion, &nmem, &e);
+			if (back < 0) {
+				r->fail.what = CAP_FAIL_ATTACH;
+				r->fail.e = e;
+				err = back;
+				break;
+			}
+			if (back == RECORDER_GONE) {
+				gone = 1;
+				continue;
+			}
+			if (back == RECORDER_BACK && nregion) {
+				err = come_back(r, &region, nregion, nmem);
+				if (err < 0)
+					break;
+				continue;
+			}
+		} else if (!r->away && r->finished &&
+			   now - last_asked >= FINISHED_PERIOD) {
+			int f = r->finished(r->finished_arg);
+
 			last_asked = now;
 			/* one more pass takes what it wrote before it ended */
-			if (r->finished(r->finished_arg) == 1) {
+			if (f == RECORDER_GONE ||
+			    (f == RECORDER_AWAY && (!r->reopen ||
+			     (r->w && !r->hooks.back_output)))) {
 				gone = 1;
+				continue;
+			}
+			if (f == RECORDER_AWAY) {
+				leaving = 1;
 				continue;
 			}
 		}
@@ -379,9 +465,10 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		return err;
 	}
 	file_facts(r);
-	if (r->sync)
-		csync_take(r->sync, region, r->sync_mem, 1);
-	return file_close(r, region);
+	/* a source that is away cannot answer (nor will its old region) */
+	if (r->sync && !r->away)
+		csync_take(r->sync, r->region, r->sync_mem, 1);
+	return file_close(r, r->region);
 }
 
 void recorder_fini(struct recorder *r)

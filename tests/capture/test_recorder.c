@@ -196,6 +196,178 @@ START_TEST(recorder_open_fails)
 }
 END_TEST
 
+/* ---- a source saved and restored under the recorder ----
+ * The region is copied as QEMU copies a saved guest's (here before any
+ * drain: the restored tail is behind everything the recorder took), the
+ * source goes away, then runs again on a new mapping of that copy, where
+ * its producer writes on. */
+struct saved {
+	struct fixture *a;
+	void *copy;               /* the restored region */
+	struct rs_region region;
+	int finished_calls, reopen_calls;
+	uint64_t file1_records;   /* the first file's, at its rotation */
+	char path1[300];
+};
+
+static int saved_finished(void *arg)
+{
+	struct saved *sv = arg;
+
+	/* away at once; once back, the restored source ends */
+	return sv->finished_calls++ == 0 ? RECORDER_AWAY : RECORDER_GONE;
+}
+
+static int saved_reopen(void *arg, const struct rs_region **region,
+			void **mem, struct liberr *e)
+{
+	struct saved *sv = arg;
+	struct rs_producer p;
+	uint64_t i;
+
+	(void)e;
+	if (sv->reopen_calls++ == 0)
+		return RECORDER_AWAY;
+	ck_assert_int_eq(rs_region_open(&sv->region, sv->copy, sv->a->size), 0);
+	ck_assert_int_eq(rs_producer_init(&p, &sv->region, 0), 0);
+	for (i = RECORDS; i < RECORDS + 5; i++)
+		put_seq(&p, i);
+	*region = &sv->region;
+	*mem = sv->copy;
+	return RECORDER_BACK;
+}
+
+static const char *saved_output(void *arg, const struct recorder *r)
+{
+	struct saved *sv = arg;
+
+	(void)r;
+	return sv->path1;
+}
+
+static void saved_file_done(void *arg, const struct recorder *r)
+{
+	struct saved *sv = arg;
+	struct tally_ring sum;
+
+	ck_assert_int_eq(r->have_file_tally, 1);
+	tally_total(&r->file_tally, &sum);
+	sv->file1_records = sum.records;
+}
+
+static struct recorder *record_saved(struct fixture *f, struct saved *sv,
+				     const char *output)
+{
+	struct recorder *r = malloc(sizeof(*r));
+
+	memset(sv, 0, sizeof(*sv));
+	sv->a = f;
+	if (output)
+		snprintf(sv->path1, sizeof(sv->path1), "%s.1", output);
+	sv->copy = aligned_alloc(RS_PAGE_SIZE, f->size);
+	ck_assert_ptr_nonnull(sv->copy);
+	memcpy(sv->copy, f->mem, f->size);
+	ck_assert_ptr_nonnull(r);
+	recorder_init(r, "domain");
+	r->aux_opaque = 1;
+	r->output = output;
+	r->finished = saved_finished;
+	r->reopen = saved_reopen;
+	r->finished_arg = sv;
+	r->hooks.arg = sv;
+	r->hooks.back_output = saved_output;
+	r->hooks.file_done = saved_file_done;
+	ck_assert_int_eq(recorder_run(r, &f->region), 0);
+	ck_assert_uint_eq(r->end, RECORDER_END_FINISHED);
+	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
+	return r;
+}
+
+/* Every record once: the 10 before the save in the first file, the 5
+ * after the restore in the second; the 10 that came back behind the
+ * restored tail counted as delivered already, not delivered again. */
+START_TEST(recorder_saved_restored)
+{
+	struct fixture f;
+	struct saved sv;
+	struct recorder *r;
+	struct tally_ring sum;
+	const struct rs_cons_stats *cs;
+	char path[256];
+
+	region_make(&f, 0);
+	out_path(path, sizeof(path));
+	r = record_saved(&f, &sv, path);
+	ck_assert_uint_eq(r->aways, 1);
+	ck_assert_uint_eq(r->backs, 1);
+	ck_assert_int_eq(r->away, 0);
+	ck_assert_int_eq(r->back_events, RS_REATTACH_TAIL_BACK);
+	ck_assert_uint_eq(r->files, 2);
+	ck_assert_uint_eq(sv.file1_records, RECORDS);
+	tally_total(&r->file_tally, &sum);
+	ck_assert_uint_eq(sum.records, 5);
+	ck_assert_uint_eq(r->file_tally.ring[0].seq_first, RECORDS);
+	ck_assert_uint_eq(r->file_tally.ring[0].seq_last, RECORDS + 4);
+	ck_assert_uint_eq(r->file_tally.ring[0].seq_gaps, 0);
+	cs = drain_cons_stats(&r->drain, 0);
+	ck_assert_uint_eq(cs->reattaches, 1);
+	ck_assert_uint_eq(cs->skip_records, RECORDS);
+	ck_assert_uint_eq(cs->unsure_records + cs->head_back, 0);
+	unlink(path);
+	ck_assert_int_eq(access(sv.path1, F_OK), 0);
+	unlink(sv.path1);
+	done(r);
+	free(sv.copy);
+	free(f.mem);
+}
+END_TEST
+
+/* Without a file: the same counts. */
+START_TEST(recorder_saved_no_file)
+{
+	struct fixture f;
+	struct saved sv;
+	struct recorder *r;
+
+	region_make(&f, 0);
+	r = record_saved(&f, &sv, NULL);
+	ck_assert_uint_eq(r->backs, 1);
+	ck_assert_uint_eq(r->files, 1);
+	ck_assert_uint_eq(r->tally.ring[0].records, RECORDS + 5);
+	ck_assert_uint_eq(r->tally.ring[0].seq_back, 0);
+	done(r);
+	free(sv.copy);
+	free(f.mem);
+}
+END_TEST
+
+/* A file but nowhere to put what comes after: away is the end. */
+START_TEST(recorder_saved_no_next_file)
+{
+	struct fixture f;
+	struct recorder *r = malloc(sizeof(*r));
+	struct saved sv = { 0 };
+	char path[256];
+
+	ck_assert_ptr_nonnull(r);
+	region_make(&f, 0);
+	sv.a = &f;
+	recorder_init(r, "domain");
+	r->output = out_path(path, sizeof(path));
+	r->finished = saved_finished;
+	r->reopen = saved_reopen;
+	r->finished_arg = &sv;
+	ck_assert_int_eq(recorder_run(r, &f.region), 0);
+	ck_assert_uint_eq(r->end, RECORDER_END_FINISHED);
+	ck_assert_uint_eq(r->aways, 0);
+	ck_assert_int_eq(sv.reopen_calls, 0);
+	ck_assert_uint_eq(r->file_tally.ring[0].records, RECORDS);
+	unlink(path);
+	done(r);
+	free(f.mem);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recorder");
@@ -207,6 +379,9 @@ int main(void)
 	tcase_add_test(tc, recorder_corrupt_file);
 	tcase_add_test(tc, recorder_healthy);
 	tcase_add_test(tc, recorder_open_fails);
+	tcase_add_test(tc, recorder_saved_restored);
+	tcase_add_test(tc, recorder_saved_no_file);
+	tcase_add_test(tc, recorder_saved_no_next_file);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

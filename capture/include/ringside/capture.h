@@ -367,8 +367,20 @@ int drain_init(struct drain *d, const struct rs_region *region,
  * library's (rs_errstr). */
 int drain_pass(struct drain *d, struct liberr *e);
 
-/* Consumer statistics of ring @i (corruption counts). */
+/* Consumer statistics of ring @i (corruption counts, reattaches). */
 const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i);
+
+/*
+ * Go on draining every ring from @region, a new mapping of the region
+ * restored under the drain (a saved domain restored: QEMU wrote its saved
+ * bytes into a new region file): rs_consumer_reattach on each ring, the
+ * positions kept, nothing delivered twice, what cannot be known counted
+ * in each ring's consumer statistics.  The old mapping may go once this
+ * returns.  The OR of the rings' enum rs_reattach_event, or the ring
+ * library's -rse_* (rs_errstr): -rse_geometry when @region's rings are
+ * not those drained (nothing changed then).
+ */
+int drain_reattach(struct drain *d, const struct rs_region *region);
 
 /* What the host observed on every ring so far, into @h (kind, times and
  * the AUX bytes stored are the caller's). */
@@ -609,7 +621,29 @@ struct recorder_hooks {
 	/* a file was completed because of next_output: r->output, r->tally,
 	 * r->file_tally, r->host are that file's */
 	void (*file_done)(void *arg, const struct recorder *r);
+	/* the source went away for now (finished said RECORDER_AWAY), after
+	 * a last pass over its rings */
+	void (*gone_away)(void *arg, const struct recorder *r);
+	/* when it runs again and a file is written: the path of the file
+	 * for the records from then on (its clock synced anew: one offset
+	 * per file; the string must live until the next call).  Without
+	 * it, or NULL: the recording ends when the source goes away. */
+	const char *(*back_output)(void *arg, const struct recorder *r);
+	/* it runs again: every ring reattached (@events: the OR of the
+	 * rings' enum rs_reattach_event), the records from here on go to
+	 * r->output */
+	void (*came_back)(void *arg, const struct recorder *r, int events);
 	void *arg;
+};
+
+/* Where the source is, as the finished and reopen callbacks say. */
+enum recorder_src {
+	RECORDER_HERE = 0,        /* it may write (finished) */
+	RECORDER_GONE = 1,        /* no record can come any more */
+	RECORDER_AWAY = 2,        /* stopped for now with its memory, the
+				   * region included, saved (a saved
+				   * domain): it may run again */
+	RECORDER_BACK = 3,        /* it runs again (reopen) */
 };
 
 struct recorder {
@@ -623,8 +657,20 @@ struct recorder {
 	int aux_opaque;            /* the AUX areas hold bytes that are not PT
 				    * whatever the region's trace mask says */
 	struct recorder_hooks hooks;
-	int (*finished)(void *arg);/* 1 once no record can come any more */
+	int (*finished)(void *arg);/* enum recorder_src: RECORDER_GONE once
+				    * no record can come any more,
+				    * RECORDER_AWAY while it is saved, else
+				    * RECORDER_HERE (0) */
 	void *finished_arg;
+	/* NULL (then away is gone), or asked with finished_arg while the
+	 * source is away: RECORDER_BACK when it runs again, its region
+	 * opened anew in *@region, mapped writable at *@sync_mem (the old
+	 * mapping must stay until the next call or the end);
+	 * RECORDER_AWAY while it is still away; RECORDER_GONE when it will
+	 * not come back; < 0, noted in @e, when it cannot be opened (the
+	 * recording fails: CAP_FAIL_ATTACH) */
+	int (*reopen)(void *arg, const struct rs_region **region,
+		      void **sync_mem, struct liberr *e);
 	/* NULL, or called with finished_arg once a signal or --duration
 	 * ends the recording, before the last pass: a producer it stops
 	 * there writes nothing that pass could miss */
@@ -655,6 +701,10 @@ struct recorder {
 	uint64_t passes;
 	uint64_t woken;            /* passes that a wake descriptor started */
 	uint32_t files;            /* files opened, rotations included */
+	uint32_t aways;            /* times the source went away */
+	uint32_t backs;            /* ... and came back, every ring reattached */
+	int away;                  /* away now (at the end: it ended away) */
+	int back_events;           /* the OR of every reattach's events */
 	enum recorder_end end;
 	struct pdf_host_facts host;   /* what the host observed, as filed */
 	struct tally file_tally;      /* the file read back: claims checked
