@@ -7,6 +7,7 @@
  * the end of --duration, or (--vm) once the VM's vCPUs have all stopped, it
  * takes a last batch from every ring and completes the file.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -91,8 +92,21 @@ static int parse(int argc, char **argv, struct record_opts *o)
 	return 0;
 }
 
+/* A DOMAIN's recording across saves: where its region is now, and the
+ * words said when it goes and comes back. */
+struct record_src {
+	const struct record_opts *o;
+	const struct rmap *m;      /* the region as opened first */
+	struct rmap spare[2];      /* the region restored, in turn */
+	int cur;                   /* the spare in use; -1: m */
+	struct dom_virt *dom;
+	char next[4200];           /* the file after a restore */
+	int warned;                /* a completed file had warnings */
+};
+
+/* @rotated: a file completed at a restore (its time before the save). */
 static void summary(const struct record_opts *o, const struct recorder *r,
-		    const struct rmap *m)
+		    const struct rmap *m, int rotated)
 {
 	const struct drain *d = &r->drain;
 	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
@@ -101,13 +115,22 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 	uint32_t i;
 
 	tally_total(t, &sum);
-	printf("ringside record: wrote %" PRIu64 " records (%s) from %u rings to "
-	       "%s in %.1f s%s\n", sum.records,
-	       print_size(size, sizeof(size), sum.bytes), d->nr_rings,
-	       o->output, r->seconds,
-	       r->end == RECORDER_END_SIGNAL ? " (interrupted)" :
-	       r->end == RECORDER_END_FINISHED ?
-	       (m->domain ? " (the domain stopped)" : " (the VM ended)") : "");
+	(void)o;
+	if (rotated)
+		/* a file completed at a restore: its time before it */
+		printf("ringside record: wrote %" PRIu64 " records (%s) from "
+		       "%u rings to %s (until the domain was saved)\n",
+		       sum.records, print_size(size, sizeof(size), sum.bytes),
+		       d->nr_rings, r->output);
+	else
+		printf("ringside record: wrote %" PRIu64 " records (%s) from %u "
+		       "rings to %s in %.1f s%s\n", sum.records,
+		       print_size(size, sizeof(size), sum.bytes), d->nr_rings,
+		       r->output, r->seconds,
+		       r->end == RECORDER_END_SIGNAL ? " (interrupted)" :
+		       r->end == RECORDER_END_FINISHED ?
+		       (m->domain ? " (the domain stopped)" : " (the VM ended)") :
+		       "");
 	if (r->syms)
 		print_gsyms(stdout, r->syms, &r->wstats);
 	if (r->kcode && r->kcode->state != GKCODE_ABSENT)
@@ -133,12 +156,93 @@ static int vm_finished(void *arg)
 
 /* A domain that is shut off (destroyed, powered off) or undefined writes
  * nothing more.  A crashed one kept by on_crash=preserve is still active:
- * its rings can still be read, and the recording goes on. */
+ * its rings can still be read, and the recording goes on.  A saved one
+ * (virsh save, managedsave) is away: it may be restored. */
 static int dom_finished(void *arg)
 {
-	int r = dom_virt_active(arg);
+	struct record_src *src = arg;
+	int life = dom_virt_life(src->dom);
 
-	return r == 0 || r == -dome_no_domain;
+	if (life == DOM_LIFE_OFF || life == -dome_no_domain)
+		return RECORDER_GONE;
+	return life == DOM_LIFE_SAVED ? RECORDER_AWAY : RECORDER_HERE;
+}
+
+/* A saved domain runs again: its region is a new file (the hook laid it
+ * out, QEMU restored the saved bytes into it), opened as at the start.
+ * Only once it runs: while it is being restored QEMU still writes it. */
+static int dom_reopen(void *arg, const struct rs_region **region,
+		      void **sync_mem, struct liberr *e)
+{
+	struct record_src *src = arg;
+	int life = dom_virt_life(src->dom), slot, err;
+	struct rmap *m;
+
+	if (life == DOM_LIFE_OFF || life == -dome_no_domain)
+		return RECORDER_GONE;
+	if (life != DOM_LIFE_RUNNING)
+		return RECORDER_AWAY;
+	/* the other spare: nothing reads the one before the last any more */
+	slot = src->cur == 0 ? 1 : 0;
+	m = &src->spare[slot];
+	rmap_close(m);
+	err = rmap_open(m, src->m->domain, RMAP_WRITE | RMAP_EXCL, e);
+	if (err == -ENOENT && liberr_from(e, liberr_sys))
+		return RECORDER_AWAY;
+	if (err)
+		return err;
+	src->cur = slot;
+	*region = &m->region;
+	*sync_mem = m->base;
+	return RECORDER_BACK;
+}
+
+static void dom_gone_away(void *arg, const struct recorder *r)
+{
+	struct record_src *src = arg;
+
+	(void)r;
+	if (src->o->quiet)
+		return;
+	printf("ringside record: %s was saved: waiting for it to run again\n",
+	       src->m->domain);
+	fflush(stdout);
+}
+
+static const char *dom_back_output(void *arg, const struct recorder *r)
+{
+	struct record_src *src = arg;
+
+	snprintf(src->next, sizeof(src->next), "%s.%u", src->o->output,
+		 r->files);
+	return src->next;
+}
+
+/* A file completed at a restore: its own summary and warnings. */
+static void dom_file_done(void *arg, const struct recorder *r)
+{
+	struct record_src *src = arg;
+
+	if (!src->o->quiet)
+		summary(src->o, r, src->m, 1);
+	if (print_recorder_warn(CMD, r))
+		src->warned = 1;
+}
+
+static void dom_came_back(void *arg, const struct recorder *r, int events)
+{
+	struct record_src *src = arg;
+	uint32_t i;
+
+	(void)events;
+	if (src->o->quiet)
+		return;
+	printf("ringside record: %s runs again: every ring reattached%s%s\n",
+	       src->m->domain, r->output ? "; records from now on in " : "",
+	       r->output ? r->output : "");
+	for (i = 0; i < r->drain.nr_rings; i++)
+		print_reattach(stdout, i, drain_cons_stats(&r->drain, i));
+	fflush(stdout);
 }
 
 static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
@@ -148,6 +252,7 @@ static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
 
 static int run(const struct record_opts *o, struct rmap *m)
 {
+	struct record_src src = { .o = o, .m = m, .cur = -1 };
 	struct recorder *r = malloc(sizeof(*r));
 	struct gkcode_src kcode_src = { .peek = dom_peek_code,
 					.errstr = dom_errstr,
@@ -184,10 +289,17 @@ static int run(const struct record_opts *o, struct rmap *m)
 			r->interval_ms = DOORBELL_INTERVAL_MS;
 	}
 	/* a DOMAIN: it ends when the domain stops (its own connection: the
-	 * code's reader has the other one) */
+	 * code's reader has the other one), and goes on across a save */
 	if (m->domain && !dom_virt_open(&state_dom, NULL, m->domain, 1)) {
+		src.dom = state_dom;
 		r->finished = dom_finished;
-		r->finished_arg = state_dom;
+		r->reopen = dom_reopen;
+		r->finished_arg = &src;
+		r->hooks.arg = &src;
+		r->hooks.gone_away = dom_gone_away;
+		r->hooks.back_output = dom_back_output;
+		r->hooks.came_back = dom_came_back;
+		r->hooks.file_done = dom_file_done;
 	}
 	/* a DOMAIN with PT: the kernel's code for perf's decoder */
 	if (m->domain && o->output &&
@@ -199,12 +311,17 @@ static int run(const struct record_opts *o, struct rmap *m)
 		}
 	}
 	ret = print_recorder_run(CMD, r, &m->region, o->quiet);
-	if (ret == CLI_EXIT_OK && !o->quiet)
-		summary(o, r, m);
+	if (ret == CLI_EXIT_OK && !o->quiet) {
+		summary(o, r, m, 0);
+		if (r->aways)
+			print_reattach_total(stdout, r);
+	}
 	/* --quiet or not: corruption and lies are never silent */
-	if (ret == CLI_EXIT_OK && print_recorder_warn(CMD, r))
+	if (ret == CLI_EXIT_OK && (print_recorder_warn(CMD, r) || src.warned))
 		ret = CLI_EXIT_CORRUPT;
 	recorder_fini(r);
+	rmap_close(&src.spare[0]);
+	rmap_close(&src.spare[1]);
 	free(r);
 	dom_virt_close(kcode_dom);
 	dom_virt_close(state_dom);

@@ -108,6 +108,14 @@ void print_snapper(const char *cmd, const struct snapper *s);
 /* Corruption and flagged claims on stderr (print_warn); 1 when there
  * were any: the command exits CLI_EXIT_CORRUPT. */
 int print_recorder_warn(const char *cmd, const struct recorder *r);
+
+/* What reattaching ring @ring to a restored region found (the consumer's
+ * counts so far); nothing when it found its tails where it left them. */
+void print_reattach(FILE *f, uint32_t ring, const struct rs_cons_stats *cs);
+
+/* A recording that outlived saves: how often, how many files, and what
+ * each ring's reattaches found. */
+void print_reattach_total(FILE *f, const struct recorder *r);
 int print_snapper_warn(const char *cmd, const struct snapper *s);
 
 #endif /* RINGSIDE_CLI_PRINT_H */

@@ -240,3 +240,48 @@ int print_snapper_write(const char *cmd, struct snapper *s)
 	print_snapper_readback(cmd, s);
 	return CLI_EXIT_OK;
 }
+
+void print_reattach(FILE *f, uint32_t ring, const struct rs_cons_stats *cs)
+{
+	char a[32], b[32], c[32];
+
+	if (cs->skip_bytes)
+		fprintf(f, "  ring %u: %" PRIu64 " records (%s) came back behind "
+			"what was taken: delivered already, not taken again\n",
+			ring, cs->skip_records,
+			print_size(a, sizeof(a), cs->skip_bytes));
+	if (cs->skip_unframed)
+		fprintf(f, "  ring %u: of them, %s the guest changed since: "
+			"not framed as records\n", ring,
+			print_size(a, sizeof(a), cs->skip_unframed));
+	if (cs->head_back)
+		fprintf(f, "  ring %u: the restored head was %s behind what was "
+			"taken (a region laid out anew, or an older copy): "
+			"%" PRIu64 " records (%s) it held were taken, which may "
+			"repeat earlier ones\n", ring,
+			print_size(a, sizeof(a), cs->head_back_bytes),
+			cs->unsure_records,
+			print_size(b, sizeof(b), cs->unsure_bytes));
+	if (cs->tail_ahead)
+		fprintf(f, "  ring %u: the restored tail was %s ahead of what "
+			"was taken: never read here\n", ring,
+			print_size(a, sizeof(a), cs->tail_ahead_bytes));
+	if (cs->aux_skip_bytes || cs->aux_unsure_bytes ||
+	    cs->aux_tail_ahead_bytes)
+		fprintf(f, "  ring %u: AUX: %s delivered already, %s that may "
+			"repeat, %s never read here\n", ring,
+			print_size(a, sizeof(a), cs->aux_skip_bytes),
+			print_size(b, sizeof(b), cs->aux_unsure_bytes),
+			print_size(c, sizeof(c), cs->aux_tail_ahead_bytes));
+}
+
+void print_reattach_total(FILE *f, const struct recorder *r)
+{
+	uint32_t i;
+
+	fprintf(f, "across the recording: saved %u times, ran again %u times, "
+		"%u files%s\n", r->aways, r->backs, r->files,
+		r->away ? " (it ended while the domain was saved)" : "");
+	for (i = 0; i < r->drain.nr_rings; i++)
+		print_reattach(f, i, drain_cons_stats(&r->drain, i));
+}
