@@ -3,41 +3,70 @@
  * ringside disable DOMAIN: take ringside's <shmem> device, <metadata>
  * element and QEMU plugin arguments out of the persistent XML.  A domain
  * that has none of them is left alone (status 0).
+ *
+ * --live first unplugs the device from the running guest.  The guest's
+ * kernel removes it whatever maps its BAR (the agent's mapping is revoked
+ * under it; `ringside-agent` notices and lets go), then QEMU drops it;
+ * libvirt waits for that a few seconds, this command up to --wait.  Only
+ * once the device is gone do the running domain's metadata and the
+ * region file go, then the persistent XML is changed: a guest that does
+ * not let the device go leaves everything as it was (status 1).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "ringside/domain_hook.h"
 #include "ringside/domain_virt.h"
 
 #include "cli.h"
 
 #define CMD "disable"
 
+#define WAIT_DEFAULT 30.0   /* seconds for the guest to let the device go */
+#define WAIT_STEP_NS 100000000L
+
 struct disable_opts {
 	const char *domain;
 	const char *uri;
+	int live;                  /* unplug from the running guest too */
+	int live_only;             /* ... and leave the persistent XML */
+	double wait;               /* seconds; 0: WAIT_DEFAULT */
 };
 
 static int parse(int argc, char **argv, struct disable_opts *o)
 {
 	const struct opt opts[] = {
+		OPT_FLAG(0, "live", &o->live, "also unplug the device from the "
+			 "running guest now, then remove its region file"),
+		OPT_FLAG(0, "live-only", &o->live_only, "as --live, and leave "
+			 "the persistent XML as it is"),
+		OPT_SECONDS('w', "wait", &o->wait, "S", 3600, "with --live: how "
+			    "long the guest has to let the device go (30)"),
 		CLI_OPT_CONNECT(&o->uri),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
 		.prog = CLI_PROG(CMD),
-		.usage = "DOMAIN [--connect URI]",
+		.usage = "DOMAIN [--live|--live-only] [--wait S] [--connect URI]",
 		.about = "Take libvirt domain DOMAIN out of ringside tracing: "
 			 "remove the <shmem name='ringside-DOMAIN'> device, "
 			 "ringside's <metadata> element and ringside's '-plugin' "
 			 "pair (--trace pt) from its persistent XML; the domain's "
 			 "other <qemu:commandline> arguments stay.  A running "
-			 "domain keeps its region until it stops.",
+			 "domain keeps its region until it stops, unless --live "
+			 "unplugs the device now (PCI hot-unplug: the guest's "
+			 "ringside-agent lets go of it) and removes the region "
+			 "file; what the rings held goes with it (take a snapshot "
+			 "first to keep it).",
 		.args = cli_domain_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success (also when it was not enabled), "
-			 "1 failure, 2 bad usage.",
+			 "1 failure (with --live: also a domain that is not "
+			 "running, and a guest that did not let the device go in "
+			 "time: then nothing else changed), 2 bad usage.",
 		.min_args = 1,
 		.max_args = 1,
 		.missing = CLI_DOMAIN_MISSING,
@@ -46,9 +75,112 @@ static int parse(int argc, char **argv, struct disable_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	ret = opt_parse(&cmd, argc, argv, &first);
-	if (!ret)
-		o->domain = argv[first];
-	return ret;
+	if (ret)
+		return ret;
+	o->domain = argv[first];
+	if (o->live_only)
+		o->live = 1;
+	if (o->wait > 0 && !o->live)
+		return cli_usage(CMD, "--wait goes with --live");
+	if (o->wait <= 0)
+		o->wait = WAIT_DEFAULT;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Unplug ringside's device from the running domain, wait until QEMU let
+ * it go, then take the running domain's metadata and the region file
+ * away.  1 unplugged, 0 there was no device (the metadata and a stale
+ * file go all the same); CLI_EXIT_FAIL (negated) after saying why.
+ */
+static int unplug(const struct disable_opts *o, struct dom_virt *d,
+		  const char *shm_name, double *took)
+{
+	struct dom_xml *x = NULL;
+	char *xml = NULL, *dev = NULL, *meta = NULL;
+	double t0 = now_s();
+	int err, have, active, plugged;
+
+	*took = 0;
+	active = dom_virt_active(d);
+	if (active <= 0) {
+		cli_err(CMD, "%s: --live: %s", o->domain, active < 0 ?
+			dom_errstr(active) : "the domain is not running; leave "
+			"--live out");
+		return -CLI_EXIT_FAIL;
+	}
+	err = dom_virt_xml(d, 0, &xml);
+	if (!err)
+		err = dom_xml_parse(&x, xml, strlen(xml));
+	/* the device exactly as the running domain has it: detach matches */
+	have = err ? err : dom_xml_shmem(x, shm_name, NULL, &dev);
+	dom_xml_free(x);
+	free(xml);
+	if (have < 0) {
+		cli_err(CMD, "%s: --live: %s", o->domain, dom_errstr(have));
+		return -CLI_EXIT_FAIL;
+	}
+	plugged = have;
+	if (have) {
+		err = dom_virt_detach_in(d, dev, DOM_VIRT_LIVE);
+		free(dev);
+		if (err) {
+			cli_err(CMD, "%s: --live: cannot unplug the <shmem> device "
+				"from the running guest: %s; nothing changed",
+				o->domain, dom_errstr(err));
+			return -CLI_EXIT_FAIL;
+		}
+		/* libvirt stops waiting after a few seconds; the guest may
+		 * finish later */
+		while ((have = dom_virt_has_device(d, shm_name)) == 1 &&
+		       now_s() - t0 < o->wait)
+			nanosleep(&(struct timespec){ 0, WAIT_STEP_NS }, NULL);
+		*took = now_s() - t0;
+		if (have) {
+			if (have < 0)
+				cli_err(CMD, "%s: --live: after the unplug request: "
+					"%s", o->domain, dom_errstr(have));
+			else
+				cli_err(CMD, "%s: --live: the guest has not let the "
+					"device go in %.0f s (its kernel handles PCI "
+					"hot-unplug: ACPI, acpiphp); the request stays "
+					"with QEMU.  Nothing else changed: the region "
+					"file, the metadata and the persistent XML stay.  "
+					"Run 'ringside disable %s --live' again once "
+					"it is gone, or stop the domain", o->domain,
+					o->wait, o->domain);
+			return -CLI_EXIT_FAIL;
+		}
+	}
+	/* no device: the running domain's metadata goes (record, snapshot
+	 * and stat DOMAIN then say it is not enabled) */
+	if (!dom_virt_meta_get(d, 0, &meta)) {
+		free(meta);
+		err = dom_virt_meta_set_in(d, NULL, DOM_VIRT_LIVE);
+		if (err) {
+			cli_err(CMD, "%s: --live: the device is unplugged, but "
+				"removing the running domain's metadata failed: %s",
+				o->domain, dom_errstr(err));
+			return -CLI_EXIT_FAIL;
+		}
+	}
+	/* QEMU has let the file go with the device */
+	err = dom_shm_remove(DOM_SHM_DIR, shm_name);
+	if (err) {
+		cli_err(CMD, "%s: --live: the device is unplugged, but %s/%s "
+			"stays: %s", o->domain, DOM_SHM_DIR, shm_name,
+			dom_errstr(err));
+		return -CLI_EXIT_FAIL;
+	}
+	return plugged;
 }
 
 /* Remove what is there; 1 if something was, 0 if nothing. */
@@ -115,7 +247,8 @@ int cmd_disable(int argc, char **argv)
 	struct dom_xml *x = NULL;
 	const char *what = "";
 	char *xml = NULL;
-	int err, ret, pt = 0;
+	double took = 0;
+	int err, ret, pt = 0, live = 0;
 
 	ret = parse(argc, argv, &o);
 	if (ret)
@@ -125,8 +258,26 @@ int cmd_disable(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	err = dom_virt_open(&d, o.uri, o.domain, 0);
-	if (!err)
-		err = dom_virt_xml(d, 1, &xml);
+	if (err) {
+		cli_err(CMD, "%s: %s", o.domain, dom_errstr(err));
+		return CLI_EXIT_FAIL;
+	}
+	if (o.live && (live = unplug(&o, d, shm_name, &took)) < 0) {
+		dom_virt_close(d);
+		return -live;
+	}
+	if (live)
+		printf("ringside disable: %s: unplugged from the running guest in "
+		       "%.1f s; %s/%s removed\n", o.domain, took, DOM_SHM_DIR,
+		       shm_name);
+	else if (o.live)
+		printf("ringside disable: %s: the running guest had no ringside "
+		       "device\n", o.domain);
+	if (o.live_only) {
+		dom_virt_close(d);
+		return CLI_EXIT_OK;
+	}
+	err = dom_virt_xml(d, 1, &xml);
 	if (!err)
 		err = dom_xml_parse(&x, xml, strlen(xml));
 	if (!err)
@@ -153,6 +304,11 @@ int cmd_disable(int argc, char **argv)
 		       "plugin arguments removed from the persistent XML\n",
 		       o.domain);
 	}
+	if (!o.live && dom_virt_active(d) == 1 &&
+	    dom_virt_has_device(d, shm_name) == 1)
+		printf("  the running guest keeps its device and region until it "
+		       "stops; 'ringside disable %s --live' unplugs it now\n",
+		       o.domain);
 	dom_xml_free(x);
 	free(xml);
 	dom_virt_close(d);

@@ -7,8 +7,16 @@
  * metadata write takes the device back out.  --trace pt also puts
  * ringside's QEMU TCG plugin on the domain's command line (<qemu:arg>,
  * domain.h); a failure there defines the domain back as it was.
+ *
+ * --live also opts the running guest in now, as the hook would at its
+ * start: the region file laid out, the metadata set on the running
+ * domain, the device hot-plugged (PCI).  The persistent change comes
+ * first; when the live one fails, the region file and live metadata go
+ * and the persistent XML is defined back as it was.  --live-only leaves
+ * the persistent XML alone.
  */
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -41,6 +49,8 @@ struct enable_opts {
 	uint32_t pt_filter;        /* index into pt_filters; PT_FILTER_UNSET */
 	uint32_t pt_psb;           /* 0: the plugin's default */
 	const char *pt_plugin;     /* NULL: RS_PT_PLUGIN_PATH */
+	int live;                  /* plug into the running guest too */
+	int live_only;             /* ... and leave the persistent XML */
 	char plugin[PATH_MAX];     /* the plugin's resolved path */
 };
 
@@ -134,6 +144,12 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 		OPT_STRING(0, "pt-plugin", &o->pt_plugin, "PATH", "with --trace "
 			   "pt: the plugin file (default: the installed one, "
 			   "below)"),
+		OPT_FLAG(0, "live", &o->live, "also opt the running domain in "
+			 "now: lay the region out and hot-plug the device into "
+			 "the guest (PCI); no restart"),
+		OPT_FLAG(0, "live-only", &o->live_only, "as --live, and leave "
+			 "the persistent XML as it is (the next start is not "
+			 "traced)"),
 		CLI_OPT_CONNECT(&o->uri),
 		OPT_END
 	};
@@ -145,16 +161,22 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 			 "name='ringside-DOMAIN'> device into its persistent XML.  "
 			 "Both apply at the domain's next start; the libvirt hook "
 			 "('ringside hook install') then creates the region.  "
-			 "Running 'enable' again replaces the settings.",
+			 "Running 'enable' again replaces the settings.  With "
+			 "--live a running domain is opted in at once: the region "
+			 "file is laid out and the device hot-plugged; the guest's "
+			 "'ringside-agent --follow' attaches when it sees it.",
 		.args = cli_domain_args,
 		.opts = opts,
 		.notes = "--trace pt needs a domain of type 'qemu' (TCG) and the "
 			 "plugin file; it adds '-plugin PATH,region=FILE,...' to "
 			 "the domain's <qemu:commandline>, after the operator's own "
-			 "arguments.  The installed plugin: " RS_PT_PLUGIN_PATH
+			 "arguments; it cannot go on a running QEMU (not with "
+			 "--live).  The installed plugin: " RS_PT_PLUGIN_PATH
 			 ".  Exit status: 0 success, 1 failure (nothing "
-			 "changed; also: no plugin file), 2 bad usage (also: --trace "
-			 "pt on a domain that is not TCG).",
+			 "changed; also: no plugin file, --live on a domain that "
+			 "is not running or has the device plugged in already, a "
+			 "hot-plug QEMU or libvirt refused), 2 bad usage (also: "
+			 "--trace pt on a domain that is not TCG).",
 		.min_args = 1,
 		.max_args = 1,
 		.missing = CLI_DOMAIN_MISSING,
@@ -170,6 +192,12 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 	if (ret)
 		return ret;
 	o->domain = argv[first];
+	if (o->live_only)
+		o->live = 1;
+	if (o->pt && o->live)
+		return cli_usage(CMD, "--trace pt puts ringside's plugin on QEMU's "
+				 "command line, which a running QEMU cannot take: "
+				 "leave --live out, and restart the domain");
 	if (!o->pt && (o->pt_plugin || o->pt_psb ||
 		       o->pt_filter != PT_FILTER_UNSET))
 		return cli_usage(CMD, "--pt-filter, --pt-psb and --pt-plugin go "
@@ -339,6 +367,56 @@ static int apply_pt(const struct enable_opts *o, struct dom_virt *d,
 	return err;
 }
 
+/*
+ * Opt the running domain in, as the hook does at a start: the region file
+ * laid out, the metadata on the running domain (what record, snapshot and
+ * stat DOMAIN read), the device hot-plugged.  On failure whatever this did
+ * is undone: nothing of the running domain changed.
+ */
+static int plug(const struct enable_opts *o, struct dom_virt *d,
+		const char *shm_name)
+{
+	char meta[512], dev[512], why[512];
+	const char *step;
+	struct group *gr;
+	int err, meta_set;
+
+	if (dom_cfg_format(&o->cfg, meta, sizeof(meta)) < 0 ||
+	    dom_shmem_xml(shm_name, o->cfg.size, dev, sizeof(dev)) < 0) {
+		cli_err(CMD, "internal error: XML does not fit");
+		return CLI_EXIT_FAIL;
+	}
+	/* QEMU's group, as the hook's default: QEMU opens the file */
+	gr = getgrnam(DOM_HOOK_GROUP);
+	if (!gr) {
+		cli_err(CMD, "%s: --live: no group '%s' (QEMU's) for the region "
+			"file", o->domain, DOM_HOOK_GROUP);
+		return CLI_EXIT_FAIL;
+	}
+	err = dom_shm_create(DOM_SHM_DIR, shm_name, &o->cfg, gr->gr_gid);
+	if (err) {
+		cli_err(CMD, "%s: --live: cannot create %s/%s: %s", o->domain,
+			DOM_SHM_DIR, shm_name, dom_errstr(err));
+		return CLI_EXIT_FAIL;
+	}
+	step = "set the metadata of the running domain";
+	err = dom_virt_meta_set_in(d, meta, DOM_VIRT_LIVE);
+	meta_set = !err;
+	if (!err) {
+		step = "hot-plug the <shmem> device into the running guest";
+		err = dom_virt_attach_in(d, dev, DOM_VIRT_LIVE);
+	}
+	if (!err)
+		return 0;
+	/* libvirt's words, before the next call replaces them */
+	snprintf(why, sizeof(why), "%s", dom_errstr(err));
+	if (meta_set)
+		dom_virt_meta_set_in(d, NULL, DOM_VIRT_LIVE);
+	dom_shm_remove(DOM_SHM_DIR, shm_name);
+	cli_err(CMD, "%s: cannot %s: %s", o->domain, step, why);
+	return CLI_EXIT_FAIL;
+}
+
 static void report(const struct enable_opts *o, const char *shm_name,
 		   int active, int pt_changed)
 {
@@ -359,12 +437,46 @@ static void report(const struct enable_opts *o, const char *shm_name,
 	else if (pt_changed)
 		printf("  PT: ringside's QEMU plugin taken off the domain's "
 		       "<qemu:commandline>\n");
-	if (active)
+	if (o->live)
+		printf("  plugged into the running guest (PCI 1af4:1110): its "
+		       "'ringside-agent --follow' attaches to it; 'ringside stat "
+		       "%s' says when\n", o->domain);
+	if (o->live_only)
+		printf("  the persistent XML is left as it was: the domain's next "
+		       "start is not traced\n");
+	else if (active && !o->live)
 		printf("  the domain is running: the change applies when it is next "
-		       "started (shut it down, then start it)\n");
+		       "started (shut it down, then start it), or now with "
+		       "--live\n");
 	if (!dom_hook_installed())
 		printf("  no ringside hook is installed: run 'ringside hook install' "
 		       "before starting the domain\n");
+}
+
+/* --live needs a running domain without ringside's device plugged in. */
+static int live_check(const struct enable_opts *o, struct dom_virt *d,
+		      int active, const char *shm_name)
+{
+	int have;
+
+	if (!active) {
+		cli_err(CMD, "%s: --live: the domain is not running; leave --live "
+			"out: the change applies when it is next started",
+			o->domain);
+		return CLI_EXIT_FAIL;
+	}
+	have = dom_virt_has_device(d, shm_name);
+	if (have < 0) {
+		cli_err(CMD, "%s: --live: %s", o->domain, dom_errstr(have));
+		return CLI_EXIT_FAIL;
+	}
+	if (have) {
+		cli_err(CMD, "%s: --live: the running guest has ringside's device "
+			"already; 'ringside disable %s --live' first to change "
+			"it while it runs; nothing changed", o->domain, o->domain);
+		return CLI_EXIT_FAIL;
+	}
+	return 0;
 }
 
 int cmd_enable(int argc, char **argv)
@@ -408,13 +520,24 @@ int cmd_enable(int argc, char **argv)
 		cli_err(CMD, "%s: %s", o.domain, dom_errstr(err));
 		goto out;
 	}
+	if (o.live && (ret = live_check(&o, d, active, shm_name)))
+		goto out;
 	ret = finish_cfg(&o, x);
-	if (!ret)
+	if (!ret && !o.live_only)
 		ret = apply(&o, d, x, shm_name);
-	if (!ret) {
+	if (!ret && !o.live_only) {
 		pt_changed = apply_pt(&o, d, xml, shm_name);
 		if (pt_changed < 0)
 			ret = CLI_EXIT_FAIL;
+	}
+	if (!ret && o.live && (ret = plug(&o, d, shm_name)) && !o.live_only) {
+		/* the persistent XML back as it was before this command */
+		if (dom_virt_define(d, xml))
+			cli_err(CMD, "%s: and defining its persistent XML back "
+				"failed: %s; check 'virsh dumpxml --inactive'",
+				o.domain, dom_errstr(-dome_libvirt));
+		else
+			cli_err(CMD, "%s: nothing changed", o.domain);
 	}
 	if (!ret)
 		report(&o, shm_name, active, pt_changed);

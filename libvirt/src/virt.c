@@ -152,6 +152,78 @@ int dom_virt_detach(struct dom_virt *d, const char *xml)
 	return 0;
 }
 
+static int where_flags(struct dom_virt *d, unsigned where, unsigned *flags)
+{
+	int active;
+
+	if (!where || (where & ~(DOM_VIRT_CONFIG | DOM_VIRT_LIVE)))
+		return -dome_invalid;
+	*flags = 0;
+	if (where & DOM_VIRT_CONFIG)
+		*flags |= VIR_DOMAIN_AFFECT_CONFIG;
+	if (where & DOM_VIRT_LIVE) {
+		/* libvirt's own words for it are "domain is not running" */
+		active = dom_virt_active(d);
+		if (active <= 0)
+			return active < 0 ? active : -dome_not_running;
+		*flags |= VIR_DOMAIN_AFFECT_LIVE;
+	}
+	return 0;
+}
+
+int dom_virt_meta_set_in(struct dom_virt *d, const char *xml, unsigned where)
+{
+	unsigned flags;
+	int err = where_flags(d, where, &flags);
+
+	if (err)
+		return err;
+	if (virDomainSetMetadata(d->dom, VIR_DOMAIN_METADATA_ELEMENT, xml,
+				 xml ? DOM_XMLNS_KEY : NULL, DOM_XMLNS, flags) < 0)
+		return failed(dome_libvirt);
+	return 0;
+}
+
+int dom_virt_attach_in(struct dom_virt *d, const char *xml, unsigned where)
+{
+	unsigned flags;
+	int err = where_flags(d, where, &flags);
+
+	if (err)
+		return err;
+	if (virDomainAttachDeviceFlags(d->dom, xml, flags) < 0)
+		return failed(dome_libvirt);
+	return 0;
+}
+
+int dom_virt_detach_in(struct dom_virt *d, const char *xml, unsigned where)
+{
+	unsigned flags;
+	int err = where_flags(d, where, &flags);
+
+	if (err)
+		return err;
+	if (virDomainDetachDeviceFlags(d->dom, xml, flags) < 0)
+		return failed(dome_libvirt);
+	return 0;
+}
+
+int dom_virt_has_device(struct dom_virt *d, const char *shm_name)
+{
+	struct dom_xml *x = NULL;
+	char *text = NULL;
+	int err;
+
+	err = dom_virt_xml(d, 0, &text);
+	if (!err)
+		err = dom_xml_parse(&x, text, strlen(text));
+	if (!err)
+		err = dom_xml_shmem(x, shm_name, NULL, NULL);
+	dom_xml_free(x);
+	free(text);
+	return err;
+}
+
 int dom_virt_suspend(struct dom_virt *d)
 {
 	int state, reason;

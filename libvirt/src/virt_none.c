@@ -80,6 +80,30 @@ int dom_virt_detach(struct dom_virt *d, const char *xml)
 	return dom_virt_meta_set(d, xml);
 }
 
+int dom_virt_meta_set_in(struct dom_virt *d, const char *xml, unsigned where)
+{
+	(void)where;
+	return dom_virt_meta_set(d, xml);
+}
+
+int dom_virt_attach_in(struct dom_virt *d, const char *xml, unsigned where)
+{
+	(void)where;
+	return dom_virt_meta_set(d, xml);
+}
+
+int dom_virt_detach_in(struct dom_virt *d, const char *xml, unsigned where)
+{
+	(void)where;
+	return dom_virt_meta_set(d, xml);
+}
+
+int dom_virt_has_device(struct dom_virt *d, const char *shm_name)
+{
+	(void)shm_name;
+	return dom_virt_active(d);
+}
+
 int dom_virt_suspend(struct dom_virt *d)
 {
 	return dom_virt_active(d);

@@ -9,7 +9,8 @@
  * @uri NULL means libvirt's default (LIBVIRT_DEFAULT_URI, else
  * qemu:///system for root).  Every change goes to the persistent
  * configuration only (VIR_DOMAIN_AFFECT_CONFIG): it applies at the next
- * start, never to a running guest.
+ * start, never to a running guest; the *_in() calls say where a change
+ * goes, the running domain included (`enable --live`, `disable --live`).
  *
  * Errors as in domain.h: -errno or -dome_*.  Every call below that talks
  * to libvirt can also fail with -dome_libvirt (libvirt refused) and
@@ -58,6 +59,29 @@ int dom_virt_meta_set(struct dom_virt *d, const char *xml);
 /* Add or remove a device (@xml as dom_shmem_xml or dom_xml_shmem give it). */
 int dom_virt_attach(struct dom_virt *d, const char *xml);
 int dom_virt_detach(struct dom_virt *d, const char *xml);
+
+/* --- changes to the running domain ---------------------------------------- */
+
+/* Where a change goes: the persistent configuration, the running domain
+ * (VIR_DOMAIN_AFFECT_CONFIG, _LIVE), or both. */
+#define DOM_VIRT_CONFIG 1u
+#define DOM_VIRT_LIVE   2u
+
+/* dom_virt_meta_set, dom_virt_attach and dom_virt_detach @where.  A live
+ * attach hot-plugs the device into the running guest (QEMU's device_add:
+ * it returns once QEMU has the device, before the guest's kernel saw
+ * it).  A live detach asks the guest to let the device go (ACPI eject)
+ * and returns once it did or libvirt stopped waiting for it (seconds):
+ * dom_virt_has_device() tells which.  -dome_not_running (LIVE on a domain
+ * that is not running), -dome_invalid (@where 0 or unknown bits). */
+int dom_virt_meta_set_in(struct dom_virt *d, const char *xml, unsigned where);
+int dom_virt_attach_in(struct dom_virt *d, const char *xml, unsigned where);
+int dom_virt_detach_in(struct dom_virt *d, const char *xml, unsigned where);
+
+/* 1 if the running domain (the live XML) has the <shmem name=@shm_name>
+ * device, 0 if not.  -dome_xml (one of that name that is not
+ * ivshmem-plain). */
+int dom_virt_has_device(struct dom_virt *d, const char *shm_name);
 
 /* Pause the guest's vCPUs: 1 paused here, 0 it was paused already (leave
  * it paused).  Resume them.  -dome_not_running. */
