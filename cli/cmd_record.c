@@ -100,7 +100,9 @@ struct record_src {
 	struct rmap spare[2];      /* the region restored, in turn */
 	int cur;                   /* the spare in use; -1: m */
 	struct dom_virt *dom;
-	char next[4200];           /* the file after a restore */
+	char path[4096];           /* the region file's name ("": unknown) */
+	char next[2][4200];        /* the file after a restore, and the one
+				    * before (r->output until the rotation) */
 	int warned;                /* a completed file had warnings */
 };
 
@@ -165,7 +167,14 @@ static int dom_finished(void *arg)
 
 	if (life == DOM_LIFE_OFF || life == -dome_no_domain)
 		return RECORDER_GONE;
-	return life == DOM_LIFE_SAVED ? RECORDER_AWAY : RECORDER_HERE;
+	if (life == DOM_LIFE_SAVED)
+		return RECORDER_AWAY;
+	/* saved and restored between two looks: its region is another file */
+	if (src->path[0] && !access(src->path, F_OK) &&
+	    !rmap_is_file(src->cur < 0 ? src->m : &src->spare[src->cur],
+			  src->path))
+		return RECORDER_AWAY;
+	return RECORDER_HERE;
 }
 
 /* A saved domain runs again: its region is a new file (the hook laid it
@@ -213,9 +222,10 @@ static const char *dom_back_output(void *arg, const struct recorder *r)
 {
 	struct record_src *src = arg;
 
-	snprintf(src->next, sizeof(src->next), "%s.%u", src->o->output,
-		 r->files);
-	return src->next;
+	char *next = src->next[r->files & 1];
+
+	snprintf(next, sizeof(src->next[0]), "%s.%u", src->o->output, r->files);
+	return next;
 }
 
 /* A file completed at a restore: its own summary and warnings. */
@@ -292,6 +302,8 @@ static int run(const struct record_opts *o, struct rmap *m)
 	 * code's reader has the other one), and goes on across a save */
 	if (m->domain && !dom_virt_open(&state_dom, NULL, m->domain, 1)) {
 		src.dom = state_dom;
+		if (dom_region_path(m->domain, src.path, sizeof(src.path)))
+			src.path[0] = '\0';
 		r->finished = dom_finished;
 		r->reopen = dom_reopen;
 		r->finished_arg = &src;
