@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ringside/capture.h"
 #include "ringside/domain_virt.h"
@@ -137,6 +138,23 @@ static void show_pt(const char *domain)
 	free(arg);
 }
 
+/* A region the hook set aside when its domain stopped and its capture
+ * could not be written (docs/operator-guide.md): said, whatever else. */
+static void kept_note(const char *domain)
+{
+	char shm[DOM_SHM_NAME_MAX], path[sizeof(DOM_SHM_DIR) + DOM_SHM_NAME_MAX +
+					   sizeof(DOM_SHM_KEPT)];
+
+	if (!domain || dom_shm_name(domain, shm, sizeof(shm)))
+		return;
+	snprintf(path, sizeof(path), "%s/%s%s", DOM_SHM_DIR, shm, DOM_SHM_KEPT);
+	if (!access(path, F_OK))
+		cli_err(CMD, "%s: the flight recorder of an earlier stop is kept in "
+			"%s (its capture could not be written); take it with "
+			"'ringside snapshot %s -o FILE', then remove it", domain,
+			path, path);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o;
@@ -147,6 +165,8 @@ int cmd_stat(int argc, char **argv)
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
+	if (!o.vm)
+		kept_note(o.region);
 	if (cli_region_open(CMD, &m, o.vm, o.region, 0, NULL))
 		return CLI_EXIT_FAIL;
 	for (n = 1;; n++) {

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# e2e: the flight recorder outlives its domain, with nobody watching.  A
+# Linux guest (busybox initramfs, ringside-agent, the workload) under its
+# own libvirtd and QEMU TCG, enabled in overwrite mode, with a pvpanic
+# device; ringside's hook installed with its own capture directory.
+#   A. <on_crash>destroy</on_crash>: the workload marks its steps, then
+#      "panic", and crashes the guest (guest_init.sh rs_e2e=panic).  No
+#      snapshot is taken: libvirt ends the domain (shut off, crashed) and
+#      the hook captures the rings at release.  The capture is a perf.data
+#      file perf opens; its markers are the workload's steps in order,
+#      "panic" last (e2e-check --panic); its kernel samples are named by
+#      the guest's own kallsyms (through the capture directory's build-id
+#      cache, perf --buildid-dir); the region file is gone.
+#   B. <on_crash>restart</on_crash>: libvirt resets the guest inside the
+#      same QEMU (no hook runs: the capture of a restart is the host
+#      service's, which follows libvirt's events); `virsh destroy`
+#      afterwards leaves a capture perf reads.
+#   C. with --keep 2 a third stop leaves the newest two; a capture
+#      directory that cannot be made keeps the region as
+#      /dev/shm/ringside-DOMAIN~kept, `stat DOMAIN` says so, and it
+#      snapshots into a file perf reads.
+# Installs no package.  Exit 77 when something it needs is missing.
+# shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
+set -u
+# shellcheck source=scripts/lib/libvirt-guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/libvirt-guest.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
+
+RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 GUEST_INIT=$6 HOOK_PROGRAM=$7
+KCHECK=$(dirname "${BASH_SOURCE[0]}")/ksyms_check.py
+DOM=rs-crash-$$
+SHM=/dev/shm/ringside-$DOM
+HOOK=/etc/libvirt/hooks/qemu.d/ringside
+STEPS=20
+T0=$(date +%s)
+
+e2e_need_own_libvirt
+W=$(lg_workdir /tmp/rs-crash.XXXXXX)
+CAP=$W/captures
+DEFINED='' HOOKED=''
+cleanup() {
+	e2e_teardown
+	rm -f "$SHM" "$SHM~kept"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# pvpanic: at panic() the guest tells QEMU, and libvirt applies on_crash
+PVDIR=/lib/modules/$(basename "$LG_KERNEL" | sed 's/^vmlinuz-//')/kernel/drivers/misc/pvpanic
+mkdir -p "$W/root/lib/modules"
+cp "$PVDIR/pvpanic.ko" "$W/root/lib/modules/1-pvpanic.ko" &&
+	cp "$PVDIR/pvpanic-mmio.ko" "$W/root/lib/modules/2-pvpanic-mmio.ko" ||
+	{ bad "no pvpanic modules in $PVDIR (linux-image-amd64 has them)"; exit 1; }
+e2e_prepare
+# the hook file is read at every call: its options take effect now
+"$RINGSIDE" hook install --program "$HOOK_PROGRAM" --capture-dir "$CAP" \
+	--keep 2 >/dev/null || { bad "hook install --capture-dir"; exit 1; }
+grep -q -- "--capture-dir '$CAP' --keep 2 " "$HOOK" &&
+	ok "the hook runs with --capture-dir $CAP --keep 2" ||
+	bad "hook file: $(tail -n 1 "$HOOK")"
+
+# domain_xml POLICY: the panic run's domain with <on_crash>POLICY</on_crash>
+domain_xml() {
+	lg_domain_xml $DOM qemu "$W" panic |
+		sed -e "s|</on_poweroff>|&<on_crash>$1</on_crash>|" \
+		    -e "s|<devices>|&<panic model='isa'/>|"
+}
+
+# captures: the domain's capture files, oldest first
+captures() { ls "$CAP/$DOM/"*.data 2>/dev/null | sort; }
+
+# wait_captures N: until the domain has N captures (the hook wrote them)
+wait_captures() {
+	local _
+	for _ in $(seq 600); do
+		[ "$(captures | wc -l)" -ge "$1" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# judge FILE WHAT CONSOLE: perf opens FILE; the workload's markers end in
+# "panic"; perf names its kernel samples after the guest's own kallsyms
+# (CONSOLE: the boot's console, with the workload's pid and the table)
+judge() {
+	local wpid
+	wpid=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$3" | head -n 1)
+	perf --buildid-dir "$CAP/.debug" script -i "$1" > /dev/null 2> "$W/script.err" &&
+		[ ! -s "$W/script.err" ] && ok "$2: perf script opens $(basename "$1")" ||
+		{ bad "$2: perf script: $(head -n 3 "$W/script.err")"; }
+	if [ -n "$wpid" ] && "$CHECK" "$1" --pid "$wpid" --comm rs-workload \
+		--steps $STEPS --panic > "$W/check" 2>&1; then
+		ok "$2: markers before the panic: $(cat "$W/check")"
+	else
+		bad "$2: the capture's markers (pid '$wpid'):"; sed 's/^/     /' "$W/check"
+	fi
+	perf --buildid-dir "$CAP/.debug" script -i "$1" -F event,ip,sym -G \
+		> "$W/ksyms" 2>/dev/null
+	python3 "$KCHECK" names "$3" "$W/ksyms" 95 > "$W/names" &&
+		ok "$2: kernel samples: $(head -n 1 "$W/names")" ||
+		{ bad "$2: kernel samples: $(head -n 1 "$W/names")"; tail -n +2 "$W/names"; }
+}
+
+# ---- A: on_crash destroy ---------------------------------------------------------
+domain_xml destroy > "$W/domain.xml"
+vsh define "$W/domain.xml" >/dev/null || { bad "virsh define"; exit 1; }
+DEFINED=1
+"$RINGSIDE" enable $DOM --mode overwrite >/dev/null 2>"$W/err" ||
+	{ bad "enable: $(cat "$W/err")"; exit 1; }
+note "start; the guest panics by itself, nobody takes a snapshot"
+vsh start $DOM >/dev/null || { bad "virsh start"; exit 1; }
+wait_console "E2E-PANIC" 300
+wait_captures 1 && ok "a capture appeared: $(captures | head -n 1)" ||
+	{ bad "no capture in $CAP/$DOM after the crash"; ls -la "$CAP" "$CAP/$DOM" 2>&1; }
+state=$(vsh domstate --reason $DOM 2>/dev/null)
+case $state in "shut off (crashed)"*) ok "libvirt: $state" ;; *) bad "domain state: $state" ;; esac
+[ -e "$SHM" ] && bad "the region file is left after release" ||
+	ok "the region file went once captured"
+[ -e "$SHM~kept" ] && bad "the region was kept aside: the capture failed"
+first=$(captures | head -n 1)
+[ -n "$first" ] && judge "$first" "on_crash destroy" "$W/console.log"
+
+# ---- B: on_crash restart, then virsh destroy -------------------------------------
+# libvirt 9.0 restarts a crashed domain inside the same QEMU process (a
+# reset, libvirt's "fake reboot"): no hook runs, the region survives the
+# reset, and the next boot's agent writes on after the crash's records.
+# What stops the domain afterwards leaves the capture: here virsh destroy.
+vsh dumpxml --inactive $DOM |
+	sed 's|<on_crash>destroy</on_crash>|<on_crash>restart</on_crash>|' > "$W/domain.xml"
+grep -q '<on_crash>restart</on_crash>' "$W/domain.xml" &&
+	vsh define "$W/domain.xml" >/dev/null 2>"$W/err" ||
+	bad "virsh define (on_crash restart): $(cat "$W/err")"
+rm -f "$W/console.log"
+note "start again with on_crash restart"
+vsh start $DOM >/dev/null || { bad "virsh start (restart)"; exit 1; }
+wait_console "E2E-PANIC" 300
+pid=$(pgrep -f "guest=$DOM," | head -n 1)
+# the reset: the guest boots again in the same QEMU
+for _ in $(seq 600); do
+	[ "$(grep -ac 'E2E-BOOT' "$W/console.log")" -ge 2 ] && break
+	sleep 0.2
+done
+[ "$(grep -ac 'E2E-BOOT' "$W/console.log")" -ge 2 ] &&
+	[ "$(pgrep -f "guest=$DOM," | head -n 1)" = "$pid" ] && [ -e "$SHM" ] &&
+	ok "on_crash restart: the guest booted again in the same QEMU (pid $pid), region kept" ||
+	bad "on_crash restart: boots $(grep -ac 'E2E-BOOT' "$W/console.log"), QEMU '$pid' -> '$(pgrep -f "guest=$DOM," | head -n 1)'"
+[ "$(captures | wc -l)" = 1 ] && ok "no hook ran at the reset: still one capture" ||
+	bad "captures after the reset: $(captures | wc -l)"
+vsh destroy $DOM >/dev/null 2>&1
+wait_captures 2 && second=$(captures | tail -n 1) &&
+	ok "virsh destroy left a capture: $(basename "$second")" ||
+	bad "no capture after virsh destroy"
+[ -n "${second:-}" ] && perf --buildid-dir "$CAP/.debug" script -i "$second" \
+	>/dev/null 2>"$W/script.err" && [ ! -s "$W/script.err" ] &&
+	ok "perf script opens it" || bad "perf script on the destroy's capture"
+
+# ---- C: the bound, and a capture that cannot be written ----------------------------
+# a third stop: --keep 2 keeps the newest two
+vsh start $DOM >/dev/null || bad "virsh start (third)"
+vsh destroy $DOM >/dev/null 2>&1
+for _ in $(seq 600); do
+	[ "$(captures | tail -n 1)" != "$second" ] && break
+	sleep 0.2
+done
+n=$(captures | wc -l)
+[ "$(captures | tail -n 1)" != "$second" ] && [ "$n" = 2 ] &&
+	! captures | grep -qx "$first" && captures | grep -qx "$second" &&
+	ok "a third stop: --keep 2 kept the newest two, the oldest went" ||
+	{ bad "after a third stop: $n captures"; captures; }
+# a capture directory that cannot be made: the rings stay in /dev/shm
+: > "$W/not-a-dir"
+"$RINGSIDE" hook install --program "$HOOK_PROGRAM" \
+	--capture-dir "$W/not-a-dir/captures" >/dev/null || bad "hook install (bad dir)"
+vsh start $DOM >/dev/null || bad "virsh start (fourth)"
+vsh destroy $DOM >/dev/null 2>&1
+for _ in $(seq 300); do [ -e "$SHM~kept" ] && break; sleep 0.2; done
+[ -e "$SHM~kept" ] && [ ! -e "$SHM" ] &&
+	ok "the capture could not be written: the region kept as $SHM~kept" ||
+	bad "no $SHM~kept after a failed capture"
+"$RINGSIDE" stat $DOM > "$W/stat.out" 2>&1
+grep -q "$SHM~kept" "$W/stat.out" && ok "stat says so: $(grep -m 1 kept "$W/stat.out")" ||
+	{ bad "stat does not mention the kept region"; cat "$W/stat.out"; }
+"$RINGSIDE" snapshot "$SHM~kept" -o "$W/kept.data" -q 2>"$W/err" &&
+	perf script -i "$W/kept.data" >/dev/null 2>&1 &&
+	ok "the kept region snapshots into a file perf reads" ||
+	bad "snapshot of the kept region: $(cat "$W/err")"
+grep -aq "could not be captured" /var/log/libvirt/libvirtd.log "$W"/*.log 2>/dev/null ||
+	note "(the hook's message goes to libvirtd's log)"
+
+echo "$fails failure(s)"
+[ $fails = 0 ]
