@@ -38,7 +38,7 @@ step() { printf '\n== [%d s] %s\n' $(($(date +%s) - T0)) "$*"; }
 [ "$(id -u)" = 0 ] || die "run me as root (libvirtd, /dev/shm, the libvirt hook)"
 bash scripts/build.sh "$build"
 R=$(realpath "$build/cli/ringside")
-HOOK_PROGRAM=$(realpath "$build/libvirt/ringside-hook")
+HOOK_PROGRAM=$(realpath "$build/libvirt/hook/ringside-hook")
 AGENT=$build/guest-agent/linux/ringside-agent
 MARK=$build/guest-agent/mark-tool/ringside-mark
 WORKLOAD=$build/tests/e2e/rs-workload
@@ -66,7 +66,7 @@ fi
 
 # What was made here, so that teardown removes exactly that; it counts
 # what it could not undo in TD_FAILS.
-W='' RECORD_PID='' DEFINED='' HOOKED='' MADE_DIRS=() TD_FAILS=0
+W='' RECORD_PID='' DEFINED='' HOOKED='' MADE_DIRS=() TD_FAILS=0 CAPDIR=
 td() { "$@" && return 0; TD_FAILS=$((TD_FAILS + 1)); return 1; }
 
 teardown() {
@@ -83,8 +83,9 @@ teardown() {
 		td vsh undefine "$DOM" >/dev/null && echo "virsh undefine $DOM"
 		DEFINED=''
 	fi
-	# libvirt leaves the domain's QEMU log behind
+	# libvirt leaves the domain's QEMU log behind; the hook, its captures
 	td rm -f "$SHM" "/var/log/libvirt/qemu/$DOM.log"
+	[ -z "$CAPDIR" ] || td rm -rf "${CAPDIR:?}/$DOM"
 	if [ -n "$HOOKED" ]; then
 		if [ -e "$W/hook.orig" ]; then
 			td cp -p "$W/hook.orig" "$HOOK" && echo "restored the ringside hook that was there before"
@@ -155,13 +156,17 @@ step "1. libvirtd and ringside's hook"
 W=$(lg_workdir /tmp/rs-demo.XXXXXX)
 if [ -e "$HOOK" ] && grep -qF "exec '$HOOK_PROGRAM' " "$HOOK"; then
 	echo "ringside's hook is installed already and runs $HOOK_PROGRAM"
+	CAPDIR=$(sed -n "s/.*--capture-dir '\([^']*\)'.*/\1/p" "$HOOK")
+	CAPDIR=${CAPDIR:-/var/lib/ringside/captures}
 else
 	[ ! -e "$HOOK" ] || cp -p "$HOOK" "$W/hook.orig"
 	for d in /etc/libvirt/hooks/qemu.d /etc/libvirt/hooks; do
 		[ -d "$d" ] || MADE_DIRS+=("$d")
 	done
 	HOOKED=1
-	"$R" hook install --program "$HOOK_PROGRAM"
+	# captures of stopped domains go to the demo's own directory
+	CAPDIR=$W/captures
+	"$R" hook install --program "$HOOK_PROGRAM" --capture-dir "$CAPDIR"
 fi
 libvirtd_before=$(lg_running libvirtd)
 lg_daemons_start "$W" || die "$LG_WHY"
@@ -251,6 +256,18 @@ grep -Eq '^[[:space:]]+[0-9a-f]+ [a-z_]' "$W/flight.last" || die "perf script na
 # the last samples are each vCPU where the host found it (registers and
 # kernel stack read through libvirt): the panicked one is in panic()
 grep -Eq '^[[:space:]]+[0-9a-f]+ panic$' "$W/flight.last" || die "the last stacks do not show panic()"
+
+step "   virsh destroy: nobody watching, the hook keeps the flight recorder by itself"
+# (a crash under <on_crash>destroy</on_crash> or restart does the same)
+vsh destroy "$DOM" >/dev/null
+for _ in $(seq 100); do
+	ls "$CAPDIR/$DOM/"*.data >/dev/null 2>&1 && break
+	sleep 0.1
+done
+CAPTURE=$(ls "$CAPDIR/$DOM/"*.data 2>/dev/null | tail -n 1)
+[ -n "$CAPTURE" ] || die "the hook kept no capture in $CAPDIR/$DOM"
+echo "capture: $CAPTURE"
+"$R" dump "$CAPTURE" | grep ' marker ' | tail -n 2
 
 step "5. clean up: ringside disable, undefine, hook, daemons, files"
 teardown
