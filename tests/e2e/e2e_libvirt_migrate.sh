@@ -9,13 +9,16 @@
 # libvirt refuses to migrate a domain to its own host, so the destination
 # is a QEMU this script starts with the source's own command line (read
 # from /proc, libvirt's descriptors replaced by paths of its own: QEMU_DST,
-# qemu_dst.py), its region's memory backend on a file of its own
-# (/dev/shm/ringside-DOMAIN-dst, which nobody lays out: the migration
-# brings it) and -incoming tcp:127.0.0.1:PORT.  The source is the domain
-# libvirtd runs, enabled in overwrite mode (markers only); it migrates
-# through QMP (virsh qemu-monitor-command).  Its /init (written here)
-# sends a marker every few tenths of a second (ringside-mark --sync: in
-# the ring when it returns, then said on the console).  Checked:
+# qemu_dst.py), its region's memory backend on a file of its own and
+# -incoming tcp:127.0.0.1:PORT.  ringside's hook runs for it as the
+# destination host's libvirt would run it (`ringside hook run`, the domain
+# renamed DOMAIN-dst so that its region is /dev/shm/ringside-DOMAIN-dst):
+# prepare lays the region out before QEMU starts, release captures it
+# after QEMU ends.  The source is the domain libvirtd runs, enabled in
+# overwrite mode (markers only); it migrates through QMP (virsh
+# qemu-monitor-command).  Its /init (written here) sends a marker every
+# few tenths of a second (ringside-mark --sync: in the ring when it
+# returns, then said on the console).  Checked:
 #   1. a migration to a port nobody listens on fails, and one to a
 #      destination QEMU killed halfway (the bandwidth held low, killed
 #      once some MiB went) fails: both times the source runs on, its
@@ -29,7 +32,11 @@
 #      migration (seen on the destination's console) are in a later
 #      snapshot of the destination's file, the heartbeat moves, and the
 #      source's file has none of them; at the end the agent detaches
-#      cleanly on the destination.
+#      cleanly on the destination, and the destination's hook captures
+#      the migrated region at release with every marker of the run.
+# What the hook keeps of a failed incoming migration (the destination's
+# release) and of the source after a migration (its release) is said,
+# not judged: libvirt tells neither hook why the domain stopped.
 # Nothing waits on the guest's speed but console lines and the migration's
 # states (bounded).  Exit 77 when something it needs is missing.
 # shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
@@ -41,7 +48,8 @@ set -u
 RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 HOOK_PROGRAM=$5 QEMU_DST=$6
 DOM=rs-e2e-mig-$$
 SHM=/dev/shm/ringside-$DOM
-DST_SHM=/dev/shm/ringside-$DOM-dst
+DOMDST=$DOM-dst
+DST_SHM=/dev/shm/ringside-$DOMDST
 HOOK=/etc/libvirt/hooks/qemu.d/ringside
 
 e2e_need_own_libvirt
@@ -54,7 +62,7 @@ cleanup() {
 	local p
 	for p in $DST_PIDS; do lg_kill_wait "$p"; done
 	e2e_teardown
-	rm -f "$SHM" "$SHM~kept" "$DST_SHM"
+	rm -f "$SHM" "$SHM~kept" "$DST_SHM" "$DST_SHM~kept"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -193,6 +201,14 @@ PY
 
 hb() { sed -n 's/.*heartbeat \([0-9]*\).*/\1/p' "$1" | head -n 1; }
 
+# hook_dst OP SUBOP: ringside's hook as the destination host's libvirt
+# would run it for the domain (here named DOMDST, so that its region is
+# DST_SHM beside the source's): the domain's live XML, renamed
+hook_dst() {
+	vsh dumpxml $DOM | sed "s|<name>$DOM</name>|<name>$DOMDST</name>|; s|name='ringside-$DOM'|name='ringside-$DOMDST'|" |
+		"$RINGSIDE" hook run --capture-dir "$CAP" $DOMDST "$1" "$2" - > "$W/hook.$1.out" 2>&1
+}
+
 e2e_prepare
 "$RINGSIDE" hook install --program "$HOOK_PROGRAM" --capture-dir "$CAP" >/dev/null ||
 	{ bad "hook install --capture-dir"; exit 1; }
@@ -223,6 +239,9 @@ wait_migration "failed" 30 && ok "migration to a closed port: status $MST" ||
 # once 2 MiB have gone, long before the end
 qmp_src migrate-set-parameters '{"max-bandwidth":1048576}' >/dev/null ||
 	bad "migrate-set-parameters max-bandwidth"
+# as on a destination host: the hook lays the region out at prepare,
+# QEMU maps that file, the incoming stream writes over it
+hook_dst prepare begin || { bad "hook prepare begin (destination): $(cat "$W/hook.prepare.out")"; exit 1; }
 PORT=$(python3 "$QEMU_DST" port)
 start_dst dst1 "$PORT" || exit 1
 M0=$(last_mark)
@@ -251,6 +270,13 @@ wait_migration "failed cancelled" 60 && ok "the source's migration ended: $MST" 
 [ "$(stat -c '%i %s' "$SHM" 2>/dev/null)" = "$INODE" ] &&
 	ok "the source keeps its region file (same inode and size)" ||
 	bad "the source's region file changed: $(stat -c '%i %s' "$SHM" 2>&1) (was $INODE)"
+# the destination's libvirt would stop its QEMU and run release
+hook_dst release end
+rc=$?
+[ -e "$DST_SHM" ] && bad "the hook left $DST_SHM after the failed incoming migration" ||
+	ok "the destination's hook at release (status $rc) removed its region file"
+n=$(find "$CAP/$DOMDST" -name '*.data' 2>/dev/null | wc -l)
+note "what the destination's hook kept of the failed incoming migration: $n capture(s), $(ls "$DST_SHM~kept" 2>/dev/null | wc -l) ~kept file; it said: $(tr '\n' ' ' < "$W/hook.release.out")"
 M1=$(last_mark)
 wait_mark_after $((M1 + 1)) 120 || exit 1
 M1=$(last_mark)
@@ -264,6 +290,10 @@ note "markers $M0 before the killed migration, $M1 after it"
 # ---- 2: a migration that completes ------------------------------------------
 qmp_src migrate-set-parameters '{"max-bandwidth":1073741824}' >/dev/null ||
 	bad "migrate-set-parameters max-bandwidth"
+hook_dst prepare begin || { bad "hook prepare begin (destination): $(cat "$W/hook.prepare.out")"; exit 1; }
+snap_marks "$DST_SHM" dst-laid-out || exit 1
+[ ! -s "$W/dst-laid-out.marks" ] && ok "the destination's region, laid out by the hook, has no marker yet" ||
+	bad "the destination's fresh region has markers: $(head -c 80 "$W/dst-laid-out.marks")"
 PORT=$(python3 "$QEMU_DST" port)
 start_dst dst "$PORT" || exit 1
 DST=$DST_PID
@@ -332,10 +362,24 @@ lg_wait_console "$W/dst-console.log" "E2E-AGENT-EXIT" 120 || true
 grep -aq "E2E-AGENT-EXIT rc=0" "$W/dst-console.log" &&
 	ok "the agent detached on the destination, status 0" ||
 	bad "agent exit on the destination: $(grep -a E2E-AGENT-EXIT "$W/dst-console.log")"
+M5=$(last_mark "$W/dst-console.log")
 python3 "$QEMU_DST" qmp "$W/dst.qmp" quit >/dev/null 2>&1
 lg_kill_wait "$DST"
+# the destination's QEMU stopped: its hook captures the migrated region
+rm -rf "${CAP:?}/$DOMDST"
+hook_dst release end || bad "hook release end (destination): $(cat "$W/hook.release.out")"
+c=$(find "$CAP/$DOMDST" -name '*.data' 2>/dev/null | head -n 1)
+if [ -n "$c" ] && [ ! -e "$DST_SHM" ]; then
+	"$RINGSIDE" dump "$c" |
+		awk '$3 == "marker" { sub("id=", "", $4); if ($4 + 0 < 4294901760) print $4 }' > "$W/dst-capture.marks"
+	r=$(marks_check dst-capture "" "$M5") &&
+		ok "the destination's capture at release holds the guest's whole run: $r" ||
+		bad "the destination's capture at release: $r (its console: $M5)"
+else
+	bad "no capture of the destination's region at release ($(cat "$W/hook.release.out"))"
+fi
 vsh destroy $DOM >/dev/null 2>&1
-note "captures the hook made of the source's region at release: $(find "$CAP" -name '*.data' 2>/dev/null | wc -l)"
+note "captures the hook made of the source's region at release: $(find "$CAP/$DOM" -name '*.data' 2>/dev/null | wc -l)"
 "$RINGSIDE" disable $DOM >/dev/null || bad "disable"
 note "done: $fails failed"
 [ $fails = 0 ]
