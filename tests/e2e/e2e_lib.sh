@@ -76,3 +76,16 @@ e2e_wait_crashed() {
 	done
 	return 1
 }
+
+# e2e_pvpanic: the pvpanic modules of the guest's kernel into the
+# initramfs tree ($W/root), loaded by guest_init.sh at boot: at panic()
+# the guest tells QEMU, and libvirt applies <on_crash>.  Exits the script
+# with a verdict when they are missing.
+e2e_pvpanic() {
+	local d
+	d=/lib/modules/$(basename "$LG_KERNEL" | sed 's/^vmlinuz-//')/kernel/drivers/misc/pvpanic
+	mkdir -p "$W/root/lib/modules"
+	cp "$d/pvpanic.ko" "$W/root/lib/modules/1-pvpanic.ko" &&
+		cp "$d/pvpanic-mmio.ko" "$W/root/lib/modules/2-pvpanic-mmio.ko" ||
+		{ bad "no pvpanic modules in $d (linux-image-amd64 has them)"; exit 1; }
+}

@@ -47,11 +47,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # pvpanic: at panic() the guest tells QEMU, and libvirt applies on_crash
-PVDIR=/lib/modules/$(basename "$LG_KERNEL" | sed 's/^vmlinuz-//')/kernel/drivers/misc/pvpanic
-mkdir -p "$W/root/lib/modules"
-cp "$PVDIR/pvpanic.ko" "$W/root/lib/modules/1-pvpanic.ko" &&
-	cp "$PVDIR/pvpanic-mmio.ko" "$W/root/lib/modules/2-pvpanic-mmio.ko" ||
-	{ bad "no pvpanic modules in $PVDIR (linux-image-amd64 has them)"; exit 1; }
+e2e_pvpanic
 e2e_prepare
 # the hook file is read at every call: its options take effect now
 "$RINGSIDE" hook install --program "$HOOK_PROGRAM" --capture-dir "$CAP" \

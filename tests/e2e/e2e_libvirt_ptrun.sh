@@ -83,11 +83,7 @@ snap() {
 # recorder ends at the crash however fast the guest runs (without it the
 # panicked vCPU loops in panic()'s mdelay and overwrites the ring with
 # delay_tsc)
-PVDIR=/lib/modules/$(basename "$LG_KERNEL" | sed 's/^vmlinuz-//')/kernel/drivers/misc/pvpanic
-mkdir -p "$W/root/lib/modules"
-cp "$PVDIR/pvpanic.ko" "$W/root/lib/modules/1-pvpanic.ko" &&
-	cp "$PVDIR/pvpanic-mmio.ko" "$W/root/lib/modules/2-pvpanic-mmio.ko" ||
-	{ bad "no pvpanic modules in $PVDIR (linux-image-amd64 has them)"; exit 1; }
+e2e_pvpanic
 e2e_prepare
 # sysrq_always_enabled: Debian's kernel.sysrq (438) leaves out the crash key
 lg_domain_xml $DOM qemu "$W" normal |

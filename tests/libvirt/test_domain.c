@@ -356,11 +356,9 @@ static void capture(void *arg, const char *fmt, va_list ap)
 	vsnprintf(logged, sizeof(logged), fmt, ap);
 }
 
-/* dom_hook_run on @xml as stdin; *@said counts the messages. */
-static int hook(const char *domain, const char *op, const char *subop,
-		const char *xml, int *said)
+/* dom_hook_run of @call on @xml as stdin; *@said counts the messages. */
+static int hook_call(struct dom_hook_call *call, const char *xml, int *said)
 {
-	struct dom_hook_call call = { domain, op, subop, NULL, -1 };
 	FILE *f = tmpfile();
 	int err;
 
@@ -368,14 +366,22 @@ static int hook(const char *domain, const char *op, const char *subop,
 	ck_assert_uint_eq(fwrite(xml, 1, strlen(xml), f), strlen(xml));
 	ck_assert_int_eq(fflush(f), 0);
 	rewind(f);
-	call.xml_fd = fileno(f);
+	call->xml_fd = fileno(f);
 	*said = 0;
 	logged[0] = '\0';
-	err = dom_hook_run(&call, capture, said);
+	err = dom_hook_run(call, capture, said);
 	/* every operation reads libvirt's XML to its end */
-	ck_assert_int_eq(lseek(call.xml_fd, 0, SEEK_CUR), (off_t)strlen(xml));
+	ck_assert_int_eq(lseek(call->xml_fd, 0, SEEK_CUR), (off_t)strlen(xml));
 	fclose(f);
 	return err;
+}
+
+static int hook(const char *domain, const char *op, const char *subop,
+		const char *xml, int *said)
+{
+	struct dom_hook_call call = { domain, op, subop, NULL, -1 };
+
+	return hook_call(&call, xml, said);
 }
 
 /* domain_xml with @from replaced by @to. */
@@ -423,18 +429,8 @@ static int release_with(const char *domain, const char *xml,
 {
 	struct dom_hook_call call = { domain, "release", "end", NULL, -1,
 				      fake_capture, k };
-	FILE *f = tmpfile();
-	int err;
 
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(xml, 1, strlen(xml), f), strlen(xml));
-	ck_assert_int_eq(fflush(f), 0);
-	rewind(f);
-	call.xml_fd = fileno(f);
-	*said = 0;
-	err = dom_hook_run(&call, capture, said);
-	fclose(f);
-	return err;
+	return hook_call(&call, xml, said);
 }
 
 static void region_file(const char *path)
