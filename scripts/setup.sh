@@ -20,6 +20,10 @@ packages=(
 	patchutils dpkg-dev
 	libvirt-daemon-system libvirt-daemon-driver-qemu libvirt-clients
 	libvirt-dev libxml2-dev procps
+	# Debian packages (scripts/package.sh) and the Debian guest that
+	# installs one (tests/e2e/e2e_debian_*.sh): a debootstrap root made a
+	# disk image by mke2fs -d; lintian judges the packages
+	debootstrap e2fsprogs file lintian
 )
 
 missing=()

@@ -19,9 +19,9 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 		OPT_U32('F', "freq", &o->freq, "HZ", 1, 1000000,
 			"samples per second", "samples per second and CPU (default: "
 			"the host's)"),
-		OPT_STRING('d', "device", &o->device, "BDF", "the PCI device "
-			   "(default: the first ivshmem device holding a ringside "
-			   "region)"),
+		OPT_STRING('d', "device", &o->device, "BDF", "the PCI device, "
+			   "by address or by sysfs path (default: the first "
+			   "ivshmem device holding a ringside region)"),
 		OPT_STRING('m', "mark-socket", &o->mark_socket, "PATH", "the marker "
 			   "socket (default " RS_MARK_SOCKET ")"),
 		OPT_POW2('b', "buffer-pages", &o->buf_pages, "N", 1, 1u << 16,
@@ -43,12 +43,16 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 			 "and wait for the next; without it the agent ends when "
 			 "there is no device or it goes"),
 		OPT_FLAG('q', "quiet", &o->quiet, "no messages but errors"),
+		OPT_FLAG(0, "probe", &o->probe, "only say, by the exit status and "
+			 "silently, whether the device (or any) holds a ringside "
+			 "region: 0 yes, 1 no (for udev rules)"),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
 		.prog = "ringside-agent",
 		.usage = "[-e SYS:NAME]... [--freq HZ] [--device BDF] "
-			 "[--mark-socket PATH] [--follow] [--quiet]",
+			 "[--mark-socket PATH] [--follow] [--quiet] | "
+			 "--probe [--device BDF]",
 		.about = "The ringside guest agent: forwards this guest's perf "
 			 "samples and its programs' markers into the trace region "
 			 "the host shares through an ivshmem-plain PCI device.  Runs "
@@ -56,7 +60,11 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 		.opts = opts,
 		.notes = "Exit status: 0 detached cleanly (on a signal, or when "
 			 "the device went away), 1 failure (no device or region "
-			 "without --follow, no perf events), 2 bad usage.",
+			 "without --follow, no perf events), 2 bad usage.  With "
+			 "--probe: 0 a ringside region, 1 none.  Installed "
+			 "from a package it is started by udev and systemd "
+			 "(ringside-agent@.service) while the host's ringside "
+			 "device is plugged in; see ringside-agent(8).",
 	};
 	long cpus;
 	int ret;
@@ -72,6 +80,18 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	ret = opt_parse(&cmd, argc, argv, NULL);
 	if (ret)
 		return ret;
+	/* a sysfs path (/sys/devices/pci0000:00/0000:00:05.0, what a
+	 * systemd unit instantiated by udev knows) names its last part */
+	if (o->device && strchr(o->device, '/')) {
+		const char *b = strrchr(o->device, '/') + 1;
+
+		if (!*b) {
+			fprintf(stderr, "ringside-agent: --device %s: a PCI "
+				"address or a device's sysfs path\n", o->device);
+			return 2;
+		}
+		o->device = b;
+	}
 	cpus = sysconf(_SC_NPROCESSORS_CONF);
 	o->nr_cpus = cpus < 1 ? 1 : cpus > AGENT_MAX_CPUS ? AGENT_MAX_CPUS :
 		     (uint32_t)cpus;

@@ -31,6 +31,7 @@ struct agent_opts {
 	int quiet;
 	int follow;               /* wait for the device, follow it */
 	int no_symbols;           /* publish no kernel symbols */
+	int probe;                /* only say whether a region is there */
 	struct agent_ksyms_paths ksyms;
 };
 

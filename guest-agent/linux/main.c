@@ -620,6 +620,22 @@ static int session(struct agent *a)
 	return end;
 }
 
+/* --probe: whether the device (or any) holds a ringside region, by the
+ * exit status alone.  udev asks it before it starts the unit, so that
+ * another ivshmem-plain device of the guest starts nothing; it must say
+ * nothing either way (udev logs what a PROGRAM prints). */
+static int probe(struct agent *a)
+{
+	struct agent_dev_scan scan;
+
+	if (agent_dev_guard())
+		return 1;
+	if (agent_dev_open(&a->dev, a->opts.sysfs, a->opts.device, &scan))
+		return 1;
+	agent_dev_close(&a->dev);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct agent *a = &the_agent;
@@ -629,6 +645,8 @@ int main(int argc, char **argv)
 	err = agent_opts_parse(&a->opts, argc, argv);
 	if (err)
 		return err < 0 ? 0 : err;
+	if (a->opts.probe)
+		return probe(a);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);

@@ -1,0 +1,271 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The guest package on a real Debian 12 guest with systemd, under a real
+# libvirtd and QEMU (TCG):
+#
+#   e2e_debian_agent.sh RINGSIDE HOOK AGENT SOURCE_DIR PKG_BUILD_DIR
+#
+#  - scripts/package.sh --guest builds ringside-agent_*.deb (in
+#    PKG_BUILD_DIR, kept between runs), and `apt-get install ./FILE.deb`
+#    installs it into a Debian root (debootstrap minbase + systemd-sysv,
+#    udev, kmod; e2e_debian_root.sh caches it under /var/cache): no hand
+#    copy of the agent, nothing enabled by hand;
+#  - the root becomes a virtio disk (mke2fs -d), booted with this host's
+#    Debian kernel and initrd, a foreign ivshmem-plain device beside
+#    ringside's (a shared memory of someone else's, all zeros);
+#  - at boot udev and systemd start ringside-agent@<device>.service by
+#    themselves, for ringside's device only: the guest says which units
+#    run (E2E-STATE on the console), and `ringside stat` / `snapshot`
+#    show the agent attached and the guest's markers in the ring;
+#  - `disable --live`: the device goes, the unit stops (BindsTo=);
+#  - `enable --live`: the device comes back (hotplug), a unit starts again
+#    and the agent attaches again.
+# Exit 77 when QEMU, libvirt or a kernel is missing.
+# shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
+set -u
+# shellcheck source=scripts/lib/libvirt-guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/libvirt-guest.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
+
+RINGSIDE=$1 HOOK_PROGRAM=$2 AGENT=$3 SRC=$4 PKG_BUILD=$5
+DOM=rs-deb-$$
+SHM=/dev/shm/ringside-$DOM
+FOREIGN=rs-foreign-$$
+HOOK=/etc/libvirt/hooks/qemu.d/ringside
+
+e2e_need_own_libvirt
+for p in mke2fs chroot dpkg-deb; do
+	command -v $p >/dev/null || { bad "$p is missing (scripts/setup.sh installs it)"; exit 1; }
+done
+INITRD=/boot/initrd.img-$(basename "$LG_KERNEL" | sed 's/^vmlinuz-//')
+[ -r "$INITRD" ] || { bad "no $INITRD beside $LG_KERNEL"; exit 1; }
+
+W=$(lg_workdir /tmp/rs-deb.XXXXXX)
+DEFINED='' HOOKED=''
+cleanup() {
+	e2e_teardown
+	rm -f "$SHM" "/dev/shm/$FOREIGN"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# ---- the guest package, and the root it goes into --------------------------------
+t=$(date +%s)
+DEB=$(bash "$SRC/scripts/package.sh" --guest -B "$PKG_BUILD" -o "$W" 2>"$W/package.log") &&
+	[ -f "$DEB" ] || { bad "scripts/package.sh --guest"; cat "$W/package.log"; exit 1; }
+ok "guest package built in $(($(date +%s) - t)) s: $(basename "$DEB"), $(($(stat -c %s "$DEB") / 1024)) KiB"
+t=$(date +%s)
+ROOT=$(bash "$(dirname "${BASH_SOURCE[0]}")/e2e_debian_root.sh" 2>"$W/root.log") ||
+	{ bad "the Debian root"; cat "$W/root.log"; exit 1; }
+ok "Debian 12 root in $(($(date +%s) - t)) s ($(grep -q built "$W/root.log" && echo "debootstrap" || echo "cached")): $ROOT"
+R=$W/root
+cp -a "$ROOT" "$R" || { bad "copying the root"; exit 1; }
+cp "$DEB" "$R/tmp/"
+chroot "$R" apt-get install -y -q "/tmp/$(basename "$DEB")" > "$W/apt.log" 2>&1 &&
+	chroot "$R" dpkg-query -W -f='${Status} ${Version}' ringside-agent | grep -q 'install ok installed' &&
+	ok "apt-get install ./$(basename "$DEB") in the guest's root: $(chroot "$R" dpkg-query -W -f='${Version}' ringside-agent)" ||
+	{ bad "apt-get install in the root"; tail -n 20 "$W/apt.log"; exit 1; }
+rm -f "$R/tmp/$(basename "$DEB")"
+for f in usr/sbin/ringside-agent usr/bin/ringside-mark usr/lib/udev/rules.d/60-ringside-agent.rules \
+	usr/lib/systemd/system/ringside-agent@.service; do
+	[ -e "$R/$f" ] || bad "the package did not install /$f"
+done
+# nothing enabled by hand: no ringside link anywhere under /etc/systemd
+[ -z "$(find "$R/etc/systemd" -name 'ringside*')" ] && ok "nothing of ringside enabled under /etc/systemd" ||
+	bad "ringside links under /etc/systemd: $(find "$R/etc/systemd" -name 'ringside*')"
+
+# What the test adds to the guest, none of it ringside's: a service that
+# says on the console which ringside units run and which ivshmem devices
+# are there (E2E-STATE), and sends a marker every half second; and the
+# agent's messages on the console as well as in the journal.
+cat > "$R/usr/local/bin/rs-e2e-watch" <<'EOF'
+#!/bin/sh
+n=0 last=
+while :; do
+	units=$(systemctl list-units --all --plain --no-legend 'ringside-agent@*' |
+		awk '{ printf "%s:%s/%s ", $1, $3, $4 }')
+	ivs=
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor")$(cat "$d/device")" = 0x1af40x1110 ] && ivs="$ivs${d##*/} "
+	done
+	now="units=[ $units] ivshmem=[ $ivs]"
+	if [ "$now" != "$last" ]; then
+		echo "E2E-STATE $n up=$(cut -d' ' -f1 /proc/uptime) $now"
+		last=$now
+	fi
+	ringside-mark 9 "deb $n" 2>/dev/null
+	n=$((n + 1))
+	sleep 0.5
+done
+EOF
+chmod 755 "$R/usr/local/bin/rs-e2e-watch"
+cat > "$R/etc/systemd/system/rs-e2e-watch.service" <<'EOF'
+[Unit]
+Description=ringside e2e: units and devices on the console
+[Service]
+ExecStart=/usr/local/bin/rs-e2e-watch
+StandardOutput=journal+console
+[Install]
+WantedBy=multi-user.target
+EOF
+ln -s /etc/systemd/system/rs-e2e-watch.service "$R/etc/systemd/system/multi-user.target.wants/"
+mkdir -p "$R/etc/systemd/system/ringside-agent@.service.d"
+printf '[Service]\nStandardError=journal+console\n' \
+	> "$R/etc/systemd/system/ringside-agent@.service.d/e2e-console.conf"
+echo rs-deb > "$R/etc/hostname"
+t=$(date +%s)
+mke2fs -q -t ext4 -L rs-root -d "$R" "$W/disk.img" 768M > "$W/mke2fs.log" 2>&1 ||
+	{ bad "mke2fs -d"; cat "$W/mke2fs.log"; exit 1; }
+rm -rf "$R"
+ok "disk image by mke2fs -d in $(($(date +%s) - t)) s: $(du -m "$W/disk.img" | cut -f1) MB used of 768"
+cp "$LG_KERNEL" "$W/vmlinuz" && cp "$INITRD" "$W/initrd.img" || { bad "kernel copy"; exit 1; }
+
+"$RINGSIDE" hook install --program "$HOOK_PROGRAM" >/dev/null || { bad "hook install"; exit 1; }
+HOOKED=1
+lg_daemons_start "$W" || { bad "$LG_WHY"; exit 1; }
+export HOME=$W/home PERF_CONFIG=/dev/null
+mkdir -p "$HOME"
+
+cat > "$W/domain.xml" <<EOF
+<domain type='qemu'>
+  <name>$DOM</name>
+  <memory unit='MiB'>512</memory>
+  <vcpu>2</vcpu>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+    <kernel>$W/vmlinuz</kernel>
+    <initrd>$W/initrd.img</initrd>
+    <cmdline>root=/dev/vda rw console=ttyS0 quiet noresume</cmdline>
+  </os>
+  <features><acpi/></features>
+  <on_poweroff>destroy</on_poweroff>
+  <devices>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='raw'/>
+      <source file='$W/disk.img'/>
+      <target dev='vda' bus='virtio'/>
+    </disk>
+    <shmem name='$FOREIGN'>
+      <model type='ivshmem-plain'/>
+      <size unit='M'>1</size>
+    </shmem>
+    <serial type='file'><source path='$W/console.log'/></serial>
+    <memballoon model='none'/>
+  </devices>
+</domain>
+EOF
+vsh define "$W/domain.xml" >/dev/null || { bad "virsh define"; exit 1; }
+DEFINED=1
+"$RINGSIDE" enable "$DOM" --freq 100 --sideband-pages 1024 > "$W/out" 2>&1 ||
+	{ bad "enable: $(cat "$W/out")"; exit 1; }
+
+# state N: the console's Nth E2E-STATE line; states: how many
+states() { grep -c "E2E-STATE" "$W/console.log" 2>/dev/null || true; }
+state() { grep "E2E-STATE" "$W/console.log" | sed -n "${1}p" | tr -d '\r'; }
+# wait_state REGEX SECONDS: until the newest E2E-STATE matches REGEX
+wait_state() {
+	local _
+	for _ in $(seq $(($2 * 5))); do
+		state '$' | grep -qE -- "$1" && return 0
+		sleep 0.2
+	done
+	bad "no state like '$1' on the console within $2 s (last: $(state '$'))"
+	lg_console_tail "$W/console.log"
+	return 1
+}
+ACTIVE='ringside-agent@[^ ]*:active/running'
+
+t0=$(date +%s)
+vsh start "$DOM" >/dev/null || { bad "virsh start"; exit 1; }
+note "booting $DOM (TCG): Debian 12, systemd, on a virtio disk"
+LG_PROGRESS=20 LG_SINCE=$t0 lg_wait_console "$W/console.log" "E2E-STATE" 300 ||
+	{ bad "$LG_WHY"; lg_console_tail "$W/console.log"; exit 1; }
+wait_state "$ACTIVE" 120 || exit 1
+t1=$(date +%s)
+S=$(state '$')
+ok "at boot, udev and systemd started the agent by themselves, $((t1 - t0)) s after virsh start: $(echo "$S" | cut -c 1-160)"
+# two ivshmem devices, one ringside unit: the foreign one started nothing
+n_ivs=$(echo "$S" | sed 's/.*ivshmem=\[ \(.*\)\]/\1/' | wc -w)
+n_units=$(echo "$S" | grep -o 'ringside-agent@[^ ]*' | wc -l)
+[ "$n_ivs" = 2 ] && [ "$n_units" = 1 ] &&
+	ok "2 ivshmem-plain devices, 1 ringside unit: the foreign device started nothing" ||
+	bad "$n_ivs ivshmem devices, $n_units ringside units, want 2 and 1"
+grep -q "ringside-agent.*\(none of\|cannot use\|failed\)" "$W/console.log" &&
+	bad "the agent complained on the console" || ok "nothing said about the foreign device"
+grep -q "attached to the region on" "$W/console.log" &&
+	ok "agent: $(grep -m1 'attached to the region on' "$W/console.log" | tr -d '\r' | sed 's/.*ringside-agent: //' | cut -c 1-110)" ||
+	bad "no 'attached' message from the agent"
+
+for _ in $(seq 100); do
+	"$RINGSIDE" stat "$DOM" > "$W/stat1" 2>&1
+	grep -q "agent attached (kind 2" "$W/stat1" && break
+	sleep 0.3
+done
+grep -q "agent attached (kind 2" "$W/stat1" && ok "stat $DOM: agent attached" ||
+	{ bad "stat: agent not attached"; cat "$W/stat1"; }
+# a marker sent after the unit was seen active is in the ring
+M0=$(state '$' | sed 's/.*E2E-STATE \([0-9]*\) .*/\1/')
+for _ in $(seq 60); do
+	"$RINGSIDE" snapshot "$DOM" -o "$W/boot.data" -q > /dev/null 2>&1
+	"$RINGSIDE" dump "$W/boot.data" > "$W/dump" 2>&1
+	last=$(grep -o 'marker .*"deb [0-9]*"' "$W/dump" | sed 's/.*"deb \([0-9]*\)"/\1/' | sort -n | tail -n 1)
+	[ -n "$last" ] && [ "$last" -gt "$M0" ] && break
+	sleep 0.5
+done
+[ -n "$last" ] && [ "$last" -gt "$M0" ] &&
+	ok "snapshot: the guest's marker 'deb $last' and $(grep -c ' sample ' "$W/dump") samples" ||
+	{ bad "snapshot: newest marker 'deb ${last:-none}', want > $M0"; tail -n 5 "$W/dump"; }
+grep -q "guest kernel symbols: [1-9]" "$W/stat1" &&
+	ok "$(grep -m1 'guest kernel symbols' "$W/stat1" | sed 's/^ *//' | cut -c 1-100)" ||
+	bad "no guest kernel symbols in stat"
+
+# The udev rule's question, asked on this host of a fake sysfs: the
+# running domain's region file says yes, the foreign device's zeros say
+# no, and neither answer prints anything.
+F=$W/sysfs
+for d in 0000:00:03.0 0000:00:04.0; do
+	mkdir -p "$F/$d"
+	echo 0x1af4 > "$F/$d/vendor"
+	echo 0x1110 > "$F/$d/device"
+done
+cp "/dev/shm/$FOREIGN" "$F/0000:00:03.0/resource2"
+cp "$SHM" "$F/0000:00:04.0/resource2"
+"$AGENT" --probe --sysfs "$F" --device 0000:00:04.0 > "$W/probe.out" 2>&1; r1=$?
+"$AGENT" --probe --sysfs "$F" --device /sys/devices/pci0000:00/0000:00:03.0 >> "$W/probe.out" 2>&1; r2=$?
+rm -f "$F/0000:00:04.0/resource2"
+"$AGENT" --probe --sysfs "$F" >> "$W/probe.out" 2>&1; r3=$?
+[ "$r1$r2$r3" = 011 ] && [ ! -s "$W/probe.out" ] &&
+	ok "--probe: ringside's region 0, the foreign device 1 (by sysfs path), none 1, silent" ||
+	{ bad "--probe: statuses $r1$r2$r3, want 011; said: $(cat "$W/probe.out")"; }
+
+# ---- disable --live: the unit stops with its device ----------------------------
+BDF=$(echo "$S" | grep -o 'ringside-agent@[^ ]*' | sed 's/.*-\([0-9a-f]\{4\}:[0-9a-f:.]*\)\.service.*/\1/')
+"$RINGSIDE" disable "$DOM" --live > "$W/out" 2>&1 ||
+	{ bad "disable --live: $(cat "$W/out")"; exit 1; }
+note "$(head -n 1 "$W/out")"
+wait_state "units=\[ \] ivshmem=\[ [^ ]+ \]" 60 &&
+	ok "disable --live: device $BDF gone, no ringside unit left: $(state '$' | cut -c 1-120)" || exit 1
+grep -q "ringside-agent@.*\(failed\|core-dump\)" "$W/console.log" &&
+	bad "a unit failed on the way out" || ok "the unit stopped cleanly"
+
+# ---- enable --live: hotplug starts it again --------------------------------------
+t=$(date +%s)
+"$RINGSIDE" enable "$DOM" --live --freq 100 > "$W/out" 2>&1 ||
+	{ bad "enable --live: $(cat "$W/out")"; exit 1; }
+wait_state "$ACTIVE" 60 &&
+	ok "enable --live: a unit started again by udev and systemd alone, $(($(date +%s) - t)) s: $(state '$' | cut -c 1-120)" ||
+	exit 1
+for _ in $(seq 100); do
+	"$RINGSIDE" stat "$DOM" > "$W/stat2" 2>&1
+	grep -q "agent attached (kind 2" "$W/stat2" && break
+	sleep 0.3
+done
+grep -q "agent attached (kind 2" "$W/stat2" && ok "stat $DOM: the new agent attached" ||
+	{ bad "stat after enable --live: agent not attached"; cat "$W/stat2"; }
+[ "$(grep -c 'attached to the region on' "$W/console.log")" -ge 2 ] &&
+	ok "the agent attached twice on the console: at boot and after the hotplug" ||
+	bad "no second 'attached' on the console"
+
+echo "$fails failure(s)"
+[ $fails = 0 ]
