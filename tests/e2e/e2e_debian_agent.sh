@@ -6,8 +6,10 @@
 #
 #   e2e_debian_agent.sh RINGSIDE HOOK AGENT SOURCE_DIR PKG_BUILD_DIR
 #
-#  - scripts/package.sh --guest builds ringside-agent_*.deb (in
-#    PKG_BUILD_DIR, kept between runs), and `apt-get install ./FILE.deb`
+#  - scripts/package.sh --lintian builds both packages (in PKG_BUILD_DIR,
+#    kept between runs), lintian reports no error, the host package has
+#    no file in /etc and no maintainer script (it installs no hook and
+#    restarts nothing); `apt-get install ./ringside-agent_*.deb`
 #    installs it into a Debian root (debootstrap minbase + systemd-sysv,
 #    udev, kmod; e2e_debian_root.sh caches it under /var/cache): no hand
 #    copy of the agent, nothing enabled by hand;
@@ -19,8 +21,12 @@
 #    run (E2E-STATE on the console), and `ringside stat` / `snapshot`
 #    show the agent attached and the guest's markers in the ring;
 #  - `disable --live`: the device goes, the unit stops (BindsTo=);
-#  - `enable --live`: the device comes back (hotplug), a unit starts again
-#    and the agent attaches again.
+#  - Restart=on-failure: the guest kills its agent once (SIGKILL), and
+#    systemd starts another that attaches again;
+#  - `enable --live` (normal mode): the device comes back (hotplug), a
+#    unit starts again and the agent attaches again;
+#  - `record DOMAIN` of a service compressing a file in a loop: `perf
+#    report` names its gzip threads, and kernel functions.
 # Exit 77 when QEMU, libvirt or a kernel is missing.
 # shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
 set -u
@@ -52,9 +58,22 @@ trap 'exit 1' INT TERM
 
 # ---- the guest package, and the root it goes into --------------------------------
 t=$(date +%s)
-DEB=$(bash "$SRC/scripts/package.sh" --guest -B "$PKG_BUILD" -o "$W" 2>"$W/package.log") &&
-	[ -f "$DEB" ] || { bad "scripts/package.sh --guest"; cat "$W/package.log"; exit 1; }
-ok "guest package built in $(($(date +%s) - t)) s: $(basename "$DEB"), $(($(stat -c %s "$DEB") / 1024)) KiB"
+command -v lintian >/dev/null || { bad "lintian is missing (scripts/setup.sh installs it)"; exit 1; }
+bash "$SRC/scripts/package.sh" --lintian -B "$PKG_BUILD" -o "$W" >"$W/debs" 2>"$W/package.log" ||
+	{ bad "scripts/package.sh --lintian"; cat "$W/package.log"; exit 1; }
+DEB=$(grep '/ringside-agent_[^/]*\.deb$' "$W/debs")
+HOSTDEB=$(grep '/ringside_[^/]*\.deb$' "$W/debs")
+[ -f "$DEB" ] && [ -f "$HOSTDEB" ] || { bad "package.sh made: $(cat "$W/debs")"; exit 1; }
+ok "packages built in $(($(date +%s) - t)) s, lintian without errors: $(basename "$DEB") $(($(stat -c %s "$DEB") / 1024)) KiB, $(basename "$HOSTDEB") $(($(stat -c %s "$HOSTDEB") / 1024)) KiB"
+grep 'lintian: [WE]:' "$W/package.log" | sed 's/^ *lintian: /--   lintian /'
+# the host package touches nothing of libvirt's by itself: no file
+# under /etc, no maintainer script that could restart a daemon
+dpkg-deb -c "$HOSTDEB" | awk '{ print $6 }' > "$W/host.files"
+dpkg-deb --ctrl-tarfile "$HOSTDEB" | tar -t > "$W/host.ctrl"
+! grep -q '^\./etc/' "$W/host.files" && ! grep -qE 'inst|rm$' "$W/host.ctrl" &&
+	grep -q '^\./usr/bin/ringside-hook$' "$W/host.files" &&
+	ok "host package: ringside, ringside-hook$(grep -q qemu-pt "$W/host.files" && echo ", the QEMU plugin"), no /etc file, no maintainer script" ||
+	bad "host package: $(grep '^\./etc/' "$W/host.files") $(cat "$W/host.ctrl")"
 t=$(date +%s)
 ROOT=$(bash "$(dirname "${BASH_SOURCE[0]}")/e2e_debian_root.sh" 2>"$W/root.log") ||
 	{ bad "the Debian root"; cat "$W/root.log"; exit 1; }
@@ -81,7 +100,7 @@ done
 # agent's messages on the console as well as in the journal.
 cat > "$R/usr/local/bin/rs-e2e-watch" <<'EOF'
 #!/bin/sh
-n=0 last=
+n=0 last= killed=0 seen=0
 while :; do
 	units=$(systemctl list-units --all --plain --no-legend 'ringside-agent@*' |
 		awk '{ printf "%s:%s/%s ", $1, $3, $4 }')
@@ -93,6 +112,14 @@ while :; do
 	if [ "$now" != "$last" ]; then
 		echo "E2E-STATE $n up=$(cut -d' ' -f1 /proc/uptime) $now"
 		last=$now
+	fi
+	# once, 2 s after the first agent was seen running: kill it as a
+	# crash would, for Restart=on-failure
+	case $now in *active/running*) seen=$((seen + 1)) ;; esac
+	if [ $killed = 0 ] && [ $seen -ge 4 ]; then
+		killed=1
+		echo "E2E-KILLED $(systemctl show -p MainPID --value 'ringside-agent@*.service')"
+		systemctl kill --signal=SIGKILL 'ringside-agent@*.service'
 	fi
 	ringside-mark 9 "deb $n" 2>/dev/null
 	n=$((n + 1))
@@ -109,7 +136,17 @@ StandardOutput=journal+console
 [Install]
 WantedBy=multi-user.target
 EOF
-ln -s /etc/systemd/system/rs-e2e-watch.service "$R/etc/systemd/system/multi-user.target.wants/"
+# a real workload: a service compressing a file in a loop
+cat > "$R/etc/systemd/system/rs-e2e-work.service" <<'EOF'
+[Unit]
+Description=ringside e2e: CPU work
+[Service]
+ExecStart=/bin/sh -c 'while :; do gzip -6 -c /usr/bin/bash > /dev/null; done'
+[Install]
+WantedBy=multi-user.target
+EOF
+ln -s /etc/systemd/system/rs-e2e-watch.service /etc/systemd/system/rs-e2e-work.service \
+	"$R/etc/systemd/system/multi-user.target.wants/"
 mkdir -p "$R/etc/systemd/system/ringside-agent@.service.d"
 printf '[Service]\nStandardError=journal+console\n' \
 	> "$R/etc/systemd/system/ringside-agent@.service.d/e2e-console.conf"
@@ -193,6 +230,16 @@ n_units=$(echo "$S" | grep -o 'ringside-agent@[^ ]*' | wc -l)
 	bad "$n_ivs ivshmem devices, $n_units ringside units, want 2 and 1"
 grep -q "ringside-agent.*\(none of\|cannot use\|failed\)" "$W/console.log" &&
 	bad "the agent complained on the console" || ok "nothing said about the foreign device"
+# Restart=on-failure: the guest kills the agent (SIGKILL) once
+wait_console "E2E-KILLED [1-9]" 60 || exit 1
+KPID=$(grep -a -m1 -o "E2E-KILLED [0-9]*" "$W/console.log" | cut -d' ' -f2)
+for _ in $(seq 150); do
+	[ "$(grep -c 'attached to the region on' "$W/console.log")" -ge 2 ] && break
+	sleep 0.2
+done
+wait_state "$ACTIVE" 60 && [ "$(grep -c 'attached to the region on' "$W/console.log")" -ge 2 ] &&
+	ok "Restart=on-failure: agent $KPID killed (SIGKILL), systemd started another, attached again" ||
+	{ bad "no restart after the agent was killed"; lg_console_tail "$W/console.log"; }
 grep -q "attached to the region on" "$W/console.log" &&
 	ok "agent: $(grep -m1 'attached to the region on' "$W/console.log" | tr -d '\r' | sed 's/.*ringside-agent: //' | cut -c 1-110)" ||
 	bad "no 'attached' message from the agent"
@@ -251,7 +298,7 @@ grep -q "ringside-agent@.*\(failed\|core-dump\)" "$W/console.log" &&
 
 # ---- enable --live: hotplug starts it again --------------------------------------
 t=$(date +%s)
-"$RINGSIDE" enable "$DOM" --live --freq 100 > "$W/out" 2>&1 ||
+"$RINGSIDE" enable "$DOM" --live --freq 100 --mode normal > "$W/out" 2>&1 ||
 	{ bad "enable --live: $(cat "$W/out")"; exit 1; }
 wait_state "$ACTIVE" 60 &&
 	ok "enable --live: a unit started again by udev and systemd alone, $(($(date +%s) - t)) s: $(state '$' | cut -c 1-120)" ||
@@ -263,9 +310,25 @@ for _ in $(seq 100); do
 done
 grep -q "agent attached (kind 2" "$W/stat2" && ok "stat $DOM: the new agent attached" ||
 	{ bad "stat after enable --live: agent not attached"; cat "$W/stat2"; }
-[ "$(grep -c 'attached to the region on' "$W/console.log")" -ge 2 ] &&
-	ok "the agent attached twice on the console: at boot and after the hotplug" ||
-	bad "no second 'attached' on the console"
+[ "$(grep -c 'attached to the region on' "$W/console.log")" -ge 3 ] &&
+	ok "the agent attached 3 times on the console: at boot, after the kill, after the hotplug" ||
+	bad "no third 'attached' on the console"
+
+# ---- record: the workload service's threads, the kernel's functions named ------
+"$RINGSIDE" record "$DOM" -o "$W/rec.data" -d 5 -q > "$W/record.out" 2>&1
+rc=$?
+[ $rc = 0 ] && [ -s "$W/rec.data" ] && ok "record $DOM for 5 s: $(du -k "$W/rec.data" | cut -f1) KiB" ||
+	{ bad "record (status $rc): $(cat "$W/record.out")"; }
+perf report -i "$W/rec.data" --stdio --sort comm -g none --no-children 2>/dev/null | grep -v '^#' | grep . > "$W/comm.report"
+grep -q ' gzip *$' "$W/comm.report" &&
+	ok "perf report names the service's threads: $(awk '/%/ { printf "%s %s, ", $2, $1 }' "$W/comm.report" | head -c 110)" ||
+	{ bad "no gzip thread in perf report --sort comm"; head -n 10 "$W/comm.report"; }
+perf report -i "$W/rec.data" --stdio --sort sym -g none --no-children 2>/dev/null |
+	grep '\[k\]' > "$W/ksym.report"
+named=$(grep -vc '\[k\] 0x' "$W/ksym.report")
+[ "$named" -gt 0 ] &&
+	ok "kernel samples named: $named functions, first: $(head -n 1 "$W/ksym.report" | sed 's/.*\[k\] //')" ||
+	{ bad "no named kernel function in perf report"; head -n 5 "$W/ksym.report"; }
 
 echo "$fails failure(s)"
 [ $fails = 0 ]
