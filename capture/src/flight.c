@@ -191,6 +191,17 @@ static int region_map(const struct flight_req *q, void **mem, uint64_t *size,
 	return 0;
 }
 
+/* No record, AUX byte or kernel symbol in any ring: the guest never
+ * wrote here. */
+static int nothing_recorded(const struct snapper *s, const struct gsyms *syms)
+{
+	for (uint32_t i = 0; i < s->nr_rings; i++)
+		if (s->ring[i].data.records || s->ring[i].produced ||
+		    s->ring[i].aux_data.len)
+			return 0;
+	return syms->state != GSYMS_OK;
+}
+
 int flight_capture(const struct flight_req *q, struct flight_result *res)
 {
 	struct snapper *s = NULL;
@@ -226,6 +237,13 @@ int flight_capture(const struct flight_req *q, struct flight_result *res)
 	s->syms = &syms;
 	s->buildid_dir = q->buildid_dir;
 	err = snapper_copy(s, &region);
+	if (!err && nothing_recorded(s, &syms)) {
+		/* never written to (an incoming migration that failed, a
+		 * guest stopped before its agent came): nothing to keep */
+		res->empty = 1;
+		res->path[0] = '\0';
+		goto out;
+	}
 	if (!err)
 		err = snapper_write(s);
 	if (err) {

@@ -65,6 +65,11 @@ int flight_hook(void *arg, const char *domain, const char *region_path,
 		    "into %s/%s: %s", domain, q.dir, domain, liberr_str(&res.fail.e));
 		return err;
 	}
+	if (res.empty) {
+		say(log, log_arg, "%s: flight recorder empty (the guest never "
+		    "wrote to it): nothing captured", domain);
+		return 0;
+	}
 	say(log, log_arg, "%s: flight recorder captured: %s (%" PRIu64 " records "
 	    "of %u rings, %" PRIu64 " bytes, %s%s; %" PRIu64 " overwritten, %"
 	    PRIu64 " lost, %" PRIu64 " corrupt); %u older captures removed",

@@ -384,6 +384,21 @@ START_TEST(flight_failures)
 	ck_assert_int_eq(res.fail.what, CAP_FAIL_COPY);
 	snprintf(ddir, sizeof(ddir), "%s/web3", dir);
 	ck_assert_uint_eq(count_captures(ddir), 0);
+	/* a region no guest ever wrote to: nothing to keep, no file */
+	{
+		struct region_file rf;
+
+		region_file_make(&rf, "empty.region", RS_MODE_OVERWRITE);
+		q.region_path = rf.path;
+		ck_assert_int_eq(flight_capture(&q, &res), 0);
+		ck_assert_int_eq(res.empty, 1);
+		ck_assert_uint_eq(count_captures(ddir), 0);
+		region_file_put(&rf, 1);
+		ck_assert_int_eq(flight_capture(&q, &res), 0);
+		ck_assert_int_eq(res.empty, 0);
+		ck_assert_uint_eq(count_captures(ddir), 1);
+		region_file_free(&rf);
+	}
 	q.dir = "/proc/rs-no-such-dir";
 	ck_assert_int_lt(flight_capture(&q, &res), 0);
 	ck_assert_int_eq(res.fail.what, CAP_FAIL_OPEN);

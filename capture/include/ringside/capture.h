@@ -849,7 +849,9 @@ struct flight_req {
 };
 
 struct flight_result {
-	char path[4096];              /* the capture */
+	char path[4096];              /* the capture ("" when empty) */
+	int empty;                    /* the region was never written to: no
+				       * capture was made */
 	uint64_t bytes;               /* its size */
 	uint32_t rings;
 	uint64_t records;             /* records in it */
@@ -870,7 +872,9 @@ struct flight_result {
  * Capture @q->region_path.  0, or the negative code res->fail names:
  * CAP_FAIL_OPEN (the directory or name: -errno), CAP_FAIL_COPY (the
  * region file: -errno, or the ring library's -rse_*), or snapper's.  No
- * partial capture is left; the region file is never changed.
+ * partial capture is left; the region file is never changed.  A region
+ * the guest never wrote to (no record, AUX byte or kernel symbol) gives
+ * 0 with res->empty set and no file.
  */
 int flight_capture(const struct flight_req *q, struct flight_result *res);
 
