@@ -28,13 +28,35 @@ static int fail(struct flight_result *res, enum cap_fail what, int err,
 	return err;
 }
 
-/* DIR/DOMAIN, made if absent (and DIR with it); 0 or -errno. */
+/* @path and every directory above it, made if absent; 0 or -errno. */
+static int make_dirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			int err = -errno;
+
+			*p = '/';
+			return err;
+		}
+		*p = '/';
+	}
+	return mkdir(path, 0750) && errno != EEXIST ? -errno : 0;
+}
+
+/* DIR/DOMAIN, made if absent (and DIR with its parents); 0 or -errno. */
 static int domain_dir(const struct flight_req *q, char *buf, size_t len)
 {
-	int n;
+	int n, err;
 
-	if (mkdir(q->dir, 0750) && errno != EEXIST)
-		return -errno;
+	n = snprintf(buf, len, "%s", q->dir);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	err = make_dirs(buf);
+	if (err)
+		return err;
 	n = snprintf(buf, len, "%s/%s", q->dir, q->domain);
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;

@@ -399,6 +399,21 @@ START_TEST(flight_failures)
 		ck_assert_uint_eq(count_captures(ddir), 1);
 		region_file_free(&rf);
 	}
+	/* a capture directory whose parents do not exist yet: made */
+	{
+		struct region_file rf;
+		char deep[512];
+
+		snprintf(deep, sizeof(deep), "%s/a/b/captures", dir);
+		region_file_make(&rf, "deep.region", RS_MODE_OVERWRITE);
+		region_file_put(&rf, 2);
+		q.region_path = rf.path;
+		q.dir = deep;
+		ck_assert_int_eq(flight_capture(&q, &res), 0);
+		ck_assert_int_eq(access(res.path, F_OK), 0);
+		q.dir = dir;
+		region_file_free(&rf);
+	}
 	q.dir = "/proc/rs-no-such-dir";
 	ck_assert_int_lt(flight_capture(&q, &res), 0);
 	ck_assert_int_eq(res.fail.what, CAP_FAIL_OPEN);

@@ -38,6 +38,8 @@ e2e_teardown() {
 	fi
 	lg_daemons_stop
 	[ -n "${HOOKED:-}" ] && "$RINGSIDE" hook uninstall >/dev/null
+	# a region the hook had to set aside (its capture failed)
+	[ -n "${DOM:-}" ] && rm -f "/dev/shm/ringside-$DOM~kept"
 	if [ "${RS_E2E_KEEP:-0}" = 1 ] || [ "$fails" != 0 ]; then
 		echo "work directory kept: $W"
 	else
@@ -53,12 +55,15 @@ wait_console() {
 	return 1
 }
 
-# e2e_prepare: the guest's initramfs (LG_* set, W), ringside's hook, the
-# daemons, and a HOME of the test's own for perf's build-id cache.
+# e2e_prepare: the guest's initramfs (LG_* set, W), ringside's hook (its
+# captures in $W/captures), the daemons, and a HOME of the test's own for
+# perf's build-id cache.
 # Exits the script with a verdict when a step fails.
 e2e_prepare() {
 	lg_initramfs "$W" "$AGENT" "$MARK" "$WORKLOAD" "$GUEST_INIT" || { bad "$LG_WHY"; exit 1; }
-	"$RINGSIDE" hook install --program "$HOOK_PROGRAM" >/dev/null || { bad "hook install"; exit 1; }
+	# captures of stopped domains stay in the work directory
+	"$RINGSIDE" hook install --program "$HOOK_PROGRAM" --capture-dir "$W/captures" \
+		>/dev/null || { bad "hook install"; exit 1; }
 	HOOKED=1
 	lg_daemons_start "$W" || { bad "$LG_WHY"; exit 1; }
 	export HOME=$W/home PERF_CONFIG=/dev/null

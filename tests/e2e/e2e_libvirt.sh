@@ -201,7 +201,7 @@ lg_initramfs "$W" "$AGENT" "$MARK" "$WORKLOAD" "$GUEST_INIT" ||
 	{ bad "$LG_WHY"; exit 1; }
 
 # ---- daemons and hook --------------------------------------------------------
-"$RINGSIDE" hook install --program "$HOOK_PROGRAM" >/dev/null ||
+"$RINGSIDE" hook install --program "$HOOK_PROGRAM" --capture-dir "$W/captures" >/dev/null ||
 	{ bad "ringside hook install"; exit 1; }
 HOOKED=1
 [ -x "$HOOK" ] && grep -q "^exec '$(realpath "$HOOK_PROGRAM")' --group " "$HOOK" &&
