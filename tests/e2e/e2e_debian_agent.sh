@@ -11,11 +11,13 @@
 #    no file in /etc and no maintainer script (it installs no hook and
 #    restarts nothing); `apt-get install ./ringside-agent_*.deb`
 #    installs it into a Debian root (debootstrap minbase + systemd-sysv,
-#    udev, kmod; e2e_debian_root.sh caches it under /var/cache): no hand
-#    copy of the agent, nothing enabled by hand;
-#  - the root becomes a virtio disk (mke2fs -d), booted with this host's
-#    Debian kernel and initrd, a foreign ivshmem-plain device beside
-#    ringside's (a shared memory of someone else's, all zeros);
+#    udev, kmod, initramfs-tools, linux-image-amd64; e2e_debian_root.sh
+#    caches it under /var/cache): no hand copy of the agent, nothing
+#    enabled by hand;
+#  - the root becomes a virtio disk (mke2fs -d), booted with the kernel and
+#    initramfs of its own /boot (the guest's `uname -r` says so), 2 vCPUs,
+#    a foreign ivshmem-plain device beside ringside's (a shared memory of
+#    someone else's, all zeros);
 #  - at boot udev and systemd start ringside-agent@<device>.service by
 #    themselves, for ringside's device only: the guest says which units
 #    run (E2E-STATE on the console), and `ringside stat` / `snapshot`
@@ -25,8 +27,14 @@
 #    systemd starts another that attaches again;
 #  - `enable --live` (normal mode): the device comes back (hotplug), a
 #    unit starts again and the agent attaches again;
+#  - kernel.kptr_restrict 2 in the guest (sysctl.d): the agent's kernel
+#    symbols have their addresses, and the guest's value is 2 again after;
 #  - `record DOMAIN` of a service compressing a file in a loop: `perf
-#    report` names its gzip threads, and kernel functions.
+#    report` names its gzip threads, and kernel functions;
+#  - the agent's footprint at 1000 Hz (the hotplugged agent's), measured in
+#    the guest over 10 s of steady state: VmRSS, VmHWM, and its CPU time
+#    (utime + stime) as a share of the window x the vCPUs; printed, not
+#    judged.
 # Exit 77 when QEMU, libvirt or a kernel is missing.
 # shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
 set -u
@@ -44,8 +52,6 @@ e2e_need_own_libvirt
 for p in mke2fs chroot dpkg-deb; do
 	command -v $p >/dev/null || { bad "$p is missing (scripts/setup.sh installs it)"; exit 1; }
 done
-INITRD=/boot/initrd.img-$(basename "$LG_KERNEL" | sed 's/^vmlinuz-//')
-[ -r "$INITRD" ] || { bad "no $INITRD beside $LG_KERNEL"; exit 1; }
 
 W=$(lg_workdir /tmp/rs-deb.XXXXXX)
 DEFINED='' HOOKED=''
@@ -100,8 +106,27 @@ done
 # agent's messages on the console as well as in the journal.
 cat > "$R/usr/local/bin/rs-e2e-watch" <<'EOF'
 #!/bin/sh
-n=0 last= killed=0 seen=0
+n=0 last= killed=0 seen=0 kptr= fpid=0 ft0=0 fu0=0 fwin=0
+echo "E2E-KERNEL $(uname -r) vcpus=$(nproc)"
 while :; do
+	# kernel.kptr_restrict as the guest has it, when it changes
+	k=$(cat /proc/sys/kernel/kptr_restrict)
+	[ "$k" = "$kptr" ] || { echo "E2E-KPTR $k"; kptr=$k; }
+	# the agent's footprint, in windows of 10 s of one agent process:
+	# VmRSS, VmHWM (kB), its utime + stime (clock ticks) over the window
+	# and the window's length (s, from /proc/uptime)
+	pid=$(systemctl show -p MainPID --value 'ringside-agent@*.service' 2>/dev/null | grep -v '^0$' | head -n 1)
+	if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
+		tk=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+		up=$(cut -d' ' -f1 /proc/uptime)
+		if [ "$pid" != "$fpid" ]; then
+			fpid=$pid ft0=$tk fu0=$up fwin=0
+		elif awk -v a="$up" -v b="$fu0" 'BEGIN { exit !(a - b >= 10) }'; then
+			fwin=$((fwin + 1))
+			echo "E2E-FOOT pid=$pid win=$fwin $(awk '/^Vm(RSS|HWM):/ { printf "%s=%s ", $1, $2 }' "/proc/$pid/status")ticks=$((tk - ft0)) hz=$(getconf CLK_TCK) secs=$(awk -v a="$up" -v b="$fu0" 'BEGIN { printf "%.2f", a - b }') vcpus=$(nproc)"
+			ft0=$tk fu0=$up
+		fi
+	fi
 	units=$(systemctl list-units --all --plain --no-legend 'ringside-agent@*' |
 		awk '{ printf "%s:%s/%s ", $1, $3, $4 }')
 	ivs=
@@ -145,18 +170,31 @@ ExecStart=/bin/sh -c 'while :; do gzip -6 -c /usr/bin/bash > /dev/null; done'
 [Install]
 WantedBy=multi-user.target
 EOF
+# kptr_restrict 2 hides kernel addresses from root too: the agent lowers it
+# for its read of /proc/kallsyms and must put it back
+echo 'kernel.kptr_restrict = 2' > "$R/etc/sysctl.d/60-rs-e2e.conf"
 ln -s /etc/systemd/system/rs-e2e-watch.service /etc/systemd/system/rs-e2e-work.service \
 	"$R/etc/systemd/system/multi-user.target.wants/"
 mkdir -p "$R/etc/systemd/system/ringside-agent@.service.d"
 printf '[Service]\nStandardError=journal+console\n' \
 	> "$R/etc/systemd/system/ringside-agent@.service.d/e2e-console.conf"
 echo rs-deb > "$R/etc/hostname"
+# the guest's own kernel and initramfs (linux-image-amd64's, made by
+# initramfs-tools in the root), copied out of its /boot for libvirt's
+# <kernel> and <initrd>, readable by QEMU's user in this 755 directory
+KVER=$(find "$R/boot" -maxdepth 1 -name 'vmlinuz-*' | sed 's|.*/vmlinuz-||')
+[ "$(echo "$KVER" | wc -w)" = 1 ] && [ -f "$R/boot/initrd.img-$KVER" ] &&
+	[ -d "$R/lib/modules/$KVER" ] ||
+	{ bad "want one kernel, its initrd and modules in the root's /boot: '$KVER'"; ls -l "$R/boot"; exit 1; }
+cp "$R/boot/vmlinuz-$KVER" "$W/vmlinuz" && cp "$R/boot/initrd.img-$KVER" "$W/initrd.img" &&
+	chmod 644 "$W/vmlinuz" "$W/initrd.img" || { bad "copying the kernel out of the root"; exit 1; }
+ok "the image's own kernel $KVER ($(chroot "$R" dpkg-query -W -f='${Version}' linux-image-amd64 2>/dev/null)), initrd $(($(stat -c %s "$W/initrd.img") / 1048576)) MB (this host runs $(uname -r))"
 t=$(date +%s)
-mke2fs -q -t ext4 -L rs-root -d "$R" "$W/disk.img" 768M > "$W/mke2fs.log" 2>&1 ||
+DISK_MB=$(($(du -sm "$R" | cut -f1) * 3 / 2 + 256))
+mke2fs -q -t ext4 -L rs-root -d "$R" "$W/disk.img" "${DISK_MB}M" > "$W/mke2fs.log" 2>&1 ||
 	{ bad "mke2fs -d"; cat "$W/mke2fs.log"; exit 1; }
 rm -rf "$R"
-ok "disk image by mke2fs -d in $(($(date +%s) - t)) s: $(du -m "$W/disk.img" | cut -f1) MB used of 768"
-cp "$LG_KERNEL" "$W/vmlinuz" && cp "$INITRD" "$W/initrd.img" || { bad "kernel copy"; exit 1; }
+ok "disk image by mke2fs -d in $(($(date +%s) - t)) s: $(du -m "$W/disk.img" | cut -f1) MB used of $DISK_MB"
 
 "$RINGSIDE" hook install --program "$HOOK_PROGRAM" >/dev/null || { bad "hook install"; exit 1; }
 HOOKED=1
@@ -222,6 +260,10 @@ wait_state "$ACTIVE" 120 || exit 1
 t1=$(date +%s)
 S=$(state '$')
 ok "at boot, udev and systemd started the agent by themselves, $((t1 - t0)) s after virsh start: $(echo "$S" | cut -c 1-160)"
+GK=$(grep -a -m1 -o 'E2E-KERNEL [^ ]* vcpus=[0-9]*' "$W/console.log")
+[ "$GK" = "E2E-KERNEL $KVER vcpus=2" ] &&
+	ok "the guest runs the image's kernel: uname -r $KVER, 2 vCPUs" ||
+	bad "the guest says '$GK', want 'E2E-KERNEL $KVER vcpus=2'"
 # two ivshmem devices, one ringside unit: the foreign one started nothing
 n_ivs=$(echo "$S" | sed 's/.*ivshmem=\[ \(.*\)\]/\1/' | wc -w)
 n_units=$(echo "$S" | grep -o 'ringside-agent@[^ ]*' | wc -l)
@@ -266,6 +308,14 @@ done
 grep -q "guest kernel symbols: [1-9]" "$W/stat1" &&
 	ok "$(grep -m1 'guest kernel symbols' "$W/stat1" | sed 's/^ *//' | cut -c 1-100)" ||
 	bad "no guest kernel symbols in stat"
+# kptr_restrict 2 (sysctl.d): the agent read the addresses (no 'zero
+# address left out') and the guest has 2 again
+kptr_now() { grep -a -o 'E2E-KPTR [0-9]*' "$W/console.log" | tail -n 1 | cut -d' ' -f2; }
+grep -a -m1 -q 'E2E-KPTR 2' "$W/console.log" || bad "kernel.kptr_restrict was not 2 at boot: $(kptr_now)"
+for _ in $(seq 50); do [ "$(kptr_now)" = 2 ] && break; sleep 0.2; done
+[ "$(kptr_now)" = 2 ] && ! grep -a -q 'zero address left out' "$W/console.log" &&
+	ok "kernel.kptr_restrict 2 in the guest: symbols read with their addresses, 2 again after" ||
+	bad "kptr_restrict in the guest: $(kptr_now), want 2; $(grep -a -m1 'zero address' "$W/console.log")"
 
 # The udev rule's question, asked on this host of a fake sysfs: the
 # running domain's region file says yes, the foreign device's zeros say
@@ -296,9 +346,10 @@ wait_state "units=\[ \] ivshmem=\[ [^ ]+ \]" 60 &&
 grep -q "ringside-agent@.*\(failed\|core-dump\)" "$W/console.log" &&
 	bad "a unit failed on the way out" || ok "the unit stopped cleanly"
 
-# ---- enable --live: hotplug starts it again --------------------------------------
+# ---- enable --live: hotplug starts it again, at 1000 Hz ---------------------------
 t=$(date +%s)
-"$RINGSIDE" enable "$DOM" --live --freq 100 --mode normal > "$W/out" 2>&1 ||
+L0=$(wc -l < "$W/console.log")
+"$RINGSIDE" enable "$DOM" --live --freq 1000 --mode normal > "$W/out" 2>&1 ||
 	{ bad "enable --live: $(cat "$W/out")"; exit 1; }
 wait_state "$ACTIVE" 60 &&
 	ok "enable --live: a unit started again by udev and systemd alone, $(($(date +%s) - t)) s: $(state '$' | cut -c 1-120)" ||
@@ -310,9 +361,16 @@ for _ in $(seq 100); do
 done
 grep -q "agent attached (kind 2" "$W/stat2" && ok "stat $DOM: the new agent attached" ||
 	{ bad "stat after enable --live: agent not attached"; cat "$W/stat2"; }
+for _ in $(seq 50); do
+	[ "$(grep -c 'attached to the region on' "$W/console.log")" -ge 3 ] && break
+	sleep 0.2
+done
 [ "$(grep -c 'attached to the region on' "$W/console.log")" -ge 3 ] &&
 	ok "the agent attached 3 times on the console: at boot, after the kill, after the hotplug" ||
 	bad "no third 'attached' on the console"
+tail -n +"$((L0 + 1))" "$W/console.log" | grep -a -q 'attached to the region on.* 1000 Hz' &&
+	ok "the hotplugged agent samples at 1000 Hz" ||
+	bad "the agent after enable --live --freq 1000: $(tail -n +"$((L0 + 1))" "$W/console.log" | grep -a -m1 'attached to the region' | tr -d '\r')"
 
 # ---- record: the workload service's threads, the kernel's functions named ------
 "$RINGSIDE" record "$DOM" -o "$W/rec.data" -d 5 -q > "$W/record.out" 2>&1
@@ -329,6 +387,26 @@ named=$(grep -vc '\[k\] 0x' "$W/ksym.report")
 [ "$named" -gt 0 ] &&
 	ok "kernel samples named: $named functions, first: $(head -n 1 "$W/ksym.report" | sed 's/.*\[k\] //')" ||
 	{ bad "no named kernel function in perf report"; head -n 5 "$W/ksym.report"; }
+
+# ---- the agent's footprint at 1000 Hz on 2 vCPUs, the gzip service running ----
+# The guest's second 10 s window of the hotplugged agent (the first holds
+# its start: the kallsyms read, the maps of every process).  A measurement,
+# printed; nothing is judged by it.
+foot() { tail -n +"$((L0 + 1))" "$W/console.log" | grep -a 'E2E-FOOT .* win=2 ' | head -n 1 | tr -d '\r'; }
+for _ in $(seq 600); do [ -n "$(foot)" ] && break; sleep 0.2; done
+F=$(foot)
+if [ -n "$F" ]; then
+	ok "footprint at 1000 Hz: $(echo "$F" | sed 's/.*E2E-FOOT //')"
+	echo "$F" | sed 's/.*E2E-FOOT //' | tr ' ' '\n' | awk -F= '
+		{ v[$1] = $2 }
+		END { cpu = v["ticks"] / v["hz"]
+		      printf "--   FOOTPRINT agent at 1000 Hz, %d vCPUs (TCG): VmRSS %d KiB, VmHWM %d KiB, CPU %.2f s in %.2f s = %.2f%% of %d vCPUs (%.2f%% of one)\n",
+			v["vcpus"], v["VmRSS:"], v["VmHWM:"], cpu, v["secs"],
+			100 * cpu / (v["secs"] * v["vcpus"]), v["vcpus"], 100 * cpu / v["secs"], v["vcpus"] }'
+else
+	bad "no footprint window of the agent after enable --live on the console"
+	lg_console_tail "$W/console.log"
+fi
 
 echo "$fails failure(s)"
 [ $fails = 0 ]

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# A Debian 12 root with systemd, for the e2e tests that boot a real
-# distribution (e2e_debian_agent.sh), built once and cached:
+# A Debian 12 root with systemd and its own kernel, for the e2e tests that
+# boot a real distribution (e2e_debian_agent.sh), built once and cached:
 #
 #   e2e_debian_root.sh         print the cached root's directory, building
 #                              it first when it is not there
@@ -11,8 +11,10 @@
 # the mirror apt uses (the first deb URI of /etc/apt/sources*), into
 # $RS_DEBIAN_CACHE (/var/cache/ringside/debian-root) under a name keyed by
 # the suite, the variant, the package list and the mirror: a changed list
-# builds a new root, an unchanged one is reused as it is (~40 s to build,
-# nothing to reuse).  Built beside its final name and renamed into place,
+# builds a new root, an unchanged one is reused as it is.  The list has
+# linux-image-amd64 and initramfs-tools: the guest boots the kernel and the
+# initramfs (MODULES=most: virtio_pci, virtio_blk, ext4) that the root's
+# /boot holds, not the host's.  Built beside its final name and renamed into place,
 # so an interrupted build leaves no half root.  The root is never changed
 # after it is built: its users copy it.  Roots of other keys are removed
 # once a new one is in place.  Progress on stderr; status 1 with the reason
@@ -20,7 +22,7 @@
 set -euo pipefail
 suite=bookworm
 variant=minbase
-include=${RS_DEBIAN_INCLUDE:-systemd-sysv,udev,kmod}
+include=${RS_DEBIAN_INCLUDE:-systemd-sysv,udev,kmod,initramfs-tools,linux-image-amd64}
 cache=${RS_DEBIAN_CACHE:-/var/cache/ringside/debian-root}
 
 mirror=${RS_DEBIAN_MIRROR:-}
@@ -43,7 +45,7 @@ mkdir -p "$cache"
 tmp=$(mktemp -d "$cache/.building.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 t0=$(date +%s)
-echo "e2e_debian_root: debootstrap $variant $suite with $include from $mirror (~40 s)" >&2
+echo "e2e_debian_root: debootstrap $variant $suite with $include from $mirror (a few minutes)" >&2
 if ! debootstrap --variant="$variant" --include="$include" "$suite" "$tmp/root" "$mirror" \
 	>"$tmp/log" 2>&1; then
 	tail -n 20 "$tmp/log" >&2
