@@ -110,20 +110,28 @@ n=0 last= killed=0 seen=0 kptr= fpid=0 ft0=0 fu0=0 fwin=0
 echo "E2E-KERNEL $(uname -r) vcpus=$(nproc)"
 while :; do
 	# kernel.kptr_restrict as the guest has it, when it changes
-	k=$(cat /proc/sys/kernel/kptr_restrict)
+	# (shell builtins where they do: every process this loop starts is
+	# work for the agent and samples in the record)
+	read -r k < /proc/sys/kernel/kptr_restrict
 	[ "$k" = "$kptr" ] || { echo "E2E-KPTR $k"; kptr=$k; }
 	# the agent's footprint, in windows of 10 s of one agent process:
 	# VmRSS, VmHWM (kB), its utime + stime (clock ticks) over the window
-	# and the window's length (s, from /proc/uptime)
-	pid=$(systemctl show -p MainPID --value 'ringside-agent@*.service' 2>/dev/null | grep -v '^0$' | head -n 1)
-	if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
-		tk=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
-		up=$(cut -d' ' -f1 /proc/uptime)
+	# and the window's length (centiseconds of /proc/uptime)
+	pid=
+	case $last in *active/running*)
+		pid=$(systemctl show -p MainPID --value 'ringside-agent@*.service' 2>/dev/null) ;;
+	esac
+	if [ -n "$pid" ] && [ "$pid" != 0 ] && read -r st < "/proc/$pid/stat"; then
+		set -- $st
+		shift 13
+		tk=$(($1 + $2))
+		read -r up _ < /proc/uptime
+		up=$((${up%.*} * 100 + 1${up#*.} - 100))
 		if [ "$pid" != "$fpid" ]; then
 			fpid=$pid ft0=$tk fu0=$up fwin=0
-		elif awk -v a="$up" -v b="$fu0" 'BEGIN { exit !(a - b >= 10) }'; then
+		elif [ $((up - fu0)) -ge 1000 ]; then
 			fwin=$((fwin + 1))
-			echo "E2E-FOOT pid=$pid win=$fwin $(awk '/^Vm(RSS|HWM):/ { printf "%s=%s ", $1, $2 }' "/proc/$pid/status")ticks=$((tk - ft0)) hz=$(getconf CLK_TCK) secs=$(awk -v a="$up" -v b="$fu0" 'BEGIN { printf "%.2f", a - b }') vcpus=$(nproc)"
+			echo "E2E-FOOT pid=$pid win=$fwin $(awk '/^Vm(RSS|HWM):/ { printf "%s=%s ", $1, $2 }' "/proc/$pid/status")ticks=$((tk - ft0)) hz=$(getconf CLK_TCK) csecs=$((up - fu0)) vcpus=$(nproc)"
 			ft0=$tk fu0=$up
 		fi
 	fi
@@ -131,7 +139,8 @@ while :; do
 		awk '{ printf "%s:%s/%s ", $1, $3, $4 }')
 	ivs=
 	for d in /sys/bus/pci/devices/*; do
-		[ "$(cat "$d/vendor")$(cat "$d/device")" = 0x1af40x1110 ] && ivs="$ivs${d##*/} "
+		read -r v < "$d/vendor"; read -r dv < "$d/device"
+		[ "$v$dv" = 0x1af40x1110 ] && ivs="$ivs${d##*/} "
 	done
 	now="units=[ $units] ivshmem=[ $ivs]"
 	if [ "$now" != "$last" ]; then
@@ -400,9 +409,10 @@ if [ -n "$F" ]; then
 	echo "$F" | sed 's/.*E2E-FOOT //' | tr ' ' '\n' | awk -F= '
 		{ v[$1] = $2 }
 		END { cpu = v["ticks"] / v["hz"]
+		      secs = v["csecs"] / 100
 		      printf "--   FOOTPRINT agent at 1000 Hz, %d vCPUs (TCG): VmRSS %d KiB, VmHWM %d KiB, CPU %.2f s in %.2f s = %.2f%% of %d vCPUs (%.2f%% of one)\n",
-			v["vcpus"], v["VmRSS:"], v["VmHWM:"], cpu, v["secs"],
-			100 * cpu / (v["secs"] * v["vcpus"]), v["vcpus"], 100 * cpu / v["secs"], v["vcpus"] }'
+			v["vcpus"], v["VmRSS:"], v["VmHWM:"], cpu, secs,
+			100 * cpu / (secs * v["vcpus"]), v["vcpus"], 100 * cpu / secs }'
 else
 	bad "no footprint window of the agent after enable --live on the console"
 	lg_console_tail "$W/console.log"
