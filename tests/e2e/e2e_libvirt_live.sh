@@ -153,6 +153,9 @@ wait_nth "attached to the region on" 2 60 &&
 	exit 1
 vsh dumpxml --inactive "$DOM" | cmp -s - "$W/inactive.before" &&
 	ok "--live-only left the persistent XML as it was" || bad "--live-only changed the persistent XML"
+# the guest's device watcher saw it too (it polls; a slow guest may see
+# the agent attach first): only then is its going away a change it shows
+wait_nth "E2E-IVSHMEM \[ [0-9]" 2 60 || exit 1
 "$RINGSIDE" disable "$DOM" --live-only > "$W/out" 2>&1 && [ ! -e "$SHM" ] &&
 	wait_nth "E2E-IVSHMEM \[ \]" 3 60 && ok "disable --live-only: unplugged" ||
 	{ bad "disable --live-only: $(cat "$W/out")"; }
