@@ -94,3 +94,24 @@ e2e_pvpanic() {
 		cp "$d/pvpanic-mmio.ko" "$W/root/lib/modules/2-pvpanic-mmio.ko" ||
 		{ bad "no pvpanic modules in $d (linux-image-amd64 has them)"; exit 1; }
 }
+
+# last_mark [CONSOLE]: the highest marker id a console (default
+# $W/console.log) has shown, of guest_init_marks.sh's E2E-MARK N (0: none)
+last_mark() {
+	tr -d '\r' < "${1:-$W/console.log}" 2>/dev/null |
+		sed -n 's/^E2E-MARK \([0-9]*\)$/\1/p' | sort -n | tail -n 1 | grep . || echo 0
+}
+
+# wait_mark_after N SECONDS [CONSOLE]: until a console shows a marker above N
+wait_mark_after() {
+	local _ m c=${3:-$W/console.log}
+	for _ in $(seq $(($2 * 5))); do
+		m=$(last_mark "$c")
+		[ "$m" -gt "$1" ] && return 0
+		grep -aq "Kernel panic\|Oops" "$c" && break
+		sleep 0.2
+	done
+	bad "no marker above $1 on $(basename "$c") within $2 s$(grep -aq "Kernel panic\\|Oops" "$c" && echo ': the guest oopsed')"
+	lg_console_tail "$c"
+	return 1
+}

@@ -40,7 +40,7 @@ HOOK=/etc/libvirt/hooks/qemu.d/ringside
 
 e2e_need_own_libvirt
 W=$(lg_workdir /tmp/rs-e2e-save.XXXXXX)
-GUEST_INIT=$W/init.sh
+GUEST_INIT=$(dirname "${BASH_SOURCE[0]}")/guest_init_marks.sh
 RECORD_PID='' DEFINED='' HOOKED=''
 cleanup() {
 	[ -n "$RECORD_PID" ] && lg_kill_wait "$RECORD_PID"
@@ -50,55 +50,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-# The guest: the agent, then a marker per step until a key comes.
-cat > "$GUEST_INIT" <<'EOF'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t tmpfs run /run
-echo "E2E-BOOT"
-ringside-agent -t 100 &
-agent=$!
-i=0
-while [ ! -S /run/ringside/mark.sock ] && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -S /run/ringside/mark.sock ] || { echo "E2E-FAIL the agent did not start"; poweroff -f; }
-( read -r _ < /dev/tty1; touch /run/stop ) &
-i=1
-while [ ! -e /run/stop ]; do
-	ringside-mark --sync $i "step $i" && echo "E2E-MARK $i"
-	i=$((i + 1))
-	sleep 0.3
-done
-kill -TERM $agent
-wait $agent
-echo "E2E-AGENT-EXIT rc=$?"
-while :; do sleep 1000; done
-EOF
-
-# last_mark: the highest marker id the console has shown so far (0: none)
-last_mark() {
-	tr -d '\r' < "$W/console.log" 2>/dev/null |
-		sed -n 's/^E2E-MARK \([0-9]*\)$/\1/p' | sort -n | tail -n 1 | grep . || echo 0
-}
-
-# wait_mark_after N SECONDS: until the console shows a marker above N
-wait_mark_after() {
-	local _ m
-	for _ in $(seq $(($2 * 5))); do
-		m=$(last_mark)
-		[ "$m" -gt "$1" ] && return 0
-		sleep 0.2
-	done
-	bad "no marker above $1 on the console within $2 s"
-	lg_console_tail "$W/console.log"
-	return 1
-}
 
 # wait_state STATE SECONDS: until `virsh domstate --reason` begins so
 wait_state() {
