@@ -378,7 +378,6 @@ static int plug(const struct enable_opts *o, struct dom_virt *d,
 {
 	char meta[512], dev[512], why[512];
 	const char *step;
-	struct group *gr;
 	int err, meta_set;
 
 	if (dom_cfg_format(&o->cfg, meta, sizeof(meta)) < 0 ||
@@ -387,13 +386,12 @@ static int plug(const struct enable_opts *o, struct dom_virt *d,
 		return CLI_EXIT_FAIL;
 	}
 	/* QEMU's group, as the hook's default: QEMU opens the file */
-	gr = getgrnam(DOM_HOOK_GROUP);
-	if (!gr) {
+	err = dom_shm_create_group(DOM_SHM_DIR, shm_name, &o->cfg, NULL);
+	if (err == -ENOENT && !getgrnam(DOM_HOOK_GROUP)) {
 		cli_err(CMD, "%s: --live: no group '%s' (QEMU's) for the region "
 			"file", o->domain, DOM_HOOK_GROUP);
 		return CLI_EXIT_FAIL;
 	}
-	err = dom_shm_create(DOM_SHM_DIR, shm_name, &o->cfg, gr->gr_gid);
 	if (err) {
 		cli_err(CMD, "%s: --live: cannot create %s/%s: %s", o->domain,
 			DOM_SHM_DIR, shm_name, dom_errstr(err));

@@ -137,7 +137,6 @@ static int prepare(const struct hook *h, const char *text, size_t len)
 	char shm_name[DOM_SHM_NAME_MAX];
 	struct dom_xml *x = NULL;
 	struct dom_cfg c;
-	struct group *gr;
 	int err;
 
 	/* Most domains are not ours: leave them without parsing anything. */
@@ -157,14 +156,11 @@ static int prepare(const struct hook *h, const char *text, size_t len)
 	dom_xml_free(x);
 	if (err)
 		return err;
-	gr = getgrnam(group ? group : DOM_HOOK_GROUP);
-	if (!gr) {
+	err = dom_shm_create_group(DOM_SHM_DIR, shm_name, &c, group);
+	if (err == -ENOENT && !getgrnam(group ? group : DOM_HOOK_GROUP))
 		say(h, "%s: no group '%s' for the region file; reinstall the "
 		    "hook with --group", domain, group ? group : DOM_HOOK_GROUP);
-		return -ENOENT;
-	}
-	err = dom_shm_create(DOM_SHM_DIR, shm_name, &c, gr->gr_gid);
-	if (err)
+	else if (err)
 		say(h, "%s: cannot create %s/%s: %s", domain, DOM_SHM_DIR,
 		    shm_name, dom_errstr(err));
 	return err;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,4 +86,12 @@ int dom_shm_remove(const char *dir, const char *shm_name)
 	if (!S_ISREG(st.st_mode))
 		return -ENODEV;
 	return unlink(path) ? -errno : 0;
+}
+
+int dom_shm_create_group(const char *dir, const char *shm_name,
+			 const struct dom_cfg *c, const char *group)
+{
+	struct group *gr = getgrnam(group ? group : DOM_HOOK_GROUP);
+
+	return gr ? dom_shm_create(dir, shm_name, c, gr->gr_gid) : -ENOENT;
 }

@@ -623,6 +623,9 @@ START_TEST(dom_shm_create_region)
 	c.size = 0;
 	ck_assert_int_eq(dom_shm_create(dir, "ringside-t", &c, 0), -EINVAL);
 	ck_assert_int_eq(dom_shm_create(NULL, "ringside-t", &c, 0), -EINVAL);
+	/* by the group's name: a group no host has is said as -ENOENT */
+	ck_assert_int_eq(dom_shm_create_group(dir, "ringside-t", &c,
+					      "rs-no-such-group"), -ENOENT);
 	ck_assert_int_eq(dom_shm_remove(NULL, "ringside-t"), -EINVAL);
 	ck_assert_int_eq(rmdir(dir), 0);
 }

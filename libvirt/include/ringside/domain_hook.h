@@ -41,6 +41,12 @@
 int dom_shm_create(const char *dir, const char *shm_name,
 		   const struct dom_cfg *c, gid_t gid);
 
+/* dom_shm_create with the group named @group (NULL: DOM_HOOK_GROUP, the
+ * group QEMU runs as), as the hook and `enable --live` make the file.
+ * Its errors, and -ENOENT when there is no such group. */
+int dom_shm_create_group(const char *dir, const char *shm_name,
+			 const struct dom_cfg *c, const char *group);
+
 /* Remove @dir/@shm_name if it is a regular file.  0 also when absent.
  * -EINVAL (NULL), -ENAMETOOLONG, -ENODEV (not a regular file), -errno of
  * lstat and unlink. */
