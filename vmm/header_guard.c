@@ -32,6 +32,10 @@ static const struct {
 	  sizeof(struct rs_sideband_desc) },
 	{ offsetof(struct rs_region_header, kbuf),
 	  sizeof(struct rs_kbuf_desc) },
+	{ offsetof(struct rs_region_header, usyms),
+	  sizeof(struct rs_usyms_desc) },
+	{ offsetof(struct rs_region_header, info),
+	  sizeof(struct rs_guest_info) },
 	{ offsetof(struct rs_region_header, time_sync) +
 	  offsetof(struct rs_time_sync, echo),
 	  sizeof(struct rs_time_sync) - offsetof(struct rs_time_sync, echo) },

@@ -16,7 +16,8 @@
  *   host   region header layout fields (sideband_offset/size included),
  *          rs_config, data_tail, aux_tail, the time conversion fields of
  *          each control page
- *   guest  rs_guest_status, data_head, aux_head, rs_ctrl_ext, records,
+ *   guest  rs_guest_status, rs_usyms_desc, rs_guest_info, data_head,
+ *          aux_head, rs_ctrl_ext, records,
  *          AUX bytes, rs_sideband_desc and the sideband area
  * Each side keeps a private copy of what it owns and treats the other side's
  * values as hints to validate.
@@ -192,6 +193,72 @@ struct rs_kbuf_desc {
 };
 _Static_assert(sizeof(struct rs_kbuf_desc) == 64, "rs_kbuf_desc layout");
 
+/*
+ * The symbol tables of the guest's user binaries (a Linux agent publishes
+ * those of the binaries it has sampled), so that the host names guest user
+ * code without a copy of the guest's files.  The table lives in the
+ * sideband area, at table_offset from the area's start, after the kallsyms
+ * content and before the kernel perf buffers' table; the guest appends
+ * whole entries (docs/abi.md, "User symbols") and never rewrites one.
+ * Same seqcount protocol as the sideband; every field a guest claim that
+ * the host bounds by its own layout and checks like kallsyms.
+ */
+#define RS_USYMS_MAGIC     0x53554452u /* "RDUS" little-endian */
+
+/* rs_usyms_desc.flags */
+enum rs_usyms_flag {
+	RS_USYMS_TRUNCATED = 1u << 0, /* an entry did not fit: wanted > length */
+};
+
+/* Guest-written, at offset 448 of the region header. */
+struct rs_usyms_desc {
+	uint32_t magic;           /* RS_USYMS_MAGIC once written */
+	uint32_t seq;             /* odd: being written; even: complete */
+	uint64_t table_offset;    /* from the sideband area's start, 8-aligned */
+	uint64_t table_size;      /* bytes the guest set aside for the table */
+	uint64_t length;          /* bytes of whole entries from table_offset */
+	uint64_t wanted;          /* bytes the guest had to publish (>= length) */
+	uint32_t entries;         /* entries in [0, length) */
+	uint32_t flags;           /* enum rs_usyms_flag */
+	uint64_t reserved[2];
+};
+_Static_assert(sizeof(struct rs_usyms_desc) == 64, "rs_usyms_desc layout");
+
+/*
+ * Who the guest is and how it samples, as its agent reports it, so that a
+ * file describes the machine that ran the code (hostname, kernel release,
+ * CPUs, memory) and its sampling event, not the host that read it.
+ * Strings are NUL-padded and need not end in a NUL.  Same seqcount
+ * protocol as the sideband; every field a guest claim.
+ */
+#define RS_GUEST_INFO_MAGIC 0x49474452u /* "RDGI" little-endian */
+#define RS_GUEST_INFO_OFFSET 768u
+
+/* rs_guest_info.sample_flags: the guest's sampling event. */
+enum rs_sample_flag {
+	RS_SAMPLE_FREQ           = 1u << 0, /* sample_period is a frequency, Hz */
+	RS_SAMPLE_EXCLUDE_USER   = 1u << 1,
+	RS_SAMPLE_EXCLUDE_KERNEL = 1u << 2,
+};
+
+/* Guest-written, at offset 768 of the region header. */
+struct rs_guest_info {
+	uint32_t magic;           /* RS_GUEST_INFO_MAGIC once written */
+	uint32_t seq;             /* odd: being written; even: complete */
+	uint32_t nr_cpus_online;
+	uint32_t nr_cpus_avail;
+	uint64_t mem_total_kib;   /* MemTotal of /proc/meminfo */
+	uint64_t sample_period;   /* or frequency, with RS_SAMPLE_FREQ */
+	uint32_t sample_flags;    /* enum rs_sample_flag */
+	uint32_t sample_type_id;  /* perf_event_attr.type of the event */
+	uint64_t sample_config;   /* perf_event_attr.config of the event */
+	char hostname[64];        /* uname's nodename */
+	char os_release[64];      /* uname's release */
+	char arch[16];            /* uname's machine */
+	char cpu_desc[64];        /* /proc/cpuinfo's model name */
+};
+_Static_assert(sizeof(struct rs_guest_info) == 256, "rs_guest_info layout");
+
 /* Where one ring lives, as offsets from the region start. */
 struct rs_ring_desc {
 	uint64_t ctrl_offset;
@@ -249,9 +316,10 @@ struct rs_region_header {
 	struct rs_guest_status status;      /* offset 192, guest */
 	struct rs_sideband_desc sideband;   /* offset 256, guest */
 	struct rs_kbuf_desc kbuf;           /* offset 384, guest */
-	uint8_t reserved1[RS_TSYNC_OFFSET - 448];
+	struct rs_usyms_desc usyms;         /* offset 448, guest */
+	uint8_t reserved1[RS_TSYNC_OFFSET - 512];
 	struct rs_time_sync time_sync;      /* offset 640, host and guest */
-	uint8_t reserved2[1024 - RS_TSYNC_OFFSET - 128];
+	struct rs_guest_info info;          /* offset 768, guest */
 	struct rs_ring_desc rings[RS_MAX_RINGS]; /* offset 1024 */
 };
 _Static_assert(offsetof(struct rs_region_header, config) == 64, "config offset");
@@ -259,6 +327,9 @@ _Static_assert(offsetof(struct rs_region_header, status) == 192, "status offset"
 _Static_assert(offsetof(struct rs_region_header, sideband_offset) == 32, "sideband_offset");
 _Static_assert(offsetof(struct rs_region_header, sideband) == 256, "sideband offset");
 _Static_assert(offsetof(struct rs_region_header, kbuf) == 384, "kbuf offset");
+_Static_assert(offsetof(struct rs_region_header, usyms) == 448, "usyms offset");
+_Static_assert(offsetof(struct rs_region_header, info) == RS_GUEST_INFO_OFFSET,
+	       "info offset");
 _Static_assert(offsetof(struct rs_region_header, time_sync) == RS_TSYNC_OFFSET,
 	       "time_sync offset");
 _Static_assert(offsetof(struct rs_region_header, rings) == 1024, "rings offset");
