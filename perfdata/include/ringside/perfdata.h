@@ -248,6 +248,30 @@ struct pdf_host_facts {
 	struct pdf_host_ring ring[RS_MAX_RINGS];
 };
 
+/*
+ * Who the guest is and how it sampled, as its agent claimed (the region's
+ * struct rs_guest_info, checked and NUL-terminated by the caller): the
+ * file's identity features (HEADER_HOSTNAME, OSRELEASE, ARCH, NRCPUS,
+ * CPUDESC, TOTAL_MEM) and its sampling event's attr describe the guest,
+ * never the host that read the rings.  Not known: those features say
+ * nothing rather than the host's.
+ */
+struct pdf_guest_facts {
+	uint32_t known;           /* 0: the guest said nothing; the rest is 0 */
+	uint32_t nr_cpus_online;
+	uint32_t nr_cpus_avail;
+	uint32_t sample_flags;    /* enum rs_sample_flag */
+	uint64_t mem_total_kib;
+	uint64_t sample_period;   /* or frequency, with RS_SAMPLE_FREQ */
+	uint32_t sample_type_id;  /* perf_event_attr.type of the guest's event */
+	uint32_t reserved;
+	uint64_t sample_config;   /* perf_event_attr.config of it */
+	char hostname[65];        /* NUL-terminated, printable */
+	char os_release[65];
+	char arch[17];
+	char cpu_desc[65];
+};
+
 /* ---- sample bodies (pdf_sample_*) ----------------------------------------- */
 
 /* One PERF_RECORD_SAMPLE body.  The fields ringside understands are
