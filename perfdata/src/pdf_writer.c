@@ -39,6 +39,7 @@ struct pdf_writer {
 	uint64_t last_time;
 	struct pdf_clock_sync clock;  /* state NONE until set */
 	struct pdf_host_facts host;   /* kind NONE until set */
+	struct pdf_guest_facts guest; /* known 0 until set */
 	struct pdf_writer_stats stats;
 	int have_ksyms;             /* guest kernel symbols given */
 	struct pdf_ksyms *ksyms;    /* kept for pdf_writer_add_kcore */
@@ -203,6 +204,7 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 	w->nr_rings = params->nr_rings;
 	w->argc = params->argc;
 	w->argv = params->argv;
+	pdf_writer_set_guest(w, params->guest);
 	/* trace data is the guest's: readable by the owner only; read back
 	 * when the clock rewrites its times */
 	w->fd = open(w->tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -369,6 +371,16 @@ int pdf_writer_set_host(struct pdf_writer *w, const struct pdf_host_facts *h)
 	if (!pdf_host_valid(h))
 		return PDF_ERR(pdfe_invalid);
 	w->host = *h;
+	return 0;
+}
+
+int pdf_writer_set_guest(struct pdf_writer *w, const struct pdf_guest_facts *g)
+{
+	if (!w)
+		return PDF_ERR(pdfe_invalid);
+	memset(&w->guest, 0, sizeof(w->guest));
+	if (g && g->known)
+		w->guest = *g;
 	return 0;
 }
 

@@ -507,6 +507,10 @@ struct pdf_writer_params {
 	 * the file starts with an AUXTRACE_INFO saying so, and
 	 * pdf_writer_add_aux() stores AUX bytes as AUXTRACE records. */
 	uint32_t aux_format;
+	/* Who the guest is and how it sampled, as its agent claimed (NULL or
+	 * known 0: unknown; copied).  The file's identity features and the
+	 * guest sample event's attr describe it (pdf_writer_set_guest). */
+	const struct pdf_guest_facts *guest;
 };
 
 /* What AUX bytes are, for perf (docs/perfdata.md, "AUX data"). */
@@ -638,6 +642,15 @@ int pdf_writer_set_clock(struct pdf_writer *w, const struct pdf_clock_sync *cs);
  * PDF_ERR(pdfe_invalid): a kind or ring count out of range.
  */
 int pdf_writer_set_host(struct pdf_writer *w, const struct pdf_host_facts *h);
+
+/*
+ * Who the guest is, for a writer opened without it (an agent that spoke
+ * after the file was opened), or to replace what was given: @g is
+ * copied (NULL or known 0: unknown).  The identity features are written
+ * at pdf_writer_finish, the attrs rewritten in place then.
+ * PDF_ERR(pdfe_invalid): NULL @w.
+ */
+int pdf_writer_set_guest(struct pdf_writer *w, const struct pdf_guest_facts *g);
 
 /* Remove PATH.tmp and free @w.  Accepts NULL. */
 void pdf_writer_discard(struct pdf_writer *w);
