@@ -225,6 +225,67 @@ struct rs_usyms_desc {
 _Static_assert(sizeof(struct rs_usyms_desc) == 64, "rs_usyms_desc layout");
 
 /*
+ * One entry of the table: one binary, keyed by its build id, with what a
+ * host needs to build a symbol file perf accepts for it (docs/abi.md,
+ * "User symbols").  Entries follow each other from table_offset, each
+ * 8-aligned and `length` bytes long, so a reader skips what it does not
+ * take.  After the header, in this order:
+ *   nr_loads x struct rs_usyms_load  the binary's PT_LOAD program headers
+ *   nr_syms  x struct rs_usyms_sym   its FUNC symbols, names in the strings
+ *   path_len bytes                    the binary's path, no NUL
+ *   str_size bytes                    names, each ending in a NUL
+ *   zeros up to the next multiple of 8
+ */
+#define RS_USYMS_BUILD_ID_MAX 20u
+#define RS_USYMS_MAX_LOADS    16u
+#define RS_USYMS_MAX_SYMS     (1u << 20)
+#define RS_USYMS_PATH_MAX     4095u     /* perf's PATH_MAX, its NUL aside */
+#define RS_USYMS_NAME_MAX     1024u     /* bytes of one name, its NUL aside */
+#define RS_USYMS_ENTRY_MAX    (64u << 20)
+
+/* rs_usyms_entry.flags */
+enum rs_usyms_entry_flag {
+	RS_USYMS_E_CUT    = 1u << 0, /* the binary has more symbols than these */
+	RS_USYMS_E_DYNSYM = 1u << 1, /* from .dynsym: the binary has no .symtab */
+};
+
+struct rs_usyms_entry {
+	uint32_t length;          /* of the whole entry, a multiple of 8 */
+	uint16_t e_type;          /* the binary's ELF e_type: ET_EXEC, ET_DYN */
+	uint16_t e_machine;       /* and e_machine */
+	uint8_t build_id_len;     /* 1 .. RS_USYMS_BUILD_ID_MAX */
+	uint8_t flags;            /* enum rs_usyms_entry_flag */
+	uint16_t nr_loads;        /* 1 .. RS_USYMS_MAX_LOADS */
+	uint16_t path_len;        /* 1 .. RS_USYMS_PATH_MAX */
+	uint16_t reserved0;
+	uint8_t build_id[RS_USYMS_BUILD_ID_MAX];
+	uint32_t nr_syms;         /* 0 .. RS_USYMS_MAX_SYMS */
+	uint32_t str_size;        /* bytes of names */
+	uint32_t reserved1;
+	uint64_t text_addr;       /* .text's sh_addr, sh_offset, sh_size */
+	uint64_t text_offset;
+	uint64_t text_size;
+};
+_Static_assert(sizeof(struct rs_usyms_entry) == 72, "rs_usyms_entry layout");
+
+struct rs_usyms_load {
+	uint64_t vaddr;           /* p_vaddr, p_offset, p_filesz, p_memsz */
+	uint64_t offset;
+	uint64_t filesz;
+	uint64_t memsz;
+	uint32_t flags;           /* p_flags: PF_X, PF_W, PF_R */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rs_usyms_load) == 40, "rs_usyms_load layout");
+
+struct rs_usyms_sym {
+	uint64_t value;           /* st_value */
+	uint32_t size;            /* st_size */
+	uint32_t name;            /* offset of its name in the strings */
+};
+_Static_assert(sizeof(struct rs_usyms_sym) == 16, "rs_usyms_sym layout");
+
+/*
  * Who the guest is and how it samples, as its agent reports it, so that a
  * file describes the machine that ran the code (hostname, kernel release,
  * CPUs, memory) and its sampling event, not the host that read it.
