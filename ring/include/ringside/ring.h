@@ -418,6 +418,29 @@ int rs_guest_detach(const struct rs_region *region);
 uint64_t rs_perf_page_read_head(const struct rs_ctrl_page *page);
 void rs_perf_page_publish_tail(struct rs_ctrl_page *page, uint64_t tail);
 
+/* ---- who the guest is (abi.h, struct rs_guest_info) -------------------- */
+
+/*
+ * Guest: publish @info (its magic and seq are ignored) in the region
+ * header's guest info block, under the block's seqcount: seq odd while
+ * the fields are written, then even with release semantics.  Publish it
+ * again whenever it changes.  0; -rse_invalid.
+ */
+int rs_guest_info_publish(const struct rs_region *region,
+			  const struct rs_guest_info *info);
+
+/*
+ * Host: copy the block once into @out (zeroed first), retrying a bounded
+ * number of times while the guest writes it.  1 copied; 0 never written;
+ * -rse_invalid, -rse_busy (seq odd, or it changed under every try),
+ * -rse_corrupt (a settled block without RS_GUEST_INFO_MAGIC).  Only the
+ * frame is judged: every field is a guest claim, and the strings are as
+ * the guest stored them (NUL-padded, not necessarily NUL-terminated),
+ * for the caller to bound and clean.
+ */
+int rs_guest_info_read(const struct rs_region *region,
+		       struct rs_guest_info *out);
+
 /* ---- sideband (guest writes once, host reads once) --------------------- */
 
 /* Bytes of the region's sideband area, from the validated layout (0: none). */

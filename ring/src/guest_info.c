@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Who the guest is (abi.h, struct rs_guest_info): a block of the region
+ * header the guest writes at attach under a seqcount of its own, the same
+ * G/H pairs as the sideband's (barrier.h, sideband.c):
+ *
+ *   guest                                  host
+ *   G1: seq odd; release fence             H1: s = load-acquire(seq)
+ *   write the fields, magic                check s even, load each field
+ *   G2: store-release(seq, odd + 1)        once into a private copy
+ *                                          H2: acquire fence; seq == s
+ *
+ * The host judges only the block's frame (magic, a settled seq); every
+ * value in it is a claim the caller bounds, and the strings reach it as
+ * the guest stored them, not necessarily NUL-terminated.
+ */
+#include "barrier.h"
+#include "ring_internal.h"
+
+#define READ_TRIES 8  /* seqcount retries before the host gives up */
+
+static struct rs_guest_info *block(const struct rs_region *region)
+{
+	return &((struct rs_region_header *)region->base)->info;
+}
+
+int rs_guest_info_publish(const struct rs_region *region,
+			  const struct rs_guest_info *info)
+{
+	struct rs_guest_info *b;
+	uint32_t s;
+
+	if (!region || !region->base || !info)
+		return -rse_invalid;
+	b = block(region);
+	s = rs_seqcount_write_begin(&b->seq);                          /* G1 */
+	rs_store_hint32(&b->magic, RS_GUEST_INFO_MAGIC);
+	rs_store_hint32(&b->nr_cpus_online, info->nr_cpus_online);
+	rs_store_hint32(&b->nr_cpus_avail, info->nr_cpus_avail);
+	rs_store_hint(&b->mem_total_kib, info->mem_total_kib);
+	rs_store_hint(&b->sample_period, info->sample_period);
+	rs_store_hint32(&b->sample_flags, info->sample_flags);
+	rs_store_hint32(&b->sample_type_id, info->sample_type_id);
+	rs_store_hint(&b->sample_config, info->sample_config);
+	rs_memcpy(b->hostname, info->hostname, sizeof(b->hostname));
+	rs_memcpy(b->os_release, info->os_release, sizeof(b->os_release));
+	rs_memcpy(b->arch, info->arch, sizeof(b->arch));
+	rs_memcpy(b->cpu_desc, info->cpu_desc, sizeof(b->cpu_desc));
+	rs_seqcount_write_end(&b->seq, s);                             /* G2 */
+	return 0;
+}
+
+int rs_guest_info_read(const struct rs_region *region,
+		       struct rs_guest_info *out)
+{
+	const struct rs_guest_info *b;
+	int tries;
+
+	if (!region || !region->base || !out)
+		return -rse_invalid;
+	rs_memset(out, 0, sizeof(*out));
+	b = block(region);
+	for (tries = 0; tries < READ_TRIES; tries++) {
+		struct rs_guest_info in;
+		uint32_t s;
+
+		s = rs_seqcount_read_begin(&b->seq);                   /* H1 */
+		if (!s)
+			return 0;           /* never written */
+		if (s & 1u)
+			continue;           /* being written */
+		/* Each field once, into the private copy; judged there. */
+		in.magic = rs_load_hint32(&b->magic);
+		in.seq = s;
+		in.nr_cpus_online = rs_load_hint32(&b->nr_cpus_online);
+		in.nr_cpus_avail = rs_load_hint32(&b->nr_cpus_avail);
+		in.mem_total_kib = rs_load_hint(&b->mem_total_kib);
+		in.sample_period = rs_load_hint(&b->sample_period);
+		in.sample_flags = rs_load_hint32(&b->sample_flags);
+		in.sample_type_id = rs_load_hint32(&b->sample_type_id);
+		in.sample_config = rs_load_hint(&b->sample_config);
+		rs_memcpy(in.hostname, b->hostname, sizeof(in.hostname));
+		rs_memcpy(in.os_release, b->os_release, sizeof(in.os_release));
+		rs_memcpy(in.arch, b->arch, sizeof(in.arch));
+		rs_memcpy(in.cpu_desc, b->cpu_desc, sizeof(in.cpu_desc));
+		if (!rs_seqcount_read_ok(&b->seq, s))                  /* H2 */
+			continue;           /* changed under the copy */
+		if (in.magic != RS_GUEST_INFO_MAGIC)
+			return -rse_corrupt;
+		*out = in;
+		return 1;
+	}
+	return -rse_busy;
+}
