@@ -12,10 +12,11 @@
  * (a ring and its counts: every write goes through it), forward (kernel
  * records to ring records), comm (names for the pids of samples), mmaps
  * (the mappings of the pids of samples), markers (the marker socket),
- * ksyms (the kernel's symbols into the sideband), main (options, the
+ * ksyms (the kernel's symbols into the sideband), usyms (the symbols
+ * of the user binaries mmaps meets, into the sideband), main (options, the
  * status in the header, and the loop).  Calls go one way:
  * main -> forward -> comm -> agent_ring, main -> forward -> mmaps ->
- * agent_ring, main -> markers -> agent_ring.  Modules never print; main does.  They
+ * agent_ring, mmaps -> usyms, main -> markers -> agent_ring.  Modules never print; main does.  They
  * return -errno, or the ring library's -rse_* where a ring refused
  * (rs_errstr names it), as each declaration says; no function returns
  * both.
@@ -288,6 +289,38 @@ int agent_ksyms_publish(const struct rs_region *region,
  * -EINVAL (a malformed list or an id over @max bytes), -errno. */
 int agent_ksyms_build_id(const char *notes_path, uint8_t *id, uint32_t max,
 			 uint32_t *len);
+
+/* ---- usyms: the user binaries' symbols into the sideband ------------------ */
+
+struct agent_usyms_stats {
+	uint64_t table_size;      /* bytes the table may take */
+	uint64_t published;       /* entries (binaries) published */
+	uint64_t bytes;           /* their bytes */
+	uint64_t symbols;         /* their symbols */
+	uint64_t largest;         /* bytes of the largest entry */
+	uint64_t cut;             /* of them, with symbols left out */
+	uint64_t no_room;         /* entries that did not fit: not published */
+	uint64_t no_room_bytes;   /* their bytes */
+	uint64_t no_symbols;      /* binaries with no symbols this reads */
+	uint64_t ids_full;        /* build ids met after the set was full */
+};
+
+/*
+ * Publish an empty table of @size bytes at @offset (rounded up to 8) of
+ * @region's sideband area: between the kallsyms text and the kernel perf
+ * buffers' table.  0 or the ring's -rse_*.
+ */
+int agent_usyms_begin(const struct rs_region *region, uint64_t offset,
+		      uint64_t size);
+/* No more appends (the region goes away). */
+void agent_usyms_end(void);
+
+/* The ELF file open at @fd, mapped from @path, has build id @id: publish
+ * its FUNC symbols once per build id (after begin; else nothing). */
+void agent_usyms_note(int fd, const char *path, const uint8_t *id,
+		      uint8_t id_len);
+
+const struct agent_usyms_stats *agent_usyms_stats(void);
 
 /* ---- tsync: answering the host's time synchronization ----------------------- */
 

@@ -33,6 +33,9 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 			   "(default /sys/bus/pci/devices; for tests)"),
 		OPT_FLAG(0, "no-symbols", &o->no_symbols, "publish no kernel "
 			 "symbols in the region's sideband"),
+		OPT_U32(0, "user-symbols", &o->usyms_kib, "KIB", 0, 65536, "KiB",
+			"bound of the user binaries' symbol tables published in "
+			"the sideband (default 2048; 0: none)"),
 		OPT_STRING(0, "kallsyms", &o->ksyms.kallsyms, "PATH", "the kernel's "
 			   "symbols (default /proc/kallsyms; for tests)"),
 		OPT_STRING(0, "kernel-notes", &o->ksyms.notes, "PATH", "the "
@@ -74,6 +77,7 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	o->mark_socket = RS_MARK_SOCKET;
 	o->buf_pages = 64;
 	o->tick_ms = 100;
+	o->usyms_kib = 2048;
 	o->ksyms.kallsyms = "/proc/kallsyms";
 	o->ksyms.notes = "/sys/kernel/notes";
 	o->ksyms.kptr_restrict = "/proc/sys/kernel/kptr_restrict";

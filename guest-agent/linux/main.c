@@ -33,6 +33,7 @@ struct agent {
 	uint32_t nr_rings;            /* rings used */
 	uint32_t nr_cpus;             /* CPUs sampled (kbuf[0..nr_cpus)) */
 	uint64_t sideband_room;       /* for the symbols: the kbuf table follows */
+	uint64_t ksyms_end;           /* bytes of kallsyms text at its start */
 	int sigfd;
 	int sampling;                 /* events enabled right now */
 	uint64_t confirmed;           /* records written when the device was
@@ -335,6 +336,7 @@ static void publish_symbols(struct agent *a)
 		    strerror(-err));
 		return;
 	}
+	a->ksyms_end = k.length;
 	for (i = 0; i < k.build_id_len; i++)
 		snprintf(id + 2 * i, 3, "%02x", k.build_id[i]);
 	say(a, "kernel symbols: %" PRIu64 " of %" PRIu64 " lines published "
@@ -354,6 +356,46 @@ static void publish_symbols(struct agent *a)
 	if (k.read_err)
 		say(a, "kernel symbols: reading %s failed midway",
 		    a->opts.ksyms.kallsyms);
+}
+
+/* The user symbol table, between the kernel's symbols and the perf buffer
+ * table, bounded by --user-symbols: filled as processes are described. */
+static void publish_usyms(struct agent *a)
+{
+	uint64_t start = (a->ksyms_end + 7u) & ~(uint64_t)7u;
+	uint64_t end = a->sideband_room ? a->sideband_room :
+		       rs_sideband_size(&a->dev.region);
+	uint64_t size = (uint64_t)a->opts.usyms_kib * 1024u;
+	int err;
+
+	if (!a->opts.usyms_kib || !rs_sideband_size(&a->dev.region))
+		return;
+	if (start >= end) {
+		say(a, "user symbols: no room left in the sideband "
+		    "(--sideband-pages)");
+		return;
+	}
+	if (size > end - start)
+		size = end - start;
+	err = agent_usyms_begin(&a->dev.region, start, size);
+	if (err)
+		say(a, "user symbols: %s", rs_errstr(err));
+}
+
+static void usyms_summary(const struct agent *a)
+{
+	const struct agent_usyms_stats *u = agent_usyms_stats();
+
+	if (!u->table_size)
+		return;
+	say(a, "user symbols: %" PRIu64 " binaries published (%" PRIu64
+	    " symbols, %" PRIu64 " of %" PRIu64 " bytes, largest %" PRIu64
+	    ", %" PRIu64 " with symbols left out); not published: %" PRIu64
+	    " that did not fit (%" PRIu64 " bytes), %" PRIu64 " without "
+	    "symbols, %" PRIu64 " past the set of build ids", u->published,
+	    u->symbols, u->bytes, u->table_size, u->largest, u->cut,
+	    u->no_room, u->no_room_bytes, u->no_symbols, u->ids_full);
+	(void)a;
 }
 
 /* Events on or off as the host's switches say. */
@@ -568,6 +610,7 @@ static int session(struct agent *a)
 	a->nr_rings = 0;
 	a->sampling = 0;
 	a->sideband_room = 0;
+	a->ksyms_end = 0;
 	a->confirmed = 0;
 	end = wait_enabled(a);
 	if (end) {
@@ -593,6 +636,7 @@ static int session(struct agent *a)
 	 * symbols complete. */
 	publish_kbufs(a);
 	publish_symbols(a);
+	publish_usyms(a);
 	err = agent_markers_open(&a->mk, a->opts.mark_socket);
 	if (err)
 		say(a, "no markers: cannot bind %s: %s", a->opts.mark_socket,
@@ -605,10 +649,13 @@ static int session(struct agent *a)
 	    "overwrite" : "normal");
 	end = gone(a) ? END_GONE : run(a);
 	if (end == END_GONE) {
+		agent_usyms_end();
 		detach_gone(a, agent_dev_gone(&a->dev, a->opts.sysfs));
 		mmap_summary(a);
+		usyms_summary(a);
 		return end;
 	}
+	agent_usyms_end();
 	detach(a);
 	for (i = 0; i < a->nr_rings; i++) {
 		written += a->ring[i].written;
@@ -617,6 +664,7 @@ static int session(struct agent *a)
 	say(a, "detached: %" PRIu64 " records written, %" PRIu64 " dropped, "
 	    "%" PRIu64 " markers", written, dropped, a->mk.received);
 	mmap_summary(a);
+	usyms_summary(a);
 	return end;
 }
 

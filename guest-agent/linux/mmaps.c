@@ -136,6 +136,7 @@ static uint8_t build_id_of(uint32_t pid, uint64_t start, uint64_t end,
 	e->min = min;
 	e->ino = ino;
 	e->size = elf_build_id(fd, e->id);
+	agent_usyms_note(fd, path, e->id, e->size);  /* once per build id */
 	close(fd);
 	memcpy(id, e->id, e->size);
 	return e->size;
