@@ -117,7 +117,7 @@ int pdf_ksyms_cache_dir(char *dst, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int mkdir_one(const char *path)
+int pdf_cache_mkdir(const char *path)
 {
 	struct stat st;
 
@@ -162,11 +162,11 @@ static int same_file(const char *path, const uint8_t *buf, size_t len)
 }
 
 /*
- * DIR/.build-id/XX/REST -> ../../[kernel.kallsyms]/XXREST, as perf's own
- * cache links its entries: perf looks there first, and only there when it
- * reads its cache under a --symfs tree.  A link already there is kept.
+ * DIR/.build-id/XX/REST -> ../../DSO/XXREST, as perf's own cache links its
+ * entries: perf looks there first, and only there when it reads its cache
+ * under a --symfs tree.  A link already there is kept.
  */
-static int link_build_id(const char *base, const char *hex)
+int pdf_cache_link(const char *base, const char *dso, const char *hex)
 {
 	char path[PATH_MAX], target[PATH_MAX];
 	int n, err;
@@ -174,20 +174,20 @@ static int link_build_id(const char *base, const char *hex)
 	n = snprintf(path, sizeof(path), "%s/.build-id", base);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
-	err = mkdir_one(path);
+	err = pdf_cache_mkdir(path);
 	if (err)
 		return err;
 	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s", base, hex);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
-	err = mkdir_one(path);
+	err = pdf_cache_mkdir(path);
 	if (err)
 		return err;
 	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", base, hex,
 		     hex + 2);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
-	n = snprintf(target, sizeof(target), "../../" PDF_KERNEL_DSO "/%s", hex);
+	n = snprintf(target, sizeof(target), "../../%s/%s", dso, hex);
 	if (n < 0 || (size_t)n >= sizeof(target))
 		return -ENAMETOOLONG;
 	if (symlink(target, path) && errno != EEXIST)
@@ -215,16 +215,16 @@ int pdf_cache_entry(const char *dir, const uint8_t *id, size_t id_len,
 	}
 	for (i = 0; i < id_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	err = mkdir_one(base);
+	err = pdf_cache_mkdir(base);
 	if (!err) {
 		n = snprintf(path, size, "%s/" PDF_KERNEL_DSO, base);
 		err = n < 0 || (size_t)n >= size ? -ENAMETOOLONG
-						 : mkdir_one(path);
+						 : pdf_cache_mkdir(path);
 	}
 	if (!err) {
 		n = snprintf(path, size, "%s/" PDF_KERNEL_DSO "/%s", base, hex);
 		err = n < 0 || (size_t)n >= size ? -ENAMETOOLONG
-						 : mkdir_one(path);
+						 : pdf_cache_mkdir(path);
 	}
 	return err;
 }
@@ -275,7 +275,8 @@ int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
 	if (!err)
 		err = pdf_cache_file_put(path, "kallsyms", text.data, text.len);
 	if (!err)
-		err = link_build_id(base, strrchr(path, '/') + 1);
+		err = pdf_cache_link(base, PDF_KERNEL_DSO,
+				     strrchr(path, '/') + 1);
 	pdf_buf_fini(&text);
 	return err;
 }

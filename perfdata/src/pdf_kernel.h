@@ -48,6 +48,14 @@ size_t pdf_host_build_id(uint8_t id[PDF_BUILD_ID_SIZE]);
 int pdf_cache_entry(const char *dir, const uint8_t *id, size_t id_len,
 		    char *path, size_t size, char *base, size_t base_size);
 
+/* mkdir @path 0755, or find a directory there.  0, -errno (-ENOTDIR). */
+int pdf_cache_mkdir(const char *path);
+
+/* DIR/.build-id/XX/REST -> ../../@dso/XXREST (@hex the id in hex; @dso a
+ * path relative to @base), as perf links its cache; a link there is kept.
+ * 0, -errno. */
+int pdf_cache_link(const char *base, const char *dso, const char *hex);
+
 /*
  * ENTRY/NAME to hold @len bytes @data: written aside (0600) and linked
  * into place, never replacing what is there.  0 (written, or there with
