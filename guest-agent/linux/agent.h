@@ -13,7 +13,8 @@
  * records to ring records), comm (names for the pids of samples), mmaps
  * (the mappings of the pids of samples), markers (the marker socket),
  * ksyms (the kernel's symbols into the sideband), usyms (the symbols
- * of the user binaries mmaps meets, into the sideband), main (options, the
+ * of the user binaries mmaps meets, into the sideband), ginfo (who the
+ * guest is, into the header's guest info block), main (options, the
  * status in the header, and the loop).  Calls go one way:
  * main -> forward -> comm -> agent_ring, main -> forward -> mmaps ->
  * agent_ring, mmaps -> usyms, main -> markers -> agent_ring.  Modules never print; main does.  They
@@ -106,6 +107,12 @@ struct kbuf {
 	uint8_t rec[AGENT_REC_MAX] __attribute__((aligned(8)));
 };
 
+struct perf_event_attr;
+
+/* The sampling event's attr, as kbuf_open opens it on every CPU (the
+ * buffer's watermark aside). */
+void kbuf_sample_attr(struct perf_event_attr *a, const struct agent_events *ev);
+
 /* Open @cpu's events (disabled) and map their shared buffer.  -errno. */
 int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev);
 int kbuf_enable(struct kbuf *k, int on);
@@ -127,6 +134,24 @@ int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg);
  * 0; -ENOENT (a page not present), -EPERM (no PFNs: not root), -errno.
  */
 int kbuf_gpas(const struct kbuf *k, int pagemap_fd, uint64_t *row);
+
+/* ---- ginfo: who the guest is, into the region header ------------------------ */
+
+struct agent_ginfo_paths {
+	const char *meminfo;      /* /proc/meminfo */
+	const char *cpuinfo;      /* /proc/cpuinfo */
+};
+
+/*
+ * Who this guest is and how it samples (abi.h, struct rs_guest_info),
+ * into @gi (zeroed first): uname's nodename, release and machine, the
+ * CPUs online and configured, MemTotal of @p->meminfo, the first "model
+ * name" of @p->cpuinfo, and the sampling event of kbuf_sample_attr(@ev).
+ * What cannot be read stays 0.  0; else -errno of the first thing that
+ * could not be read (the rest is filled all the same).
+ */
+int agent_ginfo_fill(struct rs_guest_info *gi, const struct agent_events *ev,
+		     const struct agent_ginfo_paths *p);
 
 /* ---- tracepoint ---------------------------------------------------------- */
 

@@ -76,6 +76,21 @@ static int open_tracepoints(struct kbuf *k, const struct agent_events *ev)
 	return 0;
 }
 
+void kbuf_sample_attr(struct perf_event_attr *a, const struct agent_events *ev)
+{
+	attr_base(a, ev);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->freq = 1;
+	a->sample_freq = ev->freq;
+	a->comm = 1;                /* the kernel's own COMM at exec/prctl */
+	a->comm_exec = 1;
+	a->mmap = 1;                /* and MMAP2 of code mapped, with the */
+	a->mmap2 = 1;               /* file's build id, as perf asks for them */
+	a->build_id = 1;
+	a->watermark = 1;
+}
+
 int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
 {
 	struct perf_event_attr a;
@@ -88,17 +103,7 @@ int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
 	k->base = NULL;
 	k->tail = 0;
 	k->data_size = (uint64_t)ev->buf_pages * RS_PAGE_SIZE;
-	attr_base(&a, ev);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.freq = 1;
-	a.sample_freq = ev->freq;
-	a.comm = 1;                 /* the kernel's own COMM at exec/prctl */
-	a.comm_exec = 1;
-	a.mmap = 1;                 /* and MMAP2 of code mapped, with the */
-	a.mmap2 = 1;                /* file's build id, as perf asks for them */
-	a.build_id = 1;
-	a.watermark = 1;
+	kbuf_sample_attr(&a, ev);
 	a.wakeup_watermark = (uint32_t)(k->data_size / 2);
 	err = perf_open(&a, cpu);
 	if (err == -EINVAL) {       /* a kernel before 5.12: dev and inode */

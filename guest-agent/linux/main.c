@@ -398,6 +398,24 @@ static void usyms_summary(const struct agent *a)
 	(void)a;
 }
 
+/* Who this guest is and how it samples, for the host's files: once per
+ * session, before the attach, like the symbols. */
+static void publish_identity(struct agent *a)
+{
+	static const struct agent_ginfo_paths paths = {
+		.meminfo = "/proc/meminfo",
+		.cpuinfo = "/proc/cpuinfo",
+	};
+	struct rs_guest_info gi;
+	int err = agent_ginfo_fill(&gi, &a->ev, &paths);
+
+	if (err)
+		say(a, "guest identity: partly unknown: %s", strerror(-err));
+	err = rs_guest_info_publish(&a->dev.region, &gi);
+	if (err)
+		say(a, "guest identity: not published: %s", rs_errstr(err));
+}
+
 /* Events on or off as the host's switches say. */
 static void follow_config(struct agent *a)
 {
@@ -634,6 +652,7 @@ static int session(struct agent *a)
 	/* Before the marker socket and the attach: a host that sees the
 	 * agent attached (or a program that finds the socket) finds the
 	 * symbols complete. */
+	publish_identity(a);
 	publish_kbufs(a);
 	publish_symbols(a);
 	publish_usyms(a);
