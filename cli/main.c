@@ -19,6 +19,7 @@ static const struct cli_cmd commands[] = {
 	{ "report",   "summarize a ringside perf.data file per ring", cmd_report },
 	{ "dump",     "print every record of a ringside perf.data file", cmd_dump },
 	{ "decode",   "decode a pt-virt capture (Intel PT) with libipt", cmd_decode },
+	{ "archive",  "bundle what names a perf.data file's samples elsewhere", cmd_archive },
 	{ "stat",     "show the rings of a region as they are right now", cmd_stat },
 	{ "run",      "boot a payload in the ringside VMM and read its rings", cmd_run },
 	{ "enable",   "opt a libvirt domain in (metadata and <shmem> device)", cmd_enable },
