@@ -52,7 +52,9 @@ static void add_feature(struct pdf_buf *b, unsigned bit,
 
 	switch (bit) {
 	case PDF_FEAT_BUILD_ID: /* a guest kernel's (pdf_ksyms.c) */
-		pdf_build_id_entry(b, info->build_id, info->build_id_len);
+		if (info->build_id_len)
+			pdf_build_id_entry(b, info->build_id, info->build_id_len);
+		pdf_buf_add(b, info->ubids, info->ubids_len); /* pdf_uelf.c */
 		break;
 	case PDF_FEAT_HOSTNAME:
 		pdf_buf_add_string(b, uts->nodename);
@@ -119,7 +121,8 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 		size_t start = body.len;
 
 		if ((bits[i] == PDF_FEAT_SAMPLE_TIME && !info->have_time) ||
-		    (bits[i] == PDF_FEAT_BUILD_ID && !info->build_id_len))
+		    (bits[i] == PDF_FEAT_BUILD_ID && !info->build_id_len &&
+		     !info->ubids_len))
 			continue;
 		if ((bits[i] == PDF_FEAT_CLOCKID || bits[i] == PDF_FEAT_CLOCK_DATA) &&
 		    !pdf_clock_usable(info->clock))

@@ -21,6 +21,8 @@ struct pdf_feat_info {
 	uint64_t last_time;
 	const uint8_t *build_id;  /* HEADER_BUILD_ID of the kernel when set */
 	uint32_t build_id_len;
+	const uint8_t *ubids;     /* HEADER_BUILD_ID entries of user binaries */
+	size_t ubids_len;
 	const struct pdf_clock_sync *clock; /* NULL or state NONE: nothing said */
 	const struct pdf_host_facts *host;  /* NULL or kind NONE: nothing said */
 };

@@ -57,6 +57,14 @@ int pdf_cache_mkdir(const char *path);
 int pdf_cache_link(const char *base, const char *dso, const char *hex);
 
 /*
+ * pdf_writer_add_ubins for the writer: each of @nr binaries not yet in
+ * @ids into the cache at @dir and, when there, its HEADER_BUILD_ID entry
+ * (misc USER) onto @ids; counted in @st.  Returns how many were added.
+ */
+int pdf_ubins_add(struct pdf_buf *ids, struct pdf_writer_stats *st,
+		  const char *dir, const struct pdf_ubin *b, uint32_t nr);
+
+/*
  * ENTRY/NAME to hold @len bytes @data: written aside (0600) and linked
  * into place, never replacing what is there.  0 (written, or there with
  * the same bytes), 1 (there with other bytes, kept), -errno.

@@ -45,6 +45,7 @@ struct pdf_writer {
 	struct pdf_ksyms *ksyms;    /* kept for pdf_writer_add_kcore */
 	int ksyms_cached;           /* in the cache under stats.build_id */
 	char *buildid_dir;          /* the cache given at open; NULL perf's */
+	struct pdf_buf ubids;       /* HEADER_BUILD_ID of user binaries */
 	uint32_t aux_format;        /* enum pdf_aux_format */
 	size_t used;
 	uint8_t *out;               /* OUT_BUF bytes of pending data */
@@ -436,6 +437,8 @@ static int write_tail(struct pdf_writer *w)
 	info.last_time = w->last_time;
 	info.build_id = w->stats.build_id;
 	info.build_id_len = w->stats.build_id_len;
+	info.ubids = w->ubids.data;
+	info.ubids_len = w->ubids.len;
 
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.magic = PDF_MAGIC;
@@ -515,6 +518,14 @@ int pdf_writer_has_kcore(const struct pdf_writer *w)
 	       S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
+int pdf_writer_add_ubins(struct pdf_writer *w, const struct pdf_ubin *b,
+			 uint32_t nr)
+{
+	if (!w)
+		return PDF_ERR(pdfe_invalid);
+	return pdf_ubins_add(&w->ubids, &w->stats, w->buildid_dir, b, nr);
+}
+
 int pdf_writer_finish(struct pdf_writer *w)
 {
 	int err;
@@ -532,6 +543,7 @@ int pdf_writer_finish(struct pdf_writer *w)
 		return err;
 	}
 	pdf_ksyms_free(w->ksyms);
+	pdf_buf_fini(&w->ubids);
 	free(w->buildid_dir);
 	free(w->out);
 	free(w->path);
@@ -549,6 +561,7 @@ void pdf_writer_discard(struct pdf_writer *w)
 	if (w->tmp)
 		unlink(w->tmp);
 	pdf_ksyms_free(w->ksyms);
+	pdf_buf_fini(&w->ubids);
 	free(w->buildid_dir);
 	free(w->out);
 	free(w->path);

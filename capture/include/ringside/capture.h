@@ -583,6 +583,43 @@ void csync_poll(struct csync *c, const struct rs_region *region, void *wmem);
 void *csync_map_header(int fd);
 void csync_unmap(void *hdr);
 
+/* ---- guest_facts (src/guest_facts.c) ---- */
+/*
+ * Who the guest says it is (the region's struct rs_guest_info, written by
+ * its agent) made fit for a file's header: struct pdf_guest_facts with
+ * every string NUL-terminated and every byte outside printable ASCII
+ * replaced by '?', every number outside what a real guest could report
+ * left out (0: not said), each such correction counted.  Guest claims
+ * all: a file or `stat` shows them as the guest's word.
+ */
+#define GUEST_FACTS_MAX_CPUS  8192u            /* Linux's largest NR_CPUS */
+#define GUEST_FACTS_MAX_KIB   (1ull << 42)     /* 4 PiB: 52 physical bits */
+#define GUEST_FACTS_MAX_FREQ  1000000u         /* samples per second */
+#define GUEST_FACTS_MAX_TYPE  5u               /* PERF_TYPE_BREAKPOINT: the
+						* last type not a PMU's own */
+
+enum guest_facts_state {
+	GUEST_FACTS_NONE = 0,     /* the guest has published none (yet) */
+	GUEST_FACTS_OK,           /* facts.known 1 */
+	GUEST_FACTS_BUSY,         /* the guest was writing it every try */
+	GUEST_FACTS_CORRUPT,      /* a settled block without its magic */
+};
+
+struct guest_facts {
+	enum guest_facts_state state;
+	uint32_t left_out;        /* numbers implausible, not passed on */
+	uint32_t replaced;        /* string bytes replaced by '?' */
+	struct pdf_guest_facts facts; /* known 0 unless GUEST_FACTS_OK */
+};
+
+/* Read @region's guest info block once into @g (zeroed first).  Returns
+ * g->state, or -rse_invalid (NULL arguments). */
+int guest_facts_read(struct guest_facts *g, const struct rs_region *region);
+
+/* The conversion alone, from a block the ring library copied (magic
+ * checked): @g->state GUEST_FACTS_OK. */
+void guest_facts_from(struct guest_facts *g, const struct rs_guest_info *in);
+
 /* ---- recorder (src/recorder.c) ---- */
 /*
  * A record session: open the perf.data writer, attach a consumer to every
@@ -716,6 +753,10 @@ struct recorder {
 	uint64_t readback_at;
 	struct pdf_writer_stats wstats; /* the writer's (symbols) */
 	int syms_late;             /* the symbols came after the start */
+	struct guest_facts guest;  /* who the guest says it is, as the last
+				    * file has it; read again while the
+				    * guest has not published it */
+	int guest_late;            /* ... it came after that file was opened */
 	/* private */
 	struct pdf_writer *w;      /* the current file's */
 	uint64_t file_start_ns;
@@ -790,6 +831,7 @@ struct snapper {
 	const struct gkcode_src *kcode_src;
 	struct pdf_writer_stats wstats; /* the writer's (symbols) */
 	struct pdf_host_facts host; /* what the host observed, as filed */
+	struct guest_facts guest; /* who the guest says it is (the copy's) */
 	struct tally tally;
 	struct tally file_tally;  /* the file read back: claims checked */
 	int have_file_tally;

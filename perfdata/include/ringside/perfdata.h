@@ -533,6 +533,13 @@ struct pdf_writer_stats {
 	int ksyms_err;
 	uint8_t build_id[PDF_BUILD_ID_SIZE]; /* the kernel's, in the file */
 	uint32_t build_id_len;    /* 0: none */
+	/* Guest user binaries (pdf_writer_add_ubins): in the cache and the
+	 * file; not put in the cache (an error); kept out because the
+	 * cache held other bytes under their build id. */
+	uint32_t ubins;
+	uint32_t ubins_failed;
+	uint32_t ubins_other;
+	int ubins_err;            /* the last error of ubins_failed */
 };
 
 /*
@@ -691,6 +698,70 @@ typedef void (*pdf_archive_fn)(void *arg, const char *name, const char *hex,
 int pdf_archive_write(const char *perf_data, const char *tar_path,
 		      const char *buildid_dir, struct pdf_archive_stats *st,
 		      pdf_archive_fn fn, void *arg);
+
+/* ---- a guest user binary's symbols (pdf_uelf.c) ---------------------------
+ * perf names a user binary's samples from a file in its build-id cache,
+ * DIR/PATH/ID/elf, found through DIR/.build-id/XX/REST.  For a guest
+ * binary ringside writes there a small ELF file of its own making from the
+ * symbols the guest's agent published (docs/perfdata.md, "Guest user
+ * symbols"): the binary's e_type, e_machine and PT_LOADs, its build id
+ * note, .text as NOBITS with the binary's address and offset, and its
+ * FUNC symbols, so that perf computes the same addresses as from the
+ * binary itself.
+ */
+#define PDF_UBIN_MAX_LOADS 16u
+
+struct pdf_uload {
+	uint64_t vaddr, offset, filesz, memsz;
+	uint32_t flags;
+};
+
+struct pdf_usym {
+	uint64_t value;
+	uint32_t size;
+	uint32_t name;            /* offset in pdf_ubin.names */
+};
+
+/* One binary, checked by its producer (introspect's gusyms): loads
+ * 1..PDF_UBIN_MAX_LOADS, each symbol inside one, every name
+ * NUL-terminated inside names, path absolute and clean. */
+struct pdf_ubin {
+	uint16_t e_type, e_machine;
+	uint32_t build_id_len;    /* 1..PDF_BUILD_ID_SIZE */
+	uint8_t build_id[PDF_BUILD_ID_SIZE];
+	uint32_t nr_loads;
+	struct pdf_uload loads[PDF_UBIN_MAX_LOADS];
+	uint64_t text_addr, text_offset, text_size;
+	uint32_t nr_syms;
+	const struct pdf_usym *syms;
+	uint32_t names_len;
+	const char *names;
+	const char *path;         /* NUL-terminated, "/..." */
+};
+
+/* The ELF symbol file of @b into @out.  0, PDF_ERR(pdfe_invalid),
+ * -ENOMEM. */
+int pdf_uelf_image(const struct pdf_ubin *b, struct pdf_buf *out);
+
+/*
+ * Make DIR/PATH/HEX(id)/elf hold pdf_uelf_image(@b) and link
+ * DIR/.build-id/XX/REST to it (DIR: @dir, or pdf_ksyms_cache_dir()), as
+ * pdf_ksyms_cache_put does: never replacing an entry.  0 (written, or
+ * there with the same bytes), 1 (there with other bytes: kept), -errno,
+ * PDF_ERR(pdfe_invalid).
+ */
+int pdf_uelf_cache_put(const struct pdf_ubin *b, const char *dir);
+
+/*
+ * Put each of @nr binaries in the writer's build-id cache (its
+ * buildid_dir) and name them in the file's HEADER_BUILD_ID (misc USER,
+ * the binary's path), once per build id, before pdf_writer_finish; may
+ * be called again with more.  Returns how many went into the cache now
+ * (those there already with the same bytes count); the others are
+ * counted in the stats (ubins_failed, ubins_other).  PDF_ERR(pdfe_invalid).
+ */
+int pdf_writer_add_ubins(struct pdf_writer *w, const struct pdf_ubin *b,
+			 uint32_t nr);
 
 /* ---- reading it back (pdf_reader_*) --------------------------------------- */
 
