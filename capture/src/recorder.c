@@ -145,6 +145,20 @@ static int late_syms(struct recorder *r, const struct rs_region *region,
 	return liberr_note(e, err, pdf_errstr);
 }
 
+/*
+ * The guest said who it is after the file was opened (a recording that
+ * began before its agent attached): into the file now.  Never costs the
+ * recording: the writer only refuses a NULL writer.
+ */
+static void late_guest(struct recorder *r, const struct rs_region *region,
+		       struct pdf_writer *w)
+{
+	if (guest_facts_read(&r->guest, region) != GUEST_FACTS_OK)
+		return;
+	pdf_writer_set_guest(w, &r->guest.facts);
+	r->guest_late = 1;
+}
+
 /* The host facts of the current file: the counters since it was opened
  * (r->base, what they were then), its own window. */
 static void file_facts(struct recorder *r)
@@ -198,6 +212,9 @@ static int file_open(struct recorder *r, const struct rs_region *region)
 	tally_init(&r->tally, wp.nr_rings, wp.sample_type);
 	if (r->syms)
 		gsyms_writer_params(r->syms, &wp);
+	r->guest_late = 0;
+	if (guest_facts_read(&r->guest, region) == GUEST_FACTS_OK)
+		wp.guest = &r->guest.facts;
 	if (r->output) {
 		err = pdf_writer_open(&r->w, r->output, &wp);
 		if (err)
@@ -315,7 +332,7 @@ static int come_back(struct recorder *r, const struct rs_region **regionp,
 static int loop(struct recorder *r, const struct rs_region *region)
 {
 	double start = cap_time_now(), last_shown = 0.0, last_asked = 0.0;
-	double last_syms = 0.0;
+	double last_syms = 0.0, last_guest = 0.0;
 	int said[RECORDER_MAX_WAKE] = { 0 };
 	struct liberr e = { 0 };
 	int err, gone = 0, leaving = 0;
@@ -344,6 +361,12 @@ static int loop(struct recorder *r, const struct rs_region *region)
 		    (r->end || now - last_syms >= SYMS_PERIOD)) {
 			last_syms = now;
 			err = late_syms(r, region, r->w, &e);
+		}
+		if (err >= 0 && !r->away && r->w &&
+		    r->guest.state != GUEST_FACTS_OK &&
+		    (r->end || now - last_guest >= SYMS_PERIOD)) {
+			last_guest = now;
+			late_guest(r, region, r->w);
 		}
 		if (err < 0) {
 			r->fail.e = e;

@@ -118,6 +118,7 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 	s->aux_format = rinfo_aux_format_of(region, s->aux_opaque);
 	s->host.kind = PDF_HOST_SNAPSHOT;
 	s->host.start_ns = cap_time_now_ns();
+	guest_facts_read(&s->guest, region);
 	for (i = 0; i < s->nr_rings; i++) {
 		/* its control page is damaged: said at open, left empty here */
 		if (rs_region_ring_skipped(region, i))
@@ -302,6 +303,7 @@ int snapper_write(struct snapper *s)
 		.argc = s->argc,
 		.argv = s->argv,
 		.aux_format = s->aux_format,
+		.guest = &s->guest.facts,
 	};
 	struct pdf_writer *w = NULL;
 	uint32_t i;

@@ -3,7 +3,8 @@
  * Target: the host opening a region the guest has scribbled over, and
  * every read the host makes of the guest-writable parts a validated
  * region describes (status, configuration, control pages, time
- * conversion, the sideband's symbols and perf buffer table).
+ * conversion, the sideband's symbols and perf buffer table, the guest's
+ * identity block).
  */
 #include <stdlib.h>
 
@@ -12,6 +13,7 @@
 static void read_all(const struct rs_region *reg)
 {
 	struct rs_guest_status status;
+	struct rs_guest_info gi;
 	struct rs_sideband_info info;
 	struct rs_kbuf_info kinfo;
 	struct rs_config cfg;
@@ -20,6 +22,8 @@ static void read_all(const struct rs_region *reg)
 
 	rs_region_status_read(reg, &status, &enabled);
 	rs_region_config_read(reg, &cfg);
+	if (rs_guest_info_read(reg, &gi) == 1 && gi.magic != RS_GUEST_INFO_MAGIC)
+		abort(); /* an accepted block has its magic */
 	for (uint32_t i = 0; i < rs_region_nr_rings(reg); i++) {
 		struct rs_ring_state st;
 		struct rs_time_conv tc;
