@@ -72,6 +72,7 @@ static void show(const char *spec, const struct rmap *m)
 	uint32_t nr = rinfo_count(&m->region), i;
 	struct rinfo_region rr;
 	struct gsyms syms = { 0 };
+	struct guest_facts facts;
 	char size[32];
 
 	rinfo_region_get(&m->region, &rr);
@@ -85,6 +86,8 @@ static void show(const char *spec, const struct rmap *m)
 	if (gsyms_read(&syms, &m->region, 1) == 0)
 		print_gsyms(stdout, &syms, NULL);
 	gsyms_fini(&syms);
+	guest_facts_read(&facts, &m->region);
+	print_gfacts(stdout, &facts, 0);
 	/* the guest's own counters last, under names that say whose they
 	 * are, and a legend: claims are never shown as host facts (issue
 	 * 13) */

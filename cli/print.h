@@ -57,6 +57,10 @@ const char *print_size(char *buf, size_t len, uint64_t bytes);
  * writer made of them (@ws: NULL when no file was written). */
 void print_gsyms(FILE *out, const struct gsyms *g,
 		 const struct pdf_writer_stats *ws);
+/* "  guest identity (guest claims): ..." and "  guest sampling ..." lines
+ * of who the guest says it is; @late: it said so after the file was
+ * opened. */
+void print_gfacts(FILE *out, const struct guest_facts *g, int late);
 /* "  guest kernel code: ...", when it was asked for. */
 void print_gkcode(FILE *out, const struct gkcode *g);
 /* "guest perf buffers: ..." lines; @why (NULL: none) says why nothing

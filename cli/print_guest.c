@@ -94,6 +94,69 @@ void print_gsyms(FILE *out, const struct gsyms *g,
 			g->info.wanted);
 }
 
+/* The guest's sampling event, in perf's words where they are known. */
+static void event_name(char *buf, size_t len, uint32_t type, uint64_t config)
+{
+	static const char *const hw[] = { "cycles", "instructions",
+		"cache-references", "cache-misses", "branches", "branch-misses",
+		"bus-cycles" };
+	static const char *const sw[] = { "cpu-clock", "task-clock",
+		"page-faults", "context-switches", "cpu-migrations" };
+
+	if (type == 0 && config < sizeof(hw) / sizeof(hw[0]))
+		snprintf(buf, len, "%s", hw[config]);
+	else if (type == 1 && config < sizeof(sw) / sizeof(sw[0]))
+		snprintf(buf, len, "%s", sw[config]);
+	else
+		snprintf(buf, len, "type %u config %#" PRIx64, type, config);
+}
+
+void print_gfacts(FILE *out, const struct guest_facts *g, int late)
+{
+	const struct pdf_guest_facts *f = &g->facts;
+	char size[32], ev[64];
+
+	switch (g->state) {
+	case GUEST_FACTS_NONE:
+		fprintf(out, "  guest identity: none (the guest agent has not "
+			"published it: a file names no machine)\n");
+		return;
+	case GUEST_FACTS_BUSY:
+		fprintf(out, "  guest identity: none (the guest was still "
+			"writing it)\n");
+		return;
+	case GUEST_FACTS_CORRUPT:
+		fprintf(out, "  guest identity: refused: the guest's identity "
+			"block has no agent's magic\n");
+		return;
+	case GUEST_FACTS_OK:
+		break;
+	}
+	/* every string is printable ASCII: guest_facts cleaned it */
+	fprintf(out, "  guest identity (guest claims%s): host \"%s\", "
+		"release \"%s\", arch \"%s\", CPUs %u online of %u, memory %s, "
+		"CPU \"%s\"\n", late ? ", published after the file was opened" :
+		"", f->hostname, f->os_release, f->arch, f->nr_cpus_online,
+		f->nr_cpus_avail, f->mem_total_kib ? print_size(size, sizeof(size),
+		f->mem_total_kib * 1024) : "unknown", f->cpu_desc);
+	if (f->sample_period) {
+		event_name(ev, sizeof(ev), f->sample_type_id, f->sample_config);
+		fprintf(out, "  guest sampling (guest claims): %s, %s %" PRIu64
+			"%s%s\n", ev, f->sample_flags & RS_SAMPLE_FREQ ?
+			"frequency" : "period", f->sample_period,
+			f->sample_flags & RS_SAMPLE_FREQ ? " Hz" : "",
+			f->sample_flags & RS_SAMPLE_EXCLUDE_KERNEL ? ", user only" :
+			f->sample_flags & RS_SAMPLE_EXCLUDE_USER ? ", kernel only" :
+			", user and kernel");
+	} else {
+		fprintf(out, "  guest sampling (guest claims): not said\n");
+	}
+	if (g->left_out || g->replaced)
+		fprintf(out, "  guest identity flagged: %u implausible numbers "
+			"left out, %u bytes replaced by '?'\n", g->left_out,
+			g->replaced);
+}
+
 void print_gkcode(FILE *out, const struct gkcode *g)
 {
 	switch (g->state) {

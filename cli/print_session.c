@@ -146,6 +146,7 @@ void print_snapper(const char *cmd, const struct snapper *s)
 	putchar('\n');
 	if (s->syms)
 		print_gsyms(stdout, s->syms, s->output ? &s->wstats : NULL);
+	print_gfacts(stdout, &s->guest, 0);
 	if (s->kcode)
 		print_gkcode(stdout, s->kcode);
 	for (i = 0; i < s->nr_rings; i++) {

@@ -12,6 +12,7 @@
  *   producer poke PATH --abi-version V
  *   producer sideband PATH --kallsyms FILE [--build-id HEX] [--torn]
  *                          [--lie-length N]
+ *   producer identity PATH --release R [--host H]
  *   producer now
  *
  * --tsync NS (write): act as a guest agent whose clock is the host's
@@ -41,6 +42,10 @@
  * (0: as fast as possible).  Pending LOST records are flushed before exit.
  * --kernel-ip A: samples are kernel-mode (misc KERNEL, as the Linux agent
  * forwards its kernel's), at A, A + 1, ... A + 15.
+ * identity: who the guest is, as the Linux agent publishes it in the
+ * header's guest info block: host H (default rs-guest, any bytes), release
+ * R, x86_64, 2 CPUs online of 4, MemTotal 2014276 kB, model name "ringside
+ * test CPU", cpu-clock at 1000 Hz.
  * create --sideband-pages P: a sideband area of P pages.
  * sideband: FILE's lines into the sideband, as the Linux agent writes its
  * kernel's symbols (TRUNCATED when they do not fit); --torn stops before
@@ -77,6 +82,7 @@ struct opts {
 	uint64_t kernel_ip, lie_length;
 	uint32_t sideband_pages;
 	const char *kallsyms, *build_id;
+	const char *release, *host;
 	int torn;
 	double flush_timeout;
 	const char *ready;
@@ -570,6 +576,39 @@ static int sideband(const char *path, const struct opts *o)
 	return 0;
 }
 
+static int identity(const char *path, const struct opts *o)
+{
+	struct rs_guest_info gi = {
+		.nr_cpus_online = 2,
+		.nr_cpus_avail = 4,
+		.mem_total_kib = 2014276,
+		.sample_period = 1000,
+		.sample_flags = RS_SAMPLE_FREQ,
+		.sample_type_id = 1,      /* PERF_TYPE_SOFTWARE */
+		.sample_config = 0,       /* PERF_COUNT_SW_CPU_CLOCK */
+		.arch = "x86_64",
+		.cpu_desc = "ringside test CPU",
+	};
+	const char *host = o->host ? o->host : "rs-guest";
+	struct rs_region region;
+	uint64_t size;
+	void *mem;
+	int err;
+
+	/* NUL-padded, a whole field without a NUL when that long */
+	memcpy(gi.hostname, host, strnlen(host, sizeof(gi.hostname)));
+	memcpy(gi.os_release, o->release,
+	       strnlen(o->release, sizeof(gi.os_release)));
+	mem = map_file(path, &size, 0, 0);
+	err = rs_region_open(&region, mem, size);
+	if (err)
+		die("rs_region_open", err);
+	err = rs_guest_info_publish(&region, &gi);
+	if (err)
+		die("rs_guest_info_publish", err);
+	return 0;
+}
+
 static uint64_t num(const char *s)
 {
 	char *end;
@@ -597,7 +636,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: producer create|write|poke|sideband PATH "
+		fprintf(stderr, "usage: producer create|write|poke|sideband|identity PATH "
 			"[options]\n");
 		return 2;
 	}
@@ -633,6 +672,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--sideband-pages")) o.sideband_pages = (uint32_t)num(v);
 		else if (!strcmp(a, "--kallsyms")) o.kallsyms = v;
 		else if (!strcmp(a, "--build-id")) o.build_id = v;
+		else if (!strcmp(a, "--release")) o.release = v;
+		else if (!strcmp(a, "--host")) o.host = v;
 		else if (!strcmp(a, "--lie-length")) o.lie_length = num(v);
 		else if (!strcmp(a, "--tsync")) { o.tsync = 1; o.clock_offset = num(v); }
 		else if (!strcmp(a, "--linger")) o.linger = (double)num(v);
@@ -654,6 +695,8 @@ int main(int argc, char **argv)
 		return poke(argv[2], &o);
 	if (!strcmp(argv[1], "sideband") && o.kallsyms)
 		return sideband(argv[2], &o);
+	if (!strcmp(argv[1], "identity") && o.release)
+		return identity(argv[2], &o);
 	fprintf(stderr, "producer: unknown command '%s'\n", argv[1]);
 	return 2;
 }
