@@ -45,6 +45,21 @@ static int wait_enabled(struct agent *a)
 	}
 }
 
+/* Who this guest is, for the host's files: a payload, not a Linux, with
+ * its vCPUs; it says nothing of memory or a sampling event. */
+static int publish_identity(struct agent *a, uint32_t nr_vcpus)
+{
+	static const struct rs_guest_info gi = {
+		.hostname = "ringside-payload",
+		.os_release = "freestanding",
+		.arch = "x86_64",
+	};
+	struct rs_guest_info mine = gi;
+
+	mine.nr_cpus_online = mine.nr_cpus_avail = nr_vcpus;
+	return rs_guest_info_publish(&a->region, &mine);
+}
+
 /*
  * One read of each host-written value the agent uses.  vCPU 0 speaks for
  * the agent in the region's status; the others only beat the heart.
@@ -55,10 +70,12 @@ static int attach(struct agent *a, uint32_t nr_vcpus)
 	uint64_t bell;
 	int err;
 
-	if (a->id == 0)
-		err = rs_guest_attach(&a->region, RS_AGENT_FREESTANDING,
-				      nr_vcpus, &cfg);
-	else
+	if (a->id == 0) {
+		err = publish_identity(a, nr_vcpus);
+		if (!err)
+			err = rs_guest_attach(&a->region, RS_AGENT_FREESTANDING,
+					      nr_vcpus, &cfg);
+	} else
 		err = rs_region_config_read(&a->region, &cfg);
 	if (err < 0)
 		return err;
