@@ -10,8 +10,9 @@ packages=(
 	check libsubunit-dev valgrind jq
 	# fuzzing (tests/fuzz, scripts/fuzz.sh): clang and its libFuzzer runtime
 	clang libclang-rt-14-dev
-	# perf.data is judged by the real perf
-	linux-perf
+	# perf.data is judged by the real perf, and by hotspot's parser
+	# (hotspot-perfparser, tests/e2e/readers_check.sh)
+	linux-perf hotspot
 	# Intel PT: libipt encodes/decodes packets, Zydis classifies instructions
 	libipt-dev libzydis-dev
 	# Linux guests under QEMU and libvirt (e2e suite), domain XML parsing

@@ -40,6 +40,9 @@
 #      (asserted), and in the guest kernel's samples when it took any,
 #      says the dead guest did not answer the time sync, and the domain
 #      runs on
+#   B, C: the recording and the snapshot as hotspot's parser and perf read
+#      them on another machine, with and without `ringside archive`'s
+#      tar (readers_check.sh)
 #   D. the panicked domain's region header zeroed by the host (what a guest
 #      scribbling over it leaves): `snapshot DOMAIN` exits 3, names the
 #      damaged fields, and gives the same records as before the scribble;
@@ -54,6 +57,8 @@ set -u
 # shellcheck source=scripts/lib/libvirt-guest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/libvirt-guest.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
+# readers_check: the file as hotspot and perf read it on another machine
+. "$(dirname "${BASH_SOURCE[0]}")/readers_check.sh"
 
 RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 GUEST_INIT=$6 HOOK_PROGRAM=$7
 KCHECK=$(dirname "${BASH_SOURCE[0]}")/ksyms_check.py
@@ -377,6 +382,7 @@ perf script -i "$W/rec.data" --show-task-events 2>/dev/null |
 # build-id cache; judged against the table the guest printed itself
 cp "$W/console.log" "$W/console-normal.log"
 ksyms_judge "$W/rec.data" "$W/console-normal.log" record "$W/stat1"
+readers_check "$W/rec.data" record "$W/console-normal.log"
 # the workload's mappings: MMAP2 records (the kernel's at its exec, the
 # agent's before its first sample), which perf counts as its own
 [ -n "$WPID" ] && user_syms "$W/rec.data" record assert
@@ -429,6 +435,7 @@ perf script -i "$W/snap.data" > /dev/null 2> "$W/script.err" && [ ! -s "$W/scrip
 	ok "perf script opens the snapshot" || bad "perf script on the snapshot"
 [ -n "$WPID" ] && perf_names "$W/snap.data" "snapshot"
 ksyms_judge "$W/snap.data" "$W/console.log" snapshot "$W/snap.out"
+readers_check "$W/snap.data" snapshot "$W/console.log"
 # The samples the guest kernel took after the agent's last copy (the
 # workload stopped the agent before the crash, guest_init.sh: the race
 # with panic() that a user-space agent loses at times, lost on purpose)
