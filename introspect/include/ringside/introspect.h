@@ -423,6 +423,79 @@ int gvcpu_sample(const struct gvcpu *g, uint32_t i, uint64_t sample_type,
 uint64_t gvcpu_time(const struct pdf_clock_sync *cs, uint64_t host_ns,
 		    uint64_t newest);
 
+/* ---- gusyms (src/gusyms.c) ---- */
+/*
+ * The symbol tables of the guest's user binaries, as its agent published
+ * them in the sideband (docs/abi.md, "User symbols"): copied once,
+ * every entry checked as a guest claim (bounds, counts, names, symbols
+ * inside their PT_LOADs), the good ones handed to the perf.data writer
+ * (pdf_writer_add_ubins), the others refused and counted.
+ */
+#define GUSYMS_MAX_BINS 4096u
+
+enum gusyms_state {
+	GUSYMS_ABSENT = 0, /* the region has no sideband area */
+	GUSYMS_NONE,       /* the guest has published no table (yet) */
+	GUSYMS_BUSY,       /* the guest was writing it */
+	GUSYMS_CORRUPT,    /* a descriptor no agent writes */
+	GUSYMS_OK,
+};
+
+/* Why the last refused entry was refused. */
+enum gusyms_why {
+	GUSYMS_WHY_NONE = 0,
+	GUSYMS_WHY_LENGTH,
+	GUSYMS_WHY_BUILD_ID,
+	GUSYMS_WHY_HEADER,
+	GUSYMS_WHY_COUNTS,
+	GUSYMS_WHY_LOADS,
+	GUSYMS_WHY_TEXT,
+	GUSYMS_WHY_PATH,
+	GUSYMS_WHY_NAMES,
+	GUSYMS_WHY_SYMBOLS,
+	GUSYMS_WHY_DUPLICATE,
+	GUSYMS_WHY_MEMORY,
+};
+
+struct gusyms_bin {
+	struct pdf_ubin ub;       /* names point into gusyms.table */
+	struct pdf_usym *syms;
+	uint32_t flags;           /* enum rs_usyms_entry_flag (claim) */
+	char path[RS_USYMS_PATH_MAX + 1];
+};
+
+struct gusyms_stats {
+	uint32_t claimed;         /* entries the descriptor says */
+	uint32_t refused;         /* entries refused (checks failed) */
+	uint32_t over;            /* good or not, past GUSYMS_MAX_BINS */
+	uint32_t cut;             /* kept, flagged: symbols left out */
+	uint64_t symbols;         /* of the kept ones */
+	enum gusyms_why why;      /* of the last refused */
+};
+
+struct gusyms {
+	enum gusyms_state state;
+	struct rs_usyms_info info; /* TRUNCATED and wanted: not all fit */
+	uint8_t *table;           /* info.length bytes, private copy */
+	uint32_t nr;              /* good binaries in bins */
+	struct gusyms_bin *bins;
+	struct gusyms_stats st;
+};
+
+/* Copy @region's table once and check it (@g zeroed first, or read
+ * before).  Never fails on what the guest wrote: the state and stats say.
+ * -ENOMEM, -EINVAL. */
+int gusyms_read(struct gusyms *g, const struct rs_region *region);
+
+/* Check @len bytes of entries (@entries claimed) into @g's bins; the
+ * names stay in @table, which must outlive @g's use.  -ENOMEM, -EINVAL. */
+int gusyms_parse(struct gusyms *g, const uint8_t *table, uint64_t len,
+		 uint32_t entries);
+
+const char *gusyms_why_str(enum gusyms_why why);
+
+void gusyms_fini(struct gusyms *g);
+
 /* ---- usyms (src/usyms.c) ---- */
 /*
  * The guest's user samples by function, for `ringside report`: the
