@@ -79,8 +79,9 @@ static size_t time_at(const struct pdf_layout *lay,
 	if (rec->type >= PDF_USER_TYPE_START)
 		return 0;
 	if (rec->type != RS_PERF_RECORD_SAMPLE)
-		return rec->size >= sizeof(*rec) + PDF_TRAILER_SIZE ?
-		       rec->size - PDF_TRAILER_SIZE : 0;
+		return rec->size >= sizeof(*rec) + pdf_layout_trailer_size(lay) ?
+		       rec->size - pdf_layout_trailer_size(lay) +
+		       pdf_layout_trailer_time(lay) : 0;
 	if (rec->size < sizeof(*rec) + 8)
 		return 0;
 	memcpy(&id, rec + 1, 8);

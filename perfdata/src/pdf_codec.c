@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The mapping itself.  Carried records: a SAMPLE of IDENTIFIER, TIME, CPU
- * and RAW, where RAW is the ring record byte for byte followed by four zero
- * bytes (perf keeps the u32 raw size and the data 8-byte aligned together).
+ * The mapping itself.  Carried records: a SAMPLE of the shared sample-id
+ * fields and RAW, where RAW is the ring record byte for byte followed by
+ * four zero bytes; a marker's text alone is in RAW (encode_marker).
  * perf's own non-sample types that ringside knows (pdf_rrec_perf_body) keep
  * their body and get the sample_id trailer of ringside:ring; a
  * guest-written trailer is not kept.  A ring's PERF_RECORD_MMAP (type 1)
@@ -38,44 +38,80 @@ static uint16_t native_misc(const struct rs_perf_header *rec)
 	}
 }
 
-struct trailer {
-	uint64_t time;
-	uint32_t cpu;
-	uint32_t res;
-	uint64_t id;
-};
-_Static_assert(sizeof(struct trailer) == PDF_TRAILER_SIZE, "sample_id trailer");
+/* The pid and tid a native record's trailer carries: a COMM's, an
+ * MMAP2's, an ITRACE_START's own (their bodies begin with them); none for
+ * the others (LOST, AUX, LOST_SAMPLES say nothing of a thread). */
+static void native_thread(const struct rs_perf_header *rec, uint32_t *pid,
+			  uint32_t *tid)
+{
+	*pid = *tid = PDF_NO_PID;
+	if ((rec->type == PERF_RECORD_COMM || rec->type == PERF_RECORD_MMAP2 ||
+	     rec->type == PERF_RECORD_ITRACE_START) &&
+	    rec->size >= sizeof(*rec) + 8) {
+		memcpy(pid, rec + 1, 4);
+		memcpy(tid, (const uint8_t *)(rec + 1) + 4, 4);
+	}
+}
 
-/* The fixed words of a carried sample: IDENTIFIER, TIME, CPU. */
-struct carried_head {
-	uint64_t id;
-	uint64_t time;
-	uint32_t cpu;
-	uint32_t res;
-};
-
+/* A carried sample: the sample-id fields, then RAW, the ring record byte
+ * for byte followed by four zero bytes (perf keeps the u32 raw size and
+ * the data 8-byte aligned together).  No thread: TID is PDF_NO_PID. */
 static int encode_carried(const struct pdf_layout *lay, enum pdf_kind kind,
 			  uint32_t ring, uint64_t time,
 			  const struct rs_perf_header *rec, uint8_t *out,
 			  size_t out_size)
 {
-	struct carried_head head = { lay->id[kind], time, ring, 0 };
-	uint32_t raw = rec->size + 4u;
-	size_t size = sizeof(*rec) + sizeof(head) + sizeof(raw) + raw;
-	struct rs_perf_header hdr = { RS_PERF_RECORD_SAMPLE, 0, (uint16_t)size };
-	uint8_t *p = out;
+	struct pdf_sample s;
 
-	if (size > PDF_REC_MAX || size > out_size)
+	memset(&s, 0, sizeof(s));
+	s.identifier = s.id = s.stream_id = lay->id[kind];
+	s.pid = s.tid = PDF_NO_PID;
+	s.time = time;
+	s.cpu = ring;
+	s.raw_size = rec->size + 4u;
+	if (s.raw_size > out_size)
 		return TOO_BIG;
-	memcpy(p, &hdr, sizeof(hdr));
-	p += sizeof(hdr);
-	memcpy(p, &head, sizeof(head));
-	p += sizeof(head);
-	memcpy(p, &raw, sizeof(raw));
-	p += sizeof(raw);
-	memcpy(p, rec, rec->size);
-	memset(p + rec->size, 0, 4);
-	return (int)size;
+	/* the record and its four zeros at the end of @out, moved into place
+	 * by put (the fields before them end where they begin, at most) */
+	memcpy(out + out_size - s.raw_size, rec, rec->size);
+	memset(out + out_size - 4, 0, 4);
+	s.raw = out + out_size - s.raw_size;
+	return pdf_sample_put(lay->sample_type[kind], 0, &s, out, out_size);
+}
+
+/*
+ * A marker as perf script prints it ("BPF string: ..."): RAW is the text
+ * and the record's padding after it, then four zero bytes, so the bytes
+ * are printable up to a NUL and only NULs follow; the sample's misc is
+ * the marker's, TID its pid and tid (perf names the thread), ADDR its own
+ * time (TIME is the time it is filed under), PERIOD its length (high 32
+ * bits) and id (low 32 bits).  pdf_decode() gives the ring record back
+ * byte for byte.
+ */
+static int encode_marker(const struct pdf_layout *lay, uint32_t ring,
+			 uint64_t time, const struct rs_perf_header *rec,
+			 uint8_t *out, size_t out_size)
+{
+	const struct rs_rec_marker *m = (const void *)rec;
+	size_t text = rec->size - sizeof(*m);
+	struct pdf_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.identifier = s.id = s.stream_id = lay->id[PDF_KIND_MARKER];
+	s.pid = m->pid;
+	s.tid = m->tid;
+	s.time = time;
+	s.addr = m->time;
+	s.cpu = ring;
+	s.period = (uint64_t)m->len << 32 | m->id;
+	s.raw_size = (uint32_t)text + 4u;
+	if (s.raw_size > out_size)
+		return TOO_BIG;
+	memcpy(out + out_size - s.raw_size, m + 1, text);
+	memset(out + out_size - 4, 0, 4);
+	s.raw = out + out_size - s.raw_size;
+	return pdf_sample_put(lay->sample_type[PDF_KIND_MARKER], rec->misc, &s,
+			      out, out_size);
 }
 
 static int encode_native(const struct pdf_layout *lay, uint32_t ring,
@@ -83,17 +119,19 @@ static int encode_native(const struct pdf_layout *lay, uint32_t ring,
 			 uint8_t *out, size_t out_size)
 {
 	size_t body = pdf_rrec_perf_body(rec);
-	size_t size = sizeof(*rec) + body + PDF_TRAILER_SIZE;
+	size_t size = sizeof(*rec) + body + pdf_layout_trailer_size(lay);
 	struct rs_perf_header hdr = { rec->type, native_misc(rec), (uint16_t)size };
-	struct trailer tr = { time, ring, 0, lay->id[PDF_KIND_RING] };
+	uint32_t pid, tid;
 
 	if (size > PDF_REC_MAX || size > out_size)
 		return TOO_BIG;
+	native_thread(rec, &pid, &tid);
 	memcpy(out, &hdr, sizeof(hdr));
 	memcpy(out + sizeof(hdr), rec + 1, body);
 	if (rec->type == RS_PERF_RECORD_LOST) /* the event that lost: the ring */
 		memcpy(out + sizeof(hdr), &lay->id[PDF_KIND_RING], 8);
-	memcpy(out + sizeof(hdr) + body, &tr, sizeof(tr));
+	pdf_layout_trailer(lay, pid, tid, time, ring, lay->id[PDF_KIND_RING],
+			   out + sizeof(hdr) + body);
 	return (int)size;
 }
 
@@ -106,10 +144,13 @@ int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
 	case PDF_RREC_SEQ:
 		return encode_carried(lay, PDF_KIND_SEQ, ring, time, rec, out, out_size);
 	case PDF_RREC_MARKER:
+		if (lay->marker_text)
+			return encode_marker(lay, ring, time, rec, out, out_size);
 		return encode_carried(lay, PDF_KIND_MARKER, ring, time, rec, out, out_size);
 	case PDF_RREC_SAMPLE:
 		if (lay->native_samples)
 			return pdf_sample_widen(lay->guest_sample_type,
+						lay->id_fields,
 						lay->id[PDF_KIND_SAMPLE], ring,
 						time, rec, out, out_size);
 		break;
@@ -136,6 +177,33 @@ static int kind_of(const struct pdf_layout *lay, uint64_t id)
 	return -1;
 }
 
+/* A marker of encode_marker() back: header, its fields, the RAW bytes
+ * but the four zeros perf's alignment added. */
+static int decode_marker(const struct pdf_sample *s, uint16_t misc,
+			 uint8_t *out, size_t out_size)
+{
+	struct rs_rec_marker m;
+	size_t size;
+
+	if (s->raw_size < 4)
+		return FORMAT;
+	size = sizeof(m) + s->raw_size - 4;
+	if (size > out_size || size > PDF_REC_MAX ||
+	    (uint32_t)(s->period >> 32) > s->raw_size - 4)
+		return FORMAT;
+	m.header.type = RS_RECORD_MARKER;
+	m.header.misc = misc;
+	m.header.size = (uint16_t)size;
+	m.time = s->addr;
+	m.pid = s->pid;
+	m.tid = s->tid;
+	m.id = (uint32_t)s->period;
+	m.len = (uint32_t)(s->period >> 32);
+	memcpy(out, &m, sizeof(m));
+	memcpy(out + sizeof(m), s->raw, s->raw_size - 4);
+	return (int)size;
+}
+
 static int decode_carried(const struct pdf_layout *lay, enum pdf_kind kind,
 			  const struct rs_perf_header *in, uint8_t *out,
 			  size_t out_size, uint32_t *ring, uint64_t *time)
@@ -149,6 +217,10 @@ static int decode_carried(const struct pdf_layout *lay, enum pdf_kind kind,
 			       in->size - sizeof(*in), &s);
 	if (err)
 		return err;
+	*ring = s.cpu;
+	*time = s.time;
+	if (kind == PDF_KIND_MARKER && lay->marker_text)
+		return decode_marker(&s, in->misc, out, out_size);
 	if (s.raw_size < sizeof(rec) + 4)
 		return FORMAT;
 	memcpy(&rec, body + s.raw_offset, sizeof(rec));
@@ -161,8 +233,6 @@ static int decode_carried(const struct pdf_layout *lay, enum pdf_kind kind,
 	    (kind == PDF_KIND_MARKER && rec.type != RS_RECORD_MARKER))
 		return FORMAT;
 	memcpy(out, body + s.raw_offset, rec.size);
-	*ring = s.cpu;
-	*time = s.time;
 	return rec.size;
 }
 
@@ -173,12 +243,12 @@ static int decode_native(const struct pdf_layout *lay,
 			 size_t out_size, uint32_t *ring, uint64_t *time)
 {
 	struct rs_perf_header hdr = { in->type, in->misc, 0 };
-	struct trailer tr;
-	size_t body;
+	size_t body, trailer = pdf_layout_trailer_size(lay);
+	uint64_t id;
 
-	if (in->size < sizeof(*in) + PDF_TRAILER_SIZE)
+	if (in->size < sizeof(*in) + trailer)
 		return FORMAT;
-	body = in->size - sizeof(*in) - PDF_TRAILER_SIZE;
+	body = in->size - sizeof(*in) - trailer;
 	hdr.size = (uint16_t)(sizeof(hdr) + body);
 	if (hdr.size > out_size)
 		return FORMAT;
@@ -188,11 +258,10 @@ static int decode_native(const struct pdf_layout *lay,
 	if (!body ||
 	    pdf_rrec_perf_body((const struct rs_perf_header *)(void *)out) != body)
 		return FORMAT;
-	memcpy(&tr, (const uint8_t *)(in + 1) + body, sizeof(tr));
-	if (tr.id != lay->id[PDF_KIND_RING])
+	pdf_layout_trailer_read(lay, (const uint8_t *)(in + 1) + body, time,
+				ring, &id);
+	if (id != lay->id[PDF_KIND_RING])
 		return FORMAT;
-	*ring = tr.cpu;
-	*time = tr.time;
 	return hdr.size;
 }
 
@@ -223,6 +292,7 @@ int pdf_decode(const struct pdf_layout *lay, const struct rs_perf_header *in,
 		if (in->size > out_size)
 			return FORMAT;
 		return pdf_sample_narrow(lay->guest_sample_type,
+					 lay->id_fields,
 					 lay->sample_type[kind], in, out,
 					 ring, time);
 	}

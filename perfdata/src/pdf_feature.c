@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ringside writes HOSTNAME, OSRELEASE, VERSION, ARCH (of the host that
- * wrote the file), NRCPUS (one CPU per ring), CMDLINE, EVENT_DESC (the
- * event names perf shows) and SAMPLE_TIME; BUILD_ID too when the writer
- * has a guest kernel's symbols (pdf_ksyms.c).  perf needs none of the
- * others to open, report and script a file of software events.
+ * ringside writes HOSTNAME, OSRELEASE, ARCH, CPUDESC and TOTAL_MEM of the
+ * guest, as its agent claimed them (none of them when it said nothing:
+ * never the host's), NRCPUS (the guest's, never fewer than the rings),
+ * VERSION, CMDLINE, EVENT_DESC (the event names perf shows) and
+ * SAMPLE_TIME; BUILD_ID too when the writer has a guest kernel's symbols
+ * (pdf_ksyms.c).  ringside's reader feature (PDF_FEAT_RS_READER): u32
+ * version 1, u32 rings, then the uname nodename and release of the host
+ * that read the rings, as perf strings.  perf needs none of the others to
+ * open, report and script a file of software events.
  */
 #include <errno.h>
 #include <string.h>
@@ -20,6 +24,7 @@
 #endif
 
 #define FORMAT PDF_ERR(pdfe_format)
+#define RS_READER_VERSION 1u
 
 static void add_event_desc(struct pdf_buf *b, const struct pdf_layout *lay)
 {
@@ -48,6 +53,10 @@ static void add_feature(struct pdf_buf *b, unsigned bit,
 			const struct pdf_feat_info *info,
 			const struct utsname *uts)
 {
+	static const struct pdf_guest_facts none;
+	const struct pdf_guest_facts *g =
+		info->guest && info->guest->known ? info->guest : &none;
+	int known = g->known != 0;
 	int i;
 
 	switch (bit) {
@@ -56,21 +65,38 @@ static void add_feature(struct pdf_buf *b, unsigned bit,
 			pdf_build_id_entry(b, info->build_id, info->build_id_len);
 		pdf_buf_add(b, info->ubids, info->ubids_len); /* pdf_uelf.c */
 		break;
-	case PDF_FEAT_HOSTNAME:
-		pdf_buf_add_string(b, uts->nodename);
+	case PDF_FEAT_HOSTNAME:     /* the guest's (known: see below) */
+		pdf_buf_add_string(b, g->hostname);
 		break;
 	case PDF_FEAT_OSRELEASE:
-		pdf_buf_add_string(b, uts->release);
+		pdf_buf_add_string(b, g->os_release);
 		break;
 	case PDF_FEAT_VERSION:
 		pdf_buf_add_string(b, "ringside " RINGSIDE_VERSION);
 		break;
 	case PDF_FEAT_ARCH:
-		pdf_buf_add_string(b, uts->machine);
+		pdf_buf_add_string(b, g->arch);
+		break;
+	case PDF_FEAT_CPUDESC:
+		pdf_buf_add_string(b, g->cpu_desc);
+		break;
+	case PDF_FEAT_TOTAL_MEM:    /* kB */
+		pdf_buf_add_u64(b, g->mem_total_kib);
 		break;
 	case PDF_FEAT_NRCPUS:
-		pdf_buf_add_u32(b, info->nr_rings); /* online */
-		pdf_buf_add_u32(b, info->nr_rings); /* available */
+		/* perf's order: available, then online.  A sample's CPU is
+		 * its ring, so available is never fewer than the rings;
+		 * an unknown guest has one CPU per ring. */
+		pdf_buf_add_u32(b, known && g->nr_cpus_avail > info->nr_rings ?
+				g->nr_cpus_avail : info->nr_rings);
+		pdf_buf_add_u32(b, known && g->nr_cpus_online ?
+				g->nr_cpus_online : info->nr_rings);
+		break;
+	case PDF_FEAT_RS_READER:
+		pdf_buf_add_u32(b, RS_READER_VERSION);
+		pdf_buf_add_u32(b, info->nr_rings);
+		pdf_buf_add_string(b, uts->nodename);
+		pdf_buf_add_string(b, uts->release);
 		break;
 	case PDF_FEAT_CMDLINE:
 		pdf_buf_add_u32(b, (uint32_t)(info->argc > 0 ? info->argc : 0));
@@ -97,15 +123,62 @@ static void add_feature(struct pdf_buf *b, unsigned bit,
 	}
 }
 
+/* The identity features say what the guest claimed, or nothing: never
+ * the host's (which is in ringside's reader feature). */
+static int guest_says(const struct pdf_guest_facts *g, unsigned bit)
+{
+	int known = g && g->known;
+
+	switch (bit) {
+	case PDF_FEAT_HOSTNAME:
+		return known && g->hostname[0];
+	case PDF_FEAT_OSRELEASE:
+		return known && g->os_release[0];
+	case PDF_FEAT_ARCH:
+		return known && g->arch[0];
+	case PDF_FEAT_CPUDESC:
+		return known && g->cpu_desc[0];
+	case PDF_FEAT_TOTAL_MEM:
+		return known && g->mem_total_kib;
+	default:
+		return 1;
+	}
+}
+
+int pdf_reader_feature_parse(const uint8_t *sec, uint64_t len,
+			     uint32_t *nr_rings, char *host, size_t host_size,
+			     char *release, size_t release_size)
+{
+	uint32_t version;
+	int n, m;
+
+	if (len < 8)
+		return FORMAT;
+	memcpy(&version, sec, 4);
+	if (version != RS_READER_VERSION)
+		return FORMAT;
+	n = pdf_string_parse(sec + 8, len - 8, host, host_size);
+	if (n < 0)
+		return n;
+	m = pdf_string_parse(sec + 8 + n, len - 8 - (uint64_t)n, release,
+			     release_size);
+	if (m < 0)
+		return m;
+	memcpy(nr_rings, sec + 4, 4);
+	return 0;
+}
+
 int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 		       uint64_t features[PDF_FEAT_BITS / 64],
 		       struct pdf_buf *out)
 {
 	static const unsigned bits[] = {
 		PDF_FEAT_BUILD_ID, PDF_FEAT_HOSTNAME, PDF_FEAT_OSRELEASE, PDF_FEAT_VERSION,
-		PDF_FEAT_ARCH, PDF_FEAT_NRCPUS, PDF_FEAT_CMDLINE,
+		PDF_FEAT_ARCH, PDF_FEAT_NRCPUS, PDF_FEAT_CPUDESC,
+		PDF_FEAT_TOTAL_MEM, PDF_FEAT_CMDLINE,
 		PDF_FEAT_EVENT_DESC, PDF_FEAT_SAMPLE_TIME, PDF_FEAT_CLOCKID,
 		PDF_FEAT_CLOCK_DATA, PDF_FEAT_RS_CLOCK, PDF_FEAT_RS_HOST,
+		PDF_FEAT_RS_READER,
 	};
 	struct pdf_section index[sizeof(bits) / sizeof(bits[0])];
 	struct pdf_buf body;
@@ -131,6 +204,8 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 		    (!info->clock || info->clock->state == PDF_CLOCK_NONE))
 			continue;
 		if (bits[i] == PDF_FEAT_RS_HOST && !pdf_host_valid(info->host))
+			continue;
+		if (!guest_says(info->guest, bits[i]))
 			continue;
 		add_feature(&body, bits[i], info, &uts);
 		features[bits[i] / 64] |= 1ull << (bits[i] % 64);

@@ -25,6 +25,7 @@ struct pdf_feat_info {
 	size_t ubids_len;
 	const struct pdf_clock_sync *clock; /* NULL or state NONE: nothing said */
 	const struct pdf_host_facts *host;  /* NULL or kind NONE: nothing said */
+	const struct pdf_guest_facts *guest; /* NULL or known 0: unknown */
 };
 
 /*
@@ -48,6 +49,12 @@ struct pdf_event_desc {
  */
 int pdf_event_desc_parse(const uint8_t *sec, uint64_t len,
 			 struct pdf_event_desc *descs, unsigned max);
+
+/* ringside's reader feature back: the ring count and the host's uname
+ * nodename and release.  PDF_ERR(pdfe_format). */
+int pdf_reader_feature_parse(const uint8_t *sec, uint64_t len,
+			     uint32_t *nr_rings, char *host, size_t host_size,
+			     char *release, size_t release_size);
 
 /*
  * A perf feature string at @sec (@len bytes) into @dst (NUL-terminated,

@@ -9,15 +9,16 @@
  * of ring records onto it (docs/cli.md, "perf.data mapping"):
  *
  *   ring record            perf.data record                 event (attr)
- *   SAMPLE (9)             SAMPLE, IDENTIFIER/TIME/CPU added ringside:sample
+ *   SAMPLE (9)             SAMPLE, the sample-id fields added ringside:sample
  *   RS_RECORD_SEQ (64)     SAMPLE, whole record in RAW       ringside:seq
- *   RS_RECORD_MARKER (65)  SAMPLE, whole record in RAW       ringside:marker
+ *   RS_RECORD_MARKER (65)  SAMPLE, text in RAW, the rest in  ringside:marker
+ *                          TID, ADDR and PERIOD
  *   anything else          SAMPLE, whole record in RAW       ringside:ring
  *   LOST, AUX, ITRACE_START, LOST_SAMPLES, COMM, MMAP2
  *                          the same perf record, sample_id   ringside:ring
  *
- * Every event has sample_id_all and IDENTIFIER|TIME|CPU; CPU is the ring
- * index.  ringside's own types never appear as record types in the file:
+ * Every event has sample_id_all and the same sample-id fields
+ * (PDF_SAMPLE_BASE); CPU is the ring index.  ringside's own types never appear as record types in the file:
  * perf reserves types >= 64 for its synthesized records.
  */
 #ifndef RINGSIDE_PDF_FORMAT_H
@@ -43,6 +44,8 @@ enum pdf_feature {
 	PDF_FEAT_VERSION     = 5,
 	PDF_FEAT_ARCH        = 6,
 	PDF_FEAT_NRCPUS      = 7,
+	PDF_FEAT_CPUDESC     = 8,
+	PDF_FEAT_TOTAL_MEM   = 10,
 	PDF_FEAT_CMDLINE     = 11,
 	PDF_FEAT_EVENT_DESC  = 12,
 	PDF_FEAT_SAMPLE_TIME = 21,
@@ -53,6 +56,9 @@ enum pdf_feature {
 	PDF_FEAT_RS_CLOCK    = 250,
 	/* what the host observed reading the rings (pdf_host.c) */
 	PDF_FEAT_RS_HOST     = 251,
+	/* the host that read the rings (its uname) and the ring count: the
+	 * identity features describe the guest (pdf_feature.c) */
+	PDF_FEAT_RS_READER   = 252,
 };
 
 /* perf's synthesized record types (user types start at 64). */
@@ -111,9 +117,25 @@ enum pdf_kind {
 	PDF_KIND_MAX
 };
 
-/* Sample fields ringside adds to every event. */
-#define PDF_SAMPLE_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | \
-			 PERF_SAMPLE_CPU)
+/*
+ * The sample-id fields every event of a file shares, in perf's order (a
+ * sample starts with IDENTIFIER; a non-sample record ends with the
+ * sample_id_all trailer TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER of the
+ * ones present), as every event of one `perf record` shares them: readers
+ * (hotspot's perfparser) read every trailer by the first event's layout.
+ * PDF_SAMPLE_BASE is IDENTIFIER|TID|TIME|CPU, plus ID and STREAM_ID where
+ * the guest's samples have them.  Files written before this layout had
+ * IDENTIFIER|TIME|CPU (PDF_SAMPLE_BASE_V1, no TID) and a guest sample's
+ * own fields beside; the reader takes either (pdf_layout_init_v1).
+ */
+#define PDF_SAMPLE_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+#define PDF_SAMPLE_BASE_V1 (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | \
+			    PERF_SAMPLE_CPU)
+/* The fields a sample_id_all trailer can hold. */
+#define PDF_SAMPLE_ID_ALL (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			   PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+			   PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 /* Guest sample_type bits ringside can lay out and check. */
 #define PDF_SAMPLE_KNOWN (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 			  PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
@@ -121,18 +143,33 @@ enum pdf_kind {
 			  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | \
 			  PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | \
 			  PERF_SAMPLE_RAW)
-/* Bytes of the sample_id trailer of ringside:ring (TIME, CPU, IDENTIFIER). */
-#define PDF_TRAILER_SIZE 24u
+/* The longest sample_id trailer: all six fields. */
+#define PDF_TRAILER_MAX 48u
+/* A TID field ringside does not know: perf's "no thread". */
+#define PDF_NO_PID ((uint32_t)-1)
 
 /* How a file's events are laid out; the same for writer and reader. */
 struct pdf_layout {
 	uint64_t guest_sample_type;          /* as the region configured it */
+	uint64_t id_fields;                  /* the shared sample-id fields */
 	uint64_t sample_type[PDF_KIND_MAX];
 	uint64_t id[PDF_KIND_MAX];
 	int native_samples;                  /* guest samples as perf samples */
+	int marker_text;                     /* markers: text alone in RAW, the
+					      * other fields in TID, ADDR and
+					      * PERIOD (pdf_codec.c) */
 	int use_clockid;                     /* times are CLOCK_MONOTONIC */
 	int pt;                              /* the file has Intel PT: one more
 					      * attr, intel_pt's (PDF_PT_ID) */
+	/* The guest's sampling event as it claimed it (pdf_layout_set_guest):
+	 * ringside:sample's attr says it.  known 0: cpu-clock, period 1. */
+	int guest_known;
+	int kernel_seen;                     /* a guest sample of kernel mode
+					      * (the writer's; attrs at finish) */
+	uint32_t guest_flags;                /* enum rs_sample_flag */
+	uint32_t guest_type_id;
+	uint64_t guest_config;
+	uint64_t guest_period;
 };
 
 /* The intel_pt event of a file with PT: perf's decoder works for an event
@@ -156,6 +193,35 @@ const char *pdf_kind_name(enum pdf_kind kind);
 
 /* Fill @lay for a region whose guest samples use @guest_sample_type. */
 void pdf_layout_init(struct pdf_layout *lay, uint64_t guest_sample_type);
+
+/* The same as ringside wrote files before the shared sample-id layout
+ * (IDENTIFIER|TIME|CPU, markers whole in RAW): for reading them. */
+void pdf_layout_init_v1(struct pdf_layout *lay, uint64_t guest_sample_type);
+
+/* Tests of the reader: make @w, opened with no record written yet, write
+ * the layout of files before the shared sample-id fields.  0,
+ * PDF_ERR(pdfe_invalid), -errno. */
+int pdf_writer_layout_v1(struct pdf_writer *w);
+
+/* The guest's sampling event, for ringside:sample's attr (NULL: unknown). */
+void pdf_layout_set_guest(struct pdf_layout *lay,
+			  const struct pdf_guest_facts *g);
+
+/* Bytes of @lay's sample_id_all trailer. */
+size_t pdf_layout_trailer_size(const struct pdf_layout *lay);
+
+/* Offset of TIME in the trailer. */
+size_t pdf_layout_trailer_time(const struct pdf_layout *lay);
+
+/* Write @lay's trailer at @out (pdf_layout_trailer_size() bytes): ID and
+ * STREAM_ID, where present, hold @id like IDENTIFIER.  Returns its size. */
+size_t pdf_layout_trailer(const struct pdf_layout *lay, uint32_t pid,
+			  uint32_t tid, uint64_t time, uint32_t cpu,
+			  uint64_t id, void *out);
+
+/* The trailer at @tr back: its time, cpu and IDENTIFIER. */
+void pdf_layout_trailer_read(const struct pdf_layout *lay, const void *tr,
+			     uint64_t *time, uint32_t *cpu, uint64_t *id);
 
 /* The attr ringside writes for @kind of @lay. */
 void pdf_layout_attr(const struct pdf_layout *lay, enum pdf_kind kind,

@@ -2,7 +2,7 @@
 /*
  * ringside's host feature: u32 version, u32 kind, u32 rings, u32 words per
  * ring (PDF_HOST_RING_WORDS: a later version may add words, which this
- * reader skips), u64 start_ns, u64 end_ns, then per ring its words in
+ * reader skips; the first files had 10, without frames_trimmed), u64 start_ns, u64 end_ns, then per ring its words in
  * struct pdf_host_ring's order.  perf skips the bit (far above its own).
  */
 #include <string.h>
@@ -11,6 +11,8 @@
 
 #define RS_HOST_VERSION 1u
 #define HEAD_BYTES      32u
+/* words per ring of the first files (no frames_trimmed) */
+#define HOST_RING_WORDS_V1 10u
 
 _Static_assert(sizeof(struct pdf_host_ring) == PDF_HOST_RING_WORDS * 8,
 	       "pdf_host_ring is its words");
@@ -47,13 +49,15 @@ int pdf_host_parse(const uint8_t *sec, uint64_t len, struct pdf_host_facts *h)
 	memcpy(&h->end_ns, sec + 24, 8);
 	/* words is bounded before it multiplies anything */
 	if (version != RS_HOST_VERSION || !pdf_host_valid(h) ||
-	    words < PDF_HOST_RING_WORDS || words > 4096 ||
+	    words < HOST_RING_WORDS_V1 || words > 4096 ||
 	    (len - HEAD_BYTES) / (words * 8ull) < h->nr_rings) {
 		memset(h, 0, sizeof(*h));
 		return PDF_ERR(pdfe_format);
 	}
+	/* words it does not know are skipped, words it misses stay 0 */
 	for (i = 0; i < h->nr_rings; i++)
 		memcpy(&h->ring[i], sec + HEAD_BYTES + (uint64_t)i * words * 8,
-		       sizeof(h->ring[i]));
+		       (words < PDF_HOST_RING_WORDS ? words :
+			PDF_HOST_RING_WORDS) * 8);
 	return 0;
 }

@@ -652,12 +652,6 @@ struct mmap_body {
 	uint64_t addr, len, pgoff;
 };
 
-struct trailer {
-	uint64_t time;
-	uint32_t cpu, res;
-	uint64_t id;
-};
-
 static void add_mmap(struct pdf_buf *out, const struct pdf_layout *lay,
 		     uint64_t start, uint64_t end, uint64_t pgoff,
 		     const char *name, size_t name_len, const char *suffix)
@@ -665,9 +659,11 @@ static void add_mmap(struct pdf_buf *out, const struct pdf_layout *lay,
 	size_t slen = strlen(suffix);
 	size_t fname = (name_len + slen + 1 + 7) & ~(size_t)7;
 	struct mmap_body body = { (uint32_t)-1, 0, start, end - start, pgoff };
-	struct trailer tr = { 0, 0, 0, lay->id[PDF_KIND_RING] };
+	uint8_t tr[PDF_TRAILER_MAX];
+	size_t trs = pdf_layout_trailer(lay, (uint32_t)-1, 0, 0, 0,
+					lay->id[PDF_KIND_RING], tr);
 	struct rs_perf_header hdr = { PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
-		(uint16_t)(sizeof(hdr) + sizeof(body) + fname + sizeof(tr)) };
+		(uint16_t)(sizeof(hdr) + sizeof(body) + fname + trs) };
 	static const uint8_t zero[8];
 
 	pdf_buf_add(out, &hdr, sizeof(hdr));
@@ -675,7 +671,7 @@ static void add_mmap(struct pdf_buf *out, const struct pdf_layout *lay,
 	pdf_buf_add(out, name, name_len);
 	pdf_buf_add(out, suffix, slen);
 	pdf_buf_add(out, zero, fname - name_len - slen);
-	pdf_buf_add(out, &tr, sizeof(tr));
+	pdf_buf_add(out, tr, trs);
 }
 
 int pdf_ksyms_mmaps(const struct pdf_ksyms *k, const struct pdf_layout *lay,

@@ -36,6 +36,7 @@ struct pdf_reader {
 	struct file_attr attrs[MAX_ATTRS];
 	struct pdf_event_desc descs[MAX_ATTRS];
 	int nr_descs;
+	int have_reader;           /* ringside's reader feature read */
 	uint64_t pos;              /* next record, relative to the data section */
 	uint64_t win_start;        /* data-relative offset of win[0] */
 	uint64_t win_len;
@@ -177,9 +178,22 @@ static int read_feature(struct pdf_reader *r, unsigned bit,
 		err = pdf_string_parse(buf, sec->size, info->version,
 				       sizeof(info->version));
 		break;
-	case PDF_FEAT_NRCPUS:
-		if (sec->size >= 4)
+	case PDF_FEAT_NRCPUS:     /* the rings, in older files */
+		if (sec->size >= 4 && !r->have_reader)
 			memcpy(&info->nr_rings, buf, 4);
+		break;
+	case PDF_FEAT_OSRELEASE:
+		err = pdf_string_parse(buf, sec->size, info->os_release,
+				       sizeof(info->os_release));
+		break;
+	case PDF_FEAT_RS_READER:
+		/* malformed: says nothing */
+		if (!pdf_reader_feature_parse(buf, sec->size, &info->nr_rings,
+					      info->reader_host,
+					      sizeof(info->reader_host),
+					      info->reader_release,
+					      sizeof(info->reader_release)))
+			r->have_reader = 1;
 		break;
 	case PDF_FEAT_CMDLINE:
 		parse_cmdline(info, buf, sec->size);
@@ -265,7 +279,14 @@ static int build_layout(struct pdf_reader *r)
 	for (k = 0; k < PDF_KIND_MAX; k++)
 		if (!found[k])
 			return PDF_ERR(pdfe_not_ringside);
+	/* the layout the attrs say: the shared sample-id fields, or that of
+	 * the files written before them */
 	pdf_layout_init(&r->lay, found[PDF_KIND_SAMPLE]->config1);
+	for (k = 0; k < PDF_KIND_MAX; k++)
+		if (found[k]->sample_type != r->lay.sample_type[k])
+			break;
+	if (k < PDF_KIND_MAX)
+		pdf_layout_init_v1(&r->lay, found[PDF_KIND_SAMPLE]->config1);
 	for (k = 0; k < PDF_KIND_MAX; k++) {
 		if (found[k]->sample_type != r->lay.sample_type[k])
 			return PDF_ERR(pdfe_not_ringside);

@@ -194,31 +194,29 @@ int pdf_sample_build(uint64_t type, uint16_t misc, const struct pdf_sample *s,
 	return 0;
 }
 
-int pdf_sample_widen(uint64_t guest_type, uint64_t id, uint32_t ring,
-		     uint64_t time, const struct rs_perf_header *in,
-		     void *out, size_t out_size)
+int pdf_sample_widen(uint64_t guest_type, uint64_t base, uint64_t id,
+		     uint32_t ring, uint64_t time,
+		     const struct rs_perf_header *in, void *out,
+		     size_t out_size)
 {
 	const uint8_t *src = (const uint8_t *)(in + 1);
 	const uint8_t *end = (const uint8_t *)in + in->size;
 	uint8_t *dst = (uint8_t *)out + sizeof(*in);
+	uint64_t file_type = guest_type | base;
 	struct rs_perf_header hdr;
 	struct pdf_sample s;
 	size_t size;
 	unsigned i;
 	int err;
 
-	if (in->size < sizeof(*in))
+	if (in->size < sizeof(*in) || !(base & PERF_SAMPLE_IDENTIFIER) ||
+	    !(base & PERF_SAMPLE_TIME) || !(base & PERF_SAMPLE_CPU) ||
+	    (base & ~(uint64_t)PDF_SAMPLE_ID_ALL))
 		return FORMAT;
 	err = pdf_sample_parse(guest_type, src, (size_t)(end - src), &s);
 	if (err)
 		return err;
-	size = in->size + 8;
-	if (guest_type & PERF_SAMPLE_IDENTIFIER)
-		size -= 8;
-	if (!(guest_type & PERF_SAMPLE_TIME))
-		size += 8;
-	if (!(guest_type & PERF_SAMPLE_CPU))
-		size += 8;
+	size = in->size + 8 * (size_t)__builtin_popcountll(base & ~guest_type);
 	if (size > PDF_REC_MAX || size > out_size)
 		return TOO_BIG;
 
@@ -229,20 +227,22 @@ int pdf_sample_widen(uint64_t guest_type, uint64_t id, uint32_t ring,
 	for (i = FIXED_FIRST; i < FIXED_END; i++) {
 		uint64_t bit = layout[i].bit, have = guest_type & bit;
 
+		if (!(file_type & bit))
+			continue;
 		if (bit == PERF_SAMPLE_TIME) {
 			put64(dst, time);
-			src += have ? 8 : 0;
 		} else if (bit == PERF_SAMPLE_CPU) {
 			uint32_t cpu[2] = { ring, s.cpu_res };
 
 			memcpy(dst, cpu, sizeof(cpu));
-			src += have ? 8 : 0;
 		} else if (have) {
 			memcpy(dst, src, 8);
-			src += 8;
-		} else {
-			continue;
+		} else {       /* a TID the guest did not give: no thread */
+			uint32_t none[2] = { PDF_NO_PID, PDF_NO_PID };
+
+			memcpy(dst, none, sizeof(none));
 		}
+		src += have ? 8 : 0;
 		dst += 8;
 	}
 	memcpy(dst, src, (size_t)(end - src));
@@ -253,7 +253,7 @@ int pdf_sample_widen(uint64_t guest_type, uint64_t id, uint32_t ring,
 	return (int)size;
 }
 
-int pdf_sample_narrow(uint64_t guest_type, uint64_t file_type,
+int pdf_sample_narrow(uint64_t guest_type, uint64_t base, uint64_t file_type,
 		      const struct rs_perf_header *in, void *out,
 		      uint32_t *ring, uint64_t *time)
 {
@@ -265,8 +265,9 @@ int pdf_sample_narrow(uint64_t guest_type, uint64_t file_type,
 	unsigned i;
 	int err;
 
-	if (in->size < sizeof(*in) || (file_type & PDF_SAMPLE_BASE) != PDF_SAMPLE_BASE ||
-	    (file_type & ~(uint64_t)PDF_SAMPLE_BASE) != (guest_type & ~(uint64_t)PDF_SAMPLE_BASE))
+	if (in->size < sizeof(*in) || (file_type & base) != base ||
+	    (file_type & ~base) != (guest_type & ~base) ||
+	    !(base & PERF_SAMPLE_IDENTIFIER))
 		return FORMAT;
 	err = pdf_sample_parse(file_type, src, (size_t)(end - src), &s);
 	if (err)
@@ -294,4 +295,52 @@ int pdf_sample_narrow(uint64_t guest_type, uint64_t file_type,
 	hdr.size = (uint16_t)(dst - (uint8_t *)out);
 	memcpy(out, &hdr, sizeof(hdr));
 	return hdr.size;
+}
+
+int pdf_sample_put(uint64_t type, uint16_t misc, const struct pdf_sample *s,
+		   void *out, size_t out_size)
+{
+	struct rs_perf_header h = { .type = RS_PERF_RECORD_SAMPLE, .misc = misc };
+	const uint8_t *src = (const uint8_t *)s;
+	uint8_t *p = (uint8_t *)out + sizeof(h);
+	uint64_t size = sizeof(h);
+	unsigned i;
+
+	if (type & ~(uint64_t)(PDF_SAMPLE_KNOWN & ~PERF_SAMPLE_CALLCHAIN) ||
+	    (s->raw_size && !s->raw) || ((uint64_t)s->raw_size + 4) % 8)
+		return INVALID;
+	for (i = 0; i < NR_FIELDS; i++)
+		if (type & layout[i].bit)
+			size += layout[i].kind == F_RAW ?
+				4 + (uint64_t)s->raw_size : 8;
+	if (size > PDF_REC_MAX || size > out_size)
+		return TOO_BIG;
+	h.size = (uint16_t)size;
+	memcpy(out, &h, sizeof(h));
+	for (i = 0; i < NR_FIELDS; i++) {
+		const struct field *f = &layout[i];
+
+		if (!(type & f->bit))
+			continue;
+		switch (f->kind) {
+		case F_WORD:
+			memcpy(p, src + f->at, 8);
+			p += 8;
+			break;
+		case F_PAIR:
+			memcpy(p, src + f->at, 4);
+			memcpy(p + 4, src + f->at2, 4);
+			p += 8;
+			break;
+		case F_RAW:
+			memcpy(p, &s->raw_size, 4);
+			if (s->raw_size) /* may be in @out, further on */
+				memmove(p + 4, s->raw, s->raw_size);
+			p += 4 + s->raw_size;
+			break;
+		case F_CALLCHAIN:
+			break;
+		}
+	}
+	return (int)size;
 }

@@ -22,6 +22,7 @@
 #include "pdf_host.h"
 #include "pdf_io.h"
 #include "pdf_kernel.h"
+#include "pdf_trim.h"
 
 #define OUT_BUF (1u << 20)
 
@@ -40,6 +41,11 @@ struct pdf_writer {
 	struct pdf_clock_sync clock;  /* state NONE until set */
 	struct pdf_host_facts host;   /* kind NONE until set */
 	struct pdf_guest_facts guest; /* known 0 until set */
+	int attrs_stale;              /* the guest spoke after the attrs */
+	int have_sample_time;         /* of the guest's samples alone */
+	uint64_t first_sample, last_sample;
+	uint64_t trimmed[RS_MAX_RINGS]; /* call chain frames cut, per ring */
+	struct pdf_trim trim;
 	struct pdf_writer_stats stats;
 	int have_ksyms;             /* guest kernel symbols given */
 	struct pdf_ksyms *ksyms;    /* kept for pdf_writer_add_kcore */
@@ -50,6 +56,7 @@ struct pdf_writer {
 	size_t used;
 	uint8_t *out;               /* OUT_BUF bytes of pending data */
 	uint8_t enc[PDF_CODEC_BUF];
+	_Alignas(8) uint8_t trim_buf[PDF_CODEC_BUF];
 };
 
 /* At open, in sequence; again at the end (@again) in place, when the
@@ -269,6 +276,52 @@ static int append(struct pdf_writer *w, const void *rec, size_t size)
 	return 0;
 }
 
+/*
+ * Before a guest record is encoded: remember its maps, cut its call
+ * chain's trailing bad frames (pdf_trim.c; *@rec then points at the cut
+ * copy, w->trim_buf), note a sample's time.  0 or a negative code.
+ */
+static int pdf_writer_trim(struct pdf_writer *w, uint32_t ring, uint64_t time,
+			   const struct rs_perf_header **rec)
+{
+	int n;
+
+	switch (pdf_rrec_classify(*rec, w->lay.guest_sample_type)) {
+	case PDF_RREC_MMAP2:
+		pdf_trim_mmap2(&w->trim, *rec);
+		return 0;
+	case PDF_RREC_SAMPLE:
+		break;
+	default:
+		return 0;
+	}
+	if (!w->lay.kernel_seen &&
+	    (((*rec)->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+	     PERF_RECORD_MISC_KERNEL ||
+	     ((*rec)->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+	     PERF_RECORD_MISC_GUEST_KERNEL)) {
+		w->lay.kernel_seen = 1;   /* the attrs say so at finish */
+		w->attrs_stale = 1;
+	}
+	if (!w->have_sample_time || time < w->first_sample)
+		w->first_sample = time;
+	if (!w->have_sample_time || time > w->last_sample)
+		w->last_sample = time;
+	w->have_sample_time = 1;
+	if (!w->lay.native_samples)
+		return 0;
+	n = pdf_trim_sample(&w->trim, w->lay.guest_sample_type, *rec,
+			    w->trim_buf, sizeof(w->trim_buf));
+	if (n <= 0)
+		return n == PDF_ERR(pdfe_format) ? 0 : n;
+	w->stats.frames_trimmed += (uint64_t)n;
+	w->stats.chains_trimmed++;
+	if (ring < RS_MAX_RINGS)
+		w->trimmed[ring] += (uint64_t)n;
+	*rec = (const struct rs_perf_header *)(const void *)w->trim_buf;
+	return 0;
+}
+
 int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 		   const struct rs_perf_header *rec)
 {
@@ -276,6 +329,9 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 
 	if (!w || !rec)
 		return PDF_ERR(pdfe_invalid);
+	n = pdf_writer_trim(w, ring, time, &rec);
+	if (n < 0)
+		return n;
 	n = pdf_encode(&w->lay, ring, time, rec, w->enc, sizeof(w->enc));
 	if (n < 0)
 		return n;
@@ -375,6 +431,19 @@ int pdf_writer_set_host(struct pdf_writer *w, const struct pdf_host_facts *h)
 	return 0;
 }
 
+int pdf_writer_layout_v1(struct pdf_writer *w)
+{
+	int pt;
+
+	if (!w || w->stats.bytes)
+		return PDF_ERR(pdfe_invalid);
+	pt = w->lay.pt;
+	pdf_layout_init_v1(&w->lay, w->lay.guest_sample_type);
+	w->lay.pt = pt;
+	pdf_layout_set_guest(&w->lay, &w->guest);
+	return write_attrs(w, 1);
+}
+
 int pdf_writer_set_guest(struct pdf_writer *w, const struct pdf_guest_facts *g)
 {
 	if (!w)
@@ -382,6 +451,8 @@ int pdf_writer_set_guest(struct pdf_writer *w, const struct pdf_guest_facts *g)
 	memset(&w->guest, 0, sizeof(w->guest));
 	if (g && g->known)
 		w->guest = *g;
+	pdf_layout_set_guest(&w->lay, &w->guest);
+	w->attrs_stale = w->fd >= 0;
 	return 0;
 }
 
@@ -399,8 +470,28 @@ static int apply_clock(struct pdf_writer *w)
 		return err;
 	w->first_time = pdf_clock_to_host(&w->clock, w->first_time);
 	w->last_time = pdf_clock_to_host(&w->clock, w->last_time);
+	w->first_sample = pdf_clock_to_host(&w->clock, w->first_sample);
+	w->last_sample = pdf_clock_to_host(&w->clock, w->last_sample);
 	w->lay.use_clockid = 1;
+	w->attrs_stale = 0;
 	return write_attrs(w, 1);
+}
+
+/* What the features say of the guest, of the host and of the samples'
+ * times (the guest's samples alone; all records in a file without one);
+ * the frames cut per ring go into the host facts. */
+static void pdf_writer_tail_facts(struct pdf_writer *w,
+				  struct pdf_feat_info *info)
+{
+	uint32_t i;
+
+	memset(info, 0, sizeof(*info));
+	info->guest = &w->guest;
+	info->have_time = w->have_time;
+	info->first_time = w->have_sample_time ? w->first_sample : w->first_time;
+	info->last_time = w->have_sample_time ? w->last_sample : w->last_time;
+	for (i = 0; i < w->host.nr_rings && i < RS_MAX_RINGS; i++)
+		w->host.ring[i].frames_trimmed = w->trimmed[i];
 }
 
 static int write_tail(struct pdf_writer *w)
@@ -422,19 +513,18 @@ static int write_tail(struct pdf_writer *w)
 	err = flush_out(w);
 	if (!err)
 		err = apply_clock(w);
+	if (!err && w->attrs_stale)
+		err = write_attrs(w, 1);
 	if (err)
 		return err;
+	pdf_writer_tail_facts(w, &info);
 
-	memset(&info, 0, sizeof(info));
 	info.clock = &w->clock;
 	info.host = &w->host;
 	info.lay = &w->lay;
 	info.nr_rings = w->nr_rings;
 	info.argc = w->argc;
 	info.argv = w->argv;
-	info.have_time = w->have_time;
-	info.first_time = w->first_time;
-	info.last_time = w->last_time;
 	info.build_id = w->stats.build_id;
 	info.build_id_len = w->stats.build_id_len;
 	info.ubids = w->ubids.data;

@@ -17,6 +17,8 @@
 #define FORMAT  PDF_ERR(pdfe_format)
 #define TOO_BIG PDF_ERR(pdfe_too_big)
 #define INVALID PDF_ERR(pdfe_invalid)
+/* the sample_id trailer of the layout under test */
+#define TRAILER pdf_layout_trailer_size(&lay)
 
 static _Alignas(8) uint8_t in[PDF_CODEC_BUF];
 static _Alignas(8) uint8_t enc[PDF_CODEC_BUF];
@@ -67,7 +69,7 @@ START_TEST(pdf_encode_seq)
 	ck_assert_int_gt(size, 0);
 	e = roundtrip((const void *)in, 3, 123456789);
 	ck_assert_uint_eq(e->type, PERF_RECORD_SAMPLE);
-	ck_assert_uint_eq(e->size, size + 40);
+	ck_assert_uint_eq(e->size, size + 56); /* IDENTIFIER IP TID TIME CPU, RAW */
 	ck_assert_mem_eq(dec, in, (size_t)size);
 	ck_assert_int_eq(rs_seq_check((const void *)dec), 1);
 }
@@ -130,12 +132,12 @@ START_TEST(pdf_decode_unaligned)
 	ck_assert_int_gt(rs_seq_build(in, 1, 2, 0, 16), 0);
 	ck_assert_int_gt(pdf_encode(&lay, 0, 1, (const void *)in, enc, sizeof(enc)), 0);
 	ck_assert_int_gt(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), 0);
-	memcpy(&raw, enc + 32, 4);
-	memcpy(&size, enc + 36 + 6, 2);
+	memcpy(&raw, enc + 48, 4);    /* after IDENTIFIER IP TID TIME CPU */
+	memcpy(&size, enc + 52 + 6, 2);
 	raw -= 12;
 	size -= 12;
-	memcpy(enc + 32, &raw, 4);
-	memcpy(enc + 36 + 6, &size, 2);
+	memcpy(enc + 48, &raw, 4);
+	memcpy(enc + 52 + 6, &size, 2);
 	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 
 	/* native sample: 4 bytes more than its fields, carried along */
@@ -160,7 +162,7 @@ START_TEST(pdf_encode_native_types)
 	l->lost = 77;
 	e = roundtrip(&l->header, 1, 9);
 	ck_assert_uint_eq(e->type, PERF_RECORD_LOST);
-	ck_assert_uint_eq(e->size, 24 + PDF_TRAILER_SIZE);
+	ck_assert_uint_eq(e->size, 24 + TRAILER);
 	ck_assert_uint_eq(((const struct rs_perf_lost *)(const void *)dec)->lost, 77);
 	ck_assert_uint_eq(((const struct rs_perf_lost *)(const void *)dec)->id,
 			  lay.id[PDF_KIND_RING]);
@@ -222,7 +224,7 @@ START_TEST(pdf_encode_comm)
 	e = roundtrip(h, 3, 77);
 	ck_assert_uint_eq(e->type, PERF_RECORD_COMM);
 	ck_assert_uint_eq(e->misc, PERF_RECORD_MISC_COMM_EXEC | PERF_RECORD_MISC_GUEST_USER);
-	ck_assert_uint_eq(e->size, 32 + PDF_TRAILER_SIZE);
+	ck_assert_uint_eq(e->size, 32 + TRAILER);
 	ck_assert_mem_eq(e + 1, h + 1, 24);            /* perf reads the body as is */
 	memcpy(&id, enc + e->size - 8, 8);             /* the trailer ends in the id */
 	ck_assert_uint_eq(id, lay.id[PDF_KIND_RING]);
@@ -250,7 +252,7 @@ START_TEST(pdf_encode_comm_trailer_dropped)
 
 	ck_assert_uint_eq(pdf_rrec_perf_body(h), 16);
 	ck_assert_int_eq(pdf_encode(&lay, 0, 1, h, enc, sizeof(enc)),
-			 8 + 16 + PDF_TRAILER_SIZE);
+			 8 + 16 + TRAILER);
 	ck_assert_int_eq(pdf_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 24);
 	ck_assert_str_eq((const char *)dec + 16, "swapper");
 }
@@ -288,21 +290,21 @@ START_TEST(pdf_decode_comm_rejects)
 	int n;
 
 	n = pdf_encode(&lay, 0, 0, comm_init("rs-workload", 0, 0), enc, sizeof(enc));
-	ck_assert_int_eq(n, 56);
+	ck_assert_int_eq(n, 32 + (int)TRAILER);
 	/* the name's NUL overwritten: no longer a COMM perf could read */
 	memset(enc + 16, 'x', 16);
 	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 	/* more body than the name needs: not what ringside writes */
 	pdf_encode(&lay, 0, 0, comm_init("sh", 0, 8), enc, sizeof(enc));
-	memmove(enc + 24 + 8, enc + 24, PDF_TRAILER_SIZE);
+	memmove(enc + 24 + 8, enc + 24, TRAILER);
 	memset(enc + 24, 0, 8);
 	e->size += 8;
 	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 	/* a trailer of another event */
 	e->size -= 8;
-	memmove(enc + 24, enc + 32, PDF_TRAILER_SIZE);
+	memmove(enc + 24, enc + 32, TRAILER);
 	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), 24);
-	memset(enc + 24 + 16, 0xee, 8);
+	memset(enc + 24 + TRAILER - 8, 0xee, 8);
 	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 }
 END_TEST
@@ -354,7 +356,7 @@ START_TEST(pdf_encode_mmap2)
 	e = roundtrip(h, 1, 55);
 	ck_assert_uint_eq(e->type, PERF_RECORD_MMAP2);
 	ck_assert_uint_eq(e->misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
-	ck_assert_uint_eq(e->size, 8 + 88 + PDF_TRAILER_SIZE);
+	ck_assert_uint_eq(e->size, 8 + 88 + TRAILER);
 	ck_assert_mem_eq(e + 1, h + 1, 88);            /* perf reads the body as is */
 	memcpy(&id, enc + e->size - 8, 8);
 	ck_assert_uint_eq(id, lay.id[PDF_KIND_RING]);
@@ -388,7 +390,7 @@ START_TEST(pdf_encode_mmap2_trailer_dropped)
 
 	ck_assert_uint_eq(pdf_rrec_perf_body(h), 64 + 8);
 	ck_assert_int_eq(pdf_encode(&lay, 0, 1, h, enc, sizeof(enc)),
-			 8 + 72 + PDF_TRAILER_SIZE);
+			 8 + 72 + TRAILER);
 	ck_assert_int_eq(pdf_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 80);
 	ck_assert_str_eq((const char *)dec + 72, "/bin/sh");
 }
@@ -460,7 +462,7 @@ START_TEST(pdf_encode_guest_trailer_dropped)
 
 	l->lost = 5;
 	n = pdf_encode(&lay, 0, 1, &l->header, enc, sizeof(enc));
-	ck_assert_int_eq(n, 24 + PDF_TRAILER_SIZE);
+	ck_assert_int_eq(n, 24 + TRAILER);
 	ck_assert_int_eq(pdf_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 24);
 	ck_assert_uint_eq(((const struct rs_perf_lost *)(const void *)dec)->lost, 5);
 }
@@ -490,9 +492,16 @@ END_TEST
 
 START_TEST(pdf_encode_too_big)
 {
-	struct rs_perf_header *h = rec_init(RS_RECORD_MARKER, 65488);
+	/* carried whole: 56 bytes more (header, IP and 4 sample-id words,
+	 * raw size and its 4 zeros); a marker: 40 more (its text alone in
+	 * RAW, its fields in TID, ADDR and PERIOD) */
+	struct rs_perf_header *h = rec_init(77, 65472);
 
 	ck_assert_int_gt(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), 0);
+	h->size = 65480;
+	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), TOO_BIG);
+	h = rec_init(RS_RECORD_MARKER, 65488);
+	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), 65528);
 	h->size = 65496;
 	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), TOO_BIG);
 	h->size = 64;
@@ -533,7 +542,7 @@ START_TEST(pdf_decode_rejects)
 	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 	/* raw size that disagrees with the carried record */
 	memcpy(enc + 8, &lay.id[PDF_KIND_RING], 8);
-	enc[36 + 6] = 24;
+	enc[52 + 6] = 24; /* IDENTIFIER IP TID TIME CPU, the raw size */
 	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 	/* perf's own records are not ring records */
 	e->type = 68;
@@ -545,8 +554,8 @@ START_TEST(pdf_decode_rejects)
 	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 	/* a type ringside does not carry as itself, with ringside's trailer */
 	e->type = PERF_RECORD_THROTTLE;
-	e->size = 8 + PDF_TRAILER_SIZE;
-	memcpy(enc + 8 + 16, &lay.id[PDF_KIND_RING], 8);
+	e->size = 8 + TRAILER;
+	memcpy(enc + TRAILER, &lay.id[PDF_KIND_RING], 8);
 	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 }
 END_TEST
@@ -609,7 +618,7 @@ START_TEST(pdf_sample_widen_narrow)
 		h->size = (uint16_t)(p - in);
 		pdf_layout_init(&lay, t);
 		file_type = lay.sample_type[PDF_KIND_SAMPLE];
-		n = pdf_sample_widen(t, 77, 6, 555, h, enc, sizeof(enc));
+		n = pdf_sample_widen(t, lay.id_fields, 77, 6, 555, h, enc, sizeof(enc));
 		ck_assert_int_gt(n, 0);
 		ck_assert_int_eq(pdf_sample_parse(file_type, enc + 8, (size_t)n - 8, &s), 0);
 		ck_assert_uint_eq(s.identifier, 77);
@@ -618,7 +627,8 @@ START_TEST(pdf_sample_widen_narrow)
 		 * derived from the guest's own (converted to ns where it can) */
 		ck_assert_uint_eq(s.time, 555);
 		ck_assert_uint_eq(s.len, (size_t)n - 8);
-		m = pdf_sample_narrow(t, file_type, (const void *)enc, dec, &ring, &outt);
+		m = pdf_sample_narrow(t, lay.id_fields, file_type, (const void *)enc, dec,
+				      &ring, &outt);
 		ck_assert_int_eq(m, h->size);
 		ck_assert_uint_eq(ring, 6);
 		/* the guest's CPU (33) is replaced by the ring, res (44) kept */
@@ -900,7 +910,8 @@ START_TEST(pdf_layout_unknown_bits)
 
 	pdf_layout_init(&lay, GUEST_TYPE | PERF_SAMPLE_READ);
 	ck_assert_int_eq(lay.native_samples, 0);
-	ck_assert_uint_eq(lay.sample_type[PDF_KIND_SAMPLE], PDF_SAMPLE_BASE);
+	ck_assert_uint_eq(lay.sample_type[PDF_KIND_SAMPLE],
+			  PDF_SAMPLE_BASE | PERF_SAMPLE_IP);
 	/* such samples travel whole in ringside:ring */
 	h = rec_init(PERF_RECORD_SAMPLE, 48);
 	roundtrip(h, 0, 3);

@@ -236,8 +236,11 @@ struct pdf_host_ring {
 	uint64_t aux_stored;      /* of them, in the file (AUXTRACE) */
 	uint64_t cut_bytes;       /* snapshot: cut as possibly overwritten */
 	uint64_t not_written;     /* records perf.data cannot carry */
+	uint64_t frames_trimmed;  /* call chain frames cut (the writer's
+				   * count, pdf_writer_stats; 0 in files
+				   * written before it was counted) */
 };
-#define PDF_HOST_RING_WORDS 10u   /* u64 words of pdf_host_ring in the file */
+#define PDF_HOST_RING_WORDS 11u   /* u64 words of pdf_host_ring in the file */
 
 struct pdf_host_facts {
 	uint32_t kind;            /* enum pdf_host_kind */
@@ -526,6 +529,12 @@ struct pdf_writer_stats {
 	uint64_t records;         /* ring records written */
 	uint64_t aux_bytes;       /* AUX bytes stored (AUXTRACE payloads) */
 	uint64_t bytes;           /* data section bytes */
+	/* Guest samples' call chains cut of their trailing frames the
+	 * guest's unwinder could not stand behind (0, non-canonical, a user
+	 * address under none of its process's maps, a kernel one outside the
+	 * kernel half): frames cut, chains cut (docs/perfdata.md). */
+	uint64_t frames_trimmed;
+	uint64_t chains_trimmed;
 	/* Guest kernel symbols: 0 when none were given or all went well;
 	 * else why perf will not name the guest's kernel samples (the
 	 * pdf_ksyms_parse() or pdf_ksyms_cache_put() error).  The file is
@@ -770,7 +779,8 @@ int pdf_writer_add_ubins(struct pdf_writer *w, const struct pdf_ubin *b,
 struct pdf_reader;
 
 struct pdf_info {
-	uint32_t nr_rings;        /* HEADER_NRCPUS, 0 when absent */
+	uint32_t nr_rings;        /* ringside's reader feature (older files:
+				   * HEADER_NRCPUS), 0 when absent */
 	uint64_t sample_type;     /* the region's sample_type (guest samples) */
 	uint64_t data_size;
 	int have_time;            /* HEADER_SAMPLE_TIME present */
@@ -787,6 +797,13 @@ struct pdf_info {
 				       * when absent or malformed) */
 	uint8_t build_id[PDF_BUILD_ID_SIZE]; /* HEADER_BUILD_ID's kernel entry */
 	uint32_t build_id_len;        /* 0: none */
+	/* The host that read the rings (ringside's reader feature; empty in
+	 * files written before it): its uname nodename and release.
+	 * hostname above is the guest's (HEADER_HOSTNAME) where the guest
+	 * said it; in older files, the host's. */
+	char reader_host[72];
+	char reader_release[72];
+	char os_release[72];          /* HEADER_OSRELEASE, "" when absent */
 };
 
 /* One ring record of the file; @rec is valid until the next call. */
