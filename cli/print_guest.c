@@ -71,15 +71,15 @@ void print_gsyms(FILE *out, const struct gsyms *g,
 		if (ws && ws->build_id_len) {
 			fprintf(out, ", build id %s", hex(id, ws->build_id,
 							  ws->build_id_len));
+			/* always the table's: a reader running the kernel of
+			 * the guest's own id would name the samples from its
+			 * own /proc/kallsyms */
 			if (!g->info.build_id_len)
 				fprintf(out, " (of the table: the guest gave none)");
-			else if (ws->build_id_len != g->info.build_id_len ||
-				 memcmp(ws->build_id, g->info.build_id,
-					ws->build_id_len))
-				fprintf(out, " (of the table: the guest's own, %s, "
-					"is the host's or names another table in the "
-					"cache, e.g. of another boot)",
-					hex(id, g->info.build_id, g->info.build_id_len));
+			else
+				fprintf(out, " (of the table: the guest's kernel "
+					"is %s)", hex(id, g->info.build_id,
+						      g->info.build_id_len));
 			fputc('\n', out);
 		} else {
 			fprintf(out, ", build id %s\n", hex(id, g->info.build_id,

@@ -119,40 +119,31 @@ static int append(struct pdf_writer *w, const void *rec, size_t size);
 /*
  * A guest kernel's symbols (pdf_ksyms.c): its maps first in the data
  * section, its build id for HEADER_BUILD_ID, its table in perf's build-id
- * cache (pdf_buildid_cache.c).  The guest's own build id is used unless
- * it is the host's or names other symbols in the cache; else the
- * content's.  Whatever fails is in stats.ksyms_err, not the caller's: the
+ * cache (pdf_buildid_cache.c).  The id is always the content's, never the
+ * guest's own: perf reads the running kernel's /proc/kallsyms for a file
+ * whose kernel id is the running kernel's, so the guest's own id would
+ * name its samples after the symbols of any reader that runs the same
+ * kernel.  Whatever fails is in stats.ksyms_err, not the caller's: the
  * trace is written anyway.  Only a failed write of the file itself is
  * returned.
  */
 static int pdf_writer_ksyms(struct pdf_writer *w,
 			    const struct pdf_writer_params *p)
 {
-	uint8_t host[PDF_BUILD_ID_SIZE], *id = w->stats.build_id;
-	uint32_t len = p->guest_build_id_len;
+	uint8_t *id = w->stats.build_id;
+	uint32_t len = PDF_BUILD_ID_SIZE;
 	struct pdf_ksyms *k;
 	struct pdf_buf recs;
-	int err, put = 1;
+	int err, put;
 
 	err = pdf_ksyms_parse(&k, p->guest_kallsyms, p->guest_kallsyms_len);
 	if (err) {
 		w->stats.ksyms_err = err;
 		return 0;
 	}
-	if (p->guest_build_id && len >= 1 && len <= PDF_BUILD_ID_SIZE &&
-	    !(pdf_host_build_id(host) == len &&
-	      !memcmp(host, p->guest_build_id, len))) {
-		put = pdf_ksyms_cache_put(k, p->guest_build_id, len,
-					  p->buildid_dir);
-		if (!put)
-			memcpy(id, p->guest_build_id, len);
-	}
-	if (put) {
-		len = PDF_BUILD_ID_SIZE;
-		put = pdf_ksyms_content_id(k, id);
-		if (!put)
-			put = pdf_ksyms_cache_put(k, id, len, p->buildid_dir);
-	}
+	put = pdf_ksyms_content_id(k, id);
+	if (!put)
+		put = pdf_ksyms_cache_put(k, id, len, p->buildid_dir);
 	w->stats.build_id_len = len;
 	if (put)
 		w->stats.ksyms_err = put > 0 ? -EEXIST : put;
