@@ -135,6 +135,8 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 		       "");
 	if (r->syms)
 		print_gsyms(stdout, r->syms, &r->wstats);
+	if (r->syms)
+		print_guest_usyms(stdout, &r->usyms);
 	print_gfacts(stdout, &r->guest, r->guest_late);
 	if (r->kcode && r->kcode->state != GKCODE_ABSENT)
 		print_gkcode(stdout, r->kcode);

@@ -222,6 +222,7 @@ int cmd_snapshot(int argc, char **argv)
 	struct gkcode kcode = { 0 };
 	struct snapper *s = NULL;
 	struct gsyms syms = { 0 };
+	struct gusyms usyms = { 0 };
 	struct gkbuf kb;
 	struct gvcpu vcpu;
 	struct pdf_ksyms *ksyms = NULL;
@@ -242,7 +243,8 @@ int cmd_snapshot(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	s = malloc(sizeof(*s));
 	/* before the pause: a guest still writing them can finish */
-	if (!s || gsyms_read(&syms, &m.region, 1)) {
+	if (!s || gsyms_read(&syms, &m.region, 1) ||
+	    gusyms_read(&usyms, &m.region)) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 		goto out;
@@ -250,6 +252,7 @@ int cmd_snapshot(int argc, char **argv)
 	snapper_init(s, o.region);
 	s->output = o.output;
 	s->syms = &syms;
+	s->usyms = &usyms;
 	if (m.domain && !o.no_guest_buffers)
 		s->kbuf = &kb;
 	if (m.domain && !o.no_vcpu_stacks) {
@@ -305,6 +308,7 @@ out:
 	pdf_ksyms_free(ksyms);
 	gkbuf_fini(&kb);
 	gsyms_fini(&syms);
+	gusyms_fini(&usyms);
 	free(s);
 	rmap_close(&m);
 	return ret;

@@ -53,6 +53,9 @@ int print_warn(const char *cmd, const struct pdf_host_facts *h,
 /* Bytes in B, KiB, MiB or GiB, into @buf. */
 const char *print_size(char *buf, size_t len, uint64_t bytes);
 
+/* print_session.c: "  guest user symbols (guest claims): ..." line, what
+ * went into the build-id cache and what did not. */
+void print_guest_usyms(FILE *out, const struct usyms_feed *f);
 /* print_guest.c: "  guest kernel symbols: ..." lines, with what the
  * writer made of them (@ws: NULL when no file was written). */
 void print_gsyms(FILE *out, const struct gsyms *g,

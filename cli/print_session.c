@@ -13,6 +13,49 @@
 #include "cli.h"
 #include "print.h"
 
+void print_guest_usyms(FILE *out, const struct usyms_feed *f)
+{
+	fprintf(out, "  guest user symbols (guest claims): ");
+	switch (f->state) {
+	case GUSYMS_ABSENT:
+		fprintf(out, "none (the region has no sideband area)\n");
+		return;
+	case GUSYMS_NONE:
+		fprintf(out, "none (the guest agent has published no table)\n");
+		return;
+	case GUSYMS_BUSY:
+		fprintf(out, "none (the guest was still writing them)\n");
+		return;
+	case GUSYMS_CORRUPT:
+		fprintf(out, "refused: the guest's table descriptor is "
+			"implausible\n");
+		return;
+	case GUSYMS_OK:
+		break;
+	}
+	fprintf(out, "%u binaries (%" PRIu64 " functions) in the build-id "
+		"cache", f->cached, f->st.symbols);
+	if (f->st.refused)
+		fprintf(out, "; refused %u of the %u entries sent (%s)",
+			f->st.refused, f->st.claimed, gusyms_why_str(f->st.why));
+	if (f->st.over)
+		fprintf(out, "; %u past the %u taken", f->st.over,
+			GUSYMS_MAX_BINS);
+	if (f->failed)
+		fprintf(out, "; %u not cached: %s", f->failed,
+			pdf_errstr(f->err));
+	if (f->other)
+		fprintf(out, "; %u kept out: the cache holds other symbols "
+			"under their build ids", f->other);
+	if (f->info.flags & RS_USYMS_TRUNCATED)
+		fprintf(out, "; truncated: %" PRIu64 " of %" PRIu64 " bytes fit "
+			"the guest's table (ringside-agent --user-symbols, "
+			"--sideband-pages)", f->info.length, f->info.wanted);
+	if (f->st.cut)
+		fprintf(out, "; %u with symbols the guest left out", f->st.cut);
+	fputc('\n', out);
+}
+
 void print_recorder_fail(const char *cmd, const struct recorder *r)
 {
 	const struct cap_failure *f = &r->fail;
@@ -146,6 +189,8 @@ void print_snapper(const char *cmd, const struct snapper *s)
 	putchar('\n');
 	if (s->syms)
 		print_gsyms(stdout, s->syms, s->output ? &s->wstats : NULL);
+	if (s->usyms && s->output)
+		print_guest_usyms(stdout, &s->ufeed);
 	print_gfacts(stdout, &s->guest, 0);
 	if (s->kcode)
 		print_gkcode(stdout, s->kcode);

@@ -9,6 +9,7 @@
 #define PROGRESS_PERIOD 0.25  /* seconds between progress lines */
 #define FINISHED_PERIOD 0.05  /* seconds between asking whether it ended */
 #define SYMS_PERIOD     0.25  /* seconds between looks at the sideband */
+#define USYMS_PERIOD    1.0   /* seconds between reads of the user symbols */
 
 void recorder_init(struct recorder *r, const char *source)
 {
@@ -220,6 +221,7 @@ static int file_open(struct recorder *r, const struct rs_region *region)
 		if (err)
 			return fail(r, CAP_FAIL_OPEN, err, pdf_errstr);
 		r->wstats = *pdf_writer_stats(r->w);
+		usyms_feed_restart(&r->usyms);
 	}
 	r->have_file_tally = 0;
 	r->readback_err = 0;
@@ -245,6 +247,12 @@ static int file_close(struct recorder *r, const struct rs_region *region)
 	/* after the last pass: reading the code takes seconds, which the
 	 * rings must not wait for */
 	put_kcode(r, w, rinfo_aux_format(region));
+	/* the user symbols the guest published until now, into the cache
+	 * before the file is there */
+	if (r->syms && !r->away) {
+		usyms_feed_pass(&r->usyms, region, w);
+		r->wstats = *pdf_writer_stats(w);
+	}
 	err = pdf_writer_finish(w);
 	if (err)
 		return fail(r, CAP_FAIL_FINISH, err, pdf_errstr);
@@ -332,7 +340,7 @@ static int come_back(struct recorder *r, const struct rs_region **regionp,
 static int loop(struct recorder *r, const struct rs_region *region)
 {
 	double start = cap_time_now(), last_shown = 0.0, last_asked = 0.0;
-	double last_syms = 0.0, last_guest = 0.0;
+	double last_syms = 0.0, last_guest = 0.0, last_usyms = 0.0;
 	int said[RECORDER_MAX_WAKE] = { 0 };
 	struct liberr e = { 0 };
 	int err, gone = 0, leaving = 0;
@@ -367,6 +375,13 @@ static int loop(struct recorder *r, const struct rs_region *region)
 		    (r->end || now - last_guest >= SYMS_PERIOD)) {
 			last_guest = now;
 			late_guest(r, region, r->w);
+		}
+		/* the agent appends as it meets binaries: their symbols go to
+		 * the cache as they come (and last in file_close) */
+		if (err >= 0 && !r->away && r->w && r->syms &&
+		    now - last_usyms >= USYMS_PERIOD) {
+			last_usyms = now;
+			usyms_feed_pass(&r->usyms, region, r->w);
 		}
 		if (err < 0) {
 			r->fail.e = e;
@@ -496,6 +511,7 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 
 void recorder_fini(struct recorder *r)
 {
+	usyms_feed_fini(&r->usyms);
 	gkcode_reader_fini(&r->kread);
 	drain_fini(&r->drain);
 }

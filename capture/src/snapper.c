@@ -318,6 +318,8 @@ int snapper_write(struct snapper *s)
 		if (err)
 			return fail(s, CAP_FAIL_OPEN, 0, err, pdf_errstr);
 		s->wstats = *pdf_writer_stats(w);
+		if (s->usyms)       /* the user binaries', into the cache */
+			usyms_feed_give(&s->ufeed, s->usyms, w);
 		/* the code a PT decoder follows, beside the symbols */
 		if (s->kcode && s->kcode_src && s->aux_format == PDF_AUX_INTEL_PT &&
 		    gkcode_put(s->kcode, s->kcode_src, w)) {

@@ -620,6 +620,38 @@ int guest_facts_read(struct guest_facts *g, const struct rs_region *region);
  * checked): @g->state GUEST_FACTS_OK. */
 void guest_facts_from(struct guest_facts *g, const struct rs_guest_info *in);
 
+/* ---- usyms_feed (src/usyms_feed.c) ---- */
+/*
+ * The guest's user symbols into a file: the table its agent appends to
+ * is read again now and then (gusyms: every entry checked as a claim) and
+ * the entries the current writer has not had go to pdf_writer_add_ubins
+ * (perf's build-id cache, the file's build ids), before it is finished.
+ */
+struct usyms_feed {
+	struct gusyms g;          /* the last read, private */
+	uint32_t given;           /* of its bins, given to the current writer */
+	uint32_t reads;
+	/* for the summary: the last table that read whole, as checked */
+	enum gusyms_state state;
+	struct rs_usyms_info info; /* TRUNCATED, wanted (guest claims) */
+	struct gusyms_stats st;   /* refused, cut */
+	uint32_t kept;            /* entries that passed the checks */
+	/* the writer's: in the cache (and the file), failed, kept out */
+	uint32_t cached, failed, other;
+	int err;                  /* the last failure's */
+};
+
+/* A new writer: every entry is given again. */
+void usyms_feed_restart(struct usyms_feed *f);
+/* Read @region's table and give @w the new entries.  0, -ENOMEM,
+ * -EINVAL. */
+int usyms_feed_pass(struct usyms_feed *f, const struct rs_region *region,
+		    struct pdf_writer *w);
+/* Give @w every entry of @g, read before (a snapshot's copy). */
+void usyms_feed_give(struct usyms_feed *f, const struct gusyms *g,
+		     struct pdf_writer *w);
+void usyms_feed_fini(struct usyms_feed *f);
+
 /* ---- recorder (src/recorder.c) ---- */
 /*
  * A record session: open the perf.data writer, attach a consumer to every
@@ -715,6 +747,7 @@ struct recorder {
 	struct gsyms *syms;        /* the guest kernel's symbols, or NULL;
 				    * read again while the guest has not
 				    * published them */
+	struct usyms_feed usyms;   /* with syms: its user binaries' symbols */
 	struct gkcode *kcode;      /* the guest kernel's code for PT, or NULL */
 	const struct gkcode_src *kcode_src; /* read and cached early, in a
 				    * thread (gkcode_reader); read at the
@@ -821,6 +854,8 @@ struct snapper {
 	uint64_t sample_type;
 	uint32_t aux_format;      /* enum pdf_aux_format of the region */
 	const struct gsyms *syms; /* the guest kernel's symbols, or NULL */
+	const struct gusyms *usyms; /* its user binaries' symbols, or NULL */
+	struct usyms_feed ufeed;  /* what of them went into the file */
 	const char *buildid_dir;  /* the cache their table goes to (NULL:
 				   * perf's own, pdf_ksyms_cache_dir) */
 	struct gkbuf *kbuf;       /* records recovered from the guest
