@@ -84,16 +84,19 @@ static int encode_carried(const struct pdf_layout *lay, enum pdf_kind kind,
  * and the record's padding after it, then four zero bytes, so the bytes
  * are printable up to a NUL and only NULs follow; the sample's misc is
  * the marker's, TID its pid and tid (perf names the thread), ADDR its own
- * time (TIME is the time it is filed under), PERIOD its length (high 32
- * bits) and id (low 32 bits).  pdf_decode() gives the ring record back
- * byte for byte.
+ * time (TIME is the time it is filed under), CPU's second word its id.
+ * PERIOD is 1 when the length is the text's up to its first NUL with only
+ * NULs after it (what a marker's writer makes), else the length + 2, so
+ * that perf report counts one per marker and pdf_decode() gives every
+ * ring record back byte for byte.
  */
 static int encode_marker(const struct pdf_layout *lay, uint32_t ring,
 			 uint64_t time, const struct rs_perf_header *rec,
 			 uint8_t *out, size_t out_size)
 {
 	const struct rs_rec_marker *m = (const void *)rec;
-	size_t text = rec->size - sizeof(*m);
+	size_t text = rec->size - sizeof(*m), i, len;
+	const uint8_t *t = (const uint8_t *)(m + 1);
 	struct pdf_sample s;
 
 	memset(&s, 0, sizeof(s));
@@ -103,7 +106,11 @@ static int encode_marker(const struct pdf_layout *lay, uint32_t ring,
 	s.time = time;
 	s.addr = m->time;
 	s.cpu = ring;
-	s.period = (uint64_t)m->len << 32 | m->id;
+	s.cpu_res = m->id;
+	len = strnlen((const char *)t, text);
+	for (i = len; i < text && !t[i]; i++)
+		;
+	s.period = len == m->len && i == text ? 1 : (uint64_t)m->len + 2;
 	s.raw_size = (uint32_t)text + 4u;
 	if (s.raw_size > out_size)
 		return TOO_BIG;
@@ -183,13 +190,14 @@ static int decode_marker(const struct pdf_sample *s, uint16_t misc,
 			 uint8_t *out, size_t out_size)
 {
 	struct rs_rec_marker m;
-	size_t size;
+	size_t size, text;
 
 	if (s->raw_size < 4)
 		return FORMAT;
-	size = sizeof(m) + s->raw_size - 4;
-	if (size > out_size || size > PDF_REC_MAX ||
-	    (uint32_t)(s->period >> 32) > s->raw_size - 4)
+	text = s->raw_size - 4;
+	size = sizeof(m) + text;
+	if (size > out_size || size > PDF_REC_MAX || !s->period ||
+	    (s->period > 1 && s->period - 2 > text))
 		return FORMAT;
 	m.header.type = RS_RECORD_MARKER;
 	m.header.misc = misc;
@@ -197,10 +205,11 @@ static int decode_marker(const struct pdf_sample *s, uint16_t misc,
 	m.time = s->addr;
 	m.pid = s->pid;
 	m.tid = s->tid;
-	m.id = (uint32_t)s->period;
-	m.len = (uint32_t)(s->period >> 32);
+	m.id = s->cpu_res;
+	m.len = (uint32_t)(s->period == 1 ? strnlen(s->raw, text) :
+			   s->period - 2);
 	memcpy(out, &m, sizeof(m));
-	memcpy(out + sizeof(m), s->raw, s->raw_size - 4);
+	memcpy(out + sizeof(m), s->raw, text);
 	return (int)size;
 }
 

@@ -12,7 +12,7 @@
  *   SAMPLE (9)             SAMPLE, the sample-id fields added ringside:sample
  *   RS_RECORD_SEQ (64)     SAMPLE, whole record in RAW       ringside:seq
  *   RS_RECORD_MARKER (65)  SAMPLE, text in RAW, the rest in  ringside:marker
- *                          TID, ADDR and PERIOD
+ *                          TID, ADDR, CPU and PERIOD
  *   anything else          SAMPLE, whole record in RAW       ringside:ring
  *   LOST, AUX, ITRACE_START, LOST_SAMPLES, COMM, MMAP2
  *                          the same perf record, sample_id   ringside:ring
@@ -156,8 +156,8 @@ struct pdf_layout {
 	uint64_t id[PDF_KIND_MAX];
 	int native_samples;                  /* guest samples as perf samples */
 	int marker_text;                     /* markers: text alone in RAW, the
-					      * other fields in TID, ADDR and
-					      * PERIOD (pdf_codec.c) */
+					      * other fields in TID, ADDR, CPU
+					      * and PERIOD (pdf_codec.c) */
 	int use_clockid;                     /* times are CLOCK_MONOTONIC */
 	int pt;                              /* the file has Intel PT: one more
 					      * attr, intel_pt's (PDF_PT_ID) */
