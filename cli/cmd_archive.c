@@ -99,9 +99,11 @@ int cmd_archive(int argc, char **argv)
 	}
 	err = pdf_archive_write(path, out, dir, &st, on_entry, &o);
 	if (err) {
-		cli_err(CMD, "%s: %s", err == PDF_ERR(pdfe_magic) ? path : out,
-			err == PDF_ERR(pdfe_magic) ? "not a perf.data file" :
-			pdf_errstr(err));
+		if (err == PDF_ERR(pdfe_magic))
+			cli_err(CMD, "%s is not a perf.data file", path);
+		else
+			cli_err(CMD, "cannot archive %s into %s: %s", path, out,
+				pdf_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
 	printf("ringside archive: %u of %u build ids archived (%u files, "

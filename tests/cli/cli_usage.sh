@@ -6,7 +6,7 @@ R=$RINGSIDE
 
 # Every command of main.c's table.  --help must list exactly these: a
 # command added there and not here fails, so it gets its help checked too.
-COMMANDS="record snapshot report dump decode stat run enable disable hook"
+COMMANDS="record snapshot report dump decode archive stat run enable disable hook"
 
 note "top level"
 run 2 noargs "$R"
