@@ -138,6 +138,7 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 	if (r->syms)
 		print_guest_usyms(stdout, &r->usyms);
 	print_gfacts(stdout, &r->guest, r->guest_late);
+	print_chains_cut(stdout, &r->wstats);
 	if (r->kcode && r->kcode->state != GKCODE_ABSENT)
 		print_gkcode(stdout, r->kcode);
 	if (r->sync)

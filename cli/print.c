@@ -40,6 +40,9 @@ static void host_line(FILE *f, const char *indent, const struct pdf_host_ring *h
 	if (h->not_written)
 		fprintf(f, "; not written: %" PRIu64 " records too big for a "
 			"perf record", h->not_written);
+	if (h->frames_trimmed)
+		fprintf(f, "; call chains: %" PRIu64 " frames cut (the guest's "
+			"unwinder guessed them)", h->frames_trimmed);
 	fputc('\n', f);
 }
 
@@ -363,10 +366,11 @@ static void json_host(FILE *f, const struct pdf_host_ring *h)
 		PRIu64 ", \"corrupt\": %" PRIu64 ", \"corrupt_bytes\": %" PRIu64
 		", \"bad_heads\": %" PRIu64 ", \"aux_bad_heads\": %" PRIu64
 		", \"aux_bytes\": %" PRIu64 ", \"aux_stored\": %" PRIu64
-		", \"cut_bytes\": %" PRIu64 ", \"not_written\": %" PRIu64 "}",
+		", \"cut_bytes\": %" PRIu64 ", \"not_written\": %" PRIu64
+		", \"frames_trimmed\": %" PRIu64 "}",
 		h->data_size, h->aux_size, h->corrupt, h->corrupt_bytes,
 		h->bad_heads, h->aux_bad_heads, h->aux_bytes, h->aux_stored,
-		h->cut_bytes, h->not_written);
+		h->cut_bytes, h->not_written, h->frames_trimmed);
 }
 
 /* "window": {"kind", "start_ns", "end_ns", "times_checked", "slack_ns"},

@@ -112,6 +112,9 @@ void print_snapper_readback(const char *cmd, const struct snapper *s);
 void print_progress(void *arg, const struct recorder *r, int final);
 /* What was copied, cut and lost, per ring, on stdout. */
 void print_snapper(const char *cmd, const struct snapper *s);
+/* The writer's call chain frames cut (pdf_writer_stats), a line when
+ * there were any; NULL: nothing written. */
+void print_chains_cut(FILE *f, const struct pdf_writer_stats *ws);
 /* Corruption and flagged claims on stderr (print_warn); 1 when there
  * were any: the command exits CLI_EXIT_CORRUPT. */
 int print_recorder_warn(const char *cmd, const struct recorder *r);

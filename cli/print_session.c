@@ -173,6 +173,16 @@ int print_recorder_warn(const char *cmd, const struct recorder *r)
 			  r->have_file_tally ? &r->file_tally : &r->tally);
 }
 
+void print_chains_cut(FILE *f, const struct pdf_writer_stats *ws)
+{
+	if (!ws || !ws->frames_trimmed)
+		return;
+	fprintf(f, "  call chains: %" PRIu64 " frames cut from %" PRIu64
+		" samples (trailing frames the guest's unwinder guessed: 0, or "
+		"an address no map holds)\n", ws->frames_trimmed,
+		ws->chains_trimmed);
+}
+
 void print_snapper(const char *cmd, const struct snapper *s)
 {
 	struct tally_ring sum;
@@ -192,6 +202,7 @@ void print_snapper(const char *cmd, const struct snapper *s)
 	if (s->usyms && s->output)
 		print_guest_usyms(stdout, &s->ufeed);
 	print_gfacts(stdout, &s->guest, 0);
+	print_chains_cut(stdout, s->output ? &s->wstats : NULL);
 	if (s->kcode)
 		print_gkcode(stdout, s->kcode);
 	for (i = 0; i < s->nr_rings; i++) {
