@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvirt's domain events on one connection of libvirt's default event
+ * loop: lifecycle, reboot and watchdog callbacks for every domain, a
+ * keepalive so that a libvirtd that went away is noticed, and a
+ * reconnect (at most one try a second) when it did.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "ringside/domain_events.h"
+
+#include "domain_internal.h"
+
+#define RETRY_NS    1000000000ull   /* between two connection attempts */
+#define KEEPALIVE_S 5               /* libvirt's keepalive: interval, */
+#define KEEPALIVE_N 3               /* and missed answers before closing */
+
+struct dom_events {
+	char *uri;
+	virConnectPtr conn;
+	int ids[3];                 /* callback ids; -1 when not registered */
+	int closed;                 /* the close callback ran */
+	int keep_trying;
+	unsigned reconnects;
+	unsigned connects;
+	uint64_t last_try_ns;
+	struct dom_events_ops ops;
+	void *arg;
+};
+
+static const char *const names[DOM_EV_MAX] = {
+	[DOM_EV_STARTED] = "started",   [DOM_EV_STOPPED] = "stopped",
+	[DOM_EV_CRASHED] = "crashed",   [DOM_EV_REBOOT] = "reboot",
+	[DOM_EV_WATCHDOG] = "watchdog", [DOM_EV_SUSPENDED] = "suspended",
+	[DOM_EV_RESUMED] = "resumed",   [DOM_EV_UNDEFINED] = "undefined",
+	[DOM_EV_OTHER] = "other",
+};
+
+const char *dom_event_name(enum dom_event_kind kind)
+{
+	return kind > 0 && kind < DOM_EV_MAX ? names[kind] : "?";
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void silent(void *arg, virErrorPtr err)
+{
+	(void)arg;
+	(void)err;
+}
+
+static int failed(void)
+{
+	dom_detail_set(virGetLastErrorMessage());
+	virResetLastError();
+	return -dome_libvirt;
+}
+
+static void emit(struct dom_events *e, virDomainPtr dom,
+		 enum dom_event_kind kind, int detail)
+{
+	struct dom_event ev = { kind, detail, virDomainGetName(dom) };
+
+	if (ev.domain && e->ops.event)
+		e->ops.event(e->arg, &ev);
+}
+
+static int stop_why(int detail)
+{
+	switch (detail) {
+	case VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN:  return DOM_STOP_SHUTDOWN;
+	case VIR_DOMAIN_EVENT_STOPPED_DESTROYED: return DOM_STOP_DESTROYED;
+	case VIR_DOMAIN_EVENT_STOPPED_CRASHED:   return DOM_STOP_CRASHED;
+	case VIR_DOMAIN_EVENT_STOPPED_MIGRATED:  return DOM_STOP_MIGRATED;
+	case VIR_DOMAIN_EVENT_STOPPED_SAVED:     return DOM_STOP_SAVED;
+	case VIR_DOMAIN_EVENT_STOPPED_FAILED:    return DOM_STOP_FAILED;
+	default:                                 return DOM_STOP_OTHER;
+	}
+}
+
+static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event,
+			int detail, void *opaque)
+{
+	(void)conn;
+	switch (event) {
+	case VIR_DOMAIN_EVENT_STARTED:
+		emit(opaque, dom, DOM_EV_STARTED, 0);
+		break;
+	case VIR_DOMAIN_EVENT_STOPPED:
+		emit(opaque, dom, DOM_EV_STOPPED, stop_why(detail));
+		break;
+	case VIR_DOMAIN_EVENT_CRASHED:
+		emit(opaque, dom, DOM_EV_CRASHED, 0);
+		break;
+	case VIR_DOMAIN_EVENT_SUSPENDED:
+		emit(opaque, dom, DOM_EV_SUSPENDED, 0);
+		break;
+	case VIR_DOMAIN_EVENT_RESUMED:
+		emit(opaque, dom, DOM_EV_RESUMED, 0);
+		break;
+	case VIR_DOMAIN_EVENT_UNDEFINED:
+		emit(opaque, dom, DOM_EV_UNDEFINED, 0);
+		break;
+	default:
+		emit(opaque, dom, DOM_EV_OTHER, 0);
+		break;
+	}
+	return 0;
+}
+
+static void on_reboot(virConnectPtr conn, virDomainPtr dom, void *opaque)
+{
+	(void)conn;
+	emit(opaque, dom, DOM_EV_REBOOT, 0);
+}
+
+static void on_watchdog(virConnectPtr conn, virDomainPtr dom, int action,
+			void *opaque)
+{
+	(void)conn;
+	emit(opaque, dom, DOM_EV_WATCHDOG, action);
+}
+
+static void on_close(virConnectPtr conn, int reason, void *opaque)
+{
+	struct dom_events *e = opaque;
+
+	(void)conn;
+	(void)reason;
+	e->closed = 1;
+}
+
+/* Drop the connection (gone or going): no callback of it runs again. */
+static void disconnect(struct dom_events *e)
+{
+	unsigned i;
+
+	if (!e->conn)
+		return;
+	for (i = 0; i < 3; i++)
+		if (e->ids[i] >= 0)
+			virConnectDomainEventDeregisterAny(e->conn, e->ids[i]);
+	virConnectUnregisterCloseCallback(e->conn, on_close);
+	virConnectClose(e->conn);
+	virResetLastError();
+	e->conn = NULL;
+	for (i = 0; i < 3; i++)
+		e->ids[i] = -1;
+	if (e->ops.connection)
+		e->ops.connection(e->arg, 0);
+}
+
+static int connect_once(struct dom_events *e)
+{
+	e->last_try_ns = now_ns();
+	e->closed = 0;
+	e->conn = virConnectOpen(e->uri);
+	if (!e->conn)
+		return failed();
+	/* a driver without keepalive (test:///, a local one) cannot lose
+	 * its daemon that way: not a failure */
+	if (virConnectSetKeepAlive(e->conn, KEEPALIVE_S, KEEPALIVE_N) < 0)
+		virResetLastError();
+	if (virConnectRegisterCloseCallback(e->conn, on_close, e, NULL) < 0)
+		virResetLastError();
+	e->ids[0] = virConnectDomainEventRegisterAny(e->conn, NULL,
+		VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+		VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), e, NULL);
+	e->ids[1] = virConnectDomainEventRegisterAny(e->conn, NULL,
+		VIR_DOMAIN_EVENT_ID_REBOOT,
+		VIR_DOMAIN_EVENT_CALLBACK(on_reboot), e, NULL);
+	e->ids[2] = virConnectDomainEventRegisterAny(e->conn, NULL,
+		VIR_DOMAIN_EVENT_ID_WATCHDOG,
+		VIR_DOMAIN_EVENT_CALLBACK(on_watchdog), e, NULL);
+	if (e->ids[0] < 0 || e->ids[1] < 0 || e->ids[2] < 0)
+		goto fail;
+	if (e->connects++)
+		e->reconnects++;
+	if (e->ops.connection)
+		e->ops.connection(e->arg, 1);
+	return 0;
+fail: {
+	int err = failed();
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		if (e->ids[i] >= 0)
+			virConnectDomainEventDeregisterAny(e->conn, e->ids[i]);
+		e->ids[i] = -1;
+	}
+	virConnectClose(e->conn);
+	e->conn = NULL;
+	return err;
+}
+}
+
+static int loop_ready;
+
+int dom_events_open(struct dom_events **ep, const char *uri,
+		    const struct dom_events_ops *ops, void *arg,
+		    int keep_trying)
+{
+	struct dom_events *e;
+	int err;
+
+	*ep = NULL;
+	dom_detail_set(NULL);
+	if (virInitialize() < 0)
+		return failed();
+	virSetErrorFunc(NULL, silent);
+	/* once per process, before the first connection */
+	if (!loop_ready) {
+		if (virEventRegisterDefaultImpl() < 0)
+			return failed();
+		loop_ready = 1;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e || (uri && !(e->uri = strdup(uri)))) {
+		free(e);
+		return -ENOMEM;
+	}
+	e->ids[0] = e->ids[1] = e->ids[2] = -1;
+	e->ops = *ops;
+	e->arg = arg;
+	e->keep_trying = keep_trying;
+	err = connect_once(e);
+	if (err && !keep_trying) {
+		dom_events_close(e);
+		return err;
+	}
+	*ep = e;
+	return err;
+}
+
+static void tick(int timer, void *opaque)
+{
+	(void)timer;
+	(void)opaque;
+}
+
+int dom_events_run(struct dom_events *e, int timeout_ms)
+{
+	struct timespec ts;
+	int timer, err = 0;
+
+	if (e->conn && (e->closed || virConnectIsAlive(e->conn) != 1))
+		disconnect(e);
+	if (!e->conn) {
+		uint64_t wait_ns = (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) *
+				   1000000ull;
+		uint64_t since = now_ns() - e->last_try_ns;
+
+		if (since >= RETRY_NS) {
+			err = connect_once(e);
+			if (!err)
+				return 0;
+		}
+		if (wait_ns > RETRY_NS)
+			wait_ns = RETRY_NS;
+		ts.tv_sec = (time_t)(wait_ns / 1000000000ull);
+		ts.tv_nsec = (long)(wait_ns % 1000000000ull);
+		nanosleep(&ts, NULL);
+		return err;
+	}
+	/* the loop returns after one dispatch: this timer bounds the wait */
+	timer = virEventAddTimeout(timeout_ms > 0 ? timeout_ms : 0, tick, NULL,
+				   NULL);
+	if (virEventRunDefaultImpl() < 0)
+		err = failed();
+	if (timer >= 0)
+		virEventRemoveTimeout(timer);
+	return err;
+}
+
+int dom_events_connected(const struct dom_events *e)
+{
+	return e && e->conn && !e->closed;
+}
+
+unsigned dom_events_reconnects(const struct dom_events *e)
+{
+	return e ? e->reconnects : 0;
+}
+
+void dom_events_close(struct dom_events *e)
+{
+	if (!e)
+		return;
+	e->ops.connection = NULL;
+	disconnect(e);
+	free(e->uri);
+	free(e);
+}
