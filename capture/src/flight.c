@@ -65,9 +65,22 @@ static int domain_dir(const struct flight_req *q, char *buf, size_t len)
 	return 0;
 }
 
-/* DIR/DOMAIN/YYYYmmddTHHMMSS.nnnnnnnnnZ-NNN.data (UTC), a name no
- * capture has: the names sort by age. */
-static int capture_name(const char *ddir, char *buf, size_t len)
+/* A reason is a word or two: [a-z-], 1 .. FLIGHT_REASON_MAX bytes. */
+static int reason_ok(const char *r)
+{
+	size_t n = 0;
+
+	for (; r[n]; n++)
+		if (n >= FLIGHT_REASON_MAX || !((r[n] >= 'a' && r[n] <= 'z') ||
+						r[n] == '-'))
+			return 0;
+	return n > 0;
+}
+
+/* DIR/DOMAIN/YYYYmmddTHHMMSS.nnnnnnnnnZ-NNN[-REASON].data (UTC), a name
+ * no capture has: the names sort by age. */
+static int capture_name(const char *ddir, const char *reason, char *buf,
+			size_t len)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -77,8 +90,9 @@ static int capture_name(const char *ddir, char *buf, size_t len)
 	    !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm))
 		return -EINVAL;
 	for (unsigned i = 0; i < 1000; i++) {
-		int n = snprintf(buf, len, "%s/%s.%09ldZ-%03u%s", ddir, stamp,
-				 ts.tv_nsec, i, FLIGHT_SUFFIX);
+		int n = snprintf(buf, len, "%s/%s.%09ldZ-%03u%s%s%s", ddir, stamp,
+				 ts.tv_nsec, i, reason ? "-" : "",
+				 reason ? reason : "", FLIGHT_SUFFIX);
 
 		if (n < 0 || (size_t)n >= len)
 			return -ENAMETOOLONG;
@@ -236,11 +250,12 @@ int flight_capture(const struct flight_req *q, struct flight_result *res)
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	if (!q || !q->domain || !q->region_path || !q->dir)
+	if (!q || !q->domain || !q->region_path || !q->dir ||
+	    (q->reason && !reason_ok(q->reason)))
 		return fail(res, CAP_FAIL_OPEN, -EINVAL, liberr_sys);
 	err = domain_dir(q, ddir, sizeof(ddir));
 	if (!err)
-		err = capture_name(ddir, res->path, sizeof(res->path));
+		err = capture_name(ddir, q->reason, res->path, sizeof(res->path));
 	if (err)
 		return fail(res, CAP_FAIL_OPEN, err, liberr_sys);
 	err = region_map(q, &mem, &size, &region, res);

@@ -923,7 +923,11 @@ struct flight_req {
 				       * perf's own cache) */
 	int argc;                     /* the command line, for the header */
 	char *const *argv;
+	const char *reason;           /* why, in the capture's name
+				       * (TIME-NNN-REASON.data): [a-z-], at
+				       * most FLIGHT_REASON_MAX; NULL: none */
 };
+#define FLIGHT_REASON_MAX 32u
 
 struct flight_result {
 	char path[4096];              /* the capture ("" when empty) */
