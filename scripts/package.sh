@@ -148,8 +148,13 @@ if [ "$which" != host ]; then
 fi
 if [ "$which" != guest ]; then
 	h=ringside
-	elf=(usr/bin/ringside usr/bin/ringside-hook usr/bin/ringside-pt-trace)
+	elf=(usr/bin/ringside usr/bin/ringside-hook usr/bin/ringside-service
+	     usr/bin/ringside-pt-trace)
 	put $h "${elf[@]}"
+	install -D -m 644 dist/host/ringside-service.service \
+		"$tmp/$h/usr/lib/systemd/system/ringside-service.service"
+	install -D -m 644 dist/host/service.conf \
+		"$tmp/$h/usr/share/doc/$h/examples/service.conf"
 	if [ -e "$stage/$libdir/ringside/ringside-qemu-pt.so" ]; then
 		put $h "$libdir/ringside/ringside-qemu-pt.so"
 		elf+=("$libdir/ringside/ringside-qemu-pt.so")
