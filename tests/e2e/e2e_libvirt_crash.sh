@@ -13,9 +13,11 @@
 #      the guest's own kallsyms (through the capture directory's build-id
 #      cache, perf --buildid-dir); the region file is gone.
 #   B. <on_crash>restart</on_crash>: libvirt resets the guest inside the
-#      same QEMU (no hook runs: the capture of a restart is the host
-#      service's, which follows libvirt's events); `virsh destroy`
-#      afterwards leaves a capture perf reads.
+#      same QEMU (no hook runs); ringside-service, following libvirt's
+#      events, captures the crash by itself (markers ending in "panic",
+#      kernel samples named), reconnects when libvirtd restarts, refuses
+#      the crash loop's next crash by its rate limit (counted); `virsh
+#      destroy` afterwards leaves the hook's capture perf reads.
 #   C. with --keep 2 a third stop leaves the newest two; a capture
 #      directory that cannot be made keeps the region as
 #      /dev/shm/ringside-DOMAIN~kept, `stat DOMAIN` says so, and it
@@ -28,6 +30,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 
 RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 GUEST_INIT=$6 HOOK_PROGRAM=$7
+SERVICE=$8
 KCHECK=$(dirname "${BASH_SOURCE[0]}")/ksyms_check.py
 DOM=rs-crash-$$
 SHM=/dev/shm/ringside-$DOM
@@ -38,8 +41,9 @@ T0=$(date +%s)
 e2e_need_own_libvirt
 W=$(lg_workdir /tmp/rs-crash.XXXXXX)
 CAP=$W/captures
-DEFINED='' HOOKED=''
+DEFINED='' HOOKED='' SVC_PID=''
 cleanup() {
+	[ -n "$SVC_PID" ] && lg_kill_wait "$SVC_PID"
 	e2e_teardown
 	rm -f "$SHM" "$SHM~kept"
 }
@@ -80,9 +84,10 @@ wait_captures() {
 # "panic"; perf names its kernel samples after the guest's own kallsyms
 # (CONSOLE: the boot's console, with the workload's pid and the table)
 judge() {
-	local wpid
+	local wpid cache
+	cache=$(dirname "$(dirname "$1")")/.debug
 	wpid=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$3" | head -n 1)
-	perf --buildid-dir "$CAP/.debug" script -i "$1" > /dev/null 2> "$W/script.err" &&
+	perf --buildid-dir "$cache" script -i "$1" > /dev/null 2> "$W/script.err" &&
 		[ ! -s "$W/script.err" ] && ok "$2: perf script opens $(basename "$1")" ||
 		{ bad "$2: perf script: $(head -n 3 "$W/script.err")"; }
 	if [ -n "$wpid" ] && "$CHECK" "$1" --pid "$wpid" --comm rs-workload \
@@ -91,7 +96,7 @@ judge() {
 	else
 		bad "$2: the capture's markers (pid '$wpid'):"; sed 's/^/     /' "$W/check"
 	fi
-	perf --buildid-dir "$CAP/.debug" script -i "$1" -F event,ip,sym -G \
+	perf --buildid-dir "$cache" script -i "$1" -F event,ip,sym -G \
 		> "$W/ksyms" 2>/dev/null
 	python3 "$KCHECK" names "$3" "$W/ksyms" 95 > "$W/names" &&
 		ok "$2: kernel samples: $(head -n 1 "$W/names")" ||
@@ -117,32 +122,91 @@ case $state in "shut off (crashed)"*) ok "libvirt: $state" ;; *) bad "domain sta
 first=$(captures | head -n 1)
 [ -n "$first" ] && judge "$first" "on_crash destroy" "$W/console.log"
 
-# ---- B: on_crash restart, then virsh destroy -------------------------------------
+# ---- B: on_crash restart: the host service captures each crash -------------------
 # libvirt 9.0 restarts a crashed domain inside the same QEMU process (a
-# reset, libvirt's "fake reboot"): no hook runs, the region survives the
-# reset, and the next boot's agent writes on after the crash's records.
-# What stops the domain afterwards leaves the capture: here virsh destroy.
+# reset, libvirt's "fake reboot"): no hook runs, and the region survives
+# the reset.  ringside-service follows libvirt's events and captures the
+# flight recorder at the crash, by itself, rate-limited per domain (here
+# one per hour: the crash loop's second crash is refused and counted); it
+# reconnects when libvirtd restarts under it.  Every boot of this run
+# waits for a key before its crash (rs_e2e=panickey): one crash at a time,
+# whatever the guest's speed.  What stops the domain afterwards leaves the
+# hook's capture: here virsh destroy.
+SVC_CAP=$W/svc
+printf '%s\n' "# the e2e's service: its own capture directory, one capture an hour" \
+	"capture-dir = $SVC_CAP" "rate-limit = 1/3600" > "$W/service.conf"
+"$SERVICE" --config "$W/service.conf" --uri "$LG_URI" > "$W/service.log" 2>&1 &
+SVC_PID=$!
+# svc_wait PATTERN N: until the service's log has N lines matching PATTERN
+svc_wait() {
+	local _
+	for _ in $(seq 1500); do
+		[ "$(grep -c -- "$1" "$W/service.log")" -ge "$2" ] && return 0
+		kill -0 "$SVC_PID" 2>/dev/null || return 1
+		sleep 0.2
+	done
+	return 1
+}
+# console_wait PATTERN N: until the console has N lines matching PATTERN
+console_wait() {
+	local _
+	for _ in $(seq 1500); do
+		[ "$(grep -ac -- "$1" "$W/console.log")" -ge "$2" ] && return 0
+		sleep 0.2
+	done
+	bad "the console has not $2 lines '$1'"
+	return 1
+}
+svc_wait "following libvirt's domain events" 1 &&
+	ok "ringside-service follows libvirt ($W/service.conf)" ||
+	{ bad "ringside-service did not start:"; sed 's/^/     /' "$W/service.log"; }
+svc_captures() { ls "$SVC_CAP/$DOM/"*-panic.data 2>/dev/null | sort; }
 vsh dumpxml --inactive $DOM |
-	sed 's|<on_crash>destroy</on_crash>|<on_crash>restart</on_crash>|' > "$W/domain.xml"
+	sed -e 's|<on_crash>destroy</on_crash>|<on_crash>restart</on_crash>|' \
+	    -e 's|rs_e2e=panic<|rs_e2e=panickey<|' > "$W/domain.xml"
 grep -q '<on_crash>restart</on_crash>' "$W/domain.xml" &&
+	grep -q 'rs_e2e=panickey<' "$W/domain.xml" &&
 	vsh define "$W/domain.xml" >/dev/null 2>"$W/err" ||
 	bad "virsh define (on_crash restart): $(cat "$W/err")"
 rm -f "$W/console.log"
-note "start again with on_crash restart"
+note "start again with on_crash restart; the service watches"
 vsh start $DOM >/dev/null || { bad "virsh start (restart)"; exit 1; }
-wait_console "E2E-PANIC" 300
 pid=$(pgrep -f "guest=$DOM," | head -n 1)
-# the reset: the guest boots again in the same QEMU
-for _ in $(seq 600); do
-	[ "$(grep -ac 'E2E-BOOT' "$W/console.log")" -ge 2 ] && break
-	sleep 0.2
-done
-[ "$(grep -ac 'E2E-BOOT' "$W/console.log")" -ge 2 ] &&
-	[ "$(pgrep -f "guest=$DOM," | head -n 1)" = "$pid" ] && [ -e "$SHM" ] &&
+wait_console "E2E-WAIT-PANIC" 300
+vsh send-key $DOM KEY_ENTER >/dev/null || bad "virsh send-key (first crash)"
+svc_wait "$DOM: panic: flight recorder captured" 1 &&
+	ok "the crash, captured by the service: $(grep -m 1 "$DOM: panic: flight recorder captured" "$W/service.log" | sed 's/.*captured: //')" ||
+	{ bad "no capture by the service after the crash:"; sed 's/^/     /' "$W/service.log"; }
+svc1=$(svc_captures | head -n 1)
+[ -n "$svc1" ] && judge "$svc1" "the service's capture" "$W/console.log"
+# the reset: the guest boots again in the same QEMU, and no hook ran
+console_wait 'E2E-BOOT' 2 && [ "$(pgrep -f "guest=$DOM," | head -n 1)" = "$pid" ] &&
+	[ -e "$SHM" ] &&
 	ok "on_crash restart: the guest booted again in the same QEMU (pid $pid), region kept" ||
 	bad "on_crash restart: boots $(grep -ac 'E2E-BOOT' "$W/console.log"), QEMU '$pid' -> '$(pgrep -f "guest=$DOM," | head -n 1)'"
-[ "$(captures | wc -l)" = 1 ] && ok "no hook ran at the reset: still one capture" ||
-	bad "captures after the reset: $(captures | wc -l)"
+[ "$(captures | wc -l)" = 1 ] && ok "no hook ran at the reset: still one hook capture" ||
+	bad "hook captures after the reset: $(captures | wc -l)"
+# libvirtd restarts under the service: it reconnects
+kill "$LG_LIBVIRTD_PID"
+for _ in $(seq 100); do kill -0 "$LG_LIBVIRTD_PID" 2>/dev/null || break; sleep 0.1; done
+libvirtd -d -p "$W/libvirtd.pid" || bad "libvirtd -d (restart)"
+LG_LIBVIRTD_PID=$(cat "$W/libvirtd.pid")
+svc_wait "connected to libvirtd again" 1 &&
+	ok "libvirtd restarted: the service reconnected" ||
+	{ bad "the service did not reconnect:"; tail -n 5 "$W/service.log"; }
+# the crash loop's second crash: seen after the reconnect, refused
+console_wait 'E2E-WAIT-PANIC' 2
+vsh send-key $DOM KEY_ENTER >/dev/null || bad "virsh send-key (second crash)"
+svc_wait "$DOM: panic: not captured: rate limit reached" 1 &&
+	[ "$(svc_captures | wc -l)" = 1 ] &&
+	ok "the crash loop's second crash: seen after the reconnect, refused by the rate limit" ||
+	{ bad "second crash: $(svc_captures | wc -l) service captures"; tail -n 5 "$W/service.log"; }
+kill -TERM "$SVC_PID"
+wait "$SVC_PID"
+SVC_PID=''
+grep -q "stopping: .* 1 captures, 1 rate-limited, 0 failed, 0 dropped, 1 reconnects" "$W/service.log" &&
+	ok "the service's summary: $(grep -m 1 stopping "$W/service.log" | sed 's/.*stopping: //')" ||
+	bad "the service's summary: $(grep stopping "$W/service.log")"
 vsh destroy $DOM >/dev/null 2>&1
 wait_captures 2 && second=$(captures | tail -n 1) &&
 	ok "virsh destroy left a capture: $(basename "$second")" ||
@@ -156,7 +220,8 @@ wait_captures 2 && second=$(captures | tail -n 1) &&
 # region never written to is not captured)
 rm -f "$W/console.log"
 vsh start $DOM >/dev/null || bad "virsh start (third)"
-wait_console "E2E-WORKLOAD" 300
+# the run waits for a key before its crash (panickey): the agent wrote by then
+wait_console "E2E-WAIT-PANIC" 300
 vsh destroy $DOM >/dev/null 2>&1
 for _ in $(seq 600); do
 	[ "$(captures | tail -n 1)" != "$second" ] && break

@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # shellcheck shell=dash
 # /init of the e2e guest (a busybox initramfs).  Kernel parameter
-# rs_e2e=normal|panic|ptrec picks the run; the harness reads the E2E-* lines on
+# rs_e2e=normal|panic|panickey|ptrec picks the run; the harness reads the E2E-* lines on
 # the serial console.
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -26,7 +26,7 @@ done
 # message printed on the way to panic()) sit in this kernel's perf buffer
 # until the agent copies them, and panic() stops the agent's CPU soon.
 tick=100
-[ "$mode" = panic ] && tick=10
+{ [ "$mode" = panic ] || [ "$mode" = panickey ]; } && tick=10
 ringside-agent -e sched:sched_switch -t $tick &
 agent=$!
 i=0
@@ -55,7 +55,13 @@ if [ "$mode" = ptrec ]; then
 	echo "E2E-PT-CRASH"
 	echo c > /proc/sysrq-trigger
 	echo "E2E-FAIL the guest survived its panic"
-elif [ "$mode" = panic ]; then
+elif [ "$mode" = panic ] || [ "$mode" = panickey ]; then
+	# panickey: every boot waits for the harness's key before its crash
+	# (e2e_libvirt_crash.sh: one crash at a time, under on_crash restart)
+	if [ "$mode" = panickey ]; then
+		echo "E2E-WAIT-PANIC"
+		read -r _ < /dev/tty1
+	fi
 	# the agent stopped before the crash: the crash path's samples stay
 	# in this kernel's perf buffer, for the host to read from our memory
 	rs-workload 20 --panic $agent
