@@ -192,6 +192,28 @@ user_syms_judge() {
 	fi
 }
 
+# user_syms_cache FILE WHAT MODE: the same judgement of `perf report` with
+# no --symfs: the workload's functions come from the build-id cache alone
+# ($HOME/.debug, which only ringside fills), from the symbols the guest's
+# agent published (docs/perfdata.md, "Guest user symbols").
+user_syms_cache() {
+	local what=$2 mode=$3 counts
+	perf report -i "$1" --stdio -n --no-children -g none --sort dso,sym \
+		--pid "$WPID" > "$W/$what.csyms" 2> "$W/$what.csyms.err"
+	counts=$(awk '
+		/^# Samples: / { ev = index($0, "of event '\''ringside:sample'\''") > 0; next }
+		/^#/ || NF < 5 { next }
+		ev && $4 == "[.]" {
+			all += $2
+			if ($3 == "rs-workload" && $5 !~ /^0x/) named += $2
+			if ($5 == "hot_loop") hot += $2 }
+		END { printf "%d %d %d\n", hot, named, all }' "$W/$what.csyms")
+	note "$what: $(grep -h "guest user symbols" "$W/$what.out" 2>/dev/null | sed 's/^ *//')"
+	# shellcheck disable=SC2086  # three numbers, one word each
+	user_syms_judge "$what: perf report, no --symfs (ringside's cache)" "$mode" $counts ||
+		grep -v '^#' "$W/$what.csyms" | grep -F '[.]' | head -n 8 | sed 's/^/     /'
+}
+
 # The host's CLOCK_MONOTONIC in ns (the clock ringside's files are in).
 mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
 
@@ -386,6 +408,7 @@ readers_check "$W/rec.data" record "$W/console-normal.log"
 # the workload's mappings: MMAP2 records (the kernel's at its exec, the
 # agent's before its first sample), which perf counts as its own
 [ -n "$WPID" ] && user_syms "$W/rec.data" record assert
+[ -n "$WPID" ] && user_syms_cache "$W/rec.data" rec assert
 mmaps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["types"]["mmap2"])' "$W/rec.json" 2>/dev/null)
 pmmaps=$(perf report -i "$W/rec.data" --stats 2>/dev/null | awk '$1 == "MMAP2" && $2 == "events:" { print $3; exit }')
 [ "${mmaps:-0}" -gt 0 ] && [ "$pmmaps" = "$mmaps" ] &&
@@ -497,6 +520,7 @@ sed -n '2,$p' "$W/crash"
 # a flight recorder may have overwritten the workload's MMAP2 records
 # (written once per process and ring): said, not asserted
 [ -n "$WPID" ] && user_syms "$W/snap.data" snapshot note
+[ -n "$WPID" ] && user_syms_cache "$W/snap.data" snap note
 "$RINGSIDE" snapshot $DOM -o "$W/snap2.data" -q && ok "live snapshot DOMAIN" ||
 	bad "live snapshot DOMAIN"
 
