@@ -19,9 +19,11 @@ Nothing else is read.
       line); BUILDIDS: `perf buildid-list -i FILE` (id path) of the file's
       build ids whose cache entries are there.  Fails on a process name
       perf does not know (cut short), a binary name that is not a whole
-      path's (or its file name's, or a [bracketed] name with its ']'), an
-      error other than a missing ELF, a missing ELF of an empty or cut
-      path, or a missing ELF of a binary whose build id is in BUILDIDS.
+      path's (or its file name's, or a [bracketed] name with its ']'), a
+      symbol's mapping that is not a path of the file, kernel frames
+      not in [kernel.kallsyms], an error other than a missing ELF, a
+      missing ELF of an empty or cut path, or a missing ELF of a binary
+      whose build id is in BUILDIDS.
   perfparser_check.py kernel STREAM CONSOLE HOST_KALLSYMS MODE
       The names of the kernel symbols perfparser sent against the guest's
       kallsyms (captured on CONSOLE, ksyms_check.py) and the host's
@@ -110,6 +112,16 @@ def names(stream, comms_file, mmaps_file, buildids_file):
                 bad.append('binary %r: cut' % b)
         elif b not in whole:
             bad.append('binary %r: not a whole path of the file' % b)
+    # each symbol's mapping: a path of the file's MMAP/MMAP2 records, the
+    # kernel's ([kernel.kallsyms]_text: perfparser gives kernel frames no
+    # binary name, as for perf's own files) and [vdso] included
+    paths = sorted({(strings.get(s[2]) or b'').decode('latin-1')
+                    for s in syms if s[2] >= 0})
+    for m in paths:
+        if m not in mmaps:
+            bad.append('mapping %r: not a whole path of the file' % m)
+    kpaths = sorted({(strings.get(s[2]) or b'').decode('latin-1')
+                     for s in syms if s[3] and s[2] >= 0})
     missing = {}
     for code, msg in errors:
         if code != MISSING_ELF:
@@ -123,15 +135,19 @@ def names(stream, comms_file, mmaps_file, buildids_file):
             bad.append('missing ELF of %s, whose symbols are in the '
                        'build-id cache' % m)
         missing[m] = missing.get(m, 0) + 1
-    print('%d process names (%s), %d binaries (%s), %d errors: %s' %
+    print('%d process names (%s), %d binaries (%s), %d mappings (%s), '
+          '%d errors: %s' %
           (len(got_comms), ' '.join(got_comms[:12]), len(binaries),
-           ' '.join(binaries[:12]), len(errors),
+           ' '.join(binaries[:12]), len(paths), ' '.join(paths[:12]),
+           len(errors),
            ', '.join('missing ELF of %s x%d' % kv
                      for kv in sorted(missing.items())) or 'none'))
     if 'rs-workload' not in got_comms:
         bad.append('no process named rs-workload')
-    if '[kernel.kallsyms]' not in binaries:
-        bad.append('no binary named [kernel.kallsyms]')
+    if not kpaths or any(not k.startswith('[kernel.kallsyms]')
+                         for k in kpaths):
+        bad.append('kernel frames mapped by %r, not [kernel.kallsyms]'
+                   % kpaths)
     for b in bad[:20]:
         print('   ', b)
     return 1 if bad else 0
