@@ -234,9 +234,17 @@ void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
 	char label[32];
 	uint32_t i;
 
-	fprintf(f, "%s: written by %s on %s\n", path,
+	/* the host that read the rings (older files: their HOSTNAME) */
+	fprintf(f, "%s: written by %s on %s", path,
 		info->version[0] ? info->version : "?",
+		info->reader_host[0] ? info->reader_host :
 		info->hostname[0] ? info->hostname : "?");
+	if (info->reader_host[0])
+		fprintf(f, " (%s), of guest %s%s%s", info->reader_release,
+			info->hostname[0] ? info->hostname : "?",
+			info->os_release[0] ? ", release " : "",
+			info->os_release);
+	fputc('\n', f);
 	if (info->cmdline[0])
 		fprintf(f, "command: %s\n", info->cmdline);
 	if (info->clock.state == PDF_CLOCK_NONE)

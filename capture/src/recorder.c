@@ -249,10 +249,9 @@ static int file_close(struct recorder *r, const struct rs_region *region)
 	put_kcode(r, w, rinfo_aux_format(region));
 	/* the user symbols the guest published until now, into the cache
 	 * before the file is there */
-	if (r->syms && !r->away) {
+	if (r->syms && !r->away)
 		usyms_feed_pass(&r->usyms, region, w);
-		r->wstats = *pdf_writer_stats(w);
-	}
+	r->wstats = *pdf_writer_stats(w);  /* symbols, call chains cut */
 	err = pdf_writer_finish(w);
 	if (err)
 		return fail(r, CAP_FAIL_FINISH, err, pdf_errstr);

@@ -352,8 +352,10 @@ int snapper_write(struct snapper *s)
 	if (w && s->clock)   /* only refuses what csync never builds */
 		pdf_writer_set_clock(w, s->clock);
 	host_facts(s);
-	if (w)   /* likewise */
+	if (w) { /* likewise */
 		pdf_writer_set_host(w, &s->host);
+		s->wstats = *pdf_writer_stats(w);  /* call chains cut, too */
+	}
 	if (w && (err = pdf_writer_finish(w)))
 		return fail(s, CAP_FAIL_FINISH, 0, err, pdf_errstr);
 	if (w)

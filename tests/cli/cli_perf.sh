@@ -69,6 +69,24 @@ kill "$PROD"; wait "$PROD" 2>/dev/null
 BG_PIDS=""
 judge sigint "$WORK/sig.data"
 
+note "call chains ending in a guessed frame: cut, counted, said"
+REG=$(region trim)
+# IP | TID | TIME | PERIOD | CALLCHAIN
+"$PRODUCER" create "$REG" --rings 2 --data-pages 16 --sample-type $((0x127)) ||
+	fail "create"
+"$PRODUCER" write "$REG" --records 400 --samples 80 >/dev/null || fail "producer"
+"$R" snapshot "$REG" -o "$WORK/trim.data" >"$WORK/trim.out" || fail "snapshot"
+judge trim "$WORK/trim.data"
+cut_n=$(sed -n 's/^  call chains: \([0-9]*\) frames cut from \([0-9]*\) samples.*/\1 \2/p' \
+	"$WORK/trim.out")
+[ -n "$cut_n" ] || { cat "$WORK/trim.out" >&2; fail "trim: no call chain line"; }
+set -- $cut_n
+[ "$1" -gt 0 ] && [ "$1" = "$2" ] || fail "trim: $1 frames cut from $2 samples"
+expect_eq "trim: frames cut per ring, in the file" \
+	"$(json "$WORK/trim.rep" '[.rings[].host.frames_trimmed] | add')" "$1"
+"$PERF" script -i "$WORK/trim.data" 2>/dev/null | grep -q '^\s*0 \[unknown\]' &&
+	fail "trim: perf script still shows a guessed 0 frame"
+
 note "an empty recording"
 REG=$(region empty)
 "$PRODUCER" create "$REG" --rings 1 --data-pages 1 || fail "create"

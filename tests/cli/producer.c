@@ -230,7 +230,7 @@ static void put_seq(struct ring_state *r, uint32_t ring, uint32_t fill)
 static void put_sample(struct ring_state *r, uint64_t type, int guest,
 		       uint64_t kernel_ip)
 {
-	uint64_t body[8], n = 0;
+	uint64_t body[9], n = 0;
 	uint16_t misc = guest ? RS_PERF_MISC_GUEST_USER : RS_PERF_MISC_USER;
 
 	if (kernel_ip)
@@ -244,6 +244,18 @@ static void put_sample(struct ring_state *r, uint64_t type, int guest,
 		body[n++] = now_ns();
 	if (type & RS_PERF_SAMPLE_PERIOD)
 		body[n++] = 1;
+	if (type & RS_PERF_SAMPLE_CALLCHAIN) {
+		/* user context, the ip, a caller; every 4th chain ends in a
+		 * frame the unwinder guessed (0), which the writer cuts */
+		int guessed = r->samples % 4 == 0;
+
+		body[n++] = guessed ? 4 : 3;
+		body[n++] = (uint64_t)-512;      /* PERF_CONTEXT_USER */
+		body[n++] = 0x401000 + r->samples;
+		body[n++] = 0x402000;
+		if (guessed)
+			body[n++] = 0;
+	}
 	r->samples++;
 	r->attempted++;
 	rs_producer_output(&r->p, RS_PERF_RECORD_SAMPLE, misc, body,
