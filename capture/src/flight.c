@@ -244,6 +244,7 @@ int flight_capture(const struct flight_req *q, struct flight_result *res)
 	struct tally_ring sum;
 	struct rs_region region;
 	struct gsyms syms = { 0 };
+	struct gusyms usyms = { 0 };
 	char ddir[4096];
 	uint64_t size = 0;
 	void *mem = NULL;
@@ -262,7 +263,8 @@ int flight_capture(const struct flight_req *q, struct flight_result *res)
 	if (err)
 		return err;
 	s = malloc(sizeof(*s));
-	if (!s || gsyms_read(&syms, &region, 0)) {
+	if (!s || gsyms_read(&syms, &region, 0) ||
+	    gusyms_read(&usyms, &region)) {
 		err = fail(res, CAP_FAIL_COPY, -ENOMEM, liberr_sys);
 		goto out;
 	}
@@ -272,6 +274,7 @@ int flight_capture(const struct flight_req *q, struct flight_result *res)
 	s->argc = q->argc;
 	s->argv = q->argv;
 	s->syms = &syms;
+	s->usyms = &usyms;    /* the user binaries', into the same cache */
 	s->buildid_dir = q->buildid_dir;
 	err = snapper_copy(s, &region);
 	if (!err && nothing_recorded(s, &syms)) {
@@ -312,6 +315,7 @@ out:
 		snapper_fini(s);
 	free(s);
 	gsyms_fini(&syms);
+	gusyms_fini(&usyms);
 	if (mem)
 		munmap(mem, size);
 	return err;
