@@ -113,6 +113,10 @@ done
 "$RINGSIDE" stat "$SHM" > "$W/stat" 2>&1
 grep -q "agent attached (kind 2, ABI 1, 2 rings used)" "$W/stat" && ok "agent attached" ||
 	{ bad "agent did not attach"; cat "$W/stat" "$W/agent.err"; }
+# Who the guest is: here this host, as the agent read it, shown as claims.
+ident="guest identity (guest claims): host \"$(uname -n | cut -c1-64)\", release \"$(uname -r)\", arch \"$(uname -m)\""
+grep -qF "$ident" "$W/stat" && ok "identity: $(grep -o 'release "[^"]*"' "$W/stat")" ||
+	{ bad "identity: '$ident' not in stat"; cat "$W/stat"; }
 # The host's own kallsyms: what the agent kept, published (cut at 2 MiB
 # when this host's kernel has more) and the host read back.
 want=$(awk '$2 ~ /^[TtWw]$/ || $3 == "_text" || $3 == "_stext" || $3 == "_etext"' \
@@ -152,6 +156,12 @@ AGENT_PID=
 # ---- the flight recorder after the agent stopped --------------------------------------
 "$RINGSIDE" snapshot "$SHM" -o "$W/snap.data" -q || bad "snapshot"
 "$RINGSIDE" dump "$W/snap.data" > "$W/dump"
+if command -v perf > /dev/null; then
+	perf report --header-only -i "$W/snap.data" > "$W/hdr" 2>&1
+	grep -qF "# os release : $(uname -r)" "$W/hdr" &&
+		ok "perf report --header-only: $(grep '# os release' "$W/hdr")" ||
+		{ bad "the file's header has not the agent's os release"; cat "$W/hdr"; }
+fi
 for m in '"plain marker"' '"synced marker"' '"sampling off"' '"sampling on"' '"detached"'; do
 	grep -q "marker .*$m" "$W/dump" && ok "marker $m" || bad "marker $m missing"
 done

@@ -51,6 +51,15 @@ wait_console E2E-KEY-WAIT 600 || exit 1
 "$RINGSIDE" snapshot $DOM -o "$W/s.data" > "$W/out" 2>"$W/err"
 rc=$?
 [ $rc = 0 ] || [ $rc = 3 ] || { bad "snapshot: status $rc: $(cat "$W/err")"; exit 1; }
+# the file names the guest, as its agent said: its kernel's release
+rel=${LG_KERNEL##*/vmlinuz-}
+grep -qF "release \"$rel\"" "$W/out" &&
+	ok "snapshot: $(grep -o 'guest identity.*' "$W/out")" ||
+	bad "no guest identity of release $rel: $(grep 'guest identity' "$W/out")"
+perf report --header-only -i "$W/s.data" > "$W/hdr" 2>&1
+grep -qF "# os release : $rel" "$W/hdr" &&
+	ok "perf report --header-only: $(grep -E '^# (os release|hostname|nrcpus online|total memory)' "$W/hdr" | tr '\n' ' ')" ||
+	bad "perf's header does not name the guest's release $rel: $(grep '# os release' "$W/hdr")"
 line=$(grep "guest kernel code:" "$W/out")
 echo "--   $line"
 echo "$line" | grep -Eq 'guest kernel code: [1-9][0-9]* of [0-9]+ bytes in [0-9]+ segments.*kcore in the build-id cache' &&

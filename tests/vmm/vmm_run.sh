@@ -18,6 +18,12 @@ cat "$WORK/steady.out"
 expect_in "$WORK/steady.out" "balance: delivered + lost == produced on every ring"
 [ ! -s "$WORK/steady.err" ] || { cat "$WORK/steady.err" >&2; fail "run wrote to stderr"; }
 judge steady "$WORK/steady.data" guest >/dev/null
+# the header names the guest as the payload says it is, not the host
+"$PERF" report --header-only -i "$WORK/steady.data" >"$WORK/steady.hdr" 2>&1 ||
+	fail "perf report --header-only: $(cat "$WORK/steady.hdr")"
+expect_in "$WORK/steady.hdr" "# hostname : ringside-payload"
+expect_in "$WORK/steady.hdr" "# os release : freestanding"
+expect_in "$WORK/steady.hdr" "# nrcpus online : 2"
 balance "$WORK/steady.out" "$WORK/steady.rep" 2
 for r in 0 1; do
 	expect_eq "ring $r: state" "$(ring_col "$WORK/steady.out" $r state)" halted
