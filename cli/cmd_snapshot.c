@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "ringside/capture.h"
 #include "ringside/domain_virt.h"
@@ -42,7 +44,9 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 			 "libvirt (one already paused stays so).  Not for a path or "
 			 "fd:N: nothing can stop their writers"),
 		OPT_STRING('o', "output", &o->output, "FILE",
-			   "the perf.data file to write"),
+			   "the perf.data file to write (default: NAME-TIME.data "
+			   "in the current directory, NAME the domain's or the "
+			   "region file's, TIME UTC; its name is printed)"),
 		OPT_FLAG(0, "no-guest-buffers", &o->no_guest_buffers,
 			 "a DOMAIN: do not read the samples still in the guest "
 			 "kernel's perf buffers (those the agent had not "
@@ -57,8 +61,8 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 	};
 	const struct opt_cmd cmd = {
 		.prog = CLI_PROG(CMD),
-		.usage = "REGION -o FILE [--quiet]\n"
-			 "DOMAIN|--vm SOCKET [--stable] -o FILE [--quiet]",
+		.usage = "REGION [-o FILE] [--quiet]\n"
+			 "DOMAIN|--vm SOCKET [--stable] [-o FILE] [--quiet]",
 		.about = "Copy every ring of a trace region into FILE (perf.data) "
 			 "now, without consuming anything: the flight recorder's "
 			 "view.  By default the copy is live: the guest keeps "
@@ -81,9 +85,48 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 		return ret;
 	if (cli_region_operand(CMD, argc - first, argv + first, o->vm, &o->region))
 		return CLI_EXIT_USAGE;
-	if (!o->output)
-		return cli_usage(CMD, "where to? give the output file with -o FILE");
 	return 0;
+}
+
+/* No -o: NAME-YYYYmmddTHHMMSSZ[-N].data in the current directory, NAME
+ * the domain's, the region file's (its last component) or "vm", with
+ * what a file name should not hold replaced; a name no file has.  0, or
+ * -errno. */
+static int default_output(const struct rmap *m, const struct snap_opts *o,
+			  char *buf, size_t len)
+{
+	const char *src = m->domain ? m->domain : o->vm ? "vm" : o->region;
+	const char *slash = strrchr(src, '/');
+	char name[128], stamp[32];
+	struct tm tm;
+	time_t now = time(NULL);
+	size_t i;
+
+	if (slash && slash[1])
+		src = slash + 1;
+	if (!strncmp(src, "fd:", 3))
+		src = "snapshot";
+	for (i = 0; src[i] && i < sizeof(name) - 1; i++) {
+		char c = src[i];
+
+		name[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+			  (c == '.' && i) ? c : '_';
+	}
+	name[i] = '\0';
+	if (!gmtime_r(&now, &tm) ||
+	    !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
+		return -EINVAL;
+	for (unsigned n = 0; n < 100; n++) {
+		int w = n ? snprintf(buf, len, "%s-%s-%u.data", name, stamp, n)
+			  : snprintf(buf, len, "%s-%s.data", name, stamp);
+
+		if (w < 0 || (size_t)w >= len)
+			return -ENAMETOOLONG;
+		if (access(buf, F_OK) && errno == ENOENT)
+			return 0;
+	}
+	return -EEXIST;
 }
 
 /* The vCPUs as the VMM sees them: did the guest hang, halt or crash? */
@@ -226,7 +269,7 @@ int cmd_snapshot(int argc, char **argv)
 	struct gkbuf kb;
 	struct gvcpu vcpu;
 	struct pdf_ksyms *ksyms = NULL;
-	char why[256] = "";
+	char why[256] = "", defout[256];
 	struct snap_opts o;
 	struct csync sync;
 	struct rmap m;
@@ -241,6 +284,17 @@ int cmd_snapshot(int argc, char **argv)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	if (cli_region_open(CMD, &m, o.vm, o.region, 0, o.output))
 		return CLI_EXIT_FAIL;
+	if (!o.output) {
+		int err = default_output(&m, &o, defout, sizeof(defout));
+
+		if (err) {
+			cli_err(CMD, "no name for the output file in the current "
+				"directory: %s; give one with -o FILE", strerror(-err));
+			rmap_close(&m);
+			return CLI_EXIT_FAIL;
+		}
+		o.output = defout;
+	}
 	s = malloc(sizeof(*s));
 	/* before the pause: a guest still writing them can finish */
 	if (!s || gsyms_read(&syms, &m.region, 1) ||
@@ -298,6 +352,9 @@ int cmd_snapshot(int argc, char **argv)
 			vm_status(m.vm);
 		print_rmap_guard(stdout, &m);
 	}
+	/* a name the operator did not give is said, --quiet or not */
+	if (ret == CLI_EXIT_OK && o.quiet && o.output == defout)
+		printf("%s\n", defout);
 	/* --quiet or not: corruption, damage and lies are never silent */
 	if (ret == CLI_EXIT_OK && (print_snapper_warn(CMD, s) || m.damaged))
 		ret = CLI_EXIT_CORRUPT;

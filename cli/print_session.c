@@ -69,8 +69,11 @@ void print_recorder_fail(const char *cmd, const struct recorder *r)
 	case CAP_FAIL_ATTACH:
 		if (liberr_is(&f->e, rs_errstr, -rse_mode))
 			cli_err(cmd, "%s holds overwrite-mode (flight recorder) "
-				"rings, which have no tail to drain; use 'ringside "
-				"snapshot'", r->source);
+				"rings, which have no tail to drain: 'ringside "
+				"snapshot %s' takes what they hold now; to record "
+				"continuously, 'ringside enable DOMAIN --mode normal' "
+				"and start the domain again (the mode is the region's "
+				"layout, fixed while it runs)", r->source, r->source);
 		else
 			cli_err(cmd, "cannot attach to %s: %s", r->source, why);
 		break;

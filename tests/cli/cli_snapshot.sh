@@ -37,6 +37,26 @@ run 0 snap2 "$R" snapshot "$REG" -o "$WORK/snap2.data" --quiet
 run 0 dump2 "$R" dump "$WORK/snap2.data"
 cmp -s "$WORK/dump.out" "$WORK/dump2.out" || fail "second snapshot differs"
 
+note "no -o: a file named for the region and the time, in the current directory"
+mkdir -p "$WORK/cwd"
+( cd "$WORK/cwd" && "$R" snapshot "$REG" ) >"$WORK/snapdef.out" 2>"$WORK/snapdef.err" ||
+	fail "snapshot without -o: $(cat "$WORK/snapdef.err")"
+def=$(cd "$WORK/cwd" && ls)
+case $def in
+"$(basename "$REG")"-[0-9]*T[0-9]*Z.data) ;;
+*) fail "snapshot without -o wrote '$def'" ;;
+esac
+expect_in "$WORK/snapdef.out" "written to $def"
+run 0 dumpdef "$R" dump "$WORK/cwd/$def"
+cmp -s "$WORK/dump.out" "$WORK/dumpdef.out" || fail "the default file differs"
+# --quiet: the name is all it prints; a second one in the same second
+# gets a name of its own
+( cd "$WORK/cwd" && "$R" snapshot "$REG" --quiet && "$R" snapshot "$REG" --quiet ) \
+	>"$WORK/snapq.out" 2>&1 || fail "snapshot --quiet without -o"
+expect_eq "names printed" "$(wc -l <"$WORK/snapq.out")" 2
+expect_eq "files" "$(ls "$WORK/cwd" | wc -l)" 3
+while read -r f; do [ -f "$WORK/cwd/$f" ] || fail "printed '$f', no such file"; done <"$WORK/snapq.out"
+
 note "normal ring: the records not yet consumed, oldest first"
 REG=$(region nr)
 "$PRODUCER" create "$REG" --rings 1 --data-pages 4 || fail "create"

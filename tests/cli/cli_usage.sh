@@ -69,7 +69,6 @@ expect_in "$WORK/rec-short.err" "unknown option '-z'"
 run 2 rec-noval "$R" record a -o
 expect_in "$WORK/rec-noval.err" "needs a value"
 run 2 rec-doorbell "$R" record a -o x --doorbell-fd -3
-run 2 snap-nooutput "$R" snapshot /dev/shm/whatever
 run 2 snap-noregion "$R" snapshot -o x
 run 2 rep-nofile "$R" report
 expect_in "$WORK/rep-nofile.err" "which file"
