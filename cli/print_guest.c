@@ -111,10 +111,19 @@ static void event_name(char *buf, size_t len, uint32_t type, uint64_t config)
 		snprintf(buf, len, "type %u config %#" PRIx64, type, config);
 }
 
+/* A guest string quoted, or unknown when it said none. */
+static const char *quoted(char *buf, size_t len, const char *s)
+{
+	if (!*s)
+		return "unknown";
+	snprintf(buf, len, "\"%s\"", s);
+	return buf;
+}
+
 void print_gfacts(FILE *out, const struct guest_facts *g, int late)
 {
 	const struct pdf_guest_facts *f = &g->facts;
-	char size[32], ev[64];
+	char size[32], ev[64], q[4][sizeof(f->cpu_desc) + 2];
 
 	switch (g->state) {
 	case GUEST_FACTS_NONE:
@@ -133,12 +142,15 @@ void print_gfacts(FILE *out, const struct guest_facts *g, int late)
 		break;
 	}
 	/* every string is printable ASCII: guest_facts cleaned it */
-	fprintf(out, "  guest identity (guest claims%s): host \"%s\", "
-		"release \"%s\", arch \"%s\", CPUs %u online of %u, memory %s, "
-		"CPU \"%s\"\n", late ? ", published after the file was opened" :
-		"", f->hostname, f->os_release, f->arch, f->nr_cpus_online,
+	fprintf(out, "  guest identity (guest claims%s): host %s, release %s, "
+		"arch %s, CPUs %u online of %u, memory %s, CPU %s\n",
+		late ? ", published after the file was opened" : "",
+		quoted(q[0], sizeof(q[0]), f->hostname),
+		quoted(q[1], sizeof(q[1]), f->os_release),
+		quoted(q[2], sizeof(q[2]), f->arch), f->nr_cpus_online,
 		f->nr_cpus_avail, f->mem_total_kib ? print_size(size, sizeof(size),
-		f->mem_total_kib * 1024) : "unknown", f->cpu_desc);
+		f->mem_total_kib * 1024) : "unknown",
+		quoted(q[3], sizeof(q[3]), f->cpu_desc));
 	if (f->sample_period) {
 		event_name(ev, sizeof(ev), f->sample_type_id, f->sample_config);
 		fprintf(out, "  guest sampling (guest claims): %s, %s %" PRIu64
