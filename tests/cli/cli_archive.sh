@@ -116,6 +116,12 @@ run 1 evil "$R" archive "$WORK/evil.data"
 expect_in "$WORK/evil.out" "../../../../etc/x: refused"
 expect_eq "evil: members" "$(tar tf "$WORK/evil.data.tar" | wc -l)" 0
 
+note "a file cut short: sections past its end are refused"
+head -c 1000 "$WORK/good.data" >"$WORK/cut.data"
+run 1 cut "$R" archive "$WORK/cut.data"
+expect_in "$WORK/cut.err" "perf.data file is truncated"
+no_output_file "$WORK/cut.data.tar"
+
 note "not a perf.data file, no file, no operand"
 printf 'not a perf.data file at all, but long enough to hold a header....\n%.0s' 1 2 \
 	>"$WORK/text"
