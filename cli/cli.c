@@ -107,6 +107,10 @@ static void region_error(const char *cmd, const char *spec,
 	case rse_too_small:
 		cli_err(cmd, "%s is too small to be a ringside region; give the "
 			"region file the VM was started with", spec);
+		if (!strchr(spec, '/'))
+			cli_err(cmd, "(a file named %s in the current directory "
+				"is read before a domain of that name: to reach "
+				"the domain, run from another directory)", spec);
 		return;
 	case rse_geometry:
 		cli_err(cmd, "%s is not a valid ringside region (its layout does "

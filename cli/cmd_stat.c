@@ -70,6 +70,7 @@ static const char *mode_name(uint32_t mode)
 static void show(const char *spec, const struct rmap *m)
 {
 	uint32_t nr = rinfo_count(&m->region), i;
+	int backward = 0;
 	struct rinfo_region rr;
 	struct gsyms syms = { 0 };
 	struct guest_facts facts;
@@ -108,8 +109,10 @@ static void show(const char *spec, const struct rmap *m)
 		}
 		fill = rinfo_fill(&ri);
 		/* an overwrite ring is written backward: its head counts down */
-		if (ri.data_mode == RS_MODE_OVERWRITE)
+		if (ri.data_mode == RS_MODE_OVERWRITE) {
 			snprintf(head, sizeof(head), "%" PRId64, (int64_t)ri.data_head);
+			backward = 1;
+		}
 		else
 			snprintf(head, sizeof(head), "%" PRIu64, ri.data_head);
 		printf("%4u %-9s %12s %12" PRIu64 " %10" PRIu64 " %10" PRIu64
@@ -121,6 +124,10 @@ static void show(const char *spec, const struct rmap *m)
 	}
 	printf("guest_produced, guest_lost: the guest's claims (its producer's "
 	       "own counters), as read, never checked or summed\n");
+	if (backward)
+		printf("data_head of an overwrite ring: its producer writes "
+		       "backward (as perf's overwrite buffers do), so the head "
+		       "counts down from 0; -data_head bytes were written\n");
 	print_rmap_guard(stdout, m);
 	fflush(stdout);
 }

@@ -223,7 +223,8 @@ void print_gkbuf(FILE *out, const struct gkbuf *g, const char *why,
 		return;
 	}
 	fprintf(out, "guest perf buffers: %" PRIu64 " records recovered from %u "
-		"CPUs (not forwarded by the agent before it stopped)",
+		"CPUs in guest memory (written by the guest kernel, not yet "
+		"forwarded by the agent)",
 		g->records - g->duplicates - refused, g->cpus_recovered);
 	if (g->records - g->duplicates - refused == 0)
 		fprintf(out, "; the agent had forwarded everything");

@@ -339,9 +339,10 @@ static void publish_symbols(struct agent *a)
 	a->ksyms_end = k.length;
 	for (i = 0; i < k.build_id_len; i++)
 		snprintf(id + 2 * i, 3, "%02x", k.build_id[i]);
-	say(a, "kernel symbols: %" PRIu64 " of %" PRIu64 " lines published "
-	    "(%" PRIu64 " bytes), build id %s", k.kept - k.cut, k.lines,
-	    k.length, id);
+	say(a, "kernel symbols: %" PRIu64 " lines published (%" PRIu64
+	    " bytes; the functions and the text bounds of %" PRIu64 " lines, "
+	    "all perf names samples by), build id %s", k.kept - k.cut,
+	    k.length, k.lines, id);
 	if (k.cut)
 		say(a, "kernel symbols truncated: %" PRIu64 " of %" PRIu64
 		    " bytes fit the sideband; ask the host for more "

@@ -26,6 +26,10 @@ run 1 notregion-stat "$R" stat "$WORK/zeros"
 echo hello >"$WORK/small"
 run 1 small "$R" snapshot "$WORK/small" -o "$OUT"
 expect_in "$WORK/small.err" "too small to be a ringside region"
+# a file of the current directory named like a domain shadows the domain
+# shellcheck disable=SC2016 # expanded by the inner shell
+run 1 shadow bash -c 'cd "$1" && exec "$0" stat small' "$R" "$WORK"
+expect_in "$WORK/shadow.err" "is read before a domain of that name"
 run 1 dir "$R" stat "$WORK"
 expect_in "$WORK/dir.err" "not a region file"
 
@@ -85,6 +89,8 @@ note "a write that fails half way leaves nothing"
 REG=$(region big)
 "$PRODUCER" create "$REG" --rings 2 --data-pages 16 --overwrite || fail "create"
 "$PRODUCER" write "$REG" --records 5000 >/dev/null || fail "producer write"
+run 0 big-stat "$R" stat "$REG"
+expect_in "$WORK/big-stat.out" "so the head counts down from 0"
 # shellcheck disable=SC2016 # expanded by the inner shell
 run 1 efbig bash -c 'ulimit -f 16; exec "$0" snapshot "$1" -o "$2"' "$R" "$REG" "$OUT"
 expect_in "$WORK/efbig.err" "File too large"
