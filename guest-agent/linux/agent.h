@@ -345,6 +345,10 @@ void agent_usyms_end(void);
 void agent_usyms_note(int fd, const char *path, const uint8_t *id,
 		      uint8_t id_len);
 
+/* Whether @id is still to be published (begun, not looked at yet, room
+ * in the set of build ids). */
+int agent_usyms_wants(const uint8_t *id, uint8_t len);
+
 const struct agent_usyms_stats *agent_usyms_stats(void);
 
 /* ---- tsync: answering the host's time synchronization ----------------------- */

@@ -396,7 +396,6 @@ static void usyms_summary(const struct agent *a)
 	    "symbols, %" PRIu64 " past the set of build ids", u->published,
 	    u->symbols, u->bytes, u->table_size, u->largest, u->cut,
 	    u->no_room, u->no_room_bytes, u->no_symbols, u->ids_full);
-	(void)a;
 }
 
 /* Who this guest is and how it samples, for the host's files: once per

@@ -114,15 +114,24 @@ static uint8_t build_id_of(uint32_t pid, uint64_t start, uint64_t end,
 	uint32_t i;
 	int fd;
 
+	snprintf(link, sizeof(link), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)start, (unsigned long long)end);
 	for (i = 0; i < bid_used; i++) {
 		e = &bid_cache[i];
 		if (e->ino == ino && e->maj == maj && e->min == min) {
+			/* known here, not yet to this session's region (an
+			 * agent that follows its device): published now */
+			if (agent_usyms_wants(e->id, e->size)) {
+				fd = open(link, O_RDONLY | O_CLOEXEC);
+				if (fd >= 0) {
+					agent_usyms_note(fd, path, e->id, e->size);
+					close(fd);
+				}
+			}
 			memcpy(id, e->id, e->size);
 			return e->size;
 		}
 	}
-	snprintf(link, sizeof(link), "/proc/%u/map_files/%llx-%llx", pid,
-		 (unsigned long long)start, (unsigned long long)end);
 	fd = open(link, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && path[0] == '/')
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

@@ -67,6 +67,18 @@ const struct agent_usyms_stats *agent_usyms_stats(void)
 	return &u.st;
 }
 
+int agent_usyms_wants(const uint8_t *id, uint8_t len)
+{
+	uint32_t i;
+
+	if (!u.on || !len || len > RS_USYMS_BUILD_ID_MAX)
+		return 0;
+	for (i = 0; i < u.nr_ids; i++)
+		if (u.id_len[i] == len && !memcmp(u.id[i], id, len))
+			return 0;
+	return u.nr_ids < USYMS_IDS;
+}
+
 /* 1 when @id was looked at before; else remembers it (0), or -1: the set
  * is full. */
 static int known(const uint8_t *id, uint8_t len)

@@ -154,6 +154,31 @@ START_TEST(table_too_small)
 }
 END_TEST
 
+/* An agent that follows its device publishes again into the next
+ * session's region what it published into the last one. */
+START_TEST(next_session_wants_again)
+{
+	static const uint8_t id[20] = { 7, 7 };
+	char path[PATH_MAX];
+	int fd;
+
+	region_new();
+	ck_assert_int_eq(agent_usyms_wants(id, 20), 0);   /* not begun */
+	ck_assert_int_eq(agent_usyms_begin(&region, 0, 64 * RS_PAGE_SIZE), 0);
+	ck_assert_int_eq(agent_usyms_wants(id, 20), 1);
+	fd = self_fd(path);
+	agent_usyms_note(fd, path, id, sizeof(id));
+	ck_assert_int_eq(agent_usyms_wants(id, 20), 0);
+	agent_usyms_end();
+	ck_assert_int_eq(agent_usyms_begin(&region, 0, 64 * RS_PAGE_SIZE), 0);
+	ck_assert_int_eq(agent_usyms_wants(id, 20), 1);
+	agent_usyms_note(fd, path, id, sizeof(id));
+	ck_assert_uint_eq(agent_usyms_stats()->published, 1);
+	close(fd);
+	region_free();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent_usyms");
@@ -163,6 +188,7 @@ int main(void)
 
 	tcase_add_test(tc, agent_to_host);
 	tcase_add_test(tc, table_too_small);
+	tcase_add_test(tc, next_session_wants_again);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
