@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* ringside report FILE [--json]: per ring, what a ringside file holds. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "ringside/capture.h"
 #include "ringside/introspect.h"
+#include "ringside/pprof.h"
 
 #include "cli.h"
 #include "file_cmd.h"
@@ -16,6 +18,7 @@ struct report_opts {
 	int json;
 	const char *symfs;
 	uint32_t top;
+	const char *pprof, *domain;
 };
 
 static int parse(int argc, char **argv, struct report_opts *o, const char **path)
@@ -28,10 +31,17 @@ static int parse(int argc, char **argv, struct report_opts *o, const char **path
 		OPT_U32(0, "top", &o->top, "N", 0, 1000, "functions", "show the "
 			"N functions with the most user samples (default 10; 0: "
 			"none)"),
+		OPT_STRING(0, "pprof", &o->pprof, "OUT", "write the guest's "
+			   "samples to OUT as a gzipped pprof profile instead "
+			   "(docs/pprof.md): call chains, kernel and user "
+			   "functions named from the build-id cache"),
+		OPT_STRING(0, "domain", &o->domain, "NAME", "with --pprof: "
+			   "the domain label of every sample"),
 		OPT_END
 	};
 
-	return file_cmd_parse(CLI_PROG(CMD), "FILE [--json] [--symfs DIR] [--top N]",
+	return file_cmd_parse(CLI_PROG(CMD), "FILE [--json] [--symfs DIR] [--top N] "
+			      "[--pprof OUT [--domain NAME]]",
 			      "Summarize a perf.data file written by ringside "
 			      "record or snapshot, per ring: what the host "
 			      "observed reading the rings (corruption, bytes "
@@ -86,6 +96,30 @@ static int report_usyms(struct pdf_reader *r, const char *path,
 	return ret;
 }
 
+/* --pprof: the profile and one line on what it holds. */
+static int report_pprof(const char *path, const struct report_opts *o)
+{
+	const struct pprof_params p = { .size = sizeof(p), .domain = o->domain };
+	struct pprof_stats st;
+	int err = pprof_write(path, o->pprof, &p, &st);
+
+	if (err) {
+		cli_err(CMD, "%s -> %s: %s", path, o->pprof, pdf_errstr(err));
+		return CLI_EXIT_FAIL;
+	}
+	printf("%s: %" PRIu64 " samples, %" PRIu32 " functions, %" PRIu32
+	       " locations; unnamed frames: kernel %" PRIu64 " of %" PRIu64
+	       "%s%s%s, user %" PRIu64 " of %" PRIu64 " (%" PRIu64
+	       " unmapped, %" PRIu32 " binaries without symbols)\n",
+	       o->pprof, st.samples, st.functions, st.locations,
+	       st.kernel_unnamed, st.kernel_frames,
+	       st.ksyms_err ? " (no guest kallsyms: " : "",
+	       st.ksyms_err ? pdf_errstr(st.ksyms_err) : "",
+	       st.ksyms_err ? ")" : "", st.user_unnamed + st.user_unmapped,
+	       st.user_frames, st.user_unmapped, st.ubins_missing);
+	return CLI_EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct pdf_reader *r = NULL;
@@ -98,6 +132,10 @@ int cmd_report(int argc, char **argv)
 	ret = parse(argc, argv, &o, &path);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
+	if (o.domain && !o.pprof)
+		return cli_usage(CMD, "--domain labels a profile: give --pprof OUT");
+	if (o.pprof)
+		return report_pprof(path, &o);
 	ret = file_cmd_open(CMD, path, &r);
 	if (ret)
 		return ret;

@@ -13,6 +13,9 @@ packages=(
 	# perf.data is judged by the real perf, and by hotspot's parser
 	# (hotspot-perfparser, tests/e2e/readers_check.sh)
 	linux-perf hotspot
+	# pprof profiles (pprof/): gzip through zlib; go tool pprof judges
+	# them (tests/pprof)
+	zlib1g-dev golang-go
 	# Intel PT: libipt encodes/decodes packets, Zydis classifies instructions
 	libipt-dev libzydis-dev
 	# Linux guests under QEMU and libvirt (e2e suite), domain XML parsing

@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: MIT */
+/* A ringside perf.data file as a pprof profile: its records in file order
+ * (COMM and MMAP2 records keep each thread's name and each process's
+ * mappings up to date; each guest sample becomes one profile sample),
+ * then the profile encoded, gzipped, written aside and renamed. */
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "pprof_int.h"
+
+#define MAX_MAPS  65536u          /* user mappings kept, all processes */
+#define MAX_BINS  4096u           /* distinct mapped files */
+#define MAX_COMMS 65536u          /* threads named */
+#define NAME_MAX_BYTES 512u       /* of a string taken from the guest */
+
+struct bin {
+	char *name;               /* printable, as the guest's MMAP2 said */
+	uint8_t id[PDF_BUILD_ID_SIZE];
+	uint32_t id_len;          /* 0: the MMAP2 had none */
+	int state;                /* 0 not tried, 1 loaded, -1 none */
+	struct pprof_uelf *elf;
+};
+
+struct umap {
+	uint32_t pid;
+	uint64_t start, end, pgoff;
+	uint32_t bin;
+	int64_t mapping;          /* the profile's, 0: not made yet */
+};
+
+struct comm {
+	uint32_t tid;             /* + 1; 0: an empty slot */
+	uint32_t pid;
+	char name[64];
+};
+
+struct conv {
+	const struct pprof_params *params;
+	const char *dir;          /* the build-id cache, NULL: perf's */
+	struct pprof *p;
+	struct pprof_stats *st;
+	struct pdf_ksyms *ksyms;
+	int64_t kmap;             /* the kernel's mapping */
+	struct bin *bins;
+	uint32_t nr_bins;
+	struct umap *maps;        /* by (pid, start), none overlapping */
+	uint32_t nr_maps;
+	struct comm *comms;       /* open addressing by tid, MAX_COMMS * 2 */
+	uint32_t nr_comms;
+	uint64_t frames[PPROF_MAX_FRAMES];
+	uint64_t locs[PPROF_MAX_FRAMES];
+};
+
+/* A guest's string as the profile takes it: printable ASCII (other bytes
+ * '?', so that it is valid UTF-8 for every reader), at most @size - 1. */
+static void clean(char *dst, size_t size, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < size && src[i]; i++)
+		dst[i] = src[i] >= 0x20 && src[i] <= 0x7e ? src[i] : '?';
+	dst[i] = 0;
+}
+
+/* ---- threads' names ------------------------------------------------------ */
+
+static struct comm *comm_slot(struct conv *c, uint32_t tid)
+{
+	uint32_t at = (uint32_t)((tid * 0x9e3779b1u) % (MAX_COMMS * 2)), n;
+
+	for (n = 0; n < MAX_COMMS * 2; n++, at = (at + 1) % (MAX_COMMS * 2))
+		if (!c->comms[at].tid || c->comms[at].tid == tid + 1)
+			return &c->comms[at];
+	return NULL;
+}
+
+static void add_comm(struct conv *c, const struct rs_perf_header *rec)
+{
+	const uint8_t *body = (const uint8_t *)(rec + 1);
+	uint32_t pid, tid;
+	struct comm *e;
+
+	memcpy(&pid, body, 4);
+	memcpy(&tid, body + 4, 4);
+	if (tid == UINT32_MAX)
+		return;
+	e = comm_slot(c, tid);
+	if (!e || (!e->tid && c->nr_comms == MAX_COMMS)) {
+		c->st->comms_dropped++;
+		return;
+	}
+	if (!e->tid)
+		c->nr_comms++;
+	e->tid = tid + 1;
+	e->pid = pid;
+	/* classified COMM: NUL-terminated inside the record */
+	clean(e->name, sizeof(e->name), (const char *)body + 8);
+}
+
+/* The thread's name, else its process's main thread's. */
+static const char *comm_of(struct conv *c, uint32_t pid, uint32_t tid)
+{
+	struct comm *e = tid == UINT32_MAX ? NULL : comm_slot(c, tid);
+
+	if (e && e->tid)
+		return e->name;
+	e = pid == UINT32_MAX ? NULL : comm_slot(c, pid);
+	return e && e->tid && e->pid == pid ? e->name : NULL;
+}
+
+/* ---- processes' mappings ------------------------------------------------- */
+
+static int bin_of(struct conv *c, const char *name, const struct pdf_mmap2 *m,
+		  uint16_t misc, uint32_t *idx)
+{
+	uint32_t len = (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ?
+		       m->u.build_id.size : 0;   /* <= 20: classify checked */
+	char clean_name[NAME_MAX_BYTES];
+	struct bin *b;
+	uint32_t i;
+
+	clean(clean_name, sizeof(clean_name), name);
+	for (i = 0; i < c->nr_bins; i++) {
+		b = &c->bins[i];
+		if (b->id_len == len && !memcmp(b->id, m->u.build_id.id, len) &&
+		    !strcmp(b->name, clean_name)) {
+			*idx = i;
+			return 0;
+		}
+	}
+	if (c->nr_bins == MAX_BINS)
+		return -1;
+	b = &c->bins[c->nr_bins];
+	b->name = strdup(clean_name);
+	if (!b->name)
+		return -1;
+	b->id_len = len;
+	memcpy(b->id, m->u.build_id.id, len);
+	*idx = c->nr_bins++;
+	return 0;
+}
+
+/* The first map at or after (@pid, @addr). */
+static uint32_t map_lower(const struct conv *c, uint32_t pid, uint64_t addr)
+{
+	uint32_t lo = 0, hi = c->nr_maps;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct umap *m = &c->maps[mid];
+
+		if (m->pid < pid || (m->pid == pid && m->start < addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A newer mapping takes the place of those it overlaps, as in the
+ * process. */
+static void add_map(struct conv *c, const struct rs_perf_header *rec)
+{
+	const char *name = (const char *)(rec + 1) + sizeof(struct pdf_mmap2);
+	uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	struct pdf_mmap2 m;
+	struct umap nm;
+	uint32_t i, j;
+
+	memcpy(&m, rec + 1, sizeof(m));
+	if (mode != PERF_RECORD_MISC_USER && mode != PERF_RECORD_MISC_GUEST_USER)
+		return;
+	if (!m.len || m.addr + m.len < m.addr)
+		return;
+	nm = (struct umap){ m.pid, m.addr, m.addr + m.len, m.pgoff, 0, 0 };
+	if (bin_of(c, name, &m, rec->misc, &nm.bin)) {
+		c->st->maps_dropped++;
+		return;
+	}
+	i = map_lower(c, m.pid, m.addr);
+	if (i > 0 && c->maps[i - 1].pid == m.pid && c->maps[i - 1].end > m.addr)
+		i--;
+	for (j = i; j < c->nr_maps && c->maps[j].pid == m.pid &&
+	     c->maps[j].start < nm.end; j++)
+		;
+	if (j == i && c->nr_maps == MAX_MAPS) {
+		c->st->maps_dropped++;
+		return;
+	}
+	if (j == i) {
+		memmove(&c->maps[i + 1], &c->maps[i],
+			(c->nr_maps - i) * sizeof(c->maps[0]));
+		c->nr_maps++;
+	} else if (j > i + 1) {
+		memmove(&c->maps[i + 1], &c->maps[j],
+			(c->nr_maps - j) * sizeof(c->maps[0]));
+		c->nr_maps -= j - i - 1;
+	}
+	c->maps[i] = nm;
+}
+
+static struct umap *find_map(struct conv *c, uint32_t pid, uint64_t addr)
+{
+	uint32_t i = map_lower(c, pid, addr + 1);
+	struct umap *m;
+
+	if (!i || addr == UINT64_MAX)
+		return NULL;
+	m = &c->maps[i - 1];
+	return m->pid == pid && m->start <= addr && addr < m->end ? m : NULL;
+}
+
+/* ---- frames -------------------------------------------------------------- */
+
+static int64_t kernel_location(struct conv *c, uint64_t addr)
+{
+	struct pdf_ksym sym;
+	char module[PDF_KSYMS_MODULE_MAX + 3];
+	int64_t fn = 0;
+
+	c->st->kernel_frames++;
+	if (c->ksyms && pdf_ksyms_find(c->ksyms, addr, &sym) == 1) {
+		if (sym.module)
+			snprintf(module, sizeof(module), "[%s]", sym.module);
+		/* kallsyms names are checked printable, no brackets */
+		fn = pprof_function(c->p, sym.name, sym.module ? module :
+				    "[kernel.kallsyms]");
+		if (fn < 0)
+			return fn;
+	} else {
+		c->st->kernel_unnamed++;
+	}
+	return pprof_location(c->p, (uint64_t)c->kmap, addr, (uint64_t)fn);
+}
+
+static const char *user_name(struct conv *c, struct bin *b, uint64_t off)
+{
+	if (!b->state) {
+		b->state = pprof_uelf_load(&b->elf, c->dir, b->id, b->id_len) ? -1 : 1;
+		if (b->state > 0)
+			c->st->ubins++;
+		else
+			c->st->ubins_missing++;
+	}
+	return b->state > 0 ? pprof_uelf_find(b->elf, off) : NULL;
+}
+
+static int64_t user_location(struct conv *c, uint32_t pid, uint64_t addr)
+{
+	char hex[2 * PDF_BUILD_ID_SIZE + 1], name[NAME_MAX_BYTES];
+	struct umap *m = find_map(c, pid, addr);
+	const char *sym;
+	struct bin *b;
+	int64_t fn = 0;
+
+	c->st->user_frames++;
+	if (!m) {
+		c->st->user_unmapped++;
+		return pprof_location(c->p, 0, addr, 0);
+	}
+	b = &c->bins[m->bin];
+	sym = user_name(c, b, addr - m->start + m->pgoff);
+	if (!m->mapping) {
+		pprof_hex(hex, b->id, b->id_len);
+		/* named here, or left to pprof's own symbolization, which
+		 * takes a local file only with the same build id: without
+		 * one, none (a host file of the guest's path is no guest
+		 * binary) */
+		m->mapping = pprof_mapping(c->p, m->start, m->end, m->pgoff,
+					   b->name, b->id_len ? hex : NULL,
+					   b->state > 0 || !b->id_len);
+		if (m->mapping < 0) {
+			int64_t err = m->mapping;
+
+			m->mapping = 0;
+			return err;
+		}
+	}
+	if (sym) {
+		clean(name, sizeof(name), sym);
+		fn = pprof_function(c->p, name, b->name);
+		if (fn < 0)
+			return fn;
+	} else {
+		c->st->user_unnamed++;
+	}
+	return pprof_location(c->p, (uint64_t)m->mapping, addr, (uint64_t)fn);
+}
+
+/* ---- samples ------------------------------------------------------------- */
+
+static int add_sample(struct conv *c, uint32_t ring, const struct rs_perf_header *rec,
+		      uint64_t type)
+{
+	struct pprof_label lab[PPROF_MAX_LABELS];
+	struct pdf_sample s;
+	const char *comm;
+	char num[3][12];
+	int64_t values[2];
+	size_t nr = 0, nl = 0, i;
+	int first = 1, err;
+	uint64_t k;
+
+	if (pdf_sample_parse(type, rec + 1, rec->size - sizeof(*rec), &s)) {
+		c->st->bad_samples++;
+		return 0;
+	}
+	if (type & PERF_SAMPLE_IP)
+		c->frames[nr++] = s.ip;
+	for (k = 0; k < s.callchain_nr; k++) {
+		uint64_t a;
+
+		memcpy(&a, (const uint8_t *)s.callchain + k * 8, 8);
+		if (a >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;       /* a context marker */
+		/* the chain's first frame is the sample's ip: once */
+		if (first && (type & PERF_SAMPLE_IP) && a == s.ip) {
+			first = 0;
+			continue;
+		}
+		first = 0;
+		if (nr == PPROF_MAX_FRAMES) {
+			c->st->frames_cut++;
+			continue;
+		}
+		c->frames[nr++] = a;
+	}
+	for (i = 0; i < nr; i++) {
+		int64_t loc = c->frames[i] >= PDF_KSYMS_MIN_ADDR ?
+			      kernel_location(c, c->frames[i]) :
+			      user_location(c, s.pid, c->frames[i]);
+
+		if (loc < 0)
+			return (int)loc;
+		c->locs[i] = (uint64_t)loc;
+	}
+	c->st->frames += nr;
+	values[0] = 1;
+	values[1] = (type & PERF_SAMPLE_PERIOD) && s.period ?
+		    (int64_t)(s.period & INT64_MAX) :
+		    (int64_t)(c->params->interval_ns & INT64_MAX);
+	/* strings all: pprof drops a number label of 0 (vCPU 0, pid 0),
+	 * and Pyroscope keeps string labels alone */
+	if (c->params->domain)
+		lab[nl++] = (struct pprof_label){ .key = "domain",
+						  .str = c->params->domain };
+	snprintf(num[0], sizeof(num[0]), "%" PRIu32, ring);
+	lab[nl++] = (struct pprof_label){ .key = "vcpu", .str = num[0] };
+	if (type & PERF_SAMPLE_TID) {
+		snprintf(num[1], sizeof(num[1]), "%" PRIu32, s.pid);
+		snprintf(num[2], sizeof(num[2]), "%" PRIu32, s.tid);
+		lab[nl++] = (struct pprof_label){ .key = "pid", .str = num[1] };
+		lab[nl++] = (struct pprof_label){ .key = "tid", .str = num[2] };
+		comm = comm_of(c, s.pid, s.tid);
+		if (comm)
+			lab[nl++] = (struct pprof_label){ .key = "comm", .str = comm };
+	}
+	err = pprof_sample(c->p, c->locs, nr, values, 2, lab, nl);
+	if (err)
+		return err;
+	c->st->samples++;
+	return 0;
+}
+
+/* ---- the whole file ------------------------------------------------------ */
+
+static int walk(struct conv *c, struct pdf_reader *r)
+{
+	uint64_t type = pdf_reader_info(r)->sample_type;
+	struct pdf_event ev;
+	int n, err;
+
+	while ((n = pdf_reader_next(r, &ev)) == 1) {
+		switch (pdf_rrec_classify(ev.rec, type)) {
+		case PDF_RREC_COMM:
+			add_comm(c, ev.rec);
+			break;
+		case PDF_RREC_MMAP2:
+			add_map(c, ev.rec);
+			break;
+		case PDF_RREC_SAMPLE:
+			err = add_sample(c, ev.ring, ev.rec, type);
+			if (err)
+				return err;
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
+}
+
+/* Start (UTC) and duration: the file's first and last times, in host
+ * CLOCK_MONOTONIC when it says so, put on the wall clock by the pair
+ * HEADER_CLOCK_DATA read together. */
+static void set_time(struct pprof *p, const struct pdf_info *in)
+{
+	int64_t start = 0, dur = 0;
+
+	if (!in->have_time || in->last_time < in->first_time)
+		return;
+	dur = (int64_t)((in->last_time - in->first_time) & INT64_MAX);
+	if (in->have_clock_data && in->clockid == CLOCK_MONOTONIC &&
+	    in->clock.wall_ns && in->first_time)
+		start = (int64_t)in->clock.wall_ns +
+			((int64_t)in->first_time - (int64_t)in->clock.mono_ns);
+	pprof_set_time(p, start > 0 ? start : 0, dur);
+}
+
+static int setup(struct conv *c, const struct pdf_info *in)
+{
+	char hex[2 * PDF_BUILD_ID_SIZE + 1];
+	int err;
+
+	err = pprof_sample_type(c->p, "samples", "count");
+	if (!err)
+		err = pprof_sample_type(c->p, "cpu", "nanoseconds");
+	if (!err)
+		err = pprof_set_period(c->p, "cpu", "nanoseconds",
+				       (int64_t)(c->params->interval_ns & INT64_MAX));
+	if (err)
+		return err;
+	set_time(c->p, in);
+	/* the kernel: the file's build id, its table in the cache, or none */
+	c->st->ksyms_err = pprof_kernel_syms(&c->ksyms, c->dir, in->build_id,
+					     in->build_id_len);
+	pprof_hex(hex, in->build_id, in->build_id_len);
+	c->kmap = pprof_mapping(c->p, PDF_KSYMS_MIN_ADDR, UINT64_MAX, 0,
+				"[kernel.kallsyms]", in->build_id_len ? hex : NULL, 1);
+	if (c->kmap < 0)
+		return (int)c->kmap;
+	c->bins = calloc(MAX_BINS, sizeof(*c->bins));
+	c->maps = calloc(MAX_MAPS, sizeof(*c->maps));
+	c->comms = calloc(MAX_COMMS * 2, sizeof(*c->comms));
+	return c->bins && c->maps && c->comms ? 0 : -ENOMEM;
+}
+
+static void fini(struct conv *c)
+{
+	uint32_t i;
+
+	for (i = 0; c->bins && i < c->nr_bins; i++) {
+		free(c->bins[i].name);
+		pprof_uelf_free(c->bins[i].elf);
+	}
+	free(c->bins);
+	free(c->maps);
+	free(c->comms);
+	pdf_ksyms_free(c->ksyms);
+	pprof_free(c->p);
+}
+
+static int write_all(int fd, const uint8_t *d, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, d, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		d += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_out(const struct pprof *p, const char *out, uint64_t *bytes)
+{
+	struct pdf_buf raw, gz;
+	char tmp[PATH_MAX];
+	int fd, err;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	pdf_buf_init(&raw);
+	pdf_buf_init(&gz);
+	err = pprof_encode(p, &raw);
+	if (!err)
+		err = pprof_gzip(raw.data, raw.len, &gz);
+	pdf_buf_fini(&raw);
+	if (err) {
+		pdf_buf_fini(&gz);
+		return err;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		pdf_buf_fini(&gz);
+		return err;
+	}
+	err = write_all(fd, gz.data, gz.len);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, out))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	*bytes = gz.len;
+	pdf_buf_fini(&gz);
+	return err;
+}
+
+int pprof_write(const char *perf_data, const char *out,
+		const struct pprof_params *params, struct pprof_stats *st)
+{
+	static const struct pprof_params none = { .size = sizeof(none) };
+	struct pprof_stats own;
+	struct pprof_counts cnt;
+	struct pdf_reader *r;
+	struct conv c;
+	int err;
+
+	if (!perf_data || !out || (params && params->size < sizeof(*params)))
+		return PDF_ERR(pdfe_invalid);
+	if (!st)
+		st = &own;
+	memset(st, 0, sizeof(*st));
+	memset(&c, 0, sizeof(c));
+	c.params = params ? params : &none;
+	c.dir = c.params->buildid_dir;
+	c.st = st;
+	err = pdf_reader_open(&r, perf_data);
+	if (err)
+		return err;
+	err = pprof_new(&c.p);
+	if (!err)
+		err = setup(&c, pdf_reader_info(r));
+	if (!err)
+		err = walk(&c, r);
+	pdf_reader_close(r);
+	if (!err)
+		err = write_out(c.p, out, &st->bytes);
+	if (c.p) {
+		pprof_counts(c.p, &cnt);
+		st->functions = cnt.functions;
+		st->locations = cnt.locations;
+		st->mappings = cnt.mappings;
+	}
+	fini(&c);
+	return err;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside ringside-pprof: where the guest's functions get their names. */
+#ifndef RINGSIDE_PPROF_INT_H
+#define RINGSIDE_PPROF_INT_H
+
+#include "ringside/pprof.h"
+
+/* "aabb..." of @len bytes into @dst (2 * len + 1 bytes). */
+void pprof_hex(char *dst, const uint8_t *id, uint32_t len);
+
+/*
+ * The guest kernel's symbols for build id @id: DIR/[kernel.kallsyms]/HEX/
+ * kallsyms of perf's build-id cache (@dir, or pdf_ksyms_cache_dir()),
+ * checked by pdf_ksyms_parse().  Never the host's /proc/kallsyms.  0 and
+ * *@kp; -ENOENT (no id, no entry), -EFBIG, -errno, a pdf_ksyms_parse()
+ * error.
+ */
+int pprof_kernel_syms(struct pdf_ksyms **kp, const char *dir,
+		      const uint8_t *id, uint32_t id_len);
+
+/* A user binary's symbols, from the ELF file perf's build-id cache holds
+ * for its build id (ringside's symbol file of a guest binary, or any ELF
+ * with a symbol table and that build id). */
+struct pprof_uelf;
+
+/*
+ * DIR/.build-id/XX/REST/elf for build id @id, read as untrusted input:
+ * 64-bit little-endian, every header, table and name inside the file, its
+ * GNU build id equal to @id.  0 and *@up; -ENOENT (no file), -EFBIG,
+ * -ENOEXEC (not such a file, or another build id), -errno.
+ */
+int pprof_uelf_load(struct pprof_uelf **up, const char *dir,
+		    const uint8_t *id, uint32_t id_len);
+void pprof_uelf_free(struct pprof_uelf *u);
+
+/* The function at file offset @off as perf names it (the symbol whose
+ * offset range holds it; a symbol of size 0 ends at the next), or NULL. */
+const char *pprof_uelf_find(const struct pprof_uelf *u, uint64_t off);
+
+#endif /* RINGSIDE_PPROF_INT_H */
