@@ -22,7 +22,7 @@
 #include "agent.h"
 
 #define USYMS_IDS      512u           /* build ids looked at */
-#define SHDRS_MAX      4096u          /* section headers read */
+#define SHDRS_MAX      4096u          /* section headers read at most */
 #define STRTAB_MAX     (16u << 20)    /* bytes of a string table read */
 #define SYMS_CHUNK     512u           /* symbols read per pread */
 
@@ -156,7 +156,7 @@ static int in_loads(const struct rs_usyms_load *l, uint32_t n, uint64_t v)
 static int build_entry(int fd, const char *path, const uint8_t *id,
 		       uint8_t id_len, struct gbuf *out)
 {
-	static Elf64_Shdr sh[SHDRS_MAX];
+	Elf64_Shdr *sh;
 	static Elf64_Sym syms[SYMS_CHUNK];
 	static const uint8_t zero[8];
 	struct rs_usyms_entry e;
@@ -178,21 +178,25 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
 	    eh.e_shentsize != sizeof(Elf64_Shdr) || !eh.e_shnum ||
 	    eh.e_shnum > SHDRS_MAX || eh.e_shstrndx >= eh.e_shnum ||
-	    !plen || plen > RS_USYMS_PATH_MAX ||
-	    read_at(fd, sh, eh.e_shnum * sizeof(sh[0]), eh.e_shoff))
+	    !plen || plen > RS_USYMS_PATH_MAX)
 		return -1;
+	sh = malloc(eh.e_shnum * sizeof(sh[0]));
+	if (!sh || read_at(fd, sh, eh.e_shnum * sizeof(sh[0]), eh.e_shoff)) {
+		free(sh);
+		return -1;
+	}
 	for (i = 0; i < eh.e_phnum; i++) {
 		if (read_at(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)))
-			return -1;
+			goto out;
 		if (ph.p_type != PT_LOAD)
 			continue;
 		if (nl == RS_USYMS_MAX_LOADS)
-			return -1;
+			goto out;
 		loads[nl++] = (struct rs_usyms_load){ ph.p_vaddr, ph.p_offset,
 			ph.p_filesz, ph.p_memsz, ph.p_flags, 0 };
 	}
 	if (!nl)
-		return -1;
+		goto out;
 	/* .text, by name */
 	if (sh[eh.e_shstrndx].sh_size && sh[eh.e_shstrndx].sh_size <= 65536) {
 		shstr = malloc(sh[eh.e_shstrndx].sh_size + 1);
@@ -211,7 +215,7 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 		free(shstr);
 	}
 	if (!e.text_size)
-		return -1;
+		goto out;
 	for (i = 0; i < eh.e_shnum; i++)
 		if (sh[i].sh_type == SHT_SYMTAB)
 			symi = (int)i;
@@ -226,7 +230,7 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 	    sh[sh[symi].sh_link].sh_type != SHT_STRTAB ||
 	    !sh[sh[symi].sh_link].sh_size ||
 	    sh[sh[symi].sh_link].sh_size > STRTAB_MAX)
-		return -1;
+		goto out;
 	str = malloc(sh[sh[symi].sh_link].sh_size + 1);
 	if (!str || read_at(fd, str, sh[sh[symi].sh_link].sh_size,
 			    sh[sh[symi].sh_link].sh_offset))
@@ -291,6 +295,7 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 		ret = 0;
 	}
 out:
+	free(sh);
 	free(str);
 	free(symv.p);
 	free(names.p);
