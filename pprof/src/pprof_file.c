@@ -46,6 +46,7 @@ struct comm {
 struct conv {
 	const struct pprof_params *params;
 	const char *dir;          /* the build-id cache, NULL: perf's */
+	char domain[NAME_MAX_BYTES]; /* params->domain, cleaned */
 	struct pprof *p;
 	struct pprof_stats *st;
 	struct pdf_ksyms *ksyms;
@@ -352,7 +353,7 @@ static int add_sample(struct conv *c, uint32_t ring, const struct rs_perf_header
 	 * and Pyroscope keeps string labels alone */
 	if (c->params->domain)
 		lab[nl++] = (struct pprof_label){ .key = "domain",
-						  .str = c->params->domain };
+						  .str = c->domain };
 	snprintf(num[0], sizeof(num[0]), "%" PRIu32, ring);
 	lab[nl++] = (struct pprof_label){ .key = "vcpu", .str = num[0] };
 	if (type & PERF_SAMPLE_TID) {
@@ -530,6 +531,8 @@ int pprof_write(const char *perf_data, const char *out,
 	memset(&c, 0, sizeof(c));
 	c.params = params ? params : &none;
 	c.dir = c.params->buildid_dir;
+	if (c.params->domain)
+		clean(c.domain, sizeof(c.domain), c.params->domain);
 	c.st = st;
 	err = pdf_reader_open(&r, perf_data);
 	if (err)

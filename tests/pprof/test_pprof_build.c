@@ -16,6 +16,8 @@
 #include <check.h>
 #include <zlib.h>
 
+#include <linux/perf_event.h>
+
 #include "ringside/pprof.h"
 
 #include "pprof_int.h"
@@ -553,6 +555,239 @@ START_TEST(write_refuses_what_is_no_file)
 }
 END_TEST
 
+/* ---- a whole file -------------------------------------------------------- */
+
+#define TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	      PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+#define KB    UINT64_C(0xffffffff81000000)
+#define UB    UINT64_C(0x7f0000000000)
+
+static void rec_add(struct pdf_writer *w, uint32_t ring, struct rs_perf_header *h)
+{
+	ck_assert_int_eq(pdf_writer_add(w, ring, 1000, h), 0);
+}
+
+static void file_comm(struct pdf_writer *w, uint32_t pid, const char *name)
+{
+	_Alignas(8) uint8_t buf[64] = { 0 };
+	struct rs_perf_header *h = (void *)buf;
+	uint8_t *p = (uint8_t *)(h + 1);
+
+	h->type = PERF_RECORD_COMM;
+	h->misc = PERF_RECORD_MISC_USER;
+	memcpy(p, &pid, 4);
+	memcpy(p + 4, &pid, 4);
+	strcpy((char *)p + 8, name);
+	h->size = (uint16_t)(sizeof(*h) + 8 + ((strlen(name) + 1 + 7) & ~7u));
+	rec_add(w, 0, h);
+}
+
+static void file_mmap2(struct pdf_writer *w, uint32_t pid, const struct pdf_ubin *b)
+{
+	_Alignas(8) uint8_t buf[128] = { 0 };
+	struct rs_perf_header *h = (void *)buf;
+	uint8_t *p = (uint8_t *)(h + 1);
+	uint64_t addr = UB + 0x1000, len = 0x1000, pgoff = 0x1000;
+	size_t nl = strlen(b->path) + 1;
+
+	h->type = PERF_RECORD_MMAP2;
+	h->misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
+	memcpy(p, &pid, 4);
+	memcpy(p + 4, &pid, 4);
+	memcpy(p + 8, &addr, 8);
+	memcpy(p + 16, &len, 8);
+	memcpy(p + 24, &pgoff, 8);
+	p[32] = (uint8_t)b->build_id_len;
+	memcpy(p + 36, b->build_id, b->build_id_len);
+	memcpy(p + 64, b->path, nl);
+	h->size = (uint16_t)(sizeof(*h) + 64 + ((nl + 7) & ~(size_t)7));
+	rec_add(w, 0, h);
+}
+
+static void file_sample(struct pdf_writer *w, uint32_t ring, uint16_t misc,
+			uint32_t pid, uint64_t period, const uint64_t *cc,
+			unsigned nr)
+{
+	_Alignas(8) uint8_t buf[256] = { 0 };
+	struct rs_perf_header *h = (void *)buf;
+	uint64_t *b = (uint64_t *)(h + 1);
+	unsigned i;
+
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = misc;
+	b[0] = cc[1];                       /* the ip: the chain's first */
+	b[1] = (uint64_t)pid << 32 | pid;
+	b[2] = 5000;
+	b[3] = period;
+	b[4] = nr;
+	for (i = 0; i < nr; i++)
+		b[5 + i] = cc[i];
+	h->size = (uint16_t)(sizeof(*h) + (5 + nr) * 8);
+	rec_add(w, ring, h);
+}
+
+static void read_gz(const char *path, struct prof *d)
+{
+	static uint8_t gz[1 << 16], raw[1 << 18];
+	z_stream z = { 0 };
+	size_t len;
+	FILE *f = fopen(path, "rb");
+
+	ck_assert_ptr_nonnull(f);
+	len = fread(gz, 1, sizeof(gz), f);
+	fclose(f);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = gz;
+	z.avail_in = (uInt)len;
+	z.next_out = raw;
+	z.avail_out = sizeof(raw);
+	ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+	len = z.total_out;
+	inflateEnd(&z);
+	decode(d, raw, len);
+}
+
+/* The function name of sample @s's frame @i ("" when not named). */
+static const char *frame_fn(const struct prof *d, unsigned s, unsigned i)
+{
+	uint64_t loc = d->sample_locs[s][i], fn;
+
+	ck_assert_uint_ge(loc, 1);
+	ck_assert_uint_le(loc, d->nr_locs);
+	ck_assert_uint_eq(d->loc_id[loc - 1], loc);
+	fn = d->loc_fn[loc - 1];
+	if (!fn)
+		return "";
+	ck_assert_uint_eq(d->fn_id[fn - 1], fn);
+	return S(d, d->fn_name[fn - 1]);
+}
+
+static const char *label(const struct prof *d, unsigned s, const char *key)
+{
+	unsigned i;
+
+	for (i = 0; i < d->sample_nr_labels[s]; i++)
+		if (!strcmp(S(d, d->label_key[s][i]), key))
+			return S(d, d->label_str[s][i]);
+	return NULL;
+}
+
+START_TEST(file_to_profile)
+{
+	static const char ks[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffff81001000 T k_a\n"
+		"ffffffff81001100 T k_b\n"
+		"ffffffff81002000 T k_end\n";
+	static const struct pdf_usym syms[] = {
+		{ 0x1100, 0x100, 0 }, { 0x1200, 0x100, 4 },
+	};
+	static const char names[] = "u_a\0u_b";
+	const uint64_t s1[] = { PERF_CONTEXT_KERNEL, KB + 0x1010, KB + 0x1120,
+				PERF_CONTEXT_USER, UB + 0x1230 };
+	const uint64_t s2[] = { PERF_CONTEXT_USER, UB + 0x1110 };
+	const uint64_t s3[] = { PERF_CONTEXT_KERNEL, KB - 0x10 };
+	const uint64_t s4[] = { PERF_CONTEXT_USER, UB + 0x9000 };
+	struct pdf_writer_params wp = {
+		.size = sizeof(wp), .nr_rings = 2, .sample_type = TYPE,
+		.guest_kallsyms = ks, .guest_kallsyms_len = sizeof(ks) - 1,
+		.buildid_dir = cache,
+	};
+	struct pprof_params pp = {
+		.size = sizeof(pp), .domain = "dom\x01", .buildid_dir = cache,
+		.interval_ns = 1000,
+	};
+	struct pprof_stats st;
+	struct pdf_writer *w;
+	struct pdf_ubin b;
+	struct prof *d = calloc(1, sizeof(*d));
+	char file[128], out[128];
+	unsigned i;
+
+	ck_assert_ptr_nonnull(d);
+	snprintf(file, sizeof(file), "%s/g.data", cache);
+	snprintf(out, sizeof(out), "%s/g.pb.gz", cache);
+	memset(&b, 0, sizeof(b));
+	b.e_type = ET_DYN;
+	b.e_machine = EM_X86_64;
+	b.build_id_len = 20;
+	for (i = 0; i < 20; i++)
+		b.build_id[i] = (uint8_t)(0x77 + i);
+	b.nr_loads = 1;
+	b.loads[0] = (struct pdf_uload){ 0x1000, 0x1000, 0x1000, 0x1000,
+					 PF_R | PF_X };
+	b.text_addr = 0x1100;
+	b.text_offset = 0x1100;
+	b.text_size = 0x200;
+	b.nr_syms = 2;
+	b.syms = syms;
+	b.names = names;
+	b.names_len = sizeof(names);
+	b.path = "/opt/app";
+
+	ck_assert_int_eq(pdf_writer_open(&w, file, &wp), 0);
+	ck_assert_int_eq(pdf_writer_stats(w)->ksyms_err, 0);
+	ck_assert_int_eq(pdf_writer_add_ubins(w, &b, 1), 1);
+	file_comm(w, 7, "app\tx");
+	file_mmap2(w, 7, &b);
+	file_sample(w, 1, PERF_RECORD_MISC_KERNEL, 7, 100, s1, 5);
+	file_sample(w, 0, PERF_RECORD_MISC_USER, 7, 0, s2, 2);
+	file_sample(w, 0, PERF_RECORD_MISC_KERNEL, 0, 100, s3, 2);
+	file_sample(w, 0, PERF_RECORD_MISC_USER, 7, 100, s4, 2);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+
+	ck_assert_int_eq(pprof_write(file, out, &pp, &st), 0);
+	ck_assert_uint_eq(st.samples, 4);
+	ck_assert_uint_eq(st.bad_samples, 0);
+	ck_assert_int_eq(st.ksyms_err, 0);
+	ck_assert_uint_eq(st.kernel_frames, 3);
+	ck_assert_uint_eq(st.kernel_unnamed, 1);   /* below _text */
+	ck_assert_uint_eq(st.user_frames, 3);
+	ck_assert_uint_eq(st.user_unmapped, 1);
+	ck_assert_uint_eq(st.user_unnamed, 0);
+	ck_assert_uint_eq(st.ubins, 1);
+	ck_assert_uint_eq(st.frames, 6);
+	ck_assert_int_eq(access(out, F_OK), 0);
+
+	read_gz(out, d);
+	ck_assert_uint_eq(d->nr_samples, 4);
+	ck_assert_uint_eq(d->nr_types, 2);
+	/* leaf first, markers dropped, the ip once */
+	ck_assert_uint_eq(d->sample_nr_locs[0], 3);
+	ck_assert_str_eq(frame_fn(d, 0, 0), "k_a");
+	ck_assert_str_eq(frame_fn(d, 0, 1), "k_b");
+	ck_assert_str_eq(frame_fn(d, 0, 2), "u_b");
+	ck_assert_uint_eq(d->sample_vals[0][0], 1);
+	ck_assert_uint_eq(d->sample_vals[0][1], 100);
+	ck_assert_str_eq(label(d, 0, "vcpu"), "1");
+	ck_assert_str_eq(label(d, 0, "pid"), "7");
+	ck_assert_str_eq(label(d, 0, "tid"), "7");
+	/* strings printable: the guest's tab, the caller's control byte */
+	ck_assert_str_eq(label(d, 0, "comm"), "app?x");
+	ck_assert_str_eq(label(d, 0, "domain"), "dom?");
+	ck_assert_uint_eq(d->sample_nr_locs[1], 1);
+	ck_assert_str_eq(frame_fn(d, 1, 0), "u_a");
+	ck_assert_uint_eq(d->sample_vals[1][1], 1000);   /* no period: the interval */
+	ck_assert_str_eq(label(d, 1, "vcpu"), "0");
+	ck_assert_str_eq(frame_fn(d, 2, 0), "");
+	ck_assert_str_eq(label(d, 2, "pid"), "0");
+	ck_assert_ptr_null(label(d, 2, "comm"));
+	ck_assert_str_eq(frame_fn(d, 3, 0), "");
+	ck_assert_uint_eq(d->loc_map[d->sample_locs[3][0] - 1], 0);
+	/* the binary's mapping: its file and build id, named here */
+	ck_assert_uint_eq(d->nr_maps, 2);
+	ck_assert_str_eq(S(d, d->map_file[0]), "[kernel.kallsyms]");
+	ck_assert_str_eq(S(d, d->map_file[1]), "/opt/app");
+	ck_assert_str_eq(S(d, d->map_bid[1]),
+			 "7778797a7b7c7d7e7f808182838485868788898a");
+	ck_assert_uint_eq(d->map_hasf[1], 1);
+	ck_assert_str_eq(S(d, d->period_type[0]), "cpu");
+	ck_assert_uint_eq(d->period, 1000);
+	free(d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pprof_build");
@@ -570,6 +805,7 @@ int main(void)
 	tcase_add_test(tn, kernel_names_from_cache);
 	tcase_add_test(tn, user_names_from_cache);
 	tcase_add_test(tn, write_refuses_what_is_no_file);
+	tcase_add_test(tn, file_to_profile);
 	suite_add_tcase(s, tn);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
