@@ -35,6 +35,23 @@ void pdf_trim_mmap2(struct pdf_trim *t, const struct rs_perf_header *rec)
 	t->nr++;
 }
 
+/* 1 for one of the context markers perf knows (PERF_CONTEXT_*); the
+ * rest of their range (-4095 and up) is no address and no marker. */
+static int known_marker(uint64_t e)
+{
+	switch (e) {
+	case PERF_CONTEXT_HV:
+	case PERF_CONTEXT_KERNEL:
+	case PERF_CONTEXT_USER:
+	case PERF_CONTEXT_GUEST:
+	case PERF_CONTEXT_GUEST_KERNEL:
+	case PERF_CONTEXT_GUEST_USER:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static enum ctx ctx_of(uint64_t marker, enum ctx cur)
 {
 	switch (marker) {
@@ -85,7 +102,7 @@ static int bad_frame(const struct pdf_trim *t, int have_pid, uint32_t pid,
 
 int pdf_trim_sample(const struct pdf_trim *t, uint64_t sample_type,
 		    const struct rs_perf_header *in, void *out,
-		    size_t out_size)
+		    size_t out_size, uint32_t *frames)
 {
 	const uint8_t *body = (const uint8_t *)(in + 1), *cc;
 	static const size_t max = PDF_REC_MAX / 8;
@@ -98,6 +115,7 @@ int pdf_trim_sample(const struct pdf_trim *t, uint64_t sample_type,
 	uint64_t e, nr;
 	int err;
 
+	*frames = 0;
 	if (!(sample_type & PERF_SAMPLE_CALLCHAIN))
 		return 0;
 	err = pdf_sample_parse(sample_type, body, body_len, &s);
@@ -115,17 +133,20 @@ int pdf_trim_sample(const struct pdf_trim *t, uint64_t sample_type,
 	keep = (size_t)s.callchain_nr;
 	while (keep) {
 		memcpy(&e, cc + 8 * (keep - 1), 8);
-		if (e >= (uint64_t)PERF_CONTEXT_MAX) {
+		if (known_marker(e)) {
 			keep--;         /* a marker with nothing after it */
 			continue;
 		}
-		if (!bad_frame(t, !!(sample_type & PERF_SAMPLE_TID), s.pid, e,
+		/* in the markers' range but none of them: no frame */
+		if (e < (uint64_t)PERF_CONTEXT_MAX &&
+		    !bad_frame(t, !!(sample_type & PERF_SAMPLE_TID), s.pid, e,
 			       (enum ctx)ctx[keep - 1]))
 			break;
 		keep--;
 		cut++;
 	}
-	if (!cut)
+	*frames = (uint32_t)cut;
+	if (keep == s.callchain_nr)
 		return 0;
 	cc_at = (size_t)(cc - body) - 8;
 	cc_end = (size_t)(cc - body) + 8 * (size_t)s.callchain_nr;
@@ -140,5 +161,5 @@ int pdf_trim_sample(const struct pdf_trim *t, uint64_t sample_type,
 	memcpy((uint8_t *)out + sizeof(hdr) + cc_at + 8, cc, 8 * keep);
 	memcpy((uint8_t *)out + sizeof(hdr) + cc_at + 8 + 8 * keep,
 	       body + cc_end, body_len - cc_end);
-	return (int)cut;
+	return 1;
 }

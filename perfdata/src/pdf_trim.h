@@ -33,15 +33,17 @@ void pdf_trim_mmap2(struct pdf_trim *t, const struct rs_perf_header *rec);
 /*
  * The guest sample @in (type @sample_type, native: PDF_SAMPLE_KNOWN bits
  * only) with its call chain's trailing bad frames cut, into @out (at most
- * @out_size bytes): 0, zero, a non-canonical address, a kernel-context
- * address outside the kernel half, a user-context address in the kernel
- * half or, for a pid with maps seen, under none of them.  Context markers
- * left at the end go too (not counted).  Returns the frames cut (0:
- * nothing written, @in stands), or PDF_ERR(pdfe_format) for a sample that
- * does not parse.
+ * @out_size bytes): 0, a value in the context markers' range that is none
+ * of perf's markers, a non-canonical address, a kernel-context address
+ * outside the kernel half, a user-context address in the kernel half or,
+ * for a pid with maps seen, under none of them.  Context markers left at
+ * the end go too (not counted).  *@frames: the frames cut.  Returns 1
+ * (@out holds the sample), 0 (nothing to cut: @in stands), or
+ * PDF_ERR(pdfe_format) for a sample that does not parse,
+ * PDF_ERR(pdfe_too_big).
  */
 int pdf_trim_sample(const struct pdf_trim *t, uint64_t sample_type,
 		    const struct rs_perf_header *in, void *out,
-		    size_t out_size);
+		    size_t out_size, uint32_t *frames);
 
 #endif /* RINGSIDE_PDF_TRIM_H */

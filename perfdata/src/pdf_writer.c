@@ -275,6 +275,7 @@ static int append(struct pdf_writer *w, const void *rec, size_t size)
 static int pdf_writer_trim(struct pdf_writer *w, uint32_t ring, uint64_t time,
 			   const struct rs_perf_header **rec)
 {
+	uint32_t frames;
 	int n;
 
 	switch (pdf_rrec_classify(*rec, w->lay.guest_sample_type)) {
@@ -302,13 +303,15 @@ static int pdf_writer_trim(struct pdf_writer *w, uint32_t ring, uint64_t time,
 	if (!w->lay.native_samples)
 		return 0;
 	n = pdf_trim_sample(&w->trim, w->lay.guest_sample_type, *rec,
-			    w->trim_buf, sizeof(w->trim_buf));
+			    w->trim_buf, sizeof(w->trim_buf), &frames);
 	if (n <= 0)
 		return n == PDF_ERR(pdfe_format) ? 0 : n;
-	w->stats.frames_trimmed += (uint64_t)n;
-	w->stats.chains_trimmed++;
-	if (ring < RS_MAX_RINGS)
-		w->trimmed[ring] += (uint64_t)n;
+	if (frames) {
+		w->stats.frames_trimmed += frames;
+		w->stats.chains_trimmed++;
+		if (ring < RS_MAX_RINGS)
+			w->trimmed[ring] += frames;
+	}
 	*rec = (const struct rs_perf_header *)(const void *)w->trim_buf;
 	return 0;
 }

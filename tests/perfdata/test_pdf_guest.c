@@ -369,6 +369,24 @@ START_TEST(marker_text_in_raw)
 }
 END_TEST
 
+/* The frames pdf_trim_sample cuts, -1 when it rewrote the sample but cut
+ * no frame (a marker alone at the end). */
+static int cut(const struct pdf_trim *t, const struct rs_perf_header *h,
+	       uint8_t *out)
+{
+	uint32_t frames = 99;
+	int n = pdf_trim_sample(t, G_TYPE, h, out, 256, &frames);
+
+	ck_assert_int_ge(n, 0);
+	if (!n) {
+		ck_assert_uint_eq(frames, 0);
+		return 0;
+	}
+	ck_assert_uint_lt(((const struct rs_perf_header *)(const void *)out)->size,
+			  h->size);
+	return frames ? (int)frames : -1;
+}
+
 /* Only trailing frames that cannot be real go. */
 START_TEST(trim_rules)
 {
@@ -383,7 +401,7 @@ START_TEST(trim_rules)
 	pdf_trim_mmap2(&t, g_mmap2(buf));
 	g_sample(in, 1, 5);
 	/* the kernel part, then user frames ending in one in the map */
-	ck_assert_int_eq(pdf_trim_sample(&t, G_TYPE, h, out, sizeof(out)), 0);
+	ck_assert_int_eq(cut(&t, h, out), 0);
 	/* a bad frame in the middle stays; trailing 0 and an unmapped
 	 * one go, and the USER marker left alone at the end with them */
 	b[4] = 7;
@@ -396,7 +414,7 @@ START_TEST(trim_rules)
 	cc[6] = 0x7f0000000000ull;          /* under no map of pid 77 */
 	memcpy(&b[5], cc, 7 * 8);
 	h->size = 8 + 8 * (5 + 7);
-	ck_assert_int_eq(pdf_trim_sample(&t, G_TYPE, h, out, sizeof(out)), 2);
+	ck_assert_int_eq(cut(&t, h, out), 2);
 	ck_assert_int_eq(pdf_sample_parse(G_TYPE, out + 8,
 		((struct rs_perf_header *)(void *)out)->size - 8u, &s), 0);
 	ck_assert_uint_eq(s.callchain_nr, 4);
@@ -406,22 +424,32 @@ START_TEST(trim_rules)
 	memcpy(&b[5], cc, 5 * 8);
 	b[4] = 5;
 	h->size = 8 + 8 * (5 + 5);
-	ck_assert_int_eq(pdf_trim_sample(&t, G_TYPE, h, out, sizeof(out)), 1);
+	ck_assert_int_eq(cut(&t, h, out), 1);
 	cc[4] = 0x1000;
 	memcpy(&b[5], cc, 5 * 8);
-	ck_assert_int_eq(pdf_trim_sample(&t, G_TYPE, h, out, sizeof(out)), 1);
+	ck_assert_int_eq(cut(&t, h, out), 1);
 	/* a pid without maps: its user frames are not judged by maps */
 	b[1] = 9ull << 32 | 9;
 	cc[3] = PERF_CONTEXT_USER;
 	cc[4] = 0x7f0000000000ull;
 	memcpy(&b[5], cc, 5 * 8);
-	ck_assert_int_eq(pdf_trim_sample(&t, G_TYPE, h, out, sizeof(out)), 0);
+	ck_assert_int_eq(cut(&t, h, out), 0);
 	/* pid 77: the unmapped frame goes, and so does the kernel-context
 	 * 0x1234 then last; not when the table lost maps */
 	b[1] = (uint64_t)G_PID << 32 | G_PID;
-	ck_assert_int_eq(pdf_trim_sample(&t, G_TYPE, h, out, sizeof(out)), 2);
+	ck_assert_int_eq(cut(&t, h, out), 2);
 	t.full = 1;
-	ck_assert_int_eq(pdf_trim_sample(&t, G_TYPE, h, out, sizeof(out)), 0);
+	ck_assert_int_eq(cut(&t, h, out), 0);
+	/* a value in the markers' range that is no marker: cut, counted */
+	t.full = 0;
+	cc[2] = G_KADDR + 4;
+	cc[4] = (uint64_t)-1;
+	memcpy(&b[5], cc, 5 * 8);
+	ck_assert_int_eq(cut(&t, h, out), 1);
+	/* a known marker alone at the end: dropped, no frame counted */
+	cc[4] = PERF_CONTEXT_USER;
+	memcpy(&b[5], cc, 5 * 8);
+	ck_assert_int_eq(cut(&t, h, out), -1);
 }
 END_TEST
 
