@@ -42,7 +42,9 @@
 #      runs on
 #   B, C: the recording and the snapshot as hotspot's parser and perf read
 #      them on another machine, with and without `ringside archive`'s
-#      tar (readers_check.sh)
+#      tar (readers_check.sh); as pprof profiles (`report --pprof`), whose
+#      `go tool pprof -top` has perf report's top ten kernel functions
+#      with the same sample counts (pprof_check.sh)
 #   D. the panicked domain's region header zeroed by the host (what a guest
 #      scribbling over it leaves): `snapshot DOMAIN` exits 3, names the
 #      damaged fields, and gives the same records as before the scribble;
@@ -59,6 +61,8 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh"
 # readers_check: the file as hotspot and perf read it on another machine
 . "$(dirname "${BASH_SOURCE[0]}")/readers_check.sh"
+# pprof_judge: the file as a pprof profile, against perf report
+. "$(dirname "${BASH_SOURCE[0]}")/pprof_check.sh"
 
 RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 GUEST_INIT=$6 HOOK_PROGRAM=$7
 KCHECK=$(dirname "${BASH_SOURCE[0]}")/ksyms_check.py
@@ -130,6 +134,7 @@ ksyms_judge() {
 	perf report -i "$1" --stdio --sort sym -g none --no-children > "$W/$3.report" 2>/dev/null
 	python3 "$KCHECK" report "$W/$3.report" 95 > "$W/$3.rep" &&
 		ok "$3: $(cat "$W/$3.rep")" || bad "$3: $(cat "$W/$3.rep")"
+	pprof_judge "$1" "$3"
 }
 
 # user_syms FILE WHAT MODE: perf names pid $WPID's user samples from the
