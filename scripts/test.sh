@@ -41,10 +41,11 @@ bash scripts/build.sh build-asan -Db_sanitize=address,undefined -Db_lundef=false
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # Every unit program (suite 'unit': one library alone; 'kvm-unit': the
-# VMM's Check programs), the command's scripts, install, pt and the fuzz
-# replays; the QEMU/libvirt suites run in build/ only.
-run build-asan asan --suite unit --suite kvm-unit --suite cli --suite install \
-	--suite pt --suite fuzz-replay
+# VMM's Check programs), the command's scripts, pprof (report --pprof
+# judged by go tool pprof and perf), install, pt and the fuzz replays; the
+# QEMU/libvirt suites run in build/ only.
+run build-asan asan --suite unit --suite kvm-unit --suite cli --suite pprof \
+	--suite install --suite pt --suite fuzz-replay
 
 # The unit programs and the fuzz replays under valgrind (no KVM, no QEMU).
 run build valgrind --setup valgrind --suite unit --suite fuzz-replay
