@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ringside report FILE [--json]: per ring, what a ringside file holds. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,10 @@ static int report_pprof(const char *path, const struct report_opts *o)
 		cli_err(CMD, "%s -> %s: %s", path, o->pprof, pdf_errstr(err));
 		return CLI_EXIT_FAIL;
 	}
+	const char *why = st.ksyms_err == -ENODATA ? "the file names no kernel" :
+			  st.ksyms_err == -ENOENT ? "not in the build-id cache" :
+			  pdf_errstr(st.ksyms_err);
+
 	printf("%s: %" PRIu64 " samples, %" PRIu32 " functions, %" PRIu32
 	       " locations; unnamed frames: kernel %" PRIu64 " of %" PRIu64
 	       "%s%s%s, user %" PRIu64 " of %" PRIu64 " (%" PRIu64
@@ -114,7 +119,7 @@ static int report_pprof(const char *path, const struct report_opts *o)
 	       o->pprof, st.samples, st.functions, st.locations,
 	       st.kernel_unnamed, st.kernel_frames,
 	       st.ksyms_err ? " (no guest kallsyms: " : "",
-	       st.ksyms_err ? pdf_errstr(st.ksyms_err) : "",
+	       st.ksyms_err ? why : "",
 	       st.ksyms_err ? ")" : "", st.user_unnamed + st.user_unmapped,
 	       st.user_frames, st.user_unmapped, st.ubins_missing);
 	return CLI_EXIT_OK;

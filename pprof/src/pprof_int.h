@@ -12,8 +12,8 @@ void pprof_hex(char *dst, const uint8_t *id, uint32_t len);
  * The guest kernel's symbols for build id @id: DIR/[kernel.kallsyms]/HEX/
  * kallsyms of perf's build-id cache (@dir, or pdf_ksyms_cache_dir()),
  * checked by pdf_ksyms_parse().  Never the host's /proc/kallsyms.  0 and
- * *@kp; -ENOENT (no id, no entry), -EFBIG, -errno, a pdf_ksyms_parse()
- * error.
+ * *@kp; -ENODATA (no id), -ENOENT (no entry), -EFBIG, -errno, a
+ * pdf_ksyms_parse() error.
  */
 int pprof_kernel_syms(struct pdf_ksyms **kp, const char *dir,
 		      const uint8_t *id, uint32_t id_len);

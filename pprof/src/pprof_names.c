@@ -101,7 +101,7 @@ int pprof_kernel_syms(struct pdf_ksyms **kp, const char *dir,
 
 	*kp = NULL;
 	if (!id_len || id_len > PDF_BUILD_ID_SIZE)
-		return -ENOENT;
+		return -ENODATA;
 	err = cache_dir(base, sizeof(base), dir);
 	if (err)
 		return err;

@@ -486,7 +486,7 @@ START_TEST(kernel_names_from_cache)
 	/* no entry for another id, none without an id: never another table */
 	ck_assert_int_eq(pprof_kernel_syms(&back, cache, other, 20), -ENOENT);
 	ck_assert_ptr_null(back);
-	ck_assert_int_eq(pprof_kernel_syms(&back, cache, id, 0), -ENOENT);
+	ck_assert_int_eq(pprof_kernel_syms(&back, cache, id, 0), -ENODATA);
 	pdf_ksyms_free(k);
 }
 END_TEST

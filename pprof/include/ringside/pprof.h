@@ -157,9 +157,9 @@ struct pprof_stats {
 	uint64_t user_unmapped;   /* of them, under no MMAP2 of the process */
 	uint64_t user_unnamed;    /* mapped, no symbol file or no symbol */
 	uint32_t functions, locations, mappings;
-	/* Why no kernel frame is named: 0 (named from the cache), -ENOENT
-	 * (no build id in the file, or no kallsyms for it in the cache),
-	 * a pdf_ksyms_parse() error. */
+	/* Why no kernel frame is named: 0 (named from the cache), -ENODATA
+	 * (no kernel build id in the file), -ENOENT (no kallsyms for it in
+	 * the cache), a pdf_ksyms_parse() error. */
 	int ksyms_err;
 	uint32_t ubins;           /* user binaries named from the cache */
 	uint32_t ubins_missing;   /* mapped binaries with no usable file */
