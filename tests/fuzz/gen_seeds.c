@@ -151,6 +151,90 @@ static void perfdata(const char *name, int with_ksyms, int synced)
 		exit(1);
 }
 
+/* A file for `report --pprof` (fuzz_pprof.c): a COMM, an MMAP2 with a
+ * build id, samples with call chains through kernel and user code. */
+static void pprof_chains(void)
+{
+	static const uint64_t type = GUEST_TYPE | RS_PERF_SAMPLE_CALLCHAIN;
+	struct pdf_writer_params p = {
+		.size = sizeof(p), .nr_rings = 2, .sample_type = type,
+	};
+	char dir[] = "/tmp/ringside-seeds.XXXXXX", path[256], cmd[300];
+	_Alignas(8) uint8_t buf[256];
+	struct rs_perf_header *h = (void *)buf;
+	uint8_t *b8 = (uint8_t *)(h + 1);
+	uint64_t *b = (uint64_t *)(h + 1);
+	uint64_t addr = 0x7f0000001000ull, len = 0x1000, pgoff = 0x1000;
+	uint32_t pid = 7;
+	struct pdf_writer *w;
+	FILE *f;
+	long flen;
+	char *data;
+
+	if (!mkdtemp(dir))
+		exit(1);
+	snprintf(path, sizeof(path), "%s/out.data", dir);
+	if (pdf_writer_open(&w, path, &p) < 0)
+		exit(1);
+	memset(buf, 0, sizeof(buf));
+	h->type = 3;                              /* PERF_RECORD_COMM */
+	h->misc = 2;                              /* PERF_RECORD_MISC_USER */
+	memcpy(b8, &pid, 4);
+	memcpy(b8 + 4, &pid, 4);
+	memcpy(b8 + 8, "app", 4);
+	h->size = sizeof(*h) + 16;
+	if (pdf_writer_add(w, 0, 1000, h) < 0)
+		exit(1);
+	memset(buf, 0, sizeof(buf));
+	h->type = 10;                             /* PERF_RECORD_MMAP2 */
+	h->misc = 2 | (1 << 14);                  /* USER, MMAP_BUILD_ID */
+	memcpy(b8, &pid, 4);
+	memcpy(b8 + 4, &pid, 4);
+	memcpy(b8 + 8, &addr, 8);
+	memcpy(b8 + 16, &len, 8);
+	memcpy(b8 + 24, &pgoff, 8);
+	b8[32] = 20;
+	memset(b8 + 36, 0x77, 20);
+	memcpy(b8 + 64, "/opt/app", 9);
+	h->size = sizeof(*h) + 64 + 16;
+	if (pdf_writer_add(w, 0, 1000, h) < 0)
+		exit(1);
+	for (unsigned i = 0; i < 4; i++) {
+		int user = i % 2;
+
+		memset(buf, 0, sizeof(buf));
+		h->type = RS_PERF_RECORD_SAMPLE;
+		h->misc = user ? 2 : 1;           /* USER, KERNEL */
+		b[0] = user ? 0x7f0000001110ull + i : 0xffffffff81001010ull + i;
+		b[1] = (uint64_t)pid << 32 | pid;
+		b[2] = 5000 + i;
+		b[3] = 100;
+		b[4] = 4;                         /* the chain: */
+		b[5] = user ? (uint64_t)-512 : (uint64_t)-128; /* its context */
+		b[6] = b[0];
+		b[7] = user ? 0x7f0000001200ull : 0xffffffff81001120ull;
+		b[8] = 0x7f0000001230ull;
+		h->size = sizeof(*h) + 9 * 8;
+		if (pdf_writer_add(w, user, 5000 + i, h) < 0)
+			exit(1);
+	}
+	if (pdf_writer_finish(w) < 0)
+		exit(1);
+	f = fopen(path, "rb");
+	if (!f || fseek(f, 0, SEEK_END) || (flen = ftell(f)) < 0)
+		exit(1);
+	rewind(f);
+	data = malloc((size_t)flen);
+	if (!data || fread(data, 1, (size_t)flen, f) != (size_t)flen)
+		exit(1);
+	fclose(f);
+	put("pprof", "chains.data", data, (size_t)flen);
+	free(data);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		exit(1);
+}
+
 /* ---- the other targets' layouts ------------------------------------------ */
 
 static void ksyms(void)
@@ -321,6 +405,7 @@ int main(int argc, char **argv)
 	perfdata("plain.data", 0, 0);
 	perfdata("synced.data", 0, 1);
 	perfdata("ksyms.data", 1, 0);
+	pprof_chains();
 	ksyms();
 	rings();
 	ctl_server();
