@@ -50,6 +50,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);

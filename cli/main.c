@@ -20,6 +20,7 @@ static const struct cli_cmd commands[] = {
 	{ "dump",     "print every record of a ringside perf.data file", cmd_dump },
 	{ "decode",   "decode a pt-virt capture (Intel PT) with libipt", cmd_decode },
 	{ "archive",  "bundle what names a perf.data file's samples elsewhere", cmd_archive },
+	{ "capture",  "ask the host service to capture a domain's flight recorder", cmd_capture },
 	{ "stat",     "show the rings of a region as they are right now", cmd_stat },
 	{ "run",      "boot a payload in the ringside VMM and read its rings", cmd_run },
 	{ "enable",   "opt a libvirt domain in (metadata and <shmem> device)", cmd_enable },

@@ -44,14 +44,16 @@ static int usage(FILE *to)
 		"[--uri URI] [--check-config]\n\n"
 		"ringside's host service.  Follows libvirt's domain events and, "
 		"when the guest\nof a domain opted in with 'ringside enable' "
-		"crashes or its watchdog fires,\ncaptures the domain's flight "
-		"recorder as DIR/DOMAIN/TIME-REASON.data (default\nDIR "
-		FLIGHT_DIR "), at most %u per domain in %u s.  Runs in "
-		"the\nforeground, logging to stderr.  FILE (default "
-		SVC_CONFIG_PATH ", optional)\nholds `key = value` lines: uri, "
-		"capture-dir, keep, keep-mb, capture-on,\nrate-limit; the "
-		"options override it.  --check-config reads it and exits.\n",
-		SVC_BURST, SVC_WINDOW_S);
+		"crashes, its watchdog fires, its\nagent's heartbeat stops for "
+		"%u s (a hang) or root asks ('ringside capture\nDOMAIN', over "
+		SVC_SOCKET_PATH "), captures the domain's flight\nrecorder as "
+		"DIR/DOMAIN/TIME-REASON.data (default DIR\n" FLIGHT_DIR "), at "
+		"most %u per domain in %u s.  Runs in the foreground,\nlogging "
+		"to stderr.  FILE (default " SVC_CONFIG_PATH ", optional) "
+		"holds\n`key = value` lines: uri, capture-dir, keep, keep-mb, "
+		"capture-on, rate-limit,\nhang-after, socket; the options "
+		"override it.  --check-config reads it and exits.\n",
+		SVC_HANG_AFTER_S, SVC_BURST, SVC_WINDOW_S);
 	return to == stdout ? 0 : 2;
 }
 
@@ -115,13 +117,17 @@ int main(int argc, char **argv)
 	}
 	if (check) {
 		printf("uri %s\ncapture-dir %s\nkeep %u\nkeep-mb %llu\n"
-		       "capture-on%s%s%s\nrate-limit %u/%u\n",
+		       "capture-on%s%s%s%s\nrate-limit %u/%u\nhang-after %u\n"
+		       "socket %s\n",
 		       c.uri ? c.uri : "(libvirt's default)",
 		       c.capture_dir ? c.capture_dir : FLIGHT_DIR, c.keep,
 		       (unsigned long long)(c.keep_bytes >> 20),
 		       c.capture_on & SVC_ON_CRASH ? " crash" : "",
 		       c.capture_on & SVC_ON_WATCHDOG ? " watchdog" : "",
-		       c.capture_on ? "" : " none", c.burst, c.window_s);
+		       c.capture_on & SVC_ON_HANG ? " hang" : "",
+		       c.capture_on ? "" : " none", c.burst, c.window_s,
+		       c.hang_after_s, c.socket ? (c.socket[0] ? c.socket :
+		       "none") : SVC_SOCKET_PATH);
 		svc_config_fini(&c);
 		return 0;
 	}
@@ -137,11 +143,13 @@ int main(int argc, char **argv)
 		svc_run(s, 500);
 	st = svc_stats(s);
 	fprintf(stderr, PREFIX "stopping: %llu events, %llu captures, %llu "
-		"rate-limited, %llu failed, %llu dropped, %u reconnects\n",
+		"rate-limited, %llu failed, %llu dropped, %llu hangs, %llu "
+		"requests, %u reconnects\n",
 		(unsigned long long)st->events, (unsigned long long)st->captures,
 		(unsigned long long)st->rate_limited,
 		(unsigned long long)st->failed, (unsigned long long)st->dropped,
-		st->reconnects);
+		(unsigned long long)st->hangs,
+		(unsigned long long)st->requests, st->reconnects);
 	svc_close(s);
 	svc_config_fini(&c);
 	return 0;

@@ -34,7 +34,7 @@ struct dom_events {
 	void *arg;
 };
 
-static const char *const names[DOM_EV_MAX] = {
+static const char *const event_names[DOM_EV_MAX] = {
 	[DOM_EV_STARTED] = "started",   [DOM_EV_STOPPED] = "stopped",
 	[DOM_EV_CRASHED] = "crashed",   [DOM_EV_REBOOT] = "reboot",
 	[DOM_EV_WATCHDOG] = "watchdog", [DOM_EV_SUSPENDED] = "suspended",
@@ -44,7 +44,7 @@ static const char *const names[DOM_EV_MAX] = {
 
 const char *dom_event_name(enum dom_event_kind kind)
 {
-	return kind > 0 && kind < DOM_EV_MAX ? names[kind] : "?";
+	return kind > 0 && kind < DOM_EV_MAX ? event_names[kind] : "?";
 }
 
 static uint64_t now_ns(void)
@@ -282,6 +282,64 @@ int dom_events_run(struct dom_events *e, int timeout_ms)
 	if (timer >= 0)
 		virEventRemoveTimeout(timer);
 	return err;
+}
+
+int dom_events_running(struct dom_events *e, char ***names, size_t *nr)
+{
+	virDomainPtr *doms = NULL;
+	char **out;
+	int n, i, err = 0;
+
+	*names = NULL;
+	*nr = 0;
+	if (!e->conn || e->closed)
+		return -dome_libvirt;
+	n = virConnectListAllDomains(e->conn, &doms,
+				     VIR_CONNECT_LIST_DOMAINS_RUNNING);
+	if (n < 0)
+		return failed();
+	out = calloc((size_t)n + 1, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+
+		if (out && name && !(out[*nr] = strdup(name)))
+			err = -ENOMEM;
+		else if (out && name)
+			++*nr;
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	if (!out)
+		return -ENOMEM;
+	if (err) {
+		for (size_t k = 0; k < *nr; k++)
+			free(out[k]);
+		free(out);
+		*nr = 0;
+		return err;
+	}
+	*names = out;
+	return 0;
+}
+
+int dom_events_is_running(struct dom_events *e, const char *name)
+{
+	virDomainPtr dom;
+	int state, reason, r;
+
+	if (!e->conn || e->closed)
+		return -dome_libvirt;
+	dom = virDomainLookupByName(e->conn, name);
+	if (!dom) {
+		int code = virGetLastErrorCode();
+
+		virResetLastError();
+		return code == VIR_ERR_NO_DOMAIN ? 0 : -dome_libvirt;
+	}
+	r = virDomainGetState(dom, &state, &reason, 0) < 0 ? failed() :
+	    state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_BLOCKED;
+	virDomainFree(dom);
+	return r;
 }
 
 int dom_events_connected(const struct dom_events *e)

@@ -23,6 +23,21 @@ int dom_events_run(struct dom_events *e, int timeout_ms)
 	return -dome_no_libvirt;
 }
 
+int dom_events_running(struct dom_events *e, char ***names, size_t *nr)
+{
+	(void)e;
+	*names = NULL;
+	*nr = 0;
+	return -dome_no_libvirt;
+}
+
+int dom_events_is_running(struct dom_events *e, const char *name)
+{
+	(void)e;
+	(void)name;
+	return -dome_no_libvirt;
+}
+
 int dom_events_connected(const struct dom_events *e)
 {
 	(void)e;

@@ -2,10 +2,13 @@
 /*
  * The service's loop: libvirt's events noted as they come (the callbacks
  * only queue), then, outside libvirt's dispatch, each trigger turned into
- * a flight recorder capture of the domain's region file.
+ * a flight recorder capture of the domain's region file; the running
+ * opted-in domains' heartbeats watched (svc_watch.c); root's requests on
+ * the control socket answered (svc_ctl.c).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,7 +22,7 @@
 
 struct trigger {
 	char domain[DOM_NAME_MAX + 1];
-	const char *reason;        /* "panic", "watchdog" */
+	const char *reason;        /* "panic", "watchdog"; NULL: watch it */
 };
 
 struct svc {
@@ -31,6 +34,9 @@ struct svc {
 	int argc;
 	char *const *argv;
 	int was_connected;
+	int rescan;                /* (re)connected: watch what runs */
+	struct svc_watch *watch;
+	int ctl;                   /* the control socket; -1 none */
 	struct trigger queue[QUEUE_MAX];
 	unsigned queued;
 	struct svc_stats st;
@@ -66,8 +72,8 @@ static void queue(struct svc *s, const char *domain, const char *reason)
 		return;
 	if (s->queued == QUEUE_MAX) {
 		s->st.dropped++;
-		say(s, "%s: %s: not captured, %u triggers are waiting already",
-		    domain, reason, QUEUE_MAX);
+		say(s, "%s: %s: not done, %u triggers are waiting already",
+		    domain, reason ? reason : "watch", QUEUE_MAX);
 		return;
 	}
 	t = &s->queue[s->queued++];
@@ -93,7 +99,14 @@ static void on_event(void *arg, const struct dom_event *ev)
 			queue(s, ev->domain, "watchdog");
 		break;
 	case DOM_EV_STARTED:
+		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
+		queue(s, ev->domain, NULL);
+		break;
 	case DOM_EV_STOPPED:
+	case DOM_EV_UNDEFINED:
+		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
+		svc_watch_del(s->watch, ev->domain);
+		break;
 	case DOM_EV_REBOOT:
 		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
 		break;
@@ -113,6 +126,7 @@ static void on_connection(void *arg, int up)
 	else
 		say(s, "lost libvirtd; reconnecting");
 	s->was_connected |= up;
+	s->rescan |= up;
 }
 
 /* The domain's <on_crash> policy from its live XML into @buf ("" when
@@ -135,7 +149,10 @@ static void on_crash_policy(const char *domain, char *buf, size_t len)
 	dom_virt_close(d);
 }
 
-static void capture(struct svc *s, const struct trigger *t)
+/* Capture @t's domain; the outcome in @out ("ok PATH", "error WHY").
+ * 0 when captured. */
+static int capture(struct svc *s, const struct trigger *t, char *out,
+		   size_t len)
 {
 	struct rs_region_params layout;
 	struct flight_result res;
@@ -149,27 +166,32 @@ static void capture(struct svc *s, const struct trigger *t)
 	};
 	int err, ok;
 
+	out[0] = '\0';
 	err = dom_region_layout(t->domain, path, sizeof(path), &layout);
 	if (err == -dome_not_enabled || err == -dome_no_shmem) {
 		s->st.not_enabled++;
-		return;
+		snprintf(out, len, "error %s is not opted in", t->domain);
+		return -1;
 	}
 	if (err == -dome_not_running || err == -dome_no_domain) {
 		say(s, "%s: %s: the domain stopped: its capture is the hook's",
 		    t->domain, t->reason);
-		return;
+		snprintf(out, len, "error %s: %s", t->domain, dom_errstr(err));
+		return -1;
 	}
 	if (err) {
 		s->st.failed++;
 		say(s, "%s: %s: cannot find its region: %s", t->domain,
 		    t->reason, dom_errstr(err));
-		return;
+		snprintf(out, len, "error cannot find its region: %s",
+			 dom_errstr(err));
+		return -1;
 	}
 	on_crash_policy(t->domain, policy, sizeof(policy));
 	if (!strcmp(t->reason, "panic") && strstr(policy, "destroy")) {
 		say(s, "%s: panic: on_crash %s: the hook captures it as the "
 		    "domain stops", t->domain, policy);
-		return;
+		return -1;
 	}
 	ok = svc_limit_take(s->limit, t->domain, now_ns());
 	if (ok <= 0) {
@@ -177,7 +199,10 @@ static void capture(struct svc *s, const struct trigger *t)
 		s->st.failed += ok < 0;
 		say(s, "%s: %s: not captured: %s", t->domain, t->reason,
 		    ok ? "out of memory" : "rate limit reached");
-		return;
+		snprintf(out, len, "error %s", ok ? "out of memory" :
+			 "rate limit reached (rate-limit in the service's "
+			 "configuration)");
+		return -1;
 	}
 	snprintf(cache, sizeof(cache), "%s/.debug", dir);
 	err = flight_capture(&q, &res);
@@ -185,20 +210,94 @@ static void capture(struct svc *s, const struct trigger *t)
 		s->st.failed++;
 		say(s, "%s: %s: the flight recorder could not be captured: %s",
 		    t->domain, t->reason, liberr_str(&res.fail.e));
-		return;
+		snprintf(out, len, "error the flight recorder could not be "
+			 "captured: %s", liberr_str(&res.fail.e));
+		return -1;
 	}
 	if (res.empty) {
 		s->st.empty++;
 		say(s, "%s: %s: flight recorder empty: nothing captured",
 		    t->domain, t->reason);
-		return;
+		snprintf(out, len, "error the flight recorder is empty (the "
+			 "guest never wrote to it): nothing captured");
+		return -1;
 	}
 	s->st.captures++;
+	snprintf(out, len, "ok %s", res.path);
 	say(s, "%s: %s: flight recorder captured: %s (%llu records, %llu "
 	    "overwritten, %llu lost, %llu corrupt); %u older captures removed",
 	    t->domain, t->reason, res.path, (unsigned long long)res.records,
 	    (unsigned long long)res.overwritten, (unsigned long long)res.lost,
 	    (unsigned long long)res.corrupt, res.pruned);
+	return 0;
+}
+
+/* Watch @domain's heartbeat if it is opted in. */
+static void watch(struct svc *s, const char *domain)
+{
+	struct rs_region_params layout;
+	char path[4096];
+	int err;
+
+	if (!(s->c->capture_on & SVC_ON_HANG))
+		return;
+	err = dom_region_layout(domain, path, sizeof(path), &layout);
+	if (err)
+		return;   /* not opted in, or gone again */
+	err = svc_watch_add(s->watch, domain, path, now_ns());
+	if (err)
+		say(s, "%s: its heartbeat cannot be watched: %s", domain,
+		    strerror(-err));
+}
+
+/* After a (re)connection: every running domain, watched. */
+static void rescan(struct svc *s)
+{
+	char **names;
+	size_t nr;
+
+	if (dom_events_running(s->ev, &names, &nr))
+		return;
+	s->rescan = 0;
+	for (size_t i = 0; i < nr; i++) {
+		watch(s, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	say(s, "watching %zu opted-in domains' heartbeats",
+	    svc_watch_count(s->watch));
+}
+
+static int on_stale(void *arg, const char *domain, uint64_t secs)
+{
+	struct svc *s = arg;
+	struct trigger t = { .reason = "hang" };
+	char out[4200];
+
+	/* a paused guest beats no more: not a hang */
+	if (dom_events_is_running(s->ev, domain) != 1)
+		return 0;
+	s->st.hangs++;
+	say(s, "%s: its agent's heartbeat has not moved for %llu s: a hang",
+	    domain, (unsigned long long)secs);
+	snprintf(t.domain, sizeof(t.domain), "%s", domain);
+	capture(s, &t, out, sizeof(out));
+	return 1;
+}
+
+static void on_request(void *arg, const char *domain, char *reply, size_t len)
+{
+	struct svc *s = arg;
+	struct trigger t = { .reason = "request" };
+
+	s->st.requests++;
+	if (strlen(domain) > DOM_NAME_MAX) {
+		snprintf(reply, len, "error no such domain name");
+		return;
+	}
+	say(s, "%s: a capture was asked for", domain);
+	snprintf(t.domain, sizeof(t.domain), "%s", domain);
+	capture(s, &t, reply, len);
 }
 
 int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
@@ -217,13 +316,28 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 	s->log_arg = log_arg;
 	s->argc = argc;
 	s->argv = argv;
+	s->ctl = -1;
 	err = svc_limit_new(&s->limit, c->burst, c->window_s);
+	if (!err)
+		err = svc_watch_new(&s->watch, c->hang_after_s);
+	if (!err && !(c->socket && !c->socket[0])) {
+		const char *path = c->socket ? c->socket : SVC_SOCKET_PATH;
+
+		err = svc_ctl_listen(path, &s->ctl);
+		if (err)
+			say(s, "control socket %s: %s", path, strerror(-err));
+	}
 	if (err) {
+		svc_watch_free(s->watch);
+		svc_limit_free(s->limit);
 		free(s);
 		return err;
 	}
 	err = dom_events_open(&s->ev, c->uri, &ops, s, 1);
 	if (!s->ev) {
+		if (s->ctl >= 0)
+			close(s->ctl);
+		svc_watch_free(s->watch);
 		svc_limit_free(s->limit);
 		free(s);
 		return err;
@@ -238,10 +352,20 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 int svc_run(struct svc *s, int timeout_ms)
 {
 	int err = dom_events_run(s->ev, timeout_ms);
+	char out[4200];
 
-	for (unsigned i = 0; i < s->queued; i++)
-		capture(s, &s->queue[i]);
+	if (s->rescan)
+		rescan(s);
+	for (unsigned i = 0; i < s->queued; i++) {
+		if (s->queue[i].reason)
+			capture(s, &s->queue[i], out, sizeof(out));
+		else
+			watch(s, s->queue[i].domain);
+	}
 	s->queued = 0;
+	svc_watch_poll(s->watch, now_ns(), on_stale, s);
+	if (s->ctl >= 0)
+		svc_ctl_serve(s->ctl, on_request, s);
 	s->st.reconnects = dom_events_reconnects(s->ev);
 	return err;
 }
@@ -256,6 +380,9 @@ void svc_close(struct svc *s)
 	if (!s)
 		return;
 	dom_events_close(s->ev);
+	if (s->ctl >= 0)
+		close(s->ctl);
+	svc_watch_free(s->watch);
 	svc_limit_free(s->limit);
 	free(s);
 }

@@ -19,16 +19,18 @@ void svc_config_default(struct svc_config *c)
 	memset(c, 0, sizeof(*c));
 	c->keep = FLIGHT_KEEP;
 	c->keep_bytes = FLIGHT_KEEP_BYTES;
-	c->capture_on = SVC_ON_CRASH | SVC_ON_WATCHDOG;
+	c->capture_on = SVC_ON_CRASH | SVC_ON_WATCHDOG | SVC_ON_HANG;
 	c->burst = SVC_BURST;
 	c->window_s = SVC_WINDOW_S;
+	c->hang_after_s = SVC_HANG_AFTER_S;
 }
 
 void svc_config_fini(struct svc_config *c)
 {
 	free(c->uri);
 	free(c->capture_dir);
-	c->uri = c->capture_dir = NULL;
+	free(c->socket);
+	c->uri = c->capture_dir = c->socket = NULL;
 }
 
 /* A decimal count no larger than @max; 0 or -EINVAL. */
@@ -64,8 +66,10 @@ static int set_triggers(struct svc_config *c, char *v, const char **why)
 			on |= SVC_ON_CRASH;
 		else if (!strcmp(w, "watchdog"))
 			on |= SVC_ON_WATCHDOG;
+		else if (!strcmp(w, "hang"))
+			on |= SVC_ON_HANG;
 		else if (strcmp(w, "none")) {
-			*why = "capture-on: words crash, watchdog or none";
+			*why = "capture-on: words crash, watchdog, hang or none";
 			return -EINVAL;
 		}
 	}
@@ -119,8 +123,21 @@ static int set_key(struct svc_config *c, const char *k, char *v,
 		return set_triggers(c, v, why);
 	if (!strcmp(k, "rate-limit"))
 		return set_rate(c, v, why);
+	if (!strcmp(k, "hang-after")) {
+		*why = "hang-after: seconds without a heartbeat, 1..86400";
+		if (number(v, 86400, &n) || !n)
+			return -EINVAL;
+		c->hang_after_s = (uint32_t)n;
+		return 0;
+	}
+	if (!strcmp(k, "socket")) {
+		*why = "socket: an absolute path, or none";
+		if (!strcmp(v, "none"))
+			return set_string(&c->socket, "");
+		return v[0] == '/' ? set_string(&c->socket, v) : -EINVAL;
+	}
 	*why = "unknown key (uri, capture-dir, keep, keep-mb, capture-on, "
-	       "rate-limit)";
+	       "rate-limit, hang-after, socket)";
 	return -EINVAL;
 }
 

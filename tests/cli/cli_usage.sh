@@ -6,7 +6,7 @@ R=$RINGSIDE
 
 # Every command of main.c's table.  --help must list exactly these: a
 # command added there and not here fails, so it gets its help checked too.
-COMMANDS="record snapshot report dump decode archive stat run enable disable hook"
+COMMANDS="record snapshot report dump decode archive capture stat run enable disable hook"
 
 note "top level"
 run 2 noargs "$R"
@@ -70,6 +70,10 @@ run 2 rec-noval "$R" record a -o
 expect_in "$WORK/rec-noval.err" "needs a value"
 run 2 rec-doorbell "$R" record a -o x --doorbell-fd -3
 run 2 snap-noregion "$R" snapshot -o x
+run 2 capture-none "$R" capture
+expect_in "$WORK/capture-none.err" "which domain?"
+run 1 capture-nosvc "$R" capture web1 --socket "$WORK/no.sock"
+expect_in "$WORK/capture-nosvc.err" "no service listens on $WORK/no.sock"
 run 2 rep-nofile "$R" report
 expect_in "$WORK/rep-nofile.err" "which file"
 run 2 rep-two "$R" report a b

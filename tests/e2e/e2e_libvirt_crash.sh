@@ -18,6 +18,10 @@
 #      kernel samples named), reconnects when libvirtd restarts, refuses
 #      the crash loop's next crash by its rate limit (counted); `virsh
 #      destroy` afterwards leaves the hook's capture perf reads.
+#   B2. the agent stops after the workload (a hang): the service, with
+#      hang-after 5, captures it by itself (the workload's steps whole);
+#      `ringside capture DOMAIN` asks it for one over its control socket
+#      (reason request); a capture of no such domain is refused, said
 #   C. with --keep 2 a third stop leaves the newest two; a capture
 #      directory that cannot be made keeps the region as
 #      /dev/shm/ringside-DOMAIN~kept, `stat DOMAIN` says so, and it
@@ -204,7 +208,7 @@ svc_wait "$DOM: panic: not captured: rate limit reached" 1 &&
 kill -TERM "$SVC_PID"
 wait "$SVC_PID"
 SVC_PID=''
-grep -q "stopping: .* 1 captures, 1 rate-limited, 0 failed, 0 dropped, 1 reconnects" "$W/service.log" &&
+grep -q "stopping: .* 1 captures, 1 rate-limited, 0 failed, 0 dropped, .* 1 reconnects" "$W/service.log" &&
 	ok "the service's summary: $(grep -m 1 stopping "$W/service.log" | sed 's/.*stopping: //')" ||
 	bad "the service's summary: $(grep stopping "$W/service.log")"
 vsh destroy $DOM >/dev/null 2>&1
@@ -215,13 +219,52 @@ wait_captures 2 && second=$(captures | tail -n 1) &&
 	>/dev/null 2>"$W/script.err" && [ ! -s "$W/script.err" ] &&
 	ok "perf script opens it" || bad "perf script on the destroy's capture"
 
-# ---- C: the bound, and a capture that cannot be written ----------------------------
-# a third stop: --keep 2 keeps the newest two (once the guest wrote: a
-# region never written to is not captured)
+# ---- B2: a hang, and a capture asked for ----------------------------------------
+# The agent stops after the workload (rs_e2e=hang): its heartbeat stops
+# with it, and the service, told to call 5 s without one a hang, captures
+# by itself (reason hang).  Then root asks for one over the service's
+# control socket: `ringside capture DOMAIN` (reason request).
+printf '%s\n' "capture-dir = $SVC_CAP" "rate-limit = 5/3600" "hang-after = 5" \
+	"socket = $W/svc.sock" > "$W/service.conf"
+mv "$W/service.log" "$W/service-b.log"
+"$SERVICE" --config "$W/service.conf" --uri "$LG_URI" > "$W/service.log" 2>&1 &
+SVC_PID=$!
+svc_wait "following libvirt's domain events" 1 ||
+	{ bad "ringside-service did not start again:"; sed 's/^/     /' "$W/service.log"; }
+vsh dumpxml --inactive $DOM | sed -e 's|rs_e2e=panickey<|rs_e2e=hang<|' > "$W/domain.xml"
+grep -q 'rs_e2e=hang<' "$W/domain.xml" && vsh define "$W/domain.xml" >/dev/null 2>"$W/err" ||
+	bad "virsh define (hang): $(cat "$W/err")"
 rm -f "$W/console.log"
-vsh start $DOM >/dev/null || bad "virsh start (third)"
-# the run waits for a key before its crash (panickey): the agent wrote by then
-wait_console "E2E-WAIT-PANIC" 300
+note "start again: the agent stops after the workload"
+vsh start $DOM >/dev/null || { bad "virsh start (hang)"; exit 1; }
+wait_console "E2E-AGENT-STOPPED" 300
+svc_wait "$DOM: hang: flight recorder captured" 1 &&
+	ok "the hang: $(grep -m 1 "heartbeat has not moved" "$W/service.log" | sed 's/.*service: //')" ||
+	{ bad "no hang capture:"; tail -n 8 "$W/service.log"; }
+hang=$(ls "$SVC_CAP/$DOM/"*-hang.data 2>/dev/null | sort | tail -n 1)
+wpid=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/console.log" | head -n 1)
+[ -n "$hang" ] && "$CHECK" "$hang" --pid "$wpid" --comm rs-workload --steps $STEPS \
+	> "$W/check" 2>&1 && ok "the hang's capture: $(cat "$W/check")" ||
+	{ bad "the hang's capture '$hang' (pid '$wpid'):"; sed 's/^/     /' "$W/check"; }
+"$RINGSIDE" capture $DOM --socket "$W/svc.sock" > "$W/capture.out" 2>&1 &&
+	req=$(sed -n 's/.*captured by the service: //p' "$W/capture.out") &&
+	case $req in "$SVC_CAP/$DOM/"*-request.data) [ -f "$req" ] ;; *) false ;; esac &&
+	perf --buildid-dir "$SVC_CAP/.debug" script -i "$req" >/dev/null 2>&1 &&
+	ok "ringside capture: $(cat "$W/capture.out")" ||
+	{ bad "ringside capture:"; cat "$W/capture.out"; }
+"$RINGSIDE" capture no-such-domain --socket "$W/svc.sock" > "$W/capture.out" 2>&1
+[ $? = 1 ] && grep -q "the service says" "$W/capture.out" &&
+	ok "a capture of no domain: $(cat "$W/capture.out")" ||
+	{ bad "ringside capture of no domain:"; cat "$W/capture.out"; }
+kill -TERM "$SVC_PID"
+wait "$SVC_PID"
+SVC_PID=''
+grep -q "stopping: .* 2 captures, .* 1 hangs, 2 requests" "$W/service.log" &&
+	ok "the service's summary: $(grep -m 1 stopping "$W/service.log" | sed 's/.*stopping: //')" ||
+	bad "the service's summary: $(grep stopping "$W/service.log")"
+
+# ---- C: the bound, and a capture that cannot be written ----------------------------
+# the hang run's stop is the hook's third: --keep 2 keeps the newest two
 vsh destroy $DOM >/dev/null 2>&1
 for _ in $(seq 600); do
 	[ "$(captures | tail -n 1)" != "$second" ] && break

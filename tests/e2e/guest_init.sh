@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # shellcheck shell=dash
 # /init of the e2e guest (a busybox initramfs).  Kernel parameter
-# rs_e2e=normal|panic|panickey|ptrec picks the run; the harness reads the E2E-* lines on
+# rs_e2e=normal|panic|panickey|hang|ptrec picks the run; the harness reads the E2E-* lines on
 # the serial console.
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -66,6 +66,12 @@ elif [ "$mode" = panic ] || [ "$mode" = panickey ]; then
 	# in this kernel's perf buffer, for the host to read from our memory
 	rs-workload 20 --panic $agent
 	echo "E2E-FAIL the guest survived its panic"
+elif [ "$mode" = hang ]; then
+	# the agent stops for good after the workload: its heartbeat with it
+	# (e2e_libvirt_crash.sh: the host service takes that for a hang)
+	rs-workload 20 && echo "E2E-WORKLOAD-OK"
+	kill -STOP $agent
+	echo "E2E-AGENT-STOPPED"
 else
 	rs-workload 20 && echo "E2E-WORKLOAD-OK"
 	ringside-mark 9 "from the shell"

@@ -26,7 +26,10 @@ START_TEST(defaults)
 	ck_assert_ptr_null(c.capture_dir);
 	ck_assert_uint_eq(c.keep, FLIGHT_KEEP);
 	ck_assert_uint_eq(c.keep_bytes, FLIGHT_KEEP_BYTES);
-	ck_assert_uint_eq(c.capture_on, SVC_ON_CRASH | SVC_ON_WATCHDOG);
+	ck_assert_uint_eq(c.capture_on, SVC_ON_CRASH | SVC_ON_WATCHDOG |
+			  SVC_ON_HANG);
+	ck_assert_uint_eq(c.hang_after_s, SVC_HANG_AFTER_S);
+	ck_assert_ptr_null(c.socket);
 	ck_assert_uint_eq(c.burst, SVC_BURST);
 	ck_assert_uint_eq(c.window_s, SVC_WINDOW_S);
 }
@@ -34,7 +37,8 @@ END_TEST
 
 START_TEST(every_key)
 {
-	static const char more[] = "uri = test:///default\ncapture-on = none\n";
+	static const char more[] = "uri = test:///default\ncapture-on = none\n"
+				   "socket = none\n";
 	struct svc_config c;
 	const char *why;
 	unsigned line;
@@ -44,13 +48,17 @@ START_TEST(every_key)
 			       "capture-dir=/srv/captures\r\n"
 			       "\tkeep = 3\n"
 			       "keep-mb = 20\n"
-			       "capture-on = watchdog\n"
-			       "rate-limit = 5/60\n", &line, &why), 0);
+			       "capture-on = watchdog hang\n"
+			       "rate-limit = 5/60\n"
+			       "hang-after = 5\n"
+			       "socket = /tmp/s.sock\n", &line, &why), 0);
 	ck_assert_str_eq(c.uri, "qemu+ssh://h/system");
 	ck_assert_str_eq(c.capture_dir, "/srv/captures");
 	ck_assert_uint_eq(c.keep, 3);
 	ck_assert_uint_eq(c.keep_bytes, 20ull << 20);
-	ck_assert_uint_eq(c.capture_on, SVC_ON_WATCHDOG);
+	ck_assert_uint_eq(c.capture_on, SVC_ON_WATCHDOG | SVC_ON_HANG);
+	ck_assert_uint_eq(c.hang_after_s, 5);
+	ck_assert_str_eq(c.socket, "/tmp/s.sock");
 	ck_assert_uint_eq(c.burst, 5);
 	ck_assert_uint_eq(c.window_s, 60);
 	/* a later value replaces an earlier one */
@@ -58,6 +66,7 @@ START_TEST(every_key)
 			 0);
 	ck_assert_str_eq(c.uri, "test:///default");
 	ck_assert_uint_eq(c.capture_on, 0);
+	ck_assert_str_eq(c.socket, "");
 	svc_config_fini(&c);
 }
 END_TEST
@@ -78,6 +87,9 @@ START_TEST(bad_lines)
 		{ "rate-limit = 5/9999999\n", 1 },
 		{ "\n\nno equals sign\n", 3 },
 		{ "colour = blue\n", 1 },
+		{ "hang-after = 0\n", 1 },
+		{ "hang-after = 86401\n", 1 },
+		{ "socket = run/s.sock\n", 1 },
 	};
 	struct svc_config c;
 	const char *why;

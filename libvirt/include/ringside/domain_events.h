@@ -11,6 +11,8 @@
 #ifndef RINGSIDE_DOMAIN_EVENTS_H
 #define RINGSIDE_DOMAIN_EVENTS_H
 
+#include <stddef.h>
+
 #include "ringside/domain.h"
 
 enum dom_event_kind {
@@ -64,6 +66,17 @@ int dom_events_open(struct dom_events **ep, const char *uri,
  * reconnect when the connection went.  0 or -dome_libvirt.
  */
 int dom_events_run(struct dom_events *e, int timeout_ms);
+
+/*
+ * The names of the domains running now (not paused), on the follower's
+ * own connection, malloc'ed (free each and the array).  0, -dome_libvirt
+ * (also when not connected), -ENOMEM.
+ */
+int dom_events_running(struct dom_events *e, char ***names, size_t *nr);
+
+/* 1 if domain @name runs (its vCPUs do), 0 if not (paused, shut off,
+ * gone), -dome_libvirt. */
+int dom_events_is_running(struct dom_events *e, const char *name);
 
 /* 1 while connected. */
 int dom_events_connected(const struct dom_events *e);

@@ -2,8 +2,9 @@
 /*
  * The host service's library: what `ringside-service` does, apart from
  * its command line.  It follows libvirt's events for every domain
- * (ringside/domain_events.h), and when an opted-in domain's guest crashes
- * or its watchdog fires, captures the domain's flight recorder by itself
+ * (ringside/domain_events.h), and when an opted-in domain's guest crashes,
+ * its watchdog fires or its agent stops beating (a hang), or root asks
+ * over the control socket, captures the domain's flight recorder by itself
  * (ringside/capture.h, flight_capture) into the capture directory, the
  * reason in the capture's name, rate-limited per domain so that a crash
  * loop cannot fill the disk.  A domain that stops is the hook's to
@@ -27,7 +28,9 @@
 enum svc_trigger {
 	SVC_ON_CRASH    = 1u << 0,   /* the guest panicked */
 	SVC_ON_WATCHDOG = 1u << 1,   /* its watchdog fired */
+	SVC_ON_HANG     = 1u << 2,   /* its agent's heartbeat went stale */
 };
+#define SVC_HANG_AFTER_S 60u      /* seconds without a heartbeat */
 
 struct svc_config {
 	char *uri;                /* NULL: libvirt's default */
@@ -37,18 +40,21 @@ struct svc_config {
 	uint32_t capture_on;      /* enum svc_trigger */
 	uint32_t burst;           /* at most this many captures per domain */
 	uint32_t window_s;        /* ... in any window of this many seconds */
+	uint32_t hang_after_s;    /* heartbeat stale this long: a hang */
+	char *socket;             /* NULL: SVC_SOCKET_PATH; "" none */
 };
 
-/* The defaults: FLIGHT_KEEP, FLIGHT_KEEP_BYTES, crash and watchdog,
- * SVC_BURST per SVC_WINDOW_S. */
+/* The defaults: FLIGHT_KEEP, FLIGHT_KEEP_BYTES, crash, watchdog and hang,
+ * SVC_BURST per SVC_WINDOW_S, SVC_HANG_AFTER_S, SVC_SOCKET_PATH. */
 void svc_config_default(struct svc_config *c);
 
 /*
  * Read a configuration text (`key = value` lines, '#' comments) over
  * @c's values.  0, or -EINVAL with the line's number in *@line and what
  * is wrong in *@why (static text); -ENOMEM.  Keys: uri, capture-dir,
- * keep, keep-mb, capture-on (words: crash, watchdog, none), rate-limit
- * (N/SECONDS).
+ * keep, keep-mb, capture-on (words: crash, watchdog, hang, none),
+ * rate-limit (N/SECONDS), hang-after (SECONDS), socket (a path, or
+ * none).
  */
 int svc_config_parse(struct svc_config *c, const char *text, size_t len,
 		     unsigned *line, const char **why);
@@ -73,6 +79,49 @@ int svc_limit_take(struct svc_limit *l, const char *domain, uint64_t now_ns);
 /* Captures refused so far, all domains. */
 uint64_t svc_limit_refused(const struct svc_limit *l);
 
+/* ---- the hang watch (src/svc_watch.c) ---- */
+struct svc_watch;
+
+/* Watch heartbeats against a threshold of @after_s seconds (0: never
+ * stale). */
+int svc_watch_new(struct svc_watch **wp, uint32_t after_s);
+void svc_watch_free(struct svc_watch *w);
+
+/* Watch domain @name's region file @path (its header page mapped
+ * read-only), replacing an earlier watch of it.  0 or -errno. */
+int svc_watch_add(struct svc_watch *w, const char *name, const char *path,
+		  uint64_t now_ns);
+void svc_watch_del(struct svc_watch *w, const char *name);
+size_t svc_watch_count(const struct svc_watch *w);
+
+/* @name's attached agent has not beaten for @secs: 1 if that is a hang
+ * (reported; not again until it beats), 0 if not (the wait restarts). */
+typedef int (*svc_stale_fn)(void *arg, const char *name, uint64_t secs);
+
+void svc_watch_poll(struct svc_watch *w, uint64_t now_ns, svc_stale_fn stale,
+		    void *arg);
+
+/* ---- the control socket (src/svc_ctl.c) ---- */
+#define SVC_SOCKET_PATH "/run/ringside/service.sock"
+
+/* Listen on UNIX socket @path (mode 0600; its directory made 0755 if
+ * absent), non-blocking.  -EADDRINUSE when a service answers there. */
+int svc_ctl_listen(const char *path, int *fdp);
+
+/* A request for domain @domain: its answer into @reply ("ok PATH" or
+ * "error WHY", no newline). */
+typedef void (*svc_request_fn)(void *arg, const char *domain, char *reply,
+			       size_t len);
+
+/* Answer every connection waiting on @lfd (root or the service's own
+ * user only).  How many, or -errno. */
+int svc_ctl_serve(int lfd, svc_request_fn fn, void *arg);
+
+/* The client: ask the service at @path to capture @domain; its answer
+ * line in @reply.  0 or -errno (-ENOENT, -ECONNREFUSED: no service). */
+int svc_ctl_request(const char *path, const char *domain, char *reply,
+		    size_t len);
+
 /* ---- the service (src/svc.c) ---- */
 typedef void (*svc_log_fn)(void *arg, const char *fmt, va_list ap);
 
@@ -84,6 +133,8 @@ struct svc_stats {
 	uint64_t failed;          /* captures that failed */
 	uint64_t not_enabled;     /* triggers of domains not opted in */
 	uint64_t dropped;         /* triggers lost: the queue was full */
+	uint64_t requests;        /* captures asked for on the socket */
+	uint64_t hangs;           /* stale heartbeats taken for hangs */
 	unsigned reconnects;      /* to libvirtd */
 };
 
