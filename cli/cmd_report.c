@@ -122,6 +122,12 @@ static int report_pprof(const char *path, const struct report_opts *o)
 	       st.ksyms_err ? why : "",
 	       st.ksyms_err ? ")" : "", st.user_unnamed + st.user_unmapped,
 	       st.user_frames, st.user_unmapped, st.ubins_missing);
+	if (st.bad_samples || st.frames_cut || st.maps_dropped || st.comms_dropped)
+		printf("%s: left out: %" PRIu64 " samples that do not parse, %"
+		       PRIu64 " frames past %u, %" PRIu64 " mappings, %" PRIu64
+		       " thread names (over the bounds, docs/pprof.md)\n",
+		       o->pprof, st.bad_samples, st.frames_cut, PPROF_MAX_FRAMES,
+		       st.maps_dropped, st.comms_dropped);
 	return CLI_EXIT_OK;
 }
 

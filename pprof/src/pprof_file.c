@@ -21,6 +21,12 @@
 #define MAX_BINS  4096u           /* distinct mapped files */
 #define MAX_COMMS 65536u          /* threads named */
 #define NAME_MAX_BYTES 512u       /* of a string taken from the guest */
+/* Keeping the mappings sorted moves entries: a file may move up to
+ * MOVES_FIRST, plus MOVES_PER_RECORD for each record read, so that a
+ * hostile order of MMAP2 records costs time in proportion to the file
+ * (what is over is dropped and counted). */
+#define MOVES_FIRST      (1ull << 24)
+#define MOVES_PER_RECORD 64u
 
 struct bin {
 	char *name;               /* printable, as the guest's MMAP2 said */
@@ -53,6 +59,8 @@ struct conv {
 	int64_t kmap;             /* the kernel's mapping */
 	struct bin *bins;
 	uint32_t nr_bins;
+	uint32_t *bin_slot;       /* open addressing: index + 1, MAX_BINS * 2 */
+	uint64_t moves;           /* map entries that may still be moved */
 	struct umap *maps;        /* by (pid, start), none overlapping */
 	uint32_t nr_maps;
 	struct comm *comms;       /* open addressing by tid, MAX_COMMS * 2 */
@@ -126,15 +134,21 @@ static int bin_of(struct conv *c, const char *name, const struct pdf_mmap2 *m,
 	uint32_t len = (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ?
 		       m->u.build_id.size : 0;   /* <= 20: classify checked */
 	char clean_name[NAME_MAX_BYTES];
+	uint64_t h = 1469598103934665603ull;
+	uint32_t i, at;
 	struct bin *b;
-	uint32_t i;
 
 	clean(clean_name, sizeof(clean_name), name);
-	for (i = 0; i < c->nr_bins; i++) {
-		b = &c->bins[i];
+	for (i = 0; clean_name[i]; i++)
+		h = (h ^ (uint8_t)clean_name[i]) * 1099511628211ull;
+	for (i = 0; i < len; i++)
+		h = (h ^ m->u.build_id.id[i]) * 1099511628211ull;
+	for (at = (uint32_t)(h % (MAX_BINS * 2)); c->bin_slot[at];
+	     at = (at + 1) % (MAX_BINS * 2)) {
+		b = &c->bins[c->bin_slot[at] - 1];
 		if (b->id_len == len && !memcmp(b->id, m->u.build_id.id, len) &&
 		    !strcmp(b->name, clean_name)) {
-			*idx = i;
+			*idx = c->bin_slot[at] - 1;
 			return 0;
 		}
 	}
@@ -147,6 +161,7 @@ static int bin_of(struct conv *c, const char *name, const struct pdf_mmap2 *m,
 	b->id_len = len;
 	memcpy(b->id, m->u.build_id.id, len);
 	*idx = c->nr_bins++;
+	c->bin_slot[at] = c->nr_bins;
 	return 0;
 }
 
@@ -175,7 +190,7 @@ static void add_map(struct conv *c, const struct rs_perf_header *rec)
 	uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	struct pdf_mmap2 m;
 	struct umap nm;
-	uint32_t i, j;
+	uint32_t i, j, cost;
 
 	memcpy(&m, rec + 1, sizeof(m));
 	if (mode != PERF_RECORD_MISC_USER && mode != PERF_RECORD_MISC_GUEST_USER)
@@ -193,10 +208,12 @@ static void add_map(struct conv *c, const struct rs_perf_header *rec)
 	for (j = i; j < c->nr_maps && c->maps[j].pid == m.pid &&
 	     c->maps[j].start < nm.end; j++)
 		;
-	if (j == i && c->nr_maps == MAX_MAPS) {
+	cost = j == i ? c->nr_maps - i : j > i + 1 ? c->nr_maps - j : 0;
+	if ((j == i && c->nr_maps == MAX_MAPS) || cost > c->moves) {
 		c->st->maps_dropped++;
 		return;
 	}
+	c->moves -= cost;
 	if (j == i) {
 		memmove(&c->maps[i + 1], &c->maps[i],
 			(c->nr_maps - i) * sizeof(c->maps[0]));
@@ -381,6 +398,8 @@ static int walk(struct conv *c, struct pdf_reader *r)
 	int n, err;
 
 	while ((n = pdf_reader_next(r, &ev)) == 1) {
+		if (c->moves < MOVES_FIRST * 64)
+			c->moves += MOVES_PER_RECORD;
 		switch (pdf_rrec_classify(ev.rec, type)) {
 		case PDF_RREC_COMM:
 			add_comm(c, ev.rec);
@@ -439,10 +458,12 @@ static int setup(struct conv *c, const struct pdf_info *in)
 				"[kernel.kallsyms]", in->build_id_len ? hex : NULL, 1);
 	if (c->kmap < 0)
 		return (int)c->kmap;
+	c->moves = MOVES_FIRST;
 	c->bins = calloc(MAX_BINS, sizeof(*c->bins));
+	c->bin_slot = calloc(MAX_BINS * 2, sizeof(*c->bin_slot));
 	c->maps = calloc(MAX_MAPS, sizeof(*c->maps));
 	c->comms = calloc(MAX_COMMS * 2, sizeof(*c->comms));
-	return c->bins && c->maps && c->comms ? 0 : -ENOMEM;
+	return c->bins && c->bin_slot && c->maps && c->comms ? 0 : -ENOMEM;
 }
 
 static void fini(struct conv *c)
@@ -454,6 +475,7 @@ static void fini(struct conv *c)
 		pprof_uelf_free(c->bins[i].elf);
 	}
 	free(c->bins);
+	free(c->bin_slot);
 	free(c->maps);
 	free(c->comms);
 	pdf_ksyms_free(c->ksyms);
