@@ -351,6 +351,9 @@ int agent_usyms_wants(const uint8_t *id, uint8_t len);
 
 const struct agent_usyms_stats *agent_usyms_stats(void);
 
+/* The vdso's symbols, published once as the binary "[vdso]" (vdso.c). */
+void agent_usyms_vdso(void);
+
 /* ---- tsync: answering the host's time synchronization ----------------------- */
 
 #define AGENT_TSYNC_BURST_NS  50000000ull  /* longest answering burst */

@@ -381,6 +381,8 @@ static void publish_usyms(struct agent *a)
 	err = agent_usyms_begin(&a->dev.region, start, size);
 	if (err)
 		say(a, "user symbols: %s", rs_errstr(err));
+	else
+		agent_usyms_vdso();
 }
 
 static void usyms_summary(const struct agent *a)

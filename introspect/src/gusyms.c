@@ -29,11 +29,14 @@ static int printable(const char *s, size_t n)
 	return 1;
 }
 
-/* Absolute, printable, no empty, "." or ".." component, no final '/'. */
+/* Absolute, printable, no empty, "." or ".." component, no final '/';
+ * or the vdso's name, "[vdso]" (in no file). */
 static int path_ok(const char *p, size_t n)
 {
 	size_t i, start;
 
+	if (n == 6 && !memcmp(p, "[vdso]", 6))
+		return 1;
 	if (!n || p[0] != '/' || p[n - 1] == '/' || !printable(p, n))
 		return 0;
 	for (i = 1, start = 1; i <= n; i++) {

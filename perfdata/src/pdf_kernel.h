@@ -64,6 +64,11 @@ int pdf_cache_link(const char *base, const char *dso, const char *hex);
 int pdf_ubins_add(struct pdf_buf *ids, struct pdf_writer_stats *st,
 		  const char *dir, const struct pdf_ubin *b, uint32_t nr);
 
+/* A HEADER_BUILD_ID entry for "[vdso]" with an id no vdso has, onto @ids
+ * unless it names the vdso already: the reader's own vdso never names the
+ * guest's.  1 added, 0 not needed, or @ids's error. */
+int pdf_ubins_vdso_unknown(struct pdf_buf *ids);
+
 /*
  * ENTRY/NAME to hold @len bytes @data: written aside (0600) and linked
  * into place, never replacing what is there.  0 (written, or there with

@@ -44,12 +44,22 @@ static void pad(struct pdf_buf *b, size_t align)
 	pdf_buf_add(b, zero, (align - b->len % align) % align);
 }
 
+/* The guest kernel's vdso: perf keeps its cache entry as
+ * DIR/[vdso]/HEX/vdso (build_id_cache__basename()). */
+#define VDSO_DSO "[vdso]"
+
+static int is_vdso(const char *path)
+{
+	return !strcmp(path, VDSO_DSO);
+}
+
 static int ubin_ok(const struct pdf_ubin *b)
 {
 	return b && b->build_id_len && b->build_id_len <= PDF_BUILD_ID_SIZE &&
 	       b->nr_loads && b->nr_loads <= PDF_UBIN_MAX_LOADS &&
 	       (b->syms || !b->nr_syms) && b->names && b->names_len &&
-	       !b->names[b->names_len - 1] && b->path && b->path[0] == '/';
+	       !b->names[b->names_len - 1] && b->path &&
+	       (b->path[0] == '/' || is_vdso(b->path));
 }
 
 int pdf_uelf_image(const struct pdf_ubin *b, struct pdf_buf *out)
@@ -194,21 +204,73 @@ int pdf_uelf_cache_put(const struct pdf_ubin *b, const char *dir)
 	}
 	for (i = 0; i < b->build_id_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", b->build_id[i]);
-	err = entry_dir(base, b->path, hex, entry, sizeof(entry));
+	/* the vdso's directory is "[vdso]" under the cache, as a path
+	 * "/[vdso]" would make it */
+	err = entry_dir(base, is_vdso(b->path) ? "/" VDSO_DSO : b->path, hex,
+			entry, sizeof(entry));
 	if (err)
 		return err;
 	pdf_buf_init(&img);
 	err = pdf_uelf_image(b, &img);
 	if (!err)
-		err = pdf_cache_file_put(entry, "elf", img.data, img.len);
+		err = pdf_cache_file_put(entry, is_vdso(b->path) ? "vdso" : "elf",
+					 img.data, img.len);
 	pdf_buf_fini(&img);
 	if (err)
 		return err;
 	/* ../../PATH/HEX, the path without its leading slash */
-	n = snprintf(entry, sizeof(entry), "%s", b->path + 1);
+	n = snprintf(entry, sizeof(entry), "%s",
+		     is_vdso(b->path) ? b->path : b->path + 1);
 	if (n < 0 || (size_t)n >= sizeof(entry))
 		return -ENAMETOOLONG;
 	return pdf_cache_link(base, entry, hex);
+}
+
+/* Whether @ids (HEADER_BUILD_ID entries) names DSO @name. */
+static int names_dso(const struct pdf_buf *ids, const char *name)
+{
+	size_t at = 0, n = strlen(name);
+
+	while (at + 36 <= ids->len) {
+		struct rs_perf_header h;
+
+		memcpy(&h, ids->data + at, sizeof(h));
+		if (h.size < 36 + n + 1 || at + h.size > ids->len)
+			break;
+		if (!memcmp(ids->data + at + 36, name, n + 1))
+			return 1;
+		at += h.size;
+	}
+	return 0;
+}
+
+/*
+ * A file whose guest did not describe its vdso still gets a build id for
+ * it, one no vdso has: perf then never takes its own process's vdso (the
+ * reading host's, another kernel's code) for the guest's, which would
+ * name the guest's vdso samples after the host's functions; with an id
+ * it finds in no cache it leaves them unnamed.
+ */
+int pdf_ubins_vdso_unknown(struct pdf_buf *ids)
+{
+	/* "ringside:novdso" and zeros: not a build id any linker makes */
+	static const uint8_t unknown[20] = "ringside:novdso";
+	uint8_t bid[24] = { 0 }, name[64] = VDSO_DSO;
+	struct rs_perf_header h = {
+		0, PERF_RECORD_MISC_USER | PDF_MISC_BUILD_ID_SIZE,
+		(uint16_t)(sizeof(h) + 4 + sizeof(bid) + sizeof(name)),
+	};
+	int32_t pid = -1;
+
+	if (!ids || names_dso(ids, VDSO_DSO))
+		return 0;
+	memcpy(bid, unknown, sizeof(unknown));
+	bid[20] = sizeof(unknown);
+	pdf_buf_add(ids, &h, sizeof(h));
+	pdf_buf_add(ids, &pid, sizeof(pid));
+	pdf_buf_add(ids, bid, sizeof(bid));
+	pdf_buf_add(ids, name, sizeof(name));
+	return ids->err ? ids->err : 1;
 }
 
 /* Whether @ids (HEADER_BUILD_ID entries) names @b's build id already. */

@@ -521,6 +521,7 @@ static int write_tail(struct pdf_writer *w)
 	info.argv = w->argv;
 	info.build_id = w->stats.build_id;
 	info.build_id_len = w->stats.build_id_len;
+	pdf_ubins_vdso_unknown(&w->ubids);   /* its error is the buffer's */
 	info.ubids = w->ubids.data;
 	info.ubids_len = w->ubids.len;
 

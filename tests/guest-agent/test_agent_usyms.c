@@ -179,6 +179,37 @@ START_TEST(next_session_wants_again)
 }
 END_TEST
 
+/* The vdso, published from the agent's own mapping as "[vdso]" with the
+ * image's build id: the host takes it, and its functions are the ones
+ * this process calls through it. */
+START_TEST(vdso_published)
+{
+	const struct agent_usyms_stats *st;
+	struct gusyms g;
+	uint32_t i, found = 0;
+
+	region_new();
+	ck_assert_int_eq(agent_usyms_begin(&region, 0, 64 * RS_PAGE_SIZE), 0);
+	agent_usyms_vdso();
+	st = agent_usyms_stats();
+	ck_assert_uint_eq(st->published, 1);
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gusyms_read(&g, &region), 0);
+	ck_assert_int_eq(g.state, GUSYMS_OK);
+	ck_assert_uint_eq(g.nr, 1);
+	ck_assert_uint_eq(g.st.refused, 0);
+	ck_assert_str_eq(g.bins[0].ub.path, "[vdso]");
+	ck_assert_uint_gt(g.bins[0].ub.build_id_len, 0);
+	for (i = 0; i < g.bins[0].ub.nr_syms; i++)
+		found += !strcmp(g.bins[0].ub.names + g.bins[0].ub.syms[i].name,
+				 "__vdso_clock_gettime");
+	ck_assert_uint_eq(found, 1);
+	gusyms_fini(&g);
+	agent_usyms_end();
+	region_free();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent_usyms");
@@ -189,6 +220,7 @@ int main(void)
 	tcase_add_test(tc, agent_to_host);
 	tcase_add_test(tc, table_too_small);
 	tcase_add_test(tc, next_session_wants_again);
+	tcase_add_test(tc, vdso_published);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
