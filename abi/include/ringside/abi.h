@@ -16,8 +16,8 @@
  *   host   region header layout fields (sideband_offset/size included),
  *          rs_config, data_tail, aux_tail, the time conversion fields of
  *          each control page
- *   guest  rs_guest_status, rs_usyms_desc, rs_guest_info, data_head,
- *          aux_head, rs_ctrl_ext, records,
+ *   guest  rs_guest_status, rs_usyms_desc, rs_pstate_desc, rs_guest_info,
+ *          data_head, aux_head, rs_ctrl_ext, records,
  *          AUX bytes, rs_sideband_desc and the sideband area
  * Each side keeps a private copy of what it owns and treats the other side's
  * values as hints to validate.
@@ -286,6 +286,93 @@ struct rs_usyms_sym {
 _Static_assert(sizeof(struct rs_usyms_sym) == 16, "rs_usyms_sym layout");
 
 /*
+ * The guest's processes as they are now (a Linux agent keeps it): per live
+ * process its pid, comm and executable file mappings, so that a snapshot
+ * of an overwrite ring, which has long overwritten the records that
+ * described a process that runs on, gives every sample its process.  The
+ * table is rewritten as processes come and go, and must stay readable when
+ * the guest died at any instant: it lives in the sideband area, at
+ * table_offset from the area's start (after the user symbols table,
+ * before the kernel perf buffers' table), as two copies of copy_size
+ * bytes each.  The descriptor is written once, under the sideband's
+ * seqcount protocol; each copy begins with a struct rs_pstate_copy under
+ * a seqcount of its own.  The guest rewrites the copy that does not hold
+ * the newest state, then gives it the next generation; a host takes the
+ * complete copy (even seq, magic) with the highest generation, so a guest
+ * that stopped in the middle of a rewrite leaves the other copy whole
+ * (docs/abi.md, "Process state").  Every field a guest claim.
+ */
+#define RS_PSTATE_MAGIC      0x53504452u /* "RDPS" little-endian */
+#define RS_PSTATE_COPY_MAGIC 0x43504452u /* "RDPC" little-endian */
+#define RS_PSTATE_OFFSET     512u
+#define RS_PSTATE_MAX_PROCS  65536u      /* processes in one copy */
+#define RS_PSTATE_MAX_MAPS   64u         /* mappings of one process */
+#define RS_PSTATE_NAME_MAX   4095u       /* perf's PATH_MAX, its NUL aside */
+#define RS_PSTATE_BUILD_ID_MAX 20u
+#define RS_PSTATE_COMM_LEN   16u         /* TASK_COMM_LEN, NUL-padded */
+
+/* Guest-written, at offset 512 of the region header. */
+struct rs_pstate_desc {
+	uint32_t magic;           /* RS_PSTATE_MAGIC once written */
+	uint32_t seq;             /* odd: being written; even: complete */
+	uint64_t table_offset;    /* copy 0, from the sideband area's start,
+				   * 8-aligned; copy 1 follows it */
+	uint64_t copy_size;       /* bytes of each copy, a multiple of 8 */
+	uint64_t reserved[5];
+};
+_Static_assert(sizeof(struct rs_pstate_desc) == 64, "rs_pstate_desc layout");
+
+/* rs_pstate_copy.flags */
+enum rs_pstate_flag {
+	RS_PSTATE_TRUNCATED = 1u << 0, /* processes or mappings left out */
+};
+
+/* The head of each copy; length bytes of process entries follow it. */
+struct rs_pstate_copy {
+	uint32_t magic;           /* RS_PSTATE_COPY_MAGIC once written */
+	uint32_t seq;             /* odd: being written; even: complete */
+	uint64_t generation;      /* 1, 2, ...: the highest complete is current */
+	uint64_t time;            /* guest CLOCK_MONOTONIC, ns, when written */
+	uint32_t length;          /* bytes of whole process entries */
+	uint32_t nr_procs;        /* entries in them */
+	uint32_t nr_maps;         /* mappings in them */
+	uint32_t flags;           /* enum rs_pstate_flag */
+	uint32_t procs_left_out;  /* processes the copy had no room for */
+	uint32_t maps_left_out;   /* mappings left out (room, bound per process) */
+	uint64_t reserved[2];
+};
+_Static_assert(sizeof(struct rs_pstate_copy) == 64, "rs_pstate_copy layout");
+
+/* One process: nr_maps struct rs_pstate_map follow, each with its name. */
+struct rs_pstate_proc {
+	uint32_t length;          /* of the whole entry, maps included, 8-aligned */
+	uint32_t pid;
+	uint16_t nr_maps;         /* 0 .. RS_PSTATE_MAX_MAPS */
+	uint16_t reserved0;
+	uint32_t reserved1;
+	char comm[RS_PSTATE_COMM_LEN];
+};
+_Static_assert(sizeof(struct rs_pstate_proc) == 32, "rs_pstate_proc layout");
+
+/* One executable file mapping, as PERF_RECORD_MMAP2 describes it; name_len
+ * bytes of its file name (no NUL) follow, then zeros to 8 bytes. */
+struct rs_pstate_map {
+	uint64_t start;
+	uint64_t len;
+	uint64_t pgoff;
+	uint32_t prot;            /* PROT_* */
+	uint32_t flags;           /* MAP_SHARED or MAP_PRIVATE */
+	uint32_t maj, min;        /* the file's device, without a build id */
+	uint64_t ino;
+	uint16_t name_len;        /* 1 .. RS_PSTATE_NAME_MAX */
+	uint8_t build_id_len;     /* 0 (none) .. RS_PSTATE_BUILD_ID_MAX */
+	uint8_t reserved0;
+	uint8_t build_id[RS_PSTATE_BUILD_ID_MAX];
+	uint64_t reserved1;
+};
+_Static_assert(sizeof(struct rs_pstate_map) == 80, "rs_pstate_map layout");
+
+/*
  * Who the guest is and how it samples, as its agent reports it, so that a
  * file describes the machine that ran the code (hostname, kernel release,
  * CPUs, memory) and its sampling event, not the host that read it.
@@ -378,7 +465,8 @@ struct rs_region_header {
 	struct rs_sideband_desc sideband;   /* offset 256, guest */
 	struct rs_kbuf_desc kbuf;           /* offset 384, guest */
 	struct rs_usyms_desc usyms;         /* offset 448, guest */
-	uint8_t reserved1[RS_TSYNC_OFFSET - 512];
+	struct rs_pstate_desc pstate;       /* offset 512, guest */
+	uint8_t reserved1[RS_TSYNC_OFFSET - 576];
 	struct rs_time_sync time_sync;      /* offset 640, host and guest */
 	struct rs_guest_info info;          /* offset 768, guest */
 	struct rs_ring_desc rings[RS_MAX_RINGS]; /* offset 1024 */
@@ -389,6 +477,8 @@ _Static_assert(offsetof(struct rs_region_header, sideband_offset) == 32, "sideba
 _Static_assert(offsetof(struct rs_region_header, sideband) == 256, "sideband offset");
 _Static_assert(offsetof(struct rs_region_header, kbuf) == 384, "kbuf offset");
 _Static_assert(offsetof(struct rs_region_header, usyms) == 448, "usyms offset");
+_Static_assert(offsetof(struct rs_region_header, pstate) == RS_PSTATE_OFFSET,
+	       "pstate offset");
 _Static_assert(offsetof(struct rs_region_header, info) == RS_GUEST_INFO_OFFSET,
 	       "info offset");
 _Static_assert(offsetof(struct rs_region_header, time_sync) == RS_TSYNC_OFFSET,
