@@ -34,6 +34,8 @@ static const struct {
 	  sizeof(struct rs_kbuf_desc) },
 	{ offsetof(struct rs_region_header, usyms),
 	  sizeof(struct rs_usyms_desc) },
+	{ offsetof(struct rs_region_header, pstate),
+	  sizeof(struct rs_pstate_desc) },
 	{ offsetof(struct rs_region_header, info),
 	  sizeof(struct rs_guest_info) },
 	{ offsetof(struct rs_region_header, time_sync) +

@@ -21,24 +21,24 @@ intact() {
 note "the guest zeroes its header page: the guard keeps the host's fields"
 start_vm scribble --vcpus 2 --records 1200 --mode overwrite --workload scribble
 # vCPU 0 makes 512 8-byte stores over the page once its records are in;
-# 80 of them fall in the guest's own fields (status, sideband, perf
-# buffer and user symbol descriptors, its time sync line, its identity),
-# the other 432 are refused.
+# 88 of them fall in the guest's own fields (status, sideband, perf
+# buffer, user symbol and process state descriptors, its time sync
+# line, its identity), the other 424 are refused.
 for i in $(seq 300); do
 	run 0 wait "$R" snapshot --vm "$SOCK" -o "$WORK/wait.data"
-	grep -q "; 432 guest writes to host fields refused" "$WORK/wait.out" && break
-	[ "$i" = 300 ] && { cat "$WORK/wait.out"; fail "the guest's 432 refused writes never all arrived"; }
+	grep -q "; 424 guest writes to host fields refused" "$WORK/wait.out" && break
+	[ "$i" = 300 ] && { cat "$WORK/wait.out"; fail "the guest's 424 refused writes never all arrived"; }
 	sleep 0.2
 done
 wait_attempted 2 1350   # 1200 records and 150 samples per vCPU
 run 0 guarded "$R" snapshot --vm "$SOCK" --stable -o "$WORK/guarded.data"
 cat "$WORK/guarded.out" "$WORK/guarded.err"
-expect_in "$WORK/guarded.out" "header page: read-only to the guest; 432 guest writes to host fields refused"
-expect_in "$WORK/guarded.err" "the guest tried 432 writes to the host's part of the region header; the VMM refused them"
+expect_in "$WORK/guarded.out" "header page: read-only to the guest; 424 guest writes to host fields refused"
+expect_in "$WORK/guarded.err" "the guest tried 424 writes to the host's part of the region header; the VMM refused them"
 grep -q "header damaged" "$WORK/guarded.err" && fail "guarded: the header was damaged"
 intact guarded
 run 0 stat "$R" stat --vm "$SOCK"
-expect_in "$WORK/stat.out" "432 guest writes to host fields refused"
+expect_in "$WORK/stat.out" "424 guest writes to host fields refused"
 
 note "the host side scribbles over it (the memfd): read by the VMM's layout"
 fd=$(find "/proc/$VM_PID/fd" -lname '/memfd:ringside-region*' -printf '%f\n' | head -n 1)
