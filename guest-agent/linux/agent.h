@@ -13,11 +13,13 @@
  * records to ring records), comm (names for the pids of samples), mmaps
  * (the mappings of the pids of samples), markers (the marker socket),
  * ksyms (the kernel's symbols into the sideband), usyms (the symbols
- * of the user binaries mmaps meets, into the sideband), ginfo (who the
+ * of the user binaries mmaps meets, into the sideband), pstate (the
+ * live processes and their mappings, into the sideband), ginfo (who the
  * guest is, into the header's guest info block), main (options, the
  * status in the header, and the loop).  Calls go one way:
  * main -> forward -> comm -> agent_ring, main -> forward -> mmaps ->
- * agent_ring, mmaps -> usyms, main -> markers -> agent_ring.  Modules never print; main does.  They
+ * agent_ring, mmaps -> usyms, mmaps -> pstate, forward -> pstate,
+ * main -> markers -> agent_ring.  Modules never print; main does.  They
  * return -errno, or the ring library's -rse_* where a ring refused
  * (rs_errstr names it), as each declaration says; no function returns
  * both.
@@ -353,6 +355,44 @@ const struct agent_usyms_stats *agent_usyms_stats(void);
 
 /* The vdso's symbols, published once as the binary "[vdso]" (vdso.c). */
 void agent_usyms_vdso(void);
+
+/* ---- pstate: the processes as they are now, into the sideband ------------- */
+
+struct agent_pstate_stats {
+	uint64_t table_size;      /* bytes of the table, both copies */
+	uint64_t publishes;       /* copies written */
+	uint64_t ended;           /* processes found gone and dropped */
+	uint64_t full;            /* processes the model had no room for */
+	uint32_t procs, maps;     /* in the last copy written */
+	uint32_t procs_left_out;  /* of the last copy: no room */
+	uint32_t maps_left_out;
+};
+
+/*
+ * A process state table of @size bytes (two copies) at @offset (rounded
+ * up to 8) of @region's sideband area: after the user symbols, before the
+ * kernel perf buffers' table; the model emptied.  0 or the ring's -rse_*.
+ */
+int agent_pstate_begin(const struct rs_region *region, uint64_t offset,
+		       uint64_t size);
+/* No more writes (the region goes away); the model emptied, the stats
+ * kept until the next begin. */
+void agent_pstate_end(void);
+
+/* Whether @pid is in the model (or the model takes no more: 1). */
+int agent_pstate_has(uint32_t pid);
+/* mmaps describes @pid anew: its comm read, its mappings emptied, then
+ * given one by one (agent_pstate_map). */
+void agent_pstate_proc(uint32_t pid);
+void agent_pstate_map(uint32_t pid, const struct agent_mmap *m);
+/* A kernel COMM or MMAP2 record the agent forwards: the processes known
+ * renamed, exec'd (mappings emptied), mapping code. */
+void agent_pstate_kernel(const struct rs_perf_header *rec);
+/* Once per tick: a bounded look for processes gone, and the model into
+ * the table's idle copy if it changed. */
+void agent_pstate_tick(void);
+
+const struct agent_pstate_stats *agent_pstate_stats(void);
 
 /* ---- tsync: answering the host's time synchronization ----------------------- */
 

@@ -36,6 +36,10 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 		OPT_U32(0, "user-symbols", &o->usyms_kib, "KIB", 0, 65536, "KiB",
 			"bound of the user binaries' symbol tables published in "
 			"the sideband (default 2048; 0: none)"),
+		OPT_U32(0, "process-state", &o->pstate_kib, "KIB", 0, 2048, "KiB",
+			"bound of the table of the live processes and their "
+			"mappings kept in the sideband, two copies (default "
+			"512; 0: none)"),
 		OPT_STRING(0, "kallsyms", &o->ksyms.kallsyms, "PATH", "the kernel's "
 			   "symbols (default /proc/kallsyms; for tests)"),
 		OPT_STRING(0, "kernel-notes", &o->ksyms.notes, "PATH", "the "
@@ -78,6 +82,7 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	o->buf_pages = 64;
 	o->tick_ms = 100;
 	o->usyms_kib = 2048;
+	o->pstate_kib = 512;
 	o->ksyms.kallsyms = "/proc/kallsyms";
 	o->ksyms.notes = "/sys/kernel/notes";
 	o->ksyms.kptr_restrict = "/proc/sys/kernel/kptr_restrict";

@@ -32,6 +32,7 @@ struct agent_opts {
 	int follow;               /* wait for the device, follow it */
 	int no_symbols;           /* publish no kernel symbols */
 	uint32_t usyms_kib;       /* user symbol table bound, KiB (0: none) */
+	uint32_t pstate_kib;      /* process state table bound, KiB (0: none) */
 	int probe;                /* only say whether a region is there */
 	struct agent_ksyms_paths ksyms;
 };

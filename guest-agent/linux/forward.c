@@ -53,6 +53,7 @@ void agent_forward(struct agent_ring *r, uint64_t sample_type,
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
+		agent_pstate_kernel(rec);
 		agent_ring_put(r, rec->type, rec->misc, body, len);
 		break;
 	case PERF_RECORD_LOST: {

@@ -360,29 +360,56 @@ static void publish_symbols(struct agent *a)
 }
 
 /* The user symbol table, between the kernel's symbols and the perf buffer
- * table, bounded by --user-symbols: filled as processes are described. */
+ * table, bounded by --user-symbols: filled as processes are described.
+ * The process state table (--process-state) takes its room first, at the
+ * end, before the perf buffer table. */
 static void publish_usyms(struct agent *a)
 {
 	uint64_t start = (a->ksyms_end + 7u) & ~(uint64_t)7u;
 	uint64_t end = a->sideband_room ? a->sideband_room :
 		       rs_sideband_size(&a->dev.region);
 	uint64_t size = (uint64_t)a->opts.usyms_kib * 1024u;
+	uint64_t pst = (uint64_t)a->opts.pstate_kib * 1024u;
 	int err;
 
-	if (!a->opts.usyms_kib || !rs_sideband_size(&a->dev.region))
+	if ((!a->opts.usyms_kib && !pst) || !rs_sideband_size(&a->dev.region))
 		return;
+	end &= ~(uint64_t)7u;
 	if (start >= end) {
-		say(a, "user symbols: no room left in the sideband "
-		    "(--sideband-pages)");
+		say(a, "user symbols, process state: no room left in the "
+		    "sideband (--sideband-pages)");
 		return;
 	}
+	if (pst) {
+		if (pst > end - start)
+			pst = end - start;
+		err = agent_pstate_begin(&a->dev.region, end - pst, pst);
+		if (err)
+			say(a, "process state: %s", rs_errstr(err));
+		else
+			end -= pst;
+	}
+	if (!a->opts.usyms_kib || start >= end)
+		return;
 	if (size > end - start)
 		size = end - start;
 	err = agent_usyms_begin(&a->dev.region, start, size);
 	if (err)
 		say(a, "user symbols: %s", rs_errstr(err));
-	else
-		agent_usyms_vdso();
+}
+
+static void pstate_summary(const struct agent *a)
+{
+	const struct agent_pstate_stats *p = agent_pstate_stats();
+
+	if (!p->table_size)
+		return;
+	say(a, "process state: %u processes, %u mappings in the last of %"
+	    PRIu64 " copies (%" PRIu64 " bytes, two copies); left out: %u "
+	    "processes, %u mappings; %" PRIu64 " processes ended, %" PRIu64
+	    " not taken (the model was full)", p->procs, p->maps,
+	    p->publishes, p->table_size, p->procs_left_out, p->maps_left_out,
+	    p->ended, p->full);
 }
 
 static void usyms_summary(const struct agent *a)
@@ -477,6 +504,7 @@ static void tick(struct agent *a)
 		agent_comm_flush(&a->ring[i]);
 		agent_ring_publish(&a->ring[i]);
 	}
+	agent_pstate_tick();
 	rs_guest_heartbeat(&a->dev.region);
 	follow_config(a);
 }
@@ -671,12 +699,15 @@ static int session(struct agent *a)
 	end = gone(a) ? END_GONE : run(a);
 	if (end == END_GONE) {
 		agent_usyms_end();
+		agent_pstate_end();
 		detach_gone(a, agent_dev_gone(&a->dev, a->opts.sysfs));
 		mmap_summary(a);
 		usyms_summary(a);
+		pstate_summary(a);
 		return end;
 	}
 	agent_usyms_end();
+	agent_pstate_end();
 	detach(a);
 	for (i = 0; i < a->nr_rings; i++) {
 		written += a->ring[i].written;
@@ -686,6 +717,7 @@ static int session(struct agent *a)
 	    "%" PRIu64 " markers", written, dropped, a->mk.received);
 	mmap_summary(a);
 	usyms_summary(a);
+	pstate_summary(a);
 	return end;
 }
 

@@ -259,6 +259,7 @@ static void describe(struct agent_ring *r, uint32_t pid)
 	close(fd);
 	buf[len] = '\0';
 	st->pids++;
+	agent_pstate_proc(pid);
 	for (line = buf; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
 		struct maps_line ml;
 		struct agent_mmap m;
@@ -284,6 +285,7 @@ static void describe(struct agent_ring *r, uint32_t pid)
 			m.build_id_size = build_id_of(pid, ml.start, ml.end,
 						      ml.maj, ml.min, ml.ino,
 						      ml.path, m.build_id);
+		agent_pstate_map(pid, &m);
 		if (agent_mmap_put(r, pid, pid, &m)) {
 			st->skipped++;
 			continue;
@@ -338,6 +340,6 @@ void agent_mmaps_note(struct agent_ring *r, uint32_t pid)
 		r->mmap_epoch = others;
 		r->mmap_stats.refreshes++;
 	}
-	if (!seen(r, pid))
-		describe(r, pid);
+	if (!seen(r, pid) || !agent_pstate_has(pid))
+		describe(r, pid);   /* also when the state table lost it */
 }
