@@ -56,6 +56,48 @@ void print_guest_usyms(FILE *out, const struct usyms_feed *f)
 	fputc('\n', out);
 }
 
+/* The guest's process state table, as the snapshot filed it at its head. */
+static void print_gpstate(FILE *out, const struct snapper *s)
+{
+	const struct gpstate *g = &s->pstate;
+	const struct rs_pstate_copy *h = &g->info.head;
+
+	fprintf(out, "  process state (guest claims): ");
+	switch (g->state) {
+	case GPSTATE_ABSENT:
+		fprintf(out, "none (the region has no sideband area)\n");
+		return;
+	case GPSTATE_NONE:
+		fprintf(out, "none (the guest agent has published no table)\n");
+		return;
+	case GPSTATE_BUSY:
+		fprintf(out, "none (the guest was writing its first copy)\n");
+		return;
+	case GPSTATE_CORRUPT:
+		fprintf(out, "refused: the guest's table is implausible\n");
+		return;
+	case GPSTATE_OK:
+		break;
+	}
+	fprintf(out, "%u processes, %u mappings", g->nr_procs, g->nr_maps);
+	if (s->output)
+		fprintf(out, " filed before the first sample (%" PRIu64 " COMM, %"
+			PRIu64 " MMAP2)", s->pstate_comms, s->pstate_mmaps);
+	if (s->pstate_refused)
+		fprintf(out, "; %" PRIu64 " records refused by the writer",
+			s->pstate_refused);
+	if (g->st.refused)
+		fprintf(out, "; refused %u of the %u processes sent (%s)",
+			g->st.refused, g->st.claimed, gpstate_why_str(g->st.why));
+	if (h->flags & RS_PSTATE_TRUNCATED)
+		fprintf(out, "; truncated: %u processes, %u mappings did not fit "
+			"the guest's table (ringside-agent --process-state, "
+			"--sideband-pages)", h->procs_left_out, h->maps_left_out);
+	if (g->info.bad_copies)
+		fprintf(out, "; the other copy refused");
+	fputc('\n', out);
+}
+
 void print_recorder_fail(const char *cmd, const struct recorder *r)
 {
 	const struct cap_failure *f = &r->fail;
@@ -204,6 +246,7 @@ void print_snapper(const char *cmd, const struct snapper *s)
 		print_gsyms(stdout, s->syms, s->output ? &s->wstats : NULL);
 	if (s->usyms && s->output)
 		print_guest_usyms(stdout, &s->ufeed);
+	print_gpstate(stdout, s);
 	print_gfacts(stdout, &s->guest, 0);
 	print_chains_cut(stdout, s->output ? &s->wstats : NULL);
 	if (s->kcode)

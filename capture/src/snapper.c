@@ -31,6 +31,7 @@ void snapper_fini(struct snapper *s)
 		pdf_buf_fini(&s->ring[i].offs);
 		pdf_buf_fini(&s->ring[i].aux_data);
 	}
+	gpstate_fini(&s->pstate);
 }
 
 /* A failure the caller will word (see enum cap_fail). */
@@ -127,6 +128,11 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 		if (err)
 			return fail(s, CAP_FAIL_COPY, i, err, e.str);
 	}
+	/* the processes as they are at the copy's end (their state table
+	 * is rewritten, never overwritten like a ring) */
+	err = gpstate_read(&s->pstate, region);
+	if (err)
+		return fail(s, CAP_FAIL_COPY, 0, err, liberr_sys);
 	s->host.end_ns = cap_time_now_ns();
 	return 0;
 }
@@ -163,6 +169,79 @@ static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 		tally_add(&s->tally, ring, time, rec);
 	}
 	return 0;
+}
+
+/* The earliest time of a sample in the copied rings, as the writer files
+ * it (0: none). */
+static uint64_t first_sample_time(const struct snapper *s)
+{
+	uint64_t first = UINT64_MAX;
+	uint32_t ring;
+
+	for (ring = 0; ring < s->nr_rings; ring++) {
+		const struct snap_ring *sr = &s->ring[ring];
+		struct pdf_rrec_clock clk = sr->clock;  /* the writer's is kept */
+		size_t n = sr->offs.len / sizeof(uint64_t), i;
+		int newest_first = sr->data_mode == RS_MODE_OVERWRITE;
+
+		for (i = 0; i < n; i++) {
+			const struct rs_perf_header *rec;
+			uint64_t off, time;
+
+			memcpy(&off, sr->offs.data + (newest_first ? n - 1 - i : i) *
+			       sizeof(off), sizeof(off));
+			rec = (const void *)(sr->stash.data + off);
+			time = pdf_rrec_stamp(&clk, rec, s->sample_type);
+			if (rec->type == RS_PERF_RECORD_SAMPLE && time < first)
+				first = time;
+		}
+	}
+	return first == UINT64_MAX ? 0 : first;
+}
+
+/*
+ * The guest's processes as its state table says (gpstate): a COMM and the
+ * MMAP2 records of each, at the head of the file, filed just before the
+ * first sample, so that perf knows every process still alive before any
+ * of its samples, however long ago the ring overwrote the records that
+ * described it.  Counted; a record the writer refuses is counted, never a
+ * reason to fail.
+ */
+static int write_pstate(struct snapper *s, struct pdf_writer *w)
+{
+	const struct gpstate *g = &s->pstate;
+	uint64_t time;
+	struct pdf_buf rec;
+	uint32_t i, j;
+	int err = 0;
+
+	if (g->state != GPSTATE_OK || !g->nr_procs || !s->nr_rings)
+		return 0;
+	time = first_sample_time(s);
+	time = time ? time - 1 : 0;
+	pdf_buf_init(&rec);
+	for (i = 0; i < g->nr_procs && !err; i++) {
+		for (j = 0; j <= g->procs[i].nr_maps && !err; j++) {
+			err = j ? gpstate_mmap2(g, i, j - 1, &rec) :
+				  gpstate_comm(g, i, &rec);
+			if (err)
+				break;      /* -ENOMEM */
+			err = w ? pdf_writer_add(w, 0, time, (const void *)rec.data) : 0;
+			if (err && err > -PDF_ERR_BASE)
+				break;      /* -errno: the file, not the record */
+			if (err) {
+				s->pstate_refused++;
+				err = 0;
+				continue;
+			}
+			if (j)
+				s->pstate_mmaps++;
+			else
+				s->pstate_comms++;
+		}
+	}
+	pdf_buf_fini(&rec);
+	return err;
 }
 
 /* Records the agent forwarded but whose space it had not given back are
@@ -326,6 +405,12 @@ int snapper_write(struct snapper *s)
 			pdf_writer_discard(w);
 			return fail(s, CAP_FAIL_KCODE, 0, -ENOMEM, liberr_sys);
 		}
+	}
+	err = write_pstate(s, w);
+	if (err) {
+		pdf_writer_discard(w);
+		return fail(s, CAP_FAIL_RING, 0, err, err == -ENOMEM ?
+			    liberr_sys : pdf_errstr);
 	}
 	for (i = 0; i < s->nr_rings; i++) {
 		err = write_ring(s, w, i);

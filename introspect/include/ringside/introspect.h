@@ -496,6 +496,88 @@ const char *gusyms_why_str(enum gusyms_why why);
 
 void gusyms_fini(struct gusyms *g);
 
+/* ---- gpstate (src/gpstate.c) ---- */
+/*
+ * The guest's live processes and their executable mappings, as its agent
+ * keeps them in the sideband (docs/abi.md, "Process state"): the newest
+ * complete copy, copied once, every process entry checked as a guest
+ * claim, the good ones turned into the COMM and MMAP2 records a snapshot
+ * writes at its head, the others refused and counted.
+ */
+enum gpstate_state {
+	GPSTATE_ABSENT = 0, /* the region has no sideband area */
+	GPSTATE_NONE,       /* no table, or no copy complete yet */
+	GPSTATE_BUSY,       /* its first copy being written (or the guest
+			     * died writing it) */
+	GPSTATE_CORRUPT,    /* a descriptor or copy head no agent writes */
+	GPSTATE_OK,
+};
+
+/* Why the last refused process entry was refused. */
+enum gpstate_why {
+	GPSTATE_WHY_NONE = 0,
+	GPSTATE_WHY_LENGTH,
+	GPSTATE_WHY_PID,
+	GPSTATE_WHY_DUPLICATE,
+	GPSTATE_WHY_COUNTS,
+	GPSTATE_WHY_BUILD_ID,
+	GPSTATE_WHY_RANGE,
+	GPSTATE_WHY_NAME,
+};
+
+struct gpstate_map {
+	uint64_t start, len, pgoff;
+	uint32_t prot, flags, maj, min;
+	uint64_t ino;
+	uint8_t build_id_len;     /* 0: none (maj, min, ino instead) */
+	uint8_t build_id[RS_PSTATE_BUILD_ID_MAX];
+	uint16_t name_len;        /* 1 .. RS_PSTATE_NAME_MAX */
+	const char *name;         /* into gpstate.table, no NUL */
+};
+
+struct gpstate_proc {
+	uint32_t pid;
+	uint32_t nr_maps;
+	uint32_t first_map;       /* its maps: maps[first_map ..] */
+	char comm[RS_PSTATE_COMM_LEN + 1]; /* printable, NUL-terminated */
+};
+
+struct gpstate_stats {
+	uint32_t claimed;         /* processes the copy's head says */
+	uint32_t refused;         /* process entries refused (checks failed) */
+	enum gpstate_why why;     /* of the last refused */
+};
+
+struct gpstate {
+	enum gpstate_state state;
+	struct rs_pstate_info info; /* the copy's head: left-out counts */
+	uint8_t *table;           /* info.head.length bytes, private copy */
+	uint32_t nr_procs, nr_maps;
+	struct gpstate_proc *procs;
+	struct gpstate_map *maps;
+	struct gpstate_stats st;
+};
+
+/* Copy @region's newest complete copy once and check it (@g zeroed first,
+ * or read before).  0 (g->state says what was found); -ENOMEM, -EINVAL. */
+int gpstate_read(struct gpstate *g, const struct rs_region *region);
+
+/* Check @len bytes of process entries (@procs claimed) into @g; the names
+ * stay in @table, which must outlive @g's use.  -ENOMEM, -EINVAL. */
+int gpstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
+		  uint32_t procs);
+
+/* Process @proc's PERF_RECORD_COMM (pid = tid), and its mapping @map's
+ * PERF_RECORD_MMAP2 (misc USER, MMAP_BUILD_ID with a build id), bare
+ * (no sample id), into @out (emptied first).  0, -EINVAL, -ENOMEM. */
+int gpstate_comm(const struct gpstate *g, uint32_t proc, struct pdf_buf *out);
+int gpstate_mmap2(const struct gpstate *g, uint32_t proc, uint32_t map,
+		  struct pdf_buf *out);
+
+const char *gpstate_why_str(enum gpstate_why why);
+
+void gpstate_fini(struct gpstate *g);
+
 /* ---- usyms (src/usyms.c) ---- */
 /*
  * The guest's user samples by function, for `ringside report`: the

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guest's process state (docs/abi.md, "Process state"): the newest
+ * complete copy of the table copied once from the sideband
+ * (rs_pstate_read), then every process entry judged as the guest's claim
+ * it is before it becomes a COMM and MMAP2 records of a file: lengths
+ * inside the entry and the copy, counts inside abi.h's bounds, mappings
+ * that do not wrap, build ids of a valid length, names printable,
+ * bounded, absolute (or "[vdso]"), the pid a process's (neither 0 nor
+ * -1) and given once.  An entry that fails is refused and counted; the
+ * others are kept.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ringside/introspect.h"
+
+#define PHDR sizeof(struct rs_pstate_proc)
+#define MHDR sizeof(struct rs_pstate_map)
+
+static int name_ok(const char *p, size_t n)
+{
+	size_t i;
+
+	if (n == 6 && !memcmp(p, "[vdso]", 6))
+		return 1;
+	if (!n || n > RS_PSTATE_NAME_MAX || p[0] != '/')
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] > 0x7e)
+			return 0;
+	return 1;
+}
+
+/* Process entry @p of @len bytes into @g (its maps after g->nr_maps):
+ * 0, or why not. */
+static enum gpstate_why check(struct gpstate *g, const uint8_t *p,
+			      uint64_t len, struct gpstate_proc *gp)
+{
+	struct rs_pstate_proc e;
+	uint64_t at = PHDR;
+	uint32_t i, k;
+
+	memcpy(&e, p, sizeof(e));
+	if (!e.pid || e.pid == UINT32_MAX || e.pid > (1u << 22))
+		return GPSTATE_WHY_PID;      /* PID_MAX_LIMIT */
+	for (i = 0; i < g->nr_procs; i++)
+		if (g->procs[i].pid == e.pid)
+			return GPSTATE_WHY_DUPLICATE;
+	if (e.nr_maps > RS_PSTATE_MAX_MAPS)
+		return GPSTATE_WHY_COUNTS;
+	memset(gp, 0, sizeof(*gp));
+	gp->pid = e.pid;
+	for (k = 0; k < RS_PSTATE_COMM_LEN && e.comm[k]; k++)
+		gp->comm[k] = (unsigned char)e.comm[k] < 0x20 ||
+			      (unsigned char)e.comm[k] > 0x7e ? '?' : e.comm[k];
+	gp->first_map = g->nr_maps;
+	for (i = 0; i < e.nr_maps; i++) {
+		struct gpstate_map *gm = &g->maps[g->nr_maps + i];
+		struct rs_pstate_map m;
+		uint64_t mlen;
+
+		if (len - at < MHDR)
+			return GPSTATE_WHY_LENGTH;
+		memcpy(&m, p + at, sizeof(m));
+		mlen = (MHDR + m.name_len + 7u) & ~(uint64_t)7u;
+		if (mlen > len - at)
+			return GPSTATE_WHY_LENGTH;
+		if (m.build_id_len > RS_PSTATE_BUILD_ID_MAX)
+			return GPSTATE_WHY_BUILD_ID;
+		if (!m.len || m.start > UINT64_MAX - m.len)
+			return GPSTATE_WHY_RANGE;
+		if (!name_ok((const char *)p + at + MHDR, m.name_len))
+			return GPSTATE_WHY_NAME;
+		memset(gm, 0, sizeof(*gm));
+		gm->start = m.start;
+		gm->len = m.len;
+		gm->pgoff = m.pgoff;
+		gm->prot = m.prot;
+		gm->flags = m.flags;
+		gm->maj = m.maj;
+		gm->min = m.min;
+		gm->ino = m.ino;
+		gm->build_id_len = m.build_id_len;
+		memcpy(gm->build_id, m.build_id, m.build_id_len);
+		gm->name = (const char *)p + at + MHDR;
+		gm->name_len = m.name_len;
+		at += mlen;
+	}
+	if (at != len)
+		return GPSTATE_WHY_LENGTH;
+	gp->nr_maps = e.nr_maps;
+	return GPSTATE_WHY_NONE;
+}
+
+static void arrays_free(struct gpstate *g)
+{
+	free(g->procs);
+	free(g->maps);
+	g->procs = NULL;
+	g->maps = NULL;
+	g->nr_procs = g->nr_maps = 0;
+}
+
+int gpstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
+		  uint32_t procs)
+{
+	uint64_t at = 0, cap;
+	uint32_t k;
+
+	if (!g || (!table && len))
+		return -EINVAL;
+	arrays_free(g);
+	memset(&g->st, 0, sizeof(g->st));
+	g->st.claimed = procs;
+	cap = len / PHDR;          /* no more entries fit, whatever is claimed */
+	if (procs < cap)
+		cap = procs;
+	g->procs = calloc(cap + 1u, sizeof(*g->procs));
+	g->maps = calloc(len / MHDR + 1u, sizeof(*g->maps));
+	if (!g->procs || !g->maps) {
+		arrays_free(g);
+		return -ENOMEM;
+	}
+	for (k = 0; k < procs && at < len; k++) {
+		struct gpstate_proc *gp = &g->procs[g->nr_procs];
+		enum gpstate_why why;
+		uint32_t elen;
+
+		if (len - at < PHDR) {
+			g->st.refused++;
+			g->st.why = GPSTATE_WHY_LENGTH;
+			break;
+		}
+		memcpy(&elen, table + at, sizeof(elen));
+		if (elen < PHDR || (elen & 7u) || elen > len - at) {
+			g->st.refused++;      /* no length to skip by: the rest */
+			g->st.why = GPSTATE_WHY_LENGTH;
+			break;
+		}
+		why = check(g, table + at, elen, gp);
+		at += elen;
+		if (why) {
+			memset(gp, 0, sizeof(*gp));
+			g->st.refused++;
+			g->st.why = why;
+			continue;
+		}
+		g->nr_maps += gp->nr_maps;
+		g->nr_procs++;
+	}
+	if (k < procs && !g->st.refused)
+		g->st.refused += procs - k;    /* claimed, never met */
+	if (at < len && k == procs)
+		g->st.refused++;               /* bytes past the last entry */
+	return 0;
+}
+
+int gpstate_read(struct gpstate *g, const struct rs_region *region)
+{
+	uint64_t size = rs_sideband_size(region);
+	uint8_t *buf;
+	int err;
+
+	if (!g)
+		return -EINVAL;
+	gpstate_fini(g);
+	if (!size) {
+		g->state = GPSTATE_ABSENT;
+		return 0;
+	}
+	buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	err = rs_pstate_read(region, buf, size, &g->info);
+	if (err <= 0) {
+		free(buf);
+		g->state = err == 0 ? GPSTATE_NONE : err == -rse_busy ?
+			   GPSTATE_BUSY : err == -rse_absent ? GPSTATE_ABSENT :
+			   GPSTATE_CORRUPT;
+		return 0;
+	}
+	g->table = buf;
+	g->state = GPSTATE_OK;
+	return gpstate_parse(g, buf, g->info.head.length, g->info.head.nr_procs);
+}
+
+void gpstate_fini(struct gpstate *g)
+{
+	if (!g)
+		return;
+	arrays_free(g);
+	free(g->table);
+	memset(g, 0, sizeof(*g));
+}
+
+/* A bare perf record: header, @body of @len bytes, then @name (@n bytes)
+ * with its NUL, padded to 8 as perf pads it. */
+static int record(struct pdf_buf *out, uint32_t type, uint16_t misc,
+		  const void *body, size_t len, const char *name, size_t n)
+{
+	static const uint8_t zero[8];
+	size_t pad = ((n + 1 + 7) & ~(size_t)7) - n;
+	struct rs_perf_header h = {
+		.type = type, .misc = misc,
+		.size = (uint16_t)(sizeof(h) + len + n + pad),
+	};
+
+	out->len = 0;
+	pdf_buf_add(out, &h, sizeof(h));
+	pdf_buf_add(out, body, len);
+	pdf_buf_add(out, name, n);
+	pdf_buf_add(out, zero, pad);
+	return out->err;
+}
+
+int gpstate_comm(const struct gpstate *g, uint32_t proc, struct pdf_buf *out)
+{
+	const struct gpstate_proc *p;
+	uint32_t ids[2];
+
+	if (!g || !out || proc >= g->nr_procs)
+		return -EINVAL;
+	p = &g->procs[proc];
+	ids[0] = ids[1] = p->pid;
+	return record(out, PERF_RECORD_COMM, 0, ids, sizeof(ids), p->comm,
+		      strlen(p->comm));
+}
+
+int gpstate_mmap2(const struct gpstate *g, uint32_t proc, uint32_t map,
+		  struct pdf_buf *out)
+{
+	const struct gpstate_proc *p;
+	const struct gpstate_map *m;
+	uint16_t misc = PERF_RECORD_MISC_USER;
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		union {
+			struct { uint32_t maj, min; uint64_t ino, ino_gen; } f;
+			struct { uint8_t size, r1; uint16_t r2; uint8_t id[20]; } b;
+		} u;
+		uint32_t prot, flags;
+	} body;
+
+	if (!g || !out || proc >= g->nr_procs ||
+	    map >= g->procs[proc].nr_maps)
+		return -EINVAL;
+	p = &g->procs[proc];
+	m = &g->maps[p->first_map + map];
+	memset(&body, 0, sizeof(body));
+	body.pid = body.tid = p->pid;
+	body.addr = m->start;
+	body.len = m->len;
+	body.pgoff = m->pgoff;
+	if (m->build_id_len) {
+		body.u.b.size = m->build_id_len;
+		memcpy(body.u.b.id, m->build_id, m->build_id_len);
+		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	} else {
+		body.u.f.maj = m->maj;
+		body.u.f.min = m->min;
+		body.u.f.ino = m->ino;
+	}
+	body.prot = m->prot;
+	body.flags = m->flags;
+	return record(out, PERF_RECORD_MMAP2, misc, &body, sizeof(body),
+		      m->name, m->name_len);
+}
+
+const char *gpstate_why_str(enum gpstate_why why)
+{
+	switch (why) {
+	case GPSTATE_WHY_NONE: return "none";
+	case GPSTATE_WHY_LENGTH: return "a length outside the entry or the table";
+	case GPSTATE_WHY_PID: return "no process's pid";
+	case GPSTATE_WHY_DUPLICATE: return "a pid given twice";
+	case GPSTATE_WHY_COUNTS: return "more mappings than the bound";
+	case GPSTATE_WHY_BUILD_ID: return "a build id of no valid length";
+	case GPSTATE_WHY_RANGE: return "a mapping empty or past the address space";
+	case GPSTATE_WHY_NAME: return "a file name unprintable, unbounded or relative";
+	}
+	return "unknown";
+}
