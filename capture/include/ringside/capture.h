@@ -867,6 +867,10 @@ struct snapper {
 	struct pdf_writer_stats wstats; /* the writer's (symbols) */
 	struct pdf_host_facts host; /* what the host observed, as filed */
 	struct guest_facts guest; /* who the guest says it is (the copy's) */
+	struct gpstate pstate;    /* its processes now, as its table says */
+	uint64_t pstate_comms;    /* records filed of them at the head */
+	uint64_t pstate_mmaps;
+	uint64_t pstate_refused;  /* of them, refused by the writer */
 	struct tally tally;
 	struct tally file_tally;  /* the file read back: claims checked */
 	int have_file_tally;
