@@ -32,6 +32,7 @@ struct snap_opts {
 	int quiet;
 	int no_guest_buffers;
 	int no_vcpu_stacks;
+	int no_pstate;
 };
 
 static int parse(int argc, char **argv, struct snap_opts *o)
@@ -55,6 +56,10 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 			 "a DOMAIN: do not read each vCPU's registers (through "
 			 "QEMU's monitor) and kernel stack (from guest memory) "
 			 "into a last sample per vCPU"),
+		OPT_FLAG(0, "no-process-state", &o->no_pstate,
+			 "do not file the guest's live processes and their "
+			 "mappings (its agent's process state table) at the "
+			 "head of FILE"),
 		OPT_FLAG('q', "quiet", &o->quiet, "no summary (corruption is still "
 			 "reported on stderr)"),
 		OPT_END
@@ -305,6 +310,7 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	snapper_init(s, o.region);
 	s->output = o.output;
+	s->no_pstate = o.no_pstate;
 	s->syms = &syms;
 	s->usyms = &usyms;
 	if (m.domain && !o.no_guest_buffers)

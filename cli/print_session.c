@@ -80,7 +80,9 @@ static void print_gpstate(FILE *out, const struct snapper *s)
 		break;
 	}
 	fprintf(out, "%u processes, %u mappings", g->nr_procs, g->nr_maps);
-	if (s->output)
+	if (s->output && s->no_pstate)
+		fprintf(out, ", not filed (--no-process-state)");
+	else if (s->output)
 		fprintf(out, " filed before the first sample (%" PRIu64 " COMM, %"
 			PRIu64 " MMAP2)", s->pstate_comms, s->pstate_mmaps);
 	if (s->pstate_refused)

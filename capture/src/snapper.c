@@ -215,7 +215,8 @@ static int write_pstate(struct snapper *s, struct pdf_writer *w)
 	uint32_t i, j;
 	int err = 0;
 
-	if (g->state != GPSTATE_OK || !g->nr_procs || !s->nr_rings)
+	if (g->state != GPSTATE_OK || !g->nr_procs || !s->nr_rings ||
+	    s->no_pstate)
 		return 0;
 	time = first_sample_time(s);
 	time = time ? time - 1 : 0;
