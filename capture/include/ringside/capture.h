@@ -848,6 +848,7 @@ struct snapper {
 	int argc;                 /* the command line, for the file's header */
 	char *const *argv;
 	int stable;               /* the writers were stopped during the copy */
+	int no_pstate;            /* file no records of the process state */
 	int aux_opaque;           /* as struct recorder's */
 	const struct pdf_clock_sync *clock; /* NULL: the file says nothing */
 	uint32_t nr_rings;
