@@ -49,6 +49,10 @@
 #      scribbling over it leaves): `snapshot DOMAIN` exits 3, names the
 #      damaged fields, and gives the same records as before the scribble;
 #      `stat DOMAIN` exits 3
+#   E. a 16-page overwrite ring wrapped >= 10 times under a workload that
+#      keeps running: of the user samples of the processes alive at the
+#      end, >= 99% have their binary in a live and in a crash snapshot
+#      (the agent's process state table at the file's head)
 # Installs no package.  Exit 77 when something it needs is missing.
 # RS_E2E_ACCEL=tcg|kvm (default tcg: Linux guests hang under this host's
 # slow KVM); RS_E2E_KEEP=1 keeps the work directory.  The daemons, the
@@ -560,6 +564,75 @@ grep -q "header damaged: magic (guest says 0, host laid out 0x.*nr_rings (guest 
 rc=$?
 [ $rc = 3 ] && grep -q "header damaged" "$W/dmg.stat" && ok "stat DOMAIN: exit 3, damage named" ||
 	{ bad "stat DOMAIN of a scribbled header: exit $rc"; cat "$W/dmg.stat"; }
+vsh destroy $DOM >/dev/null
+
+# ---- E: a flight recorder wrapped many times, its processes kept -----------
+# A 16-page overwrite ring under a workload that keeps running (and
+# processes that come and go): live snapshots until a ring has wrapped
+# at least 10 times, then a crash.  Of the user samples of the processes
+# alive at the end, perf gives >= 99% their binary (not [unknown]) in the
+# live snapshot and in the crash snapshot, from the agent's process state
+# table filed at each file's head; --no-process-state says what the
+# rings alone give.
+# alive_dso FILE WHAT: "NAMED ALL" user samples of the pids in $ALIVE
+alive_dso() {
+	perf script -i "$1" -G -F pid,ip,dso > "$W/$2.dso" 2> "$W/$2.dso.err"
+	awk -v alive=" $ALIVE " 'NF >= 3 && length($2) < 16 &&
+		index(alive, " " $1 " ") { all++; if ($3 != "([unknown])") named++ }
+		END { printf "%d %d\n", named, all }' "$W/$2.dso"
+}
+# flight_judge FILE0 FILE WHAT: the share without and with the table
+flight_judge() {
+	local b a
+	# shellcheck disable=SC2046  # two numbers
+	set -- "$1" "$2" "$3" $(alive_dso "$1" "$3-0") $(alive_dso "$2" "$3")
+	b="$(($4 * 1000 / ($5 ? $5 : 1)))" a="$(($6 * 1000 / ($7 ? $7 : 1)))"
+	line="$3: of the $7 user samples of the processes alive at the end, $6 ($((a / 10)).$((a % 10))%) have their binary (rings alone: $4 of $5, $((b / 10)).$((b % 10))%)"
+	if [ "$7" -gt 0 ] && [ $(($6 * 100)) -ge $(($7 * 99)) ]; then
+		ok "$line"
+		perf report -i "$2" --stdio --sort dso 2>/dev/null | grep -q '\[unknown\]' &&
+			note "$3: perf report --sort dso has [unknown] (of processes gone by the end)"
+	else
+		bad "$line"
+		awk -v alive=" $ALIVE " 'NF >= 3 && length($2) < 16 &&
+			index(alive, " " $1 " ") && $3 == "([unknown])" { print $1 }' \
+			"$W/$3.dso" | sort | uniq -c | sort -rn | head -n 5 | sed 's/^/     /'
+		grep "process state" "$W/$3.out" | sed 's/^/     /'
+	fi
+}
+"$RINGSIDE" enable $DOM --data-pages 16 >/dev/null || bad "enable (flight, 16 pages)"
+vsh dumpxml --inactive $DOM | sed 's/rs_e2e=panic/rs_e2e=flight/' > "$W/domain3.xml"
+vsh define "$W/domain3.xml" >/dev/null || bad "redefine for the flight run"
+note "start with a 16-page overwrite ring; the workload keeps running"
+rm -f "$W/console.log"
+vsh start $DOM >/dev/null || { bad "virsh start (flight run)"; exit 1; }
+wraps=0
+if wait_console "E2E-FLIGHT-WAIT" 240; then
+	# the producer's count over what the ring holds, of the ring that
+	# wrote most; not timed: as many live snapshots as it takes
+	for _ in $(seq 300); do
+		"$RINGSIDE" snapshot $DOM -o "$W/flive.data" > "$W/flive.out" 2>&1 ||
+			{ bad "live snapshot (flight)"; cat "$W/flive.out"; break; }
+		wraps=$(awk '/holds the newest/ && $4 > 0 { w = int($7 / $4); if (w > m) m = w }
+			END { print m + 0 }' "$W/flive.out")
+		[ "$wraps" -ge 10 ] && break
+		sleep 1
+	done
+	"$RINGSIDE" snapshot $DOM --no-process-state -o "$W/flive0.data" > "$W/flive-0.out" 2>&1 ||
+		bad "live snapshot --no-process-state"
+	[ "$wraps" -ge 10 ] && ok "flight: a ring wrapped $wraps times; $(grep -m 1 'process state' "$W/flive.out" | sed 's/^ *//')" ||
+		bad "flight: the ring wrapped only $wraps times"
+	vsh send-key $DOM KEY_ENTER >/dev/null || bad "virsh send-key (flight)"
+fi
+if wait_console "Kernel panic" 120; then
+	ALIVE=$(sed -n 's/.*E2E-ALIVE \([0-9 ]*\).*/\1/p' "$W/console.log" | head -n 1)
+	"$RINGSIDE" snapshot $DOM --stable -o "$W/fcrash.data" > "$W/fcrash.out" 2>&1 ||
+		bad "crash snapshot (flight)"
+	"$RINGSIDE" snapshot $DOM --stable --no-process-state -o "$W/fcrash0.data" \
+		> "$W/fcrash-0.out" 2>&1 || bad "crash snapshot --no-process-state"
+	flight_judge "$W/flive0.data" "$W/flive.data" flive
+	flight_judge "$W/fcrash0.data" "$W/fcrash.data" fcrash
+fi
 vsh destroy $DOM >/dev/null
 
 "$RINGSIDE" disable $DOM >/dev/null

@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # shellcheck shell=dash
 # /init of the e2e guest (a busybox initramfs).  Kernel parameter
-# rs_e2e=normal|panic|panickey|hang|ptrec picks the run; the harness reads the E2E-* lines on
+# rs_e2e=normal|panic|panickey|hang|ptrec|flight picks the run; the harness reads the E2E-* lines on
 # the serial console.
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -65,6 +65,18 @@ elif [ "$mode" = panic ] || [ "$mode" = panickey ]; then
 	# the agent stopped before the crash: the crash path's samples stay
 	# in this kernel's perf buffer, for the host to read from our memory
 	rs-workload 20 --panic $agent
+	echo "E2E-FAIL the guest survived its panic"
+elif [ "$mode" = flight ]; then
+	# A flight recorder under a workload that keeps running, and
+	# processes that come and go: the harness takes live snapshots until
+	# the ring has wrapped many times, then sends a key; the guest names
+	# the processes alive and crashes with all of them running.
+	rs-workload 1000000 > /dev/null &
+	( while :; do true; /bin/busybox true; sleep 0.2; done ) &
+	echo "E2E-FLIGHT-WAIT"
+	read -r _ < /dev/tty1
+	echo "E2E-ALIVE $(cd /proc && echo [0-9]*)"
+	echo c > /proc/sysrq-trigger
 	echo "E2E-FAIL the guest survived its panic"
 elif [ "$mode" = hang ]; then
 	# the agent stops for good after the workload: its heartbeat with it
