@@ -36,6 +36,7 @@ struct svc {
 	int was_connected;
 	int rescan;                /* (re)connected: watch what runs */
 	struct svc_watch *watch;
+	struct svc_rec *rec;       /* continuous recording (svc_record.c) */
 	int ctl;                   /* the control socket; -1 none */
 	struct trigger queue[QUEUE_MAX];
 	unsigned queued;
@@ -106,6 +107,8 @@ static void on_event(void *arg, const struct dom_event *ev)
 	case DOM_EV_UNDEFINED:
 		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
 		svc_watch_del(s->watch, ev->domain);
+		if (svc_rec_stop(s->rec, ev->domain, "stop"))
+			say(s, "%s: its recording ends", ev->domain);
 		break;
 	case DOM_EV_REBOOT:
 		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
@@ -250,6 +253,28 @@ static void watch(struct svc *s, const char *domain)
 		    strerror(-err));
 }
 
+/* Record @domain if it is selected, opted in and its rings are in
+ * normal mode (an overwrite-mode one is a flight recorder: captured). */
+static void record(struct svc *s, const char *domain)
+{
+	struct rs_region_params layout;
+	char path[4096], uuid[SVC_UUID_MAX];
+	int err;
+
+	if (!svc_rec_selects(&s->c->rec, domain) ||
+	    svc_rec_recording(s->rec, domain) ||
+	    dom_region_layout(domain, path, sizeof(path), &layout))
+		return;
+	svc_rec_uuid(domain, uuid, sizeof(uuid));
+	err = svc_rec_start(s->rec, domain, uuid, path, &layout);
+	if (!err)
+		say(s, "%s: recording its rings", domain);
+	else if (err != -EMEDIUMTYPE)
+		say(s, "%s: its rings cannot be recorded: %s", domain,
+		    err == -EWOULDBLOCK ? "another consumer drains them" :
+		    err < 0 && err > -4096 ? strerror(-err) : rs_errstr(err));
+}
+
 /* After a (re)connection: every running domain, watched. */
 static void rescan(struct svc *s)
 {
@@ -259,8 +284,11 @@ static void rescan(struct svc *s)
 	if (dom_events_running(s->ev, &names, &nr))
 		return;
 	s->rescan = 0;
+	/* those that stopped while libvirtd was away: their files completed */
+	svc_rec_keep_only(s->rec, names, nr, "stop");
 	for (size_t i = 0; i < nr; i++) {
 		watch(s, names[i]);
+		record(s, names[i]);
 		free(names[i]);
 	}
 	free(names);
@@ -320,6 +348,10 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 	err = svc_limit_new(&s->limit, c->burst, c->window_s);
 	if (!err)
 		err = svc_watch_new(&s->watch, c->hang_after_s);
+	if (!err)
+		err = svc_rec_new(&s->rec, &c->rec,
+				  c->rec.dir ? c->rec.dir : SVC_REC_DIR, log,
+				  log_arg, argc, argv);
 	if (!err && !(c->socket && !c->socket[0])) {
 		const char *path = c->socket ? c->socket : SVC_SOCKET_PATH;
 
@@ -328,6 +360,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 			say(s, "control socket %s: %s", path, strerror(-err));
 	}
 	if (err) {
+		svc_rec_free(s->rec, "shutdown");
 		svc_watch_free(s->watch);
 		svc_limit_free(s->limit);
 		free(s);
@@ -337,6 +370,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 	if (!s->ev) {
 		if (s->ctl >= 0)
 			close(s->ctl);
+		svc_rec_free(s->rec, "shutdown");
 		svc_watch_free(s->watch);
 		svc_limit_free(s->limit);
 		free(s);
@@ -359,11 +393,14 @@ int svc_run(struct svc *s, int timeout_ms)
 	for (unsigned i = 0; i < s->queued; i++) {
 		if (s->queue[i].reason)
 			capture(s, &s->queue[i], out, sizeof(out));
-		else
+		else {
 			watch(s, s->queue[i].domain);
+			record(s, s->queue[i].domain);
+		}
 	}
 	s->queued = 0;
 	svc_watch_poll(s->watch, now_ns(), on_stale, s);
+	svc_rec_poll(s->rec, now_ns());
 	if (s->ctl >= 0)
 		svc_ctl_serve(s->ctl, on_request, s);
 	s->st.reconnects = dom_events_reconnects(s->ev);
@@ -379,6 +416,8 @@ void svc_close(struct svc *s)
 {
 	if (!s)
 		return;
+	/* every open file completed first */
+	svc_rec_free(s->rec, "shutdown");
 	dom_events_close(s->ev);
 	if (s->ctl >= 0)
 		close(s->ctl);

@@ -23,6 +23,7 @@ void svc_config_default(struct svc_config *c)
 	c->burst = SVC_BURST;
 	c->window_s = SVC_WINDOW_S;
 	c->hang_after_s = SVC_HANG_AFTER_S;
+	svc_rec_config_default(&c->rec);
 }
 
 void svc_config_fini(struct svc_config *c)
@@ -31,6 +32,7 @@ void svc_config_fini(struct svc_config *c)
 	free(c->capture_dir);
 	free(c->socket);
 	c->uri = c->capture_dir = c->socket = NULL;
+	svc_rec_config_fini(&c->rec);
 }
 
 /* A decimal count no larger than @max; 0 or -EINVAL. */
@@ -98,7 +100,10 @@ static int set_key(struct svc_config *c, const char *k, char *v,
 		   const char **why)
 {
 	uint64_t n;
+	int err = svc_rec_config_key(&c->rec, k, v, why);
 
+	if (err <= 0)
+		return err;
 	if (!strcmp(k, "uri"))
 		return set_string(&c->uri, v);
 	if (!strcmp(k, "capture-dir")) {
@@ -137,7 +142,9 @@ static int set_key(struct svc_config *c, const char *k, char *v,
 		return v[0] == '/' ? set_string(&c->socket, v) : -EINVAL;
 	}
 	*why = "unknown key (uri, capture-dir, keep, keep-mb, capture-on, "
-	       "rate-limit, hang-after, socket)";
+	       "rate-limit, hang-after, socket, record, record-dir, rotate-mb, "
+	       "rotate-seconds, record-keep-mb, record-total-mb, post-command, "
+	       "post-tries)";
 	return -EINVAL;
 }
 

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ringside/ring.h"
+
 #define SVC_CONFIG_PATH  "/etc/ringside/service.conf"
 #define SVC_BURST        3u       /* captures per domain per window */
 #define SVC_WINDOW_S     3600u
@@ -32,6 +34,42 @@ enum svc_trigger {
 };
 #define SVC_HANG_AFTER_S 60u      /* seconds without a heartbeat */
 
+/* ---- continuous recording: its configuration (src/svc_record.c) ---- */
+#define SVC_REC_ROTATE_MB   256u      /* a file this big is completed */
+#define SVC_REC_KEEP_MB     4096u     /* complete files kept per domain */
+#define SVC_REC_POST_TRIES  5u        /* a post-command's tries per file */
+
+#define SVC_REC_DIR "/var/lib/ringside/recordings"
+
+struct svc_rec_config {
+	char *dir;                /* NULL: SVC_REC_DIR */
+	int all;                  /* record = all */
+	char **domains;           /* record = NAME...: these */
+	uint32_t nr_domains;
+	uint64_t rotate_bytes;    /* a file this big is completed (0: never) */
+	uint32_t rotate_s;        /* ... or this old, in s (0: never) */
+	uint64_t keep_bytes;      /* complete files per domain (0: any) */
+	uint64_t total_bytes;     /* ... and of all domains together (0: any) */
+	char *post_command;       /* run on each complete file; NULL: none */
+	uint32_t post_tries;      /* at most this many times (1 s, 2 s, ...
+				   * apart) */
+	uint32_t interval_ms;     /* the longest sleep between passes */
+};
+
+/* record = none, SVC_REC_ROTATE_MB, no time rotation, SVC_REC_KEEP_MB,
+ * no total bound, no post-command, SVC_REC_POST_TRIES, 100 ms. */
+void svc_rec_config_default(struct svc_rec_config *c);
+void svc_rec_config_fini(struct svc_rec_config *c);
+
+/* Key @k (record, record-dir, rotate-mb, rotate-seconds, record-keep-mb,
+ * record-total-mb, post-command, post-tries) = @v into @c: 0, 1 when @k
+ * is none of them, -EINVAL with *@why, -ENOMEM. */
+int svc_rec_config_key(struct svc_rec_config *c, const char *k, char *v,
+		       const char **why);
+
+/* 1 if @c has @domain recorded. */
+int svc_rec_selects(const struct svc_rec_config *c, const char *domain);
+
 struct svc_config {
 	char *uri;                /* NULL: libvirt's default */
 	char *capture_dir;        /* NULL: FLIGHT_DIR */
@@ -42,6 +80,7 @@ struct svc_config {
 	uint32_t window_s;        /* ... in any window of this many seconds */
 	uint32_t hang_after_s;    /* heartbeat stale this long: a hang */
 	char *socket;             /* NULL: SVC_SOCKET_PATH; "" none */
+	struct svc_rec_config rec; /* continuous recording (svc_record.c) */
 };
 
 /* The defaults: FLIGHT_KEEP, FLIGHT_KEEP_BYTES, crash, watchdog and hang,
@@ -124,6 +163,142 @@ int svc_ctl_request(const char *path, const char *domain, char *reply,
 
 /* ---- the service (src/svc.c) ---- */
 typedef void (*svc_log_fn)(void *arg, const char *fmt, va_list ap);
+
+/* ---- continuous recording (src/svc_record.c, svc_sidecar.c) ---- */
+/*
+ * Each selected normal-mode domain recorded by a recorder of its own (a
+ * thread): DIR/DOMAIN/rec-TIME-NNNNNN.data, each file complete and
+ * readable on its own, completed on rotation (size or age), at the
+ * domain's stop and at the service's end; each with a JSON sidecar
+ * FILE.json; the oldest complete files pruned to the bounds; the
+ * post-command run on each from the service's loop (svc_rec_poll), never
+ * from a recorder.
+ */
+#define SVC_REC_PREFIX  "rec-"
+#define SVC_UUID_MAX    64u
+
+/* What a sidecar says about one file the service wrote. */
+struct svc_sidecar {
+	const char *domain;
+	const char *uuid;         /* libvirt's; NULL or "": not known */
+	const char *host;         /* the host's name (uname) */
+	const char *reason;       /* rotation, stop, shutdown, panic, ... */
+	const char *file;         /* the data file's name, no directory */
+	uint64_t start_ns;        /* host CLOCK_MONOTONIC: the file's window */
+	uint64_t end_ns;
+	int64_t wall_offset_ns;   /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	uint64_t bytes;           /* the data file's size */
+	uint32_t rings;
+	uint64_t records;         /* in the file, all kinds */
+	uint64_t lost_records;    /* of them, LOST records */
+	/* what the host observed */
+	uint64_t corrupt;         /* corruption events */
+	uint64_t corrupt_bytes;   /* ring bytes discarded for them */
+	uint64_t not_written;     /* records perf.data cannot carry */
+	uint64_t overwritten;     /* a capture: records no longer held */
+	/* what the guest claims (never summed with the host's) */
+	uint64_t lost;            /* LOST counts */
+	uint64_t lost_samples;    /* LOST_SAMPLES counts */
+	uint64_t lost_before;     /* LOST counts from before the attach */
+	uint64_t aux_truncated;
+	uint64_t flagged;         /* claims no honest guest makes: left out */
+};
+
+/* @sc as one JSON object and a newline into @buf: its length, or
+ * -ENOSPC when it does not fit. */
+int svc_sidecar_text(const struct svc_sidecar *sc, char *buf, size_t len);
+
+/* Write @sc as @data_path.json (.tmp, then renamed).  0 or -errno. */
+int svc_sidecar_write(const char *data_path, const struct svc_sidecar *sc);
+
+/* The bounds of svc_rec_prune. */
+struct svc_prune {
+	uint32_t removed;         /* data files removed (with their .json) */
+	uint64_t freed;           /* bytes */
+};
+
+/*
+ * Remove the oldest complete recordings (rec-*.data, by name, each with
+ * its .json) of @dir/@domain until they hold at most @keep_bytes, then
+ * of every @dir/<domain>/ until all hold at most @total_bytes (0: no
+ * bound), never @keep_path nor a domain's newest file.  0 or -errno;
+ * counts added to @p.
+ */
+int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
+		  uint64_t keep_bytes, uint64_t total_bytes,
+		  struct svc_prune *p);
+
+struct svc_rec_stats {
+	uint32_t recording;       /* domains recorded now */
+	uint64_t started;         /* recordings started */
+	uint64_t failed;          /* ... that failed to start or ended in
+				   * an error */
+	uint64_t files;           /* files completed */
+	uint64_t rotations;       /* of them, by rotation */
+	uint64_t records;         /* records in them */
+	uint64_t bytes;
+	uint64_t lost;            /* guest-claimed LOST counts in them */
+	uint64_t corrupt;         /* host-observed corruption events */
+	uint64_t sidecar_failed;  /* sidecars not written */
+	uint64_t pruned;          /* files removed by the bounds */
+	uint64_t pruned_bytes;
+	uint64_t post_run;        /* post-command runs */
+	uint64_t post_ok;         /* files it succeeded on */
+	uint64_t post_failed;     /* files it failed on every try */
+	uint64_t post_dropped;    /* files not given to it: the queue was
+				   * full */
+};
+
+struct svc_rec;
+
+/* Recording per @c into @dir/DOMAIN/; @c must outlive it.  Logs through
+ * @log (called from the recorders' threads too, one at a time). */
+int svc_rec_new(struct svc_rec **rp, const struct svc_rec_config *c,
+		const char *dir, svc_log_fn log, void *log_arg, int argc,
+		char *const *argv);
+
+/*
+ * Record @domain's region file @path, opened by @layout (NULL: its
+ * header), @uuid for the sidecars.  0 recording (or already), -EMEDIUMTYPE
+ * when its rings are not in normal mode, -EWOULDBLOCK when another
+ * consumer drains them, -errno, the ring library's -rse_*.
+ */
+int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
+		  const char *path, const struct rs_region_params *layout);
+
+/* Ask @domain's recorder to take what is left and complete its file with
+ * @reason ("stop"); it ends in its own time (svc_rec_poll reaps it).  1
+ * if it was recorded. */
+int svc_rec_stop(struct svc_rec *rp, const char *domain, const char *reason);
+
+/* Stop every recording whose domain is not among @names (they stopped
+ * while the service did not see it). */
+void svc_rec_keep_only(struct svc_rec *rp, char *const *names, size_t nr,
+		       const char *reason);
+
+/* 1 if @domain is being recorded. */
+int svc_rec_recording(struct svc_rec *rp, const char *domain);
+
+/* Give FILE and FILE.json to the post-command (a capture's too).  0, or
+ * -ENOSPC (counted as dropped). */
+int svc_rec_post(struct svc_rec *rp, const char *data_path);
+
+/* From the service's loop: reap the recorders that ended; start, reap
+ * and retry (1 s, 2 s, 4 s, ... later) post-commands.  Never waits. */
+void svc_rec_poll(struct svc_rec *rp, uint64_t now_ns);
+
+/* Post-commands running or waiting. */
+unsigned svc_rec_post_pending(struct svc_rec *rp);
+
+void svc_rec_get_stats(struct svc_rec *rp, struct svc_rec_stats *st);
+
+/* Stop every recording with @reason ("shutdown"), wait until each file is
+ * complete, free.  Post-commands still queued are not run.  Accepts
+ * NULL. */
+void svc_rec_free(struct svc_rec *rp, const char *reason);
+
+/* libvirt's UUID of @domain into @buf ("" when it cannot say). */
+void svc_rec_uuid(const char *domain, char *buf, size_t len);
 
 struct svc_stats {
 	uint64_t events;          /* domain events seen */

@@ -1,0 +1,647 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Continuous recording: one recorder (capture library) per selected
+ * normal-mode domain, each in a thread of its own (recorder_run blocks),
+ * reading the domain's region file and never libvirt, so that a libvirtd
+ * restart does not touch it.  Files rotate through the recorder's
+ * next_output hook; each completed file gets its sidecar, the bounds are
+ * kept, and the file is queued for the post-command, which the service's
+ * loop runs (svc_rec_poll): a recorder never waits for it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ringside/capture.h"
+#include "ringside/domain.h"
+#include "ringside/domain_virt.h"
+#include "ringside/service.h"
+
+#define POST_MAX      256u     /* files waiting for the post-command */
+#define POST_RUNNING  4u       /* post-commands at once */
+#define PATH_LEN      4200u
+
+extern char **environ;
+
+struct job {
+	struct svc_rec *rp;
+	struct job *next;
+	char domain[DOM_NAME_MAX + 1];
+	char uuid[SVC_UUID_MAX];
+	char ddir[PATH_LEN];
+	pthread_t th;
+	atomic_int stop;           /* asked to end */
+	atomic_int done;           /* the thread ended */
+	const char *reason;        /* of the last file: "stop", "shutdown" */
+	int wake[2];               /* a pipe: wakes the recorder at a stop */
+	int fd;
+	void *base;
+	uint64_t size;
+	struct rs_region region;
+	struct gsyms syms;
+	struct csync sync;
+	struct recorder *r;
+	char out[2][PATH_LEN + 64]; /* the file written, the next one */
+	unsigned cur;
+	uint32_t seq;              /* of the names */
+	uint64_t file_start_ns;
+};
+
+struct post {
+	char data[PATH_LEN + 64];
+	uint32_t tries;
+	uint64_t next_ns;          /* not before (host CLOCK_MONOTONIC) */
+	pid_t pid;                 /* running; 0 waiting */
+};
+
+struct svc_rec {
+	const struct svc_rec_config *c;
+	char *dir;
+	char host[256];
+	svc_log_fn log;
+	void *log_arg;
+	int argc;
+	char *const *argv;
+	pthread_mutex_t lock;      /* the jobs' list, stats, the queue, log */
+	struct job *jobs;
+	struct post *post;
+	unsigned nr_post;
+	struct svc_rec_stats st;
+};
+
+static void say(struct svc_rec *rp, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* With rp->lock held or not: the log has a lock of its own. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void say(struct svc_rec *rp, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!rp->log)
+		return;
+	pthread_mutex_lock(&log_lock);
+	va_start(ap, fmt);
+	rp->log(rp->log_arg, fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static int64_t wall_offset(void)
+{
+	struct timespec m, w;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &w);
+	return ((int64_t)w.tv_sec - (int64_t)m.tv_sec) * 1000000000ll +
+	       ((int64_t)w.tv_nsec - (int64_t)m.tv_nsec);
+}
+
+/* The next file's name: DIR/DOMAIN/rec-YYYYMMDDTHHMMSSZ-NNNNNN.data, one
+ * that is not there yet. */
+static const char *name_next(struct job *j)
+{
+	char *out = j->out[j->cur ^ 1];
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	for (unsigned tries = 0; tries < 1000; tries++) {
+		snprintf(out, sizeof(j->out[0]), "%s/" SVC_REC_PREFIX "%s-%06u.data",
+			 j->ddir, stamp, j->seq++ % 1000000u);
+		if (access(out, F_OK))
+			break;
+	}
+	return out;
+}
+
+static uint64_t file_size(const char *path)
+{
+	struct stat st;
+
+	return path && !stat(path, &st) ? (uint64_t)st.st_size : 0;
+}
+
+/* The file r->output is complete: its sidecar, the bounds, the
+ * post-command's queue. */
+static void completed(struct job *j, const struct recorder *r,
+		      const char *reason)
+{
+	struct svc_rec *rp = j->rp;
+	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
+	const char *base = strrchr(r->output, '/');
+	struct svc_sidecar sc = {
+		.domain = j->domain, .uuid = j->uuid, .host = rp->host,
+		.reason = reason, .file = base ? base + 1 : r->output,
+		.start_ns = r->host.start_ns, .end_ns = r->host.end_ns,
+		.wall_offset_ns = wall_offset(),
+		.bytes = file_size(r->output), .rings = r->host.nr_rings,
+	};
+	struct svc_prune p = { 0 };
+	struct tally_ring sum;
+	int err;
+
+	tally_total(t, &sum);
+	sc.records = sum.records;
+	sc.lost_records = sum.by_class[PDF_RREC_LOST];
+	sc.lost = sum.lost;
+	sc.lost_samples = sum.lost_samples;
+	sc.aux_truncated = sum.aux_truncated;
+	sc.flagged = tally_flagged(&sum);
+	for (uint32_t i = 0; i < r->host.nr_rings && i < RS_MAX_RINGS; i++) {
+		const struct pdf_host_ring *h = &r->host.ring[i];
+
+		sc.corrupt += h->corrupt;
+		sc.corrupt_bytes += h->corrupt_bytes;
+		sc.not_written += h->not_written;
+		sc.lost_before += h->early_lost;
+	}
+	err = svc_sidecar_write(r->output, &sc);
+	if (err)
+		say(rp, "%s: %s: its sidecar was not written: %s", j->domain,
+		    r->output, strerror(-err));
+	pthread_mutex_lock(&rp->lock);
+	rp->st.files++;
+	rp->st.rotations += !strcmp(reason, "rotation");
+	rp->st.records += sc.records;
+	rp->st.bytes += sc.bytes;
+	rp->st.lost += sc.lost;
+	rp->st.corrupt += sc.corrupt;
+	rp->st.sidecar_failed += !!err;
+	pthread_mutex_unlock(&rp->lock);
+	if (rp->c->keep_bytes || rp->c->total_bytes) {
+		/* one pruner at a time: the total bound spans every domain */
+		static pthread_mutex_t prune_lock = PTHREAD_MUTEX_INITIALIZER;
+
+		pthread_mutex_lock(&prune_lock);
+		err = svc_rec_prune(rp->dir, j->domain, r->output,
+				    rp->c->keep_bytes, rp->c->total_bytes, &p);
+		pthread_mutex_unlock(&prune_lock);
+		if (err)
+			say(rp, "%s: the oldest recordings could not all be "
+			    "removed: %s", j->domain, strerror(-err));
+		pthread_mutex_lock(&rp->lock);
+		rp->st.pruned += p.removed;
+		rp->st.pruned_bytes += p.freed;
+		pthread_mutex_unlock(&rp->lock);
+	}
+	if (rp->c->post_command)
+		svc_rec_post(rp, r->output);
+}
+
+static const char *hook_next(void *arg, const struct recorder *r)
+{
+	struct job *j = arg;
+	const struct svc_rec_config *c = j->rp->c;
+	uint64_t now = cap_time_now_ns();
+
+	if (atomic_load(&j->stop))
+		return NULL;   /* it ends this very pass */
+	if (!(c->rotate_s &&
+	      now - j->file_start_ns >= (uint64_t)c->rotate_s * 1000000000ull) &&
+	    !(c->rotate_bytes && r->w &&
+	      file_size(pdf_writer_tmp_path(r->w)) >= c->rotate_bytes))
+		return NULL;
+	return name_next(j);
+}
+
+static void hook_done(void *arg, const struct recorder *r)
+{
+	struct job *j = arg;
+
+	completed(j, r, "rotation");
+	j->cur ^= 1;
+	j->file_start_ns = cap_time_now_ns();
+}
+
+static int job_finished(void *arg)
+{
+	struct job *j = arg;
+
+	return atomic_load(&j->stop) ? RECORDER_GONE : RECORDER_HERE;
+}
+
+static void *job_main(void *arg)
+{
+	struct job *j = arg;
+	struct svc_rec *rp = j->rp;
+	struct recorder *r = j->r;
+	int err;
+
+	recorder_init(r, j->domain);
+	r->output = j->out[j->cur];
+	r->argc = rp->argc;
+	r->argv = rp->argv;
+	r->interval_ms = rp->c->interval_ms ? rp->c->interval_ms : 100;
+	r->syms = &j->syms;
+	csync_init(&j->sync);
+	r->sync = &j->sync;
+	r->sync_mem = j->base;
+	r->finished = job_finished;
+	r->finished_arg = j;
+	r->hooks.next_output = hook_next;
+	r->hooks.file_done = hook_done;
+	r->hooks.arg = j;
+	recorder_add_wake(r, j->wake[0], -1, 0);
+	j->file_start_ns = cap_time_now_ns();
+	err = recorder_run(r, &j->region);
+	if (!err) {
+		completed(j, r, j->reason ? j->reason : "stop");
+	} else {
+		say(rp, "%s: the recording ended in an error (%s): %s", j->domain,
+		    r->fail.path[0] ? r->fail.path : r->output,
+		    liberr_str(&r->fail.e));
+		pthread_mutex_lock(&rp->lock);
+		rp->st.failed++;
+		pthread_mutex_unlock(&rp->lock);
+	}
+	recorder_fini(r);
+	atomic_store(&j->done, 1);
+	return NULL;
+}
+
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	gsyms_fini(&j->syms);
+	if (j->base)
+		munmap(j->base, j->size);
+	if (j->fd >= 0)
+		close(j->fd);   /* its lock goes with it */
+	if (j->wake[0] >= 0)
+		close(j->wake[0]);
+	if (j->wake[1] >= 0)
+		close(j->wake[1]);
+	free(j->r);
+	free(j);
+}
+
+/* Map @path writable (the consumers publish tails, csync pings), the only
+ * consumer, opened by @layout or its header. */
+static int job_map(struct job *j, const char *path,
+		   const struct rs_region_params *layout)
+{
+	struct rs_region_damage damage;
+	struct rinfo_region rr;
+	struct stat st;
+	int err;
+
+	j->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (j->fd < 0)
+		return -errno;
+	if (fstat(j->fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ENODEV;
+	if (flock(j->fd, LOCK_EX | LOCK_NB))
+		return -errno;
+	j->size = (uint64_t)st.st_size;
+	if (j->size < sizeof(struct rs_region_header))
+		return -rse_too_small;
+	j->base = mmap(NULL, j->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       j->fd, 0);
+	if (j->base == MAP_FAILED) {
+		j->base = NULL;
+		return -errno;
+	}
+	err = layout ? rs_region_open_layout(&j->region, j->base, j->size,
+					     layout, &damage) :
+		       rs_region_open(&j->region, j->base, j->size);
+	if (err < 0)
+		return err;
+	if (layout && layout->data_mode != RS_MODE_NORMAL)
+		return -EMEDIUMTYPE;
+	rinfo_region_get(&j->region, &rr);
+	if (!layout && rr.data_mode != RS_MODE_NORMAL)
+		return -EMEDIUMTYPE;
+	return 0;
+}
+
+static struct job *find(struct svc_rec *rp, const char *domain)
+{
+	for (struct job *j = rp->jobs; j; j = j->next)
+		if (!strcmp(j->domain, domain))
+			return j;
+	return NULL;
+}
+
+/* Wake @j's recorder to end with @reason. */
+static void job_stop(struct job *j, const char *reason)
+{
+	if (atomic_load(&j->stop))
+		return;
+	j->reason = reason;
+	atomic_store(&j->stop, 1);
+	if (write(j->wake[1], "s", 1) < 0) {
+		/* it ends within a FINISHED_PERIOD all the same */
+	}
+}
+
+/* Join and free the jobs that ended (all of them with @all, waiting). */
+static void reap(struct svc_rec *rp, int all)
+{
+	struct job **pp = &rp->jobs;
+
+	while (*pp) {
+		struct job *j = *pp;
+
+		if (!all && !atomic_load(&j->done)) {
+			pp = &j->next;
+			continue;
+		}
+		pthread_join(j->th, NULL);
+		*pp = j->next;
+		pthread_mutex_lock(&rp->lock);
+		rp->st.recording--;
+		pthread_mutex_unlock(&rp->lock);
+		job_free(j);
+	}
+}
+
+int svc_rec_new(struct svc_rec **rp_out, const struct svc_rec_config *c,
+		const char *dir, svc_log_fn log, void *log_arg, int argc,
+		char *const *argv)
+{
+	struct svc_rec *rp = calloc(1, sizeof(*rp));
+	struct utsname u;
+
+	*rp_out = NULL;
+	if (!rp)
+		return -ENOMEM;
+	rp->dir = strdup(dir);
+	rp->post = calloc(POST_MAX, sizeof(*rp->post));
+	if (!rp->dir || !rp->post) {
+		free(rp->dir);
+		free(rp->post);
+		free(rp);
+		return -ENOMEM;
+	}
+	rp->c = c;
+	rp->log = log;
+	rp->log_arg = log_arg;
+	rp->argc = argc;
+	rp->argv = argv;
+	if (!uname(&u))
+		snprintf(rp->host, sizeof(rp->host), "%s", u.nodename);
+	pthread_mutex_init(&rp->lock, NULL);
+	*rp_out = rp;
+	return 0;
+}
+
+int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
+		  const char *path, const struct rs_region_params *layout)
+{
+	struct job *j, *old = find(rp, domain);
+	int err;
+
+	if (old && !atomic_load(&old->stop))
+		return 0;
+	if (old) {
+		/* the domain's last life: its file completed first */
+		struct job **pp = &rp->jobs;
+
+		while (*pp != old)
+			pp = &(*pp)->next;
+		*pp = old->next;
+		pthread_join(old->th, NULL);
+		pthread_mutex_lock(&rp->lock);
+		rp->st.recording--;
+		pthread_mutex_unlock(&rp->lock);
+		job_free(old);
+	}
+	if (strlen(domain) > DOM_NAME_MAX || strchr(domain, '/') ||
+	    domain[0] == '.')
+		return -EINVAL;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->rp = rp;
+	j->fd = j->wake[0] = j->wake[1] = -1;
+	snprintf(j->domain, sizeof(j->domain), "%s", domain);
+	snprintf(j->uuid, sizeof(j->uuid), "%s", uuid ? uuid : "");
+	snprintf(j->ddir, sizeof(j->ddir), "%s/%s", rp->dir, domain);
+	j->r = malloc(sizeof(*j->r));
+	err = j->r ? 0 : -ENOMEM;
+	if (!err && pipe2(j->wake, O_CLOEXEC | O_NONBLOCK))
+		err = -errno;
+	if (!err)
+		err = job_map(j, path, layout);
+	if (!err && gsyms_read(&j->syms, &j->region, 0))
+		err = -ENOMEM;
+	if (!err && (mkdir(rp->dir, 0750) && errno != EEXIST))
+		err = -errno;
+	if (!err && (mkdir(j->ddir, 0750) && errno != EEXIST))
+		err = -errno;
+	if (!err) {
+		name_next(j);
+		j->cur ^= 1;
+		err = -pthread_create(&j->th, NULL, job_main, j);
+	}
+	if (err) {
+		if (err != -EMEDIUMTYPE) {
+			pthread_mutex_lock(&rp->lock);
+			rp->st.failed++;
+			pthread_mutex_unlock(&rp->lock);
+		}
+		job_free(j);
+		return err;
+	}
+	j->next = rp->jobs;
+	rp->jobs = j;
+	pthread_mutex_lock(&rp->lock);
+	rp->st.started++;
+	rp->st.recording++;
+	pthread_mutex_unlock(&rp->lock);
+	return 0;
+}
+
+int svc_rec_stop(struct svc_rec *rp, const char *domain, const char *reason)
+{
+	struct job *j = find(rp, domain);
+
+	if (!j)
+		return 0;
+	job_stop(j, reason);
+	return 1;
+}
+
+void svc_rec_keep_only(struct svc_rec *rp, char *const *names, size_t nr,
+		       const char *reason)
+{
+	for (struct job *j = rp->jobs; j; j = j->next) {
+		size_t i;
+
+		for (i = 0; i < nr && strcmp(names[i], j->domain); i++)
+			;
+		if (i == nr)
+			job_stop(j, reason);
+	}
+}
+
+int svc_rec_recording(struct svc_rec *rp, const char *domain)
+{
+	struct job *j = find(rp, domain);
+
+	return j && !atomic_load(&j->stop);
+}
+
+int svc_rec_post(struct svc_rec *rp, const char *data_path)
+{
+	int ret = 0;
+
+	if (!rp->c->post_command)
+		return 0;
+	pthread_mutex_lock(&rp->lock);
+	if (rp->nr_post == POST_MAX) {
+		rp->st.post_dropped++;
+		ret = -ENOSPC;
+	} else {
+		struct post *p = &rp->post[rp->nr_post++];
+
+		memset(p, 0, sizeof(*p));
+		snprintf(p->data, sizeof(p->data), "%s", data_path);
+	}
+	pthread_mutex_unlock(&rp->lock);
+	if (ret)
+		say(rp, "%s: not given to the post-command: %u files wait for "
+		    "it already", data_path, POST_MAX);
+	return ret;
+}
+
+/* Start the post-command on @p.  0 or -errno. */
+static int post_spawn(struct svc_rec *rp, struct post *p)
+{
+	char json[PATH_LEN + 80];
+	char *argv[] = { rp->c->post_command, p->data, json, NULL };
+	posix_spawn_file_actions_t fa;
+	int err;
+
+	snprintf(json, sizeof(json), "%s.json", p->data);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	err = posix_spawn(&p->pid, rp->c->post_command, &fa, NULL, argv,
+			  environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err)
+		p->pid = 0;
+	return -err;
+}
+
+void svc_rec_poll(struct svc_rec *rp, uint64_t now_ns)
+{
+	unsigned running = 0;
+
+	reap(rp, 0);
+	pthread_mutex_lock(&rp->lock);
+	for (unsigned i = 0; i < rp->nr_post; i++) {
+		struct post *p = &rp->post[i];
+		int status, ok = 0, tried = 0;
+
+		if (p->pid > 0) {
+			pid_t w = waitpid(p->pid, &status, WNOHANG);
+
+			if (w == 0) {
+				running++;
+				continue;
+			}
+			ok = w == p->pid && WIFEXITED(status) &&
+			     !WEXITSTATUS(status);
+			p->pid = 0;
+			tried = 1;
+		} else if (now_ns >= p->next_ns && running < POST_RUNNING) {
+			int err = post_spawn(rp, p);
+
+			rp->st.post_run++;
+			if (!err) {
+				running++;
+				continue;
+			}
+			tried = 1;
+		} else {
+			continue;
+		}
+		if (tried && !ok) {
+			p->tries++;
+			if (p->tries < rp->c->post_tries) {
+				p->next_ns = now_ns +
+					     (1000000000ull << (p->tries - 1));
+				continue;
+			}
+			rp->st.post_failed++;
+			say(rp, "%s: the post-command failed %u times: given up",
+			    p->data, p->tries);
+		} else {
+			rp->st.post_ok++;
+		}
+		rp->post[i--] = rp->post[--rp->nr_post];
+	}
+	pthread_mutex_unlock(&rp->lock);
+}
+
+unsigned svc_rec_post_pending(struct svc_rec *rp)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&rp->lock);
+	n = rp->nr_post;
+	pthread_mutex_unlock(&rp->lock);
+	return n;
+}
+
+void svc_rec_get_stats(struct svc_rec *rp, struct svc_rec_stats *st)
+{
+	pthread_mutex_lock(&rp->lock);
+	*st = rp->st;
+	pthread_mutex_unlock(&rp->lock);
+}
+
+void svc_rec_free(struct svc_rec *rp, const char *reason)
+{
+	if (!rp)
+		return;
+	for (struct job *j = rp->jobs; j; j = j->next)
+		job_stop(j, reason);
+	reap(rp, 1);
+	pthread_mutex_destroy(&rp->lock);
+	free(rp->post);
+	free(rp->dir);
+	free(rp);
+}
+
+void svc_rec_uuid(const char *domain, char *buf, size_t len)
+{
+	struct dom_virt *d = NULL;
+	char *xml = NULL;
+	const char *a, *b;
+
+	buf[0] = '\0';
+	if (dom_virt_open(&d, NULL, domain, 1))
+		return;
+	if (!dom_virt_xml(d, 0, &xml) && (a = strstr(xml, "<uuid>")) &&
+	    (b = strstr(a, "</uuid>"))) {
+		a += strlen("<uuid>");
+		if (b - a < (long)len)
+			snprintf(buf, len, "%.*s", (int)(b - a), a);
+	}
+	free(xml);
+	dom_virt_close(d);
+}
