@@ -284,7 +284,8 @@ int dom_events_run(struct dom_events *e, int timeout_ms)
 	return err;
 }
 
-int dom_events_running(struct dom_events *e, char ***names, size_t *nr)
+static int list(struct dom_events *e, unsigned flags, char ***names,
+		size_t *nr)
 {
 	virDomainPtr *doms = NULL;
 	char **out;
@@ -294,8 +295,7 @@ int dom_events_running(struct dom_events *e, char ***names, size_t *nr)
 	*nr = 0;
 	if (!e->conn || e->closed)
 		return -dome_libvirt;
-	n = virConnectListAllDomains(e->conn, &doms,
-				     VIR_CONNECT_LIST_DOMAINS_RUNNING);
+	n = virConnectListAllDomains(e->conn, &doms, flags);
 	if (n < 0)
 		return failed();
 	out = calloc((size_t)n + 1, sizeof(*out));
@@ -320,6 +320,16 @@ int dom_events_running(struct dom_events *e, char ***names, size_t *nr)
 	}
 	*names = out;
 	return 0;
+}
+
+int dom_events_running(struct dom_events *e, char ***names, size_t *nr)
+{
+	return list(e, VIR_CONNECT_LIST_DOMAINS_RUNNING, names, nr);
+}
+
+int dom_events_active(struct dom_events *e, char ***names, size_t *nr)
+{
+	return list(e, VIR_CONNECT_LIST_DOMAINS_ACTIVE, names, nr);
 }
 
 int dom_events_is_running(struct dom_events *e, const char *name)

@@ -31,6 +31,11 @@ int dom_events_running(struct dom_events *e, char ***names, size_t *nr)
 	return -dome_no_libvirt;
 }
 
+int dom_events_active(struct dom_events *e, char ***names, size_t *nr)
+{
+	return dom_events_running(e, names, nr);
+}
+
 int dom_events_is_running(struct dom_events *e, const char *name)
 {
 	(void)e;

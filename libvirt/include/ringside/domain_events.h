@@ -74,6 +74,9 @@ int dom_events_run(struct dom_events *e, int timeout_ms);
  */
 int dom_events_running(struct dom_events *e, char ***names, size_t *nr);
 
+/* The same for the domains running or paused (libvirt's active ones). */
+int dom_events_active(struct dom_events *e, char ***names, size_t *nr);
+
 /* 1 if domain @name runs (its vCPUs do), 0 if not (paused, shut off,
  * gone), -dome_libvirt. */
 int dom_events_is_running(struct dom_events *e, const char *name);
