@@ -112,6 +112,7 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 {
 	const struct drain *d = &r->drain;
 	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
+	struct pdf_host_ring early;
 	struct tally_ring sum;
 	char label[64], size[32];
 	uint32_t i;
@@ -146,6 +147,8 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 	if (m->vm)
 		printf("  woken by doorbells: %" PRIu64 " of %" PRIu64 " passes\n",
 		       r->woken, r->passes);
+	print_host_total(&r->host, &early);
+	print_early(stdout, &early);
 	for (i = 0; i < d->nr_rings; i++) {
 		snprintf(label, sizeof(label), "  ring %u", i);
 		print_ring_lines(stdout, label, "  ", &t->ring[i],

@@ -38,9 +38,26 @@ static void headline(const struct run_opts *o, const struct tally *t,
 /* Delivered plus lost against what each ring's guest produced; *@done:
  * the rings whose guest finished its records (the others have records in
  * flight, in no count). */
-static uint32_t unbalanced_rings(struct rs_vmm *vm, const struct tally *t,
-				 uint32_t *done)
+/* What ring @i delivered and lost: the file's records (LOST aside) and
+ * LOST counts, with what predated the recording (kept as counts). */
+static void ring_counts(const struct tally *t, const struct recorder *rec,
+			uint32_t i, uint64_t *delivered, uint64_t *lost)
 {
+	const struct pdf_host_ring *h = rec && i < RS_MAX_RINGS ?
+					&rec->host.ring[i] : NULL;
+
+	*delivered = t->ring[i].records - t->ring[i].by_class[PDF_RREC_LOST];
+	*lost = t->ring[i].lost;
+	if (h) {
+		*delivered += h->early_lost_samples_records;
+		*lost += h->early_lost;
+	}
+}
+
+static uint32_t unbalanced_rings(struct rs_vmm *vm, const struct tally *t,
+				 const struct recorder *rec, uint32_t *done)
+{
+	uint64_t delivered, lost;
 	struct rs_vmm_vcpu_info info;
 	uint32_t n = rs_vmm_nr_vcpus(vm), unbalanced = 0;
 
@@ -49,8 +66,8 @@ static uint32_t unbalanced_rings(struct rs_vmm *vm, const struct tally *t,
 		if (rs_vmm_vcpu_info(vm, i, &info))
 			continue;
 		*done += info.report.phase == RS_PHASE_DONE;
-		if (t->ring[i].records - t->ring[i].by_class[PDF_RREC_LOST] +
-		    t->ring[i].lost != info.report.attempted)
+		ring_counts(t, rec, i, &delivered, &lost);
+		if (delivered + lost != info.report.attempted)
 			unbalanced++;
 	}
 	return *done < n ? 0 : unbalanced;
@@ -61,7 +78,7 @@ uint32_t run_balance(struct rs_vmm *vm, const struct tally *t,
 {
 	uint32_t done;
 
-	return rec && t ? unbalanced_rings(vm, t, &done) : 0;
+	return rec && t ? unbalanced_rings(vm, t, rec, &done) : 0;
 }
 
 uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
@@ -79,10 +96,8 @@ uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
 
 		if (rs_vmm_vcpu_info(vm, i, &info))
 			continue;
-		if (t) {
-			delivered = t->ring[i].records - t->ring[i].by_class[PDF_RREC_LOST];
-			lost = t->ring[i].lost;
-		}
+		if (t)
+			ring_counts(t, rec, i, &delivered, &lost);
 		printf("%4u %-9.9s", i, rs_vmm_state_name(info.state));
 		col(9, 1, info.report.attempted);
 		col(9, t != NULL, delivered);
@@ -104,7 +119,7 @@ uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
 	}
 	if (!rec || !t)
 		return 0;
-	unbalanced = unbalanced_rings(vm, t, &done);
+	unbalanced = unbalanced_rings(vm, t, rec, &done);
 	if (done < n)
 		printf("balance: not checked, the guest was stopped before it "
 		       "finished its records (those in flight are in no count)\n");

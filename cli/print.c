@@ -44,6 +44,41 @@ static void host_line(FILE *f, const char *indent, const struct pdf_host_ring *h
 		fprintf(f, "; call chains: %" PRIu64 " frames cut (the guest's "
 			"unwinder guessed them)", h->frames_trimmed);
 	fputc('\n', f);
+	if (print_early(NULL, h))
+		fprintf(f, "%s  before the recording: %" PRIu64 " records (in the "
+			"file), lost %" PRIu64 " in %" PRIu64 " LOST records, "
+			"samples lost %" PRIu64 " in %" PRIu64 " LOST_SAMPLES (guest "
+			"claims, not in the file)", indent,
+			h->early_records, h->early_lost, h->early_lost_records,
+			h->early_lost_samples, h->early_lost_samples_records);
+	if (h->early_flagged || h->early_flagged_samples)
+		fprintf(f, "; flagged, not summed: %" PRIu64 " LOST counts, %"
+			PRIu64 " LOST_SAMPLES counts above %u per ns the host "
+			"ran", h->early_flagged, h->early_flagged_samples,
+			TALLY_LOST_PER_NS);
+	if (print_early(NULL, h))
+		fputc('\n', f);
+}
+
+int print_early(FILE *f, const struct pdf_host_ring *h)
+{
+	uint64_t losses = tally_sat_add(h->early_lost, h->early_lost_samples);
+
+	if (!h->early_records && !h->early_lost_records &&
+	    !h->early_lost_samples_records && !h->early_flagged &&
+	    !h->early_flagged_samples)
+		return 0;
+	if (f)
+		fprintf(f, "  %" PRIu64 " records and %" PRIu64 " losses predate "
+			"the recording: the records the rings held when it began "
+			"are in the file, first in their rings; the losses (%"
+			PRIu64 " LOST, %" PRIu64 " LOST_SAMPLES records) are "
+			"counted here, not as losses of the recording%s\n",
+			h->early_records, losses, h->early_lost_records,
+			h->early_lost_samples_records,
+			h->early_flagged || h->early_flagged_samples ?
+			" (some counts flagged, not summed)" : "");
+	return 1;
 }
 
 /* ", " between the parts of a line, after the first. */
@@ -141,6 +176,10 @@ int print_warn(const char *cmd, const struct pdf_host_facts *h,
 			hs.aux_bad_heads);
 		said = 1;
 	}
+	/* the counts left out as predating the recording among them */
+	sum.flag_lost = tally_sat_add(sum.flag_lost, hs.early_flagged);
+	sum.flag_lost_samples = tally_sat_add(sum.flag_lost_samples,
+					      hs.early_flagged_samples);
 	if (tally_flagged(&sum)) {
 		fprintf(stderr, "ringside %s: warning: the guest's records make %"
 			PRIu64 " implausible claims (LOST counts %" PRIu64
@@ -375,10 +414,17 @@ static void json_host(FILE *f, const struct pdf_host_ring *h)
 		", \"bad_heads\": %" PRIu64 ", \"aux_bad_heads\": %" PRIu64
 		", \"aux_bytes\": %" PRIu64 ", \"aux_stored\": %" PRIu64
 		", \"cut_bytes\": %" PRIu64 ", \"not_written\": %" PRIu64
-		", \"frames_trimmed\": %" PRIu64 "}",
+		", \"frames_trimmed\": %" PRIu64 ", \"early_records\": %" PRIu64
+		", \"early_lost_records\": %" PRIu64 ", \"early_lost\": %" PRIu64
+		", \"early_lost_samples_records\": %" PRIu64
+		", \"early_lost_samples\": %" PRIu64 ", \"early_flagged\": %"
+		PRIu64 ", \"early_flagged_samples\": %" PRIu64 "}",
 		h->data_size, h->aux_size, h->corrupt, h->corrupt_bytes,
 		h->bad_heads, h->aux_bad_heads, h->aux_bytes, h->aux_stored,
-		h->cut_bytes, h->not_written, h->frames_trimmed);
+		h->cut_bytes, h->not_written, h->frames_trimmed,
+		h->early_records, h->early_lost_records, h->early_lost,
+		h->early_lost_samples_records, h->early_lost_samples,
+		h->early_flagged, h->early_flagged_samples);
 }
 
 /* "window": {"kind", "start_ns", "end_ns", "times_checked", "slack_ns"},

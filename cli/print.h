@@ -35,6 +35,10 @@ void print_usyms(FILE *f, const struct usyms_summary *sum,
  *     guest claims: lost 5 in 1 LOST records; AUX 2 records (512 bytes, 0 truncated)
  *     flagged, not summed: 1 LOST count above 1/ns of host uptime
  */
+/* The total of what predated a recording (@h: print_host_total's sum)
+ * as one line into @f (NULL: none); 1 if anything did. */
+int print_early(FILE *f, const struct pdf_host_ring *h);
+
 void print_ring_lines(FILE *f, const char *label, const char *indent,
 		       const struct tally_ring *r, const struct pdf_host_ring *h,
 		       const struct tally_bounds *b);

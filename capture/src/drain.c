@@ -4,15 +4,20 @@
  * with the region's AUX format), beside the AUX records of the data ring
  * that say what was written where.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ringside/capture.h"
 
-static int on_record(const struct rs_perf_header *rec, void *arg)
+/* bytes of a ring's untimed records kept until its first timed one */
+#define UNTIMED_MAX (256u * 1024u)
+
+/* @rec into the file and the tally, filed at @time.  0, or -1 with the
+ * writer's error in d->write_err. */
+static int put(struct drain_ring *r, uint64_t time,
+	       const struct rs_perf_header *rec)
 {
-	struct drain_ring *r = arg;
 	struct drain *d = r->drain;
-	uint64_t time = pdf_rrec_stamp(&r->clock, rec, d->sample_type);
 	int err;
 
 	err = d->writer ? pdf_writer_add(d->writer, r->index, time, rec) : 0;
@@ -22,10 +27,109 @@ static int on_record(const struct rs_perf_header *rec, void *arg)
 	}
 	if (err) {
 		d->write_err = err;
-		return -1; /* leaves the record in the ring */
+		return -1;
 	}
 	tally_add(d->tally, r->index, time, rec);
 	return 0;
+}
+
+/* The untimed records kept, in their order, filed at @time. */
+static int put_untimed(struct drain_ring *r, uint64_t time)
+{
+	uint64_t off = 0;
+	int err = 0;
+
+	while (!err && off < r->untimed_len) {
+		const struct rs_perf_header *rec =
+			(const void *)(r->untimed + off);
+
+		off += rec->size;
+		err = put(r, time, rec);
+	}
+	r->untimed_len = 0;
+	return err;
+}
+
+/*
+ * 1 if @rec is a loss from before the attach: a LOST or LOST_SAMPLES the
+ * ring held then, or a LOST that is the first record after what it held
+ * (the producer writes its count when there is room again: drops of the
+ * ring as the recording found it).  Counted in r->early (the sums checked
+ * like the tally's: at most TALLY_LOST_PER_NS per ns the host has run)
+ * and left out of the file.  The other records the ring held are counted
+ * and go in.
+ */
+static int early(struct drain_ring *r, const struct rs_perf_header *rec)
+{
+	struct pdf_host_ring *h = &r->early;
+	int before = r->early_left > 0, first = 0;
+	enum pdf_rrec_class cls;
+	uint64_t n, cap, *sum, *recs, *flagged;
+
+	if (before)
+		r->early_left = rec->size < r->early_left ?
+				r->early_left - rec->size : 0;
+	else if (r->early_next)
+		first = 1;
+	else
+		return 0;
+	if (first)
+		r->early_next = 0;
+	cls = pdf_rrec_classify(rec, r->drain->sample_type);
+	if (cls == PDF_RREC_LOST) {
+		n = ((const struct rs_perf_lost *)(const void *)rec)->lost;
+		sum = &h->early_lost;
+		recs = &h->early_lost_records;
+		flagged = &h->early_flagged;
+	} else if (cls == PDF_RREC_LOST_SAMPLES && before) {
+		n = ((const struct rs_perf_lost_samples *)(const void *)rec)->lost;
+		sum = &h->early_lost_samples;
+		recs = &h->early_lost_samples_records;
+		flagged = &h->early_flagged_samples;
+	} else {
+		h->early_records += before;
+		return 0;
+	}
+	cap = cap_time_now_ns();
+	cap = cap > UINT64_MAX / TALLY_LOST_PER_NS ? UINT64_MAX :
+	      cap * TALLY_LOST_PER_NS;
+	if (tally_sat_add(*sum, n) > cap) {
+		(*flagged)++;
+		return 1;
+	}
+	*sum += n;
+	(*recs)++;
+	return 1;
+}
+
+static int on_record(const struct rs_perf_header *rec, void *arg)
+{
+	struct drain_ring *r = arg;
+	struct drain *d = r->drain;
+	uint64_t time = pdf_rrec_stamp(&r->clock, rec, d->sample_type);
+
+	if (early(r, rec))
+		return 0;
+	if (!r->timed && !pdf_rrec_timed(rec, d->sample_type)) {
+		/* no time of its own yet: the next timed record's */
+		if (!r->untimed)
+			r->untimed = malloc(UNTIMED_MAX);
+		if (r->untimed && r->untimed_len + rec->size <= UNTIMED_MAX) {
+			memcpy(r->untimed + r->untimed_len, rec, rec->size);
+			r->untimed_len += rec->size;
+			return 0;
+		}
+		/* no room: these under the ring's last time, as before */
+		if (put_untimed(r, time))
+			return -1;
+		return put(r, time, rec); /* -1 leaves it in the ring */
+	}
+	if (!r->timed) {
+		r->timed = 1;
+		if (put_untimed(r, time))
+			return -1;
+	}
+	return put(r, time, rec);
 }
 
 /* Whatever of a wrapped read is held, with @chunk after it: one record. */
@@ -104,6 +208,9 @@ int drain_init(struct drain *d, const struct rs_region *region,
 			err = -rse_invalid;
 			goto fail;
 		}
+		/* what it holds now predates the recording */
+		r->early_left = rs_consumer_pending(r->cons);
+		r->early_next = 1;
 		d->nr_rings = i + 1;
 	}
 	return 0;
@@ -163,6 +270,14 @@ void drain_host_facts(const struct drain *d, struct pdf_host_facts *h)
 		hr->aux_bytes = r->aux_bytes;
 		hr->aux_stored = r->aux_stored;
 		hr->not_written = r->too_big;
+		hr->early_records = r->early.early_records;
+		hr->early_lost_records = r->early.early_lost_records;
+		hr->early_lost = r->early.early_lost;
+		hr->early_lost_samples_records =
+			r->early.early_lost_samples_records;
+		hr->early_lost_samples = r->early.early_lost_samples;
+		hr->early_flagged = r->early.early_flagged;
+		hr->early_flagged_samples = r->early.early_flagged_samples;
 	}
 }
 
@@ -206,11 +321,23 @@ int drain_reattach(struct drain *d, const struct rs_region *region)
 		if (err < 0)
 			return err;
 		bits |= err;
+		/* the caller flushed the time before (drain_flush) */
+		r->timed = 0;
 		pdf_rrec_clock_init(&r->clock, region, i);
 		r->held = NULL;
 		r->held_len = 0;
 	}
 	return bits;
+}
+
+int drain_flush(struct drain *d, struct liberr *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nr_rings; i++)
+		if (put_untimed(&d->ring[i], d->ring[i].clock.last))
+			return liberr_note(e, d->write_err, pdf_errstr);
+	return 0;
 }
 
 void drain_fini(struct drain *d)
@@ -220,6 +347,9 @@ void drain_fini(struct drain *d)
 	for (i = 0; i < RS_MAX_RINGS; i++) {
 		rs_consumer_free(d->ring[i].cons);
 		d->ring[i].cons = NULL;
+		free(d->ring[i].untimed);
+		d->ring[i].untimed = NULL;
+		d->ring[i].untimed_len = 0;
 	}
 	d->nr_rings = 0;
 }

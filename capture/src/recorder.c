@@ -181,6 +181,13 @@ static void file_facts(struct recorder *r)
 		h->aux_bytes -= b->aux_bytes;
 		h->aux_stored -= b->aux_stored;
 		h->not_written -= b->not_written;
+		h->early_records -= b->early_records;
+		h->early_lost_records -= b->early_lost_records;
+		h->early_lost -= b->early_lost;
+		h->early_lost_samples_records -= b->early_lost_samples_records;
+		h->early_lost_samples -= b->early_lost_samples;
+		h->early_flagged -= b->early_flagged;
+		h->early_flagged_samples -= b->early_flagged_samples;
 	}
 }
 
@@ -270,6 +277,9 @@ static int rotate(struct recorder *r, const struct rs_region *region,
 
 	/* the code's reader writes into the current file's cache entry */
 	gkcode_reader_join(&r->kread);
+	err = drain_flush(&r->drain, &r->fail.e);
+	if (err)
+		return fail(r, CAP_FAIL_WRITE, err, pdf_errstr);
 	file_facts(r);
 	if (r->sync && !r->away)
 		csync_poll(r->sync, region, r->sync_mem);
@@ -307,6 +317,10 @@ static int come_back(struct recorder *r, const struct rs_region **regionp,
 		if (!next)
 			return fail(r, CAP_FAIL_OPEN, -EINVAL, liberr_sys);
 	}
+	/* what waits for a time goes into the file of the time before */
+	err = drain_flush(&r->drain, &r->fail.e);
+	if (err)
+		return fail(r, CAP_FAIL_WRITE, err, pdf_errstr);
 	events = drain_reattach(&r->drain, region);
 	if (events < 0)
 		return fail(r, CAP_FAIL_ATTACH, events, rs_errstr);
@@ -497,6 +511,16 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		if (r->fail.what == CAP_FAIL_WRITE && r->w)
 			snprintf(r->fail.path, sizeof(r->fail.path), "%s",
 				 pdf_writer_tmp_path(r->w));
+		pdf_writer_discard(r->w);
+		r->w = NULL;
+		return err;
+	}
+	err = drain_flush(&r->drain, &r->fail.e);
+	if (err) {
+		r->fail.what = CAP_FAIL_WRITE;
+		snprintf(r->fail.path, sizeof(r->fail.path), "%s",
+			 pdf_writer_tmp_path(r->w));
+		file_facts(r);
 		pdf_writer_discard(r->w);
 		r->w = NULL;
 		return err;

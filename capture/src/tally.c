@@ -208,6 +208,10 @@ void tally_add(struct tally *t, uint32_t ring, uint64_t time,
 		r->flag_time++;
 		return;
 	}
+	/* the span is the records' that carry their own time: the others
+	 * are filed under a neighbour's */
+	if (!pdf_rrec_timed(rec, t->sample_type))
+		return;
 	if (!r->have_time || time < r->first_time)
 		r->first_time = time;
 	if (!r->have_time || time > r->last_time)

@@ -197,3 +197,17 @@ uint64_t pdf_rrec_stamp(struct pdf_rrec_clock *clk, const struct rs_perf_header 
 	}
 	return clk->last;
 }
+
+int pdf_rrec_timed(const struct rs_perf_header *rec, uint64_t sample_type)
+{
+	switch (pdf_rrec_classify(rec, sample_type)) {
+	case PDF_RREC_SEQ:
+	case PDF_RREC_MARKER:
+		return 1;
+	case PDF_RREC_SAMPLE:
+		return (sample_type & PERF_SAMPLE_TIME) &&
+		       !(sample_type & ~(uint64_t)PDF_SAMPLE_KNOWN);
+	default:
+		return 0;
+	}
+}

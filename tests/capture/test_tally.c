@@ -18,15 +18,27 @@ static void lost(uint32_t ring, uint64_t time, uint64_t n)
 	tally_add(&t, ring, time, &l.header);
 }
 
-/* 64 bytes of a record type ringside does not know: moves the ring's
- * position on (the drain's "after the attach" rule). */
-static void filler(uint32_t ring, uint64_t time)
+/* 64 bytes of a record of type @type: moves the ring's position on (the
+ * drain's "after the attach" rule). */
+static void record64(uint32_t ring, uint64_t time, uint32_t type)
 {
 	uint64_t rec[8] = { 0 };
-	struct rs_perf_header h = { 99, 0, sizeof(rec) };
+	struct rs_perf_header h = { type, 0, sizeof(rec) };
 
 	memcpy(rec, &h, sizeof(h));
 	tally_add(&t, ring, time, (const struct rs_perf_header *)(void *)rec);
+}
+
+/* A sequence record (its checksum aside): a record with its own time. */
+static void filler(uint32_t ring, uint64_t time)
+{
+	record64(ring, time, RS_RECORD_SEQ);
+}
+
+/* A type ringside does not know: filed under another record's time. */
+static void untimed(uint32_t ring, uint64_t time)
+{
+	record64(ring, time, 99);
 }
 
 static void bounds(uint32_t kind, uint64_t start, uint64_t end, int times)
@@ -115,6 +127,31 @@ START_TEST(tally_times_outside_window_flagged)
 }
 END_TEST
 
+/* A ring's span is its timed records': the others (COMM, MMAP2, LOST) are
+ * filed under a neighbour's time, or 0 before the first. */
+START_TEST(tally_span_from_timed_records)
+{
+	struct tally_ring sum;
+
+	tally_init(&t, 2, 0);
+	untimed(0, 0);
+	filler(0, 4100);
+	untimed(0, 4100);
+	lost(0, 4100, 3);
+	filler(0, 4200);
+	untimed(0, 9000);
+	untimed(1, 0);
+	ck_assert_uint_eq(t.ring[0].first_time, 4100);
+	ck_assert_uint_eq(t.ring[0].last_time, 4200);
+	ck_assert_int_eq(t.ring[1].have_time, 0);
+	ck_assert_uint_eq(t.ring[0].records, 6);
+	tally_total(&t, &sum);
+	ck_assert_uint_eq(sum.first_time, 4100);
+	ck_assert_uint_eq(sum.last_time, 4200);
+	ck_assert_uint_eq(sum.records, 7);
+}
+END_TEST
+
 START_TEST(tally_times_unchecked_in_guest_clock)
 {
 	bounds(PDF_HOST_SNAPSHOT, 1000, 2000, 0);
@@ -185,6 +222,7 @@ static Suite *suite(void)
 	tcase_add_test(c, tally_lost_after_attach_bounded_by_window);
 	tcase_add_test(c, tally_times_outside_window_flagged);
 	tcase_add_test(c, tally_times_unchecked_in_guest_clock);
+	tcase_add_test(c, tally_span_from_timed_records);
 	tcase_add_test(c, tally_aux_over_area_flagged);
 	tcase_add_test(c, tally_bounds_from_file_info);
 	suite_add_tcase(s, c);

@@ -44,7 +44,12 @@ stop_record "$REC" "$WORK/lossy.data" || fail "record"
 BG_PIDS=""
 judge lossy "$WORK/lossy.data"
 check_balance "$WORK/lossy.p" "$WORK/lossy.rep" 2 seq-only
-[ "$(json "$WORK/lossy.rep" .total.lost)" -gt 0 ] || fail "lossy: nothing lost"
+# the burst's losses predate the recording: counted apart (host facts),
+# not LOST records in the file, so perf (judge) has no overload to warn of
+[ "$(json "$WORK/lossy.rep" '[.rings[].host.early_lost] | add')" -gt 0 ] ||
+	fail "lossy: no loss from before the recording"
+[ "$(json "$WORK/lossy.rep" '[.rings[].host.early_records] | add')" -gt 0 ] ||
+	fail "lossy: no record from before the recording"
 
 note "a snapshot of an overwrite ring"
 REG=$(region ow)

@@ -39,13 +39,33 @@ for r in 0 1; do
 done
 TOTAL=$(json "$REP" .total.records)
 expect_in "$WORK/record.out" "wrote $TOTAL records"
+
+note "what predates the recording: the full rings' records kept, losses apart"
+EARLY=$(json "$REP" '[.rings[].host.early_records] | add')
+ELOST=$(json "$REP" '[.rings[].host.early_lost] | add')
+[ "$EARLY" -gt 0 ] || fail "no record predates the recording"
+[ "$ELOST" -gt 0 ] || fail "no loss predates the recording"
+expect_in "$WORK/record.out" "$EARLY records and $ELOST losses predate the recording"
+# each ring held about its size at the attach: 8 KiB of 64-byte records
+for r in 0 1; do
+	e=$(json "$REP" ".rings[$r].host.early_records")
+	[ "$e" -ge 100 ] && [ "$e" -le 128 ] || fail "ring $r: $e records predate, not a full ring's"
+	expect_eq "ring $r: LOST left out of the file" \
+		"$(json "$REP" ".rings[$r].host.early_lost_records")" 1
+	expect_in "$WORK/record.out" "before the recording: $e records (in the file), lost $(json "$REP" ".rings[$r].host.early_lost") in 1 LOST records"
+done
 expect_in "$WORK/record.out" "(interrupted)"
 
 note "report text"
 run 0 report "$R" report "$OUT"
 expect_in "$WORK/report.out" "ring 0: "
 expect_in "$WORK/report.out" "ring 1: "
-expect_in "$WORK/report.out" "records lost $(json "$REP" '.rings[0].lost')"
+if [ "$(json "$REP" '.rings[0].lost')" -gt 0 ]; then
+	expect_in "$WORK/report.out" "records lost $(json "$REP" '.rings[0].lost')"
+else
+	expect_in "$WORK/report.out" "guest claims: lost 0 in 0 LOST records"
+fi
+expect_in "$WORK/report.out" "before the recording: $(json "$REP" '.rings[0].host.early_records') records (in the file)"
 expect_in "$WORK/report.out" "total: $TOTAL records"
 
 note "dump: one line per record"

@@ -250,7 +250,9 @@ struct tally_ring {
 	uint64_t seq_last;
 	int have_seq;
 	int have_time;
-	uint64_t first_time;      /* of the times not flagged */
+	uint64_t first_time;      /* of the times not flagged, of the
+				   * records with a time of their own
+				   * (pdf_rrec_timed) */
 	uint64_t last_time;
 	/* claims flagged as implausible: records, not summed */
 	uint64_t flag_lost;       /* LOST records, count over the bound */
@@ -341,6 +343,16 @@ struct drain_ring {
 	/* The first part of a read that wraps, written with the second. */
 	const void *held;
 	uint64_t held_len, held_pos;
+	/* What the ring held at the attach (drain_init): bytes of it still
+	 * to come; the first record after it is yet to come */
+	uint64_t early_left;
+	int early_next;
+	struct pdf_host_ring early;  /* its early_* words only */
+	/* Records without a time of their own before the ring's first timed
+	 * one (since the attach): kept here, filed under its time. */
+	uint8_t *untimed;
+	uint64_t untimed_len;
+	int timed;                /* the ring had a timed record */
 };
 
 struct drain {
@@ -381,6 +393,11 @@ const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i);
  * not those drained (nothing changed then).
  */
 int drain_reattach(struct drain *d, const struct rs_region *region);
+
+/* The records kept for want of a time (no timed record after them yet)
+ * into the file under their ring's last time: before the file is
+ * completed.  0, or the writer's error noted in @e. */
+int drain_flush(struct drain *d, struct liberr *e);
 
 /* What the host observed on every ring so far, into @h (kind, times and
  * the AUX bytes stored are the caller's). */

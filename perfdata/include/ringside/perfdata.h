@@ -166,6 +166,10 @@ int pdf_rrec_clock_init(struct pdf_rrec_clock *clk,
 uint64_t pdf_rrec_stamp(struct pdf_rrec_clock *clk,
 			const struct rs_perf_header *rec, uint64_t sample_type);
 
+/* 1 if @rec carries its own time (SEQ, MARKER, a sample with TIME whose
+ * layout ringside checks), 0 if it is filed under another record's. */
+int pdf_rrec_timed(const struct rs_perf_header *rec, uint64_t sample_type);
+
 /* ---- the clock of a file's times (pdf_clock_*) ----------------------------- */
 
 /* What a file says about its clock (ringside's clock feature). */
@@ -239,8 +243,21 @@ struct pdf_host_ring {
 	uint64_t frames_trimmed;  /* call chain frames cut (the writer's
 				   * count, pdf_writer_stats; 0 in files
 				   * written before it was counted) */
+	/* A recording (drain): what the ring held when it attached.  Those
+	 * records are in the file, first in their ring; the LOST and
+	 * LOST_SAMPLES among them (and a LOST the producer wrote first
+	 * after the attach: drops of the ring it found full) are not, their
+	 * counts are here.  0 in files written before these were kept. */
+	uint64_t early_records;   /* in the file, from before the attach */
+	uint64_t early_lost_records;   /* LOST left out, counts summed ... */
+	uint64_t early_lost;           /* ... here (guest claims, checked) */
+	uint64_t early_lost_samples_records; /* LOST_SAMPLES likewise */
+	uint64_t early_lost_samples;
+	uint64_t early_flagged;   /* LOST left out, counts implausible: not
+				   * summed */
+	uint64_t early_flagged_samples; /* LOST_SAMPLES likewise */
 };
-#define PDF_HOST_RING_WORDS 11u   /* u64 words of pdf_host_ring in the file */
+#define PDF_HOST_RING_WORDS 18u   /* u64 words of pdf_host_ring in the file */
 
 struct pdf_host_facts {
 	uint32_t kind;            /* enum pdf_host_kind */
