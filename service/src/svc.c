@@ -17,6 +17,7 @@
 #include "ringside/domain_events.h"
 #include "ringside/domain_virt.h"
 #include "ringside/service.h"
+#include "ringside/service_metrics.h"
 
 #define QUEUE_MAX 64u
 
@@ -38,6 +39,8 @@ struct svc {
 	struct svc_watch *watch;
 	struct svc_rec *rec;       /* continuous recording (svc_record.c) */
 	int ctl;                   /* the control socket; -1 none */
+	struct svc_http *http;     /* the metrics endpoint; NULL none */
+	struct svc_metrics *metrics;
 	struct trigger queue[QUEUE_MAX];
 	unsigned queued;
 	struct svc_stats st;
@@ -152,6 +155,47 @@ static void on_crash_policy(const char *domain, char *buf, size_t len)
 	dom_virt_close(d);
 }
 
+/* A capture written, for the metrics: by domain and reason, when. */
+static void note_capture(struct svc *s, const struct trigger *t)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (svc_metrics_capture(s->metrics, t->domain, t->reason,
+				(double)ts.tv_sec + (double)ts.tv_nsec / 1e9))
+		say(s, "%s: %s: not counted in the metrics: out of memory",
+		    t->domain, t->reason);
+}
+
+/* GET /metrics: the exposition text of the service and of every active
+ * (running or paused) domain that is opted in. */
+static int metrics_page(void *arg, char **body, size_t *len)
+{
+	struct svc *s = arg;
+	struct svc_metrics_domain *d;
+	struct rs_region_params layout;
+	char **names = NULL, path[4096];
+	size_t nr = 0, n = 0;
+	int err;
+
+	if (dom_events_active(s->ev, &names, &nr))
+		nr = 0;
+	d = calloc(nr ? nr : 1, sizeof(*d));
+	for (size_t i = 0; d && i < nr; i++)
+		if (!dom_region_layout(names[i], path, sizeof(path), &layout)) {
+			d[n].name = names[i];
+			d[n++].region = names[i];
+		}
+	err = d ? svc_metrics_text(s->metrics, &s->st,
+				   svc_watch_count(s->watch), d, n, now_ns(),
+				   body, len) : -ENOMEM;
+	for (size_t i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	free(d);
+	return err;
+}
+
 /* Capture @t's domain; the outcome in @out ("ok PATH", "error WHY").
  * 0 when captured. */
 static int capture(struct svc *s, const struct trigger *t, char *out,
@@ -226,6 +270,7 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 		return -1;
 	}
 	s->st.captures++;
+	note_capture(s, t);
 	snprintf(out, len, "ok %s", res.path);
 	say(s, "%s: %s: flight recorder captured: %s (%llu records, %llu "
 	    "overwritten, %llu lost, %llu corrupt); %u older captures removed",
@@ -352,6 +397,17 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 		err = svc_rec_new(&s->rec, &c->rec,
 				  c->rec.dir ? c->rec.dir : SVC_REC_DIR, log,
 				  log_arg, argc, argv);
+	if (!err)
+		err = svc_metrics_new(&s->metrics);
+	if (!err && !(c->metrics && !c->metrics[0])) {
+		const char *addr = c->metrics ? c->metrics : SVC_METRICS_ADDR;
+
+		err = svc_http_listen(&s->http, addr);
+		if (err)
+			say(s, "metrics endpoint %s: %s", addr, strerror(-err));
+		else
+			say(s, "metrics at http://%s/metrics", addr);
+	}
 	if (!err && !(c->socket && !c->socket[0])) {
 		const char *path = c->socket ? c->socket : SVC_SOCKET_PATH;
 
@@ -360,6 +416,10 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 			say(s, "control socket %s: %s", path, strerror(-err));
 	}
 	if (err) {
+		if (s->ctl >= 0)
+			close(s->ctl);
+		svc_http_close(s->http);
+		svc_metrics_free(s->metrics);
 		svc_rec_free(s->rec, "shutdown");
 		svc_watch_free(s->watch);
 		svc_limit_free(s->limit);
@@ -370,6 +430,8 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 	if (!s->ev) {
 		if (s->ctl >= 0)
 			close(s->ctl);
+		svc_http_close(s->http);
+		svc_metrics_free(s->metrics);
 		svc_rec_free(s->rec, "shutdown");
 		svc_watch_free(s->watch);
 		svc_limit_free(s->limit);
@@ -403,6 +465,8 @@ int svc_run(struct svc *s, int timeout_ms)
 	svc_rec_poll(s->rec, now_ns());
 	if (s->ctl >= 0)
 		svc_ctl_serve(s->ctl, on_request, s);
+	if (s->http)
+		svc_http_poll(s->http, now_ns(), metrics_page, s);
 	s->st.reconnects = dom_events_reconnects(s->ev);
 	return err;
 }
@@ -421,6 +485,8 @@ void svc_close(struct svc *s)
 	dom_events_close(s->ev);
 	if (s->ctl >= 0)
 		close(s->ctl);
+	svc_http_close(s->http);
+	svc_metrics_free(s->metrics);
 	svc_watch_free(s->watch);
 	svc_limit_free(s->limit);
 	free(s);

@@ -10,6 +10,7 @@
 
 #include "ringside/capture.h"
 #include "ringside/service.h"
+#include "ringside/service_metrics.h"
 
 #define CONFIG_MAX (64u << 10)   /* bytes of configuration read */
 #define VALUE_MAX  4096u
@@ -28,6 +29,8 @@ void svc_config_default(struct svc_config *c)
 
 void svc_config_fini(struct svc_config *c)
 {
+	free(c->metrics);
+	c->metrics = NULL;
 	free(c->uri);
 	free(c->capture_dir);
 	free(c->socket);
@@ -134,6 +137,18 @@ static int set_key(struct svc_config *c, const char *k, char *v,
 			return -EINVAL;
 		c->hang_after_s = (uint32_t)n;
 		return 0;
+	}
+	if (!strcmp(k, "metrics")) {
+		uint32_t ip;
+		uint16_t port;
+
+		*why = "metrics: HOST:PORT (an IPv4 address, port 1..65535), "
+		       "or none";
+		if (!strcmp(v, "none"))
+			return set_string(&c->metrics, "");
+		if (svc_http_addr(v, &ip, &port) || !port)
+			return -EINVAL;
+		return set_string(&c->metrics, v);
 	}
 	if (!strcmp(k, "socket")) {
 		*why = "socket: an absolute path, or none";

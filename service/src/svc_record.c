@@ -172,7 +172,6 @@ static void completed(struct job *j, const struct recorder *r,
 		sc.corrupt += h->corrupt;
 		sc.corrupt_bytes += h->corrupt_bytes;
 		sc.not_written += h->not_written;
-		sc.lost_before += h->early_lost;
 	}
 	err = svc_sidecar_write(r->output, &sc);
 	if (err)

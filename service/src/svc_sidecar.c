@@ -264,9 +264,8 @@ int svc_sidecar_text(const struct svc_sidecar *sc, char *buf, size_t len)
 	    PRIu64 ",\"not_written\":%" PRIu64 ",\"overwritten\":%" PRIu64 "},",
 	    sc->corrupt, sc->corrupt_bytes, sc->not_written, sc->overwritten);
 	put(&o, "\"guest_claimed\":{\"lost\":%" PRIu64 ",\"lost_samples\":%"
-	    PRIu64 ",\"lost_before_attach\":%" PRIu64 ",\"aux_truncated\":%"
-	    PRIu64 ",\"flagged\":%" PRIu64 "}}\n", sc->lost, sc->lost_samples,
-	    sc->lost_before, sc->aux_truncated, sc->flagged);
+	    PRIu64 ",\"aux_truncated\":%" PRIu64 ",\"flagged\":%" PRIu64
+	    "}}\n", sc->lost, sc->lost_samples, sc->aux_truncated, sc->flagged);
 	return o.full ? -ENOSPC : (int)o.at;
 }
 

@@ -199,7 +199,6 @@ struct svc_sidecar {
 	/* what the guest claims (never summed with the host's) */
 	uint64_t lost;            /* LOST counts */
 	uint64_t lost_samples;    /* LOST_SAMPLES counts */
-	uint64_t lost_before;     /* LOST counts from before the attach */
 	uint64_t aux_truncated;
 	uint64_t flagged;         /* claims no honest guest makes: left out */
 };

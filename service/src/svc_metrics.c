@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The service's metrics in Prometheus' text exposition format (0.0.4):
+ * each family once, "# HELP" and "# TYPE" before its samples, counters
+ * named *_total, base units (_bytes, _seconds), label values escaped
+ * (backslash, double quote, newline).  A domain's rings are read as
+ * `ringside stat` reads them (rmap, rinfo), the region mapped read-only
+ * for the length of one scrape.  What the guest wrote is exposed as read:
+ * its produced and lost counts under ringside_guest_claimed_*, never
+ * summed with the host's counts.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "ringside/capture.h"
+#include "ringside/service_metrics.h"
+
+struct series {            /* captures of one domain for one reason */
+	char *domain;
+	char *reason;
+	uint64_t count;
+	double last_s;
+};
+
+struct beat {              /* a domain's heartbeat as last seen */
+	char *domain;
+	uint64_t value;
+	uint64_t since_ns;
+	int seen;
+};
+
+struct svc_metrics {
+	struct series *s;
+	size_t nr;
+	uint64_t dropped;
+	struct beat *b;
+	size_t nb;
+};
+
+/* One domain as read for a scrape. */
+struct reading {
+	int mapped;
+	int damaged;
+	uint64_t size;
+	struct rinfo_region rr;
+	uint32_t rings;
+	struct rinfo *ri;          /* rings entries */
+	int *ok;                   /* rinfo_get succeeded */
+	uint64_t age_ns;
+};
+
+int svc_metrics_new(struct svc_metrics **mp)
+{
+	*mp = calloc(1, sizeof(**mp));
+	return *mp ? 0 : -ENOMEM;
+}
+
+void svc_metrics_free(struct svc_metrics *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nr; i++) {
+		free(m->s[i].domain);
+		free(m->s[i].reason);
+	}
+	for (size_t i = 0; i < m->nb; i++)
+		free(m->b[i].domain);
+	free(m->s);
+	free(m->b);
+	free(m);
+}
+
+int svc_metrics_capture(struct svc_metrics *m, const char *domain,
+			const char *reason, double when_s)
+{
+	struct series *grown, n = { 0 };
+
+	for (size_t i = 0; i < m->nr; i++) {
+		if (strcmp(m->s[i].domain, domain) || strcmp(m->s[i].reason, reason))
+			continue;
+		m->s[i].count++;
+		m->s[i].last_s = when_s;
+		return 0;
+	}
+	if (m->nr == SVC_METRICS_SERIES) {
+		m->dropped++;
+		return 0;
+	}
+	n.domain = strdup(domain);
+	n.reason = strdup(reason);
+	grown = n.domain && n.reason ?
+		realloc(m->s, (m->nr + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(n.domain);
+		free(n.reason);
+		return -ENOMEM;
+	}
+	m->s = grown;
+	n.count = 1;
+	n.last_s = when_s;
+	m->s[m->nr++] = n;
+	return 0;
+}
+
+/* How long @domain's heartbeat has had @value, at @now_ns. */
+static int beat_age(struct svc_metrics *m, const char *domain, uint64_t value,
+		    uint64_t now_ns, uint64_t *age_ns)
+{
+	struct beat *grown, n = { 0 };
+
+	*age_ns = 0;
+	for (size_t i = 0; i < m->nb; i++) {
+		struct beat *b = &m->b[i];
+
+		if (strcmp(b->domain, domain))
+			continue;
+		b->seen = 1;
+		if (b->value != value || now_ns < b->since_ns) {
+			b->value = value;
+			b->since_ns = now_ns;
+		}
+		*age_ns = now_ns - b->since_ns;
+		return 0;
+	}
+	n.domain = strdup(domain);
+	grown = n.domain ? realloc(m->b, (m->nb + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(n.domain);
+		return -ENOMEM;
+	}
+	m->b = grown;
+	n.value = value;
+	n.since_ns = now_ns;
+	n.seen = 1;
+	m->b[m->nb++] = n;
+	return 0;
+}
+
+/* Forget the heartbeats of domains this scrape did not list. */
+static void beats_sweep(struct svc_metrics *m)
+{
+	for (size_t i = 0; i < m->nb;) {
+		if (m->b[i].seen) {
+			m->b[i++].seen = 0;
+			continue;
+		}
+		free(m->b[i].domain);
+		m->b[i] = m->b[--m->nb];
+	}
+}
+
+static void reading_read(struct svc_metrics *m, const struct svc_metrics_domain *d,
+			 uint64_t now_ns, struct reading *r)
+{
+	struct liberr e = { 0 };
+	struct rmap map;
+
+	memset(r, 0, sizeof(*r));
+	if (rmap_open(&map, d->region, 0, &e))
+		return;
+	r->mapped = 1;
+	r->damaged = map.damaged;
+	r->size = map.size;
+	rinfo_region_get(&map.region, &r->rr);
+	r->rings = rinfo_count(&map.region);
+	r->ri = calloc(r->rings ? r->rings : 1, sizeof(*r->ri));
+	r->ok = calloc(r->rings ? r->rings : 1, sizeof(*r->ok));
+	if (!r->ri || !r->ok)
+		r->rings = 0;
+	for (uint32_t i = 0; i < r->rings; i++)
+		r->ok[i] = !rinfo_get(&map.region, i, &r->ri[i]);
+	rmap_close(&map);
+	if (beat_age(m, d->name, r->rr.heartbeat, now_ns, &r->age_ns))
+		r->age_ns = 0;
+}
+
+/* ---- the text ---- */
+
+static void family(FILE *f, const char *name, const char *type,
+		   const char *help)
+{
+	/* HELP texts here hold no backslash or newline to escape */
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value, escaped as the format asks. */
+static void value_escaped(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\')
+			fputs("\\\\", f);
+		else if (*v == '"')
+			fputs("\\\"", f);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+/* name{domain="D"[,ring="R"|,reason="W"]} */
+static void labels(FILE *f, const char *name, const char *domain,
+		   long ring, const char *reason)
+{
+	fputs(name, f);
+	if (!domain)
+		return;
+	fputs("{domain=\"", f);
+	value_escaped(f, domain);
+	fputc('"', f);
+	if (ring >= 0)
+		fprintf(f, ",ring=\"%ld\"", ring);
+	if (reason) {
+		fputs(",reason=\"", f);
+		value_escaped(f, reason);
+		fputc('"', f);
+	}
+	fputc('}', f);
+}
+
+static void sample_u(FILE *f, const char *name, const char *domain, long ring,
+		     const char *reason, uint64_t v)
+{
+	labels(f, name, domain, ring, reason);
+	fprintf(f, " %llu\n", (unsigned long long)v);
+}
+
+static void sample_i(FILE *f, const char *name, const char *domain, long ring,
+		     int64_t v)
+{
+	labels(f, name, domain, ring, NULL);
+	fprintf(f, " %lld\n", (long long)v);
+}
+
+static void sample_d(FILE *f, const char *name, const char *domain,
+		     const char *reason, double v)
+{
+	labels(f, name, domain, -1, reason);
+	fprintf(f, " %.6f\n", v);
+}
+
+static void counter(FILE *f, const char *name, const char *help, uint64_t v)
+{
+	family(f, name, "counter", help);
+	sample_u(f, name, NULL, -1, NULL, v);
+}
+
+static void gauge(FILE *f, const char *name, const char *help, uint64_t v)
+{
+	family(f, name, "gauge", help);
+	sample_u(f, name, NULL, -1, NULL, v);
+}
+
+static void service(FILE *f, const struct svc_metrics *m,
+		    const struct svc_stats *st, size_t watched, size_t mapped)
+{
+	family(f, "ringside_captures_total", "counter",
+	       "Flight recorder captures written, by domain and reason.");
+	for (size_t i = 0; i < m->nr; i++)
+		sample_u(f, "ringside_captures_total", m->s[i].domain, -1,
+			 m->s[i].reason, m->s[i].count);
+	family(f, "ringside_last_capture_timestamp_seconds", "gauge",
+	       "Wall-clock time of the last capture written, by domain and "
+	       "reason.");
+	for (size_t i = 0; i < m->nr; i++)
+		sample_d(f, "ringside_last_capture_timestamp_seconds",
+			 m->s[i].domain, m->s[i].reason, m->s[i].last_s);
+	counter(f, "ringside_capture_failures_total",
+		"Captures that failed.", st->failed);
+	counter(f, "ringside_capture_triggers_rate_limited_total",
+		"Triggers refused by the per-domain rate limit.",
+		st->rate_limited);
+	counter(f, "ringside_capture_triggers_dropped_total",
+		"Triggers lost: the service's queue was full.", st->dropped);
+	counter(f, "ringside_capture_triggers_empty_total",
+		"Triggers whose flight recorder was never written: nothing "
+		"captured.", st->empty);
+	counter(f, "ringside_capture_triggers_not_enabled_total",
+		"Triggers of domains not opted in.", st->not_enabled);
+	counter(f, "ringside_capture_requests_total",
+		"Captures asked for on the control socket.", st->requests);
+	counter(f, "ringside_hangs_total",
+		"Stale agent heartbeats taken for hangs.", st->hangs);
+	counter(f, "ringside_libvirt_events_total",
+		"Domain events seen from libvirt.", st->events);
+	counter(f, "ringside_libvirt_reconnects_total",
+		"Reconnections to libvirtd.", st->reconnects);
+	gauge(f, "ringside_domains_watched",
+	      "Running opted-in domains whose agent heartbeat is watched for "
+	      "hangs.", watched);
+	gauge(f, "ringside_domains_enabled",
+	      "Active opted-in domains whose region this scrape read.", mapped);
+	counter(f, "ringside_metrics_series_dropped_total",
+		"Capture series (domain, reason) past the service's bound, "
+		"not exposed.", m->dropped);
+}
+
+/* The process's own, as Prometheus' client libraries name them. */
+static void process(FILE *f)
+{
+	struct rusage ru;
+	unsigned long long pages = 0, rss = 0;
+	FILE *statm;
+
+	if (!getrusage(RUSAGE_SELF, &ru)) {
+		family(f, "process_cpu_seconds_total", "counter",
+		       "Total user and system CPU time spent in seconds.");
+		sample_d(f, "process_cpu_seconds_total", NULL, NULL,
+			 (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	}
+	statm = fopen("/proc/self/statm", "re");
+	if (statm && fscanf(statm, "%llu %llu", &pages, &rss) == 2) {
+		family(f, "process_resident_memory_bytes", "gauge",
+		       "Resident memory size in bytes.");
+		sample_u(f, "process_resident_memory_bytes", NULL, -1, NULL,
+			 rss * (unsigned long long)sysconf(_SC_PAGESIZE));
+	}
+	if (statm)
+		fclose(statm);
+}
+
+enum ring_field { R_SIZE, R_FILL, R_HEAD, R_TAIL, R_AUX_SIZE, R_AUX_HEAD,
+		  R_AUX_TAIL, R_PRODUCED, R_LOST, R_FIELDS };
+
+static const struct {
+	const char *name, *type, *help;
+} ring_fields[R_FIELDS] = {
+	[R_SIZE] = { "ringside_ring_size_bytes", "gauge",
+		"Bytes of the ring's data area." },
+	[R_FILL] = { "ringside_ring_fill_bytes", "gauge",
+		"Bytes of ring data not yet consumed (normal mode) or held "
+		"(overwrite mode), from the guest's head." },
+	[R_HEAD] = { "ringside_ring_data_head_bytes", "gauge",
+		"The data head as the guest last wrote it (an overwrite "
+		"ring's counts down from 0)." },
+	[R_TAIL] = { "ringside_ring_data_tail_bytes", "gauge",
+		"The data tail as last written." },
+	[R_AUX_SIZE] = { "ringside_ring_aux_size_bytes", "gauge",
+		"Bytes of the ring's AUX area (0: none)." },
+	[R_AUX_HEAD] = { "ringside_ring_aux_head_bytes", "gauge",
+		"The AUX head as the guest last wrote it." },
+	[R_AUX_TAIL] = { "ringside_ring_aux_tail_bytes", "gauge",
+		"The AUX tail as last written." },
+	[R_PRODUCED] = { "ringside_guest_claimed_produced_records_total",
+		"counter", "Records the guest says its producer wrote to the "
+		"ring: the guest's claim, unchecked." },
+	[R_LOST] = { "ringside_guest_claimed_lost_records_total", "counter",
+		"Records the guest says its producer lost: the guest's claim, "
+		"unchecked, never summed with host-observed loss." },
+};
+
+static void ring_sample(FILE *f, enum ring_field k, const char *domain,
+			long ring, const struct rinfo *ri)
+{
+	const char *name = ring_fields[k].name;
+
+	switch (k) {
+	case R_SIZE: sample_u(f, name, domain, ring, NULL, ri->data_size); break;
+	case R_FILL: sample_u(f, name, domain, ring, NULL, rinfo_fill(ri)); break;
+	case R_HEAD:
+		if (ri->data_mode == RS_MODE_OVERWRITE)
+			sample_i(f, name, domain, ring, (int64_t)ri->data_head);
+		else
+			sample_u(f, name, domain, ring, NULL, ri->data_head);
+		break;
+	case R_TAIL: sample_u(f, name, domain, ring, NULL, ri->data_tail); break;
+	case R_AUX_SIZE: sample_u(f, name, domain, ring, NULL, ri->aux_size); break;
+	case R_AUX_HEAD: sample_u(f, name, domain, ring, NULL, ri->aux_head); break;
+	case R_AUX_TAIL: sample_u(f, name, domain, ring, NULL, ri->aux_tail); break;
+	case R_PRODUCED: sample_u(f, name, domain, ring, NULL, ri->produced); break;
+	case R_LOST: sample_u(f, name, domain, ring, NULL, ri->lost); break;
+	default: break;
+	}
+}
+
+static void domains(FILE *f, const struct svc_metrics_domain *d,
+		    const struct reading *r, size_t nr)
+{
+	family(f, "ringside_region_mapped", "gauge",
+	       "1 if the domain's region could be mapped and validated this "
+	       "scrape.");
+	for (size_t i = 0; i < nr; i++)
+		sample_u(f, "ringside_region_mapped", d[i].name, -1, NULL,
+			 (uint64_t)r[i].mapped);
+	family(f, "ringside_region_damaged", "gauge",
+	       "1 if the region's header or a control page differs from the "
+	       "layout its host laid out.");
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].mapped)
+			sample_u(f, "ringside_region_damaged", d[i].name, -1,
+				 NULL, (uint64_t)!!r[i].damaged);
+	family(f, "ringside_region_size_bytes", "gauge",
+	       "Bytes of the domain's trace region.");
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].mapped)
+			sample_u(f, "ringside_region_size_bytes", d[i].name, -1,
+				 NULL, r[i].size);
+	family(f, "ringside_agent_attached", "gauge",
+	       "1 if the guest's agent says it is attached: the guest's claim.");
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].mapped)
+			sample_u(f, "ringside_agent_attached", d[i].name, -1,
+				 NULL, r[i].rr.attached == 1);
+	family(f, "ringside_guest_claimed_agent_heartbeats_total", "counter",
+	       "The agent's heartbeat count as the guest last wrote it: the "
+	       "guest's claim.");
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].mapped)
+			sample_u(f, "ringside_guest_claimed_agent_heartbeats_total",
+				 d[i].name, -1, NULL, r[i].rr.heartbeat);
+	family(f, "ringside_agent_heartbeat_age_seconds", "gauge",
+	       "Seconds since the service first saw the agent's heartbeat at "
+	       "its current value (seen at scrapes).");
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].mapped)
+			sample_d(f, "ringside_agent_heartbeat_age_seconds",
+				 d[i].name, NULL, (double)r[i].age_ns / 1e9);
+	for (int k = 0; k < R_FIELDS; k++) {
+		family(f, ring_fields[k].name, ring_fields[k].type,
+		       ring_fields[k].help);
+		for (size_t i = 0; i < nr; i++)
+			for (uint32_t j = 0; r[i].mapped && j < r[i].rings; j++)
+				if (r[i].ok[j])
+					ring_sample(f, (enum ring_field)k,
+						    d[i].name, (long)j,
+						    &r[i].ri[j]);
+	}
+}
+
+int svc_metrics_text(struct svc_metrics *m, const struct svc_stats *st,
+		     size_t watched, const struct svc_metrics_domain *d,
+		     size_t nr, uint64_t now_ns, char **text, size_t *len)
+{
+	struct reading *r = calloc(nr ? nr : 1, sizeof(*r));
+	size_t mapped = 0;
+	FILE *f;
+	int err = 0;
+
+	*text = NULL;
+	*len = 0;
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		reading_read(m, &d[i], now_ns, &r[i]);
+		mapped += (size_t)r[i].mapped;
+	}
+	beats_sweep(m);
+	f = open_memstream(text, len);
+	if (!f) {
+		err = -ENOMEM;
+	} else {
+		service(f, m, st, watched, mapped);
+		domains(f, d, r, nr);
+		process(f);
+		if (ferror(f))
+			err = -ENOMEM;
+		if (fclose(f))
+			err = -ENOMEM;
+		if (err) {
+			free(*text);
+			*text = NULL;
+			*len = 0;
+		}
+	}
+	for (size_t i = 0; i < nr; i++) {
+		free(r[i].ri);
+		free(r[i].ok);
+	}
+	free(r);
+	return err;
+}

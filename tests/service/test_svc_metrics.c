@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The service's metrics: the exposition text of a region file made here
+ * (a producer writes into it as a guest would), checked against the text
+ * format's rules, and the HTTP endpoint that serves it: request parsing,
+ * 404/405/400/431, a slow client that cannot hold the loop.
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ringside/abi.h"
+#include "ringside/ring.h"
+#include "ringside/service.h"
+#include "ringside/service_metrics.h"
+
+#define S 1000000000ull
+#define DATA_PAGES 4u
+
+static char path[] = "/tmp/svc-metrics-XXXXXX";
+static void *mem;
+static uint64_t mem_size;
+static int seq_size;          /* bytes of each record written */
+
+/* A region of two normal rings; ring 0 gets 3 records, ring 1 none. */
+static void setup(void)
+{
+	struct rs_region_params params = {
+		.size = sizeof(params), .nr_rings = 2, .data_pages = DATA_PAGES,
+		.data_mode = RS_MODE_NORMAL, .aux_mode = RS_MODE_NORMAL,
+		.trace_mask = RS_TRACE_TEST,
+	};
+	struct rs_region region;
+	struct rs_producer p;
+	_Alignas(8) uint8_t buf[RS_RECORD_MAX];
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(rs_region_size(&params, &mem_size), 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)mem_size), 0);
+	mem = mmap(NULL, mem_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(mem, MAP_FAILED);
+	close(fd);
+	ck_assert_int_eq(rs_region_layout(mem, mem_size, &params), 0);
+	ck_assert_int_eq(rs_region_enable(mem), 0);
+	ck_assert_int_eq(rs_region_open(&region, mem, mem_size), 0);
+	ck_assert_int_eq(rs_producer_init(&p, &region, 0), 0);
+	for (int i = 0; i < 3; i++) {
+		seq_size = rs_seq_build(buf, (uint64_t)i, 1000, 0, 0);
+		ck_assert_int_gt(seq_size, 8);
+		ck_assert_int_ge(rs_producer_output(&p, RS_RECORD_SEQ, 0, buf + 8,
+						    (uint32_t)seq_size - 8), 0);
+	}
+}
+
+static void teardown(void)
+{
+	munmap(mem, mem_size);
+	unlink(path);
+	strcpy(path, "/tmp/svc-metrics-XXXXXX");
+}
+
+static struct rs_guest_status *status(void)
+{
+	return &((struct rs_region_header *)mem)->status;
+}
+
+/* The text's rules: every sample after its family's "# HELP" and
+ * "# TYPE", each family once and contiguous, every line ending in a
+ * newline, counters named *_total. */
+static void check_format(const char *text, size_t len)
+{
+	char family[128] = "", seen[16384] = " ";
+	const char *l = text;
+
+	ck_assert_uint_gt(len, 0);
+	ck_assert_int_eq(text[len - 1], '\n');
+	ck_assert_uint_eq(strlen(text), len);
+	while (*l) {
+		const char *nl = strchr(l, '\n');
+		char name[128], type[32];
+		size_t n;
+
+		ck_assert_ptr_nonnull(nl);
+		if (!strncmp(l, "# HELP ", 7)) {
+			ck_assert_int_eq(sscanf(l + 7, "%127s", name), 1);
+			l = nl + 1;
+			ck_assert_int_eq(sscanf(l, "# TYPE %127s %31s", family,
+						type), 2);
+			nl = strchr(l, '\n');
+			ck_assert_ptr_nonnull(nl);
+			ck_assert_str_eq(name, family);
+			ck_assert(!strcmp(type, "counter") ||
+				  !strcmp(type, "gauge"));
+			if (!strcmp(type, "counter"))
+				ck_assert_str_eq(family + strlen(family) - 6,
+						 "_total");
+			snprintf(name, sizeof(name), " %s ", family);
+			ck_assert_msg(!strstr(seen, name), "%s twice", family);
+			ck_assert_uint_lt(strlen(seen) + strlen(family) + 2,
+					  sizeof(seen));
+			strcat(seen, family);
+			strcat(seen, " ");
+		} else {
+			ck_assert_int_ne(l[0], '#');
+			n = strcspn(l, "{ ");
+			ck_assert_msg(strlen(family) == n &&
+				      !strncmp(l, family, n),
+				      "sample %.*s outside its family %s",
+				      (int)(nl - l), l, family);
+		}
+		l = nl + 1;
+	}
+}
+
+static char *text_of(struct svc_metrics *m, const struct svc_metrics_domain *d,
+		     size_t nr, uint64_t now, size_t *len)
+{
+	struct svc_stats st = { .failed = 2, .rate_limited = 5, .hangs = 1,
+				.requests = 4, .reconnects = 3 };
+	char *text;
+
+	ck_assert_int_eq(svc_metrics_text(m, &st, 1, d, nr, now, &text, len), 0);
+	check_format(text, *len);
+	return text;
+}
+
+#define DOM "vm\"a\\b\nc"
+#define DOM_L "domain=\"vm\\\"a\\\\b\\nc\""
+
+START_TEST(region_and_counters)
+{
+	struct svc_metrics *m;
+	struct svc_metrics_domain d[2] = {
+		{ DOM, path }, { "gone", "/nonexistent/region" } };
+	char line[256], *t;
+	size_t len;
+
+	status()->attached = 1;
+	status()->heartbeat = 41;
+	ck_assert_int_eq(svc_metrics_new(&m), 0);
+	ck_assert_int_eq(svc_metrics_capture(m, "d1", "panic", 1700000000.5), 0);
+	ck_assert_int_eq(svc_metrics_capture(m, "d1", "panic", 1700000100.25), 0);
+	ck_assert_int_eq(svc_metrics_capture(m, "d1", "hang", 1700000001.0), 0);
+	t = text_of(m, d, 2, 100 * S, &len);
+	snprintf(line, sizeof(line), "\nringside_ring_size_bytes{%s,ring=\"0\"} %u\n",
+		 DOM_L, DATA_PAGES * RS_PAGE_SIZE);
+	ck_assert_msg(strstr(t, line), "no %s in\n%s", line, t);
+	snprintf(line, sizeof(line), "\nringside_ring_size_bytes{%s,ring=\"1\"} %u\n",
+		 DOM_L, DATA_PAGES * RS_PAGE_SIZE);
+	ck_assert(strstr(t, line));
+	snprintf(line, sizeof(line), "\nringside_guest_claimed_produced_records_total"
+		 "{%s,ring=\"0\"} 3\n", DOM_L);
+	ck_assert_msg(strstr(t, line), "no %s in\n%s", line, t);
+	snprintf(line, sizeof(line), "\nringside_guest_claimed_produced_records_total"
+		 "{%s,ring=\"1\"} 0\n", DOM_L);
+	ck_assert(strstr(t, line));
+	/* 3 records, none consumed */
+	snprintf(line, sizeof(line), "\nringside_ring_data_head_bytes{%s,ring=\"0\"} %d\n",
+		 DOM_L, 3 * seq_size);
+	ck_assert_msg(strstr(t, line), "no %s in\n%s", line, t);
+	snprintf(line, sizeof(line), "\nringside_ring_fill_bytes{%s,ring=\"0\"} %d\n",
+		 DOM_L, 3 * seq_size);
+	ck_assert(strstr(t, line));
+	snprintf(line, sizeof(line), "\nringside_agent_attached{%s} 1\n", DOM_L);
+	ck_assert(strstr(t, line));
+	snprintf(line, sizeof(line), "\nringside_guest_claimed_agent_heartbeats_total"
+		 "{%s} 41\n", DOM_L);
+	ck_assert(strstr(t, line));
+	snprintf(line, sizeof(line), "\nringside_agent_heartbeat_age_seconds{%s} "
+		 "0.000000\n", DOM_L);
+	ck_assert(strstr(t, line));
+	snprintf(line, sizeof(line), "\nringside_region_size_bytes{%s} %llu\n",
+		 DOM_L, (unsigned long long)mem_size);
+	ck_assert(strstr(t, line));
+	ck_assert(strstr(t, "\nringside_region_mapped{domain=\"gone\"} 0\n"));
+	ck_assert(!strstr(t, "ringside_ring_size_bytes{domain=\"gone\""));
+	ck_assert(strstr(t, "\nringside_domains_enabled 1\n"));
+	ck_assert(strstr(t, "\nringside_domains_watched 1\n"));
+	ck_assert(strstr(t, "\nringside_captures_total{domain=\"d1\",reason=\"panic\"} 2\n"));
+	ck_assert(strstr(t, "\nringside_captures_total{domain=\"d1\",reason=\"hang\"} 1\n"));
+	ck_assert(strstr(t, "\nringside_last_capture_timestamp_seconds{domain=\"d1\","
+			 "reason=\"panic\"} 1700000100.250000\n"));
+	ck_assert(strstr(t, "\nringside_capture_failures_total 2\n"));
+	ck_assert(strstr(t, "\nringside_capture_triggers_rate_limited_total 5\n"));
+	ck_assert(strstr(t, "\nringside_hangs_total 1\n"));
+	ck_assert(strstr(t, "\nringside_capture_requests_total 4\n"));
+	ck_assert(strstr(t, "\nringside_libvirt_reconnects_total 3\n"));
+	ck_assert(strstr(t, "\n# TYPE process_cpu_seconds_total counter\n"));
+	ck_assert(strstr(t, "\nprocess_resident_memory_bytes "));
+	ck_assert(!strstr(t, "process_resident_memory_bytes 0\n"));
+	free(t);
+
+	/* the heartbeat's age: since a scrape first saw its value */
+	t = text_of(m, d, 2, 105 * S, &len);
+	snprintf(line, sizeof(line), "\nringside_agent_heartbeat_age_seconds{%s} "
+		 "5.000000\n", DOM_L);
+	ck_assert_msg(strstr(t, line), "no %s in\n%s", line, t);
+	free(t);
+	status()->heartbeat = 42;
+	t = text_of(m, d, 2, 107 * S, &len);
+	snprintf(line, sizeof(line), "\nringside_agent_heartbeat_age_seconds{%s} "
+		 "0.000000\n", DOM_L);
+	ck_assert(strstr(t, line));
+	free(t);
+	/* a domain no longer listed is forgotten: listed again, it starts
+	 * at 0 */
+	t = text_of(m, d + 1, 1, 110 * S, &len);
+	free(t);
+	t = text_of(m, d, 1, 120 * S, &len);
+	ck_assert(strstr(t, line));
+	free(t);
+	svc_metrics_free(m);
+}
+END_TEST
+
+/* Capture series are bounded: one more is counted, not kept. */
+START_TEST(series_bounded)
+{
+	struct svc_metrics *m;
+	char name[32], *t;
+	size_t len;
+
+	ck_assert_int_eq(svc_metrics_new(&m), 0);
+	for (unsigned i = 0; i <= SVC_METRICS_SERIES; i++) {
+		snprintf(name, sizeof(name), "d%u", i);
+		ck_assert_int_eq(svc_metrics_capture(m, name, "hang", 1.0), 0);
+	}
+	t = text_of(m, NULL, 0, S, &len);
+	ck_assert(strstr(t, "\nringside_metrics_series_dropped_total 1\n"));
+	snprintf(name, sizeof(name), "{domain=\"d%u\"", SVC_METRICS_SERIES - 1);
+	ck_assert(strstr(t, name));
+	snprintf(name, sizeof(name), "{domain=\"d%u\"", SVC_METRICS_SERIES);
+	ck_assert(!strstr(t, name));
+	free(t);
+	svc_metrics_free(m);
+}
+END_TEST
+
+/* ---- the HTTP endpoint ---- */
+
+static unsigned pages;
+
+static int page(void *arg, char **body, size_t *len)
+{
+	(void)arg;
+	pages++;
+	*body = strdup("ringside_up 1\n");
+	*len = strlen(*body);
+	return 0;
+}
+
+static int client(uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* Poll until @want connections were answered (the server never
+ * blocks; the kernel hands the bytes over in its own time). */
+static void serve(struct svc_http *h, uint64_t now, uint64_t want)
+{
+	uint64_t served = 0;
+
+	for (int i = 0; i < 20000 && served < want; i++) {
+		served += svc_http_poll(h, now, page, NULL);
+		if (served < want)
+			usleep(100);
+	}
+	ck_assert_uint_eq(served, want);
+}
+
+/* Everything the server sent until it closed. */
+static char *reply(int fd)
+{
+	static char buf[8192];
+	size_t n = 0;
+	ssize_t r;
+
+	while ((r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += (size_t)r;
+	buf[n] = '\0';
+	close(fd);
+	return buf;
+}
+
+static char *ask(struct svc_http *h, const char *req)
+{
+	int fd = client(svc_http_port(h));
+	size_t len = strlen(req);
+
+	ck_assert_int_eq(write(fd, req, len), (ssize_t)len);
+	serve(h, 0, 1);
+	return reply(fd);
+}
+
+START_TEST(http_requests)
+{
+	struct svc_http *h;
+	char *r, big[SVC_HTTP_REQUEST_MAX + 100];
+
+	ck_assert_int_eq(svc_http_listen(&h, "127.0.0.1:0"), 0);
+	ck_assert_uint_ne(svc_http_port(h), 0);
+	pages = 0;
+	r = ask(h, "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n");
+	ck_assert_msg(!strncmp(r, "HTTP/1.1 200 OK\r\n", 17), "%s", r);
+	ck_assert(strstr(r, "\r\nContent-Type: text/plain; version=0.0.4; "
+			 "charset=utf-8\r\n"));
+	ck_assert(strstr(r, "\r\nContent-Length: 14\r\n"));
+	ck_assert_str_eq(strstr(r, "\r\n\r\n") + 4, "ringside_up 1\n");
+	r = ask(h, "GET /metrics?x=1 HTTP/1.0\n\n");
+	ck_assert(!strncmp(r, "HTTP/1.1 200 OK\r\n", 17));
+	r = ask(h, "HEAD /metrics HTTP/1.1\r\n\r\n");
+	ck_assert(!strncmp(r, "HTTP/1.1 200 OK\r\n", 17));
+	ck_assert_str_eq(strstr(r, "\r\n\r\n") + 4, "");
+	ck_assert_uint_eq(pages, 3);
+	r = ask(h, "GET / HTTP/1.1\r\n\r\n");
+	ck_assert(!strncmp(r, "HTTP/1.1 404 ", 13));
+	r = ask(h, "GET /metricsx HTTP/1.1\r\n\r\n");
+	ck_assert(!strncmp(r, "HTTP/1.1 404 ", 13));
+	r = ask(h, "POST /metrics HTTP/1.1\r\n\r\n");
+	ck_assert(!strncmp(r, "HTTP/1.1 405 ", 13));
+	r = ask(h, "GET /metrics\r\n\r\n");
+	ck_assert(!strncmp(r, "HTTP/1.1 400 ", 13));
+	r = ask(h, "GET /metrics HTTP/2.0\r\n\r\n");
+	ck_assert(!strncmp(r, "HTTP/1.1 400 ", 13));
+	r = ask(h, "GET metrics HTTP/1.1\r\n\r\n");
+	ck_assert(!strncmp(r, "HTTP/1.1 400 ", 13));
+	/* a head that never ends within the bound */
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "GET /metrics HTTP/1.1\r\nX: ", 26);
+	big[sizeof(big) - 1] = '\0';
+	r = ask(h, big);
+	ck_assert_msg(!strncmp(r, "HTTP/1.1 431 ", 13), "%s", r);
+	ck_assert_uint_eq(pages, 3);
+	ck_assert_uint_eq(svc_http_dropped(h), 0);
+	svc_http_close(h);
+}
+END_TEST
+
+/* Silent clients hold a slot until their time is up, never the loop:
+ * with every slot taken by one, the next waits in the backlog; a client
+ * that sends half a request is dropped at its deadline. */
+START_TEST(http_slow_clients)
+{
+	struct svc_http *h;
+	int slow[SVC_HTTP_CLIENTS], fd;
+	char *r;
+
+	ck_assert_int_eq(svc_http_listen(&h, "127.0.0.1:0"), 0);
+	for (unsigned i = 0; i < SVC_HTTP_CLIENTS; i++) {
+		slow[i] = client(svc_http_port(h));
+		ck_assert_int_eq(write(slow[i], "GET /met", 8), 8);
+	}
+	/* accepted, read, unanswered */
+	for (int i = 0; i < 100; i++)
+		ck_assert_uint_eq(svc_http_poll(h, 0, page, NULL), 0);
+	fd = client(svc_http_port(h));
+	ck_assert_int_eq(write(fd, "GET /metrics HTTP/1.1\r\n\r\n", 25), 25);
+	for (int i = 0; i < 100; i++)
+		ck_assert_uint_eq(svc_http_poll(h, 1 * S, page, NULL), 0);
+	ck_assert_uint_eq(svc_http_dropped(h), 0);
+	/* their time is up: dropped, and the waiting one is answered */
+	svc_http_poll(h, SVC_HTTP_TIMEOUT_MS * 1000000ull, page, NULL);
+	ck_assert_uint_eq(svc_http_dropped(h), SVC_HTTP_CLIENTS);
+	for (unsigned i = 0; i < SVC_HTTP_CLIENTS; i++)
+		ck_assert_str_eq(reply(slow[i]), "");
+	serve(h, SVC_HTTP_TIMEOUT_MS * 1000000ull, 1);
+	r = reply(fd);
+	ck_assert_msg(!strncmp(r, "HTTP/1.1 200 OK\r\n", 17), "%s", r);
+	svc_http_close(h);
+}
+END_TEST
+
+START_TEST(addresses)
+{
+	struct svc_config c;
+	uint32_t ip;
+	uint16_t port;
+	unsigned line;
+	const char *why;
+	const char *bad[] = { "localhost:9477", "127.0.0.1", "127.0.0.1:",
+			      ":9477", "127.0.0.1:65536", "127.0.0.1:-1",
+			      "127.0.0.1:94x", "[::1]:9477", "1.2.3:4" };
+
+	ck_assert_int_eq(svc_http_addr("127.0.0.1:9477", &ip, &port), 0);
+	ck_assert_uint_eq(port, 9477);
+	ck_assert_uint_eq(ip, htonl(INADDR_LOOPBACK));
+	ck_assert_int_eq(svc_http_addr("0.0.0.0:1", &ip, &port), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(svc_http_addr(bad[i], &ip, &port) == -EINVAL,
+			      "%s taken", bad[i]);
+	svc_config_default(&c);
+	ck_assert_ptr_null(c.metrics);
+	ck_assert_int_eq(svc_config_parse(&c, "metrics = 10.0.0.1:9100\n", 24,
+					  &line, &why), 0);
+	ck_assert_str_eq(c.metrics, "10.0.0.1:9100");
+	ck_assert_int_eq(svc_config_parse(&c, "metrics = none\n", 15, &line,
+					  &why), 0);
+	ck_assert_str_eq(c.metrics, "");
+	ck_assert_int_eq(svc_config_parse(&c, "\nmetrics = 127.0.0.1:0\n", 23,
+					  &line, &why), -EINVAL);
+	ck_assert_uint_eq(line, 2);
+	ck_assert(strstr(why, "metrics"));
+	ck_assert_int_eq(svc_config_parse(&c, "metrics = host:80\n", 18, &line,
+					  &why), -EINVAL);
+	svc_config_fini(&c);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("svc_metrics");
+	TCase *tc = tcase_create("text");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, region_and_counters);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("bounds");
+	tcase_add_test(tc, series_bounded);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("http");
+	tcase_add_test(tc, http_requests);
+	tcase_add_test(tc, http_slow_clients);
+	tcase_add_test(tc, addresses);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
