@@ -80,6 +80,8 @@ struct svc_config {
 	uint32_t window_s;        /* ... in any window of this many seconds */
 	uint32_t hang_after_s;    /* heartbeat stale this long: a hang */
 	char *socket;             /* NULL: SVC_SOCKET_PATH; "" none */
+	char *metrics;            /* HOST:PORT, NULL: SVC_METRICS_ADDR;
+				   * "" none (service_metrics.h) */
 	struct svc_rec_config rec; /* continuous recording (svc_record.c) */
 };
 
@@ -93,7 +95,7 @@ void svc_config_default(struct svc_config *c);
  * is wrong in *@why (static text); -ENOMEM.  Keys: uri, capture-dir,
  * keep, keep-mb, capture-on (words: crash, watchdog, hang, none),
  * rate-limit (N/SECONDS), hang-after (SECONDS), socket (a path, or
- * none).
+ * none), metrics (HOST:PORT, or none).
  */
 int svc_config_parse(struct svc_config *c, const char *text, size_t len,
 		     unsigned *line, const char **why);
