@@ -116,6 +116,31 @@ START_TEST(pdf_encode_sample)
 }
 END_TEST
 
+/* Which records carry a time of their own (a span is theirs): SEQ,
+ * markers, samples with TIME in a layout ringside checks; COMM, MMAP2,
+ * LOST are filed under a neighbour's. */
+START_TEST(pdf_rrec_timed_records)
+{
+	struct rs_perf_header *h = rec_init(PERF_RECORD_SAMPLE, 40);
+	struct rs_perf_lost *l;
+
+	ck_assert_int_eq(pdf_rrec_timed(h, GUEST_TYPE), 1);
+	ck_assert_int_eq(pdf_rrec_timed(h, GUEST_TYPE & ~(uint64_t)PERF_SAMPLE_TIME), 0);
+	ck_assert_int_eq(pdf_rrec_timed(h, GUEST_TYPE | (1ull << 62)), 0);
+	h = rec_init(RS_RECORD_SEQ, sizeof(struct rs_rec_seq));
+	ck_assert_int_eq(pdf_rrec_timed(h, GUEST_TYPE), 1);
+	h = rec_init(RS_RECORD_MARKER, sizeof(struct rs_rec_marker));
+	ck_assert_int_eq(pdf_rrec_timed(h, GUEST_TYPE), 1);
+	h = rec_init(PERF_RECORD_COMM, 24);
+	memcpy(h + 1, "\1\0\0\0\1\0\0\0gzip", 12);
+	ck_assert_int_eq(pdf_rrec_classify(h, GUEST_TYPE), PDF_RREC_COMM);
+	ck_assert_int_eq(pdf_rrec_timed(h, GUEST_TYPE), 0);
+	l = (struct rs_perf_lost *)(void *)rec_init(RS_PERF_RECORD_LOST,
+						   sizeof(*l));
+	ck_assert_int_eq(pdf_rrec_timed(&l->header, GUEST_TYPE), 0);
+}
+END_TEST
+
 /* Ring records are 8-aligned (RS_RECORD_ALIGN) and so is every record
  * perf writes: a file that says otherwise is malformed, whichever way the
  * record is carried (found by tests/fuzz/fuzz_perfdata). */
@@ -952,6 +977,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_sample_build_refuses);
 	tcase_add_test(tc, pdf_sample_build_null);
 	tcase_add_test(tc, pdf_layout_unknown_bits);
+	tcase_add_test(tc, pdf_rrec_timed_records);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -327,6 +327,9 @@ START_TEST(pdf_writer_host_facts)
 		h.ring[i].corrupt = 3 + i;
 		h.ring[i].corrupt_bytes = UINT64_MAX - i;
 		h.ring[i].not_written = 9;
+		h.ring[i].early_records = 128 + i;
+		h.ring[i].early_lost = 1175;
+		h.ring[i].early_flagged_samples = 1;
 	}
 	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
 	ck_assert_int_eq(pdf_writer_add(w, 0, 1500, make(0, buf)), 0);
