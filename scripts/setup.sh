@@ -28,6 +28,9 @@ packages=(
 	# installs one (tests/e2e/e2e_debian_*.sh): a debootstrap root made a
 	# disk image by mke2fs -d; lintian judges the packages
 	debootstrap e2fsprogs file lintian
+	# the service's metrics are scraped by a real Prometheus (e2e
+	# libvirt-crash); its own service never starts (policy-rc.d below)
+	prometheus
 )
 
 missing=()

@@ -404,9 +404,14 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 
 		err = svc_http_listen(&s->http, addr);
 		if (err)
-			say(s, "metrics endpoint %s: %s", addr, strerror(-err));
+			say(s, "metrics endpoint %s: %s%s", addr, strerror(-err),
+			    c->metrics ? "" : ": metrics not served");
 		else
 			say(s, "metrics at http://%s/metrics", addr);
+		/* the default address taken by another program costs the
+		 * metrics, not the service; an address asked for is refused */
+		if (!c->metrics)
+			err = 0;
 	}
 	if (!err && !(c->socket && !c->socket[0])) {
 		const char *path = c->socket ? c->socket : SVC_SOCKET_PATH;
