@@ -206,6 +206,18 @@ static void completed(struct job *j, const struct recorder *r,
 		svc_rec_post(rp, r->output);
 }
 
+/* Bytes of the current file: its records and AUX data so far (the
+ * writer's buffer is not on disk yet). */
+static uint64_t file_bytes_now(const struct recorder *r)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < r->drain.nr_rings && i < RS_MAX_RINGS; i++)
+		n += r->tally.ring[i].bytes + r->drain.ring[i].aux_stored -
+		     r->base.ring[i].aux_stored;
+	return n;
+}
+
 static const char *hook_next(void *arg, const struct recorder *r)
 {
 	struct job *j = arg;
@@ -216,8 +228,7 @@ static const char *hook_next(void *arg, const struct recorder *r)
 		return NULL;   /* it ends this very pass */
 	if (!(c->rotate_s &&
 	      now - j->file_start_ns >= (uint64_t)c->rotate_s * 1000000000ull) &&
-	    !(c->rotate_bytes && r->w &&
-	      file_size(pdf_writer_tmp_path(r->w)) >= c->rotate_bytes))
+	    !(c->rotate_bytes && file_bytes_now(r) >= c->rotate_bytes))
 		return NULL;
 	return name_next(j);
 }
