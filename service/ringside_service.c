@@ -18,6 +18,7 @@
 #include "ringside/capture.h"
 #include "ringside/domain.h"
 #include "ringside/service.h"
+#include "ringside/service_metrics.h"
 
 #define PREFIX "ringside-service: "
 
@@ -51,8 +52,11 @@ static int usage(FILE *to)
 		"most %u per domain in %u s.  Runs in the foreground,\nlogging "
 		"to stderr.  FILE (default " SVC_CONFIG_PATH ", optional) "
 		"holds\n`key = value` lines: uri, capture-dir, keep, keep-mb, "
-		"capture-on, rate-limit,\nhang-after, socket; the options "
-		"override it.  --check-config reads it and exits.\n",
+		"capture-on, rate-limit,\nhang-after, socket, metrics; the options "
+		"override it.  --check-config reads\nit and exits.  "
+		"Serves metrics for Prometheus at\nhttp://" SVC_METRICS_ADDR
+		"/metrics unless the file says otherwise (metrics =\nHOST:PORT, "
+		"or none).\n",
 		SVC_HANG_AFTER_S, SVC_BURST, SVC_WINDOW_S);
 	return to == stdout ? 0 : 2;
 }
@@ -128,6 +132,8 @@ int main(int argc, char **argv)
 		       c.capture_on ? "" : " none", c.burst, c.window_s,
 		       c.hang_after_s, c.socket ? (c.socket[0] ? c.socket :
 		       "none") : SVC_SOCKET_PATH);
+		printf("metrics %s\n", c.metrics ? (c.metrics[0] ? c.metrics :
+		       "none") : SVC_METRICS_ADDR);
 		svc_config_fini(&c);
 		return 0;
 	}
