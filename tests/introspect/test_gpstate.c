@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host's checks of the guest's process state table (gpstate_parse) and
+ * the records it makes of it (gpstate_comm, gpstate_mmap2): a table of
+ * good processes is kept whole and gives the COMM and MMAP2 records perf
+ * reads; each lie an agent does not tell (lengths, pids, a pid twice,
+ * counts, build ids, mappings that wrap, names relative, unprintable or
+ * with a NUL inside) refuses its process alone, counted, and the
+ * processes around it are kept.
+ */
+#include <check.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+
+#include "ringside/introspect.h"
+
+static uint8_t table[8192] __attribute__((aligned(8)));
+
+/* A map of @name at @start, a build id filled with @id0 (0: none). */
+static uint32_t put_map(uint8_t *buf, uint64_t start, const char *name,
+			uint8_t id0)
+{
+	struct rs_pstate_map m = { .start = start, .len = 0x2000,
+		.pgoff = 0x1000, .prot = 5, .flags = 2, .maj = 8, .min = 1,
+		.ino = 77 };
+	uint32_t n = (uint32_t)strlen(name), len = (80u + n + 7u) & ~7u;
+
+	m.name_len = (uint16_t)n;
+	if (id0) {
+		m.build_id_len = 20;
+		memset(m.build_id, id0, 20);
+	}
+	memset(buf, 0, len);
+	memcpy(buf, &m, sizeof(m));
+	memcpy(buf + sizeof(m), name, n);
+	return len;
+}
+
+/* Process @pid "@comm" with two maps into @buf; its length. */
+static uint32_t put_proc(uint8_t *buf, uint32_t pid, const char *comm)
+{
+	struct rs_pstate_proc p = { .pid = pid, .nr_maps = 2 };
+	uint32_t at = sizeof(p);
+
+	memcpy(p.comm, comm, strnlen(comm, sizeof(p.comm)));
+	at += put_map(buf + at, 0x400000, "/bin/rs-workload", 0xab);
+	at += put_map(buf + at, 0x7fff0000, "[vdso]", 0);
+	p.length = at;
+	memcpy(buf, &p, sizeof(p));
+	return at;
+}
+
+START_TEST(good_table_kept)
+{
+	struct gpstate g;
+	struct pdf_buf rec;
+	struct rs_perf_header h;
+	uint32_t len = 0, pid;
+	uint64_t addr;
+
+	memset(&g, 0, sizeof(g));
+	len += put_proc(table + len, 42, "rs-workload");
+	len += put_proc(table + len, 1, "sh");
+	ck_assert_int_eq(gpstate_parse(&g, table, len, 2), 0);
+	ck_assert_uint_eq(g.nr_procs, 2);
+	ck_assert_uint_eq(g.nr_maps, 4);
+	ck_assert_uint_eq(g.st.refused, 0);
+	ck_assert_str_eq(g.procs[0].comm, "rs-workload");
+	ck_assert_uint_eq(g.procs[1].first_map, 2);
+	pdf_buf_init(&rec);
+	ck_assert_int_eq(gpstate_comm(&g, 0, &rec), 0);
+	memcpy(&h, rec.data, sizeof(h));
+	ck_assert_uint_eq(h.type, PERF_RECORD_COMM);
+	ck_assert_uint_eq(h.size, rec.len);
+	ck_assert_uint_eq(rec.len, 8 + 8 + 16);
+	memcpy(&pid, rec.data + 12, 4);
+	ck_assert_uint_eq(pid, 42);
+	ck_assert_str_eq((const char *)rec.data + 16, "rs-workload");
+	ck_assert_int_eq(gpstate_mmap2(&g, 0, 0, &rec), 0);
+	memcpy(&h, rec.data, sizeof(h));
+	ck_assert_uint_eq(h.type, PERF_RECORD_MMAP2);
+	ck_assert_uint_eq(h.misc, PERF_RECORD_MISC_USER |
+			  PERF_RECORD_MISC_MMAP_BUILD_ID);
+	ck_assert_uint_eq(rec.len, 8 + 64 + 24);
+	memcpy(&addr, rec.data + 16, 8);
+	ck_assert_uint_eq(addr, 0x400000);
+	ck_assert_uint_eq(rec.data[8 + 32], 20);        /* build id size */
+	ck_assert_uint_eq(rec.data[8 + 36], 0xab);
+	ck_assert_str_eq((const char *)rec.data + 72, "/bin/rs-workload");
+	/* no build id: device and inode */
+	ck_assert_int_eq(gpstate_mmap2(&g, 1, 1, &rec), 0);
+	memcpy(&h, rec.data, sizeof(h));
+	ck_assert_uint_eq(h.misc, PERF_RECORD_MISC_USER);
+	ck_assert_str_eq((const char *)rec.data + 72, "[vdso]");
+	ck_assert_int_eq(gpstate_mmap2(&g, 1, 2, &rec), -EINVAL);
+	ck_assert_int_eq(gpstate_comm(&g, 2, &rec), -EINVAL);
+	pdf_buf_fini(&rec);
+	gpstate_fini(&g);
+}
+END_TEST
+
+enum lie {
+	LIE_PID0, LIE_PID_MAX, LIE_TWICE, LIE_MAPS, LIE_BUILD_ID, LIE_WRAP,
+	LIE_EMPTY, LIE_RELATIVE, LIE_NUL, LIE_UNPRINTABLE, LIE_NAME_LONG,
+	LIE_SHORT, NR_LIES
+};
+
+/* Process 2 of 3 lies: it alone is refused. */
+START_TEST(hostile_proc_refused_alone)
+{
+	struct gpstate g;
+	uint32_t a, b, len;
+	uint8_t *p;
+	struct rs_pstate_proc pr;
+	struct rs_pstate_map m;
+
+	memset(&g, 0, sizeof(g));
+	a = put_proc(table, 42, "one");
+	b = put_proc(table + a, 43, "two");
+	len = a + b + put_proc(table + a + b, 44, "three");
+	p = table + a;
+	memcpy(&pr, p, sizeof(pr));
+	memcpy(&m, p + sizeof(pr), sizeof(m));
+	switch (_i) {
+	case LIE_PID0: pr.pid = 0; break;
+	case LIE_PID_MAX: pr.pid = UINT32_MAX; break;
+	case LIE_TWICE: pr.pid = 42; break;
+	case LIE_MAPS: pr.nr_maps = 3; break;
+	case LIE_BUILD_ID: m.build_id_len = 21; break;
+	case LIE_WRAP: m.start = UINT64_MAX - 0x1000; break;
+	case LIE_EMPTY: m.len = 0; break;
+	case LIE_RELATIVE: p[sizeof(pr) + 80] = 'b'; break;
+	case LIE_NUL: p[sizeof(pr) + 84] = 0; break;
+	case LIE_UNPRINTABLE: p[sizeof(pr) + 84] = 0x7f; break;
+	case LIE_NAME_LONG: m.name_len = 4000; break;
+	case LIE_SHORT: m.name_len = 25; break;   /* past its own padding */
+	}
+	memcpy(p, &pr, sizeof(pr));
+	memcpy(p + sizeof(pr), &m, sizeof(m));
+	ck_assert_int_eq(gpstate_parse(&g, table, len, 3), 0);
+	ck_assert_uint_eq(g.nr_procs, 2);
+	ck_assert_uint_eq(g.nr_maps, 4);
+	ck_assert_uint_eq(g.st.refused, 1);
+	ck_assert_uint_eq(g.procs[0].pid, 42);
+	ck_assert_uint_eq(g.procs[1].pid, 44);
+	ck_assert_uint_eq(g.procs[1].first_map, 2);
+	ck_assert_int_ne(g.st.why, GPSTATE_WHY_NONE);
+	gpstate_fini(&g);
+}
+END_TEST
+
+/* An entry's own length outside the table: nothing to skip by, the rest
+ * refused; claims of more processes than the table holds counted. */
+START_TEST(bad_length_stops)
+{
+	struct gpstate g;
+	uint32_t a, b, bad;
+
+	memset(&g, 0, sizeof(g));
+	a = put_proc(table, 42, "one");
+	b = put_proc(table + a, 43, "two");
+	bad = 1u << 20;
+	memcpy(table + a, &bad, 4);
+	ck_assert_int_eq(gpstate_parse(&g, table, a + b, 2), 0);
+	ck_assert_uint_eq(g.nr_procs, 1);
+	ck_assert_uint_eq(g.st.refused, 1);
+	ck_assert_int_eq(g.st.why, GPSTATE_WHY_LENGTH);
+	ck_assert_int_eq(gpstate_parse(&g, table, a, 5), 0);
+	ck_assert_uint_eq(g.nr_procs, 1);
+	ck_assert_uint_eq(g.st.refused, 4);
+	/* a copy says more processes than it can hold: bounded by its bytes */
+	ck_assert_int_eq(gpstate_parse(&g, table, 0, 100000), 0);
+	ck_assert_uint_eq(g.nr_procs, 0);
+	ck_assert_int_eq(gpstate_parse(NULL, table, 8, 1), -EINVAL);
+	gpstate_fini(&g);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("gpstate");
+	TCase *tc = tcase_create("gpstate");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, good_table_kept);
+	tcase_add_loop_test(tc, hostile_proc_refused_alone, 0, NR_LIES);
+	tcase_add_test(tc, bad_length_stops);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
