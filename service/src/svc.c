@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 
 #include "ringside/capture.h"
 #include "ringside/domain_events.h"
@@ -196,6 +197,47 @@ static int metrics_page(void *arg, char **body, size_t *len)
 	return err;
 }
 
+/* A capture's sidecar (its window: the moment of the copy) and the
+ * post-command. */
+static void ship_capture(struct svc *s, const struct trigger *t,
+			 const struct flight_result *res)
+{
+	struct timespec m, w;
+	struct utsname u;
+	char uuid[SVC_UUID_MAX];
+	const char *base = strrchr(res->path, '/');
+	struct svc_sidecar sc = {
+		.domain = t->domain, .uuid = uuid, .reason = t->reason,
+		.file = base ? base + 1 : res->path, .bytes = res->bytes,
+		.rings = res->rings, .records = res->records,
+		.corrupt = res->corrupt, .overwritten = res->overwritten,
+		.lost = res->lost,
+	};
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &w);
+	sc.start_ns = sc.end_ns = (uint64_t)m.tv_sec * 1000000000ull +
+				  (uint64_t)m.tv_nsec;
+	sc.wall_offset_ns = ((int64_t)w.tv_sec - (int64_t)m.tv_sec) *
+			    1000000000ll + ((int64_t)w.tv_nsec - (int64_t)m.tv_nsec);
+	sc.host = uname(&u) ? "" : u.nodename;
+	svc_rec_uuid(t->domain, uuid, sizeof(uuid));
+	err = svc_sidecar_write(res->path, &sc);
+	if (err)
+		say(s, "%s: %s: its sidecar was not written: %s", t->domain,
+		    res->path, strerror(-err));
+	svc_rec_post(s->rec, res->path);
+	/* the captures the bounds removed leave no sidecar behind */
+	if (base) {
+		char ddir[4096];
+
+		snprintf(ddir, sizeof(ddir), "%.*s", (int)(base - res->path),
+			 res->path);
+		svc_sidecar_orphans(ddir, NULL);
+	}
+}
+
 /* Capture @t's domain; the outcome in @out ("ok PATH", "error WHY").
  * 0 when captured. */
 static int capture(struct svc *s, const struct trigger *t, char *out,
@@ -270,6 +312,7 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 		return -1;
 	}
 	s->st.captures++;
+	ship_capture(s, t, &res);
 	note_capture(s, t);
 	snprintf(out, len, "ok %s", res.path);
 	say(s, "%s: %s: flight recorder captured: %s (%llu records, %llu "

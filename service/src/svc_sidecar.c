@@ -481,3 +481,30 @@ int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
 	}
 	return err;
 }
+
+int svc_sidecar_orphans(const char *ddir, uint32_t *removed)
+{
+	DIR *d = opendir(ddir);
+	struct dirent *de;
+	size_t sl = strlen(DATA_SUFFIX JSON_SUFFIX);
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char path[4200], data[4200];
+
+		if (n <= sl || strcmp(de->d_name + n - sl, DATA_SUFFIX JSON_SUFFIX))
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", ddir,
+				     de->d_name) >= sizeof(path))
+			continue;
+		snprintf(data, sizeof(data), "%.*s", (int)(strlen(path) -
+			 strlen(JSON_SUFFIX)), path);
+		if (access(data, F_OK) && errno == ENOENT && !unlink(path) &&
+		    removed)
+			++*removed;
+	}
+	closedir(d);
+	return 0;
+}

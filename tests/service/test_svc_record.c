@@ -229,6 +229,20 @@ START_TEST(prune)
 	ck_assert_uint_eq(p.removed, 0);
 	ck_assert_int_eq(svc_rec_prune(d, "none", NULL, 1, 0, &p), 0);
 
+	/* sidecars whose file is gone go; the others stay */
+	{
+		uint32_t n = 0;
+
+		put_file(a, "20260101-000-panic.data.json", 10);
+		put_file(a, "20260101-001-panic.data.json", 10);
+		ck_assert_int_eq(svc_sidecar_orphans(a, &n), 0);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_int_eq(exists(a, "20260101-000-panic.data.json"), 1);
+		ck_assert_int_eq(exists(a, "20260101-001-panic.data.json"), 0);
+		ck_assert_int_eq(svc_sidecar_orphans("/nonexistent-dir", &n),
+				 -ENOENT);
+	}
+
 	{
 		char cmd[4300];
 

@@ -212,6 +212,10 @@ int svc_sidecar_text(const struct svc_sidecar *sc, char *buf, size_t len);
 /* Write @sc as @data_path.json (.tmp, then renamed).  0 or -errno. */
 int svc_sidecar_write(const char *data_path, const struct svc_sidecar *sc);
 
+/* Remove the sidecars (*.data.json) in directory @ddir whose data file
+ * is gone (a capture pruned).  0 or -errno; how many in *@removed. */
+int svc_sidecar_orphans(const char *ddir, uint32_t *removed);
+
 /* The bounds of svc_rec_prune. */
 struct svc_prune {
 	uint32_t removed;         /* data files removed (with their .json) */
