@@ -22,11 +22,17 @@
 #      hang-after 5, captures it by itself (the workload's steps whole);
 #      `ringside capture DOMAIN` asks it for one over its control socket
 #      (reason request); a capture of no such domain is refused, said
+#   B3. the same service serves its metrics; a real Prometheus scrapes it
+#      every second; with the domain paused (its rings hold still), the
+#      values read back through Prometheus' HTTP API equal what
+#      `ringside stat DOMAIN` says of the same rings, and its captures by
+#      reason equal the capture files.
 #   C. with --keep 2 a third stop leaves the newest two; a capture
 #      directory that cannot be made keeps the region as
 #      /dev/shm/ringside-DOMAIN~kept, `stat DOMAIN` says so, and it
 #      snapshots into a file perf reads.
-# Installs no package.  Exit 77 when something it needs is missing.
+# Installs no package.  Exit 77 when something it needs is missing
+# (prometheus for B3: scripts/setup.sh installs it).
 # shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
 set -u
 # shellcheck source=scripts/lib/libvirt-guest.sh
@@ -43,11 +49,14 @@ STEPS=20
 T0=$(date +%s)
 
 e2e_need_own_libvirt
+command -v prometheus >/dev/null || skip "no prometheus (scripts/setup.sh)"
+command -v jq >/dev/null || skip "no jq (scripts/setup.sh)"
 W=$(lg_workdir /tmp/rs-crash.XXXXXX)
 CAP=$W/captures
-DEFINED='' HOOKED='' SVC_PID=''
+DEFINED='' HOOKED='' SVC_PID='' PROM_PID=''
 cleanup() {
 	[ -n "$SVC_PID" ] && lg_kill_wait "$SVC_PID"
+	[ -n "$PROM_PID" ] && lg_kill_wait "$PROM_PID"
 	e2e_teardown
 	rm -f "$SHM" "$SHM~kept"
 }
@@ -224,8 +233,13 @@ wait_captures 2 && second=$(captures | tail -n 1) &&
 # with it, and the service, told to call 5 s without one a hang, captures
 # by itself (reason hang).  Then root asks for one over the service's
 # control socket: `ringside capture DOMAIN` (reason request).
+# free_port: a TCP port on the loopback nobody listens on now
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+MPORT=$(free_port)
 printf '%s\n' "capture-dir = $SVC_CAP" "rate-limit = 5/3600" "hang-after = 5" \
-	"socket = $W/svc.sock" > "$W/service.conf"
+	"socket = $W/svc.sock" "metrics = 127.0.0.1:$MPORT" > "$W/service.conf"
 mv "$W/service.log" "$W/service-b.log"
 "$SERVICE" --config "$W/service.conf" --uri "$LG_URI" > "$W/service.log" 2>&1 &
 SVC_PID=$!
@@ -256,6 +270,94 @@ wpid=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/console.log" | head -
 [ $? = 1 ] && grep -q "the service says" "$W/capture.out" &&
 	ok "a capture of no domain: $(cat "$W/capture.out")" ||
 	{ bad "ringside capture of no domain:"; cat "$W/capture.out"; }
+
+# ---- B3: the metrics, scraped by a real Prometheus -------------------------------
+# The domain paused first (virsh suspend): its rings hold still, and a
+# paused guest is no hang.  Prometheus scrapes the service every second;
+# once it says the target is up, every value read back through its query
+# API is compared with `ringside stat DOMAIN` of the same rings (taken
+# while paused) and with the capture files.
+vsh suspend $DOM >/dev/null || bad "virsh suspend"
+"$RINGSIDE" stat $DOM > "$W/stat.out" 2>&1 || bad "ringside stat $DOM: $(cat "$W/stat.out")"
+PPORT=$(free_port)
+printf '%s\n' "global:" "  scrape_interval: 1s" "  scrape_timeout: 1s" \
+	"scrape_configs:" "  - job_name: ringside" "    static_configs:" \
+	"      - targets: ['127.0.0.1:$MPORT']" > "$W/prometheus.yml"
+prometheus --config.file="$W/prometheus.yml" --storage.tsdb.path="$W/prom" \
+	--web.listen-address="127.0.0.1:$PPORT" > "$W/prometheus.log" 2>&1 &
+PROM_PID=$!
+PROM=http://127.0.0.1:$PPORT
+# prom_q QUERY: the one value of an instant query ("none": no series)
+prom_q() {
+	curl -sf "$PROM/api/v1/query" --data-urlencode "query=$1" |
+		jq -r 'if (.data.result | length) == 1 then .data.result[0].value[1] else "none" end'
+}
+up=''
+for _ in $(seq 600); do
+	up=$(curl -sf "$PROM/api/v1/targets" 2>/dev/null |
+		jq -r '.data.activeTargets[0].health // empty' 2>/dev/null)
+	[ "$up" = up ] && [ "$(prom_q "ringside_region_mapped{domain=\"$DOM\"}")" = 1 ] && break
+	kill -0 "$PROM_PID" 2>/dev/null || break
+	sleep 0.2
+done
+[ "$up" = up ] && ok "Prometheus scrapes the service's metrics (127.0.0.1:$MPORT)" ||
+	{ bad "Prometheus: target '$up':"; tail -n 5 "$W/prometheus.log"; curl -s "http://127.0.0.1:$MPORT/metrics" | head -n 20; }
+# every ring of stat's table: ring mode data_head data_tail fill size fill%
+# aux_head aux_tail aux_size guest_produced guest_lost
+same=0 differ=0
+while read -r ring mode head tail fill size _ auxh auxt auxs prod lost; do
+	for pair in "ring_size_bytes $size" "ring_fill_bytes $fill" \
+	    "ring_data_head_bytes $head" "ring_data_tail_bytes $tail" \
+	    "ring_aux_size_bytes $auxs" "ring_aux_head_bytes $auxh" \
+	    "ring_aux_tail_bytes $auxt" \
+	    "guest_claimed_produced_records_total $prod" \
+	    "guest_claimed_lost_records_total $lost"; do
+		read -r name want <<< "$pair"
+		v=$(prom_q "ringside_$name{domain=\"$DOM\",ring=\"$ring\"}")
+		if [ "$v" = "$want" ]; then
+			same=$((same + 1))
+		else
+			differ=$((differ + 1))
+			echo "   ring $ring ($mode): ringside_$name $v, stat $want"
+		fi
+	done
+done < <(grep -E '^ *[0-9]+ (normal|overwrite) ' "$W/stat.out")
+rings=$(grep -cE '^ *[0-9]+ (normal|overwrite) ' "$W/stat.out")
+prod0=$(grep -E '^ *0 (normal|overwrite) ' "$W/stat.out" | awk '{print $11}')
+[ "$rings" -gt 0 ] && [ "$differ" = 0 ] && [ "${prod0:-0}" -gt 0 ] &&
+	ok "Prometheus' values of $rings rings equal ringside stat's ($same values; ring 0: guest_produced $prod0)" ||
+	{ bad "Prometheus and ringside stat differ ($differ of $((same + differ))):"; sed 's/^/     /' "$W/stat.out"; }
+beat=$(sed -n 's/.*heartbeat \([0-9]*\)$/\1/p' "$W/stat.out")
+att=$(grep -q "agent attached" "$W/stat.out" && echo 1 || echo 0)
+[ -n "$beat" ] && [ "$(prom_q "ringside_guest_claimed_agent_heartbeats_total{domain=\"$DOM\"}")" = "$beat" ] &&
+	[ "$(prom_q "ringside_agent_attached{domain=\"$DOM\"}")" = "$att" ] &&
+	ok "the agent: heartbeat $beat, attached $att, as stat says" ||
+	bad "the agent's heartbeat/attached: Prometheus $(prom_q "ringside_guest_claimed_agent_heartbeats_total{domain=\"$DOM\"}")/$(prom_q "ringside_agent_attached{domain=\"$DOM\"}"), stat $beat/$att"
+nhang=$(find "$SVC_CAP/$DOM" -name '*-hang.data' | wc -l)
+nreq=$(find "$SVC_CAP/$DOM" -name '*-request.data' | wc -l)
+[ "$nhang" -gt 0 ] && [ "$nreq" -gt 0 ] &&
+	[ "$(prom_q "ringside_captures_total{domain=\"$DOM\",reason=\"hang\"}")" = "$nhang" ] &&
+	[ "$(prom_q "ringside_captures_total{domain=\"$DOM\",reason=\"request\"}")" = "$nreq" ] &&
+	[ "$(prom_q "ringside_captures_total{domain=\"$DOM\",reason=\"panic\"}")" = none ] &&
+	[ "$(prom_q ringside_capture_requests_total)" = "$(grep -c "a capture was asked for" "$W/service.log")" ] &&
+	[ "$(prom_q ringside_hangs_total)" = 1 ] &&
+	ok "captures by reason: hang $nhang, request $nreq, as the capture files; requests and hangs as the log" ||
+	bad "captures: Prometheus hang $(prom_q "ringside_captures_total{domain=\"$DOM\",reason=\"hang\"}") request $(prom_q "ringside_captures_total{domain=\"$DOM\",reason=\"request\"}"), files $nhang $nreq; requests $(prom_q ringside_capture_requests_total), hangs $(prom_q ringside_hangs_total)"
+t=$(prom_q "ringside_last_capture_timestamp_seconds{domain=\"$DOM\",reason=\"request\"}")
+now=$(date +%s)
+awk -v t="$t" -v lo="$T0" -v hi="$now" 'BEGIN { exit !(t + 0 >= lo && t + 0 <= hi) }' &&
+	ok "the last request's time: $t (within the run)" || bad "last capture time '$t' not in [$T0, $now]"
+# Prometheus' own linter of the exposition text (names, units, types)
+curl -sf "http://127.0.0.1:$MPORT/metrics" > "$W/metrics.txt" &&
+	grep -q "^ringside_ring_size_bytes{domain=\"$DOM\"" "$W/metrics.txt" &&
+	promtool check metrics < "$W/metrics.txt" > "$W/promtool.out" 2>&1 &&
+	ok "promtool check metrics: the text follows Prometheus' conventions" ||
+	{ bad "promtool check metrics:"; sed 's/^/     /' "$W/promtool.out"; }
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/")" = 404 ] &&
+	ok "the endpoint answers 404 but for /metrics" || bad "GET / is not 404"
+lg_kill_wait "$PROM_PID"
+PROM_PID=''
+vsh resume $DOM >/dev/null || bad "virsh resume"
 kill -TERM "$SVC_PID"
 wait "$SVC_PID"
 SVC_PID=''
