@@ -134,6 +134,22 @@ int main(int argc, char **argv)
 		       "none") : SVC_SOCKET_PATH);
 		printf("metrics %s\n", c.metrics ? (c.metrics[0] ? c.metrics :
 		       "none") : SVC_METRICS_ADDR);
+		printf("record");
+		if (c.rec.all)
+			printf(" all");
+		for (uint32_t i = 0; i < c.rec.nr_domains; i++)
+			printf(" %s", c.rec.domains[i]);
+		printf("%s\nrecord-dir %s\nrotate-mb %llu\nrotate-seconds %u\n"
+		       "record-keep-mb %llu\nrecord-total-mb %llu\n"
+		       "post-command %s\npost-tries %u\n",
+		       c.rec.all || c.rec.nr_domains ? "" : " none",
+		       c.rec.dir ? c.rec.dir : SVC_REC_DIR,
+		       (unsigned long long)(c.rec.rotate_bytes >> 20),
+		       c.rec.rotate_s,
+		       (unsigned long long)(c.rec.keep_bytes >> 20),
+		       (unsigned long long)(c.rec.total_bytes >> 20),
+		       c.rec.post_command ? c.rec.post_command : "none",
+		       c.rec.post_tries);
 		svc_config_fini(&c);
 		return 0;
 	}

@@ -631,6 +631,21 @@ void svc_rec_free(struct svc_rec *rp, const char *reason)
 	for (struct job *j = rp->jobs; j; j = j->next)
 		job_stop(j, reason);
 	reap(rp, 1);
+	if (rp->st.started)
+		say(rp, "recordings: %llu started, %llu failed, %llu files (%llu "
+		    "rotations), %llu records, %llu lost, %llu corrupt, %llu "
+		    "pruned; post-command: %llu ok, %llu failed, %llu dropped",
+		    (unsigned long long)rp->st.started,
+		    (unsigned long long)rp->st.failed,
+		    (unsigned long long)rp->st.files,
+		    (unsigned long long)rp->st.rotations,
+		    (unsigned long long)rp->st.records,
+		    (unsigned long long)rp->st.lost,
+		    (unsigned long long)rp->st.corrupt,
+		    (unsigned long long)rp->st.pruned,
+		    (unsigned long long)rp->st.post_ok,
+		    (unsigned long long)rp->st.post_failed,
+		    (unsigned long long)rp->st.post_dropped);
 	pthread_mutex_destroy(&rp->lock);
 	free(rp->post);
 	free(rp->dir);
