@@ -31,6 +31,10 @@
 #      directory that cannot be made keeps the region as
 #      /dev/shm/ringside-DOMAIN~kept, `stat DOMAIN` says so, and it
 #      snapshots into a file perf reads.
+#   D. the service records the domain in normal mode continuously (a file
+#      every 5 s) across a libvirtd restart: each file opens in perf, and
+#      all files' records and LOST counts equal what ringside stat says
+#      the rings' producers produced and lost.
 # Installs no package.  Exit 77 when something it needs is missing
 # (prometheus for B3: scripts/setup.sh installs it).
 # shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
@@ -396,6 +400,85 @@ grep -q "$SHM~kept" "$W/stat.out" && ok "stat says so: $(grep -m 1 kept "$W/stat
 	bad "snapshot of the kept region: $(cat "$W/err")"
 grep -aq "could not be captured" /var/log/libvirt/libvirtd.log "$W"/*.log 2>/dev/null ||
 	note "(the hook's message goes to libvirtd's log)"
+
+# ---- D: continuous recording of a normal-mode domain, across a libvirtd restart --
+# The domain enabled in normal mode, rs_e2e=normal (the workload, then a
+# key's marker).  The service records it from its start, a file every 5 s;
+# libvirtd restarts under it while the guest waits for the key; the key's
+# marker is recorded after the restart.  Once the agent has exited and the
+# rings are drained, the service ends (SIGTERM): every file opens in perf,
+# and all files' records and LOST counts are what the rings' producers
+# say they produced and lost (ringside stat).
+"$RINGSIDE" hook install --program "$HOOK_PROGRAM" --capture-dir "$CAP" \
+	>/dev/null || bad "hook install (D)"
+rm -f "$SHM~kept"
+REC=$W/rec
+printf '%s\n' "capture-dir = $SVC_CAP" "socket = none" "metrics = none" \
+	"capture-on = none" "record = $DOM" "record-dir = $REC" \
+	"rotate-seconds = 5" > "$W/service.conf"
+mv "$W/service.log" "$W/service-b2.log"
+"$SERVICE" --config "$W/service.conf" --uri "$LG_URI" > "$W/service.log" 2>&1 &
+SVC_PID=$!
+svc_wait "following libvirt's domain events" 1 ||
+	{ bad "ringside-service did not start (D):"; sed 's/^/     /' "$W/service.log"; }
+vsh dumpxml --inactive $DOM | sed -e 's|rs_e2e=[a-z]*<|rs_e2e=normal<|' > "$W/domain.xml"
+vsh define "$W/domain.xml" >/dev/null 2>"$W/err" || bad "virsh define (normal): $(cat "$W/err")"
+"$RINGSIDE" enable $DOM --mode normal >/dev/null 2>"$W/err" ||
+	bad "enable --mode normal: $(cat "$W/err")"
+rm -f "$W/console.log"
+note "start in normal mode: the service records it"
+vsh start $DOM >/dev/null || { bad "virsh start (normal)"; exit 1; }
+svc_wait "$DOM: recording its rings" 1 && ok "the service records $DOM" ||
+	{ bad "no recording:"; tail -n 5 "$W/service.log"; }
+wait_console "E2E-KEY-WAIT" 300
+recs() { ls "$REC/$DOM/"rec-*.data 2>/dev/null | sort; }
+# a file completed before the restart (the first rotation)
+for _ in $(seq 300); do [ "$(recs | wc -l)" -ge 1 ] && break; sleep 0.2; done
+before=$(recs | wc -l)
+kill "$LG_LIBVIRTD_PID"
+for _ in $(seq 100); do kill -0 "$LG_LIBVIRTD_PID" 2>/dev/null || break; sleep 0.1; done
+libvirtd -d -p "$W/libvirtd.pid" || bad "libvirtd -d (restart, D)"
+LG_LIBVIRTD_PID=$(cat "$W/libvirtd.pid")
+svc_wait "connected to libvirtd again" 1 ||
+	{ bad "the service did not reconnect (D):"; tail -n 5 "$W/service.log"; }
+vsh send-key $DOM KEY_ENTER >/dev/null || bad "virsh send-key (D)"
+console_wait "E2E-DONE" 1
+# the rings drained: every ring's tail at its head (stat's columns)
+for _ in $(seq 300); do
+	"$RINGSIDE" stat $DOM > "$W/stat-d.out" 2>&1
+	grep -E '^ *[0-9]+ normal ' "$W/stat-d.out" | awk '$3 != $4 { n++ } END { exit n > 0 }' && break
+	sleep 0.2
+done
+sleep 1   # let one more rotation come after the restart
+kill -TERM "$SVC_PID"
+wait "$SVC_PID"
+SVC_PID=''
+after=$(recs | wc -l)
+[ "$after" -gt "$before" ] && [ "$before" -ge 1 ] &&
+	ok "libvirtd restarted: the recording went on ($before files before, $after after)" ||
+	{ bad "files before the restart $before, after $after"; tail -n 8 "$W/service.log"; }
+nperf=0 rec_all=0 lost_all=0 key=0
+for f in $(recs); do
+	perf script -i "$f" > /dev/null 2> "$W/script.err" && nperf=$((nperf + 1)) ||
+		bad "perf script $(basename "$f"): $(head -n 2 "$W/script.err")"
+	"$RINGSIDE" report "$f" --json > "$W/rep.json" 2>/dev/null || bad "report $(basename "$f")"
+	rec_all=$((rec_all + $(jq '.total.records' "$W/rep.json")))
+	lost_all=$((lost_all + $(jq '.total.lost' "$W/rep.json")))
+	"$RINGSIDE" dump "$f" 2>/dev/null | grep -q "key seen" && key=1
+	[ "$(jq -r .domain "$f.json" 2>/dev/null)" = "$DOM" ] || bad "$(basename "$f"): no sidecar"
+done
+[ "$nperf" = "$after" ] && ok "each of the $after files opens in perf" || bad "$nperf of $after files open in perf"
+[ "$(jq -r .reason "$(recs | tail -n 1).json")" = shutdown ] &&
+	[ "$(jq -r .reason "$(recs | head -n 1).json")" = rotation ] &&
+	ok "sidecars: rotation, ..., shutdown" || bad "sidecar reasons"
+[ "$key" = 1 ] && ok "the key's marker, written after the restart, was recorded" ||
+	bad "no 'key seen' marker in the recordings"
+prod=$(grep -E '^ *[0-9]+ normal ' "$W/stat-d.out" | awk '{ n += $11 } END { print n + 0 }')
+glost=$(grep -E '^ *[0-9]+ normal ' "$W/stat-d.out" | awk '{ n += $12 } END { print n + 0 }')
+[ "$prod" -gt 0 ] && [ "$rec_all" = "$prod" ] && [ "$lost_all" = "$glost" ] &&
+	ok "delivered + lost == produced: $rec_all records (LOST ones included), $lost_all lost, as stat says" ||
+	{ bad "the files hold $rec_all records, $lost_all lost; stat: produced $prod, lost $glost"; sed 's/^/     /' "$W/stat-d.out"; }
+vsh destroy $DOM >/dev/null 2>&1
 
 echo "$fails failure(s)"
 [ $fails = 0 ]
