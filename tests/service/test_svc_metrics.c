@@ -30,12 +30,12 @@ static void *mem;
 static uint64_t mem_size;
 static int seq_size;          /* bytes of each record written */
 
-/* A region of two normal rings; ring 0 gets 3 records, ring 1 none. */
-static void setup(void)
+/* A region of two rings in @mode; ring 0 gets 3 records, ring 1 none. */
+static void make_region(uint32_t mode)
 {
 	struct rs_region_params params = {
 		.size = sizeof(params), .nr_rings = 2, .data_pages = DATA_PAGES,
-		.data_mode = RS_MODE_NORMAL, .aux_mode = RS_MODE_NORMAL,
+		.data_mode = mode, .aux_mode = RS_MODE_NORMAL,
 		.trace_mask = RS_TRACE_TEST,
 	};
 	struct rs_region region;
@@ -59,6 +59,11 @@ static void setup(void)
 		ck_assert_int_ge(rs_producer_output(&p, RS_RECORD_SEQ, 0, buf + 8,
 						    (uint32_t)seq_size - 8), 0);
 	}
+}
+
+static void setup(void)
+{
+	make_region(RS_MODE_NORMAL);
 }
 
 static void teardown(void)
@@ -217,6 +222,31 @@ START_TEST(region_and_counters)
 	free(t);
 	t = text_of(m, d, 1, 120 * S, &len);
 	ck_assert(strstr(t, line));
+	free(t);
+	svc_metrics_free(m);
+}
+END_TEST
+
+/* An overwrite ring's head counts down from 0: exposed signed, as
+ * `ringside stat` shows it. */
+START_TEST(overwrite_head)
+{
+	struct svc_metrics *m;
+	struct svc_metrics_domain d = { "ow", path };
+	char line[160], *t;
+	size_t len;
+
+	teardown();
+	make_region(RS_MODE_OVERWRITE);
+	ck_assert_int_eq(svc_metrics_new(&m), 0);
+	t = text_of(m, &d, 1, S, &len);
+	snprintf(line, sizeof(line), "\nringside_ring_data_head_bytes{domain=\"ow\","
+		 "ring=\"0\"} -%d\n", 3 * seq_size);
+	ck_assert_msg(strstr(t, line), "no %s in\n%s", line, t);
+	snprintf(line, sizeof(line), "\nringside_ring_fill_bytes{domain=\"ow\","
+		 "ring=\"0\"} %d\n", 3 * seq_size);
+	ck_assert_msg(strstr(t, line), "no %s in\n%s", line, t);
+	ck_assert(strstr(t, "\nringside_ring_data_head_bytes{domain=\"ow\",ring=\"1\"} 0\n"));
 	free(t);
 	svc_metrics_free(m);
 }
@@ -431,6 +461,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, region_and_counters);
+	tcase_add_test(tc, overwrite_head);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bounds");
 	tcase_add_test(tc, series_bounded);
