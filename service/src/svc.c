@@ -524,6 +524,11 @@ const struct svc_stats *svc_stats(const struct svc *s)
 	return &s->st;
 }
 
+void svc_record_stats(const struct svc *s, struct svc_rec_stats *st)
+{
+	svc_rec_get_stats(s->rec, st);
+}
+
 void svc_close(struct svc *s)
 {
 	if (!s)

@@ -331,6 +331,10 @@ int svc_run(struct svc *s, int timeout_ms);
 
 const struct svc_stats *svc_stats(const struct svc *s);
 
+/* The continuous recordings' counts (files, rotations, retention,
+ * post-command), as svc_rec_get_stats gives them. */
+void svc_record_stats(const struct svc *s, struct svc_rec_stats *st);
+
 void svc_close(struct svc *s);
 
 #endif /* RINGSIDE_SERVICE_H */
