@@ -39,6 +39,8 @@ struct svc {
 	int rescan;                /* (re)connected: watch what runs */
 	struct svc_watch *watch;
 	struct svc_rec *rec;       /* continuous recording (svc_record.c) */
+	uint64_t rec_failed;       /* its failures seen so far */
+	uint64_t rec_retry_ns;     /* not before: the next try after one */
 	int ctl;                   /* the control socket; -1 none */
 	struct svc_http *http;     /* the metrics endpoint; NULL none */
 	struct svc_metrics *metrics;
@@ -384,6 +386,30 @@ static void rescan(struct svc *s)
 	    svc_watch_count(s->watch));
 }
 
+/* A recording that ended in an error (a full disk) is begun anew, in a
+ * file of its own, REC_RETRY_S after the last try. */
+#define REC_RETRY_S 30u
+
+static void retry_records(struct svc *s, uint64_t now)
+{
+	struct svc_rec_stats rs;
+	char **names;
+	size_t nr;
+
+	svc_rec_get_stats(s->rec, &rs);
+	if (rs.failed == s->rec_failed || now < s->rec_retry_ns)
+		return;
+	s->rec_failed = rs.failed;
+	s->rec_retry_ns = now + REC_RETRY_S * 1000000000ull;
+	if (dom_events_running(s->ev, &names, &nr))
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		record(s, names[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
 static int on_stale(void *arg, const char *domain, uint64_t secs)
 {
 	struct svc *s = arg;
@@ -511,6 +537,7 @@ int svc_run(struct svc *s, int timeout_ms)
 	s->queued = 0;
 	svc_watch_poll(s->watch, now_ns(), on_stale, s);
 	svc_rec_poll(s->rec, now_ns());
+	retry_records(s, now_ns());
 	if (s->ctl >= 0)
 		svc_ctl_serve(s->ctl, on_request, s);
 	if (s->http)
