@@ -276,11 +276,17 @@ static void *job_main(void *arg)
 	if (!err) {
 		completed(j, r, j->reason ? j->reason : "stop");
 	} else {
-		say(rp, "%s: the recording ended in an error (%s): %s", j->domain,
+		struct tally_ring sum;
+
+		/* what went into the file it could not complete: lost */
+		tally_total(&r->tally, &sum);
+		say(rp, "%s: the recording ended in an error (%s): %s; %llu "
+		    "records of its file lost", j->domain,
 		    r->fail.path[0] ? r->fail.path : r->output,
-		    liberr_str(&r->fail.e));
+		    liberr_str(&r->fail.e), (unsigned long long)sum.records);
 		pthread_mutex_lock(&rp->lock);
 		rp->st.failed++;
+		rp->st.discarded += sum.records;
 		pthread_mutex_unlock(&rp->lock);
 	}
 	recorder_fini(r);

@@ -244,6 +244,8 @@ struct svc_rec_stats {
 	uint64_t bytes;
 	uint64_t lost;            /* guest-claimed LOST counts in them */
 	uint64_t corrupt;         /* host-observed corruption events */
+	uint64_t discarded;       /* records drained into a file that could
+				   * not be completed (a full disk): lost */
 	uint64_t sidecar_failed;  /* sidecars not written */
 	uint64_t pruned;          /* files removed by the bounds */
 	uint64_t pruned_bytes;
