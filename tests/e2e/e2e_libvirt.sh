@@ -574,11 +574,14 @@ vsh destroy $DOM >/dev/null
 # live snapshot and in the crash snapshot, from the agent's process state
 # table filed at each file's head; --no-process-state says what the
 # rings alone give.
-# alive_dso FILE WHAT: "NAMED ALL" user samples of the pids in $ALIVE
+# alive_dso FILE WHAT: "NAMED ALL" user samples (the sampling event's;
+# user addresses are shorter than the kernel's 16 hex digits) of the
+# pids in $ALIVE
 alive_dso() {
-	perf script -i "$1" -G -F pid,ip,dso > "$W/$2.dso" 2> "$W/$2.dso.err"
-	awk -v alive=" $ALIVE " 'NF >= 3 && length($2) < 16 &&
-		index(alive, " " $1 " ") { all++; if ($3 != "([unknown])") named++ }
+	perf script -i "$1" -G -F pid,event,ip,dso > "$W/$2.dso" 2> "$W/$2.dso.err"
+	awk -v alive=" $ALIVE " '$2 == "ringside:sample:" && NF >= 4 &&
+		length($3) < 16 && index(alive, " " $1 " ") {
+			all++; if ($4 != "([unknown])") named++ }
 		END { printf "%d %d\n", named, all }' "$W/$2.dso"
 }
 # flight_judge FILE0 FILE WHAT: the share without and with the table
@@ -594,8 +597,9 @@ flight_judge() {
 			note "$3: perf report --sort dso has [unknown] (of processes gone by the end)"
 	else
 		bad "$line"
-		awk -v alive=" $ALIVE " 'NF >= 3 && length($2) < 16 &&
-			index(alive, " " $1 " ") && $3 == "([unknown])" { print $1 }' \
+		awk -v alive=" $ALIVE " '$2 == "ringside:sample:" && NF >= 4 &&
+			length($3) < 16 && index(alive, " " $1 " ") &&
+			$4 == "([unknown])" { print $1 }' \
 			"$W/$3.dso" | sort | uniq -c | sort -rn | head -n 5 | sed 's/^/     /'
 		grep "process state" "$W/$3.out" | sed 's/^/     /'
 	fi
