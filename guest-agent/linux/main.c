@@ -34,6 +34,7 @@ struct agent {
 	uint32_t nr_cpus;             /* CPUs sampled (kbuf[0..nr_cpus)) */
 	uint64_t sideband_room;       /* for the symbols: the kbuf table follows */
 	uint64_t ksyms_end;           /* bytes of kallsyms text at its start */
+	uint64_t pstate_start;        /* the process state table's, 0: none */
 	int sigfd;
 	int sampling;                 /* events enabled right now */
 	uint64_t confirmed;           /* records written when the device was
@@ -312,6 +313,13 @@ out:
 	free(rows);
 }
 
+/* Where the symbols must end: the process state table, else the perf
+ * buffer table, else the area's end (0: the area's end). */
+static uint64_t symbols_room(const struct agent *a)
+{
+	return a->pstate_start ? a->pstate_start : a->sideband_room;
+}
+
 /* The kernel's symbols into the sideband, once, before the attach; what
  * went wrong is said
  * here and, for the host, in the sideband (TRUNCATED, an empty table). */
@@ -325,7 +333,7 @@ static void publish_symbols(struct agent *a)
 	if (a->opts.no_symbols)
 		return;
 	err = agent_ksyms_publish(&a->dev.region, &a->opts.ksyms,
-				  a->sideband_room, &k);
+				  symbols_room(a), &k);
 	if (err == -ENXIO) {
 		say(a, "kernel symbols: the region has no sideband area "
 		    "(ringside enable --sideband-pages N)");
@@ -359,38 +367,52 @@ static void publish_symbols(struct agent *a)
 		    a->opts.ksyms.kallsyms);
 }
 
-/* The user symbol table, between the kernel's symbols and the perf buffer
- * table, bounded by --user-symbols: filled as processes are described.
- * The process state table (--process-state) takes its room first, at the
- * end, before the perf buffer table. */
-static void publish_usyms(struct agent *a)
+/* The process state table (--process-state), before the symbols take
+ * the area: at its end, before the perf buffer table, at most a quarter
+ * of the area (the kernel's symbols come first for the rest). */
+static void publish_pstate(struct agent *a)
 {
-	uint64_t start = (a->ksyms_end + 7u) & ~(uint64_t)7u;
-	uint64_t end = a->sideband_room ? a->sideband_room :
-		       rs_sideband_size(&a->dev.region);
-	uint64_t size = (uint64_t)a->opts.usyms_kib * 1024u;
+	uint64_t size = rs_sideband_size(&a->dev.region);
+	uint64_t end = a->sideband_room ? a->sideband_room : size;
 	uint64_t pst = (uint64_t)a->opts.pstate_kib * 1024u;
 	int err;
 
-	if ((!a->opts.usyms_kib && !pst) || !rs_sideband_size(&a->dev.region))
+	if (!pst || !size)
 		return;
 	end &= ~(uint64_t)7u;
+	if (pst > end / 4u)
+		pst = (end / 4u) & ~(uint64_t)7u;
+	err = agent_pstate_begin(&a->dev.region, end - pst, pst);
+	if (err) {
+		say(a, "process state: not kept: %s (--sideband-pages)",
+		    rs_errstr(err));
+		return;
+	}
+	a->pstate_start = end - pst;
+	if (pst < (uint64_t)a->opts.pstate_kib * 1024u)
+		say(a, "process state: %" PRIu64 " of %u KiB (a quarter of the "
+		    "sideband; --sideband-pages)", pst / 1024u,
+		    a->opts.pstate_kib);
+}
+
+/* The user symbol table, between the kernel's symbols and the process
+ * state table, bounded by --user-symbols: filled as processes are
+ * described. */
+static void publish_usyms(struct agent *a)
+{
+	uint64_t start = (a->ksyms_end + 7u) & ~(uint64_t)7u;
+	uint64_t end = symbols_room(a) ? symbols_room(a) :
+		       rs_sideband_size(&a->dev.region);
+	uint64_t size = (uint64_t)a->opts.usyms_kib * 1024u;
+	int err;
+
+	if (!a->opts.usyms_kib || !rs_sideband_size(&a->dev.region))
+		return;
 	if (start >= end) {
-		say(a, "user symbols, process state: no room left in the "
-		    "sideband (--sideband-pages)");
+		say(a, "user symbols: no room left in the sideband "
+		    "(--sideband-pages)");
 		return;
 	}
-	if (pst) {
-		if (pst > end - start)
-			pst = end - start;
-		err = agent_pstate_begin(&a->dev.region, end - pst, pst);
-		if (err)
-			say(a, "process state: %s", rs_errstr(err));
-		else
-			end -= pst;
-	}
-	if (!a->opts.usyms_kib || start >= end)
-		return;
 	if (size > end - start)
 		size = end - start;
 	err = agent_usyms_begin(&a->dev.region, start, size);
@@ -659,6 +681,7 @@ static int session(struct agent *a)
 	a->sampling = 0;
 	a->sideband_room = 0;
 	a->ksyms_end = 0;
+	a->pstate_start = 0;
 	a->confirmed = 0;
 	end = wait_enabled(a);
 	if (end) {
@@ -684,6 +707,7 @@ static int session(struct agent *a)
 	 * symbols complete. */
 	publish_identity(a);
 	publish_kbufs(a);
+	publish_pstate(a);
 	publish_symbols(a);
 	publish_usyms(a);
 	err = agent_markers_open(&a->mk, a->opts.mark_socket);
