@@ -150,6 +150,7 @@ START_TEST(table_too_small)
 	ck_assert_uint_eq(g.info.wanted, st->no_room_bytes);
 	ck_assert_uint_eq(g.nr, 0);
 	gusyms_fini(&g);
+	agent_usyms_end();      /* the next test begins afresh (CK_FORK=no) */
 	region_free();
 }
 END_TEST
@@ -175,6 +176,7 @@ START_TEST(next_session_wants_again)
 	agent_usyms_note(fd, path, id, sizeof(id));
 	ck_assert_uint_eq(agent_usyms_stats()->published, 1);
 	close(fd);
+	agent_usyms_end();
 	region_free();
 }
 END_TEST
@@ -192,6 +194,14 @@ START_TEST(vdso_published)
 	ck_assert_int_eq(agent_usyms_begin(&region, 0, 64 * RS_PAGE_SIZE), 0);
 	agent_usyms_vdso();
 	st = agent_usyms_stats();
+	/* valgrind gives its programs no vdso (no AT_SYSINFO_EHDR): nothing
+	 * to publish, and nothing published */
+	if (getenv("RS_UNDER_VALGRIND") && !getauxval(AT_SYSINFO_EHDR)) {
+		ck_assert_uint_eq(st->published, 0);
+		agent_usyms_end();
+		region_free();
+		return;
+	}
 	ck_assert_uint_eq(st->published, 1);
 	memset(&g, 0, sizeof(g));
 	ck_assert_int_eq(gusyms_read(&g, &region), 0);
