@@ -53,6 +53,9 @@
 #      keeps running: of the user samples of the processes alive at the
 #      end, >= 99% have their binary in a live and in a crash snapshot
 #      (the agent's process state table at the file's head)
+#   F. a 16-page normal ring that filled before `record` began: the
+#      summary counts the records and losses that predate the recording,
+#      and perf warns of no lost chunks but the recording's own
 # Installs no package.  Exit 77 when something it needs is missing.
 # RS_E2E_ACCEL=tcg|kvm (default tcg: Linux guests hang under this host's
 # slow KVM); RS_E2E_KEEP=1 keeps the work directory.  The daemons, the
@@ -368,6 +371,16 @@ if [ -n "$b" ] && [ "$b" -lt 1000000 ]; then
 else
 	bad "record DOMAIN: sync bound '$b' ns, not below 1 ms"; cat "$W/rec.out"
 fi
+# it began before the guest: nothing predates it, and every ring's span
+# (its timed records', the agent's first MMAP2 records filed at its first
+# sample's time) lies within the recording's window
+span=$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); w = d["window"]; lo = w["start_ns"] - w["slack_ns"]
+print(all(r["first_time"] is None or (r["first_time"] >= lo and r["last_time"] <= w["end_ns"] + w["slack_ns"]) for r in d["rings"]),
+      sum(r["host"]["early_records"] + r["host"]["early_lost_records"] for r in d["rings"]), w["times_checked"])' "$W/rec.json")
+[ "$span" = "True 0 True" ] && ! grep -q "predate" "$W/rec.out" &&
+	ok "record DOMAIN: every ring's span within the recording, nothing predates it" ||
+	bad "record DOMAIN: spans within the window, early records, times checked: '$span'"
 # the key's marker, filed in host CLOCK_MONOTONIC: [before - bound, after + bound]
 t=$("$RINGSIDE" dump "$W/rec.data" | awk '$3 == "marker" && $4 == "id=10" { print $2; exit }')
 if [ -n "$t" ] && [ -n "$KEY_TB" ] && [ -n "$KEY_TA" ] && [ -n "$b" ]; then
@@ -636,6 +649,45 @@ if wait_console "Kernel panic" 120; then
 		> "$W/fcrash-0.out" 2>&1 || bad "crash snapshot --no-process-state"
 	flight_judge "$W/flive0.data" "$W/flive.data" flive
 	flight_judge "$W/fcrash0.data" "$W/fcrash.data" fcrash
+fi
+vsh destroy $DOM >/dev/null
+
+# ---- F: a recording that begins after its rings filled ----------------------
+# A 16-page normal ring and the flight workload: nobody drains it until a
+# ring has lost records (its producer's claim, `stat`).  Then `record`: the
+# records the rings held are in the file, counted; the losses from before
+# are counted apart, so perf has no lost chunks to warn of.
+"$RINGSIDE" enable $DOM --mode normal --data-pages 16 >/dev/null || bad "enable (normal, 16 pages)"
+note "start with a 16-page normal ring that nobody drains"
+rm -f "$W/console.log"
+vsh start $DOM >/dev/null || { bad "virsh start (late record)"; exit 1; }
+if wait_console "E2E-FLIGHT-WAIT" 240; then
+	glost=0
+	for _ in $(seq 300); do
+		"$RINGSIDE" stat $DOM > "$W/lstat" 2>&1
+		glost=$(awk '$2 == "normal" { if ($NF > m) m = $NF } END { print m + 0 }' "$W/lstat")
+		[ "$glost" -gt 0 ] && break
+		sleep 1
+	done
+	"$RINGSIDE" record $DOM -o "$W/late.data" -d 3 > "$W/late.out" 2> "$W/late.err" ||
+		{ bad "record after the rings filled: status $?"; cat "$W/late.err"; }
+	"$RINGSIDE" report "$W/late.data" --json > "$W/late.json"
+	# early records, early losses, LOST records of the recording's own
+	read -r e_rec e_lost own_lost < <(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+h = [r["host"] for r in d["rings"]]
+print(sum(x["early_records"] for x in h), sum(x["early_lost"] + x["early_lost_samples"] for x in h), d["total"]["types"]["lost"])' "$W/late.json")
+	line=$(grep -m 1 "predate the recording" "$W/late.out")
+	[ "$glost" -gt 0 ] && [ "${e_rec:-0}" -gt 0 ] && [ "${e_lost:-0}" -gt 0 ] &&
+		[[ "$line" == "  $e_rec records and $e_lost losses predate the recording"* ]] &&
+		ok "record after the rings filled (the guest claimed $glost lost): $e_rec records and $e_lost losses predate it, said in the summary" ||
+		{ bad "record after the rings filled: stat lost '$glost', early '$e_rec' '$e_lost', summary '$line'"; cat "$W/late.out"; }
+	perf report -i "$W/late.data" --stdio > /dev/null 2> "$W/late.perr"
+	chunks=$(sed -n 's/.*Processed [0-9]* events and lost \([0-9]*\) chunks.*/\1/p' "$W/late.perr")
+	[ "${chunks:-0}" = "${own_lost:-x}" ] &&
+		ok "perf report: lost chunks '${chunks:-none}', the recording's own LOST records: $own_lost" ||
+		bad "perf report warns of ${chunks:-no} lost chunks; the recording's own LOST records: '$own_lost'"
+	vsh send-key $DOM KEY_ENTER >/dev/null
 fi
 vsh destroy $DOM >/dev/null
 
