@@ -69,6 +69,13 @@ int pdf_ubins_add(struct pdf_buf *ids, struct pdf_writer_stats *st,
  * guest's.  1 added, 0 not needed, or @ids's error. */
 int pdf_ubins_vdso_unknown(struct pdf_buf *ids);
 
+/* That id: its bytes, then zeros to 20 (no cache entry has it: an
+ * archive passes it over). */
+#define PDF_VDSO_UNKNOWN_ID "ringside:novdso"
+
+/* 1 if @id (@len bytes) is PDF_VDSO_UNKNOWN_ID's. */
+int pdf_vdso_id_unknown(const uint8_t *id, size_t len);
+
 /*
  * ENTRY/NAME to hold @len bytes @data: written aside (0600) and linked
  * into place, never replacing what is there.  0 (written, or there with

@@ -251,10 +251,17 @@ static int names_dso(const struct pdf_buf *ids, const char *name)
  * name the guest's vdso samples after the host's functions; with an id
  * it finds in no cache it leaves them unnamed.
  */
+int pdf_vdso_id_unknown(const uint8_t *id, size_t len)
+{
+	static const uint8_t unknown[20] = PDF_VDSO_UNKNOWN_ID;
+
+	return len == sizeof(unknown) && !memcmp(id, unknown, len);
+}
+
 int pdf_ubins_vdso_unknown(struct pdf_buf *ids)
 {
 	/* "ringside:novdso" and zeros: not a build id any linker makes */
-	static const uint8_t unknown[20] = "ringside:novdso";
+	static const uint8_t unknown[20] = PDF_VDSO_UNKNOWN_ID;
 	uint8_t bid[24] = { 0 }, name[64] = VDSO_DSO;
 	struct rs_perf_header h = {
 		0, PERF_RECORD_MISC_USER | PDF_MISC_BUILD_ID_SIZE,

@@ -52,6 +52,7 @@ struct pdf_writer {
 	int ksyms_cached;           /* in the cache under stats.build_id */
 	char *buildid_dir;          /* the cache given at open; NULL perf's */
 	struct pdf_buf ubids;       /* HEADER_BUILD_ID of user binaries */
+	int maps_vdso;              /* an MMAP2 of "[vdso]" was written */
 	uint32_t aux_format;        /* enum pdf_aux_format */
 	size_t used;
 	uint8_t *out;               /* OUT_BUF bytes of pending data */
@@ -326,6 +327,9 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 	n = pdf_writer_trim(w, ring, time, &rec);
 	if (n < 0)
 		return n;
+	if (rec->type == PERF_RECORD_MMAP2 && rec->size >= 8 + 64 + 7 &&
+	    !memcmp((const uint8_t *)(rec + 1) + 64, "[vdso]", 7))
+		w->maps_vdso = 1;
 	n = pdf_encode(&w->lay, ring, time, rec, w->enc, sizeof(w->enc));
 	if (n < 0)
 		return n;
@@ -521,7 +525,8 @@ static int write_tail(struct pdf_writer *w)
 	info.argv = w->argv;
 	info.build_id = w->stats.build_id;
 	info.build_id_len = w->stats.build_id_len;
-	pdf_ubins_vdso_unknown(&w->ubids);   /* its error is the buffer's */
+	if (w->maps_vdso)   /* its error is the buffer's */
+		pdf_ubins_vdso_unknown(&w->ubids);
 	info.ubids = w->ubids.data;
 	info.ubids_len = w->ubids.len;
 
