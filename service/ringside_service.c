@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 			printf(" %s", c.rec.domains[i]);
 		printf("%s\nrecord-dir %s\nrotate-mb %llu\nrotate-seconds %u\n"
 		       "record-keep-mb %llu\nrecord-total-mb %llu\n"
-		       "post-command %s\npost-tries %u\n",
+		       "post-command %s\npost-tries %u\npprof %s\n",
 		       c.rec.all || c.rec.nr_domains ? "" : " none",
 		       c.rec.dir ? c.rec.dir : SVC_REC_DIR,
 		       (unsigned long long)(c.rec.rotate_bytes >> 20),
@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)(c.rec.keep_bytes >> 20),
 		       (unsigned long long)(c.rec.total_bytes >> 20),
 		       c.rec.post_command ? c.rec.post_command : "none",
-		       c.rec.post_tries);
+		       c.rec.post_tries, c.rec.pprof ? "yes" : "no");
 		svc_config_fini(&c);
 		return 0;
 	}

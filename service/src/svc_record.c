@@ -30,6 +30,7 @@
 #include "ringside/capture.h"
 #include "ringside/domain.h"
 #include "ringside/domain_virt.h"
+#include "ringside/pprof.h"
 #include "ringside/service.h"
 
 #define POST_MAX      256u     /* files waiting for the post-command */
@@ -81,8 +82,80 @@ struct svc_rec {
 	struct job *jobs;
 	struct post *post;
 	unsigned nr_post;
+	unsigned converting;       /* pprof conversions running */
+	pthread_cond_t converted;  /* one ended */
 	struct svc_rec_stats st;
 };
+
+static void say(struct svc_rec *rp, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* One file's profile, made off the recorder's thread. */
+struct conversion {
+	struct svc_rec *rp;
+	char domain[DOM_NAME_MAX + 1];
+	char data[4096];
+};
+
+static void *convert_main(void *arg)
+{
+	struct conversion *cv = arg;
+	struct svc_rec *rp = cv->rp;
+	struct pprof_params pp = { .size = sizeof(pp), .domain = cv->domain };
+	char out[4200];
+	int err;
+
+	snprintf(out, sizeof(out), "%s" SVC_PPROF_SUFFIX, cv->data);
+	err = pprof_write(cv->data, out, &pp, NULL);
+	if (err)
+		say(rp, "%s: %s: no profile: %s", cv->domain, cv->data,
+		    pdf_errstr(err));
+	pthread_mutex_lock(&rp->lock);
+	rp->st.pprof_ok += !err;
+	rp->st.pprof_failed += !!err;
+	rp->converting--;
+	pthread_cond_broadcast(&rp->converted);
+	pthread_mutex_unlock(&rp->lock);
+	free(cv);
+	return NULL;
+}
+
+/* FILE.data.pb.gz of a complete file, in a thread of its own: a
+ * recorder never waits for it; too many at once and the file goes
+ * without (counted). */
+static void convert(struct svc_rec *rp, const char *domain, const char *data)
+{
+	struct conversion *cv = calloc(1, sizeof(*cv));
+	pthread_attr_t at;
+	pthread_t t;
+	int ok = 0;
+
+	pthread_mutex_lock(&rp->lock);
+	if (cv && rp->converting < SVC_PPROF_RUNNING) {
+		rp->converting++;
+		ok = 1;
+	} else {
+		rp->st.pprof_skipped++;
+	}
+	pthread_mutex_unlock(&rp->lock);
+	if (!ok) {
+		free(cv);
+		return;
+	}
+	cv->rp = rp;
+	snprintf(cv->domain, sizeof(cv->domain), "%s", domain);
+	snprintf(cv->data, sizeof(cv->data), "%s", data);
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, convert_main, cv)) {
+		pthread_mutex_lock(&rp->lock);
+		rp->converting--;
+		rp->st.pprof_failed++;
+		pthread_mutex_unlock(&rp->lock);
+		free(cv);
+	}
+	pthread_attr_destroy(&at);
+}
 
 static void say(struct svc_rec *rp, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -202,6 +275,8 @@ static void completed(struct job *j, const struct recorder *r,
 		rp->st.pruned_bytes += p.freed;
 		pthread_mutex_unlock(&rp->lock);
 	}
+	if (rp->c->pprof)
+		convert(rp, j->domain, r->output);
 	if (rp->c->post_command)
 		svc_rec_post(rp, r->output);
 }
@@ -419,6 +494,7 @@ int svc_rec_new(struct svc_rec **rp_out, const struct svc_rec_config *c,
 	if (!uname(&u))
 		snprintf(rp->host, sizeof(rp->host), "%s", u.nodename);
 	pthread_mutex_init(&rp->lock, NULL);
+	pthread_cond_init(&rp->converted, NULL);
 	*rp_out = rp;
 	return 0;
 }
@@ -637,10 +713,16 @@ void svc_rec_free(struct svc_rec *rp, const char *reason)
 	for (struct job *j = rp->jobs; j; j = j->next)
 		job_stop(j, reason);
 	reap(rp, 1);
+	/* the last files' profiles are made before the service goes */
+	pthread_mutex_lock(&rp->lock);
+	while (rp->converting)
+		pthread_cond_wait(&rp->converted, &rp->lock);
+	pthread_mutex_unlock(&rp->lock);
 	if (rp->st.started)
 		say(rp, "recordings: %llu started, %llu failed, %llu files (%llu "
 		    "rotations), %llu records, %llu lost, %llu corrupt, %llu "
-		    "pruned; post-command: %llu ok, %llu failed, %llu dropped",
+		    "pruned; profiles: %llu written, %llu failed, %llu skipped; "
+		    "post-command: %llu ok, %llu failed, %llu dropped",
 		    (unsigned long long)rp->st.started,
 		    (unsigned long long)rp->st.failed,
 		    (unsigned long long)rp->st.files,
@@ -649,9 +731,13 @@ void svc_rec_free(struct svc_rec *rp, const char *reason)
 		    (unsigned long long)rp->st.lost,
 		    (unsigned long long)rp->st.corrupt,
 		    (unsigned long long)rp->st.pruned,
+		    (unsigned long long)rp->st.pprof_ok,
+		    (unsigned long long)rp->st.pprof_failed,
+		    (unsigned long long)rp->st.pprof_skipped,
 		    (unsigned long long)rp->st.post_ok,
 		    (unsigned long long)rp->st.post_failed,
 		    (unsigned long long)rp->st.post_dropped);
+	pthread_cond_destroy(&rp->converted);
 	pthread_mutex_destroy(&rp->lock);
 	free(rp->post);
 	free(rp->dir);

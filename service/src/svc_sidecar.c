@@ -33,6 +33,7 @@ void svc_rec_config_default(struct svc_rec_config *c)
 	c->keep_bytes = (uint64_t)SVC_REC_KEEP_MB << 20;
 	c->post_tries = SVC_REC_POST_TRIES;
 	c->interval_ms = 100;
+	c->pprof = 1;
 }
 
 static void free_domains(struct svc_rec_config *c)
@@ -102,6 +103,13 @@ int svc_rec_config_key(struct svc_rec_config *c, const char *k, char *v,
 
 	if (!strcmp(k, "record"))
 		return set_record(c, v, why);
+	if (!strcmp(k, "pprof")) {
+		*why = "pprof: yes or no";
+		if (strcmp(v, "yes") && strcmp(v, "no"))
+			return -EINVAL;
+		c->pprof = !strcmp(v, "yes");
+		return 0;
+	}
 	if (!strcmp(k, "record-dir")) {
 		char *d;
 
@@ -387,6 +395,8 @@ static int scan(struct rlist *l, const char *ddir, int dom)
 		f->newest = 0;
 		snprintf(json, sizeof(json), "%s" JSON_SUFFIX, f->path);
 		f->bytes = file_bytes(f->path) + file_bytes(json);
+		snprintf(json, sizeof(json), "%s" SVC_PPROF_SUFFIX, f->path);
+		f->bytes += file_bytes(json);
 		l->n++;
 	}
 	closedir(d);
@@ -437,6 +447,8 @@ static int trim(struct rlist *l, const char *keep_path, uint64_t bound,
 			continue;
 		}
 		unlink(json);
+		snprintf(json, sizeof(json), "%s" SVC_PPROF_SUFFIX, f->path);
+		unlink(json);
 		sum -= f->bytes;
 		p->removed++;
 		p->freed += f->bytes;
@@ -482,25 +494,37 @@ int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
 	return err;
 }
 
+/* NAME.data + @suffix: the length of @suffix, else 0. */
+static size_t beside_data(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), sl = strlen(suffix), dl = strlen(DATA_SUFFIX);
+
+	if (n <= sl + dl || strcmp(name + n - sl, suffix) ||
+	    strncmp(name + n - sl - dl, DATA_SUFFIX, dl))
+		return 0;
+	return sl;
+}
+
 int svc_sidecar_orphans(const char *ddir, uint32_t *removed)
 {
 	DIR *d = opendir(ddir);
 	struct dirent *de;
-	size_t sl = strlen(DATA_SUFFIX JSON_SUFFIX);
 
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
 		char path[4200], data[4200];
+		size_t sl = beside_data(de->d_name, JSON_SUFFIX);
 
-		if (n <= sl || strcmp(de->d_name + n - sl, DATA_SUFFIX JSON_SUFFIX))
+		if (!sl)
+			sl = beside_data(de->d_name, SVC_PPROF_SUFFIX);
+		if (!sl)
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", ddir,
 				     de->d_name) >= sizeof(path))
 			continue;
-		snprintf(data, sizeof(data), "%.*s", (int)(strlen(path) -
-			 strlen(JSON_SUFFIX)), path);
+		snprintf(data, sizeof(data), "%.*s", (int)(strlen(path) - sl),
+			 path);
 		if (access(data, F_OK) && errno == ENOENT && !unlink(path) &&
 		    removed)
 			++*removed;

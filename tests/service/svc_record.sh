@@ -4,7 +4,8 @@
 # size, each one reads back whole (report, and perf where it runs), and
 # their records plus the LOST counts add up to what the producer
 # attempted; every file has its sidecar, the last one says "stop"; the
-# post-command runs on each file, a failure retried.
+# post-command runs on each file, a failure retried; every file has its
+# pprof profile beside it (FILE.data.pb.gz), which go tool pprof reads.
 # Usage: svc_record.sh RINGSIDE PRODUCER DRIVE
 DRIVE=$3
 . "$(dirname "$0")/../cli/lib.sh" "$1" "$2"
@@ -40,7 +41,7 @@ wait "$DRV" || { cat "$WORK/drive.err" >&2; fail "svc-rec-drive failed"; }
 BG_PIDS=""
 cat "$WORK/producer.out" "$WORK/drive.out"
 
-ls "$DIR/dom1" | grep -v '\.json$' | grep -qv '^rec-.*\.data$' &&
+ls "$DIR/dom1" | grep -v '\.json$' | grep -v '\.data\.pb\.gz$' | grep -qv '^rec-.*\.data$' &&
 	{ ls -l "$DIR/dom1"; fail "something else than complete recordings left"; }
 mapfile -t FILES < <(ls "$DIR/dom1"/rec-*.data)
 NF=${#FILES[@]}
@@ -70,11 +71,20 @@ for f in "${FILES[@]}"; do
 		fail "$n: its time range ends before it starts"
 	json "$f.json" .start_time | grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{9}Z$' ||
 		fail "$n: start_time is not ISO 8601"
+	# its profile: a gzipped profile.proto pprof reads
+	gzip -t "$f.pb.gz" 2>/dev/null || fail "$n: no profile $n.pb.gz"
 	if [ -n "$PERF" ]; then
 		"$PERF" script -i "$f" >"$WORK/perf-$n.out" 2>"$WORK/perf-$n.err" ||
 			{ cat "$WORK/perf-$n.err" >&2; fail "perf script cannot read $n"; }
 	fi
 done
+expect_in "$WORK/drive.err" "profiles: $NF written, 0 failed, 0 skipped"
+if GO=$(command -v go); then
+	"$GO" tool pprof -raw "${FILES[0]}.pb.gz" >"$WORK/pprof.out" 2>&1 ||
+		{ cat "$WORK/pprof.out" >&2; fail "go tool pprof cannot read ${FILES[0]}.pb.gz"; }
+	grep -q "^PeriodType: cpu nanoseconds" "$WORK/pprof.out" ||
+		fail "go tool pprof: no cpu period type in ${FILES[0]}.pb.gz"
+fi
 # the last file is the one the stop completed
 expect_eq "last reason" "$(json "${FILES[NF - 1]}.json" .reason)" stop
 expect_eq "first reason" "$(json "${FILES[0]}.json" .reason)" rotation

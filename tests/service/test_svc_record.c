@@ -25,7 +25,7 @@ START_TEST(keys)
 		"record = web1 db-2\nrecord-dir = /srv/rec\nrotate-mb = 64\n"
 		"rotate-seconds = 600\nrecord-keep-mb = 100\n"
 		"record-total-mb = 1000\npost-command = /usr/bin/true\n"
-		"post-tries = 3\n";
+		"post-tries = 3\npprof = no\n";
 	struct svc_config c;
 	const char *why;
 	unsigned line;
@@ -35,6 +35,7 @@ START_TEST(keys)
 	ck_assert_uint_eq(c.rec.nr_domains, 0);
 	ck_assert_uint_eq(c.rec.rotate_bytes, (uint64_t)SVC_REC_ROTATE_MB << 20);
 	ck_assert_uint_eq(c.rec.post_tries, SVC_REC_POST_TRIES);
+	ck_assert_int_eq(c.rec.pprof, 1);
 	ck_assert_int_eq(svc_rec_selects(&c.rec, "web1"), 0);
 	svc_config_fini(&c);
 
@@ -50,6 +51,7 @@ START_TEST(keys)
 	ck_assert_uint_eq(c.rec.total_bytes, 1000ull << 20);
 	ck_assert_str_eq(c.rec.post_command, "/usr/bin/true");
 	ck_assert_uint_eq(c.rec.post_tries, 3);
+	ck_assert_int_eq(c.rec.pprof, 0);
 	svc_config_fini(&c);
 
 	ck_assert_int_eq(parse(&c, "record = all\n", &line, &why), 0);
@@ -69,7 +71,7 @@ START_TEST(bad_values)
 		"record = ../etc\n", "record = a/b\n", "record-dir = rel\n",
 		"rotate-mb = -1\n", "rotate-mb = 1x\n", "rotate-seconds = 604801\n",
 		"record-keep-mb = \n", "post-command = rel/cmd\n",
-		"post-tries = 0\n", "post-tries = 21\n",
+		"post-tries = 0\n", "post-tries = 21\n", "pprof = maybe\n",
 	};
 	struct svc_config c;
 	const char *why;

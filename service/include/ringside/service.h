@@ -38,6 +38,8 @@ enum svc_trigger {
 #define SVC_REC_ROTATE_MB   256u      /* a file this big is completed */
 #define SVC_REC_KEEP_MB     4096u     /* complete files kept per domain */
 #define SVC_REC_POST_TRIES  5u        /* a post-command's tries per file */
+#define SVC_PPROF_SUFFIX    ".pb.gz"  /* FILE.data's profile: FILE.data.pb.gz */
+#define SVC_PPROF_RUNNING   2u        /* conversions at once, at most */
 
 #define SVC_REC_DIR "/var/lib/ringside/recordings"
 
@@ -54,10 +56,12 @@ struct svc_rec_config {
 	uint32_t post_tries;      /* at most this many times (1 s, 2 s, ...
 				   * apart) */
 	uint32_t interval_ms;     /* the longest sleep between passes */
+	int pprof;                /* pprof = yes: FILE.pb.gz beside each
+				   * complete file (default yes) */
 };
 
 /* record = none, SVC_REC_ROTATE_MB, no time rotation, SVC_REC_KEEP_MB,
- * no total bound, no post-command, SVC_REC_POST_TRIES, 100 ms. */
+ * no total bound, no post-command, SVC_REC_POST_TRIES, 100 ms, pprof. */
 void svc_rec_config_default(struct svc_rec_config *c);
 void svc_rec_config_fini(struct svc_rec_config *c);
 
@@ -254,6 +258,10 @@ struct svc_rec_stats {
 	uint64_t post_failed;     /* files it failed on every try */
 	uint64_t post_dropped;    /* files not given to it: the queue was
 				   * full */
+	uint64_t pprof_ok;        /* profiles written (FILE.pb.gz) */
+	uint64_t pprof_failed;    /* ... that could not be */
+	uint64_t pprof_skipped;   /* files left without one: too many
+				   * conversions running */
 };
 
 struct svc_rec;
