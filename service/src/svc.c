@@ -189,6 +189,7 @@ static int metrics_page(void *arg, char **body, size_t *len)
 			d[n].name = names[i];
 			d[n++].region = names[i];
 		}
+	svc_rec_get_stats(s->rec, &s->st.rec);
 	err = d ? svc_metrics_text(s->metrics, &s->st,
 				   svc_watch_count(s->watch), d, n, now_ns(),
 				   body, len) : -ENOMEM;

@@ -255,6 +255,56 @@ static void gauge(FILE *f, const char *name, const char *help, uint64_t v)
 	sample_u(f, name, NULL, -1, NULL, v);
 }
 
+/* The continuous recordings, all domains together. */
+static void recordings(FILE *f, const struct svc_rec_stats *r)
+{
+	gauge(f, "ringside_recordings", "Domains being recorded now.",
+	      r->recording);
+	counter(f, "ringside_recordings_started_total",
+		"Recordings started.", r->started);
+	counter(f, "ringside_recordings_failed_total",
+		"Recordings that failed to start or ended in an error.",
+		r->failed);
+	counter(f, "ringside_recording_files_total",
+		"Recording files completed.", r->files);
+	counter(f, "ringside_recording_rotations_total",
+		"Of them, completed by rotation.", r->rotations);
+	counter(f, "ringside_recording_records_total",
+		"Records in the completed files.", r->records);
+	counter(f, "ringside_recording_bytes_total",
+		"Bytes of the completed files.", r->bytes);
+	counter(f, "ringside_recording_guest_claimed_lost_records_total",
+		"Records the guest says its producer lost, in the completed "
+		"files' LOST records (guest claims).", r->lost);
+	counter(f, "ringside_recording_corrupt_total",
+		"Corruption events the host met draining the rings.",
+		r->corrupt);
+	counter(f, "ringside_recording_discarded_records_total",
+		"Records drained into a file that could not be completed "
+		"(a full disk): lost.", r->discarded);
+	counter(f, "ringside_recording_pruned_files_total",
+		"Recording files removed by the retention bounds.", r->pruned);
+	counter(f, "ringside_recording_pruned_bytes_total",
+		"Bytes of them.", r->pruned_bytes);
+	counter(f, "ringside_recording_sidecars_failed_total",
+		"Sidecars that could not be written.", r->sidecar_failed);
+	counter(f, "ringside_recording_profiles_total",
+		"pprof profiles written beside completed files.", r->pprof_ok);
+	counter(f, "ringside_recording_profiles_failed_total",
+		"Profiles that could not be written.", r->pprof_failed);
+	counter(f, "ringside_recording_profiles_skipped_total",
+		"Completed files left without a profile: too many being made.",
+		r->pprof_skipped);
+	counter(f, "ringside_post_command_runs_total",
+		"Post-command runs.", r->post_run);
+	counter(f, "ringside_post_command_files_total",
+		"Files the post-command succeeded on.", r->post_ok);
+	counter(f, "ringside_post_command_failures_total",
+		"Files it failed on at every try.", r->post_failed);
+	counter(f, "ringside_post_command_dropped_total",
+		"Files not given to it: its queue was full.", r->post_dropped);
+}
+
 static void service(FILE *f, const struct svc_metrics *m,
 		    const struct svc_stats *st, size_t watched, size_t mapped)
 {
@@ -297,6 +347,7 @@ static void service(FILE *f, const struct svc_metrics *m,
 	counter(f, "ringside_metrics_series_dropped_total",
 		"Capture series (domain, reason) past the service's bound, "
 		"not exposed.", m->dropped);
+	recordings(f, &st->rec);
 }
 
 /* The process's own, as Prometheus' client libraries name them. */

@@ -130,7 +130,10 @@ static char *text_of(struct svc_metrics *m, const struct svc_metrics_domain *d,
 		     size_t nr, uint64_t now, size_t *len)
 {
 	struct svc_stats st = { .failed = 2, .rate_limited = 5, .hangs = 1,
-				.requests = 4, .reconnects = 3 };
+				.requests = 4, .reconnects = 3,
+				.rec = { .recording = 1, .files = 9,
+					 .rotations = 8, .records = 40000,
+					 .pprof_ok = 9, .discarded = 7 } };
 	char *text;
 
 	ck_assert_int_eq(svc_metrics_text(m, &st, 1, d, nr, now, &text, len), 0);
@@ -198,6 +201,12 @@ START_TEST(region_and_counters)
 	ck_assert(strstr(t, "\nringside_capture_triggers_rate_limited_total 5\n"));
 	ck_assert(strstr(t, "\nringside_hangs_total 1\n"));
 	ck_assert(strstr(t, "\nringside_capture_requests_total 4\n"));
+	ck_assert(strstr(t, "\nringside_recordings 1\n"));
+	ck_assert(strstr(t, "\nringside_recording_files_total 9\n"));
+	ck_assert(strstr(t, "\nringside_recording_rotations_total 8\n"));
+	ck_assert(strstr(t, "\nringside_recording_records_total 40000\n"));
+	ck_assert(strstr(t, "\nringside_recording_profiles_total 9\n"));
+	ck_assert(strstr(t, "\nringside_recording_discarded_records_total 7\n"));
 	ck_assert(strstr(t, "\nringside_libvirt_reconnects_total 3\n"));
 	ck_assert(strstr(t, "\n# TYPE process_cpu_seconds_total counter\n"));
 	ck_assert(strstr(t, "\nprocess_resident_memory_bytes "));

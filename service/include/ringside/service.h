@@ -326,6 +326,8 @@ struct svc_stats {
 	uint64_t requests;        /* captures asked for on the socket */
 	uint64_t hangs;           /* stale heartbeats taken for hangs */
 	unsigned reconnects;      /* to libvirtd */
+	struct svc_rec_stats rec; /* the recordings', as of the last
+				   * svc_stats() or scrape */
 };
 
 struct svc;
