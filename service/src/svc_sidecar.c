@@ -433,7 +433,8 @@ static int trim(struct rlist *l, const char *keep_path, uint64_t bound,
 
 	for (size_t i = 0; i < l->n; i++)
 		sum += l->f[i].bytes;
-	qsort(l->f, l->n, sizeof(*l->f), by_age);
+	if (l->n)   /* qsort takes no NULL, even for nothing */
+		qsort(l->f, l->n, sizeof(*l->f), by_age);
 	for (size_t i = 0; i < l->n && sum > bound; i++) {
 		struct rfile *f = &l->f[i];
 		char json[4300];
