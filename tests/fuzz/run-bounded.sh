@@ -12,5 +12,8 @@ shift 2
 work=$(mktemp -d "${TMPDIR:-/tmp}/ringside-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 set -- "$work" $(for d in "$@"; do [ -d "$d" ] && echo "$d"; done)
+# libFuzzer exits 77 on a finding by default, which meson counts as a
+# skipped test: a finding is a failure here
 "$exe" -runs="$runs" -max_total_time=30 -timeout=30 -print_final_stats=1 \
+	-error_exitcode=1 -timeout_exitcode=1 \
 	-artifact_prefix="$PWD/$(basename "$exe")-" "$@"
