@@ -9,7 +9,6 @@
 #include "barrier.h"
 #include "ring_internal.h"
 
-#define READ_TRIES 8
 
 static struct rs_kbuf_desc *desc(const struct rs_region *region)
 {
@@ -84,51 +83,52 @@ int rs_kbuf_withdraw(const struct rs_region *region)
 	return 0;
 }
 
+struct kb_read {
+	const struct rs_kbuf_desc *d;
+	const uint8_t *area;
+	uint64_t area_size;
+	void *buf;
+	struct rs_kbuf_info in;
+};
+
+static int kb_take(void *arg, uint32_t s)
+{
+	struct kb_read *r = arg;
+	const struct rs_kbuf_desc *d = r->d;
+	struct rs_kbuf_info *in = &r->in;
+	uint32_t magic;
+
+	rs_memset(in, 0, sizeof(*in));
+	magic = rs_load_hint32(&d->magic);
+	in->seq = s;
+	in->nr_cpus = rs_load_hint32(&d->nr_cpus);
+	in->data_pages = rs_load_hint32(&d->data_pages);
+	in->table_offset = rs_load_hint(&d->table_offset);
+	in->table_len = rs_load_hint(&d->table_len);
+	in->sample_type = rs_load_hint(&d->sample_type);
+	if (!magic && !in->nr_cpus)
+		return 1;           /* withdrawn */
+	if (magic != RS_KBUF_MAGIC || shape_check(in, r->area_size))
+		return -rse_corrupt;
+	rs_memcpy(r->buf, r->area + in->table_offset, in->table_len);
+	return 0;
+}
+
 int rs_kbuf_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 		 struct rs_kbuf_info *info)
 {
-	const struct rs_kbuf_desc *d;
-	const uint8_t *area;
-	int tries, err = -rse_busy;
+	struct kb_read r;
+	int err = rs_sideband_read_check(region, buf, buf_size, info,
+					 sizeof(*info));
 
-	int err0 = rs_sideband_read_check(region, buf, buf_size, info,
-					  sizeof(*info));
-
-	if (err0)
-		return err0;
-	d = desc(region);
-	area = region->base + region->sideband_offset;
-	for (tries = 0; tries < READ_TRIES; tries++) {
-		struct rs_kbuf_info in;
-		uint32_t s, magic;
-
-		s = rs_seqcount_read_begin(&d->seq);
-		if (!s)
-			return 0;
-		if (s & 1u)
-			continue;
-		rs_memset(&in, 0, sizeof(in));
-		magic = rs_load_hint32(&d->magic);
-		in.seq = s;
-		in.nr_cpus = rs_load_hint32(&d->nr_cpus);
-		in.data_pages = rs_load_hint32(&d->data_pages);
-		in.table_offset = rs_load_hint(&d->table_offset);
-		in.table_len = rs_load_hint(&d->table_len);
-		in.sample_type = rs_load_hint(&d->sample_type);
-		if (!magic && !in.nr_cpus && rs_seqcount_read_ok(&d->seq, s))
-			return 0;           /* withdrawn */
-		err = magic != RS_KBUF_MAGIC ||
-		      shape_check(&in, region->sideband_size) ? -rse_corrupt : 0;
-		if (!err)
-			rs_memcpy(buf, area + in.table_offset, in.table_len);
-		if (!rs_seqcount_read_ok(&d->seq, s)) {
-			err = -rse_busy;
-			continue;
-		}
-		if (err)
-			return err;
-		*info = in;
-		return 1;
-	}
+	if (err)
+		return err;
+	r.d = desc(region);
+	r.area = region->base + region->sideband_offset;
+	r.area_size = region->sideband_size;
+	r.buf = buf;
+	err = rs_seq_read(&r.d->seq, kb_take, &r);
+	if (err == 1)
+		*info = r.in;
 	return err;
 }

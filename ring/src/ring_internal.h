@@ -92,6 +92,16 @@ static inline void rs_prefetchw(const uint8_t *p)
 }
 #endif
 
+/* seq_read.c: @take loads a guest block's fields once for seqcount @s,
+ * checks them and copies what goes with them: 0 whole, 1 withdrawn (reads
+ * as never written), -rse_corrupt.  Its result counts only once the read
+ * settled. */
+typedef int (*rs_seq_take_fn)(void *arg, uint32_t s);
+
+/* 1 taken, 0 never written or withdrawn, -rse_busy (the guest wrote at
+ * every try), or @take's -rse_corrupt. */
+int rs_seq_read(const uint32_t *seq, rs_seq_take_fn take, void *arg);
+
 /* sideband.c: the checks both readers of the sideband area make before
  * they copy (@info zeroed first); 0, -rse_invalid, -rse_absent,
  * -rse_too_small. */

@@ -18,7 +18,6 @@
 #include "barrier.h"
 #include "ring_internal.h"
 
-#define READ_TRIES 8  /* seqcount retries before the host gives up */
 
 static struct rs_sideband_desc *desc(const struct rs_region *region)
 {
@@ -126,55 +125,59 @@ int rs_sideband_read_check(const struct rs_region *region, const void *buf,
 	return 0;
 }
 
+struct sb_read {
+	const struct rs_sideband_desc *d;
+	const uint8_t *area;
+	uint64_t area_size;
+	void *buf;
+	struct rs_sideband_info in;
+};
+
+static int sb_take(void *arg, uint32_t s)
+{
+	struct sb_read *r = arg;
+	const struct rs_sideband_desc *d = r->d;
+	struct rs_sideband_info *in = &r->in;
+	uint32_t magic;
+	int err;
+
+	rs_memset(in, 0, sizeof(*in));
+	/* Each field once, into the private copy; judged there. */
+	magic = rs_load_hint32(&d->magic);
+	in->seq = s;
+	in->kind = rs_load_hint32(&d->kind);
+	in->flags = rs_load_hint32(&d->flags);
+	in->length = rs_load_hint(&d->length);
+	in->wanted = rs_load_hint(&d->wanted);
+	in->build_id_len = rs_load_hint32(&d->build_id_len);
+	rs_memcpy(in->build_id, d->build_id, sizeof(in->build_id));
+	err = desc_check(in, magic, r->area_size);
+	if (!err)
+		rs_memcpy(r->buf, r->area, in->length);
+	return err;
+}
+
 int rs_sideband_read(const struct rs_region *region, void *buf,
 		     uint64_t buf_size, struct rs_sideband_info *info)
 {
-	const struct rs_sideband_desc *d;
-	const uint8_t *area;
-	int tries, err = -rse_busy;
+	struct sb_read r;
+	int err = rs_sideband_read_check(region, buf, buf_size, info,
+					 sizeof(*info));
 
-	int err0 = rs_sideband_read_check(region, buf, buf_size, info,
-					  sizeof(*info));
-
-	if (err0)
-		return err0;
-	d = desc(region);
-	area = region->base + region->sideband_offset;
-	for (tries = 0; tries < READ_TRIES; tries++) {
-		struct rs_sideband_info in;
-		uint32_t s, magic;
-
-		s = rs_seqcount_read_begin(&d->seq);
-		if (!s)
-			return 0;           /* never written */
-		if (s & 1u)
-			continue;           /* being written */
-		rs_memset(&in, 0, sizeof(in));
-		/* Each field once, into the private copy; judged there. */
-		magic = rs_load_hint32(&d->magic);
-		in.seq = s;
-		in.kind = rs_load_hint32(&d->kind);
-		in.flags = rs_load_hint32(&d->flags);
-		in.length = rs_load_hint(&d->length);
-		in.wanted = rs_load_hint(&d->wanted);
-		in.build_id_len = rs_load_hint32(&d->build_id_len);
-		rs_memcpy(in.build_id, d->build_id, sizeof(in.build_id));
-		err = desc_check(&in, magic, region->sideband_size);
-		if (!err)
-			rs_memcpy(buf, area, in.length);
-		if (!rs_seqcount_read_ok(&d->seq, s)) {
-			err = -rse_busy;    /* changed under the copy */
-			continue;
-		}
-		if (err)
-			return err;
-		/* bytes of the unused id tail are not the guest's business */
-		rs_memset(in.build_id + in.build_id_len, 0,
-			  RS_SIDEBAND_BUILD_ID_MAX - in.build_id_len);
-		*info = in;
-		return 1;
-	}
-	return err;
+	if (err)
+		return err;
+	r.d = desc(region);
+	r.area = region->base + region->sideband_offset;
+	r.area_size = region->sideband_size;
+	r.buf = buf;
+	err = rs_seq_read(&r.d->seq, sb_take, &r);
+	if (err != 1)
+		return err;
+	/* bytes of the unused id tail are not the guest's business */
+	rs_memset(r.in.build_id + r.in.build_id_len, 0,
+		  RS_SIDEBAND_BUILD_ID_MAX - r.in.build_id_len);
+	*info = r.in;
+	return 1;
 }
 
 int rs_sideband_limit(struct rs_sideband_writer *w, uint64_t room)

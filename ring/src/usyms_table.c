@@ -11,7 +11,6 @@
 #include "barrier.h"
 #include "ring_internal.h"
 
-#define READ_TRIES 8
 
 static struct rs_usyms_desc *desc(const struct rs_region *region)
 {
@@ -99,50 +98,52 @@ int rs_usyms_append(struct rs_usyms_writer *w, const void *entry, uint64_t len)
 	return put;
 }
 
+struct us_read {
+	const struct rs_usyms_desc *d;
+	const uint8_t *area;
+	uint64_t area_size;
+	void *buf;
+	struct rs_usyms_info in;
+};
+
+static int us_take(void *arg, uint32_t s)
+{
+	struct us_read *r = arg;
+	const struct rs_usyms_desc *d = r->d;
+	struct rs_usyms_info *in = &r->in;
+	uint32_t magic;
+
+	rs_memset(in, 0, sizeof(*in));
+	magic = rs_load_hint32(&d->magic);
+	in->seq = s;
+	in->table_offset = rs_load_hint(&d->table_offset);
+	in->table_size = rs_load_hint(&d->table_size);
+	in->length = rs_load_hint(&d->length);
+	in->wanted = rs_load_hint(&d->wanted);
+	in->entries = rs_load_hint32(&d->entries);
+	in->flags = rs_load_hint32(&d->flags);
+	if (magic != RS_USYMS_MAGIC || shape_check(in, r->area_size))
+		return -rse_corrupt;
+	if (in->length)
+		rs_memcpy(r->buf, r->area + in->table_offset, in->length);
+	return 0;
+}
+
 int rs_usyms_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 		  struct rs_usyms_info *info)
 {
-	const struct rs_usyms_desc *d;
-	const uint8_t *area;
-	int tries, err = -rse_busy;
+	struct us_read r;
+	int err = rs_sideband_read_check(region, buf, buf_size, info,
+					 sizeof(*info));
 
-	int err0 = rs_sideband_read_check(region, buf, buf_size, info,
-					  sizeof(*info));
-
-	if (err0)
-		return err0;
-	d = desc(region);
-	area = region->base + region->sideband_offset;
-	for (tries = 0; tries < READ_TRIES; tries++) {
-		struct rs_usyms_info in;
-		uint32_t s, magic;
-
-		s = rs_seqcount_read_begin(&d->seq);
-		if (!s)
-			return 0;           /* never written */
-		if (s & 1u)
-			continue;
-		rs_memset(&in, 0, sizeof(in));
-		magic = rs_load_hint32(&d->magic);
-		in.seq = s;
-		in.table_offset = rs_load_hint(&d->table_offset);
-		in.table_size = rs_load_hint(&d->table_size);
-		in.length = rs_load_hint(&d->length);
-		in.wanted = rs_load_hint(&d->wanted);
-		in.entries = rs_load_hint32(&d->entries);
-		in.flags = rs_load_hint32(&d->flags);
-		err = magic != RS_USYMS_MAGIC ||
-		      shape_check(&in, region->sideband_size) ? -rse_corrupt : 0;
-		if (!err && in.length)
-			rs_memcpy(buf, area + in.table_offset, in.length);
-		if (!rs_seqcount_read_ok(&d->seq, s)) {
-			err = -rse_busy;
-			continue;
-		}
-		if (err)
-			return err;
-		*info = in;
-		return 1;
-	}
+	if (err)
+		return err;
+	r.d = desc(region);
+	r.area = region->base + region->sideband_offset;
+	r.area_size = region->sideband_size;
+	r.buf = buf;
+	err = rs_seq_read(&r.d->seq, us_take, &r);
+	if (err == 1)
+		*info = r.in;
 	return err;
 }
