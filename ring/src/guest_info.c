@@ -10,14 +10,12 @@
  *   G2: store-release(seq, odd + 1)        once into a private copy
  *                                          H2: acquire fence; seq == s
  *
- * The host judges only the block's frame (magic, a settled seq); every
+ * (H1 and H2 are rs_seq_read's, seq_read.c.)  The host judges only the block's frame (magic, a settled seq); every
  * value in it is a claim the caller bounds, and the strings reach it as
  * the guest stored them, not necessarily NUL-terminated.
  */
 #include "barrier.h"
 #include "ring_internal.h"
-
-#define READ_TRIES 8  /* seqcount retries before the host gives up */
 
 static struct rs_guest_info *block(const struct rs_region *region)
 {
@@ -50,45 +48,46 @@ int rs_guest_info_publish(const struct rs_region *region,
 	return 0;
 }
 
+struct gi_read {
+	const struct rs_guest_info *b;
+	struct rs_guest_info in;
+};
+
+static int gi_take(void *arg, uint32_t s)
+{
+	struct gi_read *r = arg;
+	const struct rs_guest_info *b = r->b;
+	struct rs_guest_info *in = &r->in;
+
+	/* Each field once, into the private copy; judged there. */
+	in->magic = rs_load_hint32(&b->magic);
+	in->seq = s;
+	in->nr_cpus_online = rs_load_hint32(&b->nr_cpus_online);
+	in->nr_cpus_avail = rs_load_hint32(&b->nr_cpus_avail);
+	in->mem_total_kib = rs_load_hint(&b->mem_total_kib);
+	in->sample_period = rs_load_hint(&b->sample_period);
+	in->sample_flags = rs_load_hint32(&b->sample_flags);
+	in->sample_type_id = rs_load_hint32(&b->sample_type_id);
+	in->sample_config = rs_load_hint(&b->sample_config);
+	rs_memcpy(in->hostname, b->hostname, sizeof(in->hostname));
+	rs_memcpy(in->os_release, b->os_release, sizeof(in->os_release));
+	rs_memcpy(in->arch, b->arch, sizeof(in->arch));
+	rs_memcpy(in->cpu_desc, b->cpu_desc, sizeof(in->cpu_desc));
+	return in->magic != RS_GUEST_INFO_MAGIC ? -rse_corrupt : 0;
+}
+
 int rs_guest_info_read(const struct rs_region *region,
 		       struct rs_guest_info *out)
 {
-	const struct rs_guest_info *b;
-	int tries;
+	struct gi_read r;
+	int err;
 
 	if (!region || !region->base || !out)
 		return -rse_invalid;
 	rs_memset(out, 0, sizeof(*out));
-	b = block(region);
-	for (tries = 0; tries < READ_TRIES; tries++) {
-		struct rs_guest_info in;
-		uint32_t s;
-
-		s = rs_seqcount_read_begin(&b->seq);                   /* H1 */
-		if (!s)
-			return 0;           /* never written */
-		if (s & 1u)
-			continue;           /* being written */
-		/* Each field once, into the private copy; judged there. */
-		in.magic = rs_load_hint32(&b->magic);
-		in.seq = s;
-		in.nr_cpus_online = rs_load_hint32(&b->nr_cpus_online);
-		in.nr_cpus_avail = rs_load_hint32(&b->nr_cpus_avail);
-		in.mem_total_kib = rs_load_hint(&b->mem_total_kib);
-		in.sample_period = rs_load_hint(&b->sample_period);
-		in.sample_flags = rs_load_hint32(&b->sample_flags);
-		in.sample_type_id = rs_load_hint32(&b->sample_type_id);
-		in.sample_config = rs_load_hint(&b->sample_config);
-		rs_memcpy(in.hostname, b->hostname, sizeof(in.hostname));
-		rs_memcpy(in.os_release, b->os_release, sizeof(in.os_release));
-		rs_memcpy(in.arch, b->arch, sizeof(in.arch));
-		rs_memcpy(in.cpu_desc, b->cpu_desc, sizeof(in.cpu_desc));
-		if (!rs_seqcount_read_ok(&b->seq, s))                  /* H2 */
-			continue;           /* changed under the copy */
-		if (in.magic != RS_GUEST_INFO_MAGIC)
-			return -rse_corrupt;
-		*out = in;
-		return 1;
-	}
-	return -rse_busy;
+	r.b = block(region);
+	err = rs_seq_read(&r.b->seq, gi_take, &r);
+	if (err == 1)
+		*out = r.in;
+	return err;
 }
