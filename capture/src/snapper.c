@@ -142,23 +142,53 @@ void snapper_read_more(struct snapper *s)
 	s->host.end_ns = cap_time_now_ns();
 }
 
+/* Ring @sr's @i-th stashed record, oldest first. */
+static const struct rs_perf_header *stashed(const struct snap_ring *sr,
+					    size_t i)
+{
+	size_t n = sr->offs.len / sizeof(uint64_t);
+	uint64_t off;
+
+	if (sr->data_mode == RS_MODE_OVERWRITE)
+		i = n - 1 - i;
+	memcpy(&off, sr->offs.data + i * sizeof(off), sizeof(off));
+	return (const void *)(sr->stash.data + off);
+}
+
+/* The time of ring @sr's oldest record that has one of its own, as the
+ * writer files it (0: none).  The records before it (the descriptions an
+ * agent synthesizes as it attaches) describe that moment, not time 0. */
+static uint64_t first_timed(const struct snapper *s, const struct snap_ring *sr)
+{
+	struct pdf_rrec_clock clk = sr->clock;  /* the writer's is kept */
+	size_t n = sr->offs.len / sizeof(uint64_t), i;
+
+	for (i = 0; i < n; i++) {
+		const struct rs_perf_header *rec = stashed(sr, i);
+
+		if (pdf_rrec_timed(rec, s->sample_type))
+			return pdf_rrec_stamp(&clk, rec, s->sample_type);
+	}
+	return 0;
+}
+
 /* Ring @ring's stashed records, oldest first, to @w (if any) and the tally.
  * 0, or the writer's error (pdf_errstr). */
 static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 {
 	struct snap_ring *sr = &s->ring[ring];
 	size_t n = sr->offs.len / sizeof(uint64_t), i;
-	int newest_first = sr->data_mode == RS_MODE_OVERWRITE;
-	int err;
+	uint64_t lead = first_timed(s, sr);
+	int timed = 0, err;
 
 	for (i = 0; i < n; i++) {
-		const struct rs_perf_header *rec;
-		uint64_t off, time;
+		const struct rs_perf_header *rec = stashed(sr, i);
+		uint64_t time;
 
-		memcpy(&off, sr->offs.data + (newest_first ? n - 1 - i : i) *
-		       sizeof(off), sizeof(off));
-		rec = (const struct rs_perf_header *)(const void *)(sr->stash.data + off);
 		time = pdf_rrec_stamp(&sr->clock, rec, s->sample_type);
+		timed = timed || pdf_rrec_timed(rec, s->sample_type);
+		if (!timed)
+			time = lead;
 		err = w ? pdf_writer_add(w, ring, time, rec) : 0;
 		if (err == PDF_ERR(pdfe_too_big)) {
 			sr->too_big++;
@@ -182,16 +212,11 @@ static uint64_t first_sample_time(const struct snapper *s)
 		const struct snap_ring *sr = &s->ring[ring];
 		struct pdf_rrec_clock clk = sr->clock;  /* the writer's is kept */
 		size_t n = sr->offs.len / sizeof(uint64_t), i;
-		int newest_first = sr->data_mode == RS_MODE_OVERWRITE;
 
 		for (i = 0; i < n; i++) {
-			const struct rs_perf_header *rec;
-			uint64_t off, time;
+			const struct rs_perf_header *rec = stashed(sr, i);
+			uint64_t time = pdf_rrec_stamp(&clk, rec, s->sample_type);
 
-			memcpy(&off, sr->offs.data + (newest_first ? n - 1 - i : i) *
-			       sizeof(off), sizeof(off));
-			rec = (const void *)(sr->stash.data + off);
-			time = pdf_rrec_stamp(&clk, rec, s->sample_type);
 			if (rec->type == RS_PERF_RECORD_SAMPLE && time < first)
 				first = time;
 		}

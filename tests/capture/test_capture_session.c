@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <linux/perf_event.h>
 
 #include "ringside/capture.h"
 #include "ringside/ring.h"
@@ -219,6 +220,64 @@ START_TEST(snapshot_flight_recorder)
 	ck_assert_int_eq(s->have_file_tally, 1);
 	ck_assert_uint_eq(file_records(out), FLIGHT);
 	ck_assert_uint_eq(s->host.kind, PDF_HOST_SNAPSHOT);
+	snapper_fini(s);
+	free(s);
+	rmap_close(&m);
+	unlink(out);
+	region_file_free(&rf);
+}
+END_TEST
+
+static void region_file_comm(struct region_file *rf)
+{
+	struct { uint32_t pid, tid; char comm[16]; } c = { 42, 42, "gzip" };
+
+	ck_assert_int_eq(rs_producer_output(&rf->prod, PERF_RECORD_COMM, 0,
+					    &c, sizeof(c)), 0);
+}
+
+/*
+ * The descriptions an agent writes before its first timed record (COMM,
+ * MMAP2 as it attaches) are filed in a snapshot under that record's time,
+ * not at 0: a span read from the file starts where the ring's time does.
+ */
+START_TEST(snapshot_untimed_filed_under_first_time)
+{
+	struct snapper *s = malloc(sizeof(*s));
+	struct region_file rf;
+	struct liberr e = { 0 };
+	struct pdf_reader *r;
+	struct pdf_event ev;
+	uint64_t comm_time[3];
+	unsigned comms = 0, seqs = 0;
+	char out[256];
+	struct rmap m;
+
+	ck_assert_ptr_nonnull(s);
+	region_file_make(&rf, "untimed.region", RS_MODE_OVERWRITE);
+	region_file_comm(&rf);
+	region_file_comm(&rf);
+	region_file_put(&rf, 1);       /* time 1000 */
+	region_file_comm(&rf);
+	region_file_put(&rf, 1);       /* time 1001 */
+	ck_assert_int_eq(rmap_open(&m, rf.path, 0, &e), 0);
+	tmp_path(out, sizeof(out), "untimed.data");
+	snapper_init(s, rf.path);
+	s->output = out;
+	ck_assert_int_eq(snapper_copy(s, &m.region), 0);
+	ck_assert_int_eq(snapper_write(s), 0);
+	ck_assert_int_eq(pdf_reader_open(&r, out), 0);
+	while (pdf_reader_next(r, &ev) == 1) {
+		if (ev.rec->type == PERF_RECORD_COMM && comms < 3)
+			comm_time[comms++] = ev.time;
+		seqs += ev.rec->type == RS_RECORD_SEQ;
+	}
+	pdf_reader_close(r);
+	ck_assert_uint_eq(comms, 3);
+	ck_assert_uint_eq(seqs, 2);
+	ck_assert_uint_eq(comm_time[0], 1000);
+	ck_assert_uint_eq(comm_time[1], 1000);
+	ck_assert_uint_eq(comm_time[2], 1000);
 	snapper_fini(s);
 	free(s);
 	rmap_close(&m);
@@ -431,6 +490,7 @@ int main(void)
 
 	tcase_add_test(tc, record_rotates);
 	tcase_add_test(tc, snapshot_flight_recorder);
+	tcase_add_test(tc, snapshot_untimed_filed_under_first_time);
 	tcase_add_test(tc, snapshot_open_fails);
 	tcase_add_test(tc, flight_captures_and_prunes);
 	tcase_add_test(tc, flight_damaged_header);
