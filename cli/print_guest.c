@@ -69,18 +69,12 @@ void print_gsyms(FILE *out, const struct gsyms *g,
 		if (g->modules)
 			fprintf(out, " (%u modules)", g->modules);
 		if (ws && ws->build_id_len) {
-			fprintf(out, ", build id %s", hex(id, ws->build_id,
-							  ws->build_id_len));
-			/* always the table's: a reader running the kernel of
-			 * the guest's own id would name the samples from its
-			 * own /proc/kallsyms */
-			if (!g->info.build_id_len)
-				fprintf(out, " (of the table: the guest gave none)");
-			else
-				fprintf(out, " (of the table: the guest's kernel "
-					"is %s)", hex(id, g->info.build_id,
-						      g->info.build_id_len));
-			fputc('\n', out);
+			/* the table's content id, never the guest's own: a
+			 * reader running that kernel would name the samples
+			 * from its own /proc/kallsyms.  Files of one boot
+			 * share the entry. */
+			fprintf(out, ", filed under build id %s\n",
+				hex(id, ws->build_id, ws->build_id_len));
 		} else {
 			fprintf(out, ", build id %s\n", hex(id, g->info.build_id,
 							    g->info.build_id_len));

@@ -131,7 +131,7 @@ ksyms_judge() {
 	line=$(grep -o "guest kernel symbols: .*" "$4" | head -n 1)
 	# a second boot of the same kernel (KASLR: other addresses) has its
 	# table filed under its content id: the first boot's holds the build id
-	echo "$line" | grep -Eq "^guest kernel symbols: [0-9]+ functions, build id [0-9a-f]{40}( \(of the table: .*\))?\$" &&
+	echo "$line" | grep -Eq "^guest kernel symbols: [0-9]+ functions( \([0-9]+ modules\))?, filed under build id [0-9a-f]{40}\$" &&
 		ok "$3: $line" || { bad "$3: symbols: '$line'"; grep "guest kernel" "$4"; }
 	note "guest kallsyms captured on the console: $(python3 "$KCHECK" table "$2")"
 	perf script -i "$1" -F event,ip,sym -G > "$W/$3.ksyms" 2>/dev/null
