@@ -34,6 +34,9 @@ int rs_vmm_ctl_region_from_params(struct rs_ctl_region *r,
 	r->sample_type = p->sample_type;
 	r->sample_freq = p->sample_freq;
 	r->doorbell_addr = p->doorbell_addr;
+	if (p->size >= offsetof(struct rs_region_params, features) +
+		       sizeof(p->features))
+		r->features = p->features;
 	return 0;
 }
 
@@ -58,6 +61,7 @@ int rs_vmm_ctl_region_params(const struct rs_ctl_region *r,
 	p->sample_freq = r->sample_freq;
 	p->doorbell_addr = r->doorbell_addr;
 	p->sideband_pages = r->sideband_pages;
+	p->features = r->features & RS_FEATURES_KNOWN;
 	/* A peer's answer: the ring library judges the geometry, and the
 	 * region it needs must fit the one the peer says it made. */
 	if (rs_region_size(p, &size) < 0 || size > r->region_size)

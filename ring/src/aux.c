@@ -157,7 +157,8 @@ int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h, uint64_t flags)
 	if (ret >= 0 && !aux_overwrite(p) &&
 	    p->aux_head - p->aux_wakeup >= p->aux_watermark) {
 		p->aux_wakeup = p->aux_head - p->aux_head % p->aux_watermark;
-		wake = 1;
+		if (!wake)
+			wake = rs_doorbell_decide(p);
 	}
 	rs_compiler_barrier();
 	p->aux_busy = 0;

@@ -154,6 +154,44 @@ static inline uint64_t rs_reread_frontier(const uint64_t *frontier)
 }
 
 /*
+ * Event suppression (RS_FEATURE_EVENT_SUPPRESS): the consumer's state word
+ * (rs_ctrl_host.consumer) against data_head, store then load on each side,
+ * so each side needs a full fence between its store and its load (a
+ * release/acquire pair does not order a store before a later load):
+ *
+ *   consumer (host)                        producer (guest)
+ *   --------------                         ----------------
+ *   W: store(consumer, WAKE)               A: store-release(data_head, h)
+ *      full fence                          X: full fence
+ *   C: h = load-acquire(data_head)            s = load(consumer)
+ *   h moved: do not sleep                  s == POLLING: skip the doorbell
+ *
+ * W/C against A/X: in any interleaving one side's load sees the other's
+ * store, so a producer that skips the doorbell had its head seen by a
+ * consumer that then does not sleep (abi/model/doorbell.pml checks this).
+ * Storing POLLING needs no fence: until the next W the consumer is awake.
+ */
+
+/* W */
+static inline void rs_consumer_state_sleep(uint32_t *state)
+{
+	__atomic_store_n(state, RS_CONSUMER_WAKE, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void rs_consumer_state_poll(uint32_t *state)
+{
+	__atomic_store_n(state, RS_CONSUMER_POLLING, __ATOMIC_RELAXED);
+}
+
+/* X: after the head was published. */
+static inline uint32_t rs_consumer_state_read(const uint32_t *state)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(state, __ATOMIC_RELAXED);
+}
+
+/*
  * The region header:
  *
  *   host                                   guest

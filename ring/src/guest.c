@@ -30,6 +30,7 @@ int rs_region_config_read(const struct rs_region *region, struct rs_config *cfg)
 	cfg->sample_type = rs_load_hint(&c->sample_type);
 	cfg->sample_freq = rs_load_hint(&c->sample_freq);
 	cfg->doorbell_addr = rs_load_hint(&c->doorbell_addr);
+	cfg->features = rs_load_hint32(&c->features);
 	return 0;
 }
 

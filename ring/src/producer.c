@@ -61,10 +61,16 @@ static int aux_init(struct rs_producer *p, const struct rs_region *region,
 static int producer_ring(struct rs_producer *p, const struct rs_region *region,
 			 uint32_t index)
 {
+	int err;
+
 	if (!p)
 		return -rse_invalid;
 	rs_memset(p, 0, sizeof(*p));
-	return rs_region_ring(region, index, &p->ring);
+	err = rs_region_ring(region, index, &p->ring);
+	if (!err)
+		p->suppress = !!(region->config.features &
+				 RS_FEATURE_EVENT_SUPPRESS);
+	return err;
 }
 
 int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
@@ -208,6 +214,8 @@ again:
 	if (!due)
 		return 0;
 	p->wakeup = head - head % p->watermark;
+	if (!rs_doorbell_decide(p))
+		return 0;
 	p->doorbells++;
 	rs_store_hint(&c->ext.doorbells, p->doorbells);
 	return 1;

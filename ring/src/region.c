@@ -21,6 +21,14 @@ static uint32_t sideband_pages(const struct rs_region_params *p)
 	return p->sideband_pages;
 }
 
+static uint32_t features(const struct rs_region_params *p)
+{
+	if (p->size < offsetof(struct rs_region_params, features) +
+		      sizeof(p->features))
+		return 0;
+	return p->features;
+}
+
 int rs_params_check(const struct rs_region_params *p)
 {
 	uint64_t data_size, aux_size;
@@ -43,6 +51,8 @@ int rs_params_check(const struct rs_region_params *p)
 		return -rse_geometry;
 	if ((uint64_t)sideband_pages(p) * RS_PAGE_SIZE > RS_SIDEBAND_MAX)
 		return -rse_geometry;
+	if (features(p) & ~RS_FEATURES_KNOWN)
+		return -rse_invalid;
 	return 0;
 }
 
@@ -59,6 +69,7 @@ int rs_region_params_init(struct rs_region_params *params, uint32_t nr_rings,
 	params->aux_pages = aux_pages;
 	params->data_mode = data_mode;
 	params->aux_mode = aux_mode;
+	params->features = RS_FEATURES_KNOWN;
 	return rs_params_check(params);
 }
 
@@ -155,6 +166,7 @@ void rs_header_fill(struct rs_region_header *hdr, uint64_t mem_size,
 	hdr->config.sample_type = params->sample_type;
 	hdr->config.sample_freq = params->sample_freq;
 	hdr->config.doorbell_addr = params->doorbell_addr;
+	hdr->config.features = features(params);
 
 	for (i = 0; i < params->nr_rings; i++)
 		hdr->rings[i] = l->rings[i];

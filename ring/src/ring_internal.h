@@ -92,6 +92,11 @@ static inline void rs_prefetchw(const uint8_t *p)
 }
 #endif
 
+/* suppress.c: a doorbell is due on @p: 1 ring it, 0 the consumer polls
+ * (RS_FEATURE_EVENT_SUPPRESS): counted in ext.suppressed.  Called after
+ * the head (or aux_head) that made it due was published. */
+int rs_doorbell_decide(struct rs_producer *p);
+
 /* seq_read.c: @take loads a guest block's fields once for seqcount @s,
  * checks them and copies what goes with them: 0 whole, 1 withdrawn (reads
  * as never written), -rse_corrupt.  Its result counts only once the read

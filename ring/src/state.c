@@ -42,5 +42,8 @@ int rs_ring_state_read(const struct rs_ring *ring, struct rs_ring_state *st)
 	st->lost = rs_load_hint(&c->ext.lost);
 	st->aux_truncated = rs_load_hint(&c->ext.aux_truncated);
 	st->doorbells = rs_load_hint(&c->ext.doorbells);
+	st->suppressed = rs_load_hint(&c->ext.suppressed);
+	st->consumer = rs_load_hint32(&c->host.consumer);
+	st->reserved = 0;
 	return 0;
 }

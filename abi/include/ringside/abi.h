@@ -15,7 +15,7 @@
  * Who writes what:
  *   host   region header layout fields (sideband_offset/size included),
  *          rs_config, data_tail, aux_tail, the time conversion fields of
- *          each control page
+ *          each control page, rs_ctrl_host
  *   guest  rs_guest_status, rs_usyms_desc, rs_pstate_desc, rs_guest_info,
  *          data_head, aux_head, rs_ctrl_ext, records,
  *          AUX bytes, rs_sideband_desc and the sideband area
@@ -83,6 +83,19 @@ struct rs_rec_marker {
 };
 _Static_assert(sizeof(struct rs_rec_marker) == 32, "rs_rec_marker layout");
 
+/*
+ * Compatible extensions of ABI v1 the host offers (rs_config.features, 0 in
+ * a region of a host that knows none).  A producer uses one only when its
+ * bit is set; one that does not know a bit ignores it.
+ */
+enum rs_feature {
+	/* Event suppression: each ring's rs_ctrl_host.consumer says whether
+	 * its consumer polls; a producer whose doorbell is due rings only when
+	 * it does not (docs/abi.md, "Event suppression"). */
+	RS_FEATURE_EVENT_SUPPRESS = 1u << 0,
+};
+#define RS_FEATURES_KNOWN ((uint32_t)RS_FEATURE_EVENT_SUPPRESS)
+
 /* Host-written configuration.  Read by the guest at attach. */
 struct rs_config {
 	uint32_t enabled;
@@ -90,7 +103,7 @@ struct rs_config {
 	uint32_t aux_mode;        /* enum rs_mode */
 	uint32_t data_watermark;  /* bytes between doorbells, normal mode */
 	uint32_t aux_watermark;   /* bytes between AUX wakeups, normal mode */
-	uint32_t reserved0;
+	uint32_t features;        /* enum rs_feature: extensions the host speaks */
 	uint64_t trace_mask;      /* enum rs_trace_bit */
 	uint64_t sample_type;     /* perf sample_type of SAMPLE records */
 	uint64_t sample_freq;     /* samples per second and CPU */
@@ -498,7 +511,8 @@ struct rs_ctrl_ext {
 	uint64_t aux_truncated;   /* AUX records flagged TRUNCATED */
 	uint64_t doorbells;       /* doorbells the producer asked for */
 	uint64_t flags;           /* RS_EXT_* */
-	uint64_t reserved;
+	uint64_t suppressed;      /* doorbells due but not rung: the consumer
+				   * polled (RS_FEATURE_EVENT_SUPPRESS) */
 };
 
 /* rs_ctrl_ext.flags (guest claims, like every field of the page). */
@@ -516,6 +530,39 @@ enum rs_ctrl_cap {
 	RS_CAP_USER_TIME      = 1u << 3,
 	RS_CAP_USER_TIME_ZERO = 1u << 4,
 };
+
+/*
+ * Event suppression (RS_FEATURE_EVENT_SUPPRESS): what the ring's consumer
+ * is doing, host-written, at offset 1152 of the control page (past perf's
+ * layout, on a 128-byte pair of lines of its own, away from data_head's).
+ * The zero a layout leaves means "ring": a consumer that never publishes
+ * its state gets every doorbell, as without the feature.
+ *
+ *   consumer (host)                         producer (guest)
+ *   store(consumer, RS_CONSUMER_WAKE)       store-release(data_head, h)
+ *   full fence                              full fence
+ *   re-read data_head (and aux_head):       c = load(consumer)
+ *     moved: drain instead of sleeping      doorbell due and c != POLLING:
+ *     else: sleep on the doorbell             ring it; else count it
+ *   woken: store(consumer, RS_CONSUMER_POLLING), drain
+ *
+ * One of the two fences comes first: either the producer sees WAKE and
+ * rings, or the consumer sees the new head and does not sleep.  The word
+ * only saves doorbells; a guest that writes it harms its own tracing only.
+ */
+enum rs_consumer_state {
+	RS_CONSUMER_WAKE    = 0, /* asleep or about to sleep (or silent): ring */
+	RS_CONSUMER_POLLING = 1, /* awake and reading: the doorbell may wait */
+};
+
+struct rs_ctrl_host {
+	uint32_t consumer;        /* enum rs_consumer_state */
+	uint32_t reserved0;
+	uint64_t reserved[7];
+};
+_Static_assert(sizeof(struct rs_ctrl_host) == 64, "rs_ctrl_host layout");
+
+#define RS_CTRL_HOST_OFFSET 1152u
 
 /*
  * One per ring.  Byte for byte struct perf_event_mmap_page for the fields
@@ -550,7 +597,9 @@ struct rs_ctrl_page {
 	uint64_t aux_tail;        /* host */
 	uint64_t aux_offset;
 	uint64_t aux_size;
-	uint8_t reserved_3[RS_PAGE_SIZE - 1088];
+	uint8_t reserved_3[RS_CTRL_HOST_OFFSET - 1088];
+	struct rs_ctrl_host host; /* offset 1152, host */
+	uint8_t reserved_4[RS_PAGE_SIZE - RS_CTRL_HOST_OFFSET - 64];
 };
 _Static_assert(offsetof(struct rs_ctrl_page, time_shift) == 50, "time_shift");
 _Static_assert(offsetof(struct rs_ctrl_page, time_mult) == 52, "time_mult");
@@ -564,6 +613,7 @@ _Static_assert(offsetof(struct rs_ctrl_page, aux_head) == 1056, "aux_head");
 _Static_assert(offsetof(struct rs_ctrl_page, aux_tail) == 1064, "aux_tail");
 _Static_assert(offsetof(struct rs_ctrl_page, aux_offset) == 1072, "aux_offset");
 _Static_assert(offsetof(struct rs_ctrl_page, aux_size) == 1080, "aux_size");
+_Static_assert(offsetof(struct rs_ctrl_page, host) == RS_CTRL_HOST_OFFSET, "host");
 _Static_assert(sizeof(struct rs_ctrl_page) == RS_PAGE_SIZE, "ctrl is one page");
 
 #endif /* RINGSIDE_ABI_H */

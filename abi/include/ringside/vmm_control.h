@@ -98,7 +98,7 @@ struct rs_ctl_region {
 	uint64_t doorbell_addr;
 	uint32_t header_guarded;   /* 1: the guest cannot write the header
 				    * page but through the VMM */
-	uint32_t reserved0;
+	uint32_t features;         /* config.features (enum rs_feature) */
 	uint64_t header_refused;   /* guest writes to host-only header bytes,
 				    * dropped (all vCPUs) */
 	uint64_t header_applied;   /* guest writes to its own header fields,

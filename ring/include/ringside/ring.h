@@ -69,6 +69,8 @@ struct rs_region_params {
 	uint64_t sample_freq;
 	uint64_t doorbell_addr;   /* guest-physical doorbell, 0 for none */
 	uint32_t sideband_pages;  /* 0 .. RS_SIDEBAND_MAX / 4 KiB; 0: none */
+	uint32_t features;        /* enum rs_feature offered (config.features);
+				   * only RS_FEATURES_KNOWN bits */
 };
 
 /* A caller built against the first version of the struct (no
@@ -83,7 +85,8 @@ static inline int rs_is_pow2(uint64_t v)
 
 /*
  * Fill @params for @nr_rings rings of @data_pages data and @aux_pages AUX
- * pages each, in @data_mode and @aux_mode (enum rs_mode); everything else
+ * pages each, in @data_mode and @aux_mode (enum rs_mode); every feature
+ * this library knows (RS_FEATURES_KNOWN); everything else
  * zero: default watermarks, nothing traced, no doorbell (set those fields
  * afterwards; no sideband either: set sideband_pages).  @params is filled
  * even when the values are refused.
@@ -157,13 +160,15 @@ enum rs_hdr_field {
 	rs_hf_data_size,
 	rs_hf_aux_offset,
 	rs_hf_aux_size,
+	rs_hf_features,        /* config.features (not per ring) */
 	rs_hf_max
 };
 
 /* One header field that differs from the layout. */
 struct rs_region_diff {
 	uint32_t field;       /* enum rs_hdr_field */
-	uint32_t ring;        /* for the per-ring fields (rs_hf_ctrl_offset..) */
+	uint32_t ring;        /* for the per-ring fields (rs_hf_ctrl_offset ..
+			       * rs_hf_aux_size) */
 	uint64_t seen;        /* what the header says (guest-writable) */
 	uint64_t laid_out;    /* what the host laid out */
 };
@@ -236,6 +241,9 @@ struct rs_ring_state {
 	uint64_t lost;
 	uint64_t aux_truncated;
 	uint64_t doorbells;
+	uint64_t suppressed;      /* doorbells due but not rung (polling) */
+	uint32_t consumer;        /* rs_ctrl_host.consumer (host-written) */
+	uint32_t reserved;
 };
 
 /* Read @ring's state (for display: the guest may write any of it).
@@ -870,6 +878,31 @@ int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
 
 /* Bytes between tail and head right now (0 if the head is implausible). */
 uint64_t rs_consumer_pending(const struct rs_consumer *c);
+
+/*
+ * Event suppression (RS_FEATURE_EVENT_SUPPRESS, docs/abi.md): the consumer
+ * says in the ring's control page whether it polls.  A consumer that
+ * sleeps on the doorbell calls rs_consumer_sleep_prepare before it sleeps
+ * and sleeps only when it returns 0; it calls rs_consumer_awake when it
+ * wakes (or decides not to sleep) and goes on draining.  In a region
+ * without the feature both only write the word, which no producer reads.
+ */
+
+/* Store RS_CONSUMER_WAKE, full fence, re-read data_head and aux_head:
+ * 1 when either moved past what @c consumed (drain: a doorbell for it may
+ * have been suppressed), 0 when it may sleep (a producer that publishes
+ * from now on sees WAKE and rings when due).  -rse_invalid. */
+int rs_consumer_sleep_prepare(struct rs_consumer *c);
+
+/* Store RS_CONSUMER_POLLING: due doorbells are suppressed until the next
+ * rs_consumer_sleep_prepare.  -rse_invalid. */
+int rs_consumer_awake(struct rs_consumer *c);
+
+/* The same on a ring the caller drains without an rs_consumer (@tail,
+ * @aux_tail: its positions).  -rse_invalid. */
+int rs_ring_sleep_prepare(const struct rs_ring *ring, uint64_t tail,
+			  uint64_t aux_tail);
+int rs_ring_awake(const struct rs_ring *ring);
 
 const struct rs_cons_stats *rs_consumer_stats(const struct rs_consumer *c);
 

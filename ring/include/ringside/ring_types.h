@@ -70,6 +70,10 @@ struct rs_producer {
 	uint64_t aux_truncated;
 	uint32_t aux_watermark;
 	uint32_t aux_busy;
+	/* event suppression */
+	uint32_t suppress;      /* 1: config.features has RS_FEATURE_EVENT_SUPPRESS */
+	uint32_t reserved;
+	uint64_t suppressed;    /* doorbells due but not rung */
 };
 
 /* The guest's sideband in the making (rs_sideband_begin .. commit). */
