@@ -178,7 +178,8 @@ static int metrics_page(void *arg, char **body, size_t *len)
 	struct svc_metrics_domain *d;
 	struct rs_region_params layout;
 	char **names = NULL, path[4096];
-	size_t nr = 0, n = 0;
+	struct svc_rec_domain *rd = NULL;
+	size_t nr = 0, n = 0, nrd = 0;
 	int err;
 
 	if (dom_events_active(s->ev, &names, &nr))
@@ -190,9 +191,18 @@ static int metrics_page(void *arg, char **body, size_t *len)
 			d[n++].region = names[i];
 		}
 	svc_rec_get_stats(s->rec, &s->st.rec);
-	err = d ? svc_metrics_text(s->metrics, &s->st,
-				   svc_watch_count(s->watch), d, n, now_ns(),
-				   body, len) : -ENOMEM;
+	svc_http_answers(s->http, s->st.http_answers);
+	s->st.http_dropped = svc_http_dropped(s->http);
+	err = svc_rec_domains(s->rec, &rd, &nrd);
+	s->st.rec_domains = rd;
+	s->st.nr_rec_domains = nrd;
+	if (!err)
+		err = d ? svc_metrics_text(s->metrics, &s->st,
+					   svc_watch_count(s->watch), d, n,
+					   now_ns(), body, len) : -ENOMEM;
+	s->st.rec_domains = NULL;
+	s->st.nr_rec_domains = 0;
+	svc_rec_domains_free(rd, nrd);
 	for (size_t i = 0; i < nr; i++)
 		free(names[i]);
 	free(names);

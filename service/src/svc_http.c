@@ -29,6 +29,7 @@ struct conn {
 	size_t rlen;
 	char *out;                /* the answer, once the request is read */
 	size_t olen, off;
+	int code;                 /* of the answer */
 };
 
 struct svc_http {
@@ -36,6 +37,7 @@ struct svc_http {
 	uint16_t port;
 	struct conn c[SVC_HTTP_CLIENTS];
 	uint64_t dropped;
+	uint64_t answers[SVC_HTTP_ANSWERS];  /* by enum svc_http_answer */
 };
 
 int svc_http_addr(const char *spec, uint32_t *ip, uint16_t *port)
@@ -113,6 +115,25 @@ uint64_t svc_http_dropped(const struct svc_http *h)
 	return h ? h->dropped : 0;
 }
 
+void svc_http_answers(const struct svc_http *h,
+		      uint64_t answers[SVC_HTTP_ANSWERS])
+{
+	for (unsigned i = 0; i < SVC_HTTP_ANSWERS; i++)
+		answers[i] = h ? h->answers[i] : 0;
+}
+
+static enum svc_http_answer kind_of(int code)
+{
+	switch (code) {
+	case 200: return SVC_HTTP_OK;
+	case 400: return SVC_HTTP_BAD_REQUEST;
+	case 404: return SVC_HTTP_NOT_FOUND;
+	case 405: return SVC_HTTP_NOT_ALLOWED;
+	case 431: return SVC_HTTP_TOO_LARGE;
+	default: return SVC_HTTP_ERROR;
+	}
+}
+
 static void conn_end(struct conn *c)
 {
 	char sink[4096];
@@ -151,6 +172,7 @@ static void answer(struct conn *c, int code, const char *reason,
 			 "Connection: close\r\n\r\n", code, reason, type, blen);
 	size_t hl = (size_t)n;
 
+	c->code = code;
 	if (head_only)
 		blen = 0;
 	c->out = malloc(hl + blen);
@@ -293,6 +315,7 @@ uint64_t svc_http_poll(struct svc_http *h, uint64_t now_ns,
 		r = step(c, page, arg);
 		if (r == 1) {
 			served++;
+			h->answers[kind_of(c->code)]++;
 			conn_end(c);
 		} else if (r < 0 || now_ns >= c->deadline_ns) {
 			h->dropped++;

@@ -350,6 +350,151 @@ static void service(FILE *f, const struct svc_metrics *m,
 	recordings(f, &st->rec);
 }
 
+/* Each recorded domain's recorder: per ring what it took and met, per
+ * domain its files, retention and time sync. */
+enum rec_ring_field { RR_RECORDS, RR_BYTES, RR_AUX, RR_LOST, RR_CORRUPT,
+		      RR_CORRUPT_BYTES, RR_UNWRITABLE, RR_FIELDS };
+
+static const struct {
+	const char *name, *help;
+} rec_ring_fields[RR_FIELDS] = {
+	[RR_RECORDS] = { "ringside_recorder_records_total",
+		"Records the service's recorder took from the ring into its "
+		"files, LOST records aside (delivered)." },
+	[RR_BYTES] = { "ringside_recorder_bytes_total",
+		"Bytes of the records it took from the ring, all kinds." },
+	[RR_AUX] = { "ringside_recorder_aux_bytes_total",
+		"AUX bytes it took from the ring into its files." },
+	[RR_LOST] = { "ringside_recorder_guest_claimed_lost_records_total",
+		"Records the guest says its producer lost, in the LOST records "
+		"taken: the guest's claim, never summed with the host's." },
+	[RR_CORRUPT] = { "ringside_recorder_corrupt_total",
+		"Corruption events the host met draining the ring (malformed "
+		"records, impossible heads or tails)." },
+	[RR_CORRUPT_BYTES] = { "ringside_recorder_corrupt_bytes_total",
+		"Ring bytes the host discarded for them: lost." },
+	[RR_UNWRITABLE] = { "ringside_recorder_unwritable_records_total",
+		"Records the host skipped: perf.data cannot carry them." },
+};
+
+static uint64_t rec_ring_value(enum rec_ring_field k,
+			       const struct svc_rec_ring_stats *r)
+{
+	switch (k) {
+	case RR_RECORDS: return r->records;
+	case RR_BYTES: return r->bytes;
+	case RR_AUX: return r->aux_bytes;
+	case RR_LOST: return r->lost;
+	case RR_CORRUPT: return r->corrupt;
+	case RR_CORRUPT_BYTES: return r->corrupt_bytes;
+	case RR_UNWRITABLE: return r->not_written;
+	default: return 0;
+	}
+}
+
+enum rec_dom_field { RD_RECORDING, RD_STARTED, RD_FAILED, RD_FILES,
+		     RD_ROTATIONS, RD_DISCARDED, RD_PRUNED, RD_PRUNED_BYTES,
+		     RD_FIELDS };
+
+static const struct {
+	const char *name, *type, *help;
+} rec_dom_fields[RD_FIELDS] = {
+	[RD_RECORDING] = { "ringside_recorder_recording", "gauge",
+		"1 while the service records the domain." },
+	[RD_STARTED] = { "ringside_recorder_started_total", "counter",
+		"Recordings of the domain started." },
+	[RD_FAILED] = { "ringside_recorder_failed_total", "counter",
+		"Of them, failed to start or ended in an error." },
+	[RD_FILES] = { "ringside_recorder_files_total", "counter",
+		"Recording files of the domain completed." },
+	[RD_ROTATIONS] = { "ringside_recorder_rotations_total", "counter",
+		"Of them, completed by rotation (size or age)." },
+	[RD_DISCARDED] = { "ringside_recorder_discarded_records_total",
+		"counter", "Records taken into a file that could not be "
+		"completed (a full disk): lost." },
+	[RD_PRUNED] = { "ringside_recorder_pruned_files_total", "counter",
+		"The domain's recording files removed by the retention "
+		"bounds." },
+	[RD_PRUNED_BYTES] = { "ringside_recorder_pruned_bytes_total",
+		"counter", "Bytes of them (with their sidecars and profiles)." },
+};
+
+static uint64_t rec_dom_value(enum rec_dom_field k,
+			      const struct svc_rec_domain *d)
+{
+	switch (k) {
+	case RD_RECORDING: return d->recording ? 1 : 0;
+	case RD_STARTED: return d->started;
+	case RD_FAILED: return d->failed;
+	case RD_FILES: return d->files;
+	case RD_ROTATIONS: return d->rotations;
+	case RD_DISCARDED: return d->discarded;
+	case RD_PRUNED: return d->pruned;
+	case RD_PRUNED_BYTES: return d->pruned_bytes;
+	default: return 0;
+	}
+}
+
+static void recorders(FILE *f, const struct svc_stats *st)
+{
+	const struct svc_rec_domain *d = st->rec_domains;
+	size_t nr = d ? st->nr_rec_domains : 0;
+
+	for (int k = 0; k < RR_FIELDS; k++) {
+		family(f, rec_ring_fields[k].name, "counter",
+		       rec_ring_fields[k].help);
+		for (size_t i = 0; i < nr; i++)
+			for (uint32_t j = 0; j < d[i].nr_rings; j++)
+				sample_u(f, rec_ring_fields[k].name,
+					 d[i].domain, (long)j, NULL,
+					 rec_ring_value((enum rec_ring_field)k,
+							&d[i].ring[j]));
+	}
+	for (int k = 0; k < RD_FIELDS; k++) {
+		family(f, rec_dom_fields[k].name, rec_dom_fields[k].type,
+		       rec_dom_fields[k].help);
+		for (size_t i = 0; i < nr; i++)
+			sample_u(f, rec_dom_fields[k].name, d[i].domain, -1,
+				 NULL, rec_dom_value((enum rec_dom_field)k,
+						     &d[i]));
+	}
+	counter(f, "ringside_recorder_domains_dropped_total",
+		"Recorded domains past the service's bound: not counted per "
+		"domain.", st->rec.domains_dropped);
+	family(f, "ringside_time_sync_error_bound_seconds", "gauge",
+	       "The host's bound on its estimate of the guest clock (+- "
+	       "seconds), from the latest time sync of the domain's "
+	       "recording; no sample while none holds.");
+	for (size_t i = 0; i < nr; i++) {
+		if (!d[i].recording || !d[i].synced)
+			continue;
+		labels(f, "ringside_time_sync_error_bound_seconds",
+		       d[i].domain, -1, NULL);
+		fprintf(f, " %.9f\n", (double)d[i].sync_bound_ns / 1e9);
+	}
+}
+
+/* The metrics endpoint's own. */
+static void http(FILE *f, const struct svc_stats *st)
+{
+	static const char *const code[SVC_HTTP_ANSWERS] = {
+		[SVC_HTTP_OK] = "200", [SVC_HTTP_BAD_REQUEST] = "400",
+		[SVC_HTTP_NOT_FOUND] = "404", [SVC_HTTP_NOT_ALLOWED] = "405",
+		[SVC_HTTP_TOO_LARGE] = "431", [SVC_HTTP_ERROR] = "500",
+	};
+
+	family(f, "ringside_http_responses_total", "counter",
+	       "Answers the metrics endpoint sent whole, by status code (200: "
+	       "a scrape served; this one not yet counted).");
+	for (int i = 0; i < SVC_HTTP_ANSWERS; i++)
+		fprintf(f, "ringside_http_responses_total{code=\"%s\"} %llu\n",
+			code[i], (unsigned long long)st->http_answers[i]);
+	counter(f, "ringside_http_connections_dropped_total",
+		"Connections to the metrics endpoint dropped before a whole "
+		"answer: timed out, closed or reset by the client.",
+		st->http_dropped);
+}
+
 /* The process's own, as Prometheus' client libraries name them. */
 static void process(FILE *f)
 {
@@ -506,6 +651,8 @@ int svc_metrics_text(struct svc_metrics *m, const struct svc_stats *st,
 		err = -ENOMEM;
 	} else {
 		service(f, m, st, watched, mapped);
+		recorders(f, st);
+		http(f, st);
 		domains(f, d, r, nr);
 		process(f);
 		if (ferror(f))

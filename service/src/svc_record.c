@@ -61,6 +61,16 @@ struct job {
 	unsigned cur;
 	uint32_t seq;              /* of the names */
 	uint64_t file_start_ns;
+	struct dom_stats *ds;      /* its domain's counts; NULL: not kept */
+	struct tally_ring sum[RS_MAX_RINGS]; /* the completed files' tallies */
+};
+
+/* A domain's counts: those of its ended recordings in pub.ring, those of
+ * the one running in live (a quarter second old at most). */
+struct dom_stats {
+	struct svc_rec_domain pub;
+	struct svc_rec_ring_stats live[RS_MAX_RINGS];
+	uint32_t nr_live;
 };
 
 struct post {
@@ -85,10 +95,176 @@ struct svc_rec {
 	unsigned converting;       /* pprof conversions running */
 	pthread_cond_t converted;  /* one ended */
 	struct svc_rec_stats st;
+	struct dom_stats **doms;   /* per domain (under lock) */
+	size_t nr_doms;
 };
 
 static void say(struct svc_rec *rp, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* @domain's counts, made if new (with rp->lock held); NULL past
+ * SVC_REC_DOMAINS_MAX (counted) or without memory. */
+static struct dom_stats *dom_get(struct svc_rec *rp, const char *domain)
+{
+	struct dom_stats *d, **grown;
+
+	for (size_t i = 0; i < rp->nr_doms; i++)
+		if (!strcmp(rp->doms[i]->pub.domain, domain))
+			return rp->doms[i];
+	if (rp->nr_doms == SVC_REC_DOMAINS_MAX) {
+		rp->st.domains_dropped++;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	grown = d ? realloc(rp->doms, (rp->nr_doms + 1) * sizeof(*grown)) : NULL;
+	if (d)
+		d->pub.domain = strdup(domain);
+	if (!grown || !d->pub.domain) {
+		if (d)
+			free(d->pub.domain);
+		free(d);
+		if (grown)
+			rp->doms = grown;
+		return NULL;
+	}
+	rp->doms = grown;
+	rp->doms[rp->nr_doms++] = d;
+	return d;
+}
+
+/* Room for @nr rings in @d's ended counts (with rp->lock held). */
+static int dom_rings(struct dom_stats *d, uint32_t nr)
+{
+	struct svc_rec_ring_stats *grown;
+
+	if (nr <= d->pub.nr_rings)
+		return 0;
+	grown = realloc(d->pub.ring, nr * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	memset(grown + d->pub.nr_rings, 0,
+	       (nr - d->pub.nr_rings) * sizeof(*grown));
+	d->pub.ring = grown;
+	d->pub.nr_rings = nr;
+	return 0;
+}
+
+/* A pruned file, counted against its domain. */
+static void pruned_one(void *arg, const char *domain, uint64_t bytes)
+{
+	struct svc_rec *rp = arg;
+	struct dom_stats *d;
+
+	pthread_mutex_lock(&rp->lock);
+	d = dom_get(rp, domain);
+	if (d) {
+		d->pub.pruned++;
+		d->pub.pruned_bytes += bytes;
+	}
+	pthread_mutex_unlock(&rp->lock);
+}
+
+/* The recording's counts so far into @out: the completed files' tallies,
+ * the current file's, what the drain met on each ring since it attached.
+ * From the recorder's thread, between passes or after its end. */
+static uint32_t job_counts(const struct job *j, const struct recorder *r,
+			   struct svc_rec_ring_stats *out)
+{
+	struct pdf_host_facts h;
+	uint32_t n = r->drain.nr_rings;
+
+	if (n > RS_MAX_RINGS)
+		n = RS_MAX_RINGS;
+	memset(&h, 0, sizeof(h));
+	drain_host_facts(&r->drain, &h);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct tally_ring *t = &r->tally.ring[i], *s = &j->sum[i];
+
+		out[i] = (struct svc_rec_ring_stats){
+			.records = s->records - s->by_class[PDF_RREC_LOST] +
+				   t->records - t->by_class[PDF_RREC_LOST],
+			.bytes = s->bytes + t->bytes,
+			.lost = s->lost + t->lost,
+			.aux_bytes = h.ring[i].aux_stored,
+			.corrupt = h.ring[i].corrupt,
+			.corrupt_bytes = h.ring[i].corrupt_bytes,
+			.not_written = h.ring[i].not_written,
+		};
+	}
+	return n;
+}
+
+/* The current file's tally into the completed files' (a rotation). */
+static void job_sum(struct job *j, const struct recorder *r)
+{
+	for (uint32_t i = 0; i < r->tally.nr_rings && i < RS_MAX_RINGS; i++) {
+		const struct tally_ring *t = &r->tally.ring[i];
+		struct tally_ring *s = &j->sum[i];
+
+		s->records += t->records;
+		s->by_class[PDF_RREC_LOST] += t->by_class[PDF_RREC_LOST];
+		s->bytes += t->bytes;
+		s->lost += t->lost;
+	}
+}
+
+/* The live counts, for the metrics: every quarter second. */
+static void hook_progress(void *arg, const struct recorder *r, int final)
+{
+	struct job *j = arg;
+	struct svc_rec_ring_stats now[RS_MAX_RINGS];
+	const struct pdf_clock_sync *cs = &j->sync.cs;
+	uint32_t n;
+
+	(void)final;
+	if (!j->ds)
+		return;
+	n = job_counts(j, r, now);
+	pthread_mutex_lock(&j->rp->lock);
+	memcpy(j->ds->live, now, n * sizeof(now[0]));
+	j->ds->nr_live = n;
+	j->ds->pub.synced = cs->nr > 0 && cs->nr <= 2;
+	j->ds->pub.sync_bound_ns = j->ds->pub.synced ?
+				   cs->pt[cs->nr - 1].bound_ns : 0;
+	pthread_mutex_unlock(&j->rp->lock);
+}
+
+/* The recording ended: its counts (@r after recorder_run; @ok: it
+ * succeeded, else what its last look saw) into its domain's ended
+ * ones. */
+static void job_fold(struct job *j, const struct recorder *r, int ok)
+{
+	struct svc_rec_ring_stats now[RS_MAX_RINGS];
+	struct dom_stats *d = j->ds;
+	uint32_t n = 0;
+
+	if (!d)
+		return;
+	if (ok)
+		n = job_counts(j, r, now);
+	pthread_mutex_lock(&j->rp->lock);
+	if (!ok) {
+		n = d->nr_live;
+		memcpy(now, d->live, n * sizeof(now[0]));
+	}
+	if (!dom_rings(d, n)) {
+		for (uint32_t i = 0; i < n; i++) {
+			struct svc_rec_ring_stats *e = &d->pub.ring[i];
+
+			e->records += now[i].records;
+			e->bytes += now[i].bytes;
+			e->aux_bytes += now[i].aux_bytes;
+			e->lost += now[i].lost;
+			e->corrupt += now[i].corrupt;
+			e->corrupt_bytes += now[i].corrupt_bytes;
+			e->not_written += now[i].not_written;
+		}
+	}
+	d->nr_live = 0;
+	d->pub.recording = 0;
+	d->pub.synced = 0;
+	pthread_mutex_unlock(&j->rp->lock);
+}
 
 /* One file's profile, made off the recorder's thread. */
 struct conversion {
@@ -228,7 +404,7 @@ static void completed(struct job *j, const struct recorder *r,
 		.wall_offset_ns = wall_offset(),
 		.bytes = file_size(r->output), .rings = r->host.nr_rings,
 	};
-	struct svc_prune p = { 0 };
+	struct svc_prune p = { .each = pruned_one, .arg = rp };
 	struct tally_ring sum;
 	int err;
 
@@ -258,6 +434,10 @@ static void completed(struct job *j, const struct recorder *r,
 	rp->st.lost += sc.lost;
 	rp->st.corrupt += sc.corrupt;
 	rp->st.sidecar_failed += !!err;
+	if (j->ds) {
+		j->ds->pub.files++;
+		j->ds->pub.rotations += !strcmp(reason, "rotation");
+	}
 	pthread_mutex_unlock(&rp->lock);
 	if (rp->c->keep_bytes || rp->c->total_bytes) {
 		/* one pruner at a time: the total bound spans every domain */
@@ -312,6 +492,7 @@ static void hook_done(void *arg, const struct recorder *r)
 {
 	struct job *j = arg;
 
+	job_sum(j, r);
 	completed(j, r, "rotation");
 	j->cur ^= 1;
 	j->file_start_ns = cap_time_now_ns();
@@ -344,10 +525,12 @@ static void *job_main(void *arg)
 	r->finished_arg = j;
 	r->hooks.next_output = hook_next;
 	r->hooks.file_done = hook_done;
+	r->hooks.progress = hook_progress;
 	r->hooks.arg = j;
 	recorder_add_wake(r, j->wake[0], -1, 0);
 	j->file_start_ns = cap_time_now_ns();
 	err = recorder_run(r, &j->region);
+	job_fold(j, r, !err);
 	if (!err) {
 		completed(j, r, j->reason ? j->reason : "stop");
 	} else {
@@ -362,6 +545,10 @@ static void *job_main(void *arg)
 		pthread_mutex_lock(&rp->lock);
 		rp->st.failed++;
 		rp->st.discarded += sum.records;
+		if (j->ds) {
+			j->ds->pub.failed++;
+			j->ds->pub.discarded += sum.records;
+		}
 		pthread_mutex_unlock(&rp->lock);
 	}
 	recorder_fini(r);
@@ -546,12 +733,22 @@ int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
 	if (!err) {
 		name_next(j);
 		j->cur ^= 1;
+		pthread_mutex_lock(&rp->lock);
+		j->ds = dom_get(rp, domain);
+		pthread_mutex_unlock(&rp->lock);
 		err = -pthread_create(&j->th, NULL, job_main, j);
 	}
 	if (err) {
 		if (err != -EMEDIUMTYPE) {
+			struct dom_stats *d;
+
 			pthread_mutex_lock(&rp->lock);
 			rp->st.failed++;
+			d = dom_get(rp, domain);
+			if (d) {
+				d->pub.started++;
+				d->pub.failed++;
+			}
 			pthread_mutex_unlock(&rp->lock);
 		}
 		job_free(j);
@@ -562,6 +759,10 @@ int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
 	pthread_mutex_lock(&rp->lock);
 	rp->st.started++;
 	rp->st.recording++;
+	if (j->ds) {
+		j->ds->pub.started++;
+		j->ds->pub.recording = 1;
+	}
 	pthread_mutex_unlock(&rp->lock);
 	return 0;
 }
@@ -706,6 +907,72 @@ void svc_rec_get_stats(struct svc_rec *rp, struct svc_rec_stats *st)
 	pthread_mutex_unlock(&rp->lock);
 }
 
+int svc_rec_domains(struct svc_rec *rp, struct svc_rec_domain **dp, size_t *nr)
+{
+	struct svc_rec_domain *d;
+	size_t n;
+	int err = 0;
+
+	*dp = NULL;
+	*nr = 0;
+	pthread_mutex_lock(&rp->lock);
+	n = rp->nr_doms;
+	d = n ? calloc(n, sizeof(*d)) : NULL;
+	if (n && !d)
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < n; i++) {
+		const struct dom_stats *s = rp->doms[i];
+		uint32_t rings = s->pub.nr_rings > s->nr_live ?
+				 s->pub.nr_rings : s->nr_live;
+
+		d[i] = s->pub;
+		d[i].ring = rings ? calloc(rings, sizeof(*d[i].ring)) : NULL;
+		d[i].domain = strdup(s->pub.domain);
+		if ((rings && !d[i].ring) || !d[i].domain) {
+			free(d[i].ring);
+			free(d[i].domain);
+			*nr = i;
+			err = -ENOMEM;
+			break;
+		}
+		d[i].nr_rings = rings;
+		for (uint32_t k = 0; k < rings; k++) {
+			struct svc_rec_ring_stats *o = &d[i].ring[k];
+			const struct svc_rec_ring_stats *l = &s->live[k];
+
+			if (k < s->pub.nr_rings)
+				*o = s->pub.ring[k];
+			if (k >= s->nr_live)
+				continue;
+			o->records += l->records;
+			o->bytes += l->bytes;
+			o->aux_bytes += l->aux_bytes;
+			o->lost += l->lost;
+			o->corrupt += l->corrupt;
+			o->corrupt_bytes += l->corrupt_bytes;
+			o->not_written += l->not_written;
+		}
+	}
+	pthread_mutex_unlock(&rp->lock);
+	if (err) {
+		svc_rec_domains_free(d, *nr);
+		*nr = 0;
+		return err;
+	}
+	*dp = d;
+	*nr = n;
+	return 0;
+}
+
+void svc_rec_domains_free(struct svc_rec_domain *d, size_t nr)
+{
+	for (size_t i = 0; d && i < nr; i++) {
+		free(d[i].domain);
+		free(d[i].ring);
+	}
+	free(d);
+}
+
 void svc_rec_free(struct svc_rec *rp, const char *reason)
 {
 	if (!rp)
@@ -737,6 +1004,12 @@ void svc_rec_free(struct svc_rec *rp, const char *reason)
 		    (unsigned long long)rp->st.post_ok,
 		    (unsigned long long)rp->st.post_failed,
 		    (unsigned long long)rp->st.post_dropped);
+	for (size_t i = 0; i < rp->nr_doms; i++) {
+		free(rp->doms[i]->pub.domain);
+		free(rp->doms[i]->pub.ring);
+		free(rp->doms[i]);
+	}
+	free(rp->doms);
 	pthread_cond_destroy(&rp->converted);
 	pthread_mutex_destroy(&rp->lock);
 	free(rp->post);

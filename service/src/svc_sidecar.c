@@ -453,6 +453,16 @@ static int trim(struct rlist *l, const char *keep_path, uint64_t bound,
 		sum -= f->bytes;
 		p->removed++;
 		p->freed += f->bytes;
+		if (p->each) {
+			/* DIR/DOMAIN/NAME: the directory's name */
+			const char *end = f->name - 1, *dom = end;
+			char name[256];
+
+			while (dom > f->path && dom[-1] != '/')
+				dom--;
+			snprintf(name, sizeof(name), "%.*s", (int)(end - dom), dom);
+			p->each(p->arg, name, f->bytes);
+		}
 		f->bytes = 0;
 	}
 	return err;

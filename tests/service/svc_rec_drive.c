@@ -9,7 +9,10 @@
  *                 [POST_COMMAND]
  *
  * Then one line: files F rotations R records N lost L post_ok P
- * post_failed Q post_run X pruned Y
+ * post_failed Q post_run X pruned Y, and one per domain the recorder
+ * counted (svc_rec_domains): domain NAME files F rotations R pruned P
+ * pruned_bytes B started S failed X recording 0|1, then for each ring
+ * "ring I records N bytes B lost L corrupt C".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,7 +44,9 @@ int main(int argc, char **argv)
 {
 	struct svc_rec_config c;
 	struct svc_rec_stats st;
+	struct svc_rec_domain *d = NULL;
 	struct svc_rec *rp;
+	size_t nd = 0;
 	int err;
 
 	if (argc < 8 || argc > 9) {
@@ -76,13 +81,29 @@ int main(int argc, char **argv)
 			break;
 		nap();
 	}
+	err = svc_rec_domains(rp, &d, &nd);
 	svc_rec_free(rp, "shutdown");
 	printf("files %" PRIu64 " rotations %" PRIu64 " records %" PRIu64
 	       " lost %" PRIu64 " post_ok %" PRIu64 " post_failed %" PRIu64
 	       " post_run %" PRIu64 " pruned %" PRIu64 " failed %" PRIu64 "\n",
 	       st.files, st.rotations, st.records, st.lost, st.post_ok,
 	       st.post_failed, st.post_run, st.pruned, st.failed);
+	for (size_t i = 0; i < nd; i++) {
+		printf("domain %s files %" PRIu64 " rotations %" PRIu64
+		       " pruned %" PRIu64 " pruned_bytes %" PRIu64 " started %"
+		       PRIu64 " failed %" PRIu64 " recording %d", d[i].domain,
+		       d[i].files, d[i].rotations, d[i].pruned,
+		       d[i].pruned_bytes, d[i].started, d[i].failed,
+		       d[i].recording);
+		for (uint32_t k = 0; k < d[i].nr_rings; k++)
+			printf(" ring %u records %" PRIu64 " bytes %" PRIu64
+			       " lost %" PRIu64 " corrupt %" PRIu64, k,
+			       d[i].ring[k].records, d[i].ring[k].bytes,
+			       d[i].ring[k].lost, d[i].ring[k].corrupt);
+		printf("\n");
+	}
+	svc_rec_domains_free(d, nd);
 	c.post_command = NULL;
 	svc_rec_config_fini(&c);
-	return st.failed ? 1 : 0;
+	return st.failed || err ? 1 : 0;
 }

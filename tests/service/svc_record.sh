@@ -97,6 +97,19 @@ for r in 0 1; do
 	expect_eq "ring $r: delivered + lost" "$((DELIV[$r] + LOST[$r]))" "$attempted"
 done
 
+note "the recorder's counts per domain and ring (the metrics') equal the files'"
+dline=$(grep '^domain dom1 ' "$WORK/drive.out") || fail "no counts of domain dom1"
+case $dline in
+*" files $NF rotations $((NF - 1)) pruned 0 pruned_bytes 0 started 1 failed 0 recording 0 "*) ;;
+*) fail "domain counts: $dline (files $NF)" ;;
+esac
+for r in 0 1; do
+	case $dline in
+	*" ring $r records ${DELIV[$r]} bytes "*" lost ${LOST[$r]} corrupt 0"*) ;;
+	*) fail "ring $r: counts '$dline', files: records ${DELIV[$r]} lost ${LOST[$r]}" ;;
+	esac
+done
+
 note "the post-command had every file, the one that failed once retried"
 expect_eq "posted" "$(sort "$WORK/posted" | uniq | wc -l)" "$NF"
 expect_in "$WORK/drive.out" "post_ok $NF post_failed 0 post_run $((NF + 1)) "
@@ -119,6 +132,10 @@ newest=$(ls "$DIR/dom1"/rec-*.data | tail -1)
 [ "$total" -le 600000 ] || [ "$(ls "$DIR/dom1"/rec-*.data | wc -l)" = 1 ] ||
 	fail "$total bytes kept, bound 600000"
 grep -q 'pruned [1-9]' "$WORK/drive2.out" || fail "nothing pruned"
+# the files pruned, counted against their domain as in the totals
+npruned=$(sed -n 's/^files .* pruned \([0-9]*\) .*/\1/p' "$WORK/drive2.out")
+grep -q "^domain dom1 .* pruned $npruned pruned_bytes [1-9][0-9]* " "$WORK/drive2.out" ||
+	fail "domain dom1's pruned files: $(grep '^domain' "$WORK/drive2.out"), total $npruned"
 [ -s "$newest.json" ] || fail "the newest file lost its sidecar"
 expect_eq "newest reason" "$(json "$newest.json" .reason)" stop
 for f in "$DIR/dom1"/rec-*.data; do

@@ -126,6 +126,23 @@ static void check_format(const char *text, size_t len)
 	}
 }
 
+/* Two recorded domains: one being recorded with a time sync, two rings;
+ * one whose recording ended, its name to be escaped. */
+static struct svc_rec_ring_stats rings_a[2] = {
+	{ .records = 1234, .bytes = 98720, .aux_bytes = 4096, .lost = 17,
+	  .corrupt = 2, .corrupt_bytes = 640, .not_written = 1 },
+	{ .records = 5, .bytes = 400 },
+};
+static struct svc_rec_ring_stats rings_b[1] = { { .records = 77, .bytes = 7700 } };
+static struct svc_rec_domain rec_doms[2] = {
+	{ .domain = (char *)"rec-a", .recording = 1, .started = 1, .files = 6,
+	  .rotations = 5, .pruned = 3, .pruned_bytes = 300000, .synced = 1,
+	  .sync_bound_ns = 21500, .nr_rings = 2, .ring = rings_a },
+	{ .domain = (char *)"rec\"b\\", .started = 2, .failed = 1,
+	  .files = 1, .discarded = 9, .synced = 1, .sync_bound_ns = 999,
+	  .nr_rings = 1, .ring = rings_b },
+};
+
 static char *text_of(struct svc_metrics *m, const struct svc_metrics_domain *d,
 		     size_t nr, uint64_t now, size_t *len)
 {
@@ -133,7 +150,12 @@ static char *text_of(struct svc_metrics *m, const struct svc_metrics_domain *d,
 				.requests = 4, .reconnects = 3,
 				.rec = { .recording = 1, .files = 9,
 					 .rotations = 8, .records = 40000,
-					 .pprof_ok = 9, .discarded = 7 } };
+					 .pprof_ok = 9, .discarded = 7,
+					 .domains_dropped = 4 },
+				.rec_domains = rec_doms, .nr_rec_domains = 2,
+				.http_answers = { [SVC_HTTP_OK] = 11,
+						  [SVC_HTTP_NOT_FOUND] = 2 },
+				.http_dropped = 3 };
 	char *text;
 
 	ck_assert_int_eq(svc_metrics_text(m, &st, 1, d, nr, now, &text, len), 0);
@@ -208,6 +230,50 @@ START_TEST(region_and_counters)
 	ck_assert(strstr(t, "\nringside_recording_profiles_total 9\n"));
 	ck_assert(strstr(t, "\nringside_recording_discarded_records_total 7\n"));
 	ck_assert(strstr(t, "\nringside_libvirt_reconnects_total 3\n"));
+	/* each recorded domain's recorder, per ring and per domain */
+	ck_assert(strstr(t, "\nringside_recorder_records_total{domain=\"rec-a\","
+			 "ring=\"0\"} 1234\n"));
+	ck_assert(strstr(t, "\nringside_recorder_records_total{domain=\"rec-a\","
+			 "ring=\"1\"} 5\n"));
+	ck_assert(strstr(t, "\nringside_recorder_records_total{domain=\"rec\\\"b"
+			 "\\\\\",ring=\"0\"} 77\n"));
+	ck_assert(strstr(t, "\nringside_recorder_bytes_total{domain=\"rec-a\","
+			 "ring=\"0\"} 98720\n"));
+	ck_assert(strstr(t, "\nringside_recorder_aux_bytes_total{domain=\"rec-a\","
+			 "ring=\"0\"} 4096\n"));
+	ck_assert(strstr(t, "\nringside_recorder_guest_claimed_lost_records_total"
+			 "{domain=\"rec-a\",ring=\"0\"} 17\n"));
+	ck_assert(strstr(t, "\nringside_recorder_corrupt_total{domain=\"rec-a\","
+			 "ring=\"0\"} 2\n"));
+	ck_assert(strstr(t, "\nringside_recorder_corrupt_bytes_total{domain=\"rec-a\","
+			 "ring=\"0\"} 640\n"));
+	ck_assert(strstr(t, "\nringside_recorder_unwritable_records_total"
+			 "{domain=\"rec-a\",ring=\"0\"} 1\n"));
+	ck_assert(strstr(t, "\nringside_recorder_recording{domain=\"rec-a\"} 1\n"));
+	ck_assert(strstr(t, "\nringside_recorder_recording{domain=\"rec\\\"b"
+			 "\\\\\"} 0\n"));
+	ck_assert(strstr(t, "\nringside_recorder_files_total{domain=\"rec-a\"} 6\n"));
+	ck_assert(strstr(t, "\nringside_recorder_rotations_total{domain=\"rec-a\"} 5\n"));
+	ck_assert(strstr(t, "\nringside_recorder_pruned_files_total{domain=\"rec-a\"} 3\n"));
+	ck_assert(strstr(t, "\nringside_recorder_pruned_bytes_total{domain=\"rec-a\"} "
+			 "300000\n"));
+	ck_assert(strstr(t, "\nringside_recorder_started_total{domain=\"rec\\\"b"
+			 "\\\\\"} 2\n"));
+	ck_assert(strstr(t, "\nringside_recorder_failed_total{domain=\"rec\\\"b"
+			 "\\\\\"} 1\n"));
+	ck_assert(strstr(t, "\nringside_recorder_discarded_records_total{domain="
+			 "\"rec\\\"b\\\\\"} 9\n"));
+	ck_assert(strstr(t, "\nringside_recorder_domains_dropped_total 4\n"));
+	/* the sync's bound of the domain recorded now only */
+	ck_assert_msg(strstr(t, "\nringside_time_sync_error_bound_seconds{domain="
+			     "\"rec-a\"} 0.000021500\n"), "%s", t);
+	ck_assert(!strstr(t, "\nringside_time_sync_error_bound_seconds{domain=\"rec\\"));
+	ck_assert(strstr(t, "\n# TYPE ringside_time_sync_error_bound_seconds gauge\n"));
+	/* the endpoint's answers, every code */
+	ck_assert(strstr(t, "\nringside_http_responses_total{code=\"200\"} 11\n"));
+	ck_assert(strstr(t, "\nringside_http_responses_total{code=\"404\"} 2\n"));
+	ck_assert(strstr(t, "\nringside_http_responses_total{code=\"431\"} 0\n"));
+	ck_assert(strstr(t, "\nringside_http_connections_dropped_total 3\n"));
 	ck_assert(strstr(t, "\n# TYPE process_cpu_seconds_total counter\n"));
 	ck_assert(strstr(t, "\nprocess_resident_memory_bytes "));
 	ck_assert(!strstr(t, "process_resident_memory_bytes 0\n"));
@@ -351,6 +417,7 @@ START_TEST(http_requests)
 {
 	struct svc_http *h;
 	char *r, big[SVC_HTTP_REQUEST_MAX + 100];
+	uint64_t answers[SVC_HTTP_ANSWERS];
 
 	ck_assert_int_eq(svc_http_listen(&h, "127.0.0.1:0"), 0);
 	ck_assert_uint_ne(svc_http_port(h), 0);
@@ -387,7 +454,17 @@ START_TEST(http_requests)
 	ck_assert_msg(!strncmp(r, "HTTP/1.1 431 ", 13), "%s", r);
 	ck_assert_uint_eq(pages, 3);
 	ck_assert_uint_eq(svc_http_dropped(h), 0);
+	/* every answer counted by its code */
+	svc_http_answers(h, answers);
+	ck_assert_uint_eq(answers[SVC_HTTP_OK], 3);
+	ck_assert_uint_eq(answers[SVC_HTTP_NOT_FOUND], 2);
+	ck_assert_uint_eq(answers[SVC_HTTP_NOT_ALLOWED], 1);
+	ck_assert_uint_eq(answers[SVC_HTTP_BAD_REQUEST], 3);
+	ck_assert_uint_eq(answers[SVC_HTTP_TOO_LARGE], 1);
+	ck_assert_uint_eq(answers[SVC_HTTP_ERROR], 0);
 	svc_http_close(h);
+	svc_http_answers(NULL, answers);
+	ck_assert_uint_eq(answers[SVC_HTTP_OK], 0);
 }
 END_TEST
 

@@ -224,6 +224,10 @@ int svc_sidecar_orphans(const char *ddir, uint32_t *removed);
 struct svc_prune {
 	uint32_t removed;         /* data files removed (with their .json) */
 	uint64_t freed;           /* bytes */
+	/* NULL, or called for each file removed: its domain (the name of
+	 * its directory) and its bytes */
+	void (*each)(void *arg, const char *domain, uint64_t bytes);
+	void *arg;
 };
 
 /*
@@ -262,7 +266,44 @@ struct svc_rec_stats {
 	uint64_t pprof_failed;    /* ... that could not be */
 	uint64_t pprof_skipped;   /* files left without one: too many
 				   * conversions running */
+	uint64_t domains_dropped; /* domains past SVC_REC_DOMAINS_MAX: their
+				   * counts not kept per domain */
 };
+
+/* One ring of a domain, as the service's recorders of it took it, over
+ * every recording of the domain since the service started: what the
+ * host counted, but for the guest's claims in its LOST records. */
+struct svc_rec_ring_stats {
+	uint64_t records;         /* records taken into files, LOST records
+				   * aside (delivered) */
+	uint64_t bytes;           /* bytes of the records taken, all kinds */
+	uint64_t aux_bytes;       /* AUX bytes taken into files */
+	uint64_t lost;            /* the LOST records' counts (guest claims) */
+	uint64_t corrupt;         /* corruption events met draining it */
+	uint64_t corrupt_bytes;   /* ring bytes discarded for them */
+	uint64_t not_written;     /* records perf.data cannot carry */
+};
+
+/* A domain the service recorded (or pruned recordings of), its counts
+ * since the service started (svc_rec_domains). */
+struct svc_rec_domain {
+	char *domain;
+	int recording;            /* recorded now */
+	uint64_t started;         /* recordings started */
+	uint64_t failed;          /* ... failed to start or ended in an error */
+	uint64_t files;           /* files completed */
+	uint64_t rotations;       /* of them, by rotation */
+	uint64_t discarded;       /* records in files that could not be
+				   * completed: lost */
+	uint64_t pruned;          /* files removed by the retention bounds */
+	uint64_t pruned_bytes;
+	int synced;               /* the recorder's time sync holds a point */
+	uint64_t sync_bound_ns;   /* ... its error bound (+- ns) */
+	uint32_t nr_rings;
+	struct svc_rec_ring_stats *ring;
+};
+
+#define SVC_REC_DOMAINS_MAX SVC_DOMAINS_MAX  /* domains counted */
 
 struct svc_rec;
 
@@ -307,6 +348,13 @@ unsigned svc_rec_post_pending(struct svc_rec *rp);
 
 void svc_rec_get_stats(struct svc_rec *rp, struct svc_rec_stats *st);
 
+/* A copy of every domain's counts, by name (the rings' as of the
+ * recorders' last look, a quarter second at most ago): *@d (NULL when
+ * none), *@nr.  0 or -ENOMEM.  Domains past SVC_REC_DOMAINS_MAX are not
+ * counted (svc_rec_stats.domains_dropped). */
+int svc_rec_domains(struct svc_rec *rp, struct svc_rec_domain **d, size_t *nr);
+void svc_rec_domains_free(struct svc_rec_domain *d, size_t nr);
+
 /* Stop every recording with @reason ("shutdown"), wait until each file is
  * complete, free.  Post-commands still queued are not run.  Accepts
  * NULL. */
@@ -314,6 +362,17 @@ void svc_rec_free(struct svc_rec *rp, const char *reason);
 
 /* libvirt's UUID of @domain into @buf ("" when it cannot say). */
 void svc_rec_uuid(const char *domain, char *buf, size_t len);
+
+/* The metrics endpoint's answers (src/svc_http.c), counted by kind. */
+enum svc_http_answer {
+	SVC_HTTP_OK,              /* 200: the page */
+	SVC_HTTP_BAD_REQUEST,     /* 400 */
+	SVC_HTTP_NOT_FOUND,       /* 404 */
+	SVC_HTTP_NOT_ALLOWED,     /* 405 */
+	SVC_HTTP_TOO_LARGE,       /* 431 */
+	SVC_HTTP_ERROR,           /* 500: no page (no memory) */
+	SVC_HTTP_ANSWERS
+};
 
 struct svc_stats {
 	uint64_t events;          /* domain events seen */
@@ -328,6 +387,13 @@ struct svc_stats {
 	unsigned reconnects;      /* to libvirtd */
 	struct svc_rec_stats rec; /* the recordings', as of the last
 				   * svc_stats() or scrape */
+	/* for a scrape only (svc_metrics_text), NULL and 0 otherwise: each
+	 * recorded domain's counts; the metrics endpoint's answers by
+	 * enum svc_http_answer, the connections it dropped */
+	const struct svc_rec_domain *rec_domains;
+	size_t nr_rec_domains;
+	uint64_t http_answers[SVC_HTTP_ANSWERS];
+	uint64_t http_dropped;
 };
 
 struct svc;

@@ -42,7 +42,8 @@ struct svc_metrics_domain {
 
 /*
  * The exposition text into *@text (malloc'ed, NUL-terminated, *@len
- * bytes): @st's counters, @watched (domains whose heartbeat is watched),
+ * bytes): @st's counters (its recorded domains and the endpoint's
+ * answers included), @watched (domains whose heartbeat is watched),
  * the process's CPU time and resident memory, and each of @d's regions,
  * mapped read-only while read (one that cannot be mapped is
  * ringside_region_mapped 0).  @now_ns (CLOCK_MONOTONIC) dates the
@@ -85,8 +86,13 @@ typedef int (*svc_http_page_fn)(void *arg, char **body, size_t *len);
 uint64_t svc_http_poll(struct svc_http *h, uint64_t now_ns,
 		       svc_http_page_fn page, void *arg);
 
-/* Connections dropped so far: timed out, or reset by the client. */
+/* Connections dropped so far: timed out, or reset by the client, before
+ * their answer was sent whole (NULL: 0). */
 uint64_t svc_http_dropped(const struct svc_http *h);
+
+/* Answers sent whole so far, by enum svc_http_answer (NULL: 0s). */
+void svc_http_answers(const struct svc_http *h,
+		      uint64_t answers[SVC_HTTP_ANSWERS]);
 
 /* The listening descriptor (to poll(2) on). */
 int svc_http_fd(const struct svc_http *h);
