@@ -8,6 +8,8 @@ packages=(
 	gcc meson ninja-build pkg-config
 	# unit tests, sanitizers, valgrind; jq reads the JSON reports in scripts
 	check libsubunit-dev valgrind jq
+	# the doorbell protocol's Promela model (abi/model, suite model)
+	spin
 	# fuzzing (tests/fuzz, scripts/fuzz.sh): clang and its libFuzzer runtime
 	clang libclang-rt-14-dev
 	# perf.data is judged by the real perf, and by hotspot's parser
