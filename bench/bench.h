@@ -70,7 +70,6 @@ struct xshared {
 	_Alignas(64) atomic_uint done;
 	_Alignas(64) atomic_uint want;   /* rounds: parent asks for fill k */
 	_Alignas(64) atomic_uint filled; /* rounds: child has filled k */
-	_Alignas(64) atomic_uint asleep; /* CONS_ADAPTIVE: about to block */
 	_Alignas(64) struct cons_result res;
 };
 
@@ -125,7 +124,9 @@ struct prod_result {
 	uint64_t records;      /* attempted */
 	uint64_t ns;
 	uint64_t dropped;      /* -rse_no_space returns */
-	uint64_t doorbells;    /* due: commit returned 1 */
+	uint64_t doorbells;    /* commit returned 1: ring */
+	uint64_t suppressed;   /* due, not rung: the consumer polled
+				* (RS_FEATURE_EVENT_SUPPRESS) */
 	uint64_t rung;         /* eventfd writes in the timed loop */
 	uint64_t doorbell_ns;  /* their time */
 	uint64_t preempted;    /* involuntary context switches in the loop */
@@ -136,11 +137,10 @@ struct prod_result {
 enum cons_wait {
 	CONS_BUSY_POLL,   /* drain in a loop: lowest latency, most traffic */
 	CONS_DOORBELL,    /* block on an eventfd the producer writes when
-			   * commit returns 1 (head crossed the watermark) */
+			   * commit returns 1 (head crossed the watermark
+			   * while the consumer said it sleeps) */
 	CONS_ADAPTIVE,    /* poll for a while after the ring went empty,
-			   * then block as CONS_DOORBELL; the producer
-			   * rings only while xshared.asleep says it sleeps
-			   * (event suppression, as virtio's) */
+			   * then block as CONS_DOORBELL */
 };
 
 /* Producer here, consumer in a forked process on the other CPU. */

@@ -231,7 +231,9 @@ static void bench_producer(const struct bench_cfg *cfg, struct run_arg *a,
 	       "\"records_per_batch\":%.1f,\"head_reads_per_record\":%.4f,"
 	       "\"tail_publications_per_record\":%.4f,"
 	       "\"doorbells_per_record\":%.6f,"
-	       "\"doorbells_rung\":%llu,"
+	       "\"doorbells_rung\":%llu,\"doorbells_suppressed\":%llu,"
+	       "\"doorbells_due\":%llu,\"doorbells_per_million\":%.2f,"
+	       "\"due_per_million\":%.2f,"
 	       "\"ns_per_doorbell\":%.0f,\"doorbell_ns_per_record\":%.2f,"
 	       "\"producer_tail_reads_per_record\":null}\n",
 	       how, a->size, (unsigned long long)c->delivered,
@@ -244,6 +246,11 @@ static void bench_producer(const struct bench_cfg *cfg, struct run_arg *a,
 	       ratio((double)c->batches, (double)c->delivered),
 	       ratio((double)m->doorbells, (double)m->records),
 	       (unsigned long long)m->rung,
+	       (unsigned long long)m->suppressed,
+	       (unsigned long long)(m->doorbells + m->suppressed),
+	       1e6 * ratio((double)m->doorbells, (double)m->records),
+	       1e6 * ratio((double)(m->doorbells + m->suppressed),
+			   (double)m->records),
 	       ratio((double)m->doorbell_ns, (double)m->rung),
 	       ratio((double)m->doorbell_ns, (double)m->records));
 }
@@ -420,6 +427,7 @@ int main(int argc, char **argv)
 		.nr_rings = 1,
 		.data_mode = RS_MODE_NORMAL,
 		.trace_mask = RS_TRACE_TEST,
+		.features = RS_FEATURE_EVENT_SUPPRESS,
 	};
 	struct host_region hr = { .fd = -1 };
 	struct bench_cfg cfg;

@@ -282,36 +282,31 @@ int run_producer_local(const struct bench_cfg *cfg, struct host_region *hr,
 #define ADAPTIVE_SPIN_NS 50000u
 
 /*
- * CONS_ADAPTIVE's wait: poll; then set x->asleep, look once more and
- * block.  The producer publishes its head, then (after a full fence) reads
- * x->asleep; the consumer sets x->asleep, then reads the head: one of the
- * two sees the other's store, so a doorbell is never skipped while the
- * consumer sleeps on an unseen head.
+ * The sleeping consumers' wait, event suppression's protocol (docs/abi.md):
+ * CONS_ADAPTIVE first polls; then both say they are about to sleep
+ * (rs_consumer_sleep_prepare: WAKE, full fence, the heads once more) and
+ * sleep only when nothing moved; awake, they say they poll.  The producer
+ * rings only when rs_producer_output says so: never while the consumer
+ * polls.
  */
-static void adaptive_wait(const struct rs_consumer *c, int efd,
-			  struct xshared *x)
+static void sleep_wait(struct rs_consumer *c, int efd, int spin,
+		       struct xshared *x)
 {
 	uint64_t t0 = host_now_ns(), v;
 
-	do {
+	while (spin) {
 		if (rs_consumer_pending(c) ||
 		    atomic_load_explicit(&x->done, memory_order_acquire))
 			return;
 		host_cpu_relax();
-	} while (host_now_ns() - t0 < ADAPTIVE_SPIN_NS);
-	atomic_store(&x->asleep, 1);
-	atomic_thread_fence(memory_order_seq_cst);
-	if (!rs_consumer_pending(c) && !atomic_load(&x->done) &&
+		if (host_now_ns() - t0 >= ADAPTIVE_SPIN_NS)
+			break;
+	}
+	if (!rs_consumer_sleep_prepare(c) &&
+	    !atomic_load_explicit(&x->done, memory_order_acquire) &&
 	    read(efd, &v, sizeof(v)) == sizeof(v))
 		x->res.wakeups++;
-	atomic_store(&x->asleep, 0);
-}
-
-/* Whether CONS_ADAPTIVE's consumer may be blocked (see adaptive_wait). */
-static int consumer_asleep(struct xshared *x)
-{
-	atomic_thread_fence(memory_order_seq_cst);
-	return (int)atomic_load_explicit(&x->asleep, memory_order_relaxed);
+	rs_consumer_awake(c);
 }
 
 /* The forked consumer of run_producer: drains until the producer is done
@@ -326,7 +321,7 @@ static void consumer_child(const struct bench_cfg *cfg, struct host_region *hr,
 	struct rs_region region;
 	struct rs_consumer *c;
 	int n, yield = cfg->cons_cpu < 0;
-	uint64_t t0, v;
+	uint64_t t0;
 
 	if (cfg->cons_cpu >= 0)
 		host_pin_cpu(cfg->cons_cpu);
@@ -336,16 +331,15 @@ static void consumer_child(const struct bench_cfg *cfg, struct host_region *hr,
 	c = rs_consumer_alloc(&region, 0);
 	if (!c)
 		_exit(2);
+	/* awake from the start: a polling consumer stays so throughout */
+	rs_consumer_awake(c);
 	atomic_store(&x->ready, 1);
 	wait_flag(&x->go, 1, yield);
 	t0 = host_now_ns();
 	res->preempted = preemptions();
 	for (;;) {
-		if (wait == CONS_DOORBELL &&
-		    read(efd, &v, sizeof(v)) == sizeof(v))
-			res->wakeups++;
-		else if (wait == CONS_ADAPTIVE)
-			adaptive_wait(c, efd, x);
+		if (wait != CONS_BUSY_POLL)
+			sleep_wait(c, efd, wait == CONS_ADAPTIVE, x);
 		/* Busy poll: one drain per turn.  The others: until empty. */
 		do {
 			n = rs_consumer_drain(c, count_record, &count);
@@ -440,8 +434,7 @@ int run_producer(const struct bench_cfg *cfg, struct host_region *hr,
 		rc = proto_output(&p, &proto, i);
 		if (rc > 0) {
 			out->doorbells++;
-			if (efd >= 0 && (wait != CONS_ADAPTIVE ||
-					 consumer_asleep(x))) {
+			if (efd >= 0) {
 				t1 = host_now_ns();
 				doorbell(efd);
 				out->doorbell_ns += host_now_ns() - t1;
@@ -457,6 +450,7 @@ int run_producer(const struct bench_cfg *cfg, struct host_region *hr,
 	out->preempted = preemptions() - out->preempted;
 	out->records = i;
 	out->ns = t1 - t0;
+	out->suppressed = p.suppressed;
 	/* The end of the burst: publish what the batch held back; then the
 	 * count of the last drops still has to reach the consumer. */
 	if (rc >= 0 || rc == -rse_no_space) {
