@@ -217,13 +217,37 @@ static int take_vcpus(struct snapper *s, struct rmap *m,
 	return err;
 }
 
-/* Copy under a pause when asked; resume before anything is written. */
+/* Records the producers say they wrote into the rings since the copy
+ * (their own counts: a hint). */
+static uint64_t written_since(const struct snapper *s,
+			      const struct rs_region *region)
+{
+	uint64_t n = 0;
+	struct rinfo ri;
+
+	for (uint32_t i = 0; i < s->nr_rings; i++)
+		if (s->ring[i].data_size && !rinfo_get(region, i, &ri) &&
+		    ri.produced > s->ring[i].produced)
+			n += ri.produced - s->ring[i].produced;
+	return n;
+}
+
+/*
+ * Copy under a pause when asked; resume before anything is written.  The
+ * pause holds only the copy of the rings' bytes (snapper_take): their
+ * buffers are made before it, and the records are walked, the guest
+ * kernel's perf buffers and the vCPUs read after the resume.
+ */
 static int copy(struct snapper *s, struct rmap *m, int stable,
-		const struct pdf_ksyms *ksyms, char *why, size_t len)
+		const struct pdf_ksyms *ksyms, char *why, size_t len,
+		uint64_t *after)
 {
 	struct liberr e = { 0 };
-	int ret;
+	int ret, resumed = 0;
 
+	ret = print_snapper_prepare(CMD, s, &m->region);
+	if (ret != CLI_EXIT_OK)
+		return ret;
 	if (stable && rmap_pause(m, &e)) {
 		if (liberr_is(&e, liberr_sys, -EOPNOTSUPP))
 			return cli_usage(CMD, "--stable needs a source whose writers can "
@@ -234,25 +258,35 @@ static int copy(struct snapper *s, struct rmap *m, int stable,
 		return CLI_EXIT_FAIL;
 	}
 	s->stable = stable;
-	ret = print_snapper_copy(CMD, s, &m->region);
+	ret = print_snapper_take(CMD, s, &m->region);
+	if (stable) {
+		resumed = !rmap_resume(m, &e);
+		s->pause_ns = rmap_paused_ns(m, 0);
+		s->pause_inner_ns = rmap_paused_ns(m, 1);
+	}
+	if (stable && !resumed) {
+		cli_err(CMD, "cannot resume the vCPUs of %s: %s (closing the "
+			"connection resumes them)", s->source, liberr_str(&e));
+		return CLI_EXIT_FAIL;
+	}
+	if (ret == CLI_EXIT_OK)
+		ret = print_snapper_parse(CMD, s);
 	if (ret == CLI_EXIT_OK && s->kbuf && recover_kbufs(s, m, why, len)) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 	}
+	if (ret == CLI_EXIT_OK && s->kbuf && s->pause_ns)
+		*after = written_since(s, &m->region);
 	if (ret == CLI_EXIT_OK && s->vcpu && take_vcpus(s, m, ksyms)) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 	}
-	/* a live guest wrote on while its buffers were read: the records
-	 * recovered there, and the vCPU samples filed after the newest of
-	 * them, are held against a window that ends after those reads */
+	/* the guest wrote on while its buffers and vCPUs were read: the
+	 * records recovered there, and the vCPU samples filed after the
+	 * newest of them, are held against a window that ends after those
+	 * reads */
 	if (ret == CLI_EXIT_OK && (s->kbuf || s->vcpu))
 		snapper_read_more(s);
-	if (stable && rmap_resume(m, &e)) {
-		cli_err(CMD, "cannot resume the vCPUs of %s: %s (closing the "
-			"connection resumes them)", s->source, liberr_str(&e));
-		ret = CLI_EXIT_FAIL;
-	}
 	return ret;
 }
 
@@ -278,6 +312,7 @@ int cmd_snapshot(int argc, char **argv)
 	struct snap_opts o;
 	struct csync sync;
 	struct rmap m;
+	uint64_t after = 0;
 	void *hdr;
 	int ret;
 
@@ -322,7 +357,7 @@ int cmd_snapshot(int argc, char **argv)
 		    pdf_ksyms_parse(&ksyms, syms.text, syms.info.length) == -ENOMEM)
 			ksyms = NULL;   /* the stacks are not worth failing for */
 	}
-	ret = copy(s, &m, o.stable, ksyms, why, sizeof(why));
+	ret = copy(s, &m, o.stable, ksyms, why, sizeof(why), &after);
 	if (ret == CLI_EXIT_OK) {
 		/* after the copy, with the writers running again: a guest
 		 * that hangs costs the bounded wait, never the snapshot */
@@ -351,6 +386,11 @@ int cmd_snapshot(int argc, char **argv)
 		if (s->kbuf)
 			print_gkbuf(stdout, &kb, why[0] ? why : NULL,
 				      s->kbuf_refused);
+		if (s->kbuf && after)
+			printf("    read after the resume: the rings took %" PRIu64
+			       " records meanwhile (the producers' count); those "
+			       "the agent moved out of these buffers are in the "
+			       "rings, not in this file\n", after);
 		if (s->vcpu)
 			print_gvcpu(stdout, &vcpu);
 		print_csync(stdout, &sync);

@@ -100,6 +100,11 @@ void print_rmap_guard(FILE *f, const struct rmap *m);
 int print_recorder_run(const char *cmd, struct recorder *r,
 		       const struct rs_region *region, int quiet);
 /* snapper_copy and snapper_write, likewise. */
+int print_snapper_prepare(const char *cmd, struct snapper *s,
+			  const struct rs_region *region);
+int print_snapper_take(const char *cmd, struct snapper *s,
+		       const struct rs_region *region);
+int print_snapper_parse(const char *cmd, struct snapper *s);
 int print_snapper_copy(const char *cmd, struct snapper *s,
 		       const struct rs_region *region);
 int print_snapper_write(const char *cmd, struct snapper *s);

@@ -230,6 +230,20 @@ void print_chains_cut(FILE *f, const struct pdf_writer_stats *ws)
 		ws->chains_trimmed);
 }
 
+/* How long a stable copy stopped the guest (docs/cli.md, "snapshot"). */
+static void print_pause(FILE *f, const struct snapper *s)
+{
+	if (!s->pause_ns) {
+		fprintf(f, "  the guest was stopped already: copied as it is, "
+			"left stopped\n");
+		return;
+	}
+	fprintf(f, "  paused the guest %.3f ms (from the pause request to "
+		"the resume's answer; %.3f ms between the two answers, "
+		"%.3f ms of it copying the rings)\n", s->pause_ns / 1e6,
+		s->pause_inner_ns / 1e6, s->take_ns / 1e6);
+}
+
 void print_snapper(const char *cmd, const struct snapper *s)
 {
 	struct tally_ring sum;
@@ -244,6 +258,8 @@ void print_snapper(const char *cmd, const struct snapper *s)
 	if (s->output)
 		printf(" written to %s", s->output);
 	putchar('\n');
+	if (s->stable)
+		print_pause(stdout, s);
 	if (s->syms)
 		print_gsyms(stdout, s->syms, s->output ? &s->wstats : NULL);
 	if (s->usyms && s->output)
@@ -332,6 +348,33 @@ int print_snapper_copy(const char *cmd, struct snapper *s,
 		return CLI_EXIT_FAIL;
 	}
 	return CLI_EXIT_OK;
+}
+
+/* snapper_copy's steps (print_snapper_copy), each failure worded. */
+static int step(const char *cmd, struct snapper *s, int err)
+{
+	if (err) {
+		print_snapper_fail(cmd, s);
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
+int print_snapper_prepare(const char *cmd, struct snapper *s,
+			  const struct rs_region *region)
+{
+	return step(cmd, s, snapper_prepare(s, region));
+}
+
+int print_snapper_take(const char *cmd, struct snapper *s,
+		       const struct rs_region *region)
+{
+	return step(cmd, s, snapper_take(s, region));
+}
+
+int print_snapper_parse(const char *cmd, struct snapper *s)
+{
+	return step(cmd, s, snapper_parse(s));
 }
 
 int print_snapper_write(const char *cmd, struct snapper *s)

@@ -121,25 +121,73 @@ int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags,
 	return map_fd(m, flags, e);
 }
 
+/* The domain's connection first, so that the pause covers only the
+ * suspend request and what follows it. */
+static int dom_pause(struct rmap *m)
+{
+	int err;
+
+	if (!m->dom_conn) {
+		err = dom_virt_open(&m->dom_conn, NULL, m->domain, 0);
+		if (err)
+			return err;
+	}
+	err = dom_virt_can_suspend(m->dom_conn);
+	if (err <= 0)
+		return err;     /* 0: stopped already, left so */
+	m->pause.request_ns = cap_time_now_ns();
+	err = dom_virt_suspend_now(m->dom_conn);
+	m->pause.paused_ns = cap_time_now_ns();
+	if (err < 0)
+		return err;
+	m->domain_paused = 1;
+	return 0;
+}
+
 int rmap_pause(struct rmap *m, struct liberr *e)
 {
+	int err;
+
+	memset(&m->pause, 0, sizeof(m->pause));
 	if (m->domain)
-		return liberr_note(e, dom_region_pause(m->domain, &m->domain_paused),
-				   dom_errstr);
-	return liberr_note(e, m->vm ? vm_conn_pause(m->vm) : -EOPNOTSUPP,
-			   liberr_sys);
+		return liberr_note(e, dom_pause(m), dom_errstr);
+	if (!m->vm)
+		return liberr_note(e, -EOPNOTSUPP, liberr_sys);
+	m->pause.request_ns = cap_time_now_ns();
+	err = vm_conn_pause(m->vm);
+	m->pause.paused_ns = cap_time_now_ns();
+	if (err)
+		memset(&m->pause, 0, sizeof(m->pause));
+	return liberr_note(e, err, liberr_sys);
 }
 
 int rmap_resume(struct rmap *m, struct liberr *e)
 {
+	int err;
+
+	if (m->domain && !m->domain_paused)
+		return 0;  /* it was stopped before we came */
+	if (!m->domain && !m->vm)
+		return liberr_note(e, -EOPNOTSUPP, liberr_sys);
+	m->pause.resume_ns = cap_time_now_ns();
 	if (m->domain) {
-		if (!m->domain_paused)
-			return 0;  /* it was stopped before we came */
 		m->domain_paused = 0;
-		return liberr_note(e, dom_region_resume(m->domain), dom_errstr);
+		err = dom_virt_resume(m->dom_conn);
+	} else {
+		err = vm_conn_resume(m->vm);
 	}
-	return liberr_note(e, m->vm ? vm_conn_resume(m->vm) : -EOPNOTSUPP,
-			   liberr_sys);
+	m->pause.resumed_ns = cap_time_now_ns();
+	return liberr_note(e, err, m->domain ? dom_errstr : liberr_sys);
+}
+
+uint64_t rmap_paused_ns(const struct rmap *m, int inner)
+{
+	const struct rmap_pause_times *p = &m->pause;
+
+	if (!p->request_ns || !p->resumed_ns)
+		return 0;
+	return inner ? p->resume_ns - p->paused_ns :
+		       p->resumed_ns - p->request_ns;
 }
 
 /* Map and validate m->fd: the part every source shares. */
@@ -214,6 +262,8 @@ void rmap_close(struct rmap *m)
 	if (m->own_fd && m->fd >= 0)
 		close(m->fd);
 	vm_conn_close(m->vm);
+	dom_virt_close(m->dom_conn);
+	m->dom_conn = NULL;
 	free(m->vm);
 	m->vm = NULL;
 	free(m->domain);

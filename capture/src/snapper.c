@@ -24,12 +24,15 @@ void snapper_init(struct snapper *s, const char *source)
 	}
 }
 
+static void free_copy(struct snap_ring *sr);
+
 void snapper_fini(struct snapper *s)
 {
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
 		pdf_buf_fini(&s->ring[i].stash);
 		pdf_buf_fini(&s->ring[i].offs);
 		pdf_buf_fini(&s->ring[i].aux_data);
+		free_copy(&s->ring[i]);
 	}
 	gpstate_fini(&s->pstate);
 }
@@ -44,14 +47,54 @@ static int fail(struct snapper *s, enum cap_fail what, uint32_t ring, int err,
 	return err;
 }
 
-/* One ring's records into its stash, its AUX area measured.  0, or a
- * negative code noted in @e: the ring library's, or -ENOMEM. */
-static int copy_ring(const struct rs_region *region, uint32_t i,
+/* Read a byte of each page of @len bytes at @p: their page table
+ * entries made now, not by a copy under the pause. */
+static void touch(const uint8_t *p, uint64_t len)
+{
+	const volatile uint8_t *v = p;
+	uint64_t off;
+
+	for (off = 0; off < len; off += RS_PAGE_SIZE)
+		(void)v[off];
+}
+
+/* Before the pause: ring @i's buffers made and touched, and its pages in
+ * the region mapped, so that the copy faults nothing in while the writers
+ * stand still.  0, or -ENOMEM or the ring library's code, noted in @e. */
+static int prepare_ring(const struct rs_region *region, uint32_t i,
+			struct snap_ring *sr, struct liberr *e)
+{
+	struct rs_ring ring;
+	struct rinfo ri;
+	int err;
+
+	err = liberr_note(e, rinfo_get(region, i, &ri), rs_errstr);
+	if (!err)
+		err = liberr_note(e, rs_region_ring(region, i, &ring), rs_errstr);
+	if (err)
+		return err;
+	touch(ring.data, ring.data_size);
+	if (ring.aux)
+		touch(ring.aux, ring.aux_size);
+	sr->data_size = ri.data_size;
+	sr->aux_size = ri.aux_size;
+	sr->copy = malloc(ri.data_size);
+	sr->snap = rs_snapshot_alloc();
+	if (ri.aux_size)
+		sr->aux_copy = malloc(ri.aux_size);
+	if (!sr->copy || !sr->snap || (ri.aux_size && !sr->aux_copy))
+		return liberr_note(e, -ENOMEM, liberr_sys);
+	memset(sr->copy, 0, ri.data_size);
+	if (ri.aux_size)
+		memset(sr->aux_copy, 0, ri.aux_size);
+	return 0;
+}
+
+/* The ring's bytes into the prepared buffers, nothing walked.  0, or the
+ * ring library's code noted in @e. */
+static int take_ring(const struct rs_region *region, uint32_t i,
 		     struct snap_ring *sr, struct liberr *e)
 {
-	const struct rs_perf_header *rec;
-	struct rs_snapshot *snap = NULL;
-	void *copy = NULL;
 	struct rinfo ri;
 	int err;
 
@@ -60,55 +103,61 @@ static int copy_ring(const struct rs_region *region, uint32_t i,
 		return err;
 	sr->data_mode = ri.data_mode;
 	sr->produced = ri.produced;
-	sr->data_size = ri.data_size;
-	sr->aux_size = ri.aux_size;
 	pdf_rrec_clock_init(&sr->clock, region, i);
-	copy = malloc(ri.data_size);
-	snap = rs_snapshot_alloc();
-	if (!copy || !snap) {
-		err = liberr_note(e, -ENOMEM, liberr_sys);
-		goto out;
-	}
-	err = liberr_note(e, rs_snapshot_take(snap, region, i, copy, ri.data_size),
-			  rs_errstr);
+	/* the buffers are the layout's sizes: a ring that claims more is
+	 * refused by the ring library (-rse_too_small) */
+	err = liberr_note(e, rs_snapshot_take(sr->snap, region, i, sr->copy,
+					      sr->data_size), rs_errstr);
 	if (err)
-		goto out;
-	while (rs_snapshot_next(snap, &rec) == 1) {
-		pdf_buf_add_u64(&sr->offs, sr->stash.len);
-		pdf_buf_add(&sr->stash, rec, rec->size);
-	}
-	sr->data = *rs_snapshot_stats(snap);
-	/* pdf_buf's sticky error is -ENOMEM */
-	err = liberr_note(e, sr->stash.err ? sr->stash.err : sr->offs.err,
-			  liberr_sys);
-	if (err || !ri.aux_size)
-		goto out;
-	free(copy);
-	copy = malloc(ri.aux_size);
-	if (!copy) {
-		err = liberr_note(e, -ENOMEM, liberr_sys);
-		goto out;
-	}
-	err = rs_snapshot_aux(&sr->aux, region, i, copy, ri.aux_size);
+		return err;
+	sr->taken = 1;
+	if (!ri.aux_size)
+		return 0;
+	err = rs_snapshot_aux(&sr->aux, region, i, sr->aux_copy, sr->aux_size);
 	if (err == -rse_corrupt) {
 		/* the guest's AUX head and tail: counted, never the snapshot */
 		sr->aux_bad_heads++;
-		err = 0;
-	} else {
-		err = liberr_note(e, err, rs_errstr);
-		sr->has_aux = !err;
+		return 0;
 	}
-	if (sr->has_aux) {
-		pdf_buf_add(&sr->aux_data, copy, sr->aux.len);
-		err = liberr_note(e, sr->aux_data.err, liberr_sys);
-	}
-out:
-	rs_snapshot_free(snap);
-	free(copy);
+	err = liberr_note(e, err, rs_errstr);
+	sr->has_aux = !err;
 	return err;
 }
 
-int snapper_copy(struct snapper *s, const struct rs_region *region)
+static void free_copy(struct snap_ring *sr)
+{
+	rs_snapshot_free(sr->snap);
+	free(sr->copy);
+	free(sr->aux_copy);
+	sr->snap = NULL;
+	sr->copy = sr->aux_copy = NULL;
+	sr->taken = 0;
+}
+
+/* The copied records into the ring's stash, its AUX bytes kept.  0, or
+ * -ENOMEM noted in @e. */
+static int parse_ring(struct snap_ring *sr, struct liberr *e)
+{
+	const struct rs_perf_header *rec;
+	int err;
+
+	if (!sr->taken)
+		return 0;
+	while (rs_snapshot_next(sr->snap, &rec) == 1) {
+		pdf_buf_add_u64(&sr->offs, sr->stash.len);
+		pdf_buf_add(&sr->stash, rec, rec->size);
+	}
+	sr->data = *rs_snapshot_stats(sr->snap);
+	if (sr->has_aux)
+		pdf_buf_add(&sr->aux_data, sr->aux_copy, sr->aux.len);
+	/* pdf_buf's sticky error is -ENOMEM */
+	err = sr->stash.err ? sr->stash.err : sr->offs.err ? sr->offs.err :
+	      sr->aux_data.err;
+	free_copy(sr);
+	return liberr_note(e, err, liberr_sys);
+}
+
+int snapper_prepare(struct snapper *s, const struct rs_region *region)
 {
 	struct liberr e = { 0 };
 	uint32_t i;
@@ -118,13 +167,29 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 	s->sample_type = rinfo_sample_type(region);
 	s->aux_format = rinfo_aux_format_of(region, s->aux_opaque);
 	s->host.kind = PDF_HOST_SNAPSHOT;
-	s->host.start_ns = cap_time_now_ns();
-	guest_facts_read(&s->guest, region);
 	for (i = 0; i < s->nr_rings; i++) {
 		/* its control page is damaged: said at open, left empty here */
 		if (rs_region_ring_skipped(region, i))
 			continue;
-		err = copy_ring(region, i, &s->ring[i], &e);
+		err = prepare_ring(region, i, &s->ring[i], &e);
+		if (err)
+			return fail(s, CAP_FAIL_COPY, i, err, e.str);
+	}
+	return 0;
+}
+
+int snapper_take(struct snapper *s, const struct rs_region *region)
+{
+	struct liberr e = { 0 };
+	uint32_t i;
+	int err;
+
+	s->host.start_ns = cap_time_now_ns();
+	guest_facts_read(&s->guest, region);
+	for (i = 0; i < s->nr_rings; i++) {
+		if (!s->ring[i].copy)   /* skipped */
+			continue;
+		err = take_ring(region, i, &s->ring[i], &e);
 		if (err)
 			return fail(s, CAP_FAIL_COPY, i, err, e.str);
 	}
@@ -134,7 +199,31 @@ int snapper_copy(struct snapper *s, const struct rs_region *region)
 	if (err)
 		return fail(s, CAP_FAIL_COPY, 0, err, liberr_sys);
 	s->host.end_ns = cap_time_now_ns();
+	s->take_ns = s->host.end_ns - s->host.start_ns;
 	return 0;
+}
+
+int snapper_parse(struct snapper *s)
+{
+	struct liberr e = { 0 };
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < s->nr_rings; i++) {
+		err = parse_ring(&s->ring[i], &e);
+		if (err)
+			return fail(s, CAP_FAIL_COPY, i, err, e.str);
+	}
+	return 0;
+}
+
+int snapper_copy(struct snapper *s, const struct rs_region *region)
+{
+	int err = snapper_prepare(s, region);
+
+	if (!err)
+		err = snapper_take(s, region);
+	return err ? err : snapper_parse(s);
 }
 
 void snapper_read_more(struct snapper *s)

@@ -104,29 +104,3 @@ int dom_region_path(const char *name, char *path, size_t len)
 {
 	return dom_region_layout(name, path, len, NULL);
 }
-
-/* Connect to domain @name read-write, apply @op, disconnect. */
-static int on_domain(const char *name, int (*op)(struct dom_virt *d))
-{
-	struct dom_virt *d = NULL;
-	int err;
-
-	err = dom_virt_open(&d, NULL, name, 0);
-	if (!err)
-		err = op(d);
-	dom_virt_close(d);
-	return err;
-}
-
-int dom_region_pause(const char *name, int *paused)
-{
-	int r = on_domain(name, dom_virt_suspend);
-
-	*paused = r > 0;
-	return r < 0 ? r : 0;
-}
-
-int dom_region_resume(const char *name)
-{
-	return on_domain(name, dom_virt_resume);
-}

@@ -224,7 +224,7 @@ int dom_virt_has_device(struct dom_virt *d, const char *shm_name)
 	return err;
 }
 
-int dom_virt_suspend(struct dom_virt *d)
+int dom_virt_can_suspend(struct dom_virt *d)
 {
 	int state, reason;
 
@@ -234,7 +234,19 @@ int dom_virt_suspend(struct dom_virt *d)
 		return 0;  /* stopped already: leave it as it is */
 	if (state != VIR_DOMAIN_RUNNING && state != VIR_DOMAIN_BLOCKED)
 		return -dome_not_running;
+	return 1;
+}
+
+int dom_virt_suspend_now(struct dom_virt *d)
+{
 	return virDomainSuspend(d->dom) < 0 ? failed(dome_libvirt) : 1;
+}
+
+int dom_virt_suspend(struct dom_virt *d)
+{
+	int r = dom_virt_can_suspend(d);
+
+	return r <= 0 ? r : dom_virt_suspend_now(d);
 }
 
 int dom_virt_resume(struct dom_virt *d)

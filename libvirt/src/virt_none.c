@@ -109,6 +109,16 @@ int dom_virt_suspend(struct dom_virt *d)
 	return dom_virt_active(d);
 }
 
+int dom_virt_can_suspend(struct dom_virt *d)
+{
+	return dom_virt_active(d);
+}
+
+int dom_virt_suspend_now(struct dom_virt *d)
+{
+	return dom_virt_active(d);
+}
+
 int dom_virt_resume(struct dom_virt *d)
 {
 	return dom_virt_active(d);

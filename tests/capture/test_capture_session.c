@@ -286,6 +286,52 @@ START_TEST(snapshot_untimed_filed_under_first_time)
 }
 END_TEST
 
+/*
+ * A copy in steps (the pause of `snapshot --stable`): what the file holds
+ * is what the ring held at snapper_take, whatever the writer adds between
+ * the take and the walk (after the resume), and a normal ring's take
+ * consumes nothing.
+ */
+START_TEST(snapshot_take_then_parse)
+{
+	static const uint32_t modes[] = { RS_MODE_OVERWRITE, RS_MODE_NORMAL };
+
+	for (unsigned k = 0; k < 2; k++) {
+		struct snapper *s = malloc(sizeof(*s));
+		struct region_file rf;
+		struct liberr e = { 0 };
+		char out[256];
+		struct rmap m;
+
+		ck_assert_ptr_nonnull(s);
+		region_file_make(&rf, "steps.region", modes[k]);
+		region_file_put(&rf, FLIGHT);
+		ck_assert_int_eq(rmap_open(&m, rf.path, 0, &e), 0);
+		tmp_path(out, sizeof(out), "steps.data");
+		snapper_init(s, rf.path);
+		s->output = out;
+		ck_assert_int_eq(snapper_prepare(s, &m.region), 0);
+		region_file_put(&rf, 2);             /* before the pause: in */
+		ck_assert_int_eq(snapper_take(s, &m.region), 0);
+		ck_assert_uint_le(s->take_ns, s->host.end_ns);
+		ck_assert_uint_eq(s->take_ns, s->host.end_ns - s->host.start_ns);
+		region_file_put(&rf, SECOND);        /* after the resume: out */
+		ck_assert_uint_eq(s->ring[0].data.records, 0); /* not walked yet */
+		ck_assert_int_eq(snapper_parse(s), 0);
+		ck_assert_uint_eq(s->ring[0].data.records, FLIGHT + 2);
+		ck_assert_uint_eq(s->ring[0].data.cut_bytes, 0);
+		ck_assert_ptr_null(s->ring[0].copy);  /* freed once walked */
+		ck_assert_int_eq(snapper_write(s), 0);
+		ck_assert_uint_eq(file_records(out), FLIGHT + 2);
+		snapper_fini(s);
+		free(s);
+		rmap_close(&m);
+		unlink(out);
+		region_file_free(&rf);
+	}
+}
+END_TEST
+
 /* A snapshot's output that cannot be created: the step, no file. */
 START_TEST(snapshot_open_fails)
 {
@@ -490,6 +536,7 @@ int main(void)
 
 	tcase_add_test(tc, record_rotates);
 	tcase_add_test(tc, snapshot_flight_recorder);
+	tcase_add_test(tc, snapshot_take_then_parse);
 	tcase_add_test(tc, snapshot_untimed_filed_under_first_time);
 	tcase_add_test(tc, snapshot_open_fails);
 	tcase_add_test(tc, flight_captures_and_prunes);

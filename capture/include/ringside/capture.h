@@ -468,6 +468,18 @@ enum rmap_flag {
 	RMAP_EXCL  = 1u << 1,  /* the only consumer: flock(LOCK_EX) the file */
 };
 
+struct dom_virt;
+
+/* Host CLOCK_MONOTONIC around a pause of the writers: before the pause
+ * request, at its answer (the writers stand still), before the resume
+ * request, at its answer.  All 0 when nothing was paused here. */
+struct rmap_pause_times {
+	uint64_t request_ns;
+	uint64_t paused_ns;
+	uint64_t resume_ns;
+	uint64_t resumed_ns;
+};
+
 struct rmap {
 	struct rs_region region;
 	void *base;
@@ -479,6 +491,9 @@ struct rmap {
 	struct vm_conn *vm;      /* --vm: the VMM's control connection */
 	char *domain;            /* REGION named a libvirt domain (ringside/domain_virt.h) */
 	int domain_paused;       /* rmap_pause suspended it */
+	struct dom_virt *dom_conn; /* the domain's connection, made before
+				    * the pause and kept until rmap_close */
+	struct rmap_pause_times pause; /* the last rmap_pause .. rmap_resume */
 	/* A domain's or a VM's region is opened by the layout its host laid
 	 * it out with, not by its guest-writable header (region_check.c). */
 	int have_layout;
@@ -517,6 +532,12 @@ int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags,
  * file), vm_conn's -errno (liberr_sys), dom_region_pause's (dom_errstr). */
 int rmap_pause(struct rmap *m, struct liberr *e);
 int rmap_resume(struct rmap *m, struct liberr *e);
+
+/* How long the writers were stopped by the last rmap_pause .. rmap_resume,
+ * ns: at most (from the pause request to the resume's answer, the
+ * default) or at least (@inner: from the pause's answer to the resume
+ * request).  0 when nothing was paused here (a domain stopped already). */
+uint64_t rmap_paused_ns(const struct rmap *m, int inner);
 
 /* A read-write open file description of our own of the file behind @fd
  * (through /proc/self/fd): a flock or a writable map another process's
@@ -857,6 +878,12 @@ struct snap_ring {
 	struct pdf_buf offs;      /* u64 offset of each record in stash */
 	struct pdf_buf aux_data;  /* the AUX area's valid bytes, oldest first */
 	uint64_t aux_stored;      /* of them, in the file */
+	/* between snapper_take and snapper_parse: the ring's bytes as
+	 * copied, not yet walked */
+	struct rs_snapshot *snap;
+	void *copy;               /* data_size bytes */
+	void *aux_copy;           /* aux_size bytes */
+	int taken;                /* snap holds a copy to walk */
 };
 
 struct snapper {
@@ -896,13 +923,33 @@ struct snapper {
 				   * readback_at: the summary is unchecked */
 	uint64_t readback_at;
 	struct cap_failure fail;  /* where snapper_copy or _write failed */
+	/* a stable copy: how long the writers stood still (rmap_paused_ns),
+	 * and of it the copy itself (snapper_take); 0: not paused here */
+	uint64_t pause_ns;
+	uint64_t pause_inner_ns;
+	uint64_t take_ns;
 	struct snap_ring ring[RS_MAX_RINGS];
 };
 
 void snapper_init(struct snapper *s, const char *source);
 
-/* Copy every ring of @region.  0, or the negative code s->fail names. */
+/* Copy every ring of @region.  0, or the negative code s->fail names.
+ * The same as snapper_prepare, snapper_take, snapper_parse. */
 int snapper_copy(struct snapper *s, const struct rs_region *region);
+
+/*
+ * snapper_copy in three steps, for a copy under a pause of the writers
+ * that should stop them as briefly as it can: _prepare allocates (and
+ * touches) a buffer per ring before the pause; _take, between the pause
+ * and the resume, only copies each ring's bytes (and its AUX area, the
+ * guest's facts and its process table) into them, and sets s->take_ns;
+ * _parse, after the resume, walks the copied records.  What the file
+ * holds is what the rings held during _take.  0, or the negative code
+ * s->fail names; on failure snapper_fini frees what they allocated.
+ */
+int snapper_prepare(struct snapper *s, const struct rs_region *region);
+int snapper_take(struct snapper *s, const struct rs_region *region);
+int snapper_parse(struct snapper *s);
 
 /* The host has just read the guest once more after the copy (its kernel's
  * perf buffers, its vCPUs): a live guest may have written what it read

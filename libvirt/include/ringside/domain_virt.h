@@ -88,6 +88,13 @@ int dom_virt_has_device(struct dom_virt *d, const char *shm_name);
 int dom_virt_suspend(struct dom_virt *d);
 int dom_virt_resume(struct dom_virt *d);
 
+/* dom_virt_suspend in its two steps, so that a caller can time the pause
+ * itself: whether the domain runs (1), is stopped already (0, leave it),
+ * or cannot be paused (-dome_not_running); then the suspend request alone
+ * (1 once QEMU has stopped the vCPUs). */
+int dom_virt_can_suspend(struct dom_virt *d);
+int dom_virt_suspend_now(struct dom_virt *d);
+
 /* The guest's largest RAM, bytes (libvirt's maxMem). */
 int dom_virt_ram_bytes(struct dom_virt *d, unsigned long long *bytes);
 
@@ -139,14 +146,6 @@ int dom_region_layout(const char *name, char *path, size_t len,
 /* ringside's QEMU plugin argument on running domain @name's command line
  * (the live XML): 1 (malloc'ed into *@arg), 0 none. */
 int dom_region_pt(const char *name, char **arg);
-
-/*
- * Pause running domain @name's vCPUs for a stable snapshot: *@paused is 1
- * when this call paused it (resume it after), 0 when it was stopped
- * already (leave it).  -dome_no_domain, -dome_not_running, -ENOMEM.
- */
-int dom_region_pause(const char *name, int *paused);
-int dom_region_resume(const char *name);
 
 /* Where a domain is in its life, for a recording that outlives a save
  * (dom_virt_life). */
