@@ -51,6 +51,7 @@ struct enable_opts {
 	const char *pt_plugin;     /* NULL: RS_PT_PLUGIN_PATH */
 	int live;                  /* plug into the running guest too */
 	int live_only;             /* ... and leave the persistent XML */
+	uint32_t stall_ms;         /* the host's longest stall (0: default) */
 	char plugin[PATH_MAX];     /* the plugin's resolved path */
 };
 
@@ -150,6 +151,11 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 		OPT_FLAG(0, "live-only", &o->live_only, "as --live, and leave "
 			 "the persistent XML as it is (the next start is not "
 			 "traced)"),
+		OPT_U32(0, "stall-ms", &o->stall_ms, "MS", 1, DOM_STALL_MS_MAX,
+			"milliseconds", "the longest this host takes a CPU "
+			"away from 'ringside record' (measured: ring-bench's "
+			"stalls lines); a normal ring must hold it on top of "
+			"the agent's 100 ms (default 10)"),
 		CLI_OPT_CONNECT(&o->uri),
 		OPT_END
 	};
@@ -415,6 +421,37 @@ static int plug(const struct enable_opts *o, struct dom_virt *d,
 	return CLI_EXIT_FAIL;
 }
 
+/* How long each ring holds at the rate; a warning when a normal ring
+ * would not cover the agent's period and the host's stalls. */
+static void report_hold(const struct enable_opts *o)
+{
+	const struct dom_cfg *c = &o->cfg;
+	struct dom_hold h;
+	char size[32];
+
+	dom_cfg_hold(c, o->stall_ms, &h);
+	print_size(size, sizeof(size), h.ring_bytes);
+	printf("  each vCPU's %s data ring holds ~%.0f ms at %u Hz with call "
+	       "chains (%u frames, %u B a sample), ~%.0f ms at %u frames "
+	       "(%u B)", size, h.hold_us_typical / 1e3, h.freq,
+	       DOM_CHAIN_FRAMES_TYPICAL, h.bytes_typical, h.hold_us_max / 1e3,
+	       DOM_CHAIN_FRAMES_MAX, h.bytes_max);
+	if (c->mode == RS_MODE_OVERWRITE)
+		printf(": the flight recorder's newest\n");
+	else
+		printf("; 'record' needs %u ms: the agent's %u ms period + a "
+		       "%u ms stall (%s)\n", h.need_ms, DOM_AGENT_TICK_MS,
+		       h.need_ms - DOM_AGENT_TICK_MS, o->stall_ms ? "--stall-ms" :
+		       "the default, as measured on this project's machines");
+	if (h.short_of)
+		fprintf(stderr, "ringside %s: warning: %s: a normal-mode ring of "
+			"%s fills in ~%.0f ms at %u Hz with %u-frame call chains, "
+			"less than the %u ms 'ringside record' must cover: "
+			"records may be lost; --data-pages %u holds it\n", CMD,
+			o->domain, size, h.hold_us_max / 1e3, h.freq,
+			DOM_CHAIN_FRAMES_MAX, h.need_ms, h.pages_needed);
+}
+
 static void report(const struct enable_opts *o, const char *shm_name,
 		   int active, int pt_changed)
 {
@@ -427,6 +464,7 @@ static void report(const struct enable_opts *o, const char *shm_name,
 	       c->rings, c->data_pages, c->aux_pages, c->sideband_pages,
 	       c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
 	       dom_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
+	report_hold(o);
 	if (o->pt)
 		printf("  PT: QEMU TCG plugin %s (filter=%s%s%s) on the domain's "
 		       "<qemu:commandline>\n", o->plugin,

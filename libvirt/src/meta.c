@@ -245,3 +245,41 @@ int dom_shmem_xml(const char *shm_name, uint64_t size, char *buf, size_t len)
 		     size >> 20);
 	return (n < 0 || (size_t)n >= len) ? -dome_invalid : n;
 }
+
+uint32_t dom_sample_bytes(uint32_t frames)
+{
+	/* header, ip, pid/tid, time, cpu/res, period; chain nr and its
+	 * entries (the frames and two context markers); raw's size word,
+	 * padded */
+	return 8 + 5 * 8 + 8 + 8 * (frames + 2) + 8;
+}
+
+static uint64_t hold_us(uint64_t ring_bytes, uint32_t freq, uint32_t bytes)
+{
+	return ring_bytes * 1000000u / ((uint64_t)freq * bytes);
+}
+
+void dom_cfg_hold(const struct dom_cfg *c, uint32_t stall_ms,
+		  struct dom_hold *h)
+{
+	uint64_t need_bytes;
+	uint32_t pages = 1;
+
+	memset(h, 0, sizeof(*h));
+	if (!stall_ms)
+		stall_ms = DOM_STALL_MS_DEFAULT;
+	h->ring_bytes = (uint64_t)c->data_pages * RS_PAGE_SIZE;
+	h->freq = c->freq ? c->freq : 1;
+	h->bytes_typical = dom_sample_bytes(DOM_CHAIN_FRAMES_TYPICAL);
+	h->bytes_max = dom_sample_bytes(DOM_CHAIN_FRAMES_MAX);
+	h->hold_us_typical = hold_us(h->ring_bytes, h->freq, h->bytes_typical);
+	h->hold_us_max = hold_us(h->ring_bytes, h->freq, h->bytes_max);
+	h->need_ms = DOM_AGENT_TICK_MS + stall_ms;
+	h->short_of = c->mode == RS_MODE_NORMAL &&
+		      h->hold_us_max < (uint64_t)h->need_ms * 1000u;
+	/* bytes the largest samples take in need_ms, rounded up */
+	need_bytes = ((uint64_t)h->freq * h->bytes_max * h->need_ms + 999u) / 1000u;
+	while ((uint64_t)pages * RS_PAGE_SIZE < need_bytes && pages < (1u << 30))
+		pages <<= 1;
+	h->pages_needed = pages;
+}

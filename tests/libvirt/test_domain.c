@@ -686,6 +686,64 @@ START_TEST(dom_hook_file_write_script)
 }
 END_TEST
 
+/* How long a ring holds: the arithmetic, and the warning's condition. */
+START_TEST(dom_cfg_hold_rate)
+{
+	struct dom_cfg c;
+	struct dom_hold h;
+	const char *bad;
+
+	/* header, 5 fields, chain count, frames + 2 markers, raw: 8 B each */
+	ck_assert_uint_eq(dom_sample_bytes(0), 80);
+	ck_assert_uint_eq(dom_sample_bytes(32), 336);
+	ck_assert_uint_eq(dom_sample_bytes(127), 1096);
+
+	/* the default: 256 KiB, 1000 Hz, overwrite */
+	dom_cfg_default(&c);
+	c.rings = 2;
+	ck_assert_int_eq(dom_cfg_check(&c, &bad), 0);
+	dom_cfg_hold(&c, 0, &h);
+	ck_assert_uint_eq(h.ring_bytes, 262144);
+	ck_assert_uint_eq(h.freq, 1000);
+	ck_assert_uint_eq(h.hold_us_typical, 262144ull * 1000000 / (1000 * 336));
+	ck_assert_uint_eq(h.hold_us_typical, 780190);
+	ck_assert_uint_eq(h.hold_us_max, 239182);
+	ck_assert_uint_eq(h.need_ms, DOM_AGENT_TICK_MS + DOM_STALL_MS_DEFAULT);
+	ck_assert_int_eq(h.short_of, 0);       /* overwrite: never */
+
+	/* normal mode at the default size covers 110 ms at 127 frames */
+	c.mode = RS_MODE_NORMAL;
+	dom_cfg_hold(&c, 0, &h);
+	ck_assert_int_eq(h.short_of, 0);
+	/* 1000 * 1096 B * 110 ms = 120,560 B: 32 pages */
+	ck_assert_uint_eq(h.pages_needed, 32);
+	/* a stall the ring cannot cover: 239 ms held < 100 + 200 */
+	dom_cfg_hold(&c, 200, &h);
+	ck_assert_uint_eq(h.need_ms, 300);
+	ck_assert_int_eq(h.short_of, 1);
+	ck_assert_uint_eq(h.pages_needed, 128);
+
+	/* 4 KiB at 1000 Hz: 3.7 ms */
+	ck_assert_int_eq(dom_cfg_set(&c, "data-pages", "1", &bad), 0);
+	dom_cfg_hold(&c, 0, &h);
+	ck_assert_uint_eq(h.hold_us_max, 4096ull * 1000000 / (1000 * 1096));
+	ck_assert_int_eq(h.short_of, 1);
+	c.mode = RS_MODE_OVERWRITE;
+	dom_cfg_hold(&c, 0, &h);
+	ck_assert_int_eq(h.short_of, 0);
+
+	/* 100 kHz at 256 KiB: 2.4 ms at full chains, normal mode warns */
+	c.mode = RS_MODE_NORMAL;
+	ck_assert_int_eq(dom_cfg_set(&c, "data-pages", "64", &bad), 0);
+	ck_assert_int_eq(dom_cfg_set(&c, "freq", "100000", &bad), 0);
+	dom_cfg_hold(&c, 0, &h);
+	ck_assert_uint_eq(h.hold_us_max, 2391);
+	ck_assert_int_eq(h.short_of, 1);
+	/* 100000 * 1096 * 110 / 1000 = 12,056,000 B: 4096 pages (16 MiB) */
+	ck_assert_uint_eq(h.pages_needed, 4096);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("domain");
@@ -694,6 +752,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, dom_cfg_set_values);
 	tcase_add_test(tc, dom_cfg_set_invalid);
 	tcase_add_test(tc, dom_cfg_check_sizes);
+	tcase_add_test(tc, dom_cfg_hold_rate);
 	tcase_add_test(tc, dom_cfg_format_roundtrip);
 	tcase_add_test(tc, dom_meta_parse_invalid);
 	tcase_add_test(tc, dom_xml_meta_found);

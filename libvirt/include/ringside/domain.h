@@ -137,6 +137,48 @@ int dom_cfg_format(const struct dom_cfg *c, char *buf, size_t len);
 /* "samples,markers" for a trace mask; @buf >= 64 bytes.  Returns @buf. */
 const char *dom_trace_names(uint64_t mask, char *buf, size_t len);
 
+/* --- how long a ring holds at the sample rate (pure) ---------------------- */
+
+/*
+ * The arithmetic of docs/operator-guide.md, "How long the rings hold".  A
+ * sample of DOM_SAMPLE_TYPE with a call chain of F frames takes
+ * dom_sample_bytes(F) bytes of a ring: the header, IP, TID, TIME, CPU and
+ * PERIOD (8 bytes each), the chain (its count, F frames and a context
+ * marker each for the kernel's and the user's part) and RAW (empty for
+ * the agent's cpu-clock event: a size word padded to 8).  The agent
+ * forwards the kernel's samples every DOM_AGENT_TICK_MS (its --tick), so
+ * in normal mode a ring must hold that period and the longest time the
+ * host takes `ringside record` away from its CPU (a stall) on top of it.
+ */
+#define DOM_CHAIN_FRAMES_TYPICAL 32u   /* a deep kernel + user stack */
+#define DOM_CHAIN_FRAMES_MAX     127u  /* Linux's perf_event_max_stack */
+#define DOM_AGENT_TICK_MS        100u  /* the Linux agent's default --tick */
+#define DOM_STALL_MS_DEFAULT     10u   /* bench/stalls' longest step here
+					* (9.7 ms, docs/benchmarks.md) */
+#define DOM_STALL_MS_MAX         60000u
+
+uint32_t dom_sample_bytes(uint32_t frames);
+
+struct dom_hold {
+	uint64_t ring_bytes;      /* one ring's data area */
+	uint32_t freq;            /* samples per second and vCPU */
+	uint32_t bytes_typical;   /* a sample, DOM_CHAIN_FRAMES_TYPICAL frames */
+	uint32_t bytes_max;       /* a sample, DOM_CHAIN_FRAMES_MAX frames */
+	uint64_t hold_us_typical; /* how long the ring holds, microseconds */
+	uint64_t hold_us_max;     /* ... at the largest samples */
+	uint32_t need_ms;         /* what a normal ring must hold: the
+				   * agent's period + the stall */
+	int short_of;             /* normal mode, hold_us_max < need_ms */
+	uint32_t pages_needed;    /* the fewest data pages (a power of two)
+				   * that hold need_ms at the largest samples */
+};
+
+/* How long each of @c's rings holds at @c->freq, and whether a normal
+ * ring covers @stall_ms (0: DOM_STALL_MS_DEFAULT).  @c as dom_cfg_check
+ * left it. */
+void dom_cfg_hold(const struct dom_cfg *c, uint32_t stall_ms,
+		  struct dom_hold *h);
+
 /*
  * The <shmem name=@shm_name role='master'> ivshmem-plain device of @size
  * bytes (a power of two >= 1 MiB), as `ringside enable` attaches it: the
