@@ -10,9 +10,12 @@
  * Memory is x86's (TSO): each side's stores wait in a store buffer of its
  * own, which the memory process drains in order, at any time; a full
  * fence waits until that side's buffer is empty.  A load sees the memory
- * (neither side loads what it stores itself).  Every publication is due
- * (a watermark of one record): the watermark only chooses which
- * publications may ring, and a due one is where a lost doorbell shows.
+ * (neither side loads what it stores itself).  Positions count records;
+ * a doorbell falls due at the first publication past each multiple of W
+ * (the watermark), and the consumer's re-check asks whether data_head
+ * crossed a multiple past what it consumed (rs_consumer_sleep_prepare).
+ * N is a multiple of W, so the last publication is due: a consumer
+ * asleep for good after it means a lost doorbell.
  *
  * Variants, by -D at `spin -a`, each of which spin must reject:
  *   NO_RECHECK        the consumer sleeps without re-reading data_head
@@ -22,7 +25,12 @@
  *                     its store buffer
  */
 
-#define N        3   /* records the producer publishes */
+#ifndef N
+#define N        4   /* records the producer publishes */
+#endif
+#ifndef W
+#define W        2   /* the watermark, in records; N % W == 0 */
+#endif
 #define WAKE     0   /* RS_CONSUMER_WAKE: ring */
 #define POLLING  1   /* RS_CONSUMER_POLLING: the doorbell may wait */
 
@@ -64,20 +72,26 @@ end:	do
 active proctype producer()
 {
 	byte i = 0;
+	byte wakeup = 0;    /* the multiple of W of the last decision */
 
 	do
 	:: i < N ->
 		i++;
 		/* write the record, then A: store-release(data_head) */
 		producer_store_head(i);
-		/* X: full fence */
-#ifndef NO_PRODUCER_FENCE
-		!pbuf_full;
-#endif
-		/* the doorbell is due: read the consumer's state */
 		if
-		:: state == POLLING -> suppressed++
-		:: else -> bell = 1; rung++
+		:: i - wakeup >= W ->
+			wakeup = i - i % W;
+			/* X: full fence */
+#ifndef NO_PRODUCER_FENCE
+			!pbuf_full;
+#endif
+			/* due: read the consumer's state */
+			if
+			:: state == POLLING -> suppressed++
+			:: else -> bell = 1; rung++
+			fi
+		:: else -> skip
 		fi
 	:: else -> break
 	od
@@ -106,7 +120,7 @@ active proctype consumer()
 #endif
 #ifndef NO_RECHECK
 			if
-			:: head != tail ->
+			:: head / W != tail / W ->
 				/* moved: drain instead of sleeping */
 				consumer_store_state(POLLING)
 			:: else ->
@@ -129,5 +143,5 @@ active proctype consumer()
 /* At the end every publication was rung or suppressed, once. */
 active proctype accounting()
 {
-	timeout -> assert(rung + suppressed == N || tail < N)
+	timeout -> assert(rung + suppressed == N / W || tail < N)
 }

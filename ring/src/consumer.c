@@ -45,6 +45,11 @@ int rs_consumer_init(struct rs_consumer *c, const struct rs_region *region,
 	err = rs_region_ring(region, index, &c->ring);
 	if (err)
 		return err;
+	c->watermark = rs_watermark_clamp(region->config.data_watermark,
+					  c->ring.data_size);
+	c->aux_watermark = c->ring.aux_size ?
+		rs_watermark_clamp(region->config.aux_watermark,
+				   c->ring.aux_size) : 1;
 	tails_reset(c);
 	return 0;
 }

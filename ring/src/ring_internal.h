@@ -92,6 +92,16 @@ static inline void rs_prefetchw(const uint8_t *p)
 }
 #endif
 
+/* The watermark a producer uses for the configured @wm on an area of
+ * @size bytes (0 or too large: half the area); a consumer computes the
+ * same to know where doorbells fall due. */
+static inline uint32_t rs_watermark_clamp(uint64_t wm, uint64_t size)
+{
+	if (!wm || wm >= size)
+		return (uint32_t)(size / 2 ? size / 2 : 1);
+	return (uint32_t)wm;
+}
+
 /* suppress.c: a doorbell is due on @p: 1 ring it, 0 the consumer polls
  * (RS_FEATURE_EVENT_SUPPRESS): counted in ext.suppressed.  Called after
  * the head (or aux_head) that made it due was published. */

@@ -19,50 +19,46 @@ int rs_doorbell_decide(struct rs_producer *p)
 	return 0;
 }
 
-/* A head that moved past @tail by at most a ring.  One that is nonsense
- * (behind, or more than a ring ahead) does not keep a consumer awake: the
- * drain ignores it, and a guest must not make the host spin with it. */
-static int moved(uint64_t head, uint64_t tail, uint64_t size)
+/*
+ * Whether a doorbell may have fallen due, and been suppressed, between
+ * @tail (consumed) and @head: the producer decides at the first
+ * publication past each multiple of the watermark, so one lies in
+ * (tail, head].  A head that is nonsense (behind, or more than a ring
+ * ahead) does not keep a consumer awake: the drain ignores it, and a guest
+ * must not make the host spin with it.
+ */
+static int due_since(uint64_t head, uint64_t tail, uint64_t size, uint32_t wm)
 {
-	return head != tail && head - tail <= size;
-}
-
-int rs_ring_sleep_prepare(const struct rs_ring *ring, uint64_t tail,
-			  uint64_t aux_tail)
-{
-	struct rs_ctrl_page *c;
-
-	if (!ring || !ring->ctrl)
-		return -rse_invalid;
-	c = ring->ctrl;
-	rs_consumer_state_sleep(&c->host.consumer);
-	if (ring->data_mode == RS_MODE_NORMAL &&
-	    moved(rs_read_head(c), tail, ring->data_size))
-		return 1;
-	if (ring->aux_size && ring->aux_mode == RS_MODE_NORMAL &&
-	    moved(rs_read_aux_head(c), aux_tail, ring->aux_size))
-		return 1;
-	return 0;
-}
-
-int rs_ring_awake(const struct rs_ring *ring)
-{
-	if (!ring || !ring->ctrl)
-		return -rse_invalid;
-	rs_consumer_state_poll(&ring->ctrl->host.consumer);
-	return 0;
+	if (head == tail || head - tail > size)
+		return 0;
+	return head / wm != tail / wm;
 }
 
 int rs_consumer_sleep_prepare(struct rs_consumer *c)
 {
-	if (!c)
+	const struct rs_ring *ring;
+	struct rs_ctrl_page *ctrl;
+
+	if (!c || !c->ring.ctrl)
 		return -rse_invalid;
-	return rs_ring_sleep_prepare(&c->ring, c->tail, c->aux_tail);
+	ring = &c->ring;
+	ctrl = ring->ctrl;
+	rs_consumer_state_sleep(&ctrl->host.consumer);
+	if (ring->data_mode == RS_MODE_NORMAL &&
+	    due_since(rs_read_head(ctrl), c->tail, ring->data_size,
+		      c->watermark))
+		return 1;
+	if (ring->aux_size && ring->aux_mode == RS_MODE_NORMAL &&
+	    due_since(rs_read_aux_head(ctrl), c->aux_tail, ring->aux_size,
+		      c->aux_watermark))
+		return 1;
+	return 0;
 }
 
 int rs_consumer_awake(struct rs_consumer *c)
 {
-	if (!c)
+	if (!c || !c->ring.ctrl)
 		return -rse_invalid;
-	return rs_ring_awake(&c->ring);
+	rs_consumer_state_poll(&c->ring.ctrl->host.consumer);
+	return 0;
 }

@@ -889,20 +889,17 @@ uint64_t rs_consumer_pending(const struct rs_consumer *c);
  */
 
 /* Store RS_CONSUMER_WAKE, full fence, re-read data_head and aux_head:
- * 1 when either moved past what @c consumed (drain: a doorbell for it may
- * have been suppressed), 0 when it may sleep (a producer that publishes
- * from now on sees WAKE and rings when due).  -rse_invalid. */
+ * 1 when either crossed a multiple of its watermark past what @c consumed
+ * (a doorbell may have fallen due while the consumer polled, and been
+ * suppressed: drain instead of sleeping), 0 when it may sleep: a producer
+ * that crosses the next one sees WAKE and rings, so the consumer sleeps
+ * with less than a watermark's worth pending, as without suppression.
+ * -rse_invalid. */
 int rs_consumer_sleep_prepare(struct rs_consumer *c);
 
 /* Store RS_CONSUMER_POLLING: due doorbells are suppressed until the next
  * rs_consumer_sleep_prepare.  -rse_invalid. */
 int rs_consumer_awake(struct rs_consumer *c);
-
-/* The same on a ring the caller drains without an rs_consumer (@tail,
- * @aux_tail: its positions).  -rse_invalid. */
-int rs_ring_sleep_prepare(const struct rs_ring *ring, uint64_t tail,
-			  uint64_t aux_tail);
-int rs_ring_awake(const struct rs_ring *ring);
 
 const struct rs_cons_stats *rs_consumer_stats(const struct rs_consumer *c);
 

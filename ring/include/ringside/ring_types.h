@@ -161,6 +161,8 @@ struct rs_consumer {
 	uint64_t aux_tail;       /* private aux_tail */
 	uint64_t bad_head;       /* last implausible data_head seen */
 	uint64_t bad_aux_head;
+	uint32_t watermark;      /* the producer's, from the configuration */
+	uint32_t aux_watermark;  /* (event suppression's re-check) */
 	struct rs_cons_stats stats;
 	_Alignas(8) uint8_t rec[RS_RECORD_MAX + 8]; /* copy of the current record */
 };
