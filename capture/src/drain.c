@@ -353,3 +353,21 @@ void drain_fini(struct drain *d)
 	}
 	d->nr_rings = 0;
 }
+
+int drain_sleep_prepare(struct drain *d)
+{
+	int moved = 0;
+
+	for (uint32_t i = 0; i < d->nr_rings; i++)
+		if (d->ring[i].cons &&
+		    rs_consumer_sleep_prepare(d->ring[i].cons) > 0)
+			moved = 1;
+	return moved;
+}
+
+void drain_awake(struct drain *d)
+{
+	for (uint32_t i = 0; i < d->nr_rings; i++)
+		if (d->ring[i].cons)
+			rs_consumer_awake(d->ring[i].cons);
+}

@@ -464,11 +464,21 @@ static int loop(struct recorder *r, const struct rs_region *region)
 				continue;
 			}
 		}
-		if (stop_wait_fds(r->wake, r->nr_wake,
-				  wait_ms(r, cap_time_now() - start)) > 0)
+		/* Sleep only when no doorbell was skipped while the pass
+		 * drained (event suppression: the rings' producers skip
+		 * them while the consumers say they poll). */
+		if (r->nr_wake && !r->away && drain_sleep_prepare(&r->drain))
+			r->rechecks++;
+		else if (stop_wait_fds(r->wake, r->nr_wake,
+				       wait_ms(r, cap_time_now() - start)) > 0)
 			r->woken++;
+		if (r->nr_wake && !r->away)
+			drain_awake(&r->drain);
 		gone = check_hangups(r, said);
 	}
+	/* Whoever reads the rings next gets their doorbells. */
+	if (r->nr_wake && !r->away)
+		drain_sleep_prepare(&r->drain);
 	stop_collect_fds(r->wake, r->nr_wake);
 	r->seconds = cap_time_now() - start;
 	if (r->hooks.progress)

@@ -382,6 +382,16 @@ int drain_pass(struct drain *d, struct liberr *e);
 /* Consumer statistics of ring @i (corruption counts, reattaches). */
 const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i);
 
+/* Event suppression (docs/abi.md): before a sleep on the doorbells, every
+ * ring's consumer says it is about to sleep and looks at its heads once
+ * more.  1 when a doorbell may have been skipped on some ring while the
+ * pass drained (drain again instead of sleeping), 0: sleep. */
+int drain_sleep_prepare(struct drain *d);
+
+/* Awake again: every ring's consumer says it polls (its doorbells are
+ * skipped until the next drain_sleep_prepare). */
+void drain_awake(struct drain *d);
+
 /*
  * Go on draining every ring from @region, a new mapping of the region
  * restored under the drain (a saved domain restored: QEMU wrote its saved
@@ -808,6 +818,8 @@ struct recorder {
 	double seconds;
 	uint64_t passes;
 	uint64_t woken;            /* passes that a wake descriptor started */
+	uint64_t rechecks;         /* sleeps skipped: a doorbell may have been
+				    * suppressed during the pass */
 	uint32_t files;            /* files opened, rotations included */
 	uint32_t aways;            /* times the source went away */
 	uint32_t backs;            /* ... and came back, every ring reattached */
