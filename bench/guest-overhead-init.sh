@@ -1,0 +1,150 @@
+#!/bin/busybox sh
+# shellcheck shell=dash
+# /init of bench/guest-overhead.sh's guest (a busybox initramfs with the
+# agent, guest-work, and perf with its libraries).  Kernel parameters:
+# go_reps=R (repetitions of each mode), go_secs=S (the work's length, to
+# calibrate rounds for), go_rounds=N (fixed rounds: no calibration),
+# go_freq=HZ.  It runs the same work (guest-work ROUNDS, one worker per
+# vCPU) R times in each of three modes, interleaved a b c a b c ...:
+#   a  untraced: no agent, no perf
+#   b  ringside: the agent sampling at HZ with call chains; before each
+#      one the guest waits for a key (GO-WAIT) while the host starts
+#      `ringside record`, and it says GO-RESULT when the host may stop it
+#   c  perf record -F HZ -g -a -e cpu-clock into a file in the guest
+# For b and c the tracer is started, waited for (the agent's marker
+# socket: its kernel symbols are published; perf's control fifo: its
+# events enabled), left 1 s, then the work runs.  The tracer's CPU
+# (utime + stime of /proc/PID/stat, clock ticks) is read at the work's
+# start and end (the window) and, from the parent's cutime + cstime after
+# it exited, over its whole life (start and end included).  One line per
+# run on the console:
+#   GO-RESULT MODE REP rounds=N workers=W wall_ns=.. user_us=.. sys_us=..
+#     check=.. [tr_win_ticks=.. tr_all_ticks=.. hz=.. ...]
+# shellcheck disable=SC2086,SC2012  # set -- $st splits /proc fields
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs run /run
+mkdir -p /tmp/home
+export HOME=/tmp/home PERF_CONFIG=/dev/null PATH=/bin:/usr/bin
+
+reps=3 secs=10 rounds=0 freq=1000
+read -r cmdline < /proc/cmdline
+for a in $cmdline; do
+	case "$a" in
+	go_reps=*) reps=${a#go_reps=} ;;
+	go_secs=*) secs=${a#go_secs=} ;;
+	go_rounds=*) rounds=${a#go_rounds=} ;;
+	go_freq=*) freq=${a#go_freq=} ;;
+	esac
+done
+# USER_HZ, the unit of /proc/PID/stat's times (busybox has no getconf)
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+echo "GO-BOOT kernel=$(uname -r) vcpus=$(nproc) hz=$hz pmu=[ $(ls /sys/bus/event_source/devices | tr '\n' ' ')]"
+fail() { echo "GO-FAIL $*"; poweroff -f; }
+
+# ticks PID: utime + stime of a running process, clock ticks
+ticks() {
+	local st
+	read -r st < "/proc/$1/stat" || { echo 0; return; }
+	# the comm field (2) has no blanks here: fields 14 and 15
+	set -- $st
+	echo $((${14} + ${15}))
+}
+# pid_of FILE: the pid a tracer's subshell wrote, once it has
+pid_of() {
+	local i p
+	for i in $(seq 100); do
+		read -r p < "$1" 2>/dev/null && [ -n "$p" ] && { echo "$p"; return 0; }
+		sleep 0.05
+	done
+	return 1
+}
+# work: the work itself, its GW line without the "GW "
+work() { guest-work "$rounds" | sed -n 's/^GW //p'; }
+
+if [ "$rounds" = 0 ]; then
+	rounds=$(guest-work --calibrate "$secs") || fail "calibration"
+fi
+echo "GO-ROUNDS $rounds"
+# a run to warm the caches and the page cache, not reported
+guest-work $((rounds / 4 + 1)) > /dev/null
+
+rep=1
+while [ $rep -le "$reps" ]; do
+	for mode in a b c; do
+		case $mode in
+		a)
+			echo "GO-RESULT a $rep $(work)"
+			;;
+		b)
+			echo "GO-WAIT b $rep"
+			read -r _ < /dev/tty1
+			rm -f /run/ringside/mark.sock
+			# the subshell's cutime + cstime after the agent exits:
+			# all of the agent's CPU, its start and its end included
+			rm -f /tmp/agent.pid
+			( ringside-agent -F "$freq" -q &
+			  echo $! > /tmp/agent.pid
+			  wait $!
+			  echo "GO-AGENT-EXIT rc=$?"
+			  read -r st < /proc/self/stat; set -- $st
+			  echo "$((${16} + ${17}))" > /tmp/agent.all ) &
+			sub=$!
+			pid=$(pid_of /tmp/agent.pid) || fail "no agent process"
+			i=0
+			while [ ! -S /run/ringside/mark.sock ] && [ $i -lt 600 ]; do
+				sleep 0.1
+				i=$((i + 1))
+			done
+			[ -S /run/ringside/mark.sock ] || fail "the agent did not start"
+			t_ready=$(ticks "$pid")
+			sleep 1
+			t0=$(ticks "$pid")
+			r=$(work)
+			t1=$(ticks "$pid")
+			kill -TERM "$pid"
+			wait $sub
+			echo "GO-RESULT b $rep $r tr_win_ticks=$((t1 - t0)) tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/agent.all) hz=$hz"
+			;;
+		c)
+			rm -f /tmp/perf.data /tmp/ctl /tmp/ack /tmp/perf.pid
+			mkfifo /tmp/ctl /tmp/ack
+			( perf record -F "$freq" -g -a -e cpu-clock -D -1 \
+				--control fifo:/tmp/ctl,/tmp/ack -o /tmp/perf.data \
+				2> /tmp/perf.err &
+			  echo $! > /tmp/perf.pid
+			  wait $!
+			  read -r st < /proc/self/stat; set -- $st
+			  echo "$((${16} + ${17}))" > /tmp/perf.all ) &
+			sub=$!
+			pid=$(pid_of /tmp/perf.pid) || fail "no perf process"
+			echo enable > /tmp/ctl
+			read -r ack < /tmp/ack
+			[ "$ack" = ack ] || fail "perf did not enable its events: '$ack' $(cat /tmp/perf.err)"
+			t_ready=$(ticks "$pid")
+			sleep 1
+			t0=$(ticks "$pid")
+			r=$(work)
+			t1=$(ticks "$pid")
+			kill -INT "$pid"
+			wait $sub
+			# perf's own counts of what it wrote and lost
+			perf report -i /tmp/perf.data --stats 2> /dev/null > /tmp/stats
+			samples=$(awk '/^cpu-clock stats:/ { s = 1; next } /stats:$/ { s = 0 }
+				s && /SAMPLE events:/ { print $NF }' /tmp/stats)
+			lostsamples=$(awk '/^cpu-clock stats:/ { s = 1; next } /stats:$/ { s = 0 }
+				s && /LOST_SAMPLES events:/ { print $NF }' /tmp/stats)
+			lostrec=$(awk '/^Aggregated stats:/ { s = 1; next } /stats:$/ { s = 0 }
+				s && $1 == "LOST" { print $NF }' /tmp/stats)
+			echo "GO-RESULT c $rep $r tr_win_ticks=$((t1 - t0)) tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/perf.all) hz=$hz perf_samples=${samples:-0} perf_lost_samples=${lostsamples:-0} perf_lost_records=${lostrec:-0} perf_bytes=$(stat -c %s /tmp/perf.data)"
+			grep -v '^$' /tmp/perf.err | sed 's/^/GO-PERF-SAID /'
+			rm -f /tmp/perf.data
+			;;
+		esac
+	done
+	rep=$((rep + 1))
+done
+echo "GO-END"
+poweroff -f

@@ -1,0 +1,264 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# What tracing costs a Linux guest (docs/benchmarks.md, "What tracing
+# costs a guest"):
+#
+#   bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N]
+#                           [--freq HZ] [--data-pages P] [--keep]
+#
+# Boots the Debian kernel from /boot under a libvirtd of its own (QEMU,
+# TCG, 2 vCPUs, 512 MiB) with a busybox initramfs holding the agent, the
+# fixed work (BUILD/bench/guest-work: one process per vCPU, ROUNDS rounds
+# each) and this host's perf with its libraries, and runs the same work R
+# times (default 3) each way, interleaved a b c a b c ...:
+#   a  untraced: no agent and no perf running in the guest;
+#   b  ringside: the agent sampling at HZ (default 1000) with call chains,
+#      `ringside record DOMAIN` on the host draining the rings, a new
+#      recording for each run (the domain enabled --mode normal --freq HZ);
+#   c  the guest's own `perf record -F HZ -g -a -e cpu-clock` into a file
+#      in the guest (cpu-clock: TCG has no PMU, and the agent's event is
+#      cpu-clock too).
+# ROUNDS is measured in the guest at boot for about S seconds (default 10)
+# of work, unless --rounds fixes it.  The guest's script is
+# bench/guest-overhead-init.sh.  Output: one JSON line per run
+# ("bench":"guest-overhead-run") and one summary line
+# ("bench":"guest-overhead") with the medians: each mode's wall time,
+# throughput against a (b/a, c/a: 1.0 is free), the tracers' CPU in the
+# guest over the work (window) and over their whole life, and the losses.
+# Takes /tmp/ringside-e2e.lock (one libvirtd per machine); root; exits 77
+# when QEMU, libvirt or a kernel is missing.  A benchmark, not a test:
+# nothing is judged.  --keep keeps the work directory.
+# shellcheck disable=SC2015  # A && B || C: B never fails here
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+if [ -z "${RS_GO_LOCKED:-}" ]; then
+	RS_GO_LOCKED=1 exec flock /tmp/ringside-e2e.lock "$0" "$@"
+fi
+usage() {
+	echo "usage: bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N] [--freq HZ] [--data-pages P] [--keep]" >&2
+	exit 2
+}
+[ $# -ge 1 ] || usage
+BUILD=$1; shift
+REPS=3 SECS=10 ROUNDS=0 FREQ=1000 PAGES='' KEEP=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--reps) REPS=${2:-}; shift 2 ;;
+	--secs) SECS=${2:-}; shift 2 ;;
+	--rounds) ROUNDS=${2:-}; shift 2 ;;
+	--freq) FREQ=${2:-}; shift 2 ;;
+	--data-pages) PAGES=${2:-}; shift 2 ;;
+	--keep) KEEP=1; shift ;;
+	*) usage ;;
+	esac
+done
+for v in "$REPS" "$SECS" "$ROUNDS" "$FREQ" ${PAGES:+"$PAGES"}; do
+	case $v in '' | *[!0-9]*) usage ;; esac
+done
+[ "$REPS" -ge 1 ] && [ "$SECS" -ge 1 ] && [ "$FREQ" -ge 1 ] || usage
+
+RINGSIDE=$BUILD/cli/ringside
+AGENT=$BUILD/guest-agent/linux/ringside-agent
+HOOK_PROGRAM=$BUILD/libvirt/hook/ringside-hook
+WORK=$BUILD/bench/guest-work
+HOOK=/etc/libvirt/hooks/qemu.d/ringside
+DOM=rs-go-$$
+say() { echo "guest-overhead: $*" >&2; }
+for f in "$RINGSIDE" "$AGENT" "$HOOK_PROGRAM" "$WORK"; do
+	[ -x "$f" ] || { say "no $f: build $BUILD first (not a sanitized build)"; exit 1; }
+done
+# shellcheck source=scripts/lib/libvirt-guest.sh
+. "$top/scripts/lib/libvirt-guest.sh"
+[ "$(id -u)" = 0 ] || { say "needs root (libvirtd, /dev/shm, the hook)"; exit 77; }
+lg_prereq || { say "$LG_WHY"; exit 77; }
+for d in libvirtd virtlogd; do
+	[ -z "$(lg_running $d)" ] || { say "$d already runs; this starts and stops its own"; exit 77; }
+done
+if [ -e "$HOOK" ] && ! grep -q "ringside libvirt hook" "$HOOK"; then
+	say "$HOOK exists and is not ringside's"
+	exit 77
+fi
+
+W=$(lg_workdir /tmp/rs-go.XXXXXX)
+DEFINED='' HOOKED='' RECORD_PID=''
+cleanup() {
+	[ -n "$RECORD_PID" ] && lg_kill_wait "$RECORD_PID"
+	if [ -n "$DEFINED" ]; then
+		vsh destroy "$DOM" >/dev/null 2>&1
+		vsh undefine "$DOM" >/dev/null 2>&1
+	fi
+	lg_daemons_stop
+	[ -n "$HOOKED" ] && "$RINGSIDE" hook uninstall >/dev/null
+	rm -f "/dev/shm/ringside-$DOM" "/dev/shm/ringside-$DOM~kept"
+	if [ "$KEEP" = 1 ]; then say "work directory kept: $W"; else rm -rf "$W"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# ---- the initramfs: agent, work, perf and its libraries ----------------------
+R=$W/root
+mkdir -p "$R/bin" "$R/usr/bin" || exit 1
+cp "$AGENT" "$R/bin/ringside-agent" && cp "$WORK" "$R/bin/guest-work" &&
+	cp "$(command -v perf)" "$R/usr/bin/perf" || { say "copying the programs"; exit 1; }
+# perf is dynamic: its libraries and loader at the paths it was linked with
+for lib in $(ldd "$(command -v perf)" | awk '/=> \// { print $3 } /^\t\// { print $1 }'); do
+	mkdir -p "$R$(dirname "$lib")" && cp -L "$lib" "$R$lib" || { say "copying $lib"; exit 1; }
+done
+lg_initramfs_pack "$W" "$top/bench/guest-overhead-init.sh" || { say "$LG_WHY"; exit 1; }
+PERF_VERSION=$(perf version | awk '{ print $3 }')
+say "initramfs $(($(stat -c %s "$W/initrd.gz") >> 20)) MiB, kernel $LG_KERNEL, perf $PERF_VERSION"
+
+# ---- libvirt, the hook, the domain -----------------------------------------------
+"$RINGSIDE" hook install --program "$HOOK_PROGRAM" --capture-dir "$W/captures" >/dev/null ||
+	{ say "ringside hook install"; exit 1; }
+HOOKED=1
+lg_daemons_start "$W" || { say "$LG_WHY"; exit 1; }
+export HOME=$W/home PERF_CONFIG=/dev/null
+mkdir -p "$HOME"
+lg_domain_xml "$DOM" qemu "$W" "bench go_reps=$REPS go_secs=$SECS go_rounds=$ROUNDS go_freq=$FREQ" |
+	sed "s|<memory unit='MiB'>256</memory>|<memory unit='MiB'>512</memory>|" > "$W/domain.xml"
+vsh define "$W/domain.xml" >/dev/null || { say "virsh define"; exit 1; }
+DEFINED=1
+"$RINGSIDE" enable "$DOM" --mode normal --freq "$FREQ" ${PAGES:+--data-pages "$PAGES"} \
+	> "$W/enable.out" 2>&1 || { say "enable: $(cat "$W/enable.out")"; exit 1; }
+RING_PAGES=$(vsh dumpxml --inactive "$DOM" | sed -n "s/.*data-pages='\([0-9]*\)'.*/\1/p" | head -n 1)
+vsh start "$DOM" >/dev/null || { say "virsh start"; exit 1; }
+T0=$(date +%s)
+say "$DOM started (TCG); $REPS runs of each mode, ~${SECS} s of work each"
+
+# ---- the console: start and stop `record` around each b run --------------------
+: > "$W/results"
+done_lines=0 end=0
+limit=$((600 + REPS * 3 * (SECS * 8 + 60)))
+while [ "$end" = 0 ]; do
+	if [ $(($(date +%s) - T0)) -gt "$limit" ]; then
+		say "no GO-END within $limit s; the console's end:"
+		tail -n 20 "$W/console.log" >&2
+		exit 1
+	fi
+	vsh domstate "$DOM" 2>/dev/null | grep -q running || {
+		grep -aq "GO-END" "$W/console.log" && break
+		say "the guest stopped before GO-END"; tail -n 20 "$W/console.log" >&2; exit 1; }
+	n=$(wc -l < "$W/console.log" 2>/dev/null || echo 0)
+	if [ "$n" -le "$done_lines" ]; then
+		sleep 0.2
+		continue
+	fi
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case $line in
+		GO-BOOT* | GO-ROUNDS*) say "${line#GO-}" ;;
+		GO-FAIL*) say "the guest: $line"; exit 1 ;;
+		GO-PERF-SAID*) echo "${line#GO-PERF-SAID }" >> "$W/perf.said" ;;
+		GO-WAIT\ b\ *)
+			rep=${line##* }
+			"$RINGSIDE" record "$DOM" -o "$W/rec-$rep.data" > "$W/rec-$rep.out" 2> "$W/rec-$rep.err" &
+			RECORD_PID=$!
+			# attached once it has its file
+			for _ in $(seq 100); do
+				[ -e "$W/rec-$rep.data.tmp" ] && break
+				kill -0 $RECORD_PID 2>/dev/null || break
+				sleep 0.05
+			done
+			kill -0 $RECORD_PID 2>/dev/null || { say "record: $(cat "$W/rec-$rep.err")"; exit 1; }
+			vsh send-key "$DOM" KEY_ENTER >/dev/null || { say "virsh send-key"; exit 1; }
+			;;
+		GO-RESULT\ *)
+			# shellcheck disable=SC2086  # the words of the line
+			set -- $line
+			mode=$2 rep=$3
+			extra=''
+			if [ "$mode" = b ]; then
+				kill -INT "$RECORD_PID"
+				wait "$RECORD_PID"
+				rc=$?
+				RECORD_PID=''
+				# per ring: "guest claims: lost N in M LOST records[, samples lost K]"
+				# and what predates the recording
+				o=$W/rec-$rep.out
+				extra="rec_rc=$rc rec_records=$(sed -n 's/^ringside record: wrote \([0-9]*\) records.*/\1/p' "$o" | head -n 1)"
+				extra="$extra rec_lost=$(grep -o 'guest claims: lost [0-9]*' "$o" | awk '{ s += $NF } END { print s + 0 }')"
+				extra="$extra rec_lost_samples=$(grep 'guest claims' "$o" | grep -o 'samples lost [0-9]*' | awk '{ s += $NF } END { print s + 0 }')"
+				extra="$extra rec_early_lost=$(grep -o 'before the recording: .*' "$o" | sed 's/.*, lost \([0-9]*\) in.*samples lost \([0-9]*\) in.*/\1 \2/' | awk '{ s += $1 + $2 } END { print s + 0 }')"
+				extra="$extra rec_samples=$(perf report -i "$W/rec-$rep.data" --stats 2>/dev/null |
+					awk '/^Aggregated stats:/ { s = 1; next } /stats:$/ { s = 0 } s && $1 == "SAMPLE" { print $3 }')"
+				extra="$extra rec_bytes=$(stat -c %s "$W/rec-$rep.data" 2>/dev/null || echo 0)"
+				[ "$KEEP" = 1 ] || rm -f "$W/rec-$rep.data"
+			fi
+			echo "${line#GO-RESULT } $extra" >> "$W/results"
+			say "$mode $rep: $(echo "$line" | grep -o 'wall_ns=[0-9]*' | awk -F= '{ printf "%.2f s", $2 / 1e9 }')$( [ "$mode" = a ] || echo " tracer $(echo "$line" | grep -o 'tr_win_ticks=[0-9]*' | cut -d= -f2) ticks") $(echo "$extra" | cut -c 1-100)"
+			;;
+		GO-END*) end=1 ;;
+		esac
+	done < <(tr -d '\r' < "$W/console.log" | sed -n "$((done_lines + 1)),${n}p")
+	done_lines=$n
+done
+
+# ---- the JSON lines -----------------------------------------------------------
+python3 - "$W/results" "$REPS" "$FREQ" "${RING_PAGES:-}" "$PERF_VERSION" \
+	"$(grep -a -m1 -o 'GO-BOOT .*' "$W/console.log" | tr -d '\r')" "$(nproc)" \
+	"$(cut -d' ' -f1-3 /proc/loadavg)" "$W/perf.said" <<'EOF'
+import json, statistics, sys
+res, reps, freq, pages, perfv, boot, hcpus, load, said = sys.argv[1:10]
+runs = []
+for line in open(res):
+    f = line.split()
+    r = {"bench": "guest-overhead-run", "mode": f[0], "rep": int(f[1])}
+    for kv in f[2:]:
+        k, _, v = kv.partition("=")
+        if not v:
+            continue
+        r[k] = v if k == "check" else int(v)
+    runs.append(r)
+    print(json.dumps(r))
+by = {m: [r for r in runs if r["mode"] == m] for m in "abc"}
+med = lambda xs: statistics.median(xs) if xs else None
+wall = {m: med([r["wall_ns"] for r in by[m]]) for m in "abc"}
+cpu = {m: med([r["user_us"] + r["sys_us"] for r in by[m]]) for m in "abc"}
+checks = sorted({r["check"] for r in runs})
+def tracer(m):
+    rs = by[m]
+    if not rs:
+        return None
+    hz = rs[0]["hz"]
+    win = [r["tr_win_ticks"] / hz for r in rs]
+    return {"cpu_window_s": round(med(win), 3),
+            "cpu_window_share_of_guest": round(med(
+                [r["tr_win_ticks"] / hz / (r["wall_ns"] / 1e9 * r["workers"])
+                 for r in rs]), 5),
+            "cpu_start_s": round(med([r["tr_start_ticks"] / hz for r in rs]), 3),
+            "cpu_all_s": round(med([r["tr_all_ticks"] / hz for r in rs]), 3)}
+b, c = tracer("b"), tracer("c")
+b.update({"event": "cpu-clock", "freq": int(freq), "call_chains": True,
+          "ring_data_pages": int(pages) if pages else None,
+          "samples": med([r.get("rec_samples", 0) for r in by["b"]]),
+          "lost_ring_full": [r.get("rec_lost", 0) for r in by["b"]],
+          "lost_samples_kernel_buffer": [r.get("rec_lost_samples", 0) for r in by["b"]],
+          "lost_before_recording": [r.get("rec_early_lost", 0) for r in by["b"]],
+          "record_status": [r.get("rec_rc") for r in by["b"]]})
+c.update({"event": "cpu-clock", "freq": int(freq), "call_chains": True,
+          "perf_version": perfv,
+          "samples": med([r.get("perf_samples", 0) for r in by["c"]]),
+          "lost_samples": [r.get("perf_lost_samples", 0) for r in by["c"]],
+          "lost_records": [r.get("perf_lost_records", 0) for r in by["c"]],
+          "file_bytes": med([r.get("perf_bytes", 0) for r in by["c"]])})
+try:
+    c["said"] = sorted(set(l.strip() for l in open(said)))[:5]
+except OSError:
+    pass
+rounds = runs[0]["rounds"] if runs else None
+out = {"bench": "guest-overhead", "reps": int(reps), "guest": boot,
+       "rounds": rounds, "workers": runs[0]["workers"] if runs else None,
+       "same_result_every_run": len(checks) == 1,
+       "host_cpus": int(hcpus), "host_load_end": load,
+       "wall_s": {m: round(wall[m] / 1e9, 3) if wall[m] else None for m in "abc"},
+       "work_cpu_s": {m: round(cpu[m] / 1e6, 3) if cpu[m] else None for m in "abc"},
+       "throughput_b_over_a": round(wall["a"] / wall["b"], 4) if wall["b"] else None,
+       "throughput_c_over_a": round(wall["a"] / wall["c"], 4) if wall["c"] else None,
+       "wall_ranges_s": {m: [round(min(r["wall_ns"] for r in by[m]) / 1e9, 3),
+                             round(max(r["wall_ns"] for r in by[m]) / 1e9, 3)]
+                         for m in "abc" if by[m]},
+       "ringside": b, "perf": c}
+print(json.dumps(out))
+EOF
