@@ -49,6 +49,8 @@ struct e2e_result {
 	uint64_t bad;
 	uint64_t doorbells;    /* the producers' doorbell writes */
 	uint64_t doorbells_seen; /* guest: eventfd counts the host collected */
+	uint64_t suppressed;   /* due, not rung: the consumer polls (event
+				* suppression; the rings' ext.suppressed) */
 	uint64_t space_waits;
 	uint64_t space_gave_up;
 	uint64_t exits;        /* guest: returns of KVM_RUN to user space,
@@ -68,6 +70,9 @@ int e2e_check(struct e2e_result *res, const struct e2e_ring *rings,
 	      uint32_t n);
 
 /* One repetition.  0, or < 0 with res->why set. */
+/* Doorbells ring @index's producer skipped (ext.suppressed, a hint). */
+uint64_t e2e_suppressed(const struct rs_region *region, uint32_t index);
+
 int e2e_host(const struct e2e_cfg *cfg, struct e2e_result *res);
 int e2e_guest(const struct e2e_cfg *cfg, struct e2e_result *res);
 

@@ -80,3 +80,14 @@ int e2e_check(struct e2e_result *res, const struct e2e_ring *rings,
 	}
 	return 1;
 }
+
+uint64_t e2e_suppressed(const struct rs_region *region, uint32_t index)
+{
+	struct rs_ring_state st;
+	struct rs_ring ring;
+
+	if (rs_region_ring(region, index, &ring) < 0 ||
+	    rs_ring_state_read(&ring, &st) < 0)
+		return 0;
+	return st.suppressed;
+}

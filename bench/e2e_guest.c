@@ -63,6 +63,7 @@ static int summarize(const struct e2e_cfg *cfg, struct rs_vmm *vm,
 		res->dropped += rep->dropped;
 		res->doorbells += rep->doorbells;
 		res->doorbells_seen += rs_vmm_doorbell_count(vm, i);
+		res->suppressed += e2e_suppressed(rs_vmm_region(vm), i);
 		res->space_waits += rep->space_waits;
 		res->space_gave_up += rep->space_gave_up;
 		res->exits += info.exits.total;
@@ -110,6 +111,8 @@ int e2e_guest(const struct e2e_cfg *cfg, struct e2e_result *res)
 			rc = -ENOMEM;
 			goto out;
 		}
+		/* it polls: the payload's doorbells are skipped */
+		rs_consumer_awake(cons[r]);
 	}
 	/* The vCPU threads inherit this thread's CPU; the consumer then
 	 * moves to the other one, as in the host half. */

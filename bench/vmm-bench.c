@@ -94,6 +94,7 @@ static void print_line(const char *name, const struct e2e_cfg *cfg,
 	       "\"ns_per_record\":%.1f,\"wall_records_per_s_per_vcpu\":%.0f,"
 	       "\"attempted\":%llu,\"delivered\":%llu,\"lost\":%llu,"
 	       "\"dropped\":%llu,\"doorbells\":%llu,\"doorbells_seen\":%llu,"
+	       "\"doorbells_suppressed\":%llu,\"doorbells_per_million\":%.2f,"
 	       "\"space_waits\":%llu,\"space_gave_up\":%llu,"
 	       "\"exits\":%llu,\"exits_header_guard\":%llu,"
 	       "\"exits_per_1000_records\":%.2f,\"check\":\"%s\"}\n",
@@ -106,6 +107,8 @@ static void print_line(const char *name, const struct e2e_cfg *cfg,
 	       (unsigned long long)m->delivered, (unsigned long long)m->lost,
 	       (unsigned long long)m->dropped, (unsigned long long)m->doorbells,
 	       (unsigned long long)m->doorbells_seen,
+	       (unsigned long long)m->suppressed,
+	       total ? (double)m->doorbells * 1e6 / (double)total : 0.0,
 	       (unsigned long long)m->space_waits,
 	       (unsigned long long)m->space_gave_up,
 	       (unsigned long long)m->exits,
