@@ -208,7 +208,15 @@ static void job_sum(struct job *j, const struct recorder *r)
 	}
 }
 
-/* The live counts, for the metrics: every quarter second. */
+/* A time sync that failed (the guest did not answer in time: a guest
+ * busy booting, a host under load) is tried again this much later: a
+ * recording that runs for days must not go without one for good.  Each
+ * try that fails holds the drain up for the sync's wait (about a
+ * second). */
+#define SYNC_RETRY_S 30.0
+
+/* The live counts, for the metrics: every quarter second.  A failed time
+ * sync allowed again once SYNC_RETRY_S old. */
 static void hook_progress(void *arg, const struct recorder *r, int final)
 {
 	struct job *j = arg;
@@ -216,7 +224,9 @@ static void hook_progress(void *arg, const struct recorder *r, int final)
 	const struct pdf_clock_sync *cs = &j->sync.cs;
 	uint32_t n;
 
-	(void)final;
+	if (!final && j->sync.gave_up &&
+	    cap_time_now() - j->sync.last_try >= SYNC_RETRY_S)
+		j->sync.gave_up = 0;
 	if (!j->ds)
 		return;
 	n = job_counts(j, r, now);
@@ -735,6 +745,8 @@ int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
 		j->cur ^= 1;
 		pthread_mutex_lock(&rp->lock);
 		j->ds = dom_get(rp, domain);
+		if (j->ds)   /* before its thread can end it */
+			j->ds->pub.recording = 1;
 		pthread_mutex_unlock(&rp->lock);
 		err = -pthread_create(&j->th, NULL, job_main, j);
 	}
@@ -748,6 +760,7 @@ int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
 			if (d) {
 				d->pub.started++;
 				d->pub.failed++;
+				d->pub.recording = 0;
 			}
 			pthread_mutex_unlock(&rp->lock);
 		}
@@ -759,10 +772,8 @@ int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
 	pthread_mutex_lock(&rp->lock);
 	rp->st.started++;
 	rp->st.recording++;
-	if (j->ds) {
+	if (j->ds)
 		j->ds->pub.started++;
-		j->ds->pub.recording = 1;
-	}
 	pthread_mutex_unlock(&rp->lock);
 	return 0;
 }

@@ -349,7 +349,7 @@ unsigned svc_rec_post_pending(struct svc_rec *rp);
 void svc_rec_get_stats(struct svc_rec *rp, struct svc_rec_stats *st);
 
 /* A copy of every domain's counts, by name (the rings' as of the
- * recorders' last look, a quarter second at most ago): *@d (NULL when
+ * recorders' last look, about a quarter second ago at most): *@d (NULL when
  * none), *@nr.  0 or -ENOMEM.  Domains past SVC_REC_DOMAINS_MAX are not
  * counted (svc_rec_stats.domains_dropped). */
 int svc_rec_domains(struct svc_rec *rp, struct svc_rec_domain **d, size_t *nr);
