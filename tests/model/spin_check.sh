@@ -2,14 +2,13 @@
 # spin_check.sh MODEL CC: verify the Promela model MODEL with spin in every
 # interleaving (pan, safety: assertions and invalid end states), and each
 # of its broken variants, which must fail: a check that cannot fail proves
-# nothing.  Exit 77 only where spin is not installed (scripts/setup.sh
-# installs it).
+# nothing.  Without spin it fails: scripts/setup.sh installs it.
 set -euo pipefail
 model=$1
 cc=${2:-cc}
 if ! command -v spin >/dev/null; then
-	echo "spin_check: spin is not installed (scripts/setup.sh installs it): skipped"
-	exit 77
+	echo "spin_check: spin is not installed: run scripts/setup.sh (Debian's spin)"
+	exit 1
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
