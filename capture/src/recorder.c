@@ -191,6 +191,77 @@ static void file_facts(struct recorder *r)
 	}
 }
 
+/* A full disk the caller asked to live through (hooks.disk_full). */
+static int full_err(const struct recorder *r, int err)
+{
+	return (err == -ENOSPC || err == -EDQUOT) && r->hooks.disk_full;
+}
+
+static void part_add(struct pdf_writer_part *a, const struct pdf_writer_part *b)
+{
+	a->bytes += b->bytes;
+	a->records += b->records;
+	a->lost_records += b->lost_records;
+	a->lost += b->lost;
+}
+
+/* The disk is full: counted, and the caller makes room. */
+static void on_full(struct recorder *r)
+{
+	r->disk_fulls++;
+	r->hooks.disk_full(r->hooks.arg, r);
+}
+
+/* @w failed on a full disk: cut back to what is on disk, completed.  0
+ * (r->salvaged), or the error that lost the file whole (discarded); what
+ * no file holds is counted in r->disk_lost either way. */
+static int salvage(struct recorder *r, struct pdf_writer *w)
+{
+	struct pdf_writer_part kept = { 0 }, dropped = { 0 };
+	int err = pdf_writer_salvage(w, &kept, &dropped);
+
+	part_add(&r->disk_lost, &dropped);
+	if (!err)
+		err = pdf_writer_try_finish(w);
+	if (err) {
+		part_add(&r->disk_lost, &kept);
+		r->disk_files_lost++;
+		pdf_writer_discard(w);
+		return err;
+	}
+	r->salvaged = 1;
+	r->salvaged_files++;
+	return 0;
+}
+
+/* The records a paused recording's drain kept for a time that will not
+ * come (they left the rings): lost, counted. */
+static void count_untimed(struct recorder *r)
+{
+	for (uint32_t i = 0; i < r->drain.nr_rings && i < RS_MAX_RINGS; i++) {
+		struct drain_ring *dr = &r->drain.ring[i];
+		uint64_t off = 0;
+
+		while (off + sizeof(struct rs_perf_header) <= dr->untimed_len) {
+			const struct rs_perf_header *rec =
+				(const void *)(dr->untimed + off);
+
+			if (rec->size < sizeof(*rec))
+				break;
+			r->disk_lost.records++;
+			r->disk_lost.bytes += rec->size;
+			if (rec->type == RS_PERF_RECORD_LOST &&
+			    rec->size >= sizeof(struct rs_perf_lost)) {
+				r->disk_lost.lost_records++;
+				r->disk_lost.lost += ((const struct rs_perf_lost *)
+						      (const void *)rec)->lost;
+			}
+			off += rec->size;
+		}
+		dr->untimed_len = 0;
+	}
+}
+
 /* The summary's claims come from the file as report reads it: times
  * converted, checked against the window.  A failure costs only the
  * summary (r->readback_err): the file is whole. */
@@ -232,6 +303,7 @@ static int file_open(struct recorder *r, const struct rs_region *region)
 	}
 	r->have_file_tally = 0;
 	r->readback_err = 0;
+	r->salvaged = 0;
 	return 0;
 }
 
@@ -259,10 +331,77 @@ static int file_close(struct recorder *r, const struct rs_region *region)
 	if (r->syms && !r->away)
 		usyms_feed_pass(&r->usyms, region, w);
 	r->wstats = *pdf_writer_stats(w);  /* symbols, call chains cut */
-	err = pdf_writer_finish(w);
-	if (err)
+	err = pdf_writer_try_finish(w);
+	if (err && full_err(r, err)) {
+		/* no room for the features: cut back, with room made */
+		on_full(r);
+		if (salvage(r, w)) {
+			r->full = 1;   /* lost whole (counted): no file now */
+			return 0;
+		}
+	} else if (err) {
+		pdf_writer_discard(w);
 		return fail(r, CAP_FAIL_FINISH, err, pdf_errstr);
+	}
 	file_tally(r);
+	return 0;
+}
+
+/*
+ * A write of the current file failed on a full disk (hooks.disk_full):
+ * room made, the file cut back to its last whole record on disk and
+ * completed (file_done), and the recording paused (r->full) until
+ * next_output gives a new file.  What was drained past the cut is
+ * counted lost (r->disk_lost).
+ */
+static void pause_full(struct recorder *r, const struct rs_region *region)
+{
+	struct pdf_writer *w = r->w;
+
+	gkcode_reader_join(&r->kread);
+	memset(&r->fail, 0, sizeof(r->fail));
+	r->w = NULL;
+	r->drain.writer = NULL;
+	on_full(r);
+	file_facts(r);
+	if (r->sync && !r->away)
+		csync_poll(r->sync, region, r->sync_mem);
+	if (r->sync)
+		pdf_writer_set_clock(w, &r->sync->cs);
+	pdf_writer_set_host(w, &r->host);
+	r->wstats = *pdf_writer_stats(w);
+	r->full = 1;
+	if (!salvage(r, w)) {
+		file_tally(r);
+		if (r->hooks.file_done)
+			r->hooks.file_done(r->hooks.arg, r);
+	}
+	memset(&r->base, 0, sizeof(r->base));
+	drain_host_facts(&r->drain, &r->base);
+}
+
+/* A paused recording (r->full) goes on into @path: 0, still paused
+ * when the disk is still full, or the error that ends it. */
+static int resume(struct recorder *r, const struct rs_region *region,
+		  const char *path)
+{
+	struct tally_bounds bounds;
+	int err;
+
+	r->output = path;
+	r->file_start_ns = cap_time_now_ns();
+	err = file_open(r, region);
+	if (err && full_err(r, err)) {
+		memset(&r->fail, 0, sizeof(r->fail));
+		return 0;
+	}
+	if (err)
+		return err;
+	r->full = 0;
+	r->drain.writer = r->w;
+	drain_bounds(&r->drain, r->file_start_ns, &bounds);
+	tally_set_bounds(&r->tally, &bounds);
+	r->files++;
 	return 0;
 }
 
@@ -278,6 +417,10 @@ static int rotate(struct recorder *r, const struct rs_region *region,
 	/* the code's reader writes into the current file's cache entry */
 	gkcode_reader_join(&r->kread);
 	err = drain_flush(&r->drain, &r->fail.e);
+	if (err && r->w && full_err(r, err)) {
+		pause_full(r, region);
+		return 0;
+	}
 	if (err)
 		return fail(r, CAP_FAIL_WRITE, err, pdf_errstr);
 	file_facts(r);
@@ -286,13 +429,23 @@ static int rotate(struct recorder *r, const struct rs_region *region,
 	err = file_close(r, region);
 	if (err)
 		return err;
+	/* the counters as they stand: the next file's start (r->host holds
+	 * this file's part of them only) */
+	memset(&r->base, 0, sizeof(r->base));
+	drain_host_facts(&r->drain, &r->base);
+	if (r->full)
+		return 0;   /* lost whole on a full disk: paused */
 	if (r->hooks.file_done)
 		r->hooks.file_done(r->hooks.arg, r);
-	r->base = r->host;
-	r->base.start_ns = r->base.end_ns = 0;
 	r->output = path;
 	r->file_start_ns = cap_time_now_ns();
 	err = file_open(r, region);
+	if (err && full_err(r, err)) {
+		memset(&r->fail, 0, sizeof(r->fail));
+		on_full(r);
+		r->full = 1;
+		return 0;
+	}
 	if (err)
 		return err;
 	r->drain.writer = r->w;
@@ -372,7 +525,7 @@ static int loop(struct recorder *r, const struct rs_region *region)
 				    r->end == RECORDER_END_DURATION))
 			r->stopping(r->finished_arg);
 		err = 0;
-		if (!r->away) {
+		if (!r->away && !r->full) {
 			err = drain_pass(&r->drain, &e);
 			r->passes++;
 		}
@@ -396,6 +549,13 @@ static int loop(struct recorder *r, const struct rs_region *region)
 			last_usyms = now;
 			usyms_feed_pass(&r->usyms, region, r->w);
 		}
+		if (err < 0 && r->w && full_err(r, err) &&
+		    !liberr_from(&e, rs_errstr)) {
+			/* the record that failed stays in its ring */
+			pause_full(r, region);
+			memset(&e, 0, sizeof(e));
+			err = 0;
+		}
 		if (err < 0) {
 			r->fail.e = e;
 			r->fail.what = liberr_from(&e, rs_errstr) || !r->w ?
@@ -418,7 +578,8 @@ static int loop(struct recorder *r, const struct rs_region *region)
 			break;
 		if (!r->away && r->hooks.next_output && r->output &&
 		    (next = r->hooks.next_output(r->hooks.arg, r)) &&
-		    (err = rotate(r, region, next)) < 0)
+		    (err = r->full ? resume(r, region, next) :
+				     rotate(r, region, next)) < 0)
 			break;
 		if (r->hooks.progress && now - last_shown >= PROGRESS_PERIOD) {
 			r->hooks.progress(r->hooks.arg, r, 0);
@@ -493,10 +654,19 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 
 	memset(&r->fail, 0, sizeof(r->fail));
 	memset(&r->base, 0, sizeof(r->base));
+	memset(&r->disk_lost, 0, sizeof(r->disk_lost));
+	r->disk_fulls = r->salvaged_files = r->disk_files_lost = 0;
+	r->full = 0;
 	r->files = 1;
 	err = file_open(r, region);
-	if (err)
+	if (err && r->output && full_err(r, err)) {
+		/* begun on a full disk: paused until there is room */
+		memset(&r->fail, 0, sizeof(r->fail));
+		on_full(r);
+		r->full = 1;
+	} else if (err) {
 		return err;
+	}
 	/* before the attach: what the ring held then may predate it */
 	r->file_start_ns = r->host.start_ns = cap_time_now_ns();
 	err = drain_init(&r->drain, region, rinfo_sample_type(region), r->w,
@@ -525,7 +695,18 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		r->w = NULL;
 		return err;
 	}
+	if (r->full) {
+		/* ended paused: no file is open */
+		count_untimed(r);
+		file_facts(r);
+		return 0;
+	}
 	err = drain_flush(&r->drain, &r->fail.e);
+	if (err && r->w && full_err(r, err)) {
+		pause_full(r, r->region);
+		count_untimed(r);
+		return 0;
+	}
 	if (err) {
 		r->fail.what = CAP_FAIL_WRITE;
 		snprintf(r->fail.path, sizeof(r->fail.path), "%s",

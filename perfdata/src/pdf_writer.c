@@ -54,6 +54,12 @@ struct pdf_writer {
 	struct pdf_buf ubids;       /* HEADER_BUILD_ID of user binaries */
 	int maps_vdso;              /* an MMAP2 of "[vdso]" was written */
 	uint32_t aux_format;        /* enum pdf_aux_format */
+	/* what the data section holds up to the end of the last whole
+	 * addition (mark), and of it what is on disk (good): the point a
+	 * full disk's file is cut back to (pdf_writer_salvage) */
+	struct pdf_writer_part mark, good;
+	uint64_t lost_records, lost;  /* LOST records added, their counts */
+	int clock_applied;          /* the data section's times are the host's */
 	size_t used;
 	uint8_t *out;               /* OUT_BUF bytes of pending data */
 	uint8_t enc[PDF_CODEC_BUF];
@@ -116,6 +122,16 @@ static char *concat(const char *a, const char *b)
 }
 
 static int append(struct pdf_writer *w, const void *rec, size_t size);
+
+/* The end of a whole addition (record, AUX record, maps): a point the
+ * file can be cut back to. */
+static void mark(struct pdf_writer *w)
+{
+	w->mark.bytes = w->stats.bytes;
+	w->mark.records = w->stats.records;
+	w->mark.lost_records = w->lost_records;
+	w->mark.lost = w->lost;
+}
 
 /*
  * A guest kernel's symbols (pdf_ksyms.c): its maps first in the data
@@ -221,6 +237,7 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 	}
 	if (err)
 		goto fail;
+	mark(w);
 	*wp = w;
 	return 0;
 fail:
@@ -236,20 +253,30 @@ fail:
 int pdf_writer_add_ksyms(struct pdf_writer *w,
 			 const struct pdf_writer_params *params)
 {
+	int err;
+
 	if (!w || !params || params->size < sizeof(struct pdf_writer_params) ||
 	    !params->guest_kallsyms)
 		return PDF_ERR(pdfe_invalid);
 	if (w->have_ksyms)
 		return -EALREADY;
 	w->have_ksyms = 1;
-	return pdf_writer_ksyms(w, params);
+	err = pdf_writer_ksyms(w, params);
+	if (!err)
+		mark(w);
+	return err;
 }
 
+/* Everything up to the last mark is on disk once a flush went well (a
+ * flush happens between additions, or inside an AUX payload, which is
+ * past the mark). */
 static int flush_out(struct pdf_writer *w)
 {
 	int err = pdf_write_all(w->fd, w->out, w->used);
 
 	w->used = 0;
+	if (!err)
+		w->good = w->mark;
 	return err;
 }
 
@@ -337,11 +364,17 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 	if (err)
 		return err;
 	w->stats.records++;
+	if (rec->type == RS_PERF_RECORD_LOST &&
+	    rec->size >= sizeof(struct rs_perf_lost)) {
+		w->lost_records++;
+		w->lost += ((const struct rs_perf_lost *)(const void *)rec)->lost;
+	}
 	if (!w->have_time || time < w->first_time)
 		w->first_time = time;
 	if (!w->have_time || time > w->last_time)
 		w->last_time = time;
 	w->have_time = 1;
+	mark(w);
 	return 0;
 }
 
@@ -385,8 +418,10 @@ int pdf_writer_add_aux2(struct pdf_writer *w, uint32_t ring, uint64_t offset,
 		err = append_payload(w, data2, len2);
 	if (!err && total % 8)
 		err = append(w, zero, 8 - total % 8);
-	if (!err)
+	if (!err) {
 		w->stats.aux_bytes += total;
+		mark(w);
+	}
 	return err;
 }
 
@@ -460,7 +495,7 @@ static int apply_clock(struct pdf_writer *w)
 {
 	int err;
 
-	if (!pdf_clock_usable(&w->clock))
+	if (!pdf_clock_usable(&w->clock) || w->clock_applied)
 		return 0;
 	err = pdf_clock_rewrite(w->fd, w->data_offset, w->stats.bytes, &w->lay,
 				&w->clock, w->out);
@@ -472,6 +507,7 @@ static int apply_clock(struct pdf_writer *w)
 	w->last_sample = pdf_clock_to_host(&w->clock, w->last_sample);
 	w->lay.use_clockid = 1;
 	w->attrs_stale = 0;
+	w->clock_applied = 1;
 	return write_attrs(w, 1);
 }
 
@@ -618,20 +654,30 @@ int pdf_writer_add_ubins(struct pdf_writer *w, const struct pdf_ubin *b,
 
 int pdf_writer_finish(struct pdf_writer *w)
 {
+	int err = pdf_writer_try_finish(w);
+
+	if (err && w)
+		pdf_writer_discard(w);
+	return err;
+}
+
+int pdf_writer_try_finish(struct pdf_writer *w)
+{
 	int err;
 
-	if (!w)
+	if (!w || w->fd < 0)
 		return PDF_ERR(pdfe_invalid);
 	err = write_tail(w);
 	if (!err && close(w->fd))
 		err = -errno;
-	w->fd = -1;
-	if (!err && rename(w->tmp, w->path))
+	if (!err)
+		w->fd = -1;
+	if (!err && rename(w->tmp, w->path)) {
 		err = -errno;
-	if (err) {
-		pdf_writer_discard(w);
-		return err;
+		unlink(w->tmp);
 	}
+	if (err)
+		return err;
 	pdf_ksyms_free(w->ksyms);
 	pdf_buf_fini(&w->ubids);
 	free(w->buildid_dir);
@@ -639,6 +685,38 @@ int pdf_writer_finish(struct pdf_writer *w)
 	free(w->path);
 	free(w->tmp);
 	free(w);
+	return 0;
+}
+
+int pdf_writer_salvage(struct pdf_writer *w, struct pdf_writer_part *kept,
+		       struct pdf_writer_part *dropped)
+{
+	struct pdf_writer_part k, all;
+	off_t end;
+
+	if (!w || w->fd < 0)
+		return PDF_ERR(pdfe_invalid);
+	k = w->good;
+	all = (struct pdf_writer_part){ .bytes = w->stats.bytes,
+		.records = w->stats.records, .lost_records = w->lost_records,
+		.lost = w->lost };
+	if (kept)
+		*kept = k;
+	if (dropped)
+		*dropped = (struct pdf_writer_part){
+			.bytes = all.bytes - k.bytes,
+			.records = all.records - k.records,
+			.lost_records = all.lost_records - k.lost_records,
+			.lost = all.lost - k.lost };
+	w->used = 0;
+	w->stats.bytes = k.bytes;
+	w->stats.records = k.records;
+	w->lost_records = k.lost_records;
+	w->lost = k.lost;
+	w->mark = k;
+	end = (off_t)(w->data_offset + k.bytes);
+	if (ftruncate(w->fd, end) || lseek(w->fd, end, SEEK_SET) != end)
+		return -errno;
 	return 0;
 }
 

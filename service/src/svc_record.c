@@ -61,6 +61,12 @@ struct job {
 	unsigned cur;
 	uint32_t seq;              /* of the names */
 	uint64_t file_start_ns;
+	/* a full disk: the next try, said once per outage; the recorder's
+	 * disk_lost as the service's counts have it */
+	uint64_t full_next_ns;
+	int full_said;
+	struct pdf_writer_part disk_seen;
+	uint32_t fulls_seen, salvaged_seen, files_lost_seen;
 	struct dom_stats *ds;      /* its domain's counts; NULL: not kept */
 	struct tally_ring sum[RS_MAX_RINGS]; /* the completed files' tallies */
 };
@@ -399,6 +405,37 @@ static uint64_t file_size(const char *path)
 	return path && !stat(path, &st) ? (uint64_t)st.st_size : 0;
 }
 
+/* One pruner of a full disk's room at a time. */
+static pthread_mutex_t room_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The recorder's full-disk counts since the last call into the
+ * service's; with @sc, what went lost of the file it describes. */
+static void full_sync(struct job *j, const struct recorder *r,
+		      struct svc_sidecar *sc)
+{
+	struct svc_rec *rp = j->rp;
+	/* LOST records apart: their counts are what they stood for */
+	uint64_t recs = (r->disk_lost.records - r->disk_lost.lost_records) -
+			(j->disk_seen.records - j->disk_seen.lost_records);
+	uint64_t lost = r->disk_lost.lost - j->disk_seen.lost;
+
+	if (sc) {
+		sc->disk_lost = recs;
+		sc->disk_lost_lost = lost;
+	}
+	pthread_mutex_lock(&rp->lock);
+	rp->st.disk_full += r->disk_fulls - j->fulls_seen;
+	rp->st.disk_salvaged += r->salvaged_files - j->salvaged_seen;
+	rp->st.disk_files_lost += r->disk_files_lost - j->files_lost_seen;
+	rp->st.disk_lost += recs;
+	rp->st.disk_lost_lost += lost;
+	pthread_mutex_unlock(&rp->lock);
+	j->disk_seen = r->disk_lost;
+	j->fulls_seen = r->disk_fulls;
+	j->salvaged_seen = r->salvaged_files;
+	j->files_lost_seen = r->disk_files_lost;
+}
+
 /* The file r->output is complete: its sidecar, the bounds, the
  * post-command's queue. */
 static void completed(struct job *j, const struct recorder *r,
@@ -418,6 +455,7 @@ static void completed(struct job *j, const struct recorder *r,
 	struct tally_ring sum;
 	int err;
 
+	full_sync(j, r, &sc);
 	tally_total(t, &sum);
 	sc.records = sum.records;
 	sc.lost_records = sum.by_class[PDF_RREC_LOST];
@@ -471,6 +509,77 @@ static void completed(struct job *j, const struct recorder *r,
 		svc_rec_post(rp, r->output);
 }
 
+/* A full disk: room made and the next try's time; said once per
+ * outage. */
+static void hook_full(void *arg, const struct recorder *r)
+{
+	struct job *j = arg;
+	struct svc_rec *rp = j->rp;
+	const struct svc_rec_config *c = rp->c;
+	uint64_t room = c->room_bytes ? c->room_bytes :
+			(uint64_t)SVC_REC_ROOM_MB << 20;
+	struct svc_prune p = { 0 };
+	uint64_t avail = 0;
+	int err;
+
+	pthread_mutex_lock(&room_lock);
+	err = svc_rec_make_room(rp->dir, j->domain, r->output, room, &p, &avail);
+	pthread_mutex_unlock(&room_lock);
+	j->full_next_ns = cap_time_now_ns() +
+			  (uint64_t)(c->full_retry_ms ? c->full_retry_ms :
+				     SVC_REC_FULL_RETRY_MS) * 1000000ull;
+	if (!j->full_said)
+		say(rp, "%s: the disk is full writing %s: that file is cut back "
+		    "to what is on disk; %u oldest recordings removed (%llu "
+		    "bytes), %llu bytes free%s%s; recording pauses until %llu "
+		    "are", j->domain, r->output, p.removed,
+		    (unsigned long long)p.freed, (unsigned long long)avail,
+		    err ? ": " : "", err ? strerror(-err) : "",
+		    (unsigned long long)room);
+	j->full_said = 1;
+	pthread_mutex_lock(&rp->lock);
+	rp->st.pruned += p.removed;
+	rp->st.pruned_bytes += p.freed;
+	rp->st.disk_pruned += p.removed;
+	pthread_mutex_unlock(&rp->lock);
+	full_sync(j, r, NULL);
+}
+
+/* Paused by a full disk: the next file once it is time to try again
+ * and there is room (made if it can be). */
+static const char *full_next(struct job *j, const struct recorder *r)
+{
+	struct svc_rec *rp = j->rp;
+	const struct svc_rec_config *c = rp->c;
+	uint64_t room = c->room_bytes ? c->room_bytes :
+			(uint64_t)SVC_REC_ROOM_MB << 20;
+	uint64_t now = cap_time_now_ns(), avail = 0;
+	struct svc_prune p = { 0 };
+
+	full_sync(j, r, NULL);
+	if (now < j->full_next_ns)
+		return NULL;
+	j->full_next_ns = now + (uint64_t)(c->full_retry_ms ? c->full_retry_ms :
+					   SVC_REC_FULL_RETRY_MS) * 1000000ull;
+	pthread_mutex_lock(&room_lock);
+	svc_rec_make_room(rp->dir, j->domain, NULL, room, &p, &avail);
+	pthread_mutex_unlock(&room_lock);
+	pthread_mutex_lock(&rp->lock);
+	rp->st.pruned += p.removed;
+	rp->st.pruned_bytes += p.freed;
+	rp->st.disk_pruned += p.removed;
+	pthread_mutex_unlock(&rp->lock);
+	if (avail < room)
+		return NULL;
+	say(rp, "%s: %llu bytes free: recording again", j->domain,
+	    (unsigned long long)avail);
+	j->full_said = 0;
+	name_next(j);
+	j->cur ^= 1;
+	j->file_start_ns = now;
+	return j->out[j->cur];
+}
+
 /* Bytes of the current file: its records and AUX data so far (the
  * writer's buffer is not on disk yet). */
 static uint64_t file_bytes_now(const struct recorder *r)
@@ -491,6 +600,8 @@ static const char *hook_next(void *arg, const struct recorder *r)
 
 	if (atomic_load(&j->stop))
 		return NULL;   /* it ends this very pass */
+	if (r->full)
+		return full_next(j, r);
 	if (!(c->rotate_s &&
 	      now - j->file_start_ns >= (uint64_t)c->rotate_s * 1000000000ull) &&
 	    !(c->rotate_bytes && file_bytes_now(r) >= c->rotate_bytes))
@@ -503,7 +614,9 @@ static void hook_done(void *arg, const struct recorder *r)
 	struct job *j = arg;
 
 	job_sum(j, r);
-	completed(j, r, "rotation");
+	completed(j, r, r->salvaged ? "disk-full" : "rotation");
+	if (r->full)
+		return;   /* paused: full_next names the next file */
 	j->cur ^= 1;
 	j->file_start_ns = cap_time_now_ns();
 }
@@ -535,17 +648,23 @@ static void *job_main(void *arg)
 	r->finished_arg = j;
 	r->hooks.next_output = hook_next;
 	r->hooks.file_done = hook_done;
+	r->hooks.disk_full = hook_full;
 	r->hooks.progress = hook_progress;
 	r->hooks.arg = j;
 	recorder_add_wake(r, j->wake[0], -1, 0);
 	j->file_start_ns = cap_time_now_ns();
 	err = recorder_run(r, &j->region);
 	job_fold(j, r, !err);
-	if (!err) {
-		completed(j, r, j->reason ? j->reason : "stop");
+	if (!err && r->full) {
+		/* ended paused by a full disk: no file was open */
+		full_sync(j, r, NULL);
+	} else if (!err) {
+		completed(j, r, r->salvaged ? "disk-full" :
+				j->reason ? j->reason : "stop");
 	} else {
 		struct tally_ring sum;
 
+		full_sync(j, r, NULL);
 		/* what went into the file it could not complete: lost */
 		tally_total(&r->tally, &sum);
 		say(rp, "%s: the recording ended in an error (%s): %s; %llu "
@@ -999,8 +1118,11 @@ void svc_rec_free(struct svc_rec *rp, const char *reason)
 	if (rp->st.started)
 		say(rp, "recordings: %llu started, %llu failed, %llu files (%llu "
 		    "rotations), %llu records, %llu lost, %llu corrupt, %llu "
-		    "pruned; profiles: %llu written, %llu failed, %llu skipped; "
-		    "post-command: %llu ok, %llu failed, %llu dropped",
+		    "pruned; disk full %llu times: %llu files cut back, %llu "
+		    "lost, %llu records lost (%llu LOST records' counts), %llu "
+		    "files removed for room; profiles: %llu written, %llu "
+		    "failed, %llu skipped; post-command: %llu ok, %llu failed, "
+		    "%llu dropped",
 		    (unsigned long long)rp->st.started,
 		    (unsigned long long)rp->st.failed,
 		    (unsigned long long)rp->st.files,
@@ -1009,6 +1131,12 @@ void svc_rec_free(struct svc_rec *rp, const char *reason)
 		    (unsigned long long)rp->st.lost,
 		    (unsigned long long)rp->st.corrupt,
 		    (unsigned long long)rp->st.pruned,
+		    (unsigned long long)rp->st.disk_full,
+		    (unsigned long long)rp->st.disk_salvaged,
+		    (unsigned long long)rp->st.disk_files_lost,
+		    (unsigned long long)rp->st.disk_lost,
+		    (unsigned long long)rp->st.disk_lost_lost,
+		    (unsigned long long)rp->st.disk_pruned,
 		    (unsigned long long)rp->st.pprof_ok,
 		    (unsigned long long)rp->st.pprof_failed,
 		    (unsigned long long)rp->st.pprof_skipped,

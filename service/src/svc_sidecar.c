@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -269,11 +270,13 @@ int svc_sidecar_text(const struct svc_sidecar *sc, char *buf, size_t len)
 	    ",\"lost_records\":%" PRIu64 ",", sc->bytes, sc->rings,
 	    sc->records, sc->lost_records);
 	put(&o, "\"host_observed\":{\"corrupt\":%" PRIu64 ",\"corrupt_bytes\":%"
-	    PRIu64 ",\"not_written\":%" PRIu64 ",\"overwritten\":%" PRIu64 "},",
-	    sc->corrupt, sc->corrupt_bytes, sc->not_written, sc->overwritten);
+	    PRIu64 ",\"not_written\":%" PRIu64 ",\"overwritten\":%" PRIu64
+	    ",\"disk_lost\":%" PRIu64 "},", sc->corrupt, sc->corrupt_bytes,
+	    sc->not_written, sc->overwritten, sc->disk_lost);
 	put(&o, "\"guest_claimed\":{\"lost\":%" PRIu64 ",\"lost_samples\":%"
 	    PRIu64 ",\"aux_truncated\":%" PRIu64 ",\"flagged\":%" PRIu64
-	    "}}\n", sc->lost, sc->lost_samples, sc->aux_truncated, sc->flagged);
+	    ",\"disk_lost_lost\":%" PRIu64 "}}\n", sc->lost, sc->lost_samples,
+	    sc->aux_truncated, sc->flagged, sc->disk_lost_lost);
 	return o.full ? -ENOSPC : (int)o.at;
 }
 
@@ -502,6 +505,83 @@ int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
 			err = trim(&l, keep_path, total_bytes, p);
 		list_free(&l);
 	}
+	return err;
+}
+
+static uint64_t free_on(const char *dir)
+{
+	struct statvfs v;
+
+	if (statvfs(dir, &v))
+		return 0;
+	return (uint64_t)v.f_bavail * v.f_frsize;
+}
+
+/* Remove the oldest of @l (never one's newest, nor @keep_path) until
+ * @room bytes are free on @dir's file system. */
+static int trim_room(struct rlist *l, const char *dir, const char *keep_path,
+		     uint64_t room, struct svc_prune *p)
+{
+	int err = 0;
+
+	if (l->n)
+		qsort(l->f, l->n, sizeof(*l->f), by_age);
+	for (size_t i = 0; i < l->n && free_on(dir) < room; i++) {
+		struct rfile *f = &l->f[i];
+		char side[4300];
+
+		if (f->newest || (keep_path && !strcmp(f->path, keep_path)) ||
+		    !f->bytes)
+			continue;
+		if (unlink(f->path) && errno != ENOENT) {
+			err = -errno;
+			continue;
+		}
+		snprintf(side, sizeof(side), "%s" JSON_SUFFIX, f->path);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s" SVC_PPROF_SUFFIX, f->path);
+		unlink(side);
+		p->removed++;
+		p->freed += f->bytes;
+		f->bytes = 0;
+	}
+	return err;
+}
+
+int svc_rec_make_room(const char *dir, const char *domain,
+		      const char *keep_path, uint64_t room,
+		      struct svc_prune *p, uint64_t *free_bytes)
+{
+	struct rlist l = { 0 };
+	char ddir[4300];
+	int err = 0, dom = 0;
+	DIR *d;
+
+	if (domain && free_on(dir) < room) {
+		snprintf(ddir, sizeof(ddir), "%s/%s", dir, domain);
+		err = scan(&l, ddir, 0);
+		if (!err)
+			err = trim_room(&l, dir, keep_path, room, p);
+		list_free(&l);
+	}
+	if (!err && free_on(dir) < room && (d = opendir(dir))) {
+		struct dirent *de;
+
+		while ((de = readdir(d)) && !err) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(ddir, sizeof(ddir), "%s/%s", dir, de->d_name);
+			err = scan(&l, ddir, dom++);
+			if (err == -ENOTDIR)
+				err = 0;
+		}
+		closedir(d);
+		if (!err)
+			err = trim_room(&l, dir, keep_path, room, p);
+		list_free(&l);
+	}
+	if (free_bytes)
+		*free_bytes = free_on(dir);
 	return err;
 }
 

@@ -95,6 +95,7 @@ static const struct svc_sidecar sample = {
 	.wall_offset_ns = 1700000000ll * 1000000000ll,
 	.bytes = 4096, .rings = 2, .records = 10, .lost_records = 1,
 	.corrupt = 3, .corrupt_bytes = 64, .not_written = 4, .overwritten = 5,
+	.disk_lost = 12, .disk_lost_lost = 13,
 	.lost = 7, .lost_samples = 8, .aux_truncated = 9, .flagged = 11,
 };
 
@@ -117,10 +118,10 @@ START_TEST(sidecar_text)
 	ck_assert_ptr_nonnull(strstr(buf, "\"records\":10,\"lost_records\":1,"));
 	ck_assert_ptr_nonnull(strstr(buf, "\"host_observed\":{\"corrupt\":3,"
 				     "\"corrupt_bytes\":64,\"not_written\":4,"
-				     "\"overwritten\":5}"));
+				     "\"overwritten\":5,\"disk_lost\":12}"));
 	ck_assert_ptr_nonnull(strstr(buf, "\"guest_claimed\":{\"lost\":7,"
 				     "\"lost_samples\":8,\"aux_truncated\":9,"
-				     "\"flagged\":11}}"));
+				     "\"flagged\":11,\"disk_lost_lost\":13}}"));
 	/* too small: refused, never cut */
 	ck_assert_int_eq(svc_sidecar_text(&sample, buf, (size_t)n), -ENOSPC);
 	ck_assert_int_eq(svc_sidecar_text(&sample, buf, 0), -ENOSPC);

@@ -750,6 +750,15 @@ struct recorder_hooks {
 	 * rings' enum rs_reattach_event), the records from here on go to
 	 * r->output */
 	void (*came_back)(void *arg, const struct recorder *r, int events);
+	/* NULL: a full disk (ENOSPC, EDQUOT) ends the recording as any
+	 * write error does.  Else the recording goes on: this is called to
+	 * make room (the caller removes old files), the file is cut back to
+	 * its last whole record on disk and completed (file_done, with
+	 * r->salvaged set; what it could not hold is counted in
+	 * r->disk_lost), and the recorder pauses (r->full): no pass drains
+	 * the rings, so their producers count what they drop, until
+	 * next_output gives the path of a new file and it opens. */
+	void (*disk_full)(void *arg, const struct recorder *r);
 	void *arg;
 };
 
@@ -836,6 +845,16 @@ struct recorder {
 	uint64_t readback_at;
 	struct pdf_writer_stats wstats; /* the writer's (symbols) */
 	int syms_late;             /* the symbols came after the start */
+	/* a full disk (hooks.disk_full): times it filled, files cut back
+	 * to what was on disk (r->salvaged: the last file completed is one)
+	 * and lost whole, records drained that no file holds (with, of them,
+	 * the LOST records and their counts), paused now */
+	uint32_t disk_fulls;
+	uint32_t salvaged_files;
+	uint32_t disk_files_lost;
+	int salvaged;
+	struct pdf_writer_part disk_lost;
+	int full;
 	struct guest_facts guest;  /* who the guest says it is, as the last
 				    * file has it; read again while the
 				    * guest has not published it */

@@ -685,6 +685,35 @@ int pdf_writer_set_host(struct pdf_writer *w, const struct pdf_host_facts *h);
  */
 int pdf_writer_set_guest(struct pdf_writer *w, const struct pdf_guest_facts *g);
 
+/*
+ * pdf_writer_finish, but a failure leaves @w as it was (nothing renamed,
+ * PATH.tmp there): the caller discards it, or salvages it and tries
+ * again.  0 frees @w.
+ */
+int pdf_writer_try_finish(struct pdf_writer *w);
+
+/* A part of the data section: its bytes, its ring records, of them the
+ * LOST records and the sum of their counts. */
+struct pdf_writer_part {
+	uint64_t bytes;
+	uint64_t records;
+	uint64_t lost_records;
+	uint64_t lost;
+};
+
+/*
+ * After a write failed (a full disk): cut the data section back to the
+ * end of the last whole addition (record, AUX record, symbols' maps)
+ * that is on disk, and drop what was after it, written in part or
+ * waiting in the writer's buffer.  What stays (*@kept) and what went
+ * (*@dropped: consumed from the rings, lost) may be NULL.  Then
+ * pdf_writer_try_finish completes a file perf reads up to that point,
+ * with less room than the part dropped needed (the features, a few KiB).
+ * 0, -errno (ftruncate), PDF_ERR(pdfe_invalid).
+ */
+int pdf_writer_salvage(struct pdf_writer *w, struct pdf_writer_part *kept,
+		       struct pdf_writer_part *dropped);
+
 /* Remove PATH.tmp and free @w.  Accepts NULL. */
 void pdf_writer_discard(struct pdf_writer *w);
 

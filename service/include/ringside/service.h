@@ -58,7 +58,16 @@ struct svc_rec_config {
 	uint32_t interval_ms;     /* the longest sleep between passes */
 	int pprof;                /* pprof = yes: FILE.pb.gz beside each
 				   * complete file (default yes) */
+	/* a full disk: a recording paused by it tries again this often
+	 * (0: SVC_REC_FULL_RETRY_MS), once this much room is free (0:
+	 * SVC_REC_ROOM_MB MiB), which removing the oldest recordings makes
+	 * if they can */
+	uint32_t full_retry_ms;
+	uint64_t room_bytes;
 };
+
+#define SVC_REC_FULL_RETRY_MS 10000u
+#define SVC_REC_ROOM_MB       4u
 
 /* record = none, SVC_REC_ROTATE_MB, no time rotation, SVC_REC_KEEP_MB,
  * no total bound, no post-command, SVC_REC_POST_TRIES, 100 ms, pprof. */
@@ -202,6 +211,11 @@ struct svc_sidecar {
 	uint64_t corrupt_bytes;   /* ring bytes discarded for them */
 	uint64_t not_written;     /* records perf.data cannot carry */
 	uint64_t overwritten;     /* a capture: records no longer held */
+	uint64_t disk_lost;       /* records drained for the file that a full
+				   * disk kept out of it (lost), LOST
+				   * records aside */
+	uint64_t disk_lost_lost;  /* the counts of the LOST records it kept
+				   * out (guest claims) */
 	/* what the guest claims (never summed with the host's) */
 	uint64_t lost;            /* LOST counts */
 	uint64_t lost_samples;    /* LOST_SAMPLES counts */
@@ -241,6 +255,18 @@ int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
 		  uint64_t keep_bytes, uint64_t total_bytes,
 		  struct svc_prune *p);
 
+/*
+ * A full disk: remove the oldest complete recordings of @domain (never
+ * its newest, nor @keep_path), then the oldest of every domain under
+ * @dir (never one's newest), until @room bytes are free on @dir's file
+ * system.  Captures and files being written are not touched.  0 (room
+ * made, or nothing more to remove: *@free says how much is free) or
+ * -errno.
+ */
+int svc_rec_make_room(const char *dir, const char *domain,
+		      const char *keep_path, uint64_t room,
+		      struct svc_prune *p, uint64_t *free_bytes);
+
 struct svc_rec_stats {
 	uint32_t recording;       /* domains recorded now */
 	uint64_t started;         /* recordings started */
@@ -257,6 +283,15 @@ struct svc_rec_stats {
 	uint64_t sidecar_failed;  /* sidecars not written */
 	uint64_t pruned;          /* files removed by the bounds */
 	uint64_t pruned_bytes;
+	uint64_t disk_full;       /* times a write found the disk full */
+	uint64_t disk_salvaged;   /* files cut back to what was on disk */
+	uint64_t disk_files_lost; /* files a full disk lost whole */
+	uint64_t disk_lost;       /* records drained that no file holds:
+				   * lost to the full disk (LOST records
+				   * aside) */
+	uint64_t disk_lost_lost;  /* the counts of the LOST records lost so
+				   * (guest claims) */
+	uint64_t disk_pruned;     /* files removed to make room on it */
 	uint64_t post_run;        /* post-command runs */
 	uint64_t post_ok;         /* files it succeeded on */
 	uint64_t post_failed;     /* files it failed on every try */

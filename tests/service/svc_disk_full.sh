@@ -1,0 +1,160 @@
+#!/bin/bash
+# The service's recording on a full disk, without libvirt (svc-rec-multi
+# records a region file the cli suite's producer writes), on a small
+# tmpfs of its own:
+# 1. the file being written when the disk fills is cut back to its last
+#    whole record on disk and completed (perf and report read it, its
+#    sidecar says "disk-full" and what it could not hold); the recording
+#    pauses, and starts again in a new file once room is made; every
+#    record the producer attempted is in a file, counted in a LOST
+#    record, or counted as lost to the full disk;
+# 2. with rotation, the domain's oldest recordings are removed to make
+#    room and its newest kept.
+# Usage: svc_disk_full.sh RINGSIDE PRODUCER SVC_REC_MULTI
+MULTI=$3
+. "$(dirname "$0")/../cli/lib.sh" "$1" "$2"
+
+[ "$(id -u)" = 0 ] || skip "not root: cannot mount the small tmpfs this test fills"
+R=$RINGSIDE
+MNT=$WORK/mnt
+mkdir -p "$MNT"
+mount -t tmpfs -o size=24m ringside-disk-full "$MNT" 2>"$WORK/mount.err" ||
+	skip "mount -t tmpfs refused: $(cat "$WORK/mount.err")"
+trap 'umount "$MNT" 2>/dev/null; cleanup' EXIT
+DIR=$MNT/rec
+REG=$(region full)
+
+# status_field FILE NAME: a number from svc-rec-multi's counts line.
+status_field() {
+	awk -v f="$2" '{ for (i = 1; i < NF; i += 2) if ($i == f) print $(i + 1) }' "$1" 2>/dev/null
+}
+
+# wait_status NAME MIN SECONDS: until the counts say NAME >= MIN.
+wait_status() {
+	local i=0 v
+	while :; do
+		v=$(status_field "$WORK/status" "$1")
+		[ -n "$v" ] && [ "$v" -ge "$2" ] && return 0
+		i=$((i + 1))
+		[ "$i" -le $(($3 * 20)) ] || { cat "$WORK/multi.err" >&2; fail "timed out waiting for $1 >= $2 (${v:-none})"; }
+		sleep 0.05
+	done
+}
+
+PERF=$(command -v perf) && "$PERF" version >/dev/null 2>&1 || PERF=
+[ -n "$PERF" ] || note "perf does not run here: report alone reads the files"
+
+note "1. a file cut back on a full disk, recording again once there is room"
+# 2 rings of 2 MiB: whatever the timing, at least 4 MiB of 64-byte
+# records enter the rings (each ring takes all its 2.5 MiB, or overflows
+# at 2 MiB), over 8 MiB in perf.data, and the recorder drains them all
+# unless the disk is full.  3 MiB are free: the writer's third 1 MiB
+# flush fills the disk.  Once the filler is gone, 21 MiB are free, more
+# than the whole 11 MiB the producer writes needs.
+"$PRODUCER" create "$REG" --rings 2 --data-pages 512 || fail "create"
+dd if=/dev/zero of="$MNT/filler" bs=1M count=21 status=none || fail "filler"
+"$MULTI" --no-pprof --retry-ms 50 --until "$WORK/until" --status "$WORK/status" \
+	"$DIR" dom1="$REG" >"$WORK/multi.out" 2>"$WORK/multi.err" &
+DRV=$!
+BG_PIDS="$DRV"
+wait_status started 1 30
+"$PRODUCER" write "$REG" --records 40000 --burst 100 --rate 40000 \
+	--flush-timeout 300 >"$WORK/producer.out" 2>"$WORK/producer.err" &
+PROD=$!
+BG_PIDS="$DRV $PROD"
+wait_status disk_full 1 120
+grep -q "the disk is full writing" "$WORK/multi.err" || fail "the full disk was not logged"
+# paused: no room is made while the filler holds it (it is no recording)
+wait_status salvaged 1 30
+rm -f "$MNT/filler"
+wait "$PROD" || { cat "$WORK/producer.err" >&2; fail "producer"; }
+BG_PIDS="$DRV"
+touch "$WORK/until"
+wait "$DRV" || { cat "$WORK/multi.err" >&2; fail "svc-rec-multi failed"; }
+BG_PIDS=""
+cat "$WORK/producer.out" "$WORK/multi.out"
+grep -q "recording again" "$WORK/multi.err" || fail "the recording did not start again"
+
+ls "$DIR/dom1" | grep -v '\.json$' | grep -qv '^rec-.*\.data$' &&
+	{ ls -l "$DIR/dom1"; fail "something else than complete recordings left (a .tmp?)"; }
+mapfile -t FILES < <(ls "$DIR/dom1"/rec-*.data)
+NF=${#FILES[@]}
+[ "$NF" -ge 2 ] || fail "$NF files: expected the one cut back and one after"
+expect_eq "first file's reason" "$(json "${FILES[0]}.json" .reason)" disk-full
+[ "$(json "${FILES[0]}.json" .host_observed.disk_lost)" -gt 0 ] ||
+	fail "the file cut back says nothing of what it could not hold"
+expect_eq "last file's reason" "$(json "${FILES[NF - 1]}.json" .reason)" stop
+DELIV=0 LOST=0 SIDE_DISK=0 SIDE_DISK_LOST=0
+for f in "${FILES[@]}"; do
+	n=$(basename "$f")
+	run 0 "rep-$n" "$R" report "$f" --json
+	rep=$WORK/rep-$n.out
+	for r in 0 1; do
+		DELIV=$((DELIV + $(json "$rep" ".rings[$r].types | .seq + .sample + .marker + .aux + .comm + .mmap2")))
+		LOST=$((LOST + $(json "$rep" ".rings[$r].lost")))
+		expect_eq "$n ring $r: checksum errors" "$(json "$rep" ".rings[$r].seq_bad")" 0
+	done
+	expect_eq "$n: sidecar records" "$(json "$f.json" .records)" "$(json "$rep" .total.records)"
+	SIDE_DISK=$((SIDE_DISK + $(json "$f.json" .host_observed.disk_lost)))
+	SIDE_DISK_LOST=$((SIDE_DISK_LOST + $(json "$f.json" .guest_claimed.disk_lost_lost)))
+	if [ -n "$PERF" ]; then
+		"$PERF" script -i "$f" >"$WORK/perf-$n.out" 2>"$WORK/perf-$n.err" ||
+			{ cat "$WORK/perf-$n.err" >&2; fail "perf script cannot read $n"; }
+	fi
+done
+DISK=$(status_field "$WORK/multi.out" disk_lost)
+DISK_LOST=$(status_field "$WORK/multi.out" disk_lost_lost)
+[ "$DISK" -gt 0 ] || fail "no record counted lost to the full disk"
+expect_eq "files' sidecars vs counts: disk_lost" "$SIDE_DISK" "$DISK"
+expect_eq "files' sidecars vs counts: disk_lost_lost" "$SIDE_DISK_LOST" "$DISK_LOST"
+expect_eq "files" "$(status_field "$WORK/multi.out" files)" "$NF"
+expect_eq "salvaged" "$(status_field "$WORK/multi.out" salvaged)" 1
+expect_eq "failed" "$(status_field "$WORK/multi.out" failed)" 0
+expect_in "$WORK/multi.err" "disk full 1 times: 1 files cut back, 0 lost, $DISK records lost"
+attempted=$(( $(producer_field "$WORK/producer.out" 0 attempted) + $(producer_field "$WORK/producer.out" 1 attempted) ))
+note "delivered $DELIV + LOST $LOST + lost to the disk $DISK (+ $DISK_LOST in LOST records) == attempted $attempted"
+expect_eq "delivered + lost + lost to the disk" "$((DELIV + LOST + DISK + DISK_LOST))" "$attempted"
+
+note "2. rotating: the oldest recordings make room, the newest stay"
+rm -rf "$DIR" "$WORK/until" "$WORK/status"
+"$PRODUCER" create "$REG" --rings 2 --data-pages 512 || fail "create again"
+# other files on the disk that are no recordings stay: 2 MiB of them
+dd if=/dev/zero of="$MNT/other" bs=1M count=2 status=none || fail "other"
+"$MULTI" --no-pprof --retry-ms 50 --room-bytes 1572864 --rotate-bytes 524288 \
+	--until "$WORK/until" --status "$WORK/status" \
+	"$DIR" dom1="$REG" >"$WORK/multi2.out" 2>"$WORK/multi2.err" &
+DRV=$!
+BG_PIDS="$DRV"
+wait_status started 1 30
+# 4 rounds of at least 8 MiB each: more than the 22 MiB left
+for i in 1 2 3 4; do
+	"$PRODUCER" write "$REG" --records 40000 --burst 100 --rate 40000 \
+		--flush-timeout 300 >"$WORK/producer2-$i.out" 2>"$WORK/producer2-$i.err" ||
+		{ cat "$WORK/producer2-$i.err" >&2; fail "producer round $i"; }
+done
+touch "$WORK/until"
+wait "$DRV" || { cat "$WORK/multi2.err" >&2; fail "svc-rec-multi failed"; }
+BG_PIDS=""
+cat "$WORK/multi2.out"
+[ "$(status_field "$WORK/multi2.out" disk_full)" -ge 1 ] || fail "the disk never filled"
+[ "$(status_field "$WORK/multi2.out" disk_pruned)" -ge 1 ] || fail "no recording removed to make room"
+[ -e "$MNT/other" ] || fail "a file that is no recording was removed"
+mapfile -t FILES < <(ls "$DIR/dom1"/rec-*.data)
+NF=${#FILES[@]}
+total=$(status_field "$WORK/multi2.out" files)
+[ "$NF" -lt "$total" ] || fail "$NF files of $total kept: none removed"
+# the oldest went, the newest stayed: the names' counters kept run
+# without a gap up to the last file's
+ls "$DIR/dom1"/rec-*-000000.data >/dev/null 2>&1 && fail "the oldest file was kept"
+prev=
+for f in "${FILES[@]}"; do
+	n=${f##*-}; n=$((10#${n%.data}))
+	[ -z "$prev" ] || [ "$n" = $((prev + 1)) ] || fail "a gap before $f: not the newest kept"
+	prev=$n
+done
+expect_eq "the last file's counter" "$prev" "$((total - 1))"
+for f in "${FILES[@]}"; do
+	run 0 "rep2-$(basename "$f")" "$R" report "$f" --json
+	[ -e "$f.json" ] || fail "$f kept without its sidecar"
+done
+exit 0
