@@ -282,6 +282,23 @@ static void recordings(FILE *f, const struct svc_rec_stats *r)
 	counter(f, "ringside_recording_discarded_records_total",
 		"Records drained into a file that could not be completed "
 		"(a full disk): lost.", r->discarded);
+	counter(f, "ringside_recording_disk_full_total",
+		"Writes of a recording that found the disk full (the "
+		"recording paused until there was room).", r->disk_full);
+	counter(f, "ringside_recording_disk_full_truncated_files_total",
+		"Files cut back to what was on disk when it filled.",
+		r->disk_salvaged);
+	counter(f, "ringside_recording_disk_full_lost_files_total",
+		"Files a full disk lost whole.", r->disk_files_lost);
+	counter(f, "ringside_recording_disk_full_lost_records_total",
+		"Records drained that no file holds: lost to a full disk "
+		"(LOST records aside).", r->disk_lost);
+	counter(f, "ringside_recording_disk_full_guest_claimed_lost_records_total",
+		"The counts of the LOST records lost to a full disk (guest "
+		"claims).", r->disk_lost_lost);
+	counter(f, "ringside_recording_disk_full_pruned_files_total",
+		"Recordings removed to make room on a full disk.",
+		r->disk_pruned);
 	counter(f, "ringside_recording_pruned_files_total",
 		"Recording files removed by the retention bounds.", r->pruned);
 	counter(f, "ringside_recording_pruned_bytes_total",
