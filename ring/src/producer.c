@@ -255,14 +255,14 @@ static void count_drop(struct rs_producer *p)
 	rs_store_hint(&p->ring.ctrl->ext.lost, rs_local_read(&p->lost_total));
 }
 
-/* Reserve @size bytes (0: only a pending LOST record). */
-static int reserve(struct rs_producer *p, struct rs_handle *h, uint32_t size)
+/* Reserve @size bytes (0: only a pending LOST record), the nest count
+ * already taken. */
+static int reserve_nested(struct rs_producer *p, struct rs_handle *h,
+			  uint32_t size)
 {
 	int backward = p->ring.data_mode == RS_MODE_OVERWRITE;
 	uint64_t offset, next, need, pending, slot;
 
-	rs_local_inc32(&p->nest);
-	rs_compiler_barrier();
 	slot = p->batch ? sizeof(uint64_t) : 0;
 	do {
 		pending = backward ? 0 : rs_local_read(&p->lost_pending);
@@ -311,6 +311,13 @@ static int reserve(struct rs_producer *p, struct rs_handle *h, uint32_t size)
 	h->header = 0;
 	h->lost = pending ? 1 : 0;
 	return 0;
+}
+
+static int reserve(struct rs_producer *p, struct rs_handle *h, uint32_t size)
+{
+	rs_local_inc32(&p->nest);
+	rs_compiler_barrier();
+	return reserve_nested(p, h, size);
 }
 
 int rs_producer_reserve(struct rs_producer *p, struct rs_handle *h,
@@ -379,30 +386,148 @@ int rs_producer_commit(struct rs_producer *p, struct rs_handle *h)
 	return put_handle(p, 1, 0);
 }
 
+/*
+ * A record's body into the ring at @dst (not wrapping): short bodies as
+ * two overlapping moves of a fixed size each, which the compiler makes a
+ * few loads and stores instead of a call.  The last 8-byte word of the
+ * record is zeroed first when the body ends inside it: the bytes up to
+ * the record's aligned size read as zero, as commit's fill makes them.
+ */
+static inline void body_copy(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	if (len & (RS_RECORD_ALIGN - 1))
+		rs_memset(dst + (len & ~(RS_RECORD_ALIGN - 1)), 0,
+			  RS_RECORD_ALIGN);
+	if (len > 64) {
+		rs_memcpy(dst, src, len);
+	} else if (len >= 32) {
+		rs_memcpy(dst, src, 32);
+		rs_memcpy(dst + len - 32, src + len - 32, 32);
+	} else if (len >= 16) {
+		rs_memcpy(dst, src, 16);
+		rs_memcpy(dst + len - 16, src + len - 16, 16);
+	} else if (len >= 8) {
+		rs_memcpy(dst, src, 8);
+		rs_memcpy(dst + len - 8, src + len - 8, 8);
+	} else if (len >= 4) {
+		rs_memcpy(dst, src, 4);
+		rs_memcpy(dst + len - 4, src + len - 4, 4);
+	} else if (len) {
+		dst[0] = src[0];
+		dst[len / 2] = src[len / 2];
+		dst[len - 1] = src[len - 1];
+	}
+}
+
+/*
+ * put_handle for rs_producer_output's common case, a forward ring with a
+ * batch: the outermost writer, no doorbell due and less than a batch
+ * unpublished drops the nest count and is done, with the same steps and
+ * the same re-check of the head as put_handle.  Anything else is
+ * put_handle's.
+ */
+static inline int leave(struct rs_producer *p)
+{
+	uint64_t head;
+
+	if (rs_local_read32(&p->nest) == 1 && p->batch) {
+		head = rs_local_read(&p->head);
+		if (head - p->wakeup < p->watermark &&
+		    head - p->published < p->batch) {
+			rs_compiler_barrier();
+			RS_TEST_HOOK(p, RS_HOOK_PUBLISHED);
+			rs_local_set32(&p->nest, 0);
+			rs_compiler_barrier();
+			RS_TEST_HOOK(p, RS_HOOK_UNNESTED);
+			if (head == rs_local_read(&p->head))
+				return 0;
+			/* A handler reserved after head was read. */
+			rs_local_inc32(&p->nest);
+		}
+	}
+	return put_handle(p, 1, 0);
+}
+
+/* rs_producer_output's general way, the nest count held: out of line, so
+ * that the common case saves no registers for it. */
+static __attribute__((noinline)) int
+output_slow(struct rs_producer *p, uint32_t type, uint16_t misc,
+	    const void *body, uint32_t body_len, uint32_t size)
+{
+	struct rs_handle h;
+	int err;
+
+	err = reserve_nested(p, &h, size);
+	if (err)
+		return err;
+	/* The header goes in at commit, as one store. */
+	h.header = header_bytes(type, misc, (uint16_t)size);
+	h.written = sizeof(struct rs_perf_header);
+	rs_producer_write(p, &h, body, body_len);
+	return rs_producer_commit(p, &h);
+}
+
+/*
+ * reserve + write + commit.  The common case, a forward ring with no LOST
+ * record pending, room by the cached tail and a record that does not wrap,
+ * takes the same steps in line: nest count, header slot cleared, space
+ * taken with the same-CPU cmpxchg, body, header sealed, produced, and
+ * put_handle.  Anything else, and a nested writer that took the space
+ * first, goes the general way with the nest count already held.
+ */
 int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
 		       const void *body, uint32_t body_len)
 {
-	struct rs_perf_header hdr;
-	struct rs_handle h;
+	uint64_t offset, next, area, off, slot;
+	uint8_t *rec;
 	uint32_t size;
-	int err;
 
 	if (!body && body_len)
 		return -rse_invalid;
 	if (body_len > RS_RECORD_MAX)
 		return -rse_too_big;
-	size = (uint32_t)rs_align_up(sizeof(hdr) + body_len, RS_RECORD_ALIGN);
+	size = (uint32_t)rs_align_up(sizeof(struct rs_perf_header) + body_len,
+				     RS_RECORD_ALIGN);
 	/* Consumers drop a known type that is too short: refuse it here. */
 	if (size < rs_record_min_size(type))
 		return -rse_invalid;
-	err = rs_producer_reserve(p, &h, size);
-	if (err)
-		return err;
-	/* The header goes in at commit, as one store. */
-	h.header = header_bytes(type, misc, (uint16_t)size);
-	h.written = sizeof(hdr);
-	rs_producer_write(p, &h, body, body_len);
-	return rs_producer_commit(p, &h);
+	if (!p || !p->ring.data)
+		return -rse_invalid;
+	area = p->ring.data_size;
+	if (size > RS_RECORD_MAX || size + sizeof(struct rs_perf_lost) > area)
+		return -rse_too_big;
+
+	rs_local_inc32(&p->nest);
+	rs_compiler_barrier();
+	if (p->ring.data_mode != RS_MODE_OVERWRITE) {
+		slot = p->batch ? sizeof(uint64_t) : 0;
+		offset = rs_local_read(&p->head);
+		off = offset & (area - 1);
+		next = offset + size;
+		if (!rs_local_read(&p->lost_pending) && off + size <= area &&
+		    offset - rs_local_read(&p->tail_cache) + size + slot <= area) {
+			/* As reserve: before the space is taken. */
+			if (slot)
+				rs_header_clear(header_slot(p, next));
+			RS_TEST_HOOK(p, RS_HOOK_RESERVE_READ);
+			if (rs_local_cmpxchg(&p->head, offset, next)) {
+				RS_TEST_HOOK(p, RS_HOOK_RESERVE_TAKEN);
+				if (p->prefetch)
+					prefetch_ahead(p, offset, next);
+				rec = p->ring.data + off;
+				body_copy(rec + sizeof(struct rs_perf_header),
+					  body, body_len);
+				rs_header_seal((uint64_t *)(void *)rec,
+					       header_bytes(type, misc,
+							    (uint16_t)size));
+				rs_local_add(&p->produced, 1);
+				rs_store_hint(&p->ring.ctrl->ext.produced,
+					      rs_local_read(&p->produced));
+				return leave(p);
+			}
+		}
+	}
+	return output_slow(p, type, misc, body, body_len, size);
 }
 
 int rs_producer_flush_lost(struct rs_producer *p)

@@ -148,6 +148,53 @@ START_TEST(output_padded_body)
 END_TEST
 
 /*
+ * Every body length up to 200 bytes over stale ring bytes, records laid
+ * so that some wrap, batched and not: the body arrives as given and the
+ * bytes up to the record's aligned size read as zero.
+ */
+START_TEST(output_every_length)
+{
+	struct fx_ring t;
+	uint8_t body[200];
+	uint32_t len, n = 0;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	if (_i)
+		ck_assert_int_eq(rs_producer_set_batch(&t.p, 512), 0);
+	for (len = 0; len < sizeof(body); len++)
+		body[len] = (uint8_t)(len * 7 + 1);
+	for (int lap = 0; lap < 3; lap++) {
+		/* what an earlier lap left, behind the consumer */
+		memset(t.data, 0xa5, t.data_size);
+		if (_i)
+			ck_assert_int_eq(rs_producer_set_batch(&t.p, 0), 0);
+		if (_i)
+			ck_assert_int_eq(rs_producer_set_batch(&t.p, 512), 0);
+		for (len = (uint32_t)lap; len <= sizeof(body); len += 3) {
+			const struct rs_perf_header *r;
+			uint32_t size = (8 + len + 7) & ~7u;
+			static const uint8_t zero[8];
+
+			ck_assert_int_ge(rs_producer_output(&t.p,
+				RS_PERF_RECORD_SAMPLE, (uint16_t)len, body, len), 0);
+			ck_assert_int_ge(rs_producer_flush(&t.p), 0);
+			ck_assert_int_eq(fx_drain_all(t.c, &t.log), 1);
+			r = t.log.recs[t.log.n - 1];
+			ck_assert_uint_eq(r->type, RS_PERF_RECORD_SAMPLE);
+			ck_assert_uint_eq(r->misc, len);
+			ck_assert_uint_eq(r->size, size);
+			ck_assert_int_eq(memcmp(r + 1, body, len), 0);
+			ck_assert_int_eq(memcmp((const uint8_t *)(r + 1) + len,
+						zero, size - 8 - len), 0);
+			n++;
+		}
+	}
+	ck_assert_uint_eq(t.ctrl->ext.produced, n);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/*
  * The largest record a ring takes leaves room for a LOST record beside it,
  * so a pending loss can always go out in front of the next record: 16
  * pages are not enough for RS_RECORD_MAX, 32 are.  ring.h says "larger
@@ -775,6 +822,7 @@ int main(void)
 	tcase_add_test(tc, reserve_wrap);
 	tcase_add_test(tc, output_zero_body);
 	tcase_add_test(tc, output_padded_body);
+	tcase_add_loop_test(tc, output_every_length, 0, 2);
 	tcase_add_test(tc, output_max_size);
 	tcase_add_test(tc, reserve_too_big);
 	tcase_add_test(tc, reserve_largest_after_loss);
