@@ -309,11 +309,18 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 	snprintf(cache, sizeof(cache), "%s/.debug", dir);
 	err = flight_capture(&q, &res);
 	if (err) {
+		/* a full disk: nothing is removed to make room (the captures'
+		 * own bounds apply after a capture), the region never is */
+		int full = err == -ENOSPC || err == -EDQUOT;
+
 		s->st.failed++;
-		say(s, "%s: %s: the flight recorder could not be captured: %s",
-		    t->domain, t->reason, liberr_str(&res.fail.e));
+		s->st.failed_disk_full += full;
+		say(s, "%s: %s: the flight recorder could not be captured: %s%s%s",
+		    t->domain, t->reason, liberr_str(&res.fail.e),
+		    full ? ": the disk of " : "", full ? dir : "");
 		snprintf(out, len, "error the flight recorder could not be "
-			 "captured: %s", liberr_str(&res.fail.e));
+			 "captured: %s%s%s", liberr_str(&res.fail.e),
+			 full ? ": the disk of " : "", full ? dir : "");
 		return -1;
 	}
 	if (res.empty) {

@@ -338,6 +338,9 @@ static void service(FILE *f, const struct svc_metrics *m,
 			 m->s[i].domain, m->s[i].reason, m->s[i].last_s);
 	counter(f, "ringside_capture_failures_total",
 		"Captures that failed.", st->failed);
+	counter(f, "ringside_capture_failures_disk_full_total",
+		"Of them, on a full disk (the flight recorder stays in its "
+		"region).", st->failed_disk_full);
 	counter(f, "ringside_capture_triggers_rate_limited_total",
 		"Triggers refused by the per-domain rate limit.",
 		st->rate_limited);

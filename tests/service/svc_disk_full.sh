@@ -18,7 +18,7 @@ MULTI=$3
 R=$RINGSIDE
 MNT=$WORK/mnt
 mkdir -p "$MNT"
-mount -t tmpfs -o size=24m ringside-disk-full "$MNT" 2>"$WORK/mount.err" ||
+mount -t tmpfs -o size=32m ringside-disk-full "$MNT" 2>"$WORK/mount.err" ||
 	skip "mount -t tmpfs refused: $(cat "$WORK/mount.err")"
 trap 'umount "$MNT" 2>/dev/null; cleanup' EXIT
 DIR=$MNT/rec
@@ -45,20 +45,20 @@ PERF=$(command -v perf) && "$PERF" version >/dev/null 2>&1 || PERF=
 [ -n "$PERF" ] || note "perf does not run here: report alone reads the files"
 
 note "1. a file cut back on a full disk, recording again once there is room"
-# 2 rings of 2 MiB: whatever the timing, at least 4 MiB of 64-byte
-# records enter the rings (each ring takes all its 2.5 MiB, or overflows
-# at 2 MiB), over 8 MiB in perf.data, and the recorder drains them all
-# unless the disk is full.  3 MiB are free: the writer's third 1 MiB
-# flush fills the disk.  Once the filler is gone, 21 MiB are free, more
-# than the whole 11 MiB the producer writes needs.
+# 2 rings of 2 MiB, 80000 64-byte records each as fast as the producer
+# goes (the rings overflow: LOST records): whatever the timing, at least
+# 4 MiB of records enter the rings, over 8 MiB in perf.data, and the
+# recorder drains them all unless the disk is full.  3 MiB are free: the
+# writer's third 1 MiB flush fills the disk.  Once the filler is gone,
+# 29 MiB are free, more than the 22 MiB all 160000 records would take.
 "$PRODUCER" create "$REG" --rings 2 --data-pages 512 || fail "create"
-dd if=/dev/zero of="$MNT/filler" bs=1M count=21 status=none || fail "filler"
+dd if=/dev/zero of="$MNT/filler" bs=1M count=29 status=none || fail "filler"
 "$MULTI" --no-pprof --retry-ms 50 --until "$WORK/until" --status "$WORK/status" \
 	"$DIR" dom1="$REG" >"$WORK/multi.out" 2>"$WORK/multi.err" &
 DRV=$!
 BG_PIDS="$DRV"
 wait_status started 1 30
-"$PRODUCER" write "$REG" --records 40000 --burst 100 --rate 40000 \
+"$PRODUCER" write "$REG" --records 80000 --rate 0 \
 	--flush-timeout 300 >"$WORK/producer.out" 2>"$WORK/producer.err" &
 PROD=$!
 BG_PIDS="$DRV $PROD"
@@ -66,7 +66,20 @@ wait_status disk_full 1 120
 grep -q "the disk is full writing" "$WORK/multi.err" || fail "the full disk was not logged"
 # paused: no room is made while the filler holds it (it is no recording)
 wait_status salvaged 1 30
-rm -f "$MNT/filler"
+note "a capture on the full disk fails, says why, leaves nothing, keeps the region"
+OREG=$(region flight)
+"$PRODUCER" create "$OREG" --rings 1 --data-pages 4 --overwrite || fail "create flight"
+"$PRODUCER" write "$OREG" --records 500 >/dev/null || fail "write flight"
+cp "$OREG" "$WORK/flight.before"
+# what the cut gave back, taken too: the disk is full to the last block
+dd if=/dev/zero of="$MNT/filler2" bs=4k status=none 2>/dev/null
+run 1 cap-full "$MULTI" --flight "$MNT/cap" dom2 "$OREG"
+expect_in "$WORK/cap-full.out" "No space left on device"
+[ -z "$(ls -A "$MNT/cap/dom2" 2>/dev/null)" ] || { ls -l "$MNT/cap/dom2"; fail "the failed capture left a file"; }
+cmp -s "$OREG" "$WORK/flight.before" || fail "the failed capture changed the region"
+rm -f "$MNT/filler" "$MNT/filler2"
+run 0 cap-room "$MULTI" --flight "$MNT/cap" dom2 "$OREG"
+expect_in "$WORK/cap-room.out" "ok $MNT/cap/dom2/"
 wait "$PROD" || { cat "$WORK/producer.err" >&2; fail "producer"; }
 BG_PIDS="$DRV"
 touch "$WORK/until"
@@ -126,7 +139,7 @@ dd if=/dev/zero of="$MNT/other" bs=1M count=2 status=none || fail "other"
 DRV=$!
 BG_PIDS="$DRV"
 wait_status started 1 30
-# 4 rounds of at least 8 MiB each: more than the 22 MiB left
+# 4 rounds of at least 8 MiB each: more than the 30 MiB left
 for i in 1 2 3 4; do
 	"$PRODUCER" write "$REG" --records 40000 --burst 100 --rate 40000 \
 		--flush-timeout 300 >"$WORK/producer2-$i.out" 2>"$WORK/producer2-$i.err" ||

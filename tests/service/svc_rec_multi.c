@@ -18,6 +18,12 @@
  *   disk_full D salvaged V disk_files_lost W disk_lost X disk_lost_lost Y
  *   disk_pruned P pruned Q cpu_s U maxrss_kb M wall_s E
  * cpu_s is the process's user and system CPU time from its start.
+ *
+ *   svc-rec-multi --flight DIR DOMAIN REGION
+ *
+ * captures REGION's flight recorder into DIR/DOMAIN/ as the service
+ * does on a trigger (flight_capture, reason "request"): "ok PATH
+ * records N", or "error WHY" and exit status 1.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -95,6 +101,25 @@ static void status(const char *path, const struct svc_rec_stats *st,
 		rename(tmp, path);
 }
 
+static int flight(const char *dir, const char *domain, const char *region,
+		  int argc, char **argv)
+{
+	struct flight_result res;
+	struct flight_req q = {
+		.domain = domain, .region_path = region, .dir = dir,
+		.keep = FLIGHT_KEEP, .keep_bytes = FLIGHT_KEEP_BYTES,
+		.argc = argc, .argv = argv, .reason = "request",
+	};
+	int err = flight_capture(&q, &res);
+
+	if (err) {
+		printf("error %s\n", liberr_str(&res.fail.e));
+		return 1;
+	}
+	printf("ok %s records %" PRIu64 "\n", res.path, res.records);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: svc-rec-multi [--rotate-bytes N] [--rotate-s S] "
@@ -114,6 +139,8 @@ int main(int argc, char **argv)
 	double t0 = cap_time_now(), last = 0.0;
 	int i, err, signalled = 0;
 
+	if (argc == 5 && !strcmp(argv[1], "--flight"))
+		return flight(argv[2], argv[3], argv[4], argc, argv);
 	svc_rec_config_default(&c);
 	c.interval_ms = 10;
 	for (i = 1; i < argc && !strncmp(argv[i], "--", 2); i++) {

@@ -415,6 +415,7 @@ struct svc_stats {
 	uint64_t empty;           /* triggers whose region was never written */
 	uint64_t rate_limited;    /* triggers refused by the rate limit */
 	uint64_t failed;          /* captures that failed */
+	uint64_t failed_disk_full; /* ... of them, on a full disk */
 	uint64_t not_enabled;     /* triggers of domains not opted in */
 	uint64_t dropped;         /* triggers lost: the queue was full */
 	uint64_t requests;        /* captures asked for on the socket */
