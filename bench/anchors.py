@@ -19,10 +19,12 @@ times each (the median is kept), the anchors:
 
 and prints one JSON line per anchor with the ratio of its cost per event to
 ringside's (the producer with a live doorbell consumer, 64-byte records, and
-the producer alone).  Before them, one "ratios" line per record size: the
+the producer alone), on ring-bench's untimed lines and on its timed ones
+(records stamped with the TSC or CLOCK_MONOTONIC, as every anchor's events
+are stamped).  Before them, one "ratios" line per record size: the
 producer with each consumer against the producer alone and against the
-cross-core floor (xcore_copy), what each lost, and the drains against
-memcpy.  Needs root for perf's tracepoints and tracefs; what it
+cross-core floor (xcore_copy), untimed and timed, what each lost, and the
+drains against memcpy.  Needs root for perf's tracepoints and tracefs; what it
 cannot measure is a line with "measured": false and the reason.  Exit 0
 unless ring-bench failed.  docs/benchmarks.md explains the figures.
 """
@@ -36,6 +38,7 @@ import tempfile
 import time
 
 TRACEFS = "/sys/kernel/tracing"
+CLOCKS = ("tsc", "mono")     # ring-bench's timed lines, "clock"
 
 
 def out(obj):
@@ -203,6 +206,15 @@ def ratios(size, lines):
         if "producer:" + cons in lines:
             r[cons + "_lost"] = lines["producer:" + cons]["lost"]
     r["xcore_copy_to_local"] = div(xcore, local)
+    for clock in CLOCKS:
+        t_local = ns("producer_local_timed::" + clock)
+        for cons in ("doorbell", "busy_poll"):
+            key = "producer_timed:%s:%s" % (cons, clock)
+            pre = "timed_%s_%s" % (clock, cons)
+            if key in lines:
+                r[pre + "_to_local"] = div(ns(key), t_local)
+                r[pre + "_to_xcore_copy"] = div(ns(key), xcore)
+                r[pre + "_lost"] = lines[key]["lost"]
     for d in ("drain_local", "drain_xproc"):
         if d + ":" in lines:
             r[d + "_to_memcpy"] = lines[d + ":"]["ratio_to_memcpy"]
@@ -243,9 +255,11 @@ def main():
         j = json.loads(line)
         if "record_size" in j and "ns_per_record" in j:
             key = j["bench"] + ":" + j.get("consumer", "")
+            if "clock" in j:
+                key += ":" + j["clock"]
             by_size.setdefault(j["record_size"], {})[key] = j
-        if j.get("bench") in ("producer", "producer_local") and j["record_size"] == 64:
-            ring[j["bench"] + ":" + j.get("consumer", "")] = j["ns_per_record"]
+            if j["record_size"] == 64:
+                ring[key] = j["ns_per_record"]
     rc = p.wait()
     for size in sorted(by_size):
         out(ratios(size, by_size[size]))
@@ -267,6 +281,17 @@ def main():
                 line["ratio_to_ringside"] = round(r["ns_per_event"] / live, 1)
                 line["ringside_alone_ns_per_record"] = alone
                 line["ratio_to_ringside_alone"] = round(r["ns_per_event"] / alone, 1)
+            for clock in CLOCKS:
+                t_live = ring.get("producer_timed:doorbell:" + clock)
+                t_alone = ring.get("producer_local_timed::" + clock)
+                if not (r.get("measured") and t_live and t_alone):
+                    continue
+                line["ringside_timed_%s_ns_per_record" % clock] = t_live
+                line["ratio_to_ringside_timed_" + clock] = round(
+                    r["ns_per_event"] / t_live, 1)
+                line["ringside_timed_%s_alone_ns_per_record" % clock] = t_alone
+                line["ratio_to_ringside_timed_%s_alone" % clock] = round(
+                    r["ns_per_event"] / t_alone, 1)
             out(line)
     out({"bench": "anchors_end", "loadavg_1m": loadavg()})
     return rc

@@ -19,19 +19,43 @@ struct bench_cfg {
 	int prod_cpu;          /* -1: not pinned (one CPU) */
 	int cons_cpu;
 	uint32_t stall_ms;     /* the "stalls" lines' duration; 0: none */
+	int clock;             /* enum bench_clock: what stamps each record */
 };
 
+/*
+ * What the producer stamps each record with, read per record as the
+ * guest agents read it: nothing (the untimed lines), the TSC by a bare
+ * rdtsc (the freestanding payload), or CLOCK_MONOTONIC through the vDSO
+ * (the Linux agent and ringside-mark).
+ */
+enum bench_clock {
+	BENCH_CLOCK_NONE,
+	BENCH_CLOCK_TSC,
+	BENCH_CLOCK_MONO,
+};
+
+/* "tsc", "mono"; NULL for BENCH_CLOCK_NONE. */
+const char *bench_clock_name(int clock);
+/* 1 when this machine has @clock (the TSC: x86-64 only). */
+int bench_clock_have(int clock);
+
 /* One prebuilt record of the size under test.  Sizes >= 40 are
- * RS_RECORD_SEQ, 32 is an RS_RECORD_MARKER; both have a u64 at offset 8
- * that the producer overwrites with a sequence number.  The SEQ checksum
- * is not recomputed per record: that would time rs_seq_build, not the ring. */
+ * RS_RECORD_SEQ, 32 is an RS_RECORD_MARKER.  The producer writes a
+ * sequence number into each (the SEQ's seq, the marker's pid/tid) and,
+ * timed, the clock into its time field.  The SEQ checksum is not
+ * recomputed per record: that would time rs_seq_build, not the ring. */
 struct rec_proto {
 	_Alignas(8) uint8_t buf[512];
 	uint32_t size;
 	uint32_t type;
+	uint32_t seq_off;      /* byte offsets in buf */
+	uint32_t time_off;
+	int clock;             /* enum bench_clock */
 };
 
-int proto_build(struct rec_proto *r, uint32_t size);
+int proto_build(struct rec_proto *r, uint32_t size, int clock);
+/* Where a record of @type that proto_build made has its sequence number. */
+uint32_t proto_seq_off(uint32_t type);
 
 /* The "stalls" lines (stalls.c): for @run_ms, how often and for how long
  * each of the benchmark's CPUs was taken from a thread pinned to it.

@@ -14,6 +14,10 @@
  *                   or woken by the watermark doorbell ("doorbell")
  *   batching        synchronization per record during that run
  *   producer_local  the same calls with no concurrent consumer
+ *   producer_timed, producer_local_timed
+ *                   the producer lines (busy_poll and doorbell consumer,
+ *                   and alone) with each record stamped by a clock read
+ *                   as the guest agents read it: "clock" tsc or mono
  *   drain_local     rs_consumer_drain of a full ring this process filled
  *   drain_xproc     ... of a full ring a process on the other CPU filled
  */
@@ -164,6 +168,7 @@ static void bench_producer(const struct bench_cfg *cfg, struct run_arg *a,
 {
 	const char *how = wait == CONS_DOORBELL ? "doorbell" :
 			  wait == CONS_ADAPTIVE ? "adaptive" : "busy_poll";
+	const char *clk = bench_clock_name(cfg->clock);
 	struct prod_result res[16], tmp, *m;
 	const struct cons_result *c;
 	double mbs, anchor_mbs;
@@ -199,7 +204,8 @@ static void bench_producer(const struct bench_cfg *cfg, struct run_arg *a,
 	mbs = mb_per_s(m->records * a->size, m->ns);
 	anchor_mbs = mb_per_s(anchor->bytes, anchor->ns);
 	prod_ok(m, &missing);
-	printf("{\"bench\":\"producer\",\"consumer\":\"%s\",\"record_size\":%u,"
+	printf("{\"bench\":\"producer%s\",%s%s%s\"consumer\":\"%s\","
+	       "\"record_size\":%u,"
 	       "\"records\":%llu,\"reps\":%d,\"clean_reps\":%d,"
 	       "\"ns_per_record\":%.2f,\"ns_per_record_min\":%.2f,"
 	       "\"ns_per_record_max\":%.2f,\"records_per_s\":%.0f,"
@@ -209,6 +215,8 @@ static void bench_producer(const struct bench_cfg *cfg, struct run_arg *a,
 	       "\"doorbells\":%llu,\"corrupt\":%llu,"
 	       "\"consumer_mb_per_s\":%.0f,\"producer_preempted\":%llu,"
 	       "\"consumer_preempted\":%llu,\"check\":\"%s\"}\n",
+	       clk ? "_timed" : "", clk ? "\"clock\":\"" : "", clk ? clk : "",
+	       clk ? "\"," : "",
 	       how, a->size, (unsigned long long)m->records, cfg->reps, clean,
 	       (double)m->ns / (double)m->records,
 	       (double)res[0].ns / (double)res[0].records,
@@ -222,6 +230,9 @@ static void bench_producer(const struct bench_cfg *cfg, struct run_arg *a,
 	       (unsigned long long)m->preempted,
 	       (unsigned long long)c->preempted, ok ? "ok" : "FAIL");
 
+	/* The timed lines are about the producer's cost alone. */
+	if (clk)
+		return;
 	/* Each drain reads data_head once; each non-empty one publishes
 	 * data_tail once.  How often the producer re-read data_tail is in
 	 * its private state, which the API does not expose: null. */
@@ -260,16 +271,18 @@ static void print_timed(const char *bench, const struct bench_cfg *cfg,
 			const struct timing *anchor)
 {
 	const struct timing *m = &t[cfg->reps / 2];
+	const char *clk = bench_clock_name(cfg->clock);
 	uint64_t records = m->bytes / size;
 	double mbs = mb_per_s(m->bytes, m->ns);
 	double anchor_mbs = mb_per_s(anchor->bytes, anchor->ns);
 
-	printf("{\"bench\":\"%s\",\"record_size\":%u,\"records\":%llu,"
+	printf("{\"bench\":\"%s\",%s%s%s\"record_size\":%u,\"records\":%llu,"
 	       "\"reps\":%d,\"ns_per_record\":%.2f,\"ns_per_record_min\":%.2f,"
 	       "\"ns_per_record_max\":%.2f,\"records_per_s\":%.0f,"
 	       "\"mb_per_s\":%.0f,\"gb_per_s\":%.2f,\"memcpy_mb_per_s\":%.0f,"
 	       "\"ratio_to_memcpy\":%.3f}\n",
-	       bench, size, (unsigned long long)records, cfg->reps,
+	       bench, clk ? "\"clock\":\"" : "", clk ? clk : "",
+	       clk ? "\"," : "", size, (unsigned long long)records, cfg->reps,
 	       (double)m->ns / (double)records,
 	       (double)t[0].ns / (double)records,
 	       (double)t[cfg->reps - 1].ns / (double)records,
@@ -277,9 +290,37 @@ static void print_timed(const char *bench, const struct bench_cfg *cfg,
 	       anchor_mbs, ratio(mbs, anchor_mbs));
 }
 
+/*
+ * Equal records: the producer lines again, each record stamped with a
+ * clock read as the guest agents read it (bench.h, enum bench_clock), as
+ * every other tracer's event is.
+ */
+static void bench_timed(const struct bench_cfg *cfg, struct run_arg *a,
+			const struct timing *anchor)
+{
+	struct timing ring[16];
+	struct bench_cfg tc;
+	int clock, rc;
+
+	for (clock = BENCH_CLOCK_TSC; clock <= BENCH_CLOCK_MONO; clock++) {
+		if (!bench_clock_have(clock))
+			continue;
+		tc = *cfg;
+		tc.clock = clock;
+		bench_producer(&tc, a, CONS_BUSY_POLL, anchor);
+		bench_producer(&tc, a, CONS_DOORBELL, anchor);
+		rc = median_of(&tc, timed_producer_local, a, ring);
+		if (rc < 0)
+			fail("producer_local_timed", a->size, rc);
+		else
+			print_timed("producer_local_timed", &tc, a->size, ring,
+				    anchor);
+	}
+}
+
 static void bench_size(const struct bench_cfg *cfg, struct run_arg *a)
 {
-	struct timing ring[16], anchor[16];
+	struct timing ring[16], anchor[16], produce;
 	int rc;
 
 	rc = median_of(cfg, timed_anchor_produce, a, anchor);
@@ -287,6 +328,7 @@ static void bench_size(const struct bench_cfg *cfg, struct run_arg *a)
 		fail("memcpy_produce", a->size, rc);
 		return;
 	}
+	produce = anchor[cfg->reps / 2];
 	bench_producer(cfg, a, CONS_BUSY_POLL, &anchor[cfg->reps / 2]);
 	bench_producer(cfg, a, CONS_DOORBELL, &anchor[cfg->reps / 2]);
 	bench_producer(cfg, a, CONS_ADAPTIVE, &anchor[cfg->reps / 2]);
@@ -305,6 +347,7 @@ static void bench_size(const struct bench_cfg *cfg, struct run_arg *a)
 		return;
 	}
 	print_timed("producer_local", cfg, a->size, ring, &anchor[cfg->reps / 2]);
+	bench_timed(cfg, a, &produce);
 
 	for (a->xproc = 0; a->xproc <= 1; a->xproc++) {
 		const char *name = a->xproc ? "drain_xproc" : "drain_local";
@@ -410,6 +453,7 @@ static int parse(int argc, char **argv, struct bench_cfg *cfg)
 		return -1;
 	cfg->records = records ? records : quick ? 200000 : 2000000;
 	cfg->reps = (int)(reps ? reps : quick ? 3 : 5);
+	cfg->clock = BENCH_CLOCK_NONE;
 	cfg->stall_ms = (uint32_t)(stall_ms != ~0ull ? stall_ms :
 				   quick ? 200 : 2000);
 	cfg->data_pages = (uint32_t)pages;

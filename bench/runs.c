@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ROUNDS_FAILED (~0u)
@@ -39,12 +41,40 @@ static uint64_t preemptions(void)
 	return getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_nivcsw;
 }
 
-int proto_build(struct rec_proto *r, uint32_t size)
+const char *bench_clock_name(int clock)
+{
+	return clock == BENCH_CLOCK_TSC ? "tsc" :
+	       clock == BENCH_CLOCK_MONO ? "mono" : NULL;
+}
+
+int bench_clock_have(int clock)
+{
+#if defined(__x86_64__)
+	return clock == BENCH_CLOCK_NONE || clock == BENCH_CLOCK_TSC ||
+	       clock == BENCH_CLOCK_MONO;
+#else
+	return clock == BENCH_CLOCK_NONE || clock == BENCH_CLOCK_MONO;
+#endif
+}
+
+uint32_t proto_seq_off(uint32_t type)
+{
+	return type == RS_RECORD_MARKER ?
+		(uint32_t)offsetof(struct rs_rec_marker, pid) :
+		(uint32_t)offsetof(struct rs_rec_seq, seq);
+}
+
+int proto_build(struct rec_proto *r, uint32_t size, int clock)
 {
 	memset(r, 0, sizeof(*r));
 	r->size = size;
+	r->clock = clock;
+	if (!bench_clock_have(clock))
+		return -EINVAL;
 	if (size >= sizeof(struct rs_rec_seq) && size <= sizeof(r->buf)) {
 		r->type = RS_RECORD_SEQ;
+		r->seq_off = proto_seq_off(r->type);
+		r->time_off = (uint32_t)offsetof(struct rs_rec_seq, time);
 		return rs_seq_build(r->buf, 0, 0, 0,
 				    size - (uint32_t)sizeof(struct rs_rec_seq)) ==
 			       (int)size ? 0 : -EINVAL;
@@ -55,15 +85,45 @@ int proto_build(struct rec_proto *r, uint32_t size)
 		};
 
 		r->type = RS_RECORD_MARKER;
+		r->seq_off = proto_seq_off(r->type);
+		r->time_off = (uint32_t)offsetof(struct rs_rec_marker, time);
 		memcpy(r->buf, &m, sizeof(m));
 		return 0;
 	}
 	return -EINVAL;
 }
 
+/* The clocks as the agents read them: the payload's bare rdtsc (no
+ * fence), and clock_gettime, which glibc answers in the vDSO. */
+static inline uint64_t read_tsc(void)
+{
+#if defined(__x86_64__)
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+#else
+	return 0;
+#endif
+}
+
+static inline uint64_t read_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int proto_output(struct rs_producer *p, struct rec_proto *r, uint64_t seq)
 {
-	memcpy(r->buf + 8, &seq, sizeof(seq));
+	uint64_t t;
+
+	memcpy(r->buf + r->seq_off, &seq, sizeof(seq));
+	if (r->clock != BENCH_CLOCK_NONE) {
+		t = r->clock == BENCH_CLOCK_TSC ? read_tsc() : read_mono();
+		memcpy(r->buf + r->time_off, &t, sizeof(t));
+	}
 	return rs_producer_output(p, r->type, 0, r->buf + 8, r->size - 8);
 }
 
@@ -93,7 +153,7 @@ static int count_record(const struct rs_perf_header *h, void *arg)
 
 	if (h->type == RS_PERF_RECORD_LOST)
 		return 0;   /* counted by the consumer's stats */
-	memcpy(&seq, (const uint8_t *)h + 8, sizeof(seq));
+	memcpy(&seq, (const uint8_t *)h + proto_seq_off(h->type), sizeof(seq));
 	if (seq < c->next_seq)
 		c->bad++;
 	else
@@ -185,7 +245,7 @@ static int ring_ctx_init(struct ring_ctx *r, const struct bench_cfg *cfg,
 			 const struct rs_region_params *params, uint32_t size)
 {
 	memset(r, 0, sizeof(*r));
-	if (proto_build(&r->proto, size) < 0 ||
+	if (proto_build(&r->proto, size, cfg->clock) < 0 ||
 	    host_region_reset(hr, params) < 0 ||
 	    rs_region_open(&r->region, hr->mem, hr->size) < 0 ||
 	    rs_producer_init(&r->prod, &r->region, 0) < 0 ||
@@ -410,7 +470,7 @@ int run_producer(const struct bench_cfg *cfg, struct host_region *hr,
 
 	memset(out, 0, sizeof(*out));
 	memset(x, 0, sizeof(*x));
-	if (proto_build(&proto, size) < 0 || host_region_reset(hr, params) < 0 ||
+	if (proto_build(&proto, size, cfg->clock) < 0 || host_region_reset(hr, params) < 0 ||
 	    rs_region_open(&region, hr->mem, hr->size) < 0 ||
 	    rs_producer_init(&p, &region, 0) < 0 ||
 	    rs_producer_set_batch(&p, cfg->batch) < 0)
