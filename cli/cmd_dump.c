@@ -121,8 +121,13 @@ static void print_record(const struct pdf_event *ev, uint64_t sample_type)
 	enum pdf_rrec_class cls = pdf_rrec_classify(rec, sample_type);
 	const void *body = rec;
 
-	printf("[%03u] %" PRIu64 ".%09" PRIu64 " %-12s", ev->ring,
-	       ev->time / 1000000000, ev->time % 1000000000, pdf_rrec_class_name(cls));
+	/* the host's records of the process table: in no ring */
+	if (ev->state)
+		printf("[host]");
+	else
+		printf("[%03u]", ev->ring);
+	printf(" %" PRIu64 ".%09" PRIu64 " %-12s", ev->time / 1000000000,
+	       ev->time % 1000000000, pdf_rrec_class_name(cls));
 	switch (cls) {
 	case PDF_RREC_SEQ: {
 		const struct rs_rec_seq *s = body;

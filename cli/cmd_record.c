@@ -31,6 +31,7 @@ struct record_opts {
 	double duration;           /* 0: until stopped */
 	uint32_t interval_ms;      /* 0: not given */
 	int doorbell_fd;
+	int no_pstate;
 	int quiet;
 };
 
@@ -54,6 +55,10 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		OPT_U32(0, "doorbell-fd", &fd, "N", 0, 1u << 30,
 			"a descriptor number", "also wake when eventfd N fires (the "
 			"VMM's doorbell; not with --vm)"),
+		OPT_FLAG(0, "no-process-state", &o->no_pstate,
+			 "do not file the guest's live processes and their "
+			 "mappings (its agent's process state table) at the "
+			 "head of each file"),
 		OPT_FLAG('q', "quiet", &o->quiet, "no progress line and no summary "
 			 "(corruption is still reported on stderr)"),
 		OPT_END
@@ -138,6 +143,9 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 		print_gsyms(stdout, r->syms, &r->wstats);
 	if (r->syms)
 		print_guest_usyms(stdout, &r->usyms);
+	if (r->pstate.state != GPSTATE_NONE && r->pstate.state != GPSTATE_ABSENT)
+		print_gpstate(stdout, &r->pstate, r->output, r->no_pstate,
+			      &r->pstate_filed);
 	print_gfacts(stdout, &r->guest, r->guest_late);
 	print_chains_cut(stdout, &r->wstats);
 	if (r->kcode && r->kcode->state != GKCODE_ABSENT)
@@ -287,6 +295,7 @@ static int run(const struct record_opts *o, struct rmap *m)
 	}
 	recorder_init(r, o->region);
 	r->syms = &syms;
+	r->no_pstate = o->no_pstate;
 	csync_init(&sync);
 	r->sync = &sync;
 	r->sync_mem = m->base;

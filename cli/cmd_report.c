@@ -159,7 +159,7 @@ int cmd_report(int argc, char **argv)
 	tally_init(t, pdf_reader_info(r)->nr_rings, pdf_reader_info(r)->sample_type);
 	tally_bounds_from_info(&t->bounds, pdf_reader_info(r));
 	while ((n = pdf_reader_next(r, &ev)) == 1)
-		tally_add(t, ev.ring, ev.time, ev.rec);
+		tally_event(t, &ev);
 	if (n < 0) {
 		ret = file_cmd_read_error(CMD, path, &ev, n);
 	} else {

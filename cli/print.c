@@ -303,6 +303,10 @@ void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
 	print_host_total(&info->host, &hs);
 	fputc('\n', f);
 	text_block(f, "total", &sum, info->host.kind ? &hs : NULL, &t->bounds);
+	if (t->state_comms || t->state_mmaps)
+		fprintf(f, "\nprocess table, written by the host before the first "
+			"sample (no ring's records): %" PRIu64 " COMM, %" PRIu64
+			" MMAP2\n", t->state_comms, t->state_mmaps);
 }
 
 /* @s as printable ASCII ('?' for the rest: names are the guest's and the
@@ -493,5 +497,6 @@ void print_report_json(FILE *f, const char *path, const struct pdf_info *info,
 	fprintf(f, "\n ],\n \"total\": {");
 	json_ring(f, &sum);
 	json_host(f, info->host.kind ? &hs : NULL);
-	fprintf(f, "}}\n");
+	fprintf(f, "},\n \"state\": {\"comm\": %" PRIu64 ", \"mmap2\": %" PRIu64
+		"}}\n", t->state_comms, t->state_mmaps);
 }

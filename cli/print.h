@@ -124,6 +124,10 @@ void print_snapper(const char *cmd, const struct snapper *s);
 /* The writer's call chain frames cut (pdf_writer_stats), a line when
  * there were any; NULL: nothing written. */
 void print_chains_cut(FILE *f, const struct pdf_writer_stats *ws);
+
+/* The guest's process table and what @output (NULL: no file) got of it. */
+void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
+		   int no_pstate, const struct pstate_filed *c);
 /* Corruption and flagged claims on stderr (print_warn); 1 when there
  * were any: the command exits CLI_EXIT_CORRUPT. */
 int print_recorder_warn(const char *cmd, const struct recorder *r);

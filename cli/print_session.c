@@ -56,10 +56,10 @@ void print_guest_usyms(FILE *out, const struct usyms_feed *f)
 	fputc('\n', out);
 }
 
-/* The guest's process state table, as the snapshot filed it at its head. */
-static void print_gpstate(FILE *out, const struct snapper *s)
+/* The guest's process state table, as a file got it at its head. */
+void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
+		   int no_pstate, const struct pstate_filed *c)
 {
-	const struct gpstate *g = &s->pstate;
 	const struct rs_pstate_copy *h = &g->info.head;
 
 	fprintf(out, "  process state (guest claims): ");
@@ -80,14 +80,16 @@ static void print_gpstate(FILE *out, const struct snapper *s)
 		break;
 	}
 	fprintf(out, "%u processes, %u mappings", g->nr_procs, g->nr_maps);
-	if (s->output && s->no_pstate)
+	if (output && no_pstate)
 		fprintf(out, ", not filed (--no-process-state)");
-	else if (s->output)
+	else if (output && (c->comms || c->refused))
 		fprintf(out, " filed before the first sample (%" PRIu64 " COMM, %"
-			PRIu64 " MMAP2)", s->pstate_comms, s->pstate_mmaps);
-	if (s->pstate_refused)
+			PRIu64 " MMAP2)", c->comms, c->mmaps);
+	else if (output && g->nr_procs)
+		fprintf(out, ", not filed (the file has no timed record)");
+	if (c->refused)
 		fprintf(out, "; %" PRIu64 " records refused by the writer",
-			s->pstate_refused);
+			c->refused);
 	if (g->st.refused)
 		fprintf(out, "; refused %u of the %u processes sent (%s)",
 			g->st.refused, g->st.claimed, gpstate_why_str(g->st.why));
@@ -264,7 +266,8 @@ void print_snapper(const char *cmd, const struct snapper *s)
 		print_gsyms(stdout, s->syms, s->output ? &s->wstats : NULL);
 	if (s->usyms && s->output)
 		print_guest_usyms(stdout, &s->ufeed);
-	print_gpstate(stdout, s);
+	print_gpstate(stdout, &s->pstate, s->output, s->no_pstate,
+		      &s->pstate_filed);
 	print_gfacts(stdout, &s->guest, 0);
 	print_chains_cut(stdout, s->output ? &s->wstats : NULL);
 	if (s->kcode)

@@ -301,10 +301,39 @@ static int file_open(struct recorder *r, const struct rs_region *region)
 		r->wstats = *pdf_writer_stats(r->w);
 		usyms_feed_restart(&r->usyms);
 	}
+	/* the processes as the file begins: each file names its own */
+	memset(&r->pstate_filed, 0, sizeof(r->pstate_filed));
+	r->pstate_due = r->w && !r->no_pstate &&
+			!gpstate_read(&r->pstate, region) &&
+			r->pstate.state == GPSTATE_OK && r->pstate.nr_procs;
 	r->have_file_tally = 0;
 	r->readback_err = 0;
 	r->salvaged = 0;
 	return 0;
+}
+
+/*
+ * The process table read as the current file began, filed once the file
+ * has a timed record: just before the earliest, where perf meets it
+ * before any sample.  A file without one gets none (no sample to name).
+ * 0, or the writer's error (CAP_FAIL_WRITE).
+ */
+static int file_pstate(struct recorder *r)
+{
+	uint64_t first = UINT64_MAX;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < r->tally.nr_rings; i++)
+		if (r->tally.ring[i].have_time &&
+		    r->tally.ring[i].first_time < first)
+			first = r->tally.ring[i].first_time;
+	if (first == UINT64_MAX)
+		return 0;
+	r->pstate_due = 0;
+	err = pstate_file(&r->pstate, r->w, first ? first - 1 : 0,
+			  &r->pstate_filed);
+	return err ? fail(r, CAP_FAIL_WRITE, err, pdf_errstr) : 0;
 }
 
 /* Complete the current file with its host facts (file_facts), the
@@ -529,6 +558,9 @@ static int loop(struct recorder *r, const struct rs_region *region)
 			err = drain_pass(&r->drain, &e);
 			r->passes++;
 		}
+		/* a failed write of the file ends the recording */
+		if (err >= 0 && r->pstate_due && (err = file_pstate(r)) < 0)
+			break;
 		/* drain_pass returns how many records it took: >= 0 is fine */
 		if (err >= 0 && !r->away && r->w && r->syms &&
 		    gsyms_pending(r->syms) &&
@@ -728,4 +760,5 @@ void recorder_fini(struct recorder *r)
 	usyms_feed_fini(&r->usyms);
 	gkcode_reader_fini(&r->kread);
 	drain_fini(&r->drain);
+	gpstate_fini(&r->pstate);
 }

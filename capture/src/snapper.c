@@ -313,50 +313,16 @@ static uint64_t first_sample_time(const struct snapper *s)
 	return first == UINT64_MAX ? 0 : first;
 }
 
-/*
- * The guest's processes as its state table says (gpstate): a COMM and the
- * MMAP2 records of each, at the head of the file, filed just before the
- * first sample, so that perf knows every process still alive before any
- * of its samples, however long ago the ring overwrote the records that
- * described it.  Counted; a record the writer refuses is counted, never a
- * reason to fail.
- */
+/* The guest's processes at the head of the file (pstate_file), filed just
+ * before the first sample. */
 static int write_pstate(struct snapper *s, struct pdf_writer *w)
 {
-	const struct gpstate *g = &s->pstate;
 	uint64_t time;
-	struct pdf_buf rec;
-	uint32_t i, j;
-	int err = 0;
 
-	if (g->state != GPSTATE_OK || !g->nr_procs || !s->nr_rings ||
-	    s->no_pstate)
+	if (!s->pstate.nr_procs || !s->nr_rings || s->no_pstate)
 		return 0;
 	time = first_sample_time(s);
-	time = time ? time - 1 : 0;
-	pdf_buf_init(&rec);
-	for (i = 0; i < g->nr_procs && !err; i++) {
-		for (j = 0; j <= g->procs[i].nr_maps && !err; j++) {
-			err = j ? gpstate_mmap2(g, i, j - 1, &rec) :
-				  gpstate_comm(g, i, &rec);
-			if (err)
-				break;      /* -ENOMEM */
-			err = w ? pdf_writer_add(w, 0, time, (const void *)rec.data) : 0;
-			if (err && err > -PDF_ERR_BASE)
-				break;      /* -errno: the file, not the record */
-			if (err) {
-				s->pstate_refused++;
-				err = 0;
-				continue;
-			}
-			if (j)
-				s->pstate_mmaps++;
-			else
-				s->pstate_comms++;
-		}
-	}
-	pdf_buf_fini(&rec);
-	return err;
+	return pstate_file(&s->pstate, w, time ? time - 1 : 0, &s->pstate_filed);
 }
 
 /* Records the agent forwarded but whose space it had not given back are

@@ -2,6 +2,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <linux/perf_event.h>
+
 #include "ringside/capture.h"
 #include "ringside/ring.h"
 
@@ -13,6 +15,22 @@ void tally_init(struct tally *t, uint32_t nr_rings, uint64_t sample_type)
 	memset(t, 0, sizeof(*t));
 	t->sample_type = sample_type;
 	t->nr_rings = nr_rings > RS_MAX_RINGS ? RS_MAX_RINGS : nr_rings;
+}
+
+void tally_state(struct tally *t, const struct rs_perf_header *rec)
+{
+	if (rec->type == PERF_RECORD_COMM)
+		t->state_comms++;
+	else if (rec->type == PERF_RECORD_MMAP2)
+		t->state_mmaps++;
+}
+
+void tally_event(struct tally *t, const struct pdf_event *ev)
+{
+	if (ev->state)
+		tally_state(t, ev->rec);
+	else
+		tally_add(t, ev->ring, ev->time, ev->rec);
 }
 
 void tally_set_bounds(struct tally *t, const struct tally_bounds *b)
@@ -288,7 +306,7 @@ int tally_file(const char *path, struct tally *t, struct pdf_info *info,
 	tally_bounds_from_info(&b, in);
 	tally_set_bounds(t, &b);
 	while ((n = pdf_reader_next(r, &ev)) == 1)
-		tally_add(t, ev.ring, ev.time, ev.rec);
+		tally_event(t, &ev);
 	if (n < 0)
 		*bad_offset = ev.offset;
 	if (info)

@@ -121,9 +121,10 @@ static int encode_marker(const struct pdf_layout *lay, uint32_t ring,
 			      out, out_size);
 }
 
-static int encode_native(const struct pdf_layout *lay, uint32_t ring,
-			 uint64_t time, const struct rs_perf_header *rec,
-			 uint8_t *out, size_t out_size)
+static int encode_native(const struct pdf_layout *lay, enum pdf_kind kind,
+			 uint32_t ring, uint64_t time,
+			 const struct rs_perf_header *rec, uint8_t *out,
+			 size_t out_size)
 {
 	size_t body = pdf_rrec_perf_body(rec);
 	size_t size = sizeof(*rec) + body + pdf_layout_trailer_size(lay);
@@ -137,9 +138,21 @@ static int encode_native(const struct pdf_layout *lay, uint32_t ring,
 	memcpy(out + sizeof(hdr), rec + 1, body);
 	if (rec->type == RS_PERF_RECORD_LOST) /* the event that lost: the ring */
 		memcpy(out + sizeof(hdr), &lay->id[PDF_KIND_RING], 8);
-	pdf_layout_trailer(lay, pid, tid, time, ring, lay->id[PDF_KIND_RING],
+	pdf_layout_trailer(lay, pid, tid, time, ring, lay->id[kind],
 			   out + sizeof(hdr) + body);
 	return (int)size;
+}
+
+int pdf_encode_state(const struct pdf_layout *lay, uint32_t ring,
+		     uint64_t time, const struct rs_perf_header *rec,
+		     void *out, size_t out_size)
+{
+	if (!lay || !rec || !out || rec->size < sizeof(*rec) ||
+	    (rec->type != PERF_RECORD_COMM &&
+	     rec->type != PERF_RECORD_MMAP2))
+		return PDF_ERR(pdfe_invalid);
+	return encode_native(lay, PDF_KIND_STATE, ring, time, rec, out,
+			     out_size);
 }
 
 int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
@@ -167,7 +180,8 @@ int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
 	case PDF_RREC_LOST_SAMPLES:
 	case PDF_RREC_COMM:
 	case PDF_RREC_MMAP2:
-		return encode_native(lay, ring, time, rec, out, out_size);
+		return encode_native(lay, PDF_KIND_RING, ring, time, rec, out,
+				     out_size);
 	default:
 		break;
 	}
@@ -269,6 +283,12 @@ static int decode_native(const struct pdf_layout *lay,
 		return FORMAT;
 	pdf_layout_trailer_read(lay, (const uint8_t *)(in + 1) + body, time,
 				ring, &id);
+	/* the host's: only what it writes of the process table */
+	if (id && id == lay->id[PDF_KIND_STATE] &&
+	    (hdr.type == PERF_RECORD_COMM || hdr.type == PERF_RECORD_MMAP2)) {
+		*ring = PDF_RING_STATE;
+		return hdr.size;
+	}
 	if (id != lay->id[PDF_KIND_RING])
 		return FORMAT;
 	return hdr.size;

@@ -24,10 +24,24 @@ int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
 	       const struct rs_perf_header *rec, void *out, size_t out_size);
 
 /*
+ * Encode a COMM or MMAP2 record the host wrote (ringside:state's), filed
+ * at @time on @ring's CPU, as pdf_encode does.  PDF_ERR(pdfe_invalid)
+ * for another type.
+ */
+int pdf_encode_state(const struct pdf_layout *lay, uint32_t ring,
+		     uint64_t time, const struct rs_perf_header *rec,
+		     void *out, size_t out_size);
+
+/* *ring of pdf_decode() for a record ringside:state owns: the host's, in
+ * no ring. */
+#define PDF_RING_STATE UINT32_MAX
+
+/*
  * Decode file record @in (already bounded: in->size bytes readable) back to
  * the ring record in @out (at most @out_size bytes) with its ring and time.
  * Returns the size, or 0 for a record that is no ring record (perf's own
- * synthesized records).  PDF_ERR(pdfe_format) for a record that does
+ * synthesized records); *ring is PDF_RING_STATE for ringside:state's
+ * records.  PDF_ERR(pdfe_format) for a record that does
  * not follow the mapping, among them any whose size, or the ring record
  * it carries, is not a multiple of 8.
  */

@@ -114,6 +114,9 @@ enum pdf_kind {
 	PDF_KIND_SEQ,         /* RS_RECORD_SEQ, carried in RAW */
 	PDF_KIND_MARKER,      /* RS_RECORD_MARKER, carried in RAW */
 	PDF_KIND_RING,        /* everything else; owns the non-sample records */
+	PDF_KIND_STATE,       /* records the host wrote, not a ring's: COMM and
+			       * MMAP2 of the guest's process table at a file's
+			       * head.  Files written before it lack the attr. */
 	PDF_KIND_MAX
 };
 

@@ -21,6 +21,7 @@ static const char *const kind_names[PDF_KIND_MAX] = {
 	[PDF_KIND_SEQ]    = "ringside:seq",
 	[PDF_KIND_MARKER] = "ringside:marker",
 	[PDF_KIND_RING]   = "ringside:ring",
+	[PDF_KIND_STATE]  = "ringside:state",
 };
 
 static const char *const pdf_errors[pdfe_max] = {

@@ -276,18 +276,24 @@ static int build_layout(struct pdf_reader *r)
 			if (r->attrs[i].id && r->attrs[i].id == r->descs[d].id)
 				found[k] = &r->attrs[i];
 	}
+	/* ringside:state is younger than the others: a file without it
+	 * has no host records */
 	for (k = 0; k < PDF_KIND_MAX; k++)
-		if (!found[k])
+		if (!found[k] && k != PDF_KIND_STATE)
 			return PDF_ERR(pdfe_not_ringside);
 	/* the layout the attrs say: the shared sample-id fields, or that of
 	 * the files written before them */
 	pdf_layout_init(&r->lay, found[PDF_KIND_SAMPLE]->config1);
 	for (k = 0; k < PDF_KIND_MAX; k++)
-		if (found[k]->sample_type != r->lay.sample_type[k])
+		if (found[k] && found[k]->sample_type != r->lay.sample_type[k])
 			break;
 	if (k < PDF_KIND_MAX)
 		pdf_layout_init_v1(&r->lay, found[PDF_KIND_SAMPLE]->config1);
 	for (k = 0; k < PDF_KIND_MAX; k++) {
+		if (!found[k]) {
+			r->lay.id[k] = 0;
+			continue;
+		}
 		if (found[k]->sample_type != r->lay.sample_type[k])
 			return PDF_ERR(pdfe_not_ringside);
 		r->lay.id[k] = found[k]->id;
@@ -438,6 +444,9 @@ int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev)
 			r->skipped++;
 			continue;
 		}
+		ev->state = ev->ring == PDF_RING_STATE;
+		if (ev->state)
+			ev->ring = 0;
 		if (ev->ring >= RS_MAX_RINGS)
 			return PDF_ERR(pdfe_format);
 		ev->rec = (const struct rs_perf_header *)r->out;

@@ -378,6 +378,19 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 	return 0;
 }
 
+int pdf_writer_add_state(struct pdf_writer *w, uint32_t ring, uint64_t time,
+			 const struct rs_perf_header *rec)
+{
+	int n;
+
+	if (!w || !rec || ring >= RS_MAX_RINGS)
+		return PDF_ERR(pdfe_invalid);
+	n = pdf_encode_state(&w->lay, ring, time, rec, w->enc, sizeof(w->enc));
+	if (n < 0)
+		return n;
+	return append(w, w->enc, (size_t)n);
+}
+
 /* @len bytes at @data into the output in pieces it takes, read once. */
 static int append_payload(struct pdf_writer *w, const void *data, uint64_t len)
 {

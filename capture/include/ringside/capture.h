@@ -283,9 +283,19 @@ struct tally {
 	uint32_t nr_rings;        /* highest ring seen + 1, or as set */
 	struct tally_bounds bounds;
 	struct tally_ring ring[RS_MAX_RINGS];
+	/* records the host wrote, no ring: COMM and MMAP2 of the guest's
+	 * process table at the file's head (tally_state) */
+	uint64_t state_comms;
+	uint64_t state_mmaps;
 };
 
 void tally_init(struct tally *t, uint32_t nr_rings, uint64_t sample_type);
+
+/* Count @rec, a record the host wrote of the process table. */
+void tally_state(struct tally *t, const struct rs_perf_header *rec);
+
+/* Count @ev of a file: the host's records apart from the rings'. */
+void tally_event(struct tally *t, const struct pdf_event *ev);
 
 /* Check the claims counted from now on against @b. */
 void tally_set_bounds(struct tally *t, const struct tally_bounds *b);
@@ -762,6 +772,23 @@ struct recorder_hooks {
 	void *arg;
 };
 
+/* ---- the process table at a file's head (src/pstate_file.c) ---- */
+
+/* What was filed of the guest's process table. */
+struct pstate_filed {
+	uint64_t comms;           /* COMM records, one per process */
+	uint64_t mmaps;           /* MMAP2 records, one per mapping */
+	uint64_t refused;         /* records the writer refused */
+};
+
+/*
+ * @g's processes, a COMM and their MMAP2 records, to @w (if any) at
+ * @time, as the host's own records (pdf_writer_add_state), counted into
+ * @c.  0, -ENOMEM, or the writer's -errno (the file, not a record).
+ */
+int pstate_file(const struct gpstate *g, struct pdf_writer *w, uint64_t time,
+		struct pstate_filed *c);
+
 /* Where the source is, as the finished and reopen callbacks say. */
 enum recorder_src {
 	RECORDER_HERE = 0,        /* it may write (finished) */
@@ -859,6 +886,12 @@ struct recorder {
 				    * file has it; read again while the
 				    * guest has not published it */
 	int guest_late;            /* ... it came after that file was opened */
+	int no_pstate;             /* file no records of the process state */
+	struct gpstate pstate;     /* the guest's processes as each file
+				    * began, filed before its first timed
+				    * record (pstate_file) */
+	struct pstate_filed pstate_filed; /* ... of the last file */
+	int pstate_due;            /* the current file's are not filed yet */
 	/* private */
 	struct pdf_writer *w;      /* the current file's */
 	uint64_t file_start_ns;
@@ -944,9 +977,8 @@ struct snapper {
 	struct pdf_host_facts host; /* what the host observed, as filed */
 	struct guest_facts guest; /* who the guest says it is (the copy's) */
 	struct gpstate pstate;    /* its processes now, as its table says */
-	uint64_t pstate_comms;    /* records filed of them at the head */
-	uint64_t pstate_mmaps;
-	uint64_t pstate_refused;  /* of them, refused by the writer */
+	struct pstate_filed pstate_filed; /* records filed of them at the
+				   * head */
 	struct tally tally;
 	struct tally file_tally;  /* the file read back: claims checked */
 	int have_file_tally;

@@ -600,6 +600,15 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 		   const struct rs_perf_header *rec);
 
 /*
+ * Append a COMM or MMAP2 record that the host wrote from the guest's
+ * process table, filed at @time on ring @ring's CPU: perf takes it as
+ * any other, ringside's readers tell it from the rings' records
+ * (pdf_event.state).  Not among stats.records.  Errors as pdf_writer_add's.
+ */
+int pdf_writer_add_state(struct pdf_writer *w, uint32_t ring, uint64_t time,
+			 const struct rs_perf_header *rec);
+
+/*
  * Store @len bytes of ring @ring's AUX area, which began at position
  * @offset of its AUX stream, as one PERF_RECORD_AUXTRACE (the bytes
  * follow the record, padded to 8).  @data may be memory another party
@@ -855,6 +864,9 @@ struct pdf_info {
 /* One ring record of the file; @rec is valid until the next call. */
 struct pdf_event {
 	uint32_t ring;
+	int state;                /* 1: the host wrote it, no ring did (a COMM
+				   * or MMAP2 of the guest's process table,
+				   * pdf_writer_add_state); ring is 0 */
 	uint64_t time;
 	uint64_t offset;          /* of the perf record in the file */
 	const struct rs_perf_header *rec;
