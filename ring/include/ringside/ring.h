@@ -160,15 +160,13 @@ enum rs_hdr_field {
 	rs_hf_data_size,
 	rs_hf_aux_offset,
 	rs_hf_aux_size,
-	rs_hf_features,        /* config.features (not per ring) */
 	rs_hf_max
 };
 
 /* One header field that differs from the layout. */
 struct rs_region_diff {
 	uint32_t field;       /* enum rs_hdr_field */
-	uint32_t ring;        /* for the per-ring fields (rs_hf_ctrl_offset ..
-			       * rs_hf_aux_size) */
+	uint32_t ring;        /* for the per-ring fields (rs_hf_ctrl_offset..) */
 	uint64_t seen;        /* what the header says (guest-writable) */
 	uint64_t laid_out;    /* what the host laid out */
 };
