@@ -290,6 +290,15 @@ static int copy(struct snapper *s, struct rmap *m, int stable,
 	return ret;
 }
 
+/* One clock sync with the guest's agent (docs/cli.md, "Time"). */
+static void take_sync(struct csync *sync, const struct rmap *m)
+{
+	void *hdr = m->vm ? NULL : csync_map_header(m->fd);
+
+	csync_take(sync, &m->region, hdr, 1);
+	csync_unmap(hdr);
+}
+
 static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
 {
 	return dom_virt_peek_virt(ctx, gva, len, buf);
@@ -313,7 +322,6 @@ int cmd_snapshot(int argc, char **argv)
 	struct csync sync;
 	struct rmap m;
 	uint64_t after = 0;
-	void *hdr;
 	int ret;
 
 	csync_init(&sync);
@@ -357,13 +365,16 @@ int cmd_snapshot(int argc, char **argv)
 		    pdf_ksyms_parse(&ksyms, syms.text, syms.info.length) == -ENOMEM)
 			ksyms = NULL;   /* the stacks are not worth failing for */
 	}
+	/* A live copy syncs after it: a guest that hangs costs the bounded
+	 * wait, never the copy.  A stable one before the pause: QEMU stops
+	 * the guest's clock with its vCPUs, so a sync after the resume would
+	 * put every record of the copy later by the pause. */
+	if (o.stable)
+		take_sync(&sync, &m);
 	ret = copy(s, &m, o.stable, ksyms, why, sizeof(why), &after);
 	if (ret == CLI_EXIT_OK) {
-		/* after the copy, with the writers running again: a guest
-		 * that hangs costs the bounded wait, never the snapshot */
-		hdr = m.vm ? NULL : csync_map_header(m.fd);
-		csync_take(&sync, &m.region, hdr, 1);
-		csync_unmap(hdr);
+		if (!o.stable)
+			take_sync(&sync, &m);
 		s->clock = &sync.cs;
 		/* a DOMAIN with PT: the kernel's code for perf's decoder */
 		if (m.domain && s->aux_format == PDF_AUX_INTEL_PT && o.output) {
