@@ -405,7 +405,7 @@ static uint64_t file_size(const char *path)
 	return path && !stat(path, &st) ? (uint64_t)st.st_size : 0;
 }
 
-/* One pruner of a full disk's room at a time. */
+/* One pruner at a time, of the bounds or of a full disk's room. */
 static pthread_mutex_t room_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The recorder's full-disk counts since the last call into the
@@ -470,6 +470,12 @@ static void completed(struct job *j, const struct recorder *r,
 		sc.corrupt_bytes += h->corrupt_bytes;
 		sc.not_written += h->not_written;
 	}
+	if (r->salvaged)
+		say(rp, "%s: %s cut back to what reached the full disk: %llu "
+		    "records kept, %llu lost (and %llu LOST records' counts)",
+		    j->domain, r->output, (unsigned long long)sc.records,
+		    (unsigned long long)sc.disk_lost,
+		    (unsigned long long)sc.disk_lost_lost);
 	err = svc_sidecar_write(r->output, &sc);
 	if (err)
 		say(rp, "%s: %s: its sidecar was not written: %s", j->domain,
@@ -488,13 +494,12 @@ static void completed(struct job *j, const struct recorder *r,
 	}
 	pthread_mutex_unlock(&rp->lock);
 	if (rp->c->keep_bytes || rp->c->total_bytes) {
-		/* one pruner at a time: the total bound spans every domain */
-		static pthread_mutex_t prune_lock = PTHREAD_MUTEX_INITIALIZER;
-
-		pthread_mutex_lock(&prune_lock);
+		/* one pruner at a time: the total bound spans every domain
+		 * (a full disk's room is made under the same lock) */
+		pthread_mutex_lock(&room_lock);
 		err = svc_rec_prune(rp->dir, j->domain, r->output,
 				    rp->c->keep_bytes, rp->c->total_bytes, &p);
-		pthread_mutex_unlock(&prune_lock);
+		pthread_mutex_unlock(&room_lock);
 		if (err)
 			say(rp, "%s: the oldest recordings could not all be "
 			    "removed: %s", j->domain, strerror(-err));
@@ -529,10 +534,9 @@ static void hook_full(void *arg, const struct recorder *r)
 			  (uint64_t)(c->full_retry_ms ? c->full_retry_ms :
 				     SVC_REC_FULL_RETRY_MS) * 1000000ull;
 	if (!j->full_said)
-		say(rp, "%s: the disk is full writing %s: that file is cut back "
-		    "to what is on disk; %u oldest recordings removed (%llu "
-		    "bytes), %llu bytes free%s%s; recording pauses until %llu "
-		    "are", j->domain, r->output, p.removed,
+		say(rp, "%s: the disk is full (%s): %u oldest recordings "
+		    "removed (%llu bytes), %llu bytes free%s%s; recording "
+		    "pauses until %llu are", j->domain, r->output, p.removed,
 		    (unsigned long long)p.freed, (unsigned long long)avail,
 		    err ? ": " : "", err ? strerror(-err) : "",
 		    (unsigned long long)room);

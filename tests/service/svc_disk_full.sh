@@ -63,7 +63,7 @@ wait_status started 1 30
 PROD=$!
 BG_PIDS="$DRV $PROD"
 wait_status disk_full 1 120
-grep -q "the disk is full writing" "$WORK/multi.err" || fail "the full disk was not logged"
+grep -q "dom1: the disk is full (" "$WORK/multi.err" || fail "the full disk was not logged"
 # paused: no room is made while the filler holds it (it is no recording)
 wait_status salvaged 1 30
 note "a capture on the full disk fails, says why, leaves nothing, keeps the region"
@@ -87,6 +87,7 @@ wait "$DRV" || { cat "$WORK/multi.err" >&2; fail "svc-rec-multi failed"; }
 BG_PIDS=""
 cat "$WORK/producer.out" "$WORK/multi.out"
 grep -q "recording again" "$WORK/multi.err" || fail "the recording did not start again"
+grep -q "cut back to what reached the full disk: .* lost" "$WORK/multi.err" || fail "the file cut back was not logged"
 
 ls "$DIR/dom1" | grep -v '\.json$' | grep -qv '^rec-.*\.data$' &&
 	{ ls -l "$DIR/dom1"; fail "something else than complete recordings left (a .tmp?)"; }

@@ -55,9 +55,11 @@ static void logf_(void *arg, const char *fmt, va_list ap)
 	fflush(stderr);
 }
 
+/* The loop's own pace: the service's loop runs every 500 ms; this one
+ * every 50 ms, for the tests' waits, still little beside the recorders. */
 static void nap(void)
 {
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
 
 	nanosleep(&ts, NULL);
 }
