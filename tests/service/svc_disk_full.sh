@@ -9,7 +9,9 @@
 #    record the producer attempted is in a file, counted in a LOST
 #    record, or counted as lost to the full disk;
 # 2. with rotation, the domain's oldest recordings are removed to make
-#    room and its newest kept.
+#    room and its newest kept;
+# 3. a domain without older files of its own has the oldest of the
+#    other domains removed, never one's newest.
 # Usage: svc_disk_full.sh RINGSIDE PRODUCER SVC_REC_MULTI
 MULTI=$3
 . "$(dirname "$0")/../cli/lib.sh" "$1" "$2"
@@ -171,4 +173,35 @@ for f in "${FILES[@]}"; do
 	run 0 "rep2-$(basename "$f")" "$R" report "$f" --json
 	[ -e "$f.json" ] || fail "$f kept without its sidecar"
 done
+
+note "3. without older files of its own, the oldest of other domains make room"
+rm -rf "$DIR" "$WORK/until" "$WORK/status"
+mkdir -p "$DIR/other"
+for i in 0 1 2; do
+	f=$DIR/other/rec-20000101T00000${i}Z-00000$i.data
+	dd if=/dev/zero of="$f" bs=1M count=4 status=none || fail "other $i"
+	echo '{}' >"$f.json"
+done
+"$PRODUCER" create "$REG" --rings 2 --data-pages 512 || fail "create 3"
+# one file (no rotation): the domain has no older file to remove
+"$MULTI" --no-pprof --retry-ms 50 --room-bytes 1572864 \
+	--until "$WORK/until" --status "$WORK/status" \
+	"$DIR" dom1="$REG" >"$WORK/multi3.out" 2>"$WORK/multi3.err" &
+DRV=$!
+BG_PIDS="$DRV"
+wait_status started 1 30
+# 18 MiB free, at least 32 MiB written: two other domain's files go
+for i in 1 2 3 4; do
+	"$PRODUCER" write "$REG" --records 40000 --burst 100 --rate 40000 \
+		--flush-timeout 300 >"$WORK/producer3-$i.out" 2>"$WORK/producer3-$i.err" ||
+		{ cat "$WORK/producer3-$i.err" >&2; fail "producer round $i"; }
+done
+touch "$WORK/until"
+wait "$DRV" || { cat "$WORK/multi3.err" >&2; fail "svc-rec-multi failed"; }
+BG_PIDS=""
+cat "$WORK/multi3.out"
+[ -e "$DIR/other/rec-20000101T000000Z-000000.data" ] && fail "the other domain's oldest file was kept"
+[ -e "$DIR/other/rec-20000101T000000Z-000000.data.json" ] && fail "its sidecar was kept"
+[ -e "$DIR/other/rec-20000101T000002Z-000002.data" ] || fail "the other domain's newest file was removed"
+[ -e "$MNT/other" ] || fail "a file that is no recording was removed"
 exit 0
