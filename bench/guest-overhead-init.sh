@@ -41,7 +41,7 @@ for a in $cmdline; do
 done
 # USER_HZ, the unit of /proc/PID/stat's times (busybox has no getconf)
 hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
-echo "GO-BOOT kernel=$(uname -r) vcpus=$(nproc) hz=$hz pmu=[ $(ls /sys/bus/event_source/devices | tr '\n' ' ')]"
+echo "GO-BOOT kernel=$(uname -r) vcpus=$(nproc) hz=$hz clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) pmu=[ $(ls /sys/bus/event_source/devices | tr '\n' ' ')]"
 fail() { echo "GO-FAIL $*"; poweroff -f; }
 
 # ticks PID: utime + stime of a running process, clock ticks

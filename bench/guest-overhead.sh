@@ -122,7 +122,8 @@ vsh define "$W/domain.xml" >/dev/null || { say "virsh define"; exit 1; }
 DEFINED=1
 "$RINGSIDE" enable "$DOM" --mode normal --freq "$FREQ" ${PAGES:+--data-pages "$PAGES"} \
 	> "$W/enable.out" 2>&1 || { say "enable: $(cat "$W/enable.out")"; exit 1; }
-RING_PAGES=$(vsh dumpxml --inactive "$DOM" | sed -n "s/.*data-pages='\([0-9]*\)'.*/\1/p" | head -n 1)
+# "2 rings x 64 data + 0 AUX pages": the size the ring was given
+RING_PAGES=$(sed -n 's/.* rings x \([0-9]*\) data .*/\1/p' "$W/enable.out" | head -n 1)
 vsh start "$DOM" >/dev/null || { say "virsh start"; exit 1; }
 T0=$(date +%s)
 say "$DOM started (TCG); $REPS runs of each mode, ~${SECS} s of work each"
