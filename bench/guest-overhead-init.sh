@@ -5,12 +5,14 @@
 # go_reps=R (repetitions of each mode), go_secs=S (the work's length, to
 # calibrate rounds for), go_rounds=N (fixed rounds: no calibration),
 # go_freq=HZ.  It runs the same work (guest-work ROUNDS, one worker per
-# vCPU) R times in each of three modes, interleaved a b c a b c ...:
+# vCPU) R times in each of four modes, interleaved a b c d a b c d ...:
 #   a  untraced: no agent, no perf
 #   b  ringside: the agent sampling at HZ with call chains; before each
 #      one the guest waits for a key (GO-WAIT) while the host starts
 #      `ringside record`, and it says GO-RESULT when the host may stop it
 #   c  perf record -F HZ -g -a -e cpu-clock into a file in the guest
+#   d  the same with -k CLOCK_MONOTONIC: the clock the agent's samples
+#      carry (perf's own default is the kernel's local clock)
 # For b and c the tracer is started, waited for (the agent's marker
 # socket: its kernel symbols are published; perf's control fifo: its
 # events enabled), left 1 s, then the work runs.  The tracer's CPU
@@ -73,7 +75,7 @@ guest-work $((rounds / 4 + 1)) > /dev/null
 
 rep=1
 while [ $rep -le "$reps" ]; do
-	for mode in a b c; do
+	for mode in a b c d; do
 		case $mode in
 		a)
 			echo "GO-RESULT a $rep $(work)"
@@ -108,10 +110,12 @@ while [ $rep -le "$reps" ]; do
 			wait $sub
 			echo "GO-RESULT b $rep $r tr_win_ticks=$((t1 - t0)) tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/agent.all) hz=$hz"
 			;;
-		c)
+		c|d)
 			rm -f /tmp/perf.data /tmp/ctl /tmp/ack /tmp/perf.pid
 			mkfifo /tmp/ctl /tmp/ack
-			( perf record -F "$freq" -g -a -e cpu-clock -D -1 \
+			clk=
+			[ $mode = d ] && clk="-k CLOCK_MONOTONIC"
+			( perf record -F "$freq" -g -a -e cpu-clock $clk -D -1 \
 				--control fifo:/tmp/ctl,/tmp/ack -o /tmp/perf.data \
 				2> /tmp/perf.err &
 			  echo $! > /tmp/perf.pid
@@ -138,7 +142,7 @@ while [ $rep -le "$reps" ]; do
 				s && /LOST_SAMPLES events:/ { print $NF }' /tmp/stats)
 			lostrec=$(awk '/^Aggregated stats:/ { s = 1; next } /stats:$/ { s = 0 }
 				s && $1 == "LOST" { print $NF }' /tmp/stats)
-			echo "GO-RESULT c $rep $r tr_win_ticks=$((t1 - t0)) tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/perf.all) hz=$hz perf_samples=${samples:-0} perf_lost_samples=${lostsamples:-0} perf_lost_records=${lostrec:-0} perf_bytes=$(stat -c %s /tmp/perf.data)"
+			echo "GO-RESULT $mode $rep $r tr_win_ticks=$((t1 - t0)) tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/perf.all) hz=$hz perf_samples=${samples:-0} perf_lost_samples=${lostsamples:-0} perf_lost_records=${lostrec:-0} perf_bytes=$(stat -c %s /tmp/perf.data)"
 			grep -v '^$' /tmp/perf.err | sed 's/^/GO-PERF-SAID /'
 			rm -f /tmp/perf.data
 			;;

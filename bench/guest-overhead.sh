@@ -11,20 +11,22 @@
 # TCG, 2 vCPUs, 512 MiB) with a busybox initramfs holding the agent, the
 # fixed work (BUILD/bench/guest-work: one process per vCPU, ROUNDS rounds
 # each) and this host's perf with its libraries, and runs the same work R
-# times (default 3) each way, interleaved a b c a b c ...:
+# times (default 3) each way, interleaved a b c d a b c d ...:
 #   a  untraced: no agent and no perf running in the guest;
 #   b  ringside: the agent sampling at HZ (default 1000) with call chains,
 #      `ringside record DOMAIN` on the host draining the rings, a new
 #      recording for each run (the domain enabled --mode normal --freq HZ);
 #   c  the guest's own `perf record -F HZ -g -a -e cpu-clock` into a file
 #      in the guest (cpu-clock: TCG has no PMU, and the agent's event is
-#      cpu-clock too).
+#      cpu-clock too);
+#   d  the same with `-k CLOCK_MONOTONIC`, the clock the agent's samples
+#      carry (perf's default is the kernel's local clock).
 # ROUNDS is measured in the guest at boot for about S seconds (default 10)
 # of work, unless --rounds fixes it.  The guest's script is
 # bench/guest-overhead-init.sh.  Output: one JSON line per run
 # ("bench":"guest-overhead-run") and one summary line
 # ("bench":"guest-overhead") with the medians: each mode's wall time,
-# throughput against a (b/a, c/a: 1.0 is free), the tracers' CPU in the
+# throughput against a (b/a, c/a, d/a: 1.0 is free), the tracers' CPU in the
 # guest over the work (window) and over their whole life, and the losses.
 # Takes /tmp/ringside-e2e.lock (one libvirtd per machine); root; exits 77
 # when QEMU, libvirt or a kernel is missing.  A benchmark, not a test:
@@ -131,7 +133,7 @@ say "$DOM started (TCG); $REPS runs of each mode, ~${SECS} s of work each"
 # ---- the console: start and stop `record` around each b run --------------------
 : > "$W/results"
 done_lines=0 end=0
-limit=$((600 + REPS * 3 * (SECS * 8 + 60)))
+limit=$((600 + REPS * 4 * (SECS * 8 + 60)))
 while [ "$end" = 0 ]; do
 	if [ $(($(date +%s) - T0)) -gt "$limit" ]; then
 		say "no GO-END within $limit s; the console's end:"
@@ -213,10 +215,11 @@ for line in open(res):
         r[k] = v if k == "check" else int(v)
     runs.append(r)
     print(json.dumps(r))
-by = {m: [r for r in runs if r["mode"] == m] for m in "abc"}
+M = "abcd"
+by = {m: [r for r in runs if r["mode"] == m] for m in M}
 med = lambda xs: statistics.median(xs) if xs else None
-wall = {m: med([r["wall_ns"] for r in by[m]]) for m in "abc"}
-cpu = {m: med([r["user_us"] + r["sys_us"] for r in by[m]]) for m in "abc"}
+wall = {m: med([r["wall_ns"] for r in by[m]]) for m in M}
+cpu = {m: med([r["user_us"] + r["sys_us"] for r in by[m]]) for m in M}
 checks = sorted({r["check"] for r in runs})
 def tracer(m):
     rs = by[m]
@@ -230,7 +233,7 @@ def tracer(m):
                  for r in rs]), 5),
             "cpu_start_s": round(med([r["tr_start_ticks"] / hz for r in rs]), 3),
             "cpu_all_s": round(med([r["tr_all_ticks"] / hz for r in rs]), 3)}
-b, c = tracer("b"), tracer("c")
+b, c, d = tracer("b"), tracer("c"), tracer("d")
 b.update({"event": "cpu-clock", "freq": int(freq), "call_chains": True,
           "ring_data_pages": int(pages) if pages else None,
           "samples": med([r.get("rec_samples", 0) for r in by["b"]]),
@@ -238,12 +241,19 @@ b.update({"event": "cpu-clock", "freq": int(freq), "call_chains": True,
           "lost_samples_kernel_buffer": [r.get("rec_lost_samples", 0) for r in by["b"]],
           "lost_before_recording": [r.get("rec_early_lost", 0) for r in by["b"]],
           "record_status": [r.get("rec_rc") for r in by["b"]]})
-c.update({"event": "cpu-clock", "freq": int(freq), "call_chains": True,
-          "perf_version": perfv,
-          "samples": med([r.get("perf_samples", 0) for r in by["c"]]),
-          "lost_samples": [r.get("perf_lost_samples", 0) for r in by["c"]],
-          "lost_records": [r.get("perf_lost_records", 0) for r in by["c"]],
-          "file_bytes": med([r.get("perf_bytes", 0) for r in by["c"]])})
+def perf_counts(t, m, clock):
+    if not t:
+        return None
+    t.update({"event": "cpu-clock", "freq": int(freq), "call_chains": True,
+              "clock": clock, "perf_version": perfv,
+              "samples": med([r.get("perf_samples", 0) for r in by[m]]),
+              "lost_samples": [r.get("perf_lost_samples", 0) for r in by[m]],
+              "lost_records": [r.get("perf_lost_records", 0) for r in by[m]],
+              "file_bytes": med([r.get("perf_bytes", 0) for r in by[m]])})
+    return t
+c = perf_counts(c, "c", "perf default (local clock)")
+d = perf_counts(d, "d", "CLOCK_MONOTONIC")
+b["clock"] = "CLOCK_MONOTONIC"
 try:
     c["said"] = sorted(set(l.strip() for l in open(said)))[:5]
 except OSError:
@@ -253,13 +263,14 @@ out = {"bench": "guest-overhead", "reps": int(reps), "guest": boot,
        "rounds": rounds, "workers": runs[0]["workers"] if runs else None,
        "same_result_every_run": len(checks) == 1,
        "host_cpus": int(hcpus), "host_load_end": load,
-       "wall_s": {m: round(wall[m] / 1e9, 3) if wall[m] else None for m in "abc"},
-       "work_cpu_s": {m: round(cpu[m] / 1e6, 3) if cpu[m] else None for m in "abc"},
+       "wall_s": {m: round(wall[m] / 1e9, 3) if wall[m] else None for m in M},
+       "work_cpu_s": {m: round(cpu[m] / 1e6, 3) if cpu[m] else None for m in M},
        "throughput_b_over_a": round(wall["a"] / wall["b"], 4) if wall["b"] else None,
        "throughput_c_over_a": round(wall["a"] / wall["c"], 4) if wall["c"] else None,
+       "throughput_d_over_a": round(wall["a"] / wall["d"], 4) if wall["d"] else None,
        "wall_ranges_s": {m: [round(min(r["wall_ns"] for r in by[m]) / 1e9, 3),
                              round(max(r["wall_ns"] for r in by[m]) / 1e9, 3)]
-                         for m in "abc" if by[m]},
-       "ringside": b, "perf": c}
+                         for m in M if by[m]},
+       "ringside": b, "perf": c, "perf_mono": d}
 print(json.dumps(out))
 EOF
