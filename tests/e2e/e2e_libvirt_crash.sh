@@ -34,7 +34,12 @@
 #   D. the service records the domain in normal mode continuously (a file
 #      every 5 s) across a libvirtd restart: each file opens in perf, and
 #      all files' records and LOST counts equal what ringside stat says
-#      the rings' producers produced and lost.
+#      the rings' producers produced and lost.  A second guest runs beside
+#      it in overwrite mode (its agent stops after the workload): with both
+#      paused, a real Prometheus scraping the same service reads back for
+#      every ring of both domains what `ringside stat` says, and for the
+#      recorded one the recorder's records and LOST counts per ring equal
+#      the rings' produced and lost; the overwrite one is not recorded.
 # Installs no package.  Exit 77 when something it needs is missing
 # (prometheus for B3: scripts/setup.sh installs it).
 # shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
@@ -47,6 +52,7 @@ RINGSIDE=$1 AGENT=$2 MARK=$3 WORKLOAD=$4 CHECK=$5 GUEST_INIT=$6 HOOK_PROGRAM=$7
 SERVICE=$8
 KCHECK=$(dirname "${BASH_SOURCE[0]}")/ksyms_check.py
 DOM=rs-crash-$$
+DOM2=rs-crash2-$$
 SHM=/dev/shm/ringside-$DOM
 HOOK=/etc/libvirt/hooks/qemu.d/ringside
 STEPS=20
@@ -57,12 +63,16 @@ command -v prometheus >/dev/null || skip "no prometheus (scripts/setup.sh)"
 command -v jq >/dev/null || skip "no jq (scripts/setup.sh)"
 W=$(lg_workdir /tmp/rs-crash.XXXXXX)
 CAP=$W/captures
-DEFINED='' HOOKED='' SVC_PID='' PROM_PID=''
+DEFINED='' DEFINED2='' HOOKED='' SVC_PID='' PROM_PID=''
 cleanup() {
 	[ -n "$SVC_PID" ] && lg_kill_wait "$SVC_PID"
 	[ -n "$PROM_PID" ] && lg_kill_wait "$PROM_PID"
+	if [ -n "$DEFINED2" ]; then
+		vsh destroy "$DOM2" >/dev/null 2>&1
+		vsh undefine "$DOM2" >/dev/null 2>&1
+	fi
 	e2e_teardown
-	rm -f "$SHM" "$SHM~kept"
+	rm -f "$SHM" "$SHM~kept" "/dev/shm/ringside-$DOM2" "/dev/shm/ringside-$DOM2~kept"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -306,28 +316,35 @@ for _ in $(seq 600); do
 done
 [ "$up" = up ] && ok "Prometheus scrapes the service's metrics (127.0.0.1:$MPORT)" ||
 	{ bad "Prometheus: target '$up':"; tail -n 5 "$W/prometheus.log"; curl -s "http://127.0.0.1:$MPORT/metrics" | head -n 20; }
-# every ring of stat's table: ring mode data_head data_tail fill size fill%
-# aux_head aux_tail aux_size guest_produced guest_lost
-same=0 differ=0
-while read -r ring mode head tail fill size _ auxh auxt auxs prod lost; do
-	for pair in "ring_size_bytes $size" "ring_fill_bytes $fill" \
-	    "ring_data_head_bytes $head" "ring_data_tail_bytes $tail" \
-	    "ring_aux_size_bytes $auxs" "ring_aux_head_bytes $auxh" \
-	    "ring_aux_tail_bytes $auxt" \
-	    "guest_claimed_produced_records_total $prod" \
-	    "guest_claimed_lost_records_total $lost"; do
-		read -r name want <<< "$pair"
-		v=$(prom_q "ringside_$name{domain=\"$DOM\",ring=\"$ring\"}")
-		if [ "$v" = "$want" ]; then
-			same=$((same + 1))
-		else
-			differ=$((differ + 1))
-			echo "   ring $ring ($mode): ringside_$name $v, stat $want"
-		fi
-	done
-done < <(grep -E '^ *[0-9]+ (normal|overwrite) ' "$W/stat.out")
-rings=$(grep -cE '^ *[0-9]+ (normal|overwrite) ' "$W/stat.out")
-prod0=$(grep -E '^ *0 (normal|overwrite) ' "$W/stat.out" | awk '{print $11}')
+# prom_vs_stat DOMAIN STAT: every ring of stat's table (ring mode data_head
+# data_tail fill size fill% aux_head aux_tail aux_size guest_produced
+# guest_lost) against Prometheus' values of the same ring; the values that
+# agree in $same, those that differ in $differ (each one said), the rings
+# in $rings, ring 0's guest_produced in $prod0
+prom_vs_stat() {
+	local ring mode head tail fill size auxh auxt auxs prod lost pair name want v
+	same=0 differ=0
+	while read -r ring mode head tail fill size _ auxh auxt auxs prod lost; do
+		for pair in "ring_size_bytes $size" "ring_fill_bytes $fill" \
+		    "ring_data_head_bytes $head" "ring_data_tail_bytes $tail" \
+		    "ring_aux_size_bytes $auxs" "ring_aux_head_bytes $auxh" \
+		    "ring_aux_tail_bytes $auxt" \
+		    "guest_claimed_produced_records_total $prod" \
+		    "guest_claimed_lost_records_total $lost"; do
+			read -r name want <<< "$pair"
+			v=$(prom_q "ringside_$name{domain=\"$1\",ring=\"$ring\"}")
+			if [ "$v" = "$want" ]; then
+				same=$((same + 1))
+			else
+				differ=$((differ + 1))
+				echo "   $1 ring $ring ($mode): ringside_$name $v, stat $want"
+			fi
+		done
+	done < <(grep -E '^ *[0-9]+ (normal|overwrite) ' "$2")
+	rings=$(grep -cE '^ *[0-9]+ (normal|overwrite) ' "$2")
+	prod0=$(grep -E '^ *0 (normal|overwrite) ' "$2" | awk '{print $11}')
+}
+prom_vs_stat "$DOM" "$W/stat.out"
 [ "$rings" -gt 0 ] && [ "$differ" = 0 ] && [ "${prod0:-0}" -gt 0 ] &&
 	ok "Prometheus' values of $rings rings equal ringside stat's ($same values; ring 0: guest_produced $prod0)" ||
 	{ bad "Prometheus and ringside stat differ ($differ of $((same + differ))):"; sed 's/^/     /' "$W/stat.out"; }
@@ -413,8 +430,9 @@ grep -aq "could not be captured" /var/log/libvirt/libvirtd.log "$W"/*.log 2>/dev
 	>/dev/null || bad "hook install (D)"
 rm -f "$SHM~kept"
 REC=$W/rec
-printf '%s\n' "capture-dir = $SVC_CAP" "socket = none" "metrics = none" \
-	"capture-on = none" "record = $DOM" "record-dir = $REC" \
+MPORT=$(free_port)
+printf '%s\n' "capture-dir = $SVC_CAP" "socket = none" "metrics = 127.0.0.1:$MPORT" \
+	"capture-on = none" "record = all" "record-dir = $REC" \
 	"rotate-seconds = 5" > "$W/service.conf"
 mv "$W/service.log" "$W/service-b2.log"
 "$SERVICE" --config "$W/service.conf" --uri "$LG_URI" > "$W/service.log" 2>&1 &
@@ -426,8 +444,19 @@ vsh define "$W/domain.xml" >/dev/null 2>"$W/err" || bad "virsh define (normal): 
 "$RINGSIDE" enable $DOM --mode normal >/dev/null 2>"$W/err" ||
 	bad "enable --mode normal: $(cat "$W/err")"
 rm -f "$W/console.log"
-note "start in normal mode: the service records it"
+# the second guest, at the same time: overwrite mode (a flight recorder,
+# never recorded even with record = all), its agent stopped after the
+# workload; its own console
+lg_domain_xml $DOM2 qemu "$W" hang |
+	sed -e "s|$W/console.log|$W/console2.log|" > "$W/domain2.xml"
+vsh define "$W/domain2.xml" >/dev/null 2>"$W/err" && DEFINED2=1 ||
+	bad "virsh define $DOM2: $(cat "$W/err")"
+"$RINGSIDE" enable $DOM2 --mode overwrite >/dev/null 2>"$W/err" ||
+	bad "enable $DOM2 --mode overwrite: $(cat "$W/err")"
+rm -f "$W/console2.log"
+note "start in normal mode: the service records it; $DOM2 beside it in overwrite mode"
 vsh start $DOM >/dev/null || { bad "virsh start (normal)"; exit 1; }
+vsh start $DOM2 >/dev/null || bad "virsh start $DOM2"
 svc_wait "$DOM: recording its rings" 1 && ok "the service records $DOM" ||
 	{ bad "no recording:"; tail -n 5 "$W/service.log"; }
 wait_console "E2E-KEY-WAIT" 300
@@ -449,6 +478,91 @@ for _ in $(seq 300); do
 	grep -E '^ *[0-9]+ normal ' "$W/stat-d.out" | awk '$3 != $4 { n++ } END { exit n > 0 }' && break
 	sleep 0.2
 done
+
+# -- D2: two domains at once, scraped by Prometheus -----------------------------
+# Both paused (their rings hold still: the normal one drained, its agent
+# gone; the overwrite one's agent stopped), each one's `ringside stat`
+# taken; a Prometheus of its own scrapes the recording service every
+# second.  Every ring's values of both domains read back through its query
+# API equal stat's; the recorder's records (LOST records aside) and LOST
+# counts of each ring of the recorded domain equal the ring's produced
+# and lost, once the service's last look reached the drained rings (the
+# recorder publishes its counts every quarter second: waited for, up to
+# a minute); the overwrite domain has no recorder's series.
+lg_wait_console "$W/console2.log" "E2E-AGENT-STOPPED" 300 &&
+	ok "$DOM2 (overwrite) ran its workload beside $DOM; its agent stopped" ||
+	{ bad "$DOM2: $LG_WHY"; lg_console_tail "$W/console2.log"; }
+vsh suspend $DOM >/dev/null || bad "virsh suspend $DOM"
+vsh suspend $DOM2 >/dev/null || bad "virsh suspend $DOM2"
+"$RINGSIDE" stat $DOM > "$W/stat-d1.out" 2>&1 || bad "ringside stat $DOM: $(cat "$W/stat-d1.out")"
+"$RINGSIDE" stat $DOM2 > "$W/stat-d2.out" 2>&1 || bad "ringside stat $DOM2: $(cat "$W/stat-d2.out")"
+PPORT=$(free_port)
+printf '%s\n' "global:" "  scrape_interval: 1s" "  scrape_timeout: 1s" \
+	"scrape_configs:" "  - job_name: ringside" "    static_configs:" \
+	"      - targets: ['127.0.0.1:$MPORT']" > "$W/prometheus.yml"
+prometheus --config.file="$W/prometheus.yml" --storage.tsdb.path="$W/prom2" \
+	--web.listen-address="127.0.0.1:$PPORT" > "$W/prometheus2.log" 2>&1 &
+PROM_PID=$!
+PROM=http://127.0.0.1:$PPORT
+up=''
+for _ in $(seq 600); do
+	up=$(curl -sf "$PROM/api/v1/targets" 2>/dev/null |
+		jq -r '.data.activeTargets[0].health // empty' 2>/dev/null)
+	[ "$up" = up ] && [ "$(prom_q "ringside_region_mapped{domain=\"$DOM\"}")" = 1 ] &&
+		[ "$(prom_q "ringside_region_mapped{domain=\"$DOM2\"}")" = 1 ] && break
+	kill -0 "$PROM_PID" 2>/dev/null || break
+	sleep 0.2
+done
+[ "$up" = up ] && ok "Prometheus scrapes the recording service (127.0.0.1:$MPORT), both domains mapped" ||
+	{ bad "Prometheus (D): target '$up':"; tail -n 5 "$W/prometheus2.log"; }
+for d in 1 2; do
+	dom=$DOM; [ $d = 2 ] && dom=$DOM2
+	prom_vs_stat "$dom" "$W/stat-d$d.out"
+	[ "$rings" -gt 0 ] && [ "$differ" = 0 ] && [ "${prod0:-0}" -gt 0 ] &&
+		ok "$dom: Prometheus' values of $rings rings equal ringside stat's ($same values; ring 0: guest_produced $prod0)" ||
+		{ bad "$dom: Prometheus and ringside stat differ ($differ of $((same + differ))):"; sed 's/^/     /' "$W/stat-d$d.out"; }
+done
+# rec_vs_stat: the recorder's per-ring counts against stat's produced and
+# lost of the recorded domain; the rings that differ in $rdiff
+rec_vs_stat() {
+	local ring prod lost r l
+	rdiff=0 rsum=0
+	while read -r ring _ _ _ _ _ _ _ _ _ prod lost; do
+		r=$(prom_q "ringside_recorder_records_total{domain=\"$DOM\",ring=\"$ring\"}")
+		l=$(prom_q "ringside_recorder_guest_claimed_lost_records_total{domain=\"$DOM\",ring=\"$ring\"}")
+		[ "$r" = "$prod" ] && [ "$l" = "$lost" ] || { rdiff=$((rdiff + 1)); echo "ring $ring: recorder $r records, $l lost; stat produced $prod, lost $lost"; }
+		case $r in '' | *[!0-9]*) ;; *) rsum=$((rsum + r)) ;; esac
+	done < <(grep -E '^ *[0-9]+ normal ' "$W/stat-d1.out")
+}
+for _ in $(seq 300); do
+	rec_vs_stat > "$W/rec-vs-stat.out"
+	[ "$rdiff" = 0 ] && break
+	sleep 0.2
+done
+[ "$rdiff" = 0 ] && [ "$rsum" -gt 0 ] &&
+	ok "$DOM: the recorder's records and LOST counts of each ring equal stat's produced and lost ($rsum records)" ||
+	{ bad "$DOM: the recorder's counts differ from stat's on $rdiff rings:"; sed 's/^/     /' "$W/rec-vs-stat.out"; }
+c=$(prom_q "sum(ringside_recorder_corrupt_total{domain=\"$DOM\"}) + sum(ringside_recorder_unwritable_records_total{domain=\"$DOM\"})")
+bound=$(prom_q "ringside_time_sync_error_bound_seconds{domain=\"$DOM\"}")
+[ "$(prom_q "ringside_recorder_recording{domain=\"$DOM\"}")" = 1 ] &&
+	[ "$(prom_q "ringside_recorder_started_total{domain=\"$DOM\"}")" = 1 ] &&
+	[ "$(prom_q "ringside_recorder_failed_total{domain=\"$DOM\"}")" = 0 ] && [ "$c" = 0 ] &&
+	[ "$(prom_q "count(ringside_recorder_records_total{domain=\"$DOM2\"})")" = none ] &&
+	[ "$(prom_q "count(ringside_recorder_recording{domain=\"$DOM2\"})")" = none ] &&
+	ok "$DOM recorded (1 recording, none failed, nothing corrupt), $DOM2 not" ||
+	bad "recorders: $DOM recording $(prom_q "ringside_recorder_recording{domain=\"$DOM\"}") started $(prom_q "ringside_recorder_started_total{domain=\"$DOM\"}") failed $(prom_q "ringside_recorder_failed_total{domain=\"$DOM\"}") corrupt+unwritable $c; $DOM2 series $(prom_q "count(ringside_recorder_records_total{domain=\"$DOM2\"})")"
+scrapes=$(prom_q 'ringside_http_responses_total{code="200"}')
+[ "${scrapes//none/0}" -gt 0 ] 2>/dev/null &&
+	ok "the endpoint counted $scrapes scrapes, $(prom_q ringside_http_connections_dropped_total) connections dropped" ||
+	bad "scrapes counted: '$scrapes'"
+curl -sf "http://127.0.0.1:$MPORT/metrics" > "$W/metrics-d.txt" &&
+	promtool check metrics < "$W/metrics-d.txt" > "$W/promtool.out" 2>&1 &&
+	ok "promtool check metrics: the recording service's text too" ||
+	{ bad "promtool check metrics (D):"; sed 's/^/     /' "$W/promtool.out"; }
+lg_kill_wait "$PROM_PID"
+PROM_PID=''
+vsh resume $DOM >/dev/null || bad "virsh resume $DOM"
+vsh resume $DOM2 >/dev/null || bad "virsh resume $DOM2"
 sleep 1   # let one more rotation come after the restart
 kill -TERM "$SVC_PID"
 wait "$SVC_PID"
@@ -470,6 +584,20 @@ for f in $(recs); do
 	[ "$(jq -r .domain "$f.json" 2>/dev/null)" = "$DOM" ] || bad "$(basename "$f"): no sidecar"
 done
 [ "$nperf" = "$after" ] && ok "each of the $after files opens in perf" || bad "$nperf of $after files open in perf"
+# the time sync's bound Prometheus read (D2) is the last file's last
+# point's: the agent was gone by then, no sync came after (none at all
+# when the guest never answered in time: then neither says one)
+"$RINGSIDE" report "$(recs | tail -n 1)" --json > "$W/rep.json" 2>/dev/null
+fb=$(jq -r '.clock.points | if length > 0 then .[-1].bound_ns else "none" end' "$W/rep.json")
+if [ "$fb" = none ]; then
+	[ "$bound" = none ] &&
+		ok "no time sync held ($(jq -r .clock.state "$W/rep.json")): no error bound exposed" ||
+		bad "the files have no time sync, Prometheus a bound of $bound s"
+else
+	awk -v b="$bound" -v n="$fb" 'BEGIN { d = b * 1e9 - n; exit !(n > 0 && d < 0.5 && d > -0.5) }' &&
+		ok "$DOM: the time sync's error bound, $bound s, is the last file's ($fb ns)" ||
+		bad "$DOM: time sync error bound: Prometheus '$bound' s, the last file $fb ns"
+fi
 [ "$(jq -r .reason "$(recs | tail -n 1).json")" = shutdown ] &&
 	[ "$(jq -r .reason "$(recs | head -n 1).json")" = rotation ] &&
 	ok "sidecars: rotation, ..., shutdown" || bad "sidecar reasons"
@@ -481,6 +609,7 @@ glost=$(grep -E '^ *[0-9]+ normal ' "$W/stat-d.out" | awk '{ n += $12 } END { pr
 	ok "delivered + lost == produced: $rec_all records (LOST records aside), $lost_all lost, as stat says" ||
 	{ bad "the files hold $rec_all records, $lost_all lost; stat: produced $prod, lost $glost"; sed 's/^/     /' "$W/stat-d.out"; }
 vsh destroy $DOM >/dev/null 2>&1
+vsh destroy $DOM2 >/dev/null 2>&1
 
 echo "$fails failure(s)"
 [ $fails = 0 ]
