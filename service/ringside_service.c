@@ -150,6 +150,9 @@ int main(int argc, char **argv)
 		       (unsigned long long)(c.rec.total_bytes >> 20),
 		       c.rec.post_command ? c.rec.post_command : "none",
 		       c.rec.post_tries, c.rec.pprof ? "yes" : "no");
+		for (uint32_t i = 0; i < c.rec.nr_regions; i++)
+			printf("record-region %s %s\n", c.rec.region_names[i],
+			       c.rec.region_paths[i]);
 		svc_config_fini(&c);
 		return 0;
 	}

@@ -484,6 +484,19 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 		err = svc_rec_new(&s->rec, &c->rec,
 				  c->rec.dir ? c->rec.dir : SVC_REC_DIR, log,
 				  log_arg, argc, argv);
+	/* record-region (tests, benchmarks): no libvirt domain, from now */
+	for (uint32_t i = 0; !err && i < c->rec.nr_regions; i++) {
+		int e = svc_rec_start(s->rec, c->rec.region_names[i], "",
+				      c->rec.region_paths[i], NULL);
+
+		if (e)
+			say(s, "%s: region %s cannot be recorded: %s",
+			    c->rec.region_names[i], c->rec.region_paths[i],
+			    e < 0 && e > -4096 ? strerror(-e) : rs_errstr(e));
+		else
+			say(s, "%s: recording region %s",
+			    c->rec.region_names[i], c->rec.region_paths[i]);
+	}
 	if (!err)
 		err = svc_metrics_new(&s->metrics);
 	if (!err && !(c->metrics && !c->metrics[0])) {

@@ -916,10 +916,15 @@ void svc_rec_keep_only(struct svc_rec *rp, char *const *names, size_t nr,
 {
 	for (struct job *j = rp->jobs; j; j = j->next) {
 		size_t i;
+		uint32_t k;
 
 		for (i = 0; i < nr && strcmp(names[i], j->domain); i++)
 			;
-		if (i == nr)
+		/* a region of record-region is no libvirt domain */
+		for (k = 0; k < rp->c->nr_regions &&
+			    strcmp(rp->c->region_names[k], j->domain); k++)
+			;
+		if (i == nr && k == rp->c->nr_regions)
 			job_stop(j, reason);
 	}
 }

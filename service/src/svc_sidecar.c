@@ -48,6 +48,14 @@ static void free_domains(struct svc_rec_config *c)
 
 void svc_rec_config_fini(struct svc_rec_config *c)
 {
+	for (uint32_t i = 0; i < c->nr_regions; i++) {
+		free(c->region_names[i]);
+		free(c->region_paths[i]);
+	}
+	free(c->region_names);
+	free(c->region_paths);
+	c->region_names = c->region_paths = NULL;
+	c->nr_regions = 0;
 	free_domains(c);
 	free(c->post_command);
 	free(c->dir);
@@ -109,6 +117,36 @@ int svc_rec_config_key(struct svc_rec_config *c, const char *k, char *v,
 		if (strcmp(v, "yes") && strcmp(v, "no"))
 			return -EINVAL;
 		c->pprof = !strcmp(v, "yes");
+		return 0;
+	}
+	if (!strcmp(k, "record-region")) {
+		char *sp = strpbrk(v, " \t"), *path, **rn, **rp;
+
+		*why = "record-region: NAME /PATH (a domain name, no '/', not "
+		       "starting with '.'; an absolute path)";
+		if (!sp)
+			return -EINVAL;
+		*sp = '\0';
+		path = sp + 1 + strspn(sp + 1, " \t");
+		if (!v[0] || strlen(v) > DOM_NAME_MAX || strchr(v, '/') ||
+		    v[0] == '.' || path[0] != '/')
+			return -EINVAL;
+		rn = realloc(c->region_names, (c->nr_regions + 1) * sizeof(*rn));
+		if (!rn)
+			return -ENOMEM;
+		c->region_names = rn;
+		rp = realloc(c->region_paths, (c->nr_regions + 1) * sizeof(*rp));
+		if (!rp)
+			return -ENOMEM;
+		c->region_paths = rp;
+		rn[c->nr_regions] = strdup(v);
+		rp[c->nr_regions] = strdup(path);
+		if (!rn[c->nr_regions] || !rp[c->nr_regions]) {
+			free(rn[c->nr_regions]);
+			free(rp[c->nr_regions]);
+			return -ENOMEM;
+		}
+		c->nr_regions++;
 		return 0;
 	}
 	if (!strcmp(k, "record-dir")) {

@@ -6,8 +6,12 @@
 # "shutdown", perf and report read each, and per domain and ring the
 # records in the files plus the LOST counts add up to what the producer
 # attempted: the last pass took what the rings still held.
-# Usage: svc_sigterm.sh RINGSIDE PRODUCER SVC_REC_MULTI
+# Then the same with ringside-service itself, given the regions by the
+# configuration's record-region (no libvirt domain; libvirt's test
+# driver for its events), stopped by SIGTERM.
+# Usage: svc_sigterm.sh RINGSIDE PRODUCER SVC_REC_MULTI [RINGSIDE_SERVICE]
 MULTI=$3
+SERVICE=${4:-}
 . "$(dirname "$0")/../cli/lib.sh" "$1" "$2"
 
 R=$RINGSIDE
@@ -43,30 +47,79 @@ BG_PIDS=""
 cat "$WORK/multi.err"
 
 PERF=$(command -v perf) && "$PERF" version >/dev/null 2>&1 || PERF=
-for d in a b c; do
-	ls "$DIR/dom$d" | grep -q '\.tmp$' && fail "dom$d: a file left incomplete"
-	mapfile -t FILES < <(ls "$DIR/dom$d"/rec-*.data)
-	NF=${#FILES[@]}
-	[ "$NF" -ge 1 ] || fail "dom$d: no file"
-	expect_eq "dom$d: last reason" "$(json "${FILES[NF - 1]}.json" .reason)" shutdown
-	DELIV=(0 0) LOST=(0 0)
-	for f in "${FILES[@]}"; do
-		n=$(basename "$f")
-		run 0 "rep-$d-$n" "$R" report "$f" --json
-		rep=$WORK/rep-$d-$n.out
-		for r in 0 1; do
-			DELIV[r]=$(( DELIV[r] + $(json "$rep" ".rings[$r].types | .seq + .sample + .marker + .aux + .comm + .mmap2") ))
-			LOST[r]=$(( LOST[r] + $(json "$rep" ".rings[$r].lost") ))
+# check DIR TAG: every domain's files complete, the last one "shutdown",
+# delivered + lost == attempted per ring
+check() {
+	local dir=$1 tag=$2 d f n r rep NF attempted
+	local -a FILES DELIV LOST
+	for d in a b c; do
+		ls "$dir/dom$d" | grep -q '\.tmp$' && fail "$tag dom$d: a file left incomplete"
+		mapfile -t FILES < <(ls "$dir/dom$d"/rec-*.data)
+		NF=${#FILES[@]}
+		[ "$NF" -ge 1 ] || fail "$tag dom$d: no file"
+		expect_eq "$tag dom$d: last reason" "$(json "${FILES[NF - 1]}.json" .reason)" shutdown
+		DELIV=(0 0) LOST=(0 0)
+		for f in "${FILES[@]}"; do
+			n=$tag-$d-$(basename "$f")
+			run 0 "rep-$n" "$R" report "$f" --json
+			rep=$WORK/rep-$n.out
+			for r in 0 1; do
+				DELIV[r]=$(( DELIV[r] + $(json "$rep" ".rings[$r].types | .seq + .sample + .marker + .aux + .comm + .mmap2") ))
+				LOST[r]=$(( LOST[r] + $(json "$rep" ".rings[$r].lost") ))
+			done
+			if [ -n "$PERF" ]; then
+				"$PERF" script -i "$f" >/dev/null 2>"$WORK/perf.err" ||
+					{ cat "$WORK/perf.err" >&2; fail "perf script cannot read $f"; }
+			fi
 		done
-		if [ -n "$PERF" ]; then
-			"$PERF" script -i "$f" >/dev/null 2>"$WORK/perf.err" ||
-				{ cat "$WORK/perf.err" >&2; fail "perf script cannot read $f"; }
-		fi
+		for r in 0 1; do
+			attempted=$(producer_field "$WORK/producer-$tag-$d.out" $r attempted)
+			expect_eq "$tag dom$d ring $r: delivered + lost" "$((DELIV[r] + LOST[r]))" "$attempted"
+		done
 	done
-	for r in 0 1; do
-		attempted=$(producer_field "$WORK/producer-$d.out" $r attempted)
-		expect_eq "dom$d ring $r: delivered + lost" "$((DELIV[r] + LOST[r]))" "$attempted"
-	done
+}
+for d in a b c; do
+	cp "$WORK/producer-$d.out" "$WORK/producer-multi-$d.out"
 done
+check "$DIR" multi
 expect_in "$WORK/multi.err" "recordings: 3 started, 0 failed"
+
+[ -n "$SERVICE" ] || { note "built without libvirt: ringside-service itself not run"; exit 0; }
+note "ringside-service itself, its regions by record-region, SIGTERM"
+DIR=$WORK/rec-svc
+{
+	echo "uri = test:///default"
+	echo "socket = none"
+	echo "metrics = none"
+	echo "pprof = no"
+	echo "record-dir = $DIR"
+	for d in a b c; do
+		"$PRODUCER" create "$(region $d)" --rings 2 --data-pages 64 || fail "create $d again"
+		echo "record-region = dom$d $(region $d)"
+	done
+} >"$WORK/service.conf"
+"$SERVICE" --config "$WORK/service.conf" --capture-dir "$WORK/captures" \
+	>"$WORK/service.out" 2>"$WORK/service.err" &
+SVC=$!
+BG_PIDS="$SVC"
+for d in a b c; do
+	wait_for "$DIR/dom$d" 30
+done
+for d in a b c; do
+	"$PRODUCER" write "$(region $d)" --records 3000 --burst 100 --rate 20000 \
+		>"$WORK/producer-svc-$d.out" 2>"$WORK/producer-svc-$d.err" &
+	eval "P$d=\$!"
+done
+for d in a b c; do
+	eval "wait \$P$d" || { cat "$WORK/producer-svc-$d.err" >&2; fail "producer $d"; }
+done
+for d in a b c; do
+	ls "$DIR/dom$d"/*.tmp >/dev/null 2>&1 || fail "dom$d: no file being written before SIGTERM"
+done
+kill -TERM "$SVC"
+wait "$SVC" || { cat "$WORK/service.err" >&2; fail "ringside-service failed at SIGTERM"; }
+BG_PIDS=""
+cat "$WORK/service.err"
+check "$DIR" svc
+expect_in "$WORK/service.err" "recordings: 3 started, 0 failed"
 exit 0

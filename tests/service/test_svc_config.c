@@ -90,6 +90,10 @@ START_TEST(bad_lines)
 		{ "hang-after = 0\n", 1 },
 		{ "hang-after = 86401\n", 1 },
 		{ "socket = run/s.sock\n", 1 },
+		{ "record-region = dom1\n", 1 },
+		{ "record-region = dom1 relative/path\n", 1 },
+		{ "record-region = a/b /dev/shm/x\n", 1 },
+		{ "record-region = .hidden /dev/shm/x\n", 1 },
 	};
 	struct svc_config c;
 	const char *why;
@@ -103,6 +107,25 @@ START_TEST(bad_lines)
 	}
 	ck_assert_int_eq(parse(&c, "keep = 3\nkeep = -1\n", &line, &why), -EINVAL);
 	ck_assert_uint_eq(c.keep, 3);
+	svc_config_fini(&c);
+}
+END_TEST
+
+/* record-region (tests, benchmarks): repeated, in order */
+START_TEST(record_regions)
+{
+	struct svc_config c;
+	const char *why = NULL;
+	unsigned line = 0;
+
+	ck_assert_int_eq(parse(&c, "record-region = dom1 /dev/shm/a\n"
+			       "record-region =   dom2\t /dev/shm/b c\n",
+			       &line, &why), 0);
+	ck_assert_uint_eq(c.rec.nr_regions, 2);
+	ck_assert_str_eq(c.rec.region_names[0], "dom1");
+	ck_assert_str_eq(c.rec.region_paths[0], "/dev/shm/a");
+	ck_assert_str_eq(c.rec.region_names[1], "dom2");
+	ck_assert_str_eq(c.rec.region_paths[1], "/dev/shm/b c");
 	svc_config_fini(&c);
 }
 END_TEST
@@ -181,6 +204,7 @@ int main(void)
 	tcase_add_test(tc, load_file);
 	tcase_add_test(tc, rate_limit);
 	tcase_add_test(tc, many_domains);
+	tcase_add_test(tc, record_regions);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

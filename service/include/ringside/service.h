@@ -64,6 +64,11 @@ struct svc_rec_config {
 	 * if they can */
 	uint32_t full_retry_ms;
 	uint64_t room_bytes;
+	/* record-region = NAME PATH, for tests and benchmarks: region file
+	 * PATH recorded as domain NAME from the start, without libvirt */
+	char **region_names;
+	char **region_paths;
+	uint32_t nr_regions;
 };
 
 #define SVC_REC_FULL_RETRY_MS 10000u
@@ -363,7 +368,7 @@ int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
 int svc_rec_stop(struct svc_rec *rp, const char *domain, const char *reason);
 
 /* Stop every recording whose domain is not among @names (they stopped
- * while the service did not see it). */
+ * while the service did not see it), but those of record-region. */
 void svc_rec_keep_only(struct svc_rec *rp, char *const *names, size_t nr,
 		       const char *reason);
 
