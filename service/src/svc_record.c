@@ -523,7 +523,7 @@ static void hook_full(void *arg, const struct recorder *r)
 	const struct svc_rec_config *c = rp->c;
 	uint64_t room = c->room_bytes ? c->room_bytes :
 			(uint64_t)SVC_REC_ROOM_MB << 20;
-	struct svc_prune p = { 0 };
+	struct svc_prune p = { .each = pruned_one, .arg = rp };
 	uint64_t avail = 0;
 	int err;
 
@@ -558,7 +558,7 @@ static const char *full_next(struct job *j, const struct recorder *r)
 	uint64_t room = c->room_bytes ? c->room_bytes :
 			(uint64_t)SVC_REC_ROOM_MB << 20;
 	uint64_t now = cap_time_now_ns(), avail = 0;
-	struct svc_prune p = { 0 };
+	struct svc_prune p = { .each = pruned_one, .arg = rp };
 
 	full_sync(j, r, NULL);
 	if (now < j->full_next_ns)

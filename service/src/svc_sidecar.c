@@ -465,6 +465,24 @@ static void list_free(struct rlist *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* @f was removed: counted in @p, and said to its each (with its domain,
+ * the name of its directory: DIR/DOMAIN/NAME). */
+static void removed(struct svc_prune *p, struct rfile *f)
+{
+	p->removed++;
+	p->freed += f->bytes;
+	if (p->each) {
+		const char *end = f->name - 1, *dom = end;
+		char name[256];
+
+		while (dom > f->path && dom[-1] != '/')
+			dom--;
+		snprintf(name, sizeof(name), "%.*s", (int)(end - dom), dom);
+		p->each(p->arg, name, f->bytes);
+	}
+	f->bytes = 0;
+}
+
 /* Remove the oldest of @l until it holds at most @bound bytes. */
 static int trim(struct rlist *l, const char *keep_path, uint64_t bound,
 		struct svc_prune *p)
@@ -492,19 +510,7 @@ static int trim(struct rlist *l, const char *keep_path, uint64_t bound,
 		snprintf(json, sizeof(json), "%s" SVC_PPROF_SUFFIX, f->path);
 		unlink(json);
 		sum -= f->bytes;
-		p->removed++;
-		p->freed += f->bytes;
-		if (p->each) {
-			/* DIR/DOMAIN/NAME: the directory's name */
-			const char *end = f->name - 1, *dom = end;
-			char name[256];
-
-			while (dom > f->path && dom[-1] != '/')
-				dom--;
-			snprintf(name, sizeof(name), "%.*s", (int)(end - dom), dom);
-			p->each(p->arg, name, f->bytes);
-		}
-		f->bytes = 0;
+		removed(p, f);
 	}
 	return err;
 }
@@ -579,9 +585,7 @@ static int trim_room(struct rlist *l, const char *dir, const char *keep_path,
 		unlink(side);
 		snprintf(side, sizeof(side), "%s" SVC_PPROF_SUFFIX, f->path);
 		unlink(side);
-		p->removed++;
-		p->freed += f->bytes;
-		f->bytes = 0;
+		removed(p, f);
 	}
 	return err;
 }
