@@ -19,12 +19,14 @@
  *   finished reading every byte below t, so it may overwrite them.
  *
  * A record's header is its seal (normal mode).  The producer writes the
- * body first and the header last, and before it takes a reservation it
- * clears the header slot that follows it, so records past data_head can be
- * found by walking headers until a zero one:
+ * body first and the header last, and once it took a reservation it
+ * clears the header slot that follows it (putting back a header that a
+ * writer nested into it sealed there meanwhile, producer.c's slot_clear),
+ * so records past data_head can be found by walking headers until a zero
+ * one:
  *
- *   S1: store(next header slot, 0)         T: h = load-acquire(header)
- *   take the reservation                   h == 0: stop, nothing further
+ *   take the reservation                   T: h = load-acquire(header)
+ *   S1: store(next header slot, 0)         h == 0: stop, nothing further
  *   write record bytes                     else read the record's bytes
  *   S2: store-release(header, h)
  *
@@ -110,7 +112,7 @@ static inline uint64_t rs_read_aux_tail(const struct rs_ctrl_page *c)
 	return __atomic_load_n(&c->aux_tail, __ATOMIC_ACQUIRE);
 }
 
-/* S1: clear the header slot after a reservation, before taking it. */
+/* S1: clear the header slot after a reservation, before sealing it. */
 static inline void rs_header_clear(uint64_t *slot)
 {
 	__atomic_store_n(slot, 0, __ATOMIC_RELAXED);

@@ -12,10 +12,10 @@
  * fit is dropped and counted, and the count goes out as PERF_RECORD_LOST in
  * front of the next record that fits.  Its records are sealed: the body is
  * written first and the header last (store-release), and the header slot
- * after a reservation is cleared before the reservation is taken, so that
- * a reader who walks past data_head (a snapshot of a guest that stopped
- * between two publications) finds every committed record and stops at the
- * first one that is not.  The slot is part of the room a record needs.
+ * after a reservation is cleared (after the space is taken, before the
+ * record is sealed: slot_claim), so that a reader who walks past data_head
+ * (a snapshot of a guest that stopped between two publications) finds
+ * every committed record and stops at the first one that is not.  The slot is part of the room a record needs.
  * A producer given a batch (rs_producer_set_batch) publishes data_head only
  * every that many bytes, at the watermark, when the ring is full and on
  * rs_producer_flush: the consumer on the other core then sees the head's
@@ -221,6 +221,56 @@ again:
 	return 1;
 }
 
+/*
+ * The header slot after a reservation, with a batch (sealed records).  It
+ * is cleared after the space is taken, not before: a clear before the take
+ * goes where a head read before it says, and a writer nested in between
+ * would have put its records there, which the clear would cut into.  After
+ * the take, a writer nested into this one may reserve right behind it and
+ * seal its header in that slot before the clear: every writer notes a
+ * header it seals in a slot that a writer it interrupted is about to clear
+ * (note_seal), and that one puts the header back after its clear.
+ *
+ * slot_claim, before each try to take: the slot this level will clear.
+ * Deeper than RS_NEST_MAX levels there is no room to note it: -1.
+ */
+static inline int slot_claim(struct rs_producer *p, uint32_t level,
+			     uint64_t next)
+{
+	if (level > RS_NEST_MAX)
+		return -1;
+	rs_store_hint(&p->slot_pos[level - 1], next);
+	rs_store_hint(&p->slot_header[level - 1], 0);
+	rs_compiler_barrier();
+	return 0;
+}
+
+/* After the take: clear the slot, and put back a nested writer's header.
+ * @level: this writer's nest count, which nested writers restore. */
+static inline void slot_clear(struct rs_producer *p, uint32_t level,
+			      uint64_t next)
+{
+	uint64_t *slot = header_slot(p, next), header;
+
+	rs_header_clear(slot);
+	rs_compiler_barrier();
+	header = rs_local_read(&p->slot_header[level - 1]);
+	if (header)
+		rs_header_seal(slot, header);
+}
+
+/* A header about to be sealed at @pos, for the writers this one
+ * interrupted (slot_clear). */
+static inline void note_seal(struct rs_producer *p, uint32_t level,
+			     uint64_t pos, uint64_t header)
+{
+	uint32_t i;
+
+	for (i = 0; i + 1 < level && i < RS_NEST_MAX; i++)
+		if (rs_local_read(&p->slot_pos[i]) == pos)
+			rs_store_hint(&p->slot_header[i], header);
+}
+
 /* A LOST record's body; its header is the seal, stored after the record
  * that follows it (seal()). */
 static void write_lost(struct rs_producer *p, uint64_t pos, uint64_t count)
@@ -240,12 +290,19 @@ static void write_lost(struct rs_producer *p, uint64_t pos, uint64_t count)
  * older records meets. */
 static void seal(struct rs_producer *p, const struct rs_handle *h)
 {
-	if (h->size)
+	uint64_t pos = h->pos - sizeof(struct rs_perf_lost), lost;
+	uint32_t level = rs_local_read32(&p->nest);
+
+	if (h->size) {
+		note_seal(p, level, h->pos, h->header);
 		rs_header_seal(header_slot(p, h->pos), h->header);
-	if (h->lost)
-		rs_header_seal(header_slot(p, h->pos - sizeof(struct rs_perf_lost)),
-			       header_bytes(RS_PERF_RECORD_LOST, 0,
-					    sizeof(struct rs_perf_lost)));
+	}
+	if (h->lost) {
+		lost = header_bytes(RS_PERF_RECORD_LOST, 0,
+				    sizeof(struct rs_perf_lost));
+		note_seal(p, level, pos, lost);
+		rs_header_seal(header_slot(p, pos), lost);
+	}
 }
 
 static void count_drop(struct rs_producer *p)
@@ -262,8 +319,16 @@ static int reserve_nested(struct rs_producer *p, struct rs_handle *h,
 {
 	int backward = p->ring.data_mode == RS_MODE_OVERWRITE;
 	uint64_t offset, next, need, pending, slot;
+	uint32_t level;
 
 	slot = p->batch ? sizeof(uint64_t) : 0;
+	level = rs_local_read32(&p->nest);
+	if (slot && level > RS_NEST_MAX) {
+		if (size)
+			count_drop(p);
+		put_handle(p, 0, 1);
+		return -rse_nesting;
+	}
 	do {
 		pending = backward ? 0 : rs_local_read(&p->lost_pending);
 		need = size + (pending ? sizeof(struct rs_perf_lost) : 0);
@@ -280,17 +345,14 @@ static int reserve_nested(struct rs_producer *p, struct rs_handle *h,
 				return -rse_no_space;
 			}
 			next = offset + need;
-			/* Before the reservation is taken: once it is, a nested
-			 * writer may reserve and seal a record at @next, and a
-			 * late clear would erase its header.  A clear for a try
-			 * that loses the race lands in a nested writer's space
-			 * before it writes there, or beyond its head. */
 			if (slot)
-				rs_header_clear(header_slot(p, next));
+				slot_claim(p, level, next);
 		}
 		RS_TEST_HOOK(p, RS_HOOK_RESERVE_READ);
 	} while (!rs_local_cmpxchg(&p->head, offset, next));
 	RS_TEST_HOOK(p, RS_HOOK_RESERVE_TAKEN);
+	if (!backward && slot)
+		slot_clear(p, level, next);
 	if (!backward && p->prefetch)
 		prefetch_ahead(p, offset, next);
 
@@ -470,17 +532,17 @@ output_slow(struct rs_producer *p, uint32_t type, uint16_t misc,
 /*
  * reserve + write + commit.  The common case, a forward ring with no LOST
  * record pending, room by the cached tail and a record that does not wrap,
- * takes the same steps in line: nest count, header slot cleared, space
- * taken with the same-CPU cmpxchg, body, header sealed, produced, and
+ * takes the same steps in line: nest count, space taken with the
+ * same-CPU cmpxchg, header slot cleared, body, header sealed, produced, and
  * put_handle.  Anything else, and a nested writer that took the space
  * first, goes the general way with the nest count already held.
  */
 int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
 		       const void *body, uint32_t body_len)
 {
-	uint64_t offset, next, area, off, slot;
+	uint64_t offset, next, area, off, slot, header;
+	uint32_t size, level;
 	uint8_t *rec;
-	uint32_t size;
 
 	if (!body && body_len)
 		return -rse_invalid;
@@ -499,27 +561,29 @@ int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
 
 	rs_local_inc32(&p->nest);
 	rs_compiler_barrier();
+	/* Nested writers give the count back as they found it. */
+	level = rs_local_read32(&p->nest);
 	if (p->ring.data_mode != RS_MODE_OVERWRITE) {
 		slot = p->batch ? sizeof(uint64_t) : 0;
 		offset = rs_local_read(&p->head);
 		off = offset & (area - 1);
 		next = offset + size;
 		if (!rs_local_read(&p->lost_pending) && off + size <= area &&
-		    offset - rs_local_read(&p->tail_cache) + size + slot <= area) {
-			/* As reserve: before the space is taken. */
-			if (slot)
-				rs_header_clear(header_slot(p, next));
+		    offset - rs_local_read(&p->tail_cache) + size + slot <= area &&
+		    (!slot || !slot_claim(p, level, next))) {
 			RS_TEST_HOOK(p, RS_HOOK_RESERVE_READ);
 			if (rs_local_cmpxchg(&p->head, offset, next)) {
 				RS_TEST_HOOK(p, RS_HOOK_RESERVE_TAKEN);
+				if (slot)
+					slot_clear(p, level, next);
 				if (p->prefetch)
 					prefetch_ahead(p, offset, next);
 				rec = p->ring.data + off;
 				body_copy(rec + sizeof(struct rs_perf_header),
 					  body, body_len);
-				rs_header_seal((uint64_t *)(void *)rec,
-					       header_bytes(type, misc,
-							    (uint16_t)size));
+				header = header_bytes(type, misc, (uint16_t)size);
+				note_seal(p, level, offset, header);
+				rs_header_seal((uint64_t *)(void *)rec, header);
 				rs_local_add(&p->produced, 1);
 				rs_store_hint(&p->ring.ctrl->ext.produced,
 					      rs_local_read(&p->produced));

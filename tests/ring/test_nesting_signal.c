@@ -158,7 +158,7 @@ static void drain_all(struct rs_consumer *c, struct seen *s)
 	ck_assert_uint_eq(rs_consumer_stats(c)->corrupt, 0);
 }
 
-static void snapshot_all(struct seen *s)
+static void snapshot_all(struct seen *s, int backward)
 {
 	const struct rs_perf_header *rec;
 	struct rs_snapshot *snap = rs_snapshot_alloc();
@@ -169,7 +169,7 @@ static void snapshot_all(struct seen *s)
 	ck_assert_int_eq(rs_snapshot_take(snap, &rg.region, 0, buf,
 					  rg.ctrl->data_size), 0);
 	while (rs_snapshot_next(snap, &rec) == 1)
-		seen_one(s, rec, 1);
+		seen_one(s, rec, backward);
 	ck_assert_uint_eq(rs_snapshot_stats(snap)->corrupt, 0);
 	rs_snapshot_free(snap);
 	free(buf);
@@ -185,9 +185,11 @@ static uint64_t head_inside;      /* data_head as the nested writer left it */
 static uint64_t head_max;         /* head only ever grows (normal mode) */
 static uint64_t backward_heads;   /* ... and a head that went back */
 
+static uint32_t nested_fill = 8; /* pattern bytes of a nested record */
+
 static void nest_now(void)
 {
-	nested_ret = write_seq(1, nested_seq++, 8, NULL);
+	nested_ret = write_seq(1, nested_seq++, nested_fill, NULL);
 	nested++;
 	head_inside = rs_read_head(rg.ctrl);
 }
@@ -447,6 +449,110 @@ START_TEST(nest_output)
 }
 END_TEST
 
+/*
+ * Sealed records (a batch): the header slot after a reservation is
+ * cleared after the space is taken.  A nested writer that comes between
+ * the take and the clear reserves right behind the outer record and seals
+ * its header in that very slot: the outer writer puts it back.  One that
+ * comes before the take writes where the outer one meant to, with a larger
+ * record: nothing of it is cleared.  Either way a snapshot before any
+ * publication walks both records, and the drain after the flush too.
+ */
+START_TEST(nest_sealed_slot)
+{
+	struct rs_consumer *c;
+	struct seen s = { 0 }, snap = { 0 };
+	int outer_first = _i & 1;
+
+	nest_setup(1, RS_MODE_NORMAL);
+	use_output = _i >> 1;
+	ck_assert_int_eq(rs_producer_set_batch(&producer, 1024), 0);
+	c = rs_consumer_alloc(&rg.region, 0);
+	/* what an earlier lap left: headers that look whole everywhere */
+	for (uint64_t pos = 0; pos < producer.ring.data_size; pos += 8) {
+		struct rs_perf_header stale = { RS_RECORD_SEQ, 0, 48 };
+
+		memcpy(producer.ring.data + pos, &stale, sizeof(stale));
+	}
+	ck_assert_int_eq(rs_producer_set_batch(&producer, 0), 0);
+	ck_assert_int_eq(rs_producer_set_batch(&producer, 1024), 0);
+	nested_fill = outer_first ? 8 : 160;
+	armed = outer_first ? RS_HOOK_RESERVE_TAKEN : RS_HOOK_RESERVE_READ;
+	ck_assert_int_eq(write_seq(0, 0, 48 - SEQ_HDR, NULL), 0);
+	nested_fill = 8;
+	ck_assert_uint_eq(nested, 1);
+	ck_assert_int_eq(nested_ret, 0);
+	ck_assert_uint_eq(rg.ctrl->data_head, 0);
+	snapshot_all(&snap, 0);
+	ck_assert_uint_eq(snap.n, 2);
+	ck_assert_uint_eq(snap.stream[0], outer_first ? 0 : 1);
+	ck_assert_uint_eq(snap.stream[1], outer_first ? 1 : 0);
+	ck_assert_uint_eq(snap.bad, 0);
+	ck_assert_int_eq(rs_producer_flush(&producer), 0);
+	drain_all(c, &s);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_uint_eq(s.bad, 0);
+	use_output = 0;
+	rs_consumer_free(c);
+	region_fini();
+}
+END_TEST
+
+/* nest_deep: each level's first try to take is interrupted, once */
+static int deep_level, deep_ret[8], deep_done[8];
+
+static void deep_hook(struct rs_producer *p, enum rs_hook_point at)
+{
+	int level = ++deep_level;
+
+	(void)p;
+	if (at == RS_HOOK_RESERVE_READ && level < 6 && !deep_done[level]) {
+		deep_done[level] = 1;
+		deep_ret[level] = write_seq(1, nested_seq++, 8, NULL);
+	}
+	deep_level--;
+}
+
+/*
+ * With a batch, a writer knows the slot of at most RS_NEST_MAX writers it
+ * interrupted: one nested deeper than that drops its record, counted, and
+ * the others go in whole.
+ */
+START_TEST(nest_deep)
+{
+	struct rs_consumer *c;
+	struct seen s = { 0 };
+
+	region_init(1, RS_MODE_NORMAL);
+	nested_seq = 0;
+	deep_level = 0;
+	memset(deep_ret, 0, sizeof(deep_ret));
+	memset(deep_done, 0, sizeof(deep_done));
+	ck_assert_int_eq(rs_producer_set_batch(&producer, 1024), 0);
+	c = rs_consumer_alloc(&rg.region, 0);
+	rs_test_hook = deep_hook;
+	ck_assert_int_eq(write_seq(0, 0, 8, NULL), 0);
+	rs_test_hook = NULL;
+	/* levels 2..4 went in, level 5 was one too deep */
+	for (int level = 1; level < 4; level++)
+		ck_assert_int_eq(deep_ret[level], 0);
+	ck_assert_int_eq(deep_ret[4], -rse_nesting);
+	ck_assert_uint_eq(rs_producer_lost(&producer), 1);
+	ck_assert_int_eq(rs_producer_flush(&producer), 0);
+	ck_assert_int_eq(write_seq(0, 1, 8, NULL), 0);
+	ck_assert_int_eq(rs_producer_flush(&producer), 0);
+	drain_all(c, &s);
+	/* the innermost writer finishes first: stream 1's three records
+	 * arrive newest first, two of them below the one before */
+	ck_assert_uint_eq(s.bad, 2);
+	ck_assert_uint_eq(s.delivered[0], 2);
+	ck_assert_uint_eq(s.delivered[1], 3);
+	ck_assert_uint_eq(s.lost, 1);
+	rs_consumer_free(c);
+	region_fini();
+}
+END_TEST
+
 /* ---- rotate_*: a nested record at every point in turn ------------------ */
 
 static void nest_between(void)
@@ -558,7 +664,7 @@ START_TEST(rotate_overwrite)
 	}
 	ck_assert_uint_eq(nested, 3000 / AT_MAX * (AT_MAX - 1));
 	ck_assert_uint_eq(-rg.ctrl->data_head, bytes);
-	snapshot_all(&s);
+	snapshot_all(&s, 1);
 	ck_assert_uint_eq(s.bad, 0);
 	ck_assert_uint_eq(s.lost, 0);
 	ck_assert_uint_gt(s.delivered[0], 10);
@@ -726,6 +832,8 @@ int main(void)
 	tcase_add_test(tc, nest_unnested);
 	tcase_add_test(tc, nest_published_on_drop);
 	tcase_add_loop_test(tc, nest_output, 0, 4);
+	tcase_add_loop_test(tc, nest_sealed_slot, 0, 4);
+	tcase_add_test(tc, nest_deep);
 	tcase_add_loop_test(tc, rotate_normal, 0, 4);
 	tcase_add_test(tc, rotate_overwrite);
 	tcase_add_test(sig, signal_nested_concurrent_consumer);

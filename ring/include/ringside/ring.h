@@ -682,7 +682,8 @@ int rs_aux_producer_init(struct rs_producer *p, const struct rs_region *region,
  * record with the count goes in at the next reservation that has room.
  * -rse_invalid (size < 8 or not a multiple of 8), -rse_too_big (larger than
  * RS_RECORD_MAX, or than the data area minus room for one LOST record),
- * -rse_no_space.
+ * -rse_no_space, -rse_nesting (with a batch, a writer nested more than
+ * RS_NEST_MAX deep: dropped and counted as a full ring's are).
  */
 int rs_producer_reserve(struct rs_producer *p, struct rs_handle *h,
 			uint32_t size);

@@ -48,6 +48,10 @@ struct rs_tsync_guest {
 	uint32_t window;
 };
 
+/* Writers nested into each other on one ring with a batch set: deeper
+ * ones drop their record (counted lost). */
+#define RS_NEST_MAX 4u
+
 /* Producer state: private to the single writer of a ring. */
 struct rs_producer {
 	struct rs_ring ring;
@@ -74,6 +78,12 @@ struct rs_producer {
 	uint32_t suppress;      /* 1: config.features has RS_FEATURE_EVENT_SUPPRESS */
 	uint32_t reserved;
 	uint64_t suppressed;    /* doorbells due but not rung */
+	/* Sealed records (a batch): per nesting level, the header slot a
+	 * writer clears after it took its space, and the header a writer
+	 * nested into it sealed there meanwhile (0: none), for it to put
+	 * back (producer.c, take_slot). */
+	uint64_t slot_pos[RS_NEST_MAX];
+	uint64_t slot_header[RS_NEST_MAX];
 };
 
 /* The guest's sideband in the making (rs_sideband_begin .. commit). */
