@@ -309,12 +309,14 @@ void agent_pstate_kernel(const struct rs_perf_header *rec)
 	}
 }
 
-/* The processes that ended, PRUNE_PER_TICK of them looked at. */
+/* The processes that ended: PRUNE_PER_TICK of them looked at, each at
+ * most once a tick (a table smaller than that is not gone round again:
+ * every look is a system call, ten ticks a second). */
 static void prune(void)
 {
-	uint32_t n;
+	uint32_t n, looks = ps.nr < PRUNE_PER_TICK ? ps.nr : PRUNE_PER_TICK;
 
-	for (n = 0; n < PRUNE_PER_TICK && ps.nr; n++) {
+	for (n = 0; n < looks && ps.nr; n++) {
 		if (ps.cursor >= ps.nr)
 			ps.cursor = 0;
 		if (kill((pid_t)ps.proc[ps.cursor]->pid, 0) && errno == ESRCH) {
