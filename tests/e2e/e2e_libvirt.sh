@@ -432,7 +432,7 @@ readers_check "$W/rec.data" record "$W/console-normal.log"
 # agent's before its first sample), which perf counts as its own
 [ -n "$WPID" ] && user_syms "$W/rec.data" record assert
 [ -n "$WPID" ] && user_syms_cache "$W/rec.data" rec assert
-mmaps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["types"]["mmap2"])' "$W/rec.json" 2>/dev/null)
+mmaps=$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print(d["total"]["types"]["mmap2"] + d["state"]["mmap2"])' "$W/rec.json" 2>/dev/null)
 pmmaps=$(perf report -i "$W/rec.data" --stats 2>/dev/null | awk '$1 == "MMAP2" && $2 == "events:" { print $3; exit }')
 [ "${mmaps:-0}" -gt 0 ] && [ "$pmmaps" = "$mmaps" ] &&
 	ok "MMAP2 records: $mmaps in ringside report, $pmmaps in perf report --stats" ||
