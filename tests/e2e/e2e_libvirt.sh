@@ -280,6 +280,19 @@ grep -q "<shmem name='ringside-$DOM' role='master'>" "$W/xml1" &&
 grep -q "<model type='ivshmem-plain'/>" "$W/xml1" &&
 	ok "enable wrote the metadata and the ivshmem-plain device" ||
 	bad "enable: metadata or device missing from the XML"
+# how long a ring holds at the rate, said; a normal ring too small for
+# the agent's tick and the host's stall warned of (and enabled all the same)
+"$RINGSIDE" enable $DOM --mode normal --data-pages 1 > "$W/out" 2> "$W/err" ||
+	bad "enable --mode normal --data-pages 1"
+grep -q "each vCPU's 4.0 KiB data ring holds ~12 ms at 1000 Hz with call chains" "$W/out" &&
+grep -q "warning: $DOM: a normal-mode ring of 4.0 KiB fills in ~4 ms .*; --data-pages 32 holds it" "$W/err" &&
+	ok "enable --data-pages 1: $(grep -o 'a normal-mode ring .*' "$W/err")" ||
+	{ bad "enable --data-pages 1: no hold time or no warning"; cat "$W/out" "$W/err"; }
+"$RINGSIDE" enable $DOM --mode normal > "$W/out" 2> "$W/err" || bad "enable --mode normal"
+grep -q "each vCPU's 256.0 KiB data ring holds ~780 ms at 1000 Hz .* ~239 ms at 127 frames" "$W/out" &&
+! grep -q "warning" "$W/err" &&
+	ok "enable --mode normal: the default ring holds ~780 ms (239 ms at 127 frames), no warning" ||
+	{ bad "enable --mode normal: hold time or warning"; cat "$W/out" "$W/err"; }
 "$RINGSIDE" disable $DOM >/dev/null || bad "disable"
 # libvirt keeps an empty <metadata/> once its last element is gone
 vsh dumpxml --inactive $DOM | grep -v '^ *<metadata/>$' > "$W/xml2"
