@@ -32,6 +32,9 @@
 #                                size for RATE_S seconds (0: not at all);
 #                                one line per ring: {"bench":"rate",...}
 #   RINGSIDE=PATH                the ringside to time (default BUILD's)
+#   SNAP_ARGS=...                snapshot's options (default --no-guest-buffers
+#                                --no-vcpu-stacks; "" reads both, as an
+#                                operator's plain snapshot --stable does)
 #   ACCEL=tcg|kvm                (default tcg: Linux guests hang under this
 #                                host's emulated KVM)
 # Runs under flock /tmp/ringside-e2e.lock (one libvirtd per machine): it
@@ -108,6 +111,7 @@ build=${1:-build}
 SIZES=${SIZES:-256K 1M 4M 16M 64M}
 REPS=${REPS:-5}
 RATE_S=${RATE_S:-20}
+SNAP_ARGS=${SNAP_ARGS---no-guest-buffers --no-vcpu-stacks}
 ACCEL=${ACCEL:-tcg}
 die() { echo "pause-bench: $*" >&2; exit 1; }
 say() { echo "pause-bench: $*" >&2; }
@@ -206,7 +210,8 @@ for size in $SIZES; do
 		EVPID=$!
 		sleep 0.5  # its connection is up
 		rc=0
-		"$R" snapshot "$DOM" --stable --no-guest-buffers --no-vcpu-stacks \
+		# shellcheck disable=SC2086  # SNAP_ARGS: words
+		"$R" snapshot "$DOM" --stable $SNAP_ARGS \
 			-o "$W/snap.data" > "$W/snap.out" 2>&1 || rc=$?
 		# 3: written and whole, with a warning the summary says
 		[ $rc = 0 ] || [ $rc = 3 ] ||
