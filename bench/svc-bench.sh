@@ -9,7 +9,11 @@
 # RATE records/s per ring), one JSON line each; then one line of a
 # domain flooding its rings beside a modest one ("svc-flood").
 #   bench/svc-bench.sh [BUILD] [--domains "1 10 50 100"] [--seconds S]
-#                      [--rate R] [--rings K] [--pprof]
+#                      [--rate R] [--rings K] [--pprof] [--service]
+# --service: ringside-service itself records the regions (its
+# configuration's record-region; libvirt's test driver for its events,
+# no metrics endpoint, no control socket), its CPU read from /proc just
+# before SIGTERM; "bench":"svc-service" lines, no flood line.
 # BUILD (default build) must hold tests/service/svc-rec-multi and
 # tests/cli/cli-producer.  pprof profiles are off unless --pprof (the
 # service makes one per completed file; a run this short completes its
@@ -23,6 +27,7 @@ SECONDS_RUN=10
 RATE=1000
 RINGS=2
 PPROF=--no-pprof
+SERVICE=
 while (($#)); do
 	case $1 in
 	--domains) DOMAINS=$2; shift 2 ;;
@@ -30,11 +35,13 @@ while (($#)); do
 	--rate) RATE=$2; shift 2 ;;
 	--rings) RINGS=$2; shift 2 ;;
 	--pprof) PPROF=; shift ;;
+	--service) SERVICE=1; shift ;;
 	-*) echo "svc-bench: unknown option $1" >&2; exit 2 ;;
 	*) BUILD=$1; shift ;;
 	esac
 done
 MULTI=$BUILD/tests/service/svc-rec-multi
+SVC_EXE=$BUILD/service/ringside-service
 PRODUCER=$BUILD/tests/cli/cli-producer
 [ -x "$MULTI" ] && [ -x "$PRODUCER" ] ||
 	{ echo "svc-bench: no $MULTI or $PRODUCER: build $BUILD first" >&2; exit 2; }
@@ -53,6 +60,44 @@ field() {
 	awk -v f="$2" '{ for (i = 1; i < NF; i += 2) if ($i == f) print $(i + 1) }' "$1"
 }
 
+# svc_start DIR NAME=REGION...: ringside-service recording them; its pid
+# in SVC_PID
+svc_start() {
+	local dir=$1 a
+	shift
+	{
+		echo "uri = test:///default"
+		echo "socket = none"
+		echo "metrics = none"
+		if [ -n "$PPROF" ]; then echo "pprof = no"; else echo "pprof = yes"; fi
+		echo "record-dir = $dir"
+		for a in "$@"; do
+			echo "record-region = ${a%%=*} ${a#*=}"
+		done
+	} >"$WORK/service.conf"
+	"$SVC_EXE" --config "$WORK/service.conf" --capture-dir "$WORK/cap" \
+		>"$WORK/multi.out" 2>"$WORK/multi.err" &
+	SVC_PID=$!
+	SVC_T0=$(date +%s.%N)
+}
+
+# svc_stop: its CPU, wall time and peak memory as svc-rec-multi's line
+# gives them (into multi.out), then SIGTERM
+svc_stop() {
+	local tck t1 ut st hwm recs
+	tck=$(getconf CLK_TCK)
+	t1=$(date +%s.%N)
+	read -r ut st < <(awk '{ print $14, $15 }' "/proc/$SVC_PID/stat")
+	hwm=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$SVC_PID/status")
+	kill -TERM "$SVC_PID"
+	wait "$SVC_PID"
+	recs=$(sed -n 's/.*recordings: .* files (.* rotations), \([0-9]*\) records.*/\1/p' "$WORK/multi.err")
+	awk -v ut="$ut" -v st="$st" -v tck="$tck" -v t0="$SVC_T0" -v t1="$t1" \
+	    -v hwm="$hwm" -v recs="${recs:-0}" 'BEGIN {
+		printf "records %d cpu_s %.3f maxrss_kb %d wall_s %.3f\n",
+			recs, (ut + st) / tck, hwm, t1 - t0 }' >"$WORK/multi.out"
+}
+
 # run N LOADED: one JSON line
 run() {
 	local n=$1 loaded=$2 i args=() records=$((RATE * SECONDS_RUN)) attempted=0 lost=0 r
@@ -61,11 +106,20 @@ run() {
 		"$PRODUCER" create "$SHM-$i" --rings "$RINGS" --data-pages 64
 		args+=("dom$i=$SHM-$i")
 	done
-	"$MULTI" $PPROF --interval-ms 100 --until "$WORK/until" \
-		"$WORK/rec" "${args[@]}" >"$WORK/multi.out" 2>"$WORK/multi.err" &
-	local drv=$!
+	local drv
+	if [ -n "$SERVICE" ]; then
+		svc_start "$WORK/rec" "${args[@]}"
+		drv=$SVC_PID
+	else
+		"$MULTI" $PPROF --interval-ms 100 --until "$WORK/until" \
+			"$WORK/rec" "${args[@]}" >"$WORK/multi.out" 2>"$WORK/multi.err" &
+		drv=$!
+	fi
 	PIDS=$drv
-	while [ "$(ls "$WORK/rec" 2>/dev/null | wc -l)" -lt "$n" ]; do sleep 0.05; done
+	while [ "$(ls "$WORK/rec" 2>/dev/null | wc -l)" -lt "$n" ]; do
+		kill -0 "$drv" 2>/dev/null || { cat "$WORK/multi.err" >&2; exit 1; }
+		sleep 0.05
+	done
 	if [ "$loaded" = 1 ]; then
 		local pp=()
 		for i in $(seq 1 "$n"); do
@@ -78,8 +132,12 @@ run() {
 	else
 		sleep "$SECONDS_RUN"
 	fi
-	touch "$WORK/until"
-	wait "$drv"
+	if [ -n "$SERVICE" ]; then
+		svc_stop
+	else
+		touch "$WORK/until"
+		wait "$drv"
+	fi
 	PIDS=""
 	if [ "$loaded" = 1 ]; then
 		for i in $(seq 1 "$n"); do
@@ -97,8 +155,9 @@ run() {
 	recs=$(field "$WORK/multi.out" records)
 	awk -v n="$n" -v loaded="$loaded" -v rate="$RATE" -v rings="$RINGS" \
 	    -v cpu="$cpu" -v wall="$wall" -v rss="$rss" -v recs="$recs" \
-	    -v att="$attempted" -v lost="$lost" -v pprof="${PPROF:+no}" 'BEGIN {
-		printf "{\"bench\":\"svc\",\"domains\":%d,\"loaded\":%s,", n, loaded ? "true" : "false"
+	    -v att="$attempted" -v lost="$lost" -v pprof="${PPROF:+no}" \
+	    -v what="${SERVICE:+svc-service}" 'BEGIN {
+		printf "{\"bench\":\"%s\",\"domains\":%d,\"loaded\":%s,", what ? what : "svc", n, loaded ? "true" : "false"
 		printf "\"rings_per_domain\":%d,\"rate_per_ring\":%d,", rings, loaded ? rate : 0
 		printf "\"pprof\":%s,\"wall_s\":%.3f,\"cpu_s\":%.3f,", pprof == "no" ? "false" : "true", wall, cpu
 		printf "\"cpu_pct\":%.3f,\"cpu_pct_per_domain\":%.4f,", 100 * cpu / wall, 100 * cpu / wall / n
@@ -164,4 +223,4 @@ for n in $DOMAINS; do
 	run "$n" 0
 	run "$n" 1
 done
-flood
+[ -n "$SERVICE" ] || flood
