@@ -244,6 +244,12 @@ struct agent_mmap {
  * r->mmap_stats. */
 void agent_mmaps_note(struct agent_ring *r, uint32_t pid);
 
+/* The kernel's PERF_RECORD_MMAP2 @rec (an exec, a dlopen): the mapped
+ * file's symbols to usyms when its build id is still wanted there.  A
+ * process described before its exec (a forked shell) is not described
+ * again: this is how the binary it runs now is met. */
+void agent_mmaps_kernel(const struct rs_perf_header *rec);
+
 /* PERF_RECORD_MMAP2 of @m for @pid/@tid, misc USER (and MMAP_BUILD_ID
  * with a build id).  0 or the ring's -rse_*. */
 int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
@@ -329,6 +335,9 @@ struct agent_usyms_stats {
 	uint64_t no_room;         /* entries that did not fit: not published */
 	uint64_t no_room_bytes;   /* their bytes */
 	uint64_t no_symbols;      /* binaries with no symbols this reads */
+	uint64_t failed_reads;    /* reads of a file (or memory) that failed:
+				   * its build id tried again when met again */
+	uint64_t unreadable;      /* binaries given up after those failures */
 	uint64_t ids_full;        /* build ids met after the set was full */
 };
 
@@ -343,12 +352,15 @@ int agent_usyms_begin(const struct rs_region *region, uint64_t offset,
 void agent_usyms_end(void);
 
 /* The ELF file open at @fd, mapped from @path, has build id @id: publish
- * its FUNC symbols once per build id (after begin; else nothing). */
+ * its FUNC symbols once per build id (after begin; else nothing).  A
+ * read or an allocation that failed leaves the id wanted, up to a few
+ * tries (failed_reads, then unreadable); a file with no symbols this
+ * reads is final (no_symbols). */
 void agent_usyms_note(int fd, const char *path, const uint8_t *id,
 		      uint8_t id_len);
 
-/* Whether @id is still to be published (begun, not looked at yet, room
- * in the set of build ids). */
+/* Whether @id is still to be published (begun, not looked at yet or its
+ * tries left, room in the set of build ids). */
 int agent_usyms_wants(const uint8_t *id, uint8_t len);
 
 const struct agent_usyms_stats *agent_usyms_stats(void);

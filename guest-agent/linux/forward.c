@@ -5,9 +5,10 @@
  * sample_type, so the layout is the one the host expects.  Before the
  * first sample of a process in a ring go MMAP2 records of its mappings
  * (mmaps.c): older than the sample, so perf has the process's maps when it
- * meets the sample.  The kernel's LOST (its own
- * buffer overflowed because the agent was late) becomes LOST_SAMPLES, so
- * that the host can tell it from the ring's own LOST.
+ * meets the sample.  The kernel's MMAP2 records (an exec after the process
+ * was described, a dlopen) tell usyms of the files they map.  The kernel's
+ * LOST (its own buffer overflowed because the agent was late) becomes
+ * LOST_SAMPLES, so that the host can tell it from the ring's own LOST.
  */
 #include <linux/perf_event.h>
 #include <string.h>
@@ -55,6 +56,8 @@ void agent_forward(struct agent_ring *r, uint64_t sample_type,
 	case PERF_RECORD_MMAP2:
 		agent_pstate_kernel(rec);
 		agent_ring_put(r, rec->type, rec->misc, body, len);
+		if (rec->type == PERF_RECORD_MMAP2)
+			agent_mmaps_kernel(rec);  /* its file's symbols */
 		break;
 	case PERF_RECORD_LOST: {
 		struct { uint64_t id, lost; } l;

@@ -102,6 +102,33 @@ static uint8_t elf_build_id(int fd, uint8_t *id)
 	return 0;
 }
 
+/* The file mapped at @start-@end of @pid (map_files: the very file),
+ * else @path; -1 when neither opens. */
+static int open_mapped(uint32_t pid, uint64_t start, uint64_t end,
+		       const char *path)
+{
+	char link[96];
+	int fd;
+
+	snprintf(link, sizeof(link), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)start, (unsigned long long)end);
+	fd = open(link, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && path[0] == '/')
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	return fd;
+}
+
+/* @fd's symbols to usyms under @id, if @fd is the file with that id (a
+ * path may name another file by now). */
+static void note_if_same(int fd, const char *path, const uint8_t *id,
+			 uint8_t size)
+{
+	uint8_t fid[BUILD_ID_MAX];
+
+	if (elf_build_id(fd, fid) == size && !memcmp(fid, id, size))
+		agent_usyms_note(fd, path, id, size);
+}
+
 /* The build id of the file mapped at @start-@end of @pid, through
  * /proc/PID/map_files (the very file mapped, even if it was deleted or
  * replaced), else @path.  Cached by device and inode. */
@@ -110,21 +137,18 @@ static uint8_t build_id_of(uint32_t pid, uint64_t start, uint64_t end,
 			   const char *path, uint8_t *id)
 {
 	struct bid_entry *e;
-	char link[96];
 	uint32_t i;
 	int fd;
 
-	snprintf(link, sizeof(link), "/proc/%u/map_files/%llx-%llx", pid,
-		 (unsigned long long)start, (unsigned long long)end);
 	for (i = 0; i < bid_used; i++) {
 		e = &bid_cache[i];
 		if (e->ino == ino && e->maj == maj && e->min == min) {
 			/* known here, not yet to this session's region (an
 			 * agent that follows its device): published now */
 			if (agent_usyms_wants(e->id, e->size)) {
-				fd = open(link, O_RDONLY | O_CLOEXEC);
+				fd = open_mapped(pid, start, end, path);
 				if (fd >= 0) {
-					agent_usyms_note(fd, path, e->id, e->size);
+					note_if_same(fd, path, e->id, e->size);
 					close(fd);
 				}
 			}
@@ -132,9 +156,7 @@ static uint8_t build_id_of(uint32_t pid, uint64_t start, uint64_t end,
 			return e->size;
 		}
 	}
-	fd = open(link, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && path[0] == '/')
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open_mapped(pid, start, end, path);
 	if (fd < 0)
 		return 0;          /* not cached: it may be readable next time */
 	e = &bid_cache[bid_next];
@@ -234,6 +256,39 @@ int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 	memset(body.name + n, 0, 8);
 	return agent_ring_put(r, PERF_RECORD_MMAP2, misc, &body,
 			      (uint32_t)(64 + ((n + 1 + 7) & ~(size_t)7)));
+}
+
+/* The kernel's MMAP2: its body up to the name (struct mmap2_body's). */
+void agent_mmaps_kernel(const struct rs_perf_header *rec)
+{
+	struct mmap2_body k;
+	const char *name = (const char *)(rec + 1) + 64;
+	size_t len = rec->size - sizeof(*rec), n;
+	uint8_t id[BUILD_ID_MAX];
+	int fd;
+
+	if (rec->type != PERF_RECORD_MMAP2 || len <= 64)
+		return;
+	memcpy(&k, rec + 1, 64);
+	n = strnlen(name, len - 64);
+	if (!(k.prot & PROT_EXEC) || n == len - 64 || name[0] != '/' ||
+	    n > NAME_MAX_LEN || k.len == 0 || k.addr + k.len < k.addr)
+		return;
+	if (!(rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+		/* no id from the kernel: the file's, cached by inode, and
+		 * its symbols noted there */
+		build_id_of(k.pid, k.addr, k.addr + k.len, k.u.f.maj, k.u.f.min,
+			    k.u.f.ino, name, id);
+		return;
+	}
+	if (!k.u.b.size || k.u.b.size > BUILD_ID_MAX ||
+	    !agent_usyms_wants(k.u.b.id, k.u.b.size))
+		return;
+	fd = open_mapped(k.pid, k.addr, k.addr + k.len, name);
+	if (fd < 0)
+		return;     /* still wanted: the next mapping of it tries */
+	note_if_same(fd, name, k.u.b.id, k.u.b.size);
+	close(fd);
 }
 
 /* Describe @pid's executable mappings into @r. */

@@ -4,8 +4,10 @@
  * symbol table (abi.h, struct rs_usyms_entry; docs/abi.md, "User
  * symbols"), so that the host names guest user code without a copy of the
  * guest's files.  mmaps calls agent_usyms_note() for each executable file
- * mapping it describes (the processes sampled); each build id is read
- * once: its ELF header and section headers, .symtab (else .dynsym) and its
+ * mapping it describes (the processes sampled) and for each executable
+ * mapping the kernel reports (an exec); each build id is read once (a read
+ * or an allocation that failed: again when met again, at most USYMS_TRIES
+ * times): its ELF header and section headers, .symtab (else .dynsym) and its
  * strings, FUNC symbols only, inside the file's PT_LOADs, with printable
  * names of bounded length.  The entry is built in private memory and
  * appended whole (rs_usyms_append); the table is bounded by the option's
@@ -25,6 +27,7 @@
 #define SHDRS_MAX      4096u          /* section headers read at most */
 #define STRTAB_MAX     (16u << 20)    /* bytes of a string table read */
 #define SYMS_CHUNK     512u           /* symbols read per pread */
+#define USYMS_TRIES    3u             /* failed reads of one build id */
 
 static struct {
 	int on;
@@ -32,6 +35,8 @@ static struct {
 	uint32_t nr_ids;
 	uint8_t id_len[USYMS_IDS];
 	uint8_t id[USYMS_IDS][RS_USYMS_BUILD_ID_MAX];
+	uint8_t tries[USYMS_IDS];     /* its reads that failed */
+	uint8_t done[USYMS_IDS];      /* published, or never will be */
 	struct agent_usyms_stats st;
 } u;
 
@@ -67,32 +72,27 @@ const struct agent_usyms_stats *agent_usyms_stats(void)
 	return &u.st;
 }
 
-int agent_usyms_wants(const uint8_t *id, uint8_t len)
+/* The index of @id in the set of build ids looked at; -1: not in it. */
+static int find(const uint8_t *id, uint8_t len)
 {
 	uint32_t i;
+
+	for (i = 0; i < u.nr_ids; i++)
+		if (u.id_len[i] == len && !memcmp(u.id[i], id, len))
+			return (int)i;
+	return -1;
+}
+
+int agent_usyms_wants(const uint8_t *id, uint8_t len)
+{
+	int i;
 
 	if (!u.on || !len || len > RS_USYMS_BUILD_ID_MAX)
 		return 0;
-	for (i = 0; i < u.nr_ids; i++)
-		if (u.id_len[i] == len && !memcmp(u.id[i], id, len))
-			return 0;
+	i = find(id, len);
+	if (i >= 0)
+		return !u.done[i];
 	return u.nr_ids < USYMS_IDS;
-}
-
-/* 1 when @id was looked at before; else remembers it (0), or -1: the set
- * is full. */
-static int known(const uint8_t *id, uint8_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i < u.nr_ids; i++)
-		if (u.id_len[i] == len && !memcmp(u.id[i], id, len))
-			return 1;
-	if (u.nr_ids == USYMS_IDS)
-		return -1;
-	u.id_len[u.nr_ids] = len;
-	memcpy(u.id[u.nr_ids++], id, len);
-	return 0;
 }
 
 /* A growing byte buffer; a failed growth sets @bad. */
@@ -151,7 +151,8 @@ static int in_loads(const struct rs_usyms_load *l, uint32_t n, uint64_t v)
 /*
  * The entry of the ELF file open at @fd into @out (header, loads, symbols,
  * path, names, padding).  0; -1 when it is no 64-bit ELF file with symbols
- * and PT_LOADs this reads.
+ * and PT_LOADs this reads; -2 when a read or an allocation failed (a file
+ * cut short, memory short): worth another try.
  */
 static int build_entry(int fd, const char *path, const uint8_t *id,
 		       uint8_t id_len, struct gbuf *out)
@@ -183,11 +184,13 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 	sh = malloc(eh.e_shnum * sizeof(sh[0]));
 	if (!sh || read_at(fd, sh, eh.e_shnum * sizeof(sh[0]), eh.e_shoff)) {
 		free(sh);
-		return -1;
+		return -2;
 	}
 	for (i = 0; i < eh.e_phnum; i++) {
-		if (read_at(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)))
+		if (read_at(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph))) {
+			ret = -2;
 			goto out;
+		}
 		if (ph.p_type != PT_LOAD)
 			continue;
 		if (nl == RS_USYMS_MAX_LOADS)
@@ -233,15 +236,19 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 		goto out;
 	str = malloc(sh[sh[symi].sh_link].sh_size + 1);
 	if (!str || read_at(fd, str, sh[sh[symi].sh_link].sh_size,
-			    sh[sh[symi].sh_link].sh_offset))
+			    sh[sh[symi].sh_link].sh_offset)) {
+		ret = -2;
 		goto out;
+	}
 	str[sh[sh[symi].sh_link].sh_size] = 0;
 	nsyms = sh[symi].sh_size / sizeof(Elf64_Sym);
 	for (i = 0; i < nsyms; i += got) {
 		got = nsyms - i < SYMS_CHUNK ? nsyms - i : SYMS_CHUNK;
 		if (read_at(fd, syms, got * sizeof(syms[0]),
-			    sh[symi].sh_offset + i * sizeof(syms[0])))
+			    sh[symi].sh_offset + i * sizeof(syms[0]))) {
+			ret = -2;
 			goto out;
+		}
 		for (s = 0; s < got; s++) {
 			const Elf64_Sym *y = &syms[s];
 			struct rs_usyms_sym rec;
@@ -274,7 +281,11 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 			e.nr_syms++;
 		}
 	}
-	if (!e.nr_syms || symv.bad || names.bad)
+	if (symv.bad || names.bad) {
+		ret = -2;
+		goto out;
+	}
+	if (!e.nr_syms)
 		goto out;
 	e.e_type = eh.e_type;
 	e.e_machine = eh.e_machine;
@@ -290,7 +301,9 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 	gbuf_add(out, path, plen);
 	gbuf_add(out, names.p, names.len);
 	gbuf_add(out, zero, (8 - out->len % 8) % 8);
-	if (!out->bad && out->len <= RS_USYMS_ENTRY_MAX) {
+	if (out->bad)
+		ret = -2;
+	else if (out->len <= RS_USYMS_ENTRY_MAX) {
 		((struct rs_usyms_entry *)out->p)->length = (uint32_t)out->len;
 		ret = 0;
 	}
@@ -306,17 +319,38 @@ void agent_usyms_note(int fd, const char *path, const uint8_t *id,
 		      uint8_t id_len)
 {
 	struct gbuf entry = { 0 };
-	int k, put;
+	int i, put, err;
 
 	if (!u.on || !id_len || id_len > RS_USYMS_BUILD_ID_MAX || fd < 0)
 		return;
-	k = known(id, id_len);
-	if (k) {
-		if (k < 0)
+	i = find(id, id_len);
+	if (i >= 0 && u.done[i])
+		return;
+	if (i < 0) {
+		if (u.nr_ids == USYMS_IDS) {
 			u.st.ids_full++;
+			return;
+		}
+		i = (int)u.nr_ids++;
+		u.id_len[i] = id_len;
+		memcpy(u.id[i], id, id_len);
+		u.tries[i] = 0;
+		u.done[i] = 0;
+	}
+	err = build_entry(fd, path, id, id_len, &entry);
+	if (err == -2) {
+		/* the file cut short, memory short: its id stays wanted (the
+		 * next mapping of it met tries again), a few times */
+		u.st.failed_reads++;
+		if (++u.tries[i] >= USYMS_TRIES) {
+			u.done[i] = 1;
+			u.st.unreadable++;
+		}
+		free(entry.p);
 		return;
 	}
-	if (build_entry(fd, path, id, id_len, &entry)) {
+	u.done[i] = 1;
+	if (err) {
 		u.st.no_symbols++;
 		free(entry.p);
 		return;

@@ -2,8 +2,9 @@
 /*
  * The Linux agent's mappings (guest-agent/linux/mmaps.c) alone: maps lines,
  * ELF notes and build ids read from hostile files, the MMAP2 records it
- * writes, once per process and ring, renewed in an overwrite ring.  The
- * module is included whole to reach its static parsers; the ring is a
+ * writes, once per process and ring, renewed in an overwrite ring; the
+ * kernel's MMAP2 records (forward.c) tell usyms of the files they map.
+ * The module is included whole to reach its static parsers; the ring is a
  * stub that keeps the records.
  */
 #include <check.h>
@@ -37,6 +38,14 @@ int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 }
 
 static struct agent_ring ring;
+
+/* forward.c's: the threads sampled (comm.c), not looked at here */
+void agent_comm_note(struct agent_ring *r, uint32_t pid, uint32_t tid)
+{
+	(void)r;
+	(void)pid;
+	(void)tid;
+}
 
 static void setup(void)
 {
@@ -315,6 +324,134 @@ START_TEST(pid_set_bound)
 }
 END_TEST
 
+/* The kernel's MMAP2 of @self's executable mapping in this process, as
+ * the kernel writes it after an exec: with @id (misc MMAP_BUILD_ID) when
+ * @id_len, else with the file's device and inode. */
+static size_t kernel_mmap2(uint8_t *buf, const char *self, const uint8_t *id,
+			   uint8_t id_len, uint32_t prot)
+{
+	struct rs_perf_header h = { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0 };
+	struct mmap2_body b;
+	struct maps_line ml;
+	char line[4200];
+	size_t n = strlen(self), len;
+	int found = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	ck_assert_ptr_nonnull(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		found = !parse_line(line, &ml) && !strcmp(ml.path, self);
+	}
+	fclose(f);
+	ck_assert(found);
+	memset(&b, 0, sizeof(b));
+	b.pid = b.tid = (uint32_t)getpid();
+	b.addr = ml.start;
+	b.len = ml.end - ml.start;
+	b.pgoff = ml.pgoff;
+	if (id_len) {
+		h.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+		b.u.b.size = id_len;
+		memcpy(b.u.b.id, id, id_len);
+	} else {
+		b.u.f.maj = ml.maj;
+		b.u.f.min = ml.min;
+		b.u.f.ino = ml.ino;
+	}
+	b.prot = prot;
+	b.flags = MAP_PRIVATE;
+	memcpy(b.name, self, n + 1);
+	len = 64 + ((n + 1 + 7) & ~(size_t)7);
+	h.size = (uint16_t)(sizeof(h) + len);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), &b, len);
+	return sizeof(h) + len;
+}
+
+/* A process described before its exec (a shell's child, sampled while it
+ * still ran the shell) is not described again: the kernel's MMAP2 of the
+ * program it runs now is how its symbols reach usyms, once per build id;
+ * a file whose id is not the record's is not taken for it. */
+START_TEST(exec_after_described)
+{
+	void *region_mem;
+	uint32_t pid = (uint32_t)getpid();
+	uint8_t rec[8 + 64 + 4104], id[BUILD_ID_MAX], other[BUILD_ID_MAX];
+	struct { struct rs_perf_header h; uint32_t pid, tid; } sample;
+	struct rs_region_params p;
+	struct rs_region region;
+	uint64_t size;
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	uint8_t id_len;
+	int fd;
+
+	ck_assert_int_gt(len, 0);
+	self[len] = '\0';
+	fd = open(self, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	id_len = elf_build_id(fd, id);
+	close(fd);
+	ck_assert_uint_gt(id_len, 0);
+	ck_assert_int_eq(rs_region_params_init(&p, 1, 4, 0, RS_MODE_NORMAL,
+					       RS_MODE_NORMAL), 0);
+	p.sideband_pages = 64;
+	ck_assert_int_eq(rs_region_size(&p, &size), 0);
+	region_mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(region_mem, MAP_FAILED);
+	ck_assert_int_eq(rs_region_layout(region_mem, size, &p), 0);
+	ck_assert_int_eq(rs_region_open(&region, region_mem, size), 0);
+	ck_assert_int_eq(agent_usyms_begin(&region, 0, 32 * RS_PAGE_SIZE), 0);
+
+	/* described already (before its exec): its samples describe
+	 * nothing more, and usyms has not met this program */
+	ck_assert_int_eq(seen(&ring, pid), 0);
+	memset(&sample, 0, sizeof(sample));
+	sample.h.type = PERF_RECORD_SAMPLE;
+	sample.h.size = sizeof(sample);
+	sample.pid = sample.tid = pid;
+	agent_forward(&ring, PERF_SAMPLE_TID, &sample.h);
+	ck_assert_uint_eq(nr_recs, 1);
+	ck_assert_uint_eq(agent_usyms_stats()->published, 0);
+
+	/* a record that says another id of this file: not taken for it */
+	memcpy(other, id, id_len);
+	other[0] ^= 0xff;
+	kernel_mmap2(rec, self, other, id_len, PROT_READ | PROT_EXEC);
+	agent_forward(&ring, PERF_SAMPLE_TID, (const void *)rec);
+	ck_assert_uint_eq(agent_usyms_stats()->published, 0);
+	ck_assert_int_eq(agent_usyms_wants(other, id_len), 1);
+	/* not executable: nothing to name */
+	kernel_mmap2(rec, self, id, id_len, PROT_READ);
+	agent_forward(&ring, PERF_SAMPLE_TID, (const void *)rec);
+	ck_assert_uint_eq(agent_usyms_stats()->published, 0);
+
+	/* the kernel's MMAP2 of its exec: forwarded, and its symbols
+	 * published, once */
+	kernel_mmap2(rec, self, id, id_len, PROT_READ | PROT_EXEC);
+	agent_forward(&ring, PERF_SAMPLE_TID, (const void *)rec);
+	ck_assert_uint_eq(nr_recs, 4);
+	ck_assert_uint_eq(recs[3].type, PERF_RECORD_MMAP2);
+	ck_assert_uint_eq(agent_usyms_stats()->published, 1);
+	ck_assert_int_eq(agent_usyms_wants(id, id_len), 0);
+	agent_forward(&ring, PERF_SAMPLE_TID, (const void *)rec);
+	ck_assert_uint_eq(agent_usyms_stats()->published, 1);
+	ck_assert_uint_eq(ring.mmap_stats.records, 0);   /* none described */
+
+	/* a kernel without build ids in MMAP2: the file's, by its inode */
+	agent_usyms_end();
+	ck_assert_int_eq(agent_usyms_begin(&region, 0, 32 * RS_PAGE_SIZE), 0);
+	kernel_mmap2(rec, self, NULL, 0, PROT_READ | PROT_EXEC);
+	agent_forward(&ring, PERF_SAMPLE_TID, (const void *)rec);
+	ck_assert_uint_eq(agent_usyms_stats()->published, 1);
+	ck_assert_int_eq(agent_usyms_wants(id, id_len), 0);
+	agent_usyms_end();
+	munmap(region_mem, size);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent_mmaps");
@@ -330,6 +467,7 @@ int main(void)
 	tcase_add_test(tc, own_process);
 	tcase_add_test(tc, overwrite_renewal);
 	tcase_add_test(tc, pid_set_bound);
+	tcase_add_test(tc, exec_after_described);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -181,6 +181,78 @@ START_TEST(next_session_wants_again)
 }
 END_TEST
 
+/* A copy of this program's first @len bytes (its headers: the section
+ * headers, at the end, cut off) in a memory file: a read that fails. */
+static int cut_copy(const char *path, size_t len)
+{
+	char *buf = malloc(len);
+	int in = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = memfd_create("rs-usyms-cut", MFD_CLOEXEC);
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_ge(in, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(in, buf, len, 0), (ssize_t)len);
+	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+	close(in);
+	free(buf);
+	return fd;
+}
+
+/* A binary whose first read failed (a file cut short, memory short) is
+ * tried again when it is met again, and published then; a few failures
+ * and it is given up, counted; a file with no symbols is final at once. */
+START_TEST(failed_read_tried_again)
+{
+	static const uint8_t id[20] = { 5, 5, 5 }, id2[20] = { 6, 6, 6 },
+			     id3[20] = { 8, 8, 8 };
+	const struct agent_usyms_stats *st;
+	struct gusyms g;
+	char path[PATH_MAX];
+	int fd, cut, i;
+
+	region_new();
+	ck_assert_int_eq(agent_usyms_begin(&region, 0, 64 * RS_PAGE_SIZE), 0);
+	fd = self_fd(path);
+	ck_assert_int_ge(fd, 0);
+	cut = cut_copy(path, 4096);
+	st = agent_usyms_stats();
+	agent_usyms_note(cut, path, id, sizeof(id));
+	ck_assert_uint_eq(st->published, 0);
+	ck_assert_uint_eq(st->failed_reads, 1);
+	ck_assert_uint_eq(st->no_symbols, 0);
+	ck_assert_int_eq(agent_usyms_wants(id, sizeof(id)), 1);
+	agent_usyms_note(fd, path, id, sizeof(id));
+	ck_assert_uint_eq(st->published, 1);
+	ck_assert_int_eq(agent_usyms_wants(id, sizeof(id)), 0);
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gusyms_read(&g, &region), 0);
+	ck_assert_uint_eq(g.nr, 1);
+	ck_assert_mem_eq(g.bins[0].ub.build_id, id, 20);
+	gusyms_fini(&g);
+	/* bounded: three failures and the id is given up */
+	for (i = 0; i < 5; i++)
+		agent_usyms_note(cut, path, id2, sizeof(id2));
+	ck_assert_uint_eq(st->failed_reads, 4);
+	ck_assert_uint_eq(st->unreadable, 1);
+	ck_assert_int_eq(agent_usyms_wants(id2, sizeof(id2)), 0);
+	agent_usyms_note(fd, path, id2, sizeof(id2));
+	ck_assert_uint_eq(st->published, 1);
+	/* no ELF file at all: no symbols, final */
+	close(cut);
+	cut = memfd_create("rs-usyms-text", MFD_CLOEXEC);
+	ck_assert_int_eq(write(cut, path, 64), 64);
+	agent_usyms_note(cut, path, id3, sizeof(id3));
+	ck_assert_uint_eq(st->no_symbols, 1);
+	ck_assert_int_eq(agent_usyms_wants(id3, sizeof(id3)), 0);
+	ck_assert_uint_eq(st->failed_reads, 4);
+	close(cut);
+	close(fd);
+	agent_usyms_end();
+	region_free();
+}
+END_TEST
+
 /* The vdso, published from the agent's own mapping as "[vdso]" with the
  * image's build id: the host takes it, and its functions are the ones
  * this process calls through it. */
@@ -230,6 +302,7 @@ int main(void)
 	tcase_add_test(tc, agent_to_host);
 	tcase_add_test(tc, table_too_small);
 	tcase_add_test(tc, next_session_wants_again);
+	tcase_add_test(tc, failed_read_tried_again);
 	tcase_add_test(tc, vdso_published);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
