@@ -418,6 +418,8 @@ static void publish_usyms(struct agent *a)
 	err = agent_usyms_begin(&a->dev.region, start, size);
 	if (err)
 		say(a, "user symbols: %s", rs_errstr(err));
+	else
+		agent_usyms_vdso();
 }
 
 static void pstate_summary(const struct agent *a)
@@ -444,9 +446,11 @@ static void usyms_summary(const struct agent *a)
 	    " symbols, %" PRIu64 " of %" PRIu64 " bytes, largest %" PRIu64
 	    ", %" PRIu64 " with symbols left out); not published: %" PRIu64
 	    " that did not fit (%" PRIu64 " bytes), %" PRIu64 " without "
-	    "symbols, %" PRIu64 " past the set of build ids", u->published,
-	    u->symbols, u->bytes, u->table_size, u->largest, u->cut,
-	    u->no_room, u->no_room_bytes, u->no_symbols, u->ids_full);
+	    "symbols, %" PRIu64 " unreadable (%" PRIu64 " reads failed, "
+	    "tried again), %" PRIu64 " past the set of build ids",
+	    u->published, u->symbols, u->bytes, u->table_size, u->largest,
+	    u->cut, u->no_room, u->no_room_bytes, u->no_symbols,
+	    u->unreadable, u->failed_reads, u->ids_full);
 }
 
 /* Who this guest is and how it samples, for the host's files: once per
