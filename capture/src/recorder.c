@@ -316,7 +316,8 @@ static int file_open(struct recorder *r, const struct rs_region *region)
  * The process table read as the current file began, filed once the file
  * has a timed record: just before the earliest, where perf meets it
  * before any sample.  A file without one gets none (no sample to name).
- * 0, or the writer's error (CAP_FAIL_WRITE).
+ * 0, or the writer's error (a full disk pauses the recording as a
+ * drain pass's does).
  */
 static int file_pstate(struct recorder *r)
 {
@@ -333,7 +334,7 @@ static int file_pstate(struct recorder *r)
 	r->pstate_due = 0;
 	err = pstate_file(&r->pstate, r->w, first ? first - 1 : 0,
 			  &r->pstate_filed);
-	return err ? fail(r, CAP_FAIL_WRITE, err, pdf_errstr) : 0;
+	return err;
 }
 
 /* Complete the current file with its host facts (file_facts), the
@@ -558,9 +559,14 @@ static int loop(struct recorder *r, const struct rs_region *region)
 			err = drain_pass(&r->drain, &e);
 			r->passes++;
 		}
-		/* a failed write of the file ends the recording */
-		if (err >= 0 && r->pstate_due && (err = file_pstate(r)) < 0)
-			break;
+		if (err >= 0 && r->pstate_due && r->w) {
+			int perr = file_pstate(r);
+
+			if (perr < 0) {   /* the file's write: as the pass's */
+				liberr_note(&e, perr, pdf_errstr);
+				err = perr;
+			}
+		}
 		/* drain_pass returns how many records it took: >= 0 is fine */
 		if (err >= 0 && !r->away && r->w && r->syms &&
 		    gsyms_pending(r->syms) &&
