@@ -98,8 +98,12 @@ struct svc_rec {
 	struct job *jobs;
 	struct post *post;
 	unsigned nr_post;
-	unsigned converting;       /* pprof conversions running */
+	unsigned converting;       /* pprof conversion threads running */
 	pthread_cond_t converted;  /* one ended */
+	struct conversion *queue;  /* files waiting for a thread, oldest
+				    * first */
+	struct conversion *queue_tail;
+	unsigned queued;
 	struct svc_rec_stats st;
 	struct dom_stats **doms;   /* per domain (under lock) */
 	size_t nr_doms;
@@ -284,59 +288,85 @@ static void job_fold(struct job *j, const struct recorder *r, int ok)
 
 /* One file's profile, made off the recorder's thread. */
 struct conversion {
+	struct conversion *next;   /* in rp->queue */
 	struct svc_rec *rp;
 	char domain[DOM_NAME_MAX + 1];
 	char data[4096];
 };
 
+/* Each thread converts its file, then the queued ones, until none is
+ * left. */
 static void *convert_main(void *arg)
 {
 	struct conversion *cv = arg;
 	struct svc_rec *rp = cv->rp;
-	struct pprof_params pp = { .size = sizeof(pp), .domain = cv->domain };
-	char out[4200];
-	int err;
 
-	snprintf(out, sizeof(out), "%s" SVC_PPROF_SUFFIX, cv->data);
-	err = pprof_write(cv->data, out, &pp, NULL);
-	if (err)
-		say(rp, "%s: %s: no profile: %s", cv->domain, cv->data,
-		    pdf_errstr(err));
-	pthread_mutex_lock(&rp->lock);
-	rp->st.pprof_ok += !err;
-	rp->st.pprof_failed += !!err;
-	rp->converting--;
-	pthread_cond_broadcast(&rp->converted);
-	pthread_mutex_unlock(&rp->lock);
-	free(cv);
+	while (cv) {
+		struct pprof_params pp = { .size = sizeof(pp),
+					   .domain = cv->domain };
+		char out[4200];
+		int err;
+
+		snprintf(out, sizeof(out), "%s" SVC_PPROF_SUFFIX, cv->data);
+		err = pprof_write(cv->data, out, &pp, NULL);
+		if (err)
+			say(rp, "%s: %s: no profile: %s", cv->domain, cv->data,
+			    pdf_errstr(err));
+		free(cv);
+		pthread_mutex_lock(&rp->lock);
+		rp->st.pprof_ok += !err;
+		rp->st.pprof_failed += !!err;
+		cv = rp->queue;
+		if (cv) {
+			rp->queue = cv->next;
+			if (!rp->queue)
+				rp->queue_tail = NULL;
+			rp->queued--;
+		} else {
+			rp->converting--;
+			pthread_cond_broadcast(&rp->converted);
+		}
+		pthread_mutex_unlock(&rp->lock);
+	}
 	return NULL;
 }
 
-/* FILE.data.pb.gz of a complete file, in a thread of its own: a
- * recorder never waits for it; too many at once and the file goes
+/* FILE.data.pb.gz of a complete file, off the recorder's thread: a
+ * recorder never waits for it.  At most SVC_PPROF_RUNNING at once; the
+ * rest wait their turn, up to SVC_PPROF_QUEUED, past which a file goes
  * without (counted). */
 static void convert(struct svc_rec *rp, const char *domain, const char *data)
 {
 	struct conversion *cv = calloc(1, sizeof(*cv));
 	pthread_attr_t at;
 	pthread_t t;
-	int ok = 0;
+	int start = 0;
 
+	if (cv) {
+		cv->rp = rp;
+		snprintf(cv->domain, sizeof(cv->domain), "%s", domain);
+		snprintf(cv->data, sizeof(cv->data), "%s", data);
+	}
 	pthread_mutex_lock(&rp->lock);
 	if (cv && rp->converting < SVC_PPROF_RUNNING) {
 		rp->converting++;
-		ok = 1;
+		start = 1;
+	} else if (cv && rp->queued < SVC_PPROF_QUEUED) {
+		if (rp->queue_tail)
+			rp->queue_tail->next = cv;
+		else
+			rp->queue = cv;
+		rp->queue_tail = cv;
+		rp->queued++;
+		cv = NULL;
 	} else {
 		rp->st.pprof_skipped++;
 	}
 	pthread_mutex_unlock(&rp->lock);
-	if (!ok) {
+	if (!start) {
 		free(cv);
 		return;
 	}
-	cv->rp = rp;
-	snprintf(cv->domain, sizeof(cv->domain), "%s", domain);
-	snprintf(cv->data, sizeof(cv->data), "%s", data);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	if (pthread_create(&t, &at, convert_main, cv)) {
@@ -1123,6 +1153,16 @@ void svc_rec_free(struct svc_rec *rp, const char *reason)
 	pthread_mutex_lock(&rp->lock);
 	while (rp->converting)
 		pthread_cond_wait(&rp->converted, &rp->lock);
+	/* left only where no thread could be started for them */
+	while (rp->queue) {
+		struct conversion *cv = rp->queue;
+
+		rp->queue = cv->next;
+		rp->st.pprof_failed++;
+		free(cv);
+	}
+	rp->queue_tail = NULL;
+	rp->queued = 0;
 	pthread_mutex_unlock(&rp->lock);
 	if (rp->st.started)
 		say(rp, "recordings: %llu started, %llu failed, %llu files (%llu "

@@ -40,6 +40,7 @@ enum svc_trigger {
 #define SVC_REC_POST_TRIES  5u        /* a post-command's tries per file */
 #define SVC_PPROF_SUFFIX    ".pb.gz"  /* FILE.data's profile: FILE.data.pb.gz */
 #define SVC_PPROF_RUNNING   2u        /* conversions at once, at most */
+#define SVC_PPROF_QUEUED    256u      /* files waiting for a conversion */
 
 #define SVC_REC_DIR "/var/lib/ringside/recordings"
 
