@@ -241,7 +241,7 @@ START_TEST(failed_read_tried_again)
 	/* no ELF file at all: no symbols, final */
 	close(cut);
 	cut = memfd_create("rs-usyms-text", MFD_CLOEXEC);
-	ck_assert_int_eq(write(cut, path, 64), 64);
+	ck_assert_int_eq(write(cut, "#!/bin/sh\nexit 0\n", 17), 17);
 	agent_usyms_note(cut, path, id3, sizeof(id3));
 	ck_assert_uint_eq(st->no_symbols, 1);
 	ck_assert_int_eq(agent_usyms_wants(id3, sizeof(id3)), 0);
