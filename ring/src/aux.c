@@ -157,8 +157,13 @@ int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h, uint64_t flags)
 	if (ret >= 0 && !aux_overwrite(p) &&
 	    p->aux_head - p->aux_wakeup >= p->aux_watermark) {
 		p->aux_wakeup = p->aux_head - p->aux_head % p->aux_watermark;
-		if (!wake)
-			wake = rs_doorbell_decide(p);
+		/* rung: counted with the data area's (ext.doorbells) */
+		if (!wake && rs_doorbell_decide(p)) {
+			wake = 1;
+			p->doorbells++;
+			rs_store_hint(&p->ring.ctrl->ext.doorbells,
+				      p->doorbells);
+		}
 	}
 	rs_compiler_barrier();
 	p->aux_busy = 0;

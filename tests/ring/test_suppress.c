@@ -240,6 +240,8 @@ START_TEST(aux_suppressed_and_recheck)
 	ck_assert_int_eq(rs_aux_write(&t.p, &h, buf, sizeof(buf)), 2048);
 	ck_assert_int_eq(rs_aux_end(&t.p, &h, 0), 1);
 	ck_assert_uint_eq(state_of(&t).suppressed, 0);
+	/* rung: counted like the data area's */
+	ck_assert_uint_eq(state_of(&t).doorbells, 1);
 	fx_ring_fini(&t);
 }
 END_TEST
