@@ -111,6 +111,21 @@ struct record_src {
 	int warned;                /* a completed file had warnings */
 };
 
+/* Ring @i's doorbells: read here (a host fact), and the producer's own
+ * counts of those it rang and those it skipped while this consumer said
+ * it polled (guest claims: rung is what read should be). */
+static void print_bells(const struct recorder *r, const struct rmap *m,
+			uint32_t i)
+{
+	struct rinfo ri;
+
+	printf("    doorbells: %" PRIu64 " read", recorder_doorbells(r, i));
+	if (!rinfo_get(&m->region, i, &ri))
+		printf("; guest claims: %" PRIu64 " rung, %" PRIu64 " skipped "
+		       "(the consumer polled)", ri.doorbells, ri.suppressed);
+	putchar('\n');
+}
+
 /* @rotated: a file completed at a restore (its time before the save). */
 static void summary(const struct record_opts *o, const struct recorder *r,
 		    const struct rmap *m, int rotated)
@@ -123,7 +138,6 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 	uint32_t i;
 
 	tally_total(t, &sum);
-	(void)o;
 	if (rotated)
 		/* a file completed at a restore: its time before it */
 		printf("ringside record: wrote %" PRIu64 " records (%s) from "
@@ -152,9 +166,11 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 		print_gkcode(stdout, r->kcode);
 	if (r->sync)
 		print_csync(stdout, r->sync);
-	if (m->vm)
-		printf("  woken by doorbells: %" PRIu64 " of %" PRIu64 " passes\n",
-		       r->woken, r->passes);
+	if (m->vm || o->doorbell_fd >= 0)
+		printf("  woken by doorbells: %" PRIu64 " of %" PRIu64 " passes; "
+		       "%" PRIu64 " sleeps given up on a re-check (a doorbell "
+		       "may have been skipped while it drained)\n",
+		       r->woken, r->passes, r->rechecks);
 	print_host_total(&r->host, &early);
 	print_early(stdout, &early);
 	for (i = 0; i < d->nr_rings; i++) {
@@ -162,7 +178,7 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 		print_ring_lines(stdout, label, "  ", &t->ring[i],
 				  &r->host.ring[i], &t->bounds);
 		if (m->vm && i < m->vm->nr_doorbells)
-			printf("    doorbells: %" PRIu64 "\n", recorder_doorbells(r, i));
+			print_bells(r, m, i);
 	}
 }
 

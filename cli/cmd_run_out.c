@@ -90,9 +90,11 @@ uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
 
 	headline(o, t, seconds);
 	printf("ring state      produced delivered     lost doorbells guest-bells"
-	       "   exits     io   mmio    hlt  kicks\n");
+	       " skipped   exits     io   mmio    hlt  kicks\n");
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t delivered = 0, lost = 0;
+		struct rinfo ri;
+		int have_ri;
 
 		if (rs_vmm_vcpu_info(vm, i, &info))
 			continue;
@@ -104,6 +106,8 @@ uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
 		col(8, t != NULL, lost);
 		col(9, rec != NULL, rec ? recorder_doorbells(rec, i) : 0);
 		col(11, 1, info.report.doorbells);
+		have_ri = !rinfo_get(rs_vmm_region(vm), i, &ri);
+		col(7, have_ri, have_ri ? ri.suppressed : 0);
 		col(7, 1, info.exits.total);
 		col(6, 1, info.exits.io);
 		col(6, 1, info.exits.mmio);

@@ -67,6 +67,17 @@ static const char *mode_name(uint32_t mode)
 	return mode == RS_MODE_OVERWRITE ? "overwrite" : "normal";
 }
 
+/* The consumer's word, in guest-writable memory: any value. */
+static const char *consumer_name(char *buf, size_t len, uint32_t word)
+{
+	if (word == RS_CONSUMER_WAKE)
+		return "wake";
+	if (word == RS_CONSUMER_POLLING)
+		return "polling";
+	snprintf(buf, len, "%" PRIu32 "?", word);
+	return buf;
+}
+
 static void show(const char *spec, const struct rmap *m)
 {
 	uint32_t nr = rinfo_count(&m->region), i;
@@ -92,13 +103,14 @@ static void show(const char *spec, const struct rmap *m)
 	/* the guest's own counters last, under names that say whose they
 	 * are, and a legend: claims are never shown as host facts (issue
 	 * 13) */
-	printf("%4s %-9s %12s %12s %10s %10s %6s %12s %12s %10s %14s %10s\n",
+	printf("%4s %-9s %12s %12s %10s %10s %6s %12s %12s %10s %14s %10s "
+	       "%11s %13s %s\n",
 	       "ring", "mode", "data_head", "data_tail", "fill", "size", "fill%",
 	       "aux_head", "aux_tail", "aux_size", "guest_produced",
-	       "guest_lost");
+	       "guest_lost", "guest_bells", "guest_skipped", "consumer");
 	for (i = 0; i < nr; i++) {
 		struct rinfo ri;
-		char head[24];
+		char head[24], state[16];
 		uint64_t fill;
 
 		if (rinfo_get(&m->region, i, &ri)) {
@@ -117,13 +129,20 @@ static void show(const char *spec, const struct rmap *m)
 			snprintf(head, sizeof(head), "%" PRIu64, ri.data_head);
 		printf("%4u %-9s %12s %12" PRIu64 " %10" PRIu64 " %10" PRIu64
 		       " %5.1f%% %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %14" PRIu64
-		       " %10" PRIu64 "\n", i, mode_name(ri.data_mode), head,
+		       " %10" PRIu64 " %11" PRIu64 " %13" PRIu64 " %s\n", i,
+		       mode_name(ri.data_mode), head,
 		       ri.data_tail, fill, ri.data_size,
 		       ri.data_size ? 100.0 * (double)fill / (double)ri.data_size : 0.0,
-		       ri.aux_head, ri.aux_tail, ri.aux_size, ri.produced, ri.lost);
+		       ri.aux_head, ri.aux_tail, ri.aux_size, ri.produced, ri.lost,
+		       ri.doorbells, ri.suppressed,
+		       consumer_name(state, sizeof(state), ri.consumer));
 	}
 	printf("guest_produced, guest_lost: the guest's claims (its producer's "
 	       "own counters), as read, never checked or summed\n");
+	printf("guest_bells, guest_skipped: the guest's claims too (doorbells "
+	       "its producer rang, and skipped while the consumer polled)\n");
+	printf("consumer: what the ring's consumer last said (polling: "
+	       "doorbells skipped; wake: rung), as read\n");
 	if (backward)
 		printf("data_head of an overwrite ring: its producer writes "
 		       "backward (as perf's overwrite buffers do), so the head "

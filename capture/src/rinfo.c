@@ -78,6 +78,8 @@ int rinfo_get(const struct rs_region *region, uint32_t index,
 	ri->lost = st.lost;
 	ri->aux_truncated = st.aux_truncated;
 	ri->doorbells = st.doorbells;
+	ri->suppressed = st.suppressed;
+	ri->consumer = st.consumer;
 	return 0;
 }
 uint64_t rinfo_fill(const struct rinfo *ri)

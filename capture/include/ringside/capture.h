@@ -170,7 +170,10 @@ struct rinfo {
 	uint64_t produced;
 	uint64_t lost;
 	uint64_t aux_truncated;
-	uint64_t doorbells;
+	uint64_t doorbells;       /* rung (ext.doorbells) */
+	uint64_t suppressed;      /* due but skipped: the consumer polled */
+	uint32_t consumer;        /* the consumer's word: RS_CONSUMER_* (in
+				   * guest-writable memory: any value) */
 };
 
 /* The region's shared configuration and guest status, read once. */
