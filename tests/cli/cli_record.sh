@@ -116,6 +116,11 @@ wait_polling "$REC" 60
 run 0 bell-stat1 "$R" stat "$REG"
 fill=$(stat_col "$WORK/bell-stat1.out" 0 fill)
 [ "$fill" -gt 0 ] || fail "record drained without a doorbell (fill $fill)"
+# asleep, record said so before it slept: the producer skipped nothing
+expect_eq "consumer while record sleeps" "$(stat_col "$WORK/bell-stat1.out" 0 consumer)" wake
+expect_eq "doorbells skipped while record sleeps" \
+	"$(stat_col "$WORK/bell-stat1.out" 0 guest_skipped)" 0
+expect_in "$WORK/bell-stat1.out" "guest_bells, guest_skipped: the guest's claims too"
 echo ring >&6
 # until record drained (60 s only guards against a hang: with an interval
 # of 60000 s, any drain at all is the doorbell's)
