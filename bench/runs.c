@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ringside/producer_inline.h"
+
 #define ROUNDS_FAILED (~0u)
 
 /*
@@ -124,7 +126,7 @@ int proto_output(struct rs_producer *p, struct rec_proto *r, uint64_t seq)
 		t = r->clock == BENCH_CLOCK_TSC ? read_tsc() : read_mono();
 		memcpy(r->buf + r->time_off, &t, sizeof(t));
 	}
-	return rs_producer_output(p, r->type, 0, r->buf + 8, r->size - 8);
+	return rs_producer_output_inline(p, r->type, 0, r->buf + 8, r->size - 8);
 }
 
 void wait_flag(const atomic_uint *flag, unsigned v, int yield)

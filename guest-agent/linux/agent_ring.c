@@ -7,10 +7,12 @@
  */
 #include "agent.h"
 
+#include "ringside/producer_inline.h"
+
 int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 		   const void *body, uint32_t len)
 {
-	int err = rs_producer_output(&r->prod, type, misc, body, len);
+	int err = rs_producer_output_inline(&r->prod, type, misc, body, len);
 
 	if (err < 0) {
 		r->dropped++;

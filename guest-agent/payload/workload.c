@@ -8,6 +8,8 @@
  */
 #include "agent.h"
 
+#include "ringside/producer_inline.h"
+
 static void ring_doorbell(struct agent *a)
 {
 	if (!a->doorbell)
@@ -133,9 +135,9 @@ static int emit_sample(struct agent *a)
 	a->rep->samples++;
 	wait_space(a, (uint32_t)(sizeof(struct rs_perf_header) +
 				 n * sizeof(body[0])));
-	return account(a, rs_producer_output(&a->prod, RS_PERF_RECORD_SAMPLE,
-					     RS_PERF_MISC_GUEST_KERNEL, body,
-					     n * sizeof(body[0])));
+	return account(a, rs_producer_output_inline(&a->prod,
+				RS_PERF_RECORD_SAMPLE, RS_PERF_MISC_GUEST_KERNEL,
+				body, n * sizeof(body[0])));
 }
 
 static int emit_aux(struct agent *a)

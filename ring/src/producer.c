@@ -31,22 +31,6 @@
 rs_test_hook_fn rs_test_hook;
 #endif
 
-/* The 8 header bytes of the record at @pos: records start 8-aligned in an
- * area that is a multiple of 8, so a header never wraps. */
-static uint64_t *header_slot(const struct rs_producer *p, uint64_t pos)
-{
-	return (uint64_t *)(void *)(p->ring.data + (pos & (p->ring.data_size - 1)));
-}
-
-static uint64_t header_bytes(uint32_t type, uint16_t misc, uint16_t size)
-{
-	struct rs_perf_header hdr = { type, misc, size };
-	uint64_t v;
-
-	rs_memcpy(&v, &hdr, sizeof(v));
-	return v;
-}
-
 static uint32_t watermark_clamp(uint64_t wm, uint64_t size)
 {
 	if (!wm || wm >= size)
@@ -141,17 +125,6 @@ int rs_aux_producer_init(struct rs_producer *p, const struct rs_region *region,
 	return aux_init(p, region, p->ring.ctrl);
 }
 
-/* Each line that starts in [@from, @to) + RS_PREFETCH_AHEAD, so that
- * consecutive reservations ask for every line once. */
-static void prefetch_ahead(const struct rs_producer *p, uint64_t from,
-			   uint64_t to)
-{
-	uint64_t line = (from + RS_PREFETCH_AHEAD + 63) & ~(uint64_t)63;
-
-	for (; line < to + RS_PREFETCH_AHEAD; line += 64)
-		rs_prefetchw(p->ring.data + (line & (p->ring.data_size - 1)));
-}
-
 /* Room check for a forward ring; re-reads the tail only when the cached
  * one says there is no room. */
 static int forward_room(struct rs_producer *p, uint64_t offset, uint64_t need)
@@ -200,6 +173,8 @@ again:
 	if (force || due || !p->batch || head - p->published >= p->batch) {
 		rs_publish_head(c, head);
 		p->published = head;
+		/* The count goes out with the records it counts. */
+		rs_store_hint(&c->ext.produced, rs_local_read(&p->produced));
 	}
 	rs_compiler_barrier();
 	RS_TEST_HOOK(p, RS_HOOK_PUBLISHED);
@@ -219,56 +194,6 @@ again:
 	p->doorbells++;
 	rs_store_hint(&c->ext.doorbells, p->doorbells);
 	return 1;
-}
-
-/*
- * The header slot after a reservation, with a batch (sealed records).  It
- * is cleared after the space is taken, not before: a clear before the take
- * goes where a head read before it says, and a writer nested in between
- * would have put its records there, which the clear would cut into.  After
- * the take, a writer nested into this one may reserve right behind it and
- * seal its header in that slot before the clear: every writer notes a
- * header it seals in a slot that a writer it interrupted is about to clear
- * (note_seal), and that one puts the header back after its clear.
- *
- * slot_claim, before each try to take: the slot this level will clear.
- * Deeper than RS_NEST_MAX levels there is no room to note it: -1.
- */
-static inline int slot_claim(struct rs_producer *p, uint32_t level,
-			     uint64_t next)
-{
-	if (level > RS_NEST_MAX)
-		return -1;
-	rs_store_hint(&p->slot_pos[level - 1], next);
-	rs_store_hint(&p->slot_header[level - 1], 0);
-	rs_compiler_barrier();
-	return 0;
-}
-
-/* After the take: clear the slot, and put back a nested writer's header.
- * @level: this writer's nest count, which nested writers restore. */
-static inline void slot_clear(struct rs_producer *p, uint32_t level,
-			      uint64_t next)
-{
-	uint64_t *slot = header_slot(p, next), header;
-
-	rs_header_clear(slot);
-	rs_compiler_barrier();
-	header = rs_local_read(&p->slot_header[level - 1]);
-	if (header)
-		rs_header_seal(slot, header);
-}
-
-/* A header about to be sealed at @pos, for the writers this one
- * interrupted (slot_clear). */
-static inline void note_seal(struct rs_producer *p, uint32_t level,
-			     uint64_t pos, uint64_t header)
-{
-	uint32_t i;
-
-	for (i = 0; i + 1 < level && i < RS_NEST_MAX; i++)
-		if (rs_local_read(&p->slot_pos[i]) == pos)
-			rs_store_hint(&p->slot_header[i], header);
 }
 
 /* A LOST record's body; its header is the seal, stored after the record
@@ -294,14 +219,14 @@ static void seal(struct rs_producer *p, const struct rs_handle *h)
 	uint32_t level = rs_local_read32(&p->nest);
 
 	if (h->size) {
-		note_seal(p, level, h->pos, h->header);
-		rs_header_seal(header_slot(p, h->pos), h->header);
+		rs_note_seal(p, level, h->pos, h->header);
+		rs_header_seal(rs_header_slot(p, h->pos), h->header);
 	}
 	if (h->lost) {
-		lost = header_bytes(RS_PERF_RECORD_LOST, 0,
+		lost = rs_header_bytes(RS_PERF_RECORD_LOST, 0,
 				    sizeof(struct rs_perf_lost));
-		note_seal(p, level, pos, lost);
-		rs_header_seal(header_slot(p, pos), lost);
+		rs_note_seal(p, level, pos, lost);
+		rs_header_seal(rs_header_slot(p, pos), lost);
 	}
 }
 
@@ -346,15 +271,15 @@ static int reserve_nested(struct rs_producer *p, struct rs_handle *h,
 			}
 			next = offset + need;
 			if (slot)
-				slot_claim(p, level, next);
+				rs_slot_claim(p, level, next);
 		}
 		RS_TEST_HOOK(p, RS_HOOK_RESERVE_READ);
 	} while (!rs_local_cmpxchg(&p->head, offset, next));
 	RS_TEST_HOOK(p, RS_HOOK_RESERVE_TAKEN);
 	if (!backward && slot)
-		slot_clear(p, level, next);
+		rs_slot_clear(p, level, next);
 	if (!backward && p->prefetch)
-		prefetch_ahead(p, offset, next);
+		rs_prefetch_ahead(p, offset, next);
 
 	if (backward) {
 		rs_announce_lower(&p->ring.ctrl->ext.write_head, next);
@@ -430,7 +355,7 @@ int rs_producer_commit(struct rs_producer *p, struct rs_handle *h)
 	/* A writer that did not even write the header abandoned the record:
 	 * frame it as padding so readers can step over it. */
 	if (h->size && h->written < sizeof(struct rs_perf_header)) {
-		h->header = header_bytes(RS_RECORD_PAD, 0, (uint16_t)h->size);
+		h->header = rs_header_bytes(RS_RECORD_PAD, 0, (uint16_t)h->size);
 		h->written = sizeof(struct rs_perf_header);
 	}
 	/* Bytes the writer skipped read as zero, never as stale data. */
@@ -440,81 +365,16 @@ int rs_producer_commit(struct rs_producer *p, struct rs_handle *h)
 		rs_producer_write(p, h, zero, n < sizeof(zero) ? n : sizeof(zero));
 	}
 	seal(p, h);
-	if (h->size) {
+	if (h->size)
 		rs_local_add(&p->produced, 1);
-		rs_store_hint(&p->ring.ctrl->ext.produced,
-			      rs_local_read(&p->produced));
-	}
-	return put_handle(p, 1, 0);
-}
-
-/*
- * A record's body into the ring at @dst (not wrapping): short bodies as
- * two overlapping moves of a fixed size each, which the compiler makes a
- * few loads and stores instead of a call.  The last 8-byte word of the
- * record is zeroed first when the body ends inside it: the bytes up to
- * the record's aligned size read as zero, as commit's fill makes them.
- */
-static inline void body_copy(uint8_t *dst, const uint8_t *src, uint32_t len)
-{
-	if (len & (RS_RECORD_ALIGN - 1))
-		rs_memset(dst + (len & ~(RS_RECORD_ALIGN - 1)), 0,
-			  RS_RECORD_ALIGN);
-	if (len > 64) {
-		rs_memcpy(dst, src, len);
-	} else if (len >= 32) {
-		rs_memcpy(dst, src, 32);
-		rs_memcpy(dst + len - 32, src + len - 32, 32);
-	} else if (len >= 16) {
-		rs_memcpy(dst, src, 16);
-		rs_memcpy(dst + len - 16, src + len - 16, 16);
-	} else if (len >= 8) {
-		rs_memcpy(dst, src, 8);
-		rs_memcpy(dst + len - 8, src + len - 8, 8);
-	} else if (len >= 4) {
-		rs_memcpy(dst, src, 4);
-		rs_memcpy(dst + len - 4, src + len - 4, 4);
-	} else if (len) {
-		dst[0] = src[0];
-		dst[len / 2] = src[len / 2];
-		dst[len - 1] = src[len - 1];
-	}
-}
-
-/*
- * put_handle for rs_producer_output's common case, a forward ring with a
- * batch: the outermost writer, no doorbell due and less than a batch
- * unpublished drops the nest count and is done, with the same steps and
- * the same re-check of the head as put_handle.  Anything else is
- * put_handle's.
- */
-static inline int leave(struct rs_producer *p)
-{
-	uint64_t head;
-
-	if (rs_local_read32(&p->nest) == 1 && p->batch) {
-		head = rs_local_read(&p->head);
-		if (head - p->wakeup < p->watermark &&
-		    head - p->published < p->batch) {
-			rs_compiler_barrier();
-			RS_TEST_HOOK(p, RS_HOOK_PUBLISHED);
-			rs_local_set32(&p->nest, 0);
-			rs_compiler_barrier();
-			RS_TEST_HOOK(p, RS_HOOK_UNNESTED);
-			if (head == rs_local_read(&p->head))
-				return 0;
-			/* A handler reserved after head was read. */
-			rs_local_inc32(&p->nest);
-		}
-	}
 	return put_handle(p, 1, 0);
 }
 
 /* rs_producer_output's general way, the nest count held: out of line, so
- * that the common case saves no registers for it. */
-static __attribute__((noinline)) int
-output_slow(struct rs_producer *p, uint32_t type, uint16_t misc,
-	    const void *body, uint32_t body_len, uint32_t size)
+ * that the common case (producer_inline.h) saves no registers for it. */
+__attribute__((noinline)) int
+rs_producer_output_held(struct rs_producer *p, uint32_t type, uint16_t misc,
+			const void *body, uint32_t body_len, uint32_t size)
 {
 	struct rs_handle h;
 	int err;
@@ -523,26 +383,29 @@ output_slow(struct rs_producer *p, uint32_t type, uint16_t misc,
 	if (err)
 		return err;
 	/* The header goes in at commit, as one store. */
-	h.header = header_bytes(type, misc, (uint16_t)size);
+	h.header = rs_header_bytes(type, misc, (uint16_t)size);
 	h.written = sizeof(struct rs_perf_header);
 	rs_producer_write(p, &h, body, body_len);
 	return rs_producer_commit(p, &h);
 }
 
+int rs_producer_put(struct rs_producer *p)
+{
+	return put_handle(p, 1, 0);
+}
+
 /*
- * reserve + write + commit.  The common case, a forward ring with no LOST
- * record pending, room by the cached tail and a record that does not wrap,
- * takes the same steps in line: nest count, space taken with the
- * same-CPU cmpxchg, header slot cleared, body, header sealed, produced, and
- * put_handle.  Anything else, and a nested writer that took the space
- * first, goes the general way with the nest count already held.
+ * reserve + write + commit.  A forward ring takes producer_inline.h's
+ * path: its common case (no LOST record pending, room by the cached tail,
+ * a record that does not wrap) in line, anything else the general way
+ * with the nest count already held.  What callers in this tree compile in
+ * line (rs_producer_output_inline) is this for small bodies.
  */
 int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
 		       const void *body, uint32_t body_len)
 {
-	uint64_t offset, next, area, off, slot, header;
-	uint32_t size, level;
-	uint8_t *rec;
+	uint64_t area;
+	uint32_t size;
 
 	if (!body && body_len)
 		return -rse_invalid;
@@ -558,40 +421,11 @@ int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
 	area = p->ring.data_size;
 	if (size > RS_RECORD_MAX || size + sizeof(struct rs_perf_lost) > area)
 		return -rse_too_big;
-
+	if (p->ring.data_mode != RS_MODE_OVERWRITE)
+		return rs_output_forward(p, type, misc, body, body_len, size);
 	rs_local_inc32(&p->nest);
 	rs_compiler_barrier();
-	/* Nested writers give the count back as they found it. */
-	level = rs_local_read32(&p->nest);
-	if (p->ring.data_mode != RS_MODE_OVERWRITE) {
-		slot = p->batch ? sizeof(uint64_t) : 0;
-		offset = rs_local_read(&p->head);
-		off = offset & (area - 1);
-		next = offset + size;
-		if (!rs_local_read(&p->lost_pending) && off + size <= area &&
-		    offset - rs_local_read(&p->tail_cache) + size + slot <= area &&
-		    (!slot || !slot_claim(p, level, next))) {
-			RS_TEST_HOOK(p, RS_HOOK_RESERVE_READ);
-			if (rs_local_cmpxchg(&p->head, offset, next)) {
-				RS_TEST_HOOK(p, RS_HOOK_RESERVE_TAKEN);
-				if (slot)
-					slot_clear(p, level, next);
-				if (p->prefetch)
-					prefetch_ahead(p, offset, next);
-				rec = p->ring.data + off;
-				body_copy(rec + sizeof(struct rs_perf_header),
-					  body, body_len);
-				header = header_bytes(type, misc, (uint16_t)size);
-				note_seal(p, level, offset, header);
-				rs_header_seal((uint64_t *)(void *)rec, header);
-				rs_local_add(&p->produced, 1);
-				rs_store_hint(&p->ring.ctrl->ext.produced,
-					      rs_local_read(&p->produced));
-				return leave(p);
-			}
-		}
-	}
-	return output_slow(p, type, misc, body, body_len, size);
+	return rs_producer_output_held(p, type, misc, body, body_len, size);
 }
 
 int rs_producer_flush_lost(struct rs_producer *p)
@@ -639,7 +473,7 @@ int rs_producer_set_batch(struct rs_producer *p, uint32_t bytes)
 		/* The slot at head holds the oldest record of a full ring. */
 		if (!forward_room(p, head, sizeof(uint64_t)))
 			return -rse_no_space;
-		rs_header_clear(header_slot(p, head));
+		rs_header_clear(rs_header_slot(p, head));
 		rs_publish_flags(&c->ext.flags, flags | RS_EXT_SEALED);
 	}
 	p->batch = bytes;

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "ringside/producer_inline.h"
 #include "ringside/ring.h"
 
 static inline uint64_t rs_align_up(uint64_t v, uint64_t align)
@@ -26,71 +27,6 @@ void rs_copy_to_ring(uint8_t *ring, uint64_t size, uint64_t pos,
  * resolves to the embedder's memcpy/memset. */
 #define rs_memcpy(d, s, n) __builtin_memcpy((d), (s), (n))
 #define rs_memset(d, c, n) __builtin_memset((d), (c), (n))
-
-/* Smallest valid size of a record of @type (8 for types it does not know).
- * Inline: the consumer asks for every record. */
-static inline uint32_t rs_record_min_size(uint32_t type)
-{
-	switch (type) {
-	case RS_PERF_RECORD_LOST:
-		return sizeof(struct rs_perf_lost);
-	case RS_PERF_RECORD_AUX:
-		return sizeof(struct rs_perf_aux);
-	case RS_PERF_RECORD_ITRACE_START:
-		return sizeof(struct rs_perf_itrace_start);
-	case RS_PERF_RECORD_LOST_SAMPLES:
-		return sizeof(struct rs_perf_lost_samples);
-	case RS_RECORD_SEQ:
-		return sizeof(struct rs_rec_seq);
-	case RS_RECORD_MARKER:
-		return sizeof(struct rs_rec_marker);
-	default:
-		return sizeof(struct rs_perf_header);
-	}
-}
-
-/*
- * Prefetch for ownership (x86's PREFETCHW): a line the consumer on the
- * other core has read must be taken back from it before the producer can
- * write it again, and a store that waits for that stalls the producer once
- * its store buffer is full.  Asked for RS_PREFETCH_AHEAD bytes ahead of the
- * head, the line is on its way while the producer writes the ones before
- * it.  The instruction exists only where CPUID says so (every AMD64 CPU,
- * Intel since Broadwell); elsewhere nothing is prefetched.
- */
-#ifndef RS_PREFETCH_AHEAD
-#define RS_PREFETCH_AHEAD 4096u
-#endif
-
-#if defined(__x86_64__)
-static inline uint32_t rs_cpu_has_prefetchw(void)
-{
-	uint32_t a, b, c, d;
-
-	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-			 : "a"(0x80000000u), "c"(0u));
-	if (a < 0x80000001u)
-		return 0;
-	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-			 : "a"(0x80000001u), "c"(0u));
-	return (c >> 8) & 1u; /* PRFCHW */
-}
-
-static inline void rs_prefetchw(const uint8_t *p)
-{
-	__asm__ volatile("prefetchw %0" : : "m"(*p));
-}
-#else
-static inline uint32_t rs_cpu_has_prefetchw(void)
-{
-	return 0;
-}
-
-static inline void rs_prefetchw(const uint8_t *p)
-{
-	(void)p;
-}
-#endif
 
 /* The watermark a producer uses for the configured @wm on an area of
  * @size bytes (0 or too large: half the area); a consumer computes the

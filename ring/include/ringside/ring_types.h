@@ -81,7 +81,7 @@ struct rs_producer {
 	/* Sealed records (a batch): per nesting level, the header slot a
 	 * writer clears after it took its space, and the header a writer
 	 * nested into it sealed there meanwhile (0: none), for it to put
-	 * back (producer.c, take_slot). */
+	 * back (producer_inline.h, rs_slot_claim). */
 	uint64_t slot_pos[RS_NEST_MAX];
 	uint64_t slot_header[RS_NEST_MAX];
 };
