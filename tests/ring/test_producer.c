@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "ringside/producer_inline.h"
 
 #define SEQ_HDR ((uint32_t)sizeof(struct rs_rec_seq))
 
@@ -158,25 +159,33 @@ START_TEST(output_every_length)
 	uint8_t body[200];
 	uint32_t len, n = 0;
 
+	/* _i bit 0: a batch; bit 1: the caller's copy in line */
+	int batch = _i & 1, in_line = _i & 2;
+
 	ring_init(&t, 1, RS_MODE_NORMAL, 0);
-	if (_i)
+	if (batch)
 		ck_assert_int_eq(rs_producer_set_batch(&t.p, 512), 0);
 	for (len = 0; len < sizeof(body); len++)
 		body[len] = (uint8_t)(len * 7 + 1);
 	for (int lap = 0; lap < 3; lap++) {
 		/* what an earlier lap left, behind the consumer */
 		memset(t.data, 0xa5, t.data_size);
-		if (_i)
+		if (batch)
 			ck_assert_int_eq(rs_producer_set_batch(&t.p, 0), 0);
-		if (_i)
+		if (batch)
 			ck_assert_int_eq(rs_producer_set_batch(&t.p, 512), 0);
 		for (len = (uint32_t)lap; len <= sizeof(body); len += 3) {
 			const struct rs_perf_header *r;
 			uint32_t size = (8 + len + 7) & ~7u;
 			static const uint8_t zero[8];
 
-			ck_assert_int_ge(rs_producer_output(&t.p,
-				RS_PERF_RECORD_SAMPLE, (uint16_t)len, body, len), 0);
+			ck_assert_int_ge(in_line ?
+				rs_producer_output_inline(&t.p,
+					RS_PERF_RECORD_SAMPLE, (uint16_t)len,
+					body, len) :
+				rs_producer_output(&t.p,
+					RS_PERF_RECORD_SAMPLE, (uint16_t)len,
+					body, len), 0);
 			ck_assert_int_ge(rs_producer_flush(&t.p), 0);
 			ck_assert_int_eq(fx_drain_all(t.c, &t.log), 1);
 			r = t.log.recs[t.log.n - 1];
@@ -190,6 +199,43 @@ START_TEST(output_every_length)
 		}
 	}
 	ck_assert_uint_eq(t.ctrl->ext.produced, n);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* The copy in line refuses what rs_producer_output refuses, with the same
+ * error, and writes nothing then. */
+START_TEST(output_inline_refuses)
+{
+	static uint8_t big[RS_RECORD_MAX + 8];
+	struct fx_ring t;
+	uint64_t body[4] = { 1, 2, 3, 4 };
+	struct {
+		uint32_t type, len;
+		const void *body;
+	} c[] = {
+		{ RS_PERF_RECORD_SAMPLE, 8, NULL },          /* no body */
+		{ RS_PERF_RECORD_LOST, 8, body },            /* too short */
+		{ RS_PERF_RECORD_AUX, 0, body },
+		{ RS_PERF_RECORD_SAMPLE, RS_RECORD_MAX, big }, /* too big */
+		{ RS_PERF_RECORD_SAMPLE, RS_RECORD_MAX + 1, big },
+	};
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int want = rs_producer_output(&t.p, c[i].type, 0, c[i].body,
+					      c[i].len);
+
+		ck_assert_int_lt(want, 0);
+		ck_assert_int_eq(rs_producer_output_inline(&t.p, c[i].type, 0,
+							   c[i].body, c[i].len),
+				 want);
+	}
+	ck_assert_int_eq(rs_producer_output_inline(NULL, RS_PERF_RECORD_SAMPLE,
+						   0, body, 8), -rse_invalid);
+	ck_assert_uint_eq(rs_producer_head(&t.p), 0);
+	ck_assert_uint_eq(t.p.nest, 0);
+	ck_assert_uint_eq(rs_producer_lost(&t.p), 0);
 	fx_ring_fini(&t);
 }
 END_TEST
@@ -822,7 +868,8 @@ int main(void)
 	tcase_add_test(tc, reserve_wrap);
 	tcase_add_test(tc, output_zero_body);
 	tcase_add_test(tc, output_padded_body);
-	tcase_add_loop_test(tc, output_every_length, 0, 2);
+	tcase_add_loop_test(tc, output_every_length, 0, 4);
+	tcase_add_test(tc, output_inline_refuses);
 	tcase_add_test(tc, output_max_size);
 	tcase_add_test(tc, reserve_too_big);
 	tcase_add_test(tc, reserve_largest_after_loss);
