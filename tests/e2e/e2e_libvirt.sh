@@ -444,6 +444,19 @@ readers_check "$W/rec.data" record "$W/console-normal.log"
 # the workload's mappings: MMAP2 records (the kernel's at its exec, the
 # agent's before its first sample), which perf counts as its own
 [ -n "$WPID" ] && user_syms "$W/rec.data" record assert
+# The agent's word at its exit (its last line of user symbols, on the
+# console before E2E-AGENT-EXIT; `record` read the table last after that,
+# at E2E-DONE): the binaries it published, every one of them in the
+# file's cache, before perf is asked to name the workload from there.  At
+# least ringside-agent, rs-workload and ringside-mark (each exec'd in
+# this boot: the kernel's MMAP2 of an exec tells the agent), none given
+# up unread.
+ubins=$(sed -n 's/.*ringside-agent: user symbols: \([0-9]*\) binaries published.*/\1/p' "$W/console-normal.log" | tail -n 1)
+uunread=$(sed -n 's/.*ringside-agent: user symbols: .* \([0-9]*\) unreadable .*/\1/p' "$W/console-normal.log" | tail -n 1)
+hbins=$(sed -n 's/.*guest user symbols (guest claims): \([0-9]*\) binaries.*/\1/p' "$W/rec.out" | head -n 1)
+[ "${ubins:-0}" -ge 3 ] && [ "$uunread" = 0 ] && [ "$hbins" = "$ubins" ] &&
+	ok "user symbols: the agent published $ubins binaries before its exit, the record's cache has $hbins" ||
+	bad "user symbols: the agent published '$ubins' binaries ('$uunread' unreadable), the record's cache has '$hbins': $(grep -h "user symbols" "$W/console-normal.log")"
 [ -n "$WPID" ] && user_syms_cache "$W/rec.data" rec assert
 mmaps=$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print(d["total"]["types"]["mmap2"] + d["state"]["mmap2"])' "$W/rec.json" 2>/dev/null)
 pmmaps=$(perf report -i "$W/rec.data" --stats 2>/dev/null | awk '$1 == "MMAP2" && $2 == "events:" { print $3; exit }')
