@@ -174,11 +174,13 @@ user_syms() {
 		grep -v '^#' "$W/$what.syms" | grep -F '[.]' | head -n 8 | sed 's/^/     /'
 	# perf script: comm, pid, ip, symbol ([unknown] when perf could not
 	# name it); user addresses are shorter than the guest kernel's 16 hex
-	# digits; no call chains (-G)
+	# digits; no call chains (-G).  A sample at ip 0 (the guest kernel
+	# gave no user ip) names nothing anywhere: left out.
 	HOME=$home perf script -i "$1" --symfs "$W/root" -G -F comm,pid,ip,sym \
 		> "$W/$what.script" 2> "$W/$what.script.err"
 	counts=$(awk -v p="$WPID" '
-		$1 == "rs-workload" && $2 == p && NF >= 4 && length($3) < 16 {
+		$1 == "rs-workload" && $2 == p && NF >= 4 && length($3) < 16 &&
+		$3 != "0" {
 			all++
 			if ($4 != "[unknown]") named++
 			if ($4 == "hot_loop") hot++ }
@@ -692,7 +694,7 @@ if wait_console "E2E-FLIGHT-WAIT" 240; then
 	glost=0
 	for _ in $(seq 300); do
 		"$RINGSIDE" stat $DOM > "$W/lstat" 2>&1
-		glost=$(awk '$2 == "normal" { if ($NF > m) m = $NF } END { print m + 0 }' "$W/lstat")
+		glost=$(awk '$2 == "normal" { if ($12 > m) m = $12 } END { print m + 0 }' "$W/lstat")
 		[ "$glost" -gt 0 ] && break
 		sleep 1
 	done

@@ -324,7 +324,7 @@ done
 prom_vs_stat() {
 	local ring mode head tail fill size auxh auxt auxs prod lost pair name want v
 	same=0 differ=0
-	while read -r ring mode head tail fill size _ auxh auxt auxs prod lost; do
+	while read -r ring mode head tail fill size _ auxh auxt auxs prod lost _; do
 		for pair in "ring_size_bytes $size" "ring_fill_bytes $fill" \
 		    "ring_data_head_bytes $head" "ring_data_tail_bytes $tail" \
 		    "ring_aux_size_bytes $auxs" "ring_aux_head_bytes $auxh" \
@@ -527,7 +527,7 @@ done
 rec_vs_stat() {
 	local ring prod lost r l
 	rdiff=0 rsum=0
-	while read -r ring _ _ _ _ _ _ _ _ _ prod lost; do
+	while read -r ring _ _ _ _ _ _ _ _ _ prod lost _; do
 		r=$(prom_q "ringside_recorder_records_total{domain=\"$DOM\",ring=\"$ring\"}")
 		l=$(prom_q "ringside_recorder_guest_claimed_lost_records_total{domain=\"$DOM\",ring=\"$ring\"}")
 		[ "$r" = "$prod" ] && [ "$l" = "$lost" ] || { rdiff=$((rdiff + 1)); echo "ring $ring: recorder $r records, $l lost; stat produced $prod, lost $lost"; }
