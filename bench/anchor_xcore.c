@@ -84,6 +84,15 @@ int anchor_xcore(const struct bench_cfg *cfg, uint32_t size, struct timing *t)
 	}
 	if (pid == 0)
 		reader(s, buf_size, size, cfg->cons_cpu);
+	/* The reader onto its CPU from here, before this spins on its flag:
+	 * under a real-time policy it would never run on this CPU. */
+	{
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cfg->cons_cpu, &set);
+		(void)sched_setaffinity(pid, sizeof(set), &set);
+	}
 	wait_flag(&s->ready, 1, 0);
 	t0 = host_now_ns();
 	for (i = 0; i < records; i++) {
