@@ -95,6 +95,21 @@ e2e_pvpanic() {
 		{ bad "no pvpanic modules in $d (linux-image-amd64 has them)"; exit 1; }
 }
 
+# e2e_watchdog: the i6300esb watchdog driver of the guest's kernel (and
+# the watchdog core it needs: modinfo -F depends) into the initramfs tree,
+# after pvpanic's, with a 2 s heartbeat: a guest that opens /dev/watchdog
+# and never feeds it has QEMU's watchdog fire within seconds.  Exits the
+# script with a verdict when they are missing.
+e2e_watchdog() {
+	local d
+	d=/lib/modules/$(basename "$LG_KERNEL" | sed 's/^vmlinuz-//')/kernel/drivers/watchdog
+	mkdir -p "$W/root/lib/modules"
+	cp "$d/watchdog.ko" "$W/root/lib/modules/3-watchdog.ko" &&
+		cp "$d/i6300esb.ko" "$W/root/lib/modules/4-i6300esb.ko" &&
+		echo "heartbeat=2" > "$W/root/lib/modules/4-i6300esb.params" ||
+		{ bad "no watchdog modules in $d (linux-image-amd64 has them)"; exit 1; }
+}
+
 # last_mark [CONSOLE]: the highest marker id a console (default
 # $W/console.log) has shown, of guest_init_marks.sh's E2E-MARK N (0: none)
 last_mark() {

@@ -40,6 +40,14 @@
 #      every ring of both domains what `ringside stat` says, and for the
 #      recorded one the recorder's records and LOST counts per ring equal
 #      the rings' produced and lost; the overwrite one is not recorded.
+#   E. the domain in overwrite mode again, with an i6300esb watchdog whose
+#      action is none (QEMU says it fired, the guest runs on): the guest
+#      runs the workload, stops its agent and opens /dev/watchdog, never
+#      to feed it (rs_e2e=watchdog, a hung guest); a service told to
+#      capture on the watchdog only captures it by itself (reason
+#      watchdog in the file's name and its sidecar, the workload's steps
+#      whole, perf reads it), and its /metrics count as many watchdog
+#      captures as there are files.
 # Installs no package.  Exit 77 when something it needs is missing
 # (prometheus for B3: scripts/setup.sh installs it).
 # shellcheck disable=SC2015  # ok/bad never fail: A && ok || bad is if-else here
@@ -77,8 +85,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# pvpanic: at panic() the guest tells QEMU, and libvirt applies on_crash
+# pvpanic: at panic() the guest tells QEMU, and libvirt applies on_crash;
+# the watchdog's driver, for part E (no device before then: it idles)
 e2e_pvpanic
+e2e_watchdog
 e2e_prepare
 # the hook file is read at every call: its options take effect now
 "$RINGSIDE" hook install --program "$HOOK_PROGRAM" --capture-dir "$CAP" \
@@ -610,6 +620,77 @@ glost=$(grep -E '^ *[0-9]+ normal ' "$W/stat-d.out" | awk '{ n += $12 } END { pr
 	{ bad "the files hold $rec_all records, $lost_all lost; stat: produced $prod, lost $glost"; sed 's/^/     /' "$W/stat-d.out"; }
 vsh destroy $DOM >/dev/null 2>&1
 vsh destroy $DOM2 >/dev/null 2>&1
+
+# ---- E: the watchdog fires ------------------------------------------------------
+# <watchdog model='i6300esb' action='none'/>: QEMU tells libvirt the
+# watchdog fired and does nothing else (the guest runs on, its flight
+# recorder with it); libvirt's watchdog event reaches the service, told
+# to capture on the watchdog only.  The i6300esb resets itself once it has
+# fired, but how often it fires is QEMU's business: the capture files are
+# counted, and /metrics must say as many.
+MPORT=$(free_port)
+printf '%s\n' "capture-dir = $SVC_CAP" "socket = none" "metrics = 127.0.0.1:$MPORT" \
+	"capture-on = watchdog" "rate-limit = 5/3600" > "$W/service.conf"
+mv "$W/service.log" "$W/service-d.log"
+"$SERVICE" --config "$W/service.conf" --uri "$LG_URI" > "$W/service.log" 2>&1 &
+SVC_PID=$!
+svc_wait "following libvirt's domain events" 1 ||
+	{ bad "ringside-service did not start (E):"; sed 's/^/     /' "$W/service.log"; }
+vsh dumpxml --inactive $DOM |
+	sed -e 's|rs_e2e=[a-z]*<|rs_e2e=watchdog<|' \
+	    -e "s|<devices>|&<watchdog model='i6300esb' action='none'/>|" > "$W/domain.xml"
+grep -q 'rs_e2e=watchdog<' "$W/domain.xml" && vsh define "$W/domain.xml" >/dev/null 2>"$W/err" ||
+	bad "virsh define (watchdog): $(cat "$W/err")"
+"$RINGSIDE" enable $DOM --mode overwrite >/dev/null 2>"$W/err" ||
+	bad "enable --mode overwrite (E): $(cat "$W/err")"
+vsh dumpxml --inactive $DOM | grep -q "<watchdog model='i6300esb' action='none'" &&
+	ok "the domain has an i6300esb watchdog (action none), in overwrite mode" ||
+	bad "no watchdog device in the domain's XML"
+rm -f "$W/console.log"
+note "start with a watchdog: the guest arms it after the workload and never feeds it"
+vsh start $DOM >/dev/null || { bad "virsh start (watchdog)"; exit 1; }
+wait_console "E2E-WATCHDOG-ARMED" 300 && ok "the guest ran the workload and armed its watchdog"
+svc_wait "$DOM: watchdog: flight recorder captured" 1 &&
+	ok "the watchdog: $(grep -m 1 "$DOM: its watchdog fired" "$W/service.log" | sed 's/.*service: //'); $(grep -m 1 "$DOM: watchdog: flight recorder captured" "$W/service.log" | sed 's/.*captured: //')" ||
+	{ bad "no watchdog capture by the service:"; tail -n 8 "$W/service.log"; lg_console_tail "$W/console.log"; }
+state=$(vsh domstate $DOM 2>/dev/null)
+[ "$state" = running ] && ok "action none: the domain runs on after its watchdog fired" ||
+	bad "domain state after the watchdog: '$state'"
+wdogs() { ls "$SVC_CAP/$DOM/"*-watchdog.data 2>/dev/null | sort; }
+wd=$(wdogs | head -n 1)
+wpid=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/console.log" | head -n 1)
+[ -n "$wd" ] && [ "$(jq -r .reason "$wd.json" 2>/dev/null)" = watchdog ] &&
+	[ "$(jq -r .domain "$wd.json" 2>/dev/null)" = "$DOM" ] &&
+	ok "$(basename "$wd"): its sidecar says domain $DOM, reason watchdog" ||
+	{ bad "the watchdog capture '$wd', its sidecar:"; head -n 20 "$wd.json" 2>&1; }
+[ -n "$wd" ] && perf --buildid-dir "$SVC_CAP/.debug" script -i "$wd" > /dev/null 2> "$W/script.err" &&
+	[ ! -s "$W/script.err" ] && ok "perf script opens it" ||
+	bad "perf script on the watchdog capture: $(head -n 3 "$W/script.err")"
+[ -n "$wd" ] && "$CHECK" "$wd" --pid "$wpid" --comm rs-workload --steps $STEPS \
+	> "$W/check" 2>&1 && ok "the watchdog's capture: $(cat "$W/check")" ||
+	{ bad "the watchdog's capture '$wd' (pid '$wpid'):"; sed 's/^/     /' "$W/check"; }
+# the counter is the service's own count of the files it wrote: each
+# capture is counted once written, so wait until they agree (a minute)
+mcount() {
+	curl -sf "http://127.0.0.1:$MPORT/metrics" | grep '^ringside_captures_total{' |
+		grep "domain=\"$DOM\"" | grep 'reason="watchdog"' | awk '{ print $2 }'
+}
+for _ in $(seq 300); do
+	nwd=$(wdogs | wc -l)
+	[ "$nwd" -gt 0 ] && [ "$(mcount)" = "$nwd" ] && break
+	sleep 0.2
+done
+nfired=$(grep -c "$DOM: its watchdog fired" "$W/service.log")
+[ "$nwd" -gt 0 ] && [ "$(mcount)" = "$nwd" ] && [ "$nfired" -ge "$nwd" ] &&
+	ok "/metrics: ringside_captures_total{reason=\"watchdog\"} $(mcount), as the $nwd capture files (the log: fired $nfired times)" ||
+	bad "/metrics watchdog captures '$(mcount)', files $nwd, fired $nfired"
+kill -TERM "$SVC_PID"
+wait "$SVC_PID"
+SVC_PID=''
+grep -q "stopping: .* $nwd captures, .* 0 failed, 0 dropped, 0 hangs" "$W/service.log" &&
+	ok "the service's summary: $(grep -m 1 stopping "$W/service.log" | sed 's/.*stopping: //')" ||
+	bad "the service's summary: $(grep stopping "$W/service.log")"
+vsh destroy $DOM >/dev/null 2>&1
 
 echo "$fails failure(s)"
 [ $fails = 0 ]

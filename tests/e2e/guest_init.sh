@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # shellcheck shell=dash
 # /init of the e2e guest (a busybox initramfs).  Kernel parameter
-# rs_e2e=normal|panic|panickey|hang|ptrec|flight picks the run; the harness reads the E2E-* lines on
+# rs_e2e=normal|panic|panickey|hang|watchdog|ptrec|flight picks the run; the harness reads the E2E-* lines on
 # the serial console.
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -17,9 +17,14 @@ for a in $cmdline; do
 done
 echo "E2E-BOOT mode=$mode"
 # Kernel modules a harness put in the initramfs (e2e_libvirt_ptrun.sh:
-# pvpanic), loaded in the order of their names
+# pvpanic), loaded in the order of their names; N-name.params beside
+# N-name.ko holds the module's parameters (e2e_watchdog: heartbeat=2)
 for m in /lib/modules/*.ko; do
-	[ -e "$m" ] && insmod "$m"
+	[ -e "$m" ] || continue
+	p=
+	[ -e "${m%.ko}.params" ] && read -r p < "${m%.ko}.params"
+	# shellcheck disable=SC2086  # the parameters are words
+	insmod "$m" $p
 done
 
 # Before a panic, a 10 ms tick: the crash path's samples (the sysrq
@@ -87,6 +92,21 @@ elif [ "$mode" = hang ]; then
 	rs-workload 20 && echo "E2E-WORKLOAD-OK"
 	kill -STOP $agent
 	echo "E2E-AGENT-STOPPED"
+elif [ "$mode" = watchdog ]; then
+	# a guest that hangs after the workload: the agent stops (as in a
+	# hang: the flight recorder holds still, and an overwrite ring is not
+	# wrapped by the idle guest's samples before the capture), and the
+	# watchdog is armed and never fed: /dev/watchdog held open, nothing
+	# written (no keep-alive, no magic 'V' that would let a close stop
+	# it); its device (i6300esb) tells QEMU, and libvirt says so
+	# (e2e_libvirt_crash.sh: the host service captures it)
+	rs-workload 20 && echo "E2E-WORKLOAD-OK"
+	kill -STOP $agent
+	if [ -c /dev/watchdog ] && exec 3> /dev/watchdog; then
+		echo "E2E-WATCHDOG-ARMED"
+	else
+		echo "E2E-FAIL no /dev/watchdog to arm"
+	fi
 else
 	rs-workload 20 && echo "E2E-WORKLOAD-OK"
 	ringside-mark 9 "from the shell"
