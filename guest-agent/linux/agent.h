@@ -81,10 +81,12 @@ void agent_dev_close(struct agent_dev *d);
  * agent_dev_gone(): whether the open device went away: 0 present,
  * AGENT_DEV_FAULTED (an access faulted: whatever was written since the
  * last look may not have reached the host), AGENT_DEV_REMOVED (its sysfs
- * entry is gone or is another device's).  Touches no BAR.
+ * entry is gone or is another device's; @sysfs NULL: not looked at, the
+ * fault alone, no system call).  Touches no BAR.
  */
 #define AGENT_DEV_FAULTED 1
 #define AGENT_DEV_REMOVED 2
+#define AGENT_DEV_LOOK_NS 1000000000ull  /* main: sysfs looked at once a second */
 int agent_dev_guard(void);
 int agent_dev_gone(const struct agent_dev *d, const char *sysfs);
 
@@ -223,6 +225,22 @@ void agent_comm_flush(struct agent_ring *r);
  * ring's -rse_*. */
 int agent_comm_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const char *comm, uint16_t misc);
+
+/* The kernel's COMM (a name changed), FORK (a new thread: its tid's name
+ * read again when sampled) or LOST (every name forgotten) record @rec,
+ * from any CPU, for the names comm keeps instead of reading /proc each
+ * tick. */
+void agent_comm_kernel(const struct rs_perf_header *rec);
+/* Forget every name: a session starts knowing none. */
+void agent_comm_reset(void);
+
+struct agent_comm_stats {
+	uint64_t reads;           /* names read from /proc (first sampled) */
+	uint64_t hits;            /* names the cache gave */
+	uint64_t renamed;         /* the kernel's COMM records taken */
+	uint64_t forgotten;       /* the kernel's LOST: every name dropped */
+};
+const struct agent_comm_stats *agent_comm_stats(void);
 
 /* ---- mmaps ----------------------------------------------------------------- */
 
@@ -400,9 +418,10 @@ void agent_pstate_map(uint32_t pid, const struct agent_mmap *m);
 /* A kernel COMM or MMAP2 record the agent forwards: the processes known
  * renamed, exec'd (mappings emptied), mapping code. */
 void agent_pstate_kernel(const struct rs_perf_header *rec);
-/* Once per tick: a bounded look for processes gone, and the model into
- * the table's idle copy if it changed. */
-void agent_pstate_tick(void);
+/* Once per tick, @now its agent_now(): a bounded look for processes gone
+ * (once a second), and the model into the table's idle copy, stamped
+ * @now, if it changed. */
+void agent_pstate_tick(uint64_t now);
 
 const struct agent_pstate_stats *agent_pstate_stats(void);
 

@@ -3,9 +3,20 @@
  * Names for the threads in a ring.  The kernel sends PERF_RECORD_COMM only
  * when a thread execs or renames itself; a flight recorder overwrites those
  * long before it overwrites the thread's latest samples.  So after each
- * tick the agent writes one COMM per thread sampled in it, read from
- * /proc: every sample a ring still holds has a COMM newer than itself in
- * the same ring (except the samples of the tick in progress).
+ * tick the agent writes one COMM per thread sampled in it: every sample a
+ * ring still holds has a COMM newer than itself in the same ring (except
+ * the samples of the tick in progress).
+ *
+ * The names come from a cache, not from /proc every tick: a thread's name
+ * is read from /proc/PID/task/TID/comm the first time it is sampled, and
+ * kept until the kernel says it changed.  The sampling event asks for
+ * what changes a name or a tid's owner (kbuf.c: comm, comm_exec, task),
+ * and forward.c hands those records here (agent_comm_kernel): a COMM (exec,
+ * prctl(PR_SET_NAME)) is the new name; a FORK is a new thread, whose tid
+ * may be a dead one's, so its entry is dropped and read again when
+ * sampled; the kernel's LOST (its buffer overflowed: any of these may be
+ * among what it dropped) forgets every name.  A session starts with an
+ * empty cache (agent_comm_reset): between two, no record was seen.
  */
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -16,6 +27,90 @@
 #include "agent.h"
 
 #define COMM_LEN AGENT_COMM_LEN
+#define CACHE_SLOTS 4096u          /* a power of two; by tid */
+
+/* One slot per tid modulo CACHE_SLOTS: a collision only costs a read. */
+static struct comm_slot {
+	uint32_t pid, tid;
+	uint32_t gen;              /* valid when == cache.gen */
+	char comm[COMM_LEN];       /* NUL-terminated */
+} cache_slot[CACHE_SLOTS];
+
+static struct {
+	uint32_t gen;              /* bumped to forget every name; never 0 */
+	struct agent_comm_stats st;
+} cache = { .gen = 1 };
+
+static struct comm_slot *slot_of(uint32_t tid)
+{
+	return &cache_slot[tid & (CACHE_SLOTS - 1u)];
+}
+
+/* @tid's cached name, NULL if none is known. */
+static const char *cached(uint32_t pid, uint32_t tid)
+{
+	const struct comm_slot *c = slot_of(tid);
+
+	return c->gen == cache.gen && c->tid == tid && c->pid == pid ?
+	       c->comm : NULL;
+}
+
+static void remember(uint32_t pid, uint32_t tid, const char *comm, size_t n)
+{
+	struct comm_slot *c = slot_of(tid);
+
+	if (n > COMM_LEN - 1)
+		n = COMM_LEN - 1;
+	c->pid = pid;
+	c->tid = tid;
+	c->gen = cache.gen;
+	memset(c->comm, 0, sizeof(c->comm));
+	memcpy(c->comm, comm, n);
+}
+
+void agent_comm_reset(void)
+{
+	if (++cache.gen == 0)
+		cache.gen = 1;
+	memset(&cache.st, 0, sizeof(cache.st));
+}
+
+const struct agent_comm_stats *agent_comm_stats(void)
+{
+	return &cache.st;
+}
+
+void agent_comm_kernel(const struct rs_perf_header *rec)
+{
+	const uint8_t *body = (const uint8_t *)(rec + 1);
+	size_t len = rec->size - sizeof(*rec);
+	uint32_t id[4];
+
+	switch (rec->type) {
+	case PERF_RECORD_COMM:      /* u32 pid, tid; char comm[] */
+		if (len < 8 + 1)
+			return;
+		memcpy(id, body, 8);
+		remember(id[0], id[1], (const char *)body + 8,
+			 strnlen((const char *)body + 8, len - 8));
+		cache.st.renamed++;
+		break;
+	case PERF_RECORD_FORK:      /* u32 pid, ppid, tid, ptid; u64 time */
+		if (len < 16)
+			return;
+		memcpy(id, body, 16);
+		if (slot_of(id[2])->tid == id[2])
+			slot_of(id[2])->gen = 0;
+		break;
+	case PERF_RECORD_LOST:
+		if (++cache.gen == 0)
+			cache.gen = 1;
+		cache.st.forgotten++;
+		break;
+	default:
+		break;
+	}
+}
 
 int agent_comm_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const char *comm, uint16_t misc)
@@ -55,15 +150,28 @@ static int read_comm(uint32_t pid, uint32_t tid, char *buf)
 	return 0;
 }
 
-/* The name of @tid now ("swapper" for the idle task, which has no /proc
- * entry).  -1 if it is gone already: its exec COMM may still be in the ring. */
+/* The name of @tid ("swapper" for the idle task, which has no /proc
+ * entry): the cache's, else read now and kept.  -1 if it is gone
+ * already: its exec COMM may still be in the ring. */
 static int name_of(uint32_t pid, uint32_t tid, char *comm)
 {
+	const char *c;
+
 	if (tid == 0) {
 		strcpy(comm, "swapper");
 		return 0;
 	}
-	return read_comm(pid, tid, comm);
+	c = cached(pid, tid);
+	if (c) {
+		memcpy(comm, c, COMM_LEN);
+		cache.st.hits++;
+		return 0;
+	}
+	cache.st.reads++;
+	if (read_comm(pid, tid, comm))
+		return -1;
+	remember(pid, tid, comm, strlen(comm));
+	return 0;
 }
 
 void agent_comm_note(struct agent_ring *r, uint32_t pid, uint32_t tid)
@@ -94,9 +202,15 @@ void agent_comm_flush(struct agent_ring *r)
 {
 	uint32_t i;
 
-	for (i = 0; i < r->nr_pending; i++)
-		if (r->pending_comm[i][0])
+	for (i = 0; i < r->nr_pending; i++) {
+		/* renamed since it was noted: the kernel's name is newer */
+		const char *c = cached(r->pending_pid[i], r->pending_tid[i]);
+
+		if (!c)
+			c = r->pending_comm[i];
+		if (c[0])
 			agent_comm_put(r, r->pending_pid[i], r->pending_tid[i],
-				       r->pending_comm[i], 0);
+				       c, 0);
+	}
 	r->nr_pending = 0;
 }

@@ -200,6 +200,8 @@ int agent_dev_gone(const struct agent_dev *d, const char *sysfs)
 		return 0;
 	if (guard_lost)
 		return AGENT_DEV_FAULTED;
+	if (!sysfs)
+		return 0;
 	return dev_ino(sysfs, d->bdf) != d->ino ? AGENT_DEV_REMOVED : 0;
 }
 

@@ -9,6 +9,8 @@
  * was described, a dlopen) tell usyms of the files they map.  The kernel's
  * LOST (its own buffer overflowed because the agent was late) becomes
  * LOST_SAMPLES, so that the host can tell it from the ring's own LOST.
+ * COMM, FORK and LOST also keep comm.c's names current (FORK goes no
+ * further).
  */
 #include <linux/perf_event.h>
 #include <string.h>
@@ -52,6 +54,8 @@ void agent_forward(struct agent_ring *r, uint64_t sample_type,
 		break;
 	}
 	case PERF_RECORD_COMM:
+		agent_comm_kernel(rec);
+		/* fall through */
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		agent_pstate_kernel(rec);
@@ -59,9 +63,13 @@ void agent_forward(struct agent_ring *r, uint64_t sample_type,
 		if (rec->type == PERF_RECORD_MMAP2)
 			agent_mmaps_kernel(rec);  /* its file's symbols */
 		break;
+	case PERF_RECORD_FORK:
+		agent_comm_kernel(rec);   /* a tid's new owner; not forwarded */
+		break;
 	case PERF_RECORD_LOST: {
 		struct { uint64_t id, lost; } l;
 
+		agent_comm_kernel(rec);   /* a COMM or FORK may be among them */
 		if (len >= sizeof(l)) {
 			memcpy(&l, body, sizeof(l));
 			agent_ring_put(r, RS_PERF_RECORD_LOST_SAMPLES, 0,

@@ -85,6 +85,7 @@ void kbuf_sample_attr(struct perf_event_attr *a, const struct agent_events *ev)
 	a->sample_freq = ev->freq;
 	a->comm = 1;                /* the kernel's own COMM at exec/prctl */
 	a->comm_exec = 1;
+	a->task = 1;                /* FORK: a tid's name is not a dead one's */
 	a->mmap = 1;                /* and MMAP2 of code mapped, with the */
 	a->mmap2 = 1;               /* file's build id, as perf asks for them */
 	a->build_id = 1;

@@ -39,6 +39,8 @@ struct agent {
 	int sampling;                 /* events enabled right now */
 	uint64_t confirmed;           /* records written when the device was
 				       * last seen present */
+	uint64_t look_at;             /* when the device's sysfs entry is
+				       * looked at next (agent_now) */
 	struct agent_ring ring[RS_MAX_RINGS];
 	struct kbuf *kbuf[AGENT_MAX_CPUS];
 };
@@ -140,15 +142,32 @@ static int find_region(struct agent *a)
 	    "installed ('ringside hook install')?");
 }
 
-/* The device is there, as far as the agent can tell: what was written
- * until now reached the host. */
-static int gone(struct agent *a)
+/* Whether the device went away (agent_dev_gone), as of @now: a fault on
+ * its BAR is seen at once (no system call); its sysfs entry, a stat,
+ * is looked at once every AGENT_DEV_LOOK_NS.  An unplug revokes the
+ * mapping, so the pass's next write faults: the stat is for a removal
+ * that did not, or another device at the same address.  Returns 0 or
+ * AGENT_DEV_*; *@looked: the entry was looked at. */
+static int dev_gone(struct agent *a, uint64_t now, int *looked)
+{
+	int look = now >= a->look_at;
+
+	if (look)
+		a->look_at = now + AGENT_DEV_LOOK_NS;
+	if (looked)
+		*looked = look;
+	return agent_dev_gone(&a->dev, look ? a->opts.sysfs : NULL);
+}
+
+/* The device is there, as far as the agent can tell: when its entry was
+ * looked at too, what was written until now reached the host. */
+static int gone(struct agent *a, uint64_t now)
 {
 	uint64_t written = 0;
 	uint32_t i;
-	int g = agent_dev_gone(&a->dev, a->opts.sysfs);
+	int looked, g = dev_gone(a, now, &looked);
 
-	if (g)
+	if (g || !looked)
 		return g;
 	for (i = 0; i < a->nr_rings; i++)
 		written += a->ring[i].written;
@@ -158,11 +177,11 @@ static int gone(struct agent *a)
 
 /* The host may switch tracing and what to trace while the agent runs.
  * 0; -1 when the device went away (what was read is not the host's). */
-static int config_read(struct agent *a)
+static int config_read(struct agent *a, uint64_t now)
 {
 	int err = rs_region_config_read(&a->dev.region, &a->cfg);
 
-	if (agent_dev_gone(&a->dev, a->opts.sysfs))
+	if (dev_gone(a, now, NULL))
 		return -1;
 	if (err)
 		die("reading the host's configuration: %s", rs_errstr(err));
@@ -175,7 +194,7 @@ static int wait_enabled(struct agent *a)
 	int told = 0;
 
 	for (;;) {
-		if (config_read(a))
+		if (config_read(a, agent_now()))
 			return END_GONE;
 		if (a->cfg.enabled)
 			return 0;
@@ -472,11 +491,11 @@ static void publish_identity(struct agent *a)
 }
 
 /* Events on or off as the host's switches say. */
-static void follow_config(struct agent *a)
+static void follow_config(struct agent *a, uint64_t now)
 {
 	int want, i;
 
-	if (config_read(a))
+	if (config_read(a, now))
 		return;   /* the loop sees the device gone */
 	want = a->cfg.enabled && (a->cfg.trace_mask & RS_TRACE_SAMPLES);
 	if (want == a->sampling)
@@ -486,7 +505,7 @@ static void follow_config(struct agent *a)
 			kbuf_enable(a->kbuf[i], want);
 	a->sampling = want;
 	agent_marker_put(&a->ring[0], RS_MARK_AGENT_CONFIG, (uint32_t)getpid(),
-			 (uint32_t)getpid(), agent_now(),
+			 (uint32_t)getpid(), now,
 			 want ? "sampling on" : "sampling off", want ? 11 : 12);
 }
 
@@ -522,7 +541,9 @@ static void drain(struct agent *a)
 		agent_ring_publish(&a->ring[i]);
 }
 
-static void tick(struct agent *a)
+/* Once a tick, @now the pass's agent_now(): the clock is read once a
+ * pass, and whatever the tick stamps takes that reading. */
+static void tick(struct agent *a, uint64_t now)
 {
 	uint32_t i;
 
@@ -530,9 +551,9 @@ static void tick(struct agent *a)
 		agent_comm_flush(&a->ring[i]);
 		agent_ring_publish(&a->ring[i]);
 	}
-	agent_pstate_tick();
+	agent_pstate_tick(now);
 	rs_guest_heartbeat(&a->dev.region);
-	follow_config(a);
+	follow_config(a, now);
 }
 
 /* Until a signal (END_SIGNAL) or the device went away (END_GONE). */
@@ -547,7 +568,7 @@ static int run(struct agent *a)
 		int timeout;
 
 		if (now >= next) {
-			tick(a);
+			tick(a, now);
 			next = now + period;
 		}
 		timeout = (int)((next - now) / 1000000ull) + 1;
@@ -565,7 +586,7 @@ static int run(struct agent *a)
 		drain(a);
 		agent_tsync_poll(&a->ts, &a->dev.region);
 		/* after the pass: a fault in it, or the device gone since */
-		if (gone(a))
+		if (gone(a, now))
 			return END_GONE;
 		if (p[0].revents)
 			return END_SIGNAL;
@@ -687,6 +708,8 @@ static int session(struct agent *a)
 	a->ksyms_end = 0;
 	a->pstate_start = 0;
 	a->confirmed = 0;
+	a->look_at = 0;
+	agent_comm_reset();
 	end = wait_enabled(a);
 	if (end) {
 		if (end == END_GONE)
@@ -724,7 +747,8 @@ static int session(struct agent *a)
 	    "%s mode", a->dev.bdf, a->nr_rings, a->nr_cpus, a->ev.freq,
 	    rs_region_config(&a->dev.region)->data_mode == RS_MODE_OVERWRITE ?
 	    "overwrite" : "normal");
-	end = gone(a) ? END_GONE : run(a);
+	a->look_at = 0;                 /* a full look before the loop */
+	end = gone(a, agent_now()) ? END_GONE : run(a);
 	if (end == END_GONE) {
 		agent_usyms_end();
 		agent_pstate_end();

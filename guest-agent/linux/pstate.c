@@ -9,7 +9,8 @@
  * file mappings, read from /proc/PID/maps), and the kernel's records it
  * forwards for the processes it knows (COMM: a rename, or an exec, which
  * empties the mappings; MMAP2: code mapped since).  Processes that ended
- * are found by a bounded look per tick (kill 0), PRUNE_PER_TICK of them.
+ * are found by a bounded look once a second (kill 0), PRUNE_PER_ROUND of
+ * them.
  * Once per tick, if the model changed, it is written whole into the
  * table's idle copy (rs_pstate_publish): bounded by the copy's bytes,
  * PSTATE_PROCS processes and RS_PSTATE_MAX_MAPS mappings each, what did
@@ -29,7 +30,8 @@
 #include "agent.h"
 
 #define PSTATE_PROCS    4096u   /* processes the model holds */
-#define PRUNE_PER_TICK  128u    /* processes looked at per tick */
+#define PRUNE_PER_ROUND 1024u   /* processes looked at per round */
+#define PRUNE_EVERY_NS  1000000000ull  /* a round a second */
 #define PSTATE_COPY_MAX (1u << 20) /* bytes of one copy */
 
 struct pmap {
@@ -56,6 +58,7 @@ static struct {
 	uint32_t nr;
 	uint32_t last;                /* the slot of the last lookup */
 	uint32_t cursor;              /* the next slot pruning looks at */
+	uint64_t pruned;              /* when the last round was, 0: none */
 	struct pproc *proc[PSTATE_PROCS];
 	uint8_t out[PSTATE_COPY_MAX]; /* a copy's entries, built here */
 	struct agent_pstate_stats st;
@@ -105,6 +108,7 @@ void agent_pstate_end(void)
 	ps.on = 0;
 	ps.dirty = 0;
 	ps.last = ps.cursor = 0;
+	ps.pruned = 0;
 }
 
 const struct agent_pstate_stats *agent_pstate_stats(void)
@@ -309,12 +313,16 @@ void agent_pstate_kernel(const struct rs_perf_header *rec)
 	}
 }
 
-/* The processes that ended: PRUNE_PER_TICK of them looked at, each at
- * most once a tick (a table smaller than that is not gone round again:
- * every look is a system call, ten ticks a second). */
-static void prune(void)
+/* The processes that ended: PRUNE_PER_ROUND of them looked at, each at
+ * most once a round, a round a second (a table smaller than that is not
+ * gone round again: every look is a system call). */
+static void prune(uint64_t now)
 {
-	uint32_t n, looks = ps.nr < PRUNE_PER_TICK ? ps.nr : PRUNE_PER_TICK;
+	uint32_t n, looks = ps.nr < PRUNE_PER_ROUND ? ps.nr : PRUNE_PER_ROUND;
+
+	if (ps.pruned && now - ps.pruned < PRUNE_EVERY_NS)
+		return;
+	ps.pruned = now ? now : 1;
 
 	for (n = 0; n < looks && ps.nr; n++) {
 		if (ps.cursor >= ps.nr)
@@ -393,19 +401,17 @@ static void build(struct rs_pstate_copy *h)
 		h->flags = RS_PSTATE_TRUNCATED;
 }
 
-void agent_pstate_tick(void)
+void agent_pstate_tick(uint64_t now)
 {
 	struct rs_pstate_copy h;
-	struct timespec now;
 
 	if (!ps.on)
 		return;
-	prune();
+	prune(now);
 	if (!ps.dirty)
 		return;
 	build(&h);
-	clock_gettime(CLOCK_MONOTONIC, &now);   /* agent_now's clock */
-	h.time = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	h.time = now;                           /* agent_now's clock */
 	if (rs_pstate_publish(&ps.w, &h, ps.out))
 		return;            /* never: build bounds it by the copy */
 	ps.dirty = 0;

@@ -23,6 +23,14 @@
 
 #define SB_PAGES 64u
 
+/* The ticks' clock: a second apart, so that every tick prunes. */
+static uint64_t clock_ns;
+
+static uint64_t next_tick(void)
+{
+	return clock_ns += 1000000000ull;
+}
+
 static void *mem;
 static uint64_t mem_size;
 static struct rs_region region;
@@ -116,7 +124,7 @@ START_TEST(agent_to_host)
 	/* not before the tick */
 	ck_assert_int_eq(gpstate_read(&g, &region), 0);
 	ck_assert_int_eq(g.state, GPSTATE_NONE);
-	agent_pstate_tick();
+	agent_pstate_tick(next_tick());
 	ck_assert_int_eq(gpstate_read(&g, &region), 0);
 	ck_assert_int_eq(g.state, GPSTATE_OK);
 	ck_assert_uint_eq(g.nr_procs, 1);
@@ -156,7 +164,7 @@ START_TEST(agent_to_host)
 	k.prot = PROT_READ | PROT_EXEC;
 	kernel(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &k, sizeof(k),
 	       "/bin/other");
-	agent_pstate_tick();
+	agent_pstate_tick(next_tick());
 	ck_assert_int_eq(gpstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 1);
 	ck_assert_uint_eq(g.nr_maps, 1);
@@ -165,7 +173,7 @@ START_TEST(agent_to_host)
 	ck_assert_uint_eq(g.maps[0].build_id_len, 0);
 	ck_assert_uint_eq(g.info.head.generation, 2);
 	/* unchanged: no rewrite */
-	agent_pstate_tick();
+	agent_pstate_tick(next_tick());
 	ck_assert_int_eq(gpstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.info.head.generation, 2);
 	ck_assert_uint_eq(agent_pstate_stats()->publishes, 2);
@@ -190,12 +198,50 @@ START_TEST(ended_dropped)
 	agent_pstate_proc(me);
 	agent_pstate_proc((uint32_t)child);
 	ck_assert_int_eq(waitpid(child, NULL, 0), child);
-	agent_pstate_tick();
+	agent_pstate_tick(next_tick());
 	ck_assert_int_eq(gpstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 1);
 	ck_assert_uint_eq(g.procs[0].pid, me);
 	ck_assert_uint_eq(agent_pstate_stats()->ended, 1);
 	ck_assert_int_eq(agent_pstate_has((uint32_t)child), 0);
+	region_free();
+}
+END_TEST
+
+/* Ended processes are looked for once a second, whatever the ticks. */
+START_TEST(pruned_once_a_second)
+{
+	uint32_t me = (uint32_t)getpid();
+	uint64_t t = 5000000000ull;
+	int fds[2];
+	char c;
+	pid_t child;
+
+	region_new();
+	ck_assert_int_eq(agent_pstate_begin(&region, 0, 65536), 0);
+	ck_assert_int_eq(pipe(fds), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child) {
+		close(fds[1]);
+		_exit(read(fds[0], &c, 1) < 0);
+	}
+	close(fds[0]);
+	agent_pstate_proc(me);
+	agent_pstate_proc((uint32_t)child);
+	agent_pstate_tick(t);                   /* a round: both alive */
+	close(fds[1]);                          /* the child ends */
+	ck_assert_int_eq(waitpid(child, NULL, 0), child);
+	agent_pstate_tick(t + 100000000ull);    /* ticks within the second */
+	agent_pstate_tick(t + 999999999ull);
+	ck_assert_int_eq(agent_pstate_has((uint32_t)child), 1);
+	ck_assert_uint_eq(agent_pstate_stats()->ended, 0);
+	agent_pstate_tick(t + 1000000000ull);   /* the next round */
+	ck_assert_int_eq(agent_pstate_has((uint32_t)child), 0);
+	ck_assert_uint_eq(agent_pstate_stats()->ended, 1);
+	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_uint_eq(g.nr_procs, 1);
+	ck_assert_uint_eq(g.info.head.time, t + 1000000000ull);
 	region_free();
 }
 END_TEST
@@ -217,7 +263,7 @@ START_TEST(bounded_and_counted)
 		agent_pstate_map(me, &m);
 	}
 	agent_pstate_proc(1);
-	agent_pstate_tick();
+	agent_pstate_tick(next_tick());
 	ck_assert_int_eq(gpstate_read(&g, &region), 0);
 	ck_assert_int_eq(g.state, GPSTATE_OK);
 	/* pid 1, with no maps, fits; this one's 64 maps do not */
@@ -240,6 +286,7 @@ int main(void)
 
 	tcase_add_test(tc, agent_to_host);
 	tcase_add_test(tc, ended_dropped);
+	tcase_add_test(tc, pruned_once_a_second);
 	tcase_add_test(tc, bounded_and_counted);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
