@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The Linux agent's system calls and clock reads per second while it
+# samples a CPU-bound workload at 1000 Hz with call chains, on this host,
+# without a VM (docs/benchmarks.md, "What tracing costs a guest"):
+#
+#   bench/agent-syscalls.sh [BUILD] [AGENT...]     (as root)
+#
+# As tests/e2e/e2e_agent_host.sh runs it: BUILD's ringside-hook makes a
+# region (normal mode, FREQ Hz, the default sample type: call chains), a
+# fake sysfs shows it as an ivshmem device's BAR2, and each AGENT (default
+# BUILD's ringside-agent; give another build's to compare) runs against it
+# under `strace -c -f` for SECS seconds while BUILD's guest-work keeps every
+# CPU busy.  Its clock_gettime calls, which the vDSO answers without a
+# system call on this host (a TCG guest's hpet clocksource makes each one a
+# system call), are counted by a uprobe on the agent (`perf probe`,
+# removed after).  One JSON line per agent on stdout:
+#
+#   {"bench":"agent-syscalls","agent":PATH,"secs":S,"freq":HZ,
+#    "syscalls_per_s":N,"clock_gettime_per_s":C,"calls":{"NAME":n,...}}
+#
+#   SECS=10  FREQ=1000  TICK_MS=100 (the agent's default tick); counted
+# from 2 s after the start (attached, its symbols published) for SECS.
+# The host's other work is sampled too (its threads are named): numbers
+# taken on a busy machine are noisy, compare agents in one run.
+set -u
+
+BUILD=${1:-build}
+shift || true
+AGENTS=("$@")
+[ ${#AGENTS[@]} = 0 ] && AGENTS=("$BUILD/guest-agent/linux/ringside-agent")
+SECS=${SECS:-10} FREQ=${FREQ:-1000} TICK_MS=${TICK_MS:-100}
+HOOK=$BUILD/libvirt/hook/ringside-hook
+WORK=$BUILD/bench/guest-work
+
+[ "$(id -u)" = 0 ] || { echo "agent-syscalls: needs root" >&2; exit 1; }
+for t in strace perf python3; do
+	command -v $t > /dev/null || { echo "agent-syscalls: needs $t" >&2; exit 1; }
+done
+for f in "$HOOK" "$WORK" "${AGENTS[@]}"; do
+	[ -x "$f" ] || { echo "agent-syscalls: no $f" >&2; exit 1; }
+done
+
+NAME=rs-agent-sys-$$
+SHM=/dev/shm/ringside-$NAME
+W=$(mktemp -d /tmp/rs-agent-sys.XXXXXX)
+WPID= APID=
+cleanup() {
+	[ -n "$WPID" ] && kill "$WPID" 2> /dev/null
+	[ -n "$APID" ] && kill "$APID" 2> /dev/null
+	perf probe -q -d 'rsagent:*' 2> /dev/null
+	"$HOOK" "$NAME" release end < /dev/null 2> /dev/null
+	rm -f "$SHM"
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+DEV=$W/sys/0000:00:03.0
+mkdir -p "$DEV"
+echo 0x1af4 > "$DEV/vendor"
+echo 0x1110 > "$DEV/device"
+getent group libvirt-qemu > /dev/null && GROUP=libvirt-qemu || GROUP=root
+cat > "$W/domain.xml" <<EOF
+<domain type='qemu'>
+  <name>$NAME</name>
+  <metadata>
+    <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1" version="1" rings="2" data-pages="1024" aux-pages="0" mode="overwrite" trace="samples,markers" freq="$FREQ" sideband-pages="512"/>
+  </metadata>
+  <vcpu placement='static'>2</vcpu>
+  <devices>
+    <shmem name='ringside-$NAME'><model type='ivshmem-plain'/><size unit='M'>16</size></shmem>
+  </devices>
+</domain>
+EOF
+"$HOOK" --group "$GROUP" "$NAME" prepare begin - < "$W/domain.xml" ||
+	{ echo "agent-syscalls: the hook made no region" >&2; exit 1; }
+ln -s "$SHM" "$DEV/resource2"
+
+rounds=$("$WORK" --calibrate $((SECS * 4)) | sed -n 's/[^0-9]*\([0-9]*\).*/\1/p')
+# clock_gettime's file offset in a static agent (perf probe finds no debug
+# information for libc's part of it)
+clock_offset() {
+	python3 - "$1" <<'PY'
+import re, subprocess, sys
+nm = subprocess.run(["nm", sys.argv[1]], capture_output=True, text=True).stdout
+va = [int(l.split()[0], 16) for l in nm.splitlines()
+      if l.endswith(" clock_gettime")]
+if not va:
+    sys.exit(1)
+for l in subprocess.run(["readelf", "-lW", sys.argv[1]], capture_output=True,
+                        text=True).stdout.splitlines():
+    f = l.split()
+    if f and f[0] == "LOAD":
+        off, v, sz = int(f[1], 16), int(f[2], 16), int(f[5], 16)
+        if v <= va[0] < v + sz:
+            print(hex(va[0] - v + off))
+            sys.exit(0)
+sys.exit(1)
+PY
+}
+
+for agent in "${AGENTS[@]}"; do
+	perf probe -q -d 'rsagent:*' 2> /dev/null
+	probe=0
+	off=$(clock_offset "$agent") && [ -n "$off" ] &&
+		perf probe -q -x "$agent" -a "rsagent:clk=$off" 2> /dev/null && probe=1
+	"$WORK" "${rounds:-100000}" > /dev/null &
+	WPID=$!
+	"$agent" --sysfs "$W/sys" -m "$W/mark.sock" -t "$TICK_MS" -q &
+	APID=$!
+	sleep 2   # attached, its symbols published: the steady state after
+	: > "$W/clk"
+	PSPID=
+	if [ "$probe" = 1 ]; then
+		perf stat -x, -e rsagent:clk -p "$APID" -o "$W/clk" \
+			sleep "$SECS" > /dev/null 2>&1 &
+		PSPID=$!
+	fi
+	timeout -s INT "$SECS" strace -c -f -p "$APID" -o "$W/strace" > /dev/null 2>&1
+	[ -n "$PSPID" ] && wait "$PSPID"
+	kill -TERM "$APID" 2> /dev/null
+	wait "$APID"
+	APID=
+	kill "$WPID" 2> /dev/null
+	wait "$WPID" 2> /dev/null
+	WPID=
+	python3 - "$agent" "$SECS" "$FREQ" "$W/strace" "$W/clk" <<'PY'
+import json, sys
+agent, secs, freq, st, clk = sys.argv[1:6]
+secs = int(secs)
+calls = {}
+for line in open(st):
+    f = line.split()
+    if len(f) >= 5 and f[0][0].isdigit() and f[-1] != "total":
+        calls[f[-1]] = int(f[3])
+c = None
+for line in open(clk):
+    f = line.strip().split(",")
+    if len(f) > 2 and "rsagent" in line and f[0].isdigit():
+        c = round(int(f[0]) / secs, 1)
+print(json.dumps({"bench": "agent-syscalls", "agent": agent, "secs": secs,
+                  "freq": int(freq),
+                  "syscalls_per_s": round(sum(calls.values()) / secs, 1),
+                  "clock_gettime_per_s": c,
+                  "calls_per_s": {k: round(v / secs, 1) for k, v in
+                                  sorted(calls.items(), key=lambda x: -x[1])}}))
+PY
+done
