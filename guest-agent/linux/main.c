@@ -41,6 +41,7 @@ struct agent {
 				       * last seen present */
 	uint64_t look_at;             /* when the device's sysfs entry is
 				       * looked at next (agent_now) */
+	int gone_how;                 /* AGENT_DEV_* once a look saw it gone */
 	struct agent_ring ring[RS_MAX_RINGS];
 	struct kbuf *kbuf[AGENT_MAX_CPUS];
 };
@@ -156,7 +157,10 @@ static int dev_gone(struct agent *a, uint64_t now, int *looked)
 		a->look_at = now + AGENT_DEV_LOOK_NS;
 	if (looked)
 		*looked = look;
-	return agent_dev_gone(&a->dev, look ? a->opts.sysfs : NULL);
+	/* whichever caller's look saw it gone, every later one hears it */
+	if (!a->gone_how)
+		a->gone_how = agent_dev_gone(&a->dev, look ? a->opts.sysfs : NULL);
+	return a->gone_how;
 }
 
 /* The device is there, as far as the agent can tell: when its entry was
@@ -709,6 +713,7 @@ static int session(struct agent *a)
 	a->pstate_start = 0;
 	a->confirmed = 0;
 	a->look_at = 0;
+	a->gone_how = 0;
 	agent_comm_reset();
 	end = wait_enabled(a);
 	if (end) {
