@@ -515,13 +515,36 @@ static int trim(struct rlist *l, const char *keep_path, uint64_t bound,
 	return err;
 }
 
+/* Every domain's directory under @dir into @l (numbered in order).  0,
+ * -errno when @dir cannot be read, or scan's error. */
+static int scan_all(struct rlist *l, const char *dir)
+{
+	char ddir[4300];
+	struct dirent *de;
+	int err = 0, dom = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && !err) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(ddir, sizeof(ddir), "%s/%s", dir, de->d_name);
+		err = scan(l, ddir, dom++);
+		if (err == -ENOTDIR)
+			err = 0;
+	}
+	closedir(d);
+	return err;
+}
+
 int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
 		  uint64_t keep_bytes, uint64_t total_bytes,
 		  struct svc_prune *p)
 {
 	struct rlist l = { 0 };
 	char ddir[4300];
-	int err = 0, dom = 0;
+	int err = 0;
 
 	if (keep_bytes && domain) {
 		snprintf(ddir, sizeof(ddir), "%s/%s", dir, domain);
@@ -531,20 +554,7 @@ int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
 		list_free(&l);
 	}
 	if (total_bytes && !err) {
-		DIR *d = opendir(dir);
-		struct dirent *de;
-
-		if (!d)
-			return -errno;
-		while ((de = readdir(d)) && !err) {
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(ddir, sizeof(ddir), "%s/%s", dir, de->d_name);
-			err = scan(&l, ddir, dom++);
-			if (err == -ENOTDIR)
-				err = 0;
-		}
-		closedir(d);
+		err = scan_all(&l, dir);
 		if (!err)
 			err = trim(&l, keep_path, total_bytes, p);
 		list_free(&l);
@@ -596,8 +606,7 @@ int svc_rec_make_room(const char *dir, const char *domain,
 {
 	struct rlist l = { 0 };
 	char ddir[4300];
-	int err = 0, dom = 0;
-	DIR *d;
+	int err = 0;
 
 	if (domain && free_on(dir) < room) {
 		snprintf(ddir, sizeof(ddir), "%s/%s", dir, domain);
@@ -606,18 +615,8 @@ int svc_rec_make_room(const char *dir, const char *domain,
 			err = trim_room(&l, dir, keep_path, room, p);
 		list_free(&l);
 	}
-	if (!err && free_on(dir) < room && (d = opendir(dir))) {
-		struct dirent *de;
-
-		while ((de = readdir(d)) && !err) {
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(ddir, sizeof(ddir), "%s/%s", dir, de->d_name);
-			err = scan(&l, ddir, dom++);
-			if (err == -ENOTDIR)
-				err = 0;
-		}
-		closedir(d);
+	if (!err && free_on(dir) < room) {
+		err = scan_all(&l, dir);
 		if (!err)
 			err = trim_room(&l, dir, keep_path, room, p);
 		list_free(&l);
