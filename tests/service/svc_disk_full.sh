@@ -84,6 +84,11 @@ run 0 cap-room "$MULTI" --flight "$MNT/cap" dom2 "$OREG"
 expect_in "$WORK/cap-room.out" "ok $MNT/cap/dom2/"
 wait "$PROD" || { cat "$WORK/producer.err" >&2; fail "producer"; }
 BG_PIDS="$DRV"
+# the recorder tries again on its own period: stopped only once it did
+for _ in $(seq 1200); do
+	grep -q "recording again" "$WORK/multi.err" && break
+	sleep 0.05
+done
 touch "$WORK/until"
 wait "$DRV" || { cat "$WORK/multi.err" >&2; fail "svc-rec-multi failed"; }
 BG_PIDS=""
