@@ -2,8 +2,8 @@
 /*
  * The service's metrics: the exposition text of a region file made here
  * (a producer writes into it as a guest would), checked against the text
- * format's rules, and the HTTP endpoint that serves it: request parsing,
- * 404/405/400/431, a slow client that cannot hold the loop.
+ * format's rules, and the address of the HTTP endpoint that serves it
+ * (test_svc_http.c tests the endpoint).
  */
 #include <arpa/inet.h>
 #include <check.h>
@@ -350,157 +350,7 @@ START_TEST(series_bounded)
 }
 END_TEST
 
-/* ---- the HTTP endpoint ---- */
-
-static unsigned pages;
-
-static int page(void *arg, char **body, size_t *len)
-{
-	(void)arg;
-	pages++;
-	*body = strdup("ringside_up 1\n");
-	*len = strlen(*body);
-	return 0;
-}
-
-static int client(uint16_t port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(port) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	ck_assert_int_ge(fd, 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	return fd;
-}
-
-/* Poll until @want connections were answered (the server never
- * blocks; the kernel hands the bytes over in its own time). */
-static void serve(struct svc_http *h, uint64_t now, uint64_t want)
-{
-	uint64_t served = 0;
-
-	for (int i = 0; i < 20000 && served < want; i++) {
-		served += svc_http_poll(h, now, page, NULL);
-		if (served < want)
-			usleep(100);
-	}
-	ck_assert_uint_eq(served, want);
-}
-
-/* Everything the server sent until it closed. */
-static char *reply(int fd)
-{
-	static char buf[8192];
-	size_t n = 0;
-	ssize_t r;
-
-	while ((r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
-		n += (size_t)r;
-	buf[n] = '\0';
-	close(fd);
-	return buf;
-}
-
-static char *ask(struct svc_http *h, const char *req)
-{
-	int fd = client(svc_http_port(h));
-	size_t len = strlen(req);
-
-	ck_assert_int_eq(write(fd, req, len), (ssize_t)len);
-	serve(h, 0, 1);
-	return reply(fd);
-}
-
-START_TEST(http_requests)
-{
-	struct svc_http *h;
-	char *r, big[SVC_HTTP_REQUEST_MAX + 100];
-	uint64_t answers[SVC_HTTP_ANSWERS];
-
-	ck_assert_int_eq(svc_http_listen(&h, "127.0.0.1:0"), 0);
-	ck_assert_uint_ne(svc_http_port(h), 0);
-	pages = 0;
-	r = ask(h, "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n");
-	ck_assert_msg(!strncmp(r, "HTTP/1.1 200 OK\r\n", 17), "%s", r);
-	ck_assert(strstr(r, "\r\nContent-Type: text/plain; version=0.0.4; "
-			 "charset=utf-8\r\n"));
-	ck_assert(strstr(r, "\r\nContent-Length: 14\r\n"));
-	ck_assert_str_eq(strstr(r, "\r\n\r\n") + 4, "ringside_up 1\n");
-	r = ask(h, "GET /metrics?x=1 HTTP/1.0\n\n");
-	ck_assert(!strncmp(r, "HTTP/1.1 200 OK\r\n", 17));
-	r = ask(h, "HEAD /metrics HTTP/1.1\r\n\r\n");
-	ck_assert(!strncmp(r, "HTTP/1.1 200 OK\r\n", 17));
-	ck_assert_str_eq(strstr(r, "\r\n\r\n") + 4, "");
-	ck_assert_uint_eq(pages, 3);
-	r = ask(h, "GET / HTTP/1.1\r\n\r\n");
-	ck_assert(!strncmp(r, "HTTP/1.1 404 ", 13));
-	r = ask(h, "GET /metricsx HTTP/1.1\r\n\r\n");
-	ck_assert(!strncmp(r, "HTTP/1.1 404 ", 13));
-	r = ask(h, "POST /metrics HTTP/1.1\r\n\r\n");
-	ck_assert(!strncmp(r, "HTTP/1.1 405 ", 13));
-	r = ask(h, "GET /metrics\r\n\r\n");
-	ck_assert(!strncmp(r, "HTTP/1.1 400 ", 13));
-	r = ask(h, "GET /metrics HTTP/2.0\r\n\r\n");
-	ck_assert(!strncmp(r, "HTTP/1.1 400 ", 13));
-	r = ask(h, "GET metrics HTTP/1.1\r\n\r\n");
-	ck_assert(!strncmp(r, "HTTP/1.1 400 ", 13));
-	/* a head that never ends within the bound */
-	memset(big, 'a', sizeof(big));
-	memcpy(big, "GET /metrics HTTP/1.1\r\nX: ", 26);
-	big[sizeof(big) - 1] = '\0';
-	r = ask(h, big);
-	ck_assert_msg(!strncmp(r, "HTTP/1.1 431 ", 13), "%s", r);
-	ck_assert_uint_eq(pages, 3);
-	ck_assert_uint_eq(svc_http_dropped(h), 0);
-	/* every answer counted by its code */
-	svc_http_answers(h, answers);
-	ck_assert_uint_eq(answers[SVC_HTTP_OK], 3);
-	ck_assert_uint_eq(answers[SVC_HTTP_NOT_FOUND], 2);
-	ck_assert_uint_eq(answers[SVC_HTTP_NOT_ALLOWED], 1);
-	ck_assert_uint_eq(answers[SVC_HTTP_BAD_REQUEST], 3);
-	ck_assert_uint_eq(answers[SVC_HTTP_TOO_LARGE], 1);
-	ck_assert_uint_eq(answers[SVC_HTTP_ERROR], 0);
-	svc_http_close(h);
-	svc_http_answers(NULL, answers);
-	ck_assert_uint_eq(answers[SVC_HTTP_OK], 0);
-}
-END_TEST
-
-/* Silent clients hold a slot until their time is up, never the loop:
- * with every slot taken by one, the next waits in the backlog; a client
- * that sends half a request is dropped at its deadline. */
-START_TEST(http_slow_clients)
-{
-	struct svc_http *h;
-	int slow[SVC_HTTP_CLIENTS], fd;
-	char *r;
-
-	ck_assert_int_eq(svc_http_listen(&h, "127.0.0.1:0"), 0);
-	for (unsigned i = 0; i < SVC_HTTP_CLIENTS; i++) {
-		slow[i] = client(svc_http_port(h));
-		ck_assert_int_eq(write(slow[i], "GET /met", 8), 8);
-	}
-	/* accepted, read, unanswered */
-	for (int i = 0; i < 100; i++)
-		ck_assert_uint_eq(svc_http_poll(h, 0, page, NULL), 0);
-	fd = client(svc_http_port(h));
-	ck_assert_int_eq(write(fd, "GET /metrics HTTP/1.1\r\n\r\n", 25), 25);
-	for (int i = 0; i < 100; i++)
-		ck_assert_uint_eq(svc_http_poll(h, 1 * S, page, NULL), 0);
-	ck_assert_uint_eq(svc_http_dropped(h), 0);
-	/* their time is up: dropped, and the waiting one is answered */
-	svc_http_poll(h, SVC_HTTP_TIMEOUT_MS * 1000000ull, page, NULL);
-	ck_assert_uint_eq(svc_http_dropped(h), SVC_HTTP_CLIENTS);
-	for (unsigned i = 0; i < SVC_HTTP_CLIENTS; i++)
-		ck_assert_str_eq(reply(slow[i]), "");
-	serve(h, SVC_HTTP_TIMEOUT_MS * 1000000ull, 1);
-	r = reply(fd);
-	ck_assert_msg(!strncmp(r, "HTTP/1.1 200 OK\r\n", 17), "%s", r);
-	svc_http_close(h);
-}
-END_TEST
+/* ---- the endpoint's address ---- */
 
 START_TEST(addresses)
 {
@@ -553,8 +403,6 @@ int main(void)
 	tcase_add_test(tc, series_bounded);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("http");
-	tcase_add_test(tc, http_requests);
-	tcase_add_test(tc, http_slow_clients);
 	tcase_add_test(tc, addresses);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -55,9 +55,33 @@ int svc_metrics_text(struct svc_metrics *m, const struct svc_stats *st,
 		     size_t nr, uint64_t now_ns, char **text, size_t *len);
 
 /* ---- the HTTP endpoint (src/svc_http.c) ---- */
+/*
+ * Any local user can reach the endpoint, so nobody may starve it: a
+ * connection costs a slot and nothing else (never the service's loop);
+ * a peer (a local user, told by the kernel's socket table; or a remote
+ * address) holds at most SVC_HTTP_PER_PEER slots, its oldest connection
+ * closed for its next; when every slot is taken, the oldest connection
+ * of the peer holding the most makes room.  A request head must be whole
+ * within SVC_HTTP_HEAD_MS, an answer sent within SVC_HTTP_TIMEOUT_MS.
+ * Every poll takes what the kernel queued (SVC_HTTP_ACCEPTS at a time),
+ * so a flood of connections waits in no queue of the service's: a scrape
+ * is answered however many idle connections another user opens.
+ */
 #define SVC_HTTP_REQUEST_MAX 4096u  /* bytes of request head read */
-#define SVC_HTTP_CLIENTS     8u     /* connections served at once */
+#define SVC_HTTP_CLIENTS     64u    /* connections held at once */
+#define SVC_HTTP_PER_PEER    16u    /* ... of them by one peer */
+#define SVC_HTTP_HEAD_MS     2000u  /* a request head is whole by then */
 #define SVC_HTTP_TIMEOUT_MS  5000u  /* a connection's whole life */
+#define SVC_HTTP_ACCEPTS     256u   /* connections accepted per poll */
+
+/*
+ * The verdict on the first @len bytes a client sent: 0 while its request
+ * head is not whole (and under SVC_HTTP_REQUEST_MAX bytes); else the
+ * status to answer: 200 for GET or HEAD /metrics (*@head_only 1 for
+ * HEAD), 404 another path, 405 another method, 400 a malformed request
+ * line or a NUL in it, 431 no whole head within SVC_HTTP_REQUEST_MAX.
+ */
+int svc_http_request(const char *buf, size_t len, int *head_only);
 
 /* "HOST:PORT", HOST a dotted IPv4 address, PORT 1..65535: 0, -EINVAL. */
 int svc_http_addr(const char *spec, uint32_t *ip, uint16_t *port);
@@ -77,24 +101,30 @@ typedef int (*svc_http_page_fn)(void *arg, char **body, size_t *len);
 
 /*
  * Accept what waits, read and answer what is complete, without blocking:
- * GET (or HEAD) /metrics is 200 with the page, another path 404, another
- * method 405, a request head over SVC_HTTP_REQUEST_MAX 431, a malformed
- * one 400; each connection closed after its answer, or when it outlives
- * SVC_HTTP_TIMEOUT_MS at @now_ns (CLOCK_MONOTONIC).  Connections
- * answered so far.
+ * each request answered as svc_http_request says (200 with the page);
+ * each connection closed after its answer, when its head is not whole
+ * SVC_HTTP_HEAD_MS or its answer not sent SVC_HTTP_TIMEOUT_MS after it
+ * was accepted (at @now_ns, CLOCK_MONOTONIC), or when it makes room for
+ * another (above).  Connections answered in this call.
  */
 uint64_t svc_http_poll(struct svc_http *h, uint64_t now_ns,
 		       svc_http_page_fn page, void *arg);
 
-/* Connections dropped so far: timed out, or reset by the client, before
- * their answer was sent whole (NULL: 0). */
+/* Connections dropped so far before their answer was sent whole: timed
+ * out, closed to make room for another, or reset by the client (NULL:
+ * 0). */
 uint64_t svc_http_dropped(const struct svc_http *h);
 
 /* Answers sent whole so far, by enum svc_http_answer (NULL: 0s). */
 void svc_http_answers(const struct svc_http *h,
 		      uint64_t answers[SVC_HTTP_ANSWERS]);
 
-/* The listening descriptor (to poll(2) on). */
+/* A descriptor that is readable whenever svc_http_poll has work (a
+ * connection to accept, bytes to read, room to write): for poll(2) or an
+ * event loop.  Level-triggered: a poll takes what made it readable. */
 int svc_http_fd(const struct svc_http *h);
+
+/* Connections held now, and of them by the peer that holds the most. */
+unsigned svc_http_held(const struct svc_http *h, unsigned *most);
 
 #endif /* RINGSIDE_SERVICE_METRICS_H */
