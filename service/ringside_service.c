@@ -18,6 +18,7 @@
 #include "ringside/capture.h"
 #include "ringside/domain.h"
 #include "ringside/service.h"
+#include "ringside/service_config.h"
 #include "ringside/service_metrics.h"
 
 #define PREFIX "ringside-service: "
@@ -39,25 +40,60 @@ static void log_stderr(void *arg, const char *fmt, va_list ap)
 	fflush(stderr);
 }
 
+/* Every key's value, a `key = value` line each (from the keys' table):
+ * what a file with these lines would say. */
+static void print_config(const struct svc_config *c)
+{
+	char v[4096];
+
+	for (size_t i = 0; i < svc_config_nkeys(); i++) {
+		const char *k = svc_config_key(i);
+		uint32_t n = 0;
+
+		while (svc_config_value(c, i, n, v, sizeof(v)) > 0) {
+			printf("%s = %s\n", k, v);
+			n++;
+		}
+		if (!n)
+			printf("# %s: not set (%s)\n", k, svc_config_unset(i));
+	}
+}
+
 static int usage(FILE *to)
 {
+	size_t col = 0;
+
 	fprintf(to, "usage: ringside-service [--config FILE] [--capture-dir DIR] "
-		"[--uri URI] [--check-config]\n\n"
+		"[--uri URI]\n                        [--check-config]\n\n"
 		"ringside's host service.  Follows libvirt's domain events and, "
 		"when the guest\nof a domain opted in with 'ringside enable' "
 		"crashes, its watchdog fires, its\nagent's heartbeat stops for "
 		"%u s (a hang) or root asks ('ringside capture\nDOMAIN', over "
 		SVC_SOCKET_PATH "), captures the domain's flight\nrecorder as "
-		"DIR/DOMAIN/TIME-REASON.data (default DIR\n" FLIGHT_DIR "), at "
-		"most %u per domain in %u s.  Runs in the foreground,\nlogging "
-		"to stderr.  FILE (default " SVC_CONFIG_PATH ", optional) "
-		"holds\n`key = value` lines: uri, capture-dir, keep, keep-mb, "
-		"capture-on, rate-limit,\nhang-after, socket, metrics; the options "
-		"override it.  --check-config reads\nit and exits.  "
-		"Serves metrics for Prometheus at\nhttp://" SVC_METRICS_ADDR
-		"/metrics unless the file says otherwise (metrics =\nHOST:PORT, "
-		"or none).\n",
+		"DIR/DOMAIN/TIME-NNN-REASON.data (DIR: " FLIGHT_DIR "\nunless "
+		"configured), at most %u per domain in %u s.  Records the domains "
+		"the\nconfiguration selects, and serves metrics for Prometheus at\n"
+		"http://" SVC_METRICS_ADDR "/metrics.  Runs in the foreground, "
+		"logging to stderr.\n\n"
+		"FILE (default " SVC_CONFIG_PATH ", optional) holds `key = value`\n"
+		"lines; --capture-dir and --uri override it.  Its keys:\n",
 		SVC_HANG_AFTER_S, SVC_BURST, SVC_WINDOW_S);
+	for (size_t i = 0; i < svc_config_nkeys(); i++) {
+		const char *k = svc_config_key(i);
+		size_t w = strlen(k) + 2;
+
+		if (!col || col + w > 78) {
+			fputs(col ? "\n  " : "  ", to);
+			col = 2;
+		} else {
+			fputc(' ', to);
+			col++;
+		}
+		fprintf(to, "%s%s", k, i + 1 < svc_config_nkeys() ? "," : "");
+		col += w - 1;
+	}
+	fprintf(to, "\n--check-config reads it, prints the value of every key "
+		"and exits.\n");
 	return to == stdout ? 0 : 2;
 }
 
@@ -120,39 +156,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (check) {
-		printf("uri %s\ncapture-dir %s\nkeep %u\nkeep-mb %llu\n"
-		       "capture-on%s%s%s%s\nrate-limit %u/%u\nhang-after %u\n"
-		       "socket %s\n",
-		       c.uri ? c.uri : "(libvirt's default)",
-		       c.capture_dir ? c.capture_dir : FLIGHT_DIR, c.keep,
-		       (unsigned long long)(c.keep_bytes >> 20),
-		       c.capture_on & SVC_ON_CRASH ? " crash" : "",
-		       c.capture_on & SVC_ON_WATCHDOG ? " watchdog" : "",
-		       c.capture_on & SVC_ON_HANG ? " hang" : "",
-		       c.capture_on ? "" : " none", c.burst, c.window_s,
-		       c.hang_after_s, c.socket ? (c.socket[0] ? c.socket :
-		       "none") : SVC_SOCKET_PATH);
-		printf("metrics %s\n", c.metrics ? (c.metrics[0] ? c.metrics :
-		       "none") : SVC_METRICS_ADDR);
-		printf("record");
-		if (c.rec.all)
-			printf(" all");
-		for (uint32_t i = 0; i < c.rec.nr_domains; i++)
-			printf(" %s", c.rec.domains[i]);
-		printf("%s\nrecord-dir %s\nrotate-mb %llu\nrotate-seconds %u\n"
-		       "record-keep-mb %llu\nrecord-total-mb %llu\n"
-		       "post-command %s\npost-tries %u\npprof %s\n",
-		       c.rec.all || c.rec.nr_domains ? "" : " none",
-		       c.rec.dir ? c.rec.dir : SVC_REC_DIR,
-		       (unsigned long long)(c.rec.rotate_bytes >> 20),
-		       c.rec.rotate_s,
-		       (unsigned long long)(c.rec.keep_bytes >> 20),
-		       (unsigned long long)(c.rec.total_bytes >> 20),
-		       c.rec.post_command ? c.rec.post_command : "none",
-		       c.rec.post_tries, c.rec.pprof ? "yes" : "no");
-		for (uint32_t i = 0; i < c.rec.nr_regions; i++)
-			printf("record-region %s %s\n", c.rec.region_names[i],
-			       c.rec.region_paths[i]);
+		print_config(&c);
 		svc_config_fini(&c);
 		return 0;
 	}

@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* The service's configuration file: `key = value` lines. */
+/*
+ * The service's configuration file: `key = value` lines.  Every key is a
+ * row of one table (keys[] below): the parser, its unknown-key message,
+ * `ringside-service --check-config` (svc_config_value) and the checks of
+ * the example file and docs/service.md (tests/service) all read it.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +19,7 @@
 
 #include "ringside/capture.h"
 #include "ringside/service.h"
+#include "ringside/service_config.h"
 #include "ringside/service_metrics.h"
 
 #define CONFIG_MAX (64u << 10)   /* bytes of configuration read */
@@ -61,11 +71,57 @@ static int set_string(char **to, const char *v)
 	return 0;
 }
 
-static int set_triggers(struct svc_config *c, char *v, const char **why)
+/* ---- setting a key: (@c, the key's name, its value) ---- */
+
+static int set_uri(struct svc_config *c, const char *k, char *v,
+		   const char **why)
+{
+	(void)k;
+	(void)why;
+	return set_string(&c->uri, v);
+}
+
+static int set_capture_dir(struct svc_config *c, const char *k, char *v,
+			   const char **why)
+{
+	(void)k;
+	*why = "capture-dir: an absolute path";
+	return v[0] == '/' ? set_string(&c->capture_dir, v) : -EINVAL;
+}
+
+static int set_keep(struct svc_config *c, const char *k, char *v,
+		    const char **why)
+{
+	uint64_t n;
+
+	(void)k;
+	*why = "keep: a count of captures per domain, 0 for any";
+	if (number(v, UINT32_MAX, &n))
+		return -EINVAL;
+	c->keep = (uint32_t)n;
+	return 0;
+}
+
+static int set_keep_mb(struct svc_config *c, const char *k, char *v,
+		       const char **why)
+{
+	uint64_t n;
+
+	(void)k;
+	*why = "keep-mb: MiB of captures per domain, 0 for any";
+	if (number(v, UINT64_MAX >> 20, &n))
+		return -EINVAL;
+	c->keep_bytes = n << 20;
+	return 0;
+}
+
+static int set_triggers(struct svc_config *c, const char *k, char *v,
+			const char **why)
 {
 	uint32_t on = 0;
 	char *save = NULL, *w;
 
+	(void)k;
 	for (w = strtok_r(v, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
 		if (!strcmp(w, "crash"))
 			on |= SVC_ON_CRASH;
@@ -82,11 +138,13 @@ static int set_triggers(struct svc_config *c, char *v, const char **why)
 	return 0;
 }
 
-static int set_rate(struct svc_config *c, char *v, const char **why)
+static int set_rate(struct svc_config *c, const char *k, char *v,
+		    const char **why)
 {
 	char *slash = strchr(v, '/');
 	uint64_t n, s;
 
+	(void)k;
 	*why = "rate-limit: N/SECONDS, N 1..1000 captures per domain in "
 	       "SECONDS 1..604800";
 	if (!slash)
@@ -99,67 +157,289 @@ static int set_rate(struct svc_config *c, char *v, const char **why)
 	return 0;
 }
 
+static int set_hang_after(struct svc_config *c, const char *k, char *v,
+			  const char **why)
+{
+	uint64_t n;
+
+	(void)k;
+	*why = "hang-after: seconds without a heartbeat, 1..86400";
+	if (number(v, 86400, &n) || !n)
+		return -EINVAL;
+	c->hang_after_s = (uint32_t)n;
+	return 0;
+}
+
+static int set_socket(struct svc_config *c, const char *k, char *v,
+		      const char **why)
+{
+	(void)k;
+	*why = "socket: an absolute path, or none";
+	if (!strcmp(v, "none"))
+		return set_string(&c->socket, "");
+	return v[0] == '/' ? set_string(&c->socket, v) : -EINVAL;
+}
+
+static int set_metrics(struct svc_config *c, const char *k, char *v,
+		       const char **why)
+{
+	uint32_t ip;
+	uint16_t port;
+
+	(void)k;
+	*why = "metrics: HOST:PORT (an IPv4 address, port 1..65535), or none";
+	if (!strcmp(v, "none"))
+		return set_string(&c->metrics, "");
+	if (svc_http_addr(v, &ip, &port) || !port)
+		return -EINVAL;
+	return set_string(&c->metrics, v);
+}
+
+/* The recording's keys, which svc_rec_config_key parses. */
+static int set_rec(struct svc_config *c, const char *k, char *v,
+		   const char **why)
+{
+	int err = svc_rec_config_key(&c->rec, k, v, why);
+
+	if (err > 0) {
+		*why = "a key of the table that the recording does not know";
+		return -EINVAL;
+	}
+	return err;
+}
+
+/* ---- showing a key's value in @c, as a line of the file has it ---- */
+
+struct text {
+	char *buf;
+	size_t len, at;
+};
+
+static void put(struct text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->at >= t->len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->at, t->len - t->at, fmt, ap);
+	va_end(ap);
+	t->at += n < 0 ? t->len : (size_t)n;
+}
+
+/* The keys whose value is not one field of struct svc_config as it is:
+ * each returns 1 with the value in @t, 0 when the key has none (its
+ * row's `unset` says what applies then).  @n: which value of a key given
+ * once per value; 0 for the others. */
+typedef int (*show_fn)(const struct svc_config *c, uint32_t n, struct text *t);
+
+static int show_triggers(const struct svc_config *c, uint32_t n,
+			 struct text *t)
+{
+	static const struct { uint32_t bit; const char *word; } w[] = {
+		{ SVC_ON_CRASH, "crash" }, { SVC_ON_WATCHDOG, "watchdog" },
+		{ SVC_ON_HANG, "hang" },
+	};
+	const char *sep = "";
+
+	(void)n;
+	if (!c->capture_on)
+		put(t, "none");
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (c->capture_on & w[i].bit) {
+			put(t, "%s%s", sep, w[i].word);
+			sep = " ";
+		}
+	return 1;
+}
+
+static int show_rate(const struct svc_config *c, uint32_t n, struct text *t)
+{
+	(void)n;
+	put(t, "%" PRIu32 "/%" PRIu32, c->burst, c->window_s);
+	return 1;
+}
+
+static int show_record(const struct svc_config *c, uint32_t n, struct text *t)
+{
+	(void)n;
+	if (!c->rec.all && !c->rec.nr_domains)
+		put(t, "none");
+	if (c->rec.all)
+		put(t, "all");
+	for (uint32_t i = 0; i < c->rec.nr_domains; i++)
+		put(t, "%s%s", c->rec.all || i ? " " : "", c->rec.domains[i]);
+	return 1;
+}
+
+static int show_pprof(const struct svc_config *c, uint32_t n, struct text *t)
+{
+	(void)n;
+	put(t, "%s", c->rec.pprof ? "yes" : "no");
+	return 1;
+}
+
+static int show_region(const struct svc_config *c, uint32_t n, struct text *t)
+{
+	if (n >= c->rec.nr_regions)
+		return 0;
+	put(t, "%s %s", c->rec.region_names[n], c->rec.region_paths[n]);
+	return 1;
+}
+
+/* ---- the table ---- */
+
+typedef int (*set_fn)(struct svc_config *c, const char *k, char *v,
+		      const char **why);
+
+/* How a key's value is shown: */
+enum show_kind {
+	SHOW_FN,      /* by its row's show() */
+	SHOW_U32,     /* a uint32_t field */
+	SHOW_MIB,     /* a uint64_t field of bytes, in MiB */
+	SHOW_STRING,  /* a char * field: NULL is the row's def (none: not
+		       * set), "" is none */
+};
+
+static const struct svc_key {
+	const char *name;
+	set_fn set;
+	enum show_kind kind;
+	size_t off;             /* the field, for all but SHOW_FN */
+	show_fn show;           /* SHOW_FN */
+	const char *def;        /* SHOW_STRING: the value while NULL */
+	const char *unset;      /* what applies while the key is not set */
+	int repeats;            /* every line adds a value */
+} keys[] = {
+#define FIELD(kind, f) kind, offsetof(struct svc_config, f), NULL
+#define FN(fn) SHOW_FN, 0, fn
+	{ "uri",             set_uri,         FIELD(SHOW_STRING, uri),
+	  NULL, "libvirt's default", 0 },
+	{ "capture-dir",     set_capture_dir, FIELD(SHOW_STRING, capture_dir),
+	  FLIGHT_DIR, NULL, 0 },
+	{ "keep",            set_keep,        FIELD(SHOW_U32, keep), NULL, NULL, 0 },
+	{ "keep-mb",         set_keep_mb,     FIELD(SHOW_MIB, keep_bytes),
+	  NULL, NULL, 0 },
+	{ "capture-on",      set_triggers,    FN(show_triggers), NULL, NULL, 0 },
+	{ "rate-limit",      set_rate,        FN(show_rate), NULL, NULL, 0 },
+	{ "hang-after",      set_hang_after,  FIELD(SHOW_U32, hang_after_s),
+	  NULL, NULL, 0 },
+	{ "socket",          set_socket,      FIELD(SHOW_STRING, socket),
+	  SVC_SOCKET_PATH, NULL, 0 },
+	{ "metrics",         set_metrics,     FIELD(SHOW_STRING, metrics),
+	  SVC_METRICS_ADDR, NULL, 0 },
+	{ "record",          set_rec,         FN(show_record), NULL, NULL, 0 },
+	{ "record-dir",      set_rec,         FIELD(SHOW_STRING, rec.dir),
+	  SVC_REC_DIR, NULL, 0 },
+	{ "rotate-mb",       set_rec,         FIELD(SHOW_MIB, rec.rotate_bytes),
+	  NULL, NULL, 0 },
+	{ "rotate-seconds",  set_rec,         FIELD(SHOW_U32, rec.rotate_s),
+	  NULL, NULL, 0 },
+	{ "record-keep-mb",  set_rec,         FIELD(SHOW_MIB, rec.keep_bytes),
+	  NULL, NULL, 0 },
+	{ "record-total-mb", set_rec,         FIELD(SHOW_MIB, rec.total_bytes),
+	  NULL, NULL, 0 },
+	{ "post-command",    set_rec,         FIELD(SHOW_STRING, rec.post_command),
+	  "none", NULL, 0 },
+	{ "post-tries",      set_rec,         FIELD(SHOW_U32, rec.post_tries),
+	  NULL, NULL, 0 },
+	{ "pprof",           set_rec,         FN(show_pprof), NULL, NULL, 0 },
+	{ "record-region",   set_rec,         FN(show_region), NULL, "none", 1 },
+#undef FIELD
+#undef FN
+};
+#define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+size_t svc_config_nkeys(void)
+{
+	return NR_KEYS;
+}
+
+const char *svc_config_key(size_t i)
+{
+	return i < NR_KEYS ? keys[i].name : NULL;
+}
+
+const char *svc_config_unset(size_t i)
+{
+	return i < NR_KEYS ? keys[i].unset : NULL;
+}
+
+static int show(const struct svc_key *k, const struct svc_config *c,
+		uint32_t n, struct text *t)
+{
+	const char *field = (const char *)c + k->off;
+	const char *s;
+	uint64_t mib;
+	uint32_t u;
+
+	if (k->kind == SHOW_FN)
+		return k->show(c, n, t);
+	if (n)
+		return 0;
+	switch (k->kind) {
+	case SHOW_U32:
+		memcpy(&u, field, sizeof(u));
+		put(t, "%" PRIu32, u);
+		return 1;
+	case SHOW_MIB:
+		memcpy(&mib, field, sizeof(mib));
+		put(t, "%" PRIu64, mib >> 20);
+		return 1;
+	default:
+		memcpy(&s, field, sizeof(s));
+		if (!s && !k->def)
+			return 0;
+		put(t, "%s", !s ? k->def : *s ? s : "none");
+		return 1;
+	}
+}
+
+int svc_config_value(const struct svc_config *c, size_t i, uint32_t n,
+		     char *buf, size_t len)
+{
+	struct text t = { .buf = buf, .len = len };
+	int ret;
+
+	if (i >= NR_KEYS || !len)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (n && !keys[i].repeats)
+		return 0;
+	ret = show(&keys[i], c, n, &t);
+	if (ret > 0 && t.at >= len) {
+		buf[0] = '\0';
+		return -ENOSPC;
+	}
+	return ret;
+}
+
+/* "unknown key (uri, capture-dir, ...)", from the table, made once. */
+static char unknown[64 + NR_KEYS * 20];
+static pthread_once_t unknown_once = PTHREAD_ONCE_INIT;
+
+static void unknown_make(void)
+{
+	struct text t = { .buf = unknown, .len = sizeof(unknown) };
+
+	put(&t, "unknown key (the keys: ");
+	for (size_t i = 0; i < NR_KEYS; i++)
+		put(&t, "%s%s", i ? ", " : "", keys[i].name);
+	put(&t, ")");
+}
+
 static int set_key(struct svc_config *c, const char *k, char *v,
 		   const char **why)
 {
-	uint64_t n;
-	int err = svc_rec_config_key(&c->rec, k, v, why);
-
-	if (err <= 0)
-		return err;
-	if (!strcmp(k, "uri"))
-		return set_string(&c->uri, v);
-	if (!strcmp(k, "capture-dir")) {
-		*why = "capture-dir: an absolute path";
-		return v[0] == '/' ? set_string(&c->capture_dir, v) : -EINVAL;
-	}
-	if (!strcmp(k, "keep")) {
-		*why = "keep: a count of captures per domain, 0 for any";
-		if (number(v, UINT32_MAX, &n))
-			return -EINVAL;
-		c->keep = (uint32_t)n;
-		return 0;
-	}
-	if (!strcmp(k, "keep-mb")) {
-		*why = "keep-mb: MiB of captures per domain, 0 for any";
-		if (number(v, UINT64_MAX >> 20, &n))
-			return -EINVAL;
-		c->keep_bytes = n << 20;
-		return 0;
-	}
-	if (!strcmp(k, "capture-on"))
-		return set_triggers(c, v, why);
-	if (!strcmp(k, "rate-limit"))
-		return set_rate(c, v, why);
-	if (!strcmp(k, "hang-after")) {
-		*why = "hang-after: seconds without a heartbeat, 1..86400";
-		if (number(v, 86400, &n) || !n)
-			return -EINVAL;
-		c->hang_after_s = (uint32_t)n;
-		return 0;
-	}
-	if (!strcmp(k, "metrics")) {
-		uint32_t ip;
-		uint16_t port;
-
-		*why = "metrics: HOST:PORT (an IPv4 address, port 1..65535), "
-		       "or none";
-		if (!strcmp(v, "none"))
-			return set_string(&c->metrics, "");
-		if (svc_http_addr(v, &ip, &port) || !port)
-			return -EINVAL;
-		return set_string(&c->metrics, v);
-	}
-	if (!strcmp(k, "socket")) {
-		*why = "socket: an absolute path, or none";
-		if (!strcmp(v, "none"))
-			return set_string(&c->socket, "");
-		return v[0] == '/' ? set_string(&c->socket, v) : -EINVAL;
-	}
-	*why = "unknown key (uri, capture-dir, keep, keep-mb, capture-on, "
-	       "rate-limit, hang-after, socket, record, record-dir, rotate-mb, "
-	       "rotate-seconds, record-keep-mb, record-total-mb, post-command, "
-	       "post-tries)";
+	for (size_t i = 0; i < NR_KEYS; i++)
+		if (!strcmp(k, keys[i].name))
+			return keys[i].set(c, k, v, why);
+	pthread_once(&unknown_once, unknown_make);
+	*why = unknown;
 	return -EINVAL;
 }
 
