@@ -118,15 +118,40 @@ static uint64_t walk(struct gkbuf *g, uint32_t cpu, const uint8_t *data,
 	return n;
 }
 
+/* The page reads one row may make: its control page and each data page
+ * once (docs/threat-model.md).  Every read of a row goes through here, so
+ * the bound holds whatever positions the guest wrote. */
+struct row_reads {
+	const struct gkbuf_src *src;
+	uint32_t left;
+};
+
+static int read_page(struct gkbuf *g, struct row_reads *r, uint64_t gpa,
+		     void *buf, size_t len)
+{
+	int err = -E2BIG;   /* over the bound: unreachable while one_cpu is right */
+
+	if (r->left) {
+		r->left--;
+		g->page_reads++;
+		err = r->src->peek(r->src->ctx, gpa, buf, len);
+	}
+	if (err) {
+		g->peek_failed++;
+		g->peek_err = err;
+	}
+	return err;
+}
+
 /* One row of the table: check it, read its control page and the data
  * pages holding [tail, head), take the records. */
 static void one_cpu(struct gkbuf *g, const struct gkbuf_src *src,
 		    const uint64_t *row, uint8_t *data, uint8_t *rec)
 {
 	uint32_t pages = g->info.data_pages, i;
-	uint64_t size = (uint64_t)pages * RS_PAGE_SIZE, head, tail, pos;
+	uint64_t size = (uint64_t)pages * RS_PAGE_SIZE, head, tail, first, span;
+	struct row_reads reads = { .src = src, .left = 1 + pages };
 	struct rs_ctrl_page ctrl;
-	int err;
 
 	g->cpus++;
 	if (row[0] >= RS_KBUF_MAX_CPUS) {
@@ -138,12 +163,8 @@ static void one_cpu(struct gkbuf *g, const struct gkbuf_src *src,
 			g->bad_rows++;
 			return;
 		}
-	err = src->peek(src->ctx, row[1], &ctrl, sizeof(ctrl));
-	if (err) {
-		g->peek_failed++;
-		g->peek_err = err;
+	if (read_page(g, &reads, row[1], &ctrl, sizeof(ctrl)))
 		return;
-	}
 	head = ctrl.data_head;
 	tail = ctrl.data_tail;
 	/* the kernel writes data_size and data_offset (Linux >= 4.1) */
@@ -154,16 +175,19 @@ static void one_cpu(struct gkbuf *g, const struct gkbuf_src *src,
 	}
 	if (head == tail)
 		return;
-	/* only the pages [tail, head) touches; at most the whole buffer */
-	for (pos = tail & ~(uint64_t)(RS_PAGE_SIZE - 1); pos < head; pos += RS_PAGE_SIZE) {
-		uint64_t idx = (pos / RS_PAGE_SIZE) & (pages - 1);
+	/* Only the pages [tail, head) touches, counted from tail's page, not
+	 * walked by position: head may sit just below 2^64, where a position
+	 * stepping by pages wraps.  At most the whole buffer, each page once. */
+	first = tail / RS_PAGE_SIZE;
+	span = (head - 1) / RS_PAGE_SIZE - first + 1;
+	if (span > pages)
+		span = pages;
+	for (uint64_t k = 0; k < span; k++) {
+		uint64_t idx = (first + k) & (pages - 1);
 
-		err = src->peek(src->ctx, row[2 + idx], data + idx * RS_PAGE_SIZE, RS_PAGE_SIZE);
-		if (err) {
-			g->peek_failed++;
-			g->peek_err = err;
+		if (read_page(g, &reads, row[2 + idx],
+			      data + idx * RS_PAGE_SIZE, RS_PAGE_SIZE))
 			return;
-		}
 	}
 	if (walk(g, (uint32_t)row[0], data, size, tail, head, rec))
 		g->cpus_recovered++;

@@ -232,6 +232,8 @@ struct gkbuf {
 	int peek_err;             /* the last failure, src->errstr's */
 	const char *(*errstr)(int err);
 	uint64_t records;         /* recovered */
+	uint64_t page_reads;      /* peeks made: at most (1 + data_pages)
+				   * per row, whatever the guest wrote */
 	uint64_t bytes;
 	uint64_t corrupt;         /* records refused: size 0, unaligned, past
 				   * head; the rest of that buffer with it */
