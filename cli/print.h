@@ -112,8 +112,8 @@ int print_snapper_write(const char *cmd, struct snapper *s);
  * @cmd's message on stderr. */
 void print_recorder_fail(const char *cmd, const struct recorder *r);
 void print_snapper_fail(const char *cmd, const struct snapper *s);
-/* A file read back for the summary that could not be (the file is
- * whole): said on stderr. */
+/* A file read back for the summary that could not be: said on stderr;
+ * print_recorder_run and print_snapper_write then return CLI_EXIT_FAIL. */
 void print_recorder_readback(const char *cmd, const struct recorder *r);
 void print_snapper_readback(const char *cmd, const struct snapper *s);
 /* The progress line on stderr (the recorder's progress hook; @arg

@@ -93,6 +93,9 @@ void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
 	if (g->st.refused)
 		fprintf(out, "; refused %u of the %u processes sent (%s)",
 			g->st.refused, g->st.claimed, gpstate_why_str(g->st.why));
+	if (g->st.names_refused)
+		fprintf(out, "; left out %u mappings (%s)", g->st.names_refused,
+			gpstate_why_str(GPSTATE_WHY_NAME));
 	if (h->flags & RS_PSTATE_TRUNCATED)
 		fprintf(out, "; truncated: %u processes, %u mappings did not fit "
 			"the guest's table (ringside-agent --process-state, "
@@ -141,12 +144,14 @@ void print_recorder_fail(const char *cmd, const struct recorder *r)
 	}
 }
 
+/* A file ringside wrote and cannot read back is a failure, not a
+ * poorer summary: its readers (report, dump, perf) would fail on it too. */
 void print_recorder_readback(const char *cmd, const struct recorder *r)
 {
 	if (r->readback_err)
 		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
-			"the summary shows the claims unconverted", r->output,
-			r->readback_at, pdf_errstr(r->readback_err));
+			"the file is kept but its readers will refuse it",
+			r->output, r->readback_at, pdf_errstr(r->readback_err));
 }
 
 void print_snapper_fail(const char *cmd, const struct snapper *s)
@@ -188,8 +193,8 @@ void print_snapper_readback(const char *cmd, const struct snapper *s)
 {
 	if (s->readback_err)
 		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
-			"the summary shows the claims unchecked", s->output,
-			s->readback_at, pdf_errstr(s->readback_err));
+			"the file is kept but its readers will refuse it",
+			s->output, s->readback_at, pdf_errstr(s->readback_err));
 }
 
 void print_progress(void *arg, const struct recorder *r, int final)
@@ -340,7 +345,7 @@ int print_recorder_run(const char *cmd, struct recorder *r,
 		return CLI_EXIT_FAIL;
 	}
 	print_recorder_readback(cmd, r);
-	return CLI_EXIT_OK;
+	return r->readback_err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
 int print_snapper_copy(const char *cmd, struct snapper *s,
@@ -389,7 +394,7 @@ int print_snapper_write(const char *cmd, struct snapper *s)
 		return CLI_EXIT_FAIL;
 	}
 	print_snapper_readback(cmd, s);
-	return CLI_EXIT_OK;
+	return s->readback_err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
 void print_reattach(FILE *f, uint32_t ring, const struct rs_cons_stats *cs)

@@ -6,9 +6,10 @@
  * it is before it becomes a COMM and MMAP2 records of a file: lengths
  * inside the entry and the copy, counts inside abi.h's bounds, mappings
  * that do not wrap, build ids of a valid length, names printable,
- * bounded, absolute (or "[vdso]"), the pid a process's (neither 0 nor
- * -1) and given once.  An entry that fails is refused and counted; the
- * others are kept.
+ * bounded, absolute (or "[vdso]"), without a ".." component, the pid a
+ * process's (neither 0 nor -1) and given once.  An entry that fails is
+ * refused and counted; the others are kept.  A mapping whose name alone
+ * fails is left out and counted, its process kept.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -20,6 +21,12 @@
 #define PHDR sizeof(struct rs_pstate_proc)
 #define MHDR sizeof(struct rs_pstate_map)
 
+_Static_assert(RS_PSTATE_NAME_MAX < PDF_MMAP2_NAME_MAX,
+	       "a table's name fits an MMAP2's");
+
+/* Absolute (or "[vdso]"), printable, and what an MMAP2 may carry
+ * (pdf_mmap2_name_ok: no ".." component): the writer encodes every name
+ * this accepts. */
 static int name_ok(const char *p, size_t n)
 {
 	size_t i;
@@ -31,17 +38,19 @@ static int name_ok(const char *p, size_t n)
 	for (i = 0; i < n; i++)
 		if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] > 0x7e)
 			return 0;
-	return 1;
+	return pdf_mmap2_name_ok(p, n);
 }
 
 /* Process entry @p of @len bytes into @g (its maps after g->nr_maps):
- * 0, or why not. */
+ * 0, or why not.  A mapping whose name alone is refused is left out and
+ * counted in *@names: it costs that mapping, not its process. */
 static enum gpstate_why check(struct gpstate *g, const uint8_t *p,
-			      uint64_t len, struct gpstate_proc *gp)
+			      uint64_t len, struct gpstate_proc *gp,
+			      uint32_t *names)
 {
 	struct rs_pstate_proc e;
 	uint64_t at = PHDR;
-	uint32_t i, k;
+	uint32_t i, k, kept = 0;
 
 	memcpy(&e, p, sizeof(e));
 	if (!e.pid || e.pid == UINT32_MAX || e.pid > (1u << 22))
@@ -57,8 +66,9 @@ static enum gpstate_why check(struct gpstate *g, const uint8_t *p,
 		gp->comm[k] = (unsigned char)e.comm[k] < 0x20 ||
 			      (unsigned char)e.comm[k] > 0x7e ? '?' : e.comm[k];
 	gp->first_map = g->nr_maps;
+	*names = 0;
 	for (i = 0; i < e.nr_maps; i++) {
-		struct gpstate_map *gm = &g->maps[g->nr_maps + i];
+		struct gpstate_map *gm = &g->maps[g->nr_maps + kept];
 		struct rs_pstate_map m;
 		uint64_t mlen;
 
@@ -72,8 +82,11 @@ static enum gpstate_why check(struct gpstate *g, const uint8_t *p,
 			return GPSTATE_WHY_BUILD_ID;
 		if (!m.len || m.start > UINT64_MAX - m.len)
 			return GPSTATE_WHY_RANGE;
-		if (!name_ok((const char *)p + at + MHDR, m.name_len))
-			return GPSTATE_WHY_NAME;
+		if (!name_ok((const char *)p + at + MHDR, m.name_len)) {
+			(*names)++;
+			at += mlen;
+			continue;
+		}
 		memset(gm, 0, sizeof(*gm));
 		gm->start = m.start;
 		gm->len = m.len;
@@ -88,10 +101,11 @@ static enum gpstate_why check(struct gpstate *g, const uint8_t *p,
 		gm->name = (const char *)p + at + MHDR;
 		gm->name_len = m.name_len;
 		at += mlen;
+		kept++;
 	}
 	if (at != len)
 		return GPSTATE_WHY_LENGTH;
-	gp->nr_maps = e.nr_maps;
+	gp->nr_maps = kept;
 	return GPSTATE_WHY_NONE;
 }
 
@@ -127,7 +141,7 @@ int gpstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
 	for (k = 0; k < procs && at < len; k++) {
 		struct gpstate_proc *gp = &g->procs[g->nr_procs];
 		enum gpstate_why why;
-		uint32_t elen;
+		uint32_t elen, names;
 
 		if (len - at < PHDR) {
 			g->st.refused++;
@@ -140,7 +154,7 @@ int gpstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
 			g->st.why = GPSTATE_WHY_LENGTH;
 			break;
 		}
-		why = check(g, table + at, elen, gp);
+		why = check(g, table + at, elen, gp, &names);
 		at += elen;
 		if (why) {
 			memset(gp, 0, sizeof(*gp));
@@ -148,6 +162,7 @@ int gpstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
 			g->st.why = why;
 			continue;
 		}
+		g->st.names_refused += names;
 		g->nr_maps += gp->nr_maps;
 		g->nr_procs++;
 	}
@@ -280,7 +295,8 @@ const char *gpstate_why_str(enum gpstate_why why)
 	case GPSTATE_WHY_COUNTS: return "more mappings than the bound";
 	case GPSTATE_WHY_BUILD_ID: return "a build id of no valid length";
 	case GPSTATE_WHY_RANGE: return "a mapping empty or past the address space";
-	case GPSTATE_WHY_NAME: return "a file name unprintable, unbounded or relative";
+	case GPSTATE_WHY_NAME:
+		return "a file name unprintable, unbounded, relative or with \"..\"";
 	}
 	return "unknown";
 }

@@ -131,6 +131,11 @@ static int encode_native(const struct pdf_layout *lay, enum pdf_kind kind,
 	struct rs_perf_header hdr = { rec->type, native_misc(rec), (uint16_t)size };
 	uint32_t pid, tid;
 
+	/* a record perf could not take (a name it must not read): never a
+	 * header without its body, which perf would complete from the next
+	 * record's bytes */
+	if (!body)
+		return FORMAT;
 	if (size > PDF_REC_MAX || size > out_size)
 		return TOO_BIG;
 	native_thread(rec, &pid, &tid);

@@ -26,7 +26,8 @@ int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
 /*
  * Encode a COMM or MMAP2 record the host wrote (ringside:state's), filed
  * at @time on @ring's CPU, as pdf_encode does.  PDF_ERR(pdfe_invalid)
- * for another type.
+ * for another type, PDF_ERR(pdfe_format) for one pdf_rrec_perf_body()
+ * refuses (nothing encoded).
  */
 int pdf_encode_state(const struct pdf_layout *lay, uint32_t ring,
 		     uint64_t time, const struct rs_perf_header *rec,

@@ -76,27 +76,33 @@ static size_t comm_body(const struct rs_perf_header *rec)
 	return named_body(rec, 8, SIZE_MAX);
 }
 
-/* Does @name have a ".." component?  The kernel's names never do (d_path
- * resolves them); perf would join one to --symfs and leave that tree. */
-static int has_dotdot(const char *name)
+int pdf_mmap2_name_ok(const char *name, size_t len)
 {
-	const char *p;
+	size_t i, start = 0;
 
-	for (p = name; (p = strstr(p, "..")) != NULL; p += 2)
-		if ((p == name || p[-1] == '/') && (p[2] == '/' || !p[2]))
-			return 1;
-	return 0;
+	if (!name || !len || len >= PDF_MMAP2_NAME_MAX || memchr(name, 0, len))
+		return 0;
+	/* a ".." component: the kernel's names never have one (d_path
+	 * resolves them); perf would join it to --symfs and leave that tree */
+	for (i = 0; i <= len; i++) {
+		if (i < len && name[i] != '/')
+			continue;
+		if (i - start == 2 && name[start] == '.' && name[start + 1] == '.')
+			return 0;
+		start = i + 1;
+	}
+	return 1;
 }
 
-/* An MMAP2 perf can take: a name (not empty, shorter than perf's PATH_MAX,
- * no ".." component), and a build id that fits perf's array. */
+/* An MMAP2 perf can take: a name pdf_mmap2_name_ok() takes, and a build
+ * id that fits perf's array. */
 static size_t mmap2_body(const struct rs_perf_header *rec)
 {
 	struct pdf_mmap2 m;
 	size_t body = named_body(rec, sizeof(m), PDF_MMAP2_NAME_MAX - 1);
 	const char *name = (const char *)(rec + 1) + sizeof(m);
 
-	if (!body || !*name || has_dotdot(name))
+	if (!body || !pdf_mmap2_name_ok(name, strlen(name)))
 		return 0;
 	memcpy(&m, rec + 1, sizeof(m));
 	if ((rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&

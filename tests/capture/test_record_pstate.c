@@ -86,32 +86,39 @@ static uint32_t put_map(uint8_t *buf, uint64_t start, const char *name,
 	return len;
 }
 
-static uint32_t put_proc(uint8_t *buf, uint32_t pid, const char *comm)
+static uint32_t put_proc(uint8_t *buf, uint32_t pid, const char *comm,
+			 const char *lib)
 {
 	struct rs_pstate_proc p = { .pid = pid, .nr_maps = 2 };
 	uint32_t at = sizeof(p);
 
 	memcpy(p.comm, comm, strnlen(comm, sizeof(p.comm)));
 	at += put_map(buf + at, 0x400000, "/usr/bin/gzip", 0xab);
-	at += put_map(buf + at, 0x7f0000000000, "/usr/lib/libc.so.6", 0xcd);
+	at += put_map(buf + at, 0x7f0000000000, lib, 0xcd);
 	p.length = at;
 	memcpy(buf, &p, sizeof(p));
 	return at;
 }
 
-/* The guest agent's table: two processes, two mappings each. */
-static void publish_table(struct fixture *f)
+/* The guest agent's table: two processes, two mappings each, the second
+ * process's library named @lib. */
+static void publish_table_lib(struct fixture *f, const char *lib)
 {
 	static uint8_t entries[2048] __attribute__((aligned(8)));
 	struct rs_pstate_copy head = { 0 };
 	struct rs_pstate_writer w;
 
-	head.length = put_proc(entries, 42, "gzip");
-	head.length += put_proc(entries + head.length, 43, "gzip-2");
+	head.length = put_proc(entries, 42, "gzip", "/usr/lib/libc.so.6");
+	head.length += put_proc(entries + head.length, 43, "gzip-2", lib);
 	head.nr_procs = 2;
 	head.nr_maps = 4;
 	ck_assert_int_eq(rs_pstate_begin(&f->region, &w, 0, 8192), 0);
 	ck_assert_int_eq(rs_pstate_publish(&w, &head, entries), 0);
+}
+
+static void publish_table(struct fixture *f)
+{
+	publish_table_lib(f, "/usr/lib/libc.so.6");
 }
 
 /* @n records, a COMM first (untimed) the first time. */
@@ -240,37 +247,69 @@ START_TEST(every_file_names_the_processes)
 }
 END_TEST
 
-/* --no-process-state: the rings alone. */
-START_TEST(not_filed_when_asked)
+/* One recording of FIRST records into a file of @what, the second
+ * process's library named @lib; the file read back into @s.  The
+ * recorder, for its counts; recorder_fini and free it. */
+static struct recorder *record_one(const char *what, const char *lib,
+				   int no_pstate, struct seen *s)
 {
 	struct recorder *r = malloc(sizeof(*r));
 	struct fixture f = { 0 };
 	struct liberr e = { 0 };
 	char out[256];
-	struct seen s;
 	struct rmap m;
 
 	ck_assert_ptr_nonnull(r);
 	make(&f);
-	publish_table(&f);
+	publish_table_lib(&f, lib);
 	put(&f, FIRST);
 	ck_assert_int_eq(rmap_open(&m, f.path, RMAP_WRITE | RMAP_EXCL, &e), 0);
-	tmp_path(out, sizeof(out), "none.data");
+	tmp_path(out, sizeof(out), what);
 	recorder_init(r, f.path);
 	r->output = out;
 	r->finished = finished;
-	r->no_pstate = 1;
+	r->no_pstate = no_pstate;
 	ck_assert_int_eq(recorder_run(r, &m.region), 0);
-	ck_assert_uint_eq(r->pstate_filed.comms, 0);
-	read_file(out, &s);
-	ck_assert_uint_eq(s.ring_records, FIRST);
-	ck_assert_uint_eq(s.state_comms + s.state_mmaps, 0);
-	recorder_fini(r);
-	free(r);
+	ck_assert_int_eq(r->readback_err, 0);
+	read_file(out, s);
+	ck_assert_uint_eq(s->ring_records, FIRST);
 	rmap_close(&m);
 	unlink(out);
 	munmap(f.mem, f.size);
 	unlink(f.path);
+	return r;
+}
+
+/* A mapping named to lead perf out of --symfs costs that mapping alone:
+ * the file reads back whole, the other records of the table in it. */
+START_TEST(hostile_name_costs_its_mapping)
+{
+	struct seen s;
+	struct recorder *r = record_one("dotdot.data", "/../../../../etc/passwd",
+					0, &s);
+
+	ck_assert_uint_eq(r->pstate.nr_procs, 2);
+	ck_assert_uint_eq(r->pstate.st.names_refused, 1);
+	ck_assert_uint_eq(r->pstate_filed.comms, 2);
+	ck_assert_uint_eq(r->pstate_filed.mmaps, 3);
+	ck_assert_uint_eq(r->pstate_filed.refused, 0);
+	ck_assert_uint_eq(s.state_comms, 2);
+	ck_assert_uint_eq(s.state_mmaps, 3);
+	recorder_fini(r);
+	free(r);
+}
+END_TEST
+
+/* --no-process-state: the rings alone. */
+START_TEST(not_filed_when_asked)
+{
+	struct seen s;
+	struct recorder *r = record_one("none.data", "/usr/lib/libc.so.6", 1, &s);
+
+	ck_assert_uint_eq(r->pstate_filed.comms, 0);
+	ck_assert_uint_eq(s.state_comms + s.state_mmaps, 0);
+	recorder_fini(r);
+	free(r);
 }
 END_TEST
 
@@ -280,6 +319,7 @@ static Suite *record_pstate_suite(void)
 	TCase *tc = tcase_create("record_pstate");
 
 	tcase_add_test(tc, every_file_names_the_processes);
+	tcase_add_test(tc, hostile_name_costs_its_mapping);
 	tcase_add_test(tc, not_filed_when_asked);
 	suite_add_tcase(s, tc);
 	return s;

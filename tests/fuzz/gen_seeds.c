@@ -395,6 +395,47 @@ static void guest_kbuf(void)
 	put("guest_kbuf", "two_samples", buf, n + 3 * 4096);
 }
 
+/* fuzz_pstate_file.c: the head's claims (two processes, four mappings),
+ * then the entries: two processes of two mappings, one named with ".."
+ * components, one [vdso]. */
+static uint32_t pstate_map(uint8_t *buf, uint64_t start, const char *name)
+{
+	struct rs_pstate_map m = { .start = start, .len = 0x2000, .prot = 5,
+				   .flags = 2, .build_id_len = 20 };
+	uint32_t n = (uint32_t)strlen(name);
+
+	m.name_len = (uint16_t)n;
+	memset(m.build_id, 0xab, sizeof(m.build_id));
+	memcpy(buf, &m, sizeof(m));
+	memcpy(buf + sizeof(m), name, n);
+	return (sizeof(m) + n + 7u) & ~7u;
+}
+
+static void pstate_file(void)
+{
+	static uint8_t buf[4 + 1024];
+	static const char *const names[2][2] = {
+		{ "/usr/bin/gzip", "/../../../../etc/passwd" },
+		{ "/usr/lib/x86_64-linux-gnu/libc.so.6", "[vdso]" },
+	};
+	uint16_t claims[2] = { 2, 4 };
+	size_t n = sizeof(claims);
+
+	memcpy(buf, claims, sizeof(claims));
+	for (uint32_t i = 0; i < 2; i++) {
+		struct rs_pstate_proc pr = { .pid = 42 + i, .nr_maps = 2 };
+		size_t at = n + sizeof(pr);
+
+		memcpy(pr.comm, "gzip", 4);
+		at += pstate_map(buf + at, 0x400000, names[i][0]);
+		at += pstate_map(buf + at, 0x7fff0000, names[i][1]);
+		pr.length = (uint32_t)(at - n);
+		memcpy(buf + n, &pr, sizeof(pr));
+		n = at;
+	}
+	put("pstate_file", "dotdot", buf, n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -412,5 +453,6 @@ int main(int argc, char **argv)
 	ctl_client();
 	topa();
 	guest_kbuf();
+	pstate_file();
 	return 0;
 }

@@ -478,6 +478,63 @@ START_TEST(pdf_encode_mmap2_malformed)
 }
 END_TEST
 
+/* The host's process-table records (pdf_encode_state) under the same
+ * rule as a ring's: an MMAP2 perf could not take is refused, never
+ * written as a header without its body (perf would read the missing
+ * fields, the file name among them, from the next record). */
+START_TEST(pdf_encode_state_refuses)
+{
+	static const char *const bad[] = {
+		"/../../../../etc/passwd", "/usr/..", "", "..",
+	};
+	struct rs_perf_header *h;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		h = mmap2_init(bad[i], PERF_RECORD_MISC_USER, 20, 0);
+		memset(enc, 0x5a, 64);
+		ck_assert_int_eq(pdf_encode_state(&lay, 0, 1, h, enc, sizeof(enc)),
+				 FORMAT);
+		ck_assert_uint_eq(enc[0], 0x5a);           /* nothing written */
+	}
+	/* a name without its NUL in the record, a build id too big */
+	h = mmap2_init("12345678", 0, 20, 0);
+	h->size = 8 + 64 + 8;
+	ck_assert_int_eq(pdf_encode_state(&lay, 0, 1, h, enc, sizeof(enc)), FORMAT);
+	h = mmap2_init("/bin/sh", PERF_RECORD_MISC_USER, 21, 0);
+	ck_assert_int_eq(pdf_encode_state(&lay, 0, 1, h, enc, sizeof(enc)), FORMAT);
+	/* a COMM without its NUL */
+	h = rec_init(PERF_RECORD_COMM, 8 + 16);
+	memset(h + 1, 'a', 16);
+	ck_assert_int_eq(pdf_encode_state(&lay, 0, 1, h, enc, sizeof(enc)), FORMAT);
+	/* the same checks pass a good one, whole */
+	h = mmap2_init("/usr/lib/..so", PERF_RECORD_MISC_USER, 20, 0);
+	ck_assert_int_eq(pdf_encode_state(&lay, 0, 1, h, enc, sizeof(enc)),
+			 8 + 64 + 16 + (int)TRAILER);
+}
+END_TEST
+
+/* pdf_mmap2_name_ok, by length: the rule gpstate shares. */
+START_TEST(pdf_mmap2_name_rule)
+{
+	static char longname[PDF_MMAP2_NAME_MAX];
+
+	ck_assert_int_eq(pdf_mmap2_name_ok("/bin/sh", 7), 1);
+	ck_assert_int_eq(pdf_mmap2_name_ok("/bin/sh/..", 7), 1);  /* by length */
+	ck_assert_int_eq(pdf_mmap2_name_ok("/bin/sh/..", 10), 0);
+	ck_assert_int_eq(pdf_mmap2_name_ok("..", 2), 0);
+	ck_assert_int_eq(pdf_mmap2_name_ok("../a", 4), 0);
+	ck_assert_int_eq(pdf_mmap2_name_ok("a//../b", 7), 0);
+	ck_assert_int_eq(pdf_mmap2_name_ok("/...", 4), 1);
+	ck_assert_int_eq(pdf_mmap2_name_ok("/.", 2), 1);
+	ck_assert_int_eq(pdf_mmap2_name_ok("/a\0b", 4), 0);
+	ck_assert_int_eq(pdf_mmap2_name_ok("", 0), 0);
+	ck_assert_int_eq(pdf_mmap2_name_ok(NULL, 3), 0);
+	memset(longname, 'a', sizeof(longname));
+	ck_assert_int_eq(pdf_mmap2_name_ok(longname, PDF_MMAP2_NAME_MAX - 1), 1);
+	ck_assert_int_eq(pdf_mmap2_name_ok(longname, PDF_MMAP2_NAME_MAX), 0);
+}
+END_TEST
+
 START_TEST(pdf_encode_guest_trailer_dropped)
 {
 	struct rs_perf_lost *l = (void *)rec_init(PERF_RECORD_LOST, 48);
@@ -965,6 +1022,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_encode_mmap2_misc);
 	tcase_add_test(tc, pdf_encode_mmap2_trailer_dropped);
 	tcase_add_test(tc, pdf_encode_mmap2_malformed);
+	tcase_add_test(tc, pdf_encode_state_refuses);
+	tcase_add_test(tc, pdf_mmap2_name_rule);
 	tcase_add_test(tc, pdf_encode_guest_trailer_dropped);
 	tcase_add_test(tc, pdf_encode_other);
 	tcase_add_test(tc, pdf_encode_too_big);

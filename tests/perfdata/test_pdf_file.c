@@ -141,6 +141,61 @@ START_TEST(pdf_writer_roundtrip)
 }
 END_TEST
 
+/* A host-written MMAP2 of @name (pdf_writer_add_state) into @buf. */
+static const struct rs_perf_header *state_mmap2(uint8_t *buf, const char *name)
+{
+	struct rs_perf_header *h = (void *)buf;
+	size_t n = strlen(name);
+	struct pdf_mmap2 m = { .pid = 7, .tid = 7, .addr = 0x400000,
+			       .len = 0x1000 };
+
+	memset(buf, 0, 256);
+	h->type = PERF_RECORD_MMAP2;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = (uint16_t)(8 + sizeof(m) + ((n + 1 + 7) & ~(size_t)7));
+	memcpy(h + 1, &m, sizeof(m));
+	memcpy((uint8_t *)(h + 1) + sizeof(m), name, n);
+	return h;
+}
+
+/* A process-table record perf could not take is refused and counted by
+ * the caller, never written as a header without its body: the file
+ * reads back whole, every record where it was. */
+START_TEST(pdf_writer_state_refused)
+{
+	_Alignas(8) uint8_t buf[256];
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+	unsigned state = 0, rings = 0;
+	int n;
+
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	ck_assert_int_eq(pdf_writer_add_state(w, 0, 999,
+		state_mmap2(buf, "/../../../../etc/passwd")), PDF_ERR(pdfe_format));
+	ck_assert_int_eq(pdf_writer_add_state(w, 0, 999,
+		state_mmap2(buf, "/usr/bin/gzip")), 0);
+	for (unsigned i = 0; i < 6; i++)
+		ck_assert_int_eq(pdf_writer_add(w, i % 3, 1000 + i, make(i, buf)), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	while ((n = pdf_reader_next(r, &ev)) == 1) {
+		if (ev.state) {
+			ck_assert_str_eq((const char *)(ev.rec + 1) +
+					 sizeof(struct pdf_mmap2), "/usr/bin/gzip");
+			state++;
+		} else {
+			ck_assert_mem_eq(ev.rec, make(rings, buf), ev.rec->size);
+			rings++;
+		}
+	}
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(state, 1);
+	ck_assert_uint_eq(rings, 6);
+	pdf_reader_close(r);
+}
+END_TEST
+
 /* Offset of the test clock at guest time @g: 5 s, plus 300 ns over 3 ms. */
 static uint64_t clock_host(uint64_t g)
 {
@@ -691,6 +746,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_writer_discard_leaves_nothing);
 	tcase_add_test(tc, pdf_writer_open_fails);
 	tcase_add_test(tc, pdf_writer_too_big_skipped);
+	tcase_add_test(tc, pdf_writer_state_refused);
 	tcase_add_test(tc, pdf_reader_rejects);
 	tcase_add_test(tc, pdf_reader_bad_record);
 	tcase_add_test(tc, pdf_intel_pt_write_layout);

@@ -548,6 +548,8 @@ struct gpstate_stats {
 	uint32_t claimed;         /* processes the copy's head says */
 	uint32_t refused;         /* process entries refused (checks failed) */
 	enum gpstate_why why;     /* of the last refused */
+	uint32_t names_refused;   /* mappings of kept processes left out for
+				   * their name alone (GPSTATE_WHY_NAME) */
 };
 
 struct gpstate {

@@ -140,6 +140,13 @@ struct pdf_mmap2 {
 };
 #define PDF_MMAP2_NAME_MAX 4096u
 
+/* 1 if perf can take the @len bytes at @name (no NUL among them) as an
+ * MMAP2's file name: not empty, shorter than PDF_MMAP2_NAME_MAX, no NUL
+ * and no ".." component.  The one rule for a guest's MMAP2 in a ring
+ * (pdf_rrec_perf_body) and for a name of its process table (introspect's
+ * gpstate), so that what one accepts the other encodes. */
+int pdf_mmap2_name_ok(const char *name, size_t len);
+
 /* Short names: "seq", "marker", "sample", "LOST", ... */
 const char *pdf_rrec_class_name(enum pdf_rrec_class cls);
 /* Names for JSON keys: "seq", "marker", "sample", "lost", ... */
@@ -603,7 +610,10 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
  * Append a COMM or MMAP2 record that the host wrote from the guest's
  * process table, filed at @time on ring @ring's CPU: perf takes it as
  * any other, ringside's readers tell it from the rings' records
- * (pdf_event.state).  Not among stats.records.  Errors as pdf_writer_add's.
+ * (pdf_event.state).  Not among stats.records.  Errors as pdf_writer_add's,
+ * and PDF_ERR(pdfe_format) for a record perf could not take
+ * (pdf_rrec_perf_body() 0: a name pdf_mmap2_name_ok() refuses, say):
+ * nothing written, the file stays usable; the caller counts it.
  */
 int pdf_writer_add_state(struct pdf_writer *w, uint32_t ring, uint64_t time,
 			 const struct rs_perf_header *rec);
