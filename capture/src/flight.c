@@ -188,26 +188,23 @@ int flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
 	return err;
 }
 
-/* Map @path read-only and open it by @layout (or its header). */
-static int region_map(const struct flight_req *q, void **mem, uint64_t *size,
-		      struct rs_region *region, struct flight_result *res)
+/* Map @fd (a regular file) read-only and open it by @layout (or its
+ * header). */
+static int region_map(const struct flight_req *q, int fd, void **mem,
+		      uint64_t *size, struct rs_region *region,
+		      struct flight_result *res)
 {
 	struct rs_region_damage damage;
 	struct stat st;
-	int fd, err;
+	int err;
 
-	fd = open(q->region_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fstat(fd, &st))
 		return fail(res, CAP_FAIL_COPY, -errno, liberr_sys);
-	if (fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
-		return fail(res, CAP_FAIL_COPY, err, liberr_sys);
-	}
+	if (!S_ISREG(st.st_mode))
+		return fail(res, CAP_FAIL_COPY, -ENODEV, liberr_sys);
 	*size = (uint64_t)st.st_size;
 	*mem = *size ? mmap(NULL, *size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
 	err = *mem == MAP_FAILED ? (*size ? -errno : -EINVAL) : 0;
-	close(fd);
 	if (err) {
 		*mem = NULL;
 		return fail(res, CAP_FAIL_COPY, err, liberr_sys);
@@ -240,6 +237,27 @@ static int nothing_recorded(const struct snapper *s, const struct gsyms *syms)
 
 int flight_capture(const struct flight_req *q, struct flight_result *res)
 {
+	int fd, err;
+
+	if (!q || !q->region_path) {
+		memset(res, 0, sizeof(*res));
+		return fail(res, CAP_FAIL_OPEN, -EINVAL, liberr_sys);
+	}
+	/* never through a link; a FIFO must not hang the capture */
+	fd = open(q->region_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		memset(res, 0, sizeof(*res));
+		return fail(res, CAP_FAIL_COPY, err, liberr_sys);
+	}
+	err = flight_capture_fd(q, fd, res);
+	close(fd);
+	return err;
+}
+
+int flight_capture_fd(const struct flight_req *q, int fd,
+		      struct flight_result *res)
+{
 	struct snapper *s = NULL;
 	struct tally_ring sum;
 	struct rs_region region;
@@ -259,7 +277,7 @@ int flight_capture(const struct flight_req *q, struct flight_result *res)
 		err = capture_name(ddir, q->reason, res->path, sizeof(res->path));
 	if (err)
 		return fail(res, CAP_FAIL_OPEN, err, liberr_sys);
-	err = region_map(q, &mem, &size, &region, res);
+	err = region_map(q, fd, &mem, &size, &region, res);
 	if (err)
 		return err;
 	s = malloc(sizeof(*s));

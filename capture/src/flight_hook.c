@@ -38,7 +38,8 @@ static const char *syms_word(int state)
 }
 
 int flight_hook(void *arg, const char *domain, const char *region_path,
-		const struct dom_cfg *c, dom_log_fn log, void *log_arg)
+		int region_fd, const struct dom_cfg *c, dom_log_fn log,
+		void *log_arg)
 {
 	const struct flight_opts *o = arg;
 	struct rs_region_params layout;
@@ -59,7 +60,7 @@ int flight_hook(void *arg, const char *domain, const char *region_path,
 		dom_cfg_params(c, &layout);
 		q.layout = &layout;
 	}
-	err = flight_capture(&q, &res);
+	err = flight_capture_fd(&q, region_fd, &res);
 	if (err) {
 		say(log, log_arg, "%s: the flight recorder could not be captured "
 		    "into %s/%s: %s", domain, q.dir, domain, liberr_str(&res.fail.e));

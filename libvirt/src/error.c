@@ -32,6 +32,7 @@ const char *dom_errstr(int err)
 		M(dome_not_tcg)     = "the domain does not run on QEMU's TCG "
 				      "(<domain type='qemu'>): PT comes from a TCG "
 				      "plugin, which KVM does not run",
+		M(dome_not_ours)    = "not a region file ringside made",
 #undef M
 	};
 	static char with_detail[600];

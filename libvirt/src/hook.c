@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ringside/domain_hook.h"
@@ -187,27 +188,23 @@ static const struct dom_cfg *laid_out(const struct hook *h, const char *text,
 	return ok ? c : NULL;
 }
 
-/* The rings of a domain that stopped, kept before the file goes (by
- * h->call->capture).  0: the file may go; else it was renamed to keep
+/* The rings of a domain that stopped, in @fd, kept before the file goes
+ * (by h->call->capture).  0: the file may go; else it was renamed to keep
  * it, and said. */
-static int keep_rings(const struct hook *h, const char *text, size_t len,
-		      const char *shm_name)
+static int keep_rings(const struct hook *h, int fd, const char *path,
+		      const struct dom_cfg *cfg)
 {
 	const char *domain = h->call->domain;
-	char path[sizeof(DOM_SHM_DIR) + DOM_SHM_NAME_MAX + 1];
-	char kept[sizeof(path) + sizeof(DOM_SHM_KEPT)];
-	const struct dom_cfg *cfg;
-	struct dom_cfg c;
+	char kept[sizeof(DOM_SHM_DIR) + DOM_SHM_NAME_MAX + 1 +
+		  sizeof(DOM_SHM_KEPT)];
 	int err;
 
-	snprintf(path, sizeof(path), "%s/%s", DOM_SHM_DIR, shm_name);
-	if (access(path, F_OK))
-		return 0;   /* it never started, or was disabled live */
-	cfg = laid_out(h, text, len, &c);
-	err = h->call->capture(h->call->capture_arg, domain, path, cfg, h->log,
-			       h->arg);
+	err = h->call->capture(h->call->capture_arg, domain, path, fd, cfg,
+			       h->log, h->arg);
 	if (!err)
 		return 0;
+	/* root's file in a sticky directory: nobody else can have renamed
+	 * or replaced it since it was opened */
 	snprintf(kept, sizeof(kept), "%s%s", path, DOM_SHM_KEPT);
 	if (rename(path, kept)) {
 		err = -errno;
@@ -220,25 +217,76 @@ static int keep_rings(const struct hook *h, const char *text, size_t len,
 	return err;
 }
 
+/* The domain's region file, open, if ringside made it (for @cfg's size
+ * when known); said when a file of its name is another's. */
+static int open_region(const struct hook *h, const char *shm_name,
+		       const struct dom_cfg *cfg, struct stat *st)
+{
+	const char *domain = h->call->domain;
+	const char *group = h->call->group ? h->call->group : DOM_HOOK_GROUP;
+	struct group *gr;
+	const char *why;
+	char path[sizeof(DOM_SHM_DIR) + DOM_SHM_NAME_MAX + 1];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", DOM_SHM_DIR, shm_name);
+	if (lstat(path, st) && errno == ENOENT)
+		return -ENOENT;   /* most domains: nothing to say */
+	gr = getgrnam(group);
+	if (!gr) {
+		say(h, "%s: no group '%s' to check %s by: left as it is; "
+		    "reinstall the hook with --group", domain, group, path);
+		return -dome_not_ours;
+	}
+	fd = dom_shm_open_region(DOM_SHM_DIR, shm_name, gr->gr_gid,
+				 cfg ? cfg->size : 0, st, &why);
+	if (fd == -dome_not_ours)
+		say(h, "%s: %s/%s is not a region file ringside made (%s: "
+		    "owner %u, group %u, mode %04o, %llu bytes): neither "
+		    "captured nor removed", domain, DOM_SHM_DIR, shm_name, why,
+		    (unsigned)st->st_uid, (unsigned)st->st_gid,
+		    (unsigned)(st->st_mode & 07777),
+		    (unsigned long long)st->st_size);
+	else if (fd < 0 && fd != -ENOENT)
+		say(h, "%s: cannot open %s/%s: %s", domain, DOM_SHM_DIR,
+		    shm_name, dom_errstr(fd));
+	return fd;
+}
+
 static int release(const struct hook *h, const char *text, size_t len)
 {
 	const char *domain = h->call->domain;
 	char shm_name[DOM_SHM_NAME_MAX];
-	int err, kept = 0;
+	char path[sizeof(DOM_SHM_DIR) + DOM_SHM_NAME_MAX + 1];
+	const struct dom_cfg *cfg = NULL;
+	struct dom_cfg c;
+	struct stat st;
+	int fd, err, kept = 0, ours;
 
 	if (dom_shm_name(domain, shm_name, sizeof(shm_name)))
 		return 0;  /* a name we never made a region for */
+	ours = text && strstr(text, DOM_XMLNS);
+	if (ours)
+		cfg = laid_out(h, text, len, &c);
+	/* Only a file ringside made is captured or removed: anyone may
+	 * create one of its name in /dev/shm when it is absent. */
+	fd = open_region(h, shm_name, cfg, &st);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;  /* never started, or went live */
+	snprintf(path, sizeof(path), "%s/%s", DOM_SHM_DIR, shm_name);
 	/* A domain stopped for any reason (a crash with on_crash destroy or
 	 * restart, virsh destroy, a power-off, a save): its flight recorder
 	 * is kept before the file goes.  A domain without our metadata has
 	 * none to keep. */
-	if (h->call->capture && text && strstr(text, DOM_XMLNS))
-		kept = keep_rings(h, text, len, shm_name);
-	err = dom_shm_remove(DOM_SHM_DIR, shm_name);
+	if (h->call->capture && ours)
+		kept = keep_rings(h, fd, path, cfg);
+	close(fd);
+	if (kept)
+		return kept;
+	err = dom_shm_remove_region(DOM_SHM_DIR, shm_name, &st);
 	if (err)
-		say(h, "%s: cannot remove %s/%s: %s", domain, DOM_SHM_DIR,
-		    shm_name, dom_errstr(err));
-	return kept ? kept : err;
+		say(h, "%s: cannot remove %s: %s", domain, path, dom_errstr(err));
+	return err;
 }
 
 int dom_hook_run(const struct dom_hook_call *call, dom_log_fn log, void *arg)

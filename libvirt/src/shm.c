@@ -88,6 +88,82 @@ int dom_shm_remove(const char *dir, const char *shm_name)
 	return unlink(path) ? -errno : 0;
 }
 
+/* Why @st is no region file dom_shm_create() made for @gid and @size
+ * (0: any power of two), or NULL. */
+static const char *not_ours(const struct stat *st, gid_t gid, uint64_t size)
+{
+	uint64_t n = (uint64_t)st->st_size;
+
+	if (!S_ISREG(st->st_mode))
+		return "not a regular file";
+	if (st->st_uid != 0)
+		return "not owned by root";
+	if (st->st_gid != gid)
+		return "not of the region's group";
+	if ((st->st_mode & 07777) != REGION_MODE)
+		return "not mode 0660";
+	if (st->st_nlink != 1)
+		return "linked under another name too";
+	if (size ? n != size : !n || (n & (n - 1)))
+		return "not the region's size";
+	return NULL;
+}
+
+int dom_shm_open_region(const char *dir, const char *shm_name, gid_t gid,
+			uint64_t size, struct stat *st, const char **why)
+{
+	char path[4096];
+	int fd, n;
+
+	*why = NULL;
+	if (!dir || !shm_name || !st)
+		return -EINVAL;
+	n = snprintf(path, sizeof(path), "%s/%s", dir, shm_name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	/* never through a link; O_NONBLOCK: a FIFO must not hang the hook */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ELOOP) {
+		memset(st, 0, sizeof(*st));
+		if (!lstat(path, st) && S_ISLNK(st->st_mode)) {
+			*why = "a symbolic link";
+			return -dome_not_ours;
+		}
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st)) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	*why = not_ours(st, gid, size);
+	if (*why) {
+		close(fd);
+		return -dome_not_ours;
+	}
+	return fd;
+}
+
+int dom_shm_remove_region(const char *dir, const char *shm_name,
+			  const struct stat *st)
+{
+	char path[4096];
+	struct stat now;
+	int n;
+
+	if (!dir || !shm_name || !st)
+		return -EINVAL;
+	n = snprintf(path, sizeof(path), "%s/%s", dir, shm_name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (lstat(path, &now))
+		return errno == ENOENT ? 0 : -errno;
+	if (now.st_dev != st->st_dev || now.st_ino != st->st_ino)
+		return -dome_not_ours;   /* another file took its name */
+	return unlink(path) ? -errno : 0;
+}
+
 int dom_shm_create_group(const char *dir, const char *shm_name,
 			 const struct dom_cfg *c, const char *group)
 {

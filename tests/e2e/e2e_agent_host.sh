@@ -173,6 +173,6 @@ else
 	bad "snapshot:"; sed 's/^/     /' "$W/check"
 fi
 
-"$HOOK" $NAME release end < /dev/null || bad "ringside-hook release end"
+"$HOOK" --group "$GROUP" $NAME release end < /dev/null || bad "ringside-hook release end"
 [ -e "$SHM" ] && bad "release left $SHM" || ok "hook release removed the region"
 [ $fails = 0 ]

@@ -404,42 +404,69 @@ struct kept_call {
 	int calls;
 	int ret;
 	char path[256];
+	int same_file;   /* the descriptor given is the file at the path */
 	int have_cfg;
 	uint32_t rings;
 };
 
 static int fake_capture(void *arg, const char *domain, const char *path,
-			const struct dom_cfg *c, dom_log_fn log, void *log_arg)
+			int fd, const struct dom_cfg *c, dom_log_fn log,
+			void *log_arg)
 {
 	struct kept_call *k = arg;
+	struct stat a, b;
 
 	(void)domain;
 	(void)log;
 	(void)log_arg;
 	k->calls++;
 	snprintf(k->path, sizeof(k->path), "%s", path);
+	k->same_file = !fstat(fd, &a) && !stat(path, &b) &&
+		       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 	k->have_cfg = c != NULL;
 	k->rings = c ? c->rings : 0;
 	return k->ret;
 }
 
-/* dom_hook_run "release end" of @xml with fake_capture. */
+/* dom_hook_run "release end" of @xml with fake_capture; region files of
+ * the group root (what dom_shm_create(..., 0) makes). */
 static int release_with(const char *domain, const char *xml,
 			struct kept_call *k, int *said)
 {
-	struct dom_hook_call call = { domain, "release", "end", NULL, -1,
+	struct dom_hook_call call = { domain, "release", "end", "root", -1,
 				      fake_capture, k };
 
 	return hook_call(&call, xml, said);
 }
 
-static void region_file(const char *path)
+/* The region file the hook made at "prepare" for @xml's metadata (its
+ * defaults when it has none that parses), as root:root 0660. */
+static void region_file(const char *domain, const char *xml)
 {
-	FILE *f = fopen(path, "w");
+	char shm_name[DOM_SHM_NAME_MAX];
+	struct dom_xml *x = NULL;
+	struct dom_cfg c;
+	const char *bad;
 
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fputs("rings", f) >= 0, 1);
-	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(dom_shm_name(domain, shm_name, sizeof(shm_name)), 0);
+	dom_cfg_default(&c);
+	c.rings = 2;
+	if (!dom_xml_parse(&x, xml, strlen(xml))) {
+		struct dom_cfg m;
+
+		dom_cfg_default(&m);
+		if (!dom_xml_meta(x, &m, &bad) && !dom_cfg_check(&m, &bad))
+			c = m;
+		dom_xml_free(x);
+	}
+	ck_assert_int_eq(dom_cfg_check(&c, &bad), 0);
+	ck_assert_int_eq(dom_shm_create(DOM_SHM_DIR, shm_name, &c, 0), 0);
+}
+
+/* The hook's tests make root's files and other users' */
+static void need_root(void)
+{
+	ck_assert_msg(geteuid() == 0, "this test runs as root (the hook does)");
 }
 
 START_TEST(dom_hook_release_keeps_rings)
@@ -449,6 +476,7 @@ START_TEST(dom_hook_release_keeps_rings)
 	char *xml;
 	int said;
 
+	need_root();
 	snprintf(name, sizeof(name), "rs-hook-test-%d", (int)getpid());
 	snprintf(xml_name, sizeof(xml_name), "<name>%s</name>", name);
 	snprintf(path, sizeof(path), DOM_SHM_DIR "/" DOM_SHM_PREFIX "%s", name);
@@ -456,10 +484,11 @@ START_TEST(dom_hook_release_keeps_rings)
 	xml = edited("<name>web1</name>", xml_name);
 
 	/* captured, then the file goes; the metadata's layout handed over */
-	region_file(path);
+	region_file(name, xml);
 	ck_assert_int_eq(release_with(name, xml, &k, &said), 0);
 	ck_assert_int_eq(k.calls, 1);
 	ck_assert_str_eq(k.path, path);
+	ck_assert_int_eq(k.same_file, 1);
 	ck_assert_int_eq(k.have_cfg, 1);
 	ck_assert_uint_eq(k.rings, 2);
 	ck_assert_int_ne(access(path, F_OK), 0);
@@ -467,10 +496,11 @@ START_TEST(dom_hook_release_keeps_rings)
 	/* no file (it never started, or went live): nothing to capture */
 	ck_assert_int_eq(release_with(name, xml, &k, &said), 0);
 	ck_assert_int_eq(k.calls, 1);
+	ck_assert_int_eq(said, 0);
 
 	/* a capture that fails: the rings stay, under another name, said */
 	k.ret = -ENOSPC;
-	region_file(path);
+	region_file(name, xml);
 	ck_assert_int_eq(release_with(name, xml, &k, &said), -ENOSPC);
 	ck_assert_int_eq(k.calls, 2);
 	ck_assert_int_ne(access(path, F_OK), 0);
@@ -488,7 +518,7 @@ START_TEST(dom_hook_release_keeps_rings)
 
 		ck_assert_ptr_nonnull(named);
 		sprintf(named, "%.*s%s%s", (int)(at - xml), xml, name, at + 4);
-		region_file(path);
+		region_file(name, named);
 		ck_assert_int_eq(release_with(name, named, &k, &said), 0);
 		ck_assert_int_eq(k.calls, 3);
 		ck_assert_int_eq(k.have_cfg, 0);
@@ -497,11 +527,74 @@ START_TEST(dom_hook_release_keeps_rings)
 	ck_assert_int_ne(access(path, F_OK), 0);
 
 	/* a domain without ringside metadata: nothing captured */
-	region_file(path);
+	region_file(name, "<domain/>");
 	ck_assert_int_eq(release_with(name, "<domain><name>x</name></domain>",
 				      &k, &said), 0);
 	ck_assert_int_eq(k.calls, 3);
 	ck_assert_int_ne(access(path, F_OK), 0);
+	free(xml);
+}
+END_TEST
+
+/* /dev/shm is every user's: a file of the region's name that another
+ * user planted while it was absent (a forged guest for the capture), or a
+ * link to a file only root may read, is neither captured nor removed,
+ * and said. */
+START_TEST(dom_hook_release_refuses_others_files)
+{
+	char name[64], xml_name[96], path[160], secret[64];
+	struct kept_call k = { 0 };
+	struct stat st;
+	char *xml;
+	int said, fd;
+
+	need_root();
+	snprintf(name, sizeof(name), "rs-hook-plant-%d", (int)getpid());
+	snprintf(xml_name, sizeof(xml_name), "<name>%s</name>", name);
+	snprintf(path, sizeof(path), DOM_SHM_DIR "/" DOM_SHM_PREFIX "%s", name);
+	xml = edited("<name>web1</name>", xml_name);
+
+	/* uid 1001's file, of the region's size, mode and group even */
+	region_file(name, xml);
+	ck_assert_int_eq(chown(path, 1001, 0), 0);
+	ck_assert_int_eq(release_with(name, xml, &k, &said), -dome_not_ours);
+	ck_assert_int_eq(k.calls, 0);
+	ck_assert_int_eq(access(path, F_OK), 0);          /* left */
+	ck_assert_int_ge(said, 1);
+	ck_assert_ptr_nonnull(strstr(logged, "not owned by root"));
+	ck_assert_ptr_nonnull(strstr(logged, "owner 1001"));
+	/* for a domain without ringside metadata too: not removed */
+	ck_assert_int_eq(release_with(name, "<domain><name>x</name></domain>",
+				      &k, &said), -dome_not_ours);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	ck_assert_int_eq(unlink(path), 0);
+
+	/* a link to root's secret */
+	snprintf(secret, sizeof(secret), "/tmp/rs-hook-secret-%d", (int)getpid());
+	fd = open(secret, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "secret", 6), 6);
+	close(fd);
+	ck_assert_int_eq(symlink(secret, path), 0);
+	ck_assert_int_eq(release_with(name, xml, &k, &said), -dome_not_ours);
+	ck_assert_int_eq(k.calls, 0);
+	ck_assert_ptr_nonnull(strstr(logged, "a symbolic link"));
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert_int_eq(S_ISLNK(st.st_mode), 1);         /* left */
+	ck_assert_int_eq(stat(secret, &st), 0);
+	ck_assert_uint_eq(st.st_size, 6);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(unlink(secret), 0);
+	/* a link to a region ringside made: the link is not the region */
+	snprintf(secret, sizeof(secret), DOM_SHM_DIR "/rs-hook-moved-%d",
+		 (int)getpid());
+	region_file(name, xml);
+	ck_assert_int_eq(rename(path, secret), 0);
+	ck_assert_int_eq(symlink(secret, path), 0);
+	ck_assert_int_eq(release_with(name, xml, &k, &said), -dome_not_ours);
+	ck_assert_int_eq(k.calls, 0);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(unlink(secret), 0);
 	free(xml);
 }
 END_TEST
@@ -627,6 +720,89 @@ START_TEST(dom_shm_create_region)
 	ck_assert_int_eq(dom_shm_create_group(dir, "ringside-t", &c,
 					      "rs-no-such-group"), -ENOENT);
 	ck_assert_int_eq(dom_shm_remove(NULL, "ringside-t"), -EINVAL);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* What dom_shm_open_region takes for a region ringside made, and each
+ * way a file of that name is not one. */
+START_TEST(dom_shm_open_region_checks)
+{
+	char dir[64], path[128], other[160];
+	const char *why;
+	struct dom_cfg c;
+	struct stat st;
+	const char *bad;
+	int fd;
+
+	need_root();
+	tmp_dir(dir);
+	snprintf(path, sizeof(path), "%s/ringside-t", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	dom_cfg_default(&c);
+	c.rings = 2;
+	ck_assert_int_eq(dom_cfg_check(&c, &bad), 0);
+	ck_assert_int_eq(dom_shm_open_region(dir, "ringside-t", 0, c.size, &st,
+					     &why), -ENOENT);
+	ck_assert_int_eq(dom_shm_create(dir, "ringside-t", &c, 0), 0);
+	fd = dom_shm_open_region(dir, "ringside-t", 0, c.size, &st, &why);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_ptr_null(why);
+	close(fd);
+	fd = dom_shm_open_region(dir, "ringside-t", 0, 0, &st, &why);  /* any size */
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+#define REFUSED(what) do { \
+		ck_assert_int_eq(dom_shm_open_region(dir, "ringside-t", 0, \
+				 c.size, &st, &why), -dome_not_ours); \
+		ck_assert_str_eq(why, what); \
+	} while (0)
+	ck_assert_int_eq(dom_shm_open_region(dir, "ringside-t", 1001, c.size,
+					     &st, &why), -dome_not_ours);
+	ck_assert_str_eq(why, "not of the region's group");
+	ck_assert_int_eq(chown(path, 1001, 0), 0);
+	REFUSED("not owned by root");
+	ck_assert_uint_eq(st.st_uid, 1001);
+	ck_assert_int_eq(chown(path, 0, 0), 0);
+	ck_assert_int_eq(chmod(path, 0666), 0);
+	REFUSED("not mode 0660");
+	ck_assert_int_eq(chmod(path, 0660), 0);
+	ck_assert_int_eq(link(path, other), 0);
+	REFUSED("linked under another name too");
+	ck_assert_int_eq(unlink(other), 0);
+	ck_assert_int_eq(truncate(path, 8192), 0);
+	REFUSED("not the region's size");
+	ck_assert_int_eq(truncate(path, 12288), 0);   /* no power of two */
+	ck_assert_int_eq(dom_shm_open_region(dir, "ringside-t", 0, 0, &st,
+					     &why), -dome_not_ours);
+	ck_assert_int_eq(rename(path, other), 0);
+	ck_assert_int_eq(symlink(other, path), 0);
+	REFUSED("a symbolic link");
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkfifo(path, 0660), 0);
+	REFUSED("not a regular file");
+	ck_assert_int_eq(unlink(path), 0);
+#undef REFUSED
+	/* removed only while the name is still the file checked */
+	ck_assert_int_eq(dom_shm_create(dir, "ringside-t", &c, 0), 0);
+	fd = dom_shm_open_region(dir, "ringside-t", 0, c.size, &st, &why);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(rename(other, path), 0);        /* another file now */
+	ck_assert_int_eq(dom_shm_remove_region(dir, "ringside-t", &st),
+			 -dome_not_ours);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	fd = dom_shm_open_region(dir, "ringside-t", 0, 0, &st, &why);
+	ck_assert_int_eq(fd, -dome_not_ours);              /* 12288 bytes */
+	ck_assert_int_eq(truncate(path, 8192), 0);
+	fd = dom_shm_open_region(dir, "ringside-t", 0, 0, &st, &why);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(dom_shm_remove_region(dir, "ringside-t", &st), 0);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	ck_assert_int_eq(dom_shm_remove_region(dir, "ringside-t", &st), 0);
+	ck_assert_int_eq(dom_shm_open_region(NULL, "ringside-t", 0, 0, &st,
+					     &why), -EINVAL);
 	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
@@ -765,10 +941,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, dom_name_check_names);
 	tcase_add_test(tc, dom_errstr_all);
 	tcase_add_test(tc, dom_shmem_xml_device);
+	tcase_add_test(tc, dom_hook_release_refuses_others_files);
 	tcase_add_test(tc, dom_hook_run_null);
 	tcase_add_test(tc, dom_hook_run_not_ours);
 	tcase_add_test(tc, dom_hook_run_refuses);
 	tcase_add_test(tc, dom_shm_create_region);
+	tcase_add_test(tc, dom_shm_open_region_checks);
 	tcase_add_test(tc, dom_hook_file_write_script);
 	tcase_add_test(tc, dom_hook_release_keeps_rings);
 	suite_add_tcase(s, tc);

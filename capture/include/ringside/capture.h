@@ -1094,6 +1094,12 @@ struct flight_result {
  */
 int flight_capture(const struct flight_req *q, struct flight_result *res);
 
+/* The same of the region file open in @fd (read at least; the caller's,
+ * left open), which the caller checked is the one to capture (the libvirt
+ * hook's dom_shm_open_region); q->region_path only names it. */
+int flight_capture_fd(const struct flight_req *q, int fd,
+		      struct flight_result *res);
+
 /* What the libvirt hook's capture is told (its arg). */
 struct flight_opts {
 	const char *dir;              /* NULL: FLIGHT_DIR */

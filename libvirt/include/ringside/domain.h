@@ -77,6 +77,8 @@ enum dom_error {
 	dome_no_libvirt,   /* the library was built without libvirt */
 	dome_internal,     /* a broken invariant of this library */
 	dome_not_tcg,      /* PT asked of a domain not run by QEMU's TCG */
+	dome_not_ours,     /* a file in the region's place ringside did not
+			    * make (dom_shm_open_region): left as it is */
 	dome_max
 };
 

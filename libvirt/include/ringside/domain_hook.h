@@ -16,6 +16,7 @@
 #define RINGSIDE_DOMAIN_HOOK_H
 
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "ringside/domain.h"
@@ -52,6 +53,26 @@ int dom_shm_create_group(const char *dir, const char *shm_name,
  * lstat and unlink. */
 int dom_shm_remove(const char *dir, const char *shm_name);
 
+/*
+ * Open @dir/@shm_name read-only if it is a region file dom_shm_create()
+ * made: no symbolic link (O_NOFOLLOW), a regular file of one link, owner
+ * root, group @gid, mode 0660 exactly, and @size bytes (0: unknown, then
+ * any power of two).  /dev/shm is writable by every local user: a file of
+ * that name anyone else made (or QEMU, when ringside's was absent) is not
+ * the domain's rings.  Its fstat in *@st.  The descriptor (O_CLOEXEC),
+ * -ENOENT (absent), -dome_not_ours (*@why says what, *@st what is known
+ * of it), -EINVAL (NULL), -ENAMETOOLONG, -errno of open and fstat.
+ */
+int dom_shm_open_region(const char *dir, const char *shm_name, gid_t gid,
+			uint64_t size, struct stat *st, const char **why);
+
+/* Remove @dir/@shm_name if it is still the file @st (of
+ * dom_shm_open_region): 0 also when absent; -dome_not_ours (another file
+ * has the name now: left), -EINVAL, -ENAMETOOLONG, -errno of lstat and
+ * unlink. */
+int dom_shm_remove_region(const char *dir, const char *shm_name,
+			  const struct stat *st);
+
 /* --- what the hook does ---------------------------------------------------- */
 
 /* How the hook reports why it failed: one message per failure, without a
@@ -61,15 +82,17 @@ typedef void (*dom_log_fn)(void *arg, const char *fmt, va_list ap);
 
 /*
  * What keeps a stopped domain's flight recorder before its region file
- * goes: called with the domain, the file's path and, when its metadata
- * is sound, the configuration it was laid out with (NULL: read it by its
- * header).  0 once the rings are safe elsewhere; negative (after saying
+ * goes: called with the domain, the file's path, the file itself open
+ * read-only (checked by dom_shm_open_region: read this, never the path)
+ * and, when its metadata is sound, the configuration it was laid out
+ * with (NULL: read it by its header).  0 once the rings are safe elsewhere; negative (after saying
  * why through @log) to keep the file.  ringside-hook and `ringside hook
  * run` give the capture library's (ringside/capture.h, flight).
  */
 typedef int (*dom_capture_fn)(void *arg, const char *domain,
-			      const char *region_path, const struct dom_cfg *c,
-			      dom_log_fn log, void *log_arg);
+			      const char *region_path, int region_fd,
+			      const struct dom_cfg *c, dom_log_fn log,
+			      void *log_arg);
 
 /* One call of the hook, as libvirt makes it. */
 struct dom_hook_call {
@@ -90,7 +113,9 @@ struct dom_hook_call {
  *  - "release end": when the domain has ringside metadata and a region
  *    file, @call->capture keeps its rings first; then the file goes.  If
  *    the capture fails the file is kept, renamed DOM_SHM_PREFIX DOMAIN
- *    DOM_SHM_KEPT, and said;
+ *    DOM_SHM_KEPT, and said.  A file of that name ringside did not make
+ *    (dom_shm_open_region, group @call->group) is neither captured nor
+ *    removed: it is said, with its owner, group and mode;
  *  - anything else, and any domain without ringside metadata (its XML is
  *    not even parsed): nothing.
  * The XML is read to its end in every case, so that libvirt sees no EPIPE.
@@ -99,7 +124,8 @@ struct dom_hook_call {
  * readable, not parseable, or of another domain), -dome_name,
  * -dome_option or -dome_version (metadata `ringside enable` would not
  * write), -dome_no_shmem, -dome_size, -ENOENT (no such group),
- * dom_shm_create()'s and dom_shm_remove()'s errors.
+ * -dome_not_ours, dom_shm_create()'s, dom_shm_open_region()'s and
+ * dom_shm_remove_region()'s errors.
  */
 int dom_hook_run(const struct dom_hook_call *call, dom_log_fn log, void *arg);
 
