@@ -1085,9 +1085,11 @@ struct flight_result {
 };
 
 /*
- * Capture @q->region_path.  0, or the negative code res->fail names:
+ * Capture @q->region_path, opened without following a link (a regular
+ * file only).  0, or the negative code res->fail names:
  * CAP_FAIL_OPEN (the directory or name: -errno), CAP_FAIL_COPY (the
- * region file: -errno, or the ring library's -rse_*), or snapper's.  No
+ * region file: -errno, -ELOOP for a link, -ENODEV for no regular file,
+ * or the ring library's -rse_*), or snapper's.  No
  * partial capture is left; the region file is never changed.  A region
  * the guest never wrote to (no record, AUX byte or kernel symbol) gives
  * 0 with res->empty set and no file.
@@ -1114,7 +1116,8 @@ struct flight_opts {
  * struct flight_opts: the outcome in one line to @log, as a hook says
  * it.  0 or flight_capture's code. */
 int flight_hook(void *arg, const char *domain, const char *region_path,
-		const struct dom_cfg *c, dom_log_fn log, void *log_arg);
+		int region_fd, const struct dom_cfg *c, dom_log_fn log,
+		void *log_arg);
 
 /*
  * Remove the oldest captures (*.data, by name) of directory @ddir until
