@@ -65,3 +65,16 @@ const char *dom_event_name(enum dom_event_kind kind)
 	(void)kind;
 	return "?";
 }
+
+int dom_events_wake(struct dom_events *e, int fd)
+{
+	(void)e;
+	(void)fd;
+	return -dome_no_libvirt;
+}
+
+void dom_events_unwake(struct dom_events *e, int handle)
+{
+	(void)e;
+	(void)handle;
+}

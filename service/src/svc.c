@@ -42,6 +42,8 @@ struct svc {
 	uint64_t rec_failed;       /* its failures seen so far */
 	uint64_t rec_retry_ns;     /* not before: the next try after one */
 	int ctl;                   /* the control socket; -1 none */
+	struct svc_ctl *ctlc;      /* ... its connections */
+	int wake[2];               /* the loop woken by http, ctlc: -1 */
 	struct svc_http *http;     /* the metrics endpoint; NULL none */
 	struct svc_metrics *metrics;
 	struct trigger queue[QUEUE_MAX];
@@ -451,7 +453,8 @@ static void on_request(void *arg, const char *domain, char *reply, size_t len)
 	struct trigger t = { .reason = "request" };
 
 	s->st.requests++;
-	if (strlen(domain) > DOM_NAME_MAX) {
+	/* svc_ctl_parse took only such names: nothing else is logged */
+	if (dom_name_check(domain)) {
 		snprintf(reply, len, "error no such domain name");
 		return;
 	}
@@ -477,6 +480,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 	s->argc = argc;
 	s->argv = argv;
 	s->ctl = -1;
+	s->wake[0] = s->wake[1] = -1;
 	err = svc_limit_new(&s->limit, c->burst, c->window_s);
 	if (!err)
 		err = svc_watch_new(&s->watch, c->hang_after_s);
@@ -517,6 +521,8 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 		const char *path = c->socket ? c->socket : SVC_SOCKET_PATH;
 
 		err = svc_ctl_listen(path, &s->ctl);
+		if (!err)
+			err = svc_ctl_new(&s->ctlc, s->ctl);
 		if (err)
 			say(s, "control socket %s: %s", path, strerror(-err));
 	}
@@ -533,6 +539,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 	}
 	err = dom_events_open(&s->ev, c->uri, &ops, s, 1);
 	if (!s->ev) {
+		svc_ctl_free(s->ctlc);
 		if (s->ctl >= 0)
 			close(s->ctl);
 		svc_http_close(s->http);
@@ -546,6 +553,12 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 	if (err)
 		say(s, "libvirtd is not there yet (%s): trying every second",
 		    dom_errstr(err));
+	/* a connection or a request wakes the loop at once, not at its next
+	 * pass: a flood of connections is taken as it comes */
+	if (s->http)
+		s->wake[0] = dom_events_wake(s->ev, svc_http_fd(s->http));
+	if (s->ctlc)
+		s->wake[1] = dom_events_wake(s->ev, svc_ctl_fd(s->ctlc));
 	*sp = s;
 	return 0;
 }
@@ -569,8 +582,8 @@ int svc_run(struct svc *s, int timeout_ms)
 	svc_watch_poll(s->watch, now_ns(), on_stale, s);
 	svc_rec_poll(s->rec, now_ns());
 	retry_records(s, now_ns());
-	if (s->ctl >= 0)
-		svc_ctl_serve(s->ctl, on_request, s);
+	if (s->ctlc)
+		svc_ctl_serve(s->ctlc, now_ns(), on_request, s);
 	if (s->http)
 		svc_http_poll(s->http, now_ns(), metrics_page, s);
 	s->st.reconnects = dom_events_reconnects(s->ev);
@@ -591,6 +604,9 @@ void svc_close(struct svc *s)
 {
 	if (!s)
 		return;
+	dom_events_unwake(s->ev, s->wake[0]);
+	dom_events_unwake(s->ev, s->wake[1]);
+	svc_ctl_free(s->ctlc);
 	/* every open file completed first */
 	svc_rec_free(s->rec, "shutdown");
 	dom_events_close(s->ev);

@@ -109,64 +109,6 @@ START_TEST(not_a_hang_rearms)
 }
 END_TEST
 
-static void answer(void *arg, const char *domain, char *reply, size_t len)
-{
-	(void)arg;
-	snprintf(reply, len, "ok /captures/%s.data", domain);
-}
-
-/* A request answered; a bad request line refused; a second service on
- * the same socket refused while the first answers. */
-START_TEST(control_socket)
-{
-	char dir[] = "/tmp/svc-ctl-XXXXXX", sock[128], reply[256];
-	int lfd, lfd2;
-	pid_t pid;
-
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(sock, sizeof(sock), "%s/run/service.sock", dir);
-	ck_assert_int_eq(svc_ctl_listen(sock, &lfd), 0);
-	ck_assert_int_eq(svc_ctl_listen(sock, &lfd2), -EADDRINUSE);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		/* the service side: the probe of the second listen (closed
-		 * at once: answered without waiting) and two requests */
-		int served = 0;
-
-		while (served < 3) {
-			int n = svc_ctl_serve(lfd, answer, NULL);
-
-			if (n < 0)
-				_exit(1);
-			served += n;
-			usleep(1000);
-		}
-		_exit(0);
-	}
-	ck_assert_int_eq(svc_ctl_request(sock, "web1", reply, sizeof(reply)), 0);
-	ck_assert_str_eq(reply, "ok /captures/web1.data");
-	ck_assert_int_eq(svc_ctl_request(sock, "", reply, sizeof(reply)), 0);
-	ck_assert_str_eq(reply, "error unknown request (capture DOMAIN)");
-	ck_assert_int_eq(svc_ctl_request(sock, "a\nb", reply, sizeof(reply)),
-			 -EINVAL);
-	{
-		int st;
-
-		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	}
-	close(lfd);
-	/* nobody listens now: the client says so */
-	ck_assert_int_eq(svc_ctl_request(sock, "web1", reply, sizeof(reply)),
-			 -ECONNREFUSED);
-	unlink(sock);
-	snprintf(reply, sizeof(reply), "%s/run", dir);
-	rmdir(reply);
-	rmdir(dir);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("svc_watch");
@@ -177,7 +119,6 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, stale_once_per_stall);
 	tcase_add_test(tc, not_a_hang_rearms);
-	tcase_add_test(tc, control_socket);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -92,4 +92,15 @@ void dom_events_close(struct dom_events *e);
 /* "crashed", "stopped", ... */
 const char *dom_event_name(enum dom_event_kind kind);
 
+/*
+ * Have dom_events_run return as soon as @fd is readable (a socket of the
+ * caller's, or an epoll set of them), not only at its timeout: the
+ * caller's own sockets served from the same loop.  Level-triggered: the
+ * caller takes what made it readable before the next run.  While libvirtd
+ * is away the wait is a sleep that @fd does not cut short.  A handle for
+ * dom_events_unwake (before @fd is closed), or -dome_libvirt.
+ */
+int dom_events_wake(struct dom_events *e, int fd);
+void dom_events_unwake(struct dom_events *e, int handle);
+
 #endif /* RINGSIDE_DOMAIN_EVENTS_H */
