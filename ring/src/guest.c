@@ -80,15 +80,27 @@ int rs_guest_attach(const struct rs_region *region, uint32_t agent_kind,
 	rs_store_hint32(&st->abi_version, RS_ABI_VERSION);
 	rs_store_hint32(&st->agent_kind, agent_kind);
 	rs_store_hint32(&st->rings_used, rings_used);
+	rs_store_hint(&st->boot_gen, rs_load_hint(&header(region)->boot_gen));
 	rs_publish_attached(&st->attached, 1);
 	return cfg->enabled ? 1 : 0;
 }
 
 int rs_guest_heartbeat(const struct rs_region *region)
 {
+	struct rs_region_header *h;
+	uint64_t gen;
+
 	if (!region || !region->base)
 		return -rse_invalid;
-	rs_heartbeat_inc(&header(region)->status.heartbeat);
+	h = header(region);
+	/* the host counted a reset after this agent attached (it may do so
+	 * a moment after the new boot's agent attached): say it is of this
+	 * boot.  A store only when it changed: under the ringside VMM's
+	 * header guard every store to the header is an exit. */
+	gen = rs_load_hint(&h->boot_gen);
+	if (rs_load_hint(&h->status.boot_gen) != gen)
+		rs_store_hint(&h->status.boot_gen, gen);
+	rs_heartbeat_inc(&h->status.heartbeat);
 	return 0;
 }
 

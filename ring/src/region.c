@@ -155,6 +155,7 @@ void rs_header_fill(struct rs_region_header *hdr, uint64_t mem_size,
 	hdr->nr_rings = params->nr_rings;
 	hdr->sideband_offset = l->sideband_offset;
 	hdr->sideband_size = l->sideband_size;
+	hdr->boot_gen = 1;
 	hdr->config.data_mode = params->data_mode;
 	hdr->config.aux_mode = params->aux_mode;
 	hdr->config.data_watermark = params->data_watermark ?

@@ -21,9 +21,18 @@ int rs_region_status_read(const struct rs_region *region,
 	status->heartbeat = rs_load_hint(&h->status.heartbeat);
 	status->rings_used = rs_load_hint32(&h->status.rings_used);
 	status->agent_kind = rs_load_hint32(&h->status.agent_kind);
+	status->boot_gen = rs_load_hint(&h->status.boot_gen);
 	if (enabled)
 		*enabled = rs_load_hint32(&h->config.enabled);
 	return 0;
+}
+
+uint64_t rs_region_boot_gen(const struct rs_region *region)
+{
+	if (!region || !region->base)
+		return 0;
+	return rs_load_hint(&((const struct rs_region_header *)
+			      region->base)->boot_gen);
 }
 
 int rs_ring_state_read(const struct rs_ring *ring, struct rs_ring_state *st)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The region header's protocol: rs_region_params_init, rs_region_enable,
- * rs_region_disable (host); rs_region_config_read, rs_region_enabled,
- * rs_guest_attach, rs_guest_heartbeat, rs_guest_detach (guest);
+ * rs_region_disable, rs_region_note_reset (host); rs_region_config_read,
+ * rs_region_enabled, rs_guest_attach, rs_guest_heartbeat, rs_guest_detach
+ * (guest);
  * rs_perf_page_*, ringside/shared.h and rs_is_pow2.  What the helpers
  * wrote is checked in shared memory, through the ABI.
  */
@@ -327,6 +328,54 @@ START_TEST(heartbeat_advances)
 }
 END_TEST
 
+/* The boots the host counts (header offset 48: 1 at layout, + 1 at each
+ * reset it notes) and the one the agent says its status is of (status
+ * offset 24): copied at attach, followed at the next heartbeat after a
+ * reset, and nothing else written by either. */
+START_TEST(boot_gen_follows_resets)
+{
+	struct rs_region_params p;
+	struct rs_guest_status st;
+	struct rs_config cfg;
+	struct fx_region f;
+	uint8_t before[RS_PAGE_SIZE];
+	uint64_t gen;
+
+	fx_params(&p, 1, 0);
+	fx_region_init(&f, &p, 0);
+	ck_assert_uint_eq(*(const uint64_t *)(f.mem + 48), 1);
+	ck_assert_uint_eq(rs_region_boot_gen(&f.region), 1);
+	ck_assert_int_ge(rs_guest_attach(&f.region, RS_AGENT_LINUX, 1, &cfg), 0);
+	ck_assert_uint_eq(*(const uint64_t *)(f.mem + 192 + 24), 1);
+	/* the guest resets: the host counts it, one word */
+	memcpy(before, f.mem, sizeof(before));
+	ck_assert_int_eq(rs_region_note_reset(f.mem, &gen), 0);
+	ck_assert_uint_eq(gen, 2);
+	ck_assert_uint_eq(rs_region_boot_gen(&f.region), 2);
+	for (size_t i = 0; i < sizeof(before); i++)
+		if (i < 48 || i >= 56)
+			FX_CHECK(f.mem[i] == before[i], "byte %zu", i);
+	/* the status is the boot before's until an agent beats or attaches */
+	ck_assert_int_eq(rs_region_status_read(&f.region, &st, NULL), 0);
+	ck_assert_uint_eq(st.boot_gen, 1);
+	ck_assert_int_eq(rs_guest_heartbeat(&f.region), 0);
+	ck_assert_int_eq(rs_region_status_read(&f.region, &st, NULL), 0);
+	ck_assert_uint_eq(st.boot_gen, 2);
+	ck_assert_uint_eq(st.heartbeat, 1);
+	ck_assert_int_eq(rs_region_note_reset(f.mem, &gen), 0);
+	ck_assert_int_ge(rs_guest_attach(&f.region, RS_AGENT_LINUX, 1, &cfg), 0);
+	ck_assert_uint_eq(fx_header(&f)->status.boot_gen, 3);
+	/* guest-writable: whatever it holds, one more, never 0 */
+	fx_header(&f)->boot_gen = UINT64_MAX;
+	ck_assert_int_eq(rs_region_note_reset(f.mem, &gen), 0);
+	ck_assert_uint_eq(gen, 1);
+	ck_assert_int_eq(rs_region_note_reset(NULL, &gen), -rse_invalid);
+	ck_assert_int_eq(rs_region_note_reset(f.mem + 8, &gen), -rse_invalid);
+	ck_assert_uint_eq(rs_region_boot_gen(NULL), 0);
+	fx_region_fini(&f);
+}
+END_TEST
+
 /* The consumer's half of perf's contract on a page laid out like the
  * kernel's: head at 1024, tail at 1032. */
 START_TEST(perf_page_head_tail)
@@ -394,6 +443,7 @@ int main(void)
 	tcase_add_loop_test(tc, attach_refuses_bad_config, 0, NR_BAD_CFG);
 	tcase_add_test(tc, attach_after_reopen);
 	tcase_add_test(tc, heartbeat_advances);
+	tcase_add_test(tc, boot_gen_follows_resets);
 	tcase_add_test(tc, perf_page_head_tail);
 	tcase_add_test(tc, shared_words);
 	tcase_add_test(tc, is_pow2);

@@ -14,8 +14,8 @@
  *
  * Who writes what:
  *   host   region header layout fields (sideband_offset/size included),
- *          rs_config, data_tail, aux_tail, the time conversion fields of
- *          each control page, rs_ctrl_host
+ *          boot_gen, rs_config, data_tail, aux_tail, the time conversion
+ *          fields of each control page, rs_ctrl_host
  *   guest  rs_guest_status, rs_usyms_desc, rs_pstate_desc, rs_guest_info,
  *          data_head, aux_head, rs_ctrl_ext, records,
  *          AUX bytes, rs_sideband_desc and the sideband area
@@ -126,7 +126,10 @@ struct rs_guest_status {
 	uint64_t heartbeat;       /* incremented by the agent while it runs */
 	uint32_t rings_used;
 	uint32_t agent_kind;      /* 1 freestanding, 2 Linux, 3 host test */
-	uint64_t reserved[5];
+	uint64_t boot_gen;        /* the header's boot_gen as the agent last
+				   * read it (at attach and at each heartbeat);
+				   * 0: an agent that does not say */
+	uint64_t reserved[4];
 };
 _Static_assert(sizeof(struct rs_guest_status) == 64, "rs_guest_status layout");
 
@@ -472,7 +475,10 @@ struct rs_region_header {
 	uint32_t nr_rings;
 	uint64_t sideband_offset; /* 0 when sideband_size is 0 */
 	uint64_t sideband_size;   /* bytes, whole pages; 0: no sideband */
-	uint64_t reserved0[2];
+	uint64_t boot_gen;        /* host: 1 at layout, + 1 at each reset of
+				   * the guest the host saw (0: a host that
+				   * counts none) */
+	uint64_t reserved0;
 	struct rs_config config;            /* offset 64, host */
 	struct rs_guest_status status;      /* offset 192, guest */
 	struct rs_sideband_desc sideband;   /* offset 256, guest */
@@ -487,6 +493,8 @@ struct rs_region_header {
 _Static_assert(offsetof(struct rs_region_header, config) == 64, "config offset");
 _Static_assert(offsetof(struct rs_region_header, status) == 192, "status offset");
 _Static_assert(offsetof(struct rs_region_header, sideband_offset) == 32, "sideband_offset");
+_Static_assert(offsetof(struct rs_region_header, boot_gen) == 48, "boot_gen offset");
+_Static_assert(offsetof(struct rs_guest_status, boot_gen) == 24, "status boot_gen");
 _Static_assert(offsetof(struct rs_region_header, sideband) == 256, "sideband offset");
 _Static_assert(offsetof(struct rs_region_header, kbuf) == 384, "kbuf offset");
 _Static_assert(offsetof(struct rs_region_header, usyms) == 448, "usyms offset");

@@ -123,6 +123,16 @@ int rs_region_enable(void *mem);
 int rs_region_disable(void *mem);
 
 /*
+ * Host: the guest of the region laid out at @mem reset (its agent, if it
+ * had one, is gone with the boot it ran in): the header's boot_gen + 1,
+ * the new value in *@gen.  An agent says the boot_gen it last read
+ * (rs_guest_status.boot_gen), so a status whose boot_gen is behind the
+ * header's is a claim of an agent from before the reset.  Only that word
+ * is written.  -rse_invalid (NULL or not page aligned).
+ */
+int rs_region_note_reset(void *mem, uint64_t *gen);
+
+/*
  * Validate the region in @mem and keep a private copy of its layout in
  * @region.  Every offset and size is checked against @mem_size and against
  * each other; after success the copy, not the shared header, is used.
@@ -218,6 +228,10 @@ uint32_t rs_region_nr_rings(const struct rs_region *region);
  * Guest-written: display it, never index with it.  -rse_invalid. */
 int rs_region_status_read(const struct rs_region *region,
 			  struct rs_guest_status *status, uint32_t *enabled);
+
+/* The header's boot_gen, read once (rs_region_note_reset; 0 in a region
+ * laid out before it was counted).  In guest-writable memory: a hint. */
+uint64_t rs_region_boot_gen(const struct rs_region *region);
 
 /* The shared header (for the status fields the caller owns). */
 struct rs_region_header *rs_region_header(const struct rs_region *region);
@@ -397,8 +411,8 @@ int rs_region_enabled(const struct rs_region *region);
  * Attach an agent of @agent_kind (enum rs_agent_kind) that writes
  * @rings_used rings: read the configuration into @cfg (as
  * rs_region_config_read), check it against the layout validated at open,
- * then publish the status: abi_version, agent_kind, rings_used, and
- * attached = 1 last, with release semantics.  Returns 1 when the host has
+ * then publish the status: abi_version, agent_kind, rings_used, boot_gen
+ * (the header's), and attached = 1 last, with release semantics.  Returns 1 when the host has
  * enabled tracing, 0 when not (the agent is attached either way; it
  * decides whether to wait).  Refused, with nothing published:
  * -rse_invalid (NULL, unknown kind, no rings or more than the region has),
@@ -409,7 +423,9 @@ int rs_guest_attach(const struct rs_region *region, uint32_t agent_kind,
 		    uint32_t rings_used, struct rs_config *cfg);
 
 /* One heartbeat: status.heartbeat + 1, atomically (several vCPUs may
- * beat at once), with release semantics.  -rse_invalid. */
+ * beat at once), with release semantics; before it, status.boot_gen
+ * follows the header's boot_gen (written only when it differs).
+ * -rse_invalid. */
 int rs_guest_heartbeat(const struct rs_region *region);
 
 /* attached = 0, with release semantics, after the agent's last record.
