@@ -170,7 +170,10 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 			 "Running 'enable' again replaces the settings.  With "
 			 "--live a running domain is opted in at once: the region "
 			 "file is laid out and the device hot-plugged; the guest's "
-			 "'ringside-agent --follow' attaches when it sees it.",
+			 "agent attaches to it: the one the ringside-agent package "
+			 "starts for the device (its udev rule and "
+			 "ringside-agent@.service), or a 'ringside-agent --follow' "
+			 "that runs already (a guest without systemd).",
 		.args = cli_domain_args,
 		.opts = opts,
 		.notes = "--trace pt needs a domain of type 'qemu' (TCG) and the "
@@ -475,8 +478,10 @@ static void report(const struct enable_opts *o, const char *shm_name,
 		       "<qemu:commandline>\n");
 	if (o->live)
 		printf("  plugged into the running guest (PCI 1af4:1110): its "
-		       "'ringside-agent --follow' attaches to it; 'ringside stat "
-		       "%s' says when\n", o->domain);
+		       "agent attaches to it (the ringside-agent package starts "
+		       "one for the device; without systemd, a 'ringside-agent "
+		       "--follow' that runs already); 'ringside stat %s' says "
+		       "when\n", o->domain);
 	if (o->live_only)
 		printf("  the persistent XML is left as it was: the domain's next "
 		       "start is not traced\n");

@@ -119,10 +119,14 @@ void print_recorder_fail(const char *cmd, const struct recorder *r)
 		if (liberr_is(&f->e, rs_errstr, -rse_mode))
 			cli_err(cmd, "%s holds overwrite-mode (flight recorder) "
 				"rings, which have no tail to drain: 'ringside "
-				"snapshot %s' takes what they hold now; to record "
-				"continuously, 'ringside enable DOMAIN --mode normal' "
-				"and start the domain again (the mode is the region's "
-				"layout, fixed while it runs)", r->source, r->source);
+				"snapshot %s' takes what they hold now.  To record "
+				"continuously, put a libvirt domain's rings in normal "
+				"mode: while it runs with 'ringside disable DOMAIN "
+				"--live' then 'ringside enable DOMAIN --live --mode "
+				"normal' (what the rings hold goes with the old "
+				"region: snapshot it first), or from its next start "
+				"with 'ringside enable DOMAIN --mode normal'",
+				r->source, r->source);
 		else
 			cli_err(cmd, "cannot attach to %s: %s", r->source, why);
 		break;

@@ -100,6 +100,7 @@ no_output_file "$OUT"
 note "record refuses overwrite rings"
 run 1 overwrite "$R" record "$REG" -o "$OUT" --duration 0.1
 expect_in "$WORK/overwrite.err" "ringside snapshot"
+expect_in "$WORK/overwrite.err" "ringside enable DOMAIN --live --mode normal"
 no_output_file "$OUT"
 
 note "files that are not ringside perf.data"
