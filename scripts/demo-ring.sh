@@ -4,6 +4,6 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-bash scripts/setup.sh
+bash scripts/setup.sh --demo
 bash scripts/build.sh build
 exec build/tools/ring-demo

@@ -13,8 +13,24 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export BUILD=${BUILD:-build}
-bash scripts/setup.sh
+T0=$(date +%s)
+
+if [ -c /dev/kvm ] && { : <>/dev/kvm; } 2>/dev/null; then
+	vmm_where="on this host's /dev/kvm"
+else
+	vmm_where="in a nested guest (no usable /dev/kvm here)"
+fi
+echo "ringside demo: a libvirt guest traced from this host through shared rings in"
+echo "its memory (record, perf report, a panic the flight recorder keeps), then"
+echo "ringside's own KVM VMM $vmm_where."
+printf '\n== [0 s] 0. the packages the demo needs, and its build in %s/\n' "$BUILD"
+# The demo's packages only (scripts/test.sh installs what the tests add);
+# apt's output goes to setup.sh's log, one line per step here.
+bash scripts/setup.sh --demo
+[ -f "$BUILD/build.ninja" ] ||
+	echo "building $BUILD/ (meson, ninja: a few minutes the first time) ..."
 bash scripts/build.sh "$BUILD"
+echo "built $BUILD/ ($(($(date +%s) - T0)) s so far)"
 bash scripts/demo-libvirt.sh
 if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
 	# demo-vmm keeps its files in DEMO_DIR; a temporary one unless asked
