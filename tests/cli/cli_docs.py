@@ -15,7 +15,8 @@ lists exactly the options the table parses).  Checked:
   2. docs/cli.md has a section (a '## ' heading) naming every command;
   3. every `ringside COMMAND ...` in the docs (README.md, docs/*.md), in
      code blocks and in `code`, names only options COMMAND takes, by
-     their whole name.
+     their whole name;
+  4. README.md's row for `cli/` names every command.
 
 Each disagreement is printed with where it is and what to do; the test
 fails if there is any.  Exit 0 all agree, 1 not, 2 bad usage.
@@ -239,14 +240,33 @@ def check_use(rel, n, cmd, rest):
                     "options: 'ringside %s --help')" % (cmd, tok, cmd, tok, cmd))
 
 
+# ---- 4. README.md's row for cli/ ----
+
+def check_readme_row():
+    rel = "README.md"
+    with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+        rows = [(n, l) for n, l in enumerate(f, 1) if l.startswith("| `cli/` |")]
+    if len(rows) != 1:
+        problem(rel, "%d rows for `cli/` in its table of folders, not one"
+                % len(rows))
+        return
+    n, row = rows[0]
+    words = set(re.findall(r"[a-z]+", row))
+    for cmd in CMDS:
+        if cmd not in words:
+            problem("%s:%d" % (rel, n), "the row for `cli/` does not name "
+                    "the command '%s'" % cmd)
+
+
 check_synopsis()
 check_sections()
 check_uses()
+check_readme_row()
 for p in problems:
     print(p)
 if problems:
-    print("cli_docs: %d disagreements between the docs and the option "
-          "tables (opt/, each command's table in cli/cmd_*.c)" % len(problems))
+    print("cli_docs: %d disagreements between the docs and the commands' "
+          "option tables (opt/, one table per command in cli/cmd_*.c)" % len(problems))
     sys.exit(1)
 print("cli_docs: %d commands, %d options: the synopsis and every use in the "
       "docs agree with the tables"
