@@ -62,6 +62,11 @@ static enum gpstate_why check(struct gpstate *g, const uint8_t *p,
 		return GPSTATE_WHY_COUNTS;
 	memset(gp, 0, sizeof(*gp));
 	gp->pid = e.pid;
+	/* a parent no process has: not known; flags a later agent may
+	 * know, left out (both only describe it) */
+	gp->ppid = e.ppid && e.ppid != UINT32_MAX && e.ppid <= (1u << 22) &&
+		   e.ppid != e.pid ? e.ppid : 0;
+	gp->flags = e.flags & RS_PSTATE_PROC_ENDED;
 	for (k = 0; k < RS_PSTATE_COMM_LEN && e.comm[k]; k++)
 		gp->comm[k] = (unsigned char)e.comm[k] < 0x20 ||
 			      (unsigned char)e.comm[k] > 0x7e ? '?' : e.comm[k];
@@ -165,6 +170,8 @@ int gpstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
 		g->st.names_refused += names;
 		g->nr_maps += gp->nr_maps;
 		g->nr_procs++;
+		if (gp->flags & RS_PSTATE_PROC_ENDED)
+			g->st.ended++;
 	}
 	if (k < procs && !g->st.refused)
 		g->st.refused += procs - k;    /* claimed, never met */

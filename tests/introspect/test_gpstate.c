@@ -7,7 +7,7 @@
  * counts, build ids, mappings that wrap) refuses its process alone,
  * counted, and the processes around it are kept; a name perf must not
  * read (relative, unprintable, a NUL or a ".." inside) costs its mapping
- * alone.
+ * alone; a process's parent and its end are kept as said, bounded.
  */
 #include <check.h>
 #include <errno.h>
@@ -58,6 +58,48 @@ static uint32_t put_proc(uint8_t *buf, uint32_t pid, const char *comm)
 	memcpy(buf, &p, sizeof(p));
 	return at;
 }
+
+/* A process's parent and whether it had ended are kept as the agent
+ * says them; a parent no process could have is none, and flag bits the
+ * host does not know are dropped: neither refuses the process. */
+START_TEST(parent_and_end_kept)
+{
+	static const struct { uint32_t ppid; uint16_t flags; uint32_t want_ppid,
+			      want_flags; } c[] = {
+		{ 1, RS_PSTATE_PROC_ENDED, 1, RS_PSTATE_PROC_ENDED },
+		{ 0, 0, 0, 0 },
+		{ UINT32_MAX, 0, 0, 0 },
+		{ (1u << 22) + 1, 0xfffe, 0, 0 },
+		{ 43, 0xffff, 0, RS_PSTATE_PROC_ENDED },  /* its own pid */
+	};
+	struct rs_pstate_proc p;
+	struct gpstate g;
+	uint32_t i, len = 0, at[5];
+
+	memset(&g, 0, sizeof(g));
+	for (i = 0; i < 5; i++) {
+		at[i] = len;
+		len += put_proc(table + len, 42 + i, "gzip");
+	}
+	for (i = 0; i < 5; i++) {
+		memcpy(&p, table + at[i], sizeof(p));
+		p.ppid = c[i].ppid;
+		p.flags = c[i].flags;
+		if (i == 4)
+			p.ppid = p.pid;
+		memcpy(table + at[i], &p, sizeof(p));
+	}
+	ck_assert_int_eq(gpstate_parse(&g, table, len, 5), 0);
+	ck_assert_uint_eq(g.nr_procs, 5);
+	ck_assert_uint_eq(g.st.refused, 0);
+	for (i = 0; i < 5; i++) {
+		ck_assert_uint_eq(g.procs[i].ppid, c[i].want_ppid);
+		ck_assert_uint_eq(g.procs[i].flags, c[i].want_flags);
+	}
+	ck_assert_uint_eq(g.st.ended, 2);
+	gpstate_fini(&g);
+}
+END_TEST
 
 START_TEST(good_table_kept)
 {
@@ -262,6 +304,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, good_table_kept);
+	tcase_add_test(tc, parent_and_end_kept);
 	tcase_add_loop_test(tc, hostile_proc_refused_alone, 0, NR_LIES);
 	tcase_add_loop_test(tc, hostile_name_costs_its_map, 0,
 			    sizeof(bad_names) / sizeof(bad_names[0]));

@@ -359,13 +359,22 @@ struct rs_pstate_copy {
 };
 _Static_assert(sizeof(struct rs_pstate_copy) == 64, "rs_pstate_copy layout");
 
+/* rs_pstate_proc.flags (the word was reserved and zero: a compatible
+ * extension; a host ignores a bit it does not know) */
+enum rs_pstate_proc_flag {
+	RS_PSTATE_PROC_ENDED = 1u << 0, /* it had ended when the copy was
+					 * written: kept while the rings may
+					 * still hold its samples */
+};
+
 /* One process: nr_maps struct rs_pstate_map follow, each with its name. */
 struct rs_pstate_proc {
 	uint32_t length;          /* of the whole entry, maps included, 8-aligned */
 	uint32_t pid;
 	uint16_t nr_maps;         /* 0 .. RS_PSTATE_MAX_MAPS */
-	uint16_t reserved0;
-	uint32_t reserved1;
+	uint16_t flags;           /* enum rs_pstate_proc_flag (was reserved) */
+	uint32_t ppid;            /* its parent's pid, 0: not known (was
+				   * reserved) */
 	char comm[RS_PSTATE_COMM_LEN];
 };
 _Static_assert(sizeof(struct rs_pstate_proc) == 32, "rs_pstate_proc layout");

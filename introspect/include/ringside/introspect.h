@@ -542,6 +542,9 @@ struct gpstate_proc {
 	uint32_t nr_maps;
 	uint32_t first_map;       /* its maps: maps[first_map ..] */
 	char comm[RS_PSTATE_COMM_LEN + 1]; /* printable, NUL-terminated */
+	uint32_t ppid;            /* its parent's, 0: not known (or none a
+				   * process has) */
+	uint32_t flags;           /* RS_PSTATE_PROC_*, the bits known */
 };
 
 struct gpstate_stats {
@@ -549,6 +552,7 @@ struct gpstate_stats {
 	uint32_t refused;         /* process entries refused (checks failed) */
 	enum gpstate_why why;     /* of the last refused */
 	uint32_t names_refused;   /* mappings of kept processes left out for
+	uint32_t ended;           /* of the kept, ended (RS_PSTATE_PROC_ENDED) */
 				   * their name alone (GPSTATE_WHY_NAME) */
 };
 
