@@ -267,9 +267,83 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* The maps: per module and the kernel, by address, none amid another;
- * each MMAP from its lowest symbol's page to a page past its highest
- * (perf's own end for a last symbol), never into the next map. */
+/*
+ * A guest's table is a guest claim, and one bad module must not cost the
+ * kernel's names and every other module's.  The kernel lays each module's
+ * functions out in one allocation of its own (the core; its init text is
+ * another, listed only until it is freed), so in a table read at one
+ * moment each module's functions form one run of addresses that no other
+ * map's symbol enters.  A read of /proc/kallsyms racing a module load
+ * breaks that for the modules involved: a module still in its init lists
+ * its .init symbols in another allocation, often in a hole between other
+ * modules; a module whose init memory was freed and reused meanwhile shows
+ * the new owner there.  Left out, each with all its symbols, and counted:
+ * every module whose functions are split by another map's symbol, that
+ * shares an address with another map's symbol, or that reaches into the
+ * kernel's span.  The kernel is never left out, and a module lying whole
+ * in a hole of a split one keeps its names.  What is left has no map amid
+ * another.
+ */
+static int refuse_overlaps(struct pdf_ksyms *k)
+{
+	struct span {
+		uint64_t lo, hi;
+		uint32_t runs;
+	} *sp = calloc((size_t)k->nr_mods + 1, sizeof(*sp)); /* the kernel last */
+	const struct span *ks = NULL;
+	unsigned i, prev = UINT32_MAX;
+	size_t j, out;
+
+	if (!sp)
+		return -ENOMEM;
+	for (j = 0; j < k->nr; j++) {
+		const struct ksym *s = &k->syms[j];
+		unsigned m = s->mod == NO_MOD ? k->nr_mods : s->mod;
+
+		if (m != prev) {
+			if (!sp[m].runs++)
+				sp[m].lo = s->addr;
+			/* two maps at one address: the modules among them go */
+			if (j && k->syms[j - 1].addr == s->addr) {
+				sp[m].runs++;
+				sp[prev].runs++;
+			}
+			prev = m;
+		}
+		sp[m].hi = s->addr;
+	}
+	if (sp[k->nr_mods].runs)
+		ks = &sp[k->nr_mods];
+	for (i = 0; i < k->nr_mods; i++) {
+		struct span *m = &sp[i];
+
+		if (!m->runs)
+			continue;
+		if (m->runs > 1 || (ks && m->lo <= ks->hi && m->hi >= ks->lo)) {
+			m->runs = 0; /* refused */
+			k->stats.modules_refused++;
+		} else {
+			m->runs = 1;
+		}
+	}
+	for (j = 0, out = 0; j < k->nr; j++) {
+		const struct ksym *s = &k->syms[j];
+
+		if (s->mod != NO_MOD && !sp[s->mod].runs) {
+			k->stats.refused++;
+			continue;
+		}
+		k->syms[out++] = *s;
+	}
+	k->nr = out;
+	free(sp);
+	return 0;
+}
+
+/* The maps: per module and the kernel, by address, none amid another
+ * (refuse_overlaps() saw to it); each MMAP from its lowest symbol's page to
+ * a page past its highest (perf's own end for a last symbol), never into
+ * the next map. */
 static int build_maps(struct pdf_ksyms *k)
 {
 	unsigned i, n = 0;
@@ -294,16 +368,12 @@ static int build_maps(struct pdf_ksyms *k)
 			m->nr++;
 			continue;
 		}
-		/* two maps at one address */
-		if (m && s->addr == m->hi) {
-			free(seen);
-			return E(overlap);
-		}
-		/* a new run: a map already seen means interleaved symbols */
+		/* a map amid another, or two at one address: left out above */
 		i = s->mod == NO_MOD ? k->nr_mods : s->mod;
-		if (seen[i]++ || n == k->nr_mods + 1) {
+		if ((m && s->addr == m->hi) || seen[i]++ ||
+		    n == k->nr_mods + 1) {
 			free(seen);
-			return E(overlap);
+			return PDF_ERR(pdfe_internal);
 		}
 		m = &k->maps[n++];
 		m->mod = s->mod;
@@ -318,6 +388,8 @@ static int build_maps(struct pdf_ksyms *k)
 	for (i = 0; i < n; i++) {
 		struct kmap *m = &k->maps[i];
 
+		if (m->mod != NO_MOD)
+			k->stats.modules++;
 		m->start = m->lo & ~((uint64_t)RS_PAGE_SIZE - 1);
 		if (i && m->start <= k->maps[i - 1].hi)
 			m->start = m->lo;
@@ -395,7 +467,9 @@ int pdf_ksyms_parse(struct pdf_ksyms **kp, const void *text, size_t len)
 		k->syms[out++] = k->syms[j];
 	}
 	k->nr = out;
-	err = build_maps(k);
+	err = refuse_overlaps(k);
+	if (!err)
+		err = build_maps(k);
 	if (err)
 		goto out;
 	for (j = 0; j < k->nr; j++) {
@@ -409,7 +483,6 @@ int pdf_ksyms_parse(struct pdf_ksyms **kp, const void *text, size_t len)
 		}
 	}
 	k->stats.symbols = k->nr;
-	k->stats.modules = k->nr_mods;
 out:
 	free(ps);
 	if (err) {

@@ -48,7 +48,8 @@ enum pdf_error {
 	pdfe_too_big,      /* the record does not fit a perf record (u16 size) */
 	pdfe_ksyms_format, /* guest kallsyms: a line that is no kallsyms line */
 	pdfe_ksyms_range,  /* guest kallsyms: a function outside the kernel half */
-	pdfe_ksyms_overlap,/* guest kallsyms: a module's symbols amid another's */
+	pdfe_ksyms_overlap,/* guest kallsyms: a module's symbols amid another's
+			    * (the reason a module is refused; never returned) */
 	pdfe_ksyms_empty,  /* guest kallsyms: no function perf could name */
 	pdfe_ksyms_size,   /* guest kallsyms: over PDF_KSYMS_MAX_* */
 	pdfe_max
@@ -361,9 +362,15 @@ int pdf_sample_build(uint64_t type, uint16_t misc, const struct pdf_sample *s,
  *   pdfe_ksyms_range    a function (type T, t, W or w) below
  *                       PDF_KSYMS_MIN_ADDR: no kernel has one there, and
  *                       all-zero addresses are what kptr_restrict prints;
- *   pdfe_ksyms_overlap  a module's functions among another module's or the
- *                       kernel's symbols (by address);
  *   pdfe_ksyms_empty    no function of the kernel proper.
+ * Refused, one module (counted in pdf_ksyms_stats.modules_refused, its
+ * symbols in .refused; pdfe_ksyms_overlap names the reason): a module
+ * whose functions are not one run of addresses of its own (another
+ * module's or the kernel's symbol amid them, or at one of their
+ * addresses), or that reaches into the span of the kernel's symbols.  A
+ * read of /proc/kallsyms racing a module's load gives such a table (the
+ * module's .init symbols, listed until its init memory is freed, lie in
+ * another allocation); the kernel and the other modules keep their names.
  * Read but not kept (counted in pdf_ksyms_stats): lines of a type perf does
  * not read (it keeps T t W w D d B b), data symbols (D d B b) below
  * PDF_KSYMS_MIN_ADDR (x86-64's per-CPU offsets) and of modules (a module's
@@ -388,7 +395,9 @@ struct pdf_ksyms_stats {
 	uint64_t symbols;         /* kept: what perf gets */
 	uint64_t ignored;         /* of a type perf does not read */
 	uint64_t dropped;         /* low or module data, pseudo-modules, repeats */
+	uint64_t refused;         /* functions of the refused modules */
 	uint32_t modules;         /* modules named by the kept symbols */
+	uint32_t modules_refused; /* modules amid another map: left out */
 	int have_text;            /* "_text" present (perf's reference symbol) */
 	uint64_t text;            /* its address */
 	uint64_t kernel_start;    /* the kernel's map (its MMAP record) */
