@@ -38,6 +38,13 @@ static void on_entry(void *arg, const char *name, const char *hex,
 	       "refused: its name is no path under the cache");
 }
 
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
 int cmd_archive(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *dir = NULL;
@@ -50,8 +57,9 @@ int cmd_archive(int argc, char **argv)
 			   "the archive to write (default: FILE.tar)"),
 		OPT_STRING(0, "buildid-dir", &dir, "DIR",
 			   "the build-id cache to take the entries from "
-			   "(default: perf's, ~/.debug or perfconfig's "
-			   "[buildid] dir)"),
+			   "(default: for ringside's files their own, "
+			   PDF_CACHE_NAME " beside FILE; for any other "
+			   "perf's, ~/.debug or perfconfig's [buildid] dir)"),
 		OPT_FLAG('q', "quiet", &o.quiet,
 			 "name only the entries that were not archived"),
 		OPT_END
@@ -69,10 +77,16 @@ int cmd_archive(int argc, char **argv)
 			 "every build id in FILE's header (the guest kernel's, "
 			 "the guest programs' whose symbols the guest sent), "
 			 "the build-id cache entry that 'record' or 'snapshot' "
-			 "made for it (its files and its .build-id link).  On "
-			 "the other machine, unpack it into the build-id cache "
-			 "and open FILE with perf or hotspot:\n"
-			 "  mkdir -p ~/.debug && tar xf FILE.tar -C ~/.debug\n"
+			 "made for it beside FILE (its files and its .build-id "
+			 "link).  On the other machine, unpack it beside FILE "
+			 "into a cache of its own, never into ~/.debug (the "
+			 "guest's names would name that machine's own programs "
+			 "of the same build id), and open FILE with perf or "
+			 "hotspot:\n"
+			 "  mkdir -p " PDF_CACHE_NAME " && tar xf FILE.tar -C "
+			 PDF_CACHE_NAME "\n"
+			 "  perf --buildid-dir " PDF_CACHE_NAME " report -i FILE\n"
+			 "  hotspot --debugPaths \"$PWD/" PDF_CACHE_NAME "\" FILE\n"
 			 "Without it, perf shows the guest kernel's samples as "
 			 "addresses; hotspot names them after the reading "
 			 "host's own kernel unless given the guest's kallsyms "
@@ -113,8 +127,10 @@ int cmd_archive(int argc, char **argv)
 		printf("  %s names no build id: nothing for readers to find\n",
 		       path);
 	else
-		printf("  on the reading machine: mkdir -p ~/.debug && tar xf "
-		       "%s -C ~/.debug\n", out);
+		printf("  on the reading machine, in the directory of %s: "
+		       "mkdir -p %s && tar xf %s -C %s; then perf --buildid-dir "
+		       "%s report -i %s\n", base(path), PDF_CACHE_NAME, base(out),
+		       PDF_CACHE_NAME, PDF_CACHE_NAME, base(path));
 	return st.found + st.refused < st.ids || st.refused ? CLI_EXIT_FAIL
 							    : CLI_EXIT_OK;
 }

@@ -81,8 +81,9 @@ static int parse(int argc, char **argv, struct hook_opts *o)
 			 "enable' it creates /dev/shm/ringside-DOMAIN at 'prepare "
 			 "begin' (laid out, exact size, mode 0660, owner root, group "
 			 "G) and removes it at 'release end', once its rings are "
-			 "captured as a perf.data file in DIR/DOMAIN/ (the guest "
-			 "kernel's symbols in DIR/.debug, for perf --buildid-dir): "
+			 "captured as a perf.data file in DIR/DOMAIN/ (the guest's "
+			 "symbols in DIR/DOMAIN/" PDF_CACHE_NAME ", for perf "
+			 "--buildid-dir): "
 			 "the flight recorder outlives a domain that crashed, was "
 			 "destroyed or powered off.  Other domains are left "
 			 "alone.  libvirtd looks for hooks when it starts: restart it "
@@ -266,11 +267,6 @@ static int run(const struct hook_opts *o)
 		.capture = flight_hook,
 		.capture_arg = &fo,
 	};
-	char cache[PATH_MAX];
-
-	snprintf(cache, sizeof(cache), "%s/.debug",
-		 o->capture_dir ? o->capture_dir : FLIGHT_DIR);
-	fo.buildid_dir = cache;
 
 	return dom_hook_run(&call, hook_log, NULL) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }

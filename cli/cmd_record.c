@@ -164,6 +164,7 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 	print_chains_cut(stdout, &r->wstats);
 	if (r->kcode && r->kcode->state != GKCODE_ABSENT)
 		print_gkcode(stdout, r->kcode);
+	print_names_hint(stdout, r->output, &r->wstats, r->usyms.cached);
 	if (r->sync)
 		print_csync(stdout, r->sync);
 	if (m->vm || o->doorbell_fd >= 0)

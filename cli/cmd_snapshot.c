@@ -408,6 +408,8 @@ int cmd_snapshot(int argc, char **argv)
 		if (m.vm)
 			vm_status(m.vm);
 		print_rmap_guard(stdout, &m);
+		print_names_hint(stdout, s->output, &s->wstats,
+				 s->ufeed.cached);
 	}
 	/* a name the operator did not give is said, --quiet or not */
 	if (ret == CLI_EXIT_OK && o.quiet && o.output == defout)

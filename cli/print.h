@@ -80,6 +80,12 @@ void print_gvcpu(FILE *out, const struct gvcpu *g);
 
 /* print_clock.c: "guest clock: host CLOCK_MONOTONIC + X ns, error bound
  * ..." lines of a recording's or snapshot's sync. */
+/* "  guest names: ..." where the writer of @output put the guest's
+ * symbols (its own build-id cache, never perf's) and the perf command
+ * line that reads them, when @ws says it put any there (@ubins: user
+ * binaries it cached). */
+void print_names_hint(FILE *out, const char *output,
+		      const struct pdf_writer_stats *ws, uint32_t ubins);
 void print_csync(FILE *out, const struct csync *c);
 /* The same for a file's clock feature (report). */
 void print_clock_file(FILE *out, const struct pdf_info *info);

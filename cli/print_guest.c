@@ -174,6 +174,19 @@ void print_gkcode(FILE *out, const struct gkcode *g)
 		break;
 	case GKCODE_UNREADABLE:
 		fprintf(out, "  guest kernel code: unreadable (%s): perf cannot "
+void print_names_hint(FILE *out, const char *output,
+		      const struct pdf_writer_stats *ws, uint32_t ubins)
+{
+	char dir[4096];
+
+	if (!output || !ws || (!ubins && (!ws->build_id_len || ws->ksyms_err)) ||
+	    pdf_cache_dir_of(output, dir, sizeof(dir)))
+		return;
+	fprintf(out, "  guest names: in %s (ringside's build-id cache, not "
+		"perf's): perf --buildid-dir %s report -i %s\n", dir, dir,
+		output);
+}
+
 			"decode the PT\n", g->errstr ? g->errstr(g->err) : "?");
 		break;
 	case GKCODE_UNREADABLE_CACHED:

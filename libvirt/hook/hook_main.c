@@ -55,8 +55,8 @@ static int usage(FILE *to)
 		DOM_SHM_DIR "/" DOM_SHM_PREFIX "DOMAIN at 'prepare begin' (group G,\n"
 		"default " DOM_HOOK_GROUP ") and removes it at 'release end', once\n"
 		"its rings are captured as DIR/DOMAIN/TIME.data (default DIR\n"
-		FLIGHT_DIR ", the symbols' cache DIR/.debug), keeping the\n"
-		"newest N captures of M MiB at most per domain (default %u, %llu).\n"
+		FLIGHT_DIR ", the guest's names in DIR/DOMAIN/" PDF_CACHE_NAME "),\n"
+		"keeping the newest N captures of M MiB at most per domain (default %u, %llu).\n"
 		"Install it with 'ringside hook install'.\n", FLIGHT_KEEP,
 		(unsigned long long)(FLIGHT_KEEP_BYTES >> 20));
 	return to == stdout ? 0 : 2;
@@ -77,7 +77,6 @@ int main(int argc, char **argv)
 	struct dom_hook_call call = { .xml_fd = STDIN_FILENO,
 				      .capture = flight_hook,
 				      .capture_arg = &fo };
-	char cache[4096];
 	uint64_t n;
 	int c;
 
@@ -116,8 +115,6 @@ int main(int argc, char **argv)
 			"(what libvirt passes)\n");
 		return usage(stderr);
 	}
-	snprintf(cache, sizeof(cache), "%s/.debug", fo.dir ? fo.dir : FLIGHT_DIR);
-	fo.buildid_dir = cache;
 	fo.argc = argc;
 	fo.argv = argv;
 	call.domain = argv[optind];

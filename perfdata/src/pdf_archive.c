@@ -366,6 +366,20 @@ static int archive_ids(struct tar *t, int dirfd, const struct pdf_buf *sec,
 	return at == sec->len ? 0 : PDF_ERR(pdfe_format);
 }
 
+/* A ringside file's names are in its own cache, beside it; perf's cache
+ * is for perf's files (docs/perfdata.md, "Where guest names go"). */
+static int default_dir(const char *perf_data, char *dir, size_t size)
+{
+	struct pdf_reader *r;
+	int err = pdf_reader_open(&r, perf_data);
+
+	if (!err)
+		pdf_reader_close(r);
+	if (err == PDF_ERR(pdfe_not_ringside))
+		return pdf_ksyms_cache_dir(dir, size);
+	return pdf_cache_dir_of(perf_data, dir, size);
+}
+
 int pdf_archive_write(const char *perf_data, const char *tar_path,
 		      const char *buildid_dir, struct pdf_archive_stats *st,
 		      pdf_archive_fn fn, void *arg)
@@ -384,12 +398,10 @@ int pdf_archive_write(const char *perf_data, const char *tar_path,
 			return -ENAMETOOLONG;
 		strcpy(dir, buildid_dir);
 	} else {
-		err = pdf_ksyms_cache_dir(dir, sizeof(dir));
+		err = default_dir(perf_data, dir, sizeof(dir));
 		if (err)
 			return err;
 	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", tar_path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
 	in = open(perf_data, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
@@ -403,9 +415,9 @@ int pdf_archive_write(const char *perf_data, const char *tar_path,
 		err = -errno;
 		goto out;
 	}
-	t.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	t.fd = pdf_aside_open(tar_path, tmp, sizeof(tmp));
 	if (t.fd < 0) {
-		err = -errno;
+		err = t.fd;
 		goto out;
 	}
 	err = archive_ids(&t, dirfd, &sec, st, fn, arg);
@@ -413,14 +425,10 @@ int pdf_archive_write(const char *perf_data, const char *tar_path,
 		memset(end, 0, sizeof(end));
 		err = pdf_write_all(t.fd, end, sizeof(end));
 	}
-	if (!err && fsync(t.fd))
-		err = -errno;
-	if (close(t.fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, tar_path))
-		err = -errno;
 	if (err)
-		unlink(tmp);
+		pdf_aside_discard(t.fd, tmp);
+	else
+		err = pdf_aside_commit(t.fd, tmp, tar_path);
 out:
 	if (dirfd >= 0)
 		close(dirfd);

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * perf's build-id cache, where a file's guest kernel symbols and code go
- * (docs/perfdata.md, "Guest kernel symbols"): which directory a plain
- * perf 6.1 reads (its perfconfig, else ~/.debug), and entries
- * DIR/[kernel.kallsyms]/ID/FILE written as perf's own cache writes them,
- * never replacing what another file's entry holds.
+ * Build-id caches (docs/perfdata.md, "Where guest names go"): which
+ * directory a plain perf 6.1 reads (its perfconfig, else ~/.debug), which
+ * ringside never writes; ringside's own beside a file, where its guest's
+ * kernel symbols and code and its user binaries' symbols go; entries
+ * DIR/[kernel.kallsyms]/ID/FILE and DIR/.build-id/XX/REST written as
+ * perf's own cache lays them out, never replacing what an entry holds,
+ * every directory and file opened relative to the one above it, never
+ * through a link, and only in directories of this user that nobody else
+ * can write.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ringside/perfdata.h"
@@ -117,28 +124,182 @@ int pdf_ksyms_cache_dir(char *dst, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-int pdf_cache_mkdir(const char *path)
+int pdf_cache_dir_of(const char *file, char *dst, size_t size)
+{
+	const char *slash;
+	int n;
+
+	if (!file || !*file || !dst || !size)
+		return PDF_ERR(pdfe_invalid);
+	slash = strrchr(file, '/');
+	if (slash)
+		n = snprintf(dst, size, "%.*s/%s", (int)(slash - file), file,
+			     PDF_CACHE_NAME);
+	else
+		n = snprintf(dst, size, "%s", PDF_CACHE_NAME);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* A directory of this user that nobody else can write, or why not. */
+static int dir_ours(int fd)
 {
 	struct stat st;
 
-	if (!mkdir(path, 0755))
-		return 0;
-	if (errno != EEXIST)
+	if (fstat(fd, &st))
 		return -errno;
-	if (stat(path, &st))
-		return -errno;
-	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return PDF_ERR(pdfe_cache_unsafe);
+	return 0;
 }
 
-/* 0 @path holds exactly @len bytes @buf, 1 it holds others, -errno. */
-static int same_file(const char *path, const uint8_t *buf, size_t len)
+/* An open that failed on @name in @at: a link there is unsafe. */
+static int open_err(int at, const char *name)
 {
-	uint8_t chunk[65536];
-	size_t at = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), differ = 0;
+	int e = errno;
+	struct stat st;
+
+	if (e == ELOOP || (e == ENOTDIR && !fstatat(at, name, &st,
+						     AT_SYMLINK_NOFOLLOW) &&
+			   S_ISLNK(st.st_mode)))
+		return PDF_ERR(pdfe_cache_unsafe);
+	return -e;
+}
+
+/* Directory @name in @at, made (@mode) if absent, opened without
+ * following a link, checked ours: its descriptor, or -errno,
+ * PDF_ERR(pdfe_cache_unsafe). */
+static int sub_open(int at, const char *name, mode_t mode)
+{
+	int fd, err;
+
+	if (mkdirat(at, name, mode) && errno != EEXIST)
+		return -errno;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return open_err(at, name);
+	err = dir_ours(fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Whether directory @fd is the one at @path. */
+static int same_dir(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* Whether @fd is perf's own cache: the one pdf_ksyms_cache_dir() names,
+ * or ~/.debug of this user's home in the password database (what perf
+ * reads when HOME is that). */
+static int is_perfs(int fd)
+{
+	char dir[PATH_MAX], buf[4096];
+	struct passwd pw, *res = NULL;
+	int n;
+
+	if (!pdf_ksyms_cache_dir(dir, sizeof(dir)) && same_dir(fd, dir))
+		return 1;
+	if (getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &res) || !res ||
+	    !res->pw_dir)
+		return 0;
+	n = snprintf(dir, sizeof(dir), "%s/.debug", res->pw_dir);
+	return n > 0 && (size_t)n < sizeof(dir) && same_dir(fd, dir);
+}
+
+int pdf_cache_root(const char *dir)
+{
+	int fd, err, made;
+
+	if (!dir || !*dir)
+		return PDF_ERR(pdfe_invalid);
+	/* the guest's names, like its trace: for this user alone */
+	made = !mkdir(dir, 0700);
+	if (!made && errno != EEXIST)
+		return -errno;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return open_err(AT_FDCWD, dir);
+	err = dir_ours(fd);
+	if (!err && is_perfs(fd)) {
+		err = PDF_ERR(pdfe_cache_unsafe);
+		if (made)           /* perf's, made just now: left as it was */
+			rmdir(dir);
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int pdf_cache_subdir(int at, const char *rel)
+{
+	char name[NAME_MAX + 1];
+	int fd = at, next;
+
+	if (at < 0 || !rel)
+		return PDF_ERR(pdfe_invalid);
+	while (*rel) {
+		size_t len = strcspn(rel, "/");
+
+		if (!len || len > NAME_MAX || (len == 1 && rel[0] == '.') ||
+		    (len == 2 && rel[0] == '.' && rel[1] == '.')) {
+			next = len > NAME_MAX ? -ENAMETOOLONG
+					      : PDF_ERR(pdfe_invalid);
+		} else {
+			memcpy(name, rel, len);
+			name[len] = 0;
+			next = sub_open(fd, name, 0755);
+		}
+		if (fd != at)
+			close(fd);
+		if (next < 0)
+			return next;
+		fd = next;
+		rel += len;
+		if (*rel == '/' && !*++rel)
+			break;
+	}
+	return fd == at ? fcntl(at, F_DUPFD_CLOEXEC, 0) : fd;
+}
+
+/* Regular file @name of @at opened without following a link or
+ * blocking on a FIFO: its descriptor, or -errno (-ENOENT: none),
+ * PDF_ERR(pdfe_cache_unsafe). */
+static int file_open(int at, const char *name)
+{
+	struct stat st;
+	int fd = openat(at, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			O_CLOEXEC);
 
 	if (fd < 0)
-		return -errno;
+		return errno == ENOENT ? -ENOENT : open_err(at, name);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return PDF_ERR(pdfe_cache_unsafe);
+	}
+	return fd;
+}
+
+/* 0 @name of @at holds exactly @len bytes @buf, 1 it holds others,
+ * -errno (-ENOENT: no such file), PDF_ERR(pdfe_cache_unsafe). */
+static int same_file(int at, const char *name, const uint8_t *buf,
+		     size_t len)
+{
+	uint8_t chunk[65536];
+	size_t got = 0;
+	int fd = file_open(at, name), differ = 0;
+
+	if (fd < 0)
+		return fd;
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 
@@ -151,132 +312,171 @@ static int same_file(const char *path, const uint8_t *buf, size_t len)
 		}
 		if (!n)
 			break;
-		if ((size_t)n > len - at || memcmp(chunk, buf + at, (size_t)n)) {
+		if ((size_t)n > len - got || memcmp(chunk, buf + got, (size_t)n)) {
 			differ = 1;
 			break;
 		}
-		at += (size_t)n;
+		got += (size_t)n;
 	}
 	close(fd);
-	return differ || at != len;
+	return differ || got != len;
 }
 
-/*
- * DIR/.build-id/XX/REST -> ../../DSO/XXREST, as perf's own cache links its
- * entries: perf looks there first, and only there when it reads its cache
- * under a --symfs tree.  A link already there is kept.
- */
-int pdf_cache_link(const char *base, const char *dso, const char *hex)
+/* A name for a file being written: NAME.XXXXXXXX, hex of random bits. */
+static void tmp_name(char *dst, size_t size, const char *name)
 {
-	char path[PATH_MAX], target[PATH_MAX];
-	int n, err;
+	static unsigned counter;
+	uint32_t r;
 
-	n = snprintf(path, sizeof(path), "%s/.build-id", base);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	err = pdf_cache_mkdir(path);
-	if (err)
-		return err;
-	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s", base, hex);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	err = pdf_cache_mkdir(path);
-	if (err)
-		return err;
-	n = snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", base, hex,
-		     hex + 2);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	n = snprintf(target, sizeof(target), "../../%s/%s", dso, hex);
-	if (n < 0 || (size_t)n >= sizeof(target))
-		return -ENAMETOOLONG;
-	if (symlink(target, path) && errno != EEXIST)
-		return -errno;
-	return 0;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)time(NULL) ^
+		    __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+	snprintf(dst, size, "%s.%08x", name, (unsigned)r);
 }
 
-int pdf_cache_entry(const char *dir, const uint8_t *id, size_t id_len,
-		    char *path, size_t size, char *base, size_t base_size)
+int pdf_cache_put_at(int at, const char *name, const void *data, size_t len)
 {
-	char hex[2 * PDF_BUILD_ID_SIZE + 1];
-	size_t i;
-	int n, err;
+	char tmp[NAME_MAX + 1];
+	int fd = -1, tries, err;
 
-	if (!id || !id_len || id_len > PDF_BUILD_ID_SIZE)
+	if (at < 0 || !name || !*name || strchr(name, '/') ||
+	    strlen(name) > NAME_MAX - 9 || (!data && len))
 		return PDF_ERR(pdfe_invalid);
-	if (dir) {
-		n = snprintf(base, base_size, "%s", dir);
-		if (n < 0 || (size_t)n >= base_size)
-			return -ENAMETOOLONG;
-	} else {
-		err = pdf_ksyms_cache_dir(base, base_size);
-		if (err)
-			return err;
-	}
-	for (i = 0; i < id_len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	err = pdf_cache_mkdir(base);
-	if (!err) {
-		n = snprintf(path, size, "%s/" PDF_KERNEL_DSO, base);
-		err = n < 0 || (size_t)n >= size ? -ENAMETOOLONG
-						 : pdf_cache_mkdir(path);
-	}
-	if (!err) {
-		n = snprintf(path, size, "%s/" PDF_KERNEL_DSO "/%s", base, hex);
-		err = n < 0 || (size_t)n >= size ? -ENAMETOOLONG
-						 : pdf_cache_mkdir(path);
-	}
-	return err;
-}
-
-int pdf_cache_file_put(const char *entry, const char *name,
-		       const void *data, size_t len)
-{
-	char path[PATH_MAX], tmp[PATH_MAX];
-	int n, fd, err;
-
-	n = snprintf(tmp, sizeof(tmp), "%s/%s.XXXXXX", entry, name);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	snprintf(path, sizeof(path), "%s/%s", entry, name);
-	err = same_file(path, data, len);
+	err = same_file(at, name, data, len);
 	if (err != -ENOENT)
 		return err;
-	fd = mkstemp(tmp); /* 0600: the guest's, like its trace */
+	for (tries = 0; tries < 16 && fd < 0; tries++) {
+		tmp_name(tmp, sizeof(tmp), name);
+		/* 0600: the guest's, like its trace */
+		fd = openat(at, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return -errno;
+	}
 	if (fd < 0)
-		return -errno;
+		return -EEXIST;
 	err = pdf_write_all(fd, data, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
 	/* link, not rename: an entry that appeared meanwhile is kept */
-	if (!err && link(tmp, path))
-		err = errno == EEXIST ? same_file(path, data, len) : -errno;
-	unlink(tmp);
+	if (!err && linkat(at, tmp, at, name, 0))
+		err = errno == EEXIST ? same_file(at, name, data, len) : -errno;
+	unlinkat(at, tmp, 0);
 	return err;
+}
+
+/*
+ * ROOT/.build-id/XX/REST -> ../../DSO/XXREST, as perf's own cache links
+ * its entries: perf looks there first, and only there when it reads its
+ * cache under a --symfs tree.  A link already there is kept.
+ */
+int pdf_cache_link_at(int root, const char *dso, const char *hex)
+{
+	char target[PATH_MAX], xx[3];
+	int b, x, n, err = 0;
+
+	if (root < 0 || !dso || !hex || strlen(hex) < 3)
+		return PDF_ERR(pdfe_invalid);
+	n = snprintf(target, sizeof(target), "../../%s/%s", dso, hex);
+	if (n < 0 || (size_t)n >= sizeof(target))
+		return -ENAMETOOLONG;
+	b = sub_open(root, ".build-id", 0755);
+	if (b < 0)
+		return b;
+	memcpy(xx, hex, 2);
+	xx[2] = 0;
+	x = sub_open(b, xx, 0755);
+	close(b);
+	if (x < 0)
+		return x;
+	if (symlinkat(target, x, hex + 2) && errno != EEXIST)
+		err = -errno;
+	close(x);
+	return err;
+}
+
+static void hexify(char *hex, const uint8_t *id, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	hex[2 * len] = 0;
+}
+
+/* DIR (opened) and DIR/[kernel.kallsyms]/HEX (made): descriptors in
+ * *@root and *@entry, @hex the id.  0, or an error with neither open. */
+static int kernel_entry(const char *dir, const uint8_t *id, size_t id_len,
+			int *root, int *entry, char *hex)
+{
+	char rel[sizeof(PDF_KERNEL_DSO) + 2 * PDF_BUILD_ID_SIZE + 2];
+
+	if (!dir || !id || !id_len || id_len > PDF_BUILD_ID_SIZE)
+		return PDF_ERR(pdfe_invalid);
+	hexify(hex, id, id_len);
+	*root = pdf_cache_root(dir);
+	if (*root < 0)
+		return *root;
+	snprintf(rel, sizeof(rel), PDF_KERNEL_DSO "/%s", hex);
+	*entry = pdf_cache_subdir(*root, rel);
+	if (*entry < 0) {
+		close(*root);
+		return *entry;
+	}
+	return 0;
+}
+
+int pdf_cache_kernel_put(const char *dir, const uint8_t *id, size_t id_len,
+			 const char *name, const void *data, size_t len)
+{
+	char hex[2 * PDF_BUILD_ID_SIZE + 1];
+	int root, entry, err;
+
+	err = kernel_entry(dir, id, id_len, &root, &entry, hex);
+	if (err)
+		return err;
+	err = pdf_cache_put_at(entry, name, data, len);
+	if (!err)
+		err = pdf_cache_link_at(root, PDF_KERNEL_DSO, hex);
+	close(entry);
+	close(root);
+	return err;
+}
+
+int pdf_cache_kernel_has(const char *dir, const uint8_t *id, size_t id_len,
+			 const char *name)
+{
+	char hex[2 * PDF_BUILD_ID_SIZE + 1];
+	struct stat st;
+	int root, entry, fd, has = 0;
+
+	if (kernel_entry(dir, id, id_len, &root, &entry, hex))
+		return 0;
+	fd = file_open(entry, name);
+	if (fd >= 0) {
+		has = !fstat(fd, &st) && st.st_size > 0;
+		close(fd);
+	}
+	close(entry);
+	close(root);
+	return has;
 }
 
 int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
 			const uint8_t *id, size_t id_len, const char *dir)
 {
-	char base[PATH_MAX], path[PATH_MAX];
 	struct pdf_buf text;
 	int err;
 
-	if (!k)
+	if (!k || !dir)
 		return PDF_ERR(pdfe_invalid);
-	err = pdf_cache_entry(dir, id, id_len, path, sizeof(path), base,
-			      sizeof(base));
-	if (err)
-		return err;
 	pdf_buf_init(&text);
 	err = pdf_ksyms_text(k, &text);
 	if (!err)
-		err = pdf_cache_file_put(path, "kallsyms", text.data, text.len);
-	if (!err)
-		err = pdf_cache_link(base, PDF_KERNEL_DSO,
-				     strrchr(path, '/') + 1);
+		err = pdf_cache_kernel_put(dir, id, id_len, "kallsyms",
+					   text.data, text.len);
 	pdf_buf_fini(&text);
 	return err;
 }

@@ -41,20 +41,44 @@ void pdf_build_id_entry(struct pdf_buf *b, const uint8_t *id, size_t len);
 size_t pdf_host_build_id(uint8_t id[PDF_BUILD_ID_SIZE]);
 
 /*
- * The cache entry of build id @id: DIR/[kernel.kallsyms]/HEX made (0755)
- * and its path in @path; DIR (@dir, or pdf_ksyms_cache_dir()) in @base.
- * -errno, PDF_ERR(pdfe_invalid).
+ * ringside's build-id cache at @dir (docs/perfdata.md, "Where guest names
+ * go"), opened for writing: made (0700) if absent, its parent being
+ * there; never through a link; a directory of this user that nobody else
+ * can write, and not perf's own cache (pdf_ksyms_cache_dir(), or ~/.debug
+ * of this user's home).  Its descriptor, or -errno, PDF_ERR(pdfe_invalid),
+ * PDF_ERR(pdfe_cache_unsafe).
  */
-int pdf_cache_entry(const char *dir, const uint8_t *id, size_t id_len,
-		    char *path, size_t size, char *base, size_t base_size);
+int pdf_cache_root(const char *dir);
 
-/* mkdir @path 0755, or find a directory there.  0, -errno (-ENOTDIR). */
-int pdf_cache_mkdir(const char *path);
+/* Directory @rel ("a/b/c": no empty, "." or ".." component) under @at,
+ * each component made (0755) if absent and opened as pdf_cache_root
+ * opens the root (a link, or one not ours: PDF_ERR(pdfe_cache_unsafe)).
+ * Its descriptor, or -errno, PDF_ERR(pdfe_invalid). */
+int pdf_cache_subdir(int at, const char *rel);
 
-/* DIR/.build-id/XX/REST -> ../../@dso/XXREST (@hex the id in hex; @dso a
- * path relative to @base), as perf links its cache; a link there is kept.
- * 0, -errno. */
-int pdf_cache_link(const char *base, const char *dso, const char *hex);
+/* @root/.build-id/XX/REST -> ../../@dso/XXREST (@hex the id in hex; @dso
+ * a path relative to the root), as perf links its cache; a link there is
+ * kept.  0, -errno, PDF_ERR(pdfe_cache_unsafe). */
+int pdf_cache_link_at(int root, const char *dso, const char *hex);
+
+/*
+ * File @name of directory @at to hold @len bytes @data: written aside
+ * (0600, O_EXCL|O_NOFOLLOW under a random name) and linked into place,
+ * never replacing what is there.  0 (written, or there with the same
+ * bytes), 1 (there with other bytes, kept), -errno,
+ * PDF_ERR(pdfe_cache_unsafe) (a link or no regular file there).
+ */
+int pdf_cache_put_at(int at, const char *name, const void *data, size_t len);
+
+/* DIR/[kernel.kallsyms]/HEX(@id)/@name, put as pdf_cache_put_at puts it
+ * and linked from DIR/.build-id; its results. */
+int pdf_cache_kernel_put(const char *dir, const uint8_t *id, size_t id_len,
+			 const char *name, const void *data, size_t len);
+
+/* 1 when DIR/[kernel.kallsyms]/HEX(@id)/@name is a regular file with
+ * bytes in a cache pdf_cache_root opens, else 0. */
+int pdf_cache_kernel_has(const char *dir, const uint8_t *id, size_t id_len,
+			 const char *name);
 
 /*
  * pdf_writer_add_ubins for the writer: each of @nr binaries not yet in
@@ -75,14 +99,6 @@ int pdf_ubins_vdso_unknown(struct pdf_buf *ids);
 
 /* 1 if @id (@len bytes) is PDF_VDSO_UNKNOWN_ID's. */
 int pdf_vdso_id_unknown(const uint8_t *id, size_t len);
-
-/*
- * ENTRY/NAME to hold @len bytes @data: written aside (0600) and linked
- * into place, never replacing what is there.  0 (written, or there with
- * the same bytes), 1 (there with other bytes, kept), -errno.
- */
-int pdf_cache_file_put(const char *entry, const char *name,
-		       const void *data, size_t len);
 
 /* One /proc/modules line per module map of @k (name, size, address), as
  * perf checks kcore's modules against the file's maps.  0, -ENOMEM. */

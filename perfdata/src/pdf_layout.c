@@ -39,6 +39,7 @@ static const char *const pdf_errors[pdfe_max] = {
 	[pdfe_ksyms_overlap] = "guest kallsyms: a module's symbols overlap another module or the kernel",
 	[pdfe_ksyms_empty]  = "guest kallsyms: no function symbol",
 	[pdfe_ksyms_size]   = "guest kallsyms: too big (PDF_KSYMS_MAX_BYTES, _LINES, _MODULES)",
+	[pdfe_cache_unsafe] = "build-id cache refused: a link, not this user's, writable by others, or perf's own",
 };
 
 const char *pdf_errstr(int err)

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ringside/perfdata.h"
 
@@ -158,72 +159,45 @@ int pdf_uelf_image(const struct pdf_ubin *b, struct pdf_buf *out)
 	return 0;
 }
 
-/* DIR/PATH/HEX made, directory by directory (0755). */
-static int entry_dir(const char *base, const char *path, const char *hex,
-		     char *dst, size_t size)
-{
-	const char *p = path;
-	int n, err = pdf_cache_mkdir(base);
-
-	while (!err && *p) {
-		const char *e = strchr(p + 1, '/');
-		size_t len = e ? (size_t)(e - path) : strlen(path);
-
-		n = snprintf(dst, size, "%s%.*s", base, (int)len, path);
-		if (n < 0 || (size_t)n >= size)
-			return -ENAMETOOLONG;
-		err = pdf_cache_mkdir(dst);
-		p = path + len;
-	}
-	if (err)
-		return err;
-	n = snprintf(dst, size, "%s%s/%s", base, path, hex);
-	if (n < 0 || (size_t)n >= size)
-		return -ENAMETOOLONG;
-	return pdf_cache_mkdir(dst);
-}
-
 int pdf_uelf_cache_put(const struct pdf_ubin *b, const char *dir)
 {
-	char base[PATH_MAX], entry[PATH_MAX], hex[2 * PDF_BUILD_ID_SIZE + 1];
+	char rel[PATH_MAX], hex[2 * PDF_BUILD_ID_SIZE + 1];
+	const char *dso;
 	struct pdf_buf img;
+	int root, entry, n, err;
 	uint32_t i;
-	int n, err;
 
-	if (!ubin_ok(b) || strstr(b->path, "/../") || strstr(b->path, "//") ||
-	    strstr(b->path, "/./"))
+	if (!dir || !ubin_ok(b) || strstr(b->path, "/../") ||
+	    strstr(b->path, "//") || strstr(b->path, "/./"))
 		return PDF_ERR(pdfe_invalid);
-	if (dir) {
-		n = snprintf(base, sizeof(base), "%s", dir);
-		if (n < 0 || (size_t)n >= sizeof(base))
-			return -ENAMETOOLONG;
-	} else {
-		err = pdf_ksyms_cache_dir(base, sizeof(base));
-		if (err)
-			return err;
-	}
 	for (i = 0; i < b->build_id_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", b->build_id[i]);
-	/* the vdso's directory is "[vdso]" under the cache, as a path
-	 * "/[vdso]" would make it */
-	err = entry_dir(base, is_vdso(b->path) ? "/" VDSO_DSO : b->path, hex,
-			entry, sizeof(entry));
-	if (err)
-		return err;
+	/* DIR/PATH/HEX, the path without its leading slash; the vdso's
+	 * directory is "[vdso]" under the cache, as a path "/[vdso]" would
+	 * make it.  pdf_cache_subdir refuses "." and ".." components. */
+	dso = is_vdso(b->path) ? VDSO_DSO : b->path + 1;
+	n = snprintf(rel, sizeof(rel), "%s/%s", dso, hex);
+	if (n < 0 || (size_t)n >= sizeof(rel))
+		return -ENAMETOOLONG;
+	root = pdf_cache_root(dir);
+	if (root < 0)
+		return root;
+	entry = pdf_cache_subdir(root, rel);
+	if (entry < 0) {
+		close(root);
+		return entry;
+	}
 	pdf_buf_init(&img);
 	err = pdf_uelf_image(b, &img);
 	if (!err)
-		err = pdf_cache_file_put(entry, is_vdso(b->path) ? "vdso" : "elf",
-					 img.data, img.len);
+		err = pdf_cache_put_at(entry, is_vdso(b->path) ? "vdso" : "elf",
+				       img.data, img.len);
 	pdf_buf_fini(&img);
-	if (err)
-		return err;
-	/* ../../PATH/HEX, the path without its leading slash */
-	n = snprintf(entry, sizeof(entry), "%s",
-		     is_vdso(b->path) ? b->path : b->path + 1);
-	if (n < 0 || (size_t)n >= sizeof(entry))
-		return -ENAMETOOLONG;
-	return pdf_cache_link(base, entry, hex);
+	close(entry);
+	if (!err)
+		err = pdf_cache_link_at(root, dso, hex);
+	close(root);
+	return err;
 }
 
 /* Whether @ids (HEADER_BUILD_ID entries) names DSO @name. */

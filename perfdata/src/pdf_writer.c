@@ -50,7 +50,8 @@ struct pdf_writer {
 	int have_ksyms;             /* guest kernel symbols given */
 	struct pdf_ksyms *ksyms;    /* kept for pdf_writer_add_kcore */
 	int ksyms_cached;           /* in the cache under stats.build_id */
-	char *buildid_dir;          /* the cache given at open; NULL perf's */
+	char *buildid_dir;          /* the cache: given at open, else the
+				     * file's own (pdf_cache_dir_of) */
 	struct pdf_buf ubids;       /* HEADER_BUILD_ID of user binaries */
 	int maps_vdso;              /* an MMAP2 of "[vdso]" was written */
 	uint32_t aux_format;        /* enum pdf_aux_format */
@@ -160,7 +161,7 @@ static int pdf_writer_ksyms(struct pdf_writer *w,
 	}
 	put = pdf_ksyms_content_id(k, id);
 	if (!put)
-		put = pdf_ksyms_cache_put(k, id, len, p->buildid_dir);
+		put = pdf_ksyms_cache_put(k, id, len, w->buildid_dir);
 	w->stats.build_id_len = len;
 	if (put)
 		w->stats.ksyms_err = put > 0 ? -EEXIST : put;
@@ -168,8 +169,6 @@ static int pdf_writer_ksyms(struct pdf_writer *w,
 	err = pdf_ksyms_mmaps(k, &w->lay, &recs);
 	w->ksyms = k;
 	w->ksyms_cached = !put;
-	if (p->buildid_dir && !(w->buildid_dir = strdup(p->buildid_dir)))
-		err = -ENOMEM;
 	if (!err && recs.len > OUT_BUF)
 		err = -E2BIG;
 	if (!err)
@@ -208,6 +207,20 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 	if (!w)
 		return -ENOMEM;
 	w->fd = -1;
+	/* guest names never go to perf's own cache (docs/perfdata.md,
+	 * "Where guest names go") */
+	if (params->buildid_dir) {
+		w->buildid_dir = strdup(params->buildid_dir);
+	} else {
+		char own[PATH_MAX];
+
+		if (!pdf_cache_dir_of(path, own, sizeof(own)))
+			w->buildid_dir = strdup(own);
+	}
+	if (!w->buildid_dir) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	w->path = strdup(path);
 	w->tmp = concat(path, ".tmp");
 	w->out = malloc(OUT_BUF);
@@ -614,7 +627,6 @@ int pdf_writer_code_ranges(const struct pdf_writer *w,
 int pdf_writer_add_kcore(struct pdf_writer *w, const struct pdf_kcore_seg *segs,
 			 uint32_t nr)
 {
-	char base[PATH_MAX], entry[PATH_MAX];
 	struct pdf_buf mods, image;
 	int err;
 
@@ -622,20 +634,19 @@ int pdf_writer_add_kcore(struct pdf_writer *w, const struct pdf_kcore_seg *segs,
 		return PDF_ERR(pdfe_invalid);
 	if (!w->ksyms || !w->ksyms_cached)
 		return -ENOENT;
-	err = pdf_cache_entry(w->buildid_dir, w->stats.build_id,
-			      w->stats.build_id_len, entry, sizeof(entry), base,
-			      sizeof(base));
-	if (err)
-		return err;
 	pdf_buf_init(&mods);
 	pdf_buf_init(&image);
 	err = pdf_kcore_image(segs, nr, pdf_ksyms_stext(w->ksyms), &image);
 	if (!err)
 		err = pdf_ksyms_modules_text(w->ksyms, &mods);
 	if (!err)
-		err = pdf_cache_file_put(entry, "modules", mods.data, mods.len);
+		err = pdf_cache_kernel_put(w->buildid_dir, w->stats.build_id,
+					   w->stats.build_id_len, "modules",
+					   mods.data, mods.len);
 	if (!err)
-		err = pdf_cache_file_put(entry, "kcore", image.data, image.len);
+		err = pdf_cache_kernel_put(w->buildid_dir, w->stats.build_id,
+					   w->stats.build_id_len, "kcore",
+					   image.data, image.len);
 	pdf_buf_fini(&mods);
 	pdf_buf_fini(&image);
 	return err;
@@ -643,18 +654,10 @@ int pdf_writer_add_kcore(struct pdf_writer *w, const struct pdf_kcore_seg *segs,
 
 int pdf_writer_has_kcore(const struct pdf_writer *w)
 {
-	char base[PATH_MAX], entry[PATH_MAX], path[PATH_MAX + 8];
-	struct stat st;
-	int n;
-
-	if (!w || !w->ksyms || !w->ksyms_cached ||
-	    pdf_cache_entry(w->buildid_dir, w->stats.build_id,
-			    w->stats.build_id_len, entry, sizeof(entry), base,
-			    sizeof(base)))
+	if (!w || !w->ksyms || !w->ksyms_cached)
 		return 0;
-	n = snprintf(path, sizeof(path), "%s/kcore", entry);
-	return n > 0 && (size_t)n < sizeof(path) && stat(path, &st) == 0 &&
-	       S_ISREG(st.st_mode) && st.st_size > 0;
+	return pdf_cache_kernel_has(w->buildid_dir, w->stats.build_id,
+				    w->stats.build_id_len, "kcore");
 }
 
 int pdf_writer_add_ubins(struct pdf_writer *w, const struct pdf_ubin *b,

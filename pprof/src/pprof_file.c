@@ -51,7 +51,7 @@ struct comm {
 
 struct conv {
 	const struct pprof_params *params;
-	const char *dir;          /* the build-id cache, NULL: perf's */
+	const char *dir;          /* the build-id cache (NULL: none) */
 	char domain[NAME_MAX_BYTES]; /* params->domain, cleaned */
 	struct pprof *p;
 	struct pprof_stats *st;
@@ -503,8 +503,6 @@ static int write_out(const struct pprof *p, const char *out, uint64_t *bytes)
 	char tmp[PATH_MAX];
 	int fd, err;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= sizeof(tmp))
-		return -ENAMETOOLONG;
 	pdf_buf_init(&raw);
 	pdf_buf_init(&gz);
 	err = pprof_encode(p, &raw);
@@ -515,21 +513,17 @@ static int write_out(const struct pprof *p, const char *out, uint64_t *bytes)
 		pdf_buf_fini(&gz);
 		return err;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* the guest's samples: 0600, aside under a name nobody planted */
+	fd = pdf_aside_open(out, tmp, sizeof(tmp));
 	if (fd < 0) {
-		err = -errno;
 		pdf_buf_fini(&gz);
-		return err;
+		return fd;
 	}
 	err = write_all(fd, gz.data, gz.len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, out))
-		err = -errno;
 	if (err)
-		unlink(tmp);
+		pdf_aside_discard(fd, tmp);
+	else
+		err = pdf_aside_commit(fd, tmp, out);
 	*bytes = gz.len;
 	pdf_buf_fini(&gz);
 	return err;
@@ -539,6 +533,7 @@ int pprof_write(const char *perf_data, const char *out,
 		const struct pprof_params *params, struct pprof_stats *st)
 {
 	static const struct pprof_params none = { .size = sizeof(none) };
+	char own_dir[PATH_MAX];
 	struct pprof_stats own;
 	struct pprof_counts cnt;
 	struct pdf_reader *r;
@@ -553,6 +548,8 @@ int pprof_write(const char *perf_data, const char *out,
 	memset(&c, 0, sizeof(c));
 	c.params = params ? params : &none;
 	c.dir = c.params->buildid_dir;
+	if (!c.dir && !pdf_cache_dir_of(perf_data, own_dir, sizeof(own_dir)))
+		c.dir = own_dir;
 	if (c.params->domain)
 		clean(c.domain, sizeof(c.domain), c.params->domain);
 	c.st = st;

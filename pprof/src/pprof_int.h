@@ -10,7 +10,7 @@ void pprof_hex(char *dst, const uint8_t *id, uint32_t len);
 
 /*
  * The guest kernel's symbols for build id @id: DIR/[kernel.kallsyms]/HEX/
- * kallsyms of perf's build-id cache (@dir, or pdf_ksyms_cache_dir()),
+ * kallsyms of the build-id cache @dir (ringside's, beside the file),
  * checked by pdf_ksyms_parse().  Never the host's /proc/kallsyms.  0 and
  * *@kp; -ENODATA (no id), -ENOENT (no entry), -EFBIG, -errno, a
  * pdf_ksyms_parse() error.

@@ -33,10 +33,12 @@ void pprof_hex(char *dst, const uint8_t *id, uint32_t len)
 	dst[2 * len] = 0;
 }
 
+/* Never perf's own cache: what it holds under a build id a guest claims
+ * may be the host's own binary. */
 static int cache_dir(char *dst, size_t size, const char *dir)
 {
 	if (!dir)
-		return pdf_ksyms_cache_dir(dst, size);
+		return -ENOENT;
 	if ((size_t)snprintf(dst, size, "%s", dir) >= size)
 		return -ENAMETOOLONG;
 	return 0;

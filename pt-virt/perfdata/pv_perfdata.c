@@ -131,7 +131,7 @@ static int kcore_path(const struct pv_perfdata_params *p, const struct pdf_info 
 	if (p->buildid_dir)
 		n = snprintf(dir, sizeof(dir), "%s", p->buildid_dir);
 	else
-		n = (err = pdf_ksyms_cache_dir(dir, sizeof(dir))) ? 0 : 1;
+		n = (err = pdf_cache_dir_of(p->path, dir, sizeof(dir))) ? 0 : 1;
 	if (err || n < 0 || (size_t)n >= sizeof(dir))
 		return err ? err : -ENAMETOOLONG;
 	for (i = 0; i < info->build_id_len; i++)

@@ -260,12 +260,12 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 {
 	struct rs_region_params layout;
 	struct flight_result res;
-	char path[4096], cache[4200], policy[64];
+	char path[4096], policy[64];
 	const char *dir = s->c->capture_dir ? s->c->capture_dir : FLIGHT_DIR;
 	struct flight_req q = {
 		.domain = t->domain, .region_path = path, .layout = &layout,
 		.dir = dir, .keep = s->c->keep, .keep_bytes = s->c->keep_bytes,
-		.buildid_dir = cache, .argc = s->argc, .argv = s->argv,
+		.argc = s->argc, .argv = s->argv,
 		.reason = t->reason,
 	};
 	int err, ok;
@@ -308,7 +308,6 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 			 "configuration)");
 		return -1;
 	}
-	snprintf(cache, sizeof(cache), "%s/.debug", dir);
 	err = flight_capture(&q, &res);
 	if (err) {
 		/* a full disk: nothing is removed to make room (the captures'

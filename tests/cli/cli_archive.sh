@@ -1,8 +1,9 @@
 #!/bin/bash
 # ringside archive FILE: the build-id cache entries a file names, in one
-# tar that a reader unpacks into its own cache (what perf archive does):
-# perf names the guest kernel's samples on "another machine" (a fresh
-# HOME, another directory) with it, and names none without it (never
+# tar that a reader unpacks into a cache beside the file (what perf
+# archive does, but never into perf's own ~/.debug): perf names the guest
+# kernel's samples on "another machine" (a fresh HOME, another directory)
+# with it and `perf --buildid-dir`, and names none without it (never
 # after the reading host's own kernel).  Entries missing from the cache,
 # files without build ids, names from the file that would leave the
 # cache, and files that are no perf.data, each said.
@@ -10,7 +11,7 @@
 need_perf
 
 R=$RINGSIDE
-export HOME=$WORK/home       # the writer's cache: a fresh one
+export HOME=$WORK/home       # perf's cache: a fresh one, left empty
 mkdir -p "$HOME"
 TAB=$(printf '\t')
 cat >"$WORK/kallsyms" <<EOS
@@ -40,9 +41,10 @@ snap() {
 }
 
 # names HOME DIR FILE: perf script's symbols of FILE's kernel samples,
-# read in DIR with HOME, one line each
+# read in DIR with HOME and the cache beside FILE, one line each
 names() {
-	(cd "$2" && HOME=$1 "$PERF" script -i "$3" -F event,ip,sym 2>/dev/null) |
+	(cd "$2" && HOME=$1 "$PERF" --buildid-dir .ringside-debug script -i "$3" \
+		-F event,ip,sym 2>/dev/null) |
 		awk '$1 == "ringside:sample:" && $2 ~ /^ffffffff/ { print $3 }'
 }
 
@@ -53,6 +55,7 @@ cat "$WORK/arch.out"
 expect_in "$WORK/arch.out" "ringside archive: 1 of 1 build ids archived (1 files"
 expect_in "$WORK/arch.out" "in $WORK/good.data.tar"
 expect_in "$WORK/arch.out" "[kernel.kallsyms]: archived"
+expect_in "$WORK/arch.out" "on the reading machine, in the directory of good.data: mkdir -p .ringside-debug && tar xf good.data.tar -C .ringside-debug; then perf --buildid-dir .ringside-debug report -i good.data"
 CID=$("$PERF" buildid-list -i "$WORK/good.data" 2>/dev/null |
 	awk '$2 == "[kernel.kallsyms]" { print $1 }')
 [ ${#CID} = 40 ] || fail "no kernel build id in the file: '$CID'"
@@ -62,17 +65,21 @@ expect_eq "members" "$(awk '{ print $6 }' "$WORK/list" | sort | xargs)" \
 	".build-id/${CID:0:2}/${CID:2} [kernel.kallsyms]/$CID/kallsyms"
 expect_in "$WORK/list" ".build-id/${CID:0:2}/${CID:2} -> ../../[kernel.kallsyms]/$CID"
 cmp -s <(tar xOf "$WORK/good.data.tar" "[kernel.kallsyms]/$CID/kallsyms") \
-	"$HOME/.debug/[kernel.kallsyms]/$CID/kallsyms" || fail "the archived kallsyms differs"
+	"$(cache_of "$WORK/good.data")/[kernel.kallsyms]/$CID/kallsyms" ||
+	fail "the archived kallsyms differs"
+[ ! -e "$HOME/.debug" ] || fail "the guest's symbols went to perf's own cache"
 python3 -c 'import sys, tarfile
 t = tarfile.open(sys.argv[1])
 assert all(m.name.count("..") == 0 or m.issym() for m in t.getmembers())
 sys.exit(0 if t.getmembers() else 1)' "$WORK/good.data.tar" ||
 	fail "python's tarfile does not read the archive"
 
-mkdir -p "$WORK/far/home/.debug" "$WORK/far/dir" "$WORK/bare/home" "$WORK/bare/dir"
+mkdir -p "$WORK/far/home" "$WORK/far/dir/.ringside-debug" "$WORK/bare/home" \
+	"$WORK/bare/dir"
 cp "$WORK/good.data" "$WORK/far/dir/"
 cp "$WORK/good.data" "$WORK/bare/dir/"
-tar xf "$WORK/good.data.tar" -C "$WORK/far/home/.debug" || fail "the archive does not unpack"
+tar xf "$WORK/good.data.tar" -C "$WORK/far/dir/.ringside-debug" ||
+	fail "the archive does not unpack"
 names "$WORK/far/home" "$WORK/far/dir" good.data | sort | uniq -c >"$WORK/far.names"
 cat "$WORK/far.names"
 expect_eq "with the archive: kernel samples perf names otherwise than rs_func_two" \
@@ -82,6 +89,10 @@ names "$WORK/bare/home" "$WORK/bare/dir" good.data | sort | uniq -c >"$WORK/bare
 cat "$WORK/bare.names"
 expect_eq "without the archive: kernel samples perf names at all" \
 	"$(grep -vc ' \[unknown\]$' "$WORK/bare.names")" 0
+
+note "the unpacked cache is found by ringside archive there too"
+run 0 fararch "$R" archive "$WORK/far/dir/good.data" -o "$WORK/far.tar"
+expect_in "$WORK/fararch.out" "1 of 1 build ids archived"
 
 note "-o, --buildid-dir, -q"
 run 0 archo "$R" archive "$WORK/good.data" -o "$WORK/other.tar" -q

@@ -8,7 +8,7 @@
 need_perf
 
 R=$RINGSIDE
-export HOME=$WORK/home       # perf's build-id cache: a fresh one
+export HOME=$WORK/home       # perf's build-id cache: a fresh one, left empty
 mkdir -p "$HOME"
 ID=0123456789abcdef0123456789abcdef01234567
 TAB=$(printf '\t')
@@ -23,10 +23,12 @@ ffffffffc0001000 t rs_mod_fn${TAB}[rsmod]
 ffffffffc0002000 t rs_mod_end${TAB}[rsmod]
 EOS
 
-# sym_check FILE: every kernel sample named rs_func_two by perf script
+# sym_check FILE: every kernel sample named rs_func_two by perf script,
+# from ringside's cache beside FILE
 sym_check() {
 	local n bad
-	"$PERF" script -i "$1" -F event,ip,sym 2>"$WORK/script.err" |
+	"$PERF" --buildid-dir "$(cache_of "$1")" script -i "$1" -F event,ip,sym \
+		2>"$WORK/script.err" |
 		awk '$1 == "ringside:sample:"' >"$WORK/syms"
 	n=$(grep -c "ffffffff8100201[0-9a-f] rs_func_two" "$WORK/syms")
 	[ "$n" -gt 0 ] || { head "$WORK/syms" "$WORK/script.err" >&2; fail "$1: perf names no sample rs_func_two"; }
@@ -35,7 +37,7 @@ sym_check() {
 	echo "    perf script: $n kernel samples named rs_func_two"
 }
 
-note "snapshot: symbols and build id from the sideband into the file and perf's cache"
+note "snapshot: symbols and build id from the sideband into the file and ringside's cache"
 REG=$(region snap)
 "$PRODUCER" create "$REG" --rings 2 --data-pages 16 --overwrite --sideband-pages 4 ||
 	fail "create"
@@ -50,9 +52,11 @@ cat "$WORK/snap.out"
 SAYS="guest kernel symbols: 8 functions (1 modules),"
 CID=$(sed -n "s/.*$SAYS filed under build id \([0-9a-f]\{40\}\)\$/\1/p" "$WORK/snap.out")
 [ -n "$CID" ] && [ "$CID" != "$ID" ] || fail "build id '$CID': not the table's"
-[ -s "$HOME/.debug/[kernel.kallsyms]/$CID/kallsyms" ] ||
-	fail "no build-id cache entry $HOME/.debug/[kernel.kallsyms]/$CID/kallsyms"
-[ ! -e "$HOME/.debug/[kernel.kallsyms]/$ID" ] || fail "a cache entry under the guest's own id"
+CACHE=$(cache_of "$WORK/snap.data")
+[ -s "$CACHE/[kernel.kallsyms]/$CID/kallsyms" ] ||
+	fail "no build-id cache entry $CACHE/[kernel.kallsyms]/$CID/kallsyms"
+[ ! -e "$CACHE/[kernel.kallsyms]/$ID" ] || fail "a cache entry under the guest's own id"
+[ ! -e "$HOME/.debug" ] || fail "the guest's symbols went to perf's own cache $HOME/.debug"
 "$PERF" buildid-list -i "$WORK/snap.data" 2>/dev/null | grep -q "^$CID \[kernel.kallsyms\]\$" ||
 	fail "the file's HEADER_BUILD_ID is not $CID"
 sym_check "$WORK/snap.data"
@@ -83,7 +87,7 @@ REG=$(region late)
 "$R" record "$REG" -o "$WORK/late.data" --interval 1 >"$WORK/late.out" 2>"$WORK/late.err" &
 REC=$!
 BG_PIDS=$REC
-wait_for "$WORK/late.data.tmp" 60
+wait_for_tmp "$WORK/late.data" 60
 "$PRODUCER" write "$REG" --records 100 --samples 20 --kernel-ip 0xffffffff81002010 \
 	>/dev/null || fail "producer"
 # record has drained every ring once before the symbols exist
@@ -157,4 +161,12 @@ sed 's/^ffffffff[0-9a-f]*/0000000000000000/' "$WORK/kallsyms" >"$WORK/zeros"
 mk zeros 2
 "$PRODUCER" sideband "$(region zeros)" --kallsyms "$WORK/zeros" >/dev/null || fail "zeros"
 snap_says zeros "guest kernel symbols: refused: "
+
+note "a module amid another (.init text listed below it): that one refused, the rest named"
+printf 'ffffffffc0000800 t rs_init_fn\t[rsinit]\nffffffffc0003000 t rs_init_core\t[rsinit]\n' |
+	cat "$WORK/kallsyms" - >"$WORK/amid"
+mk amid 2
+"$PRODUCER" sideband "$(region amid)" --kallsyms "$WORK/amid" >/dev/null || fail "amid"
+snap_says amid "guest kernel symbols: 8 functions (1 modules), 1 modules refused (2 functions: guest kallsyms: a module's symbols overlap another module or the kernel; their samples are not named),"
+sym_check "$WORK/amid.data"
 echo "ok"

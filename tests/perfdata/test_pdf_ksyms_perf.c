@@ -2,11 +2,11 @@
 /*
  * The real perf as the judge: a file written with a made-up guest kallsyms
  * (a KASLR'd kernel and three modules, given out of order, with the noise
- * a real one has) and samples at known addresses; plain `perf script -i F`
- * and `perf report -i F --stdio --sort sym` must name >= 95% of the kernel
- * samples as the table says, reading the table from the build-id cache
- * under a temporary $HOME (never the host's /proc/kallsyms: the names exist
- * nowhere else).  Exit 77 (skipped) when there is no perf.
+ * a real one has) and samples at known addresses; `perf --buildid-dir
+ * CACHE script -i F` and `... report -i F --stdio --sort sym` must name
+ * >= 95% of the kernel samples as the table says, reading the table from
+ * ringside's build-id cache beside F (never the host's /proc/kallsyms:
+ * the names exist nowhere else; a temporary $HOME for perf's own).  Exit 77 (skipped) when there is no perf.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -189,7 +189,8 @@ static void write_guest_file(void)
 	/* the table's id, never the guest's own */
 	ck_assert_uint_eq(st->build_id_len, 20);
 	ck_assert_int_ne(memcmp(st->build_id, id, 20), 0);
-	n = snprintf(cached, sizeof(cached), "%s/.debug/[kernel.kallsyms]/", dir);
+	n = snprintf(cached, sizeof(cached), "%s/" PDF_CACHE_NAME
+		     "/[kernel.kallsyms]/", dir);
 	for (i = 0; i < 20; i++)
 		n += snprintf(cached + n, sizeof(cached) - (size_t)n, "%02x",
 			      st->build_id[i]);
@@ -229,12 +230,13 @@ static void write_guest_file(void)
 
 static unsigned run_script(void)
 {
-	char cmd[256], line[1024];
+	char cmd[512], line[1024];
 	unsigned kernel = 0, named = 0, user = 0;
 	FILE *p;
 
 	write_guest_file();
-	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>&1", file);
+	snprintf(cmd, sizeof(cmd), "perf --buildid-dir '%s/" PDF_CACHE_NAME
+		 "' script -i '%s' 2>&1", dir, file);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	while (fgets(line, sizeof(line), p)) {
@@ -291,13 +293,14 @@ END_TEST
 START_TEST(perf_report_names_guest_kernel)
 {
 	const double total = NR_KSAMPLES + NR_USAMPLES;
-	char cmd[256], line[1024], name[256];
+	char cmd[512], line[1024], name[256];
 	unsigned rows = 0, named = 0, i, n;
 	double pct;
 	FILE *p;
 
 	write_guest_file();
-	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort sym 2>&1",
+	snprintf(cmd, sizeof(cmd), "perf --buildid-dir '%s/" PDF_CACHE_NAME
+		 "' report -i '%s' --stdio --sort sym 2>&1", dir,
 		 file);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);

@@ -3,9 +3,10 @@
  * The real perf as the judge of a guest user binary's symbol file
  * (pdf_uelf.c): a file whose samples fall in a binary that exists nowhere
  * on this host, known only by its build id and the symbols a guest would
- * publish, put in the build-id cache of a temporary $HOME by the writer
- * (pdf_writer_add_ubins); plain `perf report` (no --symfs) must name every
- * sample's function, for a position-independent binary and a fixed one
+ * publish, put by the writer (pdf_writer_add_ubins) in ringside's own
+ * build-id cache beside the file, never in perf's ($HOME/.debug, a
+ * temporary one); `perf --buildid-dir CACHE report` (no --symfs) must name
+ * every sample's function, for a position-independent binary and a fixed one
  * whose data segment sits at another vaddr - offset than its code.  Exit
  * 77 (skipped) when there is no perf.
  */
@@ -149,20 +150,24 @@ static void write_file(int pie)
 	ck_assert_uint_eq(st->ubins, 1);
 	ck_assert_uint_eq(st->ubins_failed + st->ubins_other, 0);
 	/* DIR/PATH/HEX/elf, and DIR/.build-id/XX/REST to its directory */
-	n = snprintf(cached, sizeof(cached), "%s/.debug%s/", dir, PATH);
+	n = snprintf(cached, sizeof(cached), "%s/" PDF_CACHE_NAME "%s/", dir,
+		     PATH);
 	for (i = 0; i < 20; i++)
 		n += snprintf(cached + n, sizeof(cached) - (size_t)n, "%02x",
 			      b.build_id[i]);
 	snprintf(cached + n, sizeof(cached) - (size_t)n, "/elf");
 	ck_assert_int_eq(stat(cached, &sb), 0);
 	ck_assert(S_ISREG(sb.st_mode));
-	n = snprintf(cached, sizeof(cached), "%s/.debug/.build-id/%02x/", dir,
-		     b.build_id[0]);
+	n = snprintf(cached, sizeof(cached), "%s/" PDF_CACHE_NAME
+		     "/.build-id/%02x/", dir, b.build_id[0]);
 	for (i = 1; i < 20; i++)
 		n += snprintf(cached + n, sizeof(cached) - (size_t)n, "%02x",
 			      b.build_id[i]);
 	snprintf(cached + n, sizeof(cached) - (size_t)n, "/elf");
 	ck_assert_int_eq(stat(cached, &sb), 0);
+	/* nothing in perf's own cache */
+	snprintf(cached, sizeof(cached), "%s/.debug", dir);
+	ck_assert_int_ne(stat(cached, &sb), 0);
 	for (i = 0; i < NR_SAMPLES; i++) {
 		_Alignas(8) uint8_t buf[48] = { 0 };
 		struct rs_perf_header *h = (void *)buf;
@@ -186,14 +191,14 @@ static void write_file(int pie)
 
 static void report(int pie)
 {
-	char cmd[256], line[1024], name[256];
+	char cmd[512], line[1024], name[256];
 	unsigned named = 0, i, n;
 	double pct;
 	FILE *p;
 
 	write_file(pie);
-	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort sym "
-		 "2>&1", file);
+	snprintf(cmd, sizeof(cmd), "perf --buildid-dir '%s/" PDF_CACHE_NAME
+		 "' report -i '%s' --stdio --sort sym 2>&1", dir, file);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	while (fgets(line, sizeof(line), p)) {

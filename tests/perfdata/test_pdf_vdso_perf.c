@@ -6,8 +6,8 @@
  * for a DSO of that name it knows no build id of, and would name the
  * guest's samples after the host's functions; the writer gives the vdso
  * an id no vdso has when the guest did not describe it (no name at all),
- * and the guest's symbols when it did (named from the build-id cache,
- * DIR/[vdso]/ID/vdso).  Exit 77 (skipped) when there is no perf.
+ * and the guest's symbols when it did (named from ringside's build-id
+ * cache beside the file, DIR/[vdso]/ID/vdso, `perf --buildid-dir DIR`).  Exit 77 (skipped) when there is no perf.
  */
 #include <elf.h>
 #include <stdio.h>
@@ -135,12 +135,13 @@ static void guest_vdso(struct pdf_ubin *b, struct pdf_usym *sym, uint64_t at)
 /* perf report's symbol column, the lines of @file's samples. */
 static void report(char *out, size_t len)
 {
-	char cmd[256];
+	char cmd[512];
 	size_t n = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort dso,sym "
-		 "2>&1 | grep -v '^#' | grep .", file);
+	snprintf(cmd, sizeof(cmd), "perf --buildid-dir '%s/" PDF_CACHE_NAME
+		 "' report -i '%s' --stdio --sort dso,sym 2>&1 | grep -v '^#' | "
+		 "grep .", dir, file);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	n = fread(out, 1, len - 1, p);
@@ -207,7 +208,8 @@ START_TEST(guest_vdso_named)
 
 	guest_vdso(&b, &sym, at);
 	write_file(&b, at);
-	n = snprintf(cached, sizeof(cached), "%s/.debug/[vdso]/", dir);
+	n = snprintf(cached, sizeof(cached), "%s/" PDF_CACHE_NAME "/[vdso]/",
+		     dir);
 	for (unsigned i = 0; i < 20; i++)
 		n += snprintf(cached + n, sizeof(cached) - (size_t)n, "%02x",
 			      b.build_id[i]);

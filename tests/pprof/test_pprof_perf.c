@@ -7,8 +7,9 @@
  * kernel and user code), then `go tool pprof -top` of the profile and
  * `perf report` of the file must list the same functions with the same
  * sample counts, both equal to what the test put there; `go tool pprof
- * -tags` must count the labels as written.  Everything is read from the
- * build-id cache of a temporary $HOME: the names exist nowhere else.
+ * -tags` must count the labels as written.  Everything is read from
+ * ringside's build-id cache beside the file (`perf --buildid-dir`; a
+ * temporary $HOME for perf's own): the names exist nowhere else.
  * argv[1]: the ringside command.  Exit 77 (skipped) when perf or go is
  * missing (scripts/setup.sh installs both).
  */
@@ -335,8 +336,9 @@ static unsigned perf_rows(struct row *rows, unsigned max)
 	unsigned nr = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --no-children -n "
-		 "--sort sym -g none 2>&1", file);
+	snprintf(cmd, sizeof(cmd), "perf --buildid-dir '%s/" PDF_CACHE_NAME
+		 "' report -i '%s' --stdio --no-children -n --sort sym -g none "
+		 "2>&1", dir, file);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	while (fgets(line, sizeof(line), p)) {

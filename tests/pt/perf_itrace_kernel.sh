@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Kernel PT in a perf.data file of ringside's writer (pt_kernel_data: the
 # generator over a code image at 0xffffffff81000000, the guest's kallsyms
-# and code in a fresh build-id cache), decoded by perf's own intel_pt
+# and code in ringside's build-id cache beside the file), decoded by
+# perf's own intel_pt
 # decoder and by `ringside decode`: both must print exactly the
 # instructions the generator was fed, count and addresses, in order.
 # Usage: perf_itrace_kernel.sh PT_KERNEL_DATA RINGSIDE
@@ -13,17 +14,21 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-# perf's cache: $HOME/.debug, with no perfconfig pointing elsewhere
+# perf's own cache, $HOME/.debug (no perfconfig pointing elsewhere), is
+# not where the guest's code goes: ringside's beside the file, which
+# perf reads with --buildid-dir and `ringside decode` finds by itself
 export HOME=$dir/home PERF_CONFIG=/dev/null
 mkdir -p "$HOME"
-"$gen" "$dir/pt.data" "$dir/truth" "$HOME/.debug" || fail "pt_kernel_data"
+cache=$dir/.ringside-debug
+"$gen" "$dir/pt.data" "$dir/truth" "$cache" || fail "pt_kernel_data"
 n=$(wc -l < "$dir/truth")
-entry=$(find "$HOME/.debug/[kernel.kallsyms]" -mindepth 1 -maxdepth 1 -type d)
+entry=$(find "$cache/[kernel.kallsyms]" -mindepth 1 -maxdepth 1 -type d)
 for f in kallsyms kcore modules; do
 	[ -f "$entry/$f" ] || fail "no $f in the cache entry $entry"
 done
 
-perf script -i "$dir/pt.data" --itrace=i0ns -F ip,sym 2>"$dir/perf.err" \
+perf --buildid-dir "$cache" script -i "$dir/pt.data" --itrace=i0ns -F ip,sym \
+	2>"$dir/perf.err" \
 	>"$dir/perf.txt" || fail "perf script: $(cat "$dir/perf.err")"
 awk '{print $1}' "$dir/perf.txt" >"$dir/perf.ips"
 if cmp -s "$dir/truth" "$dir/perf.ips"; then
@@ -38,7 +43,8 @@ if ! grep -q ' rs_leaf$' "$dir/perf.txt" || ! grep -q ' rs_handler$' "$dir/perf.
 	fail "perf names no guest kernel function: $(head -n 3 "$dir/perf.txt")"
 fi
 echo "ok   perf names them from the guest's kallsyms (rs_leaf, rs_handler)"
-[ "$(perf script -i "$dir/pt.data" --itrace=i 2>/dev/null | wc -l)" -le 1 ] ||
+[ "$(perf --buildid-dir "$cache" script -i "$dir/pt.data" --itrace=i 2>/dev/null |
+	wc -l)" -le 1 ] ||
 	fail "--itrace=i (one sample per 100000 instructions) gave more than one"
 
 "$ringside" decode "$dir/pt.data" >"$dir/dec.txt" 2>"$dir/dec.err" ||

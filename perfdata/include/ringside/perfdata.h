@@ -52,6 +52,9 @@ enum pdf_error {
 			    * (the reason a module is refused; never returned) */
 	pdfe_ksyms_empty,  /* guest kallsyms: no function perf could name */
 	pdfe_ksyms_size,   /* guest kallsyms: over PDF_KSYMS_MAX_* */
+	pdfe_cache_unsafe, /* a build-id cache directory or file ringside will
+			    * not write: a link, not this user's, writable by
+			    * others, or perf's own cache */
 	pdfe_max
 };
 
@@ -445,18 +448,23 @@ int pdf_ksyms_content_id(const struct pdf_ksyms *k,
  * the perfconfig perf reads ($PERF_CONFIG alone if set, else
  * /etc/perfconfig then $HOME/.perfconfig), else $HOME/.debug.  perf does
  * not read PERF_BUILDID_DIR (it sets it for the programs it runs), so
- * neither does this.  -ENAMETOOLONG, -ENOENT (no HOME).
+ * neither does this.  -ENAMETOOLONG, -ENOENT (no HOME).  ringside never
+ * writes there: what names the host's own programs for the host's perf
+ * is no place for a guest's claims (docs/perfdata.md, "Where guest names
+ * go").
  */
 int pdf_ksyms_cache_dir(char *dst, size_t size);
 
 /*
  * Make DIR/[kernel.kallsyms]/HEX(@id)/kallsyms hold pdf_ksyms_text(@k)
- * (DIR: @dir, or pdf_ksyms_cache_dir() when NULL), as perf's cache does:
- * directories 0755, the file written aside and renamed into place, and
- * DIR/.build-id/XX/REST linked to it (perf reads its cache through that
- * link alone under --symfs).  An entry already there is never replaced: 0 when it holds the same bytes,
- * 1 when it holds others (@id then names another table; the writer takes
- * the content id instead).  -errno.
+ * (DIR: @dir, a cache of ringside's own: made 0700 if absent, never a
+ * link, this user's and writable by nobody else, never perf's own), as
+ * perf's cache lays it out: directories 0755, the file written aside
+ * (O_EXCL|O_NOFOLLOW) and linked into place, and DIR/.build-id/XX/REST
+ * linked to it (perf reads its cache through that link alone under
+ * --symfs).  An entry already there is never replaced: 0 when it holds
+ * the same bytes, 1 when it holds others.  -errno, PDF_ERR(pdfe_invalid)
+ * (NULL @dir among others), PDF_ERR(pdfe_cache_unsafe).
  */
 int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
 			const uint8_t *id, size_t id_len, const char *dir);
@@ -475,6 +483,18 @@ struct pdf_code_range {
  * every function.  Fills up to @max of @r (sorted only when all fit);
  * returns how many there are.  PDF_ERR(pdfe_invalid).
  */
+/*
+ * ringside's own build-id cache of a perf.data file it wrote: the
+ * directory PDF_CACHE_NAME beside it (the file's directory/.ringside-debug),
+ * where the writer puts the guest's kernel symbols and code and its user
+ * binaries' symbols, and where `ringside report --pprof`, `archive` and
+ * `decode` read them; perf reads it with `perf --buildid-dir DIR`.  The
+ * files of one directory share it: the service and the libvirt hook keep
+ * one directory per domain.  0, -ENAMETOOLONG, PDF_ERR(pdfe_invalid).
+ */
+#define PDF_CACHE_NAME ".ringside-debug"
+int pdf_cache_dir_of(const char *file, char *dst, size_t size);
+
 int pdf_ksyms_code_ranges(const struct pdf_ksyms *k,
 			  struct pdf_code_range *r, unsigned max);
 
@@ -533,7 +553,7 @@ struct pdf_writer_params {
 	/* Optional: the guest kernel's symbols, so that plain `perf report`
 	 * and `perf script` name its kernel samples (docs/perfdata.md, "Guest
 	 * kernel symbols").  The text of its /proc/kallsyms, its build id if
-	 * known, and the build-id cache to fill (NULL: perf's own). */
+	 * known. */
 	const void *guest_kallsyms;
 	size_t guest_kallsyms_len;
 	const uint8_t *guest_build_id;
@@ -565,6 +585,10 @@ struct pdf_writer_stats {
 	/* Guest samples' call chains cut of their trailing frames the
 	 * guest's unwinder could not stand behind (0, non-canonical, a user
 	 * address under none of its process's maps, a kernel one outside the
+	/* The build-id cache the guest's kernel symbols and code and its
+	 * user binaries' symbols go to (NULL: the file's own,
+	 * pdf_cache_dir_of(path)); never perf's own cache, which the
+	 * writer refuses (ksyms_err, ubins_err: pdfe_cache_unsafe). */
 	 * kernel half): frames cut, chains cut (docs/perfdata.md). */
 	uint64_t frames_trimmed;
 	uint64_t chains_trimmed;
@@ -594,8 +618,9 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 /*
  * The guest kernel's symbols for a writer opened without them (a recording
  * that began before the guest published them): @params' guest_kallsyms,
- * guest_kallsyms_len, guest_build_id, guest_build_id_len and buildid_dir,
- * taken as pdf_writer_open takes them, the other fields ignored.  Their
+ * guest_kallsyms_len, guest_build_id and guest_build_id_len, taken as
+ * pdf_writer_open takes them, the other fields ignored (the cache is the
+ * one chosen at open).  Their
  * maps go into the data section here (perf still has them before any
  * sample: they carry time 0, which perf does not queue), the build id into
  * the header at pdf_writer_finish; what went wrong with them is in the
@@ -770,11 +795,12 @@ typedef void (*pdf_archive_fn)(void *arg, const char *name, const char *hex,
 /*
  * Write @tar_path (a ustar archive, written aside and renamed into place)
  * holding, for every HEADER_BUILD_ID entry of perf.data file @perf_data,
- * what perf's build-id cache (@buildid_dir, or pdf_ksyms_cache_dir() when
- * NULL) has of it: every regular file of DIR/NAME/HEX and the link
- * DIR/.build-id/XX/REST to it, named relative to DIR (what `perf archive`
- * bundles: unpacked into a reader's cache, perf and hotspot name the
- * file's samples there).  Any perf.data file, ringside's or not.  -errno,
+ * what the build-id cache (@buildid_dir; NULL: a ringside file's own,
+ * pdf_cache_dir_of(), any other perf.data file's perf's,
+ * pdf_ksyms_cache_dir()) has of it: every regular file of DIR/NAME/HEX
+ * and the link DIR/.build-id/XX/REST to it, named relative to DIR (what
+ * `perf archive` bundles: unpacked into the cache beside the file on
+ * another machine, perf and hotspot name the file's samples there).  Any perf.data file, ringside's or not.  -errno,
  * PDF_ERR(pdfe_invalid | pdfe_magic | pdfe_format | pdfe_truncated),
  * -ENAMETOOLONG, -EFBIG (a file over ustar's 8 GiB).
  */
@@ -828,10 +854,13 @@ int pdf_uelf_image(const struct pdf_ubin *b, struct pdf_buf *out);
 
 /*
  * Make DIR/PATH/HEX(id)/elf hold pdf_uelf_image(@b) and link
- * DIR/.build-id/XX/REST to it (DIR: @dir, or pdf_ksyms_cache_dir()), as
- * pdf_ksyms_cache_put does: never replacing an entry.  0 (written, or
- * there with the same bytes), 1 (there with other bytes: kept), -errno,
- * PDF_ERR(pdfe_invalid).
+ * DIR/.build-id/XX/REST to it (DIR: @dir, a cache of ringside's own, as
+ * pdf_ksyms_cache_put takes it), as pdf_ksyms_cache_put does: never
+ * replacing an entry.  The build id is the guest's claim: perf's own
+ * cache would give the guest's names to the host's binary of that id.
+ * 0 (written, or there with the same bytes), 1 (there with other bytes:
+ * kept), -errno, PDF_ERR(pdfe_invalid) (NULL @dir among others),
+ * PDF_ERR(pdfe_cache_unsafe).
  */
 int pdf_uelf_cache_put(const struct pdf_ubin *b, const char *dir);
 

@@ -138,8 +138,9 @@ struct pprof_params {
 	uint32_t size;            /* sizeof(struct pprof_params) */
 	/* The domain's name for the "domain" label (NULL: no such label). */
 	const char *domain;
-	/* perf's build-id cache (NULL: pdf_ksyms_cache_dir()), where the
-	 * guest kernel's kallsyms and its user binaries' symbol files are. */
+	/* The build-id cache where the guest kernel's kallsyms and its user
+	 * binaries' symbol files are (NULL: the file's own, beside it,
+	 * pdf_cache_dir_of(); never perf's, which holds the host's). */
 	const char *buildid_dir;
 	/* The guest's sampling interval in ns, the cpu value of a sample
 	 * that carries no period (0: unknown, such samples count 0 ns). */
@@ -170,8 +171,8 @@ struct pprof_stats {
 
 /*
  * Read ringside perf.data file @perf_data and write its guest samples to
- * @out as a gzipped pprof profile (written aside as OUT.tmp and renamed
- * into place).  Sample types samples/count and cpu/nanoseconds; one sample
+ * @out as a gzipped pprof profile, mode 0600 (written aside as
+ * OUT.tmp.XXXXXX and renamed into place, pdf_aside_open).  Sample types samples/count and cpu/nanoseconds; one sample
  * per guest sample with its call chain (leaf first, context markers
  * dropped) and labels domain, vcpu (the ring), pid, tid and comm (from
  * the file's COMM records).  @st (may be NULL) says what was written and

@@ -17,7 +17,7 @@ int pv_perfdata_is_file(const char *path);
 
 struct pv_perfdata_params {
 	const char *path;
-	const char *buildid_dir;  /* NULL: perf's (pdf_ksyms_cache_dir) */
+	const char *buildid_dir;  /* NULL: the file's own (pdf_cache_dir_of) */
 	int last_psb;
 	pv_dec_fn fn;             /* each decoded item */
 	void *arg;
