@@ -58,8 +58,16 @@ struct job {
 	struct csync sync;
 	struct recorder *r;
 	char out[2][PATH_LEN + 64]; /* the file written, the next one */
+	uint32_t out_seq[2];       /* the counter in each of their names */
 	unsigned cur;
-	uint32_t seq;              /* of the names */
+	/* The counter of a file begun after the last one completed: a name
+	 * whose file the disk had no room to begin (or a rotation a full
+	 * disk stopped) is given again, so the counters of the files that
+	 * exist run without a gap but where files were removed. */
+	uint32_t seq;
+	int resuming;              /* paused, a new file tried: said once it
+				    * was begun */
+	uint64_t resume_free;      /* the bytes free then */
 	uint64_t file_start_ns;
 	/* a full disk: the next try, said once per outage; the recorder's
 	 * disk_lost as the service's counts have it */
@@ -408,23 +416,26 @@ static int64_t wall_offset(void)
 	       ((int64_t)w.tv_nsec - (int64_t)m.tv_nsec);
 }
 
-/* The next file's name: DIR/DOMAIN/rec-YYYYMMDDTHHMMSSZ-NNNNNN.data, one
- * that is not there yet. */
-static const char *name_next(struct job *j)
+/* The next file's name, into the slot after the current one:
+ * DIR/DOMAIN/rec-YYYYMMDDTHHMMSSZ-NNNNNN.data, NNNNNN @seq or the first
+ * after it whose name is not there yet. */
+static const char *name_next(struct job *j, uint32_t seq)
 {
-	char *out = j->out[j->cur ^ 1];
+	unsigned slot = j->cur ^ 1;
+	char *out = j->out[slot];
 	time_t now = time(NULL);
 	struct tm tm;
 	char stamp[32];
 
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	for (unsigned tries = 0; tries < 1000; tries++) {
+	for (unsigned tries = 0; tries < 1000; tries++, seq++) {
 		snprintf(out, sizeof(j->out[0]), "%s/" SVC_REC_PREFIX "%s-%06u.data",
-			 j->ddir, stamp, j->seq++ % 1000000u);
+			 j->ddir, stamp, seq % 1000000u);
 		if (access(out, F_OK))
 			break;
 	}
+	j->out_seq[slot] = seq;
 	return out;
 }
 
@@ -437,6 +448,36 @@ static uint64_t file_size(const char *path)
 
 /* One pruner at a time, of the bounds or of a full disk's room. */
 static pthread_mutex_t room_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A full disk: the oldest recordings removed until there is room
+ * (svc_rec_make_room, never @keep_path), counted, what was removed in
+ * @p.  1: there is room now, 0: not, or -errno (the free bytes in
+ * *@avail all the same). */
+static int room_make(struct job *j, const char *keep_path,
+		     struct svc_prune *p, uint64_t *avail)
+{
+	struct svc_rec *rp = j->rp;
+	const struct svc_rec_config *c = rp->c;
+	uint64_t room = c->room_bytes ? c->room_bytes :
+			(uint64_t)SVC_REC_ROOM_MB << 20;
+	int ret;
+
+	pthread_mutex_lock(&room_lock);
+	ret = svc_rec_make_room(rp->dir, j->domain, keep_path, room, p, avail);
+	pthread_mutex_unlock(&room_lock);
+	pthread_mutex_lock(&rp->lock);
+	rp->st.pruned += p->removed;
+	rp->st.pruned_bytes += p->freed;
+	rp->st.disk_pruned += p->removed;
+	pthread_mutex_unlock(&rp->lock);
+	return ret;
+}
+
+static uint64_t full_retry_ns(const struct svc_rec_config *c)
+{
+	return (uint64_t)(c->full_retry_ms ? c->full_retry_ms :
+			  SVC_REC_FULL_RETRY_MS) * 1000000ull;
+}
 
 /* The recorder's full-disk counts since the last call into the
  * service's; with @sc, what went lost of the file it describes. */
@@ -485,6 +526,8 @@ static void completed(struct job *j, const struct recorder *r,
 	struct tally_ring sum;
 	int err;
 
+	/* the next file begun after this one takes the next counter */
+	j->seq = j->out_seq[r->output == j->out[1]] + 1;
 	full_sync(j, r, &sc);
 	tally_total(t, &sum);
 	sc.records = sum.records;
@@ -507,6 +550,15 @@ static void completed(struct job *j, const struct recorder *r,
 		    (unsigned long long)sc.disk_lost,
 		    (unsigned long long)sc.disk_lost_lost);
 	err = svc_sidecar_write(r->output, &sc);
+	if (err == -ENOSPC || err == -EDQUOT) {
+		/* the file fit on the disk, its sidecar did not: room made
+		 * as for the file's own writes, then written again */
+		struct svc_prune rm = { .each = pruned_one, .arg = rp };
+		uint64_t avail;
+
+		room_make(j, r->output, &rm, &avail);
+		err = svc_sidecar_write(r->output, &sc);
+	}
 	if (err)
 		say(rp, "%s: %s: its sidecar was not written: %s", j->domain,
 		    r->output, strerror(-err));
@@ -545,37 +597,29 @@ static void completed(struct job *j, const struct recorder *r,
 }
 
 /* A full disk: room made and the next try's time; said once per
- * outage. */
+ * outage (a file begun after it ends it: hook_next). */
 static void hook_full(void *arg, const struct recorder *r)
 {
 	struct job *j = arg;
 	struct svc_rec *rp = j->rp;
 	const struct svc_rec_config *c = rp->c;
-	uint64_t room = c->room_bytes ? c->room_bytes :
-			(uint64_t)SVC_REC_ROOM_MB << 20;
 	struct svc_prune p = { .each = pruned_one, .arg = rp };
 	uint64_t avail = 0;
 	int err;
 
-	pthread_mutex_lock(&room_lock);
-	err = svc_rec_make_room(rp->dir, j->domain, r->output, room, &p, &avail);
-	pthread_mutex_unlock(&room_lock);
-	j->full_next_ns = cap_time_now_ns() +
-			  (uint64_t)(c->full_retry_ms ? c->full_retry_ms :
-				     SVC_REC_FULL_RETRY_MS) * 1000000ull;
+	err = room_make(j, r->output, &p, &avail);
+	j->full_next_ns = cap_time_now_ns() + full_retry_ns(c);
 	if (!j->full_said)
 		say(rp, "%s: the disk is full (%s): %u oldest recordings "
 		    "removed (%llu bytes), %llu bytes free%s%s; recording "
-		    "pauses until %llu are", j->domain, r->output, p.removed,
-		    (unsigned long long)p.freed, (unsigned long long)avail,
-		    err ? ": " : "", err ? strerror(-err) : "",
-		    (unsigned long long)room);
+		    "pauses until %llu are (and %u inodes)", j->domain,
+		    r->output, p.removed, (unsigned long long)p.freed,
+		    (unsigned long long)avail, err < 0 ? ": " : "",
+		    err < 0 ? strerror(-err) : "",
+		    (unsigned long long)(c->room_bytes ? c->room_bytes :
+					 (uint64_t)SVC_REC_ROOM_MB << 20),
+		    SVC_REC_ROOM_INODES);
 	j->full_said = 1;
-	pthread_mutex_lock(&rp->lock);
-	rp->st.pruned += p.removed;
-	rp->st.pruned_bytes += p.freed;
-	rp->st.disk_pruned += p.removed;
-	pthread_mutex_unlock(&rp->lock);
 	full_sync(j, r, NULL);
 }
 
@@ -589,28 +633,24 @@ static const char *full_next(struct job *j, const struct recorder *r)
 			(uint64_t)SVC_REC_ROOM_MB << 20;
 	uint64_t now = cap_time_now_ns(), avail = 0;
 	struct svc_prune p = { .each = pruned_one, .arg = rp };
+	int ok;
 
 	full_sync(j, r, NULL);
 	if (now < j->full_next_ns)
 		return NULL;
-	j->full_next_ns = now + (uint64_t)(c->full_retry_ms ? c->full_retry_ms :
-					   SVC_REC_FULL_RETRY_MS) * 1000000ull;
-	pthread_mutex_lock(&room_lock);
-	svc_rec_make_room(rp->dir, j->domain, NULL, room, &p, &avail);
-	pthread_mutex_unlock(&room_lock);
-	pthread_mutex_lock(&rp->lock);
-	rp->st.pruned += p.removed;
-	rp->st.pruned_bytes += p.freed;
-	rp->st.disk_pruned += p.removed;
-	pthread_mutex_unlock(&rp->lock);
-	if (avail < room)
+	j->full_next_ns = now + full_retry_ns(c);
+	ok = room_make(j, NULL, &p, &avail);
+	if (ok < 0)   /* a directory not read: the bytes free say */
+		ok = avail >= room;
+	if (!ok)
 		return NULL;
-	say(rp, "%s: %llu bytes free: recording again", j->domain,
-	    (unsigned long long)avail);
-	j->full_said = 0;
-	name_next(j);
+	/* the counter after the last file completed: none was begun since
+	 * (a name given to a file the disk had no room for is given again) */
+	name_next(j, j->seq);
 	j->cur ^= 1;
 	j->file_start_ns = now;
+	j->resuming = 1;   /* said once the file is begun (hook_next) */
+	j->resume_free = avail;
 	return j->out[j->cur];
 }
 
@@ -636,11 +676,20 @@ static const char *hook_next(void *arg, const struct recorder *r)
 		return NULL;   /* it ends this very pass */
 	if (r->full)
 		return full_next(j, r);
+	if (j->resuming) {
+		/* the file full_next named was begun: recording again */
+		say(j->rp, "%s: %llu bytes free: recording again", j->domain,
+		    (unsigned long long)j->resume_free);
+		j->resuming = 0;
+	}
+	/* a file is being written: a full disk met later is a new outage */
+	j->full_said = 0;
 	if (!(c->rotate_s &&
 	      now - j->file_start_ns >= (uint64_t)c->rotate_s * 1000000000ull) &&
 	    !(c->rotate_bytes && file_bytes_now(r) >= c->rotate_bytes))
 		return NULL;
-	return name_next(j);
+	/* the current file is open: the next counter after its own */
+	return name_next(j, j->out_seq[j->cur] + 1);
 }
 
 static void hook_done(void *arg, const struct recorder *r)
@@ -894,7 +943,7 @@ int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
 	if (!err && (mkdir(j->ddir, 0750) && errno != EEXIST))
 		err = -errno;
 	if (!err) {
-		name_next(j);
+		name_next(j, 0);
 		j->cur ^= 1;
 		pthread_mutex_lock(&rp->lock);
 		j->ds = dom_get(rp, domain);

@@ -562,25 +562,33 @@ int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
 	return err;
 }
 
-static uint64_t free_on(const char *dir)
+/* Is there room on @dir's file system: @room bytes free, and
+ * SVC_REC_ROOM_INODES inodes where it counts them (a disk out of inodes
+ * refuses a new file as one out of blocks does)?  The bytes free in
+ * *@bytes. */
+static int has_room(const char *dir, uint64_t room, uint64_t *bytes)
 {
 	struct statvfs v;
 
+	*bytes = 0;
 	if (statvfs(dir, &v))
 		return 0;
-	return (uint64_t)v.f_bavail * v.f_frsize;
+	*bytes = (uint64_t)v.f_bavail * v.f_frsize;
+	return *bytes >= room &&
+	       (!v.f_files || v.f_favail >= SVC_REC_ROOM_INODES);
 }
 
 /* Remove the oldest of @l (never one's newest, nor @keep_path) until
- * @room bytes are free on @dir's file system. */
+ * there is @room on @dir's file system. */
 static int trim_room(struct rlist *l, const char *dir, const char *keep_path,
 		     uint64_t room, struct svc_prune *p)
 {
+	uint64_t bytes;
 	int err = 0;
 
 	if (l->n)
 		qsort(l->f, l->n, sizeof(*l->f), by_age);
-	for (size_t i = 0; i < l->n && free_on(dir) < room; i++) {
+	for (size_t i = 0; i < l->n && !has_room(dir, room, &bytes); i++) {
 		struct rfile *f = &l->f[i];
 		char side[4300];
 
@@ -606,24 +614,26 @@ int svc_rec_make_room(const char *dir, const char *domain,
 {
 	struct rlist l = { 0 };
 	char ddir[4300];
-	int err = 0;
+	uint64_t bytes;
+	int err = 0, ok;
 
-	if (domain && free_on(dir) < room) {
+	if (domain && !has_room(dir, room, &bytes)) {
 		snprintf(ddir, sizeof(ddir), "%s/%s", dir, domain);
 		err = scan(&l, ddir, 0);
 		if (!err)
 			err = trim_room(&l, dir, keep_path, room, p);
 		list_free(&l);
 	}
-	if (!err && free_on(dir) < room) {
+	if (!err && !has_room(dir, room, &bytes)) {
 		err = scan_all(&l, dir);
 		if (!err)
 			err = trim_room(&l, dir, keep_path, room, p);
 		list_free(&l);
 	}
+	ok = has_room(dir, room, &bytes);
 	if (free_bytes)
-		*free_bytes = free_on(dir);
-	return err;
+		*free_bytes = bytes;
+	return err ? err : ok;
 }
 
 /* NAME.data + @suffix: the length of @suffix, else 0. */

@@ -11,7 +11,11 @@
 # 2. with rotation, the domain's oldest recordings are removed to make
 #    room and its newest kept;
 # 3. a domain without older files of its own has the oldest of the
-#    other domains removed, never one's newest.
+#    other domains removed, never one's newest;
+# 4. on a disk out of inodes (a small tmpfs's nr_inodes), a sidecar that
+#    finds no room has room made (the domain's older recording removed)
+#    and is written, and the next file, which cannot be begun, takes no
+#    name: the files' counters run on without a gap once it is begun.
 # Usage: svc_disk_full.sh RINGSIDE PRODUCER SVC_REC_MULTI
 MULTI=$3
 . "$(dirname "$0")/../cli/lib.sh" "$1" "$2"
@@ -22,7 +26,8 @@ MNT=$WORK/mnt
 mkdir -p "$MNT"
 mount -t tmpfs -o size=32m ringside-disk-full "$MNT" 2>"$WORK/mount.err" ||
 	skip "mount -t tmpfs refused: $(cat "$WORK/mount.err")"
-trap 'umount "$MNT" 2>/dev/null; cleanup' EXIT
+INO=$WORK/ino
+trap 'umount "$MNT" 2>/dev/null; umount "$INO" 2>/dev/null; cleanup' EXIT
 DIR=$MNT/rec
 REG=$(region full)
 
@@ -41,6 +46,25 @@ wait_status() {
 		[ "$i" -le $(($3 * 20)) ] || { cat "$WORK/multi.err" >&2; fail "timed out waiting for $1 >= $2 (${v:-none})"; }
 		sleep 0.05
 	done
+}
+
+# wait_log FILE TEXT SECONDS: until svc-rec-multi's log FILE says TEXT;
+# status 1 if it did not (the caller's check says what was missing).
+wait_log() {
+	local _
+	for _ in $(seq $(($3 * 20))); do
+		grep -q -- "$2" "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# stop_multi ERR: svc-rec-multi told to stop (each domain's file
+# completed), and its end; ERR its log.
+stop_multi() {
+	touch "$WORK/until"
+	wait "$DRV" || { cat "$1" >&2; fail "svc-rec-multi failed"; }
+	BG_PIDS=""
 }
 
 PERF=$(command -v perf) && "$PERF" version >/dev/null 2>&1 || PERF=
@@ -85,13 +109,8 @@ expect_in "$WORK/cap-room.out" "ok $MNT/cap/dom2/"
 wait "$PROD" || { cat "$WORK/producer.err" >&2; fail "producer"; }
 BG_PIDS="$DRV"
 # the recorder tries again on its own period: stopped only once it did
-for _ in $(seq 1200); do
-	grep -q "recording again" "$WORK/multi.err" && break
-	sleep 0.05
-done
-touch "$WORK/until"
-wait "$DRV" || { cat "$WORK/multi.err" >&2; fail "svc-rec-multi failed"; }
-BG_PIDS=""
+wait_log "$WORK/multi.err" "recording again" 60
+stop_multi "$WORK/multi.err"
 cat "$WORK/producer.out" "$WORK/multi.out"
 grep -q "recording again" "$WORK/multi.err" || fail "the recording did not start again"
 grep -q "cut back to what reached the full disk: .* lost" "$WORK/multi.err" || fail "the file cut back was not logged"
@@ -147,15 +166,17 @@ dd if=/dev/zero of="$MNT/other" bs=1M count=2 status=none || fail "other"
 DRV=$!
 BG_PIDS="$DRV"
 wait_status started 1 30
-# 4 rounds of at least 8 MiB each: more than the 30 MiB left
-for i in 1 2 3 4; do
+# 4 rounds of at least 8 MiB each when the recorder keeps up: more than
+# the 30 MiB left; more rounds until recordings were removed for room (a
+# recorder slower than the producer loses records in the rings, which
+# fill no disk)
+for i in $(seq 40); do
 	"$PRODUCER" write "$REG" --records 40000 --burst 100 --rate 40000 \
 		--flush-timeout 300 >"$WORK/producer2-$i.out" 2>"$WORK/producer2-$i.err" ||
 		{ cat "$WORK/producer2-$i.err" >&2; fail "producer round $i"; }
+	[ "$i" -ge 4 ] && [ "$(status_field "$WORK/status" disk_pruned)" -ge 1 ] && break
 done
-touch "$WORK/until"
-wait "$DRV" || { cat "$WORK/multi2.err" >&2; fail "svc-rec-multi failed"; }
-BG_PIDS=""
+stop_multi "$WORK/multi2.err"
 cat "$WORK/multi2.out"
 [ "$(status_field "$WORK/multi2.out" disk_full)" -ge 1 ] || fail "the disk never filled"
 [ "$(status_field "$WORK/multi2.out" disk_pruned)" -ge 1 ] || fail "no recording removed to make room"
@@ -165,7 +186,8 @@ NF=${#FILES[@]}
 total=$(status_field "$WORK/multi2.out" files)
 [ "$NF" -lt "$total" ] || fail "$NF files of $total kept: none removed"
 # the oldest went, the newest stayed: the names' counters kept run
-# without a gap up to the last file's
+# without a gap up to the last file's (a file the full disk let no
+# rotation begin takes no counter: part 4)
 ls "$DIR/dom1"/rec-*-000000.data >/dev/null 2>&1 && fail "the oldest file was kept"
 prev=
 for f in "${FILES[@]}"; do
@@ -195,18 +217,79 @@ done
 DRV=$!
 BG_PIDS="$DRV"
 wait_status started 1 30
-# 18 MiB free, at least 32 MiB written: two other domain's files go
-for i in 1 2 3 4; do
+# 18 MiB free, at least 32 MiB written when the recorder keeps up: two
+# other domain's files go; more rounds until the oldest went
+for i in $(seq 40); do
 	"$PRODUCER" write "$REG" --records 40000 --burst 100 --rate 40000 \
 		--flush-timeout 300 >"$WORK/producer3-$i.out" 2>"$WORK/producer3-$i.err" ||
 		{ cat "$WORK/producer3-$i.err" >&2; fail "producer round $i"; }
+	[ "$i" -ge 4 ] && [ ! -e "$DIR/other/rec-20000101T000000Z-000000.data" ] && break
 done
-touch "$WORK/until"
-wait "$DRV" || { cat "$WORK/multi3.err" >&2; fail "svc-rec-multi failed"; }
-BG_PIDS=""
+stop_multi "$WORK/multi3.err"
 cat "$WORK/multi3.out"
 [ -e "$DIR/other/rec-20000101T000000Z-000000.data" ] && fail "the other domain's oldest file was kept"
 [ -e "$DIR/other/rec-20000101T000000Z-000000.data.json" ] && fail "its sidecar was kept"
 [ -e "$DIR/other/rec-20000101T000002Z-000002.data" ] || fail "the other domain's newest file was removed"
 [ -e "$MNT/other" ] || fail "a file that is no recording was removed"
+
+note "4. out of inodes: room made for a sidecar, no name for a file not begun"
+rm -rf "$WORK/until" "$WORK/status"
+mkdir -p "$INO"
+mount -t tmpfs -o size=32m,nr_inodes=256 ringside-disk-full "$INO" 2>"$WORK/mount.err" ||
+	fail "mount -t tmpfs -o nr_inodes=256: $(cat "$WORK/mount.err")"
+DIR=$INO/rec
+mkdir -p "$DIR/dom1"
+# an older recording of the domain (no sidecar: one inode)
+OLD=$DIR/dom1/rec-20000101T000000Z-000000.data
+echo old >"$OLD"
+# every inode taken by files that are no recordings, then one given back:
+# the first file's
+n=0
+while touch "$INO/f$n" 2>/dev/null; do n=$((n + 1)); done
+expect_eq "inodes free once full" "$(df --output=iavail "$INO" | tail -n 1 | tr -d ' ')" 0
+rm "$INO/f0"
+"$PRODUCER" create "$REG" --rings 2 --data-pages 512 || fail "create 4"
+# bytes enough (1 MiB of room, 31 MiB free): inodes are what is missing
+"$MULTI" --no-pprof --retry-ms 50 --room-bytes 1048576 --rotate-bytes 65536 \
+	--until "$WORK/until" --status "$WORK/status" \
+	"$DIR" dom1="$REG" >"$WORK/multi4.out" 2>"$WORK/multi4.err" &
+DRV=$!
+BG_PIDS="$DRV"
+wait_status started 1 30
+# 256 KiB: the first file rotates (64 KiB) whatever the passes took;
+# every record fits in the rings, so none is lost while the recording
+# pauses
+"$PRODUCER" write "$REG" --records 2000 --rate 0 >"$WORK/producer4.out" 2>"$WORK/producer4.err" ||
+	{ cat "$WORK/producer4.err" >&2; fail "producer 4"; }
+# the first file completed, the second could not be begun: paused
+wait_log "$WORK/multi4.err" "dom1: the disk is full (" 60 ||
+	{ cat "$WORK/multi4.err" >&2; fail "the disk out of inodes was not logged"; }
+FILES=()
+for f in "$DIR/dom1"/rec-*.data; do
+	[ "$f" = "$OLD" ] || FILES+=("$f")
+done
+expect_eq "files recorded while paused" "${#FILES[@]}" 1
+[ -e "${FILES[0]}.json" ] || { cat "$WORK/multi4.err" >&2; fail "${FILES[0]} completed without its sidecar"; }
+[ -e "$OLD" ] && fail "the older recording was kept: no room made for the sidecar"
+rm -f "$INO"/f*
+wait_log "$WORK/multi4.err" "recording again" 60
+stop_multi "$WORK/multi4.err"
+cat "$WORK/multi4.out" "$WORK/multi4.err"
+expect_eq "'recording again' lines" "$(grep -c "recording again" "$WORK/multi4.err")" 1
+expect_eq "disk full" "$(status_field "$WORK/multi4.out" disk_full)" 1
+expect_eq "files" "$(status_field "$WORK/multi4.out" files)" 2
+mapfile -t FILES < <(ls "$DIR/dom1"/rec-*.data)
+expect_eq "files kept" "${#FILES[@]}" 2
+DELIV=0
+for k in 0 1; do
+	f=${FILES[k]}
+	n=${f##*-}
+	expect_eq "file $k's counter" "$((10#${n%.data}))" "$k"
+	[ -e "$f.json" ] || fail "$f kept without its sidecar"
+	run 0 "rep4-$k" "$R" report "$f" --json
+	DELIV=$((DELIV + $(json "$WORK/rep4-$k.out" "[.rings[].types.seq] | add")))
+	expect_eq "$f: LOST counts" "$(json "$WORK/rep4-$k.out" "[.rings[].lost] | add")" 0
+done
+attempted=$(( $(producer_field "$WORK/producer4.out" 0 attempted) + $(producer_field "$WORK/producer4.out" 1 attempted) ))
+expect_eq "records in the two files (the rings held them while paused)" "$DELIV" "$attempted"
 exit 0

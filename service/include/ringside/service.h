@@ -74,6 +74,7 @@ struct svc_rec_config {
 
 #define SVC_REC_FULL_RETRY_MS 10000u
 #define SVC_REC_ROOM_MB       4u
+#define SVC_REC_ROOM_INODES   64u      /* ... and this many inodes */
 
 /* record = none, SVC_REC_ROTATE_MB, no time rotation, SVC_REC_KEEP_MB,
  * no total bound, no post-command, SVC_REC_POST_TRIES, 100 ms, pprof. */
@@ -304,10 +305,11 @@ int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
 /*
  * A full disk: remove the oldest complete recordings of @domain (never
  * its newest, nor @keep_path), then the oldest of every domain under
- * @dir (never one's newest), until @room bytes are free on @dir's file
- * system.  Captures and files being written are not touched.  0 (room
- * made, or nothing more to remove: *@free says how much is free) or
- * -errno.
+ * @dir (never one's newest), until @room bytes and SVC_REC_ROOM_INODES
+ * inodes (on a file system that counts them) are free on @dir's file
+ * system.  Captures and files being written are not touched.  1 when
+ * there is that room at the end, 0 when not (nothing more to remove),
+ * or -errno; the bytes free in *@free_bytes either way.
  */
 int svc_rec_make_room(const char *dir, const char *domain,
 		      const char *keep_path, uint64_t room,
