@@ -108,6 +108,12 @@ struct kbuf {
 	void *base;               /* control page + data */
 	uint64_t data_size;
 	uint64_t tail;            /* our copy; the kernel reads it */
+	uint64_t sample_type;     /* the events', for the records' times */
+	uint64_t head;            /* a pass's: the kernel's, read once */
+	uint64_t end;             /* the pass stops here (its byte bound) */
+	uint64_t time;            /* the copied record's, kbuf_peek */
+	uint32_t have;            /* bytes of the record at tail in rec, 0:
+				   * none copied */
 	uint8_t rec[AGENT_REC_MAX] __attribute__((aligned(8)));
 };
 
@@ -122,13 +128,36 @@ int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev);
 int kbuf_enable(struct kbuf *k, int on);
 void kbuf_close(struct kbuf *k);
 
+/*
+ * A pass over the records between our tail and the kernel's head (read
+ * once, at kbuf_begin), at most @max bytes of them, so that one busy CPU
+ * cannot starve the others.  kbuf_peek: the next record, a private copy
+ * with its sample_id trailer taken off (the events ask for one, to time
+ * every record: the rings get the records as they always were), and its
+ * time (the sample's, or the trailer's; 0 when the events have none);
+ * NULL at the pass's end.  kbuf_next: past it.  kbuf_end: the space read
+ * given back to the kernel.  main merges the CPUs' passes by time, so
+ * that a process's birth on one CPU is read before its samples on another.
+ */
+void kbuf_begin(struct kbuf *k, uint64_t max);
+const struct rs_perf_header *kbuf_peek(struct kbuf *k, uint64_t *time);
+void kbuf_next(struct kbuf *k);
+void kbuf_end(struct kbuf *k);
+
 /* Called for each record in the kernel buffer (a private copy). */
 typedef void (*kbuf_fn)(const struct rs_perf_header *rec, void *arg);
 
-/* Hand every record between our tail and the kernel's head to @fn, then
- * give the space back.  Returns the number of records.  At most @max
- * bytes per call, so one busy CPU cannot starve the others. */
+/* One pass of one buffer, each record to @fn.  Returns the number of
+ * records. */
 int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg);
+
+/* One pass of each of @n buffers (NULL ones skipped; each heads read
+ * before any record is), their records merged by time (then by CPU) to
+ * @fn with the index of their buffer.  Returns the number of records. */
+typedef void (*kbuf_cpu_fn)(const struct rs_perf_header *rec, uint32_t cpu,
+			    void *arg);
+int kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
+		   void *arg);
 
 /*
  * The guest-physical address of the buffer's control page and of each
@@ -178,6 +207,9 @@ struct agent_mmap_stats {
 	uint64_t unreadable;      /* processes whose maps could not be read */
 	uint64_t refreshes;       /* overwrite mode: the ring's processes
 				   * described anew, half a ring later */
+	uint64_t from_model;      /* processes described from what the agent
+				   * knew (their birth, their exec), no /proc
+				   * read: even after they ended */
 };
 
 struct agent_ring {
@@ -192,6 +224,7 @@ struct agent_ring {
 	char pending_comm[AGENT_COMM_PENDING][AGENT_COMM_LEN];
 	uint32_t nr_mmap_pids;    /* pids whose mappings this ring holds */
 	uint32_t mmap_pid[AGENT_MMAP_PIDS];
+	uint64_t mmap_gen[AGENT_MMAP_PIDS]; /* agent_pstate_gen of each */
 	uint64_t mmap_epoch;      /* written_bytes - mmap_stats.bytes when the
 				   * set was emptied */
 	struct agent_mmap_stats mmap_stats;
@@ -255,11 +288,13 @@ struct agent_mmap {
 	const char *path;         /* at most 4095 bytes of it are written */
 };
 
-/* Before the first sample of @pid in @r: one MMAP2 per executable mapping
- * of @pid (from /proc/PID/maps), once per pid and ring; in an overwrite
- * ring again once half the ring has been written since with other records
- * (the older ones are about to be overwritten).  Counted in
- * r->mmap_stats. */
+/* Before the first sample of @pid's process in @r: one MMAP2 per
+ * executable mapping, from pstate's model when it knows the process (born
+ * or exec'd under the agent's eyes), else from /proc/PID/maps (which the
+ * model takes); once per process and ring (a new process under the same
+ * pid is described again); in an overwrite ring again once half the ring
+ * has been written since with other records (the older ones are about to
+ * be overwritten).  Counted in r->mmap_stats. */
 void agent_mmaps_note(struct agent_ring *r, uint32_t pid);
 
 /* The kernel's PERF_RECORD_MMAP2 @rec (an exec, a dlopen): the mapped
@@ -267,6 +302,11 @@ void agent_mmaps_note(struct agent_ring *r, uint32_t pid);
  * process described before its exec (a forked shell) is not described
  * again: this is how the binary it runs now is met. */
 void agent_mmaps_kernel(const struct rs_perf_header *rec);
+
+/* The kernel's PERF_RECORD_FORK @rec, before pstate takes it: the parent
+ * of a new process, when the model knows neither, read from /proc (its
+ * child inherits its mappings). */
+void agent_mmaps_fork(const struct rs_perf_header *rec);
 
 /* PERF_RECORD_MMAP2 of @m for @pid/@tid, misc USER (and MMAP_BUILD_ID
  * with a build id).  0 or the ring's -rse_*. */
@@ -386,14 +426,22 @@ const struct agent_usyms_stats *agent_usyms_stats(void);
 /* The vdso's symbols, published once as the binary "[vdso]" (vdso.c). */
 void agent_usyms_vdso(void);
 
-/* ---- pstate: the processes as they are now, into the sideband ------------- */
+/* ---- pstate: the processes as the agent knows them, into the sideband ----- */
 
 struct agent_pstate_stats {
 	uint64_t table_size;      /* bytes of the table, both copies */
 	uint64_t publishes;       /* copies written */
-	uint64_t ended;           /* processes found gone and dropped */
+	uint64_t forks;           /* processes whose birth the kernel told */
+	uint64_t inherited;       /* of them, given their parent's mappings */
+	uint64_t ended;           /* processes whose end was seen (EXIT, or a
+				   * look after records were lost) */
+	uint64_t expired;         /* ended ones dropped once every ring had
+				   * been written over since */
+	uint64_t evicted;         /* ended ones dropped early: no room */
 	uint64_t full;            /* processes the model had no room for */
+	uint64_t lost;            /* the kernel's LOST records met */
 	uint32_t procs, maps;     /* in the last copy written */
+	uint32_t ended_kept;      /* of its processes, ended */
 	uint32_t procs_left_out;  /* of the last copy: no room */
 	uint32_t maps_left_out;
 };
@@ -402,6 +450,7 @@ struct agent_pstate_stats {
  * A process state table of @size bytes (two copies) at @offset (rounded
  * up to 8) of @region's sideband area: after the user symbols, before the
  * kernel perf buffers' table; the model emptied.  0 or the ring's -rse_*.
+ * The model works without a table as well.
  */
 int agent_pstate_begin(const struct rs_region *region, uint64_t offset,
 		       uint64_t size);
@@ -409,18 +458,44 @@ int agent_pstate_begin(const struct rs_region *region, uint64_t offset,
  * kept until the next begin. */
 void agent_pstate_end(void);
 
-/* Whether @pid is in the model (or the model takes no more: 1). */
-int agent_pstate_has(uint32_t pid);
-/* mmaps describes @pid anew: its comm read, its mappings emptied, then
- * given one by one (agent_pstate_map). */
-void agent_pstate_proc(uint32_t pid);
+/* The number of @pid's process in the model, new at each birth the
+ * agent learns of (0: not in the model): a ring describes it anew when
+ * it changes. */
+uint64_t agent_pstate_gen(uint32_t pid);
+/* Whether the model knows @pid's mappings as well as /proc would: all of
+ * them since its birth or exec, or /proc was read for it already. */
+int agent_pstate_known(uint32_t pid);
+/* mmaps read /proc/PID/maps: @has_maps, its mappings emptied and its comm
+ * read, then given one by one (agent_pstate_map); without, what the model
+ * has is kept (a process gone, a kernel thread).  0; -1: no room. */
+int agent_pstate_proc(uint32_t pid, int has_maps);
 void agent_pstate_map(uint32_t pid, const struct agent_mmap *m);
-/* A kernel COMM or MMAP2 record the agent forwards: the processes known
- * renamed, exec'd (mappings emptied), mapping code. */
+/* A ring holds samples of @pid: in the model (created if need be) and in
+ * the table from the next tick, and after its end while the rings may
+ * hold them.  0; -1: no room. */
+int agent_pstate_sampled(uint32_t pid);
+/* /proc has no @pid any more: ended, if the model has it and did not
+ * know (its EXIT may have been read before its samples). */
+void agent_pstate_gone(uint32_t pid);
+/* @pid's @i-th mapping in the model into @m (its path the model's, valid
+ * until the model changes).  0; -1: past the last, or not in the model. */
+int agent_pstate_map_at(uint32_t pid, uint32_t i, struct agent_mmap *m);
+/* A kernel FORK (a new process: its parent's mappings), EXIT (its end),
+ * COMM (a rename; an exec empties the mappings) or MMAP2 (code mapped),
+ * in each CPU's order. */
 void agent_pstate_kernel(const struct rs_perf_header *rec);
-/* Once per tick, @now its agent_now(): a bounded look for processes gone
- * (once a second), and the model into the table's idle copy, stamped
- * @now, if it changed. */
+/* The kernel lost records (or sampling was off): the live processes are
+ * read from /proc again when next sampled, and looked at (kill 0) for an
+ * end no EXIT told, PRUNE_PER_ROUND a second until all were. */
+void agent_pstate_lost(void);
+/* Every ring has been written over once more since the last call: the
+ * processes that ended before the one before are dropped (their samples
+ * are gone).  agent_pstate_has_ended: whether any ended one is kept. */
+void agent_pstate_epoch(void);
+int agent_pstate_has_ended(void);
+/* Once per tick, @now its agent_now(): a look for processes gone (when
+ * due), ended ones never sampled dropped, and the model into the table's
+ * idle copy, stamped @now, if it changed. */
 void agent_pstate_tick(uint64_t now);
 
 const struct agent_pstate_stats *agent_pstate_stats(void);

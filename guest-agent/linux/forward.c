@@ -9,7 +9,8 @@
  * was described, a dlopen) tell usyms of the files they map.  The kernel's
  * LOST (its own buffer overflowed because the agent was late) becomes
  * LOST_SAMPLES, so that the host can tell it from the ring's own LOST.
- * COMM, FORK and LOST also keep comm.c's names current (FORK goes no
+ * COMM, FORK and LOST also keep comm.c's names current; FORK, EXIT, COMM,
+ * MMAP2 and LOST keep pstate's model of the processes (FORK and EXIT go no
  * further).
  */
 #include <linux/perf_event.h>
@@ -65,11 +66,17 @@ void agent_forward(struct agent_ring *r, uint64_t sample_type,
 		break;
 	case PERF_RECORD_FORK:
 		agent_comm_kernel(rec);   /* a tid's new owner; not forwarded */
+		agent_mmaps_fork(rec);    /* its parent known before it */
+		agent_pstate_kernel(rec); /* a new process: its parent's maps */
+		break;
+	case PERF_RECORD_EXIT:
+		agent_pstate_kernel(rec); /* kept while the rings hold it */
 		break;
 	case PERF_RECORD_LOST: {
 		struct { uint64_t id, lost; } l;
 
 		agent_comm_kernel(rec);   /* a COMM or FORK may be among them */
+		agent_pstate_lost();      /* and an EXIT, an MMAP2 */
 		if (len >= sizeof(l)) {
 			memcpy(&l, body, sizeof(l));
 			agent_ring_put(r, RS_PERF_RECORD_LOST_SAMPLES, 0,

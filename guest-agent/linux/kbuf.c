@@ -53,6 +53,7 @@ static void attr_base(struct perf_event_attr *a, const struct agent_events *ev)
 	a->disabled = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;   /* the markers' clock too */
+	a->sample_id_all = 1;           /* every record timed (kbuf_peek) */
 }
 
 static int open_tracepoints(struct kbuf *k, const struct agent_events *ev)
@@ -103,6 +104,8 @@ int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
 	k->nr_tp = 0;
 	k->base = NULL;
 	k->tail = 0;
+	k->have = 0;
+	k->sample_type = ev->sample_type;
 	k->data_size = (uint64_t)ev->buf_pages * RS_PAGE_SIZE;
 	kbuf_sample_attr(&a, ev);
 	a.wakeup_watermark = (uint32_t)(k->data_size / 2);
@@ -167,28 +170,201 @@ static void copy_out(const struct kbuf *k, uint64_t pos, void *dst, size_t len)
 	memcpy((uint8_t *)dst + first, data, len - first);
 }
 
-int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg)
+/* Bytes of the sample_id trailer the kernel puts after every record but
+ * a sample (perf_event_open(2), sample_id_all), and where its time is. */
+static uint32_t trailer_size(uint64_t type, uint32_t *time_at)
 {
-	struct perf_event_mmap_page *pg = k->base;
-	const struct rs_perf_header *rec = (const void *)k->rec;
-	uint64_t head = read_head(pg), start = k->tail;
-	int n = 0;
+	static const uint64_t fields[] = {
+		PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+		PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER,
+	};
+	uint32_t n = 0, i;
 
-	while (k->tail < head && k->tail - start < max) {
-		struct rs_perf_header h;
+	*time_at = UINT32_MAX;
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (!(type & fields[i]))
+			continue;
+		if (fields[i] == PERF_SAMPLE_TIME)
+			*time_at = n;
+		n += 8;
+	}
+	return n;
+}
 
+/* The copied record's time (0: none), its trailer taken off. */
+static uint64_t take_time(struct kbuf *k)
+{
+	struct rs_perf_header *h = (void *)k->rec;
+	uint64_t t = 0, type = k->sample_type;
+	uint32_t at, size;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		/* IDENTIFIER, IP, TID come before TIME */
+		at = sizeof(*h) + ((type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) +
+		     ((type & PERF_SAMPLE_IP) ? 8 : 0) +
+		     ((type & PERF_SAMPLE_TID) ? 8 : 0);
+		if ((type & PERF_SAMPLE_TIME) && at + 8 <= h->size)
+			memcpy(&t, k->rec + at, 8);
+		return t;
+	}
+	size = trailer_size(type, &at);
+	if (!size || h->size < sizeof(*h) + size)
+		return 0;
+	h->size = (uint16_t)(h->size - size);
+	if (at != UINT32_MAX)
+		memcpy(&t, k->rec + h->size + at, 8);
+	return t;
+}
+
+void kbuf_begin(struct kbuf *k, uint64_t max)
+{
+	k->head = read_head(k->base);
+	k->end = k->head - k->tail > max ? k->tail + max : k->head;
+	k->have = 0;
+}
+
+const struct rs_perf_header *kbuf_peek(struct kbuf *k, uint64_t *time)
+{
+	struct rs_perf_header h;
+
+	if (!k->have) {
+		if (k->tail >= k->end)
+			return NULL;
 		copy_out(k, k->tail, &h, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - k->tail) {
-			k->tail = head;   /* cannot happen with a sane kernel */
-			break;
+		if (h.size < sizeof(h) || h.size > k->head - k->tail) {
+			/* cannot happen with a sane kernel */
+			k->tail = k->end = k->head;
+			return NULL;
 		}
 		copy_out(k, k->tail, k->rec, h.size);
+		k->time = take_time(k);
+		k->have = h.size;
+	}
+	*time = k->time;
+	return (const void *)k->rec;
+}
+
+void kbuf_next(struct kbuf *k)
+{
+	k->tail += (uint64_t)k->have;
+	k->have = 0;
+}
+
+void kbuf_end(struct kbuf *k)
+{
+	k->have = 0;
+	write_tail(k->base, k->tail);
+}
+
+int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg)
+{
+	const struct rs_perf_header *rec;
+	uint64_t time;
+	int n = 0;
+
+	kbuf_begin(k, max);
+	while ((rec = kbuf_peek(k, &time)) != NULL) {
 		fn(rec, arg);
-		k->tail += h.size;
+		kbuf_next(k);
 		n++;
 	}
-	write_tail(pg, k->tail);
+	kbuf_end(k);
 	return n;
+}
+
+/* The buffers with a record left in this pass, a min-heap by the time of
+ * their next record (then by CPU: the order of records without one). */
+struct kheap {
+	uint32_t n;
+	uint32_t cpu[AGENT_MAX_CPUS];
+	uint64_t time[AGENT_MAX_CPUS];
+};
+
+static int heap_less(const struct kheap *h, uint32_t i, uint32_t j)
+{
+	return h->time[i] < h->time[j] ||
+	       (h->time[i] == h->time[j] && h->cpu[i] < h->cpu[j]);
+}
+
+static void heap_swap(struct kheap *h, uint32_t i, uint32_t j)
+{
+	uint32_t c = h->cpu[i];
+	uint64_t t = h->time[i];
+
+	h->cpu[i] = h->cpu[j];
+	h->time[i] = h->time[j];
+	h->cpu[j] = c;
+	h->time[j] = t;
+}
+
+static void heap_down(struct kheap *h, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+
+		if (l < h->n && heap_less(h, l, m))
+			m = l;
+		if (l + 1 < h->n && heap_less(h, l + 1, m))
+			m = l + 1;
+		if (m == i)
+			return;
+		heap_swap(h, i, m);
+		i = m;
+	}
+}
+
+static void heap_push(struct kheap *h, uint32_t cpu, uint64_t time)
+{
+	uint32_t i = h->n++;
+
+	h->cpu[i] = cpu;
+	h->time[i] = time;
+	while (i && heap_less(h, i, (i - 1) / 2)) {
+		heap_swap(h, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+int kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
+		   void *arg)
+{
+	static struct kheap h;
+	const struct rs_perf_header *rec;
+	uint64_t time;
+	uint32_t i;
+	int count = 0;
+
+	if (n > AGENT_MAX_CPUS)
+		n = AGENT_MAX_CPUS;
+	h.n = 0;
+	/* every head read first: what comes in during the pass waits for
+	 * the next one, on every CPU alike */
+	for (i = 0; i < n; i++)
+		if (k[i])
+			kbuf_begin(k[i], k[i]->data_size);
+	for (i = 0; i < n; i++)
+		if (k[i] && kbuf_peek(k[i], &time))
+			heap_push(&h, i, time);
+	while (h.n) {
+		uint32_t cpu = h.cpu[0];
+
+		rec = kbuf_peek(k[cpu], &time);
+		fn(rec, cpu, arg);
+		kbuf_next(k[cpu]);
+		count++;
+		if (kbuf_peek(k[cpu], &time)) {
+			h.time[0] = time;
+		} else {
+			h.n--;
+			h.cpu[0] = h.cpu[h.n];
+			h.time[0] = h.time[h.n];
+		}
+		heap_down(&h, 0);
+	}
+	for (i = 0; i < n; i++)
+		if (k[i])
+			kbuf_end(k[i]);
+	return count;
 }
 
 #define PM_PRESENT  (1ull << 63)

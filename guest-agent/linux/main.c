@@ -43,6 +43,8 @@ struct agent {
 				       * looked at next (agent_now) */
 	int gone_how;                 /* AGENT_DEV_* once a look saw it gone */
 	struct agent_ring ring[RS_MAX_RINGS];
+	uint64_t epoch_mark[RS_MAX_RINGS]; /* each ring's written_bytes when
+					    * the last epoch began */
 	struct kbuf *kbuf[AGENT_MAX_CPUS];
 };
 
@@ -451,12 +453,15 @@ static void pstate_summary(const struct agent *a)
 
 	if (!p->table_size)
 		return;
-	say(a, "process state: %u processes, %u mappings in the last of %"
-	    PRIu64 " copies (%" PRIu64 " bytes, two copies); left out: %u "
-	    "processes, %u mappings; %" PRIu64 " processes ended, %" PRIu64
-	    " not taken (the model was full)", p->procs, p->maps,
-	    p->publishes, p->table_size, p->procs_left_out, p->maps_left_out,
-	    p->ended, p->full);
+	say(a, "process state: %u processes (%u ended), %u mappings in the "
+	    "last of %" PRIu64 " copies (%" PRIu64 " bytes, two copies); left "
+	    "out: %u processes, %u mappings; %" PRIu64 " births seen (%"
+	    PRIu64 " given their parent's mappings), %" PRIu64 " ends, %"
+	    PRIu64 " dropped once the rings were written over, %" PRIu64
+	    " for room; %" PRIu64 " not taken (the model was full), %" PRIu64
+	    " kernel losses", p->procs, p->ended_kept, p->maps, p->publishes,
+	    p->table_size, p->procs_left_out, p->maps_left_out, p->forks,
+	    p->inherited, p->ended, p->expired, p->evicted, p->full, p->lost);
 }
 
 static void usyms_summary(const struct agent *a)
@@ -508,41 +513,47 @@ static void follow_config(struct agent *a, uint64_t now)
 		if (a->kbuf[i])
 			kbuf_enable(a->kbuf[i], want);
 	a->sampling = want;
+	if (want)   /* the processes' records of the time off were missed */
+		agent_pstate_lost();
 	agent_marker_put(&a->ring[0], RS_MARK_AGENT_CONFIG, (uint32_t)getpid(),
 			 (uint32_t)getpid(), now,
 			 want ? "sampling on" : "sampling off", want ? 11 : 12);
 }
 
-struct fwd_arg {
-	struct agent_ring *ring;
-	uint64_t sample_type;
-};
-
-static void fwd(const struct rs_perf_header *rec, void *arg)
+static void fwd(const struct rs_perf_header *rec, uint32_t cpu, void *arg)
 {
-	const struct fwd_arg *f = arg;
+	struct agent *a = arg;
 
-	agent_forward(f->ring, f->sample_type, rec);
+	agent_forward(&a->ring[cpu % a->nr_rings], a->ev.sample_type, rec);
 }
 
 static void drain(struct agent *a)
 {
 	uint32_t i;
 
-	for (i = 0; i < a->nr_cpus; i++) {
-		struct fwd_arg f = {
-			.ring = &a->ring[i % a->nr_rings],
-			.sample_type = a->ev.sample_type,
-		};
-
-		if (a->kbuf[i])
-			kbuf_drain(a->kbuf[i], a->kbuf[i]->data_size, fwd, &f);
-	}
+	/* in time order across the CPUs: a process's FORK on one reaches
+	 * pstate before its samples on another */
+	kbuf_drain_all(a->kbuf, a->nr_cpus, fwd, a);
 	agent_markers_drain(&a->mk, &a->ring[0],
 			    a->cfg.enabled && (a->cfg.trace_mask & RS_TRACE_MARKERS));
 	/* The end of a pass: the host sees all of it. */
 	for (i = 0; i < a->nr_rings; i++)
 		agent_ring_publish(&a->ring[i]);
+}
+
+/* Every ring written over once since the last epoch began: a new one
+ * (pstate drops the ended processes whose samples no ring can hold). */
+static void ring_epoch(struct agent *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->nr_rings; i++)
+		if (a->ring[i].written_bytes - a->epoch_mark[i] <
+		    a->ring[i].prod.ring.data_size)
+			return;
+	for (i = 0; i < a->nr_rings; i++)
+		a->epoch_mark[i] = a->ring[i].written_bytes;
+	agent_pstate_epoch();
 }
 
 /* Once a tick, @now the pass's agent_now(): the clock is read once a
@@ -555,6 +566,8 @@ static void tick(struct agent *a, uint64_t now)
 		agent_comm_flush(&a->ring[i]);
 		agent_ring_publish(&a->ring[i]);
 	}
+	if (agent_pstate_has_ended())
+		ring_epoch(a);
 	agent_pstate_tick(now);
 	rs_guest_heartbeat(&a->dev.region);
 	follow_config(a, now);
@@ -706,6 +719,7 @@ static int session(struct agent *a)
 	int err, end;
 
 	memset(a->ring, 0, sizeof(a->ring));
+	memset(a->epoch_mark, 0, sizeof(a->epoch_mark));
 	a->nr_rings = 0;
 	a->sampling = 0;
 	a->sideband_room = 0;

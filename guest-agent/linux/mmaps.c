@@ -291,81 +291,133 @@ void agent_mmaps_kernel(const struct rs_perf_header *rec)
 	close(fd);
 }
 
-/* Describe @pid's executable mappings into @r. */
-static void describe(struct agent_ring *r, uint32_t pid)
+/* @pid's executable mappings from /proc/PID/maps, at most MMAPS_PER_PID
+ * into @out (their paths in a buffer of this module's, until the next
+ * call), their build ids read (and their files' symbols noted): how many,
+ * or -1 when the file is gone or unreadable.  Counted in @st. */
+static int read_maps(uint32_t pid, struct agent_mmap *out,
+		     struct agent_mmap_stats *st)
 {
 	static char buf[MAPS_MAX + 1];
-	struct agent_mmap_stats *st = &r->mmap_stats;
 	char path[64], *line, *nl;
 	size_t len = 0;
-	uint32_t done = 0;
-	ssize_t n;
+	int n = 0;
+	ssize_t got;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		st->unreadable++;
-		return;
+		return -1;
 	}
 	while (len < MAPS_MAX &&
-	       (n = read(fd, buf + len, MAPS_MAX - len)) > 0)
-		len += (size_t)n;
+	       (got = read(fd, buf + len, MAPS_MAX - len)) > 0)
+		len += (size_t)got;
 	close(fd);
 	buf[len] = '\0';
 	st->pids++;
-	agent_pstate_proc(pid);
 	for (line = buf; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
 		struct maps_line ml;
-		struct agent_mmap m;
+		struct agent_mmap *m = &out[n];
 
 		*nl = '\0';
 		if (parse_line(line, &ml))
 			continue;
-		if (done == MMAPS_PER_PID) {
+		if (n == MMAPS_PER_PID) {
 			st->skipped++;
 			continue;
 		}
-		memset(&m, 0, sizeof(m));
-		m.start = ml.start;
-		m.len = ml.end - ml.start;
-		m.pgoff = ml.pgoff;
-		m.maj = ml.maj;
-		m.min = ml.min;
-		m.ino = ml.ino;
-		m.prot = ml.prot;
-		m.flags = ml.flags;
-		m.path = ml.path;
+		memset(m, 0, sizeof(*m));
+		m->start = ml.start;
+		m->len = ml.end - ml.start;
+		m->pgoff = ml.pgoff;
+		m->maj = ml.maj;
+		m->min = ml.min;
+		m->ino = ml.ino;
+		m->prot = ml.prot;
+		m->flags = ml.flags;
+		m->path = ml.path;
 		if (ml.path[0] == '/')
-			m.build_id_size = build_id_of(pid, ml.start, ml.end,
-						      ml.maj, ml.min, ml.ino,
-						      ml.path, m.build_id);
-		agent_pstate_map(pid, &m);
-		if (agent_mmap_put(r, pid, pid, &m)) {
-			st->skipped++;
-			continue;
-		}
-		done++;
-		st->records++;
-		st->bytes += sizeof(struct rs_perf_header) + 64 +
-			     ((strlen(m.path) + 1 + 7) & ~(size_t)7);
-		if (!m.build_id_size && ml.path[0] == '/')
-			st->no_build_id++;
+			m->build_id_size = build_id_of(pid, ml.start, ml.end,
+						       ml.maj, ml.min, ml.ino,
+						       ml.path, m->build_id);
+		n++;
 	}
 	if (len == MAPS_MAX)
 		st->truncated++;   /* the lines past MAPS_MAX are not counted */
+	return n;
 }
 
-/* The ring's set of pids described: open addressing, emptied when 3/4
- * full (the pids met since are described again: bounded work, no stale
- * entries forever). */
-static int seen(struct agent_ring *r, uint32_t pid)
+/* What /proc said of @pid into pstate's model: a process with code
+ * replaces what it knew, one without (gone, a zombie, a kernel thread)
+ * leaves it.  0; -1: the model had no room. */
+static int model_set(uint32_t pid, const struct agent_mmap *m, int n)
+{
+	int i;
+
+	if (agent_pstate_proc(pid, n > 0))
+		return -1;
+	for (i = 0; i < n; i++)
+		agent_pstate_map(pid, &m[i]);
+	return 0;
+}
+
+static void put(struct agent_ring *r, uint32_t pid, const struct agent_mmap *m)
+{
+	struct agent_mmap_stats *st = &r->mmap_stats;
+
+	if (agent_mmap_put(r, pid, pid, m)) {
+		st->skipped++;
+		return;
+	}
+	st->records++;
+	st->bytes += sizeof(struct rs_perf_header) + 64 +
+		     ((strlen(m->path) + 1 + 7) & ~(size_t)7);
+	if (!m->build_id_size && m->path[0] == '/')
+		st->no_build_id++;
+}
+
+/* Describe @pid's executable mappings into @r: as the model knows them
+ * (a process born or exec'd under the agent's eyes: even after it ended),
+ * else as /proc says now, which the model takes. */
+static void describe(struct agent_ring *r, uint32_t pid)
+{
+	static struct agent_mmap m[MMAPS_PER_PID];
+	struct agent_mmap k;
+	int n = 0, i;
+	uint32_t j;
+
+	if (!agent_pstate_known(pid))
+		n = read_maps(pid, m, &r->mmap_stats);
+	else
+		r->mmap_stats.from_model++;
+	if ((n >= 0 && model_set(pid, m, n)) || agent_pstate_sampled(pid)) {
+		for (i = 0; i < n; i++)      /* no room in the model */
+			put(r, pid, &m[i]);
+		return;
+	}
+	if (n < 0)
+		agent_pstate_gone(pid);      /* its EXIT may be read already */
+	for (j = 0; !agent_pstate_map_at(pid, j, &k); j++)
+		put(r, pid, &k);
+}
+
+/* The ring's set of pids described, each with the number of the process
+ * it was (agent_pstate_gen): open addressing, emptied when 3/4 full (the
+ * pids met since are described again: bounded work, no stale entries
+ * forever).  1 when @pid's process @gen is in it; else 0, and it is now. */
+static int seen(struct agent_ring *r, uint32_t pid, uint64_t gen)
 {
 	uint32_t i = (pid * 2654435761u) % AGENT_MMAP_PIDS;
 
 	while (r->mmap_pid[i]) {
-		if (r->mmap_pid[i] == pid)
-			return 1;
+		if (r->mmap_pid[i] == pid) {
+			if (r->mmap_gen[i] == gen)
+				return 1;
+			r->mmap_gen[i] = gen;   /* a pid's new process */
+			return 0;
+		}
 		i = (i + 1) % AGENT_MMAP_PIDS;
 	}
 	if (r->nr_mmap_pids >= AGENT_MMAP_PIDS / 4 * 3) {
@@ -374,6 +426,7 @@ static int seen(struct agent_ring *r, uint32_t pid)
 		i = (pid * 2654435761u) % AGENT_MMAP_PIDS;
 	}
 	r->mmap_pid[i] = pid;
+	r->mmap_gen[i] = gen;
 	r->nr_mmap_pids++;
 	return 0;
 }
@@ -395,6 +448,30 @@ void agent_mmaps_note(struct agent_ring *r, uint32_t pid)
 		r->mmap_epoch = others;
 		r->mmap_stats.refreshes++;
 	}
-	if (!seen(r, pid) || !agent_pstate_has(pid))
-		describe(r, pid);   /* also when the state table lost it */
+	if (seen(r, pid, agent_pstate_gen(pid)))
+		return;
+	describe(r, pid);
+	/* the number describe gave it, when the model had none */
+	(void)seen(r, pid, agent_pstate_gen(pid));
+}
+
+void agent_mmaps_fork(const struct rs_perf_header *rec)
+{
+	static struct agent_mmap m[MMAPS_PER_PID];
+	struct agent_mmap_stats st;
+	uint32_t id[2];
+	int n;
+
+	if (rec->type != PERF_RECORD_FORK || rec->size < sizeof(*rec) + 8)
+		return;
+	memcpy(id, rec + 1, sizeof(id));
+	/* a new process whose parent the model has not met: the parent as
+	 * /proc says now, for its child to take */
+	if (id[0] == id[1] || agent_pstate_known(id[1]) ||
+	    agent_pstate_known(id[0]))
+		return;
+	memset(&st, 0, sizeof(st));
+	n = read_maps(id[1], m, &st);
+	if (n >= 0)
+		(void)model_set(id[1], m, n);
 }

@@ -1,20 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The guest's processes as they are now, into the region's process state
- * table (abi.h, struct rs_pstate_desc; docs/abi.md, "Process state"), so
- * that a flight recorder, whose ring has long overwritten the records
- * that described a process that runs on, still gives its samples their
- * process.  The agent keeps a private model from what it learns anyway:
- * mmaps's descriptions of the processes sampled (all their executable
- * file mappings, read from /proc/PID/maps), and the kernel's records it
- * forwards for the processes it knows (COMM: a rename, or an exec, which
- * empties the mappings; MMAP2: code mapped since).  Processes that ended
- * are found by a bounded look once a second (kill 0), PRUNE_PER_ROUND of
- * them.
+ * The guest's processes as the agent knows them, into the region's process
+ * state table (abi.h, struct rs_pstate_desc; docs/abi.md, "Process state"),
+ * so that a flight recorder, whose ring has long overwritten the records
+ * that described a process, still gives its samples their process.
+ *
+ * The agent keeps a private model, driven by the kernel's records it reads
+ * anyway (forward.c), in the order of each CPU's buffer:
+ *  - FORK of a new process: its parent's mappings and name, as the kernel
+ *    copied them (a busybox applet runs in a fork that never execs);
+ *  - COMM: a rename, or an exec, which empties the mappings; the kernel's
+ *    MMAP2 records of code add to them (the exec's own first);
+ *  - EXIT: the process has ended.  It stays in the model, and in the
+ *    table, for as long as the rings may still hold its samples: until
+ *    every ring has been written over twice since (agent_pstate_epoch),
+ *    or until the model needs its room;
+ *  - mmaps's reads of /proc/PID/maps, for the processes it met before
+ *    their birth was seen (they ran before the agent, or the kernel lost
+ *    records: then /proc is read again).
+ * So a process that lives less than a tick is known from its records even
+ * after it is gone, and mmaps describes it into the rings from here.
+ * The CPUs' buffers are read one after the other, so a process's records
+ * may come out of order across CPUs (its exec before its FORK): a FORK
+ * never overwrites what is known of its child, an EXIT older than a FORK
+ * is a former process's, and a FORK after the EXIT of its pid a new one.
+ *
  * Once per tick, if the model changed, it is written whole into the
- * table's idle copy (rs_pstate_publish): bounded by the copy's bytes,
- * PSTATE_PROCS processes and RS_PSTATE_MAX_MAPS mappings each, what did
- * not fit counted in the copy's head and here.
+ * table's idle copy (rs_pstate_publish): the live processes first (the
+ * ones sampled, then the others with code), then the ended ones sampled,
+ * newest first; bounded by the copy's bytes and RS_PSTATE_MAX_MAPS
+ * mappings each, what did not fit counted in the copy's head and here.
+ * The model works without a table too (no sideband): mmaps reads it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +46,9 @@
 #include "agent.h"
 
 #define PSTATE_PROCS    4096u   /* processes the model holds */
+#define HASH_SLOTS      8192u   /* pid -> process, a power of two */
 #define PRUNE_PER_ROUND 1024u   /* processes looked at per round */
-#define PRUNE_EVERY_NS  1000000000ull  /* a round a second */
+#define PRUNE_EVERY_NS  1000000000ull  /* a round a second, while due */
 #define PSTATE_COPY_MAX (1u << 20) /* bytes of one copy */
 
 struct pmap {
@@ -40,29 +57,325 @@ struct pmap {
 	uint8_t bid_len;
 	uint8_t bid[RS_PSTATE_BUILD_ID_MAX];
 	uint16_t name_len;
-	char *name;
+	char *name;                   /* name_len bytes and a NUL */
+};
+
+/* struct pproc.flags */
+enum {
+	P_COMPLETE = 1u << 0,   /* its mappings are all of its code's */
+	P_LOOKED   = 1u << 1,   /* /proc was read for it (whatever it said) */
+	P_SAMPLED  = 1u << 2,   /* a ring has its samples */
+	P_ENDED    = 1u << 3,   /* its EXIT was seen, or it was found gone */
+	P_FORKED   = 1u << 4,   /* its FORK was seen: fork_time holds */
 };
 
 struct pproc {
-	uint32_t pid;
-	uint32_t nr_maps;
+	uint32_t pid, ppid;
+	uint32_t flags;
+	uint32_t nr_maps, cap;
 	uint32_t maps_over;           /* mappings past RS_PSTATE_MAX_MAPS */
+	uint64_t gen;                 /* this incarnation's number */
+	uint64_t fork_time;           /* the kernel's times, ns */
+	uint64_t exit_time;           /* 0: not known */
+	uint64_t exit_epoch;          /* ps.epoch when it ended */
+	uint64_t end_seq;             /* the order in which they ended */
 	char comm[RS_PSTATE_COMM_LEN];
-	struct pmap map[RS_PSTATE_MAX_MAPS];
+	struct pmap *map;
 };
 
 static struct {
-	int on;
+	int on;                       /* a table to publish into */
 	int dirty;
 	struct rs_pstate_writer w;
 	uint32_t nr;
-	uint32_t last;                /* the slot of the last lookup */
-	uint32_t cursor;              /* the next slot pruning looks at */
-	uint64_t pruned;              /* when the last round was, 0: none */
+	uint32_t hash[HASH_SLOTS];    /* index + 1 into proc, 0: free */
+	uint32_t cursor;              /* the next slot a look goes to */
+	int look_due;                 /* records were lost: look for ends */
+	uint64_t looked;              /* when the last round was, 0: none */
+	uint64_t gens;                /* incarnations numbered so far */
+	uint64_t epoch;               /* agent_pstate_epoch calls */
+	uint64_t ends;                /* processes ended so far */
+	uint64_t ends_at_tick;        /* ... as of the last tick */
+	uint32_t nr_ended;            /* of the model's, ended */
 	struct pproc *proc[PSTATE_PROCS];
+	uint32_t order[PSTATE_PROCS]; /* build's: which process goes where */
 	uint8_t out[PSTATE_COPY_MAX]; /* a copy's entries, built here */
 	struct agent_pstate_stats st;
 } ps;
+
+/* ---- the index by pid --------------------------------------------------- */
+
+static uint32_t home_of(uint32_t pid)
+{
+	return (pid * 2654435761u) & (HASH_SLOTS - 1u);
+}
+
+/* The slot that holds @pid, or the free one where it would go. */
+static uint32_t slot_of(uint32_t pid)
+{
+	uint32_t s = home_of(pid);
+
+	while (ps.hash[s] && ps.proc[ps.hash[s] - 1u]->pid != pid)
+		s = (s + 1u) & (HASH_SLOTS - 1u);
+	return s;
+}
+
+static struct pproc *find(uint32_t pid)
+{
+	uint32_t s = slot_of(pid);
+
+	return ps.hash[s] ? ps.proc[ps.hash[s] - 1u] : NULL;
+}
+
+/* @pid's slot emptied; the probe chains after it closed up (linear
+ * probing's deletion, no tombstones). */
+static void unhash(uint32_t pid)
+{
+	uint32_t s = slot_of(pid), j = s, k;
+
+	ps.hash[s] = 0;
+	for (;;) {
+		j = (j + 1u) & (HASH_SLOTS - 1u);
+		if (!ps.hash[j])
+			return;
+		k = home_of(ps.proc[ps.hash[j] - 1u]->pid);
+		/* the entry at j may stay if its home lies in (s, j] */
+		if (s < j ? (k > s && k <= j) : (k > s || k <= j))
+			continue;
+		ps.hash[s] = ps.hash[j];
+		ps.hash[j] = 0;
+		s = j;
+	}
+}
+
+/* ---- processes and their mappings ----------------------------------------- */
+
+static void drop_maps(struct pproc *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nr_maps; i++)
+		free(p->map[i].name);
+	p->nr_maps = 0;
+	p->maps_over = 0;
+}
+
+static void remove_at(uint32_t i)
+{
+	struct pproc *p = ps.proc[i];
+	uint32_t last = ps.nr - 1u;
+
+	unhash(p->pid);
+	if (i < last)             /* the last one moves to i */
+		ps.hash[slot_of(ps.proc[last]->pid)] = i + 1u;
+	ps.proc[i] = ps.proc[last];
+	ps.proc[last] = NULL;
+	ps.nr = last;
+	if (p->flags & P_ENDED)
+		ps.nr_ended--;
+	drop_maps(p);
+	free(p->map);
+	free(p);
+	ps.dirty = 1;
+}
+
+/* Room for one more: the ended process the rings are least likely to
+ * hold (never sampled first, then the oldest end).  0, -1: none ended. */
+static int evict(void)
+{
+	uint32_t i, best = UINT32_MAX;
+
+	for (i = 0; i < ps.nr; i++) {
+		const struct pproc *p = ps.proc[i], *b;
+
+		if (!(p->flags & P_ENDED))
+			continue;
+		if (best == UINT32_MAX) {
+			best = i;
+			continue;
+		}
+		b = ps.proc[best];
+		if ((b->flags & P_SAMPLED) > (p->flags & P_SAMPLED) ||
+		    ((b->flags & P_SAMPLED) == (p->flags & P_SAMPLED) &&
+		     p->end_seq < b->end_seq))
+			best = i;
+	}
+	if (best == UINT32_MAX)
+		return -1;
+	remove_at(best);
+	ps.st.evicted++;
+	return 0;
+}
+
+static struct pproc *create(uint32_t pid)
+{
+	struct pproc *p;
+
+	if (ps.nr == PSTATE_PROCS && evict()) {
+		ps.st.full++;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		ps.st.full++;
+		return NULL;
+	}
+	p->pid = pid;
+	p->gen = ++ps.gens;
+	ps.hash[slot_of(pid)] = ps.nr + 1u;
+	ps.proc[ps.nr++] = p;
+	ps.dirty = 1;
+	return p;
+}
+
+/* @pid's process, created when absent; NULL: no room, or no process's
+ * pid. */
+static struct pproc *get(uint32_t pid)
+{
+	struct pproc *p;
+
+	if (!pid || pid == UINT32_MAX)
+		return NULL;
+	p = find(pid);
+	return p ? p : create(pid);
+}
+
+/* The pid is another process's now: everything of the former forgotten. */
+static void reborn(struct pproc *p)
+{
+	drop_maps(p);
+	if (p->flags & P_ENDED)
+		ps.nr_ended--;
+	p->flags = 0;
+	p->ppid = 0;
+	p->fork_time = p->exit_time = 0;
+	memset(p->comm, 0, sizeof(p->comm));
+	p->gen = ++ps.gens;
+	ps.dirty = 1;
+}
+
+static void ended(struct pproc *p, uint64_t time)
+{
+	if (p->flags & P_ENDED)
+		return;
+	p->flags |= P_ENDED;
+	p->exit_time = time;
+	p->exit_epoch = ps.epoch;
+	p->end_seq = ++ps.ends;
+	ps.nr_ended++;
+	ps.st.ended++;
+	ps.dirty = 1;
+}
+
+/* @p's mappings that overlap [start, start + len) go: a new mapping
+ * replaced them. */
+static void unmap(struct pproc *p, uint64_t start, uint64_t len)
+{
+	uint32_t i = 0;
+
+	while (i < p->nr_maps) {
+		struct pmap *m = &p->map[i];
+
+		if (m->start < start + len && start < m->start + m->len) {
+			free(m->name);
+			*m = p->map[--p->nr_maps];
+			continue;
+		}
+		i++;
+	}
+}
+
+/* A slot for one more mapping of @p, NULL when it has
+ * RS_PSTATE_MAX_MAPS (counted) or no memory. */
+static struct pmap *map_slot(struct pproc *p)
+{
+	if (p->nr_maps == p->cap) {
+		uint32_t cap = p->cap ? 2u * p->cap : 4u;
+		struct pmap *m;
+
+		if (cap > RS_PSTATE_MAX_MAPS)
+			cap = RS_PSTATE_MAX_MAPS;
+		if (p->nr_maps == cap) {
+			p->maps_over++;
+			return NULL;
+		}
+		m = realloc(p->map, cap * sizeof(*m));
+		if (!m) {
+			p->maps_over++;
+			return NULL;
+		}
+		p->map = m;
+		p->cap = cap;
+	}
+	return &p->map[p->nr_maps];
+}
+
+static void add_map(struct pproc *p, const struct agent_mmap *a)
+{
+	size_t n = strnlen(a->path, RS_PSTATE_NAME_MAX + 1);
+	struct pmap *m;
+
+	if (!n || n > RS_PSTATE_NAME_MAX || !a->len)
+		return;
+	unmap(p, a->start, a->len);
+	ps.dirty = 1;
+	m = map_slot(p);
+	if (!m)
+		return;
+	memset(m, 0, sizeof(*m));
+	m->name = malloc(n + 1);
+	if (!m->name) {
+		p->maps_over++;
+		return;
+	}
+	memcpy(m->name, a->path, n);
+	m->name[n] = '\0';
+	m->name_len = (uint16_t)n;
+	m->start = a->start;
+	m->len = a->len;
+	m->pgoff = a->pgoff;
+	m->prot = a->prot;
+	m->flags = a->flags;
+	if (a->build_id_size && a->build_id_size <= RS_PSTATE_BUILD_ID_MAX) {
+		m->bid_len = a->build_id_size;
+		memcpy(m->bid, a->build_id, a->build_id_size);
+	} else {
+		m->maj = a->maj;
+		m->min = a->min;
+		m->ino = a->ino;
+	}
+	p->nr_maps++;
+}
+
+/* The child @c takes what the kernel copied of its parent @p: its
+ * mappings and its name. */
+static void inherit(struct pproc *c, const struct pproc *p)
+{
+	uint32_t i;
+
+	drop_maps(c);
+	for (i = 0; i < p->nr_maps; i++) {
+		struct pmap *m = map_slot(c);
+
+		if (!m)
+			break;
+		*m = p->map[i];
+		m->name = malloc(m->name_len + 1u);
+		if (!m->name) {
+			c->maps_over++;
+			continue;
+		}
+		memcpy(m->name, p->map[i].name, m->name_len + 1u);
+		c->nr_maps++;
+	}
+	c->maps_over += p->maps_over;
+	if (!c->comm[0])
+		memcpy(c->comm, p->comm, sizeof(c->comm));
+	c->flags |= p->flags & P_COMPLETE;
+	ps.dirty = 1;
+}
+
+/* ---- the module's calls ---------------------------------------------------- */
 
 int agent_pstate_begin(const struct rs_region *region, uint64_t offset,
 		       uint64_t size)
@@ -82,33 +395,16 @@ int agent_pstate_begin(const struct rs_region *region, uint64_t offset,
 	return 0;
 }
 
-static void drop_maps(struct pproc *p)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->nr_maps; i++)
-		free(p->map[i].name);
-	p->nr_maps = 0;
-	p->maps_over = 0;
-}
-
-static void remove_at(uint32_t i)
-{
-	drop_maps(ps.proc[i]);
-	free(ps.proc[i]);
-	ps.proc[i] = ps.proc[--ps.nr];
-	ps.proc[ps.nr] = NULL;
-	ps.dirty = 1;
-}
-
 void agent_pstate_end(void)
 {
 	while (ps.nr)
 		remove_at(ps.nr - 1);
 	ps.on = 0;
 	ps.dirty = 0;
-	ps.last = ps.cursor = 0;
-	ps.pruned = 0;
+	ps.cursor = 0;
+	ps.look_due = 0;
+	ps.looked = 0;
+	ps.nr_ended = 0;
 }
 
 const struct agent_pstate_stats *agent_pstate_stats(void)
@@ -116,24 +412,18 @@ const struct agent_pstate_stats *agent_pstate_stats(void)
 	return &ps.st;
 }
 
-static struct pproc *find(uint32_t pid)
+uint64_t agent_pstate_gen(uint32_t pid)
 {
-	uint32_t i;
+	const struct pproc *p = find(pid);
 
-	if (ps.last < ps.nr && ps.proc[ps.last]->pid == pid)
-		return ps.proc[ps.last];
-	for (i = 0; i < ps.nr; i++)
-		if (ps.proc[i]->pid == pid) {
-			ps.last = i;
-			return ps.proc[i];
-		}
-	return NULL;
+	return p ? p->gen : 0;
 }
 
-int agent_pstate_has(uint32_t pid)
+int agent_pstate_known(uint32_t pid)
 {
-	/* full, or off: asking again would only cost /proc reads */
-	return !ps.on || ps.nr == PSTATE_PROCS || find(pid) != NULL;
+	const struct pproc *p = find(pid);
+
+	return p && (p->flags & (P_COMPLETE | P_LOOKED));
 }
 
 static void read_comm(uint32_t pid, char *comm)
@@ -157,95 +447,66 @@ static void read_comm(uint32_t pid, char *comm)
 	comm[RS_PSTATE_COMM_LEN - 1] = '\0';
 }
 
-void agent_pstate_proc(uint32_t pid)
+int agent_pstate_proc(uint32_t pid, int has_maps)
 {
-	struct pproc *p;
+	struct pproc *p = get(pid);
 
-	if (!ps.on || !pid || pid == (uint32_t)-1)
-		return;
-	p = find(pid);
-	if (!p) {
-		if (ps.nr == PSTATE_PROCS) {
-			ps.st.full++;
-			return;
-		}
-		p = calloc(1, sizeof(*p));
-		if (!p) {
-			ps.st.full++;
-			return;
-		}
-		p->pid = pid;
-		ps.last = ps.nr;
-		ps.proc[ps.nr++] = p;
+	if (!p)
+		return -1;
+	p->flags |= P_LOOKED;
+	if (has_maps) {
+		drop_maps(p);
+		read_comm(pid, p->comm);
+		p->flags |= P_COMPLETE;
+	} else if (!p->comm[0]) {
+		read_comm(pid, p->comm);
 	}
-	drop_maps(p);
-	read_comm(pid, p->comm);
 	ps.dirty = 1;
-}
-
-/* @p's mappings that overlap [start, start + len) go: a new mapping
- * replaced them. */
-static void unmap(struct pproc *p, uint64_t start, uint64_t len)
-{
-	uint32_t i = 0;
-
-	while (i < p->nr_maps) {
-		struct pmap *m = &p->map[i];
-
-		if (m->start < start + len && start < m->start + m->len) {
-			free(m->name);
-			*m = p->map[--p->nr_maps];
-			continue;
-		}
-		i++;
-	}
-}
-
-static void add_map(struct pproc *p, const struct agent_mmap *a)
-{
-	size_t n = strnlen(a->path, RS_PSTATE_NAME_MAX + 1);
-	struct pmap *m;
-
-	if (!n || n > RS_PSTATE_NAME_MAX || !a->len)
-		return;
-	unmap(p, a->start, a->len);
-	ps.dirty = 1;
-	if (p->nr_maps == RS_PSTATE_MAX_MAPS) {
-		p->maps_over++;
-		return;
-	}
-	m = &p->map[p->nr_maps];
-	memset(m, 0, sizeof(*m));
-	m->name = malloc(n);
-	if (!m->name) {
-		p->maps_over++;
-		return;
-	}
-	memcpy(m->name, a->path, n);
-	m->name_len = (uint16_t)n;
-	m->start = a->start;
-	m->len = a->len;
-	m->pgoff = a->pgoff;
-	m->prot = a->prot;
-	m->flags = a->flags;
-	if (a->build_id_size && a->build_id_size <= RS_PSTATE_BUILD_ID_MAX) {
-		m->bid_len = a->build_id_size;
-		memcpy(m->bid, a->build_id, a->build_id_size);
-	} else {
-		m->maj = a->maj;
-		m->min = a->min;
-		m->ino = a->ino;
-	}
-	p->nr_maps++;
+	return 0;
 }
 
 void agent_pstate_map(uint32_t pid, const struct agent_mmap *m)
 {
-	struct pproc *p;
+	struct pproc *p = find(pid);
 
-	if (!ps.on || !(p = find(pid)))
-		return;
-	add_map(p, m);
+	if (p)
+		add_map(p, m);
+}
+
+int agent_pstate_sampled(uint32_t pid)
+{
+	struct pproc *p = get(pid);
+
+	if (!p)
+		return -1;
+	if (!(p->flags & P_SAMPLED)) {
+		p->flags |= P_SAMPLED;
+		ps.dirty = 1;
+	}
+	return 0;
+}
+
+int agent_pstate_map_at(uint32_t pid, uint32_t i, struct agent_mmap *out)
+{
+	const struct pproc *p = find(pid);
+	const struct pmap *m;
+
+	if (!p || i >= p->nr_maps)
+		return -1;
+	m = &p->map[i];
+	memset(out, 0, sizeof(*out));
+	out->start = m->start;
+	out->len = m->len;
+	out->pgoff = m->pgoff;
+	out->maj = m->maj;
+	out->min = m->min;
+	out->ino = m->ino;
+	out->prot = m->prot;
+	out->flags = m->flags;
+	out->build_id_size = m->bid_len;
+	memcpy(out->build_id, m->bid, m->bid_len);
+	out->path = m->name;
+	return 0;
 }
 
 /* PERF_RECORD_MMAP2's body as the kernel lays it out (mmaps.c). */
@@ -259,81 +520,236 @@ struct kmmap2 {
 	uint32_t prot, flags;
 };
 
+/* PERF_RECORD_FORK's and PERF_RECORD_EXIT's. */
+struct ktask {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+static void comm_rec(const struct rs_perf_header *rec, const uint8_t *body,
+		     size_t len)
+{
+	uint32_t id[2];
+	struct pproc *p;
+
+	memcpy(id, body, sizeof(id));
+	if (id[0] != id[1])
+		return;            /* a thread's name, not its process's */
+	if (rec->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		/* a new image: its MMAP2s follow, and they are all of it */
+		p = get(id[0]);
+		if (!p)
+			return;
+		drop_maps(p);
+		p->flags |= P_COMPLETE;
+	} else if (!(p = get(id[0]))) {
+		return;            /* kept: a FORK seen later leaves its name */
+	}
+	memset(p->comm, 0, sizeof(p->comm));
+	memcpy(p->comm, body + 8, strnlen((const char *)body + 8,
+	       len - 8 < sizeof(p->comm) - 1 ? len - 8 : sizeof(p->comm) - 1));
+	ps.dirty = 1;
+}
+
+static void mmap2_rec(const struct rs_perf_header *rec, const uint8_t *body,
+		      size_t len)
+{
+	struct kmmap2 k;
+	struct agent_mmap m;
+	char name[RS_PSTATE_NAME_MAX + 1];
+	size_t n = len - sizeof(k);
+	struct pproc *p;
+
+	memcpy(&k, body, sizeof(k));
+	if (!(k.prot & PROT_EXEC) || !(p = find(k.pid)))
+		return;    /* not code, or a process whose birth was not seen */
+	if (n > RS_PSTATE_NAME_MAX)
+		n = RS_PSTATE_NAME_MAX;
+	memcpy(name, body + sizeof(k), n);
+	name[n] = '\0';
+	if (name[0] != '/' && strcmp(name, "[vdso]"))
+		return;    /* anonymous code has no file to name */
+	memset(&m, 0, sizeof(m));
+	m.start = k.addr;
+	m.len = k.len;
+	m.pgoff = k.pgoff;
+	m.prot = k.prot;
+	m.flags = k.flags;
+	m.path = name;
+	if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		m.build_id_size = k.u.b.size <= 20 ? k.u.b.size : 0;
+		memcpy(m.build_id, k.u.b.id, m.build_id_size);
+	} else {
+		m.maj = k.u.f.maj;
+		m.min = k.u.f.min;
+		m.ino = k.u.f.ino;
+	}
+	add_map(p, &m);
+}
+
+/* A new process @t->pid, child of @t->ppid (mmaps read the parent first
+ * if it was not known). */
+static void fork_rec(const struct ktask *t)
+{
+	struct pproc *c = find(t->pid), *p;
+
+	if (c && (c->flags & P_ENDED) &&
+	    (!c->exit_time || c->exit_time < t->time))
+		reborn(c);          /* its pid's former process had ended */
+	else if (c && (c->flags & P_FORKED) && c->fork_time < t->time)
+		reborn(c);          /* a former one whose end was not seen */
+	if (!c && !(c = create(t->pid)))
+		return;
+	ps.st.forks++;
+	c->flags |= P_FORKED;
+	c->fork_time = t->time;
+	c->ppid = t->ppid;
+	p = find(t->ppid);
+	/* what is known of the child came after its fork (an exec, a look
+	 * at /proc): the parent's mappings of then would be older */
+	if (!p || c->nr_maps || (c->flags & (P_COMPLETE | P_LOOKED)))
+		return;
+	inherit(c, p);
+	ps.st.inherited++;
+}
+
+static void exit_rec(const struct ktask *t)
+{
+	struct pproc *p = find(t->pid);
+
+	if (p && (p->flags & P_FORKED) && p->fork_time > t->time)
+		return;             /* a former process's end */
+	if (!p && !(p = create(t->pid)))
+		return;             /* kept: a FORK seen later fills it */
+	ended(p, t->time);
+}
+
 void agent_pstate_kernel(const struct rs_perf_header *rec)
 {
 	const uint8_t *body = (const uint8_t *)(rec + 1);
 	size_t len = rec->size - sizeof(*rec);
-	struct pproc *p;
+	struct ktask t;
 
-	if (!ps.on)
-		return;
-	if (rec->type == PERF_RECORD_COMM && len >= 8 + 1) {
-		uint32_t id[2];
-
-		memcpy(id, body, sizeof(id));
-		if (id[0] != id[1] || !(p = find(id[0])))
-			return;    /* a thread's name, or a process not sampled */
-		if (rec->misc & PERF_RECORD_MISC_COMM_EXEC)
-			drop_maps(p);     /* a new image: its MMAP2s follow */
-		memset(p->comm, 0, sizeof(p->comm));
-		memcpy(p->comm, body + 8, strnlen((const char *)body + 8,
-		       len - 8 < sizeof(p->comm) - 1 ? len - 8 : sizeof(p->comm) - 1));
-		ps.dirty = 1;
-	} else if (rec->type == PERF_RECORD_MMAP2 && len > sizeof(struct kmmap2)) {
-		struct kmmap2 k;
-		struct agent_mmap m;
-		char name[RS_PSTATE_NAME_MAX + 1];
-		size_t n = len - sizeof(k);
-
-		memcpy(&k, body, sizeof(k));
-		if (!(k.prot & PROT_EXEC) || !(p = find(k.pid)))
-			return;
-		if (n > RS_PSTATE_NAME_MAX)
-			n = RS_PSTATE_NAME_MAX;
-		memcpy(name, body + sizeof(k), n);
-		name[n] = '\0';
-		if (name[0] != '/' && strcmp(name, "[vdso]"))
-			return;    /* anonymous code has no file to name */
-		memset(&m, 0, sizeof(m));
-		m.start = k.addr;
-		m.len = k.len;
-		m.pgoff = k.pgoff;
-		m.prot = k.prot;
-		m.flags = k.flags;
-		m.path = name;
-		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			m.build_id_size = k.u.b.size <= 20 ? k.u.b.size : 0;
-			memcpy(m.build_id, k.u.b.id, m.build_id_size);
-		} else {
-			m.maj = k.u.f.maj;
-			m.min = k.u.f.min;
-			m.ino = k.u.f.ino;
-		}
-		add_map(p, &m);
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		if (len >= 8 + 1)
+			comm_rec(rec, body, len);
+		break;
+	case PERF_RECORD_MMAP2:
+		if (len > sizeof(struct kmmap2))
+			mmap2_rec(rec, body, len);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (len < sizeof(t))
+			break;
+		memcpy(&t, body, sizeof(t));
+		/* a thread's birth or end is not its process's */
+		if (rec->type == PERF_RECORD_FORK && t.pid != t.ppid &&
+		    t.pid == t.tid)
+			fork_rec(&t);
+		else if (rec->type == PERF_RECORD_EXIT && t.pid == t.tid)
+			exit_rec(&t);
+		break;
+	default:
+		break;
 	}
 }
 
-/* The processes that ended: PRUNE_PER_ROUND of them looked at, each at
- * most once a round, a round a second (a table smaller than that is not
- * gone round again: every look is a system call). */
-static void prune(uint64_t now)
+void agent_pstate_lost(void)
+{
+	uint32_t i;
+
+	/* any FORK, EXIT, COMM or MMAP2 may be among what was lost: the
+	 * live ones are read from /proc again when next sampled, and a look
+	 * finds the ones that ended */
+	for (i = 0; i < ps.nr; i++)
+		if (!(ps.proc[i]->flags & P_ENDED))
+			ps.proc[i]->flags &= ~(uint32_t)(P_COMPLETE | P_LOOKED);
+	ps.look_due = 1;
+	ps.st.lost++;
+}
+
+void agent_pstate_epoch(void)
+{
+	uint32_t i = 0;
+
+	ps.epoch++;
+	/* ended before the previous epoch began: every ring has been
+	 * written over since, its samples are gone */
+	while (ps.nr_ended && i < ps.nr) {
+		const struct pproc *p = ps.proc[i];
+
+		if ((p->flags & P_ENDED) && p->exit_epoch + 2u <= ps.epoch) {
+			remove_at(i);
+			ps.st.expired++;
+			continue;
+		}
+		i++;
+	}
+}
+
+void agent_pstate_gone(uint32_t pid)
+{
+	struct pproc *p = find(pid);
+	struct timespec ts;
+
+	if (!p || (p->flags & P_ENDED))
+		return;
+	/* ended by now at the latest: a FORK older than that is its own */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ended(p, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
+int agent_pstate_has_ended(void)
+{
+	return ps.nr_ended > 0;
+}
+
+/* The processes whose end the kernel's records may not have told:
+ * PRUNE_PER_ROUND of them looked at per round, a round a second, while a
+ * look is due (records were lost). */
+static void look(uint64_t now)
 {
 	uint32_t n, looks = ps.nr < PRUNE_PER_ROUND ? ps.nr : PRUNE_PER_ROUND;
 
-	if (ps.pruned && now - ps.pruned < PRUNE_EVERY_NS)
+	if (!ps.look_due || (ps.looked && now - ps.looked < PRUNE_EVERY_NS))
 		return;
-	ps.pruned = now ? now : 1;
-
+	ps.looked = now ? now : 1;
 	for (n = 0; n < looks && ps.nr; n++) {
+		struct pproc *p;
+
 		if (ps.cursor >= ps.nr)
 			ps.cursor = 0;
-		if (kill((pid_t)ps.proc[ps.cursor]->pid, 0) && errno == ESRCH) {
-			remove_at(ps.cursor);
-			ps.st.ended++;
+		p = ps.proc[ps.cursor++];
+		/* ended by now at the latest */
+		if (!(p->flags & P_ENDED) && kill((pid_t)p->pid, 0) &&
+		    errno == ESRCH)
+			ended(p, now ? now : 1);
+	}
+	if (ps.cursor >= ps.nr) {        /* gone round: done */
+		ps.cursor = 0;
+		ps.look_due = 0;
+	}
+}
+
+/* Ended processes never sampled: dropped a tick after their end (their
+ * samples, had the CPUs' buffers held any, were read by then). */
+static void drop_unsampled(void)
+{
+	uint32_t i = 0;
+
+	while (ps.nr_ended && i < ps.nr) {
+		const struct pproc *p = ps.proc[i];
+
+		if ((p->flags & (P_ENDED | P_SAMPLED)) == P_ENDED &&
+		    p->end_seq <= ps.ends_at_tick) {
+			remove_at(i);
 			continue;
 		}
-		ps.cursor++;
+		i++;
 	}
+	ps.ends_at_tick = ps.ends;
 }
 
 static uint32_t map_bytes(const struct pmap *m)
@@ -342,18 +758,82 @@ static uint32_t map_bytes(const struct pmap *m)
 			  ~(size_t)7u);
 }
 
+/* Where @p goes in the copy: 0 live and sampled, 1 live with code,
+ * 2 ended and sampled; 3: not at all. */
+static int rank(const struct pproc *p)
+{
+	if (!(p->flags & P_ENDED))
+		return (p->flags & P_SAMPLED) ? 0 : p->nr_maps ? 1 : 3;
+	return (p->flags & P_SAMPLED) ? 2 : 3;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct pproc *p = ps.proc[*(const uint32_t *)a];
+	const struct pproc *q = ps.proc[*(const uint32_t *)b];
+	int rp = rank(p), rq = rank(q);
+
+	if (rp != rq)
+		return rp - rq;
+	if (rp == 2)             /* the newest end first */
+		return p->end_seq < q->end_seq ? 1 : p->end_seq > q->end_seq ? -1 : 0;
+	return p->pid < q->pid ? -1 : p->pid > q->pid;
+}
+
+/* One process entry at @o (@len bytes, counted before). */
+static void put_proc(uint8_t *o, const struct pproc *p, uint64_t len)
+{
+	struct rs_pstate_proc e;
+	uint32_t j;
+
+	memset(&e, 0, sizeof(e));
+	e.length = (uint32_t)len;
+	e.pid = p->pid;
+	e.nr_maps = (uint16_t)p->nr_maps;
+	e.flags = (p->flags & P_ENDED) ? RS_PSTATE_PROC_ENDED : 0;
+	e.ppid = p->ppid;
+	memcpy(e.comm, p->comm, sizeof(e.comm));
+	memcpy(o, &e, sizeof(e));
+	o += sizeof(e);
+	for (j = 0; j < p->nr_maps; j++) {
+		const struct pmap *m = &p->map[j];
+		struct rs_pstate_map r;
+		uint32_t mb = map_bytes(m);
+
+		memset(&r, 0, sizeof(r));
+		r.start = m->start;
+		r.len = m->len;
+		r.pgoff = m->pgoff;
+		r.prot = m->prot;
+		r.flags = m->flags;
+		r.maj = m->maj;
+		r.min = m->min;
+		r.ino = m->ino;
+		r.name_len = m->name_len;
+		r.build_id_len = m->bid_len;
+		memcpy(r.build_id, m->bid, m->bid_len);
+		memcpy(o, &r, sizeof(r));
+		memset(o + sizeof(r), 0, mb - sizeof(r));
+		memcpy(o + sizeof(r), m->name, m->name_len);
+		o += mb;
+	}
+}
+
 /* The model into ps.out: @h's counts. */
 static void build(struct rs_pstate_copy *h)
 {
 	uint64_t room = ps.w.copy_size - sizeof(struct rs_pstate_copy);
-	uint32_t i, j;
+	uint32_t i, j, n = 0;
 
 	memset(h, 0, sizeof(*h));
-	for (i = 0; i < ps.nr; i++) {
-		const struct pproc *p = ps.proc[i];
-		struct rs_pstate_proc e;
-		uint64_t len = sizeof(e);
-		uint8_t *o;
+	for (i = 0; i < ps.nr; i++)
+		if (rank(ps.proc[i]) < 3)
+			ps.order[n++] = i;
+	qsort(ps.order, n, sizeof(ps.order[0]), by_rank);
+	ps.st.ended_kept = 0;
+	for (i = 0; i < n; i++) {
+		const struct pproc *p = ps.proc[ps.order[i]];
+		uint64_t len = sizeof(struct rs_pstate_proc);
 
 		for (j = 0; j < p->nr_maps; j++)
 			len += map_bytes(&p->map[j]);
@@ -363,39 +843,12 @@ static void build(struct rs_pstate_copy *h)
 			h->maps_left_out += p->nr_maps;
 			continue;
 		}
-		o = ps.out + h->length;
-		memset(&e, 0, sizeof(e));
-		e.length = (uint32_t)len;
-		e.pid = p->pid;
-		e.nr_maps = (uint16_t)p->nr_maps;
-		memcpy(e.comm, p->comm, sizeof(e.comm));
-		memcpy(o, &e, sizeof(e));
-		o += sizeof(e);
-		for (j = 0; j < p->nr_maps; j++) {
-			const struct pmap *m = &p->map[j];
-			struct rs_pstate_map r;
-			uint32_t mb = map_bytes(m);
-
-			memset(&r, 0, sizeof(r));
-			r.start = m->start;
-			r.len = m->len;
-			r.pgoff = m->pgoff;
-			r.prot = m->prot;
-			r.flags = m->flags;
-			r.maj = m->maj;
-			r.min = m->min;
-			r.ino = m->ino;
-			r.name_len = m->name_len;
-			r.build_id_len = m->bid_len;
-			memcpy(r.build_id, m->bid, m->bid_len);
-			memcpy(o, &r, sizeof(r));
-			memset(o + sizeof(r), 0, mb - sizeof(r));
-			memcpy(o + sizeof(r), m->name, m->name_len);
-			o += mb;
-		}
+		put_proc(ps.out + h->length, p, len);
 		h->length += (uint32_t)len;
 		h->nr_procs++;
 		h->nr_maps += p->nr_maps;
+		if (p->flags & P_ENDED)
+			ps.st.ended_kept++;
 	}
 	if (h->procs_left_out || h->maps_left_out)
 		h->flags = RS_PSTATE_TRUNCATED;
@@ -405,10 +858,9 @@ void agent_pstate_tick(uint64_t now)
 {
 	struct rs_pstate_copy h;
 
-	if (!ps.on)
-		return;
-	prune(now);
-	if (!ps.dirty)
+	look(now);
+	drop_unsampled();
+	if (!ps.on || !ps.dirty)
 		return;
 	build(&h);
 	h.time = now;                           /* agent_now's clock */

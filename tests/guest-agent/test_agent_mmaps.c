@@ -54,6 +54,7 @@ void agent_comm_kernel(const struct rs_perf_header *rec)
 
 static void setup(void)
 {
+	agent_pstate_end();          /* the model empty */
 	memset(&ring, 0, sizeof(ring));
 	nr_recs = 0;
 	refuse = 0;
@@ -323,9 +324,12 @@ START_TEST(pid_set_bound)
 
 	/* more pids than the set holds: it empties, never overflows */
 	for (i = 1; i <= 4 * AGENT_MMAP_PIDS; i++)
-		ck_assert_int_eq(seen(&ring, i), 0);
+		ck_assert_int_eq(seen(&ring, i, 7), 0);
 	ck_assert_uint_lt(ring.nr_mmap_pids, AGENT_MMAP_PIDS);
-	ck_assert_int_eq(seen(&ring, 4 * AGENT_MMAP_PIDS), 1);
+	ck_assert_int_eq(seen(&ring, 4 * AGENT_MMAP_PIDS, 7), 1);
+	/* the same pid, another process: not seen, and now it is */
+	ck_assert_int_eq(seen(&ring, 4 * AGENT_MMAP_PIDS, 8), 0);
+	ck_assert_int_eq(seen(&ring, 4 * AGENT_MMAP_PIDS, 8), 1);
 }
 END_TEST
 
@@ -412,7 +416,7 @@ START_TEST(exec_after_described)
 
 	/* described already (before its exec): its samples describe
 	 * nothing more, and usyms has not met this program */
-	ck_assert_int_eq(seen(&ring, pid), 0);
+	ck_assert_int_eq(seen(&ring, pid, 0), 0);
 	memset(&sample, 0, sizeof(sample));
 	sample.h.type = PERF_RECORD_SAMPLE;
 	sample.h.size = sizeof(sample);
@@ -457,6 +461,105 @@ START_TEST(exec_after_described)
 }
 END_TEST
 
+/* The kernel's FORK (or EXIT) of process @pid, child of @ppid, at @time,
+ * as forward.c gets it. */
+static void task(uint32_t type, uint32_t pid, uint32_t ppid, uint64_t time)
+{
+	struct {
+		struct rs_perf_header h;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} r = { { type, 0, sizeof(r) }, pid, ppid, pid, ppid, time };
+
+	agent_forward(&ring, PERF_SAMPLE_TID, &r.h);
+}
+
+/* A sample of @pid, as forward.c gets it. */
+static void sample_of(uint32_t pid)
+{
+	struct { struct rs_perf_header h; uint32_t pid, tid; } r = {
+		{ PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) },
+		pid, pid };
+
+	agent_forward(&ring, PERF_SAMPLE_TID, &r.h);
+}
+
+/* The MMAP2 records from @from on: how many, all of @pid, and whether
+ * one names @path. */
+static unsigned mmaps_of(unsigned from, uint32_t pid, const char *path,
+			 int *found)
+{
+	unsigned i, n = 0;
+
+	*found = 0;
+	for (i = from; i < nr_recs; i++) {
+		struct mmap2_body b;
+
+		if (recs[i].type != PERF_RECORD_MMAP2)
+			continue;
+		memcpy(&b, recs[i].body, recs[i].len);
+		ck_assert_uint_eq(b.pid, pid);
+		*found |= !strcmp(b.name, path);
+		n++;
+	}
+	return n;
+}
+
+/* A process that lived less than a tick, gone before its sample is read
+ * (no /proc left): born under the agent's eyes, its FORK gave it its
+ * parent's mappings, and its first sample in the ring is preceded by
+ * them, read from the model, not from /proc; after its EXIT too.  Its
+ * pid's next process is described again in the same ring. */
+START_TEST(short_lived_described)
+{
+	uint32_t me = (uint32_t)getpid(), child = 0x7ffffff1u;
+	unsigned n, before;
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int found;
+
+	ck_assert_int_gt(len, 0);
+	self[len] = '\0';
+	/* the parent: unknown to the model, read at its child's FORK */
+	task(PERF_RECORD_FORK, child, me, 1000);
+	ck_assert_uint_eq(nr_recs, 0);           /* FORK is not forwarded */
+	ck_assert_int_eq(agent_pstate_known(me), 1);
+	task(PERF_RECORD_EXIT, child, me, 2000);
+	sample_of(child);
+	n = mmaps_of(0, child, self, &found);
+	ck_assert_uint_gt(n, 0);
+	ck_assert(found);
+	ck_assert_uint_eq(nr_recs, n + 1);      /* the MMAP2s, then the sample */
+	ck_assert_uint_eq(recs[n].type, PERF_RECORD_SAMPLE);
+	ck_assert_uint_eq(ring.mmap_stats.from_model, 1);
+	ck_assert_uint_eq(ring.mmap_stats.unreadable, 0);
+	ck_assert_uint_eq(ring.mmap_stats.pids, 0);  /* no /proc read */
+	/* once in the ring */
+	sample_of(child);
+	ck_assert_uint_eq(nr_recs, n + 2);
+	/* its pid's next process (a FORK after that EXIT): again */
+	task(PERF_RECORD_FORK, child, me, 3000);
+	before = nr_recs;
+	sample_of(child);
+	ck_assert_uint_eq(mmaps_of(before, child, self, &found), n);
+	ck_assert(found);
+	ck_assert_uint_eq(ring.mmap_stats.from_model, 2);
+}
+END_TEST
+
+/* A process met first at its sample, gone by then: nothing to describe,
+ * counted, and the model takes it as ended (its EXIT was read before). */
+START_TEST(gone_at_sample)
+{
+	uint64_t ended = agent_pstate_stats()->ended;
+
+	sample_of(0x7ffffff2u);
+	ck_assert_uint_eq(nr_recs, 1);
+	ck_assert_uint_eq(ring.mmap_stats.unreadable, 1);
+	ck_assert_uint_eq(agent_pstate_stats()->ended, ended + 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent_mmaps");
@@ -473,6 +576,8 @@ int main(void)
 	tcase_add_test(tc, overwrite_renewal);
 	tcase_add_test(tc, pid_set_bound);
 	tcase_add_test(tc, exec_after_described);
+	tcase_add_test(tc, short_lived_described);
+	tcase_add_test(tc, gone_at_sample);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

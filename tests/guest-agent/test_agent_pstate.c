@@ -5,8 +5,14 @@
  * described is in the table with its comm and mappings after the next
  * tick, and only then; the kernel's records rename it, exec it (its
  * mappings emptied) and add code to it, and are ignored for processes it
- * does not know; a process that ended is dropped by the tick's look; the
- * table bounds what it holds and counts the rest.
+ * does not know; a process born (FORK) has its parent's mappings and
+ * name; one that ended (EXIT) is kept, marked, until every ring has been
+ * written over twice (a process never sampled goes a tick later); the
+ * CPUs' records out of order (an exec before its FORK, an EXIT before it)
+ * leave what is newer; a pid's next process is another; after the
+ * kernel lost records, a look finds the processes gone; the model makes
+ * room from the ended ones; the table bounds what it holds and counts
+ * the rest.
  */
 #include <check.h>
 #include <linux/perf_event.h>
@@ -111,16 +117,17 @@ START_TEST(agent_to_host)
 
 	region_new();
 	ck_assert_int_eq(agent_pstate_begin(&region, 1000, 65536), 0);
-	ck_assert_int_eq(agent_pstate_has(me), 0);
+	ck_assert_uint_eq(agent_pstate_gen(me), 0);
 	/* begun, nothing written yet */
 	ck_assert_int_eq(gpstate_read(&g, &region), 0);
 	ck_assert_int_eq(g.state, GPSTATE_NONE);
-	agent_pstate_proc(me);
+	agent_pstate_proc(me, 1);
 	map_of(&m, 0x400000, "/bin/prog");
 	agent_pstate_map(me, &m);
 	map_of(&m, 0x7f0000000000, "/lib/libc.so.6");
 	agent_pstate_map(me, &m);
-	ck_assert_int_eq(agent_pstate_has(me), 1);
+	ck_assert_uint_ne(agent_pstate_gen(me), 0);
+	ck_assert_int_eq(agent_pstate_known(me), 1);
 	/* not before the tick */
 	ck_assert_int_eq(gpstate_read(&g, &region), 0);
 	ck_assert_int_eq(g.state, GPSTATE_NONE);
@@ -131,6 +138,8 @@ START_TEST(agent_to_host)
 	ck_assert_uint_eq(g.nr_maps, 2);
 	ck_assert_uint_eq(g.st.refused, 0);
 	ck_assert_uint_eq(g.procs[0].pid, me);
+	ck_assert_uint_eq(g.procs[0].ppid, 0);       /* its birth not seen */
+	ck_assert_uint_eq(g.procs[0].flags, 0);
 	/* the kernel's name of this process (under valgrind, its tool's) */
 	{
 		char comm[32] = "";
@@ -183,10 +192,214 @@ START_TEST(agent_to_host)
 }
 END_TEST
 
-/* A child that ended (reaped: its pid is free) is dropped at the tick. */
-START_TEST(ended_dropped)
+/* The kernel's FORK or EXIT of thread @tid of process @pid, child of
+ * @ppid, at @time. */
+static void thread(uint32_t type, uint32_t pid, uint32_t tid, uint32_t ppid,
+		   uint64_t time)
+{
+	struct {
+		struct rs_perf_header h;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} r = { { type, 0, sizeof(r) }, pid, ppid, tid, ppid, time };
+
+	agent_pstate_kernel(&r.h);
+}
+
+/* ... of process @pid (its main thread). */
+static void task(uint32_t type, uint32_t pid, uint32_t ppid, uint64_t time)
+{
+	thread(type, pid, pid, ppid, time);
+}
+
+/* The kernel's COMM of @pid: @exec, or a rename. */
+static void comm(uint32_t pid, const char *name, int exec)
+{
+	uint32_t ids[2] = { pid, pid };
+
+	kernel(PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0, ids,
+	       sizeof(ids), name);
+}
+
+/* The kernel's MMAP2 of code for @pid at @addr. */
+static void code(uint32_t pid, uint64_t addr, const char *name)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint8_t id[24];
+		uint32_t prot, flags;
+	} k;
+
+	memset(&k, 0, sizeof(k));
+	k.pid = k.tid = pid;
+	k.addr = addr;
+	k.len = 0x1000;
+	k.prot = PROT_READ | PROT_EXEC;
+	kernel(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &k, sizeof(k), name);
+}
+
+/* A parent of pid 100 with two mappings, as mmaps gives it. */
+static void parent(void)
+{
+	struct agent_mmap m;
+
+	ck_assert_int_eq(agent_pstate_proc(100, 1), 0);
+	map_of(&m, 0x400000, "/bin/busybox");
+	agent_pstate_map(100, &m);
+	map_of(&m, 0x7fff0000, "[vdso]");
+	agent_pstate_map(100, &m);
+	ck_assert_int_eq(agent_pstate_sampled(100), 0);
+}
+
+/* A child born under the agent's eyes has its parent's mappings (a
+ * busybox applet never execs), is renamed, and once it ended stays in the
+ * table, marked, with its parent, until every ring has been written over
+ * twice since; mmaps reads its mappings from the model. */
+START_TEST(born_and_ended)
+{
+	const struct gpstate_proc *p;
+	struct agent_mmap m;
+	uint64_t gen;
+
+	region_new();
+	ck_assert_int_eq(agent_pstate_begin(&region, 0, 65536), 0);
+	parent();
+	task(PERF_RECORD_FORK, 101, 100, 1000);
+	/* a thread of the parent is no process */
+	thread(PERF_RECORD_FORK, 100, 104, 100, 1001);
+	comm(101, "awk", 0);
+	gen = agent_pstate_gen(101);
+	ck_assert_uint_ne(gen, 0);
+	ck_assert_uint_ne(gen, agent_pstate_gen(100));
+	ck_assert_int_eq(agent_pstate_known(101), 1);   /* no /proc read */
+	ck_assert_int_eq(agent_pstate_map_at(101, 0, &m), 0);
+	ck_assert_str_eq(m.path, "/bin/busybox");
+	ck_assert_uint_eq(m.build_id_size, 20);
+	ck_assert_int_eq(agent_pstate_map_at(101, 1, &m), 0);
+	ck_assert_str_eq(m.path, "[vdso]");
+	ck_assert_int_eq(agent_pstate_map_at(101, 2, &m), -1);
+	ck_assert_int_eq(agent_pstate_sampled(101), 0);
+	task(PERF_RECORD_EXIT, 101, 100, 2000);
+	/* a thread's end is not its process's */
+	thread(PERF_RECORD_EXIT, 100, 104, 100, 2001);
+	agent_pstate_tick(next_tick());
+	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_uint_eq(g.nr_procs, 2);
+	p = proc_of(101);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p->comm, "awk");
+	ck_assert_uint_eq(p->ppid, 100);
+	ck_assert_uint_eq(p->flags, RS_PSTATE_PROC_ENDED);
+	ck_assert_uint_eq(p->nr_maps, 2);
+	ck_assert_uint_eq(proc_of(100)->flags, 0);
+	ck_assert_uint_eq(agent_pstate_stats()->ended_kept, 1);
+	ck_assert_uint_eq(agent_pstate_stats()->forks, 1);
+	ck_assert_uint_eq(agent_pstate_stats()->inherited, 1);
+	ck_assert_int_eq(agent_pstate_has_ended(), 1);
+	/* ticks alone keep it; so does the epoch it ended in */
+	agent_pstate_tick(next_tick());
+	agent_pstate_epoch();
+	ck_assert_uint_eq(agent_pstate_gen(101), gen);
+	/* the next: every ring written over since it ended */
+	agent_pstate_epoch();
+	ck_assert_uint_eq(agent_pstate_gen(101), 0);
+	ck_assert_int_eq(agent_pstate_has_ended(), 0);
+	ck_assert_uint_eq(agent_pstate_stats()->expired, 1);
+	agent_pstate_tick(next_tick());
+	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_uint_eq(g.nr_procs, 1);
+	ck_assert_uint_eq(g.procs[0].pid, 100);
+	region_free();
+}
+END_TEST
+
+/* A process never sampled that ended leaves the model a tick after;
+ * never sampled and alive, it is in the table only with code. */
+START_TEST(unsampled)
+{
+	region_new();
+	ck_assert_int_eq(agent_pstate_begin(&region, 0, 65536), 0);
+	parent();
+	task(PERF_RECORD_FORK, 102, 100, 1000);
+	task(PERF_RECORD_FORK, 103, 2, 1000);           /* no parent known */
+	agent_pstate_tick(next_tick());
+	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_uint_eq(g.nr_procs, 2);               /* 103 has no code */
+	ck_assert_ptr_nonnull(proc_of(102));
+	task(PERF_RECORD_EXIT, 102, 100, 2000);
+	agent_pstate_tick(next_tick());                 /* the tick after */
+	ck_assert_uint_ne(agent_pstate_gen(102), 0);
+	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_ptr_null(proc_of(102));               /* not published */
+	agent_pstate_tick(next_tick());
+	ck_assert_uint_eq(agent_pstate_gen(102), 0);
+	region_free();
+}
+END_TEST
+
+/* The CPUs' buffers are read one after the other: a child's exec (on
+ * one CPU) before its FORK (on another) is not undone by the FORK; an
+ * EXIT before its FORK leaves the child ended, with its parent's
+ * mappings; a FORK after the EXIT of its pid is another process (a new
+ * number: the rings describe it anew), and that EXIT, read late, is not
+ * the new one's. */
+START_TEST(out_of_order)
+{
+	struct agent_mmap m;
+	uint64_t gen;
+
+	region_new();
+	ck_assert_int_eq(agent_pstate_begin(&region, 0, 65536), 0);
+	parent();
+	/* exec'd before the FORK is read */
+	comm(201, "gzip", 1);
+	code(201, 0x500000, "/bin/gzip");
+	task(PERF_RECORD_FORK, 201, 100, 1000);
+	ck_assert_int_eq(agent_pstate_map_at(201, 0, &m), 0);
+	ck_assert_str_eq(m.path, "/bin/gzip");
+	ck_assert_int_eq(agent_pstate_map_at(201, 1, &m), -1);
+	ck_assert_uint_eq(agent_pstate_stats()->inherited, 0);
+	/* ended before the FORK is read */
+	task(PERF_RECORD_EXIT, 202, 100, 3000);
+	task(PERF_RECORD_FORK, 202, 100, 2500);
+	ck_assert_int_eq(agent_pstate_map_at(202, 0, &m), 0);
+	ck_assert_str_eq(m.path, "/bin/busybox");
+	ck_assert_int_eq(agent_pstate_sampled(202), 0);
+	agent_pstate_tick(next_tick());
+	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_ptr_nonnull(proc_of(202));
+	ck_assert_uint_eq(proc_of(202)->flags, RS_PSTATE_PROC_ENDED);
+	/* its pid's next process: a FORK after that EXIT */
+	gen = agent_pstate_gen(202);
+	task(PERF_RECORD_FORK, 202, 201, 4000);
+	ck_assert_uint_ne(agent_pstate_gen(202), gen);
+	ck_assert_int_eq(agent_pstate_map_at(202, 0, &m), 0);
+	ck_assert_str_eq(m.path, "/bin/gzip");          /* 201's */
+	/* an EXIT older than that FORK: the former one's */
+	task(PERF_RECORD_EXIT, 202, 100, 3500);
+	ck_assert_int_eq(agent_pstate_sampled(202), 0);
+	agent_pstate_tick(next_tick());
+	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_uint_eq(proc_of(202)->flags, 0);
+	ck_assert_uint_eq(proc_of(202)->ppid, 201);
+	/* a second FORK of a pid whose end was not seen: another process */
+	gen = agent_pstate_gen(202);
+	task(PERF_RECORD_FORK, 202, 100, 5000);
+	ck_assert_uint_ne(agent_pstate_gen(202), gen);
+	ck_assert_int_eq(agent_pstate_map_at(202, 0, &m), 0);
+	ck_assert_str_eq(m.path, "/bin/busybox");
+	region_free();
+}
+END_TEST
+
+/* After the kernel lost records, the live processes are no longer known
+ * (mmaps reads /proc again) and a look, once a second, finds the ones
+ * gone (a child reaped: its pid is free); no look is due otherwise. */
+START_TEST(lost_then_looked)
 {
 	uint32_t me = (uint32_t)getpid();
+	uint64_t t = 5000000000ull;
 	pid_t child;
 
 	region_new();
@@ -195,53 +408,56 @@ START_TEST(ended_dropped)
 	ck_assert_int_ge(child, 0);
 	if (!child)
 		_exit(0);
-	agent_pstate_proc(me);
-	agent_pstate_proc((uint32_t)child);
+	agent_pstate_proc(me, 1);
+	agent_pstate_proc((uint32_t)child, 1);
+	ck_assert_int_eq(agent_pstate_sampled(me), 0);
+	ck_assert_int_eq(agent_pstate_sampled((uint32_t)child), 0);
 	ck_assert_int_eq(waitpid(child, NULL, 0), child);
-	agent_pstate_tick(next_tick());
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
-	ck_assert_uint_eq(g.nr_procs, 1);
-	ck_assert_uint_eq(g.procs[0].pid, me);
+	agent_pstate_tick(t);                   /* no look: nothing lost */
+	ck_assert_uint_eq(agent_pstate_stats()->ended, 0);
+	agent_pstate_lost();
+	ck_assert_int_eq(agent_pstate_known(me), 0);
+	agent_pstate_tick(t + 1);               /* the look */
 	ck_assert_uint_eq(agent_pstate_stats()->ended, 1);
-	ck_assert_int_eq(agent_pstate_has((uint32_t)child), 0);
+	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_uint_eq(g.nr_procs, 2);
+	ck_assert_uint_eq(proc_of(me)->flags, 0);
+	ck_assert_uint_eq(proc_of((uint32_t)child)->flags, RS_PSTATE_PROC_ENDED);
+	ck_assert_uint_eq(agent_pstate_stats()->lost, 1);
+	/* /proc has none: ended at once (its EXIT was read already) */
+	agent_pstate_proc(0x7ffffff0u, 0);
+	agent_pstate_gone(0x7ffffff0u);
+	ck_assert_uint_eq(agent_pstate_stats()->ended, 2);
 	region_free();
 }
 END_TEST
 
-/* Ended processes are looked for once a second, whatever the ticks. */
-START_TEST(pruned_once_a_second)
+/* A full model makes room from the ended processes: the ones never
+ * sampled first, then the oldest end; with none ended, a new process is
+ * not taken (counted). */
+START_TEST(room_from_the_ended)
 {
-	uint32_t me = (uint32_t)getpid();
-	uint64_t t = 5000000000ull;
-	int fds[2];
-	char c;
-	pid_t child;
+	uint32_t i;
 
 	region_new();
-	ck_assert_int_eq(agent_pstate_begin(&region, 0, 65536), 0);
-	ck_assert_int_eq(pipe(fds), 0);
-	child = fork();
-	ck_assert_int_ge(child, 0);
-	if (!child) {
-		close(fds[1]);
-		_exit(read(fds[0], &c, 1) < 0);
-	}
-	close(fds[0]);
-	agent_pstate_proc(me);
-	agent_pstate_proc((uint32_t)child);
-	agent_pstate_tick(t);                   /* a round: both alive */
-	close(fds[1]);                          /* the child ends */
-	ck_assert_int_eq(waitpid(child, NULL, 0), child);
-	agent_pstate_tick(t + 100000000ull);    /* ticks within the second */
-	agent_pstate_tick(t + 999999999ull);
-	ck_assert_int_eq(agent_pstate_has((uint32_t)child), 1);
-	ck_assert_uint_eq(agent_pstate_stats()->ended, 0);
-	agent_pstate_tick(t + 1000000000ull);   /* the next round */
-	ck_assert_int_eq(agent_pstate_has((uint32_t)child), 0);
-	ck_assert_uint_eq(agent_pstate_stats()->ended, 1);
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
-	ck_assert_uint_eq(g.nr_procs, 1);
-	ck_assert_uint_eq(g.info.head.time, t + 1000000000ull);
+	for (i = 1; i <= 4096; i++)
+		ck_assert_int_eq(agent_pstate_proc(1000 + i, 0), 0);
+	ck_assert_int_eq(agent_pstate_proc(999, 0), -1);
+	ck_assert_uint_eq(agent_pstate_stats()->full, 1);
+	ck_assert_int_eq(agent_pstate_sampled(1001), 0);
+	ck_assert_int_eq(agent_pstate_sampled(1002), 0);
+	task(PERF_RECORD_EXIT, 1002, 1, 10);    /* sampled, ended first */
+	task(PERF_RECORD_EXIT, 1001, 1, 20);    /* sampled */
+	task(PERF_RECORD_EXIT, 1003, 1, 30);    /* never sampled */
+	ck_assert_int_eq(agent_pstate_proc(999, 0), 0);
+	ck_assert_uint_eq(agent_pstate_gen(1003), 0);
+	ck_assert_int_eq(agent_pstate_proc(998, 0), 0);
+	ck_assert_uint_eq(agent_pstate_gen(1002), 0);
+	ck_assert_uint_ne(agent_pstate_gen(1001), 0);
+	ck_assert_uint_eq(agent_pstate_stats()->evicted, 2);
+	/* every one still found by its pid after those moves */
+	for (i = 1004; i <= 5096; i++)
+		ck_assert_uint_ne(agent_pstate_gen(i), 0);
 	region_free();
 }
 END_TEST
@@ -256,13 +472,14 @@ START_TEST(bounded_and_counted)
 	region_new();
 	/* two copies of 1 KiB: a 64-byte head, then 960 bytes */
 	ck_assert_int_eq(agent_pstate_begin(&region, 0, 2048), 0);
-	agent_pstate_proc(me);
+	agent_pstate_proc(me, 1);
 	snprintf(path, sizeof(path), "/lib/lib%s.so", "x");
 	for (i = 0; i < RS_PSTATE_MAX_MAPS + 3; i++) {
 		map_of(&m, 0x10000 * (i + 1), path);
 		agent_pstate_map(me, &m);
 	}
-	agent_pstate_proc(1);
+	agent_pstate_proc(1, 0);
+	ck_assert_int_eq(agent_pstate_sampled(1), 0);
 	agent_pstate_tick(next_tick());
 	ck_assert_int_eq(gpstate_read(&g, &region), 0);
 	ck_assert_int_eq(g.state, GPSTATE_OK);
@@ -285,8 +502,11 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, agent_to_host);
-	tcase_add_test(tc, ended_dropped);
-	tcase_add_test(tc, pruned_once_a_second);
+	tcase_add_test(tc, born_and_ended);
+	tcase_add_test(tc, unsampled);
+	tcase_add_test(tc, out_of_order);
+	tcase_add_test(tc, lost_then_looked);
+	tcase_add_test(tc, room_from_the_ended);
 	tcase_add_test(tc, bounded_and_counted);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

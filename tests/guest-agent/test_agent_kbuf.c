@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Linux agent's reading of the kernel's perf buffers
+ * (guest-agent/linux/kbuf.c) over buffers laid out here as the kernel lays
+ * them out: every record's time (a sample's own, the sample_id trailer's
+ * of the others), the trailer taken off what the rings get, records that
+ * wrap the buffer's end copied whole, a pass bounded in bytes, and the
+ * CPUs' passes merged by time, so that a FORK on one CPU comes before the
+ * child's samples on another.  The module is included whole.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../guest-agent/linux/kbuf.c"
+
+#define DATA 4096u
+#define TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	      PERF_SAMPLE_CPU)
+
+static struct kbuf kb[2];
+
+static void buf_new(struct kbuf *k, uint64_t type, uint64_t start)
+{
+	memset(k, 0, offsetof(struct kbuf, rec));
+	k->base = aligned_alloc(RS_PAGE_SIZE, RS_PAGE_SIZE + DATA);
+	ck_assert_ptr_nonnull(k->base);
+	memset(k->base, 0, RS_PAGE_SIZE + DATA);
+	k->data_size = DATA;
+	k->sample_type = type;
+	k->tail = start;
+	((struct perf_event_mmap_page *)k->base)->data_head = start;
+	((struct perf_event_mmap_page *)k->base)->data_tail = start;
+}
+
+static void buf_free(struct kbuf *k)
+{
+	free(k->base);
+	k->base = NULL;
+}
+
+/* @len bytes of @rec at the buffer's head, wrapping; the head moved. */
+static void put(struct kbuf *k, const void *rec, size_t len)
+{
+	struct perf_event_mmap_page *pg = k->base;
+	uint8_t *data = (uint8_t *)k->base + RS_PAGE_SIZE;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		data[(pg->data_head + i) & (DATA - 1)] = ((const uint8_t *)rec)[i];
+	pg->data_head += len;
+}
+
+/* A sample of @pid at @time (TYPE's layout). */
+static void sample(struct kbuf *k, uint32_t pid, uint64_t time)
+{
+	struct {
+		struct rs_perf_header h;
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+	} r = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) },
+		0x401000, pid, pid, time, 0, 0 };
+
+	put(k, &r, sizeof(r));
+}
+
+/* A FORK of @pid with the trailer of TYPE: TID, TIME (@time), CPU. */
+static void fork_rec(struct kbuf *k, uint32_t pid, uint64_t time)
+{
+	struct {
+		struct rs_perf_header h;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+		uint32_t tpid, ttid;
+		uint64_t ttime;
+		uint32_t cpu, res;
+	} r = { { PERF_RECORD_FORK, 0, sizeof(r) }, pid, 1, pid, 1, time,
+		1, 1, time, 0, 0 };
+
+	put(k, &r, sizeof(r));
+}
+
+/* A COMM of @pid named @name, with the trailer of TYPE at @time. */
+static void comm_rec(struct kbuf *k, uint32_t pid, const char *name,
+		     uint64_t time)
+{
+	struct {
+		struct rs_perf_header h;
+		uint32_t pid, tid;
+		char comm[8];
+		uint32_t tpid, ttid;
+		uint64_t ttime;
+		uint32_t cpu, res;
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	r.h = (struct rs_perf_header){ PERF_RECORD_COMM, 0, sizeof(r) };
+	r.pid = r.tid = r.tpid = r.ttid = pid;
+	strncpy(r.comm, name, sizeof(r.comm) - 1);
+	r.ttime = time;
+	put(k, &r, sizeof(r));
+}
+
+START_TEST(times_and_trailers)
+{
+	const struct rs_perf_header *rec;
+	uint64_t time;
+
+	buf_new(&kb[0], TYPE, 0);
+	sample(&kb[0], 5, 100);
+	comm_rec(&kb[0], 5, "gzip", 200);
+	kbuf_begin(&kb[0], DATA);
+	rec = kbuf_peek(&kb[0], &time);
+	ck_assert_ptr_nonnull(rec);
+	ck_assert_uint_eq(rec->type, PERF_RECORD_SAMPLE);
+	ck_assert_uint_eq(rec->size, 40);         /* a sample keeps it all */
+	ck_assert_uint_eq(time, 100);
+	/* peeked again: the same, not copied twice */
+	ck_assert_ptr_eq(kbuf_peek(&kb[0], &time), rec);
+	kbuf_next(&kb[0]);
+	rec = kbuf_peek(&kb[0], &time);
+	ck_assert_uint_eq(rec->type, PERF_RECORD_COMM);
+	ck_assert_uint_eq(rec->size, 8 + 8 + 8);  /* the trailer is off */
+	ck_assert_str_eq((const char *)(rec + 1) + 8, "gzip");
+	ck_assert_uint_eq(time, 200);
+	kbuf_next(&kb[0]);
+	ck_assert_ptr_null(kbuf_peek(&kb[0], &time));
+	kbuf_end(&kb[0]);
+	ck_assert_uint_eq(((struct perf_event_mmap_page *)kb[0].base)->data_tail,
+			  40 + 48);
+	buf_free(&kb[0]);
+
+	/* events without a time: none, the trailer off all the same */
+	buf_new(&kb[0], PERF_SAMPLE_TID, 0);
+	{
+		struct {
+			struct rs_perf_header h;
+			uint32_t pid, tid;
+			char comm[8];
+			uint32_t tpid, ttid;
+		} r = { { PERF_RECORD_COMM, 0, sizeof(r) }, 7, 7, "sh", 7, 7 };
+
+		put(&kb[0], &r, sizeof(r));
+	}
+	kbuf_begin(&kb[0], DATA);
+	rec = kbuf_peek(&kb[0], &time);
+	ck_assert_uint_eq(rec->size, 24);
+	ck_assert_uint_eq(time, 0);
+	kbuf_end(&kb[0]);
+	buf_free(&kb[0]);
+}
+END_TEST
+
+/* A record across the buffer's end, and a pass bounded in bytes: what is
+ * left waits for the next pass. */
+START_TEST(wrap_and_bound)
+{
+	const struct rs_perf_header *rec;
+	uint64_t time;
+	int n = 0;
+
+	buf_new(&kb[0], TYPE, DATA - 16);          /* the first one wraps */
+	sample(&kb[0], 5, 100);
+	sample(&kb[0], 6, 101);
+	sample(&kb[0], 7, 102);
+	kbuf_begin(&kb[0], 80);                    /* two of them */
+	while ((rec = kbuf_peek(&kb[0], &time)) != NULL) {
+		uint32_t pid;
+
+		memcpy(&pid, (const uint8_t *)(rec + 1) + 8, 4);
+		ck_assert_uint_eq(pid, 5u + (uint32_t)n);
+		ck_assert_uint_eq(time, 100u + (uint64_t)n);
+		kbuf_next(&kb[0]);
+		n++;
+	}
+	kbuf_end(&kb[0]);
+	ck_assert_int_eq(n, 2);
+	kbuf_begin(&kb[0], 80);
+	ck_assert_ptr_nonnull(kbuf_peek(&kb[0], &time));
+	ck_assert_uint_eq(time, 102);
+	kbuf_end(&kb[0]);
+	buf_free(&kb[0]);
+}
+END_TEST
+
+static struct { uint32_t cpu; uint32_t type; uint64_t time; } seen_recs[16];
+static unsigned nr_seen;
+
+static void take(const struct rs_perf_header *rec, uint32_t cpu, void *arg)
+{
+	struct kbuf *const *k = arg;
+
+	ck_assert_uint_lt(nr_seen, 16);
+	seen_recs[nr_seen].cpu = cpu;
+	seen_recs[nr_seen].type = rec->type;
+	seen_recs[nr_seen].time = k[cpu]->time;
+	nr_seen++;
+}
+
+/* Two CPUs: the parent forks on CPU 1 at 20, the child runs on CPU 0
+ * from 30.  Read CPU by CPU, the child's samples would come before its
+ * FORK; merged, in time order (ties: the lower CPU first). */
+START_TEST(merged_by_time)
+{
+	struct kbuf *k[3] = { &kb[0], NULL, &kb[1] };
+	static const struct { uint32_t cpu, type; uint64_t time; } want[] = {
+		{ 0, PERF_RECORD_SAMPLE, 10 },
+		{ 2, PERF_RECORD_SAMPLE, 10 },
+		{ 2, PERF_RECORD_FORK, 20 },
+		{ 0, PERF_RECORD_COMM, 30 },
+		{ 0, PERF_RECORD_SAMPLE, 40 },
+		{ 2, PERF_RECORD_SAMPLE, 50 },
+	};
+	unsigned i;
+
+	buf_new(&kb[0], TYPE, 0);
+	buf_new(&kb[1], TYPE, 128);
+	sample(&kb[0], 1, 10);
+	comm_rec(&kb[0], 9, "awk", 30);
+	sample(&kb[0], 9, 40);
+	sample(&kb[1], 1, 10);
+	fork_rec(&kb[1], 9, 20);
+	sample(&kb[1], 1, 50);
+	nr_seen = 0;
+	ck_assert_int_eq(kbuf_drain_all(k, 3, take, k), 6);
+	ck_assert_uint_eq(nr_seen, 6);
+	for (i = 0; i < 6; i++) {
+		ck_assert_uint_eq(seen_recs[i].cpu, want[i].cpu);
+		ck_assert_uint_eq(seen_recs[i].type, want[i].type);
+		ck_assert_uint_eq(seen_recs[i].time, want[i].time);
+	}
+	/* both tails given back */
+	ck_assert_uint_eq(((struct perf_event_mmap_page *)kb[0].base)->data_tail,
+			  ((struct perf_event_mmap_page *)kb[0].base)->data_head);
+	ck_assert_uint_eq(((struct perf_event_mmap_page *)kb[1].base)->data_tail,
+			  ((struct perf_event_mmap_page *)kb[1].base)->data_head);
+	/* nothing new: nothing */
+	ck_assert_int_eq(kbuf_drain_all(k, 3, take, k), 0);
+	buf_free(&kb[0]);
+	buf_free(&kb[1]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("agent_kbuf");
+	TCase *tc = tcase_create("kbuf");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, times_and_trailers);
+	tcase_add_test(tc, wrap_and_bound);
+	tcase_add_test(tc, merged_by_time);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
