@@ -68,6 +68,12 @@ void print_gsyms(FILE *out, const struct gsyms *g,
 			g->functions);
 		if (g->modules)
 			fprintf(out, " (%u modules)", g->modules);
+		/* the guest's table, in part: the rest still names samples */
+		if (g->modules_refused)
+			fprintf(out, ", %u modules refused (%" PRIu64
+				" functions: %s; their samples are not named)",
+				g->modules_refused, g->refused,
+				pdf_errstr(PDF_ERR(pdfe_ksyms_overlap)));
 		if (ws && ws->build_id_len) {
 			/* the table's content id, never the guest's own: a
 			 * reader running that kernel would name the samples

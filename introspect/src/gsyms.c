@@ -60,6 +60,8 @@ int gsyms_read(struct gsyms *g, const struct rs_region *region, int wait)
 	ks = pdf_ksyms_stats(k);
 	g->functions = ks->symbols;
 	g->modules = ks->modules;
+	g->modules_refused = ks->modules_refused;
+	g->refused = ks->refused;
 	pdf_ksyms_free(k);
 	g->state = GSYMS_OK;
 	return 0;

@@ -48,6 +48,9 @@ struct gsyms {
 	uint8_t *text;            /* info.length bytes, private copy */
 	uint64_t functions;       /* what perf gets (GSYMS_OK) */
 	uint32_t modules;
+	uint32_t modules_refused; /* left out, amid another module or the
+				   * kernel (pdf_ksyms_stats) */
+	uint64_t refused;         /* their functions */
 };
 
 /* Read @region's sideband once (with @wait, a write in progress is waited
