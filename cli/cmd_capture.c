@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ringside/service.h"
+#include "ringside/text.h"
 
 #include "cli.h"
 
@@ -18,7 +19,7 @@
 int cmd_capture(int argc, char **argv)
 {
 	const char *sock = SVC_SOCKET_PATH;
-	char reply[4200];
+	char reply[4200], said[RS_TEXT_TERM_MAX(sizeof(reply))];
 	int first, ret, err;
 	const struct opt opts[] = {
 		OPT_STRING(0, "socket", &sock, "PATH",
@@ -67,12 +68,14 @@ int cmd_capture(int argc, char **argv)
 		cli_err(CMD, "asking the service on %s: %s", sock, strerror(-err));
 		return CLI_EXIT_FAIL;
 	}
+	/* the answer came from a socket: escaped like any outside string */
 	if (!strncmp(reply, "ok ", 3)) {
 		printf("ringside capture: %s: captured by the service: %s\n",
-		       argv[first], reply + 3);
+		       argv[first], rs_text_str(said, sizeof(said), reply + 3, 0));
 		return CLI_EXIT_OK;
 	}
 	cli_err(CMD, "%s: the service says: %s", argv[first],
-		!strncmp(reply, "error ", 6) ? reply + 6 : reply);
+		rs_text_str(said, sizeof(said), !strncmp(reply, "error ", 6) ?
+			    reply + 6 : reply, 0));
 	return CLI_EXIT_FAIL;
 }

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "file_cmd.h"
+#include "print.h"
 
 #define CMD "dump"
 #define MARKER_TEXT_MAX 200
@@ -28,30 +29,13 @@ static int parse(int argc, char **argv, const char **path)
 			      NULL, argc, argv, path);
 }
 
-/* @n bytes of guest text, quoted, unprintable bytes escaped. */
-static void print_text(const unsigned char *text, uint32_t n)
-{
-	uint32_t i;
-
-	putchar('"');
-	for (i = 0; i < n; i++) {
-		if (text[i] == '"' || text[i] == '\\')
-			printf("\\%c", text[i]);
-		else if (text[i] >= 0x20 && text[i] < 0x7f)
-			putchar(text[i]);
-		else
-			printf("\\x%02x", text[i]);
-	}
-	putchar('"');
-}
-
 static void print_marker(const struct rs_perf_header *rec)
 {
 	const struct rs_rec_marker *m = (const struct rs_rec_marker *)(const void *)rec;
 	uint32_t n = m->len < MARKER_TEXT_MAX ? m->len : MARKER_TEXT_MAX;
 
 	printf(" id=%u pid=%u tid=%u ", m->id, m->pid, m->tid);
-	print_text((const unsigned char *)(m + 1), n);
+	print_bytes(stdout, m + 1, n);
 	printf("%s", n < m->len ? "..." : "");
 }
 
@@ -62,7 +46,7 @@ static void print_comm(const struct rs_perf_header *rec)
 	const char *name = (const char *)(ids + 2);
 
 	printf(" pid=%u tid=%u comm=", ids[0], ids[1]);
-	print_text((const unsigned char *)name, (uint32_t)strlen(name));
+	print_bytes(stdout, name, strlen(name));
 	if (rec->misc & PERF_RECORD_MISC_COMM_EXEC)
 		printf(" exec");
 }
@@ -88,7 +72,7 @@ static void print_mmap2(const struct rs_perf_header *rec)
 		       m.u.file.ino);
 	}
 	printf(" file=");
-	print_text((const unsigned char *)name, (uint32_t)strlen(name));
+	print_bytes(stdout, name, strlen(name));
 	if (rec->misc & PERF_RECORD_MISC_MMAP_DATA)
 		printf(" data");
 }

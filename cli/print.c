@@ -3,8 +3,61 @@
 #include <string.h>
 
 #include "ringside/capture.h"
+#include "ringside/text.h"
 
 #include "print.h"
+
+/* Bytes of @s escaped at a time: the escapes of one byte never depend on
+ * the next in terminal form, so the pieces can be cut anywhere. */
+#define PIECE 256u
+
+void print_str(FILE *f, const char *s, unsigned flags)
+{
+	char buf[RS_TEXT_TERM_MAX(PIECE)];
+	size_t n = s ? strlen(s) : 0;
+
+	for (size_t at = 0; at < n; at += PIECE) {
+		rs_text_term(buf, sizeof(buf), s + at,
+			     n - at < PIECE ? n - at : PIECE, flags);
+		fputs(buf, f);
+	}
+}
+
+void print_bytes(FILE *f, const void *p, size_t n)
+{
+	char buf[RS_TEXT_TERM_MAX(PIECE)];
+
+	fputc('"', f);
+	for (size_t at = 0; at < n; at += PIECE) {
+		rs_text_term(buf, sizeof(buf), (const char *)p + at,
+			     n - at < PIECE ? n - at : PIECE,
+			     RS_TEXT_QUOTED | RS_TEXT_BYTES);
+		fputs(buf, f);
+	}
+	fputc('"', f);
+}
+
+void print_json_str(FILE *f, const char *s)
+{
+	char buf[RS_TEXT_JSON_MAX(PIECE)];
+	size_t n = s ? strlen(s) : 0;
+
+	fputc('"', f);
+	for (size_t at = 0; at < n;) {
+		size_t k = n - at < PIECE ? n - at : PIECE;
+
+		/* a piece ends before a lead byte: a character's bytes stay
+		 * together (a run of more than 3 continuation bytes is no
+		 * character, cut anywhere) */
+		for (size_t back = 0; at + k < n && back < 3 &&
+		     ((unsigned char)s[at + k] & 0xc0) == 0x80; back++)
+			k--;
+		rs_text_json(buf, sizeof(buf), s + at, k);
+		fputs(buf, f);
+		at += k;
+	}
+	fputc('"', f);
+}
 
 const char *print_size(char *buf, size_t len, uint64_t bytes)
 {
@@ -273,19 +326,30 @@ void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
 	char label[32];
 	uint32_t i;
 
-	/* the host that read the rings (older files: their HOSTNAME) */
-	fprintf(f, "%s: written by %s on %s", path,
-		info->version[0] ? info->version : "?",
-		info->reader_host[0] ? info->reader_host :
-		info->hostname[0] ? info->hostname : "?");
-	if (info->reader_host[0])
-		fprintf(f, " (%s), of guest %s%s%s", info->reader_release,
-			info->hostname[0] ? info->hostname : "?",
-			info->os_release[0] ? ", release " : "",
-			info->os_release);
+	/* the host that read the rings (older files: their HOSTNAME); every
+	 * string is the file's, escaped */
+	print_str(f, path, 0);
+	fputs(": written by ", f);
+	print_str(f, info->version[0] ? info->version : "?", 0);
+	fputs(" on ", f);
+	print_str(f, info->reader_host[0] ? info->reader_host :
+		  info->hostname[0] ? info->hostname : "?", 0);
+	if (info->reader_host[0]) {
+		fputs(" (", f);
+		print_str(f, info->reader_release, 0);
+		fputs("), of guest ", f);
+		print_str(f, info->hostname[0] ? info->hostname : "?", 0);
+		if (info->os_release[0]) {
+			fputs(", release ", f);
+			print_str(f, info->os_release, 0);
+		}
+	}
 	fputc('\n', f);
-	if (info->cmdline[0])
-		fprintf(f, "command: %s\n", info->cmdline);
+	if (info->cmdline[0]) {
+		fputs("command: ", f);
+		print_str(f, info->cmdline, 0);
+		fputc('\n', f);
+	}
 	if (info->clock.state == PDF_CLOCK_NONE)
 		fprintf(f, "times in ns: host CLOCK_MONOTONIC where the region published its\n"
 			   "guest clock's conversion (a ringside VMM), else the producer's clock\n");
@@ -307,18 +371,6 @@ void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
 		fprintf(f, "\nprocess table, written by the host before the first "
 			"sample (no ring's records): %" PRIu64 " COMM, %" PRIu64
 			" MMAP2\n", t->state_comms, t->state_mmaps);
-}
-
-/* @s as printable ASCII ('?' for the rest: names are the guest's and the
- * symfs files'), cut at @len - 1 bytes. */
-static const char *printable(char *buf, size_t len, const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i] && i + 1 < len; i++)
-		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-	buf[i] = '\0';
-	return buf;
 }
 
 void print_usyms(FILE *f, const struct usyms_summary *sum,
@@ -344,32 +396,20 @@ void print_usyms(FILE *f, const struct usyms_summary *sum,
 		return;
 	fprintf(f, "  %10s %6s  %-32s %s\n", "samples", "%", "function", "file");
 	for (i = 0; i < n; i++) {
-		char name[256], file[512];
+		/* names are the guest's and the symfs files': escaped,
+		 * cut at the table's width */
+		char name[RS_TEXT_TERM_MAX(256)];
 
 		if (rows[i].function)
-			printable(name, sizeof(name), rows[i].function);
+			rs_text_str(name, 256, rows[i].function, 0);
 		else
 			snprintf(name, sizeof(name), "+%#" PRIx64, rows[i].offset);
-		fprintf(f, "  %10" PRIu64 " %6.2f  %-32s %s\n", rows[i].samples,
+		fprintf(f, "  %10" PRIu64 " %6.2f  %-32s ", rows[i].samples,
 			100.0 * (double)rows[i].samples / (double)sum->samples,
-			name, printable(file, sizeof(file), rows[i].file));
+			name);
+		print_str(f, rows[i].file, 0);
+		fputc('\n', f);
 	}
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
 }
 
 static void json_ring(FILE *f, const struct tally_ring *r)
@@ -475,13 +515,13 @@ void print_report_json(FILE *f, const char *path, const struct pdf_info *info,
 	uint32_t i;
 
 	fprintf(f, "{\"file\": ");
-	json_string(f, path);
+	print_json_str(f, path);
 	fprintf(f, ", \"version\": ");
-	json_string(f, info->version);
+	print_json_str(f, info->version);
 	fprintf(f, ", \"hostname\": ");
-	json_string(f, info->hostname);
+	print_json_str(f, info->hostname);
 	fprintf(f, ", \"cmdline\": ");
-	json_string(f, info->cmdline);
+	print_json_str(f, info->cmdline);
 	json_clock(f, &info->clock);
 	json_window(f, info, &t->bounds);
 	fprintf(f, ", \"rings\": [");

@@ -57,6 +57,18 @@ int print_warn(const char *cmd, const struct pdf_host_facts *h,
 /* Bytes in B, KiB, MiB or GiB, into @buf. */
 const char *print_size(char *buf, size_t len, uint64_t bytes);
 
+/*
+ * Strings ringside did not write (a file's, a guest's, a socket's) go
+ * to the terminal through these, escaped (ringside/text.h): control
+ * bytes, DEL and every byte past ASCII as "\xHH", '\' as "\\", and
+ * with RS_TEXT_QUOTED '"' as "\"".  print_bytes: @n bytes in quotes,
+ * NULs included.  print_json_str: a JSON string, quotes included, plain
+ * ASCII whatever @s holds (malformed UTF-8 as U+FFFD).
+ */
+void print_str(FILE *f, const char *s, unsigned flags);
+void print_bytes(FILE *f, const void *p, size_t n);
+void print_json_str(FILE *f, const char *s);
+
 /* print_session.c: "  guest user symbols (guest claims): ..." line, what
  * went into the build-id cache and what did not. */
 void print_guest_usyms(FILE *out, const struct usyms_feed *f);

@@ -20,6 +20,7 @@
 
 #include "ringside/domain.h"
 #include "ringside/service.h"
+#include "ringside/text.h"
 
 #define SIDECAR_MAX 8192u
 #define DATA_SUFFIX ".data"
@@ -254,20 +255,19 @@ static void put(struct out *o, const char *fmt, ...)
 	o->at += (size_t)n;
 }
 
-/* A JSON string: '"' and '\\' escaped, control bytes as \u00XX; other
- * bytes as they are (a name libvirt accepted). */
+/* A JSON string, escaped by rs_text_json: plain ASCII, valid UTF-8
+ * whatever the name holds. */
 static void put_str(struct out *o, const char *k, const char *s)
 {
 	put(o, "\"%s\":\"", k);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	if (!o->full && s) {
+		size_t n = rs_text_json(o->buf + o->at, o->len - o->at, s,
+					strlen(s));
 
-		if (ch == '"' || ch == '\\')
-			put(o, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			put(o, "\\u%04x", ch);
+		if (n >= o->len - o->at)
+			o->full = 1;
 		else
-			put(o, "%c", ch);
+			o->at += n;
 	}
 	put(o, "\",");
 }

@@ -159,6 +159,27 @@ static int exists(const char *dir, const char *name)
 	return !access(path, F_OK);
 }
 
+/* Names that are not UTF-8 (a host name, a domain): the sidecar is valid
+ * UTF-8 all the same, plain ASCII, malformed bytes as U+FFFD. */
+START_TEST(sidecar_utf8)
+{
+	struct svc_sidecar sc = sample;
+	char buf[4096];
+	int n;
+
+	sc.host = "h\xffo\xc3\xa9\x1b]0;t\x07";
+	sc.domain = "d\xc3(";
+	n = svc_sidecar_text(&sc, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\"host\":\"h\\ufffdo\\u00e9"
+				     "\\u001b]0;t\\u0007\""));
+	ck_assert_ptr_nonnull(strstr(buf, "\"domain\":\"d\\ufffd(\""));
+	for (int i = 0; i < n - 1; i++)
+		ck_assert_msg(buf[i] >= 0x20 && buf[i] < 0x7f, "byte %d: %#x",
+			      i, (unsigned char)buf[i]);
+}
+END_TEST
+
 START_TEST(sidecar_write)
 {
 	char *d = tmpdir(), data[4200], json[4300], buf[4096];
@@ -175,6 +196,12 @@ START_TEST(sidecar_write)
 	buf[n] = '\0';
 	ck_assert_int_eq((int)n, svc_sidecar_text(&sample, buf + 2048, 2048));
 	ck_assert_int_eq(exists(d, "rec-x.data.json.tmp"), 0);
+	{       /* what it says of the guest: 0600, as the .data */
+		struct stat sb;
+
+		ck_assert_int_eq(stat(json, &sb), 0);
+		ck_assert_uint_eq(sb.st_mode & 07777, 0600);
+	}
 	unlink(json);
 	/* a directory that is not there: an error, nothing left */
 	snprintf(data, sizeof(data), "%s/none/rec-x.data", d);
@@ -266,6 +293,7 @@ int main(void)
 	tcase_add_test(tc, keys);
 	tcase_add_test(tc, bad_values);
 	tcase_add_test(tc, sidecar_text);
+	tcase_add_test(tc, sidecar_utf8);
 	tcase_add_test(tc, sidecar_write);
 	tcase_add_test(tc, prune);
 	suite_add_tcase(s, tc);

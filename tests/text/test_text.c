@@ -34,6 +34,9 @@ START_TEST(term_escapes)
 				     RS_TEXT_QUOTED), "say \\\"hi\\\"");
 	/* up to the NUL, or n bytes */
 	ck_assert_uint_eq(rs_text_term(buf, sizeof(buf), "ab\0cd", 5, 0), 2);
+	ck_assert_uint_eq(rs_text_term(buf, sizeof(buf), "ab\0cd", 5,
+				       RS_TEXT_BYTES), 8);
+	ck_assert_str_eq(buf, "ab\\x00cd");
 	ck_assert_uint_eq(rs_text_term(buf, sizeof(buf), "abcd", 3, 0), 3);
 	ck_assert_str_eq(buf, "abc");
 	ck_assert_str_eq(rs_text_str(buf, sizeof(buf), NULL, 0), "");

@@ -80,7 +80,7 @@ size_t rs_text_term(char *buf, size_t len, const char *s, size_t n,
 {
 	struct out o = { buf, len, 0, 0 };
 
-	n = s ? span(s, n) : 0;
+	n = !s ? 0 : flags & RS_TEXT_BYTES ? n : span(s, n);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		char esc[8];

@@ -20,6 +20,7 @@
 
 /* rs_text_term flags */
 #define RS_TEXT_QUOTED 1u   /* inside "...": '"' escaped as \" too */
+#define RS_TEXT_BYTES  2u   /* all @n bytes: a NUL is "\x00", not the end */
 
 #define RS_TEXT_TERM_MAX(n) (4 * (n) + 1)   /* "\xHH" a byte at worst */
 #define RS_TEXT_JSON_MAX(n) (6 * (n) + 1)   /* "\uXXXX" a byte at worst */
@@ -28,7 +29,7 @@
  * For a terminal or a log line: printable ASCII (0x20..0x7e) as it is,
  * '\' as "\\", with RS_TEXT_QUOTED '"' as "\"", every other byte (control
  * bytes, DEL, anything at or above 0x80) as "\xHH".  @n bytes of @s, or
- * up to its NUL, whichever comes first.
+ * up to its NUL, whichever comes first (with RS_TEXT_BYTES: @n bytes).
  */
 size_t rs_text_term(char *buf, size_t len, const char *s, size_t n,
 		    unsigned flags);
