@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ringside/introspect.h"
+#include "ringside/text.h"
 
 #include "print.h"
 
@@ -111,19 +112,22 @@ static void event_name(char *buf, size_t len, uint32_t type, uint64_t config)
 		snprintf(buf, len, "type %u config %#" PRIx64, type, config);
 }
 
-/* A guest string quoted, or unknown when it said none. */
+/* A guest string quoted (escaped: a '"' in it cannot end the quotes),
+ * or unknown when it said none. */
 static const char *quoted(char *buf, size_t len, const char *s)
 {
 	if (!*s)
 		return "unknown";
-	snprintf(buf, len, "\"%s\"", s);
+	buf[0] = '"';
+	rs_text_term(buf + 1, len - 2, s, strlen(s), RS_TEXT_QUOTED);
+	strcat(buf, "\"");
 	return buf;
 }
 
 void print_gfacts(FILE *out, const struct guest_facts *g, int late)
 {
 	const struct pdf_guest_facts *f = &g->facts;
-	char size[32], ev[64], q[4][sizeof(f->cpu_desc) + 2];
+	char size[32], ev[64], q[4][RS_TEXT_TERM_MAX(sizeof(f->cpu_desc)) + 2];
 
 	switch (g->state) {
 	case GUEST_FACTS_NONE:
@@ -141,7 +145,8 @@ void print_gfacts(FILE *out, const struct guest_facts *g, int late)
 	case GUEST_FACTS_OK:
 		break;
 	}
-	/* every string is printable ASCII: guest_facts cleaned it */
+	/* every string is printable ASCII (guest_facts cleaned it), '"'
+	 * and '\\' escaped in the quotes */
 	fprintf(out, "  guest identity (guest claims%s): host %s, release %s, "
 		"arch %s, CPUs %u online of %u, memory %s, CPU %s\n",
 		late ? ", published after the file was opened" : "",
@@ -261,9 +266,10 @@ static void frame(FILE *out, const struct pdf_ksyms *k, uint64_t ip)
 {
 	struct pdf_ksym s;
 
-	if (k && pdf_ksyms_find(k, ip, &s))
-		fprintf(out, "%s+%#" PRIx64, s.name, ip - s.addr);
-	else
+	if (k && pdf_ksyms_find(k, ip, &s)) {
+		print_str(out, s.name, 0);   /* the guest's name */
+		fprintf(out, "+%#" PRIx64, ip - s.addr);
+	} else
 		fprintf(out, "%#" PRIx64, ip);
 }
 
