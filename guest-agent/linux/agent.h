@@ -345,18 +345,38 @@ struct agent_ksyms_paths {
 	const char *kallsyms;       /* /proc/kallsyms */
 	const char *notes;          /* /sys/kernel/notes */
 	const char *kptr_restrict;  /* /proc/sys/kernel/kptr_restrict */
+	const char *modules;        /* /proc/modules (NULL: not held against) */
+	const char *sys_module;     /* /sys/module: each one's coresize and
+				     * initsize (NULL: not read) */
+	uint32_t retry_ms;          /* the pause before the second read;
+				     * twice as long before each next */
 };
 
+/* Reads of kallsyms at most (the first and the reads again). */
+#define AGENT_KSYMS_TRIES 5u
+
+/* What the last read published, and how many there were. */
 struct agent_ksyms {
 	uint64_t lines;           /* read from kallsyms */
 	uint64_t kept;            /* lines perf reads, offered to the sideband */
 	uint64_t cut;             /* of those, not written: the area was full */
 	uint64_t zero_addrs;      /* kept-type lines with a zero address: hidden */
 	uint64_t skipped;         /* lines too long to be kallsyms lines */
+	uint64_t mod_dropped;     /* module lines left out: no module of that
+				   * name listed before the read, Unloading,
+				   * or outside the module's core (.init
+				   * symbols) */
 	uint64_t length;          /* bytes written */
 	uint64_t wanted;          /* bytes offered */
+	uint32_t tries;           /* reads made, 1..AGENT_KSYMS_TRIES */
+	uint32_t modules;         /* listed in /proc/modules before the read */
+	uint32_t unsettled;       /* of those, Loading, Unloading, or with
+				   * init memory not yet freed */
+	int modules_err;          /* /proc/modules not read (-errno): module
+				   * lines published as they were */
 	int kptr_restrict;        /* its value, or -errno */
-	int kptr_lowered;         /* set to 0 for the read, then restored */
+	int kptr_lowered;         /* set to 0 for the opens, then restored */
+	int open_err;             /* kallsyms did not open (-errno) */
 	int read_err;             /* -EIO: reading kallsyms failed midway */
 	int build_id_err;         /* 0, -ENOENT (no GNU build id note), -errno */
 	uint32_t build_id_len;
@@ -365,12 +385,17 @@ struct agent_ksyms {
 
 /*
  * Publish the running kernel's symbols (the kallsyms lines perf reads for
- * function names) and its build id in @region's sideband, once: what does
- * not fit is counted (TRUNCATED, with the length wanted), never silently
+ * function names) and its build id in @region's sideband: what does not
+ * fit is counted (TRUNCATED, with the length wanted), never silently
  * dropped; @room (0: all) bounds the bytes it may use from the area's
- * start (the perf buffer table follows).  Lines whose address reads as zero (kptr_restrict in force
- * despite root) are not published.  0; -ENXIO (the region has no
- * sideband area), -errno (kallsyms unreadable).
+ * start (the perf buffer table follows).  Lines whose address reads as
+ * zero (kptr_restrict in force despite root) are not published.  The
+ * table is consistent (ksyms.c): module lines are held against the module
+ * list read before (in the module's core, the module not going away), and
+ * kallsyms is read and published again, up to AGENT_KSYMS_TRIES reads in
+ * all, while modules load or unload under it or an address read as zero;
+ * each read is published whole, the last stays.  0; -ENXIO (the region
+ * has no sideband area), -errno (kallsyms unreadable).
  */
 int agent_ksyms_publish(const struct rs_region *region,
 			const struct agent_ksyms_paths *paths, uint64_t room,

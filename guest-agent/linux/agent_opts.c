@@ -86,6 +86,9 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	o->ksyms.kallsyms = "/proc/kallsyms";
 	o->ksyms.notes = "/sys/kernel/notes";
 	o->ksyms.kptr_restrict = "/proc/sys/kernel/kptr_restrict";
+	o->ksyms.modules = "/proc/modules";
+	o->ksyms.sys_module = "/sys/module";
+	o->ksyms.retry_ms = 250;
 	ret = opt_parse(&cmd, argc, argv, NULL);
 	if (ret)
 		return ret;

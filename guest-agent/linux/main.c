@@ -390,6 +390,15 @@ static void publish_symbols(struct agent *a)
 	if (k.read_err)
 		say(a, "kernel symbols: reading %s failed midway",
 		    a->opts.ksyms.kallsyms);
+	if (k.tries > 1 || k.mod_dropped)
+		say(a, "kernel symbols: read %u times (modules loading or "
+		    "unloading: %u of %u not settled at the last); %" PRIu64
+		    " lines of modules left out (.init symbols, or modules "
+		    "that came or went during the read)", k.tries, k.unsettled,
+		    k.modules, k.mod_dropped);
+	if (k.modules_err && k.modules_err != -ENOENT)
+		say(a, "kernel symbols: %s: %s; modules' lines published "
+		    "unchecked", a->opts.ksyms.modules, strerror(-k.modules_err));
 }
 
 /* The process state table (--process-state), before the symbols take
