@@ -558,6 +558,10 @@ struct pdf_writer_params {
 	size_t guest_kallsyms_len;
 	const uint8_t *guest_build_id;
 	uint32_t guest_build_id_len;  /* 0: unknown */
+	/* The build-id cache the guest's kernel symbols and code and its
+	 * user binaries' symbols go to (NULL: the file's own,
+	 * pdf_cache_dir_of(path)); never perf's own cache, which the
+	 * writer refuses (ksyms_err, ubins_err: pdfe_cache_unsafe). */
 	const char *buildid_dir;
 	/* What the rings' AUX areas hold (enum pdf_aux_format): with one,
 	 * the file starts with an AUXTRACE_INFO saying so, and
@@ -585,10 +589,6 @@ struct pdf_writer_stats {
 	/* Guest samples' call chains cut of their trailing frames the
 	 * guest's unwinder could not stand behind (0, non-canonical, a user
 	 * address under none of its process's maps, a kernel one outside the
-	/* The build-id cache the guest's kernel symbols and code and its
-	 * user binaries' symbols go to (NULL: the file's own,
-	 * pdf_cache_dir_of(path)); never perf's own cache, which the
-	 * writer refuses (ksyms_err, ubins_err: pdfe_cache_unsafe). */
 	 * kernel half): frames cut, chains cut (docs/perfdata.md). */
 	uint64_t frames_trimmed;
 	uint64_t chains_trimmed;
