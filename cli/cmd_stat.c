@@ -20,11 +20,25 @@
 
 #define CMD "stat"
 
+/* How long stat watches an attached agent's heartbeat for its age: the
+ * agent beats about once a second at the least (docs/abi.md), so two
+ * seconds see a live one move. */
+#define LOOK_S      2.0
+#define LOOK_STEP_NS 20000000L
+
 struct stat_opts {
 	const char *region;
 	const char *vm;        /* --vm SOCKET instead of REGION */
 	double interval;       /* 0: once */
 	uint32_t count;        /* 0: until interrupted */
+	double look;           /* s to watch the heartbeat; 0: LOOK_S */
+};
+
+/* What stat itself saw of the heartbeat, over its reports. */
+struct beat_seen {
+	int have;
+	uint64_t value;        /* the heartbeat as last read */
+	double since;          /* when stat first read it at that value */
 };
 
 static int parse(int argc, char **argv, struct stat_opts *o)
@@ -35,16 +49,22 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 			    "repeat every S seconds (fractions allowed)"),
 		OPT_U32('c', "count", &o->count, "N", 1, UINT32_MAX, NULL,
 			"stop after N reports (with --interval)"),
+		OPT_SECONDS(0, "look", &o->look, "S", 60, "watch an attached "
+			    "agent's heartbeat for up to S seconds for its age "
+			    "(2)"),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
 		.prog = CLI_PROG(CMD),
-		.usage = "REGION|DOMAIN [--interval S [--count N]]\n"
-			 "--vm SOCKET [--interval S [--count N]]",
+		.usage = "REGION|DOMAIN [--interval S [--count N]] [--look S]\n"
+			 "--vm SOCKET [--interval S [--count N]] [--look S]",
 		.about = "Show a trace region's rings right now: data and AUX heads "
 			 "and tails, fill, mode, and the records the guest says "
 			 "it produced and lost (guest_produced, guest_lost: its "
-			 "claims).",
+			 "claims).  An attached agent's heartbeat is watched "
+			 "until it moves (--look S at most) for its age, and "
+			 "a status from before the guest's last reset is said "
+			 "to be one.",
 		.args = cli_region_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 failure, 2 bad usage.",
@@ -58,6 +78,8 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 		return ret;
 	if (o->count && !o->interval)
 		return cli_usage(CMD, "--count needs --interval");
+	if (o->look <= 0)
+		o->look = LOOK_S;
 	return cli_region_operand(CMD, argc - first, argv + first, o->vm,
 				  &o->region);
 }
@@ -78,7 +100,70 @@ static const char *consumer_name(char *buf, size_t len, uint32_t word)
 	return buf;
 }
 
-static void show(const char *spec, const struct rmap *m)
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * The heartbeat's age as stat measures it: an attached agent's heartbeat
+ * read every 20 ms until it moves, @look s at most.  The host's own
+ * observation of a guest claim: the value is the guest's, the times are
+ * stat's.  A beat seen gives an age under a step; none, a lower bound
+ * (since stat first read that value, over --interval's reports too).
+ * @rr is read again at the end.
+ */
+static void look_at_beat(const struct rmap *m, struct rinfo_region *rr,
+			 double look, struct beat_seen *b)
+{
+	const struct timespec step = { 0, LOOK_STEP_NS };
+	double t0 = now_s(), t = t0;
+	int moved = 0;
+
+	if (rr->attached != 1) {
+		b->have = 0;   /* no agent: nothing ages */
+		return;
+	}
+	/* moved since the last report (or first read): from now on */
+	if (!b->have || b->value != rr->heartbeat) {
+		b->have = 1;
+		b->value = rr->heartbeat;
+		b->since = t0;
+	}
+	while (!moved && t - t0 < look) {
+		nanosleep(&step, NULL);
+		t = now_s();
+		rinfo_region_get(&m->region, rr);
+		moved = rr->heartbeat != b->value;
+		if (rr->attached != 1)
+			break;
+	}
+	if (moved) {
+		b->value = rr->heartbeat;
+		b->since = t;
+		printf("heartbeat: moved %.2f s into stat's look: age under "
+		       "%.2f s\n", t - t0, (double)LOOK_STEP_NS / 1e9);
+	} else if (rr->attached != 1) {
+		b->have = 0;
+		printf("heartbeat: the agent detached while stat looked\n");
+		return;
+	} else {
+		printf("heartbeat: not moved in the %.1f s stat watched it: "
+		       "age at least %.1f s (a live agent beats about once a "
+		       "second)\n", t - t0, t - b->since);
+	}
+	if (rinfo_claim_stale(rr) == 1)
+		printf("heartbeat: the status of an agent from before the "
+		       "guest's last reset (it read boot_gen %" PRIu64 ", the "
+		       "host counts %" PRIu64 "): no agent of this boot has "
+		       "attached yet\n", rr->agent_boot_gen, rr->boot_gen);
+}
+
+static void show(const char *spec, const struct rmap *m, double look,
+		 struct beat_seen *beat)
 {
 	uint32_t nr = rinfo_count(&m->region), i;
 	int backward = 0;
@@ -95,6 +180,7 @@ static void show(const char *spec, const struct rmap *m)
 	printf("guest: agent %s (kind %u, ABI %u, %u rings used), heartbeat %" PRIu64 "\n",
 	       rr.attached ? "attached" : "not attached", rr.agent_kind,
 	       rr.agent_abi, rr.rings_used, rr.heartbeat);
+	look_at_beat(m, &rr, look, beat);
 	if (gsyms_read(&syms, &m->region, 1) == 0)
 		print_gsyms(stdout, &syms, NULL);
 	gsyms_fini(&syms);
@@ -187,6 +273,7 @@ static void kept_note(const char *domain)
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o;
+	struct beat_seen beat = { 0 };
 	struct rmap m;
 	uint32_t n;
 	int ret;
@@ -201,7 +288,7 @@ int cmd_stat(int argc, char **argv)
 	for (n = 1;; n++) {
 		struct timespec ts;
 
-		show(o.region, &m);
+		show(o.region, &m, o.look, &beat);
 		if (n == 1 && !o.vm && dom_region_is_domain(o.region))
 			show_pt(o.region);
 		if (!o.interval || (o.count && n >= o.count))

@@ -19,6 +19,15 @@ void rinfo_region_get(const struct rs_region *region, struct rinfo_region *rr)
 	rr->agent_kind = st.agent_kind;
 	rr->rings_used = st.rings_used;
 	rr->heartbeat = st.heartbeat;
+	rr->agent_boot_gen = st.boot_gen;
+	rr->boot_gen = rs_region_boot_gen(region);
+}
+
+int rinfo_claim_stale(const struct rinfo_region *rr)
+{
+	if (rr->attached != 1 || !rr->boot_gen || !rr->agent_boot_gen)
+		return -1;
+	return rr->agent_boot_gen != rr->boot_gen;
 }
 
 uint32_t rinfo_aux_format_of(const struct rs_region *region, int opaque)

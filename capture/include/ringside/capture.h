@@ -90,13 +90,14 @@ static inline int liberr_is(const struct liberr *e, liberr_fn str, int code)
  * (its source, its output, the ring) with @e's code. */
 enum cap_fail {
 	CAP_FAIL_NONE = 0,
-	CAP_FAIL_OPEN,      /* creating the output's .tmp (pdf_errstr) */
+	CAP_FAIL_OPEN,      /* creating the output's temporary file
+			     * (PATH.tmp.XXXXXX, pdf_errstr) */
 	CAP_FAIL_ATTACH,    /* a consumer on every ring (rs_errstr; -rse_mode:
 			     * overwrite-mode rings, which have no tail) */
 	CAP_FAIL_DRAIN,     /* a pass over the rings (rs_errstr), or any pass
 			     * when no file is written */
 	CAP_FAIL_WRITE,     /* a pass into the file (pdf_errstr); path is the
-			     * .tmp that was discarded */
+			     * temporary file that was discarded */
 	CAP_FAIL_FINISH,    /* completing the file (pdf_errstr) */
 	CAP_FAIL_COPY,      /* copying ring @ring (rs_errstr, liberr_sys) */
 	CAP_FAIL_RING,      /* filing ring @ring's records (pdf_errstr) */
@@ -187,7 +188,18 @@ struct rinfo_region {
 	uint32_t agent_kind;
 	uint32_t rings_used;
 	uint64_t heartbeat;
+	/* the boot the status is of: the host's count of the guest's boots
+	 * (the header's boot_gen) and the one the agent last said it read
+	 * (its status's; 0: an agent that does not say) */
+	uint64_t boot_gen;
+	uint64_t agent_boot_gen;
 };
+
+/* 1 when the agent's status is a claim from before the guest's last reset
+ * that the host counted (rinfo_region.agent_boot_gen behind boot_gen), 0
+ * when it is of the current boot, -1 when it cannot be told (no agent
+ * attached, an agent or a layout that does not count boots). */
+int rinfo_claim_stale(const struct rinfo_region *rr);
 
 void rinfo_region_get(const struct rs_region *region, struct rinfo_region *rr);
 
