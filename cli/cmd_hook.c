@@ -59,7 +59,7 @@ static int parse(int argc, char **argv, struct hook_opts *o)
 			   "ringside)"),
 		OPT_STRING('C', "capture-dir", &o->capture_dir, "DIR", "where a "
 			   "stopped domain's flight recorder is captured, as "
-			   "DIR/DOMAIN/TIME.data (default " FLIGHT_DIR ")"),
+			   "DIR/DOMAIN/TIME-NNN.data (default " FLIGHT_DIR ")"),
 		OPT_U32('k', "keep", &o->keep, "N", 1, 100000, NULL, "captures "
 			"kept per domain, the oldest removed first (default 8)"),
 		OPT_U32('m', "keep-mb", &o->keep_mb, "M", 1, 1u << 30, NULL,

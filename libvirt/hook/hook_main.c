@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "ringside/capture.h"
@@ -27,12 +28,23 @@
 /* The messages read as those of `ringside hook run`, the same code. */
 #define PREFIX "ringside hook: "
 
-static void log_stderr(void *arg, const char *fmt, va_list ap)
+/*
+ * Each line to stderr, which libvirtd keeps only in its debug log (and
+ * in its error when the hook fails), and to syslog as ringside-hook,
+ * facility daemon: the journal on a host with systemd (journalctl -t
+ * ringside-hook), /var/log/syslog where rsyslog runs.
+ */
+static void log_line(void *arg, const char *fmt, va_list ap)
 {
+	va_list again;
+
 	(void)arg;
+	va_copy(again, ap);
 	fputs(PREFIX, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	vsyslog(LOG_NOTICE, fmt, again);
+	va_end(again);
 }
 
 /* A decimal count; 0 or -EINVAL. */
@@ -54,10 +66,12 @@ static int usage(FILE *to)
 		"For a domain opted in with 'ringside enable' it creates\n"
 		DOM_SHM_DIR "/" DOM_SHM_PREFIX "DOMAIN at 'prepare begin' (group G,\n"
 		"default " DOM_HOOK_GROUP ") and removes it at 'release end', once\n"
-		"its rings are captured as DIR/DOMAIN/TIME.data (default DIR\n"
+		"its rings are captured as DIR/DOMAIN/TIME-NNN.data (default DIR\n"
 		FLIGHT_DIR ", the guest's names in DIR/DOMAIN/" PDF_CACHE_NAME "),\n"
 		"keeping the newest N captures of M MiB at most per domain (default %u, %llu).\n"
-		"Install it with 'ringside hook install'.\n", FLIGHT_KEEP,
+		"Its lines go to stderr (libvirtd keeps them in its debug log) and to\n"
+		"syslog as ringside-hook.  Install it with 'ringside hook install'.\n",
+		FLIGHT_KEEP,
 		(unsigned long long)(FLIGHT_KEEP_BYTES >> 20));
 	return to == stdout ? 0 : 2;
 }
@@ -120,5 +134,6 @@ int main(int argc, char **argv)
 	call.domain = argv[optind];
 	call.op = argv[optind + 1];
 	call.subop = argv[optind + 2];
-	return dom_hook_run(&call, log_stderr, NULL) ? 1 : 0;
+	openlog("ringside-hook", LOG_PID, LOG_DAEMON);
+	return dom_hook_run(&call, log_line, NULL) ? 1 : 0;
 }
