@@ -404,6 +404,7 @@ int svc_http_request(const char *buf, size_t len, int *head_only)
 {
 	const char *sp1, *sp2, *target, *version, *q;
 	size_t end = head_end(buf, len), ll, tlen, plen;
+	int head;
 
 	*head_only = 0;
 	if (!end)
@@ -426,13 +427,15 @@ int svc_http_request(const char *buf, size_t len, int *head_only)
 		return 400;
 	if (!tlen || target[0] != '/')
 		return 400;
-	if (is(buf, (size_t)(sp1 - buf), "HEAD"))
-		*head_only = 1;
-	else if (!is(buf, (size_t)(sp1 - buf), "GET"))
+	head = is(buf, (size_t)(sp1 - buf), "HEAD");
+	if (!head && !is(buf, (size_t)(sp1 - buf), "GET"))
 		return 405;
 	q = memchr(target, '?', tlen);
 	plen = q ? (size_t)(q - target) : tlen;
-	return is(target, plen, "/metrics") ? 200 : 404;
+	if (!is(target, plen, "/metrics"))
+		return 404;
+	*head_only = head;
+	return 200;
 }
 
 /* Answer the whole request head in c->req. */
