@@ -79,7 +79,10 @@ void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
 	case GPSTATE_OK:
 		break;
 	}
-	fprintf(out, "%u processes, %u mappings", g->nr_procs, g->nr_maps);
+	fprintf(out, "%u processes", g->nr_procs);
+	if (g->st.ended)          /* kept while the rings may hold them */
+		fprintf(out, " (%u ended)", g->st.ended);
+	fprintf(out, ", %u mappings", g->nr_maps);
 	if (output && no_pstate)
 		fprintf(out, ", not filed (--no-process-state)");
 	else if (output && (c->comms || c->refused))
