@@ -80,6 +80,12 @@ void print_gsyms(FILE *out, const struct gsyms *g,
  * of who the guest says it is; @late: it said so after the file was
  * opened. */
 void print_gfacts(FILE *out, const struct guest_facts *g, int late);
+/* "  guest names: ..." where the writer of @output put the guest's
+ * symbols (its own build-id cache, never perf's) and the perf command
+ * line that reads them, when @ws says it put any there (@ubins: user
+ * binaries it cached). */
+void print_names_hint(FILE *out, const char *output,
+		      const struct pdf_writer_stats *ws, uint32_t ubins);
 /* "  guest kernel code: ...", when it was asked for. */
 void print_gkcode(FILE *out, const struct gkcode *g);
 /* "guest perf buffers: ..." lines; @why (NULL: none) says why nothing
@@ -92,12 +98,6 @@ void print_gvcpu(FILE *out, const struct gvcpu *g);
 
 /* print_clock.c: "guest clock: host CLOCK_MONOTONIC + X ns, error bound
  * ..." lines of a recording's or snapshot's sync. */
-/* "  guest names: ..." where the writer of @output put the guest's
- * symbols (its own build-id cache, never perf's) and the perf command
- * line that reads them, when @ws says it put any there (@ubins: user
- * binaries it cached). */
-void print_names_hint(FILE *out, const char *output,
-		      const struct pdf_writer_stats *ws, uint32_t ubins);
 void print_csync(FILE *out, const struct csync *c);
 /* The same for a file's clock feature (report). */
 void print_clock_file(FILE *out, const struct pdf_info *info);

@@ -174,17 +174,6 @@ void print_gfacts(FILE *out, const struct guest_facts *g, int late)
 			g->replaced);
 }
 
-void print_gkcode(FILE *out, const struct gkcode *g)
-{
-	switch (g->state) {
-	case GKCODE_ABSENT:
-		break;
-	case GKCODE_NO_SYMBOLS:
-		fprintf(out, "  guest kernel code: not read (no guest kernel symbols "
-			"in the build-id cache: perf cannot decode the PT)\n");
-		break;
-	case GKCODE_UNREADABLE:
-		fprintf(out, "  guest kernel code: unreadable (%s): perf cannot "
 void print_names_hint(FILE *out, const char *output,
 		      const struct pdf_writer_stats *ws, uint32_t ubins)
 {
@@ -198,6 +187,17 @@ void print_names_hint(FILE *out, const char *output,
 		output);
 }
 
+void print_gkcode(FILE *out, const struct gkcode *g)
+{
+	switch (g->state) {
+	case GKCODE_ABSENT:
+		break;
+	case GKCODE_NO_SYMBOLS:
+		fprintf(out, "  guest kernel code: not read (no guest kernel symbols "
+			"in the build-id cache: perf cannot decode the PT)\n");
+		break;
+	case GKCODE_UNREADABLE:
+		fprintf(out, "  guest kernel code: unreadable (%s): perf cannot "
 			"decode the PT\n", g->errstr ? g->errstr(g->err) : "?");
 		break;
 	case GKCODE_UNREADABLE_CACHED:

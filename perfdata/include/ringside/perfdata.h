@@ -456,6 +456,18 @@ int pdf_ksyms_content_id(const struct pdf_ksyms *k,
 int pdf_ksyms_cache_dir(char *dst, size_t size);
 
 /*
+ * ringside's own build-id cache of a perf.data file it wrote: the
+ * directory PDF_CACHE_NAME beside it (the file's directory/.ringside-debug),
+ * where the writer puts the guest's kernel symbols and code and its user
+ * binaries' symbols, and where `ringside report --pprof`, `archive` and
+ * `decode` read them; perf reads it with `perf --buildid-dir DIR`.  The
+ * files of one directory share it: the service and the libvirt hook keep
+ * one directory per domain.  0, -ENAMETOOLONG, PDF_ERR(pdfe_invalid).
+ */
+#define PDF_CACHE_NAME ".ringside-debug"
+int pdf_cache_dir_of(const char *file, char *dst, size_t size);
+
+/*
  * Make DIR/[kernel.kallsyms]/HEX(@id)/kallsyms hold pdf_ksyms_text(@k)
  * (DIR: @dir, a cache of ringside's own: made 0700 if absent, never a
  * link, this user's and writable by nobody else, never perf's own), as
@@ -483,18 +495,6 @@ struct pdf_code_range {
  * every function.  Fills up to @max of @r (sorted only when all fit);
  * returns how many there are.  PDF_ERR(pdfe_invalid).
  */
-/*
- * ringside's own build-id cache of a perf.data file it wrote: the
- * directory PDF_CACHE_NAME beside it (the file's directory/.ringside-debug),
- * where the writer puts the guest's kernel symbols and code and its user
- * binaries' symbols, and where `ringside report --pprof`, `archive` and
- * `decode` read them; perf reads it with `perf --buildid-dir DIR`.  The
- * files of one directory share it: the service and the libvirt hook keep
- * one directory per domain.  0, -ENAMETOOLONG, PDF_ERR(pdfe_invalid).
- */
-#define PDF_CACHE_NAME ".ringside-debug"
-int pdf_cache_dir_of(const char *file, char *dst, size_t size);
-
 int pdf_ksyms_code_ranges(const struct pdf_ksyms *k,
 			  struct pdf_code_range *r, unsigned max);
 
