@@ -511,7 +511,8 @@ static void http(FILE *f, const struct svc_stats *st)
 			code[i], (unsigned long long)st->http_answers[i]);
 	counter(f, "ringside_http_connections_dropped_total",
 		"Connections to the metrics endpoint dropped before a whole "
-		"answer: timed out, closed or reset by the client.",
+		"answer: timed out, closed to make room for another, closed or "
+		"reset by the client.",
 		st->http_dropped);
 }
 
