@@ -112,10 +112,9 @@ void svc_config_default(struct svc_config *c);
 /*
  * Read a configuration text (`key = value` lines, '#' comments) over
  * @c's values.  0, or -EINVAL with the line's number in *@line and what
- * is wrong in *@why (static text); -ENOMEM.  Keys: uri, capture-dir,
- * keep, keep-mb, capture-on (words: crash, watchdog, hang, none),
- * rate-limit (N/SECONDS), hang-after (SECONDS), socket (a path, or
- * none), metrics (HOST:PORT, or none).
+ * is wrong in *@why (static text); -ENOMEM.  The keys are one table
+ * (src/svc_config.c): svc_config_key() in ringside/service_config.h
+ * lists them, docs/service.md says what each means.
  */
 int svc_config_parse(struct svc_config *c, const char *text, size_t len,
 		     unsigned *line, const char **why);
