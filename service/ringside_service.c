@@ -2,7 +2,9 @@
 /*
  * ringside-service: the host service.  It follows libvirt's events and
  * captures an opted-in domain's flight recorder by itself when its guest
- * crashes or its watchdog fires (ringside/service.h).  It runs in the
+ * crashes, its watchdog fires or its agent stops beating, or when root
+ * asks; it records the domains its configuration selects and serves
+ * metrics (ringside/service.h, docs/service.md).  It runs in the
  * foreground, logging to stderr: under systemd (ringside-service.service)
  * the journal keeps its lines; on a host without systemd start it from
  * any supervisor, or `ringside-service &`.  SIGTERM or SIGINT stops it
