@@ -13,7 +13,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export BUILD=${BUILD:-build}
-T0=$(date +%s)
+# demo-libvirt.sh's step lines count the seconds from here
+DEMO_T0=$(date +%s)
+export DEMO_T0
 
 if [ -c /dev/kvm ] && { : <>/dev/kvm; } 2>/dev/null; then
 	vmm_where="on this host's /dev/kvm"
@@ -30,7 +32,7 @@ bash scripts/setup.sh --demo
 [ -f "$BUILD/build.ninja" ] ||
 	echo "building $BUILD/ (meson, ninja: a few minutes the first time) ..."
 bash scripts/build.sh "$BUILD"
-echo "built $BUILD/ ($(($(date +%s) - T0)) s so far)"
+echo "built $BUILD/ ($(($(date +%s) - DEMO_T0)) s so far)"
 bash scripts/demo-libvirt.sh
 if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
 	# demo-vmm keeps its files in DEMO_DIR; a temporary one unless asked
