@@ -7,9 +7,13 @@
 # ('unit', 'kvm-unit': tests/meson.build), never by test names.  Ends with one
 # line "N passed, N failed, N skipped" over all runs.  Nothing skips for
 # want of /dev/kvm: see tests/nested/kvm-run.
+#   scripts/test.sh --repeat N [--build DIR] [--stop] [--keep] SUITE|TEST...
+# builds DIR (default build/) and runs those N times instead, counting each
+# test's failures (scripts/test-repeat.py; docs/testing.md, "Flakes").
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
+[ "${1:-}" = --repeat ] && exec python3 scripts/test-repeat.py "${@:2}"
 
 bash scripts/setup.sh --test || exit 1
 
