@@ -188,16 +188,18 @@ int flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
 	return err;
 }
 
-/* Map @fd (a regular file) read-only and open it by @layout (or its
- * header). */
-static int region_map(const struct flight_req *q, int fd, void **mem,
-		      uint64_t *size, struct rs_region *region,
+/* Map @fd (a regular file; < 0: its open failed with @open_err)
+ * read-only and open it by @layout (or its header). */
+static int region_map(const struct flight_req *q, int fd, int open_err,
+		      void **mem, uint64_t *size, struct rs_region *region,
 		      struct flight_result *res)
 {
 	struct rs_region_damage damage;
 	struct stat st;
 	int err;
 
+	if (fd < 0)
+		return fail(res, CAP_FAIL_COPY, open_err, liberr_sys);
 	if (fstat(fd, &st))
 		return fail(res, CAP_FAIL_COPY, -errno, liberr_sys);
 	if (!S_ISREG(st.st_mode))
@@ -235,28 +237,33 @@ static int nothing_recorded(const struct snapper *s, const struct gsyms *syms)
 	return syms->state != GSYMS_OK;
 }
 
+static int capture(const struct flight_req *q, int fd, int open_err,
+		   struct flight_result *res);
+
 int flight_capture(const struct flight_req *q, struct flight_result *res)
 {
-	int fd, err;
+	int fd = -1, err = -EINVAL;
 
-	if (!q || !q->region_path) {
-		memset(res, 0, sizeof(*res));
-		return fail(res, CAP_FAIL_OPEN, -EINVAL, liberr_sys);
-	}
 	/* never through a link; a FIFO must not hang the capture */
-	fd = open(q->region_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		memset(res, 0, sizeof(*res));
-		return fail(res, CAP_FAIL_COPY, err, liberr_sys);
+	if (q && q->region_path) {
+		fd = open(q->region_path,
+			  O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		err = fd < 0 ? -errno : 0;
 	}
-	err = flight_capture_fd(q, fd, res);
-	close(fd);
+	err = capture(q, fd, err, res);
+	if (fd >= 0)
+		close(fd);
 	return err;
 }
 
 int flight_capture_fd(const struct flight_req *q, int fd,
 		      struct flight_result *res)
+{
+	return capture(q, fd, -EBADF, res);
+}
+
+static int capture(const struct flight_req *q, int fd, int open_err,
+		   struct flight_result *res)
 {
 	struct snapper *s = NULL;
 	struct tally_ring sum;
@@ -277,7 +284,7 @@ int flight_capture_fd(const struct flight_req *q, int fd,
 		err = capture_name(ddir, q->reason, res->path, sizeof(res->path));
 	if (err)
 		return fail(res, CAP_FAIL_OPEN, err, liberr_sys);
-	err = region_map(q, fd, &mem, &size, &region, res);
+	err = region_map(q, fd, open_err, &mem, &size, &region, res);
 	if (err)
 		return err;
 	s = malloc(sizeof(*s));

@@ -502,6 +502,18 @@ START_TEST(flight_failures)
 		ck_assert_int_eq(flight_capture(&q, &res), 0);
 		ck_assert_int_eq(res.empty, 0);
 		ck_assert_uint_eq(count_captures(ddir), 1);
+		/* a link to it: never followed */
+		{
+			char link_path[300];
+
+			snprintf(link_path, sizeof(link_path), "%s/link.region", dir);
+			ck_assert_int_eq(symlink(rf.path, link_path), 0);
+			q.region_path = link_path;
+			ck_assert_int_eq(flight_capture(&q, &res), -ELOOP);
+			ck_assert_int_eq(res.fail.what, CAP_FAIL_COPY);
+			ck_assert_uint_eq(count_captures(ddir), 1);
+			ck_assert_int_eq(unlink(link_path), 0);
+		}
 		region_file_free(&rf);
 	}
 	/* a capture directory whose parents do not exist yet: made */
