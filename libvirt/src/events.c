@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libvirt's domain events on one connection of libvirt's default event
- * loop: lifecycle, reboot and watchdog callbacks for every domain, a
+ * loop: lifecycle, reboot, watchdog, device added and removed and
+ * metadata change callbacks for every domain, a
  * keepalive so that a libvirtd that went away is noticed, and a
  * reconnect (at most one try a second) when it did.
  */
@@ -20,11 +21,12 @@
 #define RETRY_NS    1000000000ull   /* between two connection attempts */
 #define KEEPALIVE_S 5               /* libvirt's keepalive: interval, */
 #define KEEPALIVE_N 3               /* and missed answers before closing */
+#define NR_IDS      6               /* the callbacks registered */
 
 struct dom_events {
 	char *uri;
 	virConnectPtr conn;
-	int ids[3];                 /* callback ids; -1 when not registered */
+	int ids[NR_IDS];            /* callback ids; -1 when not registered */
 	int closed;                 /* the close callback ran */
 	int keep_trying;
 	unsigned reconnects;
@@ -40,7 +42,9 @@ static const char *const event_names[DOM_EV_MAX] = {
 	[DOM_EV_CRASHED] = "crashed",   [DOM_EV_REBOOT] = "reboot",
 	[DOM_EV_WATCHDOG] = "watchdog", [DOM_EV_SUSPENDED] = "suspended",
 	[DOM_EV_RESUMED] = "resumed",   [DOM_EV_UNDEFINED] = "undefined",
-	[DOM_EV_OTHER] = "other",
+	[DOM_EV_OTHER] = "other",       [DOM_EV_DEVICE_ADDED] = "device added",
+	[DOM_EV_DEVICE_REMOVED] = "device removed",
+	[DOM_EV_METADATA] = "metadata changed",
 };
 
 const char *dom_event_name(enum dom_event_kind kind)
@@ -69,13 +73,19 @@ static int failed(void)
 	return -dome_libvirt;
 }
 
-static void emit(struct dom_events *e, virDomainPtr dom,
-		 enum dom_event_kind kind, int detail)
+static void emit_alias(struct dom_events *e, virDomainPtr dom,
+		       enum dom_event_kind kind, int detail, const char *alias)
 {
-	struct dom_event ev = { kind, detail, virDomainGetName(dom) };
+	struct dom_event ev = { kind, detail, virDomainGetName(dom), alias };
 
 	if (ev.domain && e->ops.event)
 		e->ops.event(e->arg, &ev);
+}
+
+static void emit(struct dom_events *e, virDomainPtr dom,
+		 enum dom_event_kind kind, int detail)
+{
+	emit_alias(e, dom, kind, detail, NULL);
 }
 
 static int stop_why(int detail)
@@ -134,6 +144,30 @@ static void on_watchdog(virConnectPtr conn, virDomainPtr dom, int action,
 	emit(opaque, dom, DOM_EV_WATCHDOG, action);
 }
 
+static void on_device_added(virConnectPtr conn, virDomainPtr dom,
+			    const char *alias, void *opaque)
+{
+	(void)conn;
+	emit_alias(opaque, dom, DOM_EV_DEVICE_ADDED, 0, alias);
+}
+
+static void on_device_removed(virConnectPtr conn, virDomainPtr dom,
+			      const char *alias, void *opaque)
+{
+	(void)conn;
+	emit_alias(opaque, dom, DOM_EV_DEVICE_REMOVED, 0, alias);
+}
+
+/* Other programs' metadata is none of ringside's business. */
+static void on_metadata(virConnectPtr conn, virDomainPtr dom, int type,
+			const char *nsuri, void *opaque)
+{
+	(void)conn;
+	if (type == VIR_DOMAIN_METADATA_ELEMENT && nsuri &&
+	    !strcmp(nsuri, DOM_XMLNS))
+		emit(opaque, dom, DOM_EV_METADATA, 0);
+}
+
 static void on_close(virConnectPtr conn, int reason, void *opaque)
 {
 	struct dom_events *e = opaque;
@@ -150,14 +184,14 @@ static void disconnect(struct dom_events *e)
 
 	if (!e->conn)
 		return;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < NR_IDS; i++)
 		if (e->ids[i] >= 0)
 			virConnectDomainEventDeregisterAny(e->conn, e->ids[i]);
 	virConnectUnregisterCloseCallback(e->conn, on_close);
 	virConnectClose(e->conn);
 	virResetLastError();
 	e->conn = NULL;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < NR_IDS; i++)
 		e->ids[i] = -1;
 	if (e->ops.connection)
 		e->ops.connection(e->arg, 0);
@@ -185,8 +219,20 @@ static int connect_once(struct dom_events *e)
 	e->ids[2] = virConnectDomainEventRegisterAny(e->conn, NULL,
 		VIR_DOMAIN_EVENT_ID_WATCHDOG,
 		VIR_DOMAIN_EVENT_CALLBACK(on_watchdog), e, NULL);
-	if (e->ids[0] < 0 || e->ids[1] < 0 || e->ids[2] < 0)
-		goto fail;
+	/* ringside's device plugged in or out, its metadata set or taken
+	 * (enable --live, disable --live): the follower looks again */
+	e->ids[3] = virConnectDomainEventRegisterAny(e->conn, NULL,
+		VIR_DOMAIN_EVENT_ID_DEVICE_ADDED,
+		VIR_DOMAIN_EVENT_CALLBACK(on_device_added), e, NULL);
+	e->ids[4] = virConnectDomainEventRegisterAny(e->conn, NULL,
+		VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED,
+		VIR_DOMAIN_EVENT_CALLBACK(on_device_removed), e, NULL);
+	e->ids[5] = virConnectDomainEventRegisterAny(e->conn, NULL,
+		VIR_DOMAIN_EVENT_ID_METADATA_CHANGE,
+		VIR_DOMAIN_EVENT_CALLBACK(on_metadata), e, NULL);
+	for (unsigned k = 0; k < NR_IDS; k++)
+		if (e->ids[k] < 0)
+			goto fail;
 	if (e->connects++)
 		e->reconnects++;
 	if (e->ops.connection)
@@ -196,7 +242,7 @@ fail: {
 	int err = failed();
 	unsigned i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < NR_IDS; i++) {
 		if (e->ids[i] >= 0)
 			virConnectDomainEventDeregisterAny(e->conn, e->ids[i]);
 		e->ids[i] = -1;
@@ -232,7 +278,8 @@ int dom_events_open(struct dom_events **ep, const char *uri,
 		free(e);
 		return -ENOMEM;
 	}
-	e->ids[0] = e->ids[1] = e->ids[2] = -1;
+	for (unsigned i = 0; i < NR_IDS; i++)
+		e->ids[i] = -1;
 	e->timer = -1;
 	e->ops = *ops;
 	e->arg = arg;

@@ -2,8 +2,9 @@
 /*
  * libvirt's domain events, followed: one connection that reports what
  * happens to every domain (started, stopped, crashed, rebooted, a watchdog
- * fired), survives a libvirtd restart by reconnecting, and says when it
- * lost and regained the daemon so that a follower can catch up.  The
+ * fired, a device plugged in or out, ringside's metadata changed),
+ * survives a libvirtd restart by reconnecting, and says when it lost and
+ * regained the daemon so that a follower can catch up.  The
  * callbacks run inside dom_events_run(), never from another thread; they
  * should note what happened and return (a call into libvirt from there
  * waits on the same loop).
@@ -25,6 +26,11 @@ enum dom_event_kind {
 	DOM_EV_RESUMED,
 	DOM_EV_UNDEFINED,     /* its definition went */
 	DOM_EV_OTHER,
+	DOM_EV_DEVICE_ADDED,  /* a device was hot-plugged (any: alias in
+			       * dom_event.alias) */
+	DOM_EV_DEVICE_REMOVED, /* one was unplugged (QEMU let it go) */
+	DOM_EV_METADATA,      /* ringside's <metadata> element changed (in
+			       * the running domain or its definition) */
 	DOM_EV_MAX
 };
 
@@ -38,6 +44,8 @@ struct dom_event {
 	enum dom_event_kind kind;
 	int detail;                   /* enum dom_stop_why for STOPPED */
 	const char *domain;           /* valid during the callback */
+	const char *alias;            /* DEVICE_*: the device's alias (valid
+				       * during the callback); else NULL */
 };
 
 struct dom_events_ops {
