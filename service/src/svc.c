@@ -2,9 +2,12 @@
 /*
  * The service's loop: libvirt's events noted as they come (the callbacks
  * only queue), then, outside libvirt's dispatch, each trigger turned into
- * a flight recorder capture of the domain's region file; the running
- * opted-in domains' heartbeats watched (svc_watch.c); root's requests on
- * the control socket answered (svc_ctl.c).
+ * a flight recorder capture of the domain's region file, or into a look
+ * at what the domain is now (started, its device plugged in or out, its
+ * metadata changed: enable --live, disable --live), or a reset's note;
+ * the running opted-in domains' regions followed and their heartbeats
+ * watched (svc_watch.c); root's requests on the control socket answered
+ * (svc_ctl.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "ringside/capture.h"
@@ -22,9 +26,16 @@
 
 #define QUEUE_MAX 64u
 
+enum trigger_kind {
+	TRIG_CAPTURE,              /* capture it for reason */
+	TRIG_FOLLOW,               /* look at its region: follow it */
+	TRIG_RESET,                /* its guest reset */
+};
+
 struct trigger {
 	char domain[DOM_NAME_MAX + 1];
-	const char *reason;        /* "panic", "watchdog"; NULL: watch it */
+	enum trigger_kind kind;
+	const char *reason;        /* "panic", "watchdog"; what happened */
 };
 
 struct svc {
@@ -44,6 +55,10 @@ struct svc {
 	int ctl;                   /* the control socket; -1 none */
 	struct svc_ctl *ctlc;      /* ... its connections */
 	int wake[2];               /* the loop woken by http, ctlc: -1 */
+	char *ctl_path;            /* ... its path, removed at the end */
+	dev_t ctl_dev;             /* ... the socket made there */
+	ino_t ctl_ino;
+	struct svc_resets *resets; /* reboot events merged into resets */
 	struct svc_http *http;     /* the metrics endpoint; NULL none */
 	struct svc_metrics *metrics;
 	struct trigger queue[QUEUE_MAX];
@@ -73,21 +88,69 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void queue(struct svc *s, const char *domain, const char *reason)
+static void queue(struct svc *s, const char *domain, enum trigger_kind kind,
+		  const char *reason)
 {
 	struct trigger *t;
 
 	if (strlen(domain) > DOM_NAME_MAX)
 		return;
+	/* one look at a domain is enough for every event before it */
+	for (unsigned i = 0; kind == TRIG_FOLLOW && i < s->queued; i++)
+		if (s->queue[i].kind == TRIG_FOLLOW &&
+		    !strcmp(s->queue[i].domain, domain))
+			return;
 	if (s->queued == QUEUE_MAX) {
 		s->st.dropped++;
 		say(s, "%s: %s: not done, %u triggers are waiting already",
-		    domain, reason ? reason : "watch", QUEUE_MAX);
+		    domain, reason, QUEUE_MAX);
 		return;
 	}
 	t = &s->queue[s->queued++];
 	snprintf(t->domain, sizeof(t->domain), "%s", domain);
+	t->kind = kind;
 	t->reason = reason;
+}
+
+/* A reboot event: one reset however many times libvirt reports it. */
+static void on_reboot(struct svc *s, const char *domain)
+{
+	int r = svc_resets_note(s->resets, domain, now_ns());
+
+	if (!r)
+		return;
+	s->st.resets++;
+	say(s, "%s: the guest reset", domain);
+	queue(s, domain, TRIG_RESET, "reset");
+}
+
+/* The control socket made at @path: noted, to be removed at the end (if
+ * it is still the one made). */
+static void ctl_note(struct svc *s, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISSOCK(st.st_mode))
+		return;
+	s->ctl_path = strdup(path);
+	s->ctl_dev = st.st_dev;
+	s->ctl_ino = st.st_ino;
+}
+
+/* Close the control socket and remove its file, unless another has taken
+ * its name since (a second service refuses to while this one answers). */
+static void ctl_close(struct svc *s)
+{
+	struct stat st;
+
+	if (s->ctl >= 0)
+		close(s->ctl);
+	s->ctl = -1;
+	if (s->ctl_path && !lstat(s->ctl_path, &st) && S_ISSOCK(st.st_mode) &&
+	    st.st_dev == s->ctl_dev && st.st_ino == s->ctl_ino)
+		unlink(s->ctl_path);
+	free(s->ctl_path);
+	s->ctl_path = NULL;
 }
 
 static void on_event(void *arg, const struct dom_event *ev)
@@ -99,17 +162,23 @@ static void on_event(void *arg, const struct dom_event *ev)
 	case DOM_EV_CRASHED:
 		say(s, "%s: the guest crashed", ev->domain);
 		if (s->c->capture_on & SVC_ON_CRASH)
-			queue(s, ev->domain, "panic");
+			queue(s, ev->domain, TRIG_CAPTURE, "panic");
 		break;
 	case DOM_EV_WATCHDOG:
 		say(s, "%s: its watchdog fired (action %d)", ev->domain,
 		    ev->detail);
 		if (s->c->capture_on & SVC_ON_WATCHDOG)
-			queue(s, ev->domain, "watchdog");
+			queue(s, ev->domain, TRIG_CAPTURE, "watchdog");
 		break;
 	case DOM_EV_STARTED:
 		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
-		queue(s, ev->domain, NULL);
+		queue(s, ev->domain, TRIG_FOLLOW, "started");
+		break;
+	case DOM_EV_DEVICE_ADDED:
+	case DOM_EV_DEVICE_REMOVED:
+	case DOM_EV_METADATA:
+		/* enable --live, disable --live, or another device: look */
+		queue(s, ev->domain, TRIG_FOLLOW, dom_event_name(ev->kind));
 		break;
 	case DOM_EV_STOPPED:
 	case DOM_EV_UNDEFINED:
@@ -119,7 +188,7 @@ static void on_event(void *arg, const struct dom_event *ev)
 			say(s, "%s: its recording ends", ev->domain);
 		break;
 	case DOM_EV_REBOOT:
-		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
+		on_reboot(s, ev->domain);
 		break;
 	default:
 		break;
@@ -200,7 +269,8 @@ static int metrics_page(void *arg, char **body, size_t *len)
 	s->st.nr_rec_domains = nrd;
 	if (!err)
 		err = d ? svc_metrics_text(s->metrics, &s->st,
-					   svc_watch_count(s->watch), d, n,
+					   s->c->capture_on & SVC_ON_HANG ?
+					   svc_watch_count(s->watch) : 0, d, n,
 					   now_ns(), body, len) : -ENOMEM;
 	s->st.rec_domains = NULL;
 	s->st.nr_rec_domains = 0;
@@ -344,21 +414,21 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 	return 0;
 }
 
-/* Watch @domain's heartbeat if it is opted in. */
+/* Watch @domain's region (and its heartbeat) if it is opted in. */
 static void watch(struct svc *s, const char *domain)
 {
 	struct rs_region_params layout;
 	char path[4096];
 	int err;
 
-	if (!(s->c->capture_on & SVC_ON_HANG))
-		return;
 	err = dom_region_layout(domain, path, sizeof(path), &layout);
 	if (err)
 		return;   /* not opted in, or gone again */
+	if (svc_watch_same(s->watch, domain, path))
+		return;   /* the region watched */
 	err = svc_watch_add(s->watch, domain, path, now_ns());
 	if (err)
-		say(s, "%s: its heartbeat cannot be watched: %s", domain,
+		say(s, "%s: its region cannot be watched: %s", domain,
 		    strerror(-err));
 }
 
@@ -384,6 +454,73 @@ static void record(struct svc *s, const char *domain)
 		    err < 0 && err > -4096 ? strerror(-err) : rs_errstr(err));
 }
 
+/* @domain's region is not the one followed any more (@why): its watch
+ * and its recording end (its file completed: reason "disabled"). */
+static void unfollow(struct svc *s, const char *domain, const char *why)
+{
+	int watched = svc_watch_has(s->watch, domain);
+	int recorded = svc_rec_stop(s->rec, domain, "disabled");
+
+	svc_watch_del(s->watch, domain);
+	if (watched || recorded)
+		say(s, "%s: %s: %s%s", domain, why, recorded ? "its recording "
+		    "ends (its file completed), " : "", "its region is not "
+		    "watched any more");
+}
+
+/* Look at @domain now (it started, its device or metadata changed): an
+ * opted-in domain's region watched and recorded, the region of one that
+ * is not any more (disable --live) or that was laid out anew (enable
+ * --live) let go. */
+static void follow(struct svc *s, const char *domain, const char *what)
+{
+	struct rs_region_params layout;
+	char path[4096];
+	int err = dom_region_layout(domain, path, sizeof(path), &layout);
+
+	if (err == -dome_not_enabled || err == -dome_no_shmem ||
+	    err == -dome_not_running || err == -dome_no_domain) {
+		unfollow(s, domain, err == -dome_not_running ||
+			 err == -dome_no_domain ? "not running" :
+			 "not opted in any more (disable --live)");
+		return;
+	}
+	if (err) {
+		say(s, "%s: %s: cannot find its region: %s", domain, what,
+		    dom_errstr(err));
+		return;
+	}
+	if (svc_watch_has(s->watch, domain) &&
+	    !svc_watch_same(s->watch, domain, path))
+		unfollow(s, domain, "its region was laid out anew");
+	watch(s, domain);
+	record(s, domain);
+}
+
+/* svc_watch_check: a watched region's file went (disable --live removes
+ * it) or was replaced (enable --live after it). */
+static void on_gone(void *arg, const char *domain, int replaced)
+{
+	struct svc *s = arg;
+
+	unfollow(s, domain, replaced ? "its region file was replaced" :
+		 "its region file was removed (disable --live)");
+	if (replaced)
+		queue(s, domain, TRIG_FOLLOW, "region replaced");
+}
+
+/* The guest of @domain reset: its heartbeat's age starts again, and the
+ * region's count of boots says the agent's status is of the boot before. */
+static void reset(struct svc *s, const char *domain)
+{
+	uint64_t gen;
+	int err = svc_watch_reset(s->watch, domain, now_ns(), &gen);
+
+	if (err && err != -ENOENT)
+		say(s, "%s: reset: its region's boot count cannot be written: "
+		    "%s", domain, strerror(-err));
+}
+
 /* After a (re)connection: every running domain, watched. */
 static void rescan(struct svc *s)
 {
@@ -396,13 +533,13 @@ static void rescan(struct svc *s)
 	/* those that stopped while libvirtd was away: their files completed */
 	svc_rec_keep_only(s->rec, names, nr, "stop");
 	for (size_t i = 0; i < nr; i++) {
-		watch(s, names[i]);
-		record(s, names[i]);
+		follow(s, names[i], "running");
 		free(names[i]);
 	}
 	free(names);
-	say(s, "watching %zu opted-in domains' heartbeats",
-	    svc_watch_count(s->watch));
+	say(s, "watching %zu opted-in domains' regions%s",
+	    svc_watch_count(s->watch), s->c->capture_on & SVC_ON_HANG ?
+	    " and heartbeats" : "");
 }
 
 /* A recording that ended in an error (a full disk) is begun anew, in a
@@ -482,7 +619,14 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 	s->wake[0] = s->wake[1] = -1;
 	err = svc_limit_new(&s->limit, c->burst, c->window_s);
 	if (!err)
-		err = svc_watch_new(&s->watch, c->hang_after_s);
+		err = svc_watch_new(&s->watch, c->capture_on & SVC_ON_HANG ?
+				    c->hang_after_s : 0);
+	if (!err)
+		err = svc_resets_new(&s->resets, 0);
+	if (!err && (c->capture_on & SVC_ON_HANG) &&
+	    c->hang_after_s < SVC_HANG_MIN_S)
+		say(s, "hang-after %u s: %u s (the agent beats about once a "
+		    "second)", c->hang_after_s, SVC_HANG_MIN_S);
 	if (!err)
 		err = svc_rec_new(&s->rec, &c->rec,
 				  c->rec.dir ? c->rec.dir : SVC_REC_DIR, log,
@@ -524,14 +668,16 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 			err = svc_ctl_new(&s->ctlc, s->ctl);
 		if (err)
 			say(s, "control socket %s: %s", path, strerror(-err));
+		else
+			ctl_note(s, path);
 	}
 	if (err) {
-		if (s->ctl >= 0)
-			close(s->ctl);
+		ctl_close(s);
 		svc_http_close(s->http);
 		svc_metrics_free(s->metrics);
 		svc_rec_free(s->rec, "shutdown");
 		svc_watch_free(s->watch);
+		svc_resets_free(s->resets);
 		svc_limit_free(s->limit);
 		free(s);
 		return err;
@@ -539,12 +685,12 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 	err = dom_events_open(&s->ev, c->uri, &ops, s, 1);
 	if (!s->ev) {
 		svc_ctl_free(s->ctlc);
-		if (s->ctl >= 0)
-			close(s->ctl);
+		ctl_close(s);
 		svc_http_close(s->http);
 		svc_metrics_free(s->metrics);
 		svc_rec_free(s->rec, "shutdown");
 		svc_watch_free(s->watch);
+		svc_resets_free(s->resets);
 		svc_limit_free(s->limit);
 		free(s);
 		return err;
@@ -569,13 +715,18 @@ int svc_run(struct svc *s, int timeout_ms)
 
 	if (s->rescan)
 		rescan(s);
+	/* the regions that went or were replaced since the last pass (a
+	 * replaced one queues a look at its domain) */
+	svc_watch_check(s->watch, on_gone, s);
 	for (unsigned i = 0; i < s->queued; i++) {
-		if (s->queue[i].reason)
-			capture(s, &s->queue[i], out, sizeof(out));
-		else {
-			watch(s, s->queue[i].domain);
-			record(s, s->queue[i].domain);
-		}
+		struct trigger *t = &s->queue[i];
+
+		if (t->kind == TRIG_CAPTURE)
+			capture(s, t, out, sizeof(out));
+		else if (t->kind == TRIG_FOLLOW)
+			follow(s, t->domain, t->reason);
+		else
+			reset(s, t->domain);
 	}
 	s->queued = 0;
 	svc_watch_poll(s->watch, now_ns(), on_stale, s);
@@ -609,11 +760,11 @@ void svc_close(struct svc *s)
 	/* every open file completed first */
 	svc_rec_free(s->rec, "shutdown");
 	dom_events_close(s->ev);
-	if (s->ctl >= 0)
-		close(s->ctl);
+	ctl_close(s);
 	svc_http_close(s->http);
 	svc_metrics_free(s->metrics);
 	svc_watch_free(s->watch);
+	svc_resets_free(s->resets);
 	svc_limit_free(s->limit);
 	free(s);
 }

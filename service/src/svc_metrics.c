@@ -355,6 +355,9 @@ static void service(FILE *f, const struct svc_metrics *m,
 		"Captures asked for on the control socket.", st->requests);
 	counter(f, "ringside_hangs_total",
 		"Stale agent heartbeats taken for hangs.", st->hangs);
+	counter(f, "ringside_guest_resets_total",
+		"Guest resets seen (libvirt's reboot events, those of one "
+		"reset counted once).", st->resets);
 	counter(f, "ringside_libvirt_events_total",
 		"Domain events seen from libvirt.", st->events);
 	counter(f, "ringside_libvirt_reconnects_total",

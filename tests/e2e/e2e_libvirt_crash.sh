@@ -16,8 +16,9 @@
 #      same QEMU (no hook runs); ringside-service, following libvirt's
 #      events, captures the crash by itself (markers ending in "panic",
 #      kernel samples named), reconnects when libvirtd restarts, refuses
-#      the crash loop's next crash by its rate limit (counted); `virsh
-#      destroy` afterwards leaves the hook's capture perf reads.
+#      the crash loop's next crash by its rate limit (counted), logs each
+#      restart as one reset; `virsh destroy` afterwards leaves the hook's
+#      capture perf reads.
 #   B2. the agent stops after the workload (a hang): the service, with
 #      hang-after 5, captures it by itself (the workload's steps whole);
 #      `ringside capture DOMAIN` asks it for one over its control socket
@@ -238,6 +239,13 @@ svc_wait "$DOM: panic: not captured: rate limit reached" 1 &&
 	[ "$(svc_captures | wc -l)" = 1 ] &&
 	ok "the crash loop's second crash: seen after the reconnect, refused by the rate limit" ||
 	{ bad "second crash: $(svc_captures | wc -l) service captures"; tail -n 5 "$W/service.log"; }
+# each restart is one reset to the service, however many reboot events
+# libvirt sends for it (three each in libvirt 9.0)
+console_wait 'E2E-BOOT' 3
+svc_wait "$DOM: the guest reset" 2 &&
+	[ "$(grep -c -- "$DOM: the guest reset" "$W/service.log")" = 2 ] &&
+	ok "two restarts, two resets in the service's log" ||
+	bad "two restarts: $(grep -c -- "$DOM: the guest reset" "$W/service.log") resets in the service's log"
 kill -TERM "$SVC_PID"
 wait "$SVC_PID"
 SVC_PID=''

@@ -33,6 +33,13 @@ enum svc_trigger {
 	SVC_ON_HANG     = 1u << 2,   /* its agent's heartbeat went stale */
 };
 #define SVC_HANG_AFTER_S 60u      /* seconds without a heartbeat */
+/* ... at the least: the agent beats about once a second, the service
+ * looks every half second, so a threshold of a few seconds never takes a
+ * live agent for a hung one */
+#define SVC_HANG_MIN_S   5u
+/* libvirt's reboot events of a domain less than this apart are one reset
+ * (libvirt reports a crashed guest's restart more than once) */
+#define SVC_RESET_MERGE_S 10u
 
 /* ---- continuous recording: its configuration (src/svc_record.c) ---- */
 #define SVC_REC_ROTATE_MB   256u      /* a file this big is completed */
@@ -139,20 +146,47 @@ int svc_limit_take(struct svc_limit *l, const char *domain, uint64_t now_ns);
 /* Captures refused so far, all domains. */
 uint64_t svc_limit_refused(const struct svc_limit *l);
 
-/* ---- the hang watch (src/svc_watch.c) ---- */
+/* ---- the region and hang watch (src/svc_watch.c) ---- */
 struct svc_watch;
 
-/* Watch heartbeats against a threshold of @after_s seconds (0: never
- * stale). */
+/* Watch regions, and their heartbeats against a threshold of @after_s
+ * seconds (0: never stale; at least SVC_HANG_MIN_S otherwise). */
 int svc_watch_new(struct svc_watch **wp, uint32_t after_s);
 void svc_watch_free(struct svc_watch *w);
 
 /* Watch domain @name's region file @path (its header page mapped
- * read-only), replacing an earlier watch of it.  0 or -errno. */
+ * read-only, the file's identity kept; a link is refused), replacing an
+ * earlier watch of it; the heartbeat's age starts at @now_ns.  0 or
+ * -errno. */
 int svc_watch_add(struct svc_watch *w, const char *name, const char *path,
 		  uint64_t now_ns);
 void svc_watch_del(struct svc_watch *w, const char *name);
 size_t svc_watch_count(const struct svc_watch *w);
+
+/* 1 if @name is watched. */
+int svc_watch_has(struct svc_watch *w, const char *name);
+
+/* 1 if @name is watched in the file @path names now (the same file: not
+ * one laid out under the name since). */
+int svc_watch_same(struct svc_watch *w, const char *name, const char *path);
+
+/* The region file of a watched domain is gone (@replaced 0: `disable
+ * --live` removed it) or another one has its name (1: laid out anew,
+ * `enable --live`): its watch has ended. */
+typedef void (*svc_gone_fn)(void *arg, const char *name, int replaced);
+
+/* Look at every watched region's name (an lstat each, no libvirt) and end
+ * the watch of those that are not the file watched any more, calling
+ * @gone for each. */
+void svc_watch_check(struct svc_watch *w, svc_gone_fn gone, void *arg);
+
+/* @name's guest reset at @now_ns: its heartbeat's age starts again and
+ * the status as it stands, an agent's of the boot before, is not judged
+ * until it changes; the header's boot_gen + 1 (rs_region_note_reset,
+ * through a writable mapping of the same file), the new value in *@gen.
+ * 0, -ENOENT (not watched), -ESTALE (its file was replaced), -errno. */
+int svc_watch_reset(struct svc_watch *w, const char *name, uint64_t now_ns,
+		    uint64_t *gen);
 
 /* @name's attached agent has not beaten for @secs: 1 if that is a hang
  * (reported; not again until it beats), 0 if not (the wait restarts). */
@@ -160,6 +194,19 @@ typedef int (*svc_stale_fn)(void *arg, const char *name, uint64_t secs);
 
 void svc_watch_poll(struct svc_watch *w, uint64_t now_ns, svc_stale_fn stale,
 		    void *arg);
+
+/* ---- guest resets (src/svc_watch.c) ---- */
+struct svc_resets;
+
+/* Merge reboot events less than @merge_s apart (0: SVC_RESET_MERGE_S). */
+int svc_resets_new(struct svc_resets **rp, uint32_t merge_s);
+void svc_resets_free(struct svc_resets *r);
+
+/* A reboot event of @domain at @now_ns (monotonic): 1 if it is a reset
+ * of its own, 0 if one more report of the reset before it (less than the
+ * merge time after the domain's previous event), -ENOMEM. */
+int svc_resets_note(struct svc_resets *r, const char *domain,
+		    uint64_t now_ns);
 
 /* ---- the control socket (src/svc_ctl.c) ---- */
 #define SVC_SOCKET_PATH "/run/ringside/service.sock"
@@ -467,6 +514,7 @@ struct svc_stats {
 	uint64_t dropped;         /* triggers lost: the queue was full */
 	uint64_t requests;        /* captures asked for on the socket */
 	uint64_t hangs;           /* stale heartbeats taken for hangs */
+	uint64_t resets;          /* guest resets (reboot events merged) */
 	unsigned reconnects;      /* to libvirtd */
 	struct svc_rec_stats rec; /* the recordings', as of the last
 				   * svc_stats() or scrape */
