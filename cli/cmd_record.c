@@ -69,7 +69,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			 "--vm SOCKET -o FILE [OPTIONS]",
 		.about = "Drain every ring of a live trace region into FILE "
 			 "(perf.data) until Ctrl-C, SIGTERM or --duration.  FILE is "
-			 "written as FILE.tmp and renamed when complete.",
+			 "written as FILE.tmp.XXXXXX and renamed when complete.",
 		.args = cli_region_args,
 		.opts = opts,
 		.notes = "A progress line is shown on a terminal only.  Exit "

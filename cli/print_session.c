@@ -115,8 +115,8 @@ void print_recorder_fail(const char *cmd, const struct recorder *r)
 
 	switch (f->what) {
 	case CAP_FAIL_OPEN:
-		cli_err(cmd, "cannot create %s.tmp: %s; choose a writable -o path",
-			r->output, why);
+		cli_err(cmd, "cannot create %s" PDF_ASIDE_SUFFIX ": %s; choose "
+			"a writable -o path", r->output, why);
 		break;
 	case CAP_FAIL_ATTACH:
 		if (liberr_is(&f->e, rs_errstr, -rse_mode))
@@ -172,19 +172,19 @@ void print_snapper_fail(const char *cmd, const struct snapper *s)
 			f->ring, s->source, why);
 		break;
 	case CAP_FAIL_OPEN:
-		cli_err(cmd, "cannot create %s.tmp: %s; choose a writable -o path",
-			s->output, why);
+		cli_err(cmd, "cannot create %s" PDF_ASIDE_SUFFIX ": %s; choose "
+			"a writable -o path", s->output, why);
 		break;
 	case CAP_FAIL_KCODE:
 		cli_err(cmd, "out of memory");
 		break;
 	case CAP_FAIL_RING:
-		cli_err(cmd, "ring %u into %s.tmp: %s; nothing was kept",
-			f->ring, s->output, why);
+		cli_err(cmd, "ring %u into %s" PDF_ASIDE_SUFFIX ": %s; nothing "
+			"was kept", f->ring, s->output, why);
 		break;
 	case CAP_FAIL_VCPUS:
-		cli_err(cmd, "vCPU stacks into %s.tmp: %s; nothing was kept",
-			s->output, why);
+		cli_err(cmd, "vCPU stacks into %s" PDF_ASIDE_SUFFIX ": %s; "
+			"nothing was kept", s->output, why);
 		break;
 	case CAP_FAIL_FINISH:
 		cli_err(cmd, "completing %s failed: %s; nothing was kept",

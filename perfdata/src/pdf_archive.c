@@ -402,8 +402,6 @@ int pdf_archive_write(const char *perf_data, const char *tar_path,
 		if (err)
 			return err;
 	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", tar_path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
 	in = open(perf_data, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
@@ -417,9 +415,9 @@ int pdf_archive_write(const char *perf_data, const char *tar_path,
 		err = -errno;
 		goto out;
 	}
-	t.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	t.fd = pdf_aside_open(tar_path, tmp, sizeof(tmp));
 	if (t.fd < 0) {
-		err = -errno;
+		err = t.fd;
 		goto out;
 	}
 	err = archive_ids(&t, dirfd, &sec, st, fn, arg);
@@ -427,14 +425,10 @@ int pdf_archive_write(const char *perf_data, const char *tar_path,
 		memset(end, 0, sizeof(end));
 		err = pdf_write_all(t.fd, end, sizeof(end));
 	}
-	if (!err && fsync(t.fd))
-		err = -errno;
-	if (close(t.fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, tar_path))
-		err = -errno;
 	if (err)
-		unlink(tmp);
+		pdf_aside_discard(t.fd, tmp);
+	else
+		err = pdf_aside_commit(t.fd, tmp, tar_path);
 out:
 	if (dirfd >= 0)
 		close(dirfd);

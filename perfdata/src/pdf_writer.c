@@ -110,18 +110,6 @@ static int write_attrs(struct pdf_writer *w, int again)
 	return pdf_write_all(w->fd, buf, len);
 }
 
-static char *concat(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	char *s = malloc(la + lb + 1);
-
-	if (s) {
-		memcpy(s, a, la);
-		memcpy(s + la, b, lb + 1);
-	}
-	return s;
-}
-
 static int append(struct pdf_writer *w, const void *rec, size_t size);
 
 /* The end of a whole addition (record, AUX record, maps): a point the
@@ -222,7 +210,7 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		goto fail;
 	}
 	w->path = strdup(path);
-	w->tmp = concat(path, ".tmp");
+	w->tmp = calloc(1, strlen(path) + sizeof(PDF_ASIDE_SUFFIX));
 	w->out = malloc(OUT_BUF);
 	if (!w->path || !w->tmp || !w->out) {
 		err = -ENOMEM;
@@ -234,11 +222,12 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 	w->argc = params->argc;
 	w->argv = params->argv;
 	pdf_writer_set_guest(w, params->guest);
-	/* trace data is the guest's: readable by the owner only; read back
-	 * when the clock rewrites its times */
-	w->fd = open(w->tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* trace data is the guest's: readable by the owner only (0600,
+	 * pdf_aside_open), never through a name another user planted; read
+	 * back when the clock rewrites its times */
+	w->fd = pdf_aside_open(path, w->tmp, strlen(path) + sizeof(PDF_ASIDE_SUFFIX));
 	if (w->fd < 0) {
-		err = -errno;
+		err = w->fd;
 		goto fail;
 	}
 	err = write_attrs(w, 0);
@@ -684,16 +673,14 @@ int pdf_writer_try_finish(struct pdf_writer *w)
 	if (!w || w->fd < 0)
 		return PDF_ERR(pdfe_invalid);
 	err = write_tail(w);
-	if (!err && close(w->fd))
-		err = -errno;
-	if (!err)
-		w->fd = -1;
-	if (!err && rename(w->tmp, w->path)) {
-		err = -errno;
-		unlink(w->tmp);
-	}
 	if (err)
+		return err;     /* still whole: the caller may salvage */
+	err = pdf_aside_commit(w->fd, w->tmp, w->path);
+	w->fd = -1;
+	if (err) {
+		w->tmp[0] = '\0';   /* removed */
 		return err;
+	}
 	pdf_ksyms_free(w->ksyms);
 	pdf_buf_fini(&w->ubids);
 	free(w->buildid_dir);
@@ -740,10 +727,7 @@ void pdf_writer_discard(struct pdf_writer *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
-		close(w->fd);
-	if (w->tmp)
-		unlink(w->tmp);
+	pdf_aside_discard(w->fd, w->tmp);
 	pdf_ksyms_free(w->ksyms);
 	pdf_buf_fini(&w->ubids);
 	free(w->buildid_dir);

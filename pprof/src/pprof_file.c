@@ -503,8 +503,6 @@ static int write_out(const struct pprof *p, const char *out, uint64_t *bytes)
 	char tmp[PATH_MAX];
 	int fd, err;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= sizeof(tmp))
-		return -ENAMETOOLONG;
 	pdf_buf_init(&raw);
 	pdf_buf_init(&gz);
 	err = pprof_encode(p, &raw);
@@ -515,21 +513,17 @@ static int write_out(const struct pprof *p, const char *out, uint64_t *bytes)
 		pdf_buf_fini(&gz);
 		return err;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* the guest's samples: 0600, aside under a name nobody planted */
+	fd = pdf_aside_open(out, tmp, sizeof(tmp));
 	if (fd < 0) {
-		err = -errno;
 		pdf_buf_fini(&gz);
-		return err;
+		return fd;
 	}
 	err = write_all(fd, gz.data, gz.len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, out))
-		err = -errno;
 	if (err)
-		unlink(tmp);
+		pdf_aside_discard(fd, tmp);
+	else
+		err = pdf_aside_commit(fd, tmp, out);
 	*bytes = gz.len;
 	pdf_buf_fini(&gz);
 	return err;

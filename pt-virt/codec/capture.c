@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ringside/pt_codec.h"
 
@@ -80,32 +81,44 @@ void pv_cap_fini(struct pv_capture *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int pv_cap_write(const struct pv_capture *c, const char *path)
+/* All of @len bytes at @p to @fd: 1, or 0 on a failed write. */
+static int put_all(int fd, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len) {
+		ssize_t n = write(fd, b, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		b += n;
+		len -= (size_t)n;
+	}
+	return 1;
+}
+
+int pv_cap_write(const struct pv_capture *c, int fd)
 {
 	static const uint8_t zero[8];
 	struct hdr h = { .version = VERSION };
-	FILE *f;
 	int ok;
 
-	if (!c || !path)
+	if (!c || fd < 0)
 		return -pve_invalid;
-	f = fopen(path, "wb");
-	if (!f)
-		return -pve_io;
 	memcpy(h.magic, MAGIC, 8);
 	h.nr = c->nr;
-	ok = fwrite(&h, sizeof(h), 1, f) == 1;
+	ok = put_all(fd, &h, sizeof(h));
 	for (uint32_t i = 0; ok && i < c->nr; i++) {
 		const struct pv_cap_sec *s = &c->secs[i];
 		struct sec_hdr sh = { s->type, 0, s->addr, s->len };
 		size_t pad = (8 - s->len % 8) % 8;
 
-		ok = fwrite(&sh, sizeof(sh), 1, f) == 1 &&
-		     (!s->len || fwrite(s->data, s->len, 1, f) == 1) &&
-		     (!pad || fwrite(zero, pad, 1, f) == 1);
+		ok = put_all(fd, &sh, sizeof(sh)) &&
+		     (!s->len || put_all(fd, s->data, s->len)) &&
+		     (!pad || put_all(fd, zero, pad));
 	}
-	if (fclose(f) != 0)
-		ok = 0;
 	return ok ? 0 : -pve_io;
 }
 

@@ -43,8 +43,10 @@ static int record(int fd, uint32_t type, uint32_t vcpu, uint64_t addr,
 
 int qpt_truth_open(struct qpt *q)
 {
-	q->truth_fd = open(q->o.truth, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			   0644);
+	/* a new file, never one or a link another user put at that name
+	 * (its directory may be world-writable); the guest's code: 0600 */
+	q->truth_fd = open(q->o.truth, O_WRONLY | O_CREAT | O_EXCL |
+			   O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (q->truth_fd < 0)
 		return -pve_io;
 	if (pthread_mutex_init(&q->truth_lock, NULL))

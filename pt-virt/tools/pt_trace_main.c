@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,22 @@ static int elf_text(const char *path, struct pdf_intel_pt_params *code)
 out:
 	fclose(f);
 	return ret;
+}
+
+/* @cap as @out, written aside (0600, a name nobody planted) and renamed
+ * into place. */
+static int write_capture(const struct pv_capture *cap, const char *out)
+{
+	char tmp[PATH_MAX];
+	int fd = pdf_aside_open(out, tmp, sizeof(tmp));
+
+	if (fd < 0)
+		return fd;
+	if (pv_cap_write(cap, fd) < 0) {
+		pdf_aside_discard(fd, tmp);
+		return -EIO;
+	}
+	return pdf_aside_commit(fd, tmp, out);
 }
 
 static void on_log(void *arg, const char *msg)
@@ -182,7 +199,7 @@ int main(int argc, char **argv)
 		b.pos = s.start;
 	}
 	if (pv_trace_capture(t, &cap, b.p, b.len, b.pos) < 0 ||
-	    pv_cap_write(&cap, out) < 0) {
+	    write_capture(&cap, out) < 0) {
 		fprintf(stderr, "ringside-pt-trace: cannot write %s\n", out);
 		goto out;
 	}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ringside/domain.h"
+#include "ringside/perfdata.h"
 #include "ringside/service.h"
 #include "ringside/text.h"
 
@@ -336,7 +337,8 @@ static int write_all(int fd, const char *p, size_t n)
 
 int svc_sidecar_write(const char *data_path, const struct svc_sidecar *sc)
 {
-	char path[4200], tmp[4210], *text = malloc(SIDECAR_MAX);
+	char path[4200], tmp[4200 + sizeof(PDF_ASIDE_SUFFIX)];
+	char *text = malloc(SIDECAR_MAX);
 	int n, fd, err;
 
 	if (!text)
@@ -348,21 +350,18 @@ int svc_sidecar_write(const char *data_path, const struct svc_sidecar *sc)
 		free(text);
 		return n < 0 ? n : -ENAMETOOLONG;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* 0600 like the file it describes, aside under a name nobody
+	 * planted (pdf_aside_open) */
+	fd = pdf_aside_open(path, tmp, sizeof(tmp));
 	if (fd < 0) {
 		free(text);
-		return -errno;
+		return fd;
 	}
 	err = write_all(fd, text, (size_t)n);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
 	if (err)
-		unlink(tmp);
+		pdf_aside_discard(fd, tmp);
+	else
+		err = pdf_aside_commit(fd, tmp, path);
 	free(text);
 	return err;
 }

@@ -115,10 +115,10 @@ REG=$(region late)
 "$R" record "$REG" -o "$WORK/late.data" >"$WORK/late.out" 2>"$WORK/late.err" &
 REC=$!
 BG_PIDS=$REC
-# record runs (its handler is in: it made the .tmp file) before the agent
+# record runs (its handler is in: it made its temporary file) before the agent
 # attaches; SIGINT only once the agent answered a sync of the running
 # record, and the end's sync is answered too (--until)
-wait_for "$WORK/late.data.tmp" 60
+wait_for_tmp "$WORK/late.data" 60
 "$PRODUCER" write "$REG" --tsync $OFF --records 50 --synced "$WORK/synced" \
 	--until "$WORK/release-late" >/dev/null &
 PROD=$!

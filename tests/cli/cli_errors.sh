@@ -82,7 +82,7 @@ no_output_file "$OUT"
 note "the output must not replace the region"
 run 1 self "$R" snapshot "$REG" -o "$REG"
 expect_in "$WORK/self.err" "is the region itself"
-[ -e "$REG.tmp" ] && fail "$REG.tmp created"
+no_tmp_file "$REG"
 run 0 self-ok "$R" stat "$REG"
 
 note "a write that fails half way leaves nothing"

@@ -87,7 +87,7 @@ REG=$(region late)
 "$R" record "$REG" -o "$WORK/late.data" --interval 1 >"$WORK/late.out" 2>"$WORK/late.err" &
 REC=$!
 BG_PIDS=$REC
-wait_for "$WORK/late.data.tmp" 60
+wait_for_tmp "$WORK/late.data" 60
 "$PRODUCER" write "$REG" --records 100 --samples 20 --kernel-ip 0xffffffff81002010 \
 	>/dev/null || fail "producer"
 # record has drained every ring once before the symbols exist

@@ -67,7 +67,7 @@ BG_PIDS=$PROD
 "$R" record "$REG" -o "$WORK/sig.data" --interval 2 >/dev/null 2>&1 &
 REC=$!
 BG_PIDS="$PROD $REC"
-wait_for "$WORK/sig.data.tmp" 60
+wait_for_tmp "$WORK/sig.data" 60
 wait_rings "$R" "$REG" data_tail 60
 stop_record "$REC" "$WORK/sig.data" || fail "record"
 kill "$PROD"; wait "$PROD" 2>/dev/null

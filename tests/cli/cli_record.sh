@@ -26,7 +26,7 @@ BG_PIDS=""
 cat "$WORK/producer.out"
 cat "$WORK/record.out"
 [ -s "$WORK/record.err" ] && { cat "$WORK/record.err" >&2; fail "record wrote to stderr off a terminal"; }
-no_output_file "$OUT.tmp"
+no_tmp_file "$OUT"
 [ -s "$OUT" ] || fail "no output file"
 
 note "report numbers equal the producer's"
@@ -110,7 +110,7 @@ exec 6<>"$WORK/bell"
 REC=$!
 BG_PIDS=$REC
 # its first pass done, record waits for the doorbell (or 60000 s)
-wait_for "$WORK/bell.data.tmp" 60
+wait_for_tmp "$WORK/bell.data" 60
 wait_polling "$REC" 60
 "$PRODUCER" write "$REG" --records 50 >/dev/null || fail "producer"
 run 0 bell-stat1 "$R" stat "$REG"

@@ -18,8 +18,8 @@ for sig in INT TERM; do
 	REC=$!
 	BG_PIDS="$PROD $REC"
 	# the signal lands while both write: record has its handler (it
-	# made OUT.tmp) and has drained every ring at least once
-	wait_for "$OUT.tmp" 60
+	# made OUT.tmp.XXXXXX) and has drained every ring at least once
+	wait_for_tmp "$OUT" 60
 	wait_rings "$R" "$REG" data_tail 60
 	kill -"$sig" "$REC"
 	wait "$REC"
@@ -30,7 +30,7 @@ for sig in INT TERM; do
 	cat "$WORK/rec$sig.out"
 	expect_eq "record exit status after SIG$sig" "$rc" 0
 	[ -s "$OUT" ] || fail "no file after SIG$sig"
-	no_output_file "$OUT.tmp"
+	no_tmp_file "$OUT"
 	expect_in "$WORK/rec$sig.out" "(interrupted)"
 	run 0 "rep$sig" "$R" report "$OUT" --json
 	total=$(json "$WORK/rep$sig.out" .total.records)

@@ -70,10 +70,25 @@ expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"
 }
 
-# no_output_file PATH: neither PATH nor PATH.tmp may exist.
+# tmp_files PATH: the temporary files of PATH being written
+# (PATH.tmp.XXXXXX, six random characters: pdf_aside_open), one a line.
+tmp_files() {
+	local f
+	for f in "$1".tmp.??????; do
+		[ -e "$f" ] && echo "$f"
+	done
+	return 0
+}
+
+# no_tmp_file PATH: no temporary file of PATH is left.
+no_tmp_file() {
+	[ -z "$(tmp_files "$1")" ] || fail "$(tmp_files "$1") left behind"
+}
+
+# no_output_file PATH: neither PATH nor a temporary file of it may exist.
 no_output_file() {
 	[ ! -e "$1" ] || fail "$1 exists after a failure"
-	[ ! -e "$1.tmp" ] || fail "$1.tmp left behind"
+	no_tmp_file "$1"
 }
 
 # json FILE QUERY: a value from a report --json output, "null" where it
@@ -91,6 +106,17 @@ wait_for() {
 	while [ ! -e "$1" ]; do
 		i=$((i + 1))
 		[ "$i" -le $(($2 * 100)) ] || fail "timed out waiting for $1"
+		sleep 0.01
+	done
+}
+
+# wait_for_tmp PATH SECONDS: until a temporary file of PATH exists (the
+# command writing PATH has opened it).
+wait_for_tmp() {
+	local i=0
+	while [ -z "$(tmp_files "$1")" ]; do
+		i=$((i + 1))
+		[ "$i" -le $(($2 * 100)) ] || fail "timed out waiting for $1.tmp.XXXXXX"
 		sleep 0.01
 	done
 }
@@ -140,11 +166,11 @@ wait_polling() {
 
 # stop_record PID OUT: SIGINT to a background `ringside record -o OUT`,
 # then its exit status.  The signal goes only once record catches it: it
-# creates OUT.tmp after installing its handler, and a background job of a
+# creates OUT.tmp.XXXXXX after installing its handler, and a background job of a
 # script starts with SIGINT ignored, so an earlier one would be lost.  Its
 # last pass after the signal takes what it had not drained yet.
 stop_record() {
-	wait_for "$2.tmp" 60
+	wait_for_tmp "$2" 60
 	kill -INT "$1"
 	wait "$1"
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Whole files: pdf_writer.c, pdf_feature.c, pdf_reader.c and pdf_intel_pt.c. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "pdf_format.h"
 #include "pdf_host.h"
+#include "pdf_io.h"
 
 #define GUEST_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 		    PERF_SAMPLE_PERIOD)
@@ -34,13 +36,17 @@ static void setup(void)
 	snprintf(path, sizeof(path), "%s/out.data", dir);
 }
 
+/* Every name in dir, then dir. */
 static void teardown(void)
 {
-	char tmp[160];
+	DIR *d = opendir(dir);
+	struct dirent *e;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	unlink(path);
-	unlink(tmp);
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
 	rmdir(dir);
 }
 
@@ -51,12 +57,22 @@ static int exists(const char *p)
 	return !stat(p, &st);
 }
 
+/* Temporary files of path (PATH.tmp.XXXXXX): how many. */
 static int tmp_exists(void)
 {
-	char tmp[160];
+	const char *base = strrchr(path, '/') + 1;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char prefix[64];
+	int n = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	return exists(tmp);
+	snprintf(prefix, sizeof(prefix), "%s.tmp.", base);
+	while (d && (e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix)) &&
+		     strlen(e->d_name) == strlen(prefix) + 6;
+	if (d)
+		closedir(d);
+	return n;
 }
 
 /* Record @i of the test stream: a seq, a marker or a sample. */
@@ -138,6 +154,100 @@ START_TEST(pdf_writer_roundtrip)
 	ck_assert_int_eq(pdf_reader_next(r, &ev), 0);
 	ck_assert_uint_eq(pdf_reader_skipped(r), 0);
 	pdf_reader_close(r);
+}
+END_TEST
+
+/* A directory every user may write (sticky, like /tmp): a link another
+ * user planted at the old fixed temporary name (PATH.tmp) or at PATH
+ * itself to a root-only file, and a 0666 file of theirs at PATH.tmp, are
+ * never written through or used.  The file is 0600 whatever the umask. */
+START_TEST(pdf_writer_planted_names)
+{
+	_Alignas(8) uint8_t buf[256];
+	char victim[160], tmp[160], text[16];
+	struct pdf_writer *w;
+	struct stat st;
+	mode_t mask;
+	int fd;
+
+	ck_assert_int_eq(chmod(dir, 01777), 0);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(victim, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "secret", 6), 6);
+	close(fd);
+	ck_assert_int_eq(symlink(victim, tmp), 0);
+	ck_assert_int_eq(symlink(victim, path), 0);
+	mask = umask(0);
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	umask(mask);
+	ck_assert_int_eq(pdf_writer_add(w, 0, 1000, make(0, buf)), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	/* the victim as it was; PATH a file of its own, the owner's alone */
+	fd = open(victim, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(read(fd, text, sizeof(text)), 6);
+	close(fd);
+	ck_assert_int_eq(memcmp(text, "secret", 6), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert_int_eq(S_ISREG(st.st_mode), 1);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(lstat(tmp, &st), 0);
+	ck_assert_int_eq(S_ISLNK(st.st_mode), 1);       /* theirs, left */
+	ck_assert_int_eq(tmp_exists(), 0);
+	/* a 0666 file of uid 1001's at PATH.tmp: not ours, left empty */
+	ck_assert_int_eq(unlink(tmp), 0);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchmod(fd, 0666), 0);
+	if (geteuid() == 0)
+		ck_assert_int_eq(fchown(fd, 1001, 1001), 0);
+	close(fd);
+	ck_assert_int_eq(pdf_writer_open(&w, path, &params), 0);
+	ck_assert_int_eq(pdf_writer_add(w, 0, 1000, make(0, buf)), 0);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	ck_assert_int_eq(stat(tmp, &st), 0);
+	ck_assert_uint_eq(st.st_size, 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_uint_gt(st.st_size, 0);
+}
+END_TEST
+
+/* pdf_aside_*: random names, each new; nothing left on failure. */
+START_TEST(pdf_aside_names)
+{
+	char a[160], b[160], longpath[300];
+	int fa, fb;
+
+	fa = pdf_aside_open(path, a, sizeof(a));
+	fb = pdf_aside_open(path, b, sizeof(b));
+	ck_assert_int_ge(fa, 0);
+	ck_assert_int_ge(fb, 0);
+	ck_assert_str_ne(a, b);
+	ck_assert_uint_eq(strlen(a), strlen(path) + strlen(PDF_ASIDE_SUFFIX));
+	ck_assert_int_eq(strncmp(a, path, strlen(path)), 0);
+	ck_assert_int_eq(tmp_exists(), 2);
+	pdf_aside_discard(fb, b);
+	ck_assert_int_eq(pdf_write_all(fa, "x", 1), 0);
+	ck_assert_int_eq(pdf_aside_commit(fa, a, path), 0);
+	ck_assert_int_eq(tmp_exists(), 0);
+	ck_assert_int_eq(exists(path), 1);
+	/* too small a buffer, no such directory: nothing made */
+	ck_assert_int_eq(pdf_aside_open(path, a, strlen(path) + 4),
+			 -ENAMETOOLONG);
+	snprintf(longpath, sizeof(longpath), "%s/no/such", dir);
+	ck_assert_int_eq(pdf_aside_open(longpath, a, sizeof(a)), -ENOENT);
+	ck_assert_str_eq(a, "");
+	/* a rename that fails (a directory at PATH) removes the file */
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	fa = pdf_aside_open(path, a, sizeof(a));
+	ck_assert_int_ge(fa, 0);
+	ck_assert_int_lt(pdf_aside_commit(fa, a, path), 0);
+	ck_assert_int_eq(tmp_exists(), 0);
+	ck_assert_int_eq(rmdir(path), 0);
 }
 END_TEST
 
@@ -747,6 +857,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_writer_open_fails);
 	tcase_add_test(tc, pdf_writer_too_big_skipped);
 	tcase_add_test(tc, pdf_writer_state_refused);
+	tcase_add_test(tc, pdf_writer_planted_names);
+	tcase_add_test(tc, pdf_aside_names);
 	tcase_add_test(tc, pdf_reader_rejects);
 	tcase_add_test(tc, pdf_reader_bad_record);
 	tcase_add_test(tc, pdf_intel_pt_write_layout);

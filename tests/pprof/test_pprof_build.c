@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -749,6 +750,12 @@ START_TEST(file_to_profile)
 	ck_assert_uint_eq(st.ubins, 1);
 	ck_assert_uint_eq(st.frames, 6);
 	ck_assert_int_eq(access(out, F_OK), 0);
+	{       /* the guest's samples, as the .data: the owner's alone */
+		struct stat sb;
+
+		ck_assert_int_eq(stat(out, &sb), 0);
+		ck_assert_uint_eq(sb.st_mode & 07777, 0600);
+	}
 
 	read_gz(out, d);
 	ck_assert_uint_eq(d->nr_samples, 4);

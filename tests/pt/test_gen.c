@@ -455,8 +455,8 @@ START_TEST(capture_roundtrip_and_hostile)
 	ck_assert_int_eq(pv_cap_add(&c, PV_CAP_TRACE, 0, trace, trace_len), 0);
 	fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pv_cap_write(&c, fd), 0);
 	close(fd);
-	ck_assert_int_eq(pv_cap_write(&c, path), 0);
 	ck_assert_int_eq(pv_cap_read(&r, path), 0);
 	ck_assert_uint_eq(r.nr, 2);
 	ck_assert_uint_eq(pv_cap_find(&r, PV_CAP_TRACE)->len, trace_len);

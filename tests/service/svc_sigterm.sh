@@ -1,7 +1,7 @@
 #!/bin/bash
 # SIGTERM completes every open file: three domains recorded at once
 # (svc-rec-multi, the service's recorders, without libvirt), each with a
-# file being written (FILE.tmp), get SIGTERM as the service does; every
+# file being written (FILE.tmp.XXXXXX), get SIGTERM as the service does; every
 # domain's files are then complete (no .tmp), its last one says
 # "shutdown", perf and report read each, and per domain and ring the
 # records in the files plus the LOST counts add up to what the producer
@@ -39,7 +39,7 @@ for d in a b c; do
 	eval "wait \$P$d" || { cat "$WORK/producer-$d.err" >&2; fail "producer $d"; }
 done
 for d in a b c; do
-	ls "$DIR/dom$d"/*.tmp >/dev/null 2>&1 || fail "dom$d: no file being written before SIGTERM"
+	ls "$DIR/dom$d"/*.tmp.?????? >/dev/null 2>&1 || fail "dom$d: no file being written before SIGTERM"
 done
 kill -TERM "$DRV"
 wait "$DRV" || { cat "$WORK/multi.err" >&2; fail "svc-rec-multi failed at SIGTERM"; }
@@ -53,7 +53,7 @@ check() {
 	local dir=$1 tag=$2 d f n r rep NF attempted
 	local -a FILES DELIV LOST
 	for d in a b c; do
-		ls "$dir/dom$d" | grep -q '\.tmp$' && fail "$tag dom$d: a file left incomplete"
+		ls "$dir/dom$d" | grep -q '\.tmp\.' && fail "$tag dom$d: a file left incomplete"
 		mapfile -t FILES < <(ls "$dir/dom$d"/rec-*.data)
 		NF=${#FILES[@]}
 		[ "$NF" -ge 1 ] || fail "$tag dom$d: no file"
@@ -114,7 +114,7 @@ for d in a b c; do
 	eval "wait \$P$d" || { cat "$WORK/producer-svc-$d.err" >&2; fail "producer $d"; }
 done
 for d in a b c; do
-	ls "$DIR/dom$d"/*.tmp >/dev/null 2>&1 || fail "dom$d: no file being written before SIGTERM"
+	ls "$DIR/dom$d"/*.tmp.?????? >/dev/null 2>&1 || fail "dom$d: no file being written before SIGTERM"
 done
 kill -TERM "$SVC"
 wait "$SVC" || { cat "$WORK/service.err" >&2; fail "ringside-service failed at SIGTERM"; }

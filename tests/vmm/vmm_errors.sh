@@ -34,10 +34,10 @@ expect_in "$WORK/notkvm.err" "KVM API version"
 run 1 nokvm "$R" run "$PAYLOAD" --kvm "$WORK/no-kvm"
 expect_in "$WORK/nokvm.err" "cannot use the KVM device"
 run 1 badout "$R" run "$PAYLOAD" --records 10 -o "$WORK/no/such/dir/x.data"
-expect_in "$WORK/badout.err" "cannot create $WORK/no/such/dir/x.data.tmp"
+expect_in "$WORK/badout.err" "cannot create $WORK/no/such/dir/x.data.tmp.XXXXXX"
 run 1 badout-ow "$R" run "$PAYLOAD" --records 10 --mode overwrite \
 	-o "$WORK/no/such/dir/x.data"
-expect_in "$WORK/badout-ow.err" "cannot create $WORK/no/such/dir/x.data.tmp"
+expect_in "$WORK/badout-ow.err" "cannot create $WORK/no/such/dir/x.data.tmp.XXXXXX"
 run 1 badsock "$R" run "$PAYLOAD" --control "$WORK/no/such/dir/s"
 expect_in "$WORK/badsock.err" "cannot serve the control socket"
 

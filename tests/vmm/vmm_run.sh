@@ -114,20 +114,20 @@ note "Ctrl-C ends run with a complete file"
 	>"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
 BG_PIDS="$BG_PIDS $pid"
-# Only once run catches SIGINT (it creates FILE.tmp after installing its
+# Only once run catches SIGINT (it creates FILE.tmp.XXXXXX after installing its
 # handler): a background job of a script starts with SIGINT ignored, and
 # nested, run can take longer than any fixed sleep to get there.
 for _ in $(seq 6000); do
-	[ -e "$WORK/int.data.tmp" ] && break
+	[ -n "$(tmp_files "$WORK/int.data")" ] && break
 	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.05
 done
-[ -e "$WORK/int.data.tmp" ] || { cat "$WORK/int.err" >&2; fail "run never opened its output file"; }
+[ -n "$(tmp_files "$WORK/int.data")" ] || { cat "$WORK/int.err" >&2; fail "run never opened its output file"; }
 kill -INT "$pid"
 wait "$pid" || { cat "$WORK/int.err" >&2; fail "run after SIGINT exited $?"; }
 BG_PIDS=${BG_PIDS/ $pid/}
 run 0 int-rep "$R" report "$WORK/int.data" --json
-[ ! -e "$WORK/int.data.tmp" ] || fail "int.data.tmp left behind"
+no_tmp_file "$WORK/int.data"
 expect_eq "records in the file == delivered by run" \
 	"$(json "$WORK/int-rep.out" ".rings[0].types | .seq + .sample + .marker + .aux")" \
 	"$(ring_col "$WORK/int.out" 0 delivered)"

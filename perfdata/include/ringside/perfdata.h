@@ -61,6 +61,32 @@ enum pdf_error {
 /* Never NULL; takes any negative return of this library, -errno too. */
 const char *pdf_errstr(int err);
 
+/* ---- files written aside and renamed into place (pdf_aside_*) ------------ */
+/*
+ * Every file ringside writes (perf.data files, pprof profiles, archives,
+ * the service's sidecars) is written as PATH.tmp.XXXXXX and renamed over
+ * PATH when whole.  The six characters are random, and the file is made
+ * O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600 (less the umask), in PATH's own
+ * directory: in a directory other users may write (/tmp, a sticky
+ * shared one) no name they planted, link or file, is ever opened,
+ * truncated or left readable to them, and the rename replaces PATH
+ * itself (a link there too), never what it points to.
+ */
+#define PDF_ASIDE_SUFFIX ".tmp.XXXXXX"
+
+/* Create the temporary file of @path, its name into @tmp (at least
+ * strlen(@path) + sizeof(PDF_ASIDE_SUFFIX) bytes).  The descriptor
+ * (O_RDWR, O_CLOEXEC), -EINVAL, -ENAMETOOLONG, -EEXIST (100 names
+ * taken), -errno of open. */
+int pdf_aside_open(const char *path, char *tmp, size_t size);
+
+/* fsync and close @fd, rename @tmp to @path.  0, or -errno with @tmp
+ * removed; @fd is closed either way. */
+int pdf_aside_commit(int fd, const char *tmp, const char *path);
+
+/* Close @fd (if >= 0) and remove @tmp. */
+void pdf_aside_discard(int fd, const char *tmp);
+
 /* ---- a growable byte buffer (pdf_buf_*) ----------------------------------- */
 
 /* Caller-owned; file sections are built in it, records stashed in it. */
@@ -538,9 +564,10 @@ int pdf_kcore_parse(const uint8_t *image, uint64_t len,
 /* ---- writing a file of ring records (pdf_writer_*) ------------------------ */
 
 /*
- * The file is built as PATH.tmp and renamed to PATH by pdf_writer_finish()
- * once it is complete, so a file at PATH is always whole; any failure, or
- * pdf_writer_discard(), removes PATH.tmp.
+ * The file is built aside as PATH.tmp.XXXXXX (pdf_aside_open: a random
+ * name, O_EXCL|O_NOFOLLOW, mode 0600) and renamed to PATH by
+ * pdf_writer_finish() once it is complete, so a file at PATH is always
+ * whole; any failure, or pdf_writer_discard(), removes it.
  */
 struct pdf_writer;
 
@@ -609,8 +636,8 @@ struct pdf_writer_stats {
 };
 
 /*
- * Create PATH.tmp and write the header and attrs.  -errno (the open or
- * write failed; nothing is left behind), PDF_ERR(pdfe_invalid).
+ * Create PATH.tmp.XXXXXX and write the header and attrs.  -errno (the
+ * open or write failed; nothing is left behind), PDF_ERR(pdfe_invalid).
  */
 int pdf_writer_open(struct pdf_writer **wp, const char *path,
 		    const struct pdf_writer_params *params);
@@ -705,8 +732,9 @@ const struct pdf_writer_stats *pdf_writer_stats(const struct pdf_writer *w);
 const char *pdf_writer_tmp_path(const struct pdf_writer *w);
 
 /*
- * Write the features and the final header, sync, rename PATH.tmp to PATH.
- * Frees @w in all cases; on failure PATH.tmp is removed.  -errno,
+ * Write the features and the final header, sync, rename the temporary
+ * file to PATH.  Frees @w in all cases; on failure the temporary file is
+ * removed.  -errno,
  * PDF_ERR(pdfe_invalid).
  */
 int pdf_writer_finish(struct pdf_writer *w);
@@ -739,9 +767,11 @@ int pdf_writer_set_host(struct pdf_writer *w, const struct pdf_host_facts *h);
 int pdf_writer_set_guest(struct pdf_writer *w, const struct pdf_guest_facts *g);
 
 /*
- * pdf_writer_finish, but a failure leaves @w as it was (nothing renamed,
- * PATH.tmp there): the caller discards it, or salvages it and tries
- * again.  0 frees @w.
+ * pdf_writer_finish, but a failure to write the tail leaves @w as it was
+ * (nothing renamed, the temporary file there): the caller discards it,
+ * or salvages it and tries again.  A failure of the last close or
+ * rename removes the temporary file (salvage then refuses: discard).
+ * 0 frees @w.
  */
 int pdf_writer_try_finish(struct pdf_writer *w);
 
@@ -767,7 +797,7 @@ struct pdf_writer_part {
 int pdf_writer_salvage(struct pdf_writer *w, struct pdf_writer_part *kept,
 		       struct pdf_writer_part *dropped);
 
-/* Remove PATH.tmp and free @w.  Accepts NULL. */
+/* Remove the temporary file and free @w.  Accepts NULL. */
 void pdf_writer_discard(struct pdf_writer *w);
 
 /* ---- a file's build-id cache entries in one tar (pdf_archive_*) ----------- */

@@ -171,8 +171,8 @@ struct pprof_stats {
 
 /*
  * Read ringside perf.data file @perf_data and write its guest samples to
- * @out as a gzipped pprof profile (written aside as OUT.tmp and renamed
- * into place).  Sample types samples/count and cpu/nanoseconds; one sample
+ * @out as a gzipped pprof profile, mode 0600 (written aside as
+ * OUT.tmp.XXXXXX and renamed into place, pdf_aside_open).  Sample types samples/count and cpu/nanoseconds; one sample
  * per guest sample with its call chain (leaf first, context markers
  * dropped) and labels domain, vcpu (the ring), pid, tid and comm (from
  * the file's COMM records).  @st (may be NULL) says what was written and

@@ -230,8 +230,11 @@ int pv_cap_add(struct pv_capture *c, uint32_t type, uint64_t addr,
 	       const void *data, uint64_t len);
 /* The first section of @type, or NULL. */
 const struct pv_cap_sec *pv_cap_find(const struct pv_capture *c, uint32_t type);
-/* -pve_io, -pve_format, -pve_nomem. */
-int pv_cap_write(const struct pv_capture *c, const char *path);
+/* pv_cap_write: the capture to @fd, from its position (the caller opens
+ * the file: pdf_aside_open, never a name someone else chose, and closes
+ * it).  pv_cap_read: the file at @path.  -pve_invalid, -pve_io,
+ * -pve_format, -pve_nomem. */
+int pv_cap_write(const struct pv_capture *c, int fd);
 int pv_cap_read(struct pv_capture *c, const char *path);
 void pv_cap_fini(struct pv_capture *c);
 /* A pv_mem over the capture's PV_CAP_MEM sections. */

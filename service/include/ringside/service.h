@@ -320,7 +320,8 @@ struct svc_sidecar {
  * -ENOSPC when it does not fit. */
 int svc_sidecar_text(const struct svc_sidecar *sc, char *buf, size_t len);
 
-/* Write @sc as @data_path.json (.tmp, then renamed).  0 or -errno. */
+/* Write @sc as @data_path.json, mode 0600 (written aside, then renamed:
+ * pdf_aside_open).  0 or -errno. */
 int svc_sidecar_write(const char *data_path, const struct svc_sidecar *sc);
 
 /* Remove the sidecars (*.data.json) in directory @ddir whose data file
