@@ -552,10 +552,10 @@ struct gpstate_proc {
 
 struct gpstate_stats {
 	uint32_t claimed;         /* processes the copy's head says */
+	uint32_t ended;           /* of the kept, ended (RS_PSTATE_PROC_ENDED) */
 	uint32_t refused;         /* process entries refused (checks failed) */
 	enum gpstate_why why;     /* of the last refused */
 	uint32_t names_refused;   /* mappings of kept processes left out for
-	uint32_t ended;           /* of the kept, ended (RS_PSTATE_PROC_ENDED) */
 				   * their name alone (GPSTATE_WHY_NAME) */
 };
 
