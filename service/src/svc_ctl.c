@@ -117,8 +117,10 @@ int svc_ctl_parse(const char *buf, size_t len, char *domain, size_t dlen)
 	n -= 8;
 	if (!n)
 		return -EINVAL;
-	/* a name ringside could have opted in, or nothing is said of it */
-	if (n > DOM_NAME_MAX || n >= dlen)
+	/* a name ringside could have opted in, or nothing is said of it
+	 * (a NUL would cut it short: "capture web1\0...\n" is no request
+	 * for web1) */
+	if (n > DOM_NAME_MAX || n >= dlen || memchr(buf + 8, '\0', n))
 		return -EILSEQ;
 	memcpy(domain, buf + 8, n);
 	domain[n] = '\0';

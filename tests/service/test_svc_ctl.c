@@ -132,6 +132,7 @@ START_TEST(ctl_parse)
 		{ "capture w\xc3\xa9\n", -EILSEQ, "" },
 	};
 	char domain[DOM_NAME_MAX + 1], line[SVC_CTL_LINE_MAX + 8];
+	static const char nul[] = "capture web1\0web2\n";
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *l = cases[i].line;
@@ -146,6 +147,10 @@ START_TEST(ctl_parse)
 			      cases[i].verdict, "case %zu", i);
 		ck_assert_str_eq(domain, cases[i].domain);
 	}
+	/* a NUL in the name: not a request for what comes before it */
+	ck_assert_int_eq(svc_ctl_parse(nul, sizeof(nul) - 1, domain,
+				       sizeof(domain)), -EILSEQ);
+	ck_assert_str_eq(domain, "");
 	/* the longest name, one more; a line that never ends */
 	memset(line, 'a', sizeof(line));
 	memcpy(line, "capture ", 8);
