@@ -436,6 +436,32 @@ static void pstate_file(void)
 	put("pstate_file", "dotdot", buf, n);
 }
 
+/* fuzz_pstate_file.c: one process with a name of the longest length a
+ * table may give (RS_PSTATE_NAME_MAX) and one a byte longer. */
+static void pstate_file_long(void)
+{
+	static uint8_t buf[4 + 2 * 32 + 2 * (80 + 4104)];
+	static char name[RS_PSTATE_NAME_MAX + 2];
+	uint16_t claims[2] = { 2, 2 };
+	size_t n = sizeof(claims);
+
+	memcpy(buf, claims, sizeof(claims));
+	memset(name, 'a', sizeof(name) - 1);
+	name[0] = '/';
+	for (uint32_t i = 0; i < 2; i++) {
+		struct rs_pstate_proc pr = { .pid = 7 + i, .nr_maps = 1 };
+		size_t at = n + sizeof(pr);
+
+		name[RS_PSTATE_NAME_MAX + i] = '\0';
+		at += pstate_map(buf + at, 0x400000, name);
+		name[RS_PSTATE_NAME_MAX + i] = 'a';
+		pr.length = (uint32_t)(at - n);
+		memcpy(buf + n, &pr, sizeof(pr));
+		n = at;
+	}
+	put("pstate_file", "longname", buf, n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -454,5 +480,6 @@ int main(int argc, char **argv)
 	topa();
 	guest_kbuf();
 	pstate_file();
+	pstate_file_long();
 	return 0;
 }
