@@ -90,6 +90,9 @@ void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
 			PRIu64 " MMAP2)", c->comms, c->mmaps);
 	else if (output && g->nr_procs)
 		fprintf(out, ", not filed (the file has no timed record)");
+	if (c->born)
+		fprintf(out, "; %" PRIu64 " processes born after the agent's "
+			"last read filed as their parents", c->born);
 	if (c->refused)
 		fprintf(out, "; %" PRIu64 " records refused by the writer",
 			c->refused);

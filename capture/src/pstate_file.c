@@ -7,41 +7,90 @@
  * overwrote the records that described it.  They are the host's records
  * (ringside:state), not a ring's: the file's tally of ring records does
  * not count them.  A record the writer refuses is counted, never a
- * reason to fail.
+ * reason to fail.  A process born after the agent's last read (its FORK
+ * recovered from the guest kernel's buffer) is filed the same way, as its
+ * parent was: what the kernel copied at its birth.
  */
+#include <string.h>
+
 #include "ringside/capture.h"
+
+/* Process @i's COMM and MMAP2 records, as @pid's (0: its own), to @w at
+ * @time.  0, -ENOMEM, or the writer's -errno. */
+static int file_proc(const struct gpstate *g, uint32_t i, uint32_t pid,
+		     struct pdf_writer *w, uint64_t time, struct pdf_buf *rec,
+		     struct pstate_filed *c)
+{
+	uint32_t j;
+	int err = 0;
+
+	for (j = 0; j <= g->procs[i].nr_maps && !err; j++) {
+		err = j ? gpstate_mmap2(g, i, j - 1, rec) :
+			  gpstate_comm(g, i, rec);
+		if (err)
+			break;      /* -ENOMEM */
+		if (pid) {    /* both bodies begin with pid and tid */
+			uint32_t ids[2] = { pid, pid };
+
+			memcpy(rec->data + sizeof(struct rs_perf_header), ids,
+			       sizeof(ids));
+		}
+		err = w ? pdf_writer_add_state(w, 0, time,
+					       (const void *)rec->data) : 0;
+		if (err && err > -PDF_ERR_BASE)
+			break;      /* -errno: the file, not the record */
+		if (err) {
+			c->refused++;
+			err = 0;
+			continue;
+		}
+		if (j)
+			c->mmaps++;
+		else
+			c->comms++;
+	}
+	return err;
+}
 
 int pstate_file(const struct gpstate *g, struct pdf_writer *w, uint64_t time,
 		struct pstate_filed *c)
 {
 	struct pdf_buf rec;
-	uint32_t i, j;
+	uint32_t i;
 	int err = 0;
 
 	if (g->state != GPSTATE_OK)
 		return 0;
 	pdf_buf_init(&rec);
-	for (i = 0; i < g->nr_procs && !err; i++) {
-		for (j = 0; j <= g->procs[i].nr_maps && !err; j++) {
-			err = j ? gpstate_mmap2(g, i, j - 1, &rec) :
-				  gpstate_comm(g, i, &rec);
-			if (err)
-				break;      /* -ENOMEM */
-			err = w ? pdf_writer_add_state(w, 0, time,
-						       (const void *)rec.data) : 0;
-			if (err && err > -PDF_ERR_BASE)
-				break;      /* -errno: the file, not the record */
-			if (err) {
-				c->refused++;
-				err = 0;
-				continue;
-			}
-			if (j)
-				c->mmaps++;
-			else
-				c->comms++;
-		}
-	}
+	for (i = 0; i < g->nr_procs && !err; i++)
+		err = file_proc(g, i, 0, w, time, &rec, c);
 	pdf_buf_fini(&rec);
 	return err;
+}
+
+int pstate_file_child(const struct gpstate *g, struct pdf_writer *w,
+		      uint32_t parent, uint32_t child, uint64_t time,
+		      struct pstate_filed *c)
+{
+	struct pdf_buf rec;
+	uint32_t i, p = UINT32_MAX;
+	int err;
+
+	if (g->state != GPSTATE_OK || !child || child == parent)
+		return 0;
+	for (i = 0; i < g->nr_procs; i++) {
+		if (g->procs[i].pid == child)
+			return 0;   /* the agent knew it: its table says */
+		if (g->procs[i].pid == parent)
+			p = i;
+	}
+	if (p == UINT32_MAX)
+		return 0;
+	pdf_buf_init(&rec);
+	err = file_proc(g, p, child, w, time, &rec, c);
+	pdf_buf_fini(&rec);
+	if (err)
+		return err;
+	c->born++;
+	return 1;
 }

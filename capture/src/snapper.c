@@ -389,6 +389,47 @@ static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 	return 0;
 }
 
+/* The processes born after the agent's last read (their FORK recovered
+ * from the guest kernel's buffers of the CPUs that fed @ring): no ring
+ * and no table describes them, so each is filed as the kernel made it,
+ * its parent's name and mappings at its birth (pstate_file_child): the
+ * table's parent, or one born the same way before (@born: pairs of
+ * child and the table's process it was filed as).  0, or the writer's or
+ * -ENOMEM (pdf_errstr says both). */
+static int write_forks(struct snapper *s, struct pdf_writer *w, uint32_t ring,
+		       struct pdf_buf *born)
+{
+	struct snap_ring *sr = &s->ring[ring];
+	size_t n = gkbuf_fork_count(s->kbuf), i, j;
+	struct gkbuf_fork f;
+	int err;
+
+	if (s->no_pstate || s->pstate.state != GPSTATE_OK)
+		return 0;
+	for (i = 0; i < n && !gkbuf_fork_get(s->kbuf, i, &f); i++) {
+		uint32_t parent = f.ppid, pair[2];
+
+		if (f.cpu % s->nr_rings != ring)
+			continue;
+		for (j = 0; j < born->len / sizeof(pair); j++) {
+			memcpy(pair, born->data + j * sizeof(pair), sizeof(pair));
+			if (pair[0] == f.ppid)
+				parent = pair[1];
+		}
+		err = pstate_file_child(&s->pstate, w, parent, f.pid,
+					rs_time_to_ns(&sr->clock.conv, f.time),
+					&s->pstate_filed);
+		if (err < 0)
+			return err;
+		if (err) {
+			pair[0] = f.pid;
+			pair[1] = parent;
+			pdf_buf_add(born, pair, sizeof(pair));
+		}
+	}
+	return born->err;
+}
+
 /* One sample per vCPU, at the end of the host's reading (gvcpu_time):
  * after the newest record the host read. */
 static int write_vcpus(struct snapper *s, struct pdf_writer *w)
@@ -466,6 +507,7 @@ int snapper_write(struct snapper *s)
 		.guest = &s->guest.facts,
 	};
 	struct pdf_writer *w = NULL;
+	struct pdf_buf born;
 	uint32_t i;
 	int err;
 
@@ -493,8 +535,11 @@ int snapper_write(struct snapper *s)
 		return fail(s, CAP_FAIL_RING, 0, err, err == -ENOMEM ?
 			    liberr_sys : pdf_errstr);
 	}
+	pdf_buf_init(&born);
 	for (i = 0; i < s->nr_rings; i++) {
 		err = write_ring(s, w, i);
+		if (!err && s->kbuf)
+			err = write_forks(s, w, i, &born);
 		if (!err && s->kbuf)
 			err = write_kbuf(s, w, i);
 		if (!err && w && s->ring[i].aux_data.len) {
@@ -506,10 +551,13 @@ int snapper_write(struct snapper *s)
 				sr->aux_stored = sr->aux_data.len;
 		}
 		if (err) {
+			pdf_buf_fini(&born);
 			pdf_writer_discard(w);
-			return fail(s, CAP_FAIL_RING, i, err, pdf_errstr);
+			return fail(s, CAP_FAIL_RING, i, err, err == -ENOMEM ?
+				    liberr_sys : pdf_errstr);
 		}
 	}
+	pdf_buf_fini(&born);
 	if (s->vcpu && s->vcpu->state == GVCPU_OK && s->nr_rings &&
 	    (err = write_vcpus(s, w))) {
 		pdf_writer_discard(w);

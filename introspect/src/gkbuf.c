@@ -7,20 +7,23 @@
 #include "ringside/introspect.h"
 
 
-/* perf's record types the agent carries besides SAMPLE and LOST (forward.c) */
-enum { REC_MMAP = 1, REC_COMM = 3, REC_MMAP2 = 10 };
+/* perf's record types the agent carries besides SAMPLE and LOST (forward.c),
+ * and the one it reads for its process table (pstate.c) */
+enum { REC_MMAP = 1, REC_COMM = 3, REC_FORK = 7, REC_MMAP2 = 10 };
 
 void gkbuf_init(struct gkbuf *g)
 {
 	memset(g, 0, sizeof(*g));
 	pdf_buf_init(&g->stash);
 	pdf_buf_init(&g->offs);
+	pdf_buf_init(&g->fork_buf);
 }
 
 void gkbuf_fini(struct gkbuf *g)
 {
 	pdf_buf_fini(&g->stash);
 	pdf_buf_fini(&g->offs);
+	pdf_buf_fini(&g->fork_buf);
 }
 
 /* A guest-physical page the host may read: aligned, inside guest RAM. */
@@ -87,14 +90,48 @@ static uint64_t walk(struct gkbuf *g, uint32_t cpu, const uint8_t *data,
 		copy_out(data, size, pos, rec, h.size);
 		pos += h.size;
 		switch (h.type) {
-		case RS_PERF_RECORD_SAMPLE:
-		case REC_MMAP:
 		case REC_COMM:
 		case REC_MMAP2:
-		case RS_PERF_RECORD_LOST_SAMPLES:
+		case RS_PERF_RECORD_LOST_SAMPLES: {
+			/* without the sample_id trailer the agent's events
+			 * give them: byte for byte what it forwards */
+			size_t body = pdf_rrec_perf_body((const void *)rec);
+
+			if (body && body < h.size - sizeof(h)) {
+				h.size = (uint16_t)(sizeof(h) + body);
+				memcpy(rec, &h, sizeof(h));
+			}
+		}
+			/* fall through */
+		case RS_PERF_RECORD_SAMPLE:
+		case REC_MMAP:
 			keep(g, cpu, rec, h.size);
 			n++;
 			break;
+		case REC_FORK: {    /* a new process, apart: not a record */
+			struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } t;
+			struct gkbuf_fork f;
+
+			if (h.size < sizeof(h) + sizeof(t)) {
+				g->corrupt++;
+				break;
+			}
+			memcpy(&t, rec + sizeof(h), sizeof(t));
+			if (t.pid == t.ppid || t.pid != t.tid || !t.pid ||
+			    !t.ppid || t.pid == UINT32_MAX ||
+			    t.ppid == UINT32_MAX) {
+				g->other++;   /* a thread's, or no process's */
+				break;
+			}
+			memset(&f, 0, sizeof(f));
+			f.cpu = cpu;
+			f.pid = t.pid;
+			f.ppid = t.ppid;
+			f.time = t.time;
+			pdf_buf_add(&g->fork_buf, &f, sizeof(f));
+			g->forks++;
+			break;
+		}
 		case RS_PERF_RECORD_LOST: {   /* as forward.c: LOST_SAMPLES */
 			struct { struct rs_perf_header h; uint64_t lost; } l;
 
@@ -227,7 +264,7 @@ int gkbuf_recover(struct gkbuf *g, const struct rs_region *region,
 
 		one_cpu(g, src, row, data, rec);
 	}
-	if (g->stash.err || g->offs.err)
+	if (g->stash.err || g->offs.err || g->fork_buf.err)
 		err = -ENOMEM;
 out:
 	free(rec);
@@ -250,6 +287,19 @@ const struct rs_perf_header *gkbuf_record(const struct gkbuf *g, size_t i,
 	if (cpu)
 		*cpu = (uint32_t)(v[1] & 0xffffffffu);
 	return (const struct rs_perf_header *)(const void *)(g->stash.data + v[0]);
+}
+
+size_t gkbuf_fork_count(const struct gkbuf *g)
+{
+	return g->fork_buf.len / sizeof(struct gkbuf_fork);
+}
+
+int gkbuf_fork_get(const struct gkbuf *g, size_t i, struct gkbuf_fork *f)
+{
+	if (i >= gkbuf_fork_count(g))
+		return -EINVAL;
+	memcpy(f, g->fork_buf.data + i * sizeof(*f), sizeof(*f));
+	return 0;
 }
 
 /* A dropped record keeps its place; bit 63 of its CPU word says so. */

@@ -5,7 +5,8 @@
  * processes that were alive as it began, just before its first timed
  * record, as the host's own records (ringside:state).  The ring counts
  * read back from each file never include them: every ring record is in
- * exactly one file, as without the table.
+ * exactly one file, as without the table.  A process born after the
+ * agent's last read is filed as its parent was (pstate_file_child).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -313,6 +314,62 @@ START_TEST(not_filed_when_asked)
 }
 END_TEST
 
+/* A process born after the agent's last read (its FORK recovered from the
+ * guest kernel's buffer) is filed as its parent was: the parent's name
+ * and mappings under the child's pid, at its birth; not when the table
+ * has the child already, nor without its parent in the table. */
+START_TEST(child_filed_as_its_parent)
+{
+	static uint8_t entries[2048] __attribute__((aligned(8)));
+	struct pdf_writer_params wp = { .size = sizeof(wp), .nr_rings = 1 };
+	struct pstate_filed c = { 0 };
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+	struct gpstate g;
+	char path[256];
+	uint32_t len, comms = 0, mmaps = 0, ids[2];
+	int n;
+
+	len = put_proc(entries, 42, "gzip", "/usr/lib/libc.so.6");
+	len += put_proc(entries + len, 43, "sh", "/usr/lib/libc.so.6");
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gpstate_parse(&g, entries, len, 2), 0);
+	g.state = GPSTATE_OK;
+	tmp_path(path, sizeof(path), "born.data");
+	ck_assert_int_eq(pdf_writer_open(&w, path, &wp), 0);
+	ck_assert_int_eq(pstate_file_child(&g, w, 42, 99, 5000, &c), 1);
+	ck_assert_int_eq(pstate_file_child(&g, w, 42, 43, 5000, &c), 0);
+	ck_assert_int_eq(pstate_file_child(&g, w, 7, 100, 5000, &c), 0);
+	ck_assert_int_eq(pstate_file_child(&g, NULL, 43, 101, 5000, &c), 1);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	ck_assert_uint_eq(c.born, 2);
+	ck_assert_uint_eq(c.comms, 2);
+	ck_assert_uint_eq(c.mmaps, 4);
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	while ((n = pdf_reader_next(r, &ev)) == 1) {
+		ck_assert(ev.state);
+		ck_assert_uint_eq(ev.time, 5000);
+		memcpy(ids, ev.rec + 1, sizeof(ids));
+		ck_assert_uint_eq(ids[0], 99);
+		ck_assert_uint_eq(ids[1], 99);
+		if (ev.rec->type == PERF_RECORD_COMM) {
+			ck_assert_str_eq((const char *)(ev.rec + 1) + 8, "gzip");
+			comms++;
+		} else {
+			ck_assert_uint_eq(ev.rec->type, PERF_RECORD_MMAP2);
+			mmaps++;
+		}
+	}
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(comms, 1);
+	ck_assert_uint_eq(mmaps, 2);
+	pdf_reader_close(r);
+	unlink(path);
+	gpstate_fini(&g);
+}
+END_TEST
+
 static Suite *record_pstate_suite(void)
 {
 	Suite *s = suite_create("record_pstate");
@@ -321,6 +378,7 @@ static Suite *record_pstate_suite(void)
 	tcase_add_test(tc, every_file_names_the_processes);
 	tcase_add_test(tc, hostile_name_costs_its_mapping);
 	tcase_add_test(tc, not_filed_when_asked);
+	tcase_add_test(tc, child_filed_as_its_parent);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -120,6 +120,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			fz_record_examine(&clk, gkbuf_record(&g, i, &cpu), TYPE);
 		}
+		for (size_t i = 0; i < gkbuf_fork_count(&g); i++) {
+			struct gkbuf_fork f;
+
+			/* a new process's birth: another process's child */
+			if (gkbuf_fork_get(&g, i, &f) || !f.pid || !f.ppid ||
+			    f.pid == f.ppid || f.pid == UINT32_MAX ||
+			    f.ppid == UINT32_MAX || f.cpu >= RS_KBUF_MAX_CPUS)
+				abort();
+		}
+		if (gkbuf_fork_count(&g) != g.forks)
+			abort();
 	}
 	gkbuf_fini(&g);
 	free(mem);

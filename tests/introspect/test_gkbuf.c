@@ -174,6 +174,67 @@ START_TEST(wrapping_records_recovered)
 }
 END_TEST
 
+/* The FORK of a new process, apart from the records (the host describes
+ * the child as its parent was); a thread's, or one of no process, is of
+ * the other types; one too short is corrupt.  A COMM's sample_id trailer
+ * is taken off, as the agent takes it off what it forwards. */
+START_TEST(forks_apart)
+{
+	struct {
+		struct rs_perf_header h;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} f = { { 7, 0, sizeof(f) }, 300, 200, 300, 200, 123456789 };
+	uint64_t pos = 0;
+	struct gkbuf_fork got;
+	struct gkbuf g;
+
+	rec(0, pos, RS_PERF_RECORD_SAMPLE, 48);
+	pos += 48;
+	put(0, pos, &f, sizeof(f));          /* a new process */
+	pos += sizeof(f);
+	f.pid = f.tid = 301;
+	f.ppid = 301;                        /* a thread of 301 */
+	put(0, pos, &f, sizeof(f));
+	pos += sizeof(f);
+	f.ppid = 0;                          /* no process's parent */
+	put(0, pos, &f, sizeof(f));
+	pos += sizeof(f);
+	rec(0, pos, 7, 24);                  /* too short for a FORK */
+	pos += 24;
+	{       /* a COMM with the sample_id trailer the agent's events give */
+		struct {
+			struct rs_perf_header h;
+			uint32_t pid, tid;
+			char comm[8];
+			uint64_t trailer[2];
+		} c = { { 3, 0, sizeof(c) }, 300, 300, "gzip", { 1, 2 } };
+
+		put(0, pos, &c, sizeof(c));
+		pos += sizeof(c);
+	}
+	ctrl(0)->data_tail = 0;
+	ctrl(0)->data_head = pos;
+	publish(1, ST);
+	recover(&g);
+	ck_assert_uint_eq(g.records, 2);
+	/* as the agent forwards it: the trailer off */
+	ck_assert_uint_eq(gkbuf_record(&g, 1, NULL)->type, 3);
+	ck_assert_uint_eq(gkbuf_record(&g, 1, NULL)->size, 24);
+	ck_assert_uint_eq(g.forks, 1);
+	ck_assert_uint_eq(g.other, 2);
+	ck_assert_uint_eq(g.corrupt, 1);
+	ck_assert_uint_eq(gkbuf_fork_count(&g), 1);
+	ck_assert_int_eq(gkbuf_fork_get(&g, 0, &got), 0);
+	ck_assert_uint_eq(got.cpu, 0);
+	ck_assert_uint_eq(got.pid, 300);
+	ck_assert_uint_eq(got.ppid, 200);
+	ck_assert_uint_eq(got.time, 123456789);
+	ck_assert_int_eq(gkbuf_fork_get(&g, 1, &got), -EINVAL);
+	gkbuf_fini(&g);
+}
+END_TEST
+
 START_TEST(nothing_unforwarded)
 {
 	struct gkbuf g;
@@ -395,6 +456,7 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, wrapping_records_recovered);
+	tcase_add_test(t, forks_apart);
 	tcase_add_test(t, nothing_unforwarded);
 	tcase_add_test(t, hostile_positions);
 	tcase_add_test(t, page_reads_bounded);

@@ -794,6 +794,8 @@ struct pstate_filed {
 	uint64_t comms;           /* COMM records, one per process */
 	uint64_t mmaps;           /* MMAP2 records, one per mapping */
 	uint64_t refused;         /* records the writer refused */
+	uint64_t born;            /* processes born after the agent's last
+				   * read, filed as their parents were */
 };
 
 /*
@@ -803,6 +805,18 @@ struct pstate_filed {
  */
 int pstate_file(const struct gpstate *g, struct pdf_writer *w, uint64_t time,
 		struct pstate_filed *c);
+
+/*
+ * Process @child, born of @parent at @time (a FORK the guest kernel's
+ * buffer held, gkbuf_fork: the agent never met the child), filed as the
+ * kernel made it: @parent's name and mappings in @g as the child's, a
+ * COMM and MMAP2 records of @child to @w (if any), counted into @c
+ * (born, comms, mmaps).  1 filed; 0 when @g has @child (the agent knew
+ * it) or not @parent; -ENOMEM, or the writer's -errno.
+ */
+int pstate_file_child(const struct gpstate *g, struct pdf_writer *w,
+		      uint32_t parent, uint32_t child, uint64_t time,
+		      struct pstate_filed *c);
 
 /* Where the source is, as the finished and reopen callbacks say. */
 enum recorder_src {

@@ -245,6 +245,19 @@ struct gkbuf {
 				   * (gkbuf_dedup) */
 	struct pdf_buf stash;     /* records, per CPU oldest first */
 	struct pdf_buf offs;      /* per record: u64 offset in stash, u64 CPU */
+	uint64_t forks;           /* new processes' FORK records (gkbuf_fork) */
+	struct pdf_buf fork_buf;  /* a struct gkbuf_fork each */
+};
+
+/* A new process the guest kernel's buffer told of after the agent's last
+ * read (its FORK: the agent never met it, so no ring and no table
+ * describes it): the host describes it as its parent was.  Guest claims
+ * (the pid and parent are a process's: neither 0 nor -1, not the same). */
+struct gkbuf_fork {
+	uint32_t cpu;             /* the buffer's */
+	uint32_t pid, ppid;
+	uint32_t reserved;
+	uint64_t time;            /* the guest's clock, ns */
 };
 
 void gkbuf_init(struct gkbuf *g);
@@ -262,6 +275,11 @@ int gkbuf_recover(struct gkbuf *g, const struct rs_region *region,
 size_t gkbuf_count(const struct gkbuf *g);
 const struct rs_perf_header *gkbuf_record(const struct gkbuf *g, size_t i,
 					  uint32_t *cpu);
+
+/* The new processes' FORK records, per CPU oldest first: how many, and
+ * the @i-th into @f (0; -EINVAL past the last). */
+size_t gkbuf_fork_count(const struct gkbuf *g);
+int gkbuf_fork_get(const struct gkbuf *g, size_t i, struct gkbuf_fork *f);
 
 /* Mark record @i as one the agent forwarded (a copy is in its ring). */
 void gkbuf_drop(struct gkbuf *g, size_t i);
@@ -542,12 +560,12 @@ struct gpstate_map {
 
 struct gpstate_proc {
 	uint32_t pid;
-	uint32_t nr_maps;
-	uint32_t first_map;       /* its maps: maps[first_map ..] */
-	char comm[RS_PSTATE_COMM_LEN + 1]; /* printable, NUL-terminated */
 	uint32_t ppid;            /* its parent's, 0: not known (or none a
 				   * process has) */
 	uint32_t flags;           /* RS_PSTATE_PROC_*, the bits known */
+	uint32_t nr_maps;
+	uint32_t first_map;       /* its maps: maps[first_map ..] */
+	char comm[RS_PSTATE_COMM_LEN + 1]; /* printable, NUL-terminated */
 };
 
 struct gpstate_stats {
