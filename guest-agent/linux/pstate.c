@@ -96,6 +96,9 @@ static struct {
 	uint64_t epoch;               /* agent_pstate_epoch calls */
 	uint64_t ends;                /* processes ended so far */
 	uint64_t ends_at_tick;        /* ... as of the last tick */
+	uint32_t unsampled_new;       /* ended never sampled, since the last
+				   * tick */
+	uint32_t unsampled_due;       /* ... before it: dropped at this one */
 	uint32_t nr_ended;            /* of the model's, ended */
 	struct pproc *proc[PSTATE_PROCS];
 	uint32_t order[PSTATE_PROCS]; /* build's: which process goes where */
@@ -263,6 +266,8 @@ static void ended(struct pproc *p, uint64_t time)
 	p->exit_epoch = ps.epoch;
 	p->end_seq = ++ps.ends;
 	ps.nr_ended++;
+	if (!(p->flags & P_SAMPLED))
+		ps.unsampled_new++;
 	ps.st.ended++;
 	ps.dirty = 1;
 }
@@ -405,6 +410,7 @@ void agent_pstate_end(void)
 	ps.look_due = 0;
 	ps.looked = 0;
 	ps.nr_ended = 0;
+	ps.unsampled_new = ps.unsampled_due = 0;
 }
 
 const struct agent_pstate_stats *agent_pstate_stats(void)
@@ -739,7 +745,8 @@ static void drop_unsampled(void)
 {
 	uint32_t i = 0;
 
-	while (ps.nr_ended && i < ps.nr) {
+	/* looked for only at the tick after one where some ended */
+	while (ps.unsampled_due && ps.nr_ended && i < ps.nr) {
 		const struct pproc *p = ps.proc[i];
 
 		if ((p->flags & (P_ENDED | P_SAMPLED)) == P_ENDED &&
@@ -749,6 +756,8 @@ static void drop_unsampled(void)
 		}
 		i++;
 	}
+	ps.unsampled_due = ps.unsampled_new;
+	ps.unsampled_new = 0;
 	ps.ends_at_tick = ps.ends;
 }
 
