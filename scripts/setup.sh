@@ -146,8 +146,9 @@ if ((${#missing[@]})); then
 		exit 1
 	fi
 	: >>"$log" || { echo "setup: cannot write $log (SETUP_LOG=FILE)" >&2; exit 1; }
-	echo "setup: ${#missing[@]} packages to install for the $([ $set_name = demo ] && echo demo || echo tests)" \
-		"(apt's output: $log): ${missing[*]}"
+	echo "setup: ${#missing[@]} packages to install for the $([ $set_name = demo ] && echo demo || echo tests);" \
+		"their names and apt's output go to $log"
+	printf '\n== %s: setup.sh --%s: %s\n' "$(date -u +%FT%TZ)" "$set_name" "${missing[*]}" >>"$log"
 	export DEBIAN_FRONTEND=noninteractive
 	# No service may start during the install: the e2e tests start their
 	# own virtlogd and libvirtd and refuse to run beside another one.
