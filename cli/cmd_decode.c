@@ -127,7 +127,8 @@ static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
 			 "([N instructions]): where a long trace went wrong"),
 		OPT_STRING(0, "buildid-dir", buildid_dir, "DIR", "perf.data: "
 			   "the build-id cache with the guest kernel's code "
-			   "(default: perf's, ~/.debug)"),
+			   "(default: the file's own, " PDF_CACHE_NAME
+			   " beside it)"),
 		OPT_END
 	};
 	static const struct opt_arg args[] = {

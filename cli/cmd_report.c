@@ -35,7 +35,8 @@ static int parse(int argc, char **argv, struct report_opts *o, const char **path
 		OPT_STRING(0, "pprof", &o->pprof, "OUT", "write the guest's "
 			   "samples to OUT as a gzipped pprof profile instead "
 			   "(docs/pprof.md): call chains, kernel and user "
-			   "functions named from the build-id cache"),
+			   "functions named from the build-id cache beside "
+			   "FILE (" PDF_CACHE_NAME ")"),
 		OPT_STRING(0, "domain", &o->domain, "NAME", "with --pprof: "
 			   "the domain label of every sample"),
 		OPT_END
