@@ -25,7 +25,8 @@
 
 static char path[256];
 
-/* The file's directory, once per process: private, removed at exit. */
+/* The file's directory, once per process: private, removed at exit
+ * (left behind if the process dies, like libFuzzer's own files). */
 static char dir[64];
 
 static void dir_remove(void)
@@ -39,8 +40,10 @@ static int dir_make(void)
 
 	if (dir[0])
 		return 0;
-	snprintf(dir, sizeof(dir), "%s/rs-fuzz-pstate.XXXXXX",
-		 t && strlen(t) < 32 ? t : "/tmp");
+	/* memory, where it can: the writer syncs each file */
+	if (!t || strlen(t) >= 32)
+		t = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
+	snprintf(dir, sizeof(dir), "%s/rs-fuzz-pstate.XXXXXX", t);
 	if (!mkdtemp(dir))
 		return -1;
 	snprintf(path, sizeof(path), "%s/out.data", dir);
