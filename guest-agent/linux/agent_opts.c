@@ -37,9 +37,10 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 			"bound of the user binaries' symbol tables published in "
 			"the sideband (default 2048; 0: none)"),
 		OPT_U32(0, "process-state", &o->pstate_kib, "KIB", 0, 2048, "KiB",
-			"bound of the table of the live processes and their "
-			"mappings kept in the sideband, two copies (default "
-			"512; 0: none)"),
+			"bound of the table of the processes (the live ones, "
+			"and those that ended while the rings may hold their "
+			"samples) and their mappings kept in the sideband, "
+			"two copies (default 512; 0: none)"),
 		OPT_STRING(0, "kallsyms", &o->ksyms.kallsyms, "PATH", "the kernel's "
 			   "symbols (default /proc/kallsyms; for tests)"),
 		OPT_STRING(0, "kernel-notes", &o->ksyms.notes, "PATH", "the "
