@@ -177,9 +177,9 @@ else
 	echo "started virtlogd ${LG_VIRTLOGD_PID:-(one ran already)} and libvirtd $LG_LIBVIRTD_PID (stopped at the end)"
 fi
 
-# perf's build-id cache (where ringside record and snapshot file the guest
-# kernel's symbols, and plain perf finds them) in the work directory, so
-# that the demo leaves nothing behind
+# perf's own build-id cache in the work directory, so that the demo leaves
+# nothing behind; ringside record and snapshot file the guest's names in
+# their own cache beside each file ($W/.ringside-debug), never in it
 export HOME=$W/home
 mkdir -p "$HOME"
 
@@ -216,11 +216,13 @@ awk '!/^#/ && NF && n++ < 12' "$W/report.txt" > "$W/report.top"
 cat "$W/report.top"
 grep -q ' rs-workload ' "$W/report.top" || die "perf report names no rs-workload thread"
 
-step "   perf report -i record.data --sort dso,sym: the guest's functions by name"
-# Plain perf: ringside record filed the guest kernel's symbols (published
-# by its agent in the region's sideband) in perf's build-id cache.
-perf report -i "$W/record.data" --stdio --sort dso,sym --no-children -g none \
-	2>/dev/null > "$W/functions.txt"
+step "   perf --buildid-dir .ringside-debug report -i record.data --sort dso,sym: the guest's functions by name"
+# ringside record filed the guest kernel's symbols (published by its
+# agent in the region's sideband) in its build-id cache beside the file,
+# which perf reads when told to (--buildid-dir; record's summary says so).
+grep "guest names:" "$W/record.out" || true
+perf --buildid-dir "$W/.ringside-debug" report -i "$W/record.data" --stdio \
+	--sort dso,sym --no-children -g none 2>/dev/null > "$W/functions.txt"
 awk '!/^#/ && NF && n++ < 10' "$W/functions.txt" | tee "$W/functions.top"
 grep -Eq '\[k\] [A-Za-z_]' "$W/functions.top" || die "perf report names no guest kernel function"
 
@@ -246,9 +248,9 @@ step "   ringside dump flight.data: the last markers before the panic"
 "$R" dump "$W/flight.data" | grep ' marker ' | tail -n 6 | tee "$W/markers.txt"
 grep -q '"panic"' "$W/markers.txt" || die "no 'panic' marker in the snapshot"
 
-step "   perf script -i flight.data: the guest's last samples, then where each vCPU was (pid -1), named"
-perf script -i "$W/flight.data" -F comm,tid,time,ip,sym 2>/dev/null \
-	> "$W/flight.txt"
+step "   perf --buildid-dir .ringside-debug script -i flight.data: the guest's last samples, then where each vCPU was (pid -1), named"
+perf --buildid-dir "$W/.ringside-debug" script -i "$W/flight.data" \
+	-F comm,tid,time,ip,sym 2>/dev/null > "$W/flight.txt"
 # the last samples with their call chains (a blank line ends each)
 awk 'BEGIN { RS = ""; ORS = "\n\n" } { s[NR % 4] = $0 } END {
 	for (i = NR - 3; i <= NR; i++) if (i > 0) print s[i % 4] }' "$W/flight.txt" |

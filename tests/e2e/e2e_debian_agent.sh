@@ -390,8 +390,8 @@ perf report -i "$W/rec.data" --stdio --sort comm -g none --no-children 2>/dev/nu
 grep -q ' gzip *$' "$W/comm.report" &&
 	ok "perf report names the service's threads: $(awk '/%/ { printf "%s %s, ", $2, $1 }' "$W/comm.report" | head -c 110)" ||
 	{ bad "no gzip thread in perf report --sort comm"; head -n 10 "$W/comm.report"; }
-perf report -i "$W/rec.data" --stdio --sort sym -g none --no-children 2>/dev/null |
-	grep '\[k\]' > "$W/ksym.report"
+perf --buildid-dir "$(rs_cache "$W/rec.data")" report -i "$W/rec.data" --stdio \
+	--sort sym -g none --no-children 2>/dev/null | grep '\[k\]' > "$W/ksym.report"
 named=$(grep -vc '\[k\] 0x' "$W/ksym.report")
 [ "$named" -gt 0 ] &&
 	ok "kernel samples named: $named functions, first: $(head -n 1 "$W/ksym.report" | sed 's/.*\[k\] //')" ||

@@ -57,7 +57,7 @@ wait_console() {
 
 # e2e_prepare: the guest's initramfs (LG_* set, W), ringside's hook (its
 # captures in $W/captures), the daemons, and a HOME of the test's own for
-# perf's build-id cache.
+# perf's build-id cache (which no guest's names reach: rs_cache).
 # Exits the script with a verdict when a step fails.
 e2e_prepare() {
 	lg_initramfs "$W" "$AGENT" "$MARK" "$WORKLOAD" "$GUEST_INIT" || { bad "$LG_WHY"; exit 1; }
@@ -129,4 +129,11 @@ wait_mark_after() {
 	bad "no marker above $1 on $(basename "$c") within $2 s$(grep -aq "Kernel panic\\|Oops" "$c" && echo ': the guest oopsed')"
 	lg_console_tail "$c"
 	return 1
+}
+
+# rs_cache FILE: ringside's build-id cache of a file it wrote, beside it,
+# where the guest's names are (never perf's own ~/.debug): what `perf
+# --buildid-dir` and hotspot's parser's --debug are given
+rs_cache() {
+	echo "$(cd "$(dirname "$1")" && pwd)/.ringside-debug"
 }

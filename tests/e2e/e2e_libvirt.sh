@@ -134,11 +134,13 @@ ksyms_judge() {
 	echo "$line" | grep -Eq "^guest kernel symbols: [0-9]+ functions( \([0-9]+ modules\))?, (filed under )?build id [0-9a-f]{40}\$" &&
 		ok "$3: $line" || { bad "$3: symbols: '$line'"; grep "guest kernel" "$4"; }
 	note "guest kallsyms captured on the console: $(python3 "$KCHECK" table "$2")"
-	perf script -i "$1" -F event,ip,sym -G > "$W/$3.ksyms" 2>/dev/null
+	perf --buildid-dir "$(rs_cache "$1")" script -i "$1" -F event,ip,sym -G \
+		> "$W/$3.ksyms" 2>/dev/null
 	python3 "$KCHECK" names "$2" "$W/$3.ksyms" 95 > "$W/$3.names" &&
 		ok "$3: perf script: $(head -n 1 "$W/$3.names")" ||
 		{ bad "$3: perf script: $(head -n 1 "$W/$3.names")"; tail -n +2 "$W/$3.names"; }
-	perf report -i "$1" --stdio --sort sym -g none --no-children > "$W/$3.report" 2>/dev/null
+	perf --buildid-dir "$(rs_cache "$1")" report -i "$1" --stdio --sort sym \
+		-g none --no-children > "$W/$3.report" 2>/dev/null
 	python3 "$KCHECK" report "$W/$3.report" 95 > "$W/$3.rep" &&
 		ok "$3: $(cat "$W/$3.rep")" || bad "$3: $(cat "$W/$3.rep")"
 	pprof_judge "$1" "$3"
@@ -207,12 +209,14 @@ user_syms_judge() {
 }
 
 # user_syms_cache FILE WHAT MODE: the same judgement of `perf report` with
-# no --symfs: the workload's functions come from the build-id cache alone
-# ($HOME/.debug, which only ringside fills), from the symbols the guest's
-# agent published (docs/perfdata.md, "Guest user symbols").
+# no --symfs: the workload's functions come from ringside's build-id cache
+# beside the file alone (perf --buildid-dir; never perf's own $HOME/.debug,
+# which stays empty), from the symbols the guest's agent published
+# (docs/perfdata.md, "Guest user symbols").
 user_syms_cache() {
 	local what=$2 mode=$3 counts
-	perf report -i "$1" --stdio -n --no-children -g none --sort dso,sym \
+	perf --buildid-dir "$(rs_cache "$1")" report -i "$1" --stdio -n \
+		--no-children -g none --sort dso,sym \
 		--pid "$WPID" > "$W/$what.csyms" 2> "$W/$what.csyms.err"
 	counts=$(awk '
 		/^# Samples: / { ev = index($0, "of event '\''ringside:sample'\''") > 0; next }
@@ -249,8 +253,8 @@ HOOKED=1
 	ok "hook installed as $HOOK, runs ringside-hook" || bad "no executable $HOOK running $HOOK_PROGRAM"
 lg_daemons_start "$W" || { bad "$LG_WHY"; exit 1; }
 note "virtlogd $LG_VIRTLOGD_PID, libvirtd $LG_LIBVIRTD_PID"
-# ringside fills perf's build-id cache ($HOME/.debug) and perf reads it:
-# a fresh one, so that nothing but this run's symbols can name a sample.
+# perf's own build-id cache ($HOME/.debug): a fresh one, which no guest's
+# names reach (they go to ringside's cache beside each file, rs_cache).
 export HOME=$W/home
 mkdir -p "$HOME"
 
@@ -415,7 +419,8 @@ else
 	bad "recorded file (workload pid '${WPID}'):"
 	sed 's/^/     /' "$W/check1" 2>/dev/null
 fi
-perf script -i "$W/rec.data" --show-lost-events > "$W/script.out" 2> "$W/script.err"
+perf --buildid-dir "$(rs_cache "$W/rec.data")" script -i "$W/rec.data" \
+	--show-lost-events > "$W/script.out" 2> "$W/script.err"
 rc=$?
 n=$(grep -c "ringside:sample" "$W/script.out")
 if [ $rc = 0 ] && [ "$n" -gt 0 ] && [ ! -s "$W/script.err" ]; then
@@ -505,7 +510,8 @@ if [ -n "$WPID" ] && "$CHECK" "$W/snap.data" --pid "$WPID" --comm rs-workload \
 else
 	bad "flight recorder after the panic:"; sed 's/^/     /' "$W/check2" 2>/dev/null
 fi
-perf script -i "$W/snap.data" > /dev/null 2> "$W/script.err" && [ ! -s "$W/script.err" ] &&
+perf --buildid-dir "$(rs_cache "$W/snap.data")" script -i "$W/snap.data" \
+	> /dev/null 2> "$W/script.err" && [ ! -s "$W/script.err" ] &&
 	ok "perf script opens the snapshot" || bad "perf script on the snapshot"
 [ -n "$WPID" ] && perf_names "$W/snap.data" "snapshot"
 ksyms_judge "$W/snap.data" "$W/console.log" snapshot "$W/snap.out"
@@ -524,15 +530,18 @@ case "$kb" in
 esac
 grep -A4 "^guest perf buffers: " "$W/snap.out" | sed -n '2,$p'
 note "the agent said: $(tr -d '\r' < "$W/console.log" | grep -a -m 1 "kernel perf buffers")"
-perf script -i "$W/snap.data" -F event,ip,sym > "$W/snap.chains" 2>/dev/null
+perf --buildid-dir "$(rs_cache "$W/snap.data")" script -i "$W/snap.data" \
+	-F event,ip,sym > "$W/snap.chains" 2>/dev/null
 # the same without the vCPU stacks (read anew each time), with and
 # without the guest perf buffers
 "$RINGSIDE" snapshot $DOM --stable --no-vcpu-stacks -o "$W/snap1.data" -q ||
 	bad "snapshot --no-vcpu-stacks"
 "$RINGSIDE" snapshot $DOM --stable --no-guest-buffers --no-vcpu-stacks \
 	-o "$W/snap0.data" -q || bad "snapshot --no-guest-buffers"
-perf script -i "$W/snap1.data" -F event,ip,sym > "$W/snap1.chains" 2>/dev/null
-perf script -i "$W/snap0.data" -F event,ip,sym > "$W/snap0.chains" 2>/dev/null
+perf --buildid-dir "$(rs_cache "$W/snap1.data")" script -i "$W/snap1.data" \
+	-F event,ip,sym > "$W/snap1.chains" 2>/dev/null
+perf --buildid-dir "$(rs_cache "$W/snap0.data")" script -i "$W/snap0.data" \
+	-F event,ip,sym > "$W/snap0.chains" 2>/dev/null
 python3 "$KCHECK" extra "$W/snap1.chains" "$W/snap0.chains" panic \
 	sysrq_handle_crash __handle_sysrq write_sysrq_trigger > "$W/extra"
 newest() { perf script -i "$1" -F time 2>/dev/null | tr -d ' :' | sort -n | tail -n 1; }

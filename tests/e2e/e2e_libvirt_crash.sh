@@ -10,8 +10,9 @@
 #      the hook captures the rings at release.  The capture is a perf.data
 #      file perf opens; its markers are the workload's steps in order,
 #      "panic" last (e2e-check --panic); its kernel samples are named by
-#      the guest's own kallsyms (through the capture directory's build-id
-#      cache, perf --buildid-dir); the region file is gone.
+#      the guest's own kallsyms (through the domain's build-id cache beside
+#      its captures, DIR/DOMAIN/.ringside-debug, perf --buildid-dir; none
+#      in DIR/.debug, nor in the HOME's); the region file is gone.
 #   B. <on_crash>restart</on_crash>: libvirt resets the guest inside the
 #      same QEMU (no hook runs); ringside-service, following libvirt's
 #      events, captures the crash by itself (markers ending in "panic",
@@ -123,7 +124,11 @@ wait_captures() {
 # (CONSOLE: the boot's console, with the workload's pid and the table)
 judge() {
 	local wpid cache
-	cache=$(dirname "$(dirname "$1")")/.debug
+	cache=$(dirname "$1")/.ringside-debug
+	[ -d "$cache" ] && [ ! -e "$(dirname "$(dirname "$1")")/.debug" ] &&
+		[ ! -e "$HOME/.debug" ] &&
+		ok "$2: the guest's names in the domain's own cache $cache, none in perf's" ||
+		bad "$2: no cache $cache, or one in $(dirname "$(dirname "$1")")/.debug or $HOME/.debug"
 	wpid=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$3" | head -n 1)
 	perf --buildid-dir "$cache" script -i "$1" > /dev/null 2> "$W/script.err" &&
 		[ ! -s "$W/script.err" ] && ok "$2: perf script opens $(basename "$1")" ||
@@ -256,7 +261,7 @@ vsh destroy $DOM >/dev/null 2>&1
 wait_captures 2 && second=$(captures | tail -n 1) &&
 	ok "virsh destroy left a capture: $(basename "$second")" ||
 	bad "no capture after virsh destroy"
-[ -n "${second:-}" ] && perf --buildid-dir "$CAP/.debug" script -i "$second" \
+[ -n "${second:-}" ] && perf --buildid-dir "$CAP/$DOM/.ringside-debug" script -i "$second" \
 	>/dev/null 2>"$W/script.err" && [ ! -s "$W/script.err" ] &&
 	ok "perf script opens it" || bad "perf script on the destroy's capture"
 
@@ -295,7 +300,7 @@ wpid=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/console.log" | head -
 "$RINGSIDE" capture $DOM --socket "$W/svc.sock" > "$W/capture.out" 2>&1 &&
 	req=$(sed -n 's/.*captured by the service: //p' "$W/capture.out") &&
 	case $req in "$SVC_CAP/$DOM/"*-request.data) [ -f "$req" ] ;; *) false ;; esac &&
-	perf --buildid-dir "$SVC_CAP/.debug" script -i "$req" >/dev/null 2>&1 &&
+	perf --buildid-dir "$SVC_CAP/$DOM/.ringside-debug" script -i "$req" >/dev/null 2>&1 &&
 	ok "ringside capture: $(cat "$W/capture.out")" ||
 	{ bad "ringside capture:"; cat "$W/capture.out"; }
 "$RINGSIDE" capture no-such-domain --socket "$W/svc.sock" > "$W/capture.out" 2>&1
@@ -671,7 +676,8 @@ wpid=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/console.log" | head -
 	[ "$(jq -r .domain "$wd.json" 2>/dev/null)" = "$DOM" ] &&
 	ok "$(basename "$wd"): its sidecar says domain $DOM, reason watchdog" ||
 	{ bad "the watchdog capture '$wd', its sidecar:"; head -n 20 "$wd.json" 2>&1; }
-[ -n "$wd" ] && perf --buildid-dir "$SVC_CAP/.debug" script -i "$wd" > /dev/null 2> "$W/script.err" &&
+[ -n "$wd" ] && perf --buildid-dir "$SVC_CAP/$DOM/.ringside-debug" script -i "$wd" \
+	> /dev/null 2> "$W/script.err" &&
 	[ ! -s "$W/script.err" ] && ok "perf script opens it" ||
 	bad "perf script on the watchdog capture: $(head -n 3 "$W/script.err")"
 [ -n "$wd" ] && "$CHECK" "$wd" --pid "$wpid" --comm rs-workload --steps $STEPS \

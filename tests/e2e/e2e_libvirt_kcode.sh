@@ -64,7 +64,9 @@ line=$(grep "guest kernel code:" "$W/out")
 echo "--   $line"
 echo "$line" | grep -Eq 'guest kernel code: [1-9][0-9]* of [0-9]+ bytes in [0-9]+ segments.*kcore in the build-id cache' &&
 	ok "snapshot read the guest kernel's code into the cache" || bad "no code: '$line'"
-entry=$(find "$HOME/.debug/[kernel.kallsyms]" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+# ringside's cache beside the file (never perf's $HOME/.debug)
+entry=$(find "$(rs_cache "$W/s.data")/[kernel.kallsyms]" -mindepth 1 -maxdepth 1 \
+	-type d | head -n 1)
 for f in kallsyms kcore modules; do
 	[ -s "$entry/$f" ] || [ "$f" = modules ] && [ -e "$entry/$f" ] ||
 		bad "no $f in the cache entry $entry"
@@ -92,7 +94,8 @@ sys.exit(1)
 PY
 
 named() {
-	perf script -i "$W/s.data" -F ip,sym 2>/dev/null |
+	perf --buildid-dir "$(rs_cache "$W/s.data")" script -i "$W/s.data" \
+		-F ip,sym 2>/dev/null |
 		awk '$1 ~ /^ffff/ { n++; if ($2 != "[unknown]") k++ } END { print k + 0, n + 0 }'
 }
 read -r with all < <(named)
@@ -102,7 +105,8 @@ mv "$W/kcore.off" "$entry/kcore"
 [ "$all" -gt 0 ] && [ "$with" -ge "$without" ] &&
 	ok "perf names $with of $all kernel addresses with the kcore ($without without)" ||
 	bad "perf names $with of $all kernel addresses with the kcore, $without without"
-perf script -i "$W/s.data" --itrace=i0ns >/dev/null 2>"$W/itrace.err" &&
+perf --buildid-dir "$(rs_cache "$W/s.data")" script -i "$W/s.data" \
+	--itrace=i0ns >/dev/null 2>"$W/itrace.err" &&
 	! grep -qi "error\|no selected events" "$W/itrace.err" &&
 	ok "perf script --itrace opens the file (intel_pt event, no AUX bytes: no plugin)" ||
 	bad "perf script --itrace: $(head -n 3 "$W/itrace.err")"

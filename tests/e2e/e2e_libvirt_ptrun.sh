@@ -107,7 +107,8 @@ grep "^ringside-qemu-pt:" /var/log/libvirt/qemu/$DOM.log | head -n 5 | sed 's/^/
 
 # ---- A: a live guest's kernel, instruction by instruction ---------------------
 snap "$W/a.data" || exit 1
-perf script -i "$W/a.data" --itrace=i0ns -F cpu,ip,sym 2>"$W/a.perr" |
+perf --buildid-dir "$(rs_cache "$W/a.data")" script -i "$W/a.data" \
+	--itrace=i0ns -F cpu,ip,sym 2>"$W/a.perr" |
 	python3 "$KCHECK" itrace "$W/console.log" - 95 > "$W/a.itrace" &&
 	ok "perf script --itrace=i0ns: $(head -n 1 "$W/a.itrace")" ||
 	{ bad "perf script --itrace=i0ns: $(head -n 1 "$W/a.itrace")"; tail -n +2 "$W/a.itrace"; head -n 5 "$W/a.perr"; }
@@ -124,12 +125,14 @@ e2e_wait_crashed &&
 	ok "the guest kernel panicked (Alt-SysRq-C); pvpanic: domain $STATE" ||
 	{ bad "no crash after Alt-SysRq-C: domain $STATE"; lg_console_tail "$W/console.log"; }
 snap "$W/b.data" || exit 1
-perf script -i "$W/b.data" --itrace=i0ns -F cpu,ip,sym 2>"$W/b.perr" |
+perf --buildid-dir "$(rs_cache "$W/b.data")" script -i "$W/b.data" \
+	--itrace=i0ns -F cpu,ip,sym 2>"$W/b.perr" |
 	python3 "$KCHECK" itrace-last - 20000 panic > "$W/b.last" &&
 	ok "after the panic: $(tail -n 1 "$W/b.last")" ||
 	bad "after the panic: $(tail -n 1 "$W/b.last")"
 head -n -1 "$W/b.last" | sed 's/^/     /'
-perf script -i "$W/b.data" --itrace=i0ns -F cpu,ip,sym 2>/dev/null |
+perf --buildid-dir "$(rs_cache "$W/b.data")" script -i "$W/b.data" \
+	--itrace=i0ns -F cpu,ip,sym 2>/dev/null |
 	python3 "$KCHECK" itrace-last - 20000 stop_this_cpu > "$W/b.stop" &&
 	ok "after the panic, the other vCPU: $(tail -n 1 "$W/b.stop")" ||
 	bad "after the panic, the other vCPU: $(tail -n 1 "$W/b.stop")"
@@ -221,7 +224,8 @@ grep -q "^  guest kernel code: .*(read as the recording began)" "$W/c/rec.out" &
 # streamed and kept as 9 bytes an instruction; more than 40 M lines
 # (the truth holds 2-4 M) is a runaway decode, failed before it fills the
 # memory (the work directory keeps rec.data for a look)
-perf script -i "$W/c/rec.data" --itrace=i0nse -F cpu,ip,sym 2>"$W/c/perr" |
+perf --buildid-dir "$(rs_cache "$W/c/rec.data")" script -i "$W/c/rec.data" \
+	--itrace=i0nse -F cpu,ip,sym 2>"$W/c/perr" |
 	python3 "$KCHECK" itrace-segment "$W/c/console.log" - 95 "$W/c/ips" 40000000 \
 		> "$W/c/itrace" &&
 	ok "C: perf script --itrace=i0nse: $(tail -n 1 "$W/c/itrace")" ||

@@ -143,7 +143,8 @@ FILES="$W/rec.data $W/rec.data.1 $W/rec.data.2"
 for f in $FILES; do
 	[ -s "$f" ] || { bad "no $f"; continue; }
 	"$RINGSIDE" report "$f" --json > "$f.json" 2> "$f.err" || bad "report $f: $(cat "$f.err")"
-	perf script -i "$f" > /dev/null 2> "$f.perr" && [ ! -s "$f.perr" ] &&
+	perf --buildid-dir "$(rs_cache "$f")" script -i "$f" > /dev/null \
+		2> "$f.perr" && [ ! -s "$f.perr" ] &&
 		ok "perf script reads $(basename "$f")" ||
 		{ bad "perf script $(basename "$f")"; head -n 3 "$f.perr"; }
 	off=$(python3 -c 'import json,sys; p = json.load(open(sys.argv[1]))["clock"]["points"]; print(" ".join("%d+-%d" % (x["offset_ns"], x["bound_ns"]) for x in p))' "$f.json" 2>/dev/null)

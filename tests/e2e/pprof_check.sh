@@ -6,8 +6,9 @@
 # pprof -top`, against `perf report` of the same file: the ten kernel
 # functions with the most self samples of ringside:sample in perf's
 # report are in pprof's top with the same sample counts.
-# Needs from the caller: ok, bad, note (e2e_lib.sh), $W, $RINGSIDE, HOME
-# (the build-id cache record and snapshot filled, read by both).
+# Needs from the caller: ok, bad, note (e2e_lib.sh, rs_cache), $W,
+# $RINGSIDE.  Both read the names from ringside's build-id cache beside
+# the file: `report --pprof` finds it by itself, perf is given it.
 
 # pprof_judge FILE WHAT
 pprof_judge() {
@@ -23,8 +24,8 @@ pprof_judge() {
 		return
 	fi
 	# perf: "  1.23%  37  [k] name" rows of the ringside:sample section
-	perf report -i "$file" --stdio -n --no-children -g none --sort sym \
-		2>/dev/null | awk '
+	perf --buildid-dir "$(rs_cache "$file")" report -i "$file" --stdio -n \
+		--no-children -g none --sort sym 2>/dev/null | awk '
 		/^# Samples:/ { ev = $NF; gsub("\047", "", ev); next }
 		/^#/ { next }
 		ev == "ringside:sample" && $3 == "[k]" && $4 !~ /^0x/ { print $4, $2 }' |

@@ -4,7 +4,9 @@
 # Sourced by e2e_libvirt.sh: a guest's file as other perf.data readers
 # read it, on "another machine" (a fresh HOME, another directory), with
 # what ringside says must go with it (`ringside archive FILE`, unpacked
-# into that HOME's ~/.debug) and without it:
+# into the cache beside the file there, .ringside-debug, which perf reads
+# with --buildid-dir and hotspot's parser with --debug, as hotspot's
+# --debugPaths gives it; never into that HOME's ~/.debug) and without it:
 #   hotspot's parser (hotspot-perfparser) names every process and binary
 #     whole and reports no error but missing ELF files of programs whose
 #     symbols the guest did not send; with the archive, its kernel names
@@ -17,8 +19,8 @@
 #     the guest's os release and the first and last samples' times (of
 #     ringside:sample, as perf script prints them)
 # Needs from the caller: ok, bad, note (e2e_lib.sh), $W, $RINGSIDE, $KCHECK,
-# $LG_KERNEL (the guest's kernel, /boot/vmlinuz-RELEASE), HOME (the cache
-# record and snapshot filled).
+# $LG_KERNEL (the guest's kernel, /boot/vmlinuz-RELEASE); the file's cache
+# beside it, where record and snapshot put the guest's names.
 
 RC_DIR=$(dirname "${BASH_SOURCE[0]}")
 PPCHECK=$RC_DIR/perfparser_check.py
@@ -28,7 +30,7 @@ PERFPARSER=${RS_PERFPARSER:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser
 readers_check() {
 	local file=$1 what=$2 console=$3 d=$W/readers-$2 f rel
 	rm -rf "$d"
-	mkdir -p "$d/home-arch/.debug" "$d/home-none" "$d/arch" "$d/none"
+	mkdir -p "$d/home-arch" "$d/home-none" "$d/arch/.ringside-debug" "$d/none"
 	f=$(basename "$file")
 	# what ringside says goes with the file
 	if "$RINGSIDE" archive "$file" -o "$d/$f.tar" > "$d/archive.out" 2>&1; then
@@ -38,7 +40,7 @@ readers_check() {
 	fi
 	cp "$file" "$d/arch/$f"
 	cp "$file" "$d/none/$f"
-	tar xf "$d/$f.tar" -C "$d/home-arch/.debug" ||
+	tar xf "$d/$f.tar" -C "$d/arch/.ringside-debug" ||
 		bad "$what: the archive does not unpack"
 
 	rc_perfparser "$d" "$f" "$what" "$console"
@@ -50,8 +52,9 @@ readers_check() {
 # perf's own reading of the file: process names, mapped paths, build ids
 rc_perf_facts() {
 	local d=$1 f=$2
-	(cd "$d/arch" && HOME=$d/home-arch perf script -i "$f" --show-task-events \
-		--show-mmap-events -F comm,tid 2>/dev/null) > "$d/perf.events"
+	(cd "$d/arch" && HOME=$d/home-arch perf --buildid-dir .ringside-debug \
+		script -i "$f" --show-task-events --show-mmap-events -F comm,tid \
+		2>/dev/null) > "$d/perf.events"
 	{
 		awk '/PERF_RECORD_/ { next } { sub(/^ +/, ""); sub(/ +-?[0-9]+ *$/, ""); print }' \
 			"$d/perf.events"
@@ -60,9 +63,10 @@ rc_perf_facts() {
 	} | sort -u > "$d/perf.comms"
 	sed -nE 's/.*PERF_RECORD_MMAP2? .*\]: [^ ]+ (.*)$/\1/p' "$d/perf.events" |
 		sort -u > "$d/perf.mmaps"
-	(cd "$d/arch" && HOME=$d/home-arch perf buildid-list -i "$f" 2>/dev/null) |
+	(cd "$d/arch" && HOME=$d/home-arch perf --buildid-dir .ringside-debug \
+		buildid-list -i "$f" 2>/dev/null) |
 		while read -r id path; do
-			[ -e "$d/home-arch/.debug/.build-id/${id:0:2}/${id:2}" ] &&
+			[ -e "$d/arch/.ringside-debug/.build-id/${id:0:2}/${id:2}" ] &&
 				echo "$id $path"
 		done > "$d/perf.buildids"
 }
@@ -75,7 +79,8 @@ rc_perfparser() {
 	fi
 	rc_perf_facts "$d" "$f"
 	(cd "$d/arch" && HOME=$d/home-arch timeout 300 "$PERFPARSER" --input "$f" \
-		--output "$d/pp-arch.stream" 2> "$d/pp-arch.err") ||
+		--debug "$d/arch/.ringside-debug" --output "$d/pp-arch.stream" \
+		2> "$d/pp-arch.err") ||
 		bad "$what: hotspot-perfparser failed: $(tail -n 1 "$d/pp-arch.err")"
 	out=$(python3 "$PPCHECK" names "$d/pp-arch.stream" "$d/perf.comms" \
 		"$d/perf.mmaps" "$d/perf.buildids")
@@ -93,14 +98,15 @@ rc_perfparser() {
 
 rc_perf_ksyms() {
 	local d=$1 f=$2 what=$3 console=$4 out
-	(cd "$d/arch" && HOME=$d/home-arch perf script -i "$f" -F event,ip,sym -G \
-		2>/dev/null) > "$d/arch.script"
+	(cd "$d/arch" && HOME=$d/home-arch perf --buildid-dir .ringside-debug \
+		script -i "$f" -F event,ip,sym -G 2>/dev/null) > "$d/arch.script"
 	out=$(python3 "$KCHECK" names "$console" "$d/arch.script" 95)
 	# shellcheck disable=SC2181
 	[ $? = 0 ] && ok "$what: elsewhere with the archive: perf script: ${out%%$'\n'*}" ||
 		{ bad "$what: elsewhere with the archive: perf script: ${out%%$'\n'*}"; echo "$out" | tail -n +2; }
-	(cd "$d/arch" && HOME=$d/home-arch perf report -i "$f" --stdio --sort sym \
-		-g none --no-children 2>/dev/null) > "$d/arch.report"
+	(cd "$d/arch" && HOME=$d/home-arch perf --buildid-dir .ringside-debug \
+		report -i "$f" --stdio --sort sym -g none --no-children \
+		2>/dev/null) > "$d/arch.report"
 	out=$(python3 "$KCHECK" report "$d/arch.report" 95)
 	# shellcheck disable=SC2181
 	[ $? = 0 ] && ok "$what: elsewhere with the archive: $out" ||
