@@ -57,9 +57,24 @@ T0=$(date +%s)
 e2e_need_own_libvirt
 
 W=$(lg_workdir /tmp/rs-pti.XXXXXX)
-DEFINED='' HOOKED='' REC=''
+DEFINED='' HOOKED='' REC='' C_FAILS0=''
+# c_evidence: what a failed part C needs to be understood where its work
+# directory is gone (a CI log): the plugin's and record's summaries and
+# the guest's console since it waited for the key
+c_evidence() {
+	echo "--   C, the plugin's summary (QEMU's log, at its exit):"
+	grep "^ringside-qemu-pt: \(vCPU\|total\)" "/var/log/libvirt/qemu/$DOM.log" |
+		tail -n 2 | sed 's/^/     /'
+	echo "--   C, record's output:"
+	sed 's/^/     /' "$W/c/rec.out" 2>/dev/null
+	tail -n 5 "$W/c/rec.err" 2>/dev/null | sed 's/^/     stderr: /'
+	echo "--   C, the console since E2E-PT-WAIT:"
+	tr -d '\r' < "$W/c/console.log" 2>/dev/null | sed -n '/E2E-PT-WAIT/,$p' |
+		tail -n 20 | sed 's/^/     /'
+}
 cleanup() {
 	[ -n "$REC" ] && kill -TERM "$REC" 2>/dev/null && wait "$REC"
+	[ -n "$C_FAILS0" ] && [ "$fails" -gt "$C_FAILS0" ] && c_evidence
 	e2e_teardown
 }
 trap cleanup EXIT
@@ -139,6 +154,7 @@ perf --buildid-dir "$(rs_cache "$W/b.data")" script -i "$W/b.data" \
 
 # ---- C: record, against the plugin's truth ----------------------------------
 note "C: one vCPU, normal-mode AUX, the plugin with truth= and wait="
+C_FAILS0=$fails   # a failure from here on prints c_evidence at the end
 vsh destroy $DOM >/dev/null 2>&1
 mkdir -p "$W/c" && chmod 1777 "$W/c"     # QEMU (libvirt-qemu) writes the truth
 # the domain as libvirt has it (its UUID, ringside's metadata), changed
@@ -240,7 +256,8 @@ if [ "$n" -gt 6000000 ]; then
 fi
 "$PTCHECK" ips "$W/c/truth" 0 "$W/c/ips.0" 100000 > "$W/c/check" 2>&1 &&
 	ok "C: perf's decode = the plugin's truth: $(grep -m 1 '^aligned' "$W/c/check") $(grep '^PASS' "$W/c/check")" ||
-	{ bad "C: perf's decode against the truth"; cat "$W/c/check"; }
+	{ bad "C: perf's decode against the truth"
+	  python3 "$KCHECK" symbolize "$W/c/console.log" "$W/c/check" || cat "$W/c/check"; }
 
 echo "$fails failure(s)"
 [ $fails = 0 ]

@@ -36,6 +36,10 @@ E2E-KALLSYMS-BEGIN and E2E-KALLSYMS-END.
   ksyms_check.py itrace-last SCRIPT LAST NAME...
       the same output: one CPU's LAST newest instructions run in one of
       NAMEs (a flight recorder's end)
+  ksyms_check.py symbolize CONSOLE [FILE]
+      FILE (default stdin) with every kernel address in it followed by
+      <symbol+offset> as the table names it: a failure's addresses read
+      where the guest's table is gone (a CI log)
 """
 import array
 import base64
@@ -235,6 +239,28 @@ def itrace(console, script, min_pct):
 
 
 ERROR_CPU = re.compile(r'instruction trace error .*\bcpu (-?\d+)')
+ERROR_IP = re.compile(r'\bip (?:0x)?([0-9a-f]+)')
+ERROR_KIND = re.compile(r'code \d+: (.*?)\s*$')
+
+
+def name_of(addrs, by_addr, ip):
+    """ip as the table names it: symbol+0xoffset, or '?'."""
+    i = bisect.bisect_right(addrs, ip) - 1
+    if i < 0 or ip < KERNEL_MIN:
+        return '?'
+    return '%s+%#x' % ('/'.join(sorted(by_addr[addrs[i]])), ip - addrs[i])
+
+
+def symbolize(console, path):
+    addrs, by_addr = table(console)
+    f = sys.stdin if path == '-' else open(path, errors='replace')
+    for line in f:
+        print(re.sub(r'\b(?:0x)?(ffff[0-9a-f]{12})\b',
+                     lambda m: '%s <%s>' % (m.group(0),
+                                             name_of(addrs, by_addr,
+                                                     int(m.group(1), 16))),
+                     line.rstrip('\n')))
+    return 0
 
 
 def itrace_segment(console, script, min_pct, prefix, most=None):
@@ -249,7 +275,9 @@ def itrace_segment(console, script, min_pct, prefix, most=None):
     resets = collections.Counter()
     overflowed = set()
     later = []       # errors after a CPU's first overflow
+    kinds = collections.Counter()   # every error, by perf's message
     funcs = collections.Counter()   # since the last error, for a runaway
+    last = collections.defaultdict(lambda: collections.deque(maxlen=4))
     f = sys.stdin if script == '-' else open(script, errors='replace')
     lines = 0
     for line in f:
@@ -267,6 +295,8 @@ def itrace_segment(console, script, min_pct, prefix, most=None):
         if m:
             cpu, ip, sym = int(m.group(1)), int(m.group(2), 16), m.group(3)
             funcs[sym] += 1
+            if not last[cpu] or last[cpu][-1] != sym:
+                last[cpu].append(sym)
             ips, agrees = segs[cpu]
             ips.append(ip)
             i = bisect.bisect_right(addrs, ip) - 1
@@ -277,9 +307,20 @@ def itrace_segment(console, script, min_pct, prefix, most=None):
         if e:
             cpu = int(e.group(1))
             funcs.clear()
+            k = ERROR_KIND.search(line)
+            kinds[k.group(1) if k else line.strip()] += 1
             for c in (list(segs) if cpu < 0 else [cpu]):
                 if c in overflowed:
-                    later.append(line.strip())
+                    # where: instructions since the last error, the
+                    # functions run last, the error's own address named
+                    at = ERROR_IP.search(line)
+                    later.append('%s [after %d instructions of cpu %d, '
+                                 'last in %s; ip %s]' %
+                                 (line.strip(), len(segs[c][0]), c,
+                                  ' > '.join(last[c]) or 'nothing',
+                                  name_of(addrs, by_addr,
+                                          int(at.group(1), 16))
+                                  if at else '?'))
                 segs[c] = (array.array('Q'), bytearray())
                 resets[c] += 1
                 if 'Overflow' in line:
@@ -294,6 +335,8 @@ def itrace_segment(console, script, min_pct, prefix, most=None):
         print('cpu %d: %d instructions after its last of %d trace errors' %
               (cpu, len(ips), resets[cpu]))
     pct = 100.0 * agree / total if total else 0.0
+    print('trace errors by kind: %s' %
+          (', '.join('%s %d' % k for k in kinds.most_common()) or 'none'))
     print('%d kernel instructions after the last trace errors, %d named as '
           'the guest\'s kallsyms says (%.1f%%); %d errors after an '
           'overflow' % (total, agree, pct, len(later)))
@@ -338,6 +381,8 @@ def main(argv):
                               int(argv[6]) if len(argv) == 7 else None)
     if len(argv) >= 5 and argv[1] == 'itrace-last':
         return itrace_last(argv[2], int(argv[3]), argv[4:])
+    if len(argv) in (3, 4) and argv[1] == 'symbolize':
+        return symbolize(argv[2], argv[3] if len(argv) == 4 else '-')
     sys.exit(__doc__)
 
 
