@@ -137,3 +137,54 @@ wait_mark_after() {
 rs_cache() {
 	echo "$(cd "$(dirname "$1")" && pwd)/.ringside-debug"
 }
+
+# user_unknown FILE: "UNKNOWN ALL" of FILE's guest samples in user mode
+# (perf report --sort dso,sym: "[.]"), those whose binary perf does not
+# know ([unknown]) and all of them
+user_unknown() {
+	perf --buildid-dir "$(rs_cache "$1")" report -i "$1" --stdio -n \
+		--no-children -g none --sort dso,sym \
+		2>/dev/null | awk '
+		/^# Samples: / { ev = index($0, "of event '\''ringside:sample'\''") > 0; next }
+		/^#/ || NF < 5 { next }
+		ev && $4 == "[.]" { all += $2; if ($3 == "[unknown]") un += $2 }
+		END { printf "%d %d\n", un, all }'
+}
+
+# unknown_judge FILE WHAT: at most 1 % of FILE's user samples [unknown];
+# the processes of the others said when it is more
+unknown_judge() {
+	local un all line
+	read -r un all < <(user_unknown "$1")
+	line="$2: of all $all user samples, $un ($((all ? un * 1000 / all / 10 : 0)).$((all ? un * 1000 / all % 10 : 0))%) [unknown] to perf report --sort dso"
+	if [ "$all" -gt 0 ] && [ $((un * 100)) -le "$all" ]; then
+		ok "$line"
+	else
+		bad "$line"
+		perf --buildid-dir "$(rs_cache "$1")" script -i "$1" -G \
+			-F comm,pid,ip,dso 2>/dev/null |
+			awk '$NF == "([unknown])" && length($(NF - 1)) < 16 { print $1, $2 }' |
+			sort | uniq -c | sort -rn | head -n 8 | sed 's/^/     /'
+	fi
+}
+
+# captures_now: the hook's captures of $DOM so far, for new_capture
+captures_now() {
+	local f
+	for f in "$W/captures/$DOM/"*.data; do
+		[ -e "$f" ] && echo "$f"
+	done > "$W/caps0"
+}
+
+# new_capture SECONDS: the hook's capture of $DOM that captures_now did
+# not list, once there is one (empty if none came)
+new_capture() {
+	local _ f
+	for _ in $(seq $(($1 * 5))); do
+		for f in "$W/captures/$DOM/"*.data; do
+			[ -e "$f" ] && ! grep -qxF "$f" "$W/caps0" && { echo "$f"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}

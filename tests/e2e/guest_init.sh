@@ -75,9 +75,20 @@ elif [ "$mode" = flight ]; then
 	# A flight recorder under a workload that keeps running, and
 	# processes that come and go: the harness takes live snapshots until
 	# the ring has wrapped many times, then sends a key; the guest names
-	# the processes alive and crashes with all of them running.
+	# the processes alive and crashes with all of them running.  The ones
+	# that come and go are short (each less than the agent's tick when
+	# the guest runs at speed) and of three kinds: a busybox applet the
+	# shell forks and never execs (awk: the shell's own binary, renamed),
+	# one it execs again (gzip, head: busybox as /proc/self/exe, in a
+	# pipe), and a static program of its own (one 50 ms step).
 	rs-workload 1000000 > /dev/null &
-	( while :; do true; /bin/busybox true; sleep 0.2; done ) &
+	( while :; do
+		awk 'BEGIN { for (i = 0; i < 3000; i++) s += i * i }'
+		head -c 32768 /bin/busybox | gzip -c > /dev/null
+		rs-workload 1 > /dev/null
+		true; /bin/busybox true
+		sleep 0.2
+	done ) &
 	echo "E2E-FLIGHT-WAIT"
 	read -r _ < /dev/tty1
 	# the shell's own glob and builtins: no process of the listing's
