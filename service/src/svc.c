@@ -459,7 +459,10 @@ static void record(struct svc *s, const char *domain)
 static void unfollow(struct svc *s, const char *domain, const char *why)
 {
 	int watched = svc_watch_has(s->watch, domain);
-	int recorded = svc_rec_stop(s->rec, domain, "disabled");
+	/* one that is ending already (an event before said so) is not
+	 * said again */
+	int recorded = svc_rec_recording(s->rec, domain) &&
+		       svc_rec_stop(s->rec, domain, "disabled");
 
 	svc_watch_del(s->watch, domain);
 	if (watched || recorded)
