@@ -294,7 +294,7 @@ void svc_watch_poll(struct svc_watch *w, uint64_t now_ns, svc_stale_fn stale,
 /*
  * Guest resets.  libvirt reports a reset as a reboot event, and some
  * resets more than once (a crashed guest's restart under `on_crash
- * restart`: three events in a row); one reset is one reset to the
+ * restart`: three events within 40 ms); one reset is one reset to the
  * service (one log line, one count).  Events of a domain less than the
  * merge time after its previous one are taken for the same reset: a
  * guest boots for longer than that before it can reset again.  Only

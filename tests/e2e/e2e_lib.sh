@@ -70,6 +70,25 @@ e2e_prepare() {
 	mkdir -p "$HOME"
 }
 
+# console_count PATTERN: lines of the guest's console with PATTERN
+console_count() { grep -c -- "$1" "$W/console.log" 2>/dev/null || true; }
+
+# console_wait_nth PATTERN N SECONDS: until the console has N lines with
+# PATTERN (a verdict and the console's tail when it has not)
+console_wait_nth() {
+	local _
+	for _ in $(seq $(($3 * 5))); do
+		[ "$(console_count "$1")" -ge "$2" ] && return 0
+		sleep 0.2
+	done
+	bad "no ${2}th '$1' on the console within $3 s"
+	lg_console_tail "$W/console.log"
+	return 1
+}
+
+# console_nth PATTERN N: the Nth console line with PATTERN
+console_nth() { grep -- "$1" "$W/console.log" | sed -n "${2}p" | tr -d '\r'; }
+
 # e2e_wait_crashed: until the domain's state says it panicked (pvpanic
 # with <on_crash>preserve</on_crash>); its `domstate --reason` in STATE.
 e2e_wait_crashed() {

@@ -245,7 +245,7 @@ svc_wait "$DOM: panic: not captured: rate limit reached" 1 &&
 	ok "the crash loop's second crash: seen after the reconnect, refused by the rate limit" ||
 	{ bad "second crash: $(svc_captures | wc -l) service captures"; tail -n 5 "$W/service.log"; }
 # each restart is one reset to the service, however many reboot events
-# libvirt sends for it (three each in libvirt 9.0)
+# libvirt sends for it (three within 40 ms each in libvirt 9.0)
 console_wait 'E2E-BOOT' 3
 svc_wait "$DOM: the guest reset" 2 &&
 	[ "$(grep -c -- "$DOM: the guest reset" "$W/service.log")" = 2 ] &&

@@ -47,21 +47,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# count PATTERN: lines of the console with PATTERN
-count() { grep -c -- "$1" "$W/console.log" 2>/dev/null || true; }
-# wait_nth PATTERN N SECONDS: until the console has N lines with PATTERN
-wait_nth() {
-	local _
-	for _ in $(seq $(($3 * 5))); do
-		[ "$(count "$1")" -ge "$2" ] && return 0
-		sleep 0.2
-	done
-	bad "no ${2}th '$1' on the console within $3 s"
-	lg_console_tail "$W/console.log"
-	return 1
-}
-# nth PATTERN N: the Nth console line with PATTERN
-nth() { grep -- "$1" "$W/console.log" | sed -n "${2}p" | tr -d '\r'; }
 # heads: the rings' data_head in stat DOMAIN, one line (overwrite mode
 # writes backward: they move down)
 heads() {
@@ -76,9 +61,9 @@ DEFINED=1
 vsh start "$DOM" >/dev/null || { bad "virsh start"; exit 1; }
 note "booting $DOM (TCG) with no ringside device"
 wait_console "waiting for a ringside device" 300 || exit 1
-wait_nth "E2E-IVSHMEM \[ \]" 1 30 || exit 1
-ok "guest up, agent waiting, no ivshmem device: $(nth 'waiting for a ringside' 1 | cut -c 1-90)"
-AGENT_WAITS=$(count "waiting for a ringside device")
+console_wait_nth "E2E-IVSHMEM \[ \]" 1 30 || exit 1
+ok "guest up, agent waiting, no ivshmem device: $(console_nth 'waiting for a ringside' 1 | cut -c 1-90)"
+AGENT_WAITS=$(console_count "waiting for a ringside device")
 
 # ---- enable --live ---------------------------------------------------------------
 "$RINGSIDE" disable "$DOM" --live > "$W/out" 2>&1
@@ -97,14 +82,14 @@ vsh dumpxml --inactive "$DOM" | grep -q "<shmem name='ringside-$DOM' role='maste
 	ok "device and metadata in the persistent XML too" || bad "persistent XML without ringside"
 vsh dumpxml "$DOM" | grep -q "<shmem name='ringside-$DOM' role='master'>" &&
 	ok "device in the running domain's XML" || bad "no device in the live XML"
-wait_nth "E2E-IVSHMEM \[ [0-9]" 1 60 || exit 1
-BDF=$(nth "E2E-IVSHMEM \[ [0-9]" 1 | sed 's/.*\[ \([^ ]*\) .*/\1/')
+console_wait_nth "E2E-IVSHMEM \[ [0-9]" 1 60 || exit 1
+BDF=$(console_nth "E2E-IVSHMEM \[ [0-9]" 1 | sed 's/.*\[ \([^ ]*\) .*/\1/')
 ok "device $BDF in the guest's /sys/bus/pci/devices"
-wait_nth "attached to the region on $BDF" 1 60 || exit 1
-wait_nth "E2E-MARK" 1 60 || exit 1
+console_wait_nth "attached to the region on $BDF" 1 60 || exit 1
+console_wait_nth "E2E-MARK" 1 60 || exit 1
 t1=$(date +%s.%N)
-M1=$(nth "E2E-MARK" 1 | sed 's/.*E2E-MARK \([0-9]*\).*/\1/')
-ok "agent attached, no restart; first marker 'live $M1' in the ring $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (host) after enable --live ($(nth E2E-MARK 1 | cut -d' ' -f3))"
+M1=$(console_nth "E2E-MARK" 1 | sed 's/.*E2E-MARK \([0-9]*\).*/\1/')
+ok "agent attached, no restart; first marker 'live $M1' in the ring $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (host) after enable --live ($(console_nth E2E-MARK 1 | cut -d' ' -f3))"
 "$RINGSIDE" stat "$DOM" > "$W/stat1" 2>&1
 grep -q "agent attached (kind 2" "$W/stat1" && ok "stat $DOM: agent attached" ||
 	{ bad "stat: agent not attached"; cat "$W/stat1"; }
@@ -127,12 +112,12 @@ t0=$(date +%s.%N)
 "$RINGSIDE" disable "$DOM" --live > "$W/out" 2>&1 ||
 	{ bad "disable --live: $(cat "$W/out")"; exit 1; }
 note "$(head -n 1 "$W/out")"
-wait_nth "E2E-IVSHMEM \[ \]" 2 60 &&
+console_wait_nth "E2E-IVSHMEM \[ \]" 2 60 &&
 	ok "device gone from the guest's /sys/bus/pci/devices" || exit 1
-wait_nth "device $BDF went away" 1 30 &&
-	ok "agent detached: $(nth "device $BDF went away" 1 | sed 's/.*(\([^)]*\)).*/\1/'): $(nth "device $BDF went away" 1 | sed 's/.*detached: //' | cut -c 1-100)" ||
+console_wait_nth "device $BDF went away" 1 30 &&
+	ok "agent detached: $(console_nth "device $BDF went away" 1 | sed 's/.*(\([^)]*\)).*/\1/'): $(console_nth "device $BDF went away" 1 | sed 's/.*detached: //' | cut -c 1-100)" ||
 	exit 1
-wait_nth "waiting for a ringside device" $((AGENT_WAITS + 1)) 30 &&
+console_wait_nth "waiting for a ringside device" $((AGENT_WAITS + 1)) 30 &&
 	ok "the same agent waits for the next device" || exit 1
 grep -q "Bus error\|Segmentation\|E2E-FAIL" "$W/console.log" &&
 	bad "a crash on the console" || ok "no crash on the console"
@@ -148,16 +133,16 @@ vsh dumpxml --inactive "$DOM" | grep -q "ringside" && bad "ringside left in the 
 vsh dumpxml --inactive "$DOM" > "$W/inactive.before"
 "$RINGSIDE" enable "$DOM" --live-only --data-pages 64 --freq 100 --sideband-pages 0 > "$W/out" 2>&1 ||
 	{ bad "enable --live-only: $(cat "$W/out")"; exit 1; }
-wait_nth "attached to the region on" 2 60 &&
+console_wait_nth "attached to the region on" 2 60 &&
 	ok "second plug: the agent attached again ($(grep -c 'attached to the region' "$W/console.log") attachments, one agent)" ||
 	exit 1
 vsh dumpxml --inactive "$DOM" | cmp -s - "$W/inactive.before" &&
 	ok "--live-only left the persistent XML as it was" || bad "--live-only changed the persistent XML"
 # the guest's device watcher saw it too (it polls; a slow guest may see
 # the agent attach first): only then is its going away a change it shows
-wait_nth "E2E-IVSHMEM \[ [0-9]" 2 60 || exit 1
+console_wait_nth "E2E-IVSHMEM \[ [0-9]" 2 60 || exit 1
 "$RINGSIDE" disable "$DOM" --live-only > "$W/out" 2>&1 && [ ! -e "$SHM" ] &&
-	wait_nth "E2E-IVSHMEM \[ \]" 3 60 && ok "disable --live-only: unplugged" ||
+	console_wait_nth "E2E-IVSHMEM \[ \]" 3 60 && ok "disable --live-only: unplugged" ||
 	{ bad "disable --live-only: $(cat "$W/out")"; }
 
 # ---- a hot-plug QEMU cannot take: nothing changes ------------------------------------

@@ -53,18 +53,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-count() { grep -c -- "$1" "$W/console.log" 2>/dev/null || true; }
-wait_nth() {
-	local _
-	for _ in $(seq $(($3 * 5))); do
-		[ "$(count "$1")" -ge "$2" ] && return 0
-		sleep 0.2
-	done
-	bad "no ${2}th '$1' on the console within $3 s"
-	lg_console_tail "$W/console.log"
-	return 1
-}
-nth() { grep -- "$1" "$W/console.log" | sed -n "${2}p" | tr -d '\r'; }
 # svc_count PATTERN: lines of the service's log with PATTERN
 svc_count() { grep -c -- "$1" "$W/service.log" 2>/dev/null || true; }
 # svc_wait PATTERN N SECONDS: until the service's log has N such lines
@@ -129,7 +117,7 @@ svc_wait "following libvirt's domain events" 1 10 || exit 1
 vsh start "$DOM" >/dev/null || { bad "virsh start"; exit 1; }
 note "booting $DOM (TCG) with no ringside device"
 wait_console "waiting for a ringside device" 300 || exit 1
-wait_nth "E2E-IVSHMEM \[ \]" 1 30 || exit 1
+console_wait_nth "E2E-IVSHMEM \[ \]" 1 30 || exit 1
 
 # ---- enable --live: recorded without a restart -----------------------------------
 "$RINGSIDE" enable "$DOM" --live --mode normal --data-pages 64 --freq 100 \
@@ -137,8 +125,8 @@ wait_nth "E2E-IVSHMEM \[ \]" 1 30 || exit 1
 svc_wait "$DOM: recording its rings" 1 60 &&
 	ok "enable --live: the service records $DOM: $(grep -m 1 "$DOM: recording" "$W/service.log" | sed 's/.*service: //')" ||
 	exit 1
-wait_nth "attached to the region on" 1 120 || exit 1
-wait_nth "E2E-MARK" 1 60 || exit 1
+console_wait_nth "attached to the region on" 1 120 || exit 1
+console_wait_nth "E2E-MARK" 1 60 || exit 1
 "$RINGSIDE" stat "$DOM" > "$W/stat1" 2>&1
 grep -q "^heartbeat: moved .* into stat's look" "$W/stat1" &&
 	ok "stat: $(grep '^heartbeat:' "$W/stat1")" ||
@@ -147,7 +135,7 @@ grep -q "from before the guest's last reset" "$W/stat1" &&
 	bad "stat: a live agent's status taken for one from before a reset"
 wait_files 2 60 && ok "recording: $(nfiles) files, the last one's reason: $(reason "$(files | tail -n 1)")" ||
 	exit 1
-M_BEFORE=$(nth "E2E-MARK" 1 | sed 's/.*E2E-MARK \([0-9]*\).*/\1/')
+M_BEFORE=$(console_nth "E2E-MARK" 1 | sed 's/.*E2E-MARK \([0-9]*\).*/\1/')
 
 # ---- disable --live: the recording ends ------------------------------------------
 "$RINGSIDE" disable "$DOM" --live > "$W/out" 2>&1 ||
@@ -193,7 +181,7 @@ fds=$(ls -l "/proc/$SVC_PID/fd" 2>/dev/null | grep -c "ringside-$DOM")
 	--sideband-pages 0 > "$W/out" 2>&1 || { bad "enable --live again: $(cat "$W/out")"; exit 1; }
 svc_wait "$DOM: recording its rings" 2 60 &&
 	ok "enable --live again: recorded again, no service restart" || exit 1
-wait_nth "attached to the region on" 2 120 || exit 1
+console_wait_nth "attached to the region on" 2 120 || exit 1
 N_AGAIN=$(nfiles)
 wait_files $((N_AGAIN + 2)) 60 || exit 1
 m=0
@@ -206,7 +194,7 @@ done
 	bad "no marker after the second plug in the new files (newest live $m, before: $LAST_M)"
 
 # ---- a reset: one, and the agent's status of the boot before says so --------------
-wait_nth "E2E-MARK" 2 60 || exit 1
+console_wait_nth "E2E-MARK" 2 60 || exit 1
 vsh suspend "$DOM" >/dev/null || bad "virsh suspend"
 vsh reset "$DOM" >/dev/null || bad "virsh reset"
 svc_wait "$DOM: the guest reset" 1 30 || exit 1
@@ -214,10 +202,10 @@ svc_wait "$DOM: the guest reset" 1 30 || exit 1
 grep -q "^heartbeat: the status of an agent from before the guest's last reset" "$W/stat2" &&
 	ok "stat of the reset, paused guest: $(grep "from before" "$W/stat2" | cut -c 12-140)" ||
 	{ bad "stat does not say the agent's status is from before the reset"; cat "$W/stat2"; }
-BOOTS=$(count "E2E-BOOT")
+BOOTS=$(console_count "E2E-BOOT")
 vsh resume "$DOM" >/dev/null || bad "virsh resume"
-wait_nth "E2E-BOOT" $((BOOTS + 1)) 120 || exit 1
-wait_nth "attached to the region on" 3 180 || exit 1
+console_wait_nth "E2E-BOOT" $((BOOTS + 1)) 120 || exit 1
+console_wait_nth "attached to the region on" 3 180 || exit 1
 "$RINGSIDE" stat "$DOM" > "$W/stat3" 2>&1
 grep -q "^heartbeat: moved" "$W/stat3" && ! grep -q "from before" "$W/stat3" &&
 	ok "after the new boot's agent attached: $(grep '^heartbeat:' "$W/stat3")" ||

@@ -38,8 +38,8 @@ enum svc_trigger {
  * live agent for a hung one */
 #define SVC_HANG_MIN_S   5u
 /* libvirt's reboot events of a domain less than this apart are one reset
- * (libvirt reports a crashed guest's restart more than once) */
-#define SVC_RESET_MERGE_S 10u
+ * (libvirt 9.0 reports an on_crash restart three times, within 40 ms) */
+#define SVC_RESET_MERGE_S 2u
 
 /* ---- continuous recording: its configuration (src/svc_record.c) ---- */
 #define SVC_REC_ROTATE_MB   256u      /* a file this big is completed */
