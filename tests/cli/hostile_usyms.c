@@ -138,5 +138,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < e.build_id_len; i++)
 		printf("%02x", e.build_id[i]);
 	putchar('\n');
+	free(entry);
 	return 0;
 }
