@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# spin_check.sh MODEL CC: verify the Promela model MODEL with spin in every
+# spin_check.sh MODEL [CC...]: verify the Promela model MODEL with spin in every
 # interleaving (pan, safety: assertions and invalid end states), and each
 # of its broken variants, which must fail: a check that cannot fail proves
 # nothing.  Without spin it fails: scripts/setup.sh installs it.
 set -euo pipefail
 model=$1
-cc=${2:-cc}
+shift
+# the build's C compiler, every word of it (ccache cc, or cc alone)
+cc=("$@")
+[ ${#cc[@]} -gt 0 ] || cc=(cc)
 if ! command -v spin >/dev/null; then
 	echo "spin_check: spin is not installed: run scripts/setup.sh (Debian's spin)"
 	exit 1
@@ -20,7 +23,7 @@ verify() {
 	rm -f pan pan.* model.pml.trail
 	spin -a "$@" model.pml >spin.log 2>&1 ||
 		{ cat spin.log; echo "spin_check: spin -a $* failed"; exit 1; }
-	"$cc" -O2 -DSAFETY -DNOCLAIM -o pan pan.c >cc.log 2>&1 ||
+	"${cc[@]}" -O2 -DSAFETY -DNOCLAIM -o pan pan.c >cc.log 2>&1 ||
 		{ cat cc.log; echo "spin_check: cc pan.c ($*) failed"; exit 1; }
 	./pan -m100000 >pan.log 2>&1 || true
 	grep -E '^State-vector .* errors: [0-9]+' pan.log | sed 's/.*errors: //'
