@@ -8,7 +8,7 @@
  *   producer write PATH [--records N] [--fill F] [--samples K] [--markers K]
  *                       [--aux K] [--aux-size B] [--burst B] [--rate R]
  *                       [--comm NAME] [--mmap2 FILE] [--guest] [--ready FILE]
- *                       [--flush-timeout S]
+ *                       [--hold FILE] [--flush-timeout S]
  *   producer poke PATH --abi-version V
  *   producer sideband PATH --kallsyms FILE [--build-id HEX] [--torn]
  *                          [--lie-length N]
@@ -38,8 +38,9 @@
  * misc USER); --guest marks samples, COMM and MMAP2 records as a guest's
  * (misc GUEST_USER).  The first B records per
  * ring go in at once (so a small ring overflows before anybody drains it),
- * then --ready FILE is created, then the rest at R records/s per ring
- * (0: as fast as possible).  Pending LOST records are flushed before exit.
+ * then --ready FILE is created, then (with --hold FILE, once FILE exists)
+ * the rest at R records/s per ring (0: as fast as possible).  Pending
+ * LOST records are flushed before exit.
  * --kernel-ip A: samples are kernel-mode (misc KERNEL, as the Linux agent
  * forwards its kernel's), at A, A + 1, ... A + 15.
  * identity: who the guest is, as the Linux agent publishes it in the
@@ -86,6 +87,7 @@ struct opts {
 	int torn;
 	double flush_timeout;
 	const char *ready;
+	const char *hold;         /* the rest of the records once it exists */
 	const char *comm;
 	const char *mmap2;
 	int guest;
@@ -453,8 +455,12 @@ static int write_records(const char *path, const struct opts *o)
 		put_mmap2(&rs[j], o->mmap2, o->guest);
 	for (i = 0; i < o->records; i++) {
 		if (i == o->burst) {
+			struct timespec step = { 0, 10000000 };
+
 			if (o->ready)
 				touch(o->ready);
+			while (o->hold && access(o->hold, F_OK))
+				nanosleep(&step, NULL);
 			start = now_ns();
 		}
 		if (i >= o->burst)
@@ -676,6 +682,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--burst")) o.burst = num(v);
 		else if (!strcmp(a, "--rate")) o.rate = num(v);
 		else if (!strcmp(a, "--ready")) o.ready = v;
+		else if (!strcmp(a, "--hold")) o.hold = v;
 		else if (!strcmp(a, "--comm")) o.comm = v;
 		else if (!strcmp(a, "--mmap2")) o.mmap2 = v;
 		else if (!strcmp(a, "--flush-timeout")) o.flush_timeout = (double)num(v);
