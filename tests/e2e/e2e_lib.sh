@@ -157,34 +157,49 @@ rs_cache() {
 	echo "$(cd "$(dirname "$1")" && pwd)/.ringside-debug"
 }
 
-# user_unknown FILE: "UNKNOWN ALL" of FILE's guest samples in user mode
-# (perf report --sort dso,sym: "[.]"), those whose binary perf does not
-# know ([unknown]) and all of them
+# user_unknown FILE: "UNKNOWN ALL HOST" of FILE's samples in user mode
+# (perf report --sort pid,dso,sym: "[.]"): those of the guest's processes
+# whose binary perf does not know ([unknown]), all of the guest's, and the
+# host's own samples of vCPUs in user mode (pid -1: a snapshot's vCPU
+# registers, filed as no task, since the host does not know which task
+# runs; docs/cli.md), counted apart: they are no guest process's.  The
+# pid is the first field of "PID:COMMAND" (a name may hold spaces).
 user_unknown() {
 	perf --buildid-dir "$(rs_cache "$1")" report -i "$1" --stdio -n \
-		--no-children -g none --sort dso,sym \
+		--no-children -g none --sort pid,dso,sym \
 		2>/dev/null | awk '
 		/^# Samples: / { ev = index($0, "of event '\''ringside:sample'\''") > 0; next }
-		/^#/ || NF < 5 { next }
-		ev && $4 == "[.]" { all += $2; if ($3 == "[unknown]") un += $2 }
-		END { printf "%d %d\n", un, all }'
+		/^#/ || NF < 6 || !ev { next }
+		{ for (i = 4; i < NF && $i != "[.]"; i++) ; if ($i != "[.]") next }
+		substr($3, 1, index($3, ":") - 1) == "-1" { host += $2; next }
+		{ all += $2; if ($(i - 1) == "[unknown]") un += $2 }
+		END { printf "%d %d %d\n", un, all, host }'
 }
 
-# unknown_judge FILE WHAT: at most 1 % of FILE's user samples [unknown];
-# the processes of the others said when it is more
+# unknown_judge FILE WHAT [OUT]: at most 1 % of the user samples of
+# FILE's guest processes [unknown], and some; the processes of those
+# said when it is more.  OUT, the snapshot's output: the host's own user
+# samples (pid -1) are exactly its vCPUs in user mode ("vCPU N (user)").
 unknown_judge() {
-	local un all line
-	read -r un all < <(user_unknown "$1")
-	line="$2: of all $all user samples, $un ($((all ? un * 1000 / all / 10 : 0)).$((all ? un * 1000 / all % 10 : 0))%) [unknown] to perf report --sort dso"
+	local un all host line vu
+	read -r un all host < <(user_unknown "$1")
+	line="$2: of all $all user samples of the guest's processes, $un ($((all ? un * 1000 / all / 10 : 0)).$((all ? un * 1000 / all % 10 : 0))%) [unknown] to perf report --sort dso (and $host of the host's vCPU registers, pid -1, apart)"
 	if [ "$all" -gt 0 ] && [ $((un * 100)) -le "$all" ]; then
 		ok "$line"
 	else
 		bad "$line"
 		perf --buildid-dir "$(rs_cache "$1")" script -i "$1" -G \
-			-F comm,pid,ip,dso 2>/dev/null |
-			awk '$NF == "([unknown])" && length($(NF - 1)) < 16 { print $1, $2 }' |
+			-F comm,pid,event,ip,dso 2>/dev/null |
+			awk '$NF == "([unknown])" && $(NF - 2) == "ringside:sample:" &&
+				length($(NF - 1)) < 16 && $(NF - 3) != "-1" {
+				$NF = $(NF - 1) = $(NF - 2) = ""; print }' |
 			sort | uniq -c | sort -rn | head -n 8 | sed 's/^/     /'
 	fi
+	[ -n "${3:-}" ] || return 0
+	vu=$(grep -Ec '^ *vCPU [0-9]+ \(user' "$3")
+	[ "$host" = "$vu" ] &&
+		ok "$2: the host's user samples (pid -1) are its $vu vCPUs in user mode" ||
+		bad "$2: $host user samples of pid -1, but $vu vCPUs in user mode in $(basename "$3")"
 }
 
 # captures_now: the hook's captures of $DOM so far, for new_capture

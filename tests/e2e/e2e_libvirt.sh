@@ -683,15 +683,19 @@ if wait_console "E2E-FLIGHT-WAIT" 240; then
 	vsh send-key $DOM KEY_ENTER >/dev/null || bad "virsh send-key (flight)"
 fi
 if wait_console "Kernel panic" 120; then
+	# the pids the guest listed before its crash, in its kernel's log
+	# (so on the console before the panic's own lines): none is a
+	# failure of its own, not a share of nothing
 	ALIVE=$(sed -n 's/.*E2E-ALIVE \([0-9 ]*\).*/\1/p' "$W/console.log" | head -n 1)
+	[ -n "${ALIVE// /}" ] || bad "flight: no E2E-ALIVE line with the processes alive at the end on the console before the panic"
 	"$RINGSIDE" snapshot $DOM --stable -o "$W/fcrash.data" > "$W/fcrash.out" 2>&1 ||
 		bad "crash snapshot (flight)"
 	"$RINGSIDE" snapshot $DOM --stable --no-process-state -o "$W/fcrash0.data" \
 		> "$W/fcrash-0.out" 2>&1 || bad "crash snapshot --no-process-state"
 	flight_judge "$W/flive0.data" "$W/flive.data" flive
 	flight_judge "$W/fcrash0.data" "$W/fcrash.data" fcrash
-	unknown_judge "$W/flive.data" "flight, live snapshot"
-	unknown_judge "$W/fcrash.data" "flight, crash snapshot"
+	unknown_judge "$W/flive.data" "flight, live snapshot" "$W/flive.out"
+	unknown_judge "$W/fcrash.data" "flight, crash snapshot" "$W/fcrash.out"
 	note "the agent's process state: $(grep -m 1 'process state' "$W/fcrash.out" | sed 's/^ *//')"
 fi
 captures_now
