@@ -9,7 +9,10 @@
  * not count them.  A record the writer refuses is counted, never a
  * reason to fail.  A process born after the agent's last read (its FORK
  * recovered from the guest kernel's buffer) is filed the same way, as its
- * parent was: what the kernel copied at its birth.
+ * parent was: what the kernel copied at its birth.  A process the table
+ * gives no name (the agent met its pid, and it had ended before its name
+ * could be read) gets its mappings and no COMM: perf says its pid, as
+ * for any process it has no name of, where a COMM would claim "".
  */
 #include <string.h>
 
@@ -24,7 +27,7 @@ static int file_proc(const struct gpstate *g, uint32_t i, uint32_t pid,
 	uint32_t j;
 	int err = 0;
 
-	for (j = 0; j <= g->procs[i].nr_maps && !err; j++) {
+	for (j = !g->procs[i].comm[0]; j <= g->procs[i].nr_maps && !err; j++) {
 		err = j ? gpstate_mmap2(g, i, j - 1, rec) :
 			  gpstate_comm(g, i, rec);
 		if (err)

@@ -6,7 +6,8 @@
  * record, as the host's own records (ringside:state).  The ring counts
  * read back from each file never include them: every ring record is in
  * exactly one file, as without the table.  A process born after the
- * agent's last read is filed as its parent was (pstate_file_child).
+ * agent's last read is filed as its parent was (pstate_file_child).  A
+ * process the table gives no name gets no COMM.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -314,30 +315,42 @@ START_TEST(not_filed_when_asked)
 }
 END_TEST
 
+/* A checked table of two processes into @g: pid 42 "gzip" and @pid2
+ * named @comm2, two mappings each; a file of one ring opened at @path. */
+static void table_two(struct gpstate *g, uint32_t pid2, const char *comm2,
+		      char *path, size_t path_len, const char *what,
+		      struct pdf_writer **w)
+{
+	static uint8_t entries[2048] __attribute__((aligned(8)));
+	struct pdf_writer_params wp = { .size = sizeof(wp), .nr_rings = 1 };
+	uint32_t len;
+
+	len = put_proc(entries, 42, "gzip", "/usr/lib/libc.so.6");
+	len += put_proc(entries + len, pid2, comm2, "/usr/lib/libc.so.6");
+	memset(g, 0, sizeof(*g));
+	ck_assert_int_eq(gpstate_parse(g, entries, len, 2), 0);
+	g->state = GPSTATE_OK;
+	ck_assert_uint_eq(g->nr_procs, 2);
+	tmp_path(path, path_len, what);
+	ck_assert_int_eq(pdf_writer_open(w, path, &wp), 0);
+}
+
 /* A process born after the agent's last read (its FORK recovered from the
  * guest kernel's buffer) is filed as its parent was: the parent's name
  * and mappings under the child's pid, at its birth; not when the table
  * has the child already, nor without its parent in the table. */
 START_TEST(child_filed_as_its_parent)
 {
-	static uint8_t entries[2048] __attribute__((aligned(8)));
-	struct pdf_writer_params wp = { .size = sizeof(wp), .nr_rings = 1 };
 	struct pstate_filed c = { 0 };
 	struct pdf_writer *w;
 	struct pdf_reader *r;
 	struct pdf_event ev;
 	struct gpstate g;
 	char path[256];
-	uint32_t len, comms = 0, mmaps = 0, ids[2];
+	uint32_t comms = 0, mmaps = 0, ids[2];
 	int n;
 
-	len = put_proc(entries, 42, "gzip", "/usr/lib/libc.so.6");
-	len += put_proc(entries + len, 43, "sh", "/usr/lib/libc.so.6");
-	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(gpstate_parse(&g, entries, len, 2), 0);
-	g.state = GPSTATE_OK;
-	tmp_path(path, sizeof(path), "born.data");
-	ck_assert_int_eq(pdf_writer_open(&w, path, &wp), 0);
+	table_two(&g, 43, "sh", path, sizeof(path), "born.data", &w);
 	ck_assert_int_eq(pstate_file_child(&g, w, 42, 99, 5000, &c), 1);
 	ck_assert_int_eq(pstate_file_child(&g, w, 42, 43, 5000, &c), 0);
 	ck_assert_int_eq(pstate_file_child(&g, w, 7, 100, 5000, &c), 0);
@@ -370,6 +383,52 @@ START_TEST(child_filed_as_its_parent)
 }
 END_TEST
 
+/* A process the table names with no name (the agent met its pid in a
+ * sample and it was gone before its name could be read) gets its
+ * mappings and no COMM: a COMM of "" would claim the name is empty,
+ * where perf, without one, says the pid (":96") as for any process it
+ * has no name of.  The named one beside it gets both. */
+START_TEST(nameless_process_no_comm)
+{
+	struct pstate_filed c = { 0 };
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+	struct gpstate g;
+	char path[256];
+	uint32_t comms = 0, mmaps[2] = { 0, 0 }, ids[2];
+	int n;
+
+	table_two(&g, 96, "", path, sizeof(path), "nameless.data", &w);
+	ck_assert_int_eq(pstate_file(&g, w, 5000, &c), 0);
+	ck_assert_int_eq(pstate_file_child(&g, w, 96, 97, 5000, &c), 1);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+	ck_assert_uint_eq(c.comms, 1);
+	ck_assert_uint_eq(c.mmaps, 6);
+	ck_assert_uint_eq(c.refused, 0);
+	ck_assert_int_eq(pdf_reader_open(&r, path), 0);
+	while ((n = pdf_reader_next(r, &ev)) == 1) {
+		ck_assert(ev.state);
+		memcpy(ids, ev.rec + 1, sizeof(ids));
+		if (ev.rec->type == PERF_RECORD_COMM) {
+			ck_assert_uint_eq(ids[0], 42);
+			ck_assert_str_eq((const char *)(ev.rec + 1) + 8, "gzip");
+			comms++;
+		} else {
+			ck_assert_uint_eq(ev.rec->type, PERF_RECORD_MMAP2);
+			mmaps[ids[0] != 42]++;
+		}
+	}
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(comms, 1);
+	ck_assert_uint_eq(mmaps[0], 2);
+	ck_assert_uint_eq(mmaps[1], 4);   /* pid 96's and its child's */
+	pdf_reader_close(r);
+	unlink(path);
+	gpstate_fini(&g);
+}
+END_TEST
+
 static Suite *record_pstate_suite(void)
 {
 	Suite *s = suite_create("record_pstate");
@@ -379,6 +438,7 @@ static Suite *record_pstate_suite(void)
 	tcase_add_test(tc, hostile_name_costs_its_mapping);
 	tcase_add_test(tc, not_filed_when_asked);
 	tcase_add_test(tc, child_filed_as_its_parent);
+	tcase_add_test(tc, nameless_process_no_comm);
 	suite_add_tcase(s, tc);
 	return s;
 }

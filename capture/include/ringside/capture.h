@@ -799,9 +799,9 @@ struct pstate_filed {
 };
 
 /*
- * @g's processes, a COMM and their MMAP2 records, to @w (if any) at
- * @time, as the host's own records (pdf_writer_add_state), counted into
- * @c.  0, -ENOMEM, or the writer's -errno (the file, not a record).
+ * @g's processes, a COMM (of those with a name) and their MMAP2
+ * records, to @w (if any) at @time, as the host's own records
+ * (pdf_writer_add_state), counted into @c.  0, -ENOMEM, or the writer's -errno (the file, not a record).
  */
 int pstate_file(const struct gpstate *g, struct pdf_writer *w, uint64_t time,
 		struct pstate_filed *c);
