@@ -44,7 +44,7 @@ static int open_ring(struct host_vcpu *v)
 	if (!err)
 		err = rs_region_ring(&a->region, a->id, &a->ring);
 	if (!err)
-		err = rs_region_config_read(&a->region, &cfg);
+		err = rs_guest_config_read(&a->region, &cfg);
 	if (err)
 		return err;
 	a->mask = (uint32_t)cfg.trace_mask;

@@ -185,7 +185,7 @@ static int gone(struct agent *a, uint64_t now)
  * 0; -1 when the device went away (what was read is not the host's). */
 static int config_read(struct agent *a, uint64_t now)
 {
-	int err = rs_region_config_read(&a->dev.region, &a->cfg);
+	int err = rs_guest_config_read(&a->dev.region, &a->cfg);
 
 	if (dev_gone(a, now, NULL))
 		return -1;

@@ -91,7 +91,7 @@ int qpt_output_vcpu(struct qpt *q, struct qpt_vcpu *v, char *err, size_t size)
 			 v->index, rs_region_nr_rings(&q->region));
 		return -pve_invalid;
 	}
-	ret = rs_aux_producer_init(&v->prod, &q->region, v->index);
+	ret = rs_producer_init_aux(&v->prod, &q->region, v->index);
 	if (ret < 0) {
 		snprintf(err, size, "vCPU %u: ring %u has no AUX area "
 			 "(aux_pages 0): not traced", v->index, v->index);

@@ -5,8 +5,17 @@
  * the validated private layout, never from the control page; a record is
  * copied out before its header is trusted; every loop is bounded by the
  * ring size; and what cannot be read is counted, never skipped silently.
+ *
+ * Event suppression (RS_FEATURE_EVENT_SUPPRESS, docs/abi.md): a consumer
+ * says in the control page that it polls, and before it sleeps takes it
+ * back and looks at the heads once more (barrier.h, W/C against A/X);
+ * the producer's half is rs_producer_doorbell (producer.c).
  */
-#include "barrier.h"
+#if __STDC_HOSTED__
+#include <stdlib.h>
+#endif
+
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 static void tails_reset(struct rs_consumer *c)
@@ -373,3 +382,69 @@ const struct rs_cons_stats *rs_consumer_stats(const struct rs_consumer *c)
 {
 	return c ? &c->stats : (const struct rs_cons_stats *)0;
 }
+
+/*
+ * Whether a doorbell may have fallen due, and been suppressed, between
+ * @tail (consumed) and @head: the producer decides at the first
+ * publication past each multiple of the watermark, so one lies in
+ * (tail, head].  A head that is nonsense (behind, or more than a ring
+ * ahead) does not keep a consumer awake: the drain ignores it, and a guest
+ * must not make the host spin with it.
+ */
+static int due_since(uint64_t head, uint64_t tail, uint64_t size, uint32_t wm)
+{
+	if (head == tail || head - tail > size)
+		return 0;
+	return head / wm != tail / wm;
+}
+
+int rs_consumer_sleep_prepare(struct rs_consumer *c)
+{
+	const struct rs_ring *ring;
+	struct rs_ctrl_page *ctrl;
+
+	if (!c || !c->ring.ctrl)
+		return -rse_invalid;
+	ring = &c->ring;
+	ctrl = ring->ctrl;
+	rs_consumer_state_sleep(&ctrl->host.consumer);
+	if (ring->data_mode == RS_MODE_NORMAL &&
+	    due_since(rs_read_head(ctrl), c->tail, ring->data_size,
+		      c->watermark))
+		return 1;
+	if (ring->aux_size && ring->aux_mode == RS_MODE_NORMAL &&
+	    due_since(rs_read_aux_head(ctrl), c->aux_tail, ring->aux_size,
+		      c->aux_watermark))
+		return 1;
+	return 0;
+}
+
+int rs_consumer_awake(struct rs_consumer *c)
+{
+	if (!c || !c->ring.ctrl)
+		return -rse_invalid;
+	rs_consumer_state_poll(&c->ring.ctrl->host.consumer);
+	return 0;
+}
+
+/* Heap constructors for the host; a freestanding build (no malloc) has
+ * none: its objects live in static storage or on the stack. */
+#if __STDC_HOSTED__
+struct rs_consumer *rs_consumer_alloc(const struct rs_region *region,
+				      uint32_t index)
+{
+	struct rs_consumer *c = malloc(sizeof(*c));
+
+	if (c && rs_consumer_init(c, region, index) < 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void rs_consumer_free(struct rs_consumer *c)
+{
+	rs_consumer_fini(c);
+	free(c);
+}
+#endif

@@ -5,7 +5,7 @@
  * The header is shared with the host; the layout comes from the private
  * copy validated at open, never from the header.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 static struct rs_region_header *header(const struct rs_region *region)
@@ -13,7 +13,7 @@ static struct rs_region_header *header(const struct rs_region *region)
 	return (struct rs_region_header *)region->base;
 }
 
-int rs_region_config_read(const struct rs_region *region, struct rs_config *cfg)
+int rs_guest_config_read(const struct rs_region *region, struct rs_config *cfg)
 {
 	const struct rs_config *c;
 
@@ -34,7 +34,7 @@ int rs_region_config_read(const struct rs_region *region, struct rs_config *cfg)
 	return 0;
 }
 
-int rs_region_enabled(const struct rs_region *region)
+int rs_guest_enabled(const struct rs_region *region)
 {
 	if (!region || !region->base)
 		return -rse_invalid;
@@ -70,7 +70,7 @@ int rs_guest_attach(const struct rs_region *region, uint32_t agent_kind,
 		return -rse_invalid;
 	if (!rings_used || rings_used > region->nr_rings)
 		return -rse_invalid;
-	err = rs_region_config_read(region, cfg);
+	err = rs_guest_config_read(region, cfg);
 	if (err)
 		return err;
 	err = config_check(region, cfg);

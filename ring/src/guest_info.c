@@ -10,11 +10,11 @@
  *   G2: store-release(seq, odd + 1)        once into a private copy
  *                                          H2: acquire fence; seq == s
  *
- * (H1 and H2 are rs_seq_read's, seq_read.c.)  The host judges only the block's frame (magic, a settled seq); every
+ * (H1 and H2 are rs_seqcount_read's, seq_read.c.)  The host judges only the block's frame (magic, a settled seq); every
  * value in it is a claim the caller bounds, and the strings reach it as
  * the guest stored them, not necessarily NUL-terminated.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 static struct rs_guest_info *block(const struct rs_region *region)
@@ -86,7 +86,7 @@ int rs_guest_info_read(const struct rs_region *region,
 		return -rse_invalid;
 	rs_memset(out, 0, sizeof(*out));
 	r.b = block(region);
-	err = rs_seq_read(&r.b->seq, gi_take, &r);
+	err = rs_seqcount_read(&r.b->seq, gi_take, &r);
 	if (err == 1)
 		*out = r.in;
 	return err;

@@ -6,7 +6,7 @@
  * guest writes it once; the host copies it once and judges the shape
  * here, the addresses where it reads guest memory.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 
@@ -127,7 +127,7 @@ int rs_kbuf_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 	r.area = region->base + region->sideband_offset;
 	r.area_size = region->sideband_size;
 	r.buf = buf;
-	err = rs_seq_read(&r.d->seq, kb_take, &r);
+	err = rs_seqcount_read(&r.d->seq, kb_take, &r);
 	if (err == 1)
 		*info = r.in;
 	return err;

@@ -4,7 +4,7 @@
  * for rings whose writer is not this library: the Linux agent drains the
  * guest kernel's own perf buffers with it.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 uint64_t rs_perf_page_read_head(const struct rs_ctrl_page *page)

@@ -23,20 +23,13 @@
  * (perf's write_backward): head moves down and always points at the newest
  * record, so a reader walks from head towards older records without a tail.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 #include "test_hook.h"
 
 #ifdef RS_RING_TEST_HOOKS
 rs_test_hook_fn rs_test_hook;
 #endif
-
-static uint32_t watermark_clamp(uint64_t wm, uint64_t size)
-{
-	if (!wm || wm >= size)
-		return (uint32_t)(size / 2 ? size / 2 : 1);
-	return (uint32_t)wm;
-}
 
 static int aux_init(struct rs_producer *p, const struct rs_region *region,
 		    struct rs_ctrl_page *c);
@@ -73,7 +66,7 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 	head = rs_load_hint(&c->data_head);
 	p->head = head;
 	p->published = head;
-	p->watermark = watermark_clamp(region->config.data_watermark,
+	p->watermark = rs_watermark_clamp(region->config.data_watermark,
 				       p->ring.data_size);
 	p->wakeup = head - head % p->watermark;
 	/* Worth it only on a ring much larger than the distance. */
@@ -104,7 +97,7 @@ static int aux_init(struct rs_producer *p, const struct rs_region *region,
 		tail = rs_read_aux_tail(c);
 		p->aux_tail_cache = p->aux_head - tail > p->ring.aux_size ?
 			p->aux_head - p->ring.aux_size : tail;
-		p->aux_watermark = watermark_clamp(region->config.aux_watermark,
+		p->aux_watermark = rs_watermark_clamp(region->config.aux_watermark,
 						   p->ring.aux_size);
 		p->aux_wakeup = p->aux_head - p->aux_head % p->aux_watermark;
 		rs_announce(&c->ext.aux_write_limit, p->aux_head);
@@ -112,7 +105,7 @@ static int aux_init(struct rs_producer *p, const struct rs_region *region,
 	return 0;
 }
 
-int rs_aux_producer_init(struct rs_producer *p, const struct rs_region *region,
+int rs_producer_init_aux(struct rs_producer *p, const struct rs_region *region,
 			 uint32_t index)
 {
 	int err;
@@ -140,6 +133,23 @@ static int forward_room(struct rs_producer *p, uint64_t offset, uint64_t need)
 		return 0;
 	rs_store_hint(&p->tail_cache, tail);
 	return offset - tail + need <= size;
+}
+
+/*
+ * Event suppression (RS_FEATURE_EVENT_SUPPRESS, docs/abi.md): a doorbell
+ * that fell due is rung only when the ring's consumer has not said that
+ * it polls (barrier.h, A/X against W/C; the consumer's half is in
+ * consumer.c).  Called after the head that made it due was published.
+ */
+int rs_producer_doorbell(struct rs_producer *p)
+{
+	if (!p->suppress ||
+	    rs_consumer_state_read(&p->ring.ctrl->host.consumer) !=
+	    RS_CONSUMER_POLLING)
+		return 1;
+	p->suppressed++;
+	rs_store_hint(&p->ring.ctrl->ext.suppressed, p->suppressed);
+	return 0;
 }
 
 /*
@@ -189,7 +199,7 @@ again:
 	if (!due)
 		return 0;
 	p->wakeup = head - head % p->watermark;
-	if (!rs_doorbell_decide(p))
+	if (!rs_producer_doorbell(p))
 		return 0;
 	p->doorbells++;
 	rs_store_hint(&c->ext.doorbells, p->doorbells);

@@ -2,7 +2,7 @@
 /* ringside/shared.h: barrier.h's word accessors, out of line. */
 #include "ringside/shared.h"
 
-#include "barrier.h"
+#include "ringside/barrier.h"
 
 uint32_t rs_shared_load32(const uint32_t *p)
 {

@@ -15,7 +15,7 @@
  * The area is where the layout validated at open says (the private copy),
  * never where the guest-writable header says now.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 
@@ -170,7 +170,7 @@ int rs_sideband_read(const struct rs_region *region, void *buf,
 	r.area = region->base + region->sideband_offset;
 	r.area_size = region->sideband_size;
 	r.buf = buf;
-	err = rs_seq_read(&r.d->seq, sb_take, &r);
+	err = rs_seqcount_read(&r.d->seq, sb_take, &r);
 	if (err != 1)
 		return err;
 	/* bytes of the unused id tail are not the guest's business */

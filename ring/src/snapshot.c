@@ -19,7 +19,11 @@
  * reuse space, so the tail is re-read after the copy and what it passed is
  * cut the same way.
  */
-#include "barrier.h"
+#if __STDC_HOSTED__
+#include <stdlib.h>
+#endif
+
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 static void snap_overwrite(struct rs_snapshot *s, struct rs_ctrl_page *c,
@@ -182,6 +186,19 @@ end:
 	s->done = 1;
 	return 0;
 }
+
+/* The heap constructors, as the consumer's (consumer.c). */
+#if __STDC_HOSTED__
+struct rs_snapshot *rs_snapshot_alloc(void)
+{
+	return calloc(1, sizeof(struct rs_snapshot));
+}
+
+void rs_snapshot_free(struct rs_snapshot *s)
+{
+	free(s);
+}
+#endif
 
 const struct rs_snap_stats *rs_snapshot_stats(const struct rs_snapshot *s)
 {

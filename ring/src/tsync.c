@@ -14,7 +14,7 @@
  * answer than the host's own clock moved.  Every loop is bounded by the
  * caller's clock and by a count of iterations.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 /* Polls per wait, whatever the clock says (a clock stuck in the past

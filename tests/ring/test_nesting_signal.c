@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ringside/ring.h"
 #include "test_hook.h"
 

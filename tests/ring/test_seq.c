@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The sequence-record helpers (seq.c) and rs_errstr (error.c). */
+/* The sequence-record helpers (seq.c) and rs_errstr (errstr.c). */
 #include <limits.h>
 #include <string.h>
 

@@ -21,7 +21,7 @@
  * begin under its own seqcount.  The host judges the frame only; the
  * entries are claims for introspect's parser.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 #define READ_TRIES 8

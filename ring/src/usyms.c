@@ -8,7 +8,7 @@
  * host copies the published part once and judges the shape here, the
  * entries in introspect's parser.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 
@@ -142,7 +142,7 @@ int rs_usyms_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 	r.area = region->base + region->sideband_offset;
 	r.area_size = region->sideband_size;
 	r.buf = buf;
-	err = rs_seq_read(&r.d->seq, us_take, &r);
+	err = rs_seqcount_read(&r.d->seq, us_take, &r);
 	if (err == 1)
 		*info = r.in;
 	return err;
