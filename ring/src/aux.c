@@ -23,7 +23,7 @@ static uint64_t aux_room(struct rs_producer *p, uint64_t want)
 
 	if (size - (p->aux_head - p->aux_tail_cache) >= want)
 		return size - (p->aux_head - p->aux_tail_cache);
-	tail = rs_read_aux_tail(p->ring.ctrl);
+	tail = rs_read_tail(&p->ring.ctrl->aux_tail);
 	if (p->aux_head - tail > size)
 		return size - (p->aux_head - p->aux_tail_cache);
 	p->aux_tail_cache = tail;
@@ -119,7 +119,7 @@ static uint64_t aux_commit(struct rs_producer *p, const struct rs_aux_handle *h,
 {
 	flags |= h->flags;
 	p->aux_head = h->start + h->written;
-	rs_publish_aux_head(p->ring.ctrl, p->aux_head);
+	rs_publish_head(&p->ring.ctrl->aux_head, p->aux_head);
 	if (aux_overwrite(p))
 		rs_announce(&p->ring.ctrl->ext.aux_write_limit, p->aux_head);
 	if (flags & RS_PERF_AUX_FLAG_TRUNCATED) {

@@ -21,7 +21,8 @@
 static void tails_reset(struct rs_consumer *c)
 {
 	struct rs_ctrl_page *ctrl = c->ring.ctrl;
-	uint64_t head = rs_read_head(ctrl), tail = rs_load_hint(&ctrl->data_tail);
+	uint64_t head = rs_read_head(&ctrl->data_head);
+	uint64_t tail = rs_load_hint(&ctrl->data_tail);
 
 	/* Start from the published tail unless it is implausible. */
 	if (head - tail > c->ring.data_size) {
@@ -31,7 +32,7 @@ static void tails_reset(struct rs_consumer *c)
 	}
 	c->tail = tail;
 	if (c->ring.aux_size) {
-		head = rs_read_aux_head(ctrl);
+		head = rs_read_head(&ctrl->aux_head);
 		tail = rs_load_hint(&ctrl->aux_tail);
 		if (head - tail > c->ring.aux_size) {
 			c->stats.aux_corrupt++;
@@ -129,7 +130,7 @@ int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 		return -rse_mode;
 	size = c->ring.data_size;
 	data = c->ring.data;
-	head = rs_read_head(c->ring.ctrl);
+	head = rs_read_head(&c->ring.ctrl->data_head);
 	pos = c->tail;
 	if (head == pos)
 		return 0;
@@ -197,7 +198,7 @@ publish:
 	c->stats.records += records;
 	c->stats.bytes += bytes;
 	c->tail = pos;
-	rs_publish_tail(c->ring.ctrl, pos);
+	rs_publish_tail(&c->ring.ctrl->data_tail, pos);
 	return ret < 0 ? ret : n;
 }
 
@@ -211,7 +212,7 @@ int64_t rs_consumer_drain_aux(struct rs_consumer *c, rs_aux_fn fn, void *arg)
 	if (!c->ring.aux_size || c->ring.aux_mode != RS_MODE_NORMAL)
 		return -rse_mode;
 	size = c->ring.aux_size;
-	head = rs_read_aux_head(c->ring.ctrl);
+	head = rs_read_head(&c->ring.ctrl->aux_head);
 	tail = c->aux_tail;
 	avail = head - tail;
 	if (!avail)
@@ -239,7 +240,7 @@ int64_t rs_consumer_drain_aux(struct rs_consumer *c, rs_aux_fn fn, void *arg)
 	}
 	c->stats.aux_bytes += avail;
 	c->aux_tail = head;
-	rs_publish_aux_tail(c->ring.ctrl, head);
+	rs_publish_tail(&c->ring.ctrl->aux_tail, head);
 	return ret < 0 ? ret : (int64_t)avail;
 }
 
@@ -315,7 +316,7 @@ int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
 	c->stats.reattaches++;
 	c->bad_head = c->bad_aux_head = 0;
 
-	head = rs_read_head(ring.ctrl);
+	head = rs_read_head(&ring.ctrl->data_head);
 	tail = rs_load_hint(&ring.ctrl->data_tail);
 	if (head - tail > ring.data_size) {
 		c->stats.corrupt++;
@@ -342,10 +343,10 @@ int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
 		c->stats.tail_ahead_bytes += ahead;
 	}
 	c->tail = pos;
-	rs_publish_tail(ring.ctrl, pos);
+	rs_publish_tail(&ring.ctrl->data_tail, pos);
 
 	if (ring.aux_size) {
-		head = rs_read_aux_head(ring.ctrl);
+		head = rs_read_head(&ring.ctrl->aux_head);
 		tail = rs_load_hint(&ring.ctrl->aux_tail);
 		if (head - tail > ring.aux_size) {
 			c->stats.aux_corrupt++;
@@ -363,7 +364,7 @@ int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
 		c->aux_tail = pos;
 		/* only a normal-mode AUX area has a tail the producer reads */
 		if (ring.aux_mode == RS_MODE_NORMAL)
-			rs_publish_aux_tail(ring.ctrl, pos);
+			rs_publish_tail(&ring.ctrl->aux_tail, pos);
 	}
 	return bits;
 }
@@ -374,7 +375,7 @@ uint64_t rs_consumer_pending(const struct rs_consumer *c)
 
 	if (!c || !c->ring.ctrl)
 		return 0;
-	head = rs_read_head(c->ring.ctrl);
+	head = rs_read_head(&c->ring.ctrl->data_head);
 	return head - c->tail > c->ring.data_size ? 0 : head - c->tail;
 }
 
@@ -409,11 +410,11 @@ int rs_consumer_sleep_prepare(struct rs_consumer *c)
 	ctrl = ring->ctrl;
 	rs_consumer_state_sleep(&ctrl->host.consumer);
 	if (ring->data_mode == RS_MODE_NORMAL &&
-	    due_since(rs_read_head(ctrl), c->tail, ring->data_size,
+	    due_since(rs_read_head(&ctrl->data_head), c->tail, ring->data_size,
 		      c->watermark))
 		return 1;
 	if (ring->aux_size && ring->aux_mode == RS_MODE_NORMAL &&
-	    due_since(rs_read_aux_head(ctrl), c->aux_tail, ring->aux_size,
+	    due_since(rs_read_head(&ctrl->aux_head), c->aux_tail, ring->aux_size,
 		      c->aux_watermark))
 		return 1;
 	return 0;

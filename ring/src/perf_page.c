@@ -9,10 +9,10 @@
 
 uint64_t rs_perf_page_read_head(const struct rs_ctrl_page *page)
 {
-	return rs_read_head(page);
+	return rs_read_head(&page->data_head);
 }
 
 void rs_perf_page_publish_tail(struct rs_ctrl_page *page, uint64_t tail)
 {
-	rs_publish_tail(page, tail);
+	rs_publish_tail(&page->data_tail, tail);
 }

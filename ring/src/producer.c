@@ -75,7 +75,7 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 	if (p->ring.data_mode == RS_MODE_OVERWRITE) {
 		rs_announce(&c->ext.write_head, head);
 	} else {
-		tail = rs_read_tail(c);
+		tail = rs_read_tail(&c->data_tail);
 		p->tail_cache = head - tail > p->ring.data_size ?
 			head - p->ring.data_size : tail;
 		/* Past data_head nothing is sealed until a batch is set. */
@@ -94,7 +94,7 @@ static int aux_init(struct rs_producer *p, const struct rs_region *region,
 
 	if (p->ring.aux_size) {
 		p->aux_head = rs_load_hint(&c->aux_head);
-		tail = rs_read_aux_tail(c);
+		tail = rs_read_tail(&c->aux_tail);
 		p->aux_tail_cache = p->aux_head - tail > p->ring.aux_size ?
 			p->aux_head - p->ring.aux_size : tail;
 		p->aux_watermark = rs_watermark_clamp(region->config.aux_watermark,
@@ -126,7 +126,7 @@ static int forward_room(struct rs_producer *p, uint64_t offset, uint64_t need)
 
 	if (offset - rs_local_read(&p->tail_cache) + need <= size)
 		return 1;
-	tail = rs_read_tail(p->ring.ctrl);
+	tail = rs_read_tail(&p->ring.ctrl->data_tail);
 	/* A tail ahead of head, or more than a ring behind, is nonsense:
 	 * assume the consumer has freed nothing. */
 	if (offset - tail > size)
@@ -173,7 +173,7 @@ static int put_handle(struct rs_producer *p, int can_ring, int force)
 	int due;
 
 again:
-	if (rs_local_read32(&p->nest) > 1) {
+	if (rs_local_read(&p->nest) > 1) {
 		rs_local_dec32(&p->nest);
 		return 0;
 	}
@@ -181,7 +181,7 @@ again:
 	due = can_ring && p->ring.data_mode != RS_MODE_OVERWRITE &&
 	      head - p->wakeup >= p->watermark;
 	if (force || due || !p->batch || head - p->published >= p->batch) {
-		rs_publish_head(c, head);
+		rs_publish_head(&c->data_head, head);
 		p->published = head;
 		/* The count goes out with the records it counts. */
 		rs_store_hint(&c->ext.produced, rs_local_read(&p->produced));
@@ -226,7 +226,7 @@ static void write_lost(struct rs_producer *p, uint64_t pos, uint64_t count)
 static void seal(struct rs_producer *p, const struct rs_handle *h)
 {
 	uint64_t pos = h->pos - sizeof(struct rs_perf_lost), lost;
-	uint32_t level = rs_local_read32(&p->nest);
+	uint32_t level = rs_local_read(&p->nest);
 
 	if (h->size) {
 		rs_note_seal(p, level, h->pos, h->header);
@@ -257,7 +257,7 @@ static int reserve_nested(struct rs_producer *p, struct rs_handle *h,
 	uint32_t level;
 
 	slot = p->batch ? sizeof(uint64_t) : 0;
-	level = rs_local_read32(&p->nest);
+	level = rs_local_read(&p->nest);
 	if (slot && level > RS_NEST_MAX) {
 		if (size)
 			count_drop(p);
@@ -360,7 +360,7 @@ int rs_producer_commit(struct rs_producer *p, struct rs_handle *h)
 
 	if (!p || !h || h->written > h->size)
 		return -rse_invalid;
-	if (!rs_local_read32(&p->nest))
+	if (!rs_local_read(&p->nest))
 		return -rse_nesting;
 	/* A writer that did not even write the header abandoned the record:
 	 * frame it as padding so readers can step over it. */
@@ -468,7 +468,7 @@ int rs_producer_set_batch(struct rs_producer *p, uint32_t bytes)
 		return -rse_invalid;
 	if (p->ring.data_mode == RS_MODE_OVERWRITE)
 		return -rse_mode;
-	if (rs_local_read32(&p->nest))
+	if (rs_local_read(&p->nest))
 		return -rse_nesting;
 	c = p->ring.ctrl;
 	head = rs_local_read(&p->head);
@@ -484,7 +484,7 @@ int rs_producer_set_batch(struct rs_producer *p, uint32_t bytes)
 		if (!forward_room(p, head, sizeof(uint64_t)))
 			return -rse_no_space;
 		rs_header_clear(rs_header_slot(p, head));
-		rs_publish_flags(&c->ext.flags, flags | RS_EXT_SEALED);
+		rs_release(&c->ext.flags, flags | RS_EXT_SEALED);  /* S0 */
 	}
 	p->batch = bytes;
 	return 0;
@@ -494,7 +494,7 @@ int rs_producer_flush(struct rs_producer *p)
 {
 	if (!p || !p->ring.data)
 		return -rse_invalid;
-	if (rs_local_read32(&p->nest))
+	if (rs_local_read(&p->nest))
 		return -rse_nesting;
 	rs_local_inc32(&p->nest);
 	rs_compiler_barrier();

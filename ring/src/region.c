@@ -243,7 +243,7 @@ int rs_region_layout(void *mem, uint64_t mem_size,
 		c->aux_size = l.rings[i].aux_size;
 	}
 	/* Readers check the magic first: make it the last thing they see. */
-	rs_publish_magic(&hdr->magic, RS_REGION_MAGIC);
+	rs_release(&hdr->magic, RS_REGION_MAGIC);                /* I */
 	return 0;
 }
 
@@ -253,7 +253,7 @@ static int set_enabled(void *mem, uint32_t on)
 
 	if (!mem || ((uintptr_t)mem & (RS_PAGE_SIZE - 1)))
 		return -rse_invalid;
-	rs_publish_enabled(&h->config.enabled, on);
+	rs_release(&h->config.enabled, on);                      /* K */
 	return 0;
 }
 
@@ -528,7 +528,7 @@ int rs_region_open_layout(struct rs_region *region, void *mem,
 	region->nr_rings = params->nr_rings;
 	region->config = want.config;
 	/* The one configuration field the host changes after layout. */
-	region->config.enabled = rs_load_hint32(
+	region->config.enabled = rs_load_hint(
 		&((const struct rs_region_header *)mem)->config.enabled);
 	for (i = 0; i < params->nr_rings; i++) {
 		region->rings[i] = l.rings[i];
@@ -594,14 +594,14 @@ int rs_region_status_read(const struct rs_region *region,
 	if (!region || !region->base || !status)
 		return -rse_invalid;
 	h = (const struct rs_region_header *)region->base;
-	status->attached = rs_load_hint32(&h->status.attached);
-	status->abi_version = rs_load_hint32(&h->status.abi_version);
+	status->attached = rs_load_hint(&h->status.attached);
+	status->abi_version = rs_load_hint(&h->status.abi_version);
 	status->heartbeat = rs_load_hint(&h->status.heartbeat);
-	status->rings_used = rs_load_hint32(&h->status.rings_used);
-	status->agent_kind = rs_load_hint32(&h->status.agent_kind);
+	status->rings_used = rs_load_hint(&h->status.rings_used);
+	status->agent_kind = rs_load_hint(&h->status.agent_kind);
 	status->boot_gen = rs_load_hint(&h->status.boot_gen);
 	if (enabled)
-		*enabled = rs_load_hint32(&h->config.enabled);
+		*enabled = rs_load_hint(&h->config.enabled);
 	return 0;
 }
 

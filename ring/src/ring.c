@@ -21,17 +21,17 @@ int rs_ring_state_read(const struct rs_ring *ring, struct rs_ring_state *st)
 	if (!ring || !ring->ctrl || !st)
 		return -rse_invalid;
 	c = ring->ctrl;
-	st->data_head = rs_read_head(c);
-	st->data_tail = rs_read_tail(c);
-	st->aux_head = rs_read_aux_head(c);
-	st->aux_tail = rs_read_aux_tail(c);
+	st->data_head = rs_read_head(&c->data_head);
+	st->data_tail = rs_read_tail(&c->data_tail);
+	st->aux_head = rs_read_head(&c->aux_head);
+	st->aux_tail = rs_read_tail(&c->aux_tail);
 	st->write_head = rs_load_hint(&c->ext.write_head);
 	st->produced = rs_load_hint(&c->ext.produced);
 	st->lost = rs_load_hint(&c->ext.lost);
 	st->aux_truncated = rs_load_hint(&c->ext.aux_truncated);
 	st->doorbells = rs_load_hint(&c->ext.doorbells);
 	st->suppressed = rs_load_hint(&c->ext.suppressed);
-	st->consumer = rs_load_hint32(&c->host.consumer);
+	st->consumer = rs_load_hint(&c->host.consumer);
 	st->reserved = 0;
 	return 0;
 }
@@ -46,8 +46,8 @@ int rs_ring_time_publish(const struct rs_ring *ring,
 		return -rse_invalid;
 	c = ring->ctrl;
 	s = rs_seqcount_write_begin(&c->lock);
-	rs_store_hint16(&c->time_shift, tc->time_shift);
-	rs_store_hint32(&c->time_mult, tc->time_mult);
+	rs_store_hint(&c->time_shift, tc->time_shift);
+	rs_store_hint(&c->time_mult, tc->time_mult);
 	rs_store_hint(&c->time_zero, tc->time_zero);
 	rs_store_hint(&c->capabilities, rs_load_hint(&c->capabilities) |
 		      RS_CAP_USER_TIME | RS_CAP_USER_TIME_ZERO);
@@ -71,8 +71,8 @@ int rs_ring_time_read(const struct rs_ring *ring, struct rs_time_conv *tc)
 
 		rs_memset(&v, 0, sizeof(v));
 		cap = rs_load_hint(&c->capabilities);
-		v.time_shift = rs_load_hint16(&c->time_shift);
-		v.time_mult = rs_load_hint32(&c->time_mult);
+		v.time_shift = rs_load_hint(&c->time_shift);
+		v.time_mult = rs_load_hint(&c->time_mult);
 		v.time_zero = rs_load_hint(&c->time_zero);
 		if (!rs_seqcount_read_ok(&c->lock, s))
 			continue;

@@ -29,10 +29,10 @@
 static void snap_overwrite(struct rs_snapshot *s, struct rs_ctrl_page *c,
 			   const uint8_t *data)
 {
-	uint64_t head = rs_read_head(c), frontier, moved;
+	uint64_t head = rs_read_head(&c->data_head), frontier, moved;
 
 	rs_memcpy(s->copy, data, s->size);
-	frontier = rs_reread_frontier(&c->ext.write_head);
+	frontier = rs_reread(&c->ext.write_head);                 /* F */
 	moved = head - frontier; /* backward: the frontier only goes down */
 	s->start = head;
 	if (head & (RS_RECORD_ALIGN - 1)) {
@@ -99,14 +99,15 @@ static uint64_t walk_sealed(struct rs_snapshot *s, const uint8_t *data,
 static void snap_forward(struct rs_snapshot *s, struct rs_ctrl_page *c,
 			 const uint8_t *data)
 {
-	uint64_t head = rs_read_head(c), tail = rs_read_tail(c), tail2, end;
+	uint64_t head = rs_read_head(&c->data_head), tail2, end;
+	uint64_t tail = rs_read_tail(&c->data_tail);
 
 	rs_memcpy(s->copy, data, s->size);
 	end = head;
 	if (head - tail <= s->size &&
-	    (rs_read_flags(&c->ext.flags) & RS_EXT_SEALED))
+	    (rs_acquire(&c->ext.flags) & RS_EXT_SEALED))     /* S0 */
 		end = walk_sealed(s, data, head, tail + s->size);
-	tail2 = rs_reread_frontier(&c->data_tail);
+	tail2 = rs_reread(&c->data_tail);                         /* F */
 	if (head - tail > s->size || tail2 - tail > end - tail) {
 		s->stats.corrupt++;
 		s->stats.sealed_bytes = 0;
@@ -213,10 +214,10 @@ const struct rs_snap_stats *rs_snapshot_stats(const struct rs_snapshot *s)
 static void aux_overwrite(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,
 			  const uint8_t *aux, uint64_t size, uint8_t *buf)
 {
-	uint64_t head = rs_read_aux_head(c), limit, oldest, start;
+	uint64_t head = rs_read_head(&c->aux_head), limit, oldest, start;
 
 	rs_copy_from_ring(buf, aux, size, head, size);
-	limit = rs_reread_frontier(&c->ext.aux_write_limit);
+	limit = rs_reread(&c->ext.aux_write_limit);               /* F */
 	oldest = head > size ? head - size : 0;
 	if (limit - head > size)      /* below head, or absurdly far: trust nothing */
 		start = head;
@@ -235,12 +236,13 @@ static void aux_overwrite(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,
 static int aux_forward(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,
 		       const uint8_t *aux, uint64_t size, uint8_t *buf)
 {
-	uint64_t head = rs_read_aux_head(c), tail = rs_read_aux_tail(c), tail2;
+	uint64_t head = rs_read_head(&c->aux_head), tail2;
+	uint64_t tail = rs_read_tail(&c->aux_tail);
 
 	if (head - tail > size)
 		return -rse_corrupt;
 	rs_copy_from_ring(buf, aux, size, tail, head - tail);
-	tail2 = rs_reread_frontier(&c->aux_tail);
+	tail2 = rs_reread(&c->aux_tail);                          /* F */
 	if (tail2 - tail > head - tail)
 		return -rse_corrupt;
 	a->head = head;
