@@ -25,7 +25,7 @@ dest=$tmp/destdir
 # two libraries, their .pc files.  No private header (ring/src,
 # guest-agent/linux, ...) may come along.
 for h in ring.h ring_region.h ring_producer.h ring_consumer.h abi.h \
-	perf_format.h mark.h mark_wire.h; do
+	abi_region.h abi_ctrl.h perf_format.h mark.h mark_wire.h; do
 	[ -n "$(find "$dest" -path "*/include/ringside/$h")" ] ||
 		{ echo "install: ringside/$h not installed"; exit 1; }
 done
