@@ -594,12 +594,7 @@ int rs_region_status_read(const struct rs_region *region,
 	if (!region || !region->base || !status)
 		return -rse_invalid;
 	h = (const struct rs_region_header *)region->base;
-	status->attached = rs_load_hint(&h->status.attached);
-	status->abi_version = rs_load_hint(&h->status.abi_version);
-	status->heartbeat = rs_load_hint(&h->status.heartbeat);
-	status->rings_used = rs_load_hint(&h->status.rings_used);
-	status->agent_kind = rs_load_hint(&h->status.agent_kind);
-	status->boot_gen = rs_load_hint(&h->status.boot_gen);
+	rs_load_hints(status, &h->status, sizeof(*status));
 	if (enabled)
 		*enabled = rs_load_hint(&h->config.enabled);
 	return 0;

@@ -120,19 +120,35 @@ static void snap_forward(struct rs_snapshot *s, struct rs_ctrl_page *c,
 	s->limit = end - tail2;
 }
 
-int rs_snapshot_take(struct rs_snapshot *s, const struct rs_region *region,
-		     uint32_t index, void *buf, uint64_t buf_size)
+/* The ring a snapshot @s copies into @buf: -rse_invalid, -rse_mode (an
+ * AUX snapshot of a ring without AUX area), -rse_too_small (@buf_size
+ * below the area), or rs_region_ring's. */
+static int snap_ring(const void *s, const struct rs_region *region,
+		     uint32_t index, const void *buf, uint64_t buf_size,
+		     int aux, struct rs_ring *ring)
 {
-	struct rs_ring ring;
 	int err;
 
 	if (!s || !buf)
 		return -rse_invalid;
-	err = rs_region_ring(region, index, &ring);
+	err = rs_region_ring(region, index, ring);
 	if (err)
 		return err;
-	if (buf_size < ring.data_size)
+	if (aux && !ring->aux_size)
+		return -rse_mode;
+	if (buf_size < (aux ? ring->aux_size : ring->data_size))
 		return -rse_too_small;
+	return 0;
+}
+
+int rs_snapshot_take(struct rs_snapshot *s, const struct rs_region *region,
+		     uint32_t index, void *buf, uint64_t buf_size)
+{
+	struct rs_ring ring;
+	int err = snap_ring(s, region, index, buf, buf_size, 0, &ring);
+
+	if (err)
+		return err;
 	rs_memset(&s->stats, 0, sizeof(s->stats));
 	s->copy = buf;
 	s->size = ring.data_size;
@@ -259,17 +275,10 @@ int rs_snapshot_aux(struct rs_aux_snapshot *a, const struct rs_region *region,
 		    uint32_t index, void *buf, uint64_t buf_size)
 {
 	struct rs_ring ring;
-	int err;
+	int err = snap_ring(a, region, index, buf, buf_size, 1, &ring);
 
-	if (!a || !buf)
-		return -rse_invalid;
-	err = rs_region_ring(region, index, &ring);
 	if (err)
 		return err;
-	if (!ring.aux_size)
-		return -rse_mode;
-	if (buf_size < ring.aux_size)
-		return -rse_too_small;
 	rs_memset(a, 0, sizeof(*a));
 	if (ring.aux_mode == RS_MODE_OVERWRITE) {
 		aux_overwrite(a, ring.ctrl, ring.aux, ring.aux_size, buf);

@@ -71,60 +71,13 @@
 
 #include "ringside/abi.h"
 
-/* A: a head (data_head, aux_head), after every byte below it. */
-static inline void rs_publish_head(uint64_t *head, uint64_t value)
-{
-	__atomic_store_n(head, value, __ATOMIC_RELEASE);
-}
-
-/* C: a head, before the bytes below it are read. */
-static inline uint64_t rs_read_head(const uint64_t *head)
-{
-	return __atomic_load_n(head, __ATOMIC_ACQUIRE);
-}
-
-/* D: a tail (data_tail, aux_tail), after the bytes below it were read. */
-static inline void rs_publish_tail(uint64_t *tail, uint64_t value)
-{
-	__atomic_store_n(tail, value, __ATOMIC_RELEASE);
-}
-
-/* B: a tail, before the space below it is written again. */
-static inline uint64_t rs_read_tail(const uint64_t *tail)
-{
-	return __atomic_load_n(tail, __ATOMIC_ACQUIRE);
-}
-
-/* S1: clear the header slot after a reservation, before sealing it. */
-static inline void rs_header_clear(uint64_t *slot)
-{
-	__atomic_store_n(slot, 0, __ATOMIC_RELAXED);
-}
-
-/* S2: seal a record: its header, after every byte of its body. */
-static inline void rs_header_seal(uint64_t *slot, uint64_t header)
-{
-	__atomic_store_n(slot, header, __ATOMIC_RELEASE);
-}
-
-/* T: a header past data_head, before the bytes it covers are read. */
-static inline uint64_t rs_header_peek(const uint64_t *slot)
-{
-	return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-}
-
-/* E: announce a write frontier, ordered before the bytes that follow. */
-static inline void rs_announce(uint64_t *frontier, uint64_t value)
-{
-	__atomic_store_n(frontier, value, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-}
-
 /*
- * A word of any width published to the other side, or read from it, at a
- * point of a pairing below (S0, I, K, L, M, P, Q, E', R) or of shared.h:
+ * A word of any width published to the other side, or read from it:
  * store-release, load-acquire, and the re-read after the bytes read
- * before it (F, H2, R2: an acquire fence, then the load).
+ * before it (an acquire fence, then the load).  Every pairing point below
+ * is one of these; the points without a name of their own here (S0, I,
+ * K, L, M, P, Q, E', R, R2, and shared.h's words) use them directly, and
+ * the call site names its point.
  */
 #define rs_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define rs_acquire(p)    __atomic_load_n((p), __ATOMIC_ACQUIRE)
@@ -139,14 +92,31 @@ static inline void rs_announce(uint64_t *frontier, uint64_t value)
 #define rs_add_hint(p, n) \
 	((void)__atomic_fetch_add((p), (n), __ATOMIC_RELAXED))
 
+/* The ring's points (the words are uint64_t: heads, tails, headers). */
+#define rs_publish_head(head, v) rs_release((head), (v))  /* A */
+#define rs_read_head(head)       rs_acquire(head)         /* C */
+#define rs_publish_tail(tail, v) rs_release((tail), (v))  /* D */
+#define rs_read_tail(tail)       rs_acquire(tail)         /* B */
+#define rs_header_clear(slot)    rs_store_hint((slot), 0) /* S1 */
+#define rs_header_seal(slot, h)  rs_release((slot), (h))  /* S2 */
+#define rs_header_peek(slot)     rs_acquire(slot)         /* T */
+
+/* E: announce a write frontier, ordered before the bytes that follow;
+ * F, its re-read after the copy, is rs_reread. */
+#define rs_announce(frontier, v) \
+	(rs_store_hint((frontier), (v)), \
+	 __atomic_thread_fence(__ATOMIC_RELEASE))
+
 /* A block the other side writes under a seqcount, copied once into a
  * private one word by word (@n bytes, 8-aligned, a multiple of 8), and
  * one written the same way: the fields of the copy are judged, never
- * the shared ones. */
+ * the shared ones.  The words alias the blocks' fields. */
+typedef uint64_t rs_hint_word __attribute__((may_alias));
+
 static inline void rs_load_hints(void *dst, const void *src, size_t n)
 {
-	const uint64_t *s = (const uint64_t *)src;
-	uint64_t *d = (uint64_t *)dst;
+	const rs_hint_word *s = (const rs_hint_word *)src;
+	rs_hint_word *d = (rs_hint_word *)dst;
 
 	for (; n >= 8; n -= 8)
 		*d++ = rs_load_hint(s++);
@@ -154,8 +124,8 @@ static inline void rs_load_hints(void *dst, const void *src, size_t n)
 
 static inline void rs_store_hints(void *dst, const void *src, size_t n)
 {
-	const uint64_t *s = (const uint64_t *)src;
-	uint64_t *d = (uint64_t *)dst;
+	const rs_hint_word *s = (const rs_hint_word *)src;
+	rs_hint_word *d = (rs_hint_word *)dst;
 
 	for (; n >= 8; n -= 8)
 		rs_store_hint(d++, *s++);
