@@ -45,7 +45,7 @@ int rs_guest_info_publish(const struct rs_region *region,
 }
 
 /* The block, once. */
-static int gi_take(const struct rs_seq_reader *r, uint32_t s)
+static int gi_take(const struct rs_seqcount_reader *r, uint32_t s)
 {
 	struct rs_guest_info *in = r->info;
 

@@ -84,7 +84,7 @@ int rs_kbuf_withdraw(const struct rs_region *region)
 }
 
 /* The descriptor, once; the table it places, copied. */
-static int kb_take(const struct rs_seq_reader *r, uint32_t s)
+static int kb_take(const struct rs_seqcount_reader *r, uint32_t s)
 {
 	struct rs_kbuf_info *in = r->info;
 	struct rs_kbuf_desc d;

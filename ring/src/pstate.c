@@ -134,7 +134,7 @@ static int load_head(const uint8_t *copy, struct rs_pstate_copy *h,
 /* The descriptor (read under its seqcount by rs_seqcount_read_sideband),
  * then each copy's head under the copy's own; the newest good copy's
  * entries, copied while its seqcount holds. */
-static int ps_take(const struct rs_seq_reader *r, uint32_t s)
+static int ps_take(const struct rs_seqcount_reader *r, uint32_t s)
 {
 	struct rs_pstate_info *info = r->info;
 	struct rs_pstate_copy h[2];

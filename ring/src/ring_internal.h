@@ -51,7 +51,7 @@ int rs_producer_doorbell(struct rs_producer *p);
  * retried a bounded number of times while the guest writes; the block's
  * @take does the rest.
  */
-struct rs_seq_reader {
+struct rs_seqcount_reader {
 	const struct rs_region *region;
 	const void *block;        /* the block, in the shared header */
 	const uint8_t *area;      /* the sideband area, by the private layout */
@@ -68,7 +68,8 @@ struct rs_seq_reader {
  * of its own changed meanwhile, try again; -rse_corrupt.  Its result
  * counts only once the block's read settled.
  */
-typedef int (*rs_seq_take_fn)(const struct rs_seq_reader *r, uint32_t s);
+typedef int (*rs_seqcount_take_fn)(const struct rs_seqcount_reader *r,
+				   uint32_t s);
 
 /* The offset of a block of the region header (rs_seqcount_read's @block). */
 #define RS_HEADER_BLOCK(member) offsetof(struct rs_region_header, member)
@@ -80,14 +81,14 @@ typedef int (*rs_seq_take_fn)(const struct rs_seq_reader *r, uint32_t s);
  * @take's -rse_corrupt.  @info (@info_size bytes) is zeroed unless 1.
  */
 int rs_seqcount_read(const struct rs_region *region, size_t block,
-		     void *info, size_t info_size, rs_seq_take_fn take);
+		     void *info, size_t info_size, rs_seqcount_take_fn take);
 
 /* The same for a block that describes content of the sideband area,
  * which @take copies into @buf (@buf_size at least the area's size):
  * also -rse_absent (no sideband area), -rse_too_small (@buf). */
 int rs_seqcount_read_sideband(const struct rs_region *region, size_t block,
 			      void *buf, uint64_t buf_size, void *info,
-			      size_t info_size, rs_seq_take_fn take);
+			      size_t info_size, rs_seqcount_take_fn take);
 
 /* sideband.c: the checks of a guest table's begin, for its writer @w:
  * where a table of @size bytes at @offset of the sideband area starts

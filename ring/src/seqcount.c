@@ -24,8 +24,8 @@ SEQ_SECOND(rs_usyms_desc);
 SEQ_SECOND(rs_pstate_desc);
 SEQ_SECOND(rs_guest_info);
 
-static int settle(const struct rs_seq_reader *r, size_t info_size,
-		  rs_seq_take_fn take)
+static int settle(const struct rs_seqcount_reader *r, size_t info_size,
+		  rs_seqcount_take_fn take)
 {
 	const uint32_t *seq = (const uint32_t *)r->block + 1;
 	int tries, got, err = -rse_busy;
@@ -54,7 +54,7 @@ static int settle(const struct rs_seq_reader *r, size_t info_size,
 	return err;
 }
 
-static int reader(struct rs_seq_reader *r, const struct rs_region *region,
+static int reader(struct rs_seqcount_reader *r, const struct rs_region *region,
 		  size_t block, void *info)
 {
 	if (!region || !region->base || !info)
@@ -67,9 +67,9 @@ static int reader(struct rs_seq_reader *r, const struct rs_region *region,
 }
 
 int rs_seqcount_read(const struct rs_region *region, size_t block,
-		     void *info, size_t info_size, rs_seq_take_fn take)
+		     void *info, size_t info_size, rs_seqcount_take_fn take)
 {
-	struct rs_seq_reader r;
+	struct rs_seqcount_reader r;
 	int err = reader(&r, region, block, info);
 
 	return err ? err : settle(&r, info_size, take);
@@ -77,9 +77,9 @@ int rs_seqcount_read(const struct rs_region *region, size_t block,
 
 int rs_seqcount_read_sideband(const struct rs_region *region, size_t block,
 			      void *buf, uint64_t buf_size, void *info,
-			      size_t info_size, rs_seq_take_fn take)
+			      size_t info_size, rs_seqcount_take_fn take)
 {
-	struct rs_seq_reader r;
+	struct rs_seqcount_reader r;
 	int err = reader(&r, region, block, info);
 
 	if (err || (!buf && buf_size))

@@ -113,7 +113,7 @@ static int desc_check(const struct rs_sideband_info *in, uint32_t magic,
 }
 
 /* The descriptor, once; the content it measures, copied. */
-static int sb_take(const struct rs_seq_reader *r, uint32_t s)
+static int sb_take(const struct rs_seqcount_reader *r, uint32_t s)
 {
 	struct rs_sideband_info *in = r->info;
 	struct rs_sideband_desc d;

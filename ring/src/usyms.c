@@ -94,7 +94,7 @@ int rs_usyms_append(struct rs_usyms_writer *w, const void *entry, uint64_t len)
 }
 
 /* The descriptor, once; the entries it counts, copied. */
-static int us_take(const struct rs_seq_reader *r, uint32_t s)
+static int us_take(const struct rs_seqcount_reader *r, uint32_t s)
 {
 	struct rs_usyms_info *in = r->info;
 	struct rs_usyms_desc d;
