@@ -69,7 +69,7 @@ int qpt_output_open(struct qpt *q, char *err, size_t size)
 	ret = rs_region_open(&q->region, q->mem, q->mem_size);
 	if (ret < 0) {
 		snprintf(err, size, "%s: not a ringside region: %s",
-			 q->o.region, rs_errstr(-ret));
+			 q->o.region, rs_error_str(-ret));
 		return -pve_invalid;
 	}
 	q->region_ok = true;

@@ -21,7 +21,7 @@
 #define RINGSIDE_RING_H
 
 #include "ringside/abi.h"
-#include "ringside/ring_error.h"    /* enum rs_error, rs_errstr */
+#include "ringside/ring_error.h"    /* enum rs_error, rs_error_str */
 #include "ringside/ring_region.h"   /* layout, open, the host's switch */
 #include "ringside/ring_ctrl.h"     /* a ring's state and clock */
 #include "ringside/ring_guest.h"    /* the agent's status, who the guest is */

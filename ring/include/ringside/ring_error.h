@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ring library's errors (errstr.c).  Every function of the library
+ * The ring library's errors (error.c).  Every function of the library
  * returns an int: >= 0 success (or a count), < 0 the negation of an enum
- * rs_error; rs_errstr() names it.
+ * rs_error; rs_error_str() names it.
  */
 #ifndef RINGSIDE_RING_ERROR_H
 #define RINGSIDE_RING_ERROR_H
@@ -39,7 +39,7 @@ enum rs_error {
 };
 
 /* Never NULL; "unknown error" for values out of range. */
-const char *rs_errstr(int err);
+const char *rs_error_str(int err);
 
 #ifdef __cplusplus
 }
