@@ -93,7 +93,7 @@ static void region_error(const char *cmd, const char *spec,
 	int is_fd = !strncmp(spec, "fd:", 3);
 	int err = liberr_from(e, liberr_sys) ? e->code : 0;
 
-	switch (liberr_from(e, rs_errstr) ? -e->code : 0) {
+	switch (liberr_from(e, rs_error_str) ? -e->code : 0) {
 	case rse_magic:
 		cli_err(cmd, "%s is not a ringside trace region (no RINGSIDE "
 			"magic in its first page); give the region file the VM "

@@ -122,7 +122,7 @@ void print_recorder_fail(const char *cmd, const struct recorder *r)
 			"a writable -o path", r->output, why);
 		break;
 	case CAP_FAIL_ATTACH:
-		if (liberr_is(&f->e, rs_errstr, -rse_mode))
+		if (liberr_is(&f->e, rs_error_str, -rse_mode))
 			cli_err(cmd, "%s holds overwrite-mode (flight recorder) "
 				"rings, which have no tail to drain: 'ringside "
 				"snapshot %s' takes what they hold now.  To record "

@@ -36,7 +36,7 @@ int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp)
 
 	ret = rs_region_size(rp, &size);
 	if (ret < 0) {
-		vmm_log(vm, "region layout: %s", rs_errstr(ret));
+		vmm_log(vm, "region layout: %s", rs_error_str(ret));
 		return ring_errno(ret);
 	}
 	if (size > RS_BOOT_REGION_MAX)
@@ -83,12 +83,12 @@ int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp)
 	if (!ret)
 		ret = rs_region_enable(mem);
 	if (ret < 0) {
-		vmm_log(vm, "region layout: %s", rs_errstr(ret));
+		vmm_log(vm, "region layout: %s", rs_error_str(ret));
 		return ring_errno(ret);
 	}
 	ret = rs_region_open(&vm->region, mem, size);
 	if (ret < 0) {
-		vmm_log(vm, "region open: %s", rs_errstr(ret));
+		vmm_log(vm, "region open: %s", rs_error_str(ret));
 		return ring_errno(ret);
 	}
 	return vmm_guard_map(vm);

@@ -231,7 +231,7 @@ int drain_pass(struct drain *d, struct liberr *e)
 		n = rs_consumer_drain(r->cons, on_record, r);
 		if (n < 0)
 			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
-					      liberr_note(e, n, rs_errstr);
+					      liberr_note(e, n, rs_error_str);
 		total += n;
 		if (!r->has_aux)
 			continue;
@@ -240,7 +240,7 @@ int drain_pass(struct drain *d, struct liberr *e)
 			a = -1;
 		if (a < 0)
 			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
-					      liberr_note(e, (int)a, rs_errstr);
+					      liberr_note(e, (int)a, rs_error_str);
 	}
 	return total;
 }

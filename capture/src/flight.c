@@ -221,7 +221,7 @@ static int region_map(const struct flight_req *q, int fd, int open_err,
 	if (err) {
 		munmap(*mem, *size);
 		*mem = NULL;
-		return fail(res, CAP_FAIL_COPY, err, rs_errstr);
+		return fail(res, CAP_FAIL_COPY, err, rs_error_str);
 	}
 	return 0;
 }

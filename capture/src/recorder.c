@@ -506,7 +506,7 @@ static int come_back(struct recorder *r, const struct rs_region **regionp,
 		return fail(r, CAP_FAIL_WRITE, err, pdf_errstr);
 	events = drain_reattach(&r->drain, region);
 	if (events < 0)
-		return fail(r, CAP_FAIL_ATTACH, events, rs_errstr);
+		return fail(r, CAP_FAIL_ATTACH, events, rs_error_str);
 	if (next) {
 		/* the file of the time before: its clock as it stood */
 		err = rotate(r, *regionp, next);
@@ -588,7 +588,7 @@ static int loop(struct recorder *r, const struct rs_region *region)
 			usyms_feed_pass(&r->usyms, region, r->w);
 		}
 		if (err < 0 && r->w && full_err(r, err) &&
-		    !liberr_from(&e, rs_errstr)) {
+		    !liberr_from(&e, rs_error_str)) {
 			/* the record that failed stays in its ring */
 			pause_full(r, region);
 			memset(&e, 0, sizeof(e));
@@ -596,7 +596,7 @@ static int loop(struct recorder *r, const struct rs_region *region)
 		}
 		if (err < 0) {
 			r->fail.e = e;
-			r->fail.what = liberr_from(&e, rs_errstr) || !r->w ?
+			r->fail.what = liberr_from(&e, rs_error_str) || !r->w ?
 				       CAP_FAIL_DRAIN : CAP_FAIL_WRITE;
 			break;
 		}
@@ -713,7 +713,7 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		/* -rse_mode: overwrite-mode rings have no tail to drain */
 		pdf_writer_discard(r->w);
 		r->w = NULL;
-		return fail(r, CAP_FAIL_ATTACH, err, rs_errstr);
+		return fail(r, CAP_FAIL_ATTACH, err, rs_error_str);
 	}
 	r->region = region;
 	r->host.kind = PDF_HOST_DRAIN;

@@ -215,7 +215,7 @@ static int map_fd(struct rmap *m, unsigned flags, struct liberr *e)
 	m->locked = !!(flags & RMAP_EXCL);
 	m->size = (uint64_t)st.st_size;
 	if (m->size < sizeof(struct rs_region_header)) {
-		err = liberr_note(e, -rse_too_small, rs_errstr);
+		err = liberr_note(e, -rse_too_small, rs_error_str);
 		goto fail;
 	}
 	m->base = mmap(NULL, m->size, prot, MAP_SHARED, m->fd, 0);
@@ -229,10 +229,10 @@ static int map_fd(struct rmap *m, unsigned flags, struct liberr *e)
 		err = rs_region_open_layout(&m->region, m->base, m->size,
 					    &m->layout, &m->damage);
 		m->damaged = err > 0;
-		err = liberr_note(e, err < 0 ? err : 0, rs_errstr);
+		err = liberr_note(e, err < 0 ? err : 0, rs_error_str);
 	} else {
 		err = liberr_note(e, rs_region_open(&m->region, m->base, m->size),
-				  rs_errstr);
+				  rs_error_str);
 	}
 	if (err)
 		goto fail;

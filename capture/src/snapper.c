@@ -68,9 +68,9 @@ static int prepare_ring(const struct rs_region *region, uint32_t i,
 	struct rinfo ri;
 	int err;
 
-	err = liberr_note(e, rinfo_get(region, i, &ri), rs_errstr);
+	err = liberr_note(e, rinfo_get(region, i, &ri), rs_error_str);
 	if (!err)
-		err = liberr_note(e, rs_region_ring(region, i, &ring), rs_errstr);
+		err = liberr_note(e, rs_region_ring(region, i, &ring), rs_error_str);
 	if (err)
 		return err;
 	touch(ring.data, ring.data_size);
@@ -98,7 +98,7 @@ static int take_ring(const struct rs_region *region, uint32_t i,
 	struct rinfo ri;
 	int err;
 
-	err = liberr_note(e, rinfo_get(region, i, &ri), rs_errstr);
+	err = liberr_note(e, rinfo_get(region, i, &ri), rs_error_str);
 	if (err)
 		return err;
 	sr->data_mode = ri.data_mode;
@@ -107,7 +107,7 @@ static int take_ring(const struct rs_region *region, uint32_t i,
 	/* the buffers are the layout's sizes: a ring that claims more is
 	 * refused by the ring library (-rse_too_small) */
 	err = liberr_note(e, rs_snapshot_take(sr->snap, region, i, sr->copy,
-					      sr->data_size), rs_errstr);
+					      sr->data_size), rs_error_str);
 	if (err)
 		return err;
 	sr->taken = 1;
@@ -119,7 +119,7 @@ static int take_ring(const struct rs_region *region, uint32_t i,
 		sr->aux_bad_heads++;
 		return 0;
 	}
-	err = liberr_note(e, err, rs_errstr);
+	err = liberr_note(e, err, rs_error_str);
 	sr->has_aux = !err;
 	return err;
 }

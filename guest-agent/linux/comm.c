@@ -84,23 +84,24 @@ void agent_comm_kernel(const struct rs_perf_header *rec)
 {
 	const uint8_t *body = (const uint8_t *)(rec + 1);
 	size_t len = rec->size - sizeof(*rec);
-	uint32_t id[4];
+	struct rs_perf_comm_body c;
+	struct rs_perf_task_body t;
+	const char *name = (const char *)body + sizeof(c);
 
 	switch (rec->type) {
-	case PERF_RECORD_COMM:      /* u32 pid, tid; char comm[] */
-		if (len < 8 + 1)
+	case PERF_RECORD_COMM:
+		if (len <= sizeof(c))
 			return;
-		memcpy(id, body, 8);
-		remember(id[0], id[1], (const char *)body + 8,
-			 strnlen((const char *)body + 8, len - 8));
+		memcpy(&c, body, sizeof(c));
+		remember(c.pid, c.tid, name, strnlen(name, len - sizeof(c)));
 		cache.st.renamed++;
 		break;
-	case PERF_RECORD_FORK:      /* u32 pid, ppid, tid, ptid; u64 time */
-		if (len < 16)
+	case PERF_RECORD_FORK:      /* the tid's new owner */
+		if (len < offsetof(struct rs_perf_task_body, time))
 			return;
-		memcpy(id, body, 16);
-		if (slot_of(id[2])->tid == id[2])
-			slot_of(id[2])->gen = 0;
+		memcpy(&t, body, offsetof(struct rs_perf_task_body, time));
+		if (slot_of(t.tid)->tid == t.tid)
+			slot_of(t.tid)->gen = 0;
 		break;
 	case PERF_RECORD_LOST:
 		if (++cache.gen == 0)
@@ -116,18 +117,19 @@ int agent_comm_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const char *comm, uint16_t misc)
 {
 	struct {
-		uint32_t pid, tid;
+		struct rs_perf_comm_body id;
 		char comm[COMM_LEN];
 	} body;
 	size_t n = strnlen(comm, COMM_LEN - 1);
 
 	memset(&body, 0, sizeof(body));
-	body.pid = pid;
-	body.tid = tid;
+	body.id.pid = pid;
+	body.id.tid = tid;
 	memcpy(body.comm, comm, n);
 	/* perf pads the NUL-terminated name to 8 bytes */
 	return agent_ring_put(r, PERF_RECORD_COMM, misc, &body,
-			      (uint32_t)(8 + ((n + 1 + 7) & ~(size_t)7)));
+			      (uint32_t)(sizeof(body.id) +
+					 ((n + 1 + 7) & ~(size_t)7)));
 }
 
 static int read_comm(uint32_t pid, uint32_t tid, char *buf)

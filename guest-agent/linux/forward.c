@@ -73,12 +73,12 @@ void agent_forward(struct agent_ring *r, uint64_t sample_type,
 		agent_pstate_kernel(rec); /* kept while the rings hold it */
 		break;
 	case PERF_RECORD_LOST: {
-		struct { uint64_t id, lost; } l;
+		struct rs_perf_lost l;
 
 		agent_comm_kernel(rec);   /* a COMM or FORK may be among them */
 		agent_pstate_lost();      /* and an EXIT, an MMAP2 */
-		if (len >= sizeof(l)) {
-			memcpy(&l, body, sizeof(l));
+		if (rec->size >= sizeof(l)) {
+			memcpy(&l, rec, sizeof(l));
 			agent_ring_put(r, RS_PERF_RECORD_LOST_SAMPLES, 0,
 				       &l.lost, sizeof(l.lost));
 		}

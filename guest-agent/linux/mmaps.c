@@ -213,19 +213,13 @@ static int parse_line(char *line, struct maps_line *m)
 	return 0;
 }
 
-/* PERF_RECORD_MMAP2's body as the kernel lays it out. */
+/* PERF_RECORD_MMAP2's body, with room for the longest name. */
 struct mmap2_body {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-	union {
-		struct { uint32_t maj, min; uint64_t ino, ino_gen; } f;
-		struct { uint8_t size, r1; uint16_t r2;
-			 uint8_t id[BUILD_ID_MAX]; } b;
-	} u;
-	uint32_t prot, flags;
+	struct rs_perf_mmap2_body m;
 	char name[NAME_MAX_LEN + 1 + 7];
 };
 _Static_assert(offsetof(struct mmap2_body, name) == 64, "perf_record_mmap2");
+_Static_assert(BUILD_ID_MAX == RS_PERF_BUILD_ID_MAX, "MMAP2 build id");
 
 int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const struct agent_mmap *m)
@@ -234,60 +228,61 @@ int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 	size_t n = strnlen(m->path, NAME_MAX_LEN);
 	uint16_t misc = PERF_RECORD_MISC_USER;
 
-	memset(&body, 0, offsetof(struct mmap2_body, name));
-	body.pid = pid;
-	body.tid = tid;
-	body.addr = m->start;
-	body.len = m->len;
-	body.pgoff = m->pgoff;
+	memset(&body.m, 0, sizeof(body.m));
+	body.m.pid = pid;
+	body.m.tid = tid;
+	body.m.addr = m->start;
+	body.m.len = m->len;
+	body.m.pgoff = m->pgoff;
 	if (m->build_id_size && m->build_id_size <= BUILD_ID_MAX) {
-		body.u.b.size = m->build_id_size;
-		memcpy(body.u.b.id, m->build_id, m->build_id_size);
+		body.m.u.build_id.size = m->build_id_size;
+		memcpy(body.m.u.build_id.id, m->build_id, m->build_id_size);
 		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 	} else {
-		body.u.f.maj = m->maj;
-		body.u.f.min = m->min;
-		body.u.f.ino = m->ino;
+		body.m.u.file.maj = m->maj;
+		body.m.u.file.min = m->min;
+		body.m.u.file.ino = m->ino;
 	}
-	body.prot = m->prot;
-	body.flags = m->flags;
+	body.m.prot = m->prot;
+	body.m.flags = m->flags;
 	memcpy(body.name, m->path, n);
 	/* perf pads the NUL-terminated name to 8 bytes */
 	memset(body.name + n, 0, 8);
 	return agent_ring_put(r, PERF_RECORD_MMAP2, misc, &body,
-			      (uint32_t)(64 + ((n + 1 + 7) & ~(size_t)7)));
+			      (uint32_t)(sizeof(body.m) +
+					  ((n + 1 + 7) & ~(size_t)7)));
 }
 
-/* The kernel's MMAP2: its body up to the name (struct mmap2_body's). */
+/* The kernel's MMAP2: its fixed part, then the name. */
 void agent_mmaps_kernel(const struct rs_perf_header *rec)
 {
-	struct mmap2_body k;
-	const char *name = (const char *)(rec + 1) + 64;
+	struct rs_perf_mmap2_body k;
+	const char *name = (const char *)(rec + 1) + sizeof(k);
 	size_t len = rec->size - sizeof(*rec), n;
 	uint8_t id[BUILD_ID_MAX];
 	int fd;
 
-	if (rec->type != PERF_RECORD_MMAP2 || len <= 64)
+	if (rec->type != PERF_RECORD_MMAP2 || len <= sizeof(k))
 		return;
-	memcpy(&k, rec + 1, 64);
-	n = strnlen(name, len - 64);
-	if (!(k.prot & PROT_EXEC) || n == len - 64 || name[0] != '/' ||
+	memcpy(&k, rec + 1, sizeof(k));
+	n = strnlen(name, len - sizeof(k));
+	if (!(k.prot & PROT_EXEC) || n == len - sizeof(k) || name[0] != '/' ||
 	    n > NAME_MAX_LEN || k.len == 0 || k.addr + k.len < k.addr)
 		return;
 	if (!(rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
 		/* no id from the kernel: the file's, cached by inode, and
 		 * its symbols noted there */
-		build_id_of(k.pid, k.addr, k.addr + k.len, k.u.f.maj, k.u.f.min,
-			    k.u.f.ino, name, id);
+		build_id_of(k.pid, k.addr, k.addr + k.len, k.u.file.maj,
+			    k.u.file.min, k.u.file.ino, name, id);
 		return;
 	}
-	if (!k.u.b.size || k.u.b.size > BUILD_ID_MAX ||
-	    !agent_usyms_wants(k.u.b.id, k.u.b.size))
+	if (!k.u.build_id.size || k.u.build_id.size > BUILD_ID_MAX ||
+	    !agent_usyms_wants(k.u.build_id.id, k.u.build_id.size))
 		return;
 	fd = open_mapped(k.pid, k.addr, k.addr + k.len, name);
 	if (fd < 0)
 		return;     /* still wanted: the next mapping of it tries */
-	note_if_same(fd, name, k.u.b.id, k.u.b.size);
+	note_if_same(fd, name, k.u.build_id.id, k.u.build_id.size);
 	close(fd);
 }
 
@@ -459,19 +454,20 @@ void agent_mmaps_fork(const struct rs_perf_header *rec)
 {
 	static struct agent_mmap m[MMAPS_PER_PID];
 	struct agent_mmap_stats st;
-	uint32_t id[2];
+	struct rs_perf_task_body t;
 	int n;
 
-	if (rec->type != PERF_RECORD_FORK || rec->size < sizeof(*rec) + 8)
+	if (rec->type != PERF_RECORD_FORK ||
+	    rec->size < sizeof(*rec) + offsetof(struct rs_perf_task_body, tid))
 		return;
-	memcpy(id, rec + 1, sizeof(id));
+	memcpy(&t, rec + 1, offsetof(struct rs_perf_task_body, tid));
 	/* a new process whose parent the model has not met: the parent as
 	 * /proc says now, for its child to take */
-	if (id[0] == id[1] || agent_pstate_known(id[1]) ||
-	    agent_pstate_known(id[0]))
+	if (t.pid == t.ppid || agent_pstate_known(t.ppid) ||
+	    agent_pstate_known(t.pid))
 		return;
 	memset(&st, 0, sizeof(st));
-	n = read_maps(id[1], m, &st);
+	n = read_maps(t.ppid, m, &st);
 	if (n >= 0)
-		(void)model_set(id[1], m, n);
+		(void)model_set(t.ppid, m, n);
 }

@@ -515,52 +515,37 @@ int agent_pstate_map_at(uint32_t pid, uint32_t i, struct agent_mmap *out)
 	return 0;
 }
 
-/* PERF_RECORD_MMAP2's body as the kernel lays it out (mmaps.c). */
-struct kmmap2 {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-	union {
-		struct { uint32_t maj, min; uint64_t ino, ino_gen; } f;
-		struct { uint8_t size, r1; uint16_t r2; uint8_t id[20]; } b;
-	} u;
-	uint32_t prot, flags;
-};
-
-/* PERF_RECORD_FORK's and PERF_RECORD_EXIT's. */
-struct ktask {
-	uint32_t pid, ppid, tid, ptid;
-	uint64_t time;
-};
-
 static void comm_rec(const struct rs_perf_header *rec, const uint8_t *body,
 		     size_t len)
 {
-	uint32_t id[2];
+	struct rs_perf_comm_body id;
+	const char *name = (const char *)body + sizeof(id);
+	size_t room = len - sizeof(id);
 	struct pproc *p;
 
-	memcpy(id, body, sizeof(id));
-	if (id[0] != id[1])
+	memcpy(&id, body, sizeof(id));
+	if (id.pid != id.tid)
 		return;            /* a thread's name, not its process's */
 	if (rec->misc & PERF_RECORD_MISC_COMM_EXEC) {
 		/* a new image: its MMAP2s follow, and they are all of it */
-		p = get(id[0]);
+		p = get(id.pid);
 		if (!p)
 			return;
 		drop_maps(p);
 		p->flags |= P_COMPLETE;
-	} else if (!(p = get(id[0]))) {
+	} else if (!(p = get(id.pid))) {
 		return;            /* kept: a FORK seen later leaves its name */
 	}
 	memset(p->comm, 0, sizeof(p->comm));
-	memcpy(p->comm, body + 8, strnlen((const char *)body + 8,
-	       len - 8 < sizeof(p->comm) - 1 ? len - 8 : sizeof(p->comm) - 1));
+	memcpy(p->comm, name, strnlen(name, room < sizeof(p->comm) - 1 ?
+				      room : sizeof(p->comm) - 1));
 	ps.dirty = 1;
 }
 
 static void mmap2_rec(const struct rs_perf_header *rec, const uint8_t *body,
 		      size_t len)
 {
-	struct kmmap2 k;
+	struct rs_perf_mmap2_body k;
 	struct agent_mmap m;
 	char name[RS_PSTATE_NAME_MAX + 1];
 	size_t n = len - sizeof(k);
@@ -583,19 +568,20 @@ static void mmap2_rec(const struct rs_perf_header *rec, const uint8_t *body,
 	m.flags = k.flags;
 	m.path = name;
 	if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-		m.build_id_size = k.u.b.size <= 20 ? k.u.b.size : 0;
-		memcpy(m.build_id, k.u.b.id, m.build_id_size);
+		m.build_id_size = k.u.build_id.size <= RS_PERF_BUILD_ID_MAX ?
+				  k.u.build_id.size : 0;
+		memcpy(m.build_id, k.u.build_id.id, m.build_id_size);
 	} else {
-		m.maj = k.u.f.maj;
-		m.min = k.u.f.min;
-		m.ino = k.u.f.ino;
+		m.maj = k.u.file.maj;
+		m.min = k.u.file.min;
+		m.ino = k.u.file.ino;
 	}
 	add_map(p, &m);
 }
 
 /* A new process @t->pid, child of @t->ppid (mmaps read the parent first
  * if it was not known). */
-static void fork_rec(const struct ktask *t)
+static void fork_rec(const struct rs_perf_task_body *t)
 {
 	struct pproc *c = find(t->pid), *p;
 
@@ -619,7 +605,7 @@ static void fork_rec(const struct ktask *t)
 	ps.st.inherited++;
 }
 
-static void exit_rec(const struct ktask *t)
+static void exit_rec(const struct rs_perf_task_body *t)
 {
 	struct pproc *p = find(t->pid);
 
@@ -634,15 +620,15 @@ void agent_pstate_kernel(const struct rs_perf_header *rec)
 {
 	const uint8_t *body = (const uint8_t *)(rec + 1);
 	size_t len = rec->size - sizeof(*rec);
-	struct ktask t;
+	struct rs_perf_task_body t;
 
 	switch (rec->type) {
 	case PERF_RECORD_COMM:
-		if (len >= 8 + 1)
+		if (len > sizeof(struct rs_perf_comm_body))
 			comm_rec(rec, body, len);
 		break;
 	case PERF_RECORD_MMAP2:
-		if (len > sizeof(struct kmmap2))
+		if (len > sizeof(struct rs_perf_mmap2_body))
 			mmap2_rec(rec, body, len);
 		break;
 	case PERF_RECORD_FORK:

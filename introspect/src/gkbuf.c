@@ -109,7 +109,7 @@ static uint64_t walk(struct gkbuf *g, uint32_t cpu, const uint8_t *data,
 			n++;
 			break;
 		case REC_FORK: {    /* a new process, apart: not a record */
-			struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } t;
+			struct rs_perf_task_body t;
 			struct gkbuf_fork f;
 
 			if (h.size < sizeof(h) + sizeof(t)) {
@@ -133,16 +133,17 @@ static uint64_t walk(struct gkbuf *g, uint32_t cpu, const uint8_t *data,
 			break;
 		}
 		case RS_PERF_RECORD_LOST: {   /* as forward.c: LOST_SAMPLES */
-			struct { struct rs_perf_header h; uint64_t lost; } l;
+			struct rs_perf_lost_samples l;
 
-			if (h.size < sizeof(h) + 16) {
+			if (h.size < sizeof(struct rs_perf_lost)) {
 				g->corrupt++;
 				break;
 			}
-			memcpy(&l.lost, rec + sizeof(h) + 8, sizeof(l.lost));
-			l.h.type = RS_PERF_RECORD_LOST_SAMPLES;
-			l.h.misc = 0;
-			l.h.size = sizeof(l);
+			memcpy(&l.lost, rec + offsetof(struct rs_perf_lost, lost),
+			       sizeof(l.lost));
+			l.header.type = RS_PERF_RECORD_LOST_SAMPLES;
+			l.header.misc = 0;
+			l.header.size = sizeof(l);
 			keep(g, cpu, &l, sizeof(l));
 			n++;
 			break;

@@ -241,13 +241,13 @@ static int record(struct pdf_buf *out, uint32_t type, uint16_t misc,
 int gpstate_comm(const struct gpstate *g, uint32_t proc, struct pdf_buf *out)
 {
 	const struct gpstate_proc *p;
-	uint32_t ids[2];
+	struct rs_perf_comm_body id;
 
 	if (!g || !out || proc >= g->nr_procs)
 		return -EINVAL;
 	p = &g->procs[proc];
-	ids[0] = ids[1] = p->pid;
-	return record(out, PERF_RECORD_COMM, 0, ids, sizeof(ids), p->comm,
+	id.pid = id.tid = p->pid;
+	return record(out, PERF_RECORD_COMM, 0, &id, sizeof(id), p->comm,
 		      strlen(p->comm));
 }
 
@@ -257,15 +257,7 @@ int gpstate_mmap2(const struct gpstate *g, uint32_t proc, uint32_t map,
 	const struct gpstate_proc *p;
 	const struct gpstate_map *m;
 	uint16_t misc = PERF_RECORD_MISC_USER;
-	struct {
-		uint32_t pid, tid;
-		uint64_t addr, len, pgoff;
-		union {
-			struct { uint32_t maj, min; uint64_t ino, ino_gen; } f;
-			struct { uint8_t size, r1; uint16_t r2; uint8_t id[20]; } b;
-		} u;
-		uint32_t prot, flags;
-	} body;
+	struct rs_perf_mmap2_body body;
 
 	if (!g || !out || proc >= g->nr_procs ||
 	    map >= g->procs[proc].nr_maps)
@@ -278,13 +270,13 @@ int gpstate_mmap2(const struct gpstate *g, uint32_t proc, uint32_t map,
 	body.len = m->len;
 	body.pgoff = m->pgoff;
 	if (m->build_id_len) {
-		body.u.b.size = m->build_id_len;
-		memcpy(body.u.b.id, m->build_id, m->build_id_len);
+		body.u.build_id.size = m->build_id_len;
+		memcpy(body.u.build_id.id, m->build_id, m->build_id_len);
 		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 	} else {
-		body.u.f.maj = m->maj;
-		body.u.f.min = m->min;
-		body.u.f.ino = m->ino;
+		body.u.file.maj = m->maj;
+		body.u.file.min = m->min;
+		body.u.file.ino = m->ino;
 	}
 	body.prot = m->prot;
 	body.flags = m->flags;

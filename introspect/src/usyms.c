@@ -104,7 +104,7 @@ void usyms_free(struct usyms *u)
 
 /* ---- counting ---------------------------------------------------------- */
 
-static int file_of(struct usyms *u, const char *name, const struct pdf_mmap2 *m,
+static int file_of(struct usyms *u, const char *name, const struct rs_perf_mmap2_body *m,
 		   uint16_t misc, uint32_t *idx)
 {
 	uint8_t len = (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ?
@@ -152,8 +152,8 @@ static size_t map_lower(const struct usyms *u, uint32_t pid, uint64_t addr)
 /* A newer mapping replaces what it overlaps, as in the process. */
 static void add_map(struct usyms *u, const struct rs_perf_header *rec)
 {
-	const char *name = (const char *)(rec + 1) + sizeof(struct pdf_mmap2);
-	struct pdf_mmap2 m;
+	const char *name = (const char *)(rec + 1) + sizeof(struct rs_perf_mmap2_body);
+	struct rs_perf_mmap2_body m;
 	struct umap nm;
 	size_t i, j;
 

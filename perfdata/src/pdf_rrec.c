@@ -6,8 +6,6 @@
 
 #include "pdf_format.h"
 
-_Static_assert(sizeof(struct pdf_mmap2) == 64, "perf_record_mmap2's fixed part");
-
 static const char *const class_names[PDF_RREC_MAX] = {
 	[PDF_RREC_SEQ]          = "seq",
 	[PDF_RREC_MARKER]       = "marker",
@@ -98,7 +96,7 @@ int pdf_mmap2_name_ok(const char *name, size_t len)
  * id that fits perf's array. */
 static size_t mmap2_body(const struct rs_perf_header *rec)
 {
-	struct pdf_mmap2 m;
+	struct rs_perf_mmap2_body m;
 	size_t body = named_body(rec, sizeof(m), PDF_MMAP2_NAME_MAX - 1);
 	const char *name = (const char *)(rec + 1) + sizeof(m);
 

@@ -128,7 +128,7 @@ static const char *comm_of(struct conv *c, uint32_t pid, uint32_t tid)
 
 /* ---- processes' mappings ------------------------------------------------- */
 
-static int bin_of(struct conv *c, const char *name, const struct pdf_mmap2 *m,
+static int bin_of(struct conv *c, const char *name, const struct rs_perf_mmap2_body *m,
 		  uint16_t misc, uint32_t *idx)
 {
 	uint32_t len = (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ?
@@ -186,9 +186,9 @@ static uint32_t map_lower(const struct conv *c, uint32_t pid, uint64_t addr)
  * process. */
 static void add_map(struct conv *c, const struct rs_perf_header *rec)
 {
-	const char *name = (const char *)(rec + 1) + sizeof(struct pdf_mmap2);
+	const char *name = (const char *)(rec + 1) + sizeof(struct rs_perf_mmap2_body);
 	uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	struct pdf_mmap2 m;
+	struct rs_perf_mmap2_body m;
 	struct umap nm;
 	uint32_t i, j, cost;
 

@@ -8,7 +8,7 @@
  * boundary.  Snapshot (overwrite) mode has no tail and no wakeups, so the
  * watermark, possibly zero, is never used there.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 static int aux_overwrite(const struct rs_producer *p)
@@ -23,7 +23,7 @@ static uint64_t aux_room(struct rs_producer *p, uint64_t want)
 
 	if (size - (p->aux_head - p->aux_tail_cache) >= want)
 		return size - (p->aux_head - p->aux_tail_cache);
-	tail = rs_read_aux_tail(p->ring.ctrl);
+	tail = rs_read_tail(&p->ring.ctrl->aux_tail);
 	if (p->aux_head - tail > size)
 		return size - (p->aux_head - p->aux_tail_cache);
 	p->aux_tail_cache = tail;
@@ -119,7 +119,7 @@ static uint64_t aux_commit(struct rs_producer *p, const struct rs_aux_handle *h,
 {
 	flags |= h->flags;
 	p->aux_head = h->start + h->written;
-	rs_publish_aux_head(p->ring.ctrl, p->aux_head);
+	rs_publish_head(&p->ring.ctrl->aux_head, p->aux_head);
 	if (aux_overwrite(p))
 		rs_announce(&p->ring.ctrl->ext.aux_write_limit, p->aux_head);
 	if (flags & RS_PERF_AUX_FLAG_TRUNCATED) {
@@ -158,7 +158,7 @@ int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h, uint64_t flags)
 	    p->aux_head - p->aux_wakeup >= p->aux_watermark) {
 		p->aux_wakeup = p->aux_head - p->aux_head % p->aux_watermark;
 		/* rung: counted with the data area's (ext.doorbells) */
-		if (!wake && rs_doorbell_decide(p)) {
+		if (!wake && rs_producer_doorbell(p)) {
 			wake = 1;
 			p->doorbells++;
 			rs_store_hint(&p->ring.ctrl->ext.doorbells,

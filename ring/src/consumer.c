@@ -5,14 +5,24 @@
  * the validated private layout, never from the control page; a record is
  * copied out before its header is trusted; every loop is bounded by the
  * ring size; and what cannot be read is counted, never skipped silently.
+ *
+ * Event suppression (RS_FEATURE_EVENT_SUPPRESS, docs/abi.md): a consumer
+ * says in the control page that it polls, and before it sleeps takes it
+ * back and looks at the heads once more (barrier.h, W/C against A/X);
+ * the producer's half is rs_producer_doorbell (producer.c).
  */
-#include "barrier.h"
+#if __STDC_HOSTED__
+#include <stdlib.h>
+#endif
+
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 static void tails_reset(struct rs_consumer *c)
 {
 	struct rs_ctrl_page *ctrl = c->ring.ctrl;
-	uint64_t head = rs_read_head(ctrl), tail = rs_load_hint(&ctrl->data_tail);
+	uint64_t head = rs_read_head(&ctrl->data_head);
+	uint64_t tail = rs_load_hint(&ctrl->data_tail);
 
 	/* Start from the published tail unless it is implausible. */
 	if (head - tail > c->ring.data_size) {
@@ -22,7 +32,7 @@ static void tails_reset(struct rs_consumer *c)
 	}
 	c->tail = tail;
 	if (c->ring.aux_size) {
-		head = rs_read_aux_head(ctrl);
+		head = rs_read_head(&ctrl->aux_head);
 		tail = rs_load_hint(&ctrl->aux_tail);
 		if (head - tail > c->ring.aux_size) {
 			c->stats.aux_corrupt++;
@@ -120,7 +130,7 @@ int rs_consumer_drain(struct rs_consumer *c, rs_record_fn fn, void *arg)
 		return -rse_mode;
 	size = c->ring.data_size;
 	data = c->ring.data;
-	head = rs_read_head(c->ring.ctrl);
+	head = rs_read_head(&c->ring.ctrl->data_head);
 	pos = c->tail;
 	if (head == pos)
 		return 0;
@@ -188,7 +198,7 @@ publish:
 	c->stats.records += records;
 	c->stats.bytes += bytes;
 	c->tail = pos;
-	rs_publish_tail(c->ring.ctrl, pos);
+	rs_publish_tail(&c->ring.ctrl->data_tail, pos);
 	return ret < 0 ? ret : n;
 }
 
@@ -202,7 +212,7 @@ int64_t rs_consumer_drain_aux(struct rs_consumer *c, rs_aux_fn fn, void *arg)
 	if (!c->ring.aux_size || c->ring.aux_mode != RS_MODE_NORMAL)
 		return -rse_mode;
 	size = c->ring.aux_size;
-	head = rs_read_aux_head(c->ring.ctrl);
+	head = rs_read_head(&c->ring.ctrl->aux_head);
 	tail = c->aux_tail;
 	avail = head - tail;
 	if (!avail)
@@ -230,7 +240,7 @@ int64_t rs_consumer_drain_aux(struct rs_consumer *c, rs_aux_fn fn, void *arg)
 	}
 	c->stats.aux_bytes += avail;
 	c->aux_tail = head;
-	rs_publish_aux_tail(c->ring.ctrl, head);
+	rs_publish_tail(&c->ring.ctrl->aux_tail, head);
 	return ret < 0 ? ret : (int64_t)avail;
 }
 
@@ -306,7 +316,7 @@ int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
 	c->stats.reattaches++;
 	c->bad_head = c->bad_aux_head = 0;
 
-	head = rs_read_head(ring.ctrl);
+	head = rs_read_head(&ring.ctrl->data_head);
 	tail = rs_load_hint(&ring.ctrl->data_tail);
 	if (head - tail > ring.data_size) {
 		c->stats.corrupt++;
@@ -333,10 +343,10 @@ int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
 		c->stats.tail_ahead_bytes += ahead;
 	}
 	c->tail = pos;
-	rs_publish_tail(ring.ctrl, pos);
+	rs_publish_tail(&ring.ctrl->data_tail, pos);
 
 	if (ring.aux_size) {
-		head = rs_read_aux_head(ring.ctrl);
+		head = rs_read_head(&ring.ctrl->aux_head);
 		tail = rs_load_hint(&ring.ctrl->aux_tail);
 		if (head - tail > ring.aux_size) {
 			c->stats.aux_corrupt++;
@@ -354,7 +364,7 @@ int rs_consumer_reattach(struct rs_consumer *c, const struct rs_region *region,
 		c->aux_tail = pos;
 		/* only a normal-mode AUX area has a tail the producer reads */
 		if (ring.aux_mode == RS_MODE_NORMAL)
-			rs_publish_aux_tail(ring.ctrl, pos);
+			rs_publish_tail(&ring.ctrl->aux_tail, pos);
 	}
 	return bits;
 }
@@ -365,7 +375,7 @@ uint64_t rs_consumer_pending(const struct rs_consumer *c)
 
 	if (!c || !c->ring.ctrl)
 		return 0;
-	head = rs_read_head(c->ring.ctrl);
+	head = rs_read_head(&c->ring.ctrl->data_head);
 	return head - c->tail > c->ring.data_size ? 0 : head - c->tail;
 }
 
@@ -373,3 +383,69 @@ const struct rs_cons_stats *rs_consumer_stats(const struct rs_consumer *c)
 {
 	return c ? &c->stats : (const struct rs_cons_stats *)0;
 }
+
+/*
+ * Whether a doorbell may have fallen due, and been suppressed, between
+ * @tail (consumed) and @head: the producer decides at the first
+ * publication past each multiple of the watermark, so one lies in
+ * (tail, head].  A head that is nonsense (behind, or more than a ring
+ * ahead) does not keep a consumer awake: the drain ignores it, and a guest
+ * must not make the host spin with it.
+ */
+static int due_since(uint64_t head, uint64_t tail, uint64_t size, uint32_t wm)
+{
+	if (head == tail || head - tail > size)
+		return 0;
+	return head / wm != tail / wm;
+}
+
+int rs_consumer_sleep_prepare(struct rs_consumer *c)
+{
+	const struct rs_ring *ring;
+	struct rs_ctrl_page *ctrl;
+
+	if (!c || !c->ring.ctrl)
+		return -rse_invalid;
+	ring = &c->ring;
+	ctrl = ring->ctrl;
+	rs_consumer_state_sleep(&ctrl->host.consumer);
+	if (ring->data_mode == RS_MODE_NORMAL &&
+	    due_since(rs_read_head(&ctrl->data_head), c->tail, ring->data_size,
+		      c->watermark))
+		return 1;
+	if (ring->aux_size && ring->aux_mode == RS_MODE_NORMAL &&
+	    due_since(rs_read_head(&ctrl->aux_head), c->aux_tail, ring->aux_size,
+		      c->aux_watermark))
+		return 1;
+	return 0;
+}
+
+int rs_consumer_awake(struct rs_consumer *c)
+{
+	if (!c || !c->ring.ctrl)
+		return -rse_invalid;
+	rs_consumer_state_poll(&c->ring.ctrl->host.consumer);
+	return 0;
+}
+
+/* Heap constructors for the host; a freestanding build (no malloc) has
+ * none: its objects live in static storage or on the stack. */
+#if __STDC_HOSTED__
+struct rs_consumer *rs_consumer_alloc(const struct rs_region *region,
+				      uint32_t index)
+{
+	struct rs_consumer *c = malloc(sizeof(*c));
+
+	if (c && rs_consumer_init(c, region, index) < 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void rs_consumer_free(struct rs_consumer *c)
+{
+	rs_consumer_fini(c);
+	free(c);
+}
+#endif

@@ -6,7 +6,7 @@
  * guest writes it once; the host copies it once and judges the shape
  * here, the addresses where it reads guest memory.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 
@@ -56,9 +56,9 @@ int rs_kbuf_publish(const struct rs_region *region, struct rs_kbuf_info *info,
 	s = rs_seqcount_write_begin(&d->seq);
 	rs_memcpy(region->base + region->sideband_offset + info->table_offset,
 		  rows, info->table_len);
-	rs_store_hint32(&d->magic, RS_KBUF_MAGIC);
-	rs_store_hint32(&d->nr_cpus, info->nr_cpus);
-	rs_store_hint32(&d->data_pages, info->data_pages);
+	rs_store_hint(&d->magic, RS_KBUF_MAGIC);
+	rs_store_hint(&d->nr_cpus, info->nr_cpus);
+	rs_store_hint(&d->data_pages, info->data_pages);
 	rs_store_hint(&d->table_offset, info->table_offset);
 	rs_store_hint(&d->table_len, info->table_len);
 	rs_store_hint(&d->sample_type, info->sample_type);
@@ -77,38 +77,27 @@ int rs_kbuf_withdraw(const struct rs_region *region)
 		return -rse_absent;
 	d = desc(region);
 	s = rs_seqcount_write_begin(&d->seq);
-	rs_store_hint32(&d->magic, 0);
-	rs_store_hint32(&d->nr_cpus, 0);
+	rs_store_hint(&d->magic, 0);
+	rs_store_hint(&d->nr_cpus, 0);
 	rs_seqcount_write_end(&d->seq, s);
 	return 0;
 }
 
-struct kb_read {
-	const struct rs_kbuf_desc *d;
-	const uint8_t *area;
-	uint64_t area_size;
-	void *buf;
-	struct rs_kbuf_info in;
-};
-
-static int kb_take(void *arg, uint32_t s)
+/* The descriptor, once; the table it places, copied. */
+static int kb_take(const struct rs_seqcount_reader *r, uint32_t s)
 {
-	struct kb_read *r = arg;
-	const struct rs_kbuf_desc *d = r->d;
-	struct rs_kbuf_info *in = &r->in;
-	uint32_t magic;
+	struct rs_kbuf_info *in = r->info;
+	struct rs_kbuf_desc d;
 
-	rs_memset(in, 0, sizeof(*in));
-	magic = rs_load_hint32(&d->magic);
-	in->seq = s;
-	in->nr_cpus = rs_load_hint32(&d->nr_cpus);
-	in->data_pages = rs_load_hint32(&d->data_pages);
-	in->table_offset = rs_load_hint(&d->table_offset);
-	in->table_len = rs_load_hint(&d->table_len);
-	in->sample_type = rs_load_hint(&d->sample_type);
-	if (!magic && !in->nr_cpus)
+	rs_load_hints(&d, r->block, sizeof(d));
+	if (!d.magic && !d.nr_cpus)
 		return 1;           /* withdrawn */
-	if (magic != RS_KBUF_MAGIC || shape_check(in, r->area_size))
+	*in = (struct rs_kbuf_info){
+		.nr_cpus = d.nr_cpus, .data_pages = d.data_pages,
+		.table_offset = d.table_offset, .table_len = d.table_len,
+		.sample_type = d.sample_type, .seq = s,
+	};
+	if (d.magic != RS_KBUF_MAGIC || shape_check(in, r->area_size))
 		return -rse_corrupt;
 	rs_memcpy(r->buf, r->area + in->table_offset, in->table_len);
 	return 0;
@@ -117,18 +106,6 @@ static int kb_take(void *arg, uint32_t s)
 int rs_kbuf_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 		 struct rs_kbuf_info *info)
 {
-	struct kb_read r;
-	int err = rs_sideband_read_check(region, buf, buf_size, info,
-					 sizeof(*info));
-
-	if (err)
-		return err;
-	r.d = desc(region);
-	r.area = region->base + region->sideband_offset;
-	r.area_size = region->sideband_size;
-	r.buf = buf;
-	err = rs_seq_read(&r.d->seq, kb_take, &r);
-	if (err == 1)
-		*info = r.in;
-	return err;
+	return rs_seqcount_read_sideband(region, RS_HEADER_BLOCK(kbuf), buf,
+					 buf_size, info, sizeof(*info), kb_take);
 }

@@ -23,20 +23,13 @@
  * (perf's write_backward): head moves down and always points at the newest
  * record, so a reader walks from head towards older records without a tail.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 #include "test_hook.h"
 
 #ifdef RS_RING_TEST_HOOKS
 rs_test_hook_fn rs_test_hook;
 #endif
-
-static uint32_t watermark_clamp(uint64_t wm, uint64_t size)
-{
-	if (!wm || wm >= size)
-		return (uint32_t)(size / 2 ? size / 2 : 1);
-	return (uint32_t)wm;
-}
 
 static int aux_init(struct rs_producer *p, const struct rs_region *region,
 		    struct rs_ctrl_page *c);
@@ -73,7 +66,7 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 	head = rs_load_hint(&c->data_head);
 	p->head = head;
 	p->published = head;
-	p->watermark = watermark_clamp(region->config.data_watermark,
+	p->watermark = rs_watermark_clamp(region->config.data_watermark,
 				       p->ring.data_size);
 	p->wakeup = head - head % p->watermark;
 	/* Worth it only on a ring much larger than the distance. */
@@ -82,7 +75,7 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
 	if (p->ring.data_mode == RS_MODE_OVERWRITE) {
 		rs_announce(&c->ext.write_head, head);
 	} else {
-		tail = rs_read_tail(c);
+		tail = rs_read_tail(&c->data_tail);
 		p->tail_cache = head - tail > p->ring.data_size ?
 			head - p->ring.data_size : tail;
 		/* Past data_head nothing is sealed until a batch is set. */
@@ -101,10 +94,10 @@ static int aux_init(struct rs_producer *p, const struct rs_region *region,
 
 	if (p->ring.aux_size) {
 		p->aux_head = rs_load_hint(&c->aux_head);
-		tail = rs_read_aux_tail(c);
+		tail = rs_read_tail(&c->aux_tail);
 		p->aux_tail_cache = p->aux_head - tail > p->ring.aux_size ?
 			p->aux_head - p->ring.aux_size : tail;
-		p->aux_watermark = watermark_clamp(region->config.aux_watermark,
+		p->aux_watermark = rs_watermark_clamp(region->config.aux_watermark,
 						   p->ring.aux_size);
 		p->aux_wakeup = p->aux_head - p->aux_head % p->aux_watermark;
 		rs_announce(&c->ext.aux_write_limit, p->aux_head);
@@ -112,7 +105,7 @@ static int aux_init(struct rs_producer *p, const struct rs_region *region,
 	return 0;
 }
 
-int rs_aux_producer_init(struct rs_producer *p, const struct rs_region *region,
+int rs_producer_init_aux(struct rs_producer *p, const struct rs_region *region,
 			 uint32_t index)
 {
 	int err;
@@ -133,13 +126,30 @@ static int forward_room(struct rs_producer *p, uint64_t offset, uint64_t need)
 
 	if (offset - rs_local_read(&p->tail_cache) + need <= size)
 		return 1;
-	tail = rs_read_tail(p->ring.ctrl);
+	tail = rs_read_tail(&p->ring.ctrl->data_tail);
 	/* A tail ahead of head, or more than a ring behind, is nonsense:
 	 * assume the consumer has freed nothing. */
 	if (offset - tail > size)
 		return 0;
 	rs_store_hint(&p->tail_cache, tail);
 	return offset - tail + need <= size;
+}
+
+/*
+ * Event suppression (RS_FEATURE_EVENT_SUPPRESS, docs/abi.md): a doorbell
+ * that fell due is rung only when the ring's consumer has not said that
+ * it polls (barrier.h, A/X against W/C; the consumer's half is in
+ * consumer.c).  Called after the head that made it due was published.
+ */
+int rs_producer_doorbell(struct rs_producer *p)
+{
+	if (!p->suppress ||
+	    rs_consumer_state_read(&p->ring.ctrl->host.consumer) !=
+	    RS_CONSUMER_POLLING)
+		return 1;
+	p->suppressed++;
+	rs_store_hint(&p->ring.ctrl->ext.suppressed, p->suppressed);
+	return 0;
 }
 
 /*
@@ -163,7 +173,7 @@ static int put_handle(struct rs_producer *p, int can_ring, int force)
 	int due;
 
 again:
-	if (rs_local_read32(&p->nest) > 1) {
+	if (rs_local_read(&p->nest) > 1) {
 		rs_local_dec32(&p->nest);
 		return 0;
 	}
@@ -171,7 +181,7 @@ again:
 	due = can_ring && p->ring.data_mode != RS_MODE_OVERWRITE &&
 	      head - p->wakeup >= p->watermark;
 	if (force || due || !p->batch || head - p->published >= p->batch) {
-		rs_publish_head(c, head);
+		rs_publish_head(&c->data_head, head);
 		p->published = head;
 		/* The count goes out with the records it counts. */
 		rs_store_hint(&c->ext.produced, rs_local_read(&p->produced));
@@ -189,7 +199,7 @@ again:
 	if (!due)
 		return 0;
 	p->wakeup = head - head % p->watermark;
-	if (!rs_doorbell_decide(p))
+	if (!rs_producer_doorbell(p))
 		return 0;
 	p->doorbells++;
 	rs_store_hint(&c->ext.doorbells, p->doorbells);
@@ -216,7 +226,7 @@ static void write_lost(struct rs_producer *p, uint64_t pos, uint64_t count)
 static void seal(struct rs_producer *p, const struct rs_handle *h)
 {
 	uint64_t pos = h->pos - sizeof(struct rs_perf_lost), lost;
-	uint32_t level = rs_local_read32(&p->nest);
+	uint32_t level = rs_local_read(&p->nest);
 
 	if (h->size) {
 		rs_note_seal(p, level, h->pos, h->header);
@@ -247,7 +257,7 @@ static int reserve_nested(struct rs_producer *p, struct rs_handle *h,
 	uint32_t level;
 
 	slot = p->batch ? sizeof(uint64_t) : 0;
-	level = rs_local_read32(&p->nest);
+	level = rs_local_read(&p->nest);
 	if (slot && level > RS_NEST_MAX) {
 		if (size)
 			count_drop(p);
@@ -350,7 +360,7 @@ int rs_producer_commit(struct rs_producer *p, struct rs_handle *h)
 
 	if (!p || !h || h->written > h->size)
 		return -rse_invalid;
-	if (!rs_local_read32(&p->nest))
+	if (!rs_local_read(&p->nest))
 		return -rse_nesting;
 	/* A writer that did not even write the header abandoned the record:
 	 * frame it as padding so readers can step over it. */
@@ -458,7 +468,7 @@ int rs_producer_set_batch(struct rs_producer *p, uint32_t bytes)
 		return -rse_invalid;
 	if (p->ring.data_mode == RS_MODE_OVERWRITE)
 		return -rse_mode;
-	if (rs_local_read32(&p->nest))
+	if (rs_local_read(&p->nest))
 		return -rse_nesting;
 	c = p->ring.ctrl;
 	head = rs_local_read(&p->head);
@@ -474,7 +484,7 @@ int rs_producer_set_batch(struct rs_producer *p, uint32_t bytes)
 		if (!forward_room(p, head, sizeof(uint64_t)))
 			return -rse_no_space;
 		rs_header_clear(rs_header_slot(p, head));
-		rs_publish_flags(&c->ext.flags, flags | RS_EXT_SEALED);
+		rs_release(&c->ext.flags, flags | RS_EXT_SEALED);  /* S0 */
 	}
 	p->batch = bytes;
 	return 0;
@@ -484,7 +494,7 @@ int rs_producer_flush(struct rs_producer *p)
 {
 	if (!p || !p->ring.data)
 		return -rse_invalid;
-	if (rs_local_read32(&p->nest))
+	if (rs_local_read(&p->nest))
 		return -rse_nesting;
 	rs_local_inc32(&p->nest);
 	rs_compiler_barrier();

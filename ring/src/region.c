@@ -1,12 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Region layout and validation.  The host lays a region out once, before
- * the guest runs; everybody who attaches later (the guest agent, a host
- * consumer in another process) validates it and works from a private copy
- * of the layout, because the shared header is writable by the guest.
+ * The region: its layout, and the views of it each side works from.
+ *
+ * The host lays a region out once, before the guest runs, and after that
+ * writes only the switch that tells the guest to trace (config.enabled)
+ * and the count of the guest's boots it saw.  Everybody who attaches
+ * later (the guest agent, a host consumer in another process) validates
+ * it and works from a private copy of the layout, because the shared
+ * header is writable by the guest.
+ *
+ * rs_region_open trusts nothing it has not checked, but it has nothing to
+ * check against but the header itself, so a scribbled header loses the
+ * whole region.  The host that laid the region out rebuilds the header it
+ * wrote from the same params instead (rs_region_open_layout), takes the
+ * layout from that, and uses the shared header only to say what the guest
+ * (or a stray write) changed.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
+
+/* A layout as rs_region_layout computes it from the params. */
+struct rs_layout {
+	uint64_t end;
+	uint64_t data_size;
+	uint64_t aux_size;
+	uint64_t sideband_offset;
+	uint64_t sideband_size;
+	struct rs_ring_desc rings[RS_MAX_RINGS];
+};
 
 _Static_assert(offsetof(struct rs_region_params, sideband_pages) ==
 	       RS_REGION_PARAMS_SIZE_V1, "params grow at the end");
@@ -29,7 +50,7 @@ static uint32_t features(const struct rs_region_params *p)
 	return p->features;
 }
 
-int rs_params_check(const struct rs_region_params *p)
+static int params_check(const struct rs_region_params *p)
 {
 	uint64_t data_size, aux_size;
 
@@ -70,7 +91,7 @@ int rs_region_params_init(struct rs_region_params *params, uint32_t nr_rings,
 	params->data_mode = data_mode;
 	params->aux_mode = aux_mode;
 	params->features = RS_FEATURES_KNOWN;
-	return rs_params_check(params);
+	return params_check(params);
 }
 
 /* Areas are placed largest kind first, each aligned to its own size, so
@@ -83,7 +104,8 @@ static void place(uint64_t *cursor, uint64_t size, uint64_t *offset)
 	*cursor += size;
 }
 
-void rs_layout_compute(const struct rs_region_params *p, struct rs_layout *l)
+static void layout_compute(const struct rs_region_params *p,
+			   struct rs_layout *l)
 {
 	uint64_t cursor = RS_PAGE_SIZE;
 	uint32_t i;
@@ -129,12 +151,12 @@ int rs_region_size(const struct rs_region_params *params, uint64_t *size)
 	struct rs_layout l;
 	int err;
 
-	err = rs_params_check(params);
+	err = params_check(params);
 	if (err)
 		return err;
 	if (!size)
 		return -rse_invalid;
-	rs_layout_compute(params, &l);
+	layout_compute(params, &l);
 	if (l.end > RS_REGION_MAX)
 		return -rse_geometry;
 	*size = round_pow2(l.end);
@@ -142,7 +164,7 @@ int rs_region_size(const struct rs_region_params *params, uint64_t *size)
 }
 
 /* Everything of the header the host writes at layout, but the magic. */
-void rs_header_fill(struct rs_region_header *hdr, uint64_t mem_size,
+static void header_fill(struct rs_region_header *hdr, uint64_t mem_size,
 		    const struct rs_region_params *params,
 		    const struct rs_layout *l)
 {
@@ -173,7 +195,7 @@ void rs_header_fill(struct rs_region_header *hdr, uint64_t mem_size,
 		hdr->rings[i] = l->rings[i];
 }
 
-int rs_layout_for(const void *mem, uint64_t mem_size,
+static int layout_for(const void *mem, uint64_t mem_size,
 		  const struct rs_region_params *params, struct rs_layout *l)
 {
 	uint64_t need;
@@ -188,7 +210,7 @@ int rs_layout_for(const void *mem, uint64_t mem_size,
 		return -rse_geometry;
 	if (mem_size < need)
 		return -rse_too_small;
-	rs_layout_compute(params, l);
+	layout_compute(params, l);
 	return 0;
 }
 
@@ -200,12 +222,12 @@ int rs_region_layout(void *mem, uint64_t mem_size,
 	uint32_t i;
 	int err;
 
-	err = rs_layout_for(mem, mem_size, params, &l);
+	err = layout_for(mem, mem_size, params, &l);
 	if (err)
 		return err;
 
 	rs_memset(mem, 0, mem_size);
-	rs_header_fill(hdr, mem_size, params, &l);
+	header_fill(hdr, mem_size, params, &l);
 	for (i = 0; i < params->nr_rings; i++) {
 		struct rs_ctrl_page *c;
 
@@ -221,7 +243,44 @@ int rs_region_layout(void *mem, uint64_t mem_size,
 		c->aux_size = l.rings[i].aux_size;
 	}
 	/* Readers check the magic first: make it the last thing they see. */
-	rs_publish_magic(&hdr->magic, RS_REGION_MAGIC);
+	rs_release(&hdr->magic, RS_REGION_MAGIC);                /* I */
+	return 0;
+}
+
+static int set_enabled(void *mem, uint32_t on)
+{
+	struct rs_region_header *h = mem;
+
+	if (!mem || ((uintptr_t)mem & (RS_PAGE_SIZE - 1)))
+		return -rse_invalid;
+	rs_release(&h->config.enabled, on);                      /* K */
+	return 0;
+}
+
+int rs_region_enable(void *mem)
+{
+	return set_enabled(mem, 1);
+}
+
+int rs_region_disable(void *mem)
+{
+	return set_enabled(mem, 0);
+}
+
+int rs_region_note_reset(void *mem, uint64_t *gen)
+{
+	struct rs_region_header *h = mem;
+	uint64_t g;
+
+	if (!mem || ((uintptr_t)mem & (RS_PAGE_SIZE - 1)) || !gen)
+		return -rse_invalid;
+	/* guest-writable: whatever it holds, one more than that (never 0,
+	 * which says "not counted") */
+	g = rs_load_hint(&h->boot_gen) + 1;
+	if (!g)
+		g = 1;
+	rs_store_hint(&h->boot_gen, g);
+	*gen = g;
 	return 0;
 }
 
@@ -290,7 +349,7 @@ static int descs_check(const struct rs_region_header *h, uint64_t size)
 }
 
 /* The control page repeats the descriptor in perf's terms; they must agree. */
-int rs_ctrl_check(const uint8_t *mem, const struct rs_ring_desc *d)
+static int ctrl_check(const uint8_t *mem, const struct rs_ring_desc *d)
 {
 	const struct rs_ctrl_page *c =
 		(const struct rs_ctrl_page *)(mem + d->ctrl_offset);
@@ -339,7 +398,7 @@ int rs_region_open(struct rs_region *region, void *mem, uint64_t mem_size)
 	if (err)
 		return err;
 	for (i = 0; i < h.nr_rings; i++) {
-		err = rs_ctrl_check(mem, &h.rings[i]);
+		err = ctrl_check(mem, &h.rings[i]);
 		if (err)
 			return err;
 	}
@@ -354,6 +413,140 @@ int rs_region_open(struct rs_region *region, void *mem, uint64_t mem_size)
 	region->sideband_offset = h.sideband_offset;
 	region->sideband_size = h.sideband_size;
 	return 0;
+}
+
+static const char *const field_names[rs_hf_max] = {
+	[rs_hf_magic]           = "magic",
+	[rs_hf_abi_version]     = "abi_version",
+	[rs_hf_header_size]     = "header_size",
+	[rs_hf_region_size]     = "region_size",
+	[rs_hf_page_size]       = "page_size",
+	[rs_hf_nr_rings]        = "nr_rings",
+	[rs_hf_sideband_offset] = "sideband_offset",
+	[rs_hf_sideband_size]   = "sideband_size",
+	[rs_hf_data_mode]       = "config.data_mode",
+	[rs_hf_aux_mode]        = "config.aux_mode",
+	[rs_hf_data_watermark]  = "config.data_watermark",
+	[rs_hf_aux_watermark]   = "config.aux_watermark",
+	[rs_hf_trace_mask]      = "config.trace_mask",
+	[rs_hf_sample_type]     = "config.sample_type",
+	[rs_hf_sample_freq]     = "config.sample_freq",
+	[rs_hf_doorbell_addr]   = "config.doorbell_addr",
+	[rs_hf_ctrl_offset]     = "ctrl_offset",
+	[rs_hf_data_offset]     = "data_offset",
+	[rs_hf_data_size]       = "data_size",
+	[rs_hf_aux_offset]      = "aux_offset",
+	[rs_hf_aux_size]        = "aux_size",
+};
+
+const char *rs_region_field_name(uint32_t field)
+{
+	return field < rs_hf_max ? field_names[field] : "unknown field";
+}
+
+static void note(struct rs_region_damage *d, uint32_t field, uint32_t ring,
+		 uint64_t seen, uint64_t laid_out)
+{
+	if (seen == laid_out)
+		return;
+	if (d->nr_diffs == RS_REGION_DIFF_MAX) {
+		if (d->more_diffs != UINT32_MAX)
+			d->more_diffs++;
+		return;
+	}
+	d->diff[d->nr_diffs++] = (struct rs_region_diff){
+		.field = field, .ring = ring, .seen = seen, .laid_out = laid_out,
+	};
+}
+
+/* @seen is a private copy of the shared header: each field read once. */
+static void compare(struct rs_region_damage *d,
+		    const struct rs_region_header *seen,
+		    const struct rs_region_header *want, uint32_t nr_rings)
+{
+	const struct rs_config *sc = &seen->config, *wc = &want->config;
+	uint32_t i;
+
+	note(d, rs_hf_magic, 0, seen->magic, RS_REGION_MAGIC);
+	note(d, rs_hf_abi_version, 0, seen->abi_version, want->abi_version);
+	note(d, rs_hf_header_size, 0, seen->header_size, want->header_size);
+	note(d, rs_hf_region_size, 0, seen->region_size, want->region_size);
+	note(d, rs_hf_page_size, 0, seen->page_size, want->page_size);
+	note(d, rs_hf_nr_rings, 0, seen->nr_rings, want->nr_rings);
+	note(d, rs_hf_sideband_offset, 0, seen->sideband_offset,
+	     want->sideband_offset);
+	note(d, rs_hf_sideband_size, 0, seen->sideband_size,
+	     want->sideband_size);
+	note(d, rs_hf_data_mode, 0, sc->data_mode, wc->data_mode);
+	note(d, rs_hf_aux_mode, 0, sc->aux_mode, wc->aux_mode);
+	note(d, rs_hf_data_watermark, 0, sc->data_watermark, wc->data_watermark);
+	note(d, rs_hf_aux_watermark, 0, sc->aux_watermark, wc->aux_watermark);
+	note(d, rs_hf_trace_mask, 0, sc->trace_mask, wc->trace_mask);
+	note(d, rs_hf_sample_type, 0, sc->sample_type, wc->sample_type);
+	note(d, rs_hf_sample_freq, 0, sc->sample_freq, wc->sample_freq);
+	note(d, rs_hf_doorbell_addr, 0, sc->doorbell_addr, wc->doorbell_addr);
+	/* config.features is not compared: a region laid out before the
+	 * host knew a feature offers none, and is not damaged for it (the
+	 * host reads no feature back; only producers use them). */
+	for (i = 0; i < nr_rings; i++) {
+		const struct rs_ring_desc *s = &seen->rings[i], *w = &want->rings[i];
+
+		note(d, rs_hf_ctrl_offset, i, s->ctrl_offset, w->ctrl_offset);
+		note(d, rs_hf_data_offset, i, s->data_offset, w->data_offset);
+		note(d, rs_hf_data_size, i, s->data_size, w->data_size);
+		note(d, rs_hf_aux_offset, i, s->aux_offset, w->aux_offset);
+		note(d, rs_hf_aux_size, i, s->aux_size, w->aux_size);
+	}
+}
+
+int rs_region_open_layout(struct rs_region *region, void *mem,
+			  uint64_t mem_size,
+			  const struct rs_region_params *params,
+			  struct rs_region_damage *damage)
+{
+	/* Two pages of stack: a host's call (no guest makes it). */
+	struct rs_region_header seen, want;
+	struct rs_layout l;
+	uint32_t i, skipped = 0;
+	int err;
+
+	if (!region || !damage)
+		return -rse_invalid;
+	err = layout_for(mem, mem_size, params, &l);
+	if (err)
+		return err;
+	rs_memset(&want, 0, sizeof(want));
+	header_fill(&want, mem_size, params, &l);
+	rs_memcpy(&seen, mem, sizeof(seen));
+
+	rs_memset(damage, 0, sizeof(*damage));
+	compare(damage, &seen, &want, params->nr_rings);
+
+	rs_memset(region, 0, sizeof(*region));
+	region->base = mem;
+	region->size = mem_size;
+	region->nr_rings = params->nr_rings;
+	region->config = want.config;
+	/* The one configuration field the host changes after layout. */
+	region->config.enabled = rs_load_hint(
+		&((const struct rs_region_header *)mem)->config.enabled);
+	for (i = 0; i < params->nr_rings; i++) {
+		region->rings[i] = l.rings[i];
+		if (ctrl_check(mem, &l.rings[i])) {
+			region->skipped |= 1ull << i;
+			skipped++;
+		}
+	}
+	damage->bad_rings = region->skipped;
+	region->sideband_offset = l.sideband_offset;
+	region->sideband_size = l.sideband_size;
+	return (int)(damage->nr_diffs + damage->more_diffs + skipped);
+}
+
+int rs_region_ring_skipped(const struct rs_region *region, uint32_t index)
+{
+	return region && index < region->nr_rings &&
+	       (region->skipped & (1ull << index)) ? 1 : 0;
 }
 
 const struct rs_config *rs_region_config(const struct rs_region *region)
@@ -386,4 +579,31 @@ int rs_region_ring(const struct rs_region *region, uint32_t index,
 	ring->index = index;
 	ring->reserved = 0;
 	return 0;
+}
+
+uint32_t rs_region_nr_rings(const struct rs_region *region)
+{
+	return region ? region->nr_rings : 0;
+}
+
+int rs_region_status_read(const struct rs_region *region,
+			  struct rs_guest_status *status, uint32_t *enabled)
+{
+	const struct rs_region_header *h;
+
+	if (!region || !region->base || !status)
+		return -rse_invalid;
+	h = (const struct rs_region_header *)region->base;
+	rs_load_hints(status, &h->status, sizeof(*status));
+	if (enabled)
+		*enabled = rs_load_hint(&h->config.enabled);
+	return 0;
+}
+
+uint64_t rs_region_boot_gen(const struct rs_region *region)
+{
+	if (!region || !region->base)
+		return 0;
+	return rs_load_hint(&((const struct rs_region_header *)
+			      region->base)->boot_gen);
 }

@@ -38,53 +38,63 @@ static inline uint32_t rs_watermark_clamp(uint64_t wm, uint64_t size)
 	return (uint32_t)wm;
 }
 
-/* suppress.c: a doorbell is due on @p: 1 ring it, 0 the consumer polls
+/* producer.c: a doorbell is due on @p: 1 ring it, 0 the consumer polls
  * (RS_FEATURE_EVENT_SUPPRESS): counted in ext.suppressed.  Called after
  * the head (or aux_head) that made it due was published. */
-int rs_doorbell_decide(struct rs_producer *p);
+int rs_producer_doorbell(struct rs_producer *p);
 
-/* seq_read.c: @take loads a guest block's fields once for seqcount @s,
- * checks them and copies what goes with them: 0 whole, 1 withdrawn (reads
- * as never written), -rse_corrupt.  Its result counts only once the read
- * settled. */
-typedef int (*rs_seq_take_fn)(void *arg, uint32_t s);
-
-/* 1 taken, 0 never written or withdrawn, -rse_busy (the guest wrote at
- * every try), or @take's -rse_corrupt. */
-int rs_seq_read(const uint32_t *seq, rs_seq_take_fn take, void *arg);
-
-/* sideband.c: the checks both readers of the sideband area make before
- * they copy (@info zeroed first); 0, -rse_invalid, -rse_absent,
- * -rse_too_small. */
-int rs_sideband_read_check(const struct rs_region *region, const void *buf,
-			   uint64_t buf_size, void *info, size_t info_size);
-
-/* region.c: a layout as rs_region_layout computes it from the params,
- * shared with region_recover.c, which rebuilds it instead of trusting the
- * header. */
-struct rs_layout {
-	uint64_t end;
-	uint64_t data_size;
-	uint64_t aux_size;
-	uint64_t sideband_offset;
-	uint64_t sideband_size;
-	struct rs_ring_desc rings[RS_MAX_RINGS];
+/*
+ * seqcount.c: the host's copy of a block the guest writes under a
+ * seqcount of its own (barrier.h, G/H), in the region header: the
+ * sideband's, kernel perf buffers', user symbols' and process table's
+ * descriptors and the guest info.  The reader takes settled reads only,
+ * retried a bounded number of times while the guest writes; the block's
+ * @take does the rest.
+ */
+struct rs_seqcount_reader {
+	const struct rs_region *region;
+	const void *block;        /* the block, in the shared header */
+	const uint8_t *area;      /* the sideband area, by the private layout */
+	uint64_t area_size;       /* (0 for the guest info: none) */
+	void *buf;                /* the caller's copy of what it describes */
+	void *info;               /* the caller's description of it */
 };
 
-/* 0, -rse_invalid, -rse_geometry. */
-int rs_params_check(const struct rs_region_params *p);
-/* @p passed rs_params_check. */
-void rs_layout_compute(const struct rs_region_params *p, struct rs_layout *l);
-/* Check @mem (page-aligned) and @mem_size (a power of two, at most
- * RS_REGION_MAX, enough for @params) and compute the layout into @l.
- * -rse_invalid, -rse_geometry, -rse_too_small, or rs_region_size's. */
-int rs_layout_for(const void *mem, uint64_t mem_size,
-		  const struct rs_region_params *params, struct rs_layout *l);
-/* Every header field rs_region_layout writes, but the magic. */
-void rs_header_fill(struct rs_region_header *hdr, uint64_t mem_size,
-		    const struct rs_region_params *params,
-		    const struct rs_layout *l);
-/* The control page at d->ctrl_offset repeats @d; 0 or -rse_geometry. */
-int rs_ctrl_check(const uint8_t *mem, const struct rs_ring_desc *d);
+/*
+ * Load @r->block's fields once for seqcount @s (rs_load_hints into a
+ * private copy), judge them, fill @r->info and copy what they describe
+ * into @r->buf: 0 taken; 1 nothing to take (withdrawn, or no complete
+ * copy yet): reads as never written; -rse_busy: a part under a seqcount
+ * of its own changed meanwhile, try again; -rse_corrupt.  Its result
+ * counts only once the block's read settled.
+ */
+typedef int (*rs_seqcount_take_fn)(const struct rs_seqcount_reader *r,
+				   uint32_t s);
+
+/* The offset of a block of the region header (rs_seqcount_read's @block). */
+#define RS_HEADER_BLOCK(member) offsetof(struct rs_region_header, member)
+
+/*
+ * The block at offset @block of the region header (its seq the second
+ * word, as every guest block's): 1 taken, 0 never written (or @take's
+ * 1), -rse_invalid (NULL), -rse_busy (the guest wrote at every try),
+ * @take's -rse_corrupt.  @info (@info_size bytes) is zeroed unless 1.
+ */
+int rs_seqcount_read(const struct rs_region *region, size_t block,
+		     void *info, size_t info_size, rs_seqcount_take_fn take);
+
+/* The same for a block that describes content of the sideband area,
+ * which @take copies into @buf (@buf_size at least the area's size):
+ * also -rse_absent (no sideband area), -rse_too_small (@buf). */
+int rs_seqcount_read_sideband(const struct rs_region *region, size_t block,
+			      void *buf, uint64_t buf_size, void *info,
+			      size_t info_size, rs_seqcount_take_fn take);
+
+/* sideband.c: the checks of a guest table's begin, for its writer @w:
+ * where a table of @size bytes at @offset of the sideband area starts
+ * (8-aligned, inside the area): 0 with *@at set; -rse_invalid (NULL,
+ * a table outside the area), -rse_absent (no sideband area). */
+int rs_sideband_table(const struct rs_region *region, const void *w,
+		      uint64_t offset, uint64_t size, uint8_t **at);
 
 #endif /* RINGSIDE_RING_INTERNAL_H */

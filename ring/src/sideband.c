@@ -15,7 +15,7 @@
  * The area is where the layout validated at open says (the private copy),
  * never where the guest-writable header says now.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 
@@ -81,12 +81,12 @@ int rs_sideband_commit(struct rs_sideband_writer *w, uint32_t kind)
 	if (!w || !w->desc || !kind)
 		return -rse_invalid;
 	d = w->desc;
-	rs_store_hint32(&d->magic, RS_SIDEBAND_MAGIC);
-	rs_store_hint32(&d->kind, kind);
-	rs_store_hint32(&d->flags, w->flags);
+	rs_store_hint(&d->magic, RS_SIDEBAND_MAGIC);
+	rs_store_hint(&d->kind, kind);
+	rs_store_hint(&d->flags, w->flags);
 	rs_store_hint(&d->length, w->length);
 	rs_store_hint(&d->wanted, w->wanted);
-	rs_store_hint32(&d->build_id_len, w->build_id_len);
+	rs_store_hint(&d->build_id_len, w->build_id_len);
 	rs_memcpy(d->build_id, w->build_id, sizeof(d->build_id));
 	rs_seqcount_write_end(&d->seq, w->seq);
 	w->desc = (struct rs_sideband_desc *)0;  /* one commit per begin */
@@ -112,72 +112,49 @@ static int desc_check(const struct rs_sideband_info *in, uint32_t magic,
 	return 0;
 }
 
-int rs_sideband_read_check(const struct rs_region *region, const void *buf,
-			   uint64_t buf_size, void *info, size_t info_size)
+/* The descriptor, once; the content it measures, copied. */
+static int sb_take(const struct rs_seqcount_reader *r, uint32_t s)
 {
-	if (!region || !region->base || !info || (!buf && buf_size))
-		return -rse_invalid;
-	rs_memset(info, 0, info_size);
-	if (!region->sideband_size)
-		return -rse_absent;
-	if (buf_size < region->sideband_size)
-		return -rse_too_small;
-	return 0;
-}
-
-struct sb_read {
-	const struct rs_sideband_desc *d;
-	const uint8_t *area;
-	uint64_t area_size;
-	void *buf;
-	struct rs_sideband_info in;
-};
-
-static int sb_take(void *arg, uint32_t s)
-{
-	struct sb_read *r = arg;
-	const struct rs_sideband_desc *d = r->d;
-	struct rs_sideband_info *in = &r->in;
-	uint32_t magic;
+	struct rs_sideband_info *in = r->info;
+	struct rs_sideband_desc d;
 	int err;
 
-	rs_memset(in, 0, sizeof(*in));
-	/* Each field once, into the private copy; judged there. */
-	magic = rs_load_hint32(&d->magic);
-	in->seq = s;
-	in->kind = rs_load_hint32(&d->kind);
-	in->flags = rs_load_hint32(&d->flags);
-	in->length = rs_load_hint(&d->length);
-	in->wanted = rs_load_hint(&d->wanted);
-	in->build_id_len = rs_load_hint32(&d->build_id_len);
-	rs_memcpy(in->build_id, d->build_id, sizeof(in->build_id));
-	err = desc_check(in, magic, r->area_size);
-	if (!err)
-		rs_memcpy(r->buf, r->area, in->length);
-	return err;
+	rs_load_hints(&d, r->block, sizeof(d));
+	*in = (struct rs_sideband_info){
+		.kind = d.kind, .flags = d.flags, .length = d.length,
+		.wanted = d.wanted, .seq = s, .build_id_len = d.build_id_len,
+	};
+	err = desc_check(in, d.magic, r->area_size);
+	if (err)
+		return err;
+	/* bytes of the unused id tail are not the guest's business */
+	rs_memcpy(in->build_id, d.build_id, in->build_id_len);
+	rs_memcpy(r->buf, r->area, in->length);
+	return 0;
 }
 
 int rs_sideband_read(const struct rs_region *region, void *buf,
 		     uint64_t buf_size, struct rs_sideband_info *info)
 {
-	struct sb_read r;
-	int err = rs_sideband_read_check(region, buf, buf_size, info,
-					 sizeof(*info));
+	return rs_seqcount_read_sideband(region, RS_HEADER_BLOCK(sideband),
+					 buf, buf_size, info, sizeof(*info),
+					 sb_take);
+}
 
-	if (err)
-		return err;
-	r.d = desc(region);
-	r.area = region->base + region->sideband_offset;
-	r.area_size = region->sideband_size;
-	r.buf = buf;
-	err = rs_seq_read(&r.d->seq, sb_take, &r);
-	if (err != 1)
-		return err;
-	/* bytes of the unused id tail are not the guest's business */
-	rs_memset(r.in.build_id + r.in.build_id_len, 0,
-		  RS_SIDEBAND_BUILD_ID_MAX - r.in.build_id_len);
-	*info = r.in;
-	return 1;
+int rs_sideband_table(const struct rs_region *region, const void *w,
+		      uint64_t offset, uint64_t size, uint8_t **at)
+{
+	uint64_t area;
+
+	if (!region || !region->base || !w)
+		return -rse_invalid;
+	area = region->sideband_size;
+	if (!area)
+		return -rse_absent;
+	if ((offset & 7u) || offset > area || size > area - offset)
+		return -rse_invalid;
+	*at = region->base + region->sideband_offset + offset;
+	return 0;
 }
 
 int rs_sideband_limit(struct rs_sideband_writer *w, uint64_t room)

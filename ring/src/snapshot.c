@@ -19,16 +19,20 @@
  * reuse space, so the tail is re-read after the copy and what it passed is
  * cut the same way.
  */
-#include "barrier.h"
+#if __STDC_HOSTED__
+#include <stdlib.h>
+#endif
+
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 static void snap_overwrite(struct rs_snapshot *s, struct rs_ctrl_page *c,
 			   const uint8_t *data)
 {
-	uint64_t head = rs_read_head(c), frontier, moved;
+	uint64_t head = rs_read_head(&c->data_head), frontier, moved;
 
 	rs_memcpy(s->copy, data, s->size);
-	frontier = rs_reread_frontier(&c->ext.write_head);
+	frontier = rs_reread(&c->ext.write_head);                 /* F */
 	moved = head - frontier; /* backward: the frontier only goes down */
 	s->start = head;
 	if (head & (RS_RECORD_ALIGN - 1)) {
@@ -95,14 +99,15 @@ static uint64_t walk_sealed(struct rs_snapshot *s, const uint8_t *data,
 static void snap_forward(struct rs_snapshot *s, struct rs_ctrl_page *c,
 			 const uint8_t *data)
 {
-	uint64_t head = rs_read_head(c), tail = rs_read_tail(c), tail2, end;
+	uint64_t head = rs_read_head(&c->data_head), tail2, end;
+	uint64_t tail = rs_read_tail(&c->data_tail);
 
 	rs_memcpy(s->copy, data, s->size);
 	end = head;
 	if (head - tail <= s->size &&
-	    (rs_read_flags(&c->ext.flags) & RS_EXT_SEALED))
+	    (rs_acquire(&c->ext.flags) & RS_EXT_SEALED))     /* S0 */
 		end = walk_sealed(s, data, head, tail + s->size);
-	tail2 = rs_reread_frontier(&c->data_tail);
+	tail2 = rs_reread(&c->data_tail);                         /* F */
 	if (head - tail > s->size || tail2 - tail > end - tail) {
 		s->stats.corrupt++;
 		s->stats.sealed_bytes = 0;
@@ -115,19 +120,35 @@ static void snap_forward(struct rs_snapshot *s, struct rs_ctrl_page *c,
 	s->limit = end - tail2;
 }
 
-int rs_snapshot_take(struct rs_snapshot *s, const struct rs_region *region,
-		     uint32_t index, void *buf, uint64_t buf_size)
+/* The ring a snapshot @s copies into @buf: -rse_invalid, -rse_mode (an
+ * AUX snapshot of a ring without AUX area), -rse_too_small (@buf_size
+ * below the area), or rs_region_ring's. */
+static int snap_ring(const void *s, const struct rs_region *region,
+		     uint32_t index, const void *buf, uint64_t buf_size,
+		     int aux, struct rs_ring *ring)
 {
-	struct rs_ring ring;
 	int err;
 
 	if (!s || !buf)
 		return -rse_invalid;
-	err = rs_region_ring(region, index, &ring);
+	err = rs_region_ring(region, index, ring);
 	if (err)
 		return err;
-	if (buf_size < ring.data_size)
+	if (aux && !ring->aux_size)
+		return -rse_mode;
+	if (buf_size < (aux ? ring->aux_size : ring->data_size))
 		return -rse_too_small;
+	return 0;
+}
+
+int rs_snapshot_take(struct rs_snapshot *s, const struct rs_region *region,
+		     uint32_t index, void *buf, uint64_t buf_size)
+{
+	struct rs_ring ring;
+	int err = snap_ring(s, region, index, buf, buf_size, 0, &ring);
+
+	if (err)
+		return err;
 	rs_memset(&s->stats, 0, sizeof(s->stats));
 	s->copy = buf;
 	s->size = ring.data_size;
@@ -183,6 +204,19 @@ end:
 	return 0;
 }
 
+/* The heap constructors, as the consumer's (consumer.c). */
+#if __STDC_HOSTED__
+struct rs_snapshot *rs_snapshot_alloc(void)
+{
+	return calloc(1, sizeof(struct rs_snapshot));
+}
+
+void rs_snapshot_free(struct rs_snapshot *s)
+{
+	free(s);
+}
+#endif
+
 const struct rs_snap_stats *rs_snapshot_stats(const struct rs_snapshot *s)
 {
 	return s ? &s->stats : (const struct rs_snap_stats *)0;
@@ -196,10 +230,10 @@ const struct rs_snap_stats *rs_snapshot_stats(const struct rs_snapshot *s)
 static void aux_overwrite(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,
 			  const uint8_t *aux, uint64_t size, uint8_t *buf)
 {
-	uint64_t head = rs_read_aux_head(c), limit, oldest, start;
+	uint64_t head = rs_read_head(&c->aux_head), limit, oldest, start;
 
 	rs_copy_from_ring(buf, aux, size, head, size);
-	limit = rs_reread_frontier(&c->ext.aux_write_limit);
+	limit = rs_reread(&c->ext.aux_write_limit);               /* F */
 	oldest = head > size ? head - size : 0;
 	if (limit - head > size)      /* below head, or absurdly far: trust nothing */
 		start = head;
@@ -218,12 +252,13 @@ static void aux_overwrite(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,
 static int aux_forward(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,
 		       const uint8_t *aux, uint64_t size, uint8_t *buf)
 {
-	uint64_t head = rs_read_aux_head(c), tail = rs_read_aux_tail(c), tail2;
+	uint64_t head = rs_read_head(&c->aux_head), tail2;
+	uint64_t tail = rs_read_tail(&c->aux_tail);
 
 	if (head - tail > size)
 		return -rse_corrupt;
 	rs_copy_from_ring(buf, aux, size, tail, head - tail);
-	tail2 = rs_reread_frontier(&c->aux_tail);
+	tail2 = rs_reread(&c->aux_tail);                          /* F */
 	if (tail2 - tail > head - tail)
 		return -rse_corrupt;
 	a->head = head;
@@ -240,17 +275,10 @@ int rs_snapshot_aux(struct rs_aux_snapshot *a, const struct rs_region *region,
 		    uint32_t index, void *buf, uint64_t buf_size)
 {
 	struct rs_ring ring;
-	int err;
+	int err = snap_ring(a, region, index, buf, buf_size, 1, &ring);
 
-	if (!a || !buf)
-		return -rse_invalid;
-	err = rs_region_ring(region, index, &ring);
 	if (err)
 		return err;
-	if (!ring.aux_size)
-		return -rse_mode;
-	if (buf_size < ring.aux_size)
-		return -rse_too_small;
 	rs_memset(a, 0, sizeof(*a));
 	if (ring.aux_mode == RS_MODE_OVERWRITE) {
 		aux_overwrite(a, ring.ctrl, ring.aux, ring.aux_size, buf);

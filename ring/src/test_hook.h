@@ -14,7 +14,7 @@
 #ifndef RINGSIDE_TEST_HOOK_H
 #define RINGSIDE_TEST_HOOK_H
 
-#include "ringside/ring_types.h"
+#include "ringside/ring_producer.h"
 
 enum rs_hook_point {
 	/* reserve: head (and the pending LOST count) read, space not yet

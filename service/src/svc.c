@@ -451,7 +451,7 @@ static void record(struct svc *s, const char *domain)
 	else if (err != -EMEDIUMTYPE)
 		say(s, "%s: its rings cannot be recorded: %s", domain,
 		    err == -EWOULDBLOCK ? "another consumer drains them" :
-		    err < 0 && err > -4096 ? strerror(-err) : rs_errstr(err));
+		    err < 0 && err > -4096 ? strerror(-err) : rs_error_str(err));
 }
 
 /* @domain's region is not the one followed any more (@why): its watch
@@ -642,7 +642,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 		if (e)
 			say(s, "%s: region %s cannot be recorded: %s",
 			    c->rec.region_names[i], c->rec.region_paths[i],
-			    e < 0 && e > -4096 ? strerror(-e) : rs_errstr(e));
+			    e < 0 && e > -4096 ? strerror(-e) : rs_error_str(e));
 		else
 			say(s, "%s: recording region %s",
 			    c->rec.region_names[i], c->rec.region_paths[i]);

@@ -465,7 +465,7 @@ START_TEST(flight_damaged_header)
 	q.dir = dir;
 	ck_assert_int_lt(flight_capture(&q, &res), 0);
 	ck_assert_int_eq(res.fail.what, CAP_FAIL_COPY);
-	ck_assert(liberr_from(&res.fail.e, rs_errstr));
+	ck_assert(liberr_from(&res.fail.e, rs_error_str));
 	q.layout = &params;
 	ck_assert_int_eq(flight_capture(&q, &res), 0);
 	ck_assert_int_eq(res.damaged, 1);

@@ -55,11 +55,11 @@ static int dir_make(void)
  * perf both take. */
 static void check_mmap2(const struct rs_perf_header *rec)
 {
-	const char *name = (const char *)(rec + 1) + sizeof(struct pdf_mmap2);
-	size_t room = rec->size - sizeof(*rec) - sizeof(struct pdf_mmap2);
+	const char *name = (const char *)(rec + 1) + sizeof(struct rs_perf_mmap2_body);
+	size_t room = rec->size - sizeof(*rec) - sizeof(struct rs_perf_mmap2_body);
 	size_t n;
 
-	if (rec->size < sizeof(*rec) + sizeof(struct pdf_mmap2) + 8)
+	if (rec->size < sizeof(*rec) + sizeof(struct rs_perf_mmap2_body) + 8)
 		abort();
 	n = strnlen(name, room);
 	if (n == room || !pdf_mmap2_name_ok(name, n) ||

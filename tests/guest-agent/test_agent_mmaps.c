@@ -229,10 +229,10 @@ START_TEST(mmap2_record)
 	ck_assert_uint_eq(recs[0].misc, PERF_RECORD_MISC_USER);
 	ck_assert_uint_eq(recs[0].len, 64 + 8);
 	memcpy(&b, recs[0].body, recs[0].len);
-	ck_assert_uint_eq(b.pid, 7);
-	ck_assert_uint_eq(b.tid, 8);
-	ck_assert_uint_eq(b.u.f.maj, 8);
-	ck_assert_uint_eq(b.u.f.ino, 99);
+	ck_assert_uint_eq(b.m.pid, 7);
+	ck_assert_uint_eq(b.m.tid, 8);
+	ck_assert_uint_eq(b.m.u.file.maj, 8);
+	ck_assert_uint_eq(b.m.u.file.ino, 99);
 	ck_assert_str_eq(b.name, "/bin/sh");
 	/* with a build id; a name longer than perf's PATH_MAX is cut */
 	m.build_id_size = 20;
@@ -355,21 +355,21 @@ static size_t kernel_mmap2(uint8_t *buf, const char *self, const uint8_t *id,
 	fclose(f);
 	ck_assert(found);
 	memset(&b, 0, sizeof(b));
-	b.pid = b.tid = (uint32_t)getpid();
-	b.addr = ml.start;
-	b.len = ml.end - ml.start;
-	b.pgoff = ml.pgoff;
+	b.m.pid = b.m.tid = (uint32_t)getpid();
+	b.m.addr = ml.start;
+	b.m.len = ml.end - ml.start;
+	b.m.pgoff = ml.pgoff;
 	if (id_len) {
 		h.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
-		b.u.b.size = id_len;
-		memcpy(b.u.b.id, id, id_len);
+		b.m.u.build_id.size = id_len;
+		memcpy(b.m.u.build_id.id, id, id_len);
 	} else {
-		b.u.f.maj = ml.maj;
-		b.u.f.min = ml.min;
-		b.u.f.ino = ml.ino;
+		b.m.u.file.maj = ml.maj;
+		b.m.u.file.min = ml.min;
+		b.m.u.file.ino = ml.ino;
 	}
-	b.prot = prot;
-	b.flags = MAP_PRIVATE;
+	b.m.prot = prot;
+	b.m.flags = MAP_PRIVATE;
 	memcpy(b.name, self, n + 1);
 	len = 64 + ((n + 1 + 7) & ~(size_t)7);
 	h.size = (uint16_t)(sizeof(h) + len);
@@ -498,7 +498,7 @@ static unsigned mmaps_of(unsigned from, uint32_t pid, const char *path,
 		if (recs[i].type != PERF_RECORD_MMAP2)
 			continue;
 		memcpy(&b, recs[i].body, recs[i].len);
-		ck_assert_uint_eq(b.pid, pid);
+		ck_assert_uint_eq(b.m.pid, pid);
 		*found |= !strcmp(b.name, path);
 		n++;
 	}

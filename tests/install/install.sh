@@ -24,7 +24,8 @@ dest=$tmp/destdir
 # Only what a third party needs may be installed: public headers, the
 # two libraries, their .pc files.  No private header (ring/src,
 # guest-agent/linux, ...) may come along.
-for h in ring.h ring_types.h abi.h perf_format.h mark.h mark_wire.h; do
+for h in ring.h ring_region.h ring_producer.h ring_consumer.h abi.h \
+	abi_region.h abi_ctrl.h perf_format.h mark.h mark_wire.h; do
 	[ -n "$(find "$dest" -path "*/include/ringside/$h")" ] ||
 		{ echo "install: ringside/$h not installed"; exit 1; }
 done
@@ -44,6 +45,17 @@ echo "pkg-config --libs:   $libs"
 case " $cflags " in *"$dest"*) ;; *)
 	echo "install: the cflags do not point into DESTDIR"; exit 1;;
 esac
+
+# Every installed header compiles on its own: it includes what it needs,
+# and nothing that was not installed.
+for h in $(cd "$(dirname "$(find "$dest" -path '*/include/ringside/ring.h')")" &&
+	   ls -- *.h); do
+	# shellcheck disable=SC2086
+	printf '#include <ringside/%s>\n' "$h" |
+		"${cc[@]}" -std=c11 -Wall -Wextra -Werror "${extra[@]}" $cflags \
+			-x c -fsyntax-only - ||
+		{ echo "install: ringside/$h does not compile on its own"; exit 1; }
+done
 
 # The installed headers alone: the source tree is not on any -I path.
 # shellcheck disable=SC2086

@@ -24,7 +24,11 @@
 #include <unistd.h>
 
 #include <ringside/mark.h>
-#include <ringside/ring.h>
+/* The modules it uses, each header on its own (ringside/ring.h would
+ * bring all of them). */
+#include <ringside/ring_consumer.h>
+#include <ringside/ring_producer.h>
+#include <ringside/ring_seq.h>
 
 #define NR_SEQ      50u
 #define SEQ_FILL    24u

@@ -343,7 +343,7 @@ static struct rs_perf_header *mmap2_init(const char *name, uint16_t misc,
 	size_t n = strlen(name);
 	struct rs_perf_header *h = rec_init(PERF_RECORD_MMAP2,
 		(uint16_t)(8 + 64 + ((n + 1 + 7) & ~(size_t)7) + pad));
-	struct pdf_mmap2 m;
+	struct rs_perf_mmap2_body m;
 
 	memset(&m, 0, sizeof(m));
 	m.pid = 7;

@@ -256,7 +256,7 @@ static const struct rs_perf_header *state_mmap2(uint8_t *buf, const char *name)
 {
 	struct rs_perf_header *h = (void *)buf;
 	size_t n = strlen(name);
-	struct pdf_mmap2 m = { .pid = 7, .tid = 7, .addr = 0x400000,
+	struct rs_perf_mmap2_body m = { .pid = 7, .tid = 7, .addr = 0x400000,
 			       .len = 0x1000 };
 
 	memset(buf, 0, 256);
@@ -292,7 +292,7 @@ START_TEST(pdf_writer_state_refused)
 	while ((n = pdf_reader_next(r, &ev)) == 1) {
 		if (ev.state) {
 			ck_assert_str_eq((const char *)(ev.rec + 1) +
-					 sizeof(struct pdf_mmap2), "/usr/bin/gzip");
+					 sizeof(struct rs_perf_mmap2_body), "/usr/bin/gzip");
 			state++;
 		} else {
 			ck_assert_mem_eq(ev.rec, make(rings, buf), ev.rec->size);

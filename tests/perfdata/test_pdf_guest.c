@@ -111,7 +111,7 @@ START_TEST(every_event_one_sample_id_layout)
 		if (r->type == PERF_RECORD_COMM)
 			name = (const char *)(r + 1) + 8;
 		else if (r->type == PERF_RECORD_MMAP2)
-			name = (const char *)(r + 1) + sizeof(struct pdf_mmap2);
+			name = (const char *)(r + 1) + sizeof(struct rs_perf_mmap2_body);
 		if (name) {
 			size_t room = r->size - tr - (size_t)(name - (const char *)r);
 

@@ -450,7 +450,7 @@ static int check(const char *region_path, const char *truth_path,
 	buf = malloc(ring.aux_size);
 	ret = buf ? rs_snapshot_aux(&snap, &region, vcpu, buf, ring.aux_size) : -1;
 	if (ret < 0) {
-		fprintf(stderr, "rs_snapshot_aux: %s\n", rs_errstr(-ret));
+		fprintf(stderr, "rs_snapshot_aux: %s\n", rs_error_str(-ret));
 		return 1;
 	}
 	dp.from_last_psb = last_psb;
@@ -696,7 +696,7 @@ static int layout(const char *path, uint32_t rings, uint32_t aux_pages,
 	if (ret == 0)
 		ret = rs_region_size(&p, &size);
 	if (ret < 0) {
-		fprintf(stderr, "layout: %s\n", rs_errstr(-ret));
+		fprintf(stderr, "layout: %s\n", rs_error_str(-ret));
 		return 1;
 	}
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);

@@ -125,6 +125,11 @@ START_TEST(perf_record_types)
 	ck_assert_int_eq(RS_PERF_RECORD_AUX, PERF_RECORD_AUX);
 	ck_assert_int_eq(RS_PERF_RECORD_ITRACE_START, PERF_RECORD_ITRACE_START);
 	ck_assert_int_eq(RS_PERF_RECORD_LOST_SAMPLES, PERF_RECORD_LOST_SAMPLES);
+	ck_assert_int_eq(RS_PERF_RECORD_MMAP, PERF_RECORD_MMAP);
+	ck_assert_int_eq(RS_PERF_RECORD_COMM, PERF_RECORD_COMM);
+	ck_assert_int_eq(RS_PERF_RECORD_EXIT, PERF_RECORD_EXIT);
+	ck_assert_int_eq(RS_PERF_RECORD_FORK, PERF_RECORD_FORK);
+	ck_assert_int_eq(RS_PERF_RECORD_MMAP2, PERF_RECORD_MMAP2);
 	/* ringside's own types must never collide with perf's. */
 	ck_assert_int_gt(RS_RECORD_SEQ, PERF_RECORD_MAX);
 	ck_assert_int_gt(RS_RECORD_MARKER, PERF_RECORD_MAX);
@@ -162,6 +167,9 @@ START_TEST(perf_misc_values)
 	ck_assert_int_eq(RS_PERF_MISC_USER, PERF_RECORD_MISC_USER);
 	ck_assert_int_eq(RS_PERF_MISC_GUEST_KERNEL, PERF_RECORD_MISC_GUEST_KERNEL);
 	ck_assert_int_eq(RS_PERF_MISC_GUEST_USER, PERF_RECORD_MISC_GUEST_USER);
+	ck_assert_int_eq(RS_PERF_MISC_COMM_EXEC, PERF_RECORD_MISC_COMM_EXEC);
+	ck_assert_int_eq(RS_PERF_MISC_MMAP_BUILD_ID,
+			 PERF_RECORD_MISC_MMAP_BUILD_ID);
 }
 END_TEST
 

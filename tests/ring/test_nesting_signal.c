@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ringside/ring.h"
 #include "test_hook.h"
 
@@ -191,12 +191,12 @@ static void nest_now(void)
 {
 	nested_ret = write_seq(1, nested_seq++, nested_fill, NULL);
 	nested++;
-	head_inside = rs_read_head(rg.ctrl);
+	head_inside = rs_read_head(&rg.ctrl->data_head);
 }
 
 static void nest_hook(struct rs_producer *p, enum rs_hook_point at)
 {
-	uint64_t head = rs_read_head(rg.ctrl);
+	uint64_t head = rs_read_head(&rg.ctrl->data_head);
 
 	ck_assert_ptr_eq(p, &producer);
 	if (producer.ring.data_mode == RS_MODE_NORMAL) {
@@ -747,7 +747,7 @@ static void consume(void)
 		_exit(2);
 	/* After the producer is done, one empty drain means everything. */
 	while (quiet < 2) {
-		int done = (int)rs_word_acquire32(&res->producer_done);
+		int done = (int)rs_acquire(&res->producer_done);
 		int n = rs_consumer_drain(c, seen_fn, &s);
 
 		if (n < 0)
@@ -793,7 +793,7 @@ START_TEST(signal_nested_concurrent_consumer)
 	rs_test_hook = NULL;
 	while (rs_producer_flush_lost(&producer) == -rse_no_space)
 		usleep(100);
-	rs_word_release32(&res->producer_done, 1);
+	rs_release(&res->producer_done, 1);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Producer clock to ns (state.c): rs_time_to_ns, rs_ring_time_publish and
- * rs_ring_time_read, including a guest that scribbles on the fields. */
+/* Producer clock to ns (time.c, ring.c): rs_time_to_ns,
+ * rs_ring_time_publish and rs_ring_time_read, including a guest that
+ * scribbles on the fields. */
 #include <stdint.h>
 #include <string.h>
 

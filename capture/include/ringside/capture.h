@@ -50,7 +50,7 @@ typedef const char *(*liberr_fn)(int code);
 
 struct liberr {
 	int code;                 /* < 0, as the library returned it */
-	liberr_fn str;            /* rs_errstr, pdf_errstr, dom_errstr, liberr_sys */
+	liberr_fn str;            /* rs_error_str, pdf_errstr, dom_errstr, liberr_sys */
 };
 
 /* strerror() of a system call's -errno. */
@@ -92,14 +92,14 @@ enum cap_fail {
 	CAP_FAIL_NONE = 0,
 	CAP_FAIL_OPEN,      /* creating the output's temporary file
 			     * (PATH.tmp.XXXXXX, pdf_errstr) */
-	CAP_FAIL_ATTACH,    /* a consumer on every ring (rs_errstr; -rse_mode:
+	CAP_FAIL_ATTACH,    /* a consumer on every ring (rs_error_str; -rse_mode:
 			     * overwrite-mode rings, which have no tail) */
-	CAP_FAIL_DRAIN,     /* a pass over the rings (rs_errstr), or any pass
+	CAP_FAIL_DRAIN,     /* a pass over the rings (rs_error_str), or any pass
 			     * when no file is written */
 	CAP_FAIL_WRITE,     /* a pass into the file (pdf_errstr); path is the
 			     * temporary file that was discarded */
 	CAP_FAIL_FINISH,    /* completing the file (pdf_errstr) */
-	CAP_FAIL_COPY,      /* copying ring @ring (rs_errstr, liberr_sys) */
+	CAP_FAIL_COPY,      /* copying ring @ring (rs_error_str, liberr_sys) */
 	CAP_FAIL_RING,      /* filing ring @ring's records (pdf_errstr) */
 	CAP_FAIL_KCODE,     /* the guest kernel's code: out of memory */
 	CAP_FAIL_VCPUS,     /* filing the vCPUs' samples (pdf_errstr) */
@@ -217,7 +217,7 @@ uint32_t rinfo_count(const struct rs_region *region);
 uint64_t rinfo_sample_type(const struct rs_region *region);
 
 /* Geometry and current counters of ring @index.  0, or the ring
- * library's -rse_* (rs_errstr names it). */
+ * library's -rse_* (rs_error_str names it). */
 int rinfo_get(const struct rs_region *region, uint32_t index,
 	      struct rinfo *ri);
 
@@ -393,7 +393,7 @@ struct drain {
  * Attach a consumer to every ring of @region; records go to @w, or are only
  * counted in @t when @w is NULL.  Times are converted to ns where the
  * region publishes how (pdf_rrec_clock_init).  0, or the ring library's
- * -rse_* (rs_errstr): -rse_mode when a data ring is in overwrite mode
+ * -rse_* (rs_error_str): -rse_mode when a data ring is in overwrite mode
  * (snapshot it instead).
  */
 int drain_init(struct drain *d, const struct rs_region *region,
@@ -401,7 +401,7 @@ int drain_init(struct drain *d, const struct rs_region *region,
 
 /* One pass over all rings.  Returns records written, or a negative code
  * noted in @e (liberr.h): the writer's (pdf_errstr) or the ring
- * library's (rs_errstr). */
+ * library's (rs_error_str). */
 int drain_pass(struct drain *d, struct liberr *e);
 
 /* Consumer statistics of ring @i (corruption counts, reattaches). */
@@ -424,7 +424,7 @@ void drain_awake(struct drain *d);
  * positions kept, nothing delivered twice, what cannot be known counted
  * in each ring's consumer statistics.  The old mapping may go once this
  * returns.  The OR of the rings' enum rs_reattach_event, or the ring
- * library's -rse_* (rs_errstr): -rse_geometry when @region's rings are
+ * library's -rse_* (rs_error_str): -rse_geometry when @region's rings are
  * not those drained (nothing changed then).
  */
 int drain_reattach(struct drain *d, const struct rs_region *region);
@@ -547,7 +547,7 @@ struct rmap {
  *     -EACCES for an fd without the access @flags need, -ENODEV (-EISDIR)
  *     for something that is not a regular file, -EWOULDBLOCK when
  *     RMAP_EXCL finds another consumer holding the lock;
- *   rs_errstr: -rse_magic, -rse_version, -rse_too_small, -rse_geometry
+ *   rs_error_str: -rse_magic, -rse_version, -rse_too_small, -rse_geometry
  *     (m->abi_version says which version a -rse_version region claims);
  *   dom_errstr: dom_region_path()'s, for a domain.
  */

@@ -137,37 +137,17 @@ enum pdf_rrec_class pdf_rrec_classify(const struct rs_perf_header *rec,
  * after that (a guest's sample_id trailer) is not counted.  0 for another
  * type, or a record too short for its type (a COMM or MMAP2 whose name has
  * no NUL, or whose padding runs past the record), or an MMAP2 perf could
- * not take safely (see struct pdf_mmap2).
+ * not take safely (see PDF_MMAP2_NAME_MAX).
  */
 size_t pdf_rrec_perf_body(const struct rs_perf_header *rec);
 
-/* PERF_RECORD_MMAP2's fixed part (the kernel's struct, after the header).
- * With PERF_RECORD_MISC_MMAP_BUILD_ID in misc, the 24 bytes after pgoff are
- * the build id's size (at most 20), 3 reserved bytes and the id; without, the
- * device, inode and generation.  A guest's MMAP2 is refused (classified
+/* PERF_RECORD_MMAP2's fixed part is struct rs_perf_mmap2_body
+ * (ringside/perf_format.h).  A guest's MMAP2 is refused (classified
  * OTHER, carried whole) when the build id's size is over 20 (perf 6.1
  * copies that many bytes into a 20-byte array) or its name is empty,
  * PDF_MMAP2_NAME_MAX bytes or longer (perf's PATH_MAX) or has a ".."
  * component (which the kernel never writes, and which would lead perf out
  * of its --symfs tree). */
-struct pdf_mmap2 {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-	union {
-		struct {
-			uint32_t maj, min;
-			uint64_t ino, ino_generation;
-		} file;
-		struct {
-			uint8_t size;
-			uint8_t res1;
-			uint16_t res2;
-			uint8_t id[20];
-		} build_id;
-	} u;
-	uint32_t prot, flags;
-	/* char filename[]: NUL-terminated, padded to 8 bytes */
-};
 #define PDF_MMAP2_NAME_MAX 4096u
 
 /* 1 if perf can take the @len bytes at @name (no NUL among them) as an

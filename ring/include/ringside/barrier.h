@@ -2,7 +2,8 @@
 /*
  * The only place in ringside's ring code that touches atomics or barriers.
  * Every access to a value the other side of the VM boundary can see goes
- * through one of the named accessors below.
+ * through one of the accessors below; each pairing point of the contract
+ * has a letter, and the code that stands at a point names its letter.
  *
  * Pairing contract (data ring; the AUX ring is the same with aux_*):
  *
@@ -22,9 +23,8 @@
  * body first and the header last, and once it took a reservation it
  * clears the header slot that follows it (putting back a header that a
  * writer nested into it sealed there meanwhile, rs_slot_clear in
- * producer_inline.h),
- * so records past data_head can be found by walking headers until a zero
- * one:
+ * producer_inline.h), so records past data_head can be found by walking
+ * headers until a zero one:
  *
  *   take the reservation                   T: h = load-acquire(header)
  *   S1: store(next header slot, 0)         h == 0: stop, nothing further
@@ -34,6 +34,8 @@
  *   S2 pairs with T: a reader that sees a header sees the record's bytes
  *   and the cleared slot after it (or the newer header sealed there), so
  *   it never takes a torn record or a stale one from an earlier lap.
+ *   S0: ext.flags' RS_EXT_SEALED is stored with release after the slot it
+ *   vouches for was cleared, and loaded with acquire before the walk.
  *
  * Overwrite (backward) mode has no tail.  For live snapshots the producer
  * announces where it is about to write before it writes:
@@ -64,96 +66,69 @@
 #ifndef RINGSIDE_BARRIER_H
 #define RINGSIDE_BARRIER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ringside/abi.h"
 
-/* A */
-static inline void rs_publish_head(struct rs_ctrl_page *c, uint64_t head)
+/*
+ * A word of any width published to the other side, or read from it:
+ * store-release, load-acquire, and the re-read after the bytes read
+ * before it (an acquire fence, then the load).  Every pairing point below
+ * is one of these; the points without a name of their own here (S0, I,
+ * K, L, M, P, Q, E', R, R2, and shared.h's words) use them directly, and
+ * the call site names its point.
+ */
+#define rs_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define rs_acquire(p)    __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define rs_reread(p) \
+	(__atomic_thread_fence(__ATOMIC_ACQUIRE), \
+	 __atomic_load_n((p), __ATOMIC_RELAXED))
+
+/* Hints, with no ordering: statistics, status, configuration; a counter
+ * several writers bump (shared.h). */
+#define rs_load_hint(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
+#define rs_store_hint(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define rs_add_hint(p, n) \
+	((void)__atomic_fetch_add((p), (n), __ATOMIC_RELAXED))
+
+/* The ring's points (the words are uint64_t: heads, tails, headers). */
+#define rs_publish_head(head, v) rs_release((head), (v))  /* A */
+#define rs_read_head(head)       rs_acquire(head)         /* C */
+#define rs_publish_tail(tail, v) rs_release((tail), (v))  /* D */
+#define rs_read_tail(tail)       rs_acquire(tail)         /* B */
+#define rs_header_clear(slot)    rs_store_hint((slot), 0) /* S1 */
+#define rs_header_seal(slot, h)  rs_release((slot), (h))  /* S2 */
+#define rs_header_peek(slot)     rs_acquire(slot)         /* T */
+
+/* E: announce a write frontier, ordered before the bytes that follow;
+ * F, its re-read after the copy, is rs_reread. */
+#define rs_announce(frontier, v) \
+	(rs_store_hint((frontier), (v)), \
+	 __atomic_thread_fence(__ATOMIC_RELEASE))
+
+/* A block the other side writes under a seqcount, copied once into a
+ * private one word by word (@n bytes, 8-aligned, a multiple of 8), and
+ * one written the same way: the fields of the copy are judged, never
+ * the shared ones.  The words alias the blocks' fields. */
+typedef uint64_t rs_hint_word __attribute__((may_alias));
+
+static inline void rs_load_hints(void *dst, const void *src, size_t n)
 {
-	__atomic_store_n(&c->data_head, head, __ATOMIC_RELEASE);
+	const rs_hint_word *s = (const rs_hint_word *)src;
+	rs_hint_word *d = (rs_hint_word *)dst;
+
+	for (; n >= 8; n -= 8)
+		*d++ = rs_load_hint(s++);
 }
 
-/* C */
-static inline uint64_t rs_read_head(const struct rs_ctrl_page *c)
+static inline void rs_store_hints(void *dst, const void *src, size_t n)
 {
-	return __atomic_load_n(&c->data_head, __ATOMIC_ACQUIRE);
-}
+	const rs_hint_word *s = (const rs_hint_word *)src;
+	rs_hint_word *d = (rs_hint_word *)dst;
 
-/* D */
-static inline void rs_publish_tail(struct rs_ctrl_page *c, uint64_t tail)
-{
-	__atomic_store_n(&c->data_tail, tail, __ATOMIC_RELEASE);
-}
-
-/* B */
-static inline uint64_t rs_read_tail(const struct rs_ctrl_page *c)
-{
-	return __atomic_load_n(&c->data_tail, __ATOMIC_ACQUIRE);
-}
-
-/* A, C, D, B for the AUX area. */
-static inline void rs_publish_aux_head(struct rs_ctrl_page *c, uint64_t head)
-{
-	__atomic_store_n(&c->aux_head, head, __ATOMIC_RELEASE);
-}
-
-static inline uint64_t rs_read_aux_head(const struct rs_ctrl_page *c)
-{
-	return __atomic_load_n(&c->aux_head, __ATOMIC_ACQUIRE);
-}
-
-static inline void rs_publish_aux_tail(struct rs_ctrl_page *c, uint64_t tail)
-{
-	__atomic_store_n(&c->aux_tail, tail, __ATOMIC_RELEASE);
-}
-
-static inline uint64_t rs_read_aux_tail(const struct rs_ctrl_page *c)
-{
-	return __atomic_load_n(&c->aux_tail, __ATOMIC_ACQUIRE);
-}
-
-/* S1: clear the header slot after a reservation, before sealing it. */
-static inline void rs_header_clear(uint64_t *slot)
-{
-	__atomic_store_n(slot, 0, __ATOMIC_RELAXED);
-}
-
-/* S2: seal a record: its header, after every byte of its body. */
-static inline void rs_header_seal(uint64_t *slot, uint64_t header)
-{
-	__atomic_store_n(slot, header, __ATOMIC_RELEASE);
-}
-
-/* T: a header past data_head, before the bytes it covers are read. */
-static inline uint64_t rs_header_peek(const uint64_t *slot)
-{
-	return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-}
-
-/* S0: ext.flags' RS_EXT_SEALED, after the slot it vouches for was cleared. */
-static inline void rs_publish_flags(uint64_t *flags, uint64_t value)
-{
-	__atomic_store_n(flags, value, __ATOMIC_RELEASE);
-}
-
-static inline uint64_t rs_read_flags(const uint64_t *flags)
-{
-	return __atomic_load_n(flags, __ATOMIC_ACQUIRE);
-}
-
-/* E: announce a write frontier, ordered before the bytes that follow. */
-static inline void rs_announce(uint64_t *frontier, uint64_t value)
-{
-	__atomic_store_n(frontier, value, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-}
-
-/* F: re-read a frontier, ordered after the bytes copied before. */
-static inline uint64_t rs_reread_frontier(const uint64_t *frontier)
-{
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return __atomic_load_n(frontier, __ATOMIC_RELAXED);
+	for (; n >= 8; n -= 8)
+		rs_store_hint(d++, *s++);
 }
 
 /*
@@ -195,7 +170,7 @@ static inline uint32_t rs_consumer_state_read(const uint32_t *state)
 }
 
 /*
- * The region header:
+ * The region header (rs_release and rs_acquire at each point):
  *
  *   host                                   guest
  *   ----                                   -----
@@ -214,30 +189,6 @@ static inline uint32_t rs_consumer_state_read(const uint32_t *state)
  * for a host that reads attached first; it treats all of them as hints.
  */
 
-/* I */
-static inline void rs_publish_magic(uint64_t *magic, uint64_t value)
-{
-	__atomic_store_n(magic, value, __ATOMIC_RELEASE);
-}
-
-/* K */
-static inline void rs_publish_enabled(uint32_t *enabled, uint32_t value)
-{
-	__atomic_store_n(enabled, value, __ATOMIC_RELEASE);
-}
-
-/* L */
-static inline uint32_t rs_read_enabled(const uint32_t *enabled)
-{
-	return __atomic_load_n(enabled, __ATOMIC_ACQUIRE);
-}
-
-/* M */
-static inline void rs_publish_attached(uint32_t *attached, uint32_t value)
-{
-	__atomic_store_n(attached, value, __ATOMIC_RELEASE);
-}
-
 /* A counter several CPUs may bump at once (the guest's heartbeat: every
  * vCPU of a freestanding agent beats it), published with release. */
 static inline void rs_heartbeat_inc(uint64_t *p)
@@ -246,38 +197,9 @@ static inline void rs_heartbeat_inc(uint64_t *p)
 }
 
 /*
- * Words outside the ring protocol that threads or processes share (a boot
- * report, a VMM's counters, a test's handshake): ringside/shared.h wraps
- * these out of line, so that this header stays the only place with atomics.
- */
-static inline uint32_t rs_word_acquire32(const uint32_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static inline void rs_word_release32(uint32_t *p, uint32_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
-static inline uint64_t rs_word_acquire(const uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static inline void rs_word_release(uint64_t *p, uint64_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
-static inline void rs_word_add(uint64_t *p, uint64_t n)
-{
-	__atomic_fetch_add(p, n, __ATOMIC_RELAXED);
-}
-
-/*
- * The control page's time fields sit under perf's seqcount `lock`; only the
- * host writes them:
+ * A block under perf's seqcount (the control page's time fields under
+ * `lock`, which only the host writes; the guest's blocks of the region
+ * header and the sideband, which only the guest writes):
  *
  *   writer                                 reader
  *   G1: store(lock, odd); release fence    H1: s = load-acquire(lock)
@@ -310,12 +232,12 @@ static inline uint32_t rs_seqcount_read_begin(const uint32_t *lock)
 /* 1 when the fields loaded since read_begin returned @s are consistent. */
 static inline int rs_seqcount_read_ok(const uint32_t *lock, uint32_t s)
 {
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return !(s & 1u) && __atomic_load_n(lock, __ATOMIC_RELAXED) == s;
+	return !(s & 1u) && rs_reread(lock) == s;
 }
 
 /*
- * Time synchronization (struct rs_time_sync in the region header):
+ * Time synchronization (struct rs_time_sync in the region header; the
+ * accessors are rs_release, rs_acquire and rs_reread):
  *
  *   host                                   guest
  *   ----                                   -----
@@ -323,74 +245,18 @@ static inline int rs_seqcount_read_ok(const uint32_t *lock, uint32_t s)
  *   t1 = now(); store(host_time, t1)
  *   P: store-release(seq, s)               Q: s = load-acquire(seq)
  *                                          g = now(); store(guest_time, g)
- *   R: e = load-acquire(echo)              E: store-release(echo, s)
+ *   R: e = load-acquire(echo)              E': store-release(echo, s)
  *   load(guest_time)
  *   R2: acquire fence; e2 = load(echo)
  *   t2 = now()
  *
  * P pairs with Q: a guest that sees seq s sees host_time of that ping.
- * E pairs with R: a host that sees echo == s sees the guest_time stored
+ * E' pairs with R: a host that sees echo == s sees the guest_time stored
  * for s.  R2 re-reads echo after guest_time: a guest that rewrote its
  * cells meanwhile is caught (echo changed) and the answer refused.  The
  * host reads time before P and after R2 with its own clock: whatever the
  * guest's clock said lies between t1 and t2 if the guest is honest.
  */
-static inline void rs_tsync_store_seq(uint64_t *seq, uint64_t s)       /* P */
-{
-	__atomic_store_n(seq, s, __ATOMIC_RELEASE);
-}
-
-static inline uint64_t rs_tsync_load_seq(const uint64_t *seq)          /* Q */
-{
-	return __atomic_load_n(seq, __ATOMIC_ACQUIRE);
-}
-
-static inline void rs_tsync_store_echo(uint64_t *echo, uint64_t s)     /* E */
-{
-	__atomic_store_n(echo, s, __ATOMIC_RELEASE);
-}
-
-static inline uint64_t rs_tsync_load_echo(const uint64_t *echo)        /* R */
-{
-	return __atomic_load_n(echo, __ATOMIC_ACQUIRE);
-}
-
-static inline uint64_t rs_tsync_reload_echo(const uint64_t *echo)      /* R2 */
-{
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return __atomic_load_n(echo, __ATOMIC_RELAXED);
-}
-
-/* Hints with no ordering: statistics, status, configuration. */
-static inline uint64_t rs_load_hint(const uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
-static inline uint32_t rs_load_hint32(const uint32_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
-static inline uint16_t rs_load_hint16(const uint16_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
-static inline void rs_store_hint(uint64_t *p, uint64_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELAXED);
-}
-
-static inline void rs_store_hint32(uint32_t *p, uint32_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELAXED);
-}
-
-static inline void rs_store_hint16(uint16_t *p, uint16_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELAXED);
-}
 
 /*
  * Same-CPU atomics for nested writers (see "Nesting" above).  On x86 a
@@ -399,20 +265,8 @@ static inline void rs_store_hint16(uint16_t *p, uint16_t v)
  * same); a lock prefix would also wait for the record's stores to drain to
  * the consumer's core.  Elsewhere, fall back to relaxed atomics.
  */
-static inline uint64_t rs_local_read(const uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
-static inline uint32_t rs_local_read32(const uint32_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
-static inline void rs_local_set32(uint32_t *p, uint32_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELAXED);
-}
+#define rs_local_read(p)      __atomic_load_n((p), __ATOMIC_RELAXED)
+#define rs_local_set32(p, v)  __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
 #if defined(__x86_64__)
 static inline int rs_local_cmpxchg(uint64_t *p, uint64_t old, uint64_t new_value)
@@ -450,7 +304,7 @@ static inline void rs_local_inc32(uint32_t *p)
 static inline uint32_t rs_local_dec32(uint32_t *p)
 {
 	__asm__ volatile("decl %0" : "+m"(*p) : : "memory", "cc");
-	return rs_local_read32(p);
+	return rs_local_read(p);
 }
 #else
 static inline int rs_local_cmpxchg(uint64_t *p, uint64_t old, uint64_t new_value)
@@ -487,10 +341,10 @@ static inline uint32_t rs_local_dec32(uint32_t *p)
  */
 static inline void rs_announce_lower(uint64_t *frontier, uint64_t value)
 {
-	uint64_t cur = __atomic_load_n(frontier, __ATOMIC_RELAXED);
+	uint64_t cur = rs_local_read(frontier);
 
 	while ((int64_t)(cur - value) > 0 && !rs_local_cmpxchg(frontier, cur, value))
-		cur = __atomic_load_n(frontier, __ATOMIC_RELAXED);
+		cur = rs_local_read(frontier);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 }
 

@@ -13,52 +13,7 @@
 #include "ringside/ring.h"
 #include "ringside/shared.h"
 
-void *memcpy(void *dst, const void *src, size_t n);
-void *memmove(void *dst, const void *src, size_t n);
-void *memset(void *dst, int c, size_t n);
-int memcmp(const void *a, const void *b, size_t n);
 void _start(void);
-
-void *memcpy(void *dst, const void *src, size_t n)
-{
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-
-	while (n--)
-		*d++ = *s++;
-	return dst;
-}
-
-void *memmove(void *dst, const void *src, size_t n)
-{
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-
-	if (d < s)
-		return memcpy(dst, src, n);
-	while (n--)
-		d[n] = s[n];
-	return dst;
-}
-
-void *memset(void *dst, int c, size_t n)
-{
-	uint8_t *d = dst;
-
-	while (n--)
-		*d++ = (uint8_t)c;
-	return dst;
-}
-
-int memcmp(const void *a, const void *b, size_t n)
-{
-	const uint8_t *x = a, *y = b;
-
-	for (; n; n--, x++, y++)
-		if (*x != *y)
-			return *x - *y;
-	return 0;
-}
 
 static _Noreturn void sys_exit(long code)
 {
@@ -104,7 +59,7 @@ static int run(void)
 	    rs_region_enable(region_mem) < 0 ||
 	    rs_region_open(&region, region_mem, REGION_SIZE) < 0)
 		return 1;
-	if (rs_region_enabled(&region) != 1 ||
+	if (rs_guest_enabled(&region) != 1 ||
 	    rs_guest_attach(&region, RS_AGENT_FREESTANDING, 1, &cfg) != 1 ||
 	    rs_guest_heartbeat(&region) < 0)
 		return 2;

@@ -21,10 +21,8 @@
  * begin under its own seqcount.  The host judges the frame only; the
  * entries are claims for introspect's parser.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
-
-#define READ_TRIES 8
 
 static struct rs_pstate_desc *desc(const struct rs_region *region)
 {
@@ -35,22 +33,17 @@ int rs_pstate_begin(const struct rs_region *region, struct rs_pstate_writer *w,
 		    uint64_t table_offset, uint64_t table_size)
 {
 	struct rs_pstate_copy *c;
-	uint64_t size, copy;
+	uint64_t copy = (table_size / 2u) & ~(uint64_t)7u;
+	uint8_t *area;
 	uint32_t s, i;
+	int err = rs_sideband_table(region, w, table_offset, table_size, &area);
 
-	if (!region || !region->base || !w)
-		return -rse_invalid;
-	size = region->sideband_size;
-	if (!size)
-		return -rse_absent;
-	if ((table_offset & 7u) || table_offset > size ||
-	    table_size > size - table_offset)
-		return -rse_invalid;
-	copy = (table_size / 2u) & ~(uint64_t)7u;
+	if (err)
+		return err;
 	if (copy < sizeof(struct rs_pstate_copy))
 		return -rse_too_small;
 	rs_memset(w, 0, sizeof(*w));
-	w->area = region->base + region->sideband_offset + table_offset;
+	w->area = area;
 	w->table_offset = table_offset;
 	w->copy_size = copy;
 	w->desc = desc(region);
@@ -58,12 +51,12 @@ int rs_pstate_begin(const struct rs_region *region, struct rs_pstate_writer *w,
 	for (i = 0; i < 2; i++) {
 		c = (struct rs_pstate_copy *)(void *)(w->area + i * copy);
 		s = rs_seqcount_write_begin(&c->seq);
-		rs_store_hint32(&c->magic, 0);
+		rs_store_hint(&c->magic, 0);
 		rs_store_hint(&c->generation, 0);
 		rs_seqcount_write_end(&c->seq, s);
 	}
 	s = rs_seqcount_write_begin(&w->desc->seq);
-	rs_store_hint32(&w->desc->magic, RS_PSTATE_MAGIC);
+	rs_store_hint(&w->desc->magic, RS_PSTATE_MAGIC);
 	rs_store_hint(&w->desc->table_offset, table_offset);
 	rs_store_hint(&w->desc->copy_size, copy);
 	rs_seqcount_write_end(&w->desc->seq, s);
@@ -83,15 +76,15 @@ int rs_pstate_publish(struct rs_pstate_writer *w,
 		return -rse_too_small;
 	c = (struct rs_pstate_copy *)(void *)(w->area + w->next * w->copy_size);
 	s = rs_seqcount_write_begin(&c->seq);                          /* G1 */
-	rs_store_hint32(&c->magic, RS_PSTATE_COPY_MAGIC);
+	rs_store_hint(&c->magic, RS_PSTATE_COPY_MAGIC);
 	rs_store_hint(&c->generation, w->generation + 1);
 	rs_store_hint(&c->time, head->time);
-	rs_store_hint32(&c->length, head->length);
-	rs_store_hint32(&c->nr_procs, head->nr_procs);
-	rs_store_hint32(&c->nr_maps, head->nr_maps);
-	rs_store_hint32(&c->flags, head->flags);
-	rs_store_hint32(&c->procs_left_out, head->procs_left_out);
-	rs_store_hint32(&c->maps_left_out, head->maps_left_out);
+	rs_store_hint(&c->length, head->length);
+	rs_store_hint(&c->nr_procs, head->nr_procs);
+	rs_store_hint(&c->nr_maps, head->nr_maps);
+	rs_store_hint(&c->flags, head->flags);
+	rs_store_hint(&c->procs_left_out, head->procs_left_out);
+	rs_store_hint(&c->maps_left_out, head->maps_left_out);
 	if (head->length)
 		rs_memcpy(c + 1, entries, head->length);
 	rs_seqcount_write_end(&c->seq, s);                             /* G2 */
@@ -121,96 +114,74 @@ static int head_check(const struct rs_pstate_copy *h, uint64_t size)
 	return 0;
 }
 
-/* The head of copy @i, loaded once: 1 complete and judged good, 0 never
- * written or being written, -1 complete and bad. */
+/* The head of the copy at @copy, loaded once: 1 complete and judged
+ * good, 0 never written or being written, -1 complete and bad. */
 static int load_head(const uint8_t *copy, struct rs_pstate_copy *h,
 		     uint64_t size)
 {
 	const struct rs_pstate_copy *c = (const void *)copy;
 	uint32_t s = rs_seqcount_read_begin(&c->seq);
 
-	rs_memset(h, 0, sizeof(*h));
+	rs_load_hints(h, c, sizeof(*h));
 	h->seq = s;
-	if (!s || (s & 1u))
-		return 0;
-	h->magic = rs_load_hint32(&c->magic);
-	h->generation = rs_load_hint(&c->generation);
-	h->time = rs_load_hint(&c->time);
-	h->length = rs_load_hint32(&c->length);
-	h->nr_procs = rs_load_hint32(&c->nr_procs);
-	h->nr_maps = rs_load_hint32(&c->nr_maps);
-	h->flags = rs_load_hint32(&c->flags);
-	h->procs_left_out = rs_load_hint32(&c->procs_left_out);
-	h->maps_left_out = rs_load_hint32(&c->maps_left_out);
-	if (!rs_seqcount_read_ok(&c->seq, s))
+	if (!s || (s & 1u) || !rs_seqcount_read_ok(&c->seq, s))
 		return 0;
 	if (!h->magic && !h->generation)
 		return 0;          /* emptied at begin, not written since */
 	return head_check(h, size) ? -1 : 1;
 }
 
+/* The descriptor (read under its seqcount by rs_seqcount_read_sideband),
+ * then each copy's head under the copy's own; the newest good copy's
+ * entries, copied while its seqcount holds. */
+static int ps_take(const struct rs_seqcount_reader *r, uint32_t s)
+{
+	struct rs_pstate_info *info = r->info;
+	struct rs_pstate_copy h[2];
+	const struct rs_pstate_copy *c;
+	struct rs_pstate_desc d;
+	uint32_t bad = 0, pick;
+	int st[2], i;
+
+	(void)s;
+	rs_load_hints(&d, r->block, sizeof(d));
+	if (d.magic != RS_PSTATE_MAGIC || (d.table_offset & 7u) ||
+	    (d.copy_size & 7u) || d.copy_size < sizeof(struct rs_pstate_copy) ||
+	    d.table_offset > r->area_size ||
+	    d.copy_size > (r->area_size - d.table_offset) / 2u)
+		return -rse_corrupt;
+	for (i = 0; i < 2; i++) {
+		st[i] = load_head(r->area + d.table_offset +
+				  (uint64_t)i * d.copy_size, &h[i], d.copy_size);
+		bad += st[i] < 0;
+	}
+	if (st[0] <= 0 && st[1] <= 0) {
+		if (bad)
+			return -rse_corrupt;
+		if (!(h[0].seq & 1u) && !(h[1].seq & 1u))
+			return 1;           /* none complete yet */
+		return -rse_busy;           /* the first rewrite, or a guest
+					     * that died in it */
+	}
+	pick = st[0] > 0 && (st[1] <= 0 || h[0].generation > h[1].generation)
+	       ? 0 : 1;
+	c = (const void *)(r->area + d.table_offset +
+			   (uint64_t)pick * d.copy_size);
+	if (h[pick].length)
+		rs_memcpy(r->buf, c + 1, h[pick].length);
+	if (!rs_seqcount_read_ok(&c->seq, h[pick].seq))
+		return -rse_busy;           /* rewritten under the copy */
+	info->table_offset = d.table_offset;
+	info->copy_size = d.copy_size;
+	info->copy = pick;
+	info->bad_copies = bad;
+	info->head = h[pick];
+	return 0;
+}
+
 int rs_pstate_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 		   struct rs_pstate_info *info)
 {
-	const struct rs_pstate_desc *d;
-	const uint8_t *area;
-	int tries, err = -rse_busy;
-	int err0 = rs_sideband_read_check(region, buf, buf_size, info,
-					  sizeof(*info));
-
-	if (err0)
-		return err0;
-	d = desc(region);
-	area = region->base + region->sideband_offset;
-	for (tries = 0; tries < READ_TRIES; tries++) {
-		struct rs_pstate_copy h[2];
-		const struct rs_pstate_copy *c;
-		uint64_t off, copy, size = region->sideband_size;
-		uint32_t s, magic, bad = 0, pick;
-		int st[2], i;
-
-		s = rs_seqcount_read_begin(&d->seq);
-		if (!s)
-			return 0;           /* never written */
-		if (s & 1u)
-			continue;
-		magic = rs_load_hint32(&d->magic);
-		off = rs_load_hint(&d->table_offset);
-		copy = rs_load_hint(&d->copy_size);
-		if (!rs_seqcount_read_ok(&d->seq, s))
-			continue;
-		if (magic != RS_PSTATE_MAGIC || (off & 7u) || (copy & 7u) ||
-		    copy < sizeof(struct rs_pstate_copy) || off > size ||
-		    copy > (size - off) / 2u)
-			return -rse_corrupt;
-		for (i = 0; i < 2; i++) {
-			st[i] = load_head(area + off + (uint64_t)i * copy, &h[i], copy);
-			bad += st[i] < 0;
-		}
-		if (st[0] <= 0 && st[1] <= 0) {
-			if (bad)
-				return -rse_corrupt;
-			if (!(h[0].seq & 1u) && !(h[1].seq & 1u))
-				return 0;   /* none complete yet */
-			err = -rse_busy;    /* the first rewrite, or a guest
-					     * that died in it */
-			continue;
-		}
-		pick = st[0] > 0 && (st[1] <= 0 || h[0].generation > h[1].generation)
-		       ? 0 : 1;
-		c = (const void *)(area + off + (uint64_t)pick * copy);
-		if (h[pick].length)
-			rs_memcpy(buf, c + 1, h[pick].length);
-		if (!rs_seqcount_read_ok(&c->seq, h[pick].seq)) {
-			err = -rse_busy;
-			continue;           /* rewritten under the copy */
-		}
-		info->table_offset = off;
-		info->copy_size = copy;
-		info->copy = pick;
-		info->bad_copies = bad;
-		info->head = h[pick];
-		return 1;
-	}
-	return err;
+	return rs_seqcount_read_sideband(region, RS_HEADER_BLOCK(pstate), buf,
+					 buf_size, info, sizeof(*info), ps_take);
 }

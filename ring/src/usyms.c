@@ -8,7 +8,7 @@
  * host copies the published part once and judges the shape here, the
  * entries in introspect's parser.
  */
-#include "barrier.h"
+#include "ringside/barrier.h"
 #include "ring_internal.h"
 
 
@@ -41,31 +41,26 @@ static void store(struct rs_usyms_writer *w)
 {
 	struct rs_usyms_desc *d = w->desc;
 
-	rs_store_hint32(&d->magic, RS_USYMS_MAGIC);
+	rs_store_hint(&d->magic, RS_USYMS_MAGIC);
 	rs_store_hint(&d->table_offset, w->table_offset);
 	rs_store_hint(&d->table_size, w->table_size);
 	rs_store_hint(&d->length, w->length);
 	rs_store_hint(&d->wanted, w->wanted);
-	rs_store_hint32(&d->entries, w->entries);
-	rs_store_hint32(&d->flags, w->flags);
+	rs_store_hint(&d->entries, w->entries);
+	rs_store_hint(&d->flags, w->flags);
 }
 
 int rs_usyms_begin(const struct rs_region *region, struct rs_usyms_writer *w,
 		   uint64_t table_offset, uint64_t table_size)
 {
-	uint64_t size;
+	uint8_t *area;
 	uint32_t s;
+	int err = rs_sideband_table(region, w, table_offset, table_size, &area);
 
-	if (!region || !region->base || !w)
-		return -rse_invalid;
-	size = region->sideband_size;
-	if (!size)
-		return -rse_absent;
-	if ((table_offset & 7u) || table_offset > size ||
-	    table_size > size - table_offset)
-		return -rse_invalid;
+	if (err)
+		return err;
 	rs_memset(w, 0, sizeof(*w));
-	w->area = region->base + region->sideband_offset + table_offset;
+	w->area = area;
 	w->table_offset = table_offset;
 	w->table_size = table_size & ~(uint64_t)7u;
 	w->desc = desc(region);
@@ -98,31 +93,19 @@ int rs_usyms_append(struct rs_usyms_writer *w, const void *entry, uint64_t len)
 	return put;
 }
 
-struct us_read {
-	const struct rs_usyms_desc *d;
-	const uint8_t *area;
-	uint64_t area_size;
-	void *buf;
-	struct rs_usyms_info in;
-};
-
-static int us_take(void *arg, uint32_t s)
+/* The descriptor, once; the entries it counts, copied. */
+static int us_take(const struct rs_seqcount_reader *r, uint32_t s)
 {
-	struct us_read *r = arg;
-	const struct rs_usyms_desc *d = r->d;
-	struct rs_usyms_info *in = &r->in;
-	uint32_t magic;
+	struct rs_usyms_info *in = r->info;
+	struct rs_usyms_desc d;
 
-	rs_memset(in, 0, sizeof(*in));
-	magic = rs_load_hint32(&d->magic);
-	in->seq = s;
-	in->table_offset = rs_load_hint(&d->table_offset);
-	in->table_size = rs_load_hint(&d->table_size);
-	in->length = rs_load_hint(&d->length);
-	in->wanted = rs_load_hint(&d->wanted);
-	in->entries = rs_load_hint32(&d->entries);
-	in->flags = rs_load_hint32(&d->flags);
-	if (magic != RS_USYMS_MAGIC || shape_check(in, r->area_size))
+	rs_load_hints(&d, r->block, sizeof(d));
+	*in = (struct rs_usyms_info){
+		.table_offset = d.table_offset, .table_size = d.table_size,
+		.length = d.length, .wanted = d.wanted, .entries = d.entries,
+		.flags = d.flags, .seq = s,
+	};
+	if (d.magic != RS_USYMS_MAGIC || shape_check(in, r->area_size))
 		return -rse_corrupt;
 	if (in->length)
 		rs_memcpy(r->buf, r->area + in->table_offset, in->length);
@@ -132,18 +115,6 @@ static int us_take(void *arg, uint32_t s)
 int rs_usyms_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 		  struct rs_usyms_info *info)
 {
-	struct us_read r;
-	int err = rs_sideband_read_check(region, buf, buf_size, info,
-					 sizeof(*info));
-
-	if (err)
-		return err;
-	r.d = desc(region);
-	r.area = region->base + region->sideband_offset;
-	r.area_size = region->sideband_size;
-	r.buf = buf;
-	err = rs_seq_read(&r.d->seq, us_take, &r);
-	if (err == 1)
-		*info = r.in;
-	return err;
+	return rs_seqcount_read_sideband(region, RS_HEADER_BLOCK(usyms), buf,
+					 buf_size, info, sizeof(*info), us_take);
 }
