@@ -242,9 +242,10 @@ static int uninstall(const struct hook_opts *o)
 	return CLI_EXIT_OK;
 }
 
-static void hook_log(void *arg, const char *fmt, va_list ap)
+static void hook_log(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
+	(void)level;
 	cli_verr(CMD, fmt, ap);
 }
 

@@ -22,6 +22,7 @@ import sys
 # library archive (relative to the build dir) -> (prefix, own-file stems)
 LIBRARIES = {
     'ring/libringside-ring.a': ('rs', ()),
+    'base/libringside-base.a': ('rs', ()),
     'text/libringside-text.a': ('rs_text', ('text',)),
     'guest-agent/mark/libringside-mark.a': ('rs_mark', ('mark',)),
     'perfdata/libringside-perfdata.a': ('pdf', ()),

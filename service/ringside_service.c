@@ -33,9 +33,10 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void log_stderr(void *arg, const char *fmt, va_list ap)
+static void log_stderr(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
+	(void)level;   /* every line: the journal keeps them all */
 	fputs(PREFIX, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

@@ -42,7 +42,7 @@ struct svc {
 	const struct svc_config *c;
 	struct dom_events *ev;
 	struct svc_limit *limit;
-	svc_log_fn log;
+	rs_log_fn log;
 	void *log_arg;
 	int argc;
 	char *const *argv;
@@ -66,19 +66,8 @@ struct svc {
 	struct svc_stats st;
 };
 
-static void say(struct svc *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void say(struct svc *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!s->log)
-		return;
-	va_start(ap, fmt);
-	s->log(s->log_arg, fmt, ap);
-	va_end(ap);
-}
+/* One line of the service's at @level (ringside/log.h). */
+#define say(s, level, ...) rs_log((s)->log, (s)->log_arg, (level), __VA_ARGS__)
 
 static uint64_t now_ns(void)
 {
@@ -102,7 +91,7 @@ static void queue(struct svc *s, const char *domain, enum trigger_kind kind,
 			return;
 	if (s->queued == QUEUE_MAX) {
 		s->st.dropped++;
-		say(s, "%s: %s: not done, %u triggers are waiting already",
+		say(s, RS_LOG_WARNING, "%s: %s: not done, %u triggers are waiting already",
 		    domain, reason, QUEUE_MAX);
 		return;
 	}
@@ -120,7 +109,7 @@ static void on_reboot(struct svc *s, const char *domain)
 	if (!r)
 		return;
 	s->st.resets++;
-	say(s, "%s: the guest reset", domain);
+	say(s, RS_LOG_NOTICE, "%s: the guest reset", domain);
 	queue(s, domain, TRIG_RESET, "reset");
 }
 
@@ -160,18 +149,18 @@ static void on_event(void *arg, const struct dom_event *ev)
 	s->st.events++;
 	switch (ev->kind) {
 	case DOM_EV_CRASHED:
-		say(s, "%s: the guest crashed", ev->domain);
+		say(s, RS_LOG_NOTICE, "%s: the guest crashed", ev->domain);
 		if (s->c->capture_on & SVC_ON_CRASH)
 			queue(s, ev->domain, TRIG_CAPTURE, "panic");
 		break;
 	case DOM_EV_WATCHDOG:
-		say(s, "%s: its watchdog fired (action %d)", ev->domain,
+		say(s, RS_LOG_NOTICE, "%s: its watchdog fired (action %d)", ev->domain,
 		    ev->detail);
 		if (s->c->capture_on & SVC_ON_WATCHDOG)
 			queue(s, ev->domain, TRIG_CAPTURE, "watchdog");
 		break;
 	case DOM_EV_STARTED:
-		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
+		say(s, RS_LOG_INFO, "%s: %s", ev->domain, dom_event_name(ev->kind));
 		queue(s, ev->domain, TRIG_FOLLOW, "started");
 		break;
 	case DOM_EV_DEVICE_ADDED:
@@ -182,10 +171,10 @@ static void on_event(void *arg, const struct dom_event *ev)
 		break;
 	case DOM_EV_STOPPED:
 	case DOM_EV_UNDEFINED:
-		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
+		say(s, RS_LOG_INFO, "%s: %s", ev->domain, dom_event_name(ev->kind));
 		svc_watch_del(s->watch, ev->domain);
 		if (svc_rec_stop(s->rec, ev->domain, "stop"))
-			say(s, "%s: its recording ends", ev->domain);
+			say(s, RS_LOG_INFO, "%s: its recording ends", ev->domain);
 		break;
 	case DOM_EV_REBOOT:
 		on_reboot(s, ev->domain);
@@ -200,11 +189,11 @@ static void on_connection(void *arg, int up)
 	struct svc *s = arg;
 
 	if (up)
-		say(s, s->was_connected ? "connected to libvirtd again: events "
+		say(s, RS_LOG_NOTICE, s->was_connected ? "connected to libvirtd again: events "
 		    "in between were not seen" : "following libvirt's domain "
 		    "events");
 	else
-		say(s, "lost libvirtd; reconnecting");
+		say(s, RS_LOG_WARNING, "lost libvirtd; reconnecting");
 	s->was_connected |= up;
 	s->rescan |= up;
 }
@@ -237,7 +226,7 @@ static void note_capture(struct svc *s, const struct trigger *t)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (svc_metrics_capture(s->metrics, t->domain, t->reason,
 				(double)ts.tv_sec + (double)ts.tv_nsec / 1e9))
-		say(s, "%s: %s: not counted in the metrics: out of memory",
+		say(s, RS_LOG_WARNING, "%s: %s: not counted in the metrics: out of memory",
 		    t->domain, t->reason);
 }
 
@@ -310,7 +299,7 @@ static void ship_capture(struct svc *s, const struct trigger *t,
 	svc_rec_uuid(t->domain, uuid, sizeof(uuid));
 	err = svc_sidecar_write(res->path, &sc);
 	if (err)
-		say(s, "%s: %s: its sidecar was not written: %s", t->domain,
+		say(s, RS_LOG_ERR, "%s: %s: its sidecar was not written: %s", t->domain,
 		    res->path, strerror(-err));
 	svc_rec_post(s->rec, res->path);
 	/* the captures the bounds removed leave no sidecar behind */
@@ -348,14 +337,14 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 		return -1;
 	}
 	if (err == -dome_not_running || err == -dome_no_domain) {
-		say(s, "%s: %s: the domain stopped: its capture is the hook's",
+		say(s, RS_LOG_INFO, "%s: %s: the domain stopped: its capture is the hook's",
 		    t->domain, t->reason);
 		snprintf(out, len, "error %s: %s", t->domain, dom_errstr(err));
 		return -1;
 	}
 	if (err) {
 		s->st.failed++;
-		say(s, "%s: %s: cannot find its region: %s", t->domain,
+		say(s, RS_LOG_ERR, "%s: %s: cannot find its region: %s", t->domain,
 		    t->reason, dom_errstr(err));
 		snprintf(out, len, "error cannot find its region: %s",
 			 dom_errstr(err));
@@ -363,7 +352,7 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 	}
 	on_crash_policy(t->domain, policy, sizeof(policy));
 	if (!strcmp(t->reason, "panic") && strstr(policy, "destroy")) {
-		say(s, "%s: panic: on_crash %s: the hook captures it as the "
+		say(s, RS_LOG_NOTICE, "%s: panic: on_crash %s: the hook captures it as the "
 		    "domain stops", t->domain, policy);
 		return -1;
 	}
@@ -371,7 +360,7 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 	if (ok <= 0) {
 		s->st.rate_limited += ok == 0;
 		s->st.failed += ok < 0;
-		say(s, "%s: %s: not captured: %s", t->domain, t->reason,
+		say(s, RS_LOG_WARNING, "%s: %s: not captured: %s", t->domain, t->reason,
 		    ok ? "out of memory" : "rate limit reached");
 		snprintf(out, len, "error %s", ok ? "out of memory" :
 			 "rate limit reached (rate-limit in the service's "
@@ -386,7 +375,7 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 
 		s->st.failed++;
 		s->st.failed_disk_full += full;
-		say(s, "%s: %s: the flight recorder could not be captured: %s%s%s",
+		say(s, RS_LOG_ERR, "%s: %s: the flight recorder could not be captured: %s%s%s",
 		    t->domain, t->reason, liberr_str(&res.fail.e),
 		    full ? ": the disk of " : "", full ? dir : "");
 		snprintf(out, len, "error the flight recorder could not be "
@@ -396,7 +385,7 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 	}
 	if (res.empty) {
 		s->st.empty++;
-		say(s, "%s: %s: flight recorder empty: nothing captured",
+		say(s, RS_LOG_NOTICE, "%s: %s: flight recorder empty: nothing captured",
 		    t->domain, t->reason);
 		snprintf(out, len, "error the flight recorder is empty (the "
 			 "guest never wrote to it): nothing captured");
@@ -406,7 +395,7 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 	ship_capture(s, t, &res);
 	note_capture(s, t);
 	snprintf(out, len, "ok %s", res.path);
-	say(s, "%s: %s: flight recorder captured: %s (%llu records, %llu "
+	say(s, RS_LOG_NOTICE, "%s: %s: flight recorder captured: %s (%llu records, %llu "
 	    "overwritten, %llu lost, %llu corrupt); %u older captures removed",
 	    t->domain, t->reason, res.path, (unsigned long long)res.records,
 	    (unsigned long long)res.overwritten, (unsigned long long)res.lost,
@@ -428,7 +417,7 @@ static void watch(struct svc *s, const char *domain)
 		return;   /* the region watched */
 	err = svc_watch_add(s->watch, domain, path, now_ns());
 	if (err)
-		say(s, "%s: its region cannot be watched: %s", domain,
+		say(s, RS_LOG_ERR, "%s: its region cannot be watched: %s", domain,
 		    strerror(-err));
 }
 
@@ -447,9 +436,9 @@ static void record(struct svc *s, const char *domain)
 	svc_rec_uuid(domain, uuid, sizeof(uuid));
 	err = svc_rec_start(s->rec, domain, uuid, path, &layout);
 	if (!err)
-		say(s, "%s: recording its rings", domain);
+		say(s, RS_LOG_NOTICE, "%s: recording its rings", domain);
 	else if (err != -EMEDIUMTYPE)
-		say(s, "%s: its rings cannot be recorded: %s", domain,
+		say(s, RS_LOG_ERR, "%s: its rings cannot be recorded: %s", domain,
 		    err == -EWOULDBLOCK ? "another consumer drains them" :
 		    err < 0 && err > -4096 ? strerror(-err) : rs_errstr(err));
 }
@@ -466,7 +455,7 @@ static void unfollow(struct svc *s, const char *domain, const char *why)
 
 	svc_watch_del(s->watch, domain);
 	if (watched || recorded)
-		say(s, "%s: %s: %s%s", domain, why, recorded ? "its recording "
+		say(s, RS_LOG_NOTICE, "%s: %s: %s%s", domain, why, recorded ? "its recording "
 		    "ends (its file completed), " : "", "its region is not "
 		    "watched any more");
 }
@@ -489,7 +478,7 @@ static void follow(struct svc *s, const char *domain, const char *what)
 		return;
 	}
 	if (err) {
-		say(s, "%s: %s: cannot find its region: %s", domain, what,
+		say(s, RS_LOG_ERR, "%s: %s: cannot find its region: %s", domain, what,
 		    dom_errstr(err));
 		return;
 	}
@@ -520,7 +509,7 @@ static void reset(struct svc *s, const char *domain)
 	int err = svc_watch_reset(s->watch, domain, now_ns(), &gen);
 
 	if (err && err != -ENOENT)
-		say(s, "%s: reset: its region's boot count cannot be written: "
+		say(s, RS_LOG_ERR, "%s: reset: its region's boot count cannot be written: "
 		    "%s", domain, strerror(-err));
 }
 
@@ -540,7 +529,7 @@ static void rescan(struct svc *s)
 		free(names[i]);
 	}
 	free(names);
-	say(s, "watching %zu opted-in domains' regions%s",
+	say(s, RS_LOG_INFO, "watching %zu opted-in domains' regions%s",
 	    svc_watch_count(s->watch), s->c->capture_on & SVC_ON_HANG ?
 	    " and heartbeats" : "");
 }
@@ -579,7 +568,7 @@ static int on_stale(void *arg, const char *domain, uint64_t secs)
 	if (dom_events_is_running(s->ev, domain) != 1)
 		return 0;
 	s->st.hangs++;
-	say(s, "%s: its agent's heartbeat has not moved for %llu s: a hang",
+	say(s, RS_LOG_NOTICE, "%s: its agent's heartbeat has not moved for %llu s: a hang",
 	    domain, (unsigned long long)secs);
 	snprintf(t.domain, sizeof(t.domain), "%s", domain);
 	capture(s, &t, out, sizeof(out));
@@ -597,12 +586,12 @@ static void on_request(void *arg, const char *domain, char *reply, size_t len)
 		snprintf(reply, len, "error no such domain name");
 		return;
 	}
-	say(s, "%s: a capture was asked for", domain);
+	say(s, RS_LOG_NOTICE, "%s: a capture was asked for", domain);
 	snprintf(t.domain, sizeof(t.domain), "%s", domain);
 	capture(s, &t, reply, len);
 }
 
-int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
+int svc_open(struct svc **sp, const struct svc_config *c, rs_log_fn log,
 	     void *log_arg, int argc, char *const *argv)
 {
 	static const struct dom_events_ops ops = { on_event, on_connection };
@@ -628,7 +617,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 		err = svc_resets_new(&s->resets, 0);
 	if (!err && (c->capture_on & SVC_ON_HANG) &&
 	    c->hang_after_s < SVC_HANG_MIN_S)
-		say(s, "hang-after %u s: %u s (the agent beats about once a "
+		say(s, RS_LOG_WARNING, "hang-after %u s: %u s (the agent beats about once a "
 		    "second)", c->hang_after_s, SVC_HANG_MIN_S);
 	if (!err)
 		err = svc_rec_new(&s->rec, &c->rec,
@@ -640,11 +629,11 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 				      c->rec.region_paths[i], NULL);
 
 		if (e)
-			say(s, "%s: region %s cannot be recorded: %s",
+			say(s, RS_LOG_ERR, "%s: region %s cannot be recorded: %s",
 			    c->rec.region_names[i], c->rec.region_paths[i],
 			    e < 0 && e > -4096 ? strerror(-e) : rs_errstr(e));
 		else
-			say(s, "%s: recording region %s",
+			say(s, RS_LOG_NOTICE, "%s: recording region %s",
 			    c->rec.region_names[i], c->rec.region_paths[i]);
 	}
 	if (!err)
@@ -654,10 +643,10 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 
 		err = svc_http_listen(&s->http, addr);
 		if (err)
-			say(s, "metrics endpoint %s: %s%s", addr, strerror(-err),
+			say(s, RS_LOG_ERR, "metrics endpoint %s: %s%s", addr, strerror(-err),
 			    c->metrics ? "" : ": metrics not served");
 		else
-			say(s, "metrics at http://%s/metrics", addr);
+			say(s, RS_LOG_INFO, "metrics at http://%s/metrics", addr);
 		/* the default address taken by another program costs the
 		 * metrics, not the service; an address asked for is refused */
 		if (!c->metrics)
@@ -670,7 +659,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 		if (!err)
 			err = svc_ctl_new(&s->ctlc, s->ctl);
 		if (err)
-			say(s, "control socket %s: %s", path, strerror(-err));
+			say(s, RS_LOG_ERR, "control socket %s: %s", path, strerror(-err));
 		else
 			ctl_note(s, path);
 	}
@@ -699,7 +688,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 		return err;
 	}
 	if (err)
-		say(s, "libvirtd is not there yet (%s): trying every second",
+		say(s, RS_LOG_WARNING, "libvirtd is not there yet (%s): trying every second",
 		    dom_errstr(err));
 	/* a connection or a request wakes the loop at once, not at its next
 	 * pass: a flood of connections is taken as it comes */

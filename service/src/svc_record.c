@@ -98,7 +98,7 @@ struct svc_rec {
 	const struct svc_rec_config *c;
 	char *dir;
 	char host[256];
-	svc_log_fn log;
+	rs_log_fn log;
 	void *log_arg;
 	int argc;
 	char *const *argv;
@@ -117,8 +117,10 @@ struct svc_rec {
 	size_t nr_doms;
 };
 
-static void say(struct svc_rec *rp, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* One line of the recordings' at @level (ringside/log.h: the recorders'
+ * threads log too, one at a time). */
+#define say(rp, level, ...) \
+	rs_log((rp)->log, (rp)->log_arg, (level), __VA_ARGS__)
 
 /* @domain's counts, made if new (with rp->lock held); NULL past
  * SVC_REC_DOMAINS_MAX (counted) or without memory. */
@@ -318,7 +320,7 @@ static void *convert_main(void *arg)
 		snprintf(out, sizeof(out), "%s" SVC_PPROF_SUFFIX, cv->data);
 		err = pprof_write(cv->data, out, &pp, NULL);
 		if (err)
-			say(rp, "%s: %s: no profile: %s", cv->domain, cv->data,
+			say(rp, RS_LOG_ERR, "%s: %s: no profile: %s", cv->domain, cv->data,
 			    pdf_errstr(err));
 		free(cv);
 		pthread_mutex_lock(&rp->lock);
@@ -385,25 +387,6 @@ static void convert(struct svc_rec *rp, const char *domain, const char *data)
 		free(cv);
 	}
 	pthread_attr_destroy(&at);
-}
-
-static void say(struct svc_rec *rp, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* With rp->lock held or not: the log has a lock of its own. */
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void say(struct svc_rec *rp, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!rp->log)
-		return;
-	pthread_mutex_lock(&log_lock);
-	va_start(ap, fmt);
-	rp->log(rp->log_arg, fmt, ap);
-	va_end(ap);
-	pthread_mutex_unlock(&log_lock);
 }
 
 static int64_t wall_offset(void)
@@ -544,7 +527,7 @@ static void completed(struct job *j, const struct recorder *r,
 		sc.not_written += h->not_written;
 	}
 	if (r->salvaged)
-		say(rp, "%s: %s cut back to what reached the full disk: %llu "
+		say(rp, RS_LOG_WARNING, "%s: %s cut back to what reached the full disk: %llu "
 		    "records kept, %llu lost (and %llu LOST records' counts)",
 		    j->domain, r->output, (unsigned long long)sc.records,
 		    (unsigned long long)sc.disk_lost,
@@ -560,7 +543,7 @@ static void completed(struct job *j, const struct recorder *r,
 		err = svc_sidecar_write(r->output, &sc);
 	}
 	if (err)
-		say(rp, "%s: %s: its sidecar was not written: %s", j->domain,
+		say(rp, RS_LOG_ERR, "%s: %s: its sidecar was not written: %s", j->domain,
 		    r->output, strerror(-err));
 	pthread_mutex_lock(&rp->lock);
 	rp->st.files++;
@@ -583,7 +566,7 @@ static void completed(struct job *j, const struct recorder *r,
 				    rp->c->keep_bytes, rp->c->total_bytes, &p);
 		pthread_mutex_unlock(&room_lock);
 		if (err)
-			say(rp, "%s: the oldest recordings could not all be "
+			say(rp, RS_LOG_ERR, "%s: the oldest recordings could not all be "
 			    "removed: %s", j->domain, strerror(-err));
 		pthread_mutex_lock(&rp->lock);
 		rp->st.pruned += p.removed;
@@ -610,7 +593,7 @@ static void hook_full(void *arg, const struct recorder *r)
 	err = room_make(j, r->output, &p, &avail);
 	j->full_next_ns = cap_time_now_ns() + full_retry_ns(c);
 	if (!j->full_said)
-		say(rp, "%s: the disk is full (%s): %u oldest recordings "
+		say(rp, RS_LOG_WARNING, "%s: the disk is full (%s): %u oldest recordings "
 		    "removed (%llu bytes), %llu bytes free%s%s; recording "
 		    "pauses until %llu are (and %u inodes)", j->domain,
 		    r->output, p.removed, (unsigned long long)p.freed,
@@ -678,7 +661,7 @@ static const char *hook_next(void *arg, const struct recorder *r)
 		return full_next(j, r);
 	if (j->resuming) {
 		/* the file full_next named was begun: recording again */
-		say(j->rp, "%s: %llu bytes free: recording again", j->domain,
+		say(j->rp, RS_LOG_NOTICE, "%s: %llu bytes free: recording again", j->domain,
 		    (unsigned long long)j->resume_free);
 		j->resuming = 0;
 	}
@@ -750,7 +733,7 @@ static void *job_main(void *arg)
 		full_sync(j, r, NULL);
 		/* what went into the file it could not complete: lost */
 		tally_total(&r->tally, &sum);
-		say(rp, "%s: the recording ended in an error (%s): %s; %llu "
+		say(rp, RS_LOG_ERR, "%s: the recording ended in an error (%s): %s; %llu "
 		    "records of its file lost", j->domain,
 		    r->fail.path[0] ? r->fail.path : r->output,
 		    liberr_str(&r->fail.e), (unsigned long long)sum.records);
@@ -868,7 +851,7 @@ static void reap(struct svc_rec *rp, int all)
 }
 
 int svc_rec_new(struct svc_rec **rp_out, const struct svc_rec_config *c,
-		const char *dir, svc_log_fn log, void *log_arg, int argc,
+		const char *dir, rs_log_fn log, void *log_arg, int argc,
 		char *const *argv)
 {
 	struct svc_rec *rp = calloc(1, sizeof(*rp));
@@ -1033,7 +1016,7 @@ int svc_rec_post(struct svc_rec *rp, const char *data_path)
 	}
 	pthread_mutex_unlock(&rp->lock);
 	if (ret)
-		say(rp, "%s: not given to the post-command: %u files wait for "
+		say(rp, RS_LOG_WARNING, "%s: not given to the post-command: %u files wait for "
 		    "it already", data_path, POST_MAX);
 	return ret;
 }
@@ -1098,7 +1081,7 @@ void svc_rec_poll(struct svc_rec *rp, uint64_t now_ns)
 				continue;
 			}
 			rp->st.post_failed++;
-			say(rp, "%s: the post-command failed %u times: given up",
+			say(rp, RS_LOG_ERR, "%s: the post-command failed %u times: given up",
 			    p->data, p->tries);
 		} else {
 			rp->st.post_ok++;
@@ -1214,7 +1197,7 @@ void svc_rec_free(struct svc_rec *rp, const char *reason)
 	rp->queued = 0;
 	pthread_mutex_unlock(&rp->lock);
 	if (rp->st.started)
-		say(rp, "recordings: %llu started, %llu failed, %llu files (%llu "
+		say(rp, RS_LOG_NOTICE, "recordings: %llu started, %llu failed, %llu files (%llu "
 		    "rotations), %llu records, %llu lost, %llu corrupt, %llu "
 		    "pruned; disk full %llu times: %llu files cut back, %llu "
 		    "lost, %llu records lost (%llu LOST records' counts), %llu "

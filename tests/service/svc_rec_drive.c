@@ -26,9 +26,10 @@
 #include "ringside/capture.h"
 #include "ringside/service.h"
 
-static void logf_(void *arg, const char *fmt, va_list ap)
+static void logf_(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
+	(void)level;
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }

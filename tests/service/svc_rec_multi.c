@@ -47,9 +47,10 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void logf_(void *arg, const char *fmt, va_list ap)
+static void logf_(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
+	(void)level;
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	fflush(stderr);

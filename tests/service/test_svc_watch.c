@@ -310,9 +310,10 @@ START_TEST(reset_once)
 END_TEST
 
 #ifdef RS_TEST_LIBVIRT
-static void no_log(void *arg, const char *fmt, va_list ap)
+static void no_log(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
+	(void)level;
 	(void)fmt;
 	(void)ap;
 }

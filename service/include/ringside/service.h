@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ringside/log.h"
 #include "ringside/ring.h"
 
 #define SVC_CONFIG_PATH  "/etc/ringside/service.conf"
@@ -269,9 +270,6 @@ uint64_t svc_ctl_dropped(const struct svc_ctl *c);
 int svc_ctl_request(const char *path, const char *domain, char *reply,
 		    size_t len);
 
-/* ---- the service (src/svc.c) ---- */
-typedef void (*svc_log_fn)(void *arg, const char *fmt, va_list ap);
-
 /* ---- continuous recording (src/svc_record.c, svc_sidecar.c) ---- */
 /*
  * Each selected normal-mode domain recorded by a recorder of its own (a
@@ -440,7 +438,7 @@ struct svc_rec;
 /* Recording per @c into @dir/DOMAIN/; @c must outlive it.  Logs through
  * @log (called from the recorders' threads too, one at a time). */
 int svc_rec_new(struct svc_rec **rp, const struct svc_rec_config *c,
-		const char *dir, svc_log_fn log, void *log_arg, int argc,
+		const char *dir, rs_log_fn log, void *log_arg, int argc,
 		char *const *argv);
 
 /*
@@ -532,7 +530,7 @@ struct svc;
 
 /* Follow @c's libvirt (a libvirtd not there yet is waited for); @c must
  * outlive the service.  0, -ENOMEM or svc_limit_new's. */
-int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
+int svc_open(struct svc **sp, const struct svc_config *c, rs_log_fn log,
 	     void *log_arg, int argc, char *const *argv);
 
 /* Wait up to @timeout_ms for events, then capture what they asked for.
