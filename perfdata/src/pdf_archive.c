@@ -106,7 +106,7 @@ static int tar_header(struct tar *t, const char *path, char type,
 		sum += h[i];
 	octal((char *)h + 148, 7, sum);          /* six digits, NUL, space */
 	h[155] = ' ';
-	t->err = pdf_write_all(t->fd, h, sizeof(h));
+	t->err = rs_io_write_all(t->fd, h, sizeof(h));
 	return t->err;
 }
 
@@ -135,12 +135,12 @@ static int tar_file(struct tar *t, int dirfd, const char *rel,
 			err = got < 0 ? -errno : -EIO;   /* shrank under us */
 			break;
 		}
-		err = pdf_write_all(t->fd, buf, (size_t)got);
+		err = rs_io_write_all(t->fd, buf, (size_t)got);
 		left -= (uint64_t)got;
 	}
 	if (!err && sb.st_size % TAR_BLOCK) {
 		memset(buf, 0, TAR_BLOCK);
-		err = pdf_write_all(t->fd, buf,
+		err = rs_io_write_all(t->fd, buf,
 				    TAR_BLOCK - (size_t)(sb.st_size % TAR_BLOCK));
 	}
 	close(fd);
@@ -423,7 +423,7 @@ int pdf_archive_write(const char *perf_data, const char *tar_path,
 	err = archive_ids(&t, dirfd, &sec, st, fn, arg);
 	if (!err) {
 		memset(end, 0, sizeof(end));
-		err = pdf_write_all(t.fd, end, sizeof(end));
+		err = rs_io_write_all(t.fd, end, sizeof(end));
 	}
 	if (err)
 		pdf_aside_discard(t.fd, tmp);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to perfdata/: whole writes and reads on files, 0 or -errno. */
+/* Private to perfdata/: whole writes and reads on files, 0 or -errno
+ * (whole writes from the start: rs_io_write_all, ringside/io.h). */
 #ifndef RINGSIDE_PDF_IO_H
 #define RINGSIDE_PDF_IO_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-int pdf_write_all(int fd, const void *buf, size_t len);
+#include "ringside/io.h"
+
 int pdf_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset);
 /* Exactly @len bytes at @offset; -EIO (short) at end of file. */
 int pdf_pread_all(int fd, void *buf, size_t len, uint64_t offset);

@@ -21,6 +21,7 @@
 #include "ringside/service.h"
 #include "ringside/service_config.h"
 #include "ringside/service_metrics.h"
+#include "ringside/text.h"
 
 #define CONFIG_MAX (64u << 10)   /* bytes of configuration read */
 #define VALUE_MAX  4096u
@@ -443,18 +444,6 @@ static int set_key(struct svc_config *c, const char *k, char *v,
 	return -EINVAL;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		*--e = '\0';
-	return s;
-}
-
 int svc_config_parse(struct svc_config *c, const char *text, size_t len,
 		     unsigned *line, const char **why)
 {
@@ -484,7 +473,7 @@ int svc_config_parse(struct svc_config *c, const char *text, size_t len,
 		hash = strchr(buf, '#');
 		if (hash)
 			*hash = '\0';
-		l = trim(buf);
+		l = rs_text_trim(buf);
 		if (!*l)
 			continue;
 		eq = strchr(l, '=');
@@ -493,7 +482,7 @@ int svc_config_parse(struct svc_config *c, const char *text, size_t len,
 			return -EINVAL;
 		}
 		*eq = '\0';
-		err = set_key(c, trim(l), trim(eq + 1), why);
+		err = set_key(c, rs_text_trim(l), rs_text_trim(eq + 1), why);
 		if (err)
 			return err;
 	}

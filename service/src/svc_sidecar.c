@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ringside/domain.h"
+#include "ringside/io.h"
 #include "ringside/perfdata.h"
 #include "ringside/service.h"
 #include "ringside/text.h"
@@ -319,22 +320,6 @@ int svc_sidecar_text(const struct svc_sidecar *sc, char *buf, size_t len)
 	return o.full ? -ENOSPC : (int)o.at;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int svc_sidecar_write(const char *data_path, const struct svc_sidecar *sc)
 {
 	char path[4200], tmp[4200 + sizeof(PDF_ASIDE_SUFFIX)];
@@ -357,7 +342,7 @@ int svc_sidecar_write(const char *data_path, const struct svc_sidecar *sc)
 		free(text);
 		return fd;
 	}
-	err = write_all(fd, text, (size_t)n);
+	err = rs_io_write_all(fd, text, (size_t)n);
 	if (err)
 		pdf_aside_discard(fd, tmp);
 	else
