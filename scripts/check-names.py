@@ -33,6 +33,7 @@ LIBRARIES = {
     'libvirt/libringside-domain.a': ('dom', ()),
     'libvirt/libringside-libvirt.a': ('dom', ()),
     'service/libringside-service.a': ('svc', ('svc',)),
+    'service/client/libringside-svc-client.a': ('svc', ()),
     'vmm/libringside-vmm.a': ('vmm', ('vmm',)),
     'tools/libringside-host-util.a': ('host', ('host_util',)),
     'pt-virt/core/libringside-pt-core.a': ('pv', ()),

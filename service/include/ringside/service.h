@@ -21,6 +21,7 @@
 
 #include "ringside/log.h"
 #include "ringside/ring.h"
+#include "ringside/service_client.h"
 
 #define SVC_CONFIG_PATH  "/etc/ringside/service.conf"
 #define SVC_BURST        3u       /* captures per domain per window */
@@ -209,8 +210,8 @@ void svc_resets_free(struct svc_resets *r);
 int svc_resets_note(struct svc_resets *r, const char *domain,
 		    uint64_t now_ns);
 
-/* ---- the control socket (src/svc_ctl.c) ---- */
-#define SVC_SOCKET_PATH "/run/ringside/service.sock"
+/* ---- the control socket (src/svc_ctl.c; its client, and the path and
+ * line bounds: ringside/service_client.h) ---- */
 
 /* Only root (or the service's own user) may connect (SO_PEERCRED; the
  * socket is 0600 besides).  Its connections are served from the
@@ -218,7 +219,6 @@ int svc_resets_note(struct svc_resets *r, const char *domain,
  * or never holds one of SVC_CTL_CLIENTS slots (the oldest makes room for
  * a new one) until SVC_CTL_TIMEOUT_MS after it connected, and delays no
  * other request. */
-#define SVC_CTL_LINE_MAX   512u   /* a request line, its newline included */
 #define SVC_CTL_CLIENTS    16u    /* connections served at once */
 #define SVC_CTL_TIMEOUT_MS 2000u  /* its line read and answered by then */
 
@@ -264,11 +264,6 @@ int svc_ctl_serve(struct svc_ctl *c, uint64_t now_ns, svc_request_fn fn,
  * one, gone before their answer, or refused: not root). */
 unsigned svc_ctl_held(const struct svc_ctl *c);
 uint64_t svc_ctl_dropped(const struct svc_ctl *c);
-
-/* The client: ask the service at @path to capture @domain; its answer
- * line in @reply.  0 or -errno (-ENOENT, -ECONNREFUSED: no service). */
-int svc_ctl_request(const char *path, const char *domain, char *reply,
-		    size_t len);
 
 /* ---- continuous recording (src/svc_record.c, svc_sidecar.c) ---- */
 /*
