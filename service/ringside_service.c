@@ -20,8 +20,9 @@
 #include "ringside/capture.h"
 #include "ringside/domain.h"
 #include "ringside/service.h"
+#include "ringside/service_client.h"
 #include "ringside/service_config.h"
-#include "ringside/service_metrics.h"
+#include "ringside/service_http.h"
 
 #define PREFIX "ringside-service: "
 

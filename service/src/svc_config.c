@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "ringside/capture.h"
-#include "ringside/service.h"
+#include "ringside/service_client.h"
 #include "ringside/service_config.h"
-#include "ringside/service_metrics.h"
+#include "ringside/service_http.h"
 #include "ringside/text.h"
 
 #define CONFIG_MAX (64u << 10)   /* bytes of configuration read */
@@ -49,8 +49,7 @@ void svc_config_fini(struct svc_config *c)
 	svc_rec_config_fini(&c->rec);
 }
 
-/* A decimal count no larger than @max; 0 or -EINVAL. */
-static int number(const char *s, uint64_t max, uint64_t *v)
+int svc_config_number(const char *s, uint64_t max, uint64_t *v)
 {
 	char *end;
 
@@ -97,7 +96,7 @@ static int set_keep(struct svc_config *c, const char *k, char *v,
 
 	(void)k;
 	*why = "keep: a count of captures per domain, 0 for any";
-	if (number(v, UINT32_MAX, &n))
+	if (svc_config_number(v, UINT32_MAX, &n))
 		return -EINVAL;
 	c->keep = (uint32_t)n;
 	return 0;
@@ -110,7 +109,7 @@ static int set_keep_mb(struct svc_config *c, const char *k, char *v,
 
 	(void)k;
 	*why = "keep-mb: MiB of captures per domain, 0 for any";
-	if (number(v, UINT64_MAX >> 20, &n))
+	if (svc_config_number(v, UINT64_MAX >> 20, &n))
 		return -EINVAL;
 	c->keep_bytes = n << 20;
 	return 0;
@@ -151,7 +150,8 @@ static int set_rate(struct svc_config *c, const char *k, char *v,
 	if (!slash)
 		return -EINVAL;
 	*slash = '\0';
-	if (number(v, 1000, &n) || number(slash + 1, 604800, &s) || !n || !s)
+	if (svc_config_number(v, 1000, &n) ||
+	    svc_config_number(slash + 1, 604800, &s) || !n || !s)
 		return -EINVAL;
 	c->burst = (uint32_t)n;
 	c->window_s = (uint32_t)s;
@@ -165,7 +165,7 @@ static int set_hang_after(struct svc_config *c, const char *k, char *v,
 
 	(void)k;
 	*why = "hang-after: seconds without a heartbeat, 1..86400";
-	if (number(v, 86400, &n) || !n)
+	if (svc_config_number(v, 86400, &n) || !n)
 		return -EINVAL;
 	c->hang_after_s = (uint32_t)n;
 	return 0;

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "ringside/domain.h"
-#include "ringside/service.h"
+#include "ringside/service_ctl.h"
 
 #define LISTENER UINT32_MAX        /* the listener's epoll tag */
 #define REPLY_MAX 4200u
@@ -204,7 +204,7 @@ static void reply(struct svc_ctl *c, struct ctl_conn *k, unsigned slot,
 
 /* Read and write @slot as far as it goes: 1 when answered whole, -1 when
  * it failed, 0 when it waits. */
-static int step(struct svc_ctl *c, unsigned slot, svc_request_fn fn,
+static int step(struct svc_ctl *c, unsigned slot, svc_ctl_request_fn fn,
 		void *arg)
 {
 	struct ctl_conn *k = &c->c[slot];
@@ -251,7 +251,7 @@ static int step(struct svc_ctl *c, unsigned slot, svc_request_fn fn,
 	return 1;
 }
 
-static int serve(struct svc_ctl *c, unsigned slot, svc_request_fn fn,
+static int serve(struct svc_ctl *c, unsigned slot, svc_ctl_request_fn fn,
 		 void *arg)
 {
 	int r = step(c, slot, fn, arg);
@@ -310,7 +310,7 @@ static int take(struct svc_ctl *c, uint64_t now_ns)
 	return slot;
 }
 
-int svc_ctl_serve(struct svc_ctl *c, uint64_t now_ns, svc_request_fn fn,
+int svc_ctl_serve(struct svc_ctl *c, uint64_t now_ns, svc_ctl_request_fn fn,
 		  void *arg)
 {
 	struct epoll_event ev[SVC_CTL_CLIENTS + 1];

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "ringside/domain.h"
-#include "ringside/service.h"
+#include "ringside/service_ctl.h"
 
 #define MS 1000000ull
 #define WAIT_ROUNDS 3000      /* x 10 ms: a hung socket fails in 30 s */

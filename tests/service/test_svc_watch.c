@@ -14,6 +14,8 @@
 
 #include "ringside/abi.h"
 #include "ringside/service.h"
+#include "ringside/service_ctl.h"
+#include "ringside/service_watch.h"
 
 #define S 1000000000ull
 
