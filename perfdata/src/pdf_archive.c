@@ -291,7 +291,7 @@ static int read_build_ids(int fd, struct pdf_buf *out)
 
 	if (fstat(fd, &sb))
 		return -errno;
-	err = pdf_pread_all(fd, h, sizeof(h), 0);
+	err = rs_io_pread_all(fd, h, sizeof(h), 0);
 	if (err)
 		return err == -EIO ? PDF_ERR(pdfe_magic) : err;
 	if (memcmp(h, "PERFILE2", 8))
@@ -306,7 +306,7 @@ static int read_build_ids(int fd, struct pdf_buf *out)
 	if (data_off > (uint64_t)sb.st_size ||
 	    data_size > (uint64_t)sb.st_size - data_off)
 		return PDF_ERR(pdfe_truncated);
-	err = pdf_pread_all(fd, sec, sizeof(sec), data_off + data_size + 16 * idx);
+	err = rs_io_pread_all(fd, sec, sizeof(sec), data_off + data_size + 16 * idx);
 	if (err)
 		return err == -EIO ? PDF_ERR(pdfe_truncated) : err;
 	off = le64(sec);
@@ -320,7 +320,7 @@ static int read_build_ids(int fd, struct pdf_buf *out)
 
 		if (!p)
 			return -ENOMEM;
-		err = pdf_pread_all(fd, p, (size_t)size, off);
+		err = rs_io_pread_all(fd, p, (size_t)size, off);
 		if (!err)
 			pdf_buf_add(out, p, (size_t)size);
 		free(p);

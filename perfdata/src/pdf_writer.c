@@ -106,7 +106,7 @@ static int write_attrs(struct pdf_writer *w, int again)
 	}
 	w->data_offset = len;
 	if (again)   /* the header part is written last, over these zeros */
-		return pdf_pwrite_all(w->fd, buf, len, 0);
+		return rs_io_pwrite_all(w->fd, buf, len, 0);
 	return rs_io_write_all(w->fd, buf, len);
 }
 
@@ -597,7 +597,7 @@ static int write_tail(struct pdf_writer *w)
 		err = rs_io_write_all(w->fd, feat.data, feat.len);
 	pdf_buf_fini(&feat);
 	if (!err)
-		err = pdf_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
+		err = rs_io_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
 	if (!err && fsync(w->fd))
 		err = -errno;
 	return err;
