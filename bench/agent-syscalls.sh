@@ -31,7 +31,7 @@ shift || true
 AGENTS=("$@")
 [ ${#AGENTS[@]} = 0 ] && AGENTS=("$BUILD/guest-agent/linux/ringside-agent")
 SECS=${SECS:-10} FREQ=${FREQ:-1000} TICK_MS=${TICK_MS:-100}
-HOOK=$BUILD/libvirt/hook/ringside-hook
+HOOK=$BUILD/hook/ringside-hook
 WORK=$BUILD/bench/guest-work
 
 [ "$(id -u)" = 0 ] || { echo "agent-syscalls: needs root" >&2; exit 1; }

@@ -16,11 +16,12 @@
 #include "host_util.h"
 #include "ringside/vmm.h"
 
-static void log_to(void *arg, const char *msg)
+static void log_to(void *arg, int level, const char *fmt, va_list ap)
 {
 	struct e2e_result *res = arg;
 
-	snprintf(res->why, sizeof(res->why), "%s", msg);
+	(void)level;
+	vsnprintf(res->why, sizeof(res->why), fmt, ap);
 }
 
 static int drain_all(struct rs_vmm *vm, struct rs_consumer **cons,

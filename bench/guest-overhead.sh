@@ -62,7 +62,7 @@ done
 
 RINGSIDE=$BUILD/cli/ringside
 AGENT=$BUILD/guest-agent/linux/ringside-agent
-HOOK_PROGRAM=$BUILD/libvirt/hook/ringside-hook
+HOOK_PROGRAM=$BUILD/hook/ringside-hook
 WORK=$BUILD/bench/guest-work
 HOOK=/etc/libvirt/hooks/qemu.d/ringside
 DOM=rs-go-$$

@@ -118,7 +118,7 @@ say() { echo "pause-bench: $*" >&2; }
 
 [ "$(id -u)" = 0 ] || die "run me as root (libvirtd, /dev/shm, the libvirt hook)"
 R=$(realpath "${RINGSIDE:-$build/cli/ringside}")
-HOOK_PROGRAM=$(realpath "$build/libvirt/hook/ringside-hook")
+HOOK_PROGRAM=$(realpath "$build/hook/ringside-hook")
 AGENT=$build/guest-agent/linux/ringside-agent
 MARK=$build/guest-agent/mark-tool/ringside-mark
 WORKLOAD=$build/tests/e2e/rs-workload

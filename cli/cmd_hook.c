@@ -5,7 +5,7 @@
  *
  * libvirt runs /etc/libvirt/hooks/qemu.d/ringside with DOMAIN OPERATION
  * SUB-OPERATION EXTRA and the domain XML on stdin.  The installed script
- * execs ringside-hook (libvirt/hook_main.c), a small program of its own
+ * execs ringside-hook (hook/hook_main.c), a small program of its own
  * that links neither libvirt nor the VMM; 'ringside hook run' does the same
  * work in this process (dom_hook_run), for whoever lays a region out by
  * hand.  Neither calls back into libvirt (libvirtd holds the domain's lock
@@ -242,9 +242,10 @@ static int uninstall(const struct hook_opts *o)
 	return CLI_EXIT_OK;
 }
 
-static void hook_log(void *arg, const char *fmt, va_list ap)
+static void hook_log(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
+	(void)level;
 	cli_verr(CMD, fmt, ap);
 }
 

@@ -33,10 +33,11 @@ struct run_state {
 	double seconds;
 };
 
-static void log_line(void *arg, const char *msg)
+static void log_line(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
-	cli_err(CMD, "%s", msg);
+	(void)level;
+	cli_verr(CMD, fmt, ap);
 }
 
 static int boot_error(const struct run_opts *o, int err)

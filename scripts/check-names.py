@@ -22,6 +22,7 @@ import sys
 # library archive (relative to the build dir) -> (prefix, own-file stems)
 LIBRARIES = {
     'ring/libringside-ring.a': ('rs', ()),
+    'base/libringside-base.a': ('rs', ()),
     'text/libringside-text.a': ('rs_text', ('text',)),
     'guest-agent/mark/libringside-mark.a': ('rs_mark', ('mark',)),
     'perfdata/libringside-perfdata.a': ('pdf', ()),
@@ -32,6 +33,7 @@ LIBRARIES = {
     'libvirt/libringside-domain.a': ('dom', ()),
     'libvirt/libringside-libvirt.a': ('dom', ()),
     'service/libringside-service.a': ('svc', ('svc',)),
+    'service/client/libringside-svc-client.a': ('svc', ()),
     'vmm/libringside-vmm.a': ('vmm', ('vmm',)),
     'tools/libringside-host-util.a': ('host', ('host_util',)),
     'pt-virt/core/libringside-pt-core.a': ('pv', ()),

@@ -39,7 +39,7 @@ step() { printf '\n== [%d s] %s\n' $(($(date +%s) - T0)) "$*"; }
 [ "$(id -u)" = 0 ] || die "run me as root (libvirtd, /dev/shm, the libvirt hook)"
 bash scripts/build.sh "$build"
 R=$(realpath "$build/cli/ringside")
-HOOK_PROGRAM=$(realpath "$build/libvirt/hook/ringside-hook")
+HOOK_PROGRAM=$(realpath "$build/hook/ringside-hook")
 AGENT=$build/guest-agent/linux/ringside-agent
 MARK=$build/guest-agent/mark-tool/ringside-mark
 WORKLOAD=$build/tests/e2e/rs-workload

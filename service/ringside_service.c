@@ -20,8 +20,9 @@
 #include "ringside/capture.h"
 #include "ringside/domain.h"
 #include "ringside/service.h"
+#include "ringside/service_client.h"
 #include "ringside/service_config.h"
-#include "ringside/service_metrics.h"
+#include "ringside/service_http.h"
 
 #define PREFIX "ringside-service: "
 
@@ -33,9 +34,10 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void log_stderr(void *arg, const char *fmt, va_list ap)
+static void log_stderr(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
+	(void)level;   /* every line: the journal keeps them all */
 	fputs(PREFIX, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

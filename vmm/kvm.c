@@ -18,12 +18,8 @@
 __attribute__((format(printf, 2, 0)))
 static void log_line(const struct rs_vmm *vm, const char *fmt, va_list ap)
 {
-	char msg[256];
-
-	if (!vm || !vm->log)
-		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	vm->log(vm->log_arg, msg);
+	if (vm)
+		rs_log_v(vm->log, vm->log_arg, RS_LOG_ERR, fmt, ap);
 }
 
 /* Returns nothing useful, so callers can write "return vmm_log(...), -err"

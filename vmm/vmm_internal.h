@@ -52,7 +52,7 @@ struct vmm_doorbell {
 };
 
 struct rs_vmm {
-	rs_vmm_log_fn log;
+	rs_log_fn log;
 	void *log_arg;
 	int sys_fd;
 	int vm_fd;

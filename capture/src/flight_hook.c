@@ -5,24 +5,10 @@
  * layout, the outcome given to the hook's log in one line.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "ringside/capture.h"
-
-static void say(dom_log_fn log, void *arg, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(dom_log_fn log, void *arg, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!log)
-		return;
-	va_start(ap, fmt);
-	log(arg, fmt, ap);
-	va_end(ap);
-}
+#include "ringside/log.h"
 
 static const char *syms_word(int state)
 {
@@ -38,7 +24,7 @@ static const char *syms_word(int state)
 }
 
 int flight_hook(void *arg, const char *domain, const char *region_path,
-		int region_fd, const struct dom_cfg *c, dom_log_fn log,
+		int region_fd, const struct dom_cfg *c, rs_log_fn log,
 		void *log_arg)
 {
 	const struct flight_opts *o = arg;
@@ -62,23 +48,27 @@ int flight_hook(void *arg, const char *domain, const char *region_path,
 	}
 	err = flight_capture_fd(&q, region_fd, &res);
 	if (err) {
-		say(log, log_arg, "%s: the flight recorder could not be captured "
+		rs_log(log, log_arg, RS_LOG_ERR, "%s: the flight recorder could "
+		       "not be captured "
 		    "into %s/%s: %s", domain, q.dir, domain, liberr_str(&res.fail.e));
 		return err;
 	}
 	if (res.empty) {
-		say(log, log_arg, "%s: flight recorder empty (the guest never "
+		rs_log(log, log_arg, RS_LOG_NOTICE, "%s: flight recorder empty "
+		       "(the guest never "
 		    "wrote to it): nothing captured", domain);
 		return 0;
 	}
-	say(log, log_arg, "%s: flight recorder captured: %s (%" PRIu64 " records "
+	rs_log(log, log_arg, RS_LOG_NOTICE, "%s: flight recorder captured: %s "
+	       "(%" PRIu64 " records "
 	    "of %u rings, %" PRIu64 " bytes, %s%s; %" PRIu64 " overwritten, %"
 	    PRIu64 " lost, %" PRIu64 " corrupt); %u older captures removed",
 	    domain, res.path, res.records, res.rings, res.bytes,
 	    syms_word(res.syms_state), res.damaged ? ", header damaged" : "",
 	    res.overwritten, res.lost, res.corrupt, res.pruned);
 	if (res.prune_err)
-		say(log, log_arg, "%s: removing older captures: %s", domain,
+		rs_log(log, log_arg, RS_LOG_WARNING, "%s: removing older "
+		       "captures: %s", domain,
 		    liberr_sys(res.prune_err));
 	return 0;
 }

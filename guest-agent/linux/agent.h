@@ -38,6 +38,7 @@
 #define AGENT_COMM_LEN      16      /* TASK_COMM_LEN */
 #define AGENT_REC_MAX       65536   /* a perf record's size is 16 bits */
 #define AGENT_MMAP_PIDS     1024    /* pids whose mappings a ring described */
+#define AGENT_BUILD_ID_MAX  20u     /* bytes of a GNU build id, at most */
 
 /* ---- device: the region on the ivshmem BAR --------------------------- */
 
@@ -284,7 +285,7 @@ struct agent_mmap {
 	uint64_t ino;
 	uint32_t prot, flags;     /* PROT_*, MAP_SHARED or MAP_PRIVATE */
 	uint8_t build_id_size;    /* 1..20, or 0: none (maj, min, ino instead) */
-	uint8_t build_id[20];
+	uint8_t build_id[AGENT_BUILD_ID_MAX];
 	const char *path;         /* at most 4095 bytes of it are written */
 };
 
@@ -312,6 +313,48 @@ void agent_mmaps_fork(const struct rs_perf_header *rec);
  * with a build id).  0 or the ring's -rse_*. */
 int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const struct agent_mmap *m);
+
+/* mmaps' parts, for its tests. */
+
+/* PERF_RECORD_MMAP2's body, with room for the longest name. */
+struct agent_mmap2_body {
+	struct rs_perf_mmap2_body m;
+	char name[4095 + 1 + 7];   /* perf's PATH_MAX, NUL, padding */
+};
+_Static_assert(offsetof(struct agent_mmap2_body, name) == 64,
+	       "perf_record_mmap2");
+_Static_assert(AGENT_BUILD_ID_MAX == RS_PERF_BUILD_ID_MAX, "MMAP2 build id");
+
+/* One line of /proc/PID/maps. */
+struct agent_maps_line {
+	uint64_t start, end, pgoff, ino;
+	uint32_t maj, min, prot, flags;
+	const char *path;
+};
+
+/* "START-END PERMS OFFSET MAJ:MIN INODE   PATH": 0 for an executable
+ * mapping of a file or the vdso, the line's NUL-terminated path in it;
+ * -1 for any other line. */
+int agent_mmaps_parse_line(char *line, struct agent_maps_line *m);
+
+/* The GNU build id in @len bytes of ELF notes aligned to @align, into
+ * @id: its size, 0 when there is none. */
+uint8_t agent_mmaps_note_build_id(const uint8_t *p, size_t len, size_t align,
+				  uint8_t *id);
+
+/* The build id of the 64-bit ELF file open at @fd, from its PT_NOTE
+ * segments (of its first AGENT_PHDRS_MAX program headers, AGENT_NOTE_MAX
+ * bytes of each at most); 0 when it has none, or is no such file. */
+#define AGENT_PHDRS_MAX 64u     /* program headers looked at */
+#define AGENT_NOTE_MAX  4096u   /* bytes of one PT_NOTE read */
+uint8_t agent_mmaps_elf_build_id(int fd, uint8_t *id);
+
+/* 1 when @pid's process @gen is in @r's set of pids described; else 0,
+ * and it is now. */
+int agent_mmaps_seen(struct agent_ring *r, uint32_t pid, uint64_t gen);
+
+/* Forget the build ids of the files met so far. */
+void agent_mmaps_forget(void);
 
 /* ---- markers -------------------------------------------------------------- */
 

@@ -10,7 +10,7 @@
  * read from the mapped file's ELF notes when it has one (misc
  * MMAP_BUILD_ID, as the kernel marks its own), else the device and inode.
  * The work per pid is bounded (MAPS_MAX bytes of maps, MMAPS_PER_PID
- * records, NOTE_MAX bytes of notes per file); what is not described is
+ * records, AGENT_NOTE_MAX bytes of notes per file); what is not described is
  * counted in the ring's agent_mmap_stats.
  *
  * A flight recorder (an overwrite ring) overwrites a process's MMAP2
@@ -36,11 +36,8 @@
 
 #define MAPS_MAX       (64u * 1024u)  /* bytes of /proc/PID/maps read */
 #define MMAPS_PER_PID  64u            /* executable mappings described */
-#define PHDRS_MAX      64u            /* program headers looked at */
-#define NOTE_MAX       4096u          /* bytes of one PT_NOTE read */
 #define BID_CACHE      32u            /* files whose build id is known */
 #define NAME_MAX_LEN   4095u          /* perf's PATH_MAX, its NUL aside */
-#define BUILD_ID_MAX   20u
 
 /* ---- build ids --------------------------------------------------------- */
 
@@ -48,12 +45,17 @@ struct bid_entry {
 	uint32_t maj, min;
 	uint64_t ino;
 	uint8_t size;                 /* 0: the file has none (or unreadable) */
-	uint8_t id[BUILD_ID_MAX];
+	uint8_t id[AGENT_BUILD_ID_MAX];
 };
 
 /* The agent has one thread: one cache, filled round robin. */
 static struct bid_entry bid_cache[BID_CACHE];
 static uint32_t bid_used, bid_next;
+
+void agent_mmaps_forget(void)
+{
+	bid_used = bid_next = 0;
+}
 
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
@@ -64,20 +66,20 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 
 /* The GNU build id in @len bytes of notes aligned to @align.  Its size, 0
  * when there is none. */
-static uint8_t notes_build_id(const uint8_t *p, size_t len, size_t align,
-			      uint8_t *id)
+uint8_t agent_mmaps_note_build_id(const uint8_t *p, size_t len, size_t align,
+				  uint8_t *id)
 {
-	size_t size = BUILD_ID_MAX;
+	size_t size = AGENT_BUILD_ID_MAX;
 
 	return rs_elf_note_buildid(p, len, align, id, &size) ? 0 : (uint8_t)size;
 }
 
 /* The build id of the 64-bit ELF file open at @fd, from its PT_NOTE
  * segments; 0 when it has none, or is no such file. */
-static uint8_t elf_build_id(int fd, uint8_t *id)
+uint8_t agent_mmaps_elf_build_id(int fd, uint8_t *id)
 {
-	static uint8_t note[NOTE_MAX];
-	Elf64_Phdr ph[PHDRS_MAX];
+	static uint8_t note[AGENT_NOTE_MAX];
+	Elf64_Phdr ph[AGENT_PHDRS_MAX];
 	Elf64_Ehdr eh;
 	uint8_t size;
 	unsigned i;
@@ -86,15 +88,15 @@ static uint8_t elf_build_id(int fd, uint8_t *id)
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || !eh.e_phnum ||
-	    eh.e_phnum > PHDRS_MAX ||
+	    eh.e_phnum > AGENT_PHDRS_MAX ||
 	    read_at(fd, ph, (size_t)eh.e_phnum * sizeof(ph[0]), eh.e_phoff))
 		return 0;
 	for (i = 0; i < eh.e_phnum; i++) {
 		if (ph[i].p_type != PT_NOTE || ph[i].p_filesz < sizeof(Elf64_Nhdr) ||
-		    ph[i].p_filesz > NOTE_MAX ||
+		    ph[i].p_filesz > AGENT_NOTE_MAX ||
 		    read_at(fd, note, (size_t)ph[i].p_filesz, ph[i].p_offset))
 			continue;
-		size = notes_build_id(note, (size_t)ph[i].p_filesz,
+		size = agent_mmaps_note_build_id(note, (size_t)ph[i].p_filesz,
 				      ph[i].p_align == 8 ? 8 : 4, id);
 		if (size)
 			return size;
@@ -123,9 +125,9 @@ static int open_mapped(uint32_t pid, uint64_t start, uint64_t end,
 static void note_if_same(int fd, const char *path, const uint8_t *id,
 			 uint8_t size)
 {
-	uint8_t fid[BUILD_ID_MAX];
+	uint8_t fid[AGENT_BUILD_ID_MAX];
 
-	if (elf_build_id(fd, fid) == size && !memcmp(fid, id, size))
+	if (agent_mmaps_elf_build_id(fd, fid) == size && !memcmp(fid, id, size))
 		agent_usyms_note(fd, path, id, size);
 }
 
@@ -166,7 +168,7 @@ static uint8_t build_id_of(uint32_t pid, uint64_t start, uint64_t end,
 	e->maj = maj;
 	e->min = min;
 	e->ino = ino;
-	e->size = elf_build_id(fd, e->id);
+	e->size = agent_mmaps_elf_build_id(fd, e->id);
 	agent_usyms_note(fd, path, e->id, e->size);  /* once per build id */
 	close(fd);
 	memcpy(id, e->id, e->size);
@@ -175,15 +177,9 @@ static uint8_t build_id_of(uint32_t pid, uint64_t start, uint64_t end,
 
 /* ---- /proc/PID/maps ------------------------------------------------------ */
 
-struct maps_line {
-	uint64_t start, end, pgoff, ino;
-	uint32_t maj, min, prot, flags;
-	const char *path;
-};
-
 /* "START-END PERMS OFFSET MAJ:MIN INODE   PATH": 0 for an executable
  * mapping of a file or the vdso, the line's NUL-terminated path in it. */
-static int parse_line(char *line, struct maps_line *m)
+int agent_mmaps_parse_line(char *line, struct agent_maps_line *m)
 {
 	char perms[5];
 	unsigned long long s, e, off, ino;
@@ -213,18 +209,10 @@ static int parse_line(char *line, struct maps_line *m)
 	return 0;
 }
 
-/* PERF_RECORD_MMAP2's body, with room for the longest name. */
-struct mmap2_body {
-	struct rs_perf_mmap2_body m;
-	char name[NAME_MAX_LEN + 1 + 7];
-};
-_Static_assert(offsetof(struct mmap2_body, name) == 64, "perf_record_mmap2");
-_Static_assert(BUILD_ID_MAX == RS_PERF_BUILD_ID_MAX, "MMAP2 build id");
-
 int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const struct agent_mmap *m)
 {
-	struct mmap2_body body;
+	struct agent_mmap2_body body;
 	size_t n = strnlen(m->path, NAME_MAX_LEN);
 	uint16_t misc = PERF_RECORD_MISC_USER;
 
@@ -234,7 +222,7 @@ int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 	body.m.addr = m->start;
 	body.m.len = m->len;
 	body.m.pgoff = m->pgoff;
-	if (m->build_id_size && m->build_id_size <= BUILD_ID_MAX) {
+	if (m->build_id_size && m->build_id_size <= AGENT_BUILD_ID_MAX) {
 		body.m.u.build_id.size = m->build_id_size;
 		memcpy(body.m.u.build_id.id, m->build_id, m->build_id_size);
 		misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
@@ -259,7 +247,7 @@ void agent_mmaps_kernel(const struct rs_perf_header *rec)
 	struct rs_perf_mmap2_body k;
 	const char *name = (const char *)(rec + 1) + sizeof(k);
 	size_t len = rec->size - sizeof(*rec), n;
-	uint8_t id[BUILD_ID_MAX];
+	uint8_t id[AGENT_BUILD_ID_MAX];
 	int fd;
 
 	if (rec->type != PERF_RECORD_MMAP2 || len <= sizeof(k))
@@ -276,7 +264,7 @@ void agent_mmaps_kernel(const struct rs_perf_header *rec)
 			    k.u.file.min, k.u.file.ino, name, id);
 		return;
 	}
-	if (!k.u.build_id.size || k.u.build_id.size > BUILD_ID_MAX ||
+	if (!k.u.build_id.size || k.u.build_id.size > AGENT_BUILD_ID_MAX ||
 	    !agent_usyms_wants(k.u.build_id.id, k.u.build_id.size))
 		return;
 	fd = open_mapped(k.pid, k.addr, k.addr + k.len, name);
@@ -313,11 +301,11 @@ static int read_maps(uint32_t pid, struct agent_mmap *out,
 	buf[len] = '\0';
 	st->pids++;
 	for (line = buf; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
-		struct maps_line ml;
+		struct agent_maps_line ml;
 		struct agent_mmap *m = &out[n];
 
 		*nl = '\0';
-		if (parse_line(line, &ml))
+		if (agent_mmaps_parse_line(line, &ml))
 			continue;
 		if (n == MMAPS_PER_PID) {
 			st->skipped++;
@@ -402,7 +390,7 @@ static void describe(struct agent_ring *r, uint32_t pid)
  * it was (agent_pstate_gen): open addressing, emptied when 3/4 full (the
  * pids met since are described again: bounded work, no stale entries
  * forever).  1 when @pid's process @gen is in it; else 0, and it is now. */
-static int seen(struct agent_ring *r, uint32_t pid, uint64_t gen)
+int agent_mmaps_seen(struct agent_ring *r, uint32_t pid, uint64_t gen)
 {
 	uint32_t i = (pid * 2654435761u) % AGENT_MMAP_PIDS;
 
@@ -443,11 +431,11 @@ void agent_mmaps_note(struct agent_ring *r, uint32_t pid)
 		r->mmap_epoch = others;
 		r->mmap_stats.refreshes++;
 	}
-	if (seen(r, pid, agent_pstate_gen(pid)))
+	if (agent_mmaps_seen(r, pid, agent_pstate_gen(pid)))
 		return;
 	describe(r, pid);
 	/* the number describe gave it, when the model had none */
-	(void)seen(r, pid, agent_pstate_gen(pid));
+	(void)agent_mmaps_seen(r, pid, agent_pstate_gen(pid));
 }
 
 void agent_mmaps_fork(const struct rs_perf_header *rec)

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ringside/text.h"
+
 #include "agent.h"
 
 #define USYMS_IDS      512u           /* build ids looked at */
@@ -126,16 +128,6 @@ static void *gbuf_add(struct gbuf *b, const void *src, size_t len)
 	memcpy(at, src, len);
 	b->len += len;
 	return at;
-}
-
-static int printable(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x21 || (unsigned char)s[i] > 0x7e)
-			return 0;
-	return 1;
 }
 
 static int in_loads(const struct rs_usyms_load *l, uint32_t n, uint64_t v)
@@ -262,7 +254,7 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 				continue;
 			name = str + y->st_name;
 			n = strnlen(name, RS_USYMS_NAME_MAX + 1);
-			if (!n || n > RS_USYMS_NAME_MAX || !printable(name, n) ||
+			if (!n || n > RS_USYMS_NAME_MAX || !rs_text_graph(name, n) ||
 			    !in_loads(loads, nl, y->st_value) ||
 			    y->st_size > UINT32_MAX) {
 				e.flags |= RS_USYMS_E_CUT;

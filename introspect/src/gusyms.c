@@ -16,18 +16,9 @@
 #include <string.h>
 
 #include "ringside/introspect.h"
+#include "ringside/text.h"
 
 #define HDR sizeof(struct rs_usyms_entry)
-
-static int printable(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x21 || (unsigned char)s[i] > 0x7e)
-			return 0;
-	return 1;
-}
 
 /* Absolute, printable, no empty, "." or ".." component, no final '/';
  * or the vdso's name, "[vdso]" (in no file). */
@@ -37,7 +28,7 @@ static int path_ok(const char *p, size_t n)
 
 	if (n == 6 && !memcmp(p, "[vdso]", 6))
 		return 1;
-	if (!n || p[0] != '/' || p[n - 1] == '/' || !printable(p, n))
+	if (!n || p[0] != '/' || p[n - 1] == '/' || !rs_text_graph(p, n))
 		return 0;
 	for (i = 1, start = 1; i <= n; i++) {
 		if (i < n && p[i] != '/')
@@ -135,7 +126,8 @@ static enum gusyms_why check(const uint8_t *p, uint64_t len,
 		if (s.name >= e.str_size)
 			return GUSYMS_WHY_NAMES;
 		n = strnlen(names + s.name, e.str_size - s.name);
-		if (!n || n > RS_USYMS_NAME_MAX || !printable(names + s.name, n))
+		if (!n || n > RS_USYMS_NAME_MAX ||
+		    !rs_text_graph(names + s.name, n))
 			return GUSYMS_WHY_NAMES;
 		if (!in_loads(b, s.value) || s.value > UINT64_MAX - s.size)
 			return GUSYMS_WHY_SYMBOLS;

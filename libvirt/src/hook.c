@@ -20,7 +20,7 @@
 
 struct hook {
 	const struct dom_hook_call *call;
-	dom_log_fn log;
+	rs_log_fn log;
 	void *arg;
 };
 
@@ -31,10 +31,8 @@ static void say(const struct hook *h, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!h->log)
-		return;
 	va_start(ap, fmt);
-	h->log(h->arg, fmt, ap);
+	rs_log_v(h->log, h->arg, RS_LOG_ERR, fmt, ap);
 	va_end(ap);
 }
 
@@ -289,7 +287,7 @@ static int release(const struct hook *h, const char *text, size_t len)
 	return err;
 }
 
-int dom_hook_run(const struct dom_hook_call *call, dom_log_fn log, void *arg)
+int dom_hook_run(const struct dom_hook_call *call, rs_log_fn log, void *arg)
 {
 	struct hook h = { call, log, arg };
 	size_t len = 0;

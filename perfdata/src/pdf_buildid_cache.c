@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ringside/perfdata.h"
+#include "ringside/text.h"
 
 #include "pdf_io.h"
 #include "pdf_kernel.h"
@@ -32,18 +33,6 @@ static int truthy(const char *v)
 {
 	return v && (!strcasecmp(v, "1") || !strcasecmp(v, "true") ||
 		     !strcasecmp(v, "yes") || !strcasecmp(v, "on"));
-}
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		*--e = 0;
-	return s;
 }
 
 /* "dir" of section [buildid] in perfconfig @path into @dst, if there. */
@@ -56,28 +45,28 @@ static void config_buildid_dir(const char *path, char *dst, size_t size)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *s = trim(line), *eq, *v;
+		char *s = rs_text_trim(line), *eq, *v;
 		size_t n;
 
 		s[strcspn(s, "\n")] = 0;
-		s = trim(s);
+		s = rs_text_trim(s);
 		if (*s == '[') {
 			char *e = strchr(s, ']');
 
 			if (e)
 				*e = 0;
-			in_section = !strcasecmp(trim(s + 1), "buildid");
+			in_section = !strcasecmp(rs_text_trim(s + 1), "buildid");
 			continue;
 		}
 		eq = strchr(s, '=');
 		if (!in_section || !eq)
 			continue;
 		*eq = 0;
-		if (strcasecmp(trim(s), "dir"))
+		if (strcasecmp(rs_text_trim(s), "dir"))
 			continue;
-		v = trim(eq + 1);
+		v = rs_text_trim(eq + 1);
 		v[strcspn(v, "#;")] = 0;
-		v = trim(v);
+		v = rs_text_trim(v);
 		n = strlen(v);
 		if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
 			v[n - 1] = 0;
@@ -355,7 +344,7 @@ int pdf_cache_put_at(int at, const char *name, const void *data, size_t len)
 	}
 	if (fd < 0)
 		return -EEXIST;
-	err = pdf_write_all(fd, data, len);
+	err = rs_io_write_all(fd, data, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

@@ -13,68 +13,6 @@
 
 #include "pdf_io.h"
 
-int pdf_write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int pdf_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)offset);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		offset += (uint64_t)n;
-	}
-	return 0;
-}
-
-int pdf_pread_all(int fd, void *buf, size_t len, uint64_t offset)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)offset);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		offset += (uint64_t)n;
-	}
-	return 0;
-}
-
 /* Six letters or digits, unpredictable to another local user: the
  * kernel's random bytes, or (without them) the clock and pid mixed. */
 static void aside_name(char *x)
@@ -159,7 +97,7 @@ int pdf_file_write(const char *path, const void *buf, size_t len)
 
 	if (fd < 0)
 		return fd;
-	err = pdf_write_all(fd, buf, len);
+	err = rs_io_write_all(fd, buf, len);
 	if (err) {
 		pdf_aside_discard(fd, tmp);
 		return err;

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to perfdata/: whole writes and reads on files, 0 or -errno. */
+/* Private to perfdata/: files written whole and aside.  Whole writes and
+ * reads are base/'s (ringside/io.h: rs_io_write_all, rs_io_pwrite_all,
+ * rs_io_pread_all), 0 or -errno. */
 #ifndef RINGSIDE_PDF_IO_H
 #define RINGSIDE_PDF_IO_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-int pdf_write_all(int fd, const void *buf, size_t len);
-int pdf_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset);
-/* Exactly @len bytes at @offset; -EIO (short) at end of file. */
-int pdf_pread_all(int fd, void *buf, size_t len, uint64_t offset);
+#include "ringside/io.h"
 
 /* @len bytes at @buf as the whole of file @path, written aside
  * (pdf_aside_open, mode 0600) and renamed into place. */

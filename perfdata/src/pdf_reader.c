@@ -53,7 +53,7 @@ static int read_at(struct pdf_reader *r, void *buf, uint64_t len, uint64_t off)
 
 	if (off > r->file_size || len > r->file_size - off)
 		return PDF_ERR(pdfe_truncated);
-	err = pdf_pread_all(r->fd, buf, (size_t)len, off);
+	err = rs_io_pread_all(r->fd, buf, (size_t)len, off);
 	return err == -EIO ? PDF_ERR(pdfe_truncated) : err;
 }
 

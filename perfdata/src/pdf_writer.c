@@ -106,8 +106,8 @@ static int write_attrs(struct pdf_writer *w, int again)
 	}
 	w->data_offset = len;
 	if (again)   /* the header part is written last, over these zeros */
-		return pdf_pwrite_all(w->fd, buf, len, 0);
-	return pdf_write_all(w->fd, buf, len);
+		return rs_io_pwrite_all(w->fd, buf, len, 0);
+	return rs_io_write_all(w->fd, buf, len);
 }
 
 static int append(struct pdf_writer *w, const void *rec, size_t size);
@@ -274,7 +274,7 @@ int pdf_writer_add_ksyms(struct pdf_writer *w,
  * past the mark). */
 static int flush_out(struct pdf_writer *w)
 {
-	int err = pdf_write_all(w->fd, w->out, w->used);
+	int err = rs_io_write_all(w->fd, w->out, w->used);
 
 	w->used = 0;
 	if (!err)
@@ -594,10 +594,10 @@ static int write_tail(struct pdf_writer *w)
 	err = pdf_features_build(&info, hdr.data.offset + hdr.data.size,
 				 hdr.features, &feat);
 	if (!err)
-		err = pdf_write_all(w->fd, feat.data, feat.len);
+		err = rs_io_write_all(w->fd, feat.data, feat.len);
 	pdf_buf_fini(&feat);
 	if (!err)
-		err = pdf_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
+		err = rs_io_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
 	if (!err && fsync(w->fd))
 		err = -errno;
 	return err;

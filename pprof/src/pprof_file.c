@@ -15,6 +15,8 @@
 
 #include <linux/perf_event.h>
 
+#include "ringside/io.h"
+
 #include "pprof_int.h"
 
 #define MAX_MAPS  65536u          /* user mappings kept, all processes */
@@ -482,21 +484,6 @@ static void fini(struct conv *c)
 	pprof_free(c->p);
 }
 
-static int write_all(int fd, const uint8_t *d, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, d, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		d += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int write_out(const struct pprof *p, const char *out, uint64_t *bytes)
 {
 	struct pdf_buf raw, gz;
@@ -519,7 +506,7 @@ static int write_out(const struct pprof *p, const char *out, uint64_t *bytes)
 		pdf_buf_fini(&gz);
 		return fd;
 	}
-	err = write_all(fd, gz.data, gz.len);
+	err = rs_io_write_all(fd, gz.data, gz.len);
 	if (err)
 		pdf_aside_discard(fd, tmp);
 	else

@@ -105,10 +105,13 @@ static int write_capture(const struct pv_capture *cap, const char *out)
 	return pdf_aside_commit(fd, tmp, out);
 }
 
-static void on_log(void *arg, const char *msg)
+static void on_log(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
-	fprintf(stderr, "ringside-pt-trace: %s\n", msg);
+	(void)level;
+	fputs("ringside-pt-trace: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
 }
 
 int main(int argc, char **argv)

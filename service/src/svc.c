@@ -7,103 +7,42 @@
  * metadata changed: enable --live, disable --live), or a reset's note;
  * the running opted-in domains' regions followed and their heartbeats
  * watched (svc_watch.c); root's requests on the control socket answered
- * (svc_ctl.c).
+ * (svc_ctl.c); the domains selected recorded (svc_rec.c); the metrics
+ * served (svc_http.c, svc_metrics.c).  A capture is svc_capture.c's.
  */
 #include <errno.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "ringside/capture.h"
 #include "ringside/domain_events.h"
 #include "ringside/domain_virt.h"
-#include "ringside/service.h"
+#include "ringside/service_ctl.h"
+#include "ringside/service_limit.h"
 #include "ringside/service_metrics.h"
+#include "ringside/service_watch.h"
 
-#define QUEUE_MAX 64u
+#include "svc_internal.h"
 
-enum trigger_kind {
-	TRIG_CAPTURE,              /* capture it for reason */
-	TRIG_FOLLOW,               /* look at its region: follow it */
-	TRIG_RESET,                /* its guest reset */
-};
-
-struct trigger {
-	char domain[DOM_NAME_MAX + 1];
-	enum trigger_kind kind;
-	const char *reason;        /* "panic", "watchdog"; what happened */
-};
-
-struct svc {
-	const struct svc_config *c;
-	struct dom_events *ev;
-	struct svc_limit *limit;
-	svc_log_fn log;
-	void *log_arg;
-	int argc;
-	char *const *argv;
-	int was_connected;
-	int rescan;                /* (re)connected: watch what runs */
-	struct svc_watch *watch;
-	struct svc_rec *rec;       /* continuous recording (svc_record.c) */
-	uint64_t rec_failed;       /* its failures seen so far */
-	uint64_t rec_retry_ns;     /* not before: the next try after one */
-	int ctl;                   /* the control socket; -1 none */
-	struct svc_ctl *ctlc;      /* ... its connections */
-	int wake[2];               /* the loop woken by http, ctlc: -1 */
-	char *ctl_path;            /* ... its path, removed at the end */
-	dev_t ctl_dev;             /* ... the socket made there */
-	ino_t ctl_ino;
-	struct svc_resets *resets; /* reboot events merged into resets */
-	struct svc_http *http;     /* the metrics endpoint; NULL none */
-	struct svc_metrics *metrics;
-	struct trigger queue[QUEUE_MAX];
-	unsigned queued;
-	struct svc_stats st;
-};
-
-static void say(struct svc *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void say(struct svc *s, const char *fmt, ...)
+static void queue(struct svc *s, const char *domain,
+		  enum svc_todo_kind kind, const char *reason)
 {
-	va_list ap;
-
-	if (!s->log)
-		return;
-	va_start(ap, fmt);
-	s->log(s->log_arg, fmt, ap);
-	va_end(ap);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void queue(struct svc *s, const char *domain, enum trigger_kind kind,
-		  const char *reason)
-{
-	struct trigger *t;
+	struct svc_todo *t;
 
 	if (strlen(domain) > DOM_NAME_MAX)
 		return;
 	/* one look at a domain is enough for every event before it */
-	for (unsigned i = 0; kind == TRIG_FOLLOW && i < s->queued; i++)
-		if (s->queue[i].kind == TRIG_FOLLOW &&
+	for (unsigned i = 0; kind == SVC_TODO_FOLLOW && i < s->queued; i++)
+		if (s->queue[i].kind == SVC_TODO_FOLLOW &&
 		    !strcmp(s->queue[i].domain, domain))
 			return;
-	if (s->queued == QUEUE_MAX) {
+	if (s->queued == SVC_QUEUE_MAX) {
 		s->st.dropped++;
-		say(s, "%s: %s: not done, %u triggers are waiting already",
-		    domain, reason, QUEUE_MAX);
+		svc_say(s, RS_LOG_WARNING, "%s: %s: not done, %u triggers are "
+			"waiting already", domain, reason, SVC_QUEUE_MAX);
 		return;
 	}
 	t = &s->queue[s->queued++];
@@ -115,13 +54,13 @@ static void queue(struct svc *s, const char *domain, enum trigger_kind kind,
 /* A reboot event: one reset however many times libvirt reports it. */
 static void on_reboot(struct svc *s, const char *domain)
 {
-	int r = svc_resets_note(s->resets, domain, now_ns());
+	int r = svc_resets_note(s->resets, domain, cap_time_now_ns());
 
 	if (!r)
 		return;
 	s->st.resets++;
-	say(s, "%s: the guest reset", domain);
-	queue(s, domain, TRIG_RESET, "reset");
+	svc_say(s, RS_LOG_NOTICE, "%s: the guest reset", domain);
+	queue(s, domain, SVC_TODO_RESET, "reset");
 }
 
 /* The control socket made at @path: noted, to be removed at the end (if
@@ -160,32 +99,35 @@ static void on_event(void *arg, const struct dom_event *ev)
 	s->st.events++;
 	switch (ev->kind) {
 	case DOM_EV_CRASHED:
-		say(s, "%s: the guest crashed", ev->domain);
+		svc_say(s, RS_LOG_NOTICE, "%s: the guest crashed", ev->domain);
 		if (s->c->capture_on & SVC_ON_CRASH)
-			queue(s, ev->domain, TRIG_CAPTURE, "panic");
+			queue(s, ev->domain, SVC_TODO_CAPTURE, "panic");
 		break;
 	case DOM_EV_WATCHDOG:
-		say(s, "%s: its watchdog fired (action %d)", ev->domain,
-		    ev->detail);
+		svc_say(s, RS_LOG_NOTICE, "%s: its watchdog fired (action %d)",
+			ev->domain, ev->detail);
 		if (s->c->capture_on & SVC_ON_WATCHDOG)
-			queue(s, ev->domain, TRIG_CAPTURE, "watchdog");
+			queue(s, ev->domain, SVC_TODO_CAPTURE, "watchdog");
 		break;
 	case DOM_EV_STARTED:
-		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
-		queue(s, ev->domain, TRIG_FOLLOW, "started");
+		svc_say(s, RS_LOG_INFO, "%s: %s", ev->domain,
+			dom_event_name(ev->kind));
+		queue(s, ev->domain, SVC_TODO_FOLLOW, "started");
 		break;
 	case DOM_EV_DEVICE_ADDED:
 	case DOM_EV_DEVICE_REMOVED:
 	case DOM_EV_METADATA:
 		/* enable --live, disable --live, or another device: look */
-		queue(s, ev->domain, TRIG_FOLLOW, dom_event_name(ev->kind));
+		queue(s, ev->domain, SVC_TODO_FOLLOW, dom_event_name(ev->kind));
 		break;
 	case DOM_EV_STOPPED:
 	case DOM_EV_UNDEFINED:
-		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
+		svc_say(s, RS_LOG_INFO, "%s: %s", ev->domain,
+			dom_event_name(ev->kind));
 		svc_watch_del(s->watch, ev->domain);
 		if (svc_rec_stop(s->rec, ev->domain, "stop"))
-			say(s, "%s: its recording ends", ev->domain);
+			svc_say(s, RS_LOG_INFO, "%s: its recording ends",
+				ev->domain);
 		break;
 	case DOM_EV_REBOOT:
 		on_reboot(s, ev->domain);
@@ -200,45 +142,13 @@ static void on_connection(void *arg, int up)
 	struct svc *s = arg;
 
 	if (up)
-		say(s, s->was_connected ? "connected to libvirtd again: events "
-		    "in between were not seen" : "following libvirt's domain "
-		    "events");
+		svc_say(s, RS_LOG_NOTICE, s->was_connected ? "connected to "
+			"libvirtd again: events in between were not seen" :
+			"following libvirt's domain events");
 	else
-		say(s, "lost libvirtd; reconnecting");
+		svc_say(s, RS_LOG_WARNING, "lost libvirtd; reconnecting");
 	s->was_connected |= up;
 	s->rescan |= up;
-}
-
-/* The domain's <on_crash> policy from its live XML into @buf ("" when
- * libvirt does not say). */
-static void on_crash_policy(const char *domain, char *buf, size_t len)
-{
-	struct dom_virt *d = NULL;
-	char *xml = NULL;
-	const char *a, *b;
-
-	buf[0] = '\0';
-	if (dom_virt_open(&d, NULL, domain, 1))
-		return;
-	if (!dom_virt_xml(d, 0, &xml) && (a = strstr(xml, "<on_crash>")) &&
-	    (b = strstr(a, "</on_crash>"))) {
-		a += strlen("<on_crash>");
-		snprintf(buf, len, "%.*s", (int)(b - a), a);
-	}
-	free(xml);
-	dom_virt_close(d);
-}
-
-/* A capture written, for the metrics: by domain and reason, when. */
-static void note_capture(struct svc *s, const struct trigger *t)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	if (svc_metrics_capture(s->metrics, t->domain, t->reason,
-				(double)ts.tv_sec + (double)ts.tv_nsec / 1e9))
-		say(s, "%s: %s: not counted in the metrics: out of memory",
-		    t->domain, t->reason);
 }
 
 /* GET /metrics: the exposition text of the service and of every active
@@ -261,157 +171,25 @@ static int metrics_page(void *arg, char **body, size_t *len)
 			d[n].name = names[i];
 			d[n++].region = names[i];
 		}
-	svc_rec_get_stats(s->rec, &s->st.rec);
+	svc_recstats_get(svc_rec_counts(s->rec), &s->st.rec);
 	svc_http_answers(s->http, s->st.http_answers);
 	s->st.http_dropped = svc_http_dropped(s->http);
-	err = svc_rec_domains(s->rec, &rd, &nrd);
+	err = svc_recstats_domains(svc_rec_counts(s->rec), &rd, &nrd);
 	s->st.rec_domains = rd;
 	s->st.nr_rec_domains = nrd;
 	if (!err)
 		err = d ? svc_metrics_text(s->metrics, &s->st,
 					   s->c->capture_on & SVC_ON_HANG ?
 					   svc_watch_count(s->watch) : 0, d, n,
-					   now_ns(), body, len) : -ENOMEM;
+					   cap_time_now_ns(), body, len) : -ENOMEM;
 	s->st.rec_domains = NULL;
 	s->st.nr_rec_domains = 0;
-	svc_rec_domains_free(rd, nrd);
+	svc_recstats_domains_free(rd, nrd);
 	for (size_t i = 0; i < nr; i++)
 		free(names[i]);
 	free(names);
 	free(d);
 	return err;
-}
-
-/* A capture's sidecar (its window: the moment of the copy) and the
- * post-command. */
-static void ship_capture(struct svc *s, const struct trigger *t,
-			 const struct flight_result *res)
-{
-	struct timespec m, w;
-	struct utsname u;
-	char uuid[SVC_UUID_MAX];
-	const char *base = strrchr(res->path, '/');
-	struct svc_sidecar sc = {
-		.domain = t->domain, .uuid = uuid, .reason = t->reason,
-		.file = base ? base + 1 : res->path, .bytes = res->bytes,
-		.rings = res->rings, .records = res->records,
-		.corrupt = res->corrupt, .overwritten = res->overwritten,
-		.lost = res->lost,
-	};
-	int err;
-
-	clock_gettime(CLOCK_MONOTONIC, &m);
-	clock_gettime(CLOCK_REALTIME, &w);
-	sc.start_ns = sc.end_ns = (uint64_t)m.tv_sec * 1000000000ull +
-				  (uint64_t)m.tv_nsec;
-	sc.wall_offset_ns = ((int64_t)w.tv_sec - (int64_t)m.tv_sec) *
-			    1000000000ll + ((int64_t)w.tv_nsec - (int64_t)m.tv_nsec);
-	sc.host = uname(&u) ? "" : u.nodename;
-	svc_rec_uuid(t->domain, uuid, sizeof(uuid));
-	err = svc_sidecar_write(res->path, &sc);
-	if (err)
-		say(s, "%s: %s: its sidecar was not written: %s", t->domain,
-		    res->path, strerror(-err));
-	svc_rec_post(s->rec, res->path);
-	/* the captures the bounds removed leave no sidecar behind */
-	if (base) {
-		char ddir[4096];
-
-		snprintf(ddir, sizeof(ddir), "%.*s", (int)(base - res->path),
-			 res->path);
-		svc_sidecar_orphans(ddir, NULL);
-	}
-}
-
-/* Capture @t's domain; the outcome in @out ("ok PATH", "error WHY").
- * 0 when captured. */
-static int capture(struct svc *s, const struct trigger *t, char *out,
-		   size_t len)
-{
-	struct rs_region_params layout;
-	struct flight_result res;
-	char path[4096], policy[64];
-	const char *dir = s->c->capture_dir ? s->c->capture_dir : FLIGHT_DIR;
-	struct flight_req q = {
-		.domain = t->domain, .region_path = path, .layout = &layout,
-		.dir = dir, .keep = s->c->keep, .keep_bytes = s->c->keep_bytes,
-		.argc = s->argc, .argv = s->argv,
-		.reason = t->reason,
-	};
-	int err, ok;
-
-	out[0] = '\0';
-	err = dom_region_layout(t->domain, path, sizeof(path), &layout);
-	if (err == -dome_not_enabled || err == -dome_no_shmem) {
-		s->st.not_enabled++;
-		snprintf(out, len, "error %s is not opted in", t->domain);
-		return -1;
-	}
-	if (err == -dome_not_running || err == -dome_no_domain) {
-		say(s, "%s: %s: the domain stopped: its capture is the hook's",
-		    t->domain, t->reason);
-		snprintf(out, len, "error %s: %s", t->domain, dom_errstr(err));
-		return -1;
-	}
-	if (err) {
-		s->st.failed++;
-		say(s, "%s: %s: cannot find its region: %s", t->domain,
-		    t->reason, dom_errstr(err));
-		snprintf(out, len, "error cannot find its region: %s",
-			 dom_errstr(err));
-		return -1;
-	}
-	on_crash_policy(t->domain, policy, sizeof(policy));
-	if (!strcmp(t->reason, "panic") && strstr(policy, "destroy")) {
-		say(s, "%s: panic: on_crash %s: the hook captures it as the "
-		    "domain stops", t->domain, policy);
-		return -1;
-	}
-	ok = svc_limit_take(s->limit, t->domain, now_ns());
-	if (ok <= 0) {
-		s->st.rate_limited += ok == 0;
-		s->st.failed += ok < 0;
-		say(s, "%s: %s: not captured: %s", t->domain, t->reason,
-		    ok ? "out of memory" : "rate limit reached");
-		snprintf(out, len, "error %s", ok ? "out of memory" :
-			 "rate limit reached (rate-limit in the service's "
-			 "configuration)");
-		return -1;
-	}
-	err = flight_capture(&q, &res);
-	if (err) {
-		/* a full disk: nothing is removed to make room (the captures'
-		 * own bounds apply after a capture), the region never is */
-		int full = err == -ENOSPC || err == -EDQUOT;
-
-		s->st.failed++;
-		s->st.failed_disk_full += full;
-		say(s, "%s: %s: the flight recorder could not be captured: %s%s%s",
-		    t->domain, t->reason, liberr_str(&res.fail.e),
-		    full ? ": the disk of " : "", full ? dir : "");
-		snprintf(out, len, "error the flight recorder could not be "
-			 "captured: %s%s%s", liberr_str(&res.fail.e),
-			 full ? ": the disk of " : "", full ? dir : "");
-		return -1;
-	}
-	if (res.empty) {
-		s->st.empty++;
-		say(s, "%s: %s: flight recorder empty: nothing captured",
-		    t->domain, t->reason);
-		snprintf(out, len, "error the flight recorder is empty (the "
-			 "guest never wrote to it): nothing captured");
-		return -1;
-	}
-	s->st.captures++;
-	ship_capture(s, t, &res);
-	note_capture(s, t);
-	snprintf(out, len, "ok %s", res.path);
-	say(s, "%s: %s: flight recorder captured: %s (%llu records, %llu "
-	    "overwritten, %llu lost, %llu corrupt); %u older captures removed",
-	    t->domain, t->reason, res.path, (unsigned long long)res.records,
-	    (unsigned long long)res.overwritten, (unsigned long long)res.lost,
-	    (unsigned long long)res.corrupt, res.pruned);
-	return 0;
 }
 
 /* Watch @domain's region (and its heartbeat) if it is opted in. */
@@ -426,10 +204,10 @@ static void watch(struct svc *s, const char *domain)
 		return;   /* not opted in, or gone again */
 	if (svc_watch_same(s->watch, domain, path))
 		return;   /* the region watched */
-	err = svc_watch_add(s->watch, domain, path, now_ns());
+	err = svc_watch_add(s->watch, domain, path, cap_time_now_ns());
 	if (err)
-		say(s, "%s: its region cannot be watched: %s", domain,
-		    strerror(-err));
+		svc_say(s, RS_LOG_ERR, "%s: its region cannot be watched: %s",
+			domain, strerror(-err));
 }
 
 /* Record @domain if it is selected, opted in and its rings are in
@@ -440,18 +218,20 @@ static void record(struct svc *s, const char *domain)
 	char path[4096], uuid[SVC_UUID_MAX];
 	int err;
 
-	if (!svc_rec_selects(&s->c->rec, domain) ||
+	if (!svc_rec_config_selects(&s->c->rec, domain) ||
 	    svc_rec_recording(s->rec, domain) ||
 	    dom_region_layout(domain, path, sizeof(path), &layout))
 		return;
-	svc_rec_uuid(domain, uuid, sizeof(uuid));
+	svc_domain_uuid(domain, uuid, sizeof(uuid));
 	err = svc_rec_start(s->rec, domain, uuid, path, &layout);
 	if (!err)
-		say(s, "%s: recording its rings", domain);
+		svc_say(s, RS_LOG_NOTICE, "%s: recording its rings", domain);
 	else if (err != -EMEDIUMTYPE)
-		say(s, "%s: its rings cannot be recorded: %s", domain,
-		    err == -EWOULDBLOCK ? "another consumer drains them" :
-		    err < 0 && err > -4096 ? strerror(-err) : rs_error_str(err));
+		svc_say(s, RS_LOG_ERR, "%s: its rings cannot be recorded: %s",
+			domain, err == -EWOULDBLOCK ?
+			"another consumer drains them" :
+			err < 0 && err > -4096 ? strerror(-err) :
+			rs_error_str(err));
 }
 
 /* @domain's region is not the one followed any more (@why): its watch
@@ -466,9 +246,9 @@ static void unfollow(struct svc *s, const char *domain, const char *why)
 
 	svc_watch_del(s->watch, domain);
 	if (watched || recorded)
-		say(s, "%s: %s: %s%s", domain, why, recorded ? "its recording "
-		    "ends (its file completed), " : "", "its region is not "
-		    "watched any more");
+		svc_say(s, RS_LOG_NOTICE, "%s: %s: %s%s", domain, why,
+			recorded ? "its recording ends (its file completed), " :
+			"", "its region is not watched any more");
 }
 
 /* Look at @domain now (it started, its device or metadata changed): an
@@ -489,8 +269,8 @@ static void follow(struct svc *s, const char *domain, const char *what)
 		return;
 	}
 	if (err) {
-		say(s, "%s: %s: cannot find its region: %s", domain, what,
-		    dom_errstr(err));
+		svc_say(s, RS_LOG_ERR, "%s: %s: cannot find its region: %s",
+			domain, what, dom_errstr(err));
 		return;
 	}
 	if (svc_watch_has(s->watch, domain) &&
@@ -509,7 +289,7 @@ static void on_gone(void *arg, const char *domain, int replaced)
 	unfollow(s, domain, replaced ? "its region file was replaced" :
 		 "its region file was removed (disable --live)");
 	if (replaced)
-		queue(s, domain, TRIG_FOLLOW, "region replaced");
+		queue(s, domain, SVC_TODO_FOLLOW, "region replaced");
 }
 
 /* The guest of @domain reset: its heartbeat's age starts again, and the
@@ -517,11 +297,11 @@ static void on_gone(void *arg, const char *domain, int replaced)
 static void reset(struct svc *s, const char *domain)
 {
 	uint64_t gen;
-	int err = svc_watch_reset(s->watch, domain, now_ns(), &gen);
+	int err = svc_watch_reset(s->watch, domain, cap_time_now_ns(), &gen);
 
 	if (err && err != -ENOENT)
-		say(s, "%s: reset: its region's boot count cannot be written: "
-		    "%s", domain, strerror(-err));
+		svc_say(s, RS_LOG_ERR, "%s: reset: its region's boot count "
+			"cannot be written: %s", domain, strerror(-err));
 }
 
 /* After a (re)connection: every running domain, watched. */
@@ -540,9 +320,9 @@ static void rescan(struct svc *s)
 		free(names[i]);
 	}
 	free(names);
-	say(s, "watching %zu opted-in domains' regions%s",
-	    svc_watch_count(s->watch), s->c->capture_on & SVC_ON_HANG ?
-	    " and heartbeats" : "");
+	svc_say(s, RS_LOG_INFO, "watching %zu opted-in domains' regions%s",
+		svc_watch_count(s->watch), s->c->capture_on & SVC_ON_HANG ?
+		" and heartbeats" : "");
 }
 
 /* A recording that ended in an error (a full disk) is begun anew, in a
@@ -555,7 +335,7 @@ static void retry_records(struct svc *s, uint64_t now)
 	char **names;
 	size_t nr;
 
-	svc_rec_get_stats(s->rec, &rs);
+	svc_recstats_get(svc_rec_counts(s->rec), &rs);
 	if (rs.failed == s->rec_failed || now < s->rec_retry_ns)
 		return;
 	s->rec_failed = rs.failed;
@@ -572,24 +352,21 @@ static void retry_records(struct svc *s, uint64_t now)
 static int on_stale(void *arg, const char *domain, uint64_t secs)
 {
 	struct svc *s = arg;
-	struct trigger t = { .reason = "hang" };
 	char out[4200];
 
 	/* a paused guest beats no more: not a hang */
 	if (dom_events_is_running(s->ev, domain) != 1)
 		return 0;
 	s->st.hangs++;
-	say(s, "%s: its agent's heartbeat has not moved for %llu s: a hang",
-	    domain, (unsigned long long)secs);
-	snprintf(t.domain, sizeof(t.domain), "%s", domain);
-	capture(s, &t, out, sizeof(out));
+	svc_say(s, RS_LOG_NOTICE, "%s: its agent's heartbeat has not moved for "
+		"%llu s: a hang", domain, (unsigned long long)secs);
+	svc_capture_domain(s, domain, "hang", out, sizeof(out));
 	return 1;
 }
 
 static void on_request(void *arg, const char *domain, char *reply, size_t len)
 {
 	struct svc *s = arg;
-	struct trigger t = { .reason = "request" };
 
 	s->st.requests++;
 	/* svc_ctl_parse took only such names: nothing else is logged */
@@ -597,12 +374,11 @@ static void on_request(void *arg, const char *domain, char *reply, size_t len)
 		snprintf(reply, len, "error no such domain name");
 		return;
 	}
-	say(s, "%s: a capture was asked for", domain);
-	snprintf(t.domain, sizeof(t.domain), "%s", domain);
-	capture(s, &t, reply, len);
+	svc_say(s, RS_LOG_NOTICE, "%s: a capture was asked for", domain);
+	svc_capture_domain(s, domain, "request", reply, len);
 }
 
-int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
+int svc_open(struct svc **sp, const struct svc_config *c, rs_log_fn log,
 	     void *log_arg, int argc, char *const *argv)
 {
 	static const struct dom_events_ops ops = { on_event, on_connection };
@@ -628,8 +404,9 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 		err = svc_resets_new(&s->resets, 0);
 	if (!err && (c->capture_on & SVC_ON_HANG) &&
 	    c->hang_after_s < SVC_HANG_MIN_S)
-		say(s, "hang-after %u s: %u s (the agent beats about once a "
-		    "second)", c->hang_after_s, SVC_HANG_MIN_S);
+		svc_say(s, RS_LOG_WARNING, "hang-after %u s: %u s (the agent "
+			"beats about once a second)", c->hang_after_s,
+			SVC_HANG_MIN_S);
 	if (!err)
 		err = svc_rec_new(&s->rec, &c->rec,
 				  c->rec.dir ? c->rec.dir : SVC_REC_DIR, log,
@@ -640,12 +417,14 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 				      c->rec.region_paths[i], NULL);
 
 		if (e)
-			say(s, "%s: region %s cannot be recorded: %s",
-			    c->rec.region_names[i], c->rec.region_paths[i],
-			    e < 0 && e > -4096 ? strerror(-e) : rs_error_str(e));
+			svc_say(s, RS_LOG_ERR, "%s: region %s cannot be "
+				"recorded: %s", c->rec.region_names[i],
+				c->rec.region_paths[i], e < 0 && e > -4096 ?
+				strerror(-e) : rs_error_str(e));
 		else
-			say(s, "%s: recording region %s",
-			    c->rec.region_names[i], c->rec.region_paths[i]);
+			svc_say(s, RS_LOG_NOTICE, "%s: recording region %s",
+				c->rec.region_names[i],
+				c->rec.region_paths[i]);
 	}
 	if (!err)
 		err = svc_metrics_new(&s->metrics);
@@ -654,10 +433,12 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 
 		err = svc_http_listen(&s->http, addr);
 		if (err)
-			say(s, "metrics endpoint %s: %s%s", addr, strerror(-err),
-			    c->metrics ? "" : ": metrics not served");
+			svc_say(s, RS_LOG_ERR, "metrics endpoint %s: %s%s",
+				addr, strerror(-err),
+				c->metrics ? "" : ": metrics not served");
 		else
-			say(s, "metrics at http://%s/metrics", addr);
+			svc_say(s, RS_LOG_INFO, "metrics at http://%s/metrics",
+				addr);
 		/* the default address taken by another program costs the
 		 * metrics, not the service; an address asked for is refused */
 		if (!c->metrics)
@@ -670,37 +451,20 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 		if (!err)
 			err = svc_ctl_new(&s->ctlc, s->ctl);
 		if (err)
-			say(s, "control socket %s: %s", path, strerror(-err));
+			svc_say(s, RS_LOG_ERR, "control socket %s: %s", path,
+				strerror(-err));
 		else
 			ctl_note(s, path);
 	}
-	if (err) {
-		ctl_close(s);
-		svc_http_close(s->http);
-		svc_metrics_free(s->metrics);
-		svc_rec_free(s->rec, "shutdown");
-		svc_watch_free(s->watch);
-		svc_resets_free(s->resets);
-		svc_limit_free(s->limit);
-		free(s);
-		return err;
-	}
-	err = dom_events_open(&s->ev, c->uri, &ops, s, 1);
+	if (!err)
+		err = dom_events_open(&s->ev, c->uri, &ops, s, 1);
 	if (!s->ev) {
-		svc_ctl_free(s->ctlc);
-		ctl_close(s);
-		svc_http_close(s->http);
-		svc_metrics_free(s->metrics);
-		svc_rec_free(s->rec, "shutdown");
-		svc_watch_free(s->watch);
-		svc_resets_free(s->resets);
-		svc_limit_free(s->limit);
-		free(s);
+		svc_close(s);   /* what was made so far */
 		return err;
 	}
 	if (err)
-		say(s, "libvirtd is not there yet (%s): trying every second",
-		    dom_errstr(err));
+		svc_say(s, RS_LOG_WARNING, "libvirtd is not there yet (%s): "
+			"trying every second", dom_errstr(err));
 	/* a connection or a request wakes the loop at once, not at its next
 	 * pass: a flood of connections is taken as it comes */
 	if (s->http)
@@ -722,23 +486,24 @@ int svc_run(struct svc *s, int timeout_ms)
 	 * replaced one queues a look at its domain) */
 	svc_watch_check(s->watch, on_gone, s);
 	for (unsigned i = 0; i < s->queued; i++) {
-		struct trigger *t = &s->queue[i];
+		struct svc_todo *t = &s->queue[i];
 
-		if (t->kind == TRIG_CAPTURE)
-			capture(s, t, out, sizeof(out));
-		else if (t->kind == TRIG_FOLLOW)
+		if (t->kind == SVC_TODO_CAPTURE)
+			svc_capture_domain(s, t->domain, t->reason, out,
+					   sizeof(out));
+		else if (t->kind == SVC_TODO_FOLLOW)
 			follow(s, t->domain, t->reason);
 		else
 			reset(s, t->domain);
 	}
 	s->queued = 0;
-	svc_watch_poll(s->watch, now_ns(), on_stale, s);
-	svc_rec_poll(s->rec, now_ns());
-	retry_records(s, now_ns());
+	svc_watch_poll(s->watch, cap_time_now_ns(), on_stale, s);
+	svc_rec_poll(s->rec, cap_time_now_ns());
+	retry_records(s, cap_time_now_ns());
 	if (s->ctlc)
-		svc_ctl_serve(s->ctlc, now_ns(), on_request, s);
+		svc_ctl_serve(s->ctlc, cap_time_now_ns(), on_request, s);
 	if (s->http)
-		svc_http_poll(s->http, now_ns(), metrics_page, s);
+		svc_http_poll(s->http, cap_time_now_ns(), metrics_page, s);
 	s->st.reconnects = dom_events_reconnects(s->ev);
 	return err;
 }
@@ -750,9 +515,10 @@ const struct svc_stats *svc_stats(const struct svc *s)
 
 void svc_record_stats(const struct svc *s, struct svc_rec_stats *st)
 {
-	svc_rec_get_stats(s->rec, st);
+	svc_recstats_get(svc_rec_counts(s->rec), st);
 }
 
+/* Accepts a service svc_open did not finish: what was made goes. */
 void svc_close(struct svc *s)
 {
 	if (!s)

@@ -18,9 +18,10 @@
 #include <unistd.h>
 
 #include "ringside/capture.h"
-#include "ringside/service.h"
+#include "ringside/service_client.h"
 #include "ringside/service_config.h"
-#include "ringside/service_metrics.h"
+#include "ringside/service_http.h"
+#include "ringside/text.h"
 
 #define CONFIG_MAX (64u << 10)   /* bytes of configuration read */
 #define VALUE_MAX  4096u
@@ -48,8 +49,7 @@ void svc_config_fini(struct svc_config *c)
 	svc_rec_config_fini(&c->rec);
 }
 
-/* A decimal count no larger than @max; 0 or -EINVAL. */
-static int number(const char *s, uint64_t max, uint64_t *v)
+int svc_config_number(const char *s, uint64_t max, uint64_t *v)
 {
 	char *end;
 
@@ -96,7 +96,7 @@ static int set_keep(struct svc_config *c, const char *k, char *v,
 
 	(void)k;
 	*why = "keep: a count of captures per domain, 0 for any";
-	if (number(v, UINT32_MAX, &n))
+	if (svc_config_number(v, UINT32_MAX, &n))
 		return -EINVAL;
 	c->keep = (uint32_t)n;
 	return 0;
@@ -109,7 +109,7 @@ static int set_keep_mb(struct svc_config *c, const char *k, char *v,
 
 	(void)k;
 	*why = "keep-mb: MiB of captures per domain, 0 for any";
-	if (number(v, UINT64_MAX >> 20, &n))
+	if (svc_config_number(v, UINT64_MAX >> 20, &n))
 		return -EINVAL;
 	c->keep_bytes = n << 20;
 	return 0;
@@ -150,7 +150,8 @@ static int set_rate(struct svc_config *c, const char *k, char *v,
 	if (!slash)
 		return -EINVAL;
 	*slash = '\0';
-	if (number(v, 1000, &n) || number(slash + 1, 604800, &s) || !n || !s)
+	if (svc_config_number(v, 1000, &n) ||
+	    svc_config_number(slash + 1, 604800, &s) || !n || !s)
 		return -EINVAL;
 	c->burst = (uint32_t)n;
 	c->window_s = (uint32_t)s;
@@ -164,7 +165,7 @@ static int set_hang_after(struct svc_config *c, const char *k, char *v,
 
 	(void)k;
 	*why = "hang-after: seconds without a heartbeat, 1..86400";
-	if (number(v, 86400, &n) || !n)
+	if (svc_config_number(v, 86400, &n) || !n)
 		return -EINVAL;
 	c->hang_after_s = (uint32_t)n;
 	return 0;
@@ -443,18 +444,6 @@ static int set_key(struct svc_config *c, const char *k, char *v,
 	return -EINVAL;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		*--e = '\0';
-	return s;
-}
-
 int svc_config_parse(struct svc_config *c, const char *text, size_t len,
 		     unsigned *line, const char **why)
 {
@@ -484,7 +473,7 @@ int svc_config_parse(struct svc_config *c, const char *text, size_t len,
 		hash = strchr(buf, '#');
 		if (hash)
 			*hash = '\0';
-		l = trim(buf);
+		l = rs_text_trim(buf);
 		if (!*l)
 			continue;
 		eq = strchr(l, '=');
@@ -493,7 +482,7 @@ int svc_config_parse(struct svc_config *c, const char *text, size_t len,
 			return -EINVAL;
 		}
 		*eq = '\0';
-		err = set_key(c, trim(l), trim(eq + 1), why);
+		err = set_key(c, rs_text_trim(l), rs_text_trim(eq + 1), why);
 		if (err)
 			return err;
 	}

@@ -7,8 +7,8 @@
  * served from the service's loop without ever blocking it: each is read
  * and written as far as it goes, into a buffer of its own, under a
  * deadline; a client that sends its line a byte at a time, or never,
- * holds a slot until its deadline and delays nobody.  The client side is
- * here too, for `ringside capture`.
+ * holds a slot until its deadline and delays nobody.  The client's side
+ * is a library of its own (service/client/, ringside/service_client.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "ringside/domain.h"
-#include "ringside/service.h"
+#include "ringside/service_ctl.h"
 
 #define LISTENER UINT32_MAX        /* the listener's epoll tag */
 #define REPLY_MAX 4200u
@@ -47,16 +47,6 @@ struct svc_ctl {
 	struct ctl_conn c[SVC_CTL_CLIENTS];
 };
 
-static int address(struct sockaddr_un *a, const char *path)
-{
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(a->sun_path))
-		return -ENAMETOOLONG;
-	strcpy(a->sun_path, path);
-	return 0;
-}
-
 /* The directory of @path, made 0755 if absent (its parents exist). */
 static int parent_dir(const char *path)
 {
@@ -77,7 +67,7 @@ int svc_ctl_listen(const char *path, int *fdp)
 	int fd, err;
 
 	*fdp = -1;
-	err = address(&a, path);
+	err = svc_client_address(&a, path);
 	if (!err)
 		err = parent_dir(path);
 	if (err)
@@ -214,7 +204,7 @@ static void reply(struct svc_ctl *c, struct ctl_conn *k, unsigned slot,
 
 /* Read and write @slot as far as it goes: 1 when answered whole, -1 when
  * it failed, 0 when it waits. */
-static int step(struct svc_ctl *c, unsigned slot, svc_request_fn fn,
+static int step(struct svc_ctl *c, unsigned slot, svc_ctl_request_fn fn,
 		void *arg)
 {
 	struct ctl_conn *k = &c->c[slot];
@@ -261,7 +251,7 @@ static int step(struct svc_ctl *c, unsigned slot, svc_request_fn fn,
 	return 1;
 }
 
-static int serve(struct svc_ctl *c, unsigned slot, svc_request_fn fn,
+static int serve(struct svc_ctl *c, unsigned slot, svc_ctl_request_fn fn,
 		 void *arg)
 {
 	int r = step(c, slot, fn, arg);
@@ -320,7 +310,7 @@ static int take(struct svc_ctl *c, uint64_t now_ns)
 	return slot;
 }
 
-int svc_ctl_serve(struct svc_ctl *c, uint64_t now_ns, svc_request_fn fn,
+int svc_ctl_serve(struct svc_ctl *c, uint64_t now_ns, svc_ctl_request_fn fn,
 		  void *arg)
 {
 	struct epoll_event ev[SVC_CTL_CLIENTS + 1];
@@ -355,62 +345,4 @@ int svc_ctl_serve(struct svc_ctl *c, uint64_t now_ns, svc_request_fn fn,
 		conn_end(k);
 	}
 	return served;
-}
-
-static void write_all(int fd, const char *s)
-{
-	size_t len = strlen(s);
-
-	while (len) {
-		/* a peer that went away is an EPIPE here, never a SIGPIPE */
-		ssize_t w = send(fd, s, len, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		s += w;
-		len -= (size_t)w;
-	}
-}
-
-int svc_ctl_request(const char *path, const char *domain, char *reply_buf,
-		    size_t len)
-{
-	struct sockaddr_un a;
-	char line[SVC_CTL_LINE_MAX];
-	int fd, err, n;
-
-	if (strchr(domain, '\n') || strlen(domain) > SVC_CTL_LINE_MAX - 16)
-		return -EINVAL;
-	err = address(&a, path);
-	if (err)
-		return err;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	snprintf(line, sizeof(line), "capture %s\n", domain);
-	write_all(fd, line);
-	/* a capture takes as long as its copy: no timeout of ours here
-	 * but the service's own */
-	n = 0;
-	while ((size_t)n < len - 1) {
-		ssize_t r = read(fd, reply_buf + n, len - 1 - (size_t)n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (int)r;
-	}
-	close(fd);
-	reply_buf[n] = '\0';
-	if (n && reply_buf[n - 1] == '\n')
-		reply_buf[n - 1] = '\0';
-	return n ? 0 : -ECONNRESET;
 }

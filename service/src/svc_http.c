@@ -30,7 +30,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ringside/service_metrics.h"
+#include "ringside/service_http.h"
 
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define LISTENER     UINT32_MAX   /* the listener's epoll tag */

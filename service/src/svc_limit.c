@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/service.h"
+#include "ringside/service_limit.h"
 
 struct dom_slot {
 	char *name;

@@ -19,6 +19,9 @@
 #include "ringside/capture.h"
 #include "ringside/service_metrics.h"
 
+#include "svc_expo.h"
+#include "svc_metrics_rec.h"
+
 struct series {            /* captures of one domain for one reason */
 	char *domain;
 	char *reason;
@@ -178,323 +181,58 @@ static void reading_read(struct svc_metrics *m, const struct svc_metrics_domain 
 		r->age_ns = 0;
 }
 
-/* ---- the text ---- */
-
-static void family(FILE *f, const char *name, const char *type,
-		   const char *help)
-{
-	/* HELP texts here hold no backslash or newline to escape */
-	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-/* A label value, escaped as the format asks. */
-static void value_escaped(FILE *f, const char *v)
-{
-	for (; *v; v++) {
-		if (*v == '\\')
-			fputs("\\\\", f);
-		else if (*v == '"')
-			fputs("\\\"", f);
-		else if (*v == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*v, f);
-	}
-}
-
-/* name{domain="D"[,ring="R"|,reason="W"]} */
-static void labels(FILE *f, const char *name, const char *domain,
-		   long ring, const char *reason)
-{
-	fputs(name, f);
-	if (!domain)
-		return;
-	fputs("{domain=\"", f);
-	value_escaped(f, domain);
-	fputc('"', f);
-	if (ring >= 0)
-		fprintf(f, ",ring=\"%ld\"", ring);
-	if (reason) {
-		fputs(",reason=\"", f);
-		value_escaped(f, reason);
-		fputc('"', f);
-	}
-	fputc('}', f);
-}
-
-static void sample_u(FILE *f, const char *name, const char *domain, long ring,
-		     const char *reason, uint64_t v)
-{
-	labels(f, name, domain, ring, reason);
-	fprintf(f, " %llu\n", (unsigned long long)v);
-}
-
-static void sample_i(FILE *f, const char *name, const char *domain, long ring,
-		     int64_t v)
-{
-	labels(f, name, domain, ring, NULL);
-	fprintf(f, " %lld\n", (long long)v);
-}
-
-static void sample_d(FILE *f, const char *name, const char *domain,
-		     const char *reason, double v)
-{
-	labels(f, name, domain, -1, reason);
-	fprintf(f, " %.6f\n", v);
-}
-
-static void counter(FILE *f, const char *name, const char *help, uint64_t v)
-{
-	family(f, name, "counter", help);
-	sample_u(f, name, NULL, -1, NULL, v);
-}
-
-static void gauge(FILE *f, const char *name, const char *help, uint64_t v)
-{
-	family(f, name, "gauge", help);
-	sample_u(f, name, NULL, -1, NULL, v);
-}
-
-/* The continuous recordings, all domains together. */
-static void recordings(FILE *f, const struct svc_rec_stats *r)
-{
-	gauge(f, "ringside_recordings", "Domains being recorded now.",
-	      r->recording);
-	counter(f, "ringside_recordings_started_total",
-		"Recordings started.", r->started);
-	counter(f, "ringside_recordings_failed_total",
-		"Recordings that failed to start or ended in an error.",
-		r->failed);
-	counter(f, "ringside_recording_files_total",
-		"Recording files completed.", r->files);
-	counter(f, "ringside_recording_rotations_total",
-		"Of them, completed by rotation.", r->rotations);
-	counter(f, "ringside_recording_records_total",
-		"Records in the completed files.", r->records);
-	counter(f, "ringside_recording_bytes_total",
-		"Bytes of the completed files.", r->bytes);
-	counter(f, "ringside_recording_guest_claimed_lost_records_total",
-		"Records the guest says its producer lost, in the completed "
-		"files' LOST records (guest claims).", r->lost);
-	counter(f, "ringside_recording_corrupt_total",
-		"Corruption events the host met draining the rings.",
-		r->corrupt);
-	counter(f, "ringside_recording_discarded_records_total",
-		"Records drained into a file that could not be completed "
-		"(a full disk): lost.", r->discarded);
-	counter(f, "ringside_recording_disk_full_total",
-		"Writes of a recording that found the disk full (the "
-		"recording paused until there was room).", r->disk_full);
-	counter(f, "ringside_recording_disk_full_truncated_files_total",
-		"Files cut back to what was on disk when it filled.",
-		r->disk_salvaged);
-	counter(f, "ringside_recording_disk_full_lost_files_total",
-		"Files a full disk lost whole.", r->disk_files_lost);
-	counter(f, "ringside_recording_disk_full_lost_records_total",
-		"Records drained that no file holds: lost to a full disk "
-		"(LOST records aside).", r->disk_lost);
-	counter(f, "ringside_recording_disk_full_guest_claimed_lost_records_total",
-		"The counts of the LOST records lost to a full disk (guest "
-		"claims).", r->disk_lost_lost);
-	counter(f, "ringside_recording_disk_full_pruned_files_total",
-		"Recordings removed to make room on a full disk.",
-		r->disk_pruned);
-	counter(f, "ringside_recording_pruned_files_total",
-		"Recording files removed by the retention bounds.", r->pruned);
-	counter(f, "ringside_recording_pruned_bytes_total",
-		"Bytes of them.", r->pruned_bytes);
-	counter(f, "ringside_recording_sidecars_failed_total",
-		"Sidecars that could not be written.", r->sidecar_failed);
-	counter(f, "ringside_recording_profiles_total",
-		"pprof profiles written beside completed files.", r->pprof_ok);
-	counter(f, "ringside_recording_profiles_failed_total",
-		"Profiles that could not be written.", r->pprof_failed);
-	counter(f, "ringside_recording_profiles_skipped_total",
-		"Completed files left without a profile: too many being made.",
-		r->pprof_skipped);
-	counter(f, "ringside_post_command_runs_total",
-		"Post-command runs.", r->post_run);
-	counter(f, "ringside_post_command_files_total",
-		"Files the post-command succeeded on.", r->post_ok);
-	counter(f, "ringside_post_command_failures_total",
-		"Files it failed on at every try.", r->post_failed);
-	counter(f, "ringside_post_command_dropped_total",
-		"Files not given to it: its queue was full.", r->post_dropped);
-}
+/* ---- the text (the format's writer: svc_expo.c) ---- */
 
 static void service(FILE *f, const struct svc_metrics *m,
 		    const struct svc_stats *st, size_t watched, size_t mapped)
 {
-	family(f, "ringside_captures_total", "counter",
-	       "Flight recorder captures written, by domain and reason.");
+	svc_expo_family(f, "ringside_captures_total", "counter", "Flight "
+			"recorder captures written, by domain and reason.");
 	for (size_t i = 0; i < m->nr; i++)
-		sample_u(f, "ringside_captures_total", m->s[i].domain, -1,
-			 m->s[i].reason, m->s[i].count);
-	family(f, "ringside_last_capture_timestamp_seconds", "gauge",
-	       "Wall-clock time of the last capture written, by domain and "
-	       "reason.");
+		svc_expo_u(f, "ringside_captures_total", m->s[i].domain, -1,
+			   m->s[i].reason, m->s[i].count);
+	svc_expo_family(f, "ringside_last_capture_timestamp_seconds",
+			"gauge", "Wall-clock time of the last capture written, "
+			"by domain and reason.");
 	for (size_t i = 0; i < m->nr; i++)
-		sample_d(f, "ringside_last_capture_timestamp_seconds",
-			 m->s[i].domain, m->s[i].reason, m->s[i].last_s);
-	counter(f, "ringside_capture_failures_total",
-		"Captures that failed.", st->failed);
-	counter(f, "ringside_capture_failures_disk_full_total",
-		"Of them, on a full disk (the flight recorder stays in its "
-		"region).", st->failed_disk_full);
-	counter(f, "ringside_capture_triggers_rate_limited_total",
-		"Triggers refused by the per-domain rate limit.",
-		st->rate_limited);
-	counter(f, "ringside_capture_triggers_dropped_total",
-		"Triggers lost: the service's queue was full.", st->dropped);
-	counter(f, "ringside_capture_triggers_empty_total",
-		"Triggers whose flight recorder was never written: nothing "
-		"captured.", st->empty);
-	counter(f, "ringside_capture_triggers_not_enabled_total",
-		"Triggers of domains not opted in.", st->not_enabled);
-	counter(f, "ringside_capture_requests_total",
-		"Captures asked for on the control socket.", st->requests);
-	counter(f, "ringside_hangs_total",
-		"Stale agent heartbeats taken for hangs.", st->hangs);
-	counter(f, "ringside_guest_resets_total",
-		"Guest resets seen (libvirt's reboot events, those of one "
-		"reset counted once).", st->resets);
-	counter(f, "ringside_libvirt_events_total",
-		"Domain events seen from libvirt.", st->events);
-	counter(f, "ringside_libvirt_reconnects_total",
-		"Reconnections to libvirtd.", st->reconnects);
-	gauge(f, "ringside_domains_watched",
-	      "Running opted-in domains whose agent heartbeat is watched for "
-	      "hangs.", watched);
-	gauge(f, "ringside_domains_enabled",
-	      "Active opted-in domains whose region this scrape read.", mapped);
-	counter(f, "ringside_metrics_series_dropped_total",
-		"Capture series (domain, reason) past the service's bound, "
-		"not exposed.", m->dropped);
-	recordings(f, &st->rec);
-}
-
-/* Each recorded domain's recorder: per ring what it took and met, per
- * domain its files, retention and time sync. */
-enum rec_ring_field { RR_RECORDS, RR_BYTES, RR_AUX, RR_LOST, RR_CORRUPT,
-		      RR_CORRUPT_BYTES, RR_UNWRITABLE, RR_FIELDS };
-
-static const struct {
-	const char *name, *help;
-} rec_ring_fields[RR_FIELDS] = {
-	[RR_RECORDS] = { "ringside_recorder_records_total",
-		"Records the service's recorder took from the ring into its "
-		"files, LOST records aside (delivered)." },
-	[RR_BYTES] = { "ringside_recorder_bytes_total",
-		"Bytes of the records it took from the ring, all kinds." },
-	[RR_AUX] = { "ringside_recorder_aux_bytes_total",
-		"AUX bytes it took from the ring into its files." },
-	[RR_LOST] = { "ringside_recorder_guest_claimed_lost_records_total",
-		"Records the guest says its producer lost, in the LOST records "
-		"taken: the guest's claim, never summed with the host's." },
-	[RR_CORRUPT] = { "ringside_recorder_corrupt_total",
-		"Corruption events the host met draining the ring (malformed "
-		"records, impossible heads or tails)." },
-	[RR_CORRUPT_BYTES] = { "ringside_recorder_corrupt_bytes_total",
-		"Ring bytes the host discarded for them: lost." },
-	[RR_UNWRITABLE] = { "ringside_recorder_unwritable_records_total",
-		"Records the host skipped: perf.data cannot carry them." },
-};
-
-static uint64_t rec_ring_value(enum rec_ring_field k,
-			       const struct svc_rec_ring_stats *r)
-{
-	switch (k) {
-	case RR_RECORDS: return r->records;
-	case RR_BYTES: return r->bytes;
-	case RR_AUX: return r->aux_bytes;
-	case RR_LOST: return r->lost;
-	case RR_CORRUPT: return r->corrupt;
-	case RR_CORRUPT_BYTES: return r->corrupt_bytes;
-	case RR_UNWRITABLE: return r->not_written;
-	default: return 0;
-	}
-}
-
-enum rec_dom_field { RD_RECORDING, RD_STARTED, RD_FAILED, RD_FILES,
-		     RD_ROTATIONS, RD_DISCARDED, RD_PRUNED, RD_PRUNED_BYTES,
-		     RD_FIELDS };
-
-static const struct {
-	const char *name, *type, *help;
-} rec_dom_fields[RD_FIELDS] = {
-	[RD_RECORDING] = { "ringside_recorder_recording", "gauge",
-		"1 while the service records the domain." },
-	[RD_STARTED] = { "ringside_recorder_started_total", "counter",
-		"Recordings of the domain started." },
-	[RD_FAILED] = { "ringside_recorder_failed_total", "counter",
-		"Of them, failed to start or ended in an error." },
-	[RD_FILES] = { "ringside_recorder_files_total", "counter",
-		"Recording files of the domain completed." },
-	[RD_ROTATIONS] = { "ringside_recorder_rotations_total", "counter",
-		"Of them, completed by rotation (size or age)." },
-	[RD_DISCARDED] = { "ringside_recorder_discarded_records_total",
-		"counter", "Records taken into a file that could not be "
-		"completed (a full disk): lost." },
-	[RD_PRUNED] = { "ringside_recorder_pruned_files_total", "counter",
-		"The domain's recording files removed by the retention "
-		"bounds." },
-	[RD_PRUNED_BYTES] = { "ringside_recorder_pruned_bytes_total",
-		"counter", "Bytes of them (with their sidecars and profiles)." },
-};
-
-static uint64_t rec_dom_value(enum rec_dom_field k,
-			      const struct svc_rec_domain *d)
-{
-	switch (k) {
-	case RD_RECORDING: return d->recording ? 1 : 0;
-	case RD_STARTED: return d->started;
-	case RD_FAILED: return d->failed;
-	case RD_FILES: return d->files;
-	case RD_ROTATIONS: return d->rotations;
-	case RD_DISCARDED: return d->discarded;
-	case RD_PRUNED: return d->pruned;
-	case RD_PRUNED_BYTES: return d->pruned_bytes;
-	default: return 0;
-	}
-}
-
-static void recorders(FILE *f, const struct svc_stats *st)
-{
-	const struct svc_rec_domain *d = st->rec_domains;
-	size_t nr = d ? st->nr_rec_domains : 0;
-
-	for (int k = 0; k < RR_FIELDS; k++) {
-		family(f, rec_ring_fields[k].name, "counter",
-		       rec_ring_fields[k].help);
-		for (size_t i = 0; i < nr; i++)
-			for (uint32_t j = 0; j < d[i].nr_rings; j++)
-				sample_u(f, rec_ring_fields[k].name,
-					 d[i].domain, (long)j, NULL,
-					 rec_ring_value((enum rec_ring_field)k,
-							&d[i].ring[j]));
-	}
-	for (int k = 0; k < RD_FIELDS; k++) {
-		family(f, rec_dom_fields[k].name, rec_dom_fields[k].type,
-		       rec_dom_fields[k].help);
-		for (size_t i = 0; i < nr; i++)
-			sample_u(f, rec_dom_fields[k].name, d[i].domain, -1,
-				 NULL, rec_dom_value((enum rec_dom_field)k,
-						     &d[i]));
-	}
-	counter(f, "ringside_recorder_domains_dropped_total",
-		"Recorded domains past the service's bound: not counted per "
-		"domain.", st->rec.domains_dropped);
-	family(f, "ringside_time_sync_error_bound_seconds", "gauge",
-	       "The host's bound on its estimate of the guest clock (+- "
-	       "seconds), from the latest time sync of the domain's "
-	       "recording; no sample while none holds.");
-	for (size_t i = 0; i < nr; i++) {
-		if (!d[i].recording || !d[i].synced)
-			continue;
-		labels(f, "ringside_time_sync_error_bound_seconds",
-		       d[i].domain, -1, NULL);
-		fprintf(f, " %.9f\n", (double)d[i].sync_bound_ns / 1e9);
-	}
+		svc_expo_d(f, "ringside_last_capture_timestamp_seconds",
+			   m->s[i].domain, m->s[i].reason, m->s[i].last_s);
+	svc_expo_counter(f, "ringside_capture_failures_total",
+			 "Captures that failed.", st->failed);
+	svc_expo_counter(f, "ringside_capture_failures_disk_full_total",
+			 "Of them, on a full disk (the flight recorder stays "
+			 "in its region).", st->failed_disk_full);
+	svc_expo_counter(f, "ringside_capture_triggers_rate_limited_total",
+			 "Triggers refused by the per-domain rate limit.",
+			 st->rate_limited);
+	svc_expo_counter(f, "ringside_capture_triggers_dropped_total",
+			 "Triggers lost: the service's queue was full.",
+			 st->dropped);
+	svc_expo_counter(f, "ringside_capture_triggers_empty_total", "Triggers "
+			 "whose flight recorder was never written: nothing "
+			 "captured.", st->empty);
+	svc_expo_counter(f, "ringside_capture_triggers_not_enabled_total",
+			 "Triggers of domains not opted in.", st->not_enabled);
+	svc_expo_counter(f, "ringside_capture_requests_total", "Captures asked "
+			 "for on the control socket.", st->requests);
+	svc_expo_counter(f, "ringside_hangs_total",
+			 "Stale agent heartbeats taken for hangs.", st->hangs);
+	svc_expo_counter(f, "ringside_guest_resets_total", "Guest resets seen "
+			 "(libvirt's reboot events, those of one reset counted "
+			 "once).", st->resets);
+	svc_expo_counter(f, "ringside_libvirt_events_total",
+			 "Domain events seen from libvirt.", st->events);
+	svc_expo_counter(f, "ringside_libvirt_reconnects_total",
+			 "Reconnections to libvirtd.", st->reconnects);
+	svc_expo_gauge(f, "ringside_domains_watched", "Running opted-in "
+		       "domains whose agent heartbeat is watched for hangs.",
+		       watched);
+	svc_expo_gauge(f, "ringside_domains_enabled", "Active opted-in domains "
+		       "whose region this scrape read.", mapped);
+	svc_expo_counter(f, "ringside_metrics_series_dropped_total", "Capture "
+			 "series (domain, reason) past the service's bound, "
+			 "not exposed.", m->dropped);
+	svc_metrics_rec_totals(f, &st->rec);
 }
 
 /* The metrics endpoint's own. */
@@ -506,17 +244,18 @@ static void http(FILE *f, const struct svc_stats *st)
 		[SVC_HTTP_TOO_LARGE] = "431", [SVC_HTTP_ERROR] = "500",
 	};
 
-	family(f, "ringside_http_responses_total", "counter",
-	       "Answers the metrics endpoint sent whole, by status code (200: "
-	       "a scrape served; this one not yet counted).");
+	svc_expo_family(f, "ringside_http_responses_total", "counter",
+			"Answers the metrics endpoint sent whole, by status "
+			"code (200: a scrape served; this one not yet "
+			"counted).");
 	for (int i = 0; i < SVC_HTTP_ANSWERS; i++)
 		fprintf(f, "ringside_http_responses_total{code=\"%s\"} %llu\n",
 			code[i], (unsigned long long)st->http_answers[i]);
-	counter(f, "ringside_http_connections_dropped_total",
-		"Connections to the metrics endpoint dropped before a whole "
-		"answer: timed out, closed to make room for another, closed or "
-		"reset by the client.",
-		st->http_dropped);
+	svc_expo_counter(f, "ringside_http_connections_dropped_total",
+			 "Connections to the metrics endpoint dropped before a "
+			 "whole answer: timed out, closed to make room for "
+			 "another, closed or reset by the client.",
+			 st->http_dropped);
 }
 
 /* The process's own, as Prometheus' client libraries name them. */
@@ -527,18 +266,20 @@ static void process(FILE *f)
 	FILE *statm;
 
 	if (!getrusage(RUSAGE_SELF, &ru)) {
-		family(f, "process_cpu_seconds_total", "counter",
-		       "Total user and system CPU time spent in seconds.");
-		sample_d(f, "process_cpu_seconds_total", NULL, NULL,
-			 (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+		svc_expo_family(f, "process_cpu_seconds_total", "counter",
+				"Total user and system CPU time spent in "
+				"seconds.");
+		svc_expo_d(f, "process_cpu_seconds_total", NULL, NULL,
+			   (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			   (double)(ru.ru_utime.tv_usec +
+				    ru.ru_stime.tv_usec) / 1e6);
 	}
 	statm = fopen("/proc/self/statm", "re");
 	if (statm && fscanf(statm, "%llu %llu", &pages, &rss) == 2) {
-		family(f, "process_resident_memory_bytes", "gauge",
-		       "Resident memory size in bytes.");
-		sample_u(f, "process_resident_memory_bytes", NULL, -1, NULL,
-			 rss * (unsigned long long)sysconf(_SC_PAGESIZE));
+		svc_expo_family(f, "process_resident_memory_bytes", "gauge",
+				"Resident memory size in bytes.");
+		svc_expo_u(f, "process_resident_memory_bytes", NULL, -1, NULL,
+			   rss * (unsigned long long)sysconf(_SC_PAGESIZE));
 	}
 	if (statm)
 		fclose(statm);
@@ -578,71 +319,76 @@ static void ring_sample(FILE *f, enum ring_field k, const char *domain,
 			long ring, const struct rinfo *ri)
 {
 	const char *name = ring_fields[k].name;
+	uint64_t v;
 
 	switch (k) {
-	case R_SIZE: sample_u(f, name, domain, ring, NULL, ri->data_size); break;
-	case R_FILL: sample_u(f, name, domain, ring, NULL, rinfo_fill(ri)); break;
+	case R_SIZE: v = ri->data_size; break;
+	case R_FILL: v = rinfo_fill(ri); break;
 	case R_HEAD:
-		if (ri->data_mode == RS_MODE_OVERWRITE)
-			sample_i(f, name, domain, ring, (int64_t)ri->data_head);
-		else
-			sample_u(f, name, domain, ring, NULL, ri->data_head);
+		if (ri->data_mode == RS_MODE_OVERWRITE) {
+			svc_expo_i(f, name, domain, ring,
+				   (int64_t)ri->data_head);
+			return;
+		}
+		v = ri->data_head;
 		break;
-	case R_TAIL: sample_u(f, name, domain, ring, NULL, ri->data_tail); break;
-	case R_AUX_SIZE: sample_u(f, name, domain, ring, NULL, ri->aux_size); break;
-	case R_AUX_HEAD: sample_u(f, name, domain, ring, NULL, ri->aux_head); break;
-	case R_AUX_TAIL: sample_u(f, name, domain, ring, NULL, ri->aux_tail); break;
-	case R_PRODUCED: sample_u(f, name, domain, ring, NULL, ri->produced); break;
-	case R_LOST: sample_u(f, name, domain, ring, NULL, ri->lost); break;
-	default: break;
+	case R_TAIL: v = ri->data_tail; break;
+	case R_AUX_SIZE: v = ri->aux_size; break;
+	case R_AUX_HEAD: v = ri->aux_head; break;
+	case R_AUX_TAIL: v = ri->aux_tail; break;
+	case R_PRODUCED: v = ri->produced; break;
+	case R_LOST: v = ri->lost; break;
+	default: return;
 	}
+	svc_expo_u(f, name, domain, ring, NULL, v);
 }
 
 static void domains(FILE *f, const struct svc_metrics_domain *d,
 		    const struct reading *r, size_t nr)
 {
-	family(f, "ringside_region_mapped", "gauge",
-	       "1 if the domain's region could be mapped and validated this "
-	       "scrape.");
+	svc_expo_family(f, "ringside_region_mapped", "gauge", "1 if the "
+			"domain's region could be mapped and validated this "
+			"scrape.");
 	for (size_t i = 0; i < nr; i++)
-		sample_u(f, "ringside_region_mapped", d[i].name, -1, NULL,
-			 (uint64_t)r[i].mapped);
-	family(f, "ringside_region_damaged", "gauge",
-	       "1 if the region's header or a control page differs from the "
-	       "layout its host laid out.");
-	for (size_t i = 0; i < nr; i++)
-		if (r[i].mapped)
-			sample_u(f, "ringside_region_damaged", d[i].name, -1,
-				 NULL, (uint64_t)!!r[i].damaged);
-	family(f, "ringside_region_size_bytes", "gauge",
-	       "Bytes of the domain's trace region.");
+		svc_expo_u(f, "ringside_region_mapped", d[i].name, -1, NULL,
+			   (uint64_t)r[i].mapped);
+	svc_expo_family(f, "ringside_region_damaged", "gauge", "1 if the "
+			"region's header or a control page differs from the "
+			"layout its host laid out.");
 	for (size_t i = 0; i < nr; i++)
 		if (r[i].mapped)
-			sample_u(f, "ringside_region_size_bytes", d[i].name, -1,
-				 NULL, r[i].size);
-	family(f, "ringside_agent_attached", "gauge",
-	       "1 if the guest's agent says it is attached: the guest's claim.");
+			svc_expo_u(f, "ringside_region_damaged", d[i].name, -1,
+				   NULL, (uint64_t)!!r[i].damaged);
+	svc_expo_family(f, "ringside_region_size_bytes", "gauge",
+			"Bytes of the domain's trace region.");
 	for (size_t i = 0; i < nr; i++)
 		if (r[i].mapped)
-			sample_u(f, "ringside_agent_attached", d[i].name, -1,
-				 NULL, r[i].rr.attached == 1);
-	family(f, "ringside_guest_claimed_agent_heartbeats_total", "counter",
-	       "The agent's heartbeat count as the guest last wrote it: the "
-	       "guest's claim.");
+			svc_expo_u(f, "ringside_region_size_bytes", d[i].name,
+				   -1, NULL, r[i].size);
+	svc_expo_family(f, "ringside_agent_attached", "gauge", "1 if the "
+			"guest's agent says it is attached: the guest's "
+			"claim.");
 	for (size_t i = 0; i < nr; i++)
 		if (r[i].mapped)
-			sample_u(f, "ringside_guest_claimed_agent_heartbeats_total",
-				 d[i].name, -1, NULL, r[i].rr.heartbeat);
-	family(f, "ringside_agent_heartbeat_age_seconds", "gauge",
-	       "Seconds since the service first saw the agent's heartbeat at "
-	       "its current value (seen at scrapes).");
+			svc_expo_u(f, "ringside_agent_attached", d[i].name, -1,
+				   NULL, r[i].rr.attached == 1);
+	svc_expo_family(f, "ringside_guest_claimed_agent_heartbeats_total",
+			"counter", "The agent's heartbeat count as the guest "
+			"last wrote it: the guest's claim.");
 	for (size_t i = 0; i < nr; i++)
 		if (r[i].mapped)
-			sample_d(f, "ringside_agent_heartbeat_age_seconds",
-				 d[i].name, NULL, (double)r[i].age_ns / 1e9);
+			svc_expo_u(f, "ringside_guest_claimed_agent_heartbeats_total",
+				   d[i].name, -1, NULL, r[i].rr.heartbeat);
+	svc_expo_family(f, "ringside_agent_heartbeat_age_seconds", "gauge",
+			"Seconds since the service first saw the agent's "
+			"heartbeat at its current value (seen at scrapes).");
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].mapped)
+			svc_expo_d(f, "ringside_agent_heartbeat_age_seconds",
+				   d[i].name, NULL, (double)r[i].age_ns / 1e9);
 	for (int k = 0; k < R_FIELDS; k++) {
-		family(f, ring_fields[k].name, ring_fields[k].type,
-		       ring_fields[k].help);
+		svc_expo_family(f, ring_fields[k].name, ring_fields[k].type,
+				ring_fields[k].help);
 		for (size_t i = 0; i < nr; i++)
 			for (uint32_t j = 0; r[i].mapped && j < r[i].rings; j++)
 				if (r[i].ok[j])
@@ -675,7 +421,7 @@ int svc_metrics_text(struct svc_metrics *m, const struct svc_stats *st,
 		err = -ENOMEM;
 	} else {
 		service(f, m, st, watched, mapped);
-		recorders(f, st);
+		svc_metrics_rec_domains(f, st);
 		http(f, st);
 		domains(f, d, r, nr);
 		process(f);

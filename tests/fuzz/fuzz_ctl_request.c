@@ -22,7 +22,7 @@
 
 #include "fuzz_input.h"
 #include "ringside/domain.h"
-#include "ringside/service.h"
+#include "ringside/service_ctl.h"
 
 static int lfd = -1;
 static struct svc_ctl *ctl;

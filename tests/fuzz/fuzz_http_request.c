@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "ringside/service_metrics.h"
+#include "ringside/service_http.h"
 
 static int verdict(const char *buf, size_t len, int *head)
 {

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "ringside/service.h"
-#include "ringside/service_metrics.h"
+#include "ringside/service_config.h"
+#include "ringside/service_http.h"
 
 static void check(const struct svc_config *c)
 {

@@ -4,16 +4,18 @@
  * is read from /proc once, then kept until the kernel's COMM renames it,
  * its FORK gives the tid a new owner or its LOST may have hidden either;
  * every flush still writes one COMM per thread noted, with the newest
- * name.  The module is included whole; the ring is a stub that keeps the
- * records.
+ * name.  It links the agent's library; its ring is a stub of the test's
+ * own (agent_ring_put) that keeps the records.
  */
 #include <check.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../guest-agent/linux/comm.c"
+#include "agent.h"
 
 #define MAX_RECS 64
 

@@ -13,7 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../../guest-agent/linux/agent.h"
+#include "agent.h"
 
 static char dir[] = "/tmp/rs-ginfo-XXXXXX";
 static char meminfo[64], cpuinfo[64];

@@ -6,13 +6,14 @@
  * of the others), the trailer taken off what the rings get, records that
  * wrap the buffer's end copied whole, a pass bounded in bytes, and the
  * CPUs' passes merged by time, so that a FORK on one CPU comes before the
- * child's samples on another.  The module is included whole.
+ * child's samples on another.
  */
 #include <check.h>
+#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../guest-agent/linux/kbuf.c"
+#include "agent.h"
 
 #define DATA 4096u
 #define TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \

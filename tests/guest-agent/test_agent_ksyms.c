@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../guest-agent/linux/agent.h"
+#include "agent.h"
 #include "ringside/introspect.h"
 
 #define SB_PAGES 1024u

@@ -4,16 +4,21 @@
  * ELF notes and build ids read from hostile files, the MMAP2 records it
  * writes, once per process and ring, renewed in an overwrite ring; the
  * kernel's MMAP2 records (forward.c) tell usyms of the files they map.
- * The module is included whole to reach its static parsers; the ring is a
- * stub that keeps the records.
+ * It links the agent's library; its ring is a stub of the test's own
+ * (agent_ring_put, which the library's is then not linked for) that keeps
+ * the records.
  */
 #include <check.h>
 #include <elf.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../guest-agent/linux/mmaps.c"
+#include "agent.h"
 
 #define MAX_RECS 256
 
@@ -58,7 +63,7 @@ static void setup(void)
 	memset(&ring, 0, sizeof(ring));
 	nr_recs = 0;
 	refuse = 0;
-	bid_used = bid_next = 0;
+	agent_mmaps_forget();
 }
 
 START_TEST(maps_lines)
@@ -70,9 +75,9 @@ START_TEST(maps_lines)
 	char l5[] = "00401000-00400000 r-xp 00000000 fd:01 1234     /bin/x";
 	char l6[] = "garbage";
 	char l7[] = "7f000000-7f001000 rwxs 00000000 00:05 9        [heap]";
-	struct maps_line m;
+	struct agent_maps_line m;
 
-	ck_assert_int_eq(parse_line(l1, &m), 0);
+	ck_assert_int_eq(agent_mmaps_parse_line(l1, &m), 0);
 	ck_assert_uint_eq(m.start, 0x400000);
 	ck_assert_uint_eq(m.end, 0x401000);
 	ck_assert_uint_eq(m.pgoff, 0x1000);
@@ -82,13 +87,13 @@ START_TEST(maps_lines)
 	ck_assert_uint_eq(m.prot, PROT_READ | PROT_EXEC);
 	ck_assert_uint_eq(m.flags, MAP_PRIVATE);
 	ck_assert_str_eq(m.path, "/bin/rs workload");
-	ck_assert_int_eq(parse_line(l2, &m), 0);
+	ck_assert_int_eq(agent_mmaps_parse_line(l2, &m), 0);
 	ck_assert_str_eq(m.path, "[vdso]");
-	ck_assert_int_eq(parse_line(l3, &m), -1);    /* anonymous code */
-	ck_assert_int_eq(parse_line(l4, &m), -1);    /* not executable */
-	ck_assert_int_eq(parse_line(l5, &m), -1);    /* end before start */
-	ck_assert_int_eq(parse_line(l6, &m), -1);
-	ck_assert_int_eq(parse_line(l7, &m), -1);    /* [heap]: no file */
+	ck_assert_int_eq(agent_mmaps_parse_line(l3, &m), -1);    /* anonymous code */
+	ck_assert_int_eq(agent_mmaps_parse_line(l4, &m), -1);    /* not executable */
+	ck_assert_int_eq(agent_mmaps_parse_line(l5, &m), -1);    /* end before start */
+	ck_assert_int_eq(agent_mmaps_parse_line(l6, &m), -1);
+	ck_assert_int_eq(agent_mmaps_parse_line(l7, &m), -1);    /* [heap]: no file */
 }
 END_TEST
 
@@ -124,24 +129,24 @@ START_TEST(note_lists)
 	size_t len;
 
 	len = make_notes(p, id, 20, 4);
-	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 20);
+	ck_assert_uint_eq(agent_mmaps_note_build_id(p, len, 4, out), 20);
 	ck_assert_mem_eq(out, id, 20);
 	len = make_notes(p, id, 20, 8);
-	ck_assert_uint_eq(notes_build_id(p, len, 8, out), 20);
+	ck_assert_uint_eq(agent_mmaps_note_build_id(p, len, 8, out), 20);
 	len = make_notes(p, id, 8, 4);
-	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 8);
+	ck_assert_uint_eq(agent_mmaps_note_build_id(p, len, 4, out), 8);
 	/* cut anywhere: never read past the end */
 	len = make_notes(p, id, 20, 4);
 	for (size_t cut = 0; cut < len; cut++)
-		ck_assert_uint_eq(notes_build_id(p, cut, 4, out), 0);
+		ck_assert_uint_eq(agent_mmaps_note_build_id(p, cut, 4, out), 0);
 	/* an id over 20 bytes, a name size past the list */
 	len = make_notes(p, id, 20, 4);
 	n = (Elf64_Nhdr){ 4, 21, NT_GNU_BUILD_ID };
 	memcpy(p + 24, &n, sizeof(n));
-	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 0);
+	ck_assert_uint_eq(agent_mmaps_note_build_id(p, len, 4, out), 0);
 	n = (Elf64_Nhdr){ 0xfffffff0u, 4, 1 };
 	memcpy(p, &n, sizeof(n));
-	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 0);
+	ck_assert_uint_eq(agent_mmaps_note_build_id(p, len, 4, out), 0);
 }
 END_TEST
 
@@ -192,25 +197,25 @@ START_TEST(elf_files)
 	close(fd);
 	ck_assert_int_eq(write_elf(path, 3, 4096, len, notes, len), 0);
 	fd = open(path, O_RDONLY);
-	ck_assert_uint_eq(elf_build_id(fd, out), 20);
+	ck_assert_uint_eq(agent_mmaps_elf_build_id(fd, out), 20);
 	ck_assert_mem_eq(out, id, 20);
 	close(fd);
 	/* notes past the end of the file, too many headers, a huge note */
 	ck_assert_int_eq(write_elf(path, 3, 1u << 30, len, notes, len), 0);
 	fd = open(path, O_RDONLY);
-	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	ck_assert_uint_eq(agent_mmaps_elf_build_id(fd, out), 0);
 	close(fd);
-	ck_assert_int_eq(write_elf(path, PHDRS_MAX + 1, 4096, len, notes, len), 0);
+	ck_assert_int_eq(write_elf(path, AGENT_PHDRS_MAX + 1, 4096, len, notes, len), 0);
 	fd = open(path, O_RDONLY);
-	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	ck_assert_uint_eq(agent_mmaps_elf_build_id(fd, out), 0);
 	close(fd);
-	ck_assert_int_eq(write_elf(path, 2, 4096, NOTE_MAX + 1, notes, len), 0);
+	ck_assert_int_eq(write_elf(path, 2, 4096, AGENT_NOTE_MAX + 1, notes, len), 0);
 	fd = open(path, O_RDONLY);
-	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	ck_assert_uint_eq(agent_mmaps_elf_build_id(fd, out), 0);
 	close(fd);
 	/* not an ELF file at all */
 	fd = open("/proc/self/maps", O_RDONLY);
-	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	ck_assert_uint_eq(agent_mmaps_elf_build_id(fd, out), 0);
 	close(fd);
 	unlink(path);
 }
@@ -222,7 +227,7 @@ START_TEST(mmap2_record)
 	struct agent_mmap m = { .start = 0x401000, .len = 0x2000, .pgoff = 0x1000,
 				.maj = 8, .min = 1, .ino = 99, .prot = 5,
 				.flags = MAP_PRIVATE, .path = "/bin/sh" };
-	struct mmap2_body b;
+	struct agent_mmap2_body b;
 
 	ck_assert_int_eq(agent_mmap_put(&ring, 7, 8, &m), 0);
 	ck_assert_uint_eq(recs[0].type, PERF_RECORD_MMAP2);
@@ -324,12 +329,12 @@ START_TEST(pid_set_bound)
 
 	/* more pids than the set holds: it empties, never overflows */
 	for (i = 1; i <= 4 * AGENT_MMAP_PIDS; i++)
-		ck_assert_int_eq(seen(&ring, i, 7), 0);
+		ck_assert_int_eq(agent_mmaps_seen(&ring, i, 7), 0);
 	ck_assert_uint_lt(ring.nr_mmap_pids, AGENT_MMAP_PIDS);
-	ck_assert_int_eq(seen(&ring, 4 * AGENT_MMAP_PIDS, 7), 1);
+	ck_assert_int_eq(agent_mmaps_seen(&ring, 4 * AGENT_MMAP_PIDS, 7), 1);
 	/* the same pid, another process: not seen, and now it is */
-	ck_assert_int_eq(seen(&ring, 4 * AGENT_MMAP_PIDS, 8), 0);
-	ck_assert_int_eq(seen(&ring, 4 * AGENT_MMAP_PIDS, 8), 1);
+	ck_assert_int_eq(agent_mmaps_seen(&ring, 4 * AGENT_MMAP_PIDS, 8), 0);
+	ck_assert_int_eq(agent_mmaps_seen(&ring, 4 * AGENT_MMAP_PIDS, 8), 1);
 }
 END_TEST
 
@@ -340,8 +345,8 @@ static size_t kernel_mmap2(uint8_t *buf, const char *self, const uint8_t *id,
 			   uint8_t id_len, uint32_t prot)
 {
 	struct rs_perf_header h = { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0 };
-	struct mmap2_body b;
-	struct maps_line ml;
+	struct agent_mmap2_body b;
+	struct agent_maps_line ml;
 	char line[4200];
 	size_t n = strlen(self), len;
 	int found = 0;
@@ -350,7 +355,7 @@ static size_t kernel_mmap2(uint8_t *buf, const char *self, const uint8_t *id,
 	ck_assert_ptr_nonnull(f);
 	while (!found && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
-		found = !parse_line(line, &ml) && !strcmp(ml.path, self);
+		found = !agent_mmaps_parse_line(line, &ml) && !strcmp(ml.path, self);
 	}
 	fclose(f);
 	ck_assert(found);
@@ -386,7 +391,7 @@ START_TEST(exec_after_described)
 {
 	void *region_mem;
 	uint32_t pid = (uint32_t)getpid();
-	uint8_t rec[8 + 64 + 4104], id[BUILD_ID_MAX], other[BUILD_ID_MAX];
+	uint8_t rec[8 + 64 + 4104], id[AGENT_BUILD_ID_MAX], other[AGENT_BUILD_ID_MAX];
 	struct { struct rs_perf_header h; uint32_t pid, tid; } sample;
 	struct rs_region_params p;
 	struct rs_region region;
@@ -400,7 +405,7 @@ START_TEST(exec_after_described)
 	self[len] = '\0';
 	fd = open(self, O_RDONLY | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
-	id_len = elf_build_id(fd, id);
+	id_len = agent_mmaps_elf_build_id(fd, id);
 	close(fd);
 	ck_assert_uint_gt(id_len, 0);
 	ck_assert_int_eq(rs_region_params_init(&p, 1, 4, 0, RS_MODE_NORMAL,
@@ -416,7 +421,7 @@ START_TEST(exec_after_described)
 
 	/* described already (before its exec): its samples describe
 	 * nothing more, and usyms has not met this program */
-	ck_assert_int_eq(seen(&ring, pid, 0), 0);
+	ck_assert_int_eq(agent_mmaps_seen(&ring, pid, 0), 0);
 	memset(&sample, 0, sizeof(sample));
 	sample.h.type = PERF_RECORD_SAMPLE;
 	sample.h.size = sizeof(sample);
@@ -493,7 +498,7 @@ static unsigned mmaps_of(unsigned from, uint32_t pid, const char *path,
 
 	*found = 0;
 	for (i = from; i < nr_recs; i++) {
-		struct mmap2_body b;
+		struct agent_mmap2_body b;
 
 		if (recs[i].type != PERF_RECORD_MMAP2)
 			continue;

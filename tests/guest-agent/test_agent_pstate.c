@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../guest-agent/linux/agent.h"
+#include "agent.h"
 #include "ringside/introspect.h"
 
 #define SB_PAGES 64u

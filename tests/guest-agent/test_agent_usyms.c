@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../guest-agent/linux/agent.h"
+#include "agent.h"
 #include "ringside/introspect.h"
 
 #define SB_PAGES 256u

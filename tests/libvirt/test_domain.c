@@ -350,8 +350,9 @@ END_TEST
 
 static char logged[1024];
 
-static void capture(void *arg, const char *fmt, va_list ap)
+static void capture(void *arg, int level, const char *fmt, va_list ap)
 {
+	ck_assert_int_eq(level, RS_LOG_ERR);   /* each says what failed */
 	++*(int *)arg;
 	vsnprintf(logged, sizeof(logged), fmt, ap);
 }
@@ -410,7 +411,7 @@ struct kept_call {
 };
 
 static int fake_capture(void *arg, const char *domain, const char *path,
-			int fd, const struct dom_cfg *c, dom_log_fn log,
+			int fd, const struct dom_cfg *c, rs_log_fn log,
 			void *log_arg)
 {
 	struct kept_call *k = arg;

@@ -230,7 +230,7 @@ START_TEST(pdf_aside_names)
 	ck_assert_int_eq(strncmp(a, path, strlen(path)), 0);
 	ck_assert_int_eq(tmp_exists(), 2);
 	pdf_aside_discard(fb, b);
-	ck_assert_int_eq(pdf_write_all(fa, "x", 1), 0);
+	ck_assert_int_eq(rs_io_write_all(fa, "x", 1), 0);
 	ck_assert_int_eq(pdf_aside_commit(fa, a, path), 0);
 	ck_assert_int_eq(tmp_exists(), 0);
 	ck_assert_int_eq(exists(path), 1);

@@ -22,11 +22,12 @@ void tr_require_kvm(void)
 	}
 }
 
-static void on_log(void *arg, const char *msg)
+static void on_log(void *arg, int level, const char *fmt, va_list ap)
 {
 	struct tr *x = arg;
 
-	snprintf(x->log, sizeof(x->log), "%s", msg);
+	(void)level;
+	vsnprintf(x->log, sizeof(x->log), fmt, ap);
 }
 
 void tr_opts(struct tr_opts *o, uint32_t workload, uint32_t iterations)

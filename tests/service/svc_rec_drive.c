@@ -10,7 +10,7 @@
  *
  * Then one line: files F rotations R records N lost L post_ok P
  * post_failed Q post_run X pruned Y, and one per domain the recorder
- * counted (svc_rec_domains): domain NAME files F rotations R pruned P
+ * counted (svc_recstats_domains): domain NAME files F rotations R pruned P
  * pruned_bytes B started S failed X recording 0|1, then for each ring
  * "ring I records N bytes B lost L corrupt C".
  */
@@ -24,11 +24,12 @@
 #include <unistd.h>
 
 #include "ringside/capture.h"
-#include "ringside/service.h"
+#include "ringside/service_record.h"
 
-static void logf_(void *arg, const char *fmt, va_list ap)
+static void logf_(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
+	(void)level;
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
@@ -76,12 +77,12 @@ int main(int argc, char **argv)
 	/* the recorder completes its file by itself; the loop reaps it */
 	for (;;) {
 		svc_rec_poll(rp, cap_time_now_ns());
-		svc_rec_get_stats(rp, &st);
+		svc_recstats_get(svc_rec_counts(rp), &st);
 		if (!st.recording && !svc_rec_post_pending(rp))
 			break;
 		nap();
 	}
-	err = svc_rec_domains(rp, &d, &nd);
+	err = svc_recstats_domains(svc_rec_counts(rp), &d, &nd);
 	svc_rec_free(rp, "shutdown");
 	printf("files %" PRIu64 " rotations %" PRIu64 " records %" PRIu64
 	       " lost %" PRIu64 " post_ok %" PRIu64 " post_failed %" PRIu64
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
 			       d[i].ring[k].lost, d[i].ring[k].corrupt);
 		printf("\n");
 	}
-	svc_rec_domains_free(d, nd);
+	svc_recstats_domains_free(d, nd);
 	c.post_command = NULL;
 	svc_rec_config_fini(&c);
 	return st.failed || err ? 1 : 0;

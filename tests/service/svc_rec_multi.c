@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "ringside/capture.h"
-#include "ringside/service.h"
+#include "ringside/service_record.h"
 
 static volatile sig_atomic_t stop;
 
@@ -47,9 +47,10 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void logf_(void *arg, const char *fmt, va_list ap)
+static void logf_(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
+	(void)level;
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	fflush(stderr);
@@ -205,7 +206,7 @@ int main(int argc, char **argv)
 
 		svc_rec_poll(rp, cap_time_now_ns());
 		if (stat_path && now - last >= 0.1) {
-			svc_rec_get_stats(rp, &st);
+			svc_recstats_get(svc_rec_counts(rp), &st);
 			status(stat_path, &st, now - t0);
 			last = now;
 		}
@@ -217,14 +218,14 @@ int main(int argc, char **argv)
 		svc_rec_keep_only(rp, NULL, 0, "stop");
 		for (;;) {
 			svc_rec_poll(rp, cap_time_now_ns());
-			svc_rec_get_stats(rp, &st);
+			svc_recstats_get(svc_rec_counts(rp), &st);
 			if (!st.recording)
 				break;
 			nap();
 		}
 	}
 	/* as the service at SIGTERM: every open file completed */
-	svc_rec_get_stats(rp, &st);
+	svc_recstats_get(svc_rec_counts(rp), &st);
 	svc_rec_free(rp, "shutdown");
 	/* the counts of the files svc_rec_free completed are lost with it:
 	 * the log's summary line has them; the status has the last */

@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 #include "ringside/capture.h"
-#include "ringside/service.h"
+#include "ringside/service_config.h"
+#include "ringside/service_limit.h"
 
 static int parse(struct svc_config *c, const char *text, unsigned *line,
 		 const char **why)

@@ -16,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/service.h"
+#include "ringside/service_client.h"
 #include "ringside/service_config.h"
+#include "ringside/service_http.h"
 
 #define LINE_MAX_ 4096
 

@@ -19,8 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ringside/service.h"
-#include "ringside/service_metrics.h"
+#include "ringside/service_http.h"
 
 #define S 1000000000ull
 #define MS 1000000ull

@@ -14,6 +14,8 @@
 
 #include "ringside/abi.h"
 #include "ringside/service.h"
+#include "ringside/service_ctl.h"
+#include "ringside/service_watch.h"
 
 #define S 1000000000ull
 
@@ -310,9 +312,10 @@ START_TEST(reset_once)
 END_TEST
 
 #ifdef RS_TEST_LIBVIRT
-static void no_log(void *arg, const char *fmt, va_list ap)
+static void no_log(void *arg, int level, const char *fmt, va_list ap)
 {
 	(void)arg;
+	(void)level;
 	(void)fmt;
 	(void)ap;
 }

@@ -142,6 +142,39 @@ START_TEST(utf8_decode)
 }
 END_TEST
 
+/* Every byte value alone, then inside a name: only 0x21..0x7e pass. */
+START_TEST(graph_bytes)
+{
+	char name[] = "/usr/bin/x";
+
+	for (unsigned b = 0; b < 256; b++) {
+		char c = (char)b;
+
+		ck_assert_int_eq(rs_text_graph(&c, 1), b >= 0x21 && b <= 0x7e);
+		name[5] = c;
+		ck_assert_int_eq(rs_text_graph(name, sizeof(name) - 1),
+				 b >= 0x21 && b <= 0x7e);
+	}
+	ck_assert_int_eq(rs_text_graph("", 0), 1);
+	/* only @n bytes are looked at: the NUL after them is not */
+	ck_assert_int_eq(rs_text_graph("ab", 2), 1);
+	ck_assert_int_eq(rs_text_graph("ab", 3), 0);
+}
+END_TEST
+
+START_TEST(trim_blanks)
+{
+	char a[] = " \t key = value \t\r", b[] = "plain", c[] = " \t\r ";
+	char d[] = "\rinner \t space\n";
+
+	ck_assert_str_eq(rs_text_trim(a), "key = value");
+	ck_assert_str_eq(rs_text_trim(b), "plain");
+	ck_assert_str_eq(rs_text_trim(c), "");
+	/* a leading CR and a trailing newline are not blanks */
+	ck_assert_str_eq(rs_text_trim(d), "\rinner \t space\n");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("text");
@@ -154,6 +187,8 @@ int main(void)
 	tcase_add_test(tc, json_utf8);
 	tcase_add_test(tc, all_short_inputs);
 	tcase_add_test(tc, utf8_decode);
+	tcase_add_test(tc, graph_bytes);
+	tcase_add_test(tc, trim_blanks);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

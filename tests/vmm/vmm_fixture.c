@@ -25,11 +25,12 @@ const char *vt_payload(void)
 	return p;
 }
 
-static void log_to(void *arg, const char *msg)
+static void log_to(void *arg, int level, const char *fmt, va_list ap)
 {
 	struct vt *t = arg;
 
-	snprintf(t->log, sizeof(t->log), "%s", msg);
+	(void)level;
+	vsnprintf(t->log, sizeof(t->log), fmt, ap);
 }
 
 void vt_params(struct rs_vmm_params *p)

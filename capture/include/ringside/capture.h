@@ -1142,7 +1142,7 @@ struct flight_opts {
  * struct flight_opts: the outcome in one line to @log, as a hook says
  * it.  0 or flight_capture's code. */
 int flight_hook(void *arg, const char *domain, const char *region_path,
-		int region_fd, const struct dom_cfg *c, dom_log_fn log,
+		int region_fd, const struct dom_cfg *c, rs_log_fn log,
 		void *log_arg);
 
 /*

@@ -15,11 +15,11 @@
 #ifndef RINGSIDE_DOMAIN_HOOK_H
 #define RINGSIDE_DOMAIN_HOOK_H
 
-#include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #include "ringside/domain.h"
+#include "ringside/log.h"
 
 #define DOM_HOOK_DIR   "/etc/libvirt/hooks"
 #define DOM_HOOK_SUB   "qemu.d"
@@ -75,10 +75,9 @@ int dom_shm_remove_region(const char *dir, const char *shm_name,
 
 /* --- what the hook does ---------------------------------------------------- */
 
-/* How the hook reports why it failed: one message per failure, without a
- * trailing newline, e.g. "web1: ringside metadata: mode: ...".  libvirt
- * shows it to whoever started the domain. */
-typedef void (*dom_log_fn)(void *arg, const char *fmt, va_list ap);
+/* The hook reports why it failed through a log callback (ringside/log.h):
+ * one message per failure, e.g. "web1: ringside metadata: mode: ...",
+ * which libvirt shows to whoever started the domain. */
 
 /*
  * What keeps a stopped domain's flight recorder before its region file
@@ -91,7 +90,7 @@ typedef void (*dom_log_fn)(void *arg, const char *fmt, va_list ap);
  */
 typedef int (*dom_capture_fn)(void *arg, const char *domain,
 			      const char *region_path, int region_fd,
-			      const struct dom_cfg *c, dom_log_fn log,
+			      const struct dom_cfg *c, rs_log_fn log,
 			      void *log_arg);
 
 /* One call of the hook, as libvirt makes it. */
@@ -127,7 +126,7 @@ struct dom_hook_call {
  * -dome_not_ours, dom_shm_create()'s, dom_shm_open_region()'s and
  * dom_shm_remove_region()'s errors.
  */
-int dom_hook_run(const struct dom_hook_call *call, dom_log_fn log, void *arg);
+int dom_hook_run(const struct dom_hook_call *call, rs_log_fn log, void *arg);
 
 /* --- the hook file --------------------------------------------------------- */
 

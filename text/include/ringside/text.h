@@ -55,4 +55,17 @@ size_t rs_text_json(char *buf, size_t len, const char *s, size_t n);
  */
 size_t rs_text_utf8(const unsigned char *s, size_t n, unsigned *cp);
 
+/*
+ * What the readers of such strings check and cut, written once: 1 if
+ * each of the @n bytes at @s is printable ASCII other than the space
+ * (0x21..0x7e, isgraph's in the C locale), else 0 (a path or a name a
+ * guest published, before it is taken).
+ */
+int rs_text_graph(const char *s, size_t n);
+
+/* @s without its leading blanks (space, tab) and trailing ones (space,
+ * tab, carriage return), cut in place: a pointer into @s (a line of a
+ * configuration file). */
+char *rs_text_trim(char *s);
+
 #endif /* RINGSIDE_TEXT_H */

@@ -29,6 +29,7 @@
 
 #include "ringside/ring.h"
 #include "ringside/guest_boot.h"
+#include "ringside/log.h"
 #include "ringside/vmm_control.h"
 
 #ifdef __cplusplus
@@ -36,8 +37,6 @@ extern "C" {
 #endif
 
 struct rs_vmm;
-
-typedef void (*rs_vmm_log_fn)(void *arg, const char *msg);
 
 /* Grows at the end; callers set size = sizeof(struct rs_vmm_params). */
 struct rs_vmm_params {
@@ -56,7 +55,7 @@ struct rs_vmm_params {
 	uint64_t ram_size;        /* 0: 8 MiB */
 	const char *kvm_path;     /* NULL: /dev/kvm */
 	struct rs_boot_info boot; /* workload fields; the VMM fills the rest */
-	rs_vmm_log_fn log;
+	rs_log_fn log;            /* what went wrong (ringside/log.h) */
 	void *log_arg;
 };
 

@@ -34,7 +34,7 @@
  * facility daemon: the journal on a host with systemd (journalctl -t
  * ringside-hook), /var/log/syslog where rsyslog runs.
  */
-static void log_line(void *arg, const char *fmt, va_list ap)
+static void log_line(void *arg, int level, const char *fmt, va_list ap)
 {
 	va_list again;
 
@@ -43,7 +43,7 @@ static void log_line(void *arg, const char *fmt, va_list ap)
 	fputs(PREFIX, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
-	vsyslog(LOG_NOTICE, fmt, again);
+	vsyslog(level, fmt, again);   /* ringside/log.h: syslog's levels */
 	va_end(again);
 }
 

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Whole writes and reads: every byte, over short transfers and EINTR,
+ * for the libraries and programs that write files (perf.data, profiles,
+ * sidecars) and sockets (the service's control socket), and read files
+ * at an offset (perf.data).  Each returns 0, -errno, or -EIO when the
+ * kernel took or gave nothing (for a read: the file ended first).
+ */
+#ifndef RINGSIDE_IO_H
+#define RINGSIDE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Write the @len bytes at @buf to @fd. */
+int rs_io_write_all(int fd, const void *buf, size_t len);
+
+/* The same on a socket (send, MSG_NOSIGNAL): a peer that went away is
+ * -EPIPE, never a SIGPIPE. */
+int rs_io_send_all(int fd, const void *buf, size_t len);
+
+/* The same at @offset of file @fd (pwrite), and its read: exactly @len
+ * bytes from @offset into @buf (pread). */
+int rs_io_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset);
+int rs_io_pread_all(int fd, void *buf, size_t len, uint64_t offset);
+
+#endif /* RINGSIDE_IO_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* Whole writes and reads (ringside/io.h). */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "ringside/io.h"
+
+enum how { WRITE, SEND, PWRITE, PREAD };
+
+/* Every byte of @len at @buf (from @off for PWRITE and PREAD), over short
+ * transfers and EINTR.  Only PREAD writes into @buf. */
+static int all(int fd, const void *buf, size_t len, uint64_t off,
+	       enum how how)
+{
+	char *p = (char *)(uintptr_t)buf;
+
+	while (len) {
+		ssize_t n;
+
+		switch (how) {
+		case WRITE: n = write(fd, p, len); break;
+		case SEND: n = send(fd, p, len, MSG_NOSIGNAL); break;
+		case PWRITE: n = pwrite(fd, p, len, (off_t)off); break;
+		default: n = pread(fd, p, len, (off_t)off); break;
+		}
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int rs_io_write_all(int fd, const void *buf, size_t len)
+{
+	return all(fd, buf, len, 0, WRITE);
+}
+
+int rs_io_send_all(int fd, const void *buf, size_t len)
+{
+	return all(fd, buf, len, 0, SEND);
+}
+
+int rs_io_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset)
+{
+	return all(fd, buf, len, offset, PWRITE);
+}
+
+int rs_io_pread_all(int fd, void *buf, size_t len, uint64_t offset)
+{
+	return all(fd, buf, len, offset, PREAD);
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A trigger turned into a capture: the domain's region found by its
+ * metadata, a panic the hook captures left to it, the rate limit taken,
+ * the flight recorder captured (ringside/capture.h, flight_capture) into
+ * the capture directory, its sidecar written, the file given to the
+ * post-command, counted for the metrics, and the outcome said.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "ringside/capture.h"
+#include "ringside/domain_virt.h"
+#include "ringside/service_limit.h"
+#include "ringside/service_metrics.h"
+#include "ringside/service_sidecar.h"
+
+#include "svc_internal.h"
+
+/* A capture written, for the metrics: by domain and reason, when. */
+static void note(struct svc *s, const char *domain, const char *reason)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (svc_metrics_capture(s->metrics, domain, reason,
+				(double)ts.tv_sec + (double)ts.tv_nsec / 1e9))
+		svc_say(s, RS_LOG_WARNING, "%s: %s: not counted in the "
+			"metrics: out of memory", domain, reason);
+}
+
+/* A capture's sidecar (its window: the moment of the copy) and the
+ * post-command. */
+static void ship(struct svc *s, const char *domain, const char *reason,
+		 const struct flight_result *res)
+{
+	struct utsname u;
+	char uuid[SVC_UUID_MAX];
+	const char *base = strrchr(res->path, '/');
+	struct svc_sidecar sc = {
+		.domain = domain, .uuid = uuid, .reason = reason,
+		.file = base ? base + 1 : res->path, .bytes = res->bytes,
+		.rings = res->rings, .records = res->records,
+		.corrupt = res->corrupt, .overwritten = res->overwritten,
+		.lost = res->lost,
+		.wall_offset_ns = svc_sidecar_wall_offset(),
+	};
+	int err;
+
+	sc.start_ns = sc.end_ns = cap_time_now_ns();
+	sc.host = uname(&u) ? "" : u.nodename;
+	svc_domain_uuid(domain, uuid, sizeof(uuid));
+	err = svc_sidecar_write(res->path, &sc);
+	if (err)
+		svc_say(s, RS_LOG_ERR, "%s: %s: its sidecar was not written: "
+			"%s", domain, res->path, strerror(-err));
+	svc_rec_post(s->rec, res->path);
+	/* the captures the bounds removed leave no sidecar behind */
+	if (base) {
+		char ddir[4096];
+
+		snprintf(ddir, sizeof(ddir), "%.*s", (int)(base - res->path),
+			 res->path);
+		svc_sidecar_orphans(ddir, NULL);
+	}
+}
+
+/* @domain's region file into @path and its layout: 0, or -1 with the
+ * answer in @out (not opted in, stopped: the hook's, not found). */
+static int region(struct svc *s, const char *domain, const char *reason,
+		  char *path, size_t plen, struct rs_region_params *layout,
+		  char *out, size_t len)
+{
+	int err = dom_region_layout(domain, path, plen, layout);
+
+	if (!err)
+		return 0;
+	if (err == -dome_not_enabled || err == -dome_no_shmem) {
+		s->st.not_enabled++;
+		snprintf(out, len, "error %s is not opted in", domain);
+	} else if (err == -dome_not_running || err == -dome_no_domain) {
+		svc_say(s, RS_LOG_INFO, "%s: %s: the domain stopped: its "
+			"capture is the hook's", domain, reason);
+		snprintf(out, len, "error %s: %s", domain, dom_errstr(err));
+	} else {
+		s->st.failed++;
+		svc_say(s, RS_LOG_ERR, "%s: %s: cannot find its region: %s",
+			domain, reason, dom_errstr(err));
+		snprintf(out, len, "error cannot find its region: %s",
+			 dom_errstr(err));
+	}
+	return -1;
+}
+
+/* Is @domain to be captured for @reason now?  1, or 0 with the answer in
+ * @out (a panic the hook captures, the rate limit). */
+static int allowed(struct svc *s, const char *domain, const char *reason,
+		   char *out, size_t len)
+{
+	char policy[64];
+	int ok;
+
+	svc_domain_on_crash(domain, policy, sizeof(policy));
+	if (!strcmp(reason, "panic") && strstr(policy, "destroy")) {
+		svc_say(s, RS_LOG_NOTICE, "%s: panic: on_crash %s: the hook "
+			"captures it as the domain stops", domain, policy);
+		return 0;
+	}
+	ok = svc_limit_take(s->limit, domain, cap_time_now_ns());
+	if (ok > 0)
+		return 1;
+	s->st.rate_limited += ok == 0;
+	s->st.failed += ok < 0;
+	svc_say(s, RS_LOG_WARNING, "%s: %s: not captured: %s", domain, reason,
+		ok ? "out of memory" : "rate limit reached");
+	snprintf(out, len, "error %s", ok ? "out of memory" :
+		 "rate limit reached (rate-limit in the service's "
+		 "configuration)");
+	return 0;
+}
+
+int svc_capture_domain(struct svc *s, const char *domain, const char *reason,
+		       char *out, size_t len)
+{
+	struct rs_region_params layout;
+	struct flight_result res;
+	char path[4096];
+	const char *dir = s->c->capture_dir ? s->c->capture_dir : FLIGHT_DIR;
+	struct flight_req q = {
+		.domain = domain, .region_path = path, .layout = &layout,
+		.dir = dir, .keep = s->c->keep, .keep_bytes = s->c->keep_bytes,
+		.argc = s->argc, .argv = s->argv,
+		.reason = reason,
+	};
+	int err;
+
+	out[0] = '\0';
+	if (region(s, domain, reason, path, sizeof(path), &layout, out, len) ||
+	    !allowed(s, domain, reason, out, len))
+		return -1;
+	err = flight_capture(&q, &res);
+	if (err) {
+		/* a full disk: nothing is removed to make room (the captures'
+		 * own bounds apply after a capture), the region never is */
+		int full = err == -ENOSPC || err == -EDQUOT;
+
+		s->st.failed++;
+		s->st.failed_disk_full += full;
+		svc_say(s, RS_LOG_ERR, "%s: %s: the flight recorder could not "
+			"be captured: %s%s%s", domain, reason,
+			liberr_str(&res.fail.e), full ? ": the disk of " : "",
+			full ? dir : "");
+		snprintf(out, len, "error the flight recorder could not be "
+			 "captured: %s%s%s", liberr_str(&res.fail.e),
+			 full ? ": the disk of " : "", full ? dir : "");
+		return -1;
+	}
+	if (res.empty) {
+		s->st.empty++;
+		svc_say(s, RS_LOG_NOTICE, "%s: %s: flight recorder empty: "
+			"nothing captured", domain, reason);
+		snprintf(out, len, "error the flight recorder is empty (the "
+			 "guest never wrote to it): nothing captured");
+		return -1;
+	}
+	s->st.captures++;
+	ship(s, domain, reason, &res);
+	note(s, domain, reason);
+	snprintf(out, len, "ok %s", res.path);
+	svc_say(s, RS_LOG_NOTICE, "%s: %s: flight recorder captured: %s (%llu "
+		"records, %llu overwritten, %llu lost, %llu corrupt); %u older "
+		"captures removed", domain, reason, res.path,
+		(unsigned long long)res.records,
+		(unsigned long long)res.overwritten,
+		(unsigned long long)res.lost, (unsigned long long)res.corrupt,
+		res.pruned);
+	return 0;
+}

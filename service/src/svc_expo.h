@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the service: Prometheus' text exposition format (0.0.4), as
+ * the metrics write it (src/svc_expo.c): each family's "# HELP" and
+ * "# TYPE" lines, then its samples, label values escaped (backslash,
+ * double quote, newline).  A sample's labels: domain="D" (none when
+ * @domain is NULL), then ring="R" (@ring >= 0) or reason="W" (@reason).
+ */
+#ifndef RINGSIDE_SVC_EXPO_H
+#define RINGSIDE_SVC_EXPO_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* A family's HELP (no backslash or newline in it) and TYPE lines. */
+void svc_expo_family(FILE *f, const char *name, const char *type,
+		     const char *help);
+
+/* A sample's name and labels, its value still to write. */
+void svc_expo_labels(FILE *f, const char *name, const char *domain,
+		     long ring, const char *reason);
+
+/* A sample of an unsigned, a signed, a real value. */
+void svc_expo_u(FILE *f, const char *name, const char *domain, long ring,
+		const char *reason, uint64_t v);
+void svc_expo_i(FILE *f, const char *name, const char *domain, long ring,
+		int64_t v);
+void svc_expo_d(FILE *f, const char *name, const char *domain,
+		const char *reason, double v);
+
+/* A family of one counter, one gauge, without labels. */
+void svc_expo_counter(FILE *f, const char *name, const char *help,
+		      uint64_t v);
+void svc_expo_gauge(FILE *f, const char *name, const char *help, uint64_t v);
+
+#endif /* RINGSIDE_SVC_EXPO_H */

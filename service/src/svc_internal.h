@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the service: its state, shared by its loop (src/svc.c) and
+ * the captures it takes (src/svc_capture.c).
+ */
+#ifndef RINGSIDE_SVC_INTERNAL_H
+#define RINGSIDE_SVC_INTERNAL_H
+
+#include <sys/types.h>
+
+#include "ringside/domain.h"
+#include "ringside/service.h"
+
+#define SVC_QUEUE_MAX 64u          /* triggers waiting for the loop */
+
+enum svc_todo_kind {
+	SVC_TODO_CAPTURE,          /* capture it for reason */
+	SVC_TODO_FOLLOW,           /* look at its region: follow it */
+	SVC_TODO_RESET,            /* its guest reset */
+};
+
+struct svc_todo {
+	char domain[DOM_NAME_MAX + 1];
+	enum svc_todo_kind kind;
+	const char *reason;        /* "panic", "watchdog"; what happened */
+};
+
+struct svc {
+	const struct svc_config *c;
+	struct dom_events *ev;
+	struct svc_limit *limit;
+	rs_log_fn log;
+	void *log_arg;
+	int argc;
+	char *const *argv;
+	int was_connected;
+	int rescan;                /* (re)connected: watch what runs */
+	struct svc_watch *watch;
+	struct svc_rec *rec;       /* continuous recording (svc_rec.c) */
+	uint64_t rec_failed;       /* its failures seen so far */
+	uint64_t rec_retry_ns;     /* not before: the next try after one */
+	int ctl;                   /* the control socket; -1 none */
+	struct svc_ctl *ctlc;      /* ... its connections */
+	int wake[2];               /* the loop woken by http, ctlc: -1 */
+	char *ctl_path;            /* ... its path, removed at the end */
+	dev_t ctl_dev;             /* ... the socket made there */
+	ino_t ctl_ino;
+	struct svc_resets *resets; /* reboot events merged into resets */
+	struct svc_http *http;     /* the metrics endpoint; NULL none */
+	struct svc_metrics *metrics;
+	struct svc_todo queue[SVC_QUEUE_MAX];
+	unsigned queued;
+	struct svc_stats st;
+};
+
+/* One line of the service's at @level (ringside/log.h). */
+#define svc_say(s, level, ...) \
+	rs_log((s)->log, (s)->log_arg, (level), __VA_ARGS__)
+
+/* ---- a capture (src/svc_capture.c) ---- */
+
+/* Capture @domain's flight recorder for @reason (rate-limited, counted,
+ * said); its sidecar written, the file given to the post-command.  The
+ * outcome in @out ("ok PATH", "error WHY").  0 when captured. */
+int svc_capture_domain(struct svc *s, const char *domain, const char *reason,
+		       char *out, size_t len);
+
+/* ---- what libvirt says of a domain (src/svc_domain.c) ---- */
+
+/* @domain's UUID into @buf ("" when libvirt cannot say). */
+void svc_domain_uuid(const char *domain, char *buf, size_t len);
+
+/* @domain's <on_crash> policy into @buf ("" when libvirt does not say). */
+void svc_domain_on_crash(const char *domain, char *buf, size_t len);
+
+#endif /* RINGSIDE_SVC_INTERNAL_H */

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Continuous recording's keys in the service's configuration (record,
+ * record-dir, rotate-mb, rotate-seconds, record-keep-mb, record-total-mb,
+ * post-command, post-tries, pprof, record-region): their defaults, their
+ * values parsed into struct svc_rec_config, and which domains they
+ * select.  svc_config.c's table hands these keys here.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ringside/domain.h"
+#include "ringside/service_config.h"
+
+void svc_rec_config_default(struct svc_rec_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->rotate_bytes = (uint64_t)SVC_REC_ROTATE_MB << 20;
+	c->keep_bytes = (uint64_t)SVC_REC_KEEP_MB << 20;
+	c->post_tries = SVC_REC_POST_TRIES;
+	c->interval_ms = 100;
+	c->pprof = 1;
+}
+
+static void free_domains(struct svc_rec_config *c)
+{
+	for (uint32_t i = 0; i < c->nr_domains; i++)
+		free(c->domains[i]);
+	free(c->domains);
+	c->domains = NULL;
+	c->nr_domains = 0;
+}
+
+void svc_rec_config_fini(struct svc_rec_config *c)
+{
+	for (uint32_t i = 0; i < c->nr_regions; i++) {
+		free(c->region_names[i]);
+		free(c->region_paths[i]);
+	}
+	free(c->region_names);
+	free(c->region_paths);
+	c->region_names = c->region_paths = NULL;
+	c->nr_regions = 0;
+	free_domains(c);
+	free(c->post_command);
+	free(c->dir);
+	c->post_command = c->dir = NULL;
+}
+
+static int set_record(struct svc_rec_config *c, char *v, const char **why)
+{
+	char *save = NULL, *w;
+	char **names;
+
+	free_domains(c);
+	c->all = 0;
+	for (w = strtok_r(v, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
+		if (!strcmp(w, "all")) {
+			c->all = 1;
+			continue;
+		}
+		if (!strcmp(w, "none"))
+			continue;
+		if (strlen(w) > DOM_NAME_MAX || strchr(w, '/') ||
+		    w[0] == '.') {
+			*why = "record: all, none, or domain names (no '/', "
+			       "not starting with '.')";
+			return -EINVAL;
+		}
+		names = realloc(c->domains, (c->nr_domains + 1) * sizeof(*names));
+		if (!names)
+			return -ENOMEM;
+		c->domains = names;
+		c->domains[c->nr_domains] = strdup(w);
+		if (!c->domains[c->nr_domains])
+			return -ENOMEM;
+		c->nr_domains++;
+	}
+	return 0;
+}
+
+int svc_rec_config_key(struct svc_rec_config *c, const char *k, char *v,
+		       const char **why)
+{
+	uint64_t n;
+
+	if (!strcmp(k, "record"))
+		return set_record(c, v, why);
+	if (!strcmp(k, "pprof")) {
+		*why = "pprof: yes or no";
+		if (strcmp(v, "yes") && strcmp(v, "no"))
+			return -EINVAL;
+		c->pprof = !strcmp(v, "yes");
+		return 0;
+	}
+	if (!strcmp(k, "record-region")) {
+		char *sp = strpbrk(v, " \t"), *path, **rn, **rp;
+
+		*why = "record-region: NAME /PATH (a domain name, no '/', not "
+		       "starting with '.'; an absolute path)";
+		if (!sp)
+			return -EINVAL;
+		*sp = '\0';
+		path = sp + 1 + strspn(sp + 1, " \t");
+		if (!v[0] || strlen(v) > DOM_NAME_MAX || strchr(v, '/') ||
+		    v[0] == '.' || path[0] != '/')
+			return -EINVAL;
+		rn = realloc(c->region_names, (c->nr_regions + 1) * sizeof(*rn));
+		if (!rn)
+			return -ENOMEM;
+		c->region_names = rn;
+		rp = realloc(c->region_paths, (c->nr_regions + 1) * sizeof(*rp));
+		if (!rp)
+			return -ENOMEM;
+		c->region_paths = rp;
+		rn[c->nr_regions] = strdup(v);
+		rp[c->nr_regions] = strdup(path);
+		if (!rn[c->nr_regions] || !rp[c->nr_regions]) {
+			free(rn[c->nr_regions]);
+			free(rp[c->nr_regions]);
+			return -ENOMEM;
+		}
+		c->nr_regions++;
+		return 0;
+	}
+	if (!strcmp(k, "record-dir")) {
+		char *d;
+
+		*why = "record-dir: an absolute path";
+		if (v[0] != '/')
+			return -EINVAL;
+		d = strdup(v);
+		if (!d)
+			return -ENOMEM;
+		free(c->dir);
+		c->dir = d;
+		return 0;
+	}
+	if (!strcmp(k, "rotate-mb") || !strcmp(k, "record-keep-mb") ||
+	    !strcmp(k, "record-total-mb")) {
+		*why = !strcmp(k, "rotate-mb") ?
+		       "rotate-mb: MiB per file, 0 for no size rotation" :
+		       !strcmp(k, "record-keep-mb") ?
+		       "record-keep-mb: MiB of recordings per domain, 0 for any" :
+		       "record-total-mb: MiB of recordings of all domains, 0 "
+		       "for any";
+		if (svc_config_number(v, UINT64_MAX >> 20, &n))
+			return -EINVAL;
+		if (!strcmp(k, "rotate-mb"))
+			c->rotate_bytes = n << 20;
+		else if (!strcmp(k, "record-keep-mb"))
+			c->keep_bytes = n << 20;
+		else
+			c->total_bytes = n << 20;
+		return 0;
+	}
+	if (!strcmp(k, "rotate-seconds")) {
+		*why = "rotate-seconds: seconds per file 1..604800, 0 for no "
+		       "time rotation";
+		if (svc_config_number(v, 604800, &n))
+			return -EINVAL;
+		c->rotate_s = (uint32_t)n;
+		return 0;
+	}
+	if (!strcmp(k, "post-command")) {
+		char *s;
+
+		*why = "post-command: an absolute path to a program, or none";
+		if (!strcmp(v, "none")) {
+			free(c->post_command);
+			c->post_command = NULL;
+			return 0;
+		}
+		if (v[0] != '/')
+			return -EINVAL;
+		s = strdup(v);
+		if (!s)
+			return -ENOMEM;
+		free(c->post_command);
+		c->post_command = s;
+		return 0;
+	}
+	if (!strcmp(k, "post-tries")) {
+		*why = "post-tries: tries per file, 1..20";
+		if (svc_config_number(v, 20, &n) || !n)
+			return -EINVAL;
+		c->post_tries = (uint32_t)n;
+		return 0;
+	}
+	return 1;
+}
+
+int svc_rec_config_selects(const struct svc_rec_config *c, const char *domain)
+{
+	if (c->all)
+		return 1;
+	for (uint32_t i = 0; i < c->nr_domains; i++)
+		if (!strcmp(c->domains[i], domain))
+			return 1;
+	return 0;
+}
