@@ -212,7 +212,7 @@ static int install(const struct hook_opts *o)
 	keep.keep_mb = o->keep_mb;
 	err = dom_hook_file_write(path, program, o->group, &keep);
 	if (err) {
-		cli_err(CMD, "cannot write %s: %s", path, dom_errstr(err));
+		cli_err(CMD, "cannot write %s: %s", path, dom_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	printf("ringside hook: installed %s (runs %s); restart libvirtd so that "

@@ -297,7 +297,7 @@ static int run(const struct record_opts *o, struct rmap *m)
 	struct record_src src = { .o = o, .m = m, .cur = -1 };
 	struct recorder *r = malloc(sizeof(*r));
 	struct gkcode_src kcode_src = { .peek = dom_peek_code,
-					.errstr = dom_errstr,
+					.errstr = dom_error_str,
 					.chunk = DOM_PEEK_MAX };
 	struct dom_virt *kcode_dom = NULL, *state_dom = NULL;
 	struct gkcode kcode = { 0 };

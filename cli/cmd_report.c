@@ -103,15 +103,15 @@ static int report_pprof(const char *path, const struct report_opts *o)
 {
 	const struct pprof_params p = { .size = sizeof(p), .domain = o->domain };
 	struct pprof_stats st;
-	int err = pprof_write(path, o->pprof, &p, &st);
+	int err = pprof_file_write(path, o->pprof, &p, &st);
 
 	if (err) {
-		cli_err(CMD, "%s -> %s: %s", path, o->pprof, pdf_errstr(err));
+		cli_err(CMD, "%s -> %s: %s", path, o->pprof, pdf_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	const char *why = st.ksyms_err == -ENODATA ? "the file names no kernel" :
 			  st.ksyms_err == -ENOENT ? "not in the build-id cache" :
-			  pdf_errstr(st.ksyms_err);
+			  pdf_error_str(st.ksyms_err);
 
 	printf("%s: %" PRIu64 " samples, %" PRIu32 " functions, %" PRIu32
 	       " locations; unnamed frames: kernel %" PRIu64 " of %" PRIu64

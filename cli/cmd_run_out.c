@@ -54,12 +54,12 @@ static void ring_counts(const struct tally *t, const struct recorder *rec,
 	}
 }
 
-static uint32_t unbalanced_rings(struct rs_vmm *vm, const struct tally *t,
+static uint32_t unbalanced_rings(struct vmm *vm, const struct tally *t,
 				 const struct recorder *rec, uint32_t *done)
 {
 	uint64_t delivered, lost;
 	struct rs_vmm_vcpu_info info;
-	uint32_t n = rs_vmm_nr_vcpus(vm), unbalanced = 0;
+	uint32_t n = vmm_nr_vcpus(vm), unbalanced = 0;
 
 	*done = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -73,7 +73,7 @@ static uint32_t unbalanced_rings(struct rs_vmm *vm, const struct tally *t,
 	return *done < n ? 0 : unbalanced;
 }
 
-uint32_t run_balance(struct rs_vmm *vm, const struct tally *t,
+uint32_t run_balance(struct vmm *vm, const struct tally *t,
 		     const struct recorder *rec)
 {
 	uint32_t done;
@@ -81,12 +81,12 @@ uint32_t run_balance(struct rs_vmm *vm, const struct tally *t,
 	return rec && t ? unbalanced_rings(vm, t, rec, &done) : 0;
 }
 
-uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
+uint32_t run_print_rings(const struct run_opts *o, struct vmm *vm,
 		     const struct tally *t, const struct recorder *rec,
 		     double seconds)
 {
 	struct rs_vmm_vcpu_info info;
-	uint32_t n = rs_vmm_nr_vcpus(vm), unbalanced = 0, done = 0;
+	uint32_t n = vmm_nr_vcpus(vm), unbalanced = 0, done = 0;
 
 	headline(o, t, seconds);
 	printf("ring state      produced delivered     lost doorbells guest-bells"
@@ -100,13 +100,13 @@ uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
 			continue;
 		if (t)
 			ring_counts(t, rec, i, &delivered, &lost);
-		printf("%4u %-9.9s", i, rs_vmm_state_name(info.state));
+		printf("%4u %-9.9s", i, vmm_cpu_state_name(info.state));
 		col(9, 1, info.report.attempted);
 		col(9, t != NULL, delivered);
 		col(8, t != NULL, lost);
 		col(9, rec != NULL, rec ? recorder_doorbells(rec, i) : 0);
 		col(11, 1, info.report.doorbells);
-		have_ri = !rinfo_get(rs_vmm_region(vm), i, &ri);
+		have_ri = !rinfo_get(vmm_region(vm), i, &ri);
 		col(7, have_ri, have_ri ? ri.suppressed : 0);
 		col(7, 1, info.exits.total);
 		col(6, 1, info.exits.io);

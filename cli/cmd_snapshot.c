@@ -143,7 +143,7 @@ static void vm_status(struct vm_conn *v)
 		if (vm_conn_status(v, i, &info))
 			continue;
 		printf("  vCPU %u: %s, %" PRIu64 " records attempted", i,
-		       rs_vmm_state_name(info.state), info.report.attempted);
+		       vmm_cpu_state_name(info.state), info.report.attempted);
 		if (info.state == RS_VCPU_SHUTDOWN || info.state == RS_VCPU_FAILED)
 			printf(", last rip %#" PRIx64, info.rip);
 		putchar('\n');
@@ -161,7 +161,7 @@ static int dom_peek(void *ctx, uint64_t gpa, void *buf, size_t len)
 static int recover_kbufs(struct snapper *s, struct rmap *m, char *why,
 			 size_t len)
 {
-	struct gkbuf_src src = { .peek = dom_peek, .errstr = dom_errstr };
+	struct gkbuf_src src = { .peek = dom_peek, .errstr = dom_error_str };
 	struct dom_virt *d = NULL;
 	unsigned long long ram;
 	int err;
@@ -171,7 +171,7 @@ static int recover_kbufs(struct snapper *s, struct rmap *m, char *why,
 		err = dom_virt_ram_bytes(d, &ram);
 	if (err) {
 		snprintf(why, len, "cannot reach the domain through libvirt: %s",
-			 dom_errstr(err));
+			 dom_error_str(err));
 		dom_virt_close(d);
 		return 0;
 	}
@@ -200,7 +200,7 @@ static int take_vcpus(struct snapper *s, struct rmap *m,
 		      const struct pdf_ksyms *ksyms)
 {
 	struct gvcpu_src src = { .registers = dom_registers,
-				 .peek = dom_peek_virt, .errstr = dom_errstr };
+				 .peek = dom_peek_virt, .errstr = dom_error_str };
 	struct dom_virt *d = NULL;
 	int err;
 
@@ -208,7 +208,7 @@ static int take_vcpus(struct snapper *s, struct rmap *m,
 	if (err) {
 		s->vcpu->state = GVCPU_NO_REGISTERS;
 		s->vcpu->err = err;
-		s->vcpu->errstr = dom_errstr;
+		s->vcpu->errstr = dom_error_str;
 		return 0;
 	}
 	src.ctx = d;
@@ -307,7 +307,7 @@ static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
 int cmd_snapshot(int argc, char **argv)
 {
 	struct gkcode_src kcode_src = { .peek = dom_peek_code,
-					.errstr = dom_errstr,
+					.errstr = dom_error_str,
 					.chunk = DOM_PEEK_MAX };
 	struct dom_virt *kcode_dom = NULL;
 	struct gkcode kcode = { 0 };
@@ -387,7 +387,7 @@ int cmd_snapshot(int argc, char **argv)
 			} else {
 				kcode.state = GKCODE_UNREADABLE;
 				kcode.err = err;
-				kcode.errstr = dom_errstr;
+				kcode.errstr = dom_error_str;
 			}
 		}
 		ret = print_snapper_write(CMD, s);

@@ -249,7 +249,7 @@ static void show_pt(const char *domain)
 		printf("PT: none (no ringside QEMU plugin on the domain's command "
 		       "line; 'ringside enable --trace pt')\n");
 	else
-		printf("PT: unknown (%s)\n", dom_errstr(r));
+		printf("PT: unknown (%s)\n", dom_error_str(r));
 	free(arg);
 }
 

@@ -56,13 +56,13 @@ void print_gsyms(FILE *out, const struct gsyms *g,
 		return;
 	case GSYMS_REFUSED:
 		fprintf(out, "  guest kernel symbols: refused: %s; kernel samples "
-			"are not named\n", pdf_errstr(g->parse_err));
+			"are not named\n", pdf_error_str(g->parse_err));
 		break;
 	case GSYMS_OK:
 		if (ws && ws->ksyms_err) {
 			fprintf(out, "  guest kernel symbols: %" PRIu64 " functions, "
 				"not used: %s; kernel samples are not named\n",
-				g->functions, pdf_errstr(ws->ksyms_err));
+				g->functions, pdf_error_str(ws->ksyms_err));
 			break;
 		}
 		fprintf(out, "  guest kernel symbols: %" PRIu64 " functions",
@@ -74,7 +74,7 @@ void print_gsyms(FILE *out, const struct gsyms *g,
 			fprintf(out, ", %u modules refused (%" PRIu64
 				" functions: %s; their samples are not named)",
 				g->modules_refused, g->refused,
-				pdf_errstr(PDF_ERR(pdfe_ksyms_overlap)));
+				pdf_error_str(PDF_ERR(pdfe_ksyms_overlap)));
 		if (ws && ws->build_id_len) {
 			/* the table's content id, never the guest's own: a
 			 * reader running that kernel would name the samples
@@ -207,7 +207,7 @@ void print_gkcode(FILE *out, const struct gkcode *g)
 		break;
 	case GKCODE_FAILED:
 		fprintf(out, "  guest kernel code: read, not cached (%s)\n",
-			pdf_errstr(g->err));
+			pdf_error_str(g->err));
 		break;
 	case GKCODE_KEPT:
 	case GKCODE_OK:

@@ -43,7 +43,7 @@ void print_guest_usyms(FILE *out, const struct usyms_feed *f)
 			GUSYMS_MAX_BINS);
 	if (f->failed)
 		fprintf(out, "; %u not cached: %s", f->failed,
-			pdf_errstr(f->err));
+			pdf_error_str(f->err));
 	if (f->other)
 		fprintf(out, "; %u kept out: the cache holds other symbols "
 			"under their build ids", f->other);
@@ -161,7 +161,7 @@ void print_recorder_readback(const char *cmd, const struct recorder *r)
 	if (r->readback_err)
 		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
 			"the file is kept but its readers will refuse it",
-			r->output, r->readback_at, pdf_errstr(r->readback_err));
+			r->output, r->readback_at, pdf_error_str(r->readback_err));
 }
 
 void print_snapper_fail(const char *cmd, const struct snapper *s)
@@ -204,7 +204,7 @@ void print_snapper_readback(const char *cmd, const struct snapper *s)
 	if (s->readback_err)
 		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
 			"the file is kept but its readers will refuse it",
-			s->output, s->readback_at, pdf_errstr(s->readback_err));
+			s->output, s->readback_at, pdf_error_str(s->readback_err));
 }
 
 void print_progress(void *arg, const struct recorder *r, int final)

@@ -168,7 +168,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	err = svc_open(&s, &c, log_stderr, NULL, argc, argv);
 	if (err) {
-		fprintf(stderr, PREFIX "cannot start: %s\n", dom_errstr(err));
+		fprintf(stderr, PREFIX "cannot start: %s\n", dom_error_str(err));
 		svc_config_fini(&c);
 		return 1;
 	}

@@ -230,7 +230,7 @@ int drain_pass(struct drain *d, struct liberr *e)
 
 		n = rs_consumer_drain(r->cons, on_record, r);
 		if (n < 0)
-			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
+			return d->write_err ? liberr_note(e, d->write_err, pdf_error_str) :
 					      liberr_note(e, n, rs_error_str);
 		total += n;
 		if (!r->has_aux)
@@ -239,7 +239,7 @@ int drain_pass(struct drain *d, struct liberr *e)
 		if (a >= 0 && r->held && aux_out(r, NULL, 0, 0) < 0)
 			a = -1;
 		if (a < 0)
-			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
+			return d->write_err ? liberr_note(e, d->write_err, pdf_error_str) :
 					      liberr_note(e, (int)a, rs_error_str);
 	}
 	return total;
@@ -336,7 +336,7 @@ int drain_flush(struct drain *d, struct liberr *e)
 
 	for (i = 0; i < d->nr_rings; i++)
 		if (put_untimed(&d->ring[i], d->ring[i].clock.last))
-			return liberr_note(e, d->write_err, pdf_errstr);
+			return liberr_note(e, d->write_err, pdf_error_str);
 	return 0;
 }
 

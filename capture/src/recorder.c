@@ -100,7 +100,7 @@ static void put_kcode(struct recorder *r, struct pdf_writer *w, uint32_t format)
 	if (gkcode_put(r->kcode, r->kcode_src, w)) {
 		r->kcode->state = GKCODE_FAILED;
 		r->kcode->err = -ENOMEM;
-		r->kcode->errstr = pdf_errstr;
+		r->kcode->errstr = pdf_error_str;
 	}
 }
 
@@ -143,7 +143,7 @@ static int late_syms(struct recorder *r, const struct rs_region *region,
 		return 0;
 	r->wstats = *pdf_writer_stats(w);
 	r->syms_late = 1;
-	return liberr_note(e, err, pdf_errstr);
+	return liberr_note(e, err, pdf_error_str);
 }
 
 /*
@@ -297,7 +297,7 @@ static int file_open(struct recorder *r, const struct rs_region *region)
 	if (r->output) {
 		err = pdf_writer_open(&r->w, r->output, &wp);
 		if (err)
-			return fail(r, CAP_FAIL_OPEN, err, pdf_errstr);
+			return fail(r, CAP_FAIL_OPEN, err, pdf_error_str);
 		r->wstats = *pdf_writer_stats(r->w);
 		usyms_feed_restart(&r->usyms);
 	}
@@ -371,7 +371,7 @@ static int file_close(struct recorder *r, const struct rs_region *region)
 		}
 	} else if (err) {
 		pdf_writer_discard(w);
-		return fail(r, CAP_FAIL_FINISH, err, pdf_errstr);
+		return fail(r, CAP_FAIL_FINISH, err, pdf_error_str);
 	}
 	file_tally(r);
 	return 0;
@@ -452,7 +452,7 @@ static int rotate(struct recorder *r, const struct rs_region *region,
 		return 0;
 	}
 	if (err)
-		return fail(r, CAP_FAIL_WRITE, err, pdf_errstr);
+		return fail(r, CAP_FAIL_WRITE, err, pdf_error_str);
 	file_facts(r);
 	if (r->sync && !r->away)
 		csync_poll(r->sync, region, r->sync_mem);
@@ -503,7 +503,7 @@ static int come_back(struct recorder *r, const struct rs_region **regionp,
 	/* what waits for a time goes into the file of the time before */
 	err = drain_flush(&r->drain, &r->fail.e);
 	if (err)
-		return fail(r, CAP_FAIL_WRITE, err, pdf_errstr);
+		return fail(r, CAP_FAIL_WRITE, err, pdf_error_str);
 	events = drain_reattach(&r->drain, region);
 	if (events < 0)
 		return fail(r, CAP_FAIL_ATTACH, events, rs_error_str);
@@ -563,7 +563,7 @@ static int loop(struct recorder *r, const struct rs_region *region)
 			int perr = file_pstate(r);
 
 			if (perr < 0) {   /* the file's write: as the pass's */
-				liberr_note(&e, perr, pdf_errstr);
+				liberr_note(&e, perr, pdf_error_str);
 				err = perr;
 			}
 		}

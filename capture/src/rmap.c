@@ -62,7 +62,7 @@ int rmap_open(struct rmap *m, const char *spec, unsigned flags,
 			err = dom_region_layout(spec, path, sizeof(path),
 						&m->layout);
 			if (err)
-				return liberr_note(e, err, dom_errstr);
+				return liberr_note(e, err, dom_error_str);
 			m->have_layout = 1;
 			m->domain = strdup(spec);
 			if (!m->domain)
@@ -108,7 +108,7 @@ int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags,
 	err = vm_conn_region(m->vm, &m->vm_guard);
 	if (!err) {
 		m->have_guard = 1;
-		err = rs_vmm_ctl_region_params(&m->vm_guard, &m->layout);
+		err = vmm_ctl_region_to_params(&m->vm_guard, &m->layout);
 		if (err) {
 			rmap_close(m);
 			return liberr_note(e, err, liberr_sys);
@@ -150,7 +150,7 @@ int rmap_pause(struct rmap *m, struct liberr *e)
 
 	memset(&m->pause, 0, sizeof(m->pause));
 	if (m->domain)
-		return liberr_note(e, dom_pause(m), dom_errstr);
+		return liberr_note(e, dom_pause(m), dom_error_str);
 	if (!m->vm)
 		return liberr_note(e, -EOPNOTSUPP, liberr_sys);
 	m->pause.request_ns = cap_time_now_ns();
@@ -177,7 +177,7 @@ int rmap_resume(struct rmap *m, struct liberr *e)
 		err = vm_conn_resume(m->vm);
 	}
 	m->pause.resumed_ns = cap_time_now_ns();
-	return liberr_note(e, err, m->domain ? dom_errstr : liberr_sys);
+	return liberr_note(e, err, m->domain ? dom_error_str : liberr_sys);
 }
 
 uint64_t rmap_paused_ns(const struct rmap *m, int inner)

@@ -262,7 +262,7 @@ static uint64_t first_timed(const struct snapper *s, const struct snap_ring *sr)
 }
 
 /* Ring @ring's stashed records, oldest first, to @w (if any) and the tally.
- * 0, or the writer's error (pdf_errstr). */
+ * 0, or the writer's error (pdf_error_str). */
 static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 {
 	struct snap_ring *sr = &s->ring[ring];
@@ -395,7 +395,7 @@ static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
  * its parent's name and mappings at its birth (pstate_file_child): the
  * table's parent, or one born the same way before (@born: pairs of
  * child and the table's process it was filed as).  0, or the writer's or
- * -ENOMEM (pdf_errstr says both). */
+ * -ENOMEM (pdf_error_str says both). */
 static int write_forks(struct snapper *s, struct pdf_writer *w, uint32_t ring,
 		       struct pdf_buf *born)
 {
@@ -518,7 +518,7 @@ int snapper_write(struct snapper *s)
 	if (s->output) {
 		err = pdf_writer_open(&w, s->output, &wp);
 		if (err)
-			return fail(s, CAP_FAIL_OPEN, 0, err, pdf_errstr);
+			return fail(s, CAP_FAIL_OPEN, 0, err, pdf_error_str);
 		s->wstats = *pdf_writer_stats(w);
 		if (s->usyms)       /* the user binaries', into the cache */
 			usyms_feed_give(&s->ufeed, s->usyms, w);
@@ -533,7 +533,7 @@ int snapper_write(struct snapper *s)
 	if (err) {
 		pdf_writer_discard(w);
 		return fail(s, CAP_FAIL_RING, 0, err, err == -ENOMEM ?
-			    liberr_sys : pdf_errstr);
+			    liberr_sys : pdf_error_str);
 	}
 	pdf_buf_init(&born);
 	for (i = 0; i < s->nr_rings; i++) {
@@ -554,14 +554,14 @@ int snapper_write(struct snapper *s)
 			pdf_buf_fini(&born);
 			pdf_writer_discard(w);
 			return fail(s, CAP_FAIL_RING, i, err, err == -ENOMEM ?
-				    liberr_sys : pdf_errstr);
+				    liberr_sys : pdf_error_str);
 		}
 	}
 	pdf_buf_fini(&born);
 	if (s->vcpu && s->vcpu->state == GVCPU_OK && s->nr_rings &&
 	    (err = write_vcpus(s, w))) {
 		pdf_writer_discard(w);
-		return fail(s, CAP_FAIL_VCPUS, 0, err, pdf_errstr);
+		return fail(s, CAP_FAIL_VCPUS, 0, err, pdf_error_str);
 	}
 	if (w && s->clock)   /* only refuses what csync never builds */
 		pdf_writer_set_clock(w, s->clock);
@@ -571,7 +571,7 @@ int snapper_write(struct snapper *s)
 		s->wstats = *pdf_writer_stats(w);  /* call chains cut, too */
 	}
 	if (w && (err = pdf_writer_finish(w)))
-		return fail(s, CAP_FAIL_FINISH, 0, err, pdf_errstr);
+		return fail(s, CAP_FAIL_FINISH, 0, err, pdf_error_str);
 	if (w)
 		file_tally(s);
 	return 0;

@@ -53,7 +53,7 @@ int vm_conn_open(struct vm_conn *v, const char *path)
 	v->sock = v->region_fd = -1;
 	for (unsigned i = 0; i < RS_MAX_RINGS; i++)
 		v->doorbell[i] = -1;
-	v->sock = rs_vmm_client_connect(path);
+	v->sock = vmm_client_connect(path);
 	if (v->sock < 0) {
 		err = v->sock;
 		v->sock = -1;
@@ -62,7 +62,7 @@ int vm_conn_open(struct vm_conn *v, const char *path)
 	err = set_timeout(v->sock);
 	if (err)
 		goto fail;
-	n = rs_vmm_client_hello(v->sock, &h, fds, RS_CTL_MAX_FDS);
+	n = vmm_client_hello(v->sock, &h, fds, RS_CTL_MAX_FDS);
 	if (n < 0) {
 		err = fix_err(n);
 		goto fail;
@@ -89,7 +89,7 @@ fail:
 
 int vm_conn_pause(struct vm_conn *v)
 {
-	int err = fix_err(rs_vmm_client_pause(v->sock));
+	int err = fix_err(vmm_client_pause(v->sock));
 
 	if (!err)
 		v->pauses++;
@@ -102,7 +102,7 @@ int vm_conn_resume(struct vm_conn *v)
 
 	if (!v->pauses)
 		return -EALREADY;
-	err = fix_err(rs_vmm_client_resume(v->sock));
+	err = fix_err(vmm_client_resume(v->sock));
 	if (!err)
 		v->pauses--;
 	return err;
@@ -111,12 +111,12 @@ int vm_conn_resume(struct vm_conn *v)
 int vm_conn_status(struct vm_conn *v, uint32_t id,
 		   struct rs_vmm_vcpu_info *info)
 {
-	return fix_err(rs_vmm_client_status(v->sock, id, info));
+	return fix_err(vmm_client_status(v->sock, id, info));
 }
 
 int vm_conn_region(struct vm_conn *v, struct rs_ctl_region *r)
 {
-	return fix_err(rs_vmm_client_region(v->sock, r));
+	return fix_err(vmm_client_region(v->sock, r));
 }
 
 int vm_conn_stopped(struct vm_conn *v)

@@ -104,7 +104,7 @@ void gkcode_store(struct gkcode *g, const struct gkcode_image *im,
 		return;
 	}
 	g->err = pdf_writer_add_kcore(w, im->segs, im->nsegs);
-	g->errstr = pdf_errstr;
+	g->errstr = pdf_error_str;
 	g->state = g->err < 0 ? GKCODE_FAILED : g->err ? GKCODE_KEPT : GKCODE_OK;
 	if (g->state != GKCODE_FAILED) {
 		g->err = im->read.err;   /* the last unread page's, for the summary */

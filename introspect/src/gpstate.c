@@ -25,7 +25,7 @@ _Static_assert(RS_PSTATE_NAME_MAX < PDF_MMAP2_NAME_MAX,
 	       "a table's name fits an MMAP2's");
 
 /* Absolute (or "[vdso]"), printable, and what an MMAP2 may carry
- * (pdf_mmap2_name_ok: no ".." component): the writer encodes every name
+ * (pdf_rrec_mmap2_name_ok: no ".." component): the writer encodes every name
  * this accepts. */
 static int name_ok(const char *p, size_t n)
 {
@@ -38,7 +38,7 @@ static int name_ok(const char *p, size_t n)
 	for (i = 0; i < n; i++)
 		if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] > 0x7e)
 			return 0;
-	return pdf_mmap2_name_ok(p, n);
+	return pdf_rrec_mmap2_name_ok(p, n);
 }
 
 /* Process entry @p of @len bytes into @g (its maps after g->nr_maps):

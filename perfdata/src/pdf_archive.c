@@ -225,7 +225,7 @@ static int archive_one(struct tar *t, int dirfd, const char *name,
 
 	/* the writer's id for a vdso the guest did not describe: in no
 	 * cache, and nothing a reader could find by it */
-	if (!strcmp(name, "[vdso]") && pdf_vdso_id_unknown(id, id_len))
+	if (!strcmp(name, "[vdso]") && pdf_buildid_is_vdso_unknown(id, id_len))
 		return 0;
 	for (size_t i = 0; i < id_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
@@ -376,7 +376,7 @@ static int default_dir(const char *perf_data, char *dir, size_t size)
 	if (!err)
 		pdf_reader_close(r);
 	if (err == PDF_ERR(pdfe_not_ringside))
-		return pdf_ksyms_cache_dir(dir, size);
+		return pdf_cache_perf_dir(dir, size);
 	return pdf_cache_dir_of(perf_data, dir, size);
 }
 

@@ -89,7 +89,7 @@ void pdf_aside_discard(int fd, const char *tmp)
 		unlink(tmp);
 }
 
-int pdf_file_write(const char *path, const void *buf, size_t len)
+int pdf_aside_write(const char *path, const void *buf, size_t len)
 {
 	char tmp[PATH_MAX];
 	int fd = pdf_aside_open(path, tmp, sizeof(tmp));

@@ -132,7 +132,7 @@ int qpt_output_vcpu(struct qpt *q, struct qpt_vcpu *v, char *err, size_t size)
 	v->tail0 = rs_ring_state_read(&v->prod.ring, &st) == 0 ? st.aux_tail : 0;
 	return 0;
 fail:
-	snprintf(err, size, "vCPU %u: AUX output: %s", v->index, pv_errstr(ret));
+	snprintf(err, size, "vCPU %u: AUX output: %s", v->index, pv_error_str(ret));
 	return ret;
 }
 

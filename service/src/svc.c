@@ -111,19 +111,19 @@ static void on_event(void *arg, const struct dom_event *ev)
 		break;
 	case DOM_EV_STARTED:
 		svc_say(s, RS_LOG_INFO, "%s: %s", ev->domain,
-			dom_event_name(ev->kind));
+			dom_events_name(ev->kind));
 		queue(s, ev->domain, SVC_TODO_FOLLOW, "started");
 		break;
 	case DOM_EV_DEVICE_ADDED:
 	case DOM_EV_DEVICE_REMOVED:
 	case DOM_EV_METADATA:
 		/* enable --live, disable --live, or another device: look */
-		queue(s, ev->domain, SVC_TODO_FOLLOW, dom_event_name(ev->kind));
+		queue(s, ev->domain, SVC_TODO_FOLLOW, dom_events_name(ev->kind));
 		break;
 	case DOM_EV_STOPPED:
 	case DOM_EV_UNDEFINED:
 		svc_say(s, RS_LOG_INFO, "%s: %s", ev->domain,
-			dom_event_name(ev->kind));
+			dom_events_name(ev->kind));
 		svc_watch_del(s->watch, ev->domain);
 		if (svc_rec_stop(s->rec, ev->domain, "stop"))
 			svc_say(s, RS_LOG_INFO, "%s: its recording ends",
@@ -270,7 +270,7 @@ static void follow(struct svc *s, const char *domain, const char *what)
 	}
 	if (err) {
 		svc_say(s, RS_LOG_ERR, "%s: %s: cannot find its region: %s",
-			domain, what, dom_errstr(err));
+			domain, what, dom_error_str(err));
 		return;
 	}
 	if (svc_watch_has(s->watch, domain) &&
@@ -370,7 +370,7 @@ static void on_request(void *arg, const char *domain, char *reply, size_t len)
 
 	s->st.requests++;
 	/* svc_ctl_parse took only such names: nothing else is logged */
-	if (dom_name_check(domain)) {
+	if (dom_shm_name_check(domain)) {
 		snprintf(reply, len, "error no such domain name");
 		return;
 	}
@@ -464,7 +464,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, rs_log_fn log,
 	}
 	if (err)
 		svc_say(s, RS_LOG_WARNING, "libvirtd is not there yet (%s): "
-			"trying every second", dom_errstr(err));
+			"trying every second", dom_error_str(err));
 	/* a connection or a request wakes the loop at once, not at its next
 	 * pass: a flood of connections is taken as it comes */
 	if (s->http)

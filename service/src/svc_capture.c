@@ -84,13 +84,13 @@ static int region(struct svc *s, const char *domain, const char *reason,
 	} else if (err == -dome_not_running || err == -dome_no_domain) {
 		svc_say(s, RS_LOG_INFO, "%s: %s: the domain stopped: its "
 			"capture is the hook's", domain, reason);
-		snprintf(out, len, "error %s: %s", domain, dom_errstr(err));
+		snprintf(out, len, "error %s: %s", domain, dom_error_str(err));
 	} else {
 		s->st.failed++;
 		svc_say(s, RS_LOG_ERR, "%s: %s: cannot find its region: %s",
-			domain, reason, dom_errstr(err));
+			domain, reason, dom_error_str(err));
 		snprintf(out, len, "error cannot find its region: %s",
-			 dom_errstr(err));
+			 dom_error_str(err));
 	}
 	return -1;
 }

@@ -2,7 +2,7 @@
 /*
  * The pprof conversions of complete recordings, in detached threads of
  * their own: each converts its file, then the queued ones, until none is
- * left (ringside/pprof.h, pprof_write).
+ * left (ringside/pprof.h, pprof_file_write).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -75,11 +75,11 @@ static void *convert_main(void *arg)
 		int err;
 
 		snprintf(out, sizeof(out), "%s" SVC_PPROF_SUFFIX, cv->data);
-		err = pprof_write(cv->data, out, &pp, NULL);
+		err = pprof_file_write(cv->data, out, &pp, NULL);
 		if (err)
 			rs_log(c->log, c->log_arg, RS_LOG_ERR, "%s: %s: no "
 			       "profile: %s", cv->domain, cv->data,
-			       pdf_errstr(err));
+			       pdf_error_str(err));
 		count(c, !err, !!err, 0);
 		free(cv);
 		pthread_mutex_lock(&c->lock);

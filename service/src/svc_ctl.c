@@ -114,7 +114,7 @@ int svc_ctl_parse(const char *buf, size_t len, char *domain, size_t dlen)
 		return -EILSEQ;
 	memcpy(domain, buf + 8, n);
 	domain[n] = '\0';
-	if (dom_name_check(domain)) {
+	if (dom_shm_name_check(domain)) {
 		domain[0] = '\0';
 		return -EILSEQ;
 	}

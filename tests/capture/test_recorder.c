@@ -189,7 +189,7 @@ START_TEST(recorder_open_fails)
 	r->finished = finished;
 	ck_assert_int_lt(recorder_run(r, &f.region), 0);
 	ck_assert_int_eq(r->fail.what, CAP_FAIL_OPEN);
-	ck_assert(liberr_from(&r->fail.e, pdf_errstr));
+	ck_assert(liberr_from(&r->fail.e, pdf_error_str));
 	ck_assert_int_ne(access("/nonexistent-dir/rs.data.tmp", F_OK), 0);
 	done(r);
 	free(f.mem);

@@ -35,12 +35,12 @@ static void send_reply(int fd, struct fz_in *in)
 	uint8_t nfds = fz_u8(in) % (RS_CTL_MAX_FDS + 2);
 	uint8_t buf[1024];
 	size_t len = fz_take(in, buf, fz_u16(in) % sizeof(buf));
-	int fds[RS_CTL_SEND_MAX_FDS];
+	int fds[VMM_CTL_SEND_MAX_FDS];
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 
 	for (unsigned i = 0; i < nfds; i++)
 		fds[i] = memfd;   /* the kernel installs fresh copies */
-	rs_vmm_ctl_sendmsg(fd, &iov, 1, fds, nfds);
+	vmm_ctl_sendmsg(fd, &iov, 1, fds, nfds);
 }
 
 static void *peer(void *arg)
@@ -112,7 +112,7 @@ static void talk(void)
 
 	if (vm_conn_open(&v, sock_path) < 0)
 		return;
-	if (rs_vmm_client_map(v.region_fd, &mem, &size) == 0)
+	if (vmm_client_map(v.region_fd, &mem, &size) == 0)
 		munmap(mem, size);
 	if (vm_conn_pause(&v) == 0) {
 		for (uint32_t i = 0; i < v.nr_vcpus; i++)

@@ -62,7 +62,7 @@ static void check_mmap2(const struct rs_perf_header *rec)
 	if (rec->size < sizeof(*rec) + sizeof(struct rs_perf_mmap2_body) + 8)
 		abort();
 	n = strnlen(name, room);
-	if (n == room || !pdf_mmap2_name_ok(name, n) ||
+	if (n == room || !pdf_rrec_mmap2_name_ok(name, n) ||
 	    (name[0] != '/' && strcmp(name, "[vdso]")))
 		abort();
 }

@@ -811,11 +811,11 @@ END_TEST
 
 START_TEST(pdf_errstr_names)
 {
-	ck_assert_str_eq(pdf_errstr(PDF_ERR(pdfe_magic)),
+	ck_assert_str_eq(pdf_error_str(PDF_ERR(pdfe_magic)),
 			 "not a perf.data file (no PERFILE2 magic)");
-	ck_assert_str_eq(pdf_errstr(-ENOENT), strerror(ENOENT));
-	ck_assert_str_eq(pdf_errstr(PDF_ERR(pdfe_max)), "unknown perf.data error");
-	ck_assert_str_eq(pdf_errstr(PDF_ERR(pdfe_too_big)),
+	ck_assert_str_eq(pdf_error_str(-ENOENT), strerror(ENOENT));
+	ck_assert_str_eq(pdf_error_str(PDF_ERR(pdfe_max)), "unknown perf.data error");
+	ck_assert_str_eq(pdf_error_str(PDF_ERR(pdfe_too_big)),
 			 "record too big for a perf record");
 }
 END_TEST

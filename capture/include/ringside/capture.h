@@ -50,7 +50,7 @@ typedef const char *(*liberr_fn)(int code);
 
 struct liberr {
 	int code;                 /* < 0, as the library returned it */
-	liberr_fn str;            /* rs_error_str, pdf_errstr, dom_errstr, liberr_sys */
+	liberr_fn str;            /* rs_error_str, pdf_error_str, dom_error_str, liberr_sys */
 };
 
 /* strerror() of a system call's -errno. */
@@ -91,18 +91,18 @@ static inline int liberr_is(const struct liberr *e, liberr_fn str, int code)
 enum cap_fail {
 	CAP_FAIL_NONE = 0,
 	CAP_FAIL_OPEN,      /* creating the output's temporary file
-			     * (PATH.tmp.XXXXXX, pdf_errstr) */
+			     * (PATH.tmp.XXXXXX, pdf_error_str) */
 	CAP_FAIL_ATTACH,    /* a consumer on every ring (rs_error_str; -rse_mode:
 			     * overwrite-mode rings, which have no tail) */
 	CAP_FAIL_DRAIN,     /* a pass over the rings (rs_error_str), or any pass
 			     * when no file is written */
-	CAP_FAIL_WRITE,     /* a pass into the file (pdf_errstr); path is the
+	CAP_FAIL_WRITE,     /* a pass into the file (pdf_error_str); path is the
 			     * temporary file that was discarded */
-	CAP_FAIL_FINISH,    /* completing the file (pdf_errstr) */
+	CAP_FAIL_FINISH,    /* completing the file (pdf_error_str) */
 	CAP_FAIL_COPY,      /* copying ring @ring (rs_error_str, liberr_sys) */
-	CAP_FAIL_RING,      /* filing ring @ring's records (pdf_errstr) */
+	CAP_FAIL_RING,      /* filing ring @ring's records (pdf_error_str) */
 	CAP_FAIL_KCODE,     /* the guest kernel's code: out of memory */
-	CAP_FAIL_VCPUS,     /* filing the vCPUs' samples (pdf_errstr) */
+	CAP_FAIL_VCPUS,     /* filing the vCPUs' samples (pdf_error_str) */
 };
 
 struct cap_failure {
@@ -340,7 +340,7 @@ static inline uint64_t tally_sat_add(uint64_t a, uint64_t b)
 /*
  * Tally the file at @path (tally_init with its rings, bounds from its host
  * feature and clock) into @t; its info into *@info when not NULL.  0, or
- * the perf.data library's code (pdf_errstr), with the offset of a bad
+ * the perf.data library's code (pdf_error_str), with the offset of a bad
  * record in *@bad_offset.
  */
 int tally_file(const char *path, struct tally *t, struct pdf_info *info,
@@ -385,7 +385,7 @@ struct drain {
 	struct tally *tally;      /* of what went into the file */
 	uint64_t sample_type;
 	uint32_t nr_rings;
-	int write_err;            /* the writer's (pdf_errstr): ends the drain */
+	int write_err;            /* the writer's (pdf_error_str): ends the drain */
 	struct drain_ring ring[RS_MAX_RINGS];
 };
 
@@ -400,7 +400,7 @@ int drain_init(struct drain *d, const struct rs_region *region,
 	       uint64_t sample_type, struct pdf_writer *w, struct tally *t);
 
 /* One pass over all rings.  Returns records written, or a negative code
- * noted in @e (liberr.h): the writer's (pdf_errstr) or the ring
+ * noted in @e (liberr.h): the writer's (pdf_error_str) or the ring
  * library's (rs_error_str). */
 int drain_pass(struct drain *d, struct liberr *e);
 
@@ -549,7 +549,7 @@ struct rmap {
  *     RMAP_EXCL finds another consumer holding the lock;
  *   rs_error_str: -rse_magic, -rse_version, -rse_too_small, -rse_geometry
  *     (m->abi_version says which version a -rse_version region claims);
- *   dom_errstr: dom_region_path()'s, for a domain.
+ *   dom_error_str: dom_region_path()'s, for a domain.
  */
 int rmap_open(struct rmap *m, const char *spec, unsigned flags,
 	      struct liberr *e);
@@ -564,7 +564,7 @@ int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags,
 
 /* Stop / restart the region's writers around a stable snapshot.  0, or in
  * @e: -EOPNOTSUPP (liberr_sys) when the source cannot pause them (a plain
- * file), vm_conn's -errno (liberr_sys), dom_region_pause's (dom_errstr). */
+ * file), vm_conn's -errno (liberr_sys), dom_region_pause's (dom_error_str). */
 int rmap_pause(struct rmap *m, struct liberr *e);
 int rmap_resume(struct rmap *m, struct liberr *e);
 
@@ -895,7 +895,7 @@ struct recorder {
 	struct tally file_tally;      /* the file read back: claims checked
 				       * against host facts and clock */
 	int have_file_tally;
-	int readback_err;             /* reading it back failed (pdf_errstr)
+	int readback_err;             /* reading it back failed (pdf_error_str)
 				       * at offset readback_at: the file is
 				       * whole, the summary the poorer */
 	uint64_t readback_at;
@@ -995,7 +995,7 @@ struct snapper {
 	const struct gusyms *usyms; /* its user binaries' symbols, or NULL */
 	struct usyms_feed ufeed;  /* what of them went into the file */
 	const char *buildid_dir;  /* the cache their table goes to (NULL:
-				   * perf's own, pdf_ksyms_cache_dir) */
+				   * perf's own, pdf_cache_perf_dir) */
 	struct gkbuf *kbuf;       /* records recovered from the guest
 				   * kernel's perf buffers, or NULL */
 	uint64_t kbuf_refused;    /* of them, refused by the writer */
@@ -1011,7 +1011,7 @@ struct snapper {
 	struct tally tally;
 	struct tally file_tally;  /* the file read back: claims checked */
 	int have_file_tally;
-	int readback_err;         /* reading it back failed (pdf_errstr) at
+	int readback_err;         /* reading it back failed (pdf_error_str) at
 				   * readback_at: the summary is unchecked */
 	uint64_t readback_at;
 	struct cap_failure fail;  /* where snapper_copy or _write failed */

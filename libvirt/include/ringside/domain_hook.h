@@ -136,7 +136,7 @@ int dom_hook_file_is_ours(const char *path);
 
 /* 1 if ringside's hook is installed in DOM_HOOK_DIR (as DOM_HOOK_SUB/
  * DOM_HOOK_NAME or as qemu), else 0. */
-int dom_hook_installed(void);
+int dom_hook_file_installed(void);
 
 /* Where the hook keeps stopped domains' captures, and how many: each 0 or
  * NULL leaves the hook program's default. */

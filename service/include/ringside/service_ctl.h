@@ -32,7 +32,7 @@ int svc_ctl_listen(const char *path, int *fdp);
  * not whole (and shorter than SVC_CTL_LINE_MAX), 1 for "capture DOMAIN"
  * with the name in @domain (@dlen bytes, DOM_NAME_MAX + 1 is enough),
  * -EILSEQ when DOMAIN is not a name ringside could have opted in
- * (dom_name_check: nothing of it is copied, logged or echoed), -EINVAL
+ * (dom_shm_name_check: nothing of it is copied, logged or echoed), -EINVAL
  * for another request, -EMSGSIZE for a line too long.
  */
 int svc_ctl_parse(const char *buf, size_t len, char *domain, size_t dlen);
