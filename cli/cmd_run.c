@@ -109,11 +109,11 @@ static void wait_end(const struct run_opts *o, struct vmm *vm,
 {
 	double start = cap_time_now();
 
-	while (!stop_requested() &&
+	while (!cap_stop_requested() &&
 	       !(o->duration && cap_time_now() - start >= o->duration)) {
 		if (until_stopped && vmm_wait(vm, 0) == 0)
 			break;
-		stop_wait_fds(NULL, 0, WAIT_STEP_MS);
+		cap_stop_wait_fds(NULL, 0, WAIT_STEP_MS);
 	}
 }
 
@@ -139,7 +139,7 @@ static int record(const struct run_opts *o, struct run_state *st)
 		return CLI_EXIT_FAIL;
 	}
 	st->rec = r;
-	recorder_init(r, o->payload);
+	cap_recorder_init(r, o->payload);
 	/* the freestanding payload fills AUX with its test pattern; PT from
 	 * the ringside VMM comes through ringside-pt-trace */
 	r->aux_opaque = 1;
@@ -150,7 +150,7 @@ static int record(const struct run_opts *o, struct run_state *st)
 	r->finished_arg = st->vm;
 	r->stopping = stop_vcpus;
 	for (uint32_t i = 0; i < vmm_nr_rings(st->vm); i++)
-		recorder_add_wake(r, vmm_doorbell_fd(st->vm, i), (int)i, 0);
+		cap_recorder_add_wake(r, vmm_doorbell_fd(st->vm, i), (int)i, 0);
 	return print_recorder_run(CMD, r, vmm_region(st->vm), o->quiet);
 }
 
@@ -165,7 +165,7 @@ static int snapshot(const struct run_opts *o, struct run_state *st)
 		return CLI_EXIT_FAIL;
 	}
 	st->snap = s;
-	snapper_init(s, o->payload);
+	cap_snapper_init(s, o->payload);
 	s->aux_opaque = 1;
 	s->output = o->output;
 	s->stable = 1;
@@ -208,7 +208,7 @@ int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	o.params.log = log_line;
-	err = stop_install();
+	err = cap_stop_install();
 	if (err) {
 		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", strerror(-err));
 		return CLI_EXIT_FAIL;
@@ -239,9 +239,9 @@ int cmd_run(int argc, char **argv)
 	if (unbalanced)
 		ret = CLI_EXIT_FAIL;
 	if (st.rec)
-		recorder_fini(st.rec);
+		cap_recorder_fini(st.rec);
 	if (st.snap)
-		snapper_fini(st.snap);
+		cap_snapper_fini(st.snap);
 	free(st.rec);
 	free(st.snap);
 	vmm_destroy(st.vm);

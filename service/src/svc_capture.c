@@ -2,7 +2,7 @@
 /*
  * A trigger turned into a capture: the domain's region found by its
  * metadata, a panic the hook captures left to it, the rate limit taken,
- * the flight recorder captured (ringside/capture.h, flight_capture) into
+ * the flight recorder captured (ringside/capture.h, cap_flight_capture) into
  * the capture directory, its sidecar written, the file given to the
  * post-command, counted for the metrics, and the outcome said.
  */
@@ -35,7 +35,7 @@ static void note(struct svc *s, const char *domain, const char *reason)
 /* A capture's sidecar (its window: the moment of the copy) and the
  * post-command. */
 static void ship(struct svc *s, const char *domain, const char *reason,
-		 const struct flight_result *res)
+		 const struct cap_flight_result *res)
 {
 	struct utsname u;
 	char uuid[SVC_UUID_MAX];
@@ -126,10 +126,10 @@ int svc_capture_domain(struct svc *s, const char *domain, const char *reason,
 		       char *out, size_t len)
 {
 	struct rs_region_params layout;
-	struct flight_result res;
+	struct cap_flight_result res;
 	char path[4096];
-	const char *dir = s->c->capture_dir ? s->c->capture_dir : FLIGHT_DIR;
-	struct flight_req q = {
+	const char *dir = s->c->capture_dir ? s->c->capture_dir : CAP_FLIGHT_DIR;
+	struct cap_flight_req q = {
 		.domain = domain, .region_path = path, .layout = &layout,
 		.dir = dir, .keep = s->c->keep, .keep_bytes = s->c->keep_bytes,
 		.argc = s->argc, .argv = s->argv,
@@ -141,7 +141,7 @@ int svc_capture_domain(struct svc *s, const char *domain, const char *reason,
 	if (region(s, domain, reason, path, sizeof(path), &layout, out, len) ||
 	    !allowed(s, domain, reason, out, len))
 		return -1;
-	err = flight_capture(&q, &res);
+	err = cap_flight_capture(&q, &res);
 	if (err) {
 		/* a full disk: nothing is removed to make room (the captures'
 		 * own bounds apply after a capture), the region never is */
@@ -151,10 +151,10 @@ int svc_capture_domain(struct svc *s, const char *domain, const char *reason,
 		s->st.failed_disk_full += full;
 		svc_say(s, RS_LOG_ERR, "%s: %s: the flight recorder could not "
 			"be captured: %s%s%s", domain, reason,
-			liberr_str(&res.fail.e), full ? ": the disk of " : "",
+			cap_err_str(&res.fail.e), full ? ": the disk of " : "",
 			full ? dir : "");
 		snprintf(out, len, "error the flight recorder could not be "
-			 "captured: %s%s%s", liberr_str(&res.fail.e),
+			 "captured: %s%s%s", cap_err_str(&res.fail.e),
 			 full ? ": the disk of " : "", full ? dir : "");
 		return -1;
 	}

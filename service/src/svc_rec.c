@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Continuous recording: one recorder (capture library) per selected
- * normal-mode domain, each in a thread of its own (recorder_run blocks),
+ * normal-mode domain, each in a thread of its own (cap_recorder_run blocks),
  * reading the domain's region file and never libvirt, so that a libvirtd
  * restart does not touch it.  Its files' boundaries are svc_rotate.c's,
  * its counts svc_recstats.c's; complete files' profiles are made off its
@@ -33,9 +33,9 @@ static uint32_t job_counts(const struct svc_job *j, const struct recorder *r,
 	if (n > RS_MAX_RINGS)
 		n = RS_MAX_RINGS;
 	memset(&h, 0, sizeof(h));
-	drain_host_facts(&r->drain, &h);
+	cap_drain_host_facts(&r->drain, &h);
 	for (uint32_t i = 0; i < n; i++) {
-		const struct tally_ring *t = &r->tally.ring[i], *s = &j->sum[i];
+		const struct cap_tally_ring *t = &r->tally.ring[i], *s = &j->sum[i];
 
 		out[i] = (struct svc_rec_ring_stats){
 			.records = s->records - s->by_class[PDF_RREC_LOST] +
@@ -78,7 +78,7 @@ static void hook_progress(void *arg, const struct recorder *r, int final)
 			  synced ? cs->pt[cs->nr - 1].bound_ns : 0);
 }
 
-/* The recording ended: its counts (@r after recorder_run; @ok: it
+/* The recording ended: its counts (@r after cap_recorder_run; @ok: it
  * succeeded, else what its last look saw) into its domain's ended
  * ones. */
 static void job_fold(struct svc_job *j, const struct recorder *r, int ok)
@@ -97,7 +97,7 @@ static int job_finished(void *arg)
 {
 	struct svc_job *j = arg;
 
-	return atomic_load(&j->stop) ? RECORDER_GONE : RECORDER_HERE;
+	return atomic_load(&j->stop) ? CAP_RECORDER_GONE : CAP_RECORDER_HERE;
 }
 
 static void *job_main(void *arg)
@@ -107,25 +107,25 @@ static void *job_main(void *arg)
 	struct recorder *r = j->r;
 	int err;
 
-	recorder_init(r, j->domain);
+	cap_recorder_init(r, j->domain);
 	r->output = j->out[j->cur];
 	r->argc = rp->argc;
 	r->argv = rp->argv;
 	r->interval_ms = rp->c->interval_ms ? rp->c->interval_ms : 100;
 	r->syms = &j->syms;
-	csync_init(&j->sync);
+	cap_sync_init(&j->sync);
 	r->sync = &j->sync;
 	r->sync_mem = j->base;
 	r->finished = job_finished;
 	r->finished_arg = j;
 	svc_rotate_hooks(j, r);
 	r->hooks.progress = hook_progress;
-	recorder_add_wake(r, j->wake[0], -1, 0);
+	cap_recorder_add_wake(r, j->wake[0], -1, 0);
 	j->file_start_ns = cap_time_now_ns();
-	err = recorder_run(r, &j->region);
+	err = cap_recorder_run(r, &j->region);
 	job_fold(j, r, !err);
 	svc_rotate_end(j, r, err);
-	recorder_fini(r);
+	cap_recorder_fini(r);
 	atomic_store(&j->done, 1);
 	return NULL;
 }
@@ -134,7 +134,7 @@ static void job_free(struct svc_job *j)
 {
 	if (!j)
 		return;
-	gsyms_fini(&j->syms);
+	gi_syms_fini(&j->syms);
 	if (j->base)
 		munmap(j->base, j->size);
 	if (j->fd >= 0)
@@ -147,13 +147,13 @@ static void job_free(struct svc_job *j)
 	free(j);
 }
 
-/* Map @path writable (the consumers publish tails, csync pings), the only
+/* Map @path writable (the consumers publish tails, cap_sync pings), the only
  * consumer, opened by @layout or its header. */
 static int job_map(struct svc_job *j, const char *path,
 		   const struct rs_region_params *layout)
 {
 	struct rs_region_damage damage;
-	struct rinfo_region rr;
+	struct cap_rinfo_region rr;
 	struct stat st;
 	int err;
 
@@ -182,7 +182,7 @@ static int job_map(struct svc_job *j, const char *path,
 		return err;
 	if (layout && layout->data_mode != RS_MODE_NORMAL)
 		return -EMEDIUMTYPE;
-	rinfo_region_get(&j->region, &rr);
+	cap_rinfo_region_get(&j->region, &rr);
 	if (!layout && rr.data_mode != RS_MODE_NORMAL)
 		return -EMEDIUMTYPE;
 	return 0;
@@ -281,7 +281,7 @@ static int job_open(struct svc_rec *rp, struct svc_job *j, const char *path,
 		err = -errno;
 	if (!err)
 		err = job_map(j, path, layout);
-	if (!err && gsyms_read(&j->syms, &j->region, 0))
+	if (!err && gi_syms_read(&j->syms, &j->region, 0))
 		err = -ENOMEM;
 	if (!err && (mkdir(rp->dir, 0750) && errno != EEXIST))
 		err = -errno;

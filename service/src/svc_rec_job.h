@@ -50,8 +50,8 @@ struct svc_job {
 	void *base;
 	uint64_t size;
 	struct rs_region region;
-	struct gsyms syms;
-	struct csync sync;
+	struct gi_syms syms;
+	struct cap_sync sync;
 	struct recorder *r;
 	char out[2][SVC_REC_PATH_LEN + 64]; /* the file written, the next one */
 	uint32_t out_seq[2];       /* the counter in each of their names */
@@ -72,7 +72,7 @@ struct svc_job {
 	struct pdf_writer_part disk_seen;
 	uint32_t fulls_seen, salvaged_seen, files_lost_seen;
 	struct svc_recstats_dom *ds; /* its domain's counts; NULL: not kept */
-	struct tally_ring sum[RS_MAX_RINGS]; /* the completed files' tallies */
+	struct cap_tally_ring sum[RS_MAX_RINGS]; /* the completed files' tallies */
 };
 
 /* One line of the recordings' at @level (ringside/log.h: the recorders'
@@ -89,7 +89,7 @@ void svc_rotate_begin(struct svc_job *j);
  * called with @j. */
 void svc_rotate_hooks(struct svc_job *j, struct recorder *r);
 
-/* @j's recorder @r ended (@err: recorder_run's): its last file completed
+/* @j's recorder @r ended (@err: cap_recorder_run's): its last file completed
  * (reason j->reason), or what it held counted as lost. */
 void svc_rotate_end(struct svc_job *j, const struct recorder *r, int err);
 

@@ -121,16 +121,16 @@ static void describe(struct svc_job *j, const struct recorder *r,
 		     struct svc_sidecar *sc)
 {
 	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 
 	full_sync(j, r, sc);
-	tally_total(t, &sum);
+	cap_tally_total(t, &sum);
 	sc->records = sum.records;
 	sc->lost_records = sum.by_class[PDF_RREC_LOST];
 	sc->lost = sum.lost;
 	sc->lost_samples = sum.lost_samples;
 	sc->aux_truncated = sum.aux_truncated;
-	sc->flagged = tally_flagged(&sum);
+	sc->flagged = cap_tally_flagged(&sum);
 	for (uint32_t i = 0; i < r->host.nr_rings && i < RS_MAX_RINGS; i++) {
 		const struct pdf_host_ring *h = &r->host.ring[i];
 
@@ -324,8 +324,8 @@ static const char *hook_next(void *arg, const struct recorder *r)
 static void job_sum(struct svc_job *j, const struct recorder *r)
 {
 	for (uint32_t i = 0; i < r->tally.nr_rings && i < RS_MAX_RINGS; i++) {
-		const struct tally_ring *t = &r->tally.ring[i];
-		struct tally_ring *s = &j->sum[i];
+		const struct cap_tally_ring *t = &r->tally.ring[i];
+		struct cap_tally_ring *s = &j->sum[i];
 
 		s->records += t->records;
 		s->by_class[PDF_RREC_LOST] += t->by_class[PDF_RREC_LOST];
@@ -358,7 +358,7 @@ void svc_rotate_end(struct svc_job *j, const struct recorder *r, int err)
 {
 	struct svc_rec *rp = j->rp;
 	struct svc_rec_stats *st;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 
 	if (!err && r->full) {
 		/* ended paused by a full disk: no file was open */
@@ -372,11 +372,11 @@ void svc_rotate_end(struct svc_job *j, const struct recorder *r, int err)
 	}
 	full_sync(j, r, NULL);
 	/* what went into the file it could not complete: lost */
-	tally_total(&r->tally, &sum);
+	cap_tally_total(&r->tally, &sum);
 	svc_rec_say(rp, RS_LOG_ERR, "%s: the recording ended in an error "
 		    "(%s): %s; %llu records of its file lost", j->domain,
 		    r->fail.path[0] ? r->fail.path : r->output,
-		    liberr_str(&r->fail.e), (unsigned long long)sum.records);
+		    cap_err_str(&r->fail.e), (unsigned long long)sum.records);
 	st = svc_recstats_lock(rp->st);
 	st->failed++;
 	st->discarded += sum.records;

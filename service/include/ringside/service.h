@@ -5,7 +5,7 @@
  * (ringside/domain_events.h), and when an opted-in domain's guest crashes,
  * its watchdog fires or its agent stops beating (a hang), or root asks
  * over the control socket, captures the domain's flight recorder by itself
- * (ringside/capture.h, flight_capture) into the capture directory, the
+ * (ringside/capture.h, cap_flight_capture) into the capture directory, the
  * reason in the capture's name, rate-limited per domain so that a crash
  * loop cannot fill the disk.  A domain that stops is the hook's to
  * capture (it runs at "release end"); the service leaves it alone.  It

@@ -81,7 +81,7 @@ int svc_rec_config_selects(const struct svc_rec_config *c, const char *domain);
 /* ---- the service's configuration (src/svc_config.c) ---- */
 struct svc_config {
 	char *uri;                /* NULL: libvirt's default */
-	char *capture_dir;        /* NULL: FLIGHT_DIR */
+	char *capture_dir;        /* NULL: CAP_FLIGHT_DIR */
 	uint32_t keep;            /* captures kept per domain (0: any) */
 	uint64_t keep_bytes;      /* bytes of them per domain (0: any) */
 	uint32_t capture_on;      /* enum svc_trigger */
@@ -94,7 +94,7 @@ struct svc_config {
 	struct svc_rec_config rec; /* continuous recording */
 };
 
-/* The defaults: FLIGHT_KEEP, FLIGHT_KEEP_BYTES, crash, watchdog and hang,
+/* The defaults: CAP_FLIGHT_KEEP, CAP_FLIGHT_KEEP_BYTES, crash, watchdog and hang,
  * SVC_BURST per SVC_WINDOW_S, SVC_HANG_AFTER_S, SVC_SOCKET_PATH. */
 void svc_config_default(struct svc_config *c);
 
