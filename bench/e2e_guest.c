@@ -23,7 +23,7 @@ static void log_to(void *arg, const char *msg)
 	snprintf(res->why, sizeof(res->why), "%s", msg);
 }
 
-static int drain_all(struct rs_vmm *vm, struct rs_consumer **cons,
+static int drain_all(struct vmm *vm, struct rs_consumer **cons,
 		     struct e2e_ring *rings, uint32_t n)
 {
 	int got = 0;
@@ -36,14 +36,14 @@ static int drain_all(struct rs_vmm *vm, struct rs_consumer **cons,
 		 * a consumer that polls needs no wakeup, but the count shows
 		 * that the doorbells reached the host. */
 		for (uint32_t r = 0; r < n; r++)
-			rs_vmm_doorbell_collect(vm, r);
+			vmm_doorbell_collect(vm, r);
 	return got;
 }
 
-static int summarize(const struct e2e_cfg *cfg, struct rs_vmm *vm,
+static int summarize(const struct e2e_cfg *cfg, struct vmm *vm,
 		     struct e2e_result *res)
 {
-	uint64_t khz = rs_vmm_tsc_khz(vm);
+	uint64_t khz = vmm_tsc_khz(vm);
 	struct rs_vmm_vcpu_info info;
 	struct rs_ctl_region region;
 	double rps = 0;
@@ -62,8 +62,8 @@ static int summarize(const struct e2e_cfg *cfg, struct rs_vmm *vm,
 		res->attempted += rep->attempted;
 		res->dropped += rep->dropped;
 		res->doorbells += rep->doorbells;
-		res->doorbells_seen += rs_vmm_doorbell_count(vm, i);
-		res->suppressed += e2e_suppressed(rs_vmm_region(vm), i);
+		res->doorbells_seen += vmm_doorbell_count(vm, i);
+		res->suppressed += e2e_suppressed(vmm_region(vm), i);
 		res->space_waits += rep->space_waits;
 		res->space_gave_up += rep->space_gave_up;
 		res->exits += info.exits.total;
@@ -72,11 +72,11 @@ static int summarize(const struct e2e_cfg *cfg, struct rs_vmm *vm,
 			if (!res->why[0])
 				snprintf(res->why, sizeof(res->why),
 					 "vCPU %u: %s, phase %u, error %d", i,
-					 rs_vmm_state_name(info.state),
+					 vmm_cpu_state_name(info.state),
 					 rep->phase, rep->error);
 		}
 	}
-	if (rs_vmm_region_info(vm, &region) == 0)
+	if (vmm_region_info(vm, &region) == 0)
 		res->exits_header = region.header_applied + region.header_refused;
 	res->rps_per_vcpu = rps / cfg->vcpus;
 	res->wall_rps_per_vcpu = res->wall_ns ?
@@ -88,25 +88,25 @@ int e2e_guest(const struct e2e_cfg *cfg, struct e2e_result *res)
 {
 	struct rs_consumer *cons[RS_MAX_VCPUS] = { 0 };
 	struct e2e_ring rings[RS_MAX_VCPUS] = { 0 };
-	struct rs_vmm_params p;
-	struct rs_vmm *vm = NULL;
+	struct vmm_params p;
+	struct vmm *vm = NULL;
 	uint64_t t0, limit;
 	int rc;
 
-	rs_vmm_params_init(&p);
+	vmm_params_init(&p);
 	p.nr_vcpus = cfg->vcpus;
 	p.data_pages = cfg->data_pages;
 	e2e_boot(cfg, &p.boot);
 	p.log = log_to;
 	p.log_arg = res;
-	rc = rs_vmm_create(&vm, &p);
+	rc = vmm_create(&vm, &p);
 	if (rc == 0)
-		rc = rs_vmm_load_file(vm, cfg->payload);
+		rc = vmm_load_file(vm, cfg->payload);
 	if (rc < 0)
 		goto out;
 	for (uint32_t r = 0; r < cfg->vcpus; r++) {
 		rings[r].id = r;
-		cons[r] = rs_consumer_alloc(rs_vmm_region(vm), r);
+		cons[r] = rs_consumer_alloc(vmm_region(vm), r);
 		if (!cons[r]) {
 			rc = -ENOMEM;
 			goto out;
@@ -120,7 +120,7 @@ int e2e_guest(const struct e2e_cfg *cfg, struct e2e_result *res)
 		host_pin_cpu(cfg->prod_cpu);
 	t0 = host_now_ns();
 	limit = t0 + (uint64_t)cfg->timeout_s * 1000000000ull;
-	rc = rs_vmm_start(vm);
+	rc = vmm_start(vm);
 	if (cfg->cons_cpu >= 0)
 		host_pin_cpu(cfg->cons_cpu);
 	if (rc < 0)
@@ -128,7 +128,7 @@ int e2e_guest(const struct e2e_cfg *cfg, struct e2e_result *res)
 	for (;;) {
 		if (drain_all(vm, cons, rings, cfg->vcpus))
 			continue;
-		if (rs_vmm_wait(vm, 0) == 0)
+		if (vmm_wait(vm, 0) == 0)
 			break;
 		if (host_now_ns() > limit) {
 			snprintf(res->why, sizeof(res->why),
@@ -148,7 +148,7 @@ int e2e_guest(const struct e2e_cfg *cfg, struct e2e_result *res)
 out:
 	for (uint32_t r = 0; r < cfg->vcpus; r++)
 		rs_consumer_free(cons[r]);
-	rs_vmm_destroy(vm);
+	vmm_destroy(vm);
 	if (rc < 0 && !res->why[0])
 		snprintf(res->why, sizeof(res->why), "%s", strerror(-rc));
 	return rc < 0 ? rc : 0;

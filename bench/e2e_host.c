@@ -44,7 +44,7 @@ static int open_ring(struct host_vcpu *v)
 	if (!err)
 		err = rs_region_ring(&a->region, a->id, &a->ring);
 	if (!err)
-		err = rs_region_config_read(&a->region, &cfg);
+		err = rs_guest_config_read(&a->region, &cfg);
 	if (err)
 		return err;
 	a->mask = (uint32_t)cfg.trace_mask;
@@ -107,7 +107,7 @@ static void summarize(const struct e2e_cfg *cfg, struct host_vcpu *v,
 			res->not_done++;
 		if (v[i].err && !res->why[0])
 			snprintf(res->why, sizeof(res->why), "vCPU %u: %s", i,
-				 rs_errstr(v[i].err));
+				 rs_error_str(v[i].err));
 	}
 	res->rps_per_vcpu = rps / cfg->vcpus;
 	res->wall_rps_per_vcpu = res->wall_ns ?

@@ -498,7 +498,7 @@ int main(int argc, char **argv)
 	rc = host_region_create(&hr, "ringside-bench", &params);
 	if (rc < 0) {
 		fprintf(stderr, "ring-bench: region: %s\n",
-			rc == -EPROTO ? rs_errstr(hr.ring_err) : strerror(-rc));
+			rc == -EPROTO ? rs_error_str(hr.ring_err) : strerror(-rc));
 		return 2;
 	}
 	x = host_shared_alloc(sizeof(*x));

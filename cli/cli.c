@@ -86,14 +86,14 @@ int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 	return 0;
 }
 
-/* Why region @spec could not be opened (@e from rmap_open). */
+/* Why region @spec could not be opened (@e from cap_source_open). */
 static void region_error(const char *cmd, const char *spec,
-			 const struct rmap *m, const struct liberr *e)
+			 const struct cap_source *m, const struct cap_err *e)
 {
 	int is_fd = !strncmp(spec, "fd:", 3);
-	int err = liberr_from(e, liberr_sys) ? e->code : 0;
+	int err = cap_err_from(e, cap_err_sys) ? e->code : 0;
 
-	switch (liberr_from(e, rs_errstr) ? -e->code : 0) {
+	switch (cap_err_from(e, rs_error_str) ? -e->code : 0) {
 	case rse_magic:
 		cli_err(cmd, "%s is not a ringside trace region (no RINGSIDE "
 			"magic in its first page); give the region file the VM "
@@ -135,15 +135,15 @@ static void region_error(const char *cmd, const char *spec,
 		cli_err(cmd, "%s is not a region file (not a regular file or "
 			"memfd)", spec);
 	else
-		cli_err(cmd, "cannot map region %s: %s", spec, liberr_str(e));
+		cli_err(cmd, "cannot map region %s: %s", spec, cap_err_str(e));
 }
 
 /* The same for the region of a VM behind control socket @sock (@e from
- * rmap_open_vm): connection and protocol errors, then region errors. */
-static void vm_error(const char *cmd, const char *sock, const struct rmap *m,
-		     const struct liberr *e)
+ * cap_source_open_vm): connection and protocol errors, then region errors. */
+static void vm_error(const char *cmd, const char *sock, const struct cap_source *m,
+		     const struct cap_err *e)
 {
-	switch (liberr_from(e, liberr_sys) ? e->code : 0) {
+	switch (cap_err_from(e, cap_err_sys) ? e->code : 0) {
 	case -ENOENT:
 		cli_err(cmd, "no control socket %s; start the VM with 'ringside "
 			"run PAYLOAD --control %s'", sock, sock);
@@ -157,7 +157,7 @@ static void vm_error(const char *cmd, const char *sock, const struct rmap *m,
 	case -EPROTO:
 	case -ECONNRESET:
 		cli_err(cmd, "%s is not a ringside VMM control socket (%s); give "
-			"the --control socket of 'ringside run'", sock, liberr_str(e));
+			"the --control socket of 'ringside run'", sock, cap_err_str(e));
 		break;
 	case -ETIMEDOUT:
 		cli_err(cmd, "%s did not answer; it is not a ringside VMM control "
@@ -175,22 +175,22 @@ static void vm_error(const char *cmd, const char *sock, const struct rmap *m,
 	}
 }
 
-int cli_region_open(const char *cmd, struct rmap *m, const char *vm,
+int cli_region_open(const char *cmd, struct cap_source *m, const char *vm,
 		    const char *region, unsigned flags, const char *output)
 {
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 
-	if (vm ? rmap_open_vm(m, vm, flags, &e) : rmap_open(m, region, flags, &e)) {
+	if (vm ? cap_source_open_vm(m, vm, flags, &e) : cap_source_open(m, region, flags, &e)) {
 		if (vm)
 			vm_error(cmd, vm, m, &e);
 		else
 			region_error(cmd, region, m, &e);
 		return CLI_EXIT_FAIL;
 	}
-	if (output && rmap_is_file(m, output)) {
+	if (output && cap_source_is_file(m, output)) {
 		cli_err(cmd, "-o %s is the region itself; choose another output "
 			"file", output);
-		rmap_close(m);
+		cap_source_close(m);
 		return CLI_EXIT_FAIL;
 	}
 	/* Always on stderr, --quiet or not: the command's exit status says

@@ -8,7 +8,7 @@
  * below (ringside/capture.h, ringside/introspect.h, perfdata, the VMM's,
  * the libvirt ones) return a negative error code, and where failures
  * come from several libraries, the code with the errstr of the library
- * that returned it (struct liberr); a session says which step failed
+ * that returned it (struct cap_err); a session says which step failed
  * (struct cap_failure).  Options are parsed and --help printed from one
  * table per command (ringside/opt.h).
  */
@@ -95,14 +95,14 @@ extern const struct opt_arg cli_domain_args[];
 int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 		       const char **region);
 
-struct rmap;
+struct cap_source;
 /*
  * Open the region a command reads with @flags (region_map.h): the VM's
  * behind control socket @vm (--vm), else @region; then make sure @output
  * (NULL: none) is not the region's own file.  0, or CLI_EXIT_FAIL after
  * saying what is wrong and what to do (@m is then closed).
  */
-int cli_region_open(const char *cmd, struct rmap *m, const char *vm,
+int cli_region_open(const char *cmd, struct cap_source *m, const char *vm,
 		    const char *region, unsigned flags, const char *output);
 
 /* The full command line, for the perf.data header. */

@@ -117,7 +117,7 @@ int cmd_archive(int argc, char **argv)
 			cli_err(CMD, "%s is not a perf.data file", path);
 		else
 			cli_err(CMD, "cannot archive %s into %s: %s", path, out,
-				pdf_errstr(err));
+				pdf_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	printf("ringside archive: %u of %u build ids archived (%u files, "

@@ -52,7 +52,7 @@ int cmd_capture(int argc, char **argv)
 	ret = opt_parse(&cmd, argc, argv, &first);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
-	err = svc_ctl_request(sock, argv[first], reply, sizeof(reply));
+	err = svc_client_request(sock, argv[first], reply, sizeof(reply));
 	if (err == -ENOENT || err == -ECONNREFUSED) {
 		cli_err(CMD, "no service listens on %s: is ringside-service "
 			"running? ('ringside snapshot %s' takes the rings "

@@ -40,7 +40,7 @@ static void flush_run(struct dec_out *o)
 	o->run = 0;
 }
 
-static void print_insn(const struct pv_dec_item *it)
+static void print_insn(const struct pv_decode_item *it)
 {
 	char text[PV_INSN_TEXT];
 
@@ -50,7 +50,7 @@ static void print_insn(const struct pv_dec_item *it)
 		printf("%016" PRIx64 "  (bad)\n", it->ip);
 }
 
-static int on_item(void *arg, const struct pv_dec_item *it)
+static int on_item(void *arg, const struct pv_decode_item *it)
 {
 	struct dec_out *o = arg;
 
@@ -195,7 +195,7 @@ static int decode_perf(const char *path, const char *buildid_dir,
 	flush_run(o);
 	if (err) {
 		cli_err(CMD, "%s: %s: %s%s%s", path, why,
-			pv ? pv_errstr(err) : pdf_errstr(err),
+			pv ? pv_error_str(err) : pdf_error_str(err),
 			res.kcore[0] ? "; code from " : "", res.kcore);
 		return CLI_EXIT_FAIL;
 	}
@@ -214,13 +214,13 @@ static int decode_perf(const char *path, const char *buildid_dir,
 }
 
 static int run(const struct pv_capture *cap, int last_psb, struct dec_out *o,
-	       struct pv_dec_stats *st)
+	       struct pv_decode_stats *st)
 {
-	const struct pv_cap_sec *trace = pv_cap_find(cap, PV_CAP_TRACE);
-	const struct pv_cap_sec *truth = pv_cap_find(cap, PV_CAP_TRUTH);
-	struct pv_dec_params p = {
+	const struct pv_capture_sec *trace = pv_capture_find(cap, PV_CAP_TRACE);
+	const struct pv_capture_sec *truth = pv_capture_find(cap, PV_CAP_TRUTH);
+	struct pv_decode_params p = {
 		.size = sizeof(p), .from_last_psb = last_psb,
-		.code = pv_cap_mem(cap), .fn = on_item, .arg = o,
+		.code = pv_capture_mem(cap), .fn = on_item, .arg = o,
 	};
 
 	if (!trace)
@@ -236,25 +236,25 @@ static int run(const struct pv_capture *cap, int last_psb, struct dec_out *o,
 		/* Decode once quietly to learn how many instructions the
 		 * suffix has, then align. */
 		struct dec_out q = { .quiet = 1 };
-		struct pv_dec_params qp = p;
+		struct pv_decode_params qp = p;
 		int ret;
 
 		qp.arg = &q;
-		if ((ret = pv_dec_run(&qp, NULL)) < 0)
+		if ((ret = pv_decode_run(&qp, NULL)) < 0)
 			return ret;
 		if (q.n <= o->ntruth)
 			align_truth(o, o->ntruth - q.n);
 	}
-	return pv_dec_run(&p, st);
+	return pv_decode_run(&p, st);
 }
 
 int cmd_decode(int argc, char **argv)
 {
 	struct dec_out o = { 0 };
 	struct pv_capture cap;
-	struct pv_dec_stats st;
-	const struct pv_cap_sec *info_sec, *trace;
-	struct pv_cap_info info = { 0 };
+	struct pv_decode_stats st;
+	const struct pv_capture_sec *info_sec, *trace;
+	struct pv_capture_info info = { 0 };
 	const char *path = NULL, *buildid_dir = NULL;
 	int last_psb = 0, ret;
 
@@ -263,28 +263,28 @@ int cmd_decode(int argc, char **argv)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	if (pv_perfdata_is_file(path) > 0)
 		return decode_perf(path, buildid_dir, last_psb, &o);
-	ret = pv_cap_read(&cap, path);
+	ret = pv_capture_read(&cap, path);
 	if (ret < 0) {
-		cli_err(CMD, "%s: %s", path, pv_errstr(ret));
+		cli_err(CMD, "%s: %s", path, pv_error_str(ret));
 		return CLI_EXIT_FAIL;
 	}
-	info_sec = pv_cap_find(&cap, PV_CAP_INFO);
+	info_sec = pv_capture_find(&cap, PV_CAP_INFO);
 	if (info_sec && info_sec->len >= sizeof(info))
 		memcpy(&info, info_sec->data, sizeof(info));
 	if (info.snapshot)
 		last_psb = 1;
-	if (o.check && !pv_cap_find(&cap, PV_CAP_TRUTH)) {
-		pv_cap_fini(&cap);
+	if (o.check && !pv_capture_find(&cap, PV_CAP_TRUTH)) {
+		pv_capture_fini(&cap);
 		return cli_usage(CMD, "%s carries no ground truth to --check", path);
 	}
 	ret = run(&cap, last_psb, &o, &st);
 	flush_run(&o);
 	if (ret < 0) {
-		cli_err(CMD, "%s: %s", path, pv_errstr(ret));
-		pv_cap_fini(&cap);
+		cli_err(CMD, "%s: %s", path, pv_error_str(ret));
+		pv_capture_fini(&cap);
 		return CLI_EXIT_FAIL;
 	}
-	trace = pv_cap_find(&cap, PV_CAP_TRACE);
+	trace = pv_capture_find(&cap, PV_CAP_TRACE);
 	printf("summary: %" PRIu64 " instructions, %" PRIu64 " enabled, %"
 	       PRIu64 " disabled, %" PRIu64 " interrupts, %" PRIu64
 	       " overflows, %" PRIu64 " syncs (first at %" PRIu64 "), %" PRIu64
@@ -309,6 +309,6 @@ int cmd_decode(int argc, char **argv)
 			       last_psb ? ", its end" : ", its start");
 		}
 	}
-	pv_cap_fini(&cap);
+	pv_capture_fini(&cap);
 	return ret;
 }

@@ -113,7 +113,7 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 	active = dom_virt_active(d);
 	if (active <= 0) {
 		cli_err(CMD, "%s: --live: %s", o->domain, active < 0 ?
-			dom_errstr(active) : "the domain is not running; leave "
+			dom_error_str(active) : "the domain is not running; leave "
 			"--live out");
 		return -CLI_EXIT_FAIL;
 	}
@@ -125,7 +125,7 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 	dom_xml_free(x);
 	free(xml);
 	if (have < 0) {
-		cli_err(CMD, "%s: --live: %s", o->domain, dom_errstr(have));
+		cli_err(CMD, "%s: --live: %s", o->domain, dom_error_str(have));
 		return -CLI_EXIT_FAIL;
 	}
 	plugged = have;
@@ -135,7 +135,7 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 		if (err) {
 			cli_err(CMD, "%s: --live: cannot unplug the <shmem> device "
 				"from the running guest: %s; nothing changed",
-				o->domain, dom_errstr(err));
+				o->domain, dom_error_str(err));
 			return -CLI_EXIT_FAIL;
 		}
 		/* libvirt stops waiting after a few seconds; the guest may
@@ -147,7 +147,7 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 		if (have) {
 			if (have < 0)
 				cli_err(CMD, "%s: --live: after the unplug request: "
-					"%s", o->domain, dom_errstr(have));
+					"%s", o->domain, dom_error_str(have));
 			else
 				cli_err(CMD, "%s: --live: the guest has not let the "
 					"device go in %.0f s (its kernel handles PCI "
@@ -168,7 +168,7 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 		if (err) {
 			cli_err(CMD, "%s: --live: the device is unplugged, but "
 				"removing the running domain's metadata failed: %s",
-				o->domain, dom_errstr(err));
+				o->domain, dom_error_str(err));
 			return -CLI_EXIT_FAIL;
 		}
 	}
@@ -177,7 +177,7 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 	if (err) {
 		cli_err(CMD, "%s: --live: the device is unplugged, but %s/%s "
 			"stays: %s", o->domain, DOM_SHM_DIR, shm_name,
-			dom_errstr(err));
+			dom_error_str(err));
 		return -CLI_EXIT_FAIL;
 	}
 	return plugged;
@@ -224,7 +224,7 @@ static int remove_pt(struct dom_virt *d, const char *shm_name)
 	err = dom_virt_xml_define(d, &xml);
 	if (!err)
 		err = dom_xml_parse(&x, xml, strlen(xml));
-	n = err ? err : dom_xml_pt_set(x, shm_name, NULL);
+	n = err ? err : dom_pt_xml_set(x, shm_name, NULL);
 	err = n < 0 ? n : 0;
 	/* The domain is defined anew from this text: the <metadata> element
 	 * ringside's metadata left empty would stay for good (libvirt keeps
@@ -254,12 +254,12 @@ int cmd_disable(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
-		cli_err(CMD, "'%s': %s", o.domain, dom_errstr(-dome_name));
+		cli_err(CMD, "'%s': %s", o.domain, dom_error_str(-dome_name));
 		return CLI_EXIT_FAIL;
 	}
 	err = dom_virt_open(&d, o.uri, o.domain, 0);
 	if (err) {
-		cli_err(CMD, "%s: %s", o.domain, dom_errstr(err));
+		cli_err(CMD, "%s: %s", o.domain, dom_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	if (o.live && (live = unplug(&o, d, shm_name, &took)) < 0) {
@@ -292,9 +292,9 @@ int cmd_disable(int argc, char **argv)
 	if (err < 0) {
 		if (*what)
 			cli_err(CMD, "%s: removing %s failed: %s", o.domain, what,
-				dom_errstr(err));
+				dom_error_str(err));
 		else
-			cli_err(CMD, "%s: %s", o.domain, dom_errstr(err));
+			cli_err(CMD, "%s: %s", o.domain, dom_error_str(err));
 		ret = CLI_EXIT_FAIL;
 	} else if (err == 0) {
 		printf("ringside disable: %s was not enabled; nothing changed\n",

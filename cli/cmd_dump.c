@@ -55,7 +55,7 @@ static void print_comm(const struct rs_perf_header *rec)
  * build id fits). */
 static void print_mmap2(const struct rs_perf_header *rec)
 {
-	struct pdf_mmap2 m;
+	struct rs_perf_mmap2_body m;
 	const char *name = (const char *)(rec + 1) + sizeof(m);
 	uint32_t i;
 

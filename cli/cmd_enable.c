@@ -264,7 +264,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 		return CLI_EXIT_FAIL;
 	}
 	if (dom_cfg_format(&o->cfg, meta, sizeof(meta)) < 0 ||
-	    dom_shmem_xml(shm_name, o->cfg.size, dev, sizeof(dev)) < 0) {
+	    dom_shm_xml(shm_name, o->cfg.size, dev, sizeof(dev)) < 0) {
 		free(old_dev);
 		cli_err(CMD, "internal error: XML does not fit");
 		return CLI_EXIT_FAIL;
@@ -284,7 +284,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 	if (err) {
 		free(old_dev);
 		cli_err(CMD, "%s: cannot add the <shmem> device: %s; nothing "
-			"changed", o->domain, dom_errstr(err));
+			"changed", o->domain, dom_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	err = dom_virt_meta_set(d, meta);
@@ -296,7 +296,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 		}
 		free(old_dev);
 		cli_err(CMD, "%s: cannot write the metadata: %s; nothing changed",
-			o->domain, dom_errstr(err));
+			o->domain, dom_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	free(old_dev);
@@ -353,7 +353,7 @@ static int apply_pt(const struct enable_opts *o, struct dom_virt *d,
 	err = dom_virt_xml_define(d, &now);
 	if (!err)
 		err = dom_xml_parse(&x, now, strlen(now));
-	n = err ? err : dom_xml_pt_set(x, shm_name, o->pt ? arg : NULL);
+	n = err ? err : dom_pt_xml_set(x, shm_name, o->pt ? arg : NULL);
 	err = n < 0 ? n : 0;
 	if (!err && (n || o->pt))
 		err = dom_xml_format(x, &text);
@@ -368,11 +368,11 @@ static int apply_pt(const struct enable_opts *o, struct dom_virt *d,
 		return defined;
 	cli_err(CMD, "%s: cannot %s its command line: %s; nothing changed",
 		o->domain, o->pt ? "put ringside's QEMU plugin on" :
-		"take ringside's QEMU plugin off", dom_errstr(err));
+		"take ringside's QEMU plugin off", dom_error_str(err));
 	if (dom_virt_define(d, orig))
 		cli_err(CMD, "%s: and defining it back failed: %s; its ringside "
 			"<metadata> and <shmem> may stay: check 'virsh dumpxml'",
-			o->domain, dom_errstr(-dome_libvirt));
+			o->domain, dom_error_str(-dome_libvirt));
 	return err;
 }
 
@@ -390,7 +390,7 @@ static int plug(const struct enable_opts *o, struct dom_virt *d,
 	int err, meta_set;
 
 	if (dom_cfg_format(&o->cfg, meta, sizeof(meta)) < 0 ||
-	    dom_shmem_xml(shm_name, o->cfg.size, dev, sizeof(dev)) < 0) {
+	    dom_shm_xml(shm_name, o->cfg.size, dev, sizeof(dev)) < 0) {
 		cli_err(CMD, "internal error: XML does not fit");
 		return CLI_EXIT_FAIL;
 	}
@@ -403,7 +403,7 @@ static int plug(const struct enable_opts *o, struct dom_virt *d,
 	}
 	if (err) {
 		cli_err(CMD, "%s: --live: cannot create %s/%s: %s", o->domain,
-			DOM_SHM_DIR, shm_name, dom_errstr(err));
+			DOM_SHM_DIR, shm_name, dom_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	step = "set the metadata of the running domain";
@@ -416,7 +416,7 @@ static int plug(const struct enable_opts *o, struct dom_virt *d,
 	if (!err)
 		return 0;
 	/* libvirt's words, before the next call replaces them */
-	snprintf(why, sizeof(why), "%s", dom_errstr(err));
+	snprintf(why, sizeof(why), "%s", dom_error_str(err));
 	if (meta_set)
 		dom_virt_meta_set_in(d, NULL, DOM_VIRT_LIVE);
 	dom_shm_remove(DOM_SHM_DIR, shm_name);
@@ -466,7 +466,7 @@ static void report(const struct enable_opts *o, const char *shm_name,
 	       DOM_SHM_DIR, shm_name, print_size(size, sizeof(size), c->size),
 	       c->rings, c->data_pages, c->aux_pages, c->sideband_pages,
 	       c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
-	       dom_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
+	       dom_cfg_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
 	report_hold(o);
 	if (o->pt)
 		printf("  PT: QEMU TCG plugin %s (filter=%s%s%s) on the domain's "
@@ -489,7 +489,7 @@ static void report(const struct enable_opts *o, const char *shm_name,
 		printf("  the domain is running: the change applies when it is next "
 		       "started (shut it down, then start it), or now with "
 		       "--live\n");
-	if (!dom_hook_installed())
+	if (!dom_hook_file_installed())
 		printf("  no ringside hook is installed: run 'ringside hook install' "
 		       "before starting the domain\n");
 }
@@ -508,7 +508,7 @@ static int live_check(const struct enable_opts *o, struct dom_virt *d,
 	}
 	have = dom_virt_has_device(d, shm_name);
 	if (have < 0) {
-		cli_err(CMD, "%s: --live: %s", o->domain, dom_errstr(have));
+		cli_err(CMD, "%s: --live: %s", o->domain, dom_error_str(have));
 		return CLI_EXIT_FAIL;
 	}
 	if (have) {
@@ -535,7 +535,7 @@ int cmd_enable(int argc, char **argv)
 	if (o.pt && (ret = find_plugin(&o)))
 		return ret;
 	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
-		cli_err(CMD, "'%s': %s", o.domain, dom_errstr(-dome_name));
+		cli_err(CMD, "'%s': %s", o.domain, dom_error_str(-dome_name));
 		return CLI_EXIT_FAIL;
 	}
 	ret = CLI_EXIT_FAIL;
@@ -553,12 +553,12 @@ int cmd_enable(int argc, char **argv)
 
 		dom_xml_type(x, type, sizeof(type));
 		cli_err(CMD, "%s: --trace pt: the domain's type is '%s'; %s",
-			o.domain, type, dom_errstr(err));
+			o.domain, type, dom_error_str(err));
 		ret = CLI_EXIT_USAGE;
 		goto out;
 	}
 	if (err < 0) {
-		cli_err(CMD, "%s: %s", o.domain, dom_errstr(err));
+		cli_err(CMD, "%s: %s", o.domain, dom_error_str(err));
 		goto out;
 	}
 	if (o.live && (ret = live_check(&o, d, active, shm_name)))
@@ -576,7 +576,7 @@ int cmd_enable(int argc, char **argv)
 		if (dom_virt_define(d, xml))
 			cli_err(CMD, "%s: and defining its persistent XML back "
 				"failed: %s; check 'virsh dumpxml --inactive'",
-				o.domain, dom_errstr(-dome_libvirt));
+				o.domain, dom_error_str(-dome_libvirt));
 		else
 			cli_err(CMD, "%s: nothing changed", o.domain);
 	}

@@ -36,7 +36,7 @@ struct hook_opts {
 	const char *program;    /* ringside-hook, as the script runs it */
 	int legacy;             /* DIR/qemu instead of DIR/qemu.d/ringside */
 	const char *capture_dir; /* stopped domains' captures (NULL: the
-				  * hook's FLIGHT_DIR) */
+				  * hook's CAP_FLIGHT_DIR) */
 	uint32_t keep, keep_mb;  /* per domain (0: the hook's default) */
 	int force;
 	char **args;            /* run: DOMAIN OPERATION SUB-OPERATION ... */
@@ -59,7 +59,7 @@ static int parse(int argc, char **argv, struct hook_opts *o)
 			   "ringside)"),
 		OPT_STRING('C', "capture-dir", &o->capture_dir, "DIR", "where a "
 			   "stopped domain's flight recorder is captured, as "
-			   "DIR/DOMAIN/TIME-NNN.data (default " FLIGHT_DIR ")"),
+			   "DIR/DOMAIN/TIME-NNN.data (default " CAP_FLIGHT_DIR ")"),
 		OPT_U32('k', "keep", &o->keep, "N", 1, 100000, NULL, "captures "
 			"kept per domain, the oldest removed first (default 8)"),
 		OPT_U32('m', "keep-mb", &o->keep_mb, "M", 1, 1u << 30, NULL,
@@ -212,7 +212,7 @@ static int install(const struct hook_opts *o)
 	keep.keep_mb = o->keep_mb;
 	err = dom_hook_file_write(path, program, o->group, &keep);
 	if (err) {
-		cli_err(CMD, "cannot write %s: %s", path, dom_errstr(err));
+		cli_err(CMD, "cannot write %s: %s", path, dom_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	printf("ringside hook: installed %s (runs %s); restart libvirtd so that "
@@ -250,11 +250,11 @@ static void hook_log(void *arg, const char *fmt, va_list ap)
 
 static int run(const struct hook_opts *o)
 {
-	struct flight_opts fo = {
+	struct cap_flight_opts fo = {
 		.dir = o->capture_dir,
-		.keep = o->keep ? o->keep : FLIGHT_KEEP,
+		.keep = o->keep ? o->keep : CAP_FLIGHT_KEEP,
 		.keep_bytes = o->keep_mb ? (uint64_t)o->keep_mb << 20 :
-			      FLIGHT_KEEP_BYTES,
+			      CAP_FLIGHT_KEEP_BYTES,
 		.argc = cli_argc(),
 		.argv = cli_argv(),
 	};
@@ -264,7 +264,7 @@ static int run(const struct hook_opts *o)
 		.subop = o->args[2],
 		.group = o->group,
 		.xml_fd = STDIN_FILENO,
-		.capture = flight_hook,
+		.capture = cap_flight_hook,
 		.capture_arg = &fo,
 	};
 

@@ -101,8 +101,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
  * words said when it goes and comes back. */
 struct record_src {
 	const struct record_opts *o;
-	const struct rmap *m;      /* the region as opened first */
-	struct rmap spare[2];      /* the region restored, in turn */
+	const struct cap_source *m;      /* the region as opened first */
+	struct cap_source spare[2];      /* the region restored, in turn */
 	int cur;                   /* the spare in use; -1: m */
 	struct dom_virt *dom;
 	char path[4096];           /* the region file's name ("": unknown) */
@@ -114,13 +114,13 @@ struct record_src {
 /* Ring @i's doorbells: read here (a host fact), and the producer's own
  * counts of those it rang and those it skipped while this consumer said
  * it polled (guest claims: rung is what read should be). */
-static void print_bells(const struct recorder *r, const struct rmap *m,
+static void print_bells(const struct recorder *r, const struct cap_source *m,
 			uint32_t i)
 {
-	struct rinfo ri;
+	struct cap_rinfo ri;
 
-	printf("    doorbells: %" PRIu64 " read", recorder_doorbells(r, i));
-	if (!rinfo_get(&m->region, i, &ri))
+	printf("    doorbells: %" PRIu64 " read", cap_recorder_doorbells(r, i));
+	if (!cap_rinfo_get(&m->region, i, &ri))
 		printf("; guest claims: %" PRIu64 " rung, %" PRIu64 " skipped "
 		       "(the consumer polled)", ri.doorbells, ri.suppressed);
 	putchar('\n');
@@ -128,16 +128,16 @@ static void print_bells(const struct recorder *r, const struct rmap *m,
 
 /* @rotated: a file completed at a restore (its time before the save). */
 static void summary(const struct record_opts *o, const struct recorder *r,
-		    const struct rmap *m, int rotated)
+		    const struct cap_source *m, int rotated)
 {
 	const struct drain *d = &r->drain;
 	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
 	struct pdf_host_ring early;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	char label[64], size[32];
 	uint32_t i;
 
-	tally_total(t, &sum);
+	cap_tally_total(t, &sum);
 	if (rotated)
 		/* a file completed at a restore: its time before it */
 		printf("ringside record: wrote %" PRIu64 " records (%s) from "
@@ -149,20 +149,20 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 		       "rings to %s in %.1f s%s\n", sum.records,
 		       print_size(size, sizeof(size), sum.bytes), d->nr_rings,
 		       r->output, r->seconds,
-		       r->end == RECORDER_END_SIGNAL ? " (interrupted)" :
-		       r->end == RECORDER_END_FINISHED ?
+		       r->end == CAP_RECORDER_END_SIGNAL ? " (interrupted)" :
+		       r->end == CAP_RECORDER_END_FINISHED ?
 		       (m->domain ? " (the domain stopped)" : " (the VM ended)") :
 		       "");
 	if (r->syms)
 		print_gsyms(stdout, r->syms, &r->wstats);
 	if (r->syms)
 		print_guest_usyms(stdout, &r->usyms);
-	if (r->pstate.state != GPSTATE_NONE && r->pstate.state != GPSTATE_ABSENT)
+	if (r->pstate.state != GI_PSTATE_NONE && r->pstate.state != GI_PSTATE_ABSENT)
 		print_gpstate(stdout, &r->pstate, r->output, r->no_pstate,
-			      &r->pstate_filed);
+			      &r->cap_pstate_filed);
 	print_gfacts(stdout, &r->guest, r->guest_late);
 	print_chains_cut(stdout, &r->wstats);
-	if (r->kcode && r->kcode->state != GKCODE_ABSENT)
+	if (r->kcode && r->kcode->state != GI_KCODE_ABSENT)
 		print_gkcode(stdout, r->kcode);
 	print_names_hint(stdout, r->output, &r->wstats, r->usyms.cached);
 	if (r->sync)
@@ -185,7 +185,7 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 
 static int vm_finished(void *arg)
 {
-	return vm_conn_stopped(arg);
+	return cap_vm_stopped(arg);
 }
 
 /* A domain that is shut off (destroyed, powered off) or undefined writes
@@ -198,44 +198,44 @@ static int dom_finished(void *arg)
 	int life = dom_virt_life(src->dom);
 
 	if (life == DOM_LIFE_OFF || life == -dome_no_domain)
-		return RECORDER_GONE;
+		return CAP_RECORDER_GONE;
 	if (life == DOM_LIFE_SAVED)
-		return RECORDER_AWAY;
+		return CAP_RECORDER_AWAY;
 	/* saved and restored between two looks: its region is another file */
 	if (src->path[0] && !access(src->path, F_OK) &&
-	    !rmap_is_file(src->cur < 0 ? src->m : &src->spare[src->cur],
+	    !cap_source_is_file(src->cur < 0 ? src->m : &src->spare[src->cur],
 			  src->path))
-		return RECORDER_AWAY;
-	return RECORDER_HERE;
+		return CAP_RECORDER_AWAY;
+	return CAP_RECORDER_HERE;
 }
 
 /* A saved domain runs again: its region is a new file (the hook laid it
  * out, QEMU restored the saved bytes into it), opened as at the start.
  * Only once it runs: while it is being restored QEMU still writes it. */
 static int dom_reopen(void *arg, const struct rs_region **region,
-		      void **sync_mem, struct liberr *e)
+		      void **sync_mem, struct cap_err *e)
 {
 	struct record_src *src = arg;
 	int life = dom_virt_life(src->dom), slot, err;
-	struct rmap *m;
+	struct cap_source *m;
 
 	if (life == DOM_LIFE_OFF || life == -dome_no_domain)
-		return RECORDER_GONE;
+		return CAP_RECORDER_GONE;
 	if (life != DOM_LIFE_RUNNING)
-		return RECORDER_AWAY;
+		return CAP_RECORDER_AWAY;
 	/* the other spare: nothing reads the one before the last any more */
 	slot = src->cur == 0 ? 1 : 0;
 	m = &src->spare[slot];
-	rmap_close(m);
-	err = rmap_open(m, src->m->domain, RMAP_WRITE | RMAP_EXCL, e);
-	if (err == -ENOENT && liberr_from(e, liberr_sys))
-		return RECORDER_AWAY;
+	cap_source_close(m);
+	err = cap_source_open(m, src->m->domain, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, e);
+	if (err == -ENOENT && cap_err_from(e, cap_err_sys))
+		return CAP_RECORDER_AWAY;
 	if (err)
 		return err;
 	src->cur = slot;
 	*region = &m->region;
 	*sync_mem = m->base;
-	return RECORDER_BACK;
+	return CAP_RECORDER_BACK;
 }
 
 static void dom_gone_away(void *arg, const struct recorder *r)
@@ -283,7 +283,7 @@ static void dom_came_back(void *arg, const struct recorder *r, int events)
 	       src->m->domain, r->output ? "; records from now on in " : "",
 	       r->output ? r->output : "");
 	for (i = 0; i < r->drain.nr_rings; i++)
-		print_reattach(stdout, i, drain_cons_stats(&r->drain, i));
+		print_reattach(stdout, i, cap_drain_cons_stats(&r->drain, i));
 	fflush(stdout);
 }
 
@@ -292,28 +292,28 @@ static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
 	return dom_virt_peek_virt(ctx, gva, len, buf);
 }
 
-static int run(const struct record_opts *o, struct rmap *m)
+static int run(const struct record_opts *o, struct cap_source *m)
 {
 	struct record_src src = { .o = o, .m = m, .cur = -1 };
 	struct recorder *r = malloc(sizeof(*r));
-	struct gkcode_src kcode_src = { .peek = dom_peek_code,
-					.errstr = dom_errstr,
+	struct gi_kcode_src kcode_src = { .peek = dom_peek_code,
+					.errstr = dom_error_str,
 					.chunk = DOM_PEEK_MAX };
 	struct dom_virt *kcode_dom = NULL, *state_dom = NULL;
 	struct gkcode kcode = { 0 };
-	struct gsyms syms = { 0 };
-	struct csync sync;
+	struct gi_syms syms = { 0 };
+	struct cap_sync sync;
 	int ret;
 
-	if (!r || gsyms_read(&syms, &m->region, 1)) {
+	if (!r || gi_syms_read(&syms, &m->region, 1)) {
 		free(r);
 		cli_err(CMD, "out of memory");
 		return CLI_EXIT_FAIL;
 	}
-	recorder_init(r, o->region);
+	cap_recorder_init(r, o->region);
 	r->syms = &syms;
 	r->no_pstate = o->no_pstate;
-	csync_init(&sync);
+	cap_sync_init(&sync);
 	r->sync = &sync;
 	r->sync_mem = m->base;
 	r->output = o->output;
@@ -321,11 +321,11 @@ static int run(const struct record_opts *o, struct rmap *m)
 	if (o->interval_ms)
 		r->interval_ms = o->interval_ms;
 	if (o->doorbell_fd >= 0)
-		recorder_add_wake(r, o->doorbell_fd, -1, 0);
+		cap_recorder_add_wake(r, o->doorbell_fd, -1, 0);
 	if (m->vm) {
 		for (uint32_t i = 0; i < m->vm->nr_doorbells; i++)
-			recorder_add_wake(r, m->vm->doorbell[i], (int)i, 0);
-		recorder_add_wake(r, m->vm->sock, -1, 1);
+			cap_recorder_add_wake(r, m->vm->doorbell[i], (int)i, 0);
+		cap_recorder_add_wake(r, m->vm->sock, -1, 1);
 		r->finished = vm_finished;
 		r->finished_arg = m->vm;
 		if (!o->interval_ms && m->vm->nr_doorbells)
@@ -348,7 +348,7 @@ static int run(const struct record_opts *o, struct rmap *m)
 	}
 	/* a DOMAIN with PT: the kernel's code for perf's decoder */
 	if (m->domain && o->output &&
-	    rinfo_aux_format(&m->region) == PDF_AUX_INTEL_PT) {
+	    cap_rinfo_aux_format(&m->region) == PDF_AUX_INTEL_PT) {
 		r->kcode = &kcode;
 		if (!dom_virt_open(&kcode_dom, NULL, m->domain, 0)) {
 			kcode_src.ctx = kcode_dom;
@@ -364,20 +364,20 @@ static int run(const struct record_opts *o, struct rmap *m)
 	/* --quiet or not: corruption and lies are never silent */
 	if (ret == CLI_EXIT_OK && (print_recorder_warn(CMD, r) || src.warned))
 		ret = CLI_EXIT_CORRUPT;
-	recorder_fini(r);
-	rmap_close(&src.spare[0]);
-	rmap_close(&src.spare[1]);
+	cap_recorder_fini(r);
+	cap_source_close(&src.spare[0]);
+	cap_source_close(&src.spare[1]);
 	free(r);
 	dom_virt_close(kcode_dom);
 	dom_virt_close(state_dom);
-	gsyms_fini(&syms);
+	gi_syms_fini(&syms);
 	return ret;
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	struct rmap m;
+	struct cap_source m;
 	int err, ret;
 
 	ret = parse(argc, argv, &o);
@@ -387,15 +387,15 @@ int cmd_record(int argc, char **argv)
 		cli_err(CMD, "--doorbell-fd %d: not an open descriptor", o.doorbell_fd);
 		return CLI_EXIT_FAIL;
 	}
-	err = stop_install();
+	err = cap_stop_install();
 	if (err) {
 		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", strerror(-err));
 		return CLI_EXIT_FAIL;
 	}
-	if (cli_region_open(CMD, &m, o.vm, o.region, RMAP_WRITE | RMAP_EXCL,
+	if (cli_region_open(CMD, &m, o.vm, o.region, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL,
 			    o.output))
 		return CLI_EXIT_FAIL;
 	ret = run(&o, &m);
-	rmap_close(&m);
+	cap_source_close(&m);
 	return ret;
 }

@@ -69,23 +69,23 @@ static int report_usyms(struct pdf_reader *r, const char *path,
 			const struct report_opts *o)
 {
 	struct usyms_summary sum;
-	struct usyms_row *rows;
+	struct gi_symfs_row *rows;
 	struct pdf_event ev;
 	struct usyms *u;
 	uint64_t type = pdf_reader_info(r)->sample_type;
 	int n, ret;
 
 	rows = calloc(o->top ? o->top : 1, sizeof(*rows));
-	if (!rows || usyms_new(&u, o->symfs)) {
+	if (!rows || gi_symfs_new(&u, o->symfs)) {
 		free(rows);
 		cli_err(CMD, "out of memory");
 		return CLI_EXIT_FAIL;
 	}
 	while ((n = pdf_reader_next(r, &ev)) == 1)
-		usyms_add(u, ev.rec, type);
+		gi_symfs_add(u, ev.rec, type);
 	if (n < 0) {
 		ret = file_cmd_read_error(CMD, path, &ev, n);
-	} else if ((n = usyms_top(u, rows, o->top, &sum)) < 0) {
+	} else if ((n = gi_symfs_top(u, rows, o->top, &sum)) < 0) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 	} else {
@@ -93,7 +93,7 @@ static int report_usyms(struct pdf_reader *r, const char *path,
 			print_usyms(stdout, &sum, rows, n, o->symfs);
 		ret = CLI_EXIT_OK;
 	}
-	usyms_free(u);
+	gi_symfs_free(u);
 	free(rows);
 	return ret;
 }
@@ -103,15 +103,15 @@ static int report_pprof(const char *path, const struct report_opts *o)
 {
 	const struct pprof_params p = { .size = sizeof(p), .domain = o->domain };
 	struct pprof_stats st;
-	int err = pprof_write(path, o->pprof, &p, &st);
+	int err = pprof_file_write(path, o->pprof, &p, &st);
 
 	if (err) {
-		cli_err(CMD, "%s -> %s: %s", path, o->pprof, pdf_errstr(err));
+		cli_err(CMD, "%s -> %s: %s", path, o->pprof, pdf_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	const char *why = st.ksyms_err == -ENODATA ? "the file names no kernel" :
 			  st.ksyms_err == -ENOENT ? "not in the build-id cache" :
-			  pdf_errstr(st.ksyms_err);
+			  pdf_error_str(st.ksyms_err);
 
 	printf("%s: %" PRIu64 " samples, %" PRIu32 " functions, %" PRIu32
 	       " locations; unnamed frames: kernel %" PRIu64 " of %" PRIu64
@@ -157,10 +157,10 @@ int cmd_report(int argc, char **argv)
 		pdf_reader_close(r);
 		return CLI_EXIT_FAIL;
 	}
-	tally_init(t, pdf_reader_info(r)->nr_rings, pdf_reader_info(r)->sample_type);
-	tally_bounds_from_info(&t->bounds, pdf_reader_info(r));
+	cap_tally_init(t, pdf_reader_info(r)->nr_rings, pdf_reader_info(r)->sample_type);
+	cap_tally_bounds_from_info(&t->bounds, pdf_reader_info(r));
 	while ((n = pdf_reader_next(r, &ev)) == 1)
-		tally_event(t, &ev);
+		cap_tally_event(t, &ev);
 	if (n < 0) {
 		ret = file_cmd_read_error(CMD, path, &ev, n);
 	} else {

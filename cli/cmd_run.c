@@ -27,7 +27,7 @@
 
 /* What consumed the rings, for the table. */
 struct run_state {
-	struct rs_vmm *vm;
+	struct vmm *vm;
 	struct recorder *rec;      /* normal rings drained here */
 	struct snapper *snap;      /* overwrite rings snapshotted here */
 	double seconds;
@@ -75,27 +75,27 @@ static int load_error(const char *payload, int err)
 
 /* Create, load, listen, start; the vCPU and control threads inherit a mask
  * without SIGINT/SIGTERM, so that those reach this thread. */
-static int boot(const struct run_opts *o, struct rs_vmm **vmp)
+static int boot(const struct run_opts *o, struct vmm **vmp)
 {
 	sigset_t stop_sigs, old;
-	struct rs_vmm *vm;
+	struct vmm *vm;
 	int err;
 
-	err = rs_vmm_create(vmp, &o->params);
+	err = vmm_create(vmp, &o->params);
 	if (err)
 		return boot_error(o, err);
 	vm = *vmp;
-	err = rs_vmm_load_file(vm, o->payload);
+	err = vmm_load_file(vm, o->payload);
 	if (err)
 		return load_error(o->payload, err);
 	sigemptyset(&stop_sigs);
 	sigaddset(&stop_sigs, SIGINT);
 	sigaddset(&stop_sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old);
-	if (o->control && (err = rs_vmm_control_listen(vm, o->control)) < 0)
+	if (o->control && (err = vmm_control_listen(vm, o->control)) < 0)
 		cli_err(CMD, "cannot serve the control socket %s: %s", o->control,
 			strerror(-err));
-	else if ((err = rs_vmm_start(vm)) < 0)
+	else if ((err = vmm_start(vm)) < 0)
 		cli_err(CMD, "cannot start the vCPUs: %s", strerror(-err));
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
@@ -103,22 +103,22 @@ static int boot(const struct run_opts *o, struct rs_vmm **vmp)
 
 /* Until a signal, the end of --duration, or (@until_stopped) every vCPU
  * stopped. */
-static void wait_end(const struct run_opts *o, struct rs_vmm *vm,
+static void wait_end(const struct run_opts *o, struct vmm *vm,
 		     int until_stopped)
 {
 	double start = cap_time_now();
 
-	while (!stop_requested() &&
+	while (!cap_stop_requested() &&
 	       !(o->duration && cap_time_now() - start >= o->duration)) {
-		if (until_stopped && rs_vmm_wait(vm, 0) == 0)
+		if (until_stopped && vmm_wait(vm, 0) == 0)
 			break;
-		stop_wait_fds(NULL, 0, WAIT_STEP_MS);
+		cap_stop_wait_fds(NULL, 0, WAIT_STEP_MS);
 	}
 }
 
 static int all_stopped(void *arg)
 {
-	return rs_vmm_wait(arg, 0) == 0;
+	return vmm_wait(arg, 0) == 0;
 }
 
 /* The vCPUs stop before the recorder's last pass: a guest that finished
@@ -126,7 +126,7 @@ static int all_stopped(void *arg)
  * were neither delivered nor lost. */
 static void stop_vcpus(void *arg)
 {
-	rs_vmm_stop(arg);
+	vmm_stop(arg);
 }
 
 static int record(const struct run_opts *o, struct run_state *st)
@@ -138,7 +138,7 @@ static int record(const struct run_opts *o, struct run_state *st)
 		return CLI_EXIT_FAIL;
 	}
 	st->rec = r;
-	recorder_init(r, o->payload);
+	cap_recorder_init(r, o->payload);
 	/* the freestanding payload fills AUX with its test pattern; PT from
 	 * the ringside VMM comes through ringside-pt-trace */
 	r->aux_opaque = 1;
@@ -148,9 +148,9 @@ static int record(const struct run_opts *o, struct run_state *st)
 	r->finished = all_stopped;
 	r->finished_arg = st->vm;
 	r->stopping = stop_vcpus;
-	for (uint32_t i = 0; i < rs_vmm_nr_rings(st->vm); i++)
-		recorder_add_wake(r, rs_vmm_doorbell_fd(st->vm, i), (int)i, 0);
-	return print_recorder_run(CMD, r, rs_vmm_region(st->vm), o->quiet);
+	for (uint32_t i = 0; i < vmm_nr_rings(st->vm); i++)
+		cap_recorder_add_wake(r, vmm_doorbell_fd(st->vm, i), (int)i, 0);
+	return print_recorder_run(CMD, r, vmm_region(st->vm), o->quiet);
 }
 
 /* The flight recorder once nothing runs: a stable copy by construction. */
@@ -164,11 +164,11 @@ static int snapshot(const struct run_opts *o, struct run_state *st)
 		return CLI_EXIT_FAIL;
 	}
 	st->snap = s;
-	snapper_init(s, o->payload);
+	cap_snapper_init(s, o->payload);
 	s->aux_opaque = 1;
 	s->output = o->output;
 	s->stable = 1;
-	ret = print_snapper_copy(CMD, s, rs_vmm_region(st->vm));
+	ret = print_snapper_copy(CMD, s, vmm_region(st->vm));
 	return ret ? ret : print_snapper_write(CMD, s);
 }
 
@@ -190,7 +190,7 @@ static int consume(const struct run_opts *o, struct run_state *st)
 	} else {
 		wait_end(o, st->vm, 1);
 	}
-	rs_vmm_stop(st->vm);
+	vmm_stop(st->vm);
 	if (!ret && !o->control && o->params.data_mode == RS_MODE_OVERWRITE)
 		ret = snapshot(o, st);
 	st->seconds = cap_time_now() - start;
@@ -207,7 +207,7 @@ int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	o.params.log = log_line;
-	err = stop_install();
+	err = cap_stop_install();
 	if (err) {
 		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", strerror(-err));
 		return CLI_EXIT_FAIL;
@@ -238,11 +238,11 @@ int cmd_run(int argc, char **argv)
 	if (unbalanced)
 		ret = CLI_EXIT_FAIL;
 	if (st.rec)
-		recorder_fini(st.rec);
+		cap_recorder_fini(st.rec);
 	if (st.snap)
-		snapper_fini(st.snap);
+		cap_snapper_fini(st.snap);
 	free(st.rec);
 	free(st.snap);
-	rs_vmm_destroy(st.vm);
+	vmm_destroy(st.vm);
 	return ret;
 }

@@ -8,7 +8,7 @@
 #include "ringside/vmm.h"
 
 struct run_opts {
-	struct rs_vmm_params params;
+	struct vmm_params params;
 	const char *payload;
 	const char *control;       /* --control SOCKET: serve, do not consume */
 	const char *output;        /* -o FILE, or NULL */
@@ -23,13 +23,13 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o);
  * (from @t, the records consumed here; NULL with --control), doorbells
  * (read by @rec, rung by the guest), exits to user space.  Returns the
  * rings where a finished guest's records do not balance. */
-uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
+uint32_t run_print_rings(const struct run_opts *o, struct vmm *vm,
 		     const struct tally *t, const struct recorder *rec,
 		     double seconds);
 
 /* The same check without the table (--quiet): the rings where a finished
  * guest's records do not balance; 0 when nothing was consumed here. */
-uint32_t run_balance(struct rs_vmm *vm, const struct tally *t,
+uint32_t run_balance(struct vmm *vm, const struct tally *t,
 		     const struct recorder *rec);
 
 #endif /* RINGSIDE_CLI_CMD_RUN_H */

@@ -16,7 +16,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		[RS_WL_HANG] = "hang", [RS_WL_HALT] = "halt", [RS_WL_CRASH] = "crash",
 		[RS_WL_SCRIBBLE] = "scribble", [RS_WL_CORRUPT] = "corrupt",
 	};
-	struct rs_vmm_params *p = &o->params;
+	struct vmm_params *p = &o->params;
 	const struct opt opts[] = {
 		OPT_U32('n', "vcpus", &p->nr_vcpus, "N", 1, RS_MAX_VCPUS, NULL,
 			"vCPUs, one ring each (default 1, at most {max})"),
@@ -84,7 +84,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	int first, ret;
 
 	memset(o, 0, sizeof(*o));
-	rs_vmm_params_init(p);
+	vmm_params_init(p);
 	p->data_pages = 4;
 	ret = opt_parse(&cmd, argc, argv, &first);
 	if (ret)

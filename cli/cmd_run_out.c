@@ -18,7 +18,7 @@ static void col(int width, int known, uint64_t v)
 static void headline(const struct run_opts *o, const struct tally *t,
 		     double seconds)
 {
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	char size[32];
 
 	printf("ringside run: %s on %u vCPUs, %s rings, %.1f s", o->payload,
@@ -26,7 +26,7 @@ static void headline(const struct run_opts *o, const struct tally *t,
 	       o->params.data_mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
 	       seconds);
 	if (t) {
-		tally_total(t, &sum);
+		cap_tally_total(t, &sum);
 		printf("; %" PRIu64 " records (%s)", sum.records,
 		       print_size(size, sizeof(size), sum.bytes));
 		if (o->output)
@@ -54,12 +54,12 @@ static void ring_counts(const struct tally *t, const struct recorder *rec,
 	}
 }
 
-static uint32_t unbalanced_rings(struct rs_vmm *vm, const struct tally *t,
+static uint32_t unbalanced_rings(struct vmm *vm, const struct tally *t,
 				 const struct recorder *rec, uint32_t *done)
 {
 	uint64_t delivered, lost;
 	struct rs_vmm_vcpu_info info;
-	uint32_t n = rs_vmm_nr_vcpus(vm), unbalanced = 0;
+	uint32_t n = vmm_nr_vcpus(vm), unbalanced = 0;
 
 	*done = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -73,7 +73,7 @@ static uint32_t unbalanced_rings(struct rs_vmm *vm, const struct tally *t,
 	return *done < n ? 0 : unbalanced;
 }
 
-uint32_t run_balance(struct rs_vmm *vm, const struct tally *t,
+uint32_t run_balance(struct vmm *vm, const struct tally *t,
 		     const struct recorder *rec)
 {
 	uint32_t done;
@@ -81,32 +81,32 @@ uint32_t run_balance(struct rs_vmm *vm, const struct tally *t,
 	return rec && t ? unbalanced_rings(vm, t, rec, &done) : 0;
 }
 
-uint32_t run_print_rings(const struct run_opts *o, struct rs_vmm *vm,
+uint32_t run_print_rings(const struct run_opts *o, struct vmm *vm,
 		     const struct tally *t, const struct recorder *rec,
 		     double seconds)
 {
 	struct rs_vmm_vcpu_info info;
-	uint32_t n = rs_vmm_nr_vcpus(vm), unbalanced = 0, done = 0;
+	uint32_t n = vmm_nr_vcpus(vm), unbalanced = 0, done = 0;
 
 	headline(o, t, seconds);
 	printf("ring state      produced delivered     lost doorbells guest-bells"
 	       " skipped   exits     io   mmio    hlt  kicks\n");
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t delivered = 0, lost = 0;
-		struct rinfo ri;
+		struct cap_rinfo ri;
 		int have_ri;
 
 		if (rs_vmm_vcpu_info(vm, i, &info))
 			continue;
 		if (t)
 			ring_counts(t, rec, i, &delivered, &lost);
-		printf("%4u %-9.9s", i, rs_vmm_state_name(info.state));
+		printf("%4u %-9.9s", i, vmm_cpu_state_name(info.state));
 		col(9, 1, info.report.attempted);
 		col(9, t != NULL, delivered);
 		col(8, t != NULL, lost);
-		col(9, rec != NULL, rec ? recorder_doorbells(rec, i) : 0);
+		col(9, rec != NULL, rec ? cap_recorder_doorbells(rec, i) : 0);
 		col(11, 1, info.report.doorbells);
-		have_ri = !rinfo_get(rs_vmm_region(vm), i, &ri);
+		have_ri = !cap_rinfo_get(vmm_region(vm), i, &ri);
 		col(7, have_ri, have_ri ? ri.suppressed : 0);
 		col(7, 1, info.exits.total);
 		col(6, 1, info.exits.io);

@@ -97,7 +97,7 @@ static int parse(int argc, char **argv, struct snap_opts *o)
  * the domain's, the region file's (its last component) or "vm", with
  * what a file name should not hold replaced; a name no file has.  0, or
  * -errno. */
-static int default_output(const struct rmap *m, const struct snap_opts *o,
+static int default_output(const struct cap_source *m, const struct snap_opts *o,
 			  char *buf, size_t len)
 {
 	const char *src = m->domain ? m->domain : o->vm ? "vm" : o->region;
@@ -135,15 +135,15 @@ static int default_output(const struct rmap *m, const struct snap_opts *o,
 }
 
 /* The vCPUs as the VMM sees them: did the guest hang, halt or crash? */
-static void vm_status(struct vm_conn *v)
+static void vm_status(struct cap_vm *v)
 {
 	struct rs_vmm_vcpu_info info;
 
 	for (uint32_t i = 0; i < v->nr_vcpus; i++) {
-		if (vm_conn_status(v, i, &info))
+		if (cap_vm_status(v, i, &info))
 			continue;
 		printf("  vCPU %u: %s, %" PRIu64 " records attempted", i,
-		       rs_vmm_state_name(info.state), info.report.attempted);
+		       vmm_cpu_state_name(info.state), info.report.attempted);
 		if (info.state == RS_VCPU_SHUTDOWN || info.state == RS_VCPU_FAILED)
 			printf(", last rip %#" PRIx64, info.rip);
 		putchar('\n');
@@ -158,10 +158,10 @@ static int dom_peek(void *ctx, uint64_t gpa, void *buf, size_t len)
 /* The records the agent published the place of but had not forwarded,
  * from the domain's memory (docs/abi.md).  Never a reason to fail: @why
  * says what stood in the way. */
-static int recover_kbufs(struct snapper *s, struct rmap *m, char *why,
+static int recover_kbufs(struct snapper *s, struct cap_source *m, char *why,
 			 size_t len)
 {
-	struct gkbuf_src src = { .peek = dom_peek, .errstr = dom_errstr };
+	struct gi_kbuf_src src = { .peek = dom_peek, .errstr = dom_error_str };
 	struct dom_virt *d = NULL;
 	unsigned long long ram;
 	int err;
@@ -171,16 +171,16 @@ static int recover_kbufs(struct snapper *s, struct rmap *m, char *why,
 		err = dom_virt_ram_bytes(d, &ram);
 	if (err) {
 		snprintf(why, len, "cannot reach the domain through libvirt: %s",
-			 dom_errstr(err));
+			 dom_error_str(err));
 		dom_virt_close(d);
 		return 0;
 	}
-	gkbuf_x86_ram(src.ram, ram);
+	gi_kbuf_x86_ram(src.ram, ram);
 	src.ctx = d;
-	err = gkbuf_recover(s->kbuf, &m->region, &src, s->sample_type);
+	err = gi_kbuf_recover(s->kbuf, &m->region, &src, s->sample_type);
 	dom_virt_close(d);
 	if (!err)
-		snapper_kbuf_dedup(s);
+		cap_snapper_kbuf_dedup(s);
 	return err;
 }
 
@@ -196,23 +196,23 @@ static int dom_registers(void *ctx, char **text)
 
 /* Each vCPU's registers and stack, with the vCPUs stopped if they are
  * (--stable, a panicked or hung guest).  Never a reason to fail. */
-static int take_vcpus(struct snapper *s, struct rmap *m,
+static int take_vcpus(struct snapper *s, struct cap_source *m,
 		      const struct pdf_ksyms *ksyms)
 {
-	struct gvcpu_src src = { .registers = dom_registers,
-				 .peek = dom_peek_virt, .errstr = dom_errstr };
+	struct gi_vcpu_src src = { .registers = dom_registers,
+				 .peek = dom_peek_virt, .errstr = dom_error_str };
 	struct dom_virt *d = NULL;
 	int err;
 
 	err = dom_virt_open(&d, NULL, m->domain, 0);
 	if (err) {
-		s->vcpu->state = GVCPU_NO_REGISTERS;
+		s->vcpu->state = GI_VCPU_NO_REGISTERS;
 		s->vcpu->err = err;
-		s->vcpu->errstr = dom_errstr;
+		s->vcpu->errstr = dom_error_str;
 		return 0;
 	}
 	src.ctx = d;
-	err = gvcpu_take(s->vcpu, &src, ksyms);
+	err = gi_vcpu_take(s->vcpu, &src, ksyms);
 	dom_virt_close(d);
 	return err;
 }
@@ -223,10 +223,10 @@ static uint64_t written_since(const struct snapper *s,
 			      const struct rs_region *region)
 {
 	uint64_t n = 0;
-	struct rinfo ri;
+	struct cap_rinfo ri;
 
 	for (uint32_t i = 0; i < s->nr_rings; i++)
-		if (s->ring[i].data_size && !rinfo_get(region, i, &ri) &&
+		if (s->ring[i].data_size && !cap_rinfo_get(region, i, &ri) &&
 		    ri.produced > s->ring[i].produced)
 			n += ri.produced - s->ring[i].produced;
 	return n;
@@ -234,39 +234,39 @@ static uint64_t written_since(const struct snapper *s,
 
 /*
  * Copy under a pause when asked; resume before anything is written.  The
- * pause holds only the copy of the rings' bytes (snapper_take): their
+ * pause holds only the copy of the rings' bytes (cap_snapper_take): their
  * buffers are made before it, and the records are walked, the guest
  * kernel's perf buffers and the vCPUs read after the resume.
  */
-static int copy(struct snapper *s, struct rmap *m, int stable,
+static int copy(struct snapper *s, struct cap_source *m, int stable,
 		const struct pdf_ksyms *ksyms, char *why, size_t len,
 		uint64_t *after)
 {
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	int ret, resumed = 0;
 
 	ret = print_snapper_prepare(CMD, s, &m->region);
 	if (ret != CLI_EXIT_OK)
 		return ret;
-	if (stable && rmap_pause(m, &e)) {
-		if (liberr_is(&e, liberr_sys, -EOPNOTSUPP))
+	if (stable && cap_source_pause(m, &e)) {
+		if (cap_err_is(&e, cap_err_sys, -EOPNOTSUPP))
 			return cli_usage(CMD, "--stable needs a source whose writers can "
 					 "be paused (--vm SOCKET or a libvirt DOMAIN); "
 					 "%s is a plain region", s->source);
 		cli_err(CMD, "cannot pause the vCPUs of %s: %s", s->source,
-			liberr_str(&e));
+			cap_err_str(&e));
 		return CLI_EXIT_FAIL;
 	}
 	s->stable = stable;
 	ret = print_snapper_take(CMD, s, &m->region);
 	if (stable) {
-		resumed = !rmap_resume(m, &e);
-		s->pause_ns = rmap_paused_ns(m, 0);
-		s->pause_inner_ns = rmap_paused_ns(m, 1);
+		resumed = !cap_source_resume(m, &e);
+		s->pause_ns = cap_source_paused_ns(m, 0);
+		s->pause_inner_ns = cap_source_paused_ns(m, 1);
 	}
 	if (stable && !resumed) {
 		cli_err(CMD, "cannot resume the vCPUs of %s: %s (closing the "
-			"connection resumes them)", s->source, liberr_str(&e));
+			"connection resumes them)", s->source, cap_err_str(&e));
 		return CLI_EXIT_FAIL;
 	}
 	if (ret == CLI_EXIT_OK)
@@ -286,17 +286,17 @@ static int copy(struct snapper *s, struct rmap *m, int stable,
 	 * newest of them, are held against a window that ends after those
 	 * reads */
 	if (ret == CLI_EXIT_OK && (s->kbuf || s->vcpu))
-		snapper_read_more(s);
+		cap_snapper_read_more(s);
 	return ret;
 }
 
 /* One clock sync with the guest's agent (docs/cli.md, "Time"). */
-static void take_sync(struct csync *sync, const struct rmap *m)
+static void take_sync(struct cap_sync *sync, const struct cap_source *m)
 {
-	void *hdr = m->vm ? NULL : csync_map_header(m->fd);
+	void *hdr = m->vm ? NULL : cap_sync_map_header(m->fd);
 
-	csync_take(sync, &m->region, hdr, 1);
-	csync_unmap(hdr);
+	cap_sync_take(sync, &m->region, hdr, 1);
+	cap_sync_unmap(hdr);
 }
 
 static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
@@ -306,27 +306,27 @@ static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
 
 int cmd_snapshot(int argc, char **argv)
 {
-	struct gkcode_src kcode_src = { .peek = dom_peek_code,
-					.errstr = dom_errstr,
+	struct gi_kcode_src kcode_src = { .peek = dom_peek_code,
+					.errstr = dom_error_str,
 					.chunk = DOM_PEEK_MAX };
 	struct dom_virt *kcode_dom = NULL;
 	struct gkcode kcode = { 0 };
 	struct snapper *s = NULL;
-	struct gsyms syms = { 0 };
+	struct gi_syms syms = { 0 };
 	struct gusyms usyms = { 0 };
 	struct gkbuf kb;
-	struct gvcpu vcpu;
+	struct gi_vcpu vcpu;
 	struct pdf_ksyms *ksyms = NULL;
 	char why[256] = "", defout[256];
 	struct snap_opts o;
-	struct csync sync;
-	struct rmap m;
+	struct cap_sync sync;
+	struct cap_source m;
 	uint64_t after = 0;
 	int ret;
 
-	csync_init(&sync);
-	gkbuf_init(&kb);
-	gvcpu_init(&vcpu);
+	cap_sync_init(&sync);
+	gi_kbuf_init(&kb);
+	gi_vcpu_init(&vcpu);
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
@@ -338,20 +338,20 @@ int cmd_snapshot(int argc, char **argv)
 		if (err) {
 			cli_err(CMD, "no name for the output file in the current "
 				"directory: %s; give one with -o FILE", strerror(-err));
-			rmap_close(&m);
+			cap_source_close(&m);
 			return CLI_EXIT_FAIL;
 		}
 		o.output = defout;
 	}
 	s = malloc(sizeof(*s));
 	/* before the pause: a guest still writing them can finish */
-	if (!s || gsyms_read(&syms, &m.region, 1) ||
-	    gusyms_read(&usyms, &m.region)) {
+	if (!s || gi_syms_read(&syms, &m.region, 1) ||
+	    gi_usyms_read(&usyms, &m.region)) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 		goto out;
 	}
-	snapper_init(s, o.region);
+	cap_snapper_init(s, o.region);
 	s->output = o.output;
 	s->no_pstate = o.no_pstate;
 	s->syms = &syms;
@@ -360,8 +360,8 @@ int cmd_snapshot(int argc, char **argv)
 		s->kbuf = &kb;
 	if (m.domain && !o.no_vcpu_stacks) {
 		s->vcpu = &vcpu;
-		/* refused symbols are GVCPU_NO_SYMBOLS, not a failure */
-		if (syms.state == GSYMS_OK &&
+		/* refused symbols are GI_VCPU_NO_SYMBOLS, not a failure */
+		if (syms.state == GI_SYMS_OK &&
 		    pdf_ksyms_parse(&ksyms, syms.text, syms.info.length) == -ENOMEM)
 			ksyms = NULL;   /* the stacks are not worth failing for */
 	}
@@ -385,9 +385,9 @@ int cmd_snapshot(int argc, char **argv)
 				kcode_src.ctx = kcode_dom;
 				s->kcode_src = &kcode_src;
 			} else {
-				kcode.state = GKCODE_UNREADABLE;
+				kcode.state = GI_KCODE_UNREADABLE;
 				kcode.err = err;
-				kcode.errstr = dom_errstr;
+				kcode.errstr = dom_error_str;
 			}
 		}
 		ret = print_snapper_write(CMD, s);
@@ -417,15 +417,15 @@ int cmd_snapshot(int argc, char **argv)
 	/* --quiet or not: corruption, damage and lies are never silent */
 	if (ret == CLI_EXIT_OK && (print_snapper_warn(CMD, s) || m.damaged))
 		ret = CLI_EXIT_CORRUPT;
-	snapper_fini(s);
+	cap_snapper_fini(s);
 out:
 	dom_virt_close(kcode_dom);
-	gvcpu_fini(&vcpu);
+	gi_vcpu_fini(&vcpu);
 	pdf_ksyms_free(ksyms);
-	gkbuf_fini(&kb);
-	gsyms_fini(&syms);
-	gusyms_fini(&usyms);
+	gi_kbuf_fini(&kb);
+	gi_syms_fini(&syms);
+	gi_usyms_fini(&usyms);
 	free(s);
-	rmap_close(&m);
+	cap_source_close(&m);
 	return ret;
 }

@@ -116,7 +116,7 @@ static double now_s(void)
  * (since stat first read that value, over --interval's reports too).
  * @rr is read again at the end.
  */
-static void look_at_beat(const struct rmap *m, struct rinfo_region *rr,
+static void look_at_beat(const struct cap_source *m, struct cap_rinfo_region *rr,
 			 double look, struct beat_seen *b)
 {
 	const struct timespec step = { 0, LOOK_STEP_NS };
@@ -136,7 +136,7 @@ static void look_at_beat(const struct rmap *m, struct rinfo_region *rr,
 	while (!moved && t - t0 < look) {
 		nanosleep(&step, NULL);
 		t = now_s();
-		rinfo_region_get(&m->region, rr);
+		cap_rinfo_region_get(&m->region, rr);
 		moved = rr->heartbeat != b->value;
 		if (rr->attached != 1)
 			break;
@@ -155,24 +155,24 @@ static void look_at_beat(const struct rmap *m, struct rinfo_region *rr,
 		       "age at least %.1f s (a live agent beats about once a "
 		       "second)\n", t - t0, t - b->since);
 	}
-	if (rinfo_claim_stale(rr) == 1)
+	if (cap_rinfo_claim_stale(rr) == 1)
 		printf("heartbeat: the status of an agent from before the "
 		       "guest's last reset (it read boot_gen %" PRIu64 ", the "
 		       "host counts %" PRIu64 "): no agent of this boot has "
 		       "attached yet\n", rr->agent_boot_gen, rr->boot_gen);
 }
 
-static void show(const char *spec, const struct rmap *m, double look,
+static void show(const char *spec, const struct cap_source *m, double look,
 		 struct beat_seen *beat)
 {
-	uint32_t nr = rinfo_count(&m->region), i;
+	uint32_t nr = cap_rinfo_count(&m->region), i;
 	int backward = 0;
-	struct rinfo_region rr;
-	struct gsyms syms = { 0 };
+	struct cap_rinfo_region rr;
+	struct gi_syms syms = { 0 };
 	struct guest_facts facts;
 	char size[32];
 
-	rinfo_region_get(&m->region, &rr);
+	cap_rinfo_region_get(&m->region, &rr);
 	printf("region %s: %u rings, %s, ABI %u, tracing %s, data %s, AUX %s\n",
 	       spec, nr, print_size(size, sizeof(size), m->size), RS_ABI_VERSION,
 	       rr.enabled ? "enabled" : "disabled", mode_name(rr.data_mode),
@@ -181,10 +181,10 @@ static void show(const char *spec, const struct rmap *m, double look,
 	       rr.attached ? "attached" : "not attached", rr.agent_kind,
 	       rr.agent_abi, rr.rings_used, rr.heartbeat);
 	look_at_beat(m, &rr, look, beat);
-	if (gsyms_read(&syms, &m->region, 1) == 0)
+	if (gi_syms_read(&syms, &m->region, 1) == 0)
 		print_gsyms(stdout, &syms, NULL);
-	gsyms_fini(&syms);
-	guest_facts_read(&facts, &m->region);
+	gi_syms_fini(&syms);
+	cap_guest_facts_read(&facts, &m->region);
 	print_gfacts(stdout, &facts, 0);
 	/* the guest's own counters last, under names that say whose they
 	 * are, and a legend: claims are never shown as host facts (issue
@@ -195,17 +195,17 @@ static void show(const char *spec, const struct rmap *m, double look,
 	       "aux_head", "aux_tail", "aux_size", "guest_produced",
 	       "guest_lost", "guest_bells", "guest_skipped", "consumer");
 	for (i = 0; i < nr; i++) {
-		struct rinfo ri;
+		struct cap_rinfo ri;
 		char head[24], state[16];
 		uint64_t fill;
 
-		if (rinfo_get(&m->region, i, &ri)) {
+		if (cap_rinfo_get(&m->region, i, &ri)) {
 			if (rs_region_ring_skipped(&m->region, i))
 				printf("%4u skipped: its control page does not "
 				       "match the host's layout\n", i);
 			continue;
 		}
-		fill = rinfo_fill(&ri);
+		fill = cap_rinfo_fill(&ri);
 		/* an overwrite ring is written backward: its head counts down */
 		if (ri.data_mode == RS_MODE_OVERWRITE) {
 			snprintf(head, sizeof(head), "%" PRId64, (int64_t)ri.data_head);
@@ -249,7 +249,7 @@ static void show_pt(const char *domain)
 		printf("PT: none (no ringside QEMU plugin on the domain's command "
 		       "line; 'ringside enable --trace pt')\n");
 	else
-		printf("PT: unknown (%s)\n", dom_errstr(r));
+		printf("PT: unknown (%s)\n", dom_error_str(r));
 	free(arg);
 }
 
@@ -274,7 +274,7 @@ int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o;
 	struct beat_seen beat = { 0 };
-	struct rmap m;
+	struct cap_source m;
 	uint32_t n;
 	int ret;
 
@@ -299,6 +299,6 @@ int cmd_stat(int argc, char **argv)
 		putchar('\n');
 	}
 	ret = m.damaged ? CLI_EXIT_CORRUPT : CLI_EXIT_OK;
-	rmap_close(&m);
+	cap_source_close(&m);
 	return ret;
 }

@@ -49,7 +49,7 @@ int file_cmd_open(const char *cmd, const char *path, struct pdf_reader **r)
 		cli_err(cmd, "%s is a perf.data file without ringside's events; "
 			"read it with perf, or give a file ringside wrote", path);
 	else
-		cli_err(cmd, "cannot read %s: %s", path, pdf_errstr(err));
+		cli_err(cmd, "cannot read %s: %s", path, pdf_error_str(err));
 	return CLI_EXIT_FAIL;
 }
 
@@ -57,6 +57,6 @@ int file_cmd_read_error(const char *cmd, const char *path,
 			const struct pdf_event *ev, int err)
 {
 	cli_err(cmd, "%s: %s at offset %" PRIu64 "; the records before it were "
-		"read", path, pdf_errstr(err), ev->offset);
+		"read", path, pdf_error_str(err), ev->offset);
 	return CLI_EXIT_FAIL;
 }

@@ -8,7 +8,7 @@
 #include "ringside/opt.h"
 #include "ringside/perfdata.h"
 
-/* Open @path for @cmd; prints why not (pdf_errstr).  0 or CLI_EXIT_FAIL. */
+/* Open @path for @cmd; prints why not (pdf_error_str).  0 or CLI_EXIT_FAIL. */
 int file_cmd_open(const char *cmd, const char *path, struct pdf_reader **r);
 
 /* Report @err, a pdf_reader_next() failure at @ev->offset; returns

@@ -108,14 +108,14 @@ static void host_line(FILE *f, const char *indent, const struct pdf_host_ring *h
 		fprintf(f, "; flagged, not summed: %" PRIu64 " LOST counts, %"
 			PRIu64 " LOST_SAMPLES counts above %u per ns the host "
 			"ran", h->early_flagged, h->early_flagged_samples,
-			TALLY_LOST_PER_NS);
+			CAP_TALLY_LOST_PER_NS);
 	if (print_early(NULL, h))
 		fputc('\n', f);
 }
 
 int print_early(FILE *f, const struct pdf_host_ring *h)
 {
-	uint64_t losses = tally_sat_add(h->early_lost, h->early_lost_samples);
+	uint64_t losses = cap_tally_sat_add(h->early_lost, h->early_lost_samples);
 
 	if (!h->early_records && !h->early_lost_records &&
 	    !h->early_lost_samples_records && !h->early_flagged &&
@@ -141,12 +141,12 @@ static void part(FILE *f, int *n)
 		fputs(", ", f);
 }
 
-static void flag_line(FILE *f, const char *indent, const struct tally_ring *r,
-		      const struct tally_bounds *b)
+static void flag_line(FILE *f, const char *indent, const struct cap_tally_ring *r,
+		      const struct cap_tally_bounds *b)
 {
 	int n = 0;
 
-	if (!tally_flagged(r))
+	if (!cap_tally_flagged(r))
 		return;
 	fprintf(f, "%s  flagged, not summed: ", indent);
 	if (r->flag_lost) {
@@ -159,7 +159,7 @@ static void flag_line(FILE *f, const char *indent, const struct tally_ring *r,
 	}
 	if (r->flag_lost || r->flag_lost_samples)
 		fprintf(f, " above %u per ns of the time the ring could have run",
-			TALLY_LOST_PER_NS);
+			CAP_TALLY_LOST_PER_NS);
 	if (r->flag_aux) {
 		part(f, &n);
 		fprintf(f, "%" PRIu64 " AUX sizes larger than the AUX area",
@@ -175,8 +175,8 @@ static void flag_line(FILE *f, const char *indent, const struct tally_ring *r,
 }
 
 void print_ring_lines(FILE *f, const char *label, const char *indent,
-		       const struct tally_ring *r, const struct pdf_host_ring *h,
-		       const struct tally_bounds *b)
+		       const struct cap_tally_ring *r, const struct pdf_host_ring *h,
+		       const struct cap_tally_bounds *b)
 {
 	char size[32];
 
@@ -207,7 +207,7 @@ void print_host_total(const struct pdf_host_facts *hf, struct pdf_host_ring *sum
 	for (i = 0; i < hf->nr_rings && i < RS_MAX_RINGS; i++) {
 		src = (const uint64_t *)(const void *)&hf->ring[i];
 		for (w = 0; w < PDF_HOST_RING_WORDS; w++)
-			dst[w] = tally_sat_add(dst[w], src[w]);
+			dst[w] = cap_tally_sat_add(dst[w], src[w]);
 	}
 }
 
@@ -215,12 +215,12 @@ int print_warn(const char *cmd, const struct pdf_host_facts *h,
 		const struct tally *t)
 {
 	struct pdf_host_ring hs = { 0 };
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	int said = 0;
 
 	if (h)
 		print_host_total(h, &hs);
-	tally_total(t, &sum);
+	cap_tally_total(t, &sum);
 	if (hs.corrupt || hs.aux_bad_heads) {
 		fprintf(stderr, "ringside %s: warning: the source was corrupt: %"
 			PRIu64 " events (%" PRIu64 " impossible heads), %" PRIu64
@@ -230,22 +230,22 @@ int print_warn(const char *cmd, const struct pdf_host_facts *h,
 		said = 1;
 	}
 	/* the counts left out as predating the recording among them */
-	sum.flag_lost = tally_sat_add(sum.flag_lost, hs.early_flagged);
-	sum.flag_lost_samples = tally_sat_add(sum.flag_lost_samples,
+	sum.flag_lost = cap_tally_sat_add(sum.flag_lost, hs.early_flagged);
+	sum.flag_lost_samples = cap_tally_sat_add(sum.flag_lost_samples,
 					      hs.early_flagged_samples);
-	if (tally_flagged(&sum)) {
+	if (cap_tally_flagged(&sum)) {
 		fprintf(stderr, "ringside %s: warning: the guest's records make %"
 			PRIu64 " implausible claims (LOST counts %" PRIu64
 			", LOST_SAMPLES %" PRIu64 ", AUX sizes %" PRIu64 ", times %"
 			PRIu64 "), flagged and not summed\n", cmd,
-			tally_flagged(&sum), sum.flag_lost, sum.flag_lost_samples,
+			cap_tally_flagged(&sum), sum.flag_lost, sum.flag_lost_samples,
 			sum.flag_aux, sum.flag_time);
 		said = 1;
 	}
 	return said;
 }
 
-static void class_detail(FILE *f, enum pdf_rrec_class c, const struct tally_ring *r)
+static void class_detail(FILE *f, enum pdf_rrec_class c, const struct cap_tally_ring *r)
 {
 	switch (c) {
 	case PDF_RREC_SEQ:
@@ -272,8 +272,8 @@ static void class_detail(FILE *f, enum pdf_rrec_class c, const struct tally_ring
 	}
 }
 
-static void text_block(FILE *f, const char *label, const struct tally_ring *r,
-		       const struct pdf_host_ring *h, const struct tally_bounds *b)
+static void text_block(FILE *f, const char *label, const struct cap_tally_ring *r,
+		       const struct pdf_host_ring *h, const struct cap_tally_bounds *b)
 {
 	unsigned c;
 
@@ -292,14 +292,14 @@ static void text_block(FILE *f, const char *label, const struct tally_ring *r,
 			r->first_time / 1000000000, r->first_time % 1000000000,
 			r->last_time / 1000000000, r->last_time % 1000000000,
 			(double)(r->last_time - r->first_time) * 1e-9,
-			tally_rate(r), r->flag_time ? " (times flagged left out)" : "");
+			cap_tally_rate(r), r->flag_time ? " (times flagged left out)" : "");
 	else if (r->flag_time)
 		fprintf(f, "  time          none plausible\n");
 }
 
 /* Which window the claims were checked against, and how. */
 static void window_text(FILE *f, const struct pdf_info *info,
-			const struct tally_bounds *b)
+			const struct cap_tally_bounds *b)
 {
 	const struct pdf_host_facts *h = &info->host;
 
@@ -322,7 +322,7 @@ void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
 		 const struct tally *t)
 {
 	struct pdf_host_ring hs;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	char label[32];
 	uint32_t i;
 
@@ -363,7 +363,7 @@ void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
 			   i < info->host.nr_rings ? &info->host.ring[i] : NULL,
 			   &t->bounds);
 	}
-	tally_total(t, &sum);
+	cap_tally_total(t, &sum);
 	print_host_total(&info->host, &hs);
 	fputc('\n', f);
 	text_block(f, "total", &sum, info->host.kind ? &hs : NULL, &t->bounds);
@@ -374,7 +374,7 @@ void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
 }
 
 void print_usyms(FILE *f, const struct usyms_summary *sum,
-		       const struct usyms_row *rows, int n, const char *symfs)
+		       const struct gi_symfs_row *rows, int n, const char *symfs)
 {
 	int i;
 
@@ -412,7 +412,7 @@ void print_usyms(FILE *f, const struct usyms_summary *sum,
 	}
 }
 
-static void json_ring(FILE *f, const struct tally_ring *r)
+static void json_ring(FILE *f, const struct cap_tally_ring *r)
 {
 	unsigned c;
 
@@ -440,7 +440,7 @@ static void json_ring(FILE *f, const struct tally_ring *r)
 		fprintf(f, ", \"first_time\": %" PRIu64 ", \"last_time\": %" PRIu64
 			", \"span_ns\": %" PRIu64 ", \"rate\": %.3f",
 			r->first_time, r->last_time, r->last_time - r->first_time,
-			tally_rate(r));
+			cap_tally_rate(r));
 	else
 		fprintf(f, ", \"first_time\": null, \"last_time\": null, "
 			"\"span_ns\": 0, \"rate\": 0");
@@ -474,7 +474,7 @@ static void json_host(FILE *f, const struct pdf_host_ring *h)
 /* "window": {"kind", "start_ns", "end_ns", "times_checked", "slack_ns"},
  * or null. */
 static void json_window(FILE *f, const struct pdf_info *info,
-			const struct tally_bounds *b)
+			const struct cap_tally_bounds *b)
 {
 	if (!b->kind) {
 		fprintf(f, ", \"window\": null");
@@ -511,7 +511,7 @@ void print_report_json(FILE *f, const char *path, const struct pdf_info *info,
 		 const struct tally *t)
 {
 	struct pdf_host_ring hs;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	uint32_t i;
 
 	fprintf(f, "{\"file\": ");
@@ -532,7 +532,7 @@ void print_report_json(FILE *f, const char *path, const struct pdf_info *info,
 			  &info->host.ring[i] : NULL);
 		fputc('}', f);
 	}
-	tally_total(t, &sum);
+	cap_tally_total(t, &sum);
 	print_host_total(&info->host, &hs);
 	fprintf(f, "\n ],\n \"total\": {");
 	json_ring(f, &sum);

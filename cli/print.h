@@ -20,10 +20,10 @@ void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
 void print_report_json(FILE *f, const char *path, const struct pdf_info *info,
 		 const struct tally *t);
 
-/* The guest's user samples by function (usyms_top()'s @n @rows), after
+/* The guest's user samples by function (gi_symfs_top()'s @n @rows), after
  * print_report_text's tallies; @symfs as given (NULL: none). */
 void print_usyms(FILE *f, const struct usyms_summary *sum,
-		       const struct usyms_row *rows, int n, const char *symfs);
+		       const struct gi_symfs_row *rows, int n, const char *symfs);
 
 /*
  * The lines every summary gives a ring (or the total), @indent before each
@@ -40,8 +40,8 @@ void print_usyms(FILE *f, const struct usyms_summary *sum,
 int print_early(FILE *f, const struct pdf_host_ring *h);
 
 void print_ring_lines(FILE *f, const char *label, const char *indent,
-		       const struct tally_ring *r, const struct pdf_host_ring *h,
-		       const struct tally_bounds *b);
+		       const struct cap_tally_ring *r, const struct pdf_host_ring *h,
+		       const struct cap_tally_bounds *b);
 
 /* The sum of @n rings' host facts (saturating) into @sum. */
 void print_host_total(const struct pdf_host_facts *hf, struct pdf_host_ring *sum);
@@ -71,10 +71,10 @@ void print_json_str(FILE *f, const char *s);
 
 /* print_session.c: "  guest user symbols (guest claims): ..." line, what
  * went into the build-id cache and what did not. */
-void print_guest_usyms(FILE *out, const struct usyms_feed *f);
+void print_guest_usyms(FILE *out, const struct cap_usyms_feed *f);
 /* print_guest.c: "  guest kernel symbols: ..." lines, with what the
  * writer made of them (@ws: NULL when no file was written). */
-void print_gsyms(FILE *out, const struct gsyms *g,
+void print_gsyms(FILE *out, const struct gi_syms *g,
 		 const struct pdf_writer_stats *ws);
 /* "  guest identity (guest claims): ..." and "  guest sampling ..." lines
  * of who the guest says it is; @late: it said so after the file was
@@ -94,30 +94,30 @@ void print_gkcode(FILE *out, const struct gkcode *g);
 void print_gkbuf(FILE *out, const struct gkbuf *g, const char *why,
 		 uint64_t refused);
 /* "vCPU stacks: ..." lines, each chain's first frames named. */
-void print_gvcpu(FILE *out, const struct gvcpu *g);
+void print_gvcpu(FILE *out, const struct gi_vcpu *g);
 
 /* print_clock.c: "guest clock: host CLOCK_MONOTONIC + X ns, error bound
  * ..." lines of a recording's or snapshot's sync. */
-void print_csync(FILE *out, const struct csync *c);
+void print_csync(FILE *out, const struct cap_sync *c);
 /* The same for a file's clock feature (report). */
 void print_clock_file(FILE *out, const struct pdf_info *info);
 
-/* print_region.c: the damage rmap_open found and, for --vm, the header
+/* print_region.c: the damage cap_source_open found and, for --vm, the header
  * page guard's count, on stderr as @cmd's messages about @spec (nothing
  * when the region is whole and the guard refused nothing).  Returns
  * m->damaged. */
-int print_rmap_damage(const char *cmd, const struct rmap *m, const char *spec);
+int print_rmap_damage(const char *cmd, const struct cap_source *m, const char *spec);
 /* --vm: one line on the header page guard, with the VMM's counts as of
  * now.  Nothing for other sources. */
-void print_rmap_guard(FILE *f, const struct rmap *m);
+void print_rmap_guard(FILE *f, const struct cap_source *m);
 
-/* print_session.c: recorder_run with the command's hooks (the progress
+/* print_session.c: cap_recorder_run with the command's hooks (the progress
  * line unless @quiet or stderr is no terminal, the doorbell that hung
  * up, the kernel's code once cached unless @quiet) and its words on a
  * failure or a file that cannot be read back.  An enum cli_exit value. */
 int print_recorder_run(const char *cmd, struct recorder *r,
 		       const struct rs_region *region, int quiet);
-/* snapper_copy and snapper_write, likewise. */
+/* cap_snapper_copy and cap_snapper_write, likewise. */
 int print_snapper_prepare(const char *cmd, struct snapper *s,
 			  const struct rs_region *region);
 int print_snapper_take(const char *cmd, struct snapper *s,
@@ -145,7 +145,7 @@ void print_chains_cut(FILE *f, const struct pdf_writer_stats *ws);
 
 /* The guest's process table and what @output (NULL: no file) got of it. */
 void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
-		   int no_pstate, const struct pstate_filed *c);
+		   int no_pstate, const struct cap_pstate_filed *c);
 /* Corruption and flagged claims on stderr (print_warn); 1 when there
  * were any: the command exits CLI_EXIT_CORRUPT. */
 int print_recorder_warn(const char *cmd, const struct recorder *r);

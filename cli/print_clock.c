@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The guest clock's sync (ringside/capture.h, csync) as `record`, `run`,
+/* The guest clock's sync (ringside/capture.h, cap_sync) as `record`, `run`,
  * `snapshot` and `report` say it. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,7 +43,7 @@ static void drift_line(FILE *out, const struct pdf_clock_sync *cs)
 		span > 0 ? (double)(b->offset_ns - a->offset_ns) / span / 1e3 : 0.0);
 }
 
-void print_csync(FILE *out, const struct csync *c)
+void print_csync(FILE *out, const struct cap_sync *c)
 {
 	const struct pdf_clock_sync *cs = &c->cs;
 
@@ -64,7 +64,7 @@ void print_csync(FILE *out, const struct csync *c)
 	}
 	point(out, "guest clock", &cs->pt[0]);
 	if (cs->nr == 2) {
-		point(out, c->final == CSYNC_FINAL_OK ? "  at the end" :
+		point(out, c->final == CAP_SYNC_FINAL_OK ? "  at the end" :
 		      "  last sync", &cs->pt[1]);
 		drift_line(out, cs);
 	} else if (c->end_dropped) {
@@ -73,9 +73,9 @@ void print_csync(FILE *out, const struct csync *c)
 			"used throughout\n", c->last.offset < 0 ? '-' : '+',
 			udiff(c->last.offset, 0));
 	}
-	if (c->final == CSYNC_FINAL_NO_AGENT)
+	if (c->final == CAP_SYNC_FINAL_NO_AGENT)
 		fputs("  at the end: no agent attached any more\n", out);
-	else if (c->final == CSYNC_FINAL_FAILED)
+	else if (c->final == CAP_SYNC_FINAL_FAILED)
 		fprintf(out, "  at the end: %s\n", c->last_ret == -rse_timeout ?
 			"no time sync: the guest did not answer" :
 			"no time sync: every answer of the guest was refused");

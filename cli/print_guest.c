@@ -27,42 +27,42 @@ static const char *hex(char *buf, const uint8_t *id, uint32_t len)
 	return buf;
 }
 
-void print_gsyms(FILE *out, const struct gsyms *g,
+void print_gsyms(FILE *out, const struct gi_syms *g,
 		   const struct pdf_writer_stats *ws)
 {
 	char id[2 * RS_SIDEBAND_BUILD_ID_MAX + 1];
 
 	switch (g->state) {
-	case GSYMS_ABSENT:
+	case GI_SYMS_ABSENT:
 		fprintf(out, "  guest kernel symbols: none (the region has no "
 			"sideband area; 'ringside enable --sideband-pages N')\n");
 		return;
-	case GSYMS_NONE:
+	case GI_SYMS_NONE:
 		fprintf(out, "  guest kernel symbols: none (the guest agent has not "
 			"published them)\n");
 		return;
-	case GSYMS_BUSY:
+	case GI_SYMS_BUSY:
 		fprintf(out, "  guest kernel symbols: none (the guest was still "
 			"writing them)\n");
 		return;
-	case GSYMS_CORRUPT:
+	case GI_SYMS_CORRUPT:
 		fprintf(out, "  guest kernel symbols: refused: the guest's sideband "
 			"descriptor is implausible (lengths beyond the area, or "
 			"flags no agent writes)\n");
 		return;
-	case GSYMS_OTHER:
+	case GI_SYMS_OTHER:
 		fprintf(out, "  guest kernel symbols: none (the sideband holds "
 			"content of kind %u)\n", g->info.kind);
 		return;
-	case GSYMS_REFUSED:
+	case GI_SYMS_REFUSED:
 		fprintf(out, "  guest kernel symbols: refused: %s; kernel samples "
-			"are not named\n", pdf_errstr(g->parse_err));
+			"are not named\n", pdf_error_str(g->parse_err));
 		break;
-	case GSYMS_OK:
+	case GI_SYMS_OK:
 		if (ws && ws->ksyms_err) {
 			fprintf(out, "  guest kernel symbols: %" PRIu64 " functions, "
 				"not used: %s; kernel samples are not named\n",
-				g->functions, pdf_errstr(ws->ksyms_err));
+				g->functions, pdf_error_str(ws->ksyms_err));
 			break;
 		}
 		fprintf(out, "  guest kernel symbols: %" PRIu64 " functions",
@@ -74,7 +74,7 @@ void print_gsyms(FILE *out, const struct gsyms *g,
 			fprintf(out, ", %u modules refused (%" PRIu64
 				" functions: %s; their samples are not named)",
 				g->modules_refused, g->refused,
-				pdf_errstr(PDF_ERR(pdfe_ksyms_overlap)));
+				pdf_error_str(PDF_ERR(pdfe_ksyms_overlap)));
 		if (ws && ws->build_id_len) {
 			/* the table's content id, never the guest's own: a
 			 * reader running that kernel would name the samples
@@ -130,19 +130,19 @@ void print_gfacts(FILE *out, const struct guest_facts *g, int late)
 	char size[32], ev[64], q[4][RS_TEXT_TERM_MAX(sizeof(f->cpu_desc)) + 2];
 
 	switch (g->state) {
-	case GUEST_FACTS_NONE:
+	case CAP_GUEST_FACTS_NONE:
 		fprintf(out, "  guest identity: none (the guest agent has not "
 			"published it: a file names no machine)\n");
 		return;
-	case GUEST_FACTS_BUSY:
+	case CAP_GUEST_FACTS_BUSY:
 		fprintf(out, "  guest identity: none (the guest was still "
 			"writing it)\n");
 		return;
-	case GUEST_FACTS_CORRUPT:
+	case CAP_GUEST_FACTS_CORRUPT:
 		fprintf(out, "  guest identity: refused: the guest's identity "
 			"block has no agent's magic\n");
 		return;
-	case GUEST_FACTS_OK:
+	case CAP_GUEST_FACTS_OK:
 		break;
 	}
 	/* every string is printable ASCII (guest_facts cleaned it), '"'
@@ -190,32 +190,32 @@ void print_names_hint(FILE *out, const char *output,
 void print_gkcode(FILE *out, const struct gkcode *g)
 {
 	switch (g->state) {
-	case GKCODE_ABSENT:
+	case GI_KCODE_ABSENT:
 		break;
-	case GKCODE_NO_SYMBOLS:
+	case GI_KCODE_NO_SYMBOLS:
 		fprintf(out, "  guest kernel code: not read (no guest kernel symbols "
 			"in the build-id cache: perf cannot decode the PT)\n");
 		break;
-	case GKCODE_UNREADABLE:
+	case GI_KCODE_UNREADABLE:
 		fprintf(out, "  guest kernel code: unreadable (%s): perf cannot "
 			"decode the PT\n", g->errstr ? g->errstr(g->err) : "?");
 		break;
-	case GKCODE_UNREADABLE_CACHED:
+	case GI_KCODE_UNREADABLE_CACHED:
 		fprintf(out, "  guest kernel code: unreadable (%s); the build-id "
 			"cache holds this kernel's from an earlier read: perf "
 			"decodes with it\n", g->errstr ? g->errstr(g->err) : "?");
 		break;
-	case GKCODE_FAILED:
+	case GI_KCODE_FAILED:
 		fprintf(out, "  guest kernel code: read, not cached (%s)\n",
-			pdf_errstr(g->err));
+			pdf_error_str(g->err));
 		break;
-	case GKCODE_KEPT:
-	case GKCODE_OK:
+	case GI_KCODE_KEPT:
+	case GI_KCODE_OK:
 		fprintf(out, "  guest kernel code: %" PRIu64 " of %" PRIu64
 			" bytes in %u segments%s, kcore in the build-id cache%s%s\n",
 			g->bytes, g->wanted, g->segments,
 			g->pages_unread ? " (unreadable pages as INT3s)" : "",
-			g->state == GKCODE_KEPT ? " (the one there was kept)" : "",
+			g->state == GI_KCODE_KEPT ? " (the one there was kept)" : "",
 			g->early ? " (read as the recording began)" : "");
 		break;
 	}
@@ -225,18 +225,18 @@ void print_gkbuf(FILE *out, const struct gkbuf *g, const char *why,
 		   uint64_t refused)
 {
 	static const char *const state[] = {
-		[GKBUF_ABSENT] = "not read: the region has no sideband area",
-		[GKBUF_NONE] = "not read: the agent published no table",
-		[GKBUF_BUSY] = "not read: the agent was writing the table",
-		[GKBUF_CORRUPT] = "not read: a table no agent writes (corrupt)",
-		[GKBUF_MISMATCH] = "not read: their sample_type is not the region's",
+		[GI_KBUF_ABSENT] = "not read: the region has no sideband area",
+		[GI_KBUF_NONE] = "not read: the agent published no table",
+		[GI_KBUF_BUSY] = "not read: the agent was writing the table",
+		[GI_KBUF_CORRUPT] = "not read: a table no agent writes (corrupt)",
+		[GI_KBUF_MISMATCH] = "not read: their sample_type is not the region's",
 	};
 
 	if (why) {
 		fprintf(out, "guest perf buffers: not read: %s\n", why);
 		return;
 	}
-	if (g->state != GKBUF_OK) {
+	if (g->state != GI_KBUF_OK) {
 		fprintf(out, "guest perf buffers: %s\n", state[g->state]);
 		return;
 	}
@@ -273,32 +273,32 @@ static void frame(FILE *out, const struct pdf_ksyms *k, uint64_t ip)
 		fprintf(out, "%#" PRIx64, ip);
 }
 
-void print_gvcpu(FILE *out, const struct gvcpu *g)
+void print_gvcpu(FILE *out, const struct gi_vcpu *g)
 {
 	uint32_t i, f;
 
 	switch (g->state) {
-	case GVCPU_ABSENT:
+	case GI_VCPU_ABSENT:
 		return;
-	case GVCPU_NO_SYMBOLS:
+	case GI_VCPU_NO_SYMBOLS:
 		fprintf(out, "vCPU stacks: not read: no guest kernel symbols to "
 			"check them with\n");
 		return;
-	case GVCPU_NO_REGISTERS:
+	case GI_VCPU_NO_REGISTERS:
 		fprintf(out, "vCPU stacks: not read: the registers: %s\n",
 			g->errstr ? g->errstr(g->err) : "error");
 		return;
-	case GVCPU_BAD_REGISTERS:
+	case GI_VCPU_BAD_REGISTERS:
 		fprintf(out, "vCPU stacks: not read: the monitor's registers are "
 			"not an x86-64 guest's\n");
 		return;
-	case GVCPU_OK:
+	case GI_VCPU_OK:
 		break;
 	}
 	fprintf(out, "vCPU stacks: %u vCPUs, one sample each after the newest "
 		"record%s\n", g->nr, g->refused ? " (some refused by the writer)" : "");
 	for (i = 0; i < g->nr; i++) {
-		const struct gvcpu_one *c = &g->cpu[i];
+		const struct gi_vcpu_one *c = &g->cpu[i];
 
 		fprintf(out, "    vCPU %u (%s%s): ", c->regs.cpu,
 			c->regs.cpl == 3 ? "user" : "kernel",

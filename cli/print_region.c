@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "print.h"
 
-int print_rmap_damage(const char *cmd, const struct rmap *m, const char *spec)
+int print_rmap_damage(const char *cmd, const struct cap_source *m, const char *spec)
 {
 	const struct rs_region_damage *d = &m->damage;
 	char line[4096], item[160];
@@ -25,7 +25,7 @@ int print_rmap_damage(const char *cmd, const struct rmap *m, const char *spec)
 		return 0;
 	line[0] = '\0';
 	for (i = 0; i < d->nr_diffs; i++) {
-		int n = rmap_diff_text(item, sizeof(item), &d->diff[i]);
+		int n = cap_source_diff_text(item, sizeof(item), &d->diff[i]);
 
 		if (n < 0 || used + (size_t)n + 3 >= sizeof(line))
 			break;
@@ -43,13 +43,13 @@ int print_rmap_damage(const char *cmd, const struct rmap *m, const char *spec)
 	return 1;
 }
 
-void print_rmap_guard(FILE *f, const struct rmap *m)
+void print_rmap_guard(FILE *f, const struct cap_source *m)
 {
 	struct rs_ctl_region r;
 
 	if (!m->have_guard)
 		return;
-	if (vm_conn_region(m->vm, &r))
+	if (cap_vm_region(m->vm, &r))
 		r = m->vm_guard;
 	if (!r.header_guarded) {
 		fprintf(f, "header page: guest-writable (this KVM has no "

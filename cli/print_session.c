@@ -13,37 +13,37 @@
 #include "cli.h"
 #include "print.h"
 
-void print_guest_usyms(FILE *out, const struct usyms_feed *f)
+void print_guest_usyms(FILE *out, const struct cap_usyms_feed *f)
 {
 	fprintf(out, "  guest user symbols (guest claims): ");
 	switch (f->state) {
-	case GUSYMS_ABSENT:
+	case GI_USYMS_ABSENT:
 		fprintf(out, "none (the region has no sideband area)\n");
 		return;
-	case GUSYMS_NONE:
+	case GI_USYMS_NONE:
 		fprintf(out, "none (the guest agent has published no table)\n");
 		return;
-	case GUSYMS_BUSY:
+	case GI_USYMS_BUSY:
 		fprintf(out, "none (the guest was still writing them)\n");
 		return;
-	case GUSYMS_CORRUPT:
+	case GI_USYMS_CORRUPT:
 		fprintf(out, "refused: the guest's table descriptor is "
 			"implausible\n");
 		return;
-	case GUSYMS_OK:
+	case GI_USYMS_OK:
 		break;
 	}
 	fprintf(out, "%u binaries (%" PRIu64 " functions) in the build-id "
 		"cache", f->cached, f->st.symbols);
 	if (f->st.refused)
 		fprintf(out, "; refused %u of the %u entries sent (%s)",
-			f->st.refused, f->st.claimed, gusyms_why_str(f->st.why));
+			f->st.refused, f->st.claimed, gi_usyms_why_str(f->st.why));
 	if (f->st.over)
 		fprintf(out, "; %u past the %u taken", f->st.over,
-			GUSYMS_MAX_BINS);
+			GI_USYMS_MAX_BINS);
 	if (f->failed)
 		fprintf(out, "; %u not cached: %s", f->failed,
-			pdf_errstr(f->err));
+			pdf_error_str(f->err));
 	if (f->other)
 		fprintf(out, "; %u kept out: the cache holds other symbols "
 			"under their build ids", f->other);
@@ -58,25 +58,25 @@ void print_guest_usyms(FILE *out, const struct usyms_feed *f)
 
 /* The guest's process state table, as a file got it at its head. */
 void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
-		   int no_pstate, const struct pstate_filed *c)
+		   int no_pstate, const struct cap_pstate_filed *c)
 {
 	const struct rs_pstate_copy *h = &g->info.head;
 
 	fprintf(out, "  process state (guest claims): ");
 	switch (g->state) {
-	case GPSTATE_ABSENT:
+	case GI_PSTATE_ABSENT:
 		fprintf(out, "none (the region has no sideband area)\n");
 		return;
-	case GPSTATE_NONE:
+	case GI_PSTATE_NONE:
 		fprintf(out, "none (the guest agent has published no table)\n");
 		return;
-	case GPSTATE_BUSY:
+	case GI_PSTATE_BUSY:
 		fprintf(out, "none (the guest was writing its first copy)\n");
 		return;
-	case GPSTATE_CORRUPT:
+	case GI_PSTATE_CORRUPT:
 		fprintf(out, "refused: the guest's table is implausible\n");
 		return;
-	case GPSTATE_OK:
+	case GI_PSTATE_OK:
 		break;
 	}
 	fprintf(out, "%u processes", g->nr_procs);
@@ -98,10 +98,10 @@ void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
 			c->refused);
 	if (g->st.refused)
 		fprintf(out, "; refused %u of the %u processes sent (%s)",
-			g->st.refused, g->st.claimed, gpstate_why_str(g->st.why));
+			g->st.refused, g->st.claimed, gi_pstate_why_str(g->st.why));
 	if (g->st.names_refused)
 		fprintf(out, "; left out %u mappings (%s)", g->st.names_refused,
-			gpstate_why_str(GPSTATE_WHY_NAME));
+			gi_pstate_why_str(GI_PSTATE_WHY_NAME));
 	if (h->flags & RS_PSTATE_TRUNCATED)
 		fprintf(out, "; truncated: %u processes, %u mappings did not fit "
 			"the guest's table (ringside-agent --process-state, "
@@ -114,7 +114,7 @@ void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
 void print_recorder_fail(const char *cmd, const struct recorder *r)
 {
 	const struct cap_failure *f = &r->fail;
-	const char *why = liberr_str(&f->e);
+	const char *why = cap_err_str(&f->e);
 
 	switch (f->what) {
 	case CAP_FAIL_OPEN:
@@ -122,7 +122,7 @@ void print_recorder_fail(const char *cmd, const struct recorder *r)
 			"a writable -o path", r->output, why);
 		break;
 	case CAP_FAIL_ATTACH:
-		if (liberr_is(&f->e, rs_errstr, -rse_mode))
+		if (cap_err_is(&f->e, rs_error_str, -rse_mode))
 			cli_err(cmd, "%s holds overwrite-mode (flight recorder) "
 				"rings, which have no tail to drain: 'ringside "
 				"snapshot %s' takes what they hold now.  To record "
@@ -161,13 +161,13 @@ void print_recorder_readback(const char *cmd, const struct recorder *r)
 	if (r->readback_err)
 		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
 			"the file is kept but its readers will refuse it",
-			r->output, r->readback_at, pdf_errstr(r->readback_err));
+			r->output, r->readback_at, pdf_error_str(r->readback_err));
 }
 
 void print_snapper_fail(const char *cmd, const struct snapper *s)
 {
 	const struct cap_failure *f = &s->fail;
-	const char *why = liberr_str(&f->e);
+	const char *why = cap_err_str(&f->e);
 
 	switch (f->what) {
 	case CAP_FAIL_COPY:
@@ -204,13 +204,13 @@ void print_snapper_readback(const char *cmd, const struct snapper *s)
 	if (s->readback_err)
 		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
 			"the file is kept but its readers will refuse it",
-			s->output, s->readback_at, pdf_errstr(s->readback_err));
+			s->output, s->readback_at, pdf_error_str(s->readback_err));
 }
 
 void print_progress(void *arg, const struct recorder *r, int final)
 {
 	const struct tally *t = &r->tally;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	char size[32];
 	uint32_t i;
 
@@ -219,7 +219,7 @@ void print_progress(void *arg, const struct recorder *r, int final)
 		fprintf(stderr, "\r\033[K");
 		return;
 	}
-	tally_total(t, &sum);
+	cap_tally_total(t, &sum);
 	fprintf(stderr, "\r\033[K%s: %" PRIu64 " records, %s, lost %" PRIu64,
 		r->output ? "recording" : "draining", sum.records,
 		print_size(size, sizeof(size), sum.bytes), sum.lost);
@@ -263,12 +263,12 @@ static void print_pause(FILE *f, const struct snapper *s)
 
 void print_snapper(const char *cmd, const struct snapper *s)
 {
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	const struct tally *t = s->have_file_tally ? &s->file_tally : &s->tally;
 	char label[32], size[32];
 	uint32_t i;
 
-	tally_total(t, &sum);
+	cap_tally_total(t, &sum);
 	printf("ringside %s: %s copy of %u rings: %" PRIu64 " records (%s)",
 	       cmd, s->stable ? "stable (vCPUs paused)" : "live", s->nr_rings,
 	       sum.records, print_size(size, sizeof(size), sum.bytes));
@@ -282,7 +282,7 @@ void print_snapper(const char *cmd, const struct snapper *s)
 	if (s->usyms && s->output)
 		print_guest_usyms(stdout, &s->ufeed);
 	print_gpstate(stdout, &s->pstate, s->output, s->no_pstate,
-		      &s->pstate_filed);
+		      &s->cap_pstate_filed);
 	print_gfacts(stdout, &s->guest, 0);
 	print_chains_cut(stdout, s->output ? &s->wstats : NULL);
 	if (s->kcode)
@@ -350,7 +350,7 @@ int print_recorder_run(const char *cmd, struct recorder *r,
 		if (isatty(STDERR_FILENO))
 			r->hooks.progress = print_progress;
 	}
-	if (recorder_run(r, region)) {
+	if (cap_recorder_run(r, region)) {
 		print_recorder_fail(cmd, r);
 		return CLI_EXIT_FAIL;
 	}
@@ -361,14 +361,14 @@ int print_recorder_run(const char *cmd, struct recorder *r,
 int print_snapper_copy(const char *cmd, struct snapper *s,
 		       const struct rs_region *region)
 {
-	if (snapper_copy(s, region)) {
+	if (cap_snapper_copy(s, region)) {
 		print_snapper_fail(cmd, s);
 		return CLI_EXIT_FAIL;
 	}
 	return CLI_EXIT_OK;
 }
 
-/* snapper_copy's steps (print_snapper_copy), each failure worded. */
+/* cap_snapper_copy's steps (print_snapper_copy), each failure worded. */
 static int step(const char *cmd, struct snapper *s, int err)
 {
 	if (err) {
@@ -381,25 +381,25 @@ static int step(const char *cmd, struct snapper *s, int err)
 int print_snapper_prepare(const char *cmd, struct snapper *s,
 			  const struct rs_region *region)
 {
-	return step(cmd, s, snapper_prepare(s, region));
+	return step(cmd, s, cap_snapper_prepare(s, region));
 }
 
 int print_snapper_take(const char *cmd, struct snapper *s,
 		       const struct rs_region *region)
 {
-	return step(cmd, s, snapper_take(s, region));
+	return step(cmd, s, cap_snapper_take(s, region));
 }
 
 int print_snapper_parse(const char *cmd, struct snapper *s)
 {
-	return step(cmd, s, snapper_parse(s));
+	return step(cmd, s, cap_snapper_parse(s));
 }
 
 int print_snapper_write(const char *cmd, struct snapper *s)
 {
 	s->argc = cli_argc();
 	s->argv = cli_argv();
-	if (snapper_write(s)) {
+	if (cap_snapper_write(s)) {
 		print_snapper_fail(cmd, s);
 		return CLI_EXIT_FAIL;
 	}
@@ -449,5 +449,5 @@ void print_reattach_total(FILE *f, const struct recorder *r)
 		"%u files%s\n", r->aways, r->backs, r->files,
 		r->away ? " (it ended while the domain was saved)" : "");
 	for (i = 0; i < r->drain.nr_rings; i++)
-		print_reattach(f, i, drain_cons_stats(&r->drain, i));
+		print_reattach(f, i, cap_drain_cons_stats(&r->drain, i));
 }

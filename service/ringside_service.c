@@ -72,7 +72,7 @@ static int usage(FILE *to)
 		"crashes, its watchdog fires, its\nagent's heartbeat stops for "
 		"%u s (a hang) or root asks ('ringside capture\nDOMAIN', over "
 		SVC_SOCKET_PATH "), captures the domain's flight\nrecorder as "
-		"DIR/DOMAIN/TIME-NNN-REASON.data (DIR: " FLIGHT_DIR "\nunless "
+		"DIR/DOMAIN/TIME-NNN-REASON.data (DIR: " CAP_FLIGHT_DIR "\nunless "
 		"configured), at most %u per domain in %u s.  Records the domains "
 		"the\nconfiguration selects, and serves metrics for Prometheus at\n"
 		"http://" SVC_METRICS_ADDR "/metrics.  Runs in the foreground, "
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	err = svc_open(&s, &c, log_stderr, NULL, argc, argv);
 	if (err) {
-		fprintf(stderr, PREFIX "cannot start: %s\n", dom_errstr(err));
+		fprintf(stderr, PREFIX "cannot start: %s\n", dom_error_str(err));
 		svc_config_fini(&c);
 		return 1;
 	}

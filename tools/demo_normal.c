@@ -491,7 +491,7 @@ int demo_normal(const struct demo_env *env)
 	rc = host_region_create(&x.hr, "ringside-demo-normal", &params);
 	if (rc < 0) {
 		printf("  region: %s\n", rc == -EPROTO ?
-		       rs_errstr(x.hr.ring_err) : strerror(-rc));
+		       rs_error_str(x.hr.ring_err) : strerror(-rc));
 		return -1;
 	}
 	x.sh = host_shared_alloc(sizeof(*x.sh));

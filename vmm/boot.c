@@ -31,7 +31,7 @@
 #define SEL_DATA 0x10
 #define SEL_TSS  0x18
 
-int vmm_boot_tables(struct rs_vmm *vm)
+int vmm_boot_tables(struct vmm *vm)
 {
 	uint64_t *gdt = vmm_mem_ptr(vm, RS_BOOT_GDT_GPA, RS_PAGE_SIZE);
 	uint64_t *pml4 = vmm_mem_ptr(vm, RS_BOOT_PML4_GPA, RS_PAGE_SIZE);
@@ -88,7 +88,7 @@ static void set_seg(struct kvm_segment *s, uint16_t sel, uint8_t type,
 
 int vmm_boot_vcpu(struct vmm_vcpu *vcpu)
 {
-	struct rs_vmm *vm = vcpu->vm;
+	struct vmm *vm = vcpu->vm;
 	struct kvm_sregs sr;
 	struct kvm_regs regs;
 	int ret;

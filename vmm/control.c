@@ -32,7 +32,7 @@ struct ctl_client {
 };
 
 struct vmm_control {
-	struct rs_vmm *vm;
+	struct vmm *vm;
 	int listen_fd;
 	int wake_fd;
 	pthread_t thread;
@@ -40,35 +40,35 @@ struct vmm_control {
 	struct ctl_client clients[CTL_MAX_CLIENTS];
 };
 
-static int do_hello(struct rs_vmm *vm, int fd)
+static int do_hello(struct vmm *vm, int fd)
 {
 	struct rs_ctl_hello h;
 	int fds[RS_CTL_MAX_FDS];
 
 	memset(&h, 0, sizeof(h));
-	h.region_size = rs_vmm_region_size(vm);
+	h.region_size = vmm_region_size(vm);
 	h.region_gpa = RS_BOOT_REGION_GPA;
-	h.nr_rings = rs_vmm_nr_rings(vm);
-	h.nr_vcpus = rs_vmm_nr_vcpus(vm);
+	h.nr_rings = vmm_nr_rings(vm);
+	h.nr_vcpus = vmm_nr_vcpus(vm);
 	h.nr_fds = 1 + h.nr_rings;
-	h.tsc_khz = rs_vmm_tsc_khz(vm);
-	fds[0] = rs_vmm_region_fd(vm);
+	h.tsc_khz = vmm_tsc_khz(vm);
+	fds[0] = vmm_region_fd(vm);
 	for (uint32_t i = 0; i < h.nr_rings; i++)
-		fds[1 + i] = rs_vmm_doorbell_fd(vm, i);
-	return rs_vmm_ctl_reply(fd, RS_CTL_HELLO, 0, &h, sizeof(h), fds, h.nr_fds);
+		fds[1 + i] = vmm_doorbell_fd(vm, i);
+	return vmm_ctl_reply(fd, RS_CTL_HELLO, 0, &h, sizeof(h), fds, h.nr_fds);
 }
 
-static int do_region(struct rs_vmm *vm, int fd)
+static int do_region(struct vmm *vm, int fd)
 {
 	struct rs_ctl_region r;
-	int st = rs_vmm_region_info(vm, &r);
+	int st = vmm_region_info(vm, &r);
 
-	return rs_vmm_ctl_reply(fd, RS_CTL_REGION, st, &r, st ? 0 : sizeof(r),
+	return vmm_ctl_reply(fd, RS_CTL_REGION, st, &r, st ? 0 : sizeof(r),
 				NULL, 0);
 }
 
 /* One request; returns < 0 when the client should be dropped. */
-static int serve(struct rs_vmm *vm, struct ctl_client *c)
+static int serve(struct vmm *vm, struct ctl_client *c)
 {
 	struct rs_vmm_vcpu_info info;
 	struct rs_ctl_msg m;
@@ -79,35 +79,35 @@ static int serve(struct rs_vmm *vm, struct ctl_client *c)
 	if (n <= 0)
 		return -1;
 	if (n != sizeof(m) || m.magic != RS_CTL_MAGIC || m.version != RS_CTL_VERSION)
-		return rs_vmm_ctl_reply(c->fd, 0, -EPROTO, NULL, 0, NULL, 0);
+		return vmm_ctl_reply(c->fd, 0, -EPROTO, NULL, 0, NULL, 0);
 	switch (m.op) {
 	case RS_CTL_HELLO:
 		return do_hello(vm, c->fd);
 	case RS_CTL_PAUSE:
-		st = rs_vmm_pause(vm);
+		st = vmm_pause(vm);
 		if (!st)
 			c->pauses++;
-		return rs_vmm_ctl_reply(c->fd, m.op, st, NULL, 0, NULL, 0);
+		return vmm_ctl_reply(c->fd, m.op, st, NULL, 0, NULL, 0);
 	case RS_CTL_RESUME:
-		st = c->pauses ? rs_vmm_resume(vm) : -EALREADY;
+		st = c->pauses ? vmm_resume(vm) : -EALREADY;
 		if (!st)
 			c->pauses--;
-		return rs_vmm_ctl_reply(c->fd, m.op, st, NULL, 0, NULL, 0);
+		return vmm_ctl_reply(c->fd, m.op, st, NULL, 0, NULL, 0);
 	case RS_CTL_STATUS:
 		st = rs_vmm_vcpu_info(vm, m.arg, &info);
-		return rs_vmm_ctl_reply(c->fd, m.op, st, &info, st ? 0 : sizeof(info),
+		return vmm_ctl_reply(c->fd, m.op, st, &info, st ? 0 : sizeof(info),
 				  NULL, 0);
 	case RS_CTL_REGION:
 		return do_region(vm, c->fd);
 	default:
-		return rs_vmm_ctl_reply(c->fd, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
+		return vmm_ctl_reply(c->fd, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
 	}
 }
 
-static void drop(struct rs_vmm *vm, struct ctl_client *c)
+static void drop(struct vmm *vm, struct ctl_client *c)
 {
 	while (c->pauses) {
-		rs_vmm_resume(vm);
+		vmm_resume(vm);
 		c->pauses--;
 	}
 	close(c->fd);
@@ -133,7 +133,7 @@ static void accept_client(struct vmm_control *ctl)
 static void *control_thread(void *arg)
 {
 	struct vmm_control *ctl = arg;
-	struct rs_vmm *vm = ctl->vm;
+	struct vmm *vm = ctl->vm;
 	struct pollfd pfd[2 + CTL_MAX_CLIENTS];
 
 	for (;;) {
@@ -172,7 +172,7 @@ static void control_free(struct vmm_control *ctl)
 
 /* The destroy hook: the thread ends, the clients' pauses are undone,
  * the socket goes. */
-static void control_destroy(struct rs_vmm *vm, void *arg)
+static void control_destroy(struct vmm *vm, void *arg)
 {
 	struct vmm_control *ctl = arg;
 	uint64_t one = 1;
@@ -186,7 +186,7 @@ static void control_destroy(struct rs_vmm *vm, void *arg)
 	control_free(ctl);
 }
 
-int rs_vmm_control_listen(struct rs_vmm *vm, const char *path)
+int vmm_control_listen(struct vmm *vm, const char *path)
 {
 	struct vmm_control *ctl;
 	struct stat st;
@@ -202,13 +202,13 @@ int rs_vmm_control_listen(struct rs_vmm *vm, const char *path)
 	for (unsigned i = 0; i < CTL_MAX_CLIENTS; i++)
 		ctl->clients[i].fd = -1;
 	/* One server per VM: its hook says it is there (-EBUSY). */
-	ret = rs_vmm_destroy_hook(vm, control_destroy, ctl);
+	ret = vmm_destroy_hook(vm, control_destroy, ctl);
 	if (ret) {
 		free(ctl);
 		return ret;
 	}
 	if (strlen(path) >= sizeof(ctl->addr.sun_path)) {
-		rs_vmm_log(vm, "control socket path too long");
+		vmm_log(vm, "control socket path too long");
 		ret = -ENAMETOOLONG;
 		goto unhook;
 	}
@@ -239,9 +239,9 @@ int rs_vmm_control_listen(struct rs_vmm *vm, const char *path)
 fail_errno:
 	ret = -errno;
 fail:
-	rs_vmm_log(vm, "control socket %s: %s", path, strerror(-ret));
+	vmm_log(vm, "control socket %s: %s", path, strerror(-ret));
 unhook:
-	rs_vmm_destroy_unhook(vm, control_destroy);
+	vmm_destroy_unhook(vm, control_destroy);
 	control_free(ctl);
 	return ret;
 }

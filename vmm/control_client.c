@@ -11,7 +11,7 @@
 
 #include "ringside/vmm_client.h"
 
-int rs_vmm_client_connect(const char *path)
+int vmm_client_connect(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd, ret;
@@ -138,7 +138,7 @@ static int call(int sock, uint16_t op, uint32_t arg, void *payload,
 	return (int)(got < max_fds ? got : max_fds);
 }
 
-int rs_vmm_client_hello(int sock, struct rs_ctl_hello *hello, int *fds,
+int vmm_client_hello(int sock, struct rs_ctl_hello *hello, int *fds,
 			unsigned max_fds)
 {
 	if (!hello || !fds)
@@ -146,31 +146,31 @@ int rs_vmm_client_hello(int sock, struct rs_ctl_hello *hello, int *fds,
 	return call(sock, RS_CTL_HELLO, 0, hello, sizeof(*hello), fds, max_fds);
 }
 
-int rs_vmm_client_pause(int sock)
+int vmm_client_pause(int sock)
 {
 	return call(sock, RS_CTL_PAUSE, 0, NULL, 0, NULL, 0);
 }
 
-int rs_vmm_client_resume(int sock)
+int vmm_client_resume(int sock)
 {
 	return call(sock, RS_CTL_RESUME, 0, NULL, 0, NULL, 0);
 }
 
-int rs_vmm_client_status(int sock, uint32_t vcpu, struct rs_vmm_vcpu_info *info)
+int vmm_client_status(int sock, uint32_t vcpu, struct rs_vmm_vcpu_info *info)
 {
 	if (!info)
 		return -EINVAL;
 	return call(sock, RS_CTL_STATUS, vcpu, info, sizeof(*info), NULL, 0);
 }
 
-int rs_vmm_client_region(int sock, struct rs_ctl_region *region)
+int vmm_client_region(int sock, struct rs_ctl_region *region)
 {
 	if (!region)
 		return -EINVAL;
 	return call(sock, RS_CTL_REGION, 0, region, sizeof(*region), NULL, 0);
 }
 
-int rs_vmm_client_map(int region_fd, void **mem, uint64_t *size)
+int vmm_client_map(int region_fd, void **mem, uint64_t *size)
 {
 	struct stat st;
 	void *p;

@@ -10,7 +10,7 @@
 
 #include "ringside/vmm_client.h"
 
-int rs_vmm_ctl_region_from_params(struct rs_ctl_region *r,
+int vmm_ctl_region_from_params(struct rs_ctl_region *r,
 				  const struct rs_region_params *p,
 				  uint64_t region_size)
 {
@@ -40,7 +40,7 @@ int rs_vmm_ctl_region_from_params(struct rs_ctl_region *r,
 	return 0;
 }
 
-int rs_vmm_ctl_region_params(const struct rs_ctl_region *r,
+int vmm_ctl_region_to_params(const struct rs_ctl_region *r,
 			     struct rs_region_params *p)
 {
 	uint64_t size;

@@ -10,16 +10,16 @@
 
 #include "ringside/vmm_client.h"
 
-int rs_vmm_ctl_sendmsg(int fd, struct iovec *iov, size_t niov,
+int vmm_ctl_sendmsg(int fd, struct iovec *iov, size_t niov,
 		       const int *fds, unsigned nfds)
 {
 	union {
 		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int) * RS_CTL_SEND_MAX_FDS)];
+		char buf[CMSG_SPACE(sizeof(int) * VMM_CTL_SEND_MAX_FDS)];
 	} cbuf;
 	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = niov };
 
-	if (nfds > RS_CTL_SEND_MAX_FDS)
+	if (nfds > VMM_CTL_SEND_MAX_FDS)
 		return -EINVAL;
 	if (nfds) {
 		struct cmsghdr *cm;
@@ -36,7 +36,7 @@ int rs_vmm_ctl_sendmsg(int fd, struct iovec *iov, size_t niov,
 	return sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 
-int rs_vmm_ctl_reply(int fd, uint16_t op, int32_t status, const void *payload,
+int vmm_ctl_reply(int fd, uint16_t op, int32_t status, const void *payload,
 		     uint32_t len, const int *fds, unsigned nfds)
 {
 	struct rs_ctl_reply rep = {
@@ -50,5 +50,5 @@ int rs_vmm_ctl_reply(int fd, uint16_t op, int32_t status, const void *payload,
 
 	if (nfds > RS_CTL_MAX_FDS)
 		return -EINVAL;
-	return rs_vmm_ctl_sendmsg(fd, iov, len ? 2 : 1, fds, nfds);
+	return vmm_ctl_sendmsg(fd, iov, len ? 2 : 1, fds, nfds);
 }

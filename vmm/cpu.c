@@ -16,14 +16,14 @@
 
 static int get_supported(void *arg, struct kvm_cpuid2 *c)
 {
-	const struct rs_vmm *vm = arg;
+	const struct vmm *vm = arg;
 
 	return ioctl(vm->sys_fd, KVM_GET_SUPPORTED_CPUID, c) < 0 ? -errno : 0;
 }
 
 static int set_cpuid(struct vmm_vcpu *vcpu)
 {
-	struct rs_vmm *vm = vcpu->vm;
+	struct vmm *vm = vcpu->vm;
 	struct kvm_cpuid2 *cpuid;
 	int ret;
 
@@ -48,7 +48,7 @@ static int set_cpuid(struct vmm_vcpu *vcpu)
 	return ret;
 }
 
-static int vcpu_create(struct rs_vmm *vm, struct vmm_vcpu *vcpu, uint32_t id)
+static int vcpu_create(struct vmm *vm, struct vmm_vcpu *vcpu, uint32_t id)
 {
 	void *run;
 	int ret;
@@ -73,7 +73,7 @@ static int vcpu_create(struct rs_vmm *vm, struct vmm_vcpu *vcpu, uint32_t id)
 	return set_cpuid(vcpu);
 }
 
-int vmm_cpu_init(struct rs_vmm *vm)
+int vmm_cpu_init(struct vmm *vm)
 {
 	int ret;
 
@@ -90,7 +90,7 @@ int vmm_cpu_init(struct rs_vmm *vm)
 	return 0;
 }
 
-void vmm_cpu_fini(struct rs_vmm *vm)
+void vmm_cpu_fini(struct vmm *vm)
 {
 	if (!vm->vcpus)
 		return;
@@ -107,7 +107,7 @@ void vmm_cpu_fini(struct rs_vmm *vm)
 	vm->vcpus = NULL;
 }
 
-int rs_vmm_vcpu_info(struct rs_vmm *vm, uint32_t id,
+int rs_vmm_vcpu_info(struct vmm *vm, uint32_t id,
 		     struct rs_vmm_vcpu_info *info)
 {
 	const struct rs_guest_report *rep;
@@ -129,18 +129,18 @@ int rs_vmm_vcpu_info(struct rs_vmm *vm, uint32_t id,
 	memcpy(info->console, vcpu->console, sizeof(info->console));
 	pthread_mutex_unlock(&vm->lock);
 	{
-		uint64_t refused = vmm_load(&vcpu->header_refused);
+		uint64_t refused = vmm_counter_read(&vcpu->header_refused);
 
 		info->header_refused = refused > UINT32_MAX ? UINT32_MAX :
 				       (uint32_t)refused;
 	}
-	info->exits.total = vmm_load(&vcpu->exits.total);
-	info->exits.io = vmm_load(&vcpu->exits.io);
-	info->exits.mmio = vmm_load(&vcpu->exits.mmio);
-	info->exits.doorbell_mmio = vmm_load(&vcpu->exits.doorbell_mmio);
-	info->exits.hlt = vmm_load(&vcpu->exits.hlt);
-	info->exits.kicks = vmm_load(&vcpu->exits.kicks);
-	info->exits.other = vmm_load(&vcpu->exits.other);
+	info->exits.total = vmm_counter_read(&vcpu->exits.total);
+	info->exits.io = vmm_counter_read(&vcpu->exits.io);
+	info->exits.mmio = vmm_counter_read(&vcpu->exits.mmio);
+	info->exits.doorbell_mmio = vmm_counter_read(&vcpu->exits.doorbell_mmio);
+	info->exits.hlt = vmm_counter_read(&vcpu->exits.hlt);
+	info->exits.kicks = vmm_counter_read(&vcpu->exits.kicks);
+	info->exits.other = vmm_counter_read(&vcpu->exits.other);
 	/* Guest memory: a hint, exact once the vCPU is paused or stopped. */
 	rep = vmm_mem_ptr(vm, RS_BOOT_REPORT_GPA + id * sizeof(*rep),
 			  sizeof(*rep));
@@ -149,7 +149,7 @@ int rs_vmm_vcpu_info(struct rs_vmm *vm, uint32_t id,
 	return 0;
 }
 
-const char *rs_vmm_state_name(uint32_t state)
+const char *vmm_cpu_state_name(uint32_t state)
 {
 	static const char *const names[] = {
 		[RS_VCPU_CREATED] = "created",

@@ -58,7 +58,7 @@ int vmm_cpuid_fetch(vmm_cpuid_get_fn get, void *arg, struct kvm_cpuid2 **out)
 }
 
 uint32_t vmm_cpuid_merge(struct kvm_cpuid_entry2 *e, uint32_t nent,
-			 const struct rs_vmm_cpuid *o, uint32_t n)
+			 const struct vmm_cpuid *o, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		struct kvm_cpuid_entry2 *t = NULL;
@@ -97,7 +97,7 @@ int vmm_cpuid_set(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c)
 	return 0;
 }
 
-static int override_one(struct vmm_vcpu *vcpu, const struct rs_vmm_cpuid *o,
+static int override_one(struct vmm_vcpu *vcpu, const struct vmm_cpuid *o,
 			uint32_t n)
 {
 	const struct kvm_cpuid2 *cur = vcpu->cpuid;
@@ -112,7 +112,7 @@ static int override_one(struct vmm_vcpu *vcpu, const struct rs_vmm_cpuid *o,
 	return vmm_cpuid_set(vcpu, c);
 }
 
-int rs_vmm_cpuid_override(struct rs_vmm *vm, const struct rs_vmm_cpuid *o,
+int vmm_cpuid_override(struct vmm *vm, const struct vmm_cpuid *o,
 			  uint32_t n)
 {
 	int ret;

@@ -21,7 +21,7 @@ bool vmm_doorbell_is(uint64_t gpa)
 	return gpa >= RS_BOOT_DOORBELL_GPA && gpa < RS_BOOT_DOORBELL_GPA + 8;
 }
 
-int vmm_doorbell_init(struct rs_vmm *vm)
+int vmm_doorbell_init(struct vmm *vm)
 {
 	int ret;
 
@@ -51,7 +51,7 @@ int vmm_doorbell_init(struct rs_vmm *vm)
 }
 
 /* Called after the VM fd is closed, which drops KVM's references. */
-void vmm_doorbell_fini(struct rs_vmm *vm)
+void vmm_doorbell_fini(struct vmm *vm)
 {
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
 		if (vm->doorbells[i].fd >= 0)
@@ -60,14 +60,14 @@ void vmm_doorbell_fini(struct rs_vmm *vm)
 	}
 }
 
-int rs_vmm_doorbell_fd(const struct rs_vmm *vm, uint32_t ring)
+int vmm_doorbell_fd(const struct vmm *vm, uint32_t ring)
 {
 	if (!vm || ring >= vm->nr_rings)
 		return -EINVAL;
 	return vm->doorbells[ring].fd;
 }
 
-int64_t rs_vmm_doorbell_collect(struct rs_vmm *vm, uint32_t ring)
+int64_t vmm_doorbell_collect(struct vmm *vm, uint32_t ring)
 {
 	uint64_t n;
 
@@ -80,9 +80,9 @@ int64_t rs_vmm_doorbell_collect(struct rs_vmm *vm, uint32_t ring)
 	return (int64_t)n;
 }
 
-uint64_t rs_vmm_doorbell_count(const struct rs_vmm *vm, uint32_t ring)
+uint64_t vmm_doorbell_count(const struct vmm *vm, uint32_t ring)
 {
 	if (!vm || ring >= vm->nr_rings)
 		return 0;
-	return vmm_load(&vm->doorbells[ring].count);
+	return vmm_counter_read(&vm->doorbells[ring].count);
 }

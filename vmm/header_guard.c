@@ -52,7 +52,7 @@ static bool guest_writable(uint64_t off, uint64_t len)
 	return false;
 }
 
-int vmm_guard_map(struct rs_vmm *vm)
+int vmm_guard_map(struct vmm *vm)
 {
 	uint64_t gpa = RS_BOOT_REGION_GPA;
 	int ret;
@@ -61,13 +61,13 @@ int vmm_guard_map(struct rs_vmm *vm)
 		/* The region still works; the guest can write its header. */
 		vmm_log(vm, "KVM has no KVM_CAP_READONLY_MEM: the region header "
 			"stays guest-writable");
-		return vmm_memslot_add(vm, 1, gpa, vm->region_size,
+		return vmm_mem_slot_add(vm, 1, gpa, vm->region_size,
 				       vm->region_mem, 0);
 	}
-	ret = vmm_memslot_add(vm, 1, gpa, RS_PAGE_SIZE, vm->region_mem,
+	ret = vmm_mem_slot_add(vm, 1, gpa, RS_PAGE_SIZE, vm->region_mem,
 			      KVM_MEM_READONLY);
 	if (!ret)
-		ret = vmm_memslot_add(vm, 2, gpa + RS_PAGE_SIZE,
+		ret = vmm_mem_slot_add(vm, 2, gpa + RS_PAGE_SIZE,
 				      vm->region_size - RS_PAGE_SIZE,
 				      vm->region_mem + RS_PAGE_SIZE, 0);
 	if (!ret)
@@ -94,7 +94,7 @@ static void apply(uint8_t *dst, const uint8_t *data, uint32_t len)
 bool vmm_guard_mmio(struct vmm_vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
-	struct rs_vmm *vm = vcpu->vm;
+	struct vmm *vm = vcpu->vm;
 	uint64_t gpa = run->mmio.phys_addr, off;
 	uint32_t len = run->mmio.len;
 
@@ -103,7 +103,7 @@ bool vmm_guard_mmio(struct vmm_vcpu *vcpu)
 		return false;
 	off = gpa - RS_BOOT_REGION_GPA;
 	if (len == 0 || len > sizeof(run->mmio.data) || off + len > RS_PAGE_SIZE) {
-		vmm_inc(&vcpu->header_refused);
+		vmm_counter_inc(&vcpu->header_refused);
 		return true;
 	}
 	if (!run->mmio.is_write) {
@@ -112,28 +112,28 @@ bool vmm_guard_mmio(struct vmm_vcpu *vcpu)
 		return true;
 	}
 	if (!guest_writable(off, len)) {
-		vmm_inc(&vcpu->header_refused);
+		vmm_counter_inc(&vcpu->header_refused);
 		return true;
 	}
 	apply(vm->region_mem + off, run->mmio.data, len);
-	vmm_inc(&vcpu->header_applied);
+	vmm_counter_inc(&vcpu->header_applied);
 	return true;
 }
 
-int rs_vmm_region_info(const struct rs_vmm *vm, struct rs_ctl_region *r)
+int vmm_region_info(const struct vmm *vm, struct rs_ctl_region *r)
 {
 	int ret;
 
 	if (!vm || !r)
 		return -EINVAL;
-	ret = rs_vmm_ctl_region_from_params(r, &vm->region_params,
+	ret = vmm_ctl_region_from_params(r, &vm->region_params,
 					    vm->region_size);
 	if (ret < 0)
 		return ret;
 	r->header_guarded = vm->header_guarded;
 	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
-		r->header_refused += vmm_load(&vm->vcpus[i].header_refused);
-		r->header_applied += vmm_load(&vm->vcpus[i].header_applied);
+		r->header_refused += vmm_counter_read(&vm->vcpus[i].header_refused);
+		r->header_applied += vmm_counter_read(&vm->vcpus[i].header_applied);
 	}
 	return 0;
 }

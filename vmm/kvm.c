@@ -16,7 +16,7 @@
 #include "vmm_internal.h"
 
 __attribute__((format(printf, 2, 0)))
-static void log_line(const struct rs_vmm *vm, const char *fmt, va_list ap)
+static void log_line(const struct vmm *vm, const char *fmt, va_list ap)
 {
 	char msg[256];
 
@@ -28,7 +28,7 @@ static void log_line(const struct rs_vmm *vm, const char *fmt, va_list ap)
 
 /* Returns nothing useful, so callers can write "return vmm_log(...), -err"
  * style without caring. */
-int vmm_log(const struct rs_vmm *vm, const char *fmt, ...)
+int vmm_log(const struct vmm *vm, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -38,7 +38,7 @@ int vmm_log(const struct rs_vmm *vm, const char *fmt, ...)
 	return 0;
 }
 
-void rs_vmm_log(const struct rs_vmm *vm, const char *fmt, ...)
+void vmm_log(const struct vmm *vm, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -58,7 +58,7 @@ static const struct {
 	{ KVM_CAP_SET_TSS_ADDR, "KVM_CAP_SET_TSS_ADDR" },
 };
 
-int vmm_kvm_open(struct rs_vmm *vm, const char *path)
+int vmm_kvm_open(struct vmm *vm, const char *path)
 {
 	int ret;
 
@@ -104,7 +104,7 @@ int vmm_kvm_open(struct rs_vmm *vm, const char *path)
 	return 0;
 }
 
-void vmm_kvm_close(struct rs_vmm *vm)
+void vmm_kvm_close(struct vmm *vm)
 {
 	if (vm->vm_fd >= 0)
 		close(vm->vm_fd);

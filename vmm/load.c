@@ -18,7 +18,7 @@
 
 #define PAYLOAD_FILE_MAX (64u << 20)
 
-static int load_segment(struct rs_vmm *vm, const uint8_t *image, size_t len,
+static int load_segment(struct vmm *vm, const uint8_t *image, size_t len,
 			const Elf64_Phdr *ph)
 {
 	uint64_t limit = vmm_payload_limit(vm);
@@ -43,7 +43,7 @@ static int load_segment(struct rs_vmm *vm, const uint8_t *image, size_t len,
 	return 0;
 }
 
-static int load_elf(struct rs_vmm *vm, const uint8_t *image, size_t len)
+static int load_elf(struct vmm *vm, const uint8_t *image, size_t len)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
 	bool entry_ok = false;
@@ -83,7 +83,7 @@ static int load_elf(struct rs_vmm *vm, const uint8_t *image, size_t len)
 	return 0;
 }
 
-int rs_vmm_load_image(struct rs_vmm *vm, const void *image, size_t len)
+int vmm_load_image(struct vmm *vm, const void *image, size_t len)
 {
 	void *copy;
 	int ret;
@@ -105,7 +105,7 @@ int rs_vmm_load_image(struct rs_vmm *vm, const void *image, size_t len)
 	return ret;
 }
 
-int rs_vmm_load_flat(struct rs_vmm *vm, const void *image, size_t len)
+int vmm_load_flat(struct vmm *vm, const void *image, size_t len)
 {
 	if (!vm || !image)
 		return -EINVAL;
@@ -122,7 +122,7 @@ int rs_vmm_load_flat(struct rs_vmm *vm, const void *image, size_t len)
 	return 0;
 }
 
-int rs_vmm_load_file(struct rs_vmm *vm, const char *path)
+int vmm_load_file(struct vmm *vm, const char *path)
 {
 	struct stat st;
 	void *buf = NULL;
@@ -157,7 +157,7 @@ int rs_vmm_load_file(struct rs_vmm *vm, const char *path)
 		ret = got < 0 ? -errno : -EIO;
 		goto out;
 	}
-	ret = rs_vmm_load_image(vm, buf, (size_t)got);
+	ret = vmm_load_image(vm, buf, (size_t)got);
 out:
 	free(buf);
 	close(fd);

@@ -8,7 +8,7 @@
 
 #include "vmm_internal.h"
 
-int vmm_memslot_add(struct rs_vmm *vm, uint32_t slot, uint64_t gpa,
+int vmm_mem_slot_add(struct vmm *vm, uint32_t slot, uint64_t gpa,
 		    uint64_t size, void *host, uint32_t flags)
 {
 	struct kvm_userspace_memory_region mr = {
@@ -32,7 +32,7 @@ int vmm_memslot_add(struct rs_vmm *vm, uint32_t slot, uint64_t gpa,
 	return 0;
 }
 
-int vmm_mem_init(struct rs_vmm *vm, uint64_t size)
+int vmm_mem_init(struct vmm *vm, uint64_t size)
 {
 	void *ram;
 	int ret;
@@ -47,10 +47,10 @@ int vmm_mem_init(struct rs_vmm *vm, uint64_t size)
 	}
 	vm->ram = ram;
 	vm->ram_size = size;
-	return vmm_memslot_add(vm, 0, 0, size, ram, 0);
+	return vmm_mem_slot_add(vm, 0, 0, size, ram, 0);
 }
 
-void vmm_mem_fini(struct rs_vmm *vm)
+void vmm_mem_fini(struct vmm *vm)
 {
 	if (vm->ram)
 		munmap(vm->ram, vm->ram_size);
@@ -59,14 +59,14 @@ void vmm_mem_fini(struct rs_vmm *vm)
 
 /* Host address of [gpa, gpa + len) in guest RAM, or NULL if any of it is
  * outside RAM.  Written to avoid overflow on a hostile gpa/len. */
-void *vmm_mem_ptr(const struct rs_vmm *vm, uint64_t gpa, uint64_t len)
+void *vmm_mem_ptr(const struct vmm *vm, uint64_t gpa, uint64_t len)
 {
 	if (gpa > vm->ram_size || len > vm->ram_size - gpa)
 		return NULL;
 	return vm->ram + gpa;
 }
 
-void *rs_vmm_guest_ptr(const struct rs_vmm *vm, uint64_t gpa, uint64_t len)
+void *vmm_mem_guest_ptr(const struct vmm *vm, uint64_t gpa, uint64_t len)
 {
 	if (!vm)
 		return NULL;

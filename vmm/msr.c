@@ -14,8 +14,8 @@
 
 #define MAX_RANGES 16   /* KVM_MSR_FILTER_MAX_RANGES */
 
-int rs_vmm_msr_intercept(struct rs_vmm *vm, const uint32_t *idx, uint32_t n,
-			 rs_vmm_msr_fn fn, void *arg)
+int vmm_msr_intercept(struct vmm *vm, const uint32_t *idx, uint32_t n,
+			 vmm_msr_fn fn, void *arg)
 {
 	struct kvm_enable_cap cap = {
 		.cap = KVM_CAP_X86_USER_SPACE_MSR,
@@ -67,13 +67,13 @@ int rs_vmm_msr_intercept(struct rs_vmm *vm, const uint32_t *idx, uint32_t n,
 void vmm_msr_exit(struct vmm_vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
-	struct rs_vmm *vm = vcpu->vm;
+	struct vmm *vm = vcpu->vm;
 	bool write = run->exit_reason == KVM_EXIT_X86_WRMSR;
 	uint64_t value = write ? run->msr.data : 0;
 	int ret;
 
-	vmm_inc(&vcpu->exits.other);
-	ret = vm->msr_fn ? vm->msr_fn(vm->msr_arg, (struct rs_vmm_cpu *)vcpu,
+	vmm_counter_inc(&vcpu->exits.other);
+	ret = vm->msr_fn ? vm->msr_fn(vm->msr_arg, (struct vmm_cpu *)vcpu,
 				      run->msr.index, write, &value) : -EPERM;
 	run->msr.error = ret < 0;
 	if (!write && ret >= 0)

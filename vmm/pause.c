@@ -2,13 +2,13 @@
 /*
  * Pausing every vCPU for a stable snapshot.
  *
- * rs_vmm_pause raises pause_depth and kicks each running vCPU with a
+ * vmm_pause raises pause_depth and kicks each running vCPU with a
  * real-time signal.  The handler sets the thread's kvm_run.immediate_exit,
  * so the kick cannot be lost whatever the thread is doing: inside KVM_RUN
  * the signal itself makes KVM_RUN return -EINTR; just before KVM_RUN,
  * immediate_exit makes it return -EINTR at once; elsewhere the run loop
  * reaches vmm_pause_park before it enters the guest again.  The vCPU parks
- * under vm->lock; rs_vmm_pause returns once every vCPU is parked or has
+ * under vm->lock; vmm_pause returns once every vCPU is parked or has
  * stopped for good.  A guest spinning with interrupts off is still kicked:
  * the signal interrupts the host thread, not the guest.
  */
@@ -52,7 +52,7 @@ void vmm_pause_bind(struct kvm_run *run)
 }
 
 /* Called with vm->lock held. */
-int vmm_kick(struct vmm_vcpu *vcpu)
+int vmm_pause_kick(struct vmm_vcpu *vcpu)
 {
 	int ret = pthread_kill(vcpu->thread, SIGRTMIN);
 
@@ -65,7 +65,7 @@ int vmm_kick(struct vmm_vcpu *vcpu)
  */
 bool vmm_pause_park(struct vmm_vcpu *vcpu)
 {
-	struct rs_vmm *vm = vcpu->vm;
+	struct vmm *vm = vcpu->vm;
 	bool stop, waited = false;
 
 	pthread_mutex_lock(&vm->lock);
@@ -91,14 +91,14 @@ bool vmm_pause_park(struct vmm_vcpu *vcpu)
 	 * VMM handles itself, such as the header guard's) stopped it all the
 	 * same: counted as a kick, once, like one that interrupted KVM_RUN. */
 	if (waited && !vcpu->kick_counted) {
-		vmm_inc(&vcpu->exits.total);
-		vmm_inc(&vcpu->exits.kicks);
+		vmm_counter_inc(&vcpu->exits.total);
+		vmm_counter_inc(&vcpu->exits.kicks);
 	}
 	vcpu->kick_counted = false;
 	return stop;
 }
 
-static bool all_parked(const struct rs_vmm *vm)
+static bool all_parked(const struct vmm *vm)
 {
 	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
 		const struct vmm_vcpu *vcpu = &vm->vcpus[i];
@@ -109,7 +109,7 @@ static bool all_parked(const struct rs_vmm *vm)
 	return true;
 }
 
-int rs_vmm_pause(struct rs_vmm *vm)
+int vmm_pause(struct vmm *vm)
 {
 	if (!vm)
 		return -EINVAL;
@@ -118,7 +118,7 @@ int rs_vmm_pause(struct rs_vmm *vm)
 		for (uint32_t i = 0; i < vm->nr_vcpus; i++)
 			if (vm->vcpus[i].state == RS_VCPU_RUNNING &&
 			    vm->vcpus[i].thread_started)
-				vmm_kick(&vm->vcpus[i]);
+				vmm_pause_kick(&vm->vcpus[i]);
 	}
 	while (!all_parked(vm) && !vm->stopping)
 		pthread_cond_wait(&vm->cond, &vm->lock);
@@ -126,7 +126,7 @@ int rs_vmm_pause(struct rs_vmm *vm)
 	return 0;
 }
 
-int rs_vmm_resume(struct rs_vmm *vm)
+int vmm_resume(struct vmm *vm)
 {
 	int ret = 0;
 

@@ -28,7 +28,7 @@ static int ring_errno(int rse)
 	}
 }
 
-int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp)
+int vmm_region_init(struct vmm *vm, const struct rs_region_params *rp)
 {
 	uint64_t size;
 	void *mem;
@@ -36,7 +36,7 @@ int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp)
 
 	ret = rs_region_size(rp, &size);
 	if (ret < 0) {
-		vmm_log(vm, "region layout: %s", rs_errstr(ret));
+		vmm_log(vm, "region layout: %s", rs_error_str(ret));
 		return ring_errno(ret);
 	}
 	if (size > RS_BOOT_REGION_MAX)
@@ -83,18 +83,18 @@ int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp)
 	if (!ret)
 		ret = rs_region_enable(mem);
 	if (ret < 0) {
-		vmm_log(vm, "region layout: %s", rs_errstr(ret));
+		vmm_log(vm, "region layout: %s", rs_error_str(ret));
 		return ring_errno(ret);
 	}
 	ret = rs_region_open(&vm->region, mem, size);
 	if (ret < 0) {
-		vmm_log(vm, "region open: %s", rs_errstr(ret));
+		vmm_log(vm, "region open: %s", rs_error_str(ret));
 		return ring_errno(ret);
 	}
 	return vmm_guard_map(vm);
 }
 
-void vmm_region_fini(struct rs_vmm *vm)
+void vmm_region_fini(struct vmm *vm)
 {
 	if (vm->region_mem)
 		munmap(vm->region_mem, vm->region_size);
@@ -104,22 +104,22 @@ void vmm_region_fini(struct rs_vmm *vm)
 	vm->region_fd = -1;
 }
 
-const struct rs_region *rs_vmm_region(const struct rs_vmm *vm)
+const struct rs_region *vmm_region(const struct vmm *vm)
 {
 	return vm ? &vm->region : NULL;
 }
 
-int rs_vmm_region_fd(const struct rs_vmm *vm)
+int vmm_region_fd(const struct vmm *vm)
 {
 	return vm ? vm->region_fd : -EINVAL;
 }
 
-uint64_t rs_vmm_region_size(const struct rs_vmm *vm)
+uint64_t vmm_region_size(const struct vmm *vm)
 {
 	return vm ? vm->region_size : 0;
 }
 
-uint32_t rs_vmm_nr_rings(const struct rs_vmm *vm)
+uint32_t vmm_nr_rings(const struct vmm *vm)
 {
 	return vm ? vm->nr_rings : 0;
 }

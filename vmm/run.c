@@ -38,9 +38,9 @@ static uint32_t io_value(const struct kvm_run *run)
 static void handle_io(struct vmm_vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
-	struct rs_vmm *vm = vcpu->vm;
+	struct vmm *vm = vcpu->vm;
 
-	vmm_inc(&vcpu->exits.io);
+	vmm_counter_inc(&vcpu->exits.io);
 	if (run->io.direction == KVM_EXIT_IO_IN) {
 		/* Nothing to read on any port: all ones, like an empty bus. */
 		memset((uint8_t *)run + run->io.data_offset, 0xff,
@@ -67,9 +67,9 @@ static void handle_mmio(struct vmm_vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
 
-	vmm_inc(&vcpu->exits.mmio);
+	vmm_counter_inc(&vcpu->exits.mmio);
 	if (run->mmio.is_write && vmm_doorbell_is(run->mmio.phys_addr))
-		vmm_inc(&vcpu->exits.doorbell_mmio);
+		vmm_counter_inc(&vcpu->exits.doorbell_mmio);
 	if (!run->mmio.is_write)
 		memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
 }
@@ -104,24 +104,24 @@ static uint32_t handle_exit(struct vmm_vcpu *vcpu, int32_t *err)
 		return *err < 0 ? RS_VCPU_FAILED : RS_VCPU_RUNNING;
 	case KVM_EXIT_HLT:
 		/* No in-kernel irqchip, so nothing could ever wake it. */
-		vmm_inc(&vcpu->exits.hlt);
+		vmm_counter_inc(&vcpu->exits.hlt);
 		return RS_VCPU_HALTED;
 	case KVM_EXIT_INTR:
-		vmm_inc(&vcpu->exits.kicks);
+		vmm_counter_inc(&vcpu->exits.kicks);
 		return RS_VCPU_RUNNING;
 	case KVM_EXIT_SHUTDOWN:
-		vmm_inc(&vcpu->exits.other);
+		vmm_counter_inc(&vcpu->exits.other);
 		return RS_VCPU_SHUTDOWN;
 	case KVM_EXIT_INTERNAL_ERROR:
-		vmm_inc(&vcpu->exits.other);
+		vmm_counter_inc(&vcpu->exits.other);
 		*err = (int32_t)run->internal.suberror;
 		return RS_VCPU_FAILED;
 	case KVM_EXIT_FAIL_ENTRY:
-		vmm_inc(&vcpu->exits.other);
+		vmm_counter_inc(&vcpu->exits.other);
 		*err = (int32_t)run->fail_entry.hardware_entry_failure_reason;
 		return RS_VCPU_FAILED;
 	default:
-		vmm_inc(&vcpu->exits.other);
+		vmm_counter_inc(&vcpu->exits.other);
 		return RS_VCPU_FAILED;
 	}
 }
@@ -129,7 +129,7 @@ static uint32_t handle_exit(struct vmm_vcpu *vcpu, int32_t *err)
 static void *vcpu_thread(void *arg)
 {
 	struct vmm_vcpu *vcpu = arg;
-	struct rs_vmm *vm = vcpu->vm;
+	struct vmm *vm = vcpu->vm;
 	uint32_t state = RS_VCPU_RUNNING;
 	int32_t err = 0;
 	uint64_t rip;
@@ -146,10 +146,10 @@ static void *vcpu_thread(void *arg)
 			break;
 		}
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
-			vmm_inc(&vcpu->exits.total);
+			vmm_counter_inc(&vcpu->exits.total);
 			if (errno == EINTR || errno == EAGAIN) {
 				/* A kick: pause or stop; park decides. */
-				vmm_inc(&vcpu->exits.kicks);
+				vmm_counter_inc(&vcpu->exits.kicks);
 				vcpu->kick_counted = true;
 				continue;
 			}
@@ -158,10 +158,10 @@ static void *vcpu_thread(void *arg)
 			break;
 		}
 		/* The header guard's exits are counted as its own
-		 * (rs_vmm_region_info), apart from the guest's other exits. */
+		 * (vmm_region_info), apart from the guest's other exits. */
 		if (vcpu->run->exit_reason == KVM_EXIT_MMIO && vmm_guard_mmio(vcpu))
 			continue;
-		vmm_inc(&vcpu->exits.total);
+		vmm_counter_inc(&vcpu->exits.total);
 		state = handle_exit(vcpu, &err);
 	}
 	rip = vcpu_rip(vcpu);
@@ -177,7 +177,7 @@ static void *vcpu_thread(void *arg)
 	return NULL;
 }
 
-int rs_vmm_start(struct rs_vmm *vm)
+int vmm_start(struct vmm *vm)
 {
 	int ret;
 
@@ -208,14 +208,14 @@ int rs_vmm_start(struct rs_vmm *vm)
 		pthread_mutex_unlock(&vm->lock);
 		if (ret) {
 			vmm_log(vm, "vCPU %u thread: %s", i, strerror(ret));
-			rs_vmm_stop(vm);
+			vmm_stop(vm);
 			return -ret;
 		}
 	}
 	return 0;
 }
 
-int rs_vmm_wait(struct rs_vmm *vm, int timeout_ms)
+int vmm_wait(struct vmm *vm, int timeout_ms)
 {
 	struct timespec dl;
 	int ret = 0;
@@ -243,7 +243,7 @@ int rs_vmm_wait(struct rs_vmm *vm, int timeout_ms)
 	return ret;
 }
 
-int rs_vmm_stop(struct rs_vmm *vm)
+int vmm_stop(struct vmm *vm)
 {
 	if (!vm || !vm->vcpus)
 		return vm ? 0 : -EINVAL;
@@ -252,7 +252,7 @@ int rs_vmm_stop(struct rs_vmm *vm)
 	for (uint32_t i = 0; i < vm->nr_vcpus; i++)
 		if (vm->vcpus[i].state == RS_VCPU_RUNNING &&
 		    vm->vcpus[i].thread_started)
-			vmm_kick(&vm->vcpus[i]);
+			vmm_pause_kick(&vm->vcpus[i]);
 	pthread_cond_broadcast(&vm->cond);
 	pthread_mutex_unlock(&vm->lock);
 	/* Only the controlling thread starts threads, so reading

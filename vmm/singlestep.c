@@ -5,7 +5,7 @@
  * the trap flag KVM keeps on the guest, which an IRET or POPF of the guest
  * would otherwise clear.  Each KVM_EXIT_DEBUG goes to the hook, which may
  * edit the registers (interrupt delivery, an emulated INT3) through the
- * rs_vmm_cpu_* calls.
+ * vmm_cpu_* calls.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -16,7 +16,7 @@
 
 #define VCPU(cpu) ((struct vmm_vcpu *)(cpu))
 
-int rs_vmm_step_hook(struct rs_vmm *vm, rs_vmm_step_fn fn, void *arg)
+int vmm_step_hook(struct vmm *vm, vmm_step_fn fn, void *arg)
 {
 	if (!vm || !fn)
 		return -EINVAL;
@@ -27,7 +27,7 @@ int rs_vmm_step_hook(struct rs_vmm *vm, rs_vmm_step_fn fn, void *arg)
 	return 0;
 }
 
-int rs_vmm_cpu_step(struct rs_vmm_cpu *cpu, bool on)
+int vmm_step_set(struct vmm_cpu *cpu, bool on)
 {
 	if (!cpu)
 		return -EINVAL;
@@ -35,31 +35,31 @@ int rs_vmm_cpu_step(struct rs_vmm_cpu *cpu, bool on)
 	return 0;
 }
 
-uint32_t rs_vmm_cpu_id(const struct rs_vmm_cpu *cpu)
+uint32_t vmm_cpu_id(const struct vmm_cpu *cpu)
 {
 	return cpu ? ((const struct vmm_vcpu *)cpu)->id : 0;
 }
 
-struct rs_vmm *rs_vmm_cpu_vm(struct rs_vmm_cpu *cpu)
+struct vmm *vmm_cpu_vm(struct vmm_cpu *cpu)
 {
 	return cpu ? VCPU(cpu)->vm : NULL;
 }
 
-int rs_vmm_cpu_get_regs(struct rs_vmm_cpu *cpu, struct kvm_regs *regs)
+int vmm_cpu_get_regs(struct vmm_cpu *cpu, struct kvm_regs *regs)
 {
 	if (!cpu || !regs)
 		return -EINVAL;
 	return ioctl(VCPU(cpu)->fd, KVM_GET_REGS, regs) < 0 ? -errno : 0;
 }
 
-int rs_vmm_cpu_set_regs(struct rs_vmm_cpu *cpu, const struct kvm_regs *regs)
+int vmm_cpu_set_regs(struct vmm_cpu *cpu, const struct kvm_regs *regs)
 {
 	if (!cpu || !regs)
 		return -EINVAL;
 	return ioctl(VCPU(cpu)->fd, KVM_SET_REGS, regs) < 0 ? -errno : 0;
 }
 
-int rs_vmm_cpu_get_sregs(struct rs_vmm_cpu *cpu, struct kvm_sregs *sregs)
+int vmm_cpu_get_sregs(struct vmm_cpu *cpu, struct kvm_sregs *sregs)
 {
 	if (!cpu || !sregs)
 		return -EINVAL;
@@ -88,15 +88,15 @@ int vmm_step_arm(struct vmm_vcpu *vcpu)
 int vmm_step_exit(struct vmm_vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
-	struct rs_vmm *vm = vcpu->vm;
-	struct rs_vmm_debug d = {
+	struct vmm *vm = vcpu->vm;
+	struct vmm_debug d = {
 		.rip = run->debug.arch.pc,
 		.exception = run->debug.arch.exception,
 		.dr6 = run->debug.arch.dr6,
 	};
 
-	vmm_inc(&vcpu->exits.other);
+	vmm_counter_inc(&vcpu->exits.other);
 	if (!vm->step_fn)
 		return -ENOSYS;
-	return vm->step_fn(vm->step_arg, (struct rs_vmm_cpu *)vcpu, &d);
+	return vm->step_fn(vm->step_arg, (struct vmm_cpu *)vcpu, &d);
 }

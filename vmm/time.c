@@ -29,7 +29,7 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int guest_tsc(struct rs_vmm *vm, uint64_t *tsc)
+static int guest_tsc(struct vmm *vm, uint64_t *tsc)
 {
 	struct {
 		struct kvm_msrs hdr;
@@ -45,7 +45,7 @@ static int guest_tsc(struct rs_vmm *vm, uint64_t *tsc)
 	return 0;
 }
 
-int vmm_time_init(struct rs_vmm *vm)
+int vmm_tsc_init(struct vmm *vm)
 {
 	struct rs_time_conv *tc = &vm->time;
 	uint64_t tsc, before, after;
@@ -83,14 +83,14 @@ int vmm_time_init(struct rs_vmm *vm)
 	return 0;
 }
 
-uint64_t rs_vmm_tsc_to_ns(const struct rs_vmm *vm, uint64_t tsc)
+uint64_t vmm_tsc_to_ns(const struct vmm *vm, uint64_t tsc)
 {
 	if (!vm || !vm->time.time_mult)
 		return 0;
 	return rs_time_to_ns(&vm->time, tsc);
 }
 
-uint64_t rs_vmm_tsc_khz(const struct rs_vmm *vm)
+uint64_t vmm_tsc_khz(const struct vmm *vm)
 {
 	return vm ? vm->tsc_khz : 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The VM object: parameter checks, then rs_vmm_create brings the parts up
- * in the order KVM needs them and rs_vmm_destroy takes them down in reverse,
+ * The VM object: parameter checks, then vmm_create brings the parts up
+ * in the order KVM needs them and vmm_destroy takes them down in reverse,
  * after the destroy hooks of what was built on top (the control server).
  */
 #include <errno.h>
@@ -10,7 +10,7 @@
 
 #include "vmm_internal.h"
 
-void rs_vmm_params_init(struct rs_vmm_params *p)
+void vmm_params_init(struct vmm_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->size = sizeof(*p);
@@ -29,7 +29,7 @@ void rs_vmm_params_init(struct rs_vmm_params *p)
 	p->boot.data_batch = 16384;
 }
 
-static int check_params(struct rs_vmm *vm, const struct rs_vmm_params *p)
+static int check_params(struct vmm *vm, const struct vmm_params *p)
 {
 	uint32_t rings = p->nr_rings ? p->nr_rings : p->nr_vcpus;
 	uint64_t stacks = (uint64_t)p->nr_vcpus * RS_BOOT_STACK_SIZE;
@@ -62,7 +62,7 @@ static int check_params(struct rs_vmm *vm, const struct rs_vmm_params *p)
 }
 
 static void fill_region_params(struct rs_region_params *rp,
-			       const struct rs_vmm_params *p)
+			       const struct vmm_params *p)
 {
 	/* check_params() passed: rs_region_size() judges the rest. */
 	rs_region_params_init(rp, p->nr_rings ? p->nr_rings : p->nr_vcpus,
@@ -81,14 +81,14 @@ static void fill_region_params(struct rs_region_params *rp,
 				  RS_PERF_SAMPLE_TIME | RS_PERF_SAMPLE_CPU;
 }
 
-int rs_vmm_create(struct rs_vmm **out, const struct rs_vmm_params *user)
+int vmm_create(struct vmm **out, const struct vmm_params *user)
 {
-	struct rs_vmm_params p;
+	struct vmm_params p;
 	struct rs_region_params rp;
-	struct rs_vmm *vm;
+	struct vmm *vm;
 	int ret;
 
-	if (!out || !user || user->size < offsetof(struct rs_vmm_params, log))
+	if (!out || !user || user->size < offsetof(struct vmm_params, log))
 		return -EINVAL;
 	*out = NULL;
 	/* Accept older, shorter params: what they lack stays zero. */
@@ -134,21 +134,21 @@ int rs_vmm_create(struct rs_vmm **out, const struct rs_vmm_params *user)
 	ret = vmm_cpu_init(vm);
 	if (ret < 0)
 		goto fail;
-	ret = vmm_time_init(vm);
+	ret = vmm_tsc_init(vm);
 	if (ret < 0)
 		goto fail;
 	*out = vm;
 	return 0;
 fail:
-	rs_vmm_destroy(vm);
+	vmm_destroy(vm);
 	return ret;
 }
 
-void rs_vmm_destroy(struct rs_vmm *vm)
+void vmm_destroy(struct vmm *vm)
 {
 	if (!vm)
 		return;
-	rs_vmm_stop(vm);
+	vmm_stop(vm);
 	while (vm->nr_destroy_hooks) {
 		uint32_t i = --vm->nr_destroy_hooks;
 
@@ -165,7 +165,7 @@ void rs_vmm_destroy(struct rs_vmm *vm)
 	free(vm);
 }
 
-int rs_vmm_destroy_hook(struct rs_vmm *vm, rs_vmm_destroy_fn fn, void *arg)
+int vmm_destroy_hook(struct vmm *vm, vmm_destroy_fn fn, void *arg)
 {
 	if (!vm || !fn)
 		return -EINVAL;
@@ -180,7 +180,7 @@ int rs_vmm_destroy_hook(struct rs_vmm *vm, rs_vmm_destroy_fn fn, void *arg)
 	return 0;
 }
 
-int rs_vmm_destroy_unhook(struct rs_vmm *vm, rs_vmm_destroy_fn fn)
+int vmm_destroy_unhook(struct vmm *vm, vmm_destroy_fn fn)
 {
 	if (!vm || !fn)
 		return -EINVAL;
@@ -197,7 +197,7 @@ int rs_vmm_destroy_unhook(struct rs_vmm *vm, rs_vmm_destroy_fn fn)
 	return -ENOENT;
 }
 
-uint32_t rs_vmm_nr_vcpus(const struct rs_vmm *vm)
+uint32_t vmm_nr_vcpus(const struct vmm *vm)
 {
 	return vm ? vm->nr_vcpus : 0;
 }

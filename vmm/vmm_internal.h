@@ -15,14 +15,14 @@ struct kvm_cpuid2;
 struct kvm_cpuid_entry2;
 
 struct vmm_vcpu {
-	struct rs_vmm *vm;
+	struct vmm *vm;
 	uint32_t id;
 	int fd;
 	struct kvm_run *run;
 	struct kvm_cpuid2 *cpuid;   /* the table KVM_SET_CPUID2 was given */
 	pthread_t thread;
 	bool thread_started;
-	/* Written by the vCPU thread only; others read with vmm_load(). */
+	/* Written by the vCPU thread only; others read with vmm_counter_read(). */
 	struct rs_vmm_exits exits;
 	/* Under vm->lock. */
 	uint32_t state;
@@ -51,8 +51,8 @@ struct vmm_doorbell {
 	uint64_t count;
 };
 
-struct rs_vmm {
-	rs_vmm_log_fn log;
+struct vmm {
+	rs_log_fn log;
 	void *log_arg;
 	int sys_fd;
 	int vm_fd;
@@ -87,75 +87,75 @@ struct rs_vmm {
 	uint32_t pause_depth;
 	uint32_t running;         /* vCPU threads in their run loop */
 	bool stopping;
-	/* rs_vmm_destroy_hook: layers on the public API (the control
-	 * server), taken down by rs_vmm_destroy, the latest first */
+	/* vmm_destroy_hook: layers on the public API (the control
+	 * server), taken down by vmm_destroy, the latest first */
 	struct {
-		rs_vmm_destroy_fn fn;
+		vmm_destroy_fn fn;
 		void *arg;
 	} destroy_hooks[VMM_MAX_DESTROY_HOOKS];
 	uint32_t nr_destroy_hooks;
 	/* tracer hooks (msr.c, singlestep.c), set before start */
-	rs_vmm_msr_fn msr_fn;
+	vmm_msr_fn msr_fn;
 	void *msr_arg;
-	rs_vmm_step_fn step_fn;
+	vmm_step_fn step_fn;
 	void *step_arg;
 };
 
 /* Counters with one writer and racing readers: whole-word accesses
  * (ringside/shared.h; acquire and release cost nothing more on x86). */
-static inline uint64_t vmm_load(const uint64_t *p)
+static inline uint64_t vmm_counter_read(const uint64_t *p)
 {
 	return rs_shared_load(p);
 }
 
-static inline void vmm_inc(uint64_t *p)
+static inline void vmm_counter_inc(uint64_t *p)
 {
 	rs_shared_store(p, *p + 1);
 }
 
 /* kvm.c */
 __attribute__((format(printf, 2, 3)))
-int vmm_log(const struct rs_vmm *vm, const char *fmt, ...);
-int vmm_kvm_open(struct rs_vmm *vm, const char *path);
-void vmm_kvm_close(struct rs_vmm *vm);
+int vmm_log(const struct vmm *vm, const char *fmt, ...);
+int vmm_kvm_open(struct vmm *vm, const char *path);
+void vmm_kvm_close(struct vmm *vm);
 
 /* memory.c */
-int vmm_mem_init(struct rs_vmm *vm, uint64_t size);
-void vmm_mem_fini(struct rs_vmm *vm);
-void *vmm_mem_ptr(const struct rs_vmm *vm, uint64_t gpa, uint64_t len);
-int vmm_memslot_add(struct rs_vmm *vm, uint32_t slot, uint64_t gpa,
+int vmm_mem_init(struct vmm *vm, uint64_t size);
+void vmm_mem_fini(struct vmm *vm);
+void *vmm_mem_ptr(const struct vmm *vm, uint64_t gpa, uint64_t len);
+int vmm_mem_slot_add(struct vmm *vm, uint32_t slot, uint64_t gpa,
 		    uint64_t size, void *host, uint32_t flags);
 
 /* region.c */
-int vmm_region_init(struct rs_vmm *vm, const struct rs_region_params *rp);
-void vmm_region_fini(struct rs_vmm *vm);
+int vmm_region_init(struct vmm *vm, const struct rs_region_params *rp);
+void vmm_region_fini(struct vmm *vm);
 
 /* header_guard.c */
 /* Map the region (vm->region_mem) into the guest, its header page
  * read-only when KVM can.  -errno. */
-int vmm_guard_map(struct rs_vmm *vm);
+int vmm_guard_map(struct vmm *vm);
 /* A KVM_EXIT_MMIO at the header page: applied or dropped, true; false
  * for any other address. */
 bool vmm_guard_mmio(struct vmm_vcpu *vcpu);
 
 /* doorbell.c */
-int vmm_doorbell_init(struct rs_vmm *vm);
-void vmm_doorbell_fini(struct rs_vmm *vm);
+int vmm_doorbell_init(struct vmm *vm);
+void vmm_doorbell_fini(struct vmm *vm);
 bool vmm_doorbell_is(uint64_t gpa);
 
 /* Highest byte + 1 a payload may occupy: the vCPU stacks sit above it. */
-static inline uint64_t vmm_payload_limit(const struct rs_vmm *vm)
+static inline uint64_t vmm_payload_limit(const struct vmm *vm)
 {
 	return vm->ram_size - (uint64_t)vm->nr_vcpus * RS_BOOT_STACK_SIZE;
 }
 
 /* boot.c */
-int vmm_boot_tables(struct rs_vmm *vm);
+int vmm_boot_tables(struct vmm *vm);
 int vmm_boot_vcpu(struct vmm_vcpu *vcpu);
 
 /* cpu.c */
-int vmm_cpu_init(struct rs_vmm *vm);
-void vmm_cpu_fini(struct rs_vmm *vm);
+int vmm_cpu_init(struct vmm *vm);
+void vmm_cpu_fini(struct vmm *vm);
 
 /* cpuid.c */
 /* Fill @c (c->nent entries of room) with a CPUID table: 0 or -errno. */
@@ -167,7 +167,7 @@ int vmm_cpuid_fetch(vmm_cpuid_get_fn get, void *arg, struct kvm_cpuid2 **out);
 /* Apply @n overrides to the @nent entries at @e, which has room for
  * @nent + @n; an entry the table lacks is appended.  Returns the count. */
 uint32_t vmm_cpuid_merge(struct kvm_cpuid_entry2 *e, uint32_t nent,
-			 const struct rs_vmm_cpuid *o, uint32_t n);
+			 const struct vmm_cpuid *o, uint32_t n);
 /* KVM_SET_CPUID2 @c on @vcpu, which then keeps @c (freed on failure).
  * -errno. */
 int vmm_cpuid_set(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c);
@@ -176,10 +176,10 @@ int vmm_cpuid_set(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c);
 int vmm_pause_init(void);
 void vmm_pause_bind(struct kvm_run *run);
 bool vmm_pause_park(struct vmm_vcpu *vcpu);
-int vmm_kick(struct vmm_vcpu *vcpu);
+int vmm_pause_kick(struct vmm_vcpu *vcpu);
 
 /* time.c */
-int vmm_time_init(struct rs_vmm *vm);
+int vmm_tsc_init(struct vmm *vm);
 
 /* msr.c */
 void vmm_msr_exit(struct vmm_vcpu *vcpu);

@@ -10,7 +10,7 @@
 #include "ringside/capture.h"
 
 /* A sync less precise than the point it would replace by this much is
- * not kept (csync_poll's periodic ones; the final one always is). */
+ * not kept (cap_sync_poll's periodic ones; the final one always is). */
 #define CSYNC_WORSE_NS 100000ull
 
 /* Drift beyond this (parts per million) is no clock's: the end's sync is
@@ -40,10 +40,10 @@ static void host_relax(void *arg)
 	nanosleep(&ts, NULL);
 }
 
-void *csync_map_header(int fd)
+void *cap_sync_map_header(int fd)
 {
 	void *hdr;
-	int wfd = rmap_reopen(fd);
+	int wfd = cap_source_reopen(fd);
 
 	if (wfd < 0)
 		return NULL;
@@ -52,13 +52,13 @@ void *csync_map_header(int fd)
 	return hdr == MAP_FAILED ? NULL : hdr;
 }
 
-void csync_unmap(void *hdr)
+void cap_sync_unmap(void *hdr)
 {
 	if (hdr)
 		munmap(hdr, RS_PAGE_SIZE);
 }
 
-void csync_init(struct csync *c)
+void cap_sync_init(struct cap_sync *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->last_try = -1e9;
@@ -98,7 +98,7 @@ static uint64_t udiff(int64_t a, int64_t b)
 }
 
 /* Keep the end's point only if the drift it implies is a clock's. */
-static void check_drift(struct csync *c)
+static void check_drift(struct cap_sync *c)
 {
 	const struct pdf_clock_point *a = &c->cs.pt[0], *b = &c->cs.pt[1];
 	uint64_t span;
@@ -119,7 +119,7 @@ static void check_drift(struct csync *c)
  * just then).  A first point that was poor (taken while the guest booted,
  * say) is replaced by a much better one instead.  1: drop this sync.
  */
-static int worse(struct csync *c)
+static int worse(struct cap_sync *c)
 {
 	struct pdf_clock_point *cur = &c->cs.pt[c->cs.nr - 1];
 
@@ -131,7 +131,7 @@ static int worse(struct csync *c)
 	return c->last.bound > cur->bound_ns + CSYNC_WORSE_NS;
 }
 
-void csync_take(struct csync *c, const struct rs_region *region, void *wmem,
+void cap_sync_take(struct cap_sync *c, const struct rs_region *region, void *wmem,
 		int final)
 {
 	const struct rs_tsync_clock clk = { host_now, host_relax, NULL };
@@ -150,7 +150,7 @@ void csync_take(struct csync *c, const struct rs_region *region, void *wmem,
 		if (!c->cs.nr)
 			c->cs.state = PDF_CLOCK_NO_AGENT;
 		if (final)
-			c->final = CSYNC_FINAL_NO_AGENT;
+			c->final = CAP_SYNC_FINAL_NO_AGENT;
 		return;
 	}
 	if (!wmem) {
@@ -166,11 +166,11 @@ void csync_take(struct csync *c, const struct rs_region *region, void *wmem,
 				      PDF_CLOCK_NO_ANSWER : PDF_CLOCK_REFUSED;
 		c->gave_up = 1;
 		if (final)
-			c->final = CSYNC_FINAL_FAILED;
+			c->final = CAP_SYNC_FINAL_FAILED;
 		return;
 	}
 	if (final)
-		c->final = CSYNC_FINAL_OK;
+		c->final = CAP_SYNC_FINAL_OK;
 	if (!final && c->cs.nr && worse(c))
 		return;
 	if (!c->cs.nr)
@@ -189,7 +189,7 @@ void csync_take(struct csync *c, const struct rs_region *region, void *wmem,
 	check_drift(c);
 }
 
-void csync_poll(struct csync *c, const struct rs_region *region, void *wmem)
+void cap_sync_poll(struct cap_sync *c, const struct rs_region *region, void *wmem)
 {
 	struct rs_guest_status st;
 	uint32_t enabled;
@@ -199,13 +199,13 @@ void csync_poll(struct csync *c, const struct rs_region *region, void *wmem)
 		return;
 	now = cap_time_now();
 	if (c->cs.nr) {
-		if (now - c->last_try >= CSYNC_PERIOD)
-			csync_take(c, region, wmem, 0);
+		if (now - c->last_try >= CAP_SYNC_PERIOD)
+			cap_sync_take(c, region, wmem, 0);
 		return;
 	}
 	if (now - c->last_try < 0.25)
 		return;
 	c->last_try = now;
 	if (!rs_region_status_read(region, &st, &enabled) && st.attached == 1)
-		csync_take(c, region, wmem, 0);
+		cap_sync_take(c, region, wmem, 0);
 }

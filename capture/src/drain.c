@@ -29,7 +29,7 @@ static int put(struct drain_ring *r, uint64_t time,
 		d->write_err = err;
 		return -1;
 	}
-	tally_add(d->tally, r->index, time, rec);
+	cap_tally_add(d->tally, r->index, time, rec);
 	return 0;
 }
 
@@ -55,7 +55,7 @@ static int put_untimed(struct drain_ring *r, uint64_t time)
  * ring held then, or a LOST that is the first record after what it held
  * (the producer writes its count when there is room again: drops of the
  * ring as the recording found it).  Counted in r->early (the sums checked
- * like the tally's: at most TALLY_LOST_PER_NS per ns the host has run)
+ * like the tally's: at most CAP_TALLY_LOST_PER_NS per ns the host has run)
  * and left out of the file.  The other records the ring held are counted
  * and go in.
  */
@@ -91,9 +91,9 @@ static int early(struct drain_ring *r, const struct rs_perf_header *rec)
 		return 0;
 	}
 	cap = cap_time_now_ns();
-	cap = cap > UINT64_MAX / TALLY_LOST_PER_NS ? UINT64_MAX :
-	      cap * TALLY_LOST_PER_NS;
-	if (tally_sat_add(*sum, n) > cap) {
+	cap = cap > UINT64_MAX / CAP_TALLY_LOST_PER_NS ? UINT64_MAX :
+	      cap * CAP_TALLY_LOST_PER_NS;
+	if (cap_tally_sat_add(*sum, n) > cap) {
 		(*flagged)++;
 		return 1;
 	}
@@ -176,10 +176,10 @@ static int on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
 	return aux_out(r, chunk, len, pos);
 }
 
-int drain_init(struct drain *d, const struct rs_region *region,
+int cap_drain_init(struct drain *d, const struct rs_region *region,
 	       uint64_t sample_type, struct pdf_writer *w, struct tally *t)
 {
-	struct rinfo ri;
+	struct cap_rinfo ri;
 	uint32_t i;
 	int err;
 
@@ -187,10 +187,10 @@ int drain_init(struct drain *d, const struct rs_region *region,
 	d->writer = w;
 	d->tally = t;
 	d->sample_type = sample_type;
-	for (i = 0; i < rinfo_count(region); i++) {
+	for (i = 0; i < cap_rinfo_count(region); i++) {
 		struct drain_ring *r = &d->ring[i];
 
-		err = rinfo_get(region, i, &ri);
+		err = cap_rinfo_get(region, i, &ri);
 		if (err)
 			goto fail;
 		if (ri.data_mode != RS_MODE_NORMAL) {
@@ -215,11 +215,11 @@ int drain_init(struct drain *d, const struct rs_region *region,
 	}
 	return 0;
 fail:
-	drain_fini(d);
+	cap_drain_fini(d);
 	return err;
 }
 
-int drain_pass(struct drain *d, struct liberr *e)
+int cap_drain_pass(struct drain *d, struct cap_err *e)
 {
 	int total = 0, n;
 	int64_t a;
@@ -230,8 +230,8 @@ int drain_pass(struct drain *d, struct liberr *e)
 
 		n = rs_consumer_drain(r->cons, on_record, r);
 		if (n < 0)
-			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
-					      liberr_note(e, n, rs_errstr);
+			return d->write_err ? cap_err_note(e, d->write_err, pdf_error_str) :
+					      cap_err_note(e, n, rs_error_str);
 		total += n;
 		if (!r->has_aux)
 			continue;
@@ -239,18 +239,18 @@ int drain_pass(struct drain *d, struct liberr *e)
 		if (a >= 0 && r->held && aux_out(r, NULL, 0, 0) < 0)
 			a = -1;
 		if (a < 0)
-			return d->write_err ? liberr_note(e, d->write_err, pdf_errstr) :
-					      liberr_note(e, (int)a, rs_errstr);
+			return d->write_err ? cap_err_note(e, d->write_err, pdf_error_str) :
+					      cap_err_note(e, (int)a, rs_error_str);
 	}
 	return total;
 }
 
-const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i)
+const struct rs_cons_stats *cap_drain_cons_stats(const struct drain *d, uint32_t i)
 {
 	return rs_consumer_stats(d->ring[i].cons);
 }
 
-void drain_host_facts(const struct drain *d, struct pdf_host_facts *h)
+void cap_drain_host_facts(const struct drain *d, struct pdf_host_facts *h)
 {
 	uint32_t i;
 
@@ -281,8 +281,8 @@ void drain_host_facts(const struct drain *d, struct pdf_host_facts *h)
 	}
 }
 
-void drain_bounds(const struct drain *d, uint64_t start_ns,
-		  struct tally_bounds *b)
+void cap_drain_bounds(const struct drain *d, uint64_t start_ns,
+		  struct cap_tally_bounds *b)
 {
 	uint32_t i;
 
@@ -296,17 +296,17 @@ void drain_bounds(const struct drain *d, uint64_t start_ns,
 	}
 }
 
-int drain_reattach(struct drain *d, const struct rs_region *region)
+int cap_drain_reattach(struct drain *d, const struct rs_region *region)
 {
-	struct rinfo ri;
+	struct cap_rinfo ri;
 	uint32_t i;
 	int err, bits = 0;
 
-	if (rinfo_count(region) != d->nr_rings)
+	if (cap_rinfo_count(region) != d->nr_rings)
 		return -rse_geometry;
 	/* every ring first: a refusal leaves the drain as it was */
 	for (i = 0; i < d->nr_rings; i++) {
-		err = rinfo_get(region, i, &ri);
+		err = cap_rinfo_get(region, i, &ri);
 		if (err)
 			return err;
 		if (ri.data_mode != RS_MODE_NORMAL ||
@@ -321,7 +321,7 @@ int drain_reattach(struct drain *d, const struct rs_region *region)
 		if (err < 0)
 			return err;
 		bits |= err;
-		/* the caller flushed the time before (drain_flush) */
+		/* the caller flushed the time before (cap_drain_flush) */
 		r->timed = 0;
 		pdf_rrec_clock_init(&r->clock, region, i);
 		r->held = NULL;
@@ -330,17 +330,17 @@ int drain_reattach(struct drain *d, const struct rs_region *region)
 	return bits;
 }
 
-int drain_flush(struct drain *d, struct liberr *e)
+int cap_drain_flush(struct drain *d, struct cap_err *e)
 {
 	uint32_t i;
 
 	for (i = 0; i < d->nr_rings; i++)
 		if (put_untimed(&d->ring[i], d->ring[i].clock.last))
-			return liberr_note(e, d->write_err, pdf_errstr);
+			return cap_err_note(e, d->write_err, pdf_error_str);
 	return 0;
 }
 
-void drain_fini(struct drain *d)
+void cap_drain_fini(struct drain *d)
 {
 	uint32_t i;
 
@@ -354,7 +354,7 @@ void drain_fini(struct drain *d)
 	d->nr_rings = 0;
 }
 
-int drain_sleep_prepare(struct drain *d)
+int cap_drain_sleep_prepare(struct drain *d)
 {
 	int moved = 0;
 
@@ -365,7 +365,7 @@ int drain_sleep_prepare(struct drain *d)
 	return moved;
 }
 
-void drain_awake(struct drain *d)
+void cap_drain_awake(struct drain *d)
 {
 	for (uint32_t i = 0; i < d->nr_rings; i++)
 		if (d->ring[i].cons)

@@ -20,11 +20,11 @@
 
 #include "ringside/capture.h"
 
-static int fail(struct flight_result *res, enum cap_fail what, int err,
-		liberr_fn str)
+static int fail(struct cap_flight_result *res, enum cap_fail what, int err,
+		cap_err_fn str)
 {
 	res->fail.what = what;
-	liberr_note(&res->fail.e, err, str);
+	cap_err_note(&res->fail.e, err, str);
 	return err;
 }
 
@@ -47,7 +47,7 @@ static int make_dirs(char *path)
 }
 
 /* DIR/DOMAIN, made if absent (and DIR with its parents); 0 or -errno. */
-static int domain_dir(const struct flight_req *q, char *buf, size_t len)
+static int domain_dir(const struct cap_flight_req *q, char *buf, size_t len)
 {
 	int n, err;
 
@@ -65,13 +65,13 @@ static int domain_dir(const struct flight_req *q, char *buf, size_t len)
 	return 0;
 }
 
-/* A reason is a word or two: [a-z-], 1 .. FLIGHT_REASON_MAX bytes. */
+/* A reason is a word or two: [a-z-], 1 .. CAP_FLIGHT_REASON_MAX bytes. */
 static int reason_ok(const char *r)
 {
 	size_t n = 0;
 
 	for (; r[n]; n++)
-		if (n >= FLIGHT_REASON_MAX || !((r[n] >= 'a' && r[n] <= 'z') ||
+		if (n >= CAP_FLIGHT_REASON_MAX || !((r[n] >= 'a' && r[n] <= 'z') ||
 						r[n] == '-'))
 			return 0;
 	return n > 0;
@@ -92,7 +92,7 @@ static int capture_name(const char *ddir, const char *reason, char *buf,
 	for (unsigned i = 0; i < 1000; i++) {
 		int n = snprintf(buf, len, "%s/%s.%09ldZ-%03u%s%s%s", ddir, stamp,
 				 ts.tv_nsec, i, reason ? "-" : "",
-				 reason ? reason : "", FLIGHT_SUFFIX);
+				 reason ? reason : "", CAP_FLIGHT_SUFFIX);
 
 		if (n < 0 || (size_t)n >= len)
 			return -ENAMETOOLONG;
@@ -104,9 +104,9 @@ static int capture_name(const char *ddir, const char *reason, char *buf,
 
 static int is_capture(const char *name)
 {
-	size_t n = strlen(name), s = strlen(FLIGHT_SUFFIX);
+	size_t n = strlen(name), s = strlen(CAP_FLIGHT_SUFFIX);
 
-	return name[0] != '.' && n > s && !strcmp(name + n - s, FLIGHT_SUFFIX);
+	return name[0] != '.' && n > s && !strcmp(name + n - s, CAP_FLIGHT_SUFFIX);
 }
 
 static int by_name(const void *a, const void *b)
@@ -114,7 +114,7 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
+int cap_flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
 		 uint64_t keep_bytes, uint32_t *removed, uint64_t *freed)
 {
 	DIR *d = opendir(ddir);
@@ -190,26 +190,26 @@ int flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
 
 /* Map @fd (a regular file; < 0: its open failed with @open_err)
  * read-only and open it by @layout (or its header). */
-static int region_map(const struct flight_req *q, int fd, int open_err,
+static int region_map(const struct cap_flight_req *q, int fd, int open_err,
 		      void **mem, uint64_t *size, struct rs_region *region,
-		      struct flight_result *res)
+		      struct cap_flight_result *res)
 {
 	struct rs_region_damage damage;
 	struct stat st;
 	int err;
 
 	if (fd < 0)
-		return fail(res, CAP_FAIL_COPY, open_err, liberr_sys);
+		return fail(res, CAP_FAIL_COPY, open_err, cap_err_sys);
 	if (fstat(fd, &st))
-		return fail(res, CAP_FAIL_COPY, -errno, liberr_sys);
+		return fail(res, CAP_FAIL_COPY, -errno, cap_err_sys);
 	if (!S_ISREG(st.st_mode))
-		return fail(res, CAP_FAIL_COPY, -ENODEV, liberr_sys);
+		return fail(res, CAP_FAIL_COPY, -ENODEV, cap_err_sys);
 	*size = (uint64_t)st.st_size;
 	*mem = *size ? mmap(NULL, *size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
 	err = *mem == MAP_FAILED ? (*size ? -errno : -EINVAL) : 0;
 	if (err) {
 		*mem = NULL;
-		return fail(res, CAP_FAIL_COPY, err, liberr_sys);
+		return fail(res, CAP_FAIL_COPY, err, cap_err_sys);
 	}
 	if (q->layout) {
 		err = rs_region_open_layout(region, *mem, *size, q->layout, &damage);
@@ -221,26 +221,26 @@ static int region_map(const struct flight_req *q, int fd, int open_err,
 	if (err) {
 		munmap(*mem, *size);
 		*mem = NULL;
-		return fail(res, CAP_FAIL_COPY, err, rs_errstr);
+		return fail(res, CAP_FAIL_COPY, err, rs_error_str);
 	}
 	return 0;
 }
 
 /* No record, AUX byte or kernel symbol in any ring: the guest never
  * wrote here. */
-static int nothing_recorded(const struct snapper *s, const struct gsyms *syms)
+static int nothing_recorded(const struct snapper *s, const struct gi_syms *syms)
 {
 	for (uint32_t i = 0; i < s->nr_rings; i++)
 		if (s->ring[i].data.records || s->ring[i].produced ||
 		    s->ring[i].aux_data.len)
 			return 0;
-	return syms->state != GSYMS_OK;
+	return syms->state != GI_SYMS_OK;
 }
 
-static int capture(const struct flight_req *q, int fd, int open_err,
-		   struct flight_result *res);
+static int capture(const struct cap_flight_req *q, int fd, int open_err,
+		   struct cap_flight_result *res);
 
-int flight_capture(const struct flight_req *q, struct flight_result *res)
+int cap_flight_capture(const struct cap_flight_req *q, struct cap_flight_result *res)
 {
 	int fd = -1, err = -EINVAL;
 
@@ -256,19 +256,19 @@ int flight_capture(const struct flight_req *q, struct flight_result *res)
 	return err;
 }
 
-int flight_capture_fd(const struct flight_req *q, int fd,
-		      struct flight_result *res)
+int cap_flight_capture_fd(const struct cap_flight_req *q, int fd,
+		      struct cap_flight_result *res)
 {
 	return capture(q, fd, -EBADF, res);
 }
 
-static int capture(const struct flight_req *q, int fd, int open_err,
-		   struct flight_result *res)
+static int capture(const struct cap_flight_req *q, int fd, int open_err,
+		   struct cap_flight_result *res)
 {
 	struct snapper *s = NULL;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	struct rs_region region;
-	struct gsyms syms = { 0 };
+	struct gi_syms syms = { 0 };
 	struct gusyms usyms = { 0 };
 	char ddir[4096];
 	uint64_t size = 0;
@@ -278,30 +278,30 @@ static int capture(const struct flight_req *q, int fd, int open_err,
 	memset(res, 0, sizeof(*res));
 	if (!q || !q->domain || !q->region_path || !q->dir ||
 	    (q->reason && !reason_ok(q->reason)))
-		return fail(res, CAP_FAIL_OPEN, -EINVAL, liberr_sys);
+		return fail(res, CAP_FAIL_OPEN, -EINVAL, cap_err_sys);
 	err = domain_dir(q, ddir, sizeof(ddir));
 	if (!err)
 		err = capture_name(ddir, q->reason, res->path, sizeof(res->path));
 	if (err)
-		return fail(res, CAP_FAIL_OPEN, err, liberr_sys);
+		return fail(res, CAP_FAIL_OPEN, err, cap_err_sys);
 	err = region_map(q, fd, open_err, &mem, &size, &region, res);
 	if (err)
 		return err;
 	s = malloc(sizeof(*s));
-	if (!s || gsyms_read(&syms, &region, 0) ||
-	    gusyms_read(&usyms, &region)) {
-		err = fail(res, CAP_FAIL_COPY, -ENOMEM, liberr_sys);
+	if (!s || gi_syms_read(&syms, &region, 0) ||
+	    gi_usyms_read(&usyms, &region)) {
+		err = fail(res, CAP_FAIL_COPY, -ENOMEM, cap_err_sys);
 		goto out;
 	}
 	res->syms_state = syms.state;
-	snapper_init(s, q->region_path);
+	cap_snapper_init(s, q->region_path);
 	s->output = res->path;
 	s->argc = q->argc;
 	s->argv = q->argv;
 	s->syms = &syms;
 	s->usyms = &usyms;    /* the user binaries', into the same cache */
 	s->buildid_dir = q->buildid_dir;
-	err = snapper_copy(s, &region);
+	err = cap_snapper_copy(s, &region);
 	if (!err && nothing_recorded(s, &syms)) {
 		/* never written to (an incoming migration that failed, a
 		 * guest stopped before its agent came): nothing to keep */
@@ -310,13 +310,13 @@ static int capture(const struct flight_req *q, int fd, int open_err,
 		goto out;
 	}
 	if (!err)
-		err = snapper_write(s);
+		err = cap_snapper_write(s);
 	if (err) {
 		res->fail = s->fail;
 		goto out;
 	}
 	res->rings = s->nr_rings;
-	tally_total(s->have_file_tally ? &s->file_tally : &s->tally, &sum);
+	cap_tally_total(s->have_file_tally ? &s->file_tally : &s->tally, &sum);
 	res->records = sum.records;
 	res->lost = sum.lost;
 	for (uint32_t i = 0; i < s->nr_rings; i++) {
@@ -333,14 +333,14 @@ static int capture(const struct flight_req *q, int fd, int open_err,
 			res->bytes = (uint64_t)st.st_size;
 	}
 	/* a failed prune costs the bound, never the capture */
-	res->prune_err = flight_prune(ddir, res->path, q->keep, q->keep_bytes,
+	res->prune_err = cap_flight_prune(ddir, res->path, q->keep, q->keep_bytes,
 				      &res->pruned, &res->pruned_bytes);
 out:
 	if (s)
-		snapper_fini(s);
+		cap_snapper_fini(s);
 	free(s);
-	gsyms_fini(&syms);
-	gusyms_fini(&usyms);
+	gi_syms_fini(&syms);
+	gi_usyms_fini(&usyms);
 	if (mem)
 		munmap(mem, size);
 	return err;

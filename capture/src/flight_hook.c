@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * flight_capture as the libvirt hook calls it at "release end"
+ * cap_flight_capture as the libvirt hook calls it at "release end"
  * (dom_capture_fn): the domain's configuration turned into the host's
  * layout, the outcome given to the hook's log in one line.
  */
@@ -10,10 +10,10 @@
 
 #include "ringside/capture.h"
 
-static void say(dom_log_fn log, void *arg, const char *fmt, ...)
+static void say(rs_log_fn log, void *arg, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void say(dom_log_fn log, void *arg, const char *fmt, ...)
+static void say(rs_log_fn log, void *arg, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -27,43 +27,43 @@ static void say(dom_log_fn log, void *arg, const char *fmt, ...)
 static const char *syms_word(int state)
 {
 	switch (state) {
-	case GSYMS_OK:
+	case GI_SYMS_OK:
 		return "its kernel symbols";
-	case GSYMS_REFUSED:
-	case GSYMS_CORRUPT:
+	case GI_SYMS_REFUSED:
+	case GI_SYMS_CORRUPT:
 		return "its kernel symbols refused";
 	default:
 		return "no kernel symbols";
 	}
 }
 
-int flight_hook(void *arg, const char *domain, const char *region_path,
-		int region_fd, const struct dom_cfg *c, dom_log_fn log,
+int cap_flight_hook(void *arg, const char *domain, const char *region_path,
+		int region_fd, const struct dom_cfg *c, rs_log_fn log,
 		void *log_arg)
 {
-	const struct flight_opts *o = arg;
+	const struct cap_flight_opts *o = arg;
 	struct rs_region_params layout;
-	struct flight_req q = {
+	struct cap_flight_req q = {
 		.domain = domain,
 		.region_path = region_path,
-		.dir = o->dir ? o->dir : FLIGHT_DIR,
+		.dir = o->dir ? o->dir : CAP_FLIGHT_DIR,
 		.keep = o->keep,
 		.keep_bytes = o->keep_bytes,
 		.buildid_dir = o->buildid_dir,
 		.argc = o->argc,
 		.argv = o->argv,
 	};
-	struct flight_result res;
+	struct cap_flight_result res;
 	int err;
 
 	if (c) {
 		dom_cfg_params(c, &layout);
 		q.layout = &layout;
 	}
-	err = flight_capture_fd(&q, region_fd, &res);
+	err = cap_flight_capture_fd(&q, region_fd, &res);
 	if (err) {
 		say(log, log_arg, "%s: the flight recorder could not be captured "
-		    "into %s/%s: %s", domain, q.dir, domain, liberr_str(&res.fail.e));
+		    "into %s/%s: %s", domain, q.dir, domain, cap_err_str(&res.fail.e));
 		return err;
 	}
 	if (res.empty) {
@@ -79,6 +79,6 @@ int flight_hook(void *arg, const char *domain, const char *region_path,
 	    res.overwritten, res.lost, res.corrupt, res.pruned);
 	if (res.prune_err)
 		say(log, log_arg, "%s: removing older captures: %s", domain,
-		    liberr_sys(res.prune_err));
+		    cap_err_sys(res.prune_err));
 	return 0;
 }

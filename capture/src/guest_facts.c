@@ -57,7 +57,7 @@ static void event(struct guest_facts *g, const struct rs_guest_info *in)
 {
 	struct pdf_guest_facts *f = &g->facts;
 	uint32_t flags = in->sample_flags;
-	uint64_t max = (flags & RS_SAMPLE_FREQ) ? GUEST_FACTS_MAX_FREQ :
+	uint64_t max = (flags & RS_SAMPLE_FREQ) ? CAP_GUEST_FACTS_MAX_FREQ :
 						  INT64_MAX;
 
 	if (!in->sample_period && !flags && !in->sample_type_id &&
@@ -65,7 +65,7 @@ static void event(struct guest_facts *g, const struct rs_guest_info *in)
 		return;     /* not said */
 	if (!in->sample_period || in->sample_period > max ||
 	    (flags & ~(uint32_t)SAMPLE_FLAGS_KNOWN) ||
-	    in->sample_type_id > GUEST_FACTS_MAX_TYPE ||
+	    in->sample_type_id > CAP_GUEST_FACTS_MAX_TYPE ||
 	    ((flags & RS_SAMPLE_EXCLUDE_USER) &&
 	     (flags & RS_SAMPLE_EXCLUDE_KERNEL))) {
 		g->left_out++;
@@ -77,23 +77,23 @@ static void event(struct guest_facts *g, const struct rs_guest_info *in)
 	f->sample_config = in->sample_config;
 }
 
-void guest_facts_from(struct guest_facts *g, const struct rs_guest_info *in)
+void cap_guest_facts_from(struct guest_facts *g, const struct rs_guest_info *in)
 {
 	struct pdf_guest_facts *f = &g->facts;
 
 	memset(g, 0, sizeof(*g));
-	g->state = GUEST_FACTS_OK;
+	g->state = CAP_GUEST_FACTS_OK;
 	f->known = 1;
 	f->nr_cpus_online = (uint32_t)bound(g, in->nr_cpus_online,
-					    GUEST_FACTS_MAX_CPUS);
+					    CAP_GUEST_FACTS_MAX_CPUS);
 	f->nr_cpus_avail = (uint32_t)bound(g, in->nr_cpus_avail,
-					   GUEST_FACTS_MAX_CPUS);
+					   CAP_GUEST_FACTS_MAX_CPUS);
 	/* more online than there are: the count of those there is unknown */
 	if (f->nr_cpus_avail && f->nr_cpus_online > f->nr_cpus_avail) {
 		f->nr_cpus_avail = 0;
 		g->left_out++;
 	}
-	f->mem_total_kib = bound(g, in->mem_total_kib, GUEST_FACTS_MAX_KIB);
+	f->mem_total_kib = bound(g, in->mem_total_kib, CAP_GUEST_FACTS_MAX_KIB);
 	event(g, in);
 	g->replaced += clean(f->hostname, in->hostname, sizeof(in->hostname));
 	g->replaced += clean(f->os_release, in->os_release,
@@ -102,7 +102,7 @@ void guest_facts_from(struct guest_facts *g, const struct rs_guest_info *in)
 	g->replaced += clean(f->cpu_desc, in->cpu_desc, sizeof(in->cpu_desc));
 }
 
-int guest_facts_read(struct guest_facts *g, const struct rs_region *region)
+int cap_guest_facts_read(struct guest_facts *g, const struct rs_region *region)
 {
 	struct rs_guest_info in;
 	int ret;
@@ -112,11 +112,11 @@ int guest_facts_read(struct guest_facts *g, const struct rs_region *region)
 	memset(g, 0, sizeof(*g));
 	ret = rs_guest_info_read(region, &in);
 	if (ret == 1)
-		guest_facts_from(g, &in);
+		cap_guest_facts_from(g, &in);
 	else if (ret == -rse_busy)
-		g->state = GUEST_FACTS_BUSY;
+		g->state = CAP_GUEST_FACTS_BUSY;
 	else if (ret == -rse_corrupt)
-		g->state = GUEST_FACTS_CORRUPT;
+		g->state = CAP_GUEST_FACTS_CORRUPT;
 	else if (ret < 0)
 		return ret;
 	return g->state;

@@ -3,7 +3,7 @@
 
 #include "ringside/capture.h"
 
-const char *liberr_sys(int code)
+const char *cap_err_sys(int code)
 {
 	return strerror(-code);
 }

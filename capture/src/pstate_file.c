@@ -19,14 +19,14 @@
  * @time.  0, -ENOMEM, or the writer's -errno. */
 static int file_proc(const struct gpstate *g, uint32_t i, uint32_t pid,
 		     struct pdf_writer *w, uint64_t time, struct pdf_buf *rec,
-		     struct pstate_filed *c)
+		     struct cap_pstate_filed *c)
 {
 	uint32_t j;
 	int err = 0;
 
 	for (j = 0; j <= g->procs[i].nr_maps && !err; j++) {
-		err = j ? gpstate_mmap2(g, i, j - 1, rec) :
-			  gpstate_comm(g, i, rec);
+		err = j ? gi_pstate_mmap2(g, i, j - 1, rec) :
+			  gi_pstate_comm(g, i, rec);
 		if (err)
 			break;      /* -ENOMEM */
 		if (pid) {    /* both bodies begin with pid and tid */
@@ -53,13 +53,13 @@ static int file_proc(const struct gpstate *g, uint32_t i, uint32_t pid,
 }
 
 int pstate_file(const struct gpstate *g, struct pdf_writer *w, uint64_t time,
-		struct pstate_filed *c)
+		struct cap_pstate_filed *c)
 {
 	struct pdf_buf rec;
 	uint32_t i;
 	int err = 0;
 
-	if (g->state != GPSTATE_OK)
+	if (g->state != GI_PSTATE_OK)
 		return 0;
 	pdf_buf_init(&rec);
 	for (i = 0; i < g->nr_procs && !err; i++)
@@ -68,15 +68,15 @@ int pstate_file(const struct gpstate *g, struct pdf_writer *w, uint64_t time,
 	return err;
 }
 
-int pstate_file_child(const struct gpstate *g, struct pdf_writer *w,
+int cap_pstate_file_child(const struct gpstate *g, struct pdf_writer *w,
 		      uint32_t parent, uint32_t child, uint64_t time,
-		      struct pstate_filed *c)
+		      struct cap_pstate_filed *c)
 {
 	struct pdf_buf rec;
 	uint32_t i, p = UINT32_MAX;
 	int err;
 
-	if (g->state != GPSTATE_OK || !child || child == parent)
+	if (g->state != GI_PSTATE_OK || !child || child == parent)
 		return 0;
 	for (i = 0; i < g->nr_procs; i++) {
 		if (g->procs[i].pid == child)

@@ -11,7 +11,7 @@
 #define SYMS_PERIOD     0.25  /* seconds between looks at the sideband */
 #define USYMS_PERIOD    1.0   /* seconds between reads of the user symbols */
 
-void recorder_init(struct recorder *r, const char *source)
+void cap_recorder_init(struct recorder *r, const char *source)
 {
 	memset(r, 0, sizeof(*r));
 	r->source = source;
@@ -20,24 +20,24 @@ void recorder_init(struct recorder *r, const char *source)
 
 /* A failure the caller will word: what failed, the code and whose. */
 static int fail(struct recorder *r, enum cap_fail what, int err,
-		liberr_fn str)
+		cap_err_fn str)
 {
 	r->fail.what = what;
-	liberr_note(&r->fail.e, err, str);
+	cap_err_note(&r->fail.e, err, str);
 	return err;
 }
 
-int recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only)
+int cap_recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only)
 {
-	if (r->nr_wake == RECORDER_MAX_WAKE)
+	if (r->nr_wake == CAP_RECORDER_MAX_WAKE)
 		return -ENOSPC;
-	r->wake[r->nr_wake] = (struct stop_fd){ .fd = fd,
+	r->wake[r->nr_wake] = (struct cap_stop_fd){ .fd = fd,
 						.hangup_only = hangup_only };
 	r->wake_ring[r->nr_wake++] = ring;
 	return 0;
 }
 
-uint64_t recorder_doorbells(const struct recorder *r, uint32_t ring)
+uint64_t cap_recorder_doorbells(const struct recorder *r, uint32_t ring)
 {
 	uint64_t n = 0;
 
@@ -87,20 +87,20 @@ static void put_kcode(struct recorder *r, struct pdf_writer *w, uint32_t format)
 	const struct gkcode *early;
 
 	if (!r->kcode || !r->kcode_src || format != PDF_AUX_INTEL_PT ||
-	    r->kcode->state != GKCODE_ABSENT ||
+	    r->kcode->state != GI_KCODE_ABSENT ||
 	    pdf_writer_code_ranges(w, NULL, 0) <= 0)
 		return;
 	/* the source is the reader's until it is done; what it cached
 	 * stays (a cache entry is never replaced), so it is the answer */
-	early = gkcode_reader_join(&r->kread);
-	if (early && (early->state == GKCODE_OK || early->state == GKCODE_KEPT)) {
+	early = gi_kcode_reader_join(&r->kread);
+	if (early && (early->state == GI_KCODE_OK || early->state == GI_KCODE_KEPT)) {
 		*r->kcode = *early;
 		return;
 	}
-	if (gkcode_put(r->kcode, r->kcode_src, w)) {
-		r->kcode->state = GKCODE_FAILED;
+	if (gi_kcode_put(r->kcode, r->kcode_src, w)) {
+		r->kcode->state = GI_KCODE_FAILED;
 		r->kcode->err = -ENOMEM;
-		r->kcode->errstr = pdf_errstr;
+		r->kcode->errstr = pdf_error_str;
 	}
 }
 
@@ -115,9 +115,9 @@ static void early_kcode(struct recorder *r, struct pdf_writer *w,
 	if (!r->kcode || !r->kcode_src || !w || format != PDF_AUX_INTEL_PT)
 		return;
 	if (!r->kread.started && !r->kread_failed)
-		r->kread_failed = gkcode_reader_start(&r->kread, r->kcode_src,
+		r->kread_failed = gi_kcode_reader_start(&r->kread, r->kcode_src,
 						     w) < 0;
-	if (r->kread_said || !gkcode_reader_done(&r->kread))
+	if (r->kread_said || !gi_kcode_reader_done(&r->kread))
 		return;
 	r->kread_said = 1;
 	if (!r->kread.err && r->hooks.kcode_cached)
@@ -130,20 +130,20 @@ static void early_kcode(struct recorder *r, struct pdf_writer *w,
  * writer's error (the file is lost), noted in @e.
  */
 static int late_syms(struct recorder *r, const struct rs_region *region,
-		     struct pdf_writer *w, struct liberr *e)
+		     struct pdf_writer *w, struct cap_err *e)
 {
 	struct pdf_writer_params wp = { .size = sizeof(wp) };
 	int err;
 
-	if (gsyms_read(r->syms, region, 0) || r->syms->state != GSYMS_OK)
+	if (gi_syms_read(r->syms, region, 0) || r->syms->state != GI_SYMS_OK)
 		return 0;
-	gsyms_writer_params(r->syms, &wp);
+	gi_syms_writer_params(r->syms, &wp);
 	err = pdf_writer_add_ksyms(w, &wp);
 	if (err == -EALREADY)
 		return 0;
 	r->wstats = *pdf_writer_stats(w);
 	r->syms_late = 1;
-	return liberr_note(e, err, pdf_errstr);
+	return cap_err_note(e, err, pdf_error_str);
 }
 
 /*
@@ -154,7 +154,7 @@ static int late_syms(struct recorder *r, const struct rs_region *region,
 static void late_guest(struct recorder *r, const struct rs_region *region,
 		       struct pdf_writer *w)
 {
-	if (guest_facts_read(&r->guest, region) != GUEST_FACTS_OK)
+	if (cap_guest_facts_read(&r->guest, region) != CAP_GUEST_FACTS_OK)
 		return;
 	pdf_writer_set_guest(w, &r->guest.facts);
 	r->guest_late = 1;
@@ -169,7 +169,7 @@ static void file_facts(struct recorder *r)
 	r->host.kind = PDF_HOST_DRAIN;
 	r->host.start_ns = r->file_start_ns;
 	r->host.end_ns = cap_time_now_ns();
-	drain_host_facts(&r->drain, &r->host);
+	cap_drain_host_facts(&r->drain, &r->host);
 	for (i = 0; i < r->host.nr_rings; i++) {
 		struct pdf_host_ring *h = &r->host.ring[i];
 		const struct pdf_host_ring *b = &r->base.ring[i];
@@ -267,7 +267,7 @@ static void count_untimed(struct recorder *r)
  * summary (r->readback_err): the file is whole. */
 static void file_tally(struct recorder *r)
 {
-	r->readback_err = tally_file(r->output, &r->file_tally, NULL,
+	r->readback_err = cap_tally_file(r->output, &r->file_tally, NULL,
 				     &r->readback_at);
 	r->have_file_tally = !r->readback_err;
 }
@@ -279,33 +279,33 @@ static int file_open(struct recorder *r, const struct rs_region *region)
 {
 	struct pdf_writer_params wp = {
 		.size = sizeof(wp),
-		.nr_rings = rinfo_count(region),
-		.sample_type = rinfo_sample_type(region),
+		.nr_rings = cap_rinfo_count(region),
+		.sample_type = cap_rinfo_sample_type(region),
 		.argc = r->argc,
 		.argv = r->argv,
-		.aux_format = rinfo_aux_format_of(region, r->aux_opaque),
+		.aux_format = cap_rinfo_aux_format_of(region, r->aux_opaque),
 	};
 	int err;
 
 	r->w = NULL;
-	tally_init(&r->tally, wp.nr_rings, wp.sample_type);
+	cap_tally_init(&r->tally, wp.nr_rings, wp.sample_type);
 	if (r->syms)
-		gsyms_writer_params(r->syms, &wp);
+		gi_syms_writer_params(r->syms, &wp);
 	r->guest_late = 0;
-	if (guest_facts_read(&r->guest, region) == GUEST_FACTS_OK)
+	if (cap_guest_facts_read(&r->guest, region) == CAP_GUEST_FACTS_OK)
 		wp.guest = &r->guest.facts;
 	if (r->output) {
 		err = pdf_writer_open(&r->w, r->output, &wp);
 		if (err)
-			return fail(r, CAP_FAIL_OPEN, err, pdf_errstr);
+			return fail(r, CAP_FAIL_OPEN, err, pdf_error_str);
 		r->wstats = *pdf_writer_stats(r->w);
-		usyms_feed_restart(&r->usyms);
+		cap_usyms_feed_restart(&r->usyms);
 	}
 	/* the processes as the file begins: each file names its own */
-	memset(&r->pstate_filed, 0, sizeof(r->pstate_filed));
+	memset(&r->cap_pstate_filed, 0, sizeof(r->cap_pstate_filed));
 	r->pstate_due = r->w && !r->no_pstate &&
-			!gpstate_read(&r->pstate, region) &&
-			r->pstate.state == GPSTATE_OK && r->pstate.nr_procs;
+			!gi_pstate_read(&r->pstate, region) &&
+			r->pstate.state == GI_PSTATE_OK && r->pstate.nr_procs;
 	r->have_file_tally = 0;
 	r->readback_err = 0;
 	r->salvaged = 0;
@@ -333,7 +333,7 @@ static int file_pstate(struct recorder *r)
 		return 0;
 	r->pstate_due = 0;
 	err = pstate_file(&r->pstate, r->w, first ? first - 1 : 0,
-			  &r->pstate_filed);
+			  &r->cap_pstate_filed);
 	return err;
 }
 
@@ -349,17 +349,17 @@ static int file_close(struct recorder *r, const struct rs_region *region)
 		return 0;
 	r->w = NULL;
 	r->drain.writer = NULL;
-	/* each only refuses what drain and csync never build */
+	/* each only refuses what drain and cap_sync never build */
 	if (r->sync)
 		pdf_writer_set_clock(w, &r->sync->cs);
 	pdf_writer_set_host(w, &r->host);
 	/* after the last pass: reading the code takes seconds, which the
 	 * rings must not wait for */
-	put_kcode(r, w, rinfo_aux_format(region));
+	put_kcode(r, w, cap_rinfo_aux_format(region));
 	/* the user symbols the guest published until now, into the cache
 	 * before the file is there */
 	if (r->syms && !r->away)
-		usyms_feed_pass(&r->usyms, region, w);
+		cap_usyms_feed_pass(&r->usyms, region, w);
 	r->wstats = *pdf_writer_stats(w);  /* symbols, call chains cut */
 	err = pdf_writer_try_finish(w);
 	if (err && full_err(r, err)) {
@@ -371,7 +371,7 @@ static int file_close(struct recorder *r, const struct rs_region *region)
 		}
 	} else if (err) {
 		pdf_writer_discard(w);
-		return fail(r, CAP_FAIL_FINISH, err, pdf_errstr);
+		return fail(r, CAP_FAIL_FINISH, err, pdf_error_str);
 	}
 	file_tally(r);
 	return 0;
@@ -388,14 +388,14 @@ static void pause_full(struct recorder *r, const struct rs_region *region)
 {
 	struct pdf_writer *w = r->w;
 
-	gkcode_reader_join(&r->kread);
+	gi_kcode_reader_join(&r->kread);
 	memset(&r->fail, 0, sizeof(r->fail));
 	r->w = NULL;
 	r->drain.writer = NULL;
 	on_full(r);
 	file_facts(r);
 	if (r->sync && !r->away)
-		csync_poll(r->sync, region, r->sync_mem);
+		cap_sync_poll(r->sync, region, r->sync_mem);
 	if (r->sync)
 		pdf_writer_set_clock(w, &r->sync->cs);
 	pdf_writer_set_host(w, &r->host);
@@ -407,7 +407,7 @@ static void pause_full(struct recorder *r, const struct rs_region *region)
 			r->hooks.file_done(r->hooks.arg, r);
 	}
 	memset(&r->base, 0, sizeof(r->base));
-	drain_host_facts(&r->drain, &r->base);
+	cap_drain_host_facts(&r->drain, &r->base);
 }
 
 /* A paused recording (r->full) goes on into @path: 0, still paused
@@ -415,7 +415,7 @@ static void pause_full(struct recorder *r, const struct rs_region *region)
 static int resume(struct recorder *r, const struct rs_region *region,
 		  const char *path)
 {
-	struct tally_bounds bounds;
+	struct cap_tally_bounds bounds;
 	int err;
 
 	r->output = path;
@@ -429,8 +429,8 @@ static int resume(struct recorder *r, const struct rs_region *region,
 		return err;
 	r->full = 0;
 	r->drain.writer = r->w;
-	drain_bounds(&r->drain, r->file_start_ns, &bounds);
-	tally_set_bounds(&r->tally, &bounds);
+	cap_drain_bounds(&r->drain, r->file_start_ns, &bounds);
+	cap_tally_set_bounds(&r->tally, &bounds);
 	r->files++;
 	return 0;
 }
@@ -441,28 +441,28 @@ static int resume(struct recorder *r, const struct rs_region *region,
 static int rotate(struct recorder *r, const struct rs_region *region,
 		  const char *path)
 {
-	struct tally_bounds bounds;
+	struct cap_tally_bounds bounds;
 	int err;
 
 	/* the code's reader writes into the current file's cache entry */
-	gkcode_reader_join(&r->kread);
-	err = drain_flush(&r->drain, &r->fail.e);
+	gi_kcode_reader_join(&r->kread);
+	err = cap_drain_flush(&r->drain, &r->fail.e);
 	if (err && r->w && full_err(r, err)) {
 		pause_full(r, region);
 		return 0;
 	}
 	if (err)
-		return fail(r, CAP_FAIL_WRITE, err, pdf_errstr);
+		return fail(r, CAP_FAIL_WRITE, err, pdf_error_str);
 	file_facts(r);
 	if (r->sync && !r->away)
-		csync_poll(r->sync, region, r->sync_mem);
+		cap_sync_poll(r->sync, region, r->sync_mem);
 	err = file_close(r, region);
 	if (err)
 		return err;
 	/* the counters as they stand: the next file's start (r->host holds
 	 * this file's part of them only) */
 	memset(&r->base, 0, sizeof(r->base));
-	drain_host_facts(&r->drain, &r->base);
+	cap_drain_host_facts(&r->drain, &r->base);
 	if (r->full)
 		return 0;   /* lost whole on a full disk: paused */
 	if (r->hooks.file_done)
@@ -479,8 +479,8 @@ static int rotate(struct recorder *r, const struct rs_region *region,
 	if (err)
 		return err;
 	r->drain.writer = r->w;
-	drain_bounds(&r->drain, r->file_start_ns, &bounds);
-	tally_set_bounds(&r->tally, &bounds);
+	cap_drain_bounds(&r->drain, r->file_start_ns, &bounds);
+	cap_tally_set_bounds(&r->tally, &bounds);
 	r->files++;
 	return 0;
 }
@@ -498,15 +498,15 @@ static int come_back(struct recorder *r, const struct rs_region **regionp,
 		next = r->hooks.back_output ?
 		       r->hooks.back_output(r->hooks.arg, r) : NULL;
 		if (!next)
-			return fail(r, CAP_FAIL_OPEN, -EINVAL, liberr_sys);
+			return fail(r, CAP_FAIL_OPEN, -EINVAL, cap_err_sys);
 	}
 	/* what waits for a time goes into the file of the time before */
-	err = drain_flush(&r->drain, &r->fail.e);
+	err = cap_drain_flush(&r->drain, &r->fail.e);
 	if (err)
-		return fail(r, CAP_FAIL_WRITE, err, pdf_errstr);
-	events = drain_reattach(&r->drain, region);
+		return fail(r, CAP_FAIL_WRITE, err, pdf_error_str);
+	events = cap_drain_reattach(&r->drain, region);
 	if (events < 0)
-		return fail(r, CAP_FAIL_ATTACH, events, rs_errstr);
+		return fail(r, CAP_FAIL_ATTACH, events, rs_error_str);
 	if (next) {
 		/* the file of the time before: its clock as it stood */
 		err = rotate(r, *regionp, next);
@@ -521,8 +521,8 @@ static int come_back(struct recorder *r, const struct rs_region **regionp,
 	r->back_events |= events;
 	if (r->sync) {
 		/* another host time, another offset: measured anew */
-		csync_init(r->sync);
-		csync_take(r->sync, region, mem, 0);
+		cap_sync_init(r->sync);
+		cap_sync_take(r->sync, region, mem, 0);
 	}
 	if (r->hooks.came_back)
 		r->hooks.came_back(r->hooks.arg, r, events);
@@ -530,52 +530,52 @@ static int come_back(struct recorder *r, const struct rs_region **regionp,
 }
 
 /* Passes until stopped, and one last pass after the stop for what came in
- * meanwhile.  A source that goes away (RECORDER_AWAY) gets its last pass,
+ * meanwhile.  A source that goes away (CAP_RECORDER_AWAY) gets its last pass,
  * then no pass until it comes back.  0, or the error that ended it
  * (r->fail says where). */
 static int loop(struct recorder *r, const struct rs_region *region)
 {
 	double start = cap_time_now(), last_shown = 0.0, last_asked = 0.0;
 	double last_syms = 0.0, last_guest = 0.0, last_usyms = 0.0;
-	int said[RECORDER_MAX_WAKE] = { 0 };
-	struct liberr e = { 0 };
+	int said[CAP_RECORDER_MAX_WAKE] = { 0 };
+	struct cap_err e = { 0 };
 	int err, gone = 0, leaving = 0;
 
 	for (;;) {
 		double now = cap_time_now();
 		const char *next;
 
-		if (stop_requested())
-			r->end = RECORDER_END_SIGNAL;
+		if (cap_stop_requested())
+			r->end = CAP_RECORDER_END_SIGNAL;
 		else if (r->duration && now - start >= r->duration)
-			r->end = RECORDER_END_DURATION;
+			r->end = CAP_RECORDER_END_DURATION;
 		else if (gone)
-			r->end = RECORDER_END_FINISHED;
-		if (r->stopping && (r->end == RECORDER_END_SIGNAL ||
-				    r->end == RECORDER_END_DURATION))
+			r->end = CAP_RECORDER_END_FINISHED;
+		if (r->stopping && (r->end == CAP_RECORDER_END_SIGNAL ||
+				    r->end == CAP_RECORDER_END_DURATION))
 			r->stopping(r->finished_arg);
 		err = 0;
 		if (!r->away && !r->full) {
-			err = drain_pass(&r->drain, &e);
+			err = cap_drain_pass(&r->drain, &e);
 			r->passes++;
 		}
 		if (err >= 0 && r->pstate_due && r->w) {
 			int perr = file_pstate(r);
 
 			if (perr < 0) {   /* the file's write: as the pass's */
-				liberr_note(&e, perr, pdf_errstr);
+				cap_err_note(&e, perr, pdf_error_str);
 				err = perr;
 			}
 		}
-		/* drain_pass returns how many records it took: >= 0 is fine */
+		/* cap_drain_pass returns how many records it took: >= 0 is fine */
 		if (err >= 0 && !r->away && r->w && r->syms &&
-		    gsyms_pending(r->syms) &&
+		    gi_syms_pending(r->syms) &&
 		    (r->end || now - last_syms >= SYMS_PERIOD)) {
 			last_syms = now;
 			err = late_syms(r, region, r->w, &e);
 		}
 		if (err >= 0 && !r->away && r->w &&
-		    r->guest.state != GUEST_FACTS_OK &&
+		    r->guest.state != CAP_GUEST_FACTS_OK &&
 		    (r->end || now - last_guest >= SYMS_PERIOD)) {
 			last_guest = now;
 			late_guest(r, region, r->w);
@@ -585,10 +585,10 @@ static int loop(struct recorder *r, const struct rs_region *region)
 		if (err >= 0 && !r->away && r->w && r->syms &&
 		    now - last_usyms >= USYMS_PERIOD) {
 			last_usyms = now;
-			usyms_feed_pass(&r->usyms, region, r->w);
+			cap_usyms_feed_pass(&r->usyms, region, r->w);
 		}
 		if (err < 0 && r->w && full_err(r, err) &&
-		    !liberr_from(&e, rs_errstr)) {
+		    !cap_err_from(&e, rs_error_str)) {
 			/* the record that failed stays in its ring */
 			pause_full(r, region);
 			memset(&e, 0, sizeof(e));
@@ -596,7 +596,7 @@ static int loop(struct recorder *r, const struct rs_region *region)
 		}
 		if (err < 0) {
 			r->fail.e = e;
-			r->fail.what = liberr_from(&e, rs_errstr) || !r->w ?
+			r->fail.what = cap_err_from(&e, rs_error_str) || !r->w ?
 				       CAP_FAIL_DRAIN : CAP_FAIL_WRITE;
 			break;
 		}
@@ -609,9 +609,9 @@ static int loop(struct recorder *r, const struct rs_region *region)
 				r->hooks.gone_away(r->hooks.arg, r);
 		}
 		if (r->sync && !r->end && !r->away)
-			csync_poll(r->sync, r->region, r->sync_mem);
+			cap_sync_poll(r->sync, r->region, r->sync_mem);
 		if (!r->end && !r->away)
-			early_kcode(r, r->w, rinfo_aux_format(region));
+			early_kcode(r, r->w, cap_rinfo_aux_format(region));
 		if (r->end)
 			break;
 		if (!r->away && r->hooks.next_output && r->output &&
@@ -636,11 +636,11 @@ static int loop(struct recorder *r, const struct rs_region *region)
 				err = back;
 				break;
 			}
-			if (back == RECORDER_GONE) {
+			if (back == CAP_RECORDER_GONE) {
 				gone = 1;
 				continue;
 			}
-			if (back == RECORDER_BACK && nregion) {
+			if (back == CAP_RECORDER_BACK && nregion) {
 				err = come_back(r, &region, nregion, nmem);
 				if (err < 0)
 					break;
@@ -652,13 +652,13 @@ static int loop(struct recorder *r, const struct rs_region *region)
 
 			last_asked = now;
 			/* one more pass takes what it wrote before it ended */
-			if (f == RECORDER_GONE ||
-			    (f == RECORDER_AWAY && (!r->reopen ||
+			if (f == CAP_RECORDER_GONE ||
+			    (f == CAP_RECORDER_AWAY && (!r->reopen ||
 			     (r->w && !r->hooks.back_output)))) {
 				gone = 1;
 				continue;
 			}
-			if (f == RECORDER_AWAY) {
+			if (f == CAP_RECORDER_AWAY) {
 				leaving = 1;
 				continue;
 			}
@@ -666,28 +666,28 @@ static int loop(struct recorder *r, const struct rs_region *region)
 		/* Sleep only when no doorbell was skipped while the pass
 		 * drained (event suppression: the rings' producers skip
 		 * them while the consumers say they poll). */
-		if (r->nr_wake && !r->away && drain_sleep_prepare(&r->drain))
+		if (r->nr_wake && !r->away && cap_drain_sleep_prepare(&r->drain))
 			r->rechecks++;
-		else if (stop_wait_fds(r->wake, r->nr_wake,
+		else if (cap_stop_wait_fds(r->wake, r->nr_wake,
 				       wait_ms(r, cap_time_now() - start)) > 0)
 			r->woken++;
 		if (r->nr_wake && !r->away)
-			drain_awake(&r->drain);
+			cap_drain_awake(&r->drain);
 		gone = check_hangups(r, said);
 	}
 	/* Whoever reads the rings next gets their doorbells. */
 	if (r->nr_wake && !r->away)
-		drain_sleep_prepare(&r->drain);
-	stop_collect_fds(r->wake, r->nr_wake);
+		cap_drain_sleep_prepare(&r->drain);
+	cap_stop_collect_fds(r->wake, r->nr_wake);
 	r->seconds = cap_time_now() - start;
 	if (r->hooks.progress)
 		r->hooks.progress(r->hooks.arg, r, 1);
 	return err < 0 ? err : 0;
 }
 
-int recorder_run(struct recorder *r, const struct rs_region *region)
+int cap_recorder_run(struct recorder *r, const struct rs_region *region)
 {
-	struct tally_bounds bounds;
+	struct cap_tally_bounds bounds;
 	int err;
 
 	memset(&r->fail, 0, sizeof(r->fail));
@@ -707,23 +707,23 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 	}
 	/* before the attach: what the ring held then may predate it */
 	r->file_start_ns = r->host.start_ns = cap_time_now_ns();
-	err = drain_init(&r->drain, region, rinfo_sample_type(region), r->w,
+	err = cap_drain_init(&r->drain, region, cap_rinfo_sample_type(region), r->w,
 			 &r->tally);
 	if (err) {
 		/* -rse_mode: overwrite-mode rings have no tail to drain */
 		pdf_writer_discard(r->w);
 		r->w = NULL;
-		return fail(r, CAP_FAIL_ATTACH, err, rs_errstr);
+		return fail(r, CAP_FAIL_ATTACH, err, rs_error_str);
 	}
 	r->region = region;
 	r->host.kind = PDF_HOST_DRAIN;
-	drain_bounds(&r->drain, r->host.start_ns, &bounds);
-	tally_set_bounds(&r->tally, &bounds);
+	cap_drain_bounds(&r->drain, r->host.start_ns, &bounds);
+	cap_tally_set_bounds(&r->tally, &bounds);
 	if (r->sync)
-		csync_take(r->sync, region, r->sync_mem, 0);
+		cap_sync_take(r->sync, region, r->sync_mem, 0);
 	err = loop(r, region);
 	/* the code's reader uses the writer: done before anything ends it */
-	gkcode_reader_join(&r->kread);
+	gi_kcode_reader_join(&r->kread);
 	if (err) {
 		file_facts(r);
 		if (r->fail.what == CAP_FAIL_WRITE && r->w)
@@ -739,7 +739,7 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 		file_facts(r);
 		return 0;
 	}
-	err = drain_flush(&r->drain, &r->fail.e);
+	err = cap_drain_flush(&r->drain, &r->fail.e);
 	if (err && r->w && full_err(r, err)) {
 		pause_full(r, r->region);
 		count_untimed(r);
@@ -757,14 +757,14 @@ int recorder_run(struct recorder *r, const struct rs_region *region)
 	file_facts(r);
 	/* a source that is away cannot answer (nor will its old region) */
 	if (r->sync && !r->away)
-		csync_take(r->sync, r->region, r->sync_mem, 1);
+		cap_sync_take(r->sync, r->region, r->sync_mem, 1);
 	return file_close(r, r->region);
 }
 
-void recorder_fini(struct recorder *r)
+void cap_recorder_fini(struct recorder *r)
 {
-	usyms_feed_fini(&r->usyms);
-	gkcode_reader_fini(&r->kread);
-	drain_fini(&r->drain);
-	gpstate_fini(&r->pstate);
+	cap_usyms_feed_fini(&r->usyms);
+	gi_kcode_reader_fini(&r->kread);
+	cap_drain_fini(&r->drain);
+	gi_pstate_fini(&r->pstate);
 }

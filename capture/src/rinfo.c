@@ -3,7 +3,7 @@
 
 #include "ringside/capture.h"
 
-void rinfo_region_get(const struct rs_region *region, struct rinfo_region *rr)
+void cap_rinfo_region_get(const struct rs_region *region, struct cap_rinfo_region *rr)
 {
 	const struct rs_config *cfg = rs_region_config(region);
 	struct rs_guest_status st;
@@ -23,27 +23,27 @@ void rinfo_region_get(const struct rs_region *region, struct rinfo_region *rr)
 	rr->boot_gen = rs_region_boot_gen(region);
 }
 
-int rinfo_claim_stale(const struct rinfo_region *rr)
+int cap_rinfo_claim_stale(const struct cap_rinfo_region *rr)
 {
 	if (rr->attached != 1 || !rr->boot_gen || !rr->agent_boot_gen)
 		return -1;
 	return rr->agent_boot_gen != rr->boot_gen;
 }
 
-uint32_t rinfo_aux_format_of(const struct rs_region *region, int opaque)
+uint32_t cap_rinfo_aux_format_of(const struct rs_region *region, int opaque)
 {
-	uint32_t f = rinfo_aux_format(region);
+	uint32_t f = cap_rinfo_aux_format(region);
 
 	return opaque && f != PDF_AUX_NONE ? PDF_AUX_OPAQUE : f;
 }
 
-uint32_t rinfo_aux_format(const struct rs_region *region)
+uint32_t cap_rinfo_aux_format(const struct rs_region *region)
 {
-	struct rinfo ri;
+	struct cap_rinfo ri;
 	uint32_t i, any = 0;
 
-	for (i = 0; i < rinfo_count(region); i++)
-		if (!rinfo_get(region, i, &ri) && ri.aux_size)
+	for (i = 0; i < cap_rinfo_count(region); i++)
+		if (!cap_rinfo_get(region, i, &ri) && ri.aux_size)
 			any = 1;
 	if (!any)
 		return PDF_AUX_NONE;
@@ -51,18 +51,18 @@ uint32_t rinfo_aux_format(const struct rs_region *region)
 	       PDF_AUX_INTEL_PT : PDF_AUX_OPAQUE;
 }
 
-uint32_t rinfo_count(const struct rs_region *region)
+uint32_t cap_rinfo_count(const struct rs_region *region)
 {
 	return rs_region_nr_rings(region);
 }
 
-uint64_t rinfo_sample_type(const struct rs_region *region)
+uint64_t cap_rinfo_sample_type(const struct rs_region *region)
 {
 	return rs_region_config(region)->sample_type;
 }
 
-int rinfo_get(const struct rs_region *region, uint32_t index,
-	      struct rinfo *ri)
+int cap_rinfo_get(const struct rs_region *region, uint32_t index,
+	      struct cap_rinfo *ri)
 {
 	struct rs_ring_state st;
 	struct rs_ring ring;
@@ -91,7 +91,7 @@ int rinfo_get(const struct rs_region *region, uint32_t index,
 	ri->consumer = st.consumer;
 	return 0;
 }
-uint64_t rinfo_fill(const struct rinfo *ri)
+uint64_t cap_rinfo_fill(const struct cap_rinfo *ri)
 {
 	uint64_t used;
 

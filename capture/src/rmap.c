@@ -34,27 +34,27 @@ static int check_access(int fd, unsigned flags)
 
 	if (fl < 0)
 		return -errno;
-	if ((flags & RMAP_WRITE) && (fl & O_ACCMODE) != O_RDWR)
+	if ((flags & CAP_SOURCE_WRITE) && (fl & O_ACCMODE) != O_RDWR)
 		return -EACCES;
 	if ((fl & O_ACCMODE) == O_WRONLY)
 		return -EACCES;
 	return 0;
 }
 
-static int map_fd(struct rmap *m, unsigned flags, struct liberr *e);
+static int map_fd(struct cap_source *m, unsigned flags, struct cap_err *e);
 
-int rmap_open(struct rmap *m, const char *spec, unsigned flags,
-	      struct liberr *e)
+int cap_source_open(struct cap_source *m, const char *spec, unsigned flags,
+	      struct cap_err *e)
 {
 	int err;
 
 	if (!m || !spec)
-		return liberr_note(e, -EINVAL, liberr_sys);
+		return cap_err_note(e, -EINVAL, cap_err_sys);
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
 	err = parse_fd(spec, &m->fd);
 	if (err < 0)
-		return liberr_note(e, err, liberr_sys);
+		return cap_err_note(e, err, cap_err_sys);
 	if (!err) {
 		char path[PATH_MAX];
 
@@ -62,68 +62,68 @@ int rmap_open(struct rmap *m, const char *spec, unsigned flags,
 			err = dom_region_layout(spec, path, sizeof(path),
 						&m->layout);
 			if (err)
-				return liberr_note(e, err, dom_errstr);
+				return cap_err_note(e, err, dom_error_str);
 			m->have_layout = 1;
 			m->domain = strdup(spec);
 			if (!m->domain)
-				return liberr_note(e, -ENOMEM, liberr_sys);
+				return cap_err_note(e, -ENOMEM, cap_err_sys);
 			spec = path;
 		}
-		m->fd = open(spec, ((flags & RMAP_WRITE) ? O_RDWR : O_RDONLY) |
+		m->fd = open(spec, ((flags & CAP_SOURCE_WRITE) ? O_RDWR : O_RDONLY) |
 				   O_CLOEXEC);
 		if (m->fd < 0) {
-			err = liberr_note(e, -errno, liberr_sys);
-			rmap_close(m);
+			err = cap_err_note(e, -errno, cap_err_sys);
+			cap_source_close(m);
 			return err;
 		}
 		m->own_fd = 1;
 	} else {
 		err = check_access(m->fd, flags);
 		if (err)
-			return liberr_note(e, err, liberr_sys);
+			return cap_err_note(e, err, cap_err_sys);
 	}
 	return map_fd(m, flags, e);
 }
 
-int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags,
-		 struct liberr *e)
+int cap_source_open_vm(struct cap_source *m, const char *sock_path, unsigned flags,
+		 struct cap_err *e)
 {
 	int err;
 
 	if (!m || !sock_path)
-		return liberr_note(e, -EINVAL, liberr_sys);
+		return cap_err_note(e, -EINVAL, cap_err_sys);
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
 	m->vm = malloc(sizeof(*m->vm));
 	if (!m->vm)
-		return liberr_note(e, -ENOMEM, liberr_sys);
-	err = vm_conn_open(m->vm, sock_path);
+		return cap_err_note(e, -ENOMEM, cap_err_sys);
+	err = cap_vm_open(m->vm, sock_path);
 	if (err) {
 		free(m->vm);
 		m->vm = NULL;
-		return liberr_note(e, err, liberr_sys);
+		return cap_err_note(e, err, cap_err_sys);
 	}
-	m->fd = m->vm->region_fd;   /* closed by vm_conn_close */
+	m->fd = m->vm->region_fd;   /* closed by cap_vm_close */
 	/* A VMM older than REGION: the header is all there is to go by. */
-	err = vm_conn_region(m->vm, &m->vm_guard);
+	err = cap_vm_region(m->vm, &m->vm_guard);
 	if (!err) {
 		m->have_guard = 1;
-		err = rs_vmm_ctl_region_params(&m->vm_guard, &m->layout);
+		err = vmm_ctl_region_to_params(&m->vm_guard, &m->layout);
 		if (err) {
-			rmap_close(m);
-			return liberr_note(e, err, liberr_sys);
+			cap_source_close(m);
+			return cap_err_note(e, err, cap_err_sys);
 		}
 		m->have_layout = 1;
 	} else if (err != -EOPNOTSUPP) {
-		rmap_close(m);
-		return liberr_note(e, err, liberr_sys);
+		cap_source_close(m);
+		return cap_err_note(e, err, cap_err_sys);
 	}
 	return map_fd(m, flags, e);
 }
 
 /* The domain's connection first, so that the pause covers only the
  * suspend request and what follows it. */
-static int dom_pause(struct rmap *m)
+static int dom_pause(struct cap_source *m)
 {
 	int err;
 
@@ -144,45 +144,45 @@ static int dom_pause(struct rmap *m)
 	return 0;
 }
 
-int rmap_pause(struct rmap *m, struct liberr *e)
+int cap_source_pause(struct cap_source *m, struct cap_err *e)
 {
 	int err;
 
 	memset(&m->pause, 0, sizeof(m->pause));
 	if (m->domain)
-		return liberr_note(e, dom_pause(m), dom_errstr);
+		return cap_err_note(e, dom_pause(m), dom_error_str);
 	if (!m->vm)
-		return liberr_note(e, -EOPNOTSUPP, liberr_sys);
+		return cap_err_note(e, -EOPNOTSUPP, cap_err_sys);
 	m->pause.request_ns = cap_time_now_ns();
-	err = vm_conn_pause(m->vm);
+	err = cap_vm_pause(m->vm);
 	m->pause.paused_ns = cap_time_now_ns();
 	if (err)
 		memset(&m->pause, 0, sizeof(m->pause));
-	return liberr_note(e, err, liberr_sys);
+	return cap_err_note(e, err, cap_err_sys);
 }
 
-int rmap_resume(struct rmap *m, struct liberr *e)
+int cap_source_resume(struct cap_source *m, struct cap_err *e)
 {
 	int err;
 
 	if (m->domain && !m->domain_paused)
 		return 0;  /* it was stopped before we came */
 	if (!m->domain && !m->vm)
-		return liberr_note(e, -EOPNOTSUPP, liberr_sys);
+		return cap_err_note(e, -EOPNOTSUPP, cap_err_sys);
 	m->pause.resume_ns = cap_time_now_ns();
 	if (m->domain) {
 		m->domain_paused = 0;
 		err = dom_virt_resume(m->dom_conn);
 	} else {
-		err = vm_conn_resume(m->vm);
+		err = cap_vm_resume(m->vm);
 	}
 	m->pause.resumed_ns = cap_time_now_ns();
-	return liberr_note(e, err, m->domain ? dom_errstr : liberr_sys);
+	return cap_err_note(e, err, m->domain ? dom_error_str : cap_err_sys);
 }
 
-uint64_t rmap_paused_ns(const struct rmap *m, int inner)
+uint64_t cap_source_paused_ns(const struct cap_source *m, int inner)
 {
-	const struct rmap_pause_times *p = &m->pause;
+	const struct cap_source_pause_times *p = &m->pause;
 
 	if (!p->request_ns || !p->resumed_ns)
 		return 0;
@@ -191,37 +191,37 @@ uint64_t rmap_paused_ns(const struct rmap *m, int inner)
 }
 
 /* Map and validate m->fd: the part every source shares. */
-static int map_fd(struct rmap *m, unsigned flags, struct liberr *e)
+static int map_fd(struct cap_source *m, unsigned flags, struct cap_err *e)
 {
-	int prot = PROT_READ | ((flags & RMAP_WRITE) ? PROT_WRITE : 0);
+	int prot = PROT_READ | ((flags & CAP_SOURCE_WRITE) ? PROT_WRITE : 0);
 	struct stat st;
 	int err;
 
 	if (fstat(m->fd, &st)) {
-		err = liberr_note(e, -errno, liberr_sys);
+		err = cap_err_note(e, -errno, cap_err_sys);
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		err = liberr_note(e, S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV,
-				  liberr_sys);
+		err = cap_err_note(e, S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV,
+				  cap_err_sys);
 		goto fail;
 	}
 	/* Two consumers would move one tail; the second one is refused.  A
 	 * BSD lock: QEMU's own file locks are OFD locks, which do not meet it. */
-	if ((flags & RMAP_EXCL) && flock(m->fd, LOCK_EX | LOCK_NB)) {
-		err = liberr_note(e, -errno, liberr_sys);
+	if ((flags & CAP_SOURCE_EXCL) && flock(m->fd, LOCK_EX | LOCK_NB)) {
+		err = cap_err_note(e, -errno, cap_err_sys);
 		goto fail;
 	}
-	m->locked = !!(flags & RMAP_EXCL);
+	m->locked = !!(flags & CAP_SOURCE_EXCL);
 	m->size = (uint64_t)st.st_size;
 	if (m->size < sizeof(struct rs_region_header)) {
-		err = liberr_note(e, -rse_too_small, rs_errstr);
+		err = cap_err_note(e, -rse_too_small, rs_error_str);
 		goto fail;
 	}
 	m->base = mmap(NULL, m->size, prot, MAP_SHARED, m->fd, 0);
 	if (m->base == MAP_FAILED) {
 		m->base = NULL;
-		err = liberr_note(e, -errno, liberr_sys);
+		err = cap_err_note(e, -errno, cap_err_sys);
 		goto fail;
 	}
 	m->abi_version = ((const struct rs_region_header *)m->base)->abi_version;
@@ -229,20 +229,20 @@ static int map_fd(struct rmap *m, unsigned flags, struct liberr *e)
 		err = rs_region_open_layout(&m->region, m->base, m->size,
 					    &m->layout, &m->damage);
 		m->damaged = err > 0;
-		err = liberr_note(e, err < 0 ? err : 0, rs_errstr);
+		err = cap_err_note(e, err < 0 ? err : 0, rs_error_str);
 	} else {
-		err = liberr_note(e, rs_region_open(&m->region, m->base, m->size),
-				  rs_errstr);
+		err = cap_err_note(e, rs_region_open(&m->region, m->base, m->size),
+				  rs_error_str);
 	}
 	if (err)
 		goto fail;
 	return 0;
 fail:
-	rmap_close(m);
+	cap_source_close(m);
 	return err;
 }
 
-int rmap_is_file(const struct rmap *m, const char *path)
+int cap_source_is_file(const struct cap_source *m, const char *path)
 {
 	struct stat a, b;
 
@@ -251,7 +251,7 @@ int rmap_is_file(const struct rmap *m, const char *path)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-void rmap_close(struct rmap *m)
+void cap_source_close(struct cap_source *m)
 {
 	if (!m)
 		return;
@@ -261,7 +261,7 @@ void rmap_close(struct rmap *m)
 		flock(m->fd, LOCK_UN); /* an inherited fd outlives us */
 	if (m->own_fd && m->fd >= 0)
 		close(m->fd);
-	vm_conn_close(m->vm);
+	cap_vm_close(m->vm);
 	dom_virt_close(m->dom_conn);
 	m->dom_conn = NULL;
 	free(m->vm);
@@ -274,7 +274,7 @@ void rmap_close(struct rmap *m)
 	m->locked = 0;
 }
 
-int rmap_reopen(int fd)
+int cap_source_reopen(int fd)
 {
 	char path[64];
 	int nfd;

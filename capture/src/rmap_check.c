@@ -11,9 +11,9 @@
 
 /* "magic (guest says 0x0, host laid out 0x...)": the fields whose values
  * are names or counts in decimal, the rest in hex. */
-int rmap_diff_text(char *buf, size_t len, const struct rs_region_diff *d)
+int cap_source_diff_text(char *buf, size_t len, const struct rs_region_diff *d)
 {
-	const char *name = rs_hdr_field_name(d->field);
+	const char *name = rs_region_field_name(d->field);
 	int hex = d->field == rs_hf_magic || d->field >= rs_hf_ctrl_offset ||
 		  d->field == rs_hf_sideband_offset ||
 		  d->field == rs_hf_region_size ||

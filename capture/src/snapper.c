@@ -13,7 +13,7 @@
 
 #include "ringside/capture.h"
 
-void snapper_init(struct snapper *s, const char *source)
+void cap_snapper_init(struct snapper *s, const char *source)
 {
 	memset(s, 0, sizeof(*s));
 	s->source = source;
@@ -26,7 +26,7 @@ void snapper_init(struct snapper *s, const char *source)
 
 static void free_copy(struct snap_ring *sr);
 
-void snapper_fini(struct snapper *s)
+void cap_snapper_fini(struct snapper *s)
 {
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
 		pdf_buf_fini(&s->ring[i].stash);
@@ -34,16 +34,16 @@ void snapper_fini(struct snapper *s)
 		pdf_buf_fini(&s->ring[i].aux_data);
 		free_copy(&s->ring[i]);
 	}
-	gpstate_fini(&s->pstate);
+	gi_pstate_fini(&s->pstate);
 }
 
 /* A failure the caller will word (see enum cap_fail). */
 static int fail(struct snapper *s, enum cap_fail what, uint32_t ring, int err,
-		liberr_fn str)
+		cap_err_fn str)
 {
 	s->fail.what = what;
 	s->fail.ring = ring;
-	liberr_note(&s->fail.e, err, str);
+	cap_err_note(&s->fail.e, err, str);
 	return err;
 }
 
@@ -62,15 +62,15 @@ static void touch(const uint8_t *p, uint64_t len)
  * the region mapped, so that the copy faults nothing in while the writers
  * stand still.  0, or -ENOMEM or the ring library's code, noted in @e. */
 static int prepare_ring(const struct rs_region *region, uint32_t i,
-			struct snap_ring *sr, struct liberr *e)
+			struct snap_ring *sr, struct cap_err *e)
 {
 	struct rs_ring ring;
-	struct rinfo ri;
+	struct cap_rinfo ri;
 	int err;
 
-	err = liberr_note(e, rinfo_get(region, i, &ri), rs_errstr);
+	err = cap_err_note(e, cap_rinfo_get(region, i, &ri), rs_error_str);
 	if (!err)
-		err = liberr_note(e, rs_region_ring(region, i, &ring), rs_errstr);
+		err = cap_err_note(e, rs_region_ring(region, i, &ring), rs_error_str);
 	if (err)
 		return err;
 	touch(ring.data, ring.data_size);
@@ -83,7 +83,7 @@ static int prepare_ring(const struct rs_region *region, uint32_t i,
 	if (ri.aux_size)
 		sr->aux_copy = malloc(ri.aux_size);
 	if (!sr->copy || !sr->snap || (ri.aux_size && !sr->aux_copy))
-		return liberr_note(e, -ENOMEM, liberr_sys);
+		return cap_err_note(e, -ENOMEM, cap_err_sys);
 	memset(sr->copy, 0, ri.data_size);
 	if (ri.aux_size)
 		memset(sr->aux_copy, 0, ri.aux_size);
@@ -93,12 +93,12 @@ static int prepare_ring(const struct rs_region *region, uint32_t i,
 /* The ring's bytes into the prepared buffers, nothing walked.  0, or the
  * ring library's code noted in @e. */
 static int take_ring(const struct rs_region *region, uint32_t i,
-		     struct snap_ring *sr, struct liberr *e)
+		     struct snap_ring *sr, struct cap_err *e)
 {
-	struct rinfo ri;
+	struct cap_rinfo ri;
 	int err;
 
-	err = liberr_note(e, rinfo_get(region, i, &ri), rs_errstr);
+	err = cap_err_note(e, cap_rinfo_get(region, i, &ri), rs_error_str);
 	if (err)
 		return err;
 	sr->data_mode = ri.data_mode;
@@ -106,8 +106,8 @@ static int take_ring(const struct rs_region *region, uint32_t i,
 	pdf_rrec_clock_init(&sr->clock, region, i);
 	/* the buffers are the layout's sizes: a ring that claims more is
 	 * refused by the ring library (-rse_too_small) */
-	err = liberr_note(e, rs_snapshot_take(sr->snap, region, i, sr->copy,
-					      sr->data_size), rs_errstr);
+	err = cap_err_note(e, rs_snapshot_take(sr->snap, region, i, sr->copy,
+					      sr->data_size), rs_error_str);
 	if (err)
 		return err;
 	sr->taken = 1;
@@ -119,7 +119,7 @@ static int take_ring(const struct rs_region *region, uint32_t i,
 		sr->aux_bad_heads++;
 		return 0;
 	}
-	err = liberr_note(e, err, rs_errstr);
+	err = cap_err_note(e, err, rs_error_str);
 	sr->has_aux = !err;
 	return err;
 }
@@ -136,7 +136,7 @@ static void free_copy(struct snap_ring *sr)
 
 /* The copied records into the ring's stash, its AUX bytes kept.  0, or
  * -ENOMEM noted in @e. */
-static int parse_ring(struct snap_ring *sr, struct liberr *e)
+static int parse_ring(struct snap_ring *sr, struct cap_err *e)
 {
 	const struct rs_perf_header *rec;
 	int err;
@@ -154,18 +154,18 @@ static int parse_ring(struct snap_ring *sr, struct liberr *e)
 	err = sr->stash.err ? sr->stash.err : sr->offs.err ? sr->offs.err :
 	      sr->aux_data.err;
 	free_copy(sr);
-	return liberr_note(e, err, liberr_sys);
+	return cap_err_note(e, err, cap_err_sys);
 }
 
-int snapper_prepare(struct snapper *s, const struct rs_region *region)
+int cap_snapper_prepare(struct snapper *s, const struct rs_region *region)
 {
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	uint32_t i;
 	int err;
 
-	s->nr_rings = rinfo_count(region);
-	s->sample_type = rinfo_sample_type(region);
-	s->aux_format = rinfo_aux_format_of(region, s->aux_opaque);
+	s->nr_rings = cap_rinfo_count(region);
+	s->sample_type = cap_rinfo_sample_type(region);
+	s->aux_format = cap_rinfo_aux_format_of(region, s->aux_opaque);
 	s->host.kind = PDF_HOST_SNAPSHOT;
 	for (i = 0; i < s->nr_rings; i++) {
 		/* its control page is damaged: said at open, left empty here */
@@ -178,14 +178,14 @@ int snapper_prepare(struct snapper *s, const struct rs_region *region)
 	return 0;
 }
 
-int snapper_take(struct snapper *s, const struct rs_region *region)
+int cap_snapper_take(struct snapper *s, const struct rs_region *region)
 {
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	uint32_t i;
 	int err;
 
 	s->host.start_ns = cap_time_now_ns();
-	guest_facts_read(&s->guest, region);
+	cap_guest_facts_read(&s->guest, region);
 	for (i = 0; i < s->nr_rings; i++) {
 		if (!s->ring[i].copy)   /* skipped */
 			continue;
@@ -195,17 +195,17 @@ int snapper_take(struct snapper *s, const struct rs_region *region)
 	}
 	/* the processes as they are at the copy's end (their state table
 	 * is rewritten, never overwritten like a ring) */
-	err = gpstate_read(&s->pstate, region);
+	err = gi_pstate_read(&s->pstate, region);
 	if (err)
-		return fail(s, CAP_FAIL_COPY, 0, err, liberr_sys);
+		return fail(s, CAP_FAIL_COPY, 0, err, cap_err_sys);
 	s->host.end_ns = cap_time_now_ns();
 	s->take_ns = s->host.end_ns - s->host.start_ns;
 	return 0;
 }
 
-int snapper_parse(struct snapper *s)
+int cap_snapper_parse(struct snapper *s)
 {
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	uint32_t i;
 	int err;
 
@@ -217,16 +217,16 @@ int snapper_parse(struct snapper *s)
 	return 0;
 }
 
-int snapper_copy(struct snapper *s, const struct rs_region *region)
+int cap_snapper_copy(struct snapper *s, const struct rs_region *region)
 {
-	int err = snapper_prepare(s, region);
+	int err = cap_snapper_prepare(s, region);
 
 	if (!err)
-		err = snapper_take(s, region);
-	return err ? err : snapper_parse(s);
+		err = cap_snapper_take(s, region);
+	return err ? err : cap_snapper_parse(s);
 }
 
-void snapper_read_more(struct snapper *s)
+void cap_snapper_read_more(struct snapper *s)
 {
 	s->host.end_ns = cap_time_now_ns();
 }
@@ -262,7 +262,7 @@ static uint64_t first_timed(const struct snapper *s, const struct snap_ring *sr)
 }
 
 /* Ring @ring's stashed records, oldest first, to @w (if any) and the tally.
- * 0, or the writer's error (pdf_errstr). */
+ * 0, or the writer's error (pdf_error_str). */
 static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 {
 	struct snap_ring *sr = &s->ring[ring];
@@ -285,7 +285,7 @@ static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 		}
 		if (err)
 			return err;
-		tally_add(&s->tally, ring, time, rec);
+		cap_tally_add(&s->tally, ring, time, rec);
 	}
 	return 0;
 }
@@ -322,7 +322,7 @@ static int write_pstate(struct snapper *s, struct pdf_writer *w)
 	if (!s->pstate.nr_procs || !s->nr_rings || s->no_pstate)
 		return 0;
 	time = first_sample_time(s);
-	return pstate_file(&s->pstate, w, time ? time - 1 : 0, &s->pstate_filed);
+	return pstate_file(&s->pstate, w, time ? time - 1 : 0, &s->cap_pstate_filed);
 }
 
 /* Records the agent forwarded but whose space it had not given back are
@@ -330,16 +330,16 @@ static int write_pstate(struct snapper *s, struct pdf_writer *w)
  * newest.  How many of a ring's newest are compared. */
 #define DEDUP_WINDOW 8192u
 
-void snapper_kbuf_dedup(struct snapper *s)
+void cap_snapper_kbuf_dedup(struct snapper *s)
 {
 	size_t n, i, j;
 
 	if (!s->kbuf || !s->nr_rings)
 		return;
-	n = gkbuf_count(s->kbuf);
+	n = gi_kbuf_count(s->kbuf);
 	for (i = 0; i < n; i++) {
 		uint32_t cpu;
-		const struct rs_perf_header *rec = gkbuf_record(s->kbuf, i, &cpu);
+		const struct rs_perf_header *rec = gi_kbuf_record(s->kbuf, i, &cpu);
 		const struct snap_ring *sr = &s->ring[cpu % s->nr_rings];
 		size_t m = sr->offs.len / sizeof(uint64_t);
 		int newest_first = sr->data_mode == RS_MODE_OVERWRITE;
@@ -352,7 +352,7 @@ void snapper_kbuf_dedup(struct snapper *s)
 			       sizeof(off), sizeof(off));
 			r = (const void *)(sr->stash.data + off);
 			if (r->size == rec->size && !memcmp(r, rec, rec->size)) {
-				gkbuf_drop(s->kbuf, i);
+				gi_kbuf_drop(s->kbuf, i);
 				break;
 			}
 		}
@@ -365,7 +365,7 @@ void snapper_kbuf_dedup(struct snapper *s)
 static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 {
 	struct snap_ring *sr = &s->ring[ring];
-	size_t n = gkbuf_count(s->kbuf), i;
+	size_t n = gi_kbuf_count(s->kbuf), i;
 	int err;
 
 	for (i = 0; i < n; i++) {
@@ -373,8 +373,8 @@ static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 		uint32_t cpu;
 		uint64_t time;
 
-		rec = gkbuf_record(s->kbuf, i, &cpu);
-		if (cpu % s->nr_rings != ring || gkbuf_dropped(s->kbuf, i))
+		rec = gi_kbuf_record(s->kbuf, i, &cpu);
+		if (cpu % s->nr_rings != ring || gi_kbuf_dropped(s->kbuf, i))
 			continue;
 		time = pdf_rrec_stamp(&sr->clock, rec, s->sample_type);
 		err = w ? pdf_writer_add(w, ring, time, rec) : 0;
@@ -384,7 +384,7 @@ static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 			s->kbuf_refused++;
 			continue;
 		}
-		tally_add(&s->tally, ring, time, rec);
+		cap_tally_add(&s->tally, ring, time, rec);
 	}
 	return 0;
 }
@@ -392,21 +392,21 @@ static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 /* The processes born after the agent's last read (their FORK recovered
  * from the guest kernel's buffers of the CPUs that fed @ring): no ring
  * and no table describes them, so each is filed as the kernel made it,
- * its parent's name and mappings at its birth (pstate_file_child): the
+ * its parent's name and mappings at its birth (cap_pstate_file_child): the
  * table's parent, or one born the same way before (@born: pairs of
  * child and the table's process it was filed as).  0, or the writer's or
- * -ENOMEM (pdf_errstr says both). */
+ * -ENOMEM (pdf_error_str says both). */
 static int write_forks(struct snapper *s, struct pdf_writer *w, uint32_t ring,
 		       struct pdf_buf *born)
 {
 	struct snap_ring *sr = &s->ring[ring];
-	size_t n = gkbuf_fork_count(s->kbuf), i, j;
-	struct gkbuf_fork f;
+	size_t n = gi_kbuf_fork_count(s->kbuf), i, j;
+	struct gi_kbuf_fork f;
 	int err;
 
-	if (s->no_pstate || s->pstate.state != GPSTATE_OK)
+	if (s->no_pstate || s->pstate.state != GI_PSTATE_OK)
 		return 0;
-	for (i = 0; i < n && !gkbuf_fork_get(s->kbuf, i, &f); i++) {
+	for (i = 0; i < n && !gi_kbuf_fork_get(s->kbuf, i, &f); i++) {
 		uint32_t parent = f.ppid, pair[2];
 
 		if (f.cpu % s->nr_rings != ring)
@@ -416,9 +416,9 @@ static int write_forks(struct snapper *s, struct pdf_writer *w, uint32_t ring,
 			if (pair[0] == f.ppid)
 				parent = pair[1];
 		}
-		err = pstate_file_child(&s->pstate, w, parent, f.pid,
+		err = cap_pstate_file_child(&s->pstate, w, parent, f.pid,
 					rs_time_to_ns(&sr->clock.conv, f.time),
-					&s->pstate_filed);
+					&s->cap_pstate_filed);
 		if (err < 0)
 			return err;
 		if (err) {
@@ -430,22 +430,22 @@ static int write_forks(struct snapper *s, struct pdf_writer *w, uint32_t ring,
 	return born->err;
 }
 
-/* One sample per vCPU, at the end of the host's reading (gvcpu_time):
+/* One sample per vCPU, at the end of the host's reading (gi_vcpu_time):
  * after the newest record the host read. */
 static int write_vcpus(struct snapper *s, struct pdf_writer *w)
 {
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	struct pdf_buf rec;
 	uint64_t time;
 	uint32_t i, ring;
 	int err = 0;
 
-	tally_total(&s->tally, &sum);
-	time = gvcpu_time(s->clock, s->host.end_ns, sum.last_time);
+	cap_tally_total(&s->tally, &sum);
+	time = gi_vcpu_time(s->clock, s->host.end_ns, sum.last_time);
 	pdf_buf_init(&rec);
 	for (i = 0; i < s->vcpu->nr && !err; i++) {
 		ring = s->vcpu->cpu[i].regs.cpu % s->nr_rings;
-		err = gvcpu_sample(s->vcpu, i, s->sample_type, time + i, &rec);
+		err = gi_vcpu_sample(s->vcpu, i, s->sample_type, time + i, &rec);
 		if (err == -ENOMEM)
 			break;
 		if (!err && w) {
@@ -458,13 +458,13 @@ static int write_vcpus(struct snapper *s, struct pdf_writer *w)
 			err = 0;
 			continue;
 		}
-		tally_add(&s->tally, ring, time + i, (const void *)rec.data);
+		cap_tally_add(&s->tally, ring, time + i, (const void *)rec.data);
 	}
 	pdf_buf_fini(&rec);
 	return err;
 }
 
-/* What the host observed copying each ring (the times are snapper_copy's). */
+/* What the host observed copying each ring (the times are cap_snapper_copy's). */
 static void host_facts(struct snapper *s)
 {
 	uint32_t i;
@@ -490,12 +490,12 @@ static void host_facts(struct snapper *s)
  * checked against the copy's window); without it, the live tally's. */
 static void file_tally(struct snapper *s)
 {
-	s->readback_err = tally_file(s->output, &s->file_tally, NULL,
+	s->readback_err = cap_tally_file(s->output, &s->file_tally, NULL,
 				     &s->readback_at);
 	s->have_file_tally = !s->readback_err;
 }
 
-int snapper_write(struct snapper *s)
+int cap_snapper_write(struct snapper *s)
 {
 	struct pdf_writer_params wp = {
 		.size = sizeof(wp),
@@ -511,29 +511,29 @@ int snapper_write(struct snapper *s)
 	uint32_t i;
 	int err;
 
-	tally_init(&s->tally, s->nr_rings, s->sample_type);
+	cap_tally_init(&s->tally, s->nr_rings, s->sample_type);
 	if (s->syms)
-		gsyms_writer_params(s->syms, &wp);
+		gi_syms_writer_params(s->syms, &wp);
 	wp.buildid_dir = s->buildid_dir;
 	if (s->output) {
 		err = pdf_writer_open(&w, s->output, &wp);
 		if (err)
-			return fail(s, CAP_FAIL_OPEN, 0, err, pdf_errstr);
+			return fail(s, CAP_FAIL_OPEN, 0, err, pdf_error_str);
 		s->wstats = *pdf_writer_stats(w);
 		if (s->usyms)       /* the user binaries', into the cache */
-			usyms_feed_give(&s->ufeed, s->usyms, w);
+			cap_usyms_feed_give(&s->ufeed, s->usyms, w);
 		/* the code a PT decoder follows, beside the symbols */
 		if (s->kcode && s->kcode_src && s->aux_format == PDF_AUX_INTEL_PT &&
-		    gkcode_put(s->kcode, s->kcode_src, w)) {
+		    gi_kcode_put(s->kcode, s->kcode_src, w)) {
 			pdf_writer_discard(w);
-			return fail(s, CAP_FAIL_KCODE, 0, -ENOMEM, liberr_sys);
+			return fail(s, CAP_FAIL_KCODE, 0, -ENOMEM, cap_err_sys);
 		}
 	}
 	err = write_pstate(s, w);
 	if (err) {
 		pdf_writer_discard(w);
 		return fail(s, CAP_FAIL_RING, 0, err, err == -ENOMEM ?
-			    liberr_sys : pdf_errstr);
+			    cap_err_sys : pdf_error_str);
 	}
 	pdf_buf_init(&born);
 	for (i = 0; i < s->nr_rings; i++) {
@@ -554,16 +554,16 @@ int snapper_write(struct snapper *s)
 			pdf_buf_fini(&born);
 			pdf_writer_discard(w);
 			return fail(s, CAP_FAIL_RING, i, err, err == -ENOMEM ?
-				    liberr_sys : pdf_errstr);
+				    cap_err_sys : pdf_error_str);
 		}
 	}
 	pdf_buf_fini(&born);
-	if (s->vcpu && s->vcpu->state == GVCPU_OK && s->nr_rings &&
+	if (s->vcpu && s->vcpu->state == GI_VCPU_OK && s->nr_rings &&
 	    (err = write_vcpus(s, w))) {
 		pdf_writer_discard(w);
-		return fail(s, CAP_FAIL_VCPUS, 0, err, pdf_errstr);
+		return fail(s, CAP_FAIL_VCPUS, 0, err, pdf_error_str);
 	}
-	if (w && s->clock)   /* only refuses what csync never builds */
+	if (w && s->clock)   /* only refuses what cap_sync never builds */
 		pdf_writer_set_clock(w, s->clock);
 	host_facts(s);
 	if (w) { /* likewise */
@@ -571,7 +571,7 @@ int snapper_write(struct snapper *s)
 		s->wstats = *pdf_writer_stats(w);  /* call chains cut, too */
 	}
 	if (w && (err = pdf_writer_finish(w)))
-		return fail(s, CAP_FAIL_FINISH, 0, err, pdf_errstr);
+		return fail(s, CAP_FAIL_FINISH, 0, err, pdf_error_str);
 	if (w)
 		file_tally(s);
 	return 0;

@@ -18,7 +18,7 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-int stop_install(void)
+int cap_stop_install(void)
 {
 	struct sigaction sa;
 
@@ -31,13 +31,13 @@ int stop_install(void)
 	return 0;
 }
 
-int stop_requested(void)
+int cap_stop_requested(void)
 {
 	return stop_signal;
 }
 
 /* Read what woke @f; 0, or -EPIPE when it is gone. */
-static int consume(struct stop_fd *f)
+static int consume(struct cap_stop_fd *f)
 {
 	uint64_t count = 0;
 	ssize_t n;
@@ -52,7 +52,7 @@ static int consume(struct stop_fd *f)
 	return 0;
 }
 
-static int wait_fds(struct stop_fd *fds, unsigned n, int timeout_ms)
+static int wait_fds(struct cap_stop_fd *fds, unsigned n, int timeout_ms)
 {
 	struct pollfd p[STOP_MAX_FDS];
 	unsigned i, map[STOP_MAX_FDS], np = 0;
@@ -69,7 +69,7 @@ static int wait_fds(struct stop_fd *fds, unsigned n, int timeout_ms)
 	if (poll(p, np, timeout_ms) <= 0)
 		return 0;
 	for (i = 0; i < np; i++) {
-		struct stop_fd *f = &fds[map[i]];
+		struct cap_stop_fd *f = &fds[map[i]];
 
 		if (!p[i].revents)
 			continue;
@@ -83,12 +83,12 @@ static int wait_fds(struct stop_fd *fds, unsigned n, int timeout_ms)
 	return fired;
 }
 
-int stop_wait_fds(struct stop_fd *fds, unsigned n, int timeout_ms)
+int cap_stop_wait_fds(struct cap_stop_fd *fds, unsigned n, int timeout_ms)
 {
 	return stop_signal ? 0 : wait_fds(fds, n, timeout_ms);
 }
 
-void stop_collect_fds(struct stop_fd *fds, unsigned n)
+void cap_stop_collect_fds(struct cap_stop_fd *fds, unsigned n)
 {
 	wait_fds(fds, n, 0);
 }

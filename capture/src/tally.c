@@ -10,14 +10,14 @@
 #define SLACK_BASE_NS 1000000u   /* 1 ms around the window, and ... */
 #define SLACK_PPM     1000u      /* ... the drift a sync accepts over it */
 
-void tally_init(struct tally *t, uint32_t nr_rings, uint64_t sample_type)
+void cap_tally_init(struct tally *t, uint32_t nr_rings, uint64_t sample_type)
 {
 	memset(t, 0, sizeof(*t));
 	t->sample_type = sample_type;
 	t->nr_rings = nr_rings > RS_MAX_RINGS ? RS_MAX_RINGS : nr_rings;
 }
 
-void tally_state(struct tally *t, const struct rs_perf_header *rec)
+void cap_tally_state(struct tally *t, const struct rs_perf_header *rec)
 {
 	if (rec->type == PERF_RECORD_COMM)
 		t->state_comms++;
@@ -25,20 +25,20 @@ void tally_state(struct tally *t, const struct rs_perf_header *rec)
 		t->state_mmaps++;
 }
 
-void tally_event(struct tally *t, const struct pdf_event *ev)
+void cap_tally_event(struct tally *t, const struct pdf_event *ev)
 {
 	if (ev->state)
-		tally_state(t, ev->rec);
+		cap_tally_state(t, ev->rec);
 	else
-		tally_add(t, ev->ring, ev->time, ev->rec);
+		cap_tally_add(t, ev->ring, ev->time, ev->rec);
 }
 
-void tally_set_bounds(struct tally *t, const struct tally_bounds *b)
+void cap_tally_set_bounds(struct tally *t, const struct cap_tally_bounds *b)
 {
 	t->bounds = *b;
 }
 
-void tally_bounds_from_info(struct tally_bounds *b, const struct pdf_info *info)
+void cap_tally_bounds_from_info(struct cap_tally_bounds *b, const struct pdf_info *info)
 {
 	const struct pdf_host_facts *h = &info->host;
 	const struct pdf_clock_sync *cs = &info->clock;
@@ -66,7 +66,7 @@ void tally_bounds_from_info(struct tally_bounds *b, const struct pdf_info *info)
 	for (i = 0; i < cs->nr && i < 2; i++)
 		if (cs->pt[i].bound_ns > bound)
 			bound = cs->pt[i].bound_ns;
-	b->slack_ns = tally_sat_add(tally_sat_add(2 * (bound > UINT64_MAX / 2 ?
+	b->slack_ns = cap_tally_sat_add(cap_tally_sat_add(2 * (bound > UINT64_MAX / 2 ?
 					UINT64_MAX / 2 : bound), SLACK_BASE_NS),
 				    (h->end_ns - h->start_ns) / 1000000u * SLACK_PPM);
 }
@@ -79,7 +79,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void add_seq(struct tally_ring *r, const struct rs_perf_header *rec)
+static void add_seq(struct cap_tally_ring *r, const struct rs_perf_header *rec)
 {
 	const struct rs_rec_seq *s = (const struct rs_rec_seq *)(const void *)rec;
 
@@ -91,7 +91,7 @@ static void add_seq(struct tally_ring *r, const struct rs_perf_header *rec)
 		r->seq_first = s->seq;
 		r->have_seq = 1;
 	} else if (s->seq > r->seq_last) {
-		r->seq_gaps = tally_sat_add(r->seq_gaps, s->seq - r->seq_last - 1);
+		r->seq_gaps = cap_tally_sat_add(r->seq_gaps, s->seq - r->seq_last - 1);
 	} else {
 		r->seq_back++;
 		return;
@@ -99,7 +99,7 @@ static void add_seq(struct tally_ring *r, const struct rs_perf_header *rec)
 	r->seq_last = s->seq;
 }
 
-static void add_aux(struct tally_ring *r, const struct rs_perf_header *rec,
+static void add_aux(struct cap_tally_ring *r, const struct rs_perf_header *rec,
 		    uint64_t aux_size)
 {
 	const struct rs_perf_aux *a = (const struct rs_perf_aux *)(const void *)rec;
@@ -109,7 +109,7 @@ static void add_aux(struct tally_ring *r, const struct rs_perf_header *rec,
 		r->flag_aux++;
 		return;
 	}
-	r->aux_bytes = tally_sat_add(r->aux_bytes, a->aux_size);
+	r->aux_bytes = cap_tally_sat_add(r->aux_bytes, a->aux_size);
 	r->aux_truncated += !!(a->flags & RS_PERF_AUX_FLAG_TRUNCATED);
 	r->aux_partial += !!(a->flags & RS_PERF_AUX_FLAG_PARTIAL);
 	r->aux_collision += !!(a->flags & RS_PERF_AUX_FLAG_COLLISION);
@@ -123,7 +123,7 @@ static void add_aux(struct tally_ring *r, const struct rs_perf_header *rec,
  */
 static int after_attach(const struct tally *t, uint32_t ring, uint64_t at)
 {
-	const struct tally_bounds *b = &t->bounds;
+	const struct cap_tally_bounds *b = &t->bounds;
 
 	return b->kind == PDF_HOST_DRAIN && b->data_size[ring] &&
 	       at >= b->data_size[ring];
@@ -134,29 +134,29 @@ static int after_attach(const struct tally *t, uint32_t ring, uint64_t at)
  * if flagged.  Every drop a LOST record reports happened after the record
  * before it in the ring was written (a producer puts its count in front of
  * the next record that fits).  All of them happened after the host booted,
- * so a ring's counts add up to at most TALLY_LOST_PER_NS per ns of the
+ * so a ring's counts add up to at most CAP_TALLY_LOST_PER_NS per ns of the
  * host's CLOCK_MONOTONIC at the end; those whose previous record was
  * written after the attach add up to at most that over the recording.
  */
-static int lost_ok(const struct tally *t, struct tally_ring *r, uint32_t ring,
+static int lost_ok(const struct tally *t, struct cap_tally_ring *r, uint32_t ring,
 		   uint64_t n, uint64_t *sum, uint64_t *late)
 {
-	const struct tally_bounds *b = &t->bounds;
+	const struct cap_tally_bounds *b = &t->bounds;
 	uint64_t end = b->end_ns ? b->end_ns : now_ns();
-	uint64_t cap = end > UINT64_MAX / TALLY_LOST_PER_NS ? UINT64_MAX :
-		       end * TALLY_LOST_PER_NS;
+	uint64_t cap = end > UINT64_MAX / CAP_TALLY_LOST_PER_NS ? UINT64_MAX :
+		       end * CAP_TALLY_LOST_PER_NS;
 	uint64_t prev_at = r->bytes - r->prev_size;
 
 	if (b->kind == PDF_HOST_NONE) {
-		*sum = tally_sat_add(*sum, n);
+		*sum = cap_tally_sat_add(*sum, n);
 		return 1;
 	}
-	if (tally_sat_add(*sum, n) > cap)
+	if (cap_tally_sat_add(*sum, n) > cap)
 		return 0;
 	if (r->records && after_attach(t, ring, prev_at)) {
 		uint64_t span = end > b->start_ns ? end - b->start_ns : 0;
 
-		if (tally_sat_add(*late, n) > span * TALLY_LOST_PER_NS)
+		if (cap_tally_sat_add(*late, n) > span * CAP_TALLY_LOST_PER_NS)
 			return 0;
 		*late += n;
 	}
@@ -169,25 +169,25 @@ static int lost_ok(const struct tally *t, struct tally_ring *r, uint32_t ring,
 static int time_ok(const struct tally *t, uint32_t ring, uint64_t at,
 		   uint64_t time)
 {
-	const struct tally_bounds *b = &t->bounds;
+	const struct cap_tally_bounds *b = &t->bounds;
 
 	if (b->kind == PDF_HOST_NONE || !b->times_host)
 		return 1;
 	/* no record is written after the host's last read of its ring */
-	if (b->end_ns && time > tally_sat_add(b->end_ns, b->slack_ns))
+	if (b->end_ns && time > cap_tally_sat_add(b->end_ns, b->slack_ns))
 		return 0;
 	/* nor before the attach, once the ring's old content is behind */
 	if (after_attach(t, ring, at) &&
-	    tally_sat_add(time, b->slack_ns) < b->start_ns)
+	    cap_tally_sat_add(time, b->slack_ns) < b->start_ns)
 		return 0;
 	return 1;
 }
 
-void tally_add(struct tally *t, uint32_t ring, uint64_t time,
+void cap_tally_add(struct tally *t, uint32_t ring, uint64_t time,
 	       const struct rs_perf_header *rec)
 {
 	enum pdf_rrec_class cls = pdf_rrec_classify(rec, t->sample_type);
-	struct tally_ring *r;
+	struct cap_tally_ring *r;
 	uint64_t at;
 
 	if (ring >= RS_MAX_RINGS)
@@ -219,7 +219,7 @@ void tally_add(struct tally *t, uint32_t ring, uint64_t time,
 		break;
 	}
 	r->records++;
-	r->bytes = tally_sat_add(r->bytes, rec->size);
+	r->bytes = cap_tally_sat_add(r->bytes, rec->size);
 	r->prev_size = rec->size;
 	r->by_class[cls]++;
 	if (!time_ok(t, ring, at, time)) {
@@ -237,16 +237,16 @@ void tally_add(struct tally *t, uint32_t ring, uint64_t time,
 	r->have_time = 1;
 }
 
-void tally_total(const struct tally *t, struct tally_ring *sum)
+void cap_tally_total(const struct tally *t, struct cap_tally_ring *sum)
 {
 	uint32_t i;
 	unsigned c;
 
 	memset(sum, 0, sizeof(*sum));
 	for (i = 0; i < t->nr_rings; i++) {
-		const struct tally_ring *r = &t->ring[i];
+		const struct cap_tally_ring *r = &t->ring[i];
 
-#define SUM(f) sum->f = tally_sat_add(sum->f, r->f)
+#define SUM(f) sum->f = cap_tally_sat_add(sum->f, r->f)
 		SUM(records);
 		SUM(bytes);
 		for (c = 0; c < PDF_RREC_MAX; c++)
@@ -275,24 +275,24 @@ void tally_total(const struct tally *t, struct tally_ring *sum)
 	}
 }
 
-uint64_t tally_flagged(const struct tally_ring *r)
+uint64_t cap_tally_flagged(const struct cap_tally_ring *r)
 {
-	return tally_sat_add(tally_sat_add(r->flag_lost, r->flag_lost_samples),
-			     tally_sat_add(r->flag_aux, r->flag_time));
+	return cap_tally_sat_add(cap_tally_sat_add(r->flag_lost, r->flag_lost_samples),
+			     cap_tally_sat_add(r->flag_aux, r->flag_time));
 }
 
-double tally_rate(const struct tally_ring *r)
+double cap_tally_rate(const struct cap_tally_ring *r)
 {
 	if (!r->have_time || r->last_time <= r->first_time)
 		return 0.0;
 	return (double)r->records * 1e9 / (double)(r->last_time - r->first_time);
 }
 
-int tally_file(const char *path, struct tally *t, struct pdf_info *info,
+int cap_tally_file(const char *path, struct tally *t, struct pdf_info *info,
 	       uint64_t *bad_offset)
 {
 	const struct pdf_info *in;
-	struct tally_bounds b;
+	struct cap_tally_bounds b;
 	struct pdf_reader *r;
 	struct pdf_event ev;
 	int n;
@@ -302,11 +302,11 @@ int tally_file(const char *path, struct tally *t, struct pdf_info *info,
 	if (n)
 		return n;
 	in = pdf_reader_info(r);
-	tally_init(t, in->nr_rings, in->sample_type);
-	tally_bounds_from_info(&b, in);
-	tally_set_bounds(t, &b);
+	cap_tally_init(t, in->nr_rings, in->sample_type);
+	cap_tally_bounds_from_info(&b, in);
+	cap_tally_set_bounds(t, &b);
 	while ((n = pdf_reader_next(r, &ev)) == 1)
-		tally_event(t, &ev);
+		cap_tally_event(t, &ev);
 	if (n < 0)
 		*bad_offset = ev.offset;
 	if (info)

@@ -15,12 +15,12 @@
 
 #include "ringside/capture.h"
 
-void usyms_feed_restart(struct usyms_feed *f)
+void cap_usyms_feed_restart(struct cap_usyms_feed *f)
 {
 	f->given = 0;
 }
 
-static void give(struct usyms_feed *f, const struct gusyms *g,
+static void give(struct cap_usyms_feed *f, const struct gusyms *g,
 		 struct pdf_writer *w)
 {
 	const struct pdf_writer_stats *st;
@@ -40,18 +40,18 @@ static void give(struct usyms_feed *f, const struct gusyms *g,
 	f->err = st->ubins_err;
 }
 
-int usyms_feed_pass(struct usyms_feed *f, const struct rs_region *region,
+int cap_usyms_feed_pass(struct cap_usyms_feed *f, const struct rs_region *region,
 		    struct pdf_writer *w)
 {
 	int err;
 
 	if (!f || !region || !w)
 		return -EINVAL;
-	err = gusyms_read(&f->g, region);
+	err = gi_usyms_read(&f->g, region);
 	if (err)
 		return err;
 	f->reads++;
-	if (f->g.state != GUSYMS_OK && f->state == GUSYMS_OK)
+	if (f->g.state != GI_USYMS_OK && f->state == GI_USYMS_OK)
 		return 0;          /* being written now: the last read stands */
 	if (f->given > f->g.nr)
 		f->given = 0;      /* a table rewritten under us: all again */
@@ -59,7 +59,7 @@ int usyms_feed_pass(struct usyms_feed *f, const struct rs_region *region,
 	return 0;
 }
 
-void usyms_feed_give(struct usyms_feed *f, const struct gusyms *g,
+void cap_usyms_feed_give(struct cap_usyms_feed *f, const struct gusyms *g,
 		     struct pdf_writer *w)
 {
 	if (!f || !g || !w)
@@ -68,10 +68,10 @@ void usyms_feed_give(struct usyms_feed *f, const struct gusyms *g,
 	give(f, g, w);
 }
 
-void usyms_feed_fini(struct usyms_feed *f)
+void cap_usyms_feed_fini(struct cap_usyms_feed *f)
 {
 	if (!f)
 		return;
-	gusyms_fini(&f->g);
+	gi_usyms_fini(&f->g);
 	memset(f, 0, sizeof(*f));
 }

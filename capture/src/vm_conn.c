@@ -19,7 +19,7 @@
  */
 static int reopen(int fd)
 {
-	int nfd = rmap_reopen(fd);
+	int nfd = cap_source_reopen(fd);
 
 	if (nfd < 0)
 		return fd;
@@ -43,7 +43,7 @@ static int fix_err(int err)
 	return err == -EAGAIN ? -ETIMEDOUT : err;
 }
 
-int vm_conn_open(struct vm_conn *v, const char *path)
+int cap_vm_open(struct cap_vm *v, const char *path)
 {
 	int fds[RS_CTL_MAX_FDS];
 	struct rs_ctl_hello h;
@@ -53,7 +53,7 @@ int vm_conn_open(struct vm_conn *v, const char *path)
 	v->sock = v->region_fd = -1;
 	for (unsigned i = 0; i < RS_MAX_RINGS; i++)
 		v->doorbell[i] = -1;
-	v->sock = rs_vmm_client_connect(path);
+	v->sock = vmm_client_connect(path);
 	if (v->sock < 0) {
 		err = v->sock;
 		v->sock = -1;
@@ -62,7 +62,7 @@ int vm_conn_open(struct vm_conn *v, const char *path)
 	err = set_timeout(v->sock);
 	if (err)
 		goto fail;
-	n = rs_vmm_client_hello(v->sock, &h, fds, RS_CTL_MAX_FDS);
+	n = vmm_client_hello(v->sock, &h, fds, RS_CTL_MAX_FDS);
 	if (n < 0) {
 		err = fix_err(n);
 		goto fail;
@@ -83,49 +83,49 @@ int vm_conn_open(struct vm_conn *v, const char *path)
 		v->doorbell[i] = fds[1 + i];
 	return 0;
 fail:
-	vm_conn_close(v);
+	cap_vm_close(v);
 	return err;
 }
 
-int vm_conn_pause(struct vm_conn *v)
+int cap_vm_pause(struct cap_vm *v)
 {
-	int err = fix_err(rs_vmm_client_pause(v->sock));
+	int err = fix_err(vmm_client_pause(v->sock));
 
 	if (!err)
 		v->pauses++;
 	return err;
 }
 
-int vm_conn_resume(struct vm_conn *v)
+int cap_vm_resume(struct cap_vm *v)
 {
 	int err;
 
 	if (!v->pauses)
 		return -EALREADY;
-	err = fix_err(rs_vmm_client_resume(v->sock));
+	err = fix_err(vmm_client_resume(v->sock));
 	if (!err)
 		v->pauses--;
 	return err;
 }
 
-int vm_conn_status(struct vm_conn *v, uint32_t id,
+int cap_vm_status(struct cap_vm *v, uint32_t id,
 		   struct rs_vmm_vcpu_info *info)
 {
-	return fix_err(rs_vmm_client_status(v->sock, id, info));
+	return fix_err(vmm_client_status(v->sock, id, info));
 }
 
-int vm_conn_region(struct vm_conn *v, struct rs_ctl_region *r)
+int cap_vm_region(struct cap_vm *v, struct rs_ctl_region *r)
 {
-	return fix_err(rs_vmm_client_region(v->sock, r));
+	return fix_err(vmm_client_region(v->sock, r));
 }
 
-int vm_conn_stopped(struct vm_conn *v)
+int cap_vm_stopped(struct cap_vm *v)
 {
 	struct rs_vmm_vcpu_info info;
 	int err;
 
 	for (uint32_t i = 0; i < v->nr_vcpus; i++) {
-		err = vm_conn_status(v, i, &info);
+		err = cap_vm_status(v, i, &info);
 		if (err)
 			return err;
 		if (info.state == RS_VCPU_RUNNING || info.state == RS_VCPU_CREATED)
@@ -134,11 +134,11 @@ int vm_conn_stopped(struct vm_conn *v)
 	return 1;
 }
 
-void vm_conn_close(struct vm_conn *v)
+void cap_vm_close(struct cap_vm *v)
 {
 	if (!v)
 		return;
-	while (v->pauses && v->sock >= 0 && vm_conn_resume(v) == 0)
+	while (v->pauses && v->sock >= 0 && cap_vm_resume(v) == 0)
 		;
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
 		if (v->doorbell[i] >= 0)

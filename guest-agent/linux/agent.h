@@ -21,7 +21,7 @@
  * agent_ring, mmaps -> usyms, mmaps -> pstate, forward -> pstate,
  * main -> markers -> agent_ring.  Modules never print; main does.  They
  * return -errno, or the ring library's -rse_* where a ring refused
- * (rs_errstr names it), as each declaration says; no function returns
+ * (rs_error_str names it), as each declaration says; no function returns
  * both.
  */
 #ifndef RINGSIDE_LINUX_AGENT_H

@@ -86,7 +86,7 @@ static void die(const char *fmt, ...)
 /* Why the last candidate device was refused. */
 static const char *refused(const struct agent_dev_scan *scan)
 {
-	return scan->last_ring_err ? rs_errstr(scan->last_ring_err) :
+	return scan->last_ring_err ? rs_error_str(scan->last_ring_err) :
 				     strerror(-scan->last_errno);
 }
 
@@ -120,7 +120,7 @@ static int find_region(struct agent *a)
 				say(a, "waiting for a ringside device: %u ivshmem-plain "
 				    "devices, none holds a ringside region (last: "
 				    "%s: %s)", scan.ivshmem, scan.last_bdf,
-				    scan.last_ring_err ? rs_errstr(scan.last_ring_err) :
+				    scan.last_ring_err ? rs_error_str(scan.last_ring_err) :
 				    strerror(-scan.last_errno));
 			else
 				say(a, "waiting for a ringside device (ivshmem-plain "
@@ -185,12 +185,12 @@ static int gone(struct agent *a, uint64_t now)
  * 0; -1 when the device went away (what was read is not the host's). */
 static int config_read(struct agent *a, uint64_t now)
 {
-	int err = rs_region_config_read(&a->dev.region, &a->cfg);
+	int err = rs_guest_config_read(&a->dev.region, &a->cfg);
 
 	if (dev_gone(a, now, NULL))
 		return -1;
 	if (err)
-		die("reading the host's configuration: %s", rs_errstr(err));
+		die("reading the host's configuration: %s", rs_error_str(err));
 	return 0;
 }
 
@@ -259,7 +259,7 @@ static void attach(struct agent *a)
 		a->ring[i].index = i;
 		err = rs_producer_init(&a->ring[i].prod, &a->dev.region, i);
 		if (err)
-			die("ring %u: %s", i, rs_errstr(err));
+			die("ring %u: %s", i, rs_error_str(err));
 		agent_ring_batch(&a->ring[i], &a->dev.region);
 	}
 	n = snprintf(text, sizeof(text), "linux agent attached: %u cpus, %u rings, "
@@ -277,7 +277,7 @@ static void attach(struct agent *a)
 	err = rs_guest_attach(&a->dev.region, RS_AGENT_LINUX, a->nr_rings,
 			      &a->cfg);
 	if (err < 0)
-		die("attaching to the region: %s", rs_errstr(err));
+		die("attaching to the region: %s", rs_error_str(err));
 }
 
 /* Where the kernel's perf buffers are in guest-physical memory, for a host
@@ -324,7 +324,7 @@ static void publish_kbufs(struct agent *a)
 		err = rs_kbuf_publish(&a->dev.region, &info, rows);
 		if (err)
 			say(a, "kernel perf buffers: not published: %s",
-			    rs_errstr(err));
+			    rs_error_str(err));
 		else
 			a->sideband_room = info.table_offset;
 	}
@@ -419,7 +419,7 @@ static void publish_pstate(struct agent *a)
 	err = agent_pstate_begin(&a->dev.region, end - pst, pst);
 	if (err) {
 		say(a, "process state: not kept: %s (--sideband-pages)",
-		    rs_errstr(err));
+		    rs_error_str(err));
 		return;
 	}
 	a->pstate_start = end - pst;
@@ -451,7 +451,7 @@ static void publish_usyms(struct agent *a)
 		size = end - start;
 	err = agent_usyms_begin(&a->dev.region, start, size);
 	if (err)
-		say(a, "user symbols: %s", rs_errstr(err));
+		say(a, "user symbols: %s", rs_error_str(err));
 	else
 		agent_usyms_vdso();
 }
@@ -505,7 +505,7 @@ static void publish_identity(struct agent *a)
 		say(a, "guest identity: partly unknown: %s", strerror(-err));
 	err = rs_guest_info_publish(&a->dev.region, &gi);
 	if (err)
-		say(a, "guest identity: not published: %s", rs_errstr(err));
+		say(a, "guest identity: not published: %s", rs_error_str(err));
 }
 
 /* Events on or off as the host's switches say. */
@@ -755,7 +755,7 @@ static int session(struct agent *a)
 		return END_GONE;
 	}
 	if (err)
-		die("region on %s: %s", a->dev.bdf, rs_errstr(err));
+		die("region on %s: %s", a->dev.bdf, rs_error_str(err));
 	open_events(a);
 	/* Before the marker socket and the attach: a host that sees the
 	 * agent attached (or a program that finds the socket) finds the

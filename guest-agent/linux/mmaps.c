@@ -64,7 +64,7 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 
 /* The GNU build id in @len bytes of notes aligned to @align.  Its size, 0
  * when there is none. */
-static uint8_t notes_build_id(const uint8_t *p, size_t len, size_t align,
+static uint8_t agent_mmaps_note_build_id(const uint8_t *p, size_t len, size_t align,
 			      uint8_t *id)
 {
 	size_t size = BUILD_ID_MAX;
@@ -74,7 +74,7 @@ static uint8_t notes_build_id(const uint8_t *p, size_t len, size_t align,
 
 /* The build id of the 64-bit ELF file open at @fd, from its PT_NOTE
  * segments; 0 when it has none, or is no such file. */
-static uint8_t elf_build_id(int fd, uint8_t *id)
+static uint8_t agent_mmaps_elf_build_id(int fd, uint8_t *id)
 {
 	static uint8_t note[NOTE_MAX];
 	Elf64_Phdr ph[PHDRS_MAX];
@@ -94,7 +94,7 @@ static uint8_t elf_build_id(int fd, uint8_t *id)
 		    ph[i].p_filesz > NOTE_MAX ||
 		    read_at(fd, note, (size_t)ph[i].p_filesz, ph[i].p_offset))
 			continue;
-		size = notes_build_id(note, (size_t)ph[i].p_filesz,
+		size = agent_mmaps_note_build_id(note, (size_t)ph[i].p_filesz,
 				      ph[i].p_align == 8 ? 8 : 4, id);
 		if (size)
 			return size;
@@ -125,7 +125,7 @@ static void note_if_same(int fd, const char *path, const uint8_t *id,
 {
 	uint8_t fid[BUILD_ID_MAX];
 
-	if (elf_build_id(fd, fid) == size && !memcmp(fid, id, size))
+	if (agent_mmaps_elf_build_id(fd, fid) == size && !memcmp(fid, id, size))
 		agent_usyms_note(fd, path, id, size);
 }
 
@@ -166,7 +166,7 @@ static uint8_t build_id_of(uint32_t pid, uint64_t start, uint64_t end,
 	e->maj = maj;
 	e->min = min;
 	e->ino = ino;
-	e->size = elf_build_id(fd, e->id);
+	e->size = agent_mmaps_elf_build_id(fd, e->id);
 	agent_usyms_note(fd, path, e->id, e->size);  /* once per build id */
 	close(fd);
 	memcpy(id, e->id, e->size);

@@ -37,7 +37,7 @@ static _Noreturn void fail(struct agent *a, int err)
 static int wait_enabled(struct agent *a)
 {
 	for (uint64_t spins = 0;; spins++) {
-		if (rs_region_enabled(&a->region) == 1)
+		if (rs_guest_enabled(&a->region) == 1)
 			return 0;
 		if (!a->boot->wait_enabled || spins > (1u << 20))
 			return -rse_disabled;
@@ -76,7 +76,7 @@ static int attach(struct agent *a, uint32_t nr_vcpus)
 			err = rs_guest_attach(&a->region, RS_AGENT_FREESTANDING,
 					      nr_vcpus, &cfg);
 	} else
-		err = rs_region_config_read(&a->region, &cfg);
+		err = rs_guest_config_read(&a->region, &cfg);
 	if (err < 0)
 		return err;
 	a->mask = (uint32_t)cfg.trace_mask;

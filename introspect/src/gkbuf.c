@@ -11,7 +11,7 @@
  * and the one it reads for its process table (pstate.c) */
 enum { REC_MMAP = 1, REC_COMM = 3, REC_FORK = 7, REC_MMAP2 = 10 };
 
-void gkbuf_init(struct gkbuf *g)
+void gi_kbuf_init(struct gkbuf *g)
 {
 	memset(g, 0, sizeof(*g));
 	pdf_buf_init(&g->stash);
@@ -19,7 +19,7 @@ void gkbuf_init(struct gkbuf *g)
 	pdf_buf_init(&g->fork_buf);
 }
 
-void gkbuf_fini(struct gkbuf *g)
+void gi_kbuf_fini(struct gkbuf *g)
 {
 	pdf_buf_fini(&g->stash);
 	pdf_buf_fini(&g->offs);
@@ -27,7 +27,7 @@ void gkbuf_fini(struct gkbuf *g)
 }
 
 /* A guest-physical page the host may read: aligned, inside guest RAM. */
-static int gpa_ok(const struct gkbuf_src *src, uint64_t gpa)
+static int gpa_ok(const struct gi_kbuf_src *src, uint64_t gpa)
 {
 	if (gpa & (RS_PAGE_SIZE - 1))
 		return 0;
@@ -38,7 +38,7 @@ static int gpa_ok(const struct gkbuf_src *src, uint64_t gpa)
 	return 0;
 }
 
-void gkbuf_x86_ram(uint64_t ram[2][2], uint64_t bytes)
+void gi_kbuf_x86_ram(uint64_t ram[2][2], uint64_t bytes)
 {
 	const uint64_t g = 1ull << 30;
 
@@ -110,7 +110,7 @@ static uint64_t walk(struct gkbuf *g, uint32_t cpu, const uint8_t *data,
 			break;
 		case REC_FORK: {    /* a new process, apart: not a record */
 			struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } t;
-			struct gkbuf_fork f;
+			struct gi_kbuf_fork f;
 
 			if (h.size < sizeof(h) + sizeof(t)) {
 				g->corrupt++;
@@ -159,7 +159,7 @@ static uint64_t walk(struct gkbuf *g, uint32_t cpu, const uint8_t *data,
  * once (docs/threat-model.md).  Every read of a row goes through here, so
  * the bound holds whatever positions the guest wrote. */
 struct row_reads {
-	const struct gkbuf_src *src;
+	const struct gi_kbuf_src *src;
 	uint32_t left;
 };
 
@@ -182,7 +182,7 @@ static int read_page(struct gkbuf *g, struct row_reads *r, uint64_t gpa,
 
 /* One row of the table: check it, read its control page and the data
  * pages holding [tail, head), take the records. */
-static void one_cpu(struct gkbuf *g, const struct gkbuf_src *src,
+static void one_cpu(struct gkbuf *g, const struct gi_kbuf_src *src,
 		    const uint64_t *row, uint8_t *data, uint8_t *rec)
 {
 	uint32_t pages = g->info.data_pages, i;
@@ -230,14 +230,14 @@ static void one_cpu(struct gkbuf *g, const struct gkbuf_src *src,
 		g->cpus_recovered++;
 }
 
-int gkbuf_recover(struct gkbuf *g, const struct rs_region *region,
-		  const struct gkbuf_src *src, uint64_t sample_type)
+int gi_kbuf_recover(struct gkbuf *g, const struct rs_region *region,
+		  const struct gi_kbuf_src *src, uint64_t sample_type)
 {
 	uint64_t words, sb = rs_sideband_size(region);
 	uint8_t *table = NULL, *data = NULL, *rec = NULL;
 	int r, err = 0;
 
-	g->state = GKBUF_ABSENT;
+	g->state = GI_KBUF_ABSENT;
 	g->errstr = src ? src->errstr : NULL;
 	if (!sb || !src || !src->peek)
 		return 0;
@@ -245,12 +245,12 @@ int gkbuf_recover(struct gkbuf *g, const struct rs_region *region,
 	if (!table)
 		return -ENOMEM;
 	r = rs_kbuf_read(region, table, sb, &g->info);
-	g->state = r == 1 ? GKBUF_OK : r == 0 ? GKBUF_NONE :
-		   r == -rse_busy ? GKBUF_BUSY : r == -rse_absent ?
-		   GKBUF_ABSENT : GKBUF_CORRUPT;
-	if (g->state == GKBUF_OK && g->info.sample_type != sample_type)
-		g->state = GKBUF_MISMATCH;
-	if (g->state != GKBUF_OK)
+	g->state = r == 1 ? GI_KBUF_OK : r == 0 ? GI_KBUF_NONE :
+		   r == -rse_busy ? GI_KBUF_BUSY : r == -rse_absent ?
+		   GI_KBUF_ABSENT : GI_KBUF_CORRUPT;
+	if (g->state == GI_KBUF_OK && g->info.sample_type != sample_type)
+		g->state = GI_KBUF_MISMATCH;
+	if (g->state != GI_KBUF_OK)
 		goto out;
 	data = malloc((size_t)g->info.data_pages * RS_PAGE_SIZE);
 	rec = malloc(65536);
@@ -273,12 +273,12 @@ out:
 	return err;
 }
 
-size_t gkbuf_count(const struct gkbuf *g)
+size_t gi_kbuf_count(const struct gkbuf *g)
 {
 	return g->offs.len / (2 * sizeof(uint64_t));
 }
 
-const struct rs_perf_header *gkbuf_record(const struct gkbuf *g, size_t i,
+const struct rs_perf_header *gi_kbuf_record(const struct gkbuf *g, size_t i,
 					  uint32_t *cpu)
 {
 	uint64_t v[2];
@@ -289,21 +289,21 @@ const struct rs_perf_header *gkbuf_record(const struct gkbuf *g, size_t i,
 	return (const struct rs_perf_header *)(const void *)(g->stash.data + v[0]);
 }
 
-size_t gkbuf_fork_count(const struct gkbuf *g)
+size_t gi_kbuf_fork_count(const struct gkbuf *g)
 {
-	return g->fork_buf.len / sizeof(struct gkbuf_fork);
+	return g->fork_buf.len / sizeof(struct gi_kbuf_fork);
 }
 
-int gkbuf_fork_get(const struct gkbuf *g, size_t i, struct gkbuf_fork *f)
+int gi_kbuf_fork_get(const struct gkbuf *g, size_t i, struct gi_kbuf_fork *f)
 {
-	if (i >= gkbuf_fork_count(g))
+	if (i >= gi_kbuf_fork_count(g))
 		return -EINVAL;
 	memcpy(f, g->fork_buf.data + i * sizeof(*f), sizeof(*f));
 	return 0;
 }
 
 /* A dropped record keeps its place; bit 63 of its CPU word says so. */
-void gkbuf_drop(struct gkbuf *g, size_t i)
+void gi_kbuf_drop(struct gkbuf *g, size_t i)
 {
 	uint64_t v;
 
@@ -315,7 +315,7 @@ void gkbuf_drop(struct gkbuf *g, size_t i)
 	g->duplicates++;
 }
 
-int gkbuf_dropped(const struct gkbuf *g, size_t i)
+int gi_kbuf_dropped(const struct gkbuf *g, size_t i)
 {
 	uint64_t v;
 

@@ -13,7 +13,7 @@
  * Such a page is not mapped in the guest (QEMU translates through its page
  * tables): the guest could not run it either, and its symbols (freed init
  * text, say) stay named in perf, which drops those outside every segment. */
-static void read_range(struct gkcode *g, const struct gkcode_src *src,
+static void read_range(struct gkcode *g, const struct gi_kcode_src *src,
 		       uint64_t start, uint64_t end, uint8_t *buf)
 {
 	uint64_t at = start;
@@ -47,7 +47,7 @@ static void read_range(struct gkcode *g, const struct gkcode_src *src,
 	}
 }
 
-void gkcode_image_free(struct gkcode_image *im)
+void gi_kcode_image_free(struct gi_kcode_image *im)
 {
 	for (uint32_t i = 0; im->bufs && i < im->nsegs; i++)
 		free(im->bufs[i]);
@@ -56,7 +56,7 @@ void gkcode_image_free(struct gkcode_image *im)
 	memset(im, 0, sizeof(*im));
 }
 
-int gkcode_read(struct gkcode_image *im, const struct gkcode_src *src,
+int gi_kcode_read(struct gi_kcode_image *im, const struct gi_kcode_src *src,
 		const struct pdf_code_range *r, unsigned n)
 {
 	struct gkcode *g = &im->read;
@@ -68,7 +68,7 @@ int gkcode_read(struct gkcode_image *im, const struct gkcode_src *src,
 	im->segs = calloc(n ? n : 1, sizeof(*im->segs));
 	im->bufs = calloc(n ? n : 1, sizeof(*im->bufs));
 	if (!im->segs || !im->bufs) {
-		gkcode_image_free(im);
+		gi_kcode_image_free(im);
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -80,7 +80,7 @@ int gkcode_read(struct gkcode_image *im, const struct gkcode_src *src,
 			break;
 		buf = malloc(len);
 		if (!buf) {
-			gkcode_image_free(im);
+			gi_kcode_image_free(im);
 			return -ENOMEM;
 		}
 		g->wanted += len;
@@ -94,25 +94,25 @@ int gkcode_read(struct gkcode_image *im, const struct gkcode_src *src,
 	return 0;
 }
 
-void gkcode_store(struct gkcode *g, const struct gkcode_image *im,
+void gi_kcode_store(struct gkcode *g, const struct gi_kcode_image *im,
 		  struct pdf_writer *w)
 {
 	*g = im->read;
 	if (!g->bytes) {
-		g->state = pdf_writer_has_kcore(w) ? GKCODE_UNREADABLE_CACHED :
-						     GKCODE_UNREADABLE;
+		g->state = pdf_writer_has_kcore(w) ? GI_KCODE_UNREADABLE_CACHED :
+						     GI_KCODE_UNREADABLE;
 		return;
 	}
 	g->err = pdf_writer_add_kcore(w, im->segs, im->nsegs);
-	g->errstr = pdf_errstr;
-	g->state = g->err < 0 ? GKCODE_FAILED : g->err ? GKCODE_KEPT : GKCODE_OK;
-	if (g->state != GKCODE_FAILED) {
+	g->errstr = pdf_error_str;
+	g->state = g->err < 0 ? GI_KCODE_FAILED : g->err ? GI_KCODE_KEPT : GI_KCODE_OK;
+	if (g->state != GI_KCODE_FAILED) {
 		g->err = im->read.err;   /* the last unread page's, for the summary */
 		g->errstr = im->read.errstr;
 	}
 }
 
-int gkcode_ranges(struct pdf_writer *w, struct pdf_code_range **r)
+int gi_kcode_ranges(struct pdf_writer *w, struct pdf_code_range **r)
 {
 	int n = pdf_writer_code_ranges(w, NULL, 0);
 
@@ -128,28 +128,28 @@ int gkcode_ranges(struct pdf_writer *w, struct pdf_code_range **r)
 	return n;
 }
 
-int gkcode_put(struct gkcode *g, const struct gkcode_src *src,
+int gi_kcode_put(struct gkcode *g, const struct gi_kcode_src *src,
 	       struct pdf_writer *w)
 {
 	struct pdf_code_range *r;
-	struct gkcode_image im;
+	struct gi_kcode_image im;
 	int n, err;
 
 	memset(g, 0, sizeof(*g));
 	g->errstr = src->errstr;
-	n = gkcode_ranges(w, &r);
+	n = gi_kcode_ranges(w, &r);
 	if (n < 0)
 		return n;
 	if (!n) {
-		g->state = GKCODE_NO_SYMBOLS;
+		g->state = GI_KCODE_NO_SYMBOLS;
 		return 0;
 	}
-	err = gkcode_read(&im, src, r, (unsigned)n);
+	err = gi_kcode_read(&im, src, r, (unsigned)n);
 	free(r);
 	if (err)
 		return err;
-	gkcode_store(g, &im, w);
-	gkcode_image_free(&im);
+	gi_kcode_store(g, &im, w);
+	gi_kcode_image_free(&im);
 	return 0;
 }
 

@@ -7,14 +7,14 @@
 
 static void *read_main(void *arg)
 {
-	struct gkcode_reader *k = arg;
-	struct gkcode_image im;
+	struct gi_kcode_reader *k = arg;
+	struct gi_kcode_image im;
 
-	k->err = gkcode_read(&im, k->src, k->ranges, k->nranges);
+	k->err = gi_kcode_read(&im, k->src, k->ranges, k->nranges);
 	if (!k->err) {
-		gkcode_store(&k->g, &im, k->w);
+		gi_kcode_store(&k->g, &im, k->w);
 		k->g.early = 1;
-		gkcode_image_free(&im);
+		gi_kcode_image_free(&im);
 	}
 	pthread_mutex_lock(&k->lock);
 	k->done = 1;
@@ -22,14 +22,14 @@ static void *read_main(void *arg)
 	return NULL;
 }
 
-int gkcode_reader_start(struct gkcode_reader *k, const struct gkcode_src *src,
+int gi_kcode_reader_start(struct gi_kcode_reader *k, const struct gi_kcode_src *src,
 		       struct pdf_writer *w)
 {
 	int n, err;
 
 	if (k->started)
 		return 0;
-	n = gkcode_ranges(w, &k->ranges);
+	n = gi_kcode_ranges(w, &k->ranges);
 	if (n <= 0)
 		return n < 0 ? n : 1;
 	k->nranges = (unsigned)n;
@@ -50,7 +50,7 @@ int gkcode_reader_start(struct gkcode_reader *k, const struct gkcode_src *src,
 	return 0;
 }
 
-int gkcode_reader_done(struct gkcode_reader *k)
+int gi_kcode_reader_done(struct gi_kcode_reader *k)
 {
 	int done;
 
@@ -62,7 +62,7 @@ int gkcode_reader_done(struct gkcode_reader *k)
 	return done;
 }
 
-const struct gkcode *gkcode_reader_join(struct gkcode_reader *k)
+const struct gkcode *gi_kcode_reader_join(struct gi_kcode_reader *k)
 {
 	if (k->started && !k->joined) {
 		pthread_join(k->thread, NULL);
@@ -71,9 +71,9 @@ const struct gkcode *gkcode_reader_join(struct gkcode_reader *k)
 	return k->joined && !k->err ? &k->g : NULL;
 }
 
-void gkcode_reader_fini(struct gkcode_reader *k)
+void gi_kcode_reader_fini(struct gi_kcode_reader *k)
 {
-	gkcode_reader_join(k);
+	gi_kcode_reader_join(k);
 	if (k->started)
 		pthread_mutex_destroy(&k->lock);
 	free(k->ranges);

@@ -25,7 +25,7 @@ _Static_assert(RS_PSTATE_NAME_MAX < PDF_MMAP2_NAME_MAX,
 	       "a table's name fits an MMAP2's");
 
 /* Absolute (or "[vdso]"), printable, and what an MMAP2 may carry
- * (pdf_mmap2_name_ok: no ".." component): the writer encodes every name
+ * (pdf_rrec_mmap2_name_ok: no ".." component): the writer encodes every name
  * this accepts. */
 static int name_ok(const char *p, size_t n)
 {
@@ -38,14 +38,14 @@ static int name_ok(const char *p, size_t n)
 	for (i = 0; i < n; i++)
 		if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] > 0x7e)
 			return 0;
-	return pdf_mmap2_name_ok(p, n);
+	return pdf_rrec_mmap2_name_ok(p, n);
 }
 
 /* Process entry @p of @len bytes into @g (its maps after g->nr_maps):
  * 0, or why not.  A mapping whose name alone is refused is left out and
  * counted in *@names: it costs that mapping, not its process. */
-static enum gpstate_why check(struct gpstate *g, const uint8_t *p,
-			      uint64_t len, struct gpstate_proc *gp,
+static enum gi_pstate_why check(struct gpstate *g, const uint8_t *p,
+			      uint64_t len, struct gi_pstate_proc *gp,
 			      uint32_t *names)
 {
 	struct rs_pstate_proc e;
@@ -54,12 +54,12 @@ static enum gpstate_why check(struct gpstate *g, const uint8_t *p,
 
 	memcpy(&e, p, sizeof(e));
 	if (!e.pid || e.pid == UINT32_MAX || e.pid > (1u << 22))
-		return GPSTATE_WHY_PID;      /* PID_MAX_LIMIT */
+		return GI_PSTATE_WHY_PID;      /* PID_MAX_LIMIT */
 	for (i = 0; i < g->nr_procs; i++)
 		if (g->procs[i].pid == e.pid)
-			return GPSTATE_WHY_DUPLICATE;
+			return GI_PSTATE_WHY_DUPLICATE;
 	if (e.nr_maps > RS_PSTATE_MAX_MAPS)
-		return GPSTATE_WHY_COUNTS;
+		return GI_PSTATE_WHY_COUNTS;
 	memset(gp, 0, sizeof(*gp));
 	gp->pid = e.pid;
 	/* a parent no process has: not known; flags a later agent may
@@ -73,20 +73,20 @@ static enum gpstate_why check(struct gpstate *g, const uint8_t *p,
 	gp->first_map = g->nr_maps;
 	*names = 0;
 	for (i = 0; i < e.nr_maps; i++) {
-		struct gpstate_map *gm = &g->maps[g->nr_maps + kept];
+		struct gi_pstate_map *gm = &g->maps[g->nr_maps + kept];
 		struct rs_pstate_map m;
 		uint64_t mlen;
 
 		if (len - at < MHDR)
-			return GPSTATE_WHY_LENGTH;
+			return GI_PSTATE_WHY_LENGTH;
 		memcpy(&m, p + at, sizeof(m));
 		mlen = (MHDR + m.name_len + 7u) & ~(uint64_t)7u;
 		if (mlen > len - at)
-			return GPSTATE_WHY_LENGTH;
+			return GI_PSTATE_WHY_LENGTH;
 		if (m.build_id_len > RS_PSTATE_BUILD_ID_MAX)
-			return GPSTATE_WHY_BUILD_ID;
+			return GI_PSTATE_WHY_BUILD_ID;
 		if (!m.len || m.start > UINT64_MAX - m.len)
-			return GPSTATE_WHY_RANGE;
+			return GI_PSTATE_WHY_RANGE;
 		if (!name_ok((const char *)p + at + MHDR, m.name_len)) {
 			(*names)++;
 			at += mlen;
@@ -109,9 +109,9 @@ static enum gpstate_why check(struct gpstate *g, const uint8_t *p,
 		kept++;
 	}
 	if (at != len)
-		return GPSTATE_WHY_LENGTH;
+		return GI_PSTATE_WHY_LENGTH;
 	gp->nr_maps = kept;
-	return GPSTATE_WHY_NONE;
+	return GI_PSTATE_WHY_NONE;
 }
 
 static void arrays_free(struct gpstate *g)
@@ -123,7 +123,7 @@ static void arrays_free(struct gpstate *g)
 	g->nr_procs = g->nr_maps = 0;
 }
 
-int gpstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
+int gi_pstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
 		  uint32_t procs)
 {
 	uint64_t at = 0, cap;
@@ -144,19 +144,19 @@ int gpstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
 		return -ENOMEM;
 	}
 	for (k = 0; k < procs && at < len; k++) {
-		struct gpstate_proc *gp = &g->procs[g->nr_procs];
-		enum gpstate_why why;
+		struct gi_pstate_proc *gp = &g->procs[g->nr_procs];
+		enum gi_pstate_why why;
 		uint32_t elen, names;
 
 		if (len - at < PHDR) {
 			g->st.refused++;
-			g->st.why = GPSTATE_WHY_LENGTH;
+			g->st.why = GI_PSTATE_WHY_LENGTH;
 			break;
 		}
 		memcpy(&elen, table + at, sizeof(elen));
 		if (elen < PHDR || (elen & 7u) || elen > len - at) {
 			g->st.refused++;      /* no length to skip by: the rest */
-			g->st.why = GPSTATE_WHY_LENGTH;
+			g->st.why = GI_PSTATE_WHY_LENGTH;
 			break;
 		}
 		why = check(g, table + at, elen, gp, &names);
@@ -180,7 +180,7 @@ int gpstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
 	return 0;
 }
 
-int gpstate_read(struct gpstate *g, const struct rs_region *region)
+int gi_pstate_read(struct gpstate *g, const struct rs_region *region)
 {
 	uint64_t size = rs_sideband_size(region);
 	uint8_t *buf;
@@ -188,9 +188,9 @@ int gpstate_read(struct gpstate *g, const struct rs_region *region)
 
 	if (!g)
 		return -EINVAL;
-	gpstate_fini(g);
+	gi_pstate_fini(g);
 	if (!size) {
-		g->state = GPSTATE_ABSENT;
+		g->state = GI_PSTATE_ABSENT;
 		return 0;
 	}
 	buf = malloc(size);
@@ -199,17 +199,17 @@ int gpstate_read(struct gpstate *g, const struct rs_region *region)
 	err = rs_pstate_read(region, buf, size, &g->info);
 	if (err <= 0) {
 		free(buf);
-		g->state = err == 0 ? GPSTATE_NONE : err == -rse_busy ?
-			   GPSTATE_BUSY : err == -rse_absent ? GPSTATE_ABSENT :
-			   GPSTATE_CORRUPT;
+		g->state = err == 0 ? GI_PSTATE_NONE : err == -rse_busy ?
+			   GI_PSTATE_BUSY : err == -rse_absent ? GI_PSTATE_ABSENT :
+			   GI_PSTATE_CORRUPT;
 		return 0;
 	}
 	g->table = buf;
-	g->state = GPSTATE_OK;
-	return gpstate_parse(g, buf, g->info.head.length, g->info.head.nr_procs);
+	g->state = GI_PSTATE_OK;
+	return gi_pstate_parse(g, buf, g->info.head.length, g->info.head.nr_procs);
 }
 
-void gpstate_fini(struct gpstate *g)
+void gi_pstate_fini(struct gpstate *g)
 {
 	if (!g)
 		return;
@@ -238,9 +238,9 @@ static int record(struct pdf_buf *out, uint32_t type, uint16_t misc,
 	return out->err;
 }
 
-int gpstate_comm(const struct gpstate *g, uint32_t proc, struct pdf_buf *out)
+int gi_pstate_comm(const struct gpstate *g, uint32_t proc, struct pdf_buf *out)
 {
-	const struct gpstate_proc *p;
+	const struct gi_pstate_proc *p;
 	uint32_t ids[2];
 
 	if (!g || !out || proc >= g->nr_procs)
@@ -251,11 +251,11 @@ int gpstate_comm(const struct gpstate *g, uint32_t proc, struct pdf_buf *out)
 		      strlen(p->comm));
 }
 
-int gpstate_mmap2(const struct gpstate *g, uint32_t proc, uint32_t map,
+int gi_pstate_mmap2(const struct gpstate *g, uint32_t proc, uint32_t map,
 		  struct pdf_buf *out)
 {
-	const struct gpstate_proc *p;
-	const struct gpstate_map *m;
+	const struct gi_pstate_proc *p;
+	const struct gi_pstate_map *m;
 	uint16_t misc = PERF_RECORD_MISC_USER;
 	struct {
 		uint32_t pid, tid;
@@ -292,17 +292,17 @@ int gpstate_mmap2(const struct gpstate *g, uint32_t proc, uint32_t map,
 		      m->name, m->name_len);
 }
 
-const char *gpstate_why_str(enum gpstate_why why)
+const char *gi_pstate_why_str(enum gi_pstate_why why)
 {
 	switch (why) {
-	case GPSTATE_WHY_NONE: return "none";
-	case GPSTATE_WHY_LENGTH: return "a length outside the entry or the table";
-	case GPSTATE_WHY_PID: return "no process's pid";
-	case GPSTATE_WHY_DUPLICATE: return "a pid given twice";
-	case GPSTATE_WHY_COUNTS: return "more mappings than the bound";
-	case GPSTATE_WHY_BUILD_ID: return "a build id of no valid length";
-	case GPSTATE_WHY_RANGE: return "a mapping empty or past the address space";
-	case GPSTATE_WHY_NAME:
+	case GI_PSTATE_WHY_NONE: return "none";
+	case GI_PSTATE_WHY_LENGTH: return "a length outside the entry or the table";
+	case GI_PSTATE_WHY_PID: return "no process's pid";
+	case GI_PSTATE_WHY_DUPLICATE: return "a pid given twice";
+	case GI_PSTATE_WHY_COUNTS: return "more mappings than the bound";
+	case GI_PSTATE_WHY_BUILD_ID: return "a build id of no valid length";
+	case GI_PSTATE_WHY_RANGE: return "a mapping empty or past the address space";
+	case GI_PSTATE_WHY_NAME:
 		return "a file name unprintable, unbounded, relative or with \"..\"";
 	}
 	return "unknown";

@@ -25,16 +25,16 @@ struct candidate {
 };
 
 struct walk {
-	const struct gstack_src *src;
+	const struct gi_stack_src *src;
 	struct text_cache *text;
 	uint8_t *stack;
 	struct candidate *cand;
 	int32_t *score, *from;
 	uint8_t *keep;
-	struct gstack *st;
+	struct gi_stack *st;
 };
 
-int gstack_is_text(const struct pdf_ksyms *k, uint64_t addr,
+int gi_stack_is_text(const struct pdf_ksyms *k, uint64_t addr,
 		   struct pdf_ksym *sym)
 {
 	struct pdf_ksym s;
@@ -191,7 +191,7 @@ static size_t read_stack(struct walk *w, uint64_t sp, int *at_guard)
 	size_t len = 0;
 
 	*at_guard = 0;
-	while (len < GSTACK_STACK_MAX) {
+	while (len < GI_STACK_STACK_MAX) {
 		if (w->src->peek(w->src->ctx, page + len, w->stack + len, RS_PAGE_SIZE)) {
 			*at_guard = 1;
 			break;
@@ -215,12 +215,12 @@ static uint32_t scan(struct walk *w, uint64_t base, uint64_t sp, size_t len)
 		memcpy(&v, w->stack + off, 8);
 		/* named by the call's last byte: a call to a function
 		 * that does not return may end its caller */
-		if (v < KERNEL_HALF || !gstack_is_text(w->src->ksyms, v - 1, &c->sym) ||
+		if (v < KERNEL_HALF || !gi_stack_is_text(w->src->ksyms, v - 1, &c->sym) ||
 		    !code_before(w, v, b) || !call_at(b, v, &c->direct, &target))
 			continue;
 		c->ret = v;
 		c->has_target = c->direct &&
-				gstack_is_text(w->src->ksyms, target, &c->target);
+				gi_stack_is_text(w->src->ksyms, target, &c->target);
 		n++;
 	}
 	return n;
@@ -228,9 +228,9 @@ static uint32_t scan(struct walk *w, uint64_t base, uint64_t sp, size_t len)
 
 static int walk_stacks(struct walk *w, uint64_t sp, struct pdf_ksym below)
 {
-	struct gstack *st = w->st;
+	struct gi_stack *st = w->st;
 
-	while (st->stacks < GSTACK_MAX_STACKS && st->nr < GSTACK_MAX_FRAMES) {
+	while (st->stacks < GI_STACK_MAX_STACKS && st->nr < GI_STACK_MAX_FRAMES) {
 		uint64_t base = sp & ~(uint64_t)(RS_PAGE_SIZE - 1), up;
 		int at_guard;
 		size_t len = read_stack(w, sp, &at_guard);
@@ -251,7 +251,7 @@ static int walk_stacks(struct walk *w, uint64_t sp, struct pdf_ksym below)
 				st->refused++;
 				continue;
 			}
-			if (st->nr < GSTACK_MAX_FRAMES)
+			if (st->nr < GI_STACK_MAX_FRAMES)
 				st->ip[st->nr++] = w->cand[i].ret - 1;
 			below = w->cand[i].sym;
 		}
@@ -268,8 +268,8 @@ static int walk_stacks(struct walk *w, uint64_t sp, struct pdf_ksym below)
 	return 0;
 }
 
-int gstack_walk(const struct gstack_src *src, uint64_t rip, uint64_t rsp,
-		struct gstack *st)
+int gi_stack_walk(const struct gi_stack_src *src, uint64_t rip, uint64_t rsp,
+		struct gi_stack *st)
 {
 	struct walk w = { .src = src, .st = st };
 	struct pdf_ksym below;
@@ -277,10 +277,10 @@ int gstack_walk(const struct gstack_src *src, uint64_t rip, uint64_t rsp,
 
 	memset(st, 0, sizeof(*st));
 	st->ip[st->nr++] = rip;
-	if (!gstack_is_text(src->ksyms, rip, &below))
+	if (!gi_stack_is_text(src->ksyms, rip, &below))
 		return 0;
 	w.text = calloc(1, sizeof(*w.text));
-	w.stack = malloc(GSTACK_STACK_MAX);
+	w.stack = malloc(GI_STACK_STACK_MAX);
 	w.cand = malloc(MAX_CANDIDATES * sizeof(*w.cand));
 	w.score = malloc(MAX_CANDIDATES * sizeof(*w.score));
 	w.from = malloc(MAX_CANDIDATES * sizeof(*w.from));

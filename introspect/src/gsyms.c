@@ -9,12 +9,12 @@
 
 #define BUSY_TRIES 20      /* x 50 ms: a guest writing its symbols */
 
-int gsyms_pending(const struct gsyms *g)
+int gi_syms_pending(const struct gi_syms *g)
 {
-	return g->state == GSYMS_NONE || g->state == GSYMS_BUSY;
+	return g->state == GI_SYMS_NONE || g->state == GI_SYMS_BUSY;
 }
 
-int gsyms_read(struct gsyms *g, const struct rs_region *region, int wait)
+int gi_syms_read(struct gi_syms *g, const struct rs_region *region, int wait)
 {
 	uint64_t size = rs_sideband_size(region);
 	const struct pdf_ksyms_stats *ks;
@@ -25,7 +25,7 @@ int gsyms_read(struct gsyms *g, const struct rs_region *region, int wait)
 	memset(g, 0, sizeof(*g));
 	g->text = text;
 	if (!size) {
-		g->state = GSYMS_ABSENT;
+		g->state = GI_SYMS_ABSENT;
 		return 0;
 	}
 	if (!g->text)
@@ -41,12 +41,12 @@ int gsyms_read(struct gsyms *g, const struct rs_region *region, int wait)
 		nanosleep(&ts, NULL);
 	}
 	if (ret <= 0) {
-		g->state = ret == 0 ? GSYMS_NONE : ret == -rse_busy ? GSYMS_BUSY :
-			   GSYMS_CORRUPT;
+		g->state = ret == 0 ? GI_SYMS_NONE : ret == -rse_busy ? GI_SYMS_BUSY :
+			   GI_SYMS_CORRUPT;
 		return 0;
 	}
 	if (g->info.kind != RS_SIDEBAND_KALLSYMS) {
-		g->state = GSYMS_OTHER;
+		g->state = GI_SYMS_OTHER;
 		return 0;
 	}
 	/* Checked here for the summary; the writer checks it again. */
@@ -54,7 +54,7 @@ int gsyms_read(struct gsyms *g, const struct rs_region *region, int wait)
 	if (g->parse_err == -ENOMEM)
 		return -ENOMEM;
 	if (g->parse_err) {
-		g->state = GSYMS_REFUSED;
+		g->state = GI_SYMS_REFUSED;
 		return 0;
 	}
 	ks = pdf_ksyms_stats(k);
@@ -63,13 +63,13 @@ int gsyms_read(struct gsyms *g, const struct rs_region *region, int wait)
 	g->modules_refused = ks->modules_refused;
 	g->refused = ks->refused;
 	pdf_ksyms_free(k);
-	g->state = GSYMS_OK;
+	g->state = GI_SYMS_OK;
 	return 0;
 }
 
-void gsyms_writer_params(const struct gsyms *g, struct pdf_writer_params *wp)
+void gi_syms_writer_params(const struct gi_syms *g, struct pdf_writer_params *wp)
 {
-	if (g->state != GSYMS_OK)
+	if (g->state != GI_SYMS_OK)
 		return;
 	wp->guest_kallsyms = g->text;
 	wp->guest_kallsyms_len = g->info.length;
@@ -77,7 +77,7 @@ void gsyms_writer_params(const struct gsyms *g, struct pdf_writer_params *wp)
 	wp->guest_build_id_len = g->info.build_id_len;
 }
 
-void gsyms_fini(struct gsyms *g)
+void gi_syms_fini(struct gi_syms *g)
 {
 	free(g->text);
 	g->text = NULL;

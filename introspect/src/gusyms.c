@@ -7,7 +7,7 @@
  * and .text free of overflow, .text and every symbol inside a PT_LOAD,
  * names NUL-terminated, printable and bounded, the path absolute and
  * clean (it names a directory of the build-id cache), one entry per build
- * id, at most GUSYMS_MAX_BINS of them.  An entry that fails is refused and
+ * id, at most GI_USYMS_MAX_BINS of them.  An entry that fails is refused and
  * counted; the others are kept.
  */
 #include <elf.h>
@@ -62,8 +62,8 @@ static int in_loads(const struct pdf_ubin *b, uint64_t v)
 }
 
 /* Entry @p of @len bytes (its own length) into @gb: 0, or why not. */
-static enum gusyms_why check(const uint8_t *p, uint64_t len,
-			     struct gusyms_bin *gb)
+static enum gi_usyms_why check(const uint8_t *p, uint64_t len,
+			     struct gi_usyms_bin *gb)
 {
 	struct pdf_ubin *b = &gb->ub;
 	struct rs_usyms_entry e;
@@ -75,19 +75,19 @@ static enum gusyms_why check(const uint8_t *p, uint64_t len,
 	memcpy(&e, p, sizeof(e));
 	if (e.build_id_len < 1 || e.build_id_len > RS_USYMS_BUILD_ID_MAX ||
 	    e.build_id_len > PDF_BUILD_ID_SIZE)
-		return GUSYMS_WHY_BUILD_ID;
+		return GI_USYMS_WHY_BUILD_ID;
 	if ((e.e_type != ET_EXEC && e.e_type != ET_DYN) ||
 	    (e.flags & ~(uint32_t)(RS_USYMS_E_CUT | RS_USYMS_E_DYNSYM)))
-		return GUSYMS_WHY_HEADER;
+		return GI_USYMS_WHY_HEADER;
 	if (!e.nr_loads || e.nr_loads > RS_USYMS_MAX_LOADS ||
 	    e.nr_loads > PDF_UBIN_MAX_LOADS || e.nr_syms > RS_USYMS_MAX_SYMS ||
 	    !e.path_len || e.path_len > RS_USYMS_PATH_MAX || !e.str_size)
-		return GUSYMS_WHY_COUNTS;
+		return GI_USYMS_WHY_COUNTS;
 	need = HDR + (uint64_t)e.nr_loads * sizeof(struct rs_usyms_load) +
 	       (uint64_t)e.nr_syms * sizeof(struct rs_usyms_sym) +
 	       e.path_len + (uint64_t)e.str_size;
 	if (need > len || len - need >= 8)
-		return GUSYMS_WHY_LENGTH;
+		return GI_USYMS_WHY_LENGTH;
 	memset(gb, 0, sizeof(*gb));
 	b->e_type = e.e_type;
 	b->e_machine = e.e_machine;
@@ -102,30 +102,30 @@ static enum gusyms_why check(const uint8_t *p, uint64_t len,
 		if (!l.memsz || l.filesz > l.memsz ||
 		    l.vaddr > UINT64_MAX - l.memsz ||
 		    l.offset > UINT64_MAX - l.filesz)
-			return GUSYMS_WHY_LOADS;
+			return GI_USYMS_WHY_LOADS;
 		b->loads[i] = (struct pdf_uload){ l.vaddr, l.offset, l.filesz,
 						  l.memsz, l.flags };
 	}
 	if (!e.text_size || e.text_addr > UINT64_MAX - e.text_size ||
 	    e.text_offset > UINT64_MAX - e.text_size ||
 	    !in_loads(b, e.text_addr))
-		return GUSYMS_WHY_TEXT;
+		return GI_USYMS_WHY_TEXT;
 	b->text_addr = e.text_addr;
 	b->text_offset = e.text_offset;
 	b->text_size = e.text_size;
 	names = (const char *)q + (uint64_t)e.nr_syms * sizeof(struct rs_usyms_sym) +
 		e.path_len;
 	if (names[e.str_size - 1])
-		return GUSYMS_WHY_NAMES;
+		return GI_USYMS_WHY_NAMES;
 	if (!path_ok(names - e.path_len, e.path_len))
-		return GUSYMS_WHY_PATH;
+		return GI_USYMS_WHY_PATH;
 	memcpy(gb->path, names - e.path_len, e.path_len);
 	gb->path[e.path_len] = 0;
 	b->path = gb->path;
 	if (e.nr_syms) {
 		gb->syms = malloc((size_t)e.nr_syms * sizeof(*gb->syms));
 		if (!gb->syms)
-			return GUSYMS_WHY_MEMORY;
+			return GI_USYMS_WHY_MEMORY;
 	}
 	for (i = 0; i < e.nr_syms; i++, q += sizeof(struct rs_usyms_sym)) {
 		struct rs_usyms_sym s;
@@ -133,12 +133,12 @@ static enum gusyms_why check(const uint8_t *p, uint64_t len,
 
 		memcpy(&s, q, sizeof(s));
 		if (s.name >= e.str_size)
-			return GUSYMS_WHY_NAMES;
+			return GI_USYMS_WHY_NAMES;
 		n = strnlen(names + s.name, e.str_size - s.name);
 		if (!n || n > RS_USYMS_NAME_MAX || !printable(names + s.name, n))
-			return GUSYMS_WHY_NAMES;
+			return GI_USYMS_WHY_NAMES;
 		if (!in_loads(b, s.value) || s.value > UINT64_MAX - s.size)
-			return GUSYMS_WHY_SYMBOLS;
+			return GI_USYMS_WHY_SYMBOLS;
 		gb->syms[i] = (struct pdf_usym){ s.value, s.size, s.name };
 	}
 	b->nr_syms = e.nr_syms;
@@ -146,7 +146,7 @@ static enum gusyms_why check(const uint8_t *p, uint64_t len,
 	b->names = names;
 	b->names_len = e.str_size;
 	gb->flags = e.flags;
-	return GUSYMS_WHY_NONE;
+	return GI_USYMS_WHY_NONE;
 }
 
 static void bins_free(struct gusyms *g)
@@ -160,7 +160,7 @@ static void bins_free(struct gusyms *g)
 	g->nr = 0;
 }
 
-int gusyms_parse(struct gusyms *g, const uint8_t *table, uint64_t len,
+int gi_usyms_parse(struct gusyms *g, const uint8_t *table, uint64_t len,
 		 uint32_t entries)
 {
 	uint64_t at = 0;
@@ -171,28 +171,28 @@ int gusyms_parse(struct gusyms *g, const uint8_t *table, uint64_t len,
 	bins_free(g);
 	memset(&g->st, 0, sizeof(g->st));
 	g->st.claimed = entries;
-	g->bins = calloc(entries < GUSYMS_MAX_BINS ? entries + 1u :
-			 GUSYMS_MAX_BINS, sizeof(*g->bins));
+	g->bins = calloc(entries < GI_USYMS_MAX_BINS ? entries + 1u :
+			 GI_USYMS_MAX_BINS, sizeof(*g->bins));
 	if (!g->bins)
 		return -ENOMEM;
 	for (k = 0; k < entries && at < len; k++) {
-		struct gusyms_bin *gb = &g->bins[g->nr];
+		struct gi_usyms_bin *gb = &g->bins[g->nr];
 		uint32_t elen;
-		enum gusyms_why why;
+		enum gi_usyms_why why;
 
 		if (len - at < HDR) {
 			g->st.refused++;
-			g->st.why = GUSYMS_WHY_LENGTH;
+			g->st.why = GI_USYMS_WHY_LENGTH;
 			break;
 		}
 		memcpy(&elen, table + at, sizeof(elen));
 		if (elen < HDR || (elen & 7u) || elen > len - at ||
 		    elen > RS_USYMS_ENTRY_MAX) {
 			g->st.refused++;      /* no length to skip by: the rest */
-			g->st.why = GUSYMS_WHY_LENGTH;
+			g->st.why = GI_USYMS_WHY_LENGTH;
 			break;
 		}
-		if (g->nr == GUSYMS_MAX_BINS) {
+		if (g->nr == GI_USYMS_MAX_BINS) {
 			g->st.over++;
 			at += elen;
 			continue;
@@ -202,8 +202,8 @@ int gusyms_parse(struct gusyms *g, const uint8_t *table, uint64_t len,
 			if (g->bins[j].ub.build_id_len == gb->ub.build_id_len &&
 			    !memcmp(g->bins[j].ub.build_id, gb->ub.build_id,
 				    gb->ub.build_id_len))
-				why = GUSYMS_WHY_DUPLICATE;
-		if (why == GUSYMS_WHY_MEMORY) {
+				why = GI_USYMS_WHY_DUPLICATE;
+		if (why == GI_USYMS_WHY_MEMORY) {
 			free(gb->syms);
 			return -ENOMEM;
 		}
@@ -227,7 +227,7 @@ int gusyms_parse(struct gusyms *g, const uint8_t *table, uint64_t len,
 	return 0;
 }
 
-int gusyms_read(struct gusyms *g, const struct rs_region *region)
+int gi_usyms_read(struct gusyms *g, const struct rs_region *region)
 {
 	uint64_t size = rs_sideband_size(region);
 	uint8_t *buf;
@@ -241,7 +241,7 @@ int gusyms_read(struct gusyms *g, const struct rs_region *region)
 	memset(&g->info, 0, sizeof(g->info));
 	memset(&g->st, 0, sizeof(g->st));
 	if (!size) {
-		g->state = GUSYMS_ABSENT;
+		g->state = GI_USYMS_ABSENT;
 		return 0;
 	}
 	buf = malloc(size);
@@ -250,17 +250,17 @@ int gusyms_read(struct gusyms *g, const struct rs_region *region)
 	err = rs_usyms_read(region, buf, size, &g->info);
 	if (err <= 0) {
 		free(buf);
-		g->state = err == 0 ? GUSYMS_NONE : err == -rse_busy ?
-			   GUSYMS_BUSY : err == -rse_absent ? GUSYMS_ABSENT :
-			   GUSYMS_CORRUPT;
+		g->state = err == 0 ? GI_USYMS_NONE : err == -rse_busy ?
+			   GI_USYMS_BUSY : err == -rse_absent ? GI_USYMS_ABSENT :
+			   GI_USYMS_CORRUPT;
 		return 0;
 	}
 	g->table = buf;
-	g->state = GUSYMS_OK;
-	return gusyms_parse(g, buf, g->info.length, g->info.entries);
+	g->state = GI_USYMS_OK;
+	return gi_usyms_parse(g, buf, g->info.length, g->info.entries);
 }
 
-void gusyms_fini(struct gusyms *g)
+void gi_usyms_fini(struct gusyms *g)
 {
 	if (!g)
 		return;
@@ -269,21 +269,21 @@ void gusyms_fini(struct gusyms *g)
 	memset(g, 0, sizeof(*g));
 }
 
-const char *gusyms_why_str(enum gusyms_why why)
+const char *gi_usyms_why_str(enum gi_usyms_why why)
 {
 	switch (why) {
-	case GUSYMS_WHY_NONE: return "none";
-	case GUSYMS_WHY_LENGTH: return "a length outside the table";
-	case GUSYMS_WHY_BUILD_ID: return "a build id of no valid length";
-	case GUSYMS_WHY_HEADER: return "an ELF type or flags no agent writes";
-	case GUSYMS_WHY_COUNTS: return "counts beyond the bounds";
-	case GUSYMS_WHY_LOADS: return "a PT_LOAD that overflows";
-	case GUSYMS_WHY_TEXT: return ".text outside the PT_LOADs";
-	case GUSYMS_WHY_PATH: return "a path not absolute and clean";
-	case GUSYMS_WHY_NAMES: return "a name unprintable, unbounded or outside";
-	case GUSYMS_WHY_SYMBOLS: return "a symbol outside the PT_LOADs";
-	case GUSYMS_WHY_DUPLICATE: return "a build id given twice";
-	case GUSYMS_WHY_MEMORY: return "out of memory";
+	case GI_USYMS_WHY_NONE: return "none";
+	case GI_USYMS_WHY_LENGTH: return "a length outside the table";
+	case GI_USYMS_WHY_BUILD_ID: return "a build id of no valid length";
+	case GI_USYMS_WHY_HEADER: return "an ELF type or flags no agent writes";
+	case GI_USYMS_WHY_COUNTS: return "counts beyond the bounds";
+	case GI_USYMS_WHY_LOADS: return "a PT_LOAD that overflows";
+	case GI_USYMS_WHY_TEXT: return ".text outside the PT_LOADs";
+	case GI_USYMS_WHY_PATH: return "a path not absolute and clean";
+	case GI_USYMS_WHY_NAMES: return "a name unprintable, unbounded or outside";
+	case GI_USYMS_WHY_SYMBOLS: return "a symbol outside the PT_LOADs";
+	case GI_USYMS_WHY_DUPLICATE: return "a build id given twice";
+	case GI_USYMS_WHY_MEMORY: return "out of memory";
 	}
 	return "?";
 }

@@ -9,57 +9,57 @@
 #include "ringside/introspect.h"
 #include "ringside/perf_format.h"
 
-/* The sample fields gvcpu_sample can fill. */
+/* The sample fields gi_vcpu_sample can fill. */
 #define FILLABLE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 		  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
 		  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
 		  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
 
-void gvcpu_init(struct gvcpu *g)
+void gi_vcpu_init(struct gi_vcpu *g)
 {
 	memset(g, 0, sizeof(*g));
 }
 
-void gvcpu_fini(struct gvcpu *g)
+void gi_vcpu_fini(struct gi_vcpu *g)
 {
 	free(g->cpu);
-	gvcpu_init(g);
+	gi_vcpu_init(g);
 }
 
-int gvcpu_take(struct gvcpu *g, const struct gvcpu_src *src,
+int gi_vcpu_take(struct gi_vcpu *g, const struct gi_vcpu_src *src,
 	       const struct pdf_ksyms *ksyms)
 {
-	struct gstack_src ss = { .peek = src->peek, .ctx = src->ctx,
+	struct gi_stack_src ss = { .peek = src->peek, .ctx = src->ctx,
 				 .ksyms = ksyms };
-	struct vcpu_regs *regs;
+	struct gi_vcpu_regs *regs;
 	char *text = NULL;
 	uint32_t n, i;
 	int err;
 
-	gvcpu_fini(g);
+	gi_vcpu_fini(g);
 	g->errstr = src->errstr;
 	g->ksyms = ksyms;
 	if (!ksyms) {
-		g->state = GVCPU_NO_SYMBOLS;
+		g->state = GI_VCPU_NO_SYMBOLS;
 		return 0;
 	}
 	err = src->registers(src->ctx, &text);
 	if (err) {
 		free(text);
-		g->state = GVCPU_NO_REGISTERS;
+		g->state = GI_VCPU_NO_REGISTERS;
 		g->err = err;
 		return 0;
 	}
-	regs = malloc(VCPU_REGS_MAX * sizeof(*regs));
+	regs = malloc(GI_VCPU_REGS_MAX * sizeof(*regs));
 	if (!regs) {
 		free(text);
 		return -ENOMEM;
 	}
-	err = vcpu_regs_parse(text ? text : "", regs, VCPU_REGS_MAX, &n);
+	err = gi_vcpu_regs_parse(text ? text : "", regs, GI_VCPU_REGS_MAX, &n);
 	free(text);
 	if (err) {
 		free(regs);
-		g->state = GVCPU_BAD_REGISTERS;
+		g->state = GI_VCPU_BAD_REGISTERS;
 		return 0;
 	}
 	g->cpu = calloc(n, sizeof(*g->cpu));
@@ -75,7 +75,7 @@ int gvcpu_take(struct gvcpu *g, const struct gvcpu_src *src,
 			g->cpu[i].stack.nr = 1;
 			continue;
 		}
-		err = gstack_walk(&ss, regs[i].rip, regs[i].rsp, &g->cpu[i].stack);
+		err = gi_stack_walk(&ss, regs[i].rip, regs[i].rsp, &g->cpu[i].stack);
 		if (err) {
 			free(regs);
 			return err;
@@ -83,15 +83,15 @@ int gvcpu_take(struct gvcpu *g, const struct gvcpu_src *src,
 	}
 	free(regs);
 	g->nr = n;
-	g->state = GVCPU_OK;
+	g->state = GI_VCPU_OK;
 	return 0;
 }
 
-int gvcpu_sample(const struct gvcpu *g, uint32_t i, uint64_t sample_type,
+int gi_vcpu_sample(const struct gi_vcpu *g, uint32_t i, uint64_t sample_type,
 		 uint64_t time, struct pdf_buf *out)
 {
-	const struct gvcpu_one *c = &g->cpu[i];
-	uint64_t chain[1 + GSTACK_MAX_FRAMES];
+	const struct gi_vcpu_one *c = &g->cpu[i];
+	uint64_t chain[1 + GI_STACK_MAX_FRAMES];
 	static const uint8_t no_raw[4];   /* none, as the kernel writes it */
 	struct pdf_sample smp = {
 		.ip = c->regs.rip,
@@ -126,11 +126,11 @@ static uint64_t shift(uint64_t a, uint64_t b, uint64_t c)
 
 	if (t < 0)
 		return 0;
-	return t > UINT64_MAX - VCPU_REGS_MAX ? UINT64_MAX - VCPU_REGS_MAX
+	return t > UINT64_MAX - GI_VCPU_REGS_MAX ? UINT64_MAX - GI_VCPU_REGS_MAX
 					      : (uint64_t)t;
 }
 
-uint64_t gvcpu_time(const struct pdf_clock_sync *cs, uint64_t host_ns,
+uint64_t gi_vcpu_time(const struct pdf_clock_sync *cs, uint64_t host_ns,
 		    uint64_t newest)
 {
 	uint64_t g;

@@ -60,31 +60,31 @@ struct usyms {
 	size_t nr_maps;
 	struct ufile *files;
 	uint32_t nr_files;
-	struct hit *hits;             /* open addressing, USYMS_MAX_HITS */
+	struct hit *hits;             /* open addressing, GI_SYMFS_MAX_HITS */
 	uint32_t nr_hits;
 	struct usyms_summary sum;
 };
 
-int usyms_new(struct usyms **up, const char *symfs)
+int gi_symfs_new(struct usyms **up, const char *symfs)
 {
 	struct usyms *u = calloc(1, sizeof(*u));
 
 	*up = NULL;
 	if (!u)
 		return -ENOMEM;
-	u->maps = calloc(USYMS_MAX_MAPS, sizeof(*u->maps));
-	u->files = calloc(USYMS_MAX_FILES, sizeof(*u->files));
-	u->hits = calloc(USYMS_MAX_HITS, sizeof(*u->hits));
+	u->maps = calloc(GI_SYMFS_MAX_MAPS, sizeof(*u->maps));
+	u->files = calloc(GI_SYMFS_MAX_FILES, sizeof(*u->files));
+	u->hits = calloc(GI_SYMFS_MAX_HITS, sizeof(*u->hits));
 	u->symfs = symfs ? strdup(symfs) : NULL;
 	if (!u->maps || !u->files || !u->hits || (symfs && !u->symfs)) {
-		usyms_free(u);
+		gi_symfs_free(u);
 		return -ENOMEM;
 	}
 	*up = u;
 	return 0;
 }
 
-void usyms_free(struct usyms *u)
+void gi_symfs_free(struct usyms *u)
 {
 	uint32_t i;
 
@@ -104,7 +104,7 @@ void usyms_free(struct usyms *u)
 
 /* ---- counting ---------------------------------------------------------- */
 
-static int file_of(struct usyms *u, const char *name, const struct pdf_mmap2 *m,
+static int file_of(struct usyms *u, const char *name, const struct rs_perf_mmap2_body *m,
 		   uint16_t misc, uint32_t *idx)
 {
 	uint8_t len = (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ?
@@ -120,7 +120,7 @@ static int file_of(struct usyms *u, const char *name, const struct pdf_mmap2 *m,
 			return 0;
 		}
 	}
-	if (u->nr_files == USYMS_MAX_FILES)
+	if (u->nr_files == GI_SYMFS_MAX_FILES)
 		return -1;
 	f = &u->files[u->nr_files];
 	f->name = strdup(name);
@@ -152,8 +152,8 @@ static size_t map_lower(const struct usyms *u, uint32_t pid, uint64_t addr)
 /* A newer mapping replaces what it overlaps, as in the process. */
 static void add_map(struct usyms *u, const struct rs_perf_header *rec)
 {
-	const char *name = (const char *)(rec + 1) + sizeof(struct pdf_mmap2);
-	struct pdf_mmap2 m;
+	const char *name = (const char *)(rec + 1) + sizeof(struct rs_perf_mmap2_body);
+	struct rs_perf_mmap2_body m;
 	struct umap nm;
 	size_t i, j;
 
@@ -175,7 +175,7 @@ static void add_map(struct usyms *u, const struct rs_perf_header *rec)
 	     u->maps[j].start < nm.end; j++)
 		;
 	/* maps[i, j) overlap the new one: it takes their place */
-	if (j == i && u->nr_maps == USYMS_MAX_MAPS) {
+	if (j == i && u->nr_maps == GI_SYMFS_MAX_MAPS) {
 		u->sum.maps_dropped++;
 		return;
 	}
@@ -194,9 +194,9 @@ static void add_map(struct usyms *u, const struct rs_perf_header *rec)
 static void add_hit(struct usyms *u, uint32_t file, uint64_t offset)
 {
 	uint64_t h = (offset * 0x9e3779b97f4a7c15ull) ^ file;
-	uint32_t i = (uint32_t)(h % USYMS_MAX_HITS), n;
+	uint32_t i = (uint32_t)(h % GI_SYMFS_MAX_HITS), n;
 
-	for (n = 0; n < USYMS_MAX_HITS; n++, i = (i + 1) % USYMS_MAX_HITS) {
+	for (n = 0; n < GI_SYMFS_MAX_HITS; n++, i = (i + 1) % GI_SYMFS_MAX_HITS) {
 		struct hit *e = &u->hits[i];
 
 		if (e->file == file + 1 && e->offset == offset) {
@@ -204,7 +204,7 @@ static void add_hit(struct usyms *u, uint32_t file, uint64_t offset)
 			return;
 		}
 		if (!e->file) {
-			if (u->nr_hits >= USYMS_MAX_HITS / 4 * 3)
+			if (u->nr_hits >= GI_SYMFS_MAX_HITS / 4 * 3)
 				break;
 			*e = (struct hit){ file + 1, offset, 1 };
 			u->nr_hits++;
@@ -214,7 +214,7 @@ static void add_hit(struct usyms *u, uint32_t file, uint64_t offset)
 	u->sum.dropped++;
 }
 
-void usyms_add(struct usyms *u, const struct rs_perf_header *rec,
+void gi_symfs_add(struct usyms *u, const struct rs_perf_header *rec,
 	       uint64_t sample_type)
 {
 	uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
@@ -403,7 +403,7 @@ static const char *name_at(const struct ufile *f, uint64_t off)
 
 static int row_key_cmp(const void *a, const void *b)
 {
-	const struct usyms_row *x = a, *y = b;
+	const struct gi_symfs_row *x = a, *y = b;
 	int c = strcmp(x->file, y->file);
 
 	if (c)
@@ -417,17 +417,17 @@ static int row_key_cmp(const void *a, const void *b)
 
 static int row_count_cmp(const void *a, const void *b)
 {
-	const struct usyms_row *x = a, *y = b;
+	const struct gi_symfs_row *x = a, *y = b;
 
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
 	return row_key_cmp(a, b);
 }
 
-int usyms_top(struct usyms *u, struct usyms_row *rows, unsigned max,
+int gi_symfs_top(struct usyms *u, struct gi_symfs_row *rows, unsigned max,
 	      struct usyms_summary *sum)
 {
-	struct usyms_row *all = calloc(u->nr_hits ? u->nr_hits : 1, sizeof(*all));
+	struct gi_symfs_row *all = calloc(u->nr_hits ? u->nr_hits : 1, sizeof(*all));
 	uint8_t *used = calloc(u->nr_files ? u->nr_files : 1, 1);
 	size_t n = 0, m = 0, i;
 
@@ -437,7 +437,7 @@ int usyms_top(struct usyms *u, struct usyms_row *rows, unsigned max,
 		return -ENOMEM;
 	}
 	u->sum.files = u->sum.unnamed_files = u->sum.mismatched = 0;
-	for (i = 0; i < USYMS_MAX_HITS; i++) {
+	for (i = 0; i < GI_SYMFS_MAX_HITS; i++) {
 		const struct hit *h = &u->hits[i];
 		struct ufile *f;
 
@@ -447,7 +447,7 @@ int usyms_top(struct usyms *u, struct usyms_row *rows, unsigned max,
 		if (!f->state)
 			f->state = load_file(u, f);
 		used[h->file - 1] = 1;
-		all[n++] = (struct usyms_row){ f->name,
+		all[n++] = (struct gi_symfs_row){ f->name,
 			f->state > 0 ? name_at(f, h->offset) : NULL,
 			h->offset, h->count };
 	}

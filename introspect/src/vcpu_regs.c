@@ -5,7 +5,7 @@
 
 #include "ringside/introspect.h"
 
-/* More than any monitor prints for VCPU_REGS_MAX CPUs. */
+/* More than any monitor prints for GI_VCPU_REGS_MAX CPUs. */
 #define TEXT_MAX (4u << 20)
 
 static int is_hex(char c)
@@ -41,7 +41,7 @@ static int field(const char *p, const char *end, const char *name, uint64_t *v)
 	return 0;
 }
 
-int vcpu_regs_parse(const char *text, struct vcpu_regs *out, uint32_t max,
+int gi_vcpu_regs_parse(const char *text, struct gi_vcpu_regs *out, uint32_t max,
 		    uint32_t *n)
 {
 	const char *p = text, *end = text + strnlen(text, TEXT_MAX);
@@ -49,7 +49,7 @@ int vcpu_regs_parse(const char *text, struct vcpu_regs *out, uint32_t max,
 	*n = 0;
 	while (*n < max && (p = strstr(p, "CPU#")) && p < end) {
 		const char *next, *num = p + 4;
-		struct vcpu_regs r = { 0 };
+		struct gi_vcpu_regs r = { 0 };
 		uint64_t v;
 		char *stop;
 
@@ -60,7 +60,7 @@ int vcpu_regs_parse(const char *text, struct vcpu_regs *out, uint32_t max,
 		if (*num < '0' || *num > '9')
 			continue;
 		v = strtoull(num, &stop, 10);
-		if (v >= VCPU_REGS_MAX || stop == num)
+		if (v >= GI_VCPU_REGS_MAX || stop == num)
 			continue;
 		r.cpu = (uint32_t)v;
 		if (!field(num, next, "RIP", &r.rip) ||

@@ -67,12 +67,12 @@ static int usage(FILE *to)
 		DOM_SHM_DIR "/" DOM_SHM_PREFIX "DOMAIN at 'prepare begin' (group G,\n"
 		"default " DOM_HOOK_GROUP ") and removes it at 'release end', once\n"
 		"its rings are captured as DIR/DOMAIN/TIME-NNN.data (default DIR\n"
-		FLIGHT_DIR ", the guest's names in DIR/DOMAIN/" PDF_CACHE_NAME "),\n"
+		CAP_FLIGHT_DIR ", the guest's names in DIR/DOMAIN/" PDF_CACHE_NAME "),\n"
 		"keeping the newest N captures of M MiB at most per domain (default %u, %llu).\n"
 		"Its lines go to stderr (libvirtd keeps them in its debug log) and to\n"
 		"syslog as ringside-hook.  Install it with 'ringside hook install'.\n",
-		FLIGHT_KEEP,
-		(unsigned long long)(FLIGHT_KEEP_BYTES >> 20));
+		CAP_FLIGHT_KEEP,
+		(unsigned long long)(CAP_FLIGHT_KEEP_BYTES >> 20));
 	return to == stdout ? 0 : 2;
 }
 
@@ -86,10 +86,10 @@ int main(int argc, char **argv)
 		{ "help",        no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct flight_opts fo = { .keep = FLIGHT_KEEP,
-				  .keep_bytes = FLIGHT_KEEP_BYTES };
+	struct cap_flight_opts fo = { .keep = CAP_FLIGHT_KEEP,
+				  .keep_bytes = CAP_FLIGHT_KEEP_BYTES };
 	struct dom_hook_call call = { .xml_fd = STDIN_FILENO,
-				      .capture = flight_hook,
+				      .capture = cap_flight_hook,
 				      .capture_arg = &fo };
 	uint64_t n;
 	int c;

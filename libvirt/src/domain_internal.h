@@ -15,8 +15,8 @@ struct dom_xml {
 	xmlDocPtr doc;
 };
 
-/* libvirt's words for the last failure, for dom_errstr(-dome_libvirt);
+/* libvirt's words for the last failure, for dom_error_str(-dome_libvirt);
  * NULL forgets them. */
-void dom_detail_set(const char *msg);
+void dom_error_detail_set(const char *msg);
 
 #endif /* RINGSIDE_DOMAIN_INTERNAL_H */

@@ -6,7 +6,7 @@
 
 static char detail[512];
 
-const char *dom_errstr(int err)
+const char *dom_error_str(int err)
 {
 	static const char *const msg[dome_max - DOM_ERROR_BASE] = {
 #define M(e) [(e) - DOM_ERROR_BASE]
@@ -50,7 +50,7 @@ const char *dom_errstr(int err)
 	return msg[-err - DOM_ERROR_BASE];
 }
 
-void dom_detail_set(const char *msg)
+void dom_error_detail_set(const char *msg)
 {
 	snprintf(detail, sizeof(detail), "%s", msg ? msg : "");
 }

@@ -47,7 +47,7 @@ static const char *const event_names[DOM_EV_MAX] = {
 	[DOM_EV_METADATA] = "metadata changed",
 };
 
-const char *dom_event_name(enum dom_event_kind kind)
+const char *dom_events_name(enum dom_event_kind kind)
 {
 	return kind > 0 && kind < DOM_EV_MAX ? event_names[kind] : "?";
 }
@@ -68,7 +68,7 @@ static void silent(void *arg, virErrorPtr err)
 
 static int failed(void)
 {
-	dom_detail_set(virGetLastErrorMessage());
+	dom_error_detail_set(virGetLastErrorMessage());
 	virResetLastError();
 	return -dome_libvirt;
 }
@@ -263,7 +263,7 @@ int dom_events_open(struct dom_events **ep, const char *uri,
 	int err;
 
 	*ep = NULL;
-	dom_detail_set(NULL);
+	dom_error_detail_set(NULL);
 	if (virInitialize() < 0)
 		return failed();
 	virSetErrorFunc(NULL, silent);

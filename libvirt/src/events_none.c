@@ -60,7 +60,7 @@ void dom_events_close(struct dom_events *e)
 	(void)e;
 }
 
-const char *dom_event_name(enum dom_event_kind kind)
+const char *dom_events_name(enum dom_event_kind kind)
 {
 	(void)kind;
 	return "?";

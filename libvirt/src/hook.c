@@ -20,7 +20,7 @@
 
 struct hook {
 	const struct dom_hook_call *call;
-	dom_log_fn log;
+	rs_log_fn log;
 	void *arg;
 };
 
@@ -113,14 +113,14 @@ static int config(const struct hook *h, const struct dom_xml *x,
 		err = dom_cfg_check(c, &bad);
 	if (err) {
 		say(h, "%s: ringside metadata: %s; fix it with 'ringside enable %s'",
-		    domain, bad ? bad : dom_errstr(err), domain);
+		    domain, bad ? bad : dom_error_str(err), domain);
 		return err;
 	}
 	have = dom_xml_shmem(x, shm_name, &size, NULL);
 	if (have <= 0) {
 		say(h, "%s: %s", domain, have < 0 ?
 		    "its ringside <shmem> device is not ivshmem-plain" :
-		    dom_errstr(-dome_no_shmem));
+		    dom_error_str(-dome_no_shmem));
 		return have < 0 ? have : -dome_no_shmem;
 	}
 	if (size != c->size) {
@@ -145,7 +145,7 @@ static int prepare(const struct hook *h, const char *text, size_t len)
 		return 0;
 	err = dom_shm_name(domain, shm_name, sizeof(shm_name));
 	if (err) {
-		say(h, "'%s': %s", domain, dom_errstr(err));
+		say(h, "'%s': %s", domain, dom_error_str(err));
 		return err;
 	}
 	err = dom_xml_parse(&x, text, len);
@@ -163,7 +163,7 @@ static int prepare(const struct hook *h, const char *text, size_t len)
 		    "hook with --group", domain, group ? group : DOM_HOOK_GROUP);
 	else if (err)
 		say(h, "%s: cannot create %s/%s: %s", domain, DOM_SHM_DIR,
-		    shm_name, dom_errstr(err));
+		    shm_name, dom_error_str(err));
 	return err;
 }
 
@@ -209,7 +209,7 @@ static int keep_rings(const struct hook *h, int fd, const char *path,
 	if (rename(path, kept)) {
 		err = -errno;
 		say(h, "%s: its rings could not be kept, and %s could not be "
-		    "set aside either: %s", domain, path, dom_errstr(err));
+		    "set aside either: %s", domain, path, dom_error_str(err));
 		return err;
 	}
 	say(h, "%s: its rings are kept in %s until they can be captured "
@@ -249,7 +249,7 @@ static int open_region(const struct hook *h, const char *shm_name,
 		    (unsigned long long)st->st_size);
 	else if (fd < 0 && fd != -ENOENT)
 		say(h, "%s: cannot open %s/%s: %s", domain, DOM_SHM_DIR,
-		    shm_name, dom_errstr(fd));
+		    shm_name, dom_error_str(fd));
 	return fd;
 }
 
@@ -285,11 +285,11 @@ static int release(const struct hook *h, const char *text, size_t len)
 		return kept;
 	err = dom_shm_remove_region(DOM_SHM_DIR, shm_name, &st);
 	if (err)
-		say(h, "%s: cannot remove %s: %s", domain, path, dom_errstr(err));
+		say(h, "%s: cannot remove %s: %s", domain, path, dom_error_str(err));
 	return err;
 }
 
-int dom_hook_run(const struct dom_hook_call *call, dom_log_fn log, void *arg)
+int dom_hook_run(const struct dom_hook_call *call, rs_log_fn log, void *arg)
 {
 	struct hook h = { call, log, arg };
 	size_t len = 0;

@@ -32,7 +32,7 @@ int dom_hook_file_is_ours(const char *path)
 	return strstr(head, DOM_HOOK_MARK) != NULL;
 }
 
-int dom_hook_installed(void)
+int dom_hook_file_installed(void)
 {
 	return dom_hook_file_is_ours(DOM_HOOK_DIR "/" DOM_HOOK_SUB "/" DOM_HOOK_NAME) ||
 	       dom_hook_file_is_ours(DOM_HOOK_DIR "/qemu");

@@ -166,7 +166,7 @@ void dom_cfg_params(const struct dom_cfg *c, struct rs_region_params *p)
 	p->sideband_pages = c->sideband_pages;
 }
 
-const char *dom_trace_names(uint64_t mask, char *buf, size_t len)
+const char *dom_cfg_trace_names(uint64_t mask, char *buf, size_t len)
 {
 	size_t i, used = 0;
 
@@ -197,14 +197,14 @@ int dom_cfg_format(const struct dom_cfg *c, char *buf, size_t len)
 		     "sideband-pages='%u'/>",
 		     DOM_META_ELEMENT, DOM_META_VERSION, c->rings, c->data_pages,
 		     c->aux_pages, c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
-		     dom_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq,
+		     dom_cfg_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq,
 		     c->sideband_pages);
 	if (n < 0 || (size_t)n >= len)
 		return -dome_invalid;
 	return n;
 }
 
-int dom_name_check(const char *name)
+int dom_shm_name_check(const char *name)
 {
 	size_t i, n = name ? strlen(name) : 0;
 
@@ -225,13 +225,13 @@ int dom_shm_name(const char *domain, char *buf, size_t len)
 {
 	int n;
 
-	if (dom_name_check(domain))
+	if (dom_shm_name_check(domain))
 		return -dome_name;
 	n = snprintf(buf, len, "%s%s", DOM_SHM_PREFIX, domain);
 	return (n < 0 || (size_t)n >= len) ? -dome_name : 0;
 }
 
-int dom_shmem_xml(const char *shm_name, uint64_t size, char *buf, size_t len)
+int dom_shm_xml(const char *shm_name, uint64_t size, char *buf, size_t len)
 {
 	int n;
 
@@ -246,7 +246,7 @@ int dom_shmem_xml(const char *shm_name, uint64_t size, char *buf, size_t len)
 	return (n < 0 || (size_t)n >= len) ? -dome_invalid : n;
 }
 
-uint32_t dom_sample_bytes(uint32_t frames)
+uint32_t dom_cfg_sample_bytes(uint32_t frames)
 {
 	/* header, ip, pid/tid, time, cpu/res, period; chain nr and its
 	 * entries (the frames and two context markers); raw's size word,
@@ -270,8 +270,8 @@ void dom_cfg_hold(const struct dom_cfg *c, uint32_t stall_ms,
 		stall_ms = DOM_STALL_MS_DEFAULT;
 	h->ring_bytes = (uint64_t)c->data_pages * RS_PAGE_SIZE;
 	h->freq = c->freq ? c->freq : 1;
-	h->bytes_typical = dom_sample_bytes(DOM_CHAIN_FRAMES_TYPICAL);
-	h->bytes_max = dom_sample_bytes(DOM_CHAIN_FRAMES_MAX);
+	h->bytes_typical = dom_cfg_sample_bytes(DOM_CHAIN_FRAMES_TYPICAL);
+	h->bytes_max = dom_cfg_sample_bytes(DOM_CHAIN_FRAMES_MAX);
 	h->hold_us_typical = hold_us(h->ring_bytes, h->freq, h->bytes_typical);
 	h->hold_us_max = hold_us(h->ring_bytes, h->freq, h->bytes_max);
 	h->need_ms = DOM_AGENT_TICK_MS + stall_ms;

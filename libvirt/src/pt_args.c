@@ -145,7 +145,7 @@ static xmlNode *ours_after(xmlNode *n, const char *shm_name)
 	return ours ? v : NULL;
 }
 
-int dom_xml_pt(const struct dom_xml *x, const char *shm_name, char **arg)
+int dom_pt_xml_arg(const struct dom_xml *x, const char *shm_name, char **arg)
 {
 	xmlNode *r = domain_root(x), *cl, *n, *v;
 
@@ -231,7 +231,7 @@ static int add_arg(xmlNode *cl, const char *value)
 	return 0;
 }
 
-int dom_xml_pt_set(struct dom_xml *x, const char *shm_name, const char *arg)
+int dom_pt_xml_set(struct dom_xml *x, const char *shm_name, const char *arg)
 {
 	xmlNode *r = domain_root(x), *cl, *next, *first = NULL;
 	int removed = 0, k, err;

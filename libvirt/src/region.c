@@ -34,7 +34,7 @@ static int lookup(struct dom_virt *d, const char *shm_name,
 	if (err)
 		return err;
 	dom_cfg_default(&c);
-	err = dom_meta_parse(text, &c, &bad);
+	err = dom_xml_meta_parse(text, &c, &bad);
 	free(text);
 	text = NULL;
 	if (err)
@@ -93,7 +93,7 @@ int dom_region_pt(const char *name, char **arg)
 	if (!err)
 		err = dom_xml_parse(&x, text, strlen(text));
 	if (!err)
-		err = dom_xml_pt(x, shm_name, arg);
+		err = dom_pt_xml_arg(x, shm_name, arg);
 	dom_xml_free(x);
 	free(text);
 	dom_virt_close(d);

@@ -29,7 +29,7 @@ static int failed(int fallback)
 	const char *msg = virGetLastErrorMessage();
 	int code = virGetLastErrorCode();
 
-	dom_detail_set(msg);
+	dom_error_detail_set(msg);
 	virResetLastError();
 	switch (code) {
 	case VIR_ERR_NO_DOMAIN:
@@ -47,7 +47,7 @@ int dom_virt_open(struct dom_virt **dp, const char *uri, const char *name,
 	struct dom_virt *d;
 
 	*dp = NULL;
-	dom_detail_set(NULL);
+	dom_error_detail_set(NULL);
 	if (virInitialize() < 0)
 		return failed(dome_libvirt);
 	virSetErrorFunc(NULL, silent);

@@ -170,7 +170,7 @@ int dom_xml_meta(const struct dom_xml *x, struct dom_cfg *c, const char **bad)
 	return -dome_not_enabled;
 }
 
-int dom_meta_parse(const char *text, struct dom_cfg *c, const char **bad)
+int dom_xml_meta_parse(const char *text, struct dom_cfg *c, const char **bad)
 {
 	size_t len = text ? strlen(text) : 0;
 	xmlDocPtr doc;

@@ -106,7 +106,7 @@ static int tar_header(struct tar *t, const char *path, char type,
 		sum += h[i];
 	octal((char *)h + 148, 7, sum);          /* six digits, NUL, space */
 	h[155] = ' ';
-	t->err = pdf_write_all(t->fd, h, sizeof(h));
+	t->err = rs_io_write_all(t->fd, h, sizeof(h));
 	return t->err;
 }
 
@@ -135,12 +135,12 @@ static int tar_file(struct tar *t, int dirfd, const char *rel,
 			err = got < 0 ? -errno : -EIO;   /* shrank under us */
 			break;
 		}
-		err = pdf_write_all(t->fd, buf, (size_t)got);
+		err = rs_io_write_all(t->fd, buf, (size_t)got);
 		left -= (uint64_t)got;
 	}
 	if (!err && sb.st_size % TAR_BLOCK) {
 		memset(buf, 0, TAR_BLOCK);
-		err = pdf_write_all(t->fd, buf,
+		err = rs_io_write_all(t->fd, buf,
 				    TAR_BLOCK - (size_t)(sb.st_size % TAR_BLOCK));
 	}
 	close(fd);
@@ -225,7 +225,7 @@ static int archive_one(struct tar *t, int dirfd, const char *name,
 
 	/* the writer's id for a vdso the guest did not describe: in no
 	 * cache, and nothing a reader could find by it */
-	if (!strcmp(name, "[vdso]") && pdf_vdso_id_unknown(id, id_len))
+	if (!strcmp(name, "[vdso]") && pdf_buildid_is_vdso_unknown(id, id_len))
 		return 0;
 	for (size_t i = 0; i < id_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
@@ -291,7 +291,7 @@ static int read_build_ids(int fd, struct pdf_buf *out)
 
 	if (fstat(fd, &sb))
 		return -errno;
-	err = pdf_pread_all(fd, h, sizeof(h), 0);
+	err = rs_io_pread_all(fd, h, sizeof(h), 0);
 	if (err)
 		return err == -EIO ? PDF_ERR(pdfe_magic) : err;
 	if (memcmp(h, "PERFILE2", 8))
@@ -306,7 +306,7 @@ static int read_build_ids(int fd, struct pdf_buf *out)
 	if (data_off > (uint64_t)sb.st_size ||
 	    data_size > (uint64_t)sb.st_size - data_off)
 		return PDF_ERR(pdfe_truncated);
-	err = pdf_pread_all(fd, sec, sizeof(sec), data_off + data_size + 16 * idx);
+	err = rs_io_pread_all(fd, sec, sizeof(sec), data_off + data_size + 16 * idx);
 	if (err)
 		return err == -EIO ? PDF_ERR(pdfe_truncated) : err;
 	off = le64(sec);
@@ -320,7 +320,7 @@ static int read_build_ids(int fd, struct pdf_buf *out)
 
 		if (!p)
 			return -ENOMEM;
-		err = pdf_pread_all(fd, p, (size_t)size, off);
+		err = rs_io_pread_all(fd, p, (size_t)size, off);
 		if (!err)
 			pdf_buf_add(out, p, (size_t)size);
 		free(p);
@@ -376,7 +376,7 @@ static int default_dir(const char *perf_data, char *dir, size_t size)
 	if (!err)
 		pdf_reader_close(r);
 	if (err == PDF_ERR(pdfe_not_ringside))
-		return pdf_ksyms_cache_dir(dir, size);
+		return pdf_cache_perf_dir(dir, size);
 	return pdf_cache_dir_of(perf_data, dir, size);
 }
 
@@ -423,7 +423,7 @@ int pdf_archive_write(const char *perf_data, const char *tar_path,
 	err = archive_ids(&t, dirfd, &sec, st, fn, arg);
 	if (!err) {
 		memset(end, 0, sizeof(end));
-		err = pdf_write_all(t.fd, end, sizeof(end));
+		err = rs_io_write_all(t.fd, end, sizeof(end));
 	}
 	if (err)
 		pdf_aside_discard(t.fd, tmp);

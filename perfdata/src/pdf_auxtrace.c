@@ -11,7 +11,7 @@
 #define RS_PT_PMU_TYPE     PDF_PT_PMU_TYPE
 #define RS_OPAQUE_PMU_TYPE 0xffffffffu
 
-void pdf_ipt_info(struct pdf_ipt_info *info, uint64_t pmu_type)
+void pdf_auxtrace_ipt_info(struct pdf_auxtrace_ipt_info *info, uint64_t pmu_type)
 {
 	memset(info, 0, sizeof(*info));
 	info->type = PDF_AUXTRACE_INTEL_PT;
@@ -29,9 +29,9 @@ void pdf_ipt_info(struct pdf_ipt_info *info, uint64_t pmu_type)
 void pdf_auxtrace_info_record(struct pdf_buf *b, uint32_t format)
 {
 	struct rs_perf_header h = { PDF_RECORD_AUXTRACE_INFO, 0, 0 };
-	struct pdf_ipt_info info;
+	struct pdf_auxtrace_ipt_info info;
 
-	pdf_ipt_info(&info, format == PDF_AUX_INTEL_PT ? RS_PT_PMU_TYPE :
+	pdf_auxtrace_ipt_info(&info, format == PDF_AUX_INTEL_PT ? RS_PT_PMU_TYPE :
 			    RS_OPAQUE_PMU_TYPE);
 	info.priv[IPT_PER_CPU_MMAPS] = 1;      /* one queue per ring */
 	h.size = (uint16_t)(sizeof(h) + sizeof(info));

@@ -23,16 +23,16 @@ enum {                       /* tools/perf/util/intel-pt.h */
 };
 
 /* PERF_RECORD_AUXTRACE_INFO's body of type intel_pt. */
-struct pdf_ipt_info {
+struct pdf_auxtrace_ipt_info {
 	uint32_t type;
 	uint32_t reserved;
 	uint64_t priv[IPT_PRIV_MAX];
 };
-_Static_assert(sizeof(struct pdf_ipt_info) == 144, "intel_pt AUXTRACE_INFO");
+_Static_assert(sizeof(struct pdf_auxtrace_ipt_info) == 144, "intel_pt AUXTRACE_INFO");
 
 /* intel_pt's info for PMU type @pmu_type: timeless decoding (TSCEn's bit
  * given, cap_user_time_zero not), the CTL bit positions of x86. */
-void pdf_ipt_info(struct pdf_ipt_info *info, uint64_t pmu_type);
+void pdf_auxtrace_ipt_info(struct pdf_auxtrace_ipt_info *info, uint64_t pmu_type);
 
 /* The AUXTRACE_INFO record ringside's writer puts first for @format
  * (enum pdf_aux_format, not NONE) into @b. */

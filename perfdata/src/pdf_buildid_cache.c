@@ -89,7 +89,7 @@ static void config_buildid_dir(const char *path, char *dst, size_t size)
 	fclose(f);
 }
 
-int pdf_ksyms_cache_dir(char *dst, size_t size)
+int pdf_cache_perf_dir(char *dst, size_t size)
 {
 	const char *home = getenv("HOME");
 	const char *cfg = getenv("PERF_CONFIG");
@@ -196,7 +196,7 @@ static int same_dir(int fd, const char *path)
 	       a.st_ino == b.st_ino;
 }
 
-/* Whether @fd is perf's own cache: the one pdf_ksyms_cache_dir() names,
+/* Whether @fd is perf's own cache: the one pdf_cache_perf_dir() names,
  * or ~/.debug of this user's home in the password database (what perf
  * reads when HOME is that). */
 static int is_perfs(int fd)
@@ -205,7 +205,7 @@ static int is_perfs(int fd)
 	struct passwd pw, *res = NULL;
 	int n;
 
-	if (!pdf_ksyms_cache_dir(dir, sizeof(dir)) && same_dir(fd, dir))
+	if (!pdf_cache_perf_dir(dir, sizeof(dir)) && same_dir(fd, dir))
 		return 1;
 	if (getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &res) || !res ||
 	    !res->pw_dir)
@@ -355,7 +355,7 @@ int pdf_cache_put_at(int at, const char *name, const void *data, size_t len)
 	}
 	if (fd < 0)
 		return -EEXIST;
-	err = pdf_write_all(fd, data, len);
+	err = rs_io_write_all(fd, data, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

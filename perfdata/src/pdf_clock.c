@@ -119,7 +119,7 @@ int pdf_clock_rewrite(int fd, uint64_t data_offset, uint64_t data_size,
 			continue;
 		}
 		want = data_size - pos < CHUNK ? data_size - pos : CHUNK;
-		err = pdf_pread_all(fd, buf, (size_t)want, data_offset + pos);
+		err = rs_io_pread_all(fd, buf, (size_t)want, data_offset + pos);
 		if (err)
 			return err;
 		for (;;) {
@@ -150,7 +150,7 @@ int pdf_clock_rewrite(int fd, uint64_t data_offset, uint64_t data_size,
 		}
 		if (!done)
 			return PDF_ERR(pdfe_internal);
-		err = pdf_pwrite_all(fd, buf, (size_t)done, data_offset + pos);
+		err = rs_io_pwrite_all(fd, buf, (size_t)done, data_offset + pos);
 		if (err)
 			return err;
 		pos += done;

@@ -87,7 +87,7 @@ static int encode_carried(const struct pdf_layout *lay, enum pdf_kind kind,
  * time (TIME is the time it is filed under), CPU's second word its id.
  * PERIOD is 1 when the length is the text's up to its first NUL with only
  * NULs after it (what a marker's writer makes), else the length + 2, so
- * that perf report counts one per marker and pdf_decode() gives every
+ * that perf report counts one per marker and pdf_codec_decode() gives every
  * ring record back byte for byte.
  */
 static int encode_marker(const struct pdf_layout *lay, uint32_t ring,
@@ -148,7 +148,7 @@ static int encode_native(const struct pdf_layout *lay, enum pdf_kind kind,
 	return (int)size;
 }
 
-int pdf_encode_state(const struct pdf_layout *lay, uint32_t ring,
+int pdf_codec_encode_state(const struct pdf_layout *lay, uint32_t ring,
 		     uint64_t time, const struct rs_perf_header *rec,
 		     void *out, size_t out_size)
 {
@@ -160,7 +160,7 @@ int pdf_encode_state(const struct pdf_layout *lay, uint32_t ring,
 			     out_size);
 }
 
-int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
+int pdf_codec_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
 	       const struct rs_perf_header *rec, void *out, size_t out_size)
 {
 	if (!lay || !rec || !out || rec->size < sizeof(*rec))
@@ -299,7 +299,7 @@ static int decode_native(const struct pdf_layout *lay,
 	return hdr.size;
 }
 
-int pdf_decode(const struct pdf_layout *lay, const struct rs_perf_header *in,
+int pdf_codec_decode(const struct pdf_layout *lay, const struct rs_perf_header *in,
 	       void *out, size_t out_size, uint32_t *ring, uint64_t *time)
 {
 	uint64_t id;

@@ -20,20 +20,20 @@
  * record cannot be carried in a perf record (u16 size),
  * PDF_ERR(pdfe_invalid) for a record shorter than its header.
  */
-int pdf_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
+int pdf_codec_encode(const struct pdf_layout *lay, uint32_t ring, uint64_t time,
 	       const struct rs_perf_header *rec, void *out, size_t out_size);
 
 /*
  * Encode a COMM or MMAP2 record the host wrote (ringside:state's), filed
- * at @time on @ring's CPU, as pdf_encode does.  PDF_ERR(pdfe_invalid)
+ * at @time on @ring's CPU, as pdf_codec_encode does.  PDF_ERR(pdfe_invalid)
  * for another type, PDF_ERR(pdfe_format) for one pdf_rrec_perf_body()
  * refuses (nothing encoded).
  */
-int pdf_encode_state(const struct pdf_layout *lay, uint32_t ring,
+int pdf_codec_encode_state(const struct pdf_layout *lay, uint32_t ring,
 		     uint64_t time, const struct rs_perf_header *rec,
 		     void *out, size_t out_size);
 
-/* *ring of pdf_decode() for a record ringside:state owns: the host's, in
+/* *ring of pdf_codec_decode() for a record ringside:state owns: the host's, in
  * no ring. */
 #define PDF_RING_STATE UINT32_MAX
 
@@ -46,7 +46,7 @@ int pdf_encode_state(const struct pdf_layout *lay, uint32_t ring,
  * not follow the mapping, among them any whose size, or the ring record
  * it carries, is not a multiple of 8.
  */
-int pdf_decode(const struct pdf_layout *lay, const struct rs_perf_header *in,
+int pdf_codec_decode(const struct pdf_layout *lay, const struct rs_perf_header *in,
 	       void *out, size_t out_size, uint32_t *ring, uint64_t *time);
 
 #endif /* RINGSIDE_PDF_CODEC_H */

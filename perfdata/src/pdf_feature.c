@@ -37,7 +37,7 @@ static void add_event_desc(struct pdf_buf *b, const struct pdf_layout *lay)
 		pdf_layout_attr(lay, (enum pdf_kind)k, &attr);
 		pdf_buf_add(b, &attr, PDF_ATTR_SIZE);
 		pdf_buf_add_u32(b, 1);
-		pdf_buf_add_string(b, pdf_kind_name((enum pdf_kind)k));
+		pdf_buf_add_string(b, pdf_layout_kind_name((enum pdf_kind)k));
 		pdf_buf_add_u64(b, lay->id[k]);
 	}
 	if (lay->pt) {
@@ -145,7 +145,7 @@ static int guest_says(const struct pdf_guest_facts *g, unsigned bit)
 	}
 }
 
-int pdf_reader_feature_parse(const uint8_t *sec, uint64_t len,
+int pdf_feature_reader_parse(const uint8_t *sec, uint64_t len,
 			     uint32_t *nr_rings, char *host, size_t host_size,
 			     char *release, size_t release_size)
 {
@@ -157,10 +157,10 @@ int pdf_reader_feature_parse(const uint8_t *sec, uint64_t len,
 	memcpy(&version, sec, 4);
 	if (version != RS_READER_VERSION)
 		return FORMAT;
-	n = pdf_string_parse(sec + 8, len - 8, host, host_size);
+	n = pdf_feature_string_parse(sec + 8, len - 8, host, host_size);
 	if (n < 0)
 		return n;
-	m = pdf_string_parse(sec + 8 + n, len - 8 - (uint64_t)n, release,
+	m = pdf_feature_string_parse(sec + 8 + n, len - 8 - (uint64_t)n, release,
 			     release_size);
 	if (m < 0)
 		return m;
@@ -168,7 +168,7 @@ int pdf_reader_feature_parse(const uint8_t *sec, uint64_t len,
 	return 0;
 }
 
-int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
+int pdf_feature_build(const struct pdf_feat_info *info, uint64_t offset,
 		       uint64_t features[PDF_FEAT_BITS / 64],
 		       struct pdf_buf *out)
 {
@@ -222,7 +222,7 @@ int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
 	return err;
 }
 
-int pdf_string_parse(const uint8_t *sec, uint64_t len, char *dst,
+int pdf_feature_string_parse(const uint8_t *sec, uint64_t len, char *dst,
 		     size_t dst_size)
 {
 	uint32_t n;
@@ -241,7 +241,7 @@ int pdf_string_parse(const uint8_t *sec, uint64_t len, char *dst,
 	return (int)(n + 4);
 }
 
-int pdf_event_desc_parse(const uint8_t *sec, uint64_t len,
+int pdf_feature_event_desc_parse(const uint8_t *sec, uint64_t len,
 			 struct pdf_event_desc *descs, unsigned max)
 {
 	const uint8_t *p = sec, *end = sec + len;
@@ -261,7 +261,7 @@ int pdf_event_desc_parse(const uint8_t *sec, uint64_t len,
 		p += attr_size;
 		memcpy(&nr_ids, p, 4);
 		p += 4;
-		used = pdf_string_parse(p, (uint64_t)(end - p), descs[i].name,
+		used = pdf_feature_string_parse(p, (uint64_t)(end - p), descs[i].name,
 					sizeof(descs[i].name));
 		if (used < 0)
 			return used;

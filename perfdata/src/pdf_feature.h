@@ -33,7 +33,7 @@ struct pdf_feat_info {
  * @offset: @out receives the bytes to write there, @features the header's
  * bitmap.  0, or -ENOMEM.
  */
-int pdf_features_build(const struct pdf_feat_info *info, uint64_t offset,
+int pdf_feature_build(const struct pdf_feat_info *info, uint64_t offset,
 		       uint64_t features[PDF_FEAT_BITS / 64],
 		       struct pdf_buf *out);
 
@@ -47,12 +47,12 @@ struct pdf_event_desc {
  * Parse HEADER_EVENT_DESC from @len bytes at @sec into at most @max
  * entries.  Returns the number of events.  PDF_ERR(pdfe_format).
  */
-int pdf_event_desc_parse(const uint8_t *sec, uint64_t len,
+int pdf_feature_event_desc_parse(const uint8_t *sec, uint64_t len,
 			 struct pdf_event_desc *descs, unsigned max);
 
 /* ringside's reader feature back: the ring count and the host's uname
  * nodename and release.  PDF_ERR(pdfe_format). */
-int pdf_reader_feature_parse(const uint8_t *sec, uint64_t len,
+int pdf_feature_reader_parse(const uint8_t *sec, uint64_t len,
 			     uint32_t *nr_rings, char *host, size_t host_size,
 			     char *release, size_t release_size);
 
@@ -60,7 +60,7 @@ int pdf_reader_feature_parse(const uint8_t *sec, uint64_t len,
  * A perf feature string at @sec (@len bytes) into @dst (NUL-terminated,
  * truncated to @dst_size).  Returns bytes consumed, PDF_ERR(pdfe_format).
  */
-int pdf_string_parse(const uint8_t *sec, uint64_t len, char *dst,
+int pdf_feature_string_parse(const uint8_t *sec, uint64_t len, char *dst,
 		     size_t dst_size);
 
 #endif /* RINGSIDE_PDF_FEATURE_H */

@@ -192,7 +192,7 @@ void pdf_layout_pt_attr(const struct pdf_layout *lay,
 			struct perf_event_attr *attr);
 
 /* The event name of @kind ("ringside:seq", ...). */
-const char *pdf_kind_name(enum pdf_kind kind);
+const char *pdf_layout_kind_name(enum pdf_kind kind);
 
 /* Fill @lay for a region whose guest samples use @guest_sample_type. */
 void pdf_layout_init(struct pdf_layout *lay, uint64_t guest_sample_type);

@@ -11,7 +11,7 @@
 
 #include "pdf_kernel.h"
 
-size_t pdf_host_build_id(uint8_t id[PDF_BUILD_ID_SIZE])
+size_t pdf_buildid_host(uint8_t id[PDF_BUILD_ID_SIZE])
 {
 	uint8_t notes[4096];
 	size_t len = PDF_BUILD_ID_SIZE;

@@ -92,7 +92,7 @@ static void add_events(struct pdf_buf *b, const struct pdf_intel_pt_params *p)
 	static const uint8_t zero[8];
 	struct comm_body comm = { PID, PID, "guest" };
 	struct exit_body ex = { PID, PID, PID, PID, 3 };
-	struct pdf_ipt_info info;
+	struct pdf_auxtrace_ipt_info info;
 	struct pdf_auxtrace ax;
 	struct mmap_body mm;
 	size_t fn_len = strlen(p->elf) + 1;
@@ -103,7 +103,7 @@ static void add_events(struct pdf_buf *b, const struct pdf_intel_pt_params *p)
 	mm.len = p->code_len;
 	mm.pgoff = p->code_offset;
 	memcpy(mm.fn, p->elf, fn_len);
-	pdf_ipt_info(&info, PT_PMU_TYPE);
+	pdf_auxtrace_ipt_info(&info, PT_PMU_TYPE);
 	memset(&ax, 0, sizeof(ax));
 	ax.size = (p->trace_len + 7) & ~7ull; /* PAD bytes (0) fill up */
 	ax.tid = PID;
@@ -145,7 +145,7 @@ int pdf_intel_pt_write(const char *path, const struct pdf_intel_pt_params *p)
 	if (!err) {
 		h.data.size = b.len - h.data.offset;
 		memcpy(b.data, &h, sizeof(h));
-		err = pdf_file_write(path, b.data, b.len);
+		err = pdf_aside_write(path, b.data, b.len);
 	}
 	pdf_buf_fini(&b);
 	return err;

@@ -13,7 +13,7 @@
 
 #include "pdf_io.h"
 
-int pdf_write_all(int fd, const void *buf, size_t len)
+int rs_io_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 
@@ -33,7 +33,7 @@ int pdf_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int pdf_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset)
+int rs_io_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset)
 {
 	const char *p = buf;
 
@@ -54,7 +54,7 @@ int pdf_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset)
 	return 0;
 }
 
-int pdf_pread_all(int fd, void *buf, size_t len, uint64_t offset)
+int rs_io_pread_all(int fd, void *buf, size_t len, uint64_t offset)
 {
 	char *p = buf;
 
@@ -151,7 +151,7 @@ void pdf_aside_discard(int fd, const char *tmp)
 		unlink(tmp);
 }
 
-int pdf_file_write(const char *path, const void *buf, size_t len)
+int pdf_aside_write(const char *path, const void *buf, size_t len)
 {
 	char tmp[PATH_MAX];
 	int fd = pdf_aside_open(path, tmp, sizeof(tmp));
@@ -159,7 +159,7 @@ int pdf_file_write(const char *path, const void *buf, size_t len)
 
 	if (fd < 0)
 		return fd;
-	err = pdf_write_all(fd, buf, len);
+	err = rs_io_write_all(fd, buf, len);
 	if (err) {
 		pdf_aside_discard(fd, tmp);
 		return err;

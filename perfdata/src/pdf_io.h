@@ -6,13 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-int pdf_write_all(int fd, const void *buf, size_t len);
-int pdf_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset);
+int rs_io_write_all(int fd, const void *buf, size_t len);
+int rs_io_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset);
 /* Exactly @len bytes at @offset; -EIO (short) at end of file. */
-int pdf_pread_all(int fd, void *buf, size_t len, uint64_t offset);
+int rs_io_pread_all(int fd, void *buf, size_t len, uint64_t offset);
 
 /* @len bytes at @buf as the whole of file @path, written aside
  * (pdf_aside_open, mode 0600) and renamed into place. */
-int pdf_file_write(const char *path, const void *buf, size_t len);
+int pdf_aside_write(const char *path, const void *buf, size_t len);
 
 #endif /* RINGSIDE_PDF_IO_H */

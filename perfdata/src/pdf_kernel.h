@@ -29,7 +29,7 @@
  * host kernel), misc KERNEL, the sample_id trailer of ringside:ring at
  * time 0.  0, -ENOMEM.
  */
-int pdf_ksyms_mmaps(const struct pdf_ksyms *k, const struct pdf_layout *lay,
+int pdf_kernel_mmaps(const struct pdf_ksyms *k, const struct pdf_layout *lay,
 		    struct pdf_buf *out);
 
 /* One HEADER_BUILD_ID entry: "[kernel.kallsyms]" of the host machine
@@ -38,13 +38,13 @@ void pdf_build_id_entry(struct pdf_buf *b, const uint8_t *id, size_t len);
 
 /* The running kernel's build id (/sys/kernel/notes): its length, or 0
  * when there is none to read. */
-size_t pdf_host_build_id(uint8_t id[PDF_BUILD_ID_SIZE]);
+size_t pdf_buildid_host(uint8_t id[PDF_BUILD_ID_SIZE]);
 
 /*
  * ringside's build-id cache at @dir (docs/perfdata.md, "Where guest names
  * go"), opened for writing: made (0700) if absent, its parent being
  * there; never through a link; a directory of this user that nobody else
- * can write, and not perf's own cache (pdf_ksyms_cache_dir(), or ~/.debug
+ * can write, and not perf's own cache (pdf_cache_perf_dir(), or ~/.debug
  * of this user's home).  Its descriptor, or -errno, PDF_ERR(pdfe_invalid),
  * PDF_ERR(pdfe_cache_unsafe).
  */
@@ -85,27 +85,27 @@ int pdf_cache_kernel_has(const char *dir, const uint8_t *id, size_t id_len,
  * @ids into the cache at @dir and, when there, its HEADER_BUILD_ID entry
  * (misc USER) onto @ids; counted in @st.  Returns how many were added.
  */
-int pdf_ubins_add(struct pdf_buf *ids, struct pdf_writer_stats *st,
+int pdf_uelf_add_all(struct pdf_buf *ids, struct pdf_writer_stats *st,
 		  const char *dir, const struct pdf_ubin *b, uint32_t nr);
 
 /* A HEADER_BUILD_ID entry for "[vdso]" with an id no vdso has, onto @ids
  * unless it names the vdso already: the reader's own vdso never names the
  * guest's.  1 added, 0 not needed, or @ids's error. */
-int pdf_ubins_vdso_unknown(struct pdf_buf *ids);
+int pdf_buildid_vdso_unknown(struct pdf_buf *ids);
 
 /* That id: its bytes, then zeros to 20 (no cache entry has it: an
  * archive passes it over). */
 #define PDF_VDSO_UNKNOWN_ID "ringside:novdso"
 
 /* 1 if @id (@len bytes) is PDF_VDSO_UNKNOWN_ID's. */
-int pdf_vdso_id_unknown(const uint8_t *id, size_t len);
+int pdf_buildid_is_vdso_unknown(const uint8_t *id, size_t len);
 
 /* One /proc/modules line per module map of @k (name, size, address), as
  * perf checks kcore's modules against the file's maps.  0, -ENOMEM. */
-int pdf_ksyms_modules_text(const struct pdf_ksyms *k, struct pdf_buf *out);
+int pdf_kernel_modules_text(const struct pdf_ksyms *k, struct pdf_buf *out);
 
 /* Where perf finds the kernel's own kcore segment: _stext's address, else
  * _text's, else the kernel map's start. */
-uint64_t pdf_ksyms_stext(const struct pdf_ksyms *k);
+uint64_t pdf_kernel_stext(const struct pdf_ksyms *k);
 
 #endif /* RINGSIDE_PDF_KERNEL_H */

@@ -614,7 +614,7 @@ int pdf_ksyms_content_id(const struct pdf_ksyms *k,
 	return err;
 }
 
-uint64_t pdf_ksyms_stext(const struct pdf_ksyms *k)
+uint64_t pdf_kernel_stext(const struct pdf_ksyms *k)
 {
 	static const char name[] = "_stext";
 	size_t j;
@@ -640,7 +640,7 @@ static int cmp_range(const void *a, const void *b)
  * text and the exit text each become one, the data between them none. */
 #define CODE_GAP (1ull << 20)
 
-int pdf_ksyms_code_ranges(const struct pdf_ksyms *k,
+int pdf_kernel_code_ranges(const struct pdf_ksyms *k,
 			  struct pdf_code_range *r, unsigned max)
 {
 	uint64_t start = 0, end = 0;
@@ -695,7 +695,7 @@ int pdf_ksyms_code_ranges(const struct pdf_ksyms *k,
 	return (int)n;
 }
 
-int pdf_ksyms_modules_text(const struct pdf_ksyms *k, struct pdf_buf *out)
+int pdf_kernel_modules_text(const struct pdf_ksyms *k, struct pdf_buf *out)
 {
 	char line[PDF_KSYMS_MODULE_MAX + 64];
 	unsigned i;
@@ -747,7 +747,7 @@ static void add_mmap(struct pdf_buf *out, const struct pdf_layout *lay,
 	pdf_buf_add(out, tr, trs);
 }
 
-int pdf_ksyms_mmaps(const struct pdf_ksyms *k, const struct pdf_layout *lay,
+int pdf_kernel_mmaps(const struct pdf_ksyms *k, const struct pdf_layout *lay,
 		    struct pdf_buf *out)
 {
 	char name[PDF_KSYMS_MODULE_MAX + 3];

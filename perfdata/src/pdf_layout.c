@@ -42,7 +42,7 @@ static const char *const pdf_errors[pdfe_max] = {
 	[pdfe_cache_unsafe] = "build-id cache refused: a link, not this user's, writable by others, or perf's own",
 };
 
-const char *pdf_errstr(int err)
+const char *pdf_error_str(int err)
 {
 	int e;
 
@@ -54,7 +54,7 @@ const char *pdf_errstr(int err)
 	return pdf_errors[e];
 }
 
-const char *pdf_kind_name(enum pdf_kind kind)
+const char *pdf_layout_kind_name(enum pdf_kind kind)
 {
 	return (unsigned)kind < PDF_KIND_MAX ? kind_names[kind] : "ringside:?";
 }

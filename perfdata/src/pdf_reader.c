@@ -53,7 +53,7 @@ static int read_at(struct pdf_reader *r, void *buf, uint64_t len, uint64_t off)
 
 	if (off > r->file_size || len > r->file_size - off)
 		return PDF_ERR(pdfe_truncated);
-	err = pdf_pread_all(r->fd, buf, (size_t)len, off);
+	err = rs_io_pread_all(r->fd, buf, (size_t)len, off);
 	return err == -EIO ? PDF_ERR(pdfe_truncated) : err;
 }
 
@@ -104,7 +104,7 @@ static void parse_cmdline(struct pdf_info *info, const uint8_t *p, uint64_t len)
 	p += 4;
 	len -= 4;
 	for (i = 0; i < nr && len; i++) {
-		n = pdf_string_parse(p, len, arg, sizeof(arg));
+		n = pdf_feature_string_parse(p, len, arg, sizeof(arg));
 		if (n < 0)
 			return;
 		p += n;
@@ -171,11 +171,11 @@ static int read_feature(struct pdf_reader *r, unsigned bit,
 		goto out;
 	switch (bit) {
 	case PDF_FEAT_HOSTNAME:
-		err = pdf_string_parse(buf, sec->size, info->hostname,
+		err = pdf_feature_string_parse(buf, sec->size, info->hostname,
 				       sizeof(info->hostname));
 		break;
 	case PDF_FEAT_VERSION:
-		err = pdf_string_parse(buf, sec->size, info->version,
+		err = pdf_feature_string_parse(buf, sec->size, info->version,
 				       sizeof(info->version));
 		break;
 	case PDF_FEAT_NRCPUS:     /* the rings, in older files */
@@ -183,12 +183,12 @@ static int read_feature(struct pdf_reader *r, unsigned bit,
 			memcpy(&info->nr_rings, buf, 4);
 		break;
 	case PDF_FEAT_OSRELEASE:
-		err = pdf_string_parse(buf, sec->size, info->os_release,
+		err = pdf_feature_string_parse(buf, sec->size, info->os_release,
 				       sizeof(info->os_release));
 		break;
 	case PDF_FEAT_RS_READER:
 		/* malformed: says nothing */
-		if (!pdf_reader_feature_parse(buf, sec->size, &info->nr_rings,
+		if (!pdf_feature_reader_parse(buf, sec->size, &info->nr_rings,
 					      info->reader_host,
 					      sizeof(info->reader_host),
 					      info->reader_release,
@@ -199,7 +199,7 @@ static int read_feature(struct pdf_reader *r, unsigned bit,
 		parse_cmdline(info, buf, sec->size);
 		break;
 	case PDF_FEAT_EVENT_DESC:
-		r->nr_descs = err = pdf_event_desc_parse(buf, sec->size, r->descs,
+		r->nr_descs = err = pdf_feature_event_desc_parse(buf, sec->size, r->descs,
 							 MAX_ATTRS);
 		break;
 	case PDF_FEAT_CLOCK_DATA:
@@ -268,7 +268,7 @@ static int build_layout(struct pdf_reader *r)
 
 	for (d = 0; d < r->nr_descs; d++) {
 		for (k = 0; k < PDF_KIND_MAX; k++)
-			if (!strcmp(r->descs[d].name, pdf_kind_name((enum pdf_kind)k)))
+			if (!strcmp(r->descs[d].name, pdf_layout_kind_name((enum pdf_kind)k)))
 				break;
 		if (k == PDF_KIND_MAX)
 			continue;
@@ -436,7 +436,7 @@ int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev)
 			r->skipped++;
 			continue;
 		}
-		n = pdf_decode(&r->lay, (const struct rs_perf_header *)r->rec,
+		n = pdf_codec_decode(&r->lay, (const struct rs_perf_header *)r->rec,
 			       r->out, sizeof(r->out), &ev->ring, &ev->time);
 		if (n < 0)
 			return n;

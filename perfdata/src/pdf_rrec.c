@@ -6,7 +6,7 @@
 
 #include "pdf_format.h"
 
-_Static_assert(sizeof(struct pdf_mmap2) == 64, "perf_record_mmap2's fixed part");
+_Static_assert(sizeof(struct rs_perf_mmap2_body) == 64, "perf_record_mmap2's fixed part");
 
 static const char *const class_names[PDF_RREC_MAX] = {
 	[PDF_RREC_SEQ]          = "seq",
@@ -76,7 +76,7 @@ static size_t comm_body(const struct rs_perf_header *rec)
 	return named_body(rec, 8, SIZE_MAX);
 }
 
-int pdf_mmap2_name_ok(const char *name, size_t len)
+int pdf_rrec_mmap2_name_ok(const char *name, size_t len)
 {
 	size_t i, start = 0;
 
@@ -94,15 +94,15 @@ int pdf_mmap2_name_ok(const char *name, size_t len)
 	return 1;
 }
 
-/* An MMAP2 perf can take: a name pdf_mmap2_name_ok() takes, and a build
+/* An MMAP2 perf can take: a name pdf_rrec_mmap2_name_ok() takes, and a build
  * id that fits perf's array. */
 static size_t mmap2_body(const struct rs_perf_header *rec)
 {
-	struct pdf_mmap2 m;
+	struct rs_perf_mmap2_body m;
 	size_t body = named_body(rec, sizeof(m), PDF_MMAP2_NAME_MAX - 1);
 	const char *name = (const char *)(rec + 1) + sizeof(m);
 
-	if (!body || !pdf_mmap2_name_ok(name, strlen(name)))
+	if (!body || !pdf_rrec_mmap2_name_ok(name, strlen(name)))
 		return 0;
 	memcpy(&m, rec + 1, sizeof(m));
 	if ((rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&

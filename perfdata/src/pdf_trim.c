@@ -18,7 +18,7 @@ enum ctx { CTX_NONE, CTX_KERNEL, CTX_USER };
 
 void pdf_trim_mmap2(struct pdf_trim *t, const struct rs_perf_header *rec)
 {
-	struct pdf_mmap2 m;
+	struct rs_perf_mmap2_body m;
 
 	if (rec->size < sizeof(*rec) + sizeof(m))
 		return;

@@ -225,14 +225,14 @@ static int names_dso(const struct pdf_buf *ids, const char *name)
  * name the guest's vdso samples after the host's functions; with an id
  * it finds in no cache it leaves them unnamed.
  */
-int pdf_vdso_id_unknown(const uint8_t *id, size_t len)
+int pdf_buildid_is_vdso_unknown(const uint8_t *id, size_t len)
 {
 	static const uint8_t unknown[20] = PDF_VDSO_UNKNOWN_ID;
 
 	return len == sizeof(unknown) && !memcmp(id, unknown, len);
 }
 
-int pdf_ubins_vdso_unknown(struct pdf_buf *ids)
+int pdf_buildid_vdso_unknown(struct pdf_buf *ids)
 {
 	/* "ringside:novdso" and zeros: not a build id any linker makes */
 	static const uint8_t unknown[20] = PDF_VDSO_UNKNOWN_ID;
@@ -273,7 +273,7 @@ static int listed(const struct pdf_buf *ids, const struct pdf_ubin *b)
 	return 0;
 }
 
-int pdf_ubins_add(struct pdf_buf *ids, struct pdf_writer_stats *st,
+int pdf_uelf_add_all(struct pdf_buf *ids, struct pdf_writer_stats *st,
 		  const char *dir, const struct pdf_ubin *b, uint32_t nr)
 {
 	uint32_t i;

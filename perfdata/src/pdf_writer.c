@@ -106,8 +106,8 @@ static int write_attrs(struct pdf_writer *w, int again)
 	}
 	w->data_offset = len;
 	if (again)   /* the header part is written last, over these zeros */
-		return pdf_pwrite_all(w->fd, buf, len, 0);
-	return pdf_write_all(w->fd, buf, len);
+		return rs_io_pwrite_all(w->fd, buf, len, 0);
+	return rs_io_write_all(w->fd, buf, len);
 }
 
 static int append(struct pdf_writer *w, const void *rec, size_t size);
@@ -154,7 +154,7 @@ static int pdf_writer_ksyms(struct pdf_writer *w,
 	if (put)
 		w->stats.ksyms_err = put > 0 ? -EEXIST : put;
 	pdf_buf_init(&recs);
-	err = pdf_ksyms_mmaps(k, &w->lay, &recs);
+	err = pdf_kernel_mmaps(k, &w->lay, &recs);
 	w->ksyms = k;
 	w->ksyms_cached = !put;
 	if (!err && recs.len > OUT_BUF)
@@ -274,7 +274,7 @@ int pdf_writer_add_ksyms(struct pdf_writer *w,
  * past the mark). */
 static int flush_out(struct pdf_writer *w)
 {
-	int err = pdf_write_all(w->fd, w->out, w->used);
+	int err = rs_io_write_all(w->fd, w->out, w->used);
 
 	w->used = 0;
 	if (!err)
@@ -359,7 +359,7 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
 	if (rec->type == PERF_RECORD_MMAP2 && rec->size >= 8 + 64 + 7 &&
 	    !memcmp((const uint8_t *)(rec + 1) + 64, "[vdso]", 7))
 		w->maps_vdso = 1;
-	n = pdf_encode(&w->lay, ring, time, rec, w->enc, sizeof(w->enc));
+	n = pdf_codec_encode(&w->lay, ring, time, rec, w->enc, sizeof(w->enc));
 	if (n < 0)
 		return n;
 	err = append(w, w->enc, (size_t)n);
@@ -387,7 +387,7 @@ int pdf_writer_add_state(struct pdf_writer *w, uint32_t ring, uint64_t time,
 
 	if (!w || !rec || ring >= RS_MAX_RINGS)
 		return PDF_ERR(pdfe_invalid);
-	n = pdf_encode_state(&w->lay, ring, time, rec, w->enc, sizeof(w->enc));
+	n = pdf_codec_encode_state(&w->lay, ring, time, rec, w->enc, sizeof(w->enc));
 	if (n < 0)
 		return n;
 	return append(w, w->enc, (size_t)n);
@@ -577,7 +577,7 @@ static int write_tail(struct pdf_writer *w)
 	info.build_id = w->stats.build_id;
 	info.build_id_len = w->stats.build_id_len;
 	if (w->maps_vdso)   /* its error is the buffer's */
-		pdf_ubins_vdso_unknown(&w->ubids);
+		pdf_buildid_vdso_unknown(&w->ubids);
 	info.ubids = w->ubids.data;
 	info.ubids_len = w->ubids.len;
 
@@ -591,13 +591,13 @@ static int write_tail(struct pdf_writer *w)
 	hdr.data.size = w->stats.bytes;
 
 	pdf_buf_init(&feat);
-	err = pdf_features_build(&info, hdr.data.offset + hdr.data.size,
+	err = pdf_feature_build(&info, hdr.data.offset + hdr.data.size,
 				 hdr.features, &feat);
 	if (!err)
-		err = pdf_write_all(w->fd, feat.data, feat.len);
+		err = rs_io_write_all(w->fd, feat.data, feat.len);
 	pdf_buf_fini(&feat);
 	if (!err)
-		err = pdf_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
+		err = rs_io_pwrite_all(w->fd, &hdr, sizeof(hdr), 0);
 	if (!err && fsync(w->fd))
 		err = -errno;
 	return err;
@@ -608,7 +608,7 @@ int pdf_writer_code_ranges(const struct pdf_writer *w,
 {
 	if (!w || !w->ksyms || !w->ksyms_cached)
 		return 0;
-	return pdf_ksyms_code_ranges(w->ksyms, r, max);
+	return pdf_kernel_code_ranges(w->ksyms, r, max);
 }
 
 /* "modules" first: perf uses a kcore only with it, so a kcore never
@@ -625,9 +625,9 @@ int pdf_writer_add_kcore(struct pdf_writer *w, const struct pdf_kcore_seg *segs,
 		return -ENOENT;
 	pdf_buf_init(&mods);
 	pdf_buf_init(&image);
-	err = pdf_kcore_image(segs, nr, pdf_ksyms_stext(w->ksyms), &image);
+	err = pdf_kcore_image(segs, nr, pdf_kernel_stext(w->ksyms), &image);
 	if (!err)
-		err = pdf_ksyms_modules_text(w->ksyms, &mods);
+		err = pdf_kernel_modules_text(w->ksyms, &mods);
 	if (!err)
 		err = pdf_cache_kernel_put(w->buildid_dir, w->stats.build_id,
 					   w->stats.build_id_len, "modules",
@@ -654,7 +654,7 @@ int pdf_writer_add_ubins(struct pdf_writer *w, const struct pdf_ubin *b,
 {
 	if (!w)
 		return PDF_ERR(pdfe_invalid);
-	return pdf_ubins_add(&w->ubids, &w->stats, w->buildid_dir, b, nr);
+	return pdf_uelf_add_all(&w->ubids, &w->stats, w->buildid_dir, b, nr);
 }
 
 int pdf_writer_finish(struct pdf_writer *w)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A profile being built: its string table, mappings, functions and
  * locations (each kept once, found again by hash), its samples encoded as
- * they come; pprof_encode() writes the Profile message (profile.proto's
+ * they come; pprof_profile_encode() writes the Profile message (profile.proto's
  * field numbers below). */
 #include <errno.h>
 #include <stdlib.h>
@@ -164,7 +164,7 @@ static int map_eq(const struct pmap *a, const struct pmap *b)
 	       a->has_functions == b->has_functions;
 }
 
-int pprof_new(struct pprof **pp)
+int pprof_profile_new(struct pprof **pp)
 {
 	struct pprof *p;
 
@@ -173,15 +173,15 @@ int pprof_new(struct pprof **pp)
 	if (!p)
 		return -ENOMEM;
 	pdf_buf_init(&p->samples);
-	if (pprof_string(p, "") != 0) {
-		pprof_free(p);
+	if (pprof_profile_string(p, "") != 0) {
+		pprof_profile_free(p);
 		return -ENOMEM;
 	}
 	*pp = p;
 	return 0;
 }
 
-void pprof_free(struct pprof *p)
+void pprof_profile_free(struct pprof *p)
 {
 	size_t i;
 
@@ -201,7 +201,7 @@ void pprof_free(struct pprof *p)
 	free(p);
 }
 
-int64_t pprof_string(struct pprof *p, const char *s)
+int64_t pprof_profile_string(struct pprof *p, const char *s)
 {
 	struct htab *t = &p->strings;
 	uint64_t h;
@@ -232,14 +232,14 @@ int64_t pprof_string(struct pprof *p, const char *s)
 	return (int64_t)t->nr++;
 }
 
-int pprof_sample_type(struct pprof *p, const char *type, const char *unit)
+int pprof_profile_sample_type(struct pprof *p, const char *type, const char *unit)
 {
 	int64_t t, u;
 
 	if (p->nr_vt == PPROF_MAX_VALUES || p->nr_samples)
 		return -E2BIG;
-	t = pprof_string(p, type);
-	u = t < 0 ? t : pprof_string(p, unit);
+	t = pprof_profile_string(p, type);
+	u = t < 0 ? t : pprof_profile_string(p, unit);
 	if (t < 0 || u < 0)
 		return (int)(t < 0 ? t : u);
 	p->vt[p->nr_vt][0] = t;
@@ -248,7 +248,7 @@ int pprof_sample_type(struct pprof *p, const char *type, const char *unit)
 	return 0;
 }
 
-int pprof_set_period(struct pprof *p, const char *type, const char *unit,
+int pprof_profile_set_period(struct pprof *p, const char *type, const char *unit,
 		     int64_t period)
 {
 	int64_t t, u;
@@ -257,8 +257,8 @@ int pprof_set_period(struct pprof *p, const char *type, const char *unit,
 	p->period = period;
 	if (!type)
 		return 0;
-	t = pprof_string(p, type);
-	u = t < 0 ? t : pprof_string(p, unit ? unit : "");
+	t = pprof_profile_string(p, type);
+	u = t < 0 ? t : pprof_profile_string(p, unit ? unit : "");
 	if (t < 0 || u < 0)
 		return (int)(t < 0 ? t : u);
 	p->period_type[0] = t;
@@ -267,13 +267,13 @@ int pprof_set_period(struct pprof *p, const char *type, const char *unit,
 	return 0;
 }
 
-void pprof_set_time(struct pprof *p, int64_t time_nanos, int64_t duration_nanos)
+void pprof_profile_set_time(struct pprof *p, int64_t time_nanos, int64_t duration_nanos)
 {
 	p->time_nanos = time_nanos;
 	p->duration_nanos = duration_nanos;
 }
 
-int64_t pprof_mapping(struct pprof *p, uint64_t start, uint64_t limit,
+int64_t pprof_profile_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 		      uint64_t offset, const char *file, const char *build_id,
 		      int has_functions)
 {
@@ -283,10 +283,10 @@ int64_t pprof_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 	size_t at;
 	int err;
 
-	m.file = pprof_string(p, file ? file : "");
+	m.file = pprof_profile_string(p, file ? file : "");
 	if (m.file < 0)
 		return m.file;
-	m.build_id = pprof_string(p, build_id ? build_id : "");
+	m.build_id = pprof_profile_string(p, build_id ? build_id : "");
 	if (m.build_id < 0)
 		return m.build_id;
 	h = mix(mix(mix(mix(mix(start, limit), offset), (uint64_t)m.file),
@@ -310,7 +310,7 @@ int64_t pprof_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 	return (int64_t)++t->nr;
 }
 
-int64_t pprof_function(struct pprof *p, const char *name, const char *file)
+int64_t pprof_profile_function(struct pprof *p, const char *name, const char *file)
 {
 	struct htab *t = &p->functions;
 	struct pfunc f;
@@ -320,10 +320,10 @@ int64_t pprof_function(struct pprof *p, const char *name, const char *file)
 
 	if (!name)
 		return -EINVAL;
-	f.name = pprof_string(p, name);
+	f.name = pprof_profile_string(p, name);
 	if (f.name < 0)
 		return f.name;
-	f.file = pprof_string(p, file ? file : "");
+	f.file = pprof_profile_string(p, file ? file : "");
 	if (f.file < 0)
 		return f.file;
 	h = mix((uint64_t)f.name, (uint64_t)f.file);
@@ -347,7 +347,7 @@ int64_t pprof_function(struct pprof *p, const char *name, const char *file)
 	return (int64_t)++t->nr;
 }
 
-int64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address,
+int64_t pprof_profile_location(struct pprof *p, uint64_t mapping, uint64_t address,
 		       uint64_t function)
 {
 	struct htab *t = &p->locations;
@@ -375,7 +375,7 @@ int64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address,
 	return (int64_t)++t->nr;
 }
 
-int pprof_sample(struct pprof *p, const uint64_t *locs, size_t nr_locs,
+int pprof_profile_sample(struct pprof *p, const uint64_t *locs, size_t nr_locs,
 		 const int64_t *values, size_t nr_values,
 		 const struct pprof_label *labels, size_t nr_labels)
 {
@@ -393,9 +393,9 @@ int pprof_sample(struct pprof *p, const uint64_t *locs, size_t nr_locs,
 	for (i = 0; i < nr_labels; i++) {
 		if (!labels[i].key)
 			return -EINVAL;
-		idx[i][0] = pprof_string(p, labels[i].key);
-		idx[i][1] = labels[i].str ? pprof_string(p, labels[i].str) : 0;
-		idx[i][2] = labels[i].unit ? pprof_string(p, labels[i].unit) : 0;
+		idx[i][0] = pprof_profile_string(p, labels[i].key);
+		idx[i][1] = labels[i].str ? pprof_profile_string(p, labels[i].str) : 0;
+		idx[i][2] = labels[i].unit ? pprof_profile_string(p, labels[i].unit) : 0;
 		if (idx[i][0] < 0 || idx[i][1] < 0 || idx[i][2] < 0)
 			return (int)(idx[i][0] < 0 ? idx[i][0] :
 				     idx[i][1] < 0 ? idx[i][1] : idx[i][2]);
@@ -438,7 +438,7 @@ int pprof_sample(struct pprof *p, const uint64_t *locs, size_t nr_locs,
 	return err;
 }
 
-void pprof_counts(const struct pprof *p, struct pprof_counts *c)
+void pprof_profile_counts(const struct pprof *p, struct pprof_profile_counts *c)
 {
 	c->samples = p->nr_samples;
 	c->strings = (uint32_t)p->strings.nr;
@@ -463,7 +463,7 @@ static void opt_uint(struct pdf_buf *b, uint32_t field, uint64_t v)
 		pprof_pb_uint(b, field, v);
 }
 
-int pprof_encode(const struct pprof *p, struct pdf_buf *out)
+int pprof_profile_encode(const struct pprof *p, struct pdf_buf *out)
 {
 	struct pdf_buf m, line;
 	size_t i;

@@ -128,7 +128,7 @@ static const char *comm_of(struct conv *c, uint32_t pid, uint32_t tid)
 
 /* ---- processes' mappings ------------------------------------------------- */
 
-static int bin_of(struct conv *c, const char *name, const struct pdf_mmap2 *m,
+static int bin_of(struct conv *c, const char *name, const struct rs_perf_mmap2_body *m,
 		  uint16_t misc, uint32_t *idx)
 {
 	uint32_t len = (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ?
@@ -186,9 +186,9 @@ static uint32_t map_lower(const struct conv *c, uint32_t pid, uint64_t addr)
  * process. */
 static void add_map(struct conv *c, const struct rs_perf_header *rec)
 {
-	const char *name = (const char *)(rec + 1) + sizeof(struct pdf_mmap2);
+	const char *name = (const char *)(rec + 1) + sizeof(struct rs_perf_mmap2_body);
 	uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	struct pdf_mmap2 m;
+	struct rs_perf_mmap2_body m;
 	struct umap nm;
 	uint32_t i, j, cost;
 
@@ -250,14 +250,14 @@ static int64_t kernel_location(struct conv *c, uint64_t addr)
 		if (sym.module)
 			snprintf(module, sizeof(module), "[%s]", sym.module);
 		/* kallsyms names are checked printable, no brackets */
-		fn = pprof_function(c->p, sym.name, sym.module ? module :
+		fn = pprof_profile_function(c->p, sym.name, sym.module ? module :
 				    "[kernel.kallsyms]");
 		if (fn < 0)
 			return fn;
 	} else {
 		c->st->kernel_unnamed++;
 	}
-	return pprof_location(c->p, (uint64_t)c->kmap, addr, (uint64_t)fn);
+	return pprof_profile_location(c->p, (uint64_t)c->kmap, addr, (uint64_t)fn);
 }
 
 static const char *user_name(struct conv *c, struct bin *b, uint64_t off)
@@ -283,17 +283,17 @@ static int64_t user_location(struct conv *c, uint32_t pid, uint64_t addr)
 	c->st->user_frames++;
 	if (!m) {
 		c->st->user_unmapped++;
-		return pprof_location(c->p, 0, addr, 0);
+		return pprof_profile_location(c->p, 0, addr, 0);
 	}
 	b = &c->bins[m->bin];
 	sym = user_name(c, b, addr - m->start + m->pgoff);
 	if (!m->mapping) {
-		pprof_hex(hex, b->id, b->id_len);
+		pprof_names_hex(hex, b->id, b->id_len);
 		/* named here, or left to pprof's own symbolization, which
 		 * takes a local file only with the same build id: without
 		 * one, none (a host file of the guest's path is no guest
 		 * binary) */
-		m->mapping = pprof_mapping(c->p, m->start, m->end, m->pgoff,
+		m->mapping = pprof_profile_mapping(c->p, m->start, m->end, m->pgoff,
 					   b->name, b->id_len ? hex : NULL,
 					   b->state > 0 || !b->id_len);
 		if (m->mapping < 0) {
@@ -305,13 +305,13 @@ static int64_t user_location(struct conv *c, uint32_t pid, uint64_t addr)
 	}
 	if (sym) {
 		clean(name, sizeof(name), sym);
-		fn = pprof_function(c->p, name, b->name);
+		fn = pprof_profile_function(c->p, name, b->name);
 		if (fn < 0)
 			return fn;
 	} else {
 		c->st->user_unnamed++;
 	}
-	return pprof_location(c->p, (uint64_t)m->mapping, addr, (uint64_t)fn);
+	return pprof_profile_location(c->p, (uint64_t)m->mapping, addr, (uint64_t)fn);
 }
 
 /* ---- samples ------------------------------------------------------------- */
@@ -382,7 +382,7 @@ static int add_sample(struct conv *c, uint32_t ring, const struct rs_perf_header
 		if (comm)
 			lab[nl++] = (struct pprof_label){ .key = "comm", .str = comm };
 	}
-	err = pprof_sample(c->p, c->locs, nr, values, 2, lab, nl);
+	err = pprof_profile_sample(c->p, c->locs, nr, values, 2, lab, nl);
 	if (err)
 		return err;
 	c->st->samples++;
@@ -433,7 +433,7 @@ static void set_time(struct pprof *p, const struct pdf_info *in)
 	    in->clock.wall_ns && in->first_time)
 		start = (int64_t)in->clock.wall_ns +
 			((int64_t)in->first_time - (int64_t)in->clock.mono_ns);
-	pprof_set_time(p, start > 0 ? start : 0, dur);
+	pprof_profile_set_time(p, start > 0 ? start : 0, dur);
 }
 
 static int setup(struct conv *c, const struct pdf_info *in)
@@ -441,20 +441,20 @@ static int setup(struct conv *c, const struct pdf_info *in)
 	char hex[2 * PDF_BUILD_ID_SIZE + 1];
 	int err;
 
-	err = pprof_sample_type(c->p, "samples", "count");
+	err = pprof_profile_sample_type(c->p, "samples", "count");
 	if (!err)
-		err = pprof_sample_type(c->p, "cpu", "nanoseconds");
+		err = pprof_profile_sample_type(c->p, "cpu", "nanoseconds");
 	if (!err)
-		err = pprof_set_period(c->p, "cpu", "nanoseconds",
+		err = pprof_profile_set_period(c->p, "cpu", "nanoseconds",
 				       (int64_t)(c->params->interval_ns & INT64_MAX));
 	if (err)
 		return err;
 	set_time(c->p, in);
 	/* the kernel: the file's build id, its table in the cache, or none */
-	c->st->ksyms_err = pprof_kernel_syms(&c->ksyms, c->dir, in->build_id,
+	c->st->ksyms_err = pprof_names_ksyms(&c->ksyms, c->dir, in->build_id,
 					     in->build_id_len);
-	pprof_hex(hex, in->build_id, in->build_id_len);
-	c->kmap = pprof_mapping(c->p, PDF_KSYMS_MIN_ADDR, UINT64_MAX, 0,
+	pprof_names_hex(hex, in->build_id, in->build_id_len);
+	c->kmap = pprof_profile_mapping(c->p, PDF_KSYMS_MIN_ADDR, UINT64_MAX, 0,
 				"[kernel.kallsyms]", in->build_id_len ? hex : NULL, 1);
 	if (c->kmap < 0)
 		return (int)c->kmap;
@@ -479,7 +479,7 @@ static void fini(struct conv *c)
 	free(c->maps);
 	free(c->comms);
 	pdf_ksyms_free(c->ksyms);
-	pprof_free(c->p);
+	pprof_profile_free(c->p);
 }
 
 static int write_all(int fd, const uint8_t *d, size_t len)
@@ -505,7 +505,7 @@ static int write_out(const struct pprof *p, const char *out, uint64_t *bytes)
 
 	pdf_buf_init(&raw);
 	pdf_buf_init(&gz);
-	err = pprof_encode(p, &raw);
+	err = pprof_profile_encode(p, &raw);
 	if (!err)
 		err = pprof_gzip(raw.data, raw.len, &gz);
 	pdf_buf_fini(&raw);
@@ -529,13 +529,13 @@ static int write_out(const struct pprof *p, const char *out, uint64_t *bytes)
 	return err;
 }
 
-int pprof_write(const char *perf_data, const char *out,
+int pprof_file_write(const char *perf_data, const char *out,
 		const struct pprof_params *params, struct pprof_stats *st)
 {
 	static const struct pprof_params none = { .size = sizeof(none) };
 	char own_dir[PATH_MAX];
 	struct pprof_stats own;
-	struct pprof_counts cnt;
+	struct pprof_profile_counts cnt;
 	struct pdf_reader *r;
 	struct conv c;
 	int err;
@@ -556,7 +556,7 @@ int pprof_write(const char *perf_data, const char *out,
 	err = pdf_reader_open(&r, perf_data);
 	if (err)
 		return err;
-	err = pprof_new(&c.p);
+	err = pprof_profile_new(&c.p);
 	if (!err)
 		err = setup(&c, pdf_reader_info(r));
 	if (!err)
@@ -565,7 +565,7 @@ int pprof_write(const char *perf_data, const char *out,
 	if (!err)
 		err = write_out(c.p, out, &st->bytes);
 	if (c.p) {
-		pprof_counts(c.p, &cnt);
+		pprof_profile_counts(c.p, &cnt);
 		st->functions = cnt.functions;
 		st->locations = cnt.locations;
 		st->mappings = cnt.mappings;

@@ -6,7 +6,7 @@
 #include "ringside/pprof.h"
 
 /* "aabb..." of @len bytes into @dst (2 * len + 1 bytes). */
-void pprof_hex(char *dst, const uint8_t *id, uint32_t len);
+void pprof_names_hex(char *dst, const uint8_t *id, uint32_t len);
 
 /*
  * The guest kernel's symbols for build id @id: DIR/[kernel.kallsyms]/HEX/
@@ -15,7 +15,7 @@ void pprof_hex(char *dst, const uint8_t *id, uint32_t len);
  * *@kp; -ENODATA (no id), -ENOENT (no entry), -EFBIG, -errno, a
  * pdf_ksyms_parse() error.
  */
-int pprof_kernel_syms(struct pdf_ksyms **kp, const char *dir,
+int pprof_names_ksyms(struct pdf_ksyms **kp, const char *dir,
 		      const uint8_t *id, uint32_t id_len);
 
 /* A user binary's symbols, from the ELF file perf's build-id cache holds

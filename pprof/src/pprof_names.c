@@ -21,7 +21,7 @@
 #define UELF_MAX_PHDRS 64u
 #define UELF_MAX_SHDRS 4096u
 
-void pprof_hex(char *dst, const uint8_t *id, uint32_t len)
+void pprof_names_hex(char *dst, const uint8_t *id, uint32_t len)
 {
 	static const char digits[] = "0123456789abcdef";
 	uint32_t i;
@@ -93,7 +93,7 @@ static int read_file(const char *path, uint64_t max, uint8_t **datap,
 	return 0;
 }
 
-int pprof_kernel_syms(struct pdf_ksyms **kp, const char *dir,
+int pprof_names_ksyms(struct pdf_ksyms **kp, const char *dir,
 		      const uint8_t *id, uint32_t id_len)
 {
 	char base[PATH_MAX], path[PATH_MAX], hex[2 * PDF_BUILD_ID_SIZE + 1];
@@ -107,7 +107,7 @@ int pprof_kernel_syms(struct pdf_ksyms **kp, const char *dir,
 	err = cache_dir(base, sizeof(base), dir);
 	if (err)
 		return err;
-	pprof_hex(hex, id, id_len);
+	pprof_names_hex(hex, id, id_len);
 	if ((size_t)snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms",
 			     base, hex) >= sizeof(path))
 		return -ENAMETOOLONG;
@@ -270,7 +270,7 @@ int pprof_uelf_load(struct pprof_uelf **up, const char *dir,
 	err = cache_dir(base, sizeof(base), dir);
 	if (err)
 		return err;
-	pprof_hex(hex, id, id_len);
+	pprof_names_hex(hex, id, id_len);
 	/* the link perf follows: .build-id/XX/REST, a directory with "elf" */
 	if ((size_t)snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf",
 			     base, hex, hex + 2) >= sizeof(path))

@@ -33,10 +33,10 @@ struct sec_hdr {
 _Static_assert(sizeof(struct hdr) == 16, "capture header");
 _Static_assert(sizeof(struct sec_hdr) == 24, "capture section header");
 
-int pv_cap_add(struct pv_capture *c, uint32_t type, uint64_t addr,
+int pv_capture_add(struct pv_capture *c, uint32_t type, uint64_t addr,
 	       const void *data, uint64_t len)
 {
-	struct pv_cap_sec *s;
+	struct pv_capture_sec *s;
 
 	if (!c || (!data && len) || c->nr >= MAX_SECTIONS)
 		return -pve_invalid;
@@ -63,7 +63,7 @@ int pv_cap_add(struct pv_capture *c, uint32_t type, uint64_t addr,
 	return 0;
 }
 
-const struct pv_cap_sec *pv_cap_find(const struct pv_capture *c, uint32_t type)
+const struct pv_capture_sec *pv_capture_find(const struct pv_capture *c, uint32_t type)
 {
 	for (uint32_t i = 0; c && i < c->nr; i++)
 		if (c->secs[i].type == type)
@@ -71,7 +71,7 @@ const struct pv_cap_sec *pv_cap_find(const struct pv_capture *c, uint32_t type)
 	return NULL;
 }
 
-void pv_cap_fini(struct pv_capture *c)
+void pv_capture_fini(struct pv_capture *c)
 {
 	if (!c)
 		return;
@@ -99,7 +99,7 @@ static int put_all(int fd, const void *p, size_t len)
 	return 1;
 }
 
-int pv_cap_write(const struct pv_capture *c, int fd)
+int pv_capture_write(const struct pv_capture *c, int fd)
 {
 	static const uint8_t zero[8];
 	struct hdr h = { .version = VERSION };
@@ -111,7 +111,7 @@ int pv_cap_write(const struct pv_capture *c, int fd)
 	h.nr = c->nr;
 	ok = put_all(fd, &h, sizeof(h));
 	for (uint32_t i = 0; ok && i < c->nr; i++) {
-		const struct pv_cap_sec *s = &c->secs[i];
+		const struct pv_capture_sec *s = &c->secs[i];
 		struct sec_hdr sh = { s->type, 0, s->addr, s->len };
 		size_t pad = (8 - s->len % 8) % 8;
 
@@ -122,7 +122,7 @@ int pv_cap_write(const struct pv_capture *c, int fd)
 	return ok ? 0 : -pve_io;
 }
 
-int pv_cap_read(struct pv_capture *c, const char *path)
+int pv_capture_read(struct pv_capture *c, const char *path)
 {
 	struct hdr h;
 	uint8_t *buf = NULL;
@@ -167,7 +167,7 @@ int pv_cap_read(struct pv_capture *c, const char *path)
 		pos += sizeof(sh);
 		if (sh.len > (uint64_t)size - pos)
 			goto bad;
-		if ((ret = pv_cap_add(c, sh.type, sh.addr, buf + pos, sh.len)) < 0)
+		if ((ret = pv_capture_add(c, sh.type, sh.addr, buf + pos, sh.len)) < 0)
 			goto out;
 		pos += sh.len;
 		pos += (8 - sh.len % 8) % 8;
@@ -180,7 +180,7 @@ bad:
 	ret = -pve_format;
 out:
 	if (ret < 0)
-		pv_cap_fini(c);
+		pv_capture_fini(c);
 	free(buf);
 	fclose(f);
 	return ret;
@@ -191,7 +191,7 @@ static void *cap_ptr(void *arg, uint64_t gpa, uint64_t len)
 	const struct pv_capture *c = arg;
 
 	for (uint32_t i = 0; i < c->nr; i++) {
-		const struct pv_cap_sec *s = &c->secs[i];
+		const struct pv_capture_sec *s = &c->secs[i];
 
 		if (s->type == PV_CAP_MEM && gpa >= s->addr &&
 		    gpa - s->addr <= s->len && len <= s->len - (gpa - s->addr))
@@ -200,7 +200,7 @@ static void *cap_ptr(void *arg, uint64_t gpa, uint64_t len)
 	return NULL;
 }
 
-struct pv_mem pv_cap_mem(const struct pv_capture *c)
+struct pv_mem pv_capture_mem(const struct pv_capture *c)
 {
 	struct pv_mem m = { cap_ptr, (void *)(uintptr_t)c };
 

@@ -26,15 +26,15 @@ static int read_code(uint8_t *buf, size_t size, const struct pt_asid *asid,
 	return (int)size;
 }
 
-static int emit(const struct pv_dec_params *p, struct pv_dec_item *it)
+static int emit(const struct pv_decode_params *p, struct pv_decode_item *it)
 {
 	return p->fn ? p->fn(p->arg, it) : 0;
 }
 
-static int on_event(const struct pv_dec_params *p, struct pv_dec_stats *st,
+static int on_event(const struct pv_decode_params *p, struct pv_decode_stats *st,
 		    const struct pt_event *ev, uint64_t offset)
 {
-	struct pv_dec_item it = { .offset = offset };
+	struct pv_decode_item it = { .offset = offset };
 
 	switch (ev->type) {
 	case ptev_enabled:
@@ -82,10 +82,10 @@ static int sync_last(struct pt_insn_decoder *dec)
 	return pt_insn_sync_set(dec, off);
 }
 
-static int synced(const struct pv_dec_params *p, struct pv_dec_stats *st,
+static int synced(const struct pv_decode_params *p, struct pv_decode_stats *st,
 		  struct pt_insn_decoder *dec, int status)
 {
-	struct pv_dec_item it = { .kind = PV_DEC_SYNC };
+	struct pv_decode_item it = { .kind = PV_DEC_SYNC };
 
 	if (status < 0)
 		return 0;
@@ -95,11 +95,11 @@ static int synced(const struct pv_dec_params *p, struct pv_dec_stats *st,
 	return emit(p, &it);
 }
 
-int pv_dec_run(const struct pv_dec_params *p, struct pv_dec_stats *st)
+int pv_decode_run(const struct pv_decode_params *p, struct pv_decode_stats *st)
 {
 	struct pt_insn_decoder *dec = NULL;
 	struct pt_image *image = NULL;
-	struct pv_dec_stats local;
+	struct pv_decode_stats local;
 	struct pt_config cfg;
 	uint8_t *copy;
 	int status, ret = 0;
@@ -132,7 +132,7 @@ int pv_dec_run(const struct pv_dec_params *p, struct pv_dec_stats *st)
 	if ((ret = synced(p, st, dec, status)) < 0)
 		goto out;
 	for (uint64_t at = UINT64_MAX, same = 0;;) {
-		struct pv_dec_item it;
+		struct pv_decode_item it;
 		struct pt_insn insn;
 		uint64_t off = 0;
 

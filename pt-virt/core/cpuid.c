@@ -2,7 +2,7 @@
 /* CPUID leaf 0x14: what the virtual CPU says about its Intel PT. */
 #include "pv_internal.h"
 
-void pv_caps_default(struct pv_caps *c)
+void pv_cpuid_default(struct pv_caps *c)
 {
 	if (!c)
 		return;

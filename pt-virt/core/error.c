@@ -2,7 +2,7 @@
 /* Error strings: one enum for the library and the ToPA validator. */
 #include "ringside/pt_core.h"
 
-const char *pv_errstr(int err)
+const char *pv_error_str(int err)
 {
 	static const char *const names[] = {
 		[pve_ok] = "success",

@@ -36,7 +36,7 @@ void pv_msr_init(struct pv_msr *m, const struct pv_caps *caps)
 	if (caps)
 		m->caps = *caps;
 	else
-		pv_caps_default(&m->caps);
+		pv_cpuid_default(&m->caps);
 	if (!m->caps.maxphyaddr)
 		m->caps.maxphyaddr = PV_DEFAULT_MAXPHYADDR;
 	m->output_mask = PV_MASK_LOWER;

@@ -187,18 +187,18 @@ int pv_perfdata_decode(const struct pv_perfdata_params *p, struct pv_perfdata_re
 		err = n < 0 ? n : 0;
 	}
 	for (i = 0; !err && i < MAX_RINGS; i++) {
-		struct pv_dec_params dp = {
+		struct pv_decode_params dp = {
 			.size = sizeof(dp), .from_last_psb = p->last_psb,
 			.trace = rs->r[i].data, .len = rs->r[i].len,
 			.code = { code_ptr, &code }, .fn = p->fn, .arg = p->arg,
 		};
-		struct pv_dec_stats st;
+		struct pv_decode_stats st;
 
 		if (!rs->r[i].len)
 			continue;
 		if (p->ring)
 			p->ring(p->arg, i, rs->r[i].len);
-		err = pv_dec_run(&dp, &st);
+		err = pv_decode_run(&dp, &st);
 		if (err < 0) {
 			*why = "decoding";
 			*pv = 1;

@@ -69,7 +69,7 @@ int qpt_output_open(struct qpt *q, char *err, size_t size)
 	ret = rs_region_open(&q->region, q->mem, q->mem_size);
 	if (ret < 0) {
 		snprintf(err, size, "%s: not a ringside region: %s",
-			 q->o.region, rs_errstr(-ret));
+			 q->o.region, rs_error_str(-ret));
 		return -pve_invalid;
 	}
 	q->region_ok = true;
@@ -91,7 +91,7 @@ int qpt_output_vcpu(struct qpt *q, struct qpt_vcpu *v, char *err, size_t size)
 			 v->index, rs_region_nr_rings(&q->region));
 		return -pve_invalid;
 	}
-	ret = rs_aux_producer_init(&v->prod, &q->region, v->index);
+	ret = rs_producer_init_aux(&v->prod, &q->region, v->index);
 	if (ret < 0) {
 		snprintf(err, size, "vCPU %u: ring %u has no AUX area "
 			 "(aux_pages 0): not traced", v->index, v->index);
@@ -132,7 +132,7 @@ int qpt_output_vcpu(struct qpt *q, struct qpt_vcpu *v, char *err, size_t size)
 	v->tail0 = rs_ring_state_read(&v->prod.ring, &st) == 0 ? st.aux_tail : 0;
 	return 0;
 fail:
-	snprintf(err, size, "vCPU %u: AUX output: %s", v->index, pv_errstr(ret));
+	snprintf(err, size, "vCPU %u: AUX output: %s", v->index, pv_error_str(ret));
 	return ret;
 }
 

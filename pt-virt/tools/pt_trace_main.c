@@ -98,7 +98,7 @@ static int write_capture(const struct pv_capture *cap, const char *out)
 
 	if (fd < 0)
 		return fd;
-	if (pv_cap_write(cap, fd) < 0) {
+	if (pv_capture_write(cap, fd) < 0) {
 		pdf_aside_discard(fd, tmp);
 		return -EIO;
 	}
@@ -129,11 +129,11 @@ int main(int argc, char **argv)
 	struct pv_trace_params tp = { .size = sizeof(tp), .workload = PV_WL_ALL,
 				      .iterations = 40 };
 	const char *payload = NULL, *out = NULL, *perf_out = NULL;
-	struct rs_vmm_params p;
+	struct vmm_params p;
 	struct rs_consumer *cons = NULL;
 	struct pv_trace *t = NULL;
 	struct pv_capture cap = { 0 };
-	struct rs_vmm *vm = NULL;
+	struct vmm *vm = NULL;
 	struct buf b = { 0 };
 	uint32_t aux_pages = 64;
 	int snapshot = 0, drain = 1, c, ret = 1;
@@ -163,25 +163,25 @@ int main(int argc, char **argv)
 	if (!payload || !out || optind != argc)
 		return usage(stderr), 2;
 
-	rs_vmm_params_init(&p);
+	vmm_params_init(&p);
 	p.aux_pages = aux_pages;
 	p.data_pages = 16;
 	p.aux_mode = snapshot ? RS_MODE_OVERWRITE : RS_MODE_NORMAL;
 	p.aux_watermark = aux_pages * 4096 / 2;
 	p.log = on_log;
-	if (rs_vmm_create(&vm, &p) < 0 || rs_vmm_load_file(vm, payload) < 0)
+	if (vmm_create(&vm, &p) < 0 || vmm_load_file(vm, payload) < 0)
 		goto out;
 	if ((ret = pv_trace_attach(&t, vm, &tp)) < 0) {
-		fprintf(stderr, "ringside-pt-trace: %s\n", pv_errstr(ret));
+		fprintf(stderr, "ringside-pt-trace: %s\n", pv_error_str(ret));
 		ret = 1;
 		goto out;
 	}
 	ret = 1;
-	if (!snapshot && !(cons = rs_consumer_alloc(rs_vmm_region(vm), 0)))
+	if (!snapshot && !(cons = rs_consumer_alloc(vmm_region(vm), 0)))
 		goto out;
-	if (rs_vmm_start(vm) < 0)
+	if (vmm_start(vm) < 0)
 		goto out;
-	while (rs_vmm_wait(vm, 10) == -ETIMEDOUT)
+	while (vmm_wait(vm, 10) == -ETIMEDOUT)
 		if (cons && drain)
 			rs_consumer_drain_aux(cons, on_aux, &b);
 	pv_trace_finish(t);
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 		uint64_t size = (uint64_t)aux_pages * 4096;
 
 		b.p = malloc(size);
-		if (!b.p || rs_snapshot_aux(&s, rs_vmm_region(vm), 0, b.p, size) < 0)
+		if (!b.p || rs_snapshot_aux(&s, vmm_region(vm), 0, b.p, size) < 0)
 			goto out;
 		b.len = s.len;
 		b.pos = s.start;
@@ -230,10 +230,10 @@ int main(int argc, char **argv)
 	}
 	ret = 0;
 out:
-	pv_cap_fini(&cap);
+	pv_capture_fini(&cap);
 	free(b.p);
 	rs_consumer_free(cons);
 	pv_trace_free(t);
-	rs_vmm_destroy(vm);
+	vmm_destroy(vm);
 	return ret;
 }

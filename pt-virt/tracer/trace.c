@@ -21,7 +21,7 @@ static const uint32_t rtit_msrs[] = {
 
 static void *guest_ptr(void *arg, uint64_t gpa, uint64_t len)
 {
-	return rs_vmm_guest_ptr(arg, gpa, len);
+	return vmm_mem_guest_ptr(arg, gpa, len);
 }
 
 static int64_t to_aux(void *arg, const void *buf, uint64_t len)
@@ -37,7 +37,7 @@ static void ring_doorbell(void *arg)
 {
 	struct pv_trace *t = arg;
 	uint64_t one = 1;
-	int fd = rs_vmm_doorbell_fd(t->vm, t->p.ring);
+	int fd = vmm_doorbell_fd(t->vm, t->p.ring);
 
 	if (fd >= 0 && write(fd, &one, sizeof(one)) == sizeof(one))
 		t->st.doorbells++;
@@ -46,7 +46,7 @@ static void ring_doorbell(void *arg)
 /* Leaf 0 high enough, leaf 7 EBX[25], leaf 0x14 sub-leaves 0 and 1. */
 static int advertise(struct pv_trace *t)
 {
-	struct rs_vmm_cpuid o[4];
+	struct vmm_cpuid o[4];
 	unsigned max = __get_cpuid_max(0, NULL);
 
 	memset(o, 0, sizeof(o));
@@ -58,7 +58,7 @@ static int advertise(struct pv_trace *t)
 	o[1].value[1] = PV_CPUID7_EBX_PT;
 	o[1].mask[1] = PV_CPUID7_EBX_PT;
 	for (uint32_t sub = 0; sub < 2; sub++) {
-		struct rs_vmm_cpuid *e = &o[2 + sub];
+		struct vmm_cpuid *e = &o[2 + sub];
 
 		e->function = PV_CPUID_PT_LEAF;
 		e->index = sub;
@@ -66,12 +66,12 @@ static int advertise(struct pv_trace *t)
 		pv_cpuid_14(&t->msr.caps, sub, e->value);
 		memset(e->mask, 0xff, sizeof(e->mask));
 	}
-	return rs_vmm_cpuid_override(t->vm, o, 4) < 0 ? -pve_kvm : 0;
+	return vmm_cpuid_override(t->vm, o, 4) < 0 ? -pve_kvm : 0;
 }
 
 static int build(struct pv_trace *t)
 {
-	const struct rs_region *region = rs_vmm_region(t->vm);
+	const struct rs_region *region = vmm_region(t->vm);
 	struct pv_topa_params tp = {
 		.size = sizeof(tp),
 		.region_size = t->p.region_size ? t->p.region_size : 4096,
@@ -81,7 +81,7 @@ static int build(struct pv_trace *t)
 		.maxphyaddr = t->msr.caps.maxphyaddr,
 	};
 	struct pv_mem mem = { guest_ptr, t->vm };
-	void *tables = rs_vmm_guest_ptr(t->vm, PV_GUEST_TABLE_GPA,
+	void *tables = vmm_mem_guest_ptr(t->vm, PV_GUEST_TABLE_GPA,
 					PV_GUEST_TABLE_MAX);
 	uint64_t aux_gpa;
 	int ret;
@@ -99,7 +99,7 @@ static int build(struct pv_trace *t)
 		return ret;
 	pv_aux_on_wake(&t->aux, ring_doorbell, t);
 
-	t->mb = rs_vmm_guest_ptr(t->vm, PV_GUEST_MAILBOX_GPA, sizeof(*t->mb));
+	t->mb = vmm_mem_guest_ptr(t->vm, PV_GUEST_MAILBOX_GPA, sizeof(*t->mb));
 	if (!t->mb)
 		return -pve_invalid;
 	memset(t->mb, 0, sizeof(*t->mb));
@@ -112,7 +112,7 @@ static int build(struct pv_trace *t)
 				  &t->mb->output_mask);
 }
 
-int pv_trace_attach(struct pv_trace **out, struct rs_vmm *vm,
+int pv_trace_attach(struct pv_trace **out, struct vmm *vm,
 		    const struct pv_trace_params *p)
 {
 	struct pv_gen_params gp = { .size = sizeof(gp), .sink = to_aux };
@@ -145,9 +145,9 @@ int pv_trace_attach(struct pv_trace **out, struct rs_vmm *vm,
 		ret = -pve_nomem;
 		goto fail;
 	}
-	if (rs_vmm_msr_intercept(vm, rtit_msrs, sizeof(rtit_msrs) /
-				 sizeof(rtit_msrs[0]), pv_trace_on_msr, t) < 0 ||
-	    rs_vmm_step_hook(vm, pv_trace_on_step, t) < 0) {
+	if (vmm_msr_intercept(vm, rtit_msrs, sizeof(rtit_msrs) /
+				 sizeof(rtit_msrs[0]), pv_trace_msr_exit, t) < 0 ||
+	    vmm_step_hook(vm, pv_trace_step_exit, t) < 0) {
 		ret = -pve_kvm;
 		goto fail;
 	}
@@ -215,7 +215,7 @@ const uint64_t *pv_trace_truth(const struct pv_trace *t, uint64_t *n)
 int pv_trace_capture(const struct pv_trace *t, struct pv_capture *c,
 		     const void *trace, uint64_t len, uint64_t pos)
 {
-	struct pv_cap_info info = {
+	struct pv_capture_info info = {
 		.snapshot = t && t->aux.snapshot,
 		.truncated = t && t->aux.stats.truncated,
 	};
@@ -225,14 +225,14 @@ int pv_trace_capture(const struct pv_trace *t, struct pv_capture *c,
 	if (!t || !c)
 		return -pve_invalid;
 	info.psb_period = pv_msr_psb_period(&t->msr);
-	code = rs_vmm_guest_ptr(t->vm, t->p.code_gpa, t->p.code_len);
+	code = vmm_mem_guest_ptr(t->vm, t->p.code_gpa, t->p.code_len);
 	if (!code)
 		return -pve_invalid;
-	if ((ret = pv_cap_add(c, PV_CAP_INFO, 0, &info, sizeof(info))) < 0 ||
-	    (ret = pv_cap_add(c, PV_CAP_MEM, t->p.code_gpa, code,
+	if ((ret = pv_capture_add(c, PV_CAP_INFO, 0, &info, sizeof(info))) < 0 ||
+	    (ret = pv_capture_add(c, PV_CAP_MEM, t->p.code_gpa, code,
 			      t->p.code_len)) < 0 ||
-	    (ret = pv_cap_add(c, PV_CAP_TRUTH, 0, t->truth,
+	    (ret = pv_capture_add(c, PV_CAP_TRUTH, 0, t->truth,
 			      t->ntruth * sizeof(uint64_t))) < 0)
 		return ret;
-	return pv_cap_add(c, PV_CAP_TRACE, pos, trace, len);
+	return pv_capture_add(c, PV_CAP_TRACE, pos, trace, len);
 }

@@ -12,7 +12,7 @@
 #include "ringside/vmm.h"
 
 struct pv_trace {
-	struct rs_vmm *vm;
+	struct vmm *vm;
 	struct pv_trace_params p;
 	struct pv_msr msr;
 	struct pv_out out;
@@ -30,15 +30,15 @@ struct pv_trace {
 };
 
 /* trace_msr.c */
-int pv_trace_on_msr(void *arg, struct rs_vmm_cpu *cpu, uint32_t index,
+int pv_trace_msr_exit(void *arg, struct vmm_cpu *cpu, uint32_t index,
 		    bool write, uint64_t *value);
 
 /* trace_step.c */
-int pv_trace_on_step(void *arg, struct rs_vmm_cpu *cpu,
-		     const struct rs_vmm_debug *d);
-int pv_trace_retire(struct pv_trace *t, const struct pv_insn *in,
+int pv_trace_step_exit(void *arg, struct vmm_cpu *cpu,
+		     const struct vmm_debug *d);
+int pv_trace_step_retire(struct pv_trace *t, const struct pv_insn *in,
 		    uint64_t next);
-int pv_trace_insn_at(struct pv_trace *t, uint64_t ip, struct pv_insn *in);
+int pv_trace_step_insn_at(struct pv_trace *t, uint64_t ip, struct pv_insn *in);
 uint64_t pv_trace_tsc(void);
 
 static inline int pv_trace_fail(struct pv_trace *t, int err)

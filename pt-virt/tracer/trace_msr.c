@@ -8,7 +8,7 @@
  */
 #include "trace_internal.h"
 
-static int start(struct pv_trace *t, struct rs_vmm_cpu *cpu)
+static int start(struct pv_trace *t, struct vmm_cpu *cpu)
 {
 	struct kvm_regs regs;
 
@@ -16,16 +16,16 @@ static int start(struct pv_trace *t, struct rs_vmm_cpu *cpu)
 	/* CPL0 payload: OS decides whether anything is traced at all. */
 	if (!(t->msr.ctl & PV_CTL_OS) || !(t->msr.ctl & PV_CTL_BRANCHEN))
 		return 0;
-	if (rs_vmm_cpu_get_regs(cpu, &regs) < 0)
+	if (vmm_cpu_get_regs(cpu, &regs) < 0)
 		return pv_trace_fail(t, -pve_kvm);
 	pv_gen_config(t->gen, pv_msr_psb_period(&t->msr),
 		      t->msr.ctl & PV_CTL_TSCEN, t->msr.ctl & PV_CTL_DISRETC);
 	t->pending_enable = true;
 	t->wrmsr_ip = regs.rip;
-	return rs_vmm_cpu_step(cpu, true);
+	return vmm_step_set(cpu, true);
 }
 
-static int stop(struct pv_trace *t, struct rs_vmm_cpu *cpu)
+static int stop(struct pv_trace *t, struct vmm_cpu *cpu)
 {
 	struct pv_insn in;
 	int ret = 0;
@@ -33,20 +33,20 @@ static int stop(struct pv_trace *t, struct rs_vmm_cpu *cpu)
 	t->st.disables++;
 	if (t->packet_en) {
 		/* The WRMSR at prev_ip retires, then PacketEn drops. */
-		ret = pv_trace_insn_at(t, t->prev_ip, &in);
+		ret = pv_trace_step_insn_at(t, t->prev_ip, &in);
 		if (ret == 0)
-			ret = pv_trace_retire(t, &in, in.ip + in.len);
+			ret = pv_trace_step_retire(t, &in, in.ip + in.len);
 		if (ret == 0)
 			ret = pv_gen_disable(t->gen, in.ip + in.len);
 		t->packet_en = false;
 	}
 	t->pending_enable = false;
 	pv_aux_flush(&t->aux, 0);
-	rs_vmm_cpu_step(cpu, false);
+	vmm_step_set(cpu, false);
 	return ret < 0 ? pv_trace_fail(t, ret) : 0;
 }
 
-int pv_trace_on_msr(void *arg, struct rs_vmm_cpu *cpu, uint32_t index,
+int pv_trace_msr_exit(void *arg, struct vmm_cpu *cpu, uint32_t index,
 		    bool write, uint64_t *value)
 {
 	struct pv_trace *t = arg;

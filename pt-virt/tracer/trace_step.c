@@ -26,13 +26,13 @@ uint64_t pv_trace_tsc(void)
 	return __rdtsc();
 }
 
-int pv_trace_insn_at(struct pv_trace *t, uint64_t ip, struct pv_insn *in)
+int pv_trace_step_insn_at(struct pv_trace *t, uint64_t ip, struct pv_insn *in)
 {
 	const uint8_t *p;
 	size_t len = 15;
 
 	/* Identity-mapped payload: a virtual address is a physical one. */
-	while (len && !(p = rs_vmm_guest_ptr(t->vm, ip, len)))
+	while (len && !(p = vmm_mem_guest_ptr(t->vm, ip, len)))
 		len--;
 	if (!len)
 		return -pve_unmapped;
@@ -63,7 +63,7 @@ static int resync(struct pv_trace *t, uint64_t ip)
 	return pv_gen_psb(t->gen, ip, pv_trace_tsc());
 }
 
-int pv_trace_retire(struct pv_trace *t, const struct pv_insn *in, uint64_t next)
+int pv_trace_step_retire(struct pv_trace *t, const struct pv_insn *in, uint64_t next)
 {
 	int ret = truth_add(t, in->ip);
 
@@ -77,7 +77,7 @@ int pv_trace_retire(struct pv_trace *t, const struct pv_insn *in, uint64_t next)
 
 /* Deliver vector @vec through the guest's IDT (64-bit interrupt gate) as
  * the CPU would, returning to @ret_ip.  The new RIP in *@handler. */
-static int deliver(struct pv_trace *t, struct rs_vmm_cpu *cpu, unsigned vec,
+static int deliver(struct pv_trace *t, struct vmm_cpu *cpu, unsigned vec,
 		   uint64_t ret_ip, uint64_t *handler)
 {
 	struct kvm_sregs sr;
@@ -86,10 +86,10 @@ static int deliver(struct pv_trace *t, struct rs_vmm_cpu *cpu, unsigned vec,
 	uint64_t frame[5], rsp, lo, hi;
 	void *stack;
 
-	if (rs_vmm_cpu_get_sregs(cpu, &sr) < 0 || rs_vmm_cpu_get_regs(cpu, &r) < 0)
+	if (vmm_cpu_get_sregs(cpu, &sr) < 0 || vmm_cpu_get_regs(cpu, &r) < 0)
 		return -pve_kvm;
 	if (vec * 16 + 15 > sr.idt.limit ||
-	    !(g = rs_vmm_guest_ptr(t->vm, sr.idt.base + vec * 16, 16)))
+	    !(g = vmm_mem_guest_ptr(t->vm, sr.idt.base + vec * 16, 16)))
 		return -pve_unmapped;
 	memcpy(&lo, g, 8);
 	memcpy(&hi, g + 8, 8);
@@ -102,7 +102,7 @@ static int deliver(struct pv_trace *t, struct rs_vmm_cpu *cpu, unsigned vec,
 	frame[2] = r.rflags & ~RFLAGS_TF;
 	frame[3] = r.rsp;
 	frame[4] = sr.ss.selector;
-	stack = rs_vmm_guest_ptr(t->vm, rsp, sizeof(frame));
+	stack = vmm_mem_guest_ptr(t->vm, rsp, sizeof(frame));
 	if (!stack)
 		return -pve_unmapped;
 	memcpy(stack, frame, sizeof(frame));
@@ -111,11 +111,11 @@ static int deliver(struct pv_trace *t, struct rs_vmm_cpu *cpu, unsigned vec,
 	if (((lo >> 40) & 0xf) == 0xe)      /* interrupt gate: IF off */
 		r.rflags &= ~RFLAGS_IF;
 	r.rflags &= ~(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF);
-	return rs_vmm_cpu_set_regs(cpu, &r) < 0 ? -pve_kvm : 0;
+	return vmm_cpu_set_regs(cpu, &r) < 0 ? -pve_kvm : 0;
 }
 
 /* Execute the software interrupt @in (INT3, INT n) in place of the CPU. */
-static int soft_int(struct pv_trace *t, struct rs_vmm_cpu *cpu,
+static int soft_int(struct pv_trace *t, struct vmm_cpu *cpu,
 		    const struct pv_insn *in)
 {
 	uint64_t handler;
@@ -126,17 +126,17 @@ static int soft_int(struct pv_trace *t, struct rs_vmm_cpu *cpu,
 	if (ret < 0 || !t->packet_en)
 		return ret;
 	/* A far transfer: it retires with a TIP to the handler. */
-	if ((ret = pv_trace_retire(t, in, handler)) < 0)
+	if ((ret = pv_trace_step_retire(t, in, handler)) < 0)
 		return ret;
 	t->prev_ip = handler;
 	return 0;
 }
 
-static int on_breakpoint(struct pv_trace *t, struct rs_vmm_cpu *cpu,
+static int on_breakpoint(struct pv_trace *t, struct vmm_cpu *cpu,
 			 uint64_t rip)
 {
 	struct pv_insn in;
-	int ret = pv_trace_insn_at(t, rip, &in);
+	int ret = pv_trace_step_insn_at(t, rip, &in);
 
 	if (ret < 0)
 		return ret;
@@ -144,7 +144,7 @@ static int on_breakpoint(struct pv_trace *t, struct rs_vmm_cpu *cpu,
 	return soft_int(t, cpu, &in);
 }
 
-static int maybe_irq(struct pv_trace *t, struct rs_vmm_cpu *cpu, uint64_t rip)
+static int maybe_irq(struct pv_trace *t, struct vmm_cpu *cpu, uint64_t rip)
 {
 	struct kvm_regs r;
 	uint64_t handler;
@@ -152,7 +152,7 @@ static int maybe_irq(struct pv_trace *t, struct rs_vmm_cpu *cpu, uint64_t rip)
 
 	if (!t->p.irq_at || t->st.insns != t->p.irq_at)
 		return 0;
-	if (rs_vmm_cpu_get_regs(cpu, &r) < 0)
+	if (vmm_cpu_get_regs(cpu, &r) < 0)
 		return -pve_kvm;
 	if (!(r.rflags & RFLAGS_IF)) {
 		t->p.irq_at++;              /* try again after the next one */
@@ -166,14 +166,14 @@ static int maybe_irq(struct pv_trace *t, struct rs_vmm_cpu *cpu, uint64_t rip)
 	return pv_gen_event(t->gen, rip, handler);
 }
 
-static int stop_here(struct pv_trace *t, struct rs_vmm_cpu *cpu, uint64_t ip)
+static int stop_here(struct pv_trace *t, struct vmm_cpu *cpu, uint64_t ip)
 {
 	t->packet_en = false;
-	rs_vmm_cpu_step(cpu, false);
+	vmm_step_set(cpu, false);
 	return pv_gen_disable(t->gen, ip);
 }
 
-static int step(struct pv_trace *t, struct rs_vmm_cpu *cpu, uint64_t rip)
+static int step(struct pv_trace *t, struct vmm_cpu *cpu, uint64_t rip)
 {
 	struct pv_insn in;
 	int ret;
@@ -191,10 +191,10 @@ static int step(struct pv_trace *t, struct rs_vmm_cpu *cpu, uint64_t rip)
 	}
 	if (!t->packet_en)
 		return 0;
-	if ((ret = pv_trace_insn_at(t, t->prev_ip, &in)) < 0)
+	if ((ret = pv_trace_step_insn_at(t, t->prev_ip, &in)) < 0)
 		return ret;
 	if (pv_insn_can_reach(&in, rip)) {
-		ret = pv_trace_retire(t, &in, rip);
+		ret = pv_trace_step_retire(t, &in, rip);
 	} else {
 		t->st.async++;
 		ret = pv_gen_event(t->gen, t->prev_ip, rip);
@@ -209,7 +209,7 @@ next:
 		return stop_here(t, cpu, t->prev_ip);
 	/* Look at what comes next: a handler may start with another INT. */
 	for (int n = 0; n < 4; n++) {
-		if ((ret = pv_trace_insn_at(t, t->prev_ip, &in)) < 0)
+		if ((ret = pv_trace_step_insn_at(t, t->prev_ip, &in)) < 0)
 			return ret;
 		if (in.hlt) {
 			t->st.hlt_stops++;
@@ -223,15 +223,15 @@ next:
 	return 0;
 }
 
-int pv_trace_on_step(void *arg, struct rs_vmm_cpu *cpu,
-		     const struct rs_vmm_debug *d)
+int pv_trace_step_exit(void *arg, struct vmm_cpu *cpu,
+		     const struct vmm_debug *d)
 {
 	struct pv_trace *t = arg;
 	struct kvm_regs r;
 	int ret;
 
 	t->st.steps++;
-	if (rs_vmm_cpu_get_regs(cpu, &r) < 0)
+	if (vmm_cpu_get_regs(cpu, &r) < 0)
 		return pv_trace_fail(t, -pve_kvm);
 	if (d->exception == 3)
 		ret = on_breakpoint(t, cpu, r.rip);

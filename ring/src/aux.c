@@ -158,7 +158,7 @@ int rs_aux_end(struct rs_producer *p, struct rs_aux_handle *h, uint64_t flags)
 	    p->aux_head - p->aux_wakeup >= p->aux_watermark) {
 		p->aux_wakeup = p->aux_head - p->aux_head % p->aux_watermark;
 		/* rung: counted with the data area's (ext.doorbells) */
-		if (!wake && rs_doorbell_decide(p)) {
+		if (!wake && rs_producer_doorbell(p)) {
 			wake = 1;
 			p->doorbells++;
 			rs_store_hint(&p->ring.ctrl->ext.doorbells,

@@ -20,7 +20,7 @@ static const char *const rs_error_names[rse_max] = {
 	[rse_timeout]   = "the other side did not answer in time",
 };
 
-const char *rs_errstr(int err)
+const char *rs_error_str(int err)
 {
 	/* Compare before negating: -INT_MIN does not exist. */
 	if (err <= -rse_max || err >= rse_max)

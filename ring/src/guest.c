@@ -13,7 +13,7 @@ static struct rs_region_header *header(const struct rs_region *region)
 	return (struct rs_region_header *)region->base;
 }
 
-int rs_region_config_read(const struct rs_region *region, struct rs_config *cfg)
+int rs_guest_config_read(const struct rs_region *region, struct rs_config *cfg)
 {
 	const struct rs_config *c;
 
@@ -21,24 +21,24 @@ int rs_region_config_read(const struct rs_region *region, struct rs_config *cfg)
 		return -rse_invalid;
 	c = &header(region)->config;
 	rs_memset(cfg, 0, sizeof(*cfg));
-	cfg->enabled = rs_read_enabled(&c->enabled);
-	cfg->data_mode = rs_load_hint32(&c->data_mode);
-	cfg->aux_mode = rs_load_hint32(&c->aux_mode);
-	cfg->data_watermark = rs_load_hint32(&c->data_watermark);
-	cfg->aux_watermark = rs_load_hint32(&c->aux_watermark);
+	cfg->enabled = rs_acquire(&c->enabled);
+	cfg->data_mode = rs_load_hint(&c->data_mode);
+	cfg->aux_mode = rs_load_hint(&c->aux_mode);
+	cfg->data_watermark = rs_load_hint(&c->data_watermark);
+	cfg->aux_watermark = rs_load_hint(&c->aux_watermark);
 	cfg->trace_mask = rs_load_hint(&c->trace_mask);
 	cfg->sample_type = rs_load_hint(&c->sample_type);
 	cfg->sample_freq = rs_load_hint(&c->sample_freq);
 	cfg->doorbell_addr = rs_load_hint(&c->doorbell_addr);
-	cfg->features = rs_load_hint32(&c->features);
+	cfg->features = rs_load_hint(&c->features);
 	return 0;
 }
 
-int rs_region_enabled(const struct rs_region *region)
+int rs_guest_enabled(const struct rs_region *region)
 {
 	if (!region || !region->base)
 		return -rse_invalid;
-	return rs_read_enabled(&header(region)->config.enabled) ? 1 : 0;
+	return rs_acquire(&header(region)->config.enabled) ? 1 : 0;
 }
 
 /* The producers were set up from the copy taken at open: the live
@@ -70,18 +70,18 @@ int rs_guest_attach(const struct rs_region *region, uint32_t agent_kind,
 		return -rse_invalid;
 	if (!rings_used || rings_used > region->nr_rings)
 		return -rse_invalid;
-	err = rs_region_config_read(region, cfg);
+	err = rs_guest_config_read(region, cfg);
 	if (err)
 		return err;
 	err = config_check(region, cfg);
 	if (err)
 		return err;
 	st = &header(region)->status;
-	rs_store_hint32(&st->abi_version, RS_ABI_VERSION);
-	rs_store_hint32(&st->agent_kind, agent_kind);
-	rs_store_hint32(&st->rings_used, rings_used);
+	rs_store_hint(&st->abi_version, RS_ABI_VERSION);
+	rs_store_hint(&st->agent_kind, agent_kind);
+	rs_store_hint(&st->rings_used, rings_used);
 	rs_store_hint(&st->boot_gen, rs_load_hint(&header(region)->boot_gen));
-	rs_publish_attached(&st->attached, 1);
+	rs_release(&st->attached, 1);
 	return cfg->enabled ? 1 : 0;
 }
 
@@ -108,6 +108,6 @@ int rs_guest_detach(const struct rs_region *region)
 {
 	if (!region || !region->base)
 		return -rse_invalid;
-	rs_publish_attached(&header(region)->status.attached, 0);
+	rs_release(&header(region)->status.attached, 0);
 	return 0;
 }

@@ -14,7 +14,7 @@ static int set_enabled(void *mem, uint32_t on)
 
 	if (!mem || ((uintptr_t)mem & (RS_PAGE_SIZE - 1)))
 		return -rse_invalid;
-	rs_publish_enabled(&h->config.enabled, on);
+	rs_release(&h->config.enabled, on);
 	return 0;
 }
 

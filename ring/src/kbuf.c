@@ -56,9 +56,9 @@ int rs_kbuf_publish(const struct rs_region *region, struct rs_kbuf_info *info,
 	s = rs_seqcount_write_begin(&d->seq);
 	rs_memcpy(region->base + region->sideband_offset + info->table_offset,
 		  rows, info->table_len);
-	rs_store_hint32(&d->magic, RS_KBUF_MAGIC);
-	rs_store_hint32(&d->nr_cpus, info->nr_cpus);
-	rs_store_hint32(&d->data_pages, info->data_pages);
+	rs_store_hint(&d->magic, RS_KBUF_MAGIC);
+	rs_store_hint(&d->nr_cpus, info->nr_cpus);
+	rs_store_hint(&d->data_pages, info->data_pages);
 	rs_store_hint(&d->table_offset, info->table_offset);
 	rs_store_hint(&d->table_len, info->table_len);
 	rs_store_hint(&d->sample_type, info->sample_type);
@@ -77,8 +77,8 @@ int rs_kbuf_withdraw(const struct rs_region *region)
 		return -rse_absent;
 	d = desc(region);
 	s = rs_seqcount_write_begin(&d->seq);
-	rs_store_hint32(&d->magic, 0);
-	rs_store_hint32(&d->nr_cpus, 0);
+	rs_store_hint(&d->magic, 0);
+	rs_store_hint(&d->nr_cpus, 0);
 	rs_seqcount_write_end(&d->seq, s);
 	return 0;
 }
@@ -99,10 +99,10 @@ static int kb_take(void *arg, uint32_t s)
 	uint32_t magic;
 
 	rs_memset(in, 0, sizeof(*in));
-	magic = rs_load_hint32(&d->magic);
+	magic = rs_load_hint(&d->magic);
 	in->seq = s;
-	in->nr_cpus = rs_load_hint32(&d->nr_cpus);
-	in->data_pages = rs_load_hint32(&d->data_pages);
+	in->nr_cpus = rs_load_hint(&d->nr_cpus);
+	in->data_pages = rs_load_hint(&d->data_pages);
 	in->table_offset = rs_load_hint(&d->table_offset);
 	in->table_len = rs_load_hint(&d->table_len);
 	in->sample_type = rs_load_hint(&d->sample_type);
@@ -127,7 +127,7 @@ int rs_kbuf_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 	r.area = region->base + region->sideband_offset;
 	r.area_size = region->sideband_size;
 	r.buf = buf;
-	err = rs_seq_read(&r.d->seq, kb_take, &r);
+	err = rs_seqcount_read(&r.d->seq, kb_take, &r);
 	if (err == 1)
 		*info = r.in;
 	return err;

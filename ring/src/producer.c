@@ -112,7 +112,7 @@ static int aux_init(struct rs_producer *p, const struct rs_region *region,
 	return 0;
 }
 
-int rs_aux_producer_init(struct rs_producer *p, const struct rs_region *region,
+int rs_producer_init_aux(struct rs_producer *p, const struct rs_region *region,
 			 uint32_t index)
 {
 	int err;
@@ -163,7 +163,7 @@ static int put_handle(struct rs_producer *p, int can_ring, int force)
 	int due;
 
 again:
-	if (rs_local_read32(&p->nest) > 1) {
+	if (rs_local_read(&p->nest) > 1) {
 		rs_local_dec32(&p->nest);
 		return 0;
 	}
@@ -189,7 +189,7 @@ again:
 	if (!due)
 		return 0;
 	p->wakeup = head - head % p->watermark;
-	if (!rs_doorbell_decide(p))
+	if (!rs_producer_doorbell(p))
 		return 0;
 	p->doorbells++;
 	rs_store_hint(&c->ext.doorbells, p->doorbells);
@@ -216,7 +216,7 @@ static void write_lost(struct rs_producer *p, uint64_t pos, uint64_t count)
 static void seal(struct rs_producer *p, const struct rs_handle *h)
 {
 	uint64_t pos = h->pos - sizeof(struct rs_perf_lost), lost;
-	uint32_t level = rs_local_read32(&p->nest);
+	uint32_t level = rs_local_read(&p->nest);
 
 	if (h->size) {
 		rs_note_seal(p, level, h->pos, h->header);
@@ -247,7 +247,7 @@ static int reserve_nested(struct rs_producer *p, struct rs_handle *h,
 	uint32_t level;
 
 	slot = p->batch ? sizeof(uint64_t) : 0;
-	level = rs_local_read32(&p->nest);
+	level = rs_local_read(&p->nest);
 	if (slot && level > RS_NEST_MAX) {
 		if (size)
 			count_drop(p);
@@ -350,7 +350,7 @@ int rs_producer_commit(struct rs_producer *p, struct rs_handle *h)
 
 	if (!p || !h || h->written > h->size)
 		return -rse_invalid;
-	if (!rs_local_read32(&p->nest))
+	if (!rs_local_read(&p->nest))
 		return -rse_nesting;
 	/* A writer that did not even write the header abandoned the record:
 	 * frame it as padding so readers can step over it. */
@@ -458,7 +458,7 @@ int rs_producer_set_batch(struct rs_producer *p, uint32_t bytes)
 		return -rse_invalid;
 	if (p->ring.data_mode == RS_MODE_OVERWRITE)
 		return -rse_mode;
-	if (rs_local_read32(&p->nest))
+	if (rs_local_read(&p->nest))
 		return -rse_nesting;
 	c = p->ring.ctrl;
 	head = rs_local_read(&p->head);
@@ -474,7 +474,7 @@ int rs_producer_set_batch(struct rs_producer *p, uint32_t bytes)
 		if (!forward_room(p, head, sizeof(uint64_t)))
 			return -rse_no_space;
 		rs_header_clear(rs_header_slot(p, head));
-		rs_publish_flags(&c->ext.flags, flags | RS_EXT_SEALED);
+		rs_release(&c->ext.flags, flags | RS_EXT_SEALED);
 	}
 	p->batch = bytes;
 	return 0;
@@ -484,7 +484,7 @@ int rs_producer_flush(struct rs_producer *p)
 {
 	if (!p || !p->ring.data)
 		return -rse_invalid;
-	if (rs_local_read32(&p->nest))
+	if (rs_local_read(&p->nest))
 		return -rse_nesting;
 	rs_local_inc32(&p->nest);
 	rs_compiler_barrier();

@@ -58,12 +58,12 @@ int rs_pstate_begin(const struct rs_region *region, struct rs_pstate_writer *w,
 	for (i = 0; i < 2; i++) {
 		c = (struct rs_pstate_copy *)(void *)(w->area + i * copy);
 		s = rs_seqcount_write_begin(&c->seq);
-		rs_store_hint32(&c->magic, 0);
+		rs_store_hint(&c->magic, 0);
 		rs_store_hint(&c->generation, 0);
 		rs_seqcount_write_end(&c->seq, s);
 	}
 	s = rs_seqcount_write_begin(&w->desc->seq);
-	rs_store_hint32(&w->desc->magic, RS_PSTATE_MAGIC);
+	rs_store_hint(&w->desc->magic, RS_PSTATE_MAGIC);
 	rs_store_hint(&w->desc->table_offset, table_offset);
 	rs_store_hint(&w->desc->copy_size, copy);
 	rs_seqcount_write_end(&w->desc->seq, s);
@@ -83,15 +83,15 @@ int rs_pstate_publish(struct rs_pstate_writer *w,
 		return -rse_too_small;
 	c = (struct rs_pstate_copy *)(void *)(w->area + w->next * w->copy_size);
 	s = rs_seqcount_write_begin(&c->seq);                          /* G1 */
-	rs_store_hint32(&c->magic, RS_PSTATE_COPY_MAGIC);
+	rs_store_hint(&c->magic, RS_PSTATE_COPY_MAGIC);
 	rs_store_hint(&c->generation, w->generation + 1);
 	rs_store_hint(&c->time, head->time);
-	rs_store_hint32(&c->length, head->length);
-	rs_store_hint32(&c->nr_procs, head->nr_procs);
-	rs_store_hint32(&c->nr_maps, head->nr_maps);
-	rs_store_hint32(&c->flags, head->flags);
-	rs_store_hint32(&c->procs_left_out, head->procs_left_out);
-	rs_store_hint32(&c->maps_left_out, head->maps_left_out);
+	rs_store_hint(&c->length, head->length);
+	rs_store_hint(&c->nr_procs, head->nr_procs);
+	rs_store_hint(&c->nr_maps, head->nr_maps);
+	rs_store_hint(&c->flags, head->flags);
+	rs_store_hint(&c->procs_left_out, head->procs_left_out);
+	rs_store_hint(&c->maps_left_out, head->maps_left_out);
 	if (head->length)
 		rs_memcpy(c + 1, entries, head->length);
 	rs_seqcount_write_end(&c->seq, s);                             /* G2 */
@@ -133,15 +133,15 @@ static int load_head(const uint8_t *copy, struct rs_pstate_copy *h,
 	h->seq = s;
 	if (!s || (s & 1u))
 		return 0;
-	h->magic = rs_load_hint32(&c->magic);
+	h->magic = rs_load_hint(&c->magic);
 	h->generation = rs_load_hint(&c->generation);
 	h->time = rs_load_hint(&c->time);
-	h->length = rs_load_hint32(&c->length);
-	h->nr_procs = rs_load_hint32(&c->nr_procs);
-	h->nr_maps = rs_load_hint32(&c->nr_maps);
-	h->flags = rs_load_hint32(&c->flags);
-	h->procs_left_out = rs_load_hint32(&c->procs_left_out);
-	h->maps_left_out = rs_load_hint32(&c->maps_left_out);
+	h->length = rs_load_hint(&c->length);
+	h->nr_procs = rs_load_hint(&c->nr_procs);
+	h->nr_maps = rs_load_hint(&c->nr_maps);
+	h->flags = rs_load_hint(&c->flags);
+	h->procs_left_out = rs_load_hint(&c->procs_left_out);
+	h->maps_left_out = rs_load_hint(&c->maps_left_out);
 	if (!rs_seqcount_read_ok(&c->seq, s))
 		return 0;
 	if (!h->magic && !h->generation)
@@ -174,7 +174,7 @@ int rs_pstate_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 			return 0;           /* never written */
 		if (s & 1u)
 			continue;
-		magic = rs_load_hint32(&d->magic);
+		magic = rs_load_hint(&d->magic);
 		off = rs_load_hint(&d->table_offset);
 		copy = rs_load_hint(&d->copy_size);
 		if (!rs_seqcount_read_ok(&d->seq, s))

@@ -221,7 +221,7 @@ int rs_region_layout(void *mem, uint64_t mem_size,
 		c->aux_size = l.rings[i].aux_size;
 	}
 	/* Readers check the magic first: make it the last thing they see. */
-	rs_publish_magic(&hdr->magic, RS_REGION_MAGIC);
+	rs_release(&hdr->magic, RS_REGION_MAGIC);
 	return 0;
 }
 

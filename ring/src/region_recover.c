@@ -34,7 +34,7 @@ static const char *const field_names[rs_hf_max] = {
 	[rs_hf_aux_size]        = "aux_size",
 };
 
-const char *rs_hdr_field_name(uint32_t field)
+const char *rs_region_field_name(uint32_t field)
 {
 	return field < rs_hf_max ? field_names[field] : "unknown field";
 }
@@ -123,7 +123,7 @@ int rs_region_open_layout(struct rs_region *region, void *mem,
 	region->nr_rings = params->nr_rings;
 	region->config = want.config;
 	/* The one configuration field the host changes after layout. */
-	region->config.enabled = rs_load_hint32(
+	region->config.enabled = rs_load_hint(
 		&((const struct rs_region_header *)mem)->config.enabled);
 	for (i = 0; i < params->nr_rings; i++) {
 		region->rings[i] = l.rings[i];

@@ -41,7 +41,7 @@ static inline uint32_t rs_watermark_clamp(uint64_t wm, uint64_t size)
 /* suppress.c: a doorbell is due on @p: 1 ring it, 0 the consumer polls
  * (RS_FEATURE_EVENT_SUPPRESS): counted in ext.suppressed.  Called after
  * the head (or aux_head) that made it due was published. */
-int rs_doorbell_decide(struct rs_producer *p);
+int rs_producer_doorbell(struct rs_producer *p);
 
 /* seq_read.c: @take loads a guest block's fields once for seqcount @s,
  * checks them and copies what goes with them: 0 whole, 1 withdrawn (reads
@@ -51,7 +51,7 @@ typedef int (*rs_seq_take_fn)(void *arg, uint32_t s);
 
 /* 1 taken, 0 never written or withdrawn, -rse_busy (the guest wrote at
  * every try), or @take's -rse_corrupt. */
-int rs_seq_read(const uint32_t *seq, rs_seq_take_fn take, void *arg);
+int rs_seqcount_read(const uint32_t *seq, rs_seq_take_fn take, void *arg);
 
 /* sideband.c: the checks both readers of the sideband area make before
  * they copy (@info zeroed first); 0, -rse_invalid, -rse_absent,

@@ -11,7 +11,7 @@
 
 #define READ_TRIES 8  /* seqcount retries before the host gives up */
 
-int rs_seq_read(const uint32_t *seq, rs_seq_take_fn take, void *arg)
+int rs_seqcount_read(const uint32_t *seq, rs_seq_take_fn take, void *arg)
 {
 	int tries, err = -rse_busy;
 

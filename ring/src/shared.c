@@ -6,25 +6,25 @@
 
 uint32_t rs_shared_load32(const uint32_t *p)
 {
-	return rs_word_acquire32(p);
+	return rs_acquire(p);
 }
 
 uint64_t rs_shared_load(const uint64_t *p)
 {
-	return rs_word_acquire(p);
+	return rs_acquire(p);
 }
 
 void rs_shared_store32(uint32_t *p, uint32_t v)
 {
-	rs_word_release32(p, v);
+	rs_release(p, v);
 }
 
 void rs_shared_store(uint64_t *p, uint64_t v)
 {
-	rs_word_release(p, v);
+	rs_release(p, v);
 }
 
 void rs_shared_add(uint64_t *p, uint64_t n)
 {
-	rs_word_add(p, n);
+	rs_add_hint(p, n);
 }

@@ -81,12 +81,12 @@ int rs_sideband_commit(struct rs_sideband_writer *w, uint32_t kind)
 	if (!w || !w->desc || !kind)
 		return -rse_invalid;
 	d = w->desc;
-	rs_store_hint32(&d->magic, RS_SIDEBAND_MAGIC);
-	rs_store_hint32(&d->kind, kind);
-	rs_store_hint32(&d->flags, w->flags);
+	rs_store_hint(&d->magic, RS_SIDEBAND_MAGIC);
+	rs_store_hint(&d->kind, kind);
+	rs_store_hint(&d->flags, w->flags);
 	rs_store_hint(&d->length, w->length);
 	rs_store_hint(&d->wanted, w->wanted);
-	rs_store_hint32(&d->build_id_len, w->build_id_len);
+	rs_store_hint(&d->build_id_len, w->build_id_len);
 	rs_memcpy(d->build_id, w->build_id, sizeof(d->build_id));
 	rs_seqcount_write_end(&d->seq, w->seq);
 	w->desc = (struct rs_sideband_desc *)0;  /* one commit per begin */
@@ -143,13 +143,13 @@ static int sb_take(void *arg, uint32_t s)
 
 	rs_memset(in, 0, sizeof(*in));
 	/* Each field once, into the private copy; judged there. */
-	magic = rs_load_hint32(&d->magic);
+	magic = rs_load_hint(&d->magic);
 	in->seq = s;
-	in->kind = rs_load_hint32(&d->kind);
-	in->flags = rs_load_hint32(&d->flags);
+	in->kind = rs_load_hint(&d->kind);
+	in->flags = rs_load_hint(&d->flags);
 	in->length = rs_load_hint(&d->length);
 	in->wanted = rs_load_hint(&d->wanted);
-	in->build_id_len = rs_load_hint32(&d->build_id_len);
+	in->build_id_len = rs_load_hint(&d->build_id_len);
 	rs_memcpy(in->build_id, d->build_id, sizeof(in->build_id));
 	err = desc_check(in, magic, r->area_size);
 	if (!err)
@@ -170,7 +170,7 @@ int rs_sideband_read(const struct rs_region *region, void *buf,
 	r.area = region->base + region->sideband_offset;
 	r.area_size = region->sideband_size;
 	r.buf = buf;
-	err = rs_seq_read(&r.d->seq, sb_take, &r);
+	err = rs_seqcount_read(&r.d->seq, sb_take, &r);
 	if (err != 1)
 		return err;
 	/* bytes of the unused id tail are not the guest's business */

@@ -28,7 +28,7 @@ static void snap_overwrite(struct rs_snapshot *s, struct rs_ctrl_page *c,
 	uint64_t head = rs_read_head(c), frontier, moved;
 
 	rs_memcpy(s->copy, data, s->size);
-	frontier = rs_reread_frontier(&c->ext.write_head);
+	frontier = rs_reread(&c->ext.write_head);
 	moved = head - frontier; /* backward: the frontier only goes down */
 	s->start = head;
 	if (head & (RS_RECORD_ALIGN - 1)) {
@@ -100,9 +100,9 @@ static void snap_forward(struct rs_snapshot *s, struct rs_ctrl_page *c,
 	rs_memcpy(s->copy, data, s->size);
 	end = head;
 	if (head - tail <= s->size &&
-	    (rs_read_flags(&c->ext.flags) & RS_EXT_SEALED))
+	    (rs_acquire(&c->ext.flags) & RS_EXT_SEALED))
 		end = walk_sealed(s, data, head, tail + s->size);
-	tail2 = rs_reread_frontier(&c->data_tail);
+	tail2 = rs_reread(&c->data_tail);
 	if (head - tail > s->size || tail2 - tail > end - tail) {
 		s->stats.corrupt++;
 		s->stats.sealed_bytes = 0;
@@ -199,7 +199,7 @@ static void aux_overwrite(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,
 	uint64_t head = rs_read_aux_head(c), limit, oldest, start;
 
 	rs_copy_from_ring(buf, aux, size, head, size);
-	limit = rs_reread_frontier(&c->ext.aux_write_limit);
+	limit = rs_reread(&c->ext.aux_write_limit);
 	oldest = head > size ? head - size : 0;
 	if (limit - head > size)      /* below head, or absurdly far: trust nothing */
 		start = head;
@@ -223,7 +223,7 @@ static int aux_forward(struct rs_aux_snapshot *a, struct rs_ctrl_page *c,
 	if (head - tail > size)
 		return -rse_corrupt;
 	rs_copy_from_ring(buf, aux, size, tail, head - tail);
-	tail2 = rs_reread_frontier(&c->aux_tail);
+	tail2 = rs_reread(&c->aux_tail);
 	if (tail2 - tail > head - tail)
 		return -rse_corrupt;
 	a->head = head;

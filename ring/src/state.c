@@ -16,14 +16,14 @@ int rs_region_status_read(const struct rs_region *region,
 	if (!region || !region->base || !status)
 		return -rse_invalid;
 	h = (const struct rs_region_header *)region->base;
-	status->attached = rs_load_hint32(&h->status.attached);
-	status->abi_version = rs_load_hint32(&h->status.abi_version);
+	status->attached = rs_load_hint(&h->status.attached);
+	status->abi_version = rs_load_hint(&h->status.abi_version);
 	status->heartbeat = rs_load_hint(&h->status.heartbeat);
-	status->rings_used = rs_load_hint32(&h->status.rings_used);
-	status->agent_kind = rs_load_hint32(&h->status.agent_kind);
+	status->rings_used = rs_load_hint(&h->status.rings_used);
+	status->agent_kind = rs_load_hint(&h->status.agent_kind);
 	status->boot_gen = rs_load_hint(&h->status.boot_gen);
 	if (enabled)
-		*enabled = rs_load_hint32(&h->config.enabled);
+		*enabled = rs_load_hint(&h->config.enabled);
 	return 0;
 }
 
@@ -52,7 +52,7 @@ int rs_ring_state_read(const struct rs_ring *ring, struct rs_ring_state *st)
 	st->aux_truncated = rs_load_hint(&c->ext.aux_truncated);
 	st->doorbells = rs_load_hint(&c->ext.doorbells);
 	st->suppressed = rs_load_hint(&c->ext.suppressed);
-	st->consumer = rs_load_hint32(&c->host.consumer);
+	st->consumer = rs_load_hint(&c->host.consumer);
 	st->reserved = 0;
 	return 0;
 }

@@ -8,7 +8,7 @@
 #include "barrier.h"
 #include "ring_internal.h"
 
-int rs_doorbell_decide(struct rs_producer *p)
+int rs_producer_doorbell(struct rs_producer *p)
 {
 	if (!p->suppress ||
 	    rs_consumer_state_read(&p->ring.ctrl->host.consumer) !=

@@ -34,8 +34,8 @@ int rs_ring_time_publish(const struct rs_ring *ring,
 		return -rse_invalid;
 	c = ring->ctrl;
 	s = rs_seqcount_write_begin(&c->lock);
-	rs_store_hint16(&c->time_shift, tc->time_shift);
-	rs_store_hint32(&c->time_mult, tc->time_mult);
+	rs_store_hint(&c->time_shift, tc->time_shift);
+	rs_store_hint(&c->time_mult, tc->time_mult);
 	rs_store_hint(&c->time_zero, tc->time_zero);
 	rs_store_hint(&c->capabilities, rs_load_hint(&c->capabilities) |
 		      RS_CAP_USER_TIME | RS_CAP_USER_TIME_ZERO);
@@ -59,8 +59,8 @@ int rs_ring_time_read(const struct rs_ring *ring, struct rs_time_conv *tc)
 
 		rs_memset(&v, 0, sizeof(v));
 		cap = rs_load_hint(&c->capabilities);
-		v.time_shift = rs_load_hint16(&c->time_shift);
-		v.time_mult = rs_load_hint32(&c->time_mult);
+		v.time_shift = rs_load_hint(&c->time_shift);
+		v.time_mult = rs_load_hint(&c->time_mult);
 		v.time_zero = rs_load_hint(&c->time_zero);
 		if (!rs_seqcount_read_ok(&c->lock, s))
 			continue;

@@ -94,13 +94,13 @@ static int ping(struct host *h, uint64_t limit, uint64_t *t1, uint64_t *t2,
 	h->seq += 1 + (h->rng & 0xffffu);
 	*t1 = clk->now(clk->arg);
 	rs_store_hint(&h->ts->host_time, *t1);
-	rs_tsync_store_seq(&h->ts->seq, h->seq);                        /* P */
+	rs_release(&h->ts->seq, h->seq);                        /* P */
 	h->res->pings++;
 	for (n = 0; n < POLL_MAX; n++) {
-		*e = rs_tsync_load_echo(&h->ts->echo);                   /* R */
+		*e = rs_acquire(&h->ts->echo);                   /* R */
 		if (*e == h->seq) {
 			*g = rs_load_hint(&h->ts->guest_time);
-			*e2 = rs_tsync_reload_echo(&h->ts->echo);        /* R2 */
+			*e2 = rs_reread(&h->ts->echo);        /* R2 */
 			*t2 = clk->now(clk->arg);
 			return PING_ANSWER;
 		}
@@ -183,12 +183,12 @@ int rs_tsync_host_run(void *mem, const struct rs_tsync_params *p,
 	h.first_seq = h.seq;
 	h.rng = start ^ 0x9e3779b97f4a7c15ull;
 	/* whatever echo holds now is from before this window: not counted */
-	h.odd_echo = rs_tsync_load_echo(&h.ts->echo);
+	h.odd_echo = rs_acquire(&h.ts->echo);
 	window = (uint32_t)(start >> 16) | 1u;
 	res->window = window;
-	rs_store_hint32(&h.ts->host_clock, p->host_clock);
+	rs_store_hint(&h.ts->host_clock, p->host_clock);
 	rs_store_hint(&h.ts->seq, h.seq);
-	rs_word_release32(&h.ts->request, window);                      /* T1 */
+	rs_release(&h.ts->request, window);                      /* T1 */
 
 	while (res->rounds < max_rounds && res->pings < max_pings) {
 		uint64_t t1, t2 = 0, g = 0, e = 0, e2 = 0, limit;
@@ -226,8 +226,8 @@ int rs_tsync_host_run(void *mem, const struct rs_tsync_params *p,
 			res->guest_time = g;
 		}
 	}
-	rs_word_release32(&h.ts->request, 0);
-	res->guest_clock = rs_load_hint32(&h.ts->guest_clock);
+	rs_release(&h.ts->request, 0);
+	res->guest_clock = rs_load_hint(&h.ts->guest_clock);
 	if (!res->rounds)
 		return h.answered ? -rse_corrupt : -rse_timeout;
 	for (i = 0; i < res->rounds; i++)
@@ -249,7 +249,7 @@ int rs_tsync_guest_pending(const struct rs_region *region)
 {
 	if (!region || !region->base)
 		return -rse_invalid;
-	return rs_load_hint32(&cells(region)->request) != 0;
+	return rs_load_hint(&cells(region)->request) != 0;
 }
 
 int rs_tsync_guest_answer(struct rs_tsync_guest *g,
@@ -266,19 +266,19 @@ int rs_tsync_guest_answer(struct rs_tsync_guest *g,
 	ts = cells(region);
 	start = clk->now(clk->arg);
 	for (n = 0; n < POLL_MAX; n++) {
-		window = rs_word_acquire32(&ts->request);               /* T2 */
+		window = rs_acquire(&ts->request);               /* T2 */
 		if (!window)
 			break;
-		s = rs_tsync_load_seq(&ts->seq);                         /* Q */
+		s = rs_acquire(&ts->seq);                         /* Q */
 		if (s != g->last_seq) {
 			t = clk->now(clk->arg);
 			rs_store_hint(&ts->guest_time, t);
 			if (window != g->window) {
 				g->window = window;
-				rs_store_hint32(&ts->window, window);
-				rs_store_hint32(&ts->guest_clock, g->guest_clock);
+				rs_store_hint(&ts->window, window);
+				rs_store_hint(&ts->guest_clock, g->guest_clock);
 			}
-			rs_tsync_store_echo(&ts->echo, s);               /* E */
+			rs_release(&ts->echo, s);               /* E */
 			g->last_seq = s;
 			g->answers++;
 			rs_store_hint(&ts->answers, g->answers);

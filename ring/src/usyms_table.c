@@ -41,13 +41,13 @@ static void store(struct rs_usyms_writer *w)
 {
 	struct rs_usyms_desc *d = w->desc;
 
-	rs_store_hint32(&d->magic, RS_USYMS_MAGIC);
+	rs_store_hint(&d->magic, RS_USYMS_MAGIC);
 	rs_store_hint(&d->table_offset, w->table_offset);
 	rs_store_hint(&d->table_size, w->table_size);
 	rs_store_hint(&d->length, w->length);
 	rs_store_hint(&d->wanted, w->wanted);
-	rs_store_hint32(&d->entries, w->entries);
-	rs_store_hint32(&d->flags, w->flags);
+	rs_store_hint(&d->entries, w->entries);
+	rs_store_hint(&d->flags, w->flags);
 }
 
 int rs_usyms_begin(const struct rs_region *region, struct rs_usyms_writer *w,
@@ -114,14 +114,14 @@ static int us_take(void *arg, uint32_t s)
 	uint32_t magic;
 
 	rs_memset(in, 0, sizeof(*in));
-	magic = rs_load_hint32(&d->magic);
+	magic = rs_load_hint(&d->magic);
 	in->seq = s;
 	in->table_offset = rs_load_hint(&d->table_offset);
 	in->table_size = rs_load_hint(&d->table_size);
 	in->length = rs_load_hint(&d->length);
 	in->wanted = rs_load_hint(&d->wanted);
-	in->entries = rs_load_hint32(&d->entries);
-	in->flags = rs_load_hint32(&d->flags);
+	in->entries = rs_load_hint(&d->entries);
+	in->flags = rs_load_hint(&d->flags);
 	if (magic != RS_USYMS_MAGIC || shape_check(in, r->area_size))
 		return -rse_corrupt;
 	if (in->length)
@@ -142,7 +142,7 @@ int rs_usyms_read(const struct rs_region *region, void *buf, uint64_t buf_size,
 	r.area = region->base + region->sideband_offset;
 	r.area_size = region->sideband_size;
 	r.buf = buf;
-	err = rs_seq_read(&r.d->seq, us_take, &r);
+	err = rs_seqcount_read(&r.d->seq, us_take, &r);
 	if (err == 1)
 		*info = r.in;
 	return err;

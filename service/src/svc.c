@@ -42,7 +42,7 @@ struct svc {
 	const struct svc_config *c;
 	struct dom_events *ev;
 	struct svc_limit *limit;
-	svc_log_fn log;
+	rs_log_fn log;
 	void *log_arg;
 	int argc;
 	char *const *argv;
@@ -171,18 +171,18 @@ static void on_event(void *arg, const struct dom_event *ev)
 			queue(s, ev->domain, TRIG_CAPTURE, "watchdog");
 		break;
 	case DOM_EV_STARTED:
-		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
+		say(s, "%s: %s", ev->domain, dom_events_name(ev->kind));
 		queue(s, ev->domain, TRIG_FOLLOW, "started");
 		break;
 	case DOM_EV_DEVICE_ADDED:
 	case DOM_EV_DEVICE_REMOVED:
 	case DOM_EV_METADATA:
 		/* enable --live, disable --live, or another device: look */
-		queue(s, ev->domain, TRIG_FOLLOW, dom_event_name(ev->kind));
+		queue(s, ev->domain, TRIG_FOLLOW, dom_events_name(ev->kind));
 		break;
 	case DOM_EV_STOPPED:
 	case DOM_EV_UNDEFINED:
-		say(s, "%s: %s", ev->domain, dom_event_name(ev->kind));
+		say(s, "%s: %s", ev->domain, dom_events_name(ev->kind));
 		svc_watch_del(s->watch, ev->domain);
 		if (svc_rec_stop(s->rec, ev->domain, "stop"))
 			say(s, "%s: its recording ends", ev->domain);
@@ -274,7 +274,7 @@ static int metrics_page(void *arg, char **body, size_t *len)
 					   now_ns(), body, len) : -ENOMEM;
 	s->st.rec_domains = NULL;
 	s->st.nr_rec_domains = 0;
-	svc_rec_domains_free(rd, nrd);
+	svc_recstats_domains_free(rd, nrd);
 	for (size_t i = 0; i < nr; i++)
 		free(names[i]);
 	free(names);
@@ -285,7 +285,7 @@ static int metrics_page(void *arg, char **body, size_t *len)
 /* A capture's sidecar (its window: the moment of the copy) and the
  * post-command. */
 static void ship_capture(struct svc *s, const struct trigger *t,
-			 const struct flight_result *res)
+			 const struct cap_flight_result *res)
 {
 	struct timespec m, w;
 	struct utsname u;
@@ -307,7 +307,7 @@ static void ship_capture(struct svc *s, const struct trigger *t,
 	sc.wall_offset_ns = ((int64_t)w.tv_sec - (int64_t)m.tv_sec) *
 			    1000000000ll + ((int64_t)w.tv_nsec - (int64_t)m.tv_nsec);
 	sc.host = uname(&u) ? "" : u.nodename;
-	svc_rec_uuid(t->domain, uuid, sizeof(uuid));
+	svc_domain_uuid(t->domain, uuid, sizeof(uuid));
 	err = svc_sidecar_write(res->path, &sc);
 	if (err)
 		say(s, "%s: %s: its sidecar was not written: %s", t->domain,
@@ -329,10 +329,10 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 		   size_t len)
 {
 	struct rs_region_params layout;
-	struct flight_result res;
+	struct cap_flight_result res;
 	char path[4096], policy[64];
-	const char *dir = s->c->capture_dir ? s->c->capture_dir : FLIGHT_DIR;
-	struct flight_req q = {
+	const char *dir = s->c->capture_dir ? s->c->capture_dir : CAP_FLIGHT_DIR;
+	struct cap_flight_req q = {
 		.domain = t->domain, .region_path = path, .layout = &layout,
 		.dir = dir, .keep = s->c->keep, .keep_bytes = s->c->keep_bytes,
 		.argc = s->argc, .argv = s->argv,
@@ -350,15 +350,15 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 	if (err == -dome_not_running || err == -dome_no_domain) {
 		say(s, "%s: %s: the domain stopped: its capture is the hook's",
 		    t->domain, t->reason);
-		snprintf(out, len, "error %s: %s", t->domain, dom_errstr(err));
+		snprintf(out, len, "error %s: %s", t->domain, dom_error_str(err));
 		return -1;
 	}
 	if (err) {
 		s->st.failed++;
 		say(s, "%s: %s: cannot find its region: %s", t->domain,
-		    t->reason, dom_errstr(err));
+		    t->reason, dom_error_str(err));
 		snprintf(out, len, "error cannot find its region: %s",
-			 dom_errstr(err));
+			 dom_error_str(err));
 		return -1;
 	}
 	on_crash_policy(t->domain, policy, sizeof(policy));
@@ -378,7 +378,7 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 			 "configuration)");
 		return -1;
 	}
-	err = flight_capture(&q, &res);
+	err = cap_flight_capture(&q, &res);
 	if (err) {
 		/* a full disk: nothing is removed to make room (the captures'
 		 * own bounds apply after a capture), the region never is */
@@ -387,10 +387,10 @@ static int capture(struct svc *s, const struct trigger *t, char *out,
 		s->st.failed++;
 		s->st.failed_disk_full += full;
 		say(s, "%s: %s: the flight recorder could not be captured: %s%s%s",
-		    t->domain, t->reason, liberr_str(&res.fail.e),
+		    t->domain, t->reason, cap_err_str(&res.fail.e),
 		    full ? ": the disk of " : "", full ? dir : "");
 		snprintf(out, len, "error the flight recorder could not be "
-			 "captured: %s%s%s", liberr_str(&res.fail.e),
+			 "captured: %s%s%s", cap_err_str(&res.fail.e),
 			 full ? ": the disk of " : "", full ? dir : "");
 		return -1;
 	}
@@ -440,18 +440,18 @@ static void record(struct svc *s, const char *domain)
 	char path[4096], uuid[SVC_UUID_MAX];
 	int err;
 
-	if (!svc_rec_selects(&s->c->rec, domain) ||
+	if (!svc_rec_config_selects(&s->c->rec, domain) ||
 	    svc_rec_recording(s->rec, domain) ||
 	    dom_region_layout(domain, path, sizeof(path), &layout))
 		return;
-	svc_rec_uuid(domain, uuid, sizeof(uuid));
+	svc_domain_uuid(domain, uuid, sizeof(uuid));
 	err = svc_rec_start(s->rec, domain, uuid, path, &layout);
 	if (!err)
 		say(s, "%s: recording its rings", domain);
 	else if (err != -EMEDIUMTYPE)
 		say(s, "%s: its rings cannot be recorded: %s", domain,
 		    err == -EWOULDBLOCK ? "another consumer drains them" :
-		    err < 0 && err > -4096 ? strerror(-err) : rs_errstr(err));
+		    err < 0 && err > -4096 ? strerror(-err) : rs_error_str(err));
 }
 
 /* @domain's region is not the one followed any more (@why): its watch
@@ -490,7 +490,7 @@ static void follow(struct svc *s, const char *domain, const char *what)
 	}
 	if (err) {
 		say(s, "%s: %s: cannot find its region: %s", domain, what,
-		    dom_errstr(err));
+		    dom_error_str(err));
 		return;
 	}
 	if (svc_watch_has(s->watch, domain) &&
@@ -593,7 +593,7 @@ static void on_request(void *arg, const char *domain, char *reply, size_t len)
 
 	s->st.requests++;
 	/* svc_ctl_parse took only such names: nothing else is logged */
-	if (dom_name_check(domain)) {
+	if (dom_shm_name_check(domain)) {
 		snprintf(reply, len, "error no such domain name");
 		return;
 	}
@@ -602,7 +602,7 @@ static void on_request(void *arg, const char *domain, char *reply, size_t len)
 	capture(s, &t, reply, len);
 }
 
-int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
+int svc_open(struct svc **sp, const struct svc_config *c, rs_log_fn log,
 	     void *log_arg, int argc, char *const *argv)
 {
 	static const struct dom_events_ops ops = { on_event, on_connection };
@@ -642,7 +642,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 		if (e)
 			say(s, "%s: region %s cannot be recorded: %s",
 			    c->rec.region_names[i], c->rec.region_paths[i],
-			    e < 0 && e > -4096 ? strerror(-e) : rs_errstr(e));
+			    e < 0 && e > -4096 ? strerror(-e) : rs_error_str(e));
 		else
 			say(s, "%s: recording region %s",
 			    c->rec.region_names[i], c->rec.region_paths[i]);
@@ -700,7 +700,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
 	}
 	if (err)
 		say(s, "libvirtd is not there yet (%s): trying every second",
-		    dom_errstr(err));
+		    dom_error_str(err));
 	/* a connection or a request wakes the loop at once, not at its next
 	 * pass: a flood of connections is taken as it comes */
 	if (s->http)

@@ -28,8 +28,8 @@
 void svc_config_default(struct svc_config *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->keep = FLIGHT_KEEP;
-	c->keep_bytes = FLIGHT_KEEP_BYTES;
+	c->keep = CAP_FLIGHT_KEEP;
+	c->keep_bytes = CAP_FLIGHT_KEEP_BYTES;
 	c->capture_on = SVC_ON_CRASH | SVC_ON_WATCHDOG | SVC_ON_HANG;
 	c->burst = SVC_BURST;
 	c->window_s = SVC_WINDOW_S;
@@ -320,7 +320,7 @@ static const struct svc_key {
 	{ "uri",             set_uri,         FIELD(SHOW_STRING, uri),
 	  NULL, "libvirt's default", 0 },
 	{ "capture-dir",     set_capture_dir, FIELD(SHOW_STRING, capture_dir),
-	  FLIGHT_DIR, NULL, 0 },
+	  CAP_FLIGHT_DIR, NULL, 0 },
 	{ "keep",            set_keep,        FIELD(SHOW_U32, keep), NULL, NULL, 0 },
 	{ "keep-mb",         set_keep_mb,     FIELD(SHOW_MIB, keep_bytes),
 	  NULL, NULL, 0 },

@@ -124,7 +124,7 @@ int svc_ctl_parse(const char *buf, size_t len, char *domain, size_t dlen)
 		return -EILSEQ;
 	memcpy(domain, buf + 8, n);
 	domain[n] = '\0';
-	if (dom_name_check(domain)) {
+	if (dom_shm_name_check(domain)) {
 		domain[0] = '\0';
 		return -EILSEQ;
 	}
@@ -214,7 +214,7 @@ static void reply(struct svc_ctl *c, struct ctl_conn *k, unsigned slot,
 
 /* Read and write @slot as far as it goes: 1 when answered whole, -1 when
  * it failed, 0 when it waits. */
-static int step(struct svc_ctl *c, unsigned slot, svc_request_fn fn,
+static int step(struct svc_ctl *c, unsigned slot, svc_ctl_request_fn fn,
 		void *arg)
 {
 	struct ctl_conn *k = &c->c[slot];
@@ -261,7 +261,7 @@ static int step(struct svc_ctl *c, unsigned slot, svc_request_fn fn,
 	return 1;
 }
 
-static int serve(struct svc_ctl *c, unsigned slot, svc_request_fn fn,
+static int serve(struct svc_ctl *c, unsigned slot, svc_ctl_request_fn fn,
 		 void *arg)
 {
 	int r = step(c, slot, fn, arg);
@@ -320,7 +320,7 @@ static int take(struct svc_ctl *c, uint64_t now_ns)
 	return slot;
 }
 
-int svc_ctl_serve(struct svc_ctl *c, uint64_t now_ns, svc_request_fn fn,
+int svc_ctl_serve(struct svc_ctl *c, uint64_t now_ns, svc_ctl_request_fn fn,
 		  void *arg)
 {
 	struct epoll_event ev[SVC_CTL_CLIENTS + 1];
@@ -374,7 +374,7 @@ static void write_all(int fd, const char *s)
 	}
 }
 
-int svc_ctl_request(const char *path, const char *domain, char *reply_buf,
+int svc_client_request(const char *path, const char *domain, char *reply_buf,
 		    size_t len)
 {
 	struct sockaddr_un a;

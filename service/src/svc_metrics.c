@@ -4,7 +4,7 @@
  * each family once, "# HELP" and "# TYPE" before its samples, counters
  * named *_total, base units (_bytes, _seconds), label values escaped
  * (backslash, double quote, newline).  A domain's rings are read as
- * `ringside stat` reads them (rmap, rinfo), the region mapped read-only
+ * `ringside stat` reads them (cap_source, cap_rinfo), the region mapped read-only
  * for the length of one scrape.  What the guest wrote is exposed as read:
  * its produced and lost counts under ringside_guest_claimed_*, never
  * summed with the host's counts.
@@ -46,10 +46,10 @@ struct reading {
 	int mapped;
 	int damaged;
 	uint64_t size;
-	struct rinfo_region rr;
+	struct cap_rinfo_region rr;
 	uint32_t rings;
-	struct rinfo *ri;          /* rings entries */
-	int *ok;                   /* rinfo_get succeeded */
+	struct cap_rinfo *ri;          /* rings entries */
+	int *ok;                   /* cap_rinfo_get succeeded */
 	uint64_t age_ns;
 };
 
@@ -156,24 +156,24 @@ static void beats_sweep(struct svc_metrics *m)
 static void reading_read(struct svc_metrics *m, const struct svc_metrics_domain *d,
 			 uint64_t now_ns, struct reading *r)
 {
-	struct liberr e = { 0 };
-	struct rmap map;
+	struct cap_err e = { 0 };
+	struct cap_source map;
 
 	memset(r, 0, sizeof(*r));
-	if (rmap_open(&map, d->region, 0, &e))
+	if (cap_source_open(&map, d->region, 0, &e))
 		return;
 	r->mapped = 1;
 	r->damaged = map.damaged;
 	r->size = map.size;
-	rinfo_region_get(&map.region, &r->rr);
-	r->rings = rinfo_count(&map.region);
+	cap_rinfo_region_get(&map.region, &r->rr);
+	r->rings = cap_rinfo_count(&map.region);
 	r->ri = calloc(r->rings ? r->rings : 1, sizeof(*r->ri));
 	r->ok = calloc(r->rings ? r->rings : 1, sizeof(*r->ok));
 	if (!r->ri || !r->ok)
 		r->rings = 0;
 	for (uint32_t i = 0; i < r->rings; i++)
-		r->ok[i] = !rinfo_get(&map.region, i, &r->ri[i]);
-	rmap_close(&map);
+		r->ok[i] = !cap_rinfo_get(&map.region, i, &r->ri[i]);
+	cap_source_close(&map);
 	if (beat_age(m, d->name, r->rr.heartbeat, now_ns, &r->age_ns))
 		r->age_ns = 0;
 }
@@ -575,13 +575,13 @@ static const struct {
 };
 
 static void ring_sample(FILE *f, enum ring_field k, const char *domain,
-			long ring, const struct rinfo *ri)
+			long ring, const struct cap_rinfo *ri)
 {
 	const char *name = ring_fields[k].name;
 
 	switch (k) {
 	case R_SIZE: sample_u(f, name, domain, ring, NULL, ri->data_size); break;
-	case R_FILL: sample_u(f, name, domain, ring, NULL, rinfo_fill(ri)); break;
+	case R_FILL: sample_u(f, name, domain, ring, NULL, cap_rinfo_fill(ri)); break;
 	case R_HEAD:
 		if (ri->data_mode == RS_MODE_OVERWRITE)
 			sample_i(f, name, domain, ring, (int64_t)ri->data_head);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Continuous recording: one recorder (capture library) per selected
- * normal-mode domain, each in a thread of its own (recorder_run blocks),
+ * normal-mode domain, each in a thread of its own (cap_recorder_run blocks),
  * reading the domain's region file and never libvirt, so that a libvirtd
  * restart does not touch it.  Files rotate through the recorder's
  * next_output hook; each completed file gets its sidecar, the bounds are
@@ -54,8 +54,8 @@ struct job {
 	void *base;
 	uint64_t size;
 	struct rs_region region;
-	struct gsyms syms;
-	struct csync sync;
+	struct gi_syms syms;
+	struct cap_sync sync;
 	struct recorder *r;
 	char out[2][PATH_LEN + 64]; /* the file written, the next one */
 	uint32_t out_seq[2];       /* the counter in each of their names */
@@ -76,7 +76,7 @@ struct job {
 	struct pdf_writer_part disk_seen;
 	uint32_t fulls_seen, salvaged_seen, files_lost_seen;
 	struct dom_stats *ds;      /* its domain's counts; NULL: not kept */
-	struct tally_ring sum[RS_MAX_RINGS]; /* the completed files' tallies */
+	struct cap_tally_ring sum[RS_MAX_RINGS]; /* the completed files' tallies */
 };
 
 /* A domain's counts: those of its ended recordings in pub.ring, those of
@@ -98,7 +98,7 @@ struct svc_rec {
 	const struct svc_rec_config *c;
 	char *dir;
 	char host[256];
-	svc_log_fn log;
+	rs_log_fn log;
 	void *log_arg;
 	int argc;
 	char *const *argv;
@@ -194,9 +194,9 @@ static uint32_t job_counts(const struct job *j, const struct recorder *r,
 	if (n > RS_MAX_RINGS)
 		n = RS_MAX_RINGS;
 	memset(&h, 0, sizeof(h));
-	drain_host_facts(&r->drain, &h);
+	cap_drain_host_facts(&r->drain, &h);
 	for (uint32_t i = 0; i < n; i++) {
-		const struct tally_ring *t = &r->tally.ring[i], *s = &j->sum[i];
+		const struct cap_tally_ring *t = &r->tally.ring[i], *s = &j->sum[i];
 
 		out[i] = (struct svc_rec_ring_stats){
 			.records = s->records - s->by_class[PDF_RREC_LOST] +
@@ -216,8 +216,8 @@ static uint32_t job_counts(const struct job *j, const struct recorder *r,
 static void job_sum(struct job *j, const struct recorder *r)
 {
 	for (uint32_t i = 0; i < r->tally.nr_rings && i < RS_MAX_RINGS; i++) {
-		const struct tally_ring *t = &r->tally.ring[i];
-		struct tally_ring *s = &j->sum[i];
+		const struct cap_tally_ring *t = &r->tally.ring[i];
+		struct cap_tally_ring *s = &j->sum[i];
 
 		s->records += t->records;
 		s->by_class[PDF_RREC_LOST] += t->by_class[PDF_RREC_LOST];
@@ -257,7 +257,7 @@ static void hook_progress(void *arg, const struct recorder *r, int final)
 	pthread_mutex_unlock(&j->rp->lock);
 }
 
-/* The recording ended: its counts (@r after recorder_run; @ok: it
+/* The recording ended: its counts (@r after cap_recorder_run; @ok: it
  * succeeded, else what its last look saw) into its domain's ended
  * ones. */
 static void job_fold(struct job *j, const struct recorder *r, int ok)
@@ -316,10 +316,10 @@ static void *convert_main(void *arg)
 		int err;
 
 		snprintf(out, sizeof(out), "%s" SVC_PPROF_SUFFIX, cv->data);
-		err = pprof_write(cv->data, out, &pp, NULL);
+		err = pprof_file_write(cv->data, out, &pp, NULL);
 		if (err)
 			say(rp, "%s: %s: no profile: %s", cv->domain, cv->data,
-			    pdf_errstr(err));
+			    pdf_error_str(err));
 		free(cv);
 		pthread_mutex_lock(&rp->lock);
 		rp->st.pprof_ok += !err;
@@ -450,11 +450,11 @@ static uint64_t file_size(const char *path)
 static pthread_mutex_t room_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A full disk: the oldest recordings removed until there is room
- * (svc_rec_make_room, never @keep_path), counted, what was removed in
+ * (svc_room_make, never @keep_path), counted, what was removed in
  * @p.  1: there is room now, 0: not, or -errno (the free bytes in
  * *@avail all the same). */
 static int room_make(struct job *j, const char *keep_path,
-		     struct svc_prune *p, uint64_t *avail)
+		     struct svc_room_freed *p, uint64_t *avail)
 {
 	struct svc_rec *rp = j->rp;
 	const struct svc_rec_config *c = rp->c;
@@ -463,7 +463,7 @@ static int room_make(struct job *j, const char *keep_path,
 	int ret;
 
 	pthread_mutex_lock(&room_lock);
-	ret = svc_rec_make_room(rp->dir, j->domain, keep_path, room, p, avail);
+	ret = svc_room_make(rp->dir, j->domain, keep_path, room, p, avail);
 	pthread_mutex_unlock(&room_lock);
 	pthread_mutex_lock(&rp->lock);
 	rp->st.pruned += p->removed;
@@ -522,20 +522,20 @@ static void completed(struct job *j, const struct recorder *r,
 		.wall_offset_ns = wall_offset(),
 		.bytes = file_size(r->output), .rings = r->host.nr_rings,
 	};
-	struct svc_prune p = { .each = pruned_one, .arg = rp };
-	struct tally_ring sum;
+	struct svc_room_freed p = { .each = pruned_one, .arg = rp };
+	struct cap_tally_ring sum;
 	int err;
 
 	/* the next file begun after this one takes the next counter */
 	j->seq = j->out_seq[r->output == j->out[1]] + 1;
 	full_sync(j, r, &sc);
-	tally_total(t, &sum);
+	cap_tally_total(t, &sum);
 	sc.records = sum.records;
 	sc.lost_records = sum.by_class[PDF_RREC_LOST];
 	sc.lost = sum.lost;
 	sc.lost_samples = sum.lost_samples;
 	sc.aux_truncated = sum.aux_truncated;
-	sc.flagged = tally_flagged(&sum);
+	sc.flagged = cap_tally_flagged(&sum);
 	for (uint32_t i = 0; i < r->host.nr_rings && i < RS_MAX_RINGS; i++) {
 		const struct pdf_host_ring *h = &r->host.ring[i];
 
@@ -553,7 +553,7 @@ static void completed(struct job *j, const struct recorder *r,
 	if (err == -ENOSPC || err == -EDQUOT) {
 		/* the file fit on the disk, its sidecar did not: room made
 		 * as for the file's own writes, then written again */
-		struct svc_prune rm = { .each = pruned_one, .arg = rp };
+		struct svc_room_freed rm = { .each = pruned_one, .arg = rp };
 		uint64_t avail;
 
 		room_make(j, r->output, &rm, &avail);
@@ -579,7 +579,7 @@ static void completed(struct job *j, const struct recorder *r,
 		/* one pruner at a time: the total bound spans every domain
 		 * (a full disk's room is made under the same lock) */
 		pthread_mutex_lock(&room_lock);
-		err = svc_rec_prune(rp->dir, j->domain, r->output,
+		err = svc_room_prune(rp->dir, j->domain, r->output,
 				    rp->c->keep_bytes, rp->c->total_bytes, &p);
 		pthread_mutex_unlock(&room_lock);
 		if (err)
@@ -603,7 +603,7 @@ static void hook_full(void *arg, const struct recorder *r)
 	struct job *j = arg;
 	struct svc_rec *rp = j->rp;
 	const struct svc_rec_config *c = rp->c;
-	struct svc_prune p = { .each = pruned_one, .arg = rp };
+	struct svc_room_freed p = { .each = pruned_one, .arg = rp };
 	uint64_t avail = 0;
 	int err;
 
@@ -632,7 +632,7 @@ static const char *full_next(struct job *j, const struct recorder *r)
 	uint64_t room = c->room_bytes ? c->room_bytes :
 			(uint64_t)SVC_REC_ROOM_MB << 20;
 	uint64_t now = cap_time_now_ns(), avail = 0;
-	struct svc_prune p = { .each = pruned_one, .arg = rp };
+	struct svc_room_freed p = { .each = pruned_one, .arg = rp };
 	int ok;
 
 	full_sync(j, r, NULL);
@@ -708,7 +708,7 @@ static int job_finished(void *arg)
 {
 	struct job *j = arg;
 
-	return atomic_load(&j->stop) ? RECORDER_GONE : RECORDER_HERE;
+	return atomic_load(&j->stop) ? CAP_RECORDER_GONE : CAP_RECORDER_HERE;
 }
 
 static void *job_main(void *arg)
@@ -718,13 +718,13 @@ static void *job_main(void *arg)
 	struct recorder *r = j->r;
 	int err;
 
-	recorder_init(r, j->domain);
+	cap_recorder_init(r, j->domain);
 	r->output = j->out[j->cur];
 	r->argc = rp->argc;
 	r->argv = rp->argv;
 	r->interval_ms = rp->c->interval_ms ? rp->c->interval_ms : 100;
 	r->syms = &j->syms;
-	csync_init(&j->sync);
+	cap_sync_init(&j->sync);
 	r->sync = &j->sync;
 	r->sync_mem = j->base;
 	r->finished = job_finished;
@@ -734,9 +734,9 @@ static void *job_main(void *arg)
 	r->hooks.disk_full = hook_full;
 	r->hooks.progress = hook_progress;
 	r->hooks.arg = j;
-	recorder_add_wake(r, j->wake[0], -1, 0);
+	cap_recorder_add_wake(r, j->wake[0], -1, 0);
 	j->file_start_ns = cap_time_now_ns();
-	err = recorder_run(r, &j->region);
+	err = cap_recorder_run(r, &j->region);
 	job_fold(j, r, !err);
 	if (!err && r->full) {
 		/* ended paused by a full disk: no file was open */
@@ -745,15 +745,15 @@ static void *job_main(void *arg)
 		completed(j, r, r->salvaged ? "disk-full" :
 				j->reason ? j->reason : "stop");
 	} else {
-		struct tally_ring sum;
+		struct cap_tally_ring sum;
 
 		full_sync(j, r, NULL);
 		/* what went into the file it could not complete: lost */
-		tally_total(&r->tally, &sum);
+		cap_tally_total(&r->tally, &sum);
 		say(rp, "%s: the recording ended in an error (%s): %s; %llu "
 		    "records of its file lost", j->domain,
 		    r->fail.path[0] ? r->fail.path : r->output,
-		    liberr_str(&r->fail.e), (unsigned long long)sum.records);
+		    cap_err_str(&r->fail.e), (unsigned long long)sum.records);
 		pthread_mutex_lock(&rp->lock);
 		rp->st.failed++;
 		rp->st.discarded += sum.records;
@@ -763,7 +763,7 @@ static void *job_main(void *arg)
 		}
 		pthread_mutex_unlock(&rp->lock);
 	}
-	recorder_fini(r);
+	cap_recorder_fini(r);
 	atomic_store(&j->done, 1);
 	return NULL;
 }
@@ -772,7 +772,7 @@ static void job_free(struct job *j)
 {
 	if (!j)
 		return;
-	gsyms_fini(&j->syms);
+	gi_syms_fini(&j->syms);
 	if (j->base)
 		munmap(j->base, j->size);
 	if (j->fd >= 0)
@@ -785,13 +785,13 @@ static void job_free(struct job *j)
 	free(j);
 }
 
-/* Map @path writable (the consumers publish tails, csync pings), the only
+/* Map @path writable (the consumers publish tails, cap_sync pings), the only
  * consumer, opened by @layout or its header. */
 static int job_map(struct job *j, const char *path,
 		   const struct rs_region_params *layout)
 {
 	struct rs_region_damage damage;
-	struct rinfo_region rr;
+	struct cap_rinfo_region rr;
 	struct stat st;
 	int err;
 
@@ -820,7 +820,7 @@ static int job_map(struct job *j, const char *path,
 		return err;
 	if (layout && layout->data_mode != RS_MODE_NORMAL)
 		return -EMEDIUMTYPE;
-	rinfo_region_get(&j->region, &rr);
+	cap_rinfo_region_get(&j->region, &rr);
 	if (!layout && rr.data_mode != RS_MODE_NORMAL)
 		return -EMEDIUMTYPE;
 	return 0;
@@ -868,7 +868,7 @@ static void reap(struct svc_rec *rp, int all)
 }
 
 int svc_rec_new(struct svc_rec **rp_out, const struct svc_rec_config *c,
-		const char *dir, svc_log_fn log, void *log_arg, int argc,
+		const char *dir, rs_log_fn log, void *log_arg, int argc,
 		char *const *argv)
 {
 	struct svc_rec *rp = calloc(1, sizeof(*rp));
@@ -936,7 +936,7 @@ int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
 		err = -errno;
 	if (!err)
 		err = job_map(j, path, layout);
-	if (!err && gsyms_read(&j->syms, &j->region, 0))
+	if (!err && gi_syms_read(&j->syms, &j->region, 0))
 		err = -ENOMEM;
 	if (!err && (mkdir(rp->dir, 0750) && errno != EEXIST))
 		err = -errno;
@@ -1173,7 +1173,7 @@ int svc_rec_domains(struct svc_rec *rp, struct svc_rec_domain **dp, size_t *nr)
 	}
 	pthread_mutex_unlock(&rp->lock);
 	if (err) {
-		svc_rec_domains_free(d, *nr);
+		svc_recstats_domains_free(d, *nr);
 		*nr = 0;
 		return err;
 	}
@@ -1182,7 +1182,7 @@ int svc_rec_domains(struct svc_rec *rp, struct svc_rec_domain **dp, size_t *nr)
 	return 0;
 }
 
-void svc_rec_domains_free(struct svc_rec_domain *d, size_t nr)
+void svc_recstats_domains_free(struct svc_rec_domain *d, size_t nr)
 {
 	for (size_t i = 0; d && i < nr; i++) {
 		free(d[i].domain);
@@ -1254,7 +1254,7 @@ void svc_rec_free(struct svc_rec *rp, const char *reason)
 	free(rp);
 }
 
-void svc_rec_uuid(const char *domain, char *buf, size_t len)
+void svc_domain_uuid(const char *domain, char *buf, size_t len)
 {
 	struct dom_virt *d = NULL;
 	char *xml = NULL;

@@ -218,7 +218,7 @@ int svc_rec_config_key(struct svc_rec_config *c, const char *k, char *v,
 	return 1;
 }
 
-int svc_rec_selects(const struct svc_rec_config *c, const char *domain)
+int svc_rec_config_selects(const struct svc_rec_config *c, const char *domain)
 {
 	if (c->all)
 		return 1;
@@ -466,7 +466,7 @@ static void list_free(struct rlist *l)
 
 /* @f was removed: counted in @p, and said to its each (with its domain,
  * the name of its directory: DIR/DOMAIN/NAME). */
-static void removed(struct svc_prune *p, struct rfile *f)
+static void removed(struct svc_room_freed *p, struct rfile *f)
 {
 	p->removed++;
 	p->freed += f->bytes;
@@ -484,7 +484,7 @@ static void removed(struct svc_prune *p, struct rfile *f)
 
 /* Remove the oldest of @l until it holds at most @bound bytes. */
 static int trim(struct rlist *l, const char *keep_path, uint64_t bound,
-		struct svc_prune *p)
+		struct svc_room_freed *p)
 {
 	uint64_t sum = 0;
 	int err = 0;
@@ -537,9 +537,9 @@ static int scan_all(struct rlist *l, const char *dir)
 	return err;
 }
 
-int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
+int svc_room_prune(const char *dir, const char *domain, const char *keep_path,
 		  uint64_t keep_bytes, uint64_t total_bytes,
-		  struct svc_prune *p)
+		  struct svc_room_freed *p)
 {
 	struct rlist l = { 0 };
 	char ddir[4300];
@@ -580,7 +580,7 @@ static int has_room(const char *dir, uint64_t room, uint64_t *bytes)
 /* Remove the oldest of @l (never one's newest, nor @keep_path) until
  * there is @room on @dir's file system. */
 static int trim_room(struct rlist *l, const char *dir, const char *keep_path,
-		     uint64_t room, struct svc_prune *p)
+		     uint64_t room, struct svc_room_freed *p)
 {
 	uint64_t bytes;
 	int err = 0;
@@ -607,9 +607,9 @@ static int trim_room(struct rlist *l, const char *dir, const char *keep_path,
 	return err;
 }
 
-int svc_rec_make_room(const char *dir, const char *domain,
+int svc_room_make(const char *dir, const char *domain,
 		      const char *keep_path, uint64_t room,
-		      struct svc_prune *p, uint64_t *free_bytes)
+		      struct svc_room_freed *p, uint64_t *free_bytes)
 {
 	struct rlist l = { 0 };
 	char ddir[4300];

@@ -184,7 +184,7 @@ size_t svc_watch_count(const struct svc_watch *w)
 	return w ? w->nr : 0;
 }
 
-void svc_watch_check(struct svc_watch *w, svc_gone_fn gone, void *arg)
+void svc_watch_check(struct svc_watch *w, svc_watch_gone_fn gone, void *arg)
 {
 	size_t i = 0;
 
@@ -251,7 +251,7 @@ int svc_watch_reset(struct svc_watch *w, const char *name, uint64_t now_ns,
 	return err;
 }
 
-void svc_watch_poll(struct svc_watch *w, uint64_t now_ns, svc_stale_fn stale,
+void svc_watch_poll(struct svc_watch *w, uint64_t now_ns, svc_watch_stale_fn stale,
 		    void *arg)
 {
 	for (size_t i = 0; i < w->nr; i++) {

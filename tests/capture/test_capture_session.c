@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A second program over ringside-capture, beside `ringside`: it opens
- * region files as any front end does (rmap_open), records one with a
+ * region files as any front end does (cap_source_open), records one with a
  * rotation (the next_output hook: each file complete on its own), and
  * snapshots a flight recorder, linking the libraries alone (nothing of
  * cli/).  Each file is read back as `ringside report` reads it
- * (tally_file), and every record written is in exactly one file.
+ * (cap_tally_file), and every record written is in exactly one file.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -96,12 +96,12 @@ static void region_file_free(struct region_file *rf)
 static uint64_t file_records(const char *path)
 {
 	struct tally t;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	uint64_t at;
 
-	ck_assert_int_eq(tally_file(path, &t, NULL, &at), 0);
-	tally_total(&t, &sum);
-	ck_assert_uint_eq(tally_flagged(&sum), 0);
+	ck_assert_int_eq(cap_tally_file(path, &t, NULL, &at), 0);
+	cap_tally_total(&t, &sum);
+	ck_assert_uint_eq(cap_tally_flagged(&sum), 0);
 	return sum.records;
 }
 
@@ -129,12 +129,12 @@ static const char *next_output(void *arg, const struct recorder *r)
 static void file_done(void *arg, const struct recorder *r)
 {
 	struct rotation *x = arg;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 
 	x->done++;
 	snprintf(x->done_path, sizeof(x->done_path), "%s", r->output);
 	ck_assert_int_eq(r->have_file_tally, 1);
-	tally_total(&r->file_tally, &sum);
+	cap_tally_total(&r->file_tally, &sum);
 	x->done_records = sum.records;
 }
 
@@ -149,33 +149,33 @@ START_TEST(record_rotates)
 	struct recorder *r = malloc(sizeof(*r));
 	struct rotation x = { 0 };
 	struct region_file rf;
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	char first[256];
-	struct rmap m;
+	struct cap_source m;
 
 	ck_assert_ptr_nonnull(r);
 	region_file_make(&rf, "normal.region", RS_MODE_NORMAL);
 	region_file_put(&rf, FIRST);
-	ck_assert_int_eq(rmap_open(&m, rf.path, RMAP_WRITE | RMAP_EXCL, &e), 0);
+	ck_assert_int_eq(cap_source_open(&m, rf.path, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, &e), 0);
 	/* a second consumer is refused while this one holds the region */
 	{
-		struct rmap other;
-		struct liberr e2 = { 0 };
+		struct cap_source other;
+		struct cap_err e2 = { 0 };
 
-		ck_assert_int_ne(rmap_open(&other, rf.path, RMAP_WRITE | RMAP_EXCL,
+		ck_assert_int_ne(cap_source_open(&other, rf.path, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL,
 					   &e2), 0);
-		ck_assert(liberr_from(&e2, liberr_sys));
+		ck_assert(cap_err_from(&e2, cap_err_sys));
 	}
 	tmp_path(first, sizeof(first), "1.data");
 	tmp_path(x.next, sizeof(x.next), "2.data");
 	x.rf = &rf;
-	recorder_init(r, rf.path);
+	cap_recorder_init(r, rf.path);
 	r->output = first;
 	r->finished = finished;
 	r->hooks.next_output = next_output;
 	r->hooks.file_done = file_done;
 	r->hooks.arg = &x;
-	ck_assert_int_eq(recorder_run(r, &m.region), 0);
+	ck_assert_int_eq(cap_recorder_run(r, &m.region), 0);
 	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
 	ck_assert_uint_eq(r->files, 2);
 	ck_assert_uint_eq(x.done, 1);
@@ -187,9 +187,9 @@ START_TEST(record_rotates)
 	ck_assert_uint_eq(file_records(x.next), SECOND);
 	ck_assert_uint_eq(r->host.ring[0].corrupt, 0);
 	ck_assert_uint_ge(r->host.end_ns, r->host.start_ns);
-	recorder_fini(r);
+	cap_recorder_fini(r);
 	free(r);
-	rmap_close(&m);
+	cap_source_close(&m);
 	unlink(first);
 	unlink(x.next);
 	region_file_free(&rf);
@@ -200,29 +200,29 @@ START_TEST(snapshot_flight_recorder)
 {
 	struct snapper *s = malloc(sizeof(*s));
 	struct region_file rf;
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	char out[256];
-	struct rmap m;
+	struct cap_source m;
 
 	ck_assert_ptr_nonnull(s);
 	region_file_make(&rf, "overwrite.region", RS_MODE_OVERWRITE);
 	region_file_put(&rf, FLIGHT);
-	ck_assert_int_eq(rmap_open(&m, rf.path, 0, &e), 0);
+	ck_assert_int_eq(cap_source_open(&m, rf.path, 0, &e), 0);
 	tmp_path(out, sizeof(out), "snap.data");
-	snapper_init(s, rf.path);
+	cap_snapper_init(s, rf.path);
 	s->output = out;
-	ck_assert_int_eq(snapper_copy(s, &m.region), 0);
+	ck_assert_int_eq(cap_snapper_copy(s, &m.region), 0);
 	ck_assert_uint_eq(s->nr_rings, 1);
 	ck_assert_uint_eq(s->ring[0].data.records, FLIGHT);
 	ck_assert_uint_eq(s->ring[0].data.corrupt, 0);
-	ck_assert_int_eq(snapper_write(s), 0);
+	ck_assert_int_eq(cap_snapper_write(s), 0);
 	ck_assert_int_eq(s->fail.what, CAP_FAIL_NONE);
 	ck_assert_int_eq(s->have_file_tally, 1);
 	ck_assert_uint_eq(file_records(out), FLIGHT);
 	ck_assert_uint_eq(s->host.kind, PDF_HOST_SNAPSHOT);
-	snapper_fini(s);
+	cap_snapper_fini(s);
 	free(s);
-	rmap_close(&m);
+	cap_source_close(&m);
 	unlink(out);
 	region_file_free(&rf);
 }
@@ -245,13 +245,13 @@ START_TEST(snapshot_untimed_filed_under_first_time)
 {
 	struct snapper *s = malloc(sizeof(*s));
 	struct region_file rf;
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	struct pdf_reader *r;
 	struct pdf_event ev;
 	uint64_t comm_time[3];
 	unsigned comms = 0, seqs = 0;
 	char out[256];
-	struct rmap m;
+	struct cap_source m;
 
 	ck_assert_ptr_nonnull(s);
 	region_file_make(&rf, "untimed.region", RS_MODE_OVERWRITE);
@@ -260,12 +260,12 @@ START_TEST(snapshot_untimed_filed_under_first_time)
 	region_file_put(&rf, 1);       /* time 1000 */
 	region_file_comm(&rf);
 	region_file_put(&rf, 1);       /* time 1001 */
-	ck_assert_int_eq(rmap_open(&m, rf.path, 0, &e), 0);
+	ck_assert_int_eq(cap_source_open(&m, rf.path, 0, &e), 0);
 	tmp_path(out, sizeof(out), "untimed.data");
-	snapper_init(s, rf.path);
+	cap_snapper_init(s, rf.path);
 	s->output = out;
-	ck_assert_int_eq(snapper_copy(s, &m.region), 0);
-	ck_assert_int_eq(snapper_write(s), 0);
+	ck_assert_int_eq(cap_snapper_copy(s, &m.region), 0);
+	ck_assert_int_eq(cap_snapper_write(s), 0);
 	ck_assert_int_eq(pdf_reader_open(&r, out), 0);
 	while (pdf_reader_next(r, &ev) == 1) {
 		if (ev.rec->type == PERF_RECORD_COMM && comms < 3)
@@ -278,9 +278,9 @@ START_TEST(snapshot_untimed_filed_under_first_time)
 	ck_assert_uint_eq(comm_time[0], 1000);
 	ck_assert_uint_eq(comm_time[1], 1000);
 	ck_assert_uint_eq(comm_time[2], 1000);
-	snapper_fini(s);
+	cap_snapper_fini(s);
 	free(s);
-	rmap_close(&m);
+	cap_source_close(&m);
 	unlink(out);
 	region_file_free(&rf);
 }
@@ -288,7 +288,7 @@ END_TEST
 
 /*
  * A copy in steps (the pause of `snapshot --stable`): what the file holds
- * is what the ring held at snapper_take, whatever the writer adds between
+ * is what the ring held at cap_snapper_take, whatever the writer adds between
  * the take and the walk (after the resume), and a normal ring's take
  * consumes nothing.
  */
@@ -299,33 +299,33 @@ START_TEST(snapshot_take_then_parse)
 	for (unsigned k = 0; k < 2; k++) {
 		struct snapper *s = malloc(sizeof(*s));
 		struct region_file rf;
-		struct liberr e = { 0 };
+		struct cap_err e = { 0 };
 		char out[256];
-		struct rmap m;
+		struct cap_source m;
 
 		ck_assert_ptr_nonnull(s);
 		region_file_make(&rf, "steps.region", modes[k]);
 		region_file_put(&rf, FLIGHT);
-		ck_assert_int_eq(rmap_open(&m, rf.path, 0, &e), 0);
+		ck_assert_int_eq(cap_source_open(&m, rf.path, 0, &e), 0);
 		tmp_path(out, sizeof(out), "steps.data");
-		snapper_init(s, rf.path);
+		cap_snapper_init(s, rf.path);
 		s->output = out;
-		ck_assert_int_eq(snapper_prepare(s, &m.region), 0);
+		ck_assert_int_eq(cap_snapper_prepare(s, &m.region), 0);
 		region_file_put(&rf, 2);             /* before the pause: in */
-		ck_assert_int_eq(snapper_take(s, &m.region), 0);
+		ck_assert_int_eq(cap_snapper_take(s, &m.region), 0);
 		ck_assert_uint_le(s->take_ns, s->host.end_ns);
 		ck_assert_uint_eq(s->take_ns, s->host.end_ns - s->host.start_ns);
 		region_file_put(&rf, SECOND);        /* after the resume: out */
 		ck_assert_uint_eq(s->ring[0].data.records, 0); /* not walked yet */
-		ck_assert_int_eq(snapper_parse(s), 0);
+		ck_assert_int_eq(cap_snapper_parse(s), 0);
 		ck_assert_uint_eq(s->ring[0].data.records, FLIGHT + 2);
 		ck_assert_uint_eq(s->ring[0].data.cut_bytes, 0);
 		ck_assert_ptr_null(s->ring[0].copy);  /* freed once walked */
-		ck_assert_int_eq(snapper_write(s), 0);
+		ck_assert_int_eq(cap_snapper_write(s), 0);
 		ck_assert_uint_eq(file_records(out), FLIGHT + 2);
-		snapper_fini(s);
+		cap_snapper_fini(s);
 		free(s);
-		rmap_close(&m);
+		cap_source_close(&m);
 		unlink(out);
 		region_file_free(&rf);
 	}
@@ -337,21 +337,21 @@ START_TEST(snapshot_open_fails)
 {
 	struct snapper *s = malloc(sizeof(*s));
 	struct region_file rf;
-	struct liberr e = { 0 };
-	struct rmap m;
+	struct cap_err e = { 0 };
+	struct cap_source m;
 
 	ck_assert_ptr_nonnull(s);
 	region_file_make(&rf, "bad-out.region", RS_MODE_OVERWRITE);
 	region_file_put(&rf, 3);
-	ck_assert_int_eq(rmap_open(&m, rf.path, 0, &e), 0);
-	snapper_init(s, rf.path);
+	ck_assert_int_eq(cap_source_open(&m, rf.path, 0, &e), 0);
+	cap_snapper_init(s, rf.path);
 	s->output = "/nonexistent-dir/snap.data";
-	ck_assert_int_eq(snapper_copy(s, &m.region), 0);
-	ck_assert_int_lt(snapper_write(s), 0);
+	ck_assert_int_eq(cap_snapper_copy(s, &m.region), 0);
+	ck_assert_int_lt(cap_snapper_write(s), 0);
 	ck_assert_int_eq(s->fail.what, CAP_FAIL_OPEN);
-	snapper_fini(s);
+	cap_snapper_fini(s);
 	free(s);
-	rmap_close(&m);
+	cap_source_close(&m);
 	region_file_free(&rf);
 }
 END_TEST
@@ -380,7 +380,7 @@ static unsigned count_captures(const char *ddir)
 
 	ck_assert_ptr_nonnull(d);
 	while ((e = readdir(d)))
-		n += strstr(e->d_name, FLIGHT_SUFFIX) != NULL;
+		n += strstr(e->d_name, CAP_FLIGHT_SUFFIX) != NULL;
 	closedir(d);
 	return n;
 }
@@ -390,10 +390,10 @@ static unsigned count_captures(const char *ddir)
 START_TEST(flight_captures_and_prunes)
 {
 	struct rs_region_params params;
-	struct flight_result res;
+	struct cap_flight_result res;
 	struct region_file rf;
 	char dir[256], ddir[512], first[4096];
-	struct flight_req q = { .domain = "web1", .keep = 2 };
+	struct cap_flight_req q = { .domain = "web1", .keep = 2 };
 	void *before;
 
 	region_file_make(&rf, "flight.region", RS_MODE_OVERWRITE);
@@ -407,7 +407,7 @@ START_TEST(flight_captures_and_prunes)
 	q.region_path = rf.path;
 	q.dir = dir;
 	q.layout = &params;
-	ck_assert_int_eq(flight_capture(&q, &res), 0);
+	ck_assert_int_eq(cap_flight_capture(&q, &res), 0);
 	ck_assert_int_eq(res.damaged, 0);
 	ck_assert_uint_eq(res.rings, 1);
 	ck_assert_uint_eq(res.records, FLIGHT);
@@ -418,7 +418,7 @@ START_TEST(flight_captures_and_prunes)
 	/* three more: two kept, the oldest (the first) gone */
 	for (int i = 0; i < 3; i++) {
 		region_file_put(&rf, 1);
-		ck_assert_int_eq(flight_capture(&q, &res), 0);
+		ck_assert_int_eq(cap_flight_capture(&q, &res), 0);
 		ck_assert_int_eq(res.prune_err, 0);
 	}
 	ck_assert_uint_eq(count_captures(ddir), 2);
@@ -431,7 +431,7 @@ START_TEST(flight_captures_and_prunes)
 	memcpy(before, rf.mem, rf.size);
 	q.keep = 0;
 	q.keep_bytes = 1;
-	ck_assert_int_eq(flight_capture(&q, &res), 0);
+	ck_assert_int_eq(cap_flight_capture(&q, &res), 0);
 	ck_assert_uint_eq(res.pruned, 2);
 	ck_assert_uint_eq(count_captures(ddir), 1);
 	ck_assert_int_eq(access(res.path, F_OK), 0);
@@ -448,10 +448,10 @@ END_TEST
 START_TEST(flight_damaged_header)
 {
 	struct rs_region_params params;
-	struct flight_result res;
+	struct cap_flight_result res;
 	struct region_file rf;
 	char dir[256];
-	struct flight_req q = { .domain = "web2" };
+	struct cap_flight_req q = { .domain = "web2" };
 
 	region_file_make(&rf, "damaged.region", RS_MODE_OVERWRITE);
 	region_file_put(&rf, FLIGHT);
@@ -463,11 +463,11 @@ START_TEST(flight_damaged_header)
 	tmp_dir(dir, sizeof(dir), "flight2");
 	q.region_path = rf.path;
 	q.dir = dir;
-	ck_assert_int_lt(flight_capture(&q, &res), 0);
+	ck_assert_int_lt(cap_flight_capture(&q, &res), 0);
 	ck_assert_int_eq(res.fail.what, CAP_FAIL_COPY);
-	ck_assert(liberr_from(&res.fail.e, rs_errstr));
+	ck_assert(cap_err_from(&res.fail.e, rs_error_str));
 	q.layout = &params;
-	ck_assert_int_eq(flight_capture(&q, &res), 0);
+	ck_assert_int_eq(cap_flight_capture(&q, &res), 0);
 	ck_assert_int_eq(res.damaged, 1);
 	ck_assert_uint_eq(file_records(res.path), FLIGHT);
 	rm_tree(dir);
@@ -479,13 +479,13 @@ END_TEST
  * capture file left behind. */
 START_TEST(flight_failures)
 {
-	struct flight_result res;
+	struct cap_flight_result res;
 	char dir[256], ddir[512];
-	struct flight_req q = { .domain = "web3", .region_path = "/nonexistent" };
+	struct cap_flight_req q = { .domain = "web3", .region_path = "/nonexistent" };
 
 	tmp_dir(dir, sizeof(dir), "flight3");
 	q.dir = dir;
-	ck_assert_int_eq(flight_capture(&q, &res), -ENOENT);
+	ck_assert_int_eq(cap_flight_capture(&q, &res), -ENOENT);
 	ck_assert_int_eq(res.fail.what, CAP_FAIL_COPY);
 	snprintf(ddir, sizeof(ddir), "%s/web3", dir);
 	ck_assert_uint_eq(count_captures(ddir), 0);
@@ -495,11 +495,11 @@ START_TEST(flight_failures)
 
 		region_file_make(&rf, "empty.region", RS_MODE_OVERWRITE);
 		q.region_path = rf.path;
-		ck_assert_int_eq(flight_capture(&q, &res), 0);
+		ck_assert_int_eq(cap_flight_capture(&q, &res), 0);
 		ck_assert_int_eq(res.empty, 1);
 		ck_assert_uint_eq(count_captures(ddir), 0);
 		region_file_put(&rf, 1);
-		ck_assert_int_eq(flight_capture(&q, &res), 0);
+		ck_assert_int_eq(cap_flight_capture(&q, &res), 0);
 		ck_assert_int_eq(res.empty, 0);
 		ck_assert_uint_eq(count_captures(ddir), 1);
 		/* a link to it: never followed */
@@ -509,7 +509,7 @@ START_TEST(flight_failures)
 			snprintf(link_path, sizeof(link_path), "%s/link.region", dir);
 			ck_assert_int_eq(symlink(rf.path, link_path), 0);
 			q.region_path = link_path;
-			ck_assert_int_eq(flight_capture(&q, &res), -ELOOP);
+			ck_assert_int_eq(cap_flight_capture(&q, &res), -ELOOP);
 			ck_assert_int_eq(res.fail.what, CAP_FAIL_COPY);
 			ck_assert_uint_eq(count_captures(ddir), 1);
 			ck_assert_int_eq(unlink(link_path), 0);
@@ -526,15 +526,15 @@ START_TEST(flight_failures)
 		region_file_put(&rf, 2);
 		q.region_path = rf.path;
 		q.dir = deep;
-		ck_assert_int_eq(flight_capture(&q, &res), 0);
+		ck_assert_int_eq(cap_flight_capture(&q, &res), 0);
 		ck_assert_int_eq(access(res.path, F_OK), 0);
 		q.dir = dir;
 		region_file_free(&rf);
 	}
 	q.dir = "/proc/rs-no-such-dir";
-	ck_assert_int_lt(flight_capture(&q, &res), 0);
+	ck_assert_int_lt(cap_flight_capture(&q, &res), 0);
 	ck_assert_int_eq(res.fail.what, CAP_FAIL_OPEN);
-	ck_assert_int_lt(flight_capture(NULL, &res), 0);
+	ck_assert_int_lt(cap_flight_capture(NULL, &res), 0);
 	rm_tree(dir);
 }
 END_TEST

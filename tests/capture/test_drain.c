@@ -86,7 +86,7 @@ START_TEST(drain_early_records_and_losses)
 	struct pdf_host_facts h;
 	struct tally t1, t2;
 	struct drain d1, d2;
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	uint64_t lost1, lost2, lost3, held, taken1, own;
 	const struct pdf_host_ring *hr = &h.ring[0];
 
@@ -95,22 +95,22 @@ START_TEST(drain_early_records_and_losses)
 	lost1 = rs_producer_lost(&f.p);
 	ck_assert_uint_gt(lost1, 0);
 	/* a first recording takes what there is and stops */
-	tally_init(&t1, 1, 0);
-	ck_assert_int_eq(drain_init(&d1, &f.region, 0, NULL, &t1), 0);
-	taken1 = (uint64_t)drain_pass(&d1, &e);
+	cap_tally_init(&t1, 1, 0);
+	ck_assert_int_eq(cap_drain_init(&d1, &f.region, 0, NULL, &t1), 0);
+	taken1 = (uint64_t)cap_drain_pass(&d1, &e);
 	ck_assert_uint_eq(taken1 + lost1, 150);
-	drain_fini(&d1);
+	cap_drain_fini(&d1);
 	/* the LOST and 10 records, then full again */
 	put_seqs(10);
 	put_seqs(150);
 	lost2 = rs_producer_lost(&f.p) - lost1;
 	ck_assert_uint_gt(lost2, 0);
 
-	tally_init(&t2, 1, 0);
-	ck_assert_int_eq(drain_init(&d2, &f.region, 0, NULL, &t2), 0);
-	held = (uint64_t)drain_pass(&d2, &e);
+	cap_tally_init(&t2, 1, 0);
+	ck_assert_int_eq(cap_drain_init(&d2, &f.region, 0, NULL, &t2), 0);
+	held = (uint64_t)cap_drain_pass(&d2, &e);
 	/* the LOST of the first fill was in the ring, not in the file */
-	drain_host_facts(&d2, &h);
+	cap_drain_host_facts(&d2, &h);
 	ck_assert_uint_eq(hr->early_lost_records, 1);
 	ck_assert_uint_eq(hr->early_lost, lost1);
 	ck_assert_uint_eq(hr->early_records, t2.ring[0].records);
@@ -118,8 +118,8 @@ START_TEST(drain_early_records_and_losses)
 	ck_assert_uint_eq(held, hr->early_records + 1);
 	/* the LOST the producer writes first now: drops before the attach */
 	put_seqs(1);
-	ck_assert_int_eq(drain_pass(&d2, &e), 2);
-	drain_host_facts(&d2, &h);
+	ck_assert_int_eq(cap_drain_pass(&d2, &e), 2);
+	cap_drain_host_facts(&d2, &h);
 	ck_assert_uint_eq(hr->early_lost_records, 2);
 	ck_assert_uint_eq(hr->early_lost, lost1 + lost2);
 	ck_assert_uint_eq(t2.ring[0].by_class[PDF_RREC_LOST], 0);
@@ -127,10 +127,10 @@ START_TEST(drain_early_records_and_losses)
 	put_seqs(200);
 	lost3 = rs_producer_lost(&f.p) - lost1 - lost2;
 	ck_assert_uint_gt(lost3, 0);
-	ck_assert_int_gt(drain_pass(&d2, &e), 0);
+	ck_assert_int_gt(cap_drain_pass(&d2, &e), 0);
 	put_seqs(1);
-	ck_assert_int_eq(drain_pass(&d2, &e), 2);
-	drain_host_facts(&d2, &h);
+	ck_assert_int_eq(cap_drain_pass(&d2, &e), 2);
+	cap_drain_host_facts(&d2, &h);
 	ck_assert_uint_eq(hr->early_lost, lost1 + lost2);
 	ck_assert_uint_eq(t2.ring[0].by_class[PDF_RREC_LOST], 1);
 	ck_assert_uint_eq(t2.ring[0].lost, lost3);
@@ -139,7 +139,7 @@ START_TEST(drain_early_records_and_losses)
 	own = t2.ring[0].records - t2.ring[0].by_class[PDF_RREC_LOST];
 	ck_assert_uint_eq(taken1 + own + hr->early_lost + t2.ring[0].lost,
 			  f.attempted);
-	drain_fini(&d2);
+	cap_drain_fini(&d2);
 	free(f.mem);
 }
 END_TEST
@@ -149,20 +149,20 @@ END_TEST
 START_TEST(drain_nothing_early)
 {
 	struct pdf_host_facts h;
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	struct tally t;
 	struct drain d;
 
 	region_make(1);
-	tally_init(&t, 1, 0);
-	ck_assert_int_eq(drain_init(&d, &f.region, 0, NULL, &t), 0);
+	cap_tally_init(&t, 1, 0);
+	ck_assert_int_eq(cap_drain_init(&d, &f.region, 0, NULL, &t), 0);
 	put_seqs(5);
-	ck_assert_int_eq(drain_pass(&d, &e), 5);
-	drain_host_facts(&d, &h);
+	ck_assert_int_eq(cap_drain_pass(&d, &e), 5);
+	cap_drain_host_facts(&d, &h);
 	ck_assert_uint_eq(h.ring[0].early_records, 0);
 	ck_assert_uint_eq(h.ring[0].early_lost_records, 0);
 	ck_assert_uint_eq(t.ring[0].records, 5);
-	drain_fini(&d);
+	cap_drain_fini(&d);
 	free(f.mem);
 }
 END_TEST
@@ -188,13 +188,13 @@ static uint32_t file_times(const char *path, uint64_t *time, uint32_t *type,
  * A COMM before the ring's first timed record is filed under that
  * record's time, not 0; a COMM after it under the time before it; one
  * with no timed record after it under the ring's last time when the file
- * is completed (drain_flush).  Their order is kept.
+ * is completed (cap_drain_flush).  Their order is kept.
  */
 START_TEST(drain_untimed_filed_under_next_time)
 {
 	struct pdf_writer_params wp = { .size = sizeof(wp), .nr_rings = 1 };
 	char path[] = "/tmp/test_drain.XXXXXX";
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	struct pdf_writer *w;
 	uint64_t time[8];
 	uint32_t type[8], n;
@@ -206,19 +206,19 @@ START_TEST(drain_untimed_filed_under_next_time)
 	close(fd);
 	region_make(4);
 	ck_assert_int_eq(pdf_writer_open(&w, path, &wp), 0);
-	tally_init(&t, 1, 0);
-	ck_assert_int_eq(drain_init(&d, &f.region, 0, w, &t), 0);
+	cap_tally_init(&t, 1, 0);
+	ck_assert_int_eq(cap_drain_init(&d, &f.region, 0, w, &t), 0);
 	put_comm();
 	put_comm();
-	ck_assert_int_eq(drain_pass(&d, &e), 2);   /* taken, they wait */
+	ck_assert_int_eq(cap_drain_pass(&d, &e), 2);   /* taken, they wait */
 	ck_assert_uint_eq(t.ring[0].records, 0);
 	put_seqs(1);                               /* time 1000 */
 	put_comm();
 	put_seqs(1);                               /* time 1001 */
 	put_comm();
-	ck_assert_int_eq(drain_pass(&d, &e), 4);
+	ck_assert_int_eq(cap_drain_pass(&d, &e), 4);
 	ck_assert_uint_eq(t.ring[0].records, 6);
-	ck_assert_int_eq(drain_flush(&d, &e), 0);
+	ck_assert_int_eq(cap_drain_flush(&d, &e), 0);
 	ck_assert_int_eq(pdf_writer_finish(w), 0);
 	/* the span is the timed records' */
 	ck_assert_uint_eq(t.ring[0].first_time, 1000);
@@ -235,7 +235,7 @@ START_TEST(drain_untimed_filed_under_next_time)
 	ck_assert_uint_eq(time[4], 1001);
 	ck_assert_uint_eq(type[5], PERF_RECORD_COMM);
 	ck_assert_uint_eq(time[5], 1001);
-	drain_fini(&d);
+	cap_drain_fini(&d);
 	unlink(path);
 	free(f.mem);
 }
@@ -246,7 +246,7 @@ START_TEST(drain_untimed_only_flushed)
 {
 	struct pdf_writer_params wp = { .size = sizeof(wp), .nr_rings = 1 };
 	char path[] = "/tmp/test_drain.XXXXXX";
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	struct pdf_writer *w;
 	uint64_t time[4];
 	uint32_t type[4];
@@ -258,18 +258,18 @@ START_TEST(drain_untimed_only_flushed)
 	close(fd);
 	region_make(4);
 	ck_assert_int_eq(pdf_writer_open(&w, path, &wp), 0);
-	tally_init(&t, 1, 0);
-	ck_assert_int_eq(drain_init(&d, &f.region, 0, w, &t), 0);
+	cap_tally_init(&t, 1, 0);
+	ck_assert_int_eq(cap_drain_init(&d, &f.region, 0, w, &t), 0);
 	put_comm();
-	ck_assert_int_eq(drain_pass(&d, &e), 1);
+	ck_assert_int_eq(cap_drain_pass(&d, &e), 1);
 	ck_assert_uint_eq(t.ring[0].records, 0);
-	ck_assert_int_eq(drain_flush(&d, &e), 0);
+	ck_assert_int_eq(cap_drain_flush(&d, &e), 0);
 	ck_assert_uint_eq(t.ring[0].records, 1);
 	ck_assert_int_eq(t.ring[0].have_time, 0);  /* no span */
 	ck_assert_int_eq(pdf_writer_finish(w), 0);
 	ck_assert_uint_eq(file_times(path, time, type, 4), 1);
 	ck_assert_uint_eq(type[0], PERF_RECORD_COMM);
-	drain_fini(&d);
+	cap_drain_fini(&d);
 	unlink(path);
 	free(f.mem);
 }

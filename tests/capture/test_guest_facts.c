@@ -38,8 +38,8 @@ START_TEST(plain_claims_pass)
 	struct guest_facts g;
 
 	fill(&gi);
-	guest_facts_from(&g, &gi);
-	ck_assert_int_eq(g.state, GUEST_FACTS_OK);
+	cap_guest_facts_from(&g, &gi);
+	ck_assert_int_eq(g.state, CAP_GUEST_FACTS_OK);
 	ck_assert_uint_eq(g.facts.known, 1);
 	ck_assert_uint_eq(g.left_out, 0);
 	ck_assert_uint_eq(g.replaced, 0);
@@ -68,7 +68,7 @@ START_TEST(strings_ended_and_cleaned)
 	memset(gi.arch, 'a', sizeof(gi.arch));
 	memcpy(gi.os_release, "6.1\n\033[31m\xff", 11);
 	memcpy(gi.cpu_desc, "cpu\0\x01\x02hidden", 13);
-	guest_facts_from(&g, &gi);
+	cap_guest_facts_from(&g, &gi);
 	ck_assert_uint_eq(strlen(g.facts.hostname), sizeof(gi.hostname));
 	ck_assert_uint_eq(strlen(g.facts.arch), sizeof(gi.arch));
 	ck_assert_str_eq(g.facts.os_release, "6.1??[31m?");
@@ -85,10 +85,10 @@ START_TEST(numbers_bounded)
 	struct guest_facts g;
 
 	fill(&gi);
-	gi.nr_cpus_online = GUEST_FACTS_MAX_CPUS + 1;
+	gi.nr_cpus_online = CAP_GUEST_FACTS_MAX_CPUS + 1;
 	gi.nr_cpus_avail = UINT32_MAX;
-	gi.mem_total_kib = GUEST_FACTS_MAX_KIB + 1;
-	guest_facts_from(&g, &gi);
+	gi.mem_total_kib = CAP_GUEST_FACTS_MAX_KIB + 1;
+	cap_guest_facts_from(&g, &gi);
 	ck_assert_uint_eq(g.facts.nr_cpus_online, 0);
 	ck_assert_uint_eq(g.facts.nr_cpus_avail, 0);
 	ck_assert_uint_eq(g.facts.mem_total_kib, 0);
@@ -98,17 +98,17 @@ START_TEST(numbers_bounded)
 	fill(&gi);
 	gi.nr_cpus_online = 8;
 	gi.nr_cpus_avail = 4;
-	guest_facts_from(&g, &gi);
+	cap_guest_facts_from(&g, &gi);
 	ck_assert_uint_eq(g.facts.nr_cpus_online, 8);
 	ck_assert_uint_eq(g.facts.nr_cpus_avail, 0);
 	ck_assert_uint_eq(g.left_out, 1);
 	/* the largest plausible values pass */
 	fill(&gi);
-	gi.nr_cpus_online = gi.nr_cpus_avail = GUEST_FACTS_MAX_CPUS;
-	gi.mem_total_kib = GUEST_FACTS_MAX_KIB;
-	guest_facts_from(&g, &gi);
+	gi.nr_cpus_online = gi.nr_cpus_avail = CAP_GUEST_FACTS_MAX_CPUS;
+	gi.mem_total_kib = CAP_GUEST_FACTS_MAX_KIB;
+	cap_guest_facts_from(&g, &gi);
 	ck_assert_uint_eq(g.left_out, 0);
-	ck_assert_uint_eq(g.facts.mem_total_kib, GUEST_FACTS_MAX_KIB);
+	ck_assert_uint_eq(g.facts.mem_total_kib, CAP_GUEST_FACTS_MAX_KIB);
 }
 END_TEST
 
@@ -124,7 +124,7 @@ START_TEST(event_all_or_nothing)
 	fill(&gi);
 	switch (_i) {
 	case EV_FREQ:
-		gi.sample_period = GUEST_FACTS_MAX_FREQ + 1;
+		gi.sample_period = CAP_GUEST_FACTS_MAX_FREQ + 1;
 		break;
 	case EV_ZERO:
 		gi.sample_period = 0;
@@ -137,14 +137,14 @@ START_TEST(event_all_or_nothing)
 				   RS_SAMPLE_EXCLUDE_KERNEL;
 		break;
 	case EV_TYPE:
-		gi.sample_type_id = GUEST_FACTS_MAX_TYPE + 1;
+		gi.sample_type_id = CAP_GUEST_FACTS_MAX_TYPE + 1;
 		break;
 	case EV_PERIOD:
 		gi.sample_flags = 0;
 		gi.sample_period = 1ull << 63;
 		break;
 	}
-	guest_facts_from(&g, &gi);
+	cap_guest_facts_from(&g, &gi);
 	ck_assert_uint_eq(g.left_out, 1);
 	ck_assert_uint_eq(g.facts.sample_period, 0);
 	ck_assert_uint_eq(g.facts.sample_flags, 0);
@@ -164,7 +164,7 @@ START_TEST(event_plausible)
 	gi.sample_period = 1000000;
 	gi.sample_type_id = 0;
 	gi.sample_config = 0;
-	guest_facts_from(&g, &gi);
+	cap_guest_facts_from(&g, &gi);
 	ck_assert_uint_eq(g.left_out, 0);
 	ck_assert_uint_eq(g.facts.sample_period, 1000000);
 	ck_assert_uint_eq(g.facts.sample_flags, RS_SAMPLE_EXCLUDE_KERNEL);
@@ -172,7 +172,7 @@ START_TEST(event_plausible)
 	fill(&gi);
 	gi.sample_period = gi.sample_flags = gi.sample_type_id = 0;
 	gi.sample_config = 0;
-	guest_facts_from(&g, &gi);
+	cap_guest_facts_from(&g, &gi);
 	ck_assert_uint_eq(g.left_out, 0);
 	ck_assert_uint_eq(g.facts.sample_period, 0);
 }
@@ -222,23 +222,23 @@ START_TEST(read_every_state)
 	struct fixture f;
 
 	region_make(&f);
-	ck_assert_int_eq(guest_facts_read(&g, &f.region), GUEST_FACTS_NONE);
+	ck_assert_int_eq(cap_guest_facts_read(&g, &f.region), CAP_GUEST_FACTS_NONE);
 	ck_assert_uint_eq(g.facts.known, 0);
 	publish(&f);
-	ck_assert_int_eq(guest_facts_read(&g, &f.region), GUEST_FACTS_OK);
+	ck_assert_int_eq(cap_guest_facts_read(&g, &f.region), CAP_GUEST_FACTS_OK);
 	ck_assert_str_eq(g.facts.os_release, "6.1.0-41-amd64");
 	ck_assert_uint_eq(g.facts.cpu_desc[0], '?');
 	ck_assert_uint_eq(g.replaced, 1);
 	f.hdr->info.seq |= 1u;      /* a writer that stopped halfway */
-	ck_assert_int_eq(guest_facts_read(&g, &f.region), GUEST_FACTS_BUSY);
+	ck_assert_int_eq(cap_guest_facts_read(&g, &f.region), CAP_GUEST_FACTS_BUSY);
 	ck_assert_uint_eq(g.facts.known, 0);
 	ck_assert_uint_eq((uint8_t)g.facts.hostname[0], 0);
 	f.hdr->info.seq++;
 	f.hdr->info.magic ^= 1u;
-	ck_assert_int_eq(guest_facts_read(&g, &f.region), GUEST_FACTS_CORRUPT);
+	ck_assert_int_eq(cap_guest_facts_read(&g, &f.region), CAP_GUEST_FACTS_CORRUPT);
 	ck_assert_uint_eq(g.facts.known, 0);
-	ck_assert_int_eq(guest_facts_read(NULL, &f.region), -rse_invalid);
-	ck_assert_int_eq(guest_facts_read(&g, NULL), -rse_invalid);
+	ck_assert_int_eq(cap_guest_facts_read(NULL, &f.region), -rse_invalid);
+	ck_assert_int_eq(cap_guest_facts_read(&g, NULL), -rse_invalid);
 	free(f.mem);
 }
 END_TEST
@@ -258,7 +258,7 @@ static int finished(void *arg)
 
 	if (l->calls == l->publish_at)
 		publish(l->f);
-	return ++l->calls >= 3 ? RECORDER_GONE : RECORDER_HERE;
+	return ++l->calls >= 3 ? CAP_RECORDER_GONE : CAP_RECORDER_HERE;
 }
 
 static void out_path(char *buf, size_t len)
@@ -273,13 +273,13 @@ static struct recorder *record(struct fixture *f, struct late *l,
 	struct recorder *r = malloc(sizeof(*r));
 
 	ck_assert_ptr_nonnull(r);
-	recorder_init(r, "test");
+	cap_recorder_init(r, "test");
 	r->output = output;
 	r->interval_ms = 1;
 	r->finished = finished;
 	r->finished_arg = l;
 	l->f = f;
-	ck_assert_int_eq(recorder_run(r, &f->region), 0);
+	ck_assert_int_eq(cap_recorder_run(r, &f->region), 0);
 	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
 	return r;
 }
@@ -296,34 +296,34 @@ START_TEST(recording_takes_it)
 	region_make(&f);
 	publish(&f);
 	r = record(&f, &l, path);
-	ck_assert_int_eq(r->guest.state, GUEST_FACTS_OK);
+	ck_assert_int_eq(r->guest.state, CAP_GUEST_FACTS_OK);
 	ck_assert_int_eq(r->guest_late, 0);
 	ck_assert_str_eq(r->guest.facts.hostname, "guest-vm");
 	ck_assert_int_eq(access(path, F_OK), 0);
 	unlink(path);
-	recorder_fini(r);
+	cap_recorder_fini(r);
 	free(r);
 	free(f.mem);
 	/* published while it records: set in the file later */
 	region_make(&f);
 	l = (struct late){ .publish_at = 1 };
 	r = record(&f, &l, path);
-	ck_assert_int_eq(r->guest.state, GUEST_FACTS_OK);
+	ck_assert_int_eq(r->guest.state, CAP_GUEST_FACTS_OK);
 	ck_assert_int_eq(r->guest_late, 1);
 	ck_assert_str_eq(r->guest.facts.os_release, "6.1.0-41-amd64");
 	unlink(path);
-	recorder_fini(r);
+	cap_recorder_fini(r);
 	free(r);
 	free(f.mem);
 	/* never published: the file says nothing of the guest */
 	region_make(&f);
 	l = (struct late){ .publish_at = -1 };
 	r = record(&f, &l, path);
-	ck_assert_int_eq(r->guest.state, GUEST_FACTS_NONE);
+	ck_assert_int_eq(r->guest.state, CAP_GUEST_FACTS_NONE);
 	ck_assert_uint_eq(r->guest.facts.known, 0);
 	ck_assert_int_eq(r->guest_late, 0);
 	unlink(path);
-	recorder_fini(r);
+	cap_recorder_fini(r);
 	free(r);
 	free(f.mem);
 }
@@ -339,14 +339,14 @@ START_TEST(snapshot_takes_it)
 	out_path(path, sizeof(path));
 	region_make(&f);
 	publish(&f);
-	snapper_init(s, "test");
+	cap_snapper_init(s, "test");
 	s->output = path;
-	ck_assert_int_eq(snapper_copy(s, &f.region), 0);
-	ck_assert_int_eq(s->guest.state, GUEST_FACTS_OK);
+	ck_assert_int_eq(cap_snapper_copy(s, &f.region), 0);
+	ck_assert_int_eq(s->guest.state, CAP_GUEST_FACTS_OK);
 	ck_assert_uint_eq(s->guest.facts.mem_total_kib, 2014276);
-	ck_assert_int_eq(snapper_write(s), 0);
+	ck_assert_int_eq(cap_snapper_write(s), 0);
 	unlink(path);
-	snapper_fini(s);
+	cap_snapper_fini(s);
 	free(s);
 	free(f.mem);
 }

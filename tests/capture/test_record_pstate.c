@@ -6,7 +6,7 @@
  * record, as the host's own records (ringside:state).  The ring counts
  * read back from each file never include them: every ring record is in
  * exactly one file, as without the table.  A process born after the
- * agent's last read is filed as its parent was (pstate_file_child).
+ * agent's last read is filed as its parent was (cap_pstate_file_child).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -167,7 +167,7 @@ static void read_file(const char *path, struct seen *s)
 	struct pdf_reader *r;
 	struct pdf_event ev;
 	struct tally t;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	uint64_t at;
 	int n;
 
@@ -187,8 +187,8 @@ static void read_file(const char *path, struct seen *s)
 	}
 	ck_assert_int_eq(n, 0);
 	pdf_reader_close(r);
-	ck_assert_int_eq(tally_file(path, &t, NULL, &at), 0);
-	tally_total(&t, &sum);
+	ck_assert_int_eq(cap_tally_file(path, &t, NULL, &at), 0);
+	cap_tally_total(&t, &sum);
 	ck_assert_uint_eq(sum.records, s->ring_records);
 	ck_assert_uint_eq(t.state_comms, s->state_comms);
 	ck_assert_uint_eq(t.state_mmaps, s->state_mmaps);
@@ -198,31 +198,31 @@ START_TEST(every_file_names_the_processes)
 {
 	struct recorder *r = malloc(sizeof(*r));
 	struct fixture f = { 0 };
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	char first[256];
 	struct seen s;
-	struct rmap m;
+	struct cap_source m;
 
 	ck_assert_ptr_nonnull(r);
 	make(&f);
 	publish_table(&f);
 	put(&f, FIRST);
-	ck_assert_int_eq(rmap_open(&m, f.path, RMAP_WRITE | RMAP_EXCL, &e), 0);
+	ck_assert_int_eq(cap_source_open(&m, f.path, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, &e), 0);
 	tmp_path(first, sizeof(first), "1.data");
 	tmp_path(f.next, sizeof(f.next), "2.data");
-	recorder_init(r, f.path);
+	cap_recorder_init(r, f.path);
 	r->output = first;
 	r->finished = finished;
 	r->hooks.next_output = next_output;
 	r->hooks.arg = &f;
-	ck_assert_int_eq(recorder_run(r, &m.region), 0);
+	ck_assert_int_eq(cap_recorder_run(r, &m.region), 0);
 	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
 	ck_assert_uint_eq(r->files, 2);
 	/* the last file's count, as record's summary prints it */
 	ck_assert_uint_eq(r->pstate.nr_procs, 2);
-	ck_assert_uint_eq(r->pstate_filed.comms, 2);
-	ck_assert_uint_eq(r->pstate_filed.mmaps, 4);
-	ck_assert_uint_eq(r->pstate_filed.refused, 0);
+	ck_assert_uint_eq(r->cap_pstate_filed.comms, 2);
+	ck_assert_uint_eq(r->cap_pstate_filed.mmaps, 4);
+	ck_assert_uint_eq(r->cap_pstate_filed.refused, 0);
 
 	read_file(first, &s);
 	ck_assert_uint_eq(s.ring_records, FIRST);
@@ -238,9 +238,9 @@ START_TEST(every_file_names_the_processes)
 	ck_assert_uint_eq(s.first_ring_time, 5000 + FIRST);
 	ck_assert_uint_eq(s.state_time, 5000 + FIRST - 1);
 
-	recorder_fini(r);
+	cap_recorder_fini(r);
 	free(r);
-	rmap_close(&m);
+	cap_source_close(&m);
 	unlink(first);
 	unlink(f.next);
 	munmap(f.mem, f.size);
@@ -250,31 +250,31 @@ END_TEST
 
 /* One recording of FIRST records into a file of @what, the second
  * process's library named @lib; the file read back into @s.  The
- * recorder, for its counts; recorder_fini and free it. */
+ * recorder, for its counts; cap_recorder_fini and free it. */
 static struct recorder *record_one(const char *what, const char *lib,
 				   int no_pstate, struct seen *s)
 {
 	struct recorder *r = malloc(sizeof(*r));
 	struct fixture f = { 0 };
-	struct liberr e = { 0 };
+	struct cap_err e = { 0 };
 	char out[256];
-	struct rmap m;
+	struct cap_source m;
 
 	ck_assert_ptr_nonnull(r);
 	make(&f);
 	publish_table_lib(&f, lib);
 	put(&f, FIRST);
-	ck_assert_int_eq(rmap_open(&m, f.path, RMAP_WRITE | RMAP_EXCL, &e), 0);
+	ck_assert_int_eq(cap_source_open(&m, f.path, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, &e), 0);
 	tmp_path(out, sizeof(out), what);
-	recorder_init(r, f.path);
+	cap_recorder_init(r, f.path);
 	r->output = out;
 	r->finished = finished;
 	r->no_pstate = no_pstate;
-	ck_assert_int_eq(recorder_run(r, &m.region), 0);
+	ck_assert_int_eq(cap_recorder_run(r, &m.region), 0);
 	ck_assert_int_eq(r->readback_err, 0);
 	read_file(out, s);
 	ck_assert_uint_eq(s->ring_records, FIRST);
-	rmap_close(&m);
+	cap_source_close(&m);
 	unlink(out);
 	munmap(f.mem, f.size);
 	unlink(f.path);
@@ -291,12 +291,12 @@ START_TEST(hostile_name_costs_its_mapping)
 
 	ck_assert_uint_eq(r->pstate.nr_procs, 2);
 	ck_assert_uint_eq(r->pstate.st.names_refused, 1);
-	ck_assert_uint_eq(r->pstate_filed.comms, 2);
-	ck_assert_uint_eq(r->pstate_filed.mmaps, 3);
-	ck_assert_uint_eq(r->pstate_filed.refused, 0);
+	ck_assert_uint_eq(r->cap_pstate_filed.comms, 2);
+	ck_assert_uint_eq(r->cap_pstate_filed.mmaps, 3);
+	ck_assert_uint_eq(r->cap_pstate_filed.refused, 0);
 	ck_assert_uint_eq(s.state_comms, 2);
 	ck_assert_uint_eq(s.state_mmaps, 3);
-	recorder_fini(r);
+	cap_recorder_fini(r);
 	free(r);
 }
 END_TEST
@@ -307,9 +307,9 @@ START_TEST(not_filed_when_asked)
 	struct seen s;
 	struct recorder *r = record_one("none.data", "/usr/lib/libc.so.6", 1, &s);
 
-	ck_assert_uint_eq(r->pstate_filed.comms, 0);
+	ck_assert_uint_eq(r->cap_pstate_filed.comms, 0);
 	ck_assert_uint_eq(s.state_comms + s.state_mmaps, 0);
-	recorder_fini(r);
+	cap_recorder_fini(r);
 	free(r);
 }
 END_TEST
@@ -322,7 +322,7 @@ START_TEST(child_filed_as_its_parent)
 {
 	static uint8_t entries[2048] __attribute__((aligned(8)));
 	struct pdf_writer_params wp = { .size = sizeof(wp), .nr_rings = 1 };
-	struct pstate_filed c = { 0 };
+	struct cap_pstate_filed c = { 0 };
 	struct pdf_writer *w;
 	struct pdf_reader *r;
 	struct pdf_event ev;
@@ -334,14 +334,14 @@ START_TEST(child_filed_as_its_parent)
 	len = put_proc(entries, 42, "gzip", "/usr/lib/libc.so.6");
 	len += put_proc(entries + len, 43, "sh", "/usr/lib/libc.so.6");
 	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(gpstate_parse(&g, entries, len, 2), 0);
-	g.state = GPSTATE_OK;
+	ck_assert_int_eq(gi_pstate_parse(&g, entries, len, 2), 0);
+	g.state = GI_PSTATE_OK;
 	tmp_path(path, sizeof(path), "born.data");
 	ck_assert_int_eq(pdf_writer_open(&w, path, &wp), 0);
-	ck_assert_int_eq(pstate_file_child(&g, w, 42, 99, 5000, &c), 1);
-	ck_assert_int_eq(pstate_file_child(&g, w, 42, 43, 5000, &c), 0);
-	ck_assert_int_eq(pstate_file_child(&g, w, 7, 100, 5000, &c), 0);
-	ck_assert_int_eq(pstate_file_child(&g, NULL, 43, 101, 5000, &c), 1);
+	ck_assert_int_eq(cap_pstate_file_child(&g, w, 42, 99, 5000, &c), 1);
+	ck_assert_int_eq(cap_pstate_file_child(&g, w, 42, 43, 5000, &c), 0);
+	ck_assert_int_eq(cap_pstate_file_child(&g, w, 7, 100, 5000, &c), 0);
+	ck_assert_int_eq(cap_pstate_file_child(&g, NULL, 43, 101, 5000, &c), 1);
 	ck_assert_int_eq(pdf_writer_finish(w), 0);
 	ck_assert_uint_eq(c.born, 2);
 	ck_assert_uint_eq(c.comms, 2);
@@ -366,7 +366,7 @@ START_TEST(child_filed_as_its_parent)
 	ck_assert_uint_eq(mmaps, 2);
 	pdf_reader_close(r);
 	unlink(path);
-	gpstate_fini(&g);
+	gi_pstate_fini(&g);
 }
 END_TEST
 

@@ -77,26 +77,26 @@ static int finished(void *arg)
 	return 1;
 }
 
-/* recorder_run as `run` sets it up; its results in @r (the caller's to
- * recorder_fini and free). */
+/* cap_recorder_run as `run` sets it up; its results in @r (the caller's to
+ * cap_recorder_fini and free). */
 static struct recorder *record(struct fixture *f, const char *output)
 {
 	struct recorder *r = malloc(sizeof(*r));
 
 	ck_assert_ptr_nonnull(r);
-	recorder_init(r, "payload");
+	cap_recorder_init(r, "payload");
 	r->aux_opaque = 1;
 	r->output = output;
 	r->finished = finished;
-	ck_assert_int_eq(recorder_run(r, &f->region), 0);
-	ck_assert_uint_eq(r->end, RECORDER_END_FINISHED);
+	ck_assert_int_eq(cap_recorder_run(r, &f->region), 0);
+	ck_assert_uint_eq(r->end, CAP_RECORDER_END_FINISHED);
 	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
 	return r;
 }
 
 static void done(struct recorder *r)
 {
-	recorder_fini(r);
+	cap_recorder_fini(r);
 	free(r);
 }
 
@@ -154,7 +154,7 @@ END_TEST
 START_TEST(recorder_healthy)
 {
 	struct fixture f;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	struct recorder *r;
 	char path[256];
 
@@ -167,9 +167,9 @@ START_TEST(recorder_healthy)
 	region_make(&f, 0);
 	r = record(&f, out_path(path, sizeof(path)));
 	ck_assert_uint_eq(r->host.ring[0].corrupt, 0);
-	tally_total(&r->file_tally, &sum);
+	cap_tally_total(&r->file_tally, &sum);
 	ck_assert_uint_eq(sum.records, RECORDS);
-	ck_assert_uint_eq(tally_flagged(&sum), 0);
+	ck_assert_uint_eq(cap_tally_flagged(&sum), 0);
 	unlink(path);
 	done(r);
 	free(f.mem);
@@ -184,12 +184,12 @@ START_TEST(recorder_open_fails)
 
 	ck_assert_ptr_nonnull(r);
 	region_make(&f, 0);
-	recorder_init(r, "payload");
+	cap_recorder_init(r, "payload");
 	r->output = "/nonexistent-dir/rs.data";
 	r->finished = finished;
-	ck_assert_int_lt(recorder_run(r, &f.region), 0);
+	ck_assert_int_lt(cap_recorder_run(r, &f.region), 0);
 	ck_assert_int_eq(r->fail.what, CAP_FAIL_OPEN);
-	ck_assert(liberr_from(&r->fail.e, pdf_errstr));
+	ck_assert(cap_err_from(&r->fail.e, pdf_error_str));
 	ck_assert_int_ne(access("/nonexistent-dir/rs.data.tmp", F_OK), 0);
 	done(r);
 	free(f.mem);
@@ -215,11 +215,11 @@ static int saved_finished(void *arg)
 	struct saved *sv = arg;
 
 	/* away at once; once back, the restored source ends */
-	return sv->finished_calls++ == 0 ? RECORDER_AWAY : RECORDER_GONE;
+	return sv->finished_calls++ == 0 ? CAP_RECORDER_AWAY : CAP_RECORDER_GONE;
 }
 
 static int saved_reopen(void *arg, const struct rs_region **region,
-			void **mem, struct liberr *e)
+			void **mem, struct cap_err *e)
 {
 	struct saved *sv = arg;
 	struct rs_producer p;
@@ -227,14 +227,14 @@ static int saved_reopen(void *arg, const struct rs_region **region,
 
 	(void)e;
 	if (sv->reopen_calls++ == 0)
-		return RECORDER_AWAY;
+		return CAP_RECORDER_AWAY;
 	ck_assert_int_eq(rs_region_open(&sv->region, sv->copy, sv->a->size), 0);
 	ck_assert_int_eq(rs_producer_init(&p, &sv->region, 0), 0);
 	for (i = RECORDS; i < RECORDS + 5; i++)
 		put_seq(&p, i);
 	*region = &sv->region;
 	*mem = sv->copy;
-	return RECORDER_BACK;
+	return CAP_RECORDER_BACK;
 }
 
 static const char *saved_output(void *arg, const struct recorder *r)
@@ -248,10 +248,10 @@ static const char *saved_output(void *arg, const struct recorder *r)
 static void saved_file_done(void *arg, const struct recorder *r)
 {
 	struct saved *sv = arg;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 
 	ck_assert_int_eq(r->have_file_tally, 1);
-	tally_total(&r->file_tally, &sum);
+	cap_tally_total(&r->file_tally, &sum);
 	sv->file1_records = sum.records;
 }
 
@@ -268,7 +268,7 @@ static struct recorder *record_saved(struct fixture *f, struct saved *sv,
 	ck_assert_ptr_nonnull(sv->copy);
 	memcpy(sv->copy, f->mem, f->size);
 	ck_assert_ptr_nonnull(r);
-	recorder_init(r, "domain");
+	cap_recorder_init(r, "domain");
 	r->aux_opaque = 1;
 	r->output = output;
 	r->finished = saved_finished;
@@ -277,8 +277,8 @@ static struct recorder *record_saved(struct fixture *f, struct saved *sv,
 	r->hooks.arg = sv;
 	r->hooks.back_output = saved_output;
 	r->hooks.file_done = saved_file_done;
-	ck_assert_int_eq(recorder_run(r, &f->region), 0);
-	ck_assert_uint_eq(r->end, RECORDER_END_FINISHED);
+	ck_assert_int_eq(cap_recorder_run(r, &f->region), 0);
+	ck_assert_uint_eq(r->end, CAP_RECORDER_END_FINISHED);
 	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
 	return r;
 }
@@ -291,7 +291,7 @@ START_TEST(recorder_saved_restored)
 	struct fixture f;
 	struct saved sv;
 	struct recorder *r;
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 	const struct rs_cons_stats *cs;
 	char path[256];
 
@@ -304,12 +304,12 @@ START_TEST(recorder_saved_restored)
 	ck_assert_int_eq(r->back_events, RS_REATTACH_TAIL_BACK);
 	ck_assert_uint_eq(r->files, 2);
 	ck_assert_uint_eq(sv.file1_records, RECORDS);
-	tally_total(&r->file_tally, &sum);
+	cap_tally_total(&r->file_tally, &sum);
 	ck_assert_uint_eq(sum.records, 5);
 	ck_assert_uint_eq(r->file_tally.ring[0].seq_first, RECORDS);
 	ck_assert_uint_eq(r->file_tally.ring[0].seq_last, RECORDS + 4);
 	ck_assert_uint_eq(r->file_tally.ring[0].seq_gaps, 0);
-	cs = drain_cons_stats(&r->drain, 0);
+	cs = cap_drain_cons_stats(&r->drain, 0);
 	ck_assert_uint_eq(cs->reattaches, 1);
 	ck_assert_uint_eq(cs->skip_records, RECORDS);
 	ck_assert_uint_eq(cs->unsure_records + cs->head_back, 0);
@@ -352,13 +352,13 @@ START_TEST(recorder_saved_no_next_file)
 	ck_assert_ptr_nonnull(r);
 	region_make(&f, 0);
 	sv.a = &f;
-	recorder_init(r, "domain");
+	cap_recorder_init(r, "domain");
 	r->output = out_path(path, sizeof(path));
 	r->finished = saved_finished;
 	r->reopen = saved_reopen;
 	r->finished_arg = &sv;
-	ck_assert_int_eq(recorder_run(r, &f.region), 0);
-	ck_assert_uint_eq(r->end, RECORDER_END_FINISHED);
+	ck_assert_int_eq(cap_recorder_run(r, &f.region), 0);
+	ck_assert_uint_eq(r->end, CAP_RECORDER_END_FINISHED);
 	ck_assert_uint_eq(r->aways, 0);
 	ck_assert_int_eq(sv.reopen_calls, 0);
 	ck_assert_uint_eq(r->file_tally.ring[0].records, RECORDS);

@@ -15,7 +15,7 @@ static void lost(uint32_t ring, uint64_t time, uint64_t n)
 {
 	struct rs_perf_lost l = { { RS_PERF_RECORD_LOST, 0, sizeof(l) }, ring, n };
 
-	tally_add(&t, ring, time, &l.header);
+	cap_tally_add(&t, ring, time, &l.header);
 }
 
 /* 64 bytes of a record of type @type: moves the ring's position on (the
@@ -26,7 +26,7 @@ static void record64(uint32_t ring, uint64_t time, uint32_t type)
 	struct rs_perf_header h = { type, 0, sizeof(rec) };
 
 	memcpy(rec, &h, sizeof(h));
-	tally_add(&t, ring, time, (const struct rs_perf_header *)(void *)rec);
+	cap_tally_add(&t, ring, time, (const struct rs_perf_header *)(void *)rec);
 }
 
 /* A sequence record (its checksum aside): a record with its own time. */
@@ -43,7 +43,7 @@ static void untimed(uint32_t ring, uint64_t time)
 
 static void bounds(uint32_t kind, uint64_t start, uint64_t end, int times)
 {
-	struct tally_bounds b;
+	struct cap_tally_bounds b;
 
 	memset(&b, 0, sizeof(b));
 	b.kind = kind;
@@ -53,26 +53,26 @@ static void bounds(uint32_t kind, uint64_t start, uint64_t end, int times)
 	b.slack_ns = 10;
 	b.data_size[0] = b.data_size[1] = 64;
 	b.aux_size[0] = 4096;
-	tally_init(&t, 2, 0);
-	tally_set_bounds(&t, &b);
+	cap_tally_init(&t, 2, 0);
+	cap_tally_set_bounds(&t, &b);
 }
 
 START_TEST(tally_sums_saturate)
 {
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 
-	tally_init(&t, 2, 0);   /* no bounds: nothing flagged, only summed */
+	cap_tally_init(&t, 2, 0);   /* no bounds: nothing flagged, only summed */
 	lost(0, 1, UINT64_MAX);
 	lost(0, 2, 5);
 	lost(1, 3, UINT64_MAX - 1);
 	ck_assert_uint_eq(t.ring[0].lost, UINT64_MAX);
 	ck_assert_uint_eq(t.ring[1].lost, UINT64_MAX - 1);
-	tally_total(&t, &sum);
+	cap_tally_total(&t, &sum);
 	ck_assert_uint_eq(sum.lost, UINT64_MAX);
 	ck_assert_uint_eq(sum.records, 3);
-	ck_assert_uint_eq(tally_flagged(&sum), 0);
-	ck_assert_uint_eq(tally_sat_add(UINT64_MAX, UINT64_MAX), UINT64_MAX);
-	ck_assert_uint_eq(tally_sat_add(1, 2), 3);
+	ck_assert_uint_eq(cap_tally_flagged(&sum), 0);
+	ck_assert_uint_eq(cap_tally_sat_add(UINT64_MAX, UINT64_MAX), UINT64_MAX);
+	ck_assert_uint_eq(cap_tally_sat_add(1, 2), 3);
 }
 END_TEST
 
@@ -131,9 +131,9 @@ END_TEST
  * filed under a neighbour's time, or 0 before the first. */
 START_TEST(tally_span_from_timed_records)
 {
-	struct tally_ring sum;
+	struct cap_tally_ring sum;
 
-	tally_init(&t, 2, 0);
+	cap_tally_init(&t, 2, 0);
 	untimed(0, 0);
 	filler(0, 4100);
 	untimed(0, 4100);
@@ -145,7 +145,7 @@ START_TEST(tally_span_from_timed_records)
 	ck_assert_uint_eq(t.ring[0].last_time, 4200);
 	ck_assert_int_eq(t.ring[1].have_time, 0);
 	ck_assert_uint_eq(t.ring[0].records, 6);
-	tally_total(&t, &sum);
+	cap_tally_total(&t, &sum);
 	ck_assert_uint_eq(sum.first_time, 4100);
 	ck_assert_uint_eq(sum.last_time, 4200);
 	ck_assert_uint_eq(sum.records, 7);
@@ -166,11 +166,11 @@ START_TEST(tally_aux_over_area_flagged)
 	struct rs_perf_aux a = { { RS_PERF_RECORD_AUX, 0, sizeof(a) }, 0, 4096, 0 };
 
 	bounds(PDF_HOST_SNAPSHOT, 0, 1000, 0);
-	tally_add(&t, 0, 1, &a.header);
+	cap_tally_add(&t, 0, 1, &a.header);
 	a.aux_size = 4097;
-	tally_add(&t, 0, 1, &a.header);
+	cap_tally_add(&t, 0, 1, &a.header);
 	a.aux_size = UINT64_MAX;
-	tally_add(&t, 0, 1, &a.header);
+	cap_tally_add(&t, 0, 1, &a.header);
 	ck_assert_uint_eq(t.ring[0].aux_bytes, 4096);
 	ck_assert_uint_eq(t.ring[0].flag_aux, 2);
 }
@@ -179,10 +179,10 @@ END_TEST
 START_TEST(tally_bounds_from_file_info)
 {
 	static struct pdf_info info;
-	struct tally_bounds b;
+	struct cap_tally_bounds b;
 
 	memset(&info, 0, sizeof(info));
-	tally_bounds_from_info(&b, &info);
+	cap_tally_bounds_from_info(&b, &info);
 	ck_assert_uint_eq(b.kind, PDF_HOST_NONE);
 	info.host.kind = PDF_HOST_DRAIN;
 	info.host.nr_rings = 1;
@@ -192,22 +192,22 @@ START_TEST(tally_bounds_from_file_info)
 	info.clock.state = PDF_CLOCK_SYNCED;
 	info.clock.nr = 1;
 	info.clock.pt[0].bound_ns = 5000;
-	tally_bounds_from_info(&b, &info);
+	cap_tally_bounds_from_info(&b, &info);
 	ck_assert_uint_eq(b.kind, PDF_HOST_DRAIN);
 	ck_assert_int_eq(b.times_host, 1);
 	ck_assert_uint_eq(b.data_size[0], 4096);
 	/* twice the sync's bound, 1 ms, 1000 ppm of the 2 s window */
 	ck_assert_uint_eq(b.slack_ns, 10000 + 1000000 + 2000000);
 	info.clock.state = PDF_CLOCK_NO_ANSWER;
-	tally_bounds_from_info(&b, &info);
+	cap_tally_bounds_from_info(&b, &info);
 	ck_assert_int_eq(b.times_host, 0);
 	/* host time by a VMM's conversion, with no measured bound */
 	info.clock.state = PDF_CLOCK_HOST;
 	info.clock.nr = 0;
-	tally_bounds_from_info(&b, &info);
+	cap_tally_bounds_from_info(&b, &info);
 	ck_assert_int_eq(b.times_host, 0);
 	info.host.end_ns = 1;           /* ends before it starts: nothing */
-	tally_bounds_from_info(&b, &info);
+	cap_tally_bounds_from_info(&b, &info);
 	ck_assert_uint_eq(b.kind, PDF_HOST_NONE);
 }
 END_TEST

@@ -70,18 +70,18 @@ static void serve(int c, int region_fd, const struct rs_ctl_region *r,
 
 			fds[0] = region_fd;
 			memcpy(fds + 1, bells, sizeof(int) * r->nr_rings);
-			rs_vmm_ctl_reply(c, m.op, 0, &h, sizeof(h), fds, h.nr_fds);
+			vmm_ctl_reply(c, m.op, 0, &h, sizeof(h), fds, h.nr_fds);
 			break;
 		}
 		case RS_CTL_REGION:
-			rs_vmm_ctl_reply(c, m.op, 0, r, sizeof(*r), NULL, 0);
+			vmm_ctl_reply(c, m.op, 0, r, sizeof(*r), NULL, 0);
 			break;
 		case RS_CTL_PAUSE:
 		case RS_CTL_RESUME:
-			rs_vmm_ctl_reply(c, m.op, 0, NULL, 0, NULL, 0);
+			vmm_ctl_reply(c, m.op, 0, NULL, 0, NULL, 0);
 			break;
 		default:
-			rs_vmm_ctl_reply(c, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
+			vmm_ctl_reply(c, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
 		}
 	}
 }

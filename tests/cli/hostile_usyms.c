@@ -129,10 +129,10 @@ int main(int argc, char **argv)
 	mem = map_file(argv[1], 1, &reg_len);
 	err = rs_region_open(&region, mem, reg_len);
 	if (err)
-		die(argv[1], rs_errstr(err));
+		die(argv[1], rs_error_str(err));
 	err = rs_usyms_begin(&region, &w, 0, 64 * RS_PAGE_SIZE);
 	if (err)
-		die("rs_usyms_begin", rs_errstr(err));
+		die("rs_usyms_begin", rs_error_str(err));
 	if (rs_usyms_append(&w, entry, len) != 1)
 		die("rs_usyms_append", "the entry did not fit");
 	for (i = 0; i < e.build_id_len; i++)

@@ -161,7 +161,7 @@ static void *answer_main(void *arg)
 static void die(const char *what, int err)
 {
 	fprintf(stderr, "producer: %s: %s\n", what,
-		err < 0 ? rs_errstr(-err) : strerror(err));
+		err < 0 ? rs_error_str(-err) : strerror(err));
 	exit(1);
 }
 

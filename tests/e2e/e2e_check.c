@@ -249,7 +249,7 @@ int main(int argc, char **argv)
 	}
 	err = pdf_reader_open(&r, argv[1]);
 	if (err) {
-		printf("FAIL: %s: %s\n", argv[1], pdf_errstr(err));
+		printf("FAIL: %s: %s\n", argv[1], pdf_error_str(err));
 		return 1;
 	}
 	type = pdf_reader_info(r)->sample_type;
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 	}
 	pdf_reader_close(r);
 	if (err < 0) {
-		printf("FAIL: reading %s: %s\n", argv[1], pdf_errstr(err));
+		printf("FAIL: reading %s: %s\n", argv[1], pdf_error_str(err));
 		return 1;
 	}
 	/* names may come after their samples: count them once all are known */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Target: the CLI's side of the control socket (cli/vm_conn.c over the
+ * Target: the CLI's side of the control socket (cli/cap_vm.c over the
  * vmm library's client calls): the replies of whatever listens at the
  * socket `--vm` names.  A thread plays that peer: it answers each request
  * with the next reply of the input (a descriptor count byte, a length
@@ -35,12 +35,12 @@ static void send_reply(int fd, struct fz_in *in)
 	uint8_t nfds = fz_u8(in) % (RS_CTL_MAX_FDS + 2);
 	uint8_t buf[1024];
 	size_t len = fz_take(in, buf, fz_u16(in) % sizeof(buf));
-	int fds[RS_CTL_SEND_MAX_FDS];
+	int fds[VMM_CTL_SEND_MAX_FDS];
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 
 	for (unsigned i = 0; i < nfds; i++)
 		fds[i] = memfd;   /* the kernel installs fresh copies */
-	rs_vmm_ctl_sendmsg(fd, &iov, 1, fds, nfds);
+	vmm_ctl_sendmsg(fd, &iov, 1, fds, nfds);
 }
 
 static void *peer(void *arg)
@@ -106,22 +106,22 @@ static void start_peer(void)
 static void talk(void)
 {
 	struct rs_vmm_vcpu_info info;
-	struct vm_conn v;
+	struct cap_vm v;
 	uint64_t size;
 	void *mem;
 
-	if (vm_conn_open(&v, sock_path) < 0)
+	if (cap_vm_open(&v, sock_path) < 0)
 		return;
-	if (rs_vmm_client_map(v.region_fd, &mem, &size) == 0)
+	if (vmm_client_map(v.region_fd, &mem, &size) == 0)
 		munmap(mem, size);
-	if (vm_conn_pause(&v) == 0) {
+	if (cap_vm_pause(&v) == 0) {
 		for (uint32_t i = 0; i < v.nr_vcpus; i++)
-			if (vm_conn_status(&v, i, &info) < 0)
+			if (cap_vm_status(&v, i, &info) < 0)
 				break;
-		vm_conn_stopped(&v);
-		vm_conn_resume(&v);
+		cap_vm_stopped(&v);
+		cap_vm_resume(&v);
 	}
-	vm_conn_close(&v);
+	cap_vm_close(&v);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,7 +5,7 @@
  * then the real server (svc_ctl_serve over a listening socket of its
  * own) fed the input by a client in pieces.  The parser's verdict is 0
  * until a newline or SVC_CTL_LINE_MAX bytes, then final; a request it
- * takes names a domain dom_name_check accepts, exactly the bytes after
+ * takes names a domain dom_shm_name_check accepts, exactly the bytes after
  * "capture ".  The server answers every connection with exactly one
  * line, the one the parser's verdict says, asks for a capture only for
  * a request the parser took, and keeps no connection after it.  The
@@ -64,7 +64,7 @@ static int parse_check(const char *buf, size_t len, char *domain)
 		abort();
 	if (v == 0 && (nl ? end <= SVC_CTL_LINE_MAX : len >= SVC_CTL_LINE_MAX))
 		abort();     /* a whole line, or too long, and no verdict */
-	if (v == 1 && (dom_name_check(domain) || strlen(domain) + 9 != end ||
+	if (v == 1 && (dom_shm_name_check(domain) || strlen(domain) + 9 != end ||
 		       memcmp(buf, "capture ", 8) ||
 		       memcmp(buf + 8, domain, strlen(domain))))
 		abort();

@@ -22,7 +22,7 @@
 #include "ringside/vmm_control.h"
 #include "vmm_internal.h"
 
-static struct rs_vmm vm;
+static struct vmm vm;
 static char sock_path[108];
 static int conn = -1;
 
@@ -51,7 +51,7 @@ static void fake_vmm(void)
 		abort();
 	snprintf(sock_path, sizeof(sock_path), "/tmp/ringside-fuzz-ctl-%d.sock",
 		 (int)getpid());
-	err = rs_vmm_control_listen(&vm, sock_path);
+	err = vmm_control_listen(&vm, sock_path);
 	if (err < 0) {
 		fprintf(stderr, "fuzz_ctl_server: control socket %s: %s\n",
 			sock_path, strerror(-err));

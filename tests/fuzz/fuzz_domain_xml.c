@@ -34,13 +34,13 @@ static void pt_args(struct dom_xml *x, const char *shm)
 	char *arg = NULL, *out = NULL;
 
 	dom_xml_tcg(x);
-	if (dom_xml_pt(x, shm, &arg) == 1)
+	if (dom_pt_xml_arg(x, shm, &arg) == 1)
 		free(arg);
-	if (dom_xml_pt_set(x, shm, "/p/ringside-qemu-pt.so,region=/dev/shm/x") < 0 ||
+	if (dom_pt_xml_set(x, shm, "/p/ringside-qemu-pt.so,region=/dev/shm/x") < 0 ||
 	    dom_xml_format(x, &out) < 0)
 		return;
 	if (dom_xml_parse(&y, out, strlen(out)) == 0) {
-		dom_xml_pt_set(y, shm, NULL);
+		dom_pt_xml_set(y, shm, NULL);
 		dom_xml_metadata_tidy(y);
 		dom_xml_free(y);
 	}
@@ -64,7 +64,7 @@ static void whole_domain(const char *text, size_t len)
 	if (dom_xml_meta(x, &c, &bad) == 0)
 		use_cfg(&c);
 	if (dom_xml_name(x, name, sizeof(name)) == 0 &&
-	    dom_name_check(name) == 0 &&
+	    dom_shm_name_check(name) == 0 &&
 	    dom_shm_name(name, shm, sizeof(shm)) == 0 &&
 	    dom_xml_shmem(x, shm, &size, &dev) == 1)
 		free(dev);
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	/* NUL-terminated: dom_meta_parse takes a string. */
+	/* NUL-terminated: dom_xml_meta_parse takes a string. */
 	text = malloc(size);
 	if (!text)
 		return 0;
@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size - 1] = '\0';
 	if (data[0] & 1) {
 		dom_cfg_default(&c);
-		if (dom_meta_parse(text, &c, &bad) == 0)
+		if (dom_xml_meta_parse(text, &c, &bad) == 0)
 			use_cfg(&c);
 	} else {
 		whole_domain(text, size - 1);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Target: `ringside report FILE --pprof OUT` (pprof_write): the input is
+ * Target: `ringside report FILE --pprof OUT` (pprof_file_write): the input is
  * the perf.data file, its COMM and MMAP2 records and samples with call
  * chains the guest's claims.  The build-id cache is an empty directory
  * (every frame unnamed); the profile is written to a tmpfs directory
@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	p.buildid_dir = dir;
 	snprintf(out, sizeof(out), "%s/out.pb.gz", dir);
-	if (pprof_write(path, out, &p, &st) == 0) {
+	if (pprof_file_write(path, out, &p, &st) == 0) {
 		/* what it counted adds up */
 		if (st.kernel_unnamed > st.kernel_frames ||
 		    st.user_unmapped + st.user_unnamed > st.user_frames ||

@@ -3,7 +3,7 @@
  * Target: the guest's process table from the region to the file, as a
  * snapshot or a recording files it: the guest publishes a table in the
  * sideband (rs_pstate_publish), the host copies and checks it
- * (gpstate_read, introspect/src/gpstate.c), files its COMM and MMAP2
+ * (gi_pstate_read, introspect/src/gpstate.c), files its COMM and MMAP2
  * records (pstate_file, capture/src/pstate_file.c, through
  * pdf_writer_add_state) and reads the file back as report does.  The
  * input: the processes and mappings the copy's head claims (two bytes
@@ -55,19 +55,19 @@ static int dir_make(void)
  * perf both take. */
 static void check_mmap2(const struct rs_perf_header *rec)
 {
-	const char *name = (const char *)(rec + 1) + sizeof(struct pdf_mmap2);
-	size_t room = rec->size - sizeof(*rec) - sizeof(struct pdf_mmap2);
+	const char *name = (const char *)(rec + 1) + sizeof(struct rs_perf_mmap2_body);
+	size_t room = rec->size - sizeof(*rec) - sizeof(struct rs_perf_mmap2_body);
 	size_t n;
 
-	if (rec->size < sizeof(*rec) + sizeof(struct pdf_mmap2) + 8)
+	if (rec->size < sizeof(*rec) + sizeof(struct rs_perf_mmap2_body) + 8)
 		abort();
 	n = strnlen(name, room);
-	if (n == room || !pdf_mmap2_name_ok(name, n) ||
+	if (n == room || !pdf_rrec_mmap2_name_ok(name, n) ||
 	    (name[0] != '/' && strcmp(name, "[vdso]")))
 		abort();
 }
 
-static void read_back(const struct pstate_filed *c)
+static void read_back(const struct cap_pstate_filed *c)
 {
 	struct pdf_reader *r = NULL;
 	struct pdf_event ev;
@@ -93,7 +93,7 @@ static void read_back(const struct pstate_filed *c)
 		abort();
 	pdf_reader_close(r);
 	/* as snapshot and record read their file back for the summary */
-	if (tally_file(path, &t, NULL, &at))
+	if (cap_tally_file(path, &t, NULL, &at))
 		abort();
 }
 
@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.argc = 2, .argv = argv,
 	};
 	struct rs_pstate_copy head = { 0 };
-	struct pstate_filed c = { 0 };
+	struct cap_pstate_filed c = { 0 };
 	struct rs_region_params p;
 	struct rs_pstate_writer pw;
 	struct pdf_writer *w;
@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 
 	memset(&g, 0, sizeof(g));
-	if (gpstate_read(&g, &reg))
+	if (gi_pstate_read(&g, &reg))
 		goto out;
 	if (pdf_writer_open(&w, path, &wp))
 		goto out;
@@ -156,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_back(&c);
 	unlink(path);
 out:
-	gpstate_fini(&g);
+	gi_pstate_fini(&g);
 	free(mem);
 	return 0;
 }

@@ -21,7 +21,7 @@ static void read_all(const struct rs_region *reg)
 	uint32_t enabled;
 
 	rs_region_status_read(reg, &status, &enabled);
-	rs_region_config_read(reg, &cfg);
+	rs_guest_config_read(reg, &cfg);
 	if (rs_guest_info_read(reg, &gi) == 1 && gi.magic != RS_GUEST_INFO_MAGIC)
 		abort(); /* an accepted block has its magic */
 	for (uint32_t i = 0; i < rs_region_nr_rings(reg); i++) {

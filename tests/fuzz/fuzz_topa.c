@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The engine takes the same tables through the MSRs, as the guest
 	 * programs them; what the MSRs refuse it never sees. */
-	pv_caps_default(&caps);
+	pv_cpuid_default(&caps);
 	pv_msr_init(&msr, &caps);
 	pv_msr_write(&msr, PV_MSR_RTIT_OUTPUT_BASE, base);
 	pv_msr_write(&msr, PV_MSR_RTIT_OUTPUT_MASK_PTRS, mask);

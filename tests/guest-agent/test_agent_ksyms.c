@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The kernel's symbols from the guest's agent (guest-agent/linux/ksyms.c)
- * to the host's checks (introspect's gsyms, pdf_ksyms_parse): a table read
+ * to the host's checks (introspect's gi_syms, pdf_ksyms_parse): a table read
  * while modules load is published consistent (module lines held against
  * the module list read before, in the module's core), and read again while
  * the list is not settled or changed under the read; kptr_restrict lowered
@@ -117,13 +117,13 @@ static struct agent_ksyms_paths paths_in_dir(void)
 }
 
 /* What the sideband holds now, NUL-terminated, and the host's word. */
-static char *published(struct gsyms *g)
+static char *published(struct gi_syms *g)
 {
 	char *text;
 
 	memset(g, 0, sizeof(*g));
-	ck_assert_int_eq(gsyms_read(g, &region, 0), 0);
-	ck_assert_int_eq(g->state, GSYMS_OK);
+	ck_assert_int_eq(gi_syms_read(g, &region, 0), 0);
+	ck_assert_int_eq(g->state, GI_SYMS_OK);
 	text = malloc(g->info.length + 1);
 	ck_assert_ptr_nonnull(text);
 	memcpy(text, g->text, g->info.length);
@@ -155,7 +155,7 @@ START_TEST(real_6_1_load)
 	struct agent_ksyms res;
 	char cmd[3 * PATH_MAX], name[64], *text;
 	long core, init;
-	struct gsyms g;
+	struct gi_syms g;
 	FILE *f;
 
 	ck_assert_ptr_nonnull(real_sys);
@@ -192,7 +192,7 @@ START_TEST(real_6_1_load)
 	ck_assert_ptr_nonnull(strstr(text, "\t[evdev]\n"));
 	ck_assert_ptr_nonnull(strstr(text, " T _text\n"));
 	free(text);
-	gsyms_fini(&g);
+	gi_syms_fini(&g);
 }
 END_TEST
 
@@ -220,7 +220,7 @@ START_TEST(module_rules)
 		"ffffffffc0020000 t b_fn\t[b]\n";
 	struct agent_ksyms_paths p = paths_in_dir();
 	struct agent_ksyms res;
-	struct gsyms g;
+	struct gi_syms g;
 	char *text;
 
 	put(p.kallsyms, ksyms);
@@ -239,7 +239,7 @@ START_TEST(module_rules)
 	text = published(&g);
 	ck_assert_str_eq(text, want);
 	free(text);
-	gsyms_fini(&g);
+	gi_syms_fini(&g);
 
 	/* settled: one read; without /sys/module the size of
 	 * /proc/modules bounds the core */
@@ -255,7 +255,7 @@ START_TEST(module_rules)
 	text = published(&g);
 	ck_assert_str_eq(text, want);
 	free(text);
-	gsyms_fini(&g);
+	gi_syms_fini(&g);
 
 	/* no /proc/modules (a kernel without modules): nothing held
 	 * against, one read */

@@ -124,24 +124,24 @@ START_TEST(note_lists)
 	size_t len;
 
 	len = make_notes(p, id, 20, 4);
-	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 20);
+	ck_assert_uint_eq(agent_mmaps_note_build_id(p, len, 4, out), 20);
 	ck_assert_mem_eq(out, id, 20);
 	len = make_notes(p, id, 20, 8);
-	ck_assert_uint_eq(notes_build_id(p, len, 8, out), 20);
+	ck_assert_uint_eq(agent_mmaps_note_build_id(p, len, 8, out), 20);
 	len = make_notes(p, id, 8, 4);
-	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 8);
+	ck_assert_uint_eq(agent_mmaps_note_build_id(p, len, 4, out), 8);
 	/* cut anywhere: never read past the end */
 	len = make_notes(p, id, 20, 4);
 	for (size_t cut = 0; cut < len; cut++)
-		ck_assert_uint_eq(notes_build_id(p, cut, 4, out), 0);
+		ck_assert_uint_eq(agent_mmaps_note_build_id(p, cut, 4, out), 0);
 	/* an id over 20 bytes, a name size past the list */
 	len = make_notes(p, id, 20, 4);
 	n = (Elf64_Nhdr){ 4, 21, NT_GNU_BUILD_ID };
 	memcpy(p + 24, &n, sizeof(n));
-	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 0);
+	ck_assert_uint_eq(agent_mmaps_note_build_id(p, len, 4, out), 0);
 	n = (Elf64_Nhdr){ 0xfffffff0u, 4, 1 };
 	memcpy(p, &n, sizeof(n));
-	ck_assert_uint_eq(notes_build_id(p, len, 4, out), 0);
+	ck_assert_uint_eq(agent_mmaps_note_build_id(p, len, 4, out), 0);
 }
 END_TEST
 
@@ -192,25 +192,25 @@ START_TEST(elf_files)
 	close(fd);
 	ck_assert_int_eq(write_elf(path, 3, 4096, len, notes, len), 0);
 	fd = open(path, O_RDONLY);
-	ck_assert_uint_eq(elf_build_id(fd, out), 20);
+	ck_assert_uint_eq(agent_mmaps_elf_build_id(fd, out), 20);
 	ck_assert_mem_eq(out, id, 20);
 	close(fd);
 	/* notes past the end of the file, too many headers, a huge note */
 	ck_assert_int_eq(write_elf(path, 3, 1u << 30, len, notes, len), 0);
 	fd = open(path, O_RDONLY);
-	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	ck_assert_uint_eq(agent_mmaps_elf_build_id(fd, out), 0);
 	close(fd);
 	ck_assert_int_eq(write_elf(path, PHDRS_MAX + 1, 4096, len, notes, len), 0);
 	fd = open(path, O_RDONLY);
-	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	ck_assert_uint_eq(agent_mmaps_elf_build_id(fd, out), 0);
 	close(fd);
 	ck_assert_int_eq(write_elf(path, 2, 4096, NOTE_MAX + 1, notes, len), 0);
 	fd = open(path, O_RDONLY);
-	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	ck_assert_uint_eq(agent_mmaps_elf_build_id(fd, out), 0);
 	close(fd);
 	/* not an ELF file at all */
 	fd = open("/proc/self/maps", O_RDONLY);
-	ck_assert_uint_eq(elf_build_id(fd, out), 0);
+	ck_assert_uint_eq(agent_mmaps_elf_build_id(fd, out), 0);
 	close(fd);
 	unlink(path);
 }
@@ -400,7 +400,7 @@ START_TEST(exec_after_described)
 	self[len] = '\0';
 	fd = open(self, O_RDONLY | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
-	id_len = elf_build_id(fd, id);
+	id_len = agent_mmaps_elf_build_id(fd, id);
 	close(fd);
 	ck_assert_uint_gt(id_len, 0);
 	ck_assert_int_eq(rs_region_params_init(&p, 1, 4, 0, RS_MODE_NORMAL,

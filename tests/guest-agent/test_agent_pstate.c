@@ -61,7 +61,7 @@ static void region_new(void)
 static void region_free(void)
 {
 	agent_pstate_end();
-	gpstate_fini(&g);
+	gi_pstate_fini(&g);
 	munmap(mem, mem_size);
 }
 
@@ -77,7 +77,7 @@ static void map_of(struct agent_mmap *m, uint64_t start, const char *path)
 	memset(m->build_id, 0x5a, 20);
 }
 
-static const struct gpstate_proc *proc_of(uint32_t pid)
+static const struct gi_pstate_proc *proc_of(uint32_t pid)
 {
 	uint32_t i;
 
@@ -106,7 +106,7 @@ static void kernel(uint32_t type, uint16_t misc, const void *body, size_t len,
 START_TEST(agent_to_host)
 {
 	uint32_t me = (uint32_t)getpid(), ids[2] = { me, me };
-	const struct gpstate_proc *p;
+	const struct gi_pstate_proc *p;
 	struct agent_mmap m;
 	struct {
 		uint32_t pid, tid;
@@ -119,8 +119,8 @@ START_TEST(agent_to_host)
 	ck_assert_int_eq(agent_pstate_begin(&region, 1000, 65536), 0);
 	ck_assert_uint_eq(agent_pstate_gen(me), 0);
 	/* begun, nothing written yet */
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
-	ck_assert_int_eq(g.state, GPSTATE_NONE);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
+	ck_assert_int_eq(g.state, GI_PSTATE_NONE);
 	agent_pstate_proc(me, 1);
 	map_of(&m, 0x400000, "/bin/prog");
 	agent_pstate_map(me, &m);
@@ -129,11 +129,11 @@ START_TEST(agent_to_host)
 	ck_assert_uint_ne(agent_pstate_gen(me), 0);
 	ck_assert_int_eq(agent_pstate_known(me), 1);
 	/* not before the tick */
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
-	ck_assert_int_eq(g.state, GPSTATE_NONE);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
+	ck_assert_int_eq(g.state, GI_PSTATE_NONE);
 	agent_pstate_tick(next_tick());
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
-	ck_assert_int_eq(g.state, GPSTATE_OK);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
+	ck_assert_int_eq(g.state, GI_PSTATE_OK);
 	ck_assert_uint_eq(g.nr_procs, 1);
 	ck_assert_uint_eq(g.nr_maps, 2);
 	ck_assert_uint_eq(g.st.refused, 0);
@@ -174,7 +174,7 @@ START_TEST(agent_to_host)
 	kernel(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &k, sizeof(k),
 	       "/bin/other");
 	agent_pstate_tick(next_tick());
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 1);
 	ck_assert_uint_eq(g.nr_maps, 1);
 	ck_assert_str_eq(g.procs[0].comm, "newprog");
@@ -183,7 +183,7 @@ START_TEST(agent_to_host)
 	ck_assert_uint_eq(g.info.head.generation, 2);
 	/* unchanged: no rewrite */
 	agent_pstate_tick(next_tick());
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.info.head.generation, 2);
 	ck_assert_uint_eq(agent_pstate_stats()->publishes, 2);
 	p = proc_of(me);
@@ -258,7 +258,7 @@ static void parent(void)
  * twice since; mmaps reads its mappings from the model. */
 START_TEST(born_and_ended)
 {
-	const struct gpstate_proc *p;
+	const struct gi_pstate_proc *p;
 	struct agent_mmap m;
 	uint64_t gen;
 
@@ -284,7 +284,7 @@ START_TEST(born_and_ended)
 	/* a thread's end is not its process's */
 	thread(PERF_RECORD_EXIT, 100, 104, 100, 2001);
 	agent_pstate_tick(next_tick());
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 2);
 	p = proc_of(101);
 	ck_assert_ptr_nonnull(p);
@@ -307,7 +307,7 @@ START_TEST(born_and_ended)
 	ck_assert_int_eq(agent_pstate_has_ended(), 0);
 	ck_assert_uint_eq(agent_pstate_stats()->expired, 1);
 	agent_pstate_tick(next_tick());
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 1);
 	ck_assert_uint_eq(g.procs[0].pid, 100);
 	region_free();
@@ -324,13 +324,13 @@ START_TEST(unsampled)
 	task(PERF_RECORD_FORK, 102, 100, 1000);
 	task(PERF_RECORD_FORK, 103, 2, 1000);           /* no parent known */
 	agent_pstate_tick(next_tick());
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 2);               /* 103 has no code */
 	ck_assert_ptr_nonnull(proc_of(102));
 	task(PERF_RECORD_EXIT, 102, 100, 2000);
 	agent_pstate_tick(next_tick());                 /* the tick after */
 	ck_assert_uint_ne(agent_pstate_gen(102), 0);
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_ptr_null(proc_of(102));               /* not published */
 	agent_pstate_tick(next_tick());
 	ck_assert_uint_eq(agent_pstate_gen(102), 0);
@@ -367,7 +367,7 @@ START_TEST(out_of_order)
 	ck_assert_str_eq(m.path, "/bin/busybox");
 	ck_assert_int_eq(agent_pstate_sampled(202), 0);
 	agent_pstate_tick(next_tick());
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_ptr_nonnull(proc_of(202));
 	ck_assert_uint_eq(proc_of(202)->flags, RS_PSTATE_PROC_ENDED);
 	/* its pid's next process: a FORK after that EXIT */
@@ -380,7 +380,7 @@ START_TEST(out_of_order)
 	task(PERF_RECORD_EXIT, 202, 100, 3500);
 	ck_assert_int_eq(agent_pstate_sampled(202), 0);
 	agent_pstate_tick(next_tick());
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(proc_of(202)->flags, 0);
 	ck_assert_uint_eq(proc_of(202)->ppid, 201);
 	/* a second FORK of a pid whose end was not seen: another process */
@@ -419,7 +419,7 @@ START_TEST(lost_then_looked)
 	ck_assert_int_eq(agent_pstate_known(me), 0);
 	agent_pstate_tick(t + 1);               /* the look */
 	ck_assert_uint_eq(agent_pstate_stats()->ended, 1);
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 2);
 	ck_assert_uint_eq(proc_of(me)->flags, 0);
 	ck_assert_uint_eq(proc_of((uint32_t)child)->flags, RS_PSTATE_PROC_ENDED);
@@ -481,8 +481,8 @@ START_TEST(bounded_and_counted)
 	agent_pstate_proc(1, 0);
 	ck_assert_int_eq(agent_pstate_sampled(1), 0);
 	agent_pstate_tick(next_tick());
-	ck_assert_int_eq(gpstate_read(&g, &region), 0);
-	ck_assert_int_eq(g.state, GPSTATE_OK);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
+	ck_assert_int_eq(g.state, GI_PSTATE_OK);
 	/* pid 1, with no maps, fits; this one's 64 maps do not */
 	ck_assert_uint_eq(g.nr_procs, 1);
 	ck_assert_uint_eq(g.procs[0].pid, 1);

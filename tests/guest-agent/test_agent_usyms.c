@@ -88,8 +88,8 @@ START_TEST(agent_to_host)
 	       (unsigned long long)st->symbols, (unsigned long long)st->bytes);
 
 	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(gusyms_read(&g, &region), 0);
-	ck_assert_int_eq(g.state, GUSYMS_OK);
+	ck_assert_int_eq(gi_usyms_read(&g, &region), 0);
+	ck_assert_int_eq(g.state, GI_USYMS_OK);
 	ck_assert_uint_eq(g.info.table_offset, 1008);   /* rounded up to 8 */
 	ck_assert_uint_eq(g.info.length, st->bytes);
 	ck_assert_uint_eq(g.nr, 1);
@@ -121,7 +121,7 @@ START_TEST(agent_to_host)
 	ck_assert_int_eq(pdf_uelf_image(&g.bins[0].ub, &img), 0);
 	ck_assert_uint_gt(img.len, st->symbols * sizeof(Elf64_Sym));
 	pdf_buf_fini(&img);
-	gusyms_fini(&g);
+	gi_usyms_fini(&g);
 	agent_usyms_end();
 	region_free();
 }
@@ -144,12 +144,12 @@ START_TEST(table_too_small)
 	ck_assert_uint_eq(st->published, 0);
 	ck_assert_uint_eq(st->no_room, 1);
 	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(gusyms_read(&g, &region), 0);
-	ck_assert_int_eq(g.state, GUSYMS_OK);
+	ck_assert_int_eq(gi_usyms_read(&g, &region), 0);
+	ck_assert_int_eq(g.state, GI_USYMS_OK);
 	ck_assert_uint_eq(g.info.flags, RS_USYMS_TRUNCATED);
 	ck_assert_uint_eq(g.info.wanted, st->no_room_bytes);
 	ck_assert_uint_eq(g.nr, 0);
-	gusyms_fini(&g);
+	gi_usyms_fini(&g);
 	agent_usyms_end();      /* the next test begins afresh (CK_FORK=no) */
 	region_free();
 }
@@ -226,10 +226,10 @@ START_TEST(failed_read_tried_again)
 	ck_assert_uint_eq(st->published, 1);
 	ck_assert_int_eq(agent_usyms_wants(id, sizeof(id)), 0);
 	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(gusyms_read(&g, &region), 0);
+	ck_assert_int_eq(gi_usyms_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr, 1);
 	ck_assert_mem_eq(g.bins[0].ub.build_id, id, 20);
-	gusyms_fini(&g);
+	gi_usyms_fini(&g);
 	/* bounded: three failures and the id is given up */
 	for (i = 0; i < 5; i++)
 		agent_usyms_note(cut, path, id2, sizeof(id2));
@@ -276,8 +276,8 @@ START_TEST(vdso_published)
 	}
 	ck_assert_uint_eq(st->published, 1);
 	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(gusyms_read(&g, &region), 0);
-	ck_assert_int_eq(g.state, GUSYMS_OK);
+	ck_assert_int_eq(gi_usyms_read(&g, &region), 0);
+	ck_assert_int_eq(g.state, GI_USYMS_OK);
 	ck_assert_uint_eq(g.nr, 1);
 	ck_assert_uint_eq(g.st.refused, 0);
 	ck_assert_str_eq(g.bins[0].ub.path, "[vdso]");
@@ -286,7 +286,7 @@ START_TEST(vdso_published)
 		found += !strcmp(g.bins[0].ub.names + g.bins[0].ub.syms[i].name,
 				 "__vdso_clock_gettime");
 	ck_assert_uint_eq(found, 1);
-	gusyms_fini(&g);
+	gi_usyms_fini(&g);
 	agent_usyms_end();
 	region_free();
 }

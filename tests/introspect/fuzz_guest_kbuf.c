@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Target: what the host reads of the guest kernel through the sideband:
- * its kallsyms (gsyms_read) and the table of its own perf buffers, whose
+ * its kallsyms (gi_syms_read) and the table of its own perf buffers, whose
  * control and data pages the host then reads out of guest memory
- * (gkbuf_recover, introspect/src/gkbuf.c).  The input: a shape byte, the table's
+ * (gi_kbuf_recover, introspect/src/gkbuf.c).  The input: a shape byte, the table's
  * rows (page numbers into guest memory), the kallsyms text, patches over
  * the sideband area, then guest memory itself (16 pages from address 0).
  */
@@ -84,9 +84,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rs_region_params p;
 	struct pdf_rrec_clock clk = { 0 };
-	struct gkbuf_src src = { .peek = peek, .errstr = peek_err };
+	struct gi_kbuf_src src = { .peek = peek, .errstr = peek_err };
 	struct rs_region reg;
-	struct gsyms gs = { 0 };
+	struct gi_syms gs = { 0 };
 	struct gkbuf g;
 	struct fz_in in;
 	uint64_t rsize;
@@ -109,30 +109,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_take(&in, guest, in.left < sizeof(guest) ? in.left : sizeof(guest));
 	src.ram[0][1] = sizeof(guest);
 
-	if (gsyms_read(&gs, &reg, 0) == 0 && gs.state == GSYMS_OK &&
+	if (gi_syms_read(&gs, &reg, 0) == 0 && gs.state == GI_SYMS_OK &&
 	    gs.functions && !gs.text)
 		abort();   /* symbols counted from a text it did not keep */
-	gsyms_fini(&gs);
-	gkbuf_init(&g);
-	if (gkbuf_recover(&g, &reg, &src, TYPE) == 0) {
-		for (size_t i = 0; i < gkbuf_count(&g); i++) {
+	gi_syms_fini(&gs);
+	gi_kbuf_init(&g);
+	if (gi_kbuf_recover(&g, &reg, &src, TYPE) == 0) {
+		for (size_t i = 0; i < gi_kbuf_count(&g); i++) {
 			uint32_t cpu;
 
-			fz_record_examine(&clk, gkbuf_record(&g, i, &cpu), TYPE);
+			fz_record_examine(&clk, gi_kbuf_record(&g, i, &cpu), TYPE);
 		}
-		for (size_t i = 0; i < gkbuf_fork_count(&g); i++) {
-			struct gkbuf_fork f;
+		for (size_t i = 0; i < gi_kbuf_fork_count(&g); i++) {
+			struct gi_kbuf_fork f;
 
 			/* a new process's birth: another process's child */
-			if (gkbuf_fork_get(&g, i, &f) || !f.pid || !f.ppid ||
+			if (gi_kbuf_fork_get(&g, i, &f) || !f.pid || !f.ppid ||
 			    f.pid == f.ppid || f.pid == UINT32_MAX ||
 			    f.ppid == UINT32_MAX || f.cpu >= RS_KBUF_MAX_CPUS)
 				abort();
 		}
-		if (gkbuf_fork_count(&g) != g.forks)
+		if (gi_kbuf_fork_count(&g) != g.forks)
 			abort();
 	}
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 	free(mem);
 	return 0;
 }

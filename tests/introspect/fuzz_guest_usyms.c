@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Target: the guest's user symbol table as the host checks it
- * (gusyms_parse, introspect/src/gusyms.c) and the symbol file it then
+ * (gi_usyms_parse, introspect/src/gusyms.c) and the symbol file it then
  * builds of each entry kept (pdf_uelf_image).  The input: the number of
  * entries the guest claims (one byte), then the table's bytes.  A kept
  * entry must be one the checks promise: loads in bounds, every symbol's
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = fz_take(&in, table, in.left < sizeof(table) ? in.left :
 		      sizeof(table));
 	memset(&g, 0, sizeof(g));
-	if (gusyms_parse(&g, table, len, entries))
+	if (gi_usyms_parse(&g, table, len, entries))
 		return 0;
 	if (g.nr + g.st.refused + g.st.over > entries + 1u)
 		abort();
@@ -56,6 +56,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		pdf_buf_fini(&img);
 	}
-	gusyms_fini(&g);
+	gi_usyms_fini(&g);
 	return 0;
 }

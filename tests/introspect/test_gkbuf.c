@@ -46,7 +46,7 @@ static const char *errname(int err)
 	return strerror(-err);
 }
 
-static struct gkbuf_src src = {
+static struct gi_kbuf_src src = {
 	.peek = peek, .errstr = errname, .ram = { { 0, MEM }, { 0, 0 } },
 };
 
@@ -129,8 +129,8 @@ static void teardown(void)
 
 static void recover(struct gkbuf *g)
 {
-	gkbuf_init(g);
-	ck_assert_int_eq(gkbuf_recover(g, &host, &src, ST), 0);
+	gi_kbuf_init(g);
+	ck_assert_int_eq(gi_kbuf_recover(g, &host, &src, ST), 0);
 	ck_assert_uint_eq(wild, 0);
 }
 
@@ -153,24 +153,24 @@ START_TEST(wrapping_records_recovered)
 	ctrl(1)->data_head = size + 48;
 	publish(2, ST);
 	recover(&g);
-	ck_assert_int_eq(g.state, GKBUF_OK);
+	ck_assert_int_eq(g.state, GI_KBUF_OK);
 	ck_assert_uint_eq(g.cpus, 2);
 	ck_assert_uint_eq(g.cpus_recovered, 2);
 	ck_assert_uint_eq(g.records, 5);
 	ck_assert_uint_eq(g.corrupt, 0);
-	ck_assert_uint_eq(gkbuf_count(&g), 5);
-	ck_assert_uint_eq(gkbuf_record(&g, 1, &cpu)->size, 64);
+	ck_assert_uint_eq(gi_kbuf_count(&g), 5);
+	ck_assert_uint_eq(gi_kbuf_record(&g, 1, &cpu)->size, 64);
 	ck_assert_uint_eq(cpu, 0);
-	ck_assert_uint_eq(gkbuf_record(&g, 3, &cpu)->size, 40);
+	ck_assert_uint_eq(gi_kbuf_record(&g, 3, &cpu)->size, 40);
 	ck_assert_uint_eq(cpu, 1);
-	ck_assert_uint_eq(gkbuf_record(&g, 4, NULL)->type,
+	ck_assert_uint_eq(gi_kbuf_record(&g, 4, NULL)->type,
 			  RS_PERF_RECORD_LOST_SAMPLES);
-	gkbuf_drop(&g, 0);
-	gkbuf_drop(&g, 0);
+	gi_kbuf_drop(&g, 0);
+	gi_kbuf_drop(&g, 0);
 	ck_assert_uint_eq(g.duplicates, 1);
-	ck_assert_int_eq(gkbuf_dropped(&g, 0), 1);
-	ck_assert_int_eq(gkbuf_dropped(&g, 1), 0);
-	gkbuf_fini(&g);
+	ck_assert_int_eq(gi_kbuf_dropped(&g, 0), 1);
+	ck_assert_int_eq(gi_kbuf_dropped(&g, 1), 0);
+	gi_kbuf_fini(&g);
 }
 END_TEST
 
@@ -186,7 +186,7 @@ START_TEST(forks_apart)
 		uint64_t time;
 	} f = { { 7, 0, sizeof(f) }, 300, 200, 300, 200, 123456789 };
 	uint64_t pos = 0;
-	struct gkbuf_fork got;
+	struct gi_kbuf_fork got;
 	struct gkbuf g;
 
 	rec(0, pos, RS_PERF_RECORD_SAMPLE, 48);
@@ -219,19 +219,19 @@ START_TEST(forks_apart)
 	recover(&g);
 	ck_assert_uint_eq(g.records, 2);
 	/* as the agent forwards it: the trailer off */
-	ck_assert_uint_eq(gkbuf_record(&g, 1, NULL)->type, 3);
-	ck_assert_uint_eq(gkbuf_record(&g, 1, NULL)->size, 24);
+	ck_assert_uint_eq(gi_kbuf_record(&g, 1, NULL)->type, 3);
+	ck_assert_uint_eq(gi_kbuf_record(&g, 1, NULL)->size, 24);
 	ck_assert_uint_eq(g.forks, 1);
 	ck_assert_uint_eq(g.other, 2);
 	ck_assert_uint_eq(g.corrupt, 1);
-	ck_assert_uint_eq(gkbuf_fork_count(&g), 1);
-	ck_assert_int_eq(gkbuf_fork_get(&g, 0, &got), 0);
+	ck_assert_uint_eq(gi_kbuf_fork_count(&g), 1);
+	ck_assert_int_eq(gi_kbuf_fork_get(&g, 0, &got), 0);
 	ck_assert_uint_eq(got.cpu, 0);
 	ck_assert_uint_eq(got.pid, 300);
 	ck_assert_uint_eq(got.ppid, 200);
 	ck_assert_uint_eq(got.time, 123456789);
-	ck_assert_int_eq(gkbuf_fork_get(&g, 1, &got), -EINVAL);
-	gkbuf_fini(&g);
+	ck_assert_int_eq(gi_kbuf_fork_get(&g, 1, &got), -EINVAL);
+	gi_kbuf_fini(&g);
 }
 END_TEST
 
@@ -242,11 +242,11 @@ START_TEST(nothing_unforwarded)
 	ctrl(0)->data_tail = ctrl(0)->data_head = 12345 * 8;
 	publish(1, ST);
 	recover(&g);
-	ck_assert_int_eq(g.state, GKBUF_OK);
+	ck_assert_int_eq(g.state, GI_KBUF_OK);
 	ck_assert_uint_eq(g.records, 0);
 	ck_assert_uint_eq(g.cpus_recovered, 0);
 	ck_assert_uint_eq(peeks, 1);       /* the control page only */
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 }
 END_TEST
 
@@ -262,12 +262,12 @@ START_TEST(hostile_positions)
 	recover(&g);
 	ck_assert_uint_eq(g.bad_pages, 2);
 	ck_assert_uint_eq(g.records, 0);
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 	ctrl(0)->data_head = 8;
 	ctrl(0)->data_size = 2 * PAGES * PAGE;          /* not the table's */
 	recover(&g);
 	ck_assert_uint_eq(g.bad_pages, 2);
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 }
 END_TEST
 
@@ -298,7 +298,7 @@ START_TEST(page_reads_bounded)
 		ck_assert_uint_eq(g.peek_failed, 0);
 		ck_assert_uint_eq(peeks, c[i].reads);
 		ck_assert_uint_eq(g.page_reads, peeks);
-		gkbuf_fini(&g);
+		gi_kbuf_fini(&g);
 	}
 	/* a full buffer from an unaligned tail spans PAGES + 1 pages */
 	ctrl(0)->data_tail = 8;
@@ -306,7 +306,7 @@ START_TEST(page_reads_bounded)
 	peeks = 0;
 	recover(&g);
 	ck_assert_uint_eq(peeks, 1 + PAGES);
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 }
 END_TEST
 
@@ -326,11 +326,11 @@ START_TEST(records_below_wrap)
 	ck_assert_uint_eq(peeks, 3);
 	ck_assert_uint_eq(g.records, 2);
 	ck_assert_uint_eq(g.corrupt, 0);
-	r = gkbuf_record(&g, 1, NULL);
+	r = gi_kbuf_record(&g, 1, NULL);
 	ck_assert_uint_eq(r->size, PAGE - 48);
 	ck_assert_uint_eq(((const uint8_t *)r)[PAGE - 49],
 			  0xa5 ^ (uint8_t)(tail + 48));
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 }
 END_TEST
 
@@ -351,26 +351,26 @@ START_TEST(hostile_records)
 	recover(&g);
 	ck_assert_uint_eq(g.records, 1);
 	ck_assert_uint_eq(g.corrupt, 2);
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 	/* a huge size that would wrap the buffer many times */
 	put(0, 32, &(struct rs_perf_header){ RS_PERF_RECORD_SAMPLE, 0, 65528 }, 8);
 	ctrl(0)->data_head = PAGES * PAGE;
 	recover(&g);
 	ck_assert_uint_eq(g.records, 1);
 	ck_assert_uint_eq(g.corrupt, 2);
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 	ctrl(0)->data_head = 128;
 	/* unaligned size, and a head that cuts a header */
 	rec(1, 0, RS_PERF_RECORD_SAMPLE, 20);
 	recover(&g);
 	ck_assert_uint_eq(g.corrupt, 2);
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 	rec(1, 0, RS_PERF_RECORD_SAMPLE, 16);
 	ctrl(1)->data_head = 20;
 	recover(&g);
 	ck_assert_uint_eq(g.records, 2);        /* one per CPU */
 	ck_assert_uint_eq(g.corrupt, 2);        /* CPU 0's huge one; the cut */
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 }
 END_TEST
 
@@ -384,7 +384,7 @@ START_TEST(hostile_addresses)
 	recover(&g);
 	ck_assert_uint_eq(g.bad_rows, 2);
 	ck_assert_uint_eq(peeks, 0);
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 	layout(0);
 	layout(1);
 	rows[1][0] = 100000;                    /* no such CPU */
@@ -393,7 +393,7 @@ START_TEST(hostile_addresses)
 	recover(&g);
 	ck_assert_uint_eq(g.bad_rows, 2);
 	ck_assert_uint_eq(peeks, 0);
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 }
 END_TEST
 
@@ -409,7 +409,7 @@ START_TEST(peek_fails)
 	ck_assert_uint_eq(g.peek_failed, 1);
 	ck_assert_int_eq(g.peek_err, -EIO);
 	ck_assert_uint_eq(g.records, 0);
-	gkbuf_fini(&g);
+	gi_kbuf_fini(&g);
 }
 END_TEST
 
@@ -419,32 +419,32 @@ START_TEST(hostile_tables)
 	struct gkbuf g;
 
 	recover(&g);
-	ck_assert_int_eq(g.state, GKBUF_NONE);
-	gkbuf_fini(&g);
+	ck_assert_int_eq(g.state, GI_KBUF_NONE);
+	gi_kbuf_fini(&g);
 	publish(1, ST + 1);
 	recover(&g);
-	ck_assert_int_eq(g.state, GKBUF_MISMATCH);
-	gkbuf_fini(&g);
+	ck_assert_int_eq(g.state, GI_KBUF_MISMATCH);
+	gi_kbuf_fini(&g);
 	publish(1, ST);
 	h->kbuf.table_len += 8;
 	recover(&g);
-	ck_assert_int_eq(g.state, GKBUF_CORRUPT);
-	gkbuf_fini(&g);
+	ck_assert_int_eq(g.state, GI_KBUF_CORRUPT);
+	gi_kbuf_fini(&g);
 	publish(1, ST);
 	h->kbuf.table_offset = rs_sideband_size(&host);   /* past the area */
 	recover(&g);
-	ck_assert_int_eq(g.state, GKBUF_CORRUPT);
-	gkbuf_fini(&g);
+	ck_assert_int_eq(g.state, GI_KBUF_CORRUPT);
+	gi_kbuf_fini(&g);
 	publish(1, ST);
 	h->kbuf.data_pages = 3;
 	recover(&g);
-	ck_assert_int_eq(g.state, GKBUF_CORRUPT);
-	gkbuf_fini(&g);
+	ck_assert_int_eq(g.state, GI_KBUF_CORRUPT);
+	gi_kbuf_fini(&g);
 	publish(1, ST);
 	h->kbuf.seq |= 1;                        /* forever being written */
 	recover(&g);
-	ck_assert_int_eq(g.state, GKBUF_BUSY);
-	gkbuf_fini(&g);
+	ck_assert_int_eq(g.state, GI_KBUF_BUSY);
+	gi_kbuf_fini(&g);
 	ck_assert_uint_eq(peeks, 0);
 }
 END_TEST

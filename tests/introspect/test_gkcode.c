@@ -102,7 +102,7 @@ static struct pdf_writer *writer(const char *path, int pt, int syms)
 
 START_TEST(gkcode_reads_and_caches)
 {
-	struct gkcode_src src = { peek, NULL, errname, 16384 };
+	struct gi_kcode_src src = { peek, NULL, errname, 16384 };
 	struct pdf_kcore_seg segs[8];
 	struct pdf_code_range r[4];
 	char path[512], out[512];
@@ -121,8 +121,8 @@ START_TEST(gkcode_reads_and_caches)
 	ck_assert_uint_eq(r[1].start, MOD);
 	ck_assert_uint_eq(r[1].end, MOD + MODLEN);
 
-	ck_assert_int_eq(gkcode_put(&g, &src, w), 0);
-	ck_assert_int_eq(g.state, GKCODE_OK);
+	ck_assert_int_eq(gi_kcode_put(&g, &src, w), 0);
+	ck_assert_int_eq(g.state, GI_KCODE_OK);
 	ck_assert_uint_eq(g.wanted, KLEN + MODLEN);
 	ck_assert_uint_eq(g.bytes, KLEN + MODLEN - 4096);
 	ck_assert_uint_eq(g.pages_unread, 1);
@@ -194,8 +194,8 @@ static int peek_nothing(void *ctx, uint64_t gva, void *buf, size_t len)
  * the cache, and the summary must not say otherwise. */
 START_TEST(gkcode_unreadable_with_and_without_cache)
 {
-	struct gkcode_src src = { peek, NULL, errname, 16384 };
-	struct gkcode_src gone = { peek_nothing, NULL, errname, 16384 };
+	struct gi_kcode_src src = { peek, NULL, errname, 16384 };
+	struct gi_kcode_src gone = { peek_nothing, NULL, errname, 16384 };
 	char out[512];
 	struct pdf_writer *w;
 	struct gkcode g;
@@ -203,34 +203,34 @@ START_TEST(gkcode_unreadable_with_and_without_cache)
 	snprintf(out, sizeof(out), "%s/first.data", dir);
 	w = writer(out, 1, 1);
 	ck_assert_int_eq(pdf_writer_has_kcore(w), 0);
-	ck_assert_int_eq(gkcode_put(&g, &gone, w), 0);
-	ck_assert_int_eq(g.state, GKCODE_UNREADABLE);
+	ck_assert_int_eq(gi_kcode_put(&g, &gone, w), 0);
+	ck_assert_int_eq(g.state, GI_KCODE_UNREADABLE);
 	pdf_writer_discard(w);
 
 	w = writer(out, 1, 1);
-	ck_assert_int_eq(gkcode_put(&g, &src, w), 0);
-	ck_assert_int_eq(g.state, GKCODE_OK);
+	ck_assert_int_eq(gi_kcode_put(&g, &src, w), 0);
+	ck_assert_int_eq(g.state, GI_KCODE_OK);
 	ck_assert_int_eq(pdf_writer_finish(w), 0);
 
 	snprintf(out, sizeof(out), "%s/later.data", dir);
 	w = writer(out, 1, 1);
 	ck_assert_int_eq(pdf_writer_has_kcore(w), 1);
-	ck_assert_int_eq(gkcode_put(&g, &gone, w), 0);
-	ck_assert_int_eq(g.state, GKCODE_UNREADABLE_CACHED);
+	ck_assert_int_eq(gi_kcode_put(&g, &gone, w), 0);
+	ck_assert_int_eq(g.state, GI_KCODE_UNREADABLE_CACHED);
 	ck_assert_ptr_nonnull(g.errstr);
 	ck_assert_int_lt(g.err, 0);
 	pdf_writer_discard(w);
 }
 END_TEST
 
-/* A recording's reader (gkcode_reader): the code read and cached in
+/* A recording's reader (gi_kcode_reader): the code read and cached in
  * a thread while the guest runs, byte for byte, marked early;
  * nothing started without symbols. */
 START_TEST(gkcode_reader_caches_early)
 {
-	struct gkcode_src src = { peek, NULL, errname, 16384 };
-	struct gkcode_src gone = { peek_nothing, NULL, errname, 16384 };
-	struct gkcode_reader k = { 0 }, none = { 0 };
+	struct gi_kcode_src src = { peek, NULL, errname, 16384 };
+	struct gi_kcode_src gone = { peek_nothing, NULL, errname, 16384 };
+	struct gi_kcode_reader k = { 0 }, none = { 0 };
 	const struct gkcode *g;
 	struct pdf_writer *w, *bare;
 	char out[512];
@@ -238,35 +238,35 @@ START_TEST(gkcode_reader_caches_early)
 
 	snprintf(out, sizeof(out), "%s/early.data", dir);
 	bare = writer(out, 1, 0);
-	ck_assert_int_eq(gkcode_reader_start(&none, &src, bare), 1);
-	ck_assert_int_eq(gkcode_reader_done(&none), 0);
-	ck_assert_ptr_null(gkcode_reader_join(&none));
+	ck_assert_int_eq(gi_kcode_reader_start(&none, &src, bare), 1);
+	ck_assert_int_eq(gi_kcode_reader_done(&none), 0);
+	ck_assert_ptr_null(gi_kcode_reader_join(&none));
 	pdf_writer_discard(bare);
 
 	w = writer(out, 1, 1);
-	ck_assert_int_eq(gkcode_reader_start(&k, &src, w), 0);
-	ck_assert_int_eq(gkcode_reader_start(&k, &src, w), 0);   /* once */
-	g = gkcode_reader_join(&k);
+	ck_assert_int_eq(gi_kcode_reader_start(&k, &src, w), 0);
+	ck_assert_int_eq(gi_kcode_reader_start(&k, &src, w), 0);   /* once */
+	g = gi_kcode_reader_join(&k);
 	ck_assert_ptr_nonnull(g);
-	ck_assert_int_eq(gkcode_reader_done(&k), 1);
-	ck_assert(g->state == GKCODE_OK || g->state == GKCODE_KEPT);
+	ck_assert_int_eq(gi_kcode_reader_done(&k), 1);
+	ck_assert(g->state == GI_KCODE_OK || g->state == GI_KCODE_KEPT);
 	ck_assert_int_eq(g->early, 1);
 	ck_assert_uint_eq(g->bytes, KLEN + MODLEN - 4096);
 	ck_assert_uint_eq(g->pages_unread, 1);
 	ck_assert_int_eq(pdf_writer_has_kcore(w), 1);
 	/* the guest gone at the end: the cache has the code */
-	ck_assert_int_eq(gkcode_put(&end, &gone, w), 0);
-	ck_assert_int_eq(end.state, GKCODE_UNREADABLE_CACHED);
+	ck_assert_int_eq(gi_kcode_put(&end, &gone, w), 0);
+	ck_assert_int_eq(end.state, GI_KCODE_UNREADABLE_CACHED);
 	ck_assert_uint_gt(g->segments, 0);
-	gkcode_reader_fini(&k);
-	gkcode_reader_fini(&none);
+	gi_kcode_reader_fini(&k);
+	gi_kcode_reader_fini(&none);
 	pdf_writer_discard(w);
 }
 END_TEST
 
 START_TEST(gkcode_without_symbols_or_memory)
 {
-	struct gkcode_src src = { peek, NULL, errname, 16384 };
+	struct gi_kcode_src src = { peek, NULL, errname, 16384 };
 	char out[512];
 	struct pdf_writer *w;
 	struct gkcode g;
@@ -274,8 +274,8 @@ START_TEST(gkcode_without_symbols_or_memory)
 	snprintf(out, sizeof(out), "%s/none.data", dir);
 	w = writer(out, 1, 0);
 	ck_assert_int_eq(pdf_writer_code_ranges(w, NULL, 0), 0);
-	ck_assert_int_eq(gkcode_put(&g, &src, w), 0);
-	ck_assert_int_eq(g.state, GKCODE_NO_SYMBOLS);
+	ck_assert_int_eq(gi_kcode_put(&g, &src, w), 0);
+	ck_assert_int_eq(g.state, GI_KCODE_NO_SYMBOLS);
 	ck_assert_int_eq(pdf_writer_add_kcore(w, (struct pdf_kcore_seg[]){
 		{ KTEXT, 1, "x" } }, 1), -ENOENT);
 	pdf_writer_discard(w);

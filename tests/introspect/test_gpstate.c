@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The host's checks of the guest's process state table (gpstate_parse) and
- * the records it makes of it (gpstate_comm, gpstate_mmap2): a table of
+ * The host's checks of the guest's process state table (gi_pstate_parse) and
+ * the records it makes of it (gi_pstate_comm, gi_pstate_mmap2): a table of
  * good processes is kept whole and gives the COMM and MMAP2 records perf
  * reads; each lie an agent does not tell (lengths, pids, a pid twice,
  * counts, build ids, mappings that wrap) refuses its process alone,
@@ -89,7 +89,7 @@ START_TEST(parent_and_end_kept)
 			p.ppid = p.pid;
 		memcpy(table + at[i], &p, sizeof(p));
 	}
-	ck_assert_int_eq(gpstate_parse(&g, table, len, 5), 0);
+	ck_assert_int_eq(gi_pstate_parse(&g, table, len, 5), 0);
 	ck_assert_uint_eq(g.nr_procs, 5);
 	ck_assert_uint_eq(g.st.refused, 0);
 	for (i = 0; i < 5; i++) {
@@ -97,7 +97,7 @@ START_TEST(parent_and_end_kept)
 		ck_assert_uint_eq(g.procs[i].flags, c[i].want_flags);
 	}
 	ck_assert_uint_eq(g.st.ended, 2);
-	gpstate_fini(&g);
+	gi_pstate_fini(&g);
 }
 END_TEST
 
@@ -112,14 +112,14 @@ START_TEST(good_table_kept)
 	memset(&g, 0, sizeof(g));
 	len += put_proc(table + len, 42, "rs-workload");
 	len += put_proc(table + len, 1, "sh");
-	ck_assert_int_eq(gpstate_parse(&g, table, len, 2), 0);
+	ck_assert_int_eq(gi_pstate_parse(&g, table, len, 2), 0);
 	ck_assert_uint_eq(g.nr_procs, 2);
 	ck_assert_uint_eq(g.nr_maps, 4);
 	ck_assert_uint_eq(g.st.refused, 0);
 	ck_assert_str_eq(g.procs[0].comm, "rs-workload");
 	ck_assert_uint_eq(g.procs[1].first_map, 2);
 	pdf_buf_init(&rec);
-	ck_assert_int_eq(gpstate_comm(&g, 0, &rec), 0);
+	ck_assert_int_eq(gi_pstate_comm(&g, 0, &rec), 0);
 	memcpy(&h, rec.data, sizeof(h));
 	ck_assert_uint_eq(h.type, PERF_RECORD_COMM);
 	ck_assert_uint_eq(h.size, rec.len);
@@ -127,7 +127,7 @@ START_TEST(good_table_kept)
 	memcpy(&pid, rec.data + 12, 4);
 	ck_assert_uint_eq(pid, 42);
 	ck_assert_str_eq((const char *)rec.data + 16, "rs-workload");
-	ck_assert_int_eq(gpstate_mmap2(&g, 0, 0, &rec), 0);
+	ck_assert_int_eq(gi_pstate_mmap2(&g, 0, 0, &rec), 0);
 	memcpy(&h, rec.data, sizeof(h));
 	ck_assert_uint_eq(h.type, PERF_RECORD_MMAP2);
 	ck_assert_uint_eq(h.misc, PERF_RECORD_MISC_USER |
@@ -139,14 +139,14 @@ START_TEST(good_table_kept)
 	ck_assert_uint_eq(rec.data[8 + 36], 0xab);
 	ck_assert_str_eq((const char *)rec.data + 72, "/bin/rs-workload");
 	/* no build id: device and inode */
-	ck_assert_int_eq(gpstate_mmap2(&g, 1, 1, &rec), 0);
+	ck_assert_int_eq(gi_pstate_mmap2(&g, 1, 1, &rec), 0);
 	memcpy(&h, rec.data, sizeof(h));
 	ck_assert_uint_eq(h.misc, PERF_RECORD_MISC_USER);
 	ck_assert_str_eq((const char *)rec.data + 72, "[vdso]");
-	ck_assert_int_eq(gpstate_mmap2(&g, 1, 2, &rec), -EINVAL);
-	ck_assert_int_eq(gpstate_comm(&g, 2, &rec), -EINVAL);
+	ck_assert_int_eq(gi_pstate_mmap2(&g, 1, 2, &rec), -EINVAL);
+	ck_assert_int_eq(gi_pstate_comm(&g, 2, &rec), -EINVAL);
 	pdf_buf_fini(&rec);
-	gpstate_fini(&g);
+	gi_pstate_fini(&g);
 }
 END_TEST
 
@@ -184,15 +184,15 @@ START_TEST(hostile_proc_refused_alone)
 	}
 	memcpy(p, &pr, sizeof(pr));
 	memcpy(p + sizeof(pr), &m, sizeof(m));
-	ck_assert_int_eq(gpstate_parse(&g, table, len, 3), 0);
+	ck_assert_int_eq(gi_pstate_parse(&g, table, len, 3), 0);
 	ck_assert_uint_eq(g.nr_procs, 2);
 	ck_assert_uint_eq(g.nr_maps, 4);
 	ck_assert_uint_eq(g.st.refused, 1);
 	ck_assert_uint_eq(g.procs[0].pid, 42);
 	ck_assert_uint_eq(g.procs[1].pid, 44);
 	ck_assert_uint_eq(g.procs[1].first_map, 2);
-	ck_assert_int_ne(g.st.why, GPSTATE_WHY_NONE);
-	gpstate_fini(&g);
+	ck_assert_int_ne(g.st.why, GI_PSTATE_WHY_NONE);
+	gi_pstate_fini(&g);
 }
 END_TEST
 
@@ -226,7 +226,7 @@ START_TEST(hostile_name_costs_its_map)
 	memcpy(pr.comm, "two", 3);
 	memcpy(table + a, &pr, sizeof(pr));
 	len = a + b + put_proc(table + a + b, 44, "three");
-	ck_assert_int_eq(gpstate_parse(&g, table, len, 3), 0);
+	ck_assert_int_eq(gi_pstate_parse(&g, table, len, 3), 0);
 	ck_assert_uint_eq(g.nr_procs, 3);
 	ck_assert_uint_eq(g.st.refused, 0);
 	ck_assert_uint_eq(g.st.names_refused, 1);
@@ -237,12 +237,12 @@ START_TEST(hostile_name_costs_its_map)
 	pdf_buf_init(&rec);
 	for (uint32_t i = 0; i < g.nr_procs; i++)
 		for (uint32_t j = 0; j < g.procs[i].nr_maps; j++) {
-			ck_assert_int_eq(gpstate_mmap2(&g, i, j, &rec), 0);
+			ck_assert_int_eq(gi_pstate_mmap2(&g, i, j, &rec), 0);
 			ck_assert_uint_eq(8 + pdf_rrec_perf_body((const void *)rec.data),
 					  rec.len);
 		}
 	pdf_buf_fini(&rec);
-	gpstate_fini(&g);
+	gi_pstate_fini(&g);
 }
 END_TEST
 
@@ -261,11 +261,11 @@ START_TEST(dotted_names_kept)
 		at += put_map(table + at, 0x400000 + i * 0x10000, names[i], 0);
 	pr.length = at;
 	memcpy(table, &pr, sizeof(pr));
-	ck_assert_int_eq(gpstate_parse(&g, table, at, 1), 0);
+	ck_assert_int_eq(gi_pstate_parse(&g, table, at, 1), 0);
 	ck_assert_uint_eq(g.nr_procs, 1);
 	ck_assert_uint_eq(g.nr_maps, 6);
 	ck_assert_uint_eq(g.st.names_refused, 0);
-	gpstate_fini(&g);
+	gi_pstate_fini(&g);
 }
 END_TEST
 
@@ -281,18 +281,18 @@ START_TEST(bad_length_stops)
 	b = put_proc(table + a, 43, "two");
 	bad = 1u << 20;
 	memcpy(table + a, &bad, 4);
-	ck_assert_int_eq(gpstate_parse(&g, table, a + b, 2), 0);
+	ck_assert_int_eq(gi_pstate_parse(&g, table, a + b, 2), 0);
 	ck_assert_uint_eq(g.nr_procs, 1);
 	ck_assert_uint_eq(g.st.refused, 1);
-	ck_assert_int_eq(g.st.why, GPSTATE_WHY_LENGTH);
-	ck_assert_int_eq(gpstate_parse(&g, table, a, 5), 0);
+	ck_assert_int_eq(g.st.why, GI_PSTATE_WHY_LENGTH);
+	ck_assert_int_eq(gi_pstate_parse(&g, table, a, 5), 0);
 	ck_assert_uint_eq(g.nr_procs, 1);
 	ck_assert_uint_eq(g.st.refused, 4);
 	/* a copy says more processes than it can hold: bounded by its bytes */
-	ck_assert_int_eq(gpstate_parse(&g, table, 0, 100000), 0);
+	ck_assert_int_eq(gi_pstate_parse(&g, table, 0, 100000), 0);
 	ck_assert_uint_eq(g.nr_procs, 0);
-	ck_assert_int_eq(gpstate_parse(NULL, table, 8, 1), -EINVAL);
-	gpstate_fini(&g);
+	ck_assert_int_eq(gi_pstate_parse(NULL, table, 8, 1), -EINVAL);
+	gi_pstate_fini(&g);
 }
 END_TEST
 

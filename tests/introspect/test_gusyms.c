@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The host's checks of the guest's user symbol table (gusyms_parse): a
+ * The host's checks of the guest's user symbol table (gi_usyms_parse): a
  * table of good entries is kept whole; each lie an agent does not tell
  * (lengths, counts, overflowing PT_LOADs, .text or symbols outside them,
  * names unprintable or unterminated, paths that climb out of the cache,
@@ -54,7 +54,7 @@ START_TEST(good_table_kept)
 
 	n += make_entry(table + n, 2, "/lib/x86_64-linux-gnu/libc.so.6");
 	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(gusyms_parse(&g, table, n, 2), 0);
+	ck_assert_int_eq(gi_usyms_parse(&g, table, n, 2), 0);
 	ck_assert_uint_eq(g.nr, 2);
 	ck_assert_uint_eq(g.st.refused, 0);
 	ck_assert_uint_eq(g.st.symbols, 6);
@@ -62,7 +62,7 @@ START_TEST(good_table_kept)
 	ck_assert_str_eq(g.bins[0].ub.names + g.bins[0].ub.syms[2].name,
 			 "hot_loop");
 	ck_assert_uint_eq(g.bins[0].ub.syms[2].value, 0x1300);
-	gusyms_fini(&g);
+	gi_usyms_fini(&g);
 }
 END_TEST
 
@@ -115,13 +115,13 @@ START_TEST(hostile_entry_refused_alone)
 	memcpy(e + loads + sizeof(l), &l, sizeof(l));
 	memcpy(e + syms, &s, sizeof(s));
 	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(gusyms_parse(&g, table, a + b + c, 3), 0);
+	ck_assert_int_eq(gi_usyms_parse(&g, table, a + b + c, 3), 0);
 	ck_assert_uint_eq(g.st.refused, 1);
 	ck_assert_uint_eq(g.nr, 2);
 	ck_assert_str_eq(g.bins[0].ub.path, "/usr/bin/a");
 	ck_assert_str_eq(g.bins[1].ub.path, "/usr/bin/c");
-	ck_assert_int_ne(g.st.why, GUSYMS_WHY_NONE);
-	gusyms_fini(&g);
+	ck_assert_int_ne(g.st.why, GI_USYMS_WHY_NONE);
+	gi_usyms_fini(&g);
 }
 END_TEST
 
@@ -136,11 +136,11 @@ START_TEST(bad_length_stops)
 
 	memcpy(table + a, &bad, 4);
 	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(gusyms_parse(&g, table, a + b, 2), 0);
+	ck_assert_int_eq(gi_usyms_parse(&g, table, a + b, 2), 0);
 	ck_assert_uint_eq(g.nr, 1);
 	ck_assert_uint_eq(g.st.refused, 1);
-	ck_assert_int_eq(g.st.why, GUSYMS_WHY_LENGTH);
-	gusyms_fini(&g);
+	ck_assert_int_eq(g.st.why, GI_USYMS_WHY_LENGTH);
+	gi_usyms_fini(&g);
 }
 END_TEST
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A stopped vCPU's call chain from its registers and a synthesized guest
- * kernel (introspect/src/vcpu_regs.c, gstack.c, gvcpu.c): QEMU's
+ * kernel (introspect/src/gi_vcpu_regs.c, gi_stack.c, gi_vcpu.c): QEMU's
  * register text taken apart, a panicked task's stack walked by its call
  * sites, an interrupt stack followed to the task's, and hostile stacks
  * (loops, garbage, unreadable) bounded; the samples' time. */
@@ -138,14 +138,14 @@ static const char *name_at(uint64_t ip)
 
 START_TEST(crash_path)
 {
-	struct gstack_src src = { .peek = peek, .ksyms = ksyms };
+	struct gi_stack_src src = { .peek = peek, .ksyms = ksyms };
 	const char *want[] = { "delay_tsc", "__const_udelay", "panic",
 			       "sysrq_handle_crash", "__handle_sysrq.cold",
 			       "write_sysrq_trigger" };
-	struct gstack st;
+	struct gi_stack st;
 	uint64_t sp = panicked_task();
 
-	ck_assert_int_eq(gstack_walk(&src, TEXT + F_DELAY + 0x10, sp, &st), 0);
+	ck_assert_int_eq(gi_stack_walk(&src, TEXT + F_DELAY + 0x10, sp, &st), 0);
 	ck_assert_uint_eq(st.nr, 6);
 	for (unsigned i = 0; i < 6; i++)
 		ck_assert_str_eq(name_at(st.ip[i]), want[i]);
@@ -163,18 +163,18 @@ END_TEST
  * chain is kept all the same, because the frames above it link. */
 START_TEST(tail_called_leaf)
 {
-	struct gstack_src src = { .peek = peek, .ksyms = ksyms };
+	struct gi_stack_src src = { .peek = peek, .ksyms = ksyms };
 	const char *want[] = { "delay_tsc", "panic", "sysrq_handle_crash",
 			       "__handle_sysrq.cold", "write_sysrq_trigger" };
 	uint64_t sp = TASK + 3 * PAGE + 0x800, a = sp;
-	struct gstack st;
+	struct gi_stack st;
 
 	put(task, TASK, a, ret_panic), a += 8;
 	put(task, TASK, a, 0x77), a += 8;
 	put(task, TASK, a, ret_crash), a += 8;
 	put(task, TASK, a, ret_cold), a += 8;
 	put(task, TASK, a, ret_write);
-	ck_assert_int_eq(gstack_walk(&src, TEXT + F_DELAY + 0x10, sp, &st), 0);
+	ck_assert_int_eq(gi_stack_walk(&src, TEXT + F_DELAY + 0x10, sp, &st), 0);
 	ck_assert_uint_eq(st.nr, 5);
 	for (unsigned i = 0; i < 5; i++)
 		ck_assert_str_eq(name_at(st.ip[i]), want[i]);
@@ -185,14 +185,14 @@ END_TEST
  * stack, through the pointer saved at its top, into the task's. */
 START_TEST(irq_stack)
 {
-	struct gstack_src src = { .peek = peek, .ksyms = ksyms };
+	struct gi_stack_src src = { .peek = peek, .ksyms = ksyms };
 	uint64_t task_sp = panicked_task(), sp = IRQ + 0xe00;
-	struct gstack st;
+	struct gi_stack st;
 
 	/* the interrupted task was in delay_tsc: no frame of its own */
 	put(irq, IRQ, sp + 0x10, ret_irq);
 	put(irq, IRQ, IRQ + PAGE - 8, task_sp);
-	ck_assert_int_eq(gstack_walk(&src, TEXT + F_IRQ + 0x80, sp, &st), 0);
+	ck_assert_int_eq(gi_stack_walk(&src, TEXT + F_IRQ + 0x80, sp, &st), 0);
 	ck_assert_uint_eq(st.stacks, 2);
 	ck_assert_str_eq(name_at(st.ip[0]), "common_interrupt");
 	ck_assert_str_eq(name_at(st.ip[1]), "common_interrupt");
@@ -201,20 +201,20 @@ START_TEST(irq_stack)
 }
 END_TEST
 
-/* Stacks that point at each other: bounded by GSTACK_MAX_STACKS. */
+/* Stacks that point at each other: bounded by GI_STACK_MAX_STACKS. */
 START_TEST(stack_loop)
 {
-	struct gstack_src src = { .peek = peek, .ksyms = ksyms };
-	struct gstack st;
+	struct gi_stack_src src = { .peek = peek, .ksyms = ksyms };
+	struct gi_stack st;
 
 	put(irq, IRQ, IRQ + PAGE - 8, TASK + 3 * PAGE + 0x800);
 	put(task, TASK, TASK + sizeof(task) - 8, IRQ + 0x800);
-	ck_assert_int_eq(gstack_walk(&src, TEXT + F_IRQ, IRQ + 0x800, &st), 0);
-	ck_assert_uint_eq(st.stacks, GSTACK_MAX_STACKS);
+	ck_assert_int_eq(gi_stack_walk(&src, TEXT + F_IRQ, IRQ + 0x800, &st), 0);
+	ck_assert_uint_eq(st.stacks, GI_STACK_MAX_STACKS);
 	ck_assert_uint_eq(st.nr, 1);
 	/* a stack that points into itself ends there */
 	put(irq, IRQ, IRQ + PAGE - 8, IRQ + 0x100);
-	ck_assert_int_eq(gstack_walk(&src, TEXT + F_IRQ, IRQ + 0x800, &st), 0);
+	ck_assert_int_eq(gi_stack_walk(&src, TEXT + F_IRQ, IRQ + 0x800, &st), 0);
 	ck_assert_uint_eq(st.stacks, 1);
 }
 END_TEST
@@ -222,40 +222,40 @@ END_TEST
 /* A stack full of valid return addresses: the chain stops at the limit. */
 START_TEST(frame_limit)
 {
-	struct gstack_src src = { .peek = peek, .ksyms = ksyms };
-	struct gstack st;
+	struct gi_stack_src src = { .peek = peek, .ksyms = ksyms };
+	struct gi_stack st;
 
 	for (uint64_t a = TASK; a < TASK + sizeof(task); a += 8)
 		put(task, TASK, a, ret_irq);
-	ck_assert_int_eq(gstack_walk(&src, TEXT + F_IRQ, TASK, &st), 0);
-	ck_assert_uint_eq(st.nr, GSTACK_MAX_FRAMES);
+	ck_assert_int_eq(gi_stack_walk(&src, TEXT + F_IRQ, TASK, &st), 0);
+	ck_assert_uint_eq(st.nr, GI_STACK_MAX_FRAMES);
 }
 END_TEST
 
 START_TEST(unreadable_or_outside)
 {
-	struct gstack_src src = { .peek = peek, .ksyms = ksyms };
-	struct gstack st;
+	struct gi_stack_src src = { .peek = peek, .ksyms = ksyms };
+	struct gi_stack st;
 
 	/* RSP in no mapped page */
-	ck_assert_int_eq(gstack_walk(&src, TEXT + F_PANIC, 0xffffc900deadb000ull,
+	ck_assert_int_eq(gi_stack_walk(&src, TEXT + F_PANIC, 0xffffc900deadb000ull,
 				     &st), 0);
 	ck_assert_int_ne(st.peek_err, 0);
 	ck_assert_uint_eq(st.nr, 1);
 	/* RIP outside kernel text: that address alone, no read at all */
 	peeks = 0;
-	ck_assert_int_eq(gstack_walk(&src, 0x401000, panicked_task(), &st), 0);
+	ck_assert_int_eq(gi_stack_walk(&src, 0x401000, panicked_task(), &st), 0);
 	ck_assert_uint_eq(st.nr, 1);
 	ck_assert_uint_eq(st.ip[0], 0x401000);
 	ck_assert_uint_eq(peeks, 0);
 	/* RIP in data */
-	ck_assert_int_eq(gstack_walk(&src, 0xffffffff82000008ull,
+	ck_assert_int_eq(gi_stack_walk(&src, 0xffffffff82000008ull,
 				     panicked_task(), &st), 0);
 	ck_assert_uint_eq(st.nr, 1);
 	/* garbage: text addresses with no call before them */
 	for (uint64_t a = TASK; a < TASK + sizeof(task); a += 8)
 		put(task, TASK, a, TEXT + (a & 0xff8) + 1);
-	ck_assert_int_eq(gstack_walk(&src, TEXT + F_PANIC, TASK, &st), 0);
+	ck_assert_int_eq(gi_stack_walk(&src, TEXT + F_PANIC, TASK, &st), 0);
 	ck_assert_uint_eq(st.nr, 1);
 	ck_assert_uint_eq(st.candidates, 0);
 }
@@ -277,10 +277,10 @@ static const char regs_text[] =
 
 START_TEST(regs_parse)
 {
-	struct vcpu_regs r[4];
+	struct gi_vcpu_regs r[4];
 	uint32_t n;
 
-	ck_assert_int_eq(vcpu_regs_parse(regs_text, r, 4, &n), 0);
+	ck_assert_int_eq(gi_vcpu_regs_parse(regs_text, r, 4, &n), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(r[0].cpu, 0);
 	ck_assert_uint_eq(r[0].rip, 0xffffffff81d5a0fbull);
@@ -293,35 +293,35 @@ START_TEST(regs_parse)
 	ck_assert_uint_eq(r[1].cpl, 3);
 	ck_assert_int_eq(r[1].halted, 0);
 	/* only as many as asked for */
-	ck_assert_int_eq(vcpu_regs_parse(regs_text, r, 1, &n), 0);
+	ck_assert_int_eq(gi_vcpu_regs_parse(regs_text, r, 1, &n), 0);
 	ck_assert_uint_eq(n, 1);
 }
 END_TEST
 
 START_TEST(regs_hostile)
 {
-	struct vcpu_regs r[4];
+	struct gi_vcpu_regs r[4];
 	uint32_t n;
 
-	ck_assert_int_eq(vcpu_regs_parse("", r, 4, &n), -EINVAL);
-	ck_assert_int_eq(vcpu_regs_parse("error: no such command", r, 4, &n),
+	ck_assert_int_eq(gi_vcpu_regs_parse("", r, 4, &n), -EINVAL);
+	ck_assert_int_eq(gi_vcpu_regs_parse("error: no such command", r, 4, &n),
 			 -EINVAL);
 	/* a 32-bit guest's names, a CPU without RSP, a huge CPU number */
-	ck_assert_int_eq(vcpu_regs_parse("CPU#0\nEIP=00101128 ESP=00106efc\n",
+	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#0\nEIP=00101128 ESP=00106efc\n",
 					 r, 4, &n), -EINVAL);
-	ck_assert_int_eq(vcpu_regs_parse("CPU#0\nRIP=1\n", r, 4, &n), -EINVAL);
-	ck_assert_int_eq(vcpu_regs_parse("CPU#99999\nRIP=1 RSP=2\n", r, 4, &n),
+	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#0\nRIP=1\n", r, 4, &n), -EINVAL);
+	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#99999\nRIP=1 RSP=2\n", r, 4, &n),
 			 -EINVAL);
 	/* a name inside another, more than 16 digits, no digits */
-	ck_assert_int_eq(vcpu_regs_parse("CPU#0\nXRIP=1 RSP=2\n", r, 4, &n),
+	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#0\nXRIP=1 RSP=2\n", r, 4, &n),
 			 -EINVAL);
-	ck_assert_int_eq(vcpu_regs_parse("CPU#0\nRIP=11111111111111111 RSP=2\n",
+	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#0\nRIP=11111111111111111 RSP=2\n",
 					 r, 4, &n), -EINVAL);
-	ck_assert_int_eq(vcpu_regs_parse("CPU#0\nRIP= RSP=2\n", r, 4, &n),
+	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#0\nRIP= RSP=2\n", r, 4, &n),
 			 -EINVAL);
 	/* text ending inside a value */
-	ck_assert_int_eq(vcpu_regs_parse("CPU#0\nRSP=2 RIP=", r, 4, &n), -EINVAL);
-	ck_assert_int_eq(vcpu_regs_parse("CPU#7\nRSP=2 RIP=ab", r, 4, &n), 0);
+	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#0\nRSP=2 RIP=", r, 4, &n), -EINVAL);
+	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#7\nRSP=2 RIP=ab", r, 4, &n), 0);
 	ck_assert_uint_eq(r[0].cpu, 7);
 	ck_assert_uint_eq(r[0].rip, 0xab);
 }
@@ -343,10 +343,10 @@ START_TEST(vcpu_samples)
 	const uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			      PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
-	struct gvcpu_src src = { .registers = registers, .peek = peek };
+	struct gi_vcpu_src src = { .registers = registers, .peek = peek };
 	struct pdf_sample smp;
 	struct pdf_buf rec;
-	struct gvcpu g;
+	struct gi_vcpu g;
 	uint64_t chain[8];
 	char answer[512];
 
@@ -356,14 +356,14 @@ START_TEST(vcpu_samples)
 		 (unsigned long long)(TEXT + F_DELAY + 8));
 	regs_answer = answer;
 	regs_err = 0;
-	gvcpu_init(&g);
+	gi_vcpu_init(&g);
 	pdf_buf_init(&rec);
-	ck_assert_int_eq(gvcpu_take(&g, &src, ksyms), 0);
-	ck_assert_int_eq(g.state, GVCPU_OK);
+	ck_assert_int_eq(gi_vcpu_take(&g, &src, ksyms), 0);
+	ck_assert_int_eq(g.state, GI_VCPU_OK);
 	ck_assert_uint_eq(g.nr, 2);
 	ck_assert_uint_eq(g.cpu[0].stack.nr, 6);
 
-	ck_assert_int_eq(gvcpu_sample(&g, 0, type, 777, &rec), 0);
+	ck_assert_int_eq(gi_vcpu_sample(&g, 0, type, 777, &rec), 0);
 	ck_assert_uint_eq(((struct rs_perf_header *)rec.data)->size, rec.len);
 	ck_assert_int_eq(pdf_sample_parse(type, rec.data + 8, rec.len - 8, &smp), 0);
 	ck_assert_uint_eq(smp.ip, TEXT + F_DELAY + 8);
@@ -377,29 +377,29 @@ START_TEST(vcpu_samples)
 	ck_assert_uint_eq(((struct rs_perf_header *)rec.data)->misc,
 			  PERF_RECORD_MISC_KERNEL);
 
-	ck_assert_int_eq(gvcpu_sample(&g, 1, type, 778, &rec), 0);
+	ck_assert_int_eq(gi_vcpu_sample(&g, 1, type, 778, &rec), 0);
 	ck_assert_int_eq(pdf_sample_parse(type, rec.data + 8, rec.len - 8, &smp), 0);
 	ck_assert_uint_eq(smp.ip, 0x401000);
 	ck_assert_uint_eq(smp.callchain_nr, 2);
 	ck_assert_uint_eq(((struct rs_perf_header *)rec.data)->misc,
 			  PERF_RECORD_MISC_USER);
 	/* a sample_type it cannot fill */
-	ck_assert_int_eq(gvcpu_sample(&g, 0, type | PERF_SAMPLE_READ, 1, &rec),
+	ck_assert_int_eq(gi_vcpu_sample(&g, 0, type | PERF_SAMPLE_READ, 1, &rec),
 			 -EOPNOTSUPP);
 
 	/* no symbols, no registers, registers of another machine */
-	ck_assert_int_eq(gvcpu_take(&g, &src, NULL), 0);
-	ck_assert_int_eq(g.state, GVCPU_NO_SYMBOLS);
+	ck_assert_int_eq(gi_vcpu_take(&g, &src, NULL), 0);
+	ck_assert_int_eq(g.state, GI_VCPU_NO_SYMBOLS);
 	regs_err = -EIO;
-	ck_assert_int_eq(gvcpu_take(&g, &src, ksyms), 0);
-	ck_assert_int_eq(g.state, GVCPU_NO_REGISTERS);
+	ck_assert_int_eq(gi_vcpu_take(&g, &src, ksyms), 0);
+	ck_assert_int_eq(g.state, GI_VCPU_NO_REGISTERS);
 	ck_assert_int_eq(g.err, -EIO);
 	regs_err = 0;
 	regs_answer = "CPU#0\nEIP=1 ESP=2\n";
-	ck_assert_int_eq(gvcpu_take(&g, &src, ksyms), 0);
-	ck_assert_int_eq(g.state, GVCPU_BAD_REGISTERS);
+	ck_assert_int_eq(gi_vcpu_take(&g, &src, ksyms), 0);
+	ck_assert_int_eq(g.state, GI_VCPU_BAD_REGISTERS);
 	pdf_buf_fini(&rec);
-	gvcpu_fini(&g);
+	gi_vcpu_fini(&g);
 }
 END_TEST
 
@@ -416,32 +416,32 @@ START_TEST(vcpu_time)
 	cs.pt[0] = (struct pdf_clock_point){ .guest_ns = 90000000000ull,
 					     .offset_ns = 5000000000ll,
 					     .bound_ns = 1000 };
-	ck_assert_uint_eq(gvcpu_time(&cs, host, 97000000000ull), 105000000000ull);
+	ck_assert_uint_eq(gi_vcpu_time(&cs, host, 97000000000ull), 105000000000ull);
 	/* a record stamped far in the future drags nothing along */
-	ck_assert_uint_eq(gvcpu_time(&cs, host, UINT64_MAX), 105000000000ull);
-	ck_assert_uint_eq(gvcpu_time(&cs, host, 0), 105000000000ull);
+	ck_assert_uint_eq(gi_vcpu_time(&cs, host, UINT64_MAX), 105000000000ull);
+	ck_assert_uint_eq(gi_vcpu_time(&cs, host, 0), 105000000000ull);
 	/* two syncs, 10 us of drift over 10 s: back to @host within 1 ns */
 	cs.nr = 2;
 	cs.pt[1] = (struct pdf_clock_point){ .guest_ns = 100000000000ull,
 					     .offset_ns = 5000010000ll,
 					     .bound_ns = 1000 };
-	t = gvcpu_time(&cs, host, UINT64_MAX);
+	t = gi_vcpu_time(&cs, host, UINT64_MAX);
 	ck_assert_uint_ge(pdf_clock_to_host(&cs, t) + 1, host);
 	ck_assert_uint_le(pdf_clock_to_host(&cs, t), host + 1);
 	ck_assert_uint_gt(t, 105000000000ull);
 	/* a guest clock behind the host's by more than the host ran: 0 */
 	cs.nr = 1;
 	cs.pt[0].offset_ns = -200000000000ll;
-	ck_assert_uint_eq(gvcpu_time(&cs, host, 5), 0);
+	ck_assert_uint_eq(gi_vcpu_time(&cs, host, 5), 0);
 	/* no sync: the records' clock, just after the newest */
 	cs.state = PDF_CLOCK_NO_ANSWER;
-	ck_assert_uint_eq(gvcpu_time(&cs, host, 5), 6);
-	ck_assert_uint_eq(gvcpu_time(NULL, host, 5), 6);
-	ck_assert_uint_eq(gvcpu_time(&cs, host, UINT64_MAX),
-			  UINT64_MAX - VCPU_REGS_MAX);
+	ck_assert_uint_eq(gi_vcpu_time(&cs, host, 5), 6);
+	ck_assert_uint_eq(gi_vcpu_time(NULL, host, 5), 6);
+	ck_assert_uint_eq(gi_vcpu_time(&cs, host, UINT64_MAX),
+			  UINT64_MAX - GI_VCPU_REGS_MAX);
 	/* a sync but no end of the reading known: likewise */
 	cs.state = PDF_CLOCK_SYNCED;
-	ck_assert_uint_eq(gvcpu_time(&cs, 0, 5), 6);
+	ck_assert_uint_eq(gi_vcpu_time(&cs, 0, 5), 6);
 }
 END_TEST
 

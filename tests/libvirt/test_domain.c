@@ -140,11 +140,11 @@ START_TEST(dom_cfg_format_roundtrip)
 	ck_assert_ptr_nonnull(strstr(buf, "trace='samples,test'"));
 	ck_assert_ptr_nonnull(strstr(buf, "sideband-pages='77'"));
 	memset(&b, 0, sizeof(b));
-	ck_assert_int_eq(dom_meta_parse(buf, &b, &bad), 0);
+	ck_assert_int_eq(dom_xml_meta_parse(buf, &b, &bad), 0);
 	ck_assert_int_eq(memcmp(&a, &b, sizeof(a)), 0);
 	/* an element from before sidebands: none, whatever the default */
 	dom_cfg_default(&b);
-	ck_assert_int_eq(dom_meta_parse("<region version='1' rings='2'/>", &b,
+	ck_assert_int_eq(dom_xml_meta_parse("<region version='1' rings='2'/>", &b,
 					&bad), 0);
 	ck_assert_uint_eq(b.sideband_pages, 0);
 	ck_assert_int_eq(dom_cfg_format(&a, buf, 10), -dome_invalid);
@@ -157,15 +157,15 @@ START_TEST(dom_meta_parse_invalid)
 	const char *bad;
 
 	dom_cfg_default(&c);
-	ck_assert_int_eq(dom_meta_parse("<region rings='2'/>", &c, &bad),
+	ck_assert_int_eq(dom_xml_meta_parse("<region rings='2'/>", &c, &bad),
 			 -dome_version);
-	ck_assert_int_eq(dom_meta_parse("<region version='1' rings='2' x='1'/>",
+	ck_assert_int_eq(dom_xml_meta_parse("<region version='1' rings='2' x='1'/>",
 					&c, &bad), -dome_option);
-	ck_assert_int_eq(dom_meta_parse("<other version='1'/>", &c, &bad),
+	ck_assert_int_eq(dom_xml_meta_parse("<other version='1'/>", &c, &bad),
 			 -dome_xml);
-	ck_assert_int_eq(dom_meta_parse("<region version='1'", &c, &bad),
+	ck_assert_int_eq(dom_xml_meta_parse("<region version='1'", &c, &bad),
 			 -dome_xml);
-	ck_assert_int_eq(dom_meta_parse("", &c, &bad), -dome_xml);
+	ck_assert_int_eq(dom_xml_meta_parse("", &c, &bad), -dome_xml);
 }
 END_TEST
 
@@ -301,14 +301,14 @@ START_TEST(dom_name_check_names)
 {
 	char buf[64];
 
-	ck_assert_int_eq(dom_name_check("web-1.example_a+b"), 0);
-	ck_assert_int_eq(dom_name_check(""), -dome_name);
-	ck_assert_int_eq(dom_name_check(".hidden"), -dome_name);
-	ck_assert_int_eq(dom_name_check("-x"), -dome_name);
-	ck_assert_int_eq(dom_name_check("a/b"), -dome_name);
-	ck_assert_int_eq(dom_name_check("a b"), -dome_name);
-	ck_assert_int_eq(dom_name_check("a'b"), -dome_name);
-	ck_assert_int_eq(dom_name_check(NULL), -dome_name);
+	ck_assert_int_eq(dom_shm_name_check("web-1.example_a+b"), 0);
+	ck_assert_int_eq(dom_shm_name_check(""), -dome_name);
+	ck_assert_int_eq(dom_shm_name_check(".hidden"), -dome_name);
+	ck_assert_int_eq(dom_shm_name_check("-x"), -dome_name);
+	ck_assert_int_eq(dom_shm_name_check("a/b"), -dome_name);
+	ck_assert_int_eq(dom_shm_name_check("a b"), -dome_name);
+	ck_assert_int_eq(dom_shm_name_check("a'b"), -dome_name);
+	ck_assert_int_eq(dom_shm_name_check(NULL), -dome_name);
 	ck_assert_int_eq(dom_shm_name("web1", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "ringside-web1");
 	ck_assert_int_eq(dom_shm_name("web1", buf, 8), -dome_name);
@@ -320,16 +320,16 @@ START_TEST(dom_errstr_all)
 	int e;
 
 	for (e = dome_invalid; e < dome_max; e++)
-		ck_assert_str_ne(dom_errstr(-e), "unknown domain error");
-	ck_assert_str_eq(dom_errstr(-dome_max), "unknown domain error");
-	ck_assert_str_eq(dom_errstr(-2 * DOM_ERROR_BASE), "unknown domain error");
-	ck_assert_str_eq(dom_errstr(-dome_no_domain), "no libvirt domain of that name");
-	ck_assert_str_eq(dom_errstr(-ENOENT), strerror(ENOENT));
-	ck_assert_str_eq(dom_errstr(0), "success");
-	dom_detail_set("connection refused");
-	ck_assert_str_eq(dom_errstr(-dome_libvirt), "libvirt: connection refused");
-	dom_detail_set(NULL);
-	ck_assert_str_eq(dom_errstr(-dome_libvirt), "libvirt call failed");
+		ck_assert_str_ne(dom_error_str(-e), "unknown domain error");
+	ck_assert_str_eq(dom_error_str(-dome_max), "unknown domain error");
+	ck_assert_str_eq(dom_error_str(-2 * DOM_ERROR_BASE), "unknown domain error");
+	ck_assert_str_eq(dom_error_str(-dome_no_domain), "no libvirt domain of that name");
+	ck_assert_str_eq(dom_error_str(-ENOENT), strerror(ENOENT));
+	ck_assert_str_eq(dom_error_str(0), "success");
+	dom_error_detail_set("connection refused");
+	ck_assert_str_eq(dom_error_str(-dome_libvirt), "libvirt: connection refused");
+	dom_error_detail_set(NULL);
+	ck_assert_str_eq(dom_error_str(-dome_libvirt), "libvirt call failed");
 }
 END_TEST
 
@@ -337,11 +337,11 @@ START_TEST(dom_shmem_xml_device)
 {
 	char buf[256];
 
-	ck_assert_int_gt(dom_shmem_xml("ringside-web1", 4u << 20, buf, sizeof(buf)), 0);
+	ck_assert_int_gt(dom_shm_xml("ringside-web1", 4u << 20, buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "<shmem name='ringside-web1' role='master'>"
 			 "<model type='ivshmem-plain'/><size unit='M'>4</size>"
 			 "</shmem>");
-	ck_assert_int_eq(dom_shmem_xml("ringside-web1", 4u << 20, buf, 16),
+	ck_assert_int_eq(dom_shm_xml("ringside-web1", 4u << 20, buf, 16),
 			 -dome_invalid);
 }
 END_TEST
@@ -410,7 +410,7 @@ struct kept_call {
 };
 
 static int fake_capture(void *arg, const char *domain, const char *path,
-			int fd, const struct dom_cfg *c, dom_log_fn log,
+			int fd, const struct dom_cfg *c, rs_log_fn log,
 			void *log_arg)
 {
 	struct kept_call *k = arg;
@@ -653,7 +653,7 @@ START_TEST(dom_hook_run_refuses)
 			 "ivshmem-plain");
 	ck_assert_int_eq(hook("web1", "prepare", "begin", no_dev, &said),
 			 -dome_no_shmem);
-	ck_assert_str_eq(logged + 6, dom_errstr(-dome_no_shmem));
+	ck_assert_str_eq(logged + 6, dom_error_str(-dome_no_shmem));
 	ck_assert_int_eq(hook("web1", "prepare", "begin", "<domain xmlns:r='"
 			      DOM_XMLNS "'", &said), -dome_xml);
 	ck_assert_str_eq(logged, "web1: the domain XML on stdin does not parse");
@@ -870,9 +870,9 @@ START_TEST(dom_cfg_hold_rate)
 	const char *bad;
 
 	/* header, 5 fields, chain count, frames + 2 markers, raw: 8 B each */
-	ck_assert_uint_eq(dom_sample_bytes(0), 80);
-	ck_assert_uint_eq(dom_sample_bytes(32), 336);
-	ck_assert_uint_eq(dom_sample_bytes(127), 1096);
+	ck_assert_uint_eq(dom_cfg_sample_bytes(0), 80);
+	ck_assert_uint_eq(dom_cfg_sample_bytes(32), 336);
+	ck_assert_uint_eq(dom_cfg_sample_bytes(127), 1096);
 
 	/* the default: 256 KiB, 1000 Hz, overwrite */
 	dom_cfg_default(&c);

@@ -189,7 +189,7 @@ START_TEST(pt_tcg_only)
 		ck_assert_int_eq(dom_xml_type(x, type, 3), -dome_xml);
 		dom_xml_free(x);
 	}
-	ck_assert_ptr_nonnull(strstr(dom_errstr(-dome_not_tcg), "TCG"));
+	ck_assert_ptr_nonnull(strstr(dom_error_str(-dome_not_tcg), "TCG"));
 }
 END_TEST
 
@@ -200,9 +200,9 @@ START_TEST(pt_set_plain)
 	struct dom_xml *x = parse(plain_xml), *y;
 	char *t, *arg = NULL, vals[512];
 
-	ck_assert_int_eq(dom_xml_pt(x, SHM, &arg), 0);
+	ck_assert_int_eq(dom_pt_xml_arg(x, SHM, &arg), 0);
 	ck_assert_ptr_null(arg);
-	ck_assert_int_eq(dom_xml_pt_set(x, SHM, OURS), 0);
+	ck_assert_int_eq(dom_pt_xml_set(x, SHM, OURS), 0);
 	t = format(x);
 	dom_xml_free(x);
 	ck_assert_ptr_nonnull(strstr(t, "xmlns:qemu=\"" QNS "\""));
@@ -211,17 +211,17 @@ START_TEST(pt_set_plain)
 
 	y = parse(t);
 	free(t);
-	ck_assert_int_eq(dom_xml_pt(y, SHM, &arg), 1);
+	ck_assert_int_eq(dom_pt_xml_arg(y, SHM, &arg), 1);
 	ck_assert_str_eq(arg, OURS);
 	free(arg);
-	ck_assert_int_eq(dom_xml_pt(y, "ringside-web2", NULL), 0);
-	ck_assert_int_eq(dom_xml_pt_set(y, SHM, NULL), 1);
+	ck_assert_int_eq(dom_pt_xml_arg(y, "ringside-web2", NULL), 0);
+	ck_assert_int_eq(dom_pt_xml_set(y, SHM, NULL), 1);
 	t = format(y);
 	ck_assert_int_eq(count(t, "commandline"), 0);
 	ck_assert_int_eq(count(t, "-plugin"), 0);
-	ck_assert_int_eq(dom_xml_pt(y, SHM, NULL), 0);
+	ck_assert_int_eq(dom_pt_xml_arg(y, SHM, NULL), 0);
 	/* nothing more to take out */
-	ck_assert_int_eq(dom_xml_pt_set(y, SHM, NULL), 0);
+	ck_assert_int_eq(dom_pt_xml_set(y, SHM, NULL), 0);
 	dom_xml_free(y);
 	free(t);
 }
@@ -236,9 +236,9 @@ START_TEST(pt_set_keeps_operator_args)
 	char *before = reformat(operator_xml), *t, *t2, vals[1024];
 	struct dom_xml *x = parse(operator_xml), *y;
 
-	ck_assert_int_eq(dom_xml_pt(x, SHM, NULL), 0);
-	ck_assert_int_eq(dom_xml_pt_set(x, SHM, OURS), 0);
-	ck_assert_int_eq(dom_xml_pt_set(x, SHM, OURS), 1);   /* replaced */
+	ck_assert_int_eq(dom_pt_xml_arg(x, SHM, NULL), 0);
+	ck_assert_int_eq(dom_pt_xml_set(x, SHM, OURS), 0);
+	ck_assert_int_eq(dom_pt_xml_set(x, SHM, OURS), 1);   /* replaced */
 	t = format(x);
 	dom_xml_free(x);
 	arg_values(t, vals, sizeof(vals));
@@ -249,7 +249,7 @@ START_TEST(pt_set_keeps_operator_args)
 	ck_assert_ptr_nonnull(strstr(t, "<qemu:env name=\"QEMU_X\" value=\"1\"/>"));
 
 	y = parse(t);
-	ck_assert_int_eq(dom_xml_pt_set(y, SHM, NULL), 1);
+	ck_assert_int_eq(dom_pt_xml_set(y, SHM, NULL), 1);
 	t2 = format(y);
 	ck_assert_str_eq(t2, before);
 	dom_xml_free(y);
@@ -284,8 +284,8 @@ START_TEST(pt_set_other_prefixes)
 	struct dom_xml *x = parse(odd_xml), *y;
 
 	/* the look-alike is not ringside's */
-	ck_assert_int_eq(dom_xml_pt(x, SHM, NULL), 0);
-	ck_assert_int_eq(dom_xml_pt_set(x, SHM, OURS), 0);
+	ck_assert_int_eq(dom_pt_xml_arg(x, SHM, NULL), 0);
+	ck_assert_int_eq(dom_pt_xml_set(x, SHM, OURS), 0);
 	t = format(x);
 	dom_xml_free(x);
 	arg_values(t, vals, sizeof(vals));
@@ -294,8 +294,8 @@ START_TEST(pt_set_other_prefixes)
 	/* the other namespace's element keeps both its arguments */
 	ck_assert_int_eq(count(t, "<qemu:arg"), 2);
 	y = parse(t);
-	ck_assert_int_eq(dom_xml_pt(y, SHM, NULL), 1);
-	ck_assert_int_eq(dom_xml_pt_set(y, SHM, NULL), 1);
+	ck_assert_int_eq(dom_pt_xml_arg(y, SHM, NULL), 1);
+	ck_assert_int_eq(dom_pt_xml_set(y, SHM, NULL), 1);
 	t2 = format(y);
 	ck_assert_str_eq(t2, before);
 	dom_xml_free(y);
@@ -305,7 +305,7 @@ START_TEST(pt_set_other_prefixes)
 
 	/* nothing of QEMU's, and "qemu" taken: a prefix of ringside's own */
 	x = parse(clash_xml);
-	ck_assert_int_eq(dom_xml_pt_set(x, SHM, OURS), 0);
+	ck_assert_int_eq(dom_pt_xml_set(x, SHM, OURS), 0);
 	t = format(x);
 	dom_xml_free(x);
 	ck_assert_ptr_nonnull(strstr(t, "xmlns:ringside-qemu=\"" QNS "\""));
@@ -313,7 +313,7 @@ START_TEST(pt_set_other_prefixes)
 	ck_assert_str_eq(vals, "-plugin|" OURS);
 	ck_assert_ptr_nonnull(strstr(t, "<qemu:arg value=\"-S\"/>"));
 	y = parse(t);
-	ck_assert_int_eq(dom_xml_pt(y, SHM, NULL), 1);
+	ck_assert_int_eq(dom_pt_xml_arg(y, SHM, NULL), 1);
 	dom_xml_free(y);
 	free(t);
 }
@@ -342,15 +342,15 @@ START_TEST(pt_set_not_ours)
 	char *before = reformat(xml), *t;
 	struct dom_xml *x = parse(xml);
 
-	ck_assert_int_eq(dom_xml_pt(x, SHM, NULL), 0);
-	ck_assert_int_eq(dom_xml_pt_set(x, SHM, NULL), 0);
+	ck_assert_int_eq(dom_pt_xml_arg(x, SHM, NULL), 0);
+	ck_assert_int_eq(dom_pt_xml_set(x, SHM, NULL), 0);
 	t = format(x);
 	ck_assert_str_eq(t, before);
 	free(t);
 	/* ours after theirs, and off again: theirs as they were */
-	ck_assert_int_eq(dom_xml_pt_set(x, SHM, OURS), 0);
-	ck_assert_int_eq(dom_xml_pt(x, "ringside-web2", NULL), 1);
-	ck_assert_int_eq(dom_xml_pt_set(x, SHM, NULL), 1);
+	ck_assert_int_eq(dom_pt_xml_set(x, SHM, OURS), 0);
+	ck_assert_int_eq(dom_pt_xml_arg(x, "ringside-web2", NULL), 1);
+	ck_assert_int_eq(dom_pt_xml_set(x, SHM, NULL), 1);
 	t = format(x);
 	ck_assert_str_eq(t, before);
 	free(t);
@@ -381,14 +381,14 @@ START_TEST(pt_set_two_elements)
 	struct dom_xml *x = parse(xml);
 	char *t, vals[512];
 
-	ck_assert_int_eq(dom_xml_pt_set(x, SHM, NULL), 2);
+	ck_assert_int_eq(dom_pt_xml_set(x, SHM, NULL), 2);
 	t = format(x);
 	arg_values(t, vals, sizeof(vals));
 	ck_assert_str_eq(vals, "-S");
 	ck_assert_int_eq(count(t, "<qemu:commandline>"), 1);
 	ck_assert_ptr_nonnull(strstr(t, "the operator's"));
 	free(t);
-	ck_assert_int_eq(dom_xml_pt_set(x, SHM, OURS), 0);
+	ck_assert_int_eq(dom_pt_xml_set(x, SHM, OURS), 0);
 	t = format(x);
 	arg_values(t, vals, sizeof(vals));
 	ck_assert_str_eq(vals, "-S|-plugin|" OURS);
@@ -414,7 +414,7 @@ START_TEST(pt_set_hostile)
 	struct dom_xml *x = parse(xml);
 	char *t, vals[512];
 
-	ck_assert_int_eq(dom_xml_pt_set(x, SHM, OURS), 0);
+	ck_assert_int_eq(dom_pt_xml_set(x, SHM, OURS), 0);
 	t = format(x);
 	ck_assert_ptr_null(strstr(t, "root:"));
 	arg_values(t, vals, sizeof(vals));
@@ -422,7 +422,7 @@ START_TEST(pt_set_hostile)
 	free(t);
 	dom_xml_free(x);
 	/* not a domain: nothing to edit */
-	ck_assert_int_eq(dom_xml_pt_set(NULL, SHM, OURS), -dome_xml);
+	ck_assert_int_eq(dom_pt_xml_set(NULL, SHM, OURS), -dome_xml);
 }
 END_TEST
 

@@ -58,7 +58,7 @@ static inline struct rs_perf_header *g_mmap2(uint8_t *buf)
 {
 	static const char name[] = "/usr/bin/rs-workload";
 	struct rs_perf_header *h = (void *)buf;
-	struct pdf_mmap2 m;
+	struct rs_perf_mmap2_body m;
 
 	memset(buf, 0, 128);
 	memset(&m, 0, sizeof(m));

@@ -138,7 +138,7 @@ START_TEST(perfs_refused)
 	struct pdf_ksyms *k;
 
 	ck_assert_int_eq(pdf_ksyms_parse(&k, K(kallsyms)), 0);
-	ck_assert_int_eq(pdf_ksyms_cache_dir(perf, sizeof(perf)), 0);
+	ck_assert_int_eq(pdf_cache_perf_dir(perf, sizeof(perf)), 0);
 	ck_assert_int_eq(pdf_uelf_cache_put(&b, perf), PDF_ERR(pdfe_cache_unsafe));
 	ck_assert_int_eq(pdf_ksyms_cache_put(k, id, sizeof(id), perf),
 			 PDF_ERR(pdfe_cache_unsafe));
@@ -204,7 +204,7 @@ START_TEST(unsafe_dirs)
 	}
 	/* nothing went through a link */
 	ck_assert_int_eq(rmdir(target), 0);
-	ck_assert_str_eq(pdf_errstr(PDF_ERR(pdfe_cache_unsafe)),
+	ck_assert_str_eq(pdf_error_str(PDF_ERR(pdfe_cache_unsafe)),
 			 "build-id cache refused: a link, not this user's, "
 			 "writable by others, or perf's own");
 }

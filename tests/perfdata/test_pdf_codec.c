@@ -50,11 +50,11 @@ static const struct rs_perf_header *roundtrip(const struct rs_perf_header *rec,
 	uint32_t r = 99;
 	int n, m;
 
-	n = pdf_encode(&lay, ring, time, rec, enc, sizeof(enc));
+	n = pdf_codec_encode(&lay, ring, time, rec, enc, sizeof(enc));
 	ck_assert_int_gt(n, 0);
 	ck_assert_int_eq(n, e->size);
 	ck_assert_int_eq(n % 8, 0);
-	m = pdf_decode(&lay, e, dec, sizeof(dec), &r, &t);
+	m = pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t);
 	ck_assert_int_eq(m, rec->size);
 	ck_assert_uint_eq(r, ring);
 	ck_assert_uint_eq(t, time);
@@ -155,15 +155,15 @@ START_TEST(pdf_decode_unaligned)
 	/* carried: the raw record inside a well-formed sample says 12 bytes
 	 * less (and the raw field 12 less), leaving 4 past a multiple of 8 */
 	ck_assert_int_gt(rs_seq_build(in, 1, 2, 0, 16), 0);
-	ck_assert_int_gt(pdf_encode(&lay, 0, 1, (const void *)in, enc, sizeof(enc)), 0);
-	ck_assert_int_gt(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), 0);
+	ck_assert_int_gt(pdf_codec_encode(&lay, 0, 1, (const void *)in, enc, sizeof(enc)), 0);
+	ck_assert_int_gt(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), 0);
 	memcpy(&raw, enc + 48, 4);    /* after IDENTIFIER IP TID TIME CPU */
 	memcpy(&size, enc + 52 + 6, 2);
 	raw -= 12;
 	size -= 12;
 	memcpy(enc + 48, &raw, 4);
 	memcpy(enc + 52 + 6, &size, 2);
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 
 	/* native sample: 4 bytes more than its fields, carried along */
 	h = rec_init(PERF_RECORD_SAMPLE, 40);
@@ -171,10 +171,10 @@ START_TEST(pdf_decode_unaligned)
 	b[0] = 0x401000;
 	b[2] = 1000;
 	memset(enc, 0, sizeof(enc));
-	ck_assert_int_gt(pdf_encode(&lay, 0, 1000, h, enc, sizeof(enc)), 0);
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), 40);
+	ck_assert_int_gt(pdf_codec_encode(&lay, 0, 1000, h, enc, sizeof(enc)), 0);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), 40);
 	e->size += 4;
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 }
 END_TEST
 
@@ -263,7 +263,7 @@ START_TEST(pdf_encode_comm_misc)
 	/* only the CPU mode and COMM_EXEC reach perf */
 	struct rs_perf_header *h = comm_init("sh", 0xffff, 0);
 
-	pdf_encode(&lay, 0, 0, h, enc, sizeof(enc));
+	pdf_codec_encode(&lay, 0, 0, h, enc, sizeof(enc));
 	ck_assert_uint_eq(((const struct rs_perf_header *)(const void *)enc)->misc,
 			  PERF_RECORD_MISC_CPUMODE_MASK | PERF_RECORD_MISC_COMM_EXEC);
 }
@@ -276,9 +276,9 @@ START_TEST(pdf_encode_comm_trailer_dropped)
 	uint32_t r;
 
 	ck_assert_uint_eq(pdf_rrec_perf_body(h), 16);
-	ck_assert_int_eq(pdf_encode(&lay, 0, 1, h, enc, sizeof(enc)),
+	ck_assert_int_eq(pdf_codec_encode(&lay, 0, 1, h, enc, sizeof(enc)),
 			 8 + 16 + TRAILER);
-	ck_assert_int_eq(pdf_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 24);
+	ck_assert_int_eq(pdf_codec_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 24);
 	ck_assert_str_eq((const char *)dec + 16, "swapper");
 }
 END_TEST
@@ -314,23 +314,23 @@ START_TEST(pdf_decode_comm_rejects)
 	uint32_t r;
 	int n;
 
-	n = pdf_encode(&lay, 0, 0, comm_init("rs-workload", 0, 0), enc, sizeof(enc));
+	n = pdf_codec_encode(&lay, 0, 0, comm_init("rs-workload", 0, 0), enc, sizeof(enc));
 	ck_assert_int_eq(n, 32 + (int)TRAILER);
 	/* the name's NUL overwritten: no longer a COMM perf could read */
 	memset(enc + 16, 'x', 16);
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 	/* more body than the name needs: not what ringside writes */
-	pdf_encode(&lay, 0, 0, comm_init("sh", 0, 8), enc, sizeof(enc));
+	pdf_codec_encode(&lay, 0, 0, comm_init("sh", 0, 8), enc, sizeof(enc));
 	memmove(enc + 24 + 8, enc + 24, TRAILER);
 	memset(enc + 24, 0, 8);
 	e->size += 8;
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 	/* a trailer of another event */
 	e->size -= 8;
 	memmove(enc + 24, enc + 32, TRAILER);
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), 24);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), 24);
 	memset(enc + 24 + TRAILER - 8, 0xee, 8);
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 }
 END_TEST
 
@@ -343,7 +343,7 @@ static struct rs_perf_header *mmap2_init(const char *name, uint16_t misc,
 	size_t n = strlen(name);
 	struct rs_perf_header *h = rec_init(PERF_RECORD_MMAP2,
 		(uint16_t)(8 + 64 + ((n + 1 + 7) & ~(size_t)7) + pad));
-	struct pdf_mmap2 m;
+	struct rs_perf_mmap2_body m;
 
 	memset(&m, 0, sizeof(m));
 	m.pid = 7;
@@ -400,7 +400,7 @@ START_TEST(pdf_encode_mmap2_misc)
 	/* the CPU mode, MMAP_DATA and MMAP_BUILD_ID reach perf, nothing else */
 	struct rs_perf_header *h = mmap2_init("x", 0xffff, 20, 0);
 
-	pdf_encode(&lay, 0, 0, h, enc, sizeof(enc));
+	pdf_codec_encode(&lay, 0, 0, h, enc, sizeof(enc));
 	ck_assert_uint_eq(((const struct rs_perf_header *)(const void *)enc)->misc,
 			  PERF_RECORD_MISC_CPUMODE_MASK | PERF_RECORD_MISC_MMAP_DATA |
 			  PERF_RECORD_MISC_MMAP_BUILD_ID);
@@ -414,9 +414,9 @@ START_TEST(pdf_encode_mmap2_trailer_dropped)
 	uint32_t r;
 
 	ck_assert_uint_eq(pdf_rrec_perf_body(h), 64 + 8);
-	ck_assert_int_eq(pdf_encode(&lay, 0, 1, h, enc, sizeof(enc)),
+	ck_assert_int_eq(pdf_codec_encode(&lay, 0, 1, h, enc, sizeof(enc)),
 			 8 + 72 + TRAILER);
-	ck_assert_int_eq(pdf_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 80);
+	ck_assert_int_eq(pdf_codec_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 80);
 	ck_assert_str_eq((const char *)dec + 72, "/bin/sh");
 }
 END_TEST
@@ -478,7 +478,7 @@ START_TEST(pdf_encode_mmap2_malformed)
 }
 END_TEST
 
-/* The host's process-table records (pdf_encode_state) under the same
+/* The host's process-table records (pdf_codec_encode_state) under the same
  * rule as a ring's: an MMAP2 perf could not take is refused, never
  * written as a header without its body (perf would read the missing
  * fields, the file name among them, from the next record). */
@@ -492,46 +492,46 @@ START_TEST(pdf_encode_state_refuses)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		h = mmap2_init(bad[i], PERF_RECORD_MISC_USER, 20, 0);
 		memset(enc, 0x5a, 64);
-		ck_assert_int_eq(pdf_encode_state(&lay, 0, 1, h, enc, sizeof(enc)),
+		ck_assert_int_eq(pdf_codec_encode_state(&lay, 0, 1, h, enc, sizeof(enc)),
 				 FORMAT);
 		ck_assert_uint_eq(enc[0], 0x5a);           /* nothing written */
 	}
 	/* a name without its NUL in the record, a build id too big */
 	h = mmap2_init("12345678", 0, 20, 0);
 	h->size = 8 + 64 + 8;
-	ck_assert_int_eq(pdf_encode_state(&lay, 0, 1, h, enc, sizeof(enc)), FORMAT);
+	ck_assert_int_eq(pdf_codec_encode_state(&lay, 0, 1, h, enc, sizeof(enc)), FORMAT);
 	h = mmap2_init("/bin/sh", PERF_RECORD_MISC_USER, 21, 0);
-	ck_assert_int_eq(pdf_encode_state(&lay, 0, 1, h, enc, sizeof(enc)), FORMAT);
+	ck_assert_int_eq(pdf_codec_encode_state(&lay, 0, 1, h, enc, sizeof(enc)), FORMAT);
 	/* a COMM without its NUL */
 	h = rec_init(PERF_RECORD_COMM, 8 + 16);
 	memset(h + 1, 'a', 16);
-	ck_assert_int_eq(pdf_encode_state(&lay, 0, 1, h, enc, sizeof(enc)), FORMAT);
+	ck_assert_int_eq(pdf_codec_encode_state(&lay, 0, 1, h, enc, sizeof(enc)), FORMAT);
 	/* the same checks pass a good one, whole */
 	h = mmap2_init("/usr/lib/..so", PERF_RECORD_MISC_USER, 20, 0);
-	ck_assert_int_eq(pdf_encode_state(&lay, 0, 1, h, enc, sizeof(enc)),
+	ck_assert_int_eq(pdf_codec_encode_state(&lay, 0, 1, h, enc, sizeof(enc)),
 			 8 + 64 + 16 + (int)TRAILER);
 }
 END_TEST
 
-/* pdf_mmap2_name_ok, by length: the rule gpstate shares. */
+/* pdf_rrec_mmap2_name_ok, by length: the rule gpstate shares. */
 START_TEST(pdf_mmap2_name_rule)
 {
 	static char longname[PDF_MMAP2_NAME_MAX];
 
-	ck_assert_int_eq(pdf_mmap2_name_ok("/bin/sh", 7), 1);
-	ck_assert_int_eq(pdf_mmap2_name_ok("/bin/sh/..", 7), 1);  /* by length */
-	ck_assert_int_eq(pdf_mmap2_name_ok("/bin/sh/..", 10), 0);
-	ck_assert_int_eq(pdf_mmap2_name_ok("..", 2), 0);
-	ck_assert_int_eq(pdf_mmap2_name_ok("../a", 4), 0);
-	ck_assert_int_eq(pdf_mmap2_name_ok("a//../b", 7), 0);
-	ck_assert_int_eq(pdf_mmap2_name_ok("/...", 4), 1);
-	ck_assert_int_eq(pdf_mmap2_name_ok("/.", 2), 1);
-	ck_assert_int_eq(pdf_mmap2_name_ok("/a\0b", 4), 0);
-	ck_assert_int_eq(pdf_mmap2_name_ok("", 0), 0);
-	ck_assert_int_eq(pdf_mmap2_name_ok(NULL, 3), 0);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok("/bin/sh", 7), 1);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok("/bin/sh/..", 7), 1);  /* by length */
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok("/bin/sh/..", 10), 0);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok("..", 2), 0);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok("../a", 4), 0);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok("a//../b", 7), 0);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok("/...", 4), 1);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok("/.", 2), 1);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok("/a\0b", 4), 0);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok("", 0), 0);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok(NULL, 3), 0);
 	memset(longname, 'a', sizeof(longname));
-	ck_assert_int_eq(pdf_mmap2_name_ok(longname, PDF_MMAP2_NAME_MAX - 1), 1);
-	ck_assert_int_eq(pdf_mmap2_name_ok(longname, PDF_MMAP2_NAME_MAX), 0);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok(longname, PDF_MMAP2_NAME_MAX - 1), 1);
+	ck_assert_int_eq(pdf_rrec_mmap2_name_ok(longname, PDF_MMAP2_NAME_MAX), 0);
 }
 END_TEST
 
@@ -543,9 +543,9 @@ START_TEST(pdf_encode_guest_trailer_dropped)
 	int n;
 
 	l->lost = 5;
-	n = pdf_encode(&lay, 0, 1, &l->header, enc, sizeof(enc));
+	n = pdf_codec_encode(&lay, 0, 1, &l->header, enc, sizeof(enc));
 	ck_assert_int_eq(n, 24 + TRAILER);
-	ck_assert_int_eq(pdf_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 24);
+	ck_assert_int_eq(pdf_codec_decode(&lay, (const void *)enc, dec, sizeof(dec), &r, &t), 24);
 	ck_assert_uint_eq(((const struct rs_perf_lost *)(const void *)dec)->lost, 5);
 }
 END_TEST
@@ -579,15 +579,15 @@ START_TEST(pdf_encode_too_big)
 	 * RAW, its fields in TID, ADDR and PERIOD) */
 	struct rs_perf_header *h = rec_init(77, 65472);
 
-	ck_assert_int_gt(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), 0);
+	ck_assert_int_gt(pdf_codec_encode(&lay, 0, 0, h, enc, sizeof(enc)), 0);
 	h->size = 65480;
-	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), TOO_BIG);
+	ck_assert_int_eq(pdf_codec_encode(&lay, 0, 0, h, enc, sizeof(enc)), TOO_BIG);
 	h = rec_init(RS_RECORD_MARKER, 65488);
-	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), 65528);
+	ck_assert_int_eq(pdf_codec_encode(&lay, 0, 0, h, enc, sizeof(enc)), 65528);
 	h->size = 65496;
-	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), TOO_BIG);
+	ck_assert_int_eq(pdf_codec_encode(&lay, 0, 0, h, enc, sizeof(enc)), TOO_BIG);
 	h->size = 64;
-	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, 16), TOO_BIG);
+	ck_assert_int_eq(pdf_codec_encode(&lay, 0, 0, h, enc, 16), TOO_BIG);
 }
 END_TEST
 
@@ -597,13 +597,13 @@ START_TEST(pdf_encode_null)
 	uint64_t t;
 	uint32_t r;
 
-	ck_assert_int_eq(pdf_encode(NULL, 0, 0, h, enc, sizeof(enc)), PDF_ERR(pdfe_invalid));
-	ck_assert_int_eq(pdf_encode(&lay, 0, 0, NULL, enc, sizeof(enc)), PDF_ERR(pdfe_invalid));
-	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, NULL, sizeof(enc)), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_codec_encode(NULL, 0, 0, h, enc, sizeof(enc)), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_codec_encode(&lay, 0, 0, NULL, enc, sizeof(enc)), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_codec_encode(&lay, 0, 0, h, NULL, sizeof(enc)), PDF_ERR(pdfe_invalid));
 	h->size = 4;
-	ck_assert_int_eq(pdf_encode(&lay, 0, 0, h, enc, sizeof(enc)), PDF_ERR(pdfe_invalid));
-	ck_assert_int_eq(pdf_decode(NULL, h, dec, sizeof(dec), &r, &t), PDF_ERR(pdfe_invalid));
-	ck_assert_int_eq(pdf_decode(&lay, NULL, dec, sizeof(dec), &r, &t), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_codec_encode(&lay, 0, 0, h, enc, sizeof(enc)), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_codec_decode(NULL, h, dec, sizeof(dec), &r, &t), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pdf_codec_decode(&lay, NULL, dec, sizeof(dec), &r, &t), PDF_ERR(pdfe_invalid));
 }
 END_TEST
 
@@ -614,31 +614,31 @@ START_TEST(pdf_decode_rejects)
 	uint32_t r;
 	int n;
 
-	n = pdf_encode(&lay, 0, 0, rec_init(77, 16), enc, sizeof(enc));
+	n = pdf_codec_encode(&lay, 0, 0, rec_init(77, 16), enc, sizeof(enc));
 	ck_assert_int_gt(n, 0);
 	/* an id no event has */
 	memset(enc + 8, 0xee, 8);
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 	/* a seq event whose payload is not a seq record */
 	memcpy(enc + 8, &lay.id[PDF_KIND_SEQ], 8);
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 	/* raw size that disagrees with the carried record */
 	memcpy(enc + 8, &lay.id[PDF_KIND_RING], 8);
 	enc[52 + 6] = 24; /* IDENTIFIER IP TID TIME CPU, the raw size */
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 	/* perf's own records are not ring records */
 	e->type = 68;
 	e->size = 8;
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), 0);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), 0);
 	/* a LOST record without ringside's trailer */
 	e->type = PERF_RECORD_LOST;
 	e->size = 24;
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 	/* a type ringside does not carry as itself, with ringside's trailer */
 	e->type = PERF_RECORD_THROTTLE;
 	e->size = 8 + TRAILER;
 	memcpy(enc + TRAILER, &lay.id[PDF_KIND_RING], 8);
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &r, &t), FORMAT);
 }
 END_TEST
 

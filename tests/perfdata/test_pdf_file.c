@@ -230,7 +230,7 @@ START_TEST(pdf_aside_names)
 	ck_assert_int_eq(strncmp(a, path, strlen(path)), 0);
 	ck_assert_int_eq(tmp_exists(), 2);
 	pdf_aside_discard(fb, b);
-	ck_assert_int_eq(pdf_write_all(fa, "x", 1), 0);
+	ck_assert_int_eq(rs_io_write_all(fa, "x", 1), 0);
 	ck_assert_int_eq(pdf_aside_commit(fa, a, path), 0);
 	ck_assert_int_eq(tmp_exists(), 0);
 	ck_assert_int_eq(exists(path), 1);
@@ -256,7 +256,7 @@ static const struct rs_perf_header *state_mmap2(uint8_t *buf, const char *name)
 {
 	struct rs_perf_header *h = (void *)buf;
 	size_t n = strlen(name);
-	struct pdf_mmap2 m = { .pid = 7, .tid = 7, .addr = 0x400000,
+	struct rs_perf_mmap2_body m = { .pid = 7, .tid = 7, .addr = 0x400000,
 			       .len = 0x1000 };
 
 	memset(buf, 0, 256);
@@ -292,7 +292,7 @@ START_TEST(pdf_writer_state_refused)
 	while ((n = pdf_reader_next(r, &ev)) == 1) {
 		if (ev.state) {
 			ck_assert_str_eq((const char *)(ev.rec + 1) +
-					 sizeof(struct pdf_mmap2), "/usr/bin/gzip");
+					 sizeof(struct rs_perf_mmap2_body), "/usr/bin/gzip");
 			state++;
 		} else {
 			ck_assert_mem_eq(ev.rec, make(rings, buf), ev.rec->size);
@@ -811,11 +811,11 @@ END_TEST
 
 START_TEST(pdf_errstr_names)
 {
-	ck_assert_str_eq(pdf_errstr(PDF_ERR(pdfe_magic)),
+	ck_assert_str_eq(pdf_error_str(PDF_ERR(pdfe_magic)),
 			 "not a perf.data file (no PERFILE2 magic)");
-	ck_assert_str_eq(pdf_errstr(-ENOENT), strerror(ENOENT));
-	ck_assert_str_eq(pdf_errstr(PDF_ERR(pdfe_max)), "unknown perf.data error");
-	ck_assert_str_eq(pdf_errstr(PDF_ERR(pdfe_too_big)),
+	ck_assert_str_eq(pdf_error_str(-ENOENT), strerror(ENOENT));
+	ck_assert_str_eq(pdf_error_str(PDF_ERR(pdfe_max)), "unknown perf.data error");
+	ck_assert_str_eq(pdf_error_str(PDF_ERR(pdfe_too_big)),
 			 "record too big for a perf record");
 }
 END_TEST

@@ -111,7 +111,7 @@ START_TEST(every_event_one_sample_id_layout)
 		if (r->type == PERF_RECORD_COMM)
 			name = (const char *)(r + 1) + 8;
 		else if (r->type == PERF_RECORD_MMAP2)
-			name = (const char *)(r + 1) + sizeof(struct pdf_mmap2);
+			name = (const char *)(r + 1) + sizeof(struct rs_perf_mmap2_body);
 		if (name) {
 			size_t room = r->size - tr - (size_t)(name - (const char *)r);
 
@@ -332,7 +332,7 @@ START_TEST(marker_text_in_raw)
 	int n;
 
 	pdf_layout_init(&lay, G_TYPE);
-	n = pdf_encode(&lay, 1, 99, g_marker(buf, G_MARKER, G_PID, 1234),
+	n = pdf_codec_encode(&lay, 1, 99, g_marker(buf, G_MARKER, G_PID, 1234),
 		       enc, sizeof(enc));
 	ck_assert_int_gt(n, 0);
 	ck_assert_int_eq(pdf_sample_parse(lay.sample_type[PDF_KIND_MARKER],
@@ -347,24 +347,24 @@ START_TEST(marker_text_in_raw)
 	ck_assert_uint_eq(s.period, 1);         /* one marker, its length
 						 * the text's */
 	ck_assert_uint_eq(s.time, 99);
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &ring, &t),
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &ring, &t),
 			 32 + 24);
 	ck_assert_mem_eq(dec, buf, 56);
 	/* a length past the text is no marker */
 	s.period = 2 + 25;
 	memcpy(enc + n - 28 - 4 - 8, &s.period, 8);
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &ring, &t),
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &ring, &t),
 			 PDF_ERR(pdfe_format));
 	/* a length that is not the text's up to a NUL, bytes after the
 	 * text: the length in PERIOD, still back byte for byte */
 	g_marker(buf, G_MARKER, G_PID, 1234);
 	((struct rs_rec_marker *)(void *)buf)->len = 5;
 	buf[32 + 22] = 0x7f;
-	n = pdf_encode(&lay, 1, 99, (const void *)buf, enc, sizeof(enc));
+	n = pdf_codec_encode(&lay, 1, 99, (const void *)buf, enc, sizeof(enc));
 	ck_assert_int_eq(pdf_sample_parse(lay.sample_type[PDF_KIND_MARKER],
 					  e + 1, e->size - 8u, &s), 0);
 	ck_assert_uint_eq(s.period, 2 + 5);
-	ck_assert_int_eq(pdf_decode(&lay, e, dec, sizeof(dec), &ring, &t), 56);
+	ck_assert_int_eq(pdf_codec_decode(&lay, e, dec, sizeof(dec), &ring, &t), 56);
 	ck_assert_mem_eq(dec, buf, 56);
 }
 END_TEST

@@ -191,7 +191,7 @@ START_TEST(ksyms_hostile)
 		int err = parse(cases[i].s, cases[i].len);
 
 		ck_assert_msg(err == cases[i].err, "case %u: %d (%s), want %s",
-			      i, err, pdf_errstr(err), pdf_errstr(cases[i].err));
+			      i, err, pdf_error_str(err), pdf_error_str(cases[i].err));
 	}
 }
 END_TEST
@@ -590,16 +590,16 @@ START_TEST(ksyms_cache)
 	setenv("HOME", dir, 1);
 	setenv("PERF_CONFIG", path, 1);
 	setenv("PERF_BUILDID_DIR", "/ignored", 1);
-	ck_assert_int_eq(pdf_ksyms_cache_dir(got, sizeof(got)), 0);
+	ck_assert_int_eq(pdf_cache_perf_dir(got, sizeof(got)), 0);
 	snprintf(path, sizeof(path), "%s/b", dir);
 	ck_assert_str_eq(got, path);
 	setenv("PERF_CONFIG", "/dev/null", 1);
-	ck_assert_int_eq(pdf_ksyms_cache_dir(got, sizeof(got)), 0);
+	ck_assert_int_eq(pdf_cache_perf_dir(got, sizeof(got)), 0);
 	snprintf(path, sizeof(path), "%s/.debug", dir);
 	ck_assert_str_eq(got, path);
-	ck_assert_int_eq(pdf_ksyms_cache_dir(got, 4), -ENAMETOOLONG);
+	ck_assert_int_eq(pdf_cache_perf_dir(got, 4), -ENAMETOOLONG);
 	unsetenv("HOME");
-	ck_assert_int_eq(pdf_ksyms_cache_dir(got, sizeof(got)), -ENOENT);
+	ck_assert_int_eq(pdf_cache_perf_dir(got, sizeof(got)), -ENOENT);
 	pdf_ksyms_free(k);
 	pdf_ksyms_free(other);
 }
@@ -737,7 +737,7 @@ START_TEST(ksyms_writer)
 	ck_assert_int_ne(memcmp(st.build_id, content, 20), 0);
 
 	/* the host kernel's id is never taken from a guest */
-	host_len = pdf_host_build_id(host);
+	host_len = pdf_buildid_host(host);
 	if (host_len) {
 		ck_assert_int_eq(write_file(path, K(good), host,
 					    (uint32_t)host_len, cache, &st), 0);

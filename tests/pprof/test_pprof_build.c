@@ -257,29 +257,29 @@ static struct pprof *small_profile(void)
 	uint64_t locs[3];
 	int64_t v[2] = { 1, 250000 };
 
-	ck_assert_int_eq(pprof_new(&p), 0);
-	ck_assert_int_eq(pprof_string(p, ""), 0);
-	ck_assert_int_eq(pprof_sample_type(p, "samples", "count"), 0);
-	ck_assert_int_eq(pprof_sample_type(p, "cpu", "nanoseconds"), 0);
-	ck_assert_int_eq(pprof_set_period(p, "cpu", "nanoseconds", 250000), 0);
-	pprof_set_time(p, 1700000000000000000ll, 5000000000ll);
-	m = pprof_mapping(p, 0x1000, 0x5000, 0x1000, "/bin/app", "abcd", 1);
-	m2 = pprof_mapping(p, 0x1000, 0x5000, 0x1000, "/bin/app", "abcd", 1);
+	ck_assert_int_eq(pprof_profile_new(&p), 0);
+	ck_assert_int_eq(pprof_profile_string(p, ""), 0);
+	ck_assert_int_eq(pprof_profile_sample_type(p, "samples", "count"), 0);
+	ck_assert_int_eq(pprof_profile_sample_type(p, "cpu", "nanoseconds"), 0);
+	ck_assert_int_eq(pprof_profile_set_period(p, "cpu", "nanoseconds", 250000), 0);
+	pprof_profile_set_time(p, 1700000000000000000ll, 5000000000ll);
+	m = pprof_profile_mapping(p, 0x1000, 0x5000, 0x1000, "/bin/app", "abcd", 1);
+	m2 = pprof_profile_mapping(p, 0x1000, 0x5000, 0x1000, "/bin/app", "abcd", 1);
 	ck_assert_int_eq(m, 1);
 	ck_assert_int_eq(m2, 1);
-	ck_assert_int_eq(pprof_mapping(p, 0x1000, 0x5000, 0x1000, "/bin/app",
+	ck_assert_int_eq(pprof_profile_mapping(p, 0x1000, 0x5000, 0x1000, "/bin/app",
 				       "abcd", 0), 2);
-	f1 = pprof_function(p, "main", "/bin/app");
-	f2 = pprof_function(p, "work", "/bin/app");
-	f1b = pprof_function(p, "main", "/bin/app");
+	f1 = pprof_profile_function(p, "main", "/bin/app");
+	f2 = pprof_profile_function(p, "work", "/bin/app");
+	f1b = pprof_profile_function(p, "main", "/bin/app");
 	ck_assert_int_eq(f1, 1);
 	ck_assert_int_eq(f2, 2);
 	ck_assert_int_eq(f1b, 1);
-	ck_assert_int_eq(pprof_function(p, "main", NULL), 3);
-	l1 = pprof_location(p, (uint64_t)m, 0x1234, (uint64_t)f2);
-	l2 = pprof_location(p, (uint64_t)m, 0x1100, (uint64_t)f1);
-	l3 = pprof_location(p, 0, 0xdead, 0);
-	l1b = pprof_location(p, (uint64_t)m, 0x1234, 0);
+	ck_assert_int_eq(pprof_profile_function(p, "main", NULL), 3);
+	l1 = pprof_profile_location(p, (uint64_t)m, 0x1234, (uint64_t)f2);
+	l2 = pprof_profile_location(p, (uint64_t)m, 0x1100, (uint64_t)f1);
+	l3 = pprof_profile_location(p, 0, 0xdead, 0);
+	l1b = pprof_profile_location(p, (uint64_t)m, 0x1234, 0);
 	ck_assert_int_eq(l1, 1);
 	ck_assert_int_eq(l2, 2);
 	ck_assert_int_eq(l3, 3);
@@ -287,16 +287,16 @@ static struct pprof *small_profile(void)
 	locs[0] = (uint64_t)l1;
 	locs[1] = (uint64_t)l2;
 	locs[2] = (uint64_t)l3;
-	ck_assert_int_eq(pprof_sample(p, locs, 2, v, 2, lab, 3), 0);
+	ck_assert_int_eq(pprof_profile_sample(p, locs, 2, v, 2, lab, 3), 0);
 	v[1] = 7;
-	ck_assert_int_eq(pprof_sample(p, locs + 2, 1, v, 2, NULL, 0), 0);
+	ck_assert_int_eq(pprof_profile_sample(p, locs + 2, 1, v, 2, NULL, 0), 0);
 	/* refused whole: the profile stays as it was */
-	ck_assert_int_eq(pprof_sample(p, locs, 2, v, 1, NULL, 0), -EINVAL);
-	ck_assert_int_eq(pprof_sample(p, locs, 2, v, 2, lab, PPROF_MAX_LABELS + 1),
+	ck_assert_int_eq(pprof_profile_sample(p, locs, 2, v, 1, NULL, 0), -EINVAL);
+	ck_assert_int_eq(pprof_profile_sample(p, locs, 2, v, 2, lab, PPROF_MAX_LABELS + 1),
 			 -EINVAL);
-	ck_assert_int_eq(pprof_sample(p, locs, PPROF_MAX_FRAMES + 1, v, 2, NULL, 0),
+	ck_assert_int_eq(pprof_profile_sample(p, locs, PPROF_MAX_FRAMES + 1, v, 2, NULL, 0),
 			 -EINVAL);
-	ck_assert_int_eq(pprof_sample_type(p, "late", "count"), -E2BIG);
+	ck_assert_int_eq(pprof_profile_sample_type(p, "late", "count"), -E2BIG);
 	return p;
 }
 
@@ -309,18 +309,18 @@ static const char *S(const struct prof *d, uint64_t i)
 START_TEST(profile_read_back)
 {
 	struct pprof *p = small_profile();
-	struct pprof_counts c;
+	struct pprof_profile_counts c;
 	struct pdf_buf b;
 	struct prof *d = calloc(1, sizeof(*d));
 
 	ck_assert_ptr_nonnull(d);
-	pprof_counts(p, &c);
+	pprof_profile_counts(p, &c);
 	ck_assert_uint_eq(c.samples, 2);
 	ck_assert_uint_eq(c.mappings, 2);
 	ck_assert_uint_eq(c.functions, 3);
 	ck_assert_uint_eq(c.locations, 3);
 	pdf_buf_init(&b);
-	ck_assert_int_eq(pprof_encode(p, &b), 0);
+	ck_assert_int_eq(pprof_profile_encode(p, &b), 0);
 	decode(d, b.data, b.len);
 
 	ck_assert_uint_eq(d->nr_str, c.strings);
@@ -377,7 +377,7 @@ START_TEST(profile_read_back)
 	ck_assert_uint_eq(d->fn_file[2], 0);
 
 	pdf_buf_fini(&b);
-	pprof_free(p);
+	pprof_profile_free(p);
 	free(d);
 }
 END_TEST
@@ -389,20 +389,20 @@ START_TEST(profile_grows)
 	char name[32];
 	unsigned i;
 
-	ck_assert_int_eq(pprof_new(&p), 0);
+	ck_assert_int_eq(pprof_profile_new(&p), 0);
 	for (i = 0; i < 20000; i++) {
 		snprintf(name, sizeof(name), "fn_%u", i);
-		ck_assert_int_eq(pprof_function(p, name, NULL), i + 1);
-		ck_assert_int_eq(pprof_location(p, 0, i * 16ull, i + 1), i + 1);
+		ck_assert_int_eq(pprof_profile_function(p, name, NULL), i + 1);
+		ck_assert_int_eq(pprof_profile_location(p, 0, i * 16ull, i + 1), i + 1);
 	}
 	for (i = 0; i < 20000; i += 7) {
 		snprintf(name, sizeof(name), "fn_%u", i);
-		ck_assert_int_eq(pprof_function(p, name, NULL), i + 1);
-		ck_assert_int_eq(pprof_location(p, 0, i * 16ull, 0), i + 1);
+		ck_assert_int_eq(pprof_profile_function(p, name, NULL), i + 1);
+		ck_assert_int_eq(pprof_profile_location(p, 0, i * 16ull, 0), i + 1);
 	}
-	ck_assert_int_eq(pprof_string(p, NULL), -EINVAL);
-	pprof_free(p);
-	pprof_free(NULL);
+	ck_assert_int_eq(pprof_profile_string(p, NULL), -EINVAL);
+	pprof_profile_free(p);
+	pprof_profile_free(NULL);
 }
 END_TEST
 
@@ -415,7 +415,7 @@ START_TEST(gzip_reads_back)
 
 	pdf_buf_init(&raw);
 	pdf_buf_init(&gz);
-	ck_assert_int_eq(pprof_encode(p, &raw), 0);
+	ck_assert_int_eq(pprof_profile_encode(p, &raw), 0);
 	ck_assert_int_eq(pprof_gzip(raw.data, raw.len, &gz), 0);
 	/* gzip's magic, deflate */
 	ck_assert_uint_ge(gz.len, 18);
@@ -441,7 +441,7 @@ START_TEST(gzip_reads_back)
 	ck_assert_int_eq(pprof_gzip(NULL, 1, &gz), -EINVAL);
 	pdf_buf_fini(&raw);
 	pdf_buf_fini(&gz);
-	pprof_free(p);
+	pprof_profile_free(p);
 }
 END_TEST
 
@@ -477,7 +477,7 @@ START_TEST(kernel_names_from_cache)
 
 	ck_assert_int_eq(pdf_ksyms_parse(&k, text, sizeof(text) - 1), 0);
 	ck_assert_int_eq(pdf_ksyms_cache_put(k, id, 20, cache), 0);
-	ck_assert_int_eq(pprof_kernel_syms(&back, cache, id, 20), 0);
+	ck_assert_int_eq(pprof_names_ksyms(&back, cache, id, 20), 0);
 	ck_assert_int_eq(pdf_ksyms_find(back, 0xffffffff81001150ull, &s), 1);
 	ck_assert_str_eq(s.name, "rs_two");
 	ck_assert_int_eq(pdf_ksyms_find(back, 0xffffffffc0001004ull, &s), 1);
@@ -485,9 +485,9 @@ START_TEST(kernel_names_from_cache)
 	ck_assert_str_eq(s.module, "rs_mod");
 	pdf_ksyms_free(back);
 	/* no entry for another id, none without an id: never another table */
-	ck_assert_int_eq(pprof_kernel_syms(&back, cache, other, 20), -ENOENT);
+	ck_assert_int_eq(pprof_names_ksyms(&back, cache, other, 20), -ENOENT);
 	ck_assert_ptr_null(back);
-	ck_assert_int_eq(pprof_kernel_syms(&back, cache, id, 0), -ENODATA);
+	ck_assert_int_eq(pprof_names_ksyms(&back, cache, id, 0), -ENODATA);
 	pdf_ksyms_free(k);
 }
 END_TEST
@@ -545,14 +545,14 @@ START_TEST(write_refuses_what_is_no_file)
 
 	snprintf(path, sizeof(path), "%s/none.data", cache);
 	snprintf(out, sizeof(out), "%s/out.pb.gz", cache);
-	ck_assert_int_eq(pprof_write(path, out, NULL, NULL), -ENOENT);
+	ck_assert_int_eq(pprof_file_write(path, out, NULL, NULL), -ENOENT);
 	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("not a perf.data file, not at all, no", f);
 	fclose(f);
-	ck_assert_int_eq(pprof_write(path, out, NULL, NULL), PDF_ERR(pdfe_magic));
+	ck_assert_int_eq(pprof_file_write(path, out, NULL, NULL), PDF_ERR(pdfe_magic));
 	ck_assert_int_eq(access(out, F_OK), -1);
-	ck_assert_int_eq(pprof_write(NULL, out, NULL, NULL), PDF_ERR(pdfe_invalid));
+	ck_assert_int_eq(pprof_file_write(NULL, out, NULL, NULL), PDF_ERR(pdfe_invalid));
 }
 END_TEST
 
@@ -738,7 +738,7 @@ START_TEST(file_to_profile)
 	file_sample(w, 0, PERF_RECORD_MISC_USER, 7, 100, s4, 2);
 	ck_assert_int_eq(pdf_writer_finish(w), 0);
 
-	ck_assert_int_eq(pprof_write(file, out, &pp, &st), 0);
+	ck_assert_int_eq(pprof_file_write(file, out, &pp, &st), 0);
 	ck_assert_uint_eq(st.samples, 4);
 	ck_assert_uint_eq(st.bad_samples, 0);
 	ck_assert_int_eq(st.ksyms_err, 0);

@@ -6,7 +6,7 @@
  *       a region file laid out by ring/ (rs_region_layout), switched on
  *   pt-qemu-check check FILE TRUTH VCPU [MIN_INSNS]
  *       read ring VCPU's AUX area (rs_snapshot_aux), decode it with
- *       pv_dec_run over the truth file's code bytes, and compare with the
+ *       pv_decode_run over the truth file's code bytes, and compare with the
  *       truth's instructions one for one.  Normal mode decodes from the
  *       start against the truth's first instructions, reading each block's
  *       code as it was translated by then (the kernel patches its text
@@ -249,7 +249,7 @@ static int no_events;
 
 #define ENOUGH (-1000)          /* collect's "stop: the window is full" */
 
-static int collect(void *arg, const struct pv_dec_item *it)
+static int collect(void *arg, const struct pv_decode_item *it)
 {
 	(void)arg;
 	if (it->kind != PV_DEC_INSN && it->kind != PV_DEC_INTERRUPT &&
@@ -423,8 +423,8 @@ static int check(const char *region_path, const char *truth_path,
 {
 	struct rs_region region;
 	struct rs_aux_snapshot snap;
-	struct pv_dec_stats ds;
-	struct pv_dec_params dp = { .size = sizeof(dp) };
+	struct pv_decode_stats ds;
+	struct pv_decode_params dp = { .size = sizeof(dp) };
 	struct stat st;
 	uint8_t *buf;
 	void *mem;
@@ -450,7 +450,7 @@ static int check(const char *region_path, const char *truth_path,
 	buf = malloc(ring.aux_size);
 	ret = buf ? rs_snapshot_aux(&snap, &region, vcpu, buf, ring.aux_size) : -1;
 	if (ret < 0) {
-		fprintf(stderr, "rs_snapshot_aux: %s\n", rs_errstr(-ret));
+		fprintf(stderr, "rs_snapshot_aux: %s\n", rs_error_str(-ret));
 		return 1;
 	}
 	dp.from_last_psb = last_psb;
@@ -463,7 +463,7 @@ static int check(const char *region_path, const char *truth_path,
 	if (!items)
 		return 1;
 	keep_last = snapshot;
-	ret = pv_dec_run(&dp, &ds);
+	ret = pv_decode_run(&dp, &ds);
 	if (ret == ENOUGH)
 		ret = 0;
 	if (linearize() < 0)
@@ -476,7 +476,7 @@ static int check(const char *region_path, const char *truth_path,
 	printf("truth: %" PRIu64 " instructions of vCPU %u from #%" PRIu64 "\n",
 	       ntruth, vcpu, truth_first);
 	if (ret < 0) {
-		fprintf(stderr, "FAIL decode: %s\n", pv_errstr(-ret));
+		fprintf(stderr, "FAIL decode: %s\n", pv_error_str(-ret));
 		return 1;
 	}
 	/* From the last PSB: whatever follows it, all of it, must agree. */
@@ -696,7 +696,7 @@ static int layout(const char *path, uint32_t rings, uint32_t aux_pages,
 	if (ret == 0)
 		ret = rs_region_size(&p, &size);
 	if (ret < 0) {
-		fprintf(stderr, "layout: %s\n", rs_errstr(-ret));
+		fprintf(stderr, "layout: %s\n", rs_error_str(-ret));
 		return 1;
 	}
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);

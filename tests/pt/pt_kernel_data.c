@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 		return die("truth", -1);
 
 	if ((err = pdf_writer_open(&w, argv[1], &wp)))
-		return die(pdf_errstr(err), err);
+		return die(pdf_error_str(err), err);
 	if (pdf_writer_stats(w)->ksyms_err)
 		return die("kallsyms", pdf_writer_stats(w)->ksyms_err);
 	/* the range ringside reads from a guest; here the image is it */

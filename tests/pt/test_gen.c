@@ -103,7 +103,7 @@ static void step(struct pv_gen *g, uint64_t ip, uint64_t next)
 	truth[ntruth++] = ip;
 }
 
-static int on_item(void *arg, const struct pv_dec_item *it)
+static int on_item(void *arg, const struct pv_decode_item *it)
 {
 	(void)arg;
 	if (it->kind == PV_DEC_INSN)
@@ -113,15 +113,15 @@ static int on_item(void *arg, const struct pv_dec_item *it)
 	return 0;
 }
 
-static struct pv_dec_stats decode(bool last_psb)
+static struct pv_decode_stats decode(bool last_psb)
 {
-	struct pv_dec_params p = {
+	struct pv_decode_params p = {
 		.size = sizeof(p), .from_last_psb = last_psb, .trace = trace,
 		.len = trace_len, .code = fx_pv_mem(&mem), .fn = on_item,
 	};
-	struct pv_dec_stats st;
+	struct pv_decode_stats st;
 
-	ck_assert_int_eq(pv_dec_run(&p, &st), 0);
+	ck_assert_int_eq(pv_decode_run(&p, &st), 0);
 	return st;
 }
 
@@ -138,7 +138,7 @@ static void same(size_t from)
 static void run_script(uint64_t psb, bool no_retcomp)
 {
 	struct pv_gen *g = gen(psb, no_retcomp);
-	struct pv_dec_stats st;
+	struct pv_decode_stats st;
 
 	ck_assert_int_eq(pv_gen_enable(g, 0x1000, 1), 0);
 	for (size_t i = 0; i < NSCRIPT; i++)
@@ -178,7 +178,7 @@ END_TEST
 START_TEST(roundtrip_interrupt)
 {
 	struct pv_gen *g = gen(4096, false);
-	struct pv_dec_stats st;
+	struct pv_decode_stats st;
 
 	ck_assert_int_eq(pv_gen_enable(g, 0x1000, 1), 0);
 	for (size_t i = 0; i < NSCRIPT; i++) {
@@ -203,7 +203,7 @@ END_TEST
 START_TEST(roundtrip_leave_and_reenable)
 {
 	struct pv_gen *g = gen(4096, false);
-	struct pv_dec_stats st;
+	struct pv_decode_stats st;
 	struct pv_insn in;
 	uint64_t pge = 0;
 
@@ -240,7 +240,7 @@ END_TEST
 START_TEST(roundtrip_overflow)
 {
 	struct pv_gen *g = gen(4096, false);
-	struct pv_dec_stats st;
+	struct pv_decode_stats st;
 
 	ck_assert_int_eq(pv_gen_enable(g, 0x1000, 1), 0);
 	for (size_t i = 0; i < NSCRIPT; i++) {
@@ -274,7 +274,7 @@ START_TEST(overflow_after_dropped_packets)
 {
 	struct pv_gen *g = gen(4096, false);
 	struct pv_insn in;
-	struct pv_dec_stats st;
+	struct pv_decode_stats st;
 
 	ck_assert_int_eq(pv_gen_enable(g, 0x1000, 1), 0);
 	for (size_t i = 0; i < 13; i++)
@@ -305,7 +305,7 @@ END_TEST
 static uint64_t nstall, stall_errors;
 static int32_t stall_code;
 
-static int count_item(void *arg, const struct pv_dec_item *it)
+static int count_item(void *arg, const struct pv_decode_item *it)
 {
 	(void)arg;
 	nstall += it->kind == PV_DEC_INSN;
@@ -321,17 +321,17 @@ static int count_item(void *arg, const struct pv_dec_item *it)
 START_TEST(decode_endless_loop_stops)
 {
 	struct pv_gen *g = gen(4096, false);
-	struct pv_dec_params p = {
+	struct pv_decode_params p = {
 		.size = sizeof(p), .trace = trace, .code = fx_pv_mem(&mem),
 		.fn = count_item,
 	};
-	struct pv_dec_stats st;
+	struct pv_decode_stats st;
 
 	ck_assert_int_eq(pv_gen_enable(g, 0x1050, 1), 0);
 	ck_assert_int_eq(pv_gen_flush(g), 0);
 	p.len = trace_len;
 	nstall = stall_errors = 0;
-	ck_assert_int_eq(pv_dec_run(&p, &st), 0);
+	ck_assert_int_eq(pv_decode_run(&p, &st), 0);
 	ck_assert_uint_eq(stall_errors, 1);
 	ck_assert_int_eq(stall_code, PV_DEC_ERR_STALL);
 	ck_assert_uint_eq(nstall, PV_DEC_STALL);
@@ -342,7 +342,7 @@ END_TEST
 START_TEST(decode_from_last_psb)
 {
 	struct pv_gen *g = gen(4, false);
-	struct pv_dec_stats st;
+	struct pv_decode_stats st;
 	size_t skip;
 
 	ck_assert_int_eq(pv_gen_enable(g, 0x1000, 1), 0);
@@ -451,32 +451,32 @@ START_TEST(capture_roundtrip_and_hostile)
 	for (size_t i = 0; i < NSCRIPT; i++)
 		step(g, script[i][0], script[i][1]);
 	ck_assert_int_eq(pv_gen_disable(g, 0x1025), 0);
-	ck_assert_int_eq(pv_cap_add(&c, PV_CAP_MEM, CODE, code, sizeof(code)), 0);
-	ck_assert_int_eq(pv_cap_add(&c, PV_CAP_TRACE, 0, trace, trace_len), 0);
+	ck_assert_int_eq(pv_capture_add(&c, PV_CAP_MEM, CODE, code, sizeof(code)), 0);
+	ck_assert_int_eq(pv_capture_add(&c, PV_CAP_TRACE, 0, trace, trace_len), 0);
 	fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(pv_cap_write(&c, fd), 0);
+	ck_assert_int_eq(pv_capture_write(&c, fd), 0);
 	close(fd);
-	ck_assert_int_eq(pv_cap_read(&r, path), 0);
+	ck_assert_int_eq(pv_capture_read(&r, path), 0);
 	ck_assert_uint_eq(r.nr, 2);
-	ck_assert_uint_eq(pv_cap_find(&r, PV_CAP_TRACE)->len, trace_len);
-	m = pv_cap_mem(&r);
+	ck_assert_uint_eq(pv_capture_find(&r, PV_CAP_TRACE)->len, trace_len);
+	m = pv_capture_mem(&r);
 	ck_assert_ptr_nonnull(m.ptr(m.arg, 0x1000, 5));
 	ck_assert_ptr_null(m.ptr(m.arg, 0x1000, sizeof(code) + 1));
-	ck_assert_ptr_null(pv_cap_find(&r, PV_CAP_TRUTH));
-	pv_cap_fini(&r);
+	ck_assert_ptr_null(pv_capture_find(&r, PV_CAP_TRUTH));
+	pv_capture_fini(&r);
 	/* Cut the file short: every cut is refused, never read past. */
 	for (long cut = 0; cut < 64; cut += 7) {
 		ck_assert_int_eq(truncate(path, cut), 0);
-		ck_assert_int_eq(pv_cap_read(&r, path), -pve_format);
+		ck_assert_int_eq(pv_capture_read(&r, path), -pve_format);
 	}
 	f = fopen(path, "wb");
 	fwrite("RSPTCAP1\1\0\0\0\xff\xff\xff\xff", 16, 1, f);
 	fclose(f);
-	ck_assert_int_eq(pv_cap_read(&r, path), -pve_format);
-	ck_assert_int_eq(pv_cap_read(&r, "/nonexistent/x"), -pve_io);
+	ck_assert_int_eq(pv_capture_read(&r, path), -pve_format);
+	ck_assert_int_eq(pv_capture_read(&r, "/nonexistent/x"), -pve_io);
 	unlink(path);
-	pv_cap_fini(&c);
+	pv_capture_fini(&c);
 	pv_gen_free(g);
 }
 END_TEST

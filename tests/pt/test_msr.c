@@ -157,7 +157,7 @@ START_TEST(missing_features_fault)
 	struct pv_caps c;
 	uint64_t v;
 
-	pv_caps_default(&c);
+	pv_cpuid_default(&c);
 	c.leaf0[1] &= ~PV_CAP0_EBX_CR3FILTER;
 	c.leaf0[2] = 0;  /* no ToPA, no single range */
 	pv_msr_init(&m, &c);

@@ -337,8 +337,8 @@ END_TEST
 START_TEST(errstr_all)
 {
 	for (int e = 0; e < pve_max; e++)
-		ck_assert_str_ne(pv_errstr(-e), "unknown error");
-	ck_assert_str_eq(pv_errstr(-pve_max), "unknown error");
+		ck_assert_str_ne(pv_error_str(-e), "unknown error");
+	ck_assert_str_eq(pv_error_str(-pve_max), "unknown error");
 }
 END_TEST
 

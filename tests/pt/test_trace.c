@@ -101,7 +101,7 @@ START_TEST(roundtrip_all_chained_tables_no_retcomp)
 	ck_assert_uint_ge(pv_trace_aux_stats(x.t)->wakeups, 1);
 	ck_assert_uint_eq(pv_trace_stats(x.t)->doorbells,
 			  pv_trace_aux_stats(x.t)->wakeups);
-	ck_assert_int_ge(rs_vmm_doorbell_collect(x.vm, 0), 1);
+	ck_assert_int_ge(vmm_doorbell_collect(x.vm, 0), 1);
 }
 END_TEST
 
@@ -119,7 +119,7 @@ START_TEST(snapshot_wraps_and_decodes_from_last_psb)
 	guest_done();
 	ck_assert_uint_gt(pv_trace_out_stats(x.t)->bytes, sizeof(buf) + 1024);
 	ck_assert_uint_gt(pv_trace_out_stats(x.t)->ends, 0);    /* wrapped */
-	ck_assert_int_eq(rs_snapshot_aux(&s, rs_vmm_region(x.vm), 0, buf,
+	ck_assert_int_eq(rs_snapshot_aux(&s, vmm_region(x.vm), 0, buf,
 					 sizeof(buf)), 0);
 	ck_assert_uint_eq(s.len, sizeof(buf));
 	x.aux = malloc(s.len);

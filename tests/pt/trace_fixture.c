@@ -78,13 +78,13 @@ static void drain(struct tr *x)
 void tr_run(struct tr *x, const struct tr_opts *o)
 {
 	struct pv_trace_params tp = o->tp;
-	struct rs_vmm_params p;
+	struct vmm_params p;
 	const char *payload = getenv("RS_PT_PAYLOAD");
 	int polls = 0;
 
 	memset(x, 0, sizeof(*x));
 	ck_assert_msg(payload != NULL, "RS_PT_PAYLOAD not set");
-	rs_vmm_params_init(&p);
+	vmm_params_init(&p);
 	p.nr_vcpus = 1;
 	p.data_pages = 16;
 	p.aux_pages = o->aux_pages;
@@ -92,20 +92,20 @@ void tr_run(struct tr *x, const struct tr_opts *o)
 	p.aux_watermark = o->aux_pages * 4096 / 2;
 	p.log = on_log;
 	p.log_arg = x;
-	ck_assert_msg(rs_vmm_create(&x->vm, &p) == 0, "create: %s", x->log);
-	ck_assert_msg(rs_vmm_load_file(x->vm, payload) == 0, "load: %s", x->log);
+	ck_assert_msg(vmm_create(&x->vm, &p) == 0, "create: %s", x->log);
+	ck_assert_msg(vmm_load_file(x->vm, payload) == 0, "load: %s", x->log);
 	tp.size = sizeof(tp);
 	tp.workload = o->workload;
 	tp.iterations = o->iterations;
 	ck_assert_msg(pv_trace_attach(&x->t, x->vm, &tp) == 0, "attach: %s",
 		      x->log);
 	if (o->aux_mode == RS_MODE_NORMAL) {
-		x->cons = rs_consumer_alloc(rs_vmm_region(x->vm), 0);
+		x->cons = rs_consumer_alloc(vmm_region(x->vm), 0);
 		ck_assert_ptr_nonnull(x->cons);
 	}
-	ck_assert_int_eq(rs_vmm_start(x->vm), 0);
+	ck_assert_int_eq(vmm_start(x->vm), 0);
 	/* Counted polls, not time: a hung guest fails after ~50 s. */
-	while (rs_vmm_wait(x->vm, 10) == -ETIMEDOUT) {
+	while (vmm_wait(x->vm, 10) == -ETIMEDOUT) {
 		if (o->drain && x->cons)
 			drain(x);
 		FX_CHECK(++polls < 5000, "guest did not finish");
@@ -118,7 +118,7 @@ void tr_run(struct tr *x, const struct tr_opts *o)
 
 		rs_vmm_vcpu_info(x->vm, 0, &vi);
 		fprintf(stderr, "vcpu state %s err %d rip %#llx exit %u | steps %llu insns %llu async %llu bp %llu irq %llu en %llu dis %llu hlt %llu err %d | last %#llx\n",
-			rs_vmm_state_name(vi.state), vi.error,
+			vmm_cpu_state_name(vi.state), vi.error,
 			(unsigned long long)vi.rip, vi.exit_reason,
 			(unsigned long long)st->steps, (unsigned long long)st->insns,
 			(unsigned long long)st->async, (unsigned long long)st->breakpoints,
@@ -138,7 +138,7 @@ void tr_run(struct tr *x, const struct tr_opts *o)
 		drain(x);
 }
 
-static int on_item(void *arg, const struct pv_dec_item *it)
+static int on_item(void *arg, const struct pv_decode_item *it)
 {
 	struct tr *x = arg;
 
@@ -157,12 +157,12 @@ static int on_item(void *arg, const struct pv_dec_item *it)
 
 static void *vm_ptr(void *arg, uint64_t gpa, uint64_t len)
 {
-	return rs_vmm_guest_ptr(arg, gpa, len);
+	return vmm_mem_guest_ptr(arg, gpa, len);
 }
 
 void tr_decode(struct tr *x, int last_psb)
 {
-	struct pv_dec_params p = {
+	struct pv_decode_params p = {
 		.size = sizeof(p), .from_last_psb = last_psb, .trace = x->aux,
 		.len = x->aux_len, .code = { vm_ptr, x->vm }, .fn = on_item,
 		.arg = x,
@@ -170,7 +170,7 @@ void tr_decode(struct tr *x, int last_psb)
 
 	x->ndecoded = 0;
 	memset(x->dec_kinds, 0, sizeof(x->dec_kinds));
-	ck_assert_int_eq(pv_dec_run(&p, &x->dec), 0);
+	ck_assert_int_eq(pv_decode_run(&p, &x->dec), 0);
 }
 
 static void compare(struct tr *x, uint64_t from)
@@ -224,7 +224,7 @@ void tr_fini(struct tr *x)
 {
 	rs_consumer_free(x->cons);
 	pv_trace_free(x->t);
-	rs_vmm_destroy(x->vm);
+	vmm_destroy(x->vm);
 	free(x->aux);
 	free(x->decoded);
 	memset(x, 0, sizeof(*x));

@@ -15,7 +15,7 @@
 #include "ringside/vmm.h"
 
 struct tr {
-	struct rs_vmm *vm;
+	struct vmm *vm;
 	struct pv_trace *t;
 	struct rs_consumer *cons;
 	uint8_t *aux;              /* AUX bytes, in stream order */
@@ -24,7 +24,7 @@ struct tr {
 	uint64_t *decoded;
 	uint64_t ndecoded, decoded_cap;
 	uint64_t dec_kinds[8];
-	struct pv_dec_stats dec;
+	struct pv_decode_stats dec;
 	char log[512];
 };
 

@@ -747,7 +747,7 @@ START_TEST(aux_publish_only)
 	t.ctrl->ext.flags |= RS_EXT_SEALED;
 	flags_before = t.ctrl->ext.flags;
 	memcpy(before, t.ctrl, sizeof(before) < 4096 ? sizeof(before) : 4096);
-	ck_assert_int_eq(rs_aux_producer_init(&ap, &t.f.region, 0), 0);
+	ck_assert_int_eq(rs_producer_init_aux(&ap, &t.f.region, 0), 0);
 	for (size_t i = 0; i < sizeof(bytes); i++)
 		bytes[i] = pat(i);
 	ck_assert_int_eq(rs_aux_begin(&ap, &h, sizeof(bytes)), sizeof(bytes));
@@ -767,8 +767,8 @@ START_TEST(aux_publish_only)
 	ck_assert_int_eq(rs_aux_publish(NULL, &h, 0), -rse_invalid);
 	fx_ring_fini(&t);
 	aux_ring_init(&t, 0, RS_MODE_NORMAL, 0);
-	ck_assert_int_eq(rs_aux_producer_init(&ap, &t.f.region, 0), -rse_mode);
-	ck_assert_int_eq(rs_aux_producer_init(NULL, &t.f.region, 0), -rse_invalid);
+	ck_assert_int_eq(rs_producer_init_aux(&ap, &t.f.region, 0), -rse_mode);
+	ck_assert_int_eq(rs_producer_init_aux(NULL, &t.f.region, 0), -rse_invalid);
 	fx_ring_fini(&t);
 }
 END_TEST

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The region header's protocol: rs_region_params_init, rs_region_enable,
- * rs_region_disable, rs_region_note_reset (host); rs_region_config_read,
- * rs_region_enabled, rs_guest_attach, rs_guest_heartbeat, rs_guest_detach
+ * rs_region_disable, rs_region_note_reset (host); rs_guest_config_read,
+ * rs_guest_enabled, rs_guest_attach, rs_guest_heartbeat, rs_guest_detach
  * (guest);
  * rs_perf_page_*, ringside/shared.h and rs_is_pow2.  What the helpers
  * wrote is checked in shared memory, through the ABI.
@@ -144,9 +144,9 @@ START_TEST(config_read_follows_host)
 	params_full(&p);
 	fx_region_init(&f, &p, FX_NO_OPEN);
 	fx_region_reopen(&f);
-	ck_assert_int_eq(rs_region_enabled(&f.region), 0);
+	ck_assert_int_eq(rs_guest_enabled(&f.region), 0);
 	memset(&cfg, 0xa5, sizeof(cfg));
-	ck_assert_int_eq(rs_region_config_read(&f.region, &cfg), 0);
+	ck_assert_int_eq(rs_guest_config_read(&f.region, &cfg), 0);
 	ck_assert_uint_eq(cfg.enabled, 0);
 	ck_assert_uint_eq(cfg.trace_mask, RS_TRACE_TEST | RS_TRACE_SAMPLES);
 	ck_assert_uint_eq(cfg.doorbell_addr, 0xfee00000u);
@@ -156,16 +156,16 @@ START_TEST(config_read_follows_host)
 
 	ck_assert_int_eq(rs_region_enable(f.mem), 0);
 	fx_header(&f)->config.trace_mask = RS_TRACE_MARKERS;
-	ck_assert_int_eq(rs_region_enabled(&f.region), 1);
-	ck_assert_int_eq(rs_region_config_read(&f.region, &cfg), 0);
+	ck_assert_int_eq(rs_guest_enabled(&f.region), 1);
+	ck_assert_int_eq(rs_guest_config_read(&f.region, &cfg), 0);
 	ck_assert_uint_eq(cfg.enabled, 1);
 	ck_assert_uint_eq(cfg.trace_mask, RS_TRACE_MARKERS);
 	/* the copy taken at open is not the live configuration */
 	ck_assert_uint_eq(rs_region_config(&f.region)->enabled, 0);
 
-	ck_assert_int_eq(rs_region_config_read(NULL, &cfg), -rse_invalid);
-	ck_assert_int_eq(rs_region_config_read(&f.region, NULL), -rse_invalid);
-	ck_assert_int_eq(rs_region_enabled(NULL), -rse_invalid);
+	ck_assert_int_eq(rs_guest_config_read(NULL, &cfg), -rse_invalid);
+	ck_assert_int_eq(rs_guest_config_read(&f.region, NULL), -rse_invalid);
+	ck_assert_int_eq(rs_guest_enabled(NULL), -rse_invalid);
 	fx_region_fini(&f);
 }
 END_TEST

@@ -747,7 +747,7 @@ static void consume(void)
 		_exit(2);
 	/* After the producer is done, one empty drain means everything. */
 	while (quiet < 2) {
-		int done = (int)rs_word_acquire32(&res->producer_done);
+		int done = (int)rs_acquire(&res->producer_done);
 		int n = rs_consumer_drain(c, seen_fn, &s);
 
 		if (n < 0)
@@ -793,7 +793,7 @@ START_TEST(signal_nested_concurrent_consumer)
 	rs_test_hook = NULL;
 	while (rs_producer_flush_lost(&producer) == -rse_no_space)
 		usleep(100);
-	rs_word_release32(&res->producer_done, 1);
+	rs_release(&res->producer_done, 1);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 

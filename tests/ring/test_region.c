@@ -561,7 +561,7 @@ START_TEST(region_open_invalid)
 	b->spoil(&e);
 	err = rs_region_open(&region, e.mem, e.size);
 	ck_assert_msg(err == b->err, "%s: got %d (%s), want %d", b->what, err,
-		      rs_errstr(err), b->err);
+		      rs_error_str(err), b->err);
 	munmap(e.mem, e.size);
 }
 END_TEST

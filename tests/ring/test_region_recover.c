@@ -119,7 +119,7 @@ START_TEST(open_layout_scribbled_header)
 	df = find(&t.d, rs_hf_data_mode, 0);
 	ck_assert_ptr_nonnull(df);
 	ck_assert_uint_eq(df->seen, 7);
-	ck_assert_str_eq(rs_hdr_field_name(rs_hf_nr_rings), "nr_rings");
+	ck_assert_str_eq(rs_region_field_name(rs_hf_nr_rings), "nr_rings");
 
 	/* every ring, by the host's layout, newest record included */
 	ck_assert_uint_eq(rs_region_nr_rings(&t.region), NR_RINGS);
@@ -205,7 +205,7 @@ START_TEST(open_layout_bad_args)
 	ck_assert_int_eq(rs_region_open_layout(&t.region, t.f.mem, t.f.size,
 					       &p, &t.d), -rse_geometry);
 	ck_assert_int_eq(rs_region_ring_skipped(NULL, 0), 0);
-	ck_assert_str_eq(rs_hdr_field_name(rs_hf_max), "unknown field");
+	ck_assert_str_eq(rs_region_field_name(rs_hf_max), "unknown field");
 	fx_region_fini(&t.f);
 }
 END_TEST

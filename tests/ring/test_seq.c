@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The sequence-record helpers (seq.c) and rs_errstr (error.c). */
+/* The sequence-record helpers (seq.c) and rs_error_str (error.c). */
 #include <limits.h>
 #include <string.h>
 
@@ -110,12 +110,12 @@ END_TEST
 START_TEST(errstr_distinct)
 {
 	for (int i = 0; i < rse_max; i++) {
-		const char *a = rs_errstr(i);
+		const char *a = rs_error_str(i);
 
 		ck_assert_ptr_nonnull(a);
 		ck_assert_uint_gt(strlen(a), 0);
 		for (int j = 0; j < i; j++)
-			ck_assert_str_ne(a, rs_errstr(j));
+			ck_assert_str_ne(a, rs_error_str(j));
 	}
 }
 END_TEST
@@ -124,22 +124,22 @@ START_TEST(errstr_negated)
 {
 	/* Functions return -rse_*; naming the returned value must work. */
 	for (int i = 0; i < rse_max; i++)
-		ck_assert_str_eq(rs_errstr(-i), rs_errstr(i));
+		ck_assert_str_eq(rs_error_str(-i), rs_error_str(i));
 }
 END_TEST
 
 START_TEST(errstr_invalid)
 {
 	const int bad[] = { rse_max, -rse_max, INT_MAX, INT_MIN, 1000 };
-	const char *unknown = rs_errstr(rse_max);
+	const char *unknown = rs_error_str(rse_max);
 
 	ck_assert_ptr_nonnull(unknown);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_ptr_nonnull(rs_errstr(bad[i]));
-		ck_assert_str_eq(rs_errstr(bad[i]), unknown);
+		ck_assert_ptr_nonnull(rs_error_str(bad[i]));
+		ck_assert_str_eq(rs_error_str(bad[i]), unknown);
 	}
 	for (int i = 0; i < rse_max; i++)
-		ck_assert_str_ne(rs_errstr(i), unknown);
+		ck_assert_str_ne(rs_error_str(i), unknown);
 }
 END_TEST
 

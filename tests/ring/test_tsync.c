@@ -251,7 +251,7 @@ START_TEST(tsync_no_answer_times_out)
 	ck_assert_uint_eq(r.pings, 1);
 	ck_assert_uint_eq(r.timeouts, 1);
 	ck_assert_uint_eq(cells()->request, 0);
-	ck_assert_str_eq(rs_errstr(-rse_timeout),
+	ck_assert_str_eq(rs_error_str(-rse_timeout),
 			 "the other side did not answer in time");
 }
 END_TEST

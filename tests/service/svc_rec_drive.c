@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 			       d[i].ring[k].lost, d[i].ring[k].corrupt);
 		printf("\n");
 	}
-	svc_rec_domains_free(d, nd);
+	svc_recstats_domains_free(d, nd);
 	c.post_command = NULL;
 	svc_rec_config_fini(&c);
 	return st.failed || err ? 1 : 0;

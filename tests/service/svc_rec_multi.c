@@ -22,7 +22,7 @@
  *   svc-rec-multi --flight DIR DOMAIN REGION
  *
  * captures REGION's flight recorder into DIR/DOMAIN/ as the service
- * does on a trigger (flight_capture, reason "request"): "ok PATH
+ * does on a trigger (cap_flight_capture, reason "request"): "ok PATH
  * records N", or "error WHY" and exit status 1.
  */
 #include <errno.h>
@@ -106,16 +106,16 @@ static void status(const char *path, const struct svc_rec_stats *st,
 static int flight(const char *dir, const char *domain, const char *region,
 		  int argc, char **argv)
 {
-	struct flight_result res;
-	struct flight_req q = {
+	struct cap_flight_result res;
+	struct cap_flight_req q = {
 		.domain = domain, .region_path = region, .dir = dir,
-		.keep = FLIGHT_KEEP, .keep_bytes = FLIGHT_KEEP_BYTES,
+		.keep = CAP_FLIGHT_KEEP, .keep_bytes = CAP_FLIGHT_KEEP_BYTES,
 		.argc = argc, .argv = argv, .reason = "request",
 	};
-	int err = flight_capture(&q, &res);
+	int err = cap_flight_capture(&q, &res);
 
 	if (err) {
-		printf("error %s\n", liberr_str(&res.fail.e));
+		printf("error %s\n", cap_err_str(&res.fail.e));
 		return 1;
 	}
 	printf("ok %s records %" PRIu64 "\n", res.path, res.records);

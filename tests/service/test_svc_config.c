@@ -24,8 +24,8 @@ START_TEST(defaults)
 	svc_config_default(&c);
 	ck_assert_ptr_null(c.uri);
 	ck_assert_ptr_null(c.capture_dir);
-	ck_assert_uint_eq(c.keep, FLIGHT_KEEP);
-	ck_assert_uint_eq(c.keep_bytes, FLIGHT_KEEP_BYTES);
+	ck_assert_uint_eq(c.keep, CAP_FLIGHT_KEEP);
+	ck_assert_uint_eq(c.keep_bytes, CAP_FLIGHT_KEEP_BYTES);
 	ck_assert_uint_eq(c.capture_on, SVC_ON_CRASH | SVC_ON_WATCHDOG |
 			  SVC_ON_HANG);
 	ck_assert_uint_eq(c.hang_after_s, SVC_HANG_AFTER_S);

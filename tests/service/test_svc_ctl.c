@@ -204,20 +204,20 @@ START_TEST(ctl_requests)
 		svc_ctl_free(c);
 		_exit(served == 3 && asked == 1 ? 0 : 2);
 	}
-	ck_assert_int_eq(svc_ctl_request(sock, "web1", reply, sizeof(reply)), 0);
+	ck_assert_int_eq(svc_client_request(sock, "web1", reply, sizeof(reply)), 0);
 	ck_assert_str_eq(reply, "ok /captures/web1.data");
-	ck_assert_int_eq(svc_ctl_request(sock, "", reply, sizeof(reply)), 0);
+	ck_assert_int_eq(svc_client_request(sock, "", reply, sizeof(reply)), 0);
 	ck_assert_str_eq(reply, "error unknown request (capture DOMAIN)");
-	ck_assert_int_eq(svc_ctl_request(sock, "a\033[2Jb", reply,
+	ck_assert_int_eq(svc_client_request(sock, "a\033[2Jb", reply,
 					 sizeof(reply)), 0);
 	ck_assert_str_eq(reply, "error no such domain name");
-	ck_assert_int_eq(svc_ctl_request(sock, "a\nb", reply, sizeof(reply)),
+	ck_assert_int_eq(svc_client_request(sock, "a\nb", reply, sizeof(reply)),
 			 -EINVAL);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	close(lfd);
 	/* nobody listens now: the client says so */
-	ck_assert_int_eq(svc_ctl_request(sock, "web1", reply, sizeof(reply)),
+	ck_assert_int_eq(svc_client_request(sock, "web1", reply, sizeof(reply)),
 			 -ECONNREFUSED);
 }
 END_TEST

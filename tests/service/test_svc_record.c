@@ -36,14 +36,14 @@ START_TEST(keys)
 	ck_assert_uint_eq(c.rec.rotate_bytes, (uint64_t)SVC_REC_ROTATE_MB << 20);
 	ck_assert_uint_eq(c.rec.post_tries, SVC_REC_POST_TRIES);
 	ck_assert_int_eq(c.rec.pprof, 1);
-	ck_assert_int_eq(svc_rec_selects(&c.rec, "web1"), 0);
+	ck_assert_int_eq(svc_rec_config_selects(&c.rec, "web1"), 0);
 	svc_config_fini(&c);
 
 	ck_assert_int_eq(parse(&c, text, &line, &why), 0);
 	ck_assert_uint_eq(c.rec.nr_domains, 2);
-	ck_assert_int_eq(svc_rec_selects(&c.rec, "web1"), 1);
-	ck_assert_int_eq(svc_rec_selects(&c.rec, "db-2"), 1);
-	ck_assert_int_eq(svc_rec_selects(&c.rec, "web"), 0);
+	ck_assert_int_eq(svc_rec_config_selects(&c.rec, "web1"), 1);
+	ck_assert_int_eq(svc_rec_config_selects(&c.rec, "db-2"), 1);
+	ck_assert_int_eq(svc_rec_config_selects(&c.rec, "web"), 0);
 	ck_assert_str_eq(c.rec.dir, "/srv/rec");
 	ck_assert_uint_eq(c.rec.rotate_bytes, 64ull << 20);
 	ck_assert_uint_eq(c.rec.rotate_s, 600);
@@ -55,11 +55,11 @@ START_TEST(keys)
 	svc_config_fini(&c);
 
 	ck_assert_int_eq(parse(&c, "record = all\n", &line, &why), 0);
-	ck_assert_int_eq(svc_rec_selects(&c.rec, "anything"), 1);
+	ck_assert_int_eq(svc_rec_config_selects(&c.rec, "anything"), 1);
 	svc_config_fini(&c);
 	ck_assert_int_eq(parse(&c, "record = all\nrecord = none\n", &line,
 			       &why), 0);
-	ck_assert_int_eq(svc_rec_selects(&c.rec, "anything"), 0);
+	ck_assert_int_eq(svc_rec_config_selects(&c.rec, "anything"), 0);
 	svc_config_fini(&c);
 }
 END_TEST
@@ -216,7 +216,7 @@ END_TEST
 START_TEST(prune)
 {
 	char *d = tmpdir(), a[512], b[512];
-	struct svc_prune p = { 0 };
+	struct svc_room_freed p = { 0 };
 
 	snprintf(a, sizeof(a), "%s/a", d);
 	snprintf(b, sizeof(b), "%s/b", d);
@@ -233,7 +233,7 @@ START_TEST(prune)
 	put_file(b, "rec-20260101T000009Z-000001.data", 1000);
 
 	/* a's 4100 bytes of recordings down to 2500: the two oldest go */
-	ck_assert_int_eq(svc_rec_prune(d, "a", NULL, 2500, 0, &p), 0);
+	ck_assert_int_eq(svc_room_prune(d, "a", NULL, 2500, 0, &p), 0);
 	ck_assert_uint_eq(p.removed, 2);
 	ck_assert_uint_eq(p.freed, 2100);
 	ck_assert_int_eq(exists(a, "rec-20260101T000001Z-000000.data"), 0);
@@ -246,7 +246,7 @@ START_TEST(prune)
 	/* 4000 in total down to 2000: b's oldest, then a's oldest; each
 	 * domain's newest stays */
 	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(svc_rec_prune(d, "a", NULL, 0, 2000, &p), 0);
+	ck_assert_int_eq(svc_room_prune(d, "a", NULL, 0, 2000, &p), 0);
 	ck_assert_uint_eq(p.removed, 2);
 	ck_assert_int_eq(exists(b, "rec-20260101T000000Z-000000.data"), 0);
 	ck_assert_int_eq(exists(a, "rec-20260101T000003Z-000002.data"), 0);
@@ -255,9 +255,9 @@ START_TEST(prune)
 
 	/* a bound below one file: the newest still stays */
 	memset(&p, 0, sizeof(p));
-	ck_assert_int_eq(svc_rec_prune(d, "a", NULL, 1, 1, &p), 0);
+	ck_assert_int_eq(svc_room_prune(d, "a", NULL, 1, 1, &p), 0);
 	ck_assert_uint_eq(p.removed, 0);
-	ck_assert_int_eq(svc_rec_prune(d, "none", NULL, 1, 0, &p), 0);
+	ck_assert_int_eq(svc_room_prune(d, "none", NULL, 1, 0, &p), 0);
 
 	/* sidecars whose file is gone go; the others stay */
 	{

@@ -23,7 +23,7 @@ static int try_create(void)
 {
 	t.p.log = log_to;
 	t.p.log_arg = t.log;
-	return rs_vmm_create(&t.vm, &t.p);
+	return vmm_create(&t.vm, &t.p);
 }
 
 START_TEST(bad_no_kvm)
@@ -77,7 +77,7 @@ START_TEST(bad_vcpus_rings)
 	t.p.nr_vcpus = 1;
 	t.p.nr_rings = 2;
 	ck_assert_int_eq(try_create(), 0);
-	ck_assert_uint_eq(rs_vmm_nr_rings(t.vm), 2);
+	ck_assert_uint_eq(vmm_nr_rings(t.vm), 2);
 }
 END_TEST
 
@@ -123,37 +123,37 @@ START_TEST(bad_images)
 
 	vt_params(&t.p);
 	ck_assert_int_eq(try_create(), 0);
-	ck_assert_int_eq(rs_vmm_load_image(t.vm, junk, sizeof(junk)), -ENOEXEC);
-	ck_assert_int_eq(rs_vmm_load_image(t.vm, junk, 0), -ENOEXEC);
-	ck_assert_int_eq(rs_vmm_load_file(t.vm, "/nonexistent/payload"), -ENOENT);
-	ck_assert_int_eq(rs_vmm_load_file(t.vm, "/"), -ENOEXEC);
+	ck_assert_int_eq(vmm_load_image(t.vm, junk, sizeof(junk)), -ENOEXEC);
+	ck_assert_int_eq(vmm_load_image(t.vm, junk, 0), -ENOEXEC);
+	ck_assert_int_eq(vmm_load_file(t.vm, "/nonexistent/payload"), -ENOENT);
+	ck_assert_int_eq(vmm_load_file(t.vm, "/"), -ENOEXEC);
 	/* Nothing loaded: nothing to start. */
-	ck_assert_int_eq(rs_vmm_start(t.vm), -ENOEXEC);
+	ck_assert_int_eq(vmm_start(t.vm), -ENOEXEC);
 
 	eh = elf_with_segment(RS_BOOT_LOAD_GPA, 4096, &len);
-	ck_assert_int_eq(rs_vmm_load_image(t.vm, eh, 40), -ENOEXEC); /* truncated */
+	ck_assert_int_eq(vmm_load_image(t.vm, eh, 40), -ENOEXEC); /* truncated */
 	eh->e_machine = EM_AARCH64;
-	ck_assert_int_eq(rs_vmm_load_image(t.vm, eh, len), -ENOEXEC);
+	ck_assert_int_eq(vmm_load_image(t.vm, eh, len), -ENOEXEC);
 	eh->e_machine = EM_X86_64;
 	eh->e_phoff = 1u << 20;                         /* headers off the end */
-	ck_assert_int_eq(rs_vmm_load_image(t.vm, eh, len), -ENOEXEC);
+	ck_assert_int_eq(vmm_load_image(t.vm, eh, len), -ENOEXEC);
 	free(eh);
 
 	eh = elf_with_segment(0x1000, 4096, &len);      /* over the page tables */
-	ck_assert_int_eq(rs_vmm_load_image(t.vm, eh, len), -E2BIG);
+	ck_assert_int_eq(vmm_load_image(t.vm, eh, len), -E2BIG);
 	free(eh);
 	eh = elf_with_segment(RS_BOOT_LOAD_GPA, 1ull << 40, &len); /* too large */
-	ck_assert_int_eq(rs_vmm_load_image(t.vm, eh, len), -E2BIG);
+	ck_assert_int_eq(vmm_load_image(t.vm, eh, len), -E2BIG);
 	free(eh);
 	eh = elf_with_segment(RS_BOOT_LOAD_GPA, 4096, &len);
 	eh->e_entry = 0x400000;                         /* entry not loaded */
-	ck_assert_int_eq(rs_vmm_load_image(t.vm, eh, len), -ENOEXEC);
+	ck_assert_int_eq(vmm_load_image(t.vm, eh, len), -ENOEXEC);
 	free(eh);
-	ck_assert_int_eq(rs_vmm_start(t.vm), -ENOEXEC);
+	ck_assert_int_eq(vmm_start(t.vm), -ENOEXEC);
 }
 END_TEST
 
-static void no_hook(struct rs_vmm *vm, void *arg)
+static void no_hook(struct vmm *vm, void *arg)
 {
 	(void)vm;
 	(void)arg;
@@ -163,41 +163,41 @@ START_TEST(bad_null)
 {
 	struct rs_vmm_vcpu_info info;
 
-	rs_vmm_destroy(NULL);
-	ck_assert_int_eq(rs_vmm_create(NULL, &t.p), -EINVAL);
-	ck_assert_int_eq(rs_vmm_create(&t.vm, NULL), -EINVAL);
+	vmm_destroy(NULL);
+	ck_assert_int_eq(vmm_create(NULL, &t.p), -EINVAL);
+	ck_assert_int_eq(vmm_create(&t.vm, NULL), -EINVAL);
 	t.p.size = 4;                                   /* no fields at all */
-	ck_assert_int_eq(rs_vmm_create(&t.vm, &t.p), -EINVAL);
-	ck_assert_int_eq(rs_vmm_load_file(NULL, "x"), -EINVAL);
-	ck_assert_int_eq(rs_vmm_load_image(NULL, "x", 1), -EINVAL);
-	ck_assert_int_eq(rs_vmm_load_flat(NULL, "x", 1), -EINVAL);
-	ck_assert_int_eq(rs_vmm_start(NULL), -EINVAL);
-	ck_assert_int_eq(rs_vmm_wait(NULL, 0), -EINVAL);
-	ck_assert_int_eq(rs_vmm_stop(NULL), -EINVAL);
-	ck_assert_int_eq(rs_vmm_pause(NULL), -EINVAL);
-	ck_assert_int_eq(rs_vmm_resume(NULL), -EINVAL);
-	ck_assert_ptr_null(rs_vmm_region(NULL));
-	ck_assert_int_eq(rs_vmm_region_fd(NULL), -EINVAL);
-	ck_assert_uint_eq(rs_vmm_region_size(NULL), 0);
-	ck_assert_int_eq(rs_vmm_doorbell_fd(NULL, 0), -EINVAL);
-	ck_assert_int_eq(rs_vmm_doorbell_collect(NULL, 0), -EINVAL);
-	ck_assert_uint_eq(rs_vmm_doorbell_count(NULL, 0), 0);
+	ck_assert_int_eq(vmm_create(&t.vm, &t.p), -EINVAL);
+	ck_assert_int_eq(vmm_load_file(NULL, "x"), -EINVAL);
+	ck_assert_int_eq(vmm_load_image(NULL, "x", 1), -EINVAL);
+	ck_assert_int_eq(vmm_load_flat(NULL, "x", 1), -EINVAL);
+	ck_assert_int_eq(vmm_start(NULL), -EINVAL);
+	ck_assert_int_eq(vmm_wait(NULL, 0), -EINVAL);
+	ck_assert_int_eq(vmm_stop(NULL), -EINVAL);
+	ck_assert_int_eq(vmm_pause(NULL), -EINVAL);
+	ck_assert_int_eq(vmm_resume(NULL), -EINVAL);
+	ck_assert_ptr_null(vmm_region(NULL));
+	ck_assert_int_eq(vmm_region_fd(NULL), -EINVAL);
+	ck_assert_uint_eq(vmm_region_size(NULL), 0);
+	ck_assert_int_eq(vmm_doorbell_fd(NULL, 0), -EINVAL);
+	ck_assert_int_eq(vmm_doorbell_collect(NULL, 0), -EINVAL);
+	ck_assert_uint_eq(vmm_doorbell_count(NULL, 0), 0);
 	ck_assert_int_eq(rs_vmm_vcpu_info(NULL, 0, &info), -EINVAL);
-	ck_assert_uint_eq(rs_vmm_tsc_to_ns(NULL, 1), 0);
-	ck_assert_int_eq(rs_vmm_control_listen(NULL, "x"), -EINVAL);
-	ck_assert_int_eq(rs_vmm_destroy_hook(NULL, no_hook, NULL), -EINVAL);
-	ck_assert_int_eq(rs_vmm_destroy_unhook(NULL, no_hook), -EINVAL);
-	rs_vmm_log(NULL, "nowhere");
-	ck_assert_str_eq(rs_vmm_state_name(999), "?");
+	ck_assert_uint_eq(vmm_tsc_to_ns(NULL, 1), 0);
+	ck_assert_int_eq(vmm_control_listen(NULL, "x"), -EINVAL);
+	ck_assert_int_eq(vmm_destroy_hook(NULL, no_hook, NULL), -EINVAL);
+	ck_assert_int_eq(vmm_destroy_unhook(NULL, no_hook), -EINVAL);
+	vmm_log(NULL, "nowhere");
+	ck_assert_str_eq(vmm_cpu_state_name(999), "?");
 
 	vt_params(&t.p);
 	ck_assert_int_eq(try_create(), 0);
 	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 1, &info), -EINVAL);
-	ck_assert_int_eq(rs_vmm_doorbell_fd(t.vm, 1), -EINVAL);
-	ck_assert_int_eq(rs_vmm_resume(t.vm), -EALREADY);
+	ck_assert_int_eq(vmm_doorbell_fd(t.vm, 1), -EINVAL);
+	ck_assert_int_eq(vmm_resume(t.vm), -EALREADY);
 	/* Pausing a VM that never started returns at once. */
-	ck_assert_int_eq(rs_vmm_pause(t.vm), 0);
-	ck_assert_int_eq(rs_vmm_resume(t.vm), 0);
+	ck_assert_int_eq(vmm_pause(t.vm), 0);
+	ck_assert_int_eq(vmm_resume(t.vm), 0);
 }
 END_TEST
 

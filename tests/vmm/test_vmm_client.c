@@ -43,7 +43,7 @@ static void *client_main(void *arg)
 	struct client *c = arg;
 
 	__atomic_store_n(&c->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	c->ret = rs_vmm_client_status(c->sock, 1, &c->info);
+	c->ret = vmm_client_status(c->sock, 1, &c->info);
 	return NULL;
 }
 
@@ -98,7 +98,7 @@ START_TEST(status_signal_in_recvmsg)
 
 	info.state = RS_VCPU_HALTED;
 	info.rip = 0x1000b5;
-	ck_assert_int_eq(rs_vmm_ctl_reply(sv[1], RS_CTL_STATUS, 0, &info,
+	ck_assert_int_eq(vmm_ctl_reply(sv[1], RS_CTL_STATUS, 0, &info,
 					  sizeof(info), NULL, 0), 0);
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
 	ck_assert_int_eq(c.ret, 0);
@@ -127,7 +127,7 @@ static void *connect_main(void *arg)
 	struct connector *c = arg;
 
 	__atomic_store_n(&c->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	c->ret = rs_vmm_client_connect(c->path);
+	c->ret = vmm_client_connect(c->path);
 	return NULL;
 }
 
@@ -147,7 +147,7 @@ START_TEST(connect_signal_while_backlog_full)
 	ck_assert_int_eq(bind(lsock, (struct sockaddr *)&addr, sizeof(addr)), 0);
 	ck_assert_int_eq(listen(lsock, 0), 0);
 	/* backlog 0 holds one pending connection: the next one waits */
-	first = rs_vmm_client_connect(addr.sun_path);
+	first = vmm_client_connect(addr.sun_path);
 	ck_assert_int_ge(first, 0);
 	signalled = 0;
 	sigemptyset(&sa.sa_mask);

@@ -48,7 +48,7 @@ struct remote_result {
 static int remote_connect(void)
 {
 	for (int i = 0; i < 3000; i++) {
-		int fd = rs_vmm_client_connect(sock_path);
+		int fd = vmm_client_connect(sock_path);
 
 		if (fd >= 0)
 			return fd;
@@ -62,7 +62,7 @@ static int all_stopped(int sock, uint32_t n)
 	struct rs_vmm_vcpu_info info;
 
 	for (uint32_t i = 0; i < n; i++) {
-		if (rs_vmm_client_status(sock, i, &info) < 0 ||
+		if (vmm_client_status(sock, i, &info) < 0 ||
 		    info.state == RS_VCPU_RUNNING)
 			return 0;
 	}
@@ -77,9 +77,9 @@ static int remote_snapshot(int sock, const struct rs_region *region,
 	void *buf = malloc(size);
 	int ok = snap && buf;
 
-	ok = ok && rs_vmm_client_pause(sock) == 0;
+	ok = ok && vmm_client_pause(sock) == 0;
 	ok = ok && rs_snapshot_take(snap, region, 0, buf, size) == 0;
-	ok = ok && rs_vmm_client_resume(sock) == 0;
+	ok = ok && vmm_client_resume(sock) == 0;
 	if (ok) {
 		struct vt_ring s = { .id = 0 };
 
@@ -105,9 +105,9 @@ static int remote_consumer(struct remote_result *res)
 
 	sock = remote_connect();
 	REMOTE_CHECK(sock >= 0);
-	n = rs_vmm_client_hello(sock, &hello, fds, RS_CTL_MAX_FDS);
+	n = vmm_client_hello(sock, &hello, fds, RS_CTL_MAX_FDS);
 	REMOTE_CHECK(n == 1 + NR_VCPUS && hello.nr_rings == NR_VCPUS);
-	REMOTE_CHECK(rs_vmm_client_map(fds[0], &mem, &size) == 0);
+	REMOTE_CHECK(vmm_client_map(fds[0], &mem, &size) == 0);
 	REMOTE_CHECK(size == hello.region_size);
 	REMOTE_CHECK(rs_region_open(&region, mem, size) == 0);
 	for (uint32_t r = 0; r < NR_VCPUS; r++) {
@@ -165,8 +165,8 @@ START_TEST(control_remote_consumer)
 	t.p.data_pages = 4;
 	t.p.boot.records = 1500;
 	vt_boot(&t, 0);
-	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), 0);
-	ck_assert_int_eq(rs_vmm_start(t.vm), 0);
+	ck_assert_int_eq(vmm_control_listen(t.vm, sock_path), 0);
+	ck_assert_int_eq(vmm_start(t.vm), 0);
 	/* This process does not drain: the other one does.  The child ends
 	 * once every vCPU stopped, or early if it failed. */
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -174,7 +174,7 @@ START_TEST(control_remote_consumer)
 	close(pipefd[0]);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child died");
 	ck_assert_msg(res.error == 0, "remote consumer failed at line %d", res.error);
-	ck_assert_int_eq(rs_vmm_wait(t.vm, 0), 0);
+	ck_assert_int_eq(vmm_wait(t.vm, 0), 0);
 	ck_assert_uint_gt(res.snapshots, 0);
 	for (uint32_t r = 0; r < NR_VCPUS; r++) {
 		const struct vt_ring *s = &res.rings[r];
@@ -204,14 +204,14 @@ START_TEST(control_pause_undone_on_close)
 	t.p.data_mode = RS_MODE_OVERWRITE;
 	t.p.boot.records = UINT32_MAX;
 	vt_boot(&t, 0);
-	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), 0);
-	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), -EBUSY);
-	ck_assert_int_eq(rs_vmm_start(t.vm), 0);
-	sock = rs_vmm_client_connect(sock_path);
+	ck_assert_int_eq(vmm_control_listen(t.vm, sock_path), 0);
+	ck_assert_int_eq(vmm_control_listen(t.vm, sock_path), -EBUSY);
+	ck_assert_int_eq(vmm_start(t.vm), 0);
+	sock = vmm_client_connect(sock_path);
 	ck_assert_int_ge(sock, 0);
 	vt_wait_seq(&t, 0, 0);
-	ck_assert_int_eq(rs_vmm_client_pause(sock), 0);
-	ck_assert_int_eq(rs_vmm_client_pause(sock), 0);   /* nests */
+	ck_assert_int_eq(vmm_client_pause(sock), 0);
+	ck_assert_int_eq(vmm_client_pause(sock), 0);   /* nests */
 	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &a), 0);
 	usleep(50000);
 	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &b), 0);
@@ -219,7 +219,7 @@ START_TEST(control_pause_undone_on_close)
 	ck_assert_uint_eq(b.state, RS_VCPU_RUNNING);
 	close(sock);
 	vt_wait_seq(&t, 0, b.report.seq_attempted);
-	ck_assert_int_eq(rs_vmm_stop(t.vm), 0);
+	ck_assert_int_eq(vmm_stop(t.vm), 0);
 	s = vt_snapshot(&t, 0, 1);
 	ck_assert_uint_gt(s.seq, 0);
 }
@@ -243,20 +243,20 @@ START_TEST(control_bad_requests)
 
 	vt_params(&t.p);
 	vt_boot(&t, 0);
-	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), 0);
-	sock = rs_vmm_client_connect(sock_path);
+	ck_assert_int_eq(vmm_control_listen(t.vm, sock_path), 0);
+	sock = vmm_client_connect(sock_path);
 	ck_assert_int_ge(sock, 0);
 	ck_assert_int_eq(raw_call(sock, "abc", 3), -EPROTO);
 	ck_assert_int_eq(raw_call(sock, &m, sizeof(m)), -EOPNOTSUPP);
 	m.magic = 0x12345678;
 	m.op = RS_CTL_PAUSE;
 	ck_assert_int_eq(raw_call(sock, &m, sizeof(m)), -EPROTO);
-	ck_assert_int_eq(rs_vmm_client_resume(sock), -EALREADY);
-	ck_assert_int_eq(rs_vmm_client_status(sock, 7, &info), -EINVAL);
-	ck_assert_int_eq(rs_vmm_client_status(sock, 0, &info), 0);
+	ck_assert_int_eq(vmm_client_resume(sock), -EALREADY);
+	ck_assert_int_eq(vmm_client_status(sock, 7, &info), -EINVAL);
+	ck_assert_int_eq(vmm_client_status(sock, 0, &info), 0);
 	ck_assert_uint_eq(info.state, RS_VCPU_CREATED);
 	close(sock);
-	ck_assert_int_eq(rs_vmm_client_connect("/nonexistent/sock"), -ENOENT);
+	ck_assert_int_eq(vmm_client_connect("/nonexistent/sock"), -ENOENT);
 }
 END_TEST
 
@@ -269,32 +269,32 @@ struct hook_seen {
 
 static int hooks_run;
 
-static void hook_seen(struct rs_vmm *vm, void *arg)
+static void hook_seen(struct vmm *vm, void *arg)
 {
 	struct hook_seen *h = arg;
 
 	h->order = ++hooks_run;
-	h->stopped = rs_vmm_wait(vm, 0) == 0;
+	h->stopped = vmm_wait(vm, 0) == 0;
 	h->sock_there = access(sock_path, F_OK) == 0;
 }
 
-static void hook_a(struct rs_vmm *vm, void *arg)
+static void hook_a(struct vmm *vm, void *arg)
 {
 	hook_seen(vm, arg);
 }
 
-static void hook_b(struct rs_vmm *vm, void *arg)
+static void hook_b(struct vmm *vm, void *arg)
 {
 	hook_seen(vm, arg);
 }
 
-static void hook_c(struct rs_vmm *vm, void *arg)
+static void hook_c(struct vmm *vm, void *arg)
 {
 	hook_seen(vm, arg);
 }
 
 /* The control server is one destroy hook among others: they run in
- * rs_vmm_destroy once the vCPUs stopped, the latest first, and the server
+ * vmm_destroy once the vCPUs stopped, the latest first, and the server
  * takes its socket and its clients with it. */
 START_TEST(control_destroy_hooks)
 {
@@ -307,25 +307,25 @@ START_TEST(control_destroy_hooks)
 	t.p.data_mode = RS_MODE_OVERWRITE;
 	t.p.boot.records = UINT32_MAX;
 	vt_boot(&t, 0);
-	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, hook_a, &a), 0);
-	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, hook_a, &a), -EBUSY);
-	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), 0);
-	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, hook_b, &b), 0);
-	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, hook_c, &c), 0);
-	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, hook_seen, NULL), -ENOSPC);
-	ck_assert_int_eq(rs_vmm_control_listen(t.vm, sock_path), -EBUSY);
-	ck_assert_int_eq(rs_vmm_destroy_unhook(t.vm, hook_c), 0);
-	ck_assert_int_eq(rs_vmm_destroy_unhook(t.vm, hook_c), -ENOENT);
-	ck_assert_int_eq(rs_vmm_destroy_hook(t.vm, NULL, NULL), -EINVAL);
-	ck_assert_int_eq(rs_vmm_destroy_unhook(t.vm, NULL), -EINVAL);
-	rs_vmm_log(t.vm, "through the %s callback", "params'");
+	ck_assert_int_eq(vmm_destroy_hook(t.vm, hook_a, &a), 0);
+	ck_assert_int_eq(vmm_destroy_hook(t.vm, hook_a, &a), -EBUSY);
+	ck_assert_int_eq(vmm_control_listen(t.vm, sock_path), 0);
+	ck_assert_int_eq(vmm_destroy_hook(t.vm, hook_b, &b), 0);
+	ck_assert_int_eq(vmm_destroy_hook(t.vm, hook_c, &c), 0);
+	ck_assert_int_eq(vmm_destroy_hook(t.vm, hook_seen, NULL), -ENOSPC);
+	ck_assert_int_eq(vmm_control_listen(t.vm, sock_path), -EBUSY);
+	ck_assert_int_eq(vmm_destroy_unhook(t.vm, hook_c), 0);
+	ck_assert_int_eq(vmm_destroy_unhook(t.vm, hook_c), -ENOENT);
+	ck_assert_int_eq(vmm_destroy_hook(t.vm, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(vmm_destroy_unhook(t.vm, NULL), -EINVAL);
+	vmm_log(t.vm, "through the %s callback", "params'");
 	ck_assert_str_eq(t.log, "through the params' callback");
 
-	ck_assert_int_eq(rs_vmm_start(t.vm), 0);
-	sock = rs_vmm_client_connect(sock_path);
+	ck_assert_int_eq(vmm_start(t.vm), 0);
+	sock = vmm_client_connect(sock_path);
 	ck_assert_int_ge(sock, 0);
 	vt_wait_seq(&t, 0, 0);
-	ck_assert_int_eq(rs_vmm_client_pause(sock), 0);
+	ck_assert_int_eq(vmm_client_pause(sock), 0);
 	vt_fini(&t);
 	ck_assert_int_eq(hooks_run, 2);
 	ck_assert_int_eq(b.order, 1);

@@ -34,7 +34,7 @@ START_TEST(region_params_round_trip)
 
 	full_params(&p, &size);
 	memset(&r, 0xa5, sizeof(r));
-	ck_assert_int_eq(rs_vmm_ctl_region_from_params(&r, &p, size), 0);
+	ck_assert_int_eq(vmm_ctl_region_from_params(&r, &p, size), 0);
 	ck_assert_uint_eq(r.region_size, size);
 	ck_assert_uint_eq(r.nr_rings, 3);
 	ck_assert_uint_eq(r.data_pages, 4);
@@ -58,7 +58,7 @@ START_TEST(region_params_round_trip)
 		ck_assert_uint_eq(r.reserved[i], 0);
 
 	memset(&back, 0x5a, sizeof(back));
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&r, &back), 0);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&r, &back), 0);
 	/* both were zeroed whole before their fields were set */
 	ck_assert_mem_eq(&back, &p, sizeof(p));
 }
@@ -72,16 +72,16 @@ START_TEST(region_ctl_round_trip)
 	uint64_t size;
 
 	full_params(&p, &size);
-	ck_assert_int_eq(rs_vmm_ctl_region_from_params(&r, &p, 2 * size), 0);
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&r, &p), 0);
-	ck_assert_int_eq(rs_vmm_ctl_region_from_params(&back, &p, 2 * size), 0);
+	ck_assert_int_eq(vmm_ctl_region_from_params(&r, &p, 2 * size), 0);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&r, &p), 0);
+	ck_assert_int_eq(vmm_ctl_region_from_params(&back, &p, 2 * size), 0);
 	ck_assert_mem_eq(&back, &r, sizeof(r));
 
 	r.header_guarded = 1;
 	r.header_refused = 7;
 	r.header_applied = 9;
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&r, &p), 0);
-	ck_assert_int_eq(rs_vmm_ctl_region_from_params(&back, &p, 2 * size), 0);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&r, &p), 0);
+	ck_assert_int_eq(vmm_ctl_region_from_params(&back, &p, 2 * size), 0);
 	ck_assert_uint_eq(back.header_guarded, 0);
 	ck_assert_uint_eq(back.header_refused, 0);
 	ck_assert_uint_eq(back.header_applied, 0);
@@ -98,7 +98,7 @@ START_TEST(region_from_params_v1)
 
 	full_params(&p, &size);
 	p.size = RS_REGION_PARAMS_SIZE_V1;
-	ck_assert_int_eq(rs_vmm_ctl_region_from_params(&r, &p, size), 0);
+	ck_assert_int_eq(vmm_ctl_region_from_params(&r, &p, size), 0);
 	ck_assert_uint_eq(r.sideband_pages, 0);
 	ck_assert_uint_eq(r.nr_rings, 3);
 	ck_assert_uint_eq(r.doorbell_addr, RS_BOOT_DOORBELL_GPA);
@@ -113,14 +113,14 @@ START_TEST(region_params_too_small)
 	uint64_t size;
 
 	full_params(&p, &size);
-	ck_assert_int_eq(rs_vmm_ctl_region_from_params(&r, &p, size - 1), 0);
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&r, &back), -EPROTO);
+	ck_assert_int_eq(vmm_ctl_region_from_params(&r, &p, size - 1), 0);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&r, &back), -EPROTO);
 	/* filled all the same, for a message that names the fields */
 	ck_assert_mem_eq(&back, &p, sizeof(p));
 	r.region_size = 0;
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&r, &back), -EPROTO);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&r, &back), -EPROTO);
 	r.region_size = size;
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&r, &back), 0);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&r, &back), 0);
 }
 END_TEST
 
@@ -132,30 +132,30 @@ START_TEST(region_params_bad_geometry)
 	uint64_t size;
 
 	full_params(&p, &size);
-	ck_assert_int_eq(rs_vmm_ctl_region_from_params(&r, &p, UINT64_MAX), 0);
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&r, &back), 0);
+	ck_assert_int_eq(vmm_ctl_region_from_params(&r, &p, UINT64_MAX), 0);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&r, &back), 0);
 
 	bad = r;
 	bad.nr_rings = 0;
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&bad, &back), -EPROTO);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&bad, &back), -EPROTO);
 	bad = r;
 	bad.nr_rings = RS_MAX_RINGS + 1;
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&bad, &back), -EPROTO);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&bad, &back), -EPROTO);
 	bad = r;
 	bad.data_pages = 3;
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&bad, &back), -EPROTO);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&bad, &back), -EPROTO);
 	bad = r;
 	bad.aux_pages = 6;
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&bad, &back), -EPROTO);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&bad, &back), -EPROTO);
 	bad = r;
 	bad.data_mode = RS_MODE_OVERWRITE + 1;
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&bad, &back), -EPROTO);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&bad, &back), -EPROTO);
 	bad = r;
 	bad.data_watermark = bad.data_pages * RS_PAGE_SIZE;
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&bad, &back), -EPROTO);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&bad, &back), -EPROTO);
 	bad = r;
 	bad.sideband_pages = UINT32_MAX;
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&bad, &back), -EPROTO);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&bad, &back), -EPROTO);
 }
 END_TEST
 
@@ -166,8 +166,8 @@ START_TEST(region_from_params_null)
 	uint64_t size;
 
 	full_params(&p, &size);
-	ck_assert_int_eq(rs_vmm_ctl_region_from_params(NULL, &p, size), -EINVAL);
-	ck_assert_int_eq(rs_vmm_ctl_region_from_params(&r, NULL, size), -EINVAL);
+	ck_assert_int_eq(vmm_ctl_region_from_params(NULL, &p, size), -EINVAL);
+	ck_assert_int_eq(vmm_ctl_region_from_params(&r, NULL, size), -EINVAL);
 }
 END_TEST
 
@@ -178,9 +178,9 @@ START_TEST(region_params_null)
 	uint64_t size;
 
 	full_params(&p, &size);
-	ck_assert_int_eq(rs_vmm_ctl_region_from_params(&r, &p, size), 0);
-	ck_assert_int_eq(rs_vmm_ctl_region_params(NULL, &p), -EINVAL);
-	ck_assert_int_eq(rs_vmm_ctl_region_params(&r, NULL), -EINVAL);
+	ck_assert_int_eq(vmm_ctl_region_from_params(&r, &p, size), 0);
+	ck_assert_int_eq(vmm_ctl_region_to_params(NULL, &p), -EINVAL);
+	ck_assert_int_eq(vmm_ctl_region_to_params(&r, NULL), -EINVAL);
 }
 END_TEST
 

@@ -40,10 +40,10 @@ static struct kvm_cpuid_entry2 *table(uint32_t room, uint32_t *nent)
 	return e;
 }
 
-static struct rs_vmm_cpuid set_bits(uint32_t function, uint32_t index,
+static struct vmm_cpuid set_bits(uint32_t function, uint32_t index,
 				    uint32_t reg, uint32_t value, uint32_t mask)
 {
-	struct rs_vmm_cpuid o;
+	struct vmm_cpuid o;
 
 	memset(&o, 0, sizeof(o));
 	o.function = function;
@@ -56,7 +56,7 @@ static struct rs_vmm_cpuid set_bits(uint32_t function, uint32_t index,
 
 START_TEST(merge_big_table)
 {
-	struct rs_vmm_cpuid o[5];
+	struct vmm_cpuid o[5];
 	struct kvm_cpuid_entry2 *e, *orig;
 	uint32_t nent, n;
 
@@ -97,7 +97,7 @@ END_TEST
 /* Sub-leaves are told apart; bits outside the mask are kept. */
 START_TEST(merge_subleaf_and_mask)
 {
-	struct rs_vmm_cpuid o[2];
+	struct vmm_cpuid o[2];
 	struct kvm_cpuid_entry2 *e;
 	uint32_t nent;
 
@@ -115,7 +115,7 @@ END_TEST
 /* An override the table lacks, twice: appended once, then changed. */
 START_TEST(merge_appended_twice)
 {
-	struct rs_vmm_cpuid o[2];
+	struct vmm_cpuid o[2];
 	struct kvm_cpuid_entry2 e[2];
 
 	memset(e, 0x55, sizeof(e));

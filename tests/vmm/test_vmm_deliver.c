@@ -123,10 +123,10 @@ static void doorbells_at(uint32_t watermark)
 	vt_check_accounting(&t, 0);
 	ck_assert_uint_eq(t.rings[0].lost, 0);
 	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &info), 0);
-	ck_assert_int_eq(rs_region_ring(rs_vmm_region(t.vm), 0, &ring), 0);
+	ck_assert_int_eq(rs_region_ring(vmm_region(t.vm), 0, &ring), 0);
 	ck_assert_int_eq(rs_ring_state_read(&ring, &st), 0);
 	head = st.data_head;
-	bells = rs_vmm_doorbell_count(t.vm, 0);
+	bells = vmm_doorbell_count(t.vm, 0);
 
 	ck_assert_uint_eq(bells, info.report.doorbells);
 	ck_assert_uint_eq(bells, ring.ctrl->ext.doorbells);
@@ -136,7 +136,7 @@ static void doorbells_at(uint32_t watermark)
 	/* The only exits: the done port write and the final hlt, besides
 	 * the header guard's (counted apart): the agent's writes to its own
 	 * header fields (attach, heartbeats), applied; none to the host's. */
-	ck_assert_int_eq(rs_vmm_region_info(t.vm, &guard), 0);
+	ck_assert_int_eq(vmm_region_info(t.vm, &guard), 0);
 	ck_assert_uint_eq(guard.header_guarded, 1);
 	ck_assert_uint_eq(guard.header_refused, 0);
 	ck_assert_uint_eq(info.header_refused, 0);
@@ -173,7 +173,7 @@ START_TEST(time_conversion)
 	vt_params(&t.p);
 	t.p.boot.records = 200;
 	vt_boot(&t, 1);
-	ck_assert_uint_gt(rs_vmm_tsc_khz(t.vm), 0);
+	ck_assert_uint_gt(vmm_tsc_khz(t.vm), 0);
 	vt_run(&t, 0);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	after = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -185,14 +185,14 @@ START_TEST(time_conversion)
 	struct rs_snapshot *snap = rs_snapshot_alloc();
 	void *buf = malloc(4 * RS_PAGE_SIZE);
 
-	ck_assert_int_eq(rs_snapshot_take(snap, rs_vmm_region(t.vm), 0, buf,
+	ck_assert_int_eq(rs_snapshot_take(snap, vmm_region(t.vm), 0, buf,
 					  4 * RS_PAGE_SIZE), 0);
 	while (rs_snapshot_next(snap, &rec) == 1) {
 		uint64_t ns;
 
 		if (rec->type != RS_RECORD_SEQ)
 			continue;
-		ns = rs_vmm_tsc_to_ns(t.vm, ((const struct rs_rec_seq *)rec)->time);
+		ns = vmm_tsc_to_ns(t.vm, ((const struct rs_rec_seq *)rec)->time);
 		/* Generous slack: the anchor is read once, around creation. */
 		ck_assert_uint_ge(ns + 50000000ull, before);
 		ck_assert_uint_le(ns, after + 50000000ull);

@@ -41,15 +41,15 @@ START_TEST(overwrite_stable)
 
 	overwrite_params();
 	vt_boot(&t, 1);
-	while (rs_vmm_wait(t.vm, 30) == -ETIMEDOUT || taken < 1) {
+	while (vmm_wait(t.vm, 30) == -ETIMEDOUT || taken < 1) {
 		for (uint32_t r = 0; r < 2; r++) {
 			struct vt_ring s;
 			uint64_t n;
 
-			ck_assert_int_eq(rs_vmm_pause(t.vm), 0);
+			ck_assert_int_eq(vmm_pause(t.vm), 0);
 			n = seq_attempted(r);
 			s = vt_snapshot(&t, r, 0);
-			ck_assert_int_eq(rs_vmm_resume(t.vm), 0);
+			ck_assert_int_eq(vmm_resume(t.vm), 0);
 			if (n == 0)
 				continue;
 			/* Record n - 1 is committed, or still being written
@@ -110,10 +110,10 @@ START_TEST(overwrite_live)
 	}
 	/* past 8 KiB: the ring has wrapped */
 	vt_wait_seq(&t, 0, 400);
-	ck_assert_int_eq(rs_vmm_pause(t.vm), 0);
+	ck_assert_int_eq(vmm_pause(t.vm), 0);
 	n = seq_attempted(0);
 	s = vt_snapshot(&t, 0, 0);
-	ck_assert_int_eq(rs_vmm_resume(t.vm), 0);
+	ck_assert_int_eq(vmm_resume(t.vm), 0);
 	/* at most the one record the pause caught in flight (SEQ is the
 	 * largest here) */
 	ck_assert_uint_le(s.cut_bytes, rs_seq_size(t.p.boot.fill));
@@ -121,7 +121,7 @@ START_TEST(overwrite_live)
 	ck_assert_uint_ge(s.newest_seq + 2, n);
 	ck_assert_uint_le(s.newest_seq + 1, n);
 	ck_assert_uint_ge(s.newest_seq, newest);
-	ck_assert_int_eq(rs_vmm_stop(t.vm), 0);
+	ck_assert_int_eq(vmm_stop(t.vm), 0);
 }
 END_TEST
 
@@ -145,15 +145,15 @@ START_TEST(batched_normal_paused)
 	t.p.boot.sample_every = 0;
 	t.p.boot.data_batch = 16384;
 	vt_boot(&t, 1);
-	ck_assert_int_eq(rs_region_ring(rs_vmm_region(t.vm), 0, &ring), 0);
+	ck_assert_int_eq(rs_region_ring(vmm_region(t.vm), 0, &ring), 0);
 	for (int i = 0; i < 5; i++) {
 		struct vt_ring s;
 
 		n = vt_wait_seq(&t, 0, n + 100);
-		ck_assert_int_eq(rs_vmm_pause(t.vm), 0);
+		ck_assert_int_eq(vmm_pause(t.vm), 0);
 		ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &info), 0);
 		s = vt_snapshot(&t, 0, 0);
-		ck_assert_int_eq(rs_vmm_resume(t.vm), 0);
+		ck_assert_int_eq(vmm_resume(t.vm), 0);
 		ck_assert(ring.ctrl->ext.flags & RS_EXT_SEALED);
 		ck_assert_uint_eq(s.skipped_seqs, 0);
 		ck_assert_uint_eq(s.seq, s.next_seq);
@@ -165,7 +165,7 @@ START_TEST(batched_normal_paused)
 				  info.report.seq_attempted);
 		n = info.report.seq_attempted;
 	}
-	ck_assert_int_eq(rs_vmm_stop(t.vm), 0);
+	ck_assert_int_eq(vmm_stop(t.vm), 0);
 }
 END_TEST
 
@@ -206,7 +206,7 @@ START_TEST(hung_guest_snapshot)
 	ck_assert_uint_eq(info.state, RS_VCPU_RUNNING);
 	ck_assert_uint_gt(info.exits.kicks, 0);
 	check_flight_recorder(400);
-	ck_assert_int_eq(rs_vmm_stop(t.vm), 0);
+	ck_assert_int_eq(vmm_stop(t.vm), 0);
 	check_flight_recorder(400);
 }
 END_TEST

@@ -32,9 +32,9 @@ static void log_to(void *arg, const char *msg)
 	snprintf(t->log, sizeof(t->log), "%s", msg);
 }
 
-void vt_params(struct rs_vmm_params *p)
+void vt_params(struct vmm_params *p)
 {
-	rs_vmm_params_init(p);
+	vmm_params_init(p);
 	p->data_pages = 4;
 	p->boot.records = 1000;
 }
@@ -45,19 +45,19 @@ void vt_boot(struct vt *t, int start)
 
 	t->p.log = log_to;
 	t->p.log_arg = t;
-	ret = rs_vmm_create(&t->vm, &t->p);
+	ret = vmm_create(&t->vm, &t->p);
 	ck_assert_msg(ret == 0, "create: %s (%s)", strerror(-ret), t->log);
-	ret = rs_vmm_load_file(t->vm, vt_payload());
+	ret = vmm_load_file(t->vm, vt_payload());
 	ck_assert_msg(ret == 0, "load: %s (%s)", strerror(-ret), t->log);
 	for (uint32_t r = 0; r < t->p.nr_vcpus; r++) {
 		t->rings[r].id = r;
 		if (t->p.data_mode == RS_MODE_NORMAL) {
-			t->cons[r] = rs_consumer_alloc(rs_vmm_region(t->vm), r);
+			t->cons[r] = rs_consumer_alloc(vmm_region(t->vm), r);
 			ck_assert_ptr_nonnull(t->cons[r]);
 		}
 	}
 	if (start) {
-		ret = rs_vmm_start(t->vm);
+		ret = vmm_start(t->vm);
 		ck_assert_msg(ret == 0, "start: %s (%s)", strerror(-ret), t->log);
 	}
 }
@@ -66,7 +66,7 @@ void vt_fini(struct vt *t)
 {
 	for (uint32_t r = 0; r < RS_MAX_RINGS; r++)
 		rs_consumer_free(t->cons[r]);
-	rs_vmm_destroy(t->vm);
+	vmm_destroy(t->vm);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -147,7 +147,7 @@ int vt_on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
 void vt_drain(struct vt *t)
 {
 	for (uint32_t r = 0; r < t->p.nr_vcpus; r++) {
-		ck_assert_int_ge(rs_vmm_doorbell_collect(t->vm, r), 0);
+		ck_assert_int_ge(vmm_doorbell_collect(t->vm, r), 0);
 		if (!t->cons[r])
 			continue;
 		ck_assert_int_ge(rs_consumer_drain(t->cons[r], vt_on_record,
@@ -171,7 +171,7 @@ static void poll_doorbells(struct vt *t, int ms)
 	struct pollfd pfd[RS_MAX_RINGS];
 
 	for (uint32_t r = 0; r < t->p.nr_vcpus; r++)
-		pfd[r] = (struct pollfd){ .fd = rs_vmm_doorbell_fd(t->vm, r),
+		pfd[r] = (struct pollfd){ .fd = vmm_doorbell_fd(t->vm, r),
 					  .events = POLLIN };
 	poll(pfd, t->p.nr_vcpus, ms);
 }
@@ -180,13 +180,13 @@ void vt_run(struct vt *t, int drain)
 {
 	double end = now_s() + 90;
 
-	while (rs_vmm_wait(t->vm, 0) == -ETIMEDOUT) {
+	while (vmm_wait(t->vm, 0) == -ETIMEDOUT) {
 		ck_assert_msg(now_s() < end, "guest did not finish in 90 s");
 		if (drain) {
 			poll_doorbells(t, 10);
 			vt_drain(t);
 		} else {
-			rs_vmm_wait(t->vm, 20);
+			vmm_wait(t->vm, 20);
 		}
 	}
 	if (drain)
@@ -211,7 +211,7 @@ void vt_wait_phase(struct vt *t, uint32_t id, uint32_t phase, int drain)
 		}
 	}
 	ck_assert_msg(info.report.phase >= phase, "vCPU %u stopped (%s) in phase %u",
-		      id, rs_vmm_state_name(info.state), info.report.phase);
+		      id, vmm_cpu_state_name(info.state), info.report.phase);
 }
 
 void vt_wait_state(struct vt *t, uint32_t id, uint32_t state)
@@ -225,9 +225,9 @@ void vt_wait_state(struct vt *t, uint32_t id, uint32_t state)
 			return;
 		ck_assert_msg(info.state == RS_VCPU_RUNNING,
 			      "vCPU %u is %s, waiting for %s", id,
-			      rs_vmm_state_name(info.state), rs_vmm_state_name(state));
+			      vmm_cpu_state_name(info.state), vmm_cpu_state_name(state));
 		ck_assert_msg(now_s() < end, "vCPU %u not %s in 90 s", id,
-			      rs_vmm_state_name(state));
+			      vmm_cpu_state_name(state));
 		usleep(2000);
 	}
 }
@@ -242,7 +242,7 @@ uint64_t vt_wait_seq(struct vt *t, uint32_t id, uint64_t n)
 		if (info.report.seq_attempted > n)
 			return info.report.seq_attempted;
 		ck_assert_msg(info.state == RS_VCPU_RUNNING, "vCPU %u is %s at %llu records",
-			      id, rs_vmm_state_name(info.state),
+			      id, vmm_cpu_state_name(info.state),
 			      (unsigned long long)info.report.seq_attempted);
 		ck_assert_msg(now_s() < end, "vCPU %u not past %llu records in 90 s",
 			      id, (unsigned long long)n);
@@ -295,10 +295,10 @@ struct vt_ring vt_snapshot(struct vt *t, uint32_t id, int pause)
 	ck_assert_ptr_nonnull(snap);
 	ck_assert_ptr_nonnull(buf);
 	if (pause)
-		ck_assert_int_eq(rs_vmm_pause(t->vm), 0);
-	ret = rs_snapshot_take(snap, rs_vmm_region(t->vm), id, buf, size);
+		ck_assert_int_eq(vmm_pause(t->vm), 0);
+	ret = rs_snapshot_take(snap, vmm_region(t->vm), id, buf, size);
 	if (pause)
-		ck_assert_int_eq(rs_vmm_resume(t->vm), 0);
+		ck_assert_int_eq(vmm_resume(t->vm), 0);
 	ck_assert_int_eq(ret, 0);
 	while (rs_snapshot_next(snap, &rec) == 1)
 		vt_on_record(rec, &s);

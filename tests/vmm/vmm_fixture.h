@@ -30,8 +30,8 @@ struct vt_ring {
 };
 
 struct vt {
-	struct rs_vmm *vm;
-	struct rs_vmm_params p;
+	struct vmm *vm;
+	struct vmm_params p;
 	struct rs_consumer *cons[RS_MAX_RINGS];
 	struct vt_ring rings[RS_MAX_RINGS];
 	char log[512];
@@ -42,7 +42,7 @@ void vt_require_kvm(void);
 const char *vt_payload(void);
 
 /* Test defaults: 1 vCPU, 4 data pages, 1000 steady records. */
-void vt_params(struct rs_vmm_params *p);
+void vt_params(struct vmm_params *p);
 /* Create, load the guest agent, attach consumers; start if @start. */
 void vt_boot(struct vt *t, int start);
 void vt_fini(struct vt *t);

@@ -115,7 +115,7 @@ enum rs_vcpu_state {
 	RS_VCPU_HALTED   = 2,  /* hlt (after RS_PORT_DONE: done) */
 	RS_VCPU_SHUTDOWN = 3,  /* triple fault */
 	RS_VCPU_FAILED   = 4,  /* internal error, failed entry, KVM_RUN error */
-	RS_VCPU_STOPPED  = 5,  /* stopped by rs_vmm_stop while running */
+	RS_VCPU_STOPPED  = 5,  /* stopped by vmm_stop while running */
 };
 
 /* Exits to user space, by reason.  Kicks (pause, stop) are counted apart

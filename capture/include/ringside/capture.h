@@ -26,39 +26,39 @@
 #include "ringside/vmm_client.h"
 #include "ringside/vmm_control.h"
 
-/* ---- liberr (src/liberr.c) ---- */
+/* ---- cap_err (src/cap_err.c) ---- */
 /*
- * Errors as this library hands them up.  Its modules (rmap, drain,
+ * Errors as this library hands them up.  Its modules (cap_source, drain,
  * snapper, recorder, ...) call several libraries, and each library
  * keeps its own negative codes and its own *_errstr(): the ring library's
  * -rse_*, the perf.data library's (-errno or PDF_ERR(e)), the libvirt
  * library's (-errno or -dome_*), a system call's -errno.  Those codes
  * overlap, so a module whose failures come from more than one of them
- * returns the code as the library gave it, and notes in a struct liberr
+ * returns the code as the library gave it, and notes in a struct cap_err
  * which errstr names it.  Nothing is renumbered: the caller prints
- * liberr_str(), and tests liberr_is() or liberr_from() to say more.  A
+ * cap_err_str(), and tests cap_err_is() or cap_err_from() to say more.  A
  * module whose errors all come from one library returns them plainly and
  * says which beside its declaration.
  *
- *	struct liberr e = { 0 };
+ *	struct cap_err e = { 0 };
  *
- *	if (rmap_open(&m, spec, 0, &e))
- *		cli_err(CMD, "cannot map %s: %s", spec, liberr_str(&e));
+ *	if (cap_source_open(&m, spec, 0, &e))
+ *		cli_err(CMD, "cannot map %s: %s", spec, cap_err_str(&e));
  */
 
-typedef const char *(*liberr_fn)(int code);
+typedef const char *(*cap_err_fn)(int code);
 
-struct liberr {
+struct cap_err {
 	int code;                 /* < 0, as the library returned it */
-	liberr_fn str;            /* rs_errstr, pdf_errstr, dom_errstr, liberr_sys */
+	cap_err_fn str;            /* rs_error_str, pdf_error_str, dom_error_str, cap_err_sys */
 };
 
 /* strerror() of a system call's -errno. */
-const char *liberr_sys(int code);
+const char *cap_err_sys(int code);
 
 /* @ret, a return of the library that @str names; a failure (< 0) is noted
  * in @e.  Returns @ret. */
-static inline int liberr_note(struct liberr *e, int ret, liberr_fn str)
+static inline int cap_err_note(struct cap_err *e, int ret, cap_err_fn str)
 {
 	if (ret < 0) {
 		e->code = ret;
@@ -69,19 +69,19 @@ static inline int liberr_note(struct liberr *e, int ret, liberr_fn str)
 
 /* The words for @e; one that nothing was noted in (declared = { 0 })
  * says so. */
-static inline const char *liberr_str(const struct liberr *e)
+static inline const char *cap_err_str(const struct cap_err *e)
 {
 	return e->str ? e->str(e->code) : "unknown error";
 }
 
 /* 1 if @e came from the library @str names. */
-static inline int liberr_from(const struct liberr *e, liberr_fn str)
+static inline int cap_err_from(const struct cap_err *e, cap_err_fn str)
 {
 	return e->str == str;
 }
 
 /* 1 if @e is @code of the library @str names. */
-static inline int liberr_is(const struct liberr *e, liberr_fn str, int code)
+static inline int cap_err_is(const struct cap_err *e, cap_err_fn str, int code)
 {
 	return e->str == str && e->code == code;
 }
@@ -91,23 +91,23 @@ static inline int liberr_is(const struct liberr *e, liberr_fn str, int code)
 enum cap_fail {
 	CAP_FAIL_NONE = 0,
 	CAP_FAIL_OPEN,      /* creating the output's temporary file
-			     * (PATH.tmp.XXXXXX, pdf_errstr) */
-	CAP_FAIL_ATTACH,    /* a consumer on every ring (rs_errstr; -rse_mode:
+			     * (PATH.tmp.XXXXXX, pdf_error_str) */
+	CAP_FAIL_ATTACH,    /* a consumer on every ring (rs_error_str; -rse_mode:
 			     * overwrite-mode rings, which have no tail) */
-	CAP_FAIL_DRAIN,     /* a pass over the rings (rs_errstr), or any pass
+	CAP_FAIL_DRAIN,     /* a pass over the rings (rs_error_str), or any pass
 			     * when no file is written */
-	CAP_FAIL_WRITE,     /* a pass into the file (pdf_errstr); path is the
+	CAP_FAIL_WRITE,     /* a pass into the file (pdf_error_str); path is the
 			     * temporary file that was discarded */
-	CAP_FAIL_FINISH,    /* completing the file (pdf_errstr) */
-	CAP_FAIL_COPY,      /* copying ring @ring (rs_errstr, liberr_sys) */
-	CAP_FAIL_RING,      /* filing ring @ring's records (pdf_errstr) */
+	CAP_FAIL_FINISH,    /* completing the file (pdf_error_str) */
+	CAP_FAIL_COPY,      /* copying ring @ring (rs_error_str, cap_err_sys) */
+	CAP_FAIL_RING,      /* filing ring @ring's records (pdf_error_str) */
 	CAP_FAIL_KCODE,     /* the guest kernel's code: out of memory */
-	CAP_FAIL_VCPUS,     /* filing the vCPUs' samples (pdf_errstr) */
+	CAP_FAIL_VCPUS,     /* filing the vCPUs' samples (pdf_error_str) */
 };
 
 struct cap_failure {
 	enum cap_fail what;
-	struct liberr e;
+	struct cap_err e;
 	uint32_t ring;
 	char path[4096];
 };
@@ -122,13 +122,13 @@ uint64_t cap_time_now_ns(void);
 /* SIGINT/SIGTERM as a request to finish, and waiting for work. */
 
 /* Make SIGINT and SIGTERM set the stop flag instead of killing.  -errno. */
-int stop_install(void);
+int cap_stop_install(void);
 
 /* The signal that asked to stop, 0 if none. */
-int stop_requested(void);
+int cap_stop_requested(void);
 
 /* A descriptor to wake on while waiting. */
-struct stop_fd {
+struct cap_stop_fd {
 	int fd;                /* < 0: not watched */
 	int hangup_only;       /* wake only when it hangs up (a peer's socket) */
 	int hung_up;           /* it hung up or failed: no longer watched */
@@ -144,20 +144,20 @@ struct stop_fd {
  * failed gets ->hung_up and is not watched again.  Returns the number of
  * descriptors that fired, 0 on timeout or signal.
  */
-int stop_wait_fds(struct stop_fd *fds, unsigned n, int timeout_ms);
+int cap_stop_wait_fds(struct cap_stop_fd *fds, unsigned n, int timeout_ms);
 
 /* Read what the descriptors hold right now, without waiting (the last
  * doorbell counts at the end, a stop request or not). */
-void stop_collect_fds(struct stop_fd *fds, unsigned n);
+void cap_stop_collect_fds(struct cap_stop_fd *fds, unsigned n);
 
-/* ---- rinfo (src/rinfo.c) ---- */
+/* ---- cap_rinfo (src/cap_rinfo.c) ---- */
 /*
  * A ring's geometry, mode and shared counters right now, gathered from the
  * ring library's read-once accessors into one struct for display
  * (`ringside stat`, `snapshot` buffer sizing).
  */
 
-struct rinfo {
+struct cap_rinfo {
 	uint32_t index;
 	uint32_t data_mode;
 	uint32_t aux_mode;
@@ -178,7 +178,7 @@ struct rinfo {
 };
 
 /* The region's shared configuration and guest status, read once. */
-struct rinfo_region {
+struct cap_rinfo_region {
 	uint32_t enabled;
 	uint32_t data_mode;
 	uint32_t aux_mode;
@@ -196,33 +196,33 @@ struct rinfo_region {
 };
 
 /* 1 when the agent's status is a claim from before the guest's last reset
- * that the host counted (rinfo_region.agent_boot_gen behind boot_gen), 0
+ * that the host counted (cap_rinfo_region.agent_boot_gen behind boot_gen), 0
  * when it is of the current boot, -1 when it cannot be told (no agent
  * attached, an agent or a layout that does not count boots). */
-int rinfo_claim_stale(const struct rinfo_region *rr);
+int cap_rinfo_claim_stale(const struct cap_rinfo_region *rr);
 
-void rinfo_region_get(const struct rs_region *region, struct rinfo_region *rr);
+void cap_rinfo_region_get(const struct rs_region *region, struct cap_rinfo_region *rr);
 
 /* What the region's AUX areas hold, for the perf.data writer: PDF_AUX_NONE
  * without AUX areas, PDF_AUX_INTEL_PT where the region traces PT
  * (RS_TRACE_AUX), else PDF_AUX_OPAQUE. */
-uint32_t rinfo_aux_format(const struct rs_region *region);
+uint32_t cap_rinfo_aux_format(const struct rs_region *region);
 /* The same, but PDF_AUX_OPAQUE for AUX areas that @opaque says hold no PT. */
-uint32_t rinfo_aux_format_of(const struct rs_region *region, int opaque);
+uint32_t cap_rinfo_aux_format_of(const struct rs_region *region, int opaque);
 
 /* Rings in the validated region. */
-uint32_t rinfo_count(const struct rs_region *region);
+uint32_t cap_rinfo_count(const struct rs_region *region);
 
 /* The sample_type of the region's SAMPLE records, as validated at open. */
-uint64_t rinfo_sample_type(const struct rs_region *region);
+uint64_t cap_rinfo_sample_type(const struct rs_region *region);
 
 /* Geometry and current counters of ring @index.  0, or the ring
- * library's -rse_* (rs_errstr names it). */
-int rinfo_get(const struct rs_region *region, uint32_t index,
-	      struct rinfo *ri);
+ * library's -rse_* (rs_error_str names it). */
+int cap_rinfo_get(const struct rs_region *region, uint32_t index,
+	      struct cap_rinfo *ri);
 
 /* Bytes of ring data not yet consumed (normal) or held (overwrite). */
-uint64_t rinfo_fill(const struct rinfo *ri);
+uint64_t cap_rinfo_fill(const struct cap_rinfo *ri);
 
 /* ---- tally (src/tally.c) ---- */
 /*
@@ -232,7 +232,7 @@ uint64_t rinfo_fill(const struct rinfo *ri);
  *
  * Every record is the guest's: its LOST counts, AUX sizes and times are
  * claims.  With the host's own facts about the reading (struct
- * tally_bounds: when it read the rings, their geometry) a claim no honest
+ * cap_tally_bounds: when it read the rings, their geometry) a claim no honest
  * producer could make is flagged and left out of the sums and the time
  * span instead of being added up.  Every sum saturates at UINT64_MAX.
  */
@@ -245,9 +245,9 @@ uint64_t rinfo_fill(const struct rinfo *ri);
  * (and LOST_SAMPLES) counts beyond that are flagged; docs/cli.md, "Host
  * facts and guest claims", has the windows this is applied to.
  */
-#define TALLY_LOST_PER_NS 1u
+#define CAP_TALLY_LOST_PER_NS 1u
 
-struct tally_ring {
+struct cap_tally_ring {
 	uint64_t records;
 	uint64_t bytes;
 	uint64_t by_class[PDF_RREC_MAX];
@@ -281,7 +281,7 @@ struct tally_ring {
 };
 
 /* What the host knows about the reading, to bound the claims against. */
-struct tally_bounds {
+struct cap_tally_bounds {
 	uint32_t kind;            /* PDF_HOST_DRAIN, _SNAPSHOT; NONE: nothing
 				   * known, nothing flagged */
 	uint64_t start_ns;        /* host CLOCK_MONOTONIC: the attach or copy */
@@ -296,54 +296,54 @@ struct tally_bounds {
 struct tally {
 	uint64_t sample_type;     /* of the region's SAMPLE records */
 	uint32_t nr_rings;        /* highest ring seen + 1, or as set */
-	struct tally_bounds bounds;
-	struct tally_ring ring[RS_MAX_RINGS];
+	struct cap_tally_bounds bounds;
+	struct cap_tally_ring ring[RS_MAX_RINGS];
 	/* records the host wrote, no ring: COMM and MMAP2 of the guest's
-	 * process table at the file's head (tally_state) */
+	 * process table at the file's head (cap_tally_state) */
 	uint64_t state_comms;
 	uint64_t state_mmaps;
 };
 
-void tally_init(struct tally *t, uint32_t nr_rings, uint64_t sample_type);
+void cap_tally_init(struct tally *t, uint32_t nr_rings, uint64_t sample_type);
 
 /* Count @rec, a record the host wrote of the process table. */
-void tally_state(struct tally *t, const struct rs_perf_header *rec);
+void cap_tally_state(struct tally *t, const struct rs_perf_header *rec);
 
 /* Count @ev of a file: the host's records apart from the rings'. */
-void tally_event(struct tally *t, const struct pdf_event *ev);
+void cap_tally_event(struct tally *t, const struct pdf_event *ev);
 
 /* Check the claims counted from now on against @b. */
-void tally_set_bounds(struct tally *t, const struct tally_bounds *b);
+void cap_tally_set_bounds(struct tally *t, const struct cap_tally_bounds *b);
 
 /* The bounds a file's host feature and clock give (kind NONE: none). */
-void tally_bounds_from_info(struct tally_bounds *b, const struct pdf_info *info);
+void cap_tally_bounds_from_info(struct cap_tally_bounds *b, const struct pdf_info *info);
 
 /* Count @rec of ring @ring (< RS_MAX_RINGS, else ignored), filed at @time. */
-void tally_add(struct tally *t, uint32_t ring, uint64_t time,
+void cap_tally_add(struct tally *t, uint32_t ring, uint64_t time,
 	       const struct rs_perf_header *rec);
 
 /* Sum of all rings into @sum (times: the earliest and latest). */
-void tally_total(const struct tally *t, struct tally_ring *sum);
+void cap_tally_total(const struct tally *t, struct cap_tally_ring *sum);
 
 /* Claims flagged on @r, all kinds. */
-uint64_t tally_flagged(const struct tally_ring *r);
+uint64_t cap_tally_flagged(const struct cap_tally_ring *r);
 
 /* Records per second over the ring's time span (ns); 0 when no span. */
-double tally_rate(const struct tally_ring *r);
+double cap_tally_rate(const struct cap_tally_ring *r);
 
 /* @a + @b, UINT64_MAX where that would wrap. */
-static inline uint64_t tally_sat_add(uint64_t a, uint64_t b)
+static inline uint64_t cap_tally_sat_add(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
 /*
- * Tally the file at @path (tally_init with its rings, bounds from its host
+ * Tally the file at @path (cap_tally_init with its rings, bounds from its host
  * feature and clock) into @t; its info into *@info when not NULL.  0, or
- * the perf.data library's code (pdf_errstr), with the offset of a bad
+ * the perf.data library's code (pdf_error_str), with the offset of a bad
  * record in *@bad_offset.
  */
-int tally_file(const char *path, struct tally *t, struct pdf_info *info,
+int cap_tally_file(const char *path, struct tally *t, struct pdf_info *info,
 	       uint64_t *bad_offset);
 
 /* ---- drain (src/drain.c) ---- */
@@ -368,7 +368,7 @@ struct drain_ring {
 	/* The first part of a read that wraps, written with the second. */
 	const void *held;
 	uint64_t held_len, held_pos;
-	/* What the ring held at the attach (drain_init): bytes of it still
+	/* What the ring held at the attach (cap_drain_init): bytes of it still
 	 * to come; the first record after it is yet to come */
 	uint64_t early_left;
 	int early_next;
@@ -385,7 +385,7 @@ struct drain {
 	struct tally *tally;      /* of what went into the file */
 	uint64_t sample_type;
 	uint32_t nr_rings;
-	int write_err;            /* the writer's (pdf_errstr): ends the drain */
+	int write_err;            /* the writer's (pdf_error_str): ends the drain */
 	struct drain_ring ring[RS_MAX_RINGS];
 };
 
@@ -393,29 +393,29 @@ struct drain {
  * Attach a consumer to every ring of @region; records go to @w, or are only
  * counted in @t when @w is NULL.  Times are converted to ns where the
  * region publishes how (pdf_rrec_clock_init).  0, or the ring library's
- * -rse_* (rs_errstr): -rse_mode when a data ring is in overwrite mode
+ * -rse_* (rs_error_str): -rse_mode when a data ring is in overwrite mode
  * (snapshot it instead).
  */
-int drain_init(struct drain *d, const struct rs_region *region,
+int cap_drain_init(struct drain *d, const struct rs_region *region,
 	       uint64_t sample_type, struct pdf_writer *w, struct tally *t);
 
 /* One pass over all rings.  Returns records written, or a negative code
- * noted in @e (liberr.h): the writer's (pdf_errstr) or the ring
- * library's (rs_errstr). */
-int drain_pass(struct drain *d, struct liberr *e);
+ * noted in @e (cap_err.h): the writer's (pdf_error_str) or the ring
+ * library's (rs_error_str). */
+int cap_drain_pass(struct drain *d, struct cap_err *e);
 
 /* Consumer statistics of ring @i (corruption counts, reattaches). */
-const struct rs_cons_stats *drain_cons_stats(const struct drain *d, uint32_t i);
+const struct rs_cons_stats *cap_drain_cons_stats(const struct drain *d, uint32_t i);
 
 /* Event suppression (docs/abi.md): before a sleep on the doorbells, every
  * ring's consumer says it is about to sleep and looks at its heads once
  * more.  1 when a doorbell may have been skipped on some ring while the
  * pass drained (drain again instead of sleeping), 0: sleep. */
-int drain_sleep_prepare(struct drain *d);
+int cap_drain_sleep_prepare(struct drain *d);
 
 /* Awake again: every ring's consumer says it polls (its doorbells are
- * skipped until the next drain_sleep_prepare). */
-void drain_awake(struct drain *d);
+ * skipped until the next cap_drain_sleep_prepare). */
+void cap_drain_awake(struct drain *d);
 
 /*
  * Go on draining every ring from @region, a new mapping of the region
@@ -424,28 +424,28 @@ void drain_awake(struct drain *d);
  * positions kept, nothing delivered twice, what cannot be known counted
  * in each ring's consumer statistics.  The old mapping may go once this
  * returns.  The OR of the rings' enum rs_reattach_event, or the ring
- * library's -rse_* (rs_errstr): -rse_geometry when @region's rings are
+ * library's -rse_* (rs_error_str): -rse_geometry when @region's rings are
  * not those drained (nothing changed then).
  */
-int drain_reattach(struct drain *d, const struct rs_region *region);
+int cap_drain_reattach(struct drain *d, const struct rs_region *region);
 
 /* The records kept for want of a time (no timed record after them yet)
  * into the file under their ring's last time: before the file is
  * completed.  0, or the writer's error noted in @e. */
-int drain_flush(struct drain *d, struct liberr *e);
+int cap_drain_flush(struct drain *d, struct cap_err *e);
 
 /* What the host observed on every ring so far, into @h (kind, times and
  * the AUX bytes stored are the caller's). */
-void drain_host_facts(const struct drain *d, struct pdf_host_facts *h);
+void cap_drain_host_facts(const struct drain *d, struct pdf_host_facts *h);
 
 /* The bounds the live tally checks claims against: those of a drain
  * that attached at @start_ns (host CLOCK_MONOTONIC). */
-void drain_bounds(const struct drain *d, uint64_t start_ns,
-		  struct tally_bounds *b);
+void cap_drain_bounds(const struct drain *d, uint64_t start_ns,
+		  struct cap_tally_bounds *b);
 
-void drain_fini(struct drain *d);
+void cap_drain_fini(struct drain *d);
 
-/* ---- vm_conn (src/vm_conn.c) ---- */
+/* ---- cap_vm (src/cap_vm.c) ---- */
 /*
  * A ringside VMM's control socket as a source of a region (`--vm SOCKET`):
  * HELLO hands over the region memfd and one doorbell eventfd per ring,
@@ -453,7 +453,7 @@ void drain_fini(struct drain *d);
  * still runs.  The protocol is abi/include/ringside/vmm_control.h.
  */
 
-struct vm_conn {
+struct cap_vm {
 	int sock;
 	int region_fd;            /* an open file description of our own */
 	uint32_t nr_rings;
@@ -470,37 +470,37 @@ struct vm_conn {
  * (a socket of another kind), -ETIMEDOUT (no answer), -EPROTO (the peer
  * does not speak the ringside VMM protocol), -ECONNRESET (it hung up).
  */
-int vm_conn_open(struct vm_conn *v, const char *path);
+int cap_vm_open(struct cap_vm *v, const char *path);
 
 /* PAUSE: returns once no vCPU runs guest code.  RESUME undoes one.  -errno. */
-int vm_conn_pause(struct vm_conn *v);
-int vm_conn_resume(struct vm_conn *v);
+int cap_vm_pause(struct cap_vm *v);
+int cap_vm_resume(struct cap_vm *v);
 
 /* REGION: how the VMM laid the region out, and its header page guard.
  * -errno; -EOPNOTSUPP from a VMM that predates it. */
-int vm_conn_region(struct vm_conn *v, struct rs_ctl_region *r);
+int cap_vm_region(struct cap_vm *v, struct rs_ctl_region *r);
 
 /* vCPU @id's state, exits and the guest's report.  -errno. */
-int vm_conn_status(struct vm_conn *v, uint32_t id,
+int cap_vm_status(struct cap_vm *v, uint32_t id,
 		   struct rs_vmm_vcpu_info *info);
 
 /* 1 when every vCPU has stopped for good (halted, crashed, failed, stopped),
  * 0 while one still runs or has not started, -errno. */
-int vm_conn_stopped(struct vm_conn *v);
+int cap_vm_stopped(struct cap_vm *v);
 
 /* Undo outstanding pauses, close everything.  Accepts NULL. */
-void vm_conn_close(struct vm_conn *v);
+void cap_vm_close(struct cap_vm *v);
 
-/* ---- rmap (src/rmap.c) ---- */
+/* ---- cap_source (src/cap_source.c) ---- */
 /*
  * A trace region, from the operator's name for it to a validated
  * struct rs_region: a path (/dev/shm/NAME) or "fd:N" (a memfd or shm file
  * another process handed over, already open as descriptor N).
  */
 
-enum rmap_flag {
-	RMAP_WRITE = 1u << 0,  /* map writable: a consumer publishes tails */
-	RMAP_EXCL  = 1u << 1,  /* the only consumer: flock(LOCK_EX) the file */
+enum cap_source_flag {
+	CAP_SOURCE_WRITE = 1u << 0,  /* map writable: a consumer publishes tails */
+	CAP_SOURCE_EXCL  = 1u << 1,  /* the only consumer: flock(LOCK_EX) the file */
 };
 
 struct dom_virt;
@@ -508,27 +508,27 @@ struct dom_virt;
 /* Host CLOCK_MONOTONIC around a pause of the writers: before the pause
  * request, at its answer (the writers stand still), before the resume
  * request, at its answer.  All 0 when nothing was paused here. */
-struct rmap_pause_times {
+struct cap_source_pause_times {
 	uint64_t request_ns;
 	uint64_t paused_ns;
 	uint64_t resume_ns;
 	uint64_t resumed_ns;
 };
 
-struct rmap {
+struct cap_source {
 	struct rs_region region;
 	void *base;
 	uint64_t size;
 	int fd;
-	int own_fd;              /* opened here (closed by rmap_close) */
-	int locked;              /* RMAP_EXCL taken */
+	int own_fd;              /* opened here (closed by cap_source_close) */
+	int locked;              /* CAP_SOURCE_EXCL taken */
 	uint32_t abi_version;    /* what the header claims, for messages */
-	struct vm_conn *vm;      /* --vm: the VMM's control connection */
+	struct cap_vm *vm;      /* --vm: the VMM's control connection */
 	char *domain;            /* REGION named a libvirt domain (ringside/domain_virt.h) */
-	int domain_paused;       /* rmap_pause suspended it */
+	int domain_paused;       /* cap_source_pause suspended it */
 	struct dom_virt *dom_conn; /* the domain's connection, made before
-				    * the pause and kept until rmap_close */
-	struct rmap_pause_times pause; /* the last rmap_pause .. rmap_resume */
+				    * the pause and kept until cap_source_close */
+	struct cap_source_pause_times pause; /* the last cap_source_pause .. cap_source_resume */
 	/* A domain's or a VM's region is opened by the layout its host laid
 	 * it out with, not by its guest-writable header (region_check.c). */
 	int have_layout;
@@ -542,54 +542,54 @@ struct rmap {
 /*
  * Open, map and validate @spec (a libvirt domain's region when @spec is a
  * bare name with no file of that name, see dom_region_is_domain).  0, or a
- * negative code noted in @e (liberr.h) as one of:
- *   liberr_sys: -errno of open, fstat, mmap; -EBADF for a bad "fd:N",
+ * negative code noted in @e (cap_err.h) as one of:
+ *   cap_err_sys: -errno of open, fstat, mmap; -EBADF for a bad "fd:N",
  *     -EACCES for an fd without the access @flags need, -ENODEV (-EISDIR)
  *     for something that is not a regular file, -EWOULDBLOCK when
- *     RMAP_EXCL finds another consumer holding the lock;
- *   rs_errstr: -rse_magic, -rse_version, -rse_too_small, -rse_geometry
+ *     CAP_SOURCE_EXCL finds another consumer holding the lock;
+ *   rs_error_str: -rse_magic, -rse_version, -rse_too_small, -rse_geometry
  *     (m->abi_version says which version a -rse_version region claims);
- *   dom_errstr: dom_region_path()'s, for a domain.
+ *   dom_error_str: dom_region_path()'s, for a domain.
  */
-int rmap_open(struct rmap *m, const char *spec, unsigned flags,
-	      struct liberr *e);
+int cap_source_open(struct cap_source *m, const char *spec, unsigned flags,
+	      struct cap_err *e);
 
 /*
  * The region of the ringside VMM serving control socket @sock_path, with
- * its doorbells (m->vm, vm_conn.h).  Errors as rmap_open, and
- * vm_conn_open's -errno (liberr_sys).
+ * its doorbells (m->vm, cap_vm.h).  Errors as cap_source_open, and
+ * cap_vm_open's -errno (cap_err_sys).
  */
-int rmap_open_vm(struct rmap *m, const char *sock_path, unsigned flags,
-		 struct liberr *e);
+int cap_source_open_vm(struct cap_source *m, const char *sock_path, unsigned flags,
+		 struct cap_err *e);
 
 /* Stop / restart the region's writers around a stable snapshot.  0, or in
- * @e: -EOPNOTSUPP (liberr_sys) when the source cannot pause them (a plain
- * file), vm_conn's -errno (liberr_sys), dom_region_pause's (dom_errstr). */
-int rmap_pause(struct rmap *m, struct liberr *e);
-int rmap_resume(struct rmap *m, struct liberr *e);
+ * @e: -EOPNOTSUPP (cap_err_sys) when the source cannot pause them (a plain
+ * file), cap_vm's -errno (cap_err_sys), dom_region_pause's (dom_error_str). */
+int cap_source_pause(struct cap_source *m, struct cap_err *e);
+int cap_source_resume(struct cap_source *m, struct cap_err *e);
 
-/* How long the writers were stopped by the last rmap_pause .. rmap_resume,
+/* How long the writers were stopped by the last cap_source_pause .. cap_source_resume,
  * ns: at most (from the pause request to the resume's answer, the
  * default) or at least (@inner: from the pause's answer to the resume
  * request).  0 when nothing was paused here (a domain stopped already). */
-uint64_t rmap_paused_ns(const struct rmap *m, int inner);
+uint64_t cap_source_paused_ns(const struct cap_source *m, int inner);
 
 /* A read-write open file description of our own of the file behind @fd
  * (through /proc/self/fd): a flock or a writable map another process's
  * description would not give.  The new descriptor, or -errno. */
-int rmap_reopen(int fd);
+int cap_source_reopen(int fd);
 
 /* 1 if @path names the region's own file (an output must never replace it). */
-int rmap_is_file(const struct rmap *m, const char *path);
+int cap_source_is_file(const struct cap_source *m, const char *path);
 
 /* "magic (guest says 0x0, host laid out 0x...)": one damaged field of
  * @d as text in @buf (snprintf's return). */
-int rmap_diff_text(char *buf, size_t len, const struct rs_region_diff *d);
+int cap_source_diff_text(char *buf, size_t len, const struct rs_region_diff *d);
 
-/* Unmap; closes the descriptor if rmap_open opened it.  Accepts NULL. */
-void rmap_close(struct rmap *m);
+/* Unmap; closes the descriptor if cap_source_open opened it.  Accepts NULL. */
+void cap_source_close(struct cap_source *m);
 
-/* ---- csync (src/csync.c) ---- */
+/* ---- cap_sync (src/cap_sync.c) ---- */
 /*
  * The guest's clock against the host's CLOCK_MONOTONIC for `record` (a
  * sync at the start and one at the end) and `snapshot` (one): the ring
@@ -599,21 +599,21 @@ void rmap_close(struct rmap *m);
  * below, which the caller describes.
  */
 
-/* How the last sync of a recording went (csync_take with @final). */
-enum csync_final {
-	CSYNC_FINAL_NONE = 0,      /* not tried */
-	CSYNC_FINAL_OK,
-	CSYNC_FINAL_NO_AGENT,      /* the agent had detached */
-	CSYNC_FINAL_FAILED,        /* timed out, or every answer refused */
+/* How the last sync of a recording went (cap_sync_take with @final). */
+enum cap_sync_final {
+	CAP_SYNC_FINAL_NONE = 0,      /* not tried */
+	CAP_SYNC_FINAL_OK,
+	CAP_SYNC_FINAL_NO_AGENT,      /* the agent had detached */
+	CAP_SYNC_FINAL_FAILED,        /* timed out, or every answer refused */
 };
 
-struct csync {
+struct cap_sync {
 	struct pdf_clock_sync cs;       /* for the file: the first sync and
 					 * the last one */
 	struct rs_tsync_result last;    /* of the last sync tried */
 	int last_ret;                   /* rs_tsync_host_run's */
 	uint64_t wait_ns;               /* its longest wait for a first answer */
-	int final;                      /* enum csync_final */
+	int final;                      /* enum cap_sync_final */
 	int end_dropped;                /* the last sync implied a drift no
 					 * clock has: not used */
 	int gave_up;                    /* a sync failed: no more before the
@@ -623,7 +623,7 @@ struct csync {
 	const char *why_not;            /* no sync, and no state says why */
 };
 
-void csync_init(struct csync *c);
+void cap_sync_init(struct cap_sync *c);
 
 /*
  * One sync of the region @region, whose header is mapped writable at
@@ -634,27 +634,27 @@ void csync_init(struct csync *c);
  * file's first point, the latest one its second.  @final: the last one
  * (the end of a recording), whose outcome the summary reports.
  */
-void csync_take(struct csync *c, const struct rs_region *region, void *wmem,
+void cap_sync_take(struct cap_sync *c, const struct rs_region *region, void *wmem,
 		int final);
 
 /*
  * Between passes of a recording: a sync as soon as an agent attaches if
  * none succeeded yet (a recording started before the guest's agent), and
- * one every CSYNC_PERIOD seconds after, so that a guest whose agent
+ * one every CAP_SYNC_PERIOD seconds after, so that a guest whose agent
  * detaches before the end still has a late point.  Nothing after a sync
  * failed.  Cheap when nothing is due: one clock read.
  */
-#define CSYNC_PERIOD 5.0
-void csync_poll(struct csync *c, const struct rs_region *region, void *wmem);
+#define CAP_SYNC_PERIOD 5.0
+void cap_sync_poll(struct cap_sync *c, const struct rs_region *region, void *wmem);
 
 /*
  * The region header behind descriptor @fd mapped writable (one page), for
  * a command that opened the region read-only (snapshot): reopened through
- * /proc/self/fd.  NULL when that is not allowed.  csync_unmap(NULL) is
+ * /proc/self/fd.  NULL when that is not allowed.  cap_sync_unmap(NULL) is
  * fine.
  */
-void *csync_map_header(int fd);
-void csync_unmap(void *hdr);
+void *cap_sync_map_header(int fd);
+void cap_sync_unmap(void *hdr);
 
 /* ---- guest_facts (src/guest_facts.c) ---- */
 /*
@@ -665,49 +665,49 @@ void csync_unmap(void *hdr);
  * left out (0: not said), each such correction counted.  Guest claims
  * all: a file or `stat` shows them as the guest's word.
  */
-#define GUEST_FACTS_MAX_CPUS  8192u            /* Linux's largest NR_CPUS */
-#define GUEST_FACTS_MAX_KIB   (1ull << 42)     /* 4 PiB: 52 physical bits */
-#define GUEST_FACTS_MAX_FREQ  1000000u         /* samples per second */
-#define GUEST_FACTS_MAX_TYPE  5u               /* PERF_TYPE_BREAKPOINT: the
+#define CAP_GUEST_FACTS_MAX_CPUS  8192u            /* Linux's largest NR_CPUS */
+#define CAP_GUEST_FACTS_MAX_KIB   (1ull << 42)     /* 4 PiB: 52 physical bits */
+#define CAP_GUEST_FACTS_MAX_FREQ  1000000u         /* samples per second */
+#define CAP_GUEST_FACTS_MAX_TYPE  5u               /* PERF_TYPE_BREAKPOINT: the
 						* last type not a PMU's own */
 
-enum guest_facts_state {
-	GUEST_FACTS_NONE = 0,     /* the guest has published none (yet) */
-	GUEST_FACTS_OK,           /* facts.known 1 */
-	GUEST_FACTS_BUSY,         /* the guest was writing it every try */
-	GUEST_FACTS_CORRUPT,      /* a settled block without its magic */
+enum cap_guest_facts_state {
+	CAP_GUEST_FACTS_NONE = 0,     /* the guest has published none (yet) */
+	CAP_GUEST_FACTS_OK,           /* facts.known 1 */
+	CAP_GUEST_FACTS_BUSY,         /* the guest was writing it every try */
+	CAP_GUEST_FACTS_CORRUPT,      /* a settled block without its magic */
 };
 
 struct guest_facts {
-	enum guest_facts_state state;
+	enum cap_guest_facts_state state;
 	uint32_t left_out;        /* numbers implausible, not passed on */
 	uint32_t replaced;        /* string bytes replaced by '?' */
-	struct pdf_guest_facts facts; /* known 0 unless GUEST_FACTS_OK */
+	struct pdf_guest_facts facts; /* known 0 unless CAP_GUEST_FACTS_OK */
 };
 
 /* Read @region's guest info block once into @g (zeroed first).  Returns
  * g->state, or -rse_invalid (NULL arguments). */
-int guest_facts_read(struct guest_facts *g, const struct rs_region *region);
+int cap_guest_facts_read(struct guest_facts *g, const struct rs_region *region);
 
 /* The conversion alone, from a block the ring library copied (magic
- * checked): @g->state GUEST_FACTS_OK. */
-void guest_facts_from(struct guest_facts *g, const struct rs_guest_info *in);
+ * checked): @g->state CAP_GUEST_FACTS_OK. */
+void cap_guest_facts_from(struct guest_facts *g, const struct rs_guest_info *in);
 
-/* ---- usyms_feed (src/usyms_feed.c) ---- */
+/* ---- cap_usyms_feed (src/cap_usyms_feed.c) ---- */
 /*
  * The guest's user symbols into a file: the table its agent appends to
  * is read again now and then (gusyms: every entry checked as a claim) and
  * the entries the current writer has not had go to pdf_writer_add_ubins
  * (perf's build-id cache, the file's build ids), before it is finished.
  */
-struct usyms_feed {
+struct cap_usyms_feed {
 	struct gusyms g;          /* the last read, private */
 	uint32_t given;           /* of its bins, given to the current writer */
 	uint32_t reads;
 	/* for the summary: the last table that read whole, as checked */
-	enum gusyms_state state;
+	enum gi_usyms_state state;
 	struct rs_usyms_info info; /* TRUNCATED, wanted (guest claims) */
-	struct gusyms_stats st;   /* refused, cut */
+	struct gi_usyms_stats st;   /* refused, cut */
 	uint32_t kept;            /* entries that passed the checks */
 	/* the writer's: in the cache (and the file), failed, kept out */
 	uint32_t cached, failed, other;
@@ -715,15 +715,15 @@ struct usyms_feed {
 };
 
 /* A new writer: every entry is given again. */
-void usyms_feed_restart(struct usyms_feed *f);
+void cap_usyms_feed_restart(struct cap_usyms_feed *f);
 /* Read @region's table and give @w the new entries.  0, -ENOMEM,
  * -EINVAL. */
-int usyms_feed_pass(struct usyms_feed *f, const struct rs_region *region,
+int cap_usyms_feed_pass(struct cap_usyms_feed *f, const struct rs_region *region,
 		    struct pdf_writer *w);
 /* Give @w every entry of @g, read before (a snapshot's copy). */
-void usyms_feed_give(struct usyms_feed *f, const struct gusyms *g,
+void cap_usyms_feed_give(struct cap_usyms_feed *f, const struct gusyms *g,
 		     struct pdf_writer *w);
-void usyms_feed_fini(struct usyms_feed *f);
+void cap_usyms_feed_fini(struct cap_usyms_feed *f);
 
 /* ---- recorder (src/recorder.c) ---- */
 /*
@@ -735,19 +735,19 @@ void usyms_feed_fini(struct usyms_feed *f);
  * rotates files: each is complete on its own (its records and their
  * tally, the host facts of its window, the symbols, the clock).
  */
-#define RECORDER_MAX_WAKE (RS_MAX_RINGS + 2)
+#define CAP_RECORDER_MAX_WAKE (RS_MAX_RINGS + 2)
 
 /* Why the recording ended. */
-enum recorder_end {
-	RECORDER_END_SIGNAL = 1,   /* SIGINT or SIGTERM */
-	RECORDER_END_DURATION,     /* --duration ran out */
-	RECORDER_END_FINISHED,     /* the producer is gone for good */
+enum cap_recorder_end {
+	CAP_RECORDER_END_SIGNAL = 1,   /* SIGINT or SIGTERM */
+	CAP_RECORDER_END_DURATION,     /* --duration ran out */
+	CAP_RECORDER_END_FINISHED,     /* the producer is gone for good */
 };
 
 struct recorder;
 
 /* Each hook may be NULL; @arg is the hooks' own. */
-struct recorder_hooks {
+struct cap_recorder_hooks {
 	/* every quarter second while recording (@final 0), and once when it
 	 * ends (@final 1) */
 	void (*progress)(void *arg, const struct recorder *r, int final);
@@ -763,7 +763,7 @@ struct recorder_hooks {
 	/* a file was completed because of next_output: r->output, r->tally,
 	 * r->file_tally, r->host are that file's */
 	void (*file_done)(void *arg, const struct recorder *r);
-	/* the source went away for now (finished said RECORDER_AWAY), after
+	/* the source went away for now (finished said CAP_RECORDER_AWAY), after
 	 * a last pass over its rings */
 	void (*gone_away)(void *arg, const struct recorder *r);
 	/* when it runs again and a file is written: the path of the file
@@ -790,7 +790,7 @@ struct recorder_hooks {
 /* ---- the process table at a file's head (src/pstate_file.c) ---- */
 
 /* What was filed of the guest's process table. */
-struct pstate_filed {
+struct cap_pstate_filed {
 	uint64_t comms;           /* COMM records, one per process */
 	uint64_t mmaps;           /* MMAP2 records, one per mapping */
 	uint64_t refused;         /* records the writer refused */
@@ -804,32 +804,32 @@ struct pstate_filed {
  * @c.  0, -ENOMEM, or the writer's -errno (the file, not a record).
  */
 int pstate_file(const struct gpstate *g, struct pdf_writer *w, uint64_t time,
-		struct pstate_filed *c);
+		struct cap_pstate_filed *c);
 
 /*
  * Process @child, born of @parent at @time (a FORK the guest kernel's
- * buffer held, gkbuf_fork: the agent never met the child), filed as the
+ * buffer held, gi_kbuf_fork: the agent never met the child), filed as the
  * kernel made it: @parent's name and mappings in @g as the child's, a
  * COMM and MMAP2 records of @child to @w (if any), counted into @c
  * (born, comms, mmaps).  1 filed; 0 when @g has @child (the agent knew
  * it) or not @parent; -ENOMEM, or the writer's -errno.
  */
-int pstate_file_child(const struct gpstate *g, struct pdf_writer *w,
+int cap_pstate_file_child(const struct gpstate *g, struct pdf_writer *w,
 		      uint32_t parent, uint32_t child, uint64_t time,
-		      struct pstate_filed *c);
+		      struct cap_pstate_filed *c);
 
 /* Where the source is, as the finished and reopen callbacks say. */
-enum recorder_src {
-	RECORDER_HERE = 0,        /* it may write (finished) */
-	RECORDER_GONE = 1,        /* no record can come any more */
-	RECORDER_AWAY = 2,        /* stopped for now with its memory, the
+enum cap_recorder_src {
+	CAP_RECORDER_HERE = 0,        /* it may write (finished) */
+	CAP_RECORDER_GONE = 1,        /* no record can come any more */
+	CAP_RECORDER_AWAY = 2,        /* stopped for now with its memory, the
 				   * region included, saved (a saved
 				   * domain): it may run again */
-	RECORDER_BACK = 3,        /* it runs again (reopen) */
+	CAP_RECORDER_BACK = 3,        /* it runs again (reopen) */
 };
 
 struct recorder {
-	/* set by the caller (recorder_init gives the defaults) */
+	/* set by the caller (cap_recorder_init gives the defaults) */
 	const char *source;        /* the region, for the caller's words */
 	const char *output;        /* NULL: count the records, write no file */
 	int argc;                  /* the command line, for the file's header */
@@ -838,46 +838,46 @@ struct recorder {
 	uint32_t interval_ms;      /* the longest sleep between passes */
 	int aux_opaque;            /* the AUX areas hold bytes that are not PT
 				    * whatever the region's trace mask says */
-	struct recorder_hooks hooks;
-	int (*finished)(void *arg);/* enum recorder_src: RECORDER_GONE once
+	struct cap_recorder_hooks hooks;
+	int (*finished)(void *arg);/* enum cap_recorder_src: CAP_RECORDER_GONE once
 				    * no record can come any more,
-				    * RECORDER_AWAY while it is saved, else
-				    * RECORDER_HERE (0) */
+				    * CAP_RECORDER_AWAY while it is saved, else
+				    * CAP_RECORDER_HERE (0) */
 	void *finished_arg;
 	/* NULL (then away is gone), or asked with finished_arg while the
-	 * source is away: RECORDER_BACK when it runs again, its region
+	 * source is away: CAP_RECORDER_BACK when it runs again, its region
 	 * opened anew in *@region, mapped writable at *@sync_mem (the old
 	 * mapping must stay until the next call or the end);
-	 * RECORDER_AWAY while it is still away; RECORDER_GONE when it will
+	 * CAP_RECORDER_AWAY while it is still away; CAP_RECORDER_GONE when it will
 	 * not come back; < 0, noted in @e, when it cannot be opened (the
 	 * recording fails: CAP_FAIL_ATTACH) */
 	int (*reopen)(void *arg, const struct rs_region **region,
-		      void **sync_mem, struct liberr *e);
+		      void **sync_mem, struct cap_err *e);
 	/* NULL, or called with finished_arg once a signal or --duration
 	 * ends the recording, before the last pass: a producer it stops
 	 * there writes nothing that pass could miss */
 	void (*stopping)(void *arg);
-	struct gsyms *syms;        /* the guest kernel's symbols, or NULL;
+	struct gi_syms *syms;        /* the guest kernel's symbols, or NULL;
 				    * read again while the guest has not
 				    * published them */
-	struct usyms_feed usyms;   /* with syms: its user binaries' symbols */
+	struct cap_usyms_feed usyms;   /* with syms: its user binaries' symbols */
 	struct gkcode *kcode;      /* the guest kernel's code for PT, or NULL */
-	const struct gkcode_src *kcode_src; /* read and cached early, in a
-				    * thread (gkcode_reader); read at the
+	const struct gi_kcode_src *kcode_src; /* read and cached early, in a
+				    * thread (gi_kcode_reader); read at the
 				    * end when that did not work */
-	struct gkcode_reader kread;
+	struct gi_kcode_reader kread;
 	int kread_failed, kread_said;
-	struct csync *sync;        /* NULL: no time sync; else one at the start
+	struct cap_sync *sync;        /* NULL: no time sync; else one at the start
 				    * and one at the end, into the file */
 	void *sync_mem;            /* the region, mapped writable */
-	const struct rs_region *region; /* set by recorder_run */
-	/* what it wakes on; see recorder_add_wake */
-	struct stop_fd wake[RECORDER_MAX_WAKE];
-	int wake_ring[RECORDER_MAX_WAKE];
+	const struct rs_region *region; /* set by cap_recorder_run */
+	/* what it wakes on; see cap_recorder_add_wake */
+	struct cap_stop_fd wake[CAP_RECORDER_MAX_WAKE];
+	int wake_ring[CAP_RECORDER_MAX_WAKE];
 	unsigned nr_wake;
-	/* results, valid after recorder_run until recorder_fini; those of
+	/* results, valid after cap_recorder_run until cap_recorder_fini; those of
 	 * the file are the last file's */
-	struct cap_failure fail;   /* where recorder_run failed */
+	struct cap_failure fail;   /* where cap_recorder_run failed */
 	struct tally tally;
 	struct drain drain;
 	double seconds;
@@ -890,12 +890,12 @@ struct recorder {
 	uint32_t backs;            /* ... and came back, every ring reattached */
 	int away;                  /* away now (at the end: it ended away) */
 	int back_events;           /* the OR of every reattach's events */
-	enum recorder_end end;
+	enum cap_recorder_end end;
 	struct pdf_host_facts host;   /* what the host observed, as filed */
 	struct tally file_tally;      /* the file read back: claims checked
 				       * against host facts and clock */
 	int have_file_tally;
-	int readback_err;             /* reading it back failed (pdf_errstr)
+	int readback_err;             /* reading it back failed (pdf_error_str)
 				       * at offset readback_at: the file is
 				       * whole, the summary the poorer */
 	uint64_t readback_at;
@@ -919,7 +919,7 @@ struct recorder {
 	struct gpstate pstate;     /* the guest's processes as each file
 				    * began, filed before its first timed
 				    * record (pstate_file) */
-	struct pstate_filed pstate_filed; /* ... of the last file */
+	struct cap_pstate_filed cap_pstate_filed; /* ... of the last file */
 	int pstate_due;            /* the current file's are not filed yet */
 	/* private */
 	struct pdf_writer *w;      /* the current file's */
@@ -927,7 +927,7 @@ struct recorder {
 	struct pdf_host_facts base;   /* the counters when it was opened */
 };
 
-void recorder_init(struct recorder *r, const char *source);
+void cap_recorder_init(struct recorder *r, const char *source);
 
 /*
  * Wake on @fd: an eventfd or pipe, read when it fires (@ring >= 0: ring
@@ -935,22 +935,22 @@ void recorder_init(struct recorder *r, const char *source);
  * whose hang-up means the producer is gone (a VMM's control socket).
  * -ENOSPC when full.
  */
-int recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only);
+int cap_recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only);
 
 /* Record @region until stopped.  0, or the negative code of the step
  * r->fail names (no output file is left of the file it was writing). */
-int recorder_run(struct recorder *r, const struct rs_region *region);
+int cap_recorder_run(struct recorder *r, const struct rs_region *region);
 
 /* Doorbells of ring @ring read while recording. */
-uint64_t recorder_doorbells(const struct recorder *r, uint32_t ring);
+uint64_t cap_recorder_doorbells(const struct recorder *r, uint32_t ring);
 
-void recorder_fini(struct recorder *r);
+void cap_recorder_fini(struct recorder *r);
 
 /* ---- snapper (src/snapper.c) ---- */
 /*
  * A flight-recorder snapshot of every ring, shared by `snapshot` and `run`.
- * Two steps: snapper_copy copies every ring's records (and measures its AUX
- * area) into memory; snapper_write files them oldest first.  A stable
+ * Two steps: cap_snapper_copy copies every ring's records (and measures its AUX
+ * area) into memory; cap_snapper_write files them oldest first.  A stable
  * snapshot pauses the writers around the copy only.  Where it failed,
  * s->fail says; what it copied, cut and lost, the struct.
  */
@@ -971,7 +971,7 @@ struct snap_ring {
 	struct pdf_buf offs;      /* u64 offset of each record in stash */
 	struct pdf_buf aux_data;  /* the AUX area's valid bytes, oldest first */
 	uint64_t aux_stored;      /* of them, in the file */
-	/* between snapper_take and snapper_parse: the ring's bytes as
+	/* between cap_snapper_take and cap_snapper_parse: the ring's bytes as
 	 * copied, not yet walked */
 	struct rs_snapshot *snap;
 	void *copy;               /* data_size bytes */
@@ -991,72 +991,72 @@ struct snapper {
 	uint32_t nr_rings;
 	uint64_t sample_type;
 	uint32_t aux_format;      /* enum pdf_aux_format of the region */
-	const struct gsyms *syms; /* the guest kernel's symbols, or NULL */
+	const struct gi_syms *syms; /* the guest kernel's symbols, or NULL */
 	const struct gusyms *usyms; /* its user binaries' symbols, or NULL */
-	struct usyms_feed ufeed;  /* what of them went into the file */
+	struct cap_usyms_feed ufeed;  /* what of them went into the file */
 	const char *buildid_dir;  /* the cache their table goes to (NULL:
-				   * perf's own, pdf_ksyms_cache_dir) */
+				   * perf's own, pdf_cache_perf_dir) */
 	struct gkbuf *kbuf;       /* records recovered from the guest
 				   * kernel's perf buffers, or NULL */
 	uint64_t kbuf_refused;    /* of them, refused by the writer */
-	struct gvcpu *vcpu;       /* where each vCPU was, or NULL */
+	struct gi_vcpu *vcpu;       /* where each vCPU was, or NULL */
 	struct gkcode *kcode;     /* the guest kernel's code for PT, or NULL */
-	const struct gkcode_src *kcode_src;
+	const struct gi_kcode_src *kcode_src;
 	struct pdf_writer_stats wstats; /* the writer's (symbols) */
 	struct pdf_host_facts host; /* what the host observed, as filed */
 	struct guest_facts guest; /* who the guest says it is (the copy's) */
 	struct gpstate pstate;    /* its processes now, as its table says */
-	struct pstate_filed pstate_filed; /* records filed of them at the
+	struct cap_pstate_filed cap_pstate_filed; /* records filed of them at the
 				   * head */
 	struct tally tally;
 	struct tally file_tally;  /* the file read back: claims checked */
 	int have_file_tally;
-	int readback_err;         /* reading it back failed (pdf_errstr) at
+	int readback_err;         /* reading it back failed (pdf_error_str) at
 				   * readback_at: the summary is unchecked */
 	uint64_t readback_at;
-	struct cap_failure fail;  /* where snapper_copy or _write failed */
-	/* a stable copy: how long the writers stood still (rmap_paused_ns),
-	 * and of it the copy itself (snapper_take); 0: not paused here */
+	struct cap_failure fail;  /* where cap_snapper_copy or _write failed */
+	/* a stable copy: how long the writers stood still (cap_source_paused_ns),
+	 * and of it the copy itself (cap_snapper_take); 0: not paused here */
 	uint64_t pause_ns;
 	uint64_t pause_inner_ns;
 	uint64_t take_ns;
 	struct snap_ring ring[RS_MAX_RINGS];
 };
 
-void snapper_init(struct snapper *s, const char *source);
+void cap_snapper_init(struct snapper *s, const char *source);
 
 /* Copy every ring of @region.  0, or the negative code s->fail names.
- * The same as snapper_prepare, snapper_take, snapper_parse. */
-int snapper_copy(struct snapper *s, const struct rs_region *region);
+ * The same as cap_snapper_prepare, cap_snapper_take, cap_snapper_parse. */
+int cap_snapper_copy(struct snapper *s, const struct rs_region *region);
 
 /*
- * snapper_copy in three steps, for a copy under a pause of the writers
+ * cap_snapper_copy in three steps, for a copy under a pause of the writers
  * that should stop them as briefly as it can: _prepare allocates (and
  * touches) a buffer per ring before the pause; _take, between the pause
  * and the resume, only copies each ring's bytes (and its AUX area, the
  * guest's facts and its process table) into them, and sets s->take_ns;
  * _parse, after the resume, walks the copied records.  What the file
  * holds is what the rings held during _take.  0, or the negative code
- * s->fail names; on failure snapper_fini frees what they allocated.
+ * s->fail names; on failure cap_snapper_fini frees what they allocated.
  */
-int snapper_prepare(struct snapper *s, const struct rs_region *region);
-int snapper_take(struct snapper *s, const struct rs_region *region);
-int snapper_parse(struct snapper *s);
+int cap_snapper_prepare(struct snapper *s, const struct rs_region *region);
+int cap_snapper_take(struct snapper *s, const struct rs_region *region);
+int cap_snapper_parse(struct snapper *s);
 
 /* The host has just read the guest once more after the copy (its kernel's
  * perf buffers, its vCPUs): a live guest may have written what it read
  * there after the copy ended, so the window ends now. */
-void snapper_read_more(struct snapper *s);
+void cap_snapper_read_more(struct snapper *s);
 
 /* Mark the recovered records (s->kbuf) that the copied rings hold already:
  * the agent forwarded them but had not published its tail. */
-void snapper_kbuf_dedup(struct snapper *s);
+void cap_snapper_kbuf_dedup(struct snapper *s);
 
 /* File the copied records in s->output (or only count them).  0, or the
  * negative code s->fail names; on failure no output file is left. */
-int snapper_write(struct snapper *s);
+int cap_snapper_write(struct snapper *s);
 
-void snapper_fini(struct snapper *s);
+void cap_snapper_fini(struct snapper *s);
 
 /* ---- flight (src/flight.c) ---- */
 /*
@@ -1067,12 +1067,12 @@ void snapper_fini(struct snapper *s);
  * must never call libvirt.  docs/operator-guide.md, "The flight recorder
  * after the domain stops".
  */
-#define FLIGHT_DIR    "/var/lib/ringside/captures"
-#define FLIGHT_SUFFIX ".data"
-#define FLIGHT_KEEP        8u             /* captures per domain */
-#define FLIGHT_KEEP_BYTES  (1ull << 30)   /* bytes of them per domain */
+#define CAP_FLIGHT_DIR    "/var/lib/ringside/captures"
+#define CAP_FLIGHT_SUFFIX ".data"
+#define CAP_FLIGHT_KEEP        8u             /* captures per domain */
+#define CAP_FLIGHT_KEEP_BYTES  (1ull << 30)   /* bytes of them per domain */
 
-struct flight_req {
+struct cap_flight_req {
 	const char *domain;
 	const char *region_path;
 	const struct rs_region_params *layout; /* the host's; NULL: the
@@ -1086,11 +1086,11 @@ struct flight_req {
 	char *const *argv;
 	const char *reason;           /* why, in the capture's name
 				       * (TIME-NNN-REASON.data): [a-z-], at
-				       * most FLIGHT_REASON_MAX; NULL: none */
+				       * most CAP_FLIGHT_REASON_MAX; NULL: none */
 };
-#define FLIGHT_REASON_MAX 32u
+#define CAP_FLIGHT_REASON_MAX 32u
 
-struct flight_result {
+struct cap_flight_result {
 	char path[4096];              /* the capture ("" when empty) */
 	int empty;                    /* the region was never written to: no
 				       * capture was made */
@@ -1103,11 +1103,11 @@ struct flight_result {
 	uint64_t cut_bytes;           /* bytes cut as possibly overwritten */
 	uint64_t corrupt;             /* corruption events met */
 	int damaged;                  /* the header differed from the layout */
-	int syms_state;               /* enum gsyms_state */
+	int syms_state;               /* enum gi_syms_state */
 	uint32_t pruned;              /* older captures removed */
 	uint64_t pruned_bytes;
 	int prune_err;                /* -errno: the bound may not hold */
-	struct cap_failure fail;      /* where flight_capture failed */
+	struct cap_failure fail;      /* where cap_flight_capture failed */
 };
 
 /*
@@ -1120,17 +1120,17 @@ struct flight_result {
  * the guest never wrote to (no record, AUX byte or kernel symbol) gives
  * 0 with res->empty set and no file.
  */
-int flight_capture(const struct flight_req *q, struct flight_result *res);
+int cap_flight_capture(const struct cap_flight_req *q, struct cap_flight_result *res);
 
 /* The same of the region file open in @fd (read at least; the caller's,
  * left open), which the caller checked is the one to capture (the libvirt
  * hook's dom_shm_open_region); q->region_path only names it. */
-int flight_capture_fd(const struct flight_req *q, int fd,
-		      struct flight_result *res);
+int cap_flight_capture_fd(const struct cap_flight_req *q, int fd,
+		      struct cap_flight_result *res);
 
 /* What the libvirt hook's capture is told (its arg). */
-struct flight_opts {
-	const char *dir;              /* NULL: FLIGHT_DIR */
+struct cap_flight_opts {
+	const char *dir;              /* NULL: CAP_FLIGHT_DIR */
 	uint32_t keep;
 	uint64_t keep_bytes;
 	const char *buildid_dir;
@@ -1138,11 +1138,11 @@ struct flight_opts {
 	char *const *argv;
 };
 
-/* flight_capture as a dom_capture_fn (ringside/domain_hook.h), @arg a
- * struct flight_opts: the outcome in one line to @log, as a hook says
- * it.  0 or flight_capture's code. */
-int flight_hook(void *arg, const char *domain, const char *region_path,
-		int region_fd, const struct dom_cfg *c, dom_log_fn log,
+/* cap_flight_capture as a dom_capture_fn (ringside/domain_hook.h), @arg a
+ * struct cap_flight_opts: the outcome in one line to @log, as a hook says
+ * it.  0 or cap_flight_capture's code. */
+int cap_flight_hook(void *arg, const char *domain, const char *region_path,
+		int region_fd, const struct dom_cfg *c, rs_log_fn log,
 		void *log_arg);
 
 /*
@@ -1150,7 +1150,7 @@ int flight_hook(void *arg, const char *domain, const char *region_path,
  * at most @keep remain and they hold at most @keep_bytes (0: no bound),
  * never @keep_path.  0 or -errno, -ENOMEM; counts in *@removed, *@freed.
  */
-int flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
+int cap_flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
 		 uint64_t keep_bytes, uint32_t *removed, uint64_t *freed);
 
 #endif /* RINGSIDE_CAPTURE_H */

@@ -23,7 +23,7 @@
 #include "ringside/perfdata.h"
 #include "ringside/ring.h"
 
-/* ---- gsyms (src/gsyms.c) ---- */
+/* ---- gi_syms (src/gi_syms.c) ---- */
 /*
  * The guest kernel's symbols, from the region's sideband (docs/abi.md,
  * "Sideband"): read once, checked, handed to the perf.data writer, and
@@ -31,22 +31,22 @@
  * claim, used only to name addresses (docs/threat-model.md).
  */
 
-enum gsyms_state {
-	GSYMS_ABSENT = 0,  /* the region has no sideband area */
-	GSYMS_NONE,        /* the guest has not written it (yet) */
-	GSYMS_BUSY,        /* the guest was still writing it */
-	GSYMS_CORRUPT,     /* a descriptor no agent writes */
-	GSYMS_OTHER,       /* another kind of content */
-	GSYMS_REFUSED,     /* kallsyms text perf must not get (parse_err) */
-	GSYMS_OK,
+enum gi_syms_state {
+	GI_SYMS_ABSENT = 0,  /* the region has no sideband area */
+	GI_SYMS_NONE,        /* the guest has not written it (yet) */
+	GI_SYMS_BUSY,        /* the guest was still writing it */
+	GI_SYMS_CORRUPT,     /* a descriptor no agent writes */
+	GI_SYMS_OTHER,       /* another kind of content */
+	GI_SYMS_REFUSED,     /* kallsyms text perf must not get (parse_err) */
+	GI_SYMS_OK,
 };
 
-struct gsyms {
-	enum gsyms_state state;
-	int parse_err;            /* GSYMS_REFUSED: pdf_ksyms_parse's */
+struct gi_syms {
+	enum gi_syms_state state;
+	int parse_err;            /* GI_SYMS_REFUSED: pdf_ksyms_parse's */
 	struct rs_sideband_info info;
 	uint8_t *text;            /* info.length bytes, private copy */
-	uint64_t functions;       /* what perf gets (GSYMS_OK) */
+	uint64_t functions;       /* what perf gets (GI_SYMS_OK) */
 	uint32_t modules;
 	uint32_t modules_refused; /* left out, amid another module or the
 				   * kernel (pdf_ksyms_stats) */
@@ -57,16 +57,16 @@ struct gsyms {
  * for, up to about a second) and check the text.  Never fails: the state
  * says what there is.  @g zeroed (or read before: its buffer is reused).
  * -ENOMEM only. */
-int gsyms_read(struct gsyms *g, const struct rs_region *region, int wait);
+int gi_syms_read(struct gi_syms *g, const struct rs_region *region, int wait);
 
 /* 1 when a later read may find more: nothing written yet, or being
  * written. */
-int gsyms_pending(const struct gsyms *g);
+int gi_syms_pending(const struct gi_syms *g);
 
 /* Give the writer the text and build id, when they are usable. */
-void gsyms_writer_params(const struct gsyms *g, struct pdf_writer_params *wp);
+void gi_syms_writer_params(const struct gi_syms *g, struct pdf_writer_params *wp);
 
-void gsyms_fini(struct gsyms *g);
+void gi_syms_fini(struct gi_syms *g);
 
 /* ---- gkcode (src/gkcode.c) ---- */
 /*
@@ -82,27 +82,27 @@ void gsyms_fini(struct gsyms *g);
 
 /* Read @len bytes at guest-virtual @gva into @buf.  0, or a negative code
  * @errstr names. */
-typedef int (*gkcode_peek_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
+typedef int (*gi_kcode_peek_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
 
-struct gkcode_src {
-	gkcode_peek_fn peek;
+struct gi_kcode_src {
+	gi_kcode_peek_fn peek;
 	void *ctx;
 	const char *(*errstr)(int err);
 	size_t chunk;             /* bytes a peek may read (>= 4096) */
 };
 
-enum gkcode_state {
-	GKCODE_ABSENT = 0,  /* not asked: no PT, or no source */
-	GKCODE_NO_SYMBOLS,  /* the file has no guest kernel symbols in the cache */
-	GKCODE_UNREADABLE,  /* not one byte could be read */
-	GKCODE_UNREADABLE_CACHED, /* ... but the cache has it from before */
-	GKCODE_FAILED,      /* the cache entry could not be written (err) */
-	GKCODE_KEPT,        /* the entry had other code already: kept */
-	GKCODE_OK,
+enum gi_kcode_state {
+	GI_KCODE_ABSENT = 0,  /* not asked: no PT, or no source */
+	GI_KCODE_NO_SYMBOLS,  /* the file has no guest kernel symbols in the cache */
+	GI_KCODE_UNREADABLE,  /* not one byte could be read */
+	GI_KCODE_UNREADABLE_CACHED, /* ... but the cache has it from before */
+	GI_KCODE_FAILED,      /* the cache entry could not be written (err) */
+	GI_KCODE_KEPT,        /* the entry had other code already: kept */
+	GI_KCODE_OK,
 };
 
 struct gkcode {
-	enum gkcode_state state;
+	enum gi_kcode_state state;
 	int err;                  /* the last failure (peek or cache) */
 	const char *(*errstr)(int err);
 	uint64_t wanted;          /* bytes of the ranges */
@@ -114,13 +114,13 @@ struct gkcode {
 
 /* The code of @w's kernel ranges from @src into the cache.  Only -ENOMEM
  * is returned; everything else is in @g. */
-int gkcode_put(struct gkcode *g, const struct gkcode_src *src,
+int gi_kcode_put(struct gkcode *g, const struct gi_kcode_src *src,
 	       struct pdf_writer *w);
 
-/* gkcode_put in its parts, for a read made apart from the writer (a
+/* gi_kcode_put in its parts, for a read made apart from the writer (a
  * recording reads the code while its domain still runs, in a thread, and
  * files it at its end if the domain is gone by then). */
-struct gkcode_image {
+struct gi_kcode_image {
 	struct gkcode read;        /* wanted, bytes, segments, pages_unread */
 	struct pdf_kcore_seg *segs;
 	uint8_t **bufs;            /* the segments' data, malloc'ed */
@@ -129,20 +129,20 @@ struct gkcode_image {
 
 /* @w's kernel ranges, as many as a kcore holds, into *@r (malloc'ed).
  * Returns how many (0: no symbols), or -ENOMEM. */
-int gkcode_ranges(struct pdf_writer *w, struct pdf_code_range **r);
+int gi_kcode_ranges(struct pdf_writer *w, struct pdf_code_range **r);
 
 /* Read @n ranges through @src.  Touches nothing but @im and what @src's
  * peek touches.  0, or -ENOMEM (@im is then empty). */
-int gkcode_read(struct gkcode_image *im, const struct gkcode_src *src,
+int gi_kcode_read(struct gi_kcode_image *im, const struct gi_kcode_src *src,
 		const struct pdf_code_range *r, unsigned n);
 
-/* Into @w's cache entry; @g says how it went (as gkcode_put). */
-void gkcode_store(struct gkcode *g, const struct gkcode_image *im,
+/* Into @w's cache entry; @g says how it went (as gi_kcode_put). */
+void gi_kcode_store(struct gkcode *g, const struct gi_kcode_image *im,
 		  struct pdf_writer *w);
 
-void gkcode_image_free(struct gkcode_image *im);
+void gi_kcode_image_free(struct gi_kcode_image *im);
 
-/* ---- gkcode_reader (src/gkcode_reader.c) ---- */
+/* ---- gi_kcode_reader (src/gi_kcode_reader.c) ---- */
 /*
  * The guest kernel's code read and cached in a thread while a recording
  * runs: the domain is alive when `record` starts and may be gone
@@ -152,8 +152,8 @@ void gkcode_image_free(struct gkcode_image *im);
  * symbols are in (pdf_writer_code_ranges > 0), and the source's peek.
  */
 
-struct gkcode_reader {
-	const struct gkcode_src *src;
+struct gi_kcode_reader {
+	const struct gi_kcode_src *src;
 	struct pdf_writer *w;
 	struct pdf_code_range *ranges;
 	unsigned nranges;
@@ -166,20 +166,20 @@ struct gkcode_reader {
 };
 
 /* Start reading @w's kernel ranges through @src into @w's cache entry
- * (nothing else may use @src until gkcode_reader_join).  0: started, or
+ * (nothing else may use @src until gi_kcode_reader_join).  0: started, or
  * was; 1: not yet, @w has no kernel symbols; -ENOMEM, or pthread_create's
  * error. */
-int gkcode_reader_start(struct gkcode_reader *k, const struct gkcode_src *src,
+int gi_kcode_reader_start(struct gi_kcode_reader *k, const struct gi_kcode_src *src,
 		       struct pdf_writer *w);
 
 /* 1 once the thread has finished (the result is then in k->g). */
-int gkcode_reader_done(struct gkcode_reader *k);
+int gi_kcode_reader_done(struct gi_kcode_reader *k);
 
 /* Wait for the thread.  Its result, or NULL when none was started or it
  * ran out of memory. */
-const struct gkcode *gkcode_reader_join(struct gkcode_reader *k);
+const struct gkcode *gi_kcode_reader_join(struct gi_kcode_reader *k);
 
-void gkcode_reader_fini(struct gkcode_reader *k);
+void gi_kcode_reader_fini(struct gi_kcode_reader *k);
 
 /* ---- gkbuf (src/gkbuf.c) ---- */
 /*
@@ -197,14 +197,14 @@ void gkcode_reader_fini(struct gkcode_reader *k);
 /* The RAM ranges of an x86 QEMU guest of @bytes: below 2 GiB (every
  * machine type has RAM there), and from 4 GiB what is certainly above its
  * low part (q35 splits at 2 GiB, pc at 3 GiB). */
-void gkbuf_x86_ram(uint64_t ram[2][2], uint64_t bytes);
+void gi_kbuf_x86_ram(uint64_t ram[2][2], uint64_t bytes);
 
 /* Read @len (<= 4096) bytes of guest-physical memory at @gpa into @buf.
  * 0, or a negative code @errstr names. */
-typedef int (*gkbuf_peek_fn)(void *ctx, uint64_t gpa, void *buf, size_t len);
+typedef int (*gi_kbuf_peek_fn)(void *ctx, uint64_t gpa, void *buf, size_t len);
 
-struct gkbuf_src {
-	gkbuf_peek_fn peek;
+struct gi_kbuf_src {
+	gi_kbuf_peek_fn peek;
 	void *ctx;
 	const char *(*errstr)(int err);
 	/* guest RAM the host reads, [start, end) pairs: only pages wholly
@@ -212,17 +212,17 @@ struct gkbuf_src {
 	uint64_t ram[2][2];
 };
 
-enum gkbuf_state {
-	GKBUF_ABSENT = 0,  /* no sideband area, or no source to read from */
-	GKBUF_NONE,        /* the agent published no table */
-	GKBUF_BUSY,        /* it was being written */
-	GKBUF_CORRUPT,     /* a descriptor no agent writes */
-	GKBUF_MISMATCH,    /* the buffers' sample_type is not the region's */
-	GKBUF_OK,          /* read: see the counts */
+enum gi_kbuf_state {
+	GI_KBUF_ABSENT = 0,  /* no sideband area, or no source to read from */
+	GI_KBUF_NONE,        /* the agent published no table */
+	GI_KBUF_BUSY,        /* it was being written */
+	GI_KBUF_CORRUPT,     /* a descriptor no agent writes */
+	GI_KBUF_MISMATCH,    /* the buffers' sample_type is not the region's */
+	GI_KBUF_OK,          /* read: see the counts */
 };
 
 struct gkbuf {
-	enum gkbuf_state state;
+	enum gi_kbuf_state state;
 	struct rs_kbuf_info info;
 	uint32_t cpus;            /* rows looked at */
 	uint32_t cpus_recovered;  /* rows that gave records */
@@ -245,47 +245,47 @@ struct gkbuf {
 				   * (gkbuf_dedup) */
 	struct pdf_buf stash;     /* records, per CPU oldest first */
 	struct pdf_buf offs;      /* per record: u64 offset in stash, u64 CPU */
-	uint64_t forks;           /* new processes' FORK records (gkbuf_fork) */
-	struct pdf_buf fork_buf;  /* a struct gkbuf_fork each */
+	uint64_t forks;           /* new processes' FORK records (gi_kbuf_fork) */
+	struct pdf_buf fork_buf;  /* a struct gi_kbuf_fork each */
 };
 
 /* A new process the guest kernel's buffer told of after the agent's last
  * read (its FORK: the agent never met it, so no ring and no table
  * describes it): the host describes it as its parent was.  Guest claims
  * (the pid and parent are a process's: neither 0 nor -1, not the same). */
-struct gkbuf_fork {
+struct gi_kbuf_fork {
 	uint32_t cpu;             /* the buffer's */
 	uint32_t pid, ppid;
 	uint32_t reserved;
 	uint64_t time;            /* the guest's clock, ns */
 };
 
-void gkbuf_init(struct gkbuf *g);
-void gkbuf_fini(struct gkbuf *g);
+void gi_kbuf_init(struct gkbuf *g);
+void gi_kbuf_fini(struct gkbuf *g);
 
 /*
  * Read the table in @region's sideband and, through @src, every published
  * buffer's unread records.  Never fails on what the guest wrote: the
  * state and counts say.  -ENOMEM only.
  */
-int gkbuf_recover(struct gkbuf *g, const struct rs_region *region,
-		  const struct gkbuf_src *src, uint64_t sample_type);
+int gi_kbuf_recover(struct gkbuf *g, const struct rs_region *region,
+		  const struct gi_kbuf_src *src, uint64_t sample_type);
 
-/* Record @i (< gkbuf_count): its CPU and bytes. */
-size_t gkbuf_count(const struct gkbuf *g);
-const struct rs_perf_header *gkbuf_record(const struct gkbuf *g, size_t i,
+/* Record @i (< gi_kbuf_count): its CPU and bytes. */
+size_t gi_kbuf_count(const struct gkbuf *g);
+const struct rs_perf_header *gi_kbuf_record(const struct gkbuf *g, size_t i,
 					  uint32_t *cpu);
 
 /* The new processes' FORK records, per CPU oldest first: how many, and
  * the @i-th into @f (0; -EINVAL past the last). */
-size_t gkbuf_fork_count(const struct gkbuf *g);
-int gkbuf_fork_get(const struct gkbuf *g, size_t i, struct gkbuf_fork *f);
+size_t gi_kbuf_fork_count(const struct gkbuf *g);
+int gi_kbuf_fork_get(const struct gkbuf *g, size_t i, struct gi_kbuf_fork *f);
 
 /* Mark record @i as one the agent forwarded (a copy is in its ring). */
-void gkbuf_drop(struct gkbuf *g, size_t i);
-int gkbuf_dropped(const struct gkbuf *g, size_t i);
+void gi_kbuf_drop(struct gkbuf *g, size_t i);
+int gi_kbuf_dropped(const struct gkbuf *g, size_t i);
 
-/* ---- gstack (src/gstack.c) ---- */
+/* ---- gi_stack (src/gi_stack.c) ---- */
 /*
  * The call chain of a stopped guest vCPU, from its registers and its
  * kernel stack, read by the host (no help from the guest: it may have
@@ -302,29 +302,29 @@ int gkbuf_dropped(const struct gkbuf *g, size_t i);
  *
  * A vCPU on an interrupt stack: the word at the top of that stack (where
  * x86-64 Linux saves the interrupted stack pointer) leads to the next one,
- * up to GSTACK_MAX_STACKS stacks.  Everything read is guest memory: bounded,
+ * up to GI_STACK_MAX_STACKS stacks.  Everything read is guest memory: bounded,
  * never trusted beyond naming.
  */
 
-#define GSTACK_MAX_FRAMES 64u
-#define GSTACK_MAX_STACKS 3u
-#define GSTACK_STACK_MAX  (32u << 10)  /* bytes read of one stack, at most */
+#define GI_STACK_MAX_FRAMES 64u
+#define GI_STACK_MAX_STACKS 3u
+#define GI_STACK_STACK_MAX  (32u << 10)  /* bytes read of one stack, at most */
 
 /* Read @len (<= 4096) bytes at guest-virtual @gva.  0 or a negative code. */
-typedef int (*gstack_peek_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
+typedef int (*gi_stack_peek_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
 
-struct gstack_src {
-	gstack_peek_fn peek;
+struct gi_stack_src {
+	gi_stack_peek_fn peek;
 	void *ctx;
 	const struct pdf_ksyms *ksyms;   /* the guest kernel's symbols */
 };
 
-struct gstack {
+struct gi_stack {
 	/* [0] the vCPU's RIP; then each caller's call site, as the
 	 * kernel's own backtraces name it: the byte before the return
 	 * address (a call to a function that does not return, panic(), can
 	 * be the last instruction of its caller) */
-	uint64_t ip[GSTACK_MAX_FRAMES];
+	uint64_t ip[GI_STACK_MAX_FRAMES];
 	uint32_t nr;
 	uint32_t stacks;          /* stacks scanned */
 	uint64_t bytes;           /* of stack read */
@@ -338,14 +338,14 @@ struct gstack {
  * the guest kernel's text gives a chain of that address alone.  0;
  * -ENOMEM.
  */
-int gstack_walk(const struct gstack_src *src, uint64_t rip, uint64_t rsp,
-		struct gstack *st);
+int gi_stack_walk(const struct gi_stack_src *src, uint64_t rip, uint64_t rsp,
+		struct gi_stack *st);
 
 /* 1 when @addr is in a kernel or module function (types T t W w). */
-int gstack_is_text(const struct pdf_ksyms *k, uint64_t addr,
+int gi_stack_is_text(const struct pdf_ksyms *k, uint64_t addr,
 		   struct pdf_ksym *sym);
 
-/* ---- vcpu_regs (src/vcpu_regs.c) ---- */
+/* ---- gi_vcpu_regs (src/gi_vcpu_regs.c) ---- */
 /*
  * A guest's vCPU registers as QEMU's monitor prints them ("info registers
  * -a" of an x86-64 guest: a "CPU#N" line, then "RAX=... RSP=...",
@@ -354,9 +354,9 @@ int gstack_is_text(const struct pdf_ksyms *k, uint64_t addr,
  * and a CPU without RIP or RSP is not reported.
  */
 
-#define VCPU_REGS_MAX 256u
+#define GI_VCPU_REGS_MAX 256u
 
-struct vcpu_regs {
+struct gi_vcpu_regs {
 	uint32_t cpu;             /* QEMU's CPU index */
 	uint32_t cpl;             /* privilege level: 0 kernel, 3 user */
 	int halted;               /* HLT=1: waiting for an interrupt */
@@ -368,10 +368,10 @@ struct vcpu_regs {
  * 0; -EINVAL: no CPU with both RIP and RSP in @text (not that command's
  * output: another target, an error message).
  */
-int vcpu_regs_parse(const char *text, struct vcpu_regs *out, uint32_t max,
+int gi_vcpu_regs_parse(const char *text, struct gi_vcpu_regs *out, uint32_t max,
 		    uint32_t *n);
 
-/* ---- gvcpu (src/gvcpu.c) ---- */
+/* ---- gi_vcpu (src/gi_vcpu.c) ---- */
 /*
  * Where each vCPU of a guest was when the snapshot was taken: its
  * registers, read by the host (QEMU's monitor for a libvirt domain), and
@@ -380,48 +380,48 @@ int vcpu_regs_parse(const char *text, struct vcpu_regs *out, uint32_t max,
  * panicked or hung with its last samples still in flight: the panicked
  * vCPU sits in panic() with the crash path on its stack.  Each vCPU
  * becomes one sample, filed after the newest record of the snapshot, at
- * the end of the host's reading (gvcpu_time; docs/cli.md, `snapshot`).
+ * the end of the host's reading (gi_vcpu_time; docs/cli.md, `snapshot`).
  */
 
-struct gvcpu_src {
+struct gi_vcpu_src {
 	/* Every vCPU's registers, as "info registers -a" prints them,
 	 * malloc'ed.  0 or a negative code @errstr names. */
 	int (*registers)(void *ctx, char **text);
-	gstack_peek_fn peek;      /* guest-virtual memory */
+	gi_stack_peek_fn peek;      /* guest-virtual memory */
 	void *ctx;
 	const char *(*errstr)(int err);
 };
 
-enum gvcpu_state {
-	GVCPU_ABSENT = 0,         /* not asked for */
-	GVCPU_NO_SYMBOLS,         /* no usable guest kernel symbols */
-	GVCPU_NO_REGISTERS,       /* the registers could not be read: err */
-	GVCPU_BAD_REGISTERS,      /* text that is not an x86-64 guest's */
-	GVCPU_OK,
+enum gi_vcpu_state {
+	GI_VCPU_ABSENT = 0,         /* not asked for */
+	GI_VCPU_NO_SYMBOLS,         /* no usable guest kernel symbols */
+	GI_VCPU_NO_REGISTERS,       /* the registers could not be read: err */
+	GI_VCPU_BAD_REGISTERS,      /* text that is not an x86-64 guest's */
+	GI_VCPU_OK,
 };
 
-struct gvcpu_one {
-	struct vcpu_regs regs;
-	struct gstack stack;
+struct gi_vcpu_one {
+	struct gi_vcpu_regs regs;
+	struct gi_stack stack;
 };
 
-struct gvcpu {
-	enum gvcpu_state state;
+struct gi_vcpu {
+	enum gi_vcpu_state state;
 	int err;
 	const char *(*errstr)(int err);
 	const struct pdf_ksyms *ksyms;
 	uint32_t nr;
-	struct gvcpu_one *cpu;    /* nr of them */
+	struct gi_vcpu_one *cpu;    /* nr of them */
 	uint64_t refused;         /* samples the writer refused */
 };
 
-void gvcpu_init(struct gvcpu *g);
-void gvcpu_fini(struct gvcpu *g);
+void gi_vcpu_init(struct gi_vcpu *g);
+void gi_vcpu_fini(struct gi_vcpu *g);
 
 /* Read every vCPU's registers and walk its stack, naming with @ksyms
- * (NULL: GVCPU_NO_SYMBOLS).  Never fails on what it reads: the state
+ * (NULL: GI_VCPU_NO_SYMBOLS).  Never fails on what it reads: the state
  * says.  -ENOMEM only. */
-int gvcpu_take(struct gvcpu *g, const struct gvcpu_src *src,
+int gi_vcpu_take(struct gi_vcpu *g, const struct gi_vcpu_src *src,
 	       const struct pdf_ksyms *ksyms);
 
 /*
@@ -431,7 +431,7 @@ int gvcpu_take(struct gvcpu *g, const struct gvcpu_src *src,
  * period 1.  0; -EOPNOTSUPP: @sample_type has fields this cannot fill;
  * -E2BIG.
  */
-int gvcpu_sample(const struct gvcpu *g, uint32_t i, uint64_t sample_type,
+int gi_vcpu_sample(const struct gi_vcpu *g, uint32_t i, uint64_t sample_type,
 		 uint64_t time, struct pdf_buf *out);
 
 /*
@@ -443,7 +443,7 @@ int gvcpu_sample(const struct gvcpu *g, uint32_t i, uint64_t sample_type,
  * record's time.  Never a time a guest claimed when the sync can say it
  * (a record stamped in the far future stays that record's lie alone).
  */
-uint64_t gvcpu_time(const struct pdf_clock_sync *cs, uint64_t host_ns,
+uint64_t gi_vcpu_time(const struct pdf_clock_sync *cs, uint64_t host_ns,
 		    uint64_t newest);
 
 /* ---- gusyms (src/gusyms.c) ---- */
@@ -454,70 +454,70 @@ uint64_t gvcpu_time(const struct pdf_clock_sync *cs, uint64_t host_ns,
  * inside their PT_LOADs), the good ones handed to the perf.data writer
  * (pdf_writer_add_ubins), the others refused and counted.
  */
-#define GUSYMS_MAX_BINS 4096u
+#define GI_USYMS_MAX_BINS 4096u
 
-enum gusyms_state {
-	GUSYMS_ABSENT = 0, /* the region has no sideband area */
-	GUSYMS_NONE,       /* the guest has published no table (yet) */
-	GUSYMS_BUSY,       /* the guest was writing it */
-	GUSYMS_CORRUPT,    /* a descriptor no agent writes */
-	GUSYMS_OK,
+enum gi_usyms_state {
+	GI_USYMS_ABSENT = 0, /* the region has no sideband area */
+	GI_USYMS_NONE,       /* the guest has published no table (yet) */
+	GI_USYMS_BUSY,       /* the guest was writing it */
+	GI_USYMS_CORRUPT,    /* a descriptor no agent writes */
+	GI_USYMS_OK,
 };
 
 /* Why the last refused entry was refused. */
-enum gusyms_why {
-	GUSYMS_WHY_NONE = 0,
-	GUSYMS_WHY_LENGTH,
-	GUSYMS_WHY_BUILD_ID,
-	GUSYMS_WHY_HEADER,
-	GUSYMS_WHY_COUNTS,
-	GUSYMS_WHY_LOADS,
-	GUSYMS_WHY_TEXT,
-	GUSYMS_WHY_PATH,
-	GUSYMS_WHY_NAMES,
-	GUSYMS_WHY_SYMBOLS,
-	GUSYMS_WHY_DUPLICATE,
-	GUSYMS_WHY_MEMORY,
+enum gi_usyms_why {
+	GI_USYMS_WHY_NONE = 0,
+	GI_USYMS_WHY_LENGTH,
+	GI_USYMS_WHY_BUILD_ID,
+	GI_USYMS_WHY_HEADER,
+	GI_USYMS_WHY_COUNTS,
+	GI_USYMS_WHY_LOADS,
+	GI_USYMS_WHY_TEXT,
+	GI_USYMS_WHY_PATH,
+	GI_USYMS_WHY_NAMES,
+	GI_USYMS_WHY_SYMBOLS,
+	GI_USYMS_WHY_DUPLICATE,
+	GI_USYMS_WHY_MEMORY,
 };
 
-struct gusyms_bin {
+struct gi_usyms_bin {
 	struct pdf_ubin ub;       /* names point into gusyms.table */
 	struct pdf_usym *syms;
 	uint32_t flags;           /* enum rs_usyms_entry_flag (claim) */
 	char path[RS_USYMS_PATH_MAX + 1];
 };
 
-struct gusyms_stats {
+struct gi_usyms_stats {
 	uint32_t claimed;         /* entries the descriptor says */
 	uint32_t refused;         /* entries refused (checks failed) */
-	uint32_t over;            /* good or not, past GUSYMS_MAX_BINS */
+	uint32_t over;            /* good or not, past GI_USYMS_MAX_BINS */
 	uint32_t cut;             /* kept, flagged: symbols left out */
 	uint64_t symbols;         /* of the kept ones */
-	enum gusyms_why why;      /* of the last refused */
+	enum gi_usyms_why why;      /* of the last refused */
 };
 
 struct gusyms {
-	enum gusyms_state state;
+	enum gi_usyms_state state;
 	struct rs_usyms_info info; /* TRUNCATED and wanted: not all fit */
 	uint8_t *table;           /* info.length bytes, private copy */
 	uint32_t nr;              /* good binaries in bins */
-	struct gusyms_bin *bins;
-	struct gusyms_stats st;
+	struct gi_usyms_bin *bins;
+	struct gi_usyms_stats st;
 };
 
 /* Copy @region's table once and check it (@g zeroed first, or read
  * before).  Never fails on what the guest wrote: the state and stats say.
  * -ENOMEM, -EINVAL. */
-int gusyms_read(struct gusyms *g, const struct rs_region *region);
+int gi_usyms_read(struct gusyms *g, const struct rs_region *region);
 
 /* Check @len bytes of entries (@entries claimed) into @g's bins; the
  * names stay in @table, which must outlive @g's use.  -ENOMEM, -EINVAL. */
-int gusyms_parse(struct gusyms *g, const uint8_t *table, uint64_t len,
+int gi_usyms_parse(struct gusyms *g, const uint8_t *table, uint64_t len,
 		 uint32_t entries);
 
-const char *gusyms_why_str(enum gusyms_why why);
+const char *gi_usyms_why_str(enum gi_usyms_why why);
 
-void gusyms_fini(struct gusyms *g);
+void gi_usyms_fini(struct gusyms *g);
 
 /* ---- gpstate (src/gpstate.c) ---- */
 /*
@@ -527,28 +527,28 @@ void gusyms_fini(struct gusyms *g);
  * claim, the good ones turned into the COMM and MMAP2 records a snapshot
  * writes at its head, the others refused and counted.
  */
-enum gpstate_state {
-	GPSTATE_ABSENT = 0, /* the region has no sideband area */
-	GPSTATE_NONE,       /* no table, or no copy complete yet */
-	GPSTATE_BUSY,       /* its first copy being written (or the guest
+enum gi_pstate_state {
+	GI_PSTATE_ABSENT = 0, /* the region has no sideband area */
+	GI_PSTATE_NONE,       /* no table, or no copy complete yet */
+	GI_PSTATE_BUSY,       /* its first copy being written (or the guest
 			     * died writing it) */
-	GPSTATE_CORRUPT,    /* a descriptor or copy head no agent writes */
-	GPSTATE_OK,
+	GI_PSTATE_CORRUPT,    /* a descriptor or copy head no agent writes */
+	GI_PSTATE_OK,
 };
 
 /* Why the last refused process entry was refused. */
-enum gpstate_why {
-	GPSTATE_WHY_NONE = 0,
-	GPSTATE_WHY_LENGTH,
-	GPSTATE_WHY_PID,
-	GPSTATE_WHY_DUPLICATE,
-	GPSTATE_WHY_COUNTS,
-	GPSTATE_WHY_BUILD_ID,
-	GPSTATE_WHY_RANGE,
-	GPSTATE_WHY_NAME,
+enum gi_pstate_why {
+	GI_PSTATE_WHY_NONE = 0,
+	GI_PSTATE_WHY_LENGTH,
+	GI_PSTATE_WHY_PID,
+	GI_PSTATE_WHY_DUPLICATE,
+	GI_PSTATE_WHY_COUNTS,
+	GI_PSTATE_WHY_BUILD_ID,
+	GI_PSTATE_WHY_RANGE,
+	GI_PSTATE_WHY_NAME,
 };
 
-struct gpstate_map {
+struct gi_pstate_map {
 	uint64_t start, len, pgoff;
 	uint32_t prot, flags, maj, min;
 	uint64_t ino;
@@ -558,7 +558,7 @@ struct gpstate_map {
 	const char *name;         /* into gpstate.table, no NUL */
 };
 
-struct gpstate_proc {
+struct gi_pstate_proc {
 	uint32_t pid;
 	uint32_t ppid;            /* its parent's, 0: not known (or none a
 				   * process has) */
@@ -568,44 +568,44 @@ struct gpstate_proc {
 	char comm[RS_PSTATE_COMM_LEN + 1]; /* printable, NUL-terminated */
 };
 
-struct gpstate_stats {
+struct gi_pstate_stats {
 	uint32_t claimed;         /* processes the copy's head says */
 	uint32_t ended;           /* of the kept, ended (RS_PSTATE_PROC_ENDED) */
 	uint32_t refused;         /* process entries refused (checks failed) */
-	enum gpstate_why why;     /* of the last refused */
+	enum gi_pstate_why why;     /* of the last refused */
 	uint32_t names_refused;   /* mappings of kept processes left out for
-				   * their name alone (GPSTATE_WHY_NAME) */
+				   * their name alone (GI_PSTATE_WHY_NAME) */
 };
 
 struct gpstate {
-	enum gpstate_state state;
+	enum gi_pstate_state state;
 	struct rs_pstate_info info; /* the copy's head: left-out counts */
 	uint8_t *table;           /* info.head.length bytes, private copy */
 	uint32_t nr_procs, nr_maps;
-	struct gpstate_proc *procs;
-	struct gpstate_map *maps;
-	struct gpstate_stats st;
+	struct gi_pstate_proc *procs;
+	struct gi_pstate_map *maps;
+	struct gi_pstate_stats st;
 };
 
 /* Copy @region's newest complete copy once and check it (@g zeroed first,
  * or read before).  0 (g->state says what was found); -ENOMEM, -EINVAL. */
-int gpstate_read(struct gpstate *g, const struct rs_region *region);
+int gi_pstate_read(struct gpstate *g, const struct rs_region *region);
 
 /* Check @len bytes of process entries (@procs claimed) into @g; the names
  * stay in @table, which must outlive @g's use.  -ENOMEM, -EINVAL. */
-int gpstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
+int gi_pstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
 		  uint32_t procs);
 
 /* Process @proc's PERF_RECORD_COMM (pid = tid), and its mapping @map's
  * PERF_RECORD_MMAP2 (misc USER, MMAP_BUILD_ID with a build id), bare
  * (no sample id), into @out (emptied first).  0, -EINVAL, -ENOMEM. */
-int gpstate_comm(const struct gpstate *g, uint32_t proc, struct pdf_buf *out);
-int gpstate_mmap2(const struct gpstate *g, uint32_t proc, uint32_t map,
+int gi_pstate_comm(const struct gpstate *g, uint32_t proc, struct pdf_buf *out);
+int gi_pstate_mmap2(const struct gpstate *g, uint32_t proc, uint32_t map,
 		  struct pdf_buf *out);
 
-const char *gpstate_why_str(enum gpstate_why why);
+const char *gi_pstate_why_str(enum gi_pstate_why why);
 
-void gpstate_fini(struct gpstate *g);
+void gi_pstate_fini(struct gpstate *g);
 
 /* ---- usyms (src/usyms.c) ---- */
 /*
@@ -618,17 +618,17 @@ void gpstate_fini(struct gpstate *g);
  * Returns codes, never prints (print.c does).
  */
 
-#define USYMS_MAX_MAPS   8192u    /* mappings kept, all processes */
-#define USYMS_MAX_FILES  1024u    /* distinct mapped files */
-#define USYMS_MAX_HITS   65536u   /* distinct (file, offset) pairs */
+#define GI_SYMFS_MAX_MAPS   8192u    /* mappings kept, all processes */
+#define GI_SYMFS_MAX_FILES  1024u    /* distinct mapped files */
+#define GI_SYMFS_MAX_HITS   65536u   /* distinct (file, offset) pairs */
 
 struct usyms;
 
 struct usyms_summary {
 	uint64_t samples;         /* user-mode samples seen */
 	uint64_t unmapped;        /* of them, in no mapping of their process */
-	uint64_t dropped;         /* of them, past USYMS_MAX_HITS */
-	uint64_t maps_dropped;    /* MMAP2 records past USYMS_MAX_MAPS/_FILES */
+	uint64_t dropped;         /* of them, past GI_SYMFS_MAX_HITS */
+	uint64_t maps_dropped;    /* MMAP2 records past GI_SYMFS_MAX_MAPS/_FILES */
 	uint32_t files;           /* files the samples are in */
 	uint32_t unnamed_files;   /* of them, not found or not usable under
 				   * --symfs (or no --symfs) */
@@ -637,7 +637,7 @@ struct usyms_summary {
 
 /* One row of the table: samples in one function of one file, or at one
  * offset of it when no symbol covers it. */
-struct usyms_row {
+struct gi_symfs_row {
 	const char *file;         /* the guest's path, as its MMAP2 said */
 	const char *function;     /* NULL: not named (see @offset) */
 	uint64_t offset;          /* in the file, when @function is NULL */
@@ -646,18 +646,18 @@ struct usyms_row {
 
 /* @symfs: the directory the guest's files are under (NULL: name none).
  * 0, -ENOMEM. */
-int usyms_new(struct usyms **up, const char *symfs);
-void usyms_free(struct usyms *u);
+int gi_symfs_new(struct usyms **up, const char *symfs);
+void gi_symfs_free(struct usyms *u);
 
 /* One ring record in file order: MMAP2 records map, user-mode samples
  * (laid out for @sample_type, with IP and TID) count. */
-void usyms_add(struct usyms *u, const struct rs_perf_header *rec,
+void gi_symfs_add(struct usyms *u, const struct rs_perf_header *rec,
 	       uint64_t sample_type);
 
 /* Name what was counted and fill up to @max rows, most samples first.
  * Returns the number of rows, or -ENOMEM.  Rows stay valid while @u
  * lives. */
-int usyms_top(struct usyms *u, struct usyms_row *rows, unsigned max,
+int gi_symfs_top(struct usyms *u, struct gi_symfs_row *rows, unsigned max,
 	      struct usyms_summary *sum);
 
 #endif /* RINGSIDE_INTROSPECT_H */

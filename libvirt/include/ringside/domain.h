@@ -15,7 +15,7 @@
  *
  * Errors: every function that can fail returns a negative code, either
  * -errno (1 .. 4095) from a system call or an allocation, or -dome_*
- * (enum dom_error).  dom_errstr() names both.  The library never prints
+ * (enum dom_error).  dom_error_str() names both.  The library never prints
  * and never exits.
  */
 #ifndef RINGSIDE_DOMAIN_H
@@ -55,7 +55,7 @@
 
 /*
  * The library's own failures.  They start at DOM_ERROR_BASE, above every
- * errno, so that one negative int carries either; dom_errstr() names both.
+ * errno, so that one negative int carries either; dom_error_str() names both.
  */
 #define DOM_ERROR_BASE 12288
 
@@ -73,7 +73,7 @@ enum dom_error {
 	dome_size,         /* <shmem> size does not match the metadata */
 	dome_transient,    /* a transient domain: no persistent XML to change */
 	dome_not_running,  /* the domain is not running: it has no region */
-	dome_libvirt,      /* a libvirt call failed (dom_errstr() says why) */
+	dome_libvirt,      /* a libvirt call failed (dom_error_str() says why) */
 	dome_no_libvirt,   /* the library was built without libvirt */
 	dome_internal,     /* a broken invariant of this library */
 	dome_not_tcg,      /* PT asked of a domain not run by QEMU's TCG */
@@ -88,7 +88,7 @@ enum dom_error {
  * for the last failure when there is one ("libvirt: ...").  >= 0 is
  * "success".  The text of -dome_libvirt lives until the next libvirt call.
  */
-const char *dom_errstr(int err);
+const char *dom_error_str(int err);
 
 /* --- the metadata element (pure: no XML library, no I/O) ------------------ */
 
@@ -137,14 +137,14 @@ void dom_cfg_params(const struct dom_cfg *c, struct rs_region_params *p);
 int dom_cfg_format(const struct dom_cfg *c, char *buf, size_t len);
 
 /* "samples,markers" for a trace mask; @buf >= 64 bytes.  Returns @buf. */
-const char *dom_trace_names(uint64_t mask, char *buf, size_t len);
+const char *dom_cfg_trace_names(uint64_t mask, char *buf, size_t len);
 
 /* --- how long a ring holds at the sample rate (pure) ---------------------- */
 
 /*
  * The arithmetic of docs/operator-guide.md, "How long the rings hold".  A
  * sample of DOM_SAMPLE_TYPE with a call chain of F frames takes
- * dom_sample_bytes(F) bytes of a ring: the header, IP, TID, TIME, CPU and
+ * dom_cfg_sample_bytes(F) bytes of a ring: the header, IP, TID, TIME, CPU and
  * PERIOD (8 bytes each), the chain (its count, F frames and a context
  * marker each for the kernel's and the user's part) and RAW (empty for
  * the agent's cpu-clock event: a size word padded to 8).  The agent
@@ -159,7 +159,7 @@ const char *dom_trace_names(uint64_t mask, char *buf, size_t len);
 					* (9.7 ms, docs/benchmarks.md) */
 #define DOM_STALL_MS_MAX         60000u
 
-uint32_t dom_sample_bytes(uint32_t frames);
+uint32_t dom_cfg_sample_bytes(uint32_t frames);
 
 struct dom_hold {
 	uint64_t ring_bytes;      /* one ring's data area */
@@ -187,10 +187,10 @@ void dom_cfg_hold(const struct dom_cfg *c, uint32_t stall_ms,
  * master role makes the region migratable (save, managedsave, migration).  Returns its length.
  * -dome_invalid: @len is too small.
  */
-int dom_shmem_xml(const char *shm_name, uint64_t size, char *buf, size_t len);
+int dom_shm_xml(const char *shm_name, uint64_t size, char *buf, size_t len);
 
 /* 0 if @name may be part of the region's file name.  -dome_name. */
-int dom_name_check(const char *name);
+int dom_shm_name_check(const char *name);
 
 /* "ringside-NAME" into @buf (DOM_SHM_NAME_MAX bytes always do).
  * -dome_name: a bad name, or @len too small. */
@@ -229,7 +229,7 @@ int dom_xml_meta(const struct dom_xml *x, struct dom_cfg *c, const char **bad);
 
 /* The same for the element alone, as virDomainGetMetadata returns it.
  * Also -dome_xml: not XML, or not a <region> element. */
-int dom_meta_parse(const char *text, struct dom_cfg *c, const char **bad);
+int dom_xml_meta_parse(const char *text, struct dom_cfg *c, const char **bad);
 
 /*
  * The <shmem name=@name> device: 1 found (its size in *@size when not
@@ -304,7 +304,7 @@ int dom_xml_tcg(const struct dom_xml *x);
  * @shm_name: 1 found (its value malloc'ed into *@arg when not NULL), 0
  * none.  -ENOMEM.
  */
-int dom_xml_pt(const struct dom_xml *x, const char *shm_name, char **arg);
+int dom_pt_xml_arg(const struct dom_xml *x, const char *shm_name, char **arg);
 
 /*
  * Take every ringside pair for @shm_name out of the document's
@@ -315,7 +315,7 @@ int dom_xml_pt(const struct dom_xml *x, const char *shm_name, char **arg);
  * <domain>, when there is none).  Returns the pairs taken out.
  * -dome_xml (no <domain>), -ENOMEM.
  */
-int dom_xml_pt_set(struct dom_xml *x, const char *shm_name, const char *arg);
+int dom_pt_xml_set(struct dom_xml *x, const char *shm_name, const char *arg);
 
 /* Take out a <metadata> element with nothing but blanks in it (what
  * removing ringside's metadata leaves in a domain libvirt parsed from

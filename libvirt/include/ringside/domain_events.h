@@ -98,7 +98,7 @@ unsigned dom_events_reconnects(const struct dom_events *e);
 void dom_events_close(struct dom_events *e);
 
 /* "crashed", "stopped", ... */
-const char *dom_event_name(enum dom_event_kind kind);
+const char *dom_events_name(enum dom_event_kind kind);
 
 /*
  * Have dom_events_run return as soon as @fd is readable (a socket of the

@@ -78,7 +78,7 @@ int dom_shm_remove_region(const char *dir, const char *shm_name,
 /* How the hook reports why it failed: one message per failure, without a
  * trailing newline, e.g. "web1: ringside metadata: mode: ...".  libvirt
  * shows it to whoever started the domain. */
-typedef void (*dom_log_fn)(void *arg, const char *fmt, va_list ap);
+typedef void (*rs_log_fn)(void *arg, const char *fmt, va_list ap);
 
 /*
  * What keeps a stopped domain's flight recorder before its region file
@@ -91,7 +91,7 @@ typedef void (*dom_log_fn)(void *arg, const char *fmt, va_list ap);
  */
 typedef int (*dom_capture_fn)(void *arg, const char *domain,
 			      const char *region_path, int region_fd,
-			      const struct dom_cfg *c, dom_log_fn log,
+			      const struct dom_cfg *c, rs_log_fn log,
 			      void *log_arg);
 
 /* One call of the hook, as libvirt makes it. */
@@ -127,7 +127,7 @@ struct dom_hook_call {
  * -dome_not_ours, dom_shm_create()'s, dom_shm_open_region()'s and
  * dom_shm_remove_region()'s errors.
  */
-int dom_hook_run(const struct dom_hook_call *call, dom_log_fn log, void *arg);
+int dom_hook_run(const struct dom_hook_call *call, rs_log_fn log, void *arg);
 
 /* --- the hook file --------------------------------------------------------- */
 
@@ -137,7 +137,7 @@ int dom_hook_file_is_ours(const char *path);
 
 /* 1 if ringside's hook is installed in DOM_HOOK_DIR (as DOM_HOOK_SUB/
  * DOM_HOOK_NAME or as qemu), else 0. */
-int dom_hook_installed(void);
+int dom_hook_file_installed(void);
 
 /* Where the hook keeps stopped domains' captures, and how many: each 0 or
  * NULL leaves the hook program's default. */

@@ -4,7 +4,7 @@
  * record|snapshot|stat DOMAIN` build on them.  This part links libvirt;
  * built without it, every call fails with -dome_no_libvirt.  libvirt's
  * default error handler, which prints, is replaced: its words for the last
- * failure are what dom_errstr(-dome_libvirt) says.
+ * failure are what dom_error_str(-dome_libvirt) says.
  *
  * @uri NULL means libvirt's default (LIBVIRT_DEFAULT_URI, else
  * qemu:///system for root).  Every change goes to the persistent
@@ -56,7 +56,7 @@ int dom_virt_meta_get(struct dom_virt *d, int inactive, char **xml);
  * metadata element. */
 int dom_virt_meta_set(struct dom_virt *d, const char *xml);
 
-/* Add or remove a device (@xml as dom_shmem_xml or dom_xml_shmem give it). */
+/* Add or remove a device (@xml as dom_shm_xml or dom_xml_shmem give it). */
 int dom_virt_attach(struct dom_virt *d, const char *xml);
 int dom_virt_detach(struct dom_virt *d, const char *xml);
 

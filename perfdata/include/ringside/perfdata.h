@@ -15,7 +15,7 @@
  *
  * Every function returning int returns >= 0 on success (or a count), or
  * a negative code: -errno where a system call failed (-1 .. -4095), or
- * PDF_ERR(e) for an enum pdf_error e.  pdf_errstr() names both.  Nothing
+ * PDF_ERR(e) for an enum pdf_error e.  pdf_error_str() names both.  Nothing
  * here prints or exits.
  */
 #ifndef RINGSIDE_PERFDATA_H
@@ -59,7 +59,7 @@ enum pdf_error {
 };
 
 /* Never NULL; takes any negative return of this library, -errno too. */
-const char *pdf_errstr(int err);
+const char *pdf_error_str(int err);
 
 /* ---- files written aside and renamed into place (pdf_aside_*) ------------ */
 /*
@@ -137,7 +137,7 @@ enum pdf_rrec_class pdf_rrec_classify(const struct rs_perf_header *rec,
  * after that (a guest's sample_id trailer) is not counted.  0 for another
  * type, or a record too short for its type (a COMM or MMAP2 whose name has
  * no NUL, or whose padding runs past the record), or an MMAP2 perf could
- * not take safely (see struct pdf_mmap2).
+ * not take safely (see struct rs_perf_mmap2_body).
  */
 size_t pdf_rrec_perf_body(const struct rs_perf_header *rec);
 
@@ -150,7 +150,7 @@ size_t pdf_rrec_perf_body(const struct rs_perf_header *rec);
  * PDF_MMAP2_NAME_MAX bytes or longer (perf's PATH_MAX) or has a ".."
  * component (which the kernel never writes, and which would lead perf out
  * of its --symfs tree). */
-struct pdf_mmap2 {
+struct rs_perf_mmap2_body {
 	uint32_t pid, tid;
 	uint64_t addr, len, pgoff;
 	union {
@@ -175,7 +175,7 @@ struct pdf_mmap2 {
  * and no ".." component.  The one rule for a guest's MMAP2 in a ring
  * (pdf_rrec_perf_body) and for a name of its process table (introspect's
  * gpstate), so that what one accepts the other encodes. */
-int pdf_mmap2_name_ok(const char *name, size_t len);
+int pdf_rrec_mmap2_name_ok(const char *name, size_t len);
 
 /* Short names: "seq", "marker", "sample", "LOST", ... */
 const char *pdf_rrec_class_name(enum pdf_rrec_class cls);
@@ -479,7 +479,7 @@ int pdf_ksyms_content_id(const struct pdf_ksyms *k,
  * is no place for a guest's claims (docs/perfdata.md, "Where guest names
  * go").
  */
-int pdf_ksyms_cache_dir(char *dst, size_t size);
+int pdf_cache_perf_dir(char *dst, size_t size);
 
 /*
  * ringside's own build-id cache of a perf.data file it wrote: the
@@ -521,7 +521,7 @@ struct pdf_code_range {
  * every function.  Fills up to @max of @r (sorted only when all fit);
  * returns how many there are.  PDF_ERR(pdfe_invalid).
  */
-int pdf_ksyms_code_ranges(const struct pdf_ksyms *k,
+int pdf_kernel_code_ranges(const struct pdf_ksyms *k,
 			  struct pdf_code_range *r, unsigned max);
 
 /* ---- the guest kernel's code, for perf's PT decoder (pdf_kcore.c) ---------
@@ -673,7 +673,7 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
  * any other, ringside's readers tell it from the rings' records
  * (pdf_event.state).  Not among stats.records.  Errors as pdf_writer_add's,
  * and PDF_ERR(pdfe_format) for a record perf could not take
- * (pdf_rrec_perf_body() 0: a name pdf_mmap2_name_ok() refuses, say):
+ * (pdf_rrec_perf_body() 0: a name pdf_rrec_mmap2_name_ok() refuses, say):
  * nothing written, the file stays usable; the caller counts it.
  */
 int pdf_writer_add_state(struct pdf_writer *w, uint32_t ring, uint64_t time,
@@ -706,7 +706,7 @@ int pdf_writer_has_kcore(const struct pdf_writer *w);
 
 /*
  * The guest code ranges of the writer's kernel symbols
- * (pdf_ksyms_code_ranges()), for the caller to read from the guest and
+ * (pdf_kernel_code_ranges()), for the caller to read from the guest and
  * give to pdf_writer_add_kcore().  Returns how many (0: no symbols, or
  * they were refused).
  */
@@ -827,7 +827,7 @@ typedef void (*pdf_archive_fn)(void *arg, const char *name, const char *hex,
  * holding, for every HEADER_BUILD_ID entry of perf.data file @perf_data,
  * what the build-id cache (@buildid_dir; NULL: a ringside file's own,
  * pdf_cache_dir_of(), any other perf.data file's perf's,
- * pdf_ksyms_cache_dir()) has of it: every regular file of DIR/NAME/HEX
+ * pdf_cache_perf_dir()) has of it: every regular file of DIR/NAME/HEX
  * and the link DIR/.build-id/XX/REST to it, named relative to DIR (what
  * `perf archive` bundles: unpacked into the cache beside the file on
  * another machine, perf and hotspot name the file's samples there).  Any perf.data file, ringside's or not.  -errno,

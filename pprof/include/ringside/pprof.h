@@ -9,13 +9,13 @@
  *   pprof_*          a profile being built: string table, mappings,
  *                    functions, locations, samples with labels
  *                    (pprof_build.c), encoded and gzipped (pprof_gz.c)
- *   pprof_write      a ringside perf.data file read with ringside-perfdata's
+ *   pprof_file_write      a ringside perf.data file read with ringside-perfdata's
  *                    reader and written as a profile (pprof_file.c), its
  *                    guest's kernel and user functions named from the
  *                    build-id cache (pprof_names.c)
  *
  * Every function returning int returns >= 0 on success, or a negative
- * code: -errno, or a perfdata code (pdf_errstr() names both).  Nothing
+ * code: -errno, or a perfdata code (pdf_error_str() names both).  Nothing
  * here prints or exits.
  */
 #ifndef RINGSIDE_PPROF_H
@@ -64,43 +64,43 @@ struct pprof;
 #define PPROF_MAX_LABELS    8u         /* labels of one sample */
 
 /* 0, -ENOMEM. */
-int pprof_new(struct pprof **pp);
+int pprof_profile_new(struct pprof **pp);
 /* Accepts NULL. */
-void pprof_free(struct pprof *p);
+void pprof_profile_free(struct pprof *p);
 
 /* The index of @s in the string table, added when new ("" is 0).
  * -E2BIG, -ENOMEM, -EINVAL (NULL). */
-int64_t pprof_string(struct pprof *p, const char *s);
+int64_t pprof_profile_string(struct pprof *p, const char *s);
 
 /* Add a sample type (type and unit, e.g. "cpu", "nanoseconds"); every
  * sample carries one value per type, in this order.  -E2BIG past
  * PPROF_MAX_VALUES, or once a sample was added. */
-int pprof_sample_type(struct pprof *p, const char *type, const char *unit);
+int pprof_profile_sample_type(struct pprof *p, const char *type, const char *unit);
 
 /* The informational fields: start (UTC ns), duration, the period's type
  * and value (@type NULL: none). */
-int pprof_set_period(struct pprof *p, const char *type, const char *unit,
+int pprof_profile_set_period(struct pprof *p, const char *type, const char *unit,
 		     int64_t period);
-void pprof_set_time(struct pprof *p, int64_t time_nanos,
+void pprof_profile_set_time(struct pprof *p, int64_t time_nanos,
 		    int64_t duration_nanos);
 
 /* A mapping (an address range of a file).  @build_id: its hex string or
  * NULL; @has_functions: its locations' functions are named here (pprof
  * does not symbolize them again).  The same arguments give the same id.
  * Returns the id (>= 1), -E2BIG, -ENOMEM. */
-int64_t pprof_mapping(struct pprof *p, uint64_t start, uint64_t limit,
+int64_t pprof_profile_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 		      uint64_t offset, const char *file, const char *build_id,
 		      int has_functions);
 
 /* A function named @name (in @file, NULL: none): the same name and file
  * give the same id.  Returns the id (>= 1), -E2BIG, -ENOMEM, -EINVAL. */
-int64_t pprof_function(struct pprof *p, const char *name, const char *file);
+int64_t pprof_profile_function(struct pprof *p, const char *name, const char *file);
 
 /* A location: @address in mapping @mapping (0: none), in function
  * @function (0: not named).  The same mapping and address give the same
  * id (the function of the first call).  Returns the id (>= 1), -E2BIG,
  * -ENOMEM. */
-int64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address,
+int64_t pprof_profile_location(struct pprof *p, uint64_t mapping, uint64_t address,
 		       uint64_t function);
 
 /* A label: @str (not NULL) or @num with @unit (NULL: none). */
@@ -114,25 +114,25 @@ struct pprof_label {
 /* A sample: @nr_locs location ids, leaf first; one value per sample type;
  * up to PPROF_MAX_LABELS labels.  0, -EINVAL (a count that does not
  * match), -E2BIG, -ENOMEM. */
-int pprof_sample(struct pprof *p, const uint64_t *locs, size_t nr_locs,
+int pprof_profile_sample(struct pprof *p, const uint64_t *locs, size_t nr_locs,
 		 const int64_t *values, size_t nr_values,
 		 const struct pprof_label *labels, size_t nr_labels);
 
 /* Counts so far. */
-struct pprof_counts {
+struct pprof_profile_counts {
 	uint64_t samples;
 	uint32_t strings, mappings, functions, locations;
 };
-void pprof_counts(const struct pprof *p, struct pprof_counts *c);
+void pprof_profile_counts(const struct pprof *p, struct pprof_profile_counts *c);
 
 /* The Profile message, not compressed, appended to @out.  0, -ENOMEM. */
-int pprof_encode(const struct pprof *p, struct pdf_buf *out);
+int pprof_profile_encode(const struct pprof *p, struct pdf_buf *out);
 
 /* @len bytes at @data as one gzip member, appended to @out.  0, -ENOMEM,
  * -EIO (zlib failed). */
 int pprof_gzip(const void *data, size_t len, struct pdf_buf *out);
 
-/* ---- a perf.data file as a profile (pprof_write) -------------------------- */
+/* ---- a perf.data file as a profile (pprof_file_write) -------------------------- */
 
 struct pprof_params {
 	uint32_t size;            /* sizeof(struct pprof_params) */
@@ -178,7 +178,7 @@ struct pprof_stats {
  * the file's COMM records).  @st (may be NULL) says what was written and
  * what could not be named.  -errno, PDF_ERR(...) of the reader.
  */
-int pprof_write(const char *perf_data, const char *out,
+int pprof_file_write(const char *perf_data, const char *out,
 		const struct pprof_params *params, struct pprof_stats *st);
 
 #ifdef __cplusplus

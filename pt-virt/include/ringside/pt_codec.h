@@ -5,8 +5,8 @@
  *
  *   pv_insn_*   an x86 instruction: its PT class and its text (Zydis)
  *   pv_gen_*    software packet generation with libipt's encoder
- *   pv_dec_*    decoding with libipt's instruction decoder
- *   pv_cap_*    capture files: PT bytes + the guest memory they ran on
+ *   pv_decode_*    decoding with libipt's instruction decoder
+ *   pv_capture_*    capture files: PT bytes + the guest memory they ran on
  *
  * Errors: enum pv_error (pt_core.h), negated.
  */
@@ -143,7 +143,7 @@ const struct pv_gen_stats *pv_gen_stats(const struct pv_gen *g);
 
 /* ---- decoding (libipt's instruction decoder) ------------------------------ */
 
-enum pv_dec_kind {
+enum pv_decode_kind {
 	PV_DEC_INSN = 0,
 	PV_DEC_ENABLED,       /* tracing (re)starts at ip */
 	PV_DEC_DISABLED,      /* tracing stops (ip: where, if known) */
@@ -160,8 +160,8 @@ enum pv_dec_kind {
 #define PV_DEC_ERR_STALL (-1000)
 #define PV_DEC_STALL     (1u << 20)
 
-struct pv_dec_item {
-	uint32_t kind;        /* enum pv_dec_kind */
+struct pv_decode_item {
+	uint32_t kind;        /* enum pv_decode_kind */
 	int32_t code;         /* PV_DEC_ERROR: negative pt_error_code, or
 			       * PV_DEC_ERR_STALL */
 	uint64_t ip;
@@ -172,19 +172,19 @@ struct pv_dec_item {
 	uint8_t raw[15];
 };
 
-typedef int (*pv_dec_fn)(void *arg, const struct pv_dec_item *item);
+typedef int (*pv_decode_fn)(void *arg, const struct pv_decode_item *item);
 
-struct pv_dec_params {
+struct pv_decode_params {
 	uint32_t size;
 	bool from_last_psb;   /* snapshot data: start at the last PSB */
 	const uint8_t *trace;
 	uint64_t len;
 	struct pv_mem code;   /* guest memory to read instructions from */
-	pv_dec_fn fn;         /* < 0 stops the decode with that value */
+	pv_decode_fn fn;         /* < 0 stops the decode with that value */
 	void *arg;
 };
 
-struct pv_dec_stats {
+struct pv_decode_stats {
 	uint64_t insns, enabled, disabled, interrupts, overflows;
 	uint64_t errors, syncs;
 	uint64_t first_sync;  /* offset of the first PSB used */
@@ -193,25 +193,25 @@ struct pv_dec_stats {
 
 /* Decode the whole buffer; errors resynchronize at the next PSB and are
  * counted.  -pve_invalid, -pve_nomem, or fn's negative return. */
-int pv_dec_run(const struct pv_dec_params *p, struct pv_dec_stats *st);
+int pv_decode_run(const struct pv_decode_params *p, struct pv_decode_stats *st);
 
 /* ---- capture files: trace + guest memory, for `ringside decode` ---------- */
 
-enum pv_cap_section {
+enum pv_capture_section {
 	PV_CAP_TRACE = 1,     /* PT bytes; addr: AUX position of the first */
 	PV_CAP_MEM   = 2,     /* guest memory; addr: its (identity) address */
 	PV_CAP_TRUTH = 3,     /* u64 IPs the single-stepped guest retired */
-	PV_CAP_INFO  = 4,     /* struct pv_cap_info */
+	PV_CAP_INFO  = 4,     /* struct pv_capture_info */
 };
 
-struct pv_cap_info {
+struct pv_capture_info {
 	uint32_t snapshot;    /* the AUX ring was in snapshot mode */
 	uint32_t truncated;   /* an AUX record said TRUNCATED */
 	uint64_t psb_period;
 	uint64_t reserved[6];
 };
 
-struct pv_cap_sec {
+struct pv_capture_sec {
 	uint32_t type;
 	uint32_t reserved;
 	uint64_t addr;
@@ -220,25 +220,25 @@ struct pv_cap_sec {
 };
 
 struct pv_capture {
-	struct pv_cap_sec *secs;
+	struct pv_capture_sec *secs;
 	uint32_t nr;
 	uint32_t cap;
 };
 
 /* Append a section (the data is copied).  -pve_invalid, -pve_nomem. */
-int pv_cap_add(struct pv_capture *c, uint32_t type, uint64_t addr,
+int pv_capture_add(struct pv_capture *c, uint32_t type, uint64_t addr,
 	       const void *data, uint64_t len);
 /* The first section of @type, or NULL. */
-const struct pv_cap_sec *pv_cap_find(const struct pv_capture *c, uint32_t type);
-/* pv_cap_write: the capture to @fd, from its position (the caller opens
+const struct pv_capture_sec *pv_capture_find(const struct pv_capture *c, uint32_t type);
+/* pv_capture_write: the capture to @fd, from its position (the caller opens
  * the file: pdf_aside_open, never a name someone else chose, and closes
- * it).  pv_cap_read: the file at @path.  -pve_invalid, -pve_io,
+ * it).  pv_capture_read: the file at @path.  -pve_invalid, -pve_io,
  * -pve_format, -pve_nomem. */
-int pv_cap_write(const struct pv_capture *c, int fd);
-int pv_cap_read(struct pv_capture *c, const char *path);
-void pv_cap_fini(struct pv_capture *c);
+int pv_capture_write(const struct pv_capture *c, int fd);
+int pv_capture_read(struct pv_capture *c, const char *path);
+void pv_capture_fini(struct pv_capture *c);
 /* A pv_mem over the capture's PV_CAP_MEM sections. */
-struct pv_mem pv_cap_mem(const struct pv_capture *c);
+struct pv_mem pv_capture_mem(const struct pv_capture *c);
 
 #ifdef __cplusplus
 }

@@ -66,7 +66,7 @@ enum pv_error {
 };
 
 /* Never NULL. */
-const char *pv_errstr(int err);
+const char *pv_error_str(int err);
 
 /* ---- guest memory --------------------------------------------------------- */
 
@@ -189,7 +189,7 @@ struct pv_caps {
  * configurable PSB frequency, IP filtering with 2 ranges; no MTC, CYC
  * thresholds 0 only, no PTWRITE, no power events, no single-range output,
  * no trace transport.  maxphyaddr 46. */
-void pv_caps_default(struct pv_caps *caps);
+void pv_cpuid_default(struct pv_caps *caps);
 
 /* CPUID.(14H, @subleaf) into @out (EAX..EDX; zeros past the last subleaf). */
 void pv_cpuid_14(const struct pv_caps *caps, uint32_t subleaf,

@@ -19,14 +19,14 @@ struct pv_perfdata_params {
 	const char *path;
 	const char *buildid_dir;  /* NULL: the file's own (pdf_cache_dir_of) */
 	int last_psb;
-	pv_dec_fn fn;             /* each decoded item */
+	pv_decode_fn fn;             /* each decoded item */
 	void *arg;
 	/* called before each ring's items: its number and bytes */
 	void (*ring)(void *arg, uint32_t ring, uint64_t bytes);
 };
 
 struct pv_perfdata_result {
-	struct pv_dec_stats st;   /* summed over the rings */
+	struct pv_decode_stats st;   /* summed over the rings */
 	uint32_t rings;           /* rings with PT bytes */
 	uint64_t bytes;
 	uint32_t segments;        /* of the kernel code image */
@@ -35,8 +35,8 @@ struct pv_perfdata_result {
 
 /*
  * Decode every ring's PT.  0; else a negative code with @why (a static
- * text) saying what was missing: pdf_errstr() names -errno and
- * PDF_ERR() codes, pv_errstr() the decoder's.  *@pv tells which.
+ * text) saying what was missing: pdf_error_str() names -errno and
+ * PDF_ERR() codes, pv_error_str() the decoder's.  *@pv tells which.
  */
 int pv_perfdata_decode(const struct pv_perfdata_params *p, struct pv_perfdata_result *res,
 		const char **why, int *pv);

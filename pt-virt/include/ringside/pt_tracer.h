@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-struct rs_vmm;
+struct vmm;
 struct pv_guest_mailbox;
 struct pv_trace;
 
@@ -57,14 +57,14 @@ struct pv_trace_stats {
 
 /*
  * Make vCPU 0 of @vm a traced CPU: CPUID advertises Intel PT (leaf 7
- * EBX[25], leaf 0x14 from pv_caps_default), RTIT MSR accesses exit to the
+ * EBX[25], leaf 0x14 from pv_cpuid_default), RTIT MSR accesses exit to the
  * MSR model (invalid writes #GP), ToPA tables over ring @ring's AUX area
  * are built at PV_GUEST_TABLE_GPA, and the mailbox tells the guest what
  * to program.  While the guest has TraceEn set the vCPU is single-stepped
  * and packets flow through the output engine into the AUX ring.  Before
- * rs_vmm_start.  -pve_invalid, -pve_nomem, -pve_kvm, -pve_geometry.
+ * vmm_start.  -pve_invalid, -pve_nomem, -pve_kvm, -pve_geometry.
  */
-int pv_trace_attach(struct pv_trace **t, struct rs_vmm *vm,
+int pv_trace_attach(struct pv_trace **t, struct vmm *vm,
 		    const struct pv_trace_params *p);
 
 /* After the guest stopped: flush the last AUX record.  Returns 0 or the

@@ -132,12 +132,12 @@ static inline uint64_t rs_header_peek(const uint64_t *slot)
 }
 
 /* S0: ext.flags' RS_EXT_SEALED, after the slot it vouches for was cleared. */
-static inline void rs_publish_flags(uint64_t *flags, uint64_t value)
+static inline void rs_release(uint64_t *flags, uint64_t value)
 {
 	__atomic_store_n(flags, value, __ATOMIC_RELEASE);
 }
 
-static inline uint64_t rs_read_flags(const uint64_t *flags)
+static inline uint64_t rs_acquire(const uint64_t *flags)
 {
 	return __atomic_load_n(flags, __ATOMIC_ACQUIRE);
 }
@@ -150,7 +150,7 @@ static inline void rs_announce(uint64_t *frontier, uint64_t value)
 }
 
 /* F: re-read a frontier, ordered after the bytes copied before. */
-static inline uint64_t rs_reread_frontier(const uint64_t *frontier)
+static inline uint64_t rs_reread(const uint64_t *frontier)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(frontier, __ATOMIC_RELAXED);
@@ -215,25 +215,25 @@ static inline uint32_t rs_consumer_state_read(const uint32_t *state)
  */
 
 /* I */
-static inline void rs_publish_magic(uint64_t *magic, uint64_t value)
+static inline void rs_release(uint64_t *magic, uint64_t value)
 {
 	__atomic_store_n(magic, value, __ATOMIC_RELEASE);
 }
 
 /* K */
-static inline void rs_publish_enabled(uint32_t *enabled, uint32_t value)
+static inline void rs_release(uint32_t *enabled, uint32_t value)
 {
 	__atomic_store_n(enabled, value, __ATOMIC_RELEASE);
 }
 
 /* L */
-static inline uint32_t rs_read_enabled(const uint32_t *enabled)
+static inline uint32_t rs_acquire(const uint32_t *enabled)
 {
 	return __atomic_load_n(enabled, __ATOMIC_ACQUIRE);
 }
 
 /* M */
-static inline void rs_publish_attached(uint32_t *attached, uint32_t value)
+static inline void rs_release(uint32_t *attached, uint32_t value)
 {
 	__atomic_store_n(attached, value, __ATOMIC_RELEASE);
 }
@@ -250,27 +250,27 @@ static inline void rs_heartbeat_inc(uint64_t *p)
  * report, a VMM's counters, a test's handshake): ringside/shared.h wraps
  * these out of line, so that this header stays the only place with atomics.
  */
-static inline uint32_t rs_word_acquire32(const uint32_t *p)
+static inline uint32_t rs_acquire(const uint32_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-static inline void rs_word_release32(uint32_t *p, uint32_t v)
+static inline void rs_release(uint32_t *p, uint32_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
-static inline uint64_t rs_word_acquire(const uint64_t *p)
+static inline uint64_t rs_acquire(const uint64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-static inline void rs_word_release(uint64_t *p, uint64_t v)
+static inline void rs_release(uint64_t *p, uint64_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
-static inline void rs_word_add(uint64_t *p, uint64_t n)
+static inline void rs_add_hint(uint64_t *p, uint64_t n)
 {
 	__atomic_fetch_add(p, n, __ATOMIC_RELAXED);
 }
@@ -335,27 +335,27 @@ static inline int rs_seqcount_read_ok(const uint32_t *lock, uint32_t s)
  * host reads time before P and after R2 with its own clock: whatever the
  * guest's clock said lies between t1 and t2 if the guest is honest.
  */
-static inline void rs_tsync_store_seq(uint64_t *seq, uint64_t s)       /* P */
+static inline void rs_release(uint64_t *seq, uint64_t s)       /* P */
 {
 	__atomic_store_n(seq, s, __ATOMIC_RELEASE);
 }
 
-static inline uint64_t rs_tsync_load_seq(const uint64_t *seq)          /* Q */
+static inline uint64_t rs_acquire(const uint64_t *seq)          /* Q */
 {
 	return __atomic_load_n(seq, __ATOMIC_ACQUIRE);
 }
 
-static inline void rs_tsync_store_echo(uint64_t *echo, uint64_t s)     /* E */
+static inline void rs_release(uint64_t *echo, uint64_t s)     /* E */
 {
 	__atomic_store_n(echo, s, __ATOMIC_RELEASE);
 }
 
-static inline uint64_t rs_tsync_load_echo(const uint64_t *echo)        /* R */
+static inline uint64_t rs_acquire(const uint64_t *echo)        /* R */
 {
 	return __atomic_load_n(echo, __ATOMIC_ACQUIRE);
 }
 
-static inline uint64_t rs_tsync_reload_echo(const uint64_t *echo)      /* R2 */
+static inline uint64_t rs_reread(const uint64_t *echo)      /* R2 */
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(echo, __ATOMIC_RELAXED);
@@ -367,12 +367,12 @@ static inline uint64_t rs_load_hint(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-static inline uint32_t rs_load_hint32(const uint32_t *p)
+static inline uint32_t rs_load_hint(const uint32_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-static inline uint16_t rs_load_hint16(const uint16_t *p)
+static inline uint16_t rs_load_hint(const uint16_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
@@ -382,12 +382,12 @@ static inline void rs_store_hint(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-static inline void rs_store_hint32(uint32_t *p, uint32_t v)
+static inline void rs_store_hint(uint32_t *p, uint32_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-static inline void rs_store_hint16(uint16_t *p, uint16_t v)
+static inline void rs_store_hint(uint16_t *p, uint16_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
@@ -404,7 +404,7 @@ static inline uint64_t rs_local_read(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-static inline uint32_t rs_local_read32(const uint32_t *p)
+static inline uint32_t rs_local_read(const uint32_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
@@ -450,7 +450,7 @@ static inline void rs_local_inc32(uint32_t *p)
 static inline uint32_t rs_local_dec32(uint32_t *p)
 {
 	__asm__ volatile("decl %0" : "+m"(*p) : : "memory", "cc");
-	return rs_local_read32(p);
+	return rs_local_read(p);
 }
 #else
 static inline int rs_local_cmpxchg(uint64_t *p, uint64_t old, uint64_t new_value)

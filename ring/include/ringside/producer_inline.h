@@ -234,7 +234,7 @@ static inline int rs_output_leave(struct rs_producer *p)
 {
 	uint64_t head;
 
-	if (rs_local_read32(&p->nest) == 1 && p->batch) {
+	if (rs_local_read(&p->nest) == 1 && p->batch) {
 		head = rs_local_read(&p->head);
 		if (head - p->wakeup < p->watermark &&
 		    head - p->published < p->batch) {
@@ -269,7 +269,7 @@ static inline int rs_output_forward(struct rs_producer *p, uint32_t type,
 	rs_local_inc32(&p->nest);
 	rs_compiler_barrier();
 	/* Nested writers give the count back as they found it. */
-	level = rs_local_read32(&p->nest);
+	level = rs_local_read(&p->nest);
 	slot = p->batch ? sizeof(uint64_t) : 0;
 	offset = rs_local_read(&p->head);
 	off = offset & (area - 1);

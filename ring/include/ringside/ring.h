@@ -3,7 +3,7 @@
  * ringside ring protocol: region layout, producer, AUX, consumer, snapshot.
  *
  * Every function returns an int: >= 0 success (or a count), < 0 the negation
- * of an enum rs_error.  rs_errstr() names it.  Nothing here prints, exits,
+ * of an enum rs_error.  rs_error_str() names it.  Nothing here prints, exits,
  * allocates (except rs_consumer_alloc / rs_snapshot_alloc on the host) or
  * calls libc beyond memcpy/memset, so the same code builds for the host,
  * a Linux guest and a freestanding guest.
@@ -50,7 +50,7 @@ enum rs_error {
 };
 
 /* Never NULL; "unknown error" for values out of range. */
-const char *rs_errstr(int err);
+const char *rs_error_str(int err);
 
 /* ---- region ---------------------------------------------------------- */
 
@@ -115,7 +115,7 @@ int rs_region_layout(void *mem, uint64_t mem_size,
  * Host: switch tracing on (rs_region_enable) or off (rs_region_disable) in
  * the region laid out at @mem: config.enabled, stored with release
  * semantics after whatever configuration the host wrote before, so a guest
- * that sees the switch (rs_region_enabled) sees that configuration too.
+ * that sees the switch (rs_guest_enabled) sees that configuration too.
  * The host never needs the guest-writable header for this: only the flag
  * is written.  -rse_invalid (NULL or not page aligned).
  */
@@ -193,7 +193,7 @@ struct rs_region_damage {
 
 /* The field's name in the header ("magic", "nr_rings", "rings[].data_size"
  * without the index).  Never NULL. */
-const char *rs_hdr_field_name(uint32_t field);
+const char *rs_region_field_name(uint32_t field);
 
 /*
  * Open the region in @mem (@mem_size bytes, what the host laid out with
@@ -401,16 +401,16 @@ int rs_tsync_guest_answer(struct rs_tsync_guest *g,
  * validated at open) this follows a host that changes trace_mask or
  * enabled while the guest runs.  -rse_invalid.
  */
-int rs_region_config_read(const struct rs_region *region, struct rs_config *cfg);
+int rs_guest_config_read(const struct rs_region *region, struct rs_config *cfg);
 
 /* 1 if the host has enabled tracing, 0 if not (one acquire load, for a
  * guest waiting for the switch).  -rse_invalid. */
-int rs_region_enabled(const struct rs_region *region);
+int rs_guest_enabled(const struct rs_region *region);
 
 /*
  * Attach an agent of @agent_kind (enum rs_agent_kind) that writes
  * @rings_used rings: read the configuration into @cfg (as
- * rs_region_config_read), check it against the layout validated at open,
+ * rs_guest_config_read), check it against the layout validated at open,
  * then publish the status: abi_version, agent_kind, rings_used, boot_gen
  * (the header's), and attached = 1 last, with release semantics.  Returns 1 when the host has
  * enabled tracing, 0 when not (the agent is attached either way; it
@@ -687,7 +687,7 @@ int rs_producer_init(struct rs_producer *p, const struct rs_region *region,
  * with rs_aux_begin/write/skip and rs_aux_publish only, never rs_aux_end
  * or the data calls.  -rse_invalid, -rse_mode (no AUX area).
  */
-int rs_aux_producer_init(struct rs_producer *p, const struct rs_region *region,
+int rs_producer_init_aux(struct rs_producer *p, const struct rs_region *region,
 			 uint32_t index);
 
 /*

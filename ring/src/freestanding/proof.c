@@ -104,7 +104,7 @@ static int run(void)
 	    rs_region_enable(region_mem) < 0 ||
 	    rs_region_open(&region, region_mem, REGION_SIZE) < 0)
 		return 1;
-	if (rs_region_enabled(&region) != 1 ||
+	if (rs_guest_enabled(&region) != 1 ||
 	    rs_guest_attach(&region, RS_AGENT_FREESTANDING, 1, &cfg) != 1 ||
 	    rs_guest_heartbeat(&region) < 0)
 		return 2;

@@ -5,7 +5,7 @@
  * (ringside/domain_events.h), and when an opted-in domain's guest crashes,
  * its watchdog fires or its agent stops beating (a hang), or root asks
  * over the control socket, captures the domain's flight recorder by itself
- * (ringside/capture.h, flight_capture) into the capture directory, the
+ * (ringside/capture.h, cap_flight_capture) into the capture directory, the
  * reason in the capture's name, rate-limited per domain so that a crash
  * loop cannot fill the disk.  A domain that stops is the hook's to
  * capture (it runs at "release end"); the service leaves it alone.
@@ -95,11 +95,11 @@ int svc_rec_config_key(struct svc_rec_config *c, const char *k, char *v,
 		       const char **why);
 
 /* 1 if @c has @domain recorded. */
-int svc_rec_selects(const struct svc_rec_config *c, const char *domain);
+int svc_rec_config_selects(const struct svc_rec_config *c, const char *domain);
 
 struct svc_config {
 	char *uri;                /* NULL: libvirt's default */
-	char *capture_dir;        /* NULL: FLIGHT_DIR */
+	char *capture_dir;        /* NULL: CAP_FLIGHT_DIR */
 	uint32_t keep;            /* captures kept per domain (0: any) */
 	uint64_t keep_bytes;      /* bytes of them per domain (0: any) */
 	uint32_t capture_on;      /* enum svc_trigger */
@@ -112,7 +112,7 @@ struct svc_config {
 	struct svc_rec_config rec; /* continuous recording (svc_record.c) */
 };
 
-/* The defaults: FLIGHT_KEEP, FLIGHT_KEEP_BYTES, crash, watchdog and hang,
+/* The defaults: CAP_FLIGHT_KEEP, CAP_FLIGHT_KEEP_BYTES, crash, watchdog and hang,
  * SVC_BURST per SVC_WINDOW_S, SVC_HANG_AFTER_S, SVC_SOCKET_PATH. */
 void svc_config_default(struct svc_config *c);
 
@@ -173,12 +173,12 @@ int svc_watch_same(struct svc_watch *w, const char *name, const char *path);
 /* The region file of a watched domain is gone (@replaced 0: `disable
  * --live` removed it) or another one has its name (1: laid out anew,
  * `enable --live`): its watch has ended. */
-typedef void (*svc_gone_fn)(void *arg, const char *name, int replaced);
+typedef void (*svc_watch_gone_fn)(void *arg, const char *name, int replaced);
 
 /* Look at every watched region's name (an lstat each, no libvirt) and end
  * the watch of those that are not the file watched any more, calling
  * @gone for each. */
-void svc_watch_check(struct svc_watch *w, svc_gone_fn gone, void *arg);
+void svc_watch_check(struct svc_watch *w, svc_watch_gone_fn gone, void *arg);
 
 /* @name's guest reset at @now_ns: its heartbeat's age starts again and
  * the status as it stands, an agent's of the boot before, is not judged
@@ -190,9 +190,9 @@ int svc_watch_reset(struct svc_watch *w, const char *name, uint64_t now_ns,
 
 /* @name's attached agent has not beaten for @secs: 1 if that is a hang
  * (reported; not again until it beats), 0 if not (the wait restarts). */
-typedef int (*svc_stale_fn)(void *arg, const char *name, uint64_t secs);
+typedef int (*svc_watch_stale_fn)(void *arg, const char *name, uint64_t secs);
 
-void svc_watch_poll(struct svc_watch *w, uint64_t now_ns, svc_stale_fn stale,
+void svc_watch_poll(struct svc_watch *w, uint64_t now_ns, svc_watch_stale_fn stale,
 		    void *arg);
 
 /* ---- guest resets (src/svc_watch.c) ---- */
@@ -230,14 +230,14 @@ int svc_ctl_listen(const char *path, int *fdp);
  * not whole (and shorter than SVC_CTL_LINE_MAX), 1 for "capture DOMAIN"
  * with the name in @domain (@dlen bytes, DOM_NAME_MAX + 1 is enough),
  * -EILSEQ when DOMAIN is not a name ringside could have opted in
- * (dom_name_check: nothing of it is copied, logged or echoed), -EINVAL
+ * (dom_shm_name_check: nothing of it is copied, logged or echoed), -EINVAL
  * for another request, -EMSGSIZE for a line too long.
  */
 int svc_ctl_parse(const char *buf, size_t len, char *domain, size_t dlen);
 
 /* A request for domain @domain: its answer into @reply ("ok PATH" or
  * "error WHY", no newline). */
-typedef void (*svc_request_fn)(void *arg, const char *domain, char *reply,
+typedef void (*svc_ctl_request_fn)(void *arg, const char *domain, char *reply,
 			       size_t len);
 
 /* The connections of listening socket @lfd (made non-blocking; still the
@@ -256,7 +256,7 @@ int svc_ctl_fd(const struct svc_ctl *c);
  * what is done or out of time at @now_ns (CLOCK_MONOTONIC), never
  * waiting.  Requests answered in this call.
  */
-int svc_ctl_serve(struct svc_ctl *c, uint64_t now_ns, svc_request_fn fn,
+int svc_ctl_serve(struct svc_ctl *c, uint64_t now_ns, svc_ctl_request_fn fn,
 		  void *arg);
 
 /* Connections held now; dropped so far (out of time, closed for a newer
@@ -266,11 +266,11 @@ uint64_t svc_ctl_dropped(const struct svc_ctl *c);
 
 /* The client: ask the service at @path to capture @domain; its answer
  * line in @reply.  0 or -errno (-ENOENT, -ECONNREFUSED: no service). */
-int svc_ctl_request(const char *path, const char *domain, char *reply,
+int svc_client_request(const char *path, const char *domain, char *reply,
 		    size_t len);
 
 /* ---- the service (src/svc.c) ---- */
-typedef void (*svc_log_fn)(void *arg, const char *fmt, va_list ap);
+typedef void (*rs_log_fn)(void *arg, const char *fmt, va_list ap);
 
 /* ---- continuous recording (src/svc_record.c, svc_sidecar.c) ---- */
 /*
@@ -328,8 +328,8 @@ int svc_sidecar_write(const char *data_path, const struct svc_sidecar *sc);
  * is gone (a capture pruned).  0 or -errno; how many in *@removed. */
 int svc_sidecar_orphans(const char *ddir, uint32_t *removed);
 
-/* The bounds of svc_rec_prune. */
-struct svc_prune {
+/* The bounds of svc_room_prune. */
+struct svc_room_freed {
 	uint32_t removed;         /* data files removed (with their .json) */
 	uint64_t freed;           /* bytes */
 	/* NULL, or called for each file removed: its domain (the name of
@@ -345,9 +345,9 @@ struct svc_prune {
  * bound), never @keep_path nor a domain's newest file.  0 or -errno;
  * counts added to @p.
  */
-int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
+int svc_room_prune(const char *dir, const char *domain, const char *keep_path,
 		  uint64_t keep_bytes, uint64_t total_bytes,
-		  struct svc_prune *p);
+		  struct svc_room_freed *p);
 
 /*
  * A full disk: remove the oldest complete recordings of @domain (never
@@ -358,9 +358,9 @@ int svc_rec_prune(const char *dir, const char *domain, const char *keep_path,
  * there is that room at the end, 0 when not (nothing more to remove),
  * or -errno; the bytes free in *@free_bytes either way.
  */
-int svc_rec_make_room(const char *dir, const char *domain,
+int svc_room_make(const char *dir, const char *domain,
 		      const char *keep_path, uint64_t room,
-		      struct svc_prune *p, uint64_t *free_bytes);
+		      struct svc_room_freed *p, uint64_t *free_bytes);
 
 struct svc_rec_stats {
 	uint32_t recording;       /* domains recorded now */
@@ -440,7 +440,7 @@ struct svc_rec;
 /* Recording per @c into @dir/DOMAIN/; @c must outlive it.  Logs through
  * @log (called from the recorders' threads too, one at a time). */
 int svc_rec_new(struct svc_rec **rp, const struct svc_rec_config *c,
-		const char *dir, svc_log_fn log, void *log_arg, int argc,
+		const char *dir, rs_log_fn log, void *log_arg, int argc,
 		char *const *argv);
 
 /*
@@ -483,7 +483,7 @@ void svc_rec_get_stats(struct svc_rec *rp, struct svc_rec_stats *st);
  * none), *@nr.  0 or -ENOMEM.  Domains past SVC_REC_DOMAINS_MAX are not
  * counted (svc_rec_stats.domains_dropped). */
 int svc_rec_domains(struct svc_rec *rp, struct svc_rec_domain **d, size_t *nr);
-void svc_rec_domains_free(struct svc_rec_domain *d, size_t nr);
+void svc_recstats_domains_free(struct svc_rec_domain *d, size_t nr);
 
 /* Stop every recording with @reason ("shutdown"), wait until each file is
  * complete, free.  Post-commands still queued are not run.  Accepts
@@ -491,7 +491,7 @@ void svc_rec_domains_free(struct svc_rec_domain *d, size_t nr);
 void svc_rec_free(struct svc_rec *rp, const char *reason);
 
 /* libvirt's UUID of @domain into @buf ("" when it cannot say). */
-void svc_rec_uuid(const char *domain, char *buf, size_t len);
+void svc_domain_uuid(const char *domain, char *buf, size_t len);
 
 /* The metrics endpoint's answers (src/svc_http.c), counted by kind. */
 enum svc_http_answer {
@@ -532,7 +532,7 @@ struct svc;
 
 /* Follow @c's libvirt (a libvirtd not there yet is waited for); @c must
  * outlive the service.  0, -ENOMEM or svc_limit_new's. */
-int svc_open(struct svc **sp, const struct svc_config *c, svc_log_fn log,
+int svc_open(struct svc **sp, const struct svc_config *c, rs_log_fn log,
 	     void *log_arg, int argc, char *const *argv);
 
 /* Wait up to @timeout_ms for events, then capture what they asked for.

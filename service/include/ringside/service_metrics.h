@@ -33,7 +33,7 @@ void svc_metrics_free(struct svc_metrics *m);
 int svc_metrics_capture(struct svc_metrics *m, const char *domain,
 			const char *reason, double when_s);
 
-/* A domain whose region to read: @region is what rmap_open takes (the
+/* A domain whose region to read: @region is what cap_source_open takes (the
  * domain's name, or a region file's path). */
 struct svc_metrics_domain {
 	const char *name;

@@ -15,7 +15,7 @@
  * A log callback, if given, receives one line of detail per failure; the
  * library itself never prints.
  *
- * Threads: one thread per vCPU.  rs_vmm_pause/resume/info may be called from
+ * Threads: one thread per vCPU.  vmm_pause/resume/info may be called from
  * any thread; create/load/start/stop/destroy from one controlling thread.
  * The library installs a handler for RS_VMM_KICK_SIGNAL (a real-time signal)
  * to kick vCPUs out of KVM_RUN.
@@ -35,12 +35,12 @@
 extern "C" {
 #endif
 
-struct rs_vmm;
+struct vmm;
 
-typedef void (*rs_vmm_log_fn)(void *arg, const char *msg);
+typedef void (*rs_log_fn)(void *arg, const char *msg);
 
-/* Grows at the end; callers set size = sizeof(struct rs_vmm_params). */
-struct rs_vmm_params {
+/* Grows at the end; callers set size = sizeof(struct vmm_params). */
+struct vmm_params {
 	uint32_t size;
 	uint32_t nr_vcpus;        /* 1 .. RS_MAX_VCPUS */
 	uint32_t nr_rings;        /* 0: nr_vcpus; must be >= nr_vcpus */
@@ -56,95 +56,95 @@ struct rs_vmm_params {
 	uint64_t ram_size;        /* 0: 8 MiB */
 	const char *kvm_path;     /* NULL: /dev/kvm */
 	struct rs_boot_info boot; /* workload fields; the VMM fills the rest */
-	rs_vmm_log_fn log;
+	rs_log_fn log;
 	void *log_arg;
 };
 
 /* Fill @p with the defaults (1 vCPU, 1 data page, steady 1000 records,
  * data_head published per 16 KiB: boot.data_batch). */
-void rs_vmm_params_init(struct rs_vmm_params *p);
+void vmm_params_init(struct vmm_params *p);
 
 /*
  * Open KVM, create the VM, guest RAM, trace region (laid out, enabled,
  * clocks published), doorbells and vCPUs.  Nothing runs yet.
  */
-int rs_vmm_create(struct rs_vmm **vm, const struct rs_vmm_params *p);
+int vmm_create(struct vmm **vm, const struct vmm_params *p);
 
 /* Stop (if running), run the destroy hooks, free everything.  NULL is
  * fine. */
-void rs_vmm_destroy(struct rs_vmm *vm);
+void vmm_destroy(struct vmm *vm);
 
 /*
  * For a layer built on this API (the control server, vmm/control.c): @fn
- * (@vm, @arg) runs in rs_vmm_destroy once the vCPUs stopped and before
+ * (@vm, @arg) runs in vmm_destroy once the vCPUs stopped and before
  * anything is freed, the latest added first, so that the layer goes down
  * with the VM.  A hook is named by its function: one per @fn.  From the
  * controlling thread.  -EINVAL (NULL), -EBUSY (@fn has a hook already),
  * -ENOSPC (four hooks are there).
  */
-typedef void (*rs_vmm_destroy_fn)(struct rs_vmm *vm, void *arg);
-int rs_vmm_destroy_hook(struct rs_vmm *vm, rs_vmm_destroy_fn fn, void *arg);
+typedef void (*vmm_destroy_fn)(struct vmm *vm, void *arg);
+int vmm_destroy_hook(struct vmm *vm, vmm_destroy_fn fn, void *arg);
 
 /* Remove @fn's hook without running it.  -EINVAL (NULL), -ENOENT. */
-int rs_vmm_destroy_unhook(struct rs_vmm *vm, rs_vmm_destroy_fn fn);
+int vmm_destroy_unhook(struct vmm *vm, vmm_destroy_fn fn);
 
 /* One line through the log callback of the params @vm was created with
  * (nothing without one), for a layer built on this API. */
 __attribute__((format(printf, 2, 3)))
-void rs_vmm_log(const struct rs_vmm *vm, const char *fmt, ...);
+void vmm_log(const struct vmm *vm, const char *fmt, ...);
 
 /* Load an ELF64 x86-64 executable (PT_LOAD segments at their physical
- * addresses) or, with rs_vmm_load_flat, raw code at RS_BOOT_LOAD_GPA whose
+ * addresses) or, with vmm_load_flat, raw code at RS_BOOT_LOAD_GPA whose
  * first byte is the entry.  -ENOEXEC, -E2BIG, -EBUSY (already started). */
-int rs_vmm_load_file(struct rs_vmm *vm, const char *path);
-int rs_vmm_load_image(struct rs_vmm *vm, const void *image, size_t len);
-int rs_vmm_load_flat(struct rs_vmm *vm, const void *image, size_t len);
+int vmm_load_file(struct vmm *vm, const char *path);
+int vmm_load_image(struct vmm *vm, const void *image, size_t len);
+int vmm_load_flat(struct vmm *vm, const void *image, size_t len);
 
 /* Start one thread per vCPU.  -ENOEXEC (nothing loaded), -EBUSY. */
-int rs_vmm_start(struct rs_vmm *vm);
+int vmm_start(struct vmm *vm);
 
 /* Wait until every vCPU stopped (halted, crashed, failed).  @timeout_ms < 0
  * waits forever.  0 all stopped, -ETIMEDOUT otherwise. */
-int rs_vmm_wait(struct rs_vmm *vm, int timeout_ms);
+int vmm_wait(struct vmm *vm, int timeout_ms);
 
 /* Kick every vCPU out of the guest and join the threads.  The region and
  * guest memory stay: snapshots still work afterwards. */
-int rs_vmm_stop(struct rs_vmm *vm);
+int vmm_stop(struct vmm *vm);
 
 /*
- * Stable snapshots: after rs_vmm_pause returns, no vCPU runs guest code
- * until the matching rs_vmm_resume.  Pauses nest (a count).  Works on a
+ * Stable snapshots: after vmm_pause returns, no vCPU runs guest code
+ * until the matching vmm_resume.  Pauses nest (a count).  Works on a
  * guest spinning with interrupts off; stopped vCPUs count as paused.
  */
-int rs_vmm_pause(struct rs_vmm *vm);
-int rs_vmm_resume(struct rs_vmm *vm);
+int vmm_pause(struct vmm *vm);
+int vmm_resume(struct vmm *vm);
 
 /* ---- the trace region ---------------------------------------------------- */
 
 /* The host's validated view of the region (rs_consumer_init, snapshots). */
-const struct rs_region *rs_vmm_region(const struct rs_vmm *vm);
-int rs_vmm_region_fd(const struct rs_vmm *vm);      /* the memfd */
-uint64_t rs_vmm_region_size(const struct rs_vmm *vm);
-uint32_t rs_vmm_nr_vcpus(const struct rs_vmm *vm);
-uint32_t rs_vmm_nr_rings(const struct rs_vmm *vm);
+const struct rs_region *vmm_region(const struct vmm *vm);
+int vmm_region_fd(const struct vmm *vm);      /* the memfd */
+uint64_t vmm_region_size(const struct vmm *vm);
+uint32_t vmm_nr_vcpus(const struct vmm *vm);
+uint32_t vmm_nr_rings(const struct vmm *vm);
 
 /* How the region was laid out and what the header page guard saw (the
  * control socket's REGION payload, ringside/vmm_control.h).  -EINVAL. */
 struct rs_ctl_region;
-int rs_vmm_region_info(const struct rs_vmm *vm, struct rs_ctl_region *r);
+int vmm_region_info(const struct vmm *vm, struct rs_ctl_region *r);
 
 /* ---- doorbells ------------------------------------------------------------ */
 
 /* The eventfd KVM signals when the guest rings ring @ring's doorbell
  * (KVM_IOEVENTFD, no exit to user space).  -EINVAL. */
-int rs_vmm_doorbell_fd(const struct rs_vmm *vm, uint32_t ring);
+int vmm_doorbell_fd(const struct vmm *vm, uint32_t ring);
 
 /* Read (and reset) ring @ring's eventfd without blocking; adds the count to
  * the ring's total.  Returns the doorbells just read.  -EINVAL. */
-int64_t rs_vmm_doorbell_collect(struct rs_vmm *vm, uint32_t ring);
+int64_t vmm_doorbell_collect(struct vmm *vm, uint32_t ring);
 
 /* Total doorbells collected for @ring so far. */
-uint64_t rs_vmm_doorbell_count(const struct rs_vmm *vm, uint32_t ring);
+uint64_t vmm_doorbell_count(const struct vmm *vm, uint32_t ring);
 
 /* ---- vCPUs ---------------------------------------------------------------- */
 
@@ -152,57 +152,57 @@ uint64_t rs_vmm_doorbell_count(const struct rs_vmm *vm, uint32_t ring);
  * STATUS payload: ringside/vmm_control.h. */
 
 /* A consistent-enough copy of vCPU @id's state.  -EINVAL. */
-int rs_vmm_vcpu_info(struct rs_vmm *vm, uint32_t id,
+int rs_vmm_vcpu_info(struct vmm *vm, uint32_t id,
 		     struct rs_vmm_vcpu_info *info);
 
-const char *rs_vmm_state_name(uint32_t state);
+const char *vmm_cpu_state_name(uint32_t state);
 
 /* ---- time ----------------------------------------------------------------- */
 
 /* Guest TSC to host CLOCK_MONOTONIC ns, with the values published in the
  * control pages (perf's time_zero/time_mult/time_shift).  0 if unknown. */
-uint64_t rs_vmm_tsc_to_ns(const struct rs_vmm *vm, uint64_t tsc);
-uint64_t rs_vmm_tsc_khz(const struct rs_vmm *vm);
+uint64_t vmm_tsc_to_ns(const struct vmm *vm, uint64_t tsc);
+uint64_t vmm_tsc_khz(const struct vmm *vm);
 
 /* ---- control socket (docs/vmm.md) ---------------------------------------- */
 
 /* Listen on unix socket @path (created 0660) and serve clients from a thread
- * until rs_vmm_destroy (vmm/control.c, a destroy hook: the socket goes, the
+ * until vmm_destroy (vmm/control.c, a destroy hook: the socket goes, the
  * clients' pauses are undone).  -EBUSY (already listening), -ENOSPC (no
  * room for its destroy hook), -ENAMETOOLONG, -errno. */
-int rs_vmm_control_listen(struct rs_vmm *vm, const char *path);
+int vmm_control_listen(struct vmm *vm, const char *path);
 
 /* ---- hooks for a tracer: CPUID, MSR exits, single step ------------------ */
 
 /* Set the bits @mask of CPUID.(@function, @index) to @value on every vCPU
- * (an entry KVM lacks is added).  Before rs_vmm_start.  -EBUSY, -errno. */
-struct rs_vmm_cpuid {
+ * (an entry KVM lacks is added).  Before vmm_start.  -EBUSY, -errno. */
+struct vmm_cpuid {
 	uint32_t function;
 	uint32_t index;
 	uint32_t significant_index;   /* 1 if @index selects a sub-leaf */
 	uint32_t value[4];            /* EAX EBX ECX EDX */
 	uint32_t mask[4];
 };
-int rs_vmm_cpuid_override(struct rs_vmm *vm, const struct rs_vmm_cpuid *o,
+int vmm_cpuid_override(struct vmm *vm, const struct vmm_cpuid *o,
 			  uint32_t n);
 
 /* A vCPU seen from a hook, which runs on that vCPU's thread. */
-struct rs_vmm_cpu;
+struct vmm_cpu;
 struct kvm_regs;
 struct kvm_sregs;
 
 /* RDMSR/WRMSR of the @n sorted indices @idx exit to @fn (vmm/msr.c).
  * @fn returns >= 0 (for a read, *value is the result) or < 0: the guest
- * gets #GP.  Before rs_vmm_start.  -ENOSYS (KVM lacks
+ * gets #GP.  Before vmm_start.  -ENOSYS (KVM lacks
  * KVM_CAP_X86_USER_SPACE_MSR or the MSR filter), -E2BIG, -EBUSY, -errno. */
-typedef int (*rs_vmm_msr_fn)(void *arg, struct rs_vmm_cpu *cpu,
+typedef int (*vmm_msr_fn)(void *arg, struct vmm_cpu *cpu,
 			     uint32_t index, bool write, uint64_t *value);
-int rs_vmm_msr_intercept(struct rs_vmm *vm, const uint32_t *idx, uint32_t n,
-			 rs_vmm_msr_fn fn, void *arg);
+int vmm_msr_intercept(struct vmm *vm, const uint32_t *idx, uint32_t n,
+			 vmm_msr_fn fn, void *arg);
 
 /* What a KVM_EXIT_DEBUG reported: exception 1 after a single step (rip is
  * the next instruction), 3 for an intercepted INT3 (rip is the INT3). */
-struct rs_vmm_debug {
+struct vmm_debug {
 	uint64_t rip;
 	uint32_t exception;
 	uint32_t reserved;
@@ -211,21 +211,21 @@ struct rs_vmm_debug {
 
 /* @fn runs on every debug exit of a vCPU whose stepping is on
  * (vmm/singlestep.c).  Return < 0 to fail the vCPU.  Before start. */
-typedef int (*rs_vmm_step_fn)(void *arg, struct rs_vmm_cpu *cpu,
-			      const struct rs_vmm_debug *d);
-int rs_vmm_step_hook(struct rs_vmm *vm, rs_vmm_step_fn fn, void *arg);
+typedef int (*vmm_step_fn)(void *arg, struct vmm_cpu *cpu,
+			      const struct vmm_debug *d);
+int vmm_step_hook(struct vmm *vm, vmm_step_fn fn, void *arg);
 
 /* From a hook: single-step from the next KVM_RUN on, or stop. */
-int rs_vmm_cpu_step(struct rs_vmm_cpu *cpu, bool on);
-uint32_t rs_vmm_cpu_id(const struct rs_vmm_cpu *cpu);
-struct rs_vmm *rs_vmm_cpu_vm(struct rs_vmm_cpu *cpu);
-int rs_vmm_cpu_get_regs(struct rs_vmm_cpu *cpu, struct kvm_regs *regs);
-int rs_vmm_cpu_set_regs(struct rs_vmm_cpu *cpu, const struct kvm_regs *regs);
-int rs_vmm_cpu_get_sregs(struct rs_vmm_cpu *cpu, struct kvm_sregs *sregs);
+int vmm_step_set(struct vmm_cpu *cpu, bool on);
+uint32_t vmm_cpu_id(const struct vmm_cpu *cpu);
+struct vmm *vmm_cpu_vm(struct vmm_cpu *cpu);
+int vmm_cpu_get_regs(struct vmm_cpu *cpu, struct kvm_regs *regs);
+int vmm_cpu_set_regs(struct vmm_cpu *cpu, const struct kvm_regs *regs);
+int vmm_cpu_get_sregs(struct vmm_cpu *cpu, struct kvm_sregs *sregs);
 
 /* Host address of guest-physical [gpa, gpa + len) in RAM or in the trace
  * region, NULL if it is not all inside one of them. */
-void *rs_vmm_guest_ptr(const struct rs_vmm *vm, uint64_t gpa, uint64_t len);
+void *vmm_mem_guest_ptr(const struct vmm *vm, uint64_t gpa, uint64_t len);
 
 #ifdef __cplusplus
 }

@@ -21,14 +21,14 @@ extern "C" {
 /*
  * The server's side of the wire (vmm/control_send.c), for the VMM and for
  * stand-ins that speak for one: send @niov buffers with up to
- * RS_CTL_SEND_MAX_FDS descriptors; send one reply (header, @len bytes of
+ * VMM_CTL_SEND_MAX_FDS descriptors; send one reply (header, @len bytes of
  * @payload, up to RS_CTL_MAX_FDS descriptors).  0 or -errno (-EINVAL: too
  * many descriptors).
  */
-#define RS_CTL_SEND_MAX_FDS (RS_CTL_MAX_FDS + 2)
-int rs_vmm_ctl_sendmsg(int fd, struct iovec *iov, size_t niov,
+#define VMM_CTL_SEND_MAX_FDS (RS_CTL_MAX_FDS + 2)
+int vmm_ctl_sendmsg(int fd, struct iovec *iov, size_t niov,
 		       const int *fds, unsigned nfds);
-int rs_vmm_ctl_reply(int fd, uint16_t op, int32_t status, const void *payload,
+int vmm_ctl_reply(int fd, uint16_t op, int32_t status, const void *payload,
 		     uint32_t len, const int *fds, unsigned nfds);
 
 /*
@@ -46,10 +46,10 @@ int rs_vmm_ctl_reply(int fd, uint16_t op, int32_t status, const void *payload,
  * needs more than @r->region_size (@p is filled all the same); -EINVAL
  * (NULL).
  */
-int rs_vmm_ctl_region_from_params(struct rs_ctl_region *r,
+int vmm_ctl_region_from_params(struct rs_ctl_region *r,
 				  const struct rs_region_params *p,
 				  uint64_t region_size);
-int rs_vmm_ctl_region_params(const struct rs_ctl_region *r,
+int vmm_ctl_region_to_params(const struct rs_ctl_region *r,
 			     struct rs_region_params *p);
 
 /*
@@ -64,27 +64,27 @@ int rs_vmm_ctl_region_params(const struct rs_ctl_region *r,
  */
 
 /* Connect to the VMM listening on @path.  Returns the socket fd or -errno. */
-int rs_vmm_client_connect(const char *path);
+int vmm_client_connect(const char *path);
 
 /*
  * HELLO: fill @hello and store up to @max_fds received fds in @fds (the
  * region memfd first).  Returns the number of fds received; the caller owns
  * them.  -EPROTO on a malformed reply.
  */
-int rs_vmm_client_hello(int sock, struct rs_ctl_hello *hello, int *fds,
+int vmm_client_hello(int sock, struct rs_ctl_hello *hello, int *fds,
 			unsigned max_fds);
 
-int rs_vmm_client_pause(int sock);
-int rs_vmm_client_resume(int sock);
-int rs_vmm_client_status(int sock, uint32_t vcpu,
+int vmm_client_pause(int sock);
+int vmm_client_resume(int sock);
+int vmm_client_status(int sock, uint32_t vcpu,
 			 struct rs_vmm_vcpu_info *info);
 /* REGION: the layout and the header guard.  -errno, -EOPNOTSUPP from a VMM
  * that predates it. */
-int rs_vmm_client_region(int sock, struct rs_ctl_region *region);
+int vmm_client_region(int sock, struct rs_ctl_region *region);
 
 /* Map the region memfd read-write (consumers write data_tail).  Its size
  * comes from the fd, not from the peer.  -errno. */
-int rs_vmm_client_map(int region_fd, void **mem, uint64_t *size);
+int vmm_client_map(int region_fd, void **mem, uint64_t *size);
 
 #ifdef __cplusplus
 }
