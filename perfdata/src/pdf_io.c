@@ -1,25 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
-
-#include "ringside/perfdata.h"
 
 #include "pdf_io.h"
 
-int rs_io_write_all(int fd, const void *buf, size_t len)
+enum io_op { IO_WRITE, IO_PWRITE, IO_PREAD };
+
+/* The one loop of the three: EINTR retried, a short transfer continued,
+ * none at all (the end of the file) -EIO.  Writes never write through @p
+ * (their callers' buffers are const). */
+static int io_all(enum io_op op, int fd, char *p, size_t len, uint64_t offset)
 {
-	const char *p = buf;
-
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n;
 
+		if (op == IO_PREAD)
+			n = pread(fd, p, len, (off_t)offset);
+		else if (op == IO_PWRITE)
+			n = pwrite(fd, p, len, (off_t)offset);
+		else
+			n = write(fd, p, len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -29,140 +30,22 @@ int rs_io_write_all(int fd, const void *buf, size_t len)
 			return -EIO;
 		p += n;
 		len -= (size_t)n;
+		offset += (uint64_t)n;
 	}
 	return 0;
+}
+
+int rs_io_write_all(int fd, const void *buf, size_t len)
+{
+	return io_all(IO_WRITE, fd, (char *)(uintptr_t)buf, len, 0);
 }
 
 int rs_io_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)offset);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		offset += (uint64_t)n;
-	}
-	return 0;
+	return io_all(IO_PWRITE, fd, (char *)(uintptr_t)buf, len, offset);
 }
 
 int rs_io_pread_all(int fd, void *buf, size_t len, uint64_t offset)
 {
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)offset);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		offset += (uint64_t)n;
-	}
-	return 0;
-}
-
-/* Six letters or digits, unpredictable to another local user: the
- * kernel's random bytes, or (without them) the clock and pid mixed. */
-static void aside_name(char *x)
-{
-	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				  "abcdefghijklmnopqrstuvwxyz0123456789";
-	unsigned char r[6];
-	struct timespec ts;
-
-	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
-		uint64_t v;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		v = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
-		    ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)x;
-		v *= 0x9e3779b97f4a7c15ull;
-		memcpy(r, &v, sizeof(r));
-	}
-	for (int i = 0; i < 6; i++)
-		x[i] = set[r[i] % (sizeof(set) - 1)];
-}
-
-int pdf_aside_open(const char *path, char *tmp, size_t size)
-{
-	size_t n;
-	int err = -EEXIST;
-
-	if (!path || !tmp || !*path)
-		return -EINVAL;
-	n = strlen(path);
-	if (size < n + sizeof(PDF_ASIDE_SUFFIX)) {
-		if (size)
-			tmp[0] = '\0';
-		return -ENAMETOOLONG;
-	}
-	for (int tries = 0; tries < 100 && err == -EEXIST; tries++) {
-		int fd;
-
-		memcpy(tmp, path, n);
-		memcpy(tmp + n, PDF_ASIDE_SUFFIX, sizeof(PDF_ASIDE_SUFFIX));
-		aside_name(tmp + n + sizeof(PDF_ASIDE_SUFFIX) - 7);
-		/* a name nobody had: never a file or link someone planted */
-		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			  0600);
-		if (fd >= 0)
-			return fd;
-		err = -errno;
-	}
-	tmp[0] = '\0';      /* no name of ours to remove */
-	return err;
-}
-
-int pdf_aside_commit(int fd, const char *tmp, const char *path)
-{
-	int err = 0;
-
-	if (fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	/* rename replaces whatever @path is, a link too, never its target */
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
-}
-
-void pdf_aside_discard(int fd, const char *tmp)
-{
-	if (fd >= 0)
-		close(fd);
-	if (tmp && *tmp)
-		unlink(tmp);
-}
-
-int pdf_aside_write(const char *path, const void *buf, size_t len)
-{
-	char tmp[PATH_MAX];
-	int fd = pdf_aside_open(path, tmp, sizeof(tmp));
-	int err;
-
-	if (fd < 0)
-		return fd;
-	err = rs_io_write_all(fd, buf, len);
-	if (err) {
-		pdf_aside_discard(fd, tmp);
-		return err;
-	}
-	return pdf_aside_commit(fd, tmp, path);
+	return io_all(IO_PREAD, fd, buf, len, offset);
 }

@@ -11,8 +11,4 @@ int rs_io_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset);
 /* Exactly @len bytes at @offset; -EIO (short) at end of file. */
 int rs_io_pread_all(int fd, void *buf, size_t len, uint64_t offset);
 
-/* @len bytes at @buf as the whole of file @path, written aside
- * (pdf_aside_open, mode 0600) and renamed into place. */
-int pdf_aside_write(const char *path, const void *buf, size_t len);
-
 #endif /* RINGSIDE_PDF_IO_H */
