@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * ringside's opt-in of a domain as values (struct dom_cfg): defaults, one
+ * attribute set from its text, the sum checked and the region's size, the
+ * metadata element written, and how long its rings hold.  No XML library,
+ * no I/O.
+ */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,48 +207,6 @@ int dom_cfg_format(const struct dom_cfg *c, char *buf, size_t len)
 	if (n < 0 || (size_t)n >= len)
 		return -dome_invalid;
 	return n;
-}
-
-int dom_shm_name_check(const char *name)
-{
-	size_t i, n = name ? strlen(name) : 0;
-
-	if (!n || n > DOM_NAME_MAX || name[0] == '.' || name[0] == '-')
-		return -dome_name;
-	for (i = 0; i < n; i++) {
-		char ch = name[i];
-
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
-		      ch == '+' || ch == '-'))
-			return -dome_name;
-	}
-	return 0;
-}
-
-int dom_shm_name(const char *domain, char *buf, size_t len)
-{
-	int n;
-
-	if (dom_shm_name_check(domain))
-		return -dome_name;
-	n = snprintf(buf, len, "%s%s", DOM_SHM_PREFIX, domain);
-	return (n < 0 || (size_t)n >= len) ? -dome_name : 0;
-}
-
-int dom_shm_xml(const char *shm_name, uint64_t size, char *buf, size_t len)
-{
-	int n;
-
-	/* libvirt writes sizes back in MiB; writing them so keeps the device
-	 * XML identical across enable, dumpxml and detach.  role='master'
-	 * (QEMU's master=on): QEMU migrates the region with the guest's
-	 * memory; without it save, managedsave and migration are refused. */
-	n = snprintf(buf, len, "<shmem name='%s' role='master'>"
-		     "<model type='ivshmem-plain'/>"
-		     "<size unit='M'>%" PRIu64 "</size></shmem>", shm_name,
-		     size >> 20);
-	return (n < 0 || (size_t)n >= len) ? -dome_invalid : n;
 }
 
 uint32_t dom_cfg_sample_bytes(uint32_t frames)
