@@ -41,8 +41,7 @@ static int parse(int argc, char **argv, struct disable_opts *o)
 	const struct opt opts[] = {
 		OPT_FLAG(0, "live", &o->live, "also unplug the device from the "
 			 "running guest now, then remove its region file"),
-		OPT_FLAG(0, "live-only", &o->live_only, "as --live, and leave "
-			 "the persistent XML as it is"),
+		CLI_OPT_LIVE_ONLY(&o->live_only, ""),
 		OPT_SECONDS('w', "wait", &o->wait, "S", 3600, "with --live: how "
 			    "long the guest has to let the device go (30)"),
 		CLI_OPT_CONNECT(&o->uri),
@@ -61,15 +60,12 @@ static int parse(int argc, char **argv, struct disable_opts *o)
 			 "ringside-agent lets go of it) and removes the region "
 			 "file; what the rings held goes with it (take a snapshot "
 			 "first to keep it).",
-		.args = cli_domain_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success (also when it was not enabled), "
 			 "1 failure (with --live: also a domain that is not "
 			 "running, and a guest that did not let the device go in "
 			 "time: then nothing else changed), 2 bad usage.",
-		.min_args = 1,
-		.max_args = 1,
-		.missing = CLI_DOMAIN_MISSING,
+		CLI_OPERAND(cli_domain_args, CLI_DOMAIN_MISSING),
 	};
 	int first, ret;
 

@@ -58,33 +58,44 @@ int vmm_ctl_reply(int fd, uint16_t op, int32_t status, const void *payload,
 	return vmm_ctl_sendmsg(fd, iov, len ? 2 : 1, fds, nfds);
 }
 
+/* The layout fields struct rs_ctl_region and struct rs_region_params share,
+ * by name: one list for both directions. */
+#define REGION_FIELDS(X) \
+	X(nr_rings) X(data_pages) X(aux_pages) X(data_mode) X(aux_mode) \
+	X(data_watermark) X(aux_watermark) X(trace_mask) X(sample_type) \
+	X(sample_freq) X(doorbell_addr) X(sideband_pages) X(features)
+
+#define SAME_SIZE(f) \
+	_Static_assert(sizeof(((struct rs_ctl_region *)0)->f) == \
+		       sizeof(((struct rs_region_params *)0)->f), #f);
+REGION_FIELDS(SAME_SIZE)
+
+#define FIELD(f) { offsetof(struct rs_ctl_region, f), \
+		   offsetof(struct rs_region_params, f), \
+		   sizeof(((struct rs_region_params *)0)->f) },
+static const struct {
+	uint8_t r, p, size;       /* offsets in either struct, bytes */
+} fields[] = { REGION_FIELDS(FIELD) };
+#define NR_FIELDS (sizeof(fields) / sizeof(fields[0]))
+
 int vmm_ctl_region_from_params(struct rs_ctl_region *r,
-				  const struct rs_region_params *p,
-				  uint64_t region_size)
+			       const struct rs_region_params *p,
+			       uint64_t region_size)
 {
 	if (!r || !p)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
 	r->region_size = region_size;
-	r->nr_rings = p->nr_rings;
-	r->data_pages = p->data_pages;
-	r->aux_pages = p->aux_pages;
-	r->data_mode = p->data_mode;
-	r->aux_mode = p->aux_mode;
-	r->data_watermark = p->data_watermark;
-	r->aux_watermark = p->aux_watermark;
-	/* A caller built against the first version of the struct
-	 * (RS_REGION_PARAMS_SIZE_V1) has no sideband. */
-	if (p->size >= offsetof(struct rs_region_params, sideband_pages) +
-		       sizeof(p->sideband_pages))
-		r->sideband_pages = p->sideband_pages;
-	r->trace_mask = p->trace_mask;
-	r->sample_type = p->sample_type;
-	r->sample_freq = p->sample_freq;
-	r->doorbell_addr = p->doorbell_addr;
-	if (p->size >= offsetof(struct rs_region_params, features) +
-		       sizeof(p->features))
-		r->features = p->features;
+	for (size_t i = 0; i < NR_FIELDS; i++) {
+		size_t end = (size_t)fields[i].p + fields[i].size;
+
+		/* A caller built against the first version of the struct
+		 * (RS_REGION_PARAMS_SIZE_V1) has no sideband nor features:
+		 * what lies past its size is not read. */
+		if (end <= p->size || end <= RS_REGION_PARAMS_SIZE_V1)
+			memcpy((uint8_t *)r + fields[i].r,
+			       (const uint8_t *)p + fields[i].p, fields[i].size);
+	}
 	return 0;
 }
 
@@ -97,19 +108,10 @@ int vmm_ctl_region_to_params(const struct rs_ctl_region *r,
 		return -EINVAL;
 	memset(p, 0, sizeof(*p));
 	p->size = sizeof(*p);
-	p->nr_rings = r->nr_rings;
-	p->data_pages = r->data_pages;
-	p->aux_pages = r->aux_pages;
-	p->data_mode = r->data_mode;
-	p->aux_mode = r->aux_mode;
-	p->data_watermark = r->data_watermark;
-	p->aux_watermark = r->aux_watermark;
-	p->trace_mask = r->trace_mask;
-	p->sample_type = r->sample_type;
-	p->sample_freq = r->sample_freq;
-	p->doorbell_addr = r->doorbell_addr;
-	p->sideband_pages = r->sideband_pages;
-	p->features = r->features & RS_FEATURES_KNOWN;
+	for (size_t i = 0; i < NR_FIELDS; i++)
+		memcpy((uint8_t *)p + fields[i].p,
+		       (const uint8_t *)r + fields[i].r, fields[i].size);
+	p->features &= RS_FEATURES_KNOWN;
 	/* A peer's answer: the ring library judges the geometry, and the
 	 * region it needs must fit the one the peer says it made. */
 	if (rs_region_size(p, &size) < 0 || size > r->region_size)

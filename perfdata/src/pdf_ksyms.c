@@ -12,11 +12,14 @@
  *  - the kernel's build id in HEADER_BUILD_ID: with it dso__find_kallsyms()
  *    reads BUILDID_DIR/[kernel.kallsyms]/ID/kallsyms; without one it reads
  *    the host's /proc/kallsyms, which is the wrong kernel;
- *  - that cache entry: the checked, sorted text (pdf_buildid_cache.c
+ *  - that cache entry: the checked, sorted text (pdf_cache.c
  *    writes it).
  *
- * The text is untrusted: pdf_ksyms_parse() bounds and checks all of it
- * before anything is built from it (perfdata.h says what it refuses).
+ * This file parses and checks the table, looks symbols up and gives the
+ * entry's text; pdf_kernel.c makes the maps of it, pdf_buildid.c the
+ * HEADER_BUILD_ID entry.  The text is untrusted: pdf_ksyms_parse() bounds
+ * and checks all of it before anything is built from it
+ * (ringside/perfdata/ksyms.h says what it refuses).
  */
 #include <ctype.h>
 #include <errno.h>

@@ -30,6 +30,7 @@
 
 #include "ringside/perfdata.h"
 
+#include "pdf_elf.h"
 #include "pdf_kernel.h"
 
 static const char shstr[] =
@@ -74,18 +75,7 @@ int pdf_uelf_image(const struct pdf_ubin *b, struct pdf_buf *out)
 	for (i = 0; i < b->nr_syms; i++)
 		if (b->syms[i].name >= b->names_len)
 			return PDF_ERR(pdfe_invalid);
-	memset(&eh, 0, sizeof(eh));
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_type = b->e_type;
-	eh.e_machine = b->e_machine;
-	eh.e_version = EV_CURRENT;
-	eh.e_phoff = sizeof(eh);
-	eh.e_ehsize = sizeof(eh);
-	eh.e_phentsize = sizeof(Elf64_Phdr);
-	eh.e_phnum = (uint16_t)b->nr_loads;
+	pdf_elf_header(&eh, b->e_type, b->e_machine, (uint16_t)b->nr_loads);
 	eh.e_shentsize = sizeof(Elf64_Shdr);
 	eh.e_shnum = S_NR;
 	eh.e_shstrndx = S_SHSTRTAB;

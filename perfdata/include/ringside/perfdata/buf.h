@@ -25,6 +25,9 @@ void pdf_buf_init(struct pdf_buf *b);
 void pdf_buf_fini(struct pdf_buf *b);
 /* Appends; on failure sets b->err and drops this and later appends. */
 void pdf_buf_add(struct pdf_buf *b, const void *src, size_t len);
+/* Appends @len bytes for the caller to write: where they start, or NULL
+ * (b->err set, or set before). */
+void *pdf_buf_extend(struct pdf_buf *b, size_t len);
 void pdf_buf_add_u32(struct pdf_buf *b, uint32_t v);
 void pdf_buf_add_u64(struct pdf_buf *b, uint64_t v);
 /* perf's feature string: u32 length (NUL included, padded to 64), bytes. */
