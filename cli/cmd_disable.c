@@ -100,8 +100,8 @@ static double now_s(void)
 static int unplug(const struct disable_opts *o, struct dom_virt *d,
 		  const char *shm_name, double *took)
 {
-	struct dom_xml *x = NULL;
-	char *xml = NULL, *dev = NULL, *meta = NULL;
+	struct dom_xml *x;
+	char *dev = NULL, *meta = NULL;
 	double t0 = now_s();
 	int err, have, active, plugged;
 
@@ -113,13 +113,10 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 			"--live out");
 		return -CLI_EXIT_FAIL;
 	}
-	err = dom_virt_xml(d, 0, &xml);
-	if (!err)
-		err = dom_xml_parse(&x, xml, strlen(xml));
+	err = dom_virt_xml_parse(d, 0, &x);
 	/* the device exactly as the running domain has it: detach matches */
 	have = err ? err : dom_xml_shmem(x, shm_name, NULL, &dev);
 	dom_xml_free(x);
-	free(xml);
 	if (have < 0) {
 		cli_err(CMD, "%s: --live: %s", o->domain, dom_error_str(have));
 		return -CLI_EXIT_FAIL;
@@ -210,31 +207,6 @@ static int remove_both(struct dom_virt *d, const struct dom_xml *x,
 	return err ? err : (have_dev || have_meta);
 }
 
-/* ringside's plugin pair off the command line: 1 taken off, 0 none. */
-static int remove_pt(struct dom_virt *d, const char *shm_name)
-{
-	struct dom_xml *x = NULL;
-	char *xml = NULL, *text = NULL;
-	int err, n;
-
-	err = dom_virt_xml_define(d, &xml);
-	if (!err)
-		err = dom_xml_parse(&x, xml, strlen(xml));
-	n = err ? err : dom_pt_xml_set(x, shm_name, NULL);
-	err = n < 0 ? n : 0;
-	/* The domain is defined anew from this text: the <metadata> element
-	 * ringside's metadata left empty would stay for good (libvirt keeps
-	 * an empty element it parsed). */
-	if (n > 0)
-		dom_xml_metadata_tidy(x);
-	if (n > 0 && !(err = dom_xml_format(x, &text)))
-		err = dom_virt_define(d, text);
-	dom_xml_free(x);
-	free(text);
-	free(xml);
-	return err ? err : n > 0;
-}
-
 int cmd_disable(int argc, char **argv)
 {
 	char shm_name[DOM_SHM_NAME_MAX];
@@ -242,7 +214,6 @@ int cmd_disable(int argc, char **argv)
 	struct dom_virt *d = NULL;
 	struct dom_xml *x = NULL;
 	const char *what = "";
-	char *xml = NULL;
 	double took = 0;
 	int err, ret, pt = 0, live = 0;
 
@@ -273,13 +244,11 @@ int cmd_disable(int argc, char **argv)
 		dom_virt_close(d);
 		return CLI_EXIT_OK;
 	}
-	err = dom_virt_xml(d, 1, &xml);
-	if (!err)
-		err = dom_xml_parse(&x, xml, strlen(xml));
+	err = dom_virt_xml_parse(d, 1, &x);
 	if (!err)
 		err = remove_both(d, x, shm_name, &what);
 	if (err >= 0) {
-		pt = remove_pt(d, shm_name);
+		pt = dom_virt_pt_set(d, shm_name, NULL);
 		if (pt < 0)
 			what = "ringside's QEMU plugin arguments";
 		err = pt < 0 ? pt : (err || pt);
@@ -306,7 +275,6 @@ int cmd_disable(int argc, char **argv)
 		       "stops; 'ringside disable %s --live' unplugs it now\n",
 		       o.domain);
 	dom_xml_free(x);
-	free(xml);
 	dom_virt_close(d);
 	return ret;
 }

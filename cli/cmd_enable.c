@@ -338,30 +338,15 @@ static int apply_pt(const struct enable_opts *o, struct dom_virt *d,
 		.psb = o->pt_psb,
 	};
 	char arg[DOM_PT_ARG_MAX];
-	struct dom_xml *x = NULL;
-	char *now = NULL, *text = NULL;
-	int err, n, defined = 0;
+	int err;
 
 	if (o->pt && dom_pt_arg(&pt, shm_name, arg, sizeof(arg)) < 0) {
 		cli_err(CMD, "internal error: the plugin's argument does not fit");
 		return -dome_internal;
 	}
-	err = dom_virt_xml_define(d, &now);
-	if (!err)
-		err = dom_xml_parse(&x, now, strlen(now));
-	n = err ? err : dom_pt_xml_set(x, shm_name, o->pt ? arg : NULL);
-	err = n < 0 ? n : 0;
-	if (!err && (n || o->pt))
-		err = dom_xml_format(x, &text);
-	if (!err && text) {
-		err = dom_virt_define(d, text);
-		defined = !err;
-	}
-	dom_xml_free(x);
-	free(text);
-	free(now);
-	if (!err)
-		return defined;
+	err = dom_virt_pt_set(d, shm_name, o->pt ? arg : NULL);
+	if (err >= 0)
+		return err;
 	cli_err(CMD, "%s: cannot %s its command line: %s; nothing changed",
 		o->domain, o->pt ? "put ringside's QEMU plugin on" :
 		"take ringside's QEMU plugin off", dom_error_str(err));

@@ -172,33 +172,38 @@ static uint32_t htab_find(const struct htab *t, uint64_t h, const void *items,
 	return 0;
 }
 
-/* Room for entry t->nr in @t and in the array *@itemsp: -E2BIG past
- * @max entries, -ENOMEM. */
-static int htab_room(struct htab *t, void *itemsp, size_t size, size_t max)
+/* The entry equal to @item (@size bytes, as @eq compares them) in @t and
+ * its array *@itemsp, added when new: its index + 1.  -E2BIG past @max
+ * entries, -ENOMEM. */
+static int64_t intern(struct htab *t, uint64_t h, void *itemsp, size_t size,
+		      size_t max, int (*eq)(const void *, const void *),
+		      const void *item)
 {
+	void **items = itemsp;
+	uint32_t id = htab_find(t, h, *items, size, eq, item);
+	size_t at;
 	int err;
 
+	if (id)
+		return id;
 	if (t->nr >= max)
 		return -E2BIG;
 	err = htab_reserve(t);
-	return err ? err : array_reserve(itemsp, t->nr, size);
-}
-
-/* Entry t->nr, its element stored, hashed in: its index + 1. */
-static uint32_t htab_insert(struct htab *t, uint64_t h)
-{
-	size_t at;
-
+	if (!err)
+		err = array_reserve(itemsp, t->nr, size);
+	if (err)
+		return err;
+	memcpy((char *)*items + t->nr * size, item, size);
 	for (at = h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
 		;
 	t->slot[at] = (uint32_t)(t->nr + 1);
 	t->hash[t->nr] = h;
-	return (uint32_t)++t->nr;
+	return (int64_t)++t->nr;
 }
 
 static int str_eq(const void *item, const void *key)
 {
-	return !strcmp(*(char *const *)item, key);
+	return !strcmp(*(char *const *)item, *(char *const *)key);
 }
 
 static int map_eq(const void *item, const void *key)
@@ -267,21 +272,23 @@ int64_t pprof_profile_string(struct pprof *p, const char *s)
 	struct htab *t = &p->strings;
 	uint64_t h;
 	uint32_t id;
-	int err;
+	int64_t ret;
+	char *dup;
 
 	if (!s)
 		return -EINVAL;
 	h = str_hash(s);
-	id = htab_find(t, h, p->str, sizeof(*p->str), str_eq, s);
+	id = htab_find(t, h, p->str, sizeof(*p->str), str_eq, &s);
 	if (id)
 		return id - 1;
-	err = htab_room(t, &p->str, sizeof(*p->str), PPROF_MAX_STRINGS);
-	if (err)
-		return err;
-	p->str[t->nr] = strdup(s);
-	if (!p->str[t->nr])
+	dup = strdup(s);
+	if (!dup)
 		return -ENOMEM;
-	return (int64_t)htab_insert(t, h) - 1;
+	ret = intern(t, h, &p->str, sizeof(*p->str), PPROF_MAX_STRINGS, str_eq,
+		     &dup);
+	if (ret < 0)
+		free(dup);
+	return ret < 0 ? ret : ret - 1;
 }
 
 int pprof_profile_sample_type(struct pprof *p, const char *type,
@@ -335,8 +342,6 @@ int64_t pprof_profile_mapping(struct pprof *p, uint64_t start,
 	struct htab *t = &p->mappings;
 	struct pmap m = { start, limit, offset, 0, 0, !!has_functions };
 	uint64_t h;
-	uint32_t id;
-	int err;
 
 	m.file = pprof_profile_string(p, file ? file : "");
 	if (m.file < 0)
@@ -346,14 +351,8 @@ int64_t pprof_profile_mapping(struct pprof *p, uint64_t start,
 		return m.build_id;
 	h = mix(mix(mix(mix(mix(start, limit), offset), (uint64_t)m.file),
 		    (uint64_t)m.build_id), (uint64_t)m.has_functions);
-	id = htab_find(t, h, p->maps, sizeof(*p->maps), map_eq, &m);
-	if (id)
-		return id;
-	err = htab_room(t, &p->maps, sizeof(*p->maps), PPROF_MAX_MAPPINGS);
-	if (err)
-		return err;
-	p->maps[t->nr] = m;
-	return htab_insert(t, h);
+	return intern(t, h, &p->maps, sizeof(*p->maps), PPROF_MAX_MAPPINGS,
+		      map_eq, &m);
 }
 
 int64_t pprof_profile_function(struct pprof *p, const char *name,
@@ -362,8 +361,6 @@ int64_t pprof_profile_function(struct pprof *p, const char *name,
 	struct htab *t = &p->functions;
 	struct pfunc f;
 	uint64_t h;
-	uint32_t id;
-	int err;
 
 	if (!name)
 		return -EINVAL;
@@ -374,14 +371,8 @@ int64_t pprof_profile_function(struct pprof *p, const char *name,
 	if (f.file < 0)
 		return f.file;
 	h = mix((uint64_t)f.name, (uint64_t)f.file);
-	id = htab_find(t, h, p->funcs, sizeof(*p->funcs), func_eq, &f);
-	if (id)
-		return id;
-	err = htab_room(t, &p->funcs, sizeof(*p->funcs), PPROF_MAX_FUNCTIONS);
-	if (err)
-		return err;
-	p->funcs[t->nr] = f;
-	return htab_insert(t, h);
+	return intern(t, h, &p->funcs, sizeof(*p->funcs), PPROF_MAX_FUNCTIONS,
+		      func_eq, &f);
 }
 
 int64_t pprof_profile_location(struct pprof *p, uint64_t mapping,
@@ -390,17 +381,9 @@ int64_t pprof_profile_location(struct pprof *p, uint64_t mapping,
 	struct htab *t = &p->locations;
 	struct ploc l = { mapping, address, function };
 	uint64_t h = mix(mapping, address);
-	uint32_t id;
-	int err;
 
-	id = htab_find(t, h, p->locs, sizeof(*p->locs), loc_eq, &l);
-	if (id)
-		return id;
-	err = htab_room(t, &p->locs, sizeof(*p->locs), PPROF_MAX_LOCATIONS);
-	if (err)
-		return err;
-	p->locs[t->nr] = l;
-	return htab_insert(t, h);
+	return intern(t, h, &p->locs, sizeof(*p->locs), PPROF_MAX_LOCATIONS,
+		      loc_eq, &l);
 }
 
 int pprof_profile_sample(struct pprof *p, const uint64_t *locs,
