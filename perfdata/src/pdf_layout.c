@@ -198,3 +198,37 @@ void pdf_layout_pt_attr(const struct pdf_layout *lay,
 		attr->clockid = 1;
 	}
 }
+
+size_t pdf_layout_attrs(const struct pdf_layout *lay, uint8_t *buf)
+{
+	unsigned nr = pdf_layout_nr_attrs(lay), k;
+	size_t len = sizeof(struct pdf_file_header) +
+		     nr * (PDF_ATTR_SIZE + sizeof(struct pdf_section) +
+			   sizeof(uint64_t));
+	uint64_t ids_at = sizeof(struct pdf_file_header) +
+			  nr * (PDF_ATTR_SIZE + sizeof(struct pdf_section));
+	uint8_t *p = buf + sizeof(struct pdf_file_header);
+	struct perf_event_attr attr;
+	struct pdf_section ids;
+	uint64_t id;
+
+	memset(buf, 0, sizeof(struct pdf_file_header)); /* filled in last */
+	for (k = 0; k < nr; k++) {
+		if (k < PDF_KIND_MAX)
+			pdf_layout_attr(lay, (enum pdf_kind)k, &attr);
+		else
+			pdf_layout_pt_attr(lay, &attr);
+		memcpy(p, &attr, PDF_ATTR_SIZE);
+		p += PDF_ATTR_SIZE;
+		ids.offset = ids_at + k * sizeof(uint64_t);
+		ids.size = sizeof(uint64_t);
+		memcpy(p, &ids, sizeof(ids));
+		p += sizeof(ids);
+	}
+	for (k = 0; k < nr; k++) {
+		id = k < PDF_KIND_MAX ? lay->id[k] : PDF_PT_ID;
+		memcpy(p, &id, sizeof(uint64_t));
+		p += sizeof(uint64_t);
+	}
+	return len;
+}

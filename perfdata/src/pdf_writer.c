@@ -71,39 +71,9 @@ struct pdf_writer {
  * clock changed the attrs. */
 static int write_attrs(struct pdf_writer *w, int again)
 {
-	enum { MAX = PDF_KIND_MAX + 1 };
-	uint8_t buf[sizeof(struct pdf_file_header) +
-		    MAX * (PDF_ATTR_SIZE + sizeof(struct pdf_section)) +
-		    MAX * sizeof(uint64_t)];
-	unsigned nr = pdf_layout_nr_attrs(&w->lay), k;
-	size_t len = sizeof(struct pdf_file_header) +
-		     nr * (PDF_ATTR_SIZE + sizeof(struct pdf_section) +
-			   sizeof(uint64_t));
-	uint64_t ids_at = sizeof(struct pdf_file_header) +
-			  nr * (PDF_ATTR_SIZE + sizeof(struct pdf_section));
-	uint8_t *p = buf + sizeof(struct pdf_file_header);
-	struct perf_event_attr attr;
-	struct pdf_section ids;
-	uint64_t id;
+	uint8_t buf[PDF_LAYOUT_ATTRS_MAX];
+	size_t len = pdf_layout_attrs(&w->lay, buf);
 
-	memset(buf, 0, sizeof(buf)); /* the header is filled in at the end */
-	for (k = 0; k < nr; k++) {
-		if (k < PDF_KIND_MAX)
-			pdf_layout_attr(&w->lay, (enum pdf_kind)k, &attr);
-		else
-			pdf_layout_pt_attr(&w->lay, &attr);
-		memcpy(p, &attr, PDF_ATTR_SIZE);
-		p += PDF_ATTR_SIZE;
-		ids.offset = ids_at + k * sizeof(uint64_t);
-		ids.size = sizeof(uint64_t);
-		memcpy(p, &ids, sizeof(ids));
-		p += sizeof(ids);
-	}
-	for (k = 0; k < nr; k++) {
-		id = k < PDF_KIND_MAX ? w->lay.id[k] : PDF_PT_ID;
-		memcpy(p, &id, sizeof(uint64_t));
-		p += sizeof(uint64_t);
-	}
 	w->data_offset = len;
 	if (again)   /* the header part is written last, over these zeros */
 		return rs_io_pwrite_all(w->fd, buf, len, 0);
