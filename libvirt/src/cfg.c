@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ringside/domain.h"
+#include "ringside/opt.h"
 
 static const struct {
 	const char *name;
@@ -31,21 +32,6 @@ void dom_cfg_default(struct dom_cfg *c)
 	c->trace_mask = RS_TRACE_SAMPLES | RS_TRACE_MARKERS;
 	c->freq = 1000;
 	c->sideband_pages = DOM_SIDEBAND_PAGES_DEFAULT;
-}
-
-static int parse_u32(const char *s, uint32_t max, uint32_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
 }
 
 static int parse_trace(const char *s, uint64_t *mask)
@@ -79,21 +65,21 @@ int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
 
 	*bad = NULL;
 	if (!strcmp(key, "version")) {
-		if (parse_u32(value, UINT32_MAX, &v) || v != DOM_META_VERSION) {
+		if (opt_u32(value, UINT32_MAX, &v) || v != DOM_META_VERSION) {
 			*bad = "version: this ringside writes and reads version 1";
 			return -dome_version;
 		}
 		return 0;
 	}
 	if (!strcmp(key, "rings")) {
-		if (parse_u32(value, RS_MAX_RINGS, &c->rings) || !c->rings)
+		if (opt_u32(value, RS_MAX_RINGS, &c->rings) || !c->rings)
 			*bad = "rings: a number of rings from 1 to 48";
 	} else if (!strcmp(key, "data-pages")) {
-		if (parse_u32(value, UINT32_MAX, &c->data_pages) ||
+		if (opt_u32(value, UINT32_MAX, &c->data_pages) ||
 		    !rs_is_pow2(c->data_pages))
 			*bad = "data-pages: a power of two >= 1 (4 KiB pages per ring)";
 	} else if (!strcmp(key, "aux-pages")) {
-		if (parse_u32(value, UINT32_MAX, &c->aux_pages) ||
+		if (opt_u32(value, UINT32_MAX, &c->aux_pages) ||
 		    (c->aux_pages && !rs_is_pow2(c->aux_pages)))
 			*bad = "aux-pages: 0 or a power of two (4 KiB pages per ring)";
 	} else if (!strcmp(key, "mode")) {
@@ -108,10 +94,10 @@ int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
 			*bad = "trace: a comma-separated list of samples, markers, "
 			       "aux, test";
 	} else if (!strcmp(key, "freq")) {
-		if (parse_u32(value, DOM_FREQ_MAX, &c->freq) || !c->freq)
+		if (opt_u32(value, DOM_FREQ_MAX, &c->freq) || !c->freq)
 			*bad = "freq: samples per second from 1 to 100000";
 	} else if (!strcmp(key, "sideband-pages")) {
-		if (parse_u32(value, DOM_SIDEBAND_PAGES_MAX, &c->sideband_pages))
+		if (opt_u32(value, DOM_SIDEBAND_PAGES_MAX, &c->sideband_pages))
 			*bad = "sideband-pages: 4 KiB pages for the guest kernel's "
 			       "symbols, 0 (none) to 16384";
 	} else {
