@@ -3,7 +3,7 @@
  * ringside's opt-in of a libvirt domain: what its <metadata> element says
  * (struct dom_cfg), how that is written and read back, the region it asks
  * for, and the parts of libvirt's domain XML ringside reads.  Needs the
- * ring library and libxml2; never libvirt (that is domain_virt.h).
+ * ring and opt libraries and libxml2; never libvirt (that is domain_virt.h).
  *
  *   <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1"
  *       version="1" rings="2" data-pages="64" aux-pages="0"
