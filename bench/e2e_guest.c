@@ -53,7 +53,7 @@ static int summarize(const struct e2e_cfg *cfg, struct vmm *vm,
 		const struct rs_guest_report *rep = &info.report;
 		uint64_t ns;
 
-		if (rs_vmm_vcpu_info(vm, i, &info) < 0)
+		if (vmm_cpu_info(vm, i, &info) < 0)
 			return -EINVAL;
 		ns = khz ? (uint64_t)((double)(rep->last_tsc - rep->first_tsc) *
 				      1e6 / (double)khz) : 0;

@@ -78,10 +78,18 @@ int cli_usage(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 extern const struct opt_arg cli_region_args[];
 extern const struct opt_arg cli_domain_args[];
 #define CLI_DOMAIN_MISSING "which domain? give its libvirt name"
+/* In a struct opt_cmd: one operand, described by @args, @missing when it
+ * is not there. */
+#define CLI_OPERAND(args_, missing_) \
+	.args = (args_), .min_args = 1, .max_args = 1, .missing = (missing_)
 #define CLI_OPT_VM(dest, more) \
 	OPT_STRING(0, "vm", dest, "SOCKET", "the region of the ringside VMM " \
 		   "serving the control socket SOCKET ('ringside run --control " \
 		   "SOCKET')" more)
+/* enable and disable: --live-only, the running domain alone. */
+#define CLI_OPT_LIVE_ONLY(dest, more) \
+	OPT_FLAG(0, "live-only", dest, "as --live, and leave the persistent " \
+		 "XML as it is" more)
 #define CLI_OPT_CONNECT(dest) \
 	OPT_STRING('c', "connect", dest, "URI", "libvirt URI (default: " \
 		   "libvirt's, qemu:///system as root)")

@@ -91,14 +91,11 @@ int cmd_archive(int argc, char **argv)
 			 "addresses; hotspot names them after the reading "
 			 "host's own kernel unless given the guest's kallsyms "
 			 "(see the operator guide).",
-		.args = args,
 		.opts = opts,
 		.notes = "Exit status: 0 every entry archived, 1 failure or an "
 			 "entry missing from the cache (the archive is written "
 			 "with the others), 2 bad usage.",
-		.min_args = 1,
-		.max_args = 1,
-		.missing = "which file? give a perf.data file",
+		CLI_OPERAND(args, "which file? give a perf.data file"),
 	};
 
 	ret = opt_parse(&cmd, argc, argv, &first);

@@ -40,13 +40,10 @@ int cmd_capture(int argc, char **argv)
 			 "against its per-domain rate limit, and print where.  "
 			 "Without a service, 'ringside snapshot DOMAIN' takes the "
 			 "same rings itself.",
-		.args = args,
 		.opts = opts,
 		.notes = "Exit status: 0 captured, 1 the service refused or "
 			 "failed (it says why) or does not run, 2 bad usage.",
-		.min_args = 1,
-		.max_args = 1,
-		.missing = "which domain?",
+		CLI_OPERAND(args, "which domain?"),
 	};
 
 	ret = opt_parse(&cmd, argc, argv, &first);

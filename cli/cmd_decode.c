@@ -151,13 +151,11 @@ static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
 			 "([ring N: BYTES bytes] first) with the guest kernel's "
 			 "code that 'record' or 'snapshot' put beside its kallsyms "
 			 "in the build-id cache.",
-		.args = args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 unreadable file or --check "
 			 "mismatch, 2 bad usage.",
-		.min_args = 1,
-		.max_args = 1,
-		.missing = "which capture? give a file ringside-pt-trace wrote",
+		CLI_OPERAND(args,
+			    "which capture? give a file ringside-pt-trace wrote"),
 	};
 	int first, ret;
 

@@ -41,8 +41,7 @@ static int parse(int argc, char **argv, struct disable_opts *o)
 	const struct opt opts[] = {
 		OPT_FLAG(0, "live", &o->live, "also unplug the device from the "
 			 "running guest now, then remove its region file"),
-		OPT_FLAG(0, "live-only", &o->live_only, "as --live, and leave "
-			 "the persistent XML as it is"),
+		CLI_OPT_LIVE_ONLY(&o->live_only, ""),
 		OPT_SECONDS('w', "wait", &o->wait, "S", 3600, "with --live: how "
 			    "long the guest has to let the device go (30)"),
 		CLI_OPT_CONNECT(&o->uri),
@@ -61,15 +60,12 @@ static int parse(int argc, char **argv, struct disable_opts *o)
 			 "ringside-agent lets go of it) and removes the region "
 			 "file; what the rings held goes with it (take a snapshot "
 			 "first to keep it).",
-		.args = cli_domain_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success (also when it was not enabled), "
 			 "1 failure (with --live: also a domain that is not "
 			 "running, and a guest that did not let the device go in "
 			 "time: then nothing else changed), 2 bad usage.",
-		.min_args = 1,
-		.max_args = 1,
-		.missing = CLI_DOMAIN_MISSING,
+		CLI_OPERAND(cli_domain_args, CLI_DOMAIN_MISSING),
 	};
 	int first, ret;
 
@@ -104,8 +100,8 @@ static double now_s(void)
 static int unplug(const struct disable_opts *o, struct dom_virt *d,
 		  const char *shm_name, double *took)
 {
-	struct dom_xml *x = NULL;
-	char *xml = NULL, *dev = NULL, *meta = NULL;
+	struct dom_xml *x;
+	char *dev = NULL, *meta = NULL;
 	double t0 = now_s();
 	int err, have, active, plugged;
 
@@ -117,13 +113,10 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 			"--live out");
 		return -CLI_EXIT_FAIL;
 	}
-	err = dom_virt_xml(d, 0, &xml);
-	if (!err)
-		err = dom_xml_parse(&x, xml, strlen(xml));
+	err = dom_virt_xml_parse(d, 0, &x);
 	/* the device exactly as the running domain has it: detach matches */
 	have = err ? err : dom_xml_shmem(x, shm_name, NULL, &dev);
 	dom_xml_free(x);
-	free(xml);
 	if (have < 0) {
 		cli_err(CMD, "%s: --live: %s", o->domain, dom_error_str(have));
 		return -CLI_EXIT_FAIL;
@@ -214,31 +207,6 @@ static int remove_both(struct dom_virt *d, const struct dom_xml *x,
 	return err ? err : (have_dev || have_meta);
 }
 
-/* ringside's plugin pair off the command line: 1 taken off, 0 none. */
-static int remove_pt(struct dom_virt *d, const char *shm_name)
-{
-	struct dom_xml *x = NULL;
-	char *xml = NULL, *text = NULL;
-	int err, n;
-
-	err = dom_virt_xml_define(d, &xml);
-	if (!err)
-		err = dom_xml_parse(&x, xml, strlen(xml));
-	n = err ? err : dom_pt_xml_set(x, shm_name, NULL);
-	err = n < 0 ? n : 0;
-	/* The domain is defined anew from this text: the <metadata> element
-	 * ringside's metadata left empty would stay for good (libvirt keeps
-	 * an empty element it parsed). */
-	if (n > 0)
-		dom_xml_metadata_tidy(x);
-	if (n > 0 && !(err = dom_xml_format(x, &text)))
-		err = dom_virt_define(d, text);
-	dom_xml_free(x);
-	free(text);
-	free(xml);
-	return err ? err : n > 0;
-}
-
 int cmd_disable(int argc, char **argv)
 {
 	char shm_name[DOM_SHM_NAME_MAX];
@@ -246,7 +214,6 @@ int cmd_disable(int argc, char **argv)
 	struct dom_virt *d = NULL;
 	struct dom_xml *x = NULL;
 	const char *what = "";
-	char *xml = NULL;
 	double took = 0;
 	int err, ret, pt = 0, live = 0;
 
@@ -277,13 +244,11 @@ int cmd_disable(int argc, char **argv)
 		dom_virt_close(d);
 		return CLI_EXIT_OK;
 	}
-	err = dom_virt_xml(d, 1, &xml);
-	if (!err)
-		err = dom_xml_parse(&x, xml, strlen(xml));
+	err = dom_virt_xml_parse(d, 1, &x);
 	if (!err)
 		err = remove_both(d, x, shm_name, &what);
 	if (err >= 0) {
-		pt = remove_pt(d, shm_name);
+		pt = dom_virt_pt_set(d, shm_name, NULL);
 		if (pt < 0)
 			what = "ringside's QEMU plugin arguments";
 		err = pt < 0 ? pt : (err || pt);
@@ -310,7 +275,6 @@ int cmd_disable(int argc, char **argv)
 		       "stops; 'ringside disable %s --live' unplugs it now\n",
 		       o.domain);
 	dom_xml_free(x);
-	free(xml);
 	dom_virt_close(d);
 	return ret;
 }

@@ -148,9 +148,8 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 		OPT_FLAG(0, "live", &o->live, "also opt the running domain in "
 			 "now: lay the region out and hot-plug the device into "
 			 "the guest (PCI); no restart"),
-		OPT_FLAG(0, "live-only", &o->live_only, "as --live, and leave "
-			 "the persistent XML as it is (the next start is not "
-			 "traced)"),
+		CLI_OPT_LIVE_ONLY(&o->live_only, " (the next start is not "
+				  "traced)"),
 		OPT_U32(0, "stall-ms", &o->stall_ms, "MS", 1, DOM_STALL_MS_MAX,
 			"milliseconds", "the longest this host takes a CPU "
 			"away from 'ringside record' (measured: ring-bench's "
@@ -174,7 +173,6 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 			 "starts for the device (its udev rule and "
 			 "ringside-agent@.service), or a 'ringside-agent --follow' "
 			 "that runs already (a guest without systemd).",
-		.args = cli_domain_args,
 		.opts = opts,
 		.notes = "--trace pt needs a domain of type 'qemu' (TCG) and the "
 			 "plugin file; it adds '-plugin PATH,region=FILE,...' to "
@@ -186,9 +184,7 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 			 "is not running or has the device plugged in already, a "
 			 "hot-plug QEMU or libvirt refused), 2 bad usage (also: "
 			 "--trace pt on a domain that is not TCG).",
-		.min_args = 1,
-		.max_args = 1,
-		.missing = CLI_DOMAIN_MISSING,
+		CLI_OPERAND(cli_domain_args, CLI_DOMAIN_MISSING),
 	};
 	struct dom_cfg probe;
 	const char *bad;
@@ -342,30 +338,15 @@ static int apply_pt(const struct enable_opts *o, struct dom_virt *d,
 		.psb = o->pt_psb,
 	};
 	char arg[DOM_PT_ARG_MAX];
-	struct dom_xml *x = NULL;
-	char *now = NULL, *text = NULL;
-	int err, n, defined = 0;
+	int err;
 
 	if (o->pt && dom_pt_arg(&pt, shm_name, arg, sizeof(arg)) < 0) {
 		cli_err(CMD, "internal error: the plugin's argument does not fit");
 		return -dome_internal;
 	}
-	err = dom_virt_xml_define(d, &now);
-	if (!err)
-		err = dom_xml_parse(&x, now, strlen(now));
-	n = err ? err : dom_pt_xml_set(x, shm_name, o->pt ? arg : NULL);
-	err = n < 0 ? n : 0;
-	if (!err && (n || o->pt))
-		err = dom_xml_format(x, &text);
-	if (!err && text) {
-		err = dom_virt_define(d, text);
-		defined = !err;
-	}
-	dom_xml_free(x);
-	free(text);
-	free(now);
-	if (!err)
-		return defined;
+	err = dom_virt_pt_set(d, shm_name, o->pt ? arg : NULL);
+	if (err >= 0)
+		return err;
 	cli_err(CMD, "%s: cannot %s its command line: %s; nothing changed",
 		o->domain, o->pt ? "put ringside's QEMU plugin on" :
 		"take ringside's QEMU plugin off", dom_error_str(err));

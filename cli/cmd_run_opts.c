@@ -69,7 +69,6 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			 "or on Ctrl-C, and prints per ring what was produced, "
 			 "delivered and lost, the doorbells and the exits to user "
 			 "space.",
-		.args = args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 failure (FILE is then not "
 			 "created; or a finished guest's records do not balance), "
@@ -77,9 +76,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			 "corrupt (bytes discarded, impossible heads) or their "
 			 "records make implausible claims: stderr says what, "
 			 "--quiet or not.",
-		.min_args = 1,
-		.max_args = 1,
-		.missing = "which payload? give the guest image to boot",
+		CLI_OPERAND(args,
+			    "which payload? give the guest image to boot"),
 	};
 	int first, ret;
 

@@ -63,7 +63,7 @@ static uint32_t unbalanced_rings(struct vmm *vm, const struct tally *t,
 
 	*done = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		if (rs_vmm_vcpu_info(vm, i, &info))
+		if (vmm_cpu_info(vm, i, &info))
 			continue;
 		*done += info.report.phase == RS_PHASE_DONE;
 		ring_counts(t, rec, i, &delivered, &lost);
@@ -96,7 +96,7 @@ uint32_t run_print_rings(const struct run_opts *o, struct vmm *vm,
 		struct cap_rinfo ri;
 		int have_ri;
 
-		if (rs_vmm_vcpu_info(vm, i, &info))
+		if (vmm_cpu_info(vm, i, &info))
 			continue;
 		if (t)
 			ring_counts(t, rec, i, &delivered, &lost);

@@ -18,12 +18,10 @@ int file_cmd_parse(const char *prog, const char *usage, const char *about,
 		.prog = prog,
 		.usage = usage,
 		.about = about,
-		.args = args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 unreadable file, 2 bad usage.",
-		.min_args = 1,
-		.max_args = 1,
-		.missing = "which file? give a perf.data file ringside wrote",
+		CLI_OPERAND(args,
+			    "which file? give a perf.data file ringside wrote"),
 	};
 	int first, ret;
 

@@ -5,7 +5,8 @@
 Every function a product library exports carries that library's prefix,
 then the module it lives in, named as its file is:
 
-    prefix_module_verb   in   FOLDER/src/module.c  (or prefix_module.c)
+    prefix_module_verb   in   FOLDER/src/module.c  (or prefix_module.c,
+                              or module_none.c, its stand-in)
 
 A library's own file (named after the library: svc.c, vmm.c, opt.c) may
 hold prefix_verb names.  Run after a build:
@@ -65,7 +66,12 @@ def exported(archive):
 
 def module_of(stem, prefix):
     p = prefix + '_'
-    return stem[len(p):] if stem.startswith(p) else stem
+    mod = stem[len(p):] if stem.startswith(p) else stem
+    # MODULE_none.c stands in for MODULE.c where an optional library is
+    # missing (libvirt/src/virt_none.c): the same functions, the same names
+    if mod.endswith('_none'):
+        mod = mod[:-len('_none')]
+    return mod
 
 
 def breaks(prefix, own, stem, name):

@@ -94,7 +94,7 @@ static int serve(struct vmm *vm, struct ctl_client *c)
 			c->pauses--;
 		return vmm_ctl_reply(c->fd, m.op, st, NULL, 0, NULL, 0);
 	case RS_CTL_STATUS:
-		st = rs_vmm_vcpu_info(vm, m.arg, &info);
+		st = vmm_cpu_info(vm, m.arg, &info);
 		return vmm_ctl_reply(c->fd, m.op, st, &info, st ? 0 : sizeof(info),
 				  NULL, 0);
 	case RS_CTL_REGION:

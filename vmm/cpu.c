@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * vCPUs: creation (KVM_CREATE_VCPU, the kvm_run mapping, CPUID with a
- * per-vCPU APIC id) and the state other threads may read.  The run loop is
- * in run.c.
+ * per-vCPU APIC id), the state other threads may read, and the registers
+ * a tracer's hook reads and edits.  The run loop is in run.c.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "vmm_internal.h"
+
+#define VCPU(cpu) ((struct vmm_vcpu *)(cpu))
 
 static int get_supported(void *arg, struct kvm_cpuid2 *c)
 {
@@ -107,7 +109,7 @@ void vmm_cpu_fini(struct vmm *vm)
 	vm->vcpus = NULL;
 }
 
-int rs_vmm_vcpu_info(struct vmm *vm, uint32_t id,
+int vmm_cpu_info(struct vmm *vm, uint32_t id,
 		     struct rs_vmm_vcpu_info *info)
 {
 	const struct rs_guest_report *rep;
@@ -161,4 +163,37 @@ const char *vmm_cpu_state_name(uint32_t state)
 	};
 
 	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}
+
+/* ---- a vCPU seen from a tracer's hook (its own thread) ------------------- */
+
+uint32_t vmm_cpu_id(const struct vmm_cpu *cpu)
+{
+	return cpu ? ((const struct vmm_vcpu *)cpu)->id : 0;
+}
+
+struct vmm *vmm_cpu_vm(struct vmm_cpu *cpu)
+{
+	return cpu ? VCPU(cpu)->vm : NULL;
+}
+
+int vmm_cpu_get_regs(struct vmm_cpu *cpu, struct kvm_regs *regs)
+{
+	if (!cpu || !regs)
+		return -EINVAL;
+	return ioctl(VCPU(cpu)->fd, KVM_GET_REGS, regs) < 0 ? -errno : 0;
+}
+
+int vmm_cpu_set_regs(struct vmm_cpu *cpu, const struct kvm_regs *regs)
+{
+	if (!cpu || !regs)
+		return -EINVAL;
+	return ioctl(VCPU(cpu)->fd, KVM_SET_REGS, regs) < 0 ? -errno : 0;
+}
+
+int vmm_cpu_get_sregs(struct vmm_cpu *cpu, struct kvm_sregs *sregs)
+{
+	if (!cpu || !sregs)
+		return -EINVAL;
+	return ioctl(VCPU(cpu)->fd, KVM_GET_SREGS, sregs) < 0 ? -errno : 0;
 }

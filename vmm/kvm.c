@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The top of KVM's fd chain: the system fd, the capabilities the VMM
- * relies on, the VM fd; and the log helper every part uses.
+ * relies on, the VM fd.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,34 +13,6 @@
 #include <unistd.h>
 
 #include "vmm_internal.h"
-
-__attribute__((format(printf, 2, 0)))
-static void log_line(const struct vmm *vm, const char *fmt, va_list ap)
-{
-	if (vm)
-		rs_log_v(vm->log, vm->log_arg, RS_LOG_ERR, fmt, ap);
-}
-
-/* Returns nothing useful, so callers can write "return vmm_log(...), -err"
- * style without caring. */
-int vmm_log(const struct vmm *vm, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_line(vm, fmt, ap);
-	va_end(ap);
-	return 0;
-}
-
-void vmm_log(const struct vmm *vm, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_line(vm, fmt, ap);
-	va_end(ap);
-}
 
 static const struct {
 	int cap;

@@ -2,7 +2,7 @@
 /*
  * Pausing every vCPU for a stable snapshot.
  *
- * vmm_pause raises pause_depth and kicks each running vCPU with a
+ * vmm_pause (vmm.c) raises pause_depth and kicks each running vCPU with a
  * real-time signal.  The handler sets the thread's kvm_run.immediate_exit,
  * so the kick cannot be lost whatever the thread is doing: inside KVM_RUN
  * the signal itself makes KVM_RUN return -EINTR; just before KVM_RUN,
@@ -96,47 +96,4 @@ bool vmm_pause_park(struct vmm_vcpu *vcpu)
 	}
 	vcpu->kick_counted = false;
 	return stop;
-}
-
-static bool all_parked(const struct vmm *vm)
-{
-	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
-		const struct vmm_vcpu *vcpu = &vm->vcpus[i];
-
-		if (vcpu->state == RS_VCPU_RUNNING && !vcpu->parked)
-			return false;
-	}
-	return true;
-}
-
-int vmm_pause(struct vmm *vm)
-{
-	if (!vm)
-		return -EINVAL;
-	pthread_mutex_lock(&vm->lock);
-	if (vm->pause_depth++ == 0) {
-		for (uint32_t i = 0; i < vm->nr_vcpus; i++)
-			if (vm->vcpus[i].state == RS_VCPU_RUNNING &&
-			    vm->vcpus[i].thread_started)
-				vmm_pause_kick(&vm->vcpus[i]);
-	}
-	while (!all_parked(vm) && !vm->stopping)
-		pthread_cond_wait(&vm->cond, &vm->lock);
-	pthread_mutex_unlock(&vm->lock);
-	return 0;
-}
-
-int vmm_resume(struct vmm *vm)
-{
-	int ret = 0;
-
-	if (!vm)
-		return -EINVAL;
-	pthread_mutex_lock(&vm->lock);
-	if (vm->pause_depth == 0)
-		ret = -EALREADY;
-	else if (--vm->pause_depth == 0)
-		pthread_cond_broadcast(&vm->cond);
-	pthread_mutex_unlock(&vm->lock);
-	return ret;
 }

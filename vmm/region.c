@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "ringside/vmm_client.h"
 #include "vmm_internal.h"
 
 /* ring/ speaks enum rs_error; the VMM speaks errno. */
@@ -119,7 +120,20 @@ uint64_t vmm_region_size(const struct vmm *vm)
 	return vm ? vm->region_size : 0;
 }
 
-uint32_t vmm_nr_rings(const struct vmm *vm)
+int vmm_region_info(const struct vmm *vm, struct rs_ctl_region *r)
 {
-	return vm ? vm->nr_rings : 0;
+	int ret;
+
+	if (!vm || !r)
+		return -EINVAL;
+	ret = vmm_ctl_region_from_params(r, &vm->region_params,
+					    vm->region_size);
+	if (ret < 0)
+		return ret;
+	r->header_guarded = vm->header_guarded;
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		r->header_refused += vmm_counter_read(&vm->vcpus[i].header_refused);
+		r->header_applied += vmm_counter_read(&vm->vcpus[i].header_applied);
+	}
+	return 0;
 }

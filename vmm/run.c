@@ -126,7 +126,7 @@ static uint32_t handle_exit(struct vmm_vcpu *vcpu, int32_t *err)
 	}
 }
 
-static void *vcpu_thread(void *arg)
+void *vmm_run_vcpu(void *arg)
 {
 	struct vmm_vcpu *vcpu = arg;
 	struct vmm *vm = vcpu->vm;
@@ -175,95 +175,4 @@ static void *vcpu_thread(void *arg)
 	pthread_cond_broadcast(&vm->cond);
 	pthread_mutex_unlock(&vm->lock);
 	return NULL;
-}
-
-int vmm_start(struct vmm *vm)
-{
-	int ret;
-
-	if (!vm)
-		return -EINVAL;
-	if (!vm->loaded)
-		return vmm_log(vm, "no payload loaded"), -ENOEXEC;
-	if (vm->started)
-		return -EBUSY;
-	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
-		ret = vmm_boot_vcpu(&vm->vcpus[i]);
-		if (ret < 0)
-			return ret;
-	}
-	vm->started = true;
-	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
-		struct vmm_vcpu *vcpu = &vm->vcpus[i];
-
-		/* Under the lock so that pause and stop see a thread to kick
-		 * whenever they see a running vCPU. */
-		pthread_mutex_lock(&vm->lock);
-		ret = pthread_create(&vcpu->thread, NULL, vcpu_thread, vcpu);
-		if (!ret) {
-			vcpu->thread_started = true;
-			vcpu->state = RS_VCPU_RUNNING;
-			vm->running++;
-		}
-		pthread_mutex_unlock(&vm->lock);
-		if (ret) {
-			vmm_log(vm, "vCPU %u thread: %s", i, strerror(ret));
-			vmm_stop(vm);
-			return -ret;
-		}
-	}
-	return 0;
-}
-
-int vmm_wait(struct vmm *vm, int timeout_ms)
-{
-	struct timespec dl;
-	int ret = 0;
-
-	if (!vm)
-		return -EINVAL;
-	clock_gettime(CLOCK_REALTIME, &dl);
-	if (timeout_ms >= 0) {
-		dl.tv_sec += timeout_ms / 1000;
-		dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-		if (dl.tv_nsec >= 1000000000) {
-			dl.tv_sec++;
-			dl.tv_nsec -= 1000000000;
-		}
-	}
-	pthread_mutex_lock(&vm->lock);
-	while (vm->running && ret == 0) {
-		if (timeout_ms < 0)
-			pthread_cond_wait(&vm->cond, &vm->lock);
-		else
-			ret = pthread_cond_timedwait(&vm->cond, &vm->lock, &dl);
-	}
-	ret = vm->running ? -ETIMEDOUT : 0;
-	pthread_mutex_unlock(&vm->lock);
-	return ret;
-}
-
-int vmm_stop(struct vmm *vm)
-{
-	if (!vm || !vm->vcpus)
-		return vm ? 0 : -EINVAL;
-	pthread_mutex_lock(&vm->lock);
-	vm->stopping = true;
-	for (uint32_t i = 0; i < vm->nr_vcpus; i++)
-		if (vm->vcpus[i].state == RS_VCPU_RUNNING &&
-		    vm->vcpus[i].thread_started)
-			vmm_pause_kick(&vm->vcpus[i]);
-	pthread_cond_broadcast(&vm->cond);
-	pthread_mutex_unlock(&vm->lock);
-	/* Only the controlling thread starts threads, so reading
-	 * thread_started outside the lock is safe here. */
-	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
-		if (!vm->vcpus[i].thread_started)
-			continue;
-		pthread_join(vm->vcpus[i].thread, NULL);
-		pthread_mutex_lock(&vm->lock);
-		vm->vcpus[i].thread_started = false;
-		pthread_mutex_unlock(&vm->lock);
-	}
-	return 0;
 }

@@ -3,10 +3,16 @@
  * The VM object: parameter checks, then vmm_create brings the parts up
  * in the order KVM needs them and vmm_destroy takes them down in reverse,
  * after the destroy hooks of what was built on top (the control server).
+ * In between, its life as its users see it: start, wait and stop the vCPU
+ * threads (run.c is a thread's loop), pause and resume them (pause.c is
+ * the kick), and the log line every part writes through.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vmm_internal.h"
 
@@ -200,4 +206,158 @@ int vmm_destroy_unhook(struct vmm *vm, vmm_destroy_fn fn)
 uint32_t vmm_nr_vcpus(const struct vmm *vm)
 {
 	return vm ? vm->nr_vcpus : 0;
+}
+
+uint32_t vmm_nr_rings(const struct vmm *vm)
+{
+	return vm ? vm->nr_rings : 0;
+}
+
+void vmm_log(const struct vmm *vm, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!vm)
+		return;
+	va_start(ap, fmt);
+	rs_log_v(vm->log, vm->log_arg, RS_LOG_ERR, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- running ------------------------------------------------------------- */
+
+int vmm_start(struct vmm *vm)
+{
+	int ret;
+
+	if (!vm)
+		return -EINVAL;
+	if (!vm->loaded)
+		return vmm_log(vm, "no payload loaded"), -ENOEXEC;
+	if (vm->started)
+		return -EBUSY;
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		ret = vmm_boot_vcpu(&vm->vcpus[i]);
+		if (ret < 0)
+			return ret;
+	}
+	vm->started = true;
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		struct vmm_vcpu *vcpu = &vm->vcpus[i];
+
+		/* Under the lock so that pause and stop see a thread to kick
+		 * whenever they see a running vCPU. */
+		pthread_mutex_lock(&vm->lock);
+		ret = pthread_create(&vcpu->thread, NULL, vmm_run_vcpu, vcpu);
+		if (!ret) {
+			vcpu->thread_started = true;
+			vcpu->state = RS_VCPU_RUNNING;
+			vm->running++;
+		}
+		pthread_mutex_unlock(&vm->lock);
+		if (ret) {
+			vmm_log(vm, "vCPU %u thread: %s", i, strerror(ret));
+			vmm_stop(vm);
+			return -ret;
+		}
+	}
+	return 0;
+}
+
+int vmm_wait(struct vmm *vm, int timeout_ms)
+{
+	struct timespec dl;
+	int ret = 0;
+
+	if (!vm)
+		return -EINVAL;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	if (timeout_ms >= 0) {
+		dl.tv_sec += timeout_ms / 1000;
+		dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+		if (dl.tv_nsec >= 1000000000) {
+			dl.tv_sec++;
+			dl.tv_nsec -= 1000000000;
+		}
+	}
+	pthread_mutex_lock(&vm->lock);
+	while (vm->running && ret == 0) {
+		if (timeout_ms < 0)
+			pthread_cond_wait(&vm->cond, &vm->lock);
+		else
+			ret = pthread_cond_timedwait(&vm->cond, &vm->lock, &dl);
+	}
+	ret = vm->running ? -ETIMEDOUT : 0;
+	pthread_mutex_unlock(&vm->lock);
+	return ret;
+}
+
+int vmm_stop(struct vmm *vm)
+{
+	if (!vm || !vm->vcpus)
+		return vm ? 0 : -EINVAL;
+	pthread_mutex_lock(&vm->lock);
+	vm->stopping = true;
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++)
+		if (vm->vcpus[i].state == RS_VCPU_RUNNING &&
+		    vm->vcpus[i].thread_started)
+			vmm_pause_kick(&vm->vcpus[i]);
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+	/* Only the controlling thread starts threads, so reading
+	 * thread_started outside the lock is safe here. */
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		if (!vm->vcpus[i].thread_started)
+			continue;
+		pthread_join(vm->vcpus[i].thread, NULL);
+		pthread_mutex_lock(&vm->lock);
+		vm->vcpus[i].thread_started = false;
+		pthread_mutex_unlock(&vm->lock);
+	}
+	return 0;
+}
+
+/* ---- pausing (the kick that makes it work: pause.c) ------------------------ */
+
+static bool all_parked(const struct vmm *vm)
+{
+	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
+		const struct vmm_vcpu *vcpu = &vm->vcpus[i];
+
+		if (vcpu->state == RS_VCPU_RUNNING && !vcpu->parked)
+			return false;
+	}
+	return true;
+}
+
+int vmm_pause(struct vmm *vm)
+{
+	if (!vm)
+		return -EINVAL;
+	pthread_mutex_lock(&vm->lock);
+	if (vm->pause_depth++ == 0) {
+		for (uint32_t i = 0; i < vm->nr_vcpus; i++)
+			if (vm->vcpus[i].state == RS_VCPU_RUNNING &&
+			    vm->vcpus[i].thread_started)
+				vmm_pause_kick(&vm->vcpus[i]);
+	}
+	while (!all_parked(vm) && !vm->stopping)
+		pthread_cond_wait(&vm->cond, &vm->lock);
+	pthread_mutex_unlock(&vm->lock);
+	return 0;
+}
+
+int vmm_resume(struct vmm *vm)
+{
+	int ret = 0;
+
+	if (!vm)
+		return -EINVAL;
+	pthread_mutex_lock(&vm->lock);
+	if (vm->pause_depth == 0)
+		ret = -EALREADY;
+	else if (--vm->pause_depth == 0)
+		pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+	return ret;
 }

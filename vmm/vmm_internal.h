@@ -114,23 +114,21 @@ static inline void vmm_counter_inc(uint64_t *p)
 }
 
 /* kvm.c */
-__attribute__((format(printf, 2, 3)))
-int vmm_log(const struct vmm *vm, const char *fmt, ...);
 int vmm_kvm_open(struct vmm *vm, const char *path);
 void vmm_kvm_close(struct vmm *vm);
 
-/* memory.c */
+/* mem.c */
 int vmm_mem_init(struct vmm *vm, uint64_t size);
 void vmm_mem_fini(struct vmm *vm);
 void *vmm_mem_ptr(const struct vmm *vm, uint64_t gpa, uint64_t len);
 int vmm_mem_slot_add(struct vmm *vm, uint32_t slot, uint64_t gpa,
-		    uint64_t size, void *host, uint32_t flags);
+		     uint64_t size, void *host, uint32_t flags);
 
 /* region.c */
 int vmm_region_init(struct vmm *vm, const struct rs_region_params *rp);
 void vmm_region_fini(struct vmm *vm);
 
-/* header_guard.c */
+/* guard.c: the header page guard */
 /* Map the region (vm->region_mem) into the guest, its header page
  * read-only when KVM can.  -errno. */
 int vmm_guard_map(struct vmm *vm);
@@ -172,19 +170,22 @@ uint32_t vmm_cpuid_merge(struct kvm_cpuid_entry2 *e, uint32_t nent,
  * -errno. */
 int vmm_cpuid_set(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c);
 
+/* run.c: the vCPU thread (vmm_start starts one per vCPU) */
+void *vmm_run_vcpu(void *arg);
+
 /* pause.c */
 int vmm_pause_init(void);
 void vmm_pause_bind(struct kvm_run *run);
 bool vmm_pause_park(struct vmm_vcpu *vcpu);
 int vmm_pause_kick(struct vmm_vcpu *vcpu);
 
-/* time.c */
+/* tsc.c */
 int vmm_tsc_init(struct vmm *vm);
 
 /* msr.c */
 void vmm_msr_exit(struct vmm_vcpu *vcpu);
 
-/* singlestep.c */
+/* step.c */
 int vmm_step_arm(struct vmm_vcpu *vcpu);
 int vmm_step_exit(struct vmm_vcpu *vcpu);
 

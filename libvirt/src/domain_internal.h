@@ -9,11 +9,14 @@
 
 #include "ringside/domain.h"
 
-/* A parsed domain document (xml.c parses and frees it; pt_args.c edits
- * its <qemu:commandline>). */
+/* A parsed domain document (xml.c parses and frees it; pt.c edits its
+ * <qemu:commandline>). */
 struct dom_xml {
 	xmlDocPtr doc;
 };
+
+/* Its <domain> root element, NULL when there is none (or no @x). */
+xmlNode *dom_xml_domain(const struct dom_xml *x);
 
 /* libvirt's words for the last failure, for dom_error_str(-dome_libvirt);
  * NULL forgets them. */

@@ -101,33 +101,27 @@ static int stop_why(int detail)
 	}
 }
 
+/* libvirt's lifecycle events and ringside's kinds (the rest: OTHER). */
+static const enum dom_event_kind lifecycle_kinds[] = {
+	[VIR_DOMAIN_EVENT_STARTED] = DOM_EV_STARTED,
+	[VIR_DOMAIN_EVENT_STOPPED] = DOM_EV_STOPPED,
+	[VIR_DOMAIN_EVENT_CRASHED] = DOM_EV_CRASHED,
+	[VIR_DOMAIN_EVENT_SUSPENDED] = DOM_EV_SUSPENDED,
+	[VIR_DOMAIN_EVENT_RESUMED] = DOM_EV_RESUMED,
+	[VIR_DOMAIN_EVENT_UNDEFINED] = DOM_EV_UNDEFINED,
+};
+
 static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event,
 			int detail, void *opaque)
 {
+	enum dom_event_kind kind = DOM_EV_OTHER;
+
 	(void)conn;
-	switch (event) {
-	case VIR_DOMAIN_EVENT_STARTED:
-		emit(opaque, dom, DOM_EV_STARTED, 0);
-		break;
-	case VIR_DOMAIN_EVENT_STOPPED:
-		emit(opaque, dom, DOM_EV_STOPPED, stop_why(detail));
-		break;
-	case VIR_DOMAIN_EVENT_CRASHED:
-		emit(opaque, dom, DOM_EV_CRASHED, 0);
-		break;
-	case VIR_DOMAIN_EVENT_SUSPENDED:
-		emit(opaque, dom, DOM_EV_SUSPENDED, 0);
-		break;
-	case VIR_DOMAIN_EVENT_RESUMED:
-		emit(opaque, dom, DOM_EV_RESUMED, 0);
-		break;
-	case VIR_DOMAIN_EVENT_UNDEFINED:
-		emit(opaque, dom, DOM_EV_UNDEFINED, 0);
-		break;
-	default:
-		emit(opaque, dom, DOM_EV_OTHER, 0);
-		break;
-	}
+	if (event >= 0 && (size_t)event < sizeof(lifecycle_kinds) /
+					  sizeof(lifecycle_kinds[0]) &&
+	    lifecycle_kinds[event])
+		kind = lifecycle_kinds[event];
+	emit(opaque, dom, kind, kind == DOM_EV_STOPPED ? stop_why(detail) : 0);
 	return 0;
 }
 
@@ -177,28 +171,52 @@ static void on_close(virConnectPtr conn, int reason, void *opaque)
 	e->closed = 1;
 }
 
-/* Drop the connection (gone or going): no callback of it runs again. */
-static void disconnect(struct dom_events *e)
+/* Deregister the callbacks and close the connection. */
+static void release(struct dom_events *e)
 {
-	unsigned i;
-
-	if (!e->conn)
-		return;
-	for (i = 0; i < NR_IDS; i++)
+	for (unsigned i = 0; i < NR_IDS; i++) {
 		if (e->ids[i] >= 0)
 			virConnectDomainEventDeregisterAny(e->conn, e->ids[i]);
+		e->ids[i] = -1;
+	}
 	virConnectUnregisterCloseCallback(e->conn, on_close);
 	virConnectClose(e->conn);
 	virResetLastError();
 	e->conn = NULL;
-	for (i = 0; i < NR_IDS; i++)
-		e->ids[i] = -1;
+}
+
+/* Drop the connection (gone or going): no callback of it runs again. */
+static void disconnect(struct dom_events *e)
+{
+	if (!e->conn)
+		return;
+	release(e);
 	if (e->ops.connection)
 		e->ops.connection(e->arg, 0);
 }
 
+/* The domain events registered on every connection, e->ids[] in order.
+ * ringside's device plugged in or out, its metadata set or taken (enable
+ * --live, disable --live): the follower looks again. */
+static const struct {
+	int id;
+	virConnectDomainEventGenericCallback cb;
+} callbacks[NR_IDS] = {
+	{ VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle) },
+	{ VIR_DOMAIN_EVENT_ID_REBOOT, VIR_DOMAIN_EVENT_CALLBACK(on_reboot) },
+	{ VIR_DOMAIN_EVENT_ID_WATCHDOG, VIR_DOMAIN_EVENT_CALLBACK(on_watchdog) },
+	{ VIR_DOMAIN_EVENT_ID_DEVICE_ADDED,
+	  VIR_DOMAIN_EVENT_CALLBACK(on_device_added) },
+	{ VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED,
+	  VIR_DOMAIN_EVENT_CALLBACK(on_device_removed) },
+	{ VIR_DOMAIN_EVENT_ID_METADATA_CHANGE,
+	  VIR_DOMAIN_EVENT_CALLBACK(on_metadata) },
+};
+
 static int connect_once(struct dom_events *e)
 {
+	int err;
+
 	e->last_try_ns = now_ns();
 	e->closed = 0;
 	e->conn = virConnectOpen(e->uri);
@@ -210,47 +228,20 @@ static int connect_once(struct dom_events *e)
 		virResetLastError();
 	if (virConnectRegisterCloseCallback(e->conn, on_close, e, NULL) < 0)
 		virResetLastError();
-	e->ids[0] = virConnectDomainEventRegisterAny(e->conn, NULL,
-		VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-		VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), e, NULL);
-	e->ids[1] = virConnectDomainEventRegisterAny(e->conn, NULL,
-		VIR_DOMAIN_EVENT_ID_REBOOT,
-		VIR_DOMAIN_EVENT_CALLBACK(on_reboot), e, NULL);
-	e->ids[2] = virConnectDomainEventRegisterAny(e->conn, NULL,
-		VIR_DOMAIN_EVENT_ID_WATCHDOG,
-		VIR_DOMAIN_EVENT_CALLBACK(on_watchdog), e, NULL);
-	/* ringside's device plugged in or out, its metadata set or taken
-	 * (enable --live, disable --live): the follower looks again */
-	e->ids[3] = virConnectDomainEventRegisterAny(e->conn, NULL,
-		VIR_DOMAIN_EVENT_ID_DEVICE_ADDED,
-		VIR_DOMAIN_EVENT_CALLBACK(on_device_added), e, NULL);
-	e->ids[4] = virConnectDomainEventRegisterAny(e->conn, NULL,
-		VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED,
-		VIR_DOMAIN_EVENT_CALLBACK(on_device_removed), e, NULL);
-	e->ids[5] = virConnectDomainEventRegisterAny(e->conn, NULL,
-		VIR_DOMAIN_EVENT_ID_METADATA_CHANGE,
-		VIR_DOMAIN_EVENT_CALLBACK(on_metadata), e, NULL);
-	for (unsigned k = 0; k < NR_IDS; k++)
-		if (e->ids[k] < 0)
-			goto fail;
+	for (unsigned k = 0; k < NR_IDS; k++) {
+		e->ids[k] = virConnectDomainEventRegisterAny(e->conn, NULL,
+			callbacks[k].id, callbacks[k].cb, e, NULL);
+		if (e->ids[k] < 0) {
+			err = failed();
+			release(e);
+			return err;
+		}
+	}
 	if (e->connects++)
 		e->reconnects++;
 	if (e->ops.connection)
 		e->ops.connection(e->arg, 1);
 	return 0;
-fail: {
-	int err = failed();
-	unsigned i;
-
-	for (i = 0; i < NR_IDS; i++) {
-		if (e->ids[i] >= 0)
-			virConnectDomainEventDeregisterAny(e->conn, e->ids[i]);
-		e->ids[i] = -1;
-	}
-	virConnectClose(e->conn);
-	e->conn = NULL;
-	return err;
-}
 }
 
 static int loop_ready;
@@ -426,4 +417,38 @@ void dom_events_close(struct dom_events *e)
 		virEventRemoveTimeout(e->timer);
 	free(e->uri);
 	free(e);
+}
+
+/* The caller's own descriptors in the loop dom_events_run waits in:
+ * readable, they end its wait.  Nothing runs in the callback; the caller
+ * serves them after the run returns. */
+
+static void woken(int watch, int fd, int events, void *opaque)
+{
+	(void)watch;
+	(void)fd;
+	(void)events;
+	(void)opaque;
+}
+
+int dom_events_wake(struct dom_events *e, int fd)
+{
+	int h;
+
+	/* the loop is libvirt's default one, registered by dom_events_open */
+	if (!e || fd < 0)
+		return -dome_libvirt;
+	h = virEventAddHandle(fd, VIR_EVENT_HANDLE_READABLE, woken, NULL, NULL);
+	if (h < 0) {
+		virResetLastError();
+		return -dome_libvirt;
+	}
+	return h;
+}
+
+void dom_events_unwake(struct dom_events *e, int handle)
+{
+	(void)e;
+	if (handle >= 0 && virEventRemoveHandle(handle) < 0)
+		virResetLastError();
 }

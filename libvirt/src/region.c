@@ -36,12 +36,9 @@ static int lookup(struct dom_virt *d, const char *shm_name,
 	dom_cfg_default(&c);
 	err = dom_xml_meta_parse(text, &c, &bad);
 	free(text);
-	text = NULL;
 	if (err)
 		return err;
-	err = dom_virt_xml(d, 0, &text);
-	if (!err)
-		err = dom_xml_parse(&x, text, strlen(text));
+	err = dom_virt_xml_parse(d, 0, &x);
 	if (!err) {
 		err = dom_xml_shmem(x, shm_name, NULL, NULL);
 		err = err < 0 ? err : err ? 0 : -dome_no_shmem;
@@ -52,7 +49,6 @@ static int lookup(struct dom_virt *d, const char *shm_name,
 	if (!err && p)
 		dom_cfg_params(&c, p);
 	dom_xml_free(x);
-	free(text);
 	return err;
 }
 
@@ -81,7 +77,6 @@ int dom_region_pt(const char *name, char **arg)
 	char shm_name[DOM_SHM_NAME_MAX];
 	struct dom_virt *d = NULL;
 	struct dom_xml *x = NULL;
-	char *text = NULL;
 	int err;
 
 	*arg = NULL;
@@ -89,13 +84,10 @@ int dom_region_pt(const char *name, char **arg)
 	if (!err)
 		err = dom_virt_open(&d, NULL, name, 1);
 	if (!err)
-		err = dom_virt_xml(d, 0, &text);
-	if (!err)
-		err = dom_xml_parse(&x, text, strlen(text));
+		err = dom_virt_xml_parse(d, 0, &x);
 	if (!err)
 		err = dom_pt_xml_arg(x, shm_name, arg);
 	dom_xml_free(x);
-	free(text);
 	dom_virt_close(d);
 	return err;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The region file of a libvirt domain: created by the hook at "prepare",
- * removed at "release".  See docs/operator-guide.md, "Security model".
+ * The region file of a libvirt domain: its name and the <shmem> device
+ * that maps it; created by the hook at "prepare", removed at "release".
+ * See docs/operator-guide.md, "Security model".
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,48 @@
 #include "ringside/domain_hook.h"
 
 #define REGION_MODE 0660
+
+int dom_shm_name_check(const char *name)
+{
+	size_t i, n = name ? strlen(name) : 0;
+
+	if (!n || n > DOM_NAME_MAX || name[0] == '.' || name[0] == '-')
+		return -dome_name;
+	for (i = 0; i < n; i++) {
+		char ch = name[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+		      ch == '+' || ch == '-'))
+			return -dome_name;
+	}
+	return 0;
+}
+
+int dom_shm_name(const char *domain, char *buf, size_t len)
+{
+	int n;
+
+	if (dom_shm_name_check(domain))
+		return -dome_name;
+	n = snprintf(buf, len, "%s%s", DOM_SHM_PREFIX, domain);
+	return (n < 0 || (size_t)n >= len) ? -dome_name : 0;
+}
+
+int dom_shm_xml(const char *shm_name, uint64_t size, char *buf, size_t len)
+{
+	int n;
+
+	/* libvirt writes sizes back in MiB; writing them so keeps the device
+	 * XML identical across enable, dumpxml and detach.  role='master'
+	 * (QEMU's master=on): QEMU migrates the region with the guest's
+	 * memory; without it save, managedsave and migration are refused. */
+	n = snprintf(buf, len, "<shmem name='%s' role='master'>"
+		     "<model type='ivshmem-plain'/>"
+		     "<size unit='M'>%" PRIu64 "</size></shmem>", shm_name,
+		     size >> 20);
+	return (n < 0 || (size_t)n >= len) ? -dome_invalid : n;
+}
 
 /* Lay the region out in @fd (already c->size bytes) and switch it on. */
 static int layout(int fd, const struct dom_cfg *c)

@@ -120,6 +120,44 @@ int dom_virt_define(struct dom_virt *d, const char *xml)
 	return 0;
 }
 
+int dom_virt_xml_parse(struct dom_virt *d, int which, struct dom_xml **xp)
+{
+	char *text = NULL;
+	int err;
+
+	*xp = NULL;
+	err = which == DOM_VIRT_XML_DEFINE ? dom_virt_xml_define(d, &text) :
+					     dom_virt_xml(d, which, &text);
+	if (!err)
+		err = dom_xml_parse(xp, text, strlen(text));
+	free(text);
+	return err;
+}
+
+int dom_virt_pt_set(struct dom_virt *d, const char *shm_name,
+		    const char *arg)
+{
+	struct dom_xml *x = NULL;
+	char *text = NULL;
+	int err, n;
+
+	err = dom_virt_xml_parse(d, DOM_VIRT_XML_DEFINE, &x);
+	n = err ? err : dom_pt_xml_set(x, shm_name, arg);
+	err = n < 0 ? n : 0;
+	if (!err && (n || arg)) {
+		/* The domain is defined anew from this text: a <metadata>
+		 * element ringside's metadata left empty would stay for good
+		 * (libvirt keeps an empty element it parsed). */
+		dom_xml_metadata_tidy(x);
+		err = dom_xml_format(x, &text);
+		if (!err)
+			err = dom_virt_define(d, text);
+	}
+	dom_xml_free(x);
+	free(text);
+	return err ? err : (n || arg);
+}
+
 int dom_virt_meta_get(struct dom_virt *d, int inactive, char **xml)
 {
 	unsigned flags = inactive ? VIR_DOMAIN_AFFECT_CONFIG : VIR_DOMAIN_AFFECT_LIVE;
@@ -127,29 +165,6 @@ int dom_virt_meta_get(struct dom_virt *d, int inactive, char **xml)
 	*xml = virDomainGetMetadata(d->dom, VIR_DOMAIN_METADATA_ELEMENT,
 				    DOM_XMLNS, flags);
 	return *xml ? 0 : failed(dome_libvirt);
-}
-
-int dom_virt_meta_set(struct dom_virt *d, const char *xml)
-{
-	if (virDomainSetMetadata(d->dom, VIR_DOMAIN_METADATA_ELEMENT, xml,
-				 xml ? DOM_XMLNS_KEY : NULL, DOM_XMLNS,
-				 VIR_DOMAIN_AFFECT_CONFIG) < 0)
-		return failed(dome_libvirt);
-	return 0;
-}
-
-int dom_virt_attach(struct dom_virt *d, const char *xml)
-{
-	if (virDomainAttachDeviceFlags(d->dom, xml, VIR_DOMAIN_AFFECT_CONFIG) < 0)
-		return failed(dome_libvirt);
-	return 0;
-}
-
-int dom_virt_detach(struct dom_virt *d, const char *xml)
-{
-	if (virDomainDetachDeviceFlags(d->dom, xml, VIR_DOMAIN_AFFECT_CONFIG) < 0)
-		return failed(dome_libvirt);
-	return 0;
 }
 
 static int where_flags(struct dom_virt *d, unsigned where, unsigned *flags)
@@ -171,56 +186,66 @@ static int where_flags(struct dom_virt *d, unsigned where, unsigned *flags)
 	return 0;
 }
 
-int dom_virt_meta_set_in(struct dom_virt *d, const char *xml, unsigned where)
+enum change { CHANGE_META, CHANGE_ATTACH, CHANGE_DETACH };
+
+static int change(struct dom_virt *d, enum change what, const char *xml,
+		  unsigned where)
 {
 	unsigned flags;
-	int err = where_flags(d, where, &flags);
+	int err = where_flags(d, where, &flags), r;
 
 	if (err)
 		return err;
-	if (virDomainSetMetadata(d->dom, VIR_DOMAIN_METADATA_ELEMENT, xml,
-				 xml ? DOM_XMLNS_KEY : NULL, DOM_XMLNS, flags) < 0)
-		return failed(dome_libvirt);
-	return 0;
+	if (what == CHANGE_META)
+		r = virDomainSetMetadata(d->dom, VIR_DOMAIN_METADATA_ELEMENT, xml,
+					 xml ? DOM_XMLNS_KEY : NULL, DOM_XMLNS,
+					 flags);
+	else if (what == CHANGE_ATTACH)
+		r = virDomainAttachDeviceFlags(d->dom, xml, flags);
+	else
+		r = virDomainDetachDeviceFlags(d->dom, xml, flags);
+	return r < 0 ? failed(dome_libvirt) : 0;
+}
+
+int dom_virt_meta_set(struct dom_virt *d, const char *xml)
+{
+	return change(d, CHANGE_META, xml, DOM_VIRT_CONFIG);
+}
+
+int dom_virt_attach(struct dom_virt *d, const char *xml)
+{
+	return change(d, CHANGE_ATTACH, xml, DOM_VIRT_CONFIG);
+}
+
+int dom_virt_detach(struct dom_virt *d, const char *xml)
+{
+	return change(d, CHANGE_DETACH, xml, DOM_VIRT_CONFIG);
+}
+
+int dom_virt_meta_set_in(struct dom_virt *d, const char *xml, unsigned where)
+{
+	return change(d, CHANGE_META, xml, where);
 }
 
 int dom_virt_attach_in(struct dom_virt *d, const char *xml, unsigned where)
 {
-	unsigned flags;
-	int err = where_flags(d, where, &flags);
-
-	if (err)
-		return err;
-	if (virDomainAttachDeviceFlags(d->dom, xml, flags) < 0)
-		return failed(dome_libvirt);
-	return 0;
+	return change(d, CHANGE_ATTACH, xml, where);
 }
 
 int dom_virt_detach_in(struct dom_virt *d, const char *xml, unsigned where)
 {
-	unsigned flags;
-	int err = where_flags(d, where, &flags);
-
-	if (err)
-		return err;
-	if (virDomainDetachDeviceFlags(d->dom, xml, flags) < 0)
-		return failed(dome_libvirt);
-	return 0;
+	return change(d, CHANGE_DETACH, xml, where);
 }
 
 int dom_virt_has_device(struct dom_virt *d, const char *shm_name)
 {
-	struct dom_xml *x = NULL;
-	char *text = NULL;
+	struct dom_xml *x;
 	int err;
 
-	err = dom_virt_xml(d, 0, &text);
-	if (!err)
-		err = dom_xml_parse(&x, text, strlen(text));
+	err = dom_virt_xml_parse(d, 0, &x);
 	if (!err)
 		err = dom_xml_shmem(x, shm_name, NULL, NULL);
 	dom_xml_free(x);
-	free(text);
 	return err;
 }
 

@@ -50,6 +50,23 @@ int dom_virt_define(struct dom_virt *d, const char *xml)
 	return NO_LIBVIRT;
 }
 
+int dom_virt_xml_parse(struct dom_virt *d, int which, struct dom_xml **xp)
+{
+	(void)d;
+	(void)which;
+	*xp = NULL;
+	return NO_LIBVIRT;
+}
+
+int dom_virt_pt_set(struct dom_virt *d, const char *shm_name,
+		    const char *arg)
+{
+	(void)d;
+	(void)shm_name;
+	(void)arg;
+	return NO_LIBVIRT;
+}
+
 int dom_virt_xml(struct dom_virt *d, int inactive, char **xml)
 {
 	(void)d;

@@ -26,11 +26,11 @@ static xmlNode *child(const xmlNode *parent, const char *name)
 	return NULL;
 }
 
-static xmlNode *root(const struct dom_xml *x, const char *name)
+xmlNode *dom_xml_domain(const struct dom_xml *x)
 {
-	xmlNode *r = xmlDocGetRootElement(x->doc);
+	xmlNode *r = x ? xmlDocGetRootElement(x->doc) : NULL;
 
-	return (r && is_elem(r, name)) ? r : NULL;
+	return (r && is_elem(r, "domain")) ? r : NULL;
 }
 
 /* The text of @n copied into @buf, trimmed.  -1 if it does not fit. */
@@ -83,7 +83,7 @@ int dom_xml_parse(struct dom_xml **xp, const char *text, size_t len)
 	if (!x)
 		return -ENOMEM;
 	x->doc = xmlReadMemory(text, (int)len, "domain.xml", NULL, PARSE_OPTS);
-	if (!x->doc || !root(x, "domain")) {
+	if (!x->doc || !dom_xml_domain(x)) {
 		dom_xml_free(x);
 		return -dome_xml;
 	}
@@ -102,14 +102,14 @@ void dom_xml_free(struct dom_xml *x)
 
 int dom_xml_name(const struct dom_xml *x, char *buf, size_t len)
 {
-	xmlNode *n = child(root(x, "domain"), "name");
+	xmlNode *n = child(dom_xml_domain(x), "name");
 
 	return (n && !node_text(n, buf, len) && buf[0]) ? 0 : -dome_xml;
 }
 
 int dom_xml_vcpus(const struct dom_xml *x, uint32_t *nr)
 {
-	xmlNode *n = child(root(x, "domain"), "vcpu");
+	xmlNode *n = child(dom_xml_domain(x), "vcpu");
 	char buf[16], *end;
 	unsigned long v;
 
@@ -161,7 +161,7 @@ static int is_ours(const xmlNode *n)
 
 int dom_xml_meta(const struct dom_xml *x, struct dom_cfg *c, const char **bad)
 {
-	xmlNode *meta = child(root(x, "domain"), "metadata"), *n;
+	xmlNode *meta = child(dom_xml_domain(x), "metadata"), *n;
 
 	*bad = NULL;
 	for (n = meta ? meta->children : NULL; n; n = n->next)
@@ -262,7 +262,7 @@ static int dump_node(const struct dom_xml *x, xmlNode *n, char **xml)
 int dom_xml_shmem(const struct dom_xml *x, const char *name, uint64_t *size,
 		  char **xml)
 {
-	xmlNode *devs = child(root(x, "domain"), "devices"), *n;
+	xmlNode *devs = child(dom_xml_domain(x), "devices"), *n;
 	char found[DOM_SHM_NAME_MAX];
 	uint64_t bytes;
 	int err;
@@ -287,7 +287,7 @@ int dom_xml_shmem(const struct dom_xml *x, const char *name, uint64_t *size,
 
 int dom_xml_shmem_master(const struct dom_xml *x, const char *name)
 {
-	xmlNode *devs = child(root(x, "domain"), "devices"), *n;
+	xmlNode *devs = child(dom_xml_domain(x), "devices"), *n;
 	char found[DOM_SHM_NAME_MAX], role[16];
 
 	for (n = devs ? devs->children : NULL; n; n = n->next) {
@@ -298,4 +298,73 @@ int dom_xml_shmem_master(const struct dom_xml *x, const char *name)
 		       !strcmp(role, "master");
 	}
 	return 0;
+}
+
+int dom_xml_type(const struct dom_xml *x, char *buf, size_t len)
+{
+	xmlNode *r = dom_xml_domain(x);
+	xmlChar *v = r ? xmlGetNoNsProp(r, (const xmlChar *)"type") : NULL;
+	int ret = -dome_xml;
+
+	if (v && v[0] && strlen((const char *)v) < len) {
+		strcpy(buf, (const char *)v);
+		ret = 0;
+	}
+	xmlFree(v);
+	return ret;
+}
+
+int dom_xml_tcg(const struct dom_xml *x)
+{
+	char type[32];
+
+	if (dom_xml_type(x, type, sizeof(type)))
+		return -dome_xml;
+	return strcmp(type, "qemu") ? -dome_not_tcg : 0;
+}
+
+int dom_xml_format(const struct dom_xml *x, char **text)
+{
+	xmlChar *mem = NULL;
+	int n = 0;
+
+	*text = NULL;
+	xmlDocDumpMemory(x->doc, &mem, &n);
+	if (!mem)
+		return -ENOMEM;
+	*text = strndup((const char *)mem, (size_t)n);
+	xmlFree(mem);
+	return *text ? 0 : -ENOMEM;
+}
+
+/* Only blank text inside? */
+static int blank(const xmlNode *n)
+{
+	for (n = n->children; n; n = n->next) {
+		const xmlChar *c = n->content;
+
+		if (n->type != XML_TEXT_NODE)
+			return 0;
+		while (c && (*c == ' ' || *c == '\n' || *c == '\t' || *c == '\r'))
+			c++;
+		if (c && *c)
+			return 0;
+	}
+	return 1;
+}
+
+int dom_xml_metadata_tidy(struct dom_xml *x)
+{
+	xmlNode *r = dom_xml_domain(x), *n, *next;
+	int removed = 0;
+
+	for (n = r ? r->children : NULL; n; n = next) {
+		next = n->next;
+		if (is_elem(n, "metadata") && blank(n)) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+			removed++;
+		}
+	}
+	return removed;
 }

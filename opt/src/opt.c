@@ -45,17 +45,16 @@ int opt_usage(const char *prog, const char *fmt, ...)
 
 /* ---- values ---------------------------------------------------------------- */
 
-/* Digits only, no sign or blank; 0 or -EINVAL. */
-static int parse_u32(const char *s, uint32_t *out)
+int opt_u32(const char *s, uint32_t max, uint32_t *out)
 {
 	unsigned long long v;
 	char *end;
 
-	if (*s < '0' || *s > '9')
+	if (!s || *s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end || v > UINT32_MAX)
+	if (errno || *end || v > max)
 		return -EINVAL;
 	*out = (uint32_t)v;
 	return 0;
@@ -138,12 +137,12 @@ static int store(const struct opt_cmd *c, const struct opt *o, const char *v)
 		((const char **)o->dest)[(*o->count)++] = v;
 		return 0;
 	case OPTK_U32:
-		if (parse_u32(v, &u) || u < o->min || u > o->max)
+		if (opt_u32(v, UINT32_MAX, &u) || u < o->min || u > o->max)
 			return bad_value(c, o, v);
 		*(uint32_t *)o->dest = u;
 		return 0;
 	case OPTK_POW2:
-		if (parse_u32(v, &u) || u < o->min || u > o->max ||
+		if (opt_u32(v, UINT32_MAX, &u) || u < o->min || u > o->max ||
 		    (u && !is_pow2(u)))
 			return bad_value(c, o, v);
 		*(uint32_t *)o->dest = u;

@@ -46,12 +46,23 @@ static int reserve(struct pdf_buf *b, size_t more)
 	return 0;
 }
 
+void *pdf_buf_extend(struct pdf_buf *b, size_t len)
+{
+	uint8_t *p;
+
+	if (reserve(b, len))
+		return NULL;
+	p = b->data + b->len;
+	b->len += len;
+	return p;
+}
+
 void pdf_buf_add(struct pdf_buf *b, const void *src, size_t len)
 {
-	if (!len || reserve(b, len))
-		return;
-	memcpy(b->data + b->len, src, len);
-	b->len += len;
+	void *p = len ? pdf_buf_extend(b, len) : NULL;
+
+	if (p)
+		memcpy(p, src, len);
 }
 
 void pdf_buf_add_u32(struct pdf_buf *b, uint32_t v)

@@ -60,9 +60,10 @@ static void add_feature(struct pdf_buf *b, unsigned bit,
 	int i;
 
 	switch (bit) {
-	case PDF_FEAT_BUILD_ID: /* a guest kernel's (pdf_ksyms.c) */
+	case PDF_FEAT_BUILD_ID: /* a guest kernel's (pdf_buildid.c) */
 		if (info->build_id_len)
-			pdf_build_id_entry(b, info->build_id, info->build_id_len);
+			pdf_buildid_add(b, PERF_RECORD_MISC_KERNEL, info->build_id,
+					info->build_id_len, PDF_KERNEL_DSO);
 		pdf_buf_add(b, info->ubids, info->ubids_len); /* pdf_uelf.c */
 		break;
 	case PDF_FEAT_HOSTNAME:     /* the guest's (known: see below) */

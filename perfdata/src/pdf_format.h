@@ -230,4 +230,14 @@ void pdf_layout_trailer_read(const struct pdf_layout *lay, const void *tr,
 void pdf_layout_attr(const struct pdf_layout *lay, enum pdf_kind kind,
 		     struct perf_event_attr *attr);
 
+/* The start of a file of @lay: the file header's place (zeros: it is
+ * written last), one attr per event and their ids, into @buf
+ * (PDF_LAYOUT_ATTRS_MAX bytes).  Returns the length: where the data
+ * section starts. */
+#define PDF_LAYOUT_ATTRS_MAX (sizeof(struct pdf_file_header) + \
+			      (PDF_KIND_MAX + 1) * (PDF_ATTR_SIZE + \
+						    sizeof(struct pdf_section) + \
+						    sizeof(uint64_t)))
+size_t pdf_layout_attrs(const struct pdf_layout *lay, uint8_t *buf);
+
 #endif /* RINGSIDE_PDF_FORMAT_H */

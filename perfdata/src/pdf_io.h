@@ -10,8 +10,4 @@
 
 #include "ringside/io.h"
 
-/* @len bytes at @buf as the whole of file @path, written aside
- * (pdf_aside_open, mode 0600) and renamed into place. */
-int pdf_aside_write(const char *path, const void *buf, size_t len);
-
 #endif /* RINGSIDE_PDF_IO_H */

@@ -22,6 +22,8 @@
 #include "ringside/abi.h"
 #include "ringside/perfdata.h"
 
+#include "pdf_elf.h"
+
 static uint64_t page_up(uint64_t v)
 {
 	return (v + RS_PAGE_SIZE - 1) & ~((uint64_t)RS_PAGE_SIZE - 1);
@@ -74,19 +76,7 @@ int pdf_kcore_image(const struct pdf_kcore_seg *segs, uint32_t nr,
 
 	if (!out || !segs_ok(segs, nr))
 		return PDF_ERR(pdfe_invalid);
-	memset(&eh, 0, sizeof(eh));
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
-	eh.e_type = ET_CORE;
-	eh.e_machine = EM_X86_64;
-	eh.e_version = EV_CURRENT;
-	eh.e_phoff = sizeof(eh);
-	eh.e_ehsize = sizeof(eh);
-	eh.e_phentsize = sizeof(Elf64_Phdr);
-	eh.e_phnum = (Elf64_Half)nr;
+	pdf_elf_header(&eh, ET_CORE, EM_X86_64, (uint16_t)nr);
 	pdf_buf_add(out, &eh, sizeof(eh));
 
 	at = page_up(sizeof(eh) + (uint64_t)nr * sizeof(Elf64_Phdr));

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to perfdata/: what a file needs so that perf names a guest
- * kernel's samples (pdf_ksyms.c, pdf_buildid_cache.c, pdf_host_buildid.c;
- * docs/perfdata.md, "Guest kernel symbols"): the kernel's and modules'
- * PERF_RECORD_MMAPs, the HEADER_BUILD_ID entry of "[kernel.kallsyms]",
- * the host's own build id and perf's build-id cache.
+ * Private to perfdata/: what a file needs so that perf names a guest's
+ * samples (docs/perfdata.md, "Guest kernel symbols", "Guest user
+ * symbols"): the kernel's and modules' PERF_RECORD_MMAPs (pdf_kernel.c),
+ * the entries of HEADER_BUILD_ID and the host's own build id
+ * (pdf_buildid.c), ringside's build-id cache (pdf_cache.c) and the guest's
+ * user binaries in it (pdf_uelf.c).
  */
 #ifndef RINGSIDE_PDF_KERNEL_H
 #define RINGSIDE_PDF_KERNEL_H
@@ -18,9 +19,14 @@
  * feature bit of HEADER_BUILD_ID. */
 #define PDF_KERNEL_DSO    "[kernel.kallsyms]"
 #define PDF_FEAT_BUILD_ID 2u
+/* The guest kernel's vdso: perf keeps its cache entry as
+ * DIR/[vdso]/HEX/vdso (build_id_cache__basename()). */
+#define PDF_VDSO_DSO      "[vdso]"
 /* perf's own misc bit of a HEADER_BUILD_ID entry (tools/perf/util/event.h):
  * the entry says how many of its 20 bytes the id has. */
 #define PDF_MISC_BUILD_ID_SIZE (1u << 15)
+
+/* ---- pdf_kernel.c --------------------------------------------------------- */
 
 /*
  * Append to @out the PERF_RECORD_MMAPs perf 6.1 makes its kernel maps of:
@@ -30,15 +36,41 @@
  * time 0.  0, -ENOMEM.
  */
 int pdf_kernel_mmaps(const struct pdf_ksyms *k, const struct pdf_layout *lay,
-		    struct pdf_buf *out);
+		     struct pdf_buf *out);
 
-/* One HEADER_BUILD_ID entry: "[kernel.kallsyms]" of the host machine
- * (pid -1, misc KERNEL) with build id @id (@len <= 20 bytes). */
-void pdf_build_id_entry(struct pdf_buf *b, const uint8_t *id, size_t len);
+/* One /proc/modules line per module map of @k (name, size, address), as
+ * perf checks kcore's modules against the file's maps.  0, -ENOMEM. */
+int pdf_kernel_modules_text(const struct pdf_ksyms *k, struct pdf_buf *out);
+
+/* Where perf finds the kernel's own kcore segment: _stext's address, else
+ * _text's, else the kernel map's start. */
+uint64_t pdf_kernel_stext(const struct pdf_ksyms *k);
+
+/* ---- pdf_buildid.c -------------------------------------------------------- */
+
+/* One HEADER_BUILD_ID entry onto @ids: DSO @name (NUL-terminated, at most
+ * PATH_MAX bytes) of pid -1 with misc @misc (PERF_RECORD_MISC_KERNEL or
+ * _USER) and build id @id (@len <= 20 bytes). */
+void pdf_buildid_add(struct pdf_buf *ids, uint16_t misc, const uint8_t *id,
+		     size_t len, const char *name);
 
 /* The running kernel's build id (/sys/kernel/notes): its length, or 0
  * when there is none to read. */
 size_t pdf_buildid_host(uint8_t id[PDF_BUILD_ID_SIZE]);
+
+/* A HEADER_BUILD_ID entry for "[vdso]" with an id no vdso has, onto @ids
+ * unless it names the vdso already: the reader's own vdso never names the
+ * guest's.  1 added, 0 not needed, or @ids's error. */
+int pdf_buildid_vdso_unknown(struct pdf_buf *ids);
+
+/* That id: its bytes, then zeros to 20 (no cache entry has it: an
+ * archive passes it over). */
+#define PDF_VDSO_UNKNOWN_ID "ringside:novdso"
+
+/* 1 if @id (@len bytes) is PDF_VDSO_UNKNOWN_ID's. */
+int pdf_buildid_is_vdso_unknown(const uint8_t *id, size_t len);
+
+/* ---- pdf_cache.c ---------------------------------------------------------- */
 
 /*
  * ringside's build-id cache at @dir (docs/perfdata.md, "Where guest names
@@ -80,32 +112,14 @@ int pdf_cache_kernel_put(const char *dir, const uint8_t *id, size_t id_len,
 int pdf_cache_kernel_has(const char *dir, const uint8_t *id, size_t id_len,
 			 const char *name);
 
+/* ---- pdf_uelf.c ----------------------------------------------------------- */
+
 /*
  * pdf_writer_add_ubins for the writer: each of @nr binaries not yet in
  * @ids into the cache at @dir and, when there, its HEADER_BUILD_ID entry
  * (misc USER) onto @ids; counted in @st.  Returns how many were added.
  */
 int pdf_uelf_add_all(struct pdf_buf *ids, struct pdf_writer_stats *st,
-		  const char *dir, const struct pdf_ubin *b, uint32_t nr);
-
-/* A HEADER_BUILD_ID entry for "[vdso]" with an id no vdso has, onto @ids
- * unless it names the vdso already: the reader's own vdso never names the
- * guest's.  1 added, 0 not needed, or @ids's error. */
-int pdf_buildid_vdso_unknown(struct pdf_buf *ids);
-
-/* That id: its bytes, then zeros to 20 (no cache entry has it: an
- * archive passes it over). */
-#define PDF_VDSO_UNKNOWN_ID "ringside:novdso"
-
-/* 1 if @id (@len bytes) is PDF_VDSO_UNKNOWN_ID's. */
-int pdf_buildid_is_vdso_unknown(const uint8_t *id, size_t len);
-
-/* One /proc/modules line per module map of @k (name, size, address), as
- * perf checks kcore's modules against the file's maps.  0, -ENOMEM. */
-int pdf_kernel_modules_text(const struct pdf_ksyms *k, struct pdf_buf *out);
-
-/* Where perf finds the kernel's own kcore segment: _stext's address, else
- * _text's, else the kernel map's start. */
-uint64_t pdf_kernel_stext(const struct pdf_ksyms *k);
+		     const char *dir, const struct pdf_ubin *b, uint32_t nr);
 
 #endif /* RINGSIDE_PDF_KERNEL_H */

@@ -12,11 +12,14 @@
  *  - the kernel's build id in HEADER_BUILD_ID: with it dso__find_kallsyms()
  *    reads BUILDID_DIR/[kernel.kallsyms]/ID/kallsyms; without one it reads
  *    the host's /proc/kallsyms, which is the wrong kernel;
- *  - that cache entry: the checked, sorted text (pdf_buildid_cache.c
+ *  - that cache entry: the checked, sorted text (pdf_cache.c
  *    writes it).
  *
- * The text is untrusted: pdf_ksyms_parse() bounds and checks all of it
- * before anything is built from it (perfdata.h says what it refuses).
+ * This file parses and checks the table, looks symbols up and gives the
+ * entry's text; pdf_kernel.c makes the maps of it, pdf_buildid.c the
+ * HEADER_BUILD_ID entry.  The text is untrusted: pdf_ksyms_parse() bounds
+ * and checks all of it before anything is built from it
+ * (ringside/perfdata/ksyms.h says what it refuses).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -29,42 +32,10 @@
 #include "ringside/perfdata.h"
 
 #include "pdf_kernel.h"
+#include "pdf_ksyms.h"
 #include "pdf_sha256.h"
 
-#define NO_MOD 0xffffu
 #define MOD_SLOTS 8192u              /* > 2 * PDF_KSYMS_MAX_MODULES */
-
-struct ksym {
-	uint64_t addr;
-	uint32_t name;               /* offset in pdf_ksyms.str */
-	uint16_t name_len;
-	uint16_t mod;                /* index in pdf_ksyms.mods, NO_MOD: kernel */
-	char type;
-};
-
-/* A map: the kernel's (mod NO_MOD) or a module's. */
-struct kmap {
-	uint64_t lo, hi;             /* its lowest and highest symbol */
-	uint64_t start, end;         /* its MMAP */
-	uint16_t mod;
-	uint32_t first, nr;          /* its symbols in pdf_ksyms.syms */
-};
-
-struct kmod {
-	uint32_t name;               /* offset in pdf_ksyms.str, NUL-terminated */
-	uint16_t name_len;
-};
-
-struct pdf_ksyms {
-	char *str;                   /* the text, NULs after names and modules */
-	struct ksym *syms;
-	size_t nr;
-	struct kmod *mods;
-	unsigned nr_mods;
-	struct kmap *maps;           /* by address; maps[i].mod */
-	unsigned nr_maps;
-	struct pdf_ksyms_stats stats;
-};
 
 #define E(e) PDF_ERR(pdfe_ksyms_##e)
 
@@ -109,11 +80,6 @@ static int pseudo_module(const char *m, size_t len)
 {
 	return (len == 3 && !memcmp(m, "bpf", 3)) ||
 	       (len >= 11 && !memcmp(m, "__builtin__", 11));
-}
-
-static int is_func(char t)
-{
-	return t == 'T' || t == 't' || t == 'W' || t == 'w';
 }
 
 static int is_kept_type(char t)
@@ -208,12 +174,12 @@ static int parse_line(struct parse *ps, char *p, char *end)
 		k->stats.ignored++;
 		return 0;
 	}
-	if (mod && (pseudo_module(mod, mod_len) || !is_func(s.type))) {
+	if (mod && (pseudo_module(mod, mod_len) || !pdf_ksym_is_func(s.type))) {
 		k->stats.dropped++;
 		return 0;
 	}
 	if (s.addr < PDF_KSYMS_MIN_ADDR) {
-		if (is_func(s.type))
+		if (pdf_ksym_is_func(s.type))
 			return E(range);
 		k->stats.dropped++; /* x86-64's per-CPU offsets */
 		return 0;
@@ -260,11 +226,6 @@ static int cmp_sym(const void *a, const void *b)
 	if (x->name_len != y->name_len)
 		return x->name_len < y->name_len ? -1 : 1;
 	return (unsigned char)x->type - (unsigned char)y->type;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 /*
@@ -361,7 +322,7 @@ static int build_maps(struct pdf_ksyms *k)
 		const struct ksym *s = &k->syms[j];
 		struct kmap *m = n ? &k->maps[n - 1] : NULL;
 
-		if (s->mod == NO_MOD && is_func(s->type))
+		if (s->mod == NO_MOD && pdf_ksym_is_func(s->type))
 			have_core = 1;
 		if (m && m->mod == s->mod) {
 			m->hi = s->addr;
@@ -397,7 +358,7 @@ static int build_maps(struct pdf_ksyms *k)
 	for (i = 0; i < n; i++) {
 		struct kmap *m = &k->maps[i];
 
-		m->end = sat_add(sat_add(m->hi, RS_PAGE_SIZE - 1) &
+		m->end = pdf_sat_add(pdf_sat_add(m->hi, RS_PAGE_SIZE - 1) &
 				 ~((uint64_t)RS_PAGE_SIZE - 1), RS_PAGE_SIZE);
 		if (m->end <= m->hi) /* saturated at the top of the space */
 			m->end = UINT64_MAX;
@@ -614,189 +575,19 @@ int pdf_ksyms_content_id(const struct pdf_ksyms *k,
 	return err;
 }
 
-uint64_t pdf_kernel_stext(const struct pdf_ksyms *k)
+int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
+			const uint8_t *id, size_t id_len, const char *dir)
 {
-	static const char name[] = "_stext";
-	size_t j;
+	struct pdf_buf text;
+	int err;
 
-	for (j = 0; j < k->nr; j++) {
-		const struct ksym *s = &k->syms[j];
-
-		if (s->mod == NO_MOD && s->name_len == sizeof(name) - 1 &&
-		    !memcmp(k->str + s->name, name, sizeof(name) - 1))
-			return s->addr;
-	}
-	return k->stats.have_text ? k->stats.text : k->stats.kernel_start;
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-	const struct pdf_code_range *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Kernel functions closer than this share a range: the text, the init
- * text and the exit text each become one, the data between them none. */
-#define CODE_GAP (1ull << 20)
-
-int pdf_kernel_code_ranges(const struct pdf_ksyms *k,
-			  struct pdf_code_range *r, unsigned max)
-{
-	uint64_t start = 0, end = 0;
-	unsigned i, n = 0;
-	int open = 0;
-	size_t j;
-
-	if (!k || (!r && max))
+	if (!k || !dir)
 		return PDF_ERR(pdfe_invalid);
-	/* the kernel's: clusters of its functions, from each one's page to a
-	 * page past the last (perf's own end for a last symbol) */
-	for (j = 0; j < k->nr; j++) {
-		const struct ksym *sym = &k->syms[j];
-		uint64_t lo = sym->addr & ~((uint64_t)RS_PAGE_SIZE - 1);
-		uint64_t hi = sat_add(lo, 2 * (uint64_t)RS_PAGE_SIZE);
-
-		if (sym->mod != NO_MOD || !is_func(sym->type))
-			continue;
-		if (hi > k->stats.kernel_end)
-			hi = k->stats.kernel_end;
-		if (open && lo <= sat_add(end, CODE_GAP)) {
-			if (hi > end)
-				end = hi;
-			continue;
-		}
-		if (open && n++ < max) {
-			r[n - 1].start = start;
-			r[n - 1].end = end;
-		}
-		start = lo < k->stats.kernel_start ? k->stats.kernel_start : lo;
-		end = hi;
-		open = 1;
-	}
-	if (open && n++ < max) {
-		r[n - 1].start = start;
-		r[n - 1].end = end;
-	}
-	for (i = 0; i < k->nr_maps; i++) {
-		const struct kmap *m = &k->maps[i];
-
-		if (m->mod == NO_MOD)
-			continue;
-		if (n < max) {
-			r[n].start = m->start;
-			r[n].end = m->end;
-		}
-		n++;
-	}
-	/* by address (a module may lie below the kernel) */
-	if (n <= max)
-		qsort(r, n, sizeof(*r), cmp_range);
-	return (int)n;
-}
-
-int pdf_kernel_modules_text(const struct pdf_ksyms *k, struct pdf_buf *out)
-{
-	char line[PDF_KSYMS_MODULE_MAX + 64];
-	unsigned i;
-
-	/* /proc/modules' form, what perf's modules__parse() reads: the name,
-	 * the size, then the address after the last 'x' */
-	for (i = 0; i < k->nr_maps; i++) {
-		const struct kmap *m = &k->maps[i];
-		const struct kmod *mod;
-		int n;
-
-		if (m->mod == NO_MOD)
-			continue;
-		mod = &k->mods[m->mod];
-		n = snprintf(line, sizeof(line), "%.*s %" PRIu64 " 0 - Live "
-			     "0x%016" PRIx64 "\n", (int)mod->name_len,
-			     k->str + mod->name, m->end - m->start, m->start);
-		pdf_buf_add(out, line, (size_t)n);
-	}
-	return out->err;
-}
-
-/* ---- what the file holds -------------------------------------------------- */
-
-struct mmap_body {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-};
-
-static void add_mmap(struct pdf_buf *out, const struct pdf_layout *lay,
-		     uint64_t start, uint64_t end, uint64_t pgoff,
-		     const char *name, size_t name_len, const char *suffix)
-{
-	size_t slen = strlen(suffix);
-	size_t fname = (name_len + slen + 1 + 7) & ~(size_t)7;
-	struct mmap_body body = { (uint32_t)-1, 0, start, end - start, pgoff };
-	uint8_t tr[PDF_TRAILER_MAX];
-	size_t trs = pdf_layout_trailer(lay, (uint32_t)-1, 0, 0, 0,
-					lay->id[PDF_KIND_RING], tr);
-	struct rs_perf_header hdr = { PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
-		(uint16_t)(sizeof(hdr) + sizeof(body) + fname + trs) };
-	static const uint8_t zero[8];
-
-	pdf_buf_add(out, &hdr, sizeof(hdr));
-	pdf_buf_add(out, &body, sizeof(body));
-	pdf_buf_add(out, name, name_len);
-	pdf_buf_add(out, suffix, slen);
-	pdf_buf_add(out, zero, fname - name_len - slen);
-	pdf_buf_add(out, tr, trs);
-}
-
-int pdf_kernel_mmaps(const struct pdf_ksyms *k, const struct pdf_layout *lay,
-		    struct pdf_buf *out)
-{
-	char name[PDF_KSYMS_MODULE_MAX + 3];
-	unsigned i;
-
-	for (i = 0; i < k->nr_maps; i++) {
-		const struct kmap *m = &k->maps[i];
-
-		if (m->mod != NO_MOD)
-			continue;
-		if (k->stats.have_text)
-			add_mmap(out, lay, m->start, m->end, k->stats.text,
-				 PDF_KERNEL_DSO, strlen(PDF_KERNEL_DSO), "_text");
-		else
-			add_mmap(out, lay, m->start, m->end, 0,
-				 PDF_KERNEL_DSO, strlen(PDF_KERNEL_DSO), "");
-	}
-	for (i = 0; i < k->nr_maps; i++) {
-		const struct kmap *m = &k->maps[i];
-		const struct kmod *mod = &k->mods[m->mod];
-
-		if (m->mod == NO_MOD)
-			continue;
-		name[0] = '[';
-		memcpy(name + 1, k->str + mod->name, mod->name_len);
-		name[mod->name_len + 1] = ']';
-		add_mmap(out, lay, m->start, m->end, 0, name,
-			 mod->name_len + 2u, "");
-	}
-	return out->err;
-}
-
-void pdf_build_id_entry(struct pdf_buf *b, const uint8_t *id, size_t len)
-{
-	/* perf_record_header_build_id: header, pid, 20 bytes of id, its size,
-	 * 3 reserved; then the name, NUL-padded to 64 */
-	uint8_t bid[24] = { 0 };
-	char name[64] = PDF_KERNEL_DSO;
-	struct rs_perf_header hdr = { 0,
-		PERF_RECORD_MISC_KERNEL | PDF_MISC_BUILD_ID_SIZE,
-		(uint16_t)(sizeof(hdr) + 4 + sizeof(bid) + sizeof(name)) };
-	int32_t pid = -1;
-
-	if (len > PDF_BUILD_ID_SIZE)
-		len = PDF_BUILD_ID_SIZE;
-	memcpy(bid, id, len);
-	bid[20] = (uint8_t)len;
-	pdf_buf_add(b, &hdr, sizeof(hdr));
-	pdf_buf_add(b, &pid, sizeof(pid));
-	pdf_buf_add(b, bid, sizeof(bid));
-	pdf_buf_add(b, name, sizeof(name));
+	pdf_buf_init(&text);
+	err = pdf_ksyms_text(k, &text);
+	if (!err)
+		err = pdf_cache_kernel_put(dir, id, id_len, "kallsyms",
+					   text.data, text.len);
+	pdf_buf_fini(&text);
+	return err;
 }

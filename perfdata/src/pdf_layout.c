@@ -24,36 +24,6 @@ static const char *const kind_names[PDF_KIND_MAX] = {
 	[PDF_KIND_STATE]  = "ringside:state",
 };
 
-static const char *const pdf_errors[pdfe_max] = {
-	[pdfe_ok]           = "success",
-	[pdfe_internal]     = "internal error in the perf.data code",
-	[pdfe_invalid]      = "invalid argument",
-	[pdfe_magic]        = "not a perf.data file (no PERFILE2 magic)",
-	[pdfe_format]       = "malformed perf.data file",
-	[pdfe_attr_size]    = "perf.data file uses an attr size this ringside does not know",
-	[pdfe_not_ringside] = "perf.data file was not written by ringside",
-	[pdfe_truncated]    = "perf.data file is truncated",
-	[pdfe_too_big]      = "record too big for a perf record",
-	[pdfe_ksyms_format] = "guest kallsyms: a line is not in /proc/kallsyms form",
-	[pdfe_ksyms_range]  = "guest kallsyms: a function address outside the kernel half (kptr_restrict?)",
-	[pdfe_ksyms_overlap] = "guest kallsyms: a module's symbols overlap another module or the kernel",
-	[pdfe_ksyms_empty]  = "guest kallsyms: no function symbol",
-	[pdfe_ksyms_size]   = "guest kallsyms: too big (PDF_KSYMS_MAX_BYTES, _LINES, _MODULES)",
-	[pdfe_cache_unsafe] = "build-id cache refused: a link, not this user's, writable by others, or perf's own",
-};
-
-const char *pdf_error_str(int err)
-{
-	int e;
-
-	if (err < 0 && err > -PDF_ERR_BASE)
-		return strerror(-err);
-	e = -err - PDF_ERR_BASE;
-	if (e < 0 || e >= pdfe_max)
-		return "unknown perf.data error";
-	return pdf_errors[e];
-}
-
 const char *pdf_layout_kind_name(enum pdf_kind kind)
 {
 	return (unsigned)kind < PDF_KIND_MAX ? kind_names[kind] : "ringside:?";
@@ -227,4 +197,38 @@ void pdf_layout_pt_attr(const struct pdf_layout *lay,
 		attr->use_clockid = 1;
 		attr->clockid = 1;
 	}
+}
+
+size_t pdf_layout_attrs(const struct pdf_layout *lay, uint8_t *buf)
+{
+	unsigned nr = pdf_layout_nr_attrs(lay), k;
+	size_t len = sizeof(struct pdf_file_header) +
+		     nr * (PDF_ATTR_SIZE + sizeof(struct pdf_section) +
+			   sizeof(uint64_t));
+	uint64_t ids_at = sizeof(struct pdf_file_header) +
+			  nr * (PDF_ATTR_SIZE + sizeof(struct pdf_section));
+	uint8_t *p = buf + sizeof(struct pdf_file_header);
+	struct perf_event_attr attr;
+	struct pdf_section ids;
+	uint64_t id;
+
+	memset(buf, 0, sizeof(struct pdf_file_header)); /* filled in last */
+	for (k = 0; k < nr; k++) {
+		if (k < PDF_KIND_MAX)
+			pdf_layout_attr(lay, (enum pdf_kind)k, &attr);
+		else
+			pdf_layout_pt_attr(lay, &attr);
+		memcpy(p, &attr, PDF_ATTR_SIZE);
+		p += PDF_ATTR_SIZE;
+		ids.offset = ids_at + k * sizeof(uint64_t);
+		ids.size = sizeof(uint64_t);
+		memcpy(p, &ids, sizeof(ids));
+		p += sizeof(ids);
+	}
+	for (k = 0; k < nr; k++) {
+		id = k < PDF_KIND_MAX ? lay->id[k] : PDF_PT_ID;
+		memcpy(p, &id, sizeof(uint64_t));
+		p += sizeof(uint64_t);
+	}
+	return len;
 }

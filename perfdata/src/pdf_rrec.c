@@ -6,40 +6,31 @@
 
 #include "pdf_format.h"
 
-static const char *const class_names[PDF_RREC_MAX] = {
-	[PDF_RREC_SEQ]          = "seq",
-	[PDF_RREC_MARKER]       = "marker",
-	[PDF_RREC_SAMPLE]       = "sample",
-	[PDF_RREC_LOST]         = "LOST",
-	[PDF_RREC_AUX]          = "AUX",
-	[PDF_RREC_ITRACE_START] = "ITRACE_START",
-	[PDF_RREC_LOST_SAMPLES] = "LOST_SAMPLES",
-	[PDF_RREC_COMM]         = "COMM",
-	[PDF_RREC_MMAP2]        = "MMAP2",
-	[PDF_RREC_OTHER]        = "other",
-};
 
-static const char *const class_keys[PDF_RREC_MAX] = {
-	[PDF_RREC_SEQ]          = "seq",
-	[PDF_RREC_MARKER]       = "marker",
-	[PDF_RREC_SAMPLE]       = "sample",
-	[PDF_RREC_LOST]         = "lost",
-	[PDF_RREC_AUX]          = "aux",
-	[PDF_RREC_ITRACE_START] = "itrace_start",
-	[PDF_RREC_LOST_SAMPLES] = "lost_samples",
-	[PDF_RREC_COMM]         = "comm",
-	[PDF_RREC_MMAP2]        = "mmap2",
-	[PDF_RREC_OTHER]        = "other",
+/* Each class's short name (reports) and its JSON key. */
+static const struct {
+	const char *name, *key;
+} classes[PDF_RREC_MAX] = {
+	[PDF_RREC_SEQ]          = { "seq",          "seq" },
+	[PDF_RREC_MARKER]       = { "marker",       "marker" },
+	[PDF_RREC_SAMPLE]       = { "sample",       "sample" },
+	[PDF_RREC_LOST]         = { "LOST",         "lost" },
+	[PDF_RREC_AUX]          = { "AUX",          "aux" },
+	[PDF_RREC_ITRACE_START] = { "ITRACE_START", "itrace_start" },
+	[PDF_RREC_LOST_SAMPLES] = { "LOST_SAMPLES", "lost_samples" },
+	[PDF_RREC_COMM]         = { "COMM",         "comm" },
+	[PDF_RREC_MMAP2]        = { "MMAP2",        "mmap2" },
+	[PDF_RREC_OTHER]        = { "other",        "other" },
 };
 
 const char *pdf_rrec_class_name(enum pdf_rrec_class cls)
 {
-	return (unsigned)cls < PDF_RREC_MAX ? class_names[cls] : "?";
+	return (unsigned)cls < PDF_RREC_MAX ? classes[cls].name : "?";
 }
 
 const char *pdf_rrec_class_key(enum pdf_rrec_class cls)
 {
-	return (unsigned)cls < PDF_RREC_MAX ? class_keys[cls] : "unknown";
+	return (unsigned)cls < PDF_RREC_MAX ? classes[cls].key : "unknown";
 }
 
 static int marker_ok(const struct rs_perf_header *rec)

@@ -123,47 +123,51 @@ int pdf_sample_parse(uint64_t type, const void *body, size_t len,
 	return 0;
 }
 
-int pdf_sample_build(uint64_t type, uint16_t misc, const struct pdf_sample *s,
-		     struct pdf_buf *out)
+/* The bytes of the record pdf_sample_build and pdf_sample_put make of
+ * @s, its header included, into *@size.  0, INVALID, TOO_BIG. */
+static int record_size(uint64_t type, const struct pdf_sample *s,
+		       uint64_t *size)
 {
-	struct rs_perf_header h = { .type = RS_PERF_RECORD_SAMPLE, .misc = misc };
-	const uint8_t *src = (const uint8_t *)s;
-	uint64_t size = sizeof(h);
-	size_t start;
 	unsigned i;
 
-	if (!s || !out || (type & ~(uint64_t)PDF_SAMPLE_KNOWN))
-		return INVALID;
-	if (out->err)
-		return out->err;
+	*size = sizeof(struct rs_perf_header);
 	for (i = 0; i < NR_FIELDS; i++) {
 		if (!(type & layout[i].bit))
 			continue;
 		switch (layout[i].kind) {
 		case F_WORD:
 		case F_PAIR:
-			size += 8;
+			*size += 8;
 			break;
 		case F_CALLCHAIN:
 			if (s->callchain_nr && !s->callchain)
 				return INVALID;
 			if (s->callchain_nr > PDF_REC_MAX / 8)
 				return TOO_BIG;
-			size += 8 + 8 * s->callchain_nr;
+			*size += 8 + 8 * s->callchain_nr;
 			break;
 		case F_RAW:
 			if ((s->raw_size && !s->raw) ||
 			    ((uint64_t)s->raw_size + 4) % 8)
 				return INVALID;
-			size += 4 + (uint64_t)s->raw_size;
+			*size += 4 + (uint64_t)s->raw_size;
 			break;
 		}
 	}
-	if (size > PDF_REC_MAX)
-		return TOO_BIG;
-	h.size = (uint16_t)size;
-	start = out->len;
-	pdf_buf_add(out, &h, sizeof(h));
+	return *size > PDF_REC_MAX ? TOO_BIG : 0;
+}
+
+/* The record of @size bytes at @p: the header, then @s's fields.  s->raw
+ * may lie in the record itself, at or after where the RAW bytes go. */
+static void record_put(uint8_t *p, uint64_t size, uint64_t type,
+		       uint16_t misc, const struct pdf_sample *s)
+{
+	struct rs_perf_header h = { RS_PERF_RECORD_SAMPLE, misc, (uint16_t)size };
+	const uint8_t *src = (const uint8_t *)s;
+	unsigned i;
+
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
 	for (i = 0; i < NR_FIELDS; i++) {
 		const struct field *f = &layout[i];
 
@@ -171,26 +175,48 @@ int pdf_sample_build(uint64_t type, uint16_t misc, const struct pdf_sample *s,
 			continue;
 		switch (f->kind) {
 		case F_WORD:
-			pdf_buf_add(out, src + f->at, 8);
+			memcpy(p, src + f->at, 8);
+			p += 8;
 			break;
 		case F_PAIR:
-			pdf_buf_add(out, src + f->at, 4);
-			pdf_buf_add(out, src + f->at2, 4);
+			memcpy(p, src + f->at, 4);
+			memcpy(p + 4, src + f->at2, 4);
+			p += 8;
 			break;
 		case F_CALLCHAIN:
-			pdf_buf_add_u64(out, s->callchain_nr);
-			pdf_buf_add(out, s->callchain, 8 * s->callchain_nr);
+			put64(p, s->callchain_nr);
+			if (s->callchain_nr)
+				memcpy(p + 8, s->callchain, 8 * s->callchain_nr);
+			p += 8 + 8 * s->callchain_nr;
 			break;
 		case F_RAW:
-			pdf_buf_add_u32(out, s->raw_size);
-			pdf_buf_add(out, s->raw, s->raw_size);
+			memcpy(p, &s->raw_size, 4);
+			if (s->raw_size)
+				memmove(p + 4, s->raw, s->raw_size);
+			p += 4 + s->raw_size;
 			break;
 		}
 	}
-	if (out->err) {
-		out->len = start;
+}
+
+int pdf_sample_build(uint64_t type, uint16_t misc, const struct pdf_sample *s,
+		     struct pdf_buf *out)
+{
+	uint64_t size;
+	uint8_t *p;
+	int err;
+
+	if (!s || !out || (type & ~(uint64_t)PDF_SAMPLE_KNOWN))
+		return INVALID;
+	if (out->err)
 		return out->err;
-	}
+	err = record_size(type, s, &size);
+	if (err)
+		return err;
+	p = pdf_buf_extend(out, (size_t)size);
+	if (!p)
+		return out->err;
+	record_put(p, size, type, misc, s);
 	return 0;
 }
 
@@ -300,47 +326,16 @@ int pdf_sample_narrow(uint64_t guest_type, uint64_t base, uint64_t file_type,
 int pdf_sample_put(uint64_t type, uint16_t misc, const struct pdf_sample *s,
 		   void *out, size_t out_size)
 {
-	struct rs_perf_header h = { .type = RS_PERF_RECORD_SAMPLE, .misc = misc };
-	const uint8_t *src = (const uint8_t *)s;
-	uint8_t *p = (uint8_t *)out + sizeof(h);
-	uint64_t size = sizeof(h);
-	unsigned i;
+	uint64_t size;
+	int err;
 
-	if (type & ~(uint64_t)(PDF_SAMPLE_KNOWN & ~PERF_SAMPLE_CALLCHAIN) ||
-	    (s->raw_size && !s->raw) || ((uint64_t)s->raw_size + 4) % 8)
+	if (type & ~(uint64_t)(PDF_SAMPLE_KNOWN & ~PERF_SAMPLE_CALLCHAIN))
 		return INVALID;
-	for (i = 0; i < NR_FIELDS; i++)
-		if (type & layout[i].bit)
-			size += layout[i].kind == F_RAW ?
-				4 + (uint64_t)s->raw_size : 8;
-	if (size > PDF_REC_MAX || size > out_size)
+	err = record_size(type, s, &size);
+	if (err)
+		return err;
+	if (size > out_size)
 		return TOO_BIG;
-	h.size = (uint16_t)size;
-	memcpy(out, &h, sizeof(h));
-	for (i = 0; i < NR_FIELDS; i++) {
-		const struct field *f = &layout[i];
-
-		if (!(type & f->bit))
-			continue;
-		switch (f->kind) {
-		case F_WORD:
-			memcpy(p, src + f->at, 8);
-			p += 8;
-			break;
-		case F_PAIR:
-			memcpy(p, src + f->at, 4);
-			memcpy(p + 4, src + f->at2, 4);
-			p += 8;
-			break;
-		case F_RAW:
-			memcpy(p, &s->raw_size, 4);
-			if (s->raw_size) /* may be in @out, further on */
-				memmove(p + 4, s->raw, s->raw_size);
-			p += 4 + s->raw_size;
-			break;
-		case F_CALLCHAIN:
-			break;
-		}
-	}
+	record_put(out, size, type, misc, s);
 	return (int)size;
 }

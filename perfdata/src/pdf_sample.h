@@ -3,7 +3,7 @@
  * Private to perfdata/: moving PERF_RECORD_SAMPLE bodies between the
  * guest's layout and the file's (the shared sample-id fields added).  Only
  * the bits in PDF_SAMPLE_KNOWN are understood; pdf_sample_parse() and
- * pdf_sample_build() are public (ringside/perfdata.h).
+ * pdf_sample_build() are public (ringside/perfdata/sample.h).
  */
 #ifndef RINGSIDE_PDF_SAMPLE_H
 #define RINGSIDE_PDF_SAMPLE_H

@@ -30,6 +30,7 @@
 
 #include "ringside/perfdata.h"
 
+#include "pdf_elf.h"
 #include "pdf_kernel.h"
 
 static const char shstr[] =
@@ -45,13 +46,9 @@ static void pad(struct pdf_buf *b, size_t align)
 	pdf_buf_add(b, zero, (align - b->len % align) % align);
 }
 
-/* The guest kernel's vdso: perf keeps its cache entry as
- * DIR/[vdso]/HEX/vdso (build_id_cache__basename()). */
-#define VDSO_DSO "[vdso]"
-
 static int is_vdso(const char *path)
 {
-	return !strcmp(path, VDSO_DSO);
+	return !strcmp(path, PDF_VDSO_DSO);
 }
 
 static int ubin_ok(const struct pdf_ubin *b)
@@ -78,18 +75,7 @@ int pdf_uelf_image(const struct pdf_ubin *b, struct pdf_buf *out)
 	for (i = 0; i < b->nr_syms; i++)
 		if (b->syms[i].name >= b->names_len)
 			return PDF_ERR(pdfe_invalid);
-	memset(&eh, 0, sizeof(eh));
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_type = b->e_type;
-	eh.e_machine = b->e_machine;
-	eh.e_version = EV_CURRENT;
-	eh.e_phoff = sizeof(eh);
-	eh.e_ehsize = sizeof(eh);
-	eh.e_phentsize = sizeof(Elf64_Phdr);
-	eh.e_phnum = (uint16_t)b->nr_loads;
+	pdf_elf_header(&eh, b->e_type, b->e_machine, (uint16_t)b->nr_loads);
 	eh.e_shentsize = sizeof(Elf64_Shdr);
 	eh.e_shnum = S_NR;
 	eh.e_shstrndx = S_SHSTRTAB;
@@ -175,7 +161,7 @@ int pdf_uelf_cache_put(const struct pdf_ubin *b, const char *dir)
 	/* DIR/PATH/HEX, the path without its leading slash; the vdso's
 	 * directory is "[vdso]" under the cache, as a path "/[vdso]" would
 	 * make it.  pdf_cache_subdir refuses "." and ".." components. */
-	dso = is_vdso(b->path) ? VDSO_DSO : b->path + 1;
+	dso = is_vdso(b->path) ? PDF_VDSO_DSO : b->path + 1;
 	n = snprintf(rel, sizeof(rel), "%s/%s", dso, hex);
 	if (n < 0 || (size_t)n >= sizeof(rel))
 		return -ENAMETOOLONG;
@@ -198,60 +184,6 @@ int pdf_uelf_cache_put(const struct pdf_ubin *b, const char *dir)
 		err = pdf_cache_link_at(root, dso, hex);
 	close(root);
 	return err;
-}
-
-/* Whether @ids (HEADER_BUILD_ID entries) names DSO @name. */
-static int names_dso(const struct pdf_buf *ids, const char *name)
-{
-	size_t at = 0, n = strlen(name);
-
-	while (at + 36 <= ids->len) {
-		struct rs_perf_header h;
-
-		memcpy(&h, ids->data + at, sizeof(h));
-		if (h.size < 36 + n + 1 || at + h.size > ids->len)
-			break;
-		if (!memcmp(ids->data + at + 36, name, n + 1))
-			return 1;
-		at += h.size;
-	}
-	return 0;
-}
-
-/*
- * A file whose guest did not describe its vdso still gets a build id for
- * it, one no vdso has: perf then never takes its own process's vdso (the
- * reading host's, another kernel's code) for the guest's, which would
- * name the guest's vdso samples after the host's functions; with an id
- * it finds in no cache it leaves them unnamed.
- */
-int pdf_buildid_is_vdso_unknown(const uint8_t *id, size_t len)
-{
-	static const uint8_t unknown[20] = PDF_VDSO_UNKNOWN_ID;
-
-	return len == sizeof(unknown) && !memcmp(id, unknown, len);
-}
-
-int pdf_buildid_vdso_unknown(struct pdf_buf *ids)
-{
-	/* "ringside:novdso" and zeros: not a build id any linker makes */
-	static const uint8_t unknown[20] = PDF_VDSO_UNKNOWN_ID;
-	uint8_t bid[24] = { 0 }, name[64] = VDSO_DSO;
-	struct rs_perf_header h = {
-		0, PERF_RECORD_MISC_USER | PDF_MISC_BUILD_ID_SIZE,
-		(uint16_t)(sizeof(h) + 4 + sizeof(bid) + sizeof(name)),
-	};
-	int32_t pid = -1;
-
-	if (!ids || names_dso(ids, VDSO_DSO))
-		return 0;
-	memcpy(bid, unknown, sizeof(unknown));
-	bid[20] = sizeof(unknown);
-	pdf_buf_add(ids, &h, sizeof(h));
-	pdf_buf_add(ids, &pid, sizeof(pid));
-	pdf_buf_add(ids, bid, sizeof(bid));
-	pdf_buf_add(ids, name, sizeof(name));
-	return ids->err ? ids->err : 1;
 }
 
 /* Whether @ids (HEADER_BUILD_ID entries) names @b's build id already. */
@@ -282,18 +214,12 @@ int pdf_uelf_add_all(struct pdf_buf *ids, struct pdf_writer_stats *st,
 	if (!ids || !st || (!b && nr))
 		return PDF_ERR(pdfe_invalid);
 	for (i = 0; i < nr; i++) {
-		/* perf_record_header_build_id, misc USER, the path padded to
-		 * a multiple of 64 with NULs */
-		uint8_t bid[24] = { 0 };
-		struct rs_perf_header h;
-		int32_t pid = -1;
-		size_t plen, name_len;
+		size_t plen;
 		int err;
 
 		if (!ubin_ok(&b[i]) || listed(ids, &b[i]))
 			continue;
 		plen = strnlen(b[i].path, PATH_MAX);
-		name_len = (plen + 1 + 63) & ~(size_t)63;
 		err = pdf_uelf_cache_put(&b[i], dir);
 		if (err == 1) {
 			st->ubins_other++;
@@ -304,20 +230,8 @@ int pdf_uelf_add_all(struct pdf_buf *ids, struct pdf_writer_stats *st,
 			st->ubins_err = err ? err : -ENAMETOOLONG;
 			continue;
 		}
-		h.type = 0;
-		h.misc = PERF_RECORD_MISC_USER | PDF_MISC_BUILD_ID_SIZE;
-		h.size = (uint16_t)(sizeof(h) + 4 + sizeof(bid) + name_len);
-		memcpy(bid, b[i].build_id, b[i].build_id_len);
-		bid[20] = (uint8_t)b[i].build_id_len;
-		pdf_buf_add(ids, &h, sizeof(h));
-		pdf_buf_add(ids, &pid, sizeof(pid));
-		pdf_buf_add(ids, bid, sizeof(bid));
-		pdf_buf_add(ids, b[i].path, plen);
-		{
-			static const uint8_t zero[64];
-
-			pdf_buf_add(ids, zero, name_len - plen);
-		}
+		pdf_buildid_add(ids, PERF_RECORD_MISC_USER, b[i].build_id,
+				b[i].build_id_len, b[i].path);
 		if (ids->err)
 			return ids->err;
 		st->ubins++;

@@ -71,39 +71,9 @@ struct pdf_writer {
  * clock changed the attrs. */
 static int write_attrs(struct pdf_writer *w, int again)
 {
-	enum { MAX = PDF_KIND_MAX + 1 };
-	uint8_t buf[sizeof(struct pdf_file_header) +
-		    MAX * (PDF_ATTR_SIZE + sizeof(struct pdf_section)) +
-		    MAX * sizeof(uint64_t)];
-	unsigned nr = pdf_layout_nr_attrs(&w->lay), k;
-	size_t len = sizeof(struct pdf_file_header) +
-		     nr * (PDF_ATTR_SIZE + sizeof(struct pdf_section) +
-			   sizeof(uint64_t));
-	uint64_t ids_at = sizeof(struct pdf_file_header) +
-			  nr * (PDF_ATTR_SIZE + sizeof(struct pdf_section));
-	uint8_t *p = buf + sizeof(struct pdf_file_header);
-	struct perf_event_attr attr;
-	struct pdf_section ids;
-	uint64_t id;
+	uint8_t buf[PDF_LAYOUT_ATTRS_MAX];
+	size_t len = pdf_layout_attrs(&w->lay, buf);
 
-	memset(buf, 0, sizeof(buf)); /* the header is filled in at the end */
-	for (k = 0; k < nr; k++) {
-		if (k < PDF_KIND_MAX)
-			pdf_layout_attr(&w->lay, (enum pdf_kind)k, &attr);
-		else
-			pdf_layout_pt_attr(&w->lay, &attr);
-		memcpy(p, &attr, PDF_ATTR_SIZE);
-		p += PDF_ATTR_SIZE;
-		ids.offset = ids_at + k * sizeof(uint64_t);
-		ids.size = sizeof(uint64_t);
-		memcpy(p, &ids, sizeof(ids));
-		p += sizeof(ids);
-	}
-	for (k = 0; k < nr; k++) {
-		id = k < PDF_KIND_MAX ? w->lay.id[k] : PDF_PT_ID;
-		memcpy(p, &id, sizeof(uint64_t));
-		p += sizeof(uint64_t);
-	}
 	w->data_offset = len;
 	if (again)   /* the header part is written last, over these zeros */
 		return rs_io_pwrite_all(w->fd, buf, len, 0);
@@ -112,20 +82,25 @@ static int write_attrs(struct pdf_writer *w, int again)
 
 static int append(struct pdf_writer *w, const void *rec, size_t size);
 
+/* What the data section holds now. */
+static struct pdf_writer_part counts(const struct pdf_writer *w)
+{
+	return (struct pdf_writer_part){ .bytes = w->stats.bytes,
+		.records = w->stats.records, .lost_records = w->lost_records,
+		.lost = w->lost };
+}
+
 /* The end of a whole addition (record, AUX record, maps): a point the
  * file can be cut back to. */
 static void mark(struct pdf_writer *w)
 {
-	w->mark.bytes = w->stats.bytes;
-	w->mark.records = w->stats.records;
-	w->mark.lost_records = w->lost_records;
-	w->mark.lost = w->lost;
+	w->mark = counts(w);
 }
 
 /*
  * A guest kernel's symbols (pdf_ksyms.c): its maps first in the data
  * section, its build id for HEADER_BUILD_ID, its table in perf's build-id
- * cache (pdf_buildid_cache.c).  The id is always the content's, never the
+ * cache (pdf_cache.c).  The id is always the content's, never the
  * guest's own: perf reads the running kernel's /proc/kallsyms for a file
  * whose kernel id is the running kernel's, so the guest's own id would
  * name its samples after the symbols of any reader that runs the same
@@ -657,6 +632,18 @@ int pdf_writer_add_ubins(struct pdf_writer *w, const struct pdf_ubin *b,
 	return pdf_uelf_add_all(&w->ubids, &w->stats, w->buildid_dir, b, nr);
 }
 
+/* What the writer holds, its file closed or removed already. */
+static void writer_free(struct pdf_writer *w)
+{
+	pdf_ksyms_free(w->ksyms);
+	pdf_buf_fini(&w->ubids);
+	free(w->buildid_dir);
+	free(w->out);
+	free(w->path);
+	free(w->tmp);
+	free(w);
+}
+
 int pdf_writer_finish(struct pdf_writer *w)
 {
 	int err = pdf_writer_try_finish(w);
@@ -681,13 +668,7 @@ int pdf_writer_try_finish(struct pdf_writer *w)
 		w->tmp[0] = '\0';   /* removed */
 		return err;
 	}
-	pdf_ksyms_free(w->ksyms);
-	pdf_buf_fini(&w->ubids);
-	free(w->buildid_dir);
-	free(w->out);
-	free(w->path);
-	free(w->tmp);
-	free(w);
+	writer_free(w);
 	return 0;
 }
 
@@ -700,9 +681,7 @@ int pdf_writer_salvage(struct pdf_writer *w, struct pdf_writer_part *kept,
 	if (!w || w->fd < 0)
 		return PDF_ERR(pdfe_invalid);
 	k = w->good;
-	all = (struct pdf_writer_part){ .bytes = w->stats.bytes,
-		.records = w->stats.records, .lost_records = w->lost_records,
-		.lost = w->lost };
+	all = counts(w);
 	if (kept)
 		*kept = k;
 	if (dropped)
@@ -728,11 +707,5 @@ void pdf_writer_discard(struct pdf_writer *w)
 	if (!w)
 		return;
 	pdf_aside_discard(w->fd, w->tmp);
-	pdf_ksyms_free(w->ksyms);
-	pdf_buf_fini(&w->ubids);
-	free(w->buildid_dir);
-	free(w->out);
-	free(w->path);
-	free(w->tmp);
-	free(w);
+	writer_free(w);
 }

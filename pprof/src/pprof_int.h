@@ -5,8 +5,17 @@
 
 #include "ringside/pprof.h"
 
+/* ---- pprof_names.c: files of the build-id cache --------------------------- */
+
 /* "aabb..." of @len bytes into @dst (2 * len + 1 bytes). */
 void pprof_names_hex(char *dst, const uint8_t *id, uint32_t len);
+
+/* The whole regular file DIR/@rel of the build-id cache @dir, at most
+ * @max bytes, malloc'ed into *@datap (one byte more, not counted).  0;
+ * -ENOENT (no @dir, no file), -EFBIG, -EINVAL (not a regular file),
+ * -ENAMETOOLONG, -errno. */
+int pprof_names_read(const char *dir, const char *rel, uint64_t max,
+		     uint8_t **datap, size_t *lenp);
 
 /*
  * The guest kernel's symbols for build id @id: DIR/[kernel.kallsyms]/HEX/
@@ -17,6 +26,8 @@ void pprof_names_hex(char *dst, const uint8_t *id, uint32_t len);
  */
 int pprof_names_ksyms(struct pdf_ksyms **kp, const char *dir,
 		      const uint8_t *id, uint32_t id_len);
+
+/* ---- pprof_uelf.c: a user binary's symbols ------------------------------- */
 
 /* A user binary's symbols, from the ELF file perf's build-id cache holds
  * for its build id (ringside's symbol file of a guest binary, or any ELF

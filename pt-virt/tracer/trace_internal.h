@@ -31,15 +31,15 @@ struct pv_trace {
 
 /* trace_msr.c */
 int pv_trace_msr_exit(void *arg, struct vmm_cpu *cpu, uint32_t index,
-		    bool write, uint64_t *value);
+		      bool write, uint64_t *value);
 
 /* trace_step.c */
 int pv_trace_step_exit(void *arg, struct vmm_cpu *cpu,
-		     const struct vmm_debug *d);
+		       const struct vmm_debug *d);
 int pv_trace_step_retire(struct pv_trace *t, const struct pv_insn *in,
-		    uint64_t next);
-int pv_trace_step_insn_at(struct pv_trace *t, uint64_t ip, struct pv_insn *in);
-uint64_t pv_trace_tsc(void);
+			 uint64_t next);
+int pv_trace_step_insn_at(struct pv_trace *t, uint64_t ip,
+			  struct pv_insn *in);
 
 static inline int pv_trace_fail(struct pv_trace *t, int err)
 {

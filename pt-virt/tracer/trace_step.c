@@ -21,7 +21,7 @@
 #define RFLAGS_NT (1ull << 14)
 #define RFLAGS_RF (1ull << 16)
 
-uint64_t pv_trace_tsc(void)
+static uint64_t pv_trace_tsc(void)
 {
 	return __rdtsc();
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The option tables (opt/): parsing as getopt_long() does, each kind of
  * value, the messages of bad usage, and --help. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +218,30 @@ START_TEST(opt_parse_ambiguous)
 }
 END_TEST
 
+/* The decimal numbers of option values (and of libvirt's metadata). */
+START_TEST(opt_u32_digits)
+{
+	uint32_t n = 7;
+
+	ck_assert_int_eq(opt_u32("0", 10, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(opt_u32("4294967295", UINT32_MAX, &n), 0);
+	ck_assert_uint_eq(n, UINT32_MAX);
+	ck_assert_int_eq(opt_u32("10", 10, &n), 0);
+	ck_assert_uint_eq(n, 10);
+	n = 7;
+	ck_assert_int_eq(opt_u32("11", 10, &n), -EINVAL);
+	ck_assert_int_eq(opt_u32("4294967296", UINT32_MAX, &n), -EINVAL);
+	ck_assert_int_eq(opt_u32("", 10, &n), -EINVAL);
+	ck_assert_int_eq(opt_u32(" 1", 10, &n), -EINVAL);
+	ck_assert_int_eq(opt_u32("+1", 10, &n), -EINVAL);
+	ck_assert_int_eq(opt_u32("-1", 10, &n), -EINVAL);
+	ck_assert_int_eq(opt_u32("1x", 10, &n), -EINVAL);
+	ck_assert_int_eq(opt_u32(NULL, 10, &n), -EINVAL);
+	ck_assert_uint_eq(n, 7);
+}
+END_TEST
+
 START_TEST(opt_parse_numbers)
 {
 	ck_assert_int_eq(parse(ARGV("-n", "48"), NULL), 0);
@@ -369,6 +394,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, opt_parse_unknown);
 	tcase_add_test(tc, opt_parse_ambiguous);
 	tcase_add_test(tc, opt_parse_numbers);
+	tcase_add_test(tc, opt_u32_digits);
 	tcase_add_test(tc, opt_parse_pow2);
 	tcase_add_test(tc, opt_parse_seconds);
 	tcase_add_test(tc, opt_parse_enum);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Where a guest's names go (pdf_buildid_cache.c, docs/perfdata.md, "Where
+ * Where a guest's names go (pdf_cache.c, docs/perfdata.md, "Where
  * guest names go"): ringside's own build-id cache beside each file, never
  * perf's (whose entries name the host's own programs for the host's
  * perf), and only directories and files this user made, never through a

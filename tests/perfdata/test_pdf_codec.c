@@ -986,6 +986,65 @@ START_TEST(pdf_sample_build_null)
 }
 END_TEST
 
+/* pdf_sample_put (into a record buffer, RAW possibly inside it) writes
+ * what pdf_sample_build appends, byte for byte. */
+START_TEST(pdf_sample_put_as_build)
+{
+	const uint64_t type = PDF_SAMPLE_KNOWN & ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+	struct pdf_sample s = sample_values();
+	_Alignas(8) uint8_t rec[128];
+	struct pdf_buf b;
+	int n;
+
+	pdf_buf_init(&b);
+	ck_assert_int_eq(pdf_sample_build(type, PERF_RECORD_MISC_USER, &s, &b), 0);
+	n = pdf_sample_put(type, PERF_RECORD_MISC_USER, &s, rec, sizeof(rec));
+	ck_assert_int_eq(n, (int)b.len);
+	ck_assert_mem_eq(rec, b.data, b.len);
+	/* the RAW bytes already where they go, as the codec puts them */
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec + b.len - s.raw_size, s.raw, s.raw_size);
+	s.raw = rec + b.len - s.raw_size;
+	ck_assert_int_eq(pdf_sample_put(type, PERF_RECORD_MISC_USER, &s, rec,
+					sizeof(rec)), n);
+	ck_assert_mem_eq(rec, b.data, b.len);
+	/* one byte short */
+	ck_assert_int_eq(pdf_sample_put(type, 0, &s, rec, b.len - 1), TOO_BIG);
+	/* no call chain in a record buffer */
+	ck_assert_int_eq(pdf_sample_put(PDF_SAMPLE_KNOWN, 0, &s, rec, sizeof(rec)),
+			 INVALID);
+	pdf_buf_fini(&b);
+}
+END_TEST
+
+/* Room appended for the caller to write, and none once a buffer failed. */
+START_TEST(pdf_buf_extend_room)
+{
+	struct pdf_buf b;
+	uint8_t *p;
+
+	pdf_buf_init(&b);
+	pdf_buf_add(&b, "ab", 2);
+	p = pdf_buf_extend(&b, 3);
+	ck_assert_ptr_eq(p, b.data + 2);
+	ck_assert_uint_eq(b.len, 5);
+	memcpy(p, "cde", 3);
+	ck_assert_mem_eq(b.data, "abcde", 5);
+	/* a large one moves the bytes: they stay */
+	ck_assert_ptr_nonnull(pdf_buf_extend(&b, 1u << 20));
+	ck_assert_mem_eq(b.data, "abcde", 5);
+	b.len = 5;
+	b.err = -ENOMEM;
+	ck_assert_ptr_null(pdf_buf_extend(&b, 1));
+	ck_assert_uint_eq(b.len, 5);
+	b.err = 0;
+	ck_assert_ptr_null(pdf_buf_extend(&b, SIZE_MAX));
+	ck_assert_int_eq(b.err, -ENOMEM);
+	ck_assert_uint_eq(b.len, 5);
+	pdf_buf_fini(&b);
+}
+END_TEST
+
 START_TEST(pdf_layout_unknown_bits)
 {
 	struct rs_perf_header *h;
@@ -1035,6 +1094,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, pdf_sample_build_layout);
 	tcase_add_test(tc, pdf_sample_build_refuses);
 	tcase_add_test(tc, pdf_sample_build_null);
+	tcase_add_test(tc, pdf_sample_put_as_build);
+	tcase_add_test(tc, pdf_buf_extend_room);
 	tcase_add_test(tc, pdf_layout_unknown_bits);
 	tcase_add_test(tc, pdf_rrec_timed_records);
 	suite_add_tcase(s, tc);

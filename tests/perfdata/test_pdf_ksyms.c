@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pdf_ksyms.c: a guest's kallsyms checked as untrusted input (each hostile
- * case with its exact outcome); pdf_buildid_cache.c: the cache entry; the
+ * case with its exact outcome); pdf_cache.c: the cache entry; the
  * writer's use of them; pdf_sha256.c against FIPS 180-4's examples.
  */
 #include <errno.h>

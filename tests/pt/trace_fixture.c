@@ -117,7 +117,7 @@ void tr_run(struct tr *x, const struct tr_opts *o)
 		uint64_t n;
 		const uint64_t *tr = pv_trace_truth(x->t, &n);
 
-		rs_vmm_vcpu_info(x->vm, 0, &vi);
+		vmm_cpu_info(x->vm, 0, &vi);
 		fprintf(stderr, "vcpu state %s err %d rip %#llx exit %u | steps %llu insns %llu async %llu bp %llu irq %llu en %llu dis %llu hlt %llu err %d | last %#llx\n",
 			vmm_cpu_state_name(vi.state), vi.error,
 			(unsigned long long)vi.rip, vi.exit_reason,

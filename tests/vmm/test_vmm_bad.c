@@ -184,7 +184,7 @@ START_TEST(bad_null)
 	ck_assert_int_eq(vmm_doorbell_fd(NULL, 0), -EINVAL);
 	ck_assert_int_eq(vmm_doorbell_collect(NULL, 0), -EINVAL);
 	ck_assert_uint_eq(vmm_doorbell_count(NULL, 0), 0);
-	ck_assert_int_eq(rs_vmm_vcpu_info(NULL, 0, &info), -EINVAL);
+	ck_assert_int_eq(vmm_cpu_info(NULL, 0, &info), -EINVAL);
 	ck_assert_uint_eq(vmm_tsc_to_ns(NULL, 1), 0);
 	ck_assert_int_eq(vmm_control_listen(NULL, "x"), -EINVAL);
 	ck_assert_int_eq(vmm_destroy_hook(NULL, no_hook, NULL), -EINVAL);
@@ -194,7 +194,7 @@ START_TEST(bad_null)
 
 	vt_params(&t.p);
 	ck_assert_int_eq(try_create(), 0);
-	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 1, &info), -EINVAL);
+	ck_assert_int_eq(vmm_cpu_info(t.vm, 1, &info), -EINVAL);
 	ck_assert_int_eq(vmm_doorbell_fd(t.vm, 1), -EINVAL);
 	ck_assert_int_eq(vmm_resume(t.vm), -EALREADY);
 	/* Pausing a VM that never started returns at once. */

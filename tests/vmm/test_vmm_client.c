@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * vmm/control_client.c without KVM, against a stand-in server on a
+ * vmm/client.c without KVM, against a stand-in server on a
  * socketpair: a signal that interrupts the client's wait does not end the
  * call.  The order is forced, not timed: the server holds its reply until
  * /proc says the client thread sleeps in recvmsg, signals it there (a

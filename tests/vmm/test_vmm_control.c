@@ -180,7 +180,7 @@ START_TEST(control_remote_consumer)
 		const struct vt_ring *s = &res.rings[r];
 		struct rs_vmm_vcpu_info info;
 
-		ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, r, &info), 0);
+		ck_assert_int_eq(vmm_cpu_info(t.vm, r, &info), 0);
 		ck_assert_uint_eq(s->bad + s->order_errors + res.corrupt[r], 0);
 		ck_assert_uint_eq(s->lost, res.cons_lost[r]);
 		ck_assert_uint_eq(s->seq + s->samples + s->aux_recs + s->lost,
@@ -212,9 +212,9 @@ START_TEST(control_pause_undone_on_close)
 	vt_wait_seq(&t, 0, 0);
 	ck_assert_int_eq(vmm_client_pause(sock), 0);
 	ck_assert_int_eq(vmm_client_pause(sock), 0);   /* nests */
-	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &a), 0);
+	ck_assert_int_eq(vmm_cpu_info(t.vm, 0, &a), 0);
 	usleep(50000);
-	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &b), 0);
+	ck_assert_int_eq(vmm_cpu_info(t.vm, 0, &b), 0);
 	ck_assert_uint_eq(a.report.attempted, b.report.attempted);
 	ck_assert_uint_eq(b.state, RS_VCPU_RUNNING);
 	close(sock);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * vmm/control_region.c without KVM: struct rs_region_params to the
+ * vmm/ctl.c without KVM: struct rs_region_params to the
  * control socket's REGION payload and back, and what the way back refuses
  * in a peer's answer.
  */

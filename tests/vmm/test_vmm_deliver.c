@@ -36,7 +36,7 @@ START_TEST(deliver_one_vcpu)
 	ck_assert_uint_eq(t.rings[0].seq, 2000);
 	ck_assert_uint_eq(t.rings[0].lost, 0);
 	ck_assert_uint_eq(t.rings[0].samples, 2000 / 8);
-	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &info), 0);
+	ck_assert_int_eq(vmm_cpu_info(t.vm, 0, &info), 0);
 	ck_assert_uint_eq(info.report.space_gave_up, 0);
 	ck_assert_uint_gt(rs_consumer_stats(t.cons[0])->bytes, 4 * RS_PAGE_SIZE);
 }
@@ -56,7 +56,7 @@ START_TEST(deliver_vcpus_aux)
 		struct rs_vmm_vcpu_info info;
 
 		vt_check_accounting(&t, r);
-		ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, r, &info), 0);
+		ck_assert_int_eq(vmm_cpu_info(t.vm, r, &info), 0);
 		ck_assert_uint_eq(info.report.aux_outputs, 300);
 		ck_assert_uint_gt(t.rings[r].aux_bytes, 0);
 		ck_assert_uint_eq(info.state, RS_VCPU_HALTED);
@@ -88,7 +88,7 @@ START_TEST(deliver_burst_counts_losses)
 		struct rs_vmm_vcpu_info info;
 
 		vt_check_accounting(&t, r);
-		ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, r, &info), 0);
+		ck_assert_int_eq(vmm_cpu_info(t.vm, r, &info), 0);
 		ck_assert_uint_eq(t.rings[r].lost_recs, 1);
 		ck_assert_uint_gt(t.rings[r].seq, 0);
 		ck_assert_uint_gt(t.rings[r].aux_recs, 0);
@@ -122,7 +122,7 @@ static void doorbells_at(uint32_t watermark)
 	vt_run(&t, 1);
 	vt_check_accounting(&t, 0);
 	ck_assert_uint_eq(t.rings[0].lost, 0);
-	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &info), 0);
+	ck_assert_int_eq(vmm_cpu_info(t.vm, 0, &info), 0);
 	ck_assert_int_eq(rs_region_ring(vmm_region(t.vm), 0, &ring), 0);
 	ck_assert_int_eq(rs_ring_state_read(&ring, &st), 0);
 	head = st.data_head;

@@ -20,7 +20,7 @@ static uint64_t seq_attempted(uint32_t id)
 {
 	struct rs_vmm_vcpu_info info;
 
-	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, id, &info), 0);
+	ck_assert_int_eq(vmm_cpu_info(t.vm, id, &info), 0);
 	return info.report.seq_attempted;
 }
 
@@ -151,7 +151,7 @@ START_TEST(batched_normal_paused)
 
 		n = vt_wait_seq(&t, 0, n + 100);
 		ck_assert_int_eq(vmm_pause(t.vm), 0);
-		ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &info), 0);
+		ck_assert_int_eq(vmm_cpu_info(t.vm, 0, &info), 0);
 		s = vt_snapshot(&t, 0, 0);
 		ck_assert_int_eq(vmm_resume(t.vm), 0);
 		ck_assert(ring.ctrl->ext.flags & RS_EXT_SEALED);
@@ -202,7 +202,7 @@ START_TEST(hung_guest_snapshot)
 	vt_wait_phase(&t, 1, RS_PHASE_DONE, 0);
 	check_flight_recorder(400);
 	/* Still spinning with interrupts off, and pausable again. */
-	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 0, &info), 0);
+	ck_assert_int_eq(vmm_cpu_info(t.vm, 0, &info), 0);
 	ck_assert_uint_eq(info.state, RS_VCPU_RUNNING);
 	ck_assert_uint_gt(info.exits.kicks, 0);
 	check_flight_recorder(400);
@@ -229,7 +229,7 @@ START_TEST(crashed_guest_snapshot)
 	vt_boot(&t, 1);
 	vt_wait_state(&t, 0, RS_VCPU_SHUTDOWN);
 	vt_wait_state(&t, 1, RS_VCPU_SHUTDOWN);
-	ck_assert_int_eq(rs_vmm_vcpu_info(t.vm, 1, &info), 0);
+	ck_assert_int_eq(vmm_cpu_info(t.vm, 1, &info), 0);
 	ck_assert_uint_eq(info.report.phase, RS_PHASE_DONE);
 	ck_assert_uint_eq(info.done, 0);
 	check_flight_recorder(400);

@@ -200,7 +200,7 @@ void vt_wait_phase(struct vt *t, uint32_t id, uint32_t phase, int drain)
 	double end = now_s() + 90;
 
 	for (;;) {
-		ck_assert_int_eq(rs_vmm_vcpu_info(t->vm, id, &info), 0);
+		ck_assert_int_eq(vmm_cpu_info(t->vm, id, &info), 0);
 		if (info.report.phase >= phase || info.state != RS_VCPU_RUNNING)
 			break;
 		ck_assert_msg(now_s() < end, "vCPU %u: no phase %u in 90 s", id, phase);
@@ -221,7 +221,7 @@ void vt_wait_state(struct vt *t, uint32_t id, uint32_t state)
 	double end = now_s() + 90;
 
 	for (;;) {
-		ck_assert_int_eq(rs_vmm_vcpu_info(t->vm, id, &info), 0);
+		ck_assert_int_eq(vmm_cpu_info(t->vm, id, &info), 0);
 		if (info.state == state)
 			return;
 		ck_assert_msg(info.state == RS_VCPU_RUNNING,
@@ -239,7 +239,7 @@ uint64_t vt_wait_seq(struct vt *t, uint32_t id, uint64_t n)
 	double end = now_s() + 90;
 
 	for (;;) {
-		ck_assert_int_eq(rs_vmm_vcpu_info(t->vm, id, &info), 0);
+		ck_assert_int_eq(vmm_cpu_info(t->vm, id, &info), 0);
 		if (info.report.seq_attempted > n)
 			return info.report.seq_attempted;
 		ck_assert_msg(info.state == RS_VCPU_RUNNING, "vCPU %u is %s at %llu records",
@@ -258,7 +258,7 @@ void vt_check_accounting(struct vt *t, uint32_t id)
 	struct rs_vmm_vcpu_info info;
 	uint64_t delivered = s->seq + s->samples + s->aux_recs;
 
-	ck_assert_int_eq(rs_vmm_vcpu_info(t->vm, id, &info), 0);
+	ck_assert_int_eq(vmm_cpu_info(t->vm, id, &info), 0);
 	ck_assert_msg(info.report.phase == RS_PHASE_DONE, "ring %u: phase %u error %d",
 		      id, info.report.phase, info.report.error);
 	ck_assert_uint_eq(s->bad, 0);

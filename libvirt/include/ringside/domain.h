@@ -3,7 +3,7 @@
  * ringside's opt-in of a libvirt domain: what its <metadata> element says
  * (struct dom_cfg), how that is written and read back, the region it asks
  * for, and the parts of libvirt's domain XML ringside reads.  Needs the
- * ring library and libxml2; never libvirt (that is domain_virt.h).
+ * ring and opt libraries and libxml2; never libvirt (that is domain_virt.h).
  *
  *   <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1"
  *       version="1" rings="2" data-pages="64" aux-pages="0"
@@ -90,7 +90,7 @@ enum dom_error {
  */
 const char *dom_error_str(int err);
 
-/* --- the metadata element (pure: no XML library, no I/O) ------------------ */
+/* --- the metadata element, cfg.c (pure: no XML library, no I/O) ---------- */
 
 struct dom_cfg {
 	uint32_t rings;       /* 1 .. RS_MAX_RINGS, normally the vCPU count */
@@ -139,7 +139,7 @@ int dom_cfg_format(const struct dom_cfg *c, char *buf, size_t len);
 /* "samples,markers" for a trace mask; @buf >= 64 bytes.  Returns @buf. */
 const char *dom_cfg_trace_names(uint64_t mask, char *buf, size_t len);
 
-/* --- how long a ring holds at the sample rate (pure) ---------------------- */
+/* --- how long a ring holds at the sample rate, cfg.c (pure) --------------- */
 
 /*
  * The arithmetic of docs/operator-guide.md, "How long the rings hold".  A
@@ -181,6 +181,8 @@ struct dom_hold {
 void dom_cfg_hold(const struct dom_cfg *c, uint32_t stall_ms,
 		  struct dom_hold *h);
 
+/* --- the region file's name and device, shm.c (pure) ---------------------- */
+
 /*
  * The <shmem name=@shm_name role='master'> ivshmem-plain device of @size
  * bytes (a power of two >= 1 MiB), as `ringside enable` attaches it: the
@@ -196,7 +198,7 @@ int dom_shm_name_check(const char *name);
  * -dome_name: a bad name, or @len too small. */
 int dom_shm_name(const char *domain, char *buf, size_t len);
 
-/* --- reading domain XML (libxml2) -----------------------------------------
+/* --- reading and editing domain XML, xml.c (libxml2) ----------------------
  * The parts ringside needs: name, vCPU count, ringside's <metadata>
  * element, the ringside <shmem> device.  Used on libvirt's persistent XML
  * and by the hook on the XML libvirt hands it, which it must never ask
@@ -247,7 +249,22 @@ int dom_xml_shmem_master(const struct dom_xml *x, const char *name);
  * -dome_xml: not a number, an unknown unit, or more than 64 bits. */
 int dom_xml_scaled(const char *value, const char *unit, uint64_t *bytes);
 
-/* --- PT: ringside's QEMU TCG plugin on the domain's command line ---------
+/* <domain type='...'> into @buf ("qemu", "kvm", ...).  -dome_xml. */
+int dom_xml_type(const struct dom_xml *x, char *buf, size_t len);
+
+/* 0 if the domain runs on QEMU's TCG (type 'qemu'), where the plugin sees
+ * the guest's code.  -dome_not_tcg (kvm, xen, ...), -dome_xml. */
+int dom_xml_tcg(const struct dom_xml *x);
+
+/* Take out a <metadata> element with nothing but blanks in it (what
+ * removing ringside's metadata leaves in a domain libvirt parsed from
+ * text).  Returns the elements taken out. */
+int dom_xml_metadata_tidy(struct dom_xml *x);
+
+/* The document as text, malloc'ed, for virDomainDefineXML.  -ENOMEM. */
+int dom_xml_format(const struct dom_xml *x, char **text);
+
+/* --- PT: ringside's QEMU TCG plugin on the domain's command line, pt.c -----
  * `ringside enable --trace pt` adds two arguments through libvirt's QEMU
  * passthrough, after any the operator has there:
  *
@@ -292,13 +309,6 @@ int dom_pt_check(const struct dom_pt *pt, const char **bad);
 int dom_pt_arg(const struct dom_pt *pt, const char *shm_name, char *buf,
 	       size_t len);
 
-/* <domain type='...'> into @buf ("qemu", "kvm", ...).  -dome_xml. */
-int dom_xml_type(const struct dom_xml *x, char *buf, size_t len);
-
-/* 0 if the domain runs on QEMU's TCG (type 'qemu'), where the plugin sees
- * the guest's code.  -dome_not_tcg (kvm, xen, ...), -dome_xml. */
-int dom_xml_tcg(const struct dom_xml *x);
-
 /*
  * ringside's plugin argument (the one after "-plugin") for region file
  * @shm_name: 1 found (its value malloc'ed into *@arg when not NULL), 0
@@ -316,13 +326,5 @@ int dom_pt_xml_arg(const struct dom_xml *x, const char *shm_name, char **arg);
  * -dome_xml (no <domain>), -ENOMEM.
  */
 int dom_pt_xml_set(struct dom_xml *x, const char *shm_name, const char *arg);
-
-/* Take out a <metadata> element with nothing but blanks in it (what
- * removing ringside's metadata leaves in a domain libvirt parsed from
- * text).  Returns the elements taken out. */
-int dom_xml_metadata_tidy(struct dom_xml *x);
-
-/* The document as text, malloc'ed, for virDomainDefineXML.  -ENOMEM. */
-int dom_xml_format(const struct dom_xml *x, char **text);
 
 #endif /* RINGSIDE_DOMAIN_H */

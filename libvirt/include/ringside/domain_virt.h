@@ -48,6 +48,19 @@ int dom_virt_xml_define(struct dom_virt *d, char **xml);
  * running domain keeps its own until it restarts). */
 int dom_virt_define(struct dom_virt *d, const char *xml);
 
+/* The domain XML parsed: the live one (@which 0), the persistent one (1),
+ * or what dom_virt_xml_define gives (DOM_VIRT_XML_DEFINE).  *@xp is NULL
+ * on failure; dom_xml_free() it. */
+#define DOM_VIRT_XML_DEFINE 2
+int dom_virt_xml_parse(struct dom_virt *d, int which, struct dom_xml **xp);
+
+/* Put ringside's QEMU plugin argument @arg for region file @shm_name on
+ * the persistent definition's command line, or with @arg NULL take it
+ * off (dom_pt_xml_set), and define the domain anew when that changed
+ * it.  1 defined anew, 0 nothing to change; the errors of the calls. */
+int dom_virt_pt_set(struct dom_virt *d, const char *shm_name,
+		    const char *arg);
+
 /* ringside's metadata element, malloc'ed (persistent with @inactive).
  * -dome_not_enabled. */
 int dom_virt_meta_get(struct dom_virt *d, int inactive, char **xml);

@@ -141,6 +141,10 @@ struct opt_cmd {
  */
 int opt_parse(const struct opt_cmd *c, int argc, char **argv, int *first);
 
+/* A decimal number of at most @max: digits only, no sign, blank or
+ * anything after them.  0, or -EINVAL (@out untouched). */
+int opt_u32(const char *s, uint32_t max, uint32_t *out);
+
 /* The help of @c on stdout: usage forms, about, operands, options
  * (with -h, --help), notes; at most 80 columns. */
 void opt_help(const struct opt_cmd *c);

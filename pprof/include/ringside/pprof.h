@@ -6,13 +6,14 @@
  *
  *   pprof_pb_*       a minimal protobuf encoder: varints, length-delimited
  *                    fields (pprof_pb.c)
- *   pprof_*          a profile being built: string table, mappings,
- *                    functions, locations, samples with labels
- *                    (pprof_build.c), encoded and gzipped (pprof_gz.c)
- *   pprof_file_write      a ringside perf.data file read with ringside-perfdata's
+ *   pprof_profile_*  a profile being built: string table, mappings,
+ *                    functions, locations, samples with labels, encoded
+ *                    (pprof_profile.c)
+ *   pprof_gzip       gzipped (pprof_gzip.c)
+ *   pprof_file_write a ringside perf.data file read with ringside-perfdata's
  *                    reader and written as a profile (pprof_file.c), its
  *                    guest's kernel and user functions named from the
- *                    build-id cache (pprof_names.c)
+ *                    build-id cache (pprof_names.c, pprof_uelf.c)
  *
  * Every function returning int returns >= 0 on success, or a negative
  * code: -errno, or a perfdata code (pdf_error_str() names both).  Nothing
@@ -50,7 +51,7 @@ void pprof_pb_bytes(struct pdf_buf *b, uint32_t field, const void *data,
 void pprof_pb_packed(struct pdf_buf *b, uint32_t field, const uint64_t *v,
 		     size_t nr);
 
-/* ---- a profile being built (pprof_*) -------------------------------------- */
+/* ---- a profile being built (pprof_profile_*) ------------------------------ */
 
 struct pprof;
 
@@ -75,33 +76,36 @@ int64_t pprof_profile_string(struct pprof *p, const char *s);
 /* Add a sample type (type and unit, e.g. "cpu", "nanoseconds"); every
  * sample carries one value per type, in this order.  -E2BIG past
  * PPROF_MAX_VALUES, or once a sample was added. */
-int pprof_profile_sample_type(struct pprof *p, const char *type, const char *unit);
+int pprof_profile_sample_type(struct pprof *p, const char *type,
+			      const char *unit);
 
 /* The informational fields: start (UTC ns), duration, the period's type
  * and value (@type NULL: none). */
-int pprof_profile_set_period(struct pprof *p, const char *type, const char *unit,
-		     int64_t period);
+int pprof_profile_set_period(struct pprof *p, const char *type,
+			     const char *unit, int64_t period);
 void pprof_profile_set_time(struct pprof *p, int64_t time_nanos,
-		    int64_t duration_nanos);
+			    int64_t duration_nanos);
 
 /* A mapping (an address range of a file).  @build_id: its hex string or
  * NULL; @has_functions: its locations' functions are named here (pprof
  * does not symbolize them again).  The same arguments give the same id.
  * Returns the id (>= 1), -E2BIG, -ENOMEM. */
-int64_t pprof_profile_mapping(struct pprof *p, uint64_t start, uint64_t limit,
-		      uint64_t offset, const char *file, const char *build_id,
-		      int has_functions);
+int64_t pprof_profile_mapping(struct pprof *p, uint64_t start,
+			      uint64_t limit, uint64_t offset,
+			      const char *file, const char *build_id,
+			      int has_functions);
 
 /* A function named @name (in @file, NULL: none): the same name and file
  * give the same id.  Returns the id (>= 1), -E2BIG, -ENOMEM, -EINVAL. */
-int64_t pprof_profile_function(struct pprof *p, const char *name, const char *file);
+int64_t pprof_profile_function(struct pprof *p, const char *name,
+			       const char *file);
 
 /* A location: @address in mapping @mapping (0: none), in function
  * @function (0: not named).  The same mapping and address give the same
  * id (the function of the first call).  Returns the id (>= 1), -E2BIG,
  * -ENOMEM. */
-int64_t pprof_profile_location(struct pprof *p, uint64_t mapping, uint64_t address,
-		       uint64_t function);
+int64_t pprof_profile_location(struct pprof *p, uint64_t mapping,
+			       uint64_t address, uint64_t function);
 
 /* A label: @str (not NULL) or @num with @unit (NULL: none). */
 struct pprof_label {
@@ -114,16 +118,18 @@ struct pprof_label {
 /* A sample: @nr_locs location ids, leaf first; one value per sample type;
  * up to PPROF_MAX_LABELS labels.  0, -EINVAL (a count that does not
  * match), -E2BIG, -ENOMEM. */
-int pprof_profile_sample(struct pprof *p, const uint64_t *locs, size_t nr_locs,
-		 const int64_t *values, size_t nr_values,
-		 const struct pprof_label *labels, size_t nr_labels);
+int pprof_profile_sample(struct pprof *p, const uint64_t *locs,
+			 size_t nr_locs, const int64_t *values,
+			 size_t nr_values, const struct pprof_label *labels,
+			 size_t nr_labels);
 
 /* Counts so far. */
 struct pprof_profile_counts {
 	uint64_t samples;
 	uint32_t strings, mappings, functions, locations;
 };
-void pprof_profile_counts(const struct pprof *p, struct pprof_profile_counts *c);
+void pprof_profile_counts(const struct pprof *p,
+			  struct pprof_profile_counts *c);
 
 /* The Profile message, not compressed, appended to @out.  0, -ENOMEM. */
 int pprof_profile_encode(const struct pprof *p, struct pdf_buf *out);
@@ -132,7 +138,7 @@ int pprof_profile_encode(const struct pprof *p, struct pdf_buf *out);
  * -EIO (zlib failed). */
 int pprof_gzip(const void *data, size_t len, struct pdf_buf *out);
 
-/* ---- a perf.data file as a profile (pprof_file_write) -------------------------- */
+/* ---- a perf.data file as a profile (pprof_file_write) -------------------- */
 
 struct pprof_params {
 	uint32_t size;            /* sizeof(struct pprof_params) */
@@ -179,7 +185,7 @@ struct pprof_stats {
  * what could not be named.  -errno, PDF_ERR(...) of the reader.
  */
 int pprof_file_write(const char *perf_data, const char *out,
-		const struct pprof_params *params, struct pprof_stats *st);
+		     const struct pprof_params *params, struct pprof_stats *st);
 
 #ifdef __cplusplus
 }

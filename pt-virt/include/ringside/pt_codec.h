@@ -3,10 +3,10 @@
  * pt-virt's codec: PT packets in and out, on the core's types.  Depends on
  * the core, libipt and Zydis; not on the VMM.  docs/pt-virt.md is the prose.
  *
- *   pv_insn_*   an x86 instruction: its PT class and its text (Zydis)
- *   pv_gen_*    software packet generation with libipt's encoder
- *   pv_decode_*    decoding with libipt's instruction decoder
- *   pv_capture_*    capture files: PT bytes + the guest memory they ran on
+ *   pv_insn_*     an x86 instruction: its PT class and its text (Zydis)
+ *   pv_gen_*      software packet generation with libipt's encoder
+ *   pv_decode_*   decoding with libipt's instruction decoder
+ *   pv_capture_*  capture files: PT bytes + the guest memory they ran on
  *
  * Errors: enum pv_error (pt_core.h), negated.
  */

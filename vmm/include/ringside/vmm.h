@@ -15,10 +15,14 @@
  * A log callback, if given, receives one line of detail per failure; the
  * library itself never prints.
  *
- * Threads: one thread per vCPU.  vmm_pause/resume/info may be called from
- * any thread; create/load/start/stop/destroy from one controlling thread.
- * The library installs a handler for RS_VMM_KICK_SIGNAL (a real-time signal)
- * to kick vCPUs out of KVM_RUN.
+ * Threads: one thread per vCPU.  vmm_pause, vmm_resume and vmm_cpu_info
+ * may be called from any thread; create/load/start/stop/destroy from one
+ * controlling thread.  The library installs a handler for a real-time
+ * signal (SIGRTMIN) to kick vCPUs out of KVM_RUN.
+ *
+ * Each function is named after its file: vmm_MODULE_* in vmm/MODULE.c
+ * (vmm_cpu_* in cpu.c, vmm_region_* in region.c, ...); the VM's own
+ * life (create, start, pause, stop, destroy) is vmm.c's, vmm_*.
  */
 #ifndef RINGSIDE_VMM_H
 #define RINGSIDE_VMM_H
@@ -151,7 +155,7 @@ uint64_t vmm_doorbell_count(const struct vmm *vm, uint32_t ring);
  * STATUS payload: ringside/vmm_control.h. */
 
 /* A consistent-enough copy of vCPU @id's state.  -EINVAL. */
-int rs_vmm_vcpu_info(struct vmm *vm, uint32_t id,
+int vmm_cpu_info(struct vmm *vm, uint32_t id,
 		     struct rs_vmm_vcpu_info *info);
 
 const char *vmm_cpu_state_name(uint32_t state);

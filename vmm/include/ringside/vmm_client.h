@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The client side of the ringside VMM control socket (vmm/control_client.c),
+ * The client side of the ringside VMM control socket (vmm/client.c),
  * for a process other than the VMM's: ringside record and snapshot --vm,
  * tests.  The protocol itself is ringside/vmm_control.h.
  */
@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /*
- * The server's side of the wire (vmm/control_send.c), for the VMM and for
+ * The server's side of the wire (vmm/ctl.c), for the VMM and for
  * stand-ins that speak for one: send @niov buffers with up to
  * VMM_CTL_SEND_MAX_FDS descriptors; send one reply (header, @len bytes of
  * @payload, up to RS_CTL_MAX_FDS descriptors).  0 or -errno (-EINVAL: too
@@ -33,7 +33,7 @@ int vmm_ctl_reply(int fd, uint16_t op, int32_t status, const void *payload,
 
 /*
  * The REGION payload and the ring library's struct rs_region_params
- * (vmm/control_region.c), the one translation both sides of the socket use.
+ * (vmm/ctl.c), the one translation both sides of the socket use.
  *
  * From params: @r gets @p's layout fields and @region_size; the header
  * guard's fields (header_guarded, header_refused, header_applied) are 0,

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * ringside's opt-in of a domain as values (struct dom_cfg): defaults, one
+ * attribute set from its text, the sum checked and the region's size, the
+ * metadata element written, and how long its rings hold.  No XML library,
+ * no I/O.
+ */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ringside/domain.h"
+#include "ringside/opt.h"
 
 static const struct {
 	const char *name;
@@ -26,21 +32,6 @@ void dom_cfg_default(struct dom_cfg *c)
 	c->trace_mask = RS_TRACE_SAMPLES | RS_TRACE_MARKERS;
 	c->freq = 1000;
 	c->sideband_pages = DOM_SIDEBAND_PAGES_DEFAULT;
-}
-
-static int parse_u32(const char *s, uint32_t max, uint32_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
 }
 
 static int parse_trace(const char *s, uint64_t *mask)
@@ -74,21 +65,21 @@ int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
 
 	*bad = NULL;
 	if (!strcmp(key, "version")) {
-		if (parse_u32(value, UINT32_MAX, &v) || v != DOM_META_VERSION) {
+		if (opt_u32(value, UINT32_MAX, &v) || v != DOM_META_VERSION) {
 			*bad = "version: this ringside writes and reads version 1";
 			return -dome_version;
 		}
 		return 0;
 	}
 	if (!strcmp(key, "rings")) {
-		if (parse_u32(value, RS_MAX_RINGS, &c->rings) || !c->rings)
+		if (opt_u32(value, RS_MAX_RINGS, &c->rings) || !c->rings)
 			*bad = "rings: a number of rings from 1 to 48";
 	} else if (!strcmp(key, "data-pages")) {
-		if (parse_u32(value, UINT32_MAX, &c->data_pages) ||
+		if (opt_u32(value, UINT32_MAX, &c->data_pages) ||
 		    !rs_is_pow2(c->data_pages))
 			*bad = "data-pages: a power of two >= 1 (4 KiB pages per ring)";
 	} else if (!strcmp(key, "aux-pages")) {
-		if (parse_u32(value, UINT32_MAX, &c->aux_pages) ||
+		if (opt_u32(value, UINT32_MAX, &c->aux_pages) ||
 		    (c->aux_pages && !rs_is_pow2(c->aux_pages)))
 			*bad = "aux-pages: 0 or a power of two (4 KiB pages per ring)";
 	} else if (!strcmp(key, "mode")) {
@@ -103,10 +94,10 @@ int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
 			*bad = "trace: a comma-separated list of samples, markers, "
 			       "aux, test";
 	} else if (!strcmp(key, "freq")) {
-		if (parse_u32(value, DOM_FREQ_MAX, &c->freq) || !c->freq)
+		if (opt_u32(value, DOM_FREQ_MAX, &c->freq) || !c->freq)
 			*bad = "freq: samples per second from 1 to 100000";
 	} else if (!strcmp(key, "sideband-pages")) {
-		if (parse_u32(value, DOM_SIDEBAND_PAGES_MAX, &c->sideband_pages))
+		if (opt_u32(value, DOM_SIDEBAND_PAGES_MAX, &c->sideband_pages))
 			*bad = "sideband-pages: 4 KiB pages for the guest kernel's "
 			       "symbols, 0 (none) to 16384";
 	} else {
@@ -202,48 +193,6 @@ int dom_cfg_format(const struct dom_cfg *c, char *buf, size_t len)
 	if (n < 0 || (size_t)n >= len)
 		return -dome_invalid;
 	return n;
-}
-
-int dom_shm_name_check(const char *name)
-{
-	size_t i, n = name ? strlen(name) : 0;
-
-	if (!n || n > DOM_NAME_MAX || name[0] == '.' || name[0] == '-')
-		return -dome_name;
-	for (i = 0; i < n; i++) {
-		char ch = name[i];
-
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
-		      ch == '+' || ch == '-'))
-			return -dome_name;
-	}
-	return 0;
-}
-
-int dom_shm_name(const char *domain, char *buf, size_t len)
-{
-	int n;
-
-	if (dom_shm_name_check(domain))
-		return -dome_name;
-	n = snprintf(buf, len, "%s%s", DOM_SHM_PREFIX, domain);
-	return (n < 0 || (size_t)n >= len) ? -dome_name : 0;
-}
-
-int dom_shm_xml(const char *shm_name, uint64_t size, char *buf, size_t len)
-{
-	int n;
-
-	/* libvirt writes sizes back in MiB; writing them so keeps the device
-	 * XML identical across enable, dumpxml and detach.  role='master'
-	 * (QEMU's master=on): QEMU migrates the region with the guest's
-	 * memory; without it save, managedsave and migration are refused. */
-	n = snprintf(buf, len, "<shmem name='%s' role='master'>"
-		     "<model type='ivshmem-plain'/>"
-		     "<size unit='M'>%" PRIu64 "</size></shmem>", shm_name,
-		     size >> 20);
-	return (n < 0 || (size_t)n >= len) ? -dome_invalid : n;
 }
 
 uint32_t dom_cfg_sample_bytes(uint32_t frames)

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "ringside/vmm_client.h"
 #include "ringside/vmm_control.h"
 #include "vmm_internal.h"
 
@@ -118,22 +117,4 @@ bool vmm_guard_mmio(struct vmm_vcpu *vcpu)
 	apply(vm->region_mem + off, run->mmio.data, len);
 	vmm_counter_inc(&vcpu->header_applied);
 	return true;
-}
-
-int vmm_region_info(const struct vmm *vm, struct rs_ctl_region *r)
-{
-	int ret;
-
-	if (!vm || !r)
-		return -EINVAL;
-	ret = vmm_ctl_region_from_params(r, &vm->region_params,
-					    vm->region_size);
-	if (ret < 0)
-		return ret;
-	r->header_guarded = vm->header_guarded;
-	for (uint32_t i = 0; i < vm->nr_vcpus; i++) {
-		r->header_refused += vmm_counter_read(&vm->vcpus[i].header_refused);
-		r->header_applied += vmm_counter_read(&vm->vcpus[i].header_applied);
-	}
-	return 0;
 }

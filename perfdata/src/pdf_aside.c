@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Files written aside and renamed into place (ringside/perfdata/aside.h):
+ * a random name in the file's own directory, O_EXCL|O_NOFOLLOW, then
+ * fsync and rename.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -452,20 +452,3 @@ int pdf_cache_kernel_has(const char *dir, const uint8_t *id, size_t id_len,
 	close(root);
 	return has;
 }
-
-int pdf_ksyms_cache_put(const struct pdf_ksyms *k,
-			const uint8_t *id, size_t id_len, const char *dir)
-{
-	struct pdf_buf text;
-	int err;
-
-	if (!k || !dir)
-		return PDF_ERR(pdfe_invalid);
-	pdf_buf_init(&text);
-	err = pdf_ksyms_text(k, &text);
-	if (!err)
-		err = pdf_cache_kernel_put(dir, id, id_len, "kallsyms",
-					   text.data, text.len);
-	pdf_buf_fini(&text);
-	return err;
-}

@@ -51,37 +51,6 @@ int dom_pt_arg(const struct dom_pt *pt, const char *shm_name, char *buf,
 	return (n < 0 || (size_t)n >= len) ? -dome_invalid : n;
 }
 
-static xmlNode *domain_root(const struct dom_xml *x)
-{
-	xmlNode *r = x ? xmlDocGetRootElement(x->doc) : NULL;
-
-	return (r && r->type == XML_ELEMENT_NODE && !r->ns &&
-		!strcmp((const char *)r->name, "domain")) ? r : NULL;
-}
-
-int dom_xml_type(const struct dom_xml *x, char *buf, size_t len)
-{
-	xmlNode *r = domain_root(x);
-	xmlChar *v = r ? xmlGetNoNsProp(r, (const xmlChar *)"type") : NULL;
-	int ret = -dome_xml;
-
-	if (v && v[0] && strlen((const char *)v) < len) {
-		strcpy(buf, (const char *)v);
-		ret = 0;
-	}
-	xmlFree(v);
-	return ret;
-}
-
-int dom_xml_tcg(const struct dom_xml *x)
-{
-	char type[32];
-
-	if (dom_xml_type(x, type, sizeof(type)))
-		return -dome_xml;
-	return strcmp(type, "qemu") ? -dome_not_tcg : 0;
-}
-
 /* An element of libvirt's QEMU namespace named @name. */
 static int is_qemu(const xmlNode *n, const char *name)
 {
@@ -145,9 +114,10 @@ static xmlNode *ours_after(xmlNode *n, const char *shm_name)
 	return ours ? v : NULL;
 }
 
-int dom_pt_xml_arg(const struct dom_xml *x, const char *shm_name, char **arg)
+int dom_pt_xml_arg(const struct dom_xml *x, const char *shm_name,
+		    char **arg)
 {
-	xmlNode *r = domain_root(x), *cl, *n, *v;
+	xmlNode *r = dom_xml_domain(x), *cl, *n, *v;
 
 	if (arg)
 		*arg = NULL;
@@ -233,7 +203,7 @@ static int add_arg(xmlNode *cl, const char *value)
 
 int dom_pt_xml_set(struct dom_xml *x, const char *shm_name, const char *arg)
 {
-	xmlNode *r = domain_root(x), *cl, *next, *first = NULL;
+	xmlNode *r = dom_xml_domain(x), *cl, *next, *first = NULL;
 	int removed = 0, k, err;
 
 	if (!r || !shm_name)
@@ -269,51 +239,4 @@ int dom_pt_xml_set(struct dom_xml *x, const char *shm_name, const char *arg)
 	if (!err)
 		err = add_arg(first, arg);
 	return err ? err : removed;
-}
-
-int dom_xml_format(const struct dom_xml *x, char **text)
-{
-	xmlChar *mem = NULL;
-	int n = 0;
-
-	*text = NULL;
-	xmlDocDumpMemory(x->doc, &mem, &n);
-	if (!mem)
-		return -ENOMEM;
-	*text = strndup((const char *)mem, (size_t)n);
-	xmlFree(mem);
-	return *text ? 0 : -ENOMEM;
-}
-
-/* Only blank text inside? */
-static int blank(const xmlNode *n)
-{
-	for (n = n->children; n; n = n->next) {
-		const xmlChar *c = n->content;
-
-		if (n->type != XML_TEXT_NODE)
-			return 0;
-		while (c && (*c == ' ' || *c == '\n' || *c == '\t' || *c == '\r'))
-			c++;
-		if (c && *c)
-			return 0;
-	}
-	return 1;
-}
-
-int dom_xml_metadata_tidy(struct dom_xml *x)
-{
-	xmlNode *r = domain_root(x), *n, *next;
-	int removed = 0;
-
-	for (n = r ? r->children : NULL; n; n = next) {
-		next = n->next;
-		if (n->type == XML_ELEMENT_NODE && !n->ns &&
-		    !strcmp((const char *)n->name, "metadata") && blank(n)) {
-			xmlUnlinkNode(n);
-			xmlFreeNode(n);
-			removed++;
-		}
-	}
-	return removed;
 }

@@ -156,12 +156,78 @@ static int array_reserve(void *arrp, size_t nr, size_t size)
 	return 0;
 }
 
-static int map_eq(const struct pmap *a, const struct pmap *b)
+/* The entry of @t whose element of @items (@size bytes each) @eq takes
+ * for @key, as its index + 1; 0: none. */
+static uint32_t htab_find(const struct htab *t, uint64_t h, const void *items,
+			  size_t size, int (*eq)(const void *, const void *),
+			  const void *key)
 {
+	size_t at;
+
+	if (!t->cap)
+		return 0;
+	for (at = h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
+		if (eq((const char *)items + (t->slot[at] - 1) * size, key))
+			return t->slot[at];
+	return 0;
+}
+
+/* The entry equal to @item (@size bytes, as @eq compares them) in @t and
+ * its array *@itemsp, added when new: its index + 1.  -E2BIG past @max
+ * entries, -ENOMEM. */
+static int64_t intern(struct htab *t, uint64_t h, void *itemsp, size_t size,
+		      size_t max, int (*eq)(const void *, const void *),
+		      const void *item)
+{
+	void **items = itemsp;
+	uint32_t id = htab_find(t, h, *items, size, eq, item);
+	size_t at;
+	int err;
+
+	if (id)
+		return id;
+	if (t->nr >= max)
+		return -E2BIG;
+	err = htab_reserve(t);
+	if (!err)
+		err = array_reserve(itemsp, t->nr, size);
+	if (err)
+		return err;
+	memcpy((char *)*items + t->nr * size, item, size);
+	for (at = h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
+		;
+	t->slot[at] = (uint32_t)(t->nr + 1);
+	t->hash[t->nr] = h;
+	return (int64_t)++t->nr;
+}
+
+static int str_eq(const void *item, const void *key)
+{
+	return !strcmp(*(char *const *)item, *(char *const *)key);
+}
+
+static int map_eq(const void *item, const void *key)
+{
+	const struct pmap *a = item, *b = key;
+
 	return a->start == b->start && a->limit == b->limit &&
 	       a->offset == b->offset && a->file == b->file &&
 	       a->build_id == b->build_id &&
 	       a->has_functions == b->has_functions;
+}
+
+static int func_eq(const void *item, const void *key)
+{
+	const struct pfunc *a = item, *b = key;
+
+	return a->name == b->name && a->file == b->file;
+}
+
+static int loc_eq(const void *item, const void *key)
+{
+	const struct ploc *a = item, *b = key;
+
+	return a->mapping == b->mapping && a->address == b->address;
 }
 
 int pprof_profile_new(struct pprof **pp)
@@ -205,34 +271,28 @@ int64_t pprof_profile_string(struct pprof *p, const char *s)
 {
 	struct htab *t = &p->strings;
 	uint64_t h;
-	size_t at;
-	int err;
+	uint32_t id;
+	int64_t ret;
+	char *dup;
 
 	if (!s)
 		return -EINVAL;
 	h = str_hash(s);
-	if (t->cap)
-		for (at = h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
-			if (!strcmp(p->str[t->slot[at] - 1], s))
-				return t->slot[at] - 1;
-	if (t->nr >= PPROF_MAX_STRINGS)
-		return -E2BIG;
-	err = htab_reserve(t);
-	if (!err)
-		err = array_reserve(&p->str, t->nr, sizeof(*p->str));
-	if (err)
-		return err;
-	p->str[t->nr] = strdup(s);
-	if (!p->str[t->nr])
+	id = htab_find(t, h, p->str, sizeof(*p->str), str_eq, &s);
+	if (id)
+		return id - 1;
+	dup = strdup(s);
+	if (!dup)
 		return -ENOMEM;
-	for (at = h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
-		;
-	t->slot[at] = (uint32_t)(t->nr + 1);
-	t->hash[t->nr] = h;
-	return (int64_t)t->nr++;
+	ret = intern(t, h, &p->str, sizeof(*p->str), PPROF_MAX_STRINGS, str_eq,
+		     &dup);
+	if (ret < 0)
+		free(dup);
+	return ret < 0 ? ret : ret - 1;
 }
 
-int pprof_profile_sample_type(struct pprof *p, const char *type, const char *unit)
+int pprof_profile_sample_type(struct pprof *p, const char *type,
+			      const char *unit)
 {
 	int64_t t, u;
 
@@ -248,8 +308,8 @@ int pprof_profile_sample_type(struct pprof *p, const char *type, const char *uni
 	return 0;
 }
 
-int pprof_profile_set_period(struct pprof *p, const char *type, const char *unit,
-		     int64_t period)
+int pprof_profile_set_period(struct pprof *p, const char *type,
+			     const char *unit, int64_t period)
 {
 	int64_t t, u;
 
@@ -267,21 +327,21 @@ int pprof_profile_set_period(struct pprof *p, const char *type, const char *unit
 	return 0;
 }
 
-void pprof_profile_set_time(struct pprof *p, int64_t time_nanos, int64_t duration_nanos)
+void pprof_profile_set_time(struct pprof *p, int64_t time_nanos,
+			    int64_t duration_nanos)
 {
 	p->time_nanos = time_nanos;
 	p->duration_nanos = duration_nanos;
 }
 
-int64_t pprof_profile_mapping(struct pprof *p, uint64_t start, uint64_t limit,
-		      uint64_t offset, const char *file, const char *build_id,
-		      int has_functions)
+int64_t pprof_profile_mapping(struct pprof *p, uint64_t start,
+			      uint64_t limit, uint64_t offset,
+			      const char *file, const char *build_id,
+			      int has_functions)
 {
 	struct htab *t = &p->mappings;
 	struct pmap m = { start, limit, offset, 0, 0, !!has_functions };
 	uint64_t h;
-	size_t at;
-	int err;
 
 	m.file = pprof_profile_string(p, file ? file : "");
 	if (m.file < 0)
@@ -291,32 +351,16 @@ int64_t pprof_profile_mapping(struct pprof *p, uint64_t start, uint64_t limit,
 		return m.build_id;
 	h = mix(mix(mix(mix(mix(start, limit), offset), (uint64_t)m.file),
 		    (uint64_t)m.build_id), (uint64_t)m.has_functions);
-	if (t->cap)
-		for (at = h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
-			if (map_eq(&p->maps[t->slot[at] - 1], &m))
-				return t->slot[at];
-	if (t->nr >= PPROF_MAX_MAPPINGS)
-		return -E2BIG;
-	err = htab_reserve(t);
-	if (!err)
-		err = array_reserve(&p->maps, t->nr, sizeof(*p->maps));
-	if (err)
-		return err;
-	p->maps[t->nr] = m;
-	for (at = h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
-		;
-	t->slot[at] = (uint32_t)(t->nr + 1);
-	t->hash[t->nr] = h;
-	return (int64_t)++t->nr;
+	return intern(t, h, &p->maps, sizeof(*p->maps), PPROF_MAX_MAPPINGS,
+		      map_eq, &m);
 }
 
-int64_t pprof_profile_function(struct pprof *p, const char *name, const char *file)
+int64_t pprof_profile_function(struct pprof *p, const char *name,
+			       const char *file)
 {
 	struct htab *t = &p->functions;
 	struct pfunc f;
 	uint64_t h;
-	size_t at;
-	int err;
 
 	if (!name)
 		return -EINVAL;
@@ -327,57 +371,25 @@ int64_t pprof_profile_function(struct pprof *p, const char *name, const char *fi
 	if (f.file < 0)
 		return f.file;
 	h = mix((uint64_t)f.name, (uint64_t)f.file);
-	if (t->cap)
-		for (at = h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
-			if (p->funcs[t->slot[at] - 1].name == f.name &&
-			    p->funcs[t->slot[at] - 1].file == f.file)
-				return t->slot[at];
-	if (t->nr >= PPROF_MAX_FUNCTIONS)
-		return -E2BIG;
-	err = htab_reserve(t);
-	if (!err)
-		err = array_reserve(&p->funcs, t->nr, sizeof(*p->funcs));
-	if (err)
-		return err;
-	p->funcs[t->nr] = f;
-	for (at = h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
-		;
-	t->slot[at] = (uint32_t)(t->nr + 1);
-	t->hash[t->nr] = h;
-	return (int64_t)++t->nr;
+	return intern(t, h, &p->funcs, sizeof(*p->funcs), PPROF_MAX_FUNCTIONS,
+		      func_eq, &f);
 }
 
-int64_t pprof_profile_location(struct pprof *p, uint64_t mapping, uint64_t address,
-		       uint64_t function)
+int64_t pprof_profile_location(struct pprof *p, uint64_t mapping,
+			       uint64_t address, uint64_t function)
 {
 	struct htab *t = &p->locations;
+	struct ploc l = { mapping, address, function };
 	uint64_t h = mix(mapping, address);
-	size_t at;
-	int err;
 
-	if (t->cap)
-		for (at = h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
-			if (p->locs[t->slot[at] - 1].mapping == mapping &&
-			    p->locs[t->slot[at] - 1].address == address)
-				return t->slot[at];
-	if (t->nr >= PPROF_MAX_LOCATIONS)
-		return -E2BIG;
-	err = htab_reserve(t);
-	if (!err)
-		err = array_reserve(&p->locs, t->nr, sizeof(*p->locs));
-	if (err)
-		return err;
-	p->locs[t->nr] = (struct ploc){ mapping, address, function };
-	for (at = h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
-		;
-	t->slot[at] = (uint32_t)(t->nr + 1);
-	t->hash[t->nr] = h;
-	return (int64_t)++t->nr;
+	return intern(t, h, &p->locs, sizeof(*p->locs), PPROF_MAX_LOCATIONS,
+		      loc_eq, &l);
 }
 
-int pprof_profile_sample(struct pprof *p, const uint64_t *locs, size_t nr_locs,
-		 const int64_t *values, size_t nr_values,
-		 const struct pprof_label *labels, size_t nr_labels)
+int pprof_profile_sample(struct pprof *p, const uint64_t *locs,
+			 size_t nr_locs, const int64_t *values,
+			 size_t nr_values, const struct pprof_label *labels,
+			 size_t nr_labels)
 {
 	struct pdf_buf msg, lab;
 	uint64_t v[PPROF_MAX_VALUES];
@@ -438,7 +450,8 @@ int pprof_profile_sample(struct pprof *p, const uint64_t *locs, size_t nr_locs,
 	return err;
 }
 
-void pprof_profile_counts(const struct pprof *p, struct pprof_profile_counts *c)
+void pprof_profile_counts(const struct pprof *p,
+			  struct pprof_profile_counts *c)
 {
 	c->samples = p->nr_samples;
 	c->strings = (uint32_t)p->strings.nr;

@@ -5,7 +5,7 @@
  * the trap flag KVM keeps on the guest, which an IRET or POPF of the guest
  * would otherwise clear.  Each KVM_EXIT_DEBUG goes to the hook, which may
  * edit the registers (interrupt delivery, an emulated INT3) through the
- * vmm_cpu_* calls.
+ * vmm_cpu_* calls (cpu.c).
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -33,37 +33,6 @@ int vmm_step_set(struct vmm_cpu *cpu, bool on)
 		return -EINVAL;
 	VCPU(cpu)->step_on = on;
 	return 0;
-}
-
-uint32_t vmm_cpu_id(const struct vmm_cpu *cpu)
-{
-	return cpu ? ((const struct vmm_vcpu *)cpu)->id : 0;
-}
-
-struct vmm *vmm_cpu_vm(struct vmm_cpu *cpu)
-{
-	return cpu ? VCPU(cpu)->vm : NULL;
-}
-
-int vmm_cpu_get_regs(struct vmm_cpu *cpu, struct kvm_regs *regs)
-{
-	if (!cpu || !regs)
-		return -EINVAL;
-	return ioctl(VCPU(cpu)->fd, KVM_GET_REGS, regs) < 0 ? -errno : 0;
-}
-
-int vmm_cpu_set_regs(struct vmm_cpu *cpu, const struct kvm_regs *regs)
-{
-	if (!cpu || !regs)
-		return -EINVAL;
-	return ioctl(VCPU(cpu)->fd, KVM_SET_REGS, regs) < 0 ? -errno : 0;
-}
-
-int vmm_cpu_get_sregs(struct vmm_cpu *cpu, struct kvm_sregs *sregs)
-{
-	if (!cpu || !sregs)
-		return -EINVAL;
-	return ioctl(VCPU(cpu)->fd, KVM_GET_SREGS, sregs) < 0 ? -errno : 0;
 }
 
 /* Before each KVM_RUN on the vCPU thread. */
