@@ -2,7 +2,7 @@
 /*
  * ringside record REGION -o FILE: drain a live region until stopped.
  *
- * The loop (recorder.c) takes one batch from every ring, then waits
+ * The loop (cap_recorder.c) takes one batch from every ring, then waits
  * --interval ms or until a doorbell eventfd fires.  On SIGINT/SIGTERM, at
  * the end of --duration, or (--vm) once the VM's vCPUs have all stopped, it
  * takes a last batch from every ring and completes the file.
@@ -114,7 +114,7 @@ struct record_src {
 /* Ring @i's doorbells: read here (a host fact), and the producer's own
  * counts of those it rang and those it skipped while this consumer said
  * it polled (guest claims: rung is what read should be). */
-static void print_bells(const struct recorder *r, const struct cap_source *m,
+static void print_bells(const struct cap_recorder *r, const struct cap_source *m,
 			uint32_t i)
 {
 	struct cap_rinfo ri;
@@ -127,11 +127,11 @@ static void print_bells(const struct recorder *r, const struct cap_source *m,
 }
 
 /* @rotated: a file completed at a restore (its time before the save). */
-static void summary(const struct record_opts *o, const struct recorder *r,
+static void summary(const struct record_opts *o, const struct cap_recorder *r,
 		    const struct cap_source *m, int rotated)
 {
-	const struct drain *d = &r->drain;
-	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
+	const struct cap_drain *d = &r->drain;
+	const struct cap_tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
 	struct pdf_host_ring early;
 	struct cap_tally_ring sum;
 	char label[64], size[32];
@@ -238,7 +238,7 @@ static int dom_reopen(void *arg, const struct rs_region **region,
 	return CAP_RECORDER_BACK;
 }
 
-static void dom_gone_away(void *arg, const struct recorder *r)
+static void dom_gone_away(void *arg, const struct cap_recorder *r)
 {
 	struct record_src *src = arg;
 
@@ -250,7 +250,7 @@ static void dom_gone_away(void *arg, const struct recorder *r)
 	fflush(stdout);
 }
 
-static const char *dom_back_output(void *arg, const struct recorder *r)
+static const char *dom_back_output(void *arg, const struct cap_recorder *r)
 {
 	struct record_src *src = arg;
 
@@ -261,7 +261,7 @@ static const char *dom_back_output(void *arg, const struct recorder *r)
 }
 
 /* A file completed at a restore: its own summary and warnings. */
-static void dom_file_done(void *arg, const struct recorder *r)
+static void dom_file_done(void *arg, const struct cap_recorder *r)
 {
 	struct record_src *src = arg;
 
@@ -271,7 +271,7 @@ static void dom_file_done(void *arg, const struct recorder *r)
 		src->warned = 1;
 }
 
-static void dom_came_back(void *arg, const struct recorder *r, int events)
+static void dom_came_back(void *arg, const struct cap_recorder *r, int events)
 {
 	struct record_src *src = arg;
 	uint32_t i;
@@ -295,12 +295,12 @@ static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
 static int run(const struct record_opts *o, struct cap_source *m)
 {
 	struct record_src src = { .o = o, .m = m, .cur = -1 };
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder *r = malloc(sizeof(*r));
 	struct gi_kcode_src kcode_src = { .peek = dom_peek_code,
 					.errstr = dom_error_str,
 					.chunk = DOM_PEEK_MAX };
 	struct dom_virt *kcode_dom = NULL, *state_dom = NULL;
-	struct gkcode kcode = { 0 };
+	struct gi_kcode kcode = { 0 };
 	struct gi_syms syms = { 0 };
 	struct cap_sync sync;
 	int ret;

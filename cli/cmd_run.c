@@ -2,9 +2,9 @@
 /*
  * ringside run PAYLOAD: boot a freestanding payload in the ringside VMM
  * (vmm/) with one ring per vCPU, and consume its rings in this process:
- * normal rings are recorded while it runs (recorder.c, woken by the
+ * normal rings are recorded while it runs (cap_recorder.c, woken by the
  * doorbells), overwrite rings are snapshotted once the vCPUs stopped
- * (snapper.c).  With --control it serves the control socket instead and
+ * (cap_snapper.c).  With --control it serves the control socket instead and
  * leaves the rings to 'ringside record|snapshot --vm'.
  */
 #include <errno.h>
@@ -28,8 +28,8 @@
 /* What consumed the rings, for the table. */
 struct run_state {
 	struct vmm *vm;
-	struct recorder *rec;      /* normal rings drained here */
-	struct snapper *snap;      /* overwrite rings snapshotted here */
+	struct cap_recorder *rec;      /* normal rings drained here */
+	struct cap_snapper *snap;      /* overwrite rings snapshotted here */
 	double seconds;
 };
 
@@ -131,7 +131,7 @@ static void stop_vcpus(void *arg)
 
 static int record(const struct run_opts *o, struct run_state *st)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder *r = malloc(sizeof(*r));
 
 	if (!r) {
 		cli_err(CMD, "out of memory");
@@ -156,7 +156,7 @@ static int record(const struct run_opts *o, struct run_state *st)
 /* The flight recorder once nothing runs: a stable copy by construction. */
 static int snapshot(const struct run_opts *o, struct run_state *st)
 {
-	struct snapper *s = malloc(sizeof(*s));
+	struct cap_snapper *s = malloc(sizeof(*s));
 	int ret;
 
 	if (!s) {

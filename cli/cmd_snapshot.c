@@ -18,6 +18,7 @@
 #include "ringside/capture.h"
 #include "ringside/domain_virt.h"
 #include "ringside/introspect.h"
+#include "ringside/vmm_client.h"
 
 #include "cli.h"
 #include "print.h"
@@ -158,7 +159,7 @@ static int dom_peek(void *ctx, uint64_t gpa, void *buf, size_t len)
 /* The records the agent published the place of but had not forwarded,
  * from the domain's memory (docs/abi.md).  Never a reason to fail: @why
  * says what stood in the way. */
-static int recover_kbufs(struct snapper *s, struct cap_source *m, char *why,
+static int recover_kbufs(struct cap_snapper *s, struct cap_source *m, char *why,
 			 size_t len)
 {
 	struct gi_kbuf_src src = { .peek = dom_peek, .errstr = dom_error_str };
@@ -196,7 +197,7 @@ static int dom_registers(void *ctx, char **text)
 
 /* Each vCPU's registers and stack, with the vCPUs stopped if they are
  * (--stable, a panicked or hung guest).  Never a reason to fail. */
-static int take_vcpus(struct snapper *s, struct cap_source *m,
+static int take_vcpus(struct cap_snapper *s, struct cap_source *m,
 		      const struct pdf_ksyms *ksyms)
 {
 	struct gi_vcpu_src src = { .registers = dom_registers,
@@ -219,7 +220,7 @@ static int take_vcpus(struct snapper *s, struct cap_source *m,
 
 /* Records the producers say they wrote into the rings since the copy
  * (their own counts: a hint). */
-static uint64_t written_since(const struct snapper *s,
+static uint64_t written_since(const struct cap_snapper *s,
 			      const struct rs_region *region)
 {
 	uint64_t n = 0;
@@ -238,7 +239,7 @@ static uint64_t written_since(const struct snapper *s,
  * buffers are made before it, and the records are walked, the guest
  * kernel's perf buffers and the vCPUs read after the resume.
  */
-static int copy(struct snapper *s, struct cap_source *m, int stable,
+static int copy(struct cap_snapper *s, struct cap_source *m, int stable,
 		const struct pdf_ksyms *ksyms, char *why, size_t len,
 		uint64_t *after)
 {
@@ -310,11 +311,11 @@ int cmd_snapshot(int argc, char **argv)
 					.errstr = dom_error_str,
 					.chunk = DOM_PEEK_MAX };
 	struct dom_virt *kcode_dom = NULL;
-	struct gkcode kcode = { 0 };
-	struct snapper *s = NULL;
+	struct gi_kcode kcode = { 0 };
+	struct cap_snapper *s = NULL;
 	struct gi_syms syms = { 0 };
-	struct gusyms usyms = { 0 };
-	struct gkbuf kb;
+	struct gi_usyms usyms = { 0 };
+	struct gi_kbuf kb;
 	struct gi_vcpu vcpu;
 	struct pdf_ksyms *ksyms = NULL;
 	char why[256] = "", defout[256];

@@ -169,7 +169,7 @@ static void show(const char *spec, const struct cap_source *m, double look,
 	int backward = 0;
 	struct cap_rinfo_region rr;
 	struct gi_syms syms = { 0 };
-	struct guest_facts facts;
+	struct cap_guest_facts facts;
 	char size[32];
 
 	cap_rinfo_region_get(&m->region, &rr);

@@ -57,7 +57,7 @@ void print_guest_usyms(FILE *out, const struct cap_usyms_feed *f)
 }
 
 /* The guest's process state table, as a file got it at its head. */
-void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
+void print_gpstate(FILE *out, const struct gi_pstate *g, const char *output,
 		   int no_pstate, const struct cap_pstate_filed *c)
 {
 	const struct rs_pstate_copy *h = &g->info.head;
@@ -111,7 +111,7 @@ void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
 	fputc('\n', out);
 }
 
-void print_recorder_fail(const char *cmd, const struct recorder *r)
+void print_recorder_fail(const char *cmd, const struct cap_recorder *r)
 {
 	const struct cap_failure *f = &r->fail;
 	const char *why = cap_err_str(&f->e);
@@ -156,7 +156,7 @@ void print_recorder_fail(const char *cmd, const struct recorder *r)
 
 /* A file ringside wrote and cannot read back is a failure, not a
  * poorer summary: its readers (report, dump, perf) would fail on it too. */
-void print_recorder_readback(const char *cmd, const struct recorder *r)
+void print_recorder_readback(const char *cmd, const struct cap_recorder *r)
 {
 	if (r->readback_err)
 		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
@@ -164,7 +164,7 @@ void print_recorder_readback(const char *cmd, const struct recorder *r)
 			r->output, r->readback_at, pdf_error_str(r->readback_err));
 }
 
-void print_snapper_fail(const char *cmd, const struct snapper *s)
+void print_snapper_fail(const char *cmd, const struct cap_snapper *s)
 {
 	const struct cap_failure *f = &s->fail;
 	const char *why = cap_err_str(&f->e);
@@ -199,7 +199,7 @@ void print_snapper_fail(const char *cmd, const struct snapper *s)
 	}
 }
 
-void print_snapper_readback(const char *cmd, const struct snapper *s)
+void print_snapper_readback(const char *cmd, const struct cap_snapper *s)
 {
 	if (s->readback_err)
 		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
@@ -207,9 +207,9 @@ void print_snapper_readback(const char *cmd, const struct snapper *s)
 			s->output, s->readback_at, pdf_error_str(s->readback_err));
 }
 
-void print_progress(void *arg, const struct recorder *r, int final)
+void print_progress(void *arg, const struct cap_recorder *r, int final)
 {
-	const struct tally *t = &r->tally;
+	const struct cap_tally *t = &r->tally;
 	struct cap_tally_ring sum;
 	char size[32];
 	uint32_t i;
@@ -231,7 +231,7 @@ void print_progress(void *arg, const struct recorder *r, int final)
 	fflush(stderr);
 }
 
-int print_recorder_warn(const char *cmd, const struct recorder *r)
+int print_recorder_warn(const char *cmd, const struct cap_recorder *r)
 {
 	return print_warn(cmd, &r->host,
 			  r->have_file_tally ? &r->file_tally : &r->tally);
@@ -248,7 +248,7 @@ void print_chains_cut(FILE *f, const struct pdf_writer_stats *ws)
 }
 
 /* How long a stable copy stopped the guest (docs/cli.md, "snapshot"). */
-static void print_pause(FILE *f, const struct snapper *s)
+static void print_pause(FILE *f, const struct cap_snapper *s)
 {
 	if (!s->pause_ns) {
 		fprintf(f, "  the guest was stopped already: copied as it is, "
@@ -261,10 +261,10 @@ static void print_pause(FILE *f, const struct snapper *s)
 		s->pause_inner_ns / 1e6, s->take_ns / 1e6);
 }
 
-void print_snapper(const char *cmd, const struct snapper *s)
+void print_snapper(const char *cmd, const struct cap_snapper *s)
 {
 	struct cap_tally_ring sum;
-	const struct tally *t = s->have_file_tally ? &s->file_tally : &s->tally;
+	const struct cap_tally *t = s->have_file_tally ? &s->file_tally : &s->tally;
 	char label[32], size[32];
 	uint32_t i;
 
@@ -288,7 +288,7 @@ void print_snapper(const char *cmd, const struct snapper *s)
 	if (s->kcode)
 		print_gkcode(stdout, s->kcode);
 	for (i = 0; i < s->nr_rings; i++) {
-		const struct snap_ring *sr = &s->ring[i];
+		const struct cap_snapper_ring *sr = &s->ring[i];
 		const struct rs_snap_stats *ds = &sr->data;
 
 		snprintf(label, sizeof(label), "  ring %u", i);
@@ -314,7 +314,7 @@ void print_snapper(const char *cmd, const struct snapper *s)
 }
 
 
-int print_snapper_warn(const char *cmd, const struct snapper *s)
+int print_snapper_warn(const char *cmd, const struct cap_snapper *s)
 {
 	return print_warn(cmd, &s->host,
 			   s->have_file_tally ? &s->file_tally : &s->tally);
@@ -323,14 +323,14 @@ int print_snapper_warn(const char *cmd, const struct snapper *s)
 /* The hooks' words are the one command's that runs the recorder. */
 static const char *hook_cmd;
 
-static void doorbell_lost(void *arg, const struct recorder *r, int fd)
+static void doorbell_lost(void *arg, const struct cap_recorder *r, int fd)
 {
 	(void)arg;
 	cli_err(hook_cmd, "doorbell fd %d hung up; polling every %u ms", fd,
 		r->interval_ms);
 }
 
-static void kcode_cached(void *arg, const struct recorder *r)
+static void kcode_cached(void *arg, const struct cap_recorder *r)
 {
 	(void)arg;
 	printf("ringside %s:", hook_cmd);
@@ -338,7 +338,7 @@ static void kcode_cached(void *arg, const struct recorder *r)
 	fflush(stdout);
 }
 
-int print_recorder_run(const char *cmd, struct recorder *r,
+int print_recorder_run(const char *cmd, struct cap_recorder *r,
 		       const struct rs_region *region, int quiet)
 {
 	hook_cmd = cmd;
@@ -358,7 +358,7 @@ int print_recorder_run(const char *cmd, struct recorder *r,
 	return r->readback_err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-int print_snapper_copy(const char *cmd, struct snapper *s,
+int print_snapper_copy(const char *cmd, struct cap_snapper *s,
 		       const struct rs_region *region)
 {
 	if (cap_snapper_copy(s, region)) {
@@ -369,7 +369,7 @@ int print_snapper_copy(const char *cmd, struct snapper *s,
 }
 
 /* cap_snapper_copy's steps (print_snapper_copy), each failure worded. */
-static int step(const char *cmd, struct snapper *s, int err)
+static int step(const char *cmd, struct cap_snapper *s, int err)
 {
 	if (err) {
 		print_snapper_fail(cmd, s);
@@ -378,24 +378,24 @@ static int step(const char *cmd, struct snapper *s, int err)
 	return CLI_EXIT_OK;
 }
 
-int print_snapper_prepare(const char *cmd, struct snapper *s,
+int print_snapper_prepare(const char *cmd, struct cap_snapper *s,
 			  const struct rs_region *region)
 {
 	return step(cmd, s, cap_snapper_prepare(s, region));
 }
 
-int print_snapper_take(const char *cmd, struct snapper *s,
+int print_snapper_take(const char *cmd, struct cap_snapper *s,
 		       const struct rs_region *region)
 {
 	return step(cmd, s, cap_snapper_take(s, region));
 }
 
-int print_snapper_parse(const char *cmd, struct snapper *s)
+int print_snapper_parse(const char *cmd, struct cap_snapper *s)
 {
 	return step(cmd, s, cap_snapper_parse(s));
 }
 
-int print_snapper_write(const char *cmd, struct snapper *s)
+int print_snapper_write(const char *cmd, struct cap_snapper *s)
 {
 	s->argc = cli_argc();
 	s->argv = cli_argv();
@@ -441,7 +441,7 @@ void print_reattach(FILE *f, uint32_t ring, const struct rs_cons_stats *cs)
 			print_size(c, sizeof(c), cs->aux_tail_ahead_bytes));
 }
 
-void print_reattach_total(FILE *f, const struct recorder *r)
+void print_reattach_total(FILE *f, const struct cap_recorder *r)
 {
 	uint32_t i;
 

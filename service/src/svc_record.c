@@ -56,7 +56,7 @@ struct job {
 	struct rs_region region;
 	struct gi_syms syms;
 	struct cap_sync sync;
-	struct recorder *r;
+	struct cap_recorder *r;
 	char out[2][PATH_LEN + 64]; /* the file written, the next one */
 	uint32_t out_seq[2];       /* the counter in each of their names */
 	unsigned cur;
@@ -185,7 +185,7 @@ static void pruned_one(void *arg, const char *domain, uint64_t bytes)
 /* The recording's counts so far into @out: the completed files' tallies,
  * the current file's, what the drain met on each ring since it attached.
  * From the recorder's thread, between passes or after its end. */
-static uint32_t job_counts(const struct job *j, const struct recorder *r,
+static uint32_t job_counts(const struct job *j, const struct cap_recorder *r,
 			   struct svc_rec_ring_stats *out)
 {
 	struct pdf_host_facts h;
@@ -213,7 +213,7 @@ static uint32_t job_counts(const struct job *j, const struct recorder *r,
 }
 
 /* The current file's tally into the completed files' (a rotation). */
-static void job_sum(struct job *j, const struct recorder *r)
+static void job_sum(struct job *j, const struct cap_recorder *r)
 {
 	for (uint32_t i = 0; i < r->tally.nr_rings && i < RS_MAX_RINGS; i++) {
 		const struct cap_tally_ring *t = &r->tally.ring[i];
@@ -235,7 +235,7 @@ static void job_sum(struct job *j, const struct recorder *r)
 
 /* The live counts, for the metrics: every quarter second.  A failed time
  * sync allowed again once SYNC_RETRY_S old. */
-static void hook_progress(void *arg, const struct recorder *r, int final)
+static void hook_progress(void *arg, const struct cap_recorder *r, int final)
 {
 	struct job *j = arg;
 	struct svc_rec_ring_stats now[RS_MAX_RINGS];
@@ -260,7 +260,7 @@ static void hook_progress(void *arg, const struct recorder *r, int final)
 /* The recording ended: its counts (@r after cap_recorder_run; @ok: it
  * succeeded, else what its last look saw) into its domain's ended
  * ones. */
-static void job_fold(struct job *j, const struct recorder *r, int ok)
+static void job_fold(struct job *j, const struct cap_recorder *r, int ok)
 {
 	struct svc_rec_ring_stats now[RS_MAX_RINGS];
 	struct dom_stats *d = j->ds;
@@ -481,7 +481,7 @@ static uint64_t full_retry_ns(const struct svc_rec_config *c)
 
 /* The recorder's full-disk counts since the last call into the
  * service's; with @sc, what went lost of the file it describes. */
-static void full_sync(struct job *j, const struct recorder *r,
+static void full_sync(struct job *j, const struct cap_recorder *r,
 		      struct svc_sidecar *sc)
 {
 	struct svc_rec *rp = j->rp;
@@ -509,11 +509,11 @@ static void full_sync(struct job *j, const struct recorder *r,
 
 /* The file r->output is complete: its sidecar, the bounds, the
  * post-command's queue. */
-static void completed(struct job *j, const struct recorder *r,
+static void completed(struct job *j, const struct cap_recorder *r,
 		      const char *reason)
 {
 	struct svc_rec *rp = j->rp;
-	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
+	const struct cap_tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
 	const char *base = strrchr(r->output, '/');
 	struct svc_sidecar sc = {
 		.domain = j->domain, .uuid = j->uuid, .host = rp->host,
@@ -598,7 +598,7 @@ static void completed(struct job *j, const struct recorder *r,
 
 /* A full disk: room made and the next try's time; said once per
  * outage (a file begun after it ends it: hook_next). */
-static void hook_full(void *arg, const struct recorder *r)
+static void hook_full(void *arg, const struct cap_recorder *r)
 {
 	struct job *j = arg;
 	struct svc_rec *rp = j->rp;
@@ -625,7 +625,7 @@ static void hook_full(void *arg, const struct recorder *r)
 
 /* Paused by a full disk: the next file once it is time to try again
  * and there is room (made if it can be). */
-static const char *full_next(struct job *j, const struct recorder *r)
+static const char *full_next(struct job *j, const struct cap_recorder *r)
 {
 	struct svc_rec *rp = j->rp;
 	const struct svc_rec_config *c = rp->c;
@@ -656,7 +656,7 @@ static const char *full_next(struct job *j, const struct recorder *r)
 
 /* Bytes of the current file: its records and AUX data so far (the
  * writer's buffer is not on disk yet). */
-static uint64_t file_bytes_now(const struct recorder *r)
+static uint64_t file_bytes_now(const struct cap_recorder *r)
 {
 	uint64_t n = 0;
 
@@ -666,7 +666,7 @@ static uint64_t file_bytes_now(const struct recorder *r)
 	return n;
 }
 
-static const char *hook_next(void *arg, const struct recorder *r)
+static const char *hook_next(void *arg, const struct cap_recorder *r)
 {
 	struct job *j = arg;
 	const struct svc_rec_config *c = j->rp->c;
@@ -692,7 +692,7 @@ static const char *hook_next(void *arg, const struct recorder *r)
 	return name_next(j, j->out_seq[j->cur] + 1);
 }
 
-static void hook_done(void *arg, const struct recorder *r)
+static void hook_done(void *arg, const struct cap_recorder *r)
 {
 	struct job *j = arg;
 
@@ -715,7 +715,7 @@ static void *job_main(void *arg)
 {
 	struct job *j = arg;
 	struct svc_rec *rp = j->rp;
-	struct recorder *r = j->r;
+	struct cap_recorder *r = j->r;
 	int err;
 
 	cap_recorder_init(r, j->domain);

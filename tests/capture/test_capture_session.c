@@ -95,7 +95,7 @@ static void region_file_free(struct region_file *rf)
 /* Records in @path as report reads them. */
 static uint64_t file_records(const char *path)
 {
-	struct tally t;
+	struct cap_tally t;
 	struct cap_tally_ring sum;
 	uint64_t at;
 
@@ -115,7 +115,7 @@ struct rotation {
 };
 
 /* Once: the guest writes SECOND more records, and they go to a new file. */
-static const char *next_output(void *arg, const struct recorder *r)
+static const char *next_output(void *arg, const struct cap_recorder *r)
 {
 	struct rotation *x = arg;
 
@@ -126,7 +126,7 @@ static const char *next_output(void *arg, const struct recorder *r)
 	return x->next;
 }
 
-static void file_done(void *arg, const struct recorder *r)
+static void file_done(void *arg, const struct cap_recorder *r)
 {
 	struct rotation *x = arg;
 	struct cap_tally_ring sum;
@@ -146,7 +146,7 @@ static int finished(void *arg)
 
 START_TEST(record_rotates)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder *r = malloc(sizeof(*r));
 	struct rotation x = { 0 };
 	struct region_file rf;
 	struct cap_err e = { 0 };
@@ -198,7 +198,7 @@ END_TEST
 
 START_TEST(snapshot_flight_recorder)
 {
-	struct snapper *s = malloc(sizeof(*s));
+	struct cap_snapper *s = malloc(sizeof(*s));
 	struct region_file rf;
 	struct cap_err e = { 0 };
 	char out[256];
@@ -243,7 +243,7 @@ static void region_file_comm(struct region_file *rf)
  */
 START_TEST(snapshot_untimed_filed_under_first_time)
 {
-	struct snapper *s = malloc(sizeof(*s));
+	struct cap_snapper *s = malloc(sizeof(*s));
 	struct region_file rf;
 	struct cap_err e = { 0 };
 	struct pdf_reader *r;
@@ -297,7 +297,7 @@ START_TEST(snapshot_take_then_parse)
 	static const uint32_t modes[] = { RS_MODE_OVERWRITE, RS_MODE_NORMAL };
 
 	for (unsigned k = 0; k < 2; k++) {
-		struct snapper *s = malloc(sizeof(*s));
+		struct cap_snapper *s = malloc(sizeof(*s));
 		struct region_file rf;
 		struct cap_err e = { 0 };
 		char out[256];
@@ -335,7 +335,7 @@ END_TEST
 /* A snapshot's output that cannot be created: the step, no file. */
 START_TEST(snapshot_open_fails)
 {
-	struct snapper *s = malloc(sizeof(*s));
+	struct cap_snapper *s = malloc(sizeof(*s));
 	struct region_file rf;
 	struct cap_err e = { 0 };
 	struct cap_source m;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Who the guest says it is (capture/src/guest_facts.c): its block made
+ * Who the guest says it is (capture/src/cap_guest_facts.c): its block made
  * fit for a file's header (strings ended and cleaned, implausible
  * numbers left out and counted), read from a region in every state the
  * guest can leave it, and taken by a recording whether the guest spoke
@@ -35,7 +35,7 @@ static void fill(struct rs_guest_info *gi)
 START_TEST(plain_claims_pass)
 {
 	struct rs_guest_info gi;
-	struct guest_facts g;
+	struct cap_guest_facts g;
 
 	fill(&gi);
 	cap_guest_facts_from(&g, &gi);
@@ -61,7 +61,7 @@ END_TEST
 START_TEST(strings_ended_and_cleaned)
 {
 	struct rs_guest_info gi;
-	struct guest_facts g;
+	struct cap_guest_facts g;
 
 	fill(&gi);
 	memset(gi.hostname, 'h', sizeof(gi.hostname));
@@ -82,7 +82,7 @@ END_TEST
 START_TEST(numbers_bounded)
 {
 	struct rs_guest_info gi;
-	struct guest_facts g;
+	struct cap_guest_facts g;
 
 	fill(&gi);
 	gi.nr_cpus_online = CAP_GUEST_FACTS_MAX_CPUS + 1;
@@ -119,7 +119,7 @@ enum { EV_FREQ, EV_ZERO, EV_FLAGS, EV_BOTH_EXCL, EV_TYPE, EV_PERIOD,
 START_TEST(event_all_or_nothing)
 {
 	struct rs_guest_info gi;
-	struct guest_facts g;
+	struct cap_guest_facts g;
 
 	fill(&gi);
 	switch (_i) {
@@ -157,7 +157,7 @@ END_TEST
 START_TEST(event_plausible)
 {
 	struct rs_guest_info gi;
-	struct guest_facts g;
+	struct cap_guest_facts g;
 
 	fill(&gi);
 	gi.sample_flags = RS_SAMPLE_EXCLUDE_KERNEL;   /* a period */
@@ -218,7 +218,7 @@ static void publish(struct fixture *f)
 
 START_TEST(read_every_state)
 {
-	struct guest_facts g;
+	struct cap_guest_facts g;
 	struct fixture f;
 
 	region_make(&f);
@@ -267,10 +267,10 @@ static void out_path(char *buf, size_t len)
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
 }
 
-static struct recorder *record(struct fixture *f, struct late *l,
+static struct cap_recorder *record(struct fixture *f, struct late *l,
 			       const char *output)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder *r = malloc(sizeof(*r));
 
 	ck_assert_ptr_nonnull(r);
 	cap_recorder_init(r, "test");
@@ -287,7 +287,7 @@ static struct recorder *record(struct fixture *f, struct late *l,
 START_TEST(recording_takes_it)
 {
 	struct late l = { .publish_at = -1 };
-	struct recorder *r;
+	struct cap_recorder *r;
 	struct fixture f;
 	char path[256];
 
@@ -331,7 +331,7 @@ END_TEST
 
 START_TEST(snapshot_takes_it)
 {
-	struct snapper *s = malloc(sizeof(*s));
+	struct cap_snapper *s = malloc(sizeof(*s));
 	struct fixture f;
 	char path[256];
 

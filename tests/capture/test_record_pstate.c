@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guest's process table at the head of every file a recording writes
- * (recorder, pstate_file): each file, a rotated one too, names the
+ * (cap_recorder, cap_pstate_file): each file, a rotated one too, names the
  * processes that were alive as it began, just before its first timed
  * record, as the host's own records (ringside:state).  The ring counts
  * read back from each file never include them: every ring record is in
@@ -137,7 +137,7 @@ static void put(struct fixture *f, unsigned n)
 	}
 }
 
-static const char *next_output(void *arg, const struct recorder *r)
+static const char *next_output(void *arg, const struct cap_recorder *r)
 {
 	struct fixture *f = arg;
 
@@ -166,7 +166,7 @@ static void read_file(const char *path, struct seen *s)
 {
 	struct pdf_reader *r;
 	struct pdf_event ev;
-	struct tally t;
+	struct cap_tally t;
 	struct cap_tally_ring sum;
 	uint64_t at;
 	int n;
@@ -196,7 +196,7 @@ static void read_file(const char *path, struct seen *s)
 
 START_TEST(every_file_names_the_processes)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder *r = malloc(sizeof(*r));
 	struct fixture f = { 0 };
 	struct cap_err e = { 0 };
 	char first[256];
@@ -251,10 +251,10 @@ END_TEST
 /* One recording of FIRST records into a file of @what, the second
  * process's library named @lib; the file read back into @s.  The
  * recorder, for its counts; cap_recorder_fini and free it. */
-static struct recorder *record_one(const char *what, const char *lib,
+static struct cap_recorder *record_one(const char *what, const char *lib,
 				   int no_pstate, struct seen *s)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder *r = malloc(sizeof(*r));
 	struct fixture f = { 0 };
 	struct cap_err e = { 0 };
 	char out[256];
@@ -286,7 +286,7 @@ static struct recorder *record_one(const char *what, const char *lib,
 START_TEST(hostile_name_costs_its_mapping)
 {
 	struct seen s;
-	struct recorder *r = record_one("dotdot.data", "/../../../../etc/passwd",
+	struct cap_recorder *r = record_one("dotdot.data", "/../../../../etc/passwd",
 					0, &s);
 
 	ck_assert_uint_eq(r->pstate.nr_procs, 2);
@@ -305,7 +305,7 @@ END_TEST
 START_TEST(not_filed_when_asked)
 {
 	struct seen s;
-	struct recorder *r = record_one("none.data", "/usr/lib/libc.so.6", 1, &s);
+	struct cap_recorder *r = record_one("none.data", "/usr/lib/libc.so.6", 1, &s);
 
 	ck_assert_uint_eq(r->cap_pstate_filed.comms, 0);
 	ck_assert_uint_eq(s.state_comms + s.state_mmaps, 0);
@@ -326,7 +326,7 @@ START_TEST(child_filed_as_its_parent)
 	struct pdf_writer *w;
 	struct pdf_reader *r;
 	struct pdf_event ev;
-	struct gpstate g;
+	struct gi_pstate g;
 	char path[256];
 	uint32_t len, comms = 0, mmaps = 0, ids[2];
 	int n;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The record session (capture/src/recorder.c), set up as `run` sets it up
+ * The record session (capture/src/cap_recorder.c), set up as `run` sets it up
  * (no file or a file, ended by its producer having finished), over a
  * region in memory: the corruption the host met is in its host facts, a
  * healthy ring leaves none, and every record is tallied.  A corrupt ring
@@ -79,9 +79,9 @@ static int finished(void *arg)
 
 /* cap_recorder_run as `run` sets it up; its results in @r (the caller's to
  * cap_recorder_fini and free). */
-static struct recorder *record(struct fixture *f, const char *output)
+static struct cap_recorder *record(struct fixture *f, const char *output)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder *r = malloc(sizeof(*r));
 
 	ck_assert_ptr_nonnull(r);
 	cap_recorder_init(r, "payload");
@@ -94,7 +94,7 @@ static struct recorder *record(struct fixture *f, const char *output)
 	return r;
 }
 
-static void done(struct recorder *r)
+static void done(struct cap_recorder *r)
 {
 	cap_recorder_fini(r);
 	free(r);
@@ -108,9 +108,9 @@ static char *out_path(char *buf, size_t len)
 }
 
 /* The corruption the host met, and the records before it. */
-static void assert_corrupt(const struct recorder *r)
+static void assert_corrupt(const struct cap_recorder *r)
 {
-	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
+	const struct cap_tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
 
 	ck_assert_uint_eq(r->host.nr_rings, 1);
 	ck_assert_uint_eq(r->host.ring[0].corrupt, 1);
@@ -122,7 +122,7 @@ static void assert_corrupt(const struct recorder *r)
 START_TEST(recorder_corrupt_no_file)
 {
 	struct fixture f;
-	struct recorder *r;
+	struct cap_recorder *r;
 
 	region_make(&f, 1);
 	r = record(&f, NULL);
@@ -136,7 +136,7 @@ END_TEST
 START_TEST(recorder_corrupt_file)
 {
 	struct fixture f;
-	struct recorder *r;
+	struct cap_recorder *r;
 	char path[256];
 
 	region_make(&f, 1);
@@ -155,7 +155,7 @@ START_TEST(recorder_healthy)
 {
 	struct fixture f;
 	struct cap_tally_ring sum;
-	struct recorder *r;
+	struct cap_recorder *r;
 	char path[256];
 
 	region_make(&f, 0);
@@ -179,7 +179,7 @@ END_TEST
 /* An output that cannot be created: the step and the code, no words. */
 START_TEST(recorder_open_fails)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder *r = malloc(sizeof(*r));
 	struct fixture f;
 
 	ck_assert_ptr_nonnull(r);
@@ -237,7 +237,7 @@ static int saved_reopen(void *arg, const struct rs_region **region,
 	return CAP_RECORDER_BACK;
 }
 
-static const char *saved_output(void *arg, const struct recorder *r)
+static const char *saved_output(void *arg, const struct cap_recorder *r)
 {
 	struct saved *sv = arg;
 
@@ -245,7 +245,7 @@ static const char *saved_output(void *arg, const struct recorder *r)
 	return sv->path1;
 }
 
-static void saved_file_done(void *arg, const struct recorder *r)
+static void saved_file_done(void *arg, const struct cap_recorder *r)
 {
 	struct saved *sv = arg;
 	struct cap_tally_ring sum;
@@ -255,10 +255,10 @@ static void saved_file_done(void *arg, const struct recorder *r)
 	sv->file1_records = sum.records;
 }
 
-static struct recorder *record_saved(struct fixture *f, struct saved *sv,
+static struct cap_recorder *record_saved(struct fixture *f, struct saved *sv,
 				     const char *output)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder *r = malloc(sizeof(*r));
 
 	memset(sv, 0, sizeof(*sv));
 	sv->a = f;
@@ -290,7 +290,7 @@ START_TEST(recorder_saved_restored)
 {
 	struct fixture f;
 	struct saved sv;
-	struct recorder *r;
+	struct cap_recorder *r;
 	struct cap_tally_ring sum;
 	const struct rs_cons_stats *cs;
 	char path[256];
@@ -327,7 +327,7 @@ START_TEST(recorder_saved_no_file)
 {
 	struct fixture f;
 	struct saved sv;
-	struct recorder *r;
+	struct cap_recorder *r;
 
 	region_make(&f, 0);
 	r = record_saved(&f, &sv, NULL);
@@ -345,7 +345,7 @@ END_TEST
 START_TEST(recorder_saved_no_next_file)
 {
 	struct fixture f;
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder *r = malloc(sizeof(*r));
 	struct saved sv = { 0 };
 	char path[256];
 

@@ -13,7 +13,7 @@
 
 #include "ringside/capture.h"
 
-void cap_snapper_init(struct snapper *s, const char *source)
+void cap_snapper_init(struct cap_snapper *s, const char *source)
 {
 	memset(s, 0, sizeof(*s));
 	s->source = source;
@@ -24,9 +24,9 @@ void cap_snapper_init(struct snapper *s, const char *source)
 	}
 }
 
-static void free_copy(struct snap_ring *sr);
+static void free_copy(struct cap_snapper_ring *sr);
 
-void cap_snapper_fini(struct snapper *s)
+void cap_snapper_fini(struct cap_snapper *s)
 {
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
 		pdf_buf_fini(&s->ring[i].stash);
@@ -38,7 +38,7 @@ void cap_snapper_fini(struct snapper *s)
 }
 
 /* A failure the caller will word (see enum cap_fail). */
-static int fail(struct snapper *s, enum cap_fail what, uint32_t ring, int err,
+static int fail(struct cap_snapper *s, enum cap_fail what, uint32_t ring, int err,
 		cap_err_fn str)
 {
 	s->fail.what = what;
@@ -62,7 +62,7 @@ static void touch(const uint8_t *p, uint64_t len)
  * the region mapped, so that the copy faults nothing in while the writers
  * stand still.  0, or -ENOMEM or the ring library's code, noted in @e. */
 static int prepare_ring(const struct rs_region *region, uint32_t i,
-			struct snap_ring *sr, struct cap_err *e)
+			struct cap_snapper_ring *sr, struct cap_err *e)
 {
 	struct rs_ring ring;
 	struct cap_rinfo ri;
@@ -93,7 +93,7 @@ static int prepare_ring(const struct rs_region *region, uint32_t i,
 /* The ring's bytes into the prepared buffers, nothing walked.  0, or the
  * ring library's code noted in @e. */
 static int take_ring(const struct rs_region *region, uint32_t i,
-		     struct snap_ring *sr, struct cap_err *e)
+		     struct cap_snapper_ring *sr, struct cap_err *e)
 {
 	struct cap_rinfo ri;
 	int err;
@@ -124,7 +124,7 @@ static int take_ring(const struct rs_region *region, uint32_t i,
 	return err;
 }
 
-static void free_copy(struct snap_ring *sr)
+static void free_copy(struct cap_snapper_ring *sr)
 {
 	rs_snapshot_free(sr->snap);
 	free(sr->copy);
@@ -136,7 +136,7 @@ static void free_copy(struct snap_ring *sr)
 
 /* The copied records into the ring's stash, its AUX bytes kept.  0, or
  * -ENOMEM noted in @e. */
-static int parse_ring(struct snap_ring *sr, struct cap_err *e)
+static int parse_ring(struct cap_snapper_ring *sr, struct cap_err *e)
 {
 	const struct rs_perf_header *rec;
 	int err;
@@ -157,7 +157,7 @@ static int parse_ring(struct snap_ring *sr, struct cap_err *e)
 	return cap_err_note(e, err, cap_err_sys);
 }
 
-int cap_snapper_prepare(struct snapper *s, const struct rs_region *region)
+int cap_snapper_prepare(struct cap_snapper *s, const struct rs_region *region)
 {
 	struct cap_err e = { 0 };
 	uint32_t i;
@@ -178,7 +178,7 @@ int cap_snapper_prepare(struct snapper *s, const struct rs_region *region)
 	return 0;
 }
 
-int cap_snapper_take(struct snapper *s, const struct rs_region *region)
+int cap_snapper_take(struct cap_snapper *s, const struct rs_region *region)
 {
 	struct cap_err e = { 0 };
 	uint32_t i;
@@ -203,7 +203,7 @@ int cap_snapper_take(struct snapper *s, const struct rs_region *region)
 	return 0;
 }
 
-int cap_snapper_parse(struct snapper *s)
+int cap_snapper_parse(struct cap_snapper *s)
 {
 	struct cap_err e = { 0 };
 	uint32_t i;
@@ -217,7 +217,7 @@ int cap_snapper_parse(struct snapper *s)
 	return 0;
 }
 
-int cap_snapper_copy(struct snapper *s, const struct rs_region *region)
+int cap_snapper_copy(struct cap_snapper *s, const struct rs_region *region)
 {
 	int err = cap_snapper_prepare(s, region);
 
@@ -226,13 +226,13 @@ int cap_snapper_copy(struct snapper *s, const struct rs_region *region)
 	return err ? err : cap_snapper_parse(s);
 }
 
-void cap_snapper_read_more(struct snapper *s)
+void cap_snapper_read_more(struct cap_snapper *s)
 {
 	s->host.end_ns = cap_time_now_ns();
 }
 
 /* Ring @sr's @i-th stashed record, oldest first. */
-static const struct rs_perf_header *stashed(const struct snap_ring *sr,
+static const struct rs_perf_header *stashed(const struct cap_snapper_ring *sr,
 					    size_t i)
 {
 	size_t n = sr->offs.len / sizeof(uint64_t);
@@ -247,7 +247,7 @@ static const struct rs_perf_header *stashed(const struct snap_ring *sr,
 /* The time of ring @sr's oldest record that has one of its own, as the
  * writer files it (0: none).  The records before it (the descriptions an
  * agent synthesizes as it attaches) describe that moment, not time 0. */
-static uint64_t first_timed(const struct snapper *s, const struct snap_ring *sr)
+static uint64_t first_timed(const struct cap_snapper *s, const struct cap_snapper_ring *sr)
 {
 	struct pdf_rrec_clock clk = sr->clock;  /* the writer's is kept */
 	size_t n = sr->offs.len / sizeof(uint64_t), i;
@@ -263,9 +263,9 @@ static uint64_t first_timed(const struct snapper *s, const struct snap_ring *sr)
 
 /* Ring @ring's stashed records, oldest first, to @w (if any) and the tally.
  * 0, or the writer's error (pdf_error_str). */
-static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
+static int write_ring(struct cap_snapper *s, struct pdf_writer *w, uint32_t ring)
 {
-	struct snap_ring *sr = &s->ring[ring];
+	struct cap_snapper_ring *sr = &s->ring[ring];
 	size_t n = sr->offs.len / sizeof(uint64_t), i;
 	uint64_t lead = first_timed(s, sr);
 	int timed = 0, err;
@@ -292,13 +292,13 @@ static int write_ring(struct snapper *s, struct pdf_writer *w, uint32_t ring)
 
 /* The earliest time of a sample in the copied rings, as the writer files
  * it (0: none). */
-static uint64_t first_sample_time(const struct snapper *s)
+static uint64_t first_sample_time(const struct cap_snapper *s)
 {
 	uint64_t first = UINT64_MAX;
 	uint32_t ring;
 
 	for (ring = 0; ring < s->nr_rings; ring++) {
-		const struct snap_ring *sr = &s->ring[ring];
+		const struct cap_snapper_ring *sr = &s->ring[ring];
 		struct pdf_rrec_clock clk = sr->clock;  /* the writer's is kept */
 		size_t n = sr->offs.len / sizeof(uint64_t), i;
 
@@ -313,16 +313,16 @@ static uint64_t first_sample_time(const struct snapper *s)
 	return first == UINT64_MAX ? 0 : first;
 }
 
-/* The guest's processes at the head of the file (pstate_file), filed just
+/* The guest's processes at the head of the file (cap_pstate_file), filed just
  * before the first sample. */
-static int write_pstate(struct snapper *s, struct pdf_writer *w)
+static int write_pstate(struct cap_snapper *s, struct pdf_writer *w)
 {
 	uint64_t time;
 
 	if (!s->pstate.nr_procs || !s->nr_rings || s->no_pstate)
 		return 0;
 	time = first_sample_time(s);
-	return pstate_file(&s->pstate, w, time ? time - 1 : 0, &s->cap_pstate_filed);
+	return cap_pstate_file(&s->pstate, w, time ? time - 1 : 0, &s->cap_pstate_filed);
 }
 
 /* Records the agent forwarded but whose space it had not given back are
@@ -330,7 +330,7 @@ static int write_pstate(struct snapper *s, struct pdf_writer *w)
  * newest.  How many of a ring's newest are compared. */
 #define DEDUP_WINDOW 8192u
 
-void cap_snapper_kbuf_dedup(struct snapper *s)
+void cap_snapper_kbuf_dedup(struct cap_snapper *s)
 {
 	size_t n, i, j;
 
@@ -340,7 +340,7 @@ void cap_snapper_kbuf_dedup(struct snapper *s)
 	for (i = 0; i < n; i++) {
 		uint32_t cpu;
 		const struct rs_perf_header *rec = gi_kbuf_record(s->kbuf, i, &cpu);
-		const struct snap_ring *sr = &s->ring[cpu % s->nr_rings];
+		const struct cap_snapper_ring *sr = &s->ring[cpu % s->nr_rings];
 		size_t m = sr->offs.len / sizeof(uint64_t);
 		int newest_first = sr->data_mode == RS_MODE_OVERWRITE;
 
@@ -362,9 +362,9 @@ void cap_snapper_kbuf_dedup(struct snapper *s)
 /* The recovered records of the CPUs that fed @ring, after the ring's own:
  * the writer's time order is perf's business (it sorts by time).  A record
  * the writer refuses is counted, never a reason to fail. */
-static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
+static int write_kbuf(struct cap_snapper *s, struct pdf_writer *w, uint32_t ring)
 {
-	struct snap_ring *sr = &s->ring[ring];
+	struct cap_snapper_ring *sr = &s->ring[ring];
 	size_t n = gi_kbuf_count(s->kbuf), i;
 	int err;
 
@@ -396,10 +396,10 @@ static int write_kbuf(struct snapper *s, struct pdf_writer *w, uint32_t ring)
  * table's parent, or one born the same way before (@born: pairs of
  * child and the table's process it was filed as).  0, or the writer's or
  * -ENOMEM (pdf_error_str says both). */
-static int write_forks(struct snapper *s, struct pdf_writer *w, uint32_t ring,
+static int write_forks(struct cap_snapper *s, struct pdf_writer *w, uint32_t ring,
 		       struct pdf_buf *born)
 {
-	struct snap_ring *sr = &s->ring[ring];
+	struct cap_snapper_ring *sr = &s->ring[ring];
 	size_t n = gi_kbuf_fork_count(s->kbuf), i, j;
 	struct gi_kbuf_fork f;
 	int err;
@@ -432,7 +432,7 @@ static int write_forks(struct snapper *s, struct pdf_writer *w, uint32_t ring,
 
 /* One sample per vCPU, at the end of the host's reading (gi_vcpu_time):
  * after the newest record the host read. */
-static int write_vcpus(struct snapper *s, struct pdf_writer *w)
+static int write_vcpus(struct cap_snapper *s, struct pdf_writer *w)
 {
 	struct cap_tally_ring sum;
 	struct pdf_buf rec;
@@ -465,13 +465,13 @@ static int write_vcpus(struct snapper *s, struct pdf_writer *w)
 }
 
 /* What the host observed copying each ring (the times are cap_snapper_copy's). */
-static void host_facts(struct snapper *s)
+static void host_facts(struct cap_snapper *s)
 {
 	uint32_t i;
 
 	s->host.nr_rings = s->nr_rings;
 	for (i = 0; i < s->nr_rings; i++) {
-		const struct snap_ring *sr = &s->ring[i];
+		const struct cap_snapper_ring *sr = &s->ring[i];
 		struct pdf_host_ring *h = &s->host.ring[i];
 
 		memset(h, 0, sizeof(*h));
@@ -488,14 +488,14 @@ static void host_facts(struct snapper *s)
 
 /* The summary's claims from the file as report reads it (times converted,
  * checked against the copy's window); without it, the live tally's. */
-static void file_tally(struct snapper *s)
+static void file_tally(struct cap_snapper *s)
 {
 	s->readback_err = cap_tally_file(s->output, &s->file_tally, NULL,
 				     &s->readback_at);
 	s->have_file_tally = !s->readback_err;
 }
 
-int cap_snapper_write(struct snapper *s)
+int cap_snapper_write(struct cap_snapper *s)
 {
 	struct pdf_writer_params wp = {
 		.size = sizeof(wp),
@@ -543,7 +543,7 @@ int cap_snapper_write(struct snapper *s)
 		if (!err && s->kbuf)
 			err = write_kbuf(s, w, i);
 		if (!err && w && s->ring[i].aux_data.len) {
-			struct snap_ring *sr = &s->ring[i];
+			struct cap_snapper_ring *sr = &s->ring[i];
 
 			err = pdf_writer_add_aux(w, i, sr->aux.start,
 						 sr->aux_data.data, sr->aux_data.len);

@@ -54,7 +54,7 @@ struct hit {
 	uint64_t count;
 };
 
-struct usyms {
+struct gi_symfs {
 	char *symfs;
 	struct umap *maps;            /* by (pid, start), none overlapping */
 	size_t nr_maps;
@@ -62,12 +62,12 @@ struct usyms {
 	uint32_t nr_files;
 	struct hit *hits;             /* open addressing, GI_SYMFS_MAX_HITS */
 	uint32_t nr_hits;
-	struct usyms_summary sum;
+	struct gi_symfs_summary sum;
 };
 
-int gi_symfs_new(struct usyms **up, const char *symfs)
+int gi_symfs_new(struct gi_symfs **up, const char *symfs)
 {
-	struct usyms *u = calloc(1, sizeof(*u));
+	struct gi_symfs *u = calloc(1, sizeof(*u));
 
 	*up = NULL;
 	if (!u)
@@ -84,7 +84,7 @@ int gi_symfs_new(struct usyms **up, const char *symfs)
 	return 0;
 }
 
-void gi_symfs_free(struct usyms *u)
+void gi_symfs_free(struct gi_symfs *u)
 {
 	uint32_t i;
 
@@ -104,7 +104,7 @@ void gi_symfs_free(struct usyms *u)
 
 /* ---- counting ---------------------------------------------------------- */
 
-static int file_of(struct usyms *u, const char *name, const struct rs_perf_mmap2_body *m,
+static int file_of(struct gi_symfs *u, const char *name, const struct rs_perf_mmap2_body *m,
 		   uint16_t misc, uint32_t *idx)
 {
 	uint8_t len = (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ?
@@ -133,7 +133,7 @@ static int file_of(struct usyms *u, const char *name, const struct rs_perf_mmap2
 }
 
 /* The first map at or after (@pid, @addr) in the sorted array. */
-static size_t map_lower(const struct usyms *u, uint32_t pid, uint64_t addr)
+static size_t map_lower(const struct gi_symfs *u, uint32_t pid, uint64_t addr)
 {
 	size_t lo = 0, hi = u->nr_maps;
 
@@ -150,7 +150,7 @@ static size_t map_lower(const struct usyms *u, uint32_t pid, uint64_t addr)
 }
 
 /* A newer mapping replaces what it overlaps, as in the process. */
-static void add_map(struct usyms *u, const struct rs_perf_header *rec)
+static void add_map(struct gi_symfs *u, const struct rs_perf_header *rec)
 {
 	const char *name = (const char *)(rec + 1) + sizeof(struct rs_perf_mmap2_body);
 	struct rs_perf_mmap2_body m;
@@ -191,7 +191,7 @@ static void add_map(struct usyms *u, const struct rs_perf_header *rec)
 	u->maps[i] = nm;
 }
 
-static void add_hit(struct usyms *u, uint32_t file, uint64_t offset)
+static void add_hit(struct gi_symfs *u, uint32_t file, uint64_t offset)
 {
 	uint64_t h = (offset * 0x9e3779b97f4a7c15ull) ^ file;
 	uint32_t i = (uint32_t)(h % GI_SYMFS_MAX_HITS), n;
@@ -214,7 +214,7 @@ static void add_hit(struct usyms *u, uint32_t file, uint64_t offset)
 	u->sum.dropped++;
 }
 
-void gi_symfs_add(struct usyms *u, const struct rs_perf_header *rec,
+void gi_symfs_add(struct gi_symfs *u, const struct rs_perf_header *rec,
 	       uint64_t sample_type)
 {
 	uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
@@ -319,7 +319,7 @@ static int load_syms(int fd, struct ufile *f, const Elf64_Shdr *sh,
 }
 
 /* Open SYMFS/NAME and read its loads and functions.  1 named, -1 not. */
-static int load_file(const struct usyms *u, struct ufile *f)
+static int load_file(const struct gi_symfs *u, struct ufile *f)
 {
 	Elf64_Phdr ph[PHDRS_MAX];
 	Elf64_Shdr *sh = NULL;
@@ -424,8 +424,8 @@ static int row_count_cmp(const void *a, const void *b)
 	return row_key_cmp(a, b);
 }
 
-int gi_symfs_top(struct usyms *u, struct gi_symfs_row *rows, unsigned max,
-	      struct usyms_summary *sum)
+int gi_symfs_top(struct gi_symfs *u, struct gi_symfs_row *rows, unsigned max,
+	      struct gi_symfs_summary *sum)
 {
 	struct gi_symfs_row *all = calloc(u->nr_hits ? u->nr_hits : 1, sizeof(*all));
 	uint8_t *used = calloc(u->nr_files ? u->nr_files : 1, 1);

@@ -12,6 +12,7 @@
 
 #include "ringside/capture.h"
 #include "ringside/domain_virt.h"
+#include "ringside/vmm_client.h"
 
 static int parse_fd(const char *spec, int *fd)
 {

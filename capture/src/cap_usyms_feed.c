@@ -5,7 +5,7 @@
  * recording reads the table again now and then (and last before the file
  * is finished) and gives the writer the entries it has not had yet;
  * pdf_writer_add_ubins puts them in perf's build-id cache and names them
- * among the file's build ids.  Every entry went through gusyms's checks
+ * among the file's build ids.  Every entry went through gi_usyms's checks
  * first.  What the guest sent and the host refused, what did not fit the
  * guest's table, and what the cache would not take are counted for the
  * summary.
@@ -20,7 +20,7 @@ void cap_usyms_feed_restart(struct cap_usyms_feed *f)
 	f->given = 0;
 }
 
-static void give(struct cap_usyms_feed *f, const struct gusyms *g,
+static void give(struct cap_usyms_feed *f, const struct gi_usyms *g,
 		 struct pdf_writer *w)
 {
 	const struct pdf_writer_stats *st;
@@ -59,7 +59,7 @@ int cap_usyms_feed_pass(struct cap_usyms_feed *f, const struct rs_region *region
 	return 0;
 }
 
-void cap_usyms_feed_give(struct cap_usyms_feed *f, const struct gusyms *g,
+void cap_usyms_feed_give(struct cap_usyms_feed *f, const struct gi_usyms *g,
 		     struct pdf_writer *w)
 {
 	if (!f || !g || !w)

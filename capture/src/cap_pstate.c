@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The guest's processes as its state table says (gpstate), filed at the
+ * The guest's processes as its state table says (gi_pstate), filed at the
  * head of a file: a COMM and the MMAP2 records of each, just before the
  * file's first sample, so that perf knows every process still alive
  * before any of its samples, however long ago the ring lost or
@@ -17,7 +17,7 @@
 
 /* Process @i's COMM and MMAP2 records, as @pid's (0: its own), to @w at
  * @time.  0, -ENOMEM, or the writer's -errno. */
-static int file_proc(const struct gpstate *g, uint32_t i, uint32_t pid,
+static int file_proc(const struct gi_pstate *g, uint32_t i, uint32_t pid,
 		     struct pdf_writer *w, uint64_t time, struct pdf_buf *rec,
 		     struct cap_pstate_filed *c)
 {
@@ -52,7 +52,7 @@ static int file_proc(const struct gpstate *g, uint32_t i, uint32_t pid,
 	return err;
 }
 
-int pstate_file(const struct gpstate *g, struct pdf_writer *w, uint64_t time,
+int cap_pstate_file(const struct gi_pstate *g, struct pdf_writer *w, uint64_t time,
 		struct cap_pstate_filed *c)
 {
 	struct pdf_buf rec;
@@ -68,7 +68,7 @@ int pstate_file(const struct gpstate *g, struct pdf_writer *w, uint64_t time,
 	return err;
 }
 
-int cap_pstate_file_child(const struct gpstate *g, struct pdf_writer *w,
+int cap_pstate_file_child(const struct gi_pstate *g, struct pdf_writer *w,
 		      uint32_t parent, uint32_t child, uint64_t time,
 		      struct cap_pstate_filed *c)
 {

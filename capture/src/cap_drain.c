@@ -14,10 +14,10 @@
 
 /* @rec into the file and the tally, filed at @time.  0, or -1 with the
  * writer's error in d->write_err. */
-static int put(struct drain_ring *r, uint64_t time,
+static int put(struct cap_drain_ring *r, uint64_t time,
 	       const struct rs_perf_header *rec)
 {
-	struct drain *d = r->drain;
+	struct cap_drain *d = r->drain;
 	int err;
 
 	err = d->writer ? pdf_writer_add(d->writer, r->index, time, rec) : 0;
@@ -34,7 +34,7 @@ static int put(struct drain_ring *r, uint64_t time,
 }
 
 /* The untimed records kept, in their order, filed at @time. */
-static int put_untimed(struct drain_ring *r, uint64_t time)
+static int put_untimed(struct cap_drain_ring *r, uint64_t time)
 {
 	uint64_t off = 0;
 	int err = 0;
@@ -59,7 +59,7 @@ static int put_untimed(struct drain_ring *r, uint64_t time)
  * and left out of the file.  The other records the ring held are counted
  * and go in.
  */
-static int early(struct drain_ring *r, const struct rs_perf_header *rec)
+static int early(struct cap_drain_ring *r, const struct rs_perf_header *rec)
 {
 	struct pdf_host_ring *h = &r->early;
 	int before = r->early_left > 0, first = 0;
@@ -104,8 +104,8 @@ static int early(struct drain_ring *r, const struct rs_perf_header *rec)
 
 static int on_record(const struct rs_perf_header *rec, void *arg)
 {
-	struct drain_ring *r = arg;
-	struct drain *d = r->drain;
+	struct cap_drain_ring *r = arg;
+	struct cap_drain *d = r->drain;
 	uint64_t time = pdf_rrec_stamp(&r->clock, rec, d->sample_type);
 
 	if (early(r, rec))
@@ -133,10 +133,10 @@ static int on_record(const struct rs_perf_header *rec, void *arg)
 }
 
 /* Whatever of a wrapped read is held, with @chunk after it: one record. */
-static int aux_out(struct drain_ring *r, const void *chunk, uint64_t len,
+static int aux_out(struct cap_drain_ring *r, const void *chunk, uint64_t len,
 		   uint64_t pos)
 {
-	struct drain *d = r->drain;
+	struct cap_drain *d = r->drain;
 	uint64_t at = r->held ? r->held_pos : pos, all = r->held_len + len;
 	int err;
 
@@ -165,7 +165,7 @@ static int aux_out(struct drain_ring *r, const void *chunk, uint64_t len,
  */
 static int on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
 {
-	struct drain_ring *r = arg;
+	struct cap_drain_ring *r = arg;
 
 	if (!r->held && (pos + len) % r->aux_size == 0) {
 		r->held = chunk;
@@ -176,8 +176,8 @@ static int on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
 	return aux_out(r, chunk, len, pos);
 }
 
-int cap_drain_init(struct drain *d, const struct rs_region *region,
-	       uint64_t sample_type, struct pdf_writer *w, struct tally *t)
+int cap_drain_init(struct cap_drain *d, const struct rs_region *region,
+	       uint64_t sample_type, struct pdf_writer *w, struct cap_tally *t)
 {
 	struct cap_rinfo ri;
 	uint32_t i;
@@ -188,7 +188,7 @@ int cap_drain_init(struct drain *d, const struct rs_region *region,
 	d->tally = t;
 	d->sample_type = sample_type;
 	for (i = 0; i < cap_rinfo_count(region); i++) {
-		struct drain_ring *r = &d->ring[i];
+		struct cap_drain_ring *r = &d->ring[i];
 
 		err = cap_rinfo_get(region, i, &ri);
 		if (err)
@@ -219,14 +219,14 @@ fail:
 	return err;
 }
 
-int cap_drain_pass(struct drain *d, struct cap_err *e)
+int cap_drain_pass(struct cap_drain *d, struct cap_err *e)
 {
 	int total = 0, n;
 	int64_t a;
 	uint32_t i;
 
 	for (i = 0; i < d->nr_rings; i++) {
-		struct drain_ring *r = &d->ring[i];
+		struct cap_drain_ring *r = &d->ring[i];
 
 		n = rs_consumer_drain(r->cons, on_record, r);
 		if (n < 0)
@@ -245,18 +245,18 @@ int cap_drain_pass(struct drain *d, struct cap_err *e)
 	return total;
 }
 
-const struct rs_cons_stats *cap_drain_cons_stats(const struct drain *d, uint32_t i)
+const struct rs_cons_stats *cap_drain_cons_stats(const struct cap_drain *d, uint32_t i)
 {
 	return rs_consumer_stats(d->ring[i].cons);
 }
 
-void cap_drain_host_facts(const struct drain *d, struct pdf_host_facts *h)
+void cap_drain_host_facts(const struct cap_drain *d, struct pdf_host_facts *h)
 {
 	uint32_t i;
 
 	h->nr_rings = d->nr_rings;
 	for (i = 0; i < d->nr_rings; i++) {
-		const struct drain_ring *r = &d->ring[i];
+		const struct cap_drain_ring *r = &d->ring[i];
 		const struct rs_cons_stats *cs = rs_consumer_stats(r->cons);
 		struct pdf_host_ring *hr = &h->ring[i];
 
@@ -281,7 +281,7 @@ void cap_drain_host_facts(const struct drain *d, struct pdf_host_facts *h)
 	}
 }
 
-void cap_drain_bounds(const struct drain *d, uint64_t start_ns,
+void cap_drain_bounds(const struct cap_drain *d, uint64_t start_ns,
 		  struct cap_tally_bounds *b)
 {
 	uint32_t i;
@@ -296,7 +296,7 @@ void cap_drain_bounds(const struct drain *d, uint64_t start_ns,
 	}
 }
 
-int cap_drain_reattach(struct drain *d, const struct rs_region *region)
+int cap_drain_reattach(struct cap_drain *d, const struct rs_region *region)
 {
 	struct cap_rinfo ri;
 	uint32_t i;
@@ -315,7 +315,7 @@ int cap_drain_reattach(struct drain *d, const struct rs_region *region)
 			return -rse_geometry;
 	}
 	for (i = 0; i < d->nr_rings; i++) {
-		struct drain_ring *r = &d->ring[i];
+		struct cap_drain_ring *r = &d->ring[i];
 
 		err = rs_consumer_reattach(r->cons, region, i);
 		if (err < 0)
@@ -330,7 +330,7 @@ int cap_drain_reattach(struct drain *d, const struct rs_region *region)
 	return bits;
 }
 
-int cap_drain_flush(struct drain *d, struct cap_err *e)
+int cap_drain_flush(struct cap_drain *d, struct cap_err *e)
 {
 	uint32_t i;
 
@@ -340,7 +340,7 @@ int cap_drain_flush(struct drain *d, struct cap_err *e)
 	return 0;
 }
 
-void cap_drain_fini(struct drain *d)
+void cap_drain_fini(struct cap_drain *d)
 {
 	uint32_t i;
 
@@ -354,7 +354,7 @@ void cap_drain_fini(struct drain *d)
 	d->nr_rings = 0;
 }
 
-int cap_drain_sleep_prepare(struct drain *d)
+int cap_drain_sleep_prepare(struct cap_drain *d)
 {
 	int moved = 0;
 
@@ -365,7 +365,7 @@ int cap_drain_sleep_prepare(struct drain *d)
 	return moved;
 }
 
-void cap_drain_awake(struct drain *d)
+void cap_drain_awake(struct cap_drain *d)
 {
 	for (uint32_t i = 0; i < d->nr_rings; i++)
 		if (d->ring[i].cons)

@@ -10,14 +10,14 @@
 #define SLACK_BASE_NS 1000000u   /* 1 ms around the window, and ... */
 #define SLACK_PPM     1000u      /* ... the drift a sync accepts over it */
 
-void cap_tally_init(struct tally *t, uint32_t nr_rings, uint64_t sample_type)
+void cap_tally_init(struct cap_tally *t, uint32_t nr_rings, uint64_t sample_type)
 {
 	memset(t, 0, sizeof(*t));
 	t->sample_type = sample_type;
 	t->nr_rings = nr_rings > RS_MAX_RINGS ? RS_MAX_RINGS : nr_rings;
 }
 
-void cap_tally_state(struct tally *t, const struct rs_perf_header *rec)
+void cap_tally_state(struct cap_tally *t, const struct rs_perf_header *rec)
 {
 	if (rec->type == PERF_RECORD_COMM)
 		t->state_comms++;
@@ -25,7 +25,7 @@ void cap_tally_state(struct tally *t, const struct rs_perf_header *rec)
 		t->state_mmaps++;
 }
 
-void cap_tally_event(struct tally *t, const struct pdf_event *ev)
+void cap_tally_event(struct cap_tally *t, const struct pdf_event *ev)
 {
 	if (ev->state)
 		cap_tally_state(t, ev->rec);
@@ -33,7 +33,7 @@ void cap_tally_event(struct tally *t, const struct pdf_event *ev)
 		cap_tally_add(t, ev->ring, ev->time, ev->rec);
 }
 
-void cap_tally_set_bounds(struct tally *t, const struct cap_tally_bounds *b)
+void cap_tally_set_bounds(struct cap_tally *t, const struct cap_tally_bounds *b)
 {
 	t->bounds = *b;
 }
@@ -121,7 +121,7 @@ static void add_aux(struct cap_tally_ring *r, const struct rs_perf_header *rec,
  * after the attach when @at >= the ring's size: the ring held at most
  * that much then.
  */
-static int after_attach(const struct tally *t, uint32_t ring, uint64_t at)
+static int after_attach(const struct cap_tally *t, uint32_t ring, uint64_t at)
 {
 	const struct cap_tally_bounds *b = &t->bounds;
 
@@ -138,7 +138,7 @@ static int after_attach(const struct tally *t, uint32_t ring, uint64_t at)
  * host's CLOCK_MONOTONIC at the end; those whose previous record was
  * written after the attach add up to at most that over the recording.
  */
-static int lost_ok(const struct tally *t, struct cap_tally_ring *r, uint32_t ring,
+static int lost_ok(const struct cap_tally *t, struct cap_tally_ring *r, uint32_t ring,
 		   uint64_t n, uint64_t *sum, uint64_t *late)
 {
 	const struct cap_tally_bounds *b = &t->bounds;
@@ -166,7 +166,7 @@ static int lost_ok(const struct tally *t, struct cap_tally_ring *r, uint32_t rin
 
 /* 1 if @time can be when record @rec (starting @at bytes into the drain)
  * was written, as far as the window tells. */
-static int time_ok(const struct tally *t, uint32_t ring, uint64_t at,
+static int time_ok(const struct cap_tally *t, uint32_t ring, uint64_t at,
 		   uint64_t time)
 {
 	const struct cap_tally_bounds *b = &t->bounds;
@@ -183,7 +183,7 @@ static int time_ok(const struct tally *t, uint32_t ring, uint64_t at,
 	return 1;
 }
 
-void cap_tally_add(struct tally *t, uint32_t ring, uint64_t time,
+void cap_tally_add(struct cap_tally *t, uint32_t ring, uint64_t time,
 	       const struct rs_perf_header *rec)
 {
 	enum pdf_rrec_class cls = pdf_rrec_classify(rec, t->sample_type);
@@ -237,7 +237,7 @@ void cap_tally_add(struct tally *t, uint32_t ring, uint64_t time,
 	r->have_time = 1;
 }
 
-void cap_tally_total(const struct tally *t, struct cap_tally_ring *sum)
+void cap_tally_total(const struct cap_tally *t, struct cap_tally_ring *sum)
 {
 	uint32_t i;
 	unsigned c;
@@ -288,7 +288,7 @@ double cap_tally_rate(const struct cap_tally_ring *r)
 	return (double)r->records * 1e9 / (double)(r->last_time - r->first_time);
 }
 
-int cap_tally_file(const char *path, struct tally *t, struct pdf_info *info,
+int cap_tally_file(const char *path, struct cap_tally *t, struct pdf_info *info,
 	       uint64_t *bad_offset)
 {
 	const struct pdf_info *in;

@@ -228,7 +228,7 @@ static int region_map(const struct cap_flight_req *q, int fd, int open_err,
 
 /* No record, AUX byte or kernel symbol in any ring: the guest never
  * wrote here. */
-static int nothing_recorded(const struct snapper *s, const struct gi_syms *syms)
+static int nothing_recorded(const struct cap_snapper *s, const struct gi_syms *syms)
 {
 	for (uint32_t i = 0; i < s->nr_rings; i++)
 		if (s->ring[i].data.records || s->ring[i].produced ||
@@ -265,11 +265,11 @@ int cap_flight_capture_fd(const struct cap_flight_req *q, int fd,
 static int capture(const struct cap_flight_req *q, int fd, int open_err,
 		   struct cap_flight_result *res)
 {
-	struct snapper *s = NULL;
+	struct cap_snapper *s = NULL;
 	struct cap_tally_ring sum;
 	struct rs_region region;
 	struct gi_syms syms = { 0 };
-	struct gusyms usyms = { 0 };
+	struct gi_usyms usyms = { 0 };
 	char ddir[4096];
 	uint64_t size = 0;
 	void *mem = NULL;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ringside/capture.h"
+#include "ringside/vmm_client.h"
 
 /* A VMM answers at once; a peer that says nothing is not one. */
 #define VM_CONN_TIMEOUT_S 10

@@ -11,7 +11,7 @@
 #define SYMS_PERIOD     0.25  /* seconds between looks at the sideband */
 #define USYMS_PERIOD    1.0   /* seconds between reads of the user symbols */
 
-void cap_recorder_init(struct recorder *r, const char *source)
+void cap_recorder_init(struct cap_recorder *r, const char *source)
 {
 	memset(r, 0, sizeof(*r));
 	r->source = source;
@@ -19,7 +19,7 @@ void cap_recorder_init(struct recorder *r, const char *source)
 }
 
 /* A failure the caller will word: what failed, the code and whose. */
-static int fail(struct recorder *r, enum cap_fail what, int err,
+static int fail(struct cap_recorder *r, enum cap_fail what, int err,
 		cap_err_fn str)
 {
 	r->fail.what = what;
@@ -27,7 +27,7 @@ static int fail(struct recorder *r, enum cap_fail what, int err,
 	return err;
 }
 
-int cap_recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only)
+int cap_recorder_add_wake(struct cap_recorder *r, int fd, int ring, int hangup_only)
 {
 	if (r->nr_wake == CAP_RECORDER_MAX_WAKE)
 		return -ENOSPC;
@@ -37,7 +37,7 @@ int cap_recorder_add_wake(struct recorder *r, int fd, int ring, int hangup_only)
 	return 0;
 }
 
-uint64_t cap_recorder_doorbells(const struct recorder *r, uint32_t ring)
+uint64_t cap_recorder_doorbells(const struct cap_recorder *r, uint32_t ring)
 {
 	uint64_t n = 0;
 
@@ -48,7 +48,7 @@ uint64_t cap_recorder_doorbells(const struct recorder *r, uint32_t ring)
 }
 
 /* The next sleep: the interval, cut short by the end of --duration. */
-static int wait_ms(const struct recorder *r, double elapsed)
+static int wait_ms(const struct cap_recorder *r, double elapsed)
 {
 	double left;
 
@@ -61,7 +61,7 @@ static int wait_ms(const struct recorder *r, double elapsed)
 }
 
 /* Say once that a doorbell went away; 1 if the producer's end hung up. */
-static int check_hangups(struct recorder *r, int *said)
+static int check_hangups(struct cap_recorder *r, int *said)
 {
 	int gone = 0;
 
@@ -82,9 +82,9 @@ static int check_hangups(struct recorder *r, int *said)
 /* The kernel's code beside its symbols, once they are in the cache: a
  * PT region of a domain, at the end of the recording.  Never costs the
  * recording. */
-static void put_kcode(struct recorder *r, struct pdf_writer *w, uint32_t format)
+static void put_kcode(struct cap_recorder *r, struct pdf_writer *w, uint32_t format)
 {
-	const struct gkcode *early;
+	const struct gi_kcode *early;
 
 	if (!r->kcode || !r->kcode_src || format != PDF_AUX_INTEL_PT ||
 	    r->kcode->state != GI_KCODE_ABSENT ||
@@ -109,7 +109,7 @@ static void put_kcode(struct recorder *r, struct pdf_writer *w, uint32_t format)
  * the domain may be gone when the recording ends.  Said once it is in the
  * cache (the kcode_cached hook), so an operator (or a test) knows the
  * domain may go. */
-static void early_kcode(struct recorder *r, struct pdf_writer *w,
+static void early_kcode(struct cap_recorder *r, struct pdf_writer *w,
 			uint32_t format)
 {
 	if (!r->kcode || !r->kcode_src || !w || format != PDF_AUX_INTEL_PT)
@@ -129,7 +129,7 @@ static void early_kcode(struct recorder *r, struct pdf_writer *w,
  * agent that started with its domain): into the file now.  0, or the
  * writer's error (the file is lost), noted in @e.
  */
-static int late_syms(struct recorder *r, const struct rs_region *region,
+static int late_syms(struct cap_recorder *r, const struct rs_region *region,
 		     struct pdf_writer *w, struct cap_err *e)
 {
 	struct pdf_writer_params wp = { .size = sizeof(wp) };
@@ -151,7 +151,7 @@ static int late_syms(struct recorder *r, const struct rs_region *region,
  * began before its agent attached): into the file now.  Never costs the
  * recording: the writer only refuses a NULL writer.
  */
-static void late_guest(struct recorder *r, const struct rs_region *region,
+static void late_guest(struct cap_recorder *r, const struct rs_region *region,
 		       struct pdf_writer *w)
 {
 	if (cap_guest_facts_read(&r->guest, region) != CAP_GUEST_FACTS_OK)
@@ -162,7 +162,7 @@ static void late_guest(struct recorder *r, const struct rs_region *region,
 
 /* The host facts of the current file: the counters since it was opened
  * (r->base, what they were then), its own window. */
-static void file_facts(struct recorder *r)
+static void file_facts(struct cap_recorder *r)
 {
 	uint32_t i;
 
@@ -192,7 +192,7 @@ static void file_facts(struct recorder *r)
 }
 
 /* A full disk the caller asked to live through (hooks.disk_full). */
-static int full_err(const struct recorder *r, int err)
+static int full_err(const struct cap_recorder *r, int err)
 {
 	return (err == -ENOSPC || err == -EDQUOT) && r->hooks.disk_full;
 }
@@ -206,7 +206,7 @@ static void part_add(struct pdf_writer_part *a, const struct pdf_writer_part *b)
 }
 
 /* The disk is full: counted, and the caller makes room. */
-static void on_full(struct recorder *r)
+static void on_full(struct cap_recorder *r)
 {
 	r->disk_fulls++;
 	r->hooks.disk_full(r->hooks.arg, r);
@@ -215,7 +215,7 @@ static void on_full(struct recorder *r)
 /* @w failed on a full disk: cut back to what is on disk, completed.  0
  * (r->salvaged), or the error that lost the file whole (discarded); what
  * no file holds is counted in r->disk_lost either way. */
-static int salvage(struct recorder *r, struct pdf_writer *w)
+static int salvage(struct cap_recorder *r, struct pdf_writer *w)
 {
 	struct pdf_writer_part kept = { 0 }, dropped = { 0 };
 	int err = pdf_writer_salvage(w, &kept, &dropped);
@@ -236,10 +236,10 @@ static int salvage(struct recorder *r, struct pdf_writer *w)
 
 /* The records a paused recording's drain kept for a time that will not
  * come (they left the rings): lost, counted. */
-static void count_untimed(struct recorder *r)
+static void count_untimed(struct cap_recorder *r)
 {
 	for (uint32_t i = 0; i < r->drain.nr_rings && i < RS_MAX_RINGS; i++) {
-		struct drain_ring *dr = &r->drain.ring[i];
+		struct cap_drain_ring *dr = &r->drain.ring[i];
 		uint64_t off = 0;
 
 		while (off + sizeof(struct rs_perf_header) <= dr->untimed_len) {
@@ -265,7 +265,7 @@ static void count_untimed(struct recorder *r)
 /* The summary's claims come from the file as report reads it: times
  * converted, checked against the window.  A failure costs only the
  * summary (r->readback_err): the file is whole. */
-static void file_tally(struct recorder *r)
+static void file_tally(struct cap_recorder *r)
 {
 	r->readback_err = cap_tally_file(r->output, &r->file_tally, NULL,
 				     &r->readback_at);
@@ -275,7 +275,7 @@ static void file_tally(struct recorder *r)
 /* Open r->output (if any) for the records from now on: the writer, the
  * tally and the bounds its claims are checked against.  0, or the
  * writer's error (CAP_FAIL_OPEN). */
-static int file_open(struct recorder *r, const struct rs_region *region)
+static int file_open(struct cap_recorder *r, const struct rs_region *region)
 {
 	struct pdf_writer_params wp = {
 		.size = sizeof(wp),
@@ -319,7 +319,7 @@ static int file_open(struct recorder *r, const struct rs_region *region)
  * 0, or the writer's error (a full disk pauses the recording as a
  * drain pass's does).
  */
-static int file_pstate(struct recorder *r)
+static int file_pstate(struct cap_recorder *r)
 {
 	uint64_t first = UINT64_MAX;
 	uint32_t i;
@@ -332,7 +332,7 @@ static int file_pstate(struct recorder *r)
 	if (first == UINT64_MAX)
 		return 0;
 	r->pstate_due = 0;
-	err = pstate_file(&r->pstate, r->w, first ? first - 1 : 0,
+	err = cap_pstate_file(&r->pstate, r->w, first ? first - 1 : 0,
 			  &r->cap_pstate_filed);
 	return err;
 }
@@ -340,7 +340,7 @@ static int file_pstate(struct recorder *r)
 /* Complete the current file with its host facts (file_facts), the
  * clock and the kernel's code, then read it back.  0, or the writer's error (CAP_FAIL_FINISH; the file is
  * not kept). */
-static int file_close(struct recorder *r, const struct rs_region *region)
+static int file_close(struct cap_recorder *r, const struct rs_region *region)
 {
 	struct pdf_writer *w = r->w;
 	int err;
@@ -384,7 +384,7 @@ static int file_close(struct recorder *r, const struct rs_region *region)
  * next_output gives a new file.  What was drained past the cut is
  * counted lost (r->disk_lost).
  */
-static void pause_full(struct recorder *r, const struct rs_region *region)
+static void pause_full(struct cap_recorder *r, const struct rs_region *region)
 {
 	struct pdf_writer *w = r->w;
 
@@ -412,7 +412,7 @@ static void pause_full(struct recorder *r, const struct rs_region *region)
 
 /* A paused recording (r->full) goes on into @path: 0, still paused
  * when the disk is still full, or the error that ends it. */
-static int resume(struct recorder *r, const struct rs_region *region,
+static int resume(struct cap_recorder *r, const struct rs_region *region,
 		  const char *path)
 {
 	struct cap_tally_bounds bounds;
@@ -438,7 +438,7 @@ static int resume(struct recorder *r, const struct rs_region *region,
 /* The caller's next file: the current one is completed (its own tally,
  * host facts and window) and the records from here on go to @path.  0,
  * or the failure (no current file then; the recording ends). */
-static int rotate(struct recorder *r, const struct rs_region *region,
+static int rotate(struct cap_recorder *r, const struct rs_region *region,
 		  const char *path)
 {
 	struct cap_tally_bounds bounds;
@@ -488,7 +488,7 @@ static int rotate(struct recorder *r, const struct rs_region *region,
 /* The source runs again, its region mapped anew: every consumer goes
  * on there, and the records from now on go to a file of their own with a
  * clock synced anew.  0, or the failure (r->fail). */
-static int come_back(struct recorder *r, const struct rs_region **regionp,
+static int come_back(struct cap_recorder *r, const struct rs_region **regionp,
 		     const struct rs_region *region, void *mem)
 {
 	const char *next = NULL;
@@ -533,7 +533,7 @@ static int come_back(struct recorder *r, const struct rs_region **regionp,
  * meanwhile.  A source that goes away (CAP_RECORDER_AWAY) gets its last pass,
  * then no pass until it comes back.  0, or the error that ended it
  * (r->fail says where). */
-static int loop(struct recorder *r, const struct rs_region *region)
+static int loop(struct cap_recorder *r, const struct rs_region *region)
 {
 	double start = cap_time_now(), last_shown = 0.0, last_asked = 0.0;
 	double last_syms = 0.0, last_guest = 0.0, last_usyms = 0.0;
@@ -685,7 +685,7 @@ static int loop(struct recorder *r, const struct rs_region *region)
 	return err < 0 ? err : 0;
 }
 
-int cap_recorder_run(struct recorder *r, const struct rs_region *region)
+int cap_recorder_run(struct cap_recorder *r, const struct rs_region *region)
 {
 	struct cap_tally_bounds bounds;
 	int err;
@@ -761,7 +761,7 @@ int cap_recorder_run(struct recorder *r, const struct rs_region *region)
 	return file_close(r, r->region);
 }
 
-void cap_recorder_fini(struct recorder *r)
+void cap_recorder_fini(struct cap_recorder *r)
 {
 	cap_usyms_feed_fini(&r->usyms);
 	gi_kcode_reader_fini(&r->kread);

@@ -11,7 +11,7 @@
  * and the one it reads for its process table (pstate.c) */
 enum { REC_MMAP = 1, REC_COMM = 3, REC_FORK = 7, REC_MMAP2 = 10 };
 
-void gi_kbuf_init(struct gkbuf *g)
+void gi_kbuf_init(struct gi_kbuf *g)
 {
 	memset(g, 0, sizeof(*g));
 	pdf_buf_init(&g->stash);
@@ -19,7 +19,7 @@ void gi_kbuf_init(struct gkbuf *g)
 	pdf_buf_init(&g->fork_buf);
 }
 
-void gi_kbuf_fini(struct gkbuf *g)
+void gi_kbuf_fini(struct gi_kbuf *g)
 {
 	pdf_buf_fini(&g->stash);
 	pdf_buf_fini(&g->offs);
@@ -59,7 +59,7 @@ static void copy_out(const uint8_t *data, uint64_t size, uint64_t pos,
 	memcpy((uint8_t *)dst + first, data, len - first);
 }
 
-static void keep(struct gkbuf *g, uint32_t cpu, const void *rec, size_t len)
+static void keep(struct gi_kbuf *g, uint32_t cpu, const void *rec, size_t len)
 {
 	pdf_buf_add_u64(&g->offs, g->stash.len);
 	pdf_buf_add_u64(&g->offs, cpu);
@@ -70,7 +70,7 @@ static void keep(struct gkbuf *g, uint32_t cpu, const void *rec, size_t len)
 
 /* The records in [tail, head) of a copy of the data area, into the stash
  * as the agent would have forwarded them.  Returns the count. */
-static uint64_t walk(struct gkbuf *g, uint32_t cpu, const uint8_t *data,
+static uint64_t walk(struct gi_kbuf *g, uint32_t cpu, const uint8_t *data,
 		     uint64_t size, uint64_t tail, uint64_t head, uint8_t *rec)
 {
 	uint64_t pos = tail, n = 0;
@@ -163,7 +163,7 @@ struct row_reads {
 	uint32_t left;
 };
 
-static int read_page(struct gkbuf *g, struct row_reads *r, uint64_t gpa,
+static int read_page(struct gi_kbuf *g, struct row_reads *r, uint64_t gpa,
 		     void *buf, size_t len)
 {
 	int err = -E2BIG;   /* over the bound: unreachable while one_cpu is right */
@@ -182,7 +182,7 @@ static int read_page(struct gkbuf *g, struct row_reads *r, uint64_t gpa,
 
 /* One row of the table: check it, read its control page and the data
  * pages holding [tail, head), take the records. */
-static void one_cpu(struct gkbuf *g, const struct gi_kbuf_src *src,
+static void one_cpu(struct gi_kbuf *g, const struct gi_kbuf_src *src,
 		    const uint64_t *row, uint8_t *data, uint8_t *rec)
 {
 	uint32_t pages = g->info.data_pages, i;
@@ -230,7 +230,7 @@ static void one_cpu(struct gkbuf *g, const struct gi_kbuf_src *src,
 		g->cpus_recovered++;
 }
 
-int gi_kbuf_recover(struct gkbuf *g, const struct rs_region *region,
+int gi_kbuf_recover(struct gi_kbuf *g, const struct rs_region *region,
 		  const struct gi_kbuf_src *src, uint64_t sample_type)
 {
 	uint64_t words, sb = rs_sideband_size(region);
@@ -273,12 +273,12 @@ out:
 	return err;
 }
 
-size_t gi_kbuf_count(const struct gkbuf *g)
+size_t gi_kbuf_count(const struct gi_kbuf *g)
 {
 	return g->offs.len / (2 * sizeof(uint64_t));
 }
 
-const struct rs_perf_header *gi_kbuf_record(const struct gkbuf *g, size_t i,
+const struct rs_perf_header *gi_kbuf_record(const struct gi_kbuf *g, size_t i,
 					  uint32_t *cpu)
 {
 	uint64_t v[2];
@@ -289,12 +289,12 @@ const struct rs_perf_header *gi_kbuf_record(const struct gkbuf *g, size_t i,
 	return (const struct rs_perf_header *)(const void *)(g->stash.data + v[0]);
 }
 
-size_t gi_kbuf_fork_count(const struct gkbuf *g)
+size_t gi_kbuf_fork_count(const struct gi_kbuf *g)
 {
 	return g->fork_buf.len / sizeof(struct gi_kbuf_fork);
 }
 
-int gi_kbuf_fork_get(const struct gkbuf *g, size_t i, struct gi_kbuf_fork *f)
+int gi_kbuf_fork_get(const struct gi_kbuf *g, size_t i, struct gi_kbuf_fork *f)
 {
 	if (i >= gi_kbuf_fork_count(g))
 		return -EINVAL;
@@ -303,7 +303,7 @@ int gi_kbuf_fork_get(const struct gkbuf *g, size_t i, struct gi_kbuf_fork *f)
 }
 
 /* A dropped record keeps its place; bit 63 of its CPU word says so. */
-void gi_kbuf_drop(struct gkbuf *g, size_t i)
+void gi_kbuf_drop(struct gi_kbuf *g, size_t i)
 {
 	uint64_t v;
 
@@ -315,7 +315,7 @@ void gi_kbuf_drop(struct gkbuf *g, size_t i)
 	g->duplicates++;
 }
 
-int gi_kbuf_dropped(const struct gkbuf *g, size_t i)
+int gi_kbuf_dropped(const struct gi_kbuf *g, size_t i)
 {
 	uint64_t v;
 

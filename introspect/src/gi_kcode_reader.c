@@ -62,7 +62,7 @@ int gi_kcode_reader_done(struct gi_kcode_reader *k)
 	return done;
 }
 
-const struct gkcode *gi_kcode_reader_join(struct gi_kcode_reader *k)
+const struct gi_kcode *gi_kcode_reader_join(struct gi_kcode_reader *k)
 {
 	if (k->started && !k->joined) {
 		pthread_join(k->thread, NULL);

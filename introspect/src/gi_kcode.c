@@ -13,7 +13,7 @@
  * Such a page is not mapped in the guest (QEMU translates through its page
  * tables): the guest could not run it either, and its symbols (freed init
  * text, say) stay named in perf, which drops those outside every segment. */
-static void read_range(struct gkcode *g, const struct gi_kcode_src *src,
+static void read_range(struct gi_kcode *g, const struct gi_kcode_src *src,
 		       uint64_t start, uint64_t end, uint8_t *buf)
 {
 	uint64_t at = start;
@@ -59,7 +59,7 @@ void gi_kcode_image_free(struct gi_kcode_image *im)
 int gi_kcode_read(struct gi_kcode_image *im, const struct gi_kcode_src *src,
 		const struct pdf_code_range *r, unsigned n)
 {
-	struct gkcode *g = &im->read;
+	struct gi_kcode *g = &im->read;
 
 	memset(im, 0, sizeof(*im));
 	g->errstr = src->errstr;
@@ -94,7 +94,7 @@ int gi_kcode_read(struct gi_kcode_image *im, const struct gi_kcode_src *src,
 	return 0;
 }
 
-void gi_kcode_store(struct gkcode *g, const struct gi_kcode_image *im,
+void gi_kcode_store(struct gi_kcode *g, const struct gi_kcode_image *im,
 		  struct pdf_writer *w)
 {
 	*g = im->read;
@@ -128,7 +128,7 @@ int gi_kcode_ranges(struct pdf_writer *w, struct pdf_code_range **r)
 	return n;
 }
 
-int gi_kcode_put(struct gkcode *g, const struct gi_kcode_src *src,
+int gi_kcode_put(struct gi_kcode *g, const struct gi_kcode_src *src,
 	       struct pdf_writer *w)
 {
 	struct pdf_code_range *r;

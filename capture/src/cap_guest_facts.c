@@ -44,7 +44,7 @@ static uint32_t clean(char *dst, const char *src, size_t len)
 }
 
 /* @v when it is at most @max, else 0 and one more left out. */
-static uint64_t bound(struct guest_facts *g, uint64_t v, uint64_t max)
+static uint64_t bound(struct cap_guest_facts *g, uint64_t v, uint64_t max)
 {
 	if (v <= max)
 		return v;
@@ -53,7 +53,7 @@ static uint64_t bound(struct guest_facts *g, uint64_t v, uint64_t max)
 }
 
 /* The sampling event: all of it or nothing (period 0: not said). */
-static void event(struct guest_facts *g, const struct rs_guest_info *in)
+static void event(struct cap_guest_facts *g, const struct rs_guest_info *in)
 {
 	struct pdf_guest_facts *f = &g->facts;
 	uint32_t flags = in->sample_flags;
@@ -77,7 +77,7 @@ static void event(struct guest_facts *g, const struct rs_guest_info *in)
 	f->sample_config = in->sample_config;
 }
 
-void cap_guest_facts_from(struct guest_facts *g, const struct rs_guest_info *in)
+void cap_guest_facts_from(struct cap_guest_facts *g, const struct rs_guest_info *in)
 {
 	struct pdf_guest_facts *f = &g->facts;
 
@@ -102,7 +102,7 @@ void cap_guest_facts_from(struct guest_facts *g, const struct rs_guest_info *in)
 	g->replaced += clean(f->cpu_desc, in->cpu_desc, sizeof(in->cpu_desc));
 }
 
-int cap_guest_facts_read(struct guest_facts *g, const struct rs_region *region)
+int cap_guest_facts_read(struct cap_guest_facts *g, const struct rs_region *region)
 {
 	struct rs_guest_info in;
 	int ret;

@@ -44,7 +44,7 @@ static int name_ok(const char *p, size_t n)
 /* Process entry @p of @len bytes into @g (its maps after g->nr_maps):
  * 0, or why not.  A mapping whose name alone is refused is left out and
  * counted in *@names: it costs that mapping, not its process. */
-static enum gi_pstate_why check(struct gpstate *g, const uint8_t *p,
+static enum gi_pstate_why check(struct gi_pstate *g, const uint8_t *p,
 			      uint64_t len, struct gi_pstate_proc *gp,
 			      uint32_t *names)
 {
@@ -114,7 +114,7 @@ static enum gi_pstate_why check(struct gpstate *g, const uint8_t *p,
 	return GI_PSTATE_WHY_NONE;
 }
 
-static void arrays_free(struct gpstate *g)
+static void arrays_free(struct gi_pstate *g)
 {
 	free(g->procs);
 	free(g->maps);
@@ -123,7 +123,7 @@ static void arrays_free(struct gpstate *g)
 	g->nr_procs = g->nr_maps = 0;
 }
 
-int gi_pstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
+int gi_pstate_parse(struct gi_pstate *g, const uint8_t *table, uint64_t len,
 		  uint32_t procs)
 {
 	uint64_t at = 0, cap;
@@ -180,7 +180,7 @@ int gi_pstate_parse(struct gpstate *g, const uint8_t *table, uint64_t len,
 	return 0;
 }
 
-int gi_pstate_read(struct gpstate *g, const struct rs_region *region)
+int gi_pstate_read(struct gi_pstate *g, const struct rs_region *region)
 {
 	uint64_t size = rs_sideband_size(region);
 	uint8_t *buf;
@@ -209,7 +209,7 @@ int gi_pstate_read(struct gpstate *g, const struct rs_region *region)
 	return gi_pstate_parse(g, buf, g->info.head.length, g->info.head.nr_procs);
 }
 
-void gi_pstate_fini(struct gpstate *g)
+void gi_pstate_fini(struct gi_pstate *g)
 {
 	if (!g)
 		return;
@@ -238,7 +238,7 @@ static int record(struct pdf_buf *out, uint32_t type, uint16_t misc,
 	return out->err;
 }
 
-int gi_pstate_comm(const struct gpstate *g, uint32_t proc, struct pdf_buf *out)
+int gi_pstate_comm(const struct gi_pstate *g, uint32_t proc, struct pdf_buf *out)
 {
 	const struct gi_pstate_proc *p;
 	uint32_t ids[2];
@@ -251,7 +251,7 @@ int gi_pstate_comm(const struct gpstate *g, uint32_t proc, struct pdf_buf *out)
 		      strlen(p->comm));
 }
 
-int gi_pstate_mmap2(const struct gpstate *g, uint32_t proc, uint32_t map,
+int gi_pstate_mmap2(const struct gi_pstate *g, uint32_t proc, uint32_t map,
 		  struct pdf_buf *out)
 {
 	const struct gi_pstate_proc *p;

@@ -149,7 +149,7 @@ static enum gi_usyms_why check(const uint8_t *p, uint64_t len,
 	return GI_USYMS_WHY_NONE;
 }
 
-static void bins_free(struct gusyms *g)
+static void bins_free(struct gi_usyms *g)
 {
 	uint32_t i;
 
@@ -160,7 +160,7 @@ static void bins_free(struct gusyms *g)
 	g->nr = 0;
 }
 
-int gi_usyms_parse(struct gusyms *g, const uint8_t *table, uint64_t len,
+int gi_usyms_parse(struct gi_usyms *g, const uint8_t *table, uint64_t len,
 		 uint32_t entries)
 {
 	uint64_t at = 0;
@@ -227,7 +227,7 @@ int gi_usyms_parse(struct gusyms *g, const uint8_t *table, uint64_t len,
 	return 0;
 }
 
-int gi_usyms_read(struct gusyms *g, const struct rs_region *region)
+int gi_usyms_read(struct gi_usyms *g, const struct rs_region *region)
 {
 	uint64_t size = rs_sideband_size(region);
 	uint8_t *buf;
@@ -260,7 +260,7 @@ int gi_usyms_read(struct gusyms *g, const struct rs_region *region)
 	return gi_usyms_parse(g, buf, g->info.length, g->info.entries);
 }
 
-void gi_usyms_fini(struct gusyms *g)
+void gi_usyms_fini(struct gi_usyms *g)
 {
 	if (!g)
 		return;
