@@ -97,12 +97,13 @@ int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 
 struct cap_source;
 /*
- * Open the region a command reads with @flags (region_map.h): the VM's
- * behind control socket @vm (--vm), else @region; then make sure @output
- * (NULL: none) is not the region's own file.  0, or CLI_EXIT_FAIL after
- * saying what is wrong and what to do (@m is then closed).
+ * Open the region a command reads with @flags (ringside/cap_source.h)
+ * into *@mp: the VM's behind control socket @vm (--vm), else @region;
+ * then make sure @output (NULL: none) is not the region's own file.  0
+ * (cap_source_free frees it), or CLI_EXIT_FAIL after saying what is wrong
+ * and what to do (*@mp is then NULL).
  */
-int cli_region_open(const char *cmd, struct cap_source *m, const char *vm,
+int cli_region_open(const char *cmd, struct cap_source **mp, const char *vm,
 		    const char *region, unsigned flags, const char *output);
 
 /* The full command line, for the perf.data header. */

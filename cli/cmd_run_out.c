@@ -44,7 +44,8 @@ static void ring_counts(const struct cap_tally *t, const struct cap_recorder *re
 			uint32_t i, uint64_t *delivered, uint64_t *lost)
 {
 	const struct pdf_host_ring *h = rec && i < RS_MAX_RINGS ?
-					&rec->host.ring[i] : NULL;
+					&cap_recorder_stats(rec)->host.ring[i] :
+					NULL;
 
 	*delivered = t->ring[i].records - t->ring[i].by_class[PDF_RREC_LOST];
 	*lost = t->ring[i].lost;

@@ -136,7 +136,7 @@ static void look_at_beat(const struct cap_source *m, struct cap_rinfo_region *rr
 	while (!moved && t - t0 < look) {
 		nanosleep(&step, NULL);
 		t = now_s();
-		cap_rinfo_region_get(&m->region, rr);
+		cap_rinfo_region_get(cap_source_region(m), rr);
 		moved = rr->heartbeat != b->value;
 		if (rr->attached != 1)
 			break;
@@ -165,26 +165,26 @@ static void look_at_beat(const struct cap_source *m, struct cap_rinfo_region *rr
 static void show(const char *spec, const struct cap_source *m, double look,
 		 struct beat_seen *beat)
 {
-	uint32_t nr = cap_rinfo_count(&m->region), i;
+	uint32_t nr = cap_rinfo_count(cap_source_region(m)), i;
 	int backward = 0;
 	struct cap_rinfo_region rr;
 	struct gi_syms syms = { 0 };
 	struct cap_guest_facts facts;
 	char size[32];
 
-	cap_rinfo_region_get(&m->region, &rr);
+	cap_rinfo_region_get(cap_source_region(m), &rr);
 	printf("region %s: %u rings, %s, ABI %u, tracing %s, data %s, AUX %s\n",
-	       spec, nr, print_size(size, sizeof(size), m->size), RS_ABI_VERSION,
+	       spec, nr, print_size(size, sizeof(size), cap_source_size(m)), RS_ABI_VERSION,
 	       rr.enabled ? "enabled" : "disabled", mode_name(rr.data_mode),
 	       mode_name(rr.aux_mode));
 	printf("guest: agent %s (kind %u, ABI %u, %u rings used), heartbeat %" PRIu64 "\n",
 	       rr.attached ? "attached" : "not attached", rr.agent_kind,
 	       rr.agent_abi, rr.rings_used, rr.heartbeat);
 	look_at_beat(m, &rr, look, beat);
-	if (gi_syms_read(&syms, &m->region, 1) == 0)
+	if (gi_syms_read(&syms, cap_source_region(m), 1) == 0)
 		print_gsyms(stdout, &syms, NULL);
 	gi_syms_fini(&syms);
-	cap_guest_facts_read(&facts, &m->region);
+	cap_guest_facts_read(&facts, cap_source_region(m));
 	print_gfacts(stdout, &facts, 0);
 	/* the guest's own counters last, under names that say whose they
 	 * are, and a legend: claims are never shown as host facts (issue
@@ -199,8 +199,8 @@ static void show(const char *spec, const struct cap_source *m, double look,
 		char head[24], state[16];
 		uint64_t fill;
 
-		if (cap_rinfo_get(&m->region, i, &ri)) {
-			if (rs_region_ring_skipped(&m->region, i))
+		if (cap_rinfo_get(cap_source_region(m), i, &ri)) {
+			if (rs_region_ring_skipped(cap_source_region(m), i))
 				printf("%4u skipped: its control page does not "
 				       "match the host's layout\n", i);
 			continue;
@@ -233,7 +233,7 @@ static void show(const char *spec, const struct cap_source *m, double look,
 		printf("data_head of an overwrite ring: its producer writes "
 		       "backward (as perf's overwrite buffers do), so the head "
 		       "counts down from 0; -data_head bytes were written\n");
-	print_rmap_guard(stdout, m);
+	print_source_guard(stdout, m);
 	fflush(stdout);
 }
 
@@ -274,7 +274,7 @@ int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o;
 	struct beat_seen beat = { 0 };
-	struct cap_source m;
+	struct cap_source *m;
 	uint32_t n;
 	int ret;
 
@@ -288,7 +288,7 @@ int cmd_stat(int argc, char **argv)
 	for (n = 1;; n++) {
 		struct timespec ts;
 
-		show(o.region, &m, o.look, &beat);
+		show(o.region, m, o.look, &beat);
 		if (n == 1 && !o.vm && dom_region_is_domain(o.region))
 			show_pt(o.region);
 		if (!o.interval || (o.count && n >= o.count))
@@ -298,7 +298,7 @@ int cmd_stat(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		putchar('\n');
 	}
-	ret = m.damaged ? CLI_EXIT_CORRUPT : CLI_EXIT_OK;
-	cap_source_close(&m);
+	ret = cap_source_damage(m) ? CLI_EXIT_CORRUPT : CLI_EXIT_OK;
+	cap_source_free(m);
 	return ret;
 }

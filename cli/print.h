@@ -71,7 +71,7 @@ void print_json_str(FILE *f, const char *s);
 
 /* print_session.c: "  guest user symbols (guest claims): ..." line, what
  * went into the build-id cache and what did not. */
-void print_guest_usyms(FILE *out, const struct cap_usyms_feed *f);
+void print_guest_usyms(FILE *out, const struct cap_usyms_feed_stats *f);
 /* print_guest.c: "  guest kernel symbols: ..." lines, with what the
  * writer made of them (@ws: NULL when no file was written). */
 void print_gsyms(FILE *out, const struct gi_syms *g,
@@ -104,20 +104,24 @@ void print_clock_file(FILE *out, const struct pdf_info *info);
 
 /* print_region.c: the damage cap_source_open found and, for --vm, the header
  * page guard's count, on stderr as @cmd's messages about @spec (nothing
- * when the region is whole and the guard refused nothing).  Returns
- * m->damaged. */
-int print_rmap_damage(const char *cmd, const struct cap_source *m, const char *spec);
+ * when the region is whole and the guard refused nothing).  Returns 1
+ * when the header was damaged. */
+int print_source_damage(const char *cmd, const struct cap_source *m,
+			const char *spec);
 /* --vm: one line on the header page guard, with the VMM's counts as of
  * now.  Nothing for other sources. */
-void print_rmap_guard(FILE *f, const struct cap_source *m);
+void print_source_guard(FILE *f, const struct cap_source *m);
 
-/* print_session.c: cap_recorder_run with the command's hooks (the progress
- * line unless @quiet or stderr is no terminal, the doorbell that hung
- * up, the kernel's code once cached unless @quiet) and its words on a
- * failure or a file that cannot be read back.  An enum cli_exit value. */
+/* print_session.c: a recording's config with the command's line and
+ * hooks (the progress line unless @quiet or stderr is no terminal, the
+ * doorbell that hung up, the kernel's code once cached unless @quiet);
+ * then cap_recorder_run with its words on a failure or a file that
+ * cannot be read back.  An enum cli_exit value. */
+void print_recorder_config(const char *cmd, struct cap_recorder_config *c,
+			   int quiet);
 int print_recorder_run(const char *cmd, struct cap_recorder *r,
-		       const struct rs_region *region, int quiet);
-/* cap_snapper_copy and cap_snapper_write, likewise. */
+		       const struct rs_region *region);
+/* cap_snapper_copy (or its steps) and cap_snapper_write, likewise. */
 int print_snapper_prepare(const char *cmd, struct cap_snapper *s,
 			  const struct rs_region *region);
 int print_snapper_take(const char *cmd, struct cap_snapper *s,
@@ -126,14 +130,10 @@ int print_snapper_parse(const char *cmd, struct cap_snapper *s);
 int print_snapper_copy(const char *cmd, struct cap_snapper *s,
 		       const struct rs_region *region);
 int print_snapper_write(const char *cmd, struct cap_snapper *s);
-/* Where a record (@r) or snapshot session failed, as
- * @cmd's message on stderr. */
-void print_recorder_fail(const char *cmd, const struct cap_recorder *r);
-void print_snapper_fail(const char *cmd, const struct cap_snapper *s);
-/* A file read back for the summary that could not be: said on stderr;
- * print_recorder_run and print_snapper_write then return CLI_EXIT_FAIL. */
-void print_recorder_readback(const char *cmd, const struct cap_recorder *r);
-void print_snapper_readback(const char *cmd, const struct cap_snapper *s);
+/* Where a @session ("recording", "snapshot of") of @source into @output
+ * failed (@f), as @cmd's message on stderr. */
+void print_cap_fail(const char *cmd, const char *session, const char *source,
+		    const char *output, const struct cap_failure *f);
 /* The progress line on stderr (the recorder's progress hook; @arg
  * unused). */
 void print_progress(void *arg, const struct cap_recorder *r, int final);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 /* bytes of a ring's untimed records kept until its first timed one */
 #define UNTIMED_MAX (256u * 1024u)

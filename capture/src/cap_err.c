@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 const char *cap_err_sys(int code)
 {

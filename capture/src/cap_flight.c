@@ -13,12 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 static int fail(struct cap_flight_result *res, enum cap_fail what, int err,
 		cap_err_fn str)
@@ -188,51 +187,38 @@ int cap_flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
 	return err;
 }
 
-/* Map @fd (a regular file; < 0: its open failed with @open_err)
- * read-only and open it by @layout (or its header). */
+/* The region in @fd (a regular file; < 0: its open failed with
+ * @open_err), mapped read-only, opened by @q->layout (or its header). */
 static int region_map(const struct cap_flight_req *q, int fd, int open_err,
-		      void **mem, uint64_t *size, struct rs_region *region,
-		      struct cap_flight_result *res)
+		      struct cap_source *src, struct cap_flight_result *res)
 {
-	struct rs_region_damage damage;
 	struct stat st;
 	int err;
 
 	if (fd < 0)
 		return fail(res, CAP_FAIL_COPY, open_err, cap_err_sys);
+	/* a FIFO or a device: never read (-ENODEV) */
 	if (fstat(fd, &st))
 		return fail(res, CAP_FAIL_COPY, -errno, cap_err_sys);
 	if (!S_ISREG(st.st_mode))
 		return fail(res, CAP_FAIL_COPY, -ENODEV, cap_err_sys);
-	*size = (uint64_t)st.st_size;
-	*mem = *size ? mmap(NULL, *size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
-	err = *mem == MAP_FAILED ? (*size ? -errno : -EINVAL) : 0;
+	err = cap_source_open_fd(src, fd, q->layout, 0, &res->fail.e);
 	if (err) {
-		*mem = NULL;
-		return fail(res, CAP_FAIL_COPY, err, cap_err_sys);
+		res->fail.what = CAP_FAIL_COPY;
+		return err;
 	}
-	if (q->layout) {
-		err = rs_region_open_layout(region, *mem, *size, q->layout, &damage);
-		res->damaged = err > 0;
-		err = err < 0 ? err : 0;
-	} else {
-		err = rs_region_open(region, *mem, *size);
-	}
-	if (err) {
-		munmap(*mem, *size);
-		*mem = NULL;
-		return fail(res, CAP_FAIL_COPY, err, rs_error_str);
-	}
+	res->damaged = cap_source_damage(src) != NULL;
 	return 0;
 }
 
 /* No record, AUX byte or kernel symbol in any ring: the guest never
  * wrote here. */
-static int nothing_recorded(const struct cap_snapper *s, const struct gi_syms *syms)
+static int nothing_recorded(const struct cap_snapper_stats *st,
+			    const struct gi_syms *syms)
 {
-	for (uint32_t i = 0; i < s->nr_rings; i++)
-		if (s->ring[i].data.records || s->ring[i].produced ||
-		    s->ring[i].aux_data.len)
+	for (uint32_t i = 0; i < st->nr_rings; i++)
+		if (st->ring[i].data.records || st->ring[i].produced ||
+		    (st->ring[i].has_aux && st->ring[i].aux.len))
 			return 0;
 	return syms->state != GI_SYMS_OK;
 }
@@ -265,14 +251,15 @@ int cap_flight_capture_fd(const struct cap_flight_req *q, int fd,
 static int capture(const struct cap_flight_req *q, int fd, int open_err,
 		   struct cap_flight_result *res)
 {
+	struct cap_snapper_config c;
+	const struct cap_snapper_stats *st;
+	const struct rs_region *region;
+	struct cap_source *src = NULL;
 	struct cap_snapper *s = NULL;
 	struct cap_tally_ring sum;
-	struct rs_region region;
 	struct gi_syms syms = { 0 };
 	struct gi_usyms usyms = { 0 };
 	char ddir[4096];
-	uint64_t size = 0;
-	void *mem = NULL;
 	int err;
 
 	memset(res, 0, sizeof(*res));
@@ -284,25 +271,29 @@ static int capture(const struct cap_flight_req *q, int fd, int open_err,
 		err = capture_name(ddir, q->reason, res->path, sizeof(res->path));
 	if (err)
 		return fail(res, CAP_FAIL_OPEN, err, cap_err_sys);
-	err = region_map(q, fd, open_err, &mem, &size, &region, res);
+	if (cap_source_new(&src))
+		return fail(res, CAP_FAIL_COPY, -ENOMEM, cap_err_sys);
+	err = region_map(q, fd, open_err, src, res);
 	if (err)
-		return err;
-	s = malloc(sizeof(*s));
-	if (!s || gi_syms_read(&syms, &region, 0) ||
-	    gi_usyms_read(&usyms, &region)) {
+		goto out;
+	region = cap_source_region(src);
+	cap_snapper_config_init(&c);
+	c.source = q->region_path;
+	c.output = res->path;
+	c.argc = q->argc;
+	c.argv = q->argv;
+	c.syms = &syms;
+	c.usyms = &usyms;    /* the user binaries', into the same cache */
+	c.buildid_dir = q->buildid_dir;
+	if (gi_syms_read(&syms, region, 0) || gi_usyms_read(&usyms, region) ||
+	    cap_snapper_new(&s, &c)) {
 		err = fail(res, CAP_FAIL_COPY, -ENOMEM, cap_err_sys);
 		goto out;
 	}
 	res->syms_state = syms.state;
-	cap_snapper_init(s, q->region_path);
-	s->output = res->path;
-	s->argc = q->argc;
-	s->argv = q->argv;
-	s->syms = &syms;
-	s->usyms = &usyms;    /* the user binaries', into the same cache */
-	s->buildid_dir = q->buildid_dir;
-	err = cap_snapper_copy(s, &region);
-	if (!err && nothing_recorded(s, &syms)) {
+	st = cap_snapper_stats(s);
+	err = cap_snapper_copy(s, region);
+	if (!err && nothing_recorded(st, &syms)) {
 		/* never written to (an incoming migration that failed, a
 		 * guest stopped before its agent came): nothing to keep */
 		res->empty = 1;
@@ -312,36 +303,35 @@ static int capture(const struct cap_flight_req *q, int fd, int open_err,
 	if (!err)
 		err = cap_snapper_write(s);
 	if (err) {
-		res->fail = s->fail;
+		res->fail = st->fail;
 		goto out;
 	}
-	res->rings = s->nr_rings;
-	cap_tally_total(s->have_file_tally ? &s->file_tally : &s->tally, &sum);
+	res->rings = st->nr_rings;
+	cap_tally_total(st->have_file_tally ? &st->file_tally : &st->tally, &sum);
 	res->records = sum.records;
 	res->lost = sum.lost;
-	for (uint32_t i = 0; i < s->nr_rings; i++) {
-		res->overwritten += s->ring[i].data_mode == RS_MODE_OVERWRITE &&
-				    s->ring[i].produced > s->ring[i].data.records ?
-				    s->ring[i].produced - s->ring[i].data.records : 0;
-		res->cut_bytes += s->ring[i].data.cut_bytes;
-		res->corrupt += s->ring[i].data.corrupt;
+	for (uint32_t i = 0; i < st->nr_rings; i++) {
+		const struct cap_snapper_ring *r = &st->ring[i];
+
+		res->overwritten += r->data_mode == RS_MODE_OVERWRITE &&
+				    r->produced > r->data.records ?
+				    r->produced - r->data.records : 0;
+		res->cut_bytes += r->data.cut_bytes;
+		res->corrupt += r->data.corrupt;
 	}
 	{
-		struct stat st;
+		struct stat fst;
 
-		if (!stat(res->path, &st))
-			res->bytes = (uint64_t)st.st_size;
+		if (!stat(res->path, &fst))
+			res->bytes = (uint64_t)fst.st_size;
 	}
 	/* a failed prune costs the bound, never the capture */
 	res->prune_err = cap_flight_prune(ddir, res->path, q->keep, q->keep_bytes,
-				      &res->pruned, &res->pruned_bytes);
+					  &res->pruned, &res->pruned_bytes);
 out:
-	if (s)
-		cap_snapper_fini(s);
-	free(s);
+	cap_snapper_free(s);
 	gi_syms_fini(&syms);
 	gi_usyms_fini(&usyms);
-	if (mem)
-		munmap(mem, size);
+	cap_source_free(src);
 	return err;
 }

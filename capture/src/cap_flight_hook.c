@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 static void say(rs_log_fn log, void *arg, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 _Static_assert(sizeof(((struct pdf_guest_facts *)0)->hostname) ==
 	       sizeof(((struct rs_guest_info *)0)->hostname) + 1, "hostname");

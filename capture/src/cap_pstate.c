@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 /* Process @i's COMM and MMAP2 records, as @pid's (0: its own), to @w at
  * @time.  0, -ENOMEM, or the writer's -errno. */

@@ -1,29 +1,113 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 #define PROGRESS_PERIOD 0.25  /* seconds between progress lines */
 #define FINISHED_PERIOD 0.05  /* seconds between asking whether it ended */
 #define SYMS_PERIOD     0.25  /* seconds between looks at the sideband */
 #define USYMS_PERIOD    1.0   /* seconds between reads of the user symbols */
 
-void cap_recorder_init(struct cap_recorder *r, const char *source)
+struct cap_recorder {
+	struct cap_recorder_config c;
+	struct cap_recorder_stats st;
+	/* what it wakes on (cap_recorder_add_wake) */
+	struct cap_stop_fd wake[CAP_RECORDER_MAX_WAKE];
+	int wake_ring[CAP_RECORDER_MAX_WAKE];
+	unsigned nr_wake;
+	const struct rs_region *region; /* the source's, as it is now */
+	void *sync_mem;            /* its mapping, writable */
+	struct cap_drain drain;
+	struct cap_usyms_feed usyms;
+	struct gi_kcode_reader kread;
+	int kread_failed, kread_said;
+	struct gi_pstate pstate;   /* the guest's processes as each file
+				    * began, filed before its first timed
+				    * record (cap_pstate_file) */
+	int pstate_due;            /* the current file's are not filed yet */
+	struct pdf_writer *w;      /* the current file's */
+	uint64_t file_start_ns;
+	struct pdf_host_facts base; /* the counters when it was opened */
+};
+
+void cap_recorder_config_init(struct cap_recorder_config *c)
 {
-	memset(r, 0, sizeof(*r));
-	r->source = source;
-	r->interval_ms = 10;
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->interval_ms = 10;
+}
+
+int cap_recorder_new(struct cap_recorder **rp,
+		     const struct cap_recorder_config *c)
+{
+	struct cap_recorder *r;
+
+	*rp = NULL;
+	if (!c || c->size < offsetof(struct cap_recorder_config, hooks))
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	memcpy(&r->c, c, c->size < sizeof(r->c) ? c->size : sizeof(r->c));
+	r->c.size = sizeof(r->c);
+	if (!r->c.interval_ms)
+		r->c.interval_ms = 10;
+	r->st.output = r->c.output;
+	r->sync_mem = r->c.sync_mem;
+	*rp = r;
+	return 0;
+}
+
+const struct cap_recorder_config *cap_recorder_config(const struct cap_recorder *r)
+{
+	return &r->c;
+}
+
+const struct cap_recorder_stats *cap_recorder_stats(const struct cap_recorder *r)
+{
+	return &r->st;
+}
+
+const struct gi_pstate *cap_recorder_pstate(const struct cap_recorder *r)
+{
+	return &r->pstate;
+}
+
+const struct rs_cons_stats *cap_recorder_cons_stats(const struct cap_recorder *r,
+						    uint32_t ring)
+{
+	return ring < r->drain.nr_rings ? cap_drain_cons_stats(&r->drain, ring) :
+					  NULL;
+}
+
+void cap_recorder_host_total(const struct cap_recorder *r,
+			     struct pdf_host_facts *h)
+{
+	memset(h, 0, sizeof(*h));
+	cap_drain_host_facts(&r->drain, h);
+}
+
+uint64_t cap_recorder_file_bytes(const struct cap_recorder *r)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < r->drain.nr_rings && i < RS_MAX_RINGS; i++)
+		n += r->st.tally.ring[i].bytes + r->drain.ring[i].aux_stored -
+		     r->base.ring[i].aux_stored;
+	return n;
 }
 
 /* A failure the caller will word: what failed, the code and whose. */
 static int fail(struct cap_recorder *r, enum cap_fail what, int err,
 		cap_err_fn str)
 {
-	r->fail.what = what;
-	cap_err_note(&r->fail.e, err, str);
+	r->st.fail.what = what;
+	cap_err_note(&r->st.fail.e, err, str);
 	return err;
 }
 
@@ -52,12 +136,12 @@ static int wait_ms(const struct cap_recorder *r, double elapsed)
 {
 	double left;
 
-	if (!r->duration)
-		return (int)r->interval_ms;
-	left = (r->duration - elapsed) * 1000.0;
+	if (!r->c.duration)
+		return (int)r->c.interval_ms;
+	left = (r->c.duration - elapsed) * 1000.0;
 	if (left < 0.0)
 		return 0;
-	return left < (double)r->interval_ms ? (int)left + 1 : (int)r->interval_ms;
+	return left < (double)r->c.interval_ms ? (int)left + 1 : (int)r->c.interval_ms;
 }
 
 /* Say once that a doorbell went away; 1 if the producer's end hung up. */
@@ -71,8 +155,8 @@ static int check_hangups(struct cap_recorder *r, int *said)
 		if (r->wake[i].hangup_only) {
 			gone = 1;
 		} else {
-			if (r->hooks.doorbell_lost)
-				r->hooks.doorbell_lost(r->hooks.arg, r, r->wake[i].fd);
+			if (r->c.hooks.doorbell_lost)
+				r->c.hooks.doorbell_lost(r->c.hooks.arg, r, r->wake[i].fd);
 			said[i] = 1;
 		}
 	}
@@ -86,21 +170,21 @@ static void put_kcode(struct cap_recorder *r, struct pdf_writer *w, uint32_t for
 {
 	const struct gi_kcode *early;
 
-	if (!r->kcode || !r->kcode_src || format != PDF_AUX_INTEL_PT ||
-	    r->kcode->state != GI_KCODE_ABSENT ||
+	if (!r->c.kcode || !r->c.kcode_src || format != PDF_AUX_INTEL_PT ||
+	    r->c.kcode->state != GI_KCODE_ABSENT ||
 	    pdf_writer_code_ranges(w, NULL, 0) <= 0)
 		return;
 	/* the source is the reader's until it is done; what it cached
 	 * stays (a cache entry is never replaced), so it is the answer */
 	early = gi_kcode_reader_join(&r->kread);
 	if (early && (early->state == GI_KCODE_OK || early->state == GI_KCODE_KEPT)) {
-		*r->kcode = *early;
+		*r->c.kcode = *early;
 		return;
 	}
-	if (gi_kcode_put(r->kcode, r->kcode_src, w)) {
-		r->kcode->state = GI_KCODE_FAILED;
-		r->kcode->err = -ENOMEM;
-		r->kcode->errstr = pdf_error_str;
+	if (gi_kcode_put(r->c.kcode, r->c.kcode_src, w)) {
+		r->c.kcode->state = GI_KCODE_FAILED;
+		r->c.kcode->err = -ENOMEM;
+		r->c.kcode->errstr = pdf_error_str;
 	}
 }
 
@@ -112,16 +196,16 @@ static void put_kcode(struct cap_recorder *r, struct pdf_writer *w, uint32_t for
 static void early_kcode(struct cap_recorder *r, struct pdf_writer *w,
 			uint32_t format)
 {
-	if (!r->kcode || !r->kcode_src || !w || format != PDF_AUX_INTEL_PT)
+	if (!r->c.kcode || !r->c.kcode_src || !w || format != PDF_AUX_INTEL_PT)
 		return;
 	if (!r->kread.started && !r->kread_failed)
-		r->kread_failed = gi_kcode_reader_start(&r->kread, r->kcode_src,
+		r->kread_failed = gi_kcode_reader_start(&r->kread, r->c.kcode_src,
 						     w) < 0;
 	if (r->kread_said || !gi_kcode_reader_done(&r->kread))
 		return;
 	r->kread_said = 1;
-	if (!r->kread.err && r->hooks.kcode_cached)
-		r->hooks.kcode_cached(r->hooks.arg, r);
+	if (!r->kread.err && r->c.hooks.kcode_cached)
+		r->c.hooks.kcode_cached(r->c.hooks.arg, r, &r->kread.g);
 }
 
 /*
@@ -135,14 +219,14 @@ static int late_syms(struct cap_recorder *r, const struct rs_region *region,
 	struct pdf_writer_params wp = { .size = sizeof(wp) };
 	int err;
 
-	if (gi_syms_read(r->syms, region, 0) || r->syms->state != GI_SYMS_OK)
+	if (gi_syms_read(r->c.syms, region, 0) || r->c.syms->state != GI_SYMS_OK)
 		return 0;
-	gi_syms_writer_params(r->syms, &wp);
+	gi_syms_writer_params(r->c.syms, &wp);
 	err = pdf_writer_add_ksyms(w, &wp);
 	if (err == -EALREADY)
 		return 0;
-	r->wstats = *pdf_writer_stats(w);
-	r->syms_late = 1;
+	r->st.wstats = *pdf_writer_stats(w);
+	r->st.syms_late = 1;
 	return cap_err_note(e, err, pdf_error_str);
 }
 
@@ -154,10 +238,10 @@ static int late_syms(struct cap_recorder *r, const struct rs_region *region,
 static void late_guest(struct cap_recorder *r, const struct rs_region *region,
 		       struct pdf_writer *w)
 {
-	if (cap_guest_facts_read(&r->guest, region) != CAP_GUEST_FACTS_OK)
+	if (cap_guest_facts_read(&r->st.guest, region) != CAP_GUEST_FACTS_OK)
 		return;
-	pdf_writer_set_guest(w, &r->guest.facts);
-	r->guest_late = 1;
+	pdf_writer_set_guest(w, &r->st.guest.facts);
+	r->st.guest_late = 1;
 }
 
 /* The host facts of the current file: the counters since it was opened
@@ -166,12 +250,12 @@ static void file_facts(struct cap_recorder *r)
 {
 	uint32_t i;
 
-	r->host.kind = PDF_HOST_DRAIN;
-	r->host.start_ns = r->file_start_ns;
-	r->host.end_ns = cap_time_now_ns();
-	cap_drain_host_facts(&r->drain, &r->host);
-	for (i = 0; i < r->host.nr_rings; i++) {
-		struct pdf_host_ring *h = &r->host.ring[i];
+	r->st.host.kind = PDF_HOST_DRAIN;
+	r->st.host.start_ns = r->file_start_ns;
+	r->st.host.end_ns = cap_time_now_ns();
+	cap_drain_host_facts(&r->drain, &r->st.host);
+	for (i = 0; i < r->st.host.nr_rings; i++) {
+		struct pdf_host_ring *h = &r->st.host.ring[i];
 		const struct pdf_host_ring *b = &r->base.ring[i];
 
 		h->corrupt -= b->corrupt;
@@ -194,7 +278,7 @@ static void file_facts(struct cap_recorder *r)
 /* A full disk the caller asked to live through (hooks.disk_full). */
 static int full_err(const struct cap_recorder *r, int err)
 {
-	return (err == -ENOSPC || err == -EDQUOT) && r->hooks.disk_full;
+	return (err == -ENOSPC || err == -EDQUOT) && r->c.hooks.disk_full;
 }
 
 static void part_add(struct pdf_writer_part *a, const struct pdf_writer_part *b)
@@ -208,29 +292,29 @@ static void part_add(struct pdf_writer_part *a, const struct pdf_writer_part *b)
 /* The disk is full: counted, and the caller makes room. */
 static void on_full(struct cap_recorder *r)
 {
-	r->disk_fulls++;
-	r->hooks.disk_full(r->hooks.arg, r);
+	r->st.disk_fulls++;
+	r->c.hooks.disk_full(r->c.hooks.arg, r);
 }
 
 /* @w failed on a full disk: cut back to what is on disk, completed.  0
- * (r->salvaged), or the error that lost the file whole (discarded); what
- * no file holds is counted in r->disk_lost either way. */
+ * (r->st.salvaged), or the error that lost the file whole (discarded); what
+ * no file holds is counted in r->st.disk_lost either way. */
 static int salvage(struct cap_recorder *r, struct pdf_writer *w)
 {
 	struct pdf_writer_part kept = { 0 }, dropped = { 0 };
 	int err = pdf_writer_salvage(w, &kept, &dropped);
 
-	part_add(&r->disk_lost, &dropped);
+	part_add(&r->st.disk_lost, &dropped);
 	if (!err)
 		err = pdf_writer_try_finish(w);
 	if (err) {
-		part_add(&r->disk_lost, &kept);
-		r->disk_files_lost++;
+		part_add(&r->st.disk_lost, &kept);
+		r->st.disk_files_lost++;
 		pdf_writer_discard(w);
 		return err;
 	}
-	r->salvaged = 1;
-	r->salvaged_files++;
+	r->st.salvaged = 1;
+	r->st.salvaged_files++;
 	return 0;
 }
 
@@ -248,12 +332,12 @@ static void count_untimed(struct cap_recorder *r)
 
 			if (rec->size < sizeof(*rec))
 				break;
-			r->disk_lost.records++;
-			r->disk_lost.bytes += rec->size;
+			r->st.disk_lost.records++;
+			r->st.disk_lost.bytes += rec->size;
 			if (rec->type == RS_PERF_RECORD_LOST &&
 			    rec->size >= sizeof(struct rs_perf_lost)) {
-				r->disk_lost.lost_records++;
-				r->disk_lost.lost += ((const struct rs_perf_lost *)
+				r->st.disk_lost.lost_records++;
+				r->st.disk_lost.lost += ((const struct rs_perf_lost *)
 						      (const void *)rec)->lost;
 			}
 			off += rec->size;
@@ -264,15 +348,15 @@ static void count_untimed(struct cap_recorder *r)
 
 /* The summary's claims come from the file as report reads it: times
  * converted, checked against the window.  A failure costs only the
- * summary (r->readback_err): the file is whole. */
+ * summary (r->st.readback_err): the file is whole. */
 static void file_tally(struct cap_recorder *r)
 {
-	r->readback_err = cap_tally_file(r->output, &r->file_tally, NULL,
-				     &r->readback_at);
-	r->have_file_tally = !r->readback_err;
+	r->st.readback_err = cap_tally_file(r->st.output, &r->st.file_tally, NULL,
+				     &r->st.readback_at);
+	r->st.have_file_tally = !r->st.readback_err;
 }
 
-/* Open r->output (if any) for the records from now on: the writer, the
+/* Open r->st.output (if any) for the records from now on: the writer, the
  * tally and the bounds its claims are checked against.  0, or the
  * writer's error (CAP_FAIL_OPEN). */
 static int file_open(struct cap_recorder *r, const struct rs_region *region)
@@ -281,34 +365,34 @@ static int file_open(struct cap_recorder *r, const struct rs_region *region)
 		.size = sizeof(wp),
 		.nr_rings = cap_rinfo_count(region),
 		.sample_type = cap_rinfo_sample_type(region),
-		.argc = r->argc,
-		.argv = r->argv,
-		.aux_format = cap_rinfo_aux_format_of(region, r->aux_opaque),
+		.argc = r->c.argc,
+		.argv = r->c.argv,
+		.aux_format = cap_rinfo_aux_format_of(region, r->c.aux_opaque),
 	};
 	int err;
 
 	r->w = NULL;
-	cap_tally_init(&r->tally, wp.nr_rings, wp.sample_type);
-	if (r->syms)
-		gi_syms_writer_params(r->syms, &wp);
-	r->guest_late = 0;
-	if (cap_guest_facts_read(&r->guest, region) == CAP_GUEST_FACTS_OK)
-		wp.guest = &r->guest.facts;
-	if (r->output) {
-		err = pdf_writer_open(&r->w, r->output, &wp);
+	cap_tally_init(&r->st.tally, wp.nr_rings, wp.sample_type);
+	if (r->c.syms)
+		gi_syms_writer_params(r->c.syms, &wp);
+	r->st.guest_late = 0;
+	if (cap_guest_facts_read(&r->st.guest, region) == CAP_GUEST_FACTS_OK)
+		wp.guest = &r->st.guest.facts;
+	if (r->st.output) {
+		err = pdf_writer_open(&r->w, r->st.output, &wp);
 		if (err)
 			return fail(r, CAP_FAIL_OPEN, err, pdf_error_str);
-		r->wstats = *pdf_writer_stats(r->w);
+		r->st.wstats = *pdf_writer_stats(r->w);
 		cap_usyms_feed_restart(&r->usyms);
 	}
 	/* the processes as the file begins: each file names its own */
-	memset(&r->cap_pstate_filed, 0, sizeof(r->cap_pstate_filed));
-	r->pstate_due = r->w && !r->no_pstate &&
+	memset(&r->st.pstate_out, 0, sizeof(r->st.pstate_out));
+	r->pstate_due = r->w && !r->c.no_pstate &&
 			!gi_pstate_read(&r->pstate, region) &&
 			r->pstate.state == GI_PSTATE_OK && r->pstate.nr_procs;
-	r->have_file_tally = 0;
-	r->readback_err = 0;
-	r->salvaged = 0;
+	r->st.have_file_tally = 0;
+	r->st.readback_err = 0;
+	r->st.salvaged = 0;
 	return 0;
 }
 
@@ -325,15 +409,15 @@ static int file_pstate(struct cap_recorder *r)
 	uint32_t i;
 	int err;
 
-	for (i = 0; i < r->tally.nr_rings; i++)
-		if (r->tally.ring[i].have_time &&
-		    r->tally.ring[i].first_time < first)
-			first = r->tally.ring[i].first_time;
+	for (i = 0; i < r->st.tally.nr_rings; i++)
+		if (r->st.tally.ring[i].have_time &&
+		    r->st.tally.ring[i].first_time < first)
+			first = r->st.tally.ring[i].first_time;
 	if (first == UINT64_MAX)
 		return 0;
 	r->pstate_due = 0;
 	err = cap_pstate_file(&r->pstate, r->w, first ? first - 1 : 0,
-			  &r->cap_pstate_filed);
+			  &r->st.pstate_out);
 	return err;
 }
 
@@ -350,23 +434,23 @@ static int file_close(struct cap_recorder *r, const struct rs_region *region)
 	r->w = NULL;
 	r->drain.writer = NULL;
 	/* each only refuses what drain and cap_sync never build */
-	if (r->sync)
-		pdf_writer_set_clock(w, &r->sync->cs);
-	pdf_writer_set_host(w, &r->host);
+	if (r->c.sync)
+		pdf_writer_set_clock(w, &r->c.sync->cs);
+	pdf_writer_set_host(w, &r->st.host);
 	/* after the last pass: reading the code takes seconds, which the
 	 * rings must not wait for */
 	put_kcode(r, w, cap_rinfo_aux_format(region));
 	/* the user symbols the guest published until now, into the cache
 	 * before the file is there */
-	if (r->syms && !r->away)
-		cap_usyms_feed_pass(&r->usyms, region, w);
-	r->wstats = *pdf_writer_stats(w);  /* symbols, call chains cut */
+	if (r->c.syms && !r->st.away)
+		cap_usyms_feed_pass(&r->usyms, &r->st.usyms, region, w);
+	r->st.wstats = *pdf_writer_stats(w);  /* symbols, call chains cut */
 	err = pdf_writer_try_finish(w);
 	if (err && full_err(r, err)) {
 		/* no room for the features: cut back, with room made */
 		on_full(r);
 		if (salvage(r, w)) {
-			r->full = 1;   /* lost whole (counted): no file now */
+			r->st.full = 1;   /* lost whole (counted): no file now */
 			return 0;
 		}
 	} else if (err) {
@@ -380,37 +464,37 @@ static int file_close(struct cap_recorder *r, const struct rs_region *region)
 /*
  * A write of the current file failed on a full disk (hooks.disk_full):
  * room made, the file cut back to its last whole record on disk and
- * completed (file_done), and the recording paused (r->full) until
+ * completed (file_done), and the recording paused (r->st.full) until
  * next_output gives a new file.  What was drained past the cut is
- * counted lost (r->disk_lost).
+ * counted lost (r->st.disk_lost).
  */
 static void pause_full(struct cap_recorder *r, const struct rs_region *region)
 {
 	struct pdf_writer *w = r->w;
 
 	gi_kcode_reader_join(&r->kread);
-	memset(&r->fail, 0, sizeof(r->fail));
+	memset(&r->st.fail, 0, sizeof(r->st.fail));
 	r->w = NULL;
 	r->drain.writer = NULL;
 	on_full(r);
 	file_facts(r);
-	if (r->sync && !r->away)
-		cap_sync_poll(r->sync, region, r->sync_mem);
-	if (r->sync)
-		pdf_writer_set_clock(w, &r->sync->cs);
-	pdf_writer_set_host(w, &r->host);
-	r->wstats = *pdf_writer_stats(w);
-	r->full = 1;
+	if (r->c.sync && !r->st.away)
+		cap_sync_poll(r->c.sync, region, r->sync_mem);
+	if (r->c.sync)
+		pdf_writer_set_clock(w, &r->c.sync->cs);
+	pdf_writer_set_host(w, &r->st.host);
+	r->st.wstats = *pdf_writer_stats(w);
+	r->st.full = 1;
 	if (!salvage(r, w)) {
 		file_tally(r);
-		if (r->hooks.file_done)
-			r->hooks.file_done(r->hooks.arg, r);
+		if (r->c.hooks.file_done)
+			r->c.hooks.file_done(r->c.hooks.arg, r);
 	}
 	memset(&r->base, 0, sizeof(r->base));
 	cap_drain_host_facts(&r->drain, &r->base);
 }
 
-/* A paused recording (r->full) goes on into @path: 0, still paused
+/* A paused recording (r->st.full) goes on into @path: 0, still paused
  * when the disk is still full, or the error that ends it. */
 static int resume(struct cap_recorder *r, const struct rs_region *region,
 		  const char *path)
@@ -418,20 +502,20 @@ static int resume(struct cap_recorder *r, const struct rs_region *region,
 	struct cap_tally_bounds bounds;
 	int err;
 
-	r->output = path;
+	r->st.output = path;
 	r->file_start_ns = cap_time_now_ns();
 	err = file_open(r, region);
 	if (err && full_err(r, err)) {
-		memset(&r->fail, 0, sizeof(r->fail));
+		memset(&r->st.fail, 0, sizeof(r->st.fail));
 		return 0;
 	}
 	if (err)
 		return err;
-	r->full = 0;
+	r->st.full = 0;
 	r->drain.writer = r->w;
 	cap_drain_bounds(&r->drain, r->file_start_ns, &bounds);
-	cap_tally_set_bounds(&r->tally, &bounds);
-	r->files++;
+	cap_tally_set_bounds(&r->st.tally, &bounds);
+	r->st.files++;
 	return 0;
 }
 
@@ -446,7 +530,7 @@ static int rotate(struct cap_recorder *r, const struct rs_region *region,
 
 	/* the code's reader writes into the current file's cache entry */
 	gi_kcode_reader_join(&r->kread);
-	err = cap_drain_flush(&r->drain, &r->fail.e);
+	err = cap_drain_flush(&r->drain, &r->st.fail.e);
 	if (err && r->w && full_err(r, err)) {
 		pause_full(r, region);
 		return 0;
@@ -454,40 +538,40 @@ static int rotate(struct cap_recorder *r, const struct rs_region *region,
 	if (err)
 		return fail(r, CAP_FAIL_WRITE, err, pdf_error_str);
 	file_facts(r);
-	if (r->sync && !r->away)
-		cap_sync_poll(r->sync, region, r->sync_mem);
+	if (r->c.sync && !r->st.away)
+		cap_sync_poll(r->c.sync, region, r->sync_mem);
 	err = file_close(r, region);
 	if (err)
 		return err;
-	/* the counters as they stand: the next file's start (r->host holds
+	/* the counters as they stand: the next file's start (r->st.host holds
 	 * this file's part of them only) */
 	memset(&r->base, 0, sizeof(r->base));
 	cap_drain_host_facts(&r->drain, &r->base);
-	if (r->full)
+	if (r->st.full)
 		return 0;   /* lost whole on a full disk: paused */
-	if (r->hooks.file_done)
-		r->hooks.file_done(r->hooks.arg, r);
-	r->output = path;
+	if (r->c.hooks.file_done)
+		r->c.hooks.file_done(r->c.hooks.arg, r);
+	r->st.output = path;
 	r->file_start_ns = cap_time_now_ns();
 	err = file_open(r, region);
 	if (err && full_err(r, err)) {
-		memset(&r->fail, 0, sizeof(r->fail));
+		memset(&r->st.fail, 0, sizeof(r->st.fail));
 		on_full(r);
-		r->full = 1;
+		r->st.full = 1;
 		return 0;
 	}
 	if (err)
 		return err;
 	r->drain.writer = r->w;
 	cap_drain_bounds(&r->drain, r->file_start_ns, &bounds);
-	cap_tally_set_bounds(&r->tally, &bounds);
-	r->files++;
+	cap_tally_set_bounds(&r->st.tally, &bounds);
+	r->st.files++;
 	return 0;
 }
 
 /* The source runs again, its region mapped anew: every consumer goes
  * on there, and the records from now on go to a file of their own with a
- * clock synced anew.  0, or the failure (r->fail). */
+ * clock synced anew.  0, or the failure (r->st.fail). */
 static int come_back(struct cap_recorder *r, const struct rs_region **regionp,
 		     const struct rs_region *region, void *mem)
 {
@@ -495,13 +579,13 @@ static int come_back(struct cap_recorder *r, const struct rs_region **regionp,
 	int events, err;
 
 	if (r->w) {
-		next = r->hooks.back_output ?
-		       r->hooks.back_output(r->hooks.arg, r) : NULL;
+		next = r->c.hooks.back_output ?
+		       r->c.hooks.back_output(r->c.hooks.arg, r) : NULL;
 		if (!next)
 			return fail(r, CAP_FAIL_OPEN, -EINVAL, cap_err_sys);
 	}
 	/* what waits for a time goes into the file of the time before */
-	err = cap_drain_flush(&r->drain, &r->fail.e);
+	err = cap_drain_flush(&r->drain, &r->st.fail.e);
 	if (err)
 		return fail(r, CAP_FAIL_WRITE, err, pdf_error_str);
 	events = cap_drain_reattach(&r->drain, region);
@@ -516,23 +600,23 @@ static int come_back(struct cap_recorder *r, const struct rs_region **regionp,
 	*regionp = region;
 	r->region = region;
 	r->sync_mem = mem;
-	r->away = 0;
-	r->backs++;
-	r->back_events |= events;
-	if (r->sync) {
+	r->st.away = 0;
+	r->st.backs++;
+	r->st.back_events |= events;
+	if (r->c.sync) {
 		/* another host time, another offset: measured anew */
-		cap_sync_init(r->sync);
-		cap_sync_take(r->sync, region, mem, 0);
+		cap_sync_init(r->c.sync);
+		cap_sync_take(r->c.sync, region, mem, 0);
 	}
-	if (r->hooks.came_back)
-		r->hooks.came_back(r->hooks.arg, r, events);
+	if (r->c.hooks.came_back)
+		r->c.hooks.came_back(r->c.hooks.arg, r, events);
 	return 0;
 }
 
 /* Passes until stopped, and one last pass after the stop for what came in
  * meanwhile.  A source that goes away (CAP_RECORDER_AWAY) gets its last pass,
  * then no pass until it comes back.  0, or the error that ended it
- * (r->fail says where). */
+ * (r->st.fail says where). */
 static int loop(struct cap_recorder *r, const struct rs_region *region)
 {
 	double start = cap_time_now(), last_shown = 0.0, last_asked = 0.0;
@@ -546,18 +630,18 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 		const char *next;
 
 		if (cap_stop_requested())
-			r->end = CAP_RECORDER_END_SIGNAL;
-		else if (r->duration && now - start >= r->duration)
-			r->end = CAP_RECORDER_END_DURATION;
+			r->st.end = CAP_RECORDER_END_SIGNAL;
+		else if (r->c.duration && now - start >= r->c.duration)
+			r->st.end = CAP_RECORDER_END_DURATION;
 		else if (gone)
-			r->end = CAP_RECORDER_END_FINISHED;
-		if (r->stopping && (r->end == CAP_RECORDER_END_SIGNAL ||
-				    r->end == CAP_RECORDER_END_DURATION))
-			r->stopping(r->finished_arg);
+			r->st.end = CAP_RECORDER_END_FINISHED;
+		if (r->c.stopping && (r->st.end == CAP_RECORDER_END_SIGNAL ||
+				    r->st.end == CAP_RECORDER_END_DURATION))
+			r->c.stopping(r->c.finished_arg);
 		err = 0;
-		if (!r->away && !r->full) {
+		if (!r->st.away && !r->st.full) {
 			err = cap_drain_pass(&r->drain, &e);
-			r->passes++;
+			r->st.passes++;
 		}
 		if (err >= 0 && r->pstate_due && r->w) {
 			int perr = file_pstate(r);
@@ -568,24 +652,24 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 			}
 		}
 		/* cap_drain_pass returns how many records it took: >= 0 is fine */
-		if (err >= 0 && !r->away && r->w && r->syms &&
-		    gi_syms_pending(r->syms) &&
-		    (r->end || now - last_syms >= SYMS_PERIOD)) {
+		if (err >= 0 && !r->st.away && r->w && r->c.syms &&
+		    gi_syms_pending(r->c.syms) &&
+		    (r->st.end || now - last_syms >= SYMS_PERIOD)) {
 			last_syms = now;
 			err = late_syms(r, region, r->w, &e);
 		}
-		if (err >= 0 && !r->away && r->w &&
-		    r->guest.state != CAP_GUEST_FACTS_OK &&
-		    (r->end || now - last_guest >= SYMS_PERIOD)) {
+		if (err >= 0 && !r->st.away && r->w &&
+		    r->st.guest.state != CAP_GUEST_FACTS_OK &&
+		    (r->st.end || now - last_guest >= SYMS_PERIOD)) {
 			last_guest = now;
 			late_guest(r, region, r->w);
 		}
 		/* the agent appends as it meets binaries: their symbols go to
 		 * the cache as they come (and last in file_close) */
-		if (err >= 0 && !r->away && r->w && r->syms &&
+		if (err >= 0 && !r->st.away && r->w && r->c.syms &&
 		    now - last_usyms >= USYMS_PERIOD) {
 			last_usyms = now;
-			cap_usyms_feed_pass(&r->usyms, region, r->w);
+			cap_usyms_feed_pass(&r->usyms, &r->st.usyms, region, r->w);
 		}
 		if (err < 0 && r->w && full_err(r, err) &&
 		    !cap_err_from(&e, rs_error_str)) {
@@ -595,44 +679,44 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 			err = 0;
 		}
 		if (err < 0) {
-			r->fail.e = e;
-			r->fail.what = cap_err_from(&e, rs_error_str) || !r->w ?
+			r->st.fail.e = e;
+			r->st.fail.what = cap_err_from(&e, rs_error_str) || !r->w ?
 				       CAP_FAIL_DRAIN : CAP_FAIL_WRITE;
 			break;
 		}
 		if (leaving) {
 			/* its last pass is done: nothing more until it is back */
 			leaving = 0;
-			r->away = 1;
-			r->aways++;
-			if (r->hooks.gone_away)
-				r->hooks.gone_away(r->hooks.arg, r);
+			r->st.away = 1;
+			r->st.aways++;
+			if (r->c.hooks.gone_away)
+				r->c.hooks.gone_away(r->c.hooks.arg, r);
 		}
-		if (r->sync && !r->end && !r->away)
-			cap_sync_poll(r->sync, r->region, r->sync_mem);
-		if (!r->end && !r->away)
+		if (r->c.sync && !r->st.end && !r->st.away)
+			cap_sync_poll(r->c.sync, r->region, r->sync_mem);
+		if (!r->st.end && !r->st.away)
 			early_kcode(r, r->w, cap_rinfo_aux_format(region));
-		if (r->end)
+		if (r->st.end)
 			break;
-		if (!r->away && r->hooks.next_output && r->output &&
-		    (next = r->hooks.next_output(r->hooks.arg, r)) &&
-		    (err = r->full ? resume(r, region, next) :
+		if (!r->st.away && r->c.hooks.next_output && r->st.output &&
+		    (next = r->c.hooks.next_output(r->c.hooks.arg, r)) &&
+		    (err = r->st.full ? resume(r, region, next) :
 				     rotate(r, region, next)) < 0)
 			break;
-		if (r->hooks.progress && now - last_shown >= PROGRESS_PERIOD) {
-			r->hooks.progress(r->hooks.arg, r, 0);
+		if (r->c.hooks.progress && now - last_shown >= PROGRESS_PERIOD) {
+			r->c.hooks.progress(r->c.hooks.arg, r, 0);
 			last_shown = now;
 		}
-		if (r->away && now - last_asked >= FINISHED_PERIOD) {
+		if (r->st.away && now - last_asked >= FINISHED_PERIOD) {
 			const struct rs_region *nregion = NULL;
 			void *nmem = NULL;
 			int back;
 
 			last_asked = now;
-			back = r->reopen(r->finished_arg, &nregion, &nmem, &e);
+			back = r->c.reopen(r->c.finished_arg, &nregion, &nmem, &e);
 			if (back < 0) {
-				r->fail.what = CAP_FAIL_ATTACH;
-				r->fail.e = e;
+				r->st.fail.what = CAP_FAIL_ATTACH;
+				r->st.fail.e = e;
 				err = back;
 				break;
 			}
@@ -646,15 +730,15 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 					break;
 				continue;
 			}
-		} else if (!r->away && r->finished &&
+		} else if (!r->st.away && r->c.finished &&
 			   now - last_asked >= FINISHED_PERIOD) {
-			int f = r->finished(r->finished_arg);
+			int f = r->c.finished(r->c.finished_arg);
 
 			last_asked = now;
 			/* one more pass takes what it wrote before it ended */
 			if (f == CAP_RECORDER_GONE ||
-			    (f == CAP_RECORDER_AWAY && (!r->reopen ||
-			     (r->w && !r->hooks.back_output)))) {
+			    (f == CAP_RECORDER_AWAY && (!r->c.reopen ||
+			     (r->w && !r->c.hooks.back_output)))) {
 				gone = 1;
 				continue;
 			}
@@ -666,22 +750,22 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 		/* Sleep only when no doorbell was skipped while the pass
 		 * drained (event suppression: the rings' producers skip
 		 * them while the consumers say they poll). */
-		if (r->nr_wake && !r->away && cap_drain_sleep_prepare(&r->drain))
-			r->rechecks++;
+		if (r->nr_wake && !r->st.away && cap_drain_sleep_prepare(&r->drain))
+			r->st.rechecks++;
 		else if (cap_stop_wait_fds(r->wake, r->nr_wake,
 				       wait_ms(r, cap_time_now() - start)) > 0)
-			r->woken++;
-		if (r->nr_wake && !r->away)
+			r->st.woken++;
+		if (r->nr_wake && !r->st.away)
 			cap_drain_awake(&r->drain);
 		gone = check_hangups(r, said);
 	}
 	/* Whoever reads the rings next gets their doorbells. */
-	if (r->nr_wake && !r->away)
+	if (r->nr_wake && !r->st.away)
 		cap_drain_sleep_prepare(&r->drain);
 	cap_stop_collect_fds(r->wake, r->nr_wake);
-	r->seconds = cap_time_now() - start;
-	if (r->hooks.progress)
-		r->hooks.progress(r->hooks.arg, r, 1);
+	r->st.seconds = cap_time_now() - start;
+	if (r->c.hooks.progress)
+		r->c.hooks.progress(r->c.hooks.arg, r, 1);
 	return err < 0 ? err : 0;
 }
 
@@ -690,25 +774,25 @@ int cap_recorder_run(struct cap_recorder *r, const struct rs_region *region)
 	struct cap_tally_bounds bounds;
 	int err;
 
-	memset(&r->fail, 0, sizeof(r->fail));
+	memset(&r->st.fail, 0, sizeof(r->st.fail));
 	memset(&r->base, 0, sizeof(r->base));
-	memset(&r->disk_lost, 0, sizeof(r->disk_lost));
-	r->disk_fulls = r->salvaged_files = r->disk_files_lost = 0;
-	r->full = 0;
-	r->files = 1;
+	memset(&r->st.disk_lost, 0, sizeof(r->st.disk_lost));
+	r->st.disk_fulls = r->st.salvaged_files = r->st.disk_files_lost = 0;
+	r->st.full = 0;
+	r->st.files = 1;
 	err = file_open(r, region);
-	if (err && r->output && full_err(r, err)) {
+	if (err && r->st.output && full_err(r, err)) {
 		/* begun on a full disk: paused until there is room */
-		memset(&r->fail, 0, sizeof(r->fail));
+		memset(&r->st.fail, 0, sizeof(r->st.fail));
 		on_full(r);
-		r->full = 1;
+		r->st.full = 1;
 	} else if (err) {
 		return err;
 	}
 	/* before the attach: what the ring held then may predate it */
-	r->file_start_ns = r->host.start_ns = cap_time_now_ns();
+	r->file_start_ns = r->st.host.start_ns = cap_time_now_ns();
 	err = cap_drain_init(&r->drain, region, cap_rinfo_sample_type(region), r->w,
-			 &r->tally);
+			 &r->st.tally);
 	if (err) {
 		/* -rse_mode: overwrite-mode rings have no tail to drain */
 		pdf_writer_discard(r->w);
@@ -716,38 +800,39 @@ int cap_recorder_run(struct cap_recorder *r, const struct rs_region *region)
 		return fail(r, CAP_FAIL_ATTACH, err, rs_error_str);
 	}
 	r->region = region;
-	r->host.kind = PDF_HOST_DRAIN;
-	cap_drain_bounds(&r->drain, r->host.start_ns, &bounds);
-	cap_tally_set_bounds(&r->tally, &bounds);
-	if (r->sync)
-		cap_sync_take(r->sync, region, r->sync_mem, 0);
+	r->st.nr_rings = r->drain.nr_rings;
+	r->st.host.kind = PDF_HOST_DRAIN;
+	cap_drain_bounds(&r->drain, r->st.host.start_ns, &bounds);
+	cap_tally_set_bounds(&r->st.tally, &bounds);
+	if (r->c.sync)
+		cap_sync_take(r->c.sync, region, r->sync_mem, 0);
 	err = loop(r, region);
 	/* the code's reader uses the writer: done before anything ends it */
 	gi_kcode_reader_join(&r->kread);
 	if (err) {
 		file_facts(r);
-		if (r->fail.what == CAP_FAIL_WRITE && r->w)
-			snprintf(r->fail.path, sizeof(r->fail.path), "%s",
+		if (r->st.fail.what == CAP_FAIL_WRITE && r->w)
+			snprintf(r->st.fail.path, sizeof(r->st.fail.path), "%s",
 				 pdf_writer_tmp_path(r->w));
 		pdf_writer_discard(r->w);
 		r->w = NULL;
 		return err;
 	}
-	if (r->full) {
+	if (r->st.full) {
 		/* ended paused: no file is open */
 		count_untimed(r);
 		file_facts(r);
 		return 0;
 	}
-	err = cap_drain_flush(&r->drain, &r->fail.e);
+	err = cap_drain_flush(&r->drain, &r->st.fail.e);
 	if (err && r->w && full_err(r, err)) {
 		pause_full(r, r->region);
 		count_untimed(r);
 		return 0;
 	}
 	if (err) {
-		r->fail.what = CAP_FAIL_WRITE;
-		snprintf(r->fail.path, sizeof(r->fail.path), "%s",
+		r->st.fail.what = CAP_FAIL_WRITE;
+		snprintf(r->st.fail.path, sizeof(r->st.fail.path), "%s",
 			 pdf_writer_tmp_path(r->w));
 		file_facts(r);
 		pdf_writer_discard(r->w);
@@ -756,15 +841,18 @@ int cap_recorder_run(struct cap_recorder *r, const struct rs_region *region)
 	}
 	file_facts(r);
 	/* a source that is away cannot answer (nor will its old region) */
-	if (r->sync && !r->away)
-		cap_sync_take(r->sync, r->region, r->sync_mem, 1);
+	if (r->c.sync && !r->st.away)
+		cap_sync_take(r->c.sync, r->region, r->sync_mem, 1);
 	return file_close(r, r->region);
 }
 
-void cap_recorder_fini(struct cap_recorder *r)
+void cap_recorder_free(struct cap_recorder *r)
 {
+	if (!r)
+		return;
 	cap_usyms_feed_fini(&r->usyms);
 	gi_kcode_reader_fini(&r->kread);
 	cap_drain_fini(&r->drain);
 	gi_pstate_fini(&r->pstate);
+	free(r);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 void cap_rinfo_region_get(const struct rs_region *region, struct cap_rinfo_region *rr)
 {

@@ -7,43 +7,121 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
-void cap_snapper_init(struct cap_snapper *s, const char *source)
+/* A ring's copy, private: its bytes as copied, then its records. */
+struct ring_copy {
+	struct cap_snapper_ring *r; /* what is said of it (the stats') */
+	struct pdf_rrec_clock clock;
+	struct pdf_buf stash;     /* the records, in the order the copy gave them */
+	struct pdf_buf offs;      /* u64 offset of each record in stash */
+	struct pdf_buf aux_data;  /* the AUX area's valid bytes, oldest first */
+	/* between cap_snapper_take and cap_snapper_parse: the ring's bytes
+	 * as copied, not yet walked */
+	struct rs_snapshot *snap;
+	void *copy;               /* data_size bytes */
+	void *aux_copy;           /* aux_size bytes */
+	int taken;                /* snap holds a copy to walk */
+};
+
+struct cap_snapper {
+	struct cap_snapper_config c;
+	struct cap_snapper_stats st;
+	struct gi_pstate pstate;  /* the guest's processes at the copy */
+	struct ring_copy rc[RS_MAX_RINGS];
+};
+
+void cap_snapper_config_init(struct cap_snapper_config *c)
 {
-	memset(s, 0, sizeof(*s));
-	s->source = source;
-	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
-		pdf_buf_init(&s->ring[i].stash);
-		pdf_buf_init(&s->ring[i].offs);
-		pdf_buf_init(&s->ring[i].aux_data);
-	}
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
 }
 
-static void free_copy(struct cap_snapper_ring *sr);
-
-void cap_snapper_fini(struct cap_snapper *s)
+int cap_snapper_new(struct cap_snapper **sp, const struct cap_snapper_config *c)
 {
+	struct cap_snapper *s;
+
+	*sp = NULL;
+	if (!c || c->size < offsetof(struct cap_snapper_config, stable))
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	memcpy(&s->c, c, c->size < sizeof(s->c) ? c->size : sizeof(s->c));
+	s->c.size = sizeof(s->c);
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
-		pdf_buf_fini(&s->ring[i].stash);
-		pdf_buf_fini(&s->ring[i].offs);
-		pdf_buf_fini(&s->ring[i].aux_data);
-		free_copy(&s->ring[i]);
+		s->rc[i].r = &s->st.ring[i];
+		pdf_buf_init(&s->rc[i].stash);
+		pdf_buf_init(&s->rc[i].offs);
+		pdf_buf_init(&s->rc[i].aux_data);
+	}
+	*sp = s;
+	return 0;
+}
+
+const struct cap_snapper_config *cap_snapper_config(const struct cap_snapper *s)
+{
+	return &s->c;
+}
+
+const struct cap_snapper_stats *cap_snapper_stats(const struct cap_snapper *s)
+{
+	return &s->st;
+}
+
+const struct gi_pstate *cap_snapper_pstate(const struct cap_snapper *s)
+{
+	return &s->pstate;
+}
+
+void cap_snapper_set_pause(struct cap_snapper *s, uint64_t pause_ns,
+			   uint64_t inner_ns)
+{
+	s->st.pause_ns = pause_ns;
+	s->st.pause_inner_ns = inner_ns;
+}
+
+uint64_t cap_snapper_written_since(const struct cap_snapper *s,
+				   const struct rs_region *region)
+{
+	uint64_t n = 0;
+	struct cap_rinfo ri;
+
+	for (uint32_t i = 0; i < s->st.nr_rings; i++)
+		if (s->st.ring[i].data_size && !cap_rinfo_get(region, i, &ri) &&
+		    ri.produced > s->st.ring[i].produced)
+			n += ri.produced - s->st.ring[i].produced;
+	return n;
+}
+
+static void free_copy(struct ring_copy *sr);
+
+void cap_snapper_free(struct cap_snapper *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
+		pdf_buf_fini(&s->rc[i].stash);
+		pdf_buf_fini(&s->rc[i].offs);
+		pdf_buf_fini(&s->rc[i].aux_data);
+		free_copy(&s->rc[i]);
 	}
 	gi_pstate_fini(&s->pstate);
+	free(s);
 }
 
 /* A failure the caller will word (see enum cap_fail). */
 static int fail(struct cap_snapper *s, enum cap_fail what, uint32_t ring, int err,
 		cap_err_fn str)
 {
-	s->fail.what = what;
-	s->fail.ring = ring;
-	cap_err_note(&s->fail.e, err, str);
+	s->st.fail.what = what;
+	s->st.fail.ring = ring;
+	cap_err_note(&s->st.fail.e, err, str);
 	return err;
 }
 
@@ -62,7 +140,7 @@ static void touch(const uint8_t *p, uint64_t len)
  * the region mapped, so that the copy faults nothing in while the writers
  * stand still.  0, or -ENOMEM or the ring library's code, noted in @e. */
 static int prepare_ring(const struct rs_region *region, uint32_t i,
-			struct cap_snapper_ring *sr, struct cap_err *e)
+			struct ring_copy *sr, struct cap_err *e)
 {
 	struct rs_ring ring;
 	struct cap_rinfo ri;
@@ -76,8 +154,8 @@ static int prepare_ring(const struct rs_region *region, uint32_t i,
 	touch(ring.data, ring.data_size);
 	if (ring.aux)
 		touch(ring.aux, ring.aux_size);
-	sr->data_size = ri.data_size;
-	sr->aux_size = ri.aux_size;
+	sr->r->data_size = ri.data_size;
+	sr->r->aux_size = ri.aux_size;
 	sr->copy = malloc(ri.data_size);
 	sr->snap = rs_snapshot_alloc();
 	if (ri.aux_size)
@@ -93,7 +171,7 @@ static int prepare_ring(const struct rs_region *region, uint32_t i,
 /* The ring's bytes into the prepared buffers, nothing walked.  0, or the
  * ring library's code noted in @e. */
 static int take_ring(const struct rs_region *region, uint32_t i,
-		     struct cap_snapper_ring *sr, struct cap_err *e)
+		     struct ring_copy *sr, struct cap_err *e)
 {
 	struct cap_rinfo ri;
 	int err;
@@ -101,30 +179,30 @@ static int take_ring(const struct rs_region *region, uint32_t i,
 	err = cap_err_note(e, cap_rinfo_get(region, i, &ri), rs_error_str);
 	if (err)
 		return err;
-	sr->data_mode = ri.data_mode;
-	sr->produced = ri.produced;
+	sr->r->data_mode = ri.data_mode;
+	sr->r->produced = ri.produced;
 	pdf_rrec_clock_init(&sr->clock, region, i);
 	/* the buffers are the layout's sizes: a ring that claims more is
 	 * refused by the ring library (-rse_too_small) */
 	err = cap_err_note(e, rs_snapshot_take(sr->snap, region, i, sr->copy,
-					      sr->data_size), rs_error_str);
+					      sr->r->data_size), rs_error_str);
 	if (err)
 		return err;
 	sr->taken = 1;
 	if (!ri.aux_size)
 		return 0;
-	err = rs_snapshot_aux(&sr->aux, region, i, sr->aux_copy, sr->aux_size);
+	err = rs_snapshot_aux(&sr->r->aux, region, i, sr->aux_copy, sr->r->aux_size);
 	if (err == -rse_corrupt) {
 		/* the guest's AUX head and tail: counted, never the snapshot */
-		sr->aux_bad_heads++;
+		sr->r->aux_bad_heads++;
 		return 0;
 	}
 	err = cap_err_note(e, err, rs_error_str);
-	sr->has_aux = !err;
+	sr->r->has_aux = !err;
 	return err;
 }
 
-static void free_copy(struct cap_snapper_ring *sr)
+static void free_copy(struct ring_copy *sr)
 {
 	rs_snapshot_free(sr->snap);
 	free(sr->copy);
@@ -136,7 +214,7 @@ static void free_copy(struct cap_snapper_ring *sr)
 
 /* The copied records into the ring's stash, its AUX bytes kept.  0, or
  * -ENOMEM noted in @e. */
-static int parse_ring(struct cap_snapper_ring *sr, struct cap_err *e)
+static int parse_ring(struct ring_copy *sr, struct cap_err *e)
 {
 	const struct rs_perf_header *rec;
 	int err;
@@ -147,9 +225,9 @@ static int parse_ring(struct cap_snapper_ring *sr, struct cap_err *e)
 		pdf_buf_add_u64(&sr->offs, sr->stash.len);
 		pdf_buf_add(&sr->stash, rec, rec->size);
 	}
-	sr->data = *rs_snapshot_stats(sr->snap);
-	if (sr->has_aux)
-		pdf_buf_add(&sr->aux_data, sr->aux_copy, sr->aux.len);
+	sr->r->data = *rs_snapshot_stats(sr->snap);
+	if (sr->r->has_aux)
+		pdf_buf_add(&sr->aux_data, sr->aux_copy, sr->r->aux.len);
 	/* pdf_buf's sticky error is -ENOMEM */
 	err = sr->stash.err ? sr->stash.err : sr->offs.err ? sr->offs.err :
 	      sr->aux_data.err;
@@ -163,15 +241,15 @@ int cap_snapper_prepare(struct cap_snapper *s, const struct rs_region *region)
 	uint32_t i;
 	int err;
 
-	s->nr_rings = cap_rinfo_count(region);
-	s->sample_type = cap_rinfo_sample_type(region);
-	s->aux_format = cap_rinfo_aux_format_of(region, s->aux_opaque);
-	s->host.kind = PDF_HOST_SNAPSHOT;
-	for (i = 0; i < s->nr_rings; i++) {
+	s->st.nr_rings = cap_rinfo_count(region);
+	s->st.sample_type = cap_rinfo_sample_type(region);
+	s->st.aux_format = cap_rinfo_aux_format_of(region, s->c.aux_opaque);
+	s->st.host.kind = PDF_HOST_SNAPSHOT;
+	for (i = 0; i < s->st.nr_rings; i++) {
 		/* its control page is damaged: said at open, left empty here */
 		if (rs_region_ring_skipped(region, i))
 			continue;
-		err = prepare_ring(region, i, &s->ring[i], &e);
+		err = prepare_ring(region, i, &s->rc[i], &e);
 		if (err)
 			return fail(s, CAP_FAIL_COPY, i, err, e.str);
 	}
@@ -184,12 +262,12 @@ int cap_snapper_take(struct cap_snapper *s, const struct rs_region *region)
 	uint32_t i;
 	int err;
 
-	s->host.start_ns = cap_time_now_ns();
-	cap_guest_facts_read(&s->guest, region);
-	for (i = 0; i < s->nr_rings; i++) {
-		if (!s->ring[i].copy)   /* skipped */
+	s->st.host.start_ns = cap_time_now_ns();
+	cap_guest_facts_read(&s->st.guest, region);
+	for (i = 0; i < s->st.nr_rings; i++) {
+		if (!s->rc[i].copy)   /* skipped */
 			continue;
-		err = take_ring(region, i, &s->ring[i], &e);
+		err = take_ring(region, i, &s->rc[i], &e);
 		if (err)
 			return fail(s, CAP_FAIL_COPY, i, err, e.str);
 	}
@@ -198,8 +276,8 @@ int cap_snapper_take(struct cap_snapper *s, const struct rs_region *region)
 	err = gi_pstate_read(&s->pstate, region);
 	if (err)
 		return fail(s, CAP_FAIL_COPY, 0, err, cap_err_sys);
-	s->host.end_ns = cap_time_now_ns();
-	s->take_ns = s->host.end_ns - s->host.start_ns;
+	s->st.host.end_ns = cap_time_now_ns();
+	s->st.take_ns = s->st.host.end_ns - s->st.host.start_ns;
 	return 0;
 }
 
@@ -209,8 +287,8 @@ int cap_snapper_parse(struct cap_snapper *s)
 	uint32_t i;
 	int err;
 
-	for (i = 0; i < s->nr_rings; i++) {
-		err = parse_ring(&s->ring[i], &e);
+	for (i = 0; i < s->st.nr_rings; i++) {
+		err = parse_ring(&s->rc[i], &e);
 		if (err)
 			return fail(s, CAP_FAIL_COPY, i, err, e.str);
 	}
@@ -228,17 +306,17 @@ int cap_snapper_copy(struct cap_snapper *s, const struct rs_region *region)
 
 void cap_snapper_read_more(struct cap_snapper *s)
 {
-	s->host.end_ns = cap_time_now_ns();
+	s->st.host.end_ns = cap_time_now_ns();
 }
 
 /* Ring @sr's @i-th stashed record, oldest first. */
-static const struct rs_perf_header *stashed(const struct cap_snapper_ring *sr,
+static const struct rs_perf_header *stashed(const struct ring_copy *sr,
 					    size_t i)
 {
 	size_t n = sr->offs.len / sizeof(uint64_t);
 	uint64_t off;
 
-	if (sr->data_mode == RS_MODE_OVERWRITE)
+	if (sr->r->data_mode == RS_MODE_OVERWRITE)
 		i = n - 1 - i;
 	memcpy(&off, sr->offs.data + i * sizeof(off), sizeof(off));
 	return (const void *)(sr->stash.data + off);
@@ -247,7 +325,7 @@ static const struct rs_perf_header *stashed(const struct cap_snapper_ring *sr,
 /* The time of ring @sr's oldest record that has one of its own, as the
  * writer files it (0: none).  The records before it (the descriptions an
  * agent synthesizes as it attaches) describe that moment, not time 0. */
-static uint64_t first_timed(const struct cap_snapper *s, const struct cap_snapper_ring *sr)
+static uint64_t first_timed(const struct cap_snapper *s, const struct ring_copy *sr)
 {
 	struct pdf_rrec_clock clk = sr->clock;  /* the writer's is kept */
 	size_t n = sr->offs.len / sizeof(uint64_t), i;
@@ -255,8 +333,8 @@ static uint64_t first_timed(const struct cap_snapper *s, const struct cap_snappe
 	for (i = 0; i < n; i++) {
 		const struct rs_perf_header *rec = stashed(sr, i);
 
-		if (pdf_rrec_timed(rec, s->sample_type))
-			return pdf_rrec_stamp(&clk, rec, s->sample_type);
+		if (pdf_rrec_timed(rec, s->st.sample_type))
+			return pdf_rrec_stamp(&clk, rec, s->st.sample_type);
 	}
 	return 0;
 }
@@ -265,7 +343,7 @@ static uint64_t first_timed(const struct cap_snapper *s, const struct cap_snappe
  * 0, or the writer's error (pdf_error_str). */
 static int write_ring(struct cap_snapper *s, struct pdf_writer *w, uint32_t ring)
 {
-	struct cap_snapper_ring *sr = &s->ring[ring];
+	struct ring_copy *sr = &s->rc[ring];
 	size_t n = sr->offs.len / sizeof(uint64_t), i;
 	uint64_t lead = first_timed(s, sr);
 	int timed = 0, err;
@@ -274,18 +352,18 @@ static int write_ring(struct cap_snapper *s, struct pdf_writer *w, uint32_t ring
 		const struct rs_perf_header *rec = stashed(sr, i);
 		uint64_t time;
 
-		time = pdf_rrec_stamp(&sr->clock, rec, s->sample_type);
-		timed = timed || pdf_rrec_timed(rec, s->sample_type);
+		time = pdf_rrec_stamp(&sr->clock, rec, s->st.sample_type);
+		timed = timed || pdf_rrec_timed(rec, s->st.sample_type);
 		if (!timed)
 			time = lead;
 		err = w ? pdf_writer_add(w, ring, time, rec) : 0;
 		if (err == PDF_ERR(pdfe_too_big)) {
-			sr->too_big++;
+			sr->r->too_big++;
 			continue;
 		}
 		if (err)
 			return err;
-		cap_tally_add(&s->tally, ring, time, rec);
+		cap_tally_add(&s->st.tally, ring, time, rec);
 	}
 	return 0;
 }
@@ -297,14 +375,14 @@ static uint64_t first_sample_time(const struct cap_snapper *s)
 	uint64_t first = UINT64_MAX;
 	uint32_t ring;
 
-	for (ring = 0; ring < s->nr_rings; ring++) {
-		const struct cap_snapper_ring *sr = &s->ring[ring];
+	for (ring = 0; ring < s->st.nr_rings; ring++) {
+		const struct ring_copy *sr = &s->rc[ring];
 		struct pdf_rrec_clock clk = sr->clock;  /* the writer's is kept */
 		size_t n = sr->offs.len / sizeof(uint64_t), i;
 
 		for (i = 0; i < n; i++) {
 			const struct rs_perf_header *rec = stashed(sr, i);
-			uint64_t time = pdf_rrec_stamp(&clk, rec, s->sample_type);
+			uint64_t time = pdf_rrec_stamp(&clk, rec, s->st.sample_type);
 
 			if (rec->type == RS_PERF_RECORD_SAMPLE && time < first)
 				first = time;
@@ -319,10 +397,10 @@ static int write_pstate(struct cap_snapper *s, struct pdf_writer *w)
 {
 	uint64_t time;
 
-	if (!s->pstate.nr_procs || !s->nr_rings || s->no_pstate)
+	if (!s->pstate.nr_procs || !s->st.nr_rings || s->c.no_pstate)
 		return 0;
 	time = first_sample_time(s);
-	return cap_pstate_file(&s->pstate, w, time ? time - 1 : 0, &s->cap_pstate_filed);
+	return cap_pstate_file(&s->pstate, w, time ? time - 1 : 0, &s->st.pstate_out);
 }
 
 /* Records the agent forwarded but whose space it had not given back are
@@ -334,15 +412,15 @@ void cap_snapper_kbuf_dedup(struct cap_snapper *s)
 {
 	size_t n, i, j;
 
-	if (!s->kbuf || !s->nr_rings)
+	if (!s->c.kbuf || !s->st.nr_rings)
 		return;
-	n = gi_kbuf_count(s->kbuf);
+	n = gi_kbuf_count(s->c.kbuf);
 	for (i = 0; i < n; i++) {
 		uint32_t cpu;
-		const struct rs_perf_header *rec = gi_kbuf_record(s->kbuf, i, &cpu);
-		const struct cap_snapper_ring *sr = &s->ring[cpu % s->nr_rings];
+		const struct rs_perf_header *rec = gi_kbuf_record(s->c.kbuf, i, &cpu);
+		const struct ring_copy *sr = &s->rc[cpu % s->st.nr_rings];
 		size_t m = sr->offs.len / sizeof(uint64_t);
-		int newest_first = sr->data_mode == RS_MODE_OVERWRITE;
+		int newest_first = sr->r->data_mode == RS_MODE_OVERWRITE;
 
 		for (j = 0; j < m && j < DEDUP_WINDOW; j++) {
 			const struct rs_perf_header *r;
@@ -352,7 +430,7 @@ void cap_snapper_kbuf_dedup(struct cap_snapper *s)
 			       sizeof(off), sizeof(off));
 			r = (const void *)(sr->stash.data + off);
 			if (r->size == rec->size && !memcmp(r, rec, rec->size)) {
-				gi_kbuf_drop(s->kbuf, i);
+				gi_kbuf_drop(s->c.kbuf, i);
 				break;
 			}
 		}
@@ -364,8 +442,8 @@ void cap_snapper_kbuf_dedup(struct cap_snapper *s)
  * the writer refuses is counted, never a reason to fail. */
 static int write_kbuf(struct cap_snapper *s, struct pdf_writer *w, uint32_t ring)
 {
-	struct cap_snapper_ring *sr = &s->ring[ring];
-	size_t n = gi_kbuf_count(s->kbuf), i;
+	struct ring_copy *sr = &s->rc[ring];
+	size_t n = gi_kbuf_count(s->c.kbuf), i;
 	int err;
 
 	for (i = 0; i < n; i++) {
@@ -373,18 +451,18 @@ static int write_kbuf(struct cap_snapper *s, struct pdf_writer *w, uint32_t ring
 		uint32_t cpu;
 		uint64_t time;
 
-		rec = gi_kbuf_record(s->kbuf, i, &cpu);
-		if (cpu % s->nr_rings != ring || gi_kbuf_dropped(s->kbuf, i))
+		rec = gi_kbuf_record(s->c.kbuf, i, &cpu);
+		if (cpu % s->st.nr_rings != ring || gi_kbuf_dropped(s->c.kbuf, i))
 			continue;
-		time = pdf_rrec_stamp(&sr->clock, rec, s->sample_type);
+		time = pdf_rrec_stamp(&sr->clock, rec, s->st.sample_type);
 		err = w ? pdf_writer_add(w, ring, time, rec) : 0;
 		if (err && err > -PDF_ERR_BASE)
 			return err;     /* -errno: the file, not the record */
 		if (err) {
-			s->kbuf_refused++;
+			s->st.kbuf_refused++;
 			continue;
 		}
-		cap_tally_add(&s->tally, ring, time, rec);
+		cap_tally_add(&s->st.tally, ring, time, rec);
 	}
 	return 0;
 }
@@ -399,17 +477,17 @@ static int write_kbuf(struct cap_snapper *s, struct pdf_writer *w, uint32_t ring
 static int write_forks(struct cap_snapper *s, struct pdf_writer *w, uint32_t ring,
 		       struct pdf_buf *born)
 {
-	struct cap_snapper_ring *sr = &s->ring[ring];
-	size_t n = gi_kbuf_fork_count(s->kbuf), i, j;
+	struct ring_copy *sr = &s->rc[ring];
+	size_t n = gi_kbuf_fork_count(s->c.kbuf), i, j;
 	struct gi_kbuf_fork f;
 	int err;
 
-	if (s->no_pstate || s->pstate.state != GI_PSTATE_OK)
+	if (s->c.no_pstate || s->pstate.state != GI_PSTATE_OK)
 		return 0;
-	for (i = 0; i < n && !gi_kbuf_fork_get(s->kbuf, i, &f); i++) {
+	for (i = 0; i < n && !gi_kbuf_fork_get(s->c.kbuf, i, &f); i++) {
 		uint32_t parent = f.ppid, pair[2];
 
-		if (f.cpu % s->nr_rings != ring)
+		if (f.cpu % s->st.nr_rings != ring)
 			continue;
 		for (j = 0; j < born->len / sizeof(pair); j++) {
 			memcpy(pair, born->data + j * sizeof(pair), sizeof(pair));
@@ -418,7 +496,7 @@ static int write_forks(struct cap_snapper *s, struct pdf_writer *w, uint32_t rin
 		}
 		err = cap_pstate_file_child(&s->pstate, w, parent, f.pid,
 					rs_time_to_ns(&sr->clock.conv, f.time),
-					&s->cap_pstate_filed);
+					&s->st.pstate_out);
 		if (err < 0)
 			return err;
 		if (err) {
@@ -440,12 +518,12 @@ static int write_vcpus(struct cap_snapper *s, struct pdf_writer *w)
 	uint32_t i, ring;
 	int err = 0;
 
-	cap_tally_total(&s->tally, &sum);
-	time = gi_vcpu_time(s->clock, s->host.end_ns, sum.last_time);
+	cap_tally_total(&s->st.tally, &sum);
+	time = gi_vcpu_time(s->c.clock, s->st.host.end_ns, sum.last_time);
 	pdf_buf_init(&rec);
-	for (i = 0; i < s->vcpu->nr && !err; i++) {
-		ring = s->vcpu->cpu[i].regs.cpu % s->nr_rings;
-		err = gi_vcpu_sample(s->vcpu, i, s->sample_type, time + i, &rec);
+	for (i = 0; i < s->c.vcpu->nr && !err; i++) {
+		ring = s->c.vcpu->cpu[i].regs.cpu % s->st.nr_rings;
+		err = gi_vcpu_sample(s->c.vcpu, i, s->st.sample_type, time + i, &rec);
 		if (err == -ENOMEM)
 			break;
 		if (!err && w) {
@@ -454,11 +532,11 @@ static int write_vcpus(struct cap_snapper *s, struct pdf_writer *w)
 				break;  /* -errno: the file, not the record */
 		}
 		if (err) {      /* a sample_type it cannot fill, too big */
-			s->vcpu->refused++;
+			s->c.vcpu->refused++;
 			err = 0;
 			continue;
 		}
-		cap_tally_add(&s->tally, ring, time + i, (const void *)rec.data);
+		cap_tally_add(&s->st.tally, ring, time + i, (const void *)rec.data);
 	}
 	pdf_buf_fini(&rec);
 	return err;
@@ -469,20 +547,20 @@ static void host_facts(struct cap_snapper *s)
 {
 	uint32_t i;
 
-	s->host.nr_rings = s->nr_rings;
-	for (i = 0; i < s->nr_rings; i++) {
-		const struct cap_snapper_ring *sr = &s->ring[i];
-		struct pdf_host_ring *h = &s->host.ring[i];
+	s->st.host.nr_rings = s->st.nr_rings;
+	for (i = 0; i < s->st.nr_rings; i++) {
+		const struct ring_copy *sr = &s->rc[i];
+		struct pdf_host_ring *h = &s->st.host.ring[i];
 
 		memset(h, 0, sizeof(*h));
-		h->data_size = sr->data_size;
-		h->aux_size = sr->aux_size;
-		h->corrupt = sr->data.corrupt;
-		h->aux_bad_heads = sr->aux_bad_heads;
-		h->aux_bytes = sr->has_aux ? sr->aux.len : 0;
-		h->aux_stored = sr->aux_stored;
-		h->cut_bytes = sr->data.cut_bytes;
-		h->not_written = sr->too_big;
+		h->data_size = sr->r->data_size;
+		h->aux_size = sr->r->aux_size;
+		h->corrupt = sr->r->data.corrupt;
+		h->aux_bad_heads = sr->r->aux_bad_heads;
+		h->aux_bytes = sr->r->has_aux ? sr->r->aux.len : 0;
+		h->aux_stored = sr->r->aux_stored;
+		h->cut_bytes = sr->r->data.cut_bytes;
+		h->not_written = sr->r->too_big;
 	}
 }
 
@@ -490,41 +568,41 @@ static void host_facts(struct cap_snapper *s)
  * checked against the copy's window); without it, the live tally's. */
 static void file_tally(struct cap_snapper *s)
 {
-	s->readback_err = cap_tally_file(s->output, &s->file_tally, NULL,
-				     &s->readback_at);
-	s->have_file_tally = !s->readback_err;
+	s->st.readback_err = cap_tally_file(s->c.output, &s->st.file_tally, NULL,
+				     &s->st.readback_at);
+	s->st.have_file_tally = !s->st.readback_err;
 }
 
 int cap_snapper_write(struct cap_snapper *s)
 {
 	struct pdf_writer_params wp = {
 		.size = sizeof(wp),
-		.nr_rings = s->nr_rings,
-		.sample_type = s->sample_type,
-		.argc = s->argc,
-		.argv = s->argv,
-		.aux_format = s->aux_format,
-		.guest = &s->guest.facts,
+		.nr_rings = s->st.nr_rings,
+		.sample_type = s->st.sample_type,
+		.argc = s->c.argc,
+		.argv = s->c.argv,
+		.aux_format = s->st.aux_format,
+		.guest = &s->st.guest.facts,
 	};
 	struct pdf_writer *w = NULL;
 	struct pdf_buf born;
 	uint32_t i;
 	int err;
 
-	cap_tally_init(&s->tally, s->nr_rings, s->sample_type);
-	if (s->syms)
-		gi_syms_writer_params(s->syms, &wp);
-	wp.buildid_dir = s->buildid_dir;
-	if (s->output) {
-		err = pdf_writer_open(&w, s->output, &wp);
+	cap_tally_init(&s->st.tally, s->st.nr_rings, s->st.sample_type);
+	if (s->c.syms)
+		gi_syms_writer_params(s->c.syms, &wp);
+	wp.buildid_dir = s->c.buildid_dir;
+	if (s->c.output) {
+		err = pdf_writer_open(&w, s->c.output, &wp);
 		if (err)
 			return fail(s, CAP_FAIL_OPEN, 0, err, pdf_error_str);
-		s->wstats = *pdf_writer_stats(w);
-		if (s->usyms)       /* the user binaries', into the cache */
-			cap_usyms_feed_give(&s->ufeed, s->usyms, w);
+		s->st.wstats = *pdf_writer_stats(w);
+		if (s->c.usyms)       /* the user binaries', into the cache */
+			cap_usyms_feed_give(&s->st.usyms, s->c.usyms, w);
 		/* the code a PT decoder follows, beside the symbols */
-		if (s->kcode && s->kcode_src && s->aux_format == PDF_AUX_INTEL_PT &&
-		    gi_kcode_put(s->kcode, s->kcode_src, w)) {
+		if (s->c.kcode && s->c.kcode_src && s->st.aux_format == PDF_AUX_INTEL_PT &&
+		    gi_kcode_put(s->c.kcode, s->c.kcode_src, w)) {
 			pdf_writer_discard(w);
 			return fail(s, CAP_FAIL_KCODE, 0, -ENOMEM, cap_err_sys);
 		}
@@ -536,19 +614,19 @@ int cap_snapper_write(struct cap_snapper *s)
 			    cap_err_sys : pdf_error_str);
 	}
 	pdf_buf_init(&born);
-	for (i = 0; i < s->nr_rings; i++) {
+	for (i = 0; i < s->st.nr_rings; i++) {
 		err = write_ring(s, w, i);
-		if (!err && s->kbuf)
+		if (!err && s->c.kbuf)
 			err = write_forks(s, w, i, &born);
-		if (!err && s->kbuf)
+		if (!err && s->c.kbuf)
 			err = write_kbuf(s, w, i);
-		if (!err && w && s->ring[i].aux_data.len) {
-			struct cap_snapper_ring *sr = &s->ring[i];
+		if (!err && w && s->rc[i].aux_data.len) {
+			struct ring_copy *sr = &s->rc[i];
 
-			err = pdf_writer_add_aux(w, i, sr->aux.start,
+			err = pdf_writer_add_aux(w, i, sr->r->aux.start,
 						 sr->aux_data.data, sr->aux_data.len);
 			if (!err)
-				sr->aux_stored = sr->aux_data.len;
+				sr->r->aux_stored = sr->aux_data.len;
 		}
 		if (err) {
 			pdf_buf_fini(&born);
@@ -558,17 +636,17 @@ int cap_snapper_write(struct cap_snapper *s)
 		}
 	}
 	pdf_buf_fini(&born);
-	if (s->vcpu && s->vcpu->state == GI_VCPU_OK && s->nr_rings &&
+	if (s->c.vcpu && s->c.vcpu->state == GI_VCPU_OK && s->st.nr_rings &&
 	    (err = write_vcpus(s, w))) {
 		pdf_writer_discard(w);
 		return fail(s, CAP_FAIL_VCPUS, 0, err, pdf_error_str);
 	}
-	if (w && s->clock)   /* only refuses what cap_sync never builds */
-		pdf_writer_set_clock(w, s->clock);
+	if (w && s->c.clock)   /* only refuses what cap_sync never builds */
+		pdf_writer_set_clock(w, s->c.clock);
 	host_facts(s);
 	if (w) { /* likewise */
-		pdf_writer_set_host(w, &s->host);
-		s->wstats = *pdf_writer_stats(w);  /* call chains cut, too */
+		pdf_writer_set_host(w, &s->st.host);
+		s->st.wstats = *pdf_writer_stats(w);  /* call chains cut, too */
 	}
 	if (w && (err = pdf_writer_finish(w)))
 		return fail(s, CAP_FAIL_FINISH, 0, err, pdf_error_str);

@@ -10,9 +10,59 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ringside/capture.h"
 #include "ringside/domain_virt.h"
 #include "ringside/vmm_client.h"
+
+#include "cap_internal.h"
+
+/* Host CLOCK_MONOTONIC around a pause of the writers: before the pause
+ * request, at its answer (the writers stand still), before the resume
+ * request, at its answer.  All 0 when nothing was paused here. */
+struct pause_times {
+	uint64_t request_ns;
+	uint64_t paused_ns;
+	uint64_t resume_ns;
+	uint64_t resumed_ns;
+};
+
+struct cap_source {
+	struct rs_region region;
+	void *base;
+	uint64_t size;
+	int fd;
+	int own_fd;              /* opened here (closed by cap_source_close) */
+	int locked;              /* CAP_SOURCE_EXCL taken */
+	uint32_t abi_version;    /* what the header claims, for messages */
+	struct cap_vm *vm;       /* --vm: the VMM's control connection */
+	char *domain;            /* REGION named a libvirt domain */
+	int domain_paused;       /* cap_source_pause suspended it */
+	struct dom_virt *dom_conn; /* the domain's connection, made before
+				    * the pause and kept until the close */
+	struct pause_times pause; /* the last pause .. resume */
+	/* A domain's or a VM's region is opened by the layout its host laid
+	 * it out with, not by its guest-writable header (region_check.c). */
+	int have_layout;
+	struct rs_region_params layout;
+	int damaged;             /* the header or a control page differs */
+	struct rs_region_damage damage;
+	int have_guard;          /* --vm: vm_guard is the VMM's REGION answer */
+	struct rs_ctl_region vm_guard;
+};
+
+int cap_source_new(struct cap_source **sp)
+{
+	*sp = calloc(1, sizeof(**sp));
+	if (!*sp)
+		return -ENOMEM;
+	(*sp)->fd = -1;
+	return 0;
+}
+
+void cap_source_free(struct cap_source *s)
+{
+	cap_source_close(s);
+	free(s);
+}
 
 static int parse_fd(const char *spec, int *fd)
 {
@@ -44,15 +94,22 @@ static int check_access(int fd, unsigned flags)
 
 static int map_fd(struct cap_source *m, unsigned flags, struct cap_err *e);
 
-int cap_source_open(struct cap_source *m, const char *spec, unsigned flags,
-	      struct cap_err *e)
+/* @m closed, ready for an open of @what.  0, or -EINVAL noted in @e. */
+static int start(struct cap_source *m, const char *what, struct cap_err *e)
 {
-	int err;
-
-	if (!m || !spec)
+	if (!m || !what)
 		return cap_err_note(e, -EINVAL, cap_err_sys);
-	memset(m, 0, sizeof(*m));
-	m->fd = -1;
+	cap_source_close(m);
+	return 0;
+}
+
+int cap_source_open(struct cap_source *m, const char *spec, unsigned flags,
+		    struct cap_err *e)
+{
+	int err = start(m, spec, e);
+
+	if (err)
+		return err;
 	err = parse_fd(spec, &m->fd);
 	if (err < 0)
 		return cap_err_note(e, err, cap_err_sys);
@@ -86,25 +143,38 @@ int cap_source_open(struct cap_source *m, const char *spec, unsigned flags,
 	return map_fd(m, flags, e);
 }
 
-int cap_source_open_vm(struct cap_source *m, const char *sock_path, unsigned flags,
-		 struct cap_err *e)
+int cap_source_open_fd(struct cap_source *m, int fd,
+		       const struct rs_region_params *layout, unsigned flags,
+		       struct cap_err *e)
 {
-	int err;
+	int err = start(m, "", e);
 
-	if (!m || !sock_path)
-		return cap_err_note(e, -EINVAL, cap_err_sys);
-	memset(m, 0, sizeof(*m));
-	m->fd = -1;
-	m->vm = malloc(sizeof(*m->vm));
-	if (!m->vm)
-		return cap_err_note(e, -ENOMEM, cap_err_sys);
-	err = cap_vm_open(m->vm, sock_path);
+	if (err)
+		return err;
+	m->fd = fd;
+	if (layout) {
+		m->layout = *layout;
+		m->have_layout = 1;
+	}
+	err = check_access(fd, flags);
 	if (err) {
-		free(m->vm);
-		m->vm = NULL;
+		m->fd = -1;
 		return cap_err_note(e, err, cap_err_sys);
 	}
-	m->fd = m->vm->region_fd;   /* closed by cap_vm_close */
+	return map_fd(m, flags, e);
+}
+
+int cap_source_open_vm(struct cap_source *m, const char *sock_path,
+		       unsigned flags, struct cap_err *e)
+{
+	int err = start(m, sock_path, e);
+
+	if (err)
+		return err;
+	err = cap_vm_open(&m->vm, sock_path);
+	if (err)
+		return cap_err_note(e, err, cap_err_sys);
+	m->fd = cap_vm_region_fd(m->vm);   /* closed by cap_vm_close */
 	/* A VMM older than REGION: the header is all there is to go by. */
 	err = cap_vm_region(m->vm, &m->vm_guard);
 	if (!err) {
@@ -183,7 +253,7 @@ int cap_source_resume(struct cap_source *m, struct cap_err *e)
 
 uint64_t cap_source_paused_ns(const struct cap_source *m, int inner)
 {
-	const struct cap_source_pause_times *p = &m->pause;
+	const struct pause_times *p = &m->pause;
 
 	if (!p->request_ns || !p->resumed_ns)
 		return 0;
@@ -195,6 +265,7 @@ uint64_t cap_source_paused_ns(const struct cap_source *m, int inner)
 static int map_fd(struct cap_source *m, unsigned flags, struct cap_err *e)
 {
 	int prot = PROT_READ | ((flags & CAP_SOURCE_WRITE) ? PROT_WRITE : 0);
+	uint32_t version;
 	struct stat st;
 	int err;
 
@@ -239,7 +310,9 @@ static int map_fd(struct cap_source *m, unsigned flags, struct cap_err *e)
 		goto fail;
 	return 0;
 fail:
+	version = m->abi_version;   /* for the caller's words */
 	cap_source_close(m);
+	m->abi_version = version;
 	return err;
 }
 
@@ -264,15 +337,59 @@ void cap_source_close(struct cap_source *m)
 		close(m->fd);
 	cap_vm_close(m->vm);
 	dom_virt_close(m->dom_conn);
-	m->dom_conn = NULL;
-	free(m->vm);
-	m->vm = NULL;
 	free(m->domain);
-	m->domain = NULL;
-	m->base = NULL;
+	memset(m, 0, sizeof(*m));
 	m->fd = -1;
-	m->own_fd = 0;
-	m->locked = 0;
+}
+
+const struct rs_region *cap_source_region(const struct cap_source *m)
+{
+	return &m->region;
+}
+
+void *cap_source_mem(const struct cap_source *m)
+{
+	return m->base;
+}
+
+uint64_t cap_source_size(const struct cap_source *m)
+{
+	return m->size;
+}
+
+int cap_source_fd(const struct cap_source *m)
+{
+	return m->fd;
+}
+
+const char *cap_source_domain(const struct cap_source *m)
+{
+	return m->domain;
+}
+
+struct cap_vm *cap_source_vm(const struct cap_source *m)
+{
+	return m->vm;
+}
+
+uint32_t cap_source_abi_version(const struct cap_source *m)
+{
+	return m->abi_version;
+}
+
+const struct rs_region_damage *cap_source_damage(const struct cap_source *m)
+{
+	return m->damaged ? &m->damage : NULL;
+}
+
+int cap_source_guard(const struct cap_source *m, int now,
+		     struct rs_ctl_region *g)
+{
+	if (!m->have_guard)
+		return 0;
+	if (!now || cap_vm_region(m->vm, g))
+		*g = m->vm_guard;
+	return 1;
 }
 
 int cap_source_reopen(int fd)

@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 /* "magic (guest says 0x0, host laid out 0x...)": the fields whose values
  * are names or counts in decimal, the rest in hex. */

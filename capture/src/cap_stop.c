@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 /* Doorbells of every ring, a control socket, an extra descriptor. */
 #define STOP_MAX_FDS 64

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 /* A sync less precise than the point it would replace by this much is
  * not kept (cap_sync_poll's periodic ones; the final one always is). */

@@ -4,7 +4,7 @@
 
 #include <linux/perf_event.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 #include "ringside/ring.h"
 
 #define SLACK_BASE_NS 1000000u   /* 1 ms around the window, and ... */
@@ -141,11 +141,12 @@ static int after_attach(const struct cap_tally *t, uint32_t ring, uint64_t at)
 static int lost_ok(const struct cap_tally *t, struct cap_tally_ring *r, uint32_t ring,
 		   uint64_t n, uint64_t *sum, uint64_t *late)
 {
+	const struct cap_tally_track *k = &t->track[ring];
 	const struct cap_tally_bounds *b = &t->bounds;
 	uint64_t end = b->end_ns ? b->end_ns : now_ns();
 	uint64_t cap = end > UINT64_MAX / CAP_TALLY_LOST_PER_NS ? UINT64_MAX :
 		       end * CAP_TALLY_LOST_PER_NS;
-	uint64_t prev_at = r->bytes - r->prev_size;
+	uint64_t prev_at = r->bytes - k->prev_size;
 
 	if (b->kind == PDF_HOST_NONE) {
 		*sum = cap_tally_sat_add(*sum, n);
@@ -203,13 +204,14 @@ void cap_tally_add(struct cap_tally *t, uint32_t ring, uint64_t time,
 	case PDF_RREC_LOST:
 		if (!lost_ok(t, r, ring,
 			     ((const struct rs_perf_lost *)(const void *)rec)->lost,
-			     &r->lost, &r->lost_late))
+			     &r->lost, &t->track[ring].lost_late))
 			r->flag_lost++;
 		break;
 	case PDF_RREC_LOST_SAMPLES:
 		if (!lost_ok(t, r, ring, ((const struct rs_perf_lost_samples *)
 					  (const void *)rec)->lost,
-			     &r->lost_samples, &r->lost_samples_late))
+			     &r->lost_samples,
+			     &t->track[ring].lost_samples_late))
 			r->flag_lost_samples++;
 		break;
 	case PDF_RREC_AUX:
@@ -220,7 +222,7 @@ void cap_tally_add(struct cap_tally *t, uint32_t ring, uint64_t time,
 	}
 	r->records++;
 	r->bytes = cap_tally_sat_add(r->bytes, rec->size);
-	r->prev_size = rec->size;
+	t->track[ring].prev_size = rec->size;
 	r->by_class[cls]++;
 	if (!time_ok(t, ring, at, time)) {
 		r->flag_time++;

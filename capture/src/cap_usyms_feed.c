@@ -13,59 +13,59 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 void cap_usyms_feed_restart(struct cap_usyms_feed *f)
 {
 	f->given = 0;
 }
 
-static void give(struct cap_usyms_feed *f, const struct gi_usyms *g,
-		 struct pdf_writer *w)
+/* @g's bins from @from on to @w; what the writer made of them in @st. */
+static void give(struct cap_usyms_feed_stats *st, const struct gi_usyms *g,
+		 uint32_t from, struct pdf_writer *w)
 {
-	const struct pdf_writer_stats *st;
+	const struct pdf_writer_stats *ws;
 	uint32_t i;
 
-	for (i = f->given; i < g->nr; i++)
+	for (i = from; i < g->nr; i++)
 		pdf_writer_add_ubins(w, &g->bins[i].ub, 1);
-	f->given = g->nr;
-	f->state = g->state;
-	f->info = g->info;
-	f->st = g->st;
-	f->kept = g->nr;
-	st = pdf_writer_stats(w);
-	f->cached = st->ubins;
-	f->failed = st->ubins_failed;
-	f->other = st->ubins_other;
-	f->err = st->ubins_err;
+	st->state = g->state;
+	st->info = g->info;
+	st->st = g->st;
+	st->kept = g->nr;
+	ws = pdf_writer_stats(w);
+	st->cached = ws->ubins;
+	st->failed = ws->ubins_failed;
+	st->other = ws->ubins_other;
+	st->err = ws->ubins_err;
 }
 
-int cap_usyms_feed_pass(struct cap_usyms_feed *f, const struct rs_region *region,
-		    struct pdf_writer *w)
+int cap_usyms_feed_pass(struct cap_usyms_feed *f, struct cap_usyms_feed_stats *st,
+			const struct rs_region *region, struct pdf_writer *w)
 {
 	int err;
 
-	if (!f || !region || !w)
+	if (!f || !st || !region || !w)
 		return -EINVAL;
 	err = gi_usyms_read(&f->g, region);
 	if (err)
 		return err;
-	f->reads++;
-	if (f->g.state != GI_USYMS_OK && f->state == GI_USYMS_OK)
+	st->reads++;
+	if (f->g.state != GI_USYMS_OK && st->state == GI_USYMS_OK)
 		return 0;          /* being written now: the last read stands */
 	if (f->given > f->g.nr)
 		f->given = 0;      /* a table rewritten under us: all again */
-	give(f, &f->g, w);
+	give(st, &f->g, f->given, w);
+	f->given = f->g.nr;
 	return 0;
 }
 
-void cap_usyms_feed_give(struct cap_usyms_feed *f, const struct gi_usyms *g,
-		     struct pdf_writer *w)
+void cap_usyms_feed_give(struct cap_usyms_feed_stats *st,
+			 const struct gi_usyms *g, struct pdf_writer *w)
 {
-	if (!f || !g || !w)
+	if (!st || !g || !w)
 		return;
-	f->given = 0;
-	give(f, g, w);
+	give(st, g, 0, w);
 }
 
 void cap_usyms_feed_fini(struct cap_usyms_feed *f)

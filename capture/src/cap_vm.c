@@ -2,13 +2,26 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "ringside/capture.h"
 #include "ringside/vmm_client.h"
+
+#include "cap_internal.h"
+
+struct cap_vm {
+	int sock;
+	int region_fd;            /* an open file description of our own */
+	uint32_t nr_rings;
+	uint32_t nr_vcpus;
+	uint32_t nr_doorbells;    /* doorbell[i] is ring i's eventfd */
+	int doorbell[RS_MAX_RINGS];
+	uint64_t tsc_khz;
+	uint32_t pauses;          /* outstanding PAUSEs */
+};
 
 /* A VMM answers at once; a peer that says nothing is not one. */
 #define VM_CONN_TIMEOUT_S 10
@@ -44,13 +57,16 @@ static int fix_err(int err)
 	return err == -EAGAIN ? -ETIMEDOUT : err;
 }
 
-int cap_vm_open(struct cap_vm *v, const char *path)
+int cap_vm_open(struct cap_vm **vp, const char *path)
 {
 	int fds[RS_CTL_MAX_FDS];
 	struct rs_ctl_hello h;
+	struct cap_vm *v;
 	int n, err;
 
-	memset(v, 0, sizeof(*v));
+	*vp = v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
 	v->sock = v->region_fd = -1;
 	for (unsigned i = 0; i < RS_MAX_RINGS; i++)
 		v->doorbell[i] = -1;
@@ -85,7 +101,33 @@ int cap_vm_open(struct cap_vm *v, const char *path)
 	return 0;
 fail:
 	cap_vm_close(v);
+	*vp = NULL;
 	return err;
+}
+
+uint32_t cap_vm_nr_vcpus(const struct cap_vm *v)
+{
+	return v->nr_vcpus;
+}
+
+uint32_t cap_vm_nr_doorbells(const struct cap_vm *v)
+{
+	return v->nr_doorbells;
+}
+
+int cap_vm_doorbell(const struct cap_vm *v, uint32_t i)
+{
+	return i < v->nr_doorbells ? v->doorbell[i] : -1;
+}
+
+int cap_vm_region_fd(const struct cap_vm *v)
+{
+	return v->region_fd;
+}
+
+int cap_vm_socket(const struct cap_vm *v)
+{
+	return v->sock;
 }
 
 int cap_vm_pause(struct cap_vm *v)
@@ -150,7 +192,5 @@ void cap_vm_close(struct cap_vm *v)
 		close(v->region_fd);
 	if (v->sock >= 0)
 		close(v->sock);  /* the VMM undoes what is left */
-	v->region_fd = v->sock = -1;
-	v->nr_doorbells = 0;
-	v->pauses = 0;
+	free(v);
 }

@@ -188,15 +188,15 @@ static void pruned_one(void *arg, const char *domain, uint64_t bytes)
 static uint32_t job_counts(const struct job *j, const struct cap_recorder *r,
 			   struct svc_rec_ring_stats *out)
 {
+	const struct cap_recorder_stats *st = cap_recorder_stats(r);
 	struct pdf_host_facts h;
-	uint32_t n = r->drain.nr_rings;
+	uint32_t n = st->nr_rings;
 
 	if (n > RS_MAX_RINGS)
 		n = RS_MAX_RINGS;
-	memset(&h, 0, sizeof(h));
-	cap_drain_host_facts(&r->drain, &h);
+	cap_recorder_host_total(r, &h);
 	for (uint32_t i = 0; i < n; i++) {
-		const struct cap_tally_ring *t = &r->tally.ring[i], *s = &j->sum[i];
+		const struct cap_tally_ring *t = &st->tally.ring[i], *s = &j->sum[i];
 
 		out[i] = (struct svc_rec_ring_stats){
 			.records = s->records - s->by_class[PDF_RREC_LOST] +
@@ -215,8 +215,10 @@ static uint32_t job_counts(const struct job *j, const struct cap_recorder *r,
 /* The current file's tally into the completed files' (a rotation). */
 static void job_sum(struct job *j, const struct cap_recorder *r)
 {
-	for (uint32_t i = 0; i < r->tally.nr_rings && i < RS_MAX_RINGS; i++) {
-		const struct cap_tally_ring *t = &r->tally.ring[i];
+	const struct cap_tally *tally = &cap_recorder_stats(r)->tally;
+
+	for (uint32_t i = 0; i < tally->nr_rings && i < RS_MAX_RINGS; i++) {
+		const struct cap_tally_ring *t = &tally->ring[i];
 		struct cap_tally_ring *s = &j->sum[i];
 
 		s->records += t->records;
@@ -485,49 +487,52 @@ static void full_sync(struct job *j, const struct cap_recorder *r,
 		      struct svc_sidecar *sc)
 {
 	struct svc_rec *rp = j->rp;
+	const struct cap_recorder_stats *st = cap_recorder_stats(r);
 	/* LOST records apart: their counts are what they stood for */
-	uint64_t recs = (r->disk_lost.records - r->disk_lost.lost_records) -
+	uint64_t recs = (st->disk_lost.records - st->disk_lost.lost_records) -
 			(j->disk_seen.records - j->disk_seen.lost_records);
-	uint64_t lost = r->disk_lost.lost - j->disk_seen.lost;
+	uint64_t lost = st->disk_lost.lost - j->disk_seen.lost;
 
 	if (sc) {
 		sc->disk_lost = recs;
 		sc->disk_lost_lost = lost;
 	}
 	pthread_mutex_lock(&rp->lock);
-	rp->st.disk_full += r->disk_fulls - j->fulls_seen;
-	rp->st.disk_salvaged += r->salvaged_files - j->salvaged_seen;
-	rp->st.disk_files_lost += r->disk_files_lost - j->files_lost_seen;
+	rp->st.disk_full += st->disk_fulls - j->fulls_seen;
+	rp->st.disk_salvaged += st->salvaged_files - j->salvaged_seen;
+	rp->st.disk_files_lost += st->disk_files_lost - j->files_lost_seen;
 	rp->st.disk_lost += recs;
 	rp->st.disk_lost_lost += lost;
 	pthread_mutex_unlock(&rp->lock);
-	j->disk_seen = r->disk_lost;
-	j->fulls_seen = r->disk_fulls;
-	j->salvaged_seen = r->salvaged_files;
-	j->files_lost_seen = r->disk_files_lost;
+	j->disk_seen = st->disk_lost;
+	j->fulls_seen = st->disk_fulls;
+	j->salvaged_seen = st->salvaged_files;
+	j->files_lost_seen = st->disk_files_lost;
 }
 
-/* The file r->output is complete: its sidecar, the bounds, the
+/* The file (its stats' output) is complete: its sidecar, the bounds, the
  * post-command's queue. */
 static void completed(struct job *j, const struct cap_recorder *r,
 		      const char *reason)
 {
 	struct svc_rec *rp = j->rp;
-	const struct cap_tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
-	const char *base = strrchr(r->output, '/');
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
+	const struct cap_tally *t = rst->have_file_tally ? &rst->file_tally :
+							   &rst->tally;
+	const char *base = strrchr(rst->output, '/');
 	struct svc_sidecar sc = {
 		.domain = j->domain, .uuid = j->uuid, .host = rp->host,
-		.reason = reason, .file = base ? base + 1 : r->output,
-		.start_ns = r->host.start_ns, .end_ns = r->host.end_ns,
+		.reason = reason, .file = base ? base + 1 : rst->output,
+		.start_ns = rst->host.start_ns, .end_ns = rst->host.end_ns,
 		.wall_offset_ns = wall_offset(),
-		.bytes = file_size(r->output), .rings = r->host.nr_rings,
+		.bytes = file_size(rst->output), .rings = rst->host.nr_rings,
 	};
 	struct svc_room_freed p = { .each = pruned_one, .arg = rp };
 	struct cap_tally_ring sum;
 	int err;
 
 	/* the next file begun after this one takes the next counter */
-	j->seq = j->out_seq[r->output == j->out[1]] + 1;
+	j->seq = j->out_seq[rst->output == j->out[1]] + 1;
 	full_sync(j, r, &sc);
 	cap_tally_total(t, &sum);
 	sc.records = sum.records;
@@ -536,32 +541,32 @@ static void completed(struct job *j, const struct cap_recorder *r,
 	sc.lost_samples = sum.lost_samples;
 	sc.aux_truncated = sum.aux_truncated;
 	sc.flagged = cap_tally_flagged(&sum);
-	for (uint32_t i = 0; i < r->host.nr_rings && i < RS_MAX_RINGS; i++) {
-		const struct pdf_host_ring *h = &r->host.ring[i];
+	for (uint32_t i = 0; i < rst->host.nr_rings && i < RS_MAX_RINGS; i++) {
+		const struct pdf_host_ring *h = &rst->host.ring[i];
 
 		sc.corrupt += h->corrupt;
 		sc.corrupt_bytes += h->corrupt_bytes;
 		sc.not_written += h->not_written;
 	}
-	if (r->salvaged)
+	if (rst->salvaged)
 		say(rp, "%s: %s cut back to what reached the full disk: %llu "
 		    "records kept, %llu lost (and %llu LOST records' counts)",
-		    j->domain, r->output, (unsigned long long)sc.records,
+		    j->domain, rst->output, (unsigned long long)sc.records,
 		    (unsigned long long)sc.disk_lost,
 		    (unsigned long long)sc.disk_lost_lost);
-	err = svc_sidecar_write(r->output, &sc);
+	err = svc_sidecar_write(rst->output, &sc);
 	if (err == -ENOSPC || err == -EDQUOT) {
 		/* the file fit on the disk, its sidecar did not: room made
 		 * as for the file's own writes, then written again */
 		struct svc_room_freed rm = { .each = pruned_one, .arg = rp };
 		uint64_t avail;
 
-		room_make(j, r->output, &rm, &avail);
-		err = svc_sidecar_write(r->output, &sc);
+		room_make(j, rst->output, &rm, &avail);
+		err = svc_sidecar_write(rst->output, &sc);
 	}
 	if (err)
 		say(rp, "%s: %s: its sidecar was not written: %s", j->domain,
-		    r->output, strerror(-err));
+		    rst->output, strerror(-err));
 	pthread_mutex_lock(&rp->lock);
 	rp->st.files++;
 	rp->st.rotations += !strcmp(reason, "rotation");
@@ -579,7 +584,7 @@ static void completed(struct job *j, const struct cap_recorder *r,
 		/* one pruner at a time: the total bound spans every domain
 		 * (a full disk's room is made under the same lock) */
 		pthread_mutex_lock(&room_lock);
-		err = svc_room_prune(rp->dir, j->domain, r->output,
+		err = svc_room_prune(rp->dir, j->domain, rst->output,
 				    rp->c->keep_bytes, rp->c->total_bytes, &p);
 		pthread_mutex_unlock(&room_lock);
 		if (err)
@@ -591,9 +596,9 @@ static void completed(struct job *j, const struct cap_recorder *r,
 		pthread_mutex_unlock(&rp->lock);
 	}
 	if (rp->c->pprof)
-		convert(rp, j->domain, r->output);
+		convert(rp, j->domain, rst->output);
 	if (rp->c->post_command)
-		svc_rec_post(rp, r->output);
+		svc_rec_post(rp, rst->output);
 }
 
 /* A full disk: room made and the next try's time; said once per
@@ -604,16 +609,17 @@ static void hook_full(void *arg, const struct cap_recorder *r)
 	struct svc_rec *rp = j->rp;
 	const struct svc_rec_config *c = rp->c;
 	struct svc_room_freed p = { .each = pruned_one, .arg = rp };
+	const char *output = cap_recorder_stats(r)->output;
 	uint64_t avail = 0;
 	int err;
 
-	err = room_make(j, r->output, &p, &avail);
+	err = room_make(j, output, &p, &avail);
 	j->full_next_ns = cap_time_now_ns() + full_retry_ns(c);
 	if (!j->full_said)
 		say(rp, "%s: the disk is full (%s): %u oldest recordings "
 		    "removed (%llu bytes), %llu bytes free%s%s; recording "
 		    "pauses until %llu are (and %u inodes)", j->domain,
-		    r->output, p.removed, (unsigned long long)p.freed,
+		    output, p.removed, (unsigned long long)p.freed,
 		    (unsigned long long)avail, err < 0 ? ": " : "",
 		    err < 0 ? strerror(-err) : "",
 		    (unsigned long long)(c->room_bytes ? c->room_bytes :
@@ -654,18 +660,6 @@ static const char *full_next(struct job *j, const struct cap_recorder *r)
 	return j->out[j->cur];
 }
 
-/* Bytes of the current file: its records and AUX data so far (the
- * writer's buffer is not on disk yet). */
-static uint64_t file_bytes_now(const struct cap_recorder *r)
-{
-	uint64_t n = 0;
-
-	for (uint32_t i = 0; i < r->drain.nr_rings && i < RS_MAX_RINGS; i++)
-		n += r->tally.ring[i].bytes + r->drain.ring[i].aux_stored -
-		     r->base.ring[i].aux_stored;
-	return n;
-}
-
 static const char *hook_next(void *arg, const struct cap_recorder *r)
 {
 	struct job *j = arg;
@@ -674,7 +668,7 @@ static const char *hook_next(void *arg, const struct cap_recorder *r)
 
 	if (atomic_load(&j->stop))
 		return NULL;   /* it ends this very pass */
-	if (r->full)
+	if (cap_recorder_stats(r)->full)
 		return full_next(j, r);
 	if (j->resuming) {
 		/* the file full_next named was begun: recording again */
@@ -686,7 +680,8 @@ static const char *hook_next(void *arg, const struct cap_recorder *r)
 	j->full_said = 0;
 	if (!(c->rotate_s &&
 	      now - j->file_start_ns >= (uint64_t)c->rotate_s * 1000000000ull) &&
-	    !(c->rotate_bytes && file_bytes_now(r) >= c->rotate_bytes))
+	    !(c->rotate_bytes &&
+	      cap_recorder_file_bytes(r) >= c->rotate_bytes))
 		return NULL;
 	/* the current file is open: the next counter after its own */
 	return name_next(j, j->out_seq[j->cur] + 1);
@@ -695,10 +690,11 @@ static const char *hook_next(void *arg, const struct cap_recorder *r)
 static void hook_done(void *arg, const struct cap_recorder *r)
 {
 	struct job *j = arg;
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
 
 	job_sum(j, r);
-	completed(j, r, r->salvaged ? "disk-full" : "rotation");
-	if (r->full)
+	completed(j, r, rst->salvaged ? "disk-full" : "rotation");
+	if (rst->full)
 		return;   /* paused: full_next names the next file */
 	j->cur ^= 1;
 	j->file_start_ns = cap_time_now_ns();
@@ -716,44 +712,29 @@ static void *job_main(void *arg)
 	struct job *j = arg;
 	struct svc_rec *rp = j->rp;
 	struct cap_recorder *r = j->r;
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
 	int err;
 
-	cap_recorder_init(r, j->domain);
-	r->output = j->out[j->cur];
-	r->argc = rp->argc;
-	r->argv = rp->argv;
-	r->interval_ms = rp->c->interval_ms ? rp->c->interval_ms : 100;
-	r->syms = &j->syms;
-	cap_sync_init(&j->sync);
-	r->sync = &j->sync;
-	r->sync_mem = j->base;
-	r->finished = job_finished;
-	r->finished_arg = j;
-	r->hooks.next_output = hook_next;
-	r->hooks.file_done = hook_done;
-	r->hooks.disk_full = hook_full;
-	r->hooks.progress = hook_progress;
-	r->hooks.arg = j;
 	cap_recorder_add_wake(r, j->wake[0], -1, 0);
 	j->file_start_ns = cap_time_now_ns();
 	err = cap_recorder_run(r, &j->region);
 	job_fold(j, r, !err);
-	if (!err && r->full) {
+	if (!err && rst->full) {
 		/* ended paused by a full disk: no file was open */
 		full_sync(j, r, NULL);
 	} else if (!err) {
-		completed(j, r, r->salvaged ? "disk-full" :
+		completed(j, r, rst->salvaged ? "disk-full" :
 				j->reason ? j->reason : "stop");
 	} else {
 		struct cap_tally_ring sum;
 
 		full_sync(j, r, NULL);
 		/* what went into the file it could not complete: lost */
-		cap_tally_total(&r->tally, &sum);
+		cap_tally_total(&rst->tally, &sum);
 		say(rp, "%s: the recording ended in an error (%s): %s; %llu "
 		    "records of its file lost", j->domain,
-		    r->fail.path[0] ? r->fail.path : r->output,
-		    cap_err_str(&r->fail.e), (unsigned long long)sum.records);
+		    rst->fail.path[0] ? rst->fail.path : rst->output,
+		    cap_err_str(&rst->fail.e), (unsigned long long)sum.records);
 		pthread_mutex_lock(&rp->lock);
 		rp->st.failed++;
 		rp->st.discarded += sum.records;
@@ -763,9 +744,34 @@ static void *job_main(void *arg)
 		}
 		pthread_mutex_unlock(&rp->lock);
 	}
-	cap_recorder_fini(r);
 	atomic_store(&j->done, 1);
 	return NULL;
+}
+
+/* The job's recorder, its first file named (j->out[j->cur]). */
+static int job_recorder(struct job *j)
+{
+	struct svc_rec *rp = j->rp;
+	struct cap_recorder_config c;
+
+	cap_recorder_config_init(&c);
+	c.source = j->domain;
+	c.output = j->out[j->cur];
+	c.argc = rp->argc;
+	c.argv = rp->argv;
+	c.interval_ms = rp->c->interval_ms ? rp->c->interval_ms : 100;
+	c.syms = &j->syms;
+	cap_sync_init(&j->sync);
+	c.sync = &j->sync;
+	c.sync_mem = j->base;
+	c.finished = job_finished;
+	c.finished_arg = j;
+	c.hooks.next_output = hook_next;
+	c.hooks.file_done = hook_done;
+	c.hooks.disk_full = hook_full;
+	c.hooks.progress = hook_progress;
+	c.hooks.arg = j;
+	return cap_recorder_new(&j->r, &c);
 }
 
 static void job_free(struct job *j)
@@ -781,7 +787,7 @@ static void job_free(struct job *j)
 		close(j->wake[0]);
 	if (j->wake[1] >= 0)
 		close(j->wake[1]);
-	free(j->r);
+	cap_recorder_free(j->r);
 	free(j);
 }
 
@@ -930,10 +936,7 @@ int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
 	snprintf(j->domain, sizeof(j->domain), "%s", domain);
 	snprintf(j->uuid, sizeof(j->uuid), "%s", uuid ? uuid : "");
 	snprintf(j->ddir, sizeof(j->ddir), "%s/%s", rp->dir, domain);
-	j->r = malloc(sizeof(*j->r));
-	err = j->r ? 0 : -ENOMEM;
-	if (!err && pipe2(j->wake, O_CLOEXEC | O_NONBLOCK))
-		err = -errno;
+	err = pipe2(j->wake, O_CLOEXEC | O_NONBLOCK) ? -errno : 0;
 	if (!err)
 		err = job_map(j, path, layout);
 	if (!err && gi_syms_read(&j->syms, &j->region, 0))
@@ -945,6 +948,9 @@ int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
 	if (!err) {
 		name_next(j, 0);
 		j->cur ^= 1;
+		err = job_recorder(j);
+	}
+	if (!err) {
 		pthread_mutex_lock(&rp->lock);
 		j->ds = dom_get(rp, domain);
 		if (j->ds)   /* before its thread can end it */

@@ -17,6 +17,8 @@
 #include "ringside/capture.h"
 #include "ringside/ring.h"
 
+#include "cap_internal.h"
+
 struct fixture {
 	void *mem;
 	uint64_t size;

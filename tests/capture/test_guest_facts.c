@@ -270,17 +270,19 @@ static void out_path(char *buf, size_t len)
 static struct cap_recorder *record(struct fixture *f, struct late *l,
 			       const char *output)
 {
-	struct cap_recorder *r = malloc(sizeof(*r));
+	struct cap_recorder_config c;
+	struct cap_recorder *r;
 
-	ck_assert_ptr_nonnull(r);
-	cap_recorder_init(r, "test");
-	r->output = output;
-	r->interval_ms = 1;
-	r->finished = finished;
-	r->finished_arg = l;
+	cap_recorder_config_init(&c);
+	c.source = "test";
+	c.output = output;
+	c.interval_ms = 1;
+	c.finished = finished;
+	c.finished_arg = l;
 	l->f = f;
+	ck_assert_int_eq(cap_recorder_new(&r, &c), 0);
 	ck_assert_int_eq(cap_recorder_run(r, &f->region), 0);
-	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
+	ck_assert_int_eq(cap_recorder_stats(r)->fail.what, CAP_FAIL_NONE);
 	return r;
 }
 
@@ -296,58 +298,56 @@ START_TEST(recording_takes_it)
 	region_make(&f);
 	publish(&f);
 	r = record(&f, &l, path);
-	ck_assert_int_eq(r->guest.state, CAP_GUEST_FACTS_OK);
-	ck_assert_int_eq(r->guest_late, 0);
-	ck_assert_str_eq(r->guest.facts.hostname, "guest-vm");
+	ck_assert_int_eq(cap_recorder_stats(r)->guest.state, CAP_GUEST_FACTS_OK);
+	ck_assert_int_eq(cap_recorder_stats(r)->guest_late, 0);
+	ck_assert_str_eq(cap_recorder_stats(r)->guest.facts.hostname, "guest-vm");
 	ck_assert_int_eq(access(path, F_OK), 0);
 	unlink(path);
-	cap_recorder_fini(r);
-	free(r);
+	cap_recorder_free(r);
 	free(f.mem);
 	/* published while it records: set in the file later */
 	region_make(&f);
 	l = (struct late){ .publish_at = 1 };
 	r = record(&f, &l, path);
-	ck_assert_int_eq(r->guest.state, CAP_GUEST_FACTS_OK);
-	ck_assert_int_eq(r->guest_late, 1);
-	ck_assert_str_eq(r->guest.facts.os_release, "6.1.0-41-amd64");
+	ck_assert_int_eq(cap_recorder_stats(r)->guest.state, CAP_GUEST_FACTS_OK);
+	ck_assert_int_eq(cap_recorder_stats(r)->guest_late, 1);
+	ck_assert_str_eq(cap_recorder_stats(r)->guest.facts.os_release, "6.1.0-41-amd64");
 	unlink(path);
-	cap_recorder_fini(r);
-	free(r);
+	cap_recorder_free(r);
 	free(f.mem);
 	/* never published: the file says nothing of the guest */
 	region_make(&f);
 	l = (struct late){ .publish_at = -1 };
 	r = record(&f, &l, path);
-	ck_assert_int_eq(r->guest.state, CAP_GUEST_FACTS_NONE);
-	ck_assert_uint_eq(r->guest.facts.known, 0);
-	ck_assert_int_eq(r->guest_late, 0);
+	ck_assert_int_eq(cap_recorder_stats(r)->guest.state, CAP_GUEST_FACTS_NONE);
+	ck_assert_uint_eq(cap_recorder_stats(r)->guest.facts.known, 0);
+	ck_assert_int_eq(cap_recorder_stats(r)->guest_late, 0);
 	unlink(path);
-	cap_recorder_fini(r);
-	free(r);
+	cap_recorder_free(r);
 	free(f.mem);
 }
 END_TEST
 
 START_TEST(snapshot_takes_it)
 {
-	struct cap_snapper *s = malloc(sizeof(*s));
+	struct cap_snapper_config c;
+	struct cap_snapper *s;
 	struct fixture f;
 	char path[256];
 
-	ck_assert_ptr_nonnull(s);
 	out_path(path, sizeof(path));
 	region_make(&f);
 	publish(&f);
-	cap_snapper_init(s, "test");
-	s->output = path;
+	cap_snapper_config_init(&c);
+	c.source = "test";
+	c.output = path;
+	ck_assert_int_eq(cap_snapper_new(&s, &c), 0);
 	ck_assert_int_eq(cap_snapper_copy(s, &f.region), 0);
-	ck_assert_int_eq(s->guest.state, CAP_GUEST_FACTS_OK);
-	ck_assert_uint_eq(s->guest.facts.mem_total_kib, 2014276);
+	ck_assert_int_eq(cap_snapper_stats(s)->guest.state, CAP_GUEST_FACTS_OK);
+	ck_assert_uint_eq(cap_snapper_stats(s)->guest.facts.mem_total_kib, 2014276);
 	ck_assert_int_eq(cap_snapper_write(s), 0);
 	unlink(path);
-	cap_snapper_fini(s);
-	free(s);
+	cap_snapper_free(s);
 	free(f.mem);
 }
 END_TEST

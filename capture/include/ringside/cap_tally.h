@@ -56,10 +56,6 @@ struct cap_tally_ring {
 	uint64_t flag_lost_samples; /* LOST_SAMPLES records, likewise */
 	uint64_t flag_aux;        /* AUX records larger than the AUX area */
 	uint64_t flag_time;       /* records filed outside the window */
-	/* private: the bounds' bookkeeping */
-	uint64_t lost_late;       /* LOST counts of drops after the attach */
-	uint64_t lost_samples_late;
-	uint64_t prev_size;       /* the ring's previous record */
 };
 
 /* What the host knows about the reading, to bound the claims against. */
@@ -80,6 +76,13 @@ struct cap_tally {
 	uint32_t nr_rings;        /* highest ring seen + 1, or as set */
 	struct cap_tally_bounds bounds;
 	struct cap_tally_ring ring[RS_MAX_RINGS];
+	/* what a ring's next record is checked with of those before it
+	 * (cap_tally_add's running state, no count) */
+	struct cap_tally_track {
+		uint64_t lost_late;   /* LOST counts of drops after the attach */
+		uint64_t lost_samples_late;
+		uint64_t prev_size;   /* the ring's previous record */
+	} track[RS_MAX_RINGS];
 	/* records the host wrote, no ring: COMM and MMAP2 of the guest's
 	 * process table at the file's head (cap_tally_state) */
 	uint64_t state_comms;

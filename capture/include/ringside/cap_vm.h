@@ -4,7 +4,6 @@
 
 #include <stdint.h>
 
-#include "ringside/abi.h"
 #include "ringside/vmm_control.h"
 
 /*
@@ -14,24 +13,26 @@
  * still runs.  The protocol is abi/include/ringside/vmm_control.h.
  */
 
-struct cap_vm {
-	int sock;
-	int region_fd;            /* an open file description of our own */
-	uint32_t nr_rings;
-	uint32_t nr_vcpus;
-	uint32_t nr_doorbells;    /* doorbell[i] is ring i's eventfd */
-	int doorbell[RS_MAX_RINGS];
-	uint64_t tsc_khz;
-	uint32_t pauses;          /* outstanding PAUSEs */
-};
+struct cap_vm;
 
 /*
- * Connect to @path and say HELLO.  -errno: -ENOENT (no such path),
+ * Connect to @path and say HELLO, into *@vp (cap_vm_close frees it; NULL
+ * on failure).  -errno: -ENOMEM, -ENOENT (no such path),
  * -ECONNREFUSED (nobody listens there, or it is not a socket), -EPROTOTYPE
  * (a socket of another kind), -ETIMEDOUT (no answer), -EPROTO (the peer
  * does not speak the ringside VMM protocol), -ECONNRESET (it hung up).
  */
-int cap_vm_open(struct cap_vm *v, const char *path);
+int cap_vm_open(struct cap_vm **vp, const char *path);
+
+/* What HELLO handed over: the vCPUs, the region (an open file description
+ * of this process's own), one doorbell eventfd per ring (@i's, or -1 past
+ * the last), and the socket itself, which hangs up when the VMM goes (a
+ * recorder wakes on both: cap_recorder_add_wake). */
+uint32_t cap_vm_nr_vcpus(const struct cap_vm *v);
+int cap_vm_region_fd(const struct cap_vm *v);
+uint32_t cap_vm_nr_doorbells(const struct cap_vm *v);
+int cap_vm_doorbell(const struct cap_vm *v, uint32_t i);
+int cap_vm_socket(const struct cap_vm *v);
 
 /* PAUSE: returns once no vCPU runs guest code.  RESUME undoes one.  -errno. */
 int cap_vm_pause(struct cap_vm *v);
@@ -49,7 +50,7 @@ int cap_vm_status(struct cap_vm *v, uint32_t id,
  * 0 while one still runs or has not started, -errno. */
 int cap_vm_stopped(struct cap_vm *v);
 
-/* Undo outstanding pauses, close everything.  Accepts NULL. */
+/* Undo outstanding pauses, close everything, free @v.  Accepts NULL. */
 void cap_vm_close(struct cap_vm *v);
 
 #endif /* RINGSIDE_CAP_VM_H */

@@ -67,7 +67,7 @@ struct gi_pstate_stats {
 struct gi_pstate {
 	enum gi_pstate_state state;
 	struct rs_pstate_info info; /* the copy's head: left-out counts */
-	uint8_t *table;           /* info.head.length bytes, private copy */
+	uint8_t *table;           /* info.head.length bytes, a copy of its own */
 	uint32_t nr_procs, nr_maps;
 	struct gi_pstate_proc *procs;
 	struct gi_pstate_map *maps;

@@ -28,7 +28,7 @@ struct gi_syms {
 	enum gi_syms_state state;
 	int parse_err;            /* GI_SYMS_REFUSED: pdf_ksyms_parse's */
 	struct rs_sideband_info info;
-	uint8_t *text;            /* info.length bytes, private copy */
+	uint8_t *text;            /* info.length bytes, a copy of its own */
 	uint64_t functions;       /* what perf gets (GI_SYMS_OK) */
 	uint32_t modules;
 	uint32_t modules_refused; /* left out, amid another module or the

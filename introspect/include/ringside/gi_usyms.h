@@ -59,7 +59,7 @@ struct gi_usyms_stats {
 struct gi_usyms {
 	enum gi_usyms_state state;
 	struct rs_usyms_info info; /* TRUNCATED and wanted: not all fit */
-	uint8_t *table;           /* info.length bytes, private copy */
+	uint8_t *table;           /* info.length bytes, a copy of its own */
 	uint32_t nr;              /* good binaries in bins */
 	struct gi_usyms_bin *bins;
 	struct gi_usyms_stats st;

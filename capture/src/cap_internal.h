@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef RINGSIDE_CAP_DRAIN_H
-#define RINGSIDE_CAP_DRAIN_H
+/*
+ * What only the capture library uses: the drain under a recorder, the
+ * user symbols fed to a writer, the VMM connection's fields, a region
+ * file's own open file description.  Not installed, not for callers; the
+ * unit tests of these modules include it.
+ */
+#ifndef RINGSIDE_CAP_INTERNAL_H
+#define RINGSIDE_CAP_INTERNAL_H
 
 #include <stdint.h>
 
-#include "ringside/cap_err.h"
-#include "ringside/cap_tally.h"
-#include "ringside/perfdata.h"
-#include "ringside/ring.h"
+#include "ringside/capture.h"
 
+/* ---- cap_drain (cap_drain.c) ---- */
 /*
  * Draining every ring of a region into a perf.data writer: one consumer per
  * ring; a pass takes one batch from each ring's data area and AUX area.
@@ -107,4 +111,27 @@ void cap_drain_bounds(const struct cap_drain *d, uint64_t start_ns,
 
 void cap_drain_fini(struct cap_drain *d);
 
-#endif /* RINGSIDE_CAP_DRAIN_H */
+/* ---- cap_usyms_feed (cap_usyms_feed.c) ---- */
+struct cap_usyms_feed {
+	struct gi_usyms g;        /* the last read */
+	uint32_t given;           /* of its bins, given to the current writer */
+};
+
+/* A new writer: every entry is given again. */
+void cap_usyms_feed_restart(struct cap_usyms_feed *f);
+/* Read @region's table and give @w the new entries; what came of it into
+ * @st.  0, -ENOMEM, -EINVAL. */
+int cap_usyms_feed_pass(struct cap_usyms_feed *f, struct cap_usyms_feed_stats *st,
+			const struct rs_region *region, struct pdf_writer *w);
+/* Give @w every entry of @g, read before (a snapshot's copy). */
+void cap_usyms_feed_give(struct cap_usyms_feed_stats *st,
+			 const struct gi_usyms *g, struct pdf_writer *w);
+void cap_usyms_feed_fini(struct cap_usyms_feed *f);
+
+/* ---- cap_source (cap_source.c) ---- */
+/* A read-write open file description of our own of the file behind @fd
+ * (through /proc/self/fd): a flock or a writable map another process's
+ * description would not give.  The new descriptor, or -errno. */
+int cap_source_reopen(int fd);
+
+#endif /* RINGSIDE_CAP_INTERNAL_H */
