@@ -55,30 +55,19 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		OPT_U32(0, "doorbell-fd", &fd, "N", 0, 1u << 30,
 			"a descriptor number", "also wake when eventfd N fires (the "
 			"VMM's doorbell; not with --vm)"),
-		OPT_FLAG(0, "no-process-state", &o->no_pstate,
-			 "do not file the guest's live processes and their "
-			 "mappings (its agent's process state table) at the "
-			 "head of each file"),
-		OPT_FLAG('q', "quiet", &o->quiet, "no progress line and no summary "
-			 "(corruption is still reported on stderr)"),
+		CLI_OPT_NO_PSTATE(&o->no_pstate, "each file"),
+		CLI_OPT_QUIET(&o->quiet, "no progress line and no summary"),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
-		.usage = "REGION|DOMAIN -o FILE [OPTIONS]\n"
-			 "--vm SOCKET -o FILE [OPTIONS]",
+		CLI_REGION_CMD,
+		.usage = CLI_REGION_USAGE("-o FILE [OPTIONS]"),
 		.about = "Drain every ring of a live trace region into FILE "
 			 "(perf.data) until Ctrl-C, SIGTERM or --duration.  FILE is "
 			 "written as FILE.tmp.XXXXXX and renamed when complete.",
-		.args = cli_region_args,
 		.opts = opts,
-		.notes = "A progress line is shown on a terminal only.  Exit "
-			 "status: 0 success, 1 failure (FILE is then not created), "
-			 "2 bad usage, 3 FILE is written and whole but the region "
-			 "was corrupt (bytes discarded, impossible heads) or its "
-			 "records make implausible claims: stderr says what, "
-			 "--quiet or not.",
-		.max_args = OPT_ANY_ARGS,
+		.notes = "A progress line is shown on a terminal only.  "
+			 CLI_NOTES_EXIT("bytes"),
 	};
 	int first, ret;
 

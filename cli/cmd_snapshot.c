@@ -57,16 +57,12 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 			 "a DOMAIN: do not read each vCPU's registers (through "
 			 "QEMU's monitor) and kernel stack (from guest memory) "
 			 "into a last sample per vCPU"),
-		OPT_FLAG(0, "no-process-state", &o->no_pstate,
-			 "do not file the guest's live processes and their "
-			 "mappings (its agent's process state table) at the "
-			 "head of FILE"),
-		OPT_FLAG('q', "quiet", &o->quiet, "no summary (corruption is still "
-			 "reported on stderr)"),
+		CLI_OPT_NO_PSTATE(&o->no_pstate, "FILE"),
+		CLI_OPT_QUIET(&o->quiet, "no summary"),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
+		CLI_REGION_CMD,
 		.usage = "REGION [-o FILE] [--quiet]\n"
 			 "DOMAIN|--vm SOCKET [--stable] [-o FILE] [--quiet]",
 		.about = "Copy every ring of a trace region into FILE (perf.data) "
@@ -74,14 +70,8 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 			 "view.  By default the copy is live: the guest keeps "
 			 "running, and records it may have overwritten during the "
 			 "copy are cut and counted.",
-		.args = cli_region_args,
 		.opts = opts,
-		.notes = "Exit status: 0 success, 1 failure (FILE is then not "
-			 "created), 2 bad usage, 3 FILE is written and whole but "
-			 "the region was corrupt (records discarded, impossible "
-			 "heads) or its records make implausible claims: stderr "
-			 "says what, --quiet or not.",
-		.max_args = OPT_ANY_ARGS,
+		.notes = CLI_NOTES_EXIT("records"),
 	};
 	int first, ret;
 

@@ -55,9 +55,8 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
-		.usage = "REGION|DOMAIN [--interval S [--count N]] [--look S]\n"
-			 "--vm SOCKET [--interval S [--count N]] [--look S]",
+		CLI_REGION_CMD,
+		.usage = CLI_REGION_USAGE("[--interval S [--count N]] [--look S]"),
 		.about = "Show a trace region's rings right now: data and AUX heads "
 			 "and tails, fill, mode, and the records the guest says "
 			 "it produced and lost (guest_produced, guest_lost: its "
@@ -65,10 +64,8 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 			 "until it moves (--look S at most) for its age, and "
 			 "a status from before the guest's last reset is said "
 			 "to be one.",
-		.args = cli_region_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 failure, 2 bad usage.",
-		.max_args = OPT_ANY_ARGS,
 	};
 	int first, ret;
 

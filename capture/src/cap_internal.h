@@ -8,9 +8,32 @@
 #ifndef RINGSIDE_CAP_INTERNAL_H
 #define RINGSIDE_CAP_INTERNAL_H
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ringside/capture.h"
+
+/* A session's config @src into @dst (@size bytes, the library's struct):
+ * as much as the caller's struct holds (its size field, the first
+ * member), the rest 0, the size set to the library's.  0, or -EINVAL
+ * when the caller's holds less than @min bytes. */
+static inline int cap_config_copy(void *dst, size_t size, const void *src,
+				  size_t min)
+{
+	size_t given;
+
+	if (!src)
+		return -EINVAL;
+	memcpy(&given, src, sizeof(given));
+	if (given < min)
+		return -EINVAL;
+	memset(dst, 0, size);
+	memcpy(dst, src, given < size ? given : size);
+	memcpy(dst, &size, sizeof(size));
+	return 0;
+}
 
 /* ---- cap_drain (cap_drain.c) ---- */
 /*

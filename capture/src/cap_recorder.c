@@ -45,16 +45,18 @@ void cap_recorder_config_init(struct cap_recorder_config *c)
 int cap_recorder_new(struct cap_recorder **rp,
 		     const struct cap_recorder_config *c)
 {
-	struct cap_recorder *r;
+	struct cap_recorder *r = calloc(1, sizeof(*r));
+	int err;
 
 	*rp = NULL;
-	if (!c || c->size < offsetof(struct cap_recorder_config, hooks))
-		return -EINVAL;
-	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	memcpy(&r->c, c, c->size < sizeof(r->c) ? c->size : sizeof(r->c));
-	r->c.size = sizeof(r->c);
+	err = cap_config_copy(&r->c, sizeof(r->c), c,
+			      offsetof(struct cap_recorder_config, hooks));
+	if (err) {
+		free(r);
+		return err;
+	}
 	if (!r->c.interval_ms)
 		r->c.interval_ms = 10;
 	r->st.output = r->c.output;

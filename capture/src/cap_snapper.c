@@ -44,16 +44,18 @@ void cap_snapper_config_init(struct cap_snapper_config *c)
 
 int cap_snapper_new(struct cap_snapper **sp, const struct cap_snapper_config *c)
 {
-	struct cap_snapper *s;
+	struct cap_snapper *s = calloc(1, sizeof(*s));
+	int err;
 
 	*sp = NULL;
-	if (!c || c->size < offsetof(struct cap_snapper_config, stable))
-		return -EINVAL;
-	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	memcpy(&s->c, c, c->size < sizeof(s->c) ? c->size : sizeof(s->c));
-	s->c.size = sizeof(s->c);
+	err = cap_config_copy(&s->c, sizeof(s->c), c,
+			      offsetof(struct cap_snapper_config, stable));
+	if (err) {
+		free(s);
+		return err;
+	}
 	for (uint32_t i = 0; i < RS_MAX_RINGS; i++) {
 		s->rc[i].r = &s->st.ring[i];
 		pdf_buf_init(&s->rc[i].stash);

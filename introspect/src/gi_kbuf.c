@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/introspect.h"
+#include "ringside/gi_kbuf.h"
 
 
 /* perf's record types the agent carries besides SAMPLE and LOST (forward.c),

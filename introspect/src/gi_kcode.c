@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/introspect.h"
+#include "ringside/gi_kcode.h"
 
 #define MAX_RANGES PDF_KCORE_MAX_SEGS
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/introspect.h"
+#include "ringside/gi_kcode.h"
 
 static void *read_main(void *arg)
 {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/introspect.h"
+#include "ringside/gi_pstate.h"
 
 #define PHDR sizeof(struct rs_pstate_proc)
 #define MHDR sizeof(struct rs_pstate_map)

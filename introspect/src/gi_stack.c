@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/introspect.h"
+#include "ringside/gi_stack.h"
 
 #define KERNEL_HALF    0xffff800000000000ull
 #define TEXT_PAGES     32u      /* code pages kept while checking calls */

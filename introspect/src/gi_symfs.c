@@ -11,7 +11,8 @@
 #include <linux/perf_event.h>
 
 #include "ringside/elf_note.h"
-#include "ringside/introspect.h"
+#include "ringside/gi_symfs.h"
+#include "ringside/perfdata.h"
 
 #define BUILD_ID_MAX  20u
 #define PHDRS_MAX     64u

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ringside/introspect.h"
+#include "ringside/gi_syms.h"
 
 #define BUSY_TRIES 20      /* x 50 ms: a guest writing its symbols */
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/introspect.h"
+#include "ringside/gi_usyms.h"
 
 #define HDR sizeof(struct rs_usyms_entry)
 

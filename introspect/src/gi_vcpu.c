@@ -6,7 +6,7 @@
 
 #include <linux/perf_event.h>
 
-#include "ringside/introspect.h"
+#include "ringside/gi_vcpu.h"
 #include "ringside/perf_format.h"
 
 /* The sample fields gi_vcpu_sample can fill. */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringside/introspect.h"
+#include "ringside/gi_vcpu.h"
 
 /* More than any monitor prints for GI_VCPU_REGS_MAX CPUs. */
 #define TEXT_MAX (4u << 20)

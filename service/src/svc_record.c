@@ -51,9 +51,7 @@ struct job {
 	const char *reason;        /* of the last file: "stop", "shutdown" */
 	int wake[2];               /* a pipe: wakes the recorder at a stop */
 	int fd;
-	void *base;
-	uint64_t size;
-	struct rs_region region;
+	struct cap_source *src; /* its region, mapped writable */
 	struct gi_syms syms;
 	struct cap_sync sync;
 	struct cap_recorder *r;
@@ -717,7 +715,7 @@ static void *job_main(void *arg)
 
 	cap_recorder_add_wake(r, j->wake[0], -1, 0);
 	j->file_start_ns = cap_time_now_ns();
-	err = cap_recorder_run(r, &j->region);
+	err = cap_recorder_run(r, cap_source_region(j->src));
 	job_fold(j, r, !err);
 	if (!err && rst->full) {
 		/* ended paused by a full disk: no file was open */
@@ -763,7 +761,7 @@ static int job_recorder(struct job *j)
 	c.syms = &j->syms;
 	cap_sync_init(&j->sync);
 	c.sync = &j->sync;
-	c.sync_mem = j->base;
+	c.sync_mem = cap_source_mem(j->src);
 	c.finished = job_finished;
 	c.finished_arg = j;
 	c.hooks.next_output = hook_next;
@@ -779,8 +777,7 @@ static void job_free(struct job *j)
 	if (!j)
 		return;
 	gi_syms_fini(&j->syms);
-	if (j->base)
-		munmap(j->base, j->size);
+	cap_source_free(j->src);
 	if (j->fd >= 0)
 		close(j->fd);   /* its lock goes with it */
 	if (j->wake[0] >= 0)
@@ -796,37 +793,22 @@ static void job_free(struct job *j)
 static int job_map(struct job *j, const char *path,
 		   const struct rs_region_params *layout)
 {
-	struct rs_region_damage damage;
+	struct cap_err e = { 0 };
 	struct cap_rinfo_region rr;
-	struct stat st;
 	int err;
 
 	j->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (j->fd < 0)
 		return -errno;
-	if (fstat(j->fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -ENODEV;
-	if (flock(j->fd, LOCK_EX | LOCK_NB))
-		return -errno;
-	j->size = (uint64_t)st.st_size;
-	if (j->size < sizeof(struct rs_region_header))
-		return -rse_too_small;
-	j->base = mmap(NULL, j->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       j->fd, 0);
-	if (j->base == MAP_FAILED) {
-		j->base = NULL;
-		return -errno;
-	}
-	err = layout ? rs_region_open_layout(&j->region, j->base, j->size,
-					     layout, &damage) :
-		       rs_region_open(&j->region, j->base, j->size);
-	if (err < 0)
+	err = cap_source_new(&j->src);
+	if (!err)
+		err = cap_source_open_fd(j->src, j->fd, layout,
+					 CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, &e);
+	if (err)
 		return err;
 	if (layout && layout->data_mode != RS_MODE_NORMAL)
 		return -EMEDIUMTYPE;
-	cap_rinfo_region_get(&j->region, &rr);
+	cap_rinfo_region_get(cap_source_region(j->src), &rr);
 	if (!layout && rr.data_mode != RS_MODE_NORMAL)
 		return -EMEDIUMTYPE;
 	return 0;
@@ -939,7 +921,7 @@ int svc_rec_start(struct svc_rec *rp, const char *domain, const char *uuid,
 	err = pipe2(j->wake, O_CLOEXEC | O_NONBLOCK) ? -errno : 0;
 	if (!err)
 		err = job_map(j, path, layout);
-	if (!err && gi_syms_read(&j->syms, &j->region, 0))
+	if (!err && gi_syms_read(&j->syms, cap_source_region(j->src), 0))
 		err = -ENOMEM;
 	if (!err && (mkdir(rp->dir, 0750) && errno != EEXIST))
 		err = -errno;

@@ -7,6 +7,9 @@
  * is made as tests/cli/producer.c's --corrupt makes it: a committed
  * record's size rewritten to 12.
  */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,6 +391,49 @@ START_TEST(recorder_saved_no_next_file)
 }
 END_TEST
 
+static void never(void *arg, const struct cap_recorder *r, int final)
+{
+	(void)arg;
+	(void)r;
+	(void)final;
+	ck_abort_msg("a hook past the caller's config size was called");
+}
+
+/* A config is the caller's struct as far as its size says: what lies past
+ * it (a caller built against an older header) is 0, never read; too small
+ * a size, or none, is refused. */
+START_TEST(recorder_config_size)
+{
+	struct cap_recorder_config c;
+	struct cap_recorder *r;
+	struct fixture f;
+
+	ck_assert_int_eq(cap_recorder_new(&r, NULL), -EINVAL);
+	ck_assert_ptr_null(r);
+	cap_recorder_config_init(&c);
+	c.size = sizeof(c.size);
+	ck_assert_int_eq(cap_recorder_new(&r, &c), -EINVAL);
+	ck_assert_ptr_null(r);
+	region_make(&f, 0);
+	cap_recorder_config_init(&c);
+	c.source = "payload";
+	c.duration = 0.05;
+	c.interval_ms = 0;        /* the default */
+	c.hooks.progress = never; /* past the size: never called */
+	c.finished = (int (*)(void *))(uintptr_t)1;
+	c.size = offsetof(struct cap_recorder_config, hooks);
+	r = recorder(&c);
+	ck_assert_uint_eq(cap_recorder_config(r)->size, sizeof(c));
+	ck_assert_uint_eq(cap_recorder_config(r)->interval_ms, 10);
+	ck_assert_ptr_null(cap_recorder_config(r)->finished);
+	ck_assert_int_eq(cap_recorder_run(r, &f.region), 0);
+	ck_assert_uint_eq(ST(r)->end, CAP_RECORDER_END_DURATION);
+	ck_assert_uint_eq(ST(r)->tally.ring[0].records, RECORDS);
+	done(r);
+	free(f.mem);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recorder");
@@ -402,6 +448,7 @@ int main(void)
 	tcase_add_test(tc, recorder_saved_restored);
 	tcase_add_test(tc, recorder_saved_no_file);
 	tcase_add_test(tc, recorder_saved_no_next_file);
+	tcase_add_test(tc, recorder_config_size);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
