@@ -287,11 +287,6 @@ static void dom_came_back(void *arg, const struct cap_recorder *r, int events)
 	fflush(stdout);
 }
 
-static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
-{
-	return dom_virt_peek_virt(ctx, gva, len, buf);
-}
-
 /* A DOMAIN: it ends when the domain stops (its own connection: the
  * code's reader has the other one), and goes on across a save. */
 static void follow_domain(struct cap_recorder_config *c,
@@ -333,10 +328,7 @@ static int run(const struct record_opts *o, struct cap_source *m)
 	const struct rs_region *region = cap_source_region(m);
 	const char *domain = cap_source_domain(m);
 	struct cap_vm *vm = cap_source_vm(m);
-	struct gi_kcode_src kcode_src = { .peek = dom_peek_code,
-					  .errstr = dom_error_str,
-					  .chunk = DOM_PEEK_MAX };
-	struct dom_virt *kcode_dom = NULL;
+	struct gi_kcode_src kcode_src;
 	struct cap_recorder_config c;
 	struct cap_recorder *r = NULL;
 	struct gi_kcode kcode = { 0 };
@@ -368,10 +360,8 @@ static int run(const struct record_opts *o, struct cap_source *m)
 	if (domain && o->output &&
 	    cap_rinfo_aux_format(region) == PDF_AUX_INTEL_PT) {
 		c.kcode = &kcode;
-		if (!dom_virt_open(&kcode_dom, NULL, domain, 0)) {
-			kcode_src.ctx = kcode_dom;
+		if (!cap_source_kcode_src(m, &kcode_src))
 			c.kcode_src = &kcode_src;
-		}
 	}
 	if (gi_syms_read(&syms, region, 1) || cap_recorder_new(&r, &c)) {
 		cli_err(CMD, "out of memory");
@@ -392,7 +382,6 @@ out:
 	cap_recorder_free(r);
 	cap_source_free(src.spare[0]);
 	cap_source_free(src.spare[1]);
-	dom_virt_close(kcode_dom);
 	dom_virt_close(src.dom);
 	gi_syms_fini(&syms);
 	return ret;

@@ -142,49 +142,25 @@ static void vm_status(struct cap_vm *v)
 	}
 }
 
-static int dom_peek(void *ctx, uint64_t gpa, void *buf, size_t len)
-{
-	return dom_virt_peek_phys(ctx, gpa, len, buf);
-}
-
 /* The records the agent published the place of but had not forwarded,
  * from the domain's memory (docs/abi.md).  Never a reason to fail: @why
  * says what stood in the way. */
 static int recover_kbufs(struct cap_snapper *s, struct cap_source *m,
 			 struct gi_kbuf *kb, char *why, size_t len)
 {
-	struct gi_kbuf_src src = { .peek = dom_peek, .errstr = dom_error_str };
-	struct dom_virt *d = NULL;
-	unsigned long long ram;
-	int err;
+	struct gi_kbuf_src src;
+	int err = cap_source_kbuf_src(m, &src);
 
-	err = dom_virt_open(&d, NULL, cap_source_domain(m), 0);
-	if (!err)
-		err = dom_virt_ram_bytes(d, &ram);
 	if (err) {
 		snprintf(why, len, "cannot reach the domain through libvirt: %s",
 			 dom_error_str(err));
-		dom_virt_close(d);
 		return 0;
 	}
-	gi_kbuf_x86_ram(src.ram, ram);
-	src.ctx = d;
 	err = gi_kbuf_recover(kb, cap_source_region(m), &src,
 			      cap_snapper_stats(s)->sample_type);
-	dom_virt_close(d);
 	if (!err)
 		cap_snapper_kbuf_dedup(s);
 	return err;
-}
-
-static int dom_peek_virt(void *ctx, uint64_t gva, void *buf, size_t len)
-{
-	return dom_virt_peek_virt(ctx, gva, len, buf);
-}
-
-static int dom_registers(void *ctx, char **text)
-{
-	return dom_virt_vcpu_registers(ctx, text);
 }
 
 /* Each vCPU's registers and stack, with the vCPUs stopped if they are
@@ -192,22 +168,16 @@ static int dom_registers(void *ctx, char **text)
 static int take_vcpus(struct gi_vcpu *vcpu, struct cap_source *m,
 		      const struct pdf_ksyms *ksyms)
 {
-	struct gi_vcpu_src src = { .registers = dom_registers,
-				   .peek = dom_peek_virt, .errstr = dom_error_str };
-	struct dom_virt *d = NULL;
-	int err;
+	struct gi_vcpu_src src;
+	int err = cap_source_vcpu_src(m, &src);
 
-	err = dom_virt_open(&d, NULL, cap_source_domain(m), 0);
 	if (err) {
 		vcpu->state = GI_VCPU_NO_REGISTERS;
 		vcpu->err = err;
 		vcpu->errstr = dom_error_str;
 		return 0;
 	}
-	src.ctx = d;
-	err = gi_vcpu_take(vcpu, &src, ksyms);
-	dom_virt_close(d);
-	return err;
+	return gi_vcpu_take(vcpu, &src, ksyms);
 }
 
 /*
@@ -280,22 +250,15 @@ static void take_sync(struct cap_sync *sync, const struct cap_source *m)
 	cap_sync_unmap(hdr);
 }
 
-static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
+/* A DOMAIN with PT: the kernel's code for perf's decoder, or why not in
+ * @kcode. */
+static void kcode_source(struct cap_source *m, struct gi_kcode *kcode,
+			 struct gi_kcode_src *src, struct cap_snapper_config *c)
 {
-	return dom_virt_peek_virt(ctx, gva, len, buf);
-}
-
-/* A DOMAIN with PT: the kernel's code for perf's decoder, through a
- * connection of its own (*@dom), or why not in @kcode. */
-static void kcode_source(const char *domain, struct dom_virt **dom,
-			 struct gi_kcode *kcode, struct gi_kcode_src *src,
-			 struct cap_snapper_config *c)
-{
-	int err = dom_virt_open(dom, NULL, domain, 0);
+	int err = cap_source_kcode_src(m, src);
 
 	c->kcode = kcode;
 	if (!err) {
-		src->ctx = *dom;
 		c->kcode_src = src;
 	} else {
 		kcode->state = GI_KCODE_UNREADABLE;
@@ -306,10 +269,7 @@ static void kcode_source(const char *domain, struct dom_virt **dom,
 
 int cmd_snapshot(int argc, char **argv)
 {
-	struct gi_kcode_src kcode_src = { .peek = dom_peek_code,
-					  .errstr = dom_error_str,
-					  .chunk = DOM_PEEK_MAX };
-	struct dom_virt *kcode_dom = NULL;
+	struct gi_kcode_src kcode_src;
 	struct gi_kcode kcode = { 0 };
 	struct cap_snapper_config c;
 	struct cap_snapper *s = NULL;
@@ -363,7 +323,7 @@ int cmd_snapshot(int argc, char **argv)
 	if (domain && !o.no_vcpu_stacks)
 		c.vcpu = &vcpu;
 	if (domain && cap_rinfo_aux_format(region) == PDF_AUX_INTEL_PT)
-		kcode_source(domain, &kcode_dom, &kcode, &kcode_src, &c);
+		kcode_source(m, &kcode, &kcode_src, &c);
 	/* before the pause: a guest still writing them can finish */
 	if (gi_syms_read(&syms, region, 1) || gi_usyms_read(&usyms, region) ||
 	    cap_snapper_new(&s, &c)) {
@@ -415,7 +375,6 @@ int cmd_snapshot(int argc, char **argv)
 		ret = CLI_EXIT_CORRUPT;
 out:
 	cap_snapper_free(s);
-	dom_virt_close(kcode_dom);
 	gi_vcpu_fini(&vcpu);
 	pdf_ksyms_free(ksyms);
 	gi_kbuf_fini(&kb);

@@ -38,6 +38,7 @@ struct cap_source {
 	int domain_paused;       /* cap_source_pause suspended it */
 	struct dom_virt *dom_conn; /* the domain's connection, made before
 				    * the pause and kept until the close */
+	struct dom_virt *code_conn; /* the code reader's */
 	struct pause_times pause; /* the last pause .. resume */
 	/* A domain's or a VM's region is opened by the layout its host laid
 	 * it out with, not by its guest-writable header (region_check.c). */
@@ -192,17 +193,23 @@ int cap_source_open_vm(struct cap_source *m, const char *sock_path,
 	return map_fd(m, flags, e);
 }
 
+/* The domain's connection in *@conn, made if it is not yet.  0, or
+ * libvirt's code; -EOPNOTSUPP: no domain. */
+static int dom_connect(const struct cap_source *m, struct dom_virt **conn)
+{
+	if (!m->domain)
+		return -EOPNOTSUPP;
+	return *conn ? 0 : dom_virt_open(conn, NULL, m->domain, 0);
+}
+
 /* The domain's connection first, so that the pause covers only the
  * suspend request and what follows it. */
 static int dom_pause(struct cap_source *m)
 {
-	int err;
+	int err = dom_connect(m, &m->dom_conn);
 
-	if (!m->dom_conn) {
-		err = dom_virt_open(&m->dom_conn, NULL, m->domain, 0);
-		if (err)
-			return err;
-	}
+	if (err)
+		return err;
 	err = dom_virt_can_suspend(m->dom_conn);
 	if (err <= 0)
 		return err;     /* 0: stopped already, left so */
@@ -337,6 +344,7 @@ void cap_source_close(struct cap_source *m)
 		close(m->fd);
 	cap_vm_close(m->vm);
 	dom_virt_close(m->dom_conn);
+	dom_virt_close(m->code_conn);
 	free(m->domain);
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
@@ -400,4 +408,57 @@ int cap_source_reopen(int fd)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	nfd = open(path, O_RDWR | O_CLOEXEC);
 	return nfd < 0 ? -errno : nfd;
+}
+
+static int peek_virt(void *ctx, uint64_t gva, void *buf, size_t len)
+{
+	return dom_virt_peek_virt(ctx, gva, len, buf);
+}
+
+static int peek_phys(void *ctx, uint64_t gpa, void *buf, size_t len)
+{
+	return dom_virt_peek_phys(ctx, gpa, len, buf);
+}
+
+static int registers(void *ctx, char **text)
+{
+	return dom_virt_vcpu_registers(ctx, text);
+}
+
+int cap_source_kcode_src(struct cap_source *m, struct gi_kcode_src *src)
+{
+	int err = dom_connect(m, &m->code_conn);
+
+	if (err)
+		return err;
+	*src = (struct gi_kcode_src){ .peek = peek_virt, .ctx = m->code_conn,
+				      .errstr = dom_error_str,
+				      .chunk = DOM_PEEK_MAX };
+	return 0;
+}
+
+int cap_source_kbuf_src(struct cap_source *m, struct gi_kbuf_src *src)
+{
+	unsigned long long ram;
+	int err = dom_connect(m, &m->dom_conn);
+
+	if (!err)
+		err = dom_virt_ram_bytes(m->dom_conn, &ram);
+	if (err)
+		return err;
+	*src = (struct gi_kbuf_src){ .peek = peek_phys, .ctx = m->dom_conn,
+				     .errstr = dom_error_str };
+	gi_kbuf_x86_ram(src->ram, ram);
+	return 0;
+}
+
+int cap_source_vcpu_src(struct cap_source *m, struct gi_vcpu_src *src)
+{
+	int err = dom_connect(m, &m->dom_conn);
+
+	if (err)
+		return err;
+	*src = (struct gi_vcpu_src){ .registers = registers, .peek = peek_virt,
+				     .ctx = m->dom_conn, .errstr = dom_error_str };
+	return 0;
 }

@@ -7,6 +7,9 @@
 
 #include "ringside/cap_err.h"
 #include "ringside/cap_vm.h"
+#include "ringside/gi_kbuf.h"
+#include "ringside/gi_kcode.h"
+#include "ringside/gi_vcpu.h"
 #include "ringside/ring.h"
 #include "ringside/vmm_control.h"
 
@@ -127,5 +130,19 @@ int cap_source_resume(struct cap_source *s, struct cap_err *e);
  * the resume request), both taken on host CLOCK_MONOTONIC.  0 when
  * nothing was paused here (a domain stopped already). */
 uint64_t cap_source_paused_ns(const struct cap_source *s, int inner);
+
+/*
+ * A DOMAIN source's guest, read by the host without its help
+ * (ringside/gi_*.h): the peek sources introspect's modules read through,
+ * over the source's own libvirt connections (the code's a connection of
+ * its own: its reader runs in a thread; closed by cap_source_close).  The
+ * kernel's code (kcode), its perf buffers' pages with the guest's RAM
+ * ranges (kbuf), its vCPUs' registers and memory (vcpu).  0, or libvirt's
+ * code (dom_error_str) when the domain cannot be reached; -EOPNOTSUPP for a
+ * source that is no DOMAIN.
+ */
+int cap_source_kcode_src(struct cap_source *s, struct gi_kcode_src *src);
+int cap_source_kbuf_src(struct cap_source *s, struct gi_kbuf_src *src);
+int cap_source_vcpu_src(struct cap_source *s, struct gi_vcpu_src *src);
 
 #endif /* RINGSIDE_CAP_SOURCE_H */
