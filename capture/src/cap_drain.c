@@ -177,7 +177,7 @@ static int on_aux(const void *chunk, uint64_t len, uint64_t pos, void *arg)
 }
 
 int cap_drain_init(struct cap_drain *d, const struct rs_region *region,
-	       uint64_t sample_type, struct pdf_writer *w, struct cap_tally *t)
+		   uint64_t sample_type, struct pdf_writer *w, struct cap_tally *t)
 {
 	struct cap_rinfo ri;
 	uint32_t i;
@@ -282,7 +282,7 @@ void cap_drain_host_facts(const struct cap_drain *d, struct pdf_host_facts *h)
 }
 
 void cap_drain_bounds(const struct cap_drain *d, uint64_t start_ns,
-		  struct cap_tally_bounds *b)
+		      struct cap_tally_bounds *b)
 {
 	uint32_t i;
 

@@ -71,7 +71,7 @@ static int reason_ok(const char *r)
 
 	for (; r[n]; n++)
 		if (n >= CAP_FLIGHT_REASON_MAX || !((r[n] >= 'a' && r[n] <= 'z') ||
-						r[n] == '-'))
+						    r[n] == '-'))
 			return 0;
 	return n > 0;
 }
@@ -114,7 +114,7 @@ static int by_name(const void *a, const void *b)
 }
 
 int cap_flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
-		 uint64_t keep_bytes, uint32_t *removed, uint64_t *freed)
+		     uint64_t keep_bytes, uint32_t *removed, uint64_t *freed)
 {
 	DIR *d = opendir(ddir);
 	char **names = NULL, path[4096];
@@ -243,7 +243,7 @@ int cap_flight_capture(const struct cap_flight_req *q, struct cap_flight_result 
 }
 
 int cap_flight_capture_fd(const struct cap_flight_req *q, int fd,
-		      struct cap_flight_result *res)
+			  struct cap_flight_result *res)
 {
 	return capture(q, fd, -EBADF, res);
 }

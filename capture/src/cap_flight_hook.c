@@ -38,8 +38,8 @@ static const char *syms_word(int state)
 }
 
 int cap_flight_hook(void *arg, const char *domain, const char *region_path,
-		int region_fd, const struct dom_cfg *c, rs_log_fn log,
-		void *log_arg)
+		    int region_fd, const struct dom_cfg *c, rs_log_fn log,
+		    void *log_arg)
 {
 	const struct cap_flight_opts *o = arg;
 	struct rs_region_params layout;

@@ -86,7 +86,7 @@ struct cap_drain {
  * (snapshot it instead).
  */
 int cap_drain_init(struct cap_drain *d, const struct rs_region *region,
-	       uint64_t sample_type, struct pdf_writer *w, struct cap_tally *t);
+		   uint64_t sample_type, struct pdf_writer *w, struct cap_tally *t);
 
 /* One pass over all rings.  Returns records written, or a negative code
  * noted in @e (cap_err.h): the writer's (pdf_error_str) or the ring
@@ -130,7 +130,7 @@ void cap_drain_host_facts(const struct cap_drain *d, struct pdf_host_facts *h);
 /* The bounds the live tally checks claims against: those of a drain
  * that attached at @start_ns (host CLOCK_MONOTONIC). */
 void cap_drain_bounds(const struct cap_drain *d, uint64_t start_ns,
-		  struct cap_tally_bounds *b);
+		      struct cap_tally_bounds *b);
 
 void cap_drain_fini(struct cap_drain *d);
 

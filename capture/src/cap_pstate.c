@@ -53,7 +53,7 @@ static int file_proc(const struct gi_pstate *g, uint32_t i, uint32_t pid,
 }
 
 int cap_pstate_file(const struct gi_pstate *g, struct pdf_writer *w, uint64_t time,
-		struct cap_pstate_filed *c)
+		    struct cap_pstate_filed *c)
 {
 	struct pdf_buf rec;
 	uint32_t i;
@@ -69,8 +69,8 @@ int cap_pstate_file(const struct gi_pstate *g, struct pdf_writer *w, uint64_t ti
 }
 
 int cap_pstate_file_child(const struct gi_pstate *g, struct pdf_writer *w,
-		      uint32_t parent, uint32_t child, uint64_t time,
-		      struct cap_pstate_filed *c)
+			  uint32_t parent, uint32_t child, uint64_t time,
+			  struct cap_pstate_filed *c)
 {
 	struct pdf_buf rec;
 	uint32_t i, p = UINT32_MAX;

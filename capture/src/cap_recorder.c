@@ -419,7 +419,7 @@ static int file_pstate(struct cap_recorder *r)
 		return 0;
 	r->pstate_due = 0;
 	err = cap_pstate_file(&r->pstate, r->w, first ? first - 1 : 0,
-			  &r->st.pstate_out);
+			      &r->st.pstate_out);
 	return err;
 }
 
@@ -755,7 +755,7 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 		if (r->nr_wake && !r->st.away && cap_drain_sleep_prepare(&r->drain))
 			r->st.rechecks++;
 		else if (cap_stop_wait_fds(r->wake, r->nr_wake,
-				       wait_ms(r, cap_time_now() - start)) > 0)
+					   wait_ms(r, cap_time_now() - start)) > 0)
 			r->st.woken++;
 		if (r->nr_wake && !r->st.away)
 			cap_drain_awake(&r->drain);
@@ -794,7 +794,7 @@ int cap_recorder_run(struct cap_recorder *r, const struct rs_region *region)
 	/* before the attach: what the ring held then may predate it */
 	r->file_start_ns = r->st.host.start_ns = cap_time_now_ns();
 	err = cap_drain_init(&r->drain, region, cap_rinfo_sample_type(region), r->w,
-			 &r->st.tally);
+			     &r->st.tally);
 	if (err) {
 		/* -rse_mode: overwrite-mode rings have no tail to drain */
 		pdf_writer_discard(r->w);

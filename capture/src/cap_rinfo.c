@@ -62,7 +62,7 @@ uint64_t cap_rinfo_sample_type(const struct rs_region *region)
 }
 
 int cap_rinfo_get(const struct rs_region *region, uint32_t index,
-	      struct cap_rinfo *ri)
+		  struct cap_rinfo *ri)
 {
 	struct rs_ring_state st;
 	struct rs_ring ring;

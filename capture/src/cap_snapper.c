@@ -187,7 +187,7 @@ static int take_ring(const struct rs_region *region, uint32_t i,
 	/* the buffers are the layout's sizes: a ring that claims more is
 	 * refused by the ring library (-rse_too_small) */
 	err = cap_err_note(e, rs_snapshot_take(sr->snap, region, i, sr->copy,
-					      sr->r->data_size), rs_error_str);
+					       sr->r->data_size), rs_error_str);
 	if (err)
 		return err;
 	sr->taken = 1;
@@ -497,8 +497,8 @@ static int write_forks(struct cap_snapper *s, struct pdf_writer *w, uint32_t rin
 				parent = pair[1];
 		}
 		err = cap_pstate_file_child(&s->pstate, w, parent, f.pid,
-					rs_time_to_ns(&sr->clock.conv, f.time),
-					&s->st.pstate_out);
+					    rs_time_to_ns(&sr->clock.conv, f.time),
+					    &s->st.pstate_out);
 		if (err < 0)
 			return err;
 		if (err) {

@@ -282,7 +282,7 @@ static int map_fd(struct cap_source *m, unsigned flags, struct cap_err *e)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		err = cap_err_note(e, S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV,
-				  cap_err_sys);
+				   cap_err_sys);
 		goto fail;
 	}
 	/* Two consumers would move one tail; the second one is refused.  A
@@ -311,7 +311,7 @@ static int map_fd(struct cap_source *m, unsigned flags, struct cap_err *e)
 		err = cap_err_note(e, err < 0 ? err : 0, rs_error_str);
 	} else {
 		err = cap_err_note(e, rs_region_open(&m->region, m->base, m->size),
-				  rs_error_str);
+				   rs_error_str);
 	}
 	if (err)
 		goto fail;

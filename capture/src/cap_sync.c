@@ -132,7 +132,7 @@ static int worse(struct cap_sync *c)
 }
 
 void cap_sync_take(struct cap_sync *c, const struct rs_region *region, void *wmem,
-		int final)
+		   int final)
 {
 	const struct rs_tsync_clock clk = { host_now, host_relax, NULL };
 	struct rs_tsync_params p;

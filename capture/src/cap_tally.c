@@ -185,7 +185,7 @@ static int time_ok(const struct cap_tally *t, uint32_t ring, uint64_t at,
 }
 
 void cap_tally_add(struct cap_tally *t, uint32_t ring, uint64_t time,
-	       const struct rs_perf_header *rec)
+		   const struct rs_perf_header *rec)
 {
 	enum pdf_rrec_class cls = pdf_rrec_classify(rec, t->sample_type);
 	struct cap_tally_ring *r;
@@ -280,7 +280,7 @@ void cap_tally_total(const struct cap_tally *t, struct cap_tally_ring *sum)
 uint64_t cap_tally_flagged(const struct cap_tally_ring *r)
 {
 	return cap_tally_sat_add(cap_tally_sat_add(r->flag_lost, r->flag_lost_samples),
-			     cap_tally_sat_add(r->flag_aux, r->flag_time));
+				 cap_tally_sat_add(r->flag_aux, r->flag_time));
 }
 
 double cap_tally_rate(const struct cap_tally_ring *r)
@@ -291,7 +291,7 @@ double cap_tally_rate(const struct cap_tally_ring *r)
 }
 
 int cap_tally_file(const char *path, struct cap_tally *t, struct pdf_info *info,
-	       uint64_t *bad_offset)
+		   uint64_t *bad_offset)
 {
 	const struct pdf_info *in;
 	struct cap_tally_bounds b;

@@ -152,7 +152,7 @@ int cap_vm_resume(struct cap_vm *v)
 }
 
 int cap_vm_status(struct cap_vm *v, uint32_t id,
-		   struct rs_vmm_vcpu_info *info)
+		  struct rs_vmm_vcpu_info *info)
 {
 	return fix_err(vmm_client_status(v->sock, id, info));
 }

@@ -231,7 +231,7 @@ static void one_cpu(struct gi_kbuf *g, const struct gi_kbuf_src *src,
 }
 
 int gi_kbuf_recover(struct gi_kbuf *g, const struct rs_region *region,
-		  const struct gi_kbuf_src *src, uint64_t sample_type)
+		    const struct gi_kbuf_src *src, uint64_t sample_type)
 {
 	uint64_t words, sb = rs_sideband_size(region);
 	uint8_t *table = NULL, *data = NULL, *rec = NULL;
@@ -279,7 +279,7 @@ size_t gi_kbuf_count(const struct gi_kbuf *g)
 }
 
 const struct rs_perf_header *gi_kbuf_record(const struct gi_kbuf *g, size_t i,
-					  uint32_t *cpu)
+					    uint32_t *cpu)
 {
 	uint64_t v[2];
 

@@ -57,7 +57,7 @@ void gi_kcode_image_free(struct gi_kcode_image *im)
 }
 
 int gi_kcode_read(struct gi_kcode_image *im, const struct gi_kcode_src *src,
-		const struct pdf_code_range *r, unsigned n)
+		  const struct pdf_code_range *r, unsigned n)
 {
 	struct gi_kcode *g = &im->read;
 
@@ -95,7 +95,7 @@ int gi_kcode_read(struct gi_kcode_image *im, const struct gi_kcode_src *src,
 }
 
 void gi_kcode_store(struct gi_kcode *g, const struct gi_kcode_image *im,
-		  struct pdf_writer *w)
+		    struct pdf_writer *w)
 {
 	*g = im->read;
 	if (!g->bytes) {
@@ -129,7 +129,7 @@ int gi_kcode_ranges(struct pdf_writer *w, struct pdf_code_range **r)
 }
 
 int gi_kcode_put(struct gi_kcode *g, const struct gi_kcode_src *src,
-	       struct pdf_writer *w)
+		 struct pdf_writer *w)
 {
 	struct pdf_code_range *r;
 	struct gi_kcode_image im;

@@ -45,8 +45,8 @@ static int name_ok(const char *p, size_t n)
  * 0, or why not.  A mapping whose name alone is refused is left out and
  * counted in *@names: it costs that mapping, not its process. */
 static enum gi_pstate_why check(struct gi_pstate *g, const uint8_t *p,
-			      uint64_t len, struct gi_pstate_proc *gp,
-			      uint32_t *names)
+				uint64_t len, struct gi_pstate_proc *gp,
+				uint32_t *names)
 {
 	struct rs_pstate_proc e;
 	uint64_t at = PHDR;
@@ -124,7 +124,7 @@ static void arrays_free(struct gi_pstate *g)
 }
 
 int gi_pstate_parse(struct gi_pstate *g, const uint8_t *table, uint64_t len,
-		  uint32_t procs)
+		    uint32_t procs)
 {
 	uint64_t at = 0, cap;
 	uint32_t k;
@@ -252,7 +252,7 @@ int gi_pstate_comm(const struct gi_pstate *g, uint32_t proc, struct pdf_buf *out
 }
 
 int gi_pstate_mmap2(const struct gi_pstate *g, uint32_t proc, uint32_t map,
-		  struct pdf_buf *out)
+		    struct pdf_buf *out)
 {
 	const struct gi_pstate_proc *p;
 	const struct gi_pstate_map *m;

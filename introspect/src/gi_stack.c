@@ -35,7 +35,7 @@ struct walk {
 };
 
 int gi_stack_is_text(const struct pdf_ksyms *k, uint64_t addr,
-		   struct pdf_ksym *sym)
+		     struct pdf_ksym *sym)
 {
 	struct pdf_ksym s;
 
@@ -269,7 +269,7 @@ static int walk_stacks(struct walk *w, uint64_t sp, struct pdf_ksym below)
 }
 
 int gi_stack_walk(const struct gi_stack_src *src, uint64_t rip, uint64_t rsp,
-		struct gi_stack *st)
+		  struct gi_stack *st)
 {
 	struct walk w = { .src = src, .st = st };
 	struct pdf_ksym below;

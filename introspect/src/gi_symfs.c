@@ -216,7 +216,7 @@ static void add_hit(struct gi_symfs *u, uint32_t file, uint64_t offset)
 }
 
 void gi_symfs_add(struct gi_symfs *u, const struct rs_perf_header *rec,
-	       uint64_t sample_type)
+		  uint64_t sample_type)
 {
 	uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	enum pdf_rrec_class cls = pdf_rrec_classify(rec, sample_type);
@@ -426,7 +426,7 @@ static int row_count_cmp(const void *a, const void *b)
 }
 
 int gi_symfs_top(struct gi_symfs *u, struct gi_symfs_row *rows, unsigned max,
-	      struct gi_symfs_summary *sum)
+		 struct gi_symfs_summary *sum)
 {
 	struct gi_symfs_row *all = calloc(u->nr_hits ? u->nr_hits : 1, sizeof(*all));
 	uint8_t *used = calloc(u->nr_files ? u->nr_files : 1, 1);

@@ -63,7 +63,7 @@ static int in_loads(const struct pdf_ubin *b, uint64_t v)
 
 /* Entry @p of @len bytes (its own length) into @gb: 0, or why not. */
 static enum gi_usyms_why check(const uint8_t *p, uint64_t len,
-			     struct gi_usyms_bin *gb)
+			       struct gi_usyms_bin *gb)
 {
 	struct pdf_ubin *b = &gb->ub;
 	struct rs_usyms_entry e;
@@ -161,7 +161,7 @@ static void bins_free(struct gi_usyms *g)
 }
 
 int gi_usyms_parse(struct gi_usyms *g, const uint8_t *table, uint64_t len,
-		 uint32_t entries)
+		   uint32_t entries)
 {
 	uint64_t at = 0;
 	uint32_t k, j;

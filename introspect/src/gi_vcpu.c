@@ -27,7 +27,7 @@ void gi_vcpu_fini(struct gi_vcpu *g)
 }
 
 int gi_vcpu_take(struct gi_vcpu *g, const struct gi_vcpu_src *src,
-	       const struct pdf_ksyms *ksyms)
+		 const struct pdf_ksyms *ksyms)
 {
 	struct gi_stack_src ss = { .peek = src->peek, .ctx = src->ctx,
 				 .ksyms = ksyms };
@@ -88,7 +88,7 @@ int gi_vcpu_take(struct gi_vcpu *g, const struct gi_vcpu_src *src,
 }
 
 int gi_vcpu_sample(const struct gi_vcpu *g, uint32_t i, uint64_t sample_type,
-		 uint64_t time, struct pdf_buf *out)
+		   uint64_t time, struct pdf_buf *out)
 {
 	const struct gi_vcpu_one *c = &g->cpu[i];
 	uint64_t chain[1 + GI_STACK_MAX_FRAMES];
@@ -131,7 +131,7 @@ static uint64_t shift(uint64_t a, uint64_t b, uint64_t c)
 }
 
 uint64_t gi_vcpu_time(const struct pdf_clock_sync *cs, uint64_t host_ns,
-		    uint64_t newest)
+		      uint64_t newest)
 {
 	uint64_t g;
 

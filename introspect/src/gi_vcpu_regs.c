@@ -42,7 +42,7 @@ static int field(const char *p, const char *end, const char *name, uint64_t *v)
 }
 
 int gi_vcpu_regs_parse(const char *text, struct gi_vcpu_regs *out, uint32_t max,
-		    uint32_t *n)
+		       uint32_t *n)
 {
 	const char *p = text, *end = text + strnlen(text, TEXT_MAX);
 

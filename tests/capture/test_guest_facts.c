@@ -268,7 +268,7 @@ static void out_path(char *buf, size_t len)
 }
 
 static struct cap_recorder *record(struct fixture *f, struct late *l,
-			       const char *output)
+				   const char *output)
 {
 	struct cap_recorder_config c;
 	struct cap_recorder *r;

@@ -255,7 +255,7 @@ END_TEST
  * process's library named @lib; the file read back into @s.  The
  * recorder, for its counts; cap_recorder_free frees it. */
 static struct cap_recorder *record_one(const char *what, const char *lib,
-				   int no_pstate, struct seen *s)
+				       int no_pstate, struct seen *s)
 {
 	struct cap_recorder_config c;
 	struct cap_recorder *r;
@@ -294,7 +294,7 @@ START_TEST(hostile_name_costs_its_mapping)
 {
 	struct seen s;
 	struct cap_recorder *r = record_one("dotdot.data", "/../../../../etc/passwd",
-					0, &s);
+					    0, &s);
 
 	ck_assert_uint_eq(cap_recorder_pstate(r)->nr_procs, 2);
 	ck_assert_uint_eq(cap_recorder_pstate(r)->st.names_refused, 1);

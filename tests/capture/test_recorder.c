@@ -275,7 +275,7 @@ static void saved_file_done(void *arg, const struct cap_recorder *r)
 }
 
 static struct cap_recorder *record_saved(struct fixture *f, struct saved *sv,
-				     const char *output)
+					 const char *output)
 {
 	struct cap_recorder_config c;
 	struct cap_recorder *r;

@@ -75,7 +75,7 @@ int cap_flight_capture(const struct cap_flight_req *q, struct cap_flight_result 
  * left open), which the caller checked is the one to capture (the libvirt
  * hook's dom_shm_open_region); q->region_path only names it. */
 int cap_flight_capture_fd(const struct cap_flight_req *q, int fd,
-		      struct cap_flight_result *res);
+			  struct cap_flight_result *res);
 
 /* What the libvirt hook's capture is told (its arg). */
 struct cap_flight_opts {
@@ -91,8 +91,8 @@ struct cap_flight_opts {
  * struct cap_flight_opts: the outcome in one line to @log, as a hook says
  * it.  0 or cap_flight_capture's code. */
 int cap_flight_hook(void *arg, const char *domain, const char *region_path,
-		int region_fd, const struct dom_cfg *c, rs_log_fn log,
-		void *log_arg);
+		    int region_fd, const struct dom_cfg *c, rs_log_fn log,
+		    void *log_arg);
 
 /*
  * Remove the oldest captures (*.data, by name) of directory @ddir until
@@ -100,6 +100,6 @@ int cap_flight_hook(void *arg, const char *domain, const char *region_path,
  * never @keep_path.  0 or -errno, -ENOMEM; counts in *@removed, *@freed.
  */
 int cap_flight_prune(const char *ddir, const char *keep_path, uint32_t keep,
-		 uint64_t keep_bytes, uint32_t *removed, uint64_t *freed);
+		     uint64_t keep_bytes, uint32_t *removed, uint64_t *freed);
 
 #endif /* RINGSIDE_CAP_FLIGHT_H */

@@ -29,7 +29,7 @@ struct cap_pstate_filed {
  * @c.  0, -ENOMEM, or the writer's -errno (the file, not a record).
  */
 int cap_pstate_file(const struct gi_pstate *g, struct pdf_writer *w, uint64_t time,
-		struct cap_pstate_filed *c);
+		    struct cap_pstate_filed *c);
 
 /*
  * Process @child, born of @parent at @time (a FORK the guest kernel's
@@ -40,7 +40,7 @@ int cap_pstate_file(const struct gi_pstate *g, struct pdf_writer *w, uint64_t ti
  * it) or not @parent; -ENOMEM, or the writer's -errno.
  */
 int cap_pstate_file_child(const struct gi_pstate *g, struct pdf_writer *w,
-		      uint32_t parent, uint32_t child, uint64_t time,
-		      struct cap_pstate_filed *c);
+			  uint32_t parent, uint32_t child, uint64_t time,
+			  struct cap_pstate_filed *c);
 
 #endif /* RINGSIDE_CAP_PSTATE_H */

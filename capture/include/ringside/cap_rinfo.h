@@ -74,7 +74,7 @@ uint64_t cap_rinfo_sample_type(const struct rs_region *region);
 /* Geometry and current counters of ring @index.  0, or the ring
  * library's -rse_* (rs_error_str names it). */
 int cap_rinfo_get(const struct rs_region *region, uint32_t index,
-	      struct cap_rinfo *ri);
+		  struct cap_rinfo *ri);
 
 /* Bytes of ring data not yet consumed (normal) or held (overwrite). */
 uint64_t cap_rinfo_fill(const struct cap_rinfo *ri);

@@ -52,7 +52,7 @@ void cap_sync_init(struct cap_sync *c);
  * (the end of a recording), whose outcome the summary reports.
  */
 void cap_sync_take(struct cap_sync *c, const struct rs_region *region, void *wmem,
-		int final);
+		   int final);
 
 /*
  * Between passes of a recording: a sync as soon as an agent attaches if

@@ -105,7 +105,7 @@ void cap_tally_bounds_from_info(struct cap_tally_bounds *b, const struct pdf_inf
 
 /* Count @rec of ring @ring (< RS_MAX_RINGS, else ignored), filed at @time. */
 void cap_tally_add(struct cap_tally *t, uint32_t ring, uint64_t time,
-	       const struct rs_perf_header *rec);
+		   const struct rs_perf_header *rec);
 
 /* Sum of all rings into @sum (times: the earliest and latest). */
 void cap_tally_total(const struct cap_tally *t, struct cap_tally_ring *sum);
@@ -129,6 +129,6 @@ static inline uint64_t cap_tally_sat_add(uint64_t a, uint64_t b)
  * record in *@bad_offset.
  */
 int cap_tally_file(const char *path, struct cap_tally *t, struct pdf_info *info,
-	       uint64_t *bad_offset);
+		   uint64_t *bad_offset);
 
 #endif /* RINGSIDE_CAP_TALLY_H */

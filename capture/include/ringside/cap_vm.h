@@ -44,7 +44,7 @@ int cap_vm_region(struct cap_vm *v, struct rs_ctl_region *r);
 
 /* vCPU @id's state, exits and the guest's report.  -errno. */
 int cap_vm_status(struct cap_vm *v, uint32_t id,
-		   struct rs_vmm_vcpu_info *info);
+		  struct rs_vmm_vcpu_info *info);
 
 /* 1 when every vCPU has stopped for good (halted, crashed, failed, stopped),
  * 0 while one still runs or has not started, -errno. */

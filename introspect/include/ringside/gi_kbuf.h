@@ -95,12 +95,12 @@ void gi_kbuf_fini(struct gi_kbuf *g);
  * state and counts say.  -ENOMEM only.
  */
 int gi_kbuf_recover(struct gi_kbuf *g, const struct rs_region *region,
-		  const struct gi_kbuf_src *src, uint64_t sample_type);
+		    const struct gi_kbuf_src *src, uint64_t sample_type);
 
 /* Record @i (< gi_kbuf_count): its CPU and bytes. */
 size_t gi_kbuf_count(const struct gi_kbuf *g);
 const struct rs_perf_header *gi_kbuf_record(const struct gi_kbuf *g, size_t i,
-					  uint32_t *cpu);
+					    uint32_t *cpu);
 
 /* The new processes' FORK records, per CPU oldest first: how many, and
  * the @i-th into @f (0; -EINVAL past the last). */

@@ -54,7 +54,7 @@ struct gi_kcode {
 /* The code of @w's kernel ranges from @src into the cache.  Only -ENOMEM
  * is returned; everything else is in @g. */
 int gi_kcode_put(struct gi_kcode *g, const struct gi_kcode_src *src,
-	       struct pdf_writer *w);
+		 struct pdf_writer *w);
 
 /* gi_kcode_put in its parts, for a read made apart from the writer (a
  * recording reads the code while its domain still runs, in a thread, and
@@ -73,11 +73,11 @@ int gi_kcode_ranges(struct pdf_writer *w, struct pdf_code_range **r);
 /* Read @n ranges through @src.  Touches nothing but @im and what @src's
  * peek touches.  0, or -ENOMEM (@im is then empty). */
 int gi_kcode_read(struct gi_kcode_image *im, const struct gi_kcode_src *src,
-		const struct pdf_code_range *r, unsigned n);
+		  const struct pdf_code_range *r, unsigned n);
 
 /* Into @w's cache entry; @g says how it went (as gi_kcode_put). */
 void gi_kcode_store(struct gi_kcode *g, const struct gi_kcode_image *im,
-		  struct pdf_writer *w);
+		    struct pdf_writer *w);
 
 void gi_kcode_image_free(struct gi_kcode_image *im);
 

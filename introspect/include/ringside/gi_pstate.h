@@ -81,14 +81,14 @@ int gi_pstate_read(struct gi_pstate *g, const struct rs_region *region);
 /* Check @len bytes of process entries (@procs claimed) into @g; the names
  * stay in @table, which must outlive @g's use.  -ENOMEM, -EINVAL. */
 int gi_pstate_parse(struct gi_pstate *g, const uint8_t *table, uint64_t len,
-		  uint32_t procs);
+		    uint32_t procs);
 
 /* Process @proc's PERF_RECORD_COMM (pid = tid), and its mapping @map's
  * PERF_RECORD_MMAP2 (misc USER, MMAP_BUILD_ID with a build id), bare
  * (no sample id), into @out (emptied first).  0, -EINVAL, -ENOMEM. */
 int gi_pstate_comm(const struct gi_pstate *g, uint32_t proc, struct pdf_buf *out);
 int gi_pstate_mmap2(const struct gi_pstate *g, uint32_t proc, uint32_t map,
-		  struct pdf_buf *out);
+		    struct pdf_buf *out);
 
 const char *gi_pstate_why_str(enum gi_pstate_why why);
 

@@ -60,10 +60,10 @@ struct gi_stack {
  * -ENOMEM.
  */
 int gi_stack_walk(const struct gi_stack_src *src, uint64_t rip, uint64_t rsp,
-		struct gi_stack *st);
+		  struct gi_stack *st);
 
 /* 1 when @addr is in a kernel or module function (types T t W w). */
 int gi_stack_is_text(const struct pdf_ksyms *k, uint64_t addr,
-		   struct pdf_ksym *sym);
+		     struct pdf_ksym *sym);
 
 #endif /* RINGSIDE_GI_STACK_H */

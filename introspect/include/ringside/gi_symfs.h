@@ -50,12 +50,12 @@ void gi_symfs_free(struct gi_symfs *u);
 /* One ring record in file order: MMAP2 records map, user-mode samples
  * (laid out for @sample_type, with IP and TID) count. */
 void gi_symfs_add(struct gi_symfs *u, const struct rs_perf_header *rec,
-	       uint64_t sample_type);
+		  uint64_t sample_type);
 
 /* Name what was counted and fill up to @max rows, most samples first.
  * Returns the number of rows, or -ENOMEM.  Rows stay valid while @u
  * lives. */
 int gi_symfs_top(struct gi_symfs *u, struct gi_symfs_row *rows, unsigned max,
-	      struct gi_symfs_summary *sum);
+		 struct gi_symfs_summary *sum);
 
 #endif /* RINGSIDE_GI_SYMFS_H */

@@ -73,7 +73,7 @@ int gi_usyms_read(struct gi_usyms *g, const struct rs_region *region);
 /* Check @len bytes of entries (@entries claimed) into @g's bins; the
  * names stay in @table, which must outlive @g's use.  -ENOMEM, -EINVAL. */
 int gi_usyms_parse(struct gi_usyms *g, const uint8_t *table, uint64_t len,
-		 uint32_t entries);
+		   uint32_t entries);
 
 const char *gi_usyms_why_str(enum gi_usyms_why why);
 

@@ -30,7 +30,7 @@ struct gi_vcpu_regs {
  * output: another target, an error message).
  */
 int gi_vcpu_regs_parse(const char *text, struct gi_vcpu_regs *out, uint32_t max,
-		    uint32_t *n);
+		       uint32_t *n);
 
 /* ---- gi_vcpu (src/gi_vcpu.c; the registers above: src/gi_vcpu_regs.c) ---- */
 /*
@@ -83,7 +83,7 @@ void gi_vcpu_fini(struct gi_vcpu *g);
  * (NULL: GI_VCPU_NO_SYMBOLS).  Never fails on what it reads: the state
  * says.  -ENOMEM only. */
 int gi_vcpu_take(struct gi_vcpu *g, const struct gi_vcpu_src *src,
-	       const struct pdf_ksyms *ksyms);
+		 const struct pdf_ksyms *ksyms);
 
 /*
  * vCPU @i's state as a PERF_RECORD_SAMPLE of @sample_type (the region's)
@@ -93,7 +93,7 @@ int gi_vcpu_take(struct gi_vcpu *g, const struct gi_vcpu_src *src,
  * -E2BIG.
  */
 int gi_vcpu_sample(const struct gi_vcpu *g, uint32_t i, uint64_t sample_type,
-		 uint64_t time, struct pdf_buf *out);
+		   uint64_t time, struct pdf_buf *out);
 
 /*
  * The time of the first vCPU sample (the others follow it by 1 ns each),
@@ -105,6 +105,6 @@ int gi_vcpu_sample(const struct gi_vcpu *g, uint32_t i, uint64_t sample_type,
  * (a record stamped in the far future stays that record's lie alone).
  */
 uint64_t gi_vcpu_time(const struct pdf_clock_sync *cs, uint64_t host_ns,
-		    uint64_t newest);
+		      uint64_t newest);
 
 #endif /* RINGSIDE_GI_VCPU_H */
