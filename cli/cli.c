@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ringside/capture.h"
+#include "ringside/cap_source.h"
 #include "ringside/ring.h"
 
 #include "cli.h"
@@ -102,7 +102,7 @@ static void region_error(const char *cmd, const char *spec,
 	case rse_version:
 		cli_err(cmd, "%s is a ringside region of ABI version %u; this "
 			"ringside speaks version %u: use a matching ringside",
-			spec, m->abi_version, RS_ABI_VERSION);
+			spec, cap_source_abi_version(m), RS_ABI_VERSION);
 		return;
 	case rse_too_small:
 		cli_err(cmd, "%s is too small to be a ringside region; give the "
@@ -175,26 +175,35 @@ static void vm_error(const char *cmd, const char *sock, const struct cap_source 
 	}
 }
 
-int cli_region_open(const char *cmd, struct cap_source *m, const char *vm,
+int cli_region_open(const char *cmd, struct cap_source **mp, const char *vm,
 		    const char *region, unsigned flags, const char *output)
 {
 	struct cap_err e = { 0 };
+	struct cap_source *m;
 
-	if (vm ? cap_source_open_vm(m, vm, flags, &e) : cap_source_open(m, region, flags, &e)) {
+	*mp = NULL;
+	if (cap_source_new(&m)) {
+		cli_err(cmd, "out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	if (vm ? cap_source_open_vm(m, vm, flags, &e) :
+		 cap_source_open(m, region, flags, &e)) {
 		if (vm)
 			vm_error(cmd, vm, m, &e);
 		else
 			region_error(cmd, region, m, &e);
+		cap_source_free(m);
 		return CLI_EXIT_FAIL;
 	}
 	if (output && cap_source_is_file(m, output)) {
 		cli_err(cmd, "-o %s is the region itself; choose another output "
 			"file", output);
-		cap_source_close(m);
+		cap_source_free(m);
 		return CLI_EXIT_FAIL;
 	}
 	/* Always on stderr, --quiet or not: the command's exit status says
 	 * it too (CLI_EXIT_CORRUPT). */
-	print_rmap_damage(cmd, m, vm ? vm : region);
+	print_source_damage(cmd, m, vm ? vm : region);
+	*mp = m;
 	return 0;
 }

@@ -90,6 +90,30 @@ extern const struct opt_arg cli_domain_args[];
 #define CLI_OPT_LIVE_ONLY(dest, more) \
 	OPT_FLAG(0, "live-only", dest, "as --live, and leave the persistent " \
 		 "XML as it is" more)
+/* The fields of a command that reads one region (REGION, DOMAIN or --vm
+ * SOCKET: cli_region_operand): its name, the operands' help, any count
+ * (the operand check says what is wrong). */
+#define CLI_REGION_CMD \
+	.prog = CLI_PROG(CMD), .args = cli_region_args, .max_args = OPT_ANY_ARGS
+/* Its usage, the same @tail after REGION|DOMAIN and --vm SOCKET. */
+#define CLI_REGION_USAGE(tail) \
+	"REGION|DOMAIN " tail "\n--vm SOCKET " tail
+
+/* record's and snapshot's: the process table at the head of @where, and
+ * --quiet (@what it hides). */
+#define CLI_OPT_NO_PSTATE(dest, where) \
+	OPT_FLAG(0, "no-process-state", dest, "do not file the guest's live " \
+		 "processes and their mappings (its agent's process state " \
+		 "table) at the head of " where)
+#define CLI_OPT_QUIET(dest, what) \
+	OPT_FLAG('q', "quiet", dest, what " (corruption is still reported " \
+		 "on stderr)")
+/* Their exit statuses (@cut: what a corrupt region lost). */
+#define CLI_NOTES_EXIT(cut) \
+	"Exit status: 0 success, 1 failure (FILE is then not created), 2 bad " \
+	"usage, 3 FILE is written and whole but the region was corrupt (" cut \
+	" discarded, impossible heads) or its records make implausible " \
+	"claims: stderr says what, --quiet or not."
 #define CLI_OPT_CONNECT(dest) \
 	OPT_STRING('c', "connect", dest, "URI", "libvirt URI (default: " \
 		   "libvirt's, qemu:///system as root)")
@@ -105,12 +129,13 @@ int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 
 struct cap_source;
 /*
- * Open the region a command reads with @flags (region_map.h): the VM's
- * behind control socket @vm (--vm), else @region; then make sure @output
- * (NULL: none) is not the region's own file.  0, or CLI_EXIT_FAIL after
- * saying what is wrong and what to do (@m is then closed).
+ * Open the region a command reads with @flags (ringside/cap_source.h)
+ * into *@mp: the VM's behind control socket @vm (--vm), else @region;
+ * then make sure @output (NULL: none) is not the region's own file.  0
+ * (cap_source_free frees it), or CLI_EXIT_FAIL after saying what is wrong
+ * and what to do (*@mp is then NULL).
  */
-int cli_region_open(const char *cmd, struct cap_source *m, const char *vm,
+int cli_region_open(const char *cmd, struct cap_source **mp, const char *vm,
 		    const char *region, unsigned flags, const char *output);
 
 /* The full command line, for the perf.data header. */

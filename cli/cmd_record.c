@@ -2,7 +2,7 @@
 /*
  * ringside record REGION -o FILE: drain a live region until stopped.
  *
- * The loop (recorder.c) takes one batch from every ring, then waits
+ * The loop (capture/src/cap_recorder.c) takes one batch from every ring, then waits
  * --interval ms or until a doorbell eventfd fires.  On SIGINT/SIGTERM, at
  * the end of --duration, or (--vm) once the VM's vCPUs have all stopped, it
  * takes a last batch from every ring and completes the file.
@@ -55,30 +55,19 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		OPT_U32(0, "doorbell-fd", &fd, "N", 0, 1u << 30,
 			"a descriptor number", "also wake when eventfd N fires (the "
 			"VMM's doorbell; not with --vm)"),
-		OPT_FLAG(0, "no-process-state", &o->no_pstate,
-			 "do not file the guest's live processes and their "
-			 "mappings (its agent's process state table) at the "
-			 "head of each file"),
-		OPT_FLAG('q', "quiet", &o->quiet, "no progress line and no summary "
-			 "(corruption is still reported on stderr)"),
+		CLI_OPT_NO_PSTATE(&o->no_pstate, "each file"),
+		CLI_OPT_QUIET(&o->quiet, "no progress line and no summary"),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
-		.usage = "REGION|DOMAIN -o FILE [OPTIONS]\n"
-			 "--vm SOCKET -o FILE [OPTIONS]",
+		CLI_REGION_CMD,
+		.usage = CLI_REGION_USAGE("-o FILE [OPTIONS]"),
 		.about = "Drain every ring of a live trace region into FILE "
 			 "(perf.data) until Ctrl-C, SIGTERM or --duration.  FILE is "
 			 "written as FILE.tmp.XXXXXX and renamed when complete.",
-		.args = cli_region_args,
 		.opts = opts,
-		.notes = "A progress line is shown on a terminal only.  Exit "
-			 "status: 0 success, 1 failure (FILE is then not created), "
-			 "2 bad usage, 3 FILE is written and whole but the region "
-			 "was corrupt (bytes discarded, impossible heads) or its "
-			 "records make implausible claims: stderr says what, "
-			 "--quiet or not.",
-		.max_args = OPT_ANY_ARGS,
+		.notes = "A progress line is shown on a terminal only.  "
+			 CLI_NOTES_EXIT("bytes"),
 	};
 	int first, ret;
 
@@ -101,37 +90,41 @@ static int parse(int argc, char **argv, struct record_opts *o)
  * words said when it goes and comes back. */
 struct record_src {
 	const struct record_opts *o;
-	const struct cap_source *m;      /* the region as opened first */
-	struct cap_source spare[2];      /* the region restored, in turn */
+	const struct cap_source *m; /* the region as opened first */
+	struct cap_source *spare[2]; /* the region restored, in turn */
 	int cur;                   /* the spare in use; -1: m */
 	struct dom_virt *dom;
 	char path[4096];           /* the region file's name ("": unknown) */
 	char next[2][4200];        /* the file after a restore, and the one
-				    * before (r->output until the rotation) */
+				    * before (the output until the rotation) */
 	int warned;                /* a completed file had warnings */
 };
 
 /* Ring @i's doorbells: read here (a host fact), and the producer's own
  * counts of those it rang and those it skipped while this consumer said
  * it polled (guest claims: rung is what read should be). */
-static void print_bells(const struct recorder *r, const struct cap_source *m,
+static void print_bells(const struct cap_recorder *r, const struct cap_source *m,
 			uint32_t i)
 {
 	struct cap_rinfo ri;
 
 	printf("    doorbells: %" PRIu64 " read", cap_recorder_doorbells(r, i));
-	if (!cap_rinfo_get(&m->region, i, &ri))
+	if (!cap_rinfo_get(cap_source_region(m), i, &ri))
 		printf("; guest claims: %" PRIu64 " rung, %" PRIu64 " skipped "
 		       "(the consumer polled)", ri.doorbells, ri.suppressed);
 	putchar('\n');
 }
 
 /* @rotated: a file completed at a restore (its time before the save). */
-static void summary(const struct record_opts *o, const struct recorder *r,
+static void summary(const struct record_opts *o, const struct cap_recorder *r,
 		    const struct cap_source *m, int rotated)
 {
-	const struct drain *d = &r->drain;
-	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
+	const struct cap_recorder_config *c = cap_recorder_config(r);
+	const struct cap_recorder_stats *st = cap_recorder_stats(r);
+	const struct cap_tally *t = st->have_file_tally ? &st->file_tally :
+							  &st->tally;
+	const struct gi_pstate *ps = cap_recorder_pstate(r);
+	struct cap_vm *vm = cap_source_vm(m);
 	struct pdf_host_ring early;
 	struct cap_tally_ring sum;
 	char label[64], size[32];
@@ -143,42 +136,42 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 		printf("ringside record: wrote %" PRIu64 " records (%s) from "
 		       "%u rings to %s (until the domain was saved)\n",
 		       sum.records, print_size(size, sizeof(size), sum.bytes),
-		       d->nr_rings, r->output);
+		       st->nr_rings, st->output);
 	else
 		printf("ringside record: wrote %" PRIu64 " records (%s) from %u "
 		       "rings to %s in %.1f s%s\n", sum.records,
-		       print_size(size, sizeof(size), sum.bytes), d->nr_rings,
-		       r->output, r->seconds,
-		       r->end == CAP_RECORDER_END_SIGNAL ? " (interrupted)" :
-		       r->end == CAP_RECORDER_END_FINISHED ?
-		       (m->domain ? " (the domain stopped)" : " (the VM ended)") :
-		       "");
-	if (r->syms)
-		print_gsyms(stdout, r->syms, &r->wstats);
-	if (r->syms)
-		print_guest_usyms(stdout, &r->usyms);
-	if (r->pstate.state != GI_PSTATE_NONE && r->pstate.state != GI_PSTATE_ABSENT)
-		print_gpstate(stdout, &r->pstate, r->output, r->no_pstate,
-			      &r->cap_pstate_filed);
-	print_gfacts(stdout, &r->guest, r->guest_late);
-	print_chains_cut(stdout, &r->wstats);
-	if (r->kcode && r->kcode->state != GI_KCODE_ABSENT)
-		print_gkcode(stdout, r->kcode);
-	print_names_hint(stdout, r->output, &r->wstats, r->usyms.cached);
-	if (r->sync)
-		print_csync(stdout, r->sync);
-	if (m->vm || o->doorbell_fd >= 0)
+		       print_size(size, sizeof(size), sum.bytes), st->nr_rings,
+		       st->output, st->seconds,
+		       st->end == CAP_RECORDER_END_SIGNAL ? " (interrupted)" :
+		       st->end == CAP_RECORDER_END_FINISHED ?
+		       (cap_source_domain(m) ? " (the domain stopped)" :
+		       " (the VM ended)") : "");
+	if (c->syms) {
+		print_gsyms(stdout, c->syms, &st->wstats);
+		print_guest_usyms(stdout, &st->usyms);
+	}
+	if (ps->state != GI_PSTATE_NONE && ps->state != GI_PSTATE_ABSENT)
+		print_gpstate(stdout, ps, st->output, c->no_pstate,
+			      &st->pstate_out);
+	print_gfacts(stdout, &st->guest, st->guest_late);
+	print_chains_cut(stdout, &st->wstats);
+	if (c->kcode && c->kcode->state != GI_KCODE_ABSENT)
+		print_gkcode(stdout, c->kcode);
+	print_names_hint(stdout, st->output, &st->wstats, st->usyms.cached);
+	if (c->sync)
+		print_csync(stdout, c->sync);
+	if (vm || o->doorbell_fd >= 0)
 		printf("  woken by doorbells: %" PRIu64 " of %" PRIu64 " passes; "
 		       "%" PRIu64 " sleeps given up on a re-check (a doorbell "
 		       "may have been skipped while it drained)\n",
-		       r->woken, r->passes, r->rechecks);
-	print_host_total(&r->host, &early);
+		       st->woken, st->passes, st->rechecks);
+	print_host_total(&st->host, &early);
 	print_early(stdout, &early);
-	for (i = 0; i < d->nr_rings; i++) {
+	for (i = 0; i < st->nr_rings; i++) {
 		snprintf(label, sizeof(label), "  ring %u", i);
 		print_ring_lines(stdout, label, "  ", &t->ring[i],
-				  &r->host.ring[i], &t->bounds);
-		if (m->vm && i < m->vm->nr_doorbells)
+				  &st->host.ring[i], &t->bounds);
+		if (vm && i < cap_vm_nr_doorbells(vm))
 			print_bells(r, m, i);
 	}
 }
@@ -186,6 +179,12 @@ static void summary(const struct record_opts *o, const struct recorder *r,
 static int vm_finished(void *arg)
 {
 	return cap_vm_stopped(arg);
+}
+
+/* The source that holds the region now. */
+static const struct cap_source *current(const struct record_src *src)
+{
+	return src->cur < 0 ? src->m : src->spare[src->cur];
 }
 
 /* A domain that is shut off (destroyed, powered off) or undefined writes
@@ -203,8 +202,7 @@ static int dom_finished(void *arg)
 		return CAP_RECORDER_AWAY;
 	/* saved and restored between two looks: its region is another file */
 	if (src->path[0] && !access(src->path, F_OK) &&
-	    !cap_source_is_file(src->cur < 0 ? src->m : &src->spare[src->cur],
-			  src->path))
+	    !cap_source_is_file(current(src), src->path))
 		return CAP_RECORDER_AWAY;
 	return CAP_RECORDER_HERE;
 }
@@ -225,20 +223,20 @@ static int dom_reopen(void *arg, const struct rs_region **region,
 		return CAP_RECORDER_AWAY;
 	/* the other spare: nothing reads the one before the last any more */
 	slot = src->cur == 0 ? 1 : 0;
-	m = &src->spare[slot];
-	cap_source_close(m);
-	err = cap_source_open(m, src->m->domain, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, e);
+	m = src->spare[slot];
+	err = cap_source_open(m, cap_source_domain(src->m),
+			      CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, e);
 	if (err == -ENOENT && cap_err_from(e, cap_err_sys))
 		return CAP_RECORDER_AWAY;
 	if (err)
 		return err;
 	src->cur = slot;
-	*region = &m->region;
-	*sync_mem = m->base;
+	*region = cap_source_region(m);
+	*sync_mem = cap_source_mem(m);
 	return CAP_RECORDER_BACK;
 }
 
-static void dom_gone_away(void *arg, const struct recorder *r)
+static void dom_gone_away(void *arg, const struct cap_recorder *r)
 {
 	struct record_src *src = arg;
 
@@ -246,22 +244,22 @@ static void dom_gone_away(void *arg, const struct recorder *r)
 	if (src->o->quiet)
 		return;
 	printf("ringside record: %s was saved: waiting for it to run again\n",
-	       src->m->domain);
+	       cap_source_domain(src->m));
 	fflush(stdout);
 }
 
-static const char *dom_back_output(void *arg, const struct recorder *r)
+static const char *dom_back_output(void *arg, const struct cap_recorder *r)
 {
 	struct record_src *src = arg;
+	uint32_t files = cap_recorder_stats(r)->files;
+	char *next = src->next[files & 1];
 
-	char *next = src->next[r->files & 1];
-
-	snprintf(next, sizeof(src->next[0]), "%s.%u", src->o->output, r->files);
+	snprintf(next, sizeof(src->next[0]), "%s.%u", src->o->output, files);
 	return next;
 }
 
 /* A file completed at a restore: its own summary and warnings. */
-static void dom_file_done(void *arg, const struct recorder *r)
+static void dom_file_done(void *arg, const struct cap_recorder *r)
 {
 	struct record_src *src = arg;
 
@@ -271,105 +269,120 @@ static void dom_file_done(void *arg, const struct recorder *r)
 		src->warned = 1;
 }
 
-static void dom_came_back(void *arg, const struct recorder *r, int events)
+static void dom_came_back(void *arg, const struct cap_recorder *r, int events)
 {
 	struct record_src *src = arg;
+	const struct cap_recorder_stats *st = cap_recorder_stats(r);
 	uint32_t i;
 
 	(void)events;
 	if (src->o->quiet)
 		return;
 	printf("ringside record: %s runs again: every ring reattached%s%s\n",
-	       src->m->domain, r->output ? "; records from now on in " : "",
-	       r->output ? r->output : "");
-	for (i = 0; i < r->drain.nr_rings; i++)
-		print_reattach(stdout, i, cap_drain_cons_stats(&r->drain, i));
+	       cap_source_domain(src->m),
+	       st->output ? "; records from now on in " : "",
+	       st->output ? st->output : "");
+	for (i = 0; i < st->nr_rings; i++)
+		print_reattach(stdout, i, cap_recorder_cons_stats(r, i));
 	fflush(stdout);
 }
 
-static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
+/* A DOMAIN: it ends when the domain stops (its own connection: the
+ * code's reader has the other one), and goes on across a save. */
+static void follow_domain(struct cap_recorder_config *c,
+			  struct record_src *src)
 {
-	return dom_virt_peek_virt(ctx, gva, len, buf);
+	const char *domain = cap_source_domain(src->m);
+
+	if (dom_virt_open(&src->dom, NULL, domain, 1) ||
+	    cap_source_new(&src->spare[0]) || cap_source_new(&src->spare[1]))
+		return;
+	if (dom_region_path(domain, src->path, sizeof(src->path)))
+		src->path[0] = '\0';
+	c->finished = dom_finished;
+	c->reopen = dom_reopen;
+	c->finished_arg = src;
+	c->hooks.arg = src;
+	c->hooks.gone_away = dom_gone_away;
+	c->hooks.back_output = dom_back_output;
+	c->hooks.came_back = dom_came_back;
+	c->hooks.file_done = dom_file_done;
+}
+
+/* --vm and --doorbell-fd: the descriptors the recorder wakes on. */
+static void add_wakes(struct cap_recorder *r, const struct record_opts *o,
+		      struct cap_vm *vm)
+{
+	if (o->doorbell_fd >= 0)
+		cap_recorder_add_wake(r, o->doorbell_fd, -1, 0);
+	if (!vm)
+		return;
+	for (uint32_t i = 0; i < cap_vm_nr_doorbells(vm); i++)
+		cap_recorder_add_wake(r, cap_vm_doorbell(vm, i), (int)i, 0);
+	cap_recorder_add_wake(r, cap_vm_socket(vm), -1, 1);
 }
 
 static int run(const struct record_opts *o, struct cap_source *m)
 {
 	struct record_src src = { .o = o, .m = m, .cur = -1 };
-	struct recorder *r = malloc(sizeof(*r));
-	struct gi_kcode_src kcode_src = { .peek = dom_peek_code,
-					.errstr = dom_error_str,
-					.chunk = DOM_PEEK_MAX };
-	struct dom_virt *kcode_dom = NULL, *state_dom = NULL;
-	struct gkcode kcode = { 0 };
+	const struct rs_region *region = cap_source_region(m);
+	const char *domain = cap_source_domain(m);
+	struct cap_vm *vm = cap_source_vm(m);
+	struct gi_kcode_src kcode_src;
+	struct cap_recorder_config c;
+	struct cap_recorder *r = NULL;
+	struct gi_kcode kcode = { 0 };
 	struct gi_syms syms = { 0 };
 	struct cap_sync sync;
 	int ret;
 
-	if (!r || gi_syms_read(&syms, &m->region, 1)) {
-		free(r);
-		cli_err(CMD, "out of memory");
-		return CLI_EXIT_FAIL;
-	}
-	cap_recorder_init(r, o->region);
-	r->syms = &syms;
-	r->no_pstate = o->no_pstate;
+	cap_recorder_config_init(&c);
+	print_recorder_config(CMD, &c, o->quiet);
+	c.source = o->region;
+	c.output = o->output;
+	c.duration = o->duration;
+	c.no_pstate = o->no_pstate;
+	c.syms = &syms;
 	cap_sync_init(&sync);
-	r->sync = &sync;
-	r->sync_mem = m->base;
-	r->output = o->output;
-	r->duration = o->duration;
+	c.sync = &sync;
+	c.sync_mem = cap_source_mem(m);
 	if (o->interval_ms)
-		r->interval_ms = o->interval_ms;
-	if (o->doorbell_fd >= 0)
-		cap_recorder_add_wake(r, o->doorbell_fd, -1, 0);
-	if (m->vm) {
-		for (uint32_t i = 0; i < m->vm->nr_doorbells; i++)
-			cap_recorder_add_wake(r, m->vm->doorbell[i], (int)i, 0);
-		cap_recorder_add_wake(r, m->vm->sock, -1, 1);
-		r->finished = vm_finished;
-		r->finished_arg = m->vm;
-		if (!o->interval_ms && m->vm->nr_doorbells)
-			r->interval_ms = DOORBELL_INTERVAL_MS;
+		c.interval_ms = o->interval_ms;
+	if (vm) {
+		c.finished = vm_finished;
+		c.finished_arg = vm;
+		if (!o->interval_ms && cap_vm_nr_doorbells(vm))
+			c.interval_ms = DOORBELL_INTERVAL_MS;
 	}
-	/* a DOMAIN: it ends when the domain stops (its own connection: the
-	 * code's reader has the other one), and goes on across a save */
-	if (m->domain && !dom_virt_open(&state_dom, NULL, m->domain, 1)) {
-		src.dom = state_dom;
-		if (dom_region_path(m->domain, src.path, sizeof(src.path)))
-			src.path[0] = '\0';
-		r->finished = dom_finished;
-		r->reopen = dom_reopen;
-		r->finished_arg = &src;
-		r->hooks.arg = &src;
-		r->hooks.gone_away = dom_gone_away;
-		r->hooks.back_output = dom_back_output;
-		r->hooks.came_back = dom_came_back;
-		r->hooks.file_done = dom_file_done;
-	}
+	if (domain)
+		follow_domain(&c, &src);
 	/* a DOMAIN with PT: the kernel's code for perf's decoder */
-	if (m->domain && o->output &&
-	    cap_rinfo_aux_format(&m->region) == PDF_AUX_INTEL_PT) {
-		r->kcode = &kcode;
-		if (!dom_virt_open(&kcode_dom, NULL, m->domain, 0)) {
-			kcode_src.ctx = kcode_dom;
-			r->kcode_src = &kcode_src;
-		}
+	if (domain && o->output &&
+	    cap_rinfo_aux_format(region) == PDF_AUX_INTEL_PT) {
+		c.kcode = &kcode;
+		if (!cap_source_kcode_src(m, &kcode_src))
+			c.kcode_src = &kcode_src;
 	}
-	ret = print_recorder_run(CMD, r, &m->region, o->quiet);
+	if (gi_syms_read(&syms, region, 1) || cap_recorder_new(&r, &c)) {
+		cli_err(CMD, "out of memory");
+		ret = CLI_EXIT_FAIL;
+		goto out;
+	}
+	add_wakes(r, o, vm);
+	ret = print_recorder_run(CMD, r, region);
 	if (ret == CLI_EXIT_OK && !o->quiet) {
 		summary(o, r, m, 0);
-		if (r->aways)
+		if (cap_recorder_stats(r)->aways)
 			print_reattach_total(stdout, r);
 	}
 	/* --quiet or not: corruption and lies are never silent */
 	if (ret == CLI_EXIT_OK && (print_recorder_warn(CMD, r) || src.warned))
 		ret = CLI_EXIT_CORRUPT;
-	cap_recorder_fini(r);
-	cap_source_close(&src.spare[0]);
-	cap_source_close(&src.spare[1]);
-	free(r);
-	dom_virt_close(kcode_dom);
-	dom_virt_close(state_dom);
+out:
+	cap_recorder_free(r);
+	cap_source_free(src.spare[0]);
+	cap_source_free(src.spare[1]);
+	dom_virt_close(src.dom);
 	gi_syms_fini(&syms);
 	return ret;
 }
@@ -377,7 +390,7 @@ static int run(const struct record_opts *o, struct cap_source *m)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	struct cap_source m;
+	struct cap_source *m;
 	int err, ret;
 
 	ret = parse(argc, argv, &o);
@@ -392,10 +405,10 @@ int cmd_record(int argc, char **argv)
 		cli_err(CMD, "cannot catch SIGINT/SIGTERM: %s", strerror(-err));
 		return CLI_EXIT_FAIL;
 	}
-	if (cli_region_open(CMD, &m, o.vm, o.region, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL,
-			    o.output))
+	if (cli_region_open(CMD, &m, o.vm, o.region,
+			    CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, o.output))
 		return CLI_EXIT_FAIL;
-	ret = run(&o, &m);
-	cap_source_close(&m);
+	ret = run(&o, m);
+	cap_source_free(m);
 	return ret;
 }

@@ -68,10 +68,10 @@ static int parse(int argc, char **argv, struct report_opts *o, const char **path
 static int report_usyms(struct pdf_reader *r, const char *path,
 			const struct report_opts *o)
 {
-	struct usyms_summary sum;
+	struct gi_symfs_summary sum;
 	struct gi_symfs_row *rows;
 	struct pdf_event ev;
-	struct usyms *u;
+	struct gi_symfs *u;
 	uint64_t type = pdf_reader_info(r)->sample_type;
 	int n, ret;
 
@@ -138,7 +138,7 @@ int cmd_report(int argc, char **argv)
 	struct pdf_event ev;
 	struct report_opts o = { .top = 10 };
 	const char *path;
-	struct tally *t;
+	struct cap_tally *t;
 	int ret, n;
 
 	ret = parse(argc, argv, &o, &path);

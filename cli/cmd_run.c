@@ -2,9 +2,9 @@
 /*
  * ringside run PAYLOAD: boot a freestanding payload in the ringside VMM
  * (vmm/) with one ring per vCPU, and consume its rings in this process:
- * normal rings are recorded while it runs (recorder.c, woken by the
+ * normal rings are recorded while it runs (cap_recorder.c, woken by the
  * doorbells), overwrite rings are snapshotted once the vCPUs stopped
- * (snapper.c).  With --control it serves the control socket instead and
+ * (cap_snapper.c).  With --control it serves the control socket instead and
  * leaves the rings to 'ringside record|snapshot --vm'.
  */
 #include <errno.h>
@@ -28,8 +28,8 @@
 /* What consumed the rings, for the table. */
 struct run_state {
 	struct vmm *vm;
-	struct recorder *rec;      /* normal rings drained here */
-	struct snapper *snap;      /* overwrite rings snapshotted here */
+	struct cap_recorder *rec;      /* normal rings drained here */
+	struct cap_snapper *snap;      /* overwrite rings snapshotted here */
 	double seconds;
 };
 
@@ -132,45 +132,49 @@ static void stop_vcpus(void *arg)
 
 static int record(const struct run_opts *o, struct run_state *st)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder_config c;
 
-	if (!r) {
+	cap_recorder_config_init(&c);
+	print_recorder_config(CMD, &c, o->quiet);
+	c.source = o->payload;
+	/* the freestanding payload fills AUX with its test pattern; PT from
+	 * the ringside VMM comes through ringside-pt-trace */
+	c.aux_opaque = 1;
+	c.output = o->output;
+	c.duration = o->duration;
+	c.interval_ms = DOORBELL_INTERVAL_MS;
+	c.finished = all_stopped;
+	c.finished_arg = st->vm;
+	c.stopping = stop_vcpus;
+	if (cap_recorder_new(&st->rec, &c)) {
 		cli_err(CMD, "out of memory");
 		return CLI_EXIT_FAIL;
 	}
-	st->rec = r;
-	cap_recorder_init(r, o->payload);
-	/* the freestanding payload fills AUX with its test pattern; PT from
-	 * the ringside VMM comes through ringside-pt-trace */
-	r->aux_opaque = 1;
-	r->output = o->output;
-	r->duration = o->duration;
-	r->interval_ms = DOORBELL_INTERVAL_MS;
-	r->finished = all_stopped;
-	r->finished_arg = st->vm;
-	r->stopping = stop_vcpus;
 	for (uint32_t i = 0; i < vmm_nr_rings(st->vm); i++)
-		cap_recorder_add_wake(r, vmm_doorbell_fd(st->vm, i), (int)i, 0);
-	return print_recorder_run(CMD, r, vmm_region(st->vm), o->quiet);
+		cap_recorder_add_wake(st->rec, vmm_doorbell_fd(st->vm, i),
+				      (int)i, 0);
+	return print_recorder_run(CMD, st->rec, vmm_region(st->vm));
 }
 
 /* The flight recorder once nothing runs: a stable copy by construction. */
 static int snapshot(const struct run_opts *o, struct run_state *st)
 {
-	struct snapper *s = malloc(sizeof(*s));
+	struct cap_snapper_config c;
 	int ret;
 
-	if (!s) {
+	cap_snapper_config_init(&c);
+	c.source = o->payload;
+	c.output = o->output;
+	c.argc = cli_argc();
+	c.argv = cli_argv();
+	c.aux_opaque = 1;
+	c.stable = 1;
+	if (cap_snapper_new(&st->snap, &c)) {
 		cli_err(CMD, "out of memory");
 		return CLI_EXIT_FAIL;
 	}
-	st->snap = s;
-	cap_snapper_init(s, o->payload);
-	s->aux_opaque = 1;
-	s->output = o->output;
-	s->stable = 1;
-	ret = print_snapper_copy(CMD, s, vmm_region(st->vm));
-	return ret ? ret : print_snapper_write(CMD, s);
+	ret = print_snapper_copy(CMD, st->snap, vmm_region(st->vm));
+	return ret ? ret : print_snapper_write(CMD, st->snap);
 }
 
 /* Consume the rings as the options say; stops the vCPUs. */
@@ -198,6 +202,14 @@ static int consume(const struct run_opts *o, struct run_state *st)
 	return ret;
 }
 
+/* The records consumed here, counted as drained or copied. */
+static const struct cap_tally *tally_of(const struct run_state *st)
+{
+	if (st->rec)
+		return &cap_recorder_stats(st->rec)->tally;
+	return st->snap ? &cap_snapper_stats(st->snap)->tally : NULL;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_state st = { 0 };
@@ -219,13 +231,12 @@ int cmd_run(int argc, char **argv)
 	if (ret == CLI_EXIT_OK && !o.quiet) {
 		if (st.snap)
 			print_snapper(CMD, st.snap);
-		unbalanced = run_print_rings(&o, st.vm, st.rec ? &st.rec->tally :
-					     st.snap ? &st.snap->tally : NULL,
-					     st.rec, st.seconds) != 0;
+		unbalanced = run_print_rings(&o, st.vm, tally_of(&st), st.rec,
+					     st.seconds) != 0;
 	} else if (ret == CLI_EXIT_OK && st.rec) {
 		/* --quiet prints no table, but a count that does not add up
 		 * is an error all the same */
-		uint32_t n = run_balance(st.vm, &st.rec->tally, st.rec);
+		uint32_t n = run_balance(st.vm, tally_of(&st), st.rec);
 
 		if (n)
 			cli_err(CMD, "delivered + lost != produced on %u rings", n);
@@ -238,12 +249,8 @@ int cmd_run(int argc, char **argv)
 		ret = CLI_EXIT_CORRUPT;
 	if (unbalanced)
 		ret = CLI_EXIT_FAIL;
-	if (st.rec)
-		cap_recorder_fini(st.rec);
-	if (st.snap)
-		cap_snapper_fini(st.snap);
-	free(st.rec);
-	free(st.snap);
+	cap_recorder_free(st.rec);
+	cap_snapper_free(st.snap);
 	vmm_destroy(st.vm);
 	return ret;
 }

@@ -24,12 +24,12 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o);
  * (read by @rec, rung by the guest), exits to user space.  Returns the
  * rings where a finished guest's records do not balance. */
 uint32_t run_print_rings(const struct run_opts *o, struct vmm *vm,
-		     const struct tally *t, const struct recorder *rec,
+		     const struct cap_tally *t, const struct cap_recorder *rec,
 		     double seconds);
 
 /* The same check without the table (--quiet): the rings where a finished
  * guest's records do not balance; 0 when nothing was consumed here. */
-uint32_t run_balance(struct vmm *vm, const struct tally *t,
-		     const struct recorder *rec);
+uint32_t run_balance(struct vmm *vm, const struct cap_tally *t,
+		     const struct cap_recorder *rec);
 
 #endif /* RINGSIDE_CLI_CMD_RUN_H */

@@ -15,7 +15,7 @@ static void col(int width, int known, uint64_t v)
 		printf(" %*s", width, "-");
 }
 
-static void headline(const struct run_opts *o, const struct tally *t,
+static void headline(const struct run_opts *o, const struct cap_tally *t,
 		     double seconds)
 {
 	struct cap_tally_ring sum;
@@ -40,11 +40,12 @@ static void headline(const struct run_opts *o, const struct tally *t,
  * flight, in no count). */
 /* What ring @i delivered and lost: the file's records (LOST aside) and
  * LOST counts, with what predated the recording (kept as counts). */
-static void ring_counts(const struct tally *t, const struct recorder *rec,
+static void ring_counts(const struct cap_tally *t, const struct cap_recorder *rec,
 			uint32_t i, uint64_t *delivered, uint64_t *lost)
 {
 	const struct pdf_host_ring *h = rec && i < RS_MAX_RINGS ?
-					&rec->host.ring[i] : NULL;
+					&cap_recorder_stats(rec)->host.ring[i] :
+					NULL;
 
 	*delivered = t->ring[i].records - t->ring[i].by_class[PDF_RREC_LOST];
 	*lost = t->ring[i].lost;
@@ -54,8 +55,8 @@ static void ring_counts(const struct tally *t, const struct recorder *rec,
 	}
 }
 
-static uint32_t unbalanced_rings(struct vmm *vm, const struct tally *t,
-				 const struct recorder *rec, uint32_t *done)
+static uint32_t unbalanced_rings(struct vmm *vm, const struct cap_tally *t,
+				 const struct cap_recorder *rec, uint32_t *done)
 {
 	uint64_t delivered, lost;
 	struct rs_vmm_vcpu_info info;
@@ -73,8 +74,8 @@ static uint32_t unbalanced_rings(struct vmm *vm, const struct tally *t,
 	return *done < n ? 0 : unbalanced;
 }
 
-uint32_t run_balance(struct vmm *vm, const struct tally *t,
-		     const struct recorder *rec)
+uint32_t run_balance(struct vmm *vm, const struct cap_tally *t,
+		     const struct cap_recorder *rec)
 {
 	uint32_t done;
 
@@ -82,7 +83,7 @@ uint32_t run_balance(struct vmm *vm, const struct tally *t,
 }
 
 uint32_t run_print_rings(const struct run_opts *o, struct vmm *vm,
-		     const struct tally *t, const struct recorder *rec,
+		     const struct cap_tally *t, const struct cap_recorder *rec,
 		     double seconds)
 {
 	struct rs_vmm_vcpu_info info;

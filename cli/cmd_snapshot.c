@@ -18,6 +18,7 @@
 #include "ringside/capture.h"
 #include "ringside/domain_virt.h"
 #include "ringside/introspect.h"
+#include "ringside/vmm_client.h"
 
 #include "cli.h"
 #include "print.h"
@@ -56,16 +57,12 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 			 "a DOMAIN: do not read each vCPU's registers (through "
 			 "QEMU's monitor) and kernel stack (from guest memory) "
 			 "into a last sample per vCPU"),
-		OPT_FLAG(0, "no-process-state", &o->no_pstate,
-			 "do not file the guest's live processes and their "
-			 "mappings (its agent's process state table) at the "
-			 "head of FILE"),
-		OPT_FLAG('q', "quiet", &o->quiet, "no summary (corruption is still "
-			 "reported on stderr)"),
+		CLI_OPT_NO_PSTATE(&o->no_pstate, "FILE"),
+		CLI_OPT_QUIET(&o->quiet, "no summary"),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
+		CLI_REGION_CMD,
 		.usage = "REGION [-o FILE] [--quiet]\n"
 			 "DOMAIN|--vm SOCKET [--stable] [-o FILE] [--quiet]",
 		.about = "Copy every ring of a trace region into FILE (perf.data) "
@@ -73,14 +70,8 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 			 "view.  By default the copy is live: the guest keeps "
 			 "running, and records it may have overwritten during the "
 			 "copy are cut and counted.",
-		.args = cli_region_args,
 		.opts = opts,
-		.notes = "Exit status: 0 success, 1 failure (FILE is then not "
-			 "created), 2 bad usage, 3 FILE is written and whole but "
-			 "the region was corrupt (records discarded, impossible "
-			 "heads) or its records make implausible claims: stderr "
-			 "says what, --quiet or not.",
-		.max_args = OPT_ANY_ARGS,
+		.notes = CLI_NOTES_EXIT("records"),
 	};
 	int first, ret;
 
@@ -100,7 +91,8 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 static int default_output(const struct cap_source *m, const struct snap_opts *o,
 			  char *buf, size_t len)
 {
-	const char *src = m->domain ? m->domain : o->vm ? "vm" : o->region;
+	const char *src = cap_source_domain(m) ? cap_source_domain(m) :
+			  o->vm ? "vm" : o->region;
 	const char *slash = strrchr(src, '/');
 	char name[128], stamp[32];
 	struct tm tm;
@@ -139,7 +131,7 @@ static void vm_status(struct cap_vm *v)
 {
 	struct rs_vmm_vcpu_info info;
 
-	for (uint32_t i = 0; i < v->nr_vcpus; i++) {
+	for (uint32_t i = 0; i < cap_vm_nr_vcpus(v); i++) {
 		if (cap_vm_status(v, i, &info))
 			continue;
 		printf("  vCPU %u: %s, %" PRIu64 " records attempted", i,
@@ -150,86 +142,42 @@ static void vm_status(struct cap_vm *v)
 	}
 }
 
-static int dom_peek(void *ctx, uint64_t gpa, void *buf, size_t len)
-{
-	return dom_virt_peek_phys(ctx, gpa, len, buf);
-}
-
 /* The records the agent published the place of but had not forwarded,
  * from the domain's memory (docs/abi.md).  Never a reason to fail: @why
  * says what stood in the way. */
-static int recover_kbufs(struct snapper *s, struct cap_source *m, char *why,
-			 size_t len)
+static int recover_kbufs(struct cap_snapper *s, struct cap_source *m,
+			 struct gi_kbuf *kb, char *why, size_t len)
 {
-	struct gi_kbuf_src src = { .peek = dom_peek, .errstr = dom_error_str };
-	struct dom_virt *d = NULL;
-	unsigned long long ram;
-	int err;
+	struct gi_kbuf_src src;
+	int err = cap_source_kbuf_src(m, &src);
 
-	err = dom_virt_open(&d, NULL, m->domain, 0);
-	if (!err)
-		err = dom_virt_ram_bytes(d, &ram);
 	if (err) {
 		snprintf(why, len, "cannot reach the domain through libvirt: %s",
 			 dom_error_str(err));
-		dom_virt_close(d);
 		return 0;
 	}
-	gi_kbuf_x86_ram(src.ram, ram);
-	src.ctx = d;
-	err = gi_kbuf_recover(s->kbuf, &m->region, &src, s->sample_type);
-	dom_virt_close(d);
+	err = gi_kbuf_recover(kb, cap_source_region(m), &src,
+			      cap_snapper_stats(s)->sample_type);
 	if (!err)
 		cap_snapper_kbuf_dedup(s);
 	return err;
 }
 
-static int dom_peek_virt(void *ctx, uint64_t gva, void *buf, size_t len)
-{
-	return dom_virt_peek_virt(ctx, gva, len, buf);
-}
-
-static int dom_registers(void *ctx, char **text)
-{
-	return dom_virt_vcpu_registers(ctx, text);
-}
-
 /* Each vCPU's registers and stack, with the vCPUs stopped if they are
  * (--stable, a panicked or hung guest).  Never a reason to fail. */
-static int take_vcpus(struct snapper *s, struct cap_source *m,
+static int take_vcpus(struct gi_vcpu *vcpu, struct cap_source *m,
 		      const struct pdf_ksyms *ksyms)
 {
-	struct gi_vcpu_src src = { .registers = dom_registers,
-				 .peek = dom_peek_virt, .errstr = dom_error_str };
-	struct dom_virt *d = NULL;
-	int err;
+	struct gi_vcpu_src src;
+	int err = cap_source_vcpu_src(m, &src);
 
-	err = dom_virt_open(&d, NULL, m->domain, 0);
 	if (err) {
-		s->vcpu->state = GI_VCPU_NO_REGISTERS;
-		s->vcpu->err = err;
-		s->vcpu->errstr = dom_error_str;
+		vcpu->state = GI_VCPU_NO_REGISTERS;
+		vcpu->err = err;
+		vcpu->errstr = dom_error_str;
 		return 0;
 	}
-	src.ctx = d;
-	err = gi_vcpu_take(s->vcpu, &src, ksyms);
-	dom_virt_close(d);
-	return err;
-}
-
-/* Records the producers say they wrote into the rings since the copy
- * (their own counts: a hint). */
-static uint64_t written_since(const struct snapper *s,
-			      const struct rs_region *region)
-{
-	uint64_t n = 0;
-	struct cap_rinfo ri;
-
-	for (uint32_t i = 0; i < s->nr_rings; i++)
-		if (s->ring[i].data_size && !cap_rinfo_get(region, i, &ri) &&
-		    ri.produced > s->ring[i].produced)
-			n += ri.produced - s->ring[i].produced;
-	return n;
+	return gi_vcpu_take(vcpu, &src, ksyms);
 }
 
 /*
@@ -238,46 +186,48 @@ static uint64_t written_since(const struct snapper *s,
  * buffers are made before it, and the records are walked, the guest
  * kernel's perf buffers and the vCPUs read after the resume.
  */
-static int copy(struct snapper *s, struct cap_source *m, int stable,
+static int copy(struct cap_snapper *s, struct cap_source *m,
 		const struct pdf_ksyms *ksyms, char *why, size_t len,
 		uint64_t *after)
 {
+	const struct cap_snapper_config *c = cap_snapper_config(s);
+	const struct rs_region *region = cap_source_region(m);
 	struct cap_err e = { 0 };
 	int ret, resumed = 0;
 
-	ret = print_snapper_prepare(CMD, s, &m->region);
+	ret = print_snapper_prepare(CMD, s, region);
 	if (ret != CLI_EXIT_OK)
 		return ret;
-	if (stable && cap_source_pause(m, &e)) {
+	if (c->stable && cap_source_pause(m, &e)) {
 		if (cap_err_is(&e, cap_err_sys, -EOPNOTSUPP))
 			return cli_usage(CMD, "--stable needs a source whose writers can "
 					 "be paused (--vm SOCKET or a libvirt DOMAIN); "
-					 "%s is a plain region", s->source);
-		cli_err(CMD, "cannot pause the vCPUs of %s: %s", s->source,
+					 "%s is a plain region", c->source);
+		cli_err(CMD, "cannot pause the vCPUs of %s: %s", c->source,
 			cap_err_str(&e));
 		return CLI_EXIT_FAIL;
 	}
-	s->stable = stable;
-	ret = print_snapper_take(CMD, s, &m->region);
-	if (stable) {
+	ret = print_snapper_take(CMD, s, region);
+	if (c->stable) {
 		resumed = !cap_source_resume(m, &e);
-		s->pause_ns = cap_source_paused_ns(m, 0);
-		s->pause_inner_ns = cap_source_paused_ns(m, 1);
+		cap_snapper_set_pause(s, cap_source_paused_ns(m, 0),
+				      cap_source_paused_ns(m, 1));
 	}
-	if (stable && !resumed) {
+	if (c->stable && !resumed) {
 		cli_err(CMD, "cannot resume the vCPUs of %s: %s (closing the "
-			"connection resumes them)", s->source, cap_err_str(&e));
+			"connection resumes them)", c->source, cap_err_str(&e));
 		return CLI_EXIT_FAIL;
 	}
 	if (ret == CLI_EXIT_OK)
 		ret = print_snapper_parse(CMD, s);
-	if (ret == CLI_EXIT_OK && s->kbuf && recover_kbufs(s, m, why, len)) {
+	if (ret == CLI_EXIT_OK && c->kbuf &&
+	    recover_kbufs(s, m, c->kbuf, why, len)) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 	}
-	if (ret == CLI_EXIT_OK && s->kbuf && s->pause_ns)
-		*after = written_since(s, &m->region);
-	if (ret == CLI_EXIT_OK && s->vcpu && take_vcpus(s, m, ksyms)) {
+	if (ret == CLI_EXIT_OK && c->kbuf && cap_snapper_stats(s)->pause_ns)
+		*after = cap_snapper_written_since(s, region);
+	if (ret == CLI_EXIT_OK && c->vcpu && take_vcpus(c->vcpu, m, ksyms)) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 	}
@@ -285,7 +235,7 @@ static int copy(struct snapper *s, struct cap_source *m, int stable,
 	 * records recovered there, and the vCPU samples filed after the
 	 * newest of them, are held against a window that ends after those
 	 * reads */
-	if (ret == CLI_EXIT_OK && (s->kbuf || s->vcpu))
+	if (ret == CLI_EXIT_OK && (c->kbuf || c->vcpu))
 		cap_snapper_read_more(s);
 	return ret;
 }
@@ -293,34 +243,47 @@ static int copy(struct snapper *s, struct cap_source *m, int stable,
 /* One clock sync with the guest's agent (docs/cli.md, "Time"). */
 static void take_sync(struct cap_sync *sync, const struct cap_source *m)
 {
-	void *hdr = m->vm ? NULL : cap_sync_map_header(m->fd);
+	void *hdr = cap_source_vm(m) ? NULL :
+		    cap_sync_map_header(cap_source_fd(m));
 
-	cap_sync_take(sync, &m->region, hdr, 1);
+	cap_sync_take(sync, cap_source_region(m), hdr, 1);
 	cap_sync_unmap(hdr);
 }
 
-static int dom_peek_code(void *ctx, uint64_t gva, void *buf, size_t len)
+/* A DOMAIN with PT: the kernel's code for perf's decoder, or why not in
+ * @kcode. */
+static void kcode_source(struct cap_source *m, struct gi_kcode *kcode,
+			 struct gi_kcode_src *src, struct cap_snapper_config *c)
 {
-	return dom_virt_peek_virt(ctx, gva, len, buf);
+	int err = cap_source_kcode_src(m, src);
+
+	c->kcode = kcode;
+	if (!err) {
+		c->kcode_src = src;
+	} else {
+		kcode->state = GI_KCODE_UNREADABLE;
+		kcode->err = err;
+		kcode->errstr = dom_error_str;
+	}
 }
 
 int cmd_snapshot(int argc, char **argv)
 {
-	struct gi_kcode_src kcode_src = { .peek = dom_peek_code,
-					.errstr = dom_error_str,
-					.chunk = DOM_PEEK_MAX };
-	struct dom_virt *kcode_dom = NULL;
-	struct gkcode kcode = { 0 };
-	struct snapper *s = NULL;
+	struct gi_kcode_src kcode_src;
+	struct gi_kcode kcode = { 0 };
+	struct cap_snapper_config c;
+	struct cap_snapper *s = NULL;
+	struct cap_source *m = NULL;
+	const struct rs_region *region;
+	const char *domain;
 	struct gi_syms syms = { 0 };
-	struct gusyms usyms = { 0 };
-	struct gkbuf kb;
+	struct gi_usyms usyms = { 0 };
+	struct gi_kbuf kb;
 	struct gi_vcpu vcpu;
 	struct pdf_ksyms *ksyms = NULL;
 	char why[256] = "", defout[256];
 	struct snap_opts o;
 	struct cap_sync sync;
-	struct cap_source m;
 	uint64_t after = 0;
 	int ret;
 
@@ -332,100 +295,91 @@ int cmd_snapshot(int argc, char **argv)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	if (cli_region_open(CMD, &m, o.vm, o.region, 0, o.output))
 		return CLI_EXIT_FAIL;
+	region = cap_source_region(m);
+	domain = cap_source_domain(m);
 	if (!o.output) {
-		int err = default_output(&m, &o, defout, sizeof(defout));
+		int err = default_output(m, &o, defout, sizeof(defout));
 
 		if (err) {
 			cli_err(CMD, "no name for the output file in the current "
 				"directory: %s; give one with -o FILE", strerror(-err));
-			cap_source_close(&m);
-			return CLI_EXIT_FAIL;
+			ret = CLI_EXIT_FAIL;
+			goto out;
 		}
 		o.output = defout;
 	}
-	s = malloc(sizeof(*s));
+	cap_snapper_config_init(&c);
+	c.source = o.region;
+	c.output = o.output;
+	c.argc = cli_argc();
+	c.argv = cli_argv();
+	c.stable = o.stable;
+	c.no_pstate = o.no_pstate;
+	c.clock = &sync.cs;
+	c.syms = &syms;
+	c.usyms = &usyms;
+	if (domain && !o.no_guest_buffers)
+		c.kbuf = &kb;
+	if (domain && !o.no_vcpu_stacks)
+		c.vcpu = &vcpu;
+	if (domain && cap_rinfo_aux_format(region) == PDF_AUX_INTEL_PT)
+		kcode_source(m, &kcode, &kcode_src, &c);
 	/* before the pause: a guest still writing them can finish */
-	if (!s || gi_syms_read(&syms, &m.region, 1) ||
-	    gi_usyms_read(&usyms, &m.region)) {
+	if (gi_syms_read(&syms, region, 1) || gi_usyms_read(&usyms, region) ||
+	    cap_snapper_new(&s, &c)) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 		goto out;
 	}
-	cap_snapper_init(s, o.region);
-	s->output = o.output;
-	s->no_pstate = o.no_pstate;
-	s->syms = &syms;
-	s->usyms = &usyms;
-	if (m.domain && !o.no_guest_buffers)
-		s->kbuf = &kb;
-	if (m.domain && !o.no_vcpu_stacks) {
-		s->vcpu = &vcpu;
-		/* refused symbols are GI_VCPU_NO_SYMBOLS, not a failure */
-		if (syms.state == GI_SYMS_OK &&
-		    pdf_ksyms_parse(&ksyms, syms.text, syms.info.length) == -ENOMEM)
-			ksyms = NULL;   /* the stacks are not worth failing for */
-	}
+	/* refused symbols are GI_VCPU_NO_SYMBOLS, not a failure */
+	if (c.vcpu && syms.state == GI_SYMS_OK &&
+	    pdf_ksyms_parse(&ksyms, syms.text, syms.info.length) == -ENOMEM)
+		ksyms = NULL;   /* the stacks are not worth failing for */
 	/* A live copy syncs after it: a guest that hangs costs the bounded
 	 * wait, never the copy.  A stable one before the pause: QEMU stops
 	 * the guest's clock with its vCPUs, so a sync after the resume would
 	 * put every record of the copy later by the pause. */
 	if (o.stable)
-		take_sync(&sync, &m);
-	ret = copy(s, &m, o.stable, ksyms, why, sizeof(why), &after);
+		take_sync(&sync, m);
+	ret = copy(s, m, ksyms, why, sizeof(why), &after);
 	if (ret == CLI_EXIT_OK) {
 		if (!o.stable)
-			take_sync(&sync, &m);
-		s->clock = &sync.cs;
-		/* a DOMAIN with PT: the kernel's code for perf's decoder */
-		if (m.domain && s->aux_format == PDF_AUX_INTEL_PT && o.output) {
-			int err = dom_virt_open(&kcode_dom, NULL, m.domain, 0);
-
-			s->kcode = &kcode;
-			if (!err) {
-				kcode_src.ctx = kcode_dom;
-				s->kcode_src = &kcode_src;
-			} else {
-				kcode.state = GI_KCODE_UNREADABLE;
-				kcode.err = err;
-				kcode.errstr = dom_error_str;
-			}
-		}
+			take_sync(&sync, m);
 		ret = print_snapper_write(CMD, s);
 	}
 	if (ret == CLI_EXIT_OK && !o.quiet) {
 		print_snapper(CMD, s);
-		if (s->kbuf)
+		if (c.kbuf)
 			print_gkbuf(stdout, &kb, why[0] ? why : NULL,
-				      s->kbuf_refused);
-		if (s->kbuf && after)
+				    cap_snapper_stats(s)->kbuf_refused);
+		if (c.kbuf && after)
 			printf("    read after the resume: the rings took %" PRIu64
 			       " records meanwhile (the producers' count); those "
 			       "the agent moved out of these buffers are in the "
 			       "rings, not in this file\n", after);
-		if (s->vcpu)
+		if (c.vcpu)
 			print_gvcpu(stdout, &vcpu);
 		print_csync(stdout, &sync);
-		if (m.vm)
-			vm_status(m.vm);
-		print_rmap_guard(stdout, &m);
-		print_names_hint(stdout, s->output, &s->wstats,
-				 s->ufeed.cached);
+		if (cap_source_vm(m))
+			vm_status(cap_source_vm(m));
+		print_source_guard(stdout, m);
+		print_names_hint(stdout, o.output, &cap_snapper_stats(s)->wstats,
+				 cap_snapper_stats(s)->usyms.cached);
 	}
 	/* a name the operator did not give is said, --quiet or not */
 	if (ret == CLI_EXIT_OK && o.quiet && o.output == defout)
 		printf("%s\n", defout);
 	/* --quiet or not: corruption, damage and lies are never silent */
-	if (ret == CLI_EXIT_OK && (print_snapper_warn(CMD, s) || m.damaged))
+	if (ret == CLI_EXIT_OK &&
+	    (print_snapper_warn(CMD, s) || cap_source_damage(m)))
 		ret = CLI_EXIT_CORRUPT;
-	cap_snapper_fini(s);
 out:
-	dom_virt_close(kcode_dom);
+	cap_snapper_free(s);
 	gi_vcpu_fini(&vcpu);
 	pdf_ksyms_free(ksyms);
 	gi_kbuf_fini(&kb);
 	gi_syms_fini(&syms);
 	gi_usyms_fini(&usyms);
-	free(s);
-	cap_source_close(&m);
+	cap_source_free(m);
 	return ret;
 }

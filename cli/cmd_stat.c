@@ -55,9 +55,8 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
-		.usage = "REGION|DOMAIN [--interval S [--count N]] [--look S]\n"
-			 "--vm SOCKET [--interval S [--count N]] [--look S]",
+		CLI_REGION_CMD,
+		.usage = CLI_REGION_USAGE("[--interval S [--count N]] [--look S]"),
 		.about = "Show a trace region's rings right now: data and AUX heads "
 			 "and tails, fill, mode, and the records the guest says "
 			 "it produced and lost (guest_produced, guest_lost: its "
@@ -65,10 +64,8 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 			 "until it moves (--look S at most) for its age, and "
 			 "a status from before the guest's last reset is said "
 			 "to be one.",
-		.args = cli_region_args,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 failure, 2 bad usage.",
-		.max_args = OPT_ANY_ARGS,
 	};
 	int first, ret;
 
@@ -136,7 +133,7 @@ static void look_at_beat(const struct cap_source *m, struct cap_rinfo_region *rr
 	while (!moved && t - t0 < look) {
 		nanosleep(&step, NULL);
 		t = now_s();
-		cap_rinfo_region_get(&m->region, rr);
+		cap_rinfo_region_get(cap_source_region(m), rr);
 		moved = rr->heartbeat != b->value;
 		if (rr->attached != 1)
 			break;
@@ -165,26 +162,26 @@ static void look_at_beat(const struct cap_source *m, struct cap_rinfo_region *rr
 static void show(const char *spec, const struct cap_source *m, double look,
 		 struct beat_seen *beat)
 {
-	uint32_t nr = cap_rinfo_count(&m->region), i;
+	uint32_t nr = cap_rinfo_count(cap_source_region(m)), i;
 	int backward = 0;
 	struct cap_rinfo_region rr;
 	struct gi_syms syms = { 0 };
-	struct guest_facts facts;
+	struct cap_guest_facts facts;
 	char size[32];
 
-	cap_rinfo_region_get(&m->region, &rr);
+	cap_rinfo_region_get(cap_source_region(m), &rr);
 	printf("region %s: %u rings, %s, ABI %u, tracing %s, data %s, AUX %s\n",
-	       spec, nr, print_size(size, sizeof(size), m->size), RS_ABI_VERSION,
+	       spec, nr, print_size(size, sizeof(size), cap_source_size(m)), RS_ABI_VERSION,
 	       rr.enabled ? "enabled" : "disabled", mode_name(rr.data_mode),
 	       mode_name(rr.aux_mode));
 	printf("guest: agent %s (kind %u, ABI %u, %u rings used), heartbeat %" PRIu64 "\n",
 	       rr.attached ? "attached" : "not attached", rr.agent_kind,
 	       rr.agent_abi, rr.rings_used, rr.heartbeat);
 	look_at_beat(m, &rr, look, beat);
-	if (gi_syms_read(&syms, &m->region, 1) == 0)
+	if (gi_syms_read(&syms, cap_source_region(m), 1) == 0)
 		print_gsyms(stdout, &syms, NULL);
 	gi_syms_fini(&syms);
-	cap_guest_facts_read(&facts, &m->region);
+	cap_guest_facts_read(&facts, cap_source_region(m));
 	print_gfacts(stdout, &facts, 0);
 	/* the guest's own counters last, under names that say whose they
 	 * are, and a legend: claims are never shown as host facts (issue
@@ -199,8 +196,8 @@ static void show(const char *spec, const struct cap_source *m, double look,
 		char head[24], state[16];
 		uint64_t fill;
 
-		if (cap_rinfo_get(&m->region, i, &ri)) {
-			if (rs_region_ring_skipped(&m->region, i))
+		if (cap_rinfo_get(cap_source_region(m), i, &ri)) {
+			if (rs_region_ring_skipped(cap_source_region(m), i))
 				printf("%4u skipped: its control page does not "
 				       "match the host's layout\n", i);
 			continue;
@@ -233,7 +230,7 @@ static void show(const char *spec, const struct cap_source *m, double look,
 		printf("data_head of an overwrite ring: its producer writes "
 		       "backward (as perf's overwrite buffers do), so the head "
 		       "counts down from 0; -data_head bytes were written\n");
-	print_rmap_guard(stdout, m);
+	print_source_guard(stdout, m);
 	fflush(stdout);
 }
 
@@ -274,7 +271,7 @@ int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o;
 	struct beat_seen beat = { 0 };
-	struct cap_source m;
+	struct cap_source *m;
 	uint32_t n;
 	int ret;
 
@@ -288,7 +285,7 @@ int cmd_stat(int argc, char **argv)
 	for (n = 1;; n++) {
 		struct timespec ts;
 
-		show(o.region, &m, o.look, &beat);
+		show(o.region, m, o.look, &beat);
 		if (n == 1 && !o.vm && dom_region_is_domain(o.region))
 			show_pt(o.region);
 		if (!o.interval || (o.count && n >= o.count))
@@ -298,7 +295,7 @@ int cmd_stat(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		putchar('\n');
 	}
-	ret = m.damaged ? CLI_EXIT_CORRUPT : CLI_EXIT_OK;
-	cap_source_close(&m);
+	ret = cap_source_damage(m) ? CLI_EXIT_CORRUPT : CLI_EXIT_OK;
+	cap_source_free(m);
 	return ret;
 }

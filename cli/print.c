@@ -212,7 +212,7 @@ void print_host_total(const struct pdf_host_facts *hf, struct pdf_host_ring *sum
 }
 
 int print_warn(const char *cmd, const struct pdf_host_facts *h,
-		const struct tally *t)
+		const struct cap_tally *t)
 {
 	struct pdf_host_ring hs = { 0 };
 	struct cap_tally_ring sum;
@@ -319,7 +319,7 @@ static void window_text(FILE *f, const struct pdf_info *info,
 }
 
 void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
-		 const struct tally *t)
+		 const struct cap_tally *t)
 {
 	struct pdf_host_ring hs;
 	struct cap_tally_ring sum;
@@ -373,7 +373,7 @@ void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
 			" MMAP2\n", t->state_comms, t->state_mmaps);
 }
 
-void print_usyms(FILE *f, const struct usyms_summary *sum,
+void print_usyms(FILE *f, const struct gi_symfs_summary *sum,
 		       const struct gi_symfs_row *rows, int n, const char *symfs)
 {
 	int i;
@@ -508,7 +508,7 @@ static void json_clock(FILE *f, const struct pdf_clock_sync *cs)
 }
 
 void print_report_json(FILE *f, const char *path, const struct pdf_info *info,
-		 const struct tally *t)
+		 const struct cap_tally *t)
 {
 	struct pdf_host_ring hs;
 	struct cap_tally_ring sum;

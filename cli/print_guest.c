@@ -124,7 +124,7 @@ static const char *quoted(char *buf, size_t len, const char *s)
 	return buf;
 }
 
-void print_gfacts(FILE *out, const struct guest_facts *g, int late)
+void print_gfacts(FILE *out, const struct cap_guest_facts *g, int late)
 {
 	const struct pdf_guest_facts *f = &g->facts;
 	char size[32], ev[64], q[4][RS_TEXT_TERM_MAX(sizeof(f->cpu_desc)) + 2];
@@ -145,7 +145,7 @@ void print_gfacts(FILE *out, const struct guest_facts *g, int late)
 	case CAP_GUEST_FACTS_OK:
 		break;
 	}
-	/* every string is printable ASCII (guest_facts cleaned it), '"'
+	/* every string is printable ASCII (cap_guest_facts cleaned it), '"'
 	 * and '\\' escaped in the quotes */
 	fprintf(out, "  guest identity (guest claims%s): host %s, release %s, "
 		"arch %s, CPUs %u online of %u, memory %s, CPU %s\n",
@@ -187,7 +187,7 @@ void print_names_hint(FILE *out, const char *output,
 		output);
 }
 
-void print_gkcode(FILE *out, const struct gkcode *g)
+void print_gkcode(FILE *out, const struct gi_kcode *g)
 {
 	switch (g->state) {
 	case GI_KCODE_ABSENT:
@@ -221,7 +221,7 @@ void print_gkcode(FILE *out, const struct gkcode *g)
 	}
 }
 
-void print_gkbuf(FILE *out, const struct gkbuf *g, const char *why,
+void print_gkbuf(FILE *out, const struct gi_kbuf *g, const char *why,
 		   uint64_t refused)
 {
 	static const char *const state[] = {

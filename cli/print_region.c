@@ -5,23 +5,25 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "ringside/capture.h"
+#include "ringside/cap_source.h"
 
 #include "cli.h"
 #include "print.h"
 
-int print_rmap_damage(const char *cmd, const struct cap_source *m, const char *spec)
+int print_source_damage(const char *cmd, const struct cap_source *m,
+			const char *spec)
 {
-	const struct rs_region_damage *d = &m->damage;
+	const struct rs_region_damage *d = cap_source_damage(m);
+	struct rs_ctl_region g;
 	char line[4096], item[160];
 	size_t used = 0;
 	uint32_t i;
 
-	if (m->have_guard && m->vm_guard.header_refused)
+	if (cap_source_guard(m, 0, &g) && g.header_refused)
 		cli_err(cmd, "%s: the guest tried %" PRIu64 " writes to the "
 			"host's part of the region header; the VMM refused them",
-			spec, m->vm_guard.header_refused);
-	if (!m->damaged)
+			spec, g.header_refused);
+	if (!d)
 		return 0;
 	line[0] = '\0';
 	for (i = 0; i < d->nr_diffs; i++) {
@@ -36,21 +38,19 @@ int print_rmap_damage(const char *cmd, const struct cap_source *m, const char *s
 		cli_err(cmd, "%s: header damaged: %s%s; the rings are read by "
 			"the host's layout instead", spec, line,
 			d->more_diffs ? " and more" : "");
-	for (i = 0; i < m->region.nr_rings; i++)
+	for (i = 0; i < cap_source_region(m)->nr_rings; i++)
 		if (d->bad_rings & (1ull << i))
 			cli_err(cmd, "%s: ring %u skipped: its control page does "
 				"not match the host's layout", spec, i);
 	return 1;
 }
 
-void print_rmap_guard(FILE *f, const struct cap_source *m)
+void print_source_guard(FILE *f, const struct cap_source *m)
 {
 	struct rs_ctl_region r;
 
-	if (!m->have_guard)
+	if (!cap_source_guard(m, 1, &r))
 		return;
-	if (cap_vm_region(m->vm, &r))
-		r = m->vm_guard;
 	if (!r.header_guarded) {
 		fprintf(f, "header page: guest-writable (this KVM has no "
 			"read-only memslots)\n");

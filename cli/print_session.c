@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "print.h"
 
-void print_guest_usyms(FILE *out, const struct cap_usyms_feed *f)
+void print_guest_usyms(FILE *out, const struct cap_usyms_feed_stats *f)
 {
 	fprintf(out, "  guest user symbols (guest claims): ");
 	switch (f->state) {
@@ -57,7 +57,7 @@ void print_guest_usyms(FILE *out, const struct cap_usyms_feed *f)
 }
 
 /* The guest's process state table, as a file got it at its head. */
-void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
+void print_gpstate(FILE *out, const struct gi_pstate *g, const char *output,
 		   int no_pstate, const struct cap_pstate_filed *c)
 {
 	const struct rs_pstate_copy *h = &g->info.head;
@@ -111,15 +111,15 @@ void print_gpstate(FILE *out, const struct gpstate *g, const char *output,
 	fputc('\n', out);
 }
 
-void print_recorder_fail(const char *cmd, const struct recorder *r)
+void print_cap_fail(const char *cmd, const char *session, const char *source,
+		    const char *output, const struct cap_failure *f)
 {
-	const struct cap_failure *f = &r->fail;
 	const char *why = cap_err_str(&f->e);
 
 	switch (f->what) {
 	case CAP_FAIL_OPEN:
 		cli_err(cmd, "cannot create %s" PDF_ASIDE_SUFFIX ": %s; choose "
-			"a writable -o path", r->output, why);
+			"a writable -o path", output, why);
 		break;
 	case CAP_FAIL_ATTACH:
 		if (cap_err_is(&f->e, rs_error_str, -rse_mode))
@@ -132,13 +132,13 @@ void print_recorder_fail(const char *cmd, const struct recorder *r)
 				"normal' (what the rings hold goes with the old "
 				"region: snapshot it first), or from its next start "
 				"with 'ringside enable DOMAIN --mode normal'",
-				r->source, r->source);
+				source, source);
 		else
-			cli_err(cmd, "cannot attach to %s: %s", r->source, why);
+			cli_err(cmd, "cannot attach to %s: %s", source, why);
 		break;
 	case CAP_FAIL_DRAIN:
 		cli_err(cmd, "draining %s failed: %s; nothing was kept",
-			r->source, why);
+			source, why);
 		break;
 	case CAP_FAIL_WRITE:
 		cli_err(cmd, "writing %s failed: %s; nothing was kept",
@@ -146,70 +146,46 @@ void print_recorder_fail(const char *cmd, const struct recorder *r)
 		break;
 	case CAP_FAIL_FINISH:
 		cli_err(cmd, "completing %s failed: %s; nothing was kept",
-			r->output, why);
+			output, why);
 		break;
-	default:
-		cli_err(cmd, "recording %s failed: %s", r->source, why);
-		break;
-	}
-}
-
-/* A file ringside wrote and cannot read back is a failure, not a
- * poorer summary: its readers (report, dump, perf) would fail on it too. */
-void print_recorder_readback(const char *cmd, const struct recorder *r)
-{
-	if (r->readback_err)
-		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
-			"the file is kept but its readers will refuse it",
-			r->output, r->readback_at, pdf_error_str(r->readback_err));
-}
-
-void print_snapper_fail(const char *cmd, const struct snapper *s)
-{
-	const struct cap_failure *f = &s->fail;
-	const char *why = cap_err_str(&f->e);
-
-	switch (f->what) {
 	case CAP_FAIL_COPY:
 		cli_err(cmd, "copying ring %u of %s: %s; nothing was kept",
-			f->ring, s->source, why);
-		break;
-	case CAP_FAIL_OPEN:
-		cli_err(cmd, "cannot create %s" PDF_ASIDE_SUFFIX ": %s; choose "
-			"a writable -o path", s->output, why);
+			f->ring, source, why);
 		break;
 	case CAP_FAIL_KCODE:
 		cli_err(cmd, "out of memory");
 		break;
 	case CAP_FAIL_RING:
 		cli_err(cmd, "ring %u into %s" PDF_ASIDE_SUFFIX ": %s; nothing "
-			"was kept", f->ring, s->output, why);
+			"was kept", f->ring, output, why);
 		break;
 	case CAP_FAIL_VCPUS:
 		cli_err(cmd, "vCPU stacks into %s" PDF_ASIDE_SUFFIX ": %s; "
-			"nothing was kept", s->output, why);
-		break;
-	case CAP_FAIL_FINISH:
-		cli_err(cmd, "completing %s failed: %s; nothing was kept",
-			s->output, why);
+			"nothing was kept", output, why);
 		break;
 	default:
-		cli_err(cmd, "snapshot of %s failed: %s", s->source, why);
+		cli_err(cmd, "%s %s failed: %s", session, source, why);
 		break;
 	}
 }
 
-void print_snapper_readback(const char *cmd, const struct snapper *s)
+/* A file ringside wrote and cannot read back is a failure, not a
+ * poorer summary: its readers (report, dump, perf) would fail on it too.
+ * 1 when it could not. */
+static int readback(const char *cmd, const char *output, int err,
+		    uint64_t at)
 {
-	if (s->readback_err)
+	if (err)
 		cli_err(cmd, "reading %s back failed at offset %" PRIu64 ": %s; "
 			"the file is kept but its readers will refuse it",
-			s->output, s->readback_at, pdf_error_str(s->readback_err));
+			output, at, pdf_error_str(err));
+	return err != 0;
 }
 
-void print_progress(void *arg, const struct recorder *r, int final)
+void print_progress(void *arg, const struct cap_recorder *r, int final)
 {
-	const struct tally *t = &r->tally;
+	const struct cap_recorder_stats *st = cap_recorder_stats(r);
+	const struct cap_tally *t = &st->tally;
 	struct cap_tally_ring sum;
 	char size[32];
 	uint32_t i;
@@ -221,20 +197,22 @@ void print_progress(void *arg, const struct recorder *r, int final)
 	}
 	cap_tally_total(t, &sum);
 	fprintf(stderr, "\r\033[K%s: %" PRIu64 " records, %s, lost %" PRIu64,
-		r->output ? "recording" : "draining", sum.records,
+		st->output ? "recording" : "draining", sum.records,
 		print_size(size, sizeof(size), sum.bytes), sum.lost);
-	for (i = 0; i < r->drain.nr_rings && i < 8; i++)
+	for (i = 0; i < st->nr_rings && i < 8; i++)
 		fprintf(stderr, " | %u: %" PRIu64 "/%" PRIu64, i,
 			t->ring[i].records, t->ring[i].lost);
-	if (r->drain.nr_rings > 8)
+	if (st->nr_rings > 8)
 		fprintf(stderr, " | ...");
 	fflush(stderr);
 }
 
-int print_recorder_warn(const char *cmd, const struct recorder *r)
+int print_recorder_warn(const char *cmd, const struct cap_recorder *r)
 {
-	return print_warn(cmd, &r->host,
-			  r->have_file_tally ? &r->file_tally : &r->tally);
+	const struct cap_recorder_stats *st = cap_recorder_stats(r);
+
+	return print_warn(cmd, &st->host,
+			  st->have_file_tally ? &st->file_tally : &st->tally);
 }
 
 void print_chains_cut(FILE *f, const struct pdf_writer_stats *ws)
@@ -248,54 +226,57 @@ void print_chains_cut(FILE *f, const struct pdf_writer_stats *ws)
 }
 
 /* How long a stable copy stopped the guest (docs/cli.md, "snapshot"). */
-static void print_pause(FILE *f, const struct snapper *s)
+static void print_pause(FILE *f, const struct cap_snapper_stats *st)
 {
-	if (!s->pause_ns) {
+	if (!st->pause_ns) {
 		fprintf(f, "  the guest was stopped already: copied as it is, "
 			"left stopped\n");
 		return;
 	}
 	fprintf(f, "  paused the guest %.3f ms (from the pause request to "
 		"the resume's answer; %.3f ms between the two answers, "
-		"%.3f ms of it copying the rings)\n", s->pause_ns / 1e6,
-		s->pause_inner_ns / 1e6, s->take_ns / 1e6);
+		"%.3f ms of it copying the rings)\n", st->pause_ns / 1e6,
+		st->pause_inner_ns / 1e6, st->take_ns / 1e6);
 }
 
-void print_snapper(const char *cmd, const struct snapper *s)
+void print_snapper(const char *cmd, const struct cap_snapper *s)
 {
+	const struct cap_snapper_config *c = cap_snapper_config(s);
+	const struct cap_snapper_stats *st = cap_snapper_stats(s);
+	const struct cap_tally *t = st->have_file_tally ? &st->file_tally :
+							  &st->tally;
 	struct cap_tally_ring sum;
-	const struct tally *t = s->have_file_tally ? &s->file_tally : &s->tally;
 	char label[32], size[32];
 	uint32_t i;
 
 	cap_tally_total(t, &sum);
 	printf("ringside %s: %s copy of %u rings: %" PRIu64 " records (%s)",
-	       cmd, s->stable ? "stable (vCPUs paused)" : "live", s->nr_rings,
+	       cmd, c->stable ? "stable (vCPUs paused)" : "live", st->nr_rings,
 	       sum.records, print_size(size, sizeof(size), sum.bytes));
-	if (s->output)
-		printf(" written to %s", s->output);
+	if (c->output)
+		printf(" written to %s", c->output);
 	putchar('\n');
-	if (s->stable)
-		print_pause(stdout, s);
-	if (s->syms)
-		print_gsyms(stdout, s->syms, s->output ? &s->wstats : NULL);
-	if (s->usyms && s->output)
-		print_guest_usyms(stdout, &s->ufeed);
-	print_gpstate(stdout, &s->pstate, s->output, s->no_pstate,
-		      &s->cap_pstate_filed);
-	print_gfacts(stdout, &s->guest, 0);
-	print_chains_cut(stdout, s->output ? &s->wstats : NULL);
-	if (s->kcode)
-		print_gkcode(stdout, s->kcode);
-	for (i = 0; i < s->nr_rings; i++) {
-		const struct snap_ring *sr = &s->ring[i];
+	if (c->stable)
+		print_pause(stdout, st);
+	if (c->syms)
+		print_gsyms(stdout, c->syms, c->output ? &st->wstats : NULL);
+	if (c->usyms && c->output)
+		print_guest_usyms(stdout, &st->usyms);
+	print_gpstate(stdout, cap_snapper_pstate(s), c->output, c->no_pstate,
+		      &st->pstate_out);
+	print_gfacts(stdout, &st->guest, 0);
+	print_chains_cut(stdout, c->output ? &st->wstats : NULL);
+	if (c->kcode && c->kcode->state != GI_KCODE_ABSENT)
+		print_gkcode(stdout, c->kcode);
+	for (i = 0; i < st->nr_rings; i++) {
+		const struct cap_snapper_ring *sr = &st->ring[i];
 		const struct rs_snap_stats *ds = &sr->data;
 
 		snprintf(label, sizeof(label), "  ring %u", i);
-		print_ring_lines(stdout, label, "  ", &t->ring[i], &s->host.ring[i],
+		print_ring_lines(stdout, label, "  ", &t->ring[i], &st->host.ring[i],
 				  &t->bounds);
 		printf("    cut %" PRIu64 " bytes%s, oldest record %s, corrupt %"
-		       PRIu64 "\n", ds->cut_bytes, !ds->cut_bytes ? "" : s->stable ?
+		       PRIu64 "\n", ds->cut_bytes, !ds->cut_bytes ? "" : c->stable ?
 		       " (a record was being written when the vCPU paused)" :
 		       " (overwritten during the copy)",
 		       ds->overwritten ? "partly overwritten (dropped)" : "intact",
@@ -313,98 +294,107 @@ void print_snapper(const char *cmd, const struct snapper *s)
 	}
 }
 
-
-int print_snapper_warn(const char *cmd, const struct snapper *s)
+int print_snapper_warn(const char *cmd, const struct cap_snapper *s)
 {
-	return print_warn(cmd, &s->host,
-			   s->have_file_tally ? &s->file_tally : &s->tally);
+	const struct cap_snapper_stats *st = cap_snapper_stats(s);
+
+	return print_warn(cmd, &st->host,
+			  st->have_file_tally ? &st->file_tally : &st->tally);
 }
 
 /* The hooks' words are the one command's that runs the recorder. */
 static const char *hook_cmd;
 
-static void doorbell_lost(void *arg, const struct recorder *r, int fd)
+static void doorbell_lost(void *arg, const struct cap_recorder *r, int fd)
 {
 	(void)arg;
 	cli_err(hook_cmd, "doorbell fd %d hung up; polling every %u ms", fd,
-		r->interval_ms);
+		cap_recorder_config(r)->interval_ms);
 }
 
-static void kcode_cached(void *arg, const struct recorder *r)
+static void kcode_cached(void *arg, const struct cap_recorder *r,
+			 const struct gi_kcode *k)
 {
 	(void)arg;
+	(void)r;
 	printf("ringside %s:", hook_cmd);
-	print_gkcode(stdout, &r->kread.g);   /* "  guest kernel code: ..." */
+	print_gkcode(stdout, k);   /* "  guest kernel code: ..." */
 	fflush(stdout);
 }
 
-int print_recorder_run(const char *cmd, struct recorder *r,
-		       const struct rs_region *region, int quiet)
+void print_recorder_config(const char *cmd, struct cap_recorder_config *c,
+			   int quiet)
 {
 	hook_cmd = cmd;
-	r->argc = cli_argc();
-	r->argv = cli_argv();
-	r->hooks.doorbell_lost = doorbell_lost;
+	c->argc = cli_argc();
+	c->argv = cli_argv();
+	c->hooks.doorbell_lost = doorbell_lost;
 	if (!quiet) {
-		r->hooks.kcode_cached = kcode_cached;
+		c->hooks.kcode_cached = kcode_cached;
 		if (isatty(STDERR_FILENO))
-			r->hooks.progress = print_progress;
+			c->hooks.progress = print_progress;
 	}
-	if (cap_recorder_run(r, region)) {
-		print_recorder_fail(cmd, r);
-		return CLI_EXIT_FAIL;
-	}
-	print_recorder_readback(cmd, r);
-	return r->readback_err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-int print_snapper_copy(const char *cmd, struct snapper *s,
+int print_recorder_run(const char *cmd, struct cap_recorder *r,
 		       const struct rs_region *region)
 {
-	if (cap_snapper_copy(s, region)) {
-		print_snapper_fail(cmd, s);
+	const struct cap_recorder_config *c = cap_recorder_config(r);
+	const struct cap_recorder_stats *st = cap_recorder_stats(r);
+
+	if (cap_recorder_run(r, region)) {
+		print_cap_fail(cmd, "recording", c->source, st->output, &st->fail);
 		return CLI_EXIT_FAIL;
 	}
-	return CLI_EXIT_OK;
+	return readback(cmd, st->output, st->readback_err, st->readback_at) ?
+	       CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-/* cap_snapper_copy's steps (print_snapper_copy), each failure worded. */
-static int step(const char *cmd, struct snapper *s, int err)
+/* A snapshot session's step: 0, or CLI_EXIT_FAIL after its words. */
+static int step(const char *cmd, const struct cap_snapper *s, int err)
 {
-	if (err) {
-		print_snapper_fail(cmd, s);
-		return CLI_EXIT_FAIL;
-	}
-	return CLI_EXIT_OK;
+	const struct cap_snapper_config *c = cap_snapper_config(s);
+
+	if (!err)
+		return CLI_EXIT_OK;
+	print_cap_fail(cmd, "snapshot of", c->source, c->output,
+		       &cap_snapper_stats(s)->fail);
+	return CLI_EXIT_FAIL;
 }
 
-int print_snapper_prepare(const char *cmd, struct snapper *s,
+int print_snapper_prepare(const char *cmd, struct cap_snapper *s,
 			  const struct rs_region *region)
 {
 	return step(cmd, s, cap_snapper_prepare(s, region));
 }
 
-int print_snapper_take(const char *cmd, struct snapper *s,
+int print_snapper_take(const char *cmd, struct cap_snapper *s,
 		       const struct rs_region *region)
 {
 	return step(cmd, s, cap_snapper_take(s, region));
 }
 
-int print_snapper_parse(const char *cmd, struct snapper *s)
+int print_snapper_parse(const char *cmd, struct cap_snapper *s)
 {
 	return step(cmd, s, cap_snapper_parse(s));
 }
 
-int print_snapper_write(const char *cmd, struct snapper *s)
+int print_snapper_copy(const char *cmd, struct cap_snapper *s,
+		       const struct rs_region *region)
 {
-	s->argc = cli_argc();
-	s->argv = cli_argv();
-	if (cap_snapper_write(s)) {
-		print_snapper_fail(cmd, s);
-		return CLI_EXIT_FAIL;
-	}
-	print_snapper_readback(cmd, s);
-	return s->readback_err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	return step(cmd, s, cap_snapper_copy(s, region));
+}
+
+int print_snapper_write(const char *cmd, struct cap_snapper *s)
+{
+	const struct cap_snapper_stats *st = cap_snapper_stats(s);
+	int ret = step(cmd, s, cap_snapper_write(s));
+
+	if (ret == CLI_EXIT_OK &&
+	    readback(cmd, cap_snapper_config(s)->output, st->readback_err,
+		     st->readback_at))
+		ret = CLI_EXIT_FAIL;
+	return ret;
 }
 
 void print_reattach(FILE *f, uint32_t ring, const struct rs_cons_stats *cs)
@@ -441,13 +431,14 @@ void print_reattach(FILE *f, uint32_t ring, const struct rs_cons_stats *cs)
 			print_size(c, sizeof(c), cs->aux_tail_ahead_bytes));
 }
 
-void print_reattach_total(FILE *f, const struct recorder *r)
+void print_reattach_total(FILE *f, const struct cap_recorder *r)
 {
+	const struct cap_recorder_stats *st = cap_recorder_stats(r);
 	uint32_t i;
 
 	fprintf(f, "across the recording: saved %u times, ran again %u times, "
-		"%u files%s\n", r->aways, r->backs, r->files,
-		r->away ? " (it ended while the domain was saved)" : "");
-	for (i = 0; i < r->drain.nr_rings; i++)
-		print_reattach(f, i, cap_drain_cons_stats(&r->drain, i));
+		"%u files%s\n", st->aways, st->backs, st->files,
+		st->away ? " (it ended while the domain was saved)" : "");
+	for (i = 0; i < st->nr_rings; i++)
+		print_reattach(f, i, cap_recorder_cons_stats(r, i));
 }

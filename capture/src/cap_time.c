@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <time.h>
 
-#include "ringside/capture.h"
+#include "cap_internal.h"
 
 double cap_time_now(void)
 {

@@ -160,23 +160,29 @@ static void reading_read(struct svc_metrics *m, const struct svc_metrics_domain 
 			 uint64_t now_ns, struct reading *r)
 {
 	struct cap_err e = { 0 };
-	struct cap_source map;
+	const struct rs_region *region;
+	struct cap_source *map;
 
 	memset(r, 0, sizeof(*r));
-	if (cap_source_open(&map, d->region, 0, &e))
+	if (cap_source_new(&map))
 		return;
+	if (cap_source_open(map, d->region, 0, &e)) {
+		cap_source_free(map);
+		return;
+	}
+	region = cap_source_region(map);
 	r->mapped = 1;
-	r->damaged = map.damaged;
-	r->size = map.size;
-	cap_rinfo_region_get(&map.region, &r->rr);
-	r->rings = cap_rinfo_count(&map.region);
+	r->damaged = cap_source_damage(map) != NULL;
+	r->size = cap_source_size(map);
+	cap_rinfo_region_get(region, &r->rr);
+	r->rings = cap_rinfo_count(region);
 	r->ri = calloc(r->rings ? r->rings : 1, sizeof(*r->ri));
 	r->ok = calloc(r->rings ? r->rings : 1, sizeof(*r->ok));
 	if (!r->ri || !r->ok)
 		r->rings = 0;
 	for (uint32_t i = 0; i < r->rings; i++)
-		r->ok[i] = !cap_rinfo_get(&map.region, i, &r->ri[i]);
-	cap_source_close(&map);
+		r->ok[i] = !cap_rinfo_get(region, i, &r->ri[i]);
+	cap_source_free(map);
 	if (beat_age(m, d->name, r->rr.heartbeat, now_ns, &r->age_ns))
 		r->age_ns = 0;
 }

@@ -24,18 +24,20 @@
 /* The recording's counts so far into @out: the completed files' tallies,
  * the current file's, what the drain met on each ring since it attached.
  * From the recorder's thread, between passes or after its end. */
-static uint32_t job_counts(const struct svc_job *j, const struct recorder *r,
+static uint32_t job_counts(const struct svc_job *j,
+			   const struct cap_recorder *r,
 			   struct svc_rec_ring_stats *out)
 {
+	const struct cap_recorder_stats *st = cap_recorder_stats(r);
 	struct pdf_host_facts h;
-	uint32_t n = r->drain.nr_rings;
+	uint32_t n = st->nr_rings;
 
 	if (n > RS_MAX_RINGS)
 		n = RS_MAX_RINGS;
-	memset(&h, 0, sizeof(h));
-	cap_drain_host_facts(&r->drain, &h);
+	cap_recorder_host_total(r, &h);
 	for (uint32_t i = 0; i < n; i++) {
-		const struct cap_tally_ring *t = &r->tally.ring[i], *s = &j->sum[i];
+		const struct cap_tally_ring *t = &st->tally.ring[i];
+		const struct cap_tally_ring *s = &j->sum[i];
 
 		out[i] = (struct svc_rec_ring_stats){
 			.records = s->records - s->by_class[PDF_RREC_LOST] +
@@ -60,7 +62,8 @@ static uint32_t job_counts(const struct svc_job *j, const struct recorder *r,
 
 /* The live counts, for the metrics: every quarter second.  A failed time
  * sync allowed again once SYNC_RETRY_S old. */
-static void hook_progress(void *arg, const struct recorder *r, int final)
+static void hook_progress(void *arg, const struct cap_recorder *r,
+			  int final)
 {
 	struct svc_job *j = arg;
 	struct svc_rec_ring_stats now[RS_MAX_RINGS];
@@ -81,7 +84,8 @@ static void hook_progress(void *arg, const struct recorder *r, int final)
 /* The recording ended: its counts (@r after cap_recorder_run; @ok: it
  * succeeded, else what its last look saw) into its domain's ended
  * ones. */
-static void job_fold(struct svc_job *j, const struct recorder *r, int ok)
+static void job_fold(struct svc_job *j, const struct cap_recorder *r,
+		     int ok)
 {
 	struct svc_rec_ring_stats now[RS_MAX_RINGS];
 	uint32_t n = 0;
@@ -103,31 +107,39 @@ static int job_finished(void *arg)
 static void *job_main(void *arg)
 {
 	struct svc_job *j = arg;
-	struct svc_rec *rp = j->rp;
-	struct recorder *r = j->r;
+	struct cap_recorder *r = j->r;
 	int err;
 
-	cap_recorder_init(r, j->domain);
-	r->output = j->out[j->cur];
-	r->argc = rp->argc;
-	r->argv = rp->argv;
-	r->interval_ms = rp->c->interval_ms ? rp->c->interval_ms : 100;
-	r->syms = &j->syms;
-	cap_sync_init(&j->sync);
-	r->sync = &j->sync;
-	r->sync_mem = j->base;
-	r->finished = job_finished;
-	r->finished_arg = j;
-	svc_rotate_hooks(j, r);
-	r->hooks.progress = hook_progress;
 	cap_recorder_add_wake(r, j->wake[0], -1, 0);
 	j->file_start_ns = cap_time_now_ns();
-	err = cap_recorder_run(r, &j->region);
+	err = cap_recorder_run(r, cap_source_region(j->src));
 	job_fold(j, r, !err);
 	svc_rotate_end(j, r, err);
-	cap_recorder_fini(r);
 	atomic_store(&j->done, 1);
 	return NULL;
+}
+
+/* The job's recorder, its first file named (j->out[j->cur]). */
+static int job_recorder(struct svc_job *j)
+{
+	struct svc_rec *rp = j->rp;
+	struct cap_recorder_config c;
+
+	cap_recorder_config_init(&c);
+	c.source = j->domain;
+	c.output = j->out[j->cur];
+	c.argc = rp->argc;
+	c.argv = rp->argv;
+	c.interval_ms = rp->c->interval_ms ? rp->c->interval_ms : 100;
+	c.syms = &j->syms;
+	cap_sync_init(&j->sync);
+	c.sync = &j->sync;
+	c.sync_mem = cap_source_mem(j->src);
+	c.finished = job_finished;
+	c.finished_arg = j;
+	svc_rotate_hooks(j, &c);
+	c.hooks.progress = hook_progress;
+	return cap_recorder_new(&j->r, &c);
 }
 
 static void job_free(struct svc_job *j)
@@ -135,15 +147,14 @@ static void job_free(struct svc_job *j)
 	if (!j)
 		return;
 	gi_syms_fini(&j->syms);
-	if (j->base)
-		munmap(j->base, j->size);
+	cap_source_free(j->src);
 	if (j->fd >= 0)
 		close(j->fd);   /* its lock goes with it */
 	if (j->wake[0] >= 0)
 		close(j->wake[0]);
 	if (j->wake[1] >= 0)
 		close(j->wake[1]);
-	free(j->r);
+	cap_recorder_free(j->r);
 	free(j);
 }
 
@@ -152,37 +163,22 @@ static void job_free(struct svc_job *j)
 static int job_map(struct svc_job *j, const char *path,
 		   const struct rs_region_params *layout)
 {
-	struct rs_region_damage damage;
+	struct cap_err e = { 0 };
 	struct cap_rinfo_region rr;
-	struct stat st;
 	int err;
 
 	j->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (j->fd < 0)
 		return -errno;
-	if (fstat(j->fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -ENODEV;
-	if (flock(j->fd, LOCK_EX | LOCK_NB))
-		return -errno;
-	j->size = (uint64_t)st.st_size;
-	if (j->size < sizeof(struct rs_region_header))
-		return -rse_too_small;
-	j->base = mmap(NULL, j->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       j->fd, 0);
-	if (j->base == MAP_FAILED) {
-		j->base = NULL;
-		return -errno;
-	}
-	err = layout ? rs_region_open_layout(&j->region, j->base, j->size,
-					     layout, &damage) :
-		       rs_region_open(&j->region, j->base, j->size);
-	if (err < 0)
+	err = cap_source_new(&j->src);
+	if (!err)
+		err = cap_source_open_fd(j->src, j->fd, layout,
+					 CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, &e);
+	if (err)
 		return err;
 	if (layout && layout->data_mode != RS_MODE_NORMAL)
 		return -EMEDIUMTYPE;
-	cap_rinfo_region_get(&j->region, &rr);
+	cap_rinfo_region_get(cap_source_region(j->src), &rr);
 	if (!layout && rr.data_mode != RS_MODE_NORMAL)
 		return -EMEDIUMTYPE;
 	return 0;
@@ -275,20 +271,19 @@ static int job_open(struct svc_rec *rp, struct svc_job *j, const char *path,
 {
 	int err;
 
-	j->r = malloc(sizeof(*j->r));
-	err = j->r ? 0 : -ENOMEM;
-	if (!err && pipe2(j->wake, O_CLOEXEC | O_NONBLOCK))
-		err = -errno;
+	err = pipe2(j->wake, O_CLOEXEC | O_NONBLOCK) ? -errno : 0;
 	if (!err)
 		err = job_map(j, path, layout);
-	if (!err && gi_syms_read(&j->syms, &j->region, 0))
+	if (!err && gi_syms_read(&j->syms, cap_source_region(j->src), 0))
 		err = -ENOMEM;
 	if (!err && (mkdir(rp->dir, 0750) && errno != EEXIST))
 		err = -errno;
 	if (!err && (mkdir(j->ddir, 0750) && errno != EEXIST))
 		err = -errno;
-	if (!err)
+	if (!err) {
 		svc_rotate_begin(j);
+		err = job_recorder(j);
+	}
 	return err;
 }
 

@@ -47,12 +47,10 @@ struct svc_job {
 	const char *reason;        /* of the last file: "stop", "shutdown" */
 	int wake[2];               /* a pipe: wakes the recorder at a stop */
 	int fd;
-	void *base;
-	uint64_t size;
-	struct rs_region region;
+	struct cap_source *src;    /* its region, mapped writable */
 	struct gi_syms syms;
 	struct cap_sync sync;
-	struct recorder *r;
+	struct cap_recorder *r;
 	char out[2][SVC_REC_PATH_LEN + 64]; /* the file written, the next one */
 	uint32_t out_seq[2];       /* the counter in each of their names */
 	unsigned cur;
@@ -87,10 +85,11 @@ void svc_rotate_begin(struct svc_job *j);
 
 /* @r's hooks of file boundaries (next_output, file_done, disk_full),
  * called with @j. */
-void svc_rotate_hooks(struct svc_job *j, struct recorder *r);
+void svc_rotate_hooks(struct svc_job *j, struct cap_recorder_config *c);
 
 /* @j's recorder @r ended (@err: cap_recorder_run's): its last file completed
  * (reason j->reason), or what it held counted as lost. */
-void svc_rotate_end(struct svc_job *j, const struct recorder *r, int err);
+void svc_rotate_end(struct svc_job *j, const struct cap_recorder *r,
+		    int err);
 
 #endif /* RINGSIDE_SVC_REC_JOB_H */

@@ -89,38 +89,41 @@ static uint64_t full_retry_ns(const struct svc_rec_config *c)
 
 /* The recorder's full-disk counts since the last call into the
  * service's; with @sc, what went lost of the file it describes. */
-static void full_sync(struct svc_job *j, const struct recorder *r,
+static void full_sync(struct svc_job *j, const struct cap_recorder *r,
 		      struct svc_sidecar *sc)
 {
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
 	struct svc_rec *rp = j->rp;
 	struct svc_rec_stats *st;
 	/* LOST records apart: their counts are what they stood for */
-	uint64_t recs = (r->disk_lost.records - r->disk_lost.lost_records) -
+	uint64_t recs = (rst->disk_lost.records - rst->disk_lost.lost_records) -
 			(j->disk_seen.records - j->disk_seen.lost_records);
-	uint64_t lost = r->disk_lost.lost - j->disk_seen.lost;
+	uint64_t lost = rst->disk_lost.lost - j->disk_seen.lost;
 
 	if (sc) {
 		sc->disk_lost = recs;
 		sc->disk_lost_lost = lost;
 	}
 	st = svc_recstats_lock(rp->st);
-	st->disk_full += r->disk_fulls - j->fulls_seen;
-	st->disk_salvaged += r->salvaged_files - j->salvaged_seen;
-	st->disk_files_lost += r->disk_files_lost - j->files_lost_seen;
+	st->disk_full += rst->disk_fulls - j->fulls_seen;
+	st->disk_salvaged += rst->salvaged_files - j->salvaged_seen;
+	st->disk_files_lost += rst->disk_files_lost - j->files_lost_seen;
 	st->disk_lost += recs;
 	st->disk_lost_lost += lost;
 	svc_recstats_unlock(rp->st);
-	j->disk_seen = r->disk_lost;
-	j->fulls_seen = r->disk_fulls;
-	j->salvaged_seen = r->salvaged_files;
-	j->files_lost_seen = r->disk_files_lost;
+	j->disk_seen = rst->disk_lost;
+	j->fulls_seen = rst->disk_fulls;
+	j->salvaged_seen = rst->salvaged_files;
+	j->files_lost_seen = rst->disk_files_lost;
 }
 
-/* @sc, the sidecar of the file r->output: what the recorder counted. */
-static void describe(struct svc_job *j, const struct recorder *r,
+/* @sc, the sidecar of the file the recorder wrote: what the recorder counted. */
+static void describe(struct svc_job *j, const struct cap_recorder *r,
 		     struct svc_sidecar *sc)
 {
-	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
+	const struct cap_tally *t = rst->have_file_tally ? &rst->file_tally :
+							   &rst->tally;
 	struct cap_tally_ring sum;
 
 	full_sync(j, r, sc);
@@ -131,8 +134,8 @@ static void describe(struct svc_job *j, const struct recorder *r,
 	sc->lost_samples = sum.lost_samples;
 	sc->aux_truncated = sum.aux_truncated;
 	sc->flagged = cap_tally_flagged(&sum);
-	for (uint32_t i = 0; i < r->host.nr_rings && i < RS_MAX_RINGS; i++) {
-		const struct pdf_host_ring *h = &r->host.ring[i];
+	for (uint32_t i = 0; i < rst->host.nr_rings && i < RS_MAX_RINGS; i++) {
+		const struct pdf_host_ring *h = &rst->host.ring[i];
 
 		sc->corrupt += h->corrupt;
 		sc->corrupt_bytes += h->corrupt_bytes;
@@ -140,31 +143,32 @@ static void describe(struct svc_job *j, const struct recorder *r,
 	}
 }
 
-/* The file r->output is complete: its sidecar, counted. */
-static void sidecar(struct svc_job *j, const struct recorder *r,
+/* The file the recorder wrote (its stats' output) is complete: its sidecar, counted. */
+static void sidecar(struct svc_job *j, const struct cap_recorder *r,
 		    const char *reason)
 {
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
 	struct svc_rec *rp = j->rp;
-	const char *base = strrchr(r->output, '/');
+	const char *base = strrchr(rst->output, '/');
 	struct svc_sidecar sc = {
 		.domain = j->domain, .uuid = j->uuid, .host = rp->host,
-		.reason = reason, .file = base ? base + 1 : r->output,
-		.start_ns = r->host.start_ns, .end_ns = r->host.end_ns,
+		.reason = reason, .file = base ? base + 1 : rst->output,
+		.start_ns = rst->host.start_ns, .end_ns = rst->host.end_ns,
 		.wall_offset_ns = svc_sidecar_wall_offset(),
-		.bytes = file_size(r->output), .rings = r->host.nr_rings,
+		.bytes = file_size(rst->output), .rings = rst->host.nr_rings,
 	};
 	struct svc_rec_stats *st;
 	int err;
 
 	describe(j, r, &sc);
-	if (r->salvaged)
+	if (rst->salvaged)
 		svc_rec_say(rp, RS_LOG_WARNING, "%s: %s cut back to what reached "
 			    "the full disk: %llu records kept, %llu lost (and "
-			    "%llu LOST records' counts)", j->domain, r->output,
+			    "%llu LOST records' counts)", j->domain, rst->output,
 			    (unsigned long long)sc.records,
 			    (unsigned long long)sc.disk_lost,
 			    (unsigned long long)sc.disk_lost_lost);
-	err = svc_sidecar_write(r->output, &sc);
+	err = svc_sidecar_write(rst->output, &sc);
 	if (err == -ENOSPC || err == -EDQUOT) {
 		/* the file fit on the disk, its sidecar did not: room made
 		 * as for the file's own writes, then written again */
@@ -172,12 +176,12 @@ static void sidecar(struct svc_job *j, const struct recorder *r,
 					     .arg = rp->st };
 		uint64_t avail;
 
-		room_make(j, r->output, &rm, &avail);
-		err = svc_sidecar_write(r->output, &sc);
+		room_make(j, rst->output, &rm, &avail);
+		err = svc_sidecar_write(rst->output, &sc);
 	}
 	if (err)
 		svc_rec_say(rp, RS_LOG_ERR, "%s: %s: its sidecar was not "
-			    "written: %s", j->domain, r->output, strerror(-err));
+			    "written: %s", j->domain, rst->output, strerror(-err));
 	st = svc_recstats_lock(rp->st);
 	st->files++;
 	st->rotations += !strcmp(reason, "rotation");
@@ -193,11 +197,12 @@ static void sidecar(struct svc_job *j, const struct recorder *r,
 	svc_recstats_unlock(rp->st);
 }
 
-/* The file r->output is complete: its sidecar, the bounds, its profile,
+/* The file the recorder wrote (its stats' output) is complete: its sidecar, the bounds, its profile,
  * the post-command's queue. */
-static void completed(struct svc_job *j, const struct recorder *r,
+static void completed(struct svc_job *j, const struct cap_recorder *r,
 		      const char *reason)
 {
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
 	struct svc_rec *rp = j->rp;
 	const struct svc_rec_config *c = rp->c;
 	struct svc_room_freed p = { .each = svc_recstats_pruned,
@@ -206,10 +211,10 @@ static void completed(struct svc_job *j, const struct recorder *r,
 	int err;
 
 	/* the next file begun after this one takes the next counter */
-	j->seq = j->out_seq[r->output == j->out[1]] + 1;
+	j->seq = j->out_seq[rst->output == j->out[1]] + 1;
 	sidecar(j, r, reason);
 	if (c->keep_bytes || c->total_bytes) {
-		err = svc_room_prune(rp->dir, j->domain, r->output,
+		err = svc_room_prune(rp->dir, j->domain, rst->output,
 				     c->keep_bytes, c->total_bytes, &p);
 		if (err)
 			svc_rec_say(rp, RS_LOG_ERR, "%s: the oldest recordings "
@@ -221,14 +226,15 @@ static void completed(struct svc_job *j, const struct recorder *r,
 		svc_recstats_unlock(rp->st);
 	}
 	if (c->pprof)
-		svc_convert_file(rp->convert, j->domain, r->output);
-	svc_post_add(rp->post, r->output);
+		svc_convert_file(rp->convert, j->domain, rst->output);
+	svc_post_add(rp->post, rst->output);
 }
 
 /* A full disk: room made and the next try's time; said once per
  * outage (a file begun after it ends it: hook_next). */
-static void hook_full(void *arg, const struct recorder *r)
+static void hook_full(void *arg, const struct cap_recorder *r)
 {
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
 	struct svc_job *j = arg;
 	struct svc_rec *rp = j->rp;
 	struct svc_room_freed p = { .each = svc_recstats_pruned,
@@ -236,13 +242,13 @@ static void hook_full(void *arg, const struct recorder *r)
 	uint64_t avail = 0;
 	int err;
 
-	err = room_make(j, r->output, &p, &avail);
+	err = room_make(j, rst->output, &p, &avail);
 	j->full_next_ns = cap_time_now_ns() + full_retry_ns(rp->c);
 	if (!j->full_said)
 		svc_rec_say(rp, RS_LOG_WARNING, "%s: the disk is full (%s): %u "
 			    "oldest recordings removed (%llu bytes), %llu bytes "
 			    "free%s%s; recording pauses until %llu are (and %u "
-			    "inodes)", j->domain, r->output, p.removed,
+			    "inodes)", j->domain, rst->output, p.removed,
 			    (unsigned long long)p.freed,
 			    (unsigned long long)avail, err < 0 ? ": " : "",
 			    err < 0 ? strerror(-err) : "",
@@ -254,7 +260,7 @@ static void hook_full(void *arg, const struct recorder *r)
 
 /* Paused by a full disk: the next file once it is time to try again
  * and there is room (made if it can be). */
-static const char *full_next(struct svc_job *j, const struct recorder *r)
+static const char *full_next(struct svc_job *j, const struct cap_recorder *r)
 {
 	struct svc_rec *rp = j->rp;
 	uint64_t now = cap_time_now_ns(), avail = 0;
@@ -281,27 +287,16 @@ static const char *full_next(struct svc_job *j, const struct recorder *r)
 	return j->out[j->cur];
 }
 
-/* Bytes of the current file: its records and AUX data so far (the
- * writer's buffer is not on disk yet). */
-static uint64_t file_bytes_now(const struct recorder *r)
+static const char *hook_next(void *arg, const struct cap_recorder *r)
 {
-	uint64_t n = 0;
-
-	for (uint32_t i = 0; i < r->drain.nr_rings && i < RS_MAX_RINGS; i++)
-		n += r->tally.ring[i].bytes + r->drain.ring[i].aux_stored -
-		     r->base.ring[i].aux_stored;
-	return n;
-}
-
-static const char *hook_next(void *arg, const struct recorder *r)
-{
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
 	struct svc_job *j = arg;
 	const struct svc_rec_config *c = j->rp->c;
 	uint64_t now = cap_time_now_ns();
 
 	if (atomic_load(&j->stop))
 		return NULL;   /* it ends this very pass */
-	if (r->full)
+	if (rst->full)
 		return full_next(j, r);
 	if (j->resuming) {
 		/* the file full_next named was begun: recording again */
@@ -314,17 +309,19 @@ static const char *hook_next(void *arg, const struct recorder *r)
 	j->full_said = 0;
 	if (!(c->rotate_s &&
 	      now - j->file_start_ns >= (uint64_t)c->rotate_s * 1000000000ull) &&
-	    !(c->rotate_bytes && file_bytes_now(r) >= c->rotate_bytes))
+	    !(c->rotate_bytes && cap_recorder_file_bytes(r) >= c->rotate_bytes))
 		return NULL;
 	/* the current file is open: the next counter after its own */
 	return name_next(j, j->out_seq[j->cur] + 1);
 }
 
 /* The current file's tally into the completed files' (a rotation). */
-static void job_sum(struct svc_job *j, const struct recorder *r)
+static void job_sum(struct svc_job *j, const struct cap_recorder *r)
 {
-	for (uint32_t i = 0; i < r->tally.nr_rings && i < RS_MAX_RINGS; i++) {
-		const struct cap_tally_ring *t = &r->tally.ring[i];
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
+
+	for (uint32_t i = 0; i < rst->tally.nr_rings && i < RS_MAX_RINGS; i++) {
+		const struct cap_tally_ring *t = &rst->tally.ring[i];
 		struct cap_tally_ring *s = &j->sum[i];
 
 		s->records += t->records;
@@ -334,49 +331,51 @@ static void job_sum(struct svc_job *j, const struct recorder *r)
 	}
 }
 
-static void hook_done(void *arg, const struct recorder *r)
+static void hook_done(void *arg, const struct cap_recorder *r)
 {
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
 	struct svc_job *j = arg;
 
 	job_sum(j, r);
-	completed(j, r, r->salvaged ? "disk-full" : "rotation");
-	if (r->full)
+	completed(j, r, rst->salvaged ? "disk-full" : "rotation");
+	if (rst->full)
 		return;   /* paused: full_next names the next file */
 	j->cur ^= 1;
 	j->file_start_ns = cap_time_now_ns();
 }
 
-void svc_rotate_hooks(struct svc_job *j, struct recorder *r)
+void svc_rotate_hooks(struct svc_job *j, struct cap_recorder_config *c)
 {
-	r->hooks.next_output = hook_next;
-	r->hooks.file_done = hook_done;
-	r->hooks.disk_full = hook_full;
-	r->hooks.arg = j;
+	c->hooks.next_output = hook_next;
+	c->hooks.file_done = hook_done;
+	c->hooks.disk_full = hook_full;
+	c->hooks.arg = j;
 }
 
-void svc_rotate_end(struct svc_job *j, const struct recorder *r, int err)
+void svc_rotate_end(struct svc_job *j, const struct cap_recorder *r, int err)
 {
+	const struct cap_recorder_stats *rst = cap_recorder_stats(r);
 	struct svc_rec *rp = j->rp;
 	struct svc_rec_stats *st;
 	struct cap_tally_ring sum;
 
-	if (!err && r->full) {
+	if (!err && rst->full) {
 		/* ended paused by a full disk: no file was open */
 		full_sync(j, r, NULL);
 		return;
 	}
 	if (!err) {
-		completed(j, r, r->salvaged ? "disk-full" :
+		completed(j, r, rst->salvaged ? "disk-full" :
 				j->reason ? j->reason : "stop");
 		return;
 	}
 	full_sync(j, r, NULL);
 	/* what went into the file it could not complete: lost */
-	cap_tally_total(&r->tally, &sum);
+	cap_tally_total(&rst->tally, &sum);
 	svc_rec_say(rp, RS_LOG_ERR, "%s: the recording ended in an error "
 		    "(%s): %s; %llu records of its file lost", j->domain,
-		    r->fail.path[0] ? r->fail.path : r->output,
-		    cap_err_str(&r->fail.e), (unsigned long long)sum.records);
+		    rst->fail.path[0] ? rst->fail.path : rst->output,
+		    cap_err_str(&rst->fail.e), (unsigned long long)sum.records);
 	st = svc_recstats_lock(rp->st);
 	st->failed++;
 	st->discarded += sum.records;

@@ -95,7 +95,7 @@ static void region_file_free(struct region_file *rf)
 /* Records in @path as report reads them. */
 static uint64_t file_records(const char *path)
 {
-	struct tally t;
+	struct cap_tally t;
 	struct cap_tally_ring sum;
 	uint64_t at;
 
@@ -103,6 +103,30 @@ static uint64_t file_records(const char *path)
 	cap_tally_total(&t, &sum);
 	ck_assert_uint_eq(cap_tally_flagged(&sum), 0);
 	return sum.records;
+}
+
+/* @path opened as a front end opens it. */
+static struct cap_source *source_open(const char *path, unsigned flags)
+{
+	struct cap_err e = { 0 };
+	struct cap_source *m;
+
+	ck_assert_int_eq(cap_source_new(&m), 0);
+	ck_assert_int_eq(cap_source_open(m, path, flags, &e), 0);
+	return m;
+}
+
+/* A snapshot session of @source into @output. */
+static struct cap_snapper *snapper_new(const char *source, const char *output)
+{
+	struct cap_snapper_config c;
+	struct cap_snapper *s;
+
+	cap_snapper_config_init(&c);
+	c.source = source;
+	c.output = output;
+	ck_assert_int_eq(cap_snapper_new(&s, &c), 0);
+	return s;
 }
 
 struct rotation {
@@ -115,7 +139,7 @@ struct rotation {
 };
 
 /* Once: the guest writes SECOND more records, and they go to a new file. */
-static const char *next_output(void *arg, const struct recorder *r)
+static const char *next_output(void *arg, const struct cap_recorder *r)
 {
 	struct rotation *x = arg;
 
@@ -126,15 +150,16 @@ static const char *next_output(void *arg, const struct recorder *r)
 	return x->next;
 }
 
-static void file_done(void *arg, const struct recorder *r)
+static void file_done(void *arg, const struct cap_recorder *r)
 {
 	struct rotation *x = arg;
+	const struct cap_recorder_stats *st = cap_recorder_stats(r);
 	struct cap_tally_ring sum;
 
 	x->done++;
-	snprintf(x->done_path, sizeof(x->done_path), "%s", r->output);
-	ck_assert_int_eq(r->have_file_tally, 1);
-	cap_tally_total(&r->file_tally, &sum);
+	snprintf(x->done_path, sizeof(x->done_path), "%s", st->output);
+	ck_assert_int_eq(st->have_file_tally, 1);
+	cap_tally_total(&st->file_tally, &sum);
 	x->done_records = sum.records;
 }
 
@@ -146,50 +171,56 @@ static int finished(void *arg)
 
 START_TEST(record_rotates)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	const struct cap_recorder_stats *st;
+	struct cap_recorder_config c;
+	struct cap_recorder *r;
 	struct rotation x = { 0 };
 	struct region_file rf;
 	struct cap_err e = { 0 };
 	char first[256];
-	struct cap_source m;
+	struct cap_source *m, *other;
 
-	ck_assert_ptr_nonnull(r);
 	region_file_make(&rf, "normal.region", RS_MODE_NORMAL);
 	region_file_put(&rf, FIRST);
-	ck_assert_int_eq(cap_source_open(&m, rf.path, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, &e), 0);
+	ck_assert_int_eq(cap_source_new(&m), 0);
+	ck_assert_int_eq(cap_source_open(m, rf.path, CAP_SOURCE_WRITE |
+					 CAP_SOURCE_EXCL, &e), 0);
 	/* a second consumer is refused while this one holds the region */
 	{
-		struct cap_source other;
 		struct cap_err e2 = { 0 };
 
-		ck_assert_int_ne(cap_source_open(&other, rf.path, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL,
-					   &e2), 0);
+		ck_assert_int_eq(cap_source_new(&other), 0);
+		ck_assert_int_ne(cap_source_open(other, rf.path, CAP_SOURCE_WRITE |
+						 CAP_SOURCE_EXCL, &e2), 0);
 		ck_assert(cap_err_from(&e2, cap_err_sys));
+		cap_source_free(other);
 	}
 	tmp_path(first, sizeof(first), "1.data");
 	tmp_path(x.next, sizeof(x.next), "2.data");
 	x.rf = &rf;
-	cap_recorder_init(r, rf.path);
-	r->output = first;
-	r->finished = finished;
-	r->hooks.next_output = next_output;
-	r->hooks.file_done = file_done;
-	r->hooks.arg = &x;
-	ck_assert_int_eq(cap_recorder_run(r, &m.region), 0);
-	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
-	ck_assert_uint_eq(r->files, 2);
+	cap_recorder_config_init(&c);
+	c.source = rf.path;
+	c.output = first;
+	c.finished = finished;
+	c.hooks.next_output = next_output;
+	c.hooks.file_done = file_done;
+	c.hooks.arg = &x;
+	ck_assert_int_eq(cap_recorder_new(&r, &c), 0);
+	st = cap_recorder_stats(r);
+	ck_assert_int_eq(cap_recorder_run(r, cap_source_region(m)), 0);
+	ck_assert_int_eq(st->fail.what, CAP_FAIL_NONE);
+	ck_assert_uint_eq(st->files, 2);
 	ck_assert_uint_eq(x.done, 1);
 	ck_assert_str_eq(x.done_path, first);
 	ck_assert_uint_eq(x.done_records, FIRST);
-	ck_assert_str_eq(r->output, x.next);
+	ck_assert_str_eq(st->output, x.next);
 	/* each file whole on its own, every record in one of them */
 	ck_assert_uint_eq(file_records(first), FIRST);
 	ck_assert_uint_eq(file_records(x.next), SECOND);
-	ck_assert_uint_eq(r->host.ring[0].corrupt, 0);
-	ck_assert_uint_ge(r->host.end_ns, r->host.start_ns);
-	cap_recorder_fini(r);
-	free(r);
-	cap_source_close(&m);
+	ck_assert_uint_eq(st->host.ring[0].corrupt, 0);
+	ck_assert_uint_ge(st->host.end_ns, st->host.start_ns);
+	cap_recorder_free(r);
+	cap_source_free(m);
 	unlink(first);
 	unlink(x.next);
 	region_file_free(&rf);
@@ -198,31 +229,27 @@ END_TEST
 
 START_TEST(snapshot_flight_recorder)
 {
-	struct snapper *s = malloc(sizeof(*s));
+	struct cap_snapper *s;
 	struct region_file rf;
-	struct cap_err e = { 0 };
 	char out[256];
-	struct cap_source m;
+	struct cap_source *m;
 
-	ck_assert_ptr_nonnull(s);
 	region_file_make(&rf, "overwrite.region", RS_MODE_OVERWRITE);
 	region_file_put(&rf, FLIGHT);
-	ck_assert_int_eq(cap_source_open(&m, rf.path, 0, &e), 0);
+	m = source_open(rf.path, 0);
 	tmp_path(out, sizeof(out), "snap.data");
-	cap_snapper_init(s, rf.path);
-	s->output = out;
-	ck_assert_int_eq(cap_snapper_copy(s, &m.region), 0);
-	ck_assert_uint_eq(s->nr_rings, 1);
-	ck_assert_uint_eq(s->ring[0].data.records, FLIGHT);
-	ck_assert_uint_eq(s->ring[0].data.corrupt, 0);
+	s = snapper_new(rf.path, out);
+	ck_assert_int_eq(cap_snapper_copy(s, cap_source_region(m)), 0);
+	ck_assert_uint_eq(cap_snapper_stats(s)->nr_rings, 1);
+	ck_assert_uint_eq(cap_snapper_stats(s)->ring[0].data.records, FLIGHT);
+	ck_assert_uint_eq(cap_snapper_stats(s)->ring[0].data.corrupt, 0);
 	ck_assert_int_eq(cap_snapper_write(s), 0);
-	ck_assert_int_eq(s->fail.what, CAP_FAIL_NONE);
-	ck_assert_int_eq(s->have_file_tally, 1);
+	ck_assert_int_eq(cap_snapper_stats(s)->fail.what, CAP_FAIL_NONE);
+	ck_assert_int_eq(cap_snapper_stats(s)->have_file_tally, 1);
 	ck_assert_uint_eq(file_records(out), FLIGHT);
-	ck_assert_uint_eq(s->host.kind, PDF_HOST_SNAPSHOT);
-	cap_snapper_fini(s);
-	free(s);
-	cap_source_close(&m);
+	ck_assert_uint_eq(cap_snapper_stats(s)->host.kind, PDF_HOST_SNAPSHOT);
+	cap_snapper_free(s);
+	cap_source_free(m);
 	unlink(out);
 	region_file_free(&rf);
 }
@@ -243,28 +270,25 @@ static void region_file_comm(struct region_file *rf)
  */
 START_TEST(snapshot_untimed_filed_under_first_time)
 {
-	struct snapper *s = malloc(sizeof(*s));
+	struct cap_snapper *s;
 	struct region_file rf;
-	struct cap_err e = { 0 };
 	struct pdf_reader *r;
 	struct pdf_event ev;
 	uint64_t comm_time[3];
 	unsigned comms = 0, seqs = 0;
 	char out[256];
-	struct cap_source m;
+	struct cap_source *m;
 
-	ck_assert_ptr_nonnull(s);
 	region_file_make(&rf, "untimed.region", RS_MODE_OVERWRITE);
 	region_file_comm(&rf);
 	region_file_comm(&rf);
 	region_file_put(&rf, 1);       /* time 1000 */
 	region_file_comm(&rf);
 	region_file_put(&rf, 1);       /* time 1001 */
-	ck_assert_int_eq(cap_source_open(&m, rf.path, 0, &e), 0);
+	m = source_open(rf.path, 0);
 	tmp_path(out, sizeof(out), "untimed.data");
-	cap_snapper_init(s, rf.path);
-	s->output = out;
-	ck_assert_int_eq(cap_snapper_copy(s, &m.region), 0);
+	s = snapper_new(rf.path, out);
+	ck_assert_int_eq(cap_snapper_copy(s, cap_source_region(m)), 0);
 	ck_assert_int_eq(cap_snapper_write(s), 0);
 	ck_assert_int_eq(pdf_reader_open(&r, out), 0);
 	while (pdf_reader_next(r, &ev) == 1) {
@@ -278,9 +302,8 @@ START_TEST(snapshot_untimed_filed_under_first_time)
 	ck_assert_uint_eq(comm_time[0], 1000);
 	ck_assert_uint_eq(comm_time[1], 1000);
 	ck_assert_uint_eq(comm_time[2], 1000);
-	cap_snapper_fini(s);
-	free(s);
-	cap_source_close(&m);
+	cap_snapper_free(s);
+	cap_source_free(m);
 	unlink(out);
 	region_file_free(&rf);
 }
@@ -297,35 +320,30 @@ START_TEST(snapshot_take_then_parse)
 	static const uint32_t modes[] = { RS_MODE_OVERWRITE, RS_MODE_NORMAL };
 
 	for (unsigned k = 0; k < 2; k++) {
-		struct snapper *s = malloc(sizeof(*s));
+		struct cap_snapper *s;
 		struct region_file rf;
-		struct cap_err e = { 0 };
 		char out[256];
-		struct cap_source m;
+		struct cap_source *m;
 
-		ck_assert_ptr_nonnull(s);
 		region_file_make(&rf, "steps.region", modes[k]);
 		region_file_put(&rf, FLIGHT);
-		ck_assert_int_eq(cap_source_open(&m, rf.path, 0, &e), 0);
+		m = source_open(rf.path, 0);
 		tmp_path(out, sizeof(out), "steps.data");
-		cap_snapper_init(s, rf.path);
-		s->output = out;
-		ck_assert_int_eq(cap_snapper_prepare(s, &m.region), 0);
+		s = snapper_new(rf.path, out);
+		ck_assert_int_eq(cap_snapper_prepare(s, cap_source_region(m)), 0);
 		region_file_put(&rf, 2);             /* before the pause: in */
-		ck_assert_int_eq(cap_snapper_take(s, &m.region), 0);
-		ck_assert_uint_le(s->take_ns, s->host.end_ns);
-		ck_assert_uint_eq(s->take_ns, s->host.end_ns - s->host.start_ns);
+		ck_assert_int_eq(cap_snapper_take(s, cap_source_region(m)), 0);
+		ck_assert_uint_le(cap_snapper_stats(s)->take_ns, cap_snapper_stats(s)->host.end_ns);
+		ck_assert_uint_eq(cap_snapper_stats(s)->take_ns, cap_snapper_stats(s)->host.end_ns - cap_snapper_stats(s)->host.start_ns);
 		region_file_put(&rf, SECOND);        /* after the resume: out */
-		ck_assert_uint_eq(s->ring[0].data.records, 0); /* not walked yet */
+		ck_assert_uint_eq(cap_snapper_stats(s)->ring[0].data.records, 0); /* not walked yet */
 		ck_assert_int_eq(cap_snapper_parse(s), 0);
-		ck_assert_uint_eq(s->ring[0].data.records, FLIGHT + 2);
-		ck_assert_uint_eq(s->ring[0].data.cut_bytes, 0);
-		ck_assert_ptr_null(s->ring[0].copy);  /* freed once walked */
+		ck_assert_uint_eq(cap_snapper_stats(s)->ring[0].data.records, FLIGHT + 2);
+		ck_assert_uint_eq(cap_snapper_stats(s)->ring[0].data.cut_bytes, 0);
 		ck_assert_int_eq(cap_snapper_write(s), 0);
 		ck_assert_uint_eq(file_records(out), FLIGHT + 2);
-		cap_snapper_fini(s);
-		free(s);
-		cap_source_close(&m);
+		cap_snapper_free(s);
+		cap_source_free(m);
 		unlink(out);
 		region_file_free(&rf);
 	}
@@ -335,23 +353,19 @@ END_TEST
 /* A snapshot's output that cannot be created: the step, no file. */
 START_TEST(snapshot_open_fails)
 {
-	struct snapper *s = malloc(sizeof(*s));
+	struct cap_snapper *s;
 	struct region_file rf;
-	struct cap_err e = { 0 };
-	struct cap_source m;
+	struct cap_source *m;
 
-	ck_assert_ptr_nonnull(s);
 	region_file_make(&rf, "bad-out.region", RS_MODE_OVERWRITE);
 	region_file_put(&rf, 3);
-	ck_assert_int_eq(cap_source_open(&m, rf.path, 0, &e), 0);
-	cap_snapper_init(s, rf.path);
-	s->output = "/nonexistent-dir/snap.data";
-	ck_assert_int_eq(cap_snapper_copy(s, &m.region), 0);
+	m = source_open(rf.path, 0);
+	s = snapper_new(rf.path, "/nonexistent-dir/snap.data");
+	ck_assert_int_eq(cap_snapper_copy(s, cap_source_region(m)), 0);
 	ck_assert_int_lt(cap_snapper_write(s), 0);
-	ck_assert_int_eq(s->fail.what, CAP_FAIL_OPEN);
-	cap_snapper_fini(s);
-	free(s);
-	cap_source_close(&m);
+	ck_assert_int_eq(cap_snapper_stats(s)->fail.what, CAP_FAIL_OPEN);
+	cap_snapper_free(s);
+	cap_source_free(m);
 	region_file_free(&rf);
 }
 END_TEST

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The drain (capture/src/drain.c) over a region in memory: what a ring
+ * The drain (capture/src/cap_drain.c) over a region in memory: what a ring
  * held when the recording attached is counted as predating it, its
  * losses (and those of the LOST the producer writes first after the
  * attach) kept apart from the recording's; records without a time of
@@ -16,6 +16,8 @@
 
 #include "ringside/capture.h"
 #include "ringside/ring.h"
+
+#include "cap_internal.h"
 
 struct fixture {
 	void *mem;
@@ -84,8 +86,8 @@ static void put_comm(void)
 START_TEST(drain_early_records_and_losses)
 {
 	struct pdf_host_facts h;
-	struct tally t1, t2;
-	struct drain d1, d2;
+	struct cap_tally t1, t2;
+	struct cap_drain d1, d2;
 	struct cap_err e = { 0 };
 	uint64_t lost1, lost2, lost3, held, taken1, own;
 	const struct pdf_host_ring *hr = &h.ring[0];
@@ -150,8 +152,8 @@ START_TEST(drain_nothing_early)
 {
 	struct pdf_host_facts h;
 	struct cap_err e = { 0 };
-	struct tally t;
-	struct drain d;
+	struct cap_tally t;
+	struct cap_drain d;
 
 	region_make(1);
 	cap_tally_init(&t, 1, 0);
@@ -198,8 +200,8 @@ START_TEST(drain_untimed_filed_under_next_time)
 	struct pdf_writer *w;
 	uint64_t time[8];
 	uint32_t type[8], n;
-	struct tally t;
-	struct drain d;
+	struct cap_tally t;
+	struct cap_drain d;
 	int fd = mkstemp(path);
 
 	ck_assert_int_ge(fd, 0);
@@ -250,8 +252,8 @@ START_TEST(drain_untimed_only_flushed)
 	struct pdf_writer *w;
 	uint64_t time[4];
 	uint32_t type[4];
-	struct tally t;
-	struct drain d;
+	struct cap_tally t;
+	struct cap_drain d;
 	int fd = mkstemp(path);
 
 	ck_assert_int_ge(fd, 0);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Who the guest says it is (capture/src/guest_facts.c): its block made
+ * Who the guest says it is (capture/src/cap_guest_facts.c): its block made
  * fit for a file's header (strings ended and cleaned, implausible
  * numbers left out and counted), read from a region in every state the
  * guest can leave it, and taken by a recording whether the guest spoke
@@ -35,7 +35,7 @@ static void fill(struct rs_guest_info *gi)
 START_TEST(plain_claims_pass)
 {
 	struct rs_guest_info gi;
-	struct guest_facts g;
+	struct cap_guest_facts g;
 
 	fill(&gi);
 	cap_guest_facts_from(&g, &gi);
@@ -61,7 +61,7 @@ END_TEST
 START_TEST(strings_ended_and_cleaned)
 {
 	struct rs_guest_info gi;
-	struct guest_facts g;
+	struct cap_guest_facts g;
 
 	fill(&gi);
 	memset(gi.hostname, 'h', sizeof(gi.hostname));
@@ -82,7 +82,7 @@ END_TEST
 START_TEST(numbers_bounded)
 {
 	struct rs_guest_info gi;
-	struct guest_facts g;
+	struct cap_guest_facts g;
 
 	fill(&gi);
 	gi.nr_cpus_online = CAP_GUEST_FACTS_MAX_CPUS + 1;
@@ -119,7 +119,7 @@ enum { EV_FREQ, EV_ZERO, EV_FLAGS, EV_BOTH_EXCL, EV_TYPE, EV_PERIOD,
 START_TEST(event_all_or_nothing)
 {
 	struct rs_guest_info gi;
-	struct guest_facts g;
+	struct cap_guest_facts g;
 
 	fill(&gi);
 	switch (_i) {
@@ -157,7 +157,7 @@ END_TEST
 START_TEST(event_plausible)
 {
 	struct rs_guest_info gi;
-	struct guest_facts g;
+	struct cap_guest_facts g;
 
 	fill(&gi);
 	gi.sample_flags = RS_SAMPLE_EXCLUDE_KERNEL;   /* a period */
@@ -218,7 +218,7 @@ static void publish(struct fixture *f)
 
 START_TEST(read_every_state)
 {
-	struct guest_facts g;
+	struct cap_guest_facts g;
 	struct fixture f;
 
 	region_make(&f);
@@ -267,27 +267,29 @@ static void out_path(char *buf, size_t len)
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
 }
 
-static struct recorder *record(struct fixture *f, struct late *l,
-			       const char *output)
+static struct cap_recorder *record(struct fixture *f, struct late *l,
+				   const char *output)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder_config c;
+	struct cap_recorder *r;
 
-	ck_assert_ptr_nonnull(r);
-	cap_recorder_init(r, "test");
-	r->output = output;
-	r->interval_ms = 1;
-	r->finished = finished;
-	r->finished_arg = l;
+	cap_recorder_config_init(&c);
+	c.source = "test";
+	c.output = output;
+	c.interval_ms = 1;
+	c.finished = finished;
+	c.finished_arg = l;
 	l->f = f;
+	ck_assert_int_eq(cap_recorder_new(&r, &c), 0);
 	ck_assert_int_eq(cap_recorder_run(r, &f->region), 0);
-	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
+	ck_assert_int_eq(cap_recorder_stats(r)->fail.what, CAP_FAIL_NONE);
 	return r;
 }
 
 START_TEST(recording_takes_it)
 {
 	struct late l = { .publish_at = -1 };
-	struct recorder *r;
+	struct cap_recorder *r;
 	struct fixture f;
 	char path[256];
 
@@ -296,58 +298,56 @@ START_TEST(recording_takes_it)
 	region_make(&f);
 	publish(&f);
 	r = record(&f, &l, path);
-	ck_assert_int_eq(r->guest.state, CAP_GUEST_FACTS_OK);
-	ck_assert_int_eq(r->guest_late, 0);
-	ck_assert_str_eq(r->guest.facts.hostname, "guest-vm");
+	ck_assert_int_eq(cap_recorder_stats(r)->guest.state, CAP_GUEST_FACTS_OK);
+	ck_assert_int_eq(cap_recorder_stats(r)->guest_late, 0);
+	ck_assert_str_eq(cap_recorder_stats(r)->guest.facts.hostname, "guest-vm");
 	ck_assert_int_eq(access(path, F_OK), 0);
 	unlink(path);
-	cap_recorder_fini(r);
-	free(r);
+	cap_recorder_free(r);
 	free(f.mem);
 	/* published while it records: set in the file later */
 	region_make(&f);
 	l = (struct late){ .publish_at = 1 };
 	r = record(&f, &l, path);
-	ck_assert_int_eq(r->guest.state, CAP_GUEST_FACTS_OK);
-	ck_assert_int_eq(r->guest_late, 1);
-	ck_assert_str_eq(r->guest.facts.os_release, "6.1.0-41-amd64");
+	ck_assert_int_eq(cap_recorder_stats(r)->guest.state, CAP_GUEST_FACTS_OK);
+	ck_assert_int_eq(cap_recorder_stats(r)->guest_late, 1);
+	ck_assert_str_eq(cap_recorder_stats(r)->guest.facts.os_release, "6.1.0-41-amd64");
 	unlink(path);
-	cap_recorder_fini(r);
-	free(r);
+	cap_recorder_free(r);
 	free(f.mem);
 	/* never published: the file says nothing of the guest */
 	region_make(&f);
 	l = (struct late){ .publish_at = -1 };
 	r = record(&f, &l, path);
-	ck_assert_int_eq(r->guest.state, CAP_GUEST_FACTS_NONE);
-	ck_assert_uint_eq(r->guest.facts.known, 0);
-	ck_assert_int_eq(r->guest_late, 0);
+	ck_assert_int_eq(cap_recorder_stats(r)->guest.state, CAP_GUEST_FACTS_NONE);
+	ck_assert_uint_eq(cap_recorder_stats(r)->guest.facts.known, 0);
+	ck_assert_int_eq(cap_recorder_stats(r)->guest_late, 0);
 	unlink(path);
-	cap_recorder_fini(r);
-	free(r);
+	cap_recorder_free(r);
 	free(f.mem);
 }
 END_TEST
 
 START_TEST(snapshot_takes_it)
 {
-	struct snapper *s = malloc(sizeof(*s));
+	struct cap_snapper_config c;
+	struct cap_snapper *s;
 	struct fixture f;
 	char path[256];
 
-	ck_assert_ptr_nonnull(s);
 	out_path(path, sizeof(path));
 	region_make(&f);
 	publish(&f);
-	cap_snapper_init(s, "test");
-	s->output = path;
+	cap_snapper_config_init(&c);
+	c.source = "test";
+	c.output = path;
+	ck_assert_int_eq(cap_snapper_new(&s, &c), 0);
 	ck_assert_int_eq(cap_snapper_copy(s, &f.region), 0);
-	ck_assert_int_eq(s->guest.state, CAP_GUEST_FACTS_OK);
-	ck_assert_uint_eq(s->guest.facts.mem_total_kib, 2014276);
+	ck_assert_int_eq(cap_snapper_stats(s)->guest.state, CAP_GUEST_FACTS_OK);
+	ck_assert_uint_eq(cap_snapper_stats(s)->guest.facts.mem_total_kib, 2014276);
 	ck_assert_int_eq(cap_snapper_write(s), 0);
 	unlink(path);
-	cap_snapper_fini(s);
-	free(s);
+	cap_snapper_free(s);
 	free(f.mem);
 }
 END_TEST

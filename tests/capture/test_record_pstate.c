@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guest's process table at the head of every file a recording writes
- * (recorder, pstate_file): each file, a rotated one too, names the
+ * (cap_recorder, cap_pstate_file): each file, a rotated one too, names the
  * processes that were alive as it began, just before its first timed
  * record, as the host's own records (ringside:state).  The ring counts
  * read back from each file never include them: every ring record is in
@@ -138,7 +138,7 @@ static void put(struct fixture *f, unsigned n)
 	}
 }
 
-static const char *next_output(void *arg, const struct recorder *r)
+static const char *next_output(void *arg, const struct cap_recorder *r)
 {
 	struct fixture *f = arg;
 
@@ -167,7 +167,7 @@ static void read_file(const char *path, struct seen *s)
 {
 	struct pdf_reader *r;
 	struct pdf_event ev;
-	struct tally t;
+	struct cap_tally t;
 	struct cap_tally_ring sum;
 	uint64_t at;
 	int n;
@@ -197,33 +197,37 @@ static void read_file(const char *path, struct seen *s)
 
 START_TEST(every_file_names_the_processes)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder_config c;
+	struct cap_recorder *r;
 	struct fixture f = { 0 };
 	struct cap_err e = { 0 };
 	char first[256];
 	struct seen s;
-	struct cap_source m;
+	struct cap_source *m;
 
-	ck_assert_ptr_nonnull(r);
 	make(&f);
 	publish_table(&f);
 	put(&f, FIRST);
-	ck_assert_int_eq(cap_source_open(&m, f.path, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, &e), 0);
+	ck_assert_int_eq(cap_source_new(&m), 0);
+	ck_assert_int_eq(cap_source_open(m, f.path, CAP_SOURCE_WRITE |
+					 CAP_SOURCE_EXCL, &e), 0);
 	tmp_path(first, sizeof(first), "1.data");
 	tmp_path(f.next, sizeof(f.next), "2.data");
-	cap_recorder_init(r, f.path);
-	r->output = first;
-	r->finished = finished;
-	r->hooks.next_output = next_output;
-	r->hooks.arg = &f;
-	ck_assert_int_eq(cap_recorder_run(r, &m.region), 0);
-	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
-	ck_assert_uint_eq(r->files, 2);
+	cap_recorder_config_init(&c);
+	c.source = f.path;
+	c.output = first;
+	c.finished = finished;
+	c.hooks.next_output = next_output;
+	c.hooks.arg = &f;
+	ck_assert_int_eq(cap_recorder_new(&r, &c), 0);
+	ck_assert_int_eq(cap_recorder_run(r, cap_source_region(m)), 0);
+	ck_assert_int_eq(cap_recorder_stats(r)->fail.what, CAP_FAIL_NONE);
+	ck_assert_uint_eq(cap_recorder_stats(r)->files, 2);
 	/* the last file's count, as record's summary prints it */
-	ck_assert_uint_eq(r->pstate.nr_procs, 2);
-	ck_assert_uint_eq(r->cap_pstate_filed.comms, 2);
-	ck_assert_uint_eq(r->cap_pstate_filed.mmaps, 4);
-	ck_assert_uint_eq(r->cap_pstate_filed.refused, 0);
+	ck_assert_uint_eq(cap_recorder_pstate(r)->nr_procs, 2);
+	ck_assert_uint_eq(cap_recorder_stats(r)->pstate_out.comms, 2);
+	ck_assert_uint_eq(cap_recorder_stats(r)->pstate_out.mmaps, 4);
+	ck_assert_uint_eq(cap_recorder_stats(r)->pstate_out.refused, 0);
 
 	read_file(first, &s);
 	ck_assert_uint_eq(s.ring_records, FIRST);
@@ -239,9 +243,8 @@ START_TEST(every_file_names_the_processes)
 	ck_assert_uint_eq(s.first_ring_time, 5000 + FIRST);
 	ck_assert_uint_eq(s.state_time, 5000 + FIRST - 1);
 
-	cap_recorder_fini(r);
-	free(r);
-	cap_source_close(&m);
+	cap_recorder_free(r);
+	cap_source_free(m);
 	unlink(first);
 	unlink(f.next);
 	munmap(f.mem, f.size);
@@ -251,31 +254,35 @@ END_TEST
 
 /* One recording of FIRST records into a file of @what, the second
  * process's library named @lib; the file read back into @s.  The
- * recorder, for its counts; cap_recorder_fini and free it. */
-static struct recorder *record_one(const char *what, const char *lib,
-				   int no_pstate, struct seen *s)
+ * recorder, for its counts; cap_recorder_free frees it. */
+static struct cap_recorder *record_one(const char *what, const char *lib,
+				       int no_pstate, struct seen *s)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder_config c;
+	struct cap_recorder *r;
 	struct fixture f = { 0 };
 	struct cap_err e = { 0 };
 	char out[256];
-	struct cap_source m;
+	struct cap_source *m;
 
-	ck_assert_ptr_nonnull(r);
 	make(&f);
 	publish_table_lib(&f, lib);
 	put(&f, FIRST);
-	ck_assert_int_eq(cap_source_open(&m, f.path, CAP_SOURCE_WRITE | CAP_SOURCE_EXCL, &e), 0);
+	ck_assert_int_eq(cap_source_new(&m), 0);
+	ck_assert_int_eq(cap_source_open(m, f.path, CAP_SOURCE_WRITE |
+					 CAP_SOURCE_EXCL, &e), 0);
 	tmp_path(out, sizeof(out), what);
-	cap_recorder_init(r, f.path);
-	r->output = out;
-	r->finished = finished;
-	r->no_pstate = no_pstate;
-	ck_assert_int_eq(cap_recorder_run(r, &m.region), 0);
-	ck_assert_int_eq(r->readback_err, 0);
+	cap_recorder_config_init(&c);
+	c.source = f.path;
+	c.output = out;
+	c.finished = finished;
+	c.no_pstate = no_pstate;
+	ck_assert_int_eq(cap_recorder_new(&r, &c), 0);
+	ck_assert_int_eq(cap_recorder_run(r, cap_source_region(m)), 0);
+	ck_assert_int_eq(cap_recorder_stats(r)->readback_err, 0);
 	read_file(out, s);
 	ck_assert_uint_eq(s->ring_records, FIRST);
-	cap_source_close(&m);
+	cap_source_free(m);
 	unlink(out);
 	munmap(f.mem, f.size);
 	unlink(f.path);
@@ -287,18 +294,17 @@ static struct recorder *record_one(const char *what, const char *lib,
 START_TEST(hostile_name_costs_its_mapping)
 {
 	struct seen s;
-	struct recorder *r = record_one("dotdot.data", "/../../../../etc/passwd",
-					0, &s);
+	struct cap_recorder *r = record_one("dotdot.data", "/../../../../etc/passwd",
+					    0, &s);
 
-	ck_assert_uint_eq(r->pstate.nr_procs, 2);
-	ck_assert_uint_eq(r->pstate.st.names_refused, 1);
-	ck_assert_uint_eq(r->cap_pstate_filed.comms, 2);
-	ck_assert_uint_eq(r->cap_pstate_filed.mmaps, 3);
-	ck_assert_uint_eq(r->cap_pstate_filed.refused, 0);
+	ck_assert_uint_eq(cap_recorder_pstate(r)->nr_procs, 2);
+	ck_assert_uint_eq(cap_recorder_pstate(r)->st.names_refused, 1);
+	ck_assert_uint_eq(cap_recorder_stats(r)->pstate_out.comms, 2);
+	ck_assert_uint_eq(cap_recorder_stats(r)->pstate_out.mmaps, 3);
+	ck_assert_uint_eq(cap_recorder_stats(r)->pstate_out.refused, 0);
 	ck_assert_uint_eq(s.state_comms, 2);
 	ck_assert_uint_eq(s.state_mmaps, 3);
-	cap_recorder_fini(r);
-	free(r);
+	cap_recorder_free(r);
 }
 END_TEST
 
@@ -306,18 +312,17 @@ END_TEST
 START_TEST(not_filed_when_asked)
 {
 	struct seen s;
-	struct recorder *r = record_one("none.data", "/usr/lib/libc.so.6", 1, &s);
+	struct cap_recorder *r = record_one("none.data", "/usr/lib/libc.so.6", 1, &s);
 
-	ck_assert_uint_eq(r->cap_pstate_filed.comms, 0);
+	ck_assert_uint_eq(cap_recorder_stats(r)->pstate_out.comms, 0);
 	ck_assert_uint_eq(s.state_comms + s.state_mmaps, 0);
-	cap_recorder_fini(r);
-	free(r);
+	cap_recorder_free(r);
 }
 END_TEST
 
 /* A checked table of two processes into @g: pid 42 "gzip" and @pid2
  * named @comm2, two mappings each; a file of one ring opened at @path. */
-static void table_two(struct gpstate *g, uint32_t pid2, const char *comm2,
+static void table_two(struct gi_pstate *g, uint32_t pid2, const char *comm2,
 		      char *path, size_t path_len, const char *what,
 		      struct pdf_writer **w)
 {
@@ -345,7 +350,7 @@ START_TEST(child_filed_as_its_parent)
 	struct pdf_writer *w;
 	struct pdf_reader *r;
 	struct pdf_event ev;
-	struct gpstate g;
+	struct gi_pstate g;
 	char path[256];
 	uint32_t comms = 0, mmaps = 0, ids[2];
 	int n;
@@ -394,13 +399,13 @@ START_TEST(nameless_process_no_comm)
 	struct pdf_writer *w;
 	struct pdf_reader *r;
 	struct pdf_event ev;
-	struct gpstate g;
+	struct gi_pstate g;
 	char path[256];
 	uint32_t comms = 0, mmaps[2] = { 0, 0 }, ids[2];
 	int n;
 
 	table_two(&g, 96, "", path, sizeof(path), "nameless.data", &w);
-	ck_assert_int_eq(pstate_file(&g, w, 5000, &c), 0);
+	ck_assert_int_eq(cap_pstate_file(&g, w, 5000, &c), 0);
 	ck_assert_int_eq(cap_pstate_file_child(&g, w, 96, 97, 5000, &c), 1);
 	ck_assert_int_eq(pdf_writer_finish(w), 0);
 	ck_assert_uint_eq(c.comms, 1);

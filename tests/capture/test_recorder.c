@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The record session (capture/src/recorder.c), set up as `run` sets it up
+ * The record session (capture/src/cap_recorder.c), set up as `run` sets it up
  * (no file or a file, ended by its producer having finished), over a
  * region in memory: the corruption the host met is in its host facts, a
  * healthy ring leaves none, and every record is tallied.  A corrupt ring
  * is made as tests/cli/producer.c's --corrupt makes it: a committed
  * record's size rewritten to 12.
  */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,27 +80,40 @@ static int finished(void *arg)
 	return 1;
 }
 
-/* cap_recorder_run as `run` sets it up; its results in @r (the caller's to
- * cap_recorder_fini and free). */
-static struct recorder *record(struct fixture *f, const char *output)
-{
-	struct recorder *r = malloc(sizeof(*r));
+/* What a session did. */
+#define ST(r) cap_recorder_stats(r)
 
-	ck_assert_ptr_nonnull(r);
-	cap_recorder_init(r, "payload");
-	r->aux_opaque = 1;
-	r->output = output;
-	r->finished = finished;
-	ck_assert_int_eq(cap_recorder_run(r, &f->region), 0);
-	ck_assert_uint_eq(r->end, CAP_RECORDER_END_FINISHED);
-	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
+/* A session of @c, as its caller makes it. */
+static struct cap_recorder *recorder(const struct cap_recorder_config *c)
+{
+	struct cap_recorder *r;
+
+	ck_assert_int_eq(cap_recorder_new(&r, c), 0);
 	return r;
 }
 
-static void done(struct recorder *r)
+/* cap_recorder_run as `run` sets it up; its results in @r (the caller's to
+ * free: done). */
+static struct cap_recorder *record(struct fixture *f, const char *output)
 {
-	cap_recorder_fini(r);
-	free(r);
+	struct cap_recorder_config c;
+	struct cap_recorder *r;
+
+	cap_recorder_config_init(&c);
+	c.source = "payload";
+	c.aux_opaque = 1;
+	c.output = output;
+	c.finished = finished;
+	r = recorder(&c);
+	ck_assert_int_eq(cap_recorder_run(r, &f->region), 0);
+	ck_assert_uint_eq(ST(r)->end, CAP_RECORDER_END_FINISHED);
+	ck_assert_int_eq(ST(r)->fail.what, CAP_FAIL_NONE);
+	return r;
+}
+
+static void done(struct cap_recorder *r)
+{
+	cap_recorder_free(r);
 }
 
 static char *out_path(char *buf, size_t len)
@@ -108,26 +124,27 @@ static char *out_path(char *buf, size_t len)
 }
 
 /* The corruption the host met, and the records before it. */
-static void assert_corrupt(const struct recorder *r)
+static void assert_corrupt(const struct cap_recorder *r)
 {
-	const struct tally *t = r->have_file_tally ? &r->file_tally : &r->tally;
+	const struct cap_tally *t = ST(r)->have_file_tally ? &ST(r)->file_tally :
+							     &ST(r)->tally;
 
-	ck_assert_uint_eq(r->host.nr_rings, 1);
-	ck_assert_uint_eq(r->host.ring[0].corrupt, 1);
-	ck_assert_uint_eq(r->host.ring[0].bad_heads, 0);
-	ck_assert_uint_gt(r->host.ring[0].corrupt_bytes, 0);
+	ck_assert_uint_eq(ST(r)->host.nr_rings, 1);
+	ck_assert_uint_eq(ST(r)->host.ring[0].corrupt, 1);
+	ck_assert_uint_eq(ST(r)->host.ring[0].bad_heads, 0);
+	ck_assert_uint_gt(ST(r)->host.ring[0].corrupt_bytes, 0);
 	ck_assert_uint_eq(t->ring[0].records, RECORDS);
 }
 
 START_TEST(recorder_corrupt_no_file)
 {
 	struct fixture f;
-	struct recorder *r;
+	struct cap_recorder *r;
 
 	region_make(&f, 1);
 	r = record(&f, NULL);
 	assert_corrupt(r);
-	ck_assert_int_eq(r->have_file_tally, 0);
+	ck_assert_int_eq(ST(r)->have_file_tally, 0);
 	done(r);
 	free(f.mem);
 }
@@ -136,15 +153,15 @@ END_TEST
 START_TEST(recorder_corrupt_file)
 {
 	struct fixture f;
-	struct recorder *r;
+	struct cap_recorder *r;
 	char path[256];
 
 	region_make(&f, 1);
 	r = record(&f, out_path(path, sizeof(path)));
-	ck_assert_int_eq(r->have_file_tally, 1);
-	ck_assert_int_eq(r->readback_err, 0);
+	ck_assert_int_eq(ST(r)->have_file_tally, 1);
+	ck_assert_int_eq(ST(r)->readback_err, 0);
 	assert_corrupt(r);
-	ck_assert_uint_eq(r->files, 1);
+	ck_assert_uint_eq(ST(r)->files, 1);
 	unlink(path);
 	done(r);
 	free(f.mem);
@@ -155,19 +172,19 @@ START_TEST(recorder_healthy)
 {
 	struct fixture f;
 	struct cap_tally_ring sum;
-	struct recorder *r;
+	struct cap_recorder *r;
 	char path[256];
 
 	region_make(&f, 0);
 	r = record(&f, NULL);
-	ck_assert_uint_eq(r->host.ring[0].corrupt, 0);
-	ck_assert_uint_eq(r->tally.ring[0].records, RECORDS);
+	ck_assert_uint_eq(ST(r)->host.ring[0].corrupt, 0);
+	ck_assert_uint_eq(ST(r)->tally.ring[0].records, RECORDS);
 	done(r);
 	free(f.mem);
 	region_make(&f, 0);
 	r = record(&f, out_path(path, sizeof(path)));
-	ck_assert_uint_eq(r->host.ring[0].corrupt, 0);
-	cap_tally_total(&r->file_tally, &sum);
+	ck_assert_uint_eq(ST(r)->host.ring[0].corrupt, 0);
+	cap_tally_total(&ST(r)->file_tally, &sum);
 	ck_assert_uint_eq(sum.records, RECORDS);
 	ck_assert_uint_eq(cap_tally_flagged(&sum), 0);
 	unlink(path);
@@ -179,17 +196,19 @@ END_TEST
 /* An output that cannot be created: the step and the code, no words. */
 START_TEST(recorder_open_fails)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder_config c;
+	struct cap_recorder *r;
 	struct fixture f;
 
-	ck_assert_ptr_nonnull(r);
 	region_make(&f, 0);
-	cap_recorder_init(r, "payload");
-	r->output = "/nonexistent-dir/rs.data";
-	r->finished = finished;
+	cap_recorder_config_init(&c);
+	c.source = "payload";
+	c.output = "/nonexistent-dir/rs.data";
+	c.finished = finished;
+	r = recorder(&c);
 	ck_assert_int_lt(cap_recorder_run(r, &f.region), 0);
-	ck_assert_int_eq(r->fail.what, CAP_FAIL_OPEN);
-	ck_assert(cap_err_from(&r->fail.e, pdf_error_str));
+	ck_assert_int_eq(ST(r)->fail.what, CAP_FAIL_OPEN);
+	ck_assert(cap_err_from(&ST(r)->fail.e, pdf_error_str));
 	ck_assert_int_ne(access("/nonexistent-dir/rs.data.tmp", F_OK), 0);
 	done(r);
 	free(f.mem);
@@ -237,7 +256,7 @@ static int saved_reopen(void *arg, const struct rs_region **region,
 	return CAP_RECORDER_BACK;
 }
 
-static const char *saved_output(void *arg, const struct recorder *r)
+static const char *saved_output(void *arg, const struct cap_recorder *r)
 {
 	struct saved *sv = arg;
 
@@ -245,20 +264,21 @@ static const char *saved_output(void *arg, const struct recorder *r)
 	return sv->path1;
 }
 
-static void saved_file_done(void *arg, const struct recorder *r)
+static void saved_file_done(void *arg, const struct cap_recorder *r)
 {
 	struct saved *sv = arg;
 	struct cap_tally_ring sum;
 
-	ck_assert_int_eq(r->have_file_tally, 1);
-	cap_tally_total(&r->file_tally, &sum);
+	ck_assert_int_eq(ST(r)->have_file_tally, 1);
+	cap_tally_total(&ST(r)->file_tally, &sum);
 	sv->file1_records = sum.records;
 }
 
-static struct recorder *record_saved(struct fixture *f, struct saved *sv,
-				     const char *output)
+static struct cap_recorder *record_saved(struct fixture *f, struct saved *sv,
+					 const char *output)
 {
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder_config c;
+	struct cap_recorder *r;
 
 	memset(sv, 0, sizeof(*sv));
 	sv->a = f;
@@ -267,19 +287,20 @@ static struct recorder *record_saved(struct fixture *f, struct saved *sv,
 	sv->copy = aligned_alloc(RS_PAGE_SIZE, f->size);
 	ck_assert_ptr_nonnull(sv->copy);
 	memcpy(sv->copy, f->mem, f->size);
-	ck_assert_ptr_nonnull(r);
-	cap_recorder_init(r, "domain");
-	r->aux_opaque = 1;
-	r->output = output;
-	r->finished = saved_finished;
-	r->reopen = saved_reopen;
-	r->finished_arg = sv;
-	r->hooks.arg = sv;
-	r->hooks.back_output = saved_output;
-	r->hooks.file_done = saved_file_done;
+	cap_recorder_config_init(&c);
+	c.source = "domain";
+	c.aux_opaque = 1;
+	c.output = output;
+	c.finished = saved_finished;
+	c.reopen = saved_reopen;
+	c.finished_arg = sv;
+	c.hooks.arg = sv;
+	c.hooks.back_output = saved_output;
+	c.hooks.file_done = saved_file_done;
+	r = recorder(&c);
 	ck_assert_int_eq(cap_recorder_run(r, &f->region), 0);
-	ck_assert_uint_eq(r->end, CAP_RECORDER_END_FINISHED);
-	ck_assert_int_eq(r->fail.what, CAP_FAIL_NONE);
+	ck_assert_uint_eq(ST(r)->end, CAP_RECORDER_END_FINISHED);
+	ck_assert_int_eq(ST(r)->fail.what, CAP_FAIL_NONE);
 	return r;
 }
 
@@ -290,7 +311,7 @@ START_TEST(recorder_saved_restored)
 {
 	struct fixture f;
 	struct saved sv;
-	struct recorder *r;
+	struct cap_recorder *r;
 	struct cap_tally_ring sum;
 	const struct rs_cons_stats *cs;
 	char path[256];
@@ -298,18 +319,18 @@ START_TEST(recorder_saved_restored)
 	region_make(&f, 0);
 	out_path(path, sizeof(path));
 	r = record_saved(&f, &sv, path);
-	ck_assert_uint_eq(r->aways, 1);
-	ck_assert_uint_eq(r->backs, 1);
-	ck_assert_int_eq(r->away, 0);
-	ck_assert_int_eq(r->back_events, RS_REATTACH_TAIL_BACK);
-	ck_assert_uint_eq(r->files, 2);
+	ck_assert_uint_eq(ST(r)->aways, 1);
+	ck_assert_uint_eq(ST(r)->backs, 1);
+	ck_assert_int_eq(ST(r)->away, 0);
+	ck_assert_int_eq(ST(r)->back_events, RS_REATTACH_TAIL_BACK);
+	ck_assert_uint_eq(ST(r)->files, 2);
 	ck_assert_uint_eq(sv.file1_records, RECORDS);
-	cap_tally_total(&r->file_tally, &sum);
+	cap_tally_total(&ST(r)->file_tally, &sum);
 	ck_assert_uint_eq(sum.records, 5);
-	ck_assert_uint_eq(r->file_tally.ring[0].seq_first, RECORDS);
-	ck_assert_uint_eq(r->file_tally.ring[0].seq_last, RECORDS + 4);
-	ck_assert_uint_eq(r->file_tally.ring[0].seq_gaps, 0);
-	cs = cap_drain_cons_stats(&r->drain, 0);
+	ck_assert_uint_eq(ST(r)->file_tally.ring[0].seq_first, RECORDS);
+	ck_assert_uint_eq(ST(r)->file_tally.ring[0].seq_last, RECORDS + 4);
+	ck_assert_uint_eq(ST(r)->file_tally.ring[0].seq_gaps, 0);
+	cs = cap_recorder_cons_stats(r, 0);
 	ck_assert_uint_eq(cs->reattaches, 1);
 	ck_assert_uint_eq(cs->skip_records, RECORDS);
 	ck_assert_uint_eq(cs->unsure_records + cs->head_back, 0);
@@ -327,14 +348,14 @@ START_TEST(recorder_saved_no_file)
 {
 	struct fixture f;
 	struct saved sv;
-	struct recorder *r;
+	struct cap_recorder *r;
 
 	region_make(&f, 0);
 	r = record_saved(&f, &sv, NULL);
-	ck_assert_uint_eq(r->backs, 1);
-	ck_assert_uint_eq(r->files, 1);
-	ck_assert_uint_eq(r->tally.ring[0].records, RECORDS + 5);
-	ck_assert_uint_eq(r->tally.ring[0].seq_back, 0);
+	ck_assert_uint_eq(ST(r)->backs, 1);
+	ck_assert_uint_eq(ST(r)->files, 1);
+	ck_assert_uint_eq(ST(r)->tally.ring[0].records, RECORDS + 5);
+	ck_assert_uint_eq(ST(r)->tally.ring[0].seq_back, 0);
 	done(r);
 	free(sv.copy);
 	free(f.mem);
@@ -345,24 +366,69 @@ END_TEST
 START_TEST(recorder_saved_no_next_file)
 {
 	struct fixture f;
-	struct recorder *r = malloc(sizeof(*r));
+	struct cap_recorder_config c;
+	struct cap_recorder *r;
 	struct saved sv = { 0 };
 	char path[256];
 
-	ck_assert_ptr_nonnull(r);
 	region_make(&f, 0);
 	sv.a = &f;
-	cap_recorder_init(r, "domain");
-	r->output = out_path(path, sizeof(path));
-	r->finished = saved_finished;
-	r->reopen = saved_reopen;
-	r->finished_arg = &sv;
+	cap_recorder_config_init(&c);
+	c.source = "domain";
+	c.output = out_path(path, sizeof(path));
+	c.finished = saved_finished;
+	c.reopen = saved_reopen;
+	c.finished_arg = &sv;
+	r = recorder(&c);
 	ck_assert_int_eq(cap_recorder_run(r, &f.region), 0);
-	ck_assert_uint_eq(r->end, CAP_RECORDER_END_FINISHED);
-	ck_assert_uint_eq(r->aways, 0);
+	ck_assert_uint_eq(ST(r)->end, CAP_RECORDER_END_FINISHED);
+	ck_assert_uint_eq(ST(r)->aways, 0);
 	ck_assert_int_eq(sv.reopen_calls, 0);
-	ck_assert_uint_eq(r->file_tally.ring[0].records, RECORDS);
+	ck_assert_uint_eq(ST(r)->file_tally.ring[0].records, RECORDS);
 	unlink(path);
+	done(r);
+	free(f.mem);
+}
+END_TEST
+
+static void never(void *arg, const struct cap_recorder *r, int final)
+{
+	(void)arg;
+	(void)r;
+	(void)final;
+	ck_abort_msg("a hook past the caller's config size was called");
+}
+
+/* A config is the caller's struct as far as its size says: what lies past
+ * it (a caller built against an older header) is 0, never read; too small
+ * a size, or none, is refused. */
+START_TEST(recorder_config_size)
+{
+	struct cap_recorder_config c;
+	struct cap_recorder *r;
+	struct fixture f;
+
+	ck_assert_int_eq(cap_recorder_new(&r, NULL), -EINVAL);
+	ck_assert_ptr_null(r);
+	cap_recorder_config_init(&c);
+	c.size = sizeof(c.size);
+	ck_assert_int_eq(cap_recorder_new(&r, &c), -EINVAL);
+	ck_assert_ptr_null(r);
+	region_make(&f, 0);
+	cap_recorder_config_init(&c);
+	c.source = "payload";
+	c.duration = 0.05;
+	c.interval_ms = 0;        /* the default */
+	c.hooks.progress = never; /* past the size: never called */
+	c.finished = (int (*)(void *))(uintptr_t)1;
+	c.size = offsetof(struct cap_recorder_config, hooks);
+	r = recorder(&c);
+	ck_assert_uint_eq(cap_recorder_config(r)->size, sizeof(c));
+	ck_assert_uint_eq(cap_recorder_config(r)->interval_ms, 10);
+	ck_assert_ptr_null(cap_recorder_config(r)->finished);
+	ck_assert_int_eq(cap_recorder_run(r, &f.region), 0);
+	ck_assert_uint_eq(ST(r)->end, CAP_RECORDER_END_DURATION);
+	ck_assert_uint_eq(ST(r)->tally.ring[0].records, RECORDS);
 	done(r);
 	free(f.mem);
 }
@@ -382,6 +448,7 @@ int main(void)
 	tcase_add_test(tc, recorder_saved_restored);
 	tcase_add_test(tc, recorder_saved_no_file);
 	tcase_add_test(tc, recorder_saved_no_next_file);
+	tcase_add_test(tc, recorder_config_size);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Guest claims against host facts (capture/src/tally.c): sums that saturate
+/* Guest claims against host facts (capture/src/cap_tally.c): sums that saturate
  * instead of wrapping, LOST counts over the bounds flagged and left out,
  * times outside the window flagged and left out of the span. */
 #include <stdint.h>
@@ -9,7 +9,7 @@
 
 #include "ringside/capture.h"
 
-static struct tally t;
+static struct cap_tally t;
 
 static void lost(uint32_t ring, uint64_t time, uint64_t n)
 {

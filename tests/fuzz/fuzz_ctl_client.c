@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Target: the CLI's side of the control socket (cli/cap_vm.c over the
+ * Target: the CLI's side of the control socket (capture/src/cap_vm.c over the
  * vmm library's client calls): the replies of whatever listens at the
  * socket `--vm` names.  A thread plays that peer: it answers each request
  * with the next reply of the input (a descriptor count byte, a length
@@ -106,22 +106,22 @@ static void start_peer(void)
 static void talk(void)
 {
 	struct rs_vmm_vcpu_info info;
-	struct cap_vm v;
+	struct cap_vm *v;
 	uint64_t size;
 	void *mem;
 
 	if (cap_vm_open(&v, sock_path) < 0)
 		return;
-	if (vmm_client_map(v.region_fd, &mem, &size) == 0)
+	if (vmm_client_map(cap_vm_region_fd(v), &mem, &size) == 0)
 		munmap(mem, size);
-	if (cap_vm_pause(&v) == 0) {
-		for (uint32_t i = 0; i < v.nr_vcpus; i++)
-			if (cap_vm_status(&v, i, &info) < 0)
+	if (cap_vm_pause(v) == 0) {
+		for (uint32_t i = 0; i < cap_vm_nr_vcpus(v); i++)
+			if (cap_vm_status(v, i, &info) < 0)
 				break;
-		cap_vm_stopped(&v);
-		cap_vm_resume(&v);
+		cap_vm_stopped(v);
+		cap_vm_resume(v);
 	}
-	cap_vm_close(&v);
+	cap_vm_close(v);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -29,7 +29,7 @@ static void check_str(const char *s, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rs_guest_info in;
-	struct guest_facts g;
+	struct cap_guest_facts g;
 	const struct pdf_guest_facts *f = &g.facts;
 
 	memset(&in, 0, sizeof(in));

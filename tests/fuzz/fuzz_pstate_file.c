@@ -3,8 +3,8 @@
  * Target: the guest's process table from the region to the file, as a
  * snapshot or a recording files it: the guest publishes a table in the
  * sideband (rs_pstate_publish), the host copies and checks it
- * (gi_pstate_read, introspect/src/gpstate.c), files its COMM and MMAP2
- * records (pstate_file, capture/src/pstate_file.c, through
+ * (gi_pstate_read, introspect/src/gi_pstate.c), files its COMM and MMAP2
+ * records (cap_pstate_file, capture/src/cap_pstate.c, through
  * pdf_writer_add_state) and reads the file back as report does.  The
  * input: the processes and mappings the copy's head claims (two bytes
  * each), then the copy's entries.  Aborts when the file does not read
@@ -71,7 +71,7 @@ static void read_back(const struct cap_pstate_filed *c)
 {
 	struct pdf_reader *r = NULL;
 	struct pdf_event ev;
-	struct tally t;
+	struct cap_tally t;
 	uint64_t comms = 0, mmaps = 0, at;
 	int n;
 
@@ -112,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rs_pstate_writer pw;
 	struct pdf_writer *w;
 	struct rs_region reg;
-	struct gpstate g;
+	struct gi_pstate g;
 	struct fz_in in;
 	uint64_t rsize, named = 0;
 	uint8_t *mem;
@@ -144,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	if (pdf_writer_open(&w, path, &wp))
 		goto out;
-	if (pstate_file(&g, w, 1, &c)) {
+	if (cap_pstate_file(&g, w, 1, &c)) {
 		pdf_writer_discard(w);
 		goto out;
 	}

@@ -411,7 +411,7 @@ static uint32_t pstate_map(uint8_t *buf, uint64_t start, const char *name)
 	return (sizeof(m) + n + 7u) & ~7u;
 }
 
-static void pstate_file(void)
+static void seeds_pstate_file(void)
 {
 	static uint8_t buf[4 + 1024];
 	static const char *const names[2][2] = {
@@ -479,7 +479,7 @@ int main(int argc, char **argv)
 	ctl_client();
 	topa();
 	guest_kbuf();
-	pstate_file();
+	seeds_pstate_file();
 	pstate_file_long();
 	return 0;
 }

@@ -40,7 +40,7 @@ static uint64_t next_tick(void)
 static void *mem;
 static uint64_t mem_size;
 static struct rs_region region;
-static struct gpstate g;
+static struct gi_pstate g;
 
 static void region_new(void)
 {

@@ -66,7 +66,7 @@ START_TEST(agent_to_host)
 	static const uint8_t id[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 					13, 14, 15, 16, 17, 18, 19, 20 };
 	const struct agent_usyms_stats *st;
-	struct gusyms g;
+	struct gi_usyms g;
 	struct pdf_buf img;
 	char path[PATH_MAX];
 	uint64_t want = 0;
@@ -131,7 +131,7 @@ START_TEST(table_too_small)
 {
 	static const uint8_t id[20] = { 9 };
 	const struct agent_usyms_stats *st;
-	struct gusyms g;
+	struct gi_usyms g;
 	char path[PATH_MAX];
 	int fd;
 
@@ -207,7 +207,7 @@ START_TEST(failed_read_tried_again)
 	static const uint8_t id[20] = { 5, 5, 5 }, id2[20] = { 6, 6, 6 },
 			     id3[20] = { 8, 8, 8 };
 	const struct agent_usyms_stats *st;
-	struct gusyms g;
+	struct gi_usyms g;
 	char path[PATH_MAX];
 	int fd, cut, i;
 
@@ -259,7 +259,7 @@ END_TEST
 START_TEST(vdso_published)
 {
 	const struct agent_usyms_stats *st;
-	struct gusyms g;
+	struct gi_usyms g;
 	uint32_t i, found = 0;
 
 	region_new();

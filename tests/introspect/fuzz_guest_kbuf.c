@@ -3,7 +3,7 @@
  * Target: what the host reads of the guest kernel through the sideband:
  * its kallsyms (gi_syms_read) and the table of its own perf buffers, whose
  * control and data pages the host then reads out of guest memory
- * (gi_kbuf_recover, introspect/src/gkbuf.c).  The input: a shape byte, the table's
+ * (gi_kbuf_recover, introspect/src/gi_kbuf.c).  The input: a shape byte, the table's
  * rows (page numbers into guest memory), the kallsyms text, patches over
  * the sideband area, then guest memory itself (16 pages from address 0).
  */
@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gi_kbuf_src src = { .peek = peek, .errstr = peek_err };
 	struct rs_region reg;
 	struct gi_syms gs = { 0 };
-	struct gkbuf g;
+	struct gi_kbuf g;
 	struct fz_in in;
 	uint64_t rsize;
 	uint8_t *mem, shape;

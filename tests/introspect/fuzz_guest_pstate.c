@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Target: the guest's process state table as the host checks it
- * (gi_pstate_parse, introspect/src/gpstate.c) and the COMM and MMAP2
+ * (gi_pstate_parse, introspect/src/gi_pstate.c) and the COMM and MMAP2
  * records it then builds of each process kept (gi_pstate_comm,
  * gi_pstate_mmap2).  The input: the number of processes the guest claims
  * (two bytes), then the copy's bytes.  A kept process must be one the
@@ -19,7 +19,7 @@ static uint8_t table[1u << 16] __attribute__((aligned(8)));
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gpstate g;
+	struct gi_pstate g;
 	struct pdf_buf rec;
 	struct fz_in in;
 	uint32_t procs, i, j, maps = 0;

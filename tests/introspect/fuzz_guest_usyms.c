@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Target: the guest's user symbol table as the host checks it
- * (gi_usyms_parse, introspect/src/gusyms.c) and the symbol file it then
+ * (gi_usyms_parse, introspect/src/gi_usyms.c) and the symbol file it then
  * builds of each entry kept (pdf_uelf_image).  The input: the number of
  * entries the guest claims (one byte), then the table's bytes.  A kept
  * entry must be one the checks promise: loads in bounds, every symbol's
@@ -17,7 +17,7 @@ static uint8_t table[1u << 16] __attribute__((aligned(8)));
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gusyms g;
+	struct gi_usyms g;
 	struct fz_in in;
 	uint32_t entries, i, k;
 	size_t len;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Recovering the guest kernel's unforwarded perf records (introspect/src/gkbuf.c)
+/* Recovering the guest kernel's unforwarded perf records (introspect/src/gi_kbuf.c)
  * from a synthesized "guest memory" through a fake peek: the agent's table
  * in a real region's sideband, hostile buffers, hostile tables.  Never a
  * read outside guest RAM, never a crash, clear counts. */
@@ -127,7 +127,7 @@ static void teardown(void)
 	free(mem);
 }
 
-static void recover(struct gkbuf *g)
+static void recover(struct gi_kbuf *g)
 {
 	gi_kbuf_init(g);
 	ck_assert_int_eq(gi_kbuf_recover(g, &host, &src, ST), 0);
@@ -138,7 +138,7 @@ START_TEST(wrapping_records_recovered)
 {
 	const uint64_t size = PAGES * PAGE;
 	uint64_t tail = 5 * size - 48, head = tail + 48 + 64 + 32;
-	struct gkbuf g;
+	struct gi_kbuf g;
 	uint32_t cpu;
 
 	rec(0, tail, RS_PERF_RECORD_SAMPLE, 48);         /* ends at the end */
@@ -187,7 +187,7 @@ START_TEST(forks_apart)
 	} f = { { 7, 0, sizeof(f) }, 300, 200, 300, 200, 123456789 };
 	uint64_t pos = 0;
 	struct gi_kbuf_fork got;
-	struct gkbuf g;
+	struct gi_kbuf g;
 
 	rec(0, pos, RS_PERF_RECORD_SAMPLE, 48);
 	pos += 48;
@@ -237,7 +237,7 @@ END_TEST
 
 START_TEST(nothing_unforwarded)
 {
-	struct gkbuf g;
+	struct gi_kbuf g;
 
 	ctrl(0)->data_tail = ctrl(0)->data_head = 12345 * 8;
 	publish(1, ST);
@@ -252,7 +252,7 @@ END_TEST
 
 START_TEST(hostile_positions)
 {
-	struct gkbuf g;
+	struct gi_kbuf g;
 
 	ctrl(0)->data_tail = 0;
 	ctrl(0)->data_head = PAGES * PAGE + 8;          /* more than a buffer */
@@ -286,7 +286,7 @@ START_TEST(page_reads_bounded)
 		{ size, 0, 1 + PAGES },
 		{ 8, 0, 2 },
 	};
-	struct gkbuf g;
+	struct gi_kbuf g;
 
 	publish(1, ST);
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -315,7 +315,7 @@ START_TEST(records_below_wrap)
 {
 	const uint64_t tail = 0ull - PAGE - 16;
 	const struct rs_perf_header *r;
-	struct gkbuf g;
+	struct gi_kbuf g;
 
 	rec(0, tail, RS_PERF_RECORD_SAMPLE, 48);
 	rec(0, tail + 48, RS_PERF_RECORD_SAMPLE, PAGE - 48);
@@ -336,7 +336,7 @@ END_TEST
 
 START_TEST(hostile_records)
 {
-	struct gkbuf g;
+	struct gi_kbuf g;
 
 	/* CPU 0: one good record, then one running past head */
 	rec(0, 0, RS_PERF_RECORD_SAMPLE, 32);
@@ -376,7 +376,7 @@ END_TEST
 
 START_TEST(hostile_addresses)
 {
-	struct gkbuf g;
+	struct gi_kbuf g;
 
 	rows[0][1] = MEM;                       /* past guest RAM */
 	rows[1][2 + 1] = 0x20000 + 8;           /* not page-aligned */
@@ -399,7 +399,7 @@ END_TEST
 
 START_TEST(peek_fails)
 {
-	struct gkbuf g;
+	struct gi_kbuf g;
 
 	rec(0, 0, RS_PERF_RECORD_SAMPLE, 32);
 	ctrl(0)->data_head = 32;
@@ -416,7 +416,7 @@ END_TEST
 START_TEST(hostile_tables)
 {
 	struct rs_region_header *h = rmem;
-	struct gkbuf g;
+	struct gi_kbuf g;
 
 	recover(&g);
 	ck_assert_int_eq(g.state, GI_KBUF_NONE);

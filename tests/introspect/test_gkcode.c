@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The guest kernel's code for perf's PT decoder (introspect/src/gkcode.c), with
+ * The guest kernel's code for perf's PT decoder (introspect/src/gi_kcode.c), with
  * a fake peek over a synthesized guest: the ranges the writer's symbols
  * name are read (the kernel's functions, not its data), an unreadable page
  * becomes INT3s and is counted, and the cache entry gets a kcore holding
@@ -107,7 +107,7 @@ START_TEST(gkcode_reads_and_caches)
 	struct pdf_code_range r[4];
 	char path[512], out[512];
 	struct pdf_writer *w;
-	struct gkcode g;
+	struct gi_kcode g;
 	uint8_t *image;
 	char *mods;
 	size_t len, i;
@@ -198,7 +198,7 @@ START_TEST(gkcode_unreadable_with_and_without_cache)
 	struct gi_kcode_src gone = { peek_nothing, NULL, errname, 16384 };
 	char out[512];
 	struct pdf_writer *w;
-	struct gkcode g;
+	struct gi_kcode g;
 
 	snprintf(out, sizeof(out), "%s/first.data", dir);
 	w = writer(out, 1, 1);
@@ -231,10 +231,10 @@ START_TEST(gkcode_reader_caches_early)
 	struct gi_kcode_src src = { peek, NULL, errname, 16384 };
 	struct gi_kcode_src gone = { peek_nothing, NULL, errname, 16384 };
 	struct gi_kcode_reader k = { 0 }, none = { 0 };
-	const struct gkcode *g;
+	const struct gi_kcode *g;
 	struct pdf_writer *w, *bare;
 	char out[512];
-	struct gkcode end;
+	struct gi_kcode end;
 
 	snprintf(out, sizeof(out), "%s/early.data", dir);
 	bare = writer(out, 1, 0);
@@ -269,7 +269,7 @@ START_TEST(gkcode_without_symbols_or_memory)
 	struct gi_kcode_src src = { peek, NULL, errname, 16384 };
 	char out[512];
 	struct pdf_writer *w;
-	struct gkcode g;
+	struct gi_kcode g;
 
 	snprintf(out, sizeof(out), "%s/none.data", dir);
 	w = writer(out, 1, 0);

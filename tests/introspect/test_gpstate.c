@@ -73,7 +73,7 @@ START_TEST(parent_and_end_kept)
 		{ 43, 0xffff, 0, RS_PSTATE_PROC_ENDED },  /* its own pid */
 	};
 	struct rs_pstate_proc p;
-	struct gpstate g;
+	struct gi_pstate g;
 	uint32_t i, len = 0, at[5];
 
 	memset(&g, 0, sizeof(g));
@@ -103,7 +103,7 @@ END_TEST
 
 START_TEST(good_table_kept)
 {
-	struct gpstate g;
+	struct gi_pstate g;
 	struct pdf_buf rec;
 	struct rs_perf_header h;
 	uint32_t len = 0, pid;
@@ -158,7 +158,7 @@ enum lie {
 /* Process 2 of 3 lies: it alone is refused. */
 START_TEST(hostile_proc_refused_alone)
 {
-	struct gpstate g;
+	struct gi_pstate g;
 	uint32_t a, b, len;
 	uint8_t *p;
 	struct rs_pstate_proc pr;
@@ -213,7 +213,7 @@ START_TEST(hostile_name_costs_its_map)
 {
 	struct rs_pstate_proc pr = { .pid = 43, .nr_maps = 2 };
 	struct pdf_buf rec;
-	struct gpstate g;
+	struct gi_pstate g;
 	uint32_t a, b, len;
 
 	memset(&g, 0, sizeof(g));
@@ -253,7 +253,7 @@ START_TEST(dotted_names_kept)
 		"/usr/lib/..so", "/...", "/a..", "/..a/b", "/usr/lib/.", "[vdso]",
 	};
 	struct rs_pstate_proc pr = { .pid = 7, .nr_maps = 6 };
-	struct gpstate g;
+	struct gi_pstate g;
 	uint32_t at = sizeof(pr);
 
 	memset(&g, 0, sizeof(g));
@@ -273,7 +273,7 @@ END_TEST
  * refused; claims of more processes than the table holds counted. */
 START_TEST(bad_length_stops)
 {
-	struct gpstate g;
+	struct gi_pstate g;
 	uint32_t a, b, bad;
 
 	memset(&g, 0, sizeof(g));

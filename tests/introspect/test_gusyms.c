@@ -50,7 +50,7 @@ START_TEST(good_table_kept)
 {
 	uint8_t table[1024];
 	uint32_t n = make_entry(table, 1, "/usr/bin/rs-workload");
-	struct gusyms g;
+	struct gi_usyms g;
 
 	n += make_entry(table + n, 2, "/lib/x86_64-linux-gnu/libc.so.6");
 	memset(&g, 0, sizeof(g));
@@ -81,7 +81,7 @@ START_TEST(hostile_entry_refused_alone)
 	struct rs_usyms_entry h;
 	struct rs_usyms_load l;
 	struct rs_usyms_sym s;
-	struct gusyms g;
+	struct gi_usyms g;
 	const size_t loads = sizeof(h), syms = loads + 2 * sizeof(l);
 	const size_t path = syms + 3 * sizeof(s);
 
@@ -131,7 +131,7 @@ START_TEST(bad_length_stops)
 	uint8_t table[1024];
 	uint32_t a = make_entry(table, 1, "/a");
 	uint32_t b = make_entry(table + a, 2, "/b");
-	struct gusyms g;
+	struct gi_usyms g;
 	uint32_t bad = b + 8;
 
 	memcpy(table + a, &bad, 4);

@@ -239,7 +239,7 @@ START_TEST(unreadable_or_outside)
 
 	/* RSP in no mapped page */
 	ck_assert_int_eq(gi_stack_walk(&src, TEXT + F_PANIC, 0xffffc900deadb000ull,
-				     &st), 0);
+				       &st), 0);
 	ck_assert_int_ne(st.peek_err, 0);
 	ck_assert_uint_eq(st.nr, 1);
 	/* RIP outside kernel text: that address alone, no read at all */
@@ -250,7 +250,7 @@ START_TEST(unreadable_or_outside)
 	ck_assert_uint_eq(peeks, 0);
 	/* RIP in data */
 	ck_assert_int_eq(gi_stack_walk(&src, 0xffffffff82000008ull,
-				     panicked_task(), &st), 0);
+				       panicked_task(), &st), 0);
 	ck_assert_uint_eq(st.nr, 1);
 	/* garbage: text addresses with no call before them */
 	for (uint64_t a = TASK; a < TASK + sizeof(task); a += 8)
@@ -308,7 +308,7 @@ START_TEST(regs_hostile)
 			 -EINVAL);
 	/* a 32-bit guest's names, a CPU without RSP, a huge CPU number */
 	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#0\nEIP=00101128 ESP=00106efc\n",
-					 r, 4, &n), -EINVAL);
+					    r, 4, &n), -EINVAL);
 	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#0\nRIP=1\n", r, 4, &n), -EINVAL);
 	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#99999\nRIP=1 RSP=2\n", r, 4, &n),
 			 -EINVAL);
@@ -316,7 +316,7 @@ START_TEST(regs_hostile)
 	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#0\nXRIP=1 RSP=2\n", r, 4, &n),
 			 -EINVAL);
 	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#0\nRIP=11111111111111111 RSP=2\n",
-					 r, 4, &n), -EINVAL);
+					    r, 4, &n), -EINVAL);
 	ck_assert_int_eq(gi_vcpu_regs_parse("CPU#0\nRIP= RSP=2\n", r, 4, &n),
 			 -EINVAL);
 	/* text ending inside a value */

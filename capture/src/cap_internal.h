@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What only the capture library uses: the drain under a recorder, the
+ * user symbols fed to a writer, the VMM connection's fields, a region
+ * file's own open file description.  Not installed, not for callers; the
+ * unit tests of these modules include it.
+ */
+#ifndef RINGSIDE_CAP_INTERNAL_H
+#define RINGSIDE_CAP_INTERNAL_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ringside/capture.h"
+
+/* A session's config @src into @dst (@size bytes, the library's struct):
+ * as much as the caller's struct holds (its size field, the first
+ * member), the rest 0, the size set to the library's.  0, or -EINVAL
+ * when the caller's holds less than @min bytes. */
+static inline int cap_config_copy(void *dst, size_t size, const void *src,
+				  size_t min)
+{
+	size_t given;
+
+	if (!src)
+		return -EINVAL;
+	memcpy(&given, src, sizeof(given));
+	if (given < min)
+		return -EINVAL;
+	memset(dst, 0, size);
+	memcpy(dst, src, given < size ? given : size);
+	memcpy(dst, &size, sizeof(size));
+	return 0;
+}
+
+/* ---- cap_drain (cap_drain.c) ---- */
+/*
+ * Draining every ring of a region into a perf.data writer: one consumer per
+ * ring; a pass takes one batch from each ring's data area and AUX area.
+ */
+
+struct cap_drain;
+
+struct cap_drain_ring {
+	struct cap_drain *drain;
+	struct rs_consumer *cons;
+	struct pdf_rrec_clock clock;
+	uint32_t index;
+	int has_aux;              /* an AUX area in normal mode */
+	uint64_t data_size;       /* the host's layout */
+	uint64_t aux_size;
+	uint64_t aux_bytes;       /* AUX bytes drained */
+	uint64_t aux_stored;      /* of them, in the file */
+	uint64_t too_big;         /* records perf.data cannot carry */
+	/* The first part of a read that wraps, written with the second. */
+	const void *held;
+	uint64_t held_len, held_pos;
+	/* What the ring held at the attach (cap_drain_init): bytes of it still
+	 * to come; the first record after it is yet to come */
+	uint64_t early_left;
+	int early_next;
+	struct pdf_host_ring early;  /* its early_* words only */
+	/* Records without a time of their own before the ring's first timed
+	 * one (since the attach): kept here, filed under its time. */
+	uint8_t *untimed;
+	uint64_t untimed_len;
+	int timed;                /* the ring had a timed record */
+};
+
+struct cap_drain {
+	struct pdf_writer *writer;
+	struct cap_tally *tally;      /* of what went into the file */
+	uint64_t sample_type;
+	uint32_t nr_rings;
+	int write_err;            /* the writer's (pdf_error_str): ends the drain */
+	struct cap_drain_ring ring[RS_MAX_RINGS];
+};
+
+/*
+ * Attach a consumer to every ring of @region; records go to @w, or are only
+ * counted in @t when @w is NULL.  Times are converted to ns where the
+ * region publishes how (pdf_rrec_clock_init).  0, or the ring library's
+ * -rse_* (rs_error_str): -rse_mode when a data ring is in overwrite mode
+ * (snapshot it instead).
+ */
+int cap_drain_init(struct cap_drain *d, const struct rs_region *region,
+		   uint64_t sample_type, struct pdf_writer *w, struct cap_tally *t);
+
+/* One pass over all rings.  Returns records written, or a negative code
+ * noted in @e (cap_err.h): the writer's (pdf_error_str) or the ring
+ * library's (rs_error_str). */
+int cap_drain_pass(struct cap_drain *d, struct cap_err *e);
+
+/* Consumer statistics of ring @i (corruption counts, reattaches). */
+const struct rs_cons_stats *cap_drain_cons_stats(const struct cap_drain *d, uint32_t i);
+
+/* Event suppression (docs/abi.md): before a sleep on the doorbells, every
+ * ring's consumer says it is about to sleep and looks at its heads once
+ * more.  1 when a doorbell may have been skipped on some ring while the
+ * pass drained (drain again instead of sleeping), 0: sleep. */
+int cap_drain_sleep_prepare(struct cap_drain *d);
+
+/* Awake again: every ring's consumer says it polls (its doorbells are
+ * skipped until the next cap_drain_sleep_prepare). */
+void cap_drain_awake(struct cap_drain *d);
+
+/*
+ * Go on draining every ring from @region, a new mapping of the region
+ * restored under the drain (a saved domain restored: QEMU wrote its saved
+ * bytes into a new region file): rs_consumer_reattach on each ring, the
+ * positions kept, nothing delivered twice, what cannot be known counted
+ * in each ring's consumer statistics.  The old mapping may go once this
+ * returns.  The OR of the rings' enum rs_reattach_event, or the ring
+ * library's -rse_* (rs_error_str): -rse_geometry when @region's rings are
+ * not those drained (nothing changed then).
+ */
+int cap_drain_reattach(struct cap_drain *d, const struct rs_region *region);
+
+/* The records kept for want of a time (no timed record after them yet)
+ * into the file under their ring's last time: before the file is
+ * completed.  0, or the writer's error noted in @e. */
+int cap_drain_flush(struct cap_drain *d, struct cap_err *e);
+
+/* What the host observed on every ring so far, into @h (kind, times and
+ * the AUX bytes stored are the caller's). */
+void cap_drain_host_facts(const struct cap_drain *d, struct pdf_host_facts *h);
+
+/* The bounds the live tally checks claims against: those of a drain
+ * that attached at @start_ns (host CLOCK_MONOTONIC). */
+void cap_drain_bounds(const struct cap_drain *d, uint64_t start_ns,
+		      struct cap_tally_bounds *b);
+
+void cap_drain_fini(struct cap_drain *d);
+
+/* ---- cap_usyms_feed (cap_usyms_feed.c) ---- */
+struct cap_usyms_feed {
+	struct gi_usyms g;        /* the last read */
+	uint32_t given;           /* of its bins, given to the current writer */
+};
+
+/* A new writer: every entry is given again. */
+void cap_usyms_feed_restart(struct cap_usyms_feed *f);
+/* Read @region's table and give @w the new entries; what came of it into
+ * @st.  0, -ENOMEM, -EINVAL. */
+int cap_usyms_feed_pass(struct cap_usyms_feed *f, struct cap_usyms_feed_stats *st,
+			const struct rs_region *region, struct pdf_writer *w);
+/* Give @w every entry of @g, read before (a snapshot's copy). */
+void cap_usyms_feed_give(struct cap_usyms_feed_stats *st,
+			 const struct gi_usyms *g, struct pdf_writer *w);
+void cap_usyms_feed_fini(struct cap_usyms_feed *f);
+
+/* ---- cap_source (cap_source.c) ---- */
+/* A read-write open file description of our own of the file behind @fd
+ * (through /proc/self/fd): a flock or a writable map another process's
+ * description would not give.  The new descriptor, or -errno. */
+int cap_source_reopen(int fd);
+
+#endif /* RINGSIDE_CAP_INTERNAL_H */
