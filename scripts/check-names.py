@@ -37,6 +37,7 @@ LIBRARIES = {
     'service/client/libringside-svc-client.a': ('svc', ()),
     'vmm/libringside-vmm.a': ('vmm', ('vmm',)),
     'tools/libringside-host-util.a': ('host', ('host_util',)),
+    'guest-agent/linux/libringside-agent-linux.a': ('agent', ()),
     'pt-virt/core/libringside-pt-core.a': ('pv', ()),
     'pt-virt/codec/libringside-pt-codec.a': ('pv', ()),
     'pt-virt/perfdata/libringside-pt-perfdata.a': ('pv', ()),

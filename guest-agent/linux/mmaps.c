@@ -209,7 +209,7 @@ int agent_mmaps_parse_line(char *line, struct agent_maps_line *m)
 	return 0;
 }
 
-int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
+int agent_mmaps_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const struct agent_mmap *m)
 {
 	struct agent_mmap2_body body;
@@ -350,7 +350,7 @@ static void put(struct agent_ring *r, uint32_t pid, const struct agent_mmap *m)
 {
 	struct agent_mmap_stats *st = &r->mmap_stats;
 
-	if (agent_mmap_put(r, pid, pid, m)) {
+	if (agent_mmaps_put(r, pid, pid, m)) {
 		st->skipped++;
 		return;
 	}
