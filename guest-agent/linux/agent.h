@@ -66,19 +66,19 @@ struct agent_dev_scan {
  * 0; -ENODEV when no device was usable (@scan says what was seen and why
  * the last candidate was refused); -errno when @sysfs cannot be read.
  */
-int agent_dev_open(struct agent_dev *d, const char *sysfs, const char *bdf,
+int agent_device_open(struct agent_dev *d, const char *sysfs, const char *bdf,
 		   struct agent_dev_scan *scan);
-void agent_dev_close(struct agent_dev *d);
+void agent_device_close(struct agent_dev *d);
 
 /*
  * The device can be unplugged while the agent runs; the guest's kernel
  * then revokes the BAR's mapping, and the next access to it would be a
- * SIGBUS.  agent_dev_guard() (once, at start) installs a SIGBUS handler
+ * SIGBUS.  agent_device_guard() (once, at start) installs a SIGBUS handler
  * that puts anonymous pages in place of the open device's mapping, so
  * the faulting access completes into nothing, and notes it; a SIGBUS
  * anywhere else still kills.  -errno of sigaction.
  *
- * agent_dev_gone(): whether the open device went away: 0 present,
+ * agent_device_gone(): whether the open device went away: 0 present,
  * AGENT_DEV_FAULTED (an access faulted: whatever was written since the
  * last look may not have reached the host), AGENT_DEV_REMOVED (its sysfs
  * entry is gone or is another device's; @sysfs NULL: not looked at, the
@@ -87,8 +87,8 @@ void agent_dev_close(struct agent_dev *d);
 #define AGENT_DEV_FAULTED 1
 #define AGENT_DEV_REMOVED 2
 #define AGENT_DEV_LOOK_NS 1000000000ull  /* main: sysfs looked at once a second */
-int agent_dev_guard(void);
-int agent_dev_gone(const struct agent_dev *d, const char *sysfs);
+int agent_device_guard(void);
+int agent_device_gone(const struct agent_dev *d, const char *sysfs);
 
 /* ---- kbuf: one CPU's perf events ----------------------------------------- */
 
@@ -111,7 +111,7 @@ struct kbuf {
 	uint64_t sample_type;     /* the events', for the records' times */
 	uint64_t head;            /* a pass's: the kernel's, read once */
 	uint64_t end;             /* the pass stops here (its byte bound) */
-	uint64_t time;            /* the copied record's, kbuf_peek */
+	uint64_t time;            /* the copied record's, agent_kbuf_peek */
 	uint32_t have;            /* bytes of the record at tail in rec, 0:
 				   * none copied */
 	uint8_t rec[AGENT_REC_MAX] __attribute__((aligned(8)));
@@ -119,44 +119,44 @@ struct kbuf {
 
 struct perf_event_attr;
 
-/* The sampling event's attr, as kbuf_open opens it on every CPU (the
+/* The sampling event's attr, as agent_kbuf_open opens it on every CPU (the
  * buffer's watermark aside). */
-void kbuf_sample_attr(struct perf_event_attr *a, const struct agent_events *ev);
+void agent_kbuf_sample_attr(struct perf_event_attr *a, const struct agent_events *ev);
 
 /* Open @cpu's events (disabled) and map their shared buffer.  -errno. */
-int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev);
-int kbuf_enable(struct kbuf *k, int on);
-void kbuf_close(struct kbuf *k);
+int agent_kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev);
+int agent_kbuf_enable(struct kbuf *k, int on);
+void agent_kbuf_close(struct kbuf *k);
 
 /*
  * A pass over the records between our tail and the kernel's head (read
- * once, at kbuf_begin), at most @max bytes of them, so that one busy CPU
- * cannot starve the others.  kbuf_peek: the next record, a private copy
+ * once, at agent_kbuf_begin), at most @max bytes of them, so that one busy CPU
+ * cannot starve the others.  agent_kbuf_peek: the next record, a private copy
  * with its sample_id trailer taken off (the events ask for one, to time
  * every record: the rings get the records as they always were), and its
  * time (the sample's, or the trailer's; 0 when the events have none);
- * NULL at the pass's end.  kbuf_next: past it.  kbuf_end: the space read
+ * NULL at the pass's end.  agent_kbuf_next: past it.  agent_kbuf_end: the space read
  * given back to the kernel.  main merges the CPUs' passes by time, so
  * that a process's birth on one CPU is read before its samples on another.
  */
-void kbuf_begin(struct kbuf *k, uint64_t max);
-const struct rs_perf_header *kbuf_peek(struct kbuf *k, uint64_t *time);
-void kbuf_next(struct kbuf *k);
-void kbuf_end(struct kbuf *k);
+void agent_kbuf_begin(struct kbuf *k, uint64_t max);
+const struct rs_perf_header *agent_kbuf_peek(struct kbuf *k, uint64_t *time);
+void agent_kbuf_next(struct kbuf *k);
+void agent_kbuf_end(struct kbuf *k);
 
 /* Called for each record in the kernel buffer (a private copy). */
 typedef void (*kbuf_fn)(const struct rs_perf_header *rec, void *arg);
 
 /* One pass of one buffer, each record to @fn.  Returns the number of
  * records. */
-int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg);
+int agent_kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg);
 
 /* One pass of each of @n buffers (NULL ones skipped; each heads read
  * before any record is), their records merged by time (then by CPU) to
  * @fn with the index of their buffer.  Returns the number of records. */
 typedef void (*kbuf_cpu_fn)(const struct rs_perf_header *rec, uint32_t cpu,
 			    void *arg);
-int kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
+int agent_kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
 		   void *arg);
 
 /*
@@ -166,7 +166,7 @@ int kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
  * first; the kernel's perf pages are pinned, so they stay where they are.
  * 0; -ENOENT (a page not present), -EPERM (no PFNs: not root), -errno.
  */
-int kbuf_gpas(const struct kbuf *k, int pagemap_fd, uint64_t *row);
+int agent_kbuf_gpas(const struct kbuf *k, int pagemap_fd, uint64_t *row);
 
 /* ---- ginfo: who the guest is, into the region header ------------------------ */
 
@@ -179,7 +179,7 @@ struct agent_ginfo_paths {
  * Who this guest is and how it samples (abi.h, struct rs_guest_info),
  * into @gi (zeroed first): uname's nodename, release and machine, the
  * CPUs online and configured, MemTotal of @p->meminfo, the first "model
- * name" of @p->cpuinfo, and the sampling event of kbuf_sample_attr(@ev).
+ * name" of @p->cpuinfo, and the sampling event of agent_kbuf_sample_attr(@ev).
  * What cannot be read stays 0.  0; else -errno of the first thing that
  * could not be read (the rest is filled all the same).
  */
@@ -310,7 +310,7 @@ void agent_mmaps_fork(const struct rs_perf_header *rec);
 
 /* PERF_RECORD_MMAP2 of @m for @pid/@tid, misc USER (and MMAP_BUILD_ID
  * with a build id).  0 or the ring's -rse_*. */
-int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
+int agent_mmaps_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const struct agent_mmap *m);
 
 /* ---- markers -------------------------------------------------------------- */
@@ -333,11 +333,11 @@ int agent_markers_drain(struct agent_markers *mk, struct agent_ring *r,
 
 /* An agent marker (id >= RS_MARK_ID_AGENT) into @r.  0 or the ring's
  * -rse_*. */
-int agent_marker_put(struct agent_ring *r, uint32_t id, uint32_t pid,
+int agent_markers_put(struct agent_ring *r, uint32_t id, uint32_t pid,
 		     uint32_t tid, uint64_t time, const char *text, uint32_t len);
 
 /* CLOCK_MONOTONIC in ns: the clock of samples and markers. */
-uint64_t agent_now(void);
+uint64_t agent_markers_now(void);
 
 /* ---- ksyms: the kernel's symbols into the sideband ------------------------- */
 
@@ -449,7 +449,7 @@ int agent_usyms_wants(const uint8_t *id, uint8_t len);
 const struct agent_usyms_stats *agent_usyms_stats(void);
 
 /* The vdso's symbols, published once as the binary "[vdso]" (vdso.c). */
-void agent_usyms_vdso(void);
+void agent_vdso_usyms(void);
 
 /* ---- pstate: the processes as the agent knows them, into the sideband ----- */
 
@@ -518,7 +518,7 @@ void agent_pstate_lost(void);
  * are gone).  agent_pstate_has_ended: whether any ended one is kept. */
 void agent_pstate_epoch(void);
 int agent_pstate_has_ended(void);
-/* Once per tick, @now its agent_now(): a look for processes gone (when
+/* Once per tick, @now its agent_markers_now(): a look for processes gone (when
  * due), ended ones never sampled dropped, and the model into the table's
  * idle copy, stamped @now, if it changed. */
 void agent_pstate_tick(uint64_t now);

@@ -8,11 +8,11 @@
  * The device can go while the agent runs (PCI hot-unplug, `ringside
  * disable --live`): the guest kernel removes it whatever maps its BAR,
  * and revokes the sysfs mapping, so the next access to it is a SIGBUS.
- * agent_dev_guard()'s handler turns that into a flag: for a fault inside
+ * agent_device_guard()'s handler turns that into a flag: for a fault inside
  * the mapping of the device in use it puts anonymous pages in the
  * mapping's place, so that the interrupted access completes into nothing,
  * and the agent learns at the end of its pass that the device is gone
- * (agent_dev_gone, which also notices the sysfs entry gone between two
+ * (agent_device_gone, which also notices the sysfs entry gone between two
  * accesses).  Any other SIGBUS kills as before.
  */
 #include <dirent.h>
@@ -52,7 +52,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 	sigaction(sig, &dfl, NULL);
 }
 
-int agent_dev_guard(void)
+int agent_device_guard(void)
 {
 	struct sigaction sa = { .sa_sigaction = on_sigbus,
 				.sa_flags = SA_SIGINFO };
@@ -162,7 +162,7 @@ unmappable:
 	return -1;
 }
 
-int agent_dev_open(struct agent_dev *d, const char *sysfs, const char *bdf,
+int agent_device_open(struct agent_dev *d, const char *sysfs, const char *bdf,
 		   struct agent_dev_scan *scan)
 {
 	struct dirent *e;
@@ -194,7 +194,7 @@ int agent_dev_open(struct agent_dev *d, const char *sysfs, const char *bdf,
 	return err;
 }
 
-int agent_dev_gone(const struct agent_dev *d, const char *sysfs)
+int agent_device_gone(const struct agent_dev *d, const char *sysfs)
 {
 	if (!d->mem)
 		return 0;
@@ -205,7 +205,7 @@ int agent_dev_gone(const struct agent_dev *d, const char *sysfs)
 	return dev_ino(sysfs, d->bdf) != d->ino ? AGENT_DEV_REMOVED : 0;
 }
 
-void agent_dev_close(struct agent_dev *d)
+void agent_device_close(struct agent_dev *d)
 {
 	if (d->mem) {
 		guard_clear();

@@ -99,7 +99,7 @@ int agent_ginfo_fill(struct rs_guest_info *gi, const struct agent_events *ev,
 		put(gi->cpu_desc, sizeof(gi->cpu_desc), val);
 	else if (!err)
 		err = e;
-	kbuf_sample_attr(&a, ev);
+	agent_kbuf_sample_attr(&a, ev);
 	gi->sample_type_id = a.type;
 	gi->sample_config = a.config;
 	gi->sample_period = a.sample_period;    /* sample_freq with freq */

@@ -53,7 +53,7 @@ static void attr_base(struct perf_event_attr *a, const struct agent_events *ev)
 	a->disabled = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;   /* the markers' clock too */
-	a->sample_id_all = 1;           /* every record timed (kbuf_peek) */
+	a->sample_id_all = 1;           /* every record timed (agent_kbuf_peek) */
 }
 
 static int open_tracepoints(struct kbuf *k, const struct agent_events *ev)
@@ -77,7 +77,7 @@ static int open_tracepoints(struct kbuf *k, const struct agent_events *ev)
 	return 0;
 }
 
-void kbuf_sample_attr(struct perf_event_attr *a, const struct agent_events *ev)
+void agent_kbuf_sample_attr(struct perf_event_attr *a, const struct agent_events *ev)
 {
 	attr_base(a, ev);
 	a->type = PERF_TYPE_SOFTWARE;
@@ -93,7 +93,7 @@ void kbuf_sample_attr(struct perf_event_attr *a, const struct agent_events *ev)
 	a->watermark = 1;
 }
 
-int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
+int agent_kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
 {
 	struct perf_event_attr a;
 	size_t len;
@@ -107,7 +107,7 @@ int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
 	k->have = 0;
 	k->sample_type = ev->sample_type;
 	k->data_size = (uint64_t)ev->buf_pages * RS_PAGE_SIZE;
-	kbuf_sample_attr(&a, ev);
+	agent_kbuf_sample_attr(&a, ev);
 	a.wakeup_watermark = (uint32_t)(k->data_size / 2);
 	err = perf_open(&a, cpu);
 	if (err == -EINVAL) {       /* a kernel before 5.12: dev and inode */
@@ -122,16 +122,16 @@ int kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
 	if (k->base == MAP_FAILED) {
 		err = -errno;
 		k->base = NULL;
-		kbuf_close(k);
+		agent_kbuf_close(k);
 		return err;
 	}
 	err = open_tracepoints(k, ev);
 	if (err)
-		kbuf_close(k);
+		agent_kbuf_close(k);
 	return err;
 }
 
-int kbuf_enable(struct kbuf *k, int on)
+int agent_kbuf_enable(struct kbuf *k, int on)
 {
 	unsigned long req = on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
 	uint32_t i;
@@ -144,7 +144,7 @@ int kbuf_enable(struct kbuf *k, int on)
 	return 0;
 }
 
-void kbuf_close(struct kbuf *k)
+void agent_kbuf_close(struct kbuf *k)
 {
 	uint32_t i;
 
@@ -216,14 +216,14 @@ static uint64_t take_time(struct kbuf *k)
 	return t;
 }
 
-void kbuf_begin(struct kbuf *k, uint64_t max)
+void agent_kbuf_begin(struct kbuf *k, uint64_t max)
 {
 	k->head = read_head(k->base);
 	k->end = k->head - k->tail > max ? k->tail + max : k->head;
 	k->have = 0;
 }
 
-const struct rs_perf_header *kbuf_peek(struct kbuf *k, uint64_t *time)
+const struct rs_perf_header *agent_kbuf_peek(struct kbuf *k, uint64_t *time)
 {
 	struct rs_perf_header h;
 
@@ -244,31 +244,31 @@ const struct rs_perf_header *kbuf_peek(struct kbuf *k, uint64_t *time)
 	return (const void *)k->rec;
 }
 
-void kbuf_next(struct kbuf *k)
+void agent_kbuf_next(struct kbuf *k)
 {
 	k->tail += (uint64_t)k->have;
 	k->have = 0;
 }
 
-void kbuf_end(struct kbuf *k)
+void agent_kbuf_end(struct kbuf *k)
 {
 	k->have = 0;
 	write_tail(k->base, k->tail);
 }
 
-int kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg)
+int agent_kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg)
 {
 	const struct rs_perf_header *rec;
 	uint64_t time;
 	int n = 0;
 
-	kbuf_begin(k, max);
-	while ((rec = kbuf_peek(k, &time)) != NULL) {
+	agent_kbuf_begin(k, max);
+	while ((rec = agent_kbuf_peek(k, &time)) != NULL) {
 		fn(rec, arg);
-		kbuf_next(k);
+		agent_kbuf_next(k);
 		n++;
 	}
-	kbuf_end(k);
+	agent_kbuf_end(k);
 	return n;
 }
 
@@ -325,7 +325,7 @@ static void heap_push(struct kheap *h, uint32_t cpu, uint64_t time)
 	}
 }
 
-int kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
+int agent_kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
 		   void *arg)
 {
 	static struct kheap h;
@@ -341,18 +341,18 @@ int kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
 	 * the next one, on every CPU alike */
 	for (i = 0; i < n; i++)
 		if (k[i])
-			kbuf_begin(k[i], k[i]->data_size);
+			agent_kbuf_begin(k[i], k[i]->data_size);
 	for (i = 0; i < n; i++)
-		if (k[i] && kbuf_peek(k[i], &time))
+		if (k[i] && agent_kbuf_peek(k[i], &time))
 			heap_push(&h, i, time);
 	while (h.n) {
 		uint32_t cpu = h.cpu[0];
 
-		rec = kbuf_peek(k[cpu], &time);
+		rec = agent_kbuf_peek(k[cpu], &time);
 		fn(rec, cpu, arg);
-		kbuf_next(k[cpu]);
+		agent_kbuf_next(k[cpu]);
 		count++;
-		if (kbuf_peek(k[cpu], &time)) {
+		if (agent_kbuf_peek(k[cpu], &time)) {
 			h.time[0] = time;
 		} else {
 			h.n--;
@@ -363,14 +363,14 @@ int kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
 	}
 	for (i = 0; i < n; i++)
 		if (k[i])
-			kbuf_end(k[i]);
+			agent_kbuf_end(k[i]);
 	return count;
 }
 
 #define PM_PRESENT  (1ull << 63)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 
-int kbuf_gpas(const struct kbuf *k, int pagemap_fd, uint64_t *row)
+int agent_kbuf_gpas(const struct kbuf *k, int pagemap_fd, uint64_t *row)
 {
 	const volatile uint8_t *p = k->base;
 	uint64_t n = 1 + k->data_size / RS_PAGE_SIZE, i;

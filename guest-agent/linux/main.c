@@ -40,7 +40,7 @@ struct agent {
 	uint64_t confirmed;           /* records written when the device was
 				       * last seen present */
 	uint64_t look_at;             /* when the device's sysfs entry is
-				       * looked at next (agent_now) */
+				       * looked at next (agent_markers_now) */
 	int gone_how;                 /* AGENT_DEV_* once a look saw it gone */
 	struct agent_ring ring[RS_MAX_RINGS];
 	uint64_t epoch_mark[RS_MAX_RINGS]; /* each ring's written_bytes when
@@ -107,7 +107,7 @@ static int find_region(struct agent *a)
 	int err;
 
 	for (;;) {
-		err = agent_dev_open(&a->dev, a->opts.sysfs, a->opts.device,
+		err = agent_device_open(&a->dev, a->opts.sysfs, a->opts.device,
 				     &scan);
 		if (!err)
 			return 0;
@@ -145,7 +145,7 @@ static int find_region(struct agent *a)
 	    "installed ('ringside hook install')?");
 }
 
-/* Whether the device went away (agent_dev_gone), as of @now: a fault on
+/* Whether the device went away (agent_device_gone), as of @now: a fault on
  * its BAR is seen at once (no system call); its sysfs entry, a stat,
  * is looked at once every AGENT_DEV_LOOK_NS.  An unplug revokes the
  * mapping, so the pass's next write faults: the stat is for a removal
@@ -161,7 +161,7 @@ static int dev_gone(struct agent *a, uint64_t now, int *looked)
 		*looked = look;
 	/* whichever caller's look saw it gone, every later one hears it */
 	if (!a->gone_how)
-		a->gone_how = agent_dev_gone(&a->dev, look ? a->opts.sysfs : NULL);
+		a->gone_how = agent_device_gone(&a->dev, look ? a->opts.sysfs : NULL);
 	return a->gone_how;
 }
 
@@ -200,7 +200,7 @@ static int wait_enabled(struct agent *a)
 	int told = 0;
 
 	for (;;) {
-		if (config_read(a, agent_now()))
+		if (config_read(a, agent_markers_now()))
 			return END_GONE;
 		if (a->cfg.enabled)
 			return 0;
@@ -234,7 +234,7 @@ static void open_events(struct agent *a)
 		a->kbuf[i] = malloc(sizeof(*a->kbuf[i]));
 		if (!a->kbuf[i])
 			die("out of memory");
-		err = kbuf_open(a->kbuf[i], (int)i, &a->ev);
+		err = agent_kbuf_open(a->kbuf[i], (int)i, &a->ev);
 		if (err == -ENODEV) {          /* an offline CPU */
 			free(a->kbuf[i]);
 			a->kbuf[i] = NULL;
@@ -265,14 +265,14 @@ static void attach(struct agent *a)
 	n = snprintf(text, sizeof(text), "linux agent attached: %u cpus, %u rings, "
 		     "%" PRIu64 " Hz, sample_type %#" PRIx64, a->nr_cpus,
 		     a->nr_rings, a->ev.freq, a->ev.sample_type);
-	agent_marker_put(&a->ring[0], RS_MARK_AGENT_ATTACH, (uint32_t)getpid(),
-			 (uint32_t)getpid(), agent_now(), text, (uint32_t)n);
+	agent_markers_put(&a->ring[0], RS_MARK_AGENT_ATTACH, (uint32_t)getpid(),
+			 (uint32_t)getpid(), agent_markers_now(), text, (uint32_t)n);
 	for (i = 0; i < a->ev.nr_tps; i++) {
 		n = snprintf(text, sizeof(text), "%s id=%" PRIu64, a->opts.tp[i],
 			     a->ev.tp_id[i]);
-		agent_marker_put(&a->ring[0], RS_MARK_AGENT_TRACEPOINT,
+		agent_markers_put(&a->ring[0], RS_MARK_AGENT_TRACEPOINT,
 				 (uint32_t)getpid(), (uint32_t)getpid(),
-				 agent_now(), text, (uint32_t)n);
+				 agent_markers_now(), text, (uint32_t)n);
 	}
 	err = rs_guest_attach(&a->dev.region, RS_AGENT_LINUX, a->nr_rings,
 			      &a->cfg);
@@ -312,7 +312,7 @@ static void publish_kbufs(struct agent *a)
 		if (!a->kbuf[i])
 			continue;
 		row[0] = i;
-		err = kbuf_gpas(a->kbuf[i], fd, row + 1);
+		err = agent_kbuf_gpas(a->kbuf[i], fd, row + 1);
 		if (err)
 			say(a, "kernel perf buffers: not published: CPU %u: %s", i,
 			    err == -ENOENT ? "a page is not present" :
@@ -453,7 +453,7 @@ static void publish_usyms(struct agent *a)
 	if (err)
 		say(a, "user symbols: %s", rs_error_str(err));
 	else
-		agent_usyms_vdso();
+		agent_vdso_usyms();
 }
 
 static void pstate_summary(const struct agent *a)
@@ -520,11 +520,11 @@ static void follow_config(struct agent *a, uint64_t now)
 		return;
 	for (i = 0; i < (int)a->nr_cpus; i++)
 		if (a->kbuf[i])
-			kbuf_enable(a->kbuf[i], want);
+			agent_kbuf_enable(a->kbuf[i], want);
 	a->sampling = want;
 	if (want)   /* the processes' records of the time off were missed */
 		agent_pstate_lost();
-	agent_marker_put(&a->ring[0], RS_MARK_AGENT_CONFIG, (uint32_t)getpid(),
+	agent_markers_put(&a->ring[0], RS_MARK_AGENT_CONFIG, (uint32_t)getpid(),
 			 (uint32_t)getpid(), now,
 			 want ? "sampling on" : "sampling off", want ? 11 : 12);
 }
@@ -542,7 +542,7 @@ static void drain(struct agent *a)
 
 	/* in time order across the CPUs: a process's FORK on one reaches
 	 * pstate before its samples on another */
-	kbuf_drain_all(a->kbuf, a->nr_cpus, fwd, a);
+	agent_kbuf_drain_all(a->kbuf, a->nr_cpus, fwd, a);
 	agent_markers_drain(&a->mk, &a->ring[0],
 			    a->cfg.enabled && (a->cfg.trace_mask & RS_TRACE_MARKERS));
 	/* The end of a pass: the host sees all of it. */
@@ -565,7 +565,7 @@ static void ring_epoch(struct agent *a)
 	agent_pstate_epoch();
 }
 
-/* Once a tick, @now the pass's agent_now(): the clock is read once a
+/* Once a tick, @now the pass's agent_markers_now(): the clock is read once a
  * pass, and whatever the tick stamps takes that reading. */
 static void tick(struct agent *a, uint64_t now)
 {
@@ -586,11 +586,11 @@ static void tick(struct agent *a, uint64_t now)
 static int run(struct agent *a)
 {
 	struct pollfd p[2 + AGENT_MAX_CPUS];
-	uint64_t next = agent_now(), period = a->opts.tick_ms * 1000000ull;
+	uint64_t next = agent_markers_now(), period = a->opts.tick_ms * 1000000ull;
 	uint32_t i, n;
 
 	for (;;) {
-		uint64_t now = agent_now();
+		uint64_t now = agent_markers_now();
 		int timeout;
 
 		if (now >= next) {
@@ -625,12 +625,12 @@ static void detach(struct agent *a)
 
 	for (i = 0; i < a->nr_cpus; i++)
 		if (a->kbuf[i])
-			kbuf_enable(a->kbuf[i], 0);
+			agent_kbuf_enable(a->kbuf[i], 0);
 	drain(a);
 	for (i = 0; i < a->nr_rings; i++)
 		agent_comm_flush(&a->ring[i]);
-	agent_marker_put(&a->ring[0], RS_MARK_AGENT_DETACH, (uint32_t)getpid(),
-			 (uint32_t)getpid(), agent_now(), "detached", 8);
+	agent_markers_put(&a->ring[0], RS_MARK_AGENT_DETACH, (uint32_t)getpid(),
+			 (uint32_t)getpid(), agent_markers_now(), "detached", 8);
 	for (i = 0; i < a->nr_rings; i++)
 		agent_ring_publish(&a->ring[i]);
 	rs_guest_detach(&a->dev.region);
@@ -639,12 +639,12 @@ static void detach(struct agent *a)
 		rs_kbuf_withdraw(&a->dev.region);
 	for (i = 0; i < a->nr_cpus; i++) {
 		if (a->kbuf[i])
-			kbuf_close(a->kbuf[i]);
+			agent_kbuf_close(a->kbuf[i]);
 		free(a->kbuf[i]);
 		a->kbuf[i] = NULL;
 	}
 	agent_markers_close(&a->mk);
-	agent_dev_close(&a->dev);
+	agent_device_close(&a->dev);
 }
 
 static void count_rec(const struct rs_perf_header *rec, void *arg)
@@ -667,10 +667,10 @@ static void detach_gone(struct agent *a, int how)
 
 	for (i = 0; i < a->nr_cpus; i++)
 		if (a->kbuf[i]) {
-			kbuf_enable(a->kbuf[i], 0);
-			kbuf_drain(a->kbuf[i], a->kbuf[i]->data_size, count_rec,
+			agent_kbuf_enable(a->kbuf[i], 0);
+			agent_kbuf_drain(a->kbuf[i], a->kbuf[i]->data_size, count_rec,
 				   &kernel);
-			kbuf_close(a->kbuf[i]);
+			agent_kbuf_close(a->kbuf[i]);
 			free(a->kbuf[i]);
 			a->kbuf[i] = NULL;
 		}
@@ -691,7 +691,7 @@ static void detach_gone(struct agent *a, int how)
 		say(a, "of the records written, the last %" PRIu64 " (since the "
 		    "device was last seen) may not have reached the host",
 		    written - a->confirmed);
-	agent_dev_close(&a->dev);
+	agent_device_close(&a->dev);
 }
 
 /* What the agent said of the processes' mappings, and what it could not. */
@@ -743,15 +743,15 @@ static int session(struct agent *a)
 		if (end == END_GONE)
 			say(a, "the device %s went away before the host enabled "
 			    "tracing", a->dev.bdf);
-		agent_dev_close(&a->dev);
+		agent_device_close(&a->dev);
 		return end;
 	}
 	/* the configuration is copied at open: take it as enabled */
 	err = rs_region_open(&a->dev.region, a->dev.mem, a->dev.size);
-	if (err && agent_dev_gone(&a->dev, a->opts.sysfs)) {
+	if (err && agent_device_gone(&a->dev, a->opts.sysfs)) {
 		say(a, "the device %s went away before the agent attached",
 		    a->dev.bdf);
-		agent_dev_close(&a->dev);
+		agent_device_close(&a->dev);
 		return END_GONE;
 	}
 	if (err)
@@ -776,11 +776,11 @@ static int session(struct agent *a)
 	    rs_region_config(&a->dev.region)->data_mode == RS_MODE_OVERWRITE ?
 	    "overwrite" : "normal");
 	a->look_at = 0;                 /* a full look before the loop */
-	end = gone(a, agent_now()) ? END_GONE : run(a);
+	end = gone(a, agent_markers_now()) ? END_GONE : run(a);
 	if (end == END_GONE) {
 		agent_usyms_end();
 		agent_pstate_end();
-		detach_gone(a, agent_dev_gone(&a->dev, a->opts.sysfs));
+		detach_gone(a, agent_device_gone(&a->dev, a->opts.sysfs));
 		mmap_summary(a);
 		usyms_summary(a);
 		pstate_summary(a);
@@ -809,11 +809,11 @@ static int probe(struct agent *a)
 {
 	struct agent_dev_scan scan;
 
-	if (agent_dev_guard())
+	if (agent_device_guard())
 		return 1;
-	if (agent_dev_open(&a->dev, a->opts.sysfs, a->opts.device, &scan))
+	if (agent_device_open(&a->dev, a->opts.sysfs, a->opts.device, &scan))
 		return 1;
-	agent_dev_close(&a->dev);
+	agent_device_close(&a->dev);
 	return 0;
 }
 
@@ -835,7 +835,7 @@ int main(int argc, char **argv)
 	a->sigfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (a->sigfd < 0)
 		die("signalfd: %s", strerror(errno));
-	err = agent_dev_guard();
+	err = agent_device_guard();
 	if (err)
 		die("sigaction SIGBUS: %s", strerror(-err));
 	a->mk.fd = -1;

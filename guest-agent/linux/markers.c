@@ -18,7 +18,7 @@
 
 #define DRAIN_MAX 1024   /* markers per call: a flood cannot stall the loop */
 
-uint64_t agent_now(void)
+uint64_t agent_markers_now(void)
 {
 	struct timespec ts;
 
@@ -75,7 +75,7 @@ void agent_markers_close(struct agent_markers *mk)
 	mk->path[0] = '\0';
 }
 
-int agent_marker_put(struct agent_ring *r, uint32_t id, uint32_t pid,
+int agent_markers_put(struct agent_ring *r, uint32_t id, uint32_t pid,
 		     uint32_t tid, uint64_t time, const char *text, uint32_t len)
 {
 	static uint8_t body[sizeof(struct rs_rec_marker) + RS_MARK_TEXT_MAX + 8];
@@ -143,9 +143,9 @@ static int take_one(struct agent_markers *mk, struct agent_ring *r, int accept)
 	mk->received++;
 	if (!accept)
 		return 0;
-	if (agent_marker_put(r, msg.id, (uint32_t)cred.pid,
+	if (agent_markers_put(r, msg.id, (uint32_t)cred.pid,
 			     msg.tid ? msg.tid : (uint32_t)cred.pid,
-			     msg.time ? msg.time : agent_now(),
+			     msg.time ? msg.time : agent_markers_now(),
 			     (const char *)buf + sizeof(msg), msg.len))
 		return 0;
 	if ((msg.flags & RS_MARK_SYNC) && mh.msg_namelen > sizeof(sa_family_t))

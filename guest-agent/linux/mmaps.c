@@ -227,7 +227,7 @@ struct mmap2_body {
 };
 _Static_assert(offsetof(struct mmap2_body, name) == 64, "perf_record_mmap2");
 
-int agent_mmap_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
+int agent_mmaps_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
 		   const struct agent_mmap *m)
 {
 	struct mmap2_body body;
@@ -367,7 +367,7 @@ static void put(struct agent_ring *r, uint32_t pid, const struct agent_mmap *m)
 {
 	struct agent_mmap_stats *st = &r->mmap_stats;
 
-	if (agent_mmap_put(r, pid, pid, m)) {
+	if (agent_mmaps_put(r, pid, pid, m)) {
 		st->skipped++;
 		return;
 	}

@@ -872,7 +872,7 @@ void agent_pstate_tick(uint64_t now)
 	if (!ps.on || !ps.dirty)
 		return;
 	build(&h);
-	h.time = now;                           /* agent_now's clock */
+	h.time = now;                           /* agent_markers_now's clock */
 	if (rs_pstate_publish(&ps.w, &h, ps.out))
 		return;            /* never: build bounds it by the copy */
 	ps.dirty = 0;

@@ -3,7 +3,7 @@
  * The agent's side of time synchronization (ring.h, rs_tsync_*): once per
  * pass of the main loop a single load says whether the host has a window
  * open; if so, a burst answers its pings with CLOCK_MONOTONIC, the clock
- * of the agent's samples (kbuf.c: use_clockid) and markers (agent_now).
+ * of the agent's samples (kbuf.c: use_clockid) and markers (agent_markers_now).
  * The burst is bounded (AGENT_TSYNC_BURST_NS); a host that wants more
  * rounds gets them at the next pass.
  */
@@ -12,7 +12,7 @@
 static uint64_t now(void *arg)
 {
 	(void)arg;
-	return agent_now();
+	return agent_markers_now();
 }
 
 static void relax(void *arg)

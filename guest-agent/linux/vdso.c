@@ -44,7 +44,7 @@ static size_t mapped_bytes(uintptr_t start)
 	return bytes;
 }
 
-void agent_usyms_vdso(void)
+void agent_vdso_usyms(void)
 {
 	const uint8_t *img = (const void *)getauxval(AT_SYSINFO_EHDR);
 	const Elf64_Ehdr *eh = (const void *)img;

@@ -111,23 +111,23 @@ START_TEST(times_and_trailers)
 	buf_new(&kb[0], TYPE, 0);
 	sample(&kb[0], 5, 100);
 	comm_rec(&kb[0], 5, "gzip", 200);
-	kbuf_begin(&kb[0], DATA);
-	rec = kbuf_peek(&kb[0], &time);
+	agent_kbuf_begin(&kb[0], DATA);
+	rec = agent_kbuf_peek(&kb[0], &time);
 	ck_assert_ptr_nonnull(rec);
 	ck_assert_uint_eq(rec->type, PERF_RECORD_SAMPLE);
 	ck_assert_uint_eq(rec->size, 40);         /* a sample keeps it all */
 	ck_assert_uint_eq(time, 100);
 	/* peeked again: the same, not copied twice */
-	ck_assert_ptr_eq(kbuf_peek(&kb[0], &time), rec);
-	kbuf_next(&kb[0]);
-	rec = kbuf_peek(&kb[0], &time);
+	ck_assert_ptr_eq(agent_kbuf_peek(&kb[0], &time), rec);
+	agent_kbuf_next(&kb[0]);
+	rec = agent_kbuf_peek(&kb[0], &time);
 	ck_assert_uint_eq(rec->type, PERF_RECORD_COMM);
 	ck_assert_uint_eq(rec->size, 8 + 8 + 8);  /* the trailer is off */
 	ck_assert_str_eq((const char *)(rec + 1) + 8, "gzip");
 	ck_assert_uint_eq(time, 200);
-	kbuf_next(&kb[0]);
-	ck_assert_ptr_null(kbuf_peek(&kb[0], &time));
-	kbuf_end(&kb[0]);
+	agent_kbuf_next(&kb[0]);
+	ck_assert_ptr_null(agent_kbuf_peek(&kb[0], &time));
+	agent_kbuf_end(&kb[0]);
 	ck_assert_uint_eq(((struct perf_event_mmap_page *)kb[0].base)->data_tail,
 			  40 + 48);
 	buf_free(&kb[0]);
@@ -144,11 +144,11 @@ START_TEST(times_and_trailers)
 
 		put(&kb[0], &r, sizeof(r));
 	}
-	kbuf_begin(&kb[0], DATA);
-	rec = kbuf_peek(&kb[0], &time);
+	agent_kbuf_begin(&kb[0], DATA);
+	rec = agent_kbuf_peek(&kb[0], &time);
 	ck_assert_uint_eq(rec->size, 24);
 	ck_assert_uint_eq(time, 0);
-	kbuf_end(&kb[0]);
+	agent_kbuf_end(&kb[0]);
 	buf_free(&kb[0]);
 }
 END_TEST
@@ -165,22 +165,22 @@ START_TEST(wrap_and_bound)
 	sample(&kb[0], 5, 100);
 	sample(&kb[0], 6, 101);
 	sample(&kb[0], 7, 102);
-	kbuf_begin(&kb[0], 80);                    /* two of them */
-	while ((rec = kbuf_peek(&kb[0], &time)) != NULL) {
+	agent_kbuf_begin(&kb[0], 80);                    /* two of them */
+	while ((rec = agent_kbuf_peek(&kb[0], &time)) != NULL) {
 		uint32_t pid;
 
 		memcpy(&pid, (const uint8_t *)(rec + 1) + 8, 4);
 		ck_assert_uint_eq(pid, 5u + (uint32_t)n);
 		ck_assert_uint_eq(time, 100u + (uint64_t)n);
-		kbuf_next(&kb[0]);
+		agent_kbuf_next(&kb[0]);
 		n++;
 	}
-	kbuf_end(&kb[0]);
+	agent_kbuf_end(&kb[0]);
 	ck_assert_int_eq(n, 2);
-	kbuf_begin(&kb[0], 80);
-	ck_assert_ptr_nonnull(kbuf_peek(&kb[0], &time));
+	agent_kbuf_begin(&kb[0], 80);
+	ck_assert_ptr_nonnull(agent_kbuf_peek(&kb[0], &time));
 	ck_assert_uint_eq(time, 102);
-	kbuf_end(&kb[0]);
+	agent_kbuf_end(&kb[0]);
 	buf_free(&kb[0]);
 }
 END_TEST
@@ -224,7 +224,7 @@ START_TEST(merged_by_time)
 	fork_rec(&kb[1], 9, 20);
 	sample(&kb[1], 1, 50);
 	nr_seen = 0;
-	ck_assert_int_eq(kbuf_drain_all(k, 3, take, k), 6);
+	ck_assert_int_eq(agent_kbuf_drain_all(k, 3, take, k), 6);
 	ck_assert_uint_eq(nr_seen, 6);
 	for (i = 0; i < 6; i++) {
 		ck_assert_uint_eq(seen_recs[i].cpu, want[i].cpu);
@@ -237,7 +237,7 @@ START_TEST(merged_by_time)
 	ck_assert_uint_eq(((struct perf_event_mmap_page *)kb[1].base)->data_tail,
 			  ((struct perf_event_mmap_page *)kb[1].base)->data_head);
 	/* nothing new: nothing */
-	ck_assert_int_eq(kbuf_drain_all(k, 3, take, k), 0);
+	ck_assert_int_eq(agent_kbuf_drain_all(k, 3, take, k), 0);
 	buf_free(&kb[0]);
 	buf_free(&kb[1]);
 }

@@ -224,7 +224,7 @@ START_TEST(mmap2_record)
 				.flags = MAP_PRIVATE, .path = "/bin/sh" };
 	struct mmap2_body b;
 
-	ck_assert_int_eq(agent_mmap_put(&ring, 7, 8, &m), 0);
+	ck_assert_int_eq(agent_mmaps_put(&ring, 7, 8, &m), 0);
 	ck_assert_uint_eq(recs[0].type, PERF_RECORD_MMAP2);
 	ck_assert_uint_eq(recs[0].misc, PERF_RECORD_MISC_USER);
 	ck_assert_uint_eq(recs[0].len, 64 + 8);
@@ -240,7 +240,7 @@ START_TEST(mmap2_record)
 	memset(name, 'a', sizeof(name) - 1);
 	name[0] = '/';
 	m.path = name;
-	ck_assert_int_eq(agent_mmap_put(&ring, 7, 8, &m), 0);
+	ck_assert_int_eq(agent_mmaps_put(&ring, 7, 8, &m), 0);
 	ck_assert_uint_eq(recs[1].misc, PERF_RECORD_MISC_USER |
 			  PERF_RECORD_MISC_MMAP_BUILD_ID);
 	ck_assert_uint_eq(recs[1].len, 64 + 4096);

@@ -264,7 +264,7 @@ START_TEST(vdso_published)
 
 	region_new();
 	ck_assert_int_eq(agent_usyms_begin(&region, 0, 64 * RS_PAGE_SIZE), 0);
-	agent_usyms_vdso();
+	agent_vdso_usyms();
 	st = agent_usyms_stats();
 	/* valgrind gives its programs no vdso (no AT_SYSINFO_EHDR): nothing
 	 * to publish, and nothing published */
