@@ -16,6 +16,7 @@
 #define RINGSIDE_CLI_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ringside/opt.h"
@@ -76,12 +77,22 @@ int cli_usage(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
  * on what it does there (a string literal), --connect URI.
  */
 extern const struct opt_arg cli_region_args[];
-extern const struct opt_arg cli_domain_args[];
-#define CLI_DOMAIN_MISSING "which domain? give its libvirt name"
 /* In a struct opt_cmd: one operand, described by @args, @missing when it
  * is not there. */
 #define CLI_OPERAND(args_, missing_) \
 	.args = (args_), .min_args = 1, .max_args = 1, .missing = (missing_)
+/* The same for an operand of one command's own: @name ("FILE") and @help
+ * its line in --help (a table that lives as long as the struct opt_cmd). */
+#define CLI_OPERAND_OF(name_, help_, missing_) \
+	CLI_OPERAND(((const struct opt_arg[]){ { (name_), (help_) }, \
+					       { NULL, NULL } }), missing_)
+/* The fields of a command (CMD) of that one operand: its name, the
+ * operand; and of one that changes a libvirt domain (enable, disable). */
+#define CLI_OPERAND_CMD(name_, help_, missing_) \
+	.prog = CLI_PROG(CMD), CLI_OPERAND_OF(name_, help_, missing_)
+#define CLI_DOMAIN_CMD \
+	CLI_OPERAND_CMD("DOMAIN", "the libvirt domain's name", \
+			"which domain? give its libvirt name")
 #define CLI_OPT_VM(dest, more) \
 	OPT_STRING(0, "vm", dest, "SOCKET", "the region of the ringside VMM " \
 		   "serving the control socket SOCKET ('ringside run --control " \

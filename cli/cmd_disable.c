@@ -48,7 +48,7 @@ static int parse(int argc, char **argv, struct disable_opts *o)
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
+		CLI_DOMAIN_CMD,
 		.usage = "DOMAIN [--live|--live-only] [--wait S] [--connect URI]",
 		.about = "Take libvirt domain DOMAIN out of ringside tracing: "
 			 "remove the <shmem name='ringside-DOMAIN'> device, "
@@ -65,7 +65,6 @@ static int parse(int argc, char **argv, struct disable_opts *o)
 			 "1 failure (with --live: also a domain that is not "
 			 "running, and a guest that did not let the device go in "
 			 "time: then nothing else changed), 2 bad usage.",
-		CLI_OPERAND(cli_domain_args, CLI_DOMAIN_MISSING),
 	};
 	int first, ret;
 

@@ -159,7 +159,7 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
+		CLI_DOMAIN_CMD,
 		.usage = "DOMAIN [OPTIONS]",
 		.about = "Opt libvirt domain DOMAIN in to ringside tracing: write "
 			 "ringside's <metadata> element and an ivshmem-plain <shmem "
@@ -184,7 +184,6 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 			 "is not running or has the device plugged in already, a "
 			 "hot-plug QEMU or libvirt refused), 2 bad usage (also: "
 			 "--trace pt on a domain that is not TCG).",
-		CLI_OPERAND(cli_domain_args, CLI_DOMAIN_MISSING),
 	};
 	struct dom_cfg probe;
 	const char *bad;
