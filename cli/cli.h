@@ -3,14 +3,14 @@
  * The ringside command: its subcommands and what they share.
  *
  * Everything in cli/ is the command layer, and only it prints: main.c,
- * the cmd_*.c files, cli.c and file_cmd.c (what several commands share),
- * print*.c (the words for what the libraries found).  The libraries
- * below (ringside/capture.h, ringside/introspect.h, perfdata, the VMM's,
- * the libvirt ones) return a negative error code, and where failures
- * come from several libraries, the code with the errstr of the library
- * that returned it (struct cap_err); a session says which step failed
- * (struct cap_failure).  Options are parsed and --help printed from one
- * table per command (ringside/opt.h).
+ * the cmd_*.c files, cli.c, file_cmd.c and domain_cmd.c (what several
+ * commands share), print*.c (the words for what the libraries found).
+ * The libraries below (ringside/capture.h, ringside/introspect.h,
+ * perfdata, the VMM's, the libvirt ones) return a negative error code,
+ * and where failures come from several libraries, the code with the
+ * errstr of the library that returned it (struct cap_err); a session
+ * says which step failed (struct cap_failure).  Options are parsed and
+ * --help printed from one table per command (ringside/opt.h).
  */
 #ifndef RINGSIDE_CLI_H
 #define RINGSIDE_CLI_H
@@ -73,8 +73,9 @@ int cli_usage(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /*
  * What the option tables of several commands share: the operands of those
  * that read a region (record, snapshot, stat) and of those that change a
- * libvirt domain (enable, disable), --vm SOCKET with a command's own words
- * on what it does there (a string literal), --connect URI.
+ * libvirt domain (enable, disable: CLI_DOMAIN_CMD, domain_cmd.h), --vm
+ * SOCKET with a command's own words on what it does there (a string
+ * literal), --connect URI.
  */
 extern const struct opt_arg cli_region_args[];
 /* In a struct opt_cmd: one operand, described by @args, @missing when it
