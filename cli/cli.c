@@ -66,11 +66,6 @@ const struct opt_arg cli_region_args[] = {
 	{ NULL, NULL },
 };
 
-const struct opt_arg cli_domain_args[] = {
-	{ "DOMAIN", "the libvirt domain's name" },
-	{ NULL, NULL },
-};
-
 int cli_region_operand(const char *cmd, int nargs, char **args, const char *vm,
 		       const char **region)
 {

@@ -3,19 +3,20 @@
  * The ringside command: its subcommands and what they share.
  *
  * Everything in cli/ is the command layer, and only it prints: main.c,
- * the cmd_*.c files, cli.c and file_cmd.c (what several commands share),
- * print*.c (the words for what the libraries found).  The libraries
- * below (ringside/capture.h, ringside/introspect.h, perfdata, the VMM's,
- * the libvirt ones) return a negative error code, and where failures
- * come from several libraries, the code with the errstr of the library
- * that returned it (struct cap_err); a session says which step failed
- * (struct cap_failure).  Options are parsed and --help printed from one
- * table per command (ringside/opt.h).
+ * the cmd_*.c files, cli.c, file_cmd.c and domain_cmd.c (what several
+ * commands share), print*.c (the words for what the libraries found).
+ * The libraries below (ringside/capture.h, ringside/introspect.h,
+ * perfdata, the VMM's, the libvirt ones) return a negative error code,
+ * and where failures come from several libraries, the code with the
+ * errstr of the library that returned it (struct cap_err); a session
+ * says which step failed (struct cap_failure).  Options are parsed and
+ * --help printed from one table per command (ringside/opt.h).
  */
 #ifndef RINGSIDE_CLI_H
 #define RINGSIDE_CLI_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ringside/opt.h"
@@ -72,16 +73,27 @@ int cli_usage(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /*
  * What the option tables of several commands share: the operands of those
  * that read a region (record, snapshot, stat) and of those that change a
- * libvirt domain (enable, disable), --vm SOCKET with a command's own words
- * on what it does there (a string literal), --connect URI.
+ * libvirt domain (enable, disable: CLI_DOMAIN_CMD, domain_cmd.h), --vm
+ * SOCKET with a command's own words on what it does there (a string
+ * literal), --connect URI.
  */
 extern const struct opt_arg cli_region_args[];
-extern const struct opt_arg cli_domain_args[];
-#define CLI_DOMAIN_MISSING "which domain? give its libvirt name"
 /* In a struct opt_cmd: one operand, described by @args, @missing when it
  * is not there. */
 #define CLI_OPERAND(args_, missing_) \
 	.args = (args_), .min_args = 1, .max_args = 1, .missing = (missing_)
+/* The same for an operand of one command's own: @name ("FILE") and @help
+ * its line in --help (a table that lives as long as the struct opt_cmd). */
+#define CLI_OPERAND_OF(name_, help_, missing_) \
+	CLI_OPERAND(((const struct opt_arg[]){ { (name_), (help_) }, \
+					       { NULL, NULL } }), missing_)
+/* The fields of a command (CMD) of that one operand: its name, the
+ * operand; and of one that changes a libvirt domain (enable, disable). */
+#define CLI_OPERAND_CMD(name_, help_, missing_) \
+	.prog = CLI_PROG(CMD), CLI_OPERAND_OF(name_, help_, missing_)
+#define CLI_DOMAIN_CMD \
+	CLI_OPERAND_CMD("DOMAIN", "the libvirt domain's name", \
+			"which domain? give its libvirt name")
 #define CLI_OPT_VM(dest, more) \
 	OPT_STRING(0, "vm", dest, "SOCKET", "the region of the ringside VMM " \
 		   "serving the control socket SOCKET ('ringside run --control " \

@@ -64,13 +64,10 @@ int cmd_archive(int argc, char **argv)
 			 "name only the entries that were not archived"),
 		OPT_END
 	};
-	static const struct opt_arg args[] = {
-		{ "FILE", "a perf.data file (of 'ringside record' or "
-			  "'ringside snapshot', or any other)" },
-		{ NULL, NULL },
-	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
+		CLI_OPERAND_CMD("FILE", "a perf.data file (of 'ringside record' "
+				"or 'ringside snapshot', or any other)",
+				"which file? give a perf.data file"),
 		.usage = "FILE [-o TAR] [--buildid-dir DIR] [-q]",
 		.about = "Write what names FILE's samples on another machine "
 			 "into one tar archive, as 'perf archive' does: for "
@@ -95,7 +92,6 @@ int cmd_archive(int argc, char **argv)
 		.notes = "Exit status: 0 every entry archived, 1 failure or an "
 			 "entry missing from the cache (the archive is written "
 			 "with the others), 2 bad usage.",
-		CLI_OPERAND(args, "which file? give a perf.data file"),
 	};
 
 	ret = opt_parse(&cmd, argc, argv, &first);

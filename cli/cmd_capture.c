@@ -27,12 +27,9 @@ int cmd_capture(int argc, char **argv)
 			   SVC_SOCKET_PATH ", or its configuration's socket)"),
 		OPT_END
 	};
-	static const struct opt_arg args[] = {
-		{ "DOMAIN", "a libvirt domain opted in with 'ringside enable'" },
-		{ NULL, NULL },
-	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
+		CLI_OPERAND_CMD("DOMAIN", "a libvirt domain opted in with "
+				"'ringside enable'", "which domain?"),
 		.usage = "DOMAIN [--socket PATH]",
 		.about = "Ask the host service (ringside-service, as root) to "
 			 "capture DOMAIN's flight recorder now, into its capture "
@@ -43,7 +40,6 @@ int cmd_capture(int argc, char **argv)
 		.opts = opts,
 		.notes = "Exit status: 0 captured, 1 the service refused or "
 			 "failed (it says why) or does not run, 2 bad usage.",
-		CLI_OPERAND(args, "which domain?"),
 	};
 
 	ret = opt_parse(&cmd, argc, argv, &first);

@@ -131,13 +131,12 @@ static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
 			   " beside it)"),
 		OPT_END
 	};
-	static const struct opt_arg args[] = {
-		{ "FILE", "a pt-virt capture (ringside-pt-trace --out), or a "
-			  "perf.data file of 'ringside record|snapshot' with PT" },
-		{ NULL, NULL },
-	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
+		CLI_OPERAND_CMD("FILE", "a pt-virt capture (ringside-pt-trace "
+				"--out), or a perf.data file of 'ringside "
+				"record|snapshot' with PT",
+				"which capture? give a file ringside-pt-trace "
+				"wrote"),
 		.usage = "FILE [--last-psb] [--check] [--quiet | --events] "
 			 "[--buildid-dir DIR]",
 		.about = "Decode a pt-virt capture file (Intel PT bytes from a "
@@ -154,8 +153,6 @@ static int parse(int argc, char **argv, int *last_psb, struct dec_out *o,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 unreadable file or --check "
 			 "mismatch, 2 bad usage.",
-		CLI_OPERAND(args,
-			    "which capture? give a file ringside-pt-trace wrote"),
 	};
 	int first, ret;
 

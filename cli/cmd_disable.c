@@ -22,6 +22,7 @@
 #include "ringside/domain_virt.h"
 
 #include "cli.h"
+#include "domain_cmd.h"
 
 #define CMD "disable"
 
@@ -29,26 +30,24 @@
 #define WAIT_STEP_NS 100000000L
 
 struct disable_opts {
-	const char *domain;
-	const char *uri;
-	int live;                  /* unplug from the running guest too */
-	int live_only;             /* ... and leave the persistent XML */
+	struct domain_cmd_opts dom; /* live: unplug from the running guest
+				     * too */
 	double wait;               /* seconds; 0: WAIT_DEFAULT */
 };
 
 static int parse(int argc, char **argv, struct disable_opts *o)
 {
 	const struct opt opts[] = {
-		OPT_FLAG(0, "live", &o->live, "also unplug the device from the "
-			 "running guest now, then remove its region file"),
-		CLI_OPT_LIVE_ONLY(&o->live_only, ""),
+		OPT_FLAG(0, "live", &o->dom.live, "also unplug the device from "
+			 "the running guest now, then remove its region file"),
+		CLI_OPT_LIVE_ONLY(&o->dom.live_only, ""),
 		OPT_SECONDS('w', "wait", &o->wait, "S", 3600, "with --live: how "
 			    "long the guest has to let the device go (30)"),
-		CLI_OPT_CONNECT(&o->uri),
+		CLI_OPT_CONNECT(&o->dom.uri),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
+		CLI_DOMAIN_CMD,
 		.usage = "DOMAIN [--live|--live-only] [--wait S] [--connect URI]",
 		.about = "Take libvirt domain DOMAIN out of ringside tracing: "
 			 "remove the <shmem name='ringside-DOMAIN'> device, "
@@ -65,18 +64,14 @@ static int parse(int argc, char **argv, struct disable_opts *o)
 			 "1 failure (with --live: also a domain that is not "
 			 "running, and a guest that did not let the device go in "
 			 "time: then nothing else changed), 2 bad usage.",
-		CLI_OPERAND(cli_domain_args, CLI_DOMAIN_MISSING),
 	};
-	int first, ret;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
-	ret = opt_parse(&cmd, argc, argv, &first);
+	ret = domain_cmd_parse(&cmd, argc, argv, &o->dom);
 	if (ret)
 		return ret;
-	o->domain = argv[first];
-	if (o->live_only)
-		o->live = 1;
-	if (o->wait > 0 && !o->live)
+	if (o->wait > 0 && !o->dom.live)
 		return cli_usage(CMD, "--wait goes with --live");
 	if (o->wait <= 0)
 		o->wait = WAIT_DEFAULT;
@@ -108,7 +103,7 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 	*took = 0;
 	active = dom_virt_active(d);
 	if (active <= 0) {
-		cli_err(CMD, "%s: --live: %s", o->domain, active < 0 ?
+		cli_err(CMD, "%s: --live: %s", o->dom.domain, active < 0 ?
 			dom_error_str(active) : "the domain is not running; leave "
 			"--live out");
 		return -CLI_EXIT_FAIL;
@@ -118,7 +113,8 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 	have = err ? err : dom_xml_shmem(x, shm_name, NULL, &dev);
 	dom_xml_free(x);
 	if (have < 0) {
-		cli_err(CMD, "%s: --live: %s", o->domain, dom_error_str(have));
+		cli_err(CMD, "%s: --live: %s", o->dom.domain,
+			dom_error_str(have));
 		return -CLI_EXIT_FAIL;
 	}
 	plugged = have;
@@ -128,7 +124,7 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 		if (err) {
 			cli_err(CMD, "%s: --live: cannot unplug the <shmem> device "
 				"from the running guest: %s; nothing changed",
-				o->domain, dom_error_str(err));
+				o->dom.domain, dom_error_str(err));
 			return -CLI_EXIT_FAIL;
 		}
 		/* libvirt stops waiting after a few seconds; the guest may
@@ -140,7 +136,8 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 		if (have) {
 			if (have < 0)
 				cli_err(CMD, "%s: --live: after the unplug request: "
-					"%s", o->domain, dom_error_str(have));
+					"%s", o->dom.domain,
+					dom_error_str(have));
 			else
 				cli_err(CMD, "%s: --live: the guest has not let the "
 					"device go in %.0f s (its kernel handles PCI "
@@ -148,8 +145,8 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 					"with QEMU.  Nothing else changed: the region "
 					"file, the metadata and the persistent XML stay.  "
 					"Run 'ringside disable %s --live' again once "
-					"it is gone, or stop the domain", o->domain,
-					o->wait, o->domain);
+					"it is gone, or stop the domain",
+					o->dom.domain, o->wait, o->dom.domain);
 			return -CLI_EXIT_FAIL;
 		}
 	}
@@ -161,7 +158,7 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 		if (err) {
 			cli_err(CMD, "%s: --live: the device is unplugged, but "
 				"removing the running domain's metadata failed: %s",
-				o->domain, dom_error_str(err));
+				o->dom.domain, dom_error_str(err));
 			return -CLI_EXIT_FAIL;
 		}
 	}
@@ -169,7 +166,7 @@ static int unplug(const struct disable_opts *o, struct dom_virt *d,
 	err = dom_shm_remove(DOM_SHM_DIR, shm_name);
 	if (err) {
 		cli_err(CMD, "%s: --live: the device is unplugged, but %s/%s "
-			"stays: %s", o->domain, DOM_SHM_DIR, shm_name,
+			"stays: %s", o->dom.domain, DOM_SHM_DIR, shm_name,
 			dom_error_str(err));
 		return -CLI_EXIT_FAIL;
 	}
@@ -220,27 +217,21 @@ int cmd_disable(int argc, char **argv)
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CLI_EXIT_OK : ret;
-	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
-		cli_err(CMD, "'%s': %s", o.domain, dom_error_str(-dome_name));
-		return CLI_EXIT_FAIL;
-	}
-	err = dom_virt_open(&d, o.uri, o.domain, 0);
-	if (err) {
-		cli_err(CMD, "%s: %s", o.domain, dom_error_str(err));
-		return CLI_EXIT_FAIL;
-	}
-	if (o.live && (live = unplug(&o, d, shm_name, &took)) < 0) {
+	ret = domain_cmd_open(CMD, &o.dom, shm_name, sizeof(shm_name), &d);
+	if (ret)
+		return ret;
+	if (o.dom.live && (live = unplug(&o, d, shm_name, &took)) < 0) {
 		dom_virt_close(d);
 		return -live;
 	}
 	if (live)
 		printf("ringside disable: %s: unplugged from the running guest in "
-		       "%.1f s; %s/%s removed\n", o.domain, took, DOM_SHM_DIR,
-		       shm_name);
-	else if (o.live)
+		       "%.1f s; %s/%s removed\n", o.dom.domain, took,
+		       DOM_SHM_DIR, shm_name);
+	else if (o.dom.live)
 		printf("ringside disable: %s: the running guest had no ringside "
-		       "device\n", o.domain);
-	if (o.live_only) {
+		       "device\n", o.dom.domain);
+	if (o.dom.live_only) {
 		dom_virt_close(d);
 		return CLI_EXIT_OK;
 	}
@@ -256,24 +247,25 @@ int cmd_disable(int argc, char **argv)
 	ret = CLI_EXIT_OK;
 	if (err < 0) {
 		if (*what)
-			cli_err(CMD, "%s: removing %s failed: %s", o.domain, what,
-				dom_error_str(err));
+			cli_err(CMD, "%s: removing %s failed: %s",
+				o.dom.domain, what, dom_error_str(err));
 		else
-			cli_err(CMD, "%s: %s", o.domain, dom_error_str(err));
+			cli_err(CMD, "%s: %s", o.dom.domain,
+				dom_error_str(err));
 		ret = CLI_EXIT_FAIL;
 	} else if (err == 0) {
 		printf("ringside disable: %s was not enabled; nothing changed\n",
-		       o.domain);
+		       o.dom.domain);
 	} else {
 		printf("ringside disable: %s: ringside metadata, device and QEMU "
 		       "plugin arguments removed from the persistent XML\n",
-		       o.domain);
+		       o.dom.domain);
 	}
-	if (!o.live && dom_virt_active(d) == 1 &&
+	if (!o.dom.live && dom_virt_active(d) == 1 &&
 	    dom_virt_has_device(d, shm_name) == 1)
 		printf("  the running guest keeps its device and region until it "
 		       "stops; 'ringside disable %s --live' unplugs it now\n",
-		       o.domain);
+		       o.dom.domain);
 	dom_xml_free(x);
 	dom_virt_close(d);
 	return ret;

@@ -29,6 +29,7 @@
 #include "ringside/domain_virt.h"
 
 #include "cli.h"
+#include "domain_cmd.h"
 #include "print.h"
 
 #define CMD "enable"
@@ -41,16 +42,14 @@
 #define PT_FILTER_UNSET UINT32_MAX
 
 struct enable_opts {
-	const char *domain;
-	const char *uri;
+	struct domain_cmd_opts dom; /* live: plug into the running guest
+				     * too */
 	struct dom_cfg cfg;        /* cfg.rings 0: the domain's vCPU count */
 	int aux_given;             /* --aux-pages was on the command line */
 	int pt;                    /* --trace had pt: the QEMU plugin */
 	uint32_t pt_filter;        /* index into pt_filters; PT_FILTER_UNSET */
 	uint32_t pt_psb;           /* 0: the plugin's default */
 	const char *pt_plugin;     /* NULL: RS_PT_PLUGIN_PATH */
-	int live;                  /* plug into the running guest too */
-	int live_only;             /* ... and leave the persistent XML */
 	uint32_t stall_ms;         /* the host's longest stall (0: default) */
 	char plugin[PATH_MAX];     /* the plugin's resolved path */
 };
@@ -145,21 +144,21 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 		OPT_STRING(0, "pt-plugin", &o->pt_plugin, "PATH", "with --trace "
 			   "pt: the plugin file (default: the installed one, "
 			   "below)"),
-		OPT_FLAG(0, "live", &o->live, "also opt the running domain in "
-			 "now: lay the region out and hot-plug the device into "
-			 "the guest (PCI); no restart"),
-		CLI_OPT_LIVE_ONLY(&o->live_only, " (the next start is not "
+		OPT_FLAG(0, "live", &o->dom.live, "also opt the running domain "
+			 "in now: lay the region out and hot-plug the device "
+			 "into the guest (PCI); no restart"),
+		CLI_OPT_LIVE_ONLY(&o->dom.live_only, " (the next start is not "
 				  "traced)"),
 		OPT_U32(0, "stall-ms", &o->stall_ms, "MS", 1, DOM_STALL_MS_MAX,
 			"milliseconds", "the longest this host takes a CPU "
 			"away from 'ringside record' (measured: ring-bench's "
 			"stalls lines); a normal ring must hold it on top of "
 			"the agent's 100 ms (default 10)"),
-		CLI_OPT_CONNECT(&o->uri),
+		CLI_OPT_CONNECT(&o->dom.uri),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
+		CLI_DOMAIN_CMD,
 		.usage = "DOMAIN [OPTIONS]",
 		.about = "Opt libvirt domain DOMAIN in to ringside tracing: write "
 			 "ringside's <metadata> element and an ivshmem-plain <shmem "
@@ -184,22 +183,18 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 			 "is not running or has the device plugged in already, a "
 			 "hot-plug QEMU or libvirt refused), 2 bad usage (also: "
 			 "--trace pt on a domain that is not TCG).",
-		CLI_OPERAND(cli_domain_args, CLI_DOMAIN_MISSING),
 	};
 	struct dom_cfg probe;
 	const char *bad;
-	int first, ret;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	dom_cfg_default(&o->cfg);
 	o->pt_filter = PT_FILTER_UNSET;
-	ret = opt_parse(&cmd, argc, argv, &first);
+	ret = domain_cmd_parse(&cmd, argc, argv, &o->dom);
 	if (ret)
 		return ret;
-	o->domain = argv[first];
-	if (o->live_only)
-		o->live = 1;
-	if (o->pt && o->live)
+	if (o->pt && o->dom.live)
 		return cli_usage(CMD, "--trace pt puts ringside's plugin on QEMU's "
 				 "command line, which a running QEMU cannot take: "
 				 "leave --live out, and restart the domain");
@@ -232,7 +227,7 @@ static int finish_cfg(struct enable_opts *o, const struct dom_xml *x)
 	if (!o->cfg.rings) {
 		if (dom_xml_vcpus(x, &vcpus)) {
 			cli_err(CMD, "%s: the domain XML has no <vcpu> count; give "
-				"--rings N", o->domain);
+				"--rings N", o->dom.domain);
 			return CLI_EXIT_FAIL;
 		}
 		o->cfg.rings = vcpus < RS_MAX_RINGS ? vcpus : RS_MAX_RINGS;
@@ -256,7 +251,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 	if (have < 0) {
 		cli_err(CMD, "%s: its <shmem name='%s'> device is not an "
 			"ivshmem-plain device ringside made; remove it first",
-			o->domain, shm_name);
+			o->dom.domain, shm_name);
 		return CLI_EXIT_FAIL;
 	}
 	if (dom_cfg_format(&o->cfg, meta, sizeof(meta)) < 0 ||
@@ -280,7 +275,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 	if (err) {
 		free(old_dev);
 		cli_err(CMD, "%s: cannot add the <shmem> device: %s; nothing "
-			"changed", o->domain, dom_error_str(err));
+			"changed", o->dom.domain, dom_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	err = dom_virt_meta_set(d, meta);
@@ -292,7 +287,7 @@ static int apply(const struct enable_opts *o, struct dom_virt *d,
 		}
 		free(old_dev);
 		cli_err(CMD, "%s: cannot write the metadata: %s; nothing changed",
-			o->domain, dom_error_str(err));
+			o->dom.domain, dom_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	free(old_dev);
@@ -348,12 +343,12 @@ static int apply_pt(const struct enable_opts *o, struct dom_virt *d,
 	if (err >= 0)
 		return err;
 	cli_err(CMD, "%s: cannot %s its command line: %s; nothing changed",
-		o->domain, o->pt ? "put ringside's QEMU plugin on" :
+		o->dom.domain, o->pt ? "put ringside's QEMU plugin on" :
 		"take ringside's QEMU plugin off", dom_error_str(err));
 	if (dom_virt_define(d, orig))
 		cli_err(CMD, "%s: and defining it back failed: %s; its ringside "
 			"<metadata> and <shmem> may stay: check 'virsh dumpxml'",
-			o->domain, dom_error_str(-dome_libvirt));
+			o->dom.domain, dom_error_str(-dome_libvirt));
 	return err;
 }
 
@@ -379,12 +374,13 @@ static int plug(const struct enable_opts *o, struct dom_virt *d,
 	err = dom_shm_create_group(DOM_SHM_DIR, shm_name, &o->cfg, NULL);
 	if (err == -ENOENT && !getgrnam(DOM_HOOK_GROUP)) {
 		cli_err(CMD, "%s: --live: no group '%s' (QEMU's) for the region "
-			"file", o->domain, DOM_HOOK_GROUP);
+			"file", o->dom.domain, DOM_HOOK_GROUP);
 		return CLI_EXIT_FAIL;
 	}
 	if (err) {
-		cli_err(CMD, "%s: --live: cannot create %s/%s: %s", o->domain,
-			DOM_SHM_DIR, shm_name, dom_error_str(err));
+		cli_err(CMD, "%s: --live: cannot create %s/%s: %s",
+			o->dom.domain, DOM_SHM_DIR, shm_name,
+			dom_error_str(err));
 		return CLI_EXIT_FAIL;
 	}
 	step = "set the metadata of the running domain";
@@ -401,7 +397,7 @@ static int plug(const struct enable_opts *o, struct dom_virt *d,
 	if (meta_set)
 		dom_virt_meta_set_in(d, NULL, DOM_VIRT_LIVE);
 	dom_shm_remove(DOM_SHM_DIR, shm_name);
-	cli_err(CMD, "%s: cannot %s: %s", o->domain, step, why);
+	cli_err(CMD, "%s: cannot %s: %s", o->dom.domain, step, why);
 	return CLI_EXIT_FAIL;
 }
 
@@ -432,7 +428,7 @@ static void report_hold(const struct enable_opts *o)
 			"%s fills in ~%.0f ms at %u Hz with %u-frame call chains, "
 			"less than the %u ms 'ringside record' must cover: "
 			"records may be lost; --data-pages %u holds it\n", CMD,
-			o->domain, size, h.hold_us_max / 1e3, h.freq,
+			o->dom.domain, size, h.hold_us_max / 1e3, h.freq,
 			DOM_CHAIN_FRAMES_MAX, h.need_ms, h.pages_needed);
 }
 
@@ -443,8 +439,9 @@ static void report(const struct enable_opts *o, const char *shm_name,
 	char trace[64], size[32];
 
 	printf("ringside enable: %s: region %s/%s of %s (%u rings x %u data + "
-	       "%u AUX pages, %u sideband pages, %s, %s, %u Hz)\n", o->domain,
-	       DOM_SHM_DIR, shm_name, print_size(size, sizeof(size), c->size),
+	       "%u AUX pages, %u sideband pages, %s, %s, %u Hz)\n",
+	       o->dom.domain, DOM_SHM_DIR, shm_name,
+	       print_size(size, sizeof(size), c->size),
 	       c->rings, c->data_pages, c->aux_pages, c->sideband_pages,
 	       c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
 	       dom_cfg_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
@@ -457,16 +454,16 @@ static void report(const struct enable_opts *o, const char *shm_name,
 	else if (pt_changed)
 		printf("  PT: ringside's QEMU plugin taken off the domain's "
 		       "<qemu:commandline>\n");
-	if (o->live)
+	if (o->dom.live)
 		printf("  plugged into the running guest (PCI 1af4:1110): its "
 		       "agent attaches to it (the ringside-agent package starts "
 		       "one for the device; without systemd, a 'ringside-agent "
 		       "--follow' that runs already); 'ringside stat %s' says "
-		       "when\n", o->domain);
-	if (o->live_only)
+		       "when\n", o->dom.domain);
+	if (o->dom.live_only)
 		printf("  the persistent XML is left as it was: the domain's next "
 		       "start is not traced\n");
-	else if (active && !o->live)
+	else if (active && !o->dom.live)
 		printf("  the domain is running: the change applies when it is next "
 		       "started (shut it down, then start it), or now with "
 		       "--live\n");
@@ -484,18 +481,20 @@ static int live_check(const struct enable_opts *o, struct dom_virt *d,
 	if (!active) {
 		cli_err(CMD, "%s: --live: the domain is not running; leave --live "
 			"out: the change applies when it is next started",
-			o->domain);
+			o->dom.domain);
 		return CLI_EXIT_FAIL;
 	}
 	have = dom_virt_has_device(d, shm_name);
 	if (have < 0) {
-		cli_err(CMD, "%s: --live: %s", o->domain, dom_error_str(have));
+		cli_err(CMD, "%s: --live: %s", o->dom.domain,
+			dom_error_str(have));
 		return CLI_EXIT_FAIL;
 	}
 	if (have) {
 		cli_err(CMD, "%s: --live: the running guest has ringside's device "
 			"already; 'ringside disable %s --live' first to change "
-			"it while it runs; nothing changed", o->domain, o->domain);
+			"it while it runs; nothing changed", o->dom.domain,
+			o->dom.domain);
 		return CLI_EXIT_FAIL;
 	}
 	return 0;
@@ -515,13 +514,12 @@ int cmd_enable(int argc, char **argv)
 		return ret < 0 ? CLI_EXIT_OK : ret;
 	if (o.pt && (ret = find_plugin(&o)))
 		return ret;
-	if (dom_shm_name(o.domain, shm_name, sizeof(shm_name))) {
-		cli_err(CMD, "'%s': %s", o.domain, dom_error_str(-dome_name));
-		return CLI_EXIT_FAIL;
-	}
+	ret = domain_cmd_open(CMD, &o.dom, shm_name, sizeof(shm_name), &d);
+	if (ret)
+		return ret;
 	ret = CLI_EXIT_FAIL;
-	err = dom_virt_open(&d, o.uri, o.domain, 0);
-	if (!err && (err = dom_virt_persistent(d)) == 0)
+	err = dom_virt_persistent(d);
+	if (!err)
 		err = -dome_transient;
 	if (err >= 0 && (active = dom_virt_active(d)) < 0)
 		err = active;
@@ -534,32 +532,33 @@ int cmd_enable(int argc, char **argv)
 
 		dom_xml_type(x, type, sizeof(type));
 		cli_err(CMD, "%s: --trace pt: the domain's type is '%s'; %s",
-			o.domain, type, dom_error_str(err));
+			o.dom.domain, type, dom_error_str(err));
 		ret = CLI_EXIT_USAGE;
 		goto out;
 	}
 	if (err < 0) {
-		cli_err(CMD, "%s: %s", o.domain, dom_error_str(err));
+		cli_err(CMD, "%s: %s", o.dom.domain, dom_error_str(err));
 		goto out;
 	}
-	if (o.live && (ret = live_check(&o, d, active, shm_name)))
+	if (o.dom.live && (ret = live_check(&o, d, active, shm_name)))
 		goto out;
 	ret = finish_cfg(&o, x);
-	if (!ret && !o.live_only)
+	if (!ret && !o.dom.live_only)
 		ret = apply(&o, d, x, shm_name);
-	if (!ret && !o.live_only) {
+	if (!ret && !o.dom.live_only) {
 		pt_changed = apply_pt(&o, d, xml, shm_name);
 		if (pt_changed < 0)
 			ret = CLI_EXIT_FAIL;
 	}
-	if (!ret && o.live && (ret = plug(&o, d, shm_name)) && !o.live_only) {
+	if (!ret && o.dom.live && (ret = plug(&o, d, shm_name)) &&
+	    !o.dom.live_only) {
 		/* the persistent XML back as it was before this command */
 		if (dom_virt_define(d, xml))
 			cli_err(CMD, "%s: and defining its persistent XML back "
 				"failed: %s; check 'virsh dumpxml --inactive'",
-				o.domain, dom_error_str(-dome_libvirt));
+				o.dom.domain, dom_error_str(-dome_libvirt));
 		else
-			cli_err(CMD, "%s: nothing changed", o.domain);
+			cli_err(CMD, "%s: nothing changed", o.dom.domain);
 	}
 	if (!ret)
 		report(&o, shm_name, active, pt_changed);

@@ -53,12 +53,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		OPT_FLAG('q', "quiet", &o->quiet, "print nothing but errors"),
 		OPT_END
 	};
-	static const struct opt_arg args[] = {
-		{ "PAYLOAD", "the guest image" },
-		{ NULL, NULL },
-	};
 	const struct opt_cmd cmd = {
-		.prog = CLI_PROG(CMD),
+		CLI_OPERAND_CMD("PAYLOAD", "the guest image",
+				"which payload? give the guest image to boot"),
 		.usage = "PAYLOAD [OPTIONS]",
 		.about = "Boot PAYLOAD (a freestanding x86-64 ELF, such as the "
 			 "ringside guest agent) in the ringside VMM, one trace ring "
@@ -76,8 +73,6 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			 "corrupt (bytes discarded, impossible heads) or their "
 			 "records make implausible claims: stderr says what, "
 			 "--quiet or not.",
-		CLI_OPERAND(args,
-			    "which payload? give the guest image to boot"),
 	};
 	int first, ret;
 

@@ -10,18 +10,15 @@ int file_cmd_parse(const char *prog, const char *usage, const char *about,
 		   const struct opt *opts, int argc, char **argv,
 		   const char **path)
 {
-	static const struct opt_arg args[] = {
-		{ "FILE", "a perf.data file written by ringside record or snapshot" },
-		{ NULL, NULL },
-	};
 	const struct opt_cmd cmd = {
 		.prog = prog,
 		.usage = usage,
 		.about = about,
 		.opts = opts,
 		.notes = "Exit status: 0 success, 1 unreadable file, 2 bad usage.",
-		CLI_OPERAND(args,
-			    "which file? give a perf.data file ringside wrote"),
+		CLI_OPERAND_OF("FILE", "a perf.data file written by ringside "
+			       "record or snapshot",
+			       "which file? give a perf.data file ringside wrote"),
 	};
 	int first, ret;
 

@@ -32,41 +32,39 @@ void print_gsyms(FILE *out, const struct gi_syms *g,
 {
 	char id[2 * RS_SIDEBAND_BUILD_ID_MAX + 1];
 
+	fprintf(out, "  guest kernel symbols: ");
 	switch (g->state) {
 	case GI_SYMS_ABSENT:
-		fprintf(out, "  guest kernel symbols: none (the region has no "
-			"sideband area; 'ringside enable --sideband-pages N')\n");
+		fprintf(out, "none (the region has no sideband area; 'ringside "
+			"enable --sideband-pages N')\n");
 		return;
 	case GI_SYMS_NONE:
-		fprintf(out, "  guest kernel symbols: none (the guest agent has not "
-			"published them)\n");
+		fprintf(out, "none (the guest agent has not published them)\n");
 		return;
 	case GI_SYMS_BUSY:
-		fprintf(out, "  guest kernel symbols: none (the guest was still "
-			"writing them)\n");
+		fprintf(out, "none (the guest was still writing them)\n");
 		return;
 	case GI_SYMS_CORRUPT:
-		fprintf(out, "  guest kernel symbols: refused: the guest's sideband "
-			"descriptor is implausible (lengths beyond the area, or "
-			"flags no agent writes)\n");
+		fprintf(out, "refused: the guest's sideband descriptor is "
+			"implausible (lengths beyond the area, or flags no "
+			"agent writes)\n");
 		return;
 	case GI_SYMS_OTHER:
-		fprintf(out, "  guest kernel symbols: none (the sideband holds "
-			"content of kind %u)\n", g->info.kind);
+		fprintf(out, "none (the sideband holds content of kind %u)\n",
+			g->info.kind);
 		return;
 	case GI_SYMS_REFUSED:
-		fprintf(out, "  guest kernel symbols: refused: %s; kernel samples "
-			"are not named\n", pdf_error_str(g->parse_err));
+		fprintf(out, "refused: %s; kernel samples are not named\n",
+			pdf_error_str(g->parse_err));
 		break;
 	case GI_SYMS_OK:
 		if (ws && ws->ksyms_err) {
-			fprintf(out, "  guest kernel symbols: %" PRIu64 " functions, "
-				"not used: %s; kernel samples are not named\n",
-				g->functions, pdf_error_str(ws->ksyms_err));
+			fprintf(out, "%" PRIu64 " functions, not used: %s; "
+				"kernel samples are not named\n", g->functions,
+				pdf_error_str(ws->ksyms_err));
 			break;
 		}
-		fprintf(out, "  guest kernel symbols: %" PRIu64 " functions",
-			g->functions);
+		fprintf(out, "%" PRIu64 " functions", g->functions);
 		if (g->modules)
 			fprintf(out, " (%u modules)", g->modules);
 		/* the guest's table, in part: the rest still names samples */

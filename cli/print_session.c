@@ -13,26 +13,55 @@
 #include "cli.h"
 #include "print.h"
 
-void print_guest_usyms(FILE *out, const struct cap_usyms_feed_stats *f)
+/* The states of a table the guest publishes in the sideband, which the
+ * gi_*_state enums of the user symbols and the process state share. */
+enum table_state {
+	TABLE_ABSENT,
+	TABLE_NONE,
+	TABLE_BUSY,
+	TABLE_CORRUPT,
+	TABLE_READ,
+};
+#define TABLE_STATES(p) \
+	((int)p##_ABSENT == TABLE_ABSENT && (int)p##_NONE == TABLE_NONE && \
+	 (int)p##_BUSY == TABLE_BUSY && (int)p##_CORRUPT == TABLE_CORRUPT && \
+	 (int)p##_OK == TABLE_READ)
+_Static_assert(TABLE_STATES(GI_USYMS), "gi_usyms_state: a table_state");
+_Static_assert(TABLE_STATES(GI_PSTATE), "gi_pstate_state: a table_state");
+
+/*
+ * "  @what (guest claims): " and, for a table that was not read, why, to
+ * the end of the line: 1.  0 when it was read: the line goes on.  @busy:
+ * what the guest was still doing; @corrupt: what is implausible.
+ */
+static int claims_start(FILE *out, const char *what, enum table_state state,
+			const char *busy, const char *corrupt)
 {
-	fprintf(out, "  guest user symbols (guest claims): ");
-	switch (f->state) {
-	case GI_USYMS_ABSENT:
+	fprintf(out, "  %s (guest claims): ", what);
+	switch (state) {
+	case TABLE_ABSENT:
 		fprintf(out, "none (the region has no sideband area)\n");
-		return;
-	case GI_USYMS_NONE:
+		return 1;
+	case TABLE_NONE:
 		fprintf(out, "none (the guest agent has published no table)\n");
-		return;
-	case GI_USYMS_BUSY:
-		fprintf(out, "none (the guest was still writing them)\n");
-		return;
-	case GI_USYMS_CORRUPT:
-		fprintf(out, "refused: the guest's table descriptor is "
-			"implausible\n");
-		return;
-	case GI_USYMS_OK:
+		return 1;
+	case TABLE_BUSY:
+		fprintf(out, "none (the guest was %s)\n", busy);
+		return 1;
+	case TABLE_CORRUPT:
+		fprintf(out, "refused: the guest's %s is implausible\n", corrupt);
+		return 1;
+	case TABLE_READ:
 		break;
 	}
+	return 0;
+}
+
+void print_guest_usyms(FILE *out, const struct cap_usyms_feed_stats *f)
+{
+	if (claims_start(out, "guest user symbols", (enum table_state)f->state,
+			 "still writing them", "table descriptor"))
+		return;
 	fprintf(out, "%u binaries (%" PRIu64 " functions) in the build-id "
 		"cache", f->cached, f->st.symbols);
 	if (f->st.refused)
@@ -62,23 +91,9 @@ void print_gpstate(FILE *out, const struct gi_pstate *g, const char *output,
 {
 	const struct rs_pstate_copy *h = &g->info.head;
 
-	fprintf(out, "  process state (guest claims): ");
-	switch (g->state) {
-	case GI_PSTATE_ABSENT:
-		fprintf(out, "none (the region has no sideband area)\n");
+	if (claims_start(out, "process state", (enum table_state)g->state,
+			 "writing its first copy", "table"))
 		return;
-	case GI_PSTATE_NONE:
-		fprintf(out, "none (the guest agent has published no table)\n");
-		return;
-	case GI_PSTATE_BUSY:
-		fprintf(out, "none (the guest was writing its first copy)\n");
-		return;
-	case GI_PSTATE_CORRUPT:
-		fprintf(out, "refused: the guest's table is implausible\n");
-		return;
-	case GI_PSTATE_OK:
-		break;
-	}
 	fprintf(out, "%u processes", g->nr_procs);
 	if (g->st.ended)          /* kept while the rings may hold them */
 		fprintf(out, " (%u ended)", g->st.ended);

@@ -9,11 +9,30 @@
 
 #include <stdint.h>
 
+struct host_region;
+struct rs_region_params;
+
 struct demo_env {
 	int cpu[2];        /* producer, consumer; -1 when not pinned */
 };
 
 /* ---- demo_proc.c: the scenes' processes ---- */
+
+/* A scene's region @name in a memfd, laid out with @params, and @size
+ * zeroed bytes its processes share: that block, or NULL after saying what
+ * failed (then nothing is left to free). */
+void *demo_setup(struct host_region *hr, const char *name,
+		 const struct rs_region_params *params, uint64_t size);
+
+/* Fork a scene's @producer and @consumer, each given @arg, on @env's
+ * CPUs, say their pids (@consumer_is: what the consumer is) and wait for
+ * both; a producer without a consumer is killed.  0 when both exited
+ * with 0, else -1. */
+int demo_pair(const struct demo_env *env, int (*producer)(void *arg),
+	      int (*consumer)(void *arg), void *arg, const char *consumer_is);
+
+/* A check of a scene's report: a line when it failed; @ok. */
+int demo_check(const char *what, int ok);
 
 /* A child that runs @fn(@arg) on @cpu and exits with its return; it is
  * killed by SIGALRM after @timeout_s.  The pid, or -errno. */

@@ -361,13 +361,6 @@ static void aux_flags(uint64_t flags, char *buf, size_t len)
 		 flags & RS_PERF_AUX_FLAG_PARTIAL ? " PARTIAL" : "");
 }
 
-static int check(const char *what, int ok)
-{
-	if (!ok)
-		printf("  CHECK FAILED: %s\n", what);
-	return ok;
-}
-
 static int report(const struct normal_shared *sh)
 {
 	static const char *const where[SEEN_N] = {
@@ -447,27 +440,29 @@ static int report(const struct normal_shared *sh)
 	}
 	printf("\n");
 
-	ok &= check("producer and consumer ran cleanly",
-		    !sh->prod.err && !sh->cons.err);
-	ok &= check("the ring overran at least once", st->lost > 0);
-	ok &= check("delivered + lost == produced",
-		    sh->cons.seq_delivered + st->lost == produced);
-	ok &= check("lost == producer's drops == sequence gaps",
-		    st->lost == sh->prod.seq_dropped &&
-		    st->lost == sh->prod.lost_total &&
-		    sh->cons.seq_gaps == st->lost && !sh->cons.seq_backwards);
-	ok &= check("every record intact",
-		    !sh->cons.bad_checksum && !st->corrupt && !sh->cons.other);
-	ok &= check("every AUX output delivered, bytes intact",
-		    st->aux_records == sh->prod.aux_outputs &&
-		    st->aux_bytes == sh->prod.aux_written &&
-		    !sh->cons.aux_bad_bytes && !st->aux_corrupt);
-	ok &= check("TRUNCATED seen as produced",
-		    st->aux_truncated == sh->prod.aux_truncated &&
-		    st->aux_truncated > 0);
-	ok &= check("every doorbell asked for arrived",
-		    sh->prod.doorbells == sh->cons.doorbells &&
-		    sh->prod.doorbells > 0);
+	ok &= demo_check("producer and consumer ran cleanly",
+			 !sh->prod.err && !sh->cons.err);
+	ok &= demo_check("the ring overran at least once", st->lost > 0);
+	ok &= demo_check("delivered + lost == produced",
+			 sh->cons.seq_delivered + st->lost == produced);
+	ok &= demo_check("lost == producer's drops == sequence gaps",
+			 st->lost == sh->prod.seq_dropped &&
+			 st->lost == sh->prod.lost_total &&
+			 sh->cons.seq_gaps == st->lost &&
+			 !sh->cons.seq_backwards);
+	ok &= demo_check("every record intact",
+			 !sh->cons.bad_checksum && !st->corrupt &&
+			 !sh->cons.other);
+	ok &= demo_check("every AUX output delivered, bytes intact",
+			 st->aux_records == sh->prod.aux_outputs &&
+			 st->aux_bytes == sh->prod.aux_written &&
+			 !sh->cons.aux_bad_bytes && !st->aux_corrupt);
+	ok &= demo_check("TRUNCATED seen as produced",
+			 st->aux_truncated == sh->prod.aux_truncated &&
+			 st->aux_truncated > 0);
+	ok &= demo_check("every doorbell asked for arrived",
+			 sh->prod.doorbells == sh->cons.doorbells &&
+			 sh->prod.doorbells > 0);
 	return ok;
 }
 
@@ -485,18 +480,15 @@ int demo_normal(const struct demo_env *env)
 		.trace_mask = RS_TRACE_TEST | RS_TRACE_AUX,
 	};
 	struct normal_ctx x = { .efd = -1 };
-	int prod, cons, rc, ok;
+	int rc, ok;
 
 	printf("== normal mode: forward ring, the consumer owns the tail ==\n");
-	rc = host_region_create(&x.hr, "ringside-demo-normal", &params);
-	if (rc < 0) {
-		printf("  region: %s\n", rc == -EPROTO ?
-		       rs_error_str(x.hr.ring_err) : strerror(-rc));
+	x.sh = demo_setup(&x.hr, "ringside-demo-normal", &params,
+			  sizeof(*x.sh));
+	if (!x.sh)
 		return -1;
-	}
-	x.sh = host_shared_alloc(sizeof(*x.sh));
 	x.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (!x.sh || x.efd < 0) {
+	if (x.efd < 0) {
 		printf("  setup: %s\n", strerror(errno));
 		rc = -1;
 		goto out;
@@ -506,13 +498,7 @@ int demo_normal(const struct demo_env *env)
 	       "eventfd doorbell and stalls\n  once for %u ms to force an "
 	       "overrun.\n", DATA_PAGES * 4, AUX_PAGES * 4, BURST, BURST_MS,
 	       STALL_MS);
-	prod = demo_fork(producer_main, &x, env->cpu[0], 5);
-	cons = demo_fork(consumer_main, &x, env->cpu[1], 5);
-	printf("  producer pid %d (CPU %d), consumer pid %d (CPU %d)\n\n", prod,
-	       env->cpu[0], cons, env->cpu[1]);
-	/* A child that fails to start leaves the other to its alarm. */
-	rc = demo_wait(prod);
-	rc |= demo_wait(cons);
+	rc = demo_pair(env, producer_main, consumer_main, &x, "consumer");
 	ok = report(x.sh) && !rc;
 	printf("  normal mode: %s\n\n", ok ? "PASS" : "FAIL");
 	rc = ok ? 0 : 1;

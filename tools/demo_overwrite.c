@@ -158,13 +158,6 @@ out:
 	return rc ? 1 : 0;
 }
 
-static int check(const char *what, int ok)
-{
-	if (!ok)
-		printf("  CHECK FAILED: %s\n", what);
-	return ok;
-}
-
 static int report(const struct ow_shared *sh)
 {
 	const struct snap_report *r;
@@ -186,10 +179,11 @@ static int report(const struct ow_shared *sh)
 		       r->stats.overwritten ? "yes" : "no",
 		       (unsigned long long)r->newest,
 		       (unsigned long long)r->oldest, intact ? "yes" : "NO");
-		ok &= check("snapshot records newest first, contiguous, intact",
-			    intact);
-		ok &= check("snapshot at least as new as the producer when it "
-			    "began", r->newest + 1 >= r->producer_at);
+		ok &= demo_check("snapshot records newest first, contiguous, "
+				 "intact", intact);
+		ok &= demo_check("snapshot at least as new as the producer "
+				 "when it began",
+				 r->newest + 1 >= r->producer_at);
 	}
 	for (i = 0; i < NSNAP; i++) {
 		r = &sh->snap[i];
@@ -203,13 +197,13 @@ static int report(const struct ow_shared *sh)
 	printf("\n  producer wrote %llu records; a %u KiB ring keeps the last "
 	       "~%llu\n\n", (unsigned long long)sh->last_seq + 1, DATA_PAGES * 4,
 	       (unsigned long long)sh->snap[NSNAP - 1].stats.records);
-	ok &= check("producer and snapshots ran cleanly",
-		    !sh->prod_err && !sh->cons_err);
-	ok &= check("second live snapshot newer than the first",
-		    sh->snap[1].newest > sh->snap[0].newest);
-	ok &= check("stable snapshot: nothing cut, ends at the last record",
-		    !sh->snap[NSNAP - 1].stats.cut_bytes &&
-		    sh->snap[NSNAP - 1].newest == sh->last_seq);
+	ok &= demo_check("producer and snapshots ran cleanly",
+			 !sh->prod_err && !sh->cons_err);
+	ok &= demo_check("second live snapshot newer than the first",
+			 sh->snap[1].newest > sh->snap[0].newest);
+	ok &= demo_check("stable snapshot: nothing cut, ends at the last "
+			 "record", !sh->snap[NSNAP - 1].stats.cut_bytes &&
+			 sh->snap[NSNAP - 1].newest == sh->last_seq);
 	return ok;
 }
 
@@ -223,35 +217,21 @@ int demo_overwrite(const struct demo_env *env)
 		.trace_mask = RS_TRACE_TEST,
 	};
 	struct ow_ctx x = { .data_size = DATA_PAGES * RS_PAGE_SIZE };
-	int prod, cons, rc, ok;
+	int rc, ok;
 
 	printf("== overwrite mode: flight recorder, written backward ==\n");
-	rc = host_region_create(&x.hr, "ringside-demo-overwrite", &params);
-	if (rc < 0) {
-		printf("  region: %s\n", rc == -EPROTO ?
-		       rs_error_str(x.hr.ring_err) : strerror(-rc));
+	x.sh = demo_setup(&x.hr, "ringside-demo-overwrite", &params,
+			  sizeof(*x.sh));
+	if (!x.sh)
 		return -1;
-	}
-	x.sh = host_shared_alloc(sizeof(*x.sh));
-	if (!x.sh) {
-		printf("  setup: %s\n", strerror(errno));
-		host_region_destroy(&x.hr);
-		return -1;
-	}
 	printf("  %u KiB data ring in a memfd; the producer writes without pause "
 	       "and never\n  drops.  Snapshots 1 and 2 are live: the writer runs "
 	       "during the copy, and\n  what it may have overwritten is cut.  "
 	       "Snapshot 3 is taken after it stopped\n  (what pausing the vCPUs "
 	       "gives).  newest/oldest are sequence numbers; ok:\n  newest "
 	       "first, contiguous, checksums intact.\n", DATA_PAGES * 4);
-	prod = demo_fork(producer_main, &x, env->cpu[0], 5);
-	cons = demo_fork(consumer_main, &x, env->cpu[1], 5);
-	if (cons < 0)
-		rs_shared_store32(&x.sh->stop, 1);
-	printf("  producer pid %d (CPU %d), snapshot taker pid %d (CPU %d)\n\n",
-	       prod, env->cpu[0], cons, env->cpu[1]);
-	rc = demo_wait(cons);
-	rc |= demo_wait(prod);
+	rc = demo_pair(env, producer_main, consumer_main, &x,
+		       "snapshot taker");
 	ok = report(x.sh) && !rc;
 	printf("  overwrite mode: %s\n\n", ok ? "PASS" : "FAIL");
 	host_shared_free(x.sh, sizeof(*x.sh));

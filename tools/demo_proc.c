@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ring-demo's processes: the scenes (demo_normal.c, demo_overwrite.c) fork
- * their producer and consumer through these, and the demo's main
- * (ring-demo.c) only runs the scenes, so calls go one way:
+ * ring-demo's processes: the scenes (demo_normal.c, demo_overwrite.c) set
+ * up, fork and wait for their producer and consumer through these, and
+ * the demo's main (ring-demo.c) only runs the scenes, so calls go one way:
  * ring-demo -> scenes -> demo_proc.
  */
 #include "demo.h"
@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,4 +57,47 @@ void demo_sleep_us(uint64_t us)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+void *demo_setup(struct host_region *hr, const char *name,
+		 const struct rs_region_params *params, uint64_t size)
+{
+	int rc = host_region_create(hr, name, params);
+	void *sh;
+
+	if (rc < 0) {
+		printf("  region: %s\n", rc == -EPROTO ?
+		       rs_error_str(hr->ring_err) : strerror(-rc));
+		return NULL;
+	}
+	sh = host_shared_alloc(size);
+	if (!sh) {
+		printf("  setup: %s\n", strerror(errno));
+		host_region_destroy(hr);
+	}
+	return sh;
+}
+
+int demo_pair(const struct demo_env *env, int (*producer)(void *arg),
+	      int (*consumer)(void *arg), void *arg, const char *consumer_is)
+{
+	int prod, cons, rc;
+
+	prod = demo_fork(producer, arg, env->cpu[0], 5);
+	cons = demo_fork(consumer, arg, env->cpu[1], 5);
+	/* nothing would drain the ring, or tell the producer to stop */
+	if (cons < 0 && prod > 0)
+		kill(prod, SIGKILL);
+	printf("  producer pid %d (CPU %d), %s pid %d (CPU %d)\n\n", prod,
+	       env->cpu[0], consumer_is, cons, env->cpu[1]);
+	rc = demo_wait(prod);
+	rc |= demo_wait(cons);
+	return rc;
+}
+
+int demo_check(const char *what, int ok)
+{
+	if (!ok)
+		printf("  CHECK FAILED: %s\n", what);
+	return ok;
 }

@@ -137,6 +137,11 @@ mk none 0
 snap_says none "guest kernel symbols: none (the region has no sideband area"
 mk empty 2
 snap_says empty "guest kernel symbols: none (the guest agent has not published them)"
+# the guest's other tables in the sideband, in the same words
+for t in "guest user symbols" "process state"; do
+	expect_in "$WORK/none.out" "$t (guest claims): none (the region has no sideband area)"
+	expect_in "$WORK/empty.out" "$t (guest claims): none (the guest agent has published no table)"
+done
 mk torn 2
 "$PRODUCER" sideband "$(region torn)" --kallsyms "$WORK/kallsyms" --torn || fail "torn"
 snap_says torn "guest kernel symbols: none (the guest was still writing them)"
