@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Whole writes and reads (ringside/io.h). */
+/* Whole writes and reads, and a file's commit (ringside/io.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -58,4 +59,19 @@ int rs_io_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset)
 int rs_io_pread_all(int fd, void *buf, size_t len, uint64_t offset)
 {
 	return all(fd, buf, len, offset, PREAD);
+}
+
+int rs_io_commit(int fd, const char *tmp, const char *path)
+{
+	int err = 0;
+
+	if (fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
 }

@@ -5,6 +5,8 @@
  * sidecars) and sockets (the service's control socket), and read files
  * at an offset (perf.data).  Each returns 0, -errno, or -EIO when the
  * kernel took or gave nothing (for a read: the file ended first).
+ * And the step that makes a file written under a temporary name the
+ * file of its real name, whole or not at all.
  */
 #ifndef RINGSIDE_IO_H
 #define RINGSIDE_IO_H
@@ -23,5 +25,10 @@ int rs_io_send_all(int fd, const void *buf, size_t len);
  * bytes from @offset into @buf (pread). */
 int rs_io_pwrite_all(int fd, const void *buf, size_t len, uint64_t offset);
 int rs_io_pread_all(int fd, void *buf, size_t len, uint64_t offset);
+
+/* The file @fd, written under the name @tmp, made @path: fsync, close,
+ * rename over @path (a link there replaced, never followed).  0, or
+ * -errno with @tmp removed; @fd is closed either way. */
+int rs_io_commit(int fd, const char *tmp, const char *path);
 
 #endif /* RINGSIDE_IO_H */
