@@ -111,6 +111,7 @@ int main(int argc, char **argv)
 		{ "help",         no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct svc_env env = { log_stderr, NULL, argc, argv };
 	const char *config = NULL, *dir = NULL, *uri = NULL, *why;
 	struct sigaction sa = { .sa_handler = on_signal };
 	const struct svc_stats *st;
@@ -166,7 +167,7 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	err = svc_open(&s, &c, log_stderr, NULL, argc, argv);
+	err = svc_open(&s, &c, &env);
 	if (err) {
 		fprintf(stderr, PREFIX "cannot start: %s\n", dom_error_str(err));
 		svc_config_fini(&c);

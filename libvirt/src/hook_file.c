@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ringside/domain_hook.h"
+#include "ringside/io.h"
 
 int dom_hook_file_is_ours(const char *path)
 {
@@ -42,9 +43,8 @@ int dom_hook_file_write(const char *path, const char *program,
 			const char *group, const struct dom_hook_keep *keep)
 {
 	const char *cdir = keep ? keep->capture_dir : NULL;
-	char tmp[PATH_MAX], opts[PATH_MAX + 96];
-	FILE *f;
-	int fd, n, err = 0;
+	char tmp[PATH_MAX], opts[PATH_MAX + 96], script[3 * PATH_MAX];
+	int fd, n, len, err;
 
 	/* Single quotes around everything variable: no quote may be inside. */
 	if (!path || !program || !group || program[0] != '/' ||
@@ -61,31 +61,25 @@ int dom_hook_file_write(const char *path, const char *program,
 			      " --keep-mb %" PRIu64, keep->keep_mb);
 	if (n < 0 || (size_t)n >= sizeof(opts))
 		return -ENAMETOOLONG;
+	len = snprintf(script, sizeof(script), "#!/bin/sh\n"
+		       DOM_HOOK_MARK " (written by 'ringside hook install').\n"
+		       "# libvirt runs it with: DOMAIN OPERATION SUB-OPERATION EXTRA,\n"
+		       "# and the domain XML on stdin.  See docs/operator-guide.md.\n"
+		       "exec '%s' --group '%s'%s \"$@\"\n", program, group, opts);
+	if (len < 0 || (size_t)len >= sizeof(script))
+		return -ENAMETOOLONG;
 	n = snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	if (n < 0 || (size_t)n >= sizeof(tmp))
 		return -ENAMETOOLONG;
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
+	err = rs_io_write_all(fd, script, (size_t)len);
+	if (!err && fchmod(fd, 0755))
 		err = -errno;
-		close(fd);
-		unlink(tmp);
-		return err;
-	}
-	fprintf(f, "#!/bin/sh\n"
-		   DOM_HOOK_MARK " (written by 'ringside hook install').\n"
-		   "# libvirt runs it with: DOMAIN OPERATION SUB-OPERATION EXTRA,\n"
-		   "# and the domain XML on stdin.  See docs/operator-guide.md.\n"
-		   "exec '%s' --group '%s'%s \"$@\"\n", program, group, opts);
-	if (fflush(f) || fchmod(fd, 0755) || fsync(fd))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
+	if (!err)
+		return rs_io_commit(fd, tmp, path);
+	close(fd);
+	unlink(tmp);
 	return err;
 }

@@ -18,6 +18,19 @@
 #include "ringside/domain_hook.h"
 
 #define REGION_MODE 0660
+#define PATH_LEN    4096u
+
+/* @dir/@name into @path (PATH_LEN bytes): 0, -EINVAL without both,
+ * -ENAMETOOLONG. */
+static int region_path(char *path, const char *dir, const char *name)
+{
+	int n;
+
+	if (!dir || !name)
+		return -EINVAL;
+	n = snprintf(path, PATH_LEN, "%s/%s", dir, name);
+	return n < 0 || (size_t)n >= PATH_LEN ? -ENAMETOOLONG : 0;
+}
 
 int dom_shm_name_check(const char *name)
 {
@@ -82,14 +95,14 @@ static int layout(int fd, const struct dom_cfg *c)
 int dom_shm_create(const char *dir, const char *shm_name,
 		   const struct dom_cfg *c, gid_t gid)
 {
-	char path[4096], tmp[4096];
+	char path[PATH_LEN], tmp[PATH_LEN];
 	int fd, err, n;
 
-	if (!dir || !shm_name || !c || !c->size)
+	if (!c || !c->size)
 		return -EINVAL;
-	n = snprintf(path, sizeof(path), "%s/%s", dir, shm_name);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
+	err = region_path(path, dir, shm_name);
+	if (err)
+		return err;
 	n = snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, shm_name);
 	if (n < 0 || (size_t)n >= sizeof(tmp))
 		return -ENAMETOOLONG;
@@ -116,15 +129,12 @@ int dom_shm_create(const char *dir, const char *shm_name,
 
 int dom_shm_remove(const char *dir, const char *shm_name)
 {
-	char path[4096];
+	char path[PATH_LEN];
 	struct stat st;
-	int n;
+	int err = region_path(path, dir, shm_name);
 
-	if (!dir || !shm_name)
-		return -EINVAL;
-	n = snprintf(path, sizeof(path), "%s/%s", dir, shm_name);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
+	if (err)
+		return err;
 	if (lstat(path, &st))
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISREG(st.st_mode))
@@ -156,15 +166,15 @@ static const char *not_ours(const struct stat *st, gid_t gid, uint64_t size)
 int dom_shm_open_region(const char *dir, const char *shm_name, gid_t gid,
 			uint64_t size, struct stat *st, const char **why)
 {
-	char path[4096];
+	char path[PATH_LEN];
 	int fd, n;
 
 	*why = NULL;
-	if (!dir || !shm_name || !st)
+	if (!st)
 		return -EINVAL;
-	n = snprintf(path, sizeof(path), "%s/%s", dir, shm_name);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
+	n = region_path(path, dir, shm_name);
+	if (n)
+		return n;
 	/* never through a link; O_NONBLOCK: a FIFO must not hang the hook */
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 && errno == ELOOP) {
@@ -192,15 +202,15 @@ int dom_shm_open_region(const char *dir, const char *shm_name, gid_t gid,
 int dom_shm_remove_region(const char *dir, const char *shm_name,
 			  const struct stat *st)
 {
-	char path[4096];
+	char path[PATH_LEN];
 	struct stat now;
-	int n;
+	int err;
 
-	if (!dir || !shm_name || !st)
+	if (!st)
 		return -EINVAL;
-	n = snprintf(path, sizeof(path), "%s/%s", dir, shm_name);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
+	err = region_path(path, dir, shm_name);
+	if (err)
+		return err;
 	if (lstat(path, &now))
 		return errno == ENOENT ? 0 : -errno;
 	if (now.st_dev != st->st_dev || now.st_ino != st->st_ino)

@@ -72,18 +72,8 @@ int pdf_aside_open(const char *path, char *tmp, size_t size)
 
 int pdf_aside_commit(int fd, const char *tmp, const char *path)
 {
-	int err = 0;
-
-	if (fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
 	/* rename replaces whatever @path is, a link too, never its target */
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return rs_io_commit(fd, tmp, path);
 }
 
 void pdf_aside_discard(int fd, const char *tmp)

@@ -378,8 +378,8 @@ static void on_request(void *arg, const char *domain, char *reply, size_t len)
 	svc_capture_domain(s, domain, "request", reply, len);
 }
 
-int svc_open(struct svc **sp, const struct svc_config *c, rs_log_fn log,
-	     void *log_arg, int argc, char *const *argv)
+int svc_open(struct svc **sp, const struct svc_config *c,
+	     const struct svc_env *env)
 {
 	static const struct dom_events_ops ops = { on_event, on_connection };
 	struct svc *s;
@@ -390,10 +390,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, rs_log_fn log,
 	if (!s)
 		return -ENOMEM;
 	s->c = c;
-	s->log = log;
-	s->log_arg = log_arg;
-	s->argc = argc;
-	s->argv = argv;
+	s->env = *env;
 	s->ctl = -1;
 	s->wake[0] = s->wake[1] = -1;
 	err = svc_limit_new(&s->limit, c->burst, c->window_s);
@@ -409,8 +406,7 @@ int svc_open(struct svc **sp, const struct svc_config *c, rs_log_fn log,
 			SVC_HANG_MIN_S);
 	if (!err)
 		err = svc_rec_new(&s->rec, &c->rec,
-				  c->rec.dir ? c->rec.dir : SVC_REC_DIR, log,
-				  log_arg, argc, argv);
+				  c->rec.dir ? c->rec.dir : SVC_REC_DIR, env);
 	/* record-region (tests, benchmarks): no libvirt domain, from now */
 	for (uint32_t i = 0; !err && i < c->rec.nr_regions; i++) {
 		int e = svc_rec_start(s->rec, c->rec.region_names[i], "",

@@ -132,7 +132,7 @@ int svc_capture_domain(struct svc *s, const char *domain, const char *reason,
 	struct cap_flight_req q = {
 		.domain = domain, .region_path = path, .layout = &layout,
 		.dir = dir, .keep = s->c->keep, .keep_bytes = s->c->keep_bytes,
-		.argc = s->argc, .argv = s->argv,
+		.argc = s->env.argc, .argv = s->env.argv,
 		.reason = reason,
 	};
 	int err;

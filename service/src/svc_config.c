@@ -81,40 +81,6 @@ static int set_uri(struct svc_config *c, const char *k, char *v,
 	return set_string(&c->uri, v);
 }
 
-static int set_capture_dir(struct svc_config *c, const char *k, char *v,
-			   const char **why)
-{
-	(void)k;
-	*why = "capture-dir: an absolute path";
-	return v[0] == '/' ? set_string(&c->capture_dir, v) : -EINVAL;
-}
-
-static int set_keep(struct svc_config *c, const char *k, char *v,
-		    const char **why)
-{
-	uint64_t n;
-
-	(void)k;
-	*why = "keep: a count of captures per domain, 0 for any";
-	if (svc_config_number(v, UINT32_MAX, &n))
-		return -EINVAL;
-	c->keep = (uint32_t)n;
-	return 0;
-}
-
-static int set_keep_mb(struct svc_config *c, const char *k, char *v,
-		       const char **why)
-{
-	uint64_t n;
-
-	(void)k;
-	*why = "keep-mb: MiB of captures per domain, 0 for any";
-	if (svc_config_number(v, UINT64_MAX >> 20, &n))
-		return -EINVAL;
-	c->keep_bytes = n << 20;
-	return 0;
-}
-
 static int set_triggers(struct svc_config *c, const char *k, char *v,
 			const char **why)
 {
@@ -155,19 +121,6 @@ static int set_rate(struct svc_config *c, const char *k, char *v,
 		return -EINVAL;
 	c->burst = (uint32_t)n;
 	c->window_s = (uint32_t)s;
-	return 0;
-}
-
-static int set_hang_after(struct svc_config *c, const char *k, char *v,
-			  const char **why)
-{
-	uint64_t n;
-
-	(void)k;
-	*why = "hang-after: seconds without a heartbeat, 1..86400";
-	if (svc_config_number(v, 86400, &n) || !n)
-		return -EINVAL;
-	c->hang_after_s = (uint32_t)n;
 	return 0;
 }
 
@@ -297,60 +250,72 @@ static int show_region(const struct svc_config *c, uint32_t n, struct text *t)
 typedef int (*set_fn)(struct svc_config *c, const char *k, char *v,
 		      const char **why);
 
-/* How a key's value is shown: */
+/* How a key's value is shown, and set when its row has no set(): */
 enum show_kind {
 	SHOW_FN,      /* by its row's show() */
-	SHOW_U32,     /* a uint32_t field */
+	SHOW_U32,     /* a uint32_t field, lo..hi */
 	SHOW_MIB,     /* a uint64_t field of bytes, in MiB */
 	SHOW_STRING,  /* a char * field: NULL is the row's def (none: not
-		       * set), "" is none */
+		       * set), "" is none; set: an absolute path */
 };
 
 static const struct svc_key {
 	const char *name;
-	set_fn set;
+	set_fn set;             /* NULL: the field, by kind */
 	enum show_kind kind;
 	size_t off;             /* the field, for all but SHOW_FN */
 	show_fn show;           /* SHOW_FN */
 	const char *def;        /* SHOW_STRING: the value while NULL */
 	const char *unset;      /* what applies while the key is not set */
 	int repeats;            /* every line adds a value */
+	const char *why;        /* without set(): what a value must be */
+	uint32_t lo, hi;        /* ... SHOW_U32: its bounds */
 } keys[] = {
-#define FIELD(kind, f) kind, offsetof(struct svc_config, f), NULL
-#define FN(fn) SHOW_FN, 0, fn
-	{ "uri",             set_uri,         FIELD(SHOW_STRING, uri),
-	  NULL, "libvirt's default", 0 },
-	{ "capture-dir",     set_capture_dir, FIELD(SHOW_STRING, capture_dir),
-	  CAP_FLIGHT_DIR, NULL, 0 },
-	{ "keep",            set_keep,        FIELD(SHOW_U32, keep), NULL, NULL, 0 },
-	{ "keep-mb",         set_keep_mb,     FIELD(SHOW_MIB, keep_bytes),
-	  NULL, NULL, 0 },
-	{ "capture-on",      set_triggers,    FN(show_triggers), NULL, NULL, 0 },
-	{ "rate-limit",      set_rate,        FN(show_rate), NULL, NULL, 0 },
-	{ "hang-after",      set_hang_after,  FIELD(SHOW_U32, hang_after_s),
-	  NULL, NULL, 0 },
-	{ "socket",          set_socket,      FIELD(SHOW_STRING, socket),
-	  SVC_SOCKET_PATH, NULL, 0 },
-	{ "metrics",         set_metrics,     FIELD(SHOW_STRING, metrics),
-	  SVC_METRICS_ADDR, NULL, 0 },
-	{ "record",          set_rec,         FN(show_record), NULL, NULL, 0 },
-	{ "record-dir",      set_rec,         FIELD(SHOW_STRING, rec.dir),
-	  SVC_REC_DIR, NULL, 0 },
-	{ "rotate-mb",       set_rec,         FIELD(SHOW_MIB, rec.rotate_bytes),
-	  NULL, NULL, 0 },
-	{ "rotate-seconds",  set_rec,         FIELD(SHOW_U32, rec.rotate_s),
-	  NULL, NULL, 0 },
-	{ "record-keep-mb",  set_rec,         FIELD(SHOW_MIB, rec.keep_bytes),
-	  NULL, NULL, 0 },
-	{ "record-total-mb", set_rec,         FIELD(SHOW_MIB, rec.total_bytes),
-	  NULL, NULL, 0 },
-	{ "post-command",    set_rec,         FIELD(SHOW_STRING, rec.post_command),
-	  "none", NULL, 0 },
-	{ "post-tries",      set_rec,         FIELD(SHOW_U32, rec.post_tries),
-	  NULL, NULL, 0 },
-	{ "pprof",           set_rec,         FN(show_pprof), NULL, NULL, 0 },
-	{ "record-region",   set_rec,         FN(show_region), NULL, "none", 1 },
-#undef FIELD
+#define AT(f) offsetof(struct svc_config, f)
+#define U32(f, l, h) .kind = SHOW_U32, .off = AT(f), .lo = l, .hi = h
+#define MIB(f) .kind = SHOW_MIB, .off = AT(f)
+#define STRING(f) .kind = SHOW_STRING, .off = AT(f)
+#define FN(fn) .kind = SHOW_FN, .show = fn
+	{ "uri",             set_uri,         STRING(uri),
+	  .unset = "libvirt's default" },
+	{ "capture-dir",     NULL,            STRING(capture_dir),
+	  .def = CAP_FLIGHT_DIR, .why = "capture-dir: an absolute path" },
+	{ "keep",            NULL,            U32(keep, 0, UINT32_MAX),
+	  .why = "keep: a count of captures per domain, 0 for any" },
+	{ "keep-mb",         NULL,            MIB(keep_bytes),
+	  .why = "keep-mb: MiB of captures per domain, 0 for any" },
+	{ "capture-on",      set_triggers,    FN(show_triggers) },
+	{ "rate-limit",      set_rate,        FN(show_rate) },
+	{ "hang-after",      NULL,            U32(hang_after_s, 1, 86400),
+	  .why = "hang-after: seconds without a heartbeat, 1..86400" },
+	{ "socket",          set_socket,      STRING(socket),
+	  .def = SVC_SOCKET_PATH },
+	{ "metrics",         set_metrics,     STRING(metrics),
+	  .def = SVC_METRICS_ADDR },
+	{ "record",          set_rec,         FN(show_record) },
+	{ "record-dir",      NULL,            STRING(rec.dir),
+	  .def = SVC_REC_DIR, .why = "record-dir: an absolute path" },
+	{ "rotate-mb",       NULL,            MIB(rec.rotate_bytes),
+	  .why = "rotate-mb: MiB per file, 0 for no size rotation" },
+	{ "rotate-seconds",  NULL,            U32(rec.rotate_s, 0, 604800),
+	  .why = "rotate-seconds: seconds per file 1..604800, 0 for no time "
+		 "rotation" },
+	{ "record-keep-mb",  NULL,            MIB(rec.keep_bytes),
+	  .why = "record-keep-mb: MiB of recordings per domain, 0 for any" },
+	{ "record-total-mb", NULL,            MIB(rec.total_bytes),
+	  .why = "record-total-mb: MiB of recordings of all domains, 0 for "
+		 "any" },
+	{ "post-command",    set_rec,         STRING(rec.post_command),
+	  .def = "none" },
+	{ "post-tries",      NULL,            U32(rec.post_tries, 1, 20),
+	  .why = "post-tries: tries per file, 1..20" },
+	{ "pprof",           set_rec,         FN(show_pprof) },
+	{ "record-region",   set_rec,         FN(show_region), .unset = "none",
+	  .repeats = 1 },
+#undef AT
+#undef U32
+#undef MIB
+#undef STRING
 #undef FN
 };
 #define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -433,12 +398,44 @@ static void unknown_make(void)
 	put(&t, ")");
 }
 
+/* Key @k's field, its row without a set(): a number within its bounds,
+ * MiB, an absolute path. */
+static int set_field(const struct svc_key *k, struct svc_config *c,
+		     const char *v, const char **why)
+{
+	char *field = (char *)c + k->off;
+	uint64_t n;
+	uint32_t u;
+
+	*why = k->why;
+	switch (k->kind) {
+	case SHOW_U32:
+		if (svc_config_number(v, k->hi, &n) || n < k->lo)
+			return -EINVAL;
+		u = (uint32_t)n;
+		memcpy(field, &u, sizeof(u));
+		return 0;
+	case SHOW_MIB:
+		if (svc_config_number(v, UINT64_MAX >> 20, &n))
+			return -EINVAL;
+		n <<= 20;
+		memcpy(field, &n, sizeof(n));
+		return 0;
+	default:
+		return v[0] == '/' ? set_string((char **)(void *)field, v) :
+		       -EINVAL;
+	}
+}
+
 static int set_key(struct svc_config *c, const char *k, char *v,
 		   const char **why)
 {
-	for (size_t i = 0; i < NR_KEYS; i++)
-		if (!strcmp(k, keys[i].name))
-			return keys[i].set(c, k, v, why);
+	for (size_t i = 0; i < NR_KEYS; i++) {
+		if (strcmp(k, keys[i].name))
+			continue;
+		return keys[i].set ? keys[i].set(c, k, v, why) :
+		       set_field(&keys[i], c, v, why);
+	}
 	pthread_once(&unknown_once, unknown_make);
 	*why = unknown;
 	return -EINVAL;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ringside/domain.h"
+#include "ringside/io.h"
 #include "ringside/service_ctl.h"
 
 #define LISTENER UINT32_MAX        /* the listener's epoll tag */
@@ -214,11 +215,10 @@ static int step(struct svc_ctl *c, unsigned slot, svc_ctl_request_fn fn,
 		char domain[DOM_NAME_MAX + 1], text[REPLY_MAX];
 		int r;
 
-		n = recv(k->fd, k->line + k->len, sizeof(k->line) - k->len, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = rs_io_recv_some(k->fd, k->line + k->len,
+				    sizeof(k->line) - k->len);
 		if (n < 0)
-			return errno != EAGAIN && errno != EWOULDBLOCK ? -1 : 0;
+			return n == -EAGAIN ? 0 : -1;
 		if (n == 0) {
 			reply(c, k, slot, "error no request line");
 			break;
@@ -238,17 +238,9 @@ static int step(struct svc_ctl *c, unsigned slot, svc_ctl_request_fn fn,
 			      "DOMAIN)");
 		}
 	}
-	while (k->off < k->olen) {
-		/* a peer that went away is an EPIPE here, never a SIGPIPE */
-		n = send(k->fd, k->out + k->off, k->olen - k->off,
-			 MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno != EAGAIN && errno != EWOULDBLOCK ? -1 : 0;
-		k->off += (size_t)n;
-	}
-	return 1;
+	/* a peer that went away is an EPIPE here, never a SIGPIPE */
+	n = rs_io_send_some(k->fd, k->out, k->olen, &k->off);
+	return !n ? 1 : n == -EAGAIN ? 0 : -1;
 }
 
 static int serve(struct svc_ctl *c, unsigned slot, svc_ctl_request_fn fn,

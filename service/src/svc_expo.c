@@ -76,3 +76,23 @@ void svc_expo_gauge(FILE *f, const char *name, const char *help, uint64_t v)
 	svc_expo_family(f, name, "gauge", help);
 	svc_expo_u(f, name, NULL, -1, NULL, v);
 }
+
+uint64_t svc_expo_value(const struct svc_expo_def *d, const void *obj)
+{
+	return *(const uint64_t *)(const void *)((const char *)obj + d->off);
+}
+
+void svc_expo_def_family(FILE *f, const struct svc_expo_def *d)
+{
+	svc_expo_family(f, d->name, d->type, d->help);
+}
+
+void svc_expo_defs(FILE *f, const struct svc_expo_def *defs, size_t n,
+		   const void *obj)
+{
+	for (size_t i = 0; i < n; i++) {
+		svc_expo_def_family(f, &defs[i]);
+		svc_expo_u(f, defs[i].name, NULL, -1, NULL,
+			   svc_expo_value(&defs[i], obj));
+	}
+}

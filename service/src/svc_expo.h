@@ -9,6 +9,7 @@
 #ifndef RINGSIDE_SVC_EXPO_H
 #define RINGSIDE_SVC_EXPO_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -32,5 +33,31 @@ void svc_expo_d(FILE *f, const char *name, const char *domain,
 void svc_expo_counter(FILE *f, const char *name, const char *help,
 		      uint64_t v);
 void svc_expo_gauge(FILE *f, const char *name, const char *help, uint64_t v);
+
+/*
+ * A row of a table of families whose samples are the uint64_t members
+ * of one struct: the family's name, type and HELP text, and the member
+ * (SVC_EXPO_AT).
+ */
+struct svc_expo_def {
+	const char *name, *type, *help;
+	size_t off;
+};
+
+/* The offset of @member of @type, a uint64_t: any other type does not
+ * build. */
+#define SVC_EXPO_AT(type, member) \
+	_Generic(((type *)0)->member, uint64_t: offsetof(type, member))
+
+/* @d's member in @obj, a struct of @d's table. */
+uint64_t svc_expo_value(const struct svc_expo_def *d, const void *obj);
+
+/* @d's HELP and TYPE lines. */
+void svc_expo_def_family(FILE *f, const struct svc_expo_def *d);
+
+/* The @n families of @defs, each of one sample without labels, its value
+ * from @obj. */
+void svc_expo_defs(FILE *f, const struct svc_expo_def *defs, size_t n,
+		   const void *obj);
 
 #endif /* RINGSIDE_SVC_EXPO_H */

@@ -30,6 +30,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "ringside/io.h"
 #include "ringside/service_http.h"
 
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -172,10 +173,15 @@ static unsigned held_by(const struct svc_http *h, const struct peer *p)
 	return n;
 }
 
-unsigned svc_http_held(const struct svc_http *h, unsigned *most)
+/* The connections held, and the peer that holds the most of them (NULL
+ * when none is held) and how many it holds. */
+static unsigned census(const struct svc_http *h, const struct peer **who,
+		       unsigned *most)
 {
-	unsigned n = 0, m = 0;
+	unsigned n = 0;
 
+	*who = NULL;
+	*most = 0;
 	for (unsigned i = 0; i < SVC_HTTP_CLIENTS; i++) {
 		unsigned k;
 
@@ -183,12 +189,20 @@ unsigned svc_http_held(const struct svc_http *h, unsigned *most)
 			continue;
 		n++;
 		k = held_by(h, &h->c[i].peer);
-		if (k > m)
-			m = k;
+		if (k > *most) {
+			*most = k;
+			*who = &h->c[i].peer;
+		}
 	}
-	if (most)
-		*most = m;
 	return n;
+}
+
+unsigned svc_http_held(const struct svc_http *h, unsigned *most)
+{
+	const struct peer *who;
+	unsigned m;
+
+	return census(h, &who, most ? most : &m);
 }
 
 static enum svc_http_answer kind_of(int code)
@@ -312,22 +326,10 @@ static struct peer peer_of(struct svc_http *h, int fd,
  * none (a slot is free). */
 static int victim(const struct svc_http *h, const struct peer *p)
 {
-	const struct peer *who = NULL;
-	unsigned most = 0, used = 0;
+	const struct peer *who;
+	unsigned most, used = census(h, &who, &most);
 	int best = -1, best_idle = 0;
 
-	for (unsigned i = 0; i < SVC_HTTP_CLIENTS; i++) {
-		unsigned k;
-
-		if (h->c[i].fd < 0)
-			continue;
-		used++;
-		k = held_by(h, &h->c[i].peer);
-		if (k > most) {
-			most = k;
-			who = &h->c[i].peer;
-		}
-	}
 	if (held_by(h, p) >= SVC_HTTP_PER_PEER)
 		who = p;
 	else if (used < SVC_HTTP_CLIENTS)
@@ -490,11 +492,10 @@ static int step(struct svc_http *h, unsigned slot, svc_http_page_fn page,
 	while (!c->out) {
 		int code, head;
 
-		n = recv(c->fd, c->req + c->rlen, sizeof(c->req) - c->rlen, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = rs_io_recv_some(c->fd, c->req + c->rlen,
+				    sizeof(c->req) - c->rlen);
 		if (n < 0)
-			return errno != EAGAIN && errno != EWOULDBLOCK ? -1 : 0;
+			return n == -EAGAIN ? 0 : -1;
 		if (n == 0)
 			return -1;   /* closed before a whole request */
 		c->rlen += (size_t)n;
@@ -506,15 +507,8 @@ static int step(struct svc_http *h, unsigned slot, svc_http_page_fn page,
 			want_write(h, c, slot);
 		}
 	}
-	while (c->off < c->olen) {
-		n = send(c->fd, c->out + c->off, c->olen - c->off, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno != EAGAIN && errno != EWOULDBLOCK ? -1 : 0;
-		c->off += (size_t)n;
-	}
-	return 1;
+	n = rs_io_send_some(c->fd, c->out, c->olen, &c->off);
+	return !n ? 1 : n == -EAGAIN ? 0 : -1;
 }
 
 /* Step @slot and end it when it is done with or failed; 1 if answered. */

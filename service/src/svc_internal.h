@@ -29,10 +29,7 @@ struct svc {
 	const struct svc_config *c;
 	struct dom_events *ev;
 	struct svc_limit *limit;
-	rs_log_fn log;
-	void *log_arg;
-	int argc;
-	char *const *argv;
+	struct svc_env env;
 	int was_connected;
 	int rescan;                /* (re)connected: watch what runs */
 	struct svc_watch *watch;
@@ -55,7 +52,7 @@ struct svc {
 
 /* One line of the service's at @level (ringside/log.h). */
 #define svc_say(s, level, ...) \
-	rs_log((s)->log, (s)->log_arg, (level), __VA_ARGS__)
+	rs_log((s)->env.log, (s)->env.log_arg, (level), __VA_ARGS__)
 
 /* ---- a capture (src/svc_capture.c) ---- */
 

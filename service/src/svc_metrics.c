@@ -47,8 +47,9 @@ struct svc_metrics {
 /* One domain as read for a scrape. */
 struct reading {
 	int mapped;
-	int damaged;
+	uint64_t damaged;          /* 1: the header or a control page */
 	uint64_t size;
+	uint64_t attached;         /* 1: the agent says so */
 	struct cap_rinfo_region rr;
 	uint32_t rings;
 	struct cap_rinfo *ri;          /* rings entries */
@@ -175,6 +176,7 @@ static void reading_read(struct svc_metrics *m, const struct svc_metrics_domain 
 	r->damaged = cap_source_damage(map) != NULL;
 	r->size = cap_source_size(map);
 	cap_rinfo_region_get(region, &r->rr);
+	r->attached = r->rr.attached == 1;
 	r->rings = cap_rinfo_count(region);
 	r->ri = calloc(r->rings ? r->rings : 1, sizeof(*r->ri));
 	r->ok = calloc(r->rings ? r->rings : 1, sizeof(*r->ok));
@@ -188,6 +190,36 @@ static void reading_read(struct svc_metrics *m, const struct svc_metrics_domain 
 }
 
 /* ---- the text (the format's writer: svc_expo.c) ---- */
+
+/* The service's counts but its reconnections (not a uint64_t). */
+static const struct svc_expo_def counts[] = {
+#define S(name, member, help) \
+	{ name, "counter", help, SVC_EXPO_AT(struct svc_stats, member) }
+	S("ringside_capture_failures_total", failed,
+	  "Captures that failed."),
+	S("ringside_capture_failures_disk_full_total", failed_disk_full,
+	  "Of them, on a full disk (the flight recorder stays in its "
+	  "region)."),
+	S("ringside_capture_triggers_rate_limited_total", rate_limited,
+	  "Triggers refused by the per-domain rate limit."),
+	S("ringside_capture_triggers_dropped_total", dropped,
+	  "Triggers lost: the service's queue was full."),
+	S("ringside_capture_triggers_empty_total", empty,
+	  "Triggers whose flight recorder was never written: nothing "
+	  "captured."),
+	S("ringside_capture_triggers_not_enabled_total", not_enabled,
+	  "Triggers of domains not opted in."),
+	S("ringside_capture_requests_total", requests,
+	  "Captures asked for on the control socket."),
+	S("ringside_hangs_total", hangs,
+	  "Stale agent heartbeats taken for hangs."),
+	S("ringside_guest_resets_total", resets,
+	  "Guest resets seen (libvirt's reboot events, those of one "
+	  "reset counted once)."),
+	S("ringside_libvirt_events_total", events,
+	  "Domain events seen from libvirt."),
+#undef S
+};
 
 static void service(FILE *f, const struct svc_metrics *m,
 		    const struct svc_stats *st, size_t watched, size_t mapped)
@@ -203,31 +235,7 @@ static void service(FILE *f, const struct svc_metrics *m,
 	for (size_t i = 0; i < m->nr; i++)
 		svc_expo_d(f, "ringside_last_capture_timestamp_seconds",
 			   m->s[i].domain, m->s[i].reason, m->s[i].last_s);
-	svc_expo_counter(f, "ringside_capture_failures_total",
-			 "Captures that failed.", st->failed);
-	svc_expo_counter(f, "ringside_capture_failures_disk_full_total",
-			 "Of them, on a full disk (the flight recorder stays "
-			 "in its region).", st->failed_disk_full);
-	svc_expo_counter(f, "ringside_capture_triggers_rate_limited_total",
-			 "Triggers refused by the per-domain rate limit.",
-			 st->rate_limited);
-	svc_expo_counter(f, "ringside_capture_triggers_dropped_total",
-			 "Triggers lost: the service's queue was full.",
-			 st->dropped);
-	svc_expo_counter(f, "ringside_capture_triggers_empty_total", "Triggers "
-			 "whose flight recorder was never written: nothing "
-			 "captured.", st->empty);
-	svc_expo_counter(f, "ringside_capture_triggers_not_enabled_total",
-			 "Triggers of domains not opted in.", st->not_enabled);
-	svc_expo_counter(f, "ringside_capture_requests_total", "Captures asked "
-			 "for on the control socket.", st->requests);
-	svc_expo_counter(f, "ringside_hangs_total",
-			 "Stale agent heartbeats taken for hangs.", st->hangs);
-	svc_expo_counter(f, "ringside_guest_resets_total", "Guest resets seen "
-			 "(libvirt's reboot events, those of one reset counted "
-			 "once).", st->resets);
-	svc_expo_counter(f, "ringside_libvirt_events_total",
-			 "Domain events seen from libvirt.", st->events);
+	svc_expo_defs(f, counts, sizeof(counts) / sizeof(counts[0]), st);
 	svc_expo_counter(f, "ringside_libvirt_reconnects_total",
 			 "Reconnections to libvirtd.", st->reconnects);
 	svc_expo_gauge(f, "ringside_domains_watched", "Running opted-in "
@@ -291,63 +299,70 @@ static void process(FILE *f)
 		fclose(statm);
 }
 
+/* A ring's families: each a gauge of its cap_rinfo member, but the
+ * fill (cap_rinfo_fill) and an overwrite ring's head (signed). */
 enum ring_field { R_SIZE, R_FILL, R_HEAD, R_TAIL, R_AUX_SIZE, R_AUX_HEAD,
 		  R_AUX_TAIL, R_PRODUCED, R_LOST, R_FIELDS };
 
-static const struct {
-	const char *name, *type, *help;
-} ring_fields[R_FIELDS] = {
-	[R_SIZE] = { "ringside_ring_size_bytes", "gauge",
-		"Bytes of the ring's data area." },
+static const struct svc_expo_def ring_fields[R_FIELDS] = {
+#define G(name, member, help) \
+	{ name, "gauge", help, SVC_EXPO_AT(struct cap_rinfo, member) }
+	[R_SIZE] = G("ringside_ring_size_bytes", data_size,
+		     "Bytes of the ring's data area."),
 	[R_FILL] = { "ringside_ring_fill_bytes", "gauge",
 		"Bytes of ring data not yet consumed (normal mode) or held "
-		"(overwrite mode), from the guest's head." },
-	[R_HEAD] = { "ringside_ring_data_head_bytes", "gauge",
-		"The data head as the guest last wrote it (an overwrite "
-		"ring's counts down from 0)." },
-	[R_TAIL] = { "ringside_ring_data_tail_bytes", "gauge",
-		"The data tail as last written." },
-	[R_AUX_SIZE] = { "ringside_ring_aux_size_bytes", "gauge",
-		"Bytes of the ring's AUX area (0: none)." },
-	[R_AUX_HEAD] = { "ringside_ring_aux_head_bytes", "gauge",
-		"The AUX head as the guest last wrote it." },
-	[R_AUX_TAIL] = { "ringside_ring_aux_tail_bytes", "gauge",
-		"The AUX tail as last written." },
+		"(overwrite mode), from the guest's head.", 0 },
+	[R_HEAD] = G("ringside_ring_data_head_bytes", data_head,
+		     "The data head as the guest last wrote it (an overwrite "
+		     "ring's counts down from 0)."),
+	[R_TAIL] = G("ringside_ring_data_tail_bytes", data_tail,
+		     "The data tail as last written."),
+	[R_AUX_SIZE] = G("ringside_ring_aux_size_bytes", aux_size,
+			 "Bytes of the ring's AUX area (0: none)."),
+	[R_AUX_HEAD] = G("ringside_ring_aux_head_bytes", aux_head,
+			 "The AUX head as the guest last wrote it."),
+	[R_AUX_TAIL] = G("ringside_ring_aux_tail_bytes", aux_tail,
+			 "The AUX tail as last written."),
+#undef G
 	[R_PRODUCED] = { "ringside_guest_claimed_produced_records_total",
 		"counter", "Records the guest says its producer wrote to the "
-		"ring: the guest's claim, unchecked." },
+		"ring: the guest's claim, unchecked.",
+		SVC_EXPO_AT(struct cap_rinfo, produced) },
 	[R_LOST] = { "ringside_guest_claimed_lost_records_total", "counter",
 		"Records the guest says its producer lost: the guest's claim, "
-		"unchecked, never summed with host-observed loss." },
+		"unchecked, never summed with host-observed loss.",
+		SVC_EXPO_AT(struct cap_rinfo, lost) },
 };
 
 static void ring_sample(FILE *f, enum ring_field k, const char *domain,
 			long ring, const struct cap_rinfo *ri)
 {
 	const char *name = ring_fields[k].name;
-	uint64_t v;
 
-	switch (k) {
-	case R_SIZE: v = ri->data_size; break;
-	case R_FILL: v = cap_rinfo_fill(ri); break;
-	case R_HEAD:
-		if (ri->data_mode == RS_MODE_OVERWRITE) {
-			svc_expo_i(f, name, domain, ring,
-				   (int64_t)ri->data_head);
-			return;
-		}
-		v = ri->data_head;
-		break;
-	case R_TAIL: v = ri->data_tail; break;
-	case R_AUX_SIZE: v = ri->aux_size; break;
-	case R_AUX_HEAD: v = ri->aux_head; break;
-	case R_AUX_TAIL: v = ri->aux_tail; break;
-	case R_PRODUCED: v = ri->produced; break;
-	case R_LOST: v = ri->lost; break;
-	default: return;
-	}
-	svc_expo_u(f, name, domain, ring, NULL, v);
+	if (k == R_HEAD && ri->data_mode == RS_MODE_OVERWRITE)
+		svc_expo_i(f, name, domain, ring, (int64_t)ri->data_head);
+	else
+		svc_expo_u(f, name, domain, ring, NULL, k == R_FILL ?
+			   cap_rinfo_fill(ri) :
+			   svc_expo_value(&ring_fields[k], ri));
 }
+
+/* A mapped domain's families (struct reading), after the gauge
+ * ringside_region_mapped of every domain. */
+static const struct svc_expo_def domain_fields[] = {
+	{ "ringside_region_damaged", "gauge", "1 if the region's header or "
+	  "a control page differs from the layout its host laid out.",
+	  SVC_EXPO_AT(struct reading, damaged) },
+	{ "ringside_region_size_bytes", "gauge",
+	  "Bytes of the domain's trace region.",
+	  SVC_EXPO_AT(struct reading, size) },
+	{ "ringside_agent_attached", "gauge", "1 if the guest's agent says it "
+	  "is attached: the guest's claim.",
+	  SVC_EXPO_AT(struct reading, attached) },
+	{ "ringside_guest_claimed_agent_heartbeats_total", "counter",
+	  "The agent's heartbeat count as the guest last wrote it: the "
+	  "guest's claim.", SVC_EXPO_AT(struct reading, rr.heartbeat) },
+};
 
 static void domains(FILE *f, const struct svc_metrics_domain *d,
 		    const struct reading *r, size_t nr)
@@ -358,33 +373,16 @@ static void domains(FILE *f, const struct svc_metrics_domain *d,
 	for (size_t i = 0; i < nr; i++)
 		svc_expo_u(f, "ringside_region_mapped", d[i].name, -1, NULL,
 			   (uint64_t)r[i].mapped);
-	svc_expo_family(f, "ringside_region_damaged", "gauge", "1 if the "
-			"region's header or a control page differs from the "
-			"layout its host laid out.");
-	for (size_t i = 0; i < nr; i++)
-		if (r[i].mapped)
-			svc_expo_u(f, "ringside_region_damaged", d[i].name, -1,
-				   NULL, (uint64_t)!!r[i].damaged);
-	svc_expo_family(f, "ringside_region_size_bytes", "gauge",
-			"Bytes of the domain's trace region.");
-	for (size_t i = 0; i < nr; i++)
-		if (r[i].mapped)
-			svc_expo_u(f, "ringside_region_size_bytes", d[i].name,
-				   -1, NULL, r[i].size);
-	svc_expo_family(f, "ringside_agent_attached", "gauge", "1 if the "
-			"guest's agent says it is attached: the guest's "
-			"claim.");
-	for (size_t i = 0; i < nr; i++)
-		if (r[i].mapped)
-			svc_expo_u(f, "ringside_agent_attached", d[i].name, -1,
-				   NULL, r[i].rr.attached == 1);
-	svc_expo_family(f, "ringside_guest_claimed_agent_heartbeats_total",
-			"counter", "The agent's heartbeat count as the guest "
-			"last wrote it: the guest's claim.");
-	for (size_t i = 0; i < nr; i++)
-		if (r[i].mapped)
-			svc_expo_u(f, "ringside_guest_claimed_agent_heartbeats_total",
-				   d[i].name, -1, NULL, r[i].rr.heartbeat);
+	for (size_t k = 0; k < sizeof(domain_fields) / sizeof(domain_fields[0]);
+	     k++) {
+		svc_expo_def_family(f, &domain_fields[k]);
+		for (size_t i = 0; i < nr; i++)
+			if (r[i].mapped)
+				svc_expo_u(f, domain_fields[k].name, d[i].name,
+					   -1, NULL,
+					   svc_expo_value(&domain_fields[k],
+							  &r[i]));
+	}
 	svc_expo_family(f, "ringside_agent_heartbeat_age_seconds", "gauge",
 			"Seconds since the service first saw the agent's "
 			"heartbeat at its current value (seen at scrapes).");
@@ -393,8 +391,7 @@ static void domains(FILE *f, const struct svc_metrics_domain *d,
 			svc_expo_d(f, "ringside_agent_heartbeat_age_seconds",
 				   d[i].name, NULL, (double)r[i].age_ns / 1e9);
 	for (int k = 0; k < R_FIELDS; k++) {
-		svc_expo_family(f, ring_fields[k].name, ring_fields[k].type,
-				ring_fields[k].help);
+		svc_expo_def_family(f, &ring_fields[k]);
 		for (size_t i = 0; i < nr; i++)
 			for (uint32_t j = 0; r[i].mapped && j < r[i].rings; j++)
 				if (r[i].ok[j])

@@ -128,8 +128,8 @@ static int job_recorder(struct svc_job *j)
 	cap_recorder_config_init(&c);
 	c.source = j->domain;
 	c.output = j->out[j->cur];
-	c.argc = rp->argc;
-	c.argv = rp->argv;
+	c.argc = rp->env.argc;
+	c.argv = rp->env.argv;
 	c.interval_ms = rp->c->interval_ms ? rp->c->interval_ms : 100;
 	c.syms = &j->syms;
 	cap_sync_init(&j->sync);
@@ -231,8 +231,7 @@ static void reap(struct svc_rec *rp, int all)
 }
 
 int svc_rec_new(struct svc_rec **rp_out, const struct svc_rec_config *c,
-		const char *dir, rs_log_fn log, void *log_arg, int argc,
-		char *const *argv)
+		const char *dir, const struct svc_env *env)
 {
 	struct svc_rec *rp = calloc(1, sizeof(*rp));
 	struct utsname u;
@@ -242,19 +241,17 @@ int svc_rec_new(struct svc_rec **rp_out, const struct svc_rec_config *c,
 	if (!rp)
 		return -ENOMEM;
 	rp->c = c;
-	rp->log = log;
-	rp->log_arg = log_arg;
-	rp->argc = argc;
-	rp->argv = argv;
+	rp->env = *env;
 	if (!uname(&u))
 		snprintf(rp->host, sizeof(rp->host), "%s", u.nodename);
 	rp->dir = strdup(dir);
 	err = rp->dir ? svc_recstats_new(&rp->st) : -ENOMEM;
 	if (!err)
-		err = svc_convert_new(&rp->convert, rp->st, log, log_arg);
+		err = svc_convert_new(&rp->convert, rp->st, env->log,
+				      env->log_arg);
 	if (!err)
 		err = svc_post_new(&rp->post, c->post_command, c->post_tries,
-				   rp->st, log, log_arg);
+				   rp->st, env->log, env->log_arg);
 	if (err) {
 		svc_rec_free(rp, NULL);
 		return err;

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Continuous recording's keys in the service's configuration (record,
- * record-dir, rotate-mb, rotate-seconds, record-keep-mb, record-total-mb,
- * post-command, post-tries, pprof, record-region): their defaults, their
- * values parsed into struct svc_rec_config, and which domains they
- * select.  svc_config.c's table hands these keys here.
+ * Continuous recording's configuration (struct svc_rec_config): its
+ * defaults, the values of its keys that are more than one field as it is
+ * (record, post-command, pprof, record-region; svc_config.c's table hands
+ * them here and sets the others itself), and which domains they select.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -84,8 +83,6 @@ static int set_record(struct svc_rec_config *c, char *v, const char **why)
 int svc_rec_config_key(struct svc_rec_config *c, const char *k, char *v,
 		       const char **why)
 {
-	uint64_t n;
-
 	if (!strcmp(k, "record"))
 		return set_record(c, v, why);
 	if (!strcmp(k, "pprof")) {
@@ -125,45 +122,6 @@ int svc_rec_config_key(struct svc_rec_config *c, const char *k, char *v,
 		c->nr_regions++;
 		return 0;
 	}
-	if (!strcmp(k, "record-dir")) {
-		char *d;
-
-		*why = "record-dir: an absolute path";
-		if (v[0] != '/')
-			return -EINVAL;
-		d = strdup(v);
-		if (!d)
-			return -ENOMEM;
-		free(c->dir);
-		c->dir = d;
-		return 0;
-	}
-	if (!strcmp(k, "rotate-mb") || !strcmp(k, "record-keep-mb") ||
-	    !strcmp(k, "record-total-mb")) {
-		*why = !strcmp(k, "rotate-mb") ?
-		       "rotate-mb: MiB per file, 0 for no size rotation" :
-		       !strcmp(k, "record-keep-mb") ?
-		       "record-keep-mb: MiB of recordings per domain, 0 for any" :
-		       "record-total-mb: MiB of recordings of all domains, 0 "
-		       "for any";
-		if (svc_config_number(v, UINT64_MAX >> 20, &n))
-			return -EINVAL;
-		if (!strcmp(k, "rotate-mb"))
-			c->rotate_bytes = n << 20;
-		else if (!strcmp(k, "record-keep-mb"))
-			c->keep_bytes = n << 20;
-		else
-			c->total_bytes = n << 20;
-		return 0;
-	}
-	if (!strcmp(k, "rotate-seconds")) {
-		*why = "rotate-seconds: seconds per file 1..604800, 0 for no "
-		       "time rotation";
-		if (svc_config_number(v, 604800, &n))
-			return -EINVAL;
-		c->rotate_s = (uint32_t)n;
-		return 0;
-	}
 	if (!strcmp(k, "post-command")) {
 		char *s;
 
@@ -180,13 +138,6 @@ int svc_rec_config_key(struct svc_rec_config *c, const char *k, char *v,
 			return -ENOMEM;
 		free(c->post_command);
 		c->post_command = s;
-		return 0;
-	}
-	if (!strcmp(k, "post-tries")) {
-		*why = "post-tries: tries per file, 1..20";
-		if (svc_config_number(v, 20, &n) || !n)
-			return -EINVAL;
-		c->post_tries = (uint32_t)n;
 		return 0;
 	}
 	return 1;

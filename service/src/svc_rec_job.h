@@ -24,10 +24,7 @@ struct svc_rec {
 	const struct svc_rec_config *c;
 	char *dir;
 	char host[256];
-	rs_log_fn log;
-	void *log_arg;
-	int argc;
-	char *const *argv;
+	struct svc_env env;
 	struct svc_job *jobs;      /* the service's loop's alone */
 	struct svc_recstats *st;   /* their counts */
 	struct svc_convert *convert; /* profiles of complete files */
@@ -76,7 +73,7 @@ struct svc_job {
 /* One line of the recordings' at @level (ringside/log.h: the recorders'
  * threads log too, one at a time). */
 #define svc_rec_say(rp, level, ...) \
-	rs_log((rp)->log, (rp)->log_arg, (level), __VA_ARGS__)
+	rs_log((rp)->env.log, (rp)->env.log_arg, (level), __VA_ARGS__)
 
 /* ---- the files' boundaries (src/svc_rotate.c) ---- */
 

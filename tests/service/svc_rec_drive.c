@@ -43,6 +43,7 @@ static void nap(void)
 
 int main(int argc, char **argv)
 {
+	const struct svc_env env = { logf_, NULL, argc, argv };
 	struct svc_rec_config c;
 	struct svc_rec_stats st;
 	struct svc_rec_domain *d = NULL;
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
 	c.keep_bytes = strtoull(argv[7], NULL, 0);
 	c.post_command = argc > 8 ? argv[8] : NULL;
 	c.interval_ms = 10;
-	err = svc_rec_new(&rp, &c, argv[1], logf_, NULL, argc, argv);
+	err = svc_rec_new(&rp, &c, argv[1], &env);
 	if (!err)
 		err = svc_rec_start(rp, argv[2], "00000000-0000-4000-8000-000000000001",
 				    argv[3], NULL);

@@ -135,6 +135,7 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	const struct svc_env env = { logf_, NULL, argc, argv };
 	const char *until = NULL, *stat_path = NULL;
 	struct svc_rec_config c;
 	struct svc_rec_stats st;
@@ -181,7 +182,7 @@ int main(int argc, char **argv)
 		return usage();
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	err = svc_rec_new(&rp, &c, argv[i], logf_, NULL, argc, argv);
+	err = svc_rec_new(&rp, &c, argv[i], &env);
 	if (err) {
 		fprintf(stderr, "svc-rec-multi: %s\n", strerror(-err));
 		return 1;

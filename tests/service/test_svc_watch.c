@@ -320,6 +320,8 @@ static void no_log(void *arg, int level, const char *fmt, va_list ap)
 	(void)ap;
 }
 
+static const struct svc_env quiet = { .log = no_log };
+
 /* The service removes its control socket when it ends, unless another
  * socket took its name meanwhile (libvirt's test driver: no libvirtd). */
 START_TEST(socket_removed)
@@ -338,7 +340,7 @@ START_TEST(socket_removed)
 		 "metrics = none\ncapture-dir = %s\n", sock, dir);
 	svc_config_default(&c);
 	ck_assert_int_eq(svc_config_parse(&c, conf, strlen(conf), &line, &why), 0);
-	ck_assert_int_eq(svc_open(&s, &c, no_log, NULL, 0, NULL), 0);
+	ck_assert_int_eq(svc_open(&s, &c, &quiet), 0);
 	ck_assert_int_eq(svc_run(s, 10), 0);
 	ck_assert_int_eq(lstat(sock, &st), 0);
 	ck_assert(S_ISSOCK(st.st_mode));
@@ -346,7 +348,7 @@ START_TEST(socket_removed)
 	ck_assert_int_eq(lstat(sock, &st), -1);
 	ck_assert_int_eq(errno, ENOENT);
 	/* a socket another program made under the name stays */
-	ck_assert_int_eq(svc_open(&s, &c, no_log, NULL, 0, NULL), 0);
+	ck_assert_int_eq(svc_open(&s, &c, &quiet), 0);
 	ck_assert_int_eq(unlink(sock), 0);
 	ck_assert_int_eq(svc_ctl_listen(sock, &lfd), 0);
 	svc_close(s);

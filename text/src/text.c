@@ -67,6 +67,17 @@ size_t rs_text_utf8(const unsigned char *s, size_t n, unsigned *cp)
 	return need + 1;
 }
 
+/* Printable ASCII @ch, after a backslash when it is one of @special. */
+static void put_printable(struct out *o, unsigned ch, const char *special)
+{
+	char esc[2] = { '\\', (char)ch };
+
+	if (strchr(special, (int)ch))
+		put(o, esc, 2);
+	else
+		put(o, esc + 1, 1);
+}
+
 /* How many bytes of @s to take: @n, or up to its NUL. */
 static size_t span(const char *s, size_t n)
 {
@@ -79,19 +90,15 @@ size_t rs_text_term(char *buf, size_t len, const char *s, size_t n,
 		    unsigned flags)
 {
 	struct out o = { buf, len, 0, 0 };
+	const char *special = flags & RS_TEXT_QUOTED ? "\\\"" : "\\";
 
 	n = !s ? 0 : flags & RS_TEXT_BYTES ? n : span(s, n);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		char esc[8];
 
-		if (ch == '\\' || (ch == '"' && (flags & RS_TEXT_QUOTED))) {
-			esc[0] = '\\';
-			esc[1] = (char)ch;
-			put(&o, esc, 2);
-		} else if (ch >= 0x20 && ch < 0x7f) {
-			esc[0] = (char)ch;
-			put(&o, esc, 1);
+		if (ch >= 0x20 && ch < 0x7f) {
+			put_printable(&o, ch, special);
 		} else {
 			snprintf(esc, sizeof(esc), "\\x%02x", ch);
 			put(&o, esc, 4);
@@ -119,13 +126,8 @@ size_t rs_text_json(char *buf, size_t len, const char *s, size_t n)
 		size_t k = rs_text_utf8(p, n - i, &cp);
 
 		i += k ? k : 1;
-		if (cp == '"' || cp == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)cp;
-			put(&o, esc, 2);
-		} else if (cp >= 0x20 && cp < 0x7f) {
-			esc[0] = (char)cp;
-			put(&o, esc, 1);
+		if (cp >= 0x20 && cp < 0x7f) {
+			put_printable(&o, cp, "\\\"");
 		} else if (cp < 0x10000) {
 			snprintf(esc, sizeof(esc), "\\u%04x", cp);
 			put(&o, esc, 6);

@@ -62,9 +62,9 @@ struct svc_stats {
 struct svc;
 
 /* Follow @c's libvirt (a libvirtd not there yet is waited for); @c must
- * outlive the service.  0, -ENOMEM or svc_limit_new's. */
-int svc_open(struct svc **sp, const struct svc_config *c, rs_log_fn log,
-	     void *log_arg, int argc, char *const *argv);
+ * outlive the service, @env is copied.  0, -ENOMEM or svc_limit_new's. */
+int svc_open(struct svc **sp, const struct svc_config *c,
+	     const struct svc_env *env);
 
 /* Wait up to @timeout_ms for events, then capture what they asked for.
  * 0, or a libvirt error (logged; the service retries by itself). */

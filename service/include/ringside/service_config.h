@@ -6,8 +6,10 @@
  * it, its message for an unknown key lists it, `ringside-service
  * --check-config` prints every key's value from it, and the service
  * suite checks the example file (dist/host/service.conf) and
- * docs/service.md against it.  The continuous recording's keys are
- * parsed apart (src/svc_rec_config.c), into struct svc_rec_config.
+ * docs/service.md against it.  Its rows set a field as it is (a number,
+ * MiB, an absolute path); the keys that are more than that have a
+ * function, the continuous recording's their own file
+ * (src/svc_rec_config.c).
  */
 #ifndef RINGSIDE_SERVICE_CONFIG_H
 #define RINGSIDE_SERVICE_CONFIG_H
@@ -69,9 +71,10 @@ struct svc_rec_config {
 void svc_rec_config_default(struct svc_rec_config *c);
 void svc_rec_config_fini(struct svc_rec_config *c);
 
-/* Key @k (record, record-dir, rotate-mb, rotate-seconds, record-keep-mb,
- * record-total-mb, post-command, post-tries, pprof, record-region) = @v
- * into @c: 0, 1 when @k is none of them, -EINVAL with *@why, -ENOMEM. */
+/* Key @k (record, post-command, pprof, record-region) = @v into @c: 0, 1
+ * when @k is none of them, -EINVAL with *@why, -ENOMEM.  The recording's
+ * other keys are fields of @c as they are, which the table of
+ * src/svc_config.c sets. */
 int svc_rec_config_key(struct svc_rec_config *c, const char *k, char *v,
 		       const char **why);
 

@@ -104,14 +104,24 @@ struct svc_rec_domain {
 	struct svc_rec_ring_stats *ring;
 };
 
+/* What the program gives the service and its recordings: where they
+ * log (ringside/log.h; the recorders' threads too, one at a time), and
+ * its command line, which each capture's and recording's perf.data
+ * names. */
+struct svc_env {
+	rs_log_fn log;
+	void *log_arg;
+	int argc;
+	char *const *argv;
+};
+
 /* ---- the recordings (src/svc_rec.c) ---- */
 struct svc_rec;
 
-/* Recording per @c into @dir/DOMAIN/; @c must outlive it.  Logs through
- * @log (called from the recorders' threads too, one at a time). */
+/* Recording per @c into @dir/DOMAIN/; @c must outlive it, @env is
+ * copied. */
 int svc_rec_new(struct svc_rec **rp, const struct svc_rec_config *c,
-		const char *dir, rs_log_fn log, void *log_arg, int argc,
-		char *const *argv);
+		const char *dir, const struct svc_env *env);
 
 /*
  * Record @domain's region file @path, opened by @layout (NULL: its
