@@ -96,25 +96,24 @@ static struct comm *comm_slot(struct conv *c, uint32_t tid)
 
 static void add_comm(struct conv *c, const struct rs_perf_header *rec)
 {
-	const uint8_t *body = (const uint8_t *)(rec + 1);
-	uint32_t pid, tid;
+	struct rs_perf_comm_body b;
 	struct comm *e;
 
-	memcpy(&pid, body, 4);
-	memcpy(&tid, body + 4, 4);
-	if (tid == UINT32_MAX)
+	memcpy(&b, rec + 1, sizeof(b));
+	if (b.tid == UINT32_MAX)
 		return;
-	e = comm_slot(c, tid);
+	e = comm_slot(c, b.tid);
 	if (!e || (!e->tid && c->nr_comms == MAX_COMMS)) {
 		c->st->comms_dropped++;
 		return;
 	}
 	if (!e->tid)
 		c->nr_comms++;
-	e->tid = tid + 1;
-	e->pid = pid;
+	e->tid = b.tid + 1;
+	e->pid = b.pid;
 	/* classified COMM: NUL-terminated inside the record */
-	clean(e->name, sizeof(e->name), (const char *)body + 8);
+	clean(e->name, sizeof(e->name),
+	      (const char *)(rec + 1) + sizeof(struct rs_perf_comm_body));
 }
 
 /* The thread's name, else its process's main thread's. */
