@@ -20,23 +20,21 @@
 #include "ringside/vmm_control.h"
 #include "vmm_internal.h"
 
+/* The bytes of the header's member @m. */
+#define HEADER_FIELD(m) { offsetof(struct rs_region_header, m), \
+			  sizeof(((struct rs_region_header *)0)->m) }
+
 /* The byte ranges of the header page the guest writes (docs/abi.md, "Who
  * writes what"); everything else there is the host's. */
 static const struct {
 	uint32_t off, len;
 } guest_ranges[] = {
-	{ offsetof(struct rs_region_header, status),
-	  sizeof(struct rs_guest_status) },
-	{ offsetof(struct rs_region_header, sideband),
-	  sizeof(struct rs_sideband_desc) },
-	{ offsetof(struct rs_region_header, kbuf),
-	  sizeof(struct rs_kbuf_desc) },
-	{ offsetof(struct rs_region_header, usyms),
-	  sizeof(struct rs_usyms_desc) },
-	{ offsetof(struct rs_region_header, pstate),
-	  sizeof(struct rs_pstate_desc) },
-	{ offsetof(struct rs_region_header, info),
-	  sizeof(struct rs_guest_info) },
+	HEADER_FIELD(status),
+	HEADER_FIELD(sideband),
+	HEADER_FIELD(kbuf),
+	HEADER_FIELD(usyms),
+	HEADER_FIELD(pstate),
+	HEADER_FIELD(info),
 	{ offsetof(struct rs_region_header, time_sync) +
 	  offsetof(struct rs_time_sync, echo),
 	  sizeof(struct rs_time_sync) - offsetof(struct rs_time_sync, echo) },

@@ -87,6 +87,7 @@ static uint64_t vcpu_rip(struct vmm_vcpu *vcpu)
 static uint32_t handle_exit(struct vmm_vcpu *vcpu, int32_t *err)
 {
 	struct kvm_run *run = vcpu->run;
+	uint32_t end = RS_VCPU_FAILED;
 
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
@@ -109,21 +110,21 @@ static uint32_t handle_exit(struct vmm_vcpu *vcpu, int32_t *err)
 	case KVM_EXIT_INTR:
 		vmm_counter_inc(&vcpu->exits.kicks);
 		return RS_VCPU_RUNNING;
+	/* the rest end the vCPU, counted as other exits */
 	case KVM_EXIT_SHUTDOWN:
-		vmm_counter_inc(&vcpu->exits.other);
-		return RS_VCPU_SHUTDOWN;
+		end = RS_VCPU_SHUTDOWN;
+		break;
 	case KVM_EXIT_INTERNAL_ERROR:
-		vmm_counter_inc(&vcpu->exits.other);
 		*err = (int32_t)run->internal.suberror;
-		return RS_VCPU_FAILED;
+		break;
 	case KVM_EXIT_FAIL_ENTRY:
-		vmm_counter_inc(&vcpu->exits.other);
 		*err = (int32_t)run->fail_entry.hardware_entry_failure_reason;
-		return RS_VCPU_FAILED;
+		break;
 	default:
-		vmm_counter_inc(&vcpu->exits.other);
-		return RS_VCPU_FAILED;
+		break;
 	}
+	vmm_counter_inc(&vcpu->exits.other);
+	return end;
 }
 
 void *vmm_run_vcpu(void *arg)

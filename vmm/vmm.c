@@ -119,29 +119,15 @@ int vmm_create(struct vmm **out, const struct vmm_params *user)
 	vm->boot = p.boot;
 	fill_region_params(&rp, &p);
 
-	ret = vmm_pause_init();
-	if (ret < 0)
-		goto fail;
-	ret = vmm_kvm_open(vm, p.kvm_path ? p.kvm_path : "/dev/kvm");
-	if (ret < 0)
-		goto fail;
-	ret = vmm_mem_init(vm, p.ram_size ? p.ram_size : 8ull << 20);
-	if (ret < 0)
-		goto fail;
-	ret = vmm_region_init(vm, &rp);
-	if (ret < 0)
-		goto fail;
-	ret = vmm_doorbell_init(vm);
-	if (ret < 0)
-		goto fail;
-	ret = vmm_boot_tables(vm);
-	if (ret < 0)
-		goto fail;
-	ret = vmm_cpu_init(vm);
-	if (ret < 0)
-		goto fail;
-	ret = vmm_tsc_init(vm);
-	if (ret < 0)
+	/* each step in order; the first that fails ends it */
+	if ((ret = vmm_pause_init()) < 0 ||
+	    (ret = vmm_kvm_open(vm, p.kvm_path ? p.kvm_path : "/dev/kvm")) < 0 ||
+	    (ret = vmm_mem_init(vm, p.ram_size ? p.ram_size : 8ull << 20)) < 0 ||
+	    (ret = vmm_region_init(vm, &rp)) < 0 ||
+	    (ret = vmm_doorbell_init(vm)) < 0 ||
+	    (ret = vmm_boot_tables(vm)) < 0 ||
+	    (ret = vmm_cpu_init(vm)) < 0 ||
+	    (ret = vmm_tsc_init(vm)) < 0)
 		goto fail;
 	*out = vm;
 	return 0;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What only the capture library uses: the drain under a recorder, the
- * user symbols fed to a writer, the VMM connection's fields, a region
- * file's own open file description.  Not installed, not for callers; the
+ * user symbols fed to a writer, a record session's state and its files,
+ * the VMM connection's fields, a region file's own open file
+ * description.  Not installed, not for callers; the
  * unit tests of these modules include it.
  */
 #ifndef RINGSIDE_CAP_INTERNAL_H
@@ -150,6 +151,77 @@ int cap_usyms_feed_pass(struct cap_usyms_feed *f, struct cap_usyms_feed_stats *s
 void cap_usyms_feed_give(struct cap_usyms_feed_stats *st,
 			 const struct gi_usyms *g, struct pdf_writer *w);
 void cap_usyms_feed_fini(struct cap_usyms_feed *f);
+
+/* ---- cap_recorder (cap_recorder.c, cap_recorder_file.c) ---- */
+/*
+ * A record session: the session and its loop over the rings
+ * (cap_recorder.c), the files it writes (cap_recorder_file.c).
+ */
+struct cap_recorder {
+	struct cap_recorder_config c;
+	struct cap_recorder_stats st;
+	/* what it wakes on (cap_recorder_add_wake) */
+	struct cap_stop_fd wake[CAP_RECORDER_MAX_WAKE];
+	int wake_ring[CAP_RECORDER_MAX_WAKE];
+	unsigned nr_wake;
+	const struct rs_region *region; /* the source's, as it is now */
+	void *sync_mem;            /* its mapping, writable */
+	struct cap_drain drain;
+	struct cap_usyms_feed usyms;
+	struct gi_kcode_reader kread;
+	int kread_failed, kread_said;
+	struct gi_pstate pstate;   /* the guest's processes as each file
+				    * began, filed before its first timed
+				    * record (cap_pstate_file) */
+	int pstate_due;            /* the current file's are not filed yet */
+	struct pdf_writer *w;      /* the current file's */
+	uint64_t file_start_ns;
+	struct pdf_host_facts base; /* the counters when it was opened */
+	/* when the loop last looked for what the guest published late
+	 * (cap_recorder_file_feed) */
+	double last_syms, last_guest, last_usyms;
+};
+
+/* A failure the caller will word: what failed, the code and whose. */
+static inline int cap_recorder_fail(struct cap_recorder *r, enum cap_fail what,
+				    int err, cap_err_fn str)
+{
+	r->st.fail.what = what;
+	cap_err_note(&r->st.fail.e, err, str);
+	return err;
+}
+
+/* The first file, r->st.output (if any), for the records from now on: 0,
+ * or the writer's error (CAP_FAIL_OPEN).  A full disk the caller lives
+ * through (hooks.disk_full) pauses the recording instead (r->st.full). */
+int cap_recorder_file_open(struct cap_recorder *r, const struct rs_region *region);
+
+/* After a drain pass (at @now, cap_time_now): what the current file gets
+ * besides the rings' records, each when due: the process table, the
+ * kernel's symbols and the guest's facts published late, the user
+ * symbols.  0, or the writer's error noted in @e. */
+int cap_recorder_file_feed(struct cap_recorder *r, const struct rs_region *region,
+			   double now, struct cap_err *e);
+
+/* The kernel's code read into the cache in a thread, as soon as the
+ * current file has the kernel's symbols (a PT region of a domain). */
+void cap_recorder_file_kcode(struct cap_recorder *r, const struct rs_region *region);
+
+/* 1 when @err is a full disk the caller asked to live through. */
+int cap_recorder_file_full(const struct cap_recorder *r, int err);
+
+/* A write of the current file failed on a full disk: the file cut back
+ * and completed, the recording paused (r->st.full). */
+void cap_recorder_file_pause(struct cap_recorder *r, const struct rs_region *region);
+
+/* The caller's next file @path: the current one completed, or a paused
+ * recording resumed.  0, or the failure that ends the recording. */
+int cap_recorder_file_next(struct cap_recorder *r, const struct rs_region *region,
+			   const char *path);
+
+/* The recording's loop ended with @err: the last file completed (0), or
+ * discarded with the error.  The code's reader is joined first. */
+int cap_recorder_file_end(struct cap_recorder *r, int err);
 
 /* ---- cap_source (cap_source.c) ---- */
 /* A read-write open file description of our own of the file behind @fd

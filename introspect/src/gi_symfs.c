@@ -43,12 +43,6 @@ struct ufile {
 	unsigned nr_loads;
 };
 
-struct umap {
-	uint32_t pid;
-	uint64_t start, end, pgoff;
-	uint32_t file;
-};
-
 struct hit {
 	uint32_t file;                /* + 1; 0: an empty slot */
 	uint64_t offset;
@@ -57,8 +51,7 @@ struct hit {
 
 struct gi_symfs {
 	char *symfs;
-	struct umap *maps;            /* by (pid, start), none overlapping */
-	size_t nr_maps;
+	struct pdf_umaps maps;        /* each mapping's file: in files */
 	struct ufile *files;
 	uint32_t nr_files;
 	struct hit *hits;             /* open addressing, GI_SYMFS_MAX_HITS */
@@ -73,11 +66,11 @@ int gi_symfs_new(struct gi_symfs **up, const char *symfs)
 	*up = NULL;
 	if (!u)
 		return -ENOMEM;
-	u->maps = calloc(GI_SYMFS_MAX_MAPS, sizeof(*u->maps));
 	u->files = calloc(GI_SYMFS_MAX_FILES, sizeof(*u->files));
 	u->hits = calloc(GI_SYMFS_MAX_HITS, sizeof(*u->hits));
 	u->symfs = symfs ? strdup(symfs) : NULL;
-	if (!u->maps || !u->files || !u->hits || (symfs && !u->symfs)) {
+	if (pdf_umaps_init(&u->maps, GI_SYMFS_MAX_MAPS, UINT64_MAX) ||
+	    !u->files || !u->hits || (symfs && !u->symfs)) {
 		gi_symfs_free(u);
 		return -ENOMEM;
 	}
@@ -97,7 +90,7 @@ void gi_symfs_free(struct gi_symfs *u)
 		free(u->files[i].strtab);
 	}
 	free(u->files);
-	free(u->maps);
+	pdf_umaps_fini(&u->maps);
 	free(u->hits);
 	free(u->symfs);
 	free(u);
@@ -133,63 +126,16 @@ static int file_of(struct gi_symfs *u, const char *name, const struct rs_perf_mm
 	return 0;
 }
 
-/* The first map at or after (@pid, @addr) in the sorted array. */
-static size_t map_lower(const struct gi_symfs *u, uint32_t pid, uint64_t addr)
-{
-	size_t lo = 0, hi = u->nr_maps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct umap *m = &u->maps[mid];
-
-		if (m->pid < pid || (m->pid == pid && m->start < addr))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* A newer mapping replaces what it overlaps, as in the process. */
 static void add_map(struct gi_symfs *u, const struct rs_perf_header *rec)
 {
-	const char *name = (const char *)(rec + 1) + sizeof(struct rs_perf_mmap2_body);
 	struct rs_perf_mmap2_body m;
-	struct umap nm;
-	size_t i, j;
+	const char *name = pdf_umaps_mmap2(rec, &m);
+	uint32_t file;
 
-	memcpy(&m, rec + 1, sizeof(m));
-	if ((rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER &&
-	    (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_GUEST_USER)
-		return;
-	if (!m.len || m.addr + m.len < m.addr)
-		return;
-	nm = (struct umap){ m.pid, m.addr, m.addr + m.len, m.pgoff, 0 };
-	if (file_of(u, name, &m, rec->misc, &nm.file)) {
+	if (name && (file_of(u, name, &m, rec->misc, &file) ||
+		     pdf_umaps_add(&u->maps, &m, file)))
 		u->sum.maps_dropped++;
-		return;
-	}
-	i = map_lower(u, m.pid, m.addr);
-	if (i > 0 && u->maps[i - 1].pid == m.pid && u->maps[i - 1].end > m.addr)
-		i--;
-	for (j = i; j < u->nr_maps && u->maps[j].pid == m.pid &&
-	     u->maps[j].start < nm.end; j++)
-		;
-	/* maps[i, j) overlap the new one: it takes their place */
-	if (j == i && u->nr_maps == GI_SYMFS_MAX_MAPS) {
-		u->sum.maps_dropped++;
-		return;
-	}
-	if (j == i) {
-		memmove(&u->maps[i + 1], &u->maps[i],
-			(u->nr_maps - i) * sizeof(u->maps[0]));
-		u->nr_maps++;
-	} else if (j > i + 1) {
-		memmove(&u->maps[i + 1], &u->maps[j],
-			(u->nr_maps - j) * sizeof(u->maps[0]));
-		u->nr_maps -= j - i - 1;
-	}
-	u->maps[i] = nm;
 }
 
 static void add_hit(struct gi_symfs *u, uint32_t file, uint64_t offset)
@@ -220,8 +166,8 @@ void gi_symfs_add(struct gi_symfs *u, const struct rs_perf_header *rec,
 {
 	uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	enum pdf_rrec_class cls = pdf_rrec_classify(rec, sample_type);
+	const struct pdf_umap *m;
 	struct pdf_sample s;
-	size_t i;
 
 	if (cls == PDF_RREC_MMAP2) {
 		add_map(u, rec);
@@ -234,14 +180,12 @@ void gi_symfs_add(struct gi_symfs *u, const struct rs_perf_header *rec,
 	    pdf_sample_parse(sample_type, rec + 1, rec->size - sizeof(*rec), &s))
 		return;
 	u->sum.samples++;
-	i = map_lower(u, s.pid, s.ip + 1);
-	if (i == 0 || u->maps[i - 1].pid != s.pid || u->maps[i - 1].end <= s.ip ||
-	    u->maps[i - 1].start > s.ip) {
+	m = pdf_umaps_find(&u->maps, s.pid, s.ip);
+	if (!m) {
 		u->sum.unmapped++;
 		return;
 	}
-	add_hit(u, u->maps[i - 1].file,
-		s.ip - u->maps[i - 1].start + u->maps[i - 1].pgoff);
+	add_hit(u, m->file, s.ip - m->start + m->pgoff);
 }
 
 /* ---- naming: the file's ELF under --symfs ----------------------------- */

@@ -284,31 +284,23 @@ static int same_file(int at, const char *name, const uint8_t *buf,
 		     size_t len)
 {
 	uint8_t chunk[65536];
-	size_t got = 0;
-	int fd = file_open(at, name), differ = 0;
+	struct stat st;
+	size_t got, n;
+	int fd = file_open(at, name), err = 0, differ;
 
 	if (fd < 0)
 		return fd;
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			n = -errno;
-			close(fd);
-			return (int)n;
-		}
-		if (!n)
-			break;
-		if ((size_t)n > len - got || memcmp(chunk, buf + got, (size_t)n)) {
-			differ = 1;
-			break;
-		}
-		got += (size_t)n;
+	if (fstat(fd, &st))
+		err = -errno;
+	differ = err || (uint64_t)st.st_size != len;
+	for (got = 0; !differ && got < len; got += n) {
+		n = len - got < sizeof(chunk) ? len - got : sizeof(chunk);
+		err = rs_io_pread_all(fd, chunk, n, got);
+		differ = err || memcmp(chunk, buf + got, n);
 	}
 	close(fd);
-	return differ || got != len;
+	/* -EIO: it ended before its size, as another's */
+	return err && err != -EIO ? err : differ;
 }
 
 /* A name for a file being written: NAME.XXXXXXXX, hex of random bits. */

@@ -2,7 +2,10 @@
 /* The library's error codes in words (ringside/perfdata/error.h). */
 #include <string.h>
 
+#include "ringside/ring_error.h"
 #include "ringside/perfdata/error.h"
+
+#define UNKNOWN "unknown perf.data error"
 
 static const char *const pdf_errors[pdfe_max] = {
 	[pdfe_ok]           = "success",
@@ -24,12 +27,10 @@ static const char *const pdf_errors[pdfe_max] = {
 
 const char *pdf_error_str(int err)
 {
-	int e;
-
-	if (err < 0 && err > -PDF_ERR_BASE)
+	if (err >= 0)
+		return UNKNOWN;
+	if (err > -PDF_ERR_BASE)
 		return strerror(-err);
-	e = -err - PDF_ERR_BASE;
-	if (e < 0 || e >= pdfe_max)
-		return "unknown perf.data error";
-	return pdf_errors[e];
+	/* PDF_ERR(e) + PDF_ERR_BASE is -e */
+	return rs_error_name(err + PDF_ERR_BASE, pdf_errors, pdfe_max, UNKNOWN);
 }

@@ -33,20 +33,16 @@ struct sample_id {
 };
 _Static_assert(sizeof(struct sample_id) == 32, "sample_id trailer");
 
+/* The bodies of COMM and MMAP with room for their names
+ * (ringside/perf_format.h). */
 struct comm_body {
-	uint32_t pid, tid;
+	struct rs_perf_comm_body b;
 	char comm[16];
 };
 
 struct mmap_body {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
+	struct rs_perf_mmap_body b;
 	char fn[FN_MAX];
-};
-
-struct exit_body {
-	uint32_t pid, ppid, tid, ptid;
-	uint64_t time;
 };
 
 /* A record: header, @len bytes of body padded to 8, and the sample_id
@@ -90,18 +86,18 @@ static void add_attr(struct pdf_buf *b)
 static void add_events(struct pdf_buf *b, const struct pdf_intel_pt_params *p)
 {
 	static const uint8_t zero[8];
-	struct comm_body comm = { PID, PID, "guest" };
-	struct exit_body ex = { PID, PID, PID, PID, 3 };
+	struct comm_body comm = { { PID, PID }, "guest" };
+	struct rs_perf_task_body ex = { PID, PID, PID, PID, 3 };
 	struct pdf_auxtrace_ipt_info info;
 	struct pdf_auxtrace ax;
 	struct mmap_body mm;
 	size_t fn_len = strlen(p->elf) + 1;
 
 	memset(&mm, 0, sizeof(mm));
-	mm.pid = mm.tid = PID;
-	mm.addr = p->code_vaddr;
-	mm.len = p->code_len;
-	mm.pgoff = p->code_offset;
+	mm.b.pid = mm.b.tid = PID;
+	mm.b.addr = p->code_vaddr;
+	mm.b.len = p->code_len;
+	mm.b.pgoff = p->code_offset;
 	memcpy(mm.fn, p->elf, fn_len);
 	pdf_auxtrace_ipt_info(&info, PT_PMU_TYPE);
 	memset(&ax, 0, sizeof(ax));

@@ -121,18 +121,14 @@ int pdf_kernel_modules_text(const struct pdf_ksyms *k, struct pdf_buf *out)
 	return out->err;
 }
 
-struct mmap_body {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-};
-
 static void add_mmap(struct pdf_buf *out, const struct pdf_layout *lay,
 		     uint64_t start, uint64_t end, uint64_t pgoff,
 		     const char *name, size_t name_len, const char *suffix)
 {
 	size_t slen = strlen(suffix);
 	size_t fname = (name_len + slen + 1 + 7) & ~(size_t)7;
-	struct mmap_body body = { (uint32_t)-1, 0, start, end - start, pgoff };
+	struct rs_perf_mmap_body body = { (uint32_t)-1, 0, start, end - start,
+					   pgoff };
 	uint8_t tr[PDF_TRAILER_MAX];
 	size_t trs = pdf_layout_trailer(lay, (uint32_t)-1, 0, 0, 0,
 					lay->id[PDF_KIND_RING], tr);

@@ -13,59 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ringside/perfdata.h"
-
 #include "pdf_auxtrace.h"
 #include "pdf_clock.h"
-#include "pdf_codec.h"
 #include "pdf_feature.h"
 #include "pdf_host.h"
 #include "pdf_io.h"
 #include "pdf_kernel.h"
-#include "pdf_trim.h"
-
-#define OUT_BUF (1u << 20)
-
-struct pdf_writer {
-	int fd;
-	char *path;
-	char *tmp;
-	struct pdf_layout lay;
-	uint32_t nr_rings;
-	int argc;
-	char *const *argv;
-	uint64_t data_offset;
-	int have_time;
-	uint64_t first_time;
-	uint64_t last_time;
-	struct pdf_clock_sync clock;  /* state NONE until set */
-	struct pdf_host_facts host;   /* kind NONE until set */
-	struct pdf_guest_facts guest; /* known 0 until set */
-	int attrs_stale;              /* the guest spoke after the attrs */
-	int have_sample_time;         /* of the guest's samples alone */
-	uint64_t first_sample, last_sample;
-	uint64_t trimmed[RS_MAX_RINGS]; /* call chain frames cut, per ring */
-	struct pdf_trim trim;
-	struct pdf_writer_stats stats;
-	int have_ksyms;             /* guest kernel symbols given */
-	struct pdf_ksyms *ksyms;    /* kept for pdf_writer_add_kcore */
-	int ksyms_cached;           /* in the cache under stats.build_id */
-	char *buildid_dir;          /* the cache: given at open, else the
-				     * file's own (pdf_cache_dir_of) */
-	struct pdf_buf ubids;       /* HEADER_BUILD_ID of user binaries */
-	int maps_vdso;              /* an MMAP2 of "[vdso]" was written */
-	uint32_t aux_format;        /* enum pdf_aux_format */
-	/* what the data section holds up to the end of the last whole
-	 * addition (mark), and of it what is on disk (good): the point a
-	 * full disk's file is cut back to (pdf_writer_salvage) */
-	struct pdf_writer_part mark, good;
-	uint64_t lost_records, lost;  /* LOST records added, their counts */
-	int clock_applied;          /* the data section's times are the host's */
-	size_t used;
-	uint8_t *out;               /* OUT_BUF bytes of pending data */
-	uint8_t enc[PDF_CODEC_BUF];
-	_Alignas(8) uint8_t trim_buf[PDF_CODEC_BUF];
-};
+#include "pdf_writer.h"
 
 /* At open, in sequence; again at the end (@again) in place, when the
  * clock changed the attrs. */
@@ -80,8 +34,6 @@ static int write_attrs(struct pdf_writer *w, int again)
 	return rs_io_write_all(w->fd, buf, len);
 }
 
-static int append(struct pdf_writer *w, const void *rec, size_t size);
-
 /* What the data section holds now. */
 static struct pdf_writer_part counts(const struct pdf_writer *w)
 {
@@ -90,9 +42,7 @@ static struct pdf_writer_part counts(const struct pdf_writer *w)
 		.lost = w->lost };
 }
 
-/* The end of a whole addition (record, AUX record, maps): a point the
- * file can be cut back to. */
-static void mark(struct pdf_writer *w)
+void pdf_writer_mark(struct pdf_writer *w)
 {
 	w->mark = counts(w);
 }
@@ -108,8 +58,7 @@ static void mark(struct pdf_writer *w)
  * trace is written anyway.  Only a failed write of the file itself is
  * returned.
  */
-static int pdf_writer_ksyms(struct pdf_writer *w,
-			    const struct pdf_writer_params *p)
+int pdf_writer_ksyms(struct pdf_writer *w, const struct pdf_writer_params *p)
 {
 	uint8_t *id = w->stats.build_id;
 	uint32_t len = PDF_BUILD_ID_SIZE;
@@ -132,10 +81,10 @@ static int pdf_writer_ksyms(struct pdf_writer *w,
 	err = pdf_kernel_mmaps(k, &w->lay, &recs);
 	w->ksyms = k;
 	w->ksyms_cached = !put;
-	if (!err && recs.len > OUT_BUF)
+	if (!err && recs.len > PDF_WRITER_OUT_BUF)
 		err = -E2BIG;
 	if (!err)
-		err = append(w, recs.data, recs.len);
+		err = pdf_writer_append(w, recs.data, recs.len);
 	pdf_buf_fini(&recs);
 	return err;
 }
@@ -149,7 +98,7 @@ static int aux_info(struct pdf_writer *w, uint32_t format)
 
 	pdf_buf_init(&b);
 	pdf_auxtrace_info_record(&b, format);
-	err = b.err ? b.err : append(w, b.data, b.len);
+	err = b.err ? b.err : pdf_writer_append(w, b.data, b.len);
 	pdf_buf_fini(&b);
 	w->aux_format = format;
 	return err;
@@ -186,7 +135,7 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 	}
 	w->path = strdup(path);
 	w->tmp = calloc(1, strlen(path) + sizeof(PDF_ASIDE_SUFFIX));
-	w->out = malloc(OUT_BUF);
+	w->out = malloc(PDF_WRITER_OUT_BUF);
 	if (!w->path || !w->tmp || !w->out) {
 		err = -ENOMEM;
 		goto fail;
@@ -214,33 +163,11 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 	}
 	if (err)
 		goto fail;
-	mark(w);
+	pdf_writer_mark(w);
 	*wp = w;
 	return 0;
 fail:
 	pdf_writer_discard(w);
-	return err;
-}
-
-/* The maps carry time 0, which perf delivers where it meets them instead
- * of queueing them with the samples (ordered_events__queue refuses a zero
- * timestamp), and ringside writes no FINISHED_ROUND before the end: so
- * perf has the kernel's maps before it delivers any sample, wherever in
- * the data section they are. */
-int pdf_writer_add_ksyms(struct pdf_writer *w,
-			 const struct pdf_writer_params *params)
-{
-	int err;
-
-	if (!w || !params || params->size < sizeof(struct pdf_writer_params) ||
-	    !params->guest_kallsyms)
-		return PDF_ERR(pdfe_invalid);
-	if (w->have_ksyms)
-		return -EALREADY;
-	w->have_ksyms = 1;
-	err = pdf_writer_ksyms(w, params);
-	if (!err)
-		mark(w);
 	return err;
 }
 
@@ -257,11 +184,11 @@ static int flush_out(struct pdf_writer *w)
 	return err;
 }
 
-static int append(struct pdf_writer *w, const void *rec, size_t size)
+int pdf_writer_append(struct pdf_writer *w, const void *rec, size_t size)
 {
 	int err;
 
-	if (w->used + size > OUT_BUF) {
+	if (w->used + size > PDF_WRITER_OUT_BUF) {
 		err = flush_out(w);
 		if (err)
 			return err;
@@ -270,155 +197,6 @@ static int append(struct pdf_writer *w, const void *rec, size_t size)
 	w->used += size;
 	w->stats.bytes += size;
 	return 0;
-}
-
-/*
- * Before a guest record is encoded: remember its maps, cut its call
- * chain's trailing bad frames (pdf_trim.c; *@rec then points at the cut
- * copy, w->trim_buf), note a sample's time.  0 or a negative code.
- */
-static int pdf_writer_trim(struct pdf_writer *w, uint32_t ring, uint64_t time,
-			   const struct rs_perf_header **rec)
-{
-	uint32_t frames;
-	int n;
-
-	switch (pdf_rrec_classify(*rec, w->lay.guest_sample_type)) {
-	case PDF_RREC_MMAP2:
-		pdf_trim_mmap2(&w->trim, *rec);
-		return 0;
-	case PDF_RREC_SAMPLE:
-		break;
-	default:
-		return 0;
-	}
-	if (!w->lay.kernel_seen &&
-	    (((*rec)->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-	     PERF_RECORD_MISC_KERNEL ||
-	     ((*rec)->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-	     PERF_RECORD_MISC_GUEST_KERNEL)) {
-		w->lay.kernel_seen = 1;   /* the attrs say so at finish */
-		w->attrs_stale = 1;
-	}
-	if (!w->have_sample_time || time < w->first_sample)
-		w->first_sample = time;
-	if (!w->have_sample_time || time > w->last_sample)
-		w->last_sample = time;
-	w->have_sample_time = 1;
-	if (!w->lay.native_samples)
-		return 0;
-	n = pdf_trim_sample(&w->trim, w->lay.guest_sample_type, *rec,
-			    w->trim_buf, sizeof(w->trim_buf), &frames);
-	if (n <= 0)
-		return n == PDF_ERR(pdfe_format) ? 0 : n;
-	if (frames) {
-		w->stats.frames_trimmed += frames;
-		w->stats.chains_trimmed++;
-		if (ring < RS_MAX_RINGS)
-			w->trimmed[ring] += frames;
-	}
-	*rec = (const struct rs_perf_header *)(const void *)w->trim_buf;
-	return 0;
-}
-
-int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
-		   const struct rs_perf_header *rec)
-{
-	int n, err;
-
-	if (!w || !rec)
-		return PDF_ERR(pdfe_invalid);
-	n = pdf_writer_trim(w, ring, time, &rec);
-	if (n < 0)
-		return n;
-	if (rec->type == PERF_RECORD_MMAP2 && rec->size >= 8 + 64 + 7 &&
-	    !memcmp((const uint8_t *)(rec + 1) + 64, "[vdso]", 7))
-		w->maps_vdso = 1;
-	n = pdf_codec_encode(&w->lay, ring, time, rec, w->enc, sizeof(w->enc));
-	if (n < 0)
-		return n;
-	err = append(w, w->enc, (size_t)n);
-	if (err)
-		return err;
-	w->stats.records++;
-	if (rec->type == RS_PERF_RECORD_LOST &&
-	    rec->size >= sizeof(struct rs_perf_lost)) {
-		w->lost_records++;
-		w->lost += ((const struct rs_perf_lost *)(const void *)rec)->lost;
-	}
-	if (!w->have_time || time < w->first_time)
-		w->first_time = time;
-	if (!w->have_time || time > w->last_time)
-		w->last_time = time;
-	w->have_time = 1;
-	mark(w);
-	return 0;
-}
-
-int pdf_writer_add_state(struct pdf_writer *w, uint32_t ring, uint64_t time,
-			 const struct rs_perf_header *rec)
-{
-	int n;
-
-	if (!w || !rec || ring >= RS_MAX_RINGS)
-		return PDF_ERR(pdfe_invalid);
-	n = pdf_codec_encode_state(&w->lay, ring, time, rec, w->enc, sizeof(w->enc));
-	if (n < 0)
-		return n;
-	return append(w, w->enc, (size_t)n);
-}
-
-/* @len bytes at @data into the output in pieces it takes, read once. */
-static int append_payload(struct pdf_writer *w, const void *data, uint64_t len)
-{
-	const uint8_t *p = data;
-	int err = 0;
-
-	while (!err && len) {
-		size_t n = len < OUT_BUF ? (size_t)len : OUT_BUF;
-
-		err = append(w, p, n);
-		p += n;
-		len -= n;
-	}
-	return err;
-}
-
-int pdf_writer_add_aux2(struct pdf_writer *w, uint32_t ring, uint64_t offset,
-			const void *data, uint64_t len, const void *data2,
-			uint64_t len2)
-{
-	static const uint8_t zero[8];
-	uint64_t total = len + len2;
-	struct pdf_buf b;
-	int err;
-
-	if (!w || !w->aux_format || ring >= RS_MAX_RINGS || (!data && len) ||
-	    (!data2 && len2) || total < len)
-		return PDF_ERR(pdfe_invalid);
-	if (!total)
-		return 0;
-	pdf_buf_init(&b);
-	pdf_auxtrace_record(&b, ring, offset, total);
-	err = b.err ? b.err : append(w, b.data, b.len);
-	pdf_buf_fini(&b);
-	if (!err)
-		err = append_payload(w, data, len);
-	if (!err)
-		err = append_payload(w, data2, len2);
-	if (!err && total % 8)
-		err = append(w, zero, 8 - total % 8);
-	if (!err) {
-		w->stats.aux_bytes += total;
-		mark(w);
-	}
-	return err;
-}
-
-int pdf_writer_add_aux(struct pdf_writer *w, uint32_t ring, uint64_t offset,
-		       const void *data, uint64_t len)
-{
-	return pdf_writer_add_aux2(w, ring, offset, data, len, NULL, 0);
 }
 
 const struct pdf_writer_stats *pdf_writer_stats(const struct pdf_writer *w)
@@ -530,7 +308,7 @@ static int write_tail(struct pdf_writer *w)
 		struct rs_perf_header round = {
 			PDF_RECORD_FINISHED_ROUND, 0, sizeof(round) };
 
-		err = append(w, &round, sizeof(round));
+		err = pdf_writer_append(w, &round, sizeof(round));
 		if (err)
 			return err;
 	}
@@ -586,50 +364,12 @@ int pdf_writer_code_ranges(const struct pdf_writer *w,
 	return pdf_kernel_code_ranges(w->ksyms, r, max);
 }
 
-/* "modules" first: perf uses a kcore only with it, so a kcore never
- * stands alone half-checked. */
-int pdf_writer_add_kcore(struct pdf_writer *w, const struct pdf_kcore_seg *segs,
-			 uint32_t nr)
-{
-	struct pdf_buf mods, image;
-	int err;
-
-	if (!w || !segs || !nr)
-		return PDF_ERR(pdfe_invalid);
-	if (!w->ksyms || !w->ksyms_cached)
-		return -ENOENT;
-	pdf_buf_init(&mods);
-	pdf_buf_init(&image);
-	err = pdf_kcore_image(segs, nr, pdf_kernel_stext(w->ksyms), &image);
-	if (!err)
-		err = pdf_kernel_modules_text(w->ksyms, &mods);
-	if (!err)
-		err = pdf_cache_kernel_put(w->buildid_dir, w->stats.build_id,
-					   w->stats.build_id_len, "modules",
-					   mods.data, mods.len);
-	if (!err)
-		err = pdf_cache_kernel_put(w->buildid_dir, w->stats.build_id,
-					   w->stats.build_id_len, "kcore",
-					   image.data, image.len);
-	pdf_buf_fini(&mods);
-	pdf_buf_fini(&image);
-	return err;
-}
-
 int pdf_writer_has_kcore(const struct pdf_writer *w)
 {
 	if (!w || !w->ksyms || !w->ksyms_cached)
 		return 0;
 	return pdf_cache_kernel_has(w->buildid_dir, w->stats.build_id,
 				    w->stats.build_id_len, "kcore");
-}
-
-int pdf_writer_add_ubins(struct pdf_writer *w, const struct pdf_ubin *b,
-			 uint32_t nr)
-{
-	if (!w)
-		return PDF_ERR(pdfe_invalid);
-	return pdf_uelf_add_all(&w->ubids, &w->stats, w->buildid_dir, b, nr);
 }
 
 /* What the writer holds, its file closed or removed already. */

@@ -38,13 +38,6 @@ struct bin {
 	struct pprof_uelf *elf;
 };
 
-struct umap {
-	uint32_t pid;
-	uint64_t start, end, pgoff;
-	uint32_t bin;
-	int64_t mapping;          /* the profile's, 0: not made yet */
-};
-
 struct comm {
 	uint32_t tid;             /* + 1; 0: an empty slot */
 	uint32_t pid;
@@ -62,9 +55,9 @@ struct conv {
 	struct bin *bins;
 	uint32_t nr_bins;
 	uint32_t *bin_slot;       /* open addressing: index + 1, MAX_BINS * 2 */
-	uint64_t moves;           /* map entries that may still be moved */
-	struct umap *maps;        /* by (pid, start), none overlapping */
-	uint32_t nr_maps;
+	/* each mapping's file a bin, its mapping the profile's (0: not
+	 * made yet) */
+	struct pdf_umaps maps;
 	struct comm *comms;       /* open addressing by tid, MAX_COMMS * 2 */
 	uint32_t nr_comms;
 	uint64_t frames[PPROF_MAX_FRAMES];
@@ -96,25 +89,24 @@ static struct comm *comm_slot(struct conv *c, uint32_t tid)
 
 static void add_comm(struct conv *c, const struct rs_perf_header *rec)
 {
-	const uint8_t *body = (const uint8_t *)(rec + 1);
-	uint32_t pid, tid;
+	struct rs_perf_comm_body b;
 	struct comm *e;
 
-	memcpy(&pid, body, 4);
-	memcpy(&tid, body + 4, 4);
-	if (tid == UINT32_MAX)
+	memcpy(&b, rec + 1, sizeof(b));
+	if (b.tid == UINT32_MAX)
 		return;
-	e = comm_slot(c, tid);
+	e = comm_slot(c, b.tid);
 	if (!e || (!e->tid && c->nr_comms == MAX_COMMS)) {
 		c->st->comms_dropped++;
 		return;
 	}
 	if (!e->tid)
 		c->nr_comms++;
-	e->tid = tid + 1;
-	e->pid = pid;
+	e->tid = b.tid + 1;
+	e->pid = b.pid;
 	/* classified COMM: NUL-terminated inside the record */
-	clean(e->name, sizeof(e->name), (const char *)body + 8);
+	clean(e->name, sizeof(e->name),
+	      (const char *)(rec + 1) + sizeof(struct rs_perf_comm_body));
 }
 
 /* The thread's name, else its process's main thread's. */
@@ -167,76 +159,17 @@ static int bin_of(struct conv *c, const char *name, const struct rs_perf_mmap2_b
 	return 0;
 }
 
-/* The first map at or after (@pid, @addr). */
-static uint32_t map_lower(const struct conv *c, uint32_t pid, uint64_t addr)
-{
-	uint32_t lo = 0, hi = c->nr_maps;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		const struct umap *m = &c->maps[mid];
-
-		if (m->pid < pid || (m->pid == pid && m->start < addr))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* A newer mapping takes the place of those it overlaps, as in the
  * process. */
 static void add_map(struct conv *c, const struct rs_perf_header *rec)
 {
-	const char *name = (const char *)(rec + 1) + sizeof(struct rs_perf_mmap2_body);
-	uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	struct rs_perf_mmap2_body m;
-	struct umap nm;
-	uint32_t i, j, cost;
+	const char *name = pdf_umaps_mmap2(rec, &m);
+	uint32_t bin;
 
-	memcpy(&m, rec + 1, sizeof(m));
-	if (mode != PERF_RECORD_MISC_USER && mode != PERF_RECORD_MISC_GUEST_USER)
-		return;
-	if (!m.len || m.addr + m.len < m.addr)
-		return;
-	nm = (struct umap){ m.pid, m.addr, m.addr + m.len, m.pgoff, 0, 0 };
-	if (bin_of(c, name, &m, rec->misc, &nm.bin)) {
+	if (name && (bin_of(c, name, &m, rec->misc, &bin) ||
+		     pdf_umaps_add(&c->maps, &m, bin)))
 		c->st->maps_dropped++;
-		return;
-	}
-	i = map_lower(c, m.pid, m.addr);
-	if (i > 0 && c->maps[i - 1].pid == m.pid && c->maps[i - 1].end > m.addr)
-		i--;
-	for (j = i; j < c->nr_maps && c->maps[j].pid == m.pid &&
-	     c->maps[j].start < nm.end; j++)
-		;
-	cost = j == i ? c->nr_maps - i : j > i + 1 ? c->nr_maps - j : 0;
-	if ((j == i && c->nr_maps == MAX_MAPS) || cost > c->moves) {
-		c->st->maps_dropped++;
-		return;
-	}
-	c->moves -= cost;
-	if (j == i) {
-		memmove(&c->maps[i + 1], &c->maps[i],
-			(c->nr_maps - i) * sizeof(c->maps[0]));
-		c->nr_maps++;
-	} else if (j > i + 1) {
-		memmove(&c->maps[i + 1], &c->maps[j],
-			(c->nr_maps - j) * sizeof(c->maps[0]));
-		c->nr_maps -= j - i - 1;
-	}
-	c->maps[i] = nm;
-}
-
-static struct umap *find_map(struct conv *c, uint32_t pid, uint64_t addr)
-{
-	uint32_t i = map_lower(c, pid, addr + 1);
-	struct umap *m;
-
-	if (!i || addr == UINT64_MAX)
-		return NULL;
-	m = &c->maps[i - 1];
-	return m->pid == pid && m->start <= addr && addr < m->end ? m : NULL;
 }
 
 /* ---- frames -------------------------------------------------------------- */
@@ -277,7 +210,7 @@ static const char *user_name(struct conv *c, struct bin *b, uint64_t off)
 static int64_t user_location(struct conv *c, uint32_t pid, uint64_t addr)
 {
 	char hex[2 * PDF_BUILD_ID_SIZE + 1], name[NAME_MAX_BYTES];
-	struct umap *m = find_map(c, pid, addr);
+	struct pdf_umap *m = pdf_umaps_find(&c->maps, pid, addr);
 	const char *sym;
 	struct bin *b;
 	int64_t fn = 0;
@@ -287,7 +220,7 @@ static int64_t user_location(struct conv *c, uint32_t pid, uint64_t addr)
 		c->st->user_unmapped++;
 		return pprof_profile_location(c->p, 0, addr, 0);
 	}
-	b = &c->bins[m->bin];
+	b = &c->bins[m->file];
 	sym = user_name(c, b, addr - m->start + m->pgoff);
 	if (!m->mapping) {
 		pprof_names_hex(hex, b->id, b->id_len);
@@ -400,8 +333,8 @@ static int walk(struct conv *c, struct pdf_reader *r)
 	int n, err;
 
 	while ((n = pdf_reader_next(r, &ev)) == 1) {
-		if (c->moves < MOVES_FIRST * 64)
-			c->moves += MOVES_PER_RECORD;
+		if (c->maps.moves < MOVES_FIRST * 64)
+			c->maps.moves += MOVES_PER_RECORD;
 		switch (pdf_rrec_classify(ev.rec, type)) {
 		case PDF_RREC_COMM:
 			add_comm(c, ev.rec);
@@ -460,12 +393,12 @@ static int setup(struct conv *c, const struct pdf_info *in)
 				"[kernel.kallsyms]", in->build_id_len ? hex : NULL, 1);
 	if (c->kmap < 0)
 		return (int)c->kmap;
-	c->moves = MOVES_FIRST;
 	c->bins = calloc(MAX_BINS, sizeof(*c->bins));
 	c->bin_slot = calloc(MAX_BINS * 2, sizeof(*c->bin_slot));
-	c->maps = calloc(MAX_MAPS, sizeof(*c->maps));
 	c->comms = calloc(MAX_COMMS * 2, sizeof(*c->comms));
-	return c->bins && c->bin_slot && c->maps && c->comms ? 0 : -ENOMEM;
+	if (pdf_umaps_init(&c->maps, MAX_MAPS, MOVES_FIRST))
+		return -ENOMEM;
+	return c->bins && c->bin_slot && c->comms ? 0 : -ENOMEM;
 }
 
 static void fini(struct conv *c)
@@ -478,7 +411,7 @@ static void fini(struct conv *c)
 	}
 	free(c->bins);
 	free(c->bin_slot);
-	free(c->maps);
+	pdf_umaps_fini(&c->maps);
 	free(c->comms);
 	pdf_ksyms_free(c->ksyms);
 	pprof_profile_free(c->p);

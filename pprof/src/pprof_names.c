@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ringside/io.h"
+
 #include "pprof_int.h"
 
 void pprof_names_hex(char *dst, const uint8_t *id, uint32_t len)
@@ -32,7 +34,6 @@ int pprof_names_read(const char *dir, const char *rel, uint64_t max,
 	char path[PATH_MAX];
 	struct stat st;
 	uint8_t *data;
-	size_t got = 0;
 	int fd, err = 0;
 
 	/* never perf's own cache (no @dir): what it holds under a build id a
@@ -60,24 +61,15 @@ int pprof_names_read(const char *dir, const char *rel, uint64_t max,
 		close(fd);
 		return -ENOMEM;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		got += (size_t)n;
-	}
+	/* -EIO: the file ended before its size */
+	err = rs_io_pread_all(fd, data, (size_t)st.st_size, 0);
 	close(fd);
 	if (err) {
 		free(data);
 		return err;
 	}
 	*datap = data;
-	*lenp = got;
+	*lenp = (size_t)st.st_size;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Error strings: one enum for the library and the ToPA validator. */
 #include "ringside/pt_core.h"
+#include "ringside/ring_error.h"
 
 const char *pv_error_str(int err)
 {
@@ -33,9 +34,5 @@ const char *pv_error_str(int err)
 	_Static_assert(sizeof(names) / sizeof(names[0]) == pve_max,
 		       "a name for every enum pv_error");
 
-	if (err < 0)
-		err = -err;
-	if (err >= pve_max || !names[err])
-		return "unknown error";
-	return names[err];
+	return rs_error_name(err, names, pve_max, "unknown error");
 }

@@ -20,12 +20,16 @@ static const char *const rs_error_names[rse_max] = {
 	[rse_timeout]   = "the other side did not answer in time",
 };
 
+const char *rs_error_name(int err, const char *const *names, unsigned n,
+			  const char *unknown)
+{
+	/* the magnitude in unsigned arithmetic: -INT_MIN does not exist */
+	unsigned i = err < 0 ? 0u - (unsigned)err : (unsigned)err;
+
+	return i < n && names[i] ? names[i] : unknown;
+}
+
 const char *rs_error_str(int err)
 {
-	/* Compare before negating: -INT_MIN does not exist. */
-	if (err <= -rse_max || err >= rse_max)
-		return "unknown error";
-	if (err < 0)
-		err = -err;
-	return rs_error_names[err];
+	return rs_error_name(err, rs_error_names, rse_max, "unknown error");
 }

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -815,6 +816,9 @@ START_TEST(pdf_errstr_names)
 			 "not a perf.data file (no PERFILE2 magic)");
 	ck_assert_str_eq(pdf_error_str(-ENOENT), strerror(ENOENT));
 	ck_assert_str_eq(pdf_error_str(PDF_ERR(pdfe_max)), "unknown perf.data error");
+	ck_assert_str_eq(pdf_error_str(0), "unknown perf.data error");
+	ck_assert_str_eq(pdf_error_str(INT_MIN), "unknown perf.data error");
+	ck_assert_str_eq(pdf_error_str(-PDF_ERR_BASE), "success");
 	ck_assert_str_eq(pdf_error_str(PDF_ERR(pdfe_too_big)),
 			 "record too big for a perf record");
 }

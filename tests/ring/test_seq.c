@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The sequence-record helpers (seq.c) and rs_error_str (error.c). */
+/* The sequence-record helpers (seq.c) and rs_error_str, rs_error_name
+ * (error.c). */
 #include <limits.h>
 #include <string.h>
 
@@ -143,6 +144,21 @@ START_TEST(errstr_invalid)
 }
 END_TEST
 
+START_TEST(errname_table)
+{
+	/* every library's lookup: an entry left NULL is unknown too */
+	static const char *const names[4] = { "zero", "one", NULL, "three" };
+
+	ck_assert_str_eq(rs_error_name(-1, names, 4, "?"), "one");
+	ck_assert_str_eq(rs_error_name(3, names, 4, "?"), "three");
+	ck_assert_str_eq(rs_error_name(0, names, 4, "?"), "zero");
+	ck_assert_str_eq(rs_error_name(-2, names, 4, "?"), "?");
+	ck_assert_str_eq(rs_error_name(-4, names, 4, "?"), "?");
+	ck_assert_str_eq(rs_error_name(INT_MIN, names, 4, "?"), "?");
+	ck_assert_str_eq(rs_error_name(INT_MAX, names, 4, "?"), "?");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("seq");
@@ -158,5 +174,6 @@ int main(void)
 	tcase_add_test(tc, errstr_distinct);
 	tcase_add_test(tc, errstr_negated);
 	tcase_add_test(tc, errstr_invalid);
+	tcase_add_test(tc, errname_table);
 	return fx_run(s);
 }

@@ -127,6 +127,17 @@ _Static_assert(sizeof(struct rs_perf_task_body) == 24, "FORK/EXIT body");
 _Static_assert(offsetof(struct rs_perf_task_body, tid) == 8, "FORK tid");
 _Static_assert(offsetof(struct rs_perf_task_body, time) == 16, "FORK time");
 
+/* PERF_RECORD_MMAP: the file name follows, NUL-terminated, padded to 8
+ * bytes (the kernel's own maps in a perf.data file, a PT trace's code). */
+struct rs_perf_mmap_body {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	/* char filename[] */
+};
+_Static_assert(sizeof(struct rs_perf_mmap_body) == 32, "MMAP fixed part");
+_Static_assert(offsetof(struct rs_perf_mmap_body, addr) == 8, "MMAP addr");
+_Static_assert(offsetof(struct rs_perf_mmap_body, pgoff) == 24, "MMAP pgoff");
+
 /* The most bytes of build id an MMAP2 carries. */
 #define RS_PERF_BUILD_ID_MAX 20u
 

@@ -20,6 +20,8 @@
  *   perfdata/kernel.h    the guest kernel's maps: where its code lies
  *   perfdata/kcore.h     the guest kernel's code, for perf's PT decoder
  *   perfdata/uelf.h      a guest user binary's symbols
+ *   perfdata/umaps.h     a guest's processes' user-space mappings, from
+ *                        MMAP2 records
  *   perfdata/writer.h    a file of ring records (record, snapshot, run)
  *   perfdata/reader.h    such a file read back into ring records
  *   perfdata/archive.h   a file's build-id cache entries in one tar
@@ -42,6 +44,7 @@
 #include "ringside/perfdata/kernel.h"
 #include "ringside/perfdata/kcore.h"
 #include "ringside/perfdata/uelf.h"
+#include "ringside/perfdata/umaps.h"
 #include "ringside/perfdata/writer.h"
 #include "ringside/perfdata/reader.h"
 #include "ringside/perfdata/archive.h"

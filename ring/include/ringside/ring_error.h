@@ -41,6 +41,13 @@ enum rs_error {
 /* Never NULL; "unknown error" for values out of range. */
 const char *rs_error_str(int err);
 
+/* The words of error @err in a table @names of @n entries, where the
+ * error of entry i is -i (i also names it): the one lookup of every
+ * library's error words (rs_error_str, pdf_error_str, pv_error_str).
+ * @unknown for values out of the table or entries it leaves NULL. */
+const char *rs_error_name(int err, const char *const *names, unsigned n,
+			  const char *unknown);
+
 #ifdef __cplusplus
 }
 #endif
