@@ -360,7 +360,7 @@ static int run(const struct record_opts *o, struct cap_source *m)
 	if (domain && o->output &&
 	    cap_rinfo_aux_format(region) == PDF_AUX_INTEL_PT) {
 		c.kcode = &kcode;
-		if (!cap_source_kcode_src(m, &kcode_src))
+		if (!cap_source_domain_kcode_src(m, &kcode_src))
 			c.kcode_src = &kcode_src;
 	}
 	if (gi_syms_read(&syms, region, 1) || cap_recorder_new(&r, &c)) {

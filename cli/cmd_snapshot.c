@@ -149,7 +149,7 @@ static int recover_kbufs(struct cap_snapper *s, struct cap_source *m,
 			 struct gi_kbuf *kb, char *why, size_t len)
 {
 	struct gi_kbuf_src src;
-	int err = cap_source_kbuf_src(m, &src);
+	int err = cap_source_domain_kbuf_src(m, &src);
 
 	if (err) {
 		snprintf(why, len, "cannot reach the domain through libvirt: %s",
@@ -169,7 +169,7 @@ static int take_vcpus(struct gi_vcpu *vcpu, struct cap_source *m,
 		      const struct pdf_ksyms *ksyms)
 {
 	struct gi_vcpu_src src;
-	int err = cap_source_vcpu_src(m, &src);
+	int err = cap_source_domain_vcpu_src(m, &src);
 
 	if (err) {
 		vcpu->state = GI_VCPU_NO_REGISTERS;
@@ -255,7 +255,7 @@ static void take_sync(struct cap_sync *sync, const struct cap_source *m)
 static void kcode_source(struct cap_source *m, struct gi_kcode *kcode,
 			 struct gi_kcode_src *src, struct cap_snapper_config *c)
 {
-	int err = cap_source_kcode_src(m, src);
+	int err = cap_source_domain_kcode_src(m, src);
 
 	c->kcode = kcode;
 	if (!err) {

@@ -223,7 +223,72 @@ int cap_recorder_file_next(struct cap_recorder *r, const struct rs_region *regio
  * discarded with the error.  The code's reader is joined first. */
 int cap_recorder_file_end(struct cap_recorder *r, int err);
 
-/* ---- cap_source (cap_source.c) ---- */
+/* ---- cap_source (cap_source.c, cap_source_open.c, cap_source_domain.c) ---- */
+struct dom_virt;
+struct cap_source;
+
+/* What a source opened by a libvirt domain's name does through libvirt:
+ * set by cap_source_open alone, so that a program that never opens a
+ * domain by name (the hook) links no libvirt.  0 or libvirt's code. */
+struct cap_source_domain_ops {
+	int (*pause)(struct cap_source *m);   /* suspended here: domain_paused */
+	int (*resume)(struct cap_source *m);
+	void (*close)(struct cap_source *m);  /* its connections */
+};
+extern const struct cap_source_domain_ops cap_source_domain_ops;
+
+/* Host CLOCK_MONOTONIC around a pause of the writers: before the pause
+ * request, at its answer (the writers stand still), before the resume
+ * request, at its answer.  All 0 when nothing was paused here. */
+struct pause_times {
+	uint64_t request_ns;
+	uint64_t paused_ns;
+	uint64_t resume_ns;
+	uint64_t resumed_ns;
+};
+
+struct cap_source {
+	struct rs_region region;
+	void *base;
+	uint64_t size;
+	int fd;
+	int own_fd;              /* opened here (closed by cap_source_close) */
+	int locked;              /* CAP_SOURCE_EXCL taken */
+	uint32_t abi_version;    /* what the header claims, for messages */
+	struct cap_vm *vm;       /* --vm: the VMM's control connection */
+	char *domain;            /* REGION named a libvirt domain */
+	int domain_paused;       /* cap_source_pause suspended it */
+	/* a DOMAIN's libvirt calls (cap_source_domain.c), set by the open
+	 * by name alone: a program that opens nothing by name (the hook)
+	 * links no libvirt */
+	const struct cap_source_domain_ops *dom;
+	struct dom_virt *dom_conn; /* the domain's connection, made before
+				    * the pause and kept until the close */
+	struct dom_virt *code_conn; /* the code reader's */
+	struct pause_times pause; /* the last pause .. resume */
+	/* A domain's or a VM's region is opened by the layout its host laid
+	 * it out with, not by its guest-writable header (region_check.c). */
+	int have_layout;
+	struct rs_region_params layout;
+	int damaged;             /* the header or a control page differs */
+	struct rs_region_damage damage;
+	int have_guard;          /* --vm: vm_guard is the VMM's REGION answer */
+	struct rs_ctl_region vm_guard;
+};
+
+/* 0 if @fd is open for reading (and writing, with CAP_SOURCE_WRITE in
+ * @flags), else -EACCES or -errno. */
+int cap_source_access(int fd, unsigned flags);
+
+/* @m closed, ready for an open of @what.  0, or -EINVAL noted in @e. */
+int cap_source_start(struct cap_source *m, const char *what,
+		     struct cap_err *e);
+
+/* Map and validate m->fd: the part every open shares.  0, or the error
+ * noted in @e with @m closed. */
+int cap_source_map_fd(struct cap_source *m, unsigned flags,
+		      struct cap_err *e);
+
 /* A read-write open file description of our own of the file behind @fd
  * (through /proc/self/fd): a flock or a writable map another process's
  * description would not give.  The new descriptor, or -errno. */

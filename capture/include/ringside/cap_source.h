@@ -141,8 +141,8 @@ uint64_t cap_source_paused_ns(const struct cap_source *s, int inner);
  * code (dom_error_str) when the domain cannot be reached; -EOPNOTSUPP for a
  * source that is no DOMAIN.
  */
-int cap_source_kcode_src(struct cap_source *s, struct gi_kcode_src *src);
-int cap_source_kbuf_src(struct cap_source *s, struct gi_kbuf_src *src);
-int cap_source_vcpu_src(struct cap_source *s, struct gi_vcpu_src *src);
+int cap_source_domain_kcode_src(struct cap_source *s, struct gi_kcode_src *src);
+int cap_source_domain_kbuf_src(struct cap_source *s, struct gi_kbuf_src *src);
+int cap_source_domain_vcpu_src(struct cap_source *s, struct gi_vcpu_src *src);
 
 #endif /* RINGSIDE_CAP_SOURCE_H */
