@@ -20,11 +20,6 @@
 #define NOTE_MAX      4096u
 #define TABLE_MAX     (64u << 20)   /* bytes of a symbol or string table */
 
-struct usym {
-	uint64_t addr, size;
-	uint32_t name;                /* offset in the file's strtab */
-};
-
 struct load {
 	uint64_t offset, filesz, vaddr;
 };
@@ -35,7 +30,7 @@ struct ufile {
 	uint8_t bid_len;              /* 0: the MMAP2 had none */
 	int state;                    /* 0 not loaded, 1 named, -1 unusable */
 	int mismatch;
-	struct usym *syms;
+	struct pdf_uelf_sym *syms;    /* at: the symbol's address */
 	size_t nr_syms;
 	char *strtab;
 	uint64_t strtab_len;
@@ -220,13 +215,6 @@ static int build_id_matches(int fd, const struct ufile *f,
 	return 0;
 }
 
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct usym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 /* The functions of the symbol table @sh (and its string table @str). */
 static int load_syms(int fd, struct ufile *f, const Elf64_Shdr *sh,
 		     const Elf64_Shdr *str)
@@ -255,11 +243,11 @@ static int load_syms(int fd, struct ufile *f, const Elf64_Shdr *sh,
 		    tab[i].st_shndx == SHN_UNDEF || !tab[i].st_value ||
 		    tab[i].st_name >= str->sh_size)
 			continue;
-		f->syms[f->nr_syms++] = (struct usym){ tab[i].st_value,
+		f->syms[f->nr_syms++] = (struct pdf_uelf_sym){ tab[i].st_value,
 			tab[i].st_size, tab[i].st_name };
 	}
 	free(tab);
-	qsort(f->syms, f->nr_syms, sizeof(*f->syms), sym_cmp);
+	pdf_uelf_sort(f->syms, f->nr_syms);
 	return 0;
 }
 
@@ -315,9 +303,7 @@ out:
 /* The function of @f at file offset @off, or NULL. */
 static const char *name_at(const struct ufile *f, uint64_t off)
 {
-	uint64_t addr = 0;
-	size_t lo = 0, hi = f->nr_syms;
-	const struct usym *s;
+	const struct pdf_uelf_sym *s;
 	unsigned i;
 
 	for (i = 0; i < f->nr_loads; i++)
@@ -326,22 +312,9 @@ static const char *name_at(const struct ufile *f, uint64_t off)
 			break;
 	if (i == f->nr_loads)
 		return NULL;
-	addr = off - f->loads[i].offset + f->loads[i].vaddr;
-	while (lo < hi) {                  /* the last symbol at or below */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	s = &f->syms[lo - 1];
-	if (addr - s->addr >= s->size &&
-	    (s->size || (lo < f->nr_syms && f->syms[lo].addr <= addr)))
-		return NULL;
-	return f->strtab + s->name;
+	s = pdf_uelf_find(f->syms, f->nr_syms,
+			  off - f->loads[i].offset + f->loads[i].vaddr);
+	return s ? f->strtab + s->name : NULL;
 }
 
 /* ---- the table ------------------------------------------------------------ */

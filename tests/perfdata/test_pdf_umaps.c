@@ -120,6 +120,31 @@ START_TEST(umaps_full_and_moves)
 }
 END_TEST
 
+/* A mapping's file's functions (pdf_uelf.c), sorted, then looked up: the
+ * last at or below, inside its size; one of size 0 runs to the next. */
+START_TEST(uelf_find_sorted)
+{
+	struct pdf_uelf_sym syms[] = {
+		{ 0x3000, 0, 3 }, { 0x1000, 0x100, 1 }, { 0x2000, 0x10, 2 },
+	};
+	const struct pdf_uelf_sym *s;
+
+	pdf_uelf_sort(syms, 3);
+	ck_assert_uint_eq(syms[0].at, 0x1000);
+	ck_assert_uint_eq(syms[2].at, 0x3000);
+	ck_assert_ptr_null(pdf_uelf_find(syms, 3, 0xfff));
+	s = pdf_uelf_find(syms, 3, 0x10ff);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->name, 1);
+	ck_assert_ptr_null(pdf_uelf_find(syms, 3, 0x1100));   /* past its size */
+	ck_assert_uint_eq(pdf_uelf_find(syms, 3, 0x2000)->name, 2);
+	ck_assert_ptr_null(pdf_uelf_find(syms, 3, 0x2010));
+	ck_assert_uint_eq(pdf_uelf_find(syms, 3, 0x3000)->name, 3);
+	ck_assert_uint_eq(pdf_uelf_find(syms, 3, UINT64_MAX)->name, 3);
+	ck_assert_ptr_null(pdf_uelf_find(syms, 0, 0x1000));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pdf_umaps");
@@ -131,6 +156,7 @@ int main(void)
 	tcase_add_test(tc, umaps_find_by_pid);
 	tcase_add_test(tc, umaps_newer_replaces);
 	tcase_add_test(tc, umaps_full_and_moves);
+	tcase_add_test(tc, uelf_find_sorted);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
