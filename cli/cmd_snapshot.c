@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "ringside/capture.h"
 #include "ringside/domain_virt.h"
@@ -84,6 +83,15 @@ static int parse(int argc, char **argv, struct snap_opts *o)
 	return 0;
 }
 
+/* Name @n of default_output's series, @arg { NAME, stamp }. */
+static int output_name(char *buf, size_t len, unsigned n, const void *arg)
+{
+	const char *const *ns = arg;
+
+	return n ? snprintf(buf, len, "%s-%s-%u.data", ns[0], ns[1], n)
+		 : snprintf(buf, len, "%s-%s.data", ns[0], ns[1]);
+}
+
 /* No -o: NAME-YYYYmmddTHHMMSSZ[-N].data in the current directory, NAME
  * the domain's, the region file's (its last component) or "vm", with
  * what a file name should not hold replaced; a name no file has.  0, or
@@ -114,16 +122,8 @@ static int default_output(const struct cap_source *m, const struct snap_opts *o,
 	if (!gmtime_r(&now, &tm) ||
 	    !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
 		return -EINVAL;
-	for (unsigned n = 0; n < 100; n++) {
-		int w = n ? snprintf(buf, len, "%s-%s-%u.data", name, stamp, n)
-			  : snprintf(buf, len, "%s-%s.data", name, stamp);
-
-		if (w < 0 || (size_t)w >= len)
-			return -ENAMETOOLONG;
-		if (access(buf, F_OK) && errno == ENOENT)
-			return 0;
-	}
-	return -EEXIST;
+	return cap_flight_free_name(buf, len, 100, output_name,
+				    (const char *const[]){ name, stamp });
 }
 
 /* The vCPUs as the VMM sees them: did the guest hang, halt or crash? */

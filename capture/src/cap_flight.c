@@ -76,22 +76,11 @@ static int reason_ok(const char *r)
 	return n > 0;
 }
 
-/* DIR/DOMAIN/YYYYmmddTHHMMSS.nnnnnnnnnZ-NNN[-REASON].data (UTC), a name
- * no capture has: the names sort by age. */
-static int capture_name(const char *ddir, const char *reason, char *buf,
-			size_t len)
+int cap_flight_free_name(char *buf, size_t len, unsigned tries,
+			 cap_flight_name_fn name, const void *arg)
 {
-	struct timespec ts;
-	struct tm tm;
-	char stamp[32];
-
-	if (clock_gettime(CLOCK_REALTIME, &ts) || !gmtime_r(&ts.tv_sec, &tm) ||
-	    !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm))
-		return -EINVAL;
-	for (unsigned i = 0; i < 1000; i++) {
-		int n = snprintf(buf, len, "%s/%s.%09ldZ-%03u%s%s%s", ddir, stamp,
-				 ts.tv_nsec, i, reason ? "-" : "",
-				 reason ? reason : "", CAP_FLIGHT_SUFFIX);
+	for (unsigned i = 0; i < tries; i++) {
+		int n = name(buf, len, i, arg);
 
 		if (n < 0 || (size_t)n >= len)
 			return -ENAMETOOLONG;
@@ -99,6 +88,37 @@ static int capture_name(const char *ddir, const char *reason, char *buf,
 			return 0;
 	}
 	return -EEXIST;
+}
+
+struct stamp {
+	const char *ddir, *reason;
+	char utc[32];             /* YYYYmmddTHHMMSS */
+	long nsec;
+};
+
+static int stamp_name(char *buf, size_t len, unsigned i, const void *arg)
+{
+	const struct stamp *t = arg;
+
+	return snprintf(buf, len, "%s/%s.%09ldZ-%03u%s%s%s", t->ddir, t->utc,
+			t->nsec, i, t->reason ? "-" : "",
+			t->reason ? t->reason : "", CAP_FLIGHT_SUFFIX);
+}
+
+/* DIR/DOMAIN/YYYYmmddTHHMMSS.nnnnnnnnnZ-NNN[-REASON].data (UTC), a name
+ * no capture has: the names sort by age. */
+static int capture_name(const char *ddir, const char *reason, char *buf,
+			size_t len)
+{
+	struct stamp t = { .ddir = ddir, .reason = reason };
+	struct timespec ts;
+	struct tm tm;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) || !gmtime_r(&ts.tv_sec, &tm) ||
+	    !strftime(t.utc, sizeof(t.utc), "%Y%m%dT%H%M%S", &tm))
+		return -EINVAL;
+	t.nsec = ts.tv_nsec;
+	return cap_flight_free_name(buf, len, 1000, stamp_name, &t);
 }
 
 static int is_capture(const char *name)

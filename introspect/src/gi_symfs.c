@@ -14,28 +14,21 @@
 #include "ringside/gi_symfs.h"
 #include "ringside/perfdata.h"
 
-#define BUILD_ID_MAX  20u
 #define PHDRS_MAX     64u
 #define SHDRS_MAX     4096u
 #define NOTE_MAX      4096u
 #define TABLE_MAX     (64u << 20)   /* bytes of a symbol or string table */
 
-struct usym {
-	uint64_t addr, size;
-	uint32_t name;                /* offset in the file's strtab */
-};
-
 struct load {
 	uint64_t offset, filesz, vaddr;
 };
 
+/* What is read of a mapped file: its name and build id are in
+ * gi_symfs.maps.files, by the same index. */
 struct ufile {
-	char *name;
-	uint8_t bid[BUILD_ID_MAX];
-	uint8_t bid_len;              /* 0: the MMAP2 had none */
 	int state;                    /* 0 not loaded, 1 named, -1 unusable */
 	int mismatch;
-	struct usym *syms;
+	struct pdf_uelf_sym *syms;    /* at: the symbol's address */
 	size_t nr_syms;
 	char *strtab;
 	uint64_t strtab_len;
@@ -53,7 +46,6 @@ struct gi_symfs {
 	char *symfs;
 	struct pdf_umaps maps;        /* each mapping's file: in files */
 	struct ufile *files;
-	uint32_t nr_files;
 	struct hit *hits;             /* open addressing, GI_SYMFS_MAX_HITS */
 	uint32_t nr_hits;
 	struct gi_symfs_summary sum;
@@ -69,7 +61,8 @@ int gi_symfs_new(struct gi_symfs **up, const char *symfs)
 	u->files = calloc(GI_SYMFS_MAX_FILES, sizeof(*u->files));
 	u->hits = calloc(GI_SYMFS_MAX_HITS, sizeof(*u->hits));
 	u->symfs = symfs ? strdup(symfs) : NULL;
-	if (pdf_umaps_init(&u->maps, GI_SYMFS_MAX_MAPS, UINT64_MAX) ||
+	if (pdf_umaps_init(&u->maps, GI_SYMFS_MAX_MAPS, GI_SYMFS_MAX_FILES,
+			   UINT64_MAX) ||
 	    !u->files || !u->hits || (symfs && !u->symfs)) {
 		gi_symfs_free(u);
 		return -ENOMEM;
@@ -84,8 +77,7 @@ void gi_symfs_free(struct gi_symfs *u)
 
 	if (!u)
 		return;
-	for (i = 0; i < u->nr_files; i++) {
-		free(u->files[i].name);
+	for (i = 0; u->files && i < u->maps.files.nr; i++) {
 		free(u->files[i].syms);
 		free(u->files[i].strtab);
 	}
@@ -98,34 +90,6 @@ void gi_symfs_free(struct gi_symfs *u)
 
 /* ---- counting ---------------------------------------------------------- */
 
-static int file_of(struct gi_symfs *u, const char *name, const struct rs_perf_mmap2_body *m,
-		   uint16_t misc, uint32_t *idx)
-{
-	uint8_t len = (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ?
-		      m->u.build_id.size : 0;   /* <= 20: classify checked */
-	struct ufile *f;
-	uint32_t i;
-
-	for (i = 0; i < u->nr_files; i++) {
-		f = &u->files[i];
-		if (f->bid_len == len && !memcmp(f->bid, m->u.build_id.id, len) &&
-		    !strcmp(f->name, name)) {
-			*idx = i;
-			return 0;
-		}
-	}
-	if (u->nr_files == GI_SYMFS_MAX_FILES)
-		return -1;
-	f = &u->files[u->nr_files];
-	f->name = strdup(name);
-	if (!f->name)
-		return -1;
-	f->bid_len = len;
-	memcpy(f->bid, m->u.build_id.id, len);
-	*idx = u->nr_files++;
-	return 0;
-}
-
 /* A newer mapping replaces what it overlaps, as in the process. */
 static void add_map(struct gi_symfs *u, const struct rs_perf_header *rec)
 {
@@ -133,7 +97,7 @@ static void add_map(struct gi_symfs *u, const struct rs_perf_header *rec)
 	const char *name = pdf_umaps_mmap2(rec, &m);
 	uint32_t file;
 
-	if (name && (file_of(u, name, &m, rec->misc, &file) ||
+	if (name && (pdf_umaps_file(&u->maps, name, &m, rec->misc, &file) ||
 		     pdf_umaps_add(&u->maps, &m, file)))
 		u->sum.maps_dropped++;
 }
@@ -198,7 +162,7 @@ static int read_at(int fd, void *buf, uint64_t len, uint64_t off)
 }
 
 /* Does the file's GNU build id (a PT_NOTE) equal @f's? */
-static int build_id_matches(int fd, const struct ufile *f,
+static int build_id_matches(int fd, const struct pdf_ufile *k,
 			    const Elf64_Phdr *ph, unsigned nr)
 {
 	static uint8_t note[NOTE_MAX];
@@ -214,17 +178,10 @@ static int build_id_matches(int fd, const struct ufile *f,
 			continue;
 		while (rs_elf_note_next(note, len, align, &off, &n) > 0)
 			if (rs_elf_note_is_buildid(&n))
-				return n.descsz == f->bid_len &&
-				       !memcmp(n.desc, f->bid, f->bid_len);
+				return n.descsz == k->id_len &&
+				       !memcmp(n.desc, k->id, k->id_len);
 	}
 	return 0;
-}
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct usym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 /* The functions of the symbol table @sh (and its string table @str). */
@@ -255,16 +212,17 @@ static int load_syms(int fd, struct ufile *f, const Elf64_Shdr *sh,
 		    tab[i].st_shndx == SHN_UNDEF || !tab[i].st_value ||
 		    tab[i].st_name >= str->sh_size)
 			continue;
-		f->syms[f->nr_syms++] = (struct usym){ tab[i].st_value,
+		f->syms[f->nr_syms++] = (struct pdf_uelf_sym){ tab[i].st_value,
 			tab[i].st_size, tab[i].st_name };
 	}
 	free(tab);
-	qsort(f->syms, f->nr_syms, sizeof(*f->syms), sym_cmp);
+	pdf_uelf_sort(f->syms, f->nr_syms);
 	return 0;
 }
 
 /* Open SYMFS/NAME and read its loads and functions.  1 named, -1 not. */
-static int load_file(const struct gi_symfs *u, struct ufile *f)
+static int load_file(const struct gi_symfs *u, const struct pdf_ufile *k,
+		     struct ufile *f)
 {
 	Elf64_Phdr ph[PHDRS_MAX];
 	Elf64_Shdr *sh = NULL;
@@ -273,8 +231,8 @@ static int load_file(const struct gi_symfs *u, struct ufile *f)
 	int fd, ret = -1, sym = -1;
 	unsigned i;
 
-	if (!u->symfs || f->name[0] != '/' ||
-	    snprintf(path, sizeof(path), "%s%s", u->symfs, f->name) >=
+	if (!u->symfs || k->name[0] != '/' ||
+	    snprintf(path, sizeof(path), "%s%s", u->symfs, k->name) >=
 	    (int)sizeof(path))
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -286,7 +244,7 @@ static int load_file(const struct gi_symfs *u, struct ufile *f)
 	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum > SHDRS_MAX ||
 	    read_at(fd, ph, (uint64_t)eh.e_phnum * sizeof(ph[0]), eh.e_phoff))
 		goto out;
-	if (f->bid_len && !build_id_matches(fd, f, ph, eh.e_phnum)) {
+	if (k->id_len && !build_id_matches(fd, k, ph, eh.e_phnum)) {
 		f->mismatch = 1;
 		goto out;
 	}
@@ -315,9 +273,7 @@ out:
 /* The function of @f at file offset @off, or NULL. */
 static const char *name_at(const struct ufile *f, uint64_t off)
 {
-	uint64_t addr = 0;
-	size_t lo = 0, hi = f->nr_syms;
-	const struct usym *s;
+	const struct pdf_uelf_sym *s;
 	unsigned i;
 
 	for (i = 0; i < f->nr_loads; i++)
@@ -326,22 +282,9 @@ static const char *name_at(const struct ufile *f, uint64_t off)
 			break;
 	if (i == f->nr_loads)
 		return NULL;
-	addr = off - f->loads[i].offset + f->loads[i].vaddr;
-	while (lo < hi) {                  /* the last symbol at or below */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	s = &f->syms[lo - 1];
-	if (addr - s->addr >= s->size &&
-	    (s->size || (lo < f->nr_syms && f->syms[lo].addr <= addr)))
-		return NULL;
-	return f->strtab + s->name;
+	s = pdf_uelf_find(f->syms, f->nr_syms,
+			  off - f->loads[i].offset + f->loads[i].vaddr);
+	return s ? f->strtab + s->name : NULL;
 }
 
 /* ---- the table ------------------------------------------------------------ */
@@ -373,7 +316,7 @@ int gi_symfs_top(struct gi_symfs *u, struct gi_symfs_row *rows, unsigned max,
 		 struct gi_symfs_summary *sum)
 {
 	struct gi_symfs_row *all = calloc(u->nr_hits ? u->nr_hits : 1, sizeof(*all));
-	uint8_t *used = calloc(u->nr_files ? u->nr_files : 1, 1);
+	uint8_t *used = calloc(u->maps.files.nr ? u->maps.files.nr : 1, 1);
 	size_t n = 0, m = 0, i;
 
 	if (!all || !used) {
@@ -384,19 +327,21 @@ int gi_symfs_top(struct gi_symfs *u, struct gi_symfs_row *rows, unsigned max,
 	u->sum.files = u->sum.unnamed_files = u->sum.mismatched = 0;
 	for (i = 0; i < GI_SYMFS_MAX_HITS; i++) {
 		const struct hit *h = &u->hits[i];
+		const struct pdf_ufile *k;
 		struct ufile *f;
 
 		if (!h->file)
 			continue;
 		f = &u->files[h->file - 1];
+		k = &u->maps.files.files[h->file - 1];
 		if (!f->state)
-			f->state = load_file(u, f);
+			f->state = load_file(u, k, f);
 		used[h->file - 1] = 1;
-		all[n++] = (struct gi_symfs_row){ f->name,
+		all[n++] = (struct gi_symfs_row){ k->name,
 			f->state > 0 ? name_at(f, h->offset) : NULL,
 			h->offset, h->count };
 	}
-	for (i = 0; i < u->nr_files; i++) {
+	for (i = 0; i < u->maps.files.nr; i++) {
 		if (!used[i])
 			continue;
 		u->sum.files++;

@@ -239,3 +239,36 @@ int pdf_uelf_add_all(struct pdf_buf *ids, struct pdf_writer_stats *st,
 	}
 	return put;
 }
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct pdf_uelf_sym *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+void pdf_uelf_sort(struct pdf_uelf_sym *syms, size_t nr)
+{
+	qsort(syms, nr, sizeof(*syms), sym_cmp);
+}
+
+const struct pdf_uelf_sym *pdf_uelf_find(const struct pdf_uelf_sym *syms,
+					 size_t nr, uint64_t at)
+{
+	size_t lo = 0, hi = nr;
+	const struct pdf_uelf_sym *s;
+
+	while (lo < hi) {                  /* the last symbol at or below */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].at <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* one of size 0 runs to the next, which is past @at */
+	s = &syms[lo - 1];
+	return s->size && at - s->at >= s->size ? NULL : s;
+}

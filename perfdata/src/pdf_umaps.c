@@ -8,19 +8,32 @@
 
 #include "ringside/perfdata/umaps.h"
 
-int pdf_umaps_init(struct pdf_umaps *t, uint32_t max, uint64_t moves)
+int pdf_umaps_init(struct pdf_umaps *t, uint32_t max, uint32_t max_files,
+		   uint64_t moves)
 {
+	struct pdf_ufiles *f = &t->files;
+
 	memset(t, 0, sizeof(*t));
 	t->maps = calloc(max ? max : 1, sizeof(*t->maps));
-	if (!t->maps)
+	f->files = calloc(max_files ? max_files : 1, sizeof(*f->files));
+	f->slot = calloc(max_files ? 2u * (size_t)max_files : 1,
+			 sizeof(*f->slot));
+	if (!t->maps || !f->files || !f->slot) {
+		pdf_umaps_fini(t);
 		return -ENOMEM;
+	}
 	t->max = max;
 	t->moves = moves;
+	f->max = max_files;
 	return 0;
 }
 
 void pdf_umaps_fini(struct pdf_umaps *t)
 {
+	for (uint32_t i = 0; t->files.files && i < t->files.nr; i++)
+		free(t->files.files[i].name);
+	free(t->files.files);
+	free(t->files.slot);
 	free(t->maps);
 	memset(t, 0, sizeof(*t));
 }
@@ -96,4 +109,43 @@ struct pdf_umap *pdf_umaps_find(const struct pdf_umaps *t, uint32_t pid,
 		return NULL;
 	m = &t->maps[i - 1];
 	return m->pid == pid && m->start <= addr && addr < m->end ? m : NULL;
+}
+
+int pdf_umaps_file(struct pdf_umaps *u, const char *name,
+		   const struct rs_perf_mmap2_body *m, uint16_t misc,
+		   uint32_t *idx)
+{
+	uint32_t len = (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ?
+		       m->u.build_id.size : 0;   /* <= 20: classify checked */
+	struct pdf_ufiles *t = &u->files;
+	uint64_t h = 1469598103934665603ull;       /* FNV-1a */
+	struct pdf_ufile *f;
+	uint32_t i, at;
+
+	if (!t->max)
+		return -1;
+	for (i = 0; name[i]; i++)
+		h = (h ^ (uint8_t)name[i]) * 1099511628211ull;
+	for (i = 0; i < len; i++)
+		h = (h ^ m->u.build_id.id[i]) * 1099511628211ull;
+	for (at = (uint32_t)(h % (t->max * 2ull)); t->slot[at];
+	     at = (uint32_t)((at + 1ull) % (t->max * 2ull))) {
+		f = &t->files[t->slot[at] - 1];
+		if (f->id_len == len && !memcmp(f->id, m->u.build_id.id, len) &&
+		    !strcmp(f->name, name)) {
+			*idx = t->slot[at] - 1;
+			return 0;
+		}
+	}
+	if (t->nr == t->max)
+		return -1;
+	f = &t->files[t->nr];
+	f->name = strdup(name);
+	if (!f->name)
+		return -1;
+	f->id_len = len;
+	memcpy(f->id, m->u.build_id.id, len);
+	*idx = t->nr++;
+	t->slot[at] = t->nr;
+	return 0;
 }

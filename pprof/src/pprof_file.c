@@ -30,10 +30,9 @@
 #define MOVES_FIRST      (1ull << 24)
 #define MOVES_PER_RECORD 64u
 
+/* What is kept of a mapped file: its name (printable, as the guest's
+ * MMAP2 said) and build id are in conv.maps.files, by the same index. */
 struct bin {
-	char *name;               /* printable, as the guest's MMAP2 said */
-	uint8_t id[PDF_BUILD_ID_SIZE];
-	uint32_t id_len;          /* 0: the MMAP2 had none */
 	int state;                /* 0 not tried, 1 loaded, -1 none */
 	struct pprof_uelf *elf;
 };
@@ -53,8 +52,6 @@ struct conv {
 	struct pdf_ksyms *ksyms;
 	int64_t kmap;             /* the kernel's mapping */
 	struct bin *bins;
-	uint32_t nr_bins;
-	uint32_t *bin_slot;       /* open addressing: index + 1, MAX_BINS * 2 */
 	/* each mapping's file a bin, its mapping the profile's (0: not
 	 * made yet) */
 	struct pdf_umaps maps;
@@ -122,41 +119,14 @@ static const char *comm_of(struct conv *c, uint32_t pid, uint32_t tid)
 
 /* ---- processes' mappings ------------------------------------------------- */
 
+/* The bin of mapped file @name (cleaned) of @m, added when new. */
 static int bin_of(struct conv *c, const char *name, const struct rs_perf_mmap2_body *m,
 		  uint16_t misc, uint32_t *idx)
 {
-	uint32_t len = (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ?
-		       m->u.build_id.size : 0;   /* <= 20: classify checked */
 	char clean_name[NAME_MAX_BYTES];
-	uint64_t h = 1469598103934665603ull;
-	uint32_t i, at;
-	struct bin *b;
 
 	clean(clean_name, sizeof(clean_name), name);
-	for (i = 0; clean_name[i]; i++)
-		h = (h ^ (uint8_t)clean_name[i]) * 1099511628211ull;
-	for (i = 0; i < len; i++)
-		h = (h ^ m->u.build_id.id[i]) * 1099511628211ull;
-	for (at = (uint32_t)(h % (MAX_BINS * 2)); c->bin_slot[at];
-	     at = (at + 1) % (MAX_BINS * 2)) {
-		b = &c->bins[c->bin_slot[at] - 1];
-		if (b->id_len == len && !memcmp(b->id, m->u.build_id.id, len) &&
-		    !strcmp(b->name, clean_name)) {
-			*idx = c->bin_slot[at] - 1;
-			return 0;
-		}
-	}
-	if (c->nr_bins == MAX_BINS)
-		return -1;
-	b = &c->bins[c->nr_bins];
-	b->name = strdup(clean_name);
-	if (!b->name)
-		return -1;
-	b->id_len = len;
-	memcpy(b->id, m->u.build_id.id, len);
-	*idx = c->nr_bins++;
-	c->bin_slot[at] = c->nr_bins;
-	return 0;
+	return pdf_umaps_file(&c->maps, clean_name, m, misc, idx);
 }
 
 /* A newer mapping takes the place of those it overlaps, as in the
@@ -195,10 +165,11 @@ static int64_t kernel_location(struct conv *c, uint64_t addr)
 	return pprof_profile_location(c->p, (uint64_t)c->kmap, addr, (uint64_t)fn);
 }
 
-static const char *user_name(struct conv *c, struct bin *b, uint64_t off)
+static const char *user_name(struct conv *c, struct bin *b,
+			     const struct pdf_ufile *f, uint64_t off)
 {
 	if (!b->state) {
-		b->state = pprof_uelf_load(&b->elf, c->dir, b->id, b->id_len) ? -1 : 1;
+		b->state = pprof_uelf_load(&b->elf, c->dir, f->id, f->id_len) ? -1 : 1;
 		if (b->state > 0)
 			c->st->ubins++;
 		else
@@ -211,6 +182,7 @@ static int64_t user_location(struct conv *c, uint32_t pid, uint64_t addr)
 {
 	char hex[2 * PDF_BUILD_ID_SIZE + 1], name[NAME_MAX_BYTES];
 	struct pdf_umap *m = pdf_umaps_find(&c->maps, pid, addr);
+	const struct pdf_ufile *f;
 	const char *sym;
 	struct bin *b;
 	int64_t fn = 0;
@@ -221,16 +193,17 @@ static int64_t user_location(struct conv *c, uint32_t pid, uint64_t addr)
 		return pprof_profile_location(c->p, 0, addr, 0);
 	}
 	b = &c->bins[m->file];
-	sym = user_name(c, b, addr - m->start + m->pgoff);
+	f = &c->maps.files.files[m->file];
+	sym = user_name(c, b, f, addr - m->start + m->pgoff);
 	if (!m->mapping) {
-		pprof_names_hex(hex, b->id, b->id_len);
+		pprof_names_hex(hex, f->id, f->id_len);
 		/* named here, or left to pprof's own symbolization, which
 		 * takes a local file only with the same build id: without
 		 * one, none (a host file of the guest's path is no guest
 		 * binary) */
 		m->mapping = pprof_profile_mapping(c->p, m->start, m->end, m->pgoff,
-					   b->name, b->id_len ? hex : NULL,
-					   b->state > 0 || !b->id_len);
+					   f->name, f->id_len ? hex : NULL,
+					   b->state > 0 || !f->id_len);
 		if (m->mapping < 0) {
 			int64_t err = m->mapping;
 
@@ -240,7 +213,7 @@ static int64_t user_location(struct conv *c, uint32_t pid, uint64_t addr)
 	}
 	if (sym) {
 		clean(name, sizeof(name), sym);
-		fn = pprof_profile_function(c->p, name, b->name);
+		fn = pprof_profile_function(c->p, name, f->name);
 		if (fn < 0)
 			return fn;
 	} else {
@@ -394,23 +367,19 @@ static int setup(struct conv *c, const struct pdf_info *in)
 	if (c->kmap < 0)
 		return (int)c->kmap;
 	c->bins = calloc(MAX_BINS, sizeof(*c->bins));
-	c->bin_slot = calloc(MAX_BINS * 2, sizeof(*c->bin_slot));
 	c->comms = calloc(MAX_COMMS * 2, sizeof(*c->comms));
-	if (pdf_umaps_init(&c->maps, MAX_MAPS, MOVES_FIRST))
+	if (pdf_umaps_init(&c->maps, MAX_MAPS, MAX_BINS, MOVES_FIRST))
 		return -ENOMEM;
-	return c->bins && c->bin_slot && c->comms ? 0 : -ENOMEM;
+	return c->bins && c->comms ? 0 : -ENOMEM;
 }
 
 static void fini(struct conv *c)
 {
 	uint32_t i;
 
-	for (i = 0; c->bins && i < c->nr_bins; i++) {
-		free(c->bins[i].name);
+	for (i = 0; c->bins && i < c->maps.files.nr; i++)
 		pprof_uelf_free(c->bins[i].elf);
-	}
 	free(c->bins);
-	free(c->bin_slot);
 	pdf_umaps_fini(&c->maps);
 	free(c->comms);
 	pdf_ksyms_free(c->ksyms);

@@ -16,24 +16,12 @@
 #define UELF_MAX_PHDRS 64u
 #define UELF_MAX_SHDRS 4096u
 
-struct usym {
-	uint64_t off, size;
-	uint32_t name;            /* offset in strtab */
-};
-
 struct pprof_uelf {
 	uint8_t *data;            /* the file */
 	const char *strtab;       /* in data, NUL-terminated where used */
-	struct usym *syms;        /* by offset */
+	struct pdf_uelf_sym *syms; /* at: the file offset */
 	size_t nr;
 };
-
-static int usym_cmp(const void *a, const void *b)
-{
-	const struct usym *x = a, *y = b;
-
-	return x->off < y->off ? -1 : x->off > y->off;
-}
 
 /* @off + @len inside @size, without wrapping. */
 static int inside(uint64_t off, uint64_t len, uint64_t size)
@@ -142,9 +130,10 @@ static int parse_uelf(struct pprof_uelf *u, size_t size, const uint8_t *id,
 		    s.st_name >= strtab->sh_size ||
 		    sym_offset(ph, eh.e_phnum, sh, eh.e_shnum, &s, &off))
 			continue;
-		u->syms[u->nr++] = (struct usym){ off, s.st_size, s.st_name };
+		u->syms[u->nr++] = (struct pdf_uelf_sym){ off, s.st_size,
+							  s.st_name };
 	}
-	qsort(u->syms, u->nr, sizeof(*u->syms), usym_cmp);
+	pdf_uelf_sort(u->syms, u->nr);
 	err = 0;
 out:
 	free(sh);
@@ -191,23 +180,7 @@ void pprof_uelf_free(struct pprof_uelf *u)
 
 const char *pprof_uelf_find(const struct pprof_uelf *u, uint64_t off)
 {
-	size_t lo = 0, hi = u->nr;
-	const struct usym *s;
+	const struct pdf_uelf_sym *s = pdf_uelf_find(u->syms, u->nr, off);
 
-	/* the last symbol at or below @off */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->syms[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	/* one of size 0 runs to the next (which is past @off) */
-	s = &u->syms[lo - 1];
-	if (s->size && off - s->off >= s->size)
-		return NULL;
-	return u->strtab + s->name;
+	return s ? u->strtab + s->name : NULL;
 }

@@ -24,6 +24,13 @@
 #include "ringside/barrier.h"
 #include "ring_internal.h"
 
+/* The head's fields from time to maps_left_out, whole words: what
+ * rs_pstate_publish copies from the caller's head. */
+#define HEAD_FIELDS (offsetof(struct rs_pstate_copy, reserved) - \
+		     offsetof(struct rs_pstate_copy, time))
+_Static_assert(offsetof(struct rs_pstate_copy, time) % 8 == 0 &&
+	       HEAD_FIELDS % 8 == 0, "rs_pstate_copy's fields are words");
+
 static struct rs_pstate_desc *desc(const struct rs_region *region)
 {
 	return &((struct rs_region_header *)region->base)->pstate;
@@ -78,13 +85,7 @@ int rs_pstate_publish(struct rs_pstate_writer *w,
 	s = rs_seqcount_write_begin(&c->seq);                          /* G1 */
 	rs_store_hint(&c->magic, RS_PSTATE_COPY_MAGIC);
 	rs_store_hint(&c->generation, w->generation + 1);
-	rs_store_hint(&c->time, head->time);
-	rs_store_hint(&c->length, head->length);
-	rs_store_hint(&c->nr_procs, head->nr_procs);
-	rs_store_hint(&c->nr_maps, head->nr_maps);
-	rs_store_hint(&c->flags, head->flags);
-	rs_store_hint(&c->procs_left_out, head->procs_left_out);
-	rs_store_hint(&c->maps_left_out, head->maps_left_out);
+	rs_store_hints(&c->time, &head->time, HEAD_FIELDS);
 	if (head->length)
 		rs_memcpy(c + 1, entries, head->length);
 	rs_seqcount_write_end(&c->seq, s);                             /* G2 */

@@ -553,6 +553,37 @@ START_TEST(flight_failures)
 }
 END_TEST
 
+/* Name @i of a series in the directory @arg: DIR/n-I. */
+static int numbered(char *buf, size_t len, unsigned i, const void *arg)
+{
+	return snprintf(buf, len, "%s/n-%u", (const char *)arg, i);
+}
+
+/* The first name no file has, past those taken; none free, none that
+ * fits. */
+START_TEST(flight_free_name)
+{
+	char dir[256], path[4096], tiny[8];
+	FILE *f;
+
+	tmp_dir(dir, sizeof(dir), "names");
+	for (unsigned i = 0; i < 2; i++) {
+		numbered(path, sizeof(path), i, dir);
+		f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fclose(f);
+	}
+	ck_assert_int_eq(cap_flight_free_name(path, sizeof(path), 5, numbered,
+					      dir), 0);
+	ck_assert_str_eq(strrchr(path, '/'), "/n-2");
+	ck_assert_int_eq(cap_flight_free_name(path, sizeof(path), 2, numbered,
+					      dir), -EEXIST);
+	ck_assert_int_eq(cap_flight_free_name(tiny, sizeof(tiny), 5, numbered,
+					      dir), -ENAMETOOLONG);
+	rm_tree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("capture_session");
@@ -568,6 +599,7 @@ int main(void)
 	tcase_add_test(tc, flight_captures_and_prunes);
 	tcase_add_test(tc, flight_damaged_header);
 	tcase_add_test(tc, flight_failures);
+	tcase_add_test(tc, flight_free_name);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -61,7 +61,7 @@ START_TEST(umaps_find_by_pid)
 {
 	struct pdf_umaps t;
 
-	ck_assert_int_eq(pdf_umaps_init(&t, 16, UINT64_MAX), 0);
+	ck_assert_int_eq(pdf_umaps_init(&t, 16, 1, UINT64_MAX), 0);
 	ck_assert_int_eq(add(&t, 2, 0x1000, 0x1000, 1), 0);
 	ck_assert_int_eq(add(&t, 1, 0x1000, 0x1000, 2), 0);
 	ck_assert_int_eq(add(&t, 2, 0x4000, 0x1000, 3), 0);
@@ -80,7 +80,7 @@ START_TEST(umaps_newer_replaces)
 {
 	struct pdf_umaps t;
 
-	ck_assert_int_eq(pdf_umaps_init(&t, 16, UINT64_MAX), 0);
+	ck_assert_int_eq(pdf_umaps_init(&t, 16, 1, UINT64_MAX), 0);
 	ck_assert_int_eq(add(&t, 1, 0x1000, 0x1000, 1), 0);
 	ck_assert_int_eq(add(&t, 1, 0x2000, 0x1000, 2), 0);
 	ck_assert_int_eq(add(&t, 1, 0x3000, 0x1000, 3), 0);
@@ -99,7 +99,7 @@ START_TEST(umaps_full_and_moves)
 {
 	struct pdf_umaps t;
 
-	ck_assert_int_eq(pdf_umaps_init(&t, 2, UINT64_MAX), 0);
+	ck_assert_int_eq(pdf_umaps_init(&t, 2, 1, UINT64_MAX), 0);
 	ck_assert_int_eq(add(&t, 1, 0x1000, 0x1000, 1), 0);
 	ck_assert_int_eq(add(&t, 1, 0x3000, 0x1000, 2), 0);
 	ck_assert_int_eq(add(&t, 1, 0x5000, 0x1000, 3), -ENOSPC);
@@ -109,7 +109,7 @@ START_TEST(umaps_full_and_moves)
 	pdf_umaps_fini(&t);
 
 	/* a budget of one move: inserting before two entries takes two */
-	ck_assert_int_eq(pdf_umaps_init(&t, 8, 1), 0);
+	ck_assert_int_eq(pdf_umaps_init(&t, 8, 1, 1), 0);
 	ck_assert_int_eq(add(&t, 1, 0x3000, 0x1000, 1), 0);
 	ck_assert_int_eq(add(&t, 1, 0x5000, 0x1000, 2), 0);
 	ck_assert_int_eq(add(&t, 1, 0x1000, 0x1000, 3), -ENOSPC);
@@ -117,6 +117,64 @@ START_TEST(umaps_full_and_moves)
 	ck_assert_uint_eq(t.moves, 0);
 	ck_assert_uint_eq(t.nr, 3);
 	pdf_umaps_fini(&t);
+}
+END_TEST
+
+/* A mapping's file's functions (pdf_uelf.c), sorted, then looked up: the
+ * last at or below, inside its size; one of size 0 runs to the next. */
+START_TEST(uelf_find_sorted)
+{
+	struct pdf_uelf_sym syms[] = {
+		{ 0x3000, 0, 3 }, { 0x1000, 0x100, 1 }, { 0x2000, 0x10, 2 },
+	};
+	const struct pdf_uelf_sym *s;
+
+	pdf_uelf_sort(syms, 3);
+	ck_assert_uint_eq(syms[0].at, 0x1000);
+	ck_assert_uint_eq(syms[2].at, 0x3000);
+	ck_assert_ptr_null(pdf_uelf_find(syms, 3, 0xfff));
+	s = pdf_uelf_find(syms, 3, 0x10ff);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->name, 1);
+	ck_assert_ptr_null(pdf_uelf_find(syms, 3, 0x1100));   /* past its size */
+	ck_assert_uint_eq(pdf_uelf_find(syms, 3, 0x2000)->name, 2);
+	ck_assert_ptr_null(pdf_uelf_find(syms, 3, 0x2010));
+	ck_assert_uint_eq(pdf_uelf_find(syms, 3, 0x3000)->name, 3);
+	ck_assert_uint_eq(pdf_uelf_find(syms, 3, UINT64_MAX)->name, 3);
+	ck_assert_ptr_null(pdf_uelf_find(syms, 0, 0x1000));
+}
+END_TEST
+
+/* The mapped files, each (name, build id) once, numbered as first met;
+ * a build id counts only where the record's misc says it is one. */
+START_TEST(umaps_files_once)
+{
+	const uint16_t bid = PERF_RECORD_MISC_MMAP_BUILD_ID;
+	struct rs_perf_mmap2_body m = { .len = 1 };
+	struct pdf_umaps u;
+	struct pdf_ufiles *t = &u.files;
+	uint32_t idx = 99;
+
+	ck_assert_int_eq(pdf_umaps_init(&u, 1, 3, UINT64_MAX), 0);
+	m.u.build_id.size = 2;
+	m.u.build_id.id[0] = 0xab;
+	ck_assert_int_eq(pdf_umaps_file(&u, "/bin/a", &m, bid, &idx), 0);
+	ck_assert_uint_eq(idx, 0);
+	ck_assert_int_eq(pdf_umaps_file(&u, "/bin/b", &m, bid, &idx), 0);
+	ck_assert_uint_eq(idx, 1);
+	ck_assert_int_eq(pdf_umaps_file(&u, "/bin/a", &m, 0, &idx), 0);
+	ck_assert_uint_eq(idx, 2);                /* no build id: another */
+	ck_assert_uint_eq(t->files[2].id_len, 0);
+	ck_assert_int_eq(pdf_umaps_file(&u, "/bin/a", &m, bid, &idx), 0);
+	ck_assert_uint_eq(idx, 0);
+	ck_assert_uint_eq(t->files[0].id_len, 2);
+	ck_assert_uint_eq(t->files[0].id[0], 0xab);
+	m.u.build_id.id[0] = 0xac;                /* another id: full */
+	ck_assert_int_eq(pdf_umaps_file(&u, "/bin/a", &m, bid, &idx), -1);
+	ck_assert_uint_eq(t->nr, 3);
+	ck_assert_str_eq(t->files[1].name, "/bin/b");
+	pdf_umaps_fini(&u);
+	ck_assert_ptr_null(t->files);
 }
 END_TEST
 
@@ -131,6 +189,8 @@ int main(void)
 	tcase_add_test(tc, umaps_find_by_pid);
 	tcase_add_test(tc, umaps_newer_replaces);
 	tcase_add_test(tc, umaps_full_and_moves);
+	tcase_add_test(tc, uelf_find_sorted);
+	tcase_add_test(tc, umaps_files_once);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

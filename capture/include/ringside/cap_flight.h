@@ -2,6 +2,7 @@
 #ifndef RINGSIDE_CAP_FLIGHT_H
 #define RINGSIDE_CAP_FLIGHT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ringside/cap_err.h"
@@ -93,6 +94,16 @@ struct cap_flight_opts {
 int cap_flight_hook(void *arg, const char *domain, const char *region_path,
 		    int region_fd, const struct dom_cfg *c, rs_log_fn log,
 		    void *log_arg);
+
+/* Name @i of a series, written into @buf (@len bytes): snprintf's count. */
+typedef int (*cap_flight_name_fn)(char *buf, size_t len, unsigned i,
+				  const void *arg);
+
+/* The first of names 0 .. @tries - 1 (@name's, given @arg) that no file
+ * has, in @buf: 0; -ENAMETOOLONG, -EEXIST (every one taken).  How a
+ * capture and `ringside snapshot`'s default output find a new name. */
+int cap_flight_free_name(char *buf, size_t len, unsigned tries,
+			 cap_flight_name_fn name, const void *arg);
 
 /*
  * Remove the oldest captures (*.data, by name) of directory @ddir until

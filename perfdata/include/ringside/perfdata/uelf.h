@@ -14,6 +14,7 @@
 #ifndef RINGSIDE_PERFDATA_UELF_H
 #define RINGSIDE_PERFDATA_UELF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ringside/perfdata/buf.h"
@@ -68,6 +69,24 @@ int pdf_uelf_image(const struct pdf_ubin *b, struct pdf_buf *out);
  * PDF_ERR(pdfe_cache_unsafe).
  */
 int pdf_uelf_cache_put(const struct pdf_ubin *b, const char *dir);
+
+/* A function of a user ELF file as the host's readers of such files keep
+ * it (introspect's gi_symfs, pprof's pprof_uelf): where it starts (an
+ * address or a file offset, the reader's choice), its size (0: it runs to
+ * the next), its name's offset in the file's string table. */
+struct pdf_uelf_sym {
+	uint64_t at, size;
+	uint32_t name;
+};
+
+/* Sort @nr symbols by where they start. */
+void pdf_uelf_sort(struct pdf_uelf_sym *syms, size_t nr);
+
+/* The symbol of @syms (@nr, sorted) that holds @at: the last one at or
+ * below it, if @at is inside its size (one of size 0 runs to the next);
+ * NULL when none does. */
+const struct pdf_uelf_sym *pdf_uelf_find(const struct pdf_uelf_sym *syms,
+					 size_t nr, uint64_t at);
 
 #ifdef __cplusplus
 }
