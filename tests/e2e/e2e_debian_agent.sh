@@ -159,10 +159,13 @@ while :; do
 		echo "E2E-STATE $n up=$(cut -d' ' -f1 /proc/uptime) $now"
 		last=$now
 	fi
-	# once, 2 s after the first agent was seen running: kill it as a
-	# crash would, for Restart=on-failure
+	# once the first agent has attached (it said so in the journal;
+	# under TCG its start takes seconds or minutes): kill it as a crash
+	# would, for Restart=on-failure
 	case $now in *active/running*) seen=$((seen + 1)) ;; esac
-	if [ $killed = 0 ] && [ $seen -ge 4 ]; then
+	if [ $killed = 0 ] && [ $seen -ge 1 ] &&
+	   journalctl -b -q -o cat -u 'ringside-agent@*' 2>/dev/null |
+	   grep -q 'attached to the region on'; then
 		killed=1
 		echo "E2E-KILLED $(systemctl show -p MainPID --value 'ringside-agent@*.service')"
 		systemctl kill --signal=SIGKILL 'ringside-agent@*.service'
