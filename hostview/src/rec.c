@@ -513,6 +513,9 @@ static uint64_t read_backward(struct hv_rec *r, struct hv_thr *t,
 	uint32_t first = r->nev;
 	struct hv_walk w;
 
+	/* Nothing written since the last look: nothing to copy. */
+	if (how == HV_READ_NEW && load_head(b) == b->last_head)
+		return b->last_head;
 	/* The kernel counts what it drops while paused and says so in a
 	 * LOST record once resumed. */
 	ioctl(b->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);

@@ -151,9 +151,9 @@ struct hv_layout {
  * Decodes the record @rec of @len bytes (a copy, header included) into
  * @out.  A record of a type it does not know, or a sample of an id the
  * layout lacks, is HV_EV_OTHER with what its trailer says.  0;
- * HV_ERR(hve_short) when @len or the header's size is less than its type
- * needs, or the two disagree; HV_ERR(hve_corrupt) for a raw size past the
- * record; HV_ERR(hve_invalid).
+ * HV_ERR(hve_short) when @len is less than its type needs or no multiple
+ * of 8, or the header's size is not @len; HV_ERR(hve_corrupt) for a raw
+ * size past the record; HV_ERR(hve_invalid).
  */
 int hv_decode(const struct hv_layout *l, const void *rec, size_t len,
 	      struct hv_ev *out);
