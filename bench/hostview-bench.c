@@ -41,6 +41,8 @@
 #include "ringside/hv_rec.h"
 
 #define MAX_REPS 15
+#define KVM_SOURCES (HV_SRC_BIT(HV_SRC_SWITCH) | HV_SRC_BIT(HV_SRC_KVM_EXIT) | \
+		     HV_SRC_BIT(HV_SRC_KVM_UEXIT))
 
 static uint64_t now_ns(clockid_t c)
 {
@@ -549,13 +551,13 @@ static void bench_threads(uint32_t n, uint32_t sources, int reps)
 		if (k == reps - 1)
 			printf("{\"bench\":\"hostview_threads\",\"sources\":\"%s\","
 			       "\"threads\":%u,\"add_us_per_thread\":%.1f,"
-			       "\"read_idle_us_per_thread\":%.1f,"
+			       "\"read_idle_ns_per_thread\":%.0f,"
 			       "\"mem_bytes_per_thread\":%llu,"
 			       "\"fds_per_thread\":%.1f}\n",
 			       sources == HV_SRC_BIT(HV_SRC_SWITCH) ? "switch" :
 			       "switch+kvm_exit+kvm_userspace_exit",
 			       started, (double)median(add, reps) / 1000.0,
-			       (double)median(rd, reps) / 1000.0,
+			       (double)median(rd, reps),
 			       (unsigned long long)(tot.mem / started),
 			       (double)tot.fds / started);
 	}
@@ -618,7 +620,7 @@ int main(int argc, char **argv)
 	pin(other >= 0 ? other : cpu);
 	bench_tracepoint(calls, reps);
 	bench_threads(threads, HV_SRC_BIT(HV_SRC_SWITCH), reps);
-	if ((p.usable & HV_SRC_DEFAULT) == HV_SRC_DEFAULT)
-		bench_threads(threads, HV_SRC_DEFAULT, reps);
+	if ((p.usable & KVM_SOURCES) == KVM_SOURCES)
+		bench_threads(threads, KVM_SOURCES, reps);
 	return 0;
 }

@@ -32,6 +32,7 @@
 
 #define VCPUS 2
 #define TRIES 60000      /* 10 ms each: only a hang reaches it */
+#define NAMED_TRIES 1000
 
 static pid_t vm = -1;
 
@@ -114,21 +115,30 @@ static pid_t start_vm(const char *ringside, const char *payload,
 	return pid;
 }
 
-/* Waits until the VMM has named both vCPU threads. */
+/* Waits until the VMM has started its vCPU threads (the process has
+ * its main, control and vCPU threads), then for them to be named: each
+ * names itself first thing, so that second wait is short. */
 static void wait_vcpus(pid_t pid)
 {
 	struct hv_thread_id t[16];
 	uint32_t found = 0;
-	int status;
+	int status, i;
 
-	for (int i = 0; i < TRIES; i++) {
+	for (i = 0; i < TRIES; i++) {
 		CHECK(waitpid(pid, &status, WNOHANG) == 0, "the VMM ended early");
+		if (hv_thread_scan(NULL, pid, HV_KIND_ALL, t, 16, &found) == 0 &&
+		    found >= VCPUS + 2)
+			break;
+		usleep(10000);
+	}
+	CHECK(i < TRIES, "the VMM started its threads");
+	for (i = 0; i < NAMED_TRIES; i++) {
 		if (hv_thread_scan(NULL, pid, HV_KIND_VCPU, t, 16, &found) == 0 &&
 		    found == VCPUS)
 			return;
 		usleep(10000);
 	}
-	fail("the VMM never showed its vCPU threads", "", __LINE__);
+	fail("vCPU threads named \"CPU N/KVM\"", "not found", __LINE__);
 }
 
 int main(int argc, char **argv)

@@ -598,7 +598,8 @@ START_TEST(no_tracepoints_said)
 	char dir[] = "/tmp/hv-tracefs-XXXXXX";
 	char ev[64];
 	struct hv_rec_opts o = { .tracefs = dir,
-				 .sources = HV_SRC_DEFAULT };
+				 .sources = HV_SRC_DEFAULT |
+					    HV_SRC_BIT(HV_SRC_KVM_EXIT) };
 	struct hv_probe p;
 	struct hv_rec *r;
 
