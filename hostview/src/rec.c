@@ -25,6 +25,9 @@
 #define HV_GONE_HELD 64u     /* gone threads whose flight recorders wait
 			      * for a capture (HV_READ_ALL) */
 #define HV_MIN_RECORD 40u    /* the least a decodable record takes */
+#define HV_INFLIGHT 512u     /* overwrite mode: the oldest bytes of a copy
+			      * that a record begun before a pause may
+			      * still be writing over (a few records) */
 
 struct hv_buf {
 	int fd;              /* the owner event; -1: none */
@@ -509,7 +512,7 @@ static void reverse(struct hv_ev *ev, uint32_t n)
 static uint64_t read_backward(struct hv_rec *r, struct hv_thr *t,
 			      struct hv_buf *b, uint32_t how)
 {
-	uint64_t head, written, fresh, limit;
+	uint64_t head, written, fresh, limit, moved, usable;
 	uint32_t first = r->nev;
 	struct hv_walk w;
 
@@ -521,20 +524,28 @@ static uint64_t read_backward(struct hv_rec *r, struct hv_thr *t,
 	ioctl(b->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
 	head = load_head(b);
 	memcpy(r->copy, b->map + r->page, (size_t)b->size);
+	moved = head - load_head(b);
 	ioctl(b->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
+	/* A record begun before the pause is finished after it, downward
+	 * from head: over the oldest bytes of the copy.  What was published
+	 * during the copy, and a slack for what was still being written,
+	 * are left out of the walk. */
+	usable = b->size > moved + HV_INFLIGHT ? b->size - moved - HV_INFLIGHT : 0;
 	written = 0 - head;          /* written downward from 0 */
 	fresh = b->last_head - head;
 	if (how == HV_READ_ALL) {
-		limit = written < b->size ? written : b->size;
+		limit = written < usable ? written : usable;
 	} else {
-		limit = fresh < b->size ? fresh : b->size;
-		if (fresh > b->size)
-			t->t.overwritten += fresh - b->size;
+		limit = fresh < usable ? fresh : usable;
 		b->last_head = head;
 	}
 	hv_ring_walk_backward(r->copy, b->size, head, limit, collect, r, &w);
 	if (w.corrupt)
 		t->t.corrupt++;
+	/* Every byte written since the last look that this one did not
+	 * take was written over (or lay past an impossible record). */
+	if (how == HV_READ_NEW)
+		t->t.overwritten += fresh - (w.end - head);
 	reverse(r->ev + first, r->nev - first);
 	return head;
 }

@@ -164,8 +164,11 @@ struct hv_thread_stats {
 	uint64_t lost;          /* the kernel's LOST counts: forward, a full
 				 * buffer; overwrite, written while a read
 				 * had it paused */
-	uint64_t overwritten;   /* overwrite mode: bytes written over before
-				 * an HV_READ_NEW read reached them */
+	uint64_t overwritten;   /* overwrite mode: bytes written since the
+				 * last HV_READ_NEW that it could not take
+				 * (written over first); with every read an
+				 * HV_READ_NEW, bytes read + overwritten ==
+				 * written */
 	uint64_t written;       /* bytes the kernel wrote into its buffers */
 	uint64_t corrupt;       /* walks stopped at an impossible record, and
 				 * records that did not decode */
