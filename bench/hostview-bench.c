@@ -288,7 +288,8 @@ static int switch_run(int mode, int cpu, int other, uint64_t n,
 		if (!ret)
 			ret = hv_rec_add(r, &id);
 		if (ret) {
-			fprintf(stderr, "hostview-bench: %s\n", hv_errstr(ret));
+			fprintf(stderr, "hostview-bench: %s\n",
+				hv_err_str(ret));
 			pong_stop(&p);
 			hv_rec_free(r);
 			return ret;
@@ -428,7 +429,7 @@ static void bench_tracepoint(uint64_t n, int reps)
 	ret = hv_tp_load(NULL, "raw_syscalls", "sys_enter", NULL, 0, &tp);
 	if (ret) {
 		printf("{\"bench\":\"hostview_tracepoint\",\"error\":\"%s\"}\n",
-		       hv_errstr(ret));
+		       hv_err_str(ret));
 		return;
 	}
 	memset(&a, 0, sizeof(a));
@@ -524,7 +525,7 @@ static void bench_threads(uint32_t n, uint32_t sources, int reps)
 
 		if (ret) {
 			printf("{\"bench\":\"hostview_threads\",\"error\":\"%s\"}\n",
-			       hv_errstr(ret));
+			       hv_err_str(ret));
 			break;
 		}
 		t0 = now_ns(CLOCK_MONOTONIC);
@@ -537,7 +538,7 @@ static void bench_threads(uint32_t n, uint32_t sources, int reps)
 		add[k] = (now_ns(CLOCK_MONOTONIC) - t0) / started;
 		if (ret) {
 			printf("{\"bench\":\"hostview_threads\",\"error\":\"%s\"}\n",
-			       hv_errstr(ret));
+			       hv_err_str(ret));
 			hv_rec_free(r);
 			break;
 		}
@@ -602,7 +603,7 @@ int main(int argc, char **argv)
 	}
 	if (hv_probe(&o, 0, &p)) {
 		printf("{\"bench\":\"hostview\",\"skipped\":\"%s\"}\n",
-		       hv_errstr(p.perf));
+		       hv_err_str(p.perf));
 		return 77;
 	}
 	sched_getaffinity(0, sizeof(s), &s);

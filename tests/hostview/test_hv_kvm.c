@@ -93,7 +93,7 @@ static void need_tracefs(void)
 {
 	char dir[256];
 
-	if (hv_tracefs_find(dir, sizeof(dir)) == 0)
+	if (hv_tp_tracefs_find(dir, sizeof(dir)) == 0)
 		return;
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
 		fail("no tracefs, and mounting one failed", strerror(errno),
@@ -167,15 +167,15 @@ int main(int argc, char **argv)
 	need_tracefs();
 	ret = hv_probe(&o, 0, &p);
 	if (ret == HV_ERR(hve_perm)) {
-		printf("SKIP: %s\n", hv_errstr(ret));
+		printf("SKIP: %s\n", hv_err_str(ret));
 		return 77;
 	}
 	if (ret)
-		fail("perf events", hv_errstr(ret), __LINE__);
+		fail("perf events", hv_err_str(ret), __LINE__);
 	/* KVM works here (kvm-run saw to it): its module's tracepoints are
 	 * there, and this host may read them. */
 	if (p.src[HV_SRC_KVM_UEXIT] || p.src[HV_SRC_KVM_EXIT])
-		fail("kvm tracepoints", hv_errstr(p.src[HV_SRC_KVM_EXIT] ?
+		fail("kvm tracepoints", hv_err_str(p.src[HV_SRC_KVM_EXIT] ?
 			p.src[HV_SRC_KVM_EXIT] : p.src[HV_SRC_KVM_UEXIT]),
 		     __LINE__);
 	printf("kvm module: %s; kvm_exit %s\n", p.kvm[0] ? p.kvm : "(built in)",
@@ -239,7 +239,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)hv_track_steal(&v->t));
 		for (uint32_t k = 0; k < v->t.nreasons; k++) {
 			const struct hv_reason_count *rc = &v->t.reasons[k];
-			const char *name = hv_exit_name(rc->type, rc->isa,
+			const char *name = hv_name_exit(rc->type, rc->isa,
 							rc->reason);
 
 			printf("  %s %s (%#x): %llu\n",
@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 		}
 		for (uint32_t k = 0; k < v->t.nreasons; k++)
 			if (v->t.reasons[k].type == HV_EV_KVM_UEXIT)
-				CHECK(hv_exit_name(HV_EV_KVM_UEXIT, 0,
+				CHECK(hv_name_exit(HV_EV_KVM_UEXIT, 0,
 						   v->t.reasons[k].reason) != NULL,
 				      "a named exit to the VMM");
 		CHECK(v->t.out_of_order == 0, "in time order");

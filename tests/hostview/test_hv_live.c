@@ -194,7 +194,8 @@ static void steal_case(uint32_t mode)
 	spinner_start(&victim, cpu);
 	s->victim = victim.tid;
 	add_tid(r, victim.tid, "CPU 0/KVM");
-	have_st = hv_schedstat_read(NULL, getpid(), victim.tid, &st0) == 0;
+	have_st = hv_thread_schedstat_read(NULL, getpid(), victim.tid,
+					   &st0) == 0;
 	spinner_start(&hog, cpu);
 	s->hog = hog.tid;
 	add_tid(r, hog.tid, "hog");
@@ -209,8 +210,8 @@ static void steal_case(uint32_t mode)
 			break;
 		usleep(1000);
 	}
-	have_st = have_st && hv_schedstat_read(NULL, getpid(), victim.tid,
-					       &st1) == 0;
+	have_st = have_st && hv_thread_schedstat_read(NULL, getpid(),
+							 victim.tid, &st1) == 0;
 	spinner_stop(&hog);
 	spinner_stop(&victim);
 	ck_assert_int_lt(reads, READS_MAX);
@@ -543,7 +544,7 @@ START_TEST(migrations_in_order)
 
 	if (hv_probe(&o, 0, &pr) || !(pr.usable & HV_SRC_BIT(HV_SRC_MIGRATE))) {
 		printf("SKIP migrations_in_order: %s\n",
-		       hv_errstr(pr.src[HV_SRC_MIGRATE]));
+		       hv_err_str(pr.src[HV_SRC_MIGRATE]));
 		return;
 	}
 	pinger_start(&p);
@@ -676,7 +677,7 @@ int main(void)
 	/* Root, CAP_PERFMON or perf_event_paranoid <= 2 (exit 77: skipped,
 	 * with the reason, never passed). */
 	if (hv_probe(&o, 0, &p)) {
-		printf("SKIP: no perf events here: %s\n", hv_errstr(p.perf));
+		printf("SKIP: no perf events here: %s\n", hv_err_str(p.perf));
 		return 77;
 	}
 	r = srunner_create(suite());

@@ -148,20 +148,27 @@ START_TEST(schedstat_lines)
 	struct hv_schedstat s;
 	const char *line = "123456 7890 12\n";
 
-	ck_assert_int_eq(hv_schedstat_parse(line, strlen(line), &s), 0);
+	ck_assert_int_eq(hv_thread_schedstat_parse(line, strlen(line), &s), 0);
 	ck_assert_uint_eq(s.run_ns, 123456);
 	ck_assert_uint_eq(s.wait_ns, 7890);
 	ck_assert_uint_eq(s.slices, 12);
 	for (size_t n = 0; n < strlen(line) - 1; n++)
 		if (n < 13)      /* up to the last number's last digit */
-			ck_assert_int_eq(hv_schedstat_parse(line, n, &s),
-					 HV_ERR(hve_short));
-	ck_assert_int_eq(hv_schedstat_parse("1 x 3\n", 6, &s), HV_ERR(hve_short));
-	ck_assert_int_eq(hv_schedstat_parse("1 -2 3\n", 7, &s), HV_ERR(hve_short));
-	ck_assert_int_eq(hv_schedstat_parse(NULL, 1, &s), HV_ERR(hve_invalid));
-	ck_assert_int_eq(hv_schedstat_parse("1 2 3", 5, NULL), HV_ERR(hve_invalid));
-	ck_assert_int_eq(hv_schedstat_read(NULL, 0, 1, &s), HV_ERR(hve_invalid));
-	ck_assert_int_eq(hv_schedstat_read(NULL, 1, 1, NULL), HV_ERR(hve_invalid));
+			ck_assert_int_eq(
+				hv_thread_schedstat_parse(line, n, &s),
+				HV_ERR(hve_short));
+	ck_assert_int_eq(hv_thread_schedstat_parse("1 x 3\n", 6, &s),
+			 HV_ERR(hve_short));
+	ck_assert_int_eq(hv_thread_schedstat_parse("1 -2 3\n", 7, &s),
+			 HV_ERR(hve_short));
+	ck_assert_int_eq(hv_thread_schedstat_parse(NULL, 1, &s),
+			 HV_ERR(hve_invalid));
+	ck_assert_int_eq(hv_thread_schedstat_parse("1 2 3", 5, NULL),
+			 HV_ERR(hve_invalid));
+	ck_assert_int_eq(hv_thread_schedstat_read(NULL, 0, 1, &s),
+			 HV_ERR(hve_invalid));
+	ck_assert_int_eq(hv_thread_schedstat_read(NULL, 1, 1, NULL),
+			 HV_ERR(hve_invalid));
 }
 END_TEST
 
@@ -450,10 +457,10 @@ START_TEST(tp_load_fake_tracefs)
 	ck_assert_int_eq(hv_tp_load(dir, "kvm", "kvm_exit", names, 2, NULL),
 			 HV_ERR(hve_invalid));
 	/* the host's own, when it has one */
-	if (hv_tracefs_find(found, sizeof(found)) == 0)
+	if (hv_tp_tracefs_find(found, sizeof(found)) == 0)
 		ck_assert(!strncmp(found, "/sys/kernel/", 12));
-	ck_assert_int_eq(hv_tracefs_find(NULL, 8), HV_ERR(hve_invalid));
-	ck_assert_int_eq(hv_tracefs_find(found, 0), HV_ERR(hve_invalid));
+	ck_assert_int_eq(hv_tp_tracefs_find(NULL, 8), HV_ERR(hve_invalid));
+	ck_assert_int_eq(hv_tp_tracefs_find(found, 0), HV_ERR(hve_invalid));
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(path), 0);
 }
@@ -514,14 +521,14 @@ START_TEST(decode_each_type)
 	n = rec_sample(rec, ID_UEXIT, 7, 1010, 1, 16, 2, (uint32_t)-EINTR);
 	ck_assert_int_eq(hv_decode(&l, rec, n, &ev), 0);
 	ck_assert_uint_eq(ev.reason, HV_UEXIT_ERRNO | EINTR);
-	ck_assert_str_eq(hv_exit_name(HV_EV_KVM_UEXIT, 0, ev.reason), "restart");
+	ck_assert_str_eq(hv_name_exit(HV_EV_KVM_UEXIT, 0, ev.reason), "restart");
 	/* old kernels: no isa field, the layout's own */
 	l.exit_isa.size = 0;
 	l.isa = HV_ISA_SVM;
 	n = rec_sample(rec, ID_EXIT, 7, 1011, 1, 64, 0x7b, 0);
 	ck_assert_int_eq(hv_decode(&l, rec, n, &ev), 0);
 	ck_assert_uint_eq(ev.isa, HV_ISA_SVM);
-	ck_assert_str_eq(hv_exit_name(ev.type, ev.isa, ev.reason), "io");
+	ck_assert_str_eq(hv_name_exit(ev.type, ev.isa, ev.reason), "io");
 }
 END_TEST
 
@@ -911,35 +918,35 @@ END_TEST
 
 START_TEST(names_and_errors)
 {
-	ck_assert_str_eq(hv_errstr(0), "success");
-	ck_assert_ptr_nonnull(strstr(hv_errstr(HV_ERR(hve_perm)), "paranoid"));
-	ck_assert_str_eq(hv_errstr(-ENOENT), strerror(ENOENT));
-	ck_assert_str_eq(hv_errstr(HV_ERR(hve_max)), "unknown error");
-	ck_assert_str_eq(hv_errstr(-2147483647 - 1), "unknown error");
-	ck_assert_str_eq(hv_errstr(5), "unknown error");
+	ck_assert_str_eq(hv_err_str(0), "success");
+	ck_assert_ptr_nonnull(strstr(hv_err_str(HV_ERR(hve_perm)), "paranoid"));
+	ck_assert_str_eq(hv_err_str(-ENOENT), strerror(ENOENT));
+	ck_assert_str_eq(hv_err_str(HV_ERR(hve_max)), "unknown error");
+	ck_assert_str_eq(hv_err_str(-2147483647 - 1), "unknown error");
+	ck_assert_str_eq(hv_err_str(5), "unknown error");
 	for (int e = 0; e < hve_max; e++)
-		ck_assert_ptr_nonnull(hv_errstr(HV_ERR(e)));
-	ck_assert_str_eq(hv_src_name(HV_SRC_KVM_EXIT), "kvm_exit");
-	ck_assert_ptr_null(hv_src_name(HV_SRC_MAX));
-	ck_assert_str_eq(hv_ev_name(HV_EV_PREEMPT), "preempt");
-	ck_assert_str_eq(hv_ev_name(1000), "unknown");
-	ck_assert_str_eq(hv_state_name(HV_ST_RUNNABLE), "runnable");
-	ck_assert_str_eq(hv_state_name(99), "invalid");
-	ck_assert_str_eq(hv_exit_name(HV_EV_KVM_EXIT, HV_ISA_VMX, 30),
+		ck_assert_ptr_nonnull(hv_err_str(HV_ERR(e)));
+	ck_assert_str_eq(hv_name_src(HV_SRC_KVM_EXIT), "kvm_exit");
+	ck_assert_ptr_null(hv_name_src(HV_SRC_MAX));
+	ck_assert_str_eq(hv_name_ev(HV_EV_PREEMPT), "preempt");
+	ck_assert_str_eq(hv_name_ev(1000), "unknown");
+	ck_assert_str_eq(hv_track_state_name(HV_ST_RUNNABLE), "runnable");
+	ck_assert_str_eq(hv_track_state_name(99), "invalid");
+	ck_assert_str_eq(hv_name_exit(HV_EV_KVM_EXIT, HV_ISA_VMX, 30),
 			 "IO_INSTRUCTION");
-	ck_assert_str_eq(hv_exit_name(HV_EV_KVM_EXIT, HV_ISA_VMX,
+	ck_assert_str_eq(hv_name_exit(HV_EV_KVM_EXIT, HV_ISA_VMX,
 				      0x80000021u), "INVALID_STATE");
-	ck_assert_str_eq(hv_exit_name(HV_EV_KVM_EXIT, HV_ISA_SVM, 0x60),
+	ck_assert_str_eq(hv_name_exit(HV_EV_KVM_EXIT, HV_ISA_SVM, 0x60),
 			 "interrupt");
-	ck_assert_str_eq(hv_exit_name(HV_EV_KVM_EXIT, HV_ISA_SVM, 0x400), "npf");
-	ck_assert_ptr_null(hv_exit_name(HV_EV_KVM_EXIT, HV_ISA_SVM, 0x500));
-	ck_assert_ptr_null(hv_exit_name(HV_EV_KVM_EXIT, HV_ISA_VMX, 35));
-	ck_assert_ptr_null(hv_exit_name(HV_EV_KVM_EXIT, HV_ISA_UNKNOWN, 1));
-	ck_assert_str_eq(hv_exit_name(HV_EV_KVM_UEXIT, 0, 10), "INTR");
-	ck_assert_ptr_null(hv_exit_name(HV_EV_KVM_UEXIT, 0, 1000));
-	ck_assert_str_eq(hv_exit_name(HV_EV_KVM_UEXIT, 0, HV_UEXIT_ERRNO | 14),
+	ck_assert_str_eq(hv_name_exit(HV_EV_KVM_EXIT, HV_ISA_SVM, 0x400), "npf");
+	ck_assert_ptr_null(hv_name_exit(HV_EV_KVM_EXIT, HV_ISA_SVM, 0x500));
+	ck_assert_ptr_null(hv_name_exit(HV_EV_KVM_EXIT, HV_ISA_VMX, 35));
+	ck_assert_ptr_null(hv_name_exit(HV_EV_KVM_EXIT, HV_ISA_UNKNOWN, 1));
+	ck_assert_str_eq(hv_name_exit(HV_EV_KVM_UEXIT, 0, 10), "INTR");
+	ck_assert_ptr_null(hv_name_exit(HV_EV_KVM_UEXIT, 0, 1000));
+	ck_assert_str_eq(hv_name_exit(HV_EV_KVM_UEXIT, 0, HV_UEXIT_ERRNO | 14),
 			 "error");
-	ck_assert_ptr_null(hv_exit_name(HV_EV_SWITCH_IN, 0, 0));
+	ck_assert_ptr_null(hv_name_exit(HV_EV_SWITCH_IN, 0, 0));
 }
 END_TEST
 

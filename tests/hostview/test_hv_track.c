@@ -173,9 +173,9 @@ START_TEST(exits_by_reason)
 	ck_assert_uint_eq(t.reasons[1].ns, 20);
 	ck_assert_uint_eq(t.reasons[2].type, HV_EV_KVM_UEXIT);
 	ck_assert_uint_eq(t.reasons[2].count, 2);
-	ck_assert_str_eq(hv_exit_name(t.reasons[0].type, t.reasons[0].isa,
+	ck_assert_str_eq(hv_name_exit(t.reasons[0].type, t.reasons[0].isa,
 				      t.reasons[0].reason), "IO_INSTRUCTION");
-	ck_assert_str_eq(hv_exit_name(t.reasons[2].type, 0, 2), "IO");
+	ck_assert_str_eq(hv_name_exit(t.reasons[2].type, 0, 2), "IO");
 }
 END_TEST
 
@@ -357,7 +357,7 @@ START_TEST(track_null)
 	ck_assert_int_eq(hv_track_finish(&t, 0), HV_ERR(hve_invalid));
 	ck_assert_int_eq(hv_track_feed(&t, &e), HV_ERR(hve_invalid));
 	ck_assert_uint_eq(t.state_ns[HV_ST_RUNNING], 0);
-	ck_assert_ptr_null(hv_exit_name(HV_EV_NONE, 0, 0));
+	ck_assert_ptr_null(hv_name_exit(HV_EV_NONE, 0, 0));
 }
 END_TEST
 
@@ -433,7 +433,7 @@ START_TEST(records_to_steal)
 	ck_assert_uint_eq(t.top[0].cpu_in, 1);
 	ck_assert_uint_eq(t.migrations, 1);
 	ck_assert_uint_eq(t.exits, 1);
-	ck_assert_str_eq(hv_exit_name(HV_EV_KVM_EXIT, t.reasons[0].isa,
+	ck_assert_str_eq(hv_name_exit(HV_EV_KVM_EXIT, t.reasons[0].isa,
 				      t.reasons[0].reason), "EXTERNAL_INTERRUPT");
 	ck_assert_uint_eq(t.out_of_order, 0);
 	free(p);

@@ -18,7 +18,7 @@
 
 #include "ringside/hv_types.h"
 
-/* ---- hv_thread (src/thread.c): finding a VMM's threads ---- */
+/* ---- hv_thread (src/hv_thread.c): finding a VMM's threads ---- */
 /*
  * What a thread is, from its name (comm) and whether it is its process's
  * main thread: QEMU with debug-threads=on (libvirt sets it) names a vCPU
@@ -63,14 +63,15 @@ struct hv_schedstat {
 };
 
 /* Parses a schedstat line of @len bytes.  0; HV_ERR(hve_short). */
-int hv_schedstat_parse(const char *text, size_t len, struct hv_schedstat *out);
+int hv_thread_schedstat_parse(const char *text, size_t len,
+			      struct hv_schedstat *out);
 
 /* Reads thread @tid's of process @pid.  0; -errno (-ENOENT: no such
  * thread, or a kernel without schedstat). */
-int hv_schedstat_read(const char *proc, int32_t pid, int32_t tid,
-		      struct hv_schedstat *out);
+int hv_thread_schedstat_read(const char *proc, int32_t pid, int32_t tid,
+			      struct hv_schedstat *out);
 
-/* ---- hv_tp (src/tp.c): tracepoint formats ---- */
+/* ---- hv_tp (src/hv_tp.c): tracepoint formats ---- */
 /*
  * A tracepoint's record is laid out by its format file in tracefs
  * (events/SYSTEM/EVENT/format): "ID: N" and one "field:TYPE NAME;
@@ -106,11 +107,11 @@ int hv_tp_parse(const char *text, size_t len, const char *const *names,
  * "/sys/kernel/debug/tracing", whichever holds events/, into @buf.  0;
  * HV_ERR(hve_no_tracefs).
  */
-int hv_tracefs_find(char *buf, size_t len);
+int hv_tp_tracefs_find(char *buf, size_t len);
 
 /*
  * Reads and parses SYSTEM/EVENT's format under @tracefs (NULL: found
- * with hv_tracefs_find).  0; HV_ERR(hve_no_tracefs); HV_ERR(hve_no_tp)
+ * with hv_tp_tracefs_find).  0; HV_ERR(hve_no_tracefs); HV_ERR(hve_no_tp)
  * when the event is not there; HV_ERR(hve_perm) when it may not be read;
  * HV_ERR(hve_format).
  */
@@ -123,7 +124,7 @@ int hv_tp_load(const char *tracefs, const char *system, const char *event,
 int hv_tp_get(const struct hv_tpfield *f, const uint8_t *raw, uint32_t len,
 	      uint64_t *v);
 
-/* ---- hv_decode (src/decode.c): one perf record ---- */
+/* ---- hv_decode (src/hv_decode.c): one perf record ---- */
 /*
  * Every event the recorder opens has sample_type IDENTIFIER | TID |
  * TIME | CPU (tracepoints add RAW) and sample_id_all, so a record carries
@@ -158,7 +159,7 @@ struct hv_layout {
 int hv_decode(const struct hv_layout *l, const void *rec, size_t len,
 	      struct hv_ev *out);
 
-/* ---- hv_ring (src/ring.c): walking a perf buffer's data area ---- */
+/* ---- hv_ring (src/hv_ring.c): walking a perf buffer's data area ---- */
 /*
  * @data is a perf buffer's data area of @size bytes (a power of two) or
  * a copy of it; positions are the kernel's free-running head and tail.

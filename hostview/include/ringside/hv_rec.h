@@ -49,11 +49,11 @@ struct hv_rec_opts {
 	uint32_t kinds;         /* which threads hv_rec_follow takes;
 				 * 0: HV_KIND_DEFAULT */
 	uint32_t max_threads;   /* 0: HV_THREADS_DEFAULT */
-	const char *tracefs;    /* NULL: found (hv_tracefs_find) */
+	const char *tracefs;    /* NULL: found (hv_tp_tracefs_find) */
 	const char *proc;       /* NULL: "/proc" */
 };
 
-/* ---- hv_probe (src/probe.c): what this host allows ---- */
+/* ---- hv_probe (src/hv_probe.c): what this host allows ---- */
 struct hv_probe {
 	int perf;               /* 0: switch records on @pid can be had;
 				 * else why not: HV_ERR(hve_perm),
@@ -76,12 +76,12 @@ struct hv_probe {
  * Tries each of @o's sources (all of them when @o is NULL or its sources
  * is 0) on thread @pid (0: the caller) without recording anything.
  * Returns 0 when switch records can be had, else probe->perf: the caller
- * then records the guest side alone and says why (hv_errstr).  A source
+ * then records the guest side alone and says why (hv_err_str).  A source
  * that cannot be had is in @out, never a failure.
  */
 int hv_probe(const struct hv_rec_opts *o, int32_t pid, struct hv_probe *out);
 
-/* ---- hv_rec (src/rec.c) ---- */
+/* ---- hv_rec (src/hv_rec.c) ---- */
 struct hv_rec;
 
 /*

@@ -28,7 +28,7 @@ enum hv_state {
 };
 
 /* A state's name ("running", "runnable", ...). */
-const char *hv_state_name(uint32_t state);
+const char *hv_track_state_name(uint32_t state);
 
 struct hv_interval {
 	uint64_t start;      /* ns, CLOCK_MONOTONIC */
@@ -123,6 +123,6 @@ static inline uint64_t hv_track_steal(const struct hv_track *t)
  * (@type HV_EV_KVM_UEXIT).  NULL when the table has none: the caller
  * prints the number.
  */
-const char *hv_exit_name(uint32_t type, uint32_t isa, uint32_t reason);
+const char *hv_name_exit(uint32_t type, uint32_t isa, uint32_t reason);
 
 #endif

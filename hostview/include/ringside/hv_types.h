@@ -19,13 +19,13 @@
 
 #include <stdint.h>
 
-/* ---- hv_err (src/err.c) ---- */
+/* ---- hv_err (src/hv_err.c) ---- */
 /*
  * A function returns 0 or more on success, and on failure either -errno
  * (a system call's, as it failed) or HV_ERR(e) for an enum hv_error e:
  * the states a caller acts on (no permission, no tracepoint) are
  * hostview's own codes, never an errno that a system call could also
- * give.  hv_errstr() names both.  HV_ERR_BASE lies above perfdata's
+ * give.  hv_err_str() names both.  HV_ERR_BASE lies above perfdata's
  * PDF_ERR_BASE range, so the two never meet either.
  */
 #define HV_ERR_BASE 12288
@@ -50,7 +50,7 @@ enum hv_error {
 };
 
 /* The words for @err: an HV_ERR() code or a -errno. */
-const char *hv_errstr(int err);
+const char *hv_err_str(int err);
 
 /* ---- sources: what is recorded per thread ---- */
 enum hv_src {
@@ -86,7 +86,7 @@ enum hv_src {
 
 /* A source's name ("switch", "migrate", "kvm_exit", ...); NULL past the
  * end. */
-const char *hv_src_name(uint32_t src);
+const char *hv_name_src(uint32_t src);
 
 /* ---- a decoded host event ---- */
 enum hv_ev_type {
@@ -126,7 +126,7 @@ struct hv_ev {
 };
 
 /* An event type's name ("switch-in", "preempt", ...). */
-const char *hv_ev_name(uint32_t type);
+const char *hv_name_ev(uint32_t type);
 
 /* ---- a thread's identity ---- */
 enum hv_kind {

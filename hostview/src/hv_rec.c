@@ -173,7 +173,7 @@ int hv_rec_new(const struct hv_rec_opts *o, struct hv_rec **out)
 	}
 	if (!d.tracefs && (d.sources & ~(HV_SRC_BIT(HV_SRC_SWITCH) |
 					 HV_SRC_BIT(HV_SRC_MIGRATE))))
-		hv_tracefs_find(r->tracefs, sizeof(r->tracefs));
+		hv_tp_tracefs_find(r->tracefs, sizeof(r->tracefs));
 	/* Scratch for the largest read: one thread's buffers. */
 	r->copy_size = (uint64_t)d.data_pages * r->page;
 	if ((uint64_t)d.exit_pages * r->page > r->copy_size)
@@ -222,9 +222,9 @@ static int open_src(struct hv_rec *r, struct hv_thr *t, uint32_t s,
 	int fd;
 
 	hv_src_attr(s, r->tp_ids[s], r->o.mode == HV_MODE_OVERWRITE, wakeup, &a);
-	fd = hv_perf_open(&a, t->id.tid);
+	fd = hv_src_perf_open(&a, t->id.tid);
 	if (fd < 0)
-		return hv_open_error(fd);
+		return hv_src_open_error(fd);
 	t->fds[s] = fd;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &t->layout.id[s]) < 0)
 		return -errno;
@@ -283,7 +283,7 @@ static uint64_t start_now(struct hv_rec *r, int32_t pid, int32_t tid)
 
 	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", r->proc,
 		 (int)(pid > 0 ? pid : tid), (int)tid);
-	n = hv_read_small(AT_FDCWD, path, buf, sizeof(buf));
+	n = hv_thread_read_small(AT_FDCWD, path, buf, sizeof(buf));
 	if (n < 0 || hv_thread_parse_stat(buf, (size_t)n, &start, NULL))
 		return 0;
 	return start;
@@ -425,7 +425,7 @@ int hv_rec_refresh(struct hv_rec *r, struct hv_refresh *out)
 			    (!t->id.start || now[j].start == t->id.start))
 				break;
 		if (j == found) {
-			thr_mark_gone(r, t, hv_now_ns());
+			thr_mark_gone(r, t, hv_src_now_ns());
 			out->gone++;
 		}
 	}

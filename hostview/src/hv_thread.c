@@ -14,7 +14,7 @@
 
 #include "internal.h"
 
-int hv_read_small(int dirfd, const char *path, char *buf, size_t cap)
+int hv_thread_read_small(int dirfd, const char *path, char *buf, size_t cap)
 {
 	size_t len = 0;
 	int fd;
@@ -152,14 +152,14 @@ static int read_thread(int taskfd, int32_t pid, int32_t tid,
 	int n;
 
 	snprintf(path, sizeof(path), "%d/comm", (int)tid);
-	n = hv_read_small(taskfd, path, buf, HV_COMM_LEN + 1);
+	n = hv_thread_read_small(taskfd, path, buf, HV_COMM_LEN + 1);
 	if (n < 0)
 		return n;
 	if (n > 0 && buf[n - 1] == '\n')
 		buf[n - 1] = 0;
 	hv_thread_classify(buf, tid == pid, t);
 	snprintf(path, sizeof(path), "%d/stat", (int)tid);
-	n = hv_read_small(taskfd, path, buf, sizeof(buf));
+	n = hv_thread_read_small(taskfd, path, buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	if (hv_thread_parse_stat(buf, (size_t)n, &t->start, NULL))
@@ -233,7 +233,8 @@ int hv_thread_scan(const char *proc, int32_t pid, uint32_t kinds,
 	return 0;
 }
 
-int hv_schedstat_parse(const char *text, size_t len, struct hv_schedstat *out)
+int hv_thread_schedstat_parse(const char *text, size_t len,
+			      struct hv_schedstat *out)
 {
 	const char *p, *end;
 	uint64_t v[3];
@@ -253,8 +254,8 @@ int hv_schedstat_parse(const char *text, size_t len, struct hv_schedstat *out)
 	return 0;
 }
 
-int hv_schedstat_read(const char *proc, int32_t pid, int32_t tid,
-		      struct hv_schedstat *out)
+int hv_thread_schedstat_read(const char *proc, int32_t pid, int32_t tid,
+			      struct hv_schedstat *out)
 {
 	char path[4096], buf[128];
 	int n;
@@ -264,8 +265,8 @@ int hv_schedstat_read(const char *proc, int32_t pid, int32_t tid,
 	if (snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat",
 		     proc ? proc : "/proc", (int)pid, (int)tid) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	n = hv_read_small(AT_FDCWD, path, buf, sizeof(buf));
+	n = hv_thread_read_small(AT_FDCWD, path, buf, sizeof(buf));
 	if (n < 0)
 		return n;
-	return hv_schedstat_parse(buf, (size_t)n, out);
+	return hv_thread_schedstat_parse(buf, (size_t)n, out);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Exit reasons by name, as the kernel's own kvm_exit and
- * kvm_userspace_exit traces print them: VMX basic exit reasons (Intel
+ * The names of the library's enums (sources, events), and exit reasons
+ * by name as the kernel's own kvm_exit and kvm_userspace_exit traces
+ * print them: VMX basic exit reasons (Intel
  * SDM, appendix C), SVM exit codes (AMD APM vol. 2, appendix C), and
  * KVM_EXIT_* (linux/kvm.h).
  */
@@ -107,7 +108,7 @@ static const char *svm_name(uint32_t r)
 	return NULL;
 }
 
-const char *hv_exit_name(uint32_t type, uint32_t isa, uint32_t reason)
+const char *hv_name_exit(uint32_t type, uint32_t isa, uint32_t reason)
 {
 	if (type == HV_EV_KVM_UEXIT) {
 		if (reason & HV_UEXIT_ERRNO)
@@ -124,4 +125,37 @@ const char *hv_exit_name(uint32_t type, uint32_t isa, uint32_t reason)
 	if (isa == HV_ISA_SVM)
 		return svm_name(reason);
 	return NULL;
+}
+
+static const char *const hv_src_names[HV_SRC_MAX] = {
+	[HV_SRC_SWITCH]    = "switch",
+	[HV_SRC_MIGRATE]   = "migrate",
+	[HV_SRC_KVM_EXIT]  = "kvm_exit",
+	[HV_SRC_KVM_ENTRY] = "kvm_entry",
+	[HV_SRC_KVM_UEXIT] = "kvm_userspace_exit",
+};
+
+const char *hv_name_src(uint32_t src)
+{
+	return src < HV_SRC_MAX ? hv_src_names[src] : NULL;
+}
+
+static const char *const hv_ev_names[HV_EV_MAX] = {
+	[HV_EV_NONE]       = "none",
+	[HV_EV_SWITCH_IN]  = "switch-in",
+	[HV_EV_SWITCH_OUT] = "switch-out",
+	[HV_EV_PREEMPT]    = "preempt",
+	[HV_EV_MIGRATE]    = "migrate",
+	[HV_EV_KVM_EXIT]   = "kvm-exit",
+	[HV_EV_KVM_ENTRY]  = "kvm-entry",
+	[HV_EV_KVM_UEXIT]  = "kvm-userspace-exit",
+	[HV_EV_LOST]       = "lost",
+	[HV_EV_EXIT]       = "exit",
+	[HV_EV_FORK]       = "fork",
+	[HV_EV_OTHER]      = "other",
+};
+
+const char *hv_name_ev(uint32_t type)
+{
+	return type < HV_EV_MAX ? hv_ev_names[type] : "unknown";
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Errors, and the names of the library's enums. */
+/* Errors by name. */
 #include <string.h>
 
 #include "ringside/hv_types.h"
@@ -21,7 +21,7 @@ static const char *const hv_error_names[hve_max] = {
 			   "and RLIMIT_MEMLOCK",
 };
 
-const char *hv_errstr(int err)
+const char *hv_err_str(int err)
 {
 	/* Compare before negating: -INT_MIN does not exist. */
 	if (err == 0)
@@ -31,37 +31,4 @@ const char *hv_errstr(int err)
 	if (err < 0 && err > -HV_ERR_BASE)
 		return strerror(-err);
 	return "unknown error";
-}
-
-static const char *const hv_src_names[HV_SRC_MAX] = {
-	[HV_SRC_SWITCH]    = "switch",
-	[HV_SRC_MIGRATE]   = "migrate",
-	[HV_SRC_KVM_EXIT]  = "kvm_exit",
-	[HV_SRC_KVM_ENTRY] = "kvm_entry",
-	[HV_SRC_KVM_UEXIT] = "kvm_userspace_exit",
-};
-
-const char *hv_src_name(uint32_t src)
-{
-	return src < HV_SRC_MAX ? hv_src_names[src] : NULL;
-}
-
-static const char *const hv_ev_names[HV_EV_MAX] = {
-	[HV_EV_NONE]       = "none",
-	[HV_EV_SWITCH_IN]  = "switch-in",
-	[HV_EV_SWITCH_OUT] = "switch-out",
-	[HV_EV_PREEMPT]    = "preempt",
-	[HV_EV_MIGRATE]    = "migrate",
-	[HV_EV_KVM_EXIT]   = "kvm-exit",
-	[HV_EV_KVM_ENTRY]  = "kvm-entry",
-	[HV_EV_KVM_UEXIT]  = "kvm-userspace-exit",
-	[HV_EV_LOST]       = "lost",
-	[HV_EV_EXIT]       = "exit",
-	[HV_EV_FORK]       = "fork",
-	[HV_EV_OTHER]      = "other",
-};
-
-const char *hv_ev_name(uint32_t type)
-{
-	return type < HV_EV_MAX ? hv_ev_names[type] : "unknown";
 }

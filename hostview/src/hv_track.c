@@ -18,7 +18,7 @@ static const char *const state_names[HV_ST_MAX] = {
 	[HV_ST_GONE]     = "gone",
 };
 
-const char *hv_state_name(uint32_t state)
+const char *hv_track_state_name(uint32_t state)
 {
 	return state < HV_ST_MAX ? state_names[state] : "invalid";
 }

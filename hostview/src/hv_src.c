@@ -13,7 +13,7 @@
 
 #include "internal.h"
 
-uint64_t hv_now_ns(void)
+uint64_t hv_src_now_ns(void)
 {
 	struct timespec ts;
 
@@ -63,7 +63,7 @@ void hv_src_attr(uint32_t src, uint32_t tp_id, int backward, uint32_t wakeup,
 	}
 }
 
-int hv_perf_open(struct perf_event_attr *attr, int32_t tid)
+int hv_src_perf_open(struct perf_event_attr *attr, int32_t tid)
 {
 	long fd = syscall(SYS_perf_event_open, attr, (pid_t)tid, -1, -1,
 			  PERF_FLAG_FD_CLOEXEC);
@@ -71,7 +71,7 @@ int hv_perf_open(struct perf_event_attr *attr, int32_t tid)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int hv_open_error(int err)
+int hv_src_open_error(int err)
 {
 	switch (err) {
 	case -EACCES:

@@ -40,9 +40,9 @@ static int try_open(uint32_t src, uint32_t tp_id, int32_t pid)
 
 	hv_src_attr(src, tp_id, 1, 0, &a);
 	a.disabled = 1;
-	fd = hv_perf_open(&a, pid);
+	fd = hv_src_perf_open(&a, pid);
 	if (fd < 0)
-		return hv_open_error(fd);
+		return hv_src_open_error(fd);
 	close(fd);
 	return 0;
 }
@@ -59,8 +59,9 @@ int hv_probe(const struct hv_rec_opts *o, int32_t pid, struct hv_probe *out)
 		return HV_ERR(hve_invalid);
 	memset(out, 0, sizeof(*out));
 	memset(&l, 0, sizeof(l));
-	if (hv_read_small(AT_FDCWD, "/proc/sys/kernel/perf_event_paranoid",
-			  buf, sizeof(buf)) > 0)
+	if (hv_thread_read_small(AT_FDCWD,
+				 "/proc/sys/kernel/perf_event_paranoid",
+				 buf, sizeof(buf)) > 0)
 		out->paranoid = (uint32_t)(atoi(buf) + 10);
 	kvm_module(out);
 	sources |= HV_SRC_BIT(HV_SRC_SWITCH);

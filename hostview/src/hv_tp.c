@@ -118,7 +118,7 @@ int hv_tp_parse(const char *text, size_t len, const char *const *names,
 	return have_id ? 0 : HV_ERR(hve_format);
 }
 
-int hv_tracefs_find(char *buf, size_t len)
+int hv_tp_tracefs_find(char *buf, size_t len)
 {
 	static const char *const dirs[] = {
 		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
@@ -150,7 +150,7 @@ int hv_tp_load(const char *tracefs, const char *system, const char *event,
 	if (!system || !event || !out || strchr(system, '/') || strchr(event, '/'))
 		return HV_ERR(hve_invalid);
 	if (!tracefs) {
-		ret = hv_tracefs_find(dir, sizeof(dir));
+		ret = hv_tp_tracefs_find(dir, sizeof(dir));
 		if (ret)
 			return ret;
 		tracefs = dir;
@@ -167,7 +167,7 @@ int hv_tp_load(const char *tracefs, const char *system, const char *event,
 	if (snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs,
 		     system, event) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	len = hv_read_small(AT_FDCWD, path, text, sizeof(text));
+	len = hv_thread_read_small(AT_FDCWD, path, text, sizeof(text));
 	if (len == -ENOENT || len == -ENOTDIR)
 		return HV_ERR(hve_no_tp);
 	if (len == -EACCES || len == -EPERM)
