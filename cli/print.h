@@ -4,7 +4,8 @@
  * and JSON of `ringside report`, the per-ring lines record and snapshot
  * end with; print.c), what the host read of a guest (print_guest.c), the
  * guest clock (print_clock.c), a region's damaged header (print_region.c),
- * and how a record or snapshot session went (print_session.c).
+ * how a record or snapshot session went (print_session.c), and the
+ * host's view of the vCPU threads (print_host.c).
  */
 #ifndef RINGSIDE_CLI_PRINT_H
 #define RINGSIDE_CLI_PRINT_H
@@ -53,6 +54,12 @@ void print_host_total(const struct pdf_host_facts *hf, struct pdf_host_ring *sum
  */
 int print_warn(const char *cmd, const struct pdf_host_facts *h,
 		const struct cap_tally *t);
+
+/* The host's view of the vCPU threads (print_host.c): what record filed
+ * of it, and report's per-vCPU lines (running, steal, blocked, the
+ * longest preemptions). */
+void print_host_view(FILE *f, const struct cap_host *h);
+void print_host_report(FILE *f, const struct cap_host_view *v);
 
 /* Bytes in B, KiB, MiB or GiB, into @buf. */
 const char *print_size(char *buf, size_t len, uint64_t bytes);

@@ -370,6 +370,7 @@ static int file_open(struct cap_recorder *r, const struct rs_region *region)
 		.argc = r->c.argc,
 		.argv = r->c.argv,
 		.aux_format = cap_rinfo_aux_format_of(region, r->c.aux_opaque),
+		.host_view = r->c.host != NULL,
 	};
 	int err;
 
@@ -644,6 +645,15 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 		if (!r->st.away && !r->st.full) {
 			err = cap_drain_pass(&r->drain, &e);
 			r->st.passes++;
+		}
+		/* the host's side of the same moments, on its own clock */
+		if (err >= 0 && r->c.host && r->w && !r->st.full) {
+			int herr = cap_host_file(r->c.host, r->w);
+
+			if (herr < 0) {   /* the file's write: as the pass's */
+				cap_err_note(&e, herr, pdf_error_str);
+				err = herr;
+			}
 		}
 		if (err >= 0 && r->pstate_due && r->w) {
 			int perr = file_pstate(r);

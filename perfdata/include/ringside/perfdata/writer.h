@@ -55,7 +55,34 @@ struct pdf_writer_params {
 	 * known 0: unknown; copied).  The file's identity features and the
 	 * guest sample event's attr describe it (pdf_writer_set_guest). */
 	const struct pdf_guest_facts *guest;
+	/* 1: the file will hold the host's view of the vCPU threads
+	 * (pdf_writer_add_host): one more event, ringside:host */
+	int host_view;
 };
+
+/*
+ * One record of the host's view of a vCPU thread (docs/hostview.md, "In
+ * perf.data"): a context switch as the kernel wrote it, or a count of
+ * host records lost.  Filed on CPU @lane (the vCPU's index, the lane of
+ * its guest samples) as thread @tid (PDF_HOST_TID), at host
+ * CLOCK_MONOTONIC @time; the host CPU goes in the CPU word's second half.
+ */
+struct pdf_host_rec {
+	uint32_t type;            /* PERF_RECORD_SWITCH or PERF_RECORD_LOST */
+	uint16_t misc;            /* SWITCH: PERF_RECORD_MISC_SWITCH_OUT and
+				   * _OUT_PREEMPT as the kernel wrote them */
+	uint16_t reserved;
+	uint32_t lane;
+	uint32_t host_cpu;
+	uint32_t tid;
+	uint32_t reserved2;
+	uint64_t time;
+	uint64_t lost;            /* LOST: records the host lost */
+};
+
+/* The thread a vCPU's host records are filed under: above Linux's
+ * PID_MAX_LIMIT, so that no truthful guest pid meets it. */
+#define PDF_HOST_TID(lane) (0x40000000u + (uint32_t)(lane))
 
 /* What AUX bytes are, for perf (docs/perfdata.md, "AUX data"). */
 enum pdf_aux_format {
@@ -159,6 +186,14 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
  */
 int pdf_writer_add_state(struct pdf_writer *w, uint32_t ring, uint64_t time,
 			 const struct rs_perf_header *rec);
+
+/*
+ * Append host record @h (a writer opened with host_view).  Not among
+ * stats.records; times are host CLOCK_MONOTONIC and a time sync leaves
+ * them as they are.  PDF_ERR(pdfe_invalid) (no host_view, a lane of
+ * RS_MAX_RINGS or more, another type); -errno: a write failed.
+ */
+int pdf_writer_add_host(struct pdf_writer *w, const struct pdf_host_rec *h);
 
 /*
  * Store @len bytes of ring @ring's AUX area, which began at position

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host's view of the vCPU threads: what record filed of it, and, in
+ * `ringside report`, per vCPU its time running, runnable and not running
+ * (steal), blocked, and its longest preemptions.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "print.h"
+
+void print_host_view(FILE *f, const struct cap_host *h)
+{
+	const struct cap_host_stats *st = cap_host_stats(h);
+	struct hv_rec_totals tot;
+
+	cap_host_totals(h, &tot);
+	fprintf(f, "  host view: %" PRIu64 " context switches of %u vCPU "
+		"threads filed; lost %" PRIu64 " in %" PRIu64 " LOST records, "
+		"%" PRIu64 " corrupt; %" PRIu64 " threads gone%s\n",
+		st->filed, st->vcpus, st->lost, st->lost_records, tot.corrupt,
+		tot.gone, st->process_gone ? " (the VMM ended)" : "");
+	if (st->off_lane)
+		fprintf(f, "  host view: %u events of vCPUs past the last ring "
+			"not filed\n", st->off_lane);
+}
+
+static double sec(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+void print_host_report(FILE *f, const struct cap_host_view *v)
+{
+	uint32_t i, k;
+
+	if (!v->records) {
+		fprintf(f, "host view: none in this file (recorded without it, "
+			"or the host did not allow it)\n");
+		return;
+	}
+	fprintf(f, "host view: %" PRIu64 " records, host CLOCK_MONOTONIC "
+		"%.6f .. %.6f s\n", v->records, sec(v->first), sec(v->last));
+	for (i = 0; i < RS_MAX_RINGS; i++) {
+		const struct hv_track *t = v->track[i];
+
+		if (!t)
+			continue;
+		fprintf(f, "  vCPU %u: running %.6f s, steal (runnable, not "
+			"running) %.6f s, blocked %.6f s, unknown %.6f s; %"
+			PRIu64 " preemptions, %" PRIu64 " blocks, %" PRIu64
+			" migrations, %" PRIu64 " lost\n", i,
+			sec(t->state_ns[HV_ST_RUNNING]), sec(hv_track_steal(t)),
+			sec(t->state_ns[HV_ST_BLOCKED]),
+			sec(t->state_ns[HV_ST_UNKNOWN]), t->preempts, t->blocks,
+			t->migrations, t->lost);
+		for (k = 0; k < t->ntop; k++) {
+			const struct hv_preempt *p = &t->top[k];
+
+			fprintf(f, "    vCPU %u steal %.6f s from %.6f s "
+				"(preempted on host CPU %u, ", i, sec(p->ns),
+				sec(p->start), p->cpu_out);
+			if (p->cpu_in == UINT32_MAX)
+				fprintf(f, "not seen to run again: the end, or a loss)\n");
+			else
+				fprintf(f, "ran again on %u)\n", p->cpu_in);
+		}
+	}
+}
