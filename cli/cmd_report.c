@@ -164,7 +164,7 @@ int cmd_report(int argc, char **argv)
 	cap_tally_init(t, pdf_reader_info(r)->nr_rings, pdf_reader_info(r)->sample_type);
 	cap_tally_bounds_from_info(&t->bounds, pdf_reader_info(r));
 	cap_host_view_init(hv);
-	pdf_reader_want_host(r, !o.json);
+	pdf_reader_want_host(r, 1);
 	while ((n = pdf_reader_next(r, &ev)) == 1) {
 		if (!ev.host)
 			cap_tally_event(t, &ev);
@@ -181,7 +181,7 @@ int cmd_report(int argc, char **argv)
 		ret = file_cmd_read_error(CMD, path, &ev, n);
 	} else {
 		if (o.json)
-			print_report_json(stdout, path, pdf_reader_info(r), t);
+			print_report_json(stdout, path, pdf_reader_info(r), t, hv);
 		else
 			print_report_text(stdout, path, pdf_reader_info(r), t);
 		if (!o.json && pdf_reader_has_host(r))

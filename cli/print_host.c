@@ -20,6 +20,8 @@ void print_host_view(FILE *f, const struct cap_host *h)
 		"%" PRIu64 " corrupt; %" PRIu64 " threads gone%s\n",
 		st->filed, st->vcpus, st->lost, st->lost_records, tot.corrupt,
 		tot.gone, st->process_gone ? " (the VMM ended)" : "");
+	if (st->exits)
+		fprintf(f, "  host view: %" PRIu64 " exits filed\n", st->exits);
 	if (st->off_lane)
 		fprintf(f, "  host view: %u events of vCPUs past the last ring "
 			"not filed\n", st->off_lane);
@@ -28,6 +30,38 @@ void print_host_view(FILE *f, const struct cap_host *h)
 static double sec(uint64_t ns)
 {
 	return (double)ns / 1e9;
+}
+
+void print_host_exits(FILE *f, uint32_t lane, const struct hv_track *t)
+{
+	static const uint32_t types[2] = { HV_EV_KVM_UEXIT, HV_EV_KVM_EXIT };
+	uint32_t k, i;
+
+	for (k = 0; k < 2; k++) {
+		int n = 0;
+
+		if (!(k ? t->exits : t->uexits))
+			continue;
+		fprintf(f, "    vCPU %u exits %s: %" PRIu64 ":", lane,
+			k ? "into KVM" : "to the VMM", k ? t->exits : t->uexits);
+		for (i = 0; i < t->nreasons; i++) {
+			const struct hv_reason_count *r = &t->reasons[i];
+			const char *name;
+
+			if (r->type != types[k])
+				continue;
+			name = hv_name_exit(r->type, r->isa, r->reason);
+			if (name)
+				fprintf(f, "%s %s %" PRIu64, n++ ? "," : "", name,
+					r->count);
+			else
+				fprintf(f, "%s %u %" PRIu64, n++ ? "," : "",
+					r->reason, r->count);
+		}
+		if (k && t->reasons_other)
+			fprintf(f, ", others %" PRIu64, t->reasons_other);
+		fputc('\n', f);
+	}
 }
 
 void print_host_report(FILE *f, const struct cap_host_view *v)
@@ -54,6 +88,7 @@ void print_host_report(FILE *f, const struct cap_host_view *v)
 			sec(t->state_ns[HV_ST_BLOCKED]),
 			sec(t->state_ns[HV_ST_UNKNOWN]), t->preempts, t->blocks,
 			t->migrations, t->lost);
+		print_host_exits(f, i, t);
 		for (k = 0; k < t->ntop; k++) {
 			const struct hv_preempt *p = &t->top[k];
 

@@ -25,6 +25,7 @@ struct cap_host {
 	struct pdf_writer *w;       /* the writer of this call */
 	const struct pdf_writer *named_w; /* the names went into this one */
 	int32_t named_tid[RS_MAX_RINGS];   /* the thread named on each lane */
+	struct hv_track *track[RS_MAX_RINGS]; /* per lane, as it is read */
 	uint64_t last_refresh;
 	int err;                    /* the writer's, in a read */
 };
@@ -60,10 +61,17 @@ int cap_host_open(struct cap_host **hp, const struct cap_host_config *c)
 	h->c = *c;
 	o.mode = c->mode;
 	o.data_pages = c->data_pages;
-	o.sources = HV_SRC_BIT(HV_SRC_SWITCH);
+	o.sources = HV_SRC_BIT(HV_SRC_SWITCH) | c->sources;
 	o.kinds = HV_KIND_VCPU;
 	o.proc = c->proc;
 	err = hv_probe(&o, one.tid, &h->st.probe);
+	/* what this host refuses is left out: the probe says why */
+	o.sources &= h->st.probe.usable | HV_SRC_BIT(HV_SRC_SWITCH);
+	/* the exits in buffers of their own: a storm of them cannot push
+	 * the switches out */
+	if (o.sources & ~HV_SRC_BIT(HV_SRC_SWITCH))
+		o.exit_pages = c->data_pages;
+	h->st.sources = o.sources;
 	if (!err)
 		err = hv_rec_new(&o, &h->rec);
 	if (!err) {
@@ -113,6 +121,7 @@ static int file_ev(void *arg, const struct hv_thread_id *t,
 {
 	struct cap_host *h = arg;
 	struct pdf_host_rec r = { 0 };
+	const char *name;
 	int err;
 
 	if (t->kind != HV_KIND_VCPU || t->vcpu < 0) {
@@ -127,6 +136,13 @@ static int file_ev(void *arg, const struct hv_thread_id *t,
 	r.tid = PDF_HOST_TID(r.lane);
 	r.host_cpu = ev->cpu;
 	r.time = ev->time;
+	if (!h->track[r.lane]) {
+		h->track[r.lane] = malloc(sizeof(struct hv_track));
+		if (h->track[r.lane])
+			hv_track_init(h->track[r.lane], NULL, NULL);
+	}
+	if (h->track[r.lane])
+		hv_track_feed(h->track[r.lane], ev);
 	switch (ev->type) {
 	case HV_EV_SWITCH_IN:
 		r.type = PERF_RECORD_SWITCH;
@@ -144,6 +160,18 @@ static int file_ev(void *arg, const struct hv_thread_id *t,
 		r.type = PERF_RECORD_LOST;
 		r.lost = ev->count;
 		break;
+	case HV_EV_KVM_EXIT:
+	case HV_EV_KVM_UEXIT:
+		r.type = PERF_RECORD_SAMPLE;
+		r.exit.type = ev->type == HV_EV_KVM_EXIT ? PDF_HOST_KVM_EXIT :
+							  PDF_HOST_KVM_UEXIT;
+		r.exit.isa = ev->isa;
+		r.exit.reason = ev->reason;
+		name = hv_name_exit(ev->type, ev->isa, ev->reason);
+		if (name)
+			memcpy(r.exit.name, name,
+			       strnlen(name, sizeof(r.exit.name)));
+		break;
 	default:
 		h->st.other++;
 		return 0;
@@ -158,6 +186,8 @@ static int file_ev(void *arg, const struct hv_thread_id *t,
 	if (r.type == PERF_RECORD_LOST) {
 		h->st.lost_records++;
 		h->st.lost += r.lost;
+	} else if (r.type == PERF_RECORD_SAMPLE) {
+		h->st.exits++;
 	} else {
 		h->st.filed++;
 	}
@@ -174,7 +204,7 @@ int cap_host_file(struct cap_host *h, struct pdf_writer *w)
 		return -EINVAL;
 	h->w = w;
 	h->err = 0;
-	before = h->st.filed + h->st.lost_records;
+	before = h->st.filed + h->st.lost_records + h->st.exits;
 	n = hv_rec_read(h->rec, HV_READ_NEW, file_ev, h);
 	if (h->err) {
 		if (!h->st.write_err)
@@ -193,12 +223,18 @@ int cap_host_file(struct cap_host *h, struct pdf_writer *w)
 			h->st.process_gone = rf.process_gone;
 		}
 	}
-	return (int)(h->st.filed + h->st.lost_records - before);
+	return (int)(h->st.filed + h->st.lost_records + h->st.exits - before);
 }
 
 const struct cap_host_stats *cap_host_stats(const struct cap_host *h)
 {
 	return h ? &h->st : NULL;
+}
+
+const struct hv_track *cap_host_track(const struct cap_host *h,
+				      uint32_t lane)
+{
+	return h && lane < RS_MAX_RINGS ? h->track[lane] : NULL;
 }
 
 void cap_host_totals(const struct cap_host *h, struct hv_rec_totals *out)
@@ -212,6 +248,8 @@ void cap_host_free(struct cap_host *h)
 	if (!h)
 		return;
 	hv_rec_free(h->rec);
+	for (uint32_t i = 0; i < RS_MAX_RINGS; i++)
+		free(h->track[i]);
 	free(h);
 }
 
@@ -285,6 +323,20 @@ int cap_host_ev(const struct pdf_event *ev, struct hv_ev *out)
 		out->count = lost;
 		return 0;
 	}
+	if (ev->rec->type == PERF_RECORD_SAMPLE) {
+		struct pdf_host_exit x;
+
+		if (ev->rec->size < sizeof(*ev->rec) + sizeof(x))
+			return -EINVAL;
+		memcpy(&x, ev->rec + 1, sizeof(x));
+		if (x.type != PDF_HOST_KVM_EXIT && x.type != PDF_HOST_KVM_UEXIT)
+			return -EINVAL;
+		out->type = x.type == PDF_HOST_KVM_EXIT ? HV_EV_KVM_EXIT :
+							 HV_EV_KVM_UEXIT;
+		out->isa = x.isa;
+		out->reason = x.reason;
+		return 0;
+	}
 	if (ev->rec->type != PERF_RECORD_SWITCH)
 		return -EINVAL;
 	if (!(ev->rec->misc & PERF_RECORD_MISC_SWITCH_OUT))
@@ -322,6 +374,14 @@ int cap_host_view_feed(struct cap_host_view *v, const struct pdf_event *ev)
 	if (hev.time > v->last)
 		v->last = hev.time;
 	v->records++;
+	if (hev.type == HV_EV_LOST) {
+		v->lost_records++;
+		v->lost += hev.count;
+	} else if (hev.type == HV_EV_KVM_EXIT || hev.type == HV_EV_KVM_UEXIT) {
+		v->exits++;
+	} else {
+		v->switches++;
+	}
 	hv_track_feed(t, &hev);
 	return 0;
 }

@@ -199,15 +199,18 @@ void pdf_layout_pt_attr(const struct pdf_layout *lay,
 	}
 }
 
-/* A dummy event, as perf record --switch-events adds one: its records
- * are the host's context switches of the vCPU threads, filed on the
- * vCPU's lane (docs/hostview.md, "In perf.data"). */
+/* The host's records of the vCPU threads, filed on the vCPU's lane
+ * (docs/hostview.md, "In perf.data"): context switches, as perf record
+ * --switch-events has them, and exits as samples with RAW. */
 void pdf_layout_host_attr(const struct pdf_layout *lay,
 			  struct perf_event_attr *attr)
 {
 	pdf_layout_pt_attr(lay, attr);
 	attr->type = PERF_TYPE_SOFTWARE;
-	attr->config = PERF_COUNT_SW_DUMMY;
+	/* its samples (exits) carry RAW bytes, which perf script dumps for
+	 * this event as for the other carried ones */
+	attr->config = PERF_COUNT_SW_BPF_OUTPUT;
+	attr->sample_type |= PERF_SAMPLE_RAW;
 	attr->exclude_user = 0;
 	attr->exclude_kernel = 1;
 	attr->context_switch = 1;

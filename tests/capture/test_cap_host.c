@@ -60,12 +60,21 @@ static void write_file(int host_view)
 		hrec(1, PERF_RECORD_SWITCH, OUT, 2, 1030000),
 		hrec(1, PERF_RECORD_SWITCH, 0, 2, 1530000),
 		hrec(0, PERF_RECORD_LOST, 0, 1, 2000),
+		hrec(1, PERF_RECORD_SAMPLE, 0, 2, 1540000),
+		hrec(1, PERF_RECORD_SAMPLE, 0, 2, 1550000),
 	};
 	struct pdf_host_rec bad = hrec(0, PERF_RECORD_COMM, 0, 0, 1);
 	struct pdf_writer *w;
 	unsigned i;
 
 	h[5].lost = 7;
+	/* an exit to the VMM (KVM_EXIT_IO), one into KVM (SVM's INTR) */
+	h[6].exit.type = PDF_HOST_KVM_UEXIT;
+	h[6].exit.reason = 2;
+	memcpy(h[6].exit.name, "IO", 2);
+	h[7].exit.type = PDF_HOST_KVM_EXIT;
+	h[7].exit.isa = HV_ISA_SVM;
+	h[7].exit.reason = 0x60;
 	ck_assert_int_eq(pdf_writer_open(&w, path, &p), 0);
 	ck_assert_int_eq(pdf_writer_add(w, 0, 5000, &g.header), 0);
 	if (!host_view) {
@@ -119,7 +128,7 @@ START_TEST(host_records_skipped_unless_asked)
 	}
 	ck_assert_int_eq(n, 0);
 	ck_assert_int_eq(seen, 1);
-	ck_assert_uint_ge(pdf_reader_skipped(r), 6);
+	ck_assert_uint_ge(pdf_reader_skipped(r), 8);
 	pdf_reader_close(r);
 }
 END_TEST
@@ -134,7 +143,7 @@ START_TEST(host_times_stay_and_tracks_exact)
 	struct pdf_event ev;
 	struct hv_ev hev;
 	const struct hv_track *t;
-	unsigned lane1 = 0, lost = 0;
+	unsigned lane1 = 0, lost = 0, exits = 0;
 	int n;
 
 	ck_assert_ptr_nonnull(v);
@@ -148,7 +157,16 @@ START_TEST(host_times_stay_and_tracks_exact)
 			continue;
 		}
 		ck_assert_int_eq(cap_host_ev(&ev, &hev), 0);
-		if (ev.ring == 1) {
+		if (ev.ring == 1 && ev.rec->type == PERF_RECORD_SAMPLE) {
+			/* host times, the host CPU, the exit as filed */
+			ck_assert_uint_eq(ev.time, exits ? 1550000 : 1540000);
+			ck_assert_uint_eq(ev.host_cpu, 2);
+			ck_assert_uint_eq(hev.type, exits ? HV_EV_KVM_EXIT :
+							    HV_EV_KVM_UEXIT);
+			ck_assert_uint_eq(hev.isa, exits ? HV_ISA_SVM : 0);
+			ck_assert_uint_eq(hev.reason, exits ? 0x60 : 2);
+			exits++;
+		} else if (ev.ring == 1) {
 			ck_assert_uint_lt(lane1, 5);
 			/* host CLOCK_MONOTONIC: never converted */
 			ck_assert_uint_eq(ev.time, want[lane1]);
@@ -167,14 +185,16 @@ START_TEST(host_times_stay_and_tracks_exact)
 	ck_assert_int_eq(n, 0);
 	ck_assert_uint_eq(lane1, 5);
 	ck_assert_uint_eq(lost, 1);
+	ck_assert_uint_eq(exits, 2);
 	cap_host_view_finish(v);
-	ck_assert_uint_eq(v->records, 6);
+	ck_assert_uint_eq(v->records, 8);
 	ck_assert_uint_eq(v->first, 2000);
-	ck_assert_uint_eq(v->last, 1530000);
+	ck_assert_uint_eq(v->last, 1550000);
 	t = v->track[1];
 	ck_assert_ptr_nonnull(t);
 	ck_assert_uint_eq(hv_track_steal(t), 1000000);
-	ck_assert_uint_eq(t->state_ns[HV_ST_RUNNING], 20000);
+	/* running to the last event, the exits' */
+	ck_assert_uint_eq(t->state_ns[HV_ST_RUNNING], 40000);
 	ck_assert_uint_eq(t->state_ns[HV_ST_BLOCKED], 500000);
 	ck_assert_uint_eq(t->preempts, 1);
 	ck_assert_uint_eq(t->blocks, 1);
@@ -184,6 +204,9 @@ START_TEST(host_times_stay_and_tracks_exact)
 	ck_assert_uint_eq(t->top[0].ns, 1000000);
 	ck_assert_uint_eq(t->top[0].cpu_out, 3);
 	ck_assert_uint_eq(t->top[0].cpu_in, 2);
+	ck_assert_uint_eq(t->uexits, 1);
+	ck_assert_uint_eq(t->exits, 1);
+	ck_assert_uint_eq(t->nreasons, 2);
 	ck_assert_ptr_nonnull(v->track[0]);
 	ck_assert_uint_eq(v->track[0]->lost, 7);
 	ck_assert_ptr_null(v->track[2]);

@@ -86,4 +86,31 @@ run 0 none "$R" record --vm "$SOCK2" -o "$WORK/x.data" --duration 0.3
 expect_in "$WORK/none.out" "ringside record: host view: not recorded: "
 expect_in "$WORK/none.out" "the guest side alone"
 [ -s "$WORK/x.data" ] || fail "no file without the host view"
+
+note "ringside run: exits by reason per vCPU beside the guest's records"
+if [ ! -w /dev/kvm ] || [ ! -e "${RS_PAYLOAD:-}" ]; then
+	note "no usable /dev/kvm here: ringside run's exits not checked"
+else
+	run 0 vm "$R" run "$RS_PAYLOAD" --vcpus 2 -o "$WORK/run.data"
+	expect_in "$WORK/vm.out" "ringside run: host view: 2 vCPU threads (context switches"
+	if grep -q "host view: no exits:" "$WORK/vm.out"; then
+		note "this host traces no exits: $(grep 'no exits' "$WORK/vm.out")"
+	else
+		# each vCPU of the payload ends in HLT: an exit to the VMM
+		for v in 0 1; do
+			grep -q "^    vCPU $v exits to the VMM: [1-9][0-9]*:.* HLT [1-9]" "$WORK/vm.out" ||
+				{ cat "$WORK/vm.out"; fail "run: vCPU $v: no HLT exit to the VMM"; }
+		done
+		run 0 vrep "$R" report "$WORK/run.data"
+		for v in 0 1; do
+			expect_eq "vCPU $v's exits, run and report" \
+				"$(grep "^    vCPU $v exits to the VMM" "$WORK/vrep.out")" \
+				"$(grep "^    vCPU $v exits to the VMM" "$WORK/vm.out")"
+		done
+		perf script -i "$WORK/run.data" -C 1 >"$WORK/runperf.out" 2>&1 ||
+			fail "perf script of run's file"
+		grep -q "CPU 1/KVM .*ringside:host:" "$WORK/runperf.out" ||
+			fail "perf script: no exit of CPU 1/KVM on CPU 1"
+	fi
+fi
 echo "PASS"

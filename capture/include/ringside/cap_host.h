@@ -31,15 +31,22 @@ struct cap_host_config {
 	uint32_t nr_lanes;      /* the rings: vCPU N goes to lane N < this */
 	uint32_t mode;          /* enum hv_mode (HV_MODE_FORWARD: record) */
 	uint32_t data_pages;    /* per thread; 0: the recorder's default */
+	uint32_t sources;       /* HV_SRC_BIT()s asked for beside the
+				 * switches (kvm_exit, kvm_userspace_exit):
+				 * those this host refuses are left out
+				 * (the stats' probe says why) */
+	uint32_t reserved;
 	const char *proc;       /* NULL: "/proc" */
 };
 
 struct cap_host_stats {
 	struct hv_probe probe;  /* what this host allows */
+	uint32_t sources;       /* HV_SRC_BIT()s recorded */
 	uint32_t vcpus;         /* vCPU threads followed */
 	uint32_t off_lane;      /* vCPU events whose index is no ring: not
 				 * filed (counted per event) */
 	uint64_t filed;         /* switch records filed */
+	uint64_t exits;         /* exits filed (samples of ringside:host) */
 	uint64_t lost_records;  /* LOST records filed ... */
 	uint64_t lost;          /* ... and the host records they count */
 	uint64_t other;         /* events of other kinds, not filed */
@@ -72,6 +79,11 @@ int cap_host_open(struct cap_host **hp, const struct cap_host_config *c);
 int cap_host_file(struct cap_host *h, struct pdf_writer *w);
 
 const struct cap_host_stats *cap_host_stats(const struct cap_host *h);
+
+/* vCPU @lane's track of what was recorded so far (switches, steal,
+ * exits by reason), or NULL when it has no event yet. */
+const struct hv_track *cap_host_track(const struct cap_host *h,
+				      uint32_t lane);
 void cap_host_totals(const struct cap_host *h, struct hv_rec_totals *out);
 
 /* Accepts NULL. */
@@ -100,7 +112,11 @@ int cap_host_ev(const struct pdf_event *ev, struct hv_ev *out);
 struct cap_host_view {
 	struct hv_track *track[RS_MAX_RINGS];  /* NULL: no host record */
 	uint64_t first, last;   /* host times seen */
-	uint64_t records;
+	uint64_t records;       /* host records fed: */
+	uint64_t switches;      /* PERF_RECORD_SWITCH */
+	uint64_t exits;         /* exit samples */
+	uint64_t lost_records;  /* PERF_RECORD_LOST, and their counts */
+	uint64_t lost;
 };
 
 void cap_host_view_init(struct cap_host_view *v);
