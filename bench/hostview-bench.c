@@ -18,6 +18,8 @@
  *   driven at will (this host's emulated KVM takes ~15 us per exit).
  * - "hostview_threads": N idle threads: the recorder's cost to add one,
  *   to read one that wrote nothing, its memory and descriptors.
+ * - "hostview_file": switch records filed into a perf.data and read
+ *   back (pdf_writer_add_host, pdf_reader_want_host), per record.
  *
  * Needs perf events (root, or perf_event_paranoid <= 2 for the switch
  * lines); exit 77 without.
@@ -39,6 +41,7 @@
 
 #include "ringside/hv_parse.h"
 #include "ringside/hv_rec.h"
+#include "ringside/perfdata.h"
 
 #define MAX_REPS 15
 #define KVM_SOURCES (HV_SRC_BIT(HV_SRC_SWITCH) | HV_SRC_BIT(HV_SRC_KVM_EXIT) | \
@@ -571,6 +574,69 @@ static void bench_threads(uint32_t n, uint32_t sources, int reps)
 	free(t);
 }
 
+/*
+ * What a capture adds per host event once read: filing it into the
+ * perf.data (pdf_writer_add_host, a switch record on one of two lanes)
+ * and reading it back as report does (pdf_reader_want_host).  Median of
+ * @reps runs of @n records each, in a file under TMPDIR.
+ */
+static void bench_file(uint64_t n, int reps)
+{
+	struct pdf_writer_params wp = { .size = sizeof(wp), .nr_rings = 2,
+					.host_view = 1 };
+	uint64_t wr[MAX_REPS], rd[MAX_REPS], t0, t1;
+	const char *tmp = getenv("TMPDIR");
+	struct pdf_writer *w;
+	struct pdf_reader *r;
+	struct pdf_event ev;
+	char path[4096];
+	int k, ok = 1;
+
+	snprintf(path, sizeof(path), "%s/hostview-bench.%d.data",
+		 tmp ? tmp : "/tmp", (int)getpid());
+	for (k = 0; k < reps && ok; k++) {
+		uint64_t i, got = 0;
+
+		ok = !pdf_writer_open(&w, path, &wp);
+		t0 = now_ns(CLOCK_MONOTONIC);
+		for (i = 0; ok && i < n; i++) {
+			struct pdf_host_rec h = {
+				.type = PERF_RECORD_SWITCH, .lane = i & 1,
+				.misc = i & 2 ? PERF_RECORD_MISC_SWITCH_OUT : 0,
+				.tid = PDF_HOST_TID(i & 1), .time = 1000 + i,
+			};
+
+			ok = !pdf_writer_add_host(w, &h);
+		}
+		t1 = now_ns(CLOCK_MONOTONIC);
+		ok = ok && !pdf_writer_finish(w);
+		wr[k] = t1 - t0;
+		ok = ok && !pdf_reader_open(&r, path);
+		if (!ok)
+			break;
+		pdf_reader_want_host(r, 1);
+		t0 = now_ns(CLOCK_MONOTONIC);
+		while (pdf_reader_next(r, &ev) == 1)
+			got += ev.host;
+		rd[k] = now_ns(CLOCK_MONOTONIC) - t0;
+		pdf_reader_close(r);
+		unlink(path);
+		ok = got == n;
+	}
+	if (!ok) {
+		printf("{\"bench\":\"hostview_file\",\"skipped\":\"%s\"}\n",
+		       path);
+		unlink(path);
+		return;
+	}
+	printf("{\"bench\":\"hostview_file\",\"what\":\"switch records "
+	       "into a perf.data (pdf_writer_add_host) and read back\","
+	       "\"records\":%llu,\"ns_per_record_filed\":%.1f,"
+	       "\"ns_per_record_read\":%.1f}\n", (unsigned long long)n,
+	       (double)median(wr, reps) / (double)n,
+	       (double)median(rd, reps) / (double)n);
+}
+
 int main(int argc, char **argv)
 {
 	struct hv_rec_opts o = { .sources = HV_SRC_ALL };
@@ -623,5 +689,6 @@ int main(int argc, char **argv)
 	bench_threads(threads, HV_SRC_BIT(HV_SRC_SWITCH), reps);
 	if ((p.usable & KVM_SOURCES) == KVM_SOURCES)
 		bench_threads(threads, KVM_SOURCES, reps);
+	bench_file(n * 5, reps);
 	return 0;
 }
