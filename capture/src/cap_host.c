@@ -136,12 +136,15 @@ static int file_ev(void *arg, const struct hv_thread_id *t,
 	r.tid = PDF_HOST_TID(r.lane);
 	r.host_cpu = ev->cpu;
 	r.time = ev->time;
-	if (!h->track[r.lane]) {
+	/* a flight recorder's captures read the same records again */
+	if (h->c.mode == HV_MODE_OVERWRITE)
+		;
+	else if (!h->track[r.lane]) {
 		h->track[r.lane] = malloc(sizeof(struct hv_track));
 		if (h->track[r.lane])
 			hv_track_init(h->track[r.lane], NULL, NULL);
 	}
-	if (h->track[r.lane])
+	if (h->c.mode != HV_MODE_OVERWRITE && h->track[r.lane])
 		hv_track_feed(h->track[r.lane], ev);
 	switch (ev->type) {
 	case HV_EV_SWITCH_IN:
@@ -194,7 +197,7 @@ static int file_ev(void *arg, const struct hv_thread_id *t,
 	return 0;
 }
 
-int cap_host_file(struct cap_host *h, struct pdf_writer *w)
+static int file_read(struct cap_host *h, struct pdf_writer *w, uint32_t how)
 {
 	uint64_t before, now;
 	struct hv_refresh rf;
@@ -205,7 +208,7 @@ int cap_host_file(struct cap_host *h, struct pdf_writer *w)
 	h->w = w;
 	h->err = 0;
 	before = h->st.filed + h->st.lost_records + h->st.exits;
-	n = hv_rec_read(h->rec, HV_READ_NEW, file_ev, h);
+	n = hv_rec_read(h->rec, how, file_ev, h);
 	if (h->err) {
 		if (!h->st.write_err)
 			h->st.write_err = h->err;
@@ -224,6 +227,16 @@ int cap_host_file(struct cap_host *h, struct pdf_writer *w)
 		}
 	}
 	return (int)(h->st.filed + h->st.lost_records + h->st.exits - before);
+}
+
+int cap_host_file(struct cap_host *h, struct pdf_writer *w)
+{
+	return file_read(h, w, HV_READ_NEW);
+}
+
+int cap_host_capture(struct cap_host *h, struct pdf_writer *w)
+{
+	return file_read(h, w, HV_READ_ALL);
 }
 
 const struct cap_host_stats *cap_host_stats(const struct cap_host *h)

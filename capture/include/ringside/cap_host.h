@@ -78,6 +78,14 @@ int cap_host_open(struct cap_host **hp, const struct cap_host_config *c);
  */
 int cap_host_file(struct cap_host *h, struct pdf_writer *w);
 
+/*
+ * A capture of a flight recorder (@c->mode HV_MODE_OVERWRITE): all its
+ * buffers hold now (the host's last seconds of each vCPU thread) into
+ * @w, as cap_host_file files them.  Returns the records filed, or the
+ * writer's error.
+ */
+int cap_host_capture(struct cap_host *h, struct pdf_writer *w);
+
 const struct cap_host_stats *cap_host_stats(const struct cap_host *h);
 
 /* vCPU @lane's track of what was recorded so far (switches, steal,
