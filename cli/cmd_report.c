@@ -174,6 +174,17 @@ int cmd_report(int argc, char **argv)
 			break;
 	}
 	cap_host_view_finish(hv);
+	/* the guest's records around the host's preemptions: a walk of
+	 * their own (the host's come after them in the file) */
+	if (n == 0 && hv->records && !o.json) {
+		struct pdf_reader *r2;
+
+		if (!pdf_reader_open(&r2, path)) {
+			while (pdf_reader_next(r2, &ev) == 1)
+				cap_host_view_guest(hv, &ev);
+			pdf_reader_close(r2);
+		}
+	}
 	if (n == -ENOMEM) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;

@@ -64,6 +64,23 @@ void print_host_exits(FILE *f, uint32_t lane, const struct hv_track *t)
 	}
 }
 
+/* The guest's records on the vCPU around preemption @p: the gap the
+ * host explains. */
+static void guest_around(FILE *f, uint64_t before, uint64_t after,
+			 const struct hv_preempt *p)
+{
+	fprintf(f, "; the guest's records: ");
+	if (before)
+		fprintf(f, "last %.6f s before", sec(p->start - before));
+	else
+		fprintf(f, "none before");
+	if (after)
+		fprintf(f, ", first %.6f s after",
+			sec(after - (p->start + p->ns)));
+	else
+		fprintf(f, ", none after");
+}
+
 void print_host_report(FILE *f, const struct cap_host_view *v)
 {
 	uint32_t i, k;
@@ -96,9 +113,12 @@ void print_host_report(FILE *f, const struct cap_host_view *v)
 				"(preempted on host CPU %u, ", i, sec(p->ns),
 				sec(p->start), p->cpu_out);
 			if (p->cpu_in == UINT32_MAX)
-				fprintf(f, "not seen to run again: the end, or a loss)\n");
+				fprintf(f, "not seen to run again: the end, or a loss)");
 			else
-				fprintf(f, "ran again on %u)\n", p->cpu_in);
+				fprintf(f, "ran again on %u)", p->cpu_in);
+			guest_around(f, v->guest_before[i][k],
+				     v->guest_after[i][k], p);
+			fputc('\n', f);
 		}
 	}
 }

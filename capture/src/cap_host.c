@@ -408,6 +408,26 @@ void cap_host_view_finish(struct cap_host_view *v)
 			hv_track_finish(v->track[i], v->last);
 }
 
+void cap_host_view_guest(struct cap_host_view *v, const struct pdf_event *ev)
+{
+	const struct hv_track *t;
+	uint32_t k;
+
+	if (!v || !ev || ev->host || ev->state || ev->ring >= RS_MAX_RINGS ||
+	    !(t = v->track[ev->ring]))
+		return;
+	for (k = 0; k < t->ntop && k < HV_TOP; k++) {
+		const struct hv_preempt *p = &t->top[k];
+		uint64_t *b = &v->guest_before[ev->ring][k];
+		uint64_t *a = &v->guest_after[ev->ring][k];
+
+		if (ev->time < p->start && ev->time > *b)
+			*b = ev->time;
+		else if (ev->time > p->start + p->ns && (!*a || ev->time < *a))
+			*a = ev->time;
+	}
+}
+
 void cap_host_view_fini(struct cap_host_view *v)
 {
 	uint32_t i;

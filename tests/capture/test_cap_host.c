@@ -209,6 +209,23 @@ START_TEST(host_times_stay_and_tracks_exact)
 	ck_assert_uint_eq(t->nreasons, 2);
 	ck_assert_ptr_nonnull(v->track[0]);
 	ck_assert_uint_eq(v->track[0]->lost, 7);
+	{       /* the guest's records around the preemption: the gap */
+		static const uint64_t at[] = { 1100000, 15000, 500000,
+					       1025000, 9000 };
+		struct pdf_event g = { .ring = 1 };
+		unsigned k;
+
+		for (k = 0; k < 5; k++) {
+			g.time = at[k];
+			cap_host_view_guest(v, &g);
+		}
+		g.time = 19000;        /* the host's own: not the guest's */
+		g.host = 1;
+		cap_host_view_guest(v, &g);
+		ck_assert_uint_eq(v->guest_before[1][0], 15000);
+		ck_assert_uint_eq(v->guest_after[1][0], 1025000);
+		ck_assert_uint_eq(v->guest_before[0][0], 0);
+	}
 	ck_assert_ptr_null(v->track[2]);
 	cap_host_view_fini(v);
 	free(v);

@@ -125,12 +125,21 @@ struct cap_host_view {
 	uint64_t exits;         /* exit samples */
 	uint64_t lost_records;  /* PERF_RECORD_LOST, and their counts */
 	uint64_t lost;
+	/* per lane and longest preemption (track->top[k], after finish):
+	 * the time of the guest's last record on that lane before it and of
+	 * its first after it (cap_host_view_guest; 0: none) */
+	uint64_t guest_before[RS_MAX_RINGS][HV_TOP];
+	uint64_t guest_after[RS_MAX_RINGS][HV_TOP];
 };
 
 void cap_host_view_init(struct cap_host_view *v);
 /* 0, -ENOMEM. */
 int cap_host_view_feed(struct cap_host_view *v, const struct pdf_event *ev);
 void cap_host_view_finish(struct cap_host_view *v);
+/* After finish, the guest's records again (a second walk: the file holds
+ * the host's records after the guest's of the same moments): each one
+ * not the host's narrows guest_before and guest_after of its lane. */
+void cap_host_view_guest(struct cap_host_view *v, const struct pdf_event *ev);
 void cap_host_view_fini(struct cap_host_view *v);
 
 #endif /* RINGSIDE_CAP_HOST_H */
