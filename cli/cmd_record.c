@@ -23,6 +23,7 @@
 
 #define CMD "record"
 #define DOORBELL_INTERVAL_MS 250  /* backstop between doorbells (--vm) */
+#define HOST_PAGES 64  /* per vCPU thread: ~6400 switches between passes */
 
 struct record_opts {
 	const char *region;
@@ -32,6 +33,7 @@ struct record_opts {
 	uint32_t interval_ms;      /* 0: not given */
 	int doorbell_fd;
 	int no_pstate;
+	int no_host;
 	int quiet;
 };
 
@@ -56,6 +58,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			"a descriptor number", "also wake when eventfd N fires (the "
 			"VMM's doorbell; not with --vm)"),
 		CLI_OPT_NO_PSTATE(&o->no_pstate, "each file"),
+		OPT_FLAG(0, "no-host", &o->no_host, "record the guest side alone: "
+			 "not the host's view of the vCPU threads (a DOMAIN, --vm)"),
 		CLI_OPT_QUIET(&o->quiet, "no progress line and no summary"),
 		OPT_END
 	};
@@ -165,6 +169,8 @@ static void summary(const struct record_opts *o, const struct cap_recorder *r,
 		       "%" PRIu64 " sleeps given up on a re-check (a doorbell "
 		       "may have been skipped while it drained)\n",
 		       st->woken, st->passes, st->rechecks);
+	if (c->host)
+		print_host_view(stdout, c->host);
 	print_host_total(&st->host, &early);
 	print_early(stdout, &early);
 	for (i = 0; i < st->nr_rings; i++) {
@@ -322,6 +328,47 @@ static void add_wakes(struct cap_recorder *r, const struct record_opts *o,
 	cap_recorder_add_wake(r, cap_vm_socket(vm), -1, 1);
 }
 
+/* The host's view of the VMM's vCPU threads (a DOMAIN's QEMU, --vm's
+ * VMM), or NULL, said either way. */
+static struct cap_host *open_host(const struct record_opts *o,
+				  struct cap_source *m)
+{
+	struct cap_host_config hc = {
+		.nr_lanes = cap_rinfo_count(cap_source_region(m)),
+		.mode = HV_MODE_FORWARD,
+		.data_pages = HOST_PAGES,
+	};
+	const char *domain = cap_source_domain(m);
+	struct cap_vm *vm = cap_source_vm(m);
+	struct cap_host *h = NULL;
+	int err = -EOPNOTSUPP;
+
+	if (o->no_host || (!domain && !vm))
+		return NULL;
+	if (domain)
+		err = cap_host_domain_pid(domain, NULL, &hc.pid);
+	else
+		err = cap_host_socket_pid(cap_vm_socket(vm), &hc.pid);
+	if (!err)
+		err = cap_host_open(&h, &hc);
+	if (!o->quiet) {
+		if (err == -ENOENT && hc.pid)
+			printf("ringside record: host view: not recorded: the "
+			       "VMM (pid %d) has no thread named 'CPU N/...'; "
+			       "the guest side alone\n", hc.pid);
+		else if (err)
+			printf("ringside record: host view: not recorded: %s%s; "
+			       "the guest side alone\n", hv_err_str(err),
+			       err == -ENOENT ? " (no pid file of the domain)" :
+			       "");
+		else
+			printf("ringside record: host view: %u vCPU threads of "
+			       "pid %d (context switches)\n",
+			       cap_host_stats(h)->vcpus, hc.pid);
+	}
+	return h;
+}
+
 static int run(const struct record_opts *o, struct cap_source *m)
 {
 	struct record_src src = { .o = o, .m = m, .cur = -1 };
@@ -356,6 +403,7 @@ static int run(const struct record_opts *o, struct cap_source *m)
 	}
 	if (domain)
 		follow_domain(&c, &src);
+	c.host = open_host(o, m);
 	/* a DOMAIN with PT: the kernel's code for perf's decoder */
 	if (domain && o->output &&
 	    cap_rinfo_aux_format(region) == PDF_AUX_INTEL_PT) {
@@ -380,6 +428,7 @@ static int run(const struct record_opts *o, struct cap_source *m)
 		ret = CLI_EXIT_CORRUPT;
 out:
 	cap_recorder_free(r);
+	cap_host_free(c.host);
 	cap_source_free(src.spare[0]);
 	cap_source_free(src.spare[1]);
 	dom_virt_close(src.dom);

@@ -137,6 +137,7 @@ int cmd_report(int argc, char **argv)
 	struct pdf_reader *r = NULL;
 	struct pdf_event ev;
 	struct report_opts o = { .top = 10 };
+	struct cap_host_view *hv;
 	const char *path;
 	struct cap_tally *t;
 	int ret, n;
@@ -152,24 +153,54 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		return ret;
 	t = malloc(sizeof(*t));
-	if (!t) {
+	hv = malloc(sizeof(*hv));
+	if (!t || !hv) {
 		cli_err(CMD, "out of memory");
+		free(t);
+		free(hv);
 		pdf_reader_close(r);
 		return CLI_EXIT_FAIL;
 	}
 	cap_tally_init(t, pdf_reader_info(r)->nr_rings, pdf_reader_info(r)->sample_type);
 	cap_tally_bounds_from_info(&t->bounds, pdf_reader_info(r));
-	while ((n = pdf_reader_next(r, &ev)) == 1)
-		cap_tally_event(t, &ev);
-	if (n < 0) {
+	cap_host_view_init(hv);
+	pdf_reader_want_host(r, 1);
+	while ((n = pdf_reader_next(r, &ev)) == 1) {
+		if (!ev.host)
+			cap_tally_event(t, &ev);
+		else if (cap_host_view_feed(hv, &ev))
+			n = -ENOMEM;
+		if (n < 0)
+			break;
+	}
+	cap_host_view_finish(hv);
+	/* the guest's records around the host's preemptions: a walk of
+	 * their own (the host's come after them in the file) */
+	if (n == 0 && hv->records && !o.json) {
+		struct pdf_reader *r2;
+
+		if (!pdf_reader_open(&r2, path)) {
+			while (pdf_reader_next(r2, &ev) == 1)
+				cap_host_view_guest(hv, &ev);
+			pdf_reader_close(r2);
+		}
+	}
+	if (n == -ENOMEM) {
+		cli_err(CMD, "out of memory");
+		ret = CLI_EXIT_FAIL;
+	} else if (n < 0) {
 		ret = file_cmd_read_error(CMD, path, &ev, n);
 	} else {
 		if (o.json)
-			print_report_json(stdout, path, pdf_reader_info(r), t);
+			print_report_json(stdout, path, pdf_reader_info(r), t, hv);
 		else
 			print_report_text(stdout, path, pdf_reader_info(r), t);
+		if (!o.json && pdf_reader_has_host(r))
+			print_host_report(stdout, hv);
 		ret = CLI_EXIT_OK;
 	}
+	cap_host_view_fini(hv);
+	free(hv);
 	free(t);
 	pdf_reader_close(r);
 	/* a second pass: the mappings and samples, in file order */

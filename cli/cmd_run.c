@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ringside/capture.h"
 #include "ringside/vmm.h"
@@ -24,12 +25,14 @@
 #define CMD "run"
 #define DOORBELL_INTERVAL_MS 250  /* backstop between doorbells */
 #define WAIT_STEP_MS 50
+#define HOST_PAGES 64  /* per vCPU thread and per kind of event */
 
 /* What consumed the rings, for the table. */
 struct run_state {
 	struct vmm *vm;
 	struct cap_recorder *rec;      /* normal rings drained here */
 	struct cap_snapper *snap;      /* overwrite rings snapshotted here */
+	struct cap_host *host;         /* the vCPU threads' host view */
 	double seconds;
 };
 
@@ -130,6 +133,62 @@ static void stop_vcpus(void *arg)
 	vmm_stop(arg);
 }
 
+/* The host's view of this process's vCPU threads with their exits, or
+ * NULL, said either way. */
+static struct cap_host *open_host(const struct run_opts *o, struct vmm *vm)
+{
+	struct cap_host_config hc = {
+		.pid = getpid(),
+		.nr_lanes = vmm_nr_rings(vm),
+		.mode = HV_MODE_FORWARD,
+		.data_pages = HOST_PAGES,
+		.sources = HV_SRC_BIT(HV_SRC_KVM_EXIT) |
+			   HV_SRC_BIT(HV_SRC_KVM_UEXIT),
+	};
+	struct cap_host *h = NULL;
+	int err, tries = 0;
+
+	/* each vCPU thread names itself as it starts (vmm/run.c) */
+	while ((err = cap_host_open(&h, &hc)) == -ENOENT && ++tries < 100)
+		usleep(2000);
+	if (o->quiet)
+		return h;
+	if (err) {
+		printf("ringside run: host view: not recorded: %s\n",
+		       hv_err_str(err));
+	} else {
+		const struct cap_host_stats *st = cap_host_stats(h);
+
+		printf("ringside run: host view: %u vCPU threads (context "
+		       "switches%s%s)\n", st->vcpus,
+		       st->sources & HV_SRC_BIT(HV_SRC_KVM_UEXIT) ?
+		       ", exits to the VMM" : "",
+		       st->sources & HV_SRC_BIT(HV_SRC_KVM_EXIT) ?
+		       ", exits into KVM" : "");
+		if (!(st->sources & HV_SRC_BIT(HV_SRC_KVM_UEXIT)))
+			printf("ringside run: host view: no exits: %s\n",
+			       hv_err_str(st->probe.src[HV_SRC_KVM_UEXIT]));
+	}
+	return h;
+}
+
+/* Per vCPU, the host's view as recorded: exits by reason. */
+static void print_host(const struct run_state *st)
+{
+	const struct hv_track *t;
+	uint32_t i;
+
+	print_host_view(stdout, st->host);
+	for (i = 0; i < RS_MAX_RINGS; i++) {
+		t = cap_host_track(st->host, i);
+		if (!t)
+			continue;
+		printf("  vCPU %u: %" PRIu64 " switches in, %" PRIu64
+		       " preemptions\n", i, t->switches_in, t->preempts);
+		print_host_exits(stdout, i, t);
+	}
+}
+
 static int record(const struct run_opts *o, struct run_state *st)
 {
 	struct cap_recorder_config c;
@@ -146,6 +205,8 @@ static int record(const struct run_opts *o, struct run_state *st)
 	c.finished = all_stopped;
 	c.finished_arg = st->vm;
 	c.stopping = stop_vcpus;
+	c.host = open_host(o, st->vm);
+	st->host = c.host;
 	if (cap_recorder_new(&st->rec, &c)) {
 		cli_err(CMD, "out of memory");
 		return CLI_EXIT_FAIL;
@@ -233,6 +294,8 @@ int cmd_run(int argc, char **argv)
 			print_snapper(CMD, st.snap);
 		unbalanced = run_print_rings(&o, st.vm, tally_of(&st), st.rec,
 					     st.seconds) != 0;
+		if (st.host)
+			print_host(&st);
 	} else if (ret == CLI_EXIT_OK && st.rec) {
 		/* --quiet prints no table, but a count that does not add up
 		 * is an error all the same */
@@ -250,6 +313,7 @@ int cmd_run(int argc, char **argv)
 	if (unbalanced)
 		ret = CLI_EXIT_FAIL;
 	cap_recorder_free(st.rec);
+	cap_host_free(st.host);
 	cap_snapper_free(st.snap);
 	vmm_destroy(st.vm);
 	return ret;

@@ -508,7 +508,7 @@ static void json_clock(FILE *f, const struct pdf_clock_sync *cs)
 }
 
 void print_report_json(FILE *f, const char *path, const struct pdf_info *info,
-		 const struct cap_tally *t)
+		 const struct cap_tally *t, const struct cap_host_view *hv)
 {
 	struct pdf_host_ring hs;
 	struct cap_tally_ring sum;
@@ -538,5 +538,11 @@ void print_report_json(FILE *f, const char *path, const struct pdf_info *info,
 	json_ring(f, &sum);
 	json_host(f, info->host.kind ? &hs : NULL);
 	fprintf(f, "},\n \"state\": {\"comm\": %" PRIu64 ", \"mmap2\": %" PRIu64
-		"}}\n", t->state_comms, t->state_mmaps);
+		"}", t->state_comms, t->state_mmaps);
+	if (hv && hv->records)
+		fprintf(f, ",\n \"host\": {\"records\": %" PRIu64 ", \"switches\": %"
+			PRIu64 ", \"exits\": %" PRIu64 ", \"lost_records\": %" PRIu64
+			", \"lost\": %" PRIu64 "}", hv->records, hv->switches,
+			hv->exits, hv->lost_records, hv->lost);
+	fprintf(f, "}\n");
 }

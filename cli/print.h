@@ -4,7 +4,8 @@
  * and JSON of `ringside report`, the per-ring lines record and snapshot
  * end with; print.c), what the host read of a guest (print_guest.c), the
  * guest clock (print_clock.c), a region's damaged header (print_region.c),
- * and how a record or snapshot session went (print_session.c).
+ * how a record or snapshot session went (print_session.c), and the
+ * host's view of the vCPU threads (print_host.c).
  */
 #ifndef RINGSIDE_CLI_PRINT_H
 #define RINGSIDE_CLI_PRINT_H
@@ -17,8 +18,10 @@
 
 void print_report_text(FILE *f, const char *path, const struct pdf_info *info,
 		 const struct cap_tally *t);
+/* @hv: the host's view read with the file (NULL or no record: none;
+ * else "host": its records by type). */
 void print_report_json(FILE *f, const char *path, const struct pdf_info *info,
-		 const struct cap_tally *t);
+		 const struct cap_tally *t, const struct cap_host_view *hv);
 
 /* The guest's user samples by function (gi_symfs_top()'s @n @rows), after
  * print_report_text's tallies; @symfs as given (NULL: none). */
@@ -53,6 +56,14 @@ void print_host_total(const struct pdf_host_facts *hf, struct pdf_host_ring *sum
  */
 int print_warn(const char *cmd, const struct pdf_host_facts *h,
 		const struct cap_tally *t);
+
+/* The host's view of the vCPU threads (print_host.c): what record filed
+ * of it, and report's per-vCPU lines (running, steal, blocked, the
+ * longest preemptions). */
+void print_host_view(FILE *f, const struct cap_host *h);
+void print_host_report(FILE *f, const struct cap_host_view *v);
+/* vCPU @lane's exits by reason, to the VMM and into KVM, a line each. */
+void print_host_exits(FILE *f, uint32_t lane, const struct hv_track *t);
 
 /* Bytes in B, KiB, MiB or GiB, into @buf. */
 const char *print_size(char *buf, size_t len, uint64_t bytes);

@@ -31,6 +31,7 @@ LIBRARIES = {
     'opt/libringside-opt.a': ('opt', ('opt',)),
     'introspect/libringside-introspect.a': ('gi', ()),
     'capture/libringside-capture.a': ('cap', ()),
+    'hostview/libringside-hostview.a': ('hv', ()),
     'libvirt/libringside-domain.a': ('dom', ()),
     'libvirt/libringside-libvirt.a': ('dom', ()),
     'service/libringside-service.a': ('svc', ('svc',)),

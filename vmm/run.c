@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <linux/kvm.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -134,7 +136,12 @@ void *vmm_run_vcpu(void *arg)
 	uint32_t state = RS_VCPU_RUNNING;
 	int32_t err = 0;
 	uint64_t rip;
+	char name[16];
 
+	/* QEMU's name for a vCPU thread (debug-threads=on), so that host
+	 * tools and ringside's own host view find it the same way. */
+	snprintf(name, sizeof(name), "CPU %u/KVM", vcpu->id);
+	pthread_setname_np(pthread_self(), name);
 	vmm_pause_bind(vcpu->run);
 	while (state == RS_VCPU_RUNNING) {
 		if (vmm_pause_park(vcpu)) {

@@ -305,6 +305,7 @@ static int capture(const struct cap_flight_req *q, int fd, int open_err,
 	c.syms = &syms;
 	c.usyms = &usyms;    /* the user binaries', into the same cache */
 	c.buildid_dir = q->buildid_dir;
+	c.host = q->host;
 	if (gi_syms_read(&syms, region, 0) || gi_usyms_read(&usyms, region) ||
 	    cap_snapper_new(&s, &c)) {
 		err = fail(res, CAP_FAIL_COPY, -ENOMEM, cap_err_sys);

@@ -200,6 +200,15 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 			err = cap_drain_pass(&r->drain, &e);
 			r->st.passes++;
 		}
+		/* the host's side of the same moments, on its own clock */
+		if (err >= 0 && r->c.host && r->w && !r->st.full) {
+			int herr = cap_host_file(r->c.host, r->w);
+
+			if (herr < 0) {   /* the file's write: as the pass's */
+				cap_err_note(&e, herr, pdf_error_str);
+				err = herr;
+			}
+		}
 		/* cap_drain_pass returns how many records it took: >= 0 is fine */
 		if (err >= 0)
 			err = cap_recorder_file_feed(r, region, now, &e);

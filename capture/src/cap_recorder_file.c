@@ -233,6 +233,7 @@ static int file_open(struct cap_recorder *r, const struct rs_region *region)
 		.argc = r->c.argc,
 		.argv = r->c.argv,
 		.aux_format = cap_rinfo_aux_format_of(region, r->c.aux_opaque),
+		.host_view = r->c.host != NULL,
 	};
 	int err;
 

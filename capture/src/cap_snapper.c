@@ -585,6 +585,7 @@ int cap_snapper_write(struct cap_snapper *s)
 		.argv = s->c.argv,
 		.aux_format = s->st.aux_format,
 		.guest = &s->st.guest.facts,
+		.host_view = s->c.host != NULL,
 	};
 	struct pdf_writer *w = NULL;
 	struct pdf_buf born;
@@ -638,6 +639,11 @@ int cap_snapper_write(struct cap_snapper *s)
 		}
 	}
 	pdf_buf_fini(&born);
+	/* the host's last seconds of each vCPU thread */
+	if (w && s->c.host && (err = cap_host_capture(s->c.host, w)) < 0) {
+		pdf_writer_discard(w);
+		return fail(s, CAP_FAIL_RING, 0, err, pdf_error_str);
+	}
 	if (s->c.vcpu && s->c.vcpu->state == GI_VCPU_OK && s->st.nr_rings &&
 	    (err = write_vcpus(s, w))) {
 		pdf_writer_discard(w);

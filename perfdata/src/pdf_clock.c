@@ -78,6 +78,13 @@ static size_t time_at(const struct pdf_layout *lay,
 
 	if (rec->type >= PDF_USER_TYPE_START)
 		return 0;
+	/* the host's records are host CLOCK_MONOTONIC already */
+	if (rec->type != RS_PERF_RECORD_SAMPLE && lay->host_id &&
+	    rec->size >= sizeof(*rec) + pdf_layout_trailer_size(lay)) {
+		memcpy(&id, (const uint8_t *)rec + rec->size - 8, 8);
+		if (id == lay->host_id)
+			return 0;
+	}
 	if (rec->type != RS_PERF_RECORD_SAMPLE)
 		return rec->size >= sizeof(*rec) + pdf_layout_trailer_size(lay) ?
 		       rec->size - pdf_layout_trailer_size(lay) +

@@ -148,6 +148,116 @@ static int encode_native(const struct pdf_layout *lay, enum pdf_kind kind,
 	return (int)size;
 }
 
+int pdf_codec_encode_host(const struct pdf_layout *lay,
+			  const struct pdf_host_rec *h, void *out,
+			  size_t out_size)
+{
+	size_t body = h && h->type == PERF_RECORD_LOST ? 16u : 0u;
+	size_t trailer = lay ? pdf_layout_trailer_size(lay) : 0;
+	struct rs_perf_header hdr;
+	struct pdf_sample s;
+	uint8_t *p = out;
+	uint64_t words[2];
+
+	if (!lay || !h || !out || !lay->host_id ||
+	    (h->type != PERF_RECORD_SWITCH && h->type != PERF_RECORD_LOST &&
+	     h->type != PERF_RECORD_SAMPLE))
+		return PDF_ERR(pdfe_invalid);
+	if (h->type == PERF_RECORD_SAMPLE) {
+		memset(&s, 0, sizeof(s));
+		s.identifier = s.id = s.stream_id = lay->host_id;
+		s.pid = s.tid = h->tid;
+		s.time = h->time;
+		s.cpu = h->lane;
+		s.cpu_res = h->host_cpu;
+		s.raw = &h->exit;
+		s.raw_size = sizeof(h->exit);
+		return pdf_sample_put(lay->id_fields | PERF_SAMPLE_IP |
+				      PERF_SAMPLE_RAW, 0, &s, out, out_size);
+	}
+	if (sizeof(hdr) + body + trailer > out_size)
+		return TOO_BIG;
+	hdr.type = h->type;
+	hdr.misc = h->type == PERF_RECORD_SWITCH ?
+		   (uint16_t)(h->misc & (PERF_RECORD_MISC_SWITCH_OUT |
+					 PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) : 0;
+	hdr.size = (uint16_t)(sizeof(hdr) + body + trailer);
+	memcpy(p, &hdr, sizeof(hdr));
+	if (body) {           /* the event that lost, and how many */
+		words[0] = lay->host_id;
+		words[1] = h->lost;
+		memcpy(p + sizeof(hdr), words, sizeof(words));
+	}
+	pdf_layout_trailer(lay, h->tid, h->tid, h->time, h->lane, lay->host_id,
+			   p + sizeof(hdr) + body);
+	/* the CPU word's second half (perf's res): the host CPU */
+	memcpy(p + hdr.size - 12, &h->host_cpu, 4);
+	return (int)hdr.size;
+}
+
+/* An exit sample of ringside:host back: header and RAW, then the host
+ * CPU (as decode_host). */
+static int decode_host_sample(const struct pdf_layout *lay,
+			      const struct rs_perf_header *in, uint8_t *out,
+			      size_t out_size, uint32_t *ring, uint64_t *time)
+{
+	struct rs_perf_header hdr = { in->type, in->misc, 0 };
+	struct pdf_sample s;
+	uint32_t zero = 0;
+
+	if (pdf_sample_parse(lay->id_fields | PERF_SAMPLE_IP | PERF_SAMPLE_RAW,
+			     in + 1, in->size - sizeof(*in), &s) ||
+	    s.len != in->size - sizeof(*in) ||
+	    s.raw_size != sizeof(struct pdf_host_exit) || s.cpu >= RS_MAX_RINGS)
+		return FORMAT;
+	hdr.size = (uint16_t)(sizeof(hdr) + s.raw_size);
+	if (hdr.size + 8u > out_size)
+		return FORMAT;
+	memcpy(out, &hdr, sizeof(hdr));
+	memcpy(out + sizeof(hdr), s.raw, s.raw_size);
+	memcpy(out + hdr.size, &s.cpu_res, 4);
+	memcpy(out + hdr.size + 4, &zero, 4);
+	*ring = PDF_RING_HOST | s.cpu;
+	*time = s.time;
+	return hdr.size;
+}
+
+/* A record ringside:host owns back: 0 when it is not one. */
+static int decode_host(const struct pdf_layout *lay,
+		       const struct rs_perf_header *in, uint8_t *out,
+		       size_t out_size, uint32_t *ring, uint64_t *time)
+{
+	size_t trailer = pdf_layout_trailer_size(lay), body;
+	uint32_t lane, host_cpu, zero = 0;
+	struct rs_perf_header hdr = { in->type, in->misc, 0 };
+	uint64_t id;
+
+	if (!lay->host_id || in->size < sizeof(*in) + trailer)
+		return 0;
+	memcpy(&id, (const uint8_t *)in + in->size - 8, 8);
+	if (id != lay->host_id)
+		return 0;
+	body = in->size - sizeof(*in) - trailer;
+	if ((in->type == PERF_RECORD_SWITCH && body) ||
+	    (in->type == PERF_RECORD_LOST && body != 16) ||
+	    (in->type != PERF_RECORD_SWITCH && in->type != PERF_RECORD_LOST))
+		return FORMAT;
+	hdr.size = (uint16_t)(sizeof(hdr) + body);
+	if (hdr.size + 8u > out_size)
+		return FORMAT;
+	pdf_layout_trailer_read(lay, (const uint8_t *)(in + 1) + body, time,
+				&lane, &id);
+	memcpy(&host_cpu, (const uint8_t *)in + in->size - 12, 4);
+	if (lane >= RS_MAX_RINGS)
+		return FORMAT;
+	*ring = PDF_RING_HOST | lane;
+	memcpy(out, &hdr, sizeof(hdr));
+	memcpy(out + sizeof(hdr), in + 1, body);
+	memcpy(out + hdr.size, &host_cpu, 4);
+	memcpy(out + hdr.size + 4, &zero, 4);
+	return hdr.size;
+}
+
 int pdf_codec_encode_state(const struct pdf_layout *lay, uint32_t ring,
 		     uint64_t time, const struct rs_perf_header *rec,
 		     void *out, size_t out_size)
@@ -314,11 +424,17 @@ int pdf_codec_decode(const struct pdf_layout *lay, const struct rs_perf_header *
 	 * records decoded from it follow from this one */
 	if (in->size % RS_RECORD_ALIGN)
 		return FORMAT;
-	if (in->type != RS_PERF_RECORD_SAMPLE)
-		return decode_native(lay, in, out, out_size, ring, time);
+	if (in->type != RS_PERF_RECORD_SAMPLE) {
+		int n = decode_host(lay, in, out, out_size, ring, time);
+
+		return n ? n : decode_native(lay, in, out, out_size, ring,
+					     time);
+	}
 	if (in->size < sizeof(*in) + 8)
 		return FORMAT;
 	memcpy(&id, in + 1, sizeof(id));
+	if (lay->host_id && id == lay->host_id)
+		return decode_host_sample(lay, in, out, out_size, ring, time);
 	kind = kind_of(lay, id);
 	if (kind < 0)
 		return FORMAT;

@@ -33,6 +33,21 @@ int pdf_codec_encode_state(const struct pdf_layout *lay, uint32_t ring,
 		     uint64_t time, const struct rs_perf_header *rec,
 		     void *out, size_t out_size);
 
+/*
+ * Encode host record @h (ringside:host's: a SWITCH or a LOST with the
+ * trailer, the host CPU in the CPU word's second half) into @out.
+ * PDF_ERR(pdfe_invalid) for another type.
+ */
+struct pdf_host_rec;
+int pdf_codec_encode_host(const struct pdf_layout *lay,
+			  const struct pdf_host_rec *h, void *out,
+			  size_t out_size);
+
+/* *ring of pdf_codec_decode() for a record ringside:host owns: its lane
+ * ORed with this; the decoded record (its perf header and body) is
+ * followed by 8 bytes: the host CPU (u32) and 0 (u32). */
+#define PDF_RING_HOST 0x80000000u
+
 /* *ring of pdf_codec_decode() for a record ringside:state owns: the host's, in
  * no ring. */
 #define PDF_RING_STATE UINT32_MAX

@@ -47,6 +47,13 @@ static void add_event_desc(struct pdf_buf *b, const struct pdf_layout *lay)
 		pdf_buf_add_string(b, PDF_PT_NAME);
 		pdf_buf_add_u64(b, PDF_PT_ID);
 	}
+	if (lay->host_id) {
+		pdf_layout_host_attr(lay, &attr);
+		pdf_buf_add(b, &attr, PDF_ATTR_SIZE);
+		pdf_buf_add_u32(b, 1);
+		pdf_buf_add_string(b, PDF_HOST_NAME);
+		pdf_buf_add_u64(b, lay->host_id);
+	}
 }
 
 static void add_feature(struct pdf_buf *b, unsigned bit,

@@ -164,6 +164,10 @@ struct pdf_layout {
 	int use_clockid;                     /* times are CLOCK_MONOTONIC */
 	int pt;                              /* the file has Intel PT: one more
 					      * attr, intel_pt's (PDF_PT_ID) */
+	uint64_t host_id;                    /* 0, or the file has the host's
+					      * view: one more attr,
+					      * ringside:host's (PDF_HOST_ID
+					      * where ringside wrote it) */
 	/* The guest's sampling event as it claimed it (pdf_layout_set_guest):
 	 * ringside:sample's attr says it.  known 0: cpu-clock, period 1. */
 	int guest_known;
@@ -181,11 +185,20 @@ struct pdf_layout {
 #define PDF_PT_NAME      "intel_pt//"
 #define PDF_PT_PMU_TYPE  8u   /* any type not one of perf's built-in ones */
 
-/* The attrs in a file of @lay: one per kind, and intel_pt's. */
+/* The host's records (docs/hostview.md): a software dummy event whose
+ * records are PERF_RECORD_SWITCH and LOST with the shared trailer. */
+#define PDF_HOST_ID      (PDF_KIND_MAX + 2u)
+#define PDF_HOST_NAME    "ringside:host"
+
+/* The attrs in a file of @lay: one per kind, intel_pt's, the host's. */
 static inline unsigned pdf_layout_nr_attrs(const struct pdf_layout *lay)
 {
-	return PDF_KIND_MAX + (lay->pt ? 1u : 0u);
+	return PDF_KIND_MAX + (lay->pt ? 1u : 0u) + (lay->host_id ? 1u : 0u);
 }
+
+/* ringside:host's attr of @lay. */
+void pdf_layout_host_attr(const struct pdf_layout *lay,
+			  struct perf_event_attr *attr);
 
 /* intel_pt's attr of @lay (the sample fields and clock of the others). */
 void pdf_layout_pt_attr(const struct pdf_layout *lay,
@@ -235,7 +248,7 @@ void pdf_layout_attr(const struct pdf_layout *lay, enum pdf_kind kind,
  * (PDF_LAYOUT_ATTRS_MAX bytes).  Returns the length: where the data
  * section starts. */
 #define PDF_LAYOUT_ATTRS_MAX (sizeof(struct pdf_file_header) + \
-			      (PDF_KIND_MAX + 1) * (PDF_ATTR_SIZE + \
+			      (PDF_KIND_MAX + 2) * (PDF_ATTR_SIZE + \
 						    sizeof(struct pdf_section) + \
 						    sizeof(uint64_t)))
 size_t pdf_layout_attrs(const struct pdf_layout *lay, uint8_t *buf);

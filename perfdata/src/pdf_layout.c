@@ -199,6 +199,39 @@ void pdf_layout_pt_attr(const struct pdf_layout *lay,
 	}
 }
 
+/* The host's records of the vCPU threads, filed on the vCPU's lane
+ * (docs/hostview.md, "In perf.data"): context switches, as perf record
+ * --switch-events has them, and exits as samples with RAW. */
+void pdf_layout_host_attr(const struct pdf_layout *lay,
+			  struct perf_event_attr *attr)
+{
+	pdf_layout_pt_attr(lay, attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	/* its samples (exits) carry RAW bytes, which perf script dumps for
+	 * this event as for the other carried ones */
+	attr->config = PERF_COUNT_SW_BPF_OUTPUT;
+	attr->sample_type |= PERF_SAMPLE_RAW;
+	attr->exclude_user = 0;
+	attr->exclude_kernel = 1;
+	attr->context_switch = 1;
+}
+
+/* The attr and id of the @k-th event of @lay's file. */
+static uint64_t layout_attr_at(const struct pdf_layout *lay, unsigned k,
+			       struct perf_event_attr *attr)
+{
+	if (k < PDF_KIND_MAX) {
+		pdf_layout_attr(lay, (enum pdf_kind)k, attr);
+		return lay->id[k];
+	}
+	if (k == PDF_KIND_MAX && lay->pt) {
+		pdf_layout_pt_attr(lay, attr);
+		return PDF_PT_ID;
+	}
+	pdf_layout_host_attr(lay, attr);
+	return lay->host_id;
+}
+
 size_t pdf_layout_attrs(const struct pdf_layout *lay, uint8_t *buf)
 {
 	unsigned nr = pdf_layout_nr_attrs(lay), k;
@@ -214,10 +247,7 @@ size_t pdf_layout_attrs(const struct pdf_layout *lay, uint8_t *buf)
 
 	memset(buf, 0, sizeof(struct pdf_file_header)); /* filled in last */
 	for (k = 0; k < nr; k++) {
-		if (k < PDF_KIND_MAX)
-			pdf_layout_attr(lay, (enum pdf_kind)k, &attr);
-		else
-			pdf_layout_pt_attr(lay, &attr);
+		layout_attr_at(lay, k, &attr);
 		memcpy(p, &attr, PDF_ATTR_SIZE);
 		p += PDF_ATTR_SIZE;
 		ids.offset = ids_at + k * sizeof(uint64_t);
@@ -226,7 +256,7 @@ size_t pdf_layout_attrs(const struct pdf_layout *lay, uint8_t *buf)
 		p += sizeof(ids);
 	}
 	for (k = 0; k < nr; k++) {
-		id = k < PDF_KIND_MAX ? lay->id[k] : PDF_PT_ID;
+		id = layout_attr_at(lay, k, &attr);
 		memcpy(p, &id, sizeof(uint64_t));
 		p += sizeof(uint64_t);
 	}

@@ -41,6 +41,7 @@ struct pdf_reader {
 	uint64_t win_start;        /* data-relative offset of win[0] */
 	uint64_t win_len;
 	uint64_t skipped;
+	int want_host;             /* give ringside:host's records */
 	uint64_t aux_bytes;        /* AUXTRACE payload bytes met so far */
 	uint8_t *win;
 	_Alignas(8) uint8_t rec[PDF_CODEC_BUF];
@@ -298,6 +299,13 @@ static int build_layout(struct pdf_reader *r)
 			return PDF_ERR(pdfe_not_ringside);
 		r->lay.id[k] = found[k]->id;
 	}
+	/* ringside:host, where the file has the host's view */
+	for (d = 0; d < r->nr_descs; d++)
+		if (!strcmp(r->descs[d].name, PDF_HOST_NAME))
+			for (i = 0; i < r->nr_attrs; i++)
+				if (r->attrs[i].id &&
+				    r->attrs[i].id == r->descs[d].id)
+					r->lay.host_id = r->attrs[i].id;
 	r->info.sample_type = r->lay.guest_sample_type;
 	r->info.data_size = r->hdr.data.size;
 	return 0;
@@ -367,6 +375,17 @@ fail:
 const struct pdf_info *pdf_reader_info(const struct pdf_reader *r)
 {
 	return &r->info;
+}
+
+void pdf_reader_want_host(struct pdf_reader *r, int want)
+{
+	if (r)
+		r->want_host = !!want;
+}
+
+int pdf_reader_has_host(const struct pdf_reader *r)
+{
+	return r && r->lay.host_id;
 }
 
 uint64_t pdf_reader_skipped(const struct pdf_reader *r)
@@ -447,6 +466,16 @@ int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev)
 		ev->state = ev->ring == PDF_RING_STATE;
 		if (ev->state)
 			ev->ring = 0;
+		ev->host = !ev->state && (ev->ring & PDF_RING_HOST);
+		ev->host_cpu = 0;
+		if (ev->host) {
+			ev->ring &= ~PDF_RING_HOST;
+			memcpy(&ev->host_cpu, r->out + n, 4);
+			if (!r->want_host) {
+				r->skipped++;
+				continue;
+			}
+		}
 		if (ev->ring >= RS_MAX_RINGS)
 			return PDF_ERR(pdfe_format);
 		ev->rec = (const struct rs_perf_header *)r->out;

@@ -142,6 +142,7 @@ int pdf_writer_open(struct pdf_writer **wp, const char *path,
 	}
 	pdf_layout_init(&w->lay, params->sample_type);
 	w->lay.pt = params->aux_format == PDF_AUX_INTEL_PT;
+	w->lay.host_id = params->host_view ? PDF_HOST_ID : 0;
 	w->nr_rings = params->nr_rings;
 	w->argc = params->argc;
 	w->argv = params->argv;
@@ -234,13 +235,16 @@ int pdf_writer_set_host(struct pdf_writer *w, const struct pdf_host_facts *h)
 
 int pdf_writer_layout_v1(struct pdf_writer *w)
 {
+	uint64_t host_id;
 	int pt;
 
 	if (!w || w->stats.bytes)
 		return PDF_ERR(pdfe_invalid);
 	pt = w->lay.pt;
+	host_id = w->lay.host_id;
 	pdf_layout_init_v1(&w->lay, w->lay.guest_sample_type);
 	w->lay.pt = pt;
+	w->lay.host_id = host_id;
 	pdf_layout_set_guest(&w->lay, &w->guest);
 	return write_attrs(w, 1);
 }

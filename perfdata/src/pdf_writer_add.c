@@ -223,3 +223,15 @@ int pdf_writer_add_ubins(struct pdf_writer *w, const struct pdf_ubin *b,
 		return PDF_ERR(pdfe_invalid);
 	return pdf_uelf_add_all(&w->ubids, &w->stats, w->buildid_dir, b, nr);
 }
+
+int pdf_writer_add_host(struct pdf_writer *w, const struct pdf_host_rec *h)
+{
+	int n;
+
+	if (!w || !h || !w->lay.host_id || h->lane >= RS_MAX_RINGS)
+		return PDF_ERR(pdfe_invalid);
+	n = pdf_codec_encode_host(&w->lay, h, w->enc, sizeof(w->enc));
+	if (n < 0)
+		return n;
+	return pdf_writer_append(w, w->enc, (size_t)n);
+}

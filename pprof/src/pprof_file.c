@@ -43,6 +43,15 @@ struct comm {
 	char name[64];
 };
 
+/* A host preemption of a vCPU thread: when it ran again, how long. */
+struct steal {
+	uint32_t lane;
+	uint32_t reserved;
+	uint64_t end, ns;
+};
+
+#define AFTER_STEAL_NS 10000000ull  /* the window without an interval */
+
 struct conv {
 	const struct pprof_params *params;
 	const char *dir;          /* the build-id cache (NULL: none) */
@@ -59,6 +68,8 @@ struct conv {
 	uint32_t nr_comms;
 	uint64_t frames[PPROF_MAX_FRAMES];
 	uint64_t locs[PPROF_MAX_FRAMES];
+	struct steal *steals;     /* by lane, then end */
+	uint32_t nr_steals;
 };
 
 /* A guest's string as the profile takes it: printable ASCII (other bytes
@@ -224,9 +235,36 @@ static int64_t user_location(struct conv *c, uint32_t pid, uint64_t addr)
 
 /* ---- samples ------------------------------------------------------------- */
 
-static int add_sample(struct conv *c, uint32_t ring, const struct rs_perf_header *rec,
-		      uint64_t type)
+/* The preemption of @lane's thread that ended last at or before @t and
+ * within the window, or NULL. */
+static const struct steal *steal_before(const struct conv *c, uint32_t lane,
+					uint64_t t)
 {
+	uint64_t win = c->params->interval_ns ? c->params->interval_ns :
+						AFTER_STEAL_NS;
+	uint32_t lo = 0, hi = c->nr_steals;
+	const struct steal *s;
+
+	while (lo < hi) {      /* the first past (lane, t) */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		s = &c->steals[mid];
+		if (s->lane < lane || (s->lane == lane && s->end <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &c->steals[lo - 1];
+	return s->lane == lane && t - s->end <= win ? s : NULL;
+}
+
+static int add_sample(struct conv *c, uint32_t ring, uint64_t time,
+		      const struct rs_perf_header *rec, uint64_t type)
+{
+	const struct steal *after;
+	char steal_ms[24];
 	struct pprof_label lab[PPROF_MAX_LABELS];
 	struct pdf_sample s;
 	const char *comm;
@@ -290,6 +328,14 @@ static int add_sample(struct conv *c, uint32_t ring, const struct rs_perf_header
 		if (comm)
 			lab[nl++] = (struct pprof_label){ .key = "comm", .str = comm };
 	}
+	after = steal_before(c, ring, time);
+	if (after) {
+		snprintf(steal_ms, sizeof(steal_ms), "%" PRIu64,
+			 after->ns / 1000000u);
+		lab[nl++] = (struct pprof_label){ .key = "after_steal_ms",
+						  .str = steal_ms };
+		c->st->after_steal++;
+	}
 	err = pprof_profile_sample(c->p, c->locs, nr, values, 2, lab, nl);
 	if (err)
 		return err;
@@ -316,7 +362,7 @@ static int walk(struct conv *c, struct pdf_reader *r)
 			add_map(c, ev.rec);
 			break;
 		case PDF_RREC_SAMPLE:
-			err = add_sample(c, ev.ring, ev.rec, type);
+			err = add_sample(c, ev.ring, ev.time, ev.rec, type);
 			if (err)
 				return err;
 			break;
@@ -325,6 +371,63 @@ static int walk(struct conv *c, struct pdf_reader *r)
 		}
 	}
 	return n;
+}
+
+static int steal_cmp(const void *a, const void *b)
+{
+	const struct steal *x = a, *y = b;
+
+	if (x->lane != y->lane)
+		return x->lane < y->lane ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The host's preemptions of the vCPU threads in @path, a walk of their
+ * own: the file holds them after the guest's records of the same
+ * moments.  0 (a file without them, or one that reads badly: what was
+ * read), -ENOMEM. */
+static int read_steals(struct conv *c, const char *path)
+{
+	uint64_t out[RS_MAX_RINGS] = { 0 };
+	struct pdf_reader *r;
+	struct pdf_event ev;
+
+	if (pdf_reader_open(&r, path))
+		return 0;
+	if (!pdf_reader_has_host(r)) {
+		pdf_reader_close(r);
+		return 0;
+	}
+	pdf_reader_want_host(r, 1);
+	c->steals = calloc(PPROF_MAX_STEALS, sizeof(*c->steals));
+	while (c->steals && pdf_reader_next(r, &ev) == 1) {
+		if (!ev.host || ev.rec->type != PERF_RECORD_SWITCH)
+			continue;
+		if (ev.rec->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+			/* 0: not preempted (blocked, stopped) */
+			out[ev.ring] = ev.rec->misc &
+				       PERF_RECORD_MISC_SWITCH_OUT_PREEMPT ?
+				       ev.time + 1 : 0;
+			continue;
+		}
+		if (out[ev.ring] && ev.time + 1 >= out[ev.ring] &&
+		    ev.time + 1 - out[ev.ring] >= PPROF_STEAL_MIN_NS) {
+			if (c->nr_steals == PPROF_MAX_STEALS) {
+				c->st->steals_dropped++;
+			} else {
+				c->steals[c->nr_steals++] = (struct steal){
+					.lane = ev.ring, .end = ev.time,
+					.ns = ev.time + 1 - out[ev.ring] };
+				c->st->steals++;
+			}
+		}
+		out[ev.ring] = 0;
+	}
+	pdf_reader_close(r);
+	if (!c->steals)
+		return -ENOMEM;
+	qsort(c->steals, c->nr_steals, sizeof(*c->steals), steal_cmp);
+	return 0;
 }
 
 /* Start (UTC) and duration: the file's first and last times, in host
@@ -382,6 +485,7 @@ static void fini(struct conv *c)
 	free(c->bins);
 	pdf_umaps_fini(&c->maps);
 	free(c->comms);
+	free(c->steals);
 	pdf_ksyms_free(c->ksyms);
 	pprof_profile_free(c->p);
 }
@@ -448,6 +552,8 @@ int pprof_file_write(const char *perf_data, const char *out,
 	err = pprof_profile_new(&c.p);
 	if (!err)
 		err = setup(&c, pdf_reader_info(r));
+	if (!err)
+		err = read_steals(&c, perf_data);
 	if (!err)
 		err = walk(&c, r);
 	pdf_reader_close(r);

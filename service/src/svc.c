@@ -125,6 +125,7 @@ static void on_event(void *arg, const struct dom_event *ev)
 		svc_say(s, RS_LOG_INFO, "%s: %s", ev->domain,
 			dom_events_name(ev->kind));
 		svc_watch_del(s->watch, ev->domain);
+		svc_host_unfollow(s, ev->domain);
 		if (svc_rec_stop(s->rec, ev->domain, "stop"))
 			svc_say(s, RS_LOG_INFO, "%s: its recording ends",
 				ev->domain);
@@ -202,6 +203,7 @@ static void watch(struct svc *s, const char *domain)
 	err = dom_region_layout(domain, path, sizeof(path), &layout);
 	if (err)
 		return;   /* not opted in, or gone again */
+	svc_host_follow(s, domain, layout.nr_rings);
 	if (svc_watch_same(s->watch, domain, path))
 		return;   /* the region watched */
 	err = svc_watch_add(s->watch, domain, path, cap_time_now_ns());
@@ -245,6 +247,7 @@ static void unfollow(struct svc *s, const char *domain, const char *why)
 		       svc_rec_stop(s->rec, domain, "disabled");
 
 	svc_watch_del(s->watch, domain);
+	svc_host_unfollow(s, domain);
 	if (watched || recorded)
 		svc_say(s, RS_LOG_NOTICE, "%s: %s: %s%s", domain, why,
 			recorded ? "its recording ends (its file completed), " :
@@ -529,6 +532,7 @@ void svc_close(struct svc *s)
 	svc_http_close(s->http);
 	svc_metrics_free(s->metrics);
 	svc_watch_free(s->watch);
+	svc_host_free_all(s);
 	svc_resets_free(s->resets);
 	svc_limit_free(s->limit);
 	free(s);

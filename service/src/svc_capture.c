@@ -134,6 +134,7 @@ int svc_capture_domain(struct svc *s, const char *domain, const char *reason,
 		.dir = dir, .keep = s->c->keep, .keep_bytes = s->c->keep_bytes,
 		.argc = s->env.argc, .argv = s->env.argv,
 		.reason = reason,
+		.host = svc_host_of(s, domain),
 	};
 	int err;
 

@@ -64,6 +64,15 @@ void svc_expo_d(FILE *f, const char *name, const char *domain,
 	fprintf(f, " %.6f\n", v);
 }
 
+void svc_expo_vcpu_d(FILE *f, const char *name, const char *domain,
+		     uint32_t vcpu, double v)
+{
+	fputs(name, f);
+	fputs("{domain=\"", f);
+	value_escaped(f, domain);
+	fprintf(f, "\",vcpu=\"%u\"} %.6f\n", vcpu, v);
+}
+
 void svc_expo_counter(FILE *f, const char *name, const char *help,
 		      uint64_t v)
 {

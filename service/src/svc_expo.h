@@ -26,6 +26,9 @@ void svc_expo_u(FILE *f, const char *name, const char *domain, long ring,
 		const char *reason, uint64_t v);
 void svc_expo_i(FILE *f, const char *name, const char *domain, long ring,
 		int64_t v);
+/* A sample labelled with its domain and vCPU. */
+void svc_expo_vcpu_d(FILE *f, const char *name, const char *domain,
+		     uint32_t vcpu, double v);
 void svc_expo_d(FILE *f, const char *name, const char *domain,
 		const char *reason, double v);
 

@@ -48,11 +48,27 @@ struct svc {
 	struct svc_todo queue[SVC_QUEUE_MAX];
 	unsigned queued;
 	struct svc_stats st;
+	struct svc_host_dom *hosts; /* the host's flight recorders (svc_host.c) */
+	size_t nr_hosts, cap_hosts;
 };
 
 /* One line of the service's at @level (ringside/log.h). */
 #define svc_say(s, level, ...) \
 	rs_log((s)->env.log, (s)->env.log_arg, (level), __VA_ARGS__)
+
+/* ---- the host's flight recorder per domain (src/svc_host.c) ---- */
+
+struct svc_host_dom;
+
+/* Record the vCPU threads of @domain's QEMU (its rings: @nr_rings) in a
+ * flight recorder, unless the same QEMU is recorded already; said when
+ * the host refuses. */
+void svc_host_follow(struct svc *s, const char *domain, uint32_t nr_rings);
+/* Let @domain's go (it stopped, or is not opted in any more). */
+void svc_host_unfollow(struct svc *s, const char *domain);
+/* @domain's flight recorder, or NULL. */
+struct cap_host *svc_host_of(struct svc *s, const char *domain);
+void svc_host_free_all(struct svc *s);
 
 /* ---- a capture (src/svc_capture.c) ---- */
 

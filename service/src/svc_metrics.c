@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ringside/capture.h"
+#include "ringside/hv_parse.h"
 #include "ringside/service_metrics.h"
 
 #include "svc_expo.h"
@@ -401,6 +402,35 @@ static void domains(FILE *f, const struct svc_metrics_domain *d,
 	}
 }
 
+/* Per vCPU thread of each domain's VMM, the time the host had it
+ * runnable and not running: the scheduler's own count of it
+ * (/proc/PID/task/TID/schedstat), exact, no records needed. */
+static void host_steal(FILE *f, const struct svc_metrics_domain *d, size_t nr)
+{
+	struct hv_thread_id *t = calloc(RS_MAX_RINGS, sizeof(*t));
+	struct hv_schedstat ss;
+	uint32_t found, k;
+	int32_t pid;
+
+	svc_expo_family(f, "ringside_host_steal_seconds_total", "counter",
+			"Seconds the host kept each vCPU thread of the "
+			"domain's VMM runnable and not running (schedstat).");
+	for (size_t i = 0; t && i < nr; i++) {
+		pid = d[i].vmm_pid;
+		if ((!pid && cap_host_domain_pid(d[i].name, NULL, &pid)) ||
+		    hv_thread_scan(NULL, pid, HV_KIND_VCPU, t, RS_MAX_RINGS,
+				   &found))
+			continue;
+		for (k = 0; k < found && k < RS_MAX_RINGS; k++)
+			if (t[k].vcpu >= 0 &&
+			    !hv_thread_schedstat_read(NULL, pid, t[k].tid, &ss))
+				svc_expo_vcpu_d(f, "ringside_host_steal_seconds_total",
+						d[i].name, (uint32_t)t[k].vcpu,
+						(double)ss.wait_ns / 1e9);
+	}
+	free(t);
+}
+
 int svc_metrics_text(struct svc_metrics *m, const struct svc_stats *st,
 		     size_t watched, const struct svc_metrics_domain *d,
 		     size_t nr, uint64_t now_ns, char **text, size_t *len)
@@ -427,6 +457,7 @@ int svc_metrics_text(struct svc_metrics *m, const struct svc_stats *st,
 		svc_metrics_rec_domains(f, st);
 		http(f, st);
 		domains(f, d, r, nr);
+		host_steal(f, d, nr);
 		process(f);
 		if (ferror(f))
 			err = -ENOMEM;

@@ -6,14 +6,19 @@
  * from the header at start, before the test scribbles over it, as the real
  * VMM answers with the params it laid the region out with.
  *
- *   fake_vmm SOCKET REGION [--refused N]
+ *   fake_vmm SOCKET REGION [--refused N | --vcpu-threads N]
  *
  * Serves one client after another until SIGTERM.  --refused N: REGION
- * says the header guard refused N guest writes.  nr_vcpus is 0 (STATUS
- * has nothing to report); PAUSE and RESUME succeed.
+ * says the header guard refused N guest writes.  --vcpu-threads N: N
+ * threads named as a VMM names its vCPU threads ("CPU i/KVM") that spin
+ * and never block, for the host's view of them (cli_host.sh), and N
+ * vCPUs running (STATUS), so that a recording goes on until its
+ * duration.  Else nr_vcpus is 0 (STATUS has nothing to report).  PAUSE
+ * and RESUME succeed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +31,8 @@
 #include "ringside/abi.h"
 #include "ringside/vmm_client.h"
 #include "ringside/vmm_control.h"
+
+static uint32_t nr_vcpus;   /* --vcpu-threads */
 
 /* The layout, from the header while it is whole. */
 static int layout_of(int fd, struct rs_ctl_region *r)
@@ -65,6 +72,7 @@ static void serve(int c, int region_fd, const struct rs_ctl_region *r,
 			struct rs_ctl_hello h = {
 				.region_size = r->region_size,
 				.nr_rings = r->nr_rings,
+				.nr_vcpus = nr_vcpus,
 				.nr_fds = 1 + r->nr_rings,
 			};
 
@@ -76,6 +84,17 @@ static void serve(int c, int region_fd, const struct rs_ctl_region *r,
 		case RS_CTL_REGION:
 			vmm_ctl_reply(c, m.op, 0, r, sizeof(*r), NULL, 0);
 			break;
+		case RS_CTL_STATUS: {
+			struct rs_vmm_vcpu_info v = {
+				.id = m.arg, .state = RS_VCPU_RUNNING,
+			};
+
+			if (m.arg >= nr_vcpus)
+				vmm_ctl_reply(c, m.op, -EINVAL, NULL, 0, NULL, 0);
+			else
+				vmm_ctl_reply(c, m.op, 0, &v, sizeof(v), NULL, 0);
+			break;
+		}
 		case RS_CTL_PAUSE:
 		case RS_CTL_RESUME:
 			vmm_ctl_reply(c, m.op, 0, NULL, 0, NULL, 0);
@@ -86,6 +105,30 @@ static void serve(int c, int region_fd, const struct rs_ctl_region *r,
 	}
 }
 
+static void *spin(void *arg)
+{
+	volatile uint64_t x = (uint64_t)(uintptr_t)arg;
+
+	for (;;)
+		x = x * 6364136223846793005ull + 1;
+	return NULL;
+}
+
+/* @n threads named "CPU i/KVM", spinning until the process ends. */
+static int vcpu_threads(unsigned long n)
+{
+	char name[16];
+	pthread_t t;
+
+	for (unsigned long i = 0; i < n && i < RS_MAX_RINGS; i++) {
+		if (pthread_create(&t, NULL, spin, (void *)(uintptr_t)i))
+			return -1;
+		snprintf(name, sizeof(name), "CPU %lu/KVM", i);
+		pthread_setname_np(t, name);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -93,8 +136,10 @@ int main(int argc, char **argv)
 	struct rs_ctl_region r;
 	int region_fd, ls;
 
-	if (argc != 3 && !(argc == 5 && !strcmp(argv[3], "--refused"))) {
-		fprintf(stderr, "usage: fake_vmm SOCKET REGION [--refused N]\n");
+	if (argc != 3 && !(argc == 5 && (!strcmp(argv[3], "--refused") ||
+					 !strcmp(argv[3], "--vcpu-threads")))) {
+		fprintf(stderr, "usage: fake_vmm SOCKET REGION [--refused N | "
+			"--vcpu-threads N]\n");
 		return 2;
 	}
 	region_fd = open(argv[2], O_RDWR | O_CLOEXEC);
@@ -102,8 +147,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fake_vmm: %s: not a whole region\n", argv[2]);
 		return 1;
 	}
-	if (argc == 5)
+	if (argc == 5 && !strcmp(argv[3], "--refused"))
 		r.header_refused = strtoull(argv[4], NULL, 10);
+	if (argc == 5 && !strcmp(argv[3], "--vcpu-threads"))
+		nr_vcpus = (uint32_t)strtoul(argv[4], NULL, 10);
+	if (nr_vcpus && vcpu_threads(nr_vcpus)) {
+		fprintf(stderr, "fake_vmm: cannot start the vCPU threads\n");
+		return 1;
+	}
 	for (uint32_t i = 0; i < r.nr_rings; i++)
 		bells[i] = eventfd(0, EFD_CLOEXEC);
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", argv[1]);

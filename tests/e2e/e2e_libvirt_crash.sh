@@ -21,7 +21,9 @@
 #      restart as one reset; `virsh destroy` afterwards leaves the hook's
 #      capture perf reads.
 #   B2. the agent stops after the workload (a hang): the service, with
-#      hang-after 5, captures it by itself (the workload's steps whole);
+#      hang-after 5, captures it by itself (the workload's steps whole,
+#      and the host's view of both vCPU threads from its flight recorder
+#      of them);
 #      `ringside capture DOMAIN` asks it for one over its control socket
 #      (reason request); a capture of no such domain is refused, said
 #   B3. the same service serves its metrics; a real Prometheus scrapes it
@@ -297,6 +299,12 @@ wpid=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/console.log" | head -
 [ -n "$hang" ] && "$CHECK" "$hang" --pid "$wpid" --comm rs-workload --steps $STEPS \
 	> "$W/check" 2>&1 && ok "the hang's capture: $(cat "$W/check")" ||
 	{ bad "the hang's capture '$hang' (pid '$wpid'):"; sed 's/^/     /' "$W/check"; }
+# the host's side of each vCPU, from the service's flight recorder of
+# the vCPU threads: both in the capture
+"$RINGSIDE" report "$hang" > "$W/hang.rep" 2>&1
+grep -q "^  vCPU 0: running .*" "$W/hang.rep" && grep -q "^  vCPU 1: running .*" "$W/hang.rep" &&
+	ok "the hang's capture has the host's view: $(grep '^host view' "$W/hang.rep"); $(grep -c '^  vCPU [0-9]*: running' "$W/hang.rep") vCPUs" ||
+	bad "the hang's capture has no host view of both vCPUs: $(grep 'host view' "$W/hang.rep"; grep 'host view' "$W/service.log" | tail -n 2)"
 "$RINGSIDE" capture $DOM --socket "$W/svc.sock" > "$W/capture.out" 2>&1 &&
 	req=$(sed -n 's/.*captured by the service: //p' "$W/capture.out") &&
 	case $req in "$SVC_CAP/$DOM/"*-request.data) [ -f "$req" ] ;; *) false ;; esac &&

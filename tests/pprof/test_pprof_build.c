@@ -674,6 +674,99 @@ static const char *label(const struct prof *d, unsigned s, const char *key)
 	return NULL;
 }
 
+/* A user sample of @pid on @ring filed at @time (one frame). */
+static void timed_sample(struct pdf_writer *w, uint32_t ring, uint64_t time,
+			 uint32_t pid)
+{
+	const uint64_t cc[] = { PERF_CONTEXT_USER, UB + 0x1110 };
+	_Alignas(8) uint8_t buf[128] = { 0 };
+	struct rs_perf_header *h = (void *)buf;
+	uint64_t *b = (uint64_t *)(h + 1);
+
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	b[0] = cc[1];
+	b[1] = (uint64_t)pid << 32 | pid;
+	b[2] = time;
+	b[3] = 100;
+	b[4] = 2;
+	b[5] = cc[0];
+	b[6] = cc[1];
+	h->size = (uint16_t)(sizeof(*h) + 7 * 8);
+	ck_assert_int_eq(pdf_writer_add(w, ring, time, h), 0);
+}
+
+static void host_switch(struct pdf_writer *w, uint32_t lane, uint16_t misc,
+			uint64_t time)
+{
+	struct pdf_host_rec h = {
+		.type = PERF_RECORD_SWITCH, .misc = misc, .lane = lane,
+		.tid = PDF_HOST_TID(lane), .time = time,
+	};
+
+	ck_assert_int_eq(pdf_writer_add_host(w, &h), 0);
+}
+
+#define PREEMPTED (PERF_RECORD_MISC_SWITCH_OUT | \
+		   PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+
+/* Samples taken right after the host ran a vCPU's thread again from a
+ * long preemption carry after_steal_ms; those later, of another vCPU, or
+ * after a short preemption or a block, do not.  The host's records come
+ * after the samples in the file, as a recording's pass files them. */
+START_TEST(after_steal_label)
+{
+	struct pdf_writer_params wp = {
+		.size = sizeof(wp), .nr_rings = 2, .sample_type = TYPE,
+		.buildid_dir = cache, .host_view = 1,
+	};
+	struct pprof_params pp = {
+		.size = sizeof(pp), .buildid_dir = cache, .interval_ns = 1000000,
+	};
+	struct pprof_stats st;
+	struct pdf_writer *w;
+	struct prof *d = calloc(1, sizeof(*d));
+	char file[128], out[128];
+	unsigned i;
+
+	ck_assert_ptr_nonnull(d);
+	snprintf(file, sizeof(file), "%s/s.data", cache);
+	snprintf(out, sizeof(out), "%s/s.pb.gz", cache);
+	ck_assert_int_eq(pdf_writer_open(&w, file, &wp), 0);
+	timed_sample(w, 0, 10000000, 1);  /* after a 3 ms preemption */
+	timed_sample(w, 0, 12000000, 2);  /* 2.5 ms after it: too late */
+	timed_sample(w, 1, 10000000, 3);  /* another vCPU */
+	timed_sample(w, 0, 20100000, 4);  /* after a 0.5 ms preemption */
+	timed_sample(w, 0, 30100000, 5);  /* after a 5 ms block */
+	host_switch(w, 0, 0, 6000000);
+	host_switch(w, 0, PREEMPTED, 6500000);
+	host_switch(w, 0, 0, 9500000);
+	host_switch(w, 0, PREEMPTED, 19500000);
+	host_switch(w, 0, 0, 20000000);
+	host_switch(w, 0, PERF_RECORD_MISC_SWITCH_OUT, 25000000);
+	host_switch(w, 0, 0, 30000000);
+	ck_assert_int_eq(pdf_writer_finish(w), 0);
+
+	ck_assert_int_eq(pprof_file_write(file, out, &pp, &st), 0);
+	ck_assert_uint_eq(st.samples, 5);
+	ck_assert_uint_eq(st.steals, 1);
+	ck_assert_uint_eq(st.after_steal, 1);
+	read_gz(out, d);
+	ck_assert_uint_eq(d->nr_samples, 5);
+	for (i = 0; i < 5; i++) {
+		const char *pid = label(d, i, "pid");
+		const char *after = label(d, i, "after_steal_ms");
+
+		ck_assert_ptr_nonnull(pid);
+		if (!strcmp(pid, "1"))
+			ck_assert_str_eq(after, "3");
+		else
+			ck_assert_ptr_null(after);
+	}
+	free(d);
+}
+END_TEST
+
 START_TEST(file_to_profile)
 {
 	static const char ks[] =
@@ -813,6 +906,7 @@ int main(void)
 	tcase_add_test(tn, user_names_from_cache);
 	tcase_add_test(tn, write_refuses_what_is_no_file);
 	tcase_add_test(tn, file_to_profile);
+	tcase_add_test(tn, after_steal_label);
 	suite_add_tcase(s, tn);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

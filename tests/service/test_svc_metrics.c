@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,49 @@ START_TEST(overwrite_head)
 }
 END_TEST
 
+static void *idle(void *arg)
+{
+	(void)arg;
+	pause();
+	return NULL;
+}
+
+/* The host's steal per vCPU thread of a domain's VMM, from schedstat:
+ * here this process plays the VMM with a thread named as QEMU names
+ * vCPU 3's; a domain whose QEMU is not found has none. */
+START_TEST(host_steal_per_vcpu)
+{
+	struct svc_metrics *m;
+	struct svc_metrics_domain d[2] = {
+		{ "me", path, (int32_t)getpid(), 0 },
+		{ "gone-nowhere", "/nonexistent/region", 0, 0 } };
+	const char *want = "\nringside_host_steal_seconds_total{domain=\"me\","
+			   "vcpu=\"3\"} ";
+	char *t, *at, *end;
+	pthread_t th;
+	size_t len;
+	double v;
+
+	ck_assert_int_eq(pthread_create(&th, NULL, idle, NULL), 0);
+	ck_assert_int_eq(pthread_setname_np(th, "CPU 3/TCG"), 0);
+	ck_assert_int_eq(svc_metrics_new(&m), 0);
+	t = text_of(m, d, 2, S, &len);
+	ck_assert(strstr(t, "# TYPE ringside_host_steal_seconds_total counter\n"));
+	at = strstr(t, want);
+	ck_assert_msg(at, "no %s in\n%s", want + 1, t);
+	v = strtod(at + strlen(want), &end);
+	ck_assert(end > at + strlen(want) && *end == '\n' && v >= 0);
+	/* one thread named as a vCPU: one sample; none of the other domain */
+	ck_assert_msg(!strstr(end, "ringside_host_steal_seconds_total{"),
+		      "%s", at);
+	ck_assert_ptr_null(strstr(t, "domain=\"gone-nowhere\",vcpu"));
+	free(t);
+	svc_metrics_free(m);
+	pthread_cancel(th);
+	pthread_join(th, NULL);
+}
+END_TEST
+
 /* Capture series are bounded: one more is counted, not kept. */
 START_TEST(series_bounded)
 {
@@ -398,6 +442,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, region_and_counters);
 	tcase_add_test(tc, overwrite_head);
+	tcase_add_test(tc, host_steal_per_vcpu);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bounds");
 	tcase_add_test(tc, series_bounded);

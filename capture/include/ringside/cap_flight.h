@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "ringside/cap_err.h"
+#include "ringside/cap_host.h"
 #include "ringside/domain_hook.h"
 #include "ringside/ring.h"
 
@@ -37,6 +38,9 @@ struct cap_flight_req {
 	const char *reason;           /* why, in the capture's name
 				       * (TIME-NNN-REASON.data): [a-z-], at
 				       * most CAP_FLIGHT_REASON_MAX; NULL: none */
+	struct cap_host *host;        /* NULL, or the host's flight recorder
+				       * of the domain's vCPU threads: filed
+				       * in the capture */
 };
 #define CAP_FLIGHT_REASON_MAX 32u
 

@@ -7,6 +7,7 @@
 
 #include "ringside/cap_err.h"
 #include "ringside/cap_guest_facts.h"
+#include "ringside/cap_host.h"
 #include "ringside/cap_pstate.h"
 #include "ringside/cap_sync.h"
 #include "ringside/cap_tally.h"
@@ -148,6 +149,9 @@ struct cap_recorder_config {
 	struct cap_sync *sync;     /* NULL: no time sync; else one at the start
 				    * and one at the end, into the file */
 	void *sync_mem;            /* the region, mapped writable */
+	struct cap_host *host;     /* NULL, or the host's view of the vCPU
+				    * threads: filed at every pass into
+				    * each file (cap_host_file) */
 };
 
 /* @c zeroed, its size set, the defaults in. */

@@ -7,6 +7,7 @@
 
 #include "ringside/cap_err.h"
 #include "ringside/cap_guest_facts.h"
+#include "ringside/cap_host.h"
 #include "ringside/cap_pstate.h"
 #include "ringside/cap_tally.h"
 #include "ringside/cap_usyms_feed.h"
@@ -69,6 +70,10 @@ struct cap_snapper_config {
 	struct gi_vcpu *vcpu;
 	struct gi_kcode *kcode;
 	const struct gi_kcode_src *kcode_src;
+	/* NULL, or the host's flight recorder of the VMM's vCPU threads
+	 * (cap_host, HV_MODE_OVERWRITE): what it holds is filed with the
+	 * rings (cap_host_capture) */
+	struct cap_host *host;
 };
 
 /* @c zeroed, its size set. */

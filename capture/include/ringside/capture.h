@@ -28,6 +28,7 @@
 #include "ringside/cap_guest_facts.h" /* who the guest says it is */
 #include "ringside/cap_pstate.h"      /* its process table into a file */
 #include "ringside/cap_usyms_feed.h"  /* its user symbols into a file */
+#include "ringside/cap_host.h"        /* the host's view of the vCPUs */
 #include "ringside/cap_recorder.h"    /* record sessions */
 #include "ringside/cap_snapper.h"     /* snapshot sessions */
 #include "ringside/cap_flight.h"      /* a stopped domain's flight recorder */

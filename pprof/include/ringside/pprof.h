@@ -63,6 +63,9 @@ struct pprof;
 #define PPROF_MAX_FRAMES    1024u      /* locations of one sample */
 #define PPROF_MAX_VALUES    4u         /* sample types */
 #define PPROF_MAX_LABELS    8u         /* labels of one sample */
+#define PPROF_STEAL_MIN_NS  1000000ull /* a host preemption that labels
+					* the samples after it */
+#define PPROF_MAX_STEALS    65536u     /* of them kept, all vCPUs */
 
 /* 0, -ENOMEM. */
 int pprof_profile_new(struct pprof **pp);
@@ -173,6 +176,10 @@ struct pprof_stats {
 	uint64_t maps_dropped;    /* MMAP2 records past the bounds */
 	uint64_t comms_dropped;   /* COMM records past the bounds */
 	uint64_t bytes;           /* of the gzipped profile */
+	/* The host's view in the file: its preemptions of a vCPU thread of
+	 * PPROF_STEAL_MIN_NS or more (past PPROF_MAX_STEALS: dropped), and
+	 * the samples labelled after_steal_ms */
+	uint64_t steals, steals_dropped, after_steal;
 };
 
 /*
@@ -181,7 +188,10 @@ struct pprof_stats {
  * OUT.tmp.XXXXXX and renamed into place, pdf_aside_open).  Sample types samples/count and cpu/nanoseconds; one sample
  * per guest sample with its call chain (leaf first, context markers
  * dropped) and labels domain, vcpu (the ring), pid, tid and comm (from
- * the file's COMM records).  @st (may be NULL) says what was written and
+ * the file's COMM records); a sample of vCPU N taken within one
+ * interval_ns (10 ms when 0) after the host ran N's thread again from a
+ * preemption of PPROF_STEAL_MIN_NS or more (the file's host view) also
+ * after_steal_ms, the preemption's length in whole ms.  @st (may be NULL) says what was written and
  * what could not be named.  -errno, PDF_ERR(...) of the reader.
  */
 int pprof_file_write(const char *perf_data, const char *out,

@@ -36,6 +36,9 @@ int svc_metrics_capture(struct svc_metrics *m, const char *domain,
 struct svc_metrics_domain {
 	const char *name;
 	const char *region;
+	int32_t vmm_pid;        /* its VMM's process; 0: the QEMU of libvirt's
+				 * /run/libvirt/qemu/NAME.pid */
+	int32_t reserved;
 };
 
 /*
@@ -44,7 +47,9 @@ struct svc_metrics_domain {
  * answers included), @watched (domains whose heartbeat is watched),
  * the process's CPU time and resident memory, and each of @d's regions,
  * mapped read-only while read (one that cannot be mapped is
- * ringside_region_mapped 0).  @now_ns (CLOCK_MONOTONIC) dates the
+ * ringside_region_mapped 0), and the host's steal of each of its vCPU
+ * threads (schedstat's time runnable and waiting; none where its VMM
+ * is not found).  @now_ns (CLOCK_MONOTONIC) dates the
  * heartbeats: a heartbeat's age is the time since a call first saw its
  * current value.  0, or -ENOMEM.
  */

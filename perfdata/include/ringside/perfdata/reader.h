@@ -58,6 +58,11 @@ struct pdf_event {
 	uint64_t time;
 	uint64_t offset;          /* of the perf record in the file */
 	const struct rs_perf_header *rec;
+	/* 1: the host's view of vCPU ring (pdf_writer_add_host; only after
+	 * pdf_reader_want_host): rec is a PERF_RECORD_SWITCH (misc as the
+	 * kernel wrote it) or LOST, time host CLOCK_MONOTONIC */
+	int host;
+	uint32_t host_cpu;        /* host: the CPU the thread was on */
 };
 
 /*
@@ -74,6 +79,12 @@ const struct pdf_info *pdf_reader_info(const struct pdf_reader *r);
  * -errno, PDF_ERR(pdfe_format | pdfe_truncated): @ev->offset says where.
  */
 int pdf_reader_next(struct pdf_reader *r, struct pdf_event *ev);
+
+/* Give the host's records too (ev->host), which pdf_reader_next skips
+ * (counted as skipped) unless asked; and whether the file has the
+ * host's view (its ringside:host event). */
+void pdf_reader_want_host(struct pdf_reader *r, int want);
+int pdf_reader_has_host(const struct pdf_reader *r);
 
 /* perf's own records met so far (skipped, not ring records). */
 uint64_t pdf_reader_skipped(const struct pdf_reader *r);

@@ -55,7 +55,54 @@ struct pdf_writer_params {
 	 * known 0: unknown; copied).  The file's identity features and the
 	 * guest sample event's attr describe it (pdf_writer_set_guest). */
 	const struct pdf_guest_facts *guest;
+	/* 1: the file will hold the host's view of the vCPU threads
+	 * (pdf_writer_add_host): one more event, ringside:host */
+	int host_view;
 };
+
+/*
+ * An exit of a vCPU thread (PERF_RECORD_SAMPLE of ringside:host): its RAW
+ * bytes, 28 (+ perf's 4-byte size: 8-aligned).
+ */
+enum pdf_host_exit_type {
+	PDF_HOST_KVM_EXIT = 1,    /* from guest mode into KVM (kvm:kvm_exit) */
+	PDF_HOST_KVM_UEXIT = 2,   /* from KVM_RUN to the VMM
+				   * (kvm:kvm_userspace_exit) */
+};
+struct pdf_host_exit {
+	uint32_t type;            /* enum pdf_host_exit_type */
+	uint32_t isa;             /* KVM_EXIT: 1 VMX, 2 SVM */
+	uint32_t reason;          /* exit reason, KVM_EXIT_* */
+	char name[16];            /* the reason's name, NUL-padded ("" none):
+				   * what perf script's dump shows */
+};
+_Static_assert(sizeof(struct pdf_host_exit) == 28, "host exit RAW");
+
+/*
+ * One record of the host's view of a vCPU thread (docs/hostview.md, "In
+ * perf.data"): a context switch as the kernel wrote it, a count of host
+ * records lost, or an exit (PERF_RECORD_SAMPLE with @exit).  Filed on CPU @lane (the vCPU's index, the lane of
+ * its guest samples) as thread @tid (PDF_HOST_TID), at host
+ * CLOCK_MONOTONIC @time; the host CPU goes in the CPU word's second half.
+ */
+struct pdf_host_rec {
+	uint32_t type;            /* PERF_RECORD_SWITCH, _LOST or _SAMPLE */
+	uint16_t misc;            /* SWITCH: PERF_RECORD_MISC_SWITCH_OUT and
+				   * _OUT_PREEMPT as the kernel wrote them */
+	uint16_t reserved;
+	uint32_t lane;
+	uint32_t host_cpu;
+	uint32_t tid;
+	uint32_t reserved2;
+	uint64_t time;
+	uint64_t lost;            /* LOST: records the host lost */
+	struct pdf_host_exit exit; /* SAMPLE: the exit */
+	uint32_t reserved3;
+};
+
+/* The thread a vCPU's host records are filed under: above Linux's
+ * PID_MAX_LIMIT, so that no truthful guest pid meets it. */
+#define PDF_HOST_TID(lane) (0x40000000u + (uint32_t)(lane))
 
 /* What AUX bytes are, for perf (docs/perfdata.md, "AUX data"). */
 enum pdf_aux_format {
@@ -159,6 +206,14 @@ int pdf_writer_add(struct pdf_writer *w, uint32_t ring, uint64_t time,
  */
 int pdf_writer_add_state(struct pdf_writer *w, uint32_t ring, uint64_t time,
 			 const struct rs_perf_header *rec);
+
+/*
+ * Append host record @h (a writer opened with host_view).  Not among
+ * stats.records; times are host CLOCK_MONOTONIC and a time sync leaves
+ * them as they are.  PDF_ERR(pdfe_invalid) (no host_view, a lane of
+ * RS_MAX_RINGS or more, another type); -errno: a write failed.
+ */
+int pdf_writer_add_host(struct pdf_writer *w, const struct pdf_host_rec *h);
 
 /*
  * Store @len bytes of ring @ring's AUX area, which began at position
