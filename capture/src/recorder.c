@@ -521,6 +521,7 @@ static int come_back(struct recorder *r, const struct rs_region **regionp,
 	r->back_events |= events;
 	if (r->sync) {
 		/* another host time, another offset: measured anew */
+		csync_join(r->sync);
 		cap_sync_init(r->sync);
 		cap_sync_take(r->sync, region, mem, 0);
 	}
@@ -601,8 +602,11 @@ static int loop(struct recorder *r, const struct rs_region *region)
 			break;
 		}
 		if (leaving) {
-			/* its last pass is done: nothing more until it is back */
+			/* its last pass is done: nothing more until it is back
+			 * (nor a sync on its header, which may go) */
 			leaving = 0;
+			if (r->sync)
+				csync_join(r->sync);
 			r->away = 1;
 			r->aways++;
 			if (r->hooks.gone_away)
@@ -724,6 +728,9 @@ int cap_recorder_run(struct recorder *r, const struct rs_region *region)
 	err = loop(r, region);
 	/* the code's reader uses the writer: done before anything ends it */
 	gi_kcode_reader_join(&r->kread);
+	/* nor may a sync's thread outlive the header it writes */
+	if (r->sync)
+		csync_join(r->sync);
 	if (err) {
 		file_facts(r);
 		if (r->fail.what == CAP_FAIL_WRITE && r->w)
