@@ -28,7 +28,9 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 			 "kernel perf buffer pages per CPU, a power of two (default "
 			 "64)"),
 		OPT_U32('t', "tick", &o->tick_ms, "MS", 10, 10000, "milliseconds",
-			"heartbeat and name period (default 100)"),
+			"the beat: heartbeat, process table, the host's "
+			"switches, and the longest a sample waits in the "
+			"kernel's buffer (default 1000)"),
 		OPT_STRING(0, "sysfs", &o->sysfs, "DIR", "where PCI devices are "
 			   "(default /sys/bus/pci/devices; for tests)"),
 		OPT_FLAG(0, "no-symbols", &o->no_symbols, "publish no kernel "
@@ -81,7 +83,7 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	o->sysfs = "/sys/bus/pci/devices";
 	o->mark_socket = RS_MARK_SOCKET;
 	o->buf_pages = 64;
-	o->tick_ms = 100;
+	o->tick_ms = 1000;
 	o->usyms_kib = 2048;
 	o->pstate_kib = 512;
 	o->ksyms.kallsyms = "/proc/kallsyms";
