@@ -34,7 +34,7 @@
 
 #define AGENT_MAX_CPUS      256
 #define AGENT_MAX_TPS       8       /* tracepoints per run */
-#define AGENT_COMM_PENDING  64      /* distinct tids named per ring and tick */
+#define AGENT_COMM_PENDING  64      /* distinct tids named per ring and pass */
 #define AGENT_COMM_LEN      16      /* TASK_COMM_LEN */
 #define AGENT_REC_MAX       65536   /* a perf record's size is 16 bits */
 #define AGENT_MMAP_PIDS     1024    /* pids whose mappings a ring described */
@@ -111,9 +111,13 @@ struct kbuf {
 	uint64_t sample_type;     /* the events', for the records' times */
 	uint64_t head;            /* a pass's: the kernel's, read once */
 	uint64_t end;             /* the pass stops here (its byte bound) */
-	uint64_t time;            /* the copied record's, agent_kbuf_peek */
-	uint32_t have;            /* bytes of the record at tail in rec, 0:
-				   * none copied */
+	uint64_t time;            /* the peeked record's, agent_kbuf_peek */
+	uint32_t have;            /* bytes of the record at tail, 0: none
+				   * peeked */
+	uint32_t time_at;         /* a sample's TIME is at this offset (0:
+				   * none), agent_kbuf_begin */
+	const uint8_t *cur;       /* the peeked record: in the buffer (a
+				   * sample that does not wrap), or rec */
 	uint8_t rec[AGENT_REC_MAX] __attribute__((aligned(8)));
 };
 
@@ -131,13 +135,15 @@ void agent_kbuf_close(struct kbuf *k);
 /*
  * A pass over the records between our tail and the kernel's head (read
  * once, at agent_kbuf_begin), at most @max bytes of them, so that one busy CPU
- * cannot starve the others.  agent_kbuf_peek: the next record, a private copy
- * with its sample_id trailer taken off (the events ask for one, to time
- * every record: the rings get the records as they always were), and its
- * time (the sample's, or the trailer's; 0 when the events have none);
- * NULL at the pass's end.  agent_kbuf_next: past it.  agent_kbuf_end: the space read
- * given back to the kernel.  main merges the CPUs' passes by time, so
- * that a process's birth on one CPU is read before its samples on another.
+ * cannot starve the others.  agent_kbuf_peek: the next record and its time (the
+ * sample's, or the trailer's; 0 when the events have none); NULL at the
+ * pass's end.  A sample is read in place (the kernel does not write there
+ * until agent_kbuf_end), anything else from a private copy with its sample_id
+ * trailer taken off (the events ask for one, to time every record: the
+ * rings get the records as they always were).  Valid until agent_kbuf_next:
+ * past it.  agent_kbuf_end: the space read given back to the kernel.  main
+ * merges the CPUs' passes by time, so that a process's birth on one CPU is
+ * read before its samples on another.
  */
 void agent_kbuf_begin(struct kbuf *k, uint64_t max);
 const struct rs_perf_header *agent_kbuf_peek(struct kbuf *k, uint64_t *time);
@@ -218,7 +224,12 @@ struct agent_ring {
 	uint64_t written;         /* records committed */
 	uint64_t written_bytes;   /* their bytes */
 	uint64_t dropped;         /* records the ring refused */
-	uint32_t nr_pending;      /* tids sampled this tick, to be named */
+	uint32_t nr_pending;      /* tids sampled this pass, to be named */
+	uint32_t noted_pid;       /* the last tid noted (agent_comm_note) */
+	uint32_t noted_tid;
+	uint32_t described_pid;   /* the last pid agent_mmaps_note found in
+				   * the set (0: none) ... */
+	uint64_t described_births; /* ... when agent_pstate_births() was this */
 	uint32_t pending_pid[AGENT_COMM_PENDING];
 	uint32_t pending_tid[AGENT_COMM_PENDING];
 	char pending_comm[AGENT_COMM_PENDING][AGENT_COMM_LEN];
@@ -247,10 +258,10 @@ void agent_forward(struct agent_ring *r, uint64_t sample_type,
 
 /* ---- comm ------------------------------------------------------------------ */
 
-/* Remember that @tid (of @pid) was sampled on @r this tick. */
+/* Remember that @tid (of @pid) was sampled on @r in this pass. */
 void agent_comm_note(struct agent_ring *r, uint32_t pid, uint32_t tid);
 
-/* After the tick's samples: one PERF_RECORD_COMM per noted tid, newer than
+/* After the pass's samples: one PERF_RECORD_COMM per noted tid, newer than
  * its samples, so a ring that still holds a sample holds its name. */
 void agent_comm_flush(struct agent_ring *r);
 
@@ -487,6 +498,9 @@ void agent_pstate_end(void);
  * agent learns of (0: not in the model): a ring describes it anew when
  * it changes. */
 uint64_t agent_pstate_gen(uint32_t pid);
+/* How many numbers were given so far: while it stands still, no pid's
+ * number changed (every process taken into the model gets a new one). */
+uint64_t agent_pstate_births(void);
 /* Whether the model knows @pid's mappings as well as /proc would: all of
  * them since its birth or exec, or /proc was read for it already. */
 int agent_pstate_known(uint32_t pid);

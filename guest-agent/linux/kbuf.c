@@ -191,23 +191,31 @@ static uint32_t trailer_size(uint64_t type, uint32_t *time_at)
 	return n;
 }
 
+/* Where a sample's TIME is (IDENTIFIER, IP, TID come before it), for
+ * @type; 0: its samples have none. */
+static uint32_t sample_time_at(uint64_t type)
+{
+	if (!(type & PERF_SAMPLE_TIME))
+		return 0;
+	return (uint32_t)sizeof(struct rs_perf_header) +
+	       ((type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) +
+	       ((type & PERF_SAMPLE_IP) ? 8 : 0) +
+	       ((type & PERF_SAMPLE_TID) ? 8 : 0);
+}
+
 /* The copied record's time (0: none), its trailer taken off. */
 static uint64_t take_time(struct kbuf *k)
 {
 	struct rs_perf_header *h = (void *)k->rec;
-	uint64_t t = 0, type = k->sample_type;
+	uint64_t t = 0;
 	uint32_t at, size;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		/* IDENTIFIER, IP, TID come before TIME */
-		at = sizeof(*h) + ((type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) +
-		     ((type & PERF_SAMPLE_IP) ? 8 : 0) +
-		     ((type & PERF_SAMPLE_TID) ? 8 : 0);
-		if ((type & PERF_SAMPLE_TIME) && at + 8 <= h->size)
-			memcpy(&t, k->rec + at, 8);
+		if (k->time_at && k->time_at + 8 <= h->size)
+			memcpy(&t, k->rec + k->time_at, 8);
 		return t;
 	}
-	size = trailer_size(type, &at);
+	size = trailer_size(k->sample_type, &at);
 	if (!size || h->size < sizeof(*h) + size)
 		return 0;
 	h->size = (uint16_t)(h->size - size);
@@ -221,27 +229,46 @@ void agent_kbuf_begin(struct kbuf *k, uint64_t max)
 	k->head = read_head(k->base);
 	k->end = k->head - k->tail > max ? k->tail + max : k->head;
 	k->have = 0;
+	k->time_at = sample_time_at(k->sample_type);
 }
 
+/*
+ * A sample that does not wrap the buffer's end is read where it is: the
+ * space up to head is the reader's until agent_kbuf_end gives it back, and a
+ * sample keeps every byte.  Anything else is copied (a record that wraps,
+ * one whose trailer comes off).
+ */
 const struct rs_perf_header *agent_kbuf_peek(struct kbuf *k, uint64_t *time)
 {
+	const uint8_t *data = (const uint8_t *)k->base + RS_PAGE_SIZE;
 	struct rs_perf_header h;
+	uint64_t off;
 
 	if (!k->have) {
 		if (k->tail >= k->end)
 			return NULL;
-		copy_out(k, k->tail, &h, sizeof(h));
+		/* records are 8-aligned: a header never wraps */
+		off = k->tail & (k->data_size - 1);
+		memcpy(&h, data + off, sizeof(h));
 		if (h.size < sizeof(h) || h.size > k->head - k->tail) {
 			/* cannot happen with a sane kernel */
 			k->tail = k->end = k->head;
 			return NULL;
 		}
-		copy_out(k, k->tail, k->rec, h.size);
-		k->time = take_time(k);
+		if (h.type == PERF_RECORD_SAMPLE && off + h.size <= k->data_size) {
+			k->cur = data + off;
+			k->time = 0;
+			if (k->time_at && k->time_at + 8 <= h.size)
+				memcpy(&k->time, k->cur + k->time_at, 8);
+		} else {
+			copy_out(k, k->tail, k->rec, h.size);
+			k->time = take_time(k);
+			k->cur = k->rec;
+		}
 		k->have = h.size;
 	}
 	*time = k->time;
-	return (const void *)k->rec;
+	return (const void *)k->cur;
 }
 
 void agent_kbuf_next(struct kbuf *k)
