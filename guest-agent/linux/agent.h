@@ -86,7 +86,7 @@ void agent_device_close(struct agent_dev *d);
  */
 #define AGENT_DEV_FAULTED 1
 #define AGENT_DEV_REMOVED 2
-#define AGENT_DEV_LOOK_NS 1000000000ull  /* main: sysfs looked at once a second */
+#define AGENT_DEV_LOOK_BEATS 10u   /* main: sysfs looked at every 10th beat */
 int agent_device_guard(void);
 int agent_device_gone(const struct agent_dev *d, const char *sysfs);
 
@@ -98,6 +98,8 @@ struct agent_events {
 	uint32_t nr_tps;
 	uint64_t tp_id[AGENT_MAX_TPS];
 	uint32_t buf_pages;       /* kernel buffer data pages, a power of two */
+	uint32_t watermark;       /* bytes in a buffer that wake the agent
+				   * (0: half the buffer) */
 };
 
 struct kbuf {
@@ -157,13 +159,25 @@ typedef void (*kbuf_fn)(const struct rs_perf_header *rec, void *arg);
  * records. */
 int agent_kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg);
 
-/* One pass of each of @n buffers (NULL ones skipped; each heads read
- * before any record is), their records merged by time (then by CPU) to
- * @fn with the index of their buffer.  Returns the number of records. */
-typedef void (*kbuf_cpu_fn)(const struct rs_perf_header *rec, uint32_t cpu,
-			    void *arg);
-int agent_kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
-		   void *arg);
+/*
+ * One pass of each of @n buffers (NULL ones skipped; every head read
+ * before any record is).  What is not a sample goes to @record, with the
+ * index of its buffer, in time order across the buffers (then by index);
+ * the samples between those records go to @samples in runs: @nr whole
+ * samples of buffer @cpu one after the other at @recs, @len bytes (in
+ * place, at most 16 KiB).  A record reaches @record after every sample
+ * older than it, of any buffer, has reached @samples, and before any
+ * newer one: a process's FORK on one CPU comes before its samples on
+ * another.  Returns the number of records given to @record.
+ */
+struct kbuf_sink {
+	void (*record)(const struct rs_perf_header *rec, uint32_t cpu,
+		       void *arg);
+	void (*samples)(const uint8_t *recs, uint32_t len, uint32_t nr,
+			uint32_t cpu, void *arg);
+};
+int kbuf_drain_runs(struct kbuf *const *k, uint32_t n,
+		    const struct kbuf_sink *s, void *arg);
 
 /*
  * The guest-physical address of the buffer's control page and of each
@@ -245,6 +259,11 @@ struct agent_ring {
  * the ring's -rse_*. */
 int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 		   const void *body, uint32_t len);
+/* @nr whole records at @recs, @len bytes (rs_producer_output_run), into
+ * @r at once; a ring without room for all of them takes them one by one,
+ * counting each it refused.  0, or the ring's -rse_* of the last refusal. */
+int agent_ring_put_run(struct agent_ring *r, const uint8_t *recs,
+		       uint32_t len, uint32_t nr);
 /* Publish data_head per batch (set once, after rs_producer_init), and
  * publish it now (after each pass: the host then sees every record). */
 void agent_ring_batch(struct agent_ring *r, const struct rs_region *region);
@@ -255,6 +274,11 @@ void agent_ring_publish(struct agent_ring *r);
 /* One kernel record (from the CPU feeding @r) into @r. */
 void agent_forward(struct agent_ring *r, uint64_t sample_type,
 		   const struct rs_perf_header *rec);
+/* @nr of the kernel's samples one after the other at @recs, @len bytes
+ * (from the CPU feeding @r), into @r as one run: each sample's process
+ * described before it (agent_mmaps_note), its thread noted for its name. */
+void agent_forward_samples(struct agent_ring *r, uint64_t sample_type,
+			   const uint8_t *recs, uint32_t len, uint32_t nr);
 
 /* ---- comm ------------------------------------------------------------------ */
 

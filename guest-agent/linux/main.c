@@ -147,7 +147,7 @@ static int find_region(struct agent *a)
 
 /* Whether the device went away (agent_device_gone), as of @now: a fault on
  * its BAR is seen at once (no system call); its sysfs entry, a stat,
- * is looked at once every AGENT_DEV_LOOK_NS.  An unplug revokes the
+ * is looked at every AGENT_DEV_LOOK_BEATS beats.  An unplug revokes the
  * mapping, so the pass's next write faults: the stat is for a removal
  * that did not, or another device at the same address.  Returns 0 or
  * AGENT_DEV_*; *@looked: the entry was looked at. */
@@ -156,7 +156,8 @@ static int dev_gone(struct agent *a, uint64_t now, int *looked)
 	int look = now >= a->look_at;
 
 	if (look)
-		a->look_at = now + AGENT_DEV_LOOK_NS;
+		a->look_at = now + AGENT_DEV_LOOK_BEATS * a->opts.tick_ms *
+				   1000000ull;
 	if (looked)
 		*looked = look;
 	/* whichever caller's look saw it gone, every later one hears it */
@@ -211,6 +212,28 @@ static int wait_enabled(struct agent *a)
 	}
 }
 
+/*
+ * How much a kernel buffer holds before it wakes the agent.  The beat
+ * forwards whatever the buffers hold once a second; the watermark wakes
+ * the agent sooner only for a CPU that samples more than that in a beat,
+ * so that most wakes are the beat's, one for every CPU.  A normal ring
+ * takes a wake's records at once, so no more than three quarters of it
+ * (its consumer has drained the rest since the beat before); an overwrite
+ * ring keeps the newest of whatever comes: half the kernel buffer, the
+ * rest of it room for the samples taken while the agent wakes.
+ */
+static uint32_t wake_bytes(const struct agent *a)
+{
+	uint64_t buf = (uint64_t)a->opts.buf_pages * RS_PAGE_SIZE, w = buf / 2;
+	struct rs_ring ring;
+
+	if (!rs_region_ring(&a->dev.region, 0, &ring) &&
+	    ring.data_mode == RS_MODE_NORMAL && ring.data_size / 4 * 3 < w)
+		w = ring.data_size / 4 * 3;
+	w &= ~(uint64_t)7u;
+	return w ? (uint32_t)w : 8u;
+}
+
 static void open_events(struct agent *a)
 {
 	const struct rs_config *c = rs_region_config(&a->dev.region);
@@ -223,6 +246,7 @@ static void open_events(struct agent *a)
 		    a->ev.sample_type, AGENT_SAMPLE_KNOWN);
 	a->ev.freq = agent_opts_freq(&a->opts, c->sample_freq);
 	a->ev.buf_pages = a->opts.buf_pages;
+	a->ev.watermark = wake_bytes(a);
 	for (i = 0; i < a->opts.nr_tps; i++) {
 		err = agent_tracepoint_id(a->opts.tp[i], &a->ev.tp_id[i]);
 		if (err)
@@ -536,6 +560,17 @@ static void fwd(const struct rs_perf_header *rec, uint32_t cpu, void *arg)
 	agent_forward(&a->ring[cpu % a->nr_rings], a->ev.sample_type, rec);
 }
 
+static void fwd_samples(const uint8_t *recs, uint32_t len, uint32_t nr,
+			uint32_t cpu, void *arg)
+{
+	struct agent *a = arg;
+
+	agent_forward_samples(&a->ring[cpu % a->nr_rings], a->ev.sample_type,
+			      recs, len, nr);
+}
+
+static const struct kbuf_sink sink = { fwd, fwd_samples };
+
 /* The kernel's records of every CPU into the rings, and the names of the
  * threads they sampled after them; @marks: the marker socket has some. */
 static void drain(struct agent *a, int marks)
@@ -544,7 +579,7 @@ static void drain(struct agent *a, int marks)
 
 	/* in time order across the CPUs: a process's FORK on one reaches
 	 * pstate before its samples on another */
-	agent_kbuf_drain_all(a->kbuf, a->nr_cpus, fwd, a);
+	kbuf_drain_runs(a->kbuf, a->nr_cpus, &sink, a);
 	if (marks)
 		agent_markers_drain(&a->mk, &a->ring[0], a->cfg.enabled &&
 				    (a->cfg.trace_mask & RS_TRACE_MARKERS));
