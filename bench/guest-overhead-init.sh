@@ -36,7 +36,7 @@ mount -t tmpfs run /run
 mkdir -p /tmp/home
 export HOME=/tmp/home PERF_CONFIG=/dev/null PATH=/bin:/usr/bin
 
-reps=3 secs=10 rounds=0 freq=1000 gomode=normal
+reps=3 secs=10 rounds=0 freq=1000 gomode=normal prof=0
 read -r cmdline < /proc/cmdline
 for a in $cmdline; do
 	case "$a" in
@@ -45,6 +45,7 @@ for a in $cmdline; do
 	go_rounds=*) rounds=${a#go_rounds=} ;;
 	go_freq=*) freq=${a#go_freq=} ;;
 	go_mode=*) gomode=${a#go_mode=} ;;
+	go_profile=*) prof=${a#go_profile=} ;;
 	esac
 done
 # USER_HZ, the unit of /proc/PID/stat's times (busybox has no getconf)
@@ -128,8 +129,23 @@ while [ $rep -le "$reps" ]; do
 			t_ready=$(ticks "$pid")
 			sleep 1
 			t0=$(ticks "$pid") s0=$(sched "$pid")
+			if [ "$prof" = 1 ]; then
+				# where the agent's CPU goes (its figures then
+				# include what the profile costs it)
+				perf record -q -F 2000 -g -p "$pid" -o /tmp/prof.data \
+					2> /dev/null &
+				ppid=$!
+			fi
 			r=$(work)
 			t1=$(ticks "$pid") s1=$(sched "$pid")
+			if [ "$prof" = 1 ]; then
+				kill -INT "$ppid"
+				wait "$ppid"
+				perf report -i /tmp/prof.data --no-children --stdio \
+					--sort sym -g none 2> /dev/null |
+					grep '%' | head -n 60 | sed "s/^/GO-PROF $rep /"
+				rm -f /tmp/prof.data
+			fi
 			if [ "$gomode" = overwrite ]; then
 				echo "GO-SNAP b $rep"
 				read -r _ < /dev/tty1

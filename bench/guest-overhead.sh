@@ -6,7 +6,7 @@
 #
 #   bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N]
 #                           [--freq HZ] [--data-pages P] [--keep]
-#                           [--mode normal|overwrite]
+#                           [--mode normal|overwrite] [--profile FILE]
 #
 # Boots the Debian kernel from /boot under a libvirtd of its own (QEMU,
 # TCG, 2 vCPUs, 512 MiB) with a busybox initramfs holding the agent, the
@@ -33,7 +33,9 @@
 # per second of the window, and the losses.
 # Takes /tmp/ringside-e2e.lock (one libvirtd per machine); root; exits 77
 # when QEMU, libvirt or a kernel is missing.  A benchmark, not a test:
-# nothing is judged.  --keep keeps the work directory.
+# nothing is judged.  --keep keeps the work directory.  --profile FILE:
+# the agent's profile in each ringside run (`perf record -g -p` of it in
+# the guest, whose cost its figures then include) into FILE.
 # shellcheck disable=SC2015  # A && B || C: B never fails here
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,12 +43,12 @@ if [ -z "${RS_GO_LOCKED:-}" ]; then
 	RS_GO_LOCKED=1 exec flock /tmp/ringside-e2e.lock "$0" "$@"
 fi
 usage() {
-	echo "usage: bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N] [--freq HZ] [--data-pages P] [--mode normal|overwrite] [--keep]" >&2
+	echo "usage: bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N] [--freq HZ] [--data-pages P] [--mode normal|overwrite] [--profile FILE] [--keep]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
 BUILD=$1; shift
-REPS=3 SECS=10 ROUNDS=0 FREQ=1000 PAGES='' KEEP=0 MODE=normal
+REPS=3 SECS=10 ROUNDS=0 FREQ=1000 PAGES='' KEEP=0 MODE=normal PROFILE=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=${2:-}; shift 2 ;;
@@ -55,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--freq) FREQ=${2:-}; shift 2 ;;
 	--data-pages) PAGES=${2:-}; shift 2 ;;
 	--mode) MODE=${2:-}; shift 2 ;;
+	--profile) PROFILE=${2:-}; shift 2 ;;
 	--keep) KEEP=1; shift ;;
 	*) usage ;;
 	esac
@@ -123,7 +126,7 @@ HOOKED=1
 lg_daemons_start "$W" || { say "$LG_WHY"; exit 1; }
 export HOME=$W/home PERF_CONFIG=/dev/null
 mkdir -p "$HOME"
-lg_domain_xml "$DOM" qemu "$W" "bench go_reps=$REPS go_secs=$SECS go_rounds=$ROUNDS go_freq=$FREQ go_mode=$MODE" |
+lg_domain_xml "$DOM" qemu "$W" "bench go_reps=$REPS go_secs=$SECS go_rounds=$ROUNDS go_freq=$FREQ go_mode=$MODE go_profile=$([ -n "$PROFILE" ] && echo 1 || echo 0)" |
 	sed "s|<memory unit='MiB'>256</memory>|<memory unit='MiB'>512</memory>|" > "$W/domain.xml"
 vsh define "$W/domain.xml" >/dev/null || { say "virsh define"; exit 1; }
 DEFINED=1
@@ -162,6 +165,7 @@ while [ "$end" = 0 ]; do
 		GO-BOOT* | GO-ROUNDS*) say "${line#GO-}" ;;
 		GO-FAIL*) say "the guest: $line"; exit 1 ;;
 		GO-PERF-SAID*) echo "${line#GO-PERF-SAID }" >> "$W/perf.said" ;;
+		GO-PROF*) [ -n "$PROFILE" ] && echo "${line#GO-PROF }" >> "$PROFILE" ;;
 		GO-WAIT\ b\ *)
 			rep=${line##* }
 			"$RINGSIDE" record "$DOM" -o "$W/rec-$rep.data" > "$W/rec-$rep.out" 2> "$W/rec-$rep.err" &
