@@ -607,6 +607,7 @@ static int come_back(struct cap_recorder *r, const struct rs_region **regionp,
 	r->st.back_events |= events;
 	if (r->c.sync) {
 		/* another host time, another offset: measured anew */
+		cap_sync_join(r->c.sync);
 		cap_sync_init(r->c.sync);
 		cap_sync_take(r->c.sync, region, mem, 0);
 	}
@@ -687,8 +688,11 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 			break;
 		}
 		if (leaving) {
-			/* its last pass is done: nothing more until it is back */
+			/* its last pass is done: nothing more until it is back
+			 * (nor a sync on its header, which may go) */
 			leaving = 0;
+			if (r->c.sync)
+				cap_sync_join(r->c.sync);
 			r->st.away = 1;
 			r->st.aways++;
 			if (r->c.hooks.gone_away)
@@ -811,6 +815,9 @@ int cap_recorder_run(struct cap_recorder *r, const struct rs_region *region)
 	err = loop(r, region);
 	/* the code's reader uses the writer: done before anything ends it */
 	gi_kcode_reader_join(&r->kread);
+	/* nor may a sync's thread outlive the header it writes */
+	if (r->c.sync)
+		cap_sync_join(r->c.sync);
 	if (err) {
 		file_facts(r);
 		if (r->st.fail.what == CAP_FAIL_WRITE && r->w)

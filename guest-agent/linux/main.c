@@ -147,7 +147,7 @@ static int find_region(struct agent *a)
 
 /* Whether the device went away (agent_device_gone), as of @now: a fault on
  * its BAR is seen at once (no system call); its sysfs entry, a stat,
- * is looked at once every AGENT_DEV_LOOK_NS.  An unplug revokes the
+ * is looked at every AGENT_DEV_LOOK_BEATS beats.  An unplug revokes the
  * mapping, so the pass's next write faults: the stat is for a removal
  * that did not, or another device at the same address.  Returns 0 or
  * AGENT_DEV_*; *@looked: the entry was looked at. */
@@ -156,7 +156,8 @@ static int dev_gone(struct agent *a, uint64_t now, int *looked)
 	int look = now >= a->look_at;
 
 	if (look)
-		a->look_at = now + AGENT_DEV_LOOK_NS;
+		a->look_at = now + AGENT_DEV_LOOK_BEATS * a->opts.tick_ms *
+				   1000000ull;
 	if (looked)
 		*looked = look;
 	/* whichever caller's look saw it gone, every later one hears it */
@@ -211,6 +212,28 @@ static int wait_enabled(struct agent *a)
 	}
 }
 
+/*
+ * How much a kernel buffer holds before it wakes the agent.  The beat
+ * forwards whatever the buffers hold once a second; the watermark wakes
+ * the agent sooner only for a CPU that samples more than that in a beat,
+ * so that most wakes are the beat's, one for every CPU.  A normal ring
+ * takes a wake's records at once, so no more than three quarters of it
+ * (its consumer has drained the rest since the beat before); an overwrite
+ * ring keeps the newest of whatever comes: half the kernel buffer, the
+ * rest of it room for the samples taken while the agent wakes.
+ */
+static uint32_t wake_bytes(const struct agent *a)
+{
+	uint64_t buf = (uint64_t)a->opts.buf_pages * RS_PAGE_SIZE, w = buf / 2;
+	struct rs_ring ring;
+
+	if (!rs_region_ring(&a->dev.region, 0, &ring) &&
+	    ring.data_mode == RS_MODE_NORMAL && ring.data_size / 4 * 3 < w)
+		w = ring.data_size / 4 * 3;
+	w &= ~(uint64_t)7u;
+	return w ? (uint32_t)w : 8u;
+}
+
 static void open_events(struct agent *a)
 {
 	const struct rs_config *c = rs_region_config(&a->dev.region);
@@ -223,6 +246,7 @@ static void open_events(struct agent *a)
 		    a->ev.sample_type, AGENT_SAMPLE_KNOWN);
 	a->ev.freq = agent_opts_freq(&a->opts, c->sample_freq);
 	a->ev.buf_pages = a->opts.buf_pages;
+	a->ev.watermark = wake_bytes(a);
 	for (i = 0; i < a->opts.nr_tps; i++) {
 		err = agent_tracepoint_id(a->opts.tp[i], &a->ev.tp_id[i]);
 		if (err)
@@ -536,18 +560,35 @@ static void fwd(const struct rs_perf_header *rec, uint32_t cpu, void *arg)
 	agent_forward(&a->ring[cpu % a->nr_rings], a->ev.sample_type, rec);
 }
 
-static void drain(struct agent *a)
+static void fwd_samples(const uint8_t *recs, uint32_t len, uint32_t nr,
+			uint32_t cpu, void *arg)
+{
+	struct agent *a = arg;
+
+	agent_forward_samples(&a->ring[cpu % a->nr_rings], a->ev.sample_type,
+			      recs, len, nr);
+}
+
+static const struct kbuf_sink sink = { fwd, fwd_samples };
+
+/* The kernel's records of every CPU into the rings, and the names of the
+ * threads they sampled after them; @marks: the marker socket has some. */
+static void drain(struct agent *a, int marks)
 {
 	uint32_t i;
 
 	/* in time order across the CPUs: a process's FORK on one reaches
 	 * pstate before its samples on another */
-	agent_kbuf_drain_all(a->kbuf, a->nr_cpus, fwd, a);
-	agent_markers_drain(&a->mk, &a->ring[0],
-			    a->cfg.enabled && (a->cfg.trace_mask & RS_TRACE_MARKERS));
-	/* The end of a pass: the host sees all of it. */
-	for (i = 0; i < a->nr_rings; i++)
+	agent_kbuf_drain_runs(a->kbuf, a->nr_cpus, &sink, a);
+	if (marks)
+		agent_markers_drain(&a->mk, &a->ring[0], a->cfg.enabled &&
+				    (a->cfg.trace_mask & RS_TRACE_MARKERS));
+	/* The end of a pass: the names of the threads it sampled, newer than
+	 * their samples, and the host sees all of it. */
+	for (i = 0; i < a->nr_rings; i++) {
+		agent_comm_flush(&a->ring[i]);
 		agent_ring_publish(&a->ring[i]);
+	}
 }
 
 /* Every ring written over once since the last epoch began: a new one
@@ -565,16 +606,11 @@ static void ring_epoch(struct agent *a)
 	agent_pstate_epoch();
 }
 
-/* Once a tick, @now the pass's agent_markers_now(): the clock is read once a
- * pass, and whatever the tick stamps takes that reading. */
-static void tick(struct agent *a, uint64_t now)
+/* Once a beat (--tick, a second), @now the pass's agent_markers_now(): the
+ * heartbeat, the process table when it changed, the host's switches.
+ * Whatever the beat stamps takes the pass's one clock reading. */
+static void beat(struct agent *a, uint64_t now)
 {
-	uint32_t i;
-
-	for (i = 0; i < a->nr_rings; i++) {
-		agent_comm_flush(&a->ring[i]);
-		agent_ring_publish(&a->ring[i]);
-	}
 	if (agent_pstate_has_ended())
 		ring_epoch(a);
 	agent_pstate_tick(now);
@@ -582,24 +618,26 @@ static void tick(struct agent *a, uint64_t now)
 	follow_config(a, now);
 }
 
-/* Until a signal (END_SIGNAL) or the device went away (END_GONE). */
+/*
+ * Until a signal (END_SIGNAL) or the device went away (END_GONE).  The
+ * agent sleeps until there is something to do: a kernel buffer past its
+ * watermark, a marker, a signal, or the beat.  Each wake is one pass over
+ * the kernel buffers (what they hold below the watermark goes too, so
+ * that nothing waits longer than a beat), one look at the host's time
+ * sync request (answered there, in a burst), and one clock reading.
+ */
 static int run(struct agent *a)
 {
 	struct pollfd p[2 + AGENT_MAX_CPUS];
-	uint64_t next = agent_markers_now(), period = a->opts.tick_ms * 1000000ull;
+	uint64_t period = a->opts.tick_ms * 1000000ull;
+	uint64_t now = agent_markers_now(), next = now;
 	uint32_t i, n;
 
 	for (;;) {
-		uint64_t now = agent_markers_now();
-		int timeout;
+		int timeout = 0;
 
-		if (now >= next) {
-			tick(a, now);
-			next = now + period;
-		}
-		timeout = (int)((next - now) / 1000000ull) + 1;
-		if (timeout > AGENT_TSYNC_POLL_MS)   /* the host's sync windows */
-			timeout = AGENT_TSYNC_POLL_MS;
+		if (now < next)
+			timeout = (int)((next - now + 999999ull) / 1000000ull);
 		n = 0;
 		p[n++] = (struct pollfd){ .fd = a->sigfd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = a->mk.fd, .events = POLLIN };
@@ -607,10 +645,18 @@ static int run(struct agent *a)
 			if (a->kbuf[i])
 				p[n++] = (struct pollfd){ .fd = a->kbuf[i]->fd,
 							  .events = POLLIN };
-		if (poll(p, n, timeout) < 0 && errno != EINTR)
-			die("poll: %s", strerror(errno));
-		drain(a);
+		if (poll(p, n, timeout) < 0) {
+			if (errno != EINTR)
+				die("poll: %s", strerror(errno));
+			p[1].revents = 0;
+		}
+		now = agent_markers_now();
+		drain(a, p[1].revents != 0);
 		agent_tsync_poll(&a->ts, &a->dev.region);
+		if (now >= next) {
+			beat(a, now);
+			next = now + period;
+		}
 		/* after the pass: a fault in it, or the device gone since */
 		if (gone(a, now))
 			return END_GONE;
@@ -626,9 +672,7 @@ static void detach(struct agent *a)
 	for (i = 0; i < a->nr_cpus; i++)
 		if (a->kbuf[i])
 			agent_kbuf_enable(a->kbuf[i], 0);
-	drain(a);
-	for (i = 0; i < a->nr_rings; i++)
-		agent_comm_flush(&a->ring[i]);
+	drain(a, 1);
 	agent_markers_put(&a->ring[0], RS_MARK_AGENT_DETACH, (uint32_t)getpid(),
 			 (uint32_t)getpid(), agent_markers_now(), "detached", 8);
 	for (i = 0; i < a->nr_rings; i++)

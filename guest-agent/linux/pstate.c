@@ -425,6 +425,11 @@ uint64_t agent_pstate_gen(uint32_t pid)
 	return p ? p->gen : 0;
 }
 
+uint64_t agent_pstate_births(void)
+{
+	return ps.gens;
+}
+
 int agent_pstate_known(uint32_t pid)
 {
 	const struct pproc *p = find(pid);
