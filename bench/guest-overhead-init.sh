@@ -37,6 +37,10 @@ mkdir -p /tmp/home
 export HOME=/tmp/home PERF_CONFIG=/dev/null PATH=/bin:/usr/bin
 
 reps=3 secs=10 rounds=0 freq=1000 gomode=normal prof=0
+# seconds between a tracer's start and its measured window: its steady
+# state after its start (the agent's first beats, and the time sync that
+# `ringside record` asks at its start, answered within two beats)
+settle=3
 read -r cmdline < /proc/cmdline
 for a in $cmdline; do
 	case "$a" in
@@ -127,7 +131,7 @@ while [ $rep -le "$reps" ]; do
 			done
 			[ -S /run/ringside/mark.sock ] || fail "the agent did not start"
 			t_ready=$(ticks "$pid")
-			sleep 1
+			sleep "$settle"
 			t0=$(ticks "$pid") s0=$(sched "$pid")
 			if [ "$prof" = 1 ]; then
 				# where the agent's CPU goes (its figures then
@@ -172,7 +176,7 @@ while [ $rep -le "$reps" ]; do
 			read -r ack < /tmp/ack
 			[ "$ack" = ack ] || fail "perf did not enable its events: '$ack' $(cat /tmp/perf.err)"
 			t_ready=$(ticks "$pid")
-			sleep 1
+			sleep "$settle"
 			t0=$(ticks "$pid") s0=$(sched "$pid")
 			r=$(work)
 			t1=$(ticks "$pid") s1=$(sched "$pid")
