@@ -18,11 +18,6 @@
  * then not used for interpolation. */
 #define DRIFT_MAX_PPM 1000
 
-/* The longest wait for the agent's first answer: the Linux agent looks at
- * the request when it next wakes, at the latest two beats (two seconds)
- * after its last one (guest-agent/linux/main.c, AGENT_IDLE_BEATS). */
-#define CAP_SYNC_WAIT_NS 5000000000ull
-
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -221,7 +216,6 @@ void cap_sync_take(struct cap_sync *c, const struct rs_region *region, void *wme
 		return;
 	}
 	rs_tsync_params_init(&p);
-	p.wait_ns = CAP_SYNC_WAIT_NS;
 	c->wait_ns = p.wait_ns;
 	if (!final) {
 		c->run_mem = wmem;

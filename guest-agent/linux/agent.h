@@ -88,7 +88,6 @@ void agent_device_close(struct agent_dev *d);
 #define AGENT_DEV_FAULTED 1
 #define AGENT_DEV_REMOVED 2
 #define AGENT_DEV_LOOK_BEATS 10u   /* main: sysfs looked at every 10th beat */
-#define AGENT_IDLE_BEATS 2u        /* main: the longest sleep, in beats */
 int agent_device_guard(void);
 int agent_device_gone(const struct agent_dev *d, const char *sysfs);
 

@@ -29,9 +29,8 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 			 "128)"),
 		OPT_U32('t', "tick", &o->tick_ms, "MS", 10, 10000, "milliseconds",
 			"the beat: heartbeat, process table, the host's "
-			"switches at most this often, at least every two "
-			"beats, and the longest a sample waits in the "
-			"kernel's buffer, two beats (default 1000)"),
+			"switches, and the longest a sample waits in the "
+			"kernel's buffer (default 1000)"),
 		OPT_STRING(0, "sysfs", &o->sysfs, "DIR", "where PCI devices are "
 			   "(default /sys/bus/pci/devices; for tests)"),
 		OPT_FLAG(0, "no-symbols", &o->no_symbols, "publish no kernel "

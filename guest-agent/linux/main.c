@@ -185,18 +185,18 @@ static int wait_enabled(struct agent *a)
 }
 
 /*
- * How much a kernel buffer holds before it wakes the agent.  The kernel
- * wakes the reader each time that many bytes were written, however much
- * of them the reader took since, so the watermark sets how often data
- * wakes the agent: three quarters of the buffer, the rest room for what
- * is sampled while the agent wakes.  A normal ring takes a wake's records
- * at once, so no more than three quarters of it either (its consumer has
- * drained the rest since the pass before).
+ * How much a kernel buffer holds before it wakes the agent.  The beat
+ * forwards whatever the buffers hold once a second; the watermark wakes
+ * the agent sooner only for a CPU that samples more than that in a beat,
+ * so that most wakes are the beat's, one for every CPU.  A normal ring
+ * takes a wake's records at once, so no more than three quarters of it
+ * (its consumer has drained the rest since the beat before); an overwrite
+ * ring keeps the newest of whatever comes: half the kernel buffer, the
+ * rest of it room for the samples taken while the agent wakes.
  */
 static uint32_t wake_bytes(const struct agent *a)
 {
-	uint64_t buf = (uint64_t)a->opts.buf_pages * RS_PAGE_SIZE;
-	uint64_t w = buf / 4 * 3;
+	uint64_t buf = (uint64_t)a->opts.buf_pages * RS_PAGE_SIZE, w = buf / 2;
 	struct rs_ring ring;
 
 	if (!rs_region_ring(&a->dev.region, 0, &ring) &&
@@ -365,26 +365,23 @@ static void beat(struct agent *a, uint64_t now)
 /*
  * Until a signal (END_SIGNAL) or the device went away (END_GONE).  The
  * agent sleeps until there is something to do: a kernel buffer past its
- * watermark, a marker, a signal, or AGENT_IDLE_BEATS beats after the last
- * beat.  Each wake is one pass over the kernel buffers (what they hold
- * below the watermark goes too), one look at the host's time sync request
- * (answered there, in a burst), and one clock reading; a pass a beat or
- * more after the last beat beats.  So while the kernel's buffers wake it
- * often enough, every wake is theirs (as perf record's are), and the
- * heartbeat still moves at least every AGENT_IDLE_BEATS beats.
+ * watermark, a marker, a signal, or the beat.  Each wake is one pass over
+ * the kernel buffers (what they hold below the watermark goes too, so
+ * that nothing waits longer than a beat), one look at the host's time
+ * sync request (answered there, in a burst), and one clock reading.
  */
 static int run(struct agent *a)
 {
 	struct pollfd p[2 + AGENT_MAX_CPUS];
 	uint64_t period = a->opts.tick_ms * 1000000ull;
-	uint64_t now = agent_markers_now(), next = now, wake = now;
+	uint64_t now = agent_markers_now(), next = now;
 	uint32_t i, n;
 
 	for (;;) {
 		int timeout = 0;
 
-		if (now < wake)
-			timeout = (int)((wake - now + 999999ull) / 1000000ull);
+		if (now < next)
+			timeout = (int)((next - now + 999999ull) / 1000000ull);
 		n = 0;
 		p[n++] = (struct pollfd){ .fd = a->sigfd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = a->mk.fd, .events = POLLIN };
@@ -404,7 +401,6 @@ static int run(struct agent *a)
 			beat(a, now);
 			next = now + period;
 		}
-		wake = next + (AGENT_IDLE_BEATS - 1) * period;
 		/* after the pass: a fault in it, or the device gone since */
 		if (gone(a, now))
 			return END_GONE;
