@@ -39,7 +39,7 @@ export HOME=/tmp/home PERF_CONFIG=/dev/null PATH=/bin:/usr/bin
 reps=3 secs=10 rounds=0 freq=1000 gomode=normal prof=0
 # seconds between a tracer's start and its measured window: its steady
 # state after its start (the agent's first beats, and the time sync that
-# `ringside record` asks at its start, answered within two beats)
+# `ringside record` asks at its start, answered at the agent's next wake)
 settle=3
 read -r cmdline < /proc/cmdline
 for a in $cmdline; do
