@@ -3,7 +3,8 @@
 #
 # The Linux agent's system calls and clock reads per second while it
 # samples a CPU-bound workload at 1000 Hz with call chains, on this host,
-# without a VM (docs/benchmarks.md, "What tracing costs a guest"):
+# without a VM, and then perf record's doing the same (docs/benchmarks.md,
+# "What tracing costs a guest"):
 #
 #   bench/agent-syscalls.sh [BUILD] [AGENT...]     (as root)
 #
@@ -18,9 +19,14 @@
 # removed after).  One JSON line per agent on stdout:
 #
 #   {"bench":"agent-syscalls","agent":PATH,"secs":S,"freq":HZ,
-#    "syscalls_per_s":N,"clock_gettime_per_s":C,"calls":{"NAME":n,...}}
+#    "syscalls_per_s":N,"clock_gettime_per_s":C,"wakeups_per_s":W,
+#    "calls":{"NAME":n,...}}
 #
-#   SECS=10  FREQ=1000  TICK_MS=100 (the agent's default tick); counted
+# and one line of "agent":"perf record" for `perf record -F FREQ -g -a -e
+# cpu-clock` into a file (PERF=0 leaves it out; no clock probe there).
+# wakeups_per_s: voluntary context switches of all its threads, counted
+# without strace in a window of SECS before the strace one.
+#   SECS=10  FREQ=1000  TICK_MS=1000 (the agent's default beat); counted
 # from 2 s after the start (attached, its symbols published) for SECS.
 # The host's other work is sampled too (its threads are named): numbers
 # taken on a busy machine are noisy, compare agents in one run.
@@ -30,7 +36,7 @@ BUILD=${1:-build}
 shift || true
 AGENTS=("$@")
 [ ${#AGENTS[@]} = 0 ] && AGENTS=("$BUILD/guest-agent/linux/ringside-agent")
-SECS=${SECS:-10} FREQ=${FREQ:-1000} TICK_MS=${TICK_MS:-100}
+SECS=${SECS:-10} FREQ=${FREQ:-1000} TICK_MS=${TICK_MS:-1000} PERF=${PERF:-1}
 HOOK=$BUILD/hook/ringside-hook
 WORK=$BUILD/bench/guest-work
 
@@ -100,16 +106,30 @@ sys.exit(1)
 PY
 }
 
+# vol PID: the voluntary context switches of all its threads
+vol() {
+	cat /proc/"$1"/task/*/status 2> /dev/null |
+		awk '/^voluntary_ctxt_switches:/ { s += $2 } END { print s + 0 }'
+}
+[ "$PERF" = 1 ] && AGENTS+=("perf record")
 for agent in "${AGENTS[@]}"; do
 	perf probe -q -d 'rsagent:*' 2> /dev/null
 	probe=0
-	off=$(clock_offset "$agent") && [ -n "$off" ] &&
+	[ "$agent" != "perf record" ] && off=$(clock_offset "$agent") && [ -n "$off" ] &&
 		perf probe -q -x "$agent" -a "rsagent:clk=$off" 2> /dev/null && probe=1
 	"$WORK" "${rounds:-100000}" > /dev/null &
 	WPID=$!
-	"$agent" --sysfs "$W/sys" -m "$W/mark.sock" -t "$TICK_MS" -q &
+	if [ "$agent" = "perf record" ]; then
+		perf record -q -F "$FREQ" -g -a -e cpu-clock -o "$W/perf.data" \
+			2> /dev/null &
+	else
+		"$agent" --sysfs "$W/sys" -m "$W/mark.sock" -t "$TICK_MS" -q &
+	fi
 	APID=$!
 	sleep 2   # attached, its symbols published: the steady state after
+	v0=$(vol "$APID")
+	sleep "$SECS"
+	v1=$(vol "$APID")
 	: > "$W/clk"
 	PSPID=
 	if [ "$probe" = 1 ]; then
@@ -119,15 +139,16 @@ for agent in "${AGENTS[@]}"; do
 	fi
 	timeout -s INT "$SECS" strace -c -f -p "$APID" -o "$W/strace" > /dev/null 2>&1
 	[ -n "$PSPID" ] && wait "$PSPID"
-	kill -TERM "$APID" 2> /dev/null
+	kill -INT "$APID" 2> /dev/null
 	wait "$APID"
+	rm -f "$W/perf.data"
 	APID=
 	kill "$WPID" 2> /dev/null
 	wait "$WPID" 2> /dev/null
 	WPID=
-	python3 - "$agent" "$SECS" "$FREQ" "$W/strace" "$W/clk" <<'PY'
+	python3 - "$agent" "$SECS" "$FREQ" "$W/strace" "$W/clk" "$((v1 - v0))" <<'PY'
 import json, sys
-agent, secs, freq, st, clk = sys.argv[1:6]
+agent, secs, freq, st, clk, vol = sys.argv[1:7]
 secs = int(secs)
 calls = {}
 for line in open(st):
@@ -143,6 +164,7 @@ print(json.dumps({"bench": "agent-syscalls", "agent": agent, "secs": secs,
                   "freq": int(freq),
                   "syscalls_per_s": round(sum(calls.values()) / secs, 1),
                   "clock_gettime_per_s": c,
+                  "wakeups_per_s": round(int(vol) / secs, 1),
                   "calls_per_s": {k: round(v / secs, 1) for k, v in
                                   sorted(calls.items(), key=lambda x: -x[1])}}))
 PY

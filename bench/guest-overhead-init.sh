@@ -4,12 +4,16 @@
 # agent, guest-work, and perf with its libraries).  Kernel parameters:
 # go_reps=R (repetitions of each mode), go_secs=S (the work's length, to
 # calibrate rounds for), go_rounds=N (fixed rounds: no calibration),
-# go_freq=HZ.  It runs the same work (guest-work ROUNDS, one worker per
+# go_freq=HZ, go_mode=normal|overwrite (the region's mode: in overwrite
+# mode nobody reads the rings during b, and the host takes a snapshot at
+# its end, GO-SNAP).  It runs the same work (guest-work ROUNDS, one worker per
 # vCPU) R times in each of four modes, interleaved a b c d a b c d ...:
 #   a  untraced: no agent, no perf
 #   b  ringside: the agent sampling at HZ with call chains; before each
 #      one the guest waits for a key (GO-WAIT) while the host starts
-#      `ringside record`, and it says GO-RESULT when the host may stop it
+#      `ringside record` (normal mode; in overwrite mode nothing), and it
+#      says GO-RESULT when the host may stop it; in overwrite mode it
+#      waits for a key after the work (GO-SNAP) while the host snapshots
 #   c  perf record -F HZ -g -a -e cpu-clock into a file in the guest
 #   d  the same with -k CLOCK_MONOTONIC: the clock the agent's samples
 #      carry (perf's own default is the kernel's local clock)
@@ -21,7 +25,8 @@
 # it exited, over its whole life (start and end included).  One line per
 # run on the console:
 #   GO-RESULT MODE REP rounds=N workers=W wall_ns=.. user_us=.. sys_us=..
-#     check=.. [tr_win_ticks=.. tr_all_ticks=.. hz=.. ...]
+#     check=.. [tr_win_ticks=.. tr_win_ns=.. tr_win_runs=.. tr_win_vol=..
+#     tr_all_ticks=.. hz=.. ...]
 # shellcheck disable=SC2086,SC2012  # set -- $st splits /proc fields
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -31,7 +36,11 @@ mount -t tmpfs run /run
 mkdir -p /tmp/home
 export HOME=/tmp/home PERF_CONFIG=/dev/null PATH=/bin:/usr/bin
 
-reps=3 secs=10 rounds=0 freq=1000
+reps=3 secs=10 rounds=0 freq=1000 gomode=normal prof=0
+# seconds between a tracer's start and its measured window: its steady
+# state after its start (the agent's first beats, and the time sync that
+# `ringside record` asks at its start, answered at the agent's next wake)
+settle=3
 read -r cmdline < /proc/cmdline
 for a in $cmdline; do
 	case "$a" in
@@ -39,6 +48,8 @@ for a in $cmdline; do
 	go_secs=*) secs=${a#go_secs=} ;;
 	go_rounds=*) rounds=${a#go_rounds=} ;;
 	go_freq=*) freq=${a#go_freq=} ;;
+	go_mode=*) gomode=${a#go_mode=} ;;
+	go_profile=*) prof=${a#go_profile=} ;;
 	esac
 done
 # USER_HZ, the unit of /proc/PID/stat's times (busybox has no getconf)
@@ -53,6 +64,22 @@ ticks() {
 	# the comm field (2) has no blanks here: fields 14 and 15
 	set -- $st
 	echo $((${14} + ${15}))
+}
+# sched PID: "NS RUNS VOL": CPU time in ns and times scheduled in
+# (/proc/PID/schedstat), voluntary context switches (/proc/PID/status)
+sched() {
+	local st v=0 k n
+	read -r st < "/proc/$1/schedstat" || st="0 0 0"
+	while read -r k n; do
+		[ "$k" = voluntary_ctxt_switches: ] && v=$n
+	done < "/proc/$1/status"
+	set -- $st
+	echo "$1 $3 $v"
+}
+# win A B: tr_win_ns=.. tr_win_runs=.. tr_win_vol=.. between two sched's
+win() {
+	set -- $1 $2
+	echo "tr_win_ns=$(($4 - $1)) tr_win_runs=$(($5 - $2)) tr_win_vol=$(($6 - $3))"
 }
 # pid_of FILE: the pid a tracer's subshell wrote, once it has
 pid_of() {
@@ -81,8 +108,10 @@ while [ $rep -le "$reps" ]; do
 			echo "GO-RESULT a $rep $(work)"
 			;;
 		b)
-			echo "GO-WAIT b $rep"
-			read -r _ < /dev/tty1
+			if [ "$gomode" = normal ]; then
+				echo "GO-WAIT b $rep"
+				read -r _ < /dev/tty1
+			fi
 			rm -f /run/ringside/mark.sock
 			# the subshell's cutime + cstime after the agent exits:
 			# all of the agent's CPU, its start and its end included
@@ -102,13 +131,32 @@ while [ $rep -le "$reps" ]; do
 			done
 			[ -S /run/ringside/mark.sock ] || fail "the agent did not start"
 			t_ready=$(ticks "$pid")
-			sleep 1
-			t0=$(ticks "$pid")
+			sleep "$settle"
+			t0=$(ticks "$pid") s0=$(sched "$pid")
+			if [ "$prof" = 1 ]; then
+				# where the agent's CPU goes (its figures then
+				# include what the profile costs it)
+				perf record -q -F 2000 -g -p "$pid" -o /tmp/prof.data \
+					2> /dev/null &
+				ppid=$!
+			fi
 			r=$(work)
-			t1=$(ticks "$pid")
+			t1=$(ticks "$pid") s1=$(sched "$pid")
+			if [ "$prof" = 1 ]; then
+				kill -INT "$ppid"
+				wait "$ppid"
+				perf report -i /tmp/prof.data --no-children --stdio \
+					--sort sym -g none 2> /dev/null |
+					grep '%' | head -n 60 | sed "s/^/GO-PROF $rep /"
+				rm -f /tmp/prof.data
+			fi
+			if [ "$gomode" = overwrite ]; then
+				echo "GO-SNAP b $rep"
+				read -r _ < /dev/tty1
+			fi
 			kill -TERM "$pid"
 			wait $sub
-			echo "GO-RESULT b $rep $r tr_win_ticks=$((t1 - t0)) tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/agent.all) hz=$hz"
+			echo "GO-RESULT b $rep $r tr_win_ticks=$((t1 - t0)) $(win "$s0" "$s1") tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/agent.all) hz=$hz"
 			;;
 		c|d)
 			rm -f /tmp/perf.data /tmp/ctl /tmp/ack /tmp/perf.pid
@@ -128,10 +176,10 @@ while [ $rep -le "$reps" ]; do
 			read -r ack < /tmp/ack
 			[ "$ack" = ack ] || fail "perf did not enable its events: '$ack' $(cat /tmp/perf.err)"
 			t_ready=$(ticks "$pid")
-			sleep 1
-			t0=$(ticks "$pid")
+			sleep "$settle"
+			t0=$(ticks "$pid") s0=$(sched "$pid")
 			r=$(work)
-			t1=$(ticks "$pid")
+			t1=$(ticks "$pid") s1=$(sched "$pid")
 			kill -INT "$pid"
 			wait $sub
 			# perf's own counts of what it wrote and lost
@@ -142,7 +190,7 @@ while [ $rep -le "$reps" ]; do
 				s && /LOST_SAMPLES events:/ { print $NF }' /tmp/stats)
 			lostrec=$(awk '/^Aggregated stats:/ { s = 1; next } /stats:$/ { s = 0 }
 				s && $1 == "LOST" { print $NF }' /tmp/stats)
-			echo "GO-RESULT $mode $rep $r tr_win_ticks=$((t1 - t0)) tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/perf.all) hz=$hz perf_samples=${samples:-0} perf_lost_samples=${lostsamples:-0} perf_lost_records=${lostrec:-0} perf_bytes=$(stat -c %s /tmp/perf.data)"
+			echo "GO-RESULT $mode $rep $r tr_win_ticks=$((t1 - t0)) $(win "$s0" "$s1") tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/perf.all) hz=$hz perf_samples=${samples:-0} perf_lost_samples=${lostsamples:-0} perf_lost_records=${lostrec:-0} perf_bytes=$(stat -c %s /tmp/perf.data)"
 			grep -v '^$' /tmp/perf.err | sed 's/^/GO-PERF-SAID /'
 			rm -f /tmp/perf.data
 			;;

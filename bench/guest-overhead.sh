@@ -6,6 +6,7 @@
 #
 #   bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N]
 #                           [--freq HZ] [--data-pages P] [--keep]
+#                           [--mode normal|overwrite] [--profile FILE]
 #
 # Boots the Debian kernel from /boot under a libvirtd of its own (QEMU,
 # TCG, 2 vCPUs, 512 MiB) with a busybox initramfs holding the agent, the
@@ -27,10 +28,14 @@
 # ("bench":"guest-overhead-run") and one summary line
 # ("bench":"guest-overhead") with the medians: each mode's wall time,
 # throughput against a (b/a, c/a, d/a: 1.0 is free), the tracers' CPU in the
-# guest over the work (window) and over their whole life, and the losses.
+# guest over the work (window: clock ticks, and ns from schedstat) and over
+# their whole life, their wakeups (times scheduled in, voluntary switches)
+# per second of the window, and the losses.
 # Takes /tmp/ringside-e2e.lock (one libvirtd per machine); root; exits 77
 # when QEMU, libvirt or a kernel is missing.  A benchmark, not a test:
-# nothing is judged.  --keep keeps the work directory.
+# nothing is judged.  --keep keeps the work directory.  --profile FILE:
+# the agent's profile in each ringside run (`perf record -g -p` of it in
+# the guest, whose cost its figures then include) into FILE.
 # shellcheck disable=SC2015  # A && B || C: B never fails here
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,12 +43,12 @@ if [ -z "${RS_GO_LOCKED:-}" ]; then
 	RS_GO_LOCKED=1 exec flock /tmp/ringside-e2e.lock "$0" "$@"
 fi
 usage() {
-	echo "usage: bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N] [--freq HZ] [--data-pages P] [--keep]" >&2
+	echo "usage: bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N] [--freq HZ] [--data-pages P] [--mode normal|overwrite] [--profile FILE] [--keep]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
 BUILD=$1; shift
-REPS=3 SECS=10 ROUNDS=0 FREQ=1000 PAGES='' KEEP=0
+REPS=3 SECS=10 ROUNDS=0 FREQ=1000 PAGES='' KEEP=0 MODE=normal PROFILE=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=${2:-}; shift 2 ;;
@@ -51,6 +56,8 @@ while [ $# -gt 0 ]; do
 	--rounds) ROUNDS=${2:-}; shift 2 ;;
 	--freq) FREQ=${2:-}; shift 2 ;;
 	--data-pages) PAGES=${2:-}; shift 2 ;;
+	--mode) MODE=${2:-}; shift 2 ;;
+	--profile) PROFILE=${2:-}; shift 2 ;;
 	--keep) KEEP=1; shift ;;
 	*) usage ;;
 	esac
@@ -59,6 +66,7 @@ for v in "$REPS" "$SECS" "$ROUNDS" "$FREQ" ${PAGES:+"$PAGES"}; do
 	case $v in '' | *[!0-9]*) usage ;; esac
 done
 [ "$REPS" -ge 1 ] && [ "$SECS" -ge 1 ] && [ "$FREQ" -ge 1 ] || usage
+case $MODE in normal | overwrite) ;; *) usage ;; esac
 
 RINGSIDE=$BUILD/cli/ringside
 AGENT=$BUILD/guest-agent/linux/ringside-agent
@@ -118,17 +126,17 @@ HOOKED=1
 lg_daemons_start "$W" || { say "$LG_WHY"; exit 1; }
 export HOME=$W/home PERF_CONFIG=/dev/null
 mkdir -p "$HOME"
-lg_domain_xml "$DOM" qemu "$W" "bench go_reps=$REPS go_secs=$SECS go_rounds=$ROUNDS go_freq=$FREQ" |
+lg_domain_xml "$DOM" qemu "$W" "bench go_reps=$REPS go_secs=$SECS go_rounds=$ROUNDS go_freq=$FREQ go_mode=$MODE go_profile=$([ -n "$PROFILE" ] && echo 1 || echo 0)" |
 	sed "s|<memory unit='MiB'>256</memory>|<memory unit='MiB'>512</memory>|" > "$W/domain.xml"
 vsh define "$W/domain.xml" >/dev/null || { say "virsh define"; exit 1; }
 DEFINED=1
-"$RINGSIDE" enable "$DOM" --mode normal --freq "$FREQ" ${PAGES:+--data-pages "$PAGES"} \
+"$RINGSIDE" enable "$DOM" --mode "$MODE" --freq "$FREQ" ${PAGES:+--data-pages "$PAGES"} \
 	> "$W/enable.out" 2>&1 || { say "enable: $(cat "$W/enable.out")"; exit 1; }
 # "2 rings x 64 data + 0 AUX pages": the size the ring was given
 RING_PAGES=$(sed -n 's/.* rings x \([0-9]*\) data .*/\1/p' "$W/enable.out" | head -n 1)
 vsh start "$DOM" >/dev/null || { say "virsh start"; exit 1; }
 T0=$(date +%s)
-say "$DOM started (TCG); $REPS runs of each mode, ~${SECS} s of work each"
+say "$DOM started (TCG, $MODE mode); $REPS runs of each way, ~${SECS} s of work each"
 
 # ---- the console: start and stop `record` around each b run --------------------
 : > "$W/results"
@@ -157,6 +165,7 @@ while [ "$end" = 0 ]; do
 		GO-BOOT* | GO-ROUNDS*) say "${line#GO-}" ;;
 		GO-FAIL*) say "the guest: $line"; exit 1 ;;
 		GO-PERF-SAID*) echo "${line#GO-PERF-SAID }" >> "$W/perf.said" ;;
+		GO-PROF*) [ -n "$PROFILE" ] && echo "${line#GO-PROF }" >> "$PROFILE" ;;
 		GO-WAIT\ b\ *)
 			rep=${line##* }
 			"$RINGSIDE" record "$DOM" -o "$W/rec-$rep.data" > "$W/rec-$rep.out" 2> "$W/rec-$rep.err" &
@@ -170,12 +179,28 @@ while [ "$end" = 0 ]; do
 			kill -0 $RECORD_PID 2>/dev/null || { say "record: $(cat "$W/rec-$rep.err")"; exit 1; }
 			vsh send-key "$DOM" KEY_ENTER >/dev/null || { say "virsh send-key"; exit 1; }
 			;;
+		GO-SNAP\ b\ *)
+			# overwrite mode: what the flight recorder holds, with
+			# the agent still running (a live snapshot)
+			rep=${line##* }
+			"$RINGSIDE" snapshot "$DOM" -o "$W/snap-$rep.data" > "$W/snap-$rep.out" 2>&1
+			echo "$?" > "$W/snap-$rep.rc"
+			vsh send-key "$DOM" KEY_ENTER >/dev/null || { say "virsh send-key"; exit 1; }
+			;;
 		GO-RESULT\ *)
 			# shellcheck disable=SC2086  # the words of the line
 			set -- $line
 			mode=$2 rep=$3
 			extra=''
-			if [ "$mode" = b ]; then
+			if [ "$mode" = b ] && [ "$MODE" = overwrite ]; then
+				o=$W/snap-$rep.out
+				extra="snap_rc=$(cat "$W/snap-$rep.rc" 2>/dev/null || echo x)"
+				extra="$extra snap_kbuf_records=$(sed -n 's/^guest perf buffers: \([0-9]*\) records recovered.*/\1/p' "$o" | head -n 1)"
+				extra="$extra snap_samples=$(perf report -i "$W/snap-$rep.data" --stats 2>/dev/null |
+					awk '/^Aggregated stats:/ { s = 1; next } /stats:$/ { s = 0 } s && $1 == "SAMPLE" { print $3 }')"
+				extra="$extra snap_bytes=$(stat -c %s "$W/snap-$rep.data" 2>/dev/null || echo 0)"
+				[ "$KEEP" = 1 ] || rm -f "$W/snap-$rep.data"
+			elif [ "$mode" = b ]; then
 				kill -INT "$RECORD_PID"
 				wait "$RECORD_PID"
 				rc=$?
@@ -204,9 +229,9 @@ done
 # ---- the JSON lines -----------------------------------------------------------
 python3 - "$W/results" "$REPS" "$FREQ" "${RING_PAGES:-}" "$PERF_VERSION" \
 	"$(grep -a -m1 -o 'GO-BOOT .*' "$W/console.log" | tr -d '\r')" "$(nproc)" \
-	"$(cut -d' ' -f1-3 /proc/loadavg)" "$W/perf.said" <<'EOF'
+	"$(cut -d' ' -f1-3 /proc/loadavg)" "$W/perf.said" "$MODE" <<'EOF'
 import json, statistics, sys
-res, reps, freq, pages, perfv, boot, hcpus, load, said = sys.argv[1:10]
+res, reps, freq, pages, perfv, boot, hcpus, load, said, mode = sys.argv[1:11]
 runs = []
 for line in open(res):
     f = line.split()
@@ -215,7 +240,10 @@ for line in open(res):
         k, _, v = kv.partition("=")
         if not v:
             continue
-        r[k] = v if k == "check" else int(v)
+        try:
+            r[k] = v if k == "check" else int(v)
+        except ValueError:
+            r[k] = v
     runs.append(r)
     print(json.dumps(r))
 M = "abcd"
@@ -230,10 +258,19 @@ def tracer(m):
         return None
     hz = rs[0]["hz"]
     win = [r["tr_win_ticks"] / hz for r in rs]
+    ns = [r for r in rs if "tr_win_ns" in r]
+    per_s = lambda k: round(med([r[k] / (r["wall_ns"] / 1e9) for r in ns]), 2) if ns else None
     return {"cpu_window_s": round(med(win), 3),
             "cpu_window_share_of_guest": round(med(
                 [r["tr_win_ticks"] / hz / (r["wall_ns"] / 1e9 * r["workers"])
                  for r in rs]), 5),
+            # schedstat: ns, not ticks
+            "cpu_window_ns_share_of_guest": round(med(
+                [r["tr_win_ns"] / (r["wall_ns"] * r["workers"]) for r in ns]), 6) if ns else None,
+            "cpu_window_ns_share_each": [round(r["tr_win_ns"] / (r["wall_ns"] * r["workers"]), 6)
+                                         for r in ns],
+            "wakeups_per_s": per_s("tr_win_runs"),
+            "voluntary_switches_per_s": per_s("tr_win_vol"),
             "cpu_start_s": round(med([r["tr_start_ticks"] / hz for r in rs]), 3),
             "cpu_all_s": round(med([r["tr_all_ticks"] / hz for r in rs]), 3)}
 b, c, d = tracer("b"), tracer("c"), tracer("d")
@@ -244,6 +281,13 @@ b.update({"event": "cpu-clock", "freq": int(freq), "call_chains": True,
           "lost_samples_kernel_buffer": [r.get("rec_lost_samples", 0) for r in by["b"]],
           "lost_before_recording": [r.get("rec_early_lost", 0) for r in by["b"]],
           "record_status": [r.get("rec_rc") for r in by["b"]]})
+if mode == "overwrite":
+    for k in ("samples", "lost_ring_full", "lost_samples_kernel_buffer",
+              "lost_before_recording", "record_status"):
+        b.pop(k, None)
+    b.update({"snapshot_samples": [r.get("snap_samples") for r in by["b"]],
+              "snapshot_kbuf_records": [r.get("snap_kbuf_records") for r in by["b"]],
+              "snapshot_status": [r.get("snap_rc") for r in by["b"]]})
 def perf_counts(t, m, clock):
     if not t:
         return None
@@ -262,7 +306,7 @@ try:
 except OSError:
     pass
 rounds = runs[0]["rounds"] if runs else None
-out = {"bench": "guest-overhead", "reps": int(reps), "guest": boot,
+out = {"bench": "guest-overhead", "mode": mode, "reps": int(reps), "guest": boot,
        "rounds": rounds, "workers": runs[0]["workers"] if runs else None,
        "same_result_every_run": len(checks) == 1,
        "host_cpus": int(hcpus), "host_load_end": load,

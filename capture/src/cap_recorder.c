@@ -162,6 +162,7 @@ static int come_back(struct cap_recorder *r, const struct rs_region **regionp,
 	r->st.back_events |= events;
 	if (r->c.sync) {
 		/* another host time, another offset: measured anew */
+		cap_sync_join(r->c.sync);
 		cap_sync_init(r->c.sync);
 		cap_sync_take(r->c.sync, region, mem, 0);
 	}
@@ -226,8 +227,11 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 			break;
 		}
 		if (leaving) {
-			/* its last pass is done: nothing more until it is back */
+			/* its last pass is done: nothing more until it is back
+			 * (nor a sync on its header, which may go) */
 			leaving = 0;
+			if (r->c.sync)
+				cap_sync_join(r->c.sync);
 			r->st.away = 1;
 			r->st.aways++;
 			if (r->c.hooks.gone_away)

@@ -485,6 +485,9 @@ int cap_recorder_file_end(struct cap_recorder *r, int err)
 {
 	/* the code's reader uses the writer: done before anything ends it */
 	gi_kcode_reader_join(&r->kread);
+	/* nor may a sync's thread outlive the header it writes */
+	if (r->c.sync)
+		cap_sync_join(r->c.sync);
 	if (err) {
 		file_facts(r);
 		if (r->st.fail.what == CAP_FAIL_WRITE && r->w)

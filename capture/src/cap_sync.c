@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -131,38 +132,14 @@ static int worse(struct cap_sync *c)
 	return c->last.bound > cur->bound_ns + CSYNC_WORSE_NS;
 }
 
-void cap_sync_take(struct cap_sync *c, const struct rs_region *region, void *wmem,
-		   int final)
+/* What rs_tsync_host_run returned (@ret, its result in c->last) into the
+ * file's points. */
+static void count(struct cap_sync *c, int ret, int final)
 {
-	const struct rs_tsync_clock clk = { host_now, host_relax, NULL };
-	struct rs_tsync_params p;
-	struct rs_guest_status st;
-	uint32_t enabled;
-
-	c->last_try = cap_time_now();
-	if (c->cs.state == PDF_CLOCK_HOST || c->why_not)
-		return;
-	if (vmm_converts(region)) {
-		c->cs.state = PDF_CLOCK_HOST;
-		return;
-	}
-	if (rs_region_status_read(region, &st, &enabled) || st.attached != 1) {
+	c->last_ret = ret;
+	if (ret) {
 		if (!c->cs.nr)
-			c->cs.state = PDF_CLOCK_NO_AGENT;
-		if (final)
-			c->final = CAP_SYNC_FINAL_NO_AGENT;
-		return;
-	}
-	if (!wmem) {
-		c->why_not = "no time sync: the region is not writable here";
-		return;
-	}
-	rs_tsync_params_init(&p);
-	c->wait_ns = p.wait_ns;
-	c->last_ret = rs_tsync_host_run(wmem, &p, &clk, &c->last);
-	if (c->last_ret) {
-		if (!c->cs.nr)
-			c->cs.state = c->last_ret == -rse_timeout ?
+			c->cs.state = ret == -rse_timeout ?
 				      PDF_CLOCK_NO_ANSWER : PDF_CLOCK_REFUSED;
 		c->gave_up = 1;
 		if (final)
@@ -189,12 +166,81 @@ void cap_sync_take(struct cap_sync *c, const struct rs_region *region, void *wme
 	check_drift(c);
 }
 
+static void *run_main(void *arg)
+{
+	const struct rs_tsync_clock clk = { host_now, host_relax, NULL };
+	struct cap_sync *c = arg;
+	struct rs_tsync_params p;
+
+	rs_tsync_params_init(&p);
+	c->run_ret = rs_tsync_host_run(c->run_mem, &p, &clk, &c->run_res);
+	__atomic_store_n(&c->ran, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+void cap_sync_join(struct cap_sync *c)
+{
+	if (!c->running)
+		return;
+	pthread_join(c->thread, NULL);
+	c->running = 0;
+	c->last = c->run_res;
+	count(c, c->run_ret, 0);
+}
+
+void cap_sync_take(struct cap_sync *c, const struct rs_region *region, void *wmem,
+		int final)
+{
+	const struct rs_tsync_clock clk = { host_now, host_relax, NULL };
+	struct rs_tsync_params p;
+	struct rs_guest_status st;
+	uint32_t enabled;
+
+	cap_sync_join(c);
+	c->last_try = cap_time_now();
+	if (c->cs.state == PDF_CLOCK_HOST || c->why_not)
+		return;
+	if (vmm_converts(region)) {
+		c->cs.state = PDF_CLOCK_HOST;
+		return;
+	}
+	if (rs_region_status_read(region, &st, &enabled) || st.attached != 1) {
+		if (!c->cs.nr)
+			c->cs.state = PDF_CLOCK_NO_AGENT;
+		if (final)
+			c->final = CAP_SYNC_FINAL_NO_AGENT;
+		return;
+	}
+	if (!wmem) {
+		c->why_not = "no time sync: the region is not writable here";
+		return;
+	}
+	rs_tsync_params_init(&p);
+	c->wait_ns = p.wait_ns;
+	if (!final) {
+		c->run_mem = wmem;
+		__atomic_store_n(&c->ran, 0, __ATOMIC_RELAXED);
+		memset(&c->run_res, 0, sizeof(c->run_res));
+		if (!pthread_create(&c->thread, NULL, run_main, c)) {
+			c->running = 1;
+			return;
+		}
+		/* no thread: the sync here and now */
+	}
+	count(c, rs_tsync_host_run(wmem, &p, &clk, &c->last), final);
+}
+
 void cap_sync_poll(struct cap_sync *c, const struct rs_region *region, void *wmem)
 {
 	struct rs_guest_status st;
 	uint32_t enabled;
 	double now;
 
+	if (c->running) {
+		if (__atomic_load_n(&c->ran, __ATOMIC_ACQUIRE))
+			cap_sync_join(c);
+		return;
+	}
 	if (c->gave_up || c->why_not || c->cs.state == PDF_CLOCK_HOST)
 		return;
 	now = cap_time_now();

@@ -34,7 +34,7 @@
 
 #define AGENT_MAX_CPUS      256
 #define AGENT_MAX_TPS       8       /* tracepoints per run */
-#define AGENT_COMM_PENDING  64      /* distinct tids named per ring and tick */
+#define AGENT_COMM_PENDING  64      /* distinct tids named per ring and pass */
 #define AGENT_COMM_LEN      16      /* TASK_COMM_LEN */
 #define AGENT_REC_MAX       65536   /* a perf record's size is 16 bits */
 #define AGENT_MMAP_PIDS     1024    /* pids whose mappings a ring described */
@@ -87,7 +87,7 @@ void agent_device_close(struct agent_dev *d);
  */
 #define AGENT_DEV_FAULTED 1
 #define AGENT_DEV_REMOVED 2
-#define AGENT_DEV_LOOK_NS 1000000000ull  /* main: sysfs looked at once a second */
+#define AGENT_DEV_LOOK_BEATS 10u   /* main: sysfs looked at every 10th beat */
 int agent_device_guard(void);
 int agent_device_gone(const struct agent_dev *d, const char *sysfs);
 
@@ -99,6 +99,8 @@ struct agent_events {
 	uint32_t nr_tps;
 	uint64_t tp_id[AGENT_MAX_TPS];
 	uint32_t buf_pages;       /* kernel buffer data pages, a power of two */
+	uint32_t watermark;       /* bytes in a buffer that wake the agent
+				   * (0: half the buffer) */
 };
 
 struct kbuf {
@@ -112,9 +114,13 @@ struct kbuf {
 	uint64_t sample_type;     /* the events', for the records' times */
 	uint64_t head;            /* a pass's: the kernel's, read once */
 	uint64_t end;             /* the pass stops here (its byte bound) */
-	uint64_t time;            /* the copied record's, agent_kbuf_peek */
-	uint32_t have;            /* bytes of the record at tail in rec, 0:
-				   * none copied */
+	uint64_t time;            /* the peeked record's, agent_kbuf_peek */
+	uint32_t have;            /* bytes of the record at tail, 0: none
+				   * peeked */
+	uint32_t time_at;         /* a sample's TIME is at this offset (0:
+				   * none), agent_kbuf_begin */
+	const uint8_t *cur;       /* the peeked record: in the buffer (a
+				   * sample that does not wrap), or rec */
 	uint8_t rec[AGENT_REC_MAX] __attribute__((aligned(8)));
 };
 
@@ -132,13 +138,15 @@ void agent_kbuf_close(struct kbuf *k);
 /*
  * A pass over the records between our tail and the kernel's head (read
  * once, at agent_kbuf_begin), at most @max bytes of them, so that one busy CPU
- * cannot starve the others.  agent_kbuf_peek: the next record, a private copy
- * with its sample_id trailer taken off (the events ask for one, to time
- * every record: the rings get the records as they always were), and its
- * time (the sample's, or the trailer's; 0 when the events have none);
- * NULL at the pass's end.  agent_kbuf_next: past it.  agent_kbuf_end: the space read
- * given back to the kernel.  main merges the CPUs' passes by time, so
- * that a process's birth on one CPU is read before its samples on another.
+ * cannot starve the others.  agent_kbuf_peek: the next record and its time (the
+ * sample's, or the trailer's; 0 when the events have none); NULL at the
+ * pass's end.  A sample is read in place (the kernel does not write there
+ * until agent_kbuf_end), anything else from a private copy with its sample_id
+ * trailer taken off (the events ask for one, to time every record: the
+ * rings get the records as they always were).  Valid until agent_kbuf_next:
+ * past it.  agent_kbuf_end: the space read given back to the kernel.  main
+ * merges the CPUs' passes by time, so that a process's birth on one CPU is
+ * read before its samples on another.
  */
 void agent_kbuf_begin(struct kbuf *k, uint64_t max);
 const struct rs_perf_header *agent_kbuf_peek(struct kbuf *k, uint64_t *time);
@@ -152,13 +160,25 @@ typedef void (*kbuf_fn)(const struct rs_perf_header *rec, void *arg);
  * records. */
 int agent_kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg);
 
-/* One pass of each of @n buffers (NULL ones skipped; each heads read
- * before any record is), their records merged by time (then by CPU) to
- * @fn with the index of their buffer.  Returns the number of records. */
-typedef void (*kbuf_cpu_fn)(const struct rs_perf_header *rec, uint32_t cpu,
-			    void *arg);
-int agent_kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
-		   void *arg);
+/*
+ * One pass of each of @n buffers (NULL ones skipped; every head read
+ * before any record is).  What is not a sample goes to @record, with the
+ * index of its buffer, in time order across the buffers (then by index);
+ * the samples between those records go to @samples in runs: @nr whole
+ * samples of buffer @cpu one after the other at @recs, @len bytes (in
+ * place, at most 16 KiB).  A record reaches @record after every sample
+ * older than it, of any buffer, has reached @samples, and before any
+ * newer one: a process's FORK on one CPU comes before its samples on
+ * another.  Returns the number of records given to @record.
+ */
+struct kbuf_sink {
+	void (*record)(const struct rs_perf_header *rec, uint32_t cpu,
+		       void *arg);
+	void (*samples)(const uint8_t *recs, uint32_t len, uint32_t nr,
+			uint32_t cpu, void *arg);
+};
+int agent_kbuf_drain_runs(struct kbuf *const *k, uint32_t n,
+		    const struct kbuf_sink *s, void *arg);
 
 /*
  * The guest-physical address of the buffer's control page and of each
@@ -219,7 +239,12 @@ struct agent_ring {
 	uint64_t written;         /* records committed */
 	uint64_t written_bytes;   /* their bytes */
 	uint64_t dropped;         /* records the ring refused */
-	uint32_t nr_pending;      /* tids sampled this tick, to be named */
+	uint32_t nr_pending;      /* tids sampled this pass, to be named */
+	uint32_t noted_pid;       /* the last tid noted (agent_comm_note) */
+	uint32_t noted_tid;
+	uint32_t described_pid;   /* the last pid agent_mmaps_note found in
+				   * the set (0: none) ... */
+	uint64_t described_births; /* ... when agent_pstate_births() was this */
 	uint32_t pending_pid[AGENT_COMM_PENDING];
 	uint32_t pending_tid[AGENT_COMM_PENDING];
 	char pending_comm[AGENT_COMM_PENDING][AGENT_COMM_LEN];
@@ -235,6 +260,11 @@ struct agent_ring {
  * the ring's -rse_*. */
 int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 		   const void *body, uint32_t len);
+/* @nr whole records at @recs, @len bytes (rs_producer_output_run), into
+ * @r at once; a ring without room for all of them takes them one by one,
+ * counting each it refused.  0, or the ring's -rse_* of the last refusal. */
+int agent_ring_put_run(struct agent_ring *r, const uint8_t *recs,
+		       uint32_t len, uint32_t nr);
 /* Publish data_head per batch (set once, after rs_producer_init), and
  * publish it now (after each pass: the host then sees every record). */
 void agent_ring_batch(struct agent_ring *r, const struct rs_region *region);
@@ -245,13 +275,18 @@ void agent_ring_publish(struct agent_ring *r);
 /* One kernel record (from the CPU feeding @r) into @r. */
 void agent_forward(struct agent_ring *r, uint64_t sample_type,
 		   const struct rs_perf_header *rec);
+/* @nr of the kernel's samples one after the other at @recs, @len bytes
+ * (from the CPU feeding @r), into @r as one run: each sample's process
+ * described before it (agent_mmaps_note), its thread noted for its name. */
+void agent_forward_samples(struct agent_ring *r, uint64_t sample_type,
+			   const uint8_t *recs, uint32_t len, uint32_t nr);
 
 /* ---- comm ------------------------------------------------------------------ */
 
-/* Remember that @tid (of @pid) was sampled on @r this tick. */
+/* Remember that @tid (of @pid) was sampled on @r in this pass. */
 void agent_comm_note(struct agent_ring *r, uint32_t pid, uint32_t tid);
 
-/* After the tick's samples: one PERF_RECORD_COMM per noted tid, newer than
+/* After the pass's samples: one PERF_RECORD_COMM per noted tid, newer than
  * its samples, so a ring that still holds a sample holds its name. */
 void agent_comm_flush(struct agent_ring *r);
 
@@ -530,6 +565,9 @@ void agent_pstate_end(void);
  * agent learns of (0: not in the model): a ring describes it anew when
  * it changes. */
 uint64_t agent_pstate_gen(uint32_t pid);
+/* How many numbers were given so far: while it stands still, no pid's
+ * number changed (every process taken into the model gets a new one). */
+uint64_t agent_pstate_births(void);
 /* Whether the model knows @pid's mappings as well as /proc would: all of
  * them since its birth or exec, or /proc was read for it already. */
 int agent_pstate_known(uint32_t pid);

@@ -26,9 +26,11 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 			   "socket (default " RS_MARK_SOCKET ")"),
 		OPT_POW2('b', "buffer-pages", &o->buf_pages, "N", 1, 1u << 16,
 			 "kernel perf buffer pages per CPU, a power of two (default "
-			 "64)"),
+			 "128)"),
 		OPT_U32('t', "tick", &o->tick_ms, "MS", 10, 10000, "milliseconds",
-			"heartbeat and name period (default 100)"),
+			"the beat: heartbeat, process table, the host's "
+			"switches, and the longest a sample waits in the "
+			"kernel's buffer (default 1000)"),
 		OPT_STRING(0, "sysfs", &o->sysfs, "DIR", "where PCI devices are "
 			   "(default /sys/bus/pci/devices; for tests)"),
 		OPT_FLAG(0, "no-symbols", &o->no_symbols, "publish no kernel "
@@ -80,8 +82,8 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->sysfs = "/sys/bus/pci/devices";
 	o->mark_socket = RS_MARK_SOCKET;
-	o->buf_pages = 64;
-	o->tick_ms = 100;
+	o->buf_pages = 128;
+	o->tick_ms = 1000;
 	o->usyms_kib = 2048;
 	o->pstate_kib = 512;
 	o->ksyms.kallsyms = "/proc/kallsyms";

@@ -23,6 +23,31 @@ int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 	return 0;
 }
 
+int agent_ring_put_run(struct agent_ring *r, const uint8_t *recs,
+		       uint32_t len, uint32_t nr)
+{
+	const struct rs_perf_header *h;
+	uint32_t off;
+	int err = rs_producer_output_run(&r->prod, recs, len, nr), last = 0;
+
+	if (err >= 0) {
+		r->written += nr;
+		r->written_bytes += len;
+		return 0;
+	}
+	/* no room for all (or a run this ring cannot take at once) */
+	for (off = 0; off + sizeof(*h) <= len; off += h->size) {
+		h = (const void *)(recs + off);
+		if (h->size < sizeof(*h) || h->size > len - off)
+			break;   /* never: whole records */
+		err = agent_ring_put(r, h->type, h->misc, h + 1,
+				     h->size - (uint32_t)sizeof(*h));
+		if (err)
+			last = err;
+	}
+	return last;
+}
+
 /* data_head per sixteenth of the data area rather than per record: a host
  * reader on another core then pays for the head's line once per batch.  A
  * ring too small for a batch keeps publishing per record. */

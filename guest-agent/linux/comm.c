@@ -181,6 +181,11 @@ void agent_comm_note(struct agent_ring *r, uint32_t pid, uint32_t tid)
 	char comm[COMM_LEN + 1];
 	uint32_t i;
 
+	/* a run of one thread's samples: noted at its first */
+	if (tid == r->noted_tid && pid == r->noted_pid && r->nr_pending)
+		return;
+	r->noted_pid = pid;
+	r->noted_tid = tid;
 	for (i = 0; i < r->nr_pending; i++)
 		if (r->pending_tid[i] == tid && r->pending_pid[i] == pid)
 			return;

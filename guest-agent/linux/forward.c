@@ -91,3 +91,23 @@ void agent_forward(struct agent_ring *r, uint64_t sample_type,
 		break;  /* THROTTLE and friends: the host has no use for them */
 	}
 }
+
+void agent_forward_samples(struct agent_ring *r, uint64_t sample_type,
+			   const uint8_t *recs, uint32_t len, uint32_t nr)
+{
+	const struct rs_perf_header *rec;
+	uint32_t off, pid, tid;
+
+	/* before the run: its processes' mappings older than their samples,
+	 * the names read while the threads are there (written after) */
+	for (off = 0; off + sizeof(*rec) <= len; off += rec->size) {
+		rec = (const void *)(recs + off);
+		if (rec->size < sizeof(*rec))
+			return;   /* never: whole samples */
+		if (sample_tid(sample_type, rec, &pid, &tid)) {
+			agent_mmaps_note(r, pid);
+			agent_comm_note(r, pid, tid);
+		}
+	}
+	agent_ring_put_run(r, recs, len, nr);
+}

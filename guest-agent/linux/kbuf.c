@@ -108,7 +108,8 @@ int agent_kbuf_open(struct kbuf *k, int cpu, const struct agent_events *ev)
 	k->sample_type = ev->sample_type;
 	k->data_size = (uint64_t)ev->buf_pages * RS_PAGE_SIZE;
 	agent_kbuf_sample_attr(&a, ev);
-	a.wakeup_watermark = (uint32_t)(k->data_size / 2);
+	a.wakeup_watermark = ev->watermark && ev->watermark < k->data_size ?
+			     ev->watermark : (uint32_t)(k->data_size / 2);
 	err = perf_open(&a, cpu);
 	if (err == -EINVAL) {       /* a kernel before 5.12: dev and inode */
 		a.build_id = 0;
@@ -191,23 +192,31 @@ static uint32_t trailer_size(uint64_t type, uint32_t *time_at)
 	return n;
 }
 
+/* Where a sample's TIME is (IDENTIFIER, IP, TID come before it), for
+ * @type; 0: its samples have none. */
+static uint32_t sample_time_at(uint64_t type)
+{
+	if (!(type & PERF_SAMPLE_TIME))
+		return 0;
+	return (uint32_t)sizeof(struct rs_perf_header) +
+	       ((type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) +
+	       ((type & PERF_SAMPLE_IP) ? 8 : 0) +
+	       ((type & PERF_SAMPLE_TID) ? 8 : 0);
+}
+
 /* The copied record's time (0: none), its trailer taken off. */
 static uint64_t take_time(struct kbuf *k)
 {
 	struct rs_perf_header *h = (void *)k->rec;
-	uint64_t t = 0, type = k->sample_type;
+	uint64_t t = 0;
 	uint32_t at, size;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		/* IDENTIFIER, IP, TID come before TIME */
-		at = sizeof(*h) + ((type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) +
-		     ((type & PERF_SAMPLE_IP) ? 8 : 0) +
-		     ((type & PERF_SAMPLE_TID) ? 8 : 0);
-		if ((type & PERF_SAMPLE_TIME) && at + 8 <= h->size)
-			memcpy(&t, k->rec + at, 8);
+		if (k->time_at && k->time_at + 8 <= h->size)
+			memcpy(&t, k->rec + k->time_at, 8);
 		return t;
 	}
-	size = trailer_size(type, &at);
+	size = trailer_size(k->sample_type, &at);
 	if (!size || h->size < sizeof(*h) + size)
 		return 0;
 	h->size = (uint16_t)(h->size - size);
@@ -221,27 +230,46 @@ void agent_kbuf_begin(struct kbuf *k, uint64_t max)
 	k->head = read_head(k->base);
 	k->end = k->head - k->tail > max ? k->tail + max : k->head;
 	k->have = 0;
+	k->time_at = sample_time_at(k->sample_type);
 }
 
+/*
+ * A sample that does not wrap the buffer's end is read where it is: the
+ * space up to head is the reader's until agent_kbuf_end gives it back, and a
+ * sample keeps every byte.  Anything else is copied (a record that wraps,
+ * one whose trailer comes off).
+ */
 const struct rs_perf_header *agent_kbuf_peek(struct kbuf *k, uint64_t *time)
 {
+	const uint8_t *data = (const uint8_t *)k->base + RS_PAGE_SIZE;
 	struct rs_perf_header h;
+	uint64_t off;
 
 	if (!k->have) {
 		if (k->tail >= k->end)
 			return NULL;
-		copy_out(k, k->tail, &h, sizeof(h));
+		/* records are 8-aligned: a header never wraps */
+		off = k->tail & (k->data_size - 1);
+		memcpy(&h, data + off, sizeof(h));
 		if (h.size < sizeof(h) || h.size > k->head - k->tail) {
 			/* cannot happen with a sane kernel */
 			k->tail = k->end = k->head;
 			return NULL;
 		}
-		copy_out(k, k->tail, k->rec, h.size);
-		k->time = take_time(k);
+		if (h.type == PERF_RECORD_SAMPLE && off + h.size <= k->data_size) {
+			k->cur = data + off;
+			k->time = 0;
+			if (k->time_at && k->time_at + 8 <= h.size)
+				memcpy(&k->time, k->cur + k->time_at, 8);
+		} else {
+			copy_out(k, k->tail, k->rec, h.size);
+			k->time = take_time(k);
+			k->cur = k->rec;
+		}
 		k->have = h.size;
 	}
 	*time = k->time;
-	return (const void *)k->rec;
+	return (const void *)k->cur;
 }
 
 void agent_kbuf_next(struct kbuf *k)
@@ -272,98 +300,193 @@ int agent_kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg)
 	return n;
 }
 
-/* The buffers with a record left in this pass, a min-heap by the time of
- * their next record (then by CPU: the order of records without one). */
-struct kheap {
-	uint32_t n;
-	uint32_t cpu[AGENT_MAX_CPUS];
-	uint64_t time[AGENT_MAX_CPUS];
+/*
+ * A pass in runs.  Phase one walks each buffer's headers and notes its
+ * breaks: the records that are not samples (and a sample that wraps the
+ * buffer's end), with their times.  Phase two takes the breaks in time
+ * order across the CPUs (then by CPU, as a merge of the CPUs' streams by
+ * time would have them); before each, every CPU's samples older than it
+ * go out (on its own CPU, those before it in the buffer), as runs of
+ * samples that lie one after the other in the buffer; after the last,
+ * the rest.  So a record that changes the processes reaches the sink
+ * after every sample older than it and before every newer one, on any
+ * CPU, and a sample is touched for its header (and, while a break of
+ * another CPU waits, its time), nothing else.
+ */
+#define KBUF_BREAKS  4096u            /* breaks per pass; the rest waits */
+#define KBUF_RUN_MAX (16u * 1024u)    /* bytes of a run at most */
+
+struct kbreak {
+	uint64_t pos, time;
 };
 
-static int heap_less(const struct kheap *h, uint32_t i, uint32_t j)
+static struct {
+	struct kbreak brk[KBUF_BREAKS];
+	uint32_t nr;
+	uint32_t first[AGENT_MAX_CPUS];   /* each CPU's breaks, in order */
+	uint32_t count[AGENT_MAX_CPUS];
+	uint32_t next[AGENT_MAX_CPUS];    /* the next one not taken */
+	uint8_t bad[AGENT_MAX_CPUS];      /* a header no kernel writes: the
+					   * rest of the buffer skipped */
+} pass;
+
+/* @len bytes at ring position @pos, wrapping, as a u64 (a time). */
+static uint64_t read_u64(const struct kbuf *k, uint64_t pos)
 {
-	return h->time[i] < h->time[j] ||
-	       (h->time[i] == h->time[j] && h->cpu[i] < h->cpu[j]);
+	uint64_t v;
+
+	copy_out(k, pos, &v, sizeof(v));
+	return v;
 }
 
-static void heap_swap(struct kheap *h, uint32_t i, uint32_t j)
+/* The time of the record at @pos with header @h: a sample's own, the
+ * trailer's of any other (0: none). */
+static uint64_t time_at(const struct kbuf *k, uint64_t pos,
+			const struct rs_perf_header *h)
 {
-	uint32_t c = h->cpu[i];
-	uint64_t t = h->time[i];
+	uint32_t at, size;
 
-	h->cpu[i] = h->cpu[j];
-	h->time[i] = h->time[j];
-	h->cpu[j] = c;
-	h->time[j] = t;
+	if (h->type == PERF_RECORD_SAMPLE)
+		return k->time_at && k->time_at + 8 <= h->size ?
+		       read_u64(k, pos + k->time_at) : 0;
+	size = trailer_size(k->sample_type, &at);
+	if (!size || h->size < sizeof(*h) + size || at == UINT32_MAX)
+		return 0;
+	return read_u64(k, pos + h->size - size + at);
 }
 
-static void heap_down(struct kheap *h, uint32_t i)
+/* Phase one for CPU @c's buffer. */
+static void note_breaks(struct kbuf *k, uint32_t c)
 {
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
+	const uint8_t *data = (const uint8_t *)k->base + RS_PAGE_SIZE;
+	struct rs_perf_header h;
+	uint64_t pos, off;
 
-		if (l < h->n && heap_less(h, l, m))
-			m = l;
-		if (l + 1 < h->n && heap_less(h, l + 1, m))
-			m = l + 1;
-		if (m == i)
+	agent_kbuf_begin(k, k->data_size);
+	pass.first[c] = pass.nr;
+	pass.count[c] = pass.next[c] = 0;
+	pass.bad[c] = 0;
+	for (pos = k->tail; pos < k->end; pos += h.size) {
+		off = pos & (k->data_size - 1);
+		memcpy(&h, data + off, sizeof(h));   /* never wraps */
+		if (h.size < sizeof(h) || (h.size & 7u) || h.size > k->head - pos) {
+			pass.bad[c] = 1;             /* no sane kernel's */
+			k->end = pos;
 			return;
-		heap_swap(h, i, m);
-		i = m;
+		}
+		if (h.type == PERF_RECORD_SAMPLE && off + h.size <= k->data_size)
+			continue;
+		if (pass.nr == KBUF_BREAKS) {        /* the next pass's */
+			k->end = pos;
+			return;
+		}
+		pass.brk[pass.nr].pos = pos;
+		pass.brk[pass.nr].time = time_at(k, pos, &h);
+		pass.nr++;
+		pass.count[c]++;
 	}
 }
 
-static void heap_push(struct kheap *h, uint32_t cpu, uint64_t time)
+/* CPU @c's samples from its tail up to @limit, as runs to @s; with
+ * @cut, only those older than @cutoff (@le: or as old). */
+static void flush(struct kbuf *k, uint32_t c, uint64_t limit, int cut,
+		  uint64_t cutoff, int le, const struct kbuf_sink *s, void *arg)
 {
-	uint32_t i = h->n++;
+	const uint8_t *data = (const uint8_t *)k->base + RS_PAGE_SIZE;
+	uint64_t pos = k->tail, start = pos, t;
+	struct rs_perf_header h;
+	uint32_t nr = 0;
 
-	h->cpu[i] = cpu;
-	h->time[i] = time;
-	while (i && heap_less(h, i, (i - 1) / 2)) {
-		heap_swap(h, i, (i - 1) / 2);
-		i = (i - 1) / 2;
+	while (pos < limit) {
+		memcpy(&h, data + (pos & (k->data_size - 1)), sizeof(h));
+		if (cut) {
+			t = 0;
+			if (k->time_at && k->time_at + 8 <= h.size)
+				memcpy(&t, data + (pos & (k->data_size - 1)) +
+				       k->time_at, sizeof(t));
+			if (le ? t > cutoff : t >= cutoff)
+				break;
+		}
+		/* a run lies in one piece, and is not too long */
+		if (nr && ((pos & (k->data_size - 1)) == 0 ||
+			   pos + h.size - start > KBUF_RUN_MAX)) {
+			s->samples(data + (start & (k->data_size - 1)),
+				   (uint32_t)(pos - start), nr, c, arg);
+			start = pos;
+			nr = 0;
+		}
+		pos += h.size;
+		nr++;
 	}
+	if (nr)
+		s->samples(data + (start & (k->data_size - 1)),
+			   (uint32_t)(pos - start), nr, c, arg);
+	k->tail = pos;
 }
 
-int agent_kbuf_drain_all(struct kbuf *const *k, uint32_t n, kbuf_cpu_fn fn,
-		   void *arg)
+/* Where CPU @c's samples end for now: its next break, else its pass's end. */
+static uint64_t run_limit(const struct kbuf *k, uint32_t c)
 {
-	static struct kheap h;
+	return pass.next[c] < pass.count[c] ?
+	       pass.brk[pass.first[c] + pass.next[c]].pos : k->end;
+}
+
+int agent_kbuf_drain_runs(struct kbuf *const *k, uint32_t n,
+		    const struct kbuf_sink *s, void *arg)
+{
 	const struct rs_perf_header *rec;
 	uint64_t time;
-	uint32_t i;
+	uint32_t c, d, best;
 	int count = 0;
 
 	if (n > AGENT_MAX_CPUS)
 		n = AGENT_MAX_CPUS;
-	h.n = 0;
+	pass.nr = 0;
 	/* every head read first: what comes in during the pass waits for
 	 * the next one, on every CPU alike */
-	for (i = 0; i < n; i++)
-		if (k[i])
-			agent_kbuf_begin(k[i], k[i]->data_size);
-	for (i = 0; i < n; i++)
-		if (k[i] && agent_kbuf_peek(k[i], &time))
-			heap_push(&h, i, time);
-	while (h.n) {
-		uint32_t cpu = h.cpu[0];
+	for (c = 0; c < n; c++)
+		if (k[c])
+			note_breaks(k[c], c);
+	for (;;) {
+		const struct kbreak *b = NULL, *x;
 
-		rec = agent_kbuf_peek(k[cpu], &time);
-		fn(rec, cpu, arg);
-		agent_kbuf_next(k[cpu]);
-		count++;
-		if (agent_kbuf_peek(k[cpu], &time)) {
-			h.time[0] = time;
-		} else {
-			h.n--;
-			h.cpu[0] = h.cpu[h.n];
-			h.time[0] = h.time[h.n];
+		best = n;
+		for (c = 0; c < n; c++) {
+			if (!k[c] || pass.next[c] >= pass.count[c])
+				continue;
+			x = &pass.brk[pass.first[c] + pass.next[c]];
+			if (!b || x->time < b->time) {
+				b = x;
+				best = c;
+			}
 		}
-		heap_down(&h, 0);
+		if (!b)
+			break;
+		for (d = 0; d < n; d++) {
+			if (!k[d])
+				continue;
+			if (d == best)
+				flush(k[d], d, b->pos, 0, 0, 0, s, arg);
+			else
+				flush(k[d], d, run_limit(k[d], d), 1, b->time,
+				      d < best, s, arg);
+		}
+		pass.next[best]++;
+		rec = agent_kbuf_peek(k[best], &time);
+		if (rec) {
+			s->record(rec, best, arg);
+			agent_kbuf_next(k[best]);
+			count++;
+		}
 	}
-	for (i = 0; i < n; i++)
-		if (k[i])
-			agent_kbuf_end(k[i]);
+	for (c = 0; c < n; c++) {
+		if (!k[c])
+			continue;
+		flush(k[c], c, k[c]->end, 0, 0, 0, s, arg);
+		if (pass.bad[c])
+			k[c]->tail = k[c]->head;
+		agent_kbuf_end(k[c]);
+	}
 	return count;
 }
 

@@ -20,43 +20,15 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "agent_opts.h"
+#include "agent_main.h"
 #include "ringside/mark_wire.h"
-
-struct agent {
-	struct agent_opts opts;
-	struct agent_dev dev;
-	struct rs_config cfg;        /* the host's, as last read */
-	struct agent_events ev;
-	struct agent_markers mk;
-	struct agent_tsync ts;
-	uint32_t nr_rings;            /* rings used */
-	uint32_t nr_cpus;             /* CPUs sampled (kbuf[0..nr_cpus)) */
-	uint64_t sideband_room;       /* for the symbols: the kbuf table follows */
-	uint64_t ksyms_end;           /* bytes of kallsyms text at its start */
-	uint64_t pstate_start;        /* the process state table's, 0: none */
-	int sigfd;
-	int sampling;                 /* events enabled right now */
-	uint64_t confirmed;           /* records written when the device was
-				       * last seen present */
-	uint64_t look_at;             /* when the device's sysfs entry is
-				       * looked at next (agent_markers_now) */
-	int gone_how;                 /* AGENT_DEV_* once a look saw it gone */
-	struct agent_ring ring[RS_MAX_RINGS];
-	uint64_t epoch_mark[RS_MAX_RINGS]; /* each ring's written_bytes when
-					    * the last epoch began */
-	struct kbuf *kbuf[AGENT_MAX_CPUS];
-};
 
 static struct agent the_agent;
 
 /* How a wait or a session ended. */
 enum { END_SIGNAL = 1, END_GONE = 2 };
 
-static void say(const struct agent *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void say(const struct agent *a, const char *fmt, ...)
+void agent_main_say(const struct agent *a, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -147,7 +119,7 @@ static int find_region(struct agent *a)
 
 /* Whether the device went away (agent_device_gone), as of @now: a fault on
  * its BAR is seen at once (no system call); its sysfs entry, a stat,
- * is looked at once every AGENT_DEV_LOOK_NS.  An unplug revokes the
+ * is looked at every AGENT_DEV_LOOK_BEATS beats.  An unplug revokes the
  * mapping, so the pass's next write faults: the stat is for a removal
  * that did not, or another device at the same address.  Returns 0 or
  * AGENT_DEV_*; *@looked: the entry was looked at. */
@@ -156,7 +128,8 @@ static int dev_gone(struct agent *a, uint64_t now, int *looked)
 	int look = now >= a->look_at;
 
 	if (look)
-		a->look_at = now + AGENT_DEV_LOOK_NS;
+		a->look_at = now + AGENT_DEV_LOOK_BEATS * a->opts.tick_ms *
+				   1000000ull;
 	if (looked)
 		*looked = look;
 	/* whichever caller's look saw it gone, every later one hears it */
@@ -211,6 +184,28 @@ static int wait_enabled(struct agent *a)
 	}
 }
 
+/*
+ * How much a kernel buffer holds before it wakes the agent.  The beat
+ * forwards whatever the buffers hold once a second; the watermark wakes
+ * the agent sooner only for a CPU that samples more than that in a beat,
+ * so that most wakes are the beat's, one for every CPU.  A normal ring
+ * takes a wake's records at once, so no more than three quarters of it
+ * (its consumer has drained the rest since the beat before); an overwrite
+ * ring keeps the newest of whatever comes: half the kernel buffer, the
+ * rest of it room for the samples taken while the agent wakes.
+ */
+static uint32_t wake_bytes(const struct agent *a)
+{
+	uint64_t buf = (uint64_t)a->opts.buf_pages * RS_PAGE_SIZE, w = buf / 2;
+	struct rs_ring ring;
+
+	if (!rs_region_ring(&a->dev.region, 0, &ring) &&
+	    ring.data_mode == RS_MODE_NORMAL && ring.data_size / 4 * 3 < w)
+		w = ring.data_size / 4 * 3;
+	w &= ~(uint64_t)7u;
+	return w ? (uint32_t)w : 8u;
+}
+
 static void open_events(struct agent *a)
 {
 	const struct rs_config *c = rs_region_config(&a->dev.region);
@@ -223,6 +218,7 @@ static void open_events(struct agent *a)
 		    a->ev.sample_type, AGENT_SAMPLE_KNOWN);
 	a->ev.freq = agent_opts_freq(&a->opts, c->sample_freq);
 	a->ev.buf_pages = a->opts.buf_pages;
+	a->ev.watermark = wake_bytes(a);
 	for (i = 0; i < a->opts.nr_tps; i++) {
 		err = agent_tracepoint_id(a->opts.tp[i], &a->ev.tp_id[i]);
 		if (err)
@@ -280,234 +276,6 @@ static void attach(struct agent *a)
 		die("attaching to the region: %s", rs_error_str(err));
 }
 
-/* Where the kernel's perf buffers are in guest-physical memory, for a host
- * that reads the samples the agent had no time to copy (a panic stops our
- * vCPU first).  Once, before the symbols, which end before the table. */
-static void publish_kbufs(struct agent *a)
-{
-	struct rs_kbuf_info info = { .data_pages = a->ev.buf_pages,
-				     .sample_type = a->ev.sample_type };
-	uint64_t words = RS_KBUF_ROW_WORDS(a->ev.buf_pages), *rows;
-	uint32_t i;
-	int fd, err = 0;
-
-	if (!rs_sideband_size(&a->dev.region))
-		return;
-	if (a->ev.buf_pages > RS_KBUF_MAX_PAGES) {
-		say(a, "kernel perf buffers: not published: %u pages per CPU, "
-		    "the table takes at most %u", a->ev.buf_pages,
-		    RS_KBUF_MAX_PAGES);
-		return;
-	}
-	rows = calloc((size_t)(a->nr_cpus * words), sizeof(*rows));
-	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (!rows || fd < 0) {
-		say(a, "kernel perf buffers: not published: %s",
-		    !rows ? "out of memory" : strerror(errno));
-		goto out;
-	}
-	for (i = 0; i < a->nr_cpus && !err; i++) {
-		uint64_t *row = rows + (uint64_t)info.nr_cpus * words;
-
-		if (!a->kbuf[i])
-			continue;
-		row[0] = i;
-		err = agent_kbuf_gpas(a->kbuf[i], fd, row + 1);
-		if (err)
-			say(a, "kernel perf buffers: not published: CPU %u: %s", i,
-			    err == -ENOENT ? "a page is not present" :
-			    err == -EPERM ? "no page frame numbers (not root)" :
-			    strerror(-err));
-		info.nr_cpus++;
-	}
-	if (!err && info.nr_cpus) {
-		err = rs_kbuf_publish(&a->dev.region, &info, rows);
-		if (err)
-			say(a, "kernel perf buffers: not published: %s",
-			    rs_error_str(err));
-		else
-			a->sideband_room = info.table_offset;
-	}
-	if (!err && info.nr_cpus)
-		say(a, "kernel perf buffers: %u CPUs x %u pages published "
-		    "(%" PRIu64 " bytes at the sideband's end)", info.nr_cpus,
-		    info.data_pages, info.table_len);
-out:
-	if (fd >= 0)
-		close(fd);
-	free(rows);
-}
-
-/* Where the symbols must end: the process state table, else the perf
- * buffer table, else the area's end (0: the area's end). */
-static uint64_t symbols_room(const struct agent *a)
-{
-	return a->pstate_start ? a->pstate_start : a->sideband_room;
-}
-
-/* The kernel's symbols into the sideband, once, before the attach; what
- * went wrong is said
- * here and, for the host, in the sideband (TRUNCATED, an empty table). */
-static void publish_symbols(struct agent *a)
-{
-	struct agent_ksyms k;
-	char id[2 * RS_SIDEBAND_BUILD_ID_MAX + 1] = "none";
-	uint32_t i;
-	int err;
-
-	if (a->opts.no_symbols)
-		return;
-	err = agent_ksyms_publish(&a->dev.region, &a->opts.ksyms,
-				  symbols_room(a), &k);
-	if (err == -ENXIO) {
-		say(a, "kernel symbols: the region has no sideband area "
-		    "(ringside enable --sideband-pages N)");
-		return;
-	}
-	if (err) {
-		say(a, "kernel symbols: %s: %s", a->opts.ksyms.kallsyms,
-		    strerror(-err));
-		return;
-	}
-	a->ksyms_end = k.length;
-	for (i = 0; i < k.build_id_len; i++)
-		snprintf(id + 2 * i, 3, "%02x", k.build_id[i]);
-	say(a, "kernel symbols: %" PRIu64 " lines published (%" PRIu64
-	    " bytes; the functions and the text bounds of %" PRIu64 " lines, "
-	    "all perf names samples by), build id %s", k.kept - k.cut,
-	    k.length, k.lines, id);
-	if (k.cut)
-		say(a, "kernel symbols truncated: %" PRIu64 " of %" PRIu64
-		    " bytes fit the sideband; ask the host for more "
-		    "(--sideband-pages)", k.length, k.wanted);
-	if (k.zero_addrs)
-		say(a, "kernel symbols: %" PRIu64 " with a zero address left out "
-		    "(kernel.kptr_restrict %d hides them)", k.zero_addrs,
-		    k.kptr_restrict);
-	if (k.build_id_err)
-		say(a, "kernel build id: %s: %s", a->opts.ksyms.notes,
-		    strerror(-k.build_id_err));
-	if (k.read_err)
-		say(a, "kernel symbols: reading %s failed midway",
-		    a->opts.ksyms.kallsyms);
-	if (k.tries > 1 || k.mod_dropped)
-		say(a, "kernel symbols: read %u times (modules loading or "
-		    "unloading: %u of %u not settled at the last); %" PRIu64
-		    " lines of modules left out (.init symbols, or modules "
-		    "that came or went during the read)", k.tries, k.unsettled,
-		    k.modules, k.mod_dropped);
-	if (k.modules_err && k.modules_err != -ENOENT)
-		say(a, "kernel symbols: %s: %s; modules' lines published "
-		    "unchecked", a->opts.ksyms.modules, strerror(-k.modules_err));
-}
-
-/* The process state table (--process-state), before the symbols take
- * the area: at its end, before the perf buffer table, at most a quarter
- * of the area (the kernel's symbols come first for the rest). */
-static void publish_pstate(struct agent *a)
-{
-	uint64_t size = rs_sideband_size(&a->dev.region);
-	uint64_t end = a->sideband_room ? a->sideband_room : size;
-	uint64_t pst = (uint64_t)a->opts.pstate_kib * 1024u;
-	int err;
-
-	if (!pst || !size)
-		return;
-	end &= ~(uint64_t)7u;
-	if (pst > end / 4u)
-		pst = (end / 4u) & ~(uint64_t)7u;
-	err = agent_pstate_begin(&a->dev.region, end - pst, pst);
-	if (err) {
-		say(a, "process state: not kept: %s (--sideband-pages)",
-		    rs_error_str(err));
-		return;
-	}
-	a->pstate_start = end - pst;
-	if (pst < (uint64_t)a->opts.pstate_kib * 1024u)
-		say(a, "process state: %" PRIu64 " of %u KiB (a quarter of the "
-		    "sideband; --sideband-pages)", pst / 1024u,
-		    a->opts.pstate_kib);
-}
-
-/* The user symbol table, between the kernel's symbols and the process
- * state table, bounded by --user-symbols: filled as processes are
- * described. */
-static void publish_usyms(struct agent *a)
-{
-	uint64_t start = (a->ksyms_end + 7u) & ~(uint64_t)7u;
-	uint64_t end = symbols_room(a) ? symbols_room(a) :
-		       rs_sideband_size(&a->dev.region);
-	uint64_t size = (uint64_t)a->opts.usyms_kib * 1024u;
-	int err;
-
-	if (!a->opts.usyms_kib || !rs_sideband_size(&a->dev.region))
-		return;
-	if (start >= end) {
-		say(a, "user symbols: no room left in the sideband "
-		    "(--sideband-pages)");
-		return;
-	}
-	if (size > end - start)
-		size = end - start;
-	err = agent_usyms_begin(&a->dev.region, start, size);
-	if (err)
-		say(a, "user symbols: %s", rs_error_str(err));
-	else
-		agent_vdso_usyms();
-}
-
-static void pstate_summary(const struct agent *a)
-{
-	const struct agent_pstate_stats *p = agent_pstate_stats();
-
-	if (!p->table_size)
-		return;
-	say(a, "process state: %u processes (%u ended), %u mappings in the "
-	    "last of %" PRIu64 " copies (%" PRIu64 " bytes, two copies); left "
-	    "out: %u processes, %u mappings; %" PRIu64 " births seen (%"
-	    PRIu64 " given their parent's mappings), %" PRIu64 " ends, %"
-	    PRIu64 " dropped once the rings were written over, %" PRIu64
-	    " for room; %" PRIu64 " not taken (the model was full), %" PRIu64
-	    " kernel losses", p->procs, p->ended_kept, p->maps, p->publishes,
-	    p->table_size, p->procs_left_out, p->maps_left_out, p->forks,
-	    p->inherited, p->ended, p->expired, p->evicted, p->full, p->lost);
-}
-
-static void usyms_summary(const struct agent *a)
-{
-	const struct agent_usyms_stats *u = agent_usyms_stats();
-
-	if (!u->table_size)
-		return;
-	say(a, "user symbols: %" PRIu64 " binaries published (%" PRIu64
-	    " symbols, %" PRIu64 " of %" PRIu64 " bytes, largest %" PRIu64
-	    ", %" PRIu64 " with symbols left out); not published: %" PRIu64
-	    " that did not fit (%" PRIu64 " bytes), %" PRIu64 " without "
-	    "symbols, %" PRIu64 " unreadable (%" PRIu64 " reads failed, "
-	    "tried again), %" PRIu64 " past the set of build ids",
-	    u->published, u->symbols, u->bytes, u->table_size, u->largest,
-	    u->cut, u->no_room, u->no_room_bytes, u->no_symbols,
-	    u->unreadable, u->failed_reads, u->ids_full);
-}
-
-/* Who this guest is and how it samples, for the host's files: once per
- * session, before the attach, like the symbols. */
-static void publish_identity(struct agent *a)
-{
-	static const struct agent_ginfo_paths paths = {
-		.meminfo = "/proc/meminfo",
-		.cpuinfo = "/proc/cpuinfo",
-	};
-	struct rs_guest_info gi;
-	int err = agent_ginfo_fill(&gi, &a->ev, &paths);
-
-	if (err)
-		say(a, "guest identity: partly unknown: %s", strerror(-err));
-	err = rs_guest_info_publish(&a->dev.region, &gi);
-	if (err)
-		say(a, "guest identity: not published: %s", rs_error_str(err));
-}
-
 /* Events on or off as the host's switches say. */
 static void follow_config(struct agent *a, uint64_t now)
 {
@@ -536,18 +304,35 @@ static void fwd(const struct rs_perf_header *rec, uint32_t cpu, void *arg)
 	agent_forward(&a->ring[cpu % a->nr_rings], a->ev.sample_type, rec);
 }
 
-static void drain(struct agent *a)
+static void fwd_samples(const uint8_t *recs, uint32_t len, uint32_t nr,
+			uint32_t cpu, void *arg)
+{
+	struct agent *a = arg;
+
+	agent_forward_samples(&a->ring[cpu % a->nr_rings], a->ev.sample_type,
+			      recs, len, nr);
+}
+
+static const struct kbuf_sink sink = { fwd, fwd_samples };
+
+/* The kernel's records of every CPU into the rings, and the names of the
+ * threads they sampled after them; @marks: the marker socket has some. */
+static void drain(struct agent *a, int marks)
 {
 	uint32_t i;
 
 	/* in time order across the CPUs: a process's FORK on one reaches
 	 * pstate before its samples on another */
-	agent_kbuf_drain_all(a->kbuf, a->nr_cpus, fwd, a);
-	agent_markers_drain(&a->mk, &a->ring[0],
-			    a->cfg.enabled && (a->cfg.trace_mask & RS_TRACE_MARKERS));
-	/* The end of a pass: the host sees all of it. */
-	for (i = 0; i < a->nr_rings; i++)
+	agent_kbuf_drain_runs(a->kbuf, a->nr_cpus, &sink, a);
+	if (marks)
+		agent_markers_drain(&a->mk, &a->ring[0], a->cfg.enabled &&
+				    (a->cfg.trace_mask & RS_TRACE_MARKERS));
+	/* The end of a pass: the names of the threads it sampled, newer than
+	 * their samples, and the host sees all of it. */
+	for (i = 0; i < a->nr_rings; i++) {
+		agent_comm_flush(&a->ring[i]);
 		agent_ring_publish(&a->ring[i]);
+	}
 }
 
 /* Every ring written over once since the last epoch began: a new one
@@ -565,16 +350,11 @@ static void ring_epoch(struct agent *a)
 	agent_pstate_epoch();
 }
 
-/* Once a tick, @now the pass's agent_markers_now(): the clock is read once a
- * pass, and whatever the tick stamps takes that reading. */
-static void tick(struct agent *a, uint64_t now)
+/* Once a beat (--tick, a second), @now the pass's agent_markers_now(): the
+ * heartbeat, the process table when it changed, the host's switches.
+ * Whatever the beat stamps takes the pass's one clock reading. */
+static void beat(struct agent *a, uint64_t now)
 {
-	uint32_t i;
-
-	for (i = 0; i < a->nr_rings; i++) {
-		agent_comm_flush(&a->ring[i]);
-		agent_ring_publish(&a->ring[i]);
-	}
 	if (agent_pstate_has_ended())
 		ring_epoch(a);
 	agent_pstate_tick(now);
@@ -582,24 +362,26 @@ static void tick(struct agent *a, uint64_t now)
 	follow_config(a, now);
 }
 
-/* Until a signal (END_SIGNAL) or the device went away (END_GONE). */
+/*
+ * Until a signal (END_SIGNAL) or the device went away (END_GONE).  The
+ * agent sleeps until there is something to do: a kernel buffer past its
+ * watermark, a marker, a signal, or the beat.  Each wake is one pass over
+ * the kernel buffers (what they hold below the watermark goes too, so
+ * that nothing waits longer than a beat), one look at the host's time
+ * sync request (answered there, in a burst), and one clock reading.
+ */
 static int run(struct agent *a)
 {
 	struct pollfd p[2 + AGENT_MAX_CPUS];
-	uint64_t next = agent_markers_now(), period = a->opts.tick_ms * 1000000ull;
+	uint64_t period = a->opts.tick_ms * 1000000ull;
+	uint64_t now = agent_markers_now(), next = now;
 	uint32_t i, n;
 
 	for (;;) {
-		uint64_t now = agent_markers_now();
-		int timeout;
+		int timeout = 0;
 
-		if (now >= next) {
-			tick(a, now);
-			next = now + period;
-		}
-		timeout = (int)((next - now) / 1000000ull) + 1;
-		if (timeout > AGENT_TSYNC_POLL_MS)   /* the host's sync windows */
-			timeout = AGENT_TSYNC_POLL_MS;
+		if (now < next)
+			timeout = (int)((next - now + 999999ull) / 1000000ull);
 		n = 0;
 		p[n++] = (struct pollfd){ .fd = a->sigfd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = a->mk.fd, .events = POLLIN };
@@ -607,10 +389,18 @@ static int run(struct agent *a)
 			if (a->kbuf[i])
 				p[n++] = (struct pollfd){ .fd = a->kbuf[i]->fd,
 							  .events = POLLIN };
-		if (poll(p, n, timeout) < 0 && errno != EINTR)
-			die("poll: %s", strerror(errno));
-		drain(a);
+		if (poll(p, n, timeout) < 0) {
+			if (errno != EINTR)
+				die("poll: %s", strerror(errno));
+			p[1].revents = 0;
+		}
+		now = agent_markers_now();
+		drain(a, p[1].revents != 0);
 		agent_tsync_poll(&a->ts, &a->dev.region);
+		if (now >= next) {
+			beat(a, now);
+			next = now + period;
+		}
 		/* after the pass: a fault in it, or the device gone since */
 		if (gone(a, now))
 			return END_GONE;
@@ -626,9 +416,7 @@ static void detach(struct agent *a)
 	for (i = 0; i < a->nr_cpus; i++)
 		if (a->kbuf[i])
 			agent_kbuf_enable(a->kbuf[i], 0);
-	drain(a);
-	for (i = 0; i < a->nr_rings; i++)
-		agent_comm_flush(&a->ring[i]);
+	drain(a, 1);
 	agent_markers_put(&a->ring[0], RS_MARK_AGENT_DETACH, (uint32_t)getpid(),
 			 (uint32_t)getpid(), agent_markers_now(), "detached", 8);
 	for (i = 0; i < a->nr_rings; i++)
@@ -760,11 +548,11 @@ static int session(struct agent *a)
 	/* Before the marker socket and the attach: a host that sees the
 	 * agent attached (or a program that finds the socket) finds the
 	 * symbols complete. */
-	publish_identity(a);
-	publish_kbufs(a);
-	publish_pstate(a);
-	publish_symbols(a);
-	publish_usyms(a);
+	agent_publish_identity(a);
+	agent_publish_kbufs(a);
+	agent_publish_pstate(a);
+	agent_publish_symbols(a);
+	agent_publish_usyms(a);
 	err = agent_markers_open(&a->mk, a->opts.mark_socket);
 	if (err)
 		say(a, "no markers: cannot bind %s: %s", a->opts.mark_socket,
@@ -782,8 +570,8 @@ static int session(struct agent *a)
 		agent_pstate_end();
 		detach_gone(a, agent_device_gone(&a->dev, a->opts.sysfs));
 		mmap_summary(a);
-		usyms_summary(a);
-		pstate_summary(a);
+		agent_publish_usyms_summary(a);
+		agent_publish_pstate_summary(a);
 		return end;
 	}
 	agent_usyms_end();
@@ -796,8 +584,8 @@ static int session(struct agent *a)
 	say(a, "detached: %" PRIu64 " records written, %" PRIu64 " dropped, "
 	    "%" PRIu64 " markers", written, dropped, a->mk.received);
 	mmap_summary(a);
-	usyms_summary(a);
-	pstate_summary(a);
+	agent_publish_usyms_summary(a);
+	agent_publish_pstate_summary(a);
 	return end;
 }
 

@@ -430,12 +430,20 @@ void agent_mmaps_note(struct agent_ring *r, uint32_t pid)
 		r->nr_mmap_pids = 0;
 		r->mmap_epoch = others;
 		r->mmap_stats.refreshes++;
+		r->described_pid = 0;
 	}
-	if (agent_mmaps_seen(r, pid, agent_pstate_gen(pid)))
+	/* the last one asked about, and no process numbered since: it is in
+	 * the set, under the number it has now (a sample's common case) */
+	if (pid == r->described_pid &&
+	    agent_pstate_births() == r->described_births)
 		return;
-	describe(r, pid);
-	/* the number describe gave it, when the model had none */
-	(void)agent_mmaps_seen(r, pid, agent_pstate_gen(pid));
+	if (!agent_mmaps_seen(r, pid, agent_pstate_gen(pid))) {
+		describe(r, pid);
+		/* the number describe gave it, when the model had none */
+		(void)agent_mmaps_seen(r, pid, agent_pstate_gen(pid));
+	}
+	r->described_pid = pid;
+	r->described_births = agent_pstate_births();
 }
 
 void agent_mmaps_fork(const struct rs_perf_header *rec)

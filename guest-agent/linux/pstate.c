@@ -25,12 +25,7 @@
  * never overwrites what is known of its child, an EXIT older than a FORK
  * is a former process's, and a FORK after the EXIT of its pid a new one.
  *
- * Once per tick, if the model changed, it is written whole into the
- * table's idle copy (rs_pstate_publish): the live processes first (the
- * ones sampled, then the others with code), then the ended ones sampled,
- * newest first; bounded by the copy's bytes and RS_PSTATE_MAX_MAPS
- * mappings each, what did not fit counted in the copy's head and here.
- * The model works without a table too (no sideband): mmaps reads it.
+ * Once per tick the model goes into the table (pstate_table.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,68 +38,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "pstate_int.h"
 
-#define PSTATE_PROCS    4096u   /* processes the model holds */
-#define HASH_SLOTS      8192u   /* pid -> process, a power of two */
 #define PRUNE_PER_ROUND 1024u   /* processes looked at per round */
 #define PRUNE_EVERY_NS  1000000000ull  /* a round a second, while due */
-#define PSTATE_COPY_MAX (1u << 20) /* bytes of one copy */
 
-struct pmap {
-	uint64_t start, len, pgoff, ino;
-	uint32_t prot, flags, maj, min;
-	uint8_t bid_len;
-	uint8_t bid[RS_PSTATE_BUILD_ID_MAX];
-	uint16_t name_len;
-	char *name;                   /* name_len bytes and a NUL */
-};
-
-/* struct pproc.flags */
-enum {
-	P_COMPLETE = 1u << 0,   /* its mappings are all of its code's */
-	P_LOOKED   = 1u << 1,   /* /proc was read for it (whatever it said) */
-	P_SAMPLED  = 1u << 2,   /* a ring has its samples */
-	P_ENDED    = 1u << 3,   /* its EXIT was seen, or it was found gone */
-	P_FORKED   = 1u << 4,   /* its FORK was seen: fork_time holds */
-};
-
-struct pproc {
-	uint32_t pid, ppid;
-	uint32_t flags;
-	uint32_t nr_maps, cap;
-	uint32_t maps_over;           /* mappings past RS_PSTATE_MAX_MAPS */
-	uint64_t gen;                 /* this incarnation's number */
-	uint64_t fork_time;           /* the kernel's times, ns */
-	uint64_t exit_time;           /* 0: not known */
-	uint64_t exit_epoch;          /* ps.epoch when it ended */
-	uint64_t end_seq;             /* the order in which they ended */
-	char comm[RS_PSTATE_COMM_LEN];
-	struct pmap *map;
-};
-
-static struct {
-	int on;                       /* a table to publish into */
-	int dirty;
-	struct rs_pstate_writer w;
-	uint32_t nr;
-	uint32_t hash[HASH_SLOTS];    /* index + 1 into proc, 0: free */
-	uint32_t cursor;              /* the next slot a look goes to */
-	int look_due;                 /* records were lost: look for ends */
-	uint64_t looked;              /* when the last round was, 0: none */
-	uint64_t gens;                /* incarnations numbered so far */
-	uint64_t epoch;               /* agent_pstate_epoch calls */
-	uint64_t ends;                /* processes ended so far */
-	uint64_t ends_at_tick;        /* ... as of the last tick */
-	uint32_t unsampled_new;       /* ended never sampled, since the last
-				   * tick */
-	uint32_t unsampled_due;       /* ... before it: dropped at this one */
-	uint32_t nr_ended;            /* of the model's, ended */
-	struct pproc *proc[PSTATE_PROCS];
-	uint32_t order[PSTATE_PROCS]; /* build's: which process goes where */
-	uint8_t out[PSTATE_COPY_MAX]; /* a copy's entries, built here */
-	struct agent_pstate_stats st;
-} ps;
+struct agent_pstate_model agent_pstate_model;
 
 /* ---- the index by pid --------------------------------------------------- */
 
@@ -423,6 +362,11 @@ uint64_t agent_pstate_gen(uint32_t pid)
 	const struct pproc *p = find(pid);
 
 	return p ? p->gen : 0;
+}
+
+uint64_t agent_pstate_births(void)
+{
+	return ps.gens;
 }
 
 int agent_pstate_known(uint32_t pid)
@@ -747,124 +691,9 @@ static void drop_unsampled(void)
 	ps.ends_at_tick = ps.ends;
 }
 
-static uint32_t map_bytes(const struct pmap *m)
-{
-	return (uint32_t)((sizeof(struct rs_pstate_map) + m->name_len + 7u) &
-			  ~(size_t)7u);
-}
-
-/* Where @p goes in the copy: 0 live and sampled, 1 live with code,
- * 2 ended and sampled; 3: not at all. */
-static int rank(const struct pproc *p)
-{
-	if (!(p->flags & P_ENDED))
-		return (p->flags & P_SAMPLED) ? 0 : p->nr_maps ? 1 : 3;
-	return (p->flags & P_SAMPLED) ? 2 : 3;
-}
-
-static int by_rank(const void *a, const void *b)
-{
-	const struct pproc *p = ps.proc[*(const uint32_t *)a];
-	const struct pproc *q = ps.proc[*(const uint32_t *)b];
-	int rp = rank(p), rq = rank(q);
-
-	if (rp != rq)
-		return rp - rq;
-	if (rp == 2)             /* the newest end first */
-		return p->end_seq < q->end_seq ? 1 : p->end_seq > q->end_seq ? -1 : 0;
-	return p->pid < q->pid ? -1 : p->pid > q->pid;
-}
-
-/* One process entry at @o (@len bytes, counted before). */
-static void put_proc(uint8_t *o, const struct pproc *p, uint64_t len)
-{
-	struct rs_pstate_proc e;
-	uint32_t j;
-
-	memset(&e, 0, sizeof(e));
-	e.length = (uint32_t)len;
-	e.pid = p->pid;
-	e.nr_maps = (uint16_t)p->nr_maps;
-	e.flags = (p->flags & P_ENDED) ? RS_PSTATE_PROC_ENDED : 0;
-	e.ppid = p->ppid;
-	memcpy(e.comm, p->comm, sizeof(e.comm));
-	memcpy(o, &e, sizeof(e));
-	o += sizeof(e);
-	for (j = 0; j < p->nr_maps; j++) {
-		const struct pmap *m = &p->map[j];
-		struct rs_pstate_map r;
-		uint32_t mb = map_bytes(m);
-
-		memset(&r, 0, sizeof(r));
-		r.start = m->start;
-		r.len = m->len;
-		r.pgoff = m->pgoff;
-		r.prot = m->prot;
-		r.flags = m->flags;
-		r.maj = m->maj;
-		r.min = m->min;
-		r.ino = m->ino;
-		r.name_len = m->name_len;
-		r.build_id_len = m->bid_len;
-		memcpy(r.build_id, m->bid, m->bid_len);
-		memcpy(o, &r, sizeof(r));
-		memset(o + sizeof(r), 0, mb - sizeof(r));
-		memcpy(o + sizeof(r), m->name, m->name_len);
-		o += mb;
-	}
-}
-
-/* The model into ps.out: @h's counts. */
-static void build(struct rs_pstate_copy *h)
-{
-	uint64_t room = ps.w.copy_size - sizeof(struct rs_pstate_copy);
-	uint32_t i, j, n = 0;
-
-	memset(h, 0, sizeof(*h));
-	for (i = 0; i < ps.nr; i++)
-		if (rank(ps.proc[i]) < 3)
-			ps.order[n++] = i;
-	qsort(ps.order, n, sizeof(ps.order[0]), by_rank);
-	ps.st.ended_kept = 0;
-	for (i = 0; i < n; i++) {
-		const struct pproc *p = ps.proc[ps.order[i]];
-		uint64_t len = sizeof(struct rs_pstate_proc);
-
-		for (j = 0; j < p->nr_maps; j++)
-			len += map_bytes(&p->map[j]);
-		h->maps_left_out += p->maps_over;
-		if (len > room - h->length) {
-			h->procs_left_out++;
-			h->maps_left_out += p->nr_maps;
-			continue;
-		}
-		put_proc(ps.out + h->length, p, len);
-		h->length += (uint32_t)len;
-		h->nr_procs++;
-		h->nr_maps += p->nr_maps;
-		if (p->flags & P_ENDED)
-			ps.st.ended_kept++;
-	}
-	if (h->procs_left_out || h->maps_left_out)
-		h->flags = RS_PSTATE_TRUNCATED;
-}
-
 void agent_pstate_tick(uint64_t now)
 {
-	struct rs_pstate_copy h;
-
 	look(now);
 	drop_unsampled();
-	if (!ps.on || !ps.dirty)
-		return;
-	build(&h);
-	h.time = now;                           /* agent_markers_now's clock */
-	if (rs_pstate_publish(&ps.w, &h, ps.out))
-		return;            /* never: build bounds it by the copy */
-	ps.dirty = 0;
-	ps.st.publishes++;
-	ps.st.procs = h.nr_procs;
-	ps.st.maps = h.nr_maps;
-	ps.st.procs_left_out = h.procs_left_out;
-	ps.st.maps_left_out = h.maps_left_out;
+	agent_pstate_table_publish(now);
 }

@@ -248,9 +248,10 @@ static void count_drop(struct rs_producer *p)
 }
 
 /* Reserve @size bytes (0: only a pending LOST record), the nest count
- * already taken. */
+ * already taken.  A ring without room counts the record dropped when
+ * @count (one record's reservation); a run's caller counts its own. */
 static int reserve_nested(struct rs_producer *p, struct rs_handle *h,
-			  uint32_t size)
+			  uint32_t size, int count)
 {
 	int backward = p->ring.data_mode == RS_MODE_OVERWRITE;
 	uint64_t offset, next, need, pending, slot;
@@ -259,7 +260,7 @@ static int reserve_nested(struct rs_producer *p, struct rs_handle *h,
 	slot = p->batch ? sizeof(uint64_t) : 0;
 	level = rs_local_read(&p->nest);
 	if (slot && level > RS_NEST_MAX) {
-		if (size)
+		if (size && count)
 			count_drop(p);
 		put_handle(p, 0, 1);
 		return -rse_nesting;
@@ -274,7 +275,7 @@ static int reserve_nested(struct rs_producer *p, struct rs_handle *h,
 			/* With a batch: the record and the header slot after
 			 * it, which must never hold an older lap's bytes. */
 			if (!forward_room(p, offset, need + slot)) {
-				if (size)
+				if (size && count)
 					count_drop(p);
 				put_handle(p, 0, 1);
 				return -rse_no_space;
@@ -314,7 +315,7 @@ static int reserve(struct rs_producer *p, struct rs_handle *h, uint32_t size)
 {
 	rs_local_inc32(&p->nest);
 	rs_compiler_barrier();
-	return reserve_nested(p, h, size);
+	return reserve_nested(p, h, size, 1);
 }
 
 int rs_producer_reserve(struct rs_producer *p, struct rs_handle *h,
@@ -389,7 +390,7 @@ rs_producer_output_held(struct rs_producer *p, uint32_t type, uint16_t misc,
 	struct rs_handle h;
 	int err;
 
-	err = reserve_nested(p, &h, size);
+	err = reserve_nested(p, &h, size, 1);
 	if (err)
 		return err;
 	/* The header goes in at commit, as one store. */
@@ -436,6 +437,73 @@ int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
 	rs_local_inc32(&p->nest);
 	rs_compiler_barrier();
 	return rs_producer_output_held(p, type, misc, body, body_len, size);
+}
+
+/* Whether a run's records are whole: every size at least its type's,
+ * 8-aligned, within the run, @nr of them ending exactly at @len. */
+static int run_valid(const uint8_t *src, uint32_t len, uint32_t nr)
+{
+	struct rs_perf_header hdr;
+	uint32_t off = 0, n = 0;
+
+	while (off < len) {
+		rs_memcpy(&hdr, src + off, sizeof(hdr));
+		if (hdr.size < rs_record_min_size(hdr.type) ||
+		    (hdr.size & (RS_RECORD_ALIGN - 1)) || hdr.size > len - off)
+			return 0;
+		off += hdr.size;
+		n++;
+	}
+	return n == nr;
+}
+
+/*
+ * A run of records into one reservation.  A forward ring takes the run as
+ * it is, one copy: a reader that walks sealed records past data_head meets
+ * the run's first header (or the LOST record's in front of it) first, and
+ * that is sealed last, after every byte behind it.  An overwrite ring
+ * takes the run newest first, as its records always lie: the last of
+ * @recs at the reservation's low end, each sealed after its body.
+ */
+int rs_producer_output_run(struct rs_producer *p, const void *recs,
+			   uint32_t len, uint32_t nr)
+{
+	const uint8_t *src = recs;
+	struct rs_perf_header hdr;
+	struct rs_handle h;
+	uint64_t pos, header;
+	uint32_t off;
+	int err;
+
+	if (!p || !p->ring.data || !src || !nr || !run_valid(src, len, nr))
+		return -rse_invalid;
+	if ((uint64_t)len + sizeof(struct rs_perf_lost) > p->ring.data_size / 2)
+		return -rse_too_big;
+	rs_local_inc32(&p->nest);
+	rs_compiler_barrier();
+	err = reserve_nested(p, &h, len, 0);
+	if (err)
+		return err;
+	if (p->ring.data_mode != RS_MODE_OVERWRITE) {
+		rs_copy_to_ring(p->ring.data, p->ring.data_size,
+				h.pos + sizeof(hdr), src + sizeof(hdr),
+				len - sizeof(hdr));
+		rs_memcpy(&h.header, src, sizeof(h.header));
+		seal(p, &h);
+	} else {
+		pos = h.pos + len;
+		for (off = 0; off < len; off += hdr.size) {
+			rs_memcpy(&hdr, src + off, sizeof(hdr));
+			rs_memcpy(&header, src + off, sizeof(header));
+			pos -= hdr.size;
+			rs_copy_to_ring(p->ring.data, p->ring.data_size,
+					pos + sizeof(hdr), src + off + sizeof(hdr),
+					hdr.size - sizeof(hdr));
+			rs_header_seal(rs_header_slot(p, pos), header);
+		}
+	}
+	rs_local_add(&p->produced, nr);
+	return put_handle(p, 1, 0);
 }
 
 int rs_producer_flush_lost(struct rs_producer *p)

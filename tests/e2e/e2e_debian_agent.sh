@@ -33,8 +33,10 @@
 #    report` names its gzip threads, and kernel functions;
 #  - the agent's footprint at 1000 Hz (the hotplugged agent's), measured in
 #    the guest over 10 s of steady state: VmRSS, VmHWM, and its CPU time
-#    (utime + stime) as a share of the window x the vCPUs; printed, not
-#    judged;
+#    (utime + stime, and schedstat's ns) as a share of the window x the
+#    vCPUs, its wakeups; then the same of this host's `perf record -F 1000
+#    -g -a` (copied into the root) over 10 s of its steady state, the agent
+#    still running: printed side by side, not judged;
 #  - a flight recorder of the gzip service, whose processes come and go
 #    (each a shell's fork, exec'd, ended long before the ring is read):
 #    `enable --live` in overwrite mode, 16 pages, 1000 Hz; once a ring has
@@ -112,14 +114,40 @@ done
 [ -z "$(find "$R/etc/systemd" -name 'ringside*')" ] && ok "nothing of ringside enabled under /etc/systemd" ||
 	bad "ringside links under /etc/systemd: $(find "$R/etc/systemd" -name 'ringside*')"
 
+# this host's perf, to measure the guest's own `perf record` beside the
+# agent (the same Debian release: its libraries where the root lacks them)
+if command -v perf >/dev/null; then
+	cp "$(command -v perf)" "$R/usr/bin/perf" || bad "copying perf into the root"
+	for lib in $(ldd "$(command -v perf)" | awk '/=> \// { print $3 } /^\t\// { print $1 }'); do
+		[ -e "$R$lib" ] || { mkdir -p "$R$(dirname "$lib")" && cp -L "$lib" "$R$lib"; } ||
+			bad "copying $lib into the root"
+	done
+fi
+
 # What the test adds to the guest, none of it ringside's: a service that
 # says on the console which ringside units run and which ivshmem devices
 # are there (E2E-STATE), and sends a marker every half second; and the
 # agent's messages on the console as well as in the journal.
 cat > "$R/usr/local/bin/rs-e2e-watch" <<'EOF'
 #!/bin/sh
-n=0 last= killed=0 seen=0 kptr= fpid=0 ft0=0 fu0=0 fwin=0
+n=0 last= killed=0 seen=0 kptr= fpid=0 ft0=0 fu0=0 fwin=0 agents=0 perfd=0
+ppid=0 pt0=0 pu0=0 pwin=0 fs0= ps0=
 echo "E2E-KERNEL $(uname -r) vcpus=$(nproc)"
+# sched PID: CPU ns and times scheduled in (schedstat), voluntary switches
+sched() {
+	local st v=0 k x
+	read -r st < "/proc/$1/schedstat" || st="0 0 0"
+	while read -r k x; do
+		[ "$k" = voluntary_ctxt_switches: ] && v=$x
+	done < "/proc/$1/status"
+	set -- $st
+	echo "$1 $3 $v"
+}
+# win A B: ns=.. runs=.. vol=.. between two sched's
+win() {
+	set -- $1 $2
+	echo "ns=$(($4 - $1)) runs=$(($5 - $2)) vol=$(($6 - $3))"
+}
 while :; do
 	# kernel.kptr_restrict as the guest has it, when it changes
 	# (shell builtins where they do: every process this loop starts is
@@ -140,11 +168,41 @@ while :; do
 		read -r up _ < /proc/uptime
 		up=$((${up%.*} * 100 + 1${up#*.} - 100))
 		if [ "$pid" != "$fpid" ]; then
-			fpid=$pid ft0=$tk fu0=$up fwin=0
+			fpid=$pid ft0=$tk fu0=$up fwin=0 fs0=$(sched "$pid")
+			agents=$((agents + 1))
 		elif [ $((up - fu0)) -ge 1000 ]; then
 			fwin=$((fwin + 1))
-			echo "E2E-FOOT pid=$pid win=$fwin $(awk '/^Vm(RSS|HWM):/ { printf "%s=%s ", $1, $2 }' "/proc/$pid/status")ticks=$((tk - ft0)) hz=$(getconf CLK_TCK) csecs=$((up - fu0)) vcpus=$(nproc)"
-			ft0=$tk fu0=$up
+			fs1=$(sched "$pid")
+			echo "E2E-FOOT pid=$pid win=$fwin $(awk '/^Vm(RSS|HWM):/ { printf "%s=%s ", $1, $2 }' "/proc/$pid/status")ticks=$((tk - ft0)) hz=$(getconf CLK_TCK) csecs=$((up - fu0)) vcpus=$(nproc) $(win "$fs0" "$fs1")"
+			ft0=$tk fu0=$up fs0=$fs1
+		fi
+	fi
+	# once the hotplugged agent (the third) has had its two windows: this
+	# host's perf record doing what the agent does, beside it, 25 s, its
+	# second window of 10 s measured the same way
+	if [ $perfd = 0 ] && [ $agents -ge 3 ] && [ $fwin -ge 2 ] && [ -x /usr/bin/perf ]; then
+		perfd=1
+		perf record -q -F 1000 -g -a -e cpu-clock -o /tmp/rs-e2e-perf.data \
+			-- sleep 25 > /dev/null 2>&1 &
+		ppid=$!
+		read -r up _ < /proc/uptime
+		pu0=$((${up%.*} * 100 + 1${up#*.} - 100))
+		ps0=$(sched "$ppid") pt0=0
+	fi
+	if [ $perfd = 1 ] && read -r st < "/proc/$ppid/stat" 2>/dev/null; then
+		set -- $st
+		shift 13
+		tk=$(($1 + $2))
+		read -r up _ < /proc/uptime
+		up=$((${up%.*} * 100 + 1${up#*.} - 100))
+		if [ $((up - pu0)) -ge 1000 ]; then
+			pwin=$((pwin + 1))
+			ps1=$(sched "$ppid")
+			echo "E2E-PFOOT pid=$ppid win=$pwin ticks=$((tk - pt0)) hz=$(getconf CLK_TCK) csecs=$((up - pu0)) vcpus=$(nproc) $(win "$ps0" "$ps1")"
+			pt0=$tk pu0=$up ps0=$ps1
+			[ $pwin -ge 2 ] && perfd=2
+		elif [ $pwin = 0 ] && [ $pt0 = 0 ]; then
+			pt0=$tk
 		fi
 	fi
 	units=$(systemctl list-units --all --plain --no-legend 'ringside-agent@*' |
@@ -418,23 +476,44 @@ named=$(grep -vc '\[k\] 0x' "$W/ksym.report")
 
 # ---- the agent's footprint at 1000 Hz on 2 vCPUs, the gzip service running ----
 # The guest's second 10 s window of the hotplugged agent (the first holds
-# its start: the kallsyms read, the maps of every process).  A measurement,
-# printed; nothing is judged by it.
-foot() { tail -n +"$((L0 + 1))" "$W/console.log" | grep -a 'E2E-FOOT .* win=2 ' | head -n 1 | tr -d '\r'; }
-for _ in $(seq 600); do [ -n "$(foot)" ] && break; sleep 0.2; done
-F=$(foot)
-if [ -n "$F" ]; then
-	ok "footprint at 1000 Hz: $(echo "$F" | sed 's/.*E2E-FOOT //')"
-	echo "$F" | sed 's/.*E2E-FOOT //' | tr ' ' '\n' | awk -F= '
+# its start: the kallsyms read, the maps of every process), then the
+# second 10 s window of the guest's own `perf record -F 1000 -g -a`, the
+# agent still running beside it.  A measurement, printed; nothing is
+# judged by it.
+foot() { tail -n +"$((L0 + 1))" "$W/console.log" | grep -a "E2E-$1 .* win=2 " | head -n 1 | tr -d '\r'; }
+# footprint WHO LINE: the FOOTPRINT line of a window
+footprint() {
+	echo "$2" | sed 's/.*E2E-P*FOOT //' | tr ' ' '\n' | awk -F= -v who="$1" '
 		{ v[$1] = $2 }
 		END { cpu = v["ticks"] / v["hz"]
 		      secs = v["csecs"] / 100
-		      printf "--   FOOTPRINT agent at 1000 Hz, %d vCPUs (TCG): VmRSS %d KiB, VmHWM %d KiB, CPU %.2f s in %.2f s = %.2f%% of %d vCPUs (%.2f%% of one)\n",
-			v["vcpus"], v["VmRSS:"], v["VmHWM:"], cpu, secs,
-			100 * cpu / (secs * v["vcpus"]), v["vcpus"], 100 * cpu / secs }'
+		      printf "--   FOOTPRINT %s at 1000 Hz, %d vCPUs (TCG): ", who, v["vcpus"]
+		      if (v["VmRSS:"] != "")
+			      printf "VmRSS %d KiB, VmHWM %d KiB, ", v["VmRSS:"], v["VmHWM:"]
+		      printf "CPU %.2f s in %.2f s = %.2f%% of %d vCPUs (%.2f%% of one); schedstat %.4f s = %.3f%% of %d vCPUs, %.1f wakeups/s\n",
+			cpu, secs, 100 * cpu / (secs * v["vcpus"]), v["vcpus"],
+			100 * cpu / secs, v["ns"] / 1e9,
+			100 * v["ns"] / 1e9 / (secs * v["vcpus"]), v["vcpus"],
+			v["runs"] / secs }'
+}
+for _ in $(seq 600); do [ -n "$(foot FOOT)" ] && break; sleep 0.2; done
+F=$(foot FOOT)
+if [ -n "$F" ]; then
+	ok "footprint at 1000 Hz: $(echo "$F" | sed 's/.*E2E-FOOT //')"
+	footprint agent "$F"
 else
 	bad "no footprint window of the agent after enable --live on the console"
 	lg_console_tail "$W/console.log"
+fi
+if command -v perf >/dev/null; then
+	for _ in $(seq 300); do [ -n "$(foot PFOOT)" ] && break; sleep 0.2; done
+	P=$(foot PFOOT)
+	if [ -n "$P" ]; then
+		ok "perf record's footprint at 1000 Hz beside it: $(echo "$P" | sed 's/.*E2E-PFOOT //')"
+		footprint "perf record -g -a" "$P"
+	else
+		note "no footprint window of the guest's perf record on the console (a measurement: not judged)"
+	fi
 fi
 
 # ---- the flight recorder of processes that come and go -----------------------

@@ -6,7 +6,8 @@
  * of the others), the trailer taken off what the rings get, records that
  * wrap the buffer's end copied whole, a pass bounded in bytes, and the
  * CPUs' passes merged by time, so that a FORK on one CPU comes before the
- * child's samples on another.
+ * child's samples on another, the samples between such records in runs
+ * read in place.
  */
 #include <check.h>
 #include <linux/perf_event.h>
@@ -186,28 +187,60 @@ START_TEST(wrap_and_bound)
 }
 END_TEST
 
-static struct { uint32_t cpu; uint32_t type; uint64_t time; } seen_recs[16];
-static unsigned nr_seen;
+static struct { uint32_t cpu; uint32_t type; uint64_t time; } seen_recs[64];
+static unsigned nr_seen, nr_runs;
 
 static void take(const struct rs_perf_header *rec, uint32_t cpu, void *arg)
 {
 	struct kbuf *const *k = arg;
 
-	ck_assert_uint_lt(nr_seen, 16);
+	ck_assert_uint_lt(nr_seen, 64);
 	seen_recs[nr_seen].cpu = cpu;
 	seen_recs[nr_seen].type = rec->type;
 	seen_recs[nr_seen].time = k[cpu]->time;
 	nr_seen++;
 }
 
+/* A run: whole samples one after the other in @cpu's buffer, in place. */
+static void take_run(const uint8_t *recs, uint32_t len, uint32_t nr,
+		     uint32_t cpu, void *arg)
+{
+	struct kbuf *const *k = arg;
+	const uint8_t *data = (const uint8_t *)k[cpu]->base + RS_PAGE_SIZE;
+	uint32_t off = 0, n = 0;
+
+	ck_assert(recs >= data && recs + len <= data + k[cpu]->data_size);
+	nr_runs++;
+	while (off < len) {
+		const struct rs_perf_header *h = (const void *)(recs + off);
+		uint64_t t;
+
+		ck_assert_uint_eq(h->type, PERF_RECORD_SAMPLE);
+		ck_assert_uint_le(off + h->size, len);
+		memcpy(&t, recs + off + 24, 8);      /* TYPE: ip, tid, time */
+		ck_assert_uint_lt(nr_seen, 64);
+		seen_recs[nr_seen].cpu = cpu;
+		seen_recs[nr_seen].type = h->type;
+		seen_recs[nr_seen].time = t;
+		nr_seen++;
+		off += h->size;
+		n++;
+	}
+	ck_assert_uint_eq(n, nr);
+}
+
+static const struct kbuf_sink sink = { take, take_run };
+
 /* Two CPUs: the parent forks on CPU 1 at 20, the child runs on CPU 0
  * from 30.  Read CPU by CPU, the child's samples would come before its
- * FORK; merged, in time order (ties: the lower CPU first). */
+ * FORK; merged, the FORK after every older sample and before every newer
+ * one, on both CPUs (ties: the lower CPU's sample first). */
 START_TEST(merged_by_time)
 {
 	struct kbuf *k[3] = { &kb[0], NULL, &kb[1] };
 	static const struct { uint32_t cpu, type; uint64_t time; } want[] = {
 		{ 0, PERF_RECORD_SAMPLE, 10 },
+		{ 0, PERF_RECORD_SAMPLE, 20 },
 		{ 2, PERF_RECORD_SAMPLE, 10 },
 		{ 2, PERF_RECORD_FORK, 20 },
 		{ 0, PERF_RECORD_COMM, 30 },
@@ -219,15 +252,16 @@ START_TEST(merged_by_time)
 	buf_new(&kb[0], TYPE, 0);
 	buf_new(&kb[1], TYPE, 128);
 	sample(&kb[0], 1, 10);
+	sample(&kb[0], 1, 20);
 	comm_rec(&kb[0], 9, "awk", 30);
 	sample(&kb[0], 9, 40);
 	sample(&kb[1], 1, 10);
 	fork_rec(&kb[1], 9, 20);
 	sample(&kb[1], 1, 50);
 	nr_seen = 0;
-	ck_assert_int_eq(agent_kbuf_drain_all(k, 3, take, k), 6);
-	ck_assert_uint_eq(nr_seen, 6);
-	for (i = 0; i < 6; i++) {
+	ck_assert_int_eq(agent_kbuf_drain_runs(k, 3, &sink, k), 2);
+	ck_assert_uint_eq(nr_seen, 7);
+	for (i = 0; i < 7; i++) {
 		ck_assert_uint_eq(seen_recs[i].cpu, want[i].cpu);
 		ck_assert_uint_eq(seen_recs[i].type, want[i].type);
 		ck_assert_uint_eq(seen_recs[i].time, want[i].time);
@@ -238,9 +272,40 @@ START_TEST(merged_by_time)
 	ck_assert_uint_eq(((struct perf_event_mmap_page *)kb[1].base)->data_tail,
 			  ((struct perf_event_mmap_page *)kb[1].base)->data_head);
 	/* nothing new: nothing */
-	ck_assert_int_eq(agent_kbuf_drain_all(k, 3, take, k), 0);
+	nr_seen = 0;
+	ck_assert_int_eq(agent_kbuf_drain_runs(k, 3, &sink, k), 0);
+	ck_assert_uint_eq(nr_seen, 0);
 	buf_free(&kb[0]);
 	buf_free(&kb[1]);
+}
+END_TEST
+
+/* @n samples of times 100.. from @start: a pass gives @records of them
+ * one by one and the rest in @runs runs, every one in time order. */
+static void run_case(uint64_t start, unsigned n, int records, unsigned runs)
+{
+	struct kbuf *k[1] = { &kb[0] };
+	unsigned i;
+
+	buf_new(&kb[0], TYPE, start);
+	for (i = 0; i < n; i++)
+		sample(&kb[0], 5 + i, 100 + i);
+	nr_seen = nr_runs = 0;
+	ck_assert_int_eq(agent_kbuf_drain_runs(k, 1, &sink, k), records);
+	ck_assert_uint_eq(nr_seen, n);
+	ck_assert_uint_eq(nr_runs, runs);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_eq(seen_recs[i].time, 100 + i);
+	buf_free(&kb[0]);
+}
+
+/* Samples with nothing between them are one run, cut where the buffer
+ * ends (a run lies in one piece); a sample across the end comes alone,
+ * copied whole, in its place. */
+START_TEST(runs_at_the_end)
+{
+	run_case(DATA - 3 * 40, 6, 0, 2);        /* 40-byte samples */
+	run_case(DATA - 16, 3, 1, 1);             /* the first one wraps */
 }
 END_TEST
 
@@ -254,6 +319,7 @@ int main(void)
 	tcase_add_test(tc, times_and_trailers);
 	tcase_add_test(tc, wrap_and_bound);
 	tcase_add_test(tc, merged_by_time);
+	tcase_add_test(tc, runs_at_the_end);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -42,6 +42,24 @@ int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 	return 0;
 }
 
+/* A run as the ring would take it: its records in order. */
+int agent_ring_put_run(struct agent_ring *r, const uint8_t *run,
+		       uint32_t len, uint32_t nr)
+{
+	uint32_t off = 0, n = 0;
+
+	while (off < len) {
+		const struct rs_perf_header *h = (const void *)(run + off);
+
+		ck_assert_int_eq(agent_ring_put(r, h->type, h->misc, h + 1,
+						h->size - 8u), 0);
+		off += h->size;
+		n++;
+	}
+	ck_assert_uint_eq(n, nr);
+	return 0;
+}
+
 static struct agent_ring ring;
 
 /* forward.c's: the threads sampled (comm.c), not looked at here */
@@ -552,6 +570,53 @@ START_TEST(short_lived_described)
 }
 END_TEST
 
+/* A run of samples of two processes, as the kernel's buffer holds them:
+ * each process described before the run, once, then the run's samples in
+ * their order. */
+START_TEST(run_described_first)
+{
+	uint32_t me = (uint32_t)getpid(), child = 0x7ffffff3u;
+	struct { struct rs_perf_header h; uint32_t pid, tid; } run[4];
+	uint32_t pids[4] = { me, me, child, me };
+	unsigned i, n, mine, base;
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int found;
+
+	ck_assert_int_gt(len, 0);
+	self[len] = '\0';
+	task(PERF_RECORD_FORK, child, me, 1000);   /* the model knows it */
+	for (i = 0; i < 4; i++) {
+		run[i].h = (struct rs_perf_header){ PERF_RECORD_SAMPLE,
+						    PERF_RECORD_MISC_USER,
+						    sizeof(run[i]) };
+		run[i].pid = run[i].tid = pids[i];
+	}
+	agent_forward_samples(&ring, PERF_SAMPLE_TID, (const uint8_t *)run,
+			      sizeof(run), 4);
+	/* mine, then the child's (from the model), then the four samples */
+	for (mine = 0; mine < nr_recs && recs[mine].type == PERF_RECORD_MMAP2 &&
+	     !memcmp(recs[mine].body, &me, 4); mine++)
+		;
+	ck_assert_uint_gt(mine, 0);
+	for (n = mine; n < nr_recs && recs[n].type == PERF_RECORD_MMAP2; n++)
+		;
+	ck_assert_uint_gt(n, mine);
+	ck_assert_uint_eq(mmaps_of(mine, child, self, &found), n - mine);
+	ck_assert(found);
+	ck_assert_uint_eq(nr_recs, n + 4);
+	for (i = 0; i < 4; i++) {
+		ck_assert_uint_eq(recs[n + i].type, PERF_RECORD_SAMPLE);
+		ck_assert(!memcmp(recs[n + i].body, &pids[i], 4));
+	}
+	/* again: described already, the samples alone */
+	base = nr_recs;
+	agent_forward_samples(&ring, PERF_SAMPLE_TID, (const uint8_t *)run,
+			      sizeof(run), 4);
+	ck_assert_uint_eq(nr_recs, base + 4);
+}
+END_TEST
+
 /* A process met first at its sample, gone by then: nothing to describe,
  * counted, and the model takes it as ended (its EXIT was read before). */
 START_TEST(gone_at_sample)
@@ -583,6 +648,7 @@ int main(void)
 	tcase_add_test(tc, exec_after_described);
 	tcase_add_test(tc, short_lived_described);
 	tcase_add_test(tc, gone_at_sample);
+	tcase_add_test(tc, run_described_first);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -859,6 +859,158 @@ START_TEST(lost_null)
 }
 END_TEST
 
+
+/* A run of @n SEQ records of random fill from @seq into @buf: its bytes. */
+static uint32_t run_build(uint8_t *buf, uint64_t seq, uint32_t n,
+			  uint64_t *state)
+{
+	uint32_t len = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		int size = rs_seq_build(buf + len, seq + i, (seq + i) * 7 + 1, 0,
+					(uint32_t)(fx_rand(state) % 300));
+
+		ck_assert_int_gt(size, 0);
+		len += (uint32_t)size;
+	}
+	return len;
+}
+
+/* The same records one by one into @a and in runs into @b, a batch on
+ * both in normal mode: the two data areas, heads and counts come out byte
+ * for byte the same, newest first in an overwrite ring as in a forward
+ * one's order; and a consumer (normal mode) gets every record in order. */
+START_TEST(run_same_bytes)
+{
+	uint32_t mode = _i ? RS_MODE_OVERWRITE : RS_MODE_NORMAL;
+	static _Alignas(8) uint8_t buf[16384];
+	struct fx_ring a, b;
+	struct seq_model m = { 0 };
+	uint64_t state = 17 + (uint64_t)_i, seq = 0;
+
+	ring_init(&a, 4, mode, 0);
+	ring_init(&b, 4, mode, 0);
+	if (mode == RS_MODE_NORMAL) {
+		ck_assert_int_eq(rs_producer_set_batch(&a.p, 2048), 0);
+		ck_assert_int_eq(rs_producer_set_batch(&b.p, 2048), 0);
+	}
+	for (int round = 0; round < 300; round++) {
+		uint32_t n = 1 + (uint32_t)(fx_rand(&state) % 20), len, off = 0;
+
+		len = run_build(buf, seq, n, &state);
+		for (uint32_t i = 0; i < n; i++) {
+			const struct rs_perf_header *r = (const void *)(buf + off);
+
+			ck_assert_int_ge(rs_producer_output(&a.p, r->type, r->misc,
+							    r + 1, r->size - 8u), 0);
+			off += r->size;
+		}
+		ck_assert_int_ge(rs_producer_output_run(&b.p, buf, len, n), 0);
+		seq += n;
+		if (mode == RS_MODE_NORMAL && round % 3 == 2) {
+			fx_drain_all(a.c, &a.log);
+			fx_drain_all(b.c, &b.log);
+			model_check(&m, &b.log);
+		}
+	}
+	ck_assert_int_ge(rs_producer_flush(&a.p), 0);
+	ck_assert_int_ge(rs_producer_flush(&b.p), 0);
+	ck_assert_uint_eq(rs_producer_head(&a.p), rs_producer_head(&b.p));
+	ck_assert_uint_eq(a.ctrl->data_head, b.ctrl->data_head);
+	ck_assert_uint_eq(a.ctrl->ext.produced, seq);
+	ck_assert_uint_eq(b.ctrl->ext.produced, seq);
+	ck_assert_mem_eq(a.data, b.data, a.data_size);
+	if (mode == RS_MODE_NORMAL) {
+		fx_drain_all(b.c, &b.log);
+		model_check(&m, &b.log);
+		ck_assert_uint_eq(m.delivered, seq);
+		ck_assert_uint_eq(m.lost, 0);
+	} else {
+		/* the newest at head */
+		ck_assert_uint_eq(fx_seq_of(fx_ring_record(&b, b.ctrl->data_head)),
+				  seq - 1);
+	}
+	fx_ring_fini(&a);
+	fx_ring_fini(&b);
+}
+END_TEST
+
+/* A normal ring without room for the whole run takes none of it and
+ * counts nothing; the caller writes them one by one, each that does not
+ * fit counted, and the LOST record goes in front of the next run. */
+START_TEST(run_no_space)
+{
+	static _Alignas(8) uint8_t buf[16384];
+	struct fx_ring t;
+	struct seq_model m = { 0 };
+	uint64_t state = 3, seq = 0, dropped = 0;
+	uint32_t len, off = 0, n = 4;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	while (fx_seq_output(&t.p, seq, 100) >= 0)
+		seq++;
+	dropped++;
+	seq++;
+	ck_assert_uint_eq(rs_producer_lost(&t.p), 1);
+	len = run_build(buf, seq, n, &state);
+	ck_assert_int_eq(rs_producer_output_run(&t.p, buf, len, n), -rse_no_space);
+	ck_assert_uint_eq(rs_producer_lost(&t.p), 1);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rs_perf_header *r = (const void *)(buf + off);
+
+		ck_assert_int_eq(rs_producer_output(&t.p, r->type, r->misc,
+						    r + 1, r->size - 8u), -rse_no_space);
+		off += r->size;
+		dropped++;
+	}
+	seq += n;
+	ck_assert_uint_eq(rs_producer_lost(&t.p), dropped);
+	fx_drain_all(t.c, &t.log);
+	model_check(&m, &t.log);
+	len = run_build(buf, seq, n, &state);
+	ck_assert_int_ge(rs_producer_output_run(&t.p, buf, len, n), 0);
+	seq += n;
+	fx_drain_all(t.c, &t.log);
+	ck_assert_uint_eq(t.log.recs[t.log.n - n - 1]->type, RS_PERF_RECORD_LOST);
+	model_check(&m, &t.log);
+	ck_assert_uint_eq(m.lost, dropped);
+	ck_assert_uint_eq(m.delivered + m.lost, seq);
+	fx_ring_fini(&t);
+}
+END_TEST
+
+/* What is not a run of whole records is refused, and nothing written. */
+START_TEST(run_invalid)
+{
+	static _Alignas(8) uint8_t buf[4096];
+	struct rs_perf_header *h = (void *)buf;
+	struct fx_ring t;
+	uint64_t state = 5, head;
+	uint32_t len, n;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	head = rs_producer_head(&t.p);
+	len = run_build(buf, 0, 3, &state);
+	ck_assert_int_eq(rs_producer_output_run(NULL, buf, len, 3), -rse_invalid);
+	ck_assert_int_eq(rs_producer_output_run(&t.p, NULL, len, 3), -rse_invalid);
+	ck_assert_int_eq(rs_producer_output_run(&t.p, buf, len, 0), -rse_invalid);
+	ck_assert_int_eq(rs_producer_output_run(&t.p, buf, len, 2), -rse_invalid);
+	ck_assert_int_eq(rs_producer_output_run(&t.p, buf, len - 8, 3), -rse_invalid);
+	ck_assert_int_eq(rs_producer_output_run(&t.p, buf, len + 8, 3), -rse_invalid);
+	h->size += 4;                   /* not aligned */
+	ck_assert_int_eq(rs_producer_output_run(&t.p, buf, len, 3), -rse_invalid);
+	h->size = 8;                    /* shorter than a SEQ record */
+	ck_assert_int_eq(rs_producer_output_run(&t.p, buf, len, 3), -rse_invalid);
+	/* whole, but more than half the ring */
+	for (len = 0, n = 0; len + 16 <= t.data_size / 2; n++)
+		len += run_build(buf + len, n, 1, &state);
+	ck_assert_int_eq(rs_producer_output_run(&t.p, buf, len, n), -rse_too_big);
+	ck_assert_uint_eq(rs_producer_head(&t.p), head);
+	ck_assert_uint_eq(rs_producer_lost(&t.p), 0);
+	fx_ring_fini(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("producer");
@@ -897,5 +1049,8 @@ int main(void)
 	tcase_add_test(tc, output_null);
 	tcase_add_test(tc, flush_lost_null);
 	tcase_add_test(tc, lost_null);
+	tcase_add_loop_test(tc, run_same_bytes, 0, 2);
+	tcase_add_test(tc, run_no_space);
+	tcase_add_test(tc, run_invalid);
 	return fx_run(s);
 }

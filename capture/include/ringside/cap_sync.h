@@ -2,6 +2,7 @@
 #ifndef RINGSIDE_CAP_SYNC_H
 #define RINGSIDE_CAP_SYNC_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "ringside/perfdata.h"
@@ -38,30 +39,51 @@ struct cap_sync {
 					 * every drain for the wait) */
 	double last_try;                /* cap_time_now() of the last look / sync */
 	const char *why_not;            /* no sync, and no state says why */
+	/* a sync that is not the final one runs in a thread of its own, so
+	 * that the drain goes on while the guest's agent takes up to its
+	 * beat to look (cap_sync_join collects it) */
+	int running;                    /* a thread was started: joined yet? */
+	int ran;                        /* it is done (atomic) */
+	pthread_t thread;
+	void *run_mem;                  /* its region header, writable */
+	struct rs_tsync_result run_res;
+	int run_ret;
 };
 
+/* Before a first use; never while a sync runs (cap_sync_join first). */
 void cap_sync_init(struct cap_sync *c);
 
 /*
  * One sync of the region @region, whose header is mapped writable at
  * @wmem (NULL: not writable here, no sync).  Decides first whether a sync
  * makes sense: rings whose time a VMM converts already (PDF_CLOCK_HOST),
- * no agent attached (PDF_CLOCK_NO_AGENT).  Waits at most about a second
- * for a guest that does not answer.  The first successful sync is the
+ * no agent attached (PDF_CLOCK_NO_AGENT).  The guest answers when its
+ * agent next looks (the Linux agent: at its next wake, at the latest its
+ * beat, a second); the wait for a guest that does not answer is bounded
+ * (rs_tsync_params_init's wait_ns).  The first successful sync is the
  * file's first point, the latest one its second.  @final: the last one
- * (the end of a recording), whose outcome the summary reports.
+ * (the end of a recording, a snapshot), whose outcome the summary
+ * reports, made before this returns; any other runs in a thread (a
+ * running one is collected first, cap_sync_join) and counts once collected
+ * (cap_sync_poll, cap_sync_join).  @wmem must stay mapped until then.
  */
 void cap_sync_take(struct cap_sync *c, const struct rs_region *region, void *wmem,
 		   int final);
 
+/* The sync running in its thread, if any, waited for and counted. */
+void cap_sync_join(struct cap_sync *c);
+
 /*
- * Between passes of a recording: a sync as soon as an agent attaches if
- * none succeeded yet (a recording started before the guest's agent), and
- * one every CAP_SYNC_PERIOD seconds after, so that a guest whose agent
- * detaches before the end still has a late point.  Nothing after a sync
- * failed.  Cheap when nothing is due: one clock read.
+ * Between passes of a recording: a sync that ran in its thread counted
+ * once done; a sync as soon as an agent attaches if none succeeded yet (a
+ * recording started before the guest's agent), and one every
+ * CAP_SYNC_PERIOD seconds after, so that a guest whose agent detaches before
+ * the end still has a late point.  Each is an exchange the guest's agent
+ * answers (a burst of its CPU), so they are rare: a recording syncs at
+ * its start and its end.  Nothing after a sync failed.  Cheap when
+ * nothing is due: one clock read.
  */
-#define CAP_SYNC_PERIOD 5.0
+#define CAP_SYNC_PERIOD 60.0
 void cap_sync_poll(struct cap_sync *c, const struct rs_region *region, void *wmem);
 
 /*

@@ -119,6 +119,20 @@ int rs_producer_commit(struct rs_producer *p, struct rs_handle *h);
 int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
 		       const void *body, uint32_t body_len);
 
+/*
+ * @nr whole records one after the other at @recs, @len bytes in all (each
+ * header's size its record's length: aligned, at least its type's fixed
+ * part), into one reservation: the records rs_producer_output would write
+ * one by one, in the same order for a reader, for one reservation's cost.
+ * Same returns as commit.  A normal ring without room for all of them
+ * takes none and counts none: -rse_no_space, and the caller writes them
+ * one by one (each one that does not fit then counted).  -rse_invalid
+ * (records that are not whole, @nr 0), -rse_too_big (@len above half the
+ * data area, less a LOST record), -rse_nesting as reserve.
+ */
+int rs_producer_output_run(struct rs_producer *p, const void *recs,
+			   uint32_t len, uint32_t nr);
+
 /* Try to write a pending LOST record now.  0 nothing pending, 1 written,
  * 2 written and the doorbell is due (as commit's 1).  -rse_no_space: still
  * no room, try again after the consumer drained. */
