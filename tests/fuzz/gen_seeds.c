@@ -279,9 +279,9 @@ static void rings(void)
 		0x01, 0x20, 0, 0, 7, 0, 0, 0, 0, 0, 0, 1, 0,
 	};
 
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < 4; i++) {
 		const char *t = i == 0 ? "region_open" : i == 1 ? "consumer" :
-				"snapshot";
+				i == 2 ? "snapshot" : "region_table";
 
 		put(t, "seq_normal", seq_normal, sizeof(seq_normal));
 		put(t, "seq_overwrite", seq_overwrite, sizeof(seq_overwrite));

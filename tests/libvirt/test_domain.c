@@ -72,7 +72,7 @@ END_TEST
 START_TEST(dom_cfg_set_invalid)
 {
 	static const char *const cases[][2] = {
-		{ "rings", "0" }, { "rings", "49" }, { "rings", "-1" },
+		{ "rings", "0" }, { "rings", "1025" }, { "rings", "-1" },
 		{ "rings", "2x" }, { "rings", "" }, { "data-pages", "3" },
 		{ "data-pages", "0" }, { "data-pages", "+4" },
 		{ "aux-pages", "6" }, { "mode", "Normal" }, { "trace", "" },

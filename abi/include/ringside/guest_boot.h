@@ -36,7 +36,7 @@
 #define RS_BOOT_DOORBELL_GPA  0xd0000000ull /* 4-byte MMIO write of the ring index */
 #define RS_BOOT_IDMAP_END     0x100000000ull
 
-#define RS_MAX_VCPUS          48u   /* == RS_MAX_RINGS */
+#define RS_MAX_VCPUS          48u   /* vCPUs of ringside's own VMM (== RS_HDR_RINGS) */
 
 /* I/O ports the guest may write; each write is an exit to user space. */
 enum rs_guest_port {

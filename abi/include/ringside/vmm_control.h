@@ -74,7 +74,9 @@ struct rs_ctl_hello {
 };
 _Static_assert(sizeof(struct rs_ctl_hello) == 64, "rs_ctl_hello layout");
 
-#define RS_CTL_MAX_FDS (1 + RS_MAX_RINGS)
+/* Descriptors of one HELLO: the region's memfd and a doorbell per ring,
+ * for the rings of ringside's own VMM (RS_MAX_VCPUS). */
+#define RS_CTL_MAX_FDS (1 + RS_MAX_VCPUS)
 
 /*
  * RS_CTL_REGION payload.  The first block is the VMM's struct
