@@ -125,7 +125,9 @@ int vmm_create(struct vmm **out, const struct vmm_params *user)
 	ret = vmm_kvm_open(vm, p.kvm_path ? p.kvm_path : "/dev/kvm");
 	if (ret < 0)
 		goto fail;
-	ret = vmm_mem_init(vm, p.ram_size ? p.ram_size : 8ull << 20);
+	/* room for the payload and a stack per vCPU (RS_BOOT_STACK_SIZE) */
+	ret = vmm_mem_init(vm, p.ram_size ? p.ram_size :
+			   (8ull << 20) + 2ull * p.nr_vcpus * RS_BOOT_STACK_SIZE);
 	if (ret < 0)
 		goto fail;
 	ret = vmm_region_init(vm, &rp);
