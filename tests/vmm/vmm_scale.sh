@@ -34,6 +34,14 @@ awk '$2 != 4 || $5 != 0 || $6 != 0 { bad++; if (bad < 5) print "ring " $0 }
 	END { exit bad > 0 }' "$WORK/stable.rings" ||
 	fail "stable snapshot: rings without their 4 intact records"
 
+# stat: a summary and the outliers, not 1024 lines; --all has them all
+run 0 stat "$R" stat --vm "$SOCK" --look 0.1
+expect_in "$WORK/stat.out" "$N rings, $N summarised ('stat --all': every line); 0 unreadable"
+expect_in "$WORK/stat.out" "rings whose guest claims losses: 0"
+expect_eq "stat: ring lines" "$(grep -c ' normal  ' "$WORK/stat.out")" 5
+run 0 stat-all "$R" stat --vm "$SOCK" --look 0.1 --all
+expect_eq "stat --all: ring lines" "$(grep -c ' normal  ' "$WORK/stat-all.out")" $N
+
 run 0 rec "$R" record --vm "$SOCK" -o "$WORK/rec.data"
 expect_in "$WORK/rec.out" "(the VM ended)"
 stop_vm
