@@ -20,6 +20,7 @@
 
 struct host_vcpu {
 	struct agent a;
+	struct rs_region region;   /* a->region: this thread's own copy */
 	struct rs_guest_report rep;
 	uint32_t bell;
 	uint64_t ns;
@@ -38,13 +39,14 @@ static int open_ring(struct host_vcpu *v)
 	struct rs_config cfg;
 	int err;
 
-	err = rs_region_open(&a->region, v->hr->mem, v->hr->size);
+	a->region = &v->region;
+	err = rs_region_open(&v->region, v->hr->mem, v->hr->size);
 	if (!err)
-		err = rs_producer_init(&a->prod, &a->region, a->id);
+		err = rs_producer_init(&a->prod, a->region, a->id);
 	if (!err)
-		err = rs_region_ring(&a->region, a->id, &a->ring);
+		err = rs_region_ring(a->region, a->id, &a->ring);
 	if (!err)
-		err = rs_guest_config_read(&a->region, &cfg);
+		err = rs_guest_config_read(a->region, &cfg);
 	if (err)
 		return err;
 	a->mask = (uint32_t)cfg.trace_mask;

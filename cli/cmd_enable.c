@@ -46,6 +46,9 @@ struct enable_opts {
 				     * too */
 	struct dom_cfg cfg;        /* cfg.rings 0: the domain's vCPU count */
 	int aux_given;             /* --aux-pages was on the command line */
+	int data_given;            /* --data-pages was */
+	uint32_t memory_mib;       /* --memory; 0: DOM_MEMORY_DEFAULT_MIB */
+	uint32_t vcpus;            /* the domain's (0: not known) */
 	int pt;                    /* --trace had pt: the QEMU plugin */
 	uint32_t pt_filter;        /* index into pt_filters; PT_FILTER_UNSET */
 	uint32_t pt_psb;           /* 0: the plugin's default */
@@ -103,6 +106,8 @@ static const char *set(const struct opt *opt, const char *value)
 
 	if (!strcmp(opt->name, "aux-pages"))
 		o->aux_given = 1;
+	if (!strcmp(opt->name, "data-pages"))
+		o->data_given = 1;
 	if (!strcmp(opt->name, "trace")) {
 		o->pt = 0;   /* the last --trace counts, as with every option */
 		value = trace_list(o, value, list, sizeof(list));
@@ -121,9 +126,14 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 {
 	const struct opt opts[] = {
 		OPT_FN('r', "rings", set, o, "N", "rings (one per vCPU): "
-		       "1..48 (default: the vCPU count)"),
+		       "1..1024 (default: the vCPU count)"),
 		OPT_FN('p', "data-pages", set, o, "N", "4 KiB pages of "
-		       "records per ring, a power of two (64)"),
+		       "records per ring, a power of two (default: 64, or "
+		       "fewer to fit --memory)"),
+		OPT_U32(0, "memory", &o->memory_mib, "MIB", 1, 1024, "MiB",
+			"the region's budget: data pages per ring follow from "
+			"the rings (default 64: 64 pages a ring up to 236 "
+			"vCPUs, fewer beyond)"),
 		OPT_FN('a', "aux-pages", set, o, "N", "4 KiB pages of AUX "
 		       "per ring, 0 or a power of two (0)"),
 		OPT_FN('m', "mode", set, o, "MODE", "overwrite (flight "
@@ -208,6 +218,9 @@ static int parse(int argc, char **argv, struct enable_opts *o)
 				 "out for %u", DOM_PT_AUX_PAGES_DEFAULT);
 	if (o->pt && !o->aux_given)
 		o->cfg.aux_pages = DOM_PT_AUX_PAGES_DEFAULT;
+	if (o->memory_mib && o->data_given)
+		return cli_usage(CMD, "--memory sets the data pages from the "
+				 "rings: leave --data-pages out, or --memory");
 	/* The sizes together, before anything is looked up: with the rings
 	 * given, or the fewest the domain could have. */
 	probe = o->cfg;
@@ -231,9 +244,19 @@ static int finish_cfg(struct enable_opts *o, const struct dom_xml *x)
 			return CLI_EXIT_FAIL;
 		}
 		o->cfg.rings = vcpus < RS_MAX_RINGS ? vcpus : RS_MAX_RINGS;
+		o->vcpus = vcpus;
+	} else if (!dom_xml_vcpus(x, &vcpus)) {
+		o->vcpus = vcpus;
 	}
-	if (dom_cfg_check(&o->cfg, &bad))
+	if (!o->data_given) {
+		uint64_t mib = o->memory_mib ? o->memory_mib :
+			       DOM_MEMORY_DEFAULT_MIB;
+
+		if (dom_cfg_fit(&o->cfg, mib << 20, &bad))
+			return cli_usage(CMD, "--memory %" PRIu64 ": %s", mib, bad);
+	} else if (dom_cfg_check(&o->cfg, &bad)) {
 		return cli_usage(CMD, "%s", bad);
+	}
 	return 0;
 }
 
@@ -445,6 +468,15 @@ static void report(const struct enable_opts *o, const char *shm_name,
 	       c->rings, c->data_pages, c->aux_pages, c->sideband_pages,
 	       c->mode == RS_MODE_OVERWRITE ? "overwrite" : "normal",
 	       dom_cfg_trace_names(c->trace_mask, trace, sizeof(trace)), c->freq);
+	if (!o->data_given)
+		printf("  memory budget %u MiB (%s): %u data pages a ring for "
+		       "%u rings\n", o->memory_mib ? o->memory_mib :
+		       DOM_MEMORY_DEFAULT_MIB, o->memory_mib ? "--memory" :
+		       "the default", c->data_pages, c->rings);
+	if (o->vcpus > c->rings)
+		printf("  %u vCPUs share %u rings: vCPU c writes ring c mod %u, "
+		       "so one vCPU's burst can evict another's records\n",
+		       o->vcpus, c->rings, c->rings);
 	report_hold(o);
 	if (o->pt)
 		printf("  PT: QEMU TCG plugin %s (filter=%s%s%s) on the domain's "

@@ -32,7 +32,13 @@ struct stat_opts {
 	double interval;       /* 0: once */
 	uint32_t count;        /* 0: until interrupted */
 	double look;           /* s to watch the heartbeat; 0: LOOK_S */
+	int all;               /* --all: every ring's line */
 };
+
+/* More rings than this: a summary and the outliers, unless --all. */
+#define STAT_ROWS_MAX 48u
+/* Outliers shown of each kind. */
+#define STAT_OUTLIERS 5u
 
 /* What stat itself saw of the heartbeat, over its reports. */
 struct beat_seen {
@@ -52,11 +58,13 @@ static int parse(int argc, char **argv, struct stat_opts *o)
 		OPT_SECONDS(0, "look", &o->look, "S", 60, "watch an attached "
 			    "agent's heartbeat for up to S seconds for its age "
 			    "(2)"),
+		OPT_FLAG('a', "all", &o->all, "a line for every ring (more "
+			 "than 48: a summary and the outliers)"),
 		OPT_END
 	};
 	const struct opt_cmd cmd = {
 		CLI_REGION_CMD,
-		.usage = CLI_REGION_USAGE("[--interval S [--count N]] [--look S]"),
+		.usage = CLI_REGION_USAGE("[--interval S [--count N]] [--look S] [--all]"),
 		.about = "Show a trace region's rings right now: data and AUX heads "
 			 "and tails, fill, mode, and the records the guest says "
 			 "it produced and lost (guest_produced, guest_lost: its "
@@ -159,8 +167,124 @@ static void look_at_beat(const struct cap_source *m, struct cap_rinfo_region *rr
 		       "attached yet\n", rr->agent_boot_gen, rr->boot_gen);
 }
 
+static void print_columns(void)
+{
+	printf("%4s %-9s %12s %12s %10s %10s %6s %12s %12s %10s %14s %10s "
+	       "%11s %13s %s\n",
+	       "ring", "mode", "data_head", "data_tail", "fill", "size", "fill%",
+	       "aux_head", "aux_tail", "aux_size", "guest_produced",
+	       "guest_lost", "guest_bells", "guest_skipped", "consumer");
+}
+
+/* One ring's line; 1 for an overwrite ring (its head counts down), 0
+ * for another, -1 for a ring that could not be read. */
+static int show_ring(const struct cap_source *m, uint32_t i)
+{
+	struct cap_rinfo ri;
+	char head[24], state[16];
+	uint64_t fill;
+
+	if (cap_rinfo_get(cap_source_region(m), i, &ri)) {
+		if (rs_region_ring_skipped(cap_source_region(m), i))
+			printf("%4u skipped: its control page does not "
+			       "match the host's layout\n", i);
+		return -1;
+	}
+	fill = cap_rinfo_fill(&ri);
+	/* an overwrite ring is written backward: its head counts down */
+	if (ri.data_mode == RS_MODE_OVERWRITE)
+		snprintf(head, sizeof(head), "%" PRId64, (int64_t)ri.data_head);
+	else
+		snprintf(head, sizeof(head), "%" PRIu64, ri.data_head);
+	printf("%4u %-9s %12s %12" PRIu64 " %10" PRIu64 " %10" PRIu64
+	       " %5.1f%% %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %14" PRIu64
+	       " %10" PRIu64 " %11" PRIu64 " %13" PRIu64 " %s\n", i,
+	       mode_name(ri.data_mode), head,
+	       ri.data_tail, fill, ri.data_size,
+	       ri.data_size ? 100.0 * (double)fill / (double)ri.data_size : 0.0,
+	       ri.aux_head, ri.aux_tail, ri.aux_size, ri.produced, ri.lost,
+	       ri.doorbells, ri.suppressed,
+	       consumer_name(state, sizeof(state), ri.consumer));
+	return ri.data_mode == RS_MODE_OVERWRITE;
+}
+
+struct ring_fill {
+	uint32_t ring;
+	uint32_t permille;     /* fill of the data area, 0..1000 */
+};
+
+static int by_fill(const void *a, const void *b)
+{
+	const struct ring_fill *x = a, *y = b;
+
+	if (x->permille != y->permille)
+		return x->permille < y->permille ? 1 : -1;
+	return x->ring < y->ring ? -1 : x->ring > y->ring;
+}
+
+/*
+ * Many rings: the fill of them all (least, median, most), how many the
+ * host could not read and how many the guest says lost records, then the
+ * lines of the outliers: the fullest rings, those with losses, and the
+ * unreadable ones, STAT_OUTLIERS of each at most.  Returns as show_ring.
+ */
+static int show_summary(const struct cap_source *m, uint32_t nr)
+{
+	struct ring_fill *f = calloc(nr, sizeof(*f));
+	uint32_t n = 0, lossy = 0, bad = 0, shown = 0, i;
+	int backward = 0;
+
+	if (!f) {
+		printf("(no memory for the summary: 'stat --all')\n");
+		return 0;
+	}
+	for (i = 0; i < nr; i++) {
+		struct cap_rinfo ri;
+
+		if (cap_rinfo_get(cap_source_region(m), i, &ri)) {
+			if (bad++ < STAT_OUTLIERS)
+				show_ring(m, i);
+			continue;
+		}
+		f[n].ring = i;
+		f[n++].permille = ri.data_size ? (uint32_t)(1000 *
+			cap_rinfo_fill(&ri) / ri.data_size) : 0;
+		if (ri.lost)
+			lossy++;
+	}
+	qsort(f, n, sizeof(*f), by_fill);
+	printf("%u rings, %u summarised ('stat --all': every line); %u "
+	       "unreadable\n", nr, n, bad);
+	if (n)
+		printf("fill%%: most %.1f%% (ring %u), median %.1f%%, least %.1f%% "
+		       "(ring %u); rings whose guest claims losses: %u\n",
+		       f[0].permille / 10.0, f[0].ring, f[n / 2].permille / 10.0,
+		       f[n - 1].permille / 10.0, f[n - 1].ring, lossy);
+	printf("outliers: the %u fullest rings, and up to %u that claim "
+	       "losses:\n", n < STAT_OUTLIERS ? n : STAT_OUTLIERS,
+	       STAT_OUTLIERS);
+	print_columns();
+	for (i = 0; i < n && i < STAT_OUTLIERS; i++)
+		backward |= show_ring(m, f[i].ring) == 1;
+	for (i = 0; i < nr && lossy && shown < STAT_OUTLIERS; i++) {
+		struct cap_rinfo ri;
+		uint32_t j;
+
+		if (cap_rinfo_get(cap_source_region(m), i, &ri) || !ri.lost)
+			continue;
+		for (j = 0; j < n && j < STAT_OUTLIERS && f[j].ring != i; j++)
+			;
+		if (j < n && j < STAT_OUTLIERS)
+			continue;   /* shown already */
+		backward |= show_ring(m, i) == 1;
+		shown++;
+	}
+	free(f);
+	return backward;
+}
+
 static void show(const char *spec, const struct cap_source *m, double look,
-		 struct beat_seen *beat)
+		 int all, struct beat_seen *beat)
 {
 	uint32_t nr = cap_rinfo_count(cap_source_region(m)), i;
 	int backward = 0;
@@ -186,39 +310,12 @@ static void show(const char *spec, const struct cap_source *m, double look,
 	/* the guest's own counters last, under names that say whose they
 	 * are, and a legend: claims are never shown as host facts (issue
 	 * 13) */
-	printf("%4s %-9s %12s %12s %10s %10s %6s %12s %12s %10s %14s %10s "
-	       "%11s %13s %s\n",
-	       "ring", "mode", "data_head", "data_tail", "fill", "size", "fill%",
-	       "aux_head", "aux_tail", "aux_size", "guest_produced",
-	       "guest_lost", "guest_bells", "guest_skipped", "consumer");
-	for (i = 0; i < nr; i++) {
-		struct cap_rinfo ri;
-		char head[24], state[16];
-		uint64_t fill;
-
-		if (cap_rinfo_get(cap_source_region(m), i, &ri)) {
-			if (rs_region_ring_skipped(cap_source_region(m), i))
-				printf("%4u skipped: its control page does not "
-				       "match the host's layout\n", i);
-			continue;
-		}
-		fill = cap_rinfo_fill(&ri);
-		/* an overwrite ring is written backward: its head counts down */
-		if (ri.data_mode == RS_MODE_OVERWRITE) {
-			snprintf(head, sizeof(head), "%" PRId64, (int64_t)ri.data_head);
-			backward = 1;
-		}
-		else
-			snprintf(head, sizeof(head), "%" PRIu64, ri.data_head);
-		printf("%4u %-9s %12s %12" PRIu64 " %10" PRIu64 " %10" PRIu64
-		       " %5.1f%% %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %14" PRIu64
-		       " %10" PRIu64 " %11" PRIu64 " %13" PRIu64 " %s\n", i,
-		       mode_name(ri.data_mode), head,
-		       ri.data_tail, fill, ri.data_size,
-		       ri.data_size ? 100.0 * (double)fill / (double)ri.data_size : 0.0,
-		       ri.aux_head, ri.aux_tail, ri.aux_size, ri.produced, ri.lost,
-		       ri.doorbells, ri.suppressed,
-		       consumer_name(state, sizeof(state), ri.consumer));
+	if (nr > STAT_ROWS_MAX && !all) {
+		backward = show_summary(m, nr);
+	} else {
+		print_columns();
+		for (i = 0; i < nr; i++)
+			backward |= show_ring(m, i) == 1;
 	}
 	printf("guest_produced, guest_lost: the guest's claims (its producer's "
 	       "own counters), as read, never checked or summed\n");
@@ -285,7 +382,7 @@ int cmd_stat(int argc, char **argv)
 	for (n = 1;; n++) {
 		struct timespec ts;
 
-		show(o.region, m, o.look, &beat);
+		show(o.region, m, o.look, o.all, &beat);
 		if (n == 1 && !o.vm && dom_region_is_domain(o.region))
 			show_pt(o.region);
 		if (!o.interval || (o.count && n >= o.count))

@@ -17,7 +17,7 @@ int print_source_damage(const char *cmd, const struct cap_source *m,
 	struct rs_ctl_region g;
 	char line[4096], item[160];
 	size_t used = 0;
-	uint32_t i;
+	uint32_t i, shown;
 
 	if (cap_source_guard(m, 0, &g) && g.header_refused)
 		cli_err(cmd, "%s: the guest tried %" PRIu64 " writes to the "
@@ -38,10 +38,17 @@ int print_source_damage(const char *cmd, const struct cap_source *m,
 		cli_err(cmd, "%s: header damaged: %s%s; the rings are read by "
 			"the host's layout instead", spec, line,
 			d->more_diffs ? " and more" : "");
-	for (i = 0; i < cap_source_region(m)->nr_rings; i++)
-		if (d->bad_rings & (1ull << i))
-			cli_err(cmd, "%s: ring %u skipped: its control page does "
-				"not match the host's layout", spec, i);
+	for (i = 0, shown = 0; i < cap_source_region(m)->nr_rings; i++) {
+		if (!rs_region_damage_bad_ring(d, i))
+			continue;
+		if (shown++ == 8) {
+			cli_err(cmd, "%s: %u more rings skipped", spec,
+				d->nr_bad_rings - 8);
+			break;
+		}
+		cli_err(cmd, "%s: ring %u skipped: its control page does "
+			"not match the host's layout", spec, i);
+	}
 	return 1;
 }
 

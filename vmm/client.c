@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -136,6 +137,39 @@ static int call(int sock, uint16_t op, uint32_t arg, void *payload,
 		}
 	}
 	return (int)(got < max_fds ? got : max_fds);
+}
+
+int vmm_client_nofile(uint32_t need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+			return -EMFILE;
+		rl.rlim_cur = need;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int vmm_client_bells(int sock, uint32_t first, struct rs_ctl_bells *bells,
+		     int *fds, unsigned max_fds)
+{
+	int n;
+
+	if (!bells || !fds)
+		return -EINVAL;
+	n = call(sock, RS_CTL_BELLS, first, bells, sizeof(*bells), fds, max_fds);
+	if (n >= 0 && (bells->first != first || bells->count != (uint32_t)n ||
+		       bells->count > RS_CTL_BATCH)) {
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+		return -EPROTO;
+	}
+	return n;
 }
 
 int vmm_client_hello(int sock, struct rs_ctl_hello *hello, int *fds,

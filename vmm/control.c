@@ -50,12 +50,27 @@ static int do_hello(struct vmm *vm, int fd)
 	h.region_gpa = RS_BOOT_REGION_GPA;
 	h.nr_rings = vmm_nr_rings(vm);
 	h.nr_vcpus = vmm_nr_vcpus(vm);
-	h.nr_fds = 1 + h.nr_rings;
+	h.nr_fds = 1 + (h.nr_rings < RS_CTL_BATCH ? h.nr_rings : RS_CTL_BATCH);
 	h.tsc_khz = vmm_tsc_khz(vm);
 	fds[0] = vmm_region_fd(vm);
-	for (uint32_t i = 0; i < h.nr_rings; i++)
+	for (uint32_t i = 0; i + 1 < h.nr_fds; i++)
 		fds[1 + i] = vmm_doorbell_fd(vm, i);
 	return vmm_ctl_reply(fd, RS_CTL_HELLO, 0, &h, sizeof(h), fds, h.nr_fds);
+}
+
+/* The doorbells of rings @first .. in one batch. */
+static int do_bells(struct vmm *vm, int fd, uint32_t first)
+{
+	struct rs_ctl_bells b = { .first = first };
+	int fds[RS_CTL_BATCH];
+	uint32_t n = vmm_nr_rings(vm);
+
+	if (first >= n)
+		return vmm_ctl_reply(fd, RS_CTL_BELLS, -ERANGE, NULL, 0, NULL, 0);
+	b.count = n - first < RS_CTL_BATCH ? n - first : RS_CTL_BATCH;
+	for (uint32_t i = 0; i < b.count; i++)
+		fds[i] = vmm_doorbell_fd(vm, first + i);
+	return vmm_ctl_reply(fd, RS_CTL_BELLS, 0, &b, sizeof(b), fds, b.count);
 }
 
 static int do_region(struct vmm *vm, int fd)
@@ -99,6 +114,8 @@ static int serve(struct vmm *vm, struct ctl_client *c)
 				  NULL, 0);
 	case RS_CTL_REGION:
 		return do_region(vm, c->fd);
+	case RS_CTL_BELLS:
+		return do_bells(vm, c->fd, m.arg);
 	default:
 		return vmm_ctl_reply(c->fd, m.op, -EOPNOTSUPP, NULL, 0, NULL, 0);
 	}

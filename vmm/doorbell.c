@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "ringside/vmm_client.h"
 #include "vmm_internal.h"
 
 bool vmm_doorbell_is(uint64_t gpa)
@@ -25,6 +26,11 @@ int vmm_doorbell_init(struct vmm *vm)
 {
 	int ret;
 
+	/* an eventfd per ring, a vCPU fd each, and room for the rest */
+	ret = vmm_client_nofile(2 * vm->nr_rings + 256);
+	if (ret)
+		vmm_log(vm, "RLIMIT_NOFILE below %u: %s", 2 * vm->nr_rings + 256,
+			strerror(-ret));
 	for (uint32_t i = 0; i < vm->nr_rings; i++) {
 		struct kvm_ioeventfd ev = {
 			.datamatch = i,

@@ -69,8 +69,11 @@ bool vmm_pause_park(struct vmm_vcpu *vcpu)
 	bool stop, waited = false;
 
 	pthread_mutex_lock(&vm->lock);
-	while (vm->pause_depth && !vm->stopping) {
-		waited = true;
+	/* A vCPU but the first also waits here, parked, until vCPU 0 opened
+	 * the region (RS_PORT_READY) or stopped. */
+	while ((vm->pause_depth || (vcpu->id && !vm->aps_go)) && !vm->stopping) {
+		if (vm->pause_depth)
+			waited = true;
 		if (!vcpu->parked) {
 			vcpu->parked = true;
 			pthread_cond_broadcast(&vm->cond);

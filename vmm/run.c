@@ -61,6 +61,13 @@ static void handle_io(struct vmm_vcpu *vcpu)
 	case RS_PORT_ERROR:
 		vcpu->guest_error = (int32_t)io_value(run);
 		break;
+	case RS_PORT_READY:
+		/* vCPU 0 opened the region: the others may start */
+		if (vcpu->id == 0 && !vm->aps_go) {
+			vm->aps_go = true;
+			pthread_cond_broadcast(&vm->cond);
+		}
+		break;
 	}
 	pthread_mutex_unlock(&vm->lock);
 }
@@ -179,6 +186,8 @@ void *vmm_run_vcpu(void *arg)
 	vcpu->error = err;
 	vcpu->exit_reason = vcpu->run->exit_reason;
 	vcpu->state = state;
+	if (vcpu->id == 0)
+		vm->aps_go = true;   /* whatever happened, they are not held */
 	vm->running--;
 	pthread_cond_broadcast(&vm->cond);
 	pthread_mutex_unlock(&vm->lock);

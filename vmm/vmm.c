@@ -122,7 +122,9 @@ int vmm_create(struct vmm **out, const struct vmm_params *user)
 	/* each step in order; the first that fails ends it */
 	if ((ret = vmm_pause_init()) < 0 ||
 	    (ret = vmm_kvm_open(vm, p.kvm_path ? p.kvm_path : "/dev/kvm")) < 0 ||
-	    (ret = vmm_mem_init(vm, p.ram_size ? p.ram_size : 8ull << 20)) < 0 ||
+	    /* room for the payload and a stack per vCPU (RS_BOOT_STACK_SIZE) */
+	    (ret = vmm_mem_init(vm, p.ram_size ? p.ram_size : (8ull << 20) +
+				2ull * p.nr_vcpus * RS_BOOT_STACK_SIZE)) < 0 ||
 	    (ret = vmm_region_init(vm, &rp)) < 0 ||
 	    (ret = vmm_doorbell_init(vm)) < 0 ||
 	    (ret = vmm_boot_tables(vm)) < 0 ||

@@ -76,6 +76,7 @@ struct vmm {
 	uint64_t entry;
 	bool loaded;
 	bool started;
+	bool aps_go;          /* under lock: vCPUs 1.. may run (RS_PORT_READY) */
 	/* time */
 	uint64_t tsc_khz;
 	struct rs_time_conv time;

@@ -85,7 +85,8 @@ int cap_vm_open(struct cap_vm **vp, const char *path)
 		goto fail;
 	}
 	if (n < 1 || h.nr_rings > RS_MAX_RINGS || h.nr_vcpus > h.nr_rings ||
-	    (uint32_t)n != h.nr_fds || h.nr_fds != 1 + h.nr_rings) {
+	    (uint32_t)n != h.nr_fds || h.nr_fds > 1 + h.nr_rings ||
+	    (h.nr_fds != 1 + h.nr_rings && h.nr_fds != RS_CTL_MAX_FDS)) {
 		for (int i = 0; i < n; i++)
 			close(fds[i]);
 		err = -EPROTO;
@@ -98,6 +99,24 @@ int cap_vm_open(struct cap_vm **vp, const char *path)
 	v->nr_doorbells = (uint32_t)n - 1;
 	for (uint32_t i = 0; i < v->nr_doorbells; i++)
 		v->doorbell[i] = fds[1 + i];
+	/* the rest of the doorbells, a batch at a time (room for them: a
+	 * failure shows as the recvmsg's truncation below) */
+	if (v->nr_rings > RS_CTL_BATCH)
+		vmm_client_nofile(v->nr_rings + 256);
+	while (v->nr_doorbells < v->nr_rings) {
+		struct rs_ctl_bells b;
+
+		n = vmm_client_bells(v->sock, v->nr_doorbells, &b, fds,
+				     RS_CTL_BATCH);
+		if (n <= 0 || (uint32_t)n > v->nr_rings - v->nr_doorbells) {
+			for (int i = 0; i < n; i++)
+				close(fds[i]);
+			err = n < 0 ? fix_err(n) : -EPROTO;
+			goto fail;
+		}
+		for (int i = 0; i < n; i++)
+			v->doorbell[v->nr_doorbells++] = fds[i];
+	}
 	return 0;
 fail:
 	cap_vm_close(v);

@@ -32,7 +32,7 @@
 
 #include "ringside/ring.h"
 
-#define AGENT_MAX_CPUS      256
+#define AGENT_MAX_CPUS      1024    /* KVM_MAX_VCPUS on x86, RS_MAX_RINGS */
 #define AGENT_MAX_TPS       8       /* tracepoints per run */
 #define AGENT_COMM_PENDING  64      /* distinct tids named per ring and pass */
 #define AGENT_COMM_LEN      16      /* TASK_COMM_LEN */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "ringside/opt.h"
@@ -9,6 +10,22 @@
 #include "ringside/mark_wire.h"
 
 #define DEFAULT_FREQ 1000u
+
+/* A perf event (and a kernel buffer) per CPU: 1024 CPUs pass the default
+ * soft limit of 1024 descriptors.  Raised toward the hard limit; what
+ * still does not fit fails where the events are opened, as before. */
+static void raise_nofile(uint32_t nr_cpus)
+{
+	rlim_t need = 2 * (rlim_t)nr_cpus + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need ?
+		      rl.rlim_max : need;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
 
 int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 {
@@ -110,6 +127,7 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	cpus = sysconf(_SC_NPROCESSORS_CONF);
 	o->nr_cpus = cpus < 1 ? 1 : cpus > AGENT_MAX_CPUS ? AGENT_MAX_CPUS :
 		     (uint32_t)cpus;
+	raise_nofile(o->nr_cpus);
 	return 0;
 }
 

@@ -41,7 +41,9 @@ void agent_publish_kbufs(struct agent *a)
 		    !rows ? "out of memory" : strerror(errno));
 		goto out;
 	}
-	for (i = 0; i < a->nr_cpus && !err; i++) {
+	/* the table holds RS_KBUF_MAX_CPUS rows: the first CPUs' buffers */
+	for (i = 0; i < a->nr_cpus && !err && info.nr_cpus < RS_KBUF_MAX_CPUS;
+	     i++) {
 		uint64_t *row = rows + (uint64_t)info.nr_cpus * words;
 
 		if (!a->kbuf[i])

@@ -10,6 +10,12 @@
 
 static struct agent agents[RS_MAX_VCPUS];
 
+/* The region as vCPU 0 validated it.  The VMM starts the other vCPUs
+ * once vCPU 0 says so (RS_PORT_READY), so each of 1024 vCPUs does not
+ * validate 1024 rings again: they share this copy, read-only. */
+static struct rs_region region;
+static uint32_t region_ok;
+
 static void console(const char *s)
 {
 	while (*s)
@@ -37,7 +43,7 @@ static _Noreturn void fail(struct agent *a, int err)
 static int wait_enabled(struct agent *a)
 {
 	for (uint64_t spins = 0;; spins++) {
-		if (rs_guest_enabled(&a->region) == 1)
+		if (rs_guest_enabled(a->region) == 1)
 			return 0;
 		if (!a->boot->wait_enabled || spins > (1u << 20))
 			return -rse_disabled;
@@ -57,7 +63,7 @@ static int publish_identity(struct agent *a, uint32_t nr_vcpus)
 	struct rs_guest_info mine = gi;
 
 	mine.nr_cpus_online = mine.nr_cpus_avail = nr_vcpus;
-	return rs_guest_info_publish(&a->region, &mine);
+	return rs_guest_info_publish(a->region, &mine);
 }
 
 /*
@@ -73,10 +79,10 @@ static int attach(struct agent *a, uint32_t nr_vcpus)
 	if (a->id == 0) {
 		err = publish_identity(a, nr_vcpus);
 		if (!err)
-			err = rs_guest_attach(&a->region, RS_AGENT_FREESTANDING,
+			err = rs_guest_attach(a->region, RS_AGENT_FREESTANDING,
 					      nr_vcpus, &cfg);
 	} else
-		err = rs_guest_config_read(&a->region, &cfg);
+		err = rs_guest_config_read(a->region, &cfg);
 	if (err < 0)
 		return err;
 	a->mask = (uint32_t)cfg.trace_mask;
@@ -87,6 +93,25 @@ static int attach(struct agent *a, uint32_t nr_vcpus)
 	if (bell >= RS_BOOT_DOORBELL_GPA && bell < RS_BOOT_IDMAP_END)
 		a->doorbell = (volatile uint32_t *)(uintptr_t)bell;
 	return 0;
+}
+
+/* vCPU 0: validate the region, wait for the host's switch, validate it
+ * again (the configuration is copied at open, and may have changed while
+ * we waited), then publish it to the others. */
+static int open_region(struct agent *a, uint64_t region_gpa)
+{
+	int err;
+
+	err = rs_region_open(&region, (void *)(uintptr_t)region_gpa,
+			     a->boot->region_size);
+	if (!err)
+		err = wait_enabled(a);
+	if (!err)
+		err = rs_region_open(&region, (void *)(uintptr_t)region_gpa,
+				     a->boot->region_size);
+	if (!err)
+		rs_shared_store32(&region_ok, 1);
+	return err;
 }
 
 void agent_main(const struct rs_boot_info *boot, uint64_t id,
@@ -111,22 +136,21 @@ void agent_main(const struct rs_boot_info *boot, uint64_t id,
 	if (region_gpa != boot->region_gpa || nr_rings != boot->nr_rings)
 		fail(a, -rse_invalid);
 
-	err = rs_region_open(&a->region, (void *)(uintptr_t)region_gpa,
-			     boot->region_size);
-	if (err)
-		fail(a, err);
-	err = wait_enabled(a);
-	if (err)
-		fail(a, err);
-	/* Re-open: the configuration is copied at open, and may have changed
-	 * while we waited for enabled. */
-	err = rs_region_open(&a->region, (void *)(uintptr_t)region_gpa,
-			     boot->region_size);
-	if (err)
-		fail(a, err);
-	err = rs_producer_init(&a->prod, &a->region, a->id);
+	a->region = &region;
+	if (a->id == 0) {
+		err = open_region(a, region_gpa);
+		/* the others go on either way: without the region they fail
+		 * (one exit, and none for a guest of one vCPU) */
+		if (boot->nr_vcpus > 1)
+			outl(RS_PORT_READY, (uint32_t)err);
+		if (err)
+			fail(a, err);
+	} else if (!rs_shared_load32(&region_ok)) {
+		fail(a, -rse_disabled);
+	}
+	err = rs_producer_init(&a->prod, a->region, a->id);
 	if (!err)
-		err = rs_region_ring(&a->region, a->id, &a->ring);
+		err = rs_region_ring(a->region, a->id, &a->ring);
 	if (!err)
 		err = attach(a, boot->nr_vcpus);
 	if (err)
@@ -154,7 +178,7 @@ _Noreturn void agent_finish(struct agent *a)
 		 * header guard only the guest's own fields take the zeros. */
 		if (a->id == 0) {
 			volatile uint64_t *h = (volatile uint64_t *)(void *)
-				rs_region_header(&a->region);
+				rs_region_header(a->region);
 
 			for (uint32_t i = 0; i < RS_PAGE_SIZE / sizeof(*h); i++)
 				h[i] = 0;

@@ -25,7 +25,7 @@ struct agent {
 	uint64_t aux_size;        /* of this vCPU's ring */
 	volatile uint32_t *doorbell;
 	uint64_t aux_stream;      /* AUX bytes written so far: the pattern index */
-	struct rs_region region;
+	const struct rs_region *region; /* vCPU 0's, shared read-only */
 	struct rs_producer prod;
 	struct rs_ring ring;      /* this vCPU's ring (wait_space) */
 	uint64_t tail_seen;       /* data_tail as wait_space last read it */

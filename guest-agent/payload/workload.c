@@ -240,7 +240,7 @@ static void heartbeat(struct agent *a, int last)
 	if (!last && now - a->last_beat < RS_PAYLOAD_BEAT_CYCLES)
 		return;
 	a->last_beat = now;
-	rs_guest_heartbeat(&a->region);
+	rs_guest_heartbeat(a->region);
 }
 
 int agent_workload(struct agent *a)

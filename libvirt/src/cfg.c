@@ -73,7 +73,7 @@ int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
 	}
 	if (!strcmp(key, "rings")) {
 		if (opt_u32(value, RS_MAX_RINGS, &c->rings) || !c->rings)
-			*bad = "rings: a number of rings from 1 to 48";
+			*bad = "rings: a number of rings from 1 to 1024";
 	} else if (!strcmp(key, "data-pages")) {
 		if (opt_u32(value, UINT32_MAX, &c->data_pages) ||
 		    !rs_is_pow2(c->data_pages))
@@ -144,6 +144,27 @@ int dom_cfg_check(struct dom_cfg *c, const char **bad)
 	}
 	c->size = size;
 	return 0;
+}
+
+int dom_cfg_fit(struct dom_cfg *c, uint64_t budget, const char **bad)
+{
+	int err;
+
+	/* the most data pages up to the default that fit: halving them
+	 * halves the region's larger part, so few steps */
+	for (;;) {
+		err = dom_cfg_check(c, bad);
+		if (err && err != -dome_too_big)
+			return err;
+		if (!err && c->size <= budget)
+			return 0;
+		if (c->data_pages == 1)
+			break;
+		c->data_pages /= 2;
+	}
+	*bad = "memory: too small for one data page per ring with these "
+	       "AUX and sideband pages";
+	return -dome_too_big;
 }
 
 void dom_cfg_params(const struct dom_cfg *c, struct rs_region_params *p)

@@ -107,7 +107,8 @@ static void place(uint64_t *cursor, uint64_t size, uint64_t *offset)
 static void layout_compute(const struct rs_region_params *p,
 			   struct rs_layout *l)
 {
-	uint64_t cursor = RS_PAGE_SIZE;
+	/* the ring table (none up to RS_HDR_RINGS rings) after the header */
+	uint64_t cursor = RS_RING_TABLE_OFFSET + rs_ring_table_size(p->nr_rings);
 	uint32_t i;
 	int aux_first;
 
@@ -168,13 +169,16 @@ static void header_fill(struct rs_region_header *hdr, uint64_t mem_size,
 		    const struct rs_region_params *params,
 		    const struct rs_layout *l)
 {
-	uint32_t i;
+	uint32_t i, table = params->nr_rings > RS_HDR_RINGS;
 
 	hdr->abi_version = RS_ABI_VERSION;
 	hdr->header_size = RS_PAGE_SIZE;
 	hdr->region_size = mem_size;
 	hdr->page_size = RS_PAGE_SIZE;
-	hdr->nr_rings = params->nr_rings;
+	/* A reader that does not know the ring table sees the first
+	 * RS_HDR_RINGS rings, whole. */
+	hdr->nr_rings = table ? RS_HDR_RINGS : params->nr_rings;
+	hdr->nr_rings_total = table ? params->nr_rings : 0;
 	hdr->sideband_offset = l->sideband_offset;
 	hdr->sideband_size = l->sideband_size;
 	hdr->boot_gen = 1;
@@ -189,10 +193,18 @@ static void header_fill(struct rs_region_header *hdr, uint64_t mem_size,
 	hdr->config.sample_type = params->sample_type;
 	hdr->config.sample_freq = params->sample_freq;
 	hdr->config.doorbell_addr = params->doorbell_addr;
-	hdr->config.features = features(params);
+	hdr->config.features = (features(params) & ~(uint32_t)RS_FEATURE_RING_TABLE) |
+			       (table ? (uint32_t)RS_FEATURE_RING_TABLE : 0u);
 
-	for (i = 0; i < params->nr_rings; i++)
+	for (i = 0; i < hdr->nr_rings; i++)
 		hdr->rings[i] = l->rings[i];
+}
+
+/* Descriptor @i (>= RS_HDR_RINGS) in the ring table of the region at @mem. */
+static struct rs_ring_desc *table_desc(const void *mem, uint32_t i)
+{
+	return (struct rs_ring_desc *)((uint8_t *)(uintptr_t)mem +
+				       RS_RING_TABLE_OFFSET) + (i - RS_HDR_RINGS);
 }
 
 static int layout_for(const void *mem, uint64_t mem_size,
@@ -228,6 +240,8 @@ int rs_region_layout(void *mem, uint64_t mem_size,
 
 	rs_memset(mem, 0, mem_size);
 	header_fill(hdr, mem_size, params, &l);
+	for (i = RS_HDR_RINGS; i < params->nr_rings; i++)
+		*table_desc(mem, i) = l.rings[i];
 	for (i = 0; i < params->nr_rings; i++) {
 		struct rs_ctrl_page *c;
 
@@ -284,92 +298,10 @@ int rs_region_note_reset(void *mem, uint64_t *gen)
 	return 0;
 }
 
-/* [off, off + len) lies inside a region of @size bytes. */
-static int in_region(uint64_t off, uint64_t len, uint64_t size)
-{
-	return off <= size && len <= size - off;
-}
-
-static int area_ok(uint64_t off, uint64_t len, uint64_t size)
-{
-	if (!rs_is_pow2(len) || len < RS_PAGE_SIZE || len > RS_AREA_MAX)
-		return 0;
-	if (off & (RS_PAGE_SIZE - 1))
-		return 0;
-	return in_region(off, len, size);
-}
-
-static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
-{
-	return a < b + blen && b < a + alen;
-}
-
-struct span {
-	uint64_t off, len;
-};
-
-static int descs_check(const struct rs_region_header *h, uint64_t size)
-{
-	struct span s[2 + 3 * RS_MAX_RINGS];
-	uint32_t n = 0, i, j;
-
-	s[n++] = (struct span){ 0, RS_PAGE_SIZE };
-	if (h->sideband_size) {
-		if ((h->sideband_offset | h->sideband_size) & (RS_PAGE_SIZE - 1) ||
-		    h->sideband_size > RS_SIDEBAND_MAX ||
-		    !in_region(h->sideband_offset, h->sideband_size, size))
-			return -rse_geometry;
-		s[n++] = (struct span){ h->sideband_offset, h->sideband_size };
-	} else if (h->sideband_offset) {
-		return -rse_geometry;
-	}
-	for (i = 0; i < h->nr_rings; i++) {
-		const struct rs_ring_desc *d = &h->rings[i];
-
-		if ((d->ctrl_offset & (RS_PAGE_SIZE - 1)) ||
-		    !in_region(d->ctrl_offset, RS_PAGE_SIZE, size))
-			return -rse_geometry;
-		if (!area_ok(d->data_offset, d->data_size, size))
-			return -rse_geometry;
-		s[n++] = (struct span){ d->ctrl_offset, RS_PAGE_SIZE };
-		s[n++] = (struct span){ d->data_offset, d->data_size };
-		if (d->aux_size) {
-			if (!area_ok(d->aux_offset, d->aux_size, size))
-				return -rse_geometry;
-			s[n++] = (struct span){ d->aux_offset, d->aux_size };
-		} else if (d->aux_offset) {
-			return -rse_geometry;
-		}
-	}
-	for (i = 0; i < n; i++)
-		for (j = i + 1; j < n; j++)
-			if (overlaps(s[i].off, s[i].len, s[j].off, s[j].len))
-				return -rse_geometry;
-	return 0;
-}
-
-/* The control page repeats the descriptor in perf's terms; they must agree. */
-static int ctrl_check(const uint8_t *mem, const struct rs_ring_desc *d)
-{
-	const struct rs_ctrl_page *c =
-		(const struct rs_ctrl_page *)(mem + d->ctrl_offset);
-	uint64_t data_offset = c->data_offset, data_size = c->data_size;
-	uint64_t aux_offset = c->aux_offset, aux_size = c->aux_size;
-
-	if (d->data_offset < d->ctrl_offset ||
-	    data_offset != d->data_offset - d->ctrl_offset ||
-	    data_size != d->data_size || aux_size != d->aux_size)
-		return -rse_geometry;
-	if (d->aux_size && (d->aux_offset < d->ctrl_offset ||
-			    aux_offset != d->aux_offset - d->ctrl_offset))
-		return -rse_geometry;
-	return 0;
-}
-
 int rs_region_open(struct rs_region *region, void *mem, uint64_t mem_size)
 {
 	struct rs_region_header h;
-	uint32_t i;
+	uint32_t i, nr;
 	int err;
 
 	if (!region || !mem || ((uintptr_t)mem & (RS_PAGE_SIZE - 1)))
@@ -389,27 +321,42 @@ int rs_region_open(struct rs_region *region, void *mem, uint64_t mem_size)
 	if (h.region_size != mem_size || !rs_is_pow2(h.region_size) ||
 	    h.region_size > RS_REGION_MAX)
 		return -rse_geometry;
-	if (h.nr_rings == 0 || h.nr_rings > RS_MAX_RINGS)
+	nr = h.nr_rings;
+	if (h.nr_rings == 0 || h.nr_rings > RS_HDR_RINGS)
 		return -rse_geometry;
+	if (h.config.features & RS_FEATURE_RING_TABLE) {
+		/* more rings than the header holds: the table has the rest */
+		if (h.nr_rings != RS_HDR_RINGS ||
+		    h.nr_rings_total <= RS_HDR_RINGS ||
+		    h.nr_rings_total > RS_MAX_RINGS)
+			return -rse_geometry;
+		nr = h.nr_rings_total;
+	} else if (h.nr_rings_total) {
+		return -rse_geometry;
+	}
 	if (h.config.data_mode > RS_MODE_OVERWRITE ||
 	    h.config.aux_mode > RS_MODE_OVERWRITE)
 		return -rse_geometry;
-	err = descs_check(&h, h.region_size);
-	if (err)
-		return err;
-	for (i = 0; i < h.nr_rings; i++) {
-		err = ctrl_check(mem, &h.rings[i]);
-		if (err)
-			return err;
-	}
+	if (!rs_region_check_in(0, RS_PAGE_SIZE + rs_ring_table_size(nr), h.region_size))
+		return -rse_geometry;
 
+	/* The descriptors go straight into the caller's copy (the table
+	 * read once, like the header); it is cleared again on failure. */
 	rs_memset(region, 0, sizeof(*region));
+	for (i = 0; i < nr; i++)
+		region->rings[i] = i < RS_HDR_RINGS ? h.rings[i] :
+				   *table_desc(mem, i);
+	err = rs_region_check_descs(&h, region->rings, nr, h.region_size);
+	for (i = 0; !err && i < nr; i++)
+		err = rs_region_check_ctrl(mem, &region->rings[i]);
+	if (err) {
+		rs_memset(region, 0, sizeof(*region));
+		return err;
+	}
 	region->base = mem;
 	region->size = h.region_size;
-	region->nr_rings = h.nr_rings;
+	region->nr_rings = nr;
 	region->config = h.config;
-	for (i = 0; i < h.nr_rings; i++)
-		region->rings[i] = h.rings[i];
 	region->sideband_offset = h.sideband_offset;
 	region->sideband_size = h.sideband_size;
 	return 0;
@@ -437,6 +384,7 @@ static const char *const field_names[rs_hf_max] = {
 	[rs_hf_data_size]       = "data_size",
 	[rs_hf_aux_offset]      = "aux_offset",
 	[rs_hf_aux_size]        = "aux_size",
+	[rs_hf_nr_rings_total]  = "nr_rings_total",
 };
 
 const char *rs_region_field_name(uint32_t field)
@@ -460,9 +408,10 @@ static void note(struct rs_region_damage *d, uint32_t field, uint32_t ring,
 }
 
 /* @seen is a private copy of the shared header: each field read once. */
-static void compare(struct rs_region_damage *d,
+static void compare(struct rs_region_damage *d, const void *mem,
 		    const struct rs_region_header *seen,
-		    const struct rs_region_header *want, uint32_t nr_rings)
+		    const struct rs_region_header *want,
+		    const struct rs_layout *l, uint32_t nr_rings)
 {
 	const struct rs_config *sc = &seen->config, *wc = &want->config;
 	uint32_t i;
@@ -473,6 +422,8 @@ static void compare(struct rs_region_damage *d,
 	note(d, rs_hf_region_size, 0, seen->region_size, want->region_size);
 	note(d, rs_hf_page_size, 0, seen->page_size, want->page_size);
 	note(d, rs_hf_nr_rings, 0, seen->nr_rings, want->nr_rings);
+	note(d, rs_hf_nr_rings_total, 0, seen->nr_rings_total,
+	     want->nr_rings_total);
 	note(d, rs_hf_sideband_offset, 0, seen->sideband_offset,
 	     want->sideband_offset);
 	note(d, rs_hf_sideband_size, 0, seen->sideband_size,
@@ -489,7 +440,14 @@ static void compare(struct rs_region_damage *d,
 	 * host knew a feature offers none, and is not damaged for it (the
 	 * host reads no feature back; only producers use them). */
 	for (i = 0; i < nr_rings; i++) {
-		const struct rs_ring_desc *s = &seen->rings[i], *w = &want->rings[i];
+		struct rs_ring_desc t;
+		const struct rs_ring_desc *s = &t, *w = &l->rings[i];
+
+		/* the table lies in guest-writable memory too: one copy */
+		if (i < RS_HDR_RINGS)
+			s = &seen->rings[i];
+		else
+			rs_memcpy(&t, table_desc(mem, i), sizeof(t));
 
 		note(d, rs_hf_ctrl_offset, i, s->ctrl_offset, w->ctrl_offset);
 		note(d, rs_hf_data_offset, i, s->data_offset, w->data_offset);
@@ -520,7 +478,7 @@ int rs_region_open_layout(struct rs_region *region, void *mem,
 	rs_memcpy(&seen, mem, sizeof(seen));
 
 	rs_memset(damage, 0, sizeof(*damage));
-	compare(damage, &seen, &want, params->nr_rings);
+	compare(damage, mem, &seen, &want, &l, params->nr_rings);
 
 	rs_memset(region, 0, sizeof(*region));
 	region->base = mem;
@@ -532,21 +490,29 @@ int rs_region_open_layout(struct rs_region *region, void *mem,
 		&((const struct rs_region_header *)mem)->config.enabled);
 	for (i = 0; i < params->nr_rings; i++) {
 		region->rings[i] = l.rings[i];
-		if (ctrl_check(mem, &l.rings[i])) {
-			region->skipped |= 1ull << i;
+		if (rs_region_check_ctrl(mem, &l.rings[i])) {
+			region->skipped[i / 64] |= 1ull << (i % 64);
 			skipped++;
 		}
 	}
-	damage->bad_rings = region->skipped;
+	rs_memcpy(damage->bad_rings, region->skipped, sizeof(region->skipped));
+	damage->nr_bad_rings = skipped;
 	region->sideband_offset = l.sideband_offset;
 	region->sideband_size = l.sideband_size;
 	return (int)(damage->nr_diffs + damage->more_diffs + skipped);
 }
 
+int rs_region_damage_bad_ring(const struct rs_region_damage *damage,
+			      uint32_t index)
+{
+	return damage && index < RS_MAX_RINGS &&
+	       (damage->bad_rings[index / 64] & (1ull << (index % 64))) ? 1 : 0;
+}
+
 int rs_region_ring_skipped(const struct rs_region *region, uint32_t index)
 {
 	return region && index < region->nr_rings &&
-	       (region->skipped & (1ull << index)) ? 1 : 0;
+	       (region->skipped[index / 64] & (1ull << (index % 64))) ? 1 : 0;
 }
 
 const struct rs_config *rs_region_config(const struct rs_region *region)
@@ -566,7 +532,7 @@ int rs_region_ring(const struct rs_region *region, uint32_t index,
 
 	if (!region || !ring || !region->base || index >= region->nr_rings)
 		return -rse_invalid;
-	if (region->skipped & (1ull << index))
+	if (rs_region_ring_skipped(region, index))
 		return -rse_corrupt;
 	d = &region->rings[index];
 	ring->ctrl = (struct rs_ctrl_page *)(region->base + d->ctrl_offset);

@@ -97,4 +97,15 @@ int rs_seqcount_read_sideband(const struct rs_region *region, size_t block,
 int rs_sideband_table(const struct rs_region *region, const void *w,
 		      uint64_t offset, uint64_t size, uint8_t **at);
 
+/* A region's claims checked (region_check.c).  1 if [off, off + len)
+ * lies inside @size bytes; 0 if the @nr descriptors at @d (the header's
+ * and the table's, copies) place every area inside the region, aligned,
+ * sized and disjoint, else -rse_geometry; 0 if ring @d's control page
+ * agrees with it, else -rse_geometry. */
+int rs_region_check_in(uint64_t off, uint64_t len, uint64_t size);
+int rs_region_check_descs(const struct rs_region_header *h,
+			  const struct rs_ring_desc *d, uint32_t nr,
+			  uint64_t size);
+int rs_region_check_ctrl(const uint8_t *mem, const struct rs_ring_desc *d);
+
 #endif /* RINGSIDE_RING_INTERNAL_H */

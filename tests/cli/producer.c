@@ -430,7 +430,7 @@ static int write_records(const char *path, const struct opts *o)
 	if (err)
 		die("rs_region_open", err);
 	hdr = mem;
-	nr = hdr->nr_rings;
+	nr = rs_region_nr_rings(&region); /* the ring table's too */
 	rs = calloc(nr, sizeof(*rs));
 	if (!rs)
 		die("calloc", ENOMEM);

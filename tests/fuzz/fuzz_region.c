@@ -6,13 +6,19 @@
 
 int fz_region_build(struct fz_region *r, struct fz_in *in)
 {
+	return fz_region_build_rings(r, in, 1);
+}
+
+int fz_region_build_rings(struct fz_region *r, struct fz_in *in,
+			  uint32_t base)
+{
 	uint8_t shape = fz_u8(in);
 	uint64_t size = 0;
 
 	memset(r, 0, sizeof(*r));
 	/* Small shapes only: every byte of the region stays within reach of
 	 * a patch, and an iteration stays fast. */
-	if (rs_region_params_init(&r->params, 1 + (shape & 1),
+	if (rs_region_params_init(&r->params, base + (shape & 1),
 				  1u << ((shape >> 1) & 1),
 				  (shape >> 2) & 1,
 				  (shape >> 3) & 1, (shape >> 4) & 1) < 0)

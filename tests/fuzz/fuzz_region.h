@@ -24,6 +24,11 @@ struct fz_region {
  * (the shape is refused or there is no memory: nothing to fuzz). */
 int fz_region_build(struct fz_region *r, struct fz_in *in);
 
+/* The same with @base or @base + 1 rings (the shape's low bit): past
+ * RS_HDR_RINGS, a region with a ring table. */
+int fz_region_build_rings(struct fz_region *r, struct fz_in *in,
+			  uint32_t base);
+
 /* Write what the input says through the producer, AUX and sideband
  * calls, as a well-behaved guest would. */
 void fz_region_produce(struct fz_region *r, struct fz_in *in);

@@ -279,9 +279,9 @@ static void rings(void)
 		0x01, 0x20, 0, 0, 7, 0, 0, 0, 0, 0, 0, 1, 0,
 	};
 
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < 4; i++) {
 		const char *t = i == 0 ? "region_open" : i == 1 ? "consumer" :
-				"snapshot";
+				i == 2 ? "snapshot" : "region_table";
 
 		put(t, "seq_normal", seq_normal, sizeof(seq_normal));
 		put(t, "seq_overwrite", seq_overwrite, sizeof(seq_overwrite));
@@ -305,6 +305,15 @@ static void ctl_server(void)
 		memcpy(buf + i * (1 + sizeof(m)) + 1, &m, sizeof(m));
 	}
 	put("ctl_server", "session", buf, sizeof(buf));
+	/* the doorbells in batches: BELLS from ring 0, 1 and past the end */
+	for (unsigned i = 0; i < 3; i++) {
+		struct rs_ctl_msg m = { RS_CTL_MAGIC, RS_CTL_VERSION,
+					RS_CTL_BELLS, i ? 1u + (i - 1) * 4096u : 0, 0 };
+
+		buf[i * (1 + sizeof(m))] = sizeof(m);
+		memcpy(buf + i * (1 + sizeof(m)) + 1, &m, sizeof(m));
+	}
+	put("ctl_server", "bells", buf, 3 * (1 + sizeof(struct rs_ctl_msg)));
 }
 
 /* fuzz_ctl_client.c: replies, each a descriptor count, a u16 length and

@@ -72,7 +72,7 @@ END_TEST
 START_TEST(dom_cfg_set_invalid)
 {
 	static const char *const cases[][2] = {
-		{ "rings", "0" }, { "rings", "49" }, { "rings", "-1" },
+		{ "rings", "0" }, { "rings", "1025" }, { "rings", "-1" },
 		{ "rings", "2x" }, { "rings", "" }, { "data-pages", "3" },
 		{ "data-pages", "0" }, { "data-pages", "+4" },
 		{ "aux-pages", "6" }, { "mode", "Normal" }, { "trace", "" },
@@ -120,6 +120,43 @@ START_TEST(dom_cfg_check_sizes)
 	ck_assert_int_eq(dom_cfg_check(&c, &bad), -dome_too_big);
 	c.data_pages = 1u << 31;
 	ck_assert_int_eq(dom_cfg_check(&c, &bad), -dome_too_big);
+}
+END_TEST
+
+/* The default budget keeps small guests' rings as they were (64 data
+ * pages) and bounds large ones; a budget too small for a page a ring is
+ * refused. */
+START_TEST(dom_cfg_fit_budget)
+{
+	static const struct { uint32_t rings, pages; } want[] = {
+		{ 1, 64 }, { 48, 64 }, { 192, 64 }, { 236, 64 }, { 237, 32 },
+		{ 256, 32 }, { 1024, 8 },
+	};
+	const uint64_t budget = (uint64_t)DOM_MEMORY_DEFAULT_MIB << 20;
+	struct dom_cfg c;
+	const char *bad;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		dom_cfg_default(&c);
+		c.rings = want[i].rings;
+		ck_assert_int_eq(dom_cfg_fit(&c, budget, &bad), 0);
+		ck_assert_msg(c.data_pages == want[i].pages, "%u rings: %u pages",
+			      c.rings, c.data_pages);
+		ck_assert_uint_le(c.size, budget);
+	}
+	/* 1024 rings in 8 MiB: a page of control and one of data each is
+	 * 8 MiB already, with the sideband more */
+	dom_cfg_default(&c);
+	c.rings = 1024;
+	ck_assert_int_eq(dom_cfg_fit(&c, 8u << 20, &bad), -dome_too_big);
+	ck_assert_ptr_nonnull(bad);
+	c.sideband_pages = 0;
+	c.data_pages = 64;
+	ck_assert_int_eq(dom_cfg_fit(&c, 16u << 20, &bad), 0);
+	ck_assert_uint_eq(c.data_pages, 2);
+	/* an invalid value is said as such, not fitted */
+	c.aux_pages = 3;
+	ck_assert_int_eq(dom_cfg_fit(&c, 16u << 20, &bad), -dome_option);
 }
 END_TEST
 
@@ -930,6 +967,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, dom_cfg_set_invalid);
 	tcase_add_test(tc, dom_cfg_check_sizes);
 	tcase_add_test(tc, dom_cfg_hold_rate);
+	tcase_add_test(tc, dom_cfg_fit_budget);
 	tcase_add_test(tc, dom_cfg_format_roundtrip);
 	tcase_add_test(tc, dom_meta_parse_invalid);
 	tcase_add_test(tc, dom_xml_meta_found);

@@ -30,6 +30,11 @@ static struct pdf_writer_params params = {
 	.argc = 2, .argv = argv_,
 };
 
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
 static void setup(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/rs-test-pdf.XXXXXX");
@@ -524,9 +529,9 @@ START_TEST(pdf_writer_host_facts)
 	ck_assert_int_eq(pdf_host_parse(b.data, b.len - 8, &bad), PDF_ERR(pdfe_format));
 	ck_assert_uint_eq(bad.kind, PDF_HOST_NONE);
 	ck_assert_int_eq(pdf_host_parse(b.data, 31, &bad), PDF_ERR(pdfe_format));
-	b.data[8] = RS_MAX_RINGS + 1;           /* rings */
+	put_u32(b.data + 8, RS_MAX_RINGS + 1);  /* rings */
 	ck_assert_int_eq(pdf_host_parse(b.data, b.len, &bad), PDF_ERR(pdfe_format));
-	b.data[8] = 2;
+	put_u32(b.data + 8, 2);
 	b.data[12] = 9;                         /* words per ring below 10 */
 	ck_assert_int_eq(pdf_host_parse(b.data, b.len, &bad), PDF_ERR(pdfe_format));
 	memset(b.data + 12, 0xff, 4);           /* words: 2^32-1 */

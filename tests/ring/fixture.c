@@ -37,12 +37,14 @@ static void guard_padding(struct fx_region *f)
 	uint8_t *used = calloc(pages, 1);
 
 	ck_assert_ptr_nonnull(used);
-	mark(used, 0, RS_PAGE_SIZE);
+	mark(used, 0, RS_PAGE_SIZE + rs_ring_table_size(fx_nr_rings(f)));
 	mark(used, h->sideband_offset, h->sideband_size);
-	for (uint32_t i = 0; i < h->nr_rings; i++) {
-		mark(used, h->rings[i].ctrl_offset, RS_PAGE_SIZE);
-		mark(used, h->rings[i].data_offset, h->rings[i].data_size);
-		mark(used, h->rings[i].aux_offset, h->rings[i].aux_size);
+	for (uint32_t i = 0; i < fx_nr_rings(f); i++) {
+		const struct rs_ring_desc *d = fx_desc(f, i);
+
+		mark(used, d->ctrl_offset, RS_PAGE_SIZE);
+		mark(used, d->data_offset, d->data_size);
+		mark(used, d->aux_offset, d->aux_size);
 	}
 	for (uint64_t pg = 0; pg < pages; pg++)
 		if (!used[pg])
@@ -104,30 +106,45 @@ struct rs_region_header *fx_header(const struct fx_region *f)
 	return (struct rs_region_header *)f->mem;
 }
 
+uint32_t fx_nr_rings(const struct fx_region *f)
+{
+	const struct rs_region_header *h = fx_header(f);
+
+	return (h->config.features & RS_FEATURE_RING_TABLE) ?
+	       h->nr_rings_total : h->nr_rings;
+}
+
+struct rs_ring_desc *fx_desc(const struct fx_region *f, uint32_t index)
+{
+	if (index < RS_HDR_RINGS)
+		return &fx_header(f)->rings[index];
+	return (struct rs_ring_desc *)(f->mem + RS_RING_TABLE_OFFSET) +
+	       (index - RS_HDR_RINGS);
+}
+
 struct rs_ctrl_page *fx_ctrl(const struct fx_region *f, uint32_t index)
 {
-	return (struct rs_ctrl_page *)(f->mem +
-				       fx_header(f)->rings[index].ctrl_offset);
+	return (struct rs_ctrl_page *)(f->mem + fx_desc(f, index)->ctrl_offset);
 }
 
 uint8_t *fx_data(const struct fx_region *f, uint32_t index)
 {
-	return f->mem + fx_header(f)->rings[index].data_offset;
+	return f->mem + fx_desc(f, index)->data_offset;
 }
 
 uint8_t *fx_aux(const struct fx_region *f, uint32_t index)
 {
-	return f->mem + fx_header(f)->rings[index].aux_offset;
+	return f->mem + fx_desc(f, index)->aux_offset;
 }
 
 uint64_t fx_data_size(const struct fx_region *f, uint32_t index)
 {
-	return fx_header(f)->rings[index].data_size;
+	return fx_desc(f, index)->data_size;
 }
 
 uint64_t fx_aux_size(const struct fx_region *f, uint32_t index)
 {
-	return fx_header(f)->rings[index].aux_size;
+	return fx_desc(f, index)->aux_size;
 }
 
 void fx_ring_read(const uint8_t *area, uint64_t area_size, uint64_t pos,
@@ -295,4 +312,19 @@ int fx_run(Suite *s)
 	failed = srunner_ntests_failed(r);
 	srunner_free(r);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+uint64_t fx_newest_seq(const struct rs_region *region, uint32_t r)
+{
+	static uint8_t buf[RS_PAGE_SIZE];
+	const struct rs_perf_header *rec;
+	struct rs_snapshot *s = rs_snapshot_alloc();
+	uint64_t seq;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(rs_snapshot_take(s, region, r, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(rs_snapshot_next(s, &rec), 1);
+	seq = fx_seq_of(rec);
+	rs_snapshot_free(s);
+	return seq;
 }

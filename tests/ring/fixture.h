@@ -59,6 +59,10 @@ void fx_region_fini(struct fx_region *f);
 void fx_region_reopen(struct fx_region *f);
 
 struct rs_region_header *fx_header(const struct fx_region *f);
+/* Rings of the region as its header says (the ring table's count when it
+ * has one), and ring @index's descriptor, in the header or the table. */
+uint32_t fx_nr_rings(const struct fx_region *f);
+struct rs_ring_desc *fx_desc(const struct fx_region *f, uint32_t index);
 struct rs_ctrl_page *fx_ctrl(const struct fx_region *f, uint32_t index);
 uint8_t *fx_data(const struct fx_region *f, uint32_t index);
 uint8_t *fx_aux(const struct fx_region *f, uint32_t index);
@@ -75,6 +79,10 @@ int fx_seq_output(struct rs_producer *p, uint64_t seq, uint32_t fill);
 
 /* Seq of an intact RS_RECORD_SEQ record; fails the test otherwise. */
 uint64_t fx_seq_of(const struct rs_perf_header *rec);
+
+/* Seq of the newest record of overwrite ring @r, through a snapshot of
+ * @region (an overwrite ring gives its newest record first). */
+uint64_t fx_newest_seq(const struct rs_region *region, uint32_t r);
 
 /* Copies of the records a drain delivered. */
 struct fx_log {

@@ -207,8 +207,14 @@ START_TEST(region_constants)
 	ck_assert_uint_eq(RS_RECORD_MAX % RS_RECORD_ALIGN, 0);
 	ck_assert_uint_le(RS_RECORD_MAX, UINT16_MAX);
 	ck_assert_uint_gt(RS_RECORD_MAX + RS_RECORD_ALIGN, UINT16_MAX);
-	ck_assert_uint_ge(sizeof(((struct rs_region_header *)0)->rings) /
-			  sizeof(struct rs_ring_desc), RS_MAX_RINGS);
+	ck_assert_uint_eq(sizeof(((struct rs_region_header *)0)->rings) /
+			  sizeof(struct rs_ring_desc), RS_HDR_RINGS);
+	/* the ring table's descriptors are the header's, in whole pages */
+	ck_assert_uint_eq(rs_ring_table_size(RS_HDR_RINGS), 0);
+	ck_assert_uint_eq(rs_ring_table_size(RS_HDR_RINGS + 1), RS_PAGE_SIZE);
+	ck_assert_uint_eq(rs_ring_table_size(RS_HDR_RINGS + 64), RS_PAGE_SIZE);
+	ck_assert_uint_eq(rs_ring_table_size(RS_HDR_RINGS + 65), 2 * RS_PAGE_SIZE);
+	ck_assert_uint_eq(rs_ring_table_size(RS_MAX_RINGS), 16 * RS_PAGE_SIZE);
 }
 END_TEST
 

@@ -42,7 +42,8 @@ static void check_layout(const uint8_t *mem, uint64_t mem_size,
 	uint64_t aux_size = (uint64_t)p->aux_pages * RS_PAGE_SIZE;
 	struct area *areas = calloc(1 + 3 * (size_t)p->nr_rings, sizeof(*areas));
 	size_t n = 0;
-	uint64_t end = RS_PAGE_SIZE;
+	uint64_t end = RS_PAGE_SIZE + rs_ring_table_size(p->nr_rings);
+	int table = p->nr_rings > RS_HDR_RINGS;
 
 	ck_assert_ptr_nonnull(areas);
 	ck_assert_uint_eq(hdr->magic, RS_REGION_MAGIC);
@@ -50,7 +51,10 @@ static void check_layout(const uint8_t *mem, uint64_t mem_size,
 	ck_assert_uint_eq(hdr->header_size, RS_PAGE_SIZE);
 	ck_assert_uint_eq(hdr->page_size, RS_PAGE_SIZE);
 	ck_assert_uint_eq(hdr->region_size, mem_size);
-	ck_assert_uint_eq(hdr->nr_rings, p->nr_rings);
+	/* the header's rings are all an older reader sees; the table, the rest */
+	ck_assert_uint_eq(hdr->nr_rings, table ? RS_HDR_RINGS : p->nr_rings);
+	ck_assert_uint_eq(hdr->nr_rings_total, table ? p->nr_rings : 0);
+	ck_assert_uint_eq(!!(hdr->config.features & RS_FEATURE_RING_TABLE), table);
 	ck_assert_uint_eq(hdr->config.enabled, 0);
 	ck_assert_uint_eq(hdr->config.data_mode, p->data_mode);
 	ck_assert_uint_eq(hdr->config.aux_mode, p->aux_mode);
@@ -63,9 +67,11 @@ static void check_layout(const uint8_t *mem, uint64_t mem_size,
 		ck_assert_uint_eq(hdr->config.aux_watermark, p->aux_watermark);
 	ck_assert_uint_eq(hdr->status.attached, 0);
 
-	areas[n++] = (struct area){ 0, RS_PAGE_SIZE };
+	areas[n++] = (struct area){ 0, end };
 	for (uint32_t i = 0; i < p->nr_rings; i++) {
-		const struct rs_ring_desc *d = &hdr->rings[i];
+		const struct rs_ring_desc *d = i < RS_HDR_RINGS ? &hdr->rings[i] :
+			(const struct rs_ring_desc *)(mem + RS_RING_TABLE_OFFSET) +
+			(i - RS_HDR_RINGS);
 		const struct rs_ctrl_page *ctrl;
 
 		ck_assert_uint_eq(d->data_size, data_size);
@@ -219,11 +225,14 @@ START_TEST(region_size_area_max)
 	ck_assert_uint_le(size, RS_REGION_MAX);
 
 	fx_params(&p, max_pages, max_pages);
-	p.nr_rings = RS_MAX_RINGS;
+	p.nr_rings = RS_HDR_RINGS;
 	ck_assert_int_eq(rs_region_size(&p, &size), 0);
 	ck_assert(rs_is_pow2(size));
-	ck_assert_uint_ge(size, 2 * RS_AREA_MAX * RS_MAX_RINGS);
+	ck_assert_uint_ge(size, 2 * RS_AREA_MAX * RS_HDR_RINGS);
 	ck_assert_uint_le(size, RS_REGION_MAX);
+	/* 1024 rings of 2 x 4 GiB pass RS_REGION_MAX (1 TiB) */
+	p.nr_rings = RS_MAX_RINGS;
+	ck_assert_int_eq(rs_region_size(&p, &size), -rse_geometry);
 }
 END_TEST
 

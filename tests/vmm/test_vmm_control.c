@@ -260,6 +260,53 @@ START_TEST(control_bad_requests)
 }
 END_TEST
 
+/* More rings than one message carries doorbells for: HELLO has the
+ * region and the first RS_CTL_BATCH, BELLS the others a batch at a time,
+ * each the eventfd of its own ring. */
+START_TEST(control_bells_in_batches)
+{
+	enum { RINGS = 2 * RS_CTL_BATCH + 5 };
+	struct rs_ctl_hello h;
+	struct rs_ctl_bells b;
+	int fds[RS_CTL_MAX_FDS], sock, n;
+	uint32_t got = 0;
+
+	vt_params(&t.p);
+	t.p.nr_rings = RINGS;
+	vt_boot(&t, 0);
+	ck_assert_int_eq(vmm_control_listen(t.vm, sock_path), 0);
+	sock = vmm_client_connect(sock_path);
+	ck_assert_int_ge(sock, 0);
+	n = vmm_client_hello(sock, &h, fds, RS_CTL_MAX_FDS);
+	ck_assert_int_eq(n, RS_CTL_MAX_FDS);
+	ck_assert_uint_eq(h.nr_fds, RS_CTL_MAX_FDS);
+	ck_assert_uint_eq(h.nr_rings, RINGS);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	got = RS_CTL_BATCH;
+	while (got < RINGS) {
+		uint64_t one = 1, v = 0;
+
+		n = vmm_client_bells(sock, got, &b, fds, RS_CTL_MAX_FDS);
+		ck_assert_int_eq(n, got + RS_CTL_BATCH <= RINGS ? RS_CTL_BATCH :
+				    RINGS - got);
+		ck_assert_uint_eq(b.first, got);
+		/* the first of the batch is ring got's doorbell */
+		ck_assert_int_eq(write(fds[0], &one, sizeof(one)), sizeof(one));
+		ck_assert_int_eq(read(vmm_doorbell_fd(t.vm, got), &v, sizeof(v)),
+				 sizeof(v));
+		ck_assert_uint_eq(v, 1);
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+		got += (uint32_t)n;
+	}
+	ck_assert_uint_eq(got, RINGS);
+	ck_assert_int_eq(vmm_client_bells(sock, RINGS, &b, fds, RS_CTL_MAX_FDS),
+			 -ERANGE);
+	close(sock);
+}
+END_TEST
+
 /* What each destroy hook saw when it ran. */
 struct hook_seen {
 	int order;           /* 1 for the first hook to run */
@@ -352,6 +399,7 @@ int main(void)
 	tcase_add_test(tc, control_remote_consumer);
 	tcase_add_test(tc, control_pause_undone_on_close);
 	tcase_add_test(tc, control_bad_requests);
+	tcase_add_test(tc, control_bells_in_batches);
 	tcase_add_test(tc, control_destroy_hooks);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

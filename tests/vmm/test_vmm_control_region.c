@@ -53,7 +53,7 @@ START_TEST(region_params_round_trip)
 	ck_assert_uint_eq(r.header_refused, 0);
 	ck_assert_uint_eq(r.header_applied, 0);
 	ck_assert_uint_eq(r.features, p.features);
-	ck_assert_uint_eq(r.features, RS_FEATURE_EVENT_SUPPRESS);
+	ck_assert_uint_eq(r.features, RS_FEATURES_KNOWN);
 	for (size_t i = 0; i < sizeof(r.reserved) / sizeof(r.reserved[0]); i++)
 		ck_assert_uint_eq(r.reserved[i], 0);
 

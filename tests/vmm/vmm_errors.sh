@@ -9,7 +9,7 @@ expect_in "$WORK/nopayload.err" "which payload"
 run 2 twopayloads "$R" run "$PAYLOAD" "$PAYLOAD"
 run 2 vcpus0 "$R" run "$PAYLOAD" --vcpus 0
 expect_in "$WORK/vcpus0.err" "--vcpus"
-run 2 vcpus-many "$R" run "$PAYLOAD" --vcpus 49
+run 2 vcpus-many "$R" run "$PAYLOAD" --vcpus 1025
 run 2 pages3 "$R" run "$PAYLOAD" --data-pages 3
 expect_in "$WORK/pages3.err" "power of two"
 run 2 aux3 "$R" run "$PAYLOAD" --aux-pages 6

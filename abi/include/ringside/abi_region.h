@@ -20,7 +20,14 @@
 #define RS_REGION_MAGIC   0x45444953474e4952ull /* "RINGSIDE" little-endian */
 #define RS_ABI_VERSION    1u
 #define RS_PAGE_SIZE      4096u
-#define RS_MAX_RINGS      48u
+/* Rings whose descriptors live in the header page: all a reader that does
+ * not know RS_FEATURE_RING_TABLE sees. */
+#define RS_HDR_RINGS      48u
+/* Rings of a region: RS_HDR_RINGS in the header, the rest in the ring
+ * table (RS_FEATURE_RING_TABLE); 1024 is KVM's KVM_MAX_VCPUS on x86. */
+#define RS_MAX_RINGS      1024u
+/* Where the ring table starts: the page after the header. */
+#define RS_RING_TABLE_OFFSET 4096u
 #define RS_RECORD_MAX     65528u   /* largest 8-byte aligned u16 size */
 #define RS_RECORD_ALIGN   8u
 #define RS_AREA_MAX       (1ull << 32)  /* largest data or AUX area */
@@ -80,8 +87,18 @@ enum rs_feature {
 	 * its consumer polls; a producer whose doorbell is due rings only when
 	 * it does not (docs/abi.md, "Event suppression"). */
 	RS_FEATURE_EVENT_SUPPRESS = 1u << 0,
+	/* The ring table: the region has more rings than the header holds
+	 * descriptors for (nr_rings_total of them, RS_HDR_RINGS < it <=
+	 * RS_MAX_RINGS); the header's nr_rings says RS_HDR_RINGS and
+	 * rings[], then the table at RS_RING_TABLE_OFFSET, say where the
+	 * first RS_HDR_RINGS are; the table holds the descriptors of the
+	 * others, 64 bytes each, in whole pages (docs/abi.md, "More rings
+	 * than the header holds").  Set by the layout exactly when there
+	 * are more than RS_HDR_RINGS rings. */
+	RS_FEATURE_RING_TABLE = 1u << 1,
 };
-#define RS_FEATURES_KNOWN ((uint32_t)RS_FEATURE_EVENT_SUPPRESS)
+#define RS_FEATURES_KNOWN ((uint32_t)(RS_FEATURE_EVENT_SUPPRESS | \
+				      RS_FEATURE_RING_TABLE))
 
 /* Host-written configuration.  Read by the guest at attach. */
 struct rs_config {
@@ -178,7 +195,9 @@ struct rs_region_header {
 	uint64_t boot_gen;        /* host: 1 at layout, + 1 at each reset of
 				   * the guest the host saw (0: a host that
 				   * counts none) */
-	uint64_t reserved0;
+	uint32_t nr_rings_total;  /* RS_FEATURE_RING_TABLE: every ring of the
+				   * region; 0 without it */
+	uint32_t reserved0;
 	struct rs_config config;            /* offset 64, host */
 	struct rs_guest_status status;      /* offset 192, guest */
 	struct rs_sideband_desc sideband;   /* offset 256, guest */
@@ -188,7 +207,7 @@ struct rs_region_header {
 	uint8_t reserved1[RS_TSYNC_OFFSET - 576];
 	struct rs_time_sync time_sync;      /* offset 640, host and guest */
 	struct rs_guest_info info;          /* offset 768, guest */
-	struct rs_ring_desc rings[RS_MAX_RINGS]; /* offset 1024 */
+	struct rs_ring_desc rings[RS_HDR_RINGS]; /* offset 1024 */
 };
 _Static_assert(offsetof(struct rs_region_header, config) == 64, "config offset");
 _Static_assert(offsetof(struct rs_region_header, status) == 192, "status offset");
@@ -204,7 +223,22 @@ _Static_assert(offsetof(struct rs_region_header, info) == RS_GUEST_INFO_OFFSET,
 	       "info offset");
 _Static_assert(offsetof(struct rs_region_header, time_sync) == RS_TSYNC_OFFSET,
 	       "time_sync offset");
+_Static_assert(offsetof(struct rs_region_header, nr_rings_total) == 56,
+	       "nr_rings_total offset");
 _Static_assert(offsetof(struct rs_region_header, rings) == 1024, "rings offset");
+_Static_assert(RS_RING_TABLE_OFFSET == RS_PAGE_SIZE, "table after the header");
+
+/* Bytes of the ring table of a region of @nr_rings rings: whole pages,
+ * 0 when the header holds them all. */
+static inline uint64_t rs_ring_table_size(uint32_t nr_rings)
+{
+	uint64_t b;
+
+	if (nr_rings <= RS_HDR_RINGS)
+		return 0;
+	b = (uint64_t)(nr_rings - RS_HDR_RINGS) * sizeof(struct rs_ring_desc);
+	return (b + RS_PAGE_SIZE - 1) & ~(uint64_t)(RS_PAGE_SIZE - 1);
+}
 _Static_assert(sizeof(struct rs_region_header) == RS_PAGE_SIZE, "header is one page");
 
 #endif /* RINGSIDE_ABI_REGION_H */

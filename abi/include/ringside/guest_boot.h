@@ -36,13 +36,15 @@
 #define RS_BOOT_DOORBELL_GPA  0xd0000000ull /* 4-byte MMIO write of the ring index */
 #define RS_BOOT_IDMAP_END     0x100000000ull
 
-#define RS_MAX_VCPUS          48u   /* == RS_MAX_RINGS */
+#define RS_MAX_VCPUS          1024u /* vCPUs of ringside's own VMM (RS_MAX_RINGS) */
 
 /* I/O ports the guest may write; each write is an exit to user space. */
 enum rs_guest_port {
 	RS_PORT_CONSOLE = 0xe9,   /* 1 byte: debug text */
 	RS_PORT_DONE    = 0x501,  /* 4 bytes: records attempted (low 32 bits) */
 	RS_PORT_ERROR   = 0x502,  /* 4 bytes: negative rs_error of a failure */
+	RS_PORT_READY   = 0x503,  /* 4 bytes, vCPU 0: the region is open,
+				   * start the others (they wait until then) */
 };
 
 /* What the payload does; rs_boot_info.workload. */

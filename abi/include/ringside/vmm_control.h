@@ -42,6 +42,7 @@ enum rs_ctl_op {
 	RS_CTL_RESUME = 3,
 	RS_CTL_STATUS = 4,
 	RS_CTL_REGION = 5,
+	RS_CTL_BELLS  = 6,  /* arg: first ring; the doorbells HELLO left out */
 };
 
 struct rs_ctl_msg {
@@ -67,14 +68,30 @@ struct rs_ctl_hello {
 	uint64_t region_gpa;
 	uint32_t nr_rings;
 	uint32_t nr_vcpus;
-	uint32_t nr_fds;        /* 1 + nr_rings */
+	uint32_t nr_fds;        /* fds of this reply: 1 + the doorbells of
+				 * rings 0 .. min(nr_rings, RS_CTL_BATCH) - 1 */
 	uint32_t reserved0;
 	uint64_t tsc_khz;
 	uint64_t reserved[3];
 };
 _Static_assert(sizeof(struct rs_ctl_hello) == 64, "rs_ctl_hello layout");
 
-#define RS_CTL_MAX_FDS (1 + RS_MAX_RINGS)
+/* Descriptors of one reply at most: HELLO's region memfd and the
+ * doorbells of the first RS_CTL_BATCH rings; BELLS's next RS_CTL_BATCH
+ * (SCM_MAX_FD, 253, bounds one message: a region of 1024 rings has its
+ * doorbells in batches). */
+#define RS_CTL_BATCH   48u
+#define RS_CTL_MAX_FDS (1 + RS_CTL_BATCH)
+
+/* RS_CTL_BELLS reply payload: doorbells of rings first .. first + count
+ * - 1 in SCM_RIGHTS, count <= RS_CTL_BATCH.  -ERANGE: first is not a
+ * ring. */
+struct rs_ctl_bells {
+	uint32_t first;
+	uint32_t count;
+	uint64_t reserved;
+};
+_Static_assert(sizeof(struct rs_ctl_bells) == 16, "rs_ctl_bells layout");
 
 /*
  * RS_CTL_REGION payload.  The first block is the VMM's struct

@@ -39,6 +39,10 @@
 #define DOM_SHM_NAME_MAX (DOM_NAME_MAX + sizeof(DOM_SHM_PREFIX))
 #define DOM_REGION_MIN   (1ull << 20) /* QEMU's ivshmem minimum */
 #define DOM_REGION_MAX   (1ull << 30) /* ringside's own ceiling */
+/* The region's default budget (enable --memory): 64 MiB keeps the
+ * default 64 data pages a ring up to 192 vCPUs and bounds larger guests
+ * (docs/operator-guide.md, "Memory"). */
+#define DOM_MEMORY_DEFAULT_MIB 64u
 #define DOM_FREQ_MAX     100000u
 /* The sideband (the guest kernel's symbols, docs/abi.md): 4 MiB.  Debian
  * 12's 6.1 kernel has 1.9 MiB of /proc/kallsyms lines perf reads (49,674
@@ -125,6 +129,13 @@ int dom_cfg_set(struct dom_cfg *c, const char *key, const char *value,
  * -dome_option, -dome_too_big (more than DOM_REGION_MAX).
  */
 int dom_cfg_check(struct dom_cfg *c, const char **bad);
+
+/*
+ * dom_cfg_check, with c->data_pages halved (from what @c holds) until
+ * the region fits @budget bytes; at least one page.  -dome_too_big when
+ * one page a ring does not fit, else as dom_cfg_check.
+ */
+int dom_cfg_fit(struct dom_cfg *c, uint64_t budget, const char **bad);
 
 /* The region parameters for rs_region_layout (after dom_cfg_check). */
 void dom_cfg_params(const struct dom_cfg *c, struct rs_region_params *p);

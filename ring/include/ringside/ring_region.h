@@ -30,7 +30,8 @@ struct rs_region {
 	struct rs_ring_desc rings[RS_MAX_RINGS]; /* validated */
 	uint64_t sideband_offset;                /* validated; 0 size: none */
 	uint64_t sideband_size;
-	uint64_t skipped;      /* bit i: ring i failed rs_region_open_layout */
+	/* bit i % 64 of word i / 64: ring i failed rs_region_open_layout */
+	uint64_t skipped[RS_MAX_RINGS / 64];
 };
 
 /* One ring, resolved to addresses inside a validated region
@@ -51,7 +52,8 @@ struct rs_ring {
 /* What a region is to hold; grows at the end, callers set size. */
 struct rs_region_params {
 	uint32_t size;            /* sizeof(struct rs_region_params) */
-	uint32_t nr_rings;        /* 1 .. RS_MAX_RINGS */
+	uint32_t nr_rings;        /* 1 .. RS_MAX_RINGS (more than RS_HDR_RINGS:
+				   * a ring table) */
 	uint32_t data_pages;      /* power of two, >= 1 */
 	uint32_t aux_pages;       /* power of two, or 0 for no AUX area */
 	uint32_t data_mode;       /* enum rs_mode */
@@ -164,6 +166,7 @@ enum rs_hdr_field {
 	rs_hf_data_size,
 	rs_hf_aux_offset,
 	rs_hf_aux_size,
+	rs_hf_nr_rings_total,
 	rs_hf_max
 };
 
@@ -180,8 +183,11 @@ struct rs_region_diff {
 struct rs_region_damage {
 	uint32_t nr_diffs;        /* entries of diff[] */
 	uint32_t more_diffs;      /* differences found beyond those listed */
-	uint64_t bad_rings;       /* bit i: ring i's control page disagrees with
-				   * the layout; the ring is skipped */
+	uint32_t nr_bad_rings;    /* rings marked in bad_rings */
+	uint32_t reserved;
+	/* bit i % 64 of word i / 64: ring i's control page disagrees with
+	 * the layout; the ring is skipped (rs_region_damage_bad_ring) */
+	uint64_t bad_rings[RS_MAX_RINGS / 64];
 	struct rs_region_diff diff[RS_REGION_DIFF_MAX];
 };
 
@@ -208,6 +214,10 @@ int rs_region_open_layout(struct rs_region *region, void *mem,
 			  uint64_t mem_size,
 			  const struct rs_region_params *params,
 			  struct rs_region_damage *damage);
+
+/* 1 if @damage marks ring @index bad, else 0. */
+int rs_region_damage_bad_ring(const struct rs_region_damage *damage,
+			      uint32_t index);
 
 /* 1 if ring @index was skipped by rs_region_open_layout, else 0. */
 int rs_region_ring_skipped(const struct rs_region *region, uint32_t index);

@@ -53,7 +53,7 @@ int vmm_ctl_region_to_params(const struct rs_ctl_region *r,
 			     struct rs_region_params *p);
 
 /*
- * HELLO, PAUSE, RESUME, STATUS and REGION (below) are each one request
+ * HELLO, BELLS, PAUSE, RESUME, STATUS and REGION (below) are each one request
  * and one reply.  A signal that interrupts the wait (a handler installed
  * without SA_RESTART, such as a CLI's SIGINT handler) does not end a
  * call: it sends its request once and goes on waiting for the reply, so
@@ -73,6 +73,22 @@ int vmm_client_connect(const char *path);
  */
 int vmm_client_hello(int sock, struct rs_ctl_hello *hello, int *fds,
 			unsigned max_fds);
+
+/*
+ * Raise this process's soft RLIMIT_NOFILE to @need descriptors if it is
+ * lower (a VMM or a consumer of 1024 rings holds an eventfd per ring and
+ * the default soft limit is 1024).  0, -EMFILE (the hard limit is lower),
+ * -errno.
+ */
+int vmm_client_nofile(uint32_t need);
+
+/*
+ * BELLS: the doorbells of rings @first .. (at most RS_CTL_BATCH, those
+ * HELLO had no room for) into @fds, their count in @bells.  Returns the
+ * number of fds received, -ERANGE (@first is not a ring), -EPROTO.
+ */
+int vmm_client_bells(int sock, uint32_t first, struct rs_ctl_bells *bells,
+		     int *fds, unsigned max_fds);
 
 int vmm_client_pause(int sock);
 int vmm_client_resume(int sock);
