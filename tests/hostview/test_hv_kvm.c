@@ -141,6 +141,40 @@ static void wait_vcpus(pid_t pid)
 	fail("vCPU threads named \"CPU N/KVM\"", "not found", __LINE__);
 }
 
+/* Waits until every vCPU has run guest code (each has attempted a
+ * record, as a snapshot of the VMM's rings says): only then is each in
+ * KVM_RUN, for the stop's kick to be seen.  The VMM holds the vCPUs
+ * after the first until it has looked at the region, which under an
+ * emulated KVM takes a while. */
+static void wait_guest(const char *ringside, const char *sock,
+		       const char *dir)
+{
+	char cmd[1024], line[512];
+
+	snprintf(cmd, sizeof(cmd), "'%s' snapshot --vm '%s' -o '%s/w.data' "
+		 "2>/dev/null", ringside, sock, dir);
+	for (int i = 0; i < TRIES / 10; i++) {
+		FILE *f = popen(cmd, "r");
+		int ran = 0;
+
+		CHECK(f != NULL, "popen");
+		while (fgets(line, sizeof(line), f)) {
+			unsigned idx;
+			unsigned long long n;
+			char state[64];
+
+			if (sscanf(line, " vCPU %u: %63[^,], %llu records attempted",
+				   &idx, state, &n) == 3 && n > 0)
+				ran++;
+		}
+		pclose(f);
+		if (ran == VCPUS)
+			return;
+		usleep(100000);
+	}
+	fail("every vCPU ran guest code", "not seen", __LINE__);
+}
+
 int main(int argc, char **argv)
 {
 	struct hv_rec_opts o = {
@@ -207,6 +241,7 @@ int main(int argc, char **argv)
 		k++;
 	}
 	CHECK(s->v[0].index != s->v[1].index, "two vCPU indexes");
+	wait_guest(argv[1], sock, dir);
 
 	/* Stop: every vCPU is kicked out of KVM_RUN, then ends. */
 	CHECK(kill(vm, SIGTERM) == 0, "kill");
@@ -262,6 +297,8 @@ int main(int argc, char **argv)
 		CHECK(v->t.out_of_order == 0, "in time order");
 	}
 	hv_rec_free(r);
+	snprintf(sock, sizeof(sock), "%s/w.data", dir);
+	unlink(sock);
 	rmdir(dir);
 	free(s);
 	printf("ok\n");
