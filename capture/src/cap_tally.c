@@ -61,6 +61,7 @@ void cap_tally_bounds_from_info(struct cap_tally_bounds *b, const struct pdf_inf
 	 * ringside VMM's TSC conversion has no measured bound (under nested
 	 * emulation it was seen off by more than a millisecond), so its
 	 * times are not held against the window. */
+	b->held_ns = CAP_TALLY_HELD_NS;
 	b->times_host = cs->state == PDF_CLOCK_SYNCED && cs->nr >= 1 &&
 			cs->nr <= 2;
 	for (i = 0; i < cs->nr && i < 2; i++)
@@ -177,9 +178,11 @@ static int time_ok(const struct cap_tally *t, uint32_t ring, uint64_t at,
 	/* no record is written after the host's last read of its ring */
 	if (b->end_ns && time > cap_tally_sat_add(b->end_ns, b->slack_ns))
 		return 0;
-	/* nor before the attach, once the ring's old content is behind */
+	/* nor before the attach, once the ring's old content is behind
+	 * (less what its producer may have held back before writing it) */
 	if (after_attach(t, ring, at) &&
-	    cap_tally_sat_add(time, b->slack_ns) < b->start_ns)
+	    cap_tally_sat_add(time, cap_tally_sat_add(b->slack_ns,
+						      b->held_ns)) < b->start_ns)
 		return 0;
 	return 1;
 }

@@ -127,6 +127,21 @@ START_TEST(tally_times_outside_window_flagged)
 }
 END_TEST
 
+/* A producer that holds records before it writes them (a Linux agent's
+ * kernel buffers, up to a beat): after the attach, a record may be that
+ * much older than the window, no more. */
+START_TEST(tally_times_held_back_allowed)
+{
+	bounds(PDF_HOST_DRAIN, 5000, 6000, 1);
+	t.bounds.held_ns = 3000;
+	filler(0, 5);                   /* old content */
+	filler(0, 1990);                /* held 3000 ns, within the slack */
+	filler(0, 1989);                /* 1 ns more than that */
+	filler(0, 6010);
+	ck_assert_uint_eq(t.ring[0].flag_time, 1);
+}
+END_TEST
+
 /* A ring's span is its timed records': the others (COMM, MMAP2, LOST) are
  * filed under a neighbour's time, or 0 before the first. */
 START_TEST(tally_span_from_timed_records)
@@ -221,6 +236,7 @@ static Suite *suite(void)
 	tcase_add_test(c, tally_lost_over_uptime_flagged);
 	tcase_add_test(c, tally_lost_after_attach_bounded_by_window);
 	tcase_add_test(c, tally_times_outside_window_flagged);
+	tcase_add_test(c, tally_times_held_back_allowed);
 	tcase_add_test(c, tally_times_unchecked_in_guest_clock);
 	tcase_add_test(c, tally_span_from_timed_records);
 	tcase_add_test(c, tally_aux_over_area_flagged);

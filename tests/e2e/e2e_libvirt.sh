@@ -270,7 +270,7 @@ DEFINED=1
 # ---- A: the XML ---------------------------------------------------------------
 vsh dumpxml --inactive $DOM > "$W/xml0"
 for opts in "--data-pages 3" "--aux-pages 6" "--mode fast" "--trace samples,bogus" \
-	    "--freq 0" "--rings 49" "--data-pages 262144" "--bogus"; do
+	    "--freq 0" "--rings 1025" "--data-pages 262144" "--bogus"; do
 	# shellcheck disable=SC2086  # word splitting of the options is wanted
 	"$RINGSIDE" enable $DOM $opts >/dev/null 2>"$W/err"
 	rc=$?

@@ -59,6 +59,11 @@ struct cap_tally_ring {
 };
 
 /* What the host knows about the reading, to bound the claims against. */
+/* A Linux agent forwards what the guest kernel's perf buffers hold when
+ * it wakes: for data, a marker or its beat (a second), so a sample can
+ * reach its ring up to a beat after it was taken.  Two beats. */
+#define CAP_TALLY_HELD_NS 2000000000ull
+
 struct cap_tally_bounds {
 	uint32_t kind;            /* PDF_HOST_DRAIN, _SNAPSHOT; NONE: nothing
 				   * known, nothing flagged */
@@ -67,6 +72,11 @@ struct cap_tally_bounds {
 	int times_host;           /* record times are host CLOCK_MONOTONIC:
 				   * check them against the window */
 	uint64_t slack_ns;        /* the times' error allowed around it */
+	uint64_t held_ns;         /* how much older than its write a record
+				   * after the attach may be: what a guest's
+				   * agent held before it forwarded it (the
+				   * Linux agent: its kernel buffers, up to a
+				   * beat); CAP_TALLY_HELD_NS */
 	uint64_t data_size[RS_MAX_RINGS];
 	uint64_t aux_size[RS_MAX_RINGS]; /* 0: not known */
 };
