@@ -442,9 +442,9 @@ static void report_hold(const struct enable_opts *o)
 	if (c->mode == RS_MODE_OVERWRITE)
 		printf(": the flight recorder's newest\n");
 	else
-		printf("; 'record' needs %u ms: the agent's %u ms period + a "
-		       "%u ms stall (%s)\n", h.need_ms, DOM_AGENT_TICK_MS,
-		       h.need_ms - DOM_AGENT_TICK_MS, o->stall_ms ? "--stall-ms" :
+		printf("; 'record' needs %u ms: %u ms of samples + a "
+		       "%u ms stall (%s)\n", h.need_ms, DOM_HOLD_MS,
+		       h.need_ms - DOM_HOLD_MS, o->stall_ms ? "--stall-ms" :
 		       "the default, as measured on this project's machines");
 	if (h.short_of)
 		fprintf(stderr, "ringside %s: warning: %s: a normal-mode ring of "

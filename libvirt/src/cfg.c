@@ -244,7 +244,7 @@ void dom_cfg_hold(const struct dom_cfg *c, uint32_t stall_ms,
 	h->bytes_max = dom_cfg_sample_bytes(DOM_CHAIN_FRAMES_MAX);
 	h->hold_us_typical = hold_us(h->ring_bytes, h->freq, h->bytes_typical);
 	h->hold_us_max = hold_us(h->ring_bytes, h->freq, h->bytes_max);
-	h->need_ms = DOM_AGENT_TICK_MS + stall_ms;
+	h->need_ms = DOM_HOLD_MS + stall_ms;
 	h->short_of = c->mode == RS_MODE_NORMAL &&
 		      h->hold_us_max < (uint64_t)h->need_ms * 1000u;
 	/* bytes the largest samples take in need_ms, rounded up */

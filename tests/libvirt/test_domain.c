@@ -922,7 +922,7 @@ START_TEST(dom_cfg_hold_rate)
 	ck_assert_uint_eq(h.hold_us_typical, 262144ull * 1000000 / (1000 * 336));
 	ck_assert_uint_eq(h.hold_us_typical, 780190);
 	ck_assert_uint_eq(h.hold_us_max, 239182);
-	ck_assert_uint_eq(h.need_ms, DOM_AGENT_TICK_MS + DOM_STALL_MS_DEFAULT);
+	ck_assert_uint_eq(h.need_ms, DOM_HOLD_MS + DOM_STALL_MS_DEFAULT);
 	ck_assert_int_eq(h.short_of, 0);       /* overwrite: never */
 
 	/* normal mode at the default size covers 110 ms at 127 frames */

@@ -159,13 +159,15 @@ const char *dom_cfg_trace_names(uint64_t mask, char *buf, size_t len);
  * PERIOD (8 bytes each), the chain (its count, F frames and a context
  * marker each for the kernel's and the user's part) and RAW (empty for
  * the agent's cpu-clock event: a size word padded to 8).  The agent
- * forwards the kernel's samples every DOM_AGENT_TICK_MS (its --tick), so
- * in normal mode a ring must hold that period and the longest time the
- * host takes `ringside record` away from its CPU (a stall) on top of it.
+ * forwards the kernel's samples at its beat or when a kernel buffer holds
+ * three quarters of a ring, so a ring takes at most that at once; in
+ * normal mode it must hold DOM_HOLD_MS of samples (`ringside record`'s
+ * pass) and the longest time the host takes `record` away from its CPU
+ * (a stall) on top of it.
  */
 #define DOM_CHAIN_FRAMES_TYPICAL 32u   /* a deep kernel + user stack */
 #define DOM_CHAIN_FRAMES_MAX     127u  /* Linux's perf_event_max_stack */
-#define DOM_AGENT_TICK_MS        100u  /* the Linux agent's default --tick */
+#define DOM_HOLD_MS              100u  /* record's pass, as operator-guide.md says */
 #define DOM_STALL_MS_DEFAULT     10u   /* bench/stalls' longest step here
 					* (9.7 ms, docs/benchmarks.md) */
 #define DOM_STALL_MS_MAX         60000u
