@@ -253,6 +253,8 @@ struct agent_ring {
 	uint64_t mmap_gen[AGENT_MMAP_PIDS]; /* agent_pstate_gen of each */
 	uint64_t mmap_epoch;      /* written_bytes - mmap_stats.bytes when the
 				   * set was emptied */
+	uint64_t table_mark;      /* written_bytes when the process table was
+				   * last written (agent_pstate_publish) */
 	struct agent_mmap_stats mmap_stats;
 };
 
@@ -603,6 +605,23 @@ int agent_pstate_has_ended(void);
  * due), ended ones never sampled dropped, and the model into the table's
  * idle copy, stamped @now, if it changed. */
 void agent_pstate_tick(uint64_t now);
+/*
+ * The table keeps ahead of the rings.  A ring overwrites the records that
+ * told the model of a process (its exec, its mappings) only once it took
+ * its size in bytes after them, and a beat may be longer than that; the
+ * table is written again before any ring took half its size since the
+ * last copy, if the model changed: a process whose records left a ring
+ * is then always in the table, at no cost while the rings are slow.
+ *
+ * agent_pstate_due: whether @r took half its size since the table was
+ * last written, and the model changed.  agent_pstate_publish: the model
+ * into the table's idle copy now, stamped @now, if it changed, and each
+ * of the @n rings marked as of it.  agent_pstate_follow: that, if any of
+ * them is due (after the records that went in without a look).
+ */
+int agent_pstate_due(const struct agent_ring *r);
+void agent_pstate_publish(struct agent_ring *rings, uint32_t n, uint64_t now);
+void agent_pstate_follow(struct agent_ring *rings, uint32_t n, uint64_t now);
 
 const struct agent_pstate_stats *agent_pstate_stats(void);
 

@@ -297,26 +297,39 @@ static void follow_config(struct agent *a, uint64_t now)
 			 want ? "sampling on" : "sampling off", want ? 11 : 12);
 }
 
+/* The process table written before @r could overwrite what it took of a
+ * change (agent_pstate_due). */
+static void table_due(struct agent *a, const struct agent_ring *r)
+{
+	if (agent_pstate_due(r))
+		agent_pstate_follow(a->ring, a->nr_rings, agent_markers_now());
+}
+
 static void fwd(const struct rs_perf_header *rec, uint32_t cpu, void *arg)
 {
 	struct agent *a = arg;
+	struct agent_ring *r = &a->ring[cpu % a->nr_rings];
 
-	agent_forward(&a->ring[cpu % a->nr_rings], a->ev.sample_type, rec);
+	agent_forward(r, a->ev.sample_type, rec);
+	table_due(a, r);
 }
 
 static void fwd_samples(const uint8_t *recs, uint32_t len, uint32_t nr,
 			uint32_t cpu, void *arg)
 {
 	struct agent *a = arg;
+	struct agent_ring *r = &a->ring[cpu % a->nr_rings];
 
-	agent_forward_samples(&a->ring[cpu % a->nr_rings], a->ev.sample_type,
-			      recs, len, nr);
+	agent_forward_samples(r, a->ev.sample_type, recs, len, nr);
+	table_due(a, r);
 }
 
 static const struct kbuf_sink sink = { fwd, fwd_samples };
 
 /* The kernel's records of every CPU into the rings, and the names of the
- * threads they sampled after them; @marks: the marker socket has some. */
+ * threads they sampled after them; @marks: the marker socket has some.
+ * The process table follows the rings (agent_pstate_due): within the
+ * pass, and after what went in without a look. */
 static void drain(struct agent *a, int marks)
 {
 	uint32_t i;
@@ -333,6 +346,7 @@ static void drain(struct agent *a, int marks)
 		agent_comm_flush(&a->ring[i]);
 		agent_ring_publish(&a->ring[i]);
 	}
+	agent_pstate_follow(a->ring, a->nr_rings, agent_markers_now());
 }
 
 /* Every ring written over once since the last epoch began: a new one
@@ -357,7 +371,8 @@ static void beat(struct agent *a, uint64_t now)
 {
 	if (agent_pstate_has_ended())
 		ring_epoch(a);
-	agent_pstate_tick(now);
+	agent_pstate_publish(a->ring, a->nr_rings, now);
+	agent_pstate_tick(now);   /* what its looks changed */
 	rs_guest_heartbeat(&a->dev.region);
 	follow_config(a, now);
 }

@@ -25,7 +25,10 @@
  * never overwrites what is known of its child, an EXIT older than a FORK
  * is a former process's, and a FORK after the EXIT of its pid a new one.
  *
- * Once per tick the model goes into the table (pstate_table.c).
+ * The model goes into the table (pstate_table.c) at the beat if it
+ * changed, and between beats before a ring could write over what it took
+ * of a change (agent_pstate_due): a process whose exec has left a ring is
+ * then in the table.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -696,4 +699,32 @@ void agent_pstate_tick(uint64_t now)
 	look(now);
 	drop_unsampled();
 	agent_pstate_table_publish(now);
+}
+
+void agent_pstate_publish(struct agent_ring *rings, uint32_t n, uint64_t now)
+{
+	uint32_t i;
+
+	if (!ps.on || !ps.dirty)
+		return;
+	agent_pstate_table_publish(now);
+	for (i = 0; i < n; i++)
+		rings[i].table_mark = rings[i].written_bytes;
+}
+
+int agent_pstate_due(const struct agent_ring *r)
+{
+	return ps.on && ps.dirty &&
+	       r->written_bytes - r->table_mark >= r->prod.ring.data_size / 2u;
+}
+
+void agent_pstate_follow(struct agent_ring *rings, uint32_t n, uint64_t now)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (agent_pstate_due(&rings[i])) {
+			agent_pstate_publish(rings, n, now);
+			return;
+		}
 }

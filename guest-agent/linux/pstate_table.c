@@ -3,7 +3,8 @@
  * The process model (pstate.c) into the region's process state table
  * (abi.h, struct rs_pstate_desc; docs/abi.md, "Process state").
  *
- * Once per tick, if the model changed, it is written whole into the
+ * When the model changed, at the beat or before a ring could write over
+ * what told of the change (agent_pstate_due), it is written whole into the
  * table's idle copy (rs_pstate_publish): the live processes first (the
  * ones sampled, then the others with code), then the ended ones sampled,
  * newest first; bounded by the copy's bytes and RS_PSTATE_MAX_MAPS

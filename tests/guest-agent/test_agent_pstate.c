@@ -462,6 +462,67 @@ START_TEST(room_from_the_ended)
 }
 END_TEST
 
+/* The table keeps ahead of the rings, not the beat: a process born and
+ * exec'd is in it before any ring took half its size since the last copy
+ * (a ring overwrites the records of its exec one ring's size after
+ * them); while nothing changed, no ring's bytes make a copy. */
+START_TEST(follows_the_rings)
+{
+	static struct agent_ring rings[2];
+	const struct gi_pstate_proc *p;
+	uint64_t gen;
+
+	region_new();
+	ck_assert_int_eq(agent_pstate_begin(&region, 0, 65536), 0);
+	memset(rings, 0, sizeof(rings));
+	rings[0].prod.ring.data_size = rings[1].prod.ring.data_size = 4096;
+	parent();
+	task(PERF_RECORD_FORK, 101, 100, 1000);
+	comm(101, "gzip", 1);
+	code(101, 0x500000, "/usr/bin/gzip");
+	ck_assert_int_eq(agent_pstate_sampled(101), 0);
+	/* changed, but neither ring took half its size: not yet */
+	rings[0].written_bytes = 2047;
+	rings[1].written_bytes = 100;
+	ck_assert_int_eq(agent_pstate_due(&rings[0]), 0);
+	ck_assert_int_eq(agent_pstate_due(&rings[1]), 0);
+	agent_pstate_follow(rings, 2, 4000);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
+	ck_assert_int_eq(g.state, GI_PSTATE_NONE);
+	/* ring 0 took half: in the table with no tick */
+	rings[0].written_bytes = 2048;
+	ck_assert_int_eq(agent_pstate_due(&rings[0]), 1);
+	ck_assert_int_eq(agent_pstate_due(&rings[1]), 0);
+	agent_pstate_follow(rings, 2, 5000);
+	ck_assert_uint_eq(rings[0].table_mark, 2048);
+	ck_assert_uint_eq(rings[1].table_mark, 100);
+	ck_assert_int_eq(agent_pstate_due(&rings[0]), 0);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
+	ck_assert_int_eq(g.state, GI_PSTATE_OK);
+	p = proc_of(101);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p->comm, "gzip");
+	ck_assert_uint_eq(p->nr_maps, 1);
+	ck_assert_uint_eq(g.info.head.time, 5000);
+	gen = g.info.head.generation;
+	/* unchanged: never due, however much the rings take, nor rewritten */
+	rings[0].written_bytes += 1u << 20;
+	ck_assert_int_eq(agent_pstate_due(&rings[0]), 0);
+	agent_pstate_publish(rings, 2, 6000);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
+	ck_assert_uint_eq(g.info.head.generation, gen);
+	ck_assert_uint_eq(rings[0].table_mark, 2048);   /* no copy: kept */
+	/* its end is a change, due at once: the ring is far past its mark */
+	task(PERF_RECORD_EXIT, 101, 100, 2000);
+	ck_assert_int_eq(agent_pstate_due(&rings[0]), 1);
+	agent_pstate_follow(rings, 2, 7000);
+	ck_assert_int_eq(agent_pstate_due(&rings[0]), 0);
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
+	ck_assert_uint_eq(proc_of(101)->flags, RS_PSTATE_PROC_ENDED);
+	region_free();
+}
+END_TEST
+
 /* A table too small for all: the processes that fit, the rest counted. */
 START_TEST(bounded_and_counted)
 {
@@ -508,6 +569,7 @@ int main(void)
 	tcase_add_test(tc, lost_then_looked);
 	tcase_add_test(tc, room_from_the_ended);
 	tcase_add_test(tc, bounded_and_counted);
+	tcase_add_test(tc, follows_the_rings);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
