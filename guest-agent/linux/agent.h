@@ -346,6 +346,17 @@ void agent_mmaps_kernel(const struct rs_perf_header *rec);
  * child inherits its mappings). */
 void agent_mmaps_fork(const struct rs_perf_header *rec);
 
+/*
+ * Every process with code under @proc ("/proc") into pstate's model, its
+ * mappings and name as its maps and comm say, as perf record describes
+ * the processes it finds at its start: a process that began before the
+ * agent and ends before the agent reaches its samples (its /proc entry
+ * gone by then) still has them, in the model and the table.  After the
+ * events are on, so that what the census misses their records tell.
+ * Returns the processes taken; their reads counted in @st.
+ */
+uint32_t agent_mmaps_census(const char *proc, struct agent_mmap_stats *st);
+
 /* PERF_RECORD_MMAP2 of @m for @pid/@tid, misc USER (and MMAP_BUILD_ID
  * with a build id).  0 or the ring's -rse_*. */
 int agent_mmaps_put(struct agent_ring *r, uint32_t pid, uint32_t tid,
@@ -606,22 +617,21 @@ int agent_pstate_has_ended(void);
  * idle copy, stamped @now, if it changed. */
 void agent_pstate_tick(uint64_t now);
 /*
- * The table keeps ahead of the rings.  A ring overwrites the records that
- * told the model of a process (its exec, its mappings) only once it took
- * its size in bytes after them, and a beat may be longer than that; the
- * table is written again before any ring took half its size since the
- * last copy, if the model changed: a process whose records left a ring
- * is then always in the table, at no cost while the rings are slow.
+ * The table keeps up with the model, not the beat.  The kernel's records
+ * not yet read (which a host reads from guest memory at a crash) speak of
+ * processes whose birth the agent read already, and a ring overwrites the
+ * records that told the model of a process (its exec, its mappings) one
+ * ring's size after them, sooner than a beat.  So the table is written
+ * at the end of each pass that changed the model, and within a pass
+ * before any ring took half its size since the last copy.
  *
+ * agent_pstate_publish: the model into the table's idle copy now, stamped
+ * @now, if it changed, and each of the @n rings marked as of it.
  * agent_pstate_due: whether @r took half its size since the table was
- * last written, and the model changed.  agent_pstate_publish: the model
- * into the table's idle copy now, stamped @now, if it changed, and each
- * of the @n rings marked as of it.  agent_pstate_follow: that, if any of
- * them is due (after the records that went in without a look).
+ * last written, and the model changed.
  */
-int agent_pstate_due(const struct agent_ring *r);
 void agent_pstate_publish(struct agent_ring *rings, uint32_t n, uint64_t now);
-void agent_pstate_follow(struct agent_ring *rings, uint32_t n, uint64_t now);
+int agent_pstate_due(const struct agent_ring *r);
 
 const struct agent_pstate_stats *agent_pstate_stats(void);
 

@@ -302,7 +302,7 @@ static void follow_config(struct agent *a, uint64_t now)
 static void table_due(struct agent *a, const struct agent_ring *r)
 {
 	if (agent_pstate_due(r))
-		agent_pstate_follow(a->ring, a->nr_rings, agent_markers_now());
+		agent_pstate_publish(a->ring, a->nr_rings, agent_markers_now());
 }
 
 static void fwd(const struct rs_perf_header *rec, uint32_t cpu, void *arg)
@@ -328,8 +328,8 @@ static const struct kbuf_sink sink = { fwd, fwd_samples };
 
 /* The kernel's records of every CPU into the rings, and the names of the
  * threads they sampled after them; @marks: the marker socket has some.
- * The process table follows the rings (agent_pstate_due): within the
- * pass, and after what went in without a look. */
+ * Then the process table, if the pass changed the model (within the
+ * pass too, agent_pstate_due). */
 static void drain(struct agent *a, int marks)
 {
 	uint32_t i;
@@ -346,7 +346,7 @@ static void drain(struct agent *a, int marks)
 		agent_comm_flush(&a->ring[i]);
 		agent_ring_publish(&a->ring[i]);
 	}
-	agent_pstate_follow(a->ring, a->nr_rings, agent_markers_now());
+	agent_pstate_publish(a->ring, a->nr_rings, agent_markers_now());
 }
 
 /* Every ring written over once since the last epoch began: a new one
@@ -522,6 +522,20 @@ static void mmap_summary(const struct agent *a)
 	    sum.truncated, sum.unreadable);
 }
 
+/* The processes already running, into the process model (the events are
+ * on: what comes after, their records tell). */
+static void census(struct agent *a)
+{
+	struct agent_mmap_stats st = { 0 };
+	uint64_t t0 = agent_markers_now();
+	uint32_t n = agent_mmaps_census("/proc", &st);
+
+	say(a, "processes at the start: %u described from /proc (%" PRIu64
+	    " unreadable, %" PRIu64 " maps files cut short) in %.1f ms", n,
+	    st.unreadable, st.truncated,
+	    (double)(agent_markers_now() - t0) / 1e6);
+}
+
 /* One device, attached until a signal or until it goes: END_SIGNAL,
  * END_GONE. */
 static int session(struct agent *a)
@@ -566,6 +580,7 @@ static int session(struct agent *a)
 	agent_publish_identity(a);
 	agent_publish_kbufs(a);
 	agent_publish_pstate(a);
+	census(a);
 	agent_publish_symbols(a);
 	agent_publish_usyms(a);
 	err = agent_markers_open(&a->mk, a->opts.mark_socket);

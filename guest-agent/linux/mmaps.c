@@ -20,6 +20,7 @@
  * sampled is described again, at most once per half ring.  Only the samples of the oldest part
  * of a wrapped ring can have lost their process's mappings.
  */
+#include <dirent.h>
 #include <elf.h>
 #include <stddef.h>
 #include <fcntl.h>
@@ -384,6 +385,33 @@ static void describe(struct agent_ring *r, uint32_t pid)
 		agent_pstate_gone(pid);      /* its EXIT may be read already */
 	for (j = 0; !agent_pstate_map_at(pid, j, &k); j++)
 		put(r, pid, &k);
+}
+
+uint32_t agent_mmaps_census(const char *proc, struct agent_mmap_stats *st)
+{
+	static struct agent_mmap m[MMAPS_PER_PID];
+	struct dirent *e;
+	uint32_t taken = 0;
+	DIR *dir;
+
+	dir = opendir(proc);
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir))) {
+		char *end;
+		unsigned long pid = strtoul(e->d_name, &end, 10);
+		int n;
+
+		if (*end || !pid || pid > UINT32_MAX ||
+		    agent_pstate_known((uint32_t)pid))
+			continue;
+		n = read_maps((uint32_t)pid, m, st);
+		/* a kernel thread has no code; one gone since is no matter */
+		if (n > 0 && !model_set((uint32_t)pid, m, n))
+			taken++;
+	}
+	closedir(dir);
+	return taken;
 }
 
 /* The ring's set of pids described, each with the number of the process

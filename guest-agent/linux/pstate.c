@@ -25,10 +25,10 @@
  * never overwrites what is known of its child, an EXIT older than a FORK
  * is a former process's, and a FORK after the EXIT of its pid a new one.
  *
- * The model goes into the table (pstate_table.c) at the beat if it
- * changed, and between beats before a ring could write over what it took
- * of a change (agent_pstate_due): a process whose exec has left a ring is
- * then in the table.
+ * The model goes into the table (pstate_table.c) at the end of each pass
+ * that changed it, and within a pass before a ring could write over what
+ * it took of a change (agent_pstate_due): a process whose exec has left a
+ * ring, or whose samples are still in the kernel's buffer, is then in it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -716,15 +716,4 @@ int agent_pstate_due(const struct agent_ring *r)
 {
 	return ps.on && ps.dirty &&
 	       r->written_bytes - r->table_mark >= r->prod.ring.data_size / 2u;
-}
-
-void agent_pstate_follow(struct agent_ring *rings, uint32_t n, uint64_t now)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		if (agent_pstate_due(&rings[i])) {
-			agent_pstate_publish(rings, n, now);
-			return;
-		}
 }

@@ -3,8 +3,8 @@
  * The process model (pstate.c) into the region's process state table
  * (abi.h, struct rs_pstate_desc; docs/abi.md, "Process state").
  *
- * When the model changed, at the beat or before a ring could write over
- * what told of the change (agent_pstate_due), it is written whole into the
+ * When the model changed, after each pass over the kernel's records (and
+ * within one, agent_pstate_due), it is written whole into the
  * table's idle copy (rs_pstate_publish): the live processes first (the
  * ones sampled, then the others with code), then the ended ones sampled,
  * newest first; bounded by the copy's bytes and RS_PSTATE_MAX_MAPS

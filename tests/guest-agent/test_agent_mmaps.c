@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -309,6 +311,51 @@ START_TEST(own_process)
 	ring.nr_mmap_pids = 0;
 	agent_mmaps_note(&ring, pid);
 	ck_assert_uint_eq(ring.mmap_stats.skipped, n);
+}
+END_TEST
+
+/* The processes running at the agent's start are in the model from its
+ * census: one that ends before the agent reaches its samples (its /proc
+ * entry gone) is still described, from the model, with its own code. */
+START_TEST(census_outlives)
+{
+	struct agent_mmap_stats st = { 0 };
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	unsigned i, exe = 0;
+	int go[2];
+	pid_t child;
+	char c;
+
+	ck_assert_int_gt(len, 0);
+	self[len] = '\0';
+	ck_assert_int_eq(pipe(go), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		close(go[1]);
+		(void)!read(go[0], &c, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	ck_assert_uint_eq(agent_mmaps_census("/nonexistent-proc", &st), 0);
+	ck_assert_uint_ge(agent_mmaps_census("/proc", &st), 2);
+	ck_assert_int_eq(agent_pstate_known((uint32_t)child), 1);
+	ck_assert_int_eq(agent_pstate_known((uint32_t)getpid()), 1);
+	/* it ends, and is reaped: /proc has it no more */
+	close(go[1]);
+	ck_assert_int_eq(waitpid(child, NULL, 0), child);
+	agent_mmaps_note(&ring, (uint32_t)child);
+	ck_assert_uint_eq(ring.mmap_stats.unreadable, 0);
+	ck_assert_uint_gt(nr_recs, 0);
+	for (i = 0; i < nr_recs; i++) {
+		ck_assert_uint_eq(recs[i].type, PERF_RECORD_MMAP2);
+		/* the body's pid is the child's */
+		ck_assert_uint_eq(*(const uint32_t *)recs[i].body,
+				  (uint32_t)child);
+		exe += !strcmp((const char *)recs[i].body + 64, self);
+	}
+	ck_assert_uint_eq(exe, 1);
 }
 END_TEST
 
@@ -643,6 +690,7 @@ int main(void)
 	tcase_add_test(tc, elf_files);
 	tcase_add_test(tc, mmap2_record);
 	tcase_add_test(tc, own_process);
+	tcase_add_test(tc, census_outlives);
 	tcase_add_test(tc, overwrite_renewal);
 	tcase_add_test(tc, pid_set_bound);
 	tcase_add_test(tc, exec_after_described);

@@ -462,10 +462,11 @@ START_TEST(room_from_the_ended)
 }
 END_TEST
 
-/* The table keeps ahead of the rings, not the beat: a process born and
- * exec'd is in it before any ring took half its size since the last copy
- * (a ring overwrites the records of its exec one ring's size after
- * them); while nothing changed, no ring's bytes make a copy. */
+/* The table keeps up with the model, not the beat: a process born and
+ * exec'd is in it at the pass's end (agent_pstate_publish), and due
+ * within the pass once a ring took half its size since the last copy (a
+ * ring overwrites the records of its exec one ring's size after them);
+ * while nothing changed, no ring's bytes make a copy. */
 START_TEST(follows_the_rings)
 {
 	static struct agent_ring rings[2];
@@ -486,14 +487,13 @@ START_TEST(follows_the_rings)
 	rings[1].written_bytes = 100;
 	ck_assert_int_eq(agent_pstate_due(&rings[0]), 0);
 	ck_assert_int_eq(agent_pstate_due(&rings[1]), 0);
-	agent_pstate_follow(rings, 2, 4000);
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_int_eq(g.state, GI_PSTATE_NONE);
-	/* ring 0 took half: in the table with no tick */
+	/* ring 0 took half: due; the pass's end writes it, with no tick */
 	rings[0].written_bytes = 2048;
 	ck_assert_int_eq(agent_pstate_due(&rings[0]), 1);
 	ck_assert_int_eq(agent_pstate_due(&rings[1]), 0);
-	agent_pstate_follow(rings, 2, 5000);
+	agent_pstate_publish(rings, 2, 5000);
 	ck_assert_uint_eq(rings[0].table_mark, 2048);
 	ck_assert_uint_eq(rings[1].table_mark, 100);
 	ck_assert_int_eq(agent_pstate_due(&rings[0]), 0);
@@ -515,7 +515,7 @@ START_TEST(follows_the_rings)
 	/* its end is a change, due at once: the ring is far past its mark */
 	task(PERF_RECORD_EXIT, 101, 100, 2000);
 	ck_assert_int_eq(agent_pstate_due(&rings[0]), 1);
-	agent_pstate_follow(rings, 2, 7000);
+	agent_pstate_publish(rings, 2, 7000);
 	ck_assert_int_eq(agent_pstate_due(&rings[0]), 0);
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(proc_of(101)->flags, RS_PSTATE_PROC_ENDED);
