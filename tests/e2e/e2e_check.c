@@ -33,6 +33,7 @@
 struct name {
 	uint32_t tid;
 	uint32_t pid;
+	uint64_t time;            /* of its newest COMM */
 	char comm[16];
 };
 
@@ -71,7 +72,12 @@ static struct name *lookup(struct check *c, uint32_t tid)
 	return NULL;
 }
 
-static void on_comm(struct check *c, const struct rs_perf_header *rec)
+/* A COMM at @time: the newest by time wins, as perf has it after sorting
+ * the file's records (the rings' records come ring by ring, and an
+ * agent's name of a thread sampled before its exec may follow the exec's
+ * COMM in the file while it is older). */
+static void on_comm(struct check *c, const struct rs_perf_header *rec,
+		    uint64_t time)
 {
 	struct { uint32_t pid, tid; char comm[16]; } b;
 	struct name *n;
@@ -83,11 +89,12 @@ static void on_comm(struct check *c, const struct rs_perf_header *rec)
 	n = lookup(c, b.tid);
 	if (!n && c->nr_names < MAX_TIDS)
 		n = &c->names[c->nr_names++];
-	if (!n)
+	if (!n || (n->tid == b.tid && time < n->time))
 		return;
 	n->tid = b.tid;
 	n->pid = b.pid;
-	memcpy(n->comm, b.comm, sizeof(n->comm));   /* the latest name wins */
+	n->time = time;
+	memcpy(n->comm, b.comm, sizeof(n->comm));   /* the newest name wins */
 }
 
 static void on_marker(struct check *c, const struct rs_perf_header *rec)
@@ -255,7 +262,7 @@ int main(int argc, char **argv)
 	type = pdf_reader_info(r)->sample_type;
 	while ((err = pdf_reader_next(r, &ev)) == 1) {
 		if (ev.rec->type == PERF_RECORD_COMM)
-			on_comm(c, ev.rec);
+			on_comm(c, ev.rec, ev.time);
 		else if (ev.rec->type == RS_RECORD_MARKER &&
 			 ev.rec->size >= sizeof(struct rs_rec_marker))
 			on_marker(c, ev.rec);
