@@ -4,12 +4,15 @@
 # is a region file in /dev/shm that a host producer (the cli suite's)
 # writes, recorded by svc-rec-multi: the recorders the service runs
 # (svc_rec_*, one thread per domain, a pass every 100 ms as the service's
-# default), without libvirt.  Per N: an idle run (no producer: what
+# default, longer while a domain's rings are idle), without libvirt.  Per N: an idle run (no producer: what
 # watching N domains costs) and a loaded one (every domain's producer at
 # RATE records/s per ring), one JSON line each; then one line of a
 # domain flooding its rings beside a modest one ("svc-flood").
 #   bench/svc-bench.sh [BUILD] [--domains "1 10 50 100"] [--seconds S]
-#                      [--rate R] [--rings K] [--pprof] [--service]
+#                      [--rate R] [--rings K] [--freq F] [--pprof] [--service]
+# --freq: the regions' sampling frequency (1000 Hz by default, a domain's),
+# which bounds how long an idle domain's recorder may sleep (0: no bound
+# said, no backoff).
 # --service: ringside-service itself records the regions (its
 # configuration's record-region; libvirt's test driver for its events,
 # no metrics endpoint, no control socket), its CPU read from /proc just
@@ -26,6 +29,7 @@ DOMAINS="1 10 50 100"
 SECONDS_RUN=10
 RATE=1000
 RINGS=2
+FREQ=1000
 PPROF=--no-pprof
 SERVICE=
 while (($#)); do
@@ -34,6 +38,7 @@ while (($#)); do
 	--seconds) SECONDS_RUN=$2; shift 2 ;;
 	--rate) RATE=$2; shift 2 ;;
 	--rings) RINGS=$2; shift 2 ;;
+	--freq) FREQ=$2; shift 2 ;;
 	--pprof) PPROF=; shift ;;
 	--service) SERVICE=1; shift ;;
 	-*) echo "svc-bench: unknown option $1" >&2; exit 2 ;;
@@ -103,7 +108,8 @@ run() {
 	local n=$1 loaded=$2 i args=() records=$((RATE * SECONDS_RUN)) attempted=0 lost=0 r
 	rm -rf "$WORK/rec" "$WORK/until" "$WORK"/p-*.out
 	for i in $(seq 1 "$n"); do
-		"$PRODUCER" create "$SHM-$i" --rings "$RINGS" --data-pages 64
+		"$PRODUCER" create "$SHM-$i" --rings "$RINGS" --data-pages 64 \
+			--freq "$FREQ"
 		args+=("dom$i=$SHM-$i")
 	done
 	local drv

@@ -225,6 +225,7 @@ int cap_drain_pass(struct cap_drain *d, struct cap_err *e)
 	int64_t a;
 	uint32_t i;
 
+	d->pass_aux = 0;
 	for (i = 0; i < d->nr_rings; i++) {
 		struct cap_drain_ring *r = &d->ring[i];
 
@@ -241,6 +242,7 @@ int cap_drain_pass(struct cap_drain *d, struct cap_err *e)
 		if (a < 0)
 			return d->write_err ? cap_err_note(e, d->write_err, pdf_error_str) :
 					      cap_err_note(e, (int)a, rs_error_str);
+		d->pass_aux |= a > 0;
 	}
 	return total;
 }

@@ -76,6 +76,7 @@ struct cap_drain {
 	uint64_t sample_type;
 	uint32_t nr_rings;
 	int write_err;            /* the writer's (pdf_error_str): ends the drain */
+	int pass_aux;             /* the last pass took AUX bytes */
 	struct cap_drain_ring ring[RS_MAX_RINGS];
 };
 
@@ -164,6 +165,7 @@ struct cap_recorder {
 	struct cap_stop_fd wake[CAP_RECORDER_MAX_WAKE];
 	int wake_ring[CAP_RECORDER_MAX_WAKE];
 	unsigned nr_wake;
+	unsigned nr_bells;         /* of them, rings' doorbells (ring >= 0) */
 	const struct rs_region *region; /* the source's, as it is now */
 	void *sync_mem;            /* its mapping, writable */
 	struct cap_drain drain;

@@ -60,9 +60,11 @@ static void put_kcode(struct cap_recorder *r, struct pdf_writer *w, uint32_t for
 void cap_recorder_file_kcode(struct cap_recorder *r, const struct rs_region *region)
 {
 	struct pdf_writer *w = r->w;
-	uint32_t format = cap_rinfo_aux_format(region);
 
-	if (!r->c.kcode || !r->c.kcode_src || !w || format != PDF_AUX_INTEL_PT)
+	/* after every pass: the region's format looked at only when there
+	 * is code to read */
+	if (!r->c.kcode || !r->c.kcode_src || !w ||
+	    cap_rinfo_aux_format(region) != PDF_AUX_INTEL_PT)
 		return;
 	if (!r->kread.started && !r->kread_failed)
 		r->kread_failed = gi_kcode_reader_start(&r->kread, r->c.kcode_src,
