@@ -69,7 +69,7 @@ const struct rs_cons_stats *cap_recorder_cons_stats(const struct cap_recorder *r
 void cap_recorder_host_total(const struct cap_recorder *r,
 			     struct pdf_host_facts *h)
 {
-	memset(h, 0, sizeof(*h));
+	cap_host_facts_clear(h, 0);   /* the drain writes each ring's */
 	cap_drain_host_facts(&r->drain, h);
 }
 
@@ -334,7 +334,7 @@ int cap_recorder_run(struct cap_recorder *r, const struct rs_region *region)
 	int err;
 
 	memset(&r->st.fail, 0, sizeof(r->st.fail));
-	memset(&r->base, 0, sizeof(r->base));
+	cap_host_facts_clear(&r->base, r->drain.nr_rings);
 	memset(&r->st.disk_lost, 0, sizeof(r->st.disk_lost));
 	r->st.disk_fulls = r->st.salvaged_files = r->st.disk_files_lost = 0;
 	r->st.full = 0;
