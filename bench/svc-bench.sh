@@ -4,12 +4,15 @@
 # is a region file in /dev/shm that a host producer (the cli suite's)
 # writes, recorded by svc-rec-multi: the recorders the service runs
 # (svc_rec_*, one thread per domain, a pass every 100 ms as the service's
-# default), without libvirt.  Per N: an idle run (no producer: what
+# default, longer while a domain's rings are idle), without libvirt.  Per N: an idle run (no producer: what
 # watching N domains costs) and a loaded one (every domain's producer at
 # RATE records/s per ring), one JSON line each; then one line of a
 # domain flooding its rings beside a modest one ("svc-flood").
 #   bench/svc-bench.sh [BUILD] [--domains "1 10 50 100"] [--seconds S]
-#                      [--rate R] [--rings K] [--pprof] [--service]
+#                      [--rate R] [--rings K] [--freq F] [--pprof] [--service]
+# --freq: the regions' sampling frequency (1000 Hz by default, a domain's),
+# which bounds how long an idle domain's recorder may sleep (0: no bound
+# said, no backoff).
 # --service: ringside-service itself records the regions (its
 # configuration's record-region; libvirt's test driver for its events,
 # no metrics endpoint, no control socket), its CPU read from /proc just
@@ -26,6 +29,7 @@ DOMAINS="1 10 50 100"
 SECONDS_RUN=10
 RATE=1000
 RINGS=2
+FREQ=1000
 PPROF=--no-pprof
 SERVICE=
 while (($#)); do
@@ -34,6 +38,7 @@ while (($#)); do
 	--seconds) SECONDS_RUN=$2; shift 2 ;;
 	--rate) RATE=$2; shift 2 ;;
 	--rings) RINGS=$2; shift 2 ;;
+	--freq) FREQ=$2; shift 2 ;;
 	--pprof) PPROF=; shift ;;
 	--service) SERVICE=1; shift ;;
 	-*) echo "svc-bench: unknown option $1" >&2; exit 2 ;;
@@ -81,8 +86,16 @@ svc_start() {
 	SVC_T0=$(date +%s.%N)
 }
 
+# svc_steady: the service's CPU ticks and the time now, every domain
+# being recorded (the start of the steady window)
+svc_steady() {
+	read -r SVC_UT0 SVC_ST0 < <(awk '{ print $14, $15 }' "/proc/$SVC_PID/stat")
+	SVC_TS=$(date +%s.%N)
+}
+
 # svc_stop: its CPU, wall time and peak memory as svc-rec-multi's line
-# gives them (into multi.out), then SIGTERM
+# gives them (into multi.out), and its CPU over the steady window alone
+# (the start-up left out), then SIGTERM
 svc_stop() {
 	local tck t1 ut st hwm recs
 	tck=$(getconf CLK_TCK)
@@ -93,9 +106,12 @@ svc_stop() {
 	wait "$SVC_PID"
 	recs=$(sed -n 's/.*recordings: .* files (.* rotations), \([0-9]*\) records.*/\1/p' "$WORK/multi.err")
 	awk -v ut="$ut" -v st="$st" -v tck="$tck" -v t0="$SVC_T0" -v t1="$t1" \
-	    -v hwm="$hwm" -v recs="${recs:-0}" 'BEGIN {
-		printf "records %d cpu_s %.3f maxrss_kb %d wall_s %.3f\n",
-			recs, (ut + st) / tck, hwm, t1 - t0 }' >"$WORK/multi.out"
+	    -v hwm="$hwm" -v recs="${recs:-0}" -v ut0="$SVC_UT0" \
+	    -v st0="$SVC_ST0" -v ts="$SVC_TS" 'BEGIN {
+		printf "records %d cpu_s %.3f maxrss_kb %d wall_s %.3f ",
+			recs, (ut + st) / tck, hwm, t1 - t0
+		printf "steady_cpu_s %.3f steady_s %.3f\n",
+			(ut + st - ut0 - st0) / tck, t1 - ts }' >"$WORK/multi.out"
 }
 
 # run N LOADED: one JSON line
@@ -103,7 +119,8 @@ run() {
 	local n=$1 loaded=$2 i args=() records=$((RATE * SECONDS_RUN)) attempted=0 lost=0 r
 	rm -rf "$WORK/rec" "$WORK/until" "$WORK"/p-*.out
 	for i in $(seq 1 "$n"); do
-		"$PRODUCER" create "$SHM-$i" --rings "$RINGS" --data-pages 64
+		"$PRODUCER" create "$SHM-$i" --rings "$RINGS" --data-pages 64 \
+			--freq "$FREQ"
 		args+=("dom$i=$SHM-$i")
 	done
 	local drv
@@ -120,6 +137,7 @@ run() {
 		kill -0 "$drv" 2>/dev/null || { cat "$WORK/multi.err" >&2; exit 1; }
 		sleep 0.05
 	done
+	[ -z "$SERVICE" ] || svc_steady
 	if [ "$loaded" = 1 ]; then
 		local pp=()
 		for i in $(seq 1 "$n"); do
@@ -148,14 +166,17 @@ run() {
 		done
 	fi
 	rm -f "$SHM"-*
-	local cpu wall rss recs
+	local cpu wall rss recs scpu swall
 	cpu=$(field "$WORK/multi.out" cpu_s)
+	scpu=$(field "$WORK/multi.out" steady_cpu_s)
+	swall=$(field "$WORK/multi.out" steady_s)
 	wall=$(field "$WORK/multi.out" wall_s)
 	rss=$(field "$WORK/multi.out" maxrss_kb)
 	recs=$(field "$WORK/multi.out" records)
 	awk -v n="$n" -v loaded="$loaded" -v rate="$RATE" -v rings="$RINGS" \
 	    -v cpu="$cpu" -v wall="$wall" -v rss="$rss" -v recs="$recs" \
 	    -v att="$attempted" -v lost="$lost" -v pprof="${PPROF:+no}" \
+	    -v scpu="$scpu" -v swall="$swall" \
 	    -v what="${SERVICE:+svc-service}" 'BEGIN {
 		printf "{\"bench\":\"%s\",\"domains\":%d,\"loaded\":%s,", what ? what : "svc", n, loaded ? "true" : "false"
 		printf "\"rings_per_domain\":%d,\"rate_per_ring\":%d,", rings, loaded ? rate : 0
@@ -163,6 +184,10 @@ run() {
 		printf "\"cpu_pct\":%.3f,\"cpu_pct_per_domain\":%.4f,", 100 * cpu / wall, 100 * cpu / wall / n
 		printf "\"records\":%d,\"attempted\":%d,\"lost\":%d,", recs, att, lost
 		printf "\"cpu_s_per_million_records\":%s,", recs ? sprintf("%.3f", cpu / recs * 1e6) : "null"
+		if (swall > 0) {
+			printf "\"steady_s\":%.3f,\"steady_cpu_pct\":%.3f,", swall, 100 * scpu / swall
+			printf "\"steady_cpu_s_per_million_records\":%s,", recs ? sprintf("%.3f", scpu / recs * 1e6) : "null"
+		}
 		printf "\"maxrss_kb\":%d,\"maxrss_kb_per_domain\":%.1f}\n", rss, rss / n
 	}'
 }

@@ -187,6 +187,11 @@ int cap_drain_init(struct cap_drain *d, const struct rs_region *region,
 	d->writer = w;
 	d->tally = t;
 	d->sample_type = sample_type;
+	if (cap_rinfo_count(region)) {
+		d->ring = calloc(cap_rinfo_count(region), sizeof(*d->ring));
+		if (!d->ring)
+			return -rse_invalid;   /* as rs_consumer_alloc's */
+	}
 	for (i = 0; i < cap_rinfo_count(region); i++) {
 		struct cap_drain_ring *r = &d->ring[i];
 
@@ -225,6 +230,7 @@ int cap_drain_pass(struct cap_drain *d, struct cap_err *e)
 	int64_t a;
 	uint32_t i;
 
+	d->pass_aux = 0;
 	for (i = 0; i < d->nr_rings; i++) {
 		struct cap_drain_ring *r = &d->ring[i];
 
@@ -241,6 +247,7 @@ int cap_drain_pass(struct cap_drain *d, struct cap_err *e)
 		if (a < 0)
 			return d->write_err ? cap_err_note(e, d->write_err, pdf_error_str) :
 					      cap_err_note(e, (int)a, rs_error_str);
+		d->pass_aux |= a > 0;
 	}
 	return total;
 }
@@ -344,13 +351,13 @@ void cap_drain_fini(struct cap_drain *d)
 {
 	uint32_t i;
 
-	for (i = 0; i < RS_MAX_RINGS; i++) {
+	/* every ring with a consumer or kept records is below nr_rings */
+	for (i = 0; i < d->nr_rings; i++) {
 		rs_consumer_free(d->ring[i].cons);
-		d->ring[i].cons = NULL;
 		free(d->ring[i].untimed);
-		d->ring[i].untimed = NULL;
-		d->ring[i].untimed_len = 0;
 	}
+	free(d->ring);
+	d->ring = NULL;
 	d->nr_rings = 0;
 }
 

@@ -76,7 +76,11 @@ struct cap_drain {
 	uint64_t sample_type;
 	uint32_t nr_rings;
 	int write_err;            /* the writer's (pdf_error_str): ends the drain */
-	struct cap_drain_ring ring[RS_MAX_RINGS];
+	int pass_aux;             /* the last pass took AUX bytes */
+	/* one per ring of the region (nr_rings of them in use), allocated
+	 * for its count, not for RS_MAX_RINGS: a recorder's memory follows
+	 * its rings */
+	struct cap_drain_ring *ring;
 };
 
 /*
@@ -135,6 +139,24 @@ void cap_drain_bounds(const struct cap_drain *d, uint64_t start_ns,
 
 void cap_drain_fini(struct cap_drain *d);
 
+/* Zero @h's header and its first @n ring entries: the memory a
+ * recorder touches follows its rings, not RS_MAX_RINGS.  The entries
+ * past @n must be zero already (a calloc'd recorder's, whose drain
+ * never has more rings than @n) or never read (past h->nr_rings). */
+static inline void cap_host_facts_clear(struct pdf_host_facts *h, uint32_t n)
+{
+	if (n > RS_MAX_RINGS)
+		n = RS_MAX_RINGS;
+	memset(h, 0, offsetof(struct pdf_host_facts, ring) +
+		     (size_t)n * sizeof(h->ring[0]));
+}
+
+/* cap_tally_init for a tally whose entries past @nr_rings are zero
+ * already (a calloc'd recorder's, started again for each file): only
+ * what it uses is touched. */
+void cap_tally_init_used(struct cap_tally *t, uint32_t nr_rings,
+			 uint64_t sample_type);
+
 /* ---- cap_usyms_feed (cap_usyms_feed.c) ---- */
 struct cap_usyms_feed {
 	struct gi_usyms g;        /* the last read */
@@ -164,6 +186,7 @@ struct cap_recorder {
 	struct cap_stop_fd wake[CAP_RECORDER_MAX_WAKE];
 	int wake_ring[CAP_RECORDER_MAX_WAKE];
 	unsigned nr_wake;
+	unsigned nr_bells;         /* of them, rings' doorbells (ring >= 0) */
 	const struct rs_region *region; /* the source's, as it is now */
 	void *sync_mem;            /* its mapping, writable */
 	struct cap_drain drain;

@@ -69,7 +69,7 @@ const struct rs_cons_stats *cap_recorder_cons_stats(const struct cap_recorder *r
 void cap_recorder_host_total(const struct cap_recorder *r,
 			     struct pdf_host_facts *h)
 {
-	memset(h, 0, sizeof(*h));
+	cap_host_facts_clear(h, 0);   /* the drain writes each ring's */
 	cap_drain_host_facts(&r->drain, h);
 }
 
@@ -80,6 +80,7 @@ int cap_recorder_add_wake(struct cap_recorder *r, int fd, int ring, int hangup_o
 	r->wake[r->nr_wake] = (struct cap_stop_fd){ .fd = fd,
 						.hangup_only = hangup_only };
 	r->wake_ring[r->nr_wake++] = ring;
+	r->nr_bells += ring >= 0;
 	return 0;
 }
 
@@ -93,17 +94,23 @@ uint64_t cap_recorder_doorbells(const struct cap_recorder *r, uint32_t ring)
 	return n;
 }
 
-/* The next sleep: the interval, cut short by the end of --duration. */
-static int wait_ms(const struct cap_recorder *r, double elapsed)
+/* The next sleep: the interval (or what the sleep_ms hook says after a
+ * pass that found @found), cut short by the end of --duration. */
+static int wait_ms(const struct cap_recorder *r, double elapsed, int found)
 {
+	uint32_t ms = r->c.interval_ms;
 	double left;
 
+	if (r->c.hooks.sleep_ms)
+		ms = r->c.hooks.sleep_ms(r->c.hooks.arg, r, found);
+	if (ms > INT32_MAX)
+		ms = INT32_MAX;
 	if (!r->c.duration)
-		return (int)r->c.interval_ms;
+		return (int)ms;
 	left = (r->c.duration - elapsed) * 1000.0;
 	if (left < 0.0)
 		return 0;
-	return left < (double)r->c.interval_ms ? (int)left + 1 : (int)r->c.interval_ms;
+	return left < (double)ms ? (int)left + 1 : (int)ms;
 }
 
 /* Say once that a doorbell went away; 1 if the producer's end hung up. */
@@ -180,7 +187,7 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 	double start = cap_time_now(), last_shown = 0.0, last_asked = 0.0;
 	int said[CAP_RECORDER_MAX_WAKE] = { 0 };
 	struct cap_err e = { 0 };
-	int err, gone = 0, leaving = 0;
+	int err, gone = 0, leaving = 0, found;
 
 	r->last_syms = r->last_guest = r->last_usyms = 0.0;
 	for (;;) {
@@ -197,9 +204,11 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 				    r->st.end == CAP_RECORDER_END_DURATION))
 			r->c.stopping(r->c.finished_arg);
 		err = 0;
+		found = 0;
 		if (!r->st.away && !r->st.full) {
 			err = cap_drain_pass(&r->drain, &e);
 			r->st.passes++;
+			found = err > 0 || r->drain.pass_aux;
 		}
 		/* the host's side of the same moments, on its own clock */
 		if (err >= 0 && r->c.host && r->w && !r->st.full) {
@@ -293,18 +302,24 @@ static int loop(struct cap_recorder *r, const struct rs_region *region)
 		}
 		/* Sleep only when no doorbell was skipped while the pass
 		 * drained (event suppression: the rings' producers skip
-		 * them while the consumers say they poll). */
-		if (r->nr_wake && !r->st.away && cap_drain_sleep_prepare(&r->drain))
+		 * them while the consumers say they poll).  Without a
+		 * ring's doorbell to wake on, nothing is suppressed: the
+		 * consumers' word stays as it is (a producer that looks
+		 * at it rings a doorbell nobody hears, as while asleep),
+		 * and the pass touches each ring's head alone. */
+		if (r->nr_bells && !r->st.away &&
+		    cap_drain_sleep_prepare(&r->drain))
 			r->st.rechecks++;
 		else if (cap_stop_wait_fds(r->wake, r->nr_wake,
-					   wait_ms(r, cap_time_now() - start)) > 0)
+					   wait_ms(r, cap_time_now() - start,
+						   found)) > 0)
 			r->st.woken++;
-		if (r->nr_wake && !r->st.away)
+		if (r->nr_bells && !r->st.away)
 			cap_drain_awake(&r->drain);
 		gone = check_hangups(r, said);
 	}
 	/* Whoever reads the rings next gets their doorbells. */
-	if (r->nr_wake && !r->st.away)
+	if (r->nr_bells && !r->st.away)
 		cap_drain_sleep_prepare(&r->drain);
 	cap_stop_collect_fds(r->wake, r->nr_wake);
 	r->st.seconds = cap_time_now() - start;
@@ -319,7 +334,7 @@ int cap_recorder_run(struct cap_recorder *r, const struct rs_region *region)
 	int err;
 
 	memset(&r->st.fail, 0, sizeof(r->st.fail));
-	memset(&r->base, 0, sizeof(r->base));
+	cap_host_facts_clear(&r->base, r->drain.nr_rings);
 	memset(&r->st.disk_lost, 0, sizeof(r->st.disk_lost));
 	r->st.disk_fulls = r->st.salvaged_files = r->st.disk_files_lost = 0;
 	r->st.full = 0;

@@ -60,9 +60,11 @@ static void put_kcode(struct cap_recorder *r, struct pdf_writer *w, uint32_t for
 void cap_recorder_file_kcode(struct cap_recorder *r, const struct rs_region *region)
 {
 	struct pdf_writer *w = r->w;
-	uint32_t format = cap_rinfo_aux_format(region);
 
-	if (!r->c.kcode || !r->c.kcode_src || !w || format != PDF_AUX_INTEL_PT)
+	/* after every pass: the region's format looked at only when there
+	 * is code to read */
+	if (!r->c.kcode || !r->c.kcode_src || !w ||
+	    cap_rinfo_aux_format(region) != PDF_AUX_INTEL_PT)
 		return;
 	if (!r->kread.started && !r->kread_failed)
 		r->kread_failed = gi_kcode_reader_start(&r->kread, r->c.kcode_src,
@@ -238,7 +240,7 @@ static int file_open(struct cap_recorder *r, const struct rs_region *region)
 	int err;
 
 	r->w = NULL;
-	cap_tally_init(&r->st.tally, wp.nr_rings, wp.sample_type);
+	cap_tally_init_used(&r->st.tally, wp.nr_rings, wp.sample_type);
 	if (r->c.syms)
 		gi_syms_writer_params(r->c.syms, &wp);
 	r->st.guest_late = 0;
@@ -370,7 +372,7 @@ void cap_recorder_file_pause(struct cap_recorder *r, const struct rs_region *reg
 		if (r->c.hooks.file_done)
 			r->c.hooks.file_done(r->c.hooks.arg, r);
 	}
-	memset(&r->base, 0, sizeof(r->base));
+	cap_host_facts_clear(&r->base, r->drain.nr_rings);
 	cap_drain_host_facts(&r->drain, &r->base);
 }
 
@@ -425,7 +427,7 @@ static int rotate(struct cap_recorder *r, const struct rs_region *region,
 		return err;
 	/* the counters as they stand: the next file's start (r->st.host holds
 	 * this file's part of them only) */
-	memset(&r->base, 0, sizeof(r->base));
+	cap_host_facts_clear(&r->base, r->drain.nr_rings);
 	cap_drain_host_facts(&r->drain, &r->base);
 	if (r->st.full)
 		return 0;   /* lost whole on a full disk: paused */

@@ -39,11 +39,12 @@ uint32_t cap_rinfo_aux_format_of(const struct rs_region *region, int opaque)
 
 uint32_t cap_rinfo_aux_format(const struct rs_region *region)
 {
-	struct cap_rinfo ri;
+	struct rs_ring ring;
 	uint32_t i, any = 0;
 
-	for (i = 0; i < cap_rinfo_count(region); i++)
-		if (!cap_rinfo_get(region, i, &ri) && ri.aux_size)
+	/* the layout's sizes alone: no ring's control page is read */
+	for (i = 0; i < cap_rinfo_count(region) && !any; i++)
+		if (!rs_region_ring(region, i, &ring) && ring.aux_size)
 			any = 1;
 	if (!any)
 		return PDF_AUX_NONE;

@@ -17,6 +17,19 @@ void cap_tally_init(struct cap_tally *t, uint32_t nr_rings, uint64_t sample_type
 	t->nr_rings = nr_rings > RS_MAX_RINGS ? RS_MAX_RINGS : nr_rings;
 }
 
+void cap_tally_init_used(struct cap_tally *t, uint32_t nr_rings,
+			 uint64_t sample_type)
+{
+	uint32_t n = nr_rings > RS_MAX_RINGS ? RS_MAX_RINGS : nr_rings;
+
+	t->sample_type = sample_type;
+	t->nr_rings = n;
+	memset(&t->bounds, 0, sizeof(t->bounds));
+	memset(t->ring, 0, (size_t)n * sizeof(t->ring[0]));
+	memset(t->track, 0, (size_t)n * sizeof(t->track[0]));
+	t->state_comms = t->state_mmaps = 0;
+}
+
 void cap_tally_state(struct cap_tally *t, const struct rs_perf_header *rec)
 {
 	if (rec->type == PERF_RECORD_COMM)
@@ -196,8 +209,15 @@ void cap_tally_add(struct cap_tally *t, uint32_t ring, uint64_t time,
 
 	if (ring >= RS_MAX_RINGS)
 		return;
-	if (ring >= t->nr_rings)
+	if (ring >= t->nr_rings) {
+		/* rings no init counted: from zero (cap_tally_init_used
+		 * left them as they were) */
+		memset(&t->ring[t->nr_rings], 0,
+		       (size_t)(ring + 1 - t->nr_rings) * sizeof(t->ring[0]));
+		memset(&t->track[t->nr_rings], 0,
+		       (size_t)(ring + 1 - t->nr_rings) * sizeof(t->track[0]));
 		t->nr_rings = ring + 1;
+	}
 	r = &t->ring[ring];
 	at = r->bytes;
 	switch (cls) {

@@ -19,6 +19,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "ringside/service_idle.h"
+
 #include "svc_rec_job.h"
 
 /* The recording's counts so far into @out: the completed files' tallies,
@@ -97,6 +99,70 @@ static void job_fold(struct svc_job *j, const struct cap_recorder *r,
 	svc_recstats_fold(j->rp->st, j->ds, ok ? now : NULL, n);
 }
 
+/* Milliseconds from @now_ns until @due_ns (0: due), rounded up. */
+static uint32_t ms_until(uint64_t now_ns, uint64_t due_ns)
+{
+	uint64_t ms;
+
+	if (due_ns <= now_ns)
+		return 0;
+	ms = (due_ns - now_ns + 999999u) / 1000000u;
+	return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
+/* The sleep before the next pass: the backoff's (svc_idle_next), cut
+ * short by what falls due on the recorder's own thread meanwhile: the
+ * current file's rotation by age, the next try for room on a full
+ * disk.  (Its stop wakes it through j->wake whatever it sleeps.) */
+static uint32_t hook_sleep(void *arg, const struct cap_recorder *r,
+			   int found)
+{
+	struct svc_job *j = arg;
+	const struct svc_rec_config *c = j->rp->c;
+	uint32_t interval = cap_recorder_config(r)->interval_ms;
+	uint64_t now = cap_time_now_ns();
+	uint32_t ms, due;
+
+	j->sleep_ms = svc_idle_next(j->sleep_ms, found, interval,
+				    j->idle_bound_ms);
+	ms = j->sleep_ms;
+	if (cap_recorder_stats(r)->full)
+		due = ms_until(now, j->full_next_ns);
+	else if (c->rotate_s)
+		due = ms_until(now, j->file_start_ns +
+				    (uint64_t)c->rotate_s * 1000000000ull);
+	else
+		due = UINT32_MAX;
+	return due < ms ? due : ms;
+}
+
+/* The longest sleep of @j's idle recorder: its region's rings against
+ * their sampling rate (ringside/service_idle.h).  The host's own layout
+ * when it opened the region by it; a region file opened by its header
+ * says what its writer put there (a guest that claims a lower rate than
+ * it samples at loses its own records, nobody else's). */
+static void job_idle_bound(struct svc_job *j, uint32_t interval_ms)
+{
+	const struct rs_region *region = cap_source_region(j->src);
+	const struct rs_config *cfg = rs_region_config(region);
+	struct svc_idle_rings ir = {
+		.sample_freq = cfg->sample_freq,
+		.samples = !!(cfg->trace_mask & RS_TRACE_SAMPLES),
+	};
+	struct rs_ring ring;
+
+	for (uint32_t i = 0; i < rs_region_nr_rings(region); i++) {
+		if (rs_region_ring(region, i, &ring))
+			continue;   /* skipped: not drained */
+		if (!ir.min_data_bytes || ring.data_size < ir.min_data_bytes)
+			ir.min_data_bytes = ring.data_size;
+		if (ring.aux_size && ring.aux_mode == RS_MODE_NORMAL)
+			ir.aux_normal = 1;
+	}
+	j->idle_bound_ms = svc_idle_bound(&ir, interval_ms, 0);
+	j->sleep_ms = 0;
+}
+
 static int job_finished(void *arg)
 {
 	struct svc_job *j = arg;
@@ -131,6 +197,7 @@ static int job_recorder(struct svc_job *j)
 	c.argc = rp->env.argc;
 	c.argv = rp->env.argv;
 	c.interval_ms = rp->c->interval_ms ? rp->c->interval_ms : 100;
+	job_idle_bound(j, c.interval_ms);
 	c.syms = &j->syms;
 	cap_sync_init(&j->sync);
 	c.sync = &j->sync;
@@ -139,6 +206,7 @@ static int job_recorder(struct svc_job *j)
 	c.finished_arg = j;
 	svc_rotate_hooks(j, &c);
 	c.hooks.progress = hook_progress;
+	c.hooks.sleep_ms = hook_sleep;
 	return cap_recorder_new(&j->r, &c);
 }
 

@@ -67,6 +67,9 @@ struct svc_job {
 	struct pdf_writer_part disk_seen;
 	uint32_t fulls_seen, salvaged_seen, files_lost_seen;
 	struct svc_recstats_dom *ds; /* its domain's counts; NULL: not kept */
+	/* the sleeps between passes (ringside/service_idle.h): the longest
+	 * its rings allow, the last one the backoff chose */
+	uint32_t idle_bound_ms, sleep_ms;
 	struct cap_tally_ring sum[RS_MAX_RINGS]; /* the completed files' tallies */
 };
 

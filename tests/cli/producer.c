@@ -5,6 +5,7 @@
  *
  *   producer create PATH [--rings N] [--data-pages P] [--aux-pages A]
  *                        [--overwrite] [--aux-overwrite] [--sample-type T]
+ *                        [--freq F]
  *   producer write PATH [--records N] [--fill F] [--samples K] [--markers K]
  *                       [--aux K] [--aux-size B] [--burst B] [--rate R]
  *                       [--comm NAME] [--mmap2 FILE] [--guest] [--ready FILE]
@@ -79,6 +80,7 @@
 struct opts {
 	uint32_t rings, data_pages, aux_pages, overwrite, aux_overwrite;
 	uint64_t sample_type;
+	uint64_t freq;            /* create: the region's sample_freq */
 	uint64_t records, fill, samples, markers, aux, aux_size, burst, rate;
 	uint64_t kernel_ip, lie_length;
 	uint32_t sideband_pages;
@@ -199,6 +201,7 @@ static int create(const char *path, const struct opts *o)
 		.aux_mode = o->aux_overwrite ? RS_MODE_OVERWRITE : RS_MODE_NORMAL,
 		.trace_mask = RS_TRACE_TEST | RS_TRACE_SAMPLES | RS_TRACE_MARKERS,
 		.sample_type = o->sample_type,
+		.sample_freq = o->freq,
 		.sideband_pages = o->sideband_pages,
 	};
 	uint64_t size, mapped;
@@ -673,6 +676,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--data-pages")) o.data_pages = (uint32_t)num(v);
 		else if (!strcmp(a, "--aux-pages")) o.aux_pages = (uint32_t)num(v);
 		else if (!strcmp(a, "--sample-type")) o.sample_type = num(v);
+		else if (!strcmp(a, "--freq")) o.freq = num(v);
 		else if (!strcmp(a, "--records")) o.records = num(v);
 		else if (!strcmp(a, "--fill")) o.fill = num(v);
 		else if (!strcmp(a, "--samples")) o.samples = num(v);

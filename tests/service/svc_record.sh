@@ -27,8 +27,10 @@ EOP
 chmod +x "$POST"
 
 # 2 rings of 16 pages; 64-byte records.  20000 per ring, 1.25 MiB each:
-# files rotate at 256 KiB of records, whatever the timing.
-"$PRODUCER" create "$REG" --rings 2 --data-pages 16 || fail "create"
+# files rotate at 256 KiB of records, whatever the timing.  At 1000 Hz
+# the recorder backs off while the rings are idle (up to 49 ms here).
+"$PRODUCER" create "$REG" --rings 2 --data-pages 16 --freq 1000 ||
+	fail "create"
 "$DRIVE" "$DIR" dom1 "$REG" "$WORK/until" 262144 0 0 "$POST" \
 	>"$WORK/drive.out" 2>"$WORK/drive.err" &
 DRV=$!

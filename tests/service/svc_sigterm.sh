@@ -94,7 +94,10 @@ DIR=$WORK/rec-svc
 	echo "pprof = no"
 	echo "record-dir = $DIR"
 	for d in a b c; do
-		"$PRODUCER" create "$(region $d)" --rings 2 --data-pages 64 || fail "create $d again"
+		# at a domain's 1000 Hz: the service's recorders back off
+		# while the rings are idle, and SIGTERM still wakes them
+		"$PRODUCER" create "$(region $d)" --rings 2 --data-pages 64 \
+			--freq 1000 || fail "create $d again"
 		echo "record-region = dom$d $(region $d)"
 	done
 } >"$WORK/service.conf"

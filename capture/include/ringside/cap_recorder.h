@@ -101,6 +101,15 @@ struct cap_recorder_hooks {
 	 * producers count what they drop, until next_output gives the path
 	 * of a new file and it opens. */
 	void (*disk_full)(void *arg, const struct cap_recorder *r);
+	/* NULL: every sleep between passes is interval_ms.  Else asked
+	 * before each sleep for its length in milliseconds (an idle
+	 * source's recorder backs off): @found is 1 when the pass just made
+	 * took something (a record or AUX bytes from any ring), else 0 (no
+	 * pass is made while the source is away or the disk full).  A
+	 * doorbell or a wake descriptor still ends the sleep at once, and
+	 * a duration's end cuts it short. */
+	uint32_t (*sleep_ms)(void *arg, const struct cap_recorder *r,
+			     int found);
 	void *arg;
 };
 

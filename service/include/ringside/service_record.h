@@ -171,7 +171,9 @@ struct svc_recstats;
 void svc_recstats_get(struct svc_recstats *s, struct svc_rec_stats *st);
 
 /* A copy of every domain's counts, by name (the rings' as of the
- * recorders' last look, about a quarter second ago at most): *@d (NULL
+ * recorders' last look, about a quarter second ago at most, and up to
+ * an idle recorder's sleep more after an idle domain's first records:
+ * ringside/service_idle.h): *@d (NULL
  * when none), *@nr.  0 or -ENOMEM.  Domains past SVC_REC_DOMAINS_MAX are
  * not counted (svc_rec_stats.domains_dropped). */
 int svc_recstats_domains(struct svc_recstats *s, struct svc_rec_domain **d,
