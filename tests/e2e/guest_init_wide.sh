@@ -54,20 +54,30 @@ foot attached
 # A busy loop pinned to each CPU (its pid on the console): the harness
 # finds its samples in ring C, and in no other.  This shell pins itself
 # to CPU C before it forks the loop, so that the loop's pid runs nowhere
-# else from its fork on.  Niced (busybox has renice, no nice): the agent
-# and this shell run ahead of them where they need a CPU.  The test is
-# a shell builtin: the loop forks nothing.
+# else from its fork on.  The loops wait at a gate, a FIFO that this
+# shell alone holds open for writing (fd 3, closed in each loop), until
+# all are forked: spinning ones would slow the forks of the rest (TCG
+# runs every vCPU on the host's few CPUs).  Each loop opens the gate,
+# then says so with a file, then reads: the gate closes only once all
+# have it open (a FIFO opened for reading with no writer would block).  Niced (busybox has renice,
+# no nice): the agent and this shell run ahead of them where they need
+# a CPU.  The test is a shell builtin: the loop forks nothing.
+mkfifo /run/gate
+exec 3<> /run/gate
 i=0 busy=
 while [ $i -lt "$n" ]; do
 	taskset -p -c $i $$ > /dev/null
 	# shellcheck disable=SC2016  # $$: the loop's shell's own pid
 	sh -c 'renice -n 19 $$ > /dev/null
-		while [ ! -e /run/stop ]; do :; done' &
+		{ : > /run/ready.$$; read -r _; } < /run/gate
+		while [ ! -e /run/stop ]; do :; done' 3>&- &
 	busy="$busy $!"
 	echo "E2E-BUSY cpu=$i pid=$!"
 	i=$((i + 1))
 done
 taskset -p -c 0-$((n - 1)) $$ > /dev/null
+while set -- /run/ready.*; [ $# -lt "$n" ] || [ ! -e "$1" ]; do usleep 10000; done
+exec 3>&-          # the gate opens: every loop's read sees its end
 echo "E2E-LOOPS n=$n"
 
 # until the harness has seen each ring hold its CPU's loop
