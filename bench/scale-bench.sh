@@ -4,7 +4,7 @@
 # ringside's own VMM at 48, 256 and 1024 vCPUs, a ring each
 # (docs/benchmarks.md, "Many rings"):
 #
-#   bench/scale-bench.sh [BUILD]          (BUILD default: build)
+#   bench/scale-bench.sh [BUILD] [--guest|--guest-only]   (BUILD default: build)
 #
 # For each count N: `ringside run --control` boots N vCPUs writing
 # RECORDS/N records each into rings of the data pages the default memory
@@ -23,8 +23,36 @@
 #   RECORDS=200000   records in all, split over the vCPUs
 #   REPS=3           stable snapshots a count
 #   COUNTS="48 256 1024"
+#
+# --guest adds (--guest-only: alone) a Linux guest under libvirtd and QEMU
+# TCG at each of GUEST_COUNTS (default "64 255"; q35 of QEMU 7.2 under TCG
+# starts at most 255) vCPUs: the e2e test tests/e2e/e2e_libvirt_wide.sh
+# at that count (a busy loop per CPU, the agent on every ring, a stable
+# snapshot with every vCPU's stack), under the e2e lock (RS_E2E_LOCK,
+# default /tmp/ringside-e2e.lock); root, and no libvirtd of anyone else's.
+# One JSON line a count:
+#
+#   {"bench":"scale-guest","vcpus":N,"pass":true,"boot_s":B,"startup_s":S,
+#    "rss_kb":K,"hwm_kb":H,"rss_steady_kb":K2,"hwm_steady_kb":H2,
+#    "rings_s":R,"snapshot_s":P,"test_s":T}
+#
+# boot_s: host seconds from `virsh start` to the agent attached;
+# startup_s: the agent's own start to its "attached", in the guest's
+# clock; rss_kb/hwm_kb: its VmRSS/VmHWM at attach, *_steady_kb after the
+# busy phase; rings_s: until each ring held its CPU's records;
+# snapshot_s: the stable snapshot with every vCPU's stack; test_s: all.
+#   GUEST_MEM=MIB    the guest's memory (default 256 up to 64 vCPUs, 512 above)
+#   GUEST_PAGES=N    data pages a ring (default 256 up to 64 vCPUs, 64 above)
 set -eu
-BUILD=${1:-build}
+BUILD=build GUEST=0 VMM=1
+for a in "$@"; do
+	case $a in
+	--guest) GUEST=1 ;;
+	--guest-only) GUEST=1 VMM=0 ;;
+	-*) echo "usage: $0 [BUILD] [--guest|--guest-only]" >&2; exit 2 ;;
+	*) BUILD=$a ;;
+	esac
+done
 R=$BUILD/cli/ringside
 P=$BUILD/guest-agent/payload/ringside-guest-agent
 RECORDS=${RECORDS:-200000}
@@ -39,6 +67,33 @@ pages_for() {   # the default budget's data pages (docs/operator-guide.md)
 	else echo 8; fi
 }
 
+guest_part() {
+	local n top out line b
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	b=$(cd "$BUILD" && pwd)
+	for n in ${GUEST_COUNTS:-64 255}; do
+		out=$W/guest-$n.out
+		echo "scale: a Linux guest of $n vCPUs (TCG), tests/e2e/e2e_libvirt_wide.sh" >&2
+		RS_E2E_WIDE_VCPUS=$n \
+		RS_E2E_WIDE_MEM=${GUEST_MEM:-$([ "$n" -le 64 ] && echo 256 || echo 512)} \
+		RS_E2E_WIDE_PAGES=${GUEST_PAGES:-$([ "$n" -le 64 ] && echo 256 || echo 64)} \
+			flock "${RS_E2E_LOCK:-/tmp/ringside-e2e.lock}" \
+			bash "$top/tests/e2e/e2e_libvirt_wide.sh" "$b/cli/ringside" \
+			"$b/guest-agent/linux/ringside-agent" \
+			"$b/guest-agent/mark-tool/ringside-mark" \
+			"$b/tests/e2e/rs-workload" "$b/hook/ringside-hook" \
+			>"$out" 2>&1 && pass=true || pass=false
+		grep -E '^(FAIL|SKIP)|agent (start-up|memory)|host seconds' "$out" | sed 's/^/scale:   /' >&2
+		line=$(sed -n 's/.*MEASURE //p' "$out" | tail -n 1)
+		printf '{"bench":"scale-guest","vcpus":%s,"pass":%s' "$n" "$pass"
+		for kv in $line; do
+			[ "${kv%%=*}" = vcpus ] || printf ',"%s":%s' "${kv%%=*}" "${kv#*=}"
+		done
+		printf '}\n'
+	done
+}
+
+[ "$VMM" = 1 ] || { guest_part; exit 0; }
 for n in $COUNTS; do
 	per=$((RECORDS / n))
 	pages=$(pages_for "$n")
@@ -75,3 +130,4 @@ for n in $COUNTS; do
 		"$(awk -v u="$u" -v s="$s" -v r="$recs" 'BEGIN { printf "%.3f", (u + s) * 1e6 / r }')" \
 		"$pauses" "$size" "$m"
 done
+[ "$GUEST" = 0 ] || guest_part
