@@ -43,7 +43,7 @@ else
 	[ -n "$CGROOT" ] || skip "no cgroup v1 cpu controller mounted"
 fi
 W=$(lg_workdir /tmp/rs-e2e-steal.XXXXXX)
-GUEST_INIT=$(dirname "${BASH_SOURCE[0]}")/guest_init_steal.sh
+GUEST_INIT=$(dirname "${BASH_SOURCE[0]}")/guest_init_marks.sh
 RECORD_PID='' DEFINED='' HOOKED='' CG='' TID0=''
 cleanup() {
 	[ -n "$RECORD_PID" ] && lg_kill_wait "$RECORD_PID"
@@ -85,7 +85,7 @@ throttle() {
 }
 
 e2e_prepare
-lg_domain_xml "$DOM" qemu "$W" normal > "$W/domain.xml"
+lg_domain_xml "$DOM" qemu "$W" steal > "$W/domain.xml"
 vsh define "$W/domain.xml" >/dev/null || { bad "virsh define"; exit 1; }
 DEFINED=1
 "$RINGSIDE" enable "$DOM" --mode normal >/dev/null || { bad "enable"; exit 1; }
