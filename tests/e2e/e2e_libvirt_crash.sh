@@ -582,7 +582,11 @@ bound=$(prom_q "ringside_time_sync_error_bound_seconds{domain=\"$DOM\"}")
 	[ "$(prom_q "count(ringside_recorder_recording{domain=\"$DOM2\"})")" = none ] &&
 	ok "$DOM recorded (1 recording, none failed, nothing corrupt), $DOM2 not" ||
 	bad "recorders: $DOM recording $(prom_q "ringside_recorder_recording{domain=\"$DOM\"}") started $(prom_q "ringside_recorder_started_total{domain=\"$DOM\"}") failed $(prom_q "ringside_recorder_failed_total{domain=\"$DOM\"}") corrupt+unwritable $c; $DOM2 series $(prom_q "count(ringside_recorder_records_total{domain=\"$DOM2\"})")"
-scrapes=$(prom_q 'ringside_http_responses_total{code="200"}')
+# the endpoint's own count after a scrape of ours: Prometheus' first
+# scrape reads the count from before it answered itself (0)
+curl -sf "http://127.0.0.1:$MPORT/metrics" > /dev/null
+scrapes=$(curl -sf "http://127.0.0.1:$MPORT/metrics" |
+	awk '/^ringside_http_responses_total\{.*code="200"/ { s += $2 } END { print s + 0 }')
 [ "${scrapes//none/0}" -gt 0 ] 2>/dev/null &&
 	ok "the endpoint counted $scrapes scrapes, $(prom_q ringside_http_connections_dropped_total) connections dropped" ||
 	bad "scrapes counted: '$scrapes'"
