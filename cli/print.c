@@ -90,6 +90,10 @@ static void host_line(FILE *f, const char *indent, const struct pdf_host_ring *h
 			h->aux_bad_heads);
 	if (kind == PDF_HOST_SNAPSHOT)
 		fprintf(f, "; cut %" PRIu64 " bytes", h->cut_bytes);
+	if (h->sealed_records)
+		fprintf(f, "; %" PRIu64 " records past data_head (committed, "
+			"not yet in the producer's published count)",
+			h->sealed_records);
 	if (h->not_written)
 		fprintf(f, "; not written: %" PRIu64 " records too big for a "
 			"perf record", h->not_written);
@@ -462,13 +466,14 @@ static void json_host(FILE *f, const struct pdf_host_ring *h)
 		", \"early_lost_records\": %" PRIu64 ", \"early_lost\": %" PRIu64
 		", \"early_lost_samples_records\": %" PRIu64
 		", \"early_lost_samples\": %" PRIu64 ", \"early_flagged\": %"
-		PRIu64 ", \"early_flagged_samples\": %" PRIu64 "}",
+		PRIu64 ", \"early_flagged_samples\": %" PRIu64
+		", \"sealed_records\": %" PRIu64 "}",
 		h->data_size, h->aux_size, h->corrupt, h->corrupt_bytes,
 		h->bad_heads, h->aux_bad_heads, h->aux_bytes, h->aux_stored,
 		h->cut_bytes, h->not_written, h->frames_trimmed,
 		h->early_records, h->early_lost_records, h->early_lost,
 		h->early_lost_samples_records, h->early_lost_samples,
-		h->early_flagged, h->early_flagged_samples);
+		h->early_flagged, h->early_flagged_samples, h->sealed_records);
 }
 
 /* "window": {"kind", "start_ns", "end_ns", "times_checked", "slack_ns"},

@@ -562,6 +562,7 @@ static void host_facts(struct cap_snapper *s)
 		h->aux_bytes = sr->r->has_aux ? sr->r->aux.len : 0;
 		h->aux_stored = sr->r->aux_stored;
 		h->cut_bytes = sr->r->data.cut_bytes;
+		h->sealed_records = sr->r->data.sealed;
 		h->not_written = sr->r->too_big;
 	}
 }

@@ -92,6 +92,7 @@ static uint64_t walk_sealed(struct rs_snapshot *s, const uint8_t *data,
 		copy_live(s, data, pos + sizeof(hdr), hdr.size - sizeof(hdr));
 		pos += hdr.size;
 		s->stats.sealed_bytes += hdr.size;
+		s->stats.sealed++;
 	}
 	return pos;
 }
@@ -111,6 +112,7 @@ static void snap_forward(struct rs_snapshot *s, struct rs_ctrl_page *c,
 	if (head - tail > s->size || tail2 - tail > end - tail) {
 		s->stats.corrupt++;
 		s->stats.sealed_bytes = 0;
+		s->stats.sealed = 0;
 		s->start = head;
 		s->limit = 0;
 		return;

@@ -350,6 +350,50 @@ START_TEST(snapshot_take_then_parse)
 }
 END_TEST
 
+/* A producer that publishes its head per batch and stopped between two
+ * publications: its committed records past data_head are in the snapshot,
+ * its published count leaves them out, and the file's host facts say how
+ * many there are, so records - sealed == produced. */
+START_TEST(snapshot_counts_sealed)
+{
+	const struct pdf_info *info;
+	struct pdf_reader *rd;
+	struct cap_snapper *s;
+	struct region_file rf;
+	char out[256];
+	struct cap_source *m;
+
+	region_file_make(&rf, "sealed.region", RS_MODE_NORMAL);
+	ck_assert_int_eq(rs_producer_set_batch(&rf.prod, 16384), 0);
+	region_file_put(&rf, FLIGHT);
+	ck_assert_int_eq(rs_producer_flush(&rf.prod), 0);
+	region_file_put(&rf, 7);             /* below a batch: not published */
+	{
+		struct rs_ring ring;
+
+		ck_assert_int_eq(rs_region_ring(&rf.region, 0, &ring), 0);
+		ck_assert_uint_eq(ring.ctrl->ext.produced, FLIGHT);
+	}
+	m = source_open(rf.path, 0);
+	tmp_path(out, sizeof(out), "sealed.data");
+	s = snapper_new(rf.path, out);
+	ck_assert_int_eq(cap_snapper_copy(s, cap_source_region(m)), 0);
+	ck_assert_uint_eq(cap_snapper_stats(s)->ring[0].data.records, FLIGHT + 7);
+	ck_assert_uint_eq(cap_snapper_stats(s)->ring[0].data.sealed, 7);
+	ck_assert_int_eq(cap_snapper_write(s), 0);
+	ck_assert_uint_eq(file_records(out), FLIGHT + 7);
+	ck_assert_int_eq(pdf_reader_open(&rd, out), 0);
+	info = pdf_reader_info(rd);
+	ck_assert_uint_eq(info->host.kind, PDF_HOST_SNAPSHOT);
+	ck_assert_uint_eq(info->host.ring[0].sealed_records, 7);
+	pdf_reader_close(rd);
+	cap_snapper_free(s);
+	cap_source_free(m);
+	unlink(out);
+	region_file_free(&rf);
+}
+END_TEST
+
 /* A snapshot's output that cannot be created: the step, no file. */
 START_TEST(snapshot_open_fails)
 {
@@ -594,6 +638,7 @@ int main(void)
 	tcase_add_test(tc, record_rotates);
 	tcase_add_test(tc, snapshot_flight_recorder);
 	tcase_add_test(tc, snapshot_take_then_parse);
+	tcase_add_test(tc, snapshot_counts_sealed);
 	tcase_add_test(tc, snapshot_untimed_filed_under_first_time);
 	tcase_add_test(tc, snapshot_open_fails);
 	tcase_add_test(tc, flight_captures_and_prunes);

@@ -86,6 +86,7 @@ START_TEST(publish_lags_until_flush)
 	/* the stopped producer's records are all in a snapshot */
 	ck_assert_uint_eq(snap(&pt, 0), 10);
 	ck_assert_uint_eq(rs_snapshot_stats(pt.s)->sealed_bytes, 10 * pt.rec_size);
+	ck_assert_uint_eq(rs_snapshot_stats(pt.s)->sealed, 10);
 	ck_assert_uint_eq(rs_snapshot_stats(pt.s)->corrupt, 0);
 	ck_assert_uint_eq(slot(&pt, 10 * pt.rec_size), 0);
 
@@ -267,6 +268,7 @@ START_TEST(publish_unsealed_ring)
 	pt.t.ctrl->ext.flags &= ~(uint64_t)RS_EXT_SEALED;
 	ck_assert_uint_eq(snap(&pt, 0), 0);
 	ck_assert_uint_eq(rs_snapshot_stats(pt.s)->sealed_bytes, 0);
+	ck_assert_uint_eq(rs_snapshot_stats(pt.s)->sealed, 0);
 	pub_fini(&pt);
 }
 END_TEST

@@ -24,6 +24,8 @@ struct rs_snap_stats {
 	uint64_t corrupt;        /* walk stopped at a malformed header */
 	uint64_t lost;           /* sum of LOST records met */
 	uint64_t sealed_bytes;   /* of the records, bytes found past data_head */
+	uint64_t sealed;         /* ... and their number: committed, but not in
+				  * the producer's published count yet */
 };
 
 /* A copy of one ring's data area and an iterator over its records. */

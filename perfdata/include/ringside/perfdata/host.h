@@ -57,8 +57,13 @@ struct pdf_host_ring {
 	uint64_t early_flagged;   /* LOST left out, counts implausible: not
 				   * summed */
 	uint64_t early_flagged_samples; /* LOST_SAMPLES likewise */
+	/* A snapshot of a normal ring: records found past data_head, which
+	 * a producer that publishes its head per batch had committed but
+	 * not published, nor counted in its published ext.produced yet.
+	 * In the file; 0 in files written before it was kept. */
+	uint64_t sealed_records;
 };
-#define PDF_HOST_RING_WORDS 18u   /* u64 words of pdf_host_ring in the file */
+#define PDF_HOST_RING_WORDS 19u   /* u64 words of pdf_host_ring in the file */
 
 struct pdf_host_facts {
 	uint32_t kind;            /* enum pdf_host_kind */
