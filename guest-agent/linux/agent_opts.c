@@ -43,7 +43,8 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 			   "socket (default " RS_MARK_SOCKET ")"),
 		OPT_POW2('b', "buffer-pages", &o->buf_pages, "N", 1, 1u << 16,
 			 "kernel perf buffer pages per CPU, a power of two (default "
-			 "128)"),
+			 "128, fewer above 128 CPUs: 64 MiB in all, at least 16 "
+			 "a CPU)"),
 		OPT_U32('t', "tick", &o->tick_ms, "MS", 10, 10000, "milliseconds",
 			"the beat: heartbeat, process table, the host's "
 			"switches, and the longest a sample waits in the "
@@ -99,7 +100,7 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->sysfs = "/sys/bus/pci/devices";
 	o->mark_socket = RS_MARK_SOCKET;
-	o->buf_pages = 128;
+	o->buf_pages = 0;         /* agent_opts_buffer_pages */
 	o->tick_ms = 1000;
 	o->usyms_kib = 2048;
 	o->pstate_kib = 512;
@@ -128,7 +129,23 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	o->nr_cpus = cpus < 1 ? 1 : cpus > AGENT_MAX_CPUS ? AGENT_MAX_CPUS :
 		     (uint32_t)cpus;
 	raise_nofile(o->nr_cpus);
+	if (!o->buf_pages)
+		o->buf_pages = agent_opts_buffer_pages(o->nr_cpus);
 	return 0;
+}
+
+/* perf record's 128 pages a CPU up to 128 CPUs; above, halved until the
+ * CPUs' buffers take 64 MiB of the guest's memory in all (512 MiB at 1024
+ * CPUs otherwise), and never below 16 pages: a buffer still holds about a
+ * quarter of a second of call chains at 1000 Hz. */
+uint32_t agent_opts_buffer_pages(uint32_t nr_cpus)
+{
+	uint32_t pages = 128;
+
+	while (pages > 16 && (uint64_t)nr_cpus * pages * RS_PAGE_SIZE >
+	       AGENT_BUFFERS_BYTES)
+		pages /= 2;
+	return pages;
 }
 
 uint64_t agent_opts_freq(const struct agent_opts *o, uint64_t host_freq)

@@ -40,6 +40,14 @@ struct agent_opts {
 /* 0 to run, -1 after --help, 2 on bad usage (printed). */
 int agent_opts_parse(struct agent_opts *o, int argc, char **argv);
 
+/* The kernel's perf buffers of all CPUs together, at most (the default
+ * pages per CPU above 128 CPUs), unless --buffer-pages says otherwise. */
+#define AGENT_BUFFERS_BYTES (64ull << 20)
+
+/* The default kernel buffer pages per CPU for @nr_cpus CPUs: 128 while
+ * they fit AGENT_BUFFERS_BYTES, else halved to fit, at least 16. */
+uint32_t agent_opts_buffer_pages(uint32_t nr_cpus);
+
 /* The frequency to sample at: the option, else the host's @host_freq,
  * capped by the kernel's perf_event_max_sample_rate. */
 uint64_t agent_opts_freq(const struct agent_opts *o, uint64_t host_freq);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "agent_opts.h"
 
 #define DATA 4096u
 #define TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
@@ -302,6 +303,23 @@ static void run_case(uint64_t start, unsigned n, int records, unsigned runs)
 /* Samples with nothing between them are one run, cut where the buffer
  * ends (a run lies in one piece); a sample across the end comes alone,
  * copied whole, in its place. */
+/* The default buffers: perf record's 128 pages a CPU while the CPUs'
+ * buffers fit 64 MiB, then halved to fit, never below 16 pages. */
+START_TEST(buffer_pages_budget)
+{
+	static const uint32_t cpus[] = { 1, 2, 64, 128, 129, 256, 512, 1024, 4096 };
+	static const uint32_t want[] = { 128, 128, 128, 128, 64, 64, 32, 16, 16 };
+
+	for (unsigned i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		uint32_t p = agent_opts_buffer_pages(cpus[i]);
+
+		ck_assert_uint_eq(p, want[i]);
+		ck_assert(p == 16 || (uint64_t)cpus[i] * p * RS_PAGE_SIZE <=
+			  AGENT_BUFFERS_BYTES);
+	}
+}
+END_TEST
+
 START_TEST(runs_at_the_end)
 {
 	run_case(DATA - 3 * 40, 6, 0, 2);        /* 40-byte samples */
@@ -320,6 +338,7 @@ int main(void)
 	tcase_add_test(tc, wrap_and_bound);
 	tcase_add_test(tc, merged_by_time);
 	tcase_add_test(tc, runs_at_the_end);
+	tcase_add_test(tc, buffer_pages_budget);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
