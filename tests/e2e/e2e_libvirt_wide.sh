@@ -19,7 +19,10 @@
 #     mode), and `snapshot --stable` copies N rings: the same holds in it,
 #     each ring's records are what its producer says it wrote, and its
 #     LOST counts what it says it lost (delivered + lost == produced:
-#     normal rings that nobody drained), and "vCPU stacks" names a kernel
+#     normal rings that nobody drained; the producer publishes its count
+#     with its head, per batch, so the records the snapshot found past
+#     data_head, its host facts' sealed_records, are not counted yet),
+#     and "vCPU stacks" names a kernel
 #     function at the top of each vCPU's stack, every vCPU once.
 # Measured, not judged (`--` lines): the agent's start-up (from its start
 # to its "attached", /proc/uptime in the guest), its VmRSS and VmHWM at
