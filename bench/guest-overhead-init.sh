@@ -36,7 +36,7 @@ mount -t tmpfs run /run
 mkdir -p /tmp/home
 export HOME=/tmp/home PERF_CONFIG=/dev/null PATH=/bin:/usr/bin
 
-reps=3 secs=10 rounds=0 freq=1000 gomode=normal prof=0
+reps=3 secs=10 rounds=0 freq=1000 gomode=normal prof=0 tick=''
 # seconds between a tracer's start and its measured window: its steady
 # state after its start (the agent's first beats, and the time sync that
 # `ringside record` asks at its start, answered at the agent's next wake)
@@ -48,6 +48,7 @@ for a in $cmdline; do
 	go_secs=*) secs=${a#go_secs=} ;;
 	go_rounds=*) rounds=${a#go_rounds=} ;;
 	go_freq=*) freq=${a#go_freq=} ;;
+	go_tick=*) tick=${a#go_tick=} ;;
 	go_mode=*) gomode=${a#go_mode=} ;;
 	go_profile=*) prof=${a#go_profile=} ;;
 	esac
@@ -116,7 +117,7 @@ while [ $rep -le "$reps" ]; do
 			# the subshell's cutime + cstime after the agent exits:
 			# all of the agent's CPU, its start and its end included
 			rm -f /tmp/agent.pid
-			( ringside-agent -F "$freq" -q &
+			( ringside-agent -F "$freq" ${tick:+-t "$tick"} 2> /tmp/agent.log &
 			  echo $! > /tmp/agent.pid
 			  wait $!
 			  echo "GO-AGENT-EXIT rc=$?"
@@ -156,6 +157,8 @@ while [ $rep -le "$reps" ]; do
 			fi
 			kill -TERM "$pid"
 			wait $sub
+			# what woke it, as it counted (its whole life)
+			echo "GO-WAKES b $rep $(grep -o 'woke .*' /tmp/agent.log)"
 			echo "GO-RESULT b $rep $r tr_win_ticks=$((t1 - t0)) $(win "$s0" "$s1") tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/agent.all) hz=$hz"
 			;;
 		c|d)

@@ -5,7 +5,7 @@
 # costs a guest"):
 #
 #   bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N]
-#                           [--freq HZ] [--data-pages P] [--keep]
+#                           [--freq HZ] [--tick MS] [--data-pages P] [--keep]
 #                           [--mode normal|overwrite] [--profile FILE]
 #
 # Boots the Debian kernel from /boot under a libvirtd of its own (QEMU,
@@ -43,18 +43,19 @@ if [ -z "${RS_GO_LOCKED:-}" ]; then
 	RS_GO_LOCKED=1 exec flock /tmp/ringside-e2e.lock "$0" "$@"
 fi
 usage() {
-	echo "usage: bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N] [--freq HZ] [--data-pages P] [--mode normal|overwrite] [--profile FILE] [--keep]" >&2
+	echo "usage: bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N] [--freq HZ] [--tick MS] [--data-pages P] [--mode normal|overwrite] [--profile FILE] [--keep]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
 BUILD=$1; shift
-REPS=3 SECS=10 ROUNDS=0 FREQ=1000 PAGES='' KEEP=0 MODE=normal PROFILE=''
+REPS=3 SECS=10 ROUNDS=0 FREQ=1000 PAGES='' KEEP=0 MODE=normal PROFILE='' TICK=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=${2:-}; shift 2 ;;
 	--secs) SECS=${2:-}; shift 2 ;;
 	--rounds) ROUNDS=${2:-}; shift 2 ;;
 	--freq) FREQ=${2:-}; shift 2 ;;
+	--tick) TICK=${2:-}; shift 2 ;;
 	--data-pages) PAGES=${2:-}; shift 2 ;;
 	--mode) MODE=${2:-}; shift 2 ;;
 	--profile) PROFILE=${2:-}; shift 2 ;;
@@ -62,7 +63,7 @@ while [ $# -gt 0 ]; do
 	*) usage ;;
 	esac
 done
-for v in "$REPS" "$SECS" "$ROUNDS" "$FREQ" ${PAGES:+"$PAGES"}; do
+for v in "$REPS" "$SECS" "$ROUNDS" "$FREQ" "$TICK" ${PAGES:+"$PAGES"}; do
 	case $v in '' | *[!0-9]*) usage ;; esac
 done
 [ "$REPS" -ge 1 ] && [ "$SECS" -ge 1 ] && [ "$FREQ" -ge 1 ] || usage
@@ -126,7 +127,7 @@ HOOKED=1
 lg_daemons_start "$W" || { say "$LG_WHY"; exit 1; }
 export HOME=$W/home PERF_CONFIG=/dev/null
 mkdir -p "$HOME"
-lg_domain_xml "$DOM" qemu "$W" "bench go_reps=$REPS go_secs=$SECS go_rounds=$ROUNDS go_freq=$FREQ go_mode=$MODE go_profile=$([ -n "$PROFILE" ] && echo 1 || echo 0)" |
+lg_domain_xml "$DOM" qemu "$W" "bench go_reps=$REPS go_secs=$SECS go_rounds=$ROUNDS go_freq=$FREQ $([ "$TICK" != 0 ] && echo "go_tick=$TICK") go_mode=$MODE go_profile=$([ -n "$PROFILE" ] && echo 1 || echo 0)" |
 	sed "s|<memory unit='MiB'>256</memory>|<memory unit='MiB'>512</memory>|" > "$W/domain.xml"
 vsh define "$W/domain.xml" >/dev/null || { say "virsh define"; exit 1; }
 DEFINED=1
@@ -162,7 +163,7 @@ while [ "$end" = 0 ]; do
 	while IFS= read -r line; do
 		line=${line%$'\r'}
 		case $line in
-		GO-BOOT* | GO-ROUNDS*) say "${line#GO-}" ;;
+		GO-BOOT* | GO-ROUNDS* | GO-WAKES*) say "${line#GO-}" ;;
 		GO-FAIL*) say "the guest: $line"; exit 1 ;;
 		GO-PERF-SAID*) echo "${line#GO-PERF-SAID }" >> "$W/perf.said" ;;
 		GO-PROF*) [ -n "$PROFILE" ] && echo "${line#GO-PROF }" >> "$PROFILE" ;;

@@ -28,6 +28,12 @@ struct agent {
 	uint64_t look_at;             /* when the device's sysfs entry is
 				       * looked at next (agent_markers_now) */
 	int gone_how;                 /* AGENT_DEV_* once a look saw it gone */
+	struct {                      /* the loop's wakes, by what woke it */
+		uint64_t data;        /* a kernel buffer's watermark */
+		uint64_t markers;     /* the marker socket, no buffer */
+		uint64_t beat;        /* the beat's time alone */
+		uint64_t beats;       /* beats, with a wake of their own or not */
+	} wakes;
 	struct agent_ring ring[RS_MAX_RINGS];
 	uint64_t epoch_mark[RS_MAX_RINGS]; /* each ring's written_bytes when
 					    * the last epoch began */

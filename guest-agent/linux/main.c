@@ -377,30 +377,74 @@ static void beat(struct agent *a, uint64_t now)
 	follow_config(a, now);
 }
 
+/* A kernel buffer past its watermark among @p's (after the signal and
+ * the marker socket). */
+static int woke(const struct pollfd *p, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 2; i < n; i++)
+		if (p[i].revents)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether a kernel buffer may fill before the next beat, from what the
+ * kernel wrote into each since the pass before (@mark: the heads then),
+ * @elapsed ns ago: more than a quarter of a buffer a beat.  The kernel
+ * wakes its reader each time a watermark's worth was written, however
+ * much the beats drained meanwhile, so the agent listens for those wakes
+ * only while its beat may not be enough.
+ */
+static int at_risk(const struct agent *a, uint64_t *mark, uint64_t elapsed,
+		   uint64_t period)
+{
+	int risk = !elapsed;
+	uint32_t i;
+
+	for (i = 0; i < a->nr_cpus; i++) {
+		const struct kbuf *k = a->kbuf[i];
+		uint64_t wrote;
+
+		if (!k)
+			continue;
+		wrote = k->head - mark[i];
+		mark[i] = k->head;
+		if (elapsed && wrote * (period / 1000u) >
+			       k->data_size / 4u * (elapsed / 1000u))
+			risk = 1;
+	}
+	return risk;
+}
+
 /*
  * Until a signal (END_SIGNAL) or the device went away (END_GONE).  The
- * agent sleeps until there is something to do: a kernel buffer past its
- * watermark, a marker, a signal, or the beat.  Each wake is one pass over
- * the kernel buffers (what they hold below the watermark goes too, so
- * that nothing waits longer than a beat), one look at the host's time
- * sync request (answered there, in a burst), and one clock reading.
+ * agent sleeps until there is something to do: a marker, a signal, the
+ * beat, or, while a beat may not drain them in time (at_risk), a kernel
+ * buffer past its watermark.  Each wake is one pass over the kernel
+ * buffers (what they hold below the watermark goes too, so that nothing
+ * waits longer than a beat), one look at the host's time sync request
+ * (answered there, in a burst), and one clock reading.
  */
 static int run(struct agent *a)
 {
 	struct pollfd p[2 + AGENT_MAX_CPUS];
 	uint64_t period = a->opts.tick_ms * 1000000ull;
-	uint64_t now = agent_markers_now(), next = now;
+	uint64_t now = agent_markers_now(), next = now, last = now;
+	static uint64_t mark[AGENT_MAX_CPUS];
 	uint32_t i, n;
+	int risk = 1;
 
 	for (;;) {
-		int timeout = 0;
+		int timeout = 0, data;
 
 		if (now < next)
 			timeout = (int)((next - now + 999999ull) / 1000000ull);
 		n = 0;
 		p[n++] = (struct pollfd){ .fd = a->sigfd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = a->mk.fd, .events = POLLIN };
-		for (i = 0; i < a->nr_cpus; i++)
+		for (i = 0; risk && i < a->nr_cpus; i++)
 			if (a->kbuf[i])
 				p[n++] = (struct pollfd){ .fd = a->kbuf[i]->fd,
 							  .events = POLLIN };
@@ -411,9 +455,19 @@ static int run(struct agent *a)
 		}
 		now = agent_markers_now();
 		drain(a, p[1].revents != 0);
+		risk = at_risk(a, mark, now - last, period);
+		last = now;
 		agent_tsync_poll(&a->ts, &a->dev.region);
-		if (now >= next) {
+		/* A wake for data past half a beat is the beat too: a busy
+		 * CPU's watermark then carries it, and the agent does not
+		 * wake again for the beat alone. */
+		data = woke(p, n);
+		a->wakes.data += data;
+		a->wakes.markers += !data && p[1].revents;
+		a->wakes.beat += !data && !p[1].revents && !p[0].revents;
+		if (now >= next || (data && next - now <= period / 2)) {
 			beat(a, now);
+			a->wakes.beats++;
 			next = now + period;
 		}
 		/* after the pass: a fault in it, or the device gone since */
@@ -613,6 +667,10 @@ static int session(struct agent *a)
 	}
 	say(a, "detached: %" PRIu64 " records written, %" PRIu64 " dropped, "
 	    "%" PRIu64 " markers", written, dropped, a->mk.received);
+	say(a, "woke %" PRIu64 " times: %" PRIu64 " for data, %" PRIu64
+	    " for markers, %" PRIu64 " for the beat alone; %" PRIu64 " beats",
+	    a->wakes.data + a->wakes.markers + a->wakes.beat, a->wakes.data,
+	    a->wakes.markers, a->wakes.beat, a->wakes.beats);
 	mmap_summary(a);
 	agent_publish_usyms_summary(a);
 	agent_publish_pstate_summary(a);
