@@ -178,26 +178,8 @@ PY
 [ $? = 0 ] && ok "$(head -n 1 "$W/marks.txt")" || { bad "$(head -n 1 "$W/marks.txt")"; tail -n +2 "$W/marks.txt"; }
 
 # delivered + lost == produced, per ring, across the three files
-python3 - "$W/stat" "$W/rec.data.json" "$W/rec.data.1.json" "$W/rec.data.2.json" > "$W/balance.txt" <<'PY'
-import json, sys
-col = {}
-prod = {}
-for line in open(sys.argv[1]):
-    f = line.split()
-    if len(f) > 2 and f[0] == "ring" and f[1] == "mode":
-        col = {n: i for i, n in enumerate(f)}
-    elif col and f and f[0].isdigit() and "guest_produced" in col:
-        prod[int(f[0])] = (int(f[col["guest_produced"]]), int(f[col["guest_lost"]]))
-reps = [json.load(open(p)) for p in sys.argv[2:]]
-good = bool(prod)
-for r, (produced, lost) in sorted(prod.items()):
-    recs = sum(rep["rings"][r]["records"] for rep in reps if r < len(rep["rings"]))
-    got_lost = sum(rep["rings"][r]["lost"] for rep in reps if r < len(rep["rings"]))
-    print(f"ring {r}: {recs} records in the files (their LOST counts {got_lost}), "
-          f"the guest produced {produced} and lost {lost}")
-    good = good and recs == produced and got_lost == lost
-sys.exit(0 if good else 1)
-PY
+python3 "$(dirname "${BASH_SOURCE[0]}")/balance_check.py" "$W/stat" "$W/rec.data.json" \
+	"$W/rec.data.1.json" "$W/rec.data.2.json" > "$W/balance.txt"
 [ $? = 0 ] && ok "delivered + lost == produced: $(tr '\n' ';' < "$W/balance.txt")" ||
 	{ bad "delivered + lost != produced"; cat "$W/balance.txt" "$W/stat"; }
 
