@@ -36,11 +36,16 @@ struct region_file {
 	uint64_t seq;
 };
 
+/* Every path the tests use lies in a directory of this run's own, made
+ * fresh by main(): a name left behind by an earlier run, or planted, can
+ * never be met. */
+static char tmp_base[128];
+
 static void tmp_path(char *buf, size_t len, const char *what)
 {
-	snprintf(buf, len, "%s/rs-capture-%d-%s",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid(),
-		 what);
+	int n = snprintf(buf, len, "%s/%s", tmp_base, what);
+
+	ck_assert(n > 0 && (size_t)n < len);
 }
 
 /* A region file of one ring in @mode, enabled, with a producer on it. */
@@ -646,9 +651,22 @@ int main(void)
 	tcase_add_test(tc, flight_failures);
 	tcase_add_test(tc, flight_free_name);
 	suite_add_tcase(s, tc);
+	snprintf(tmp_base, sizeof(tmp_base), "%s/rs-capture-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tmp_base)) {
+		perror("mkdtemp");
+		return 1;
+	}
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_base);
+		if (system(cmd) != 0)
+			failed = 1;
+	}
 	return failed ? 1 : 0;
 }
