@@ -159,6 +159,8 @@ while [ $rep -le "$reps" ]; do
 			wait $sub
 			# what woke it, as it counted (its whole life)
 			echo "GO-WAKES b $rep $(grep -o 'woke .*' /tmp/agent.log)"
+			# and the rest of what it said at its end
+			sed "s/^/GO-AGENT b $rep /" /tmp/agent.log
 			echo "GO-RESULT b $rep $r tr_win_ticks=$((t1 - t0)) $(win "$s0" "$s1") tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/agent.all) hz=$hz"
 			;;
 		c|d)

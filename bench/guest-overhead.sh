@@ -35,7 +35,8 @@
 # when QEMU, libvirt or a kernel is missing.  A benchmark, not a test:
 # nothing is judged.  --keep keeps the work directory.  --profile FILE:
 # the agent's profile in each ringside run (`perf record -g -p` of it in
-# the guest, whose cost its figures then include) into FILE.
+# the guest, whose cost its figures then include) into FILE, and after
+# each run everything the agent said at its end (its counters).
 # shellcheck disable=SC2015  # A && B || C: B never fails here
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -167,6 +168,7 @@ while [ "$end" = 0 ]; do
 		GO-FAIL*) say "the guest: $line"; exit 1 ;;
 		GO-PERF-SAID*) echo "${line#GO-PERF-SAID }" >> "$W/perf.said" ;;
 		GO-PROF*) [ -n "$PROFILE" ] && echo "${line#GO-PROF }" >> "$PROFILE" ;;
+		GO-AGENT*) [ -n "$PROFILE" ] && echo "${line#GO-}" >> "$PROFILE" ;;
 		GO-WAIT\ b\ *)
 			rep=${line##* }
 			"$RINGSIDE" record "$DOM" -o "$W/rec-$rep.data" > "$W/rec-$rep.out" 2> "$W/rec-$rep.err" &
