@@ -300,9 +300,6 @@ static void run_case(uint64_t start, unsigned n, int records, unsigned runs)
 	buf_free(&kb[0]);
 }
 
-/* Samples with nothing between them are one run, cut where the buffer
- * ends (a run lies in one piece); a sample across the end comes alone,
- * copied whole, in its place. */
 /* The default buffers: perf record's 128 pages a CPU while the CPUs'
  * buffers fit 64 MiB, then halved to fit, never below 16 pages. */
 START_TEST(buffer_pages_budget)
@@ -320,6 +317,9 @@ START_TEST(buffer_pages_budget)
 }
 END_TEST
 
+/* Samples with nothing between them are one run, cut where the buffer
+ * ends (a run lies in one piece); a sample across the end comes alone,
+ * copied whole, in its place. */
 START_TEST(runs_at_the_end)
 {
 	run_case(DATA - 3 * 40, 6, 0, 2);        /* 40-byte samples */
