@@ -69,7 +69,7 @@ uptime_of() { console_nth "$1" 1 | sed -n 's/.* uptime=\([0-9.]*\).*/\1/p'; }
 
 e2e_prepare
 lg_domain_xml "$DOM" qemu "$W" wide |
-	sed "s|<vcpu>2</vcpu>|<vcpu>$N</vcpu>|; s|<memory unit='MiB'>256</memory>|<memory unit='MiB'>$MEM</memory>|; s|rs_e2e=wide|rs_e2e=wide ${RS_E2E_WIDE_CMDLINE-tsc=reliable}|" \
+	sed "s|<vcpu>2</vcpu>|<vcpu>$N</vcpu>|; s|<memory unit='MiB'>256</memory>|<memory unit='MiB'>$MEM</memory>|; s|rs_e2e=wide|rs_e2e=wide ${RS_E2E_WIDE_CMDLINE-}|" \
 	> "$W/domain.xml"
 grep -q "<vcpu>$N</vcpu>" "$W/domain.xml" ||
 	{ bad "the domain XML has no <vcpu>$N</vcpu>"; exit 1; }
