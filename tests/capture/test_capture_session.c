@@ -427,12 +427,18 @@ static void tmp_dir(char *buf, size_t len, const char *what)
 	ck_assert_int_eq(mkdir(buf, 0700), 0);
 }
 
-static void rm_tree(const char *dir)
+/* @dir and all it holds gone: 0, else what system() said. */
+static int remove_tree(const char *dir)
 {
 	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	return system(cmd);
+}
+
+static void rm_tree(const char *dir)
+{
+	ck_assert_int_eq(remove_tree(dir), 0);
 }
 
 static unsigned count_captures(const char *ddir)
@@ -661,12 +667,7 @@ int main(void)
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	{
-		char cmd[300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp_base);
-		if (system(cmd) != 0)
-			failed = 1;
-	}
+	if (remove_tree(tmp_base) != 0)
+		failed = 1;
 	return failed ? 1 : 0;
 }
