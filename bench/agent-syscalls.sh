@@ -25,7 +25,12 @@
 # and one line of "agent":"perf record" for `perf record -F FREQ -g -a -e
 # cpu-clock` into a file (PERF=0 leaves it out; no clock probe there).
 # wakeups_per_s: voluntary context switches of all its threads, counted
-# without strace in a window of SECS before the strace one.
+# without strace in a window of SECS before the strace one; cpu_ms_per_s
+# and cpu_share (of all this host's CPUs): the CPU time of all its
+# threads (/proc/PID/task/*/schedstat) in that same window.
+#   REPS=1: the agents (and perf) run one after the other REPS times, a
+# line each run; STRACE=0 leaves out the strace window (syscalls_per_s
+# and calls_per_s are then null), which halves the time a run takes.
 #   SECS=10  FREQ=1000  TICK_MS=1000 (the agent's default beat); counted
 # from 2 s after the start (attached, its symbols published) for SECS.
 # The host's other work is sampled too (its threads are named): numbers
@@ -37,6 +42,7 @@ shift || true
 AGENTS=("$@")
 [ ${#AGENTS[@]} = 0 ] && AGENTS=("$BUILD/guest-agent/linux/ringside-agent")
 SECS=${SECS:-10} FREQ=${FREQ:-1000} TICK_MS=${TICK_MS:-1000} PERF=${PERF:-1}
+REPS=${REPS:-1} STRACE=${STRACE:-1}
 HOOK=$BUILD/hook/ringside-hook
 WORK=$BUILD/bench/guest-work
 
@@ -51,7 +57,7 @@ done
 NAME=rs-agent-sys-$$
 SHM=/dev/shm/ringside-$NAME
 W=$(mktemp -d /tmp/rs-agent-sys.XXXXXX)
-WPID= APID=
+WPID='' APID=''
 cleanup() {
 	[ -n "$WPID" ] && kill "$WPID" 2> /dev/null
 	[ -n "$APID" ] && kill "$APID" 2> /dev/null
@@ -111,7 +117,14 @@ vol() {
 	cat /proc/"$1"/task/*/status 2> /dev/null |
 		awk '/^voluntary_ctxt_switches:/ { s += $2 } END { print s + 0 }'
 }
+# cpu PID: the CPU time of all its threads, ns
+cpu() {
+	cat /proc/"$1"/task/*/schedstat 2> /dev/null |
+		awk '{ s += $1 } END { printf "%d\n", s }'
+}
+NCPU=$(nproc)
 [ "$PERF" = 1 ] && AGENTS+=("perf record")
+for rep in $(seq "$REPS"); do
 for agent in "${AGENTS[@]}"; do
 	perf probe -q -d 'rsagent:*' 2> /dev/null
 	probe=0
@@ -127,17 +140,19 @@ for agent in "${AGENTS[@]}"; do
 	fi
 	APID=$!
 	sleep 2   # attached, its symbols published: the steady state after
-	v0=$(vol "$APID")
+	v0=$(vol "$APID") c0=$(cpu "$APID")
 	sleep "$SECS"
-	v1=$(vol "$APID")
+	v1=$(vol "$APID") c1=$(cpu "$APID")
 	: > "$W/clk"
+	: > "$W/strace"
 	PSPID=
-	if [ "$probe" = 1 ]; then
+	if [ "$STRACE" = 1 ] && [ "$probe" = 1 ]; then
 		perf stat -x, -e rsagent:clk -p "$APID" -o "$W/clk" \
 			sleep "$SECS" > /dev/null 2>&1 &
 		PSPID=$!
 	fi
-	timeout -s INT "$SECS" strace -c -f -p "$APID" -o "$W/strace" > /dev/null 2>&1
+	[ "$STRACE" = 1 ] &&
+		timeout -s INT "$SECS" strace -c -f -p "$APID" -o "$W/strace" > /dev/null 2>&1
 	[ -n "$PSPID" ] && wait "$PSPID"
 	kill -INT "$APID" 2> /dev/null
 	wait "$APID"
@@ -146,10 +161,12 @@ for agent in "${AGENTS[@]}"; do
 	kill "$WPID" 2> /dev/null
 	wait "$WPID" 2> /dev/null
 	WPID=
-	python3 - "$agent" "$SECS" "$FREQ" "$W/strace" "$W/clk" "$((v1 - v0))" <<'PY'
+	python3 - "$agent" "$SECS" "$FREQ" "$W/strace" "$W/clk" "$((v1 - v0))" \
+		"$((c1 - c0))" "$NCPU" "$STRACE" "$rep" <<'PY'
 import json, sys
-agent, secs, freq, st, clk, vol = sys.argv[1:7]
+agent, secs, freq, st, clk, vol, ns, ncpu, traced, rep = sys.argv[1:11]
 secs = int(secs)
+traced = traced == "1"
 calls = {}
 for line in open(st):
     f = line.split()
@@ -160,12 +177,17 @@ for line in open(clk):
     f = line.strip().split(",")
     if len(f) > 2 and "rsagent" in line and f[0].isdigit():
         c = round(int(f[0]) / secs, 1)
-print(json.dumps({"bench": "agent-syscalls", "agent": agent, "secs": secs,
-                  "freq": int(freq),
-                  "syscalls_per_s": round(sum(calls.values()) / secs, 1),
+print(json.dumps({"bench": "agent-syscalls", "agent": agent, "rep": int(rep),
+                  "secs": secs, "freq": int(freq),
+                  "syscalls_per_s": round(sum(calls.values()) / secs, 1)
+                  if traced else None,
                   "clock_gettime_per_s": c,
                   "wakeups_per_s": round(int(vol) / secs, 1),
+                  "cpu_ms_per_s": round(int(ns) / secs / 1e6, 3),
+                  "cpu_share": round(int(ns) / (secs * int(ncpu) * 1e9), 6),
                   "calls_per_s": {k: round(v / secs, 1) for k, v in
-                                  sorted(calls.items(), key=lambda x: -x[1])}}))
+                                  sorted(calls.items(), key=lambda x: -x[1])}
+                  if traced else None}))
 PY
+done
 done
