@@ -314,10 +314,19 @@ int agent_kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg)
  * another CPU waits, its time), nothing else.
  */
 #define KBUF_BREAKS  4096u            /* breaks per pass; the rest waits */
+#define KBUF_SPLITS  8192u            /* run ends per pass; the rest waits */
 #define KBUF_RUN_MAX (16u * 1024u)    /* bytes of a run at most */
 
+/* A record's place in its CPU's pass: where, and how many of the pass's
+ * records come before it. */
 struct kbreak {
 	uint64_t pos, time;
+	uint32_t idx;
+};
+
+struct ksplit {
+	uint64_t pos;
+	uint32_t idx;
 };
 
 static struct {
@@ -326,6 +335,16 @@ static struct {
 	uint32_t first[AGENT_MAX_CPUS];   /* each CPU's breaks, in order */
 	uint32_t count[AGENT_MAX_CPUS];
 	uint32_t next[AGENT_MAX_CPUS];    /* the next one not taken */
+	/* Phase one also notes where a run of samples must end (the
+	 * buffer's end, KBUF_RUN_MAX), so that a flush without a cut takes
+	 * its runs from these, not from the samples again. */
+	struct ksplit split[KBUF_SPLITS];
+	uint32_t nr_split;
+	uint32_t split_first[AGENT_MAX_CPUS];
+	uint32_t split_count[AGENT_MAX_CPUS];
+	uint32_t split_next[AGENT_MAX_CPUS];
+	uint32_t idx[AGENT_MAX_CPUS];     /* records taken of the pass */
+	uint32_t total[AGENT_MAX_CPUS];   /* records of the pass, to its end */
 	uint8_t bad[AGENT_MAX_CPUS];      /* a header no kernel writes: the
 					   * rest of the buffer skipped */
 } pass;
@@ -362,51 +381,117 @@ static void note_breaks(struct kbuf *k, uint32_t c)
 	struct rs_perf_header h;
 	uint64_t pos, off;
 
+	uint64_t run = k->tail;   /* where the run in progress began */
+	uint32_t idx = 0;
+
 	agent_kbuf_begin(k, k->data_size);
 	pass.first[c] = pass.nr;
 	pass.count[c] = pass.next[c] = 0;
+	pass.split_first[c] = pass.nr_split;
+	pass.split_count[c] = pass.split_next[c] = 0;
+	pass.idx[c] = 0;
 	pass.bad[c] = 0;
-	for (pos = k->tail; pos < k->end; pos += h.size) {
+	for (pos = k->tail; pos < k->end; pos += h.size, idx++) {
 		off = pos & (k->data_size - 1);
 		memcpy(&h, data + off, sizeof(h));   /* never wraps */
 		if (h.size < sizeof(h) || (h.size & 7u) || h.size > k->head - pos) {
 			pass.bad[c] = 1;             /* no sane kernel's */
 			k->end = pos;
-			return;
+			break;
 		}
-		if (h.type == PERF_RECORD_SAMPLE && off + h.size <= k->data_size)
+		if (h.type == PERF_RECORD_SAMPLE && off + h.size <= k->data_size) {
+			/* a run lies in one piece, and is not too long */
+			if (pos != run && (off == 0 ||
+					   pos + h.size - run > KBUF_RUN_MAX)) {
+				if (pass.nr_split == KBUF_SPLITS) {
+					k->end = pos;        /* the next pass's */
+					break;
+				}
+				pass.split[pass.nr_split].pos = pos;
+				pass.split[pass.nr_split].idx = idx;
+				pass.nr_split++;
+				pass.split_count[c]++;
+				run = pos;
+			}
 			continue;
+		}
 		if (pass.nr == KBUF_BREAKS) {        /* the next pass's */
 			k->end = pos;
-			return;
+			break;
 		}
 		pass.brk[pass.nr].pos = pos;
 		pass.brk[pass.nr].time = time_at(k, pos, &h);
+		pass.brk[pass.nr].idx = idx;
 		pass.nr++;
 		pass.count[c]++;
+		run = pos + h.size;
 	}
+	pass.total[c] = idx;
 }
 
-/* CPU @c's samples from its tail up to @limit, as runs to @s; with
- * @cut, only those older than @cutoff (@le: or as old). */
-static void flush(struct kbuf *k, uint32_t c, uint64_t limit, int cut,
-		  uint64_t cutoff, int le, const struct kbuf_sink *s, void *arg)
+/* How many of CPU @c's pass's records lie before @limit: a break's
+ * position or the pass's end. */
+static uint32_t idx_at(const struct kbuf *k, uint32_t c, uint64_t limit)
+{
+	uint32_t i;
+
+	if (limit >= k->end)
+		return pass.total[c];
+	for (i = pass.next[c]; i < pass.count[c]; i++)
+		if (pass.brk[pass.first[c] + i].pos == limit)
+			return pass.brk[pass.first[c] + i].idx;
+	return pass.total[c];   /* never: a limit is one of those */
+}
+
+/* CPU @c's samples from its tail up to @limit (a break's position or the
+ * pass's end), as runs to @s, their ends those phase one noted. */
+static void flush_noted(struct kbuf *k, uint32_t c, uint64_t limit,
+			const struct kbuf_sink *s, void *arg)
+{
+	const uint8_t *data = (const uint8_t *)k->base + RS_PAGE_SIZE;
+	const struct ksplit *sp = &pass.split[pass.split_first[c]];
+	uint32_t n = pass.split_count[c], end_idx = idx_at(k, c, limit);
+	uint64_t pos = k->tail, end;
+	uint32_t idx = pass.idx[c], to;
+
+	while (pos < limit) {
+		while (pass.split_next[c] < n && sp[pass.split_next[c]].pos <= pos)
+			pass.split_next[c]++;
+		if (pass.split_next[c] < n && sp[pass.split_next[c]].pos < limit) {
+			end = sp[pass.split_next[c]].pos;
+			to = sp[pass.split_next[c]].idx;
+		} else {
+			end = limit;
+			to = end_idx;
+		}
+		s->samples(data + (pos & (k->data_size - 1)),
+			   (uint32_t)(end - pos), to - idx, c, arg);
+		pos = end;
+		idx = to;
+	}
+	k->tail = pos;
+	pass.idx[c] = idx;
+}
+
+/* CPU @c's samples from its tail up to @limit, those older than @cutoff
+ * (@le: or as old), as runs to @s: walked, for their times. */
+static void flush_cut(struct kbuf *k, uint32_t c, uint64_t limit,
+		      uint64_t cutoff, int le, const struct kbuf_sink *s,
+		      void *arg)
 {
 	const uint8_t *data = (const uint8_t *)k->base + RS_PAGE_SIZE;
 	uint64_t pos = k->tail, start = pos, t;
 	struct rs_perf_header h;
-	uint32_t nr = 0;
+	uint32_t nr = 0, taken = 0;
 
 	while (pos < limit) {
 		memcpy(&h, data + (pos & (k->data_size - 1)), sizeof(h));
-		if (cut) {
-			t = 0;
-			if (k->time_at && k->time_at + 8 <= h.size)
-				memcpy(&t, data + (pos & (k->data_size - 1)) +
-				       k->time_at, sizeof(t));
-			if (le ? t > cutoff : t >= cutoff)
-				break;
-		}
+		t = 0;
+		if (k->time_at && k->time_at + 8 <= h.size)
+			memcpy(&t, data + (pos & (k->data_size - 1)) +
+			       k->time_at, sizeof(t));
+		if (le ? t > cutoff : t >= cutoff)
+			break;
 		/* a run lies in one piece, and is not too long */
 		if (nr && ((pos & (k->data_size - 1)) == 0 ||
 			   pos + h.size - start > KBUF_RUN_MAX)) {
@@ -417,11 +502,13 @@ static void flush(struct kbuf *k, uint32_t c, uint64_t limit, int cut,
 		}
 		pos += h.size;
 		nr++;
+		taken++;
 	}
 	if (nr)
 		s->samples(data + (start & (k->data_size - 1)),
 			   (uint32_t)(pos - start), nr, c, arg);
 	k->tail = pos;
+	pass.idx[c] += taken;
 }
 
 /* Where CPU @c's samples end for now: its next break, else its pass's end. */
@@ -442,6 +529,7 @@ int agent_kbuf_drain_runs(struct kbuf *const *k, uint32_t n,
 	if (n > AGENT_MAX_CPUS)
 		n = AGENT_MAX_CPUS;
 	pass.nr = 0;
+	pass.nr_split = 0;
 	/* every head read first: what comes in during the pass waits for
 	 * the next one, on every CPU alike */
 	for (c = 0; c < n; c++)
@@ -466,23 +554,24 @@ int agent_kbuf_drain_runs(struct kbuf *const *k, uint32_t n,
 			if (!k[d])
 				continue;
 			if (d == best)
-				flush(k[d], d, b->pos, 0, 0, 0, s, arg);
+				flush_noted(k[d], d, b->pos, s, arg);
 			else
-				flush(k[d], d, run_limit(k[d], d), 1, b->time,
-				      d < best, s, arg);
+				flush_cut(k[d], d, run_limit(k[d], d), b->time,
+					  d < best, s, arg);
 		}
 		pass.next[best]++;
 		rec = agent_kbuf_peek(k[best], &time);
 		if (rec) {
 			s->record(rec, best, arg);
 			agent_kbuf_next(k[best]);
+			pass.idx[best]++;
 			count++;
 		}
 	}
 	for (c = 0; c < n; c++) {
 		if (!k[c])
 			continue;
-		flush(k[c], c, k[c]->end, 0, 0, 0, s, arg);
+		flush_noted(k[c], c, k[c]->end, s, arg);
 		if (pass.bad[c])
 			k[c]->tail = k[c]->head;
 		agent_kbuf_end(k[c]);

@@ -327,6 +327,33 @@ START_TEST(runs_at_the_end)
 }
 END_TEST
 
+/* A CPU's samples cut by another CPU's FORK, then taken to the buffer's
+ * end and past it: three runs, each of whole samples in time order, every
+ * count right, the FORK between the samples older and newer than it. */
+START_TEST(runs_cut_then_wrapped)
+{
+	struct kbuf *k[2] = { &kb[0], &kb[1] };
+	static const uint64_t want[] = { 10, 20, 25, 30, 40, 50, 60 };
+	unsigned i;
+
+	buf_new(&kb[0], TYPE, DATA - 3 * 40);
+	buf_new(&kb[1], TYPE, 0);
+	for (i = 0; i < 6; i++)
+		sample(&kb[0], 5, 10 * (i + 1));
+	fork_rec(&kb[1], 9, 25);
+	nr_seen = nr_runs = 0;
+	ck_assert_int_eq(agent_kbuf_drain_runs(k, 2, &sink, k), 1);
+	ck_assert_uint_eq(nr_seen, 7);
+	ck_assert_uint_eq(nr_runs, 3);
+	for (i = 0; i < 7; i++)
+		ck_assert_uint_eq(seen_recs[i].time, want[i]);
+	ck_assert_uint_eq(seen_recs[2].type, PERF_RECORD_FORK);
+	ck_assert_uint_eq(kb[0].tail, DATA - 3 * 40 + 6 * 40);
+	buf_free(&kb[0]);
+	buf_free(&kb[1]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agent_kbuf");
@@ -338,6 +365,7 @@ int main(void)
 	tcase_add_test(tc, wrap_and_bound);
 	tcase_add_test(tc, merged_by_time);
 	tcase_add_test(tc, runs_at_the_end);
+	tcase_add_test(tc, runs_cut_then_wrapped);
 	tcase_add_test(tc, buffer_pages_budget);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
