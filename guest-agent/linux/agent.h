@@ -119,6 +119,7 @@ struct kbuf {
 				   * peeked */
 	uint32_t time_at;         /* a sample's TIME is at this offset (0:
 				   * none), agent_kbuf_begin */
+	uint32_t tid_at;          /* and its pid and tid (0: none) */
 	const uint8_t *cur;       /* the peeked record: in the buffer (a
 				   * sample that does not wrap), or rec */
 	uint8_t rec[AGENT_REC_MAX] __attribute__((aligned(8)));
@@ -166,15 +167,23 @@ int agent_kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg);
  * index of its buffer, in time order across the buffers (then by index);
  * the samples between those records go to @samples in runs: @nr whole
  * samples of buffer @cpu one after the other at @recs, @len bytes (in
- * place, at most 16 KiB).  A record reaches @record after every sample
+ * place, at most 16 KiB), with the threads they sampled: @nr_thr of them
+ * at @thr, the first sample's, then one each time the thread changes
+ * from one sample to the next (none when samples carry no TID), found as
+ * the buffer was first walked, so that the sink need not walk the run
+ * again.  A record reaches @record after every sample
  * older than it, of any buffer, has reached @samples, and before any
  * newer one: a process's FORK on one CPU comes before its samples on
  * another.  Returns the number of records given to @record.
  */
+struct kbuf_thread {
+	uint32_t pid, tid;
+};
 struct kbuf_sink {
 	void (*record)(const struct rs_perf_header *rec, uint32_t cpu,
 		       void *arg);
 	void (*samples)(const uint8_t *recs, uint32_t len, uint32_t nr,
+			const struct kbuf_thread *thr, uint32_t nr_thr,
 			uint32_t cpu, void *arg);
 };
 int agent_kbuf_drain_runs(struct kbuf *const *k, uint32_t n,
@@ -278,10 +287,13 @@ void agent_ring_publish(struct agent_ring *r);
 void agent_forward(struct agent_ring *r, uint64_t sample_type,
 		   const struct rs_perf_header *rec);
 /* @nr of the kernel's samples one after the other at @recs, @len bytes
- * (from the CPU feeding @r), into @r as one run: each sample's process
- * described before it (agent_mmaps_note), its thread noted for its name. */
-void agent_forward_samples(struct agent_ring *r, uint64_t sample_type,
-			   const uint8_t *recs, uint32_t len, uint32_t nr);
+ * (from the CPU feeding @r), into @r as one run: each of the run's
+ * threads, @nr_thr at @thr in the order they were sampled (struct
+ * kbuf_sink), has its process described before the run
+ * (agent_mmaps_note) and its name noted. */
+void agent_forward_samples(struct agent_ring *r, const struct kbuf_thread *thr,
+			   uint32_t nr_thr, const uint8_t *recs, uint32_t len,
+			   uint32_t nr);
 
 /* ---- comm ------------------------------------------------------------------ */
 

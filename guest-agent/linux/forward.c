@@ -92,29 +92,19 @@ void agent_forward(struct agent_ring *r, uint64_t sample_type,
 	}
 }
 
-void agent_forward_samples(struct agent_ring *r, uint64_t sample_type,
-			   const uint8_t *recs, uint32_t len, uint32_t nr)
+void agent_forward_samples(struct agent_ring *r, const struct kbuf_thread *thr,
+			   uint32_t nr_thr, const uint8_t *recs, uint32_t len,
+			   uint32_t nr)
 {
-	const struct rs_perf_header *rec;
-	uint32_t off, pid, tid, last_pid = 0, last_tid = 0;
-	int any = 0;
+	uint32_t i;
 
 	/* before the run: its processes' mappings older than their samples,
-	 * the names read while the threads are there (written after).  A
-	 * run is mostly one thread's samples: each thread is noted at its
-	 * first sample in the run, not at every one. */
-	for (off = 0; off + sizeof(*rec) <= len; off += rec->size) {
-		rec = (const void *)(recs + off);
-		if (rec->size < sizeof(*rec))
-			return;   /* never: whole samples */
-		if (!sample_tid(sample_type, rec, &pid, &tid) ||
-		    (any && pid == last_pid && tid == last_tid))
-			continue;
-		agent_mmaps_note(r, pid);
-		agent_comm_note(r, pid, tid);
-		last_pid = pid;
-		last_tid = tid;
-		any = 1;
+	 * the names read while the threads are there (written after).  The
+	 * threads come from the buffer's first walk: the run is not walked
+	 * again here. */
+	for (i = 0; i < nr_thr; i++) {
+		agent_mmaps_note(r, thr[i].pid);
+		agent_comm_note(r, thr[i].pid, thr[i].tid);
 	}
 	agent_ring_put_run(r, recs, len, nr);
 }

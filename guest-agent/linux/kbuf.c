@@ -204,6 +204,16 @@ static uint32_t sample_time_at(uint64_t type)
 	       ((type & PERF_SAMPLE_TID) ? 8 : 0);
 }
 
+/* Where a sample's pid and tid are for @type; 0: it has none. */
+static uint32_t sample_tid_at(uint64_t type)
+{
+	if (!(type & PERF_SAMPLE_TID))
+		return 0;
+	return (uint32_t)sizeof(struct rs_perf_header) +
+	       ((type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) +
+	       ((type & PERF_SAMPLE_IP) ? 8 : 0);
+}
+
 /* The copied record's time (0: none), its trailer taken off. */
 static uint64_t take_time(struct kbuf *k)
 {
@@ -231,6 +241,7 @@ void agent_kbuf_begin(struct kbuf *k, uint64_t max)
 	k->end = k->head - k->tail > max ? k->tail + max : k->head;
 	k->have = 0;
 	k->time_at = sample_time_at(k->sample_type);
+	k->tid_at = sample_tid_at(k->sample_type);
 }
 
 /*
@@ -310,11 +321,14 @@ int agent_kbuf_drain(struct kbuf *k, uint64_t max, kbuf_fn fn, void *arg)
  * samples that lie one after the other in the buffer; after the last,
  * the rest.  So a record that changes the processes reaches the sink
  * after every sample older than it and before every newer one, on any
- * CPU, and a sample is touched for its header (and, while a break of
- * another CPU waits, its time), nothing else.
+ * CPU.  Phase one also notes where each run must end (the buffer's end,
+ * KBUF_RUN_MAX) and where the sampled thread changes, so a sample is
+ * read once for its header and its pid and tid (and, while a break of
+ * another CPU waits, again for its time), and nothing else.
  */
 #define KBUF_BREAKS  4096u            /* breaks per pass; the rest waits */
 #define KBUF_SPLITS  8192u            /* run ends per pass; the rest waits */
+#define KBUF_THREADS 8192u            /* thread changes per pass; likewise */
 #define KBUF_RUN_MAX (16u * 1024u)    /* bytes of a run at most */
 
 /* A record's place in its CPU's pass: where, and how many of the pass's
@@ -343,6 +357,14 @@ static struct {
 	uint32_t split_first[AGENT_MAX_CPUS];
 	uint32_t split_count[AGENT_MAX_CPUS];
 	uint32_t split_next[AGENT_MAX_CPUS];
+	/* and where the sampled thread changes: at thr_pos[i] begin
+	 * thr[i]'s samples (each CPU's first sample of the pass is one) */
+	uint64_t thr_pos[KBUF_THREADS];
+	struct kbuf_thread thr[KBUF_THREADS];
+	uint32_t nr_thr;
+	uint32_t thr_first[AGENT_MAX_CPUS];
+	uint32_t thr_count[AGENT_MAX_CPUS];
+	uint32_t thr_next[AGENT_MAX_CPUS];  /* the one sampled at the tail */
 	uint32_t idx[AGENT_MAX_CPUS];     /* records taken of the pass */
 	uint32_t total[AGENT_MAX_CPUS];   /* records of the pass, to its end */
 	uint8_t bad[AGENT_MAX_CPUS];      /* a header no kernel writes: the
@@ -382,13 +404,16 @@ static void note_breaks(struct kbuf *k, uint32_t c)
 	uint64_t pos, off;
 
 	uint64_t run = k->tail;   /* where the run in progress began */
-	uint32_t idx = 0;
+	uint32_t idx = 0, v[2], last[2] = { 0, 0 };
+	int any = 0;
 
 	agent_kbuf_begin(k, k->data_size);
 	pass.first[c] = pass.nr;
 	pass.count[c] = pass.next[c] = 0;
 	pass.split_first[c] = pass.nr_split;
 	pass.split_count[c] = pass.split_next[c] = 0;
+	pass.thr_first[c] = pass.nr_thr;
+	pass.thr_count[c] = pass.thr_next[c] = 0;
 	pass.idx[c] = 0;
 	pass.bad[c] = 0;
 	for (pos = k->tail; pos < k->end; pos += h.size, idx++) {
@@ -413,6 +438,23 @@ static void note_breaks(struct kbuf *k, uint32_t c)
 				pass.split_count[c]++;
 				run = pos;
 			}
+			if (!k->tid_at || k->tid_at + sizeof(v) > h.size)
+				continue;
+			memcpy(v, data + off + k->tid_at, sizeof(v));
+			if (any && v[0] == last[0] && v[1] == last[1])
+				continue;
+			if (pass.nr_thr == KBUF_THREADS) {
+				k->end = pos;                /* the next pass's */
+				break;
+			}
+			pass.thr_pos[pass.nr_thr] = pos;
+			pass.thr[pass.nr_thr].pid = v[0];
+			pass.thr[pass.nr_thr].tid = v[1];
+			pass.nr_thr++;
+			pass.thr_count[c]++;
+			last[0] = v[0];
+			last[1] = v[1];
+			any = 1;
 			continue;
 		}
 		if (pass.nr == KBUF_BREAKS) {        /* the next pass's */
@@ -427,6 +469,26 @@ static void note_breaks(struct kbuf *k, uint32_t c)
 		run = pos + h.size;
 	}
 	pass.total[c] = idx;
+}
+
+/* A run of CPU @c's samples, [@start, @end), @nr of them, to @s with
+ * the threads it sampled: the one at @start (the last change at or
+ * before it) and every change up to @end, as phase one noted them. */
+static void emit(const struct kbuf *k, uint32_t c, uint64_t start,
+		 uint64_t end, uint32_t nr, const struct kbuf_sink *s,
+		 void *arg)
+{
+	const uint8_t *data = (const uint8_t *)k->base + RS_PAGE_SIZE;
+	const uint64_t *tp = &pass.thr_pos[pass.thr_first[c]];
+	uint32_t n = pass.thr_count[c], j = pass.thr_next[c], e;
+
+	while (j + 1 < n && tp[j + 1] <= start)
+		j++;
+	for (e = j; e < n && tp[e] < end; e++)
+		;
+	pass.thr_next[c] = e > j ? e - 1 : j;
+	s->samples(data + (start & (k->data_size - 1)), (uint32_t)(end - start),
+		   nr, &pass.thr[pass.thr_first[c] + j], e - j, c, arg);
 }
 
 /* How many of CPU @c's pass's records lie before @limit: a break's
@@ -448,7 +510,6 @@ static uint32_t idx_at(const struct kbuf *k, uint32_t c, uint64_t limit)
 static void flush_noted(struct kbuf *k, uint32_t c, uint64_t limit,
 			const struct kbuf_sink *s, void *arg)
 {
-	const uint8_t *data = (const uint8_t *)k->base + RS_PAGE_SIZE;
 	const struct ksplit *sp = &pass.split[pass.split_first[c]];
 	uint32_t n = pass.split_count[c], end_idx = idx_at(k, c, limit);
 	uint64_t pos = k->tail, end;
@@ -464,8 +525,7 @@ static void flush_noted(struct kbuf *k, uint32_t c, uint64_t limit,
 			end = limit;
 			to = end_idx;
 		}
-		s->samples(data + (pos & (k->data_size - 1)),
-			   (uint32_t)(end - pos), to - idx, c, arg);
+		emit(k, c, pos, end, to - idx, s, arg);
 		pos = end;
 		idx = to;
 	}
@@ -495,8 +555,7 @@ static void flush_cut(struct kbuf *k, uint32_t c, uint64_t limit,
 		/* a run lies in one piece, and is not too long */
 		if (nr && ((pos & (k->data_size - 1)) == 0 ||
 			   pos + h.size - start > KBUF_RUN_MAX)) {
-			s->samples(data + (start & (k->data_size - 1)),
-				   (uint32_t)(pos - start), nr, c, arg);
+			emit(k, c, start, pos, nr, s, arg);
 			start = pos;
 			nr = 0;
 		}
@@ -505,8 +564,7 @@ static void flush_cut(struct kbuf *k, uint32_t c, uint64_t limit,
 		taken++;
 	}
 	if (nr)
-		s->samples(data + (start & (k->data_size - 1)),
-			   (uint32_t)(pos - start), nr, c, arg);
+		emit(k, c, start, pos, nr, s, arg);
 	k->tail = pos;
 	pass.idx[c] += taken;
 }
@@ -530,6 +588,7 @@ int agent_kbuf_drain_runs(struct kbuf *const *k, uint32_t n,
 		n = AGENT_MAX_CPUS;
 	pass.nr = 0;
 	pass.nr_split = 0;
+	pass.nr_thr = 0;
 	/* every head read first: what comes in during the pass waits for
 	 * the next one, on every CPU alike */
 	for (c = 0; c < n; c++)

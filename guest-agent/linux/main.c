@@ -315,12 +315,13 @@ static void fwd(const struct rs_perf_header *rec, uint32_t cpu, void *arg)
 }
 
 static void fwd_samples(const uint8_t *recs, uint32_t len, uint32_t nr,
+			const struct kbuf_thread *thr, uint32_t nr_thr,
 			uint32_t cpu, void *arg)
 {
 	struct agent *a = arg;
 	struct agent_ring *r = &a->ring[cpu % a->nr_rings];
 
-	agent_forward_samples(r, a->ev.sample_type, recs, len, nr);
+	agent_forward_samples(r, thr, nr_thr, recs, len, nr);
 	table_due(a, r);
 }
 

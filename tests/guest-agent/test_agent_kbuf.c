@@ -189,7 +189,7 @@ START_TEST(wrap_and_bound)
 END_TEST
 
 static struct { uint32_t cpu; uint32_t type; uint64_t time; } seen_recs[64];
-static unsigned nr_seen, nr_runs;
+static unsigned nr_seen, nr_runs, nr_thr_seen;
 
 static void take(const struct rs_perf_header *rec, uint32_t cpu, void *arg)
 {
@@ -202,13 +202,15 @@ static void take(const struct rs_perf_header *rec, uint32_t cpu, void *arg)
 	nr_seen++;
 }
 
-/* A run: whole samples one after the other in @cpu's buffer, in place. */
+/* A run: whole samples one after the other in @cpu's buffer, in place,
+ * and its threads: the first sample's, then one at each change. */
 static void take_run(const uint8_t *recs, uint32_t len, uint32_t nr,
+		     const struct kbuf_thread *thr, uint32_t nr_thr,
 		     uint32_t cpu, void *arg)
 {
 	struct kbuf *const *k = arg;
 	const uint8_t *data = (const uint8_t *)k[cpu]->base + RS_PAGE_SIZE;
-	uint32_t off = 0, n = 0;
+	uint32_t off = 0, n = 0, j = 0, v[2];
 
 	ck_assert(recs >= data && recs + len <= data + k[cpu]->data_size);
 	nr_runs++;
@@ -219,6 +221,13 @@ static void take_run(const uint8_t *recs, uint32_t len, uint32_t nr,
 		ck_assert_uint_eq(h->type, PERF_RECORD_SAMPLE);
 		ck_assert_uint_le(off + h->size, len);
 		memcpy(&t, recs + off + 24, 8);      /* TYPE: ip, tid, time */
+		memcpy(v, recs + off + 16, 8);
+		if (!off || v[0] != thr[j - 1].pid || v[1] != thr[j - 1].tid) {
+			ck_assert_uint_lt(j, nr_thr);
+			ck_assert_uint_eq(thr[j].pid, v[0]);
+			ck_assert_uint_eq(thr[j].tid, v[1]);
+			j++;
+		}
 		ck_assert_uint_lt(nr_seen, 64);
 		seen_recs[nr_seen].cpu = cpu;
 		seen_recs[nr_seen].type = h->type;
@@ -228,6 +237,8 @@ static void take_run(const uint8_t *recs, uint32_t len, uint32_t nr,
 		n++;
 	}
 	ck_assert_uint_eq(n, nr);
+	ck_assert_uint_eq(j, nr_thr);
+	nr_thr_seen += nr_thr;
 }
 
 static const struct kbuf_sink sink = { take, take_run };
@@ -291,10 +302,12 @@ static void run_case(uint64_t start, unsigned n, int records, unsigned runs)
 	buf_new(&kb[0], TYPE, start);
 	for (i = 0; i < n; i++)
 		sample(&kb[0], 5 + i, 100 + i);
-	nr_seen = nr_runs = 0;
+	nr_seen = nr_runs = nr_thr_seen = 0;
 	ck_assert_int_eq(agent_kbuf_drain_runs(k, 1, &sink, k), records);
 	ck_assert_uint_eq(nr_seen, n);
 	ck_assert_uint_eq(nr_runs, runs);
+	/* a thread each sample in a run (and a copied one is not in one) */
+	ck_assert_uint_eq(nr_thr_seen, n - (unsigned)records);
 	for (i = 0; i < n; i++)
 		ck_assert_uint_eq(seen_recs[i].time, 100 + i);
 	buf_free(&kb[0]);
@@ -341,14 +354,41 @@ START_TEST(runs_cut_then_wrapped)
 	for (i = 0; i < 6; i++)
 		sample(&kb[0], 5, 10 * (i + 1));
 	fork_rec(&kb[1], 9, 25);
-	nr_seen = nr_runs = 0;
+	nr_seen = nr_runs = nr_thr_seen = 0;
 	ck_assert_int_eq(agent_kbuf_drain_runs(k, 2, &sink, k), 1);
 	ck_assert_uint_eq(nr_seen, 7);
 	ck_assert_uint_eq(nr_runs, 3);
+	ck_assert_uint_eq(nr_thr_seen, 3);    /* one thread, each run told */
 	for (i = 0; i < 7; i++)
 		ck_assert_uint_eq(seen_recs[i].time, want[i]);
 	ck_assert_uint_eq(seen_recs[2].type, PERF_RECORD_FORK);
 	ck_assert_uint_eq(kb[0].tail, DATA - 3 * 40 + 6 * 40);
+	buf_free(&kb[0]);
+	buf_free(&kb[1]);
+}
+END_TEST
+
+/* The threads of each run, as the first walk found them: a run cut by
+ * another CPU's FORK has its first sample's and the change inside it; the
+ * run after the FORK starts with the thread sampled last before it, and
+ * has the change back. */
+START_TEST(runs_threads)
+{
+	struct kbuf *k[2] = { &kb[0], &kb[1] };
+	static const uint32_t pids[] = { 7, 7, 8, 8, 7 };
+	unsigned i;
+
+	buf_new(&kb[0], TYPE, 0);
+	buf_new(&kb[1], TYPE, 0);
+	for (i = 0; i < 5; i++)
+		sample(&kb[0], pids[i], 10 * (i + 1));
+	fork_rec(&kb[1], 9, 35);
+	nr_seen = nr_runs = nr_thr_seen = 0;
+	ck_assert_int_eq(agent_kbuf_drain_runs(k, 2, &sink, k), 1);
+	ck_assert_uint_eq(nr_seen, 6);
+	ck_assert_uint_eq(nr_runs, 2);
+	ck_assert_uint_eq(seen_recs[3].type, PERF_RECORD_FORK);
+	ck_assert_uint_eq(nr_thr_seen, 4);    /* { 7, 8 }, then { 8, 7 } */
 	buf_free(&kb[0]);
 	buf_free(&kb[1]);
 }
@@ -366,6 +406,7 @@ int main(void)
 	tcase_add_test(tc, merged_by_time);
 	tcase_add_test(tc, runs_at_the_end);
 	tcase_add_test(tc, runs_cut_then_wrapped);
+	tcase_add_test(tc, runs_threads);
 	tcase_add_test(tc, buffer_pages_budget);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -625,6 +625,8 @@ START_TEST(run_described_first)
 	uint32_t me = (uint32_t)getpid(), child = 0x7ffffff3u;
 	struct { struct rs_perf_header h; uint32_t pid, tid; } run[4];
 	uint32_t pids[4] = { me, me, child, me };
+	const struct kbuf_thread thr[3] = { { me, me }, { child, child },
+					    { me, me } };
 	unsigned i, n, mine, base;
 	char self[4096];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -639,7 +641,7 @@ START_TEST(run_described_first)
 						    sizeof(run[i]) };
 		run[i].pid = run[i].tid = pids[i];
 	}
-	agent_forward_samples(&ring, PERF_SAMPLE_TID, (const uint8_t *)run,
+	agent_forward_samples(&ring, thr, 3, (const uint8_t *)run,
 			      sizeof(run), 4);
 	/* mine, then the child's (from the model), then the four samples */
 	for (mine = 0; mine < nr_recs && recs[mine].type == PERF_RECORD_MMAP2 &&
@@ -658,7 +660,7 @@ START_TEST(run_described_first)
 	}
 	/* again: described already, the samples alone */
 	base = nr_recs;
-	agent_forward_samples(&ring, PERF_SAMPLE_TID, (const uint8_t *)run,
+	agent_forward_samples(&ring, thr, 3, (const uint8_t *)run,
 			      sizeof(run), 4);
 	ck_assert_uint_eq(nr_recs, base + 4);
 }
