@@ -31,6 +31,11 @@
 #   REPS=1: the agents (and perf) run one after the other REPS times, a
 # line each run; STRACE=0 leaves out the strace window (syscalls_per_s
 # and calls_per_s are then null), which halves the time a run takes.
+#   DATA_PAGES=1024: data pages a ring.  An overwrite ring's pages are
+# first touched (a page fault each, on this host's shared memory) until
+# it has been written round once: 64 pages do that within the 2 s before
+# the window, as the TCG guest's benchmark rings do; 1024 (4 MiB) take
+# tens of seconds at 1000 Hz on two CPUs, and their faults are counted.
 #   SECS=10  FREQ=1000  TICK_MS=1000 (the agent's default beat); counted
 # from 2 s after the start (attached, its symbols published) for SECS.
 # The host's other work is sampled too (its threads are named): numbers
@@ -42,7 +47,7 @@ shift || true
 AGENTS=("$@")
 [ ${#AGENTS[@]} = 0 ] && AGENTS=("$BUILD/guest-agent/linux/ringside-agent")
 SECS=${SECS:-10} FREQ=${FREQ:-1000} TICK_MS=${TICK_MS:-1000} PERF=${PERF:-1}
-REPS=${REPS:-1} STRACE=${STRACE:-1}
+REPS=${REPS:-1} STRACE=${STRACE:-1} DATA_PAGES=${DATA_PAGES:-1024}
 HOOK=$BUILD/hook/ringside-hook
 WORK=$BUILD/bench/guest-work
 
@@ -73,15 +78,19 @@ mkdir -p "$DEV"
 echo 0x1af4 > "$DEV/vendor"
 echo 0x1110 > "$DEV/device"
 getent group libvirt-qemu > /dev/null && GROUP=libvirt-qemu || GROUP=root
+# the shared memory: a power of two (as ivshmem wants) holding both rings,
+# the sideband and the header's pages
+need=$(((2 * DATA_PAGES + 512 + 64) * 4096)) SHM_MB=1
+while [ $((SHM_MB * 1048576)) -lt "$need" ]; do SHM_MB=$((SHM_MB * 2)); done
 cat > "$W/domain.xml" <<EOF
 <domain type='qemu'>
   <name>$NAME</name>
   <metadata>
-    <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1" version="1" rings="2" data-pages="1024" aux-pages="0" mode="overwrite" trace="samples,markers" freq="$FREQ" sideband-pages="512"/>
+    <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1" version="1" rings="2" data-pages="$DATA_PAGES" aux-pages="0" mode="overwrite" trace="samples,markers" freq="$FREQ" sideband-pages="512"/>
   </metadata>
   <vcpu placement='static'>2</vcpu>
   <devices>
-    <shmem name='ringside-$NAME'><model type='ivshmem-plain'/><size unit='M'>16</size></shmem>
+    <shmem name='ringside-$NAME'><model type='ivshmem-plain'/><size unit='M'>$SHM_MB</size></shmem>
   </devices>
 </domain>
 EOF
