@@ -125,6 +125,10 @@ struct kbuf {
 	uint8_t rec[AGENT_REC_MAX] __attribute__((aligned(8)));
 };
 
+/* Where a sample laid out for @type holds its pid and tid (0: it has
+ * none). */
+uint32_t agent_kbuf_tid_at(uint64_t type);
+
 struct perf_event_attr;
 
 /* The sampling event's attr, as agent_kbuf_open opens it on every CPU (the

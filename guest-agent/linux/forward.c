@@ -22,14 +22,10 @@
 static int sample_tid(uint64_t type, const struct rs_perf_header *rec,
 		      uint32_t *pid, uint32_t *tid)
 {
-	size_t off = sizeof(*rec);
+	size_t off = agent_kbuf_tid_at(type);
 	uint32_t v[2];
 
-	if (!(type & PERF_SAMPLE_TID))
-		return 0;
-	off += (type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-	off += (type & PERF_SAMPLE_IP) ? 8 : 0;
-	if (off + sizeof(v) > rec->size)
+	if (!off || off + sizeof(v) > rec->size)
 		return 0;
 	memcpy(v, (const uint8_t *)rec + off, sizeof(v));
 	*pid = v[0];

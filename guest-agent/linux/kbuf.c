@@ -204,8 +204,7 @@ static uint32_t sample_time_at(uint64_t type)
 	       ((type & PERF_SAMPLE_TID) ? 8 : 0);
 }
 
-/* Where a sample's pid and tid are for @type; 0: it has none. */
-static uint32_t sample_tid_at(uint64_t type)
+uint32_t agent_kbuf_tid_at(uint64_t type)
 {
 	if (!(type & PERF_SAMPLE_TID))
 		return 0;
@@ -241,7 +240,7 @@ void agent_kbuf_begin(struct kbuf *k, uint64_t max)
 	k->end = k->head - k->tail > max ? k->tail + max : k->head;
 	k->have = 0;
 	k->time_at = sample_time_at(k->sample_type);
-	k->tid_at = sample_tid_at(k->sample_type);
+	k->tid_at = agent_kbuf_tid_at(k->sample_type);
 }
 
 /*
@@ -491,27 +490,14 @@ static void emit(const struct kbuf *k, uint32_t c, uint64_t start,
 		   nr, &pass.thr[pass.thr_first[c] + j], e - j, c, arg);
 }
 
-/* How many of CPU @c's pass's records lie before @limit: a break's
- * position or the pass's end. */
-static uint32_t idx_at(const struct kbuf *k, uint32_t c, uint64_t limit)
-{
-	uint32_t i;
-
-	if (limit >= k->end)
-		return pass.total[c];
-	for (i = pass.next[c]; i < pass.count[c]; i++)
-		if (pass.brk[pass.first[c] + i].pos == limit)
-			return pass.brk[pass.first[c] + i].idx;
-	return pass.total[c];   /* never: a limit is one of those */
-}
-
 /* CPU @c's samples from its tail up to @limit (a break's position or the
- * pass's end), as runs to @s, their ends those phase one noted. */
+ * pass's end; @end_idx the pass's records before it), as runs to @s,
+ * their ends those phase one noted. */
 static void flush_noted(struct kbuf *k, uint32_t c, uint64_t limit,
-			const struct kbuf_sink *s, void *arg)
+			uint32_t end_idx, const struct kbuf_sink *s, void *arg)
 {
 	const struct ksplit *sp = &pass.split[pass.split_first[c]];
-	uint32_t n = pass.split_count[c], end_idx = idx_at(k, c, limit);
+	uint32_t n = pass.split_count[c];
 	uint64_t pos = k->tail, end;
 	uint32_t idx = pass.idx[c], to;
 
@@ -613,7 +599,7 @@ int agent_kbuf_drain_runs(struct kbuf *const *k, uint32_t n,
 			if (!k[d])
 				continue;
 			if (d == best)
-				flush_noted(k[d], d, b->pos, s, arg);
+				flush_noted(k[d], d, b->pos, b->idx, s, arg);
 			else
 				flush_cut(k[d], d, run_limit(k[d], d), b->time,
 					  d < best, s, arg);
@@ -630,7 +616,7 @@ int agent_kbuf_drain_runs(struct kbuf *const *k, uint32_t n,
 	for (c = 0; c < n; c++) {
 		if (!k[c])
 			continue;
-		flush_noted(k[c], c, k[c]->end, s, arg);
+		flush_noted(k[c], c, k[c]->end, pass.total[c], s, arg);
 		if (pass.bad[c])
 			k[c]->tail = k[c]->head;
 		agent_kbuf_end(k[c]);
