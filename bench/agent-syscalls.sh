@@ -9,7 +9,7 @@
 #   bench/agent-syscalls.sh [BUILD] [AGENT...]     (as root)
 #
 # As tests/e2e/e2e_agent_host.sh runs it: BUILD's ringside-hook makes a
-# region (normal mode, FREQ Hz, the default sample type: call chains), a
+# region (MODE, FREQ Hz, the default sample type: call chains), a
 # fake sysfs shows it as an ivshmem device's BAR2, and each AGENT (default
 # BUILD's ringside-agent; give another build's to compare) runs against it
 # under `strace -c -f` for SECS seconds while BUILD's guest-work keeps every
@@ -18,9 +18,10 @@
 # system call), are counted by a uprobe on the agent (`perf probe`,
 # removed after).  One JSON line per agent on stdout:
 #
-#   {"bench":"agent-syscalls","agent":PATH,"secs":S,"freq":HZ,
-#    "syscalls_per_s":N,"clock_gettime_per_s":C,"wakeups_per_s":W,
-#    "calls":{"NAME":n,...}}
+#   {"bench":"agent-syscalls","agent":PATH,"rep":R,"mode":MODE,"secs":S,
+#    "freq":HZ,"syscalls_per_s":N,"clock_gettime_per_s":C,
+#    "wakeups_per_s":W,"cpu_ms_per_s":M,"cpu_share":F,
+#    "calls_per_s":{"NAME":n,...}}
 #
 # and one line of "agent":"perf record" for `perf record -F FREQ -g -a -e
 # cpu-clock` into a file (PERF=0 leaves it out; no clock probe there).
@@ -36,6 +37,9 @@
 # it has been written round once: 64 pages do that within the 2 s before
 # the window, as the TCG guest's benchmark rings do; 1024 (4 MiB) take
 # tens of seconds at 1000 Hz on two CPUs, and their faults are counted.
+#   MODE=overwrite: the rings' mode, nobody reading them; MODE=normal has
+# BUILD's `ringside record` drain them into a file while each agent runs
+# (not perf record: it writes its own file).
 #   SECS=10  FREQ=1000  TICK_MS=1000 (the agent's default beat); counted
 # from 2 s after the start (attached, its symbols published) for SECS.
 # The host's other work is sampled too (its threads are named): numbers
@@ -48,23 +52,25 @@ AGENTS=("$@")
 [ ${#AGENTS[@]} = 0 ] && AGENTS=("$BUILD/guest-agent/linux/ringside-agent")
 SECS=${SECS:-10} FREQ=${FREQ:-1000} TICK_MS=${TICK_MS:-1000} PERF=${PERF:-1}
 REPS=${REPS:-1} STRACE=${STRACE:-1} DATA_PAGES=${DATA_PAGES:-1024}
-HOOK=$BUILD/hook/ringside-hook
+MODE=${MODE:-overwrite}
+HOOK=$BUILD/hook/ringside-hook RINGSIDE=$BUILD/cli/ringside
 WORK=$BUILD/bench/guest-work
 
 [ "$(id -u)" = 0 ] || { echo "agent-syscalls: needs root" >&2; exit 1; }
 for t in strace perf python3; do
 	command -v $t > /dev/null || { echo "agent-syscalls: needs $t" >&2; exit 1; }
 done
-for f in "$HOOK" "$WORK" "${AGENTS[@]}"; do
+for f in "$HOOK" "$WORK" "$RINGSIDE" "${AGENTS[@]}"; do
 	[ -x "$f" ] || { echo "agent-syscalls: no $f" >&2; exit 1; }
 done
 
 NAME=rs-agent-sys-$$
 SHM=/dev/shm/ringside-$NAME
 W=$(mktemp -d /tmp/rs-agent-sys.XXXXXX)
-WPID='' APID=''
+WPID='' APID='' RPID=''
 cleanup() {
 	[ -n "$WPID" ] && kill "$WPID" 2> /dev/null
+	[ -n "$RPID" ] && kill "$RPID" 2> /dev/null
 	[ -n "$APID" ] && kill "$APID" 2> /dev/null
 	perf probe -q -d 'rsagent:*' 2> /dev/null
 	"$HOOK" "$NAME" release end < /dev/null 2> /dev/null
@@ -86,7 +92,7 @@ cat > "$W/domain.xml" <<EOF
 <domain type='qemu'>
   <name>$NAME</name>
   <metadata>
-    <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1" version="1" rings="2" data-pages="$DATA_PAGES" aux-pages="0" mode="overwrite" trace="samples,markers" freq="$FREQ" sideband-pages="512"/>
+    <ringside:region xmlns:ringside="https://ringside.dev/xmlns/1" version="1" rings="2" data-pages="$DATA_PAGES" aux-pages="0" mode="$MODE" trace="samples,markers" freq="$FREQ" sideband-pages="512"/>
   </metadata>
   <vcpu placement='static'>2</vcpu>
   <devices>
@@ -145,6 +151,10 @@ for agent in "${AGENTS[@]}"; do
 		perf record -q -F "$FREQ" -g -a -e cpu-clock -o "$W/perf.data" \
 			2> /dev/null &
 	else
+		if [ "$MODE" = normal ]; then
+			"$RINGSIDE" record "$SHM" -o "$W/rec.data" -q &
+			RPID=$!
+		fi
 		"$agent" --sysfs "$W/sys" -m "$W/mark.sock" -t "$TICK_MS" -q &
 	fi
 	APID=$!
@@ -165,15 +175,20 @@ for agent in "${AGENTS[@]}"; do
 	[ -n "$PSPID" ] && wait "$PSPID"
 	kill -INT "$APID" 2> /dev/null
 	wait "$APID"
-	rm -f "$W/perf.data"
+	if [ -n "$RPID" ]; then
+		kill -INT "$RPID" 2> /dev/null
+		wait "$RPID"
+		RPID=
+	fi
+	rm -f "$W/perf.data" "$W/rec.data"
 	APID=
 	kill "$WPID" 2> /dev/null
 	wait "$WPID" 2> /dev/null
 	WPID=
 	python3 - "$agent" "$SECS" "$FREQ" "$W/strace" "$W/clk" "$((v1 - v0))" \
-		"$((c1 - c0))" "$NCPU" "$STRACE" "$rep" <<'PY'
+		"$((c1 - c0))" "$NCPU" "$STRACE" "$rep" "$MODE" <<'PY'
 import json, sys
-agent, secs, freq, st, clk, vol, ns, ncpu, traced, rep = sys.argv[1:11]
+agent, secs, freq, st, clk, vol, ns, ncpu, traced, rep, mode = sys.argv[1:12]
 secs = int(secs)
 traced = traced == "1"
 calls = {}
@@ -187,6 +202,7 @@ for line in open(clk):
     if len(f) > 2 and "rsagent" in line and f[0].isdigit():
         c = round(int(f[0]) / secs, 1)
 print(json.dumps({"bench": "agent-syscalls", "agent": agent, "rep": int(rep),
+                  "mode": mode if agent != "perf record" else None,
                   "secs": secs, "freq": int(freq),
                   "syscalls_per_s": round(sum(calls.values()) / secs, 1)
                   if traced else None,

@@ -275,9 +275,11 @@ struct agent_ring {
  * the ring's -rse_*. */
 int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 		   const void *body, uint32_t len);
-/* @nr whole records at @recs, @len bytes (rs_producer_output_run), into
- * @r at once; a ring without room for all of them takes them one by one,
- * counting each it refused.  0, or the ring's -rse_* of the last refusal. */
+/* @nr whole records at @recs, @len bytes, into @r at once: records the
+ * caller has walked and checked (kbuf.c's first walk), so a normal ring
+ * does not walk them again (rs_producer_output_walked).  A ring without
+ * room for all of them takes them one by one, counting each it refused.
+ * 0, or the ring's -rse_* of the last refusal. */
 int agent_ring_put_run(struct agent_ring *r, const uint8_t *recs,
 		       uint32_t len, uint32_t nr);
 /* Publish data_head per batch (set once, after rs_producer_init), and

@@ -28,7 +28,7 @@ int agent_ring_put_run(struct agent_ring *r, const uint8_t *recs,
 {
 	const struct rs_perf_header *h;
 	uint32_t off;
-	int err = rs_producer_output_run(&r->prod, recs, len, nr), last = 0;
+	int err = rs_producer_output_walked(&r->prod, recs, len, nr), last = 0;
 
 	if (err >= 0) {
 		r->written += nr;

@@ -465,18 +465,15 @@ static int run_valid(const uint8_t *src, uint32_t len, uint32_t nr)
  * takes the run newest first, as its records always lie: the last of
  * @recs at the reservation's low end, each sealed after its body.
  */
-int rs_producer_output_run(struct rs_producer *p, const void *recs,
-			   uint32_t len, uint32_t nr)
+static int output_run(struct rs_producer *p, const uint8_t *src,
+		      uint32_t len, uint32_t nr)
 {
-	const uint8_t *src = recs;
 	struct rs_perf_header hdr;
 	struct rs_handle h;
 	uint64_t pos, header;
 	uint32_t off;
 	int err;
 
-	if (!p || !p->ring.data || !src || !nr || !run_valid(src, len, nr))
-		return -rse_invalid;
 	if ((uint64_t)len + sizeof(struct rs_perf_lost) > p->ring.data_size / 2)
 		return -rse_too_big;
 	rs_local_inc32(&p->nest);
@@ -504,6 +501,31 @@ int rs_producer_output_run(struct rs_producer *p, const void *recs,
 	}
 	rs_local_add(&p->produced, nr);
 	return put_handle(p, 1, 0);
+}
+
+int rs_producer_output_run(struct rs_producer *p, const void *recs,
+			   uint32_t len, uint32_t nr)
+{
+	if (!p || !p->ring.data || !recs || !nr || !run_valid(recs, len, nr))
+		return -rse_invalid;
+	return output_run(p, recs, len, nr);
+}
+
+/*
+ * The caller found where each record ends on its own walk: a forward ring
+ * copies the run without walking it again.  An overwrite ring walks it
+ * anyway, to lay it newest first, so it checks it as rs_producer_output_run
+ * does; the one walk more costs little beside that one.
+ */
+int rs_producer_output_walked(struct rs_producer *p, const void *recs,
+			      uint32_t len, uint32_t nr)
+{
+	if (!p || !p->ring.data || !recs || !nr ||
+	    len < sizeof(struct rs_perf_header) || (len & (RS_RECORD_ALIGN - 1)))
+		return -rse_invalid;
+	if (p->ring.data_mode == RS_MODE_OVERWRITE && !run_valid(recs, len, nr))
+		return -rse_invalid;
+	return output_run(p, recs, len, nr);
 }
 
 int rs_producer_flush_lost(struct rs_producer *p)

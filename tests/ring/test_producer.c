@@ -876,13 +876,18 @@ static uint32_t run_build(uint8_t *buf, uint64_t seq, uint32_t n,
 	return len;
 }
 
+typedef int (*run_fn)(struct rs_producer *, const void *, uint32_t, uint32_t);
+
 /* The same records one by one into @a and in runs into @b, a batch on
  * both in normal mode: the two data areas, heads and counts come out byte
  * for byte the same, newest first in an overwrite ring as in a forward
- * one's order; and a consumer (normal mode) gets every record in order. */
+ * one's order; and a consumer (normal mode) gets every record in order.
+ * Runs as rs_producer_output_run takes them, then (_i 2, 3) as
+ * rs_producer_output_walked does. */
 START_TEST(run_same_bytes)
 {
-	uint32_t mode = _i ? RS_MODE_OVERWRITE : RS_MODE_NORMAL;
+	uint32_t mode = (_i & 1) ? RS_MODE_OVERWRITE : RS_MODE_NORMAL;
+	run_fn run = _i & 2 ? rs_producer_output_walked : rs_producer_output_run;
 	static _Alignas(8) uint8_t buf[16384];
 	struct fx_ring a, b;
 	struct seq_model m = { 0 };
@@ -905,7 +910,7 @@ START_TEST(run_same_bytes)
 							    r + 1, r->size - 8u), 0);
 			off += r->size;
 		}
-		ck_assert_int_ge(rs_producer_output_run(&b.p, buf, len, n), 0);
+		ck_assert_int_ge(run(&b.p, buf, len, n), 0);
 		seq += n;
 		if (mode == RS_MODE_NORMAL && round % 3 == 2) {
 			fx_drain_all(a.c, &a.log);
@@ -1011,6 +1016,53 @@ START_TEST(run_invalid)
 }
 END_TEST
 
+/* A walked run is not walked again in a normal ring: what its length
+ * says goes in, and a record that is not whole makes the consumer count
+ * the rest corrupt, inside the data area, after every record before it.
+ * An overwrite ring still refuses it, and nothing goes in. */
+START_TEST(walked_unchecked)
+{
+	static _Alignas(8) uint8_t buf[4096];
+	struct rs_perf_header *h;
+	const struct rs_cons_stats *st;
+	struct fx_ring t, o;
+	struct seq_model m = { 0 };
+	uint64_t state = 9, head;
+	uint32_t len, len2;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	len = run_build(buf, 0, 3, &state);
+	ck_assert_int_eq(rs_producer_output_walked(NULL, buf, len, 3), -rse_invalid);
+	ck_assert_int_eq(rs_producer_output_walked(&t.p, NULL, len, 3), -rse_invalid);
+	ck_assert_int_eq(rs_producer_output_walked(&t.p, buf, len, 0), -rse_invalid);
+	ck_assert_int_eq(rs_producer_output_walked(&t.p, buf, 4, 3), -rse_invalid);
+	ck_assert_int_eq(rs_producer_output_walked(&t.p, buf, len - 4, 3), -rse_invalid);
+	ck_assert_uint_eq(rs_producer_head(&t.p), 0);
+	/* good records, then a run whose second record claims past its end */
+	ck_assert_int_ge(rs_producer_output_walked(&t.p, buf, len, 3), 0);
+	len2 = run_build(buf, 3, 3, &state);
+	h = (void *)(buf + ((struct rs_perf_header *)buf)->size);
+	h->size = (uint16_t)(h->size + 4096);
+	ck_assert_int_ge(rs_producer_output_walked(&t.p, buf, len2, 3), 0);
+	ck_assert_int_ge(rs_producer_flush(&t.p), 0);
+	ck_assert_uint_eq(rs_producer_head(&t.p), len + len2);
+	fx_drain_all(t.c, &t.log);
+	st = rs_consumer_stats(t.c);
+	ck_assert_uint_eq(t.log.n, 4);       /* the three, and the run's first */
+	model_check(&m, &t.log);
+	ck_assert_uint_eq(m.delivered, 4);
+	ck_assert_uint_eq(st->corrupt, 1);
+	ck_assert_uint_eq(st->bytes + st->corrupt_bytes, len + len2);
+	fx_ring_fini(&t);
+
+	ring_init(&o, 1, RS_MODE_OVERWRITE, 0);
+	head = rs_producer_head(&o.p);
+	ck_assert_int_eq(rs_producer_output_walked(&o.p, buf, len2, 3), -rse_invalid);
+	ck_assert_uint_eq(rs_producer_head(&o.p), head);
+	fx_ring_fini(&o);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("producer");
@@ -1049,8 +1101,9 @@ int main(void)
 	tcase_add_test(tc, output_null);
 	tcase_add_test(tc, flush_lost_null);
 	tcase_add_test(tc, lost_null);
-	tcase_add_loop_test(tc, run_same_bytes, 0, 2);
+	tcase_add_loop_test(tc, run_same_bytes, 0, 4);
 	tcase_add_test(tc, run_no_space);
 	tcase_add_test(tc, run_invalid);
+	tcase_add_test(tc, walked_unchecked);
 	return fx_run(s);
 }

@@ -133,6 +133,20 @@ int rs_producer_output(struct rs_producer *p, uint32_t type, uint16_t misc,
 int rs_producer_output_run(struct rs_producer *p, const void *recs,
 			   uint32_t len, uint32_t nr);
 
+/*
+ * rs_producer_output_run for a run its caller has walked already, record
+ * by record, with the checks rs_producer_output_run makes (a producer that
+ * reads another's records, as the guest agent reads the kernel's): a
+ * normal ring copies it without walking it again, and checks only @len.
+ * Records that are not whole then make a ring its consumer refuses as
+ * corrupt from that record on (as it would a hostile writer's), never
+ * memory outside the data area.  An overwrite ring, which lays a run out
+ * record by record, checks it as rs_producer_output_run does.  Same
+ * returns.
+ */
+int rs_producer_output_walked(struct rs_producer *p, const void *recs,
+			      uint32_t len, uint32_t nr);
+
 /* Try to write a pending LOST record now.  0 nothing pending, 1 written,
  * 2 written and the doorbell is due (as commit's 1).  -rse_no_space: still
  * no room, try again after the consumer drained. */
