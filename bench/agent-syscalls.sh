@@ -69,7 +69,7 @@ SHM=/dev/shm/ringside-$NAME
 W=$(mktemp -d /tmp/rs-agent-sys.XXXXXX)
 WPID='' APID='' RPID=''
 cleanup() {
-	[ -n "$WPID" ] && kill "$WPID" 2> /dev/null
+	[ -n "$WPID" ] && { pkill -P "$WPID"; kill "$WPID"; } 2> /dev/null
 	[ -n "$RPID" ] && kill "$RPID" 2> /dev/null
 	[ -n "$APID" ] && kill "$APID" 2> /dev/null
 	perf probe -q -d 'rsagent:*' 2> /dev/null
@@ -152,7 +152,8 @@ for agent in "${AGENTS[@]}"; do
 			2> /dev/null &
 	else
 		if [ "$MODE" = normal ]; then
-			"$RINGSIDE" record "$SHM" -o "$W/rec.data" -q &
+			"$RINGSIDE" record "$SHM" -o "$W/rec.data" \
+				> "$W/rec.out" 2>&1 &
 			RPID=$!
 		fi
 		"$agent" --sysfs "$W/sys" -m "$W/mark.sock" -t "$TICK_MS" -q &
@@ -179,9 +180,13 @@ for agent in "${AGENTS[@]}"; do
 		kill -INT "$RPID" 2> /dev/null
 		wait "$RPID"
 		RPID=
+		# what it wrote and what was lost, for the record
+		grep -E 'wrote|lost|corrupt' "$W/rec.out" | sed 's/^ */agent-syscalls: /' >&2
 	fi
 	rm -f "$W/perf.data" "$W/rec.data"
 	APID=
+	# its workers first: the work was sized for longer than the window
+	pkill -P "$WPID" 2> /dev/null
 	kill "$WPID" 2> /dev/null
 	wait "$WPID" 2> /dev/null
 	WPID=
