@@ -56,6 +56,10 @@ RINGSIDE=$1 HOOK_PROGRAM=$2 AGENT=$3 SRC=$4 PKG_BUILD=$5
 # a TCG guest on a loaded host runs many times slower than on a quiet one
 # (an agent's restart, kallsyms read included, took 60 s of the host's
 # time under a load of 20).  RS_E2E_SLACK multiplies the bounds.
+# RS_E2E_DEB_PROFILE=1: after perf record's footprint window, 30 s of the
+# agent profiled in the guest (perf record -g -p), its top functions
+# printed as PROFILE lines: where a guest with processes coming and going
+# spends the agent's CPU.
 SLACK=${RS_E2E_SLACK:-5}
 DOM=rs-deb-$$
 SHM=/dev/shm/ringside-$DOM
@@ -130,7 +134,8 @@ fi
 # agent's messages on the console as well as in the journal.
 cat > "$R/usr/local/bin/rs-e2e-watch" <<'EOF'
 #!/bin/sh
-n=0 last= killed=0 seen=0 kptr= fpid=0 ft0=0 fu0=0 fwin=0 agents=0 perfd=0
+n=0 last= killed=0 seen=0 kptr= fpid=0 ft0=0 fu0=0 fwin=0 perfd=0
+unplugged=0 hotplugged=0 profd=0
 ppid=0 pt0=0 pu0=0 pwin=0 fs0= ps0=
 echo "E2E-KERNEL $(uname -r) vcpus=$(nproc)"
 # sched PID: CPU ns and times scheduled in (schedstat), voluntary switches
@@ -169,7 +174,7 @@ while :; do
 		up=$((${up%.*} * 100 + 1${up#*.} - 100))
 		if [ "$pid" != "$fpid" ]; then
 			fpid=$pid ft0=$tk fu0=$up fwin=0 fs0=$(sched "$pid")
-			agents=$((agents + 1))
+			hotplugged=$unplugged
 		elif [ $((up - fu0)) -ge 1000 ]; then
 			fwin=$((fwin + 1))
 			fs1=$(sched "$pid")
@@ -177,13 +182,15 @@ while :; do
 			ft0=$tk fu0=$up fs0=$fs1
 		fi
 	fi
-	# once the hotplugged agent (the third) has had its two windows: this
-	# host's perf record doing what the agent does, beside it, 25 s, its
-	# second window of 10 s measured the same way
-	if [ $perfd = 0 ] && [ $agents -ge 3 ] && [ $fwin -ge 2 ] && [ -x /usr/bin/perf ]; then
+	# once the hotplugged agent (the first seen after the device went
+	# away) has had its two windows: this host's perf record doing what
+	# the agent does, beside it, 25 s, its second window of 10 s measured
+	# the same way.  (Not the third agent: the boot's first one may be
+	# killed before this loop ever sees its pid.)
+	if [ $perfd = 0 ] && [ $hotplugged = 1 ] && [ $fwin -ge 2 ] && [ -x /usr/bin/perf ]; then
 		perfd=1
 		perf record -q -F 1000 -g -a -e cpu-clock -o /tmp/rs-e2e-perf.data \
-			-- sleep 25 > /dev/null 2>&1 &
+			-- sleep 25 > /tmp/rs-e2e-perf.err 2>&1 &
 		ppid=$!
 		read -r up _ < /proc/uptime
 		pu0=$((${up%.*} * 100 + 1${up#*.} - 100))
@@ -204,6 +211,25 @@ while :; do
 		elif [ $pwin = 0 ] && [ $pt0 = 0 ]; then
 			pt0=$tk
 		fi
+	elif [ $perfd = 1 ]; then
+		# it ended before its second window: why, on the console
+		perfd=3
+		wait "$ppid"
+		echo "E2E-PFAIL status=$? after $pwin windows: $(head -c 300 /tmp/rs-e2e-perf.err | tr '\n' ' ')"
+	fi
+	# RS_E2E_DEB_PROFILE=1 on the host: then where the agent's CPU goes,
+	# 30 s of it sampled at 2000 Hz, its top functions on the console
+	if [ $profd = 0 ] && [ $perfd -ge 2 ] && [ -e /etc/rs-e2e-profile ]; then
+		profd=1
+		perf record -q -F 2000 -g -p "$fpid" -o /tmp/rs-e2e-prof.data \
+			-- sleep 30 > /dev/null 2>&1 &
+		profpid=$!
+	elif [ $profd = 1 ] && ! [ -e "/proc/$profpid/stat" ]; then
+		profd=2
+		perf report -i /tmp/rs-e2e-prof.data --no-children --stdio \
+			--sort sym -g none 2> /dev/null | grep '%' | head -n 40 |
+			sed 's/^/E2E-PROF /'
+		echo "E2E-PROF-END"
 	fi
 	units=$(systemctl list-units --all --plain --no-legend 'ringside-agent@*' |
 		awk '{ printf "%s:%s/%s ", $1, $3, $4 }')
@@ -221,6 +247,8 @@ while :; do
 	# under TCG its start takes seconds or minutes): kill it as a crash
 	# would, for Restart=on-failure
 	case $now in *active/running*) seen=$((seen + 1)) ;; esac
+	# no agent unit left after one ran: the device was unplugged
+	case $now in "units=[ ]"*) [ $seen -ge 1 ] && unplugged=1 ;; esac
 	if [ $killed = 0 ] && [ $seen -ge 1 ] &&
 	   journalctl -b -q -o cat -u 'ringside-agent@*' 2>/dev/null |
 	   grep -q 'attached to the region on'; then
@@ -264,6 +292,7 @@ mkdir -p "$R/etc/systemd/system/ringside-agent@.service.d"
 printf '[Service]\nStandardError=journal+console\n' \
 	> "$R/etc/systemd/system/ringside-agent@.service.d/e2e-console.conf"
 echo rs-deb > "$R/etc/hostname"
+[ "${RS_E2E_DEB_PROFILE:-0}" = 1 ] && touch "$R/etc/rs-e2e-profile"
 # the guest's own kernel and initramfs (linux-image-amd64's, made by
 # initramfs-tools in the root), copied out of its /boot for libvirt's
 # <kernel> and <initrd>, readable by QEMU's user in this 755 directory
@@ -506,13 +535,26 @@ else
 	lg_console_tail "$W/console.log"
 fi
 if command -v perf >/dev/null; then
-	for _ in $(seq 300); do [ -n "$(foot PFOOT)" ] && break; sleep 0.2; done
+	# a bound for a hung guest: perf's start under TCG takes its time
+	for _ in $(seq 1200); do
+		[ -n "$(foot PFOOT)" ] && break
+		tail -n +"$((L0 + 1))" "$W/console.log" | grep -aq 'E2E-PFAIL' && break
+		sleep 0.2
+	done
 	P=$(foot PFOOT)
 	if [ -n "$P" ]; then
 		ok "perf record's footprint at 1000 Hz beside it: $(echo "$P" | sed 's/.*E2E-PFOOT //')"
 		footprint "perf record -g -a" "$P"
+		if [ "${RS_E2E_DEB_PROFILE:-0}" = 1 ]; then
+			for _ in $(seq 1200); do
+				tail -n +"$((L0 + 1))" "$W/console.log" | grep -aq 'E2E-PROF-END' && break
+				sleep 0.5
+			done
+			tail -n +"$((L0 + 1))" "$W/console.log" | grep -a 'E2E-PROF ' |
+				tr -d '\r' | sed 's/^.*E2E-PROF /--   PROFILE agent /'
+		fi
 	else
-		note "no footprint window of the guest's perf record on the console (a measurement: not judged)"
+		note "no footprint window of the guest's perf record on the console (a measurement: not judged)$(tail -n +"$((L0 + 1))" "$W/console.log" | grep -a -m 1 'E2E-PFAIL' | tr -d '\r' | sed 's/^.*E2E-PFAIL/: perf record/')"
 	fi
 fi
 
