@@ -63,7 +63,6 @@ struct agent_pstate_model {
 	uint32_t nr_ended;            /* of the model's, ended */
 	struct pproc *proc[PSTATE_PROCS];
 	uint32_t order[PSTATE_PROCS]; /* build's: which process goes where */
-	uint8_t out[PSTATE_COPY_MAX]; /* a copy's entries, built here */
 	struct agent_pstate_stats st;
 };
 

@@ -5,7 +5,8 @@
  *
  * When the model changed, after each pass over the kernel's records (and
  * within one, agent_pstate_due), it is written whole into the
- * table's idle copy (rs_pstate_publish): the live processes first (the
+ * table's idle copy, built there in place (rs_pstate_open, then
+ * rs_pstate_close): the live processes first (the
  * ones sampled, then the others with code), then the ended ones sampled,
  * newest first; bounded by the copy's bytes and RS_PSTATE_MAX_MAPS
  * mappings each, what did not fit counted in the copy's head and in the
@@ -83,10 +84,9 @@ static void put_proc(uint8_t *o, const struct pproc *p, uint64_t len)
 	}
 }
 
-/* The model into ps.out: @h's counts. */
-static void build(struct rs_pstate_copy *h)
+/* The model into @out, @room bytes (the table's open copy): @h's counts. */
+static void build(struct rs_pstate_copy *h, uint8_t *out, uint64_t room)
 {
-	uint64_t room = ps.w.copy_size - sizeof(struct rs_pstate_copy);
 	uint32_t i, j, n = 0;
 
 	memset(h, 0, sizeof(*h));
@@ -107,7 +107,7 @@ static void build(struct rs_pstate_copy *h)
 			h->maps_left_out += p->nr_maps;
 			continue;
 		}
-		put_proc(ps.out + h->length, p, len);
+		put_proc(out + h->length, p, len);
 		h->length += (uint32_t)len;
 		h->nr_procs++;
 		h->nr_maps += p->nr_maps;
@@ -121,12 +121,18 @@ static void build(struct rs_pstate_copy *h)
 void agent_pstate_table_publish(uint64_t now)
 {
 	struct rs_pstate_copy h;
+	uint64_t room;
+	uint8_t *out;
 
 	if (!ps.on || !ps.dirty)
 		return;
-	build(&h);
+	/* built where the host reads it: no second copy of the table */
+	out = rs_pstate_open(&ps.w, &room);
+	if (!out)
+		return;            /* never: one writer, closed below */
+	build(&h, out, room);
 	h.time = now;                           /* agent_markers_now's clock */
-	if (rs_pstate_publish(&ps.w, &h, ps.out))
+	if (rs_pstate_close(&ps.w, &h))
 		return;            /* never: build bounds it by the copy */
 	ps.dirty = 0;
 	ps.st.publishes++;

@@ -70,13 +70,53 @@ int rs_pstate_begin(const struct rs_region *region, struct rs_pstate_writer *w,
 	return 0;
 }
 
+void *rs_pstate_open(struct rs_pstate_writer *w, uint64_t *room)
+{
+	struct rs_pstate_copy *c;
+
+	if (!w || !w->desc || w->open || !room)
+		return NULL;
+	c = (struct rs_pstate_copy *)(void *)(w->area + w->next * w->copy_size);
+	w->open_seq = rs_seqcount_write_begin(&c->seq);                /* G1 */
+	w->open = 1;
+	*room = w->copy_size - sizeof(*c);
+	return c + 1;
+}
+
+int rs_pstate_close(struct rs_pstate_writer *w,
+		    const struct rs_pstate_copy *head)
+{
+	struct rs_pstate_copy *c;
+
+	if (!w || !w->desc || !w->open)
+		return -rse_invalid;
+	c = (struct rs_pstate_copy *)(void *)(w->area + w->next * w->copy_size);
+	if (!head || (head->length & 7u) ||
+	    head->length > w->copy_size - sizeof(*c)) {
+		/* emptied, as at begin: no reader takes it, nor counts it bad */
+		rs_store_hint(&c->magic, 0);
+		rs_store_hint(&c->generation, 0);
+		rs_seqcount_write_end(&c->seq, w->open_seq);
+		w->open = 0;
+		return !head || (head->length & 7u) ? -rse_invalid : -rse_too_small;
+	}
+	rs_store_hint(&c->magic, RS_PSTATE_COPY_MAGIC);
+	rs_store_hint(&c->generation, w->generation + 1);
+	rs_store_hints(&c->time, &head->time, HEAD_FIELDS);
+	rs_seqcount_write_end(&c->seq, w->open_seq);                   /* G2 */
+	w->open = 0;
+	w->generation++;
+	w->next ^= 1u;
+	return 0;
+}
+
 int rs_pstate_publish(struct rs_pstate_writer *w,
 		      const struct rs_pstate_copy *head, const void *entries)
 {
 	struct rs_pstate_copy *c;
 	uint32_t s;
 
-	if (!w || !w->desc || !head || (!entries && head->length) ||
+	if (!w || !w->desc || w->open || !head || (!entries && head->length) ||
 	    (head->length & 7u))
 		return -rse_invalid;
 	if (head->length > w->copy_size - sizeof(*c))

@@ -173,6 +173,68 @@ START_TEST(caller_nonsense)
 }
 END_TEST
 
+/* Entries built in place (rs_pstate_open, rs_pstate_close): while the
+ * copy is open a reader takes the other, complete one; closed, it is the
+ * newest.  A close that is refused leaves it emptied, never counted bad,
+ * and the other copy the state. */
+START_TEST(open_build_close)
+{
+	struct fx_region f;
+	struct rs_pstate_writer w;
+	struct rs_pstate_info info;
+	struct rs_pstate_copy h;
+	uint8_t a[256], b[512];
+	uint64_t room = 0;
+	uint8_t *e;
+
+	region_sb(&f, SB_PAGES);
+	ck_assert_int_eq(rs_pstate_begin(&f.region, &w, 0, 4096), 0);
+	state(a, sizeof(a), 0x31, &h);
+	ck_assert_int_eq(rs_pstate_publish(&w, &h, a), 0);
+	e = rs_pstate_open(&w, &room);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(room, 2048 - sizeof(struct rs_pstate_copy));
+	ck_assert_ptr_null(rs_pstate_open(&w, &room));      /* one at a time */
+	ck_assert_int_eq(rs_pstate_publish(&w, &h, a), -rse_invalid);
+	state(b, sizeof(b), 0x32, &h);
+	memcpy(e, b, 100);                                  /* half built */
+	ck_assert_int_eq(rs_pstate_read(&f.region, host_buf, SB_SIZE, &info), 1);
+	ck_assert_uint_eq(info.head.generation, 1);
+	ck_assert_mem_eq(host_buf, a, sizeof(a));
+	memcpy(e, b, sizeof(b));
+	ck_assert_int_eq(rs_pstate_close(&w, &h), 0);
+	ck_assert_int_eq(rs_pstate_close(&w, &h), -rse_invalid);  /* none open */
+	ck_assert_int_eq(rs_pstate_read(&f.region, host_buf, SB_SIZE, &info), 1);
+	ck_assert_uint_eq(info.copy, 1);
+	ck_assert_uint_eq(info.head.generation, 2);
+	ck_assert_uint_eq(info.head.time, 1000u + 0x32);
+	ck_assert_mem_eq(host_buf, b, sizeof(b));
+	/* a close too long for the copy: refused, copy 1 still the state */
+	e = rs_pstate_open(&w, &room);
+	ck_assert_ptr_nonnull(e);
+	memset(e, 0xee, 64);
+	h.length = (uint32_t)room + 8;
+	ck_assert_int_eq(rs_pstate_close(&w, &h), -rse_too_small);
+	ck_assert_int_eq(rs_pstate_read(&f.region, host_buf, SB_SIZE, &info), 1);
+	ck_assert_uint_eq(info.copy, 1);
+	ck_assert_uint_eq(info.bad_copies, 0);
+	ck_assert_mem_eq(host_buf, b, sizeof(b));
+	/* and the writer goes on */
+	state(a, sizeof(a), 0x33, &h);
+	e = rs_pstate_open(&w, &room);
+	ck_assert_ptr_nonnull(e);
+	memcpy(e, a, sizeof(a));
+	ck_assert_int_eq(rs_pstate_close(&w, &h), 0);
+	ck_assert_int_eq(rs_pstate_read(&f.region, host_buf, SB_SIZE, &info), 1);
+	ck_assert_uint_eq(info.copy, 0);
+	ck_assert_uint_eq(info.head.generation, 3);
+	ck_assert_mem_eq(host_buf, a, sizeof(a));
+	ck_assert_ptr_null(rs_pstate_open(NULL, &room));
+	ck_assert_int_eq(rs_pstate_close(NULL, &h), -rse_invalid);
+	fx_region_fini(&f);
+}
+END_TEST
+
 /* What a hostile guest may write in place of a head or the descriptor. */
 enum lie {
 	LIE_MAGIC, LIE_LENGTH, LIE_ALIGN, LIE_FLAGS, LIE_TRUNC, LIE_NOT_TRUNC,
@@ -236,6 +298,7 @@ int main(void)
 	tcase_add_test(tc, publish_then_read);
 	tcase_add_test(tc, died_mid_rewrite);
 	tcase_add_test(tc, caller_nonsense);
+	tcase_add_test(tc, open_build_close);
 	tcase_add_loop_test(tc, hostile_refused, 0, NR_LIES);
 	return fx_run(s);
 }

@@ -23,6 +23,8 @@ struct rs_pstate_writer {
 	uint64_t copy_size;       /* bytes of each copy, its head included */
 	uint64_t generation;      /* of the newest complete copy, 0: none */
 	uint32_t next;            /* the copy to rewrite next */
+	uint32_t open;            /* rs_pstate_open'ed, not yet closed */
+	uint32_t open_seq;        /* its seqcount while open */
 	struct rs_pstate_desc *desc;
 };
 
@@ -44,6 +46,21 @@ int rs_pstate_begin(const struct rs_region *region, struct rs_pstate_writer *w,
  */
 int rs_pstate_publish(struct rs_pstate_writer *w,
 		      const struct rs_pstate_copy *head, const void *entries);
+
+/*
+ * Guest: rs_pstate_publish in two steps, for entries built in place
+ * rather than copied.  rs_pstate_open marks the copy that does not hold
+ * the newest state as being written (a reader passes it by) and returns
+ * where its entries go, *@room bytes of them; NULL (no writer, one open
+ * already).  rs_pstate_close puts @head's counts on it and makes it the
+ * newest: 0, or -rse_invalid (none open, @head NULL or misaligned) and
+ * -rse_too_small (more than *@room), and the copy is left as no reader
+ * takes it, the newest complete one still the other.  rs_pstate_publish
+ * refuses while a copy is open.
+ */
+void *rs_pstate_open(struct rs_pstate_writer *w, uint64_t *room);
+int rs_pstate_close(struct rs_pstate_writer *w,
+		    const struct rs_pstate_copy *head);
 
 /* What the host read: the layout and the copy it took. */
 struct rs_pstate_info {
