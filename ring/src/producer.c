@@ -514,16 +514,15 @@ int rs_producer_output_run(struct rs_producer *p, const void *recs,
 /*
  * The caller found where each record ends on its own walk: a forward ring
  * copies the run without walking it again.  An overwrite ring walks it
- * anyway, to lay it newest first, so it checks it as rs_producer_output_run
- * does; the one walk more costs little beside that one.
+ * anyway, to lay it newest first: rs_producer_output_run, checks and all.
  */
 int rs_producer_output_walked(struct rs_producer *p, const void *recs,
 			      uint32_t len, uint32_t nr)
 {
+	if (p && p->ring.data_mode == RS_MODE_OVERWRITE)
+		return rs_producer_output_run(p, recs, len, nr);
 	if (!p || !p->ring.data || !recs || !nr ||
 	    len < sizeof(struct rs_perf_header) || (len & (RS_RECORD_ALIGN - 1)))
-		return -rse_invalid;
-	if (p->ring.data_mode == RS_MODE_OVERWRITE && !run_valid(recs, len, nr))
 		return -rse_invalid;
 	return output_run(p, recs, len, nr);
 }

@@ -113,25 +113,18 @@ int rs_pstate_close(struct rs_pstate_writer *w,
 int rs_pstate_publish(struct rs_pstate_writer *w,
 		      const struct rs_pstate_copy *head, const void *entries)
 {
-	struct rs_pstate_copy *c;
-	uint32_t s;
+	uint64_t room;
+	void *e;
 
 	if (!w || !w->desc || w->open || !head || (!entries && head->length) ||
 	    (head->length & 7u))
 		return -rse_invalid;
-	if (head->length > w->copy_size - sizeof(*c))
+	if (head->length > w->copy_size - sizeof(struct rs_pstate_copy))
 		return -rse_too_small;
-	c = (struct rs_pstate_copy *)(void *)(w->area + w->next * w->copy_size);
-	s = rs_seqcount_write_begin(&c->seq);                          /* G1 */
-	rs_store_hint(&c->magic, RS_PSTATE_COPY_MAGIC);
-	rs_store_hint(&c->generation, w->generation + 1);
-	rs_store_hints(&c->time, &head->time, HEAD_FIELDS);
+	e = rs_pstate_open(w, &room);
 	if (head->length)
-		rs_memcpy(c + 1, entries, head->length);
-	rs_seqcount_write_end(&c->seq, s);                             /* G2 */
-	w->generation++;
-	w->next ^= 1u;
-	return 0;
+		rs_memcpy(e, entries, head->length);
+	return rs_pstate_close(w, head);
 }
 
 /* A copy head some writer could have produced, in a copy of @size. */
