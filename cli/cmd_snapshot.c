@@ -143,8 +143,9 @@ static void vm_status(struct cap_vm *v)
 }
 
 /* The records the agent published the place of but had not forwarded,
- * from the domain's memory (docs/abi.md).  Never a reason to fail: @why
- * says what stood in the way. */
+ * from the domain's memory (docs/abi.md); cap_snapper_kbuf_dedup drops
+ * those the rings' copy holds too.  Never a reason to fail: @why says
+ * what stood in the way. */
 static int recover_kbufs(struct cap_snapper *s, struct cap_source *m,
 			 struct gi_kbuf *kb, char *why, size_t len)
 {
@@ -156,11 +157,8 @@ static int recover_kbufs(struct cap_snapper *s, struct cap_source *m,
 			 dom_error_str(err));
 		return 0;
 	}
-	err = gi_kbuf_recover(kb, cap_source_region(m), &src,
-			      cap_snapper_stats(s)->sample_type);
-	if (!err)
-		cap_snapper_kbuf_dedup(s);
-	return err;
+	return gi_kbuf_recover(kb, cap_source_region(m), &src,
+			       cap_snapper_stats(s)->sample_type);
 }
 
 /* Each vCPU's registers and stack, with the vCPUs stopped if they are
@@ -183,12 +181,20 @@ static int take_vcpus(struct gi_vcpu *vcpu, struct cap_source *m,
 /*
  * Copy under a pause when asked; resume before anything is written.  The
  * pause holds only the copy of the rings' bytes (cap_snapper_take): their
- * buffers are made before it, and the records are walked, the guest
- * kernel's perf buffers and the vCPUs read after the resume.
+ * buffers are made before it, and the records are walked and the vCPUs
+ * read after the resume.
+ *
+ * The guest kernel's perf buffers are read before the rings: reading
+ * them takes a monitor call a page, long enough for a live agent to pass
+ * meanwhile, forward what they held and give their space back.  Read
+ * after the rings, that pass's records would be in neither copy, nor the
+ * processes born in it in the state table, and the samples recovered
+ * after it would lack their processes.  Read before, whatever the agent
+ * forwarded since is in the rings' copy (and dropped from the recovered,
+ * cap_snapper_kbuf_dedup), and the table is as new as the rings.
  */
 static int copy(struct cap_snapper *s, struct cap_source *m,
-		const struct pdf_ksyms *ksyms, char *why, size_t len,
-		uint64_t *after)
+		const struct pdf_ksyms *ksyms, char *why, size_t len)
 {
 	const struct cap_snapper_config *c = cap_snapper_config(s);
 	const struct rs_region *region = cap_source_region(m);
@@ -198,6 +204,10 @@ static int copy(struct cap_snapper *s, struct cap_source *m,
 	ret = print_snapper_prepare(CMD, s, region);
 	if (ret != CLI_EXIT_OK)
 		return ret;
+	if (c->kbuf && recover_kbufs(s, m, c->kbuf, why, len)) {
+		cli_err(CMD, "out of memory");
+		return CLI_EXIT_FAIL;
+	}
 	if (c->stable && cap_source_pause(m, &e)) {
 		if (cap_err_is(&e, cap_err_sys, -EOPNOTSUPP))
 			return cli_usage(CMD, "--stable needs a source whose writers can "
@@ -220,22 +230,16 @@ static int copy(struct cap_snapper *s, struct cap_source *m,
 	}
 	if (ret == CLI_EXIT_OK)
 		ret = print_snapper_parse(CMD, s);
-	if (ret == CLI_EXIT_OK && c->kbuf &&
-	    recover_kbufs(s, m, c->kbuf, why, len)) {
-		cli_err(CMD, "out of memory");
-		ret = CLI_EXIT_FAIL;
-	}
-	if (ret == CLI_EXIT_OK && c->kbuf && cap_snapper_stats(s)->pause_ns)
-		*after = cap_snapper_written_since(s, region);
+	if (ret == CLI_EXIT_OK && c->kbuf)
+		cap_snapper_kbuf_dedup(s);
 	if (ret == CLI_EXIT_OK && c->vcpu && take_vcpus(c->vcpu, m, ksyms)) {
 		cli_err(CMD, "out of memory");
 		ret = CLI_EXIT_FAIL;
 	}
-	/* the guest wrote on while its buffers and vCPUs were read: the
-	 * records recovered there, and the vCPU samples filed after the
-	 * newest of them, are held against a window that ends after those
-	 * reads */
-	if (ret == CLI_EXIT_OK && (c->kbuf || c->vcpu))
+	/* the guest wrote on while its vCPUs were read: the vCPU samples
+	 * filed after the newest record are held against a window that
+	 * ends after those reads */
+	if (ret == CLI_EXIT_OK && c->vcpu)
 		cap_snapper_read_more(s);
 	return ret;
 }
@@ -284,7 +288,6 @@ int cmd_snapshot(int argc, char **argv)
 	char why[256] = "", defout[256];
 	struct snap_opts o;
 	struct cap_sync sync;
-	uint64_t after = 0;
 	int ret;
 
 	cap_sync_init(&sync);
@@ -341,7 +344,7 @@ int cmd_snapshot(int argc, char **argv)
 	 * put every record of the copy later by the pause. */
 	if (o.stable)
 		take_sync(&sync, m);
-	ret = copy(s, m, ksyms, why, sizeof(why), &after);
+	ret = copy(s, m, ksyms, why, sizeof(why));
 	if (ret == CLI_EXIT_OK) {
 		if (!o.stable)
 			take_sync(&sync, m);
@@ -352,11 +355,6 @@ int cmd_snapshot(int argc, char **argv)
 		if (c.kbuf)
 			print_gkbuf(stdout, &kb, why[0] ? why : NULL,
 				    cap_snapper_stats(s)->kbuf_refused);
-		if (c.kbuf && after)
-			printf("    read after the resume: the rings took %" PRIu64
-			       " records meanwhile (the producers' count); those "
-			       "the agent moved out of these buffers are in the "
-			       "rings, not in this file\n", after);
 		if (c.vcpu)
 			print_gvcpu(stdout, &vcpu);
 		print_csync(stdout, &sync);

@@ -88,19 +88,6 @@ void cap_snapper_set_pause(struct cap_snapper *s, uint64_t pause_ns,
 	s->st.pause_inner_ns = inner_ns;
 }
 
-uint64_t cap_snapper_written_since(const struct cap_snapper *s,
-				   const struct rs_region *region)
-{
-	uint64_t n = 0;
-	struct cap_rinfo ri;
-
-	for (uint32_t i = 0; i < s->st.nr_rings; i++)
-		if (s->st.ring[i].data_size && !cap_rinfo_get(region, i, &ri) &&
-		    ri.produced > s->st.ring[i].produced)
-			n += ri.produced - s->st.ring[i].produced;
-	return n;
-}
-
 static void free_copy(struct ring_copy *sr);
 
 void cap_snapper_free(struct cap_snapper *s)

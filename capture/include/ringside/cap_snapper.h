@@ -149,19 +149,15 @@ int cap_snapper_parse(struct cap_snapper *s);
 void cap_snapper_set_pause(struct cap_snapper *s, uint64_t pause_ns,
 			   uint64_t inner_ns);
 
-/* The host has just read the guest once more after the copy (its kernel's
- * perf buffers, its vCPUs): a live guest may have written what it read
- * there after the copy ended, so the window ends now. */
+/* The host has just read the guest once more after the copy (its vCPUs):
+ * a live guest may have written what it read there after the copy ended,
+ * so the window ends now. */
 void cap_snapper_read_more(struct cap_snapper *s);
 
-/* Mark the recovered records (config kbuf) that the copied rings hold
- * already: the agent forwarded them but had not published its tail. */
+/* Mark the recovered records (config kbuf, read before the copy) that the
+ * copied rings hold already: the agent forwarded them since, or had not
+ * given their space back yet. */
 void cap_snapper_kbuf_dedup(struct cap_snapper *s);
-
-/* Records the producers of @region say they wrote since the copy (their
- * own counts: a hint). */
-uint64_t cap_snapper_written_since(const struct cap_snapper *s,
-				   const struct rs_region *region);
 
 /* File the copied records in the output (or only count them).  0, or the
  * negative code the stats' fail names; on failure no output file is
