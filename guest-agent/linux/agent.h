@@ -426,14 +426,23 @@ void agent_mmaps_forget(void);
 
 struct agent_markers {
 	int fd;
+	int wake_fd;              /* the wake socket: a sender wants its
+				   * markers taken now */
 	char path[108];
+	char wake_path[108];
 	uint64_t received;
 	uint64_t refused;         /* malformed or agent ids */
+	uint64_t wakes;           /* datagrams on the wake socket */
 };
 
-/* Bind the marker socket at @path (mode 0666, the directory made).  -errno. */
+/* Bind the marker socket at @path and its wake socket at @path with
+ * RS_MARK_WAKE_SUFFIX (mode 0666, the directory made).  -errno. */
 int agent_markers_open(struct agent_markers *mk, const char *path);
 void agent_markers_close(struct agent_markers *mk);
+
+/* The wake socket's datagrams read and dropped (at most as many as a
+ * drain takes markers): how many. */
+int agent_markers_woken(struct agent_markers *mk);
 
 /* Take every waiting marker into @r (or drop them when !@accept).
  * Returns the number written. */

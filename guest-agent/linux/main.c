@@ -328,19 +328,18 @@ static void fwd_samples(const uint8_t *recs, uint32_t len, uint32_t nr,
 static const struct kbuf_sink sink = { fwd, fwd_samples };
 
 /* The kernel's records of every CPU into the rings, and the names of the
- * threads they sampled after them; @marks: the marker socket has some.
- * Then the process table, if the pass changed the model (within the
- * pass too, agent_pstate_due). */
-static void drain(struct agent *a, int marks)
+ * threads they sampled after them; the markers waiting.  Then the process
+ * table, if the pass changed the model (within the pass too,
+ * agent_pstate_due). */
+static void drain(struct agent *a)
 {
 	uint32_t i;
 
 	/* in time order across the CPUs: a process's FORK on one reaches
 	 * pstate before its samples on another */
 	agent_kbuf_drain_runs(a->kbuf, a->nr_cpus, &sink, a);
-	if (marks)
-		agent_markers_drain(&a->mk, &a->ring[0], a->cfg.enabled &&
-				    (a->cfg.trace_mask & RS_TRACE_MARKERS));
+	agent_markers_drain(&a->mk, &a->ring[0], a->cfg.enabled &&
+			    (a->cfg.trace_mask & RS_TRACE_MARKERS));
 	/* The end of a pass: the names of the threads it sampled, newer than
 	 * their samples, and the host sees all of it. */
 	for (i = 0; i < a->nr_rings; i++) {
@@ -419,14 +418,30 @@ static int at_risk(const struct agent *a, uint64_t *mark, uint64_t elapsed,
 	return risk;
 }
 
+/* A wake on the marker's wake socket alone (a RS_MARK_SYNC sender waits):
+ * the markers waiting go into ring 0 and the host sees them, with nothing
+ * else of a pass.  The kernel's buffers wait for the beat or their
+ * watermark as they would have without it, in guest memory, where a
+ * capture reads them too.  Other markers wait for the next pass: a guest
+ * that marks often costs the agent no wake for it. */
+static void markers_only(struct agent *a)
+{
+	agent_markers_woken(&a->mk);
+	agent_markers_drain(&a->mk, &a->ring[0], a->cfg.enabled &&
+			    (a->cfg.trace_mask & RS_TRACE_MARKERS));
+	agent_ring_publish(&a->ring[0]);
+}
+
 /*
  * Until a signal (END_SIGNAL) or the device went away (END_GONE).  The
- * agent sleeps until there is something to do: a marker, a signal, the
- * beat, or, while a beat may not drain them in time (at_risk), a kernel
- * buffer past its watermark.  Each wake is one pass over the kernel
- * buffers (what they hold below the watermark goes too, so that nothing
- * waits longer than a beat), one look at the host's time sync request
- * (answered there, in a burst), and one clock reading.
+ * agent sleeps until there is something to do: a signal, the beat, a
+ * marker's sender waiting (the wake socket), or, while a beat may not
+ * drain them in time (at_risk), a kernel buffer past its watermark.  A
+ * wake for markers alone takes only them (markers_only).  Any other wake
+ * is one pass over the kernel buffers (what they hold below the watermark
+ * goes too, so that nothing waits longer than a beat) and the markers
+ * waiting.  Every wake has one look at the host's time sync request
+ * (answered there, in a burst) and one clock reading.
  */
 static int run(struct agent *a)
 {
@@ -444,7 +459,7 @@ static int run(struct agent *a)
 			timeout = (int)((next - now + 999999ull) / 1000000ull);
 		n = 0;
 		p[n++] = (struct pollfd){ .fd = a->sigfd, .events = POLLIN };
-		p[n++] = (struct pollfd){ .fd = a->mk.fd, .events = POLLIN };
+		p[n++] = (struct pollfd){ .fd = a->mk.wake_fd, .events = POLLIN };
 		for (i = 0; risk && i < a->nr_cpus; i++)
 			if (a->kbuf[i])
 				p[n++] = (struct pollfd){ .fd = a->kbuf[i]->fd,
@@ -455,21 +470,28 @@ static int run(struct agent *a)
 			p[1].revents = 0;
 		}
 		now = agent_markers_now();
-		drain(a, p[1].revents != 0);
-		risk = at_risk(a, mark, now - last, period);
-		last = now;
-		agent_tsync_poll(&a->ts, &a->dev.region);
-		/* A wake for data past half a beat is the beat too: a busy
-		 * CPU's watermark then carries it, and the agent does not
-		 * wake again for the beat alone. */
 		data = woke(p, n);
 		a->wakes.data += data;
 		a->wakes.markers += !data && p[1].revents;
 		a->wakes.beat += !data && !p[1].revents && !p[0].revents;
-		if (now >= next || (data && next - now <= period / 2)) {
-			beat(a, now);
-			a->wakes.beats++;
-			next = now + period;
+		if (p[1].revents && !data && !p[0].revents && now < next) {
+			markers_only(a);
+			agent_tsync_poll(&a->ts, &a->dev.region);
+		} else {
+			if (p[1].revents)
+				agent_markers_woken(&a->mk);
+			drain(a);
+			risk = at_risk(a, mark, now - last, period);
+			last = now;
+			agent_tsync_poll(&a->ts, &a->dev.region);
+			/* A wake for data past half a beat is the beat too: a
+			 * busy CPU's watermark then carries it, and the agent
+			 * does not wake again for the beat alone. */
+			if (now >= next || (data && next - now <= period / 2)) {
+				beat(a, now);
+				a->wakes.beats++;
+				next = now + period;
+			}
 		}
 		/* after the pass: a fault in it, or the device gone since */
 		if (gone(a, now))
@@ -486,7 +508,7 @@ static void detach(struct agent *a)
 	for (i = 0; i < a->nr_cpus; i++)
 		if (a->kbuf[i])
 			agent_kbuf_enable(a->kbuf[i], 0);
-	drain(a, 1);
+	drain(a);
 	agent_markers_put(&a->ring[0], RS_MARK_AGENT_DETACH, (uint32_t)getpid(),
 			 (uint32_t)getpid(), agent_markers_now(), "detached", 8);
 	for (i = 0; i < a->nr_rings; i++)

@@ -2,7 +2,9 @@
 /*
  * The marker socket (ringside/mark_wire.h).  Any guest process may send;
  * the pid of a marker is the kernel's word (SO_PASSCRED), its tid and
- * time the sender's.  Markers are written into ring 0 in arrival order.
+ * time the sender's.  Markers are written into ring 0 in arrival order,
+ * at each of the agent's passes, and at once when a sender asks for it on
+ * the wake socket beside (a RS_MARK_SYNC marker's).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -39,29 +41,53 @@ static void make_dir(const char *path)
 	mkdir(dir, 0755);
 }
 
-int agent_markers_open(struct agent_markers *mk, const char *path)
+/* A datagram socket bound at @path, mode 0666 (any guest process may
+ * send), nonblocking; -errno. */
+static int bind_at(const char *path, int passcred)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int one = 1, err;
+	int one = 1, fd, err;
 
-	memset(mk, 0, sizeof(*mk));
-	mk->fd = -1;
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
-	make_dir(path);
 	unlink(path);   /* a socket left by an agent that did not detach */
-	mk->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (mk->fd < 0)
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
 		return -errno;
-	if (setsockopt(mk->fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) ||
-	    bind(mk->fd, (const struct sockaddr *)&sa, sizeof(sa)) ||
+	if ((passcred &&
+	     setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one))) ||
+	    bind(fd, (const struct sockaddr *)&sa, sizeof(sa)) ||
 	    chmod(path, 0666)) {
 		err = -errno;
+		close(fd);
+		unlink(path);
+		return err;
+	}
+	return fd;
+}
+
+int agent_markers_open(struct agent_markers *mk, const char *path)
+{
+	size_t n = strlen(path);
+
+	memset(mk, 0, sizeof(*mk));
+	mk->fd = mk->wake_fd = -1;
+	if (n + sizeof(RS_MARK_WAKE_SUFFIX) > sizeof(mk->path))
+		return -ENAMETOOLONG;
+	make_dir(path);
+	mk->fd = bind_at(path, 1);
+	if (mk->fd < 0)
+		return mk->fd;
+	snprintf(mk->path, sizeof(mk->path), "%s", path);
+	snprintf(mk->wake_path, sizeof(mk->wake_path), "%s%s", path,
+		 RS_MARK_WAKE_SUFFIX);
+	mk->wake_fd = bind_at(mk->wake_path, 0);
+	if (mk->wake_fd < 0) {
+		int err = mk->wake_fd;
+
+		mk->wake_path[0] = '\0';
 		agent_markers_close(mk);
 		return err;
 	}
-	snprintf(mk->path, sizeof(mk->path), "%s", path);
 	return 0;
 }
 
@@ -69,10 +95,30 @@ void agent_markers_close(struct agent_markers *mk)
 {
 	if (mk->fd >= 0)
 		close(mk->fd);
+	if (mk->wake_fd >= 0)
+		close(mk->wake_fd);
 	if (mk->path[0])
 		unlink(mk->path);
-	mk->fd = -1;
-	mk->path[0] = '\0';
+	if (mk->wake_path[0])
+		unlink(mk->wake_path);
+	mk->fd = mk->wake_fd = -1;
+	mk->path[0] = mk->wake_path[0] = '\0';
+}
+
+int agent_markers_woken(struct agent_markers *mk)
+{
+	uint8_t buf[16];
+	int i, n = 0;
+
+	if (mk->wake_fd < 0)
+		return 0;
+	for (i = 0; i < DRAIN_MAX; i++) {
+		if (recv(mk->wake_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) < 0)
+			break;
+		n++;
+	}
+	mk->wakes += (uint64_t)n;
+	return n;
 }
 
 int agent_markers_put(struct agent_ring *r, uint32_t id, uint32_t pid,

@@ -113,7 +113,8 @@ kill -0 $AGENT_PID 2>/dev/null && ok "no device: the agent runs on" ||
 plug "$W/sys/0000:00:05.0" "$SHM"
 wait_for "$W/agent.err" "attached to the region on 0000:00:05.0" && attached "$SHM" &&
 	ok "device plugged in: attached" || { bad "no attach after the plug"; cat "$W/agent.err"; }
-[ -S "$SOCK" ] && ok "marker socket bound while attached" || bad "no marker socket"
+[ -S "$SOCK" ] && [ -S "$SOCK.wake" ] && ok "marker socket and its wake socket bound while attached" ||
+	bad "no marker socket, or no wake socket"
 
 # unplug: the sysfs entry goes; the mapping stays valid (a regular file)
 rm -rf "$W/sys/0000:00:05.0"
@@ -122,7 +123,8 @@ wait_for "$W/agent.err" "0000:00:05.0 went away (unplugged): detached" &&
 	{ bad "no detach after the unplug"; cat "$W/agent.err"; }
 kill -0 $AGENT_PID 2>/dev/null && ok "the agent runs on after the unplug" ||
 	bad "the agent ended after the unplug"
-[ -S "$SOCK" ] && bad "marker socket left behind" || ok "marker socket gone with the device"
+{ [ -S "$SOCK" ] || [ -S "$SOCK.wake" ]; } && bad "marker socket or its wake socket left behind" ||
+	ok "marker socket and its wake socket gone with the device"
 # nothing is written to a device once it is gone: the region's status
 # still says attached (the agent could not clear it), and its heartbeat
 # stands still

@@ -165,6 +165,13 @@ fi
 for m in '"plain marker"' '"synced marker"' '"sampling off"' '"sampling on"' '"detached"'; do
 	grep -q "marker .*$m" "$W/dump" && ok "marker $m" || bad "marker $m missing"
 done
+# the --sync marker woke the agent, which took the plain one waiting
+# before it first: in the ring in the order they were sent
+p1=$(grep -n 'marker .*"plain marker"' "$W/dump" | head -n 1 | cut -d: -f1)
+p2=$(grep -n 'marker .*"synced marker"' "$W/dump" | head -n 1 | cut -d: -f1)
+[ -n "$p1" ] && [ -n "$p2" ] && [ "$p1" -lt "$p2" ] &&
+	ok "the plain marker before the synced one (lines $p1, $p2)" ||
+	bad "the plain and synced markers out of order (lines ${p1:-none}, ${p2:-none})"
 # This host runs other work: its short-lived threads may leave no name.
 if "$CHECK" "$W/snap.data" --pid "$WPID" --comm rs-workload --steps 4 \
 	--tracepoint --min-named 80 > "$W/check"; then

@@ -10,10 +10,18 @@
  *
  * One datagram per marker on the AF_UNIX SOCK_DGRAM socket RS_MARK_SOCKET
  * (or the path in $RINGSIDE_MARK_SOCKET): struct rs_mark_msg, then len
- * bytes of text (no NUL), little-endian, nothing else.  With RS_MARK_SYNC
- * in flags the agent answers a sender bound to an address with the 4 bytes
- * RS_MARK_ACK once the marker is in the ring: the marker then survives a
- * crash right after.
+ * bytes of text (no NUL), little-endian, nothing else.  The agent takes
+ * what waits there at each of its passes over the kernel's buffers (its
+ * beat, a second by default, or sooner): a marker costs it no wake of its
+ * own, and one sent less than a pass before a crash may be lost.
+ *
+ * With RS_MARK_SYNC in flags the agent answers a sender bound to an
+ * address with the 4 bytes RS_MARK_ACK once the marker is in the ring: the
+ * marker then survives a crash right after.  Such a sender wakes the agent
+ * for it: after the marker, any datagram to the wake socket, the marker
+ * socket's path with RS_MARK_WAKE_SUFFIX appended.  The agent then takes
+ * every marker waiting, in the order they were sent.  A SYNC marker with
+ * no wake is answered at the agent's next pass.
  *
  * Ids RS_MARK_ID_AGENT and above are the agent's own (what it traces,
  * tracepoint ids, attach/detach); the agent refuses them from programs,
@@ -26,6 +34,7 @@
 
 #define RS_MARK_SOCKET    "/run/ringside/mark.sock"
 #define RS_MARK_ENV       "RINGSIDE_MARK_SOCKET"
+#define RS_MARK_WAKE_SUFFIX ".wake"    /* the wake socket: the path + this */
 #define RS_MARK_MAGIC     0x4b4d5352u   /* "RSMK" */
 #define RS_MARK_ACK       0x4b434152u   /* "RACK" */
 #define RS_MARK_TEXT_MAX  4000u

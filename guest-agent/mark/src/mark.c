@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -39,6 +40,33 @@ int rs_mark_open(struct rs_marker *m, const char *path)
 		return err;
 	}
 	return 0;
+}
+
+/* The agent takes markers at its passes; a sender that waits for one
+ * wakes it through the wake socket beside the one @fd is connected to
+ * (mark_wire.h).  An agent without one wakes for every marker anyway. */
+static void wake_agent(int fd)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	uint32_t magic = RS_MARK_MAGIC;
+	size_t n;
+	int w;
+
+	memset(&sa, 0, sizeof(sa));
+	if (getpeername(fd, (struct sockaddr *)&sa, &len) ||
+	    sa.sun_family != AF_UNIX || len <= offsetof(struct sockaddr_un, sun_path))
+		return;
+	n = strnlen(sa.sun_path, len - offsetof(struct sockaddr_un, sun_path));
+	if (!n || n + sizeof(RS_MARK_WAKE_SUFFIX) > sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path + n, RS_MARK_WAKE_SUFFIX, sizeof(RS_MARK_WAKE_SUFFIX));
+	w = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (w < 0)
+		return;
+	(void)!sendto(w, &magic, sizeof(magic), MSG_DONTWAIT,
+		      (const struct sockaddr *)&sa, sizeof(sa));
+	close(w);
 }
 
 static int wait_ack(int fd)
@@ -83,7 +111,10 @@ int rs_mark_send(struct rs_marker *m, uint32_t id, const char *text,
 	iov[1].iov_len = msg.len;
 	if (sendmsg(m->fd, &mh, 0) < 0)
 		return -errno;
-	return (flags & RS_MARK_SYNC) ? wait_ack(m->fd) : 0;
+	if (!(flags & RS_MARK_SYNC))
+		return 0;
+	wake_agent(m->fd);
+	return wait_ack(m->fd);
 }
 
 void rs_mark_close(struct rs_marker *m)

@@ -33,7 +33,9 @@ int rs_mark_open(struct rs_marker *m, const char *path);
 
 /*
  * Send marker @id with @len bytes of @text (more than RS_MARK_TEXT_MAX are
- * cut).  @flags RS_MARK_SYNC waits up to a second for the agent.  -errno:
+ * cut).  The agent takes it at its next pass (a second at most, by
+ * default), without waking for it.  @flags RS_MARK_SYNC wakes the agent
+ * and waits up to a second for it to write the marker.  -errno:
  * -ECONNREFUSED (no agent), -ETIMEDOUT (no answer to SYNC), -EINVAL (an id
  * of the agent's).
  */
