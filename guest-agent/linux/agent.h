@@ -286,6 +286,19 @@ int agent_ring_put_run(struct agent_ring *r, const uint8_t *recs,
  * publish it now (after each pass: the host then sees every record). */
 void agent_ring_batch(struct agent_ring *r, const struct rs_region *region);
 void agent_ring_publish(struct agent_ring *r);
+/*
+ * The process model's epochs (agent_pstate_epoch) by what a snapshot of
+ * @r can still read.  agent_ring_mark: where @r stands now.
+ * agent_ring_passed: whether what @r held at @mark is gone from where a
+ * snapshot reads it: written over (an overwrite ring: a whole data area
+ * written since), or consumed (a normal ring: its consumer's data_tail at
+ * or past @mark; a snapshot of a normal ring takes only what is not
+ * consumed, and the consumer has the rest, descriptions included).  The
+ * tail is the host's word: a host that claims more than it consumed
+ * costs only its own snapshots names.
+ */
+uint64_t agent_ring_mark(const struct agent_ring *r);
+int agent_ring_passed(const struct agent_ring *r, uint64_t mark);
 
 /* ---- forward: kernel records into a ring ---------------------------------- */
 
@@ -634,9 +647,10 @@ void agent_pstate_kernel(const struct rs_perf_header *rec);
  * read from /proc again when next sampled, and looked at (kill 0) for an
  * end no EXIT told, PRUNE_PER_ROUND a second until all were. */
 void agent_pstate_lost(void);
-/* Every ring has been written over once more since the last call: the
- * processes that ended before the one before are dropped (their samples
- * are gone).  agent_pstate_has_ended: whether any ended one is kept. */
+/* Every ring has been written over or consumed once more since the last
+ * call (agent_ring_passed): the processes that ended before the one
+ * before are dropped (no snapshot can read their samples).
+ * agent_pstate_has_ended: whether any ended one is kept. */
 void agent_pstate_epoch(void);
 int agent_pstate_has_ended(void);
 /* Once per tick, @now its agent_markers_now(): a look for processes gone (when

@@ -35,8 +35,8 @@ struct agent {
 		uint64_t beats;       /* beats, with a wake of their own or not */
 	} wakes;
 	struct agent_ring ring[RS_MAX_RINGS];
-	uint64_t epoch_mark[RS_MAX_RINGS]; /* each ring's written_bytes when
-					    * the last epoch began */
+	uint64_t epoch_mark[RS_MAX_RINGS]; /* each ring's agent_ring_mark
+					    * when the last epoch began */
 	struct kbuf *kbuf[AGENT_MAX_CPUS];
 };
 

@@ -66,3 +66,17 @@ void agent_ring_publish(struct agent_ring *r)
 {
 	(void)rs_producer_flush(&r->prod);
 }
+
+uint64_t agent_ring_mark(const struct agent_ring *r)
+{
+	return r->prod.ring.data_mode == RS_MODE_NORMAL ? r->prod.head :
+	       r->written_bytes;
+}
+
+int agent_ring_passed(const struct agent_ring *r, uint64_t mark)
+{
+	if (r->prod.ring.data_mode == RS_MODE_NORMAL)
+		return (int64_t)(rs_read_tail(&r->prod.ring.ctrl->data_tail) -
+				 mark) >= 0;
+	return r->written_bytes - mark >= r->prod.ring.data_size;
+}

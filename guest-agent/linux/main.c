@@ -257,6 +257,7 @@ static void attach(struct agent *a)
 		if (err)
 			die("ring %u: %s", i, rs_error_str(err));
 		agent_ring_batch(&a->ring[i], &a->dev.region);
+		a->epoch_mark[i] = agent_ring_mark(&a->ring[i]);
 	}
 	n = snprintf(text, sizeof(text), "linux agent attached: %u cpus, %u rings, "
 		     "%" PRIu64 " Hz, sample_type %#" PRIx64, a->nr_cpus,
@@ -349,18 +350,18 @@ static void drain(struct agent *a)
 	agent_pstate_publish(a->ring, a->nr_rings, agent_markers_now());
 }
 
-/* Every ring written over once since the last epoch began: a new one
- * (pstate drops the ended processes whose samples no ring can hold). */
+/* Every ring past its mark since the last epoch began (written over, or
+ * consumed: agent_ring_passed): a new one (pstate drops the ended
+ * processes whose samples no snapshot can read any more). */
 static void ring_epoch(struct agent *a)
 {
 	uint32_t i;
 
 	for (i = 0; i < a->nr_rings; i++)
-		if (a->ring[i].written_bytes - a->epoch_mark[i] <
-		    a->ring[i].prod.ring.data_size)
+		if (!agent_ring_passed(&a->ring[i], a->epoch_mark[i]))
 			return;
 	for (i = 0; i < a->nr_rings; i++)
-		a->epoch_mark[i] = a->ring[i].written_bytes;
+		a->epoch_mark[i] = agent_ring_mark(&a->ring[i]);
 	agent_pstate_epoch();
 }
 

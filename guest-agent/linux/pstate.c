@@ -12,9 +12,10 @@
  *  - COMM: a rename, or an exec, which empties the mappings; the kernel's
  *    MMAP2 records of code add to them (the exec's own first);
  *  - EXIT: the process has ended.  It stays in the model, and in the
- *    table, for as long as the rings may still hold its samples: until
- *    every ring has been written over twice since (agent_pstate_epoch),
- *    or until the model needs its room;
+ *    table, for as long as a snapshot of the rings may still read its
+ *    samples: until every ring has been written over (an overwrite ring)
+ *    or consumed (a normal ring) twice since (agent_pstate_epoch,
+ *    agent_ring_passed), or until the model needs its room;
  *  - mmaps's reads of /proc/PID/maps, for the processes it met before
  *    their birth was seen (they ran before the agent, or the kernel lost
  *    records: then /proc is read again).

@@ -32,11 +32,12 @@
 #  - `record DOMAIN` of a service compressing a file in a loop: `perf
 #    report` names its gzip threads, and kernel functions;
 #  - the agent's footprint at 1000 Hz (the hotplugged agent's), measured in
-#    the guest over 10 s of steady state: VmRSS, VmHWM, and its CPU time
-#    (utime + stime, and schedstat's ns) as a share of the window x the
-#    vCPUs, its wakeups; then the same of this host's `perf record -F 1000
-#    -g -a` (copied into the root) over 10 s of its steady state, the agent
-#    still running: printed side by side, not judged;
+#    the guest over 10 s of steady state while `record DOMAIN` drains its
+#    rings: VmRSS, VmHWM, and its CPU time (utime + stime, and schedstat's
+#    ns) as a share of the window x the vCPUs, its wakeups; then the same
+#    of this host's `perf record -F 1000 -g -a` (copied into the root) over
+#    10 s of its steady state, the agent still running: printed side by
+#    side, not judged;
 #  - a flight recorder of the gzip service, whose processes come and go
 #    (each a shell's fork, exec'd, ended long before the ring is read):
 #    `enable --live` in overwrite mode, 16 pages, 1000 Hz; once a ring has
@@ -487,28 +488,16 @@ tail -n +"$((L0 + 1))" "$W/console.log" | grep -a -q 'attached to the region on.
 	ok "the hotplugged agent samples at 1000 Hz" ||
 	bad "the agent after enable --live --freq 1000: $(tail -n +"$((L0 + 1))" "$W/console.log" | grep -a -m1 'attached to the region' | tr -d '\r')"
 
-# ---- record: the workload service's threads, the kernel's functions named ------
-"$RINGSIDE" record "$DOM" -o "$W/rec.data" -d 5 -q > "$W/record.out" 2>&1
-rc=$?
-[ $rc = 0 ] && [ -s "$W/rec.data" ] && ok "record $DOM for 5 s: $(du -k "$W/rec.data" | cut -f1) KiB" ||
-	{ bad "record (status $rc): $(cat "$W/record.out")"; }
-perf report -i "$W/rec.data" --stdio --sort comm -g none --no-children 2>/dev/null | grep -v '^#' | grep . > "$W/comm.report"
-grep -q ' gzip *$' "$W/comm.report" &&
-	ok "perf report names the service's threads: $(awk '/%/ { printf "%s %s, ", $2, $1 }' "$W/comm.report" | head -c 110)" ||
-	{ bad "no gzip thread in perf report --sort comm"; head -n 10 "$W/comm.report"; }
-perf --buildid-dir "$(rs_cache "$W/rec.data")" report -i "$W/rec.data" --stdio \
-	--sort sym -g none --no-children 2>/dev/null | grep '\[k\]' > "$W/ksym.report"
-named=$(grep -vc '\[k\] 0x' "$W/ksym.report")
-[ "$named" -gt 0 ] &&
-	ok "kernel samples named: $named functions, first: $(head -n 1 "$W/ksym.report" | sed 's/.*\[k\] //')" ||
-	{ bad "no named kernel function in perf report"; head -n 5 "$W/ksym.report"; }
-
 # ---- the agent's footprint at 1000 Hz on 2 vCPUs, the gzip service running ----
 # The guest's second 10 s window of the hotplugged agent (the first holds
 # its start: the kallsyms read, the maps of every process), then the
 # second 10 s window of the guest's own `perf record -F 1000 -g -a`, the
-# agent still running beside it.  A measurement, printed; nothing is
-# judged by it.
+# agent still running beside it.  `ringside record` drains the normal
+# rings all the while, as an operator's recording would (a ring nobody
+# drains fills, and the agent then drops instead of copying).  A
+# measurement, printed; nothing is judged by it.
+"$RINGSIDE" record "$DOM" -o "$W/rec.data" > "$W/record.out" 2>&1 &
+RECPID=$!
 foot() { tail -n +"$((L0 + 1))" "$W/console.log" | grep -a "E2E-$1 .* win=2 " | head -n 1 | tr -d '\r'; }
 # footprint WHO LINE: the FOOTPRINT line of a window
 footprint() {
@@ -557,6 +546,23 @@ if command -v perf >/dev/null; then
 		note "no footprint window of the guest's perf record on the console (a measurement: not judged)$(tail -n +"$((L0 + 1))" "$W/console.log" | grep -a -m 1 'E2E-PFAIL' | tr -d '\r' | sed 's/^.*E2E-PFAIL/: perf record/')"
 	fi
 fi
+
+# ---- record: the workload service's threads, the kernel's functions named ------
+kill -INT $RECPID 2>/dev/null
+wait $RECPID
+rc=$?
+[ $rc = 0 ] && [ -s "$W/rec.data" ] && ok "record $DOM through the footprint windows: $(du -k "$W/rec.data" | cut -f1) KiB, $(grep -m1 -o '[0-9]* records' "$W/record.out" || echo '?' records)" ||
+	{ bad "record (status $rc): $(cat "$W/record.out")"; }
+perf report -i "$W/rec.data" --stdio --sort comm -g none --no-children 2>/dev/null | grep -v '^#' | grep . > "$W/comm.report"
+grep -q ' gzip *$' "$W/comm.report" &&
+	ok "perf report names the service's threads: $(awk '/%/ { printf "%s %s, ", $2, $1 }' "$W/comm.report" | head -c 110)" ||
+	{ bad "no gzip thread in perf report --sort comm"; head -n 10 "$W/comm.report"; }
+perf --buildid-dir "$(rs_cache "$W/rec.data")" report -i "$W/rec.data" --stdio \
+	--sort sym -g none --no-children 2>/dev/null | grep '\[k\]' > "$W/ksym.report"
+named=$(grep -vc '\[k\] 0x' "$W/ksym.report")
+[ "$named" -gt 0 ] &&
+	ok "kernel samples named: $named functions, first: $(head -n 1 "$W/ksym.report" | sed 's/.*\[k\] //')" ||
+	{ bad "no named kernel function in perf report"; head -n 5 "$W/ksym.report"; }
 
 # ---- the flight recorder of processes that come and go -----------------------
 # The gzip service's processes each live a few seconds at most under TCG,
