@@ -441,7 +441,10 @@ static void markers_only(struct agent *a)
  * wake for markers alone takes only them (markers_only).  Any other wake
  * is one pass over the kernel buffers (what they hold below the watermark
  * goes too, so that nothing waits longer than a beat) and the markers
- * waiting.  Every wake has one look at the host's time sync request
+ * waiting.  A wake for data from half a beat before the beat is due to
+ * half a beat after is the beat too: while the watermarks wake the agent
+ * (a busy CPU fills a quarter of its buffer in a beat, at_risk), the beat
+ * rides on them, as perf's work does on its watermark alone.  Every wake has one look at the host's time sync request
  * (answered there, in a burst) and one clock reading.
  */
 static int run(struct agent *a)
@@ -454,10 +457,13 @@ static int run(struct agent *a)
 	int risk = 1;
 
 	for (;;) {
+		/* While the watermarks wake it, one of them carries the
+		 * beat: the beat's own wake waits half a beat more for it. */
+		uint64_t due = next + (risk ? period / 2 : 0);
 		int timeout = 0, data;
 
-		if (now < next)
-			timeout = (int)((next - now + 999999ull) / 1000000ull);
+		if (now < due)
+			timeout = (int)((due - now + 999999ull) / 1000000ull);
 		n = 0;
 		p[n++] = (struct pollfd){ .fd = a->sigfd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = a->mk.wake_fd, .events = POLLIN };
@@ -487,7 +493,8 @@ static int run(struct agent *a)
 			agent_tsync_poll(&a->ts, &a->dev.region);
 			/* A wake for data past half a beat is the beat too: a
 			 * busy CPU's watermark then carries it, and the agent
-			 * does not wake again for the beat alone. */
+			 * does not wake again for the beat alone (nor, while
+			 * at risk, until half a beat after it was due). */
 			if (now >= next || (data && next - now <= period / 2)) {
 				beat(a, now);
 				a->wakes.beats++;
