@@ -445,7 +445,6 @@ struct agent_markers {
 	char wake_path[108];
 	uint64_t received;
 	uint64_t refused;         /* malformed or agent ids */
-	uint64_t wakes;           /* datagrams on the wake socket */
 };
 
 /* Bind the marker socket at @path and its wake socket at @path with
@@ -454,8 +453,8 @@ int agent_markers_open(struct agent_markers *mk, const char *path);
 void agent_markers_close(struct agent_markers *mk);
 
 /* The wake socket's datagrams read and dropped (at most as many as a
- * drain takes markers): how many. */
-int agent_markers_woken(struct agent_markers *mk);
+ * drain takes markers): they only wake the agent. */
+void agent_markers_woken(struct agent_markers *mk);
 
 /* Take every waiting marker into @r (or drop them when !@accept).
  * Returns the number written. */

@@ -427,7 +427,6 @@ static int at_risk(const struct agent *a, uint64_t *mark, uint64_t elapsed,
  * that marks often costs the agent no wake for it. */
 static void markers_only(struct agent *a)
 {
-	agent_markers_woken(&a->mk);
 	agent_markers_drain(&a->mk, &a->ring[0], a->cfg.enabled &&
 			    (a->cfg.trace_mask & RS_TRACE_MARKERS));
 	agent_ring_publish(&a->ring[0]);
@@ -444,8 +443,9 @@ static void markers_only(struct agent *a)
  * waiting.  A wake for data from half a beat before the beat is due to
  * half a beat after is the beat too: while the watermarks wake the agent
  * (a busy CPU fills a quarter of its buffer in a beat, at_risk), the beat
- * rides on them, as perf's work does on its watermark alone.  Every wake has one look at the host's time sync request
- * (answered there, in a burst) and one clock reading.
+ * rides on them, as perf's work does on its watermark alone.  Every wake
+ * has one look at the host's time sync request (answered there, in a
+ * burst) and one clock reading.
  */
 static int run(struct agent *a)
 {
@@ -481,16 +481,15 @@ static int run(struct agent *a)
 		a->wakes.data += data;
 		a->wakes.markers += !data && p[1].revents;
 		a->wakes.beat += !data && !p[1].revents && !p[0].revents;
+		if (p[1].revents)
+			agent_markers_woken(&a->mk);
+		agent_tsync_poll(&a->ts, &a->dev.region);
 		if (p[1].revents && !data && !p[0].revents && now < next) {
 			markers_only(a);
-			agent_tsync_poll(&a->ts, &a->dev.region);
 		} else {
-			if (p[1].revents)
-				agent_markers_woken(&a->mk);
 			drain(a);
 			risk = at_risk(a, mark, now - last, period);
 			last = now;
-			agent_tsync_poll(&a->ts, &a->dev.region);
 			/* A wake for data past half a beat is the beat too: a
 			 * busy CPU's watermark then carries it, and the agent
 			 * does not wake again for the beat alone (nor, while

@@ -105,20 +105,14 @@ void agent_markers_close(struct agent_markers *mk)
 	mk->path[0] = mk->wake_path[0] = '\0';
 }
 
-int agent_markers_woken(struct agent_markers *mk)
+void agent_markers_woken(struct agent_markers *mk)
 {
 	uint8_t buf[16];
-	int i, n = 0;
+	int i;
 
-	if (mk->wake_fd < 0)
-		return 0;
-	for (i = 0; i < DRAIN_MAX; i++) {
+	for (i = 0; mk->wake_fd >= 0 && i < DRAIN_MAX; i++)
 		if (recv(mk->wake_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) < 0)
 			break;
-		n++;
-	}
-	mk->wakes += (uint64_t)n;
-	return n;
 }
 
 int agent_markers_put(struct agent_ring *r, uint32_t id, uint32_t pid,
