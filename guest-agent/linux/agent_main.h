@@ -21,6 +21,7 @@ struct agent {
 	uint64_t sideband_room;       /* for the symbols: the kbuf table follows */
 	uint64_t ksyms_end;           /* bytes of kallsyms text at its start */
 	uint64_t pstate_start;        /* the process state table's, 0: none */
+	uint32_t beat_ms;             /* the beat (agent_opts_beat_ms) */
 	int sigfd;
 	int sampling;                 /* events enabled right now */
 	uint64_t confirmed;           /* records written when the device was

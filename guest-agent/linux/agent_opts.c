@@ -48,7 +48,8 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 		OPT_U32('t', "tick", &o->tick_ms, "MS", 10, 10000, "milliseconds",
 			"the beat: heartbeat, process table, the host's "
 			"switches, and the longest a sample waits in the "
-			"kernel's buffer (default 1000)"),
+			"kernel's buffer (default 1000 in overwrite mode, "
+			"2000 in normal mode)"),
 		OPT_STRING(0, "sysfs", &o->sysfs, "DIR", "where PCI devices are "
 			   "(default /sys/bus/pci/devices; for tests)"),
 		OPT_FLAG(0, "no-symbols", &o->no_symbols, "publish no kernel "
@@ -101,7 +102,7 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv)
 	o->sysfs = "/sys/bus/pci/devices";
 	o->mark_socket = RS_MARK_SOCKET;
 	o->buf_pages = 0;         /* agent_opts_buffer_pages */
-	o->tick_ms = 1000;
+	o->tick_ms = 0;           /* agent_opts_beat_ms */
 	o->usyms_kib = 2048;
 	o->pstate_kib = 512;
 	o->ksyms.kallsyms = "/proc/kallsyms";
@@ -146,6 +147,13 @@ uint32_t agent_opts_buffer_pages(uint32_t nr_cpus)
 	       AGENT_BUFFERS_BYTES)
 		pages /= 2;
 	return pages;
+}
+
+uint32_t agent_opts_beat_ms(const struct agent_opts *o, uint32_t data_mode)
+{
+	if (o->tick_ms)
+		return o->tick_ms;
+	return data_mode == RS_MODE_NORMAL ? AGENT_BEAT_NORMAL_MS : AGENT_BEAT_MS;
 }
 
 uint64_t agent_opts_freq(const struct agent_opts *o, uint64_t host_freq)

@@ -26,7 +26,7 @@ struct agent_opts {
 	uint32_t nr_tps;
 	uint32_t freq;            /* 0: the host's */
 	uint32_t buf_pages;       /* kernel buffer pages per CPU */
-	uint32_t tick_ms;
+	uint32_t tick_ms;         /* 0: agent_opts_beat_ms's */
 	uint32_t nr_cpus;         /* CPUs of this guest, at most AGENT_MAX_CPUS */
 	int quiet;
 	int follow;               /* wait for the device, follow it */
@@ -47,6 +47,16 @@ int agent_opts_parse(struct agent_opts *o, int argc, char **argv);
 /* The default kernel buffer pages per CPU for @nr_cpus CPUs: 128 while
  * they fit AGENT_BUFFERS_BYTES, else halved to fit, at least 16. */
 uint32_t agent_opts_buffer_pages(uint32_t nr_cpus);
+
+/* The beat of a region whose rings are in @data_mode (RS_MODE_*), in ms:
+ * --tick, else AGENT_BEAT_MS for a flight recorder (overwrite mode: what
+ * the beat has not forwarded at a crash is not in the region the host
+ * captures) and AGENT_BEAT_NORMAL_MS for rings a consumer drains (normal
+ * mode: the beat bounds how late a sample reaches it, as perf's watermark
+ * does perf record's, and each beat is a wake of the guest). */
+#define AGENT_BEAT_MS        1000u
+#define AGENT_BEAT_NORMAL_MS 2000u
+uint32_t agent_opts_beat_ms(const struct agent_opts *o, uint32_t data_mode);
 
 /* The frequency to sample at: the option, else the host's @host_freq,
  * capped by the kernel's perf_event_max_sample_rate. */

@@ -67,7 +67,7 @@ static int wait_tick(const struct agent *a)
 {
 	struct pollfd p = { .fd = a->sigfd, .events = POLLIN };
 
-	return poll(&p, 1, (int)a->opts.tick_ms) > 0;
+	return poll(&p, 1, (int)a->beat_ms) > 0;
 }
 
 /* 0 with a device open; END_SIGNAL.  Without --follow, no device is the
@@ -128,7 +128,7 @@ static int dev_gone(struct agent *a, uint64_t now, int *looked)
 	int look = now >= a->look_at;
 
 	if (look)
-		a->look_at = now + AGENT_DEV_LOOK_BEATS * a->opts.tick_ms *
+		a->look_at = now + AGENT_DEV_LOOK_BEATS * a->beat_ms *
 				   1000000ull;
 	if (looked)
 		*looked = look;
@@ -186,8 +186,9 @@ static int wait_enabled(struct agent *a)
 
 /*
  * How much a kernel buffer holds before it wakes the agent.  The beat
- * forwards whatever the buffers hold once a second; the watermark wakes
- * the agent sooner only for a CPU that samples more than that in a beat,
+ * forwards whatever the buffers hold (once a second, or two in normal
+ * mode: agent_opts_beat_ms); the watermark wakes the agent sooner only
+ * for a CPU that samples more than that in a beat (at_risk),
  * so that most wakes are the beat's, one for every CPU.  A normal ring
  * takes a wake's records at once, so no more than three quarters of it
  * (its consumer has drained the rest since the beat before); an overwrite
@@ -365,7 +366,7 @@ static void ring_epoch(struct agent *a)
 	agent_pstate_epoch();
 }
 
-/* Once a beat (--tick, a second), @now the pass's agent_markers_now(): the
+/* Once a beat (agent_opts_beat_ms), @now the pass's agent_markers_now(): the
  * heartbeat, the process table when it changed, the host's switches.
  * Whatever the beat stamps takes the pass's one clock reading. */
 static void beat(struct agent *a, uint64_t now)
@@ -391,12 +392,14 @@ static int woke(const struct pollfd *p, uint32_t n)
 }
 
 /*
- * Whether a kernel buffer may fill before the next beat, from what the
- * kernel wrote into each since the pass before (@mark: the heads then),
- * @elapsed ns ago: more than a quarter of a buffer a beat.  The kernel
- * wakes its reader each time a watermark's worth was written, however
- * much the beats drained meanwhile, so the agent listens for those wakes
- * only while its beat may not be enough.
+ * Whether a beat may bring a kernel buffer more than its watermark's
+ * worth, from what the kernel wrote into each since the pass before
+ * (@mark: the heads then), @elapsed ns ago.  Below that rate a buffer
+ * holds two beats of samples (the watermark is at most half of it) and a
+ * normal ring takes a beat's at once (at most three quarters of it:
+ * wake_bytes).  The kernel wakes its reader each time a watermark's worth
+ * was written, however much the beats drained meanwhile, so the agent
+ * listens for those wakes only while its beat may not be enough.
  */
 static int at_risk(const struct agent *a, uint64_t *mark, uint64_t elapsed,
 		   uint64_t period)
@@ -413,7 +416,7 @@ static int at_risk(const struct agent *a, uint64_t *mark, uint64_t elapsed,
 		wrote = k->head - mark[i];
 		mark[i] = k->head;
 		if (elapsed && wrote * (period / 1000u) >
-			       k->data_size / 4u * (elapsed / 1000u))
+			       (uint64_t)a->ev.watermark * (elapsed / 1000u))
 			risk = 1;
 	}
 	return risk;
@@ -450,7 +453,7 @@ static void markers_only(struct agent *a)
 static int run(struct agent *a)
 {
 	struct pollfd p[2 + AGENT_MAX_CPUS];
-	uint64_t period = a->opts.tick_ms * 1000000ull;
+	uint64_t period = a->beat_ms * 1000000ull;
 	uint64_t now = agent_markers_now(), next = now, last = now;
 	static uint64_t mark[AGENT_MAX_CPUS];
 	uint32_t i, n;
@@ -657,6 +660,8 @@ static int session(struct agent *a)
 	}
 	if (err)
 		die("region on %s: %s", a->dev.bdf, rs_error_str(err));
+	a->beat_ms = agent_opts_beat_ms(&a->opts,
+					rs_region_config(&a->dev.region)->data_mode);
 	open_events(a);
 	/* Before the marker socket and the attach: a host that sees the
 	 * agent attached (or a program that finds the socket) finds the
@@ -746,6 +751,8 @@ int main(int argc, char **argv)
 		die("sigaction SIGBUS: %s", strerror(-err));
 	a->mk.fd = -1;
 	do {
+		/* until a region's mode says which beat (agent_opts_beat_ms) */
+		a->beat_ms = a->opts.tick_ms ? a->opts.tick_ms : AGENT_BEAT_MS;
 		if (find_region(a))
 			return 0;
 	} while (session(a) == END_GONE && a->opts.follow);

@@ -44,7 +44,7 @@ void rs_tsync_params_init(struct rs_tsync_params *p)
 	p->max_rounds = 64;
 	p->target_ns = 20000;
 	p->host_clock = RS_TSYNC_CLOCK_MONOTONIC;
-	p->wait_ns = 2500000000ull;   /* 2.5 beats of the Linux agent */
+	p->wait_ns = 5000000000ull;   /* 2.5 of the Linux agent's normal-mode beats */
 	p->round_ns = 60000000ull;
 }
 

@@ -405,7 +405,7 @@ int svc_open(struct svc **sp, const struct svc_config *c,
 	if (!err && (c->capture_on & SVC_ON_HANG) &&
 	    c->hang_after_s < SVC_HANG_MIN_S)
 		svc_say(s, RS_LOG_WARNING, "hang-after %u s: %u s (the agent "
-			"beats about once a second)", c->hang_after_s,
+			"beats every second or two)", c->hang_after_s,
 			SVC_HANG_MIN_S);
 	if (!err)
 		err = svc_rec_new(&s->rec, &c->rec,

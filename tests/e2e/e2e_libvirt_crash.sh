@@ -21,7 +21,7 @@
 #      restart as one reset; `virsh destroy` afterwards leaves the hook's
 #      capture perf reads.
 #   B2. the agent stops after the workload (a hang): the service, with
-#      hang-after 5, captures it by itself (the workload's steps whole,
+#      hang-after 8, captures it by itself (the workload's steps whole,
 #      and the host's view of both vCPU threads from its flight recorder
 #      of them);
 #      `ringside capture DOMAIN` asks it for one over its control socket
@@ -269,7 +269,7 @@ wait_captures 2 && second=$(captures | tail -n 1) &&
 
 # ---- B2: a hang, and a capture asked for ----------------------------------------
 # The agent stops after the workload (rs_e2e=hang): its heartbeat stops
-# with it, and the service, told to call 5 s without one a hang, captures
+# with it, and the service, told to call 8 s without one a hang, captures
 # by itself (reason hang).  Then root asks for one over the service's
 # control socket: `ringside capture DOMAIN` (reason request).
 # free_port: a TCP port on the loopback nobody listens on now
@@ -277,7 +277,7 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 MPORT=$(free_port)
-printf '%s\n' "capture-dir = $SVC_CAP" "rate-limit = 5/3600" "hang-after = 5" \
+printf '%s\n' "capture-dir = $SVC_CAP" "rate-limit = 5/3600" "hang-after = 8" \
 	"socket = $W/svc.sock" "metrics = 127.0.0.1:$MPORT" > "$W/service.conf"
 mv "$W/service.log" "$W/service-b.log"
 "$SERVICE" --config "$W/service.conf" --uri "$LG_URI" > "$W/service.log" 2>&1 &

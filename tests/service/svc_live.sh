@@ -20,7 +20,7 @@
 #  - a reset of the paused guest: one reset in the log and the metrics;
 #    stat says the agent's status is from before the reset; once resumed
 #    the new boot's agent attaches and stat says it beats;
-#  - no hang capture at any point (hang-after 5: the removed region's
+#  - no hang capture at any point (hang-after 8: the removed region's
 #    stopped heartbeat, and the reset's, would have made one);
 #  - SIGTERM: the control socket is removed.
 # Runs under the e2e lock (it owns libvirtd).  Exit 77 when QEMU, libvirt
@@ -105,7 +105,7 @@ DEFINED=1
 
 MPORT=$(free_port)
 printf '%s\n' "capture-dir = $W/svc-captures" "rate-limit = 10/3600" \
-	"hang-after = 5" "socket = $W/svc.sock" "metrics = 127.0.0.1:$MPORT" \
+	"hang-after = 8" "socket = $W/svc.sock" "metrics = 127.0.0.1:$MPORT" \
 	"record = all" "record-dir = $W/rec" "rotate-seconds = $ROTATE" \
 	"pprof = no" > "$W/service.conf"
 "$SERVICE" --config "$W/service.conf" --uri "$LG_URI" > "$W/service.log" 2>&1 &
@@ -216,7 +216,7 @@ grep -q "^heartbeat: moved" "$W/stat3" && ! grep -q "from before" "$W/stat3" &&
 	bad "the reset: $(svc_count "$DOM: the guest reset") log lines, $(metric ringside_guest_resets_total) counted"
 
 # ---- no hang capture; SIGTERM removes the socket ------------------------------------
-# hang-after 5: the old region's heartbeat stood still since disable, the
+# hang-after 8: the old region's heartbeat stood still since disable, the
 # reset's since the suspend; neither is a hang of a live agent
 if ls "$W/svc-captures/$DOM/"*-hang.data >/dev/null 2>&1 ||
 	grep -q "a hang" "$W/service.log"; then

@@ -12,10 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ... at the least: the agent beats about once a second, the service
- * looks every half second, so a threshold of a few seconds never takes a
- * live agent for a hung one */
-#define SVC_HANG_MIN_S   5u
+/* ... at the least: the Linux agent beats every second or two (three
+ * seconds apart at most while its kernel buffers' watermarks carry the
+ * beat), the service looks every half second, so a threshold of a few
+ * such gaps never takes a live agent for a hung one */
+#define SVC_HANG_MIN_S   8u
 /* libvirt's reboot events of a domain less than this apart are one reset
  * (libvirt 9.0 reports an on_crash restart three times, within 40 ms) */
 #define SVC_RESET_MERGE_S 2u
