@@ -14,7 +14,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: ringside-mark [--sync] [--socket PATH] ID TEXT...\n"
 		"Send a marker to the ringside guest agent.  ID: 0..%u.\n"
-		"The agent takes it at its next pass (up to a second).\n"
+		"The agent takes it at its next pass (up to a second or two).\n"
 		"--sync wakes the agent and waits until it has written it (up to 1 s).\n",
 		RS_MARK_ID_AGENT - 1);
 	return 2;

@@ -613,8 +613,8 @@ if wait_console "Kernel panic" 120; then
 	fi
 fi
 # the 1000 Hz normal-mode agent's words at its detach (disable --live)
-sed -n "$((L0 + 1)),${L1}p" "$W/console.log" | grep -a "process state:\|mappings:" |
-	tr -d '\r' | sed 's/.*ringside-agent: /--   the agent said: /' | head -n 2
+sed -n "$((L0 + 1)),${L1}p" "$W/console.log" | grep -a "process state:\|mappings:\|woke [0-9]* times" |
+	tr -d '\r' | sed 's/.*ringside-agent: /--   the agent said: /' | head -n 3
 
 echo "$fails failure(s)"
 [ $fails = 0 ]

@@ -12,8 +12,8 @@
  * (or the path in $RINGSIDE_MARK_SOCKET): struct rs_mark_msg, then len
  * bytes of text (no NUL), little-endian, nothing else.  The agent takes
  * what waits there at each of its passes over the kernel's buffers (its
- * beat, a second by default, or sooner): a marker costs it no wake of its
- * own, and one sent less than a pass before a crash may be lost.
+ * beat, a second or two by default, or sooner): a marker costs it no wake
+ * of its own, and one sent less than a pass before a crash may be lost.
  *
  * With RS_MARK_SYNC in flags the agent answers a sender bound to an
  * address with the 4 bytes RS_MARK_ACK once the marker is in the ring: the

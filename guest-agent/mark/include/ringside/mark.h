@@ -33,8 +33,8 @@ int rs_mark_open(struct rs_marker *m, const char *path);
 
 /*
  * Send marker @id with @len bytes of @text (more than RS_MARK_TEXT_MAX are
- * cut).  The agent takes it at its next pass (a second at most, by
- * default), without waking for it.  @flags RS_MARK_SYNC wakes the agent
+ * cut).  The agent takes it at its next pass (its beat by default: a
+ * second in overwrite mode, two in normal mode), without waking for it.  @flags RS_MARK_SYNC wakes the agent
  * and waits up to a second for it to write the marker.  -errno:
  * -ECONNREFUSED (no agent), -ETIMEDOUT (no answer to SYNC), -EINVAL (an id
  * of the agent's).
