@@ -391,20 +391,30 @@ static int woke(const struct pollfd *p, uint32_t n)
 	return 0;
 }
 
+/* Which kernel buffers' watermarks the loop listens for (at_risk). */
+#define LISTEN_NONE (-1)
+#define LISTEN_ALL  (-2)
+
 /*
  * Whether a beat may bring a kernel buffer more than its watermark's
  * worth, from what the kernel wrote into each since the pass before
- * (@mark: the heads then), @elapsed ns ago.  Below that rate a buffer
- * holds two beats of samples (the watermark is at most half of it) and a
- * normal ring takes a beat's at once (at most three quarters of it:
- * wake_bytes).  The kernel wakes its reader each time a watermark's worth
- * was written, however much the beats drained meanwhile, so the agent
- * listens for those wakes only while its beat may not be enough.
+ * (@mark: the heads then), @elapsed ns ago: LISTEN_NONE, or the CPU that
+ * wrote the most (LISTEN_ALL before a rate is known).  Below that rate a
+ * buffer holds two beats of samples (the watermark is at most half of
+ * it) and a normal ring takes a beat's at once (at most three quarters of
+ * it: wake_bytes).  The kernel wakes its reader each time a watermark's
+ * worth was written into one buffer, however much the agent drained
+ * meanwhile: listening to every CPU's would wake it once per CPU per
+ * watermark, although each wake drains them all.  So it listens to the
+ * busiest one's alone: when that one has written a watermark's worth
+ * since the pass before, every other has written less (as long as their
+ * rates keep their order over a pass; each pass looks again).
  */
 static int at_risk(const struct agent *a, uint64_t *mark, uint64_t elapsed,
 		   uint64_t period)
 {
-	int risk = !elapsed;
+	int listen = elapsed ? LISTEN_NONE : LISTEN_ALL;
+	uint64_t most = 0;
 	uint32_t i;
 
 	for (i = 0; i < a->nr_cpus; i++) {
@@ -415,11 +425,13 @@ static int at_risk(const struct agent *a, uint64_t *mark, uint64_t elapsed,
 			continue;
 		wrote = k->head - mark[i];
 		mark[i] = k->head;
-		if (elapsed && wrote * (period / 1000u) >
-			       (uint64_t)a->ev.watermark * (elapsed / 1000u))
-			risk = 1;
+		if (elapsed && wrote > most && wrote * (period / 1000u) >
+			       (uint64_t)a->ev.watermark * (elapsed / 1000u)) {
+			most = wrote;
+			listen = (int)i;
+		}
 	}
-	return risk;
+	return listen;
 }
 
 /* A wake on the marker's wake socket alone (a RS_MARK_SYNC sender waits):
@@ -439,13 +451,14 @@ static void markers_only(struct agent *a)
  * Until a signal (END_SIGNAL) or the device went away (END_GONE).  The
  * agent sleeps until there is something to do: a signal, the beat, a
  * marker's sender waiting (the wake socket), or, while a beat may not
- * drain them in time (at_risk), a kernel buffer past its watermark.  A
+ * drain them in time, the busiest kernel buffer past its watermark
+ * (at_risk).  A
  * wake for markers alone takes only them (markers_only).  Any other wake
  * is one pass over the kernel buffers (what they hold below the watermark
  * goes too, so that nothing waits longer than a beat) and the markers
  * waiting.  A wake for data from half a beat before the beat is due to
- * half a beat after is the beat too: while the watermarks wake the agent
- * (a busy CPU fills a quarter of its buffer in a beat, at_risk), the beat
+ * half a beat after is the beat too: while a watermark wakes the agent
+ * (a busy CPU writes more than its watermark in a beat), the beat
  * rides on them, as perf's work does on its watermark alone.  Every wake
  * has one look at the host's time sync request (answered there, in a
  * burst) and one clock reading.
@@ -457,12 +470,12 @@ static int run(struct agent *a)
 	uint64_t now = agent_markers_now(), next = now, last = now;
 	static uint64_t mark[AGENT_MAX_CPUS];
 	uint32_t i, n;
-	int risk = 1;
+	int listen = LISTEN_ALL;
 
 	for (;;) {
 		/* While the watermarks wake it, one of them carries the
 		 * beat: the beat's own wake waits half a beat more for it. */
-		uint64_t due = next + (risk ? period / 2 : 0);
+		uint64_t due = next + (listen != LISTEN_NONE ? period / 2 : 0);
 		int timeout = 0, data;
 
 		if (now < due)
@@ -470,8 +483,8 @@ static int run(struct agent *a)
 		n = 0;
 		p[n++] = (struct pollfd){ .fd = a->sigfd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = a->mk.wake_fd, .events = POLLIN };
-		for (i = 0; risk && i < a->nr_cpus; i++)
-			if (a->kbuf[i])
+		for (i = 0; listen != LISTEN_NONE && i < a->nr_cpus; i++)
+			if (a->kbuf[i] && (listen == LISTEN_ALL || (int)i == listen))
 				p[n++] = (struct pollfd){ .fd = a->kbuf[i]->fd,
 							  .events = POLLIN };
 		if (poll(p, n, timeout) < 0) {
@@ -491,7 +504,7 @@ static int run(struct agent *a)
 			markers_only(a);
 		} else {
 			drain(a);
-			risk = at_risk(a, mark, now - last, period);
+			listen = at_risk(a, mark, now - last, period);
 			last = now;
 			/* A wake for data past half a beat is the beat too: a
 			 * busy CPU's watermark then carries it, and the agent
