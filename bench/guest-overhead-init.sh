@@ -26,13 +26,17 @@
 # run on the console:
 #   GO-RESULT MODE REP rounds=N workers=W wall_ns=.. user_us=.. sys_us=..
 #     check=.. [tr_win_ticks=.. tr_win_ns=.. tr_win_runs=.. tr_win_vol=..
-#     tr_all_ticks=.. hz=.. ...]
+#     tr_sys=.. tr_sys_ms=.. tr_all_ticks=.. hz=.. ...]
+# (tr_sys: the tracer's system calls in tr_sys_ms after the window, while
+# a quarter of the work runs again: sc_on, sc_window)
 # shellcheck disable=SC2086,SC2012  # set -- $st splits /proc fields
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs run /run
+# raw_syscalls:sys_enter by its name, for sys_window
+mount -t tracefs tracefs /sys/kernel/tracing 2> /dev/null
 mkdir -p /tmp/home
 export HOME=/tmp/home PERF_CONFIG=/dev/null PATH=/bin:/usr/bin
 
@@ -81,6 +85,36 @@ sched() {
 win() {
 	set -- $1 $2
 	echo "tr_win_ns=$(($4 - $1)) tr_win_runs=$(($5 - $2)) tr_win_vol=$(($6 - $3))"
+}
+# The tracer's system calls, counted while a quarter of the work runs
+# again after its CPU window: sc_on PID before the window (perf stat on
+# raw_syscalls:sys_enter, its events off: the agent describes perf's
+# process before the window, not in it), sc_window after it, which puts
+# "tr_sys=N tr_sys_ms=MS" into /tmp/sys.kv (nothing where perf could not
+# count).  Never inside the CPU window: while that tracepoint is on, every
+# system call of the guest passes it.  Both from this shell, which reaps
+# perf stat.
+uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+sc_on() {
+	rm -f /tmp/sc /tmp/sys.kv /tmp/scctl /tmp/scack
+	mkfifo /tmp/scctl /tmp/scack
+	perf stat -x, -e raw_syscalls:sys_enter -p "$1" -D -1 -o /tmp/sc \
+		--control fifo:/tmp/scctl,/tmp/scack 2> /dev/null &
+	scpid=$!
+}
+sc_window() {
+	local m0 m1
+	echo enable > /tmp/scctl
+	read -r _ < /tmp/scack
+	m0=$(uptime_ms)
+	guest-work $((rounds / 4 + 1)) > /dev/null
+	m1=$(uptime_ms)
+	echo disable > /tmp/scctl
+	read -r _ < /tmp/scack
+	kill -INT "$scpid"
+	wait "$scpid"
+	awk -F, -v ms=$((m1 - m0)) '$3 ~ /raw_syscalls:sys_enter/ && $1 ~ /^[0-9]+$/ {
+		print "tr_sys=" $1 " tr_sys_ms=" ms }' /tmp/sc > /tmp/sys.kv
 }
 # pid_of FILE: the pid a tracer's subshell wrote, once it has
 pid_of() {
@@ -132,6 +166,7 @@ while [ $rep -le "$reps" ]; do
 			done
 			[ -S /run/ringside/mark.sock ] || fail "the agent did not start"
 			t_ready=$(ticks "$pid")
+			sc_on "$pid"
 			sleep "$settle"
 			t0=$(ticks "$pid") s0=$(sched "$pid")
 			if [ "$prof" = 1 ]; then
@@ -143,6 +178,7 @@ while [ $rep -le "$reps" ]; do
 			fi
 			r=$(work)
 			t1=$(ticks "$pid") s1=$(sched "$pid")
+			sc_window
 			if [ "$prof" = 1 ]; then
 				kill -INT "$ppid"
 				wait "$ppid"
@@ -161,7 +197,7 @@ while [ $rep -le "$reps" ]; do
 			echo "GO-WAKES b $rep $(grep -o 'woke .*' /tmp/agent.log)"
 			# and the rest of what it said at its end
 			sed "s/^/GO-AGENT b $rep /" /tmp/agent.log
-			echo "GO-RESULT b $rep $r tr_win_ticks=$((t1 - t0)) $(win "$s0" "$s1") tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/agent.all) hz=$hz"
+			echo "GO-RESULT b $rep $r tr_win_ticks=$((t1 - t0)) $(win "$s0" "$s1") $(cat /tmp/sys.kv) tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/agent.all) hz=$hz"
 			;;
 		c|d)
 			rm -f /tmp/perf.data /tmp/ctl /tmp/ack /tmp/perf.pid
@@ -181,10 +217,12 @@ while [ $rep -le "$reps" ]; do
 			read -r ack < /tmp/ack
 			[ "$ack" = ack ] || fail "perf did not enable its events: '$ack' $(cat /tmp/perf.err)"
 			t_ready=$(ticks "$pid")
+			sc_on "$pid"
 			sleep "$settle"
 			t0=$(ticks "$pid") s0=$(sched "$pid")
 			r=$(work)
 			t1=$(ticks "$pid") s1=$(sched "$pid")
+			sc_window
 			kill -INT "$pid"
 			wait $sub
 			# perf's own counts of what it wrote and lost
@@ -195,7 +233,7 @@ while [ $rep -le "$reps" ]; do
 				s && /LOST_SAMPLES events:/ { print $NF }' /tmp/stats)
 			lostrec=$(awk '/^Aggregated stats:/ { s = 1; next } /stats:$/ { s = 0 }
 				s && $1 == "LOST" { print $NF }' /tmp/stats)
-			echo "GO-RESULT $mode $rep $r tr_win_ticks=$((t1 - t0)) $(win "$s0" "$s1") tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/perf.all) hz=$hz perf_samples=${samples:-0} perf_lost_samples=${lostsamples:-0} perf_lost_records=${lostrec:-0} perf_bytes=$(stat -c %s /tmp/perf.data)"
+			echo "GO-RESULT $mode $rep $r tr_win_ticks=$((t1 - t0)) $(win "$s0" "$s1") $(cat /tmp/sys.kv) tr_start_ticks=$t_ready tr_all_ticks=$(cat /tmp/perf.all) hz=$hz perf_samples=${samples:-0} perf_lost_samples=${lostsamples:-0} perf_lost_records=${lostrec:-0} perf_bytes=$(stat -c %s /tmp/perf.data)"
 			grep -v '^$' /tmp/perf.err | sed 's/^/GO-PERF-SAID /'
 			rm -f /tmp/perf.data
 			;;

@@ -30,7 +30,10 @@
 # throughput against a (b/a, c/a, d/a: 1.0 is free), the tracers' CPU in the
 # guest over the work (window: clock ticks, and ns from schedstat) and over
 # their whole life, their wakeups (times scheduled in, voluntary switches)
-# per second of the window, and the losses.
+# per second of the window, their system calls per second (counted by
+# perf stat in the guest while a quarter of the work runs again after
+# the window, since counting them slows every system call), and the
+# losses.
 # Takes /tmp/ringside-e2e.lock (one libvirtd per machine); root; exits 77
 # when QEMU, libvirt or a kernel is missing.  A benchmark, not a test:
 # nothing is judged.  --keep keeps the work directory.  --profile FILE:
@@ -274,6 +277,11 @@ def tracer(m):
                                          for r in ns],
             "wakeups_per_s": per_s("tr_win_runs"),
             "voluntary_switches_per_s": per_s("tr_win_vol"),
+            # raw_syscalls:sys_enter of the tracer, counted after the
+            # window (the init script's sys_window)
+            "syscalls_per_s": round(med([r["tr_sys"] / (r["tr_sys_ms"] / 1e3)
+                                         for r in rs if r.get("tr_sys_ms")]), 2)
+                              if any(r.get("tr_sys_ms") for r in rs) else None,
             "cpu_start_s": round(med([r["tr_start_ticks"] / hz for r in rs]), 3),
             "cpu_all_s": round(med([r["tr_all_ticks"] / hz for r in rs]), 3)}
 b, c, d = tracer("b"), tracer("c"), tracer("d")

@@ -188,8 +188,8 @@ static int wait_enabled(struct agent *a)
  * How much a kernel buffer holds before it wakes the agent.  The beat
  * forwards whatever the buffers hold (once a second, or two in normal
  * mode: agent_opts_beat_ms); the watermark wakes the agent sooner only
- * for a CPU that samples more than that in a beat (at_risk),
- * so that most wakes are the beat's, one for every CPU.  A normal ring
+ * for a CPU that samples more than that in a beat (at_risk), and then
+ * for the busiest such CPU alone.  A normal ring
  * takes a wake's records at once, so no more than three quarters of it
  * (its consumer has drained the rest since the beat before); an overwrite
  * ring keeps the newest of whatever comes: half the kernel buffer, the

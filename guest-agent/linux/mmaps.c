@@ -37,7 +37,9 @@
 
 #define MAPS_MAX       (64u * 1024u)  /* bytes of /proc/PID/maps read */
 #define MMAPS_PER_PID  64u            /* executable mappings described */
-#define BID_CACHE      32u            /* files whose build id is known */
+#define BID_SETS       128u           /* files whose build id is known: */
+#define BID_WAYS       4u             /* a set by device and inode, each of */
+				      /* BID_WAYS files */
 #define NAME_MAX_LEN   4095u          /* perf's PATH_MAX, its NUL aside */
 
 /* ---- build ids --------------------------------------------------------- */
@@ -45,17 +47,31 @@
 struct bid_entry {
 	uint32_t maj, min;
 	uint64_t ino;
+	uint8_t used;
 	uint8_t size;                 /* 0: the file has none (or unreadable) */
 	uint8_t id[AGENT_BUILD_ID_MAX];
 };
 
-/* The agent has one thread: one cache, filled round robin. */
-static struct bid_entry bid_cache[BID_CACHE];
-static uint32_t bid_used, bid_next;
+/* The agent has one thread: one cache of BID_SETS x BID_WAYS files, each
+ * set filled round robin.  Large enough for the libraries of the
+ * processes a guest runs (perf or a systemd service maps 30-40 files):
+ * a cache smaller than one process's files reads every build id of it
+ * again each time such a process is described. */
+static struct bid_entry bid_cache[BID_SETS][BID_WAYS];
+static uint8_t bid_next[BID_SETS];
 
 void agent_mmaps_forget(void)
 {
-	bid_used = bid_next = 0;
+	memset(bid_cache, 0, sizeof(bid_cache));
+	memset(bid_next, 0, sizeof(bid_next));
+}
+
+static uint32_t bid_set(uint32_t maj, uint32_t min, uint64_t ino)
+{
+	uint64_t h = (ino ^ ((uint64_t)maj << 40) ^ ((uint64_t)min << 20)) *
+		     0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 32) & (BID_SETS - 1u);
 }
 
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
@@ -139,13 +155,13 @@ static uint8_t build_id_of(uint32_t pid, uint64_t start, uint64_t end,
 			   uint32_t maj, uint32_t min, uint64_t ino,
 			   const char *path, uint8_t *id)
 {
+	uint32_t set = bid_set(maj, min, ino), i;
 	struct bid_entry *e;
-	uint32_t i;
 	int fd;
 
-	for (i = 0; i < bid_used; i++) {
-		e = &bid_cache[i];
-		if (e->ino == ino && e->maj == maj && e->min == min) {
+	for (i = 0; i < BID_WAYS; i++) {
+		e = &bid_cache[set][i];
+		if (e->used && e->ino == ino && e->maj == maj && e->min == min) {
 			/* known here, not yet to this session's region (an
 			 * agent that follows its device): published now */
 			if (agent_usyms_wants(e->id, e->size)) {
@@ -162,10 +178,9 @@ static uint8_t build_id_of(uint32_t pid, uint64_t start, uint64_t end,
 	fd = open_mapped(pid, start, end, path);
 	if (fd < 0)
 		return 0;          /* not cached: it may be readable next time */
-	e = &bid_cache[bid_next];
-	bid_next = (bid_next + 1) % BID_CACHE;
-	if (bid_used < BID_CACHE)
-		bid_used++;
+	e = &bid_cache[set][bid_next[set]];
+	bid_next[set] = (uint8_t)((bid_next[set] + 1u) % BID_WAYS);
+	e->used = 1;
 	e->maj = maj;
 	e->min = min;
 	e->ino = ino;

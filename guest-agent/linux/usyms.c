@@ -29,6 +29,7 @@
 #define SHDRS_MAX      4096u          /* section headers read at most */
 #define STRTAB_MAX     (16u << 20)    /* bytes of a string table read */
 #define SYMS_CHUNK     512u           /* symbols read per pread */
+#define PHDRS_CHUNK    32u            /* program headers read per pread */
 #define USYMS_TRIES    3u             /* failed reads of one build id */
 
 static struct {
@@ -151,6 +152,7 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 {
 	Elf64_Shdr *sh;
 	static Elf64_Sym syms[SYMS_CHUNK];
+	static Elf64_Phdr phs[PHDRS_CHUNK];
 	static const uint8_t zero[8];
 	struct rs_usyms_entry e;
 	struct rs_usyms_load loads[RS_USYMS_MAX_LOADS];
@@ -179,10 +181,17 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 		return -2;
 	}
 	for (i = 0; i < eh.e_phnum; i++) {
-		if (read_at(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph))) {
-			ret = -2;
-			goto out;
+		if (i % PHDRS_CHUNK == 0) {
+			uint64_t n = eh.e_phnum - i < PHDRS_CHUNK ?
+				     eh.e_phnum - i : PHDRS_CHUNK;
+
+			if (read_at(fd, phs, n * sizeof(ph),
+				    eh.e_phoff + i * sizeof(ph))) {
+				ret = -2;
+				goto out;
+			}
 		}
+		ph = phs[i % PHDRS_CHUNK];
 		if (ph.p_type != PT_LOAD)
 			continue;
 		if (nl == RS_USYMS_MAX_LOADS)
