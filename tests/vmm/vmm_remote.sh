@@ -64,10 +64,12 @@ expect_in "$WORK/second.err" "another consumer"
 no_output_file "$WORK/second.data"
 run 0 while-rec "$R" snapshot --vm "$SOCK" -o "$WORK/while.data"
 expect_in "$WORK/while-rec.out" "live copy of 1 rings"
+wait_attempted 1 675   # 600 sequence records and 75 samples, then the hang
+# after the guest's agent attached and wrote (a slow KVM may start the
+# guest after record has attached), not before
 run 0 stat-vm "$R" stat --vm "$SOCK"
 expect_in "$WORK/stat-vm.out" "region $SOCK: 1 rings"
 expect_in "$WORK/stat-vm.out" "agent attached (kind 1"
-wait_attempted 1 675   # 600 sequence records and 75 samples, then the hang
 kill -INT "$REC"
 wait "$REC" || { cat "$WORK/excl-rec.err" >&2; fail "record --vm exited $?"; }
 BG_PIDS=${BG_PIDS/ $REC/}
