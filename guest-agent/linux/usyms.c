@@ -29,7 +29,6 @@
 #define SHDRS_MAX      4096u          /* section headers read at most */
 #define STRTAB_MAX     (16u << 20)    /* bytes of a string table read */
 #define SYMS_CHUNK     512u           /* symbols read per pread */
-#define PHDRS_CHUNK    32u            /* program headers read per pread */
 #define USYMS_TRIES    3u             /* failed reads of one build id */
 
 static struct {
@@ -152,7 +151,7 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 {
 	Elf64_Shdr *sh;
 	static Elf64_Sym syms[SYMS_CHUNK];
-	static Elf64_Phdr phs[PHDRS_CHUNK];
+	static Elf64_Phdr phs[AGENT_PHDRS_MAX];
 	static const uint8_t zero[8];
 	struct rs_usyms_entry e;
 	struct rs_usyms_load loads[RS_USYMS_MAX_LOADS];
@@ -171,6 +170,7 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh.e_phnum > AGENT_PHDRS_MAX ||   /* as agent_mmaps_elf_build_id */
 	    eh.e_shentsize != sizeof(Elf64_Shdr) || !eh.e_shnum ||
 	    eh.e_shnum > SHDRS_MAX || eh.e_shstrndx >= eh.e_shnum ||
 	    !plen || plen > RS_USYMS_PATH_MAX)
@@ -180,18 +180,12 @@ static int build_entry(int fd, const char *path, const uint8_t *id,
 		free(sh);
 		return -2;
 	}
+	if (read_at(fd, phs, eh.e_phnum * sizeof(ph), eh.e_phoff)) {
+		ret = -2;
+		goto out;
+	}
 	for (i = 0; i < eh.e_phnum; i++) {
-		if (i % PHDRS_CHUNK == 0) {
-			uint64_t n = eh.e_phnum - i < PHDRS_CHUNK ?
-				     eh.e_phnum - i : PHDRS_CHUNK;
-
-			if (read_at(fd, phs, n * sizeof(ph),
-				    eh.e_phoff + i * sizeof(ph))) {
-				ret = -2;
-				goto out;
-			}
-		}
-		ph = phs[i % PHDRS_CHUNK];
+		ph = phs[i];
 		if (ph.p_type != PT_LOAD)
 			continue;
 		if (nl == RS_USYMS_MAX_LOADS)
