@@ -246,6 +246,38 @@ static int nothing_recorded(const struct cap_snapper_stats *st,
 static int capture(const struct cap_flight_req *q, int fd, int open_err,
 		   struct cap_flight_result *res);
 
+/*
+ * The rings' copy; with @kbuf_src, the guest kernel's buffers read before
+ * it, as `ringside snapshot` reads them (cli/cmd_snapshot.c: a live agent
+ * that passes meanwhile has what it took in the rings' copy), and what
+ * the copy holds too dropped from them.  The snapper's config holds the
+ * gi_kbuf (cap_snapper_config: a pointer to the caller's).
+ */
+static int copy(struct cap_snapper *s, const struct rs_region *region,
+		const struct gi_kbuf_src *kbuf_src, struct cap_flight_result *res)
+{
+	const struct cap_snapper_config *c = cap_snapper_config(s);
+	int err = cap_snapper_prepare(s, region);
+
+	/* never a reason to lose the rings: out of memory, none is filed */
+	if (!err && c->kbuf && gi_kbuf_recover(c->kbuf, region, kbuf_src,
+					       cap_snapper_stats(s)->sample_type)) {
+		gi_kbuf_fini(c->kbuf);
+		gi_kbuf_init(c->kbuf);
+	}
+	if (!err)
+		err = cap_snapper_take(s, region);
+	if (!err)
+		err = cap_snapper_parse(s);
+	if (err || !c->kbuf)
+		return err;
+	cap_snapper_kbuf_dedup(s);
+	res->kbuf_state = (int)c->kbuf->state;
+	res->kbuf_cpus_unread = c->kbuf->cpus_unread + c->kbuf->peek_failed;
+	res->kbuf_records = c->kbuf->records - c->kbuf->duplicates;
+	return 0;
+}
+
 int cap_flight_capture(const struct cap_flight_req *q, struct cap_flight_result *res)
 {
 	int fd = -1, err = -EINVAL;
@@ -279,10 +311,12 @@ static int capture(const struct cap_flight_req *q, int fd, int open_err,
 	struct cap_tally_ring sum;
 	struct gi_syms syms = { 0 };
 	struct gi_usyms usyms = { 0 };
+	struct gi_kbuf kb;
 	char ddir[4096];
 	int err;
 
 	memset(res, 0, sizeof(*res));
+	gi_kbuf_init(&kb);
 	if (!q || !q->domain || !q->region_path || !q->dir ||
 	    (q->reason && !reason_ok(q->reason)))
 		return fail(res, CAP_FAIL_OPEN, -EINVAL, cap_err_sys);
@@ -306,6 +340,8 @@ static int capture(const struct cap_flight_req *q, int fd, int open_err,
 	c.usyms = &usyms;    /* the user binaries', into the same cache */
 	c.buildid_dir = q->buildid_dir;
 	c.host = q->host;
+	if (q->kbuf_src)
+		c.kbuf = &kb;
 	if (gi_syms_read(&syms, region, 0) || gi_usyms_read(&usyms, region) ||
 	    cap_snapper_new(&s, &c)) {
 		err = fail(res, CAP_FAIL_COPY, -ENOMEM, cap_err_sys);
@@ -313,7 +349,7 @@ static int capture(const struct cap_flight_req *q, int fd, int open_err,
 	}
 	res->syms_state = syms.state;
 	st = cap_snapper_stats(s);
-	err = cap_snapper_copy(s, region);
+	err = copy(s, region, q->kbuf_src, res);
 	if (!err && nothing_recorded(st, &syms)) {
 		/* never written to (an incoming migration that failed, a
 		 * guest stopped before its agent came): nothing to keep */
@@ -327,6 +363,9 @@ static int capture(const struct cap_flight_req *q, int fd, int open_err,
 		res->fail = st->fail;
 		goto out;
 	}
+	/* the recovered records the writer refused are not in the file */
+	res->kbuf_records -= st->kbuf_refused < res->kbuf_records ?
+			     st->kbuf_refused : res->kbuf_records;
 	res->rings = st->nr_rings;
 	cap_tally_total(st->have_file_tally ? &st->file_tally : &st->tally, &sum);
 	res->records = sum.records;
@@ -351,6 +390,7 @@ static int capture(const struct cap_flight_req *q, int fd, int open_err,
 					  &res->pruned, &res->pruned_bytes);
 out:
 	cap_snapper_free(s);
+	gi_kbuf_fini(&kb);
 	gi_syms_fini(&syms);
 	gi_usyms_fini(&usyms);
 	cap_source_free(src);

@@ -84,19 +84,24 @@ int cap_source_domain_kcode_src(struct cap_source *m, struct gi_kcode_src *src)
 	return 0;
 }
 
-int cap_source_domain_kbuf_src(struct cap_source *m, struct gi_kbuf_src *src)
+int cap_source_kbuf_src_of(struct dom_virt *d, struct gi_kbuf_src *src)
 {
 	unsigned long long ram;
-	int err = dom_connect(m, &m->dom_conn);
+	int err = dom_virt_ram_bytes(d, &ram);
 
-	if (!err)
-		err = dom_virt_ram_bytes(m->dom_conn, &ram);
 	if (err)
 		return err;
-	*src = (struct gi_kbuf_src){ .peek = peek_phys, .ctx = m->dom_conn,
+	*src = (struct gi_kbuf_src){ .peek = peek_phys, .ctx = d,
 				     .errstr = dom_error_str };
 	gi_kbuf_x86_ram(src->ram, ram);
 	return 0;
+}
+
+int cap_source_domain_kbuf_src(struct cap_source *m, struct gi_kbuf_src *src)
+{
+	int err = dom_connect(m, &m->dom_conn);
+
+	return err ? err : cap_source_kbuf_src_of(m->dom_conn, src);
 }
 
 int cap_source_domain_vcpu_src(struct cap_source *m, struct gi_vcpu_src *src)

@@ -263,6 +263,13 @@ int gi_kbuf_recover(struct gi_kbuf *g, const struct rs_region *region,
 	for (uint32_t i = 0; i < g->info.nr_cpus; i++) {
 		uint64_t *row = (uint64_t *)(void *)table + (uint64_t)i * words;
 
+		/* a row whole (its control page and every data page) within
+		 * the bound, or not at all */
+		if (src->max_page_reads && src->max_page_reads - g->page_reads <
+					   1u + (uint64_t)g->info.data_pages) {
+			g->cpus_unread++;
+			continue;
+		}
 		one_cpu(g, src, row, data, rec);
 	}
 	if (g->stash.err || g->offs.err || g->fork_buf.err)

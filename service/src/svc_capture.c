@@ -3,8 +3,10 @@
  * A trigger turned into a capture: the domain's region found by its
  * metadata, a panic the hook captures left to it, the rate limit taken,
  * the flight recorder captured (ringside/capture.h, cap_flight_capture) into
- * the capture directory, its sidecar written, the file given to the
- * post-command, counted for the metrics, and the outcome said.
+ * the capture directory with what the agent had not forwarded of the
+ * guest kernel's perf buffers where its memory holds still, its sidecar
+ * written, the file given to the post-command, counted for the metrics,
+ * and the outcome said.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -122,9 +124,62 @@ static int allowed(struct svc *s, const char *domain, const char *reason,
 	return 0;
 }
 
+/* Page reads of the guest kernel's buffers per capture: 16 MiB, every
+ * buffer of 31 CPUs at the agent's default 128 pages (one monitor call
+ * each); a larger guest's other buffers are counted, not read. */
+#define SVC_KBUF_PAGE_READS 4096u
+
+/*
+ * Whether @reason's capture reads the guest's memory too: its kernel's
+ * buffers hold up to a beat of samples the agent had not forwarded (a
+ * hung or panicked guest's last ones).  A hung guest and a request: the
+ * domain runs on.  A panic under on_crash preserve: it is kept as it
+ * stopped.  Not a panic under restart nor a watchdog (whose action may
+ * be a reset): the guest boots again under the read.
+ */
+static int reads_memory(const char *domain, const char *reason)
+{
+	char policy[64];
+
+	if (!strcmp(reason, "hang") || !strcmp(reason, "request"))
+		return 1;
+	if (strcmp(reason, "panic"))
+		return 0;
+	svc_domain_on_crash(domain, policy, sizeof(policy));
+	return strstr(policy, "preserve") != NULL;
+}
+
+/* The kernel's buffers' outcome, for the capture's line: "" when they
+ * were not read. */
+static void kbuf_words(const struct cap_flight_req *q,
+		       const struct cap_flight_result *res, char *buf,
+		       size_t len)
+{
+	const char *why = res->kbuf_state == GI_KBUF_BUSY ?
+			  "their table was being written" :
+			  res->kbuf_state == GI_KBUF_CORRUPT ?
+			  "a table no agent writes" :
+			  res->kbuf_state == GI_KBUF_MISMATCH ?
+			  "not of the region's sample type" : "none published";
+
+	buf[0] = '\0';
+	if (!q->kbuf_src)
+		return;
+	if (res->kbuf_state != GI_KBUF_OK) {
+		snprintf(buf, len, "; the guest kernel's buffers: %s", why);
+		return;
+	}
+	snprintf(buf, len, "; %llu records from the guest kernel's buffers%s",
+		 (unsigned long long)res->kbuf_records,
+		 res->kbuf_cpus_unread ? " (some CPUs' not read)" : "");
+}
+
 int svc_capture_domain(struct svc *s, const char *domain, const char *reason,
 		       char *out, size_t len)
 {
+	struct dom_virt *mem = NULL;
+	struct gi_kbuf_src kbuf;
+	char kwords[96];
 	struct rs_region_params layout;
 	struct cap_flight_result res;
 	char path[4096];
@@ -142,7 +197,15 @@ int svc_capture_domain(struct svc *s, const char *domain, const char *reason,
 	if (region(s, domain, reason, path, sizeof(path), &layout, out, len) ||
 	    !allowed(s, domain, reason, out, len))
 		return -1;
+	/* never a reason to fail: the rings are captured without it */
+	if (reads_memory(domain, reason) &&
+	    !dom_virt_open(&mem, s->c->uri, domain, 0) &&
+	    !cap_source_kbuf_src_of(mem, &kbuf)) {
+		kbuf.max_page_reads = SVC_KBUF_PAGE_READS;
+		q.kbuf_src = &kbuf;
+	}
 	err = cap_flight_capture(&q, &res);
+	dom_virt_close(mem);
 	if (err) {
 		/* a full disk: nothing is removed to make room (the captures'
 		 * own bounds apply after a capture), the region never is */
@@ -171,12 +234,13 @@ int svc_capture_domain(struct svc *s, const char *domain, const char *reason,
 	ship(s, domain, reason, &res);
 	note(s, domain, reason);
 	snprintf(out, len, "ok %s", res.path);
+	kbuf_words(&q, &res, kwords, sizeof(kwords));
 	svc_say(s, RS_LOG_NOTICE, "%s: %s: flight recorder captured: %s (%llu "
-		"records, %llu overwritten, %llu lost, %llu corrupt); %u older "
+		"records, %llu overwritten, %llu lost, %llu corrupt%s); %u older "
 		"captures removed", domain, reason, res.path,
 		(unsigned long long)res.records,
 		(unsigned long long)res.overwritten,
 		(unsigned long long)res.lost, (unsigned long long)res.corrupt,
-		res.pruned);
+		kwords, res.pruned);
 	return 0;
 }

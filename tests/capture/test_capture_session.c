@@ -512,6 +512,131 @@ START_TEST(flight_captures_and_prunes)
 }
 END_TEST
 
+/* The guest's memory for flight_reads_guest_buffers: one CPU's perf
+ * buffer, its control page at KB_CTRL and KB_PAGES data pages after it. */
+#define KB_MEM    (64u * 1024u)
+#define KB_CTRL   0x4000u
+#define KB_PAGES  2u
+#define KB_ST     (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
+#define KB_RECS   5u
+
+static uint8_t kb_mem[KB_MEM];
+static unsigned kb_peeks;
+
+static int kb_peek(void *ctx, uint64_t gpa, void *buf, size_t len)
+{
+	(void)ctx;
+	kb_peeks++;
+	if (gpa >= KB_MEM || len > KB_MEM - gpa)
+		return -EFAULT;
+	memcpy(buf, kb_mem + gpa, len);
+	return 0;
+}
+
+static const char *kb_errstr(int err)
+{
+	return strerror(-err);
+}
+
+/* A region file of one overwrite ring whose sideband holds the agent's
+ * table of one kernel buffer, and in kb_mem that buffer with KB_RECS
+ * samples the agent had not forwarded (the kernel's head past its tail). */
+static void region_file_kbuf(struct region_file *rf,
+			     struct rs_region_params *params)
+{
+	uint64_t row[2 + KB_PAGES] = { 0, KB_CTRL };
+	struct rs_kbuf_info info = { .nr_cpus = 1, .data_pages = KB_PAGES,
+				     .sample_type = KB_ST };
+	struct rs_ctrl_page *ctrl = (void *)(kb_mem + KB_CTRL);
+	int fd;
+
+	ck_assert_int_eq(rs_region_params_init(params, 1, 8, 0, RS_MODE_OVERWRITE,
+					       RS_MODE_NORMAL), 0);
+	params->trace_mask = RS_TRACE_TEST;
+	params->sideband_pages = 1;
+	params->sample_type = KB_ST;
+	memset(rf, 0, sizeof(*rf));
+	tmp_path(rf->path, sizeof(rf->path), "kbuf.region");
+	ck_assert_int_eq(rs_region_size(params, &rf->size), 0);
+	fd = open(rf->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)rf->size), 0);
+	rf->mem = mmap(NULL, rf->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	ck_assert_ptr_ne(rf->mem, MAP_FAILED);
+	ck_assert_int_eq(rs_region_layout(rf->mem, rf->size, params), 0);
+	ck_assert_int_eq(rs_region_enable(rf->mem), 0);
+	ck_assert_int_eq(rs_region_open(&rf->region, rf->mem, rf->size), 0);
+	ck_assert_int_eq(rs_producer_init(&rf->prod, &rf->region, 0), 0);
+	memset(kb_mem, 0, sizeof(kb_mem));
+	for (uint32_t i = 0; i < KB_PAGES; i++)
+		row[2 + i] = KB_CTRL + (uint64_t)(1 + i) * 4096u;
+	ctrl->data_size = KB_PAGES * 4096u;
+	ctrl->data_tail = 0;
+	for (uint32_t i = 0; i < KB_RECS; i++) {
+		struct { struct rs_perf_header h; uint64_t ip; uint32_t pid, tid;
+			 uint64_t time; } r = {
+			.h = { .type = PERF_RECORD_SAMPLE, .size = sizeof(r) },
+			.ip = 0xffffffff81000000ull + i, .pid = 7, .tid = 7,
+			.time = 1000000 + i,
+		};
+
+		memcpy(kb_mem + row[2] + i * sizeof(r), &r, sizeof(r));
+		ctrl->data_head += sizeof(r);
+	}
+	ck_assert_int_eq(rs_kbuf_publish(&rf->region, &info, row), 0);
+}
+
+/* A capture with the guest's memory at hand (the service's of a hung
+ * guest) holds the samples the agent had left in the guest kernel's
+ * buffer besides the rings, and says how many; without it (the hook's)
+ * the rings alone.  A page bound that cannot hold the buffer whole
+ * leaves it unread, counted. */
+START_TEST(flight_reads_guest_buffers)
+{
+	struct gi_kbuf_src src = { .peek = kb_peek, .errstr = kb_errstr,
+				   .ram = { { 0, KB_MEM }, { 0, 0 } } };
+	struct rs_region_params params;
+	struct cap_flight_result res;
+	struct region_file rf;
+	char dir[256];
+	struct cap_flight_req q = { .domain = "web4" };
+
+	region_file_kbuf(&rf, &params);
+	region_file_put(&rf, FLIGHT);
+	tmp_dir(dir, sizeof(dir), "flight-kbuf");
+	q.region_path = rf.path;
+	q.dir = dir;
+	q.layout = &params;
+	/* the hook's: the region alone */
+	ck_assert_int_eq(cap_flight_capture(&q, &res), 0);
+	ck_assert_int_eq(res.kbuf_state, GI_KBUF_ABSENT);
+	ck_assert_uint_eq(res.kbuf_records, 0);
+	ck_assert_uint_eq(file_records(res.path), FLIGHT);
+	/* the service's: the kernel's buffer too, control page and one
+	 * data page read */
+	q.kbuf_src = &src;
+	kb_peeks = 0;
+	ck_assert_int_eq(cap_flight_capture(&q, &res), 0);
+	ck_assert_int_eq(res.kbuf_state, GI_KBUF_OK);
+	ck_assert_uint_eq(res.kbuf_records, KB_RECS);
+	ck_assert_uint_eq(res.kbuf_cpus_unread, 0);
+	ck_assert_uint_eq(kb_peeks, 2);
+	ck_assert_uint_eq(file_records(res.path), FLIGHT + KB_RECS);
+	/* a bound below the buffer's pages: none read, the rings kept */
+	src.max_page_reads = KB_PAGES;
+	kb_peeks = 0;
+	ck_assert_int_eq(cap_flight_capture(&q, &res), 0);
+	ck_assert_int_eq(res.kbuf_state, GI_KBUF_OK);
+	ck_assert_uint_eq(res.kbuf_records, 0);
+	ck_assert_uint_eq(res.kbuf_cpus_unread, 1);
+	ck_assert_uint_eq(kb_peeks, 0);
+	ck_assert_uint_eq(file_records(res.path), FLIGHT);
+	rm_tree(dir);
+	region_file_free(&rf);
+}
+END_TEST
+
 /* A header the guest scribbled on: read by the host's layout all the
  * same, and said; by its header alone it cannot be read. */
 START_TEST(flight_damaged_header)
@@ -654,6 +779,7 @@ int main(void)
 	tcase_add_test(tc, snapshot_open_fails);
 	tcase_add_test(tc, flight_captures_and_prunes);
 	tcase_add_test(tc, flight_damaged_header);
+	tcase_add_test(tc, flight_reads_guest_buffers);
 	tcase_add_test(tc, flight_failures);
 	tcase_add_test(tc, flight_free_name);
 	suite_add_tcase(s, tc);

@@ -22,8 +22,9 @@
 #      capture perf reads.
 #   B2. the agent stops after the workload (a hang): the service, with
 #      hang-after 8, captures it by itself (the workload's steps whole,
-#      and the host's view of both vCPU threads from its flight recorder
-#      of them);
+#      the records the stopped agent left in the guest kernel's buffers,
+#      read from the guest's memory, and the host's view of both vCPU
+#      threads from its flight recorder of them);
 #      `ringside capture DOMAIN` asks it for one over its control socket
 #      (reason request); a capture of no such domain is refused, said
 #   B3. the same service serves its metrics; a real Prometheus scrapes it
@@ -294,6 +295,12 @@ wait_console "E2E-AGENT-STOPPED" 300
 svc_wait "$DOM: hang: flight recorder captured" 1 &&
 	ok "the hang: $(grep -m 1 "heartbeat has not moved" "$W/service.log" | sed 's/.*service: //')" ||
 	{ bad "no hang capture:"; tail -n 8 "$W/service.log"; }
+# the agent stopped, its kernel's buffers filled on: the service read
+# them from the guest's memory into the capture
+grep -m 1 "$DOM: hang: flight recorder captured" "$W/service.log" |
+	grep -q " [1-9][0-9]* records from the guest kernel's buffers" &&
+	ok "the hang's capture holds what the stopped agent had not forwarded: $(grep -m 1 "$DOM: hang: flight recorder captured" "$W/service.log" | grep -o '[0-9]* records from the guest kernel.s buffers[^)]*')" ||
+	bad "the hang's capture read nothing of the guest kernel's buffers: $(grep -m 1 "$DOM: hang: flight recorder captured" "$W/service.log")"
 hang=$(ls "$SVC_CAP/$DOM/"*-hang.data 2>/dev/null | sort | tail -n 1)
 wpid=$(sed -n 's/.*E2E-WORKLOAD pid=\([0-9]*\).*/\1/p' "$W/console.log" | head -n 1)
 [ -n "$hang" ] && "$CHECK" "$hang" --pid "$wpid" --comm rs-workload --steps $STEPS \

@@ -310,6 +310,43 @@ START_TEST(page_reads_bounded)
 }
 END_TEST
 
+/* A bound on the page reads in all: the buffers read whole while it
+ * holds them, the rest left and counted, none read in part. */
+START_TEST(page_budget)
+{
+	const struct { uint64_t max, reads, unread; } c[] = {
+		{ 0, 2 * (1 + PAGES), 0 },             /* no bound */
+		{ 2 * (1 + PAGES), 2 * (1 + PAGES), 0 },
+		{ 2 * (1 + PAGES) - 1, 1 + PAGES, 1 },
+		{ 1 + PAGES, 1 + PAGES, 1 },
+		{ PAGES, 0, 2 },                       /* not one whole */
+	};
+	struct gi_kbuf g;
+
+	/* two full buffers of one-page samples: every page read */
+	for (uint32_t cpu = 0; cpu < 2; cpu++) {
+		for (uint32_t k = 0; k < PAGES; k++)
+			rec(cpu, (uint64_t)k * PAGE, RS_PERF_RECORD_SAMPLE, PAGE);
+		ctrl(cpu)->data_tail = 0;
+		ctrl(cpu)->data_head = PAGES * PAGE;
+	}
+	publish(2, ST);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		src.max_page_reads = c[i].max;
+		peeks = 0;
+		recover(&g);
+		ck_assert_uint_eq(peeks, c[i].reads);
+		ck_assert_uint_eq(g.page_reads, c[i].reads);
+		ck_assert_uint_eq(g.cpus_unread, c[i].unread);
+		ck_assert_uint_eq(g.cpus, 2 - c[i].unread);
+		ck_assert_uint_eq(g.peek_failed, 0);
+		ck_assert_uint_eq(g.records, (2 - c[i].unread) * PAGES);
+		gi_kbuf_fini(&g);
+	}
+	src.max_page_reads = 0;
+}
+END_TEST
+
 /* Records crossing a page just below 2^64 come back whole. */
 START_TEST(records_below_wrap)
 {
@@ -460,6 +497,7 @@ static Suite *suite(void)
 	tcase_add_test(t, nothing_unforwarded);
 	tcase_add_test(t, hostile_positions);
 	tcase_add_test(t, page_reads_bounded);
+	tcase_add_test(t, page_budget);
 	tcase_add_test(t, records_below_wrap);
 	tcase_add_test(t, hostile_records);
 	tcase_add_test(t, hostile_addresses);

@@ -8,15 +8,19 @@
 #include "ringside/cap_err.h"
 #include "ringside/cap_host.h"
 #include "ringside/domain_hook.h"
+#include "ringside/gi_kbuf.h"
 #include "ringside/ring.h"
 
 /*
- * A stopped domain's flight recorder, kept: its region file, read by the
- * host's layout, filed as a perf.data capture (every ring, the guest
- * kernel's symbols) in DIR/DOMAIN/, the domain's oldest captures pruned
- * to the bounds.  Reads the file alone: it runs in libvirt's hook, which
- * must never call libvirt.  docs/operator-guide.md, "The flight recorder
- * after the domain stops".
+ * A domain's flight recorder, kept: its region file, read by the host's
+ * layout, filed as a perf.data capture (every ring, the guest kernel's
+ * symbols) in DIR/DOMAIN/, the domain's oldest captures pruned to the
+ * bounds.  For a stopped domain it reads the file alone: it runs in
+ * libvirt's hook, which must never call libvirt.  For one whose memory
+ * is still there (the service's captures) a guest-memory source adds the
+ * samples the agent had not forwarded from the guest kernel's perf
+ * buffers, as `ringside snapshot DOMAIN` does.  docs/operator-guide.md,
+ * "The flight recorder after the domain stops".
  */
 #define CAP_FLIGHT_DIR    "/var/lib/ringside/captures"
 #define CAP_FLIGHT_SUFFIX ".data"
@@ -41,6 +45,9 @@ struct cap_flight_req {
 	struct cap_host *host;        /* NULL, or the host's flight recorder
 				       * of the domain's vCPU threads: filed
 				       * in the capture */
+	const struct gi_kbuf_src *kbuf_src; /* NULL, or the guest's memory:
+				       * its kernel's perf buffers read
+				       * before the rings (gi_kbuf.h) */
 };
 #define CAP_FLIGHT_REASON_MAX 32u
 
@@ -58,6 +65,12 @@ struct cap_flight_result {
 	uint64_t corrupt;             /* corruption events met */
 	int damaged;                  /* the header differed from the layout */
 	int syms_state;               /* enum gi_syms_state */
+	int kbuf_state;               /* enum gi_kbuf_state (ABSENT: no
+				       * kbuf_src) */
+	uint64_t kbuf_records;        /* the guest kernel's buffers' records
+				       * filed (the rings held the rest) */
+	uint32_t kbuf_cpus_unread;    /* buffers not read: a peek failed, or
+				       * past the source's max_page_reads */
 	uint32_t pruned;              /* older captures removed */
 	uint64_t pruned_bytes;
 	int prune_err;                /* -errno: the bound may not hold */

@@ -36,6 +36,10 @@ struct gi_kbuf_src {
 	/* guest RAM the host reads, [start, end) pairs: only pages wholly
 	 * inside one (never MMIO: a device read may have side effects) */
 	uint64_t ram[2][2];
+	/* at most this many page reads in all (0: no bound); a buffer the
+	 * rest cannot read whole is left (gi_kbuf.cpus_unread), so that a
+	 * guest of many CPUs costs a bounded time */
+	uint64_t max_page_reads;
 };
 
 enum gi_kbuf_state {
@@ -58,6 +62,7 @@ struct gi_kbuf {
 				   * table's, tail beyond head, more than
 				   * a buffer between them */
 	uint32_t peek_failed;     /* rows whose pages could not be read */
+	uint32_t cpus_unread;     /* rows left for src->max_page_reads */
 	int peek_err;             /* the last failure, src->errstr's */
 	const char *(*errstr)(int err);
 	uint64_t records;         /* recovered */
