@@ -377,6 +377,24 @@ static void put(struct agent_ring *r, uint32_t pid, const struct agent_mmap *m)
 		st->no_build_id++;
 }
 
+/* @m of @pid as the model knows it: its file's symbols published if this
+ * session has not yet (a process the census met before the symbols' table
+ * began, or one born under the agent's eyes whose file's MMAP2 came before
+ * it), as a mapping read from /proc publishes them (build_id_of). */
+static void publish_wanted(uint32_t pid, const struct agent_mmap *m)
+{
+	int fd;
+
+	if (!m->build_id_size || m->path[0] != '/' ||
+	    !agent_usyms_wants(m->build_id, m->build_id_size))
+		return;
+	fd = open_mapped(pid, m->start, m->start + m->len, m->path);
+	if (fd < 0)
+		return;          /* ended: its samples keep its build id */
+	note_if_same(fd, m->path, m->build_id, m->build_id_size);
+	close(fd);
+}
+
 /* Describe @pid's executable mappings into @r: as the model knows them
  * (a process born or exec'd under the agent's eyes: even after it ended),
  * else as /proc says now, which the model takes. */
@@ -398,8 +416,10 @@ static void describe(struct agent_ring *r, uint32_t pid)
 	}
 	if (n < 0)
 		agent_pstate_gone(pid);      /* its EXIT may be read already */
-	for (j = 0; !agent_pstate_map_at(pid, j, &k); j++)
+	for (j = 0; !agent_pstate_map_at(pid, j, &k); j++) {
+		publish_wanted(pid, &k);
 		put(r, pid, &k);
+	}
 }
 
 uint32_t agent_mmaps_census(const char *proc, struct agent_mmap_stats *st)

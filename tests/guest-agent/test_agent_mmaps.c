@@ -531,6 +531,61 @@ START_TEST(exec_after_described)
 }
 END_TEST
 
+/* A process the census met before the user symbols' table began (the
+ * agent describes the running processes, then publishes the kernel's
+ * symbols, and only then begins that table): its program's symbols are
+ * published at its first sample, described from the model, once. */
+START_TEST(census_symbols_at_sample)
+{
+	struct agent_mmap_stats st = { 0 };
+	struct agent_ring other;
+	struct rs_region_params p;
+	struct rs_region region;
+	uint8_t id[AGENT_BUILD_ID_MAX], id_len;
+	void *region_mem;
+	uint64_t size, published;
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int fd;
+
+	ck_assert_int_gt(len, 0);
+	self[len] = '\0';
+	fd = open(self, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	id_len = agent_mmaps_elf_build_id(fd, id);
+	close(fd);
+	ck_assert_uint_gt(id_len, 0);
+	ck_assert_uint_ge(agent_mmaps_census("/proc", &st), 1);
+	ck_assert_int_eq(agent_pstate_known((uint32_t)getpid()), 1);
+	ck_assert_int_eq(rs_region_params_init(&p, 1, 4, 0, RS_MODE_NORMAL,
+					       RS_MODE_NORMAL), 0);
+	p.sideband_pages = 64;
+	ck_assert_int_eq(rs_region_size(&p, &size), 0);
+	region_mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(region_mem, MAP_FAILED);
+	ck_assert_int_eq(rs_region_layout(region_mem, size, &p), 0);
+	ck_assert_int_eq(rs_region_open(&region, region_mem, size), 0);
+	ck_assert_int_eq(agent_usyms_begin(&region, 0, 32 * RS_PAGE_SIZE), 0);
+	ck_assert_int_eq(agent_usyms_wants(id, id_len), 1);
+
+	agent_mmaps_note(&ring, (uint32_t)getpid());
+	ck_assert_uint_eq(ring.mmap_stats.from_model, 1);
+	ck_assert_uint_eq(ring.mmap_stats.pids, 0);      /* no /proc read */
+	ck_assert_uint_gt(nr_recs, 0);
+	published = agent_usyms_stats()->published;
+	ck_assert_uint_ge(published, 1);
+	ck_assert_int_eq(agent_usyms_wants(id, id_len), 0);
+	/* described in another ring: nothing published again */
+	memset(&other, 0, sizeof(other));
+	agent_mmaps_note(&other, (uint32_t)getpid());
+	ck_assert_uint_eq(other.mmap_stats.from_model, 1);
+	ck_assert_uint_eq(agent_usyms_stats()->published, published);
+	agent_usyms_end();
+	munmap(region_mem, size);
+}
+END_TEST
+
 /* The kernel's FORK (or EXIT) of process @pid, child of @ppid, at @time,
  * as forward.c gets it. */
 static void task(uint32_t type, uint32_t pid, uint32_t ppid, uint64_t time)
@@ -693,6 +748,7 @@ int main(void)
 	tcase_add_test(tc, mmap2_record);
 	tcase_add_test(tc, own_process);
 	tcase_add_test(tc, census_outlives);
+	tcase_add_test(tc, census_symbols_at_sample);
 	tcase_add_test(tc, overwrite_renewal);
 	tcase_add_test(tc, pid_set_bound);
 	tcase_add_test(tc, exec_after_described);
