@@ -41,9 +41,11 @@ mkdir -p /tmp/home
 export HOME=/tmp/home PERF_CONFIG=/dev/null PATH=/bin:/usr/bin
 
 reps=3 secs=10 rounds=0 freq=1000 gomode=normal prof=0 tick=''
-# seconds between a tracer's start and its measured window: its steady
-# state after its start (the agent's first beats, and the time sync that
-# `ringside record` asks at its start, answered at the agent's next wake)
+# seconds a tracer is left after its start, and again after a short run
+# of the work, before its measured window (settle_in): its steady state
+# (the agent's first beats, and the time sync that `ringside record` asks
+# at its start, answered at the agent's next wake); at least a beat and
+# a second
 settle=3
 read -r cmdline < /proc/cmdline
 for a in $cmdline; do
@@ -57,6 +59,8 @@ for a in $cmdline; do
 	go_profile=*) prof=${a#go_profile=} ;;
 	esac
 done
+# a --tick longer than the default beat: a beat and a second
+[ -n "$tick" ] && [ $((tick / 1000 + 2)) -gt "$settle" ] && settle=$((tick / 1000 + 2))
 # USER_HZ, the unit of /proc/PID/stat's times (busybox has no getconf)
 hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 echo "GO-BOOT kernel=$(uname -r) vcpus=$(nproc) hz=$hz clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) pmu=[ $(ls /sys/bus/event_source/devices | tr '\n' ' ')]"
@@ -88,8 +92,8 @@ win() {
 }
 # The tracer's system calls, counted while a quarter of the work runs
 # again after its CPU window: sc_on PID before the window (perf stat on
-# raw_syscalls:sys_enter, its events off: the agent describes perf's
-# process before the window, not in it), sc_window after it, which puts
+# raw_syscalls:sys_enter, its events off, waited for until it answers on
+# its control fifo), sc_window after it, which puts
 # "tr_sys=N tr_sys_ms=MS" into /tmp/sys.kv (nothing where perf could not
 # count).  Never inside the CPU window: while that tracepoint is on, every
 # system call of the guest passes it.  Both from this shell, which reaps
@@ -101,6 +105,9 @@ sc_on() {
 	perf stat -x, -e raw_syscalls:sys_enter -p "$1" -D -1 -o /tmp/sc \
 		--control fifo:/tmp/scctl,/tmp/scack 2> /dev/null &
 	scpid=$!
+	# its events are off already: the answer says it is up
+	echo disable > /tmp/scctl
+	read -r _ < /tmp/scack
 }
 sc_window() {
 	local m0 m1
@@ -124,6 +131,20 @@ pid_of() {
 		sleep 0.05
 	done
 	return 1
+}
+# A tracer's start, before its window: $settle s for it to sample (the
+# agent turns its events on at its first beat), then the system call
+# counter (sc_on: a process, perf's program and 30 libraries, born while
+# the tracer samples: the agent meets it through the kernel's records,
+# not at its first sample, which may come at any time, it sleeps), then
+# settle_in: a short run of the work (a fortieth of it) and $settle s.
+# What a tracer does once for a program it has not met (the agent
+# publishes its symbols; perf reads its build id at its end, outside the
+# window too) is behind the window; what it does for each new process
+# (the window's work is one) is inside it.
+settle_in() {
+	guest-work $((rounds / 40 + 1)) > /dev/null
+	sleep "$settle"
 }
 # work: the work itself, its GW line without the "GW "
 work() { guest-work "$rounds" | sed -n 's/^GW //p'; }
@@ -166,8 +187,9 @@ while [ $rep -le "$reps" ]; do
 			done
 			[ -S /run/ringside/mark.sock ] || fail "the agent did not start"
 			t_ready=$(ticks "$pid")
-			sc_on "$pid"
 			sleep "$settle"
+			sc_on "$pid"
+			settle_in
 			t0=$(ticks "$pid") s0=$(sched "$pid")
 			if [ "$prof" = 1 ]; then
 				# where the agent's CPU goes (its figures then
@@ -217,8 +239,9 @@ while [ $rep -le "$reps" ]; do
 			read -r ack < /tmp/ack
 			[ "$ack" = ack ] || fail "perf did not enable its events: '$ack' $(cat /tmp/perf.err)"
 			t_ready=$(ticks "$pid")
-			sc_on "$pid"
 			sleep "$settle"
+			sc_on "$pid"
+			settle_in
 			t0=$(ticks "$pid") s0=$(sched "$pid")
 			r=$(work)
 			t1=$(ticks "$pid") s1=$(sched "$pid")
