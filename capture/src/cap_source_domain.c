@@ -84,7 +84,7 @@ int cap_source_domain_kcode_src(struct cap_source *m, struct gi_kcode_src *src)
 	return 0;
 }
 
-int cap_source_kbuf_src_of(struct dom_virt *d, struct gi_kbuf_src *src)
+int cap_source_domain_kbuf_src_of(struct dom_virt *d, struct gi_kbuf_src *src)
 {
 	unsigned long long ram;
 	int err = dom_virt_ram_bytes(d, &ram);
@@ -101,7 +101,7 @@ int cap_source_domain_kbuf_src(struct cap_source *m, struct gi_kbuf_src *src)
 {
 	int err = dom_connect(m, &m->dom_conn);
 
-	return err ? err : cap_source_kbuf_src_of(m->dom_conn, src);
+	return err ? err : cap_source_domain_kbuf_src_of(m->dom_conn, src);
 }
 
 int cap_source_domain_vcpu_src(struct cap_source *m, struct gi_vcpu_src *src)

@@ -200,7 +200,7 @@ int svc_capture_domain(struct svc *s, const char *domain, const char *reason,
 	/* never a reason to fail: the rings are captured without it */
 	if (reads_memory(domain, reason) &&
 	    !dom_virt_open(&mem, s->c->uri, domain, 0) &&
-	    !cap_source_kbuf_src_of(mem, &kbuf)) {
+	    !cap_source_domain_kbuf_src_of(mem, &kbuf)) {
 		kbuf.max_page_reads = SVC_KBUF_PAGE_READS;
 		q.kbuf_src = &kbuf;
 	}

@@ -149,6 +149,6 @@ int cap_source_domain_vcpu_src(struct cap_source *s, struct gi_vcpu_src *src);
  * service that has one to the domain already), which must outlive it.
  * 0, or libvirt's code (dom_error_str). */
 struct dom_virt;
-int cap_source_kbuf_src_of(struct dom_virt *d, struct gi_kbuf_src *src);
+int cap_source_domain_kbuf_src_of(struct dom_virt *d, struct gi_kbuf_src *src);
 
 #endif /* RINGSIDE_CAP_SOURCE_H */
