@@ -48,6 +48,28 @@ static void tmp_path(char *buf, size_t len, const char *what)
 	ck_assert(n > 0 && (size_t)n < len);
 }
 
+/* A region file laid out by @params, enabled, with a producer on its
+ * first ring. */
+static void region_file_lay(struct region_file *rf, const char *name,
+			    const struct rs_region_params *params)
+{
+	int fd;
+
+	memset(rf, 0, sizeof(*rf));
+	tmp_path(rf->path, sizeof(rf->path), name);
+	ck_assert_int_eq(rs_region_size(params, &rf->size), 0);
+	fd = open(rf->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)rf->size), 0);
+	rf->mem = mmap(NULL, rf->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	ck_assert_ptr_ne(rf->mem, MAP_FAILED);
+	ck_assert_int_eq(rs_region_layout(rf->mem, rf->size, params), 0);
+	ck_assert_int_eq(rs_region_enable(rf->mem), 0);
+	ck_assert_int_eq(rs_region_open(&rf->region, rf->mem, rf->size), 0);
+	ck_assert_int_eq(rs_producer_init(&rf->prod, &rf->region, 0), 0);
+}
+
 /* A region file of one ring in @mode, enabled, with a producer on it. */
 static void region_file_make(struct region_file *rf, const char *name,
 			     uint32_t mode)
@@ -60,21 +82,8 @@ static void region_file_make(struct region_file *rf, const char *name,
 		.aux_mode = RS_MODE_NORMAL,
 		.trace_mask = RS_TRACE_TEST,
 	};
-	int fd;
 
-	memset(rf, 0, sizeof(*rf));
-	tmp_path(rf->path, sizeof(rf->path), name);
-	ck_assert_int_eq(rs_region_size(&params, &rf->size), 0);
-	fd = open(rf->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(ftruncate(fd, (off_t)rf->size), 0);
-	rf->mem = mmap(NULL, rf->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	ck_assert_ptr_ne(rf->mem, MAP_FAILED);
-	ck_assert_int_eq(rs_region_layout(rf->mem, rf->size, &params), 0);
-	ck_assert_int_eq(rs_region_enable(rf->mem), 0);
-	ck_assert_int_eq(rs_region_open(&rf->region, rf->mem, rf->size), 0);
-	ck_assert_int_eq(rs_producer_init(&rf->prod, &rf->region, 0), 0);
+	region_file_lay(rf, name, &params);
 }
 
 static void region_file_put(struct region_file *rf, unsigned n)
@@ -548,26 +557,13 @@ static void region_file_kbuf(struct region_file *rf,
 	struct rs_kbuf_info info = { .nr_cpus = 1, .data_pages = KB_PAGES,
 				     .sample_type = KB_ST };
 	struct rs_ctrl_page *ctrl = (void *)(kb_mem + KB_CTRL);
-	int fd;
 
 	ck_assert_int_eq(rs_region_params_init(params, 1, 8, 0, RS_MODE_OVERWRITE,
 					       RS_MODE_NORMAL), 0);
 	params->trace_mask = RS_TRACE_TEST;
 	params->sideband_pages = 1;
 	params->sample_type = KB_ST;
-	memset(rf, 0, sizeof(*rf));
-	tmp_path(rf->path, sizeof(rf->path), "kbuf.region");
-	ck_assert_int_eq(rs_region_size(params, &rf->size), 0);
-	fd = open(rf->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(ftruncate(fd, (off_t)rf->size), 0);
-	rf->mem = mmap(NULL, rf->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	ck_assert_ptr_ne(rf->mem, MAP_FAILED);
-	ck_assert_int_eq(rs_region_layout(rf->mem, rf->size, params), 0);
-	ck_assert_int_eq(rs_region_enable(rf->mem), 0);
-	ck_assert_int_eq(rs_region_open(&rf->region, rf->mem, rf->size), 0);
-	ck_assert_int_eq(rs_producer_init(&rf->prod, &rf->region, 0), 0);
+	region_file_lay(rf, "kbuf.region", params);
 	memset(kb_mem, 0, sizeof(kb_mem));
 	for (uint32_t i = 0; i < KB_PAGES; i++)
 		row[2 + i] = KB_CTRL + (uint64_t)(1 + i) * 4096u;

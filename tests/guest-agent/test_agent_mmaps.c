@@ -448,21 +448,11 @@ static size_t kernel_mmap2(uint8_t *buf, const char *self, const uint8_t *id,
 	return sizeof(h) + len;
 }
 
-/* A process described before its exec (a shell's child, sampled while it
- * still ran the shell) is not described again: the kernel's MMAP2 of the
- * program it runs now is how its symbols reach usyms, once per build id;
- * a file whose id is not the record's is not taken for it. */
-START_TEST(exec_after_described)
+/* This test program's path into @self (4096 bytes) and its build id into
+ * @id: the id's length, never 0. */
+static uint8_t self_build_id(char *self, uint8_t *id)
 {
-	void *region_mem;
-	uint32_t pid = (uint32_t)getpid();
-	uint8_t rec[8 + 64 + 4104], id[AGENT_BUILD_ID_MAX], other[AGENT_BUILD_ID_MAX];
-	struct { struct rs_perf_header h; uint32_t pid, tid; } sample;
-	struct rs_region_params p;
-	struct rs_region region;
-	uint64_t size;
-	char self[4096];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ssize_t len = readlink("/proc/self/exe", self, 4095);
 	uint8_t id_len;
 	int fd;
 
@@ -473,16 +463,45 @@ START_TEST(exec_after_described)
 	id_len = agent_mmaps_elf_build_id(fd, id);
 	close(fd);
 	ck_assert_uint_gt(id_len, 0);
+	return id_len;
+}
+
+/* A region of private memory with a sideband, opened into @region, its
+ * size in *@size, usyms begun on it: the memory, for munmap. */
+static void *usyms_region(struct rs_region *region, uint64_t *size)
+{
+	struct rs_region_params p;
+	void *mem;
+
 	ck_assert_int_eq(rs_region_params_init(&p, 1, 4, 0, RS_MODE_NORMAL,
 					       RS_MODE_NORMAL), 0);
 	p.sideband_pages = 64;
-	ck_assert_int_eq(rs_region_size(&p, &size), 0);
-	region_mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ck_assert_ptr_ne(region_mem, MAP_FAILED);
-	ck_assert_int_eq(rs_region_layout(region_mem, size, &p), 0);
-	ck_assert_int_eq(rs_region_open(&region, region_mem, size), 0);
-	ck_assert_int_eq(agent_usyms_begin(&region, 0, 32 * RS_PAGE_SIZE), 0);
+	ck_assert_int_eq(rs_region_size(&p, size), 0);
+	mem = mmap(NULL, *size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(mem, MAP_FAILED);
+	ck_assert_int_eq(rs_region_layout(mem, *size, &p), 0);
+	ck_assert_int_eq(rs_region_open(region, mem, *size), 0);
+	ck_assert_int_eq(agent_usyms_begin(region, 0, 32 * RS_PAGE_SIZE), 0);
+	return mem;
+}
+
+/* A process described before its exec (a shell's child, sampled while it
+ * still ran the shell) is not described again: the kernel's MMAP2 of the
+ * program it runs now is how its symbols reach usyms, once per build id;
+ * a file whose id is not the record's is not taken for it. */
+START_TEST(exec_after_described)
+{
+	void *region_mem;
+	uint32_t pid = (uint32_t)getpid();
+	uint8_t rec[8 + 64 + 4104], id[AGENT_BUILD_ID_MAX], other[AGENT_BUILD_ID_MAX];
+	struct { struct rs_perf_header h; uint32_t pid, tid; } sample;
+	struct rs_region region;
+	uint64_t size;
+	char self[4096];
+	uint8_t id_len = self_build_id(self, id);
+
+	region_mem = usyms_region(&region, &size);
 
 	/* described already (before its exec): its samples describe
 	 * nothing more, and usyms has not met this program */
@@ -539,34 +558,16 @@ START_TEST(census_symbols_at_sample)
 {
 	struct agent_mmap_stats st = { 0 };
 	struct agent_ring other;
-	struct rs_region_params p;
 	struct rs_region region;
 	uint8_t id[AGENT_BUILD_ID_MAX], id_len;
 	void *region_mem;
 	uint64_t size, published;
 	char self[4096];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	int fd;
 
-	ck_assert_int_gt(len, 0);
-	self[len] = '\0';
-	fd = open(self, O_RDONLY | O_CLOEXEC);
-	ck_assert_int_ge(fd, 0);
-	id_len = agent_mmaps_elf_build_id(fd, id);
-	close(fd);
-	ck_assert_uint_gt(id_len, 0);
+	id_len = self_build_id(self, id);
 	ck_assert_uint_ge(agent_mmaps_census("/proc", &st), 1);
 	ck_assert_int_eq(agent_pstate_known((uint32_t)getpid()), 1);
-	ck_assert_int_eq(rs_region_params_init(&p, 1, 4, 0, RS_MODE_NORMAL,
-					       RS_MODE_NORMAL), 0);
-	p.sideband_pages = 64;
-	ck_assert_int_eq(rs_region_size(&p, &size), 0);
-	region_mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ck_assert_ptr_ne(region_mem, MAP_FAILED);
-	ck_assert_int_eq(rs_region_layout(region_mem, size, &p), 0);
-	ck_assert_int_eq(rs_region_open(&region, region_mem, size), 0);
-	ck_assert_int_eq(agent_usyms_begin(&region, 0, 32 * RS_PAGE_SIZE), 0);
+	region_mem = usyms_region(&region, &size);
 	ck_assert_int_eq(agent_usyms_wants(id, id_len), 1);
 
 	agent_mmaps_note(&ring, (uint32_t)getpid());
