@@ -254,7 +254,7 @@ static int capture(const struct cap_flight_req *q, int fd, int open_err,
  * gi_kbuf (cap_snapper_config: a pointer to the caller's).
  */
 static int copy(struct cap_snapper *s, const struct rs_region *region,
-		const struct gi_kbuf_src *kbuf_src, struct cap_flight_result *res)
+		const struct gi_kbuf_src *kbuf_src)
 {
 	const struct cap_snapper_config *c = cap_snapper_config(s);
 	int err = cap_snapper_prepare(s, region);
@@ -269,13 +269,23 @@ static int copy(struct cap_snapper *s, const struct rs_region *region,
 		err = cap_snapper_take(s, region);
 	if (!err)
 		err = cap_snapper_parse(s);
-	if (err || !c->kbuf)
-		return err;
-	cap_snapper_kbuf_dedup(s);
-	res->kbuf_state = (int)c->kbuf->state;
-	res->kbuf_cpus_unread = c->kbuf->cpus_unread + c->kbuf->peek_failed;
-	res->kbuf_records = c->kbuf->records - c->kbuf->duplicates;
-	return 0;
+	if (!err && c->kbuf)
+		cap_snapper_kbuf_dedup(s);
+	return err;
+}
+
+/* What came of the guest kernel's buffers (@kb, read or not), once the
+ * file is written: the records the writer refused are not in it. */
+static void kbuf_result(const struct gi_kbuf *kb,
+			const struct cap_snapper_stats *st,
+			struct cap_flight_result *res)
+{
+	uint64_t filed = kb->records - kb->duplicates;
+
+	res->kbuf_state = (int)kb->state;
+	res->kbuf_cpus_unread = kb->cpus_unread + kb->peek_failed;
+	res->kbuf_records = filed - (st->kbuf_refused < filed ?
+				     st->kbuf_refused : filed);
 }
 
 int cap_flight_capture(const struct cap_flight_req *q, struct cap_flight_result *res)
@@ -349,7 +359,7 @@ static int capture(const struct cap_flight_req *q, int fd, int open_err,
 	}
 	res->syms_state = syms.state;
 	st = cap_snapper_stats(s);
-	err = copy(s, region, q->kbuf_src, res);
+	err = copy(s, region, q->kbuf_src);
 	if (!err && nothing_recorded(st, &syms)) {
 		/* never written to (an incoming migration that failed, a
 		 * guest stopped before its agent came): nothing to keep */
@@ -363,9 +373,7 @@ static int capture(const struct cap_flight_req *q, int fd, int open_err,
 		res->fail = st->fail;
 		goto out;
 	}
-	/* the recovered records the writer refused are not in the file */
-	res->kbuf_records -= st->kbuf_refused < res->kbuf_records ?
-			     st->kbuf_refused : res->kbuf_records;
+	kbuf_result(&kb, st, res);
 	res->rings = st->nr_rings;
 	cap_tally_total(st->have_file_tally ? &st->file_tally : &st->tally, &sum);
 	res->records = sum.records;
