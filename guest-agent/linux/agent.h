@@ -340,6 +340,7 @@ struct agent_comm_stats {
 	uint64_t reads;           /* names read from /proc (first sampled) */
 	uint64_t hits;            /* names the cache gave */
 	uint64_t renamed;         /* the kernel's COMM records taken */
+	uint64_t inherited;       /* FORKs: the creator's name, not a read */
 	uint64_t forgotten;       /* the kernel's LOST: every name dropped */
 };
 const struct agent_comm_stats *agent_comm_stats(void);
@@ -654,8 +655,9 @@ void agent_pstate_epoch(void);
 int agent_pstate_has_ended(void);
 /* Once per tick, @now its agent_markers_now(): a look for processes gone (when
  * due), ended ones never sampled dropped, and the model into the table's
- * idle copy, stamped @now, if it changed. */
-void agent_pstate_tick(uint64_t now);
+ * idle copy, stamped @now, if it changed (agent_pstate_publish, the @n
+ * @rings marked). */
+void agent_pstate_tick(struct agent_ring *rings, uint32_t n, uint64_t now);
 /*
  * The table keeps up with the model, not the beat.  The kernel's records
  * not yet read (which a host reads from guest memory at a crash) speak of

@@ -13,9 +13,13 @@
  * what changes a name or a tid's owner (kbuf.c: comm, comm_exec, task),
  * and forward.c hands those records here (agent_comm_kernel): a COMM (exec,
  * prctl(PR_SET_NAME)) is the new name; a FORK is a new thread, whose tid
- * may be a dead one's, so its entry is dropped and read again when
+ * may be a dead one's: it takes its creator's name, as the kernel gave it,
+ * or, when that is not known, its entry is dropped and read again when
  * sampled; the kernel's LOST (its buffer overflowed: any of these may be
- * among what it dropped) forgets every name.  A session starts with an
+ * among what it dropped) forgets every name.  A guest that starts
+ * processes all the time (a shell loop, a service's helpers) so costs no
+ * read of /proc per process: a read there is a path lookup and three
+ * system calls, a new process's most expensive part for the agent.  A session starts with an
  * empty cache (agent_comm_reset): between two, no record was seen.
  */
 #include <fcntl.h>
@@ -80,6 +84,24 @@ const struct agent_comm_stats *agent_comm_stats(void)
 	return &cache.st;
 }
 
+/* A FORK: the new thread has its creator's name, as the kernel copied it
+ * (a fork that never execs, a shell's subshell, is named so until it
+ * renames itself), when that is known; else whatever the tid's slot held
+ * is not its name. */
+static void forked(const struct rs_perf_task_body *t)
+{
+	const char *parent = cached(t->ppid, t->ptid);
+	char comm[COMM_LEN];
+
+	if (parent) {
+		memcpy(comm, parent, COMM_LEN);
+		remember(t->pid, t->tid, comm, strnlen(comm, COMM_LEN - 1));
+		cache.st.inherited++;
+	} else if (slot_of(t->tid)->tid == t->tid) {
+		slot_of(t->tid)->gen = 0;
+	}
+}
+
 void agent_comm_kernel(const struct rs_perf_header *rec)
 {
 	const uint8_t *body = (const uint8_t *)(rec + 1);
@@ -100,8 +122,7 @@ void agent_comm_kernel(const struct rs_perf_header *rec)
 		if (len < offsetof(struct rs_perf_task_body, time))
 			return;
 		memcpy(&t, body, offsetof(struct rs_perf_task_body, time));
-		if (slot_of(t.tid)->tid == t.tid)
-			slot_of(t.tid)->gen = 0;
+		forked(&t);
 		break;
 	case PERF_RECORD_LOST:
 		if (++cache.gen == 0)

@@ -2,7 +2,8 @@
 /*
  * The Linux agent's thread names (guest-agent/linux/comm.c) alone: a name
  * is read from /proc once, then kept until the kernel's COMM renames it,
- * its FORK gives the tid a new owner or its LOST may have hidden either;
+ * its FORK gives the tid a new owner (named as its creator, when that is
+ * known) or its LOST may have hidden either;
  * every flush still writes one COMM per thread noted, with the newest
  * name.  It links the agent's library; its ring is a stub of the test's
  * own (agent_ring_put) that keeps the records.
@@ -145,6 +146,38 @@ START_TEST(fork_and_lost_forget)
 }
 END_TEST
 
+/* A FORK gives the new process, or thread, its creator's name without a
+ * read of /proc (none is there to read: the tids are past pid_max, the
+ * child's in its creator's slot of the cache), until an exec renames it. */
+START_TEST(fork_takes_creators_name)
+{
+	uint32_t child = self_tid + 4096u * 2048u, thread = child + 1u;
+	struct { uint32_t pid, ppid, tid, ptid; uint64_t time; }
+		fk = { child, me, child, self_tid, 0 },
+		th = { me, me, thread, self_tid, 0 };
+
+	kernel_comm(me, self_tid, "parent");
+	kernel(PERF_RECORD_FORK, &th, sizeof(th));
+	kernel(PERF_RECORD_FORK, &fk, sizeof(fk));  /* takes the creator's slot */
+	agent_comm_note(&ring, me, thread);
+	agent_comm_note(&ring, child, child);
+	agent_comm_flush(&ring);
+	ck_assert_uint_eq(nr_recs, 2);
+	ck_assert_uint_eq(recs[0].tid, thread);
+	ck_assert_str_eq(recs[0].comm, "parent");
+	ck_assert_uint_eq(recs[1].pid, child);
+	ck_assert_uint_eq(recs[1].tid, child);
+	ck_assert_str_eq(recs[1].comm, "parent");
+	ck_assert_uint_eq(agent_comm_stats()->reads, 0);
+	ck_assert_uint_eq(agent_comm_stats()->inherited, 2);
+	kernel_comm(child, child, "gzip");         /* its exec */
+	agent_comm_note(&ring, child, child);
+	agent_comm_flush(&ring);
+	ck_assert_str_eq(recs[2].comm, "gzip");
+	ck_assert_uint_eq(agent_comm_stats()->reads, 0);
+}
+END_TEST
+
 /* A name is another pid's: not given to this one.  A thread already gone
  * gets no COMM; the idle task is swapper. */
 START_TEST(other_pid_gone_idle)
@@ -188,6 +221,7 @@ int main(void)
 	tcase_add_test(tc, read_once);
 	tcase_add_test(tc, kernel_renames);
 	tcase_add_test(tc, fork_and_lost_forget);
+	tcase_add_test(tc, fork_takes_creators_name);
 	tcase_add_test(tc, other_pid_gone_idle);
 	tcase_add_test(tc, short_records);
 	suite_add_tcase(s, tc);
