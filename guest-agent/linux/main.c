@@ -330,9 +330,9 @@ static void fwd_samples(const uint8_t *recs, uint32_t len, uint32_t nr,
 static const struct kbuf_sink sink = { fwd, fwd_samples };
 
 /* The kernel's records of every CPU into the rings, and the names of the
- * threads they sampled after them; the markers waiting.  Then the process
- * table, if the pass changed the model (within the pass too,
- * agent_pstate_due). */
+ * threads they sampled after them; the markers waiting.  The process
+ * table follows at the pass's end, once, after the beat if there is one
+ * (pass_end); within the pass only where a ring is due (agent_pstate_due). */
 static void drain(struct agent *a)
 {
 	uint32_t i;
@@ -348,6 +348,13 @@ static void drain(struct agent *a)
 		agent_comm_flush(&a->ring[i]);
 		agent_ring_publish(&a->ring[i]);
 	}
+}
+
+/* The end of a pass: the process table, if the pass changed the model
+ * and the beat (when it came) did not write it already.  One copy a pass
+ * however many things changed it: each copy is the whole model. */
+static void pass_end(struct agent *a)
+{
 	agent_pstate_publish(a->ring, a->nr_rings, agent_markers_now());
 }
 
@@ -373,8 +380,7 @@ static void beat(struct agent *a, uint64_t now)
 {
 	if (agent_pstate_has_ended())
 		ring_epoch(a);
-	agent_pstate_publish(a->ring, a->nr_rings, now);
-	agent_pstate_tick(now);   /* what its looks changed */
+	agent_pstate_tick(a->ring, a->nr_rings, now);   /* and the table */
 	rs_guest_heartbeat(&a->dev.region);
 	follow_config(a, now);
 }
@@ -515,6 +521,7 @@ static int run(struct agent *a)
 				a->wakes.beats++;
 				next = now + period;
 			}
+			pass_end(a);
 		}
 		/* after the pass: a fault in it, or the device gone since */
 		if (gone(a, now))
@@ -532,6 +539,7 @@ static void detach(struct agent *a)
 		if (a->kbuf[i])
 			agent_kbuf_enable(a->kbuf[i], 0);
 	drain(a);
+	pass_end(a);
 	agent_markers_put(&a->ring[0], RS_MARK_AGENT_DETACH, (uint32_t)getpid(),
 			 (uint32_t)getpid(), agent_markers_now(), "detached", 8);
 	for (i = 0; i < a->nr_rings; i++)

@@ -695,11 +695,11 @@ static void drop_unsampled(void)
 	ps.ends_at_tick = ps.ends;
 }
 
-void agent_pstate_tick(uint64_t now)
+void agent_pstate_tick(struct agent_ring *rings, uint32_t n, uint64_t now)
 {
 	look(now);
 	drop_unsampled();
-	agent_pstate_table_publish(now);
+	agent_pstate_publish(rings, n, now);
 }
 
 void agent_pstate_publish(struct agent_ring *rings, uint32_t n, uint64_t now)

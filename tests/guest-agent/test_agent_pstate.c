@@ -131,7 +131,7 @@ START_TEST(agent_to_host)
 	/* not before the tick */
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_int_eq(g.state, GI_PSTATE_NONE);
-	agent_pstate_tick(next_tick());
+	agent_pstate_tick(NULL, 0, next_tick());
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_int_eq(g.state, GI_PSTATE_OK);
 	ck_assert_uint_eq(g.nr_procs, 1);
@@ -173,7 +173,7 @@ START_TEST(agent_to_host)
 	k.prot = PROT_READ | PROT_EXEC;
 	kernel(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &k, sizeof(k),
 	       "/bin/other");
-	agent_pstate_tick(next_tick());
+	agent_pstate_tick(NULL, 0, next_tick());
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 1);
 	ck_assert_uint_eq(g.nr_maps, 1);
@@ -182,7 +182,7 @@ START_TEST(agent_to_host)
 	ck_assert_uint_eq(g.maps[0].build_id_len, 0);
 	ck_assert_uint_eq(g.info.head.generation, 2);
 	/* unchanged: no rewrite */
-	agent_pstate_tick(next_tick());
+	agent_pstate_tick(NULL, 0, next_tick());
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.info.head.generation, 2);
 	ck_assert_uint_eq(agent_pstate_stats()->publishes, 2);
@@ -283,7 +283,7 @@ START_TEST(born_and_ended)
 	task(PERF_RECORD_EXIT, 101, 100, 2000);
 	/* a thread's end is not its process's */
 	thread(PERF_RECORD_EXIT, 100, 104, 100, 2001);
-	agent_pstate_tick(next_tick());
+	agent_pstate_tick(NULL, 0, next_tick());
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 2);
 	p = proc_of(101);
@@ -298,7 +298,7 @@ START_TEST(born_and_ended)
 	ck_assert_uint_eq(agent_pstate_stats()->inherited, 1);
 	ck_assert_int_eq(agent_pstate_has_ended(), 1);
 	/* ticks alone keep it; so does the epoch it ended in */
-	agent_pstate_tick(next_tick());
+	agent_pstate_tick(NULL, 0, next_tick());
 	agent_pstate_epoch();
 	ck_assert_uint_eq(agent_pstate_gen(101), gen);
 	/* the next: every ring written over since it ended */
@@ -306,7 +306,7 @@ START_TEST(born_and_ended)
 	ck_assert_uint_eq(agent_pstate_gen(101), 0);
 	ck_assert_int_eq(agent_pstate_has_ended(), 0);
 	ck_assert_uint_eq(agent_pstate_stats()->expired, 1);
-	agent_pstate_tick(next_tick());
+	agent_pstate_tick(NULL, 0, next_tick());
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 1);
 	ck_assert_uint_eq(g.procs[0].pid, 100);
@@ -323,16 +323,16 @@ START_TEST(unsampled)
 	parent();
 	task(PERF_RECORD_FORK, 102, 100, 1000);
 	task(PERF_RECORD_FORK, 103, 2, 1000);           /* no parent known */
-	agent_pstate_tick(next_tick());
+	agent_pstate_tick(NULL, 0, next_tick());
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 2);               /* 103 has no code */
 	ck_assert_ptr_nonnull(proc_of(102));
 	task(PERF_RECORD_EXIT, 102, 100, 2000);
-	agent_pstate_tick(next_tick());                 /* the tick after */
+	agent_pstate_tick(NULL, 0, next_tick());                 /* the tick after */
 	ck_assert_uint_ne(agent_pstate_gen(102), 0);
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_ptr_null(proc_of(102));               /* not published */
-	agent_pstate_tick(next_tick());
+	agent_pstate_tick(NULL, 0, next_tick());
 	ck_assert_uint_eq(agent_pstate_gen(102), 0);
 	region_free();
 }
@@ -366,7 +366,7 @@ START_TEST(out_of_order)
 	ck_assert_int_eq(agent_pstate_map_at(202, 0, &m), 0);
 	ck_assert_str_eq(m.path, "/bin/busybox");
 	ck_assert_int_eq(agent_pstate_sampled(202), 0);
-	agent_pstate_tick(next_tick());
+	agent_pstate_tick(NULL, 0, next_tick());
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_ptr_nonnull(proc_of(202));
 	ck_assert_uint_eq(proc_of(202)->flags, RS_PSTATE_PROC_ENDED);
@@ -379,7 +379,7 @@ START_TEST(out_of_order)
 	/* an EXIT older than that FORK: the former one's */
 	task(PERF_RECORD_EXIT, 202, 100, 3500);
 	ck_assert_int_eq(agent_pstate_sampled(202), 0);
-	agent_pstate_tick(next_tick());
+	agent_pstate_tick(NULL, 0, next_tick());
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(proc_of(202)->flags, 0);
 	ck_assert_uint_eq(proc_of(202)->ppid, 201);
@@ -413,11 +413,11 @@ START_TEST(lost_then_looked)
 	ck_assert_int_eq(agent_pstate_sampled(me), 0);
 	ck_assert_int_eq(agent_pstate_sampled((uint32_t)child), 0);
 	ck_assert_int_eq(waitpid(child, NULL, 0), child);
-	agent_pstate_tick(t);                   /* no look: nothing lost */
+	agent_pstate_tick(NULL, 0, t);                   /* no look: nothing lost */
 	ck_assert_uint_eq(agent_pstate_stats()->ended, 0);
 	agent_pstate_lost();
 	ck_assert_int_eq(agent_pstate_known(me), 0);
-	agent_pstate_tick(t + 1);               /* the look */
+	agent_pstate_tick(NULL, 0, t + 1);               /* the look */
 	ck_assert_uint_eq(agent_pstate_stats()->ended, 1);
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_uint_eq(g.nr_procs, 2);
@@ -541,7 +541,7 @@ START_TEST(bounded_and_counted)
 	}
 	agent_pstate_proc(1, 0);
 	ck_assert_int_eq(agent_pstate_sampled(1), 0);
-	agent_pstate_tick(next_tick());
+	agent_pstate_tick(NULL, 0, next_tick());
 	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
 	ck_assert_int_eq(g.state, GI_PSTATE_OK);
 	/* pid 1, with no maps, fits; this one's 64 maps do not */
