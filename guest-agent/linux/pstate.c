@@ -96,12 +96,32 @@ static void unhash(uint32_t pid)
 
 /* ---- processes and their mappings ----------------------------------------- */
 
+/* A name of @n bytes at @s, counted once; NULL: no memory. */
+static struct pname *name_new(const char *s, size_t n)
+{
+	struct pname *nm = malloc(sizeof(*nm) + n + 1u);
+
+	if (!nm)
+		return NULL;
+	nm->refs = 1;
+	nm->len = (uint16_t)n;
+	memcpy(nm->s, s, n);
+	nm->s[n] = '\0';
+	return nm;
+}
+
+static void name_put(struct pname *nm)
+{
+	if (!--nm->refs)
+		free(nm);
+}
+
 static void drop_maps(struct pproc *p)
 {
 	uint32_t i;
 
 	for (i = 0; i < p->nr_maps; i++)
-		free(p->map[i].name);
+		name_put(p->map[i].name);
 	p->nr_maps = 0;
 	p->maps_over = 0;
 }
@@ -225,7 +245,7 @@ static void unmap(struct pproc *p, uint64_t start, uint64_t len)
 		struct pmap *m = &p->map[i];
 
 		if (m->start < start + len && start < m->start + m->len) {
-			free(m->name);
+			name_put(m->name);
 			*m = p->map[--p->nr_maps];
 			continue;
 		}
@@ -271,14 +291,11 @@ static void add_map(struct pproc *p, const struct agent_mmap *a)
 	if (!m)
 		return;
 	memset(m, 0, sizeof(*m));
-	m->name = malloc(n + 1);
+	m->name = name_new(a->path, n);
 	if (!m->name) {
 		p->maps_over++;
 		return;
 	}
-	memcpy(m->name, a->path, n);
-	m->name[n] = '\0';
-	m->name_len = (uint16_t)n;
 	m->start = a->start;
 	m->len = a->len;
 	m->pgoff = a->pgoff;
@@ -308,12 +325,7 @@ static void inherit(struct pproc *c, const struct pproc *p)
 		if (!m)
 			break;
 		*m = p->map[i];
-		m->name = malloc(m->name_len + 1u);
-		if (!m->name) {
-			c->maps_over++;
-			continue;
-		}
-		memcpy(m->name, p->map[i].name, m->name_len + 1u);
+		m->name->refs++;
 		c->nr_maps++;
 	}
 	c->maps_over += p->maps_over;
@@ -459,7 +471,7 @@ int agent_pstate_map_at(uint32_t pid, uint32_t i, struct agent_mmap *out)
 	out->flags = m->flags;
 	out->build_id_size = m->bid_len;
 	memcpy(out->build_id, m->bid, m->bid_len);
-	out->path = m->name;
+	out->path = m->name->s;
 	return 0;
 }
 

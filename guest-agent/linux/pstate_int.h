@@ -12,13 +12,22 @@
 #define HASH_SLOTS      8192u   /* pid -> process, a power of two */
 #define PSTATE_COPY_MAX (1u << 20) /* bytes of one copy */
 
+/* A mapping's file name, shared by the mappings that have it: a child's
+ * mappings, taken at its FORK, are its parent's, names and all (a process
+ * forked and exec'd at once would otherwise copy each name only to free
+ * it).  Freed with its last mapping. */
+struct pname {
+	uint32_t refs;
+	uint16_t len;
+	char s[];                     /* len bytes and a NUL */
+};
+
 struct pmap {
 	uint64_t start, len, pgoff, ino;
 	uint32_t prot, flags, maj, min;
 	uint8_t bid_len;
 	uint8_t bid[RS_PSTATE_BUILD_ID_MAX];
-	uint16_t name_len;
-	char *name;                   /* name_len bytes and a NUL */
+	struct pname *name;
 };
 
 /* struct pproc.flags */

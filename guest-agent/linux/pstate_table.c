@@ -19,7 +19,7 @@
 
 static uint32_t map_bytes(const struct pmap *m)
 {
-	return (uint32_t)((sizeof(struct rs_pstate_map) + m->name_len + 7u) &
+	return (uint32_t)((sizeof(struct rs_pstate_map) + m->name->len + 7u) &
 			  ~(size_t)7u);
 }
 
@@ -74,12 +74,12 @@ static void put_proc(uint8_t *o, const struct pproc *p, uint64_t len)
 		r.maj = m->maj;
 		r.min = m->min;
 		r.ino = m->ino;
-		r.name_len = m->name_len;
+		r.name_len = m->name->len;
 		r.build_id_len = m->bid_len;
 		memcpy(r.build_id, m->bid, m->bid_len);
 		memcpy(o, &r, sizeof(r));
 		memset(o + sizeof(r), 0, mb - sizeof(r));
-		memcpy(o + sizeof(r), m->name, m->name_len);
+		memcpy(o + sizeof(r), m->name->s, m->name->len);
 		o += mb;
 	}
 }

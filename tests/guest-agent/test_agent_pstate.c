@@ -314,6 +314,42 @@ START_TEST(born_and_ended)
 }
 END_TEST
 
+/* A child's mappings share their names with its parent's: they outlive
+ * the parent's exec, a mapping over one of the parent's, and the parent
+ * itself (valgrind, in the suite's run, would see a name freed early or
+ * never). */
+START_TEST(names_shared)
+{
+	struct agent_mmap m;
+
+	region_new();
+	ck_assert_int_eq(agent_pstate_begin(&region, 0, 65536), 0);
+	parent();
+	task(PERF_RECORD_FORK, 101, 100, 1000);
+	task(PERF_RECORD_FORK, 102, 100, 1001);
+	code(100, 0x7fff0000, "/lib/over-vdso.so");     /* over its [vdso] */
+	comm(100, "sh", 1);                              /* its exec */
+	code(100, 0x400000, "/bin/sh");
+	comm(101, "gzip", 1);                            /* one child's too */
+	code(101, 0x400000, "/bin/gzip");
+	task(PERF_RECORD_EXIT, 100, 1, 2000);
+	agent_pstate_epoch();
+	agent_pstate_epoch();                            /* the parent gone */
+	ck_assert_uint_eq(agent_pstate_gen(100), 0);
+	ck_assert_int_eq(agent_pstate_map_at(102, 0, &m), 0);
+	ck_assert_str_eq(m.path, "/bin/busybox");
+	ck_assert_int_eq(agent_pstate_map_at(102, 1, &m), 0);
+	ck_assert_str_eq(m.path, "[vdso]");
+	ck_assert_int_eq(agent_pstate_map_at(101, 0, &m), 0);
+	ck_assert_str_eq(m.path, "/bin/gzip");
+	agent_pstate_tick(NULL, 0, next_tick());
+	ck_assert_int_eq(gi_pstate_read(&g, &region), 0);
+	ck_assert_ptr_nonnull(proc_of(102));
+	ck_assert_uint_eq(proc_of(102)->nr_maps, 2);
+	region_free();
+}
+END_TEST
+
 /* A process never sampled that ended leaves the model a tick after;
  * never sampled and alive, it is in the table only with code. */
 START_TEST(unsampled)
@@ -564,6 +600,7 @@ int main(void)
 
 	tcase_add_test(tc, agent_to_host);
 	tcase_add_test(tc, born_and_ended);
+	tcase_add_test(tc, names_shared);
 	tcase_add_test(tc, unsampled);
 	tcase_add_test(tc, out_of_order);
 	tcase_add_test(tc, lost_then_looked);
