@@ -7,6 +7,7 @@
 #   bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N]
 #                           [--freq HZ] [--tick MS] [--data-pages P] [--keep]
 #                           [--mode normal|overwrite] [--profile FILE]
+#                           [--no-host-view]
 #
 # Boots the Debian kernel from /boot under a libvirtd of its own (QEMU,
 # TCG, 2 vCPUs, 512 MiB) with a busybox initramfs holding the agent, the
@@ -37,7 +38,9 @@
 # over its life, a share of one host CPU.
 # Takes /tmp/ringside-e2e.lock (one libvirtd per machine); root; exits 77
 # when QEMU, libvirt or a kernel is missing.  A benchmark, not a test:
-# nothing is judged.  --keep keeps the work directory.  --profile FILE:
+# nothing is judged.  --keep keeps the work directory.  --no-host-view:
+# `record --no-host` (no host perf events on the VMM's vCPU threads, whose
+# context switches they follow).  --profile FILE:
 # the agent's profile in each ringside run (`perf record -g -p` of it in
 # the guest, whose cost its figures then include) into FILE, and after
 # each run everything the agent said at its end (its counters).
@@ -48,12 +51,13 @@ if [ -z "${RS_GO_LOCKED:-}" ]; then
 	RS_GO_LOCKED=1 exec flock /tmp/ringside-e2e.lock "$0" "$@"
 fi
 usage() {
-	echo "usage: bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N] [--freq HZ] [--tick MS] [--data-pages P] [--mode normal|overwrite] [--profile FILE] [--keep]" >&2
+	echo "usage: bench/guest-overhead.sh BUILD [--reps R] [--secs S] [--rounds N] [--freq HZ] [--tick MS] [--data-pages P] [--mode normal|overwrite] [--profile FILE] [--no-host-view] [--keep]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
 BUILD=$1; shift
 REPS=3 SECS=10 ROUNDS=0 FREQ=1000 PAGES='' KEEP=0 MODE=normal PROFILE='' TICK=0
+NO_HOST=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=${2:-}; shift 2 ;;
@@ -65,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--mode) MODE=${2:-}; shift 2 ;;
 	--profile) PROFILE=${2:-}; shift 2 ;;
 	--keep) KEEP=1; shift ;;
+	--no-host-view) NO_HOST=--no-host; shift ;;
 	*) usage ;;
 	esac
 done
@@ -175,7 +180,7 @@ while [ "$end" = 0 ]; do
 		GO-AGENT*) [ -n "$PROFILE" ] && echo "${line#GO-}" >> "$PROFILE" ;;
 		GO-WAIT\ b\ *)
 			rep=${line##* }
-			"$RINGSIDE" record "$DOM" -o "$W/rec-$rep.data" > "$W/rec-$rep.out" 2> "$W/rec-$rep.err" &
+			"$RINGSIDE" record "$DOM" ${NO_HOST:+"$NO_HOST"} -o "$W/rec-$rep.data" > "$W/rec-$rep.out" 2> "$W/rec-$rep.err" &
 			RECORD_PID=$!
 			RECORD_T0=$(date +%s%N)
 			# attached once it has its file
