@@ -674,6 +674,9 @@ void agent_pstate_tick(struct agent_ring *rings, uint32_t n, uint64_t now);
  */
 void agent_pstate_publish(struct agent_ring *rings, uint32_t n, uint64_t now);
 int agent_pstate_due(const struct agent_ring *r);
+/* Whether the model changed since the table was last written: a caller
+ * reads the clock for its stamp only then. */
+int agent_pstate_changed(void);
 
 const struct agent_pstate_stats *agent_pstate_stats(void);
 

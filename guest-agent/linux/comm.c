@@ -19,8 +19,9 @@
  * among what it dropped) forgets every name.  A guest that starts
  * processes all the time (a shell loop, a service's helpers) so costs no
  * read of /proc per process: a read there is a path lookup and three
- * system calls, a new process's most expensive part for the agent.  A session starts with an
- * empty cache (agent_comm_reset): between two, no record was seen.
+ * system calls, the dearest part of a new process for the agent.  A
+ * session starts with an empty cache (agent_comm_reset): between two, no
+ * record was seen.
  */
 #include <fcntl.h>
 #include <linux/perf_event.h>

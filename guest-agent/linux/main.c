@@ -352,10 +352,13 @@ static void drain(struct agent *a)
 
 /* The end of a pass: the process table, if the pass changed the model
  * and the beat (when it came) did not write it already.  One copy a pass
- * however many things changed it: each copy is the whole model. */
+ * however many things changed it: each copy is the whole model.  The
+ * clock is read for its stamp only then (a system call and a device read
+ * where the guest's clocksource is the HPET). */
 static void pass_end(struct agent *a)
 {
-	agent_pstate_publish(a->ring, a->nr_rings, agent_markers_now());
+	if (agent_pstate_changed())
+		agent_pstate_publish(a->ring, a->nr_rings, agent_markers_now());
 }
 
 /* Every ring past its mark since the last epoch began (written over, or

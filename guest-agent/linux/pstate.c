@@ -718,15 +718,20 @@ void agent_pstate_publish(struct agent_ring *rings, uint32_t n, uint64_t now)
 {
 	uint32_t i;
 
-	if (!ps.on || !ps.dirty)
+	if (!agent_pstate_changed())
 		return;
 	agent_pstate_table_publish(now);
 	for (i = 0; i < n; i++)
 		rings[i].table_mark = rings[i].written_bytes;
 }
 
+int agent_pstate_changed(void)
+{
+	return ps.on && ps.dirty;
+}
+
 int agent_pstate_due(const struct agent_ring *r)
 {
-	return ps.on && ps.dirty &&
+	return agent_pstate_changed() &&
 	       r->written_bytes - r->table_mark >= r->prod.ring.data_size / 2u;
 }
