@@ -269,10 +269,32 @@ struct agent_ring {
 	uint64_t table_mark;      /* written_bytes when the process table was
 				   * last written (agent_pstate_publish) */
 	struct agent_mmap_stats mmap_stats;
+	/* a normal ring's consumer: whether it drains (agent_ring_publish
+	 * looks), and the waits for room it was given (agent_ring_put) */
+	uint64_t tail_seen;       /* data_tail at the last look */
+	uint64_t looks;           /* looks so far */
+	uint64_t tail_look;       /* the look that saw the tail move */
+	uint32_t wait_max_ms;     /* the longest wait for room; 0: none */
+	uint64_t waits;           /* records that waited for room */
+	uint64_t waited_ms;       /* ... how long in all */
+	uint64_t wait_fails;      /* waits that ended without room */
 };
 
+/* A normal ring's consumer drains it while its tail moved within this
+ * many of the agent's passes; then, a ring without room for a record
+ * waits for it, at most AGENT_RING_WAIT_MS a record, before the record is
+ * dropped (counted).  The host's recorders sleep at most a second
+ * between passes while they back off (ringside/service_idle.h). */
+#define AGENT_RING_LIVE_LOOKS 3u
+#define AGENT_RING_WAIT_MS    1200u
+
 /* Write @r with @type/@misc/@body, counting what the ring refused.  0 or
- * the ring's -rse_*. */
+ * the ring's -rse_*.  A normal ring full of records its consumer has
+ * not taken yet, while it drains (its tail moved lately), is waited for:
+ * what the agent wrote so far is published, and the agent sleeps until
+ * the consumer made room or wait_max_ms went by.  The kernel's buffers
+ * hold the samples taken meanwhile: the host's recorders may sleep
+ * between passes while a batch of records arrives at once. */
 int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 		   const void *body, uint32_t len);
 /* @nr whole records at @recs, @len bytes, into @r at once: records the

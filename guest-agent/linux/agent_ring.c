@@ -5,14 +5,69 @@
  * modules: forward, comm and markers call it; it calls only the ring
  * library.
  */
+#include <time.h>
+
 #include "agent.h"
 
 #include "ringside/producer_inline.h"
 
+/* @r's consumer took records within its last AGENT_RING_LIVE_LOOKS
+ * looks. */
+static int draining(const struct agent_ring *r)
+{
+	return r->tail_seen && r->looks - r->tail_look <= AGENT_RING_LIVE_LOOKS;
+}
+
+static int has_room(struct agent_ring *r, uint64_t need)
+{
+	struct rs_producer *p = &r->prod;
+
+	if (p->head - p->tail_cache + need <= p->ring.data_size)
+		return 1;
+	p->tail_cache = rs_read_tail(&p->ring.ctrl->data_tail);
+	return p->head - p->tail_cache + need <= p->ring.data_size;
+}
+
+/* Room in a normal ring for a record of @len body bytes, beside the LOST
+ * record and the batch's slot any record needs room for, waited for
+ * while the consumer drains (agent_ring_put). */
+static void room_for(struct agent_ring *r, uint32_t len)
+{
+	uint64_t need = sizeof(struct rs_perf_header) + len + 7u +
+			sizeof(struct rs_perf_lost) + sizeof(uint64_t);
+	uint32_t step = 1, waited = 0;
+
+	if (!r->wait_max_ms || r->prod.ring.data_mode != RS_MODE_NORMAL ||
+	    has_room(r, need) || need > r->prod.ring.data_size || !draining(r))
+		return;
+	/* what it holds back, the consumer cannot take */
+	(void)rs_producer_flush(&r->prod);
+	r->waits++;
+	while (!has_room(r, need)) {
+		struct timespec ts = { 0, (long)step * 1000000L };
+
+		if (waited >= r->wait_max_ms) {
+			/* not draining after all: no more waits until
+			 * its tail moves */
+			r->wait_fails++;
+			r->tail_look = r->looks - AGENT_RING_LIVE_LOOKS - 1u;
+			break;
+		}
+		nanosleep(&ts, NULL);
+		waited += step;
+		if (step < 32u)
+			step *= 2u;
+	}
+	r->waited_ms += waited;
+}
+
 int agent_ring_put(struct agent_ring *r, uint32_t type, uint16_t misc,
 		   const void *body, uint32_t len)
 {
-	int err = rs_producer_output_inline(&r->prod, type, misc, body, len);
+	int err;
+
+	room_for(r, len);
+	err = rs_producer_output_inline(&r->prod, type, misc, body, len);
 
 	if (err < 0) {
 		r->dropped++;
@@ -28,7 +83,12 @@ int agent_ring_put_run(struct agent_ring *r, const uint8_t *recs,
 {
 	const struct rs_perf_header *h;
 	uint32_t off;
-	int err = rs_producer_output_walked(&r->prod, recs, len, nr), last = 0;
+	int err, last = 0;
+
+	/* room for all at once, or each waits for its own (below) */
+	if (len <= r->prod.ring.data_size / 2u)
+		room_for(r, len);
+	err = rs_producer_output_walked(&r->prod, recs, len, nr);
 
 	if (err >= 0) {
 		r->written += nr;
@@ -61,10 +121,21 @@ void agent_ring_batch(struct agent_ring *r, const struct rs_region *region)
 }
 
 /* After a pass over the agent's inputs: what the batch held back becomes
- * visible to the host. */
+ * visible to the host; and a look at whether the host drains. */
 void agent_ring_publish(struct agent_ring *r)
 {
+	uint64_t tail;
+
 	(void)rs_producer_flush(&r->prod);
+	if (r->prod.ring.data_mode != RS_MODE_NORMAL)
+		return;
+	/* one look a pass at whether the consumer drains */
+	tail = rs_read_tail(&r->prod.ring.ctrl->data_tail);
+	r->looks++;
+	if (tail != r->tail_seen) {
+		r->tail_seen = tail;
+		r->tail_look = r->looks;
+	}
 }
 
 uint64_t agent_ring_mark(const struct agent_ring *r)

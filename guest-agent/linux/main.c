@@ -258,6 +258,7 @@ static void attach(struct agent *a)
 		if (err)
 			die("ring %u: %s", i, rs_error_str(err));
 		agent_ring_batch(&a->ring[i], &a->dev.region);
+		a->ring[i].wait_max_ms = AGENT_RING_WAIT_MS;
 		a->epoch_mark[i] = agent_ring_mark(&a->ring[i]);
 	}
 	n = snprintf(text, sizeof(text), "linux agent attached: %u cpus, %u rings, "
@@ -651,7 +652,7 @@ static void census(struct agent *a)
  * END_GONE. */
 static int session(struct agent *a)
 {
-	uint64_t written = 0, dropped = 0;
+	uint64_t written = 0, dropped = 0, waits = 0, waited = 0, fails = 0;
 	uint32_t i;
 	int err, end;
 
@@ -723,9 +724,16 @@ static int session(struct agent *a)
 	for (i = 0; i < a->nr_rings; i++) {
 		written += a->ring[i].written;
 		dropped += a->ring[i].dropped;
+		waits += a->ring[i].waits;
+		waited += a->ring[i].waited_ms;
+		fails += a->ring[i].wait_fails;
 	}
 	say(a, "detached: %" PRIu64 " records written, %" PRIu64 " dropped, "
 	    "%" PRIu64 " markers", written, dropped, a->mk.received);
+	if (waits)
+		say(a, "full rings waited for their consumer %" PRIu64 " times, "
+		    "%" PRIu64 " ms in all; %" PRIu64 " of them without room",
+		    waits, waited, fails);
 	say(a, "woke %" PRIu64 " times: %" PRIu64 " for data, %" PRIu64
 	    " for markers, %" PRIu64 " for the beat alone; %" PRIu64 " beats",
 	    a->wakes.data + a->wakes.markers + a->wakes.beat, a->wakes.data,
