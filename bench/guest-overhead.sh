@@ -35,7 +35,7 @@
 # perf stat in the guest while a quarter of the work runs again after
 # the window, since counting them slows every system call), the
 # losses, and in normal mode the host's side: `ringside record`'s CPU
-# over its life, a share of one host CPU.
+# over its life, a share of one host CPU, and its wakeups a second.
 # Takes /tmp/ringside-e2e.lock (one libvirtd per machine); root; exits 77
 # when QEMU, libvirt or a kernel is missing.  A benchmark, not a test:
 # nothing is judged.  --keep keeps the work directory.  --no-host-view:
@@ -217,6 +217,9 @@ while [ "$end" = 0 ]; do
 				# the host's side: record's CPU (utime + stime, in
 				# clock ticks) over its whole life, before it ends
 				rec_ticks=$(awk '{ print $14 + $15 }' "/proc/$RECORD_PID/stat" 2>/dev/null || echo 0)
+				# its wakeups: the times its threads went to sleep
+				rec_wakes=$(cat /proc/"$RECORD_PID"/task/*/status 2>/dev/null |
+					awk '/^voluntary_ctxt_switches:/ { s += $2 } END { print s + 0 }')
 				rec_life=$(( ($(date +%s%N) - RECORD_T0) / 1000000 ))
 				kill -INT "$RECORD_PID"
 				wait "$RECORD_PID"
@@ -225,7 +228,7 @@ while [ "$end" = 0 ]; do
 				# per ring: "guest claims: lost N in M LOST records[, samples lost K]"
 				# and what predates the recording
 				o=$W/rec-$rep.out
-				extra="rec_rc=$rc rec_ticks=$rec_ticks rec_life_ms=$rec_life rec_hz=$(getconf CLK_TCK) rec_records=$(sed -n 's/^ringside record: wrote \([0-9]*\) records.*/\1/p' "$o" | head -n 1)"
+				extra="rec_rc=$rc rec_ticks=$rec_ticks rec_life_ms=$rec_life rec_hz=$(getconf CLK_TCK) rec_wakes=$rec_wakes rec_records=$(sed -n 's/^ringside record: wrote \([0-9]*\) records.*/\1/p' "$o" | head -n 1)"
 				extra="$extra rec_lost=$(grep -o 'guest claims: lost [0-9]*' "$o" | awk '{ s += $NF } END { print s + 0 }')"
 				extra="$extra rec_lost_samples=$(grep 'guest claims' "$o" | grep -o 'samples lost [0-9]*' | awk '{ s += $NF } END { print s + 0 }')"
 				extra="$extra rec_early_lost=$(grep -o 'before the recording: .*' "$o" | sed 's/.*, lost \([0-9]*\) in.*samples lost \([0-9]*\) in.*/\1 \2/' | awk '{ s += $1 + $2 } END { print s + 0 }')"
@@ -306,11 +309,14 @@ b.update({"event": "cpu-clock", "freq": int(freq), "call_chains": True,
           # the host's side: `ringside record`'s CPU over its life (the
           # agent's start to the end of the run), a share of one host CPU
           "record_host_cpu_share_each": [round(r["rec_ticks"] / r["rec_hz"] / (r["rec_life_ms"] / 1e3), 5)
-                                         for r in by["b"] if r.get("rec_life_ms") and r.get("rec_hz")]})
+                                         for r in by["b"] if r.get("rec_life_ms") and r.get("rec_hz")],
+          # ... and its wakeups a second (its passes, mostly)
+          "record_wakeups_per_s_each": [round(r["rec_wakes"] / (r["rec_life_ms"] / 1e3), 1)
+                                        for r in by["b"] if r.get("rec_life_ms") and "rec_wakes" in r]})
 if mode == "overwrite":
     for k in ("samples", "lost_ring_full", "lost_samples_kernel_buffer",
               "lost_before_recording", "record_status",
-              "record_host_cpu_share_each"):
+              "record_host_cpu_share_each", "record_wakeups_per_s_each"):
         b.pop(k, None)
     b.update({"snapshot_samples": [r.get("snap_samples") for r in by["b"]],
               "snapshot_kbuf_records": [r.get("snap_kbuf_records") for r in by["b"]],

@@ -3,7 +3,10 @@
  * ringside record REGION -o FILE: drain a live region until stopped.
  *
  * The loop (capture/src/cap_recorder.c) takes one batch from every ring, then waits
- * --interval ms or until a doorbell eventfd fires.  On SIGINT/SIGTERM, at
+ * --interval ms or until a doorbell eventfd fires.  Without either, it
+ * waits 10 ms after a pass that took something and backs off while the
+ * rings are idle, as the service's recorders do
+ * (ringside/service_idle.h).  On SIGINT/SIGTERM, at
  * the end of --duration, or (--vm) once the VM's vCPUs have all stopped, it
  * takes a last batch from every ring and completes the file.
  */
@@ -17,6 +20,7 @@
 
 #include "ringside/capture.h"
 #include "ringside/domain_virt.h"
+#include "ringside/service_idle.h"
 
 #include "cli.h"
 #include "print.h"
@@ -24,6 +28,8 @@
 #define CMD "record"
 #define DOORBELL_INTERVAL_MS 250  /* backstop between doorbells (--vm) */
 #define HOST_PAGES 64  /* per vCPU thread: ~6400 switches between passes */
+#define HOST_HOLD_MS 250 /* the longest sleep with the host's view: its
+			  * threads may switch 25,000 times a second */
 
 struct record_opts {
 	const char *region;
@@ -51,9 +57,10 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		OPT_SECONDS('d', "duration", &o->duration, "S", 10000000,
 			    "stop after S seconds (fractions allowed)"),
 		OPT_U32('i', "interval", &o->interval_ms, "MS", 1, 60000,
-			"milliseconds", "wait at most MS milliseconds between passes "
-			"(default 10; with --vm " STR(DOORBELL_INTERVAL_MS) ", as "
-			"doorbells wake it)"),
+			"milliseconds", "wait MS milliseconds between passes "
+			"(default: 10 after a pass that took records, doubling "
+			"while the rings are idle up to what they hold; with "
+			"doorbells " STR(DOORBELL_INTERVAL_MS) ", as they wake it)"),
 		OPT_U32(0, "doorbell-fd", &fd, "N", 0, 1u << 30,
 			"a descriptor number", "also wake when eventfd N fires (the "
 			"VMM's doorbell; not with --vm)"),
@@ -102,6 +109,8 @@ struct record_src {
 	char next[2][4200];        /* the file after a restore, and the one
 				    * before (the output until the rotation) */
 	int warned;                /* a completed file had warnings */
+	uint32_t idle_bound_ms;    /* the backoff's longest sleep */
+	uint32_t sleep_ms;         /* ... and the last one */
 };
 
 /* Ring @i's doorbells: read here (a host fact), and the producer's own
@@ -117,6 +126,32 @@ static void print_bells(const struct cap_recorder *r, const struct cap_source *m
 		printf("; guest claims: %" PRIu64 " rung, %" PRIu64 " skipped "
 		       "(the consumer polled)", ri.doorbells, ri.suppressed);
 	putchar('\n');
+}
+
+/* The sleep after a pass: the interval after one that took something,
+ * twice the last while the rings are idle, up to what they hold. */
+static uint32_t idle_sleep(void *arg, const struct cap_recorder *r,
+			   int found)
+{
+	struct record_src *src = arg;
+
+	src->sleep_ms = svc_idle_next(src->sleep_ms, found,
+				      cap_recorder_config(r)->interval_ms,
+				      src->idle_bound_ms);
+	return src->sleep_ms;
+}
+
+/* How it slept: between the interval and the bound, in so many passes. */
+static void print_backoff(const struct cap_recorder *r)
+{
+	const struct cap_recorder_config *c = cap_recorder_config(r);
+	const struct record_src *src = c->hooks.arg;
+
+	if (src->idle_bound_ms <= c->interval_ms)
+		return;
+	printf("  sleeps: %u ms after a pass that took records, doubling up to "
+	       "%u ms while the rings were idle; %" PRIu64 " passes\n",
+	       c->interval_ms, src->idle_bound_ms, cap_recorder_stats(r)->passes);
 }
 
 /* @rotated: a file completed at a restore (its time before the save). */
@@ -164,6 +199,8 @@ static void summary(const struct record_opts *o, const struct cap_recorder *r,
 	print_names_hint(stdout, st->output, &st->wstats, st->usyms.cached);
 	if (c->sync)
 		print_csync(stdout, c->sync);
+	if (c->hooks.sleep_ms == idle_sleep)
+		print_backoff(r);
 	if (vm || o->doorbell_fd >= 0)
 		printf("  woken by doorbells: %" PRIu64 " of %" PRIu64 " passes; "
 		       "%" PRIu64 " sleeps given up on a re-check (a doorbell "
@@ -293,6 +330,23 @@ static void dom_came_back(void *arg, const struct cap_recorder *r, int events)
 	fflush(stdout);
 }
 
+/* Nothing wakes it but its clock (no --interval, no doorbell): it backs
+ * off while the rings are idle, at most as long as they hold at their
+ * rate and as long as the host view's buffers hold. */
+static void back_off(struct cap_recorder_config *c, struct record_src *src,
+		     const struct rs_region *region)
+{
+	struct svc_idle_rings ir;
+
+	svc_idle_rings_of(region, &ir);
+	src->idle_bound_ms = svc_idle_bound(&ir, c->interval_ms, 0);
+	if (c->host && src->idle_bound_ms > HOST_HOLD_MS)
+		src->idle_bound_ms = HOST_HOLD_MS;
+	src->sleep_ms = 0;
+	c->hooks.sleep_ms = idle_sleep;
+	c->hooks.arg = src;
+}
+
 /* A DOMAIN: it ends when the domain stops (its own connection: the
  * code's reader has the other one), and goes on across a save. */
 static void follow_domain(struct cap_recorder_config *c,
@@ -404,6 +458,9 @@ static int run(const struct record_opts *o, struct cap_source *m)
 	if (domain)
 		follow_domain(&c, &src);
 	c.host = open_host(o, m);
+	if (!o->interval_ms && o->doorbell_fd < 0 &&
+	    (!vm || !cap_vm_nr_doorbells(vm)))
+		back_off(&c, &src, region);
 	/* a DOMAIN with PT: the kernel's code for perf's decoder */
 	if (domain && o->output &&
 	    cap_rinfo_aux_format(region) == PDF_AUX_INTEL_PT) {

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The recorders' backoff while their rings are idle: the rule and its
- * bound (ringside/service_idle.h says why the bound is safe).  Pure.
+ * bound (ringside/service_idle.h says why the bound is safe), for the
+ * service's recorders and `ringside record`'s.  Pure: it reads a region,
+ * never writes one.
  */
 #include "ringside/domain.h"
+#include "ringside/ring.h"
 #include "ringside/service_idle.h"
 
 uint32_t svc_idle_hold_ms(const struct svc_idle_rings *r)
@@ -24,6 +27,26 @@ uint32_t svc_idle_hold_ms(const struct svc_idle_rings *r)
 	ms = r->min_data_bytes > UINT64_MAX / 1000u ? UINT64_MAX / per_s :
 	     r->min_data_bytes * 1000u / per_s;
 	return ms > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)ms;
+}
+
+void svc_idle_rings_of(const struct rs_region *region,
+		       struct svc_idle_rings *r)
+{
+	const struct rs_config *cfg = rs_region_config(region);
+	struct rs_ring ring;
+
+	*r = (struct svc_idle_rings){
+		.sample_freq = cfg->sample_freq,
+		.samples = !!(cfg->trace_mask & RS_TRACE_SAMPLES),
+	};
+	for (uint32_t i = 0; i < rs_region_nr_rings(region); i++) {
+		if (rs_region_ring(region, i, &ring))
+			continue;   /* skipped: not drained */
+		if (!r->min_data_bytes || ring.data_size < r->min_data_bytes)
+			r->min_data_bytes = ring.data_size;
+		if (ring.aux_size && ring.aux_mode == RS_MODE_NORMAL)
+			r->aux_normal = 1;
+	}
 }
 
 uint32_t svc_idle_bound(const struct svc_idle_rings *r, uint32_t interval_ms,

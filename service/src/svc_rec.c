@@ -137,28 +137,12 @@ static uint32_t hook_sleep(void *arg, const struct cap_recorder *r,
 }
 
 /* The longest sleep of @j's idle recorder: its region's rings against
- * their sampling rate (ringside/service_idle.h).  The host's own layout
- * when it opened the region by it; a region file opened by its header
- * says what its writer put there (a guest that claims a lower rate than
- * it samples at loses its own records, nobody else's). */
+ * their sampling rate (ringside/service_idle.h). */
 static void job_idle_bound(struct svc_job *j, uint32_t interval_ms)
 {
-	const struct rs_region *region = cap_source_region(j->src);
-	const struct rs_config *cfg = rs_region_config(region);
-	struct svc_idle_rings ir = {
-		.sample_freq = cfg->sample_freq,
-		.samples = !!(cfg->trace_mask & RS_TRACE_SAMPLES),
-	};
-	struct rs_ring ring;
+	struct svc_idle_rings ir;
 
-	for (uint32_t i = 0; i < rs_region_nr_rings(region); i++) {
-		if (rs_region_ring(region, i, &ring))
-			continue;   /* skipped: not drained */
-		if (!ir.min_data_bytes || ring.data_size < ir.min_data_bytes)
-			ir.min_data_bytes = ring.data_size;
-		if (ring.aux_size && ring.aux_mode == RS_MODE_NORMAL)
-			ir.aux_normal = 1;
-	}
+	svc_idle_rings_of(cap_source_region(j->src), &ir);
 	j->idle_bound_ms = svc_idle_bound(&ir, interval_ms, 0);
 	j->sleep_ms = 0;
 }

@@ -162,4 +162,23 @@ expect_in "$WORK/hangup.err" "doorbell fd 7 hung up"
 run 1 badbell "$R" record "$REG" -o "$WORK/x.data" --doorbell-fd 9
 expect_in "$WORK/badbell.err" "not an open descriptor"
 no_output_file "$WORK/x.data"
+
+note "nothing to wake it and idle rings: it backs off up to what they hold"
+# 2 rings of 64 KiB sampled at 1000 Hz: with the deepest call chains
+# (1096 B a sample) they hold 59 ms, less the host's 10 ms stall: 49 ms,
+# as `enable` computes it.  Sleeps of 10, 20, 40, then 49 ms: in a second,
+# at most 23 passes however fast the host, where a 10 ms poll makes ~100.
+IDLE=$(region idle)
+"$PRODUCER" create "$IDLE" --rings 2 --data-pages 16 --freq 1000 || fail "create idle"
+run 0 idle "$R" record "$IDLE" -o "$WORK/idle.data" --duration 1
+expect_in "$WORK/idle.out" "sleeps: 10 ms after a pass that took records, doubling up to 49 ms while the rings were idle"
+passes=$(sed -n 's/.* while the rings were idle; \([0-9]*\) passes$/\1/p' "$WORK/idle.out")
+[ -n "$passes" ] && [ "$passes" -ge 2 ] && [ "$passes" -le 23 ] ||
+	fail "an idle second took '$passes' passes, not 2..23"
+# --interval is kept as given; a region without a rate is polled as before
+run 0 idle-fixed "$R" record "$IDLE" -o "$WORK/idle2.data" --duration 0.2 --interval 10
+grep -q "sleeps:" "$WORK/idle-fixed.out" && fail "--interval 10 backed off"
+run 0 idle-norate "$R" record "$REG" -o "$WORK/idle3.data" --duration 0.2
+grep -q "sleeps:" "$WORK/idle-norate.out" && fail "a region without a rate backed off"
+rm -f "$IDLE"
 echo "ok"

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ringside/domain.h"
 #include "ringside/ring.h"
@@ -143,6 +144,65 @@ START_TEST(no_bound_no_backoff)
 }
 END_TEST
 
+/* A region laid out with @aux_pages AUX pages in @aux_mode, tracing
+ * @mask at 1000 Hz, read back as its recorder reads it. */
+static struct svc_idle_rings of_region(uint32_t aux_pages, uint32_t aux_mode,
+				       uint64_t mask)
+{
+	struct rs_region_params params;
+	struct svc_idle_rings r;
+	struct rs_region region;
+	uint64_t size;
+	void *mem;
+
+	ck_assert_int_eq(rs_region_params_init(&params, 2, 16, aux_pages,
+					       RS_MODE_NORMAL, aux_mode), 0);
+	params.trace_mask = mask;
+	params.sample_freq = 1000;
+	ck_assert_int_eq(rs_region_size(&params, &size), 0);
+	mem = aligned_alloc(RS_PAGE_SIZE, size);
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(rs_region_layout(mem, size, &params), 0);
+	ck_assert_int_eq(rs_region_enable(mem), 0);
+	ck_assert_int_eq(rs_region_open(&region, mem, size), 0);
+	memset(&r, 0xa5, sizeof(r));
+	svc_idle_rings_of(&region, &r);
+	free(mem);
+	return r;
+}
+
+/* What the recorders bound their sleeps by comes from the region: its
+ * rings' data areas, its rate, whether it samples, a normal-mode AUX
+ * area. */
+START_TEST(rings_of_region)
+{
+	struct svc_idle_rings r = of_region(0, RS_MODE_NORMAL,
+					    RS_TRACE_SAMPLES);
+	struct svc_idle_rings want = rings(16, 1000);
+
+	ck_assert_uint_eq(r.min_data_bytes, want.min_data_bytes);
+	ck_assert_uint_eq(r.sample_freq, 1000);
+	ck_assert_int_eq(r.samples, 1);
+	ck_assert_int_eq(r.aux_normal, 0);
+	ck_assert_uint_eq(svc_idle_bound(&r, 10, 0),
+			  svc_idle_bound(&want, 10, 0));
+	ck_assert_uint_gt(svc_idle_bound(&r, 10, 0), 10);
+	/* markers alone: no rate bounds them, no backoff */
+	r = of_region(0, RS_MODE_NORMAL, RS_TRACE_MARKERS);
+	ck_assert_int_eq(r.samples, 0);
+	ck_assert_uint_eq(svc_idle_bound(&r, 10, 0), 10);
+	/* PT bytes drained in normal mode: none either */
+	r = of_region(4, RS_MODE_NORMAL, RS_TRACE_SAMPLES);
+	ck_assert_int_eq(r.aux_normal, 1);
+	ck_assert_uint_eq(svc_idle_bound(&r, 10, 0), 10);
+	/* an overwrite-mode AUX area is not drained: the data rings bound */
+	r = of_region(4, RS_MODE_OVERWRITE, RS_TRACE_SAMPLES);
+	ck_assert_int_eq(r.aux_normal, 0);
+	ck_assert_uint_eq(svc_idle_bound(&r, 10, 0),
+			  svc_idle_bound(&want, 10, 0));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("svc_idle");
@@ -155,6 +215,7 @@ int main(void)
 	tcase_add_test(tc, hold_is_enables);
 	tcase_add_test(tc, bound_is_safe);
 	tcase_add_test(tc, no_bound_no_backoff);
+	tcase_add_test(tc, rings_of_region);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -12,6 +12,10 @@
  * panic detection, the control socket, the host's view: the service's
  * loop); its rotation by age and its retries on a full disk cut the
  * sleep short (src/svc_rec.c).
+ * `ringside record` without doorbells (a DOMAIN: ivshmem has no
+ * interrupt) and without --interval follows the same rule from its own
+ * 10 ms interval, its sleeps also bounded by what its host view's
+ * buffers hold (cli/cmd_record.c).
  *
  * The bound is `ringside enable`'s arithmetic (docs/operator-guide.md,
  * "How long the rings hold", ringside/domain.h's dom_cfg_hold) turned
@@ -36,6 +40,8 @@
 
 #include <stdint.h>
 
+struct rs_region;
+
 /* The longest sleep whatever the rings hold: what a recorder does on its
  * own clock besides draining (the late symbols, 0.25 s; the user
  * symbols, 1 s; the metrics' live counts, 0.25 s; time sync retries)
@@ -54,6 +60,16 @@ struct svc_idle_rings {
  * with the largest samples; UINT32_MAX when nothing bounds the rate
  * (no frequency or no samples), 0 for no ring. */
 uint32_t svc_idle_hold_ms(const struct svc_idle_rings *r);
+
+/* @region's rings as a recorder drains them, into @r: the smallest data
+ * area of the rings it opens (one it cannot open is skipped, as the
+ * drain skips it), whether one has an AUX area in normal mode, and the
+ * rate and trace mask its configuration says.  The host's own layout
+ * where the host opened the region by it; a region opened by its header
+ * says what its writer put there (a guest that claims a lower rate than
+ * it samples at loses its own records, nobody else's). */
+void svc_idle_rings_of(const struct rs_region *region,
+		       struct svc_idle_rings *r);
 
 /* The longest sleep (ms) of an idle recorder of @r's rings polled every
  * @interval_ms, with @stall_ms of the host's longest stall (0:
