@@ -7,7 +7,9 @@
 # go_freq=HZ, go_mode=normal|overwrite (the region's mode: in overwrite
 # mode nobody reads the rings during b, and the host takes a snapshot at
 # its end, GO-SNAP).  It runs the same work (guest-work ROUNDS, one worker per
-# vCPU) R times in each of four modes, interleaved a b c d a b c d ...:
+# vCPU) R times in each of four modes, interleaved, the untraced run first
+# in each repetition and the three traced ones in turn after it (a b c d,
+# a c d b, a d b c, a b c d ...: none of them always follows a):
 #   a  untraced: no agent, no perf
 #   b  ringside: the agent sampling at HZ with call chains; before each
 #      one the guest waits for a key (GO-WAIT) while the host starts
@@ -114,7 +116,7 @@ sc_window() {
 	echo enable > /tmp/scctl
 	read -r _ < /tmp/scack
 	m0=$(uptime_ms)
-	guest-work $((rounds / 4 + 1)) > /dev/null
+	guest-work $((rounds / 4 + 1)) > /dev/null  # not work(): no accounting
 	m1=$(uptime_ms)
 	echo disable > /tmp/scctl
 	read -r _ < /tmp/scack
@@ -147,21 +149,32 @@ settle_in() {
 	sleep "$settle"
 }
 # work: the work itself, its GW line without the "GW "
-work() { guest-work "$rounds" | sed -n 's/^GW //p'; }
+# the work, MODE REP: bracketed on the console (GO-WORK, GO-WORKED) for
+# the host's accounting of its own CPU meanwhile
+work() {
+	echo "GO-WORK $1 $2" > /dev/console
+	guest-work "$rounds" | sed -n 's/^GW //p'
+	echo "GO-WORKED $1 $2" > /dev/console
+}
 
 if [ "$rounds" = 0 ]; then
 	rounds=$(guest-work --calibrate "$secs") || fail "calibration"
 fi
 echo "GO-ROUNDS $rounds"
 # a run to warm the caches and the page cache, not reported
-guest-work $((rounds / 4 + 1)) > /dev/null
+guest-work $((rounds / 4 + 1)) > /dev/null  # not work(): no accounting
 
 rep=1
 while [ $rep -le "$reps" ]; do
-	for mode in a b c d; do
+	case $((rep % 3)) in
+	1) order='b c d' ;;
+	2) order='c d b' ;;
+	*) order='d b c' ;;
+	esac
+	for mode in a $order; do
 		case $mode in
 		a)
-			echo "GO-RESULT a $rep $(work)"
+			echo "GO-RESULT a $rep $(work a "$rep")"
 			;;
 		b)
 			if [ "$gomode" = normal ]; then
@@ -198,7 +211,7 @@ while [ $rep -le "$reps" ]; do
 					2> /dev/null &
 				ppid=$!
 			fi
-			r=$(work)
+			r=$(work "$mode" "$rep")
 			t1=$(ticks "$pid") s1=$(sched "$pid")
 			sc_window
 			if [ "$prof" = 1 ]; then
@@ -243,7 +256,7 @@ while [ $rep -le "$reps" ]; do
 			sc_on "$pid"
 			settle_in
 			t0=$(ticks "$pid") s0=$(sched "$pid")
-			r=$(work)
+			r=$(work "$mode" "$rep")
 			t1=$(ticks "$pid") s1=$(sched "$pid")
 			sc_window
 			kill -INT "$pid"

@@ -13,7 +13,8 @@
 # TCG, 2 vCPUs, 512 MiB) with a busybox initramfs holding the agent, the
 # fixed work (BUILD/bench/guest-work: one process per vCPU, ROUNDS rounds
 # each) and this host's perf with its libraries, and runs the same work R
-# times (default 3) each way, interleaved a b c d a b c d ...:
+# times (default 3) each way, interleaved: a first in each repetition, the
+# traced ways in turn after it (a b c d, a c d b, a d b c, ...):
 #   a  untraced: no agent and no perf running in the guest;
 #   b  ringside: the agent sampling at HZ (default 1000) with call chains,
 #      `ringside record DOMAIN` on the host draining the rings, a new
@@ -35,7 +36,10 @@
 # perf stat in the guest while a quarter of the work runs again after
 # the window, since counting them slows every system call), the
 # losses, and in normal mode the host's side: `ringside record`'s CPU
-# over its life, a share of one host CPU, and its wakeups a second.
+# over its life, a share of one host CPU, and its wakeups a second; and
+# per way what the host's CPUs did while the work ran: all of them, the
+# vCPU threads, the rest beside them, record and libvirtd among it
+# ("host_cpu_during_work", shares of one host CPU).
 # Takes /tmp/ringside-e2e.lock (one libvirtd per machine); root; exits 77
 # when QEMU, libvirt or a kernel is missing.  A benchmark, not a test:
 # nothing is judged.  --keep keeps the work directory.  --no-host-view:
@@ -149,6 +153,34 @@ vsh start "$DOM" >/dev/null || { say "virsh start"; exit 1; }
 T0=$(date +%s)
 say "$DOM started (TCG, $MODE mode); $REPS runs of each way, ~${SECS} s of work each"
 
+# ---- the host's CPU while the work runs (GO-WORK .. GO-WORKED) ---------------
+# Every busy tick of the host (/proc/stat: user, nice, system, irq,
+# softirq), the QEMU vCPU threads' ("CPU N/TCG", "CPU N/KVM"), and those of
+# `record` and libvirtd: what the host spent beside the guest's vCPUs,
+# which on a host with no idle CPU comes out of them.  "busy vcpu record
+# libvirtd" in clock ticks.
+host_ticks() {
+	local qpid busy vcpu=0 rec=0 lv=0 t
+	busy=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat)
+	qpid=$(pgrep -f "guest=$DOM" | head -n 1)
+	if [ -n "$qpid" ]; then
+		for t in /proc/"$qpid"/task/*; do
+			case $(cat "$t/comm" 2>/dev/null) in
+			# utime + stime past the name, which has a space
+			"CPU "*) vcpu=$((vcpu + $(sed 's/.*) //' "$t/stat" 2>/dev/null |
+				awk '{ print $12 + $13 } END { if (!NR) print 0 }'))) ;;
+			esac
+		done
+	fi
+	[ -n "$RECORD_PID" ] &&
+		rec=$(cat /proc/"$RECORD_PID"/task/*/stat 2>/dev/null | awk '{ s += $14 + $15 } END { print s + 0 }')
+	t=$(lg_running libvirtd)
+	[ -n "$t" ] && lv=$(awk '{ print $14 + $15 }' "/proc/$t/stat" 2>/dev/null || echo 0)
+	echo "$busy $vcpu $rec ${lv:-0}"
+}
+HOST_T0=''
+HOST_KV=''
+
 # ---- the console: start and stop `record` around each b run --------------------
 : > "$W/results"
 done_lines=0 end=0
@@ -174,6 +206,16 @@ while [ "$end" = 0 ]; do
 		line=${line%$'\r'}
 		case $line in
 		GO-BOOT* | GO-ROUNDS* | GO-WAKES*) say "${line#GO-}" ;;
+		GO-WORK\ *)
+			HOST_T0=$(host_ticks) HOST_W0=$(date +%s%N) HOST_KV='' ;;
+		GO-WORKED\ *)
+			if [ -n "$HOST_T0" ]; then
+				# shellcheck disable=SC2086,SC2046  # four numbers each
+				HOST_KV=$(echo $HOST_T0 $(host_ticks) $(( ($(date +%s%N) - HOST_W0) / 1000000 )) |
+					awk '{ printf "host_busy=%d host_vcpu=%d host_rec=%d host_libvirtd=%d host_ms=%d",
+						$5 - $1, $6 - $2, $7 - $3, $8 - $4, $9 }')
+			fi
+			HOST_T0='' ;;
 		GO-FAIL*) say "the guest: $line"; exit 1 ;;
 		GO-PERF-SAID*) echo "${line#GO-PERF-SAID }" >> "$W/perf.said" ;;
 		GO-PROF*) [ -n "$PROFILE" ] && echo "${line#GO-PROF }" >> "$PROFILE" ;;
@@ -237,6 +279,8 @@ while [ "$end" = 0 ]; do
 				extra="$extra rec_bytes=$(stat -c %s "$W/rec-$rep.data" 2>/dev/null || echo 0)"
 				[ "$KEEP" = 1 ] || rm -f "$W/rec-$rep.data"
 			fi
+			extra="$extra $HOST_KV"
+			HOST_KV=''
 			echo "${line#GO-RESULT } $extra" >> "$W/results"
 			say "$mode $rep: $(echo "$line" | grep -o 'wall_ns=[0-9]*' | awk -F= '{ printf "%.2f s", $2 / 1e9 }')$( [ "$mode" = a ] || echo " tracer $(echo "$line" | grep -o 'tr_win_ticks=[0-9]*' | cut -d= -f2) ticks") $(echo "$extra" | cut -c 1-100)"
 			;;
@@ -352,5 +396,24 @@ out = {"bench": "guest-overhead", "mode": mode, "reps": int(reps), "guest": boot
                              round(max(r["wall_ns"] for r in by[m]) / 1e9, 3)]
                          for m in M if by[m]},
        "ringside": b, "perf": c, "perf_mono": d}
+# the host's CPU while the work ran, shares of one host CPU (clock
+# ticks over the host's own measure of the window): all of it, the vCPU
+# threads', the rest (the host beside its guest), record's, libvirtd's
+HZ = int(runs[0].get("hz", 100)) if runs else 100
+def host_share(r, k):
+    return round(r[k] / HZ / (r["host_ms"] / 1e3), 4)
+host = {}
+for m in M:
+    rs = [r for r in by[m] if r.get("host_ms")]
+    if not rs:
+        continue
+    host[m] = {"busy_each": [host_share(r, "host_busy") for r in rs],
+               "vcpu_each": [host_share(r, "host_vcpu") for r in rs],
+               "beside_each": [round((r["host_busy"] - r["host_vcpu"]) / HZ / (r["host_ms"] / 1e3), 4)
+                               for r in rs],
+               "record_each": [host_share(r, "host_rec") for r in rs],
+               "libvirtd_each": [host_share(r, "host_libvirtd") for r in rs]}
+if host:
+    out["host_cpu_during_work"] = host
 print(json.dumps(out))
 EOF
