@@ -24,6 +24,9 @@ struct agent {
 	uint32_t beat_ms;             /* the beat (agent_opts_beat_ms) */
 	int sigfd;
 	int sampling;                 /* events enabled right now */
+	int on_since_census;          /* the kernel's events on since before
+				       * the census: the model missed nothing
+				       * when sampling is said to start */
 	uint64_t confirmed;           /* records written when the device was
 				       * last seen present */
 	uint64_t look_at;             /* when the device's sysfs entry is

@@ -293,8 +293,11 @@ static void follow_config(struct agent *a, uint64_t now)
 		if (a->kbuf[i])
 			agent_kbuf_enable(a->kbuf[i], want);
 	a->sampling = want;
-	if (want)   /* the processes' records of the time off were missed */
+	/* the processes' records of a time off were missed: not those of
+	 * the start, when the events were on before the census */
+	if (want && !a->on_since_census)
 		agent_pstate_lost();
+	a->on_since_census = 0;
 	agent_markers_put(&a->ring[0], RS_MARK_AGENT_CONFIG, (uint32_t)getpid(),
 			 (uint32_t)getpid(), now,
 			 want ? "sampling on" : "sampling off", want ? 11 : 12);
@@ -634,13 +637,25 @@ static void mmap_summary(const struct agent *a)
 	    sum.truncated, sum.unreadable);
 }
 
-/* The processes already running, into the process model (the events are
- * on: what comes after, their records tell). */
+/* The processes already running, into the process model.  The events go
+ * on first when the host wants samples: what changes after /proc was
+ * read, their records tell, and the first beat's "sampling on" does not
+ * have to throw the census away (every process read from /proc again at
+ * its first sample, a millisecond each under TCG). */
 static void census(struct agent *a)
 {
 	struct agent_mmap_stats st = { 0 };
 	uint64_t t0 = agent_markers_now();
-	uint32_t n = agent_mmaps_census("/proc", &st);
+	uint32_t n, i;
+
+	a->on_since_census = 0;
+	if (rs_region_config(&a->dev.region)->trace_mask & RS_TRACE_SAMPLES) {
+		a->on_since_census = 1;
+		for (i = 0; i < a->nr_cpus; i++)
+			if (a->kbuf[i] && agent_kbuf_enable(a->kbuf[i], 1))
+				a->on_since_census = 0;
+	}
+	n = agent_mmaps_census("/proc", &st);
 
 	say(a, "processes at the start: %u described from /proc (%" PRIu64
 	    " unreadable, %" PRIu64 " maps files cut short) in %.1f ms", n,
@@ -660,6 +675,7 @@ static int session(struct agent *a)
 	memset(a->epoch_mark, 0, sizeof(a->epoch_mark));
 	a->nr_rings = 0;
 	a->sampling = 0;
+	a->on_since_census = 0;
 	a->sideband_room = 0;
 	a->ksyms_end = 0;
 	a->pstate_start = 0;
