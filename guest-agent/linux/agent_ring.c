@@ -18,14 +18,16 @@ static int draining(const struct agent_ring *r)
 	return r->tail_seen && r->looks - r->tail_look <= AGENT_RING_LIVE_LOOKS;
 }
 
-static int has_room(struct agent_ring *r, uint64_t need)
+/* Room for @need bytes in @r: by the producer's last look at the tail,
+ * else by the tail itself (the producer's own state stays its own). */
+static int has_room(const struct agent_ring *r, uint64_t need)
 {
-	struct rs_producer *p = &r->prod;
+	const struct rs_producer *p = &r->prod;
 
 	if (p->head - p->tail_cache + need <= p->ring.data_size)
 		return 1;
-	p->tail_cache = rs_read_tail(&p->ring.ctrl->data_tail);
-	return p->head - p->tail_cache + need <= p->ring.data_size;
+	return p->head - rs_read_tail(&p->ring.ctrl->data_tail) + need <=
+	       p->ring.data_size;
 }
 
 /* Room in a normal ring for a record of @len body bytes, beside the LOST
