@@ -18,18 +18,6 @@ static int draining(const struct agent_ring *r)
 	return r->tail_seen && r->looks - r->tail_look <= AGENT_RING_LIVE_LOOKS;
 }
 
-/* Room for @need bytes in @r: by the producer's last look at the tail,
- * else by the tail itself (the producer's own state stays its own). */
-static int has_room(const struct agent_ring *r, uint64_t need)
-{
-	const struct rs_producer *p = &r->prod;
-
-	if (p->head - p->tail_cache + need <= p->ring.data_size)
-		return 1;
-	return p->head - rs_read_tail(&p->ring.ctrl->data_tail) + need <=
-	       p->ring.data_size;
-}
-
 /* Room in a normal ring for a record of @len body bytes, beside the LOST
  * record and the batch's slot any record needs room for, waited for
  * while the consumer drains (agent_ring_put). */
@@ -40,12 +28,13 @@ static void room_for(struct agent_ring *r, uint32_t len)
 	uint32_t step = 1, waited = 0;
 
 	if (!r->wait_max_ms || r->prod.ring.data_mode != RS_MODE_NORMAL ||
-	    has_room(r, need) || need > r->prod.ring.data_size || !draining(r))
+	    rs_producer_has_room(&r->prod, need) ||
+	    need > r->prod.ring.data_size || !draining(r))
 		return;
 	/* what it holds back, the consumer cannot take */
 	(void)rs_producer_flush(&r->prod);
 	r->waits++;
-	while (!has_room(r, need)) {
+	while (!rs_producer_has_room(&r->prod, need)) {
 		struct timespec ts = { 0, (long)step * 1000000L };
 
 		if (waited >= r->wait_max_ms) {

@@ -599,3 +599,21 @@ uint64_t rs_producer_head(const struct rs_producer *p)
 {
 	return p ? rs_local_read(&p->head) : 0;
 }
+
+int rs_producer_has_room(const struct rs_producer *p, uint64_t bytes)
+{
+	uint64_t head, used, size;
+
+	if (!p || !p->ring.data || !p->ring.ctrl)
+		return 0;
+	if (p->ring.data_mode == RS_MODE_OVERWRITE)
+		return 1;
+	size = p->ring.data_size;
+	if (bytes > size)
+		return 0;
+	head = rs_local_read(&p->head);
+	if (head - rs_local_read(&p->tail_cache) <= size - bytes)
+		return 1;
+	used = head - rs_read_tail(&p->ring.ctrl->data_tail);
+	return used <= size - bytes;
+}

@@ -240,6 +240,43 @@ START_TEST(output_inline_refuses)
 }
 END_TEST
 
+/* rs_producer_has_room measures from the producer's head, reads the
+ * consumer's tail when its cached one says no, and leaves the cached one
+ * as it was; a tail past the head frees nothing; an overwrite ring always
+ * has room. */
+START_TEST(has_room_looks_only)
+{
+	struct fx_ring t;
+	uint64_t cached;
+
+	ring_init(&t, 1, RS_MODE_NORMAL, 0);
+	ck_assert_int_eq(rs_producer_has_room(&t.p, t.data_size), 1);
+	ck_assert_int_eq(rs_producer_has_room(&t.p, t.data_size + 1), 0);
+	for (uint64_t i = 0; i < 3; i++)
+		ck_assert_int_ge(output_sized(&t.p, i, 1024), 0);
+	ck_assert_uint_eq(rs_producer_head(&t.p), 3072);
+	ck_assert_int_eq(rs_producer_has_room(&t.p, t.data_size - 3072), 1);
+	ck_assert_int_eq(rs_producer_has_room(&t.p, t.data_size - 3071), 0);
+	/* the consumer takes two records: room by the tail it wrote */
+	cached = t.p.tail_cache;
+	t.ctrl->data_tail = 2048;
+	ck_assert_int_eq(rs_producer_has_room(&t.p, t.data_size - 1024), 1);
+	ck_assert_int_eq(rs_producer_has_room(&t.p, t.data_size - 1023), 0);
+	ck_assert_uint_eq(t.p.tail_cache, cached);
+	/* a tail the producer never wrote up to */
+	t.ctrl->data_tail = 3072 + 8;
+	ck_assert_int_eq(rs_producer_has_room(&t.p, t.data_size - 1024), 0);
+	ck_assert_int_eq(rs_producer_has_room(NULL, 8), 0);
+	fx_ring_fini(&t);
+
+	ring_init(&t, 1, RS_MODE_OVERWRITE, 0);
+	for (uint64_t i = 0; i < 8; i++)
+		ck_assert_int_ge(output_sized(&t.p, i, 1024), 0);
+	ck_assert_int_eq(rs_producer_has_room(&t.p, t.data_size), 1);
+	fx_ring_fini(&t);
+}
+END_TEST
+
 /*
  * The largest record a ring takes leaves room for a LOST record beside it,
  * so a pending loss can always go out in front of the next record: 16
@@ -1075,6 +1112,7 @@ int main(void)
 	tcase_add_loop_test(tc, output_every_length, 0, 4);
 	tcase_add_test(tc, output_inline_refuses);
 	tcase_add_test(tc, output_max_size);
+	tcase_add_test(tc, has_room_looks_only);
 	tcase_add_test(tc, reserve_too_big);
 	tcase_add_test(tc, reserve_largest_after_loss);
 	tcase_add_test(tc, reserve_invalid_size);

@@ -162,6 +162,18 @@ uint64_t rs_producer_lost(const struct rs_producer *p);
 uint64_t rs_producer_head(const struct rs_producer *p);
 
 /*
+ * Whether a normal data area has room for @bytes more past
+ * rs_producer_head: by the tail the producer last saw, else by data_tail
+ * as the consumer has it now (an acquire read).  It only looks: the
+ * producer's own view of the tail is what its next reservation makes it,
+ * so a producer that waits for a consumer to free room asks this between
+ * its sleeps.  A data_tail past the head, or more than the area behind
+ * it, frees nothing.  1 room, 0 none (or @bytes above the area, or no
+ * data area); an overwrite ring always has room (it writes over).
+ */
+int rs_producer_has_room(const struct rs_producer *p, uint64_t bytes);
+
+/*
  * Normal mode: publish data_head only when @bytes or more are unpublished
  * (0, the default: at every commit), when the doorbell is due, when a
  * reservation finds the ring full, and on rs_producer_flush.  A consumer
