@@ -29,7 +29,10 @@
 # bench/guest-overhead-init.sh.  Output: one JSON line per run
 # ("bench":"guest-overhead-run") and one summary line
 # ("bench":"guest-overhead") with the medians: each mode's wall time,
-# throughput against a (b/a, c/a, d/a: 1.0 is free), the tracers' CPU in the
+# throughput against a (b/a, c/a, d/a: 1.0 is free), ringside's against
+# each perf way repetition by repetition (the work's time under perf over
+# its time under ringside in the same repetition: each, median, mean and
+# the mean's 95 % interval), the tracers' CPU in the
 # guest over the work (window: clock ticks, and ns from schedstat) and over
 # their whole life, their wakeups (times scheduled in, voluntary switches)
 # per second of the window, their system calls per second (counted by
@@ -39,7 +42,8 @@
 # over its life, a share of one host CPU, and its wakeups a second; and
 # per way what the host's CPUs did while the work ran: all of them, the
 # vCPU threads, the rest beside them, record and libvirtd among it
-# ("host_cpu_during_work", shares of one host CPU).
+# ("host_cpu_during_work", shares of one host CPU), and the vCPU threads'
+# context switches a second.
 # Takes /tmp/ringside-e2e.lock (one libvirtd per machine); root; exits 77
 # when QEMU, libvirt or a kernel is missing.  A benchmark, not a test:
 # nothing is judged.  --keep keeps the work directory.  --no-host-view:
@@ -158,9 +162,10 @@ say "$DOM started (TCG, $MODE mode); $REPS runs of each way, ~${SECS} s of work 
 # softirq), the QEMU vCPU threads' ("CPU N/TCG", "CPU N/KVM"), and those of
 # `record` and libvirtd: what the host spent beside the guest's vCPUs,
 # which on a host with no idle CPU comes out of them.  "busy vcpu record
-# libvirtd" in clock ticks.
+# libvirtd" in clock ticks, then the vCPU threads' context switches
+# (voluntary and not: each costs a thread that a host view records more).
 host_ticks() {
-	local qpid busy vcpu=0 rec=0 lv=0 t
+	local qpid busy vcpu=0 rec=0 lv=0 sw=0 t
 	busy=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat)
 	qpid=$(pgrep -f "guest=$DOM" | head -n 1)
 	if [ -n "$qpid" ]; then
@@ -168,7 +173,8 @@ host_ticks() {
 			case $(cat "$t/comm" 2>/dev/null) in
 			# utime + stime past the name, which has a space
 			"CPU "*) vcpu=$((vcpu + $(sed 's/.*) //' "$t/stat" 2>/dev/null |
-				awk '{ print $12 + $13 } END { if (!NR) print 0 }'))) ;;
+				awk '{ print $12 + $13 } END { if (!NR) print 0 }')))
+				sw=$((sw + $(awk '/ctxt_switches:/ { s += $2 } END { print s + 0 }' "$t/status" 2>/dev/null || echo 0))) ;;
 			esac
 		done
 	fi
@@ -176,7 +182,7 @@ host_ticks() {
 		rec=$(cat /proc/"$RECORD_PID"/task/*/stat 2>/dev/null | awk '{ s += $14 + $15 } END { print s + 0 }')
 	t=$(lg_running libvirtd)
 	[ -n "$t" ] && lv=$(awk '{ print $14 + $15 }' "/proc/$t/stat" 2>/dev/null || echo 0)
-	echo "$busy $vcpu $rec ${lv:-0}"
+	echo "$busy $vcpu $rec ${lv:-0} $sw"
 }
 HOST_T0=''
 HOST_KV=''
@@ -210,10 +216,10 @@ while [ "$end" = 0 ]; do
 			HOST_T0=$(host_ticks) HOST_W0=$(date +%s%N) HOST_KV='' ;;
 		GO-WORKED\ *)
 			if [ -n "$HOST_T0" ]; then
-				# shellcheck disable=SC2086,SC2046  # four numbers each
+				# shellcheck disable=SC2086,SC2046  # five numbers each
 				HOST_KV=$(echo $HOST_T0 $(host_ticks) $(( ($(date +%s%N) - HOST_W0) / 1000000 )) |
-					awk '{ printf "host_busy=%d host_vcpu=%d host_rec=%d host_libvirtd=%d host_ms=%d",
-						$5 - $1, $6 - $2, $7 - $3, $8 - $4, $9 }')
+					awk '{ printf "host_busy=%d host_vcpu=%d host_rec=%d host_libvirtd=%d host_vcpu_sw=%d host_ms=%d",
+						$6 - $1, $7 - $2, $8 - $3, $9 - $4, $10 - $5, $11 }')
 			fi
 			HOST_T0='' ;;
 		GO-FAIL*) say "the guest: $line"; exit 1 ;;
@@ -412,8 +418,33 @@ for m in M:
                "beside_each": [round((r["host_busy"] - r["host_vcpu"]) / HZ / (r["host_ms"] / 1e3), 4)
                                for r in rs],
                "record_each": [host_share(r, "host_rec") for r in rs],
-               "libvirtd_each": [host_share(r, "host_libvirtd") for r in rs]}
+               "libvirtd_each": [host_share(r, "host_libvirtd") for r in rs],
+               # the vCPU threads' context switches a second
+               "vcpu_switches_per_s_each": [round(r["host_vcpu_sw"] / (r["host_ms"] / 1e3))
+                                            for r in rs if "host_vcpu_sw" in r]}
 if host:
     out["host_cpu_during_work"] = host
+# ringside against each perf way, repetition by repetition: the other
+# way's wall time over ringside's in the same repetition (> 1: the work
+# ran faster under ringside), so that the host's drift between
+# repetitions, larger than the difference sought, falls out of it; the
+# mean's 95 % interval (Student's t) says what the runs can tell apart
+T975 = [12.71, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086]
+def paired(m):
+    wb = {r["rep"]: r["wall_ns"] for r in by["b"]}
+    xs = [wm["wall_ns"] / wb[wm["rep"]] for wm in by[m] if wm["rep"] in wb]
+    if not xs:
+        return None
+    p = {"each": [round(x, 4) for x in xs], "median": round(med(xs), 4),
+         "mean": round(statistics.fmean(xs), 4),
+         "ringside_faster_in": sum(x > 1 for x in xs), "of": len(xs)}
+    if len(xs) > 1:
+        half = T975[min(len(xs) - 2, len(T975) - 1)] * statistics.stdev(xs) / len(xs) ** 0.5
+        p["mean_ci95"] = [round(p["mean"] - half, 4), round(p["mean"] + half, 4)]
+    return p
+if by["b"]:
+    out["throughput_b_over_c_paired"] = paired("c")
+    out["throughput_b_over_d_paired"] = paired("d")
 print(json.dumps(out))
 EOF
