@@ -279,25 +279,41 @@ static void attach(struct agent *a)
 		die("attaching to the region: %s", rs_error_str(err));
 }
 
-/* Events on or off as the host's switches say. */
+/* Every CPU's events on or off: 0 when each one went. */
+static int events_set(struct agent *a, int on)
+{
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < a->nr_cpus; i++)
+		if (a->kbuf[i] && agent_kbuf_enable(a->kbuf[i], on))
+			err = -1;
+	return err;
+}
+
+/* Events on or off as the host's switches say.  The census may have
+ * turned them on already (on_since_census): then the host's first "on"
+ * finds them on, and a host that turned sampling off meanwhile has them
+ * turned off without ever having heard "sampling on". */
 static void follow_config(struct agent *a, uint64_t now)
 {
-	int want, i;
+	int want, on;
 
 	if (config_read(a, now))
 		return;   /* the loop sees the device gone */
 	want = a->cfg.enabled && (a->cfg.trace_mask & RS_TRACE_SAMPLES);
-	if (want == a->sampling)
+	on = a->sampling || a->on_since_census;
+	if (want == a->sampling && want == on)
 		return;
-	for (i = 0; i < (int)a->nr_cpus; i++)
-		if (a->kbuf[i])
-			agent_kbuf_enable(a->kbuf[i], want);
-	a->sampling = want;
-	/* the processes' records of a time off were missed: not those of
-	 * the start, when the events were on before the census */
-	if (want && !a->on_since_census)
+	if (want != on)
+		(void)events_set(a, want);
+	/* the processes' records of a time off were missed */
+	if (want && !on)
 		agent_pstate_lost();
 	a->on_since_census = 0;
+	if (want == a->sampling)
+		return;
+	a->sampling = want;
 	agent_markers_put(&a->ring[0], RS_MARK_AGENT_CONFIG, (uint32_t)getpid(),
 			 (uint32_t)getpid(), now,
 			 want ? "sampling on" : "sampling off", want ? 11 : 12);
@@ -646,14 +662,13 @@ static void census(struct agent *a)
 {
 	struct agent_mmap_stats st = { 0 };
 	uint64_t t0 = agent_markers_now();
-	uint32_t n, i;
+	uint32_t n;
 
 	a->on_since_census = 0;
 	if (rs_region_config(&a->dev.region)->trace_mask & RS_TRACE_SAMPLES) {
-		a->on_since_census = 1;
-		for (i = 0; i < a->nr_cpus; i++)
-			if (a->kbuf[i] && agent_kbuf_enable(a->kbuf[i], 1))
-				a->on_since_census = 0;
+		a->on_since_census = !events_set(a, 1);
+		if (!a->on_since_census)   /* off, as the first beat expects */
+			(void)events_set(a, 0);
 	}
 	n = agent_mmaps_census("/proc", &st);
 
